@@ -1,0 +1,2 @@
+import { X } from '@switchboard/contracts';
+console.log('X', X);

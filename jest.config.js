@@ -1,0 +1,20 @@
+/** One jest run for the whole repository: unit (*.spec.ts), integration (*.int-spec.ts) and browser (*.e2e-spec.ts) tests.
+ * PostgreSQL, NATS and the Kafka mock broker are started once per run by the global setup; each test file gets its own database. */
+const swcConfig = JSON.parse(require('fs').readFileSync(__dirname + '/.swcrc', 'utf8'));
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/test'],
+  testMatch: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { ...swcConfig, swcrc: false }] },
+  moduleNameMapper: {
+    '^@switchboard/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
+    '^@switchboard/(contracts|platform)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@switchboard/(auth|gateway)$': '<rootDir>/services/$1/src/index.ts',
+  },
+  globalSetup: '<rootDir>/libs/platform/src/testing/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/platform/src/testing/global-teardown.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
