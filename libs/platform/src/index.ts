@@ -1,0 +1,11 @@
+// Each area has its own barrel; its owner edits only that file.
+export * from './config/config';
+export * from './context/request-context';
+export * from './errors/app-error';
+export * from './bus';
+export * from './realtime';
+export * from './outbox';
+export * from './database';
+export * from './http';
+export * from './auth';
+export * from './mail';
