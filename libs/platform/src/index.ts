@@ -9,3 +9,4 @@ export * from './database';
 export * from './http';
 export * from './auth';
 export * from './mail';
+export * from './module';

@@ -1,1 +1,4 @@
 export * from './embedded-postgres';
+export * from './naming';
+export * from './data-source';
+export * from './tenant-repository';

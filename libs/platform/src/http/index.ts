@@ -1,1 +1,6 @@
-export {};
+export * from './decorators';
+export * from './access.guard';
+export * from './exception.filter';
+export * from './validation';
+export * from './list';
+export * from './http-app';

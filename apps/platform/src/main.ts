@@ -1,2 +1,0 @@
-import { X } from '@switchboard/contracts';
-console.log('X', X);

@@ -1,0 +1,61 @@
+import { Client } from 'pg';
+import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+import { SnakeNamingStrategy } from './naming';
+
+export interface ServiceDatabaseOptions {
+  /** The connection name, also the Nest injection name: one per service (`auth`, `accounts`, ...). */
+  name: string;
+  url: string;
+  /** The service's own schema; it never reads another's. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type for entity classes
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type for migration classes
+  migrations: MixedList<Function | string>;
+  /** Run pending migrations when the data source initialises (embedded mode, tests). Distributed mode uses a Job. */
+  migrationsRun?: boolean;
+  poolSize?: number;
+  logging?: boolean;
+}
+
+/** Data source options for one service schema: snake_case names, migrations only, never synchronize. */
+export function serviceDataSourceOptions(o: ServiceDatabaseOptions): PostgresConnectionOptions {
+  return {
+    name: o.name,
+    type: 'postgres',
+    url: o.url,
+    schema: o.schema,
+    entities: o.entities,
+    migrations: o.migrations,
+    migrationsTableName: 'migrations',
+    migrationsRun: o.migrationsRun ?? false,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    namingStrategy: new SnakeNamingStrategy(),
+    logging: o.logging ? ['error', 'warn', 'migration'] : ['error'],
+    extra: { max: o.poolSize ?? 10 },
+    applicationName: `switchboard-${o.name}`,
+  };
+}
+
+/** The migrations table lives in the service's schema, so the schema must exist before TypeORM looks for it. */
+export async function ensureSchema(url: string, schema: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the schema, connects, and runs the service's migrations. Used by the migration Job and by tests. */
+export async function openServiceDataSource(o: ServiceDatabaseOptions): Promise<DataSource> {
+  await ensureSchema(o.url, o.schema);
+  const ds = new DataSource(serviceDataSourceOptions(o) as DataSourceOptions);
+  await ds.initialize();
+  if (o.migrationsRun ?? true) await ds.runMigrations({ transaction: 'each' });
+  return ds;
+}
