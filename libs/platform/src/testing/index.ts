@@ -1,2 +1,3 @@
 export * from './database';
 export * from './brokers';
+export * from './test-app';

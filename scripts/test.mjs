@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// `npm test`: lint, type-check, build (the browser and end-to-end tests run the built server and admin), then jest.
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const steps = [
+  ['lint', bin('eslint'), ['.', '--max-warnings', '0']],
+  ['type-check (server)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+  ['type-check (admin)', bin('tsc'), ['-p', 'apps/admin/tsconfig.json', '--noEmit']],
+  ['build', process.execPath, ['scripts/build.mjs']],
+  ['jest', process.execPath, ['--expose-gc', path.join(root, 'node_modules/jest/bin/jest.js'), '--ci', ...process.argv.slice(2)]],
+];
+for (const [name, cmd, args] of steps) {
+  const started = Date.now();
+  console.log(`\n=== ${name} ===`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  console.log(`=== ${name}: ${r.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
