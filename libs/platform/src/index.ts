@@ -10,3 +10,4 @@ export * from './http';
 export * from './auth';
 export * from './mail';
 export * from './module';
+export * from './health/health';
