@@ -1,7 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { EventDefinition, EventEnvelope } from '@switchboard/contracts';
 
-export type EventHandler = (event: EventEnvelope) => Promise<void>;
+/** An envelope plus the topic it goes to: what `createEnvelope` returns and what `publish` takes. */
+export type OutgoingEvent<TData = unknown> = EventEnvelope<TData> & { topic: string };
+
+/** Why an event landed on `<topic>.dlq`; set on deliveries from a dead-letter topic. */
+export interface DeadLetter {
+  error: string;
+  attempts: number;
+  originalTopic: string;
+  /** The consumer group whose handler gave up. Other groups may have handled the event fine. */
+  group: string;
+  failedAt: string;
+}
+
+export interface DeliveryContext {
+  topic: string;
+  group: string;
+  /** 1 on first delivery, then 2, 3, ... on in-process retries. */
+  attempt: number;
+  deadLetter?: DeadLetter;
+}
+
+/** Handlers may run more than once for one event (at-least-once): make effects idempotent. */
+export type EventHandler = (event: EventEnvelope, context: DeliveryContext) => Promise<void>;
 
 export interface SubscribeOptions {
   /** Consumer group: one per service and purpose, e.g. `stats.campaign-projector`. Each group sees every event once. */
@@ -19,7 +41,9 @@ export interface SubscribeOptions {
  * Publishing is at-least-once; consumers make effects idempotent (see IdempotentConsumer).
  */
 export abstract class EventBus {
-  abstract publish(events: EventEnvelope[]): Promise<void>;
+  /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
+  abstract publish(events: OutgoingEvent[]): Promise<void>;
+  /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */
   abstract subscribe(options: SubscribeOptions): Promise<void>;
   abstract start(): Promise<void>;
   abstract stop(): Promise<void>;
@@ -34,7 +58,7 @@ export interface EnvelopeMeta {
 }
 
 /** Builds an envelope for a declared event, validating its data against the definition's schema. */
-export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: EnvelopeMeta): EventEnvelope<T> & { topic: string } {
+export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: EnvelopeMeta): OutgoingEvent<T> {
   const parsed = def.schema.parse(data);
   return {
     id: meta.id ?? randomUUID(),
