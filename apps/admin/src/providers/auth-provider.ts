@@ -106,11 +106,13 @@ export const authProvider: AuthProvider = {
   },
 
   async getIdentity(): Promise<UserIdentity> {
+    if (!readTokens()) throw new ApiError('Not authenticated', 401, null);
     const p = await fetchProfile();
     return { ...p, id: p.id, fullName: [p.firstName, p.lastName].filter(Boolean).join(' ') || p.email };
   },
 
   async getPermissions() {
+    if (!readTokens()) return { roles: [], permissions: [] };
     const p = await fetchProfile();
     return { roles: p.roles, permissions: p.userPermissions };
   },

@@ -68,6 +68,7 @@ export function createI18next(initial: LocaleCode): I18next {
     returnNull: false,
     interpolation: { prefix: '%{', suffix: '}', escapeValue: false },
   });
+  if (typeof document !== 'undefined') document.documentElement.lang = instance.language;
   return instance;
 }
 

@@ -1,5 +1,5 @@
-import { Box } from '@mui/material';
-import { useEffect, useRef, type ClipboardEvent, type KeyboardEvent, type ChangeEvent } from 'react';
+import { Box, styled } from '@mui/material';
+import { useEffect, useRef, type ChangeEvent, type ClipboardEvent, type FocusEvent, type KeyboardEvent } from 'react';
 import { useTranslate } from 'react-admin';
 
 /** Spec 4: the states of the verification code input. */
@@ -15,6 +15,7 @@ export interface VerificationCodeInputProps {
   onSubmit: () => void;
   status: VerificationStatus;
   autoFocus?: boolean;
+  resetSignal?: number;
 }
 
 const clean = (s: string) => s.replace(/\s+/g, '');
@@ -24,7 +25,7 @@ const isFull = (code: string[]) => code.every((c) => c.length === 1);
  * Boxes of exactly one character (spec 5): typing moves forward, Backspace on an empty box or ArrowLeft moves back,
  * ArrowRight forward, Enter submits; a paste strips whitespace and fills from the current box on.
  */
-export const VerificationCodeInput = ({ value, onChange, onComplete, onSubmit, status, autoFocus }: VerificationCodeInputProps) => {
+export const VerificationCodeInput = ({ value, onChange, onComplete, onSubmit, status, autoFocus, resetSignal }: VerificationCodeInputProps) => {
   const translate = useTranslate();
   const refs = useRef<(HTMLInputElement | null)[]>([]);
   const length = value.length;
@@ -39,17 +40,14 @@ export const VerificationCodeInput = ({ value, onChange, onComplete, onSubmit, s
   };
 
   useEffect(() => {
-    if (autoFocus) focus(0);
     // only on mount: later focus follows the user's typing
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    if (autoFocus) focus(0);
   }, []);
 
-  // resend clears the code: go back to the first box
-  const empty = value.every((c) => c === '');
+  // the parent bumps resetSignal when it clears the code (resend): go back to the first box
   useEffect(() => {
-    if (empty && status === 'none' && document.activeElement instanceof HTMLInputElement && refs.current.includes(document.activeElement)) focus(0);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [empty]);
+    if (resetSignal) focus(0);
+  }, [resetSignal]);
 
   const fill = (from: number, text: string) => {
     const chars = [...clean(text)];
@@ -116,51 +114,55 @@ export const VerificationCodeInput = ({ value, onChange, onComplete, onSubmit, s
     fill(index, e.clipboardData.getData('text'));
   };
 
-  const colour = status === 'error' ? 'error.main' : status === 'success' ? 'success.main' : undefined;
-
   return (
     <Box
       role="group"
       data-testid="pin-input"
       data-status={status}
-      sx={{ display: 'flex', gap: { xs: 1, sm: 1.5 }, justifyContent: 'center' }}
+      sx={{ display: 'flex', gap: { xs: 1, sm: 1.25 }, justifyContent: 'center' }}
     >
       {value.map((ch, i) => (
-        <Box
+        <DigitBox
           key={i}
-          component="input"
-          ref={(el: HTMLInputElement | null) => {
+          ref={(el) => {
             refs.current[i] = el;
           }}
           value={ch}
           onChange={handleChange(i)}
           onKeyDown={handleKeyDown(i)}
           onPaste={handlePaste(i)}
-          onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.target.select()}
+          onFocus={(e: FocusEvent<HTMLInputElement>) => e.target.select()}
           disabled={disabled}
           inputMode="numeric"
           autoComplete={i === 0 ? 'one-time-code' : 'off'}
           aria-label={translate('pin.digit', { index: i + 1 })}
           aria-invalid={status === 'error'}
           data-testid={`pin-digit-${i}`}
-          sx={{
-            width: { xs: 44, sm: 52 },
-            height: { xs: 52, sm: 60 },
-            textAlign: 'center',
-            fontSize: 24,
-            fontWeight: 600,
-            fontFamily: 'inherit',
-            color: 'text.primary',
-            borderRadius: '10px',
-            border: '1.5px solid',
-            borderColor: colour ?? (ch ? 'primary.light' : 'divider'),
-            bgcolor: disabled ? 'action.hover' : 'background.paper',
-            outline: 'none',
-            transition: 'border-color .15s, box-shadow .15s',
-            '&:focus': { borderColor: colour ?? 'primary.main', boxShadow: (t) => `0 0 0 4px ${t.palette.primary.main}22` },
-          }}
+          data-filled={ch ? 'true' : undefined}
+          data-state={status}
         />
       ))}
     </Box>
   );
 };
+
+const DigitBox = styled('input')(({ theme }) => ({
+  width: 48,
+  height: 58,
+  [theme.breakpoints.down('sm')]: { width: 42, height: 52 },
+  textAlign: 'center',
+  fontSize: 24,
+  fontWeight: 600,
+  fontFamily: 'inherit',
+  color: theme.palette.text.primary,
+  borderRadius: 10,
+  border: `1.5px solid ${theme.palette.divider}`,
+  backgroundColor: theme.palette.background.paper,
+  outline: 'none',
+  transition: 'border-color .15s, box-shadow .15s',
+  '&[data-filled]': { borderColor: theme.palette.primary.light },
+  '&:focus': { borderColor: theme.palette.primary.main, boxShadow: `0 0 0 4px ${theme.palette.primary.main}22` },
+  '&:disabled': { backgroundColor: theme.palette.action.hover },
+  '&[data-state="error"]': { borderColor: theme.palette.error.main },
+  '&[data-state="success"]': { borderColor: theme.palette.success.main, color: theme.palette.success.dark },
+}));

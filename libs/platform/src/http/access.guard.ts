@@ -9,10 +9,14 @@ import { ACCESS_KEY, type AccessRule } from './decorators';
 
 export const SUPER_ADMIN_ROLE = 'ROLE_SUPER_ADMIN';
 
-/** Reads the bearer token from the Authorization header, or `access_token` on SSE requests (EventSource cannot set headers). */
+/**
+ * Reads the bearer token from the Authorization header, or `access_token` on GET requests (EventSource cannot set
+ * headers). A token in the URL of a state-changing request is ignored.
+ */
 export function bearerToken(req: Request): string | null {
   const h = req.headers.authorization;
-  if (h && /^Bearer\s+/i.test(h)) return h.replace(/^Bearer\s+/i, '').trim();
+  if (h && /^Bearer\s+/i.test(h)) return h.replace(/^Bearer\s+/i, '').trim() || null;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return null;
   const q = req.query?.access_token;
   return typeof q === 'string' && q ? q : null;
 }

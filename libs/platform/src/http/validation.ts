@@ -1,4 +1,4 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import type { Violation } from '@switchboard/contracts';
 import { AppError } from '../errors/app-error';
 
@@ -12,9 +12,28 @@ function flatten(errors: ValidationError[], prefix = ''): Violation[] {
   return out;
 }
 
+/**
+ * Nest's pipe turns a `number` route or query parameter with `+value` (so "abc" is NaN and "" is 0) and a `boolean`
+ * one into false for anything but "true". Here both refuse what they cannot read.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    const { type, metatype, data } = metadata;
+    if (data && (type === 'param' || type === 'query') && value !== undefined) {
+      if (metatype === Number && (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value))) {
+        throw AppError.validation([{ propertyPath: data, message: `${data} must be a number`, code: 'isNumber' }]);
+      }
+      if (metatype === Boolean && value !== 'true' && value !== 'false' && value !== true && value !== false) {
+        throw AppError.validation([{ propertyPath: data, message: `${data} must be true or false`, code: 'isBoolean' }]);
+      }
+    }
+    return super.transformPrimitive(value, metadata);
+  }
+}
+
 /** class-validator DTOs; unknown fields are refused; failures are 400 with code 0x1 and one violation per field rule. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -21,13 +21,15 @@ export class DevMailbox extends Mailer {
   private readonly messages: StoredMail[] = [];
   constructor(private readonly capacity = 200) {
     super();
+    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`DevMailbox capacity must be a positive integer, got ${capacity}`);
   }
   async send(message: MailMessage): Promise<void> {
     this.messages.unshift({ ...message, sentAt: new Date().toISOString() });
     if (this.messages.length > this.capacity) this.messages.length = this.capacity;
   }
+  /** Copies, newest first: a caller cannot change what the mailbox holds. */
   list(limit = 50): StoredMail[] {
-    return this.messages.slice(0, limit);
+    return this.messages.slice(0, Math.max(0, limit)).map((m) => ({ ...m }));
   }
 }
 

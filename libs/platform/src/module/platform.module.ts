@@ -43,8 +43,12 @@ class BusLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.bus.start();
   }
   async onApplicationShutdown(): Promise<void> {
-    await this.bus.stop();
-    await this.realtime.close();
+    // Realtime is closed even when the bus fails to stop cleanly.
+    try {
+      await this.bus.stop();
+    } finally {
+      await this.realtime.close();
+    }
   }
 }
 

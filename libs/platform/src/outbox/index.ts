@@ -1,1 +1,4 @@
-export {};
+export * from './sql';
+export * from './outbox';
+export * from './outbox-relay';
+export * from './idempotent-consumer';

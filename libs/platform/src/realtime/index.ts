@@ -1,1 +1,6 @@
 export * from './realtime';
+export * from './subjects';
+export * from './event-id';
+export * from './replay-buffer';
+export * from './in-memory-realtime';
+export * from './nats-realtime';

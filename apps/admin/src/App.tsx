@@ -1,0 +1,75 @@
+import { Admin, Authenticated, CustomRoutes, Notification } from 'react-admin';
+import { createBrowserRouter, Navigate, Route, RouterProvider } from 'react-router-dom';
+import { APP_TITLE, NOTIFICATION_MS } from './constants';
+import { BlockedAccessPage } from './pages/BlockedAccessPage';
+import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
+import { HomePage } from './pages/home/HomePage';
+import { LoginPage } from './pages/login/LoginPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { SelectAccountPage } from './pages/select-account/SelectAccountPage';
+import { authProvider } from './providers/auth-provider';
+import { dataProvider } from './providers/data-provider';
+import { i18nProvider } from './providers/i18n-provider';
+import { AppLayout } from './ui/AppLayout';
+import { RenderErrorBoundary } from './ui/RenderError';
+import { theme } from './ui/theme';
+
+/** Notifications and toasts stay 4500 ms (spec 9). */
+const AppNotification = () => <Notification autoHideDuration={NOTIFICATION_MS} />;
+
+/** "/" of the shell: an authenticated user lands on /home (spec 2). */
+const GoHome = () => <Navigate to="/home" replace />;
+
+const Console = () => (
+  <Admin
+    title={APP_TITLE}
+    disableTelemetry
+    requireAuth
+    authProvider={authProvider}
+    dataProvider={dataProvider}
+    i18nProvider={i18nProvider}
+    theme={theme}
+    layout={AppLayout}
+    loginPage={LoginPage}
+    dashboard={GoHome}
+    catchAll={NotFoundPage}
+    notification={AppNotification}
+  >
+    <CustomRoutes noLayout>
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route
+        path="/select-account"
+        element={
+          <Authenticated>
+            <SelectAccountPage />
+          </Authenticated>
+        }
+      />
+      <Route
+        path="/blocked-access"
+        element={
+          <Authenticated>
+            <BlockedAccessPage />
+          </Authenticated>
+        }
+      />
+    </CustomRoutes>
+    <CustomRoutes>
+      <Route path="/home" element={<HomePage />} />
+    </CustomRoutes>
+  </Admin>
+);
+
+/**
+ * Real paths (/login, /select-account, ...) rather than react-admin's default hash router; the server answers
+ * index.html for them. A data router, so that react-admin can block navigation on unsaved forms. Without
+ * transitions: react-admin's logout-on-mount re-renders urgently while the redirect to /login waits in a
+ * transition, which starved the redirect for seconds.
+ */
+const router = createBrowserRouter([{ path: '*', element: <Console /> }]);
+
+export const App = () => (
+  <RenderErrorBoundary>
+    <RouterProvider router={router} useTransitions={false} />
+  </RenderErrorBoundary>
+);

@@ -1,0 +1,100 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildServer, json, startProcess, type ServerProcess } from './server-process';
+
+/** The embedded server exactly as `npm start` runs it: a separate process, its own PostgreSQL, the admin build. */
+describe('embedded server (npm start)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-embedded-'));
+  const env = {
+    PORT: '0',
+    SWITCHBOARD_DATA_DIR: dataDir,
+    SWITCHBOARD_ADMIN_EMAIL: 'owner@example.com',
+    SWITCHBOARD_ADMIN_PASSWORD: 'correct horse battery',
+  };
+  let server: ServerProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    buildServer();
+    server = startProcess('dist/apps/platform/src/main.js', env);
+    const m = await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000);
+    base = m[1];
+  }, 150000);
+
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the URL and the seeded login, and reports healthy', async () => {
+    expect(server.output()).toContain('Sign in       : owner@example.com / correct horse battery');
+    const res = await fetch(`${base}/api/health`);
+    expect(res.status).toBe(200);
+  });
+
+  it('signs in with the password and the emailed PIN, then reads the profile', async () => {
+    const creds = { username: 'owner@example.com', password: 'correct horse battery', gCaptchaToken: 'x' };
+    const check = await fetch(`${base}/api/login_check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(creds) });
+    expect(check.status).toBe(200);
+    const checkBody = await json(check);
+    expect(checkBody.maskedEmail).toMatch(/^o\*+@example\.com$/);
+    expect(checkBody).not.toHaveProperty('token');
+
+    const mail = await json<Array<{ to: string; subject: string; text: string }>>(await fetch(`${base}/api/dev/mailbox`));
+    expect(mail[0].to).toBe('owner@example.com');
+    const pin = /\b(\d{6})\b/.exec(mail[0].text)?.[1];
+    expect(pin).toBeDefined();
+
+    const login = await fetch(`${base}/api/login/manual`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...creds, pin }) });
+    expect(login.status).toBe(200);
+    const tokens = await json<{ token: string; refresh_token: string }>(login);
+    const me = await json<{ email: string; roles: string[]; customers: Array<{ name: string }> }>(
+      await fetch(`${base}/api/users/connected`, { headers: { authorization: `Bearer ${tokens.token}` } }),
+    );
+    expect(me.email).toBe('owner@example.com');
+    expect(me.roles).toContain('ROLE_SUPER_ADMIN');
+    expect(me.customers.map((c) => c.name)).toContain('Demo account');
+  });
+
+  it('refuses a wrong password with code 1801', async () => {
+    const res = await fetch(`${base}/api/login_check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner@example.com', password: 'wrong password', gCaptchaToken: 'x' }),
+    });
+    expect(res.status).toBe(401);
+    expect((await json(res)).code).toBe(1801);
+  });
+
+  it('serves the admin console at / and the OpenAPI document at /api/docs.json', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    const deep = await fetch(`${base}/select-account`);
+    expect(await deep.text()).toContain('<div id="root">');
+    const doc = await json<{ paths: Record<string, unknown> }>(await fetch(`${base}/api/docs.json`));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/login_check', '/api/login/manual', '/api/token_refresh', '/api/users/connected']));
+  });
+
+  it('stops PostgreSQL on SIGTERM and starts again on the same data after a crash', async () => {
+    const code = await server.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+
+    // a crash: SIGKILL leaves the data directory as it is
+    let s = startProcess('dist/apps/platform/src/main.js', env);
+    await s.waitFor(/Admin console : /, 120000);
+    await s.stop('SIGKILL');
+    s = startProcess('dist/apps/platform/src/main.js', env);
+    const m = await s.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000);
+    server = s;
+    // the seeded data survived and was not seeded twice
+    const check = await fetch(`${m[1]}/api/login_check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner@example.com', password: 'correct horse battery', gCaptchaToken: 'x' }),
+    });
+    expect(check.status).toBe(200);
+  }, 300000);
+});

@@ -1,0 +1,177 @@
+import { Logger, type LoggerService } from '@nestjs/common';
+import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
+import {
+  deadLetterHeaders,
+  envelopeHeaders,
+  handleWithRetries,
+  isDeadLetterTopic,
+  readDeadLetter,
+  retryPolicy,
+  sleep,
+  toEnvelope,
+  type Headers,
+  type RetryPolicy,
+} from './delivery';
+import { EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions } from './event-bus';
+
+export interface InMemoryEventBusOptions {
+  /**
+   * Serial lanes per group and topic, the in-memory counterpart of Kafka partitions: an event's key picks its
+   * lane, so one key's events are handled in order while other keys proceed on other lanes. Bounds concurrency
+   * per subscription. Default 8.
+   */
+  partitions?: number;
+  logger?: Pick<LoggerService, 'warn' | 'error'>;
+}
+
+interface Delivery {
+  topic: string;
+  envelope: EventEnvelope;
+  headers: Headers;
+}
+
+interface Lane {
+  queue: Delivery[];
+  /** The running drain loop, if any: at most one per lane keeps the lane serial. */
+  active?: Promise<void>;
+}
+
+interface Subscription {
+  group: string;
+  topic: string;
+  handler: EventHandler;
+  policy: RetryPolicy;
+  lanes: Lane[];
+}
+
+/**
+ * The embedded-mode bus: asynchronous, at-least-once within the process, nothing survives a restart (the
+ * outbox is the durable part). Events go only to groups subscribed when they are published.
+ */
+export class InMemoryEventBus extends EventBus {
+  private readonly partitions: number;
+  private readonly logger: Pick<LoggerService, 'warn' | 'error'>;
+  /** topic -> group -> subscription */
+  private readonly subscriptions = new Map<string, Map<string, Subscription>>();
+  private running = false;
+  /** Deliveries enqueued and not yet handled or dead-lettered. */
+  private pending = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(options: InMemoryEventBusOptions = {}) {
+    super();
+    this.partitions = Math.max(1, options.partitions ?? 8);
+    this.logger = options.logger ?? new Logger(InMemoryEventBus.name);
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<void> {
+    const policy = retryPolicy(options);
+    for (const topic of options.topics) {
+      const groups = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
+      if (groups.has(options.group)) throw new Error(`group "${options.group}" is already subscribed to "${topic}"`);
+      const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [] }));
+      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, lanes });
+      this.subscriptions.set(topic, groups);
+    }
+  }
+
+  /** Enqueues and returns: handlers run later. Before start() events wait in their lanes. */
+  async publish(events: OutgoingEvent[]): Promise<void> {
+    for (const event of events) {
+      const envelope = toEnvelope(event);
+      // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
+      this.enqueue(event.topic, JSON.stringify(envelope), envelopeHeaders(envelope));
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    for (const groups of this.subscriptions.values()) {
+      for (const sub of groups.values()) sub.lanes.forEach((lane) => this.pump(sub, lane));
+    }
+  }
+
+  /** Stops taking new deliveries and waits for the in-flight ones (including their retries). Queued events stay queued. */
+  async stop(): Promise<void> {
+    this.running = false;
+    const active: Array<Promise<void> | undefined> = [];
+    for (const groups of this.subscriptions.values()) {
+      for (const sub of groups.values()) active.push(...sub.lanes.map((lane) => lane.active));
+    }
+    await Promise.all(active);
+  }
+
+  /** Resolves when every enqueued event, dead letters included, has been handled. Needs a started bus. */
+  drain(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private enqueue(topic: string, serialized: string, headers: Headers): void {
+    const groups = this.subscriptions.get(topic);
+    if (!groups) return;
+    for (const sub of groups.values()) {
+      // Each group gets its own copy: one group's handler cannot mutate what another sees.
+      const envelope = JSON.parse(serialized) as EventEnvelope;
+      const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
+      lane.queue.push({ topic, envelope, headers: { ...headers } });
+      this.pending++;
+      this.pump(sub, lane);
+    }
+  }
+
+  private pump(sub: Subscription, lane: Lane): void {
+    if (!this.running || lane.active || lane.queue.length === 0) return;
+    lane.active = this.drainLane(sub, lane)
+      .catch((error: unknown) => this.logger.error(`lane of group ${sub.group} on ${sub.topic} stopped: ${String(error)}`))
+      .finally(() => {
+        lane.active = undefined;
+        // Something may have been enqueued between the loop's last check and this callback.
+        this.pump(sub, lane);
+      });
+  }
+
+  private async drainLane(sub: Subscription, lane: Lane): Promise<void> {
+    while (this.running && lane.queue.length > 0) {
+      await this.deliver(sub, lane.queue[0]);
+      lane.queue.shift();
+      this.settle();
+    }
+  }
+
+  private async deliver(sub: Subscription, delivery: Delivery): Promise<void> {
+    const { envelope, topic, headers } = delivery;
+    const context = { topic, group: sub.group, deadLetter: readDeadLetter(headers) };
+    const failure = await handleWithRetries(sub.handler, envelope, context, sub.policy, sleep);
+    if (!failure) return;
+
+    if (isDeadLetterTopic(topic)) {
+      this.logger.error(`group ${sub.group} failed on dead letter ${envelope.id} (${envelope.type}) from ${topic}; dropped: ${failure.error}`);
+      return;
+    }
+    const dlq = deadLetterTopic(topic);
+    this.logger.warn(`group ${sub.group} gave up on ${envelope.id} (${envelope.type}) after ${failure.attempts} attempts; sent to ${dlq}: ${failure.error}`);
+    const deadLetter = { ...failure, originalTopic: topic, group: sub.group, failedAt: new Date().toISOString() };
+    // Enqueued before this delivery settles, so drain() also waits for the dead-letter handlers.
+    this.enqueue(dlq, JSON.stringify(envelope), { ...headers, ...deadLetterHeaders(deadLetter) });
+  }
+
+  private settle(): void {
+    this.pending--;
+    if (this.pending > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    waiters.forEach((resolve) => resolve());
+  }
+}
+
+/** FNV-1a: cheap, stable, well spread for short ids. */
+function laneOf(key: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % lanes;
+}

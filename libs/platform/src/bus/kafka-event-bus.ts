@@ -1,0 +1,267 @@
+import { Logger, type LoggerService } from '@nestjs/common';
+import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
+import {
+  Kafka,
+  logLevel as KafkaLogLevel,
+  Partitioners,
+  type Consumer,
+  type EachMessagePayload,
+  type IHeaders,
+  type KafkaConfig,
+  type Message,
+  type Producer,
+} from 'kafkajs';
+import {
+  deadLetterHeaders,
+  envelopeHeaders,
+  handleWithRetries,
+  isDeadLetterTopic,
+  readDeadLetter,
+  retryPolicy,
+  sleep,
+  toEnvelope,
+  type HandlerFailure,
+  type Headers,
+} from './delivery';
+import { EventBus, type OutgoingEvent, type SubscribeOptions } from './event-bus';
+
+export interface KafkaConsumerTuning {
+  /** Default 30 000. */
+  sessionTimeoutMs?: number;
+  /** Default 3 000. Retry backoff waits heartbeat at this interval too, so long backoffs keep the membership. */
+  heartbeatIntervalMs?: number;
+  /** Default 60 000. */
+  rebalanceTimeoutMs?: number;
+  /** Longest a fetch waits for data. Default 5 000. */
+  maxWaitTimeMs?: number;
+  /** Partitions handled in parallel per consumer; each partition is always handled in order. Default 1. */
+  partitionsConsumedConcurrently?: number;
+}
+
+export interface KafkaEventBusOptions {
+  clientId: string;
+  brokers: string[];
+  /** Create topics with the admin API before first use. Default false: topics are provisioned or auto-created. */
+  createTopics?: boolean;
+  /** Partitions of topics created by `createTopics`. Default 4. */
+  partitions?: number;
+  /** Kafka's idempotent producer (no duplicates from producer retries). Default false. */
+  idempotentProducer?: boolean;
+  /** A new consumer group starts at the oldest retained event rather than the newest. Default true. */
+  fromBeginning?: boolean;
+  logLevel?: KafkaLogLevel;
+  consumer?: KafkaConsumerTuning;
+  /** Connection extras (ssl, sasl, timeouts) passed to kafkajs as they are. */
+  client?: Omit<KafkaConfig, 'clientId' | 'brokers' | 'logLevel'>;
+  logger?: Pick<LoggerService, 'log' | 'warn' | 'error'>;
+}
+
+interface Group {
+  name: string;
+  subscriptions: Map<string, SubscribeOptions>;
+  consumer?: Consumer;
+}
+
+/** Offsets of handled messages are committed at least this often within a long batch. */
+const AUTO_COMMIT_INTERVAL_MS = 1000;
+
+/**
+ * The distributed-mode bus. Records are keyed by the envelope key (one aggregate, one partition, in order), the
+ * value is the JSON envelope, headers carry id/type/version. One kafkajs consumer per group; a partition's
+ * messages are handled one at a time, retried in process, then dead-lettered, and the offset is committed only
+ * after the handler or the dead-letter produce succeeded.
+ */
+export class KafkaEventBus extends EventBus {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly logger: Pick<LoggerService, 'log' | 'warn' | 'error'>;
+  private readonly groups = new Map<string, Group>();
+  private readonly knownTopics = new Set<string>();
+  private producerConnection?: Promise<void>;
+  private running = false;
+
+  constructor(private readonly options: KafkaEventBusOptions) {
+    super();
+    this.logger = options.logger ?? new Logger(KafkaEventBus.name);
+    this.kafka = new Kafka({
+      ...options.client,
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: options.logLevel ?? KafkaLogLevel.WARN,
+    });
+    this.producer = this.kafka.producer({
+      idempotent: options.idempotentProducer ?? false,
+      // One request in flight: a retried send cannot overtake the next one, so per-key order holds.
+      maxInFlightRequests: 1,
+      // murmur2, the Java client's partitioner: other clients put the same key on the same partition.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<void> {
+    const group = this.groups.get(options.group) ?? { name: options.group, subscriptions: new Map<string, SubscribeOptions>() };
+    if (group.consumer) {
+      throw new Error(`group "${options.group}" is already consuming: subscribe all its topics before start()`);
+    }
+    for (const topic of options.topics) {
+      if (group.subscriptions.has(topic)) throw new Error(`group "${options.group}" is already subscribed to "${topic}"`);
+    }
+    for (const topic of options.topics) group.subscriptions.set(topic, options);
+    this.groups.set(group.name, group);
+    if (this.running) await this.runGroup(group);
+  }
+
+  /** Resolves when the brokers acknowledged every event (acks from all in-sync replicas). */
+  async publish(events: OutgoingEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.connectProducer();
+    const byTopic = new Map<string, Message[]>();
+    for (const event of events) {
+      const envelope = toEnvelope(event);
+      const messages = byTopic.get(event.topic) ?? [];
+      messages.push({ key: envelope.key, value: JSON.stringify(envelope), headers: envelopeHeaders(envelope) });
+      byTopic.set(event.topic, messages);
+    }
+    await this.ensureTopics([...byTopic.keys()]);
+    await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.connectProducer();
+    // Joins run in parallel: each waits for the coordinator's initial rebalance delay.
+    await Promise.all([...this.groups.values()].map((group) => this.runGroup(group)));
+  }
+
+  /** Consumers leave their groups after their in-flight messages (committing what was handled), then the producer disconnects. */
+  async stop(): Promise<void> {
+    this.running = false;
+    const consumers = [...this.groups.values()].map((group) => {
+      const consumer = group.consumer;
+      group.consumer = undefined;
+      return consumer?.disconnect();
+    });
+    await Promise.all(consumers);
+    if (this.producerConnection) {
+      this.producerConnection = undefined;
+      await this.producer.disconnect();
+    }
+  }
+
+  private connectProducer(): Promise<void> {
+    this.producerConnection ??= this.producer.connect().catch((error: unknown) => {
+      this.producerConnection = undefined;
+      throw error;
+    });
+    return this.producerConnection;
+  }
+
+  private async runGroup(group: Group): Promise<void> {
+    const tuning = this.options.consumer ?? {};
+    const topics = [...group.subscriptions.keys()];
+    await this.ensureTopics([...topics, ...topics.filter((t) => !isDeadLetterTopic(t)).map(deadLetterTopic)]);
+
+    const consumer = this.kafka.consumer({
+      groupId: group.name,
+      sessionTimeout: tuning.sessionTimeoutMs,
+      heartbeatInterval: tuning.heartbeatIntervalMs,
+      rebalanceTimeout: tuning.rebalanceTimeoutMs,
+      maxWaitTimeInMs: tuning.maxWaitTimeMs,
+    });
+    group.consumer = consumer;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.logger.error(`consumer of group ${group.name} crashed (restart: ${payload.restart}): ${String(payload.error)}`);
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: this.options.fromBeginning ?? true });
+    // eachMessage resolves a message's offset only when the callback returns, and kafkajs commits only resolved
+    // offsets (after each batch, on rebalance, on stop and every AUTO_COMMIT_INTERVAL_MS): a message whose handler
+    // and dead-letter produce both failed is fetched again instead of being skipped.
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: AUTO_COMMIT_INTERVAL_MS,
+      partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently ?? 1,
+      eachMessage: (payload) => this.handleMessage(group, payload),
+    });
+  }
+
+  private async handleMessage(group: Group, { topic, message, heartbeat }: EachMessagePayload): Promise<void> {
+    const subscription = group.subscriptions.get(topic);
+    if (!subscription) return;
+    const headers = readHeaders(message.headers);
+    const parsed = parseEnvelope(message.value);
+
+    let failure: HandlerFailure | undefined;
+    if ('error' in parsed) {
+      failure = { error: parsed.error, attempts: 0 }; // unreadable: retrying cannot help
+    } else {
+      const context = { topic, group: group.name, deadLetter: readDeadLetter(headers) };
+      // Heartbeat while backing off so a slow retry does not cost the group membership. If the heartbeat reports
+      // a rebalance it throws: the message stays unacknowledged and the partition's next owner handles it.
+      const wait = (ms: number) => this.waitWithHeartbeat(ms, heartbeat);
+      failure = await handleWithRetries(subscription.handler, parsed.envelope, context, retryPolicy(subscription), wait);
+    }
+    if (!failure) return;
+
+    const id = headers.id ?? '?';
+    if (isDeadLetterTopic(topic)) {
+      this.logger.error(`group ${group.name} failed on dead letter ${id} from ${topic}; skipped: ${failure.error}`);
+      return;
+    }
+    const dlq = deadLetterTopic(topic);
+    this.logger.warn(`group ${group.name} gave up on ${id} after ${failure.attempts} attempts; sent to ${dlq}: ${failure.error}`);
+    const deadLetter = { ...failure, originalTopic: topic, group: group.name, failedAt: new Date().toISOString() };
+    // If this produce throws, eachMessage throws: the offset is not committed and the message is fetched again.
+    await this.producer.send({
+      topic: dlq,
+      acks: -1,
+      messages: [{ key: message.key, value: message.value, headers: { ...headers, ...deadLetterHeaders(deadLetter) } }],
+    });
+  }
+
+  private async waitWithHeartbeat(ms: number, heartbeat: () => Promise<void>): Promise<void> {
+    const step = this.options.consumer?.heartbeatIntervalMs ?? 3000;
+    for (let left = ms; left > 0; left -= step) {
+      await sleep(Math.min(left, step));
+      await heartbeat();
+    }
+  }
+
+  /** Only with `createTopics`: the admin API is optional (the test broker and some managed clusters lack it). */
+  private async ensureTopics(topics: string[]): Promise<void> {
+    if (!this.options.createTopics) return;
+    const missing = topics.filter((topic) => !this.knownTopics.has(topic));
+    if (missing.length === 0) return;
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const numPartitions = this.options.partitions ?? 4;
+      await admin.createTopics({ waitForLeaders: true, topics: missing.map((topic) => ({ topic, numPartitions })) });
+      missing.forEach((topic) => this.knownTopics.add(topic));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}
+
+function readHeaders(headers: IHeaders | undefined): Headers {
+  const result: Headers = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const last = Array.isArray(value) ? value[value.length - 1] : value;
+    result[name] = last.toString();
+  }
+  return result;
+}
+
+function parseEnvelope(value: Buffer | null): { envelope: EventEnvelope } | { error: string } {
+  if (!value) return { error: 'empty record value' };
+  try {
+    const envelope = JSON.parse(value.toString()) as Partial<EventEnvelope> | null;
+    if (typeof envelope?.id !== 'string' || typeof envelope.type !== 'string') return { error: 'record value is not an event envelope' };
+    return { envelope: envelope as EventEnvelope };
+  } catch (error) {
+    return { error: `record value is not JSON: ${String(error)}` };
+  }
+}

@@ -1,0 +1,104 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+
+async function query(pg: RunningPostgres, sql: string): Promise<Record<string, unknown>[]> {
+  const c = new Client({ connectionString: pg.url() });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const postmasterPid = (dataDir: string): number => Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('embedded PostgreSQL', () => {
+  let tmp: string;
+  const running: RunningPostgres[] = [];
+
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-embedded-pg-'));
+    fs.chmodSync(tmp, 0o755);
+  });
+  afterAll(async () => {
+    for (const pg of running) await pg.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('keeps a persistent cluster across stop and start, and after the server is SIGKILLed', async () => {
+    const dataDir = path.join(tmp, 'cluster');
+    const first = await startEmbeddedPostgres({ dataDir, persistent: true });
+    running.push(first);
+    await query(first, `CREATE TABLE kept (v text); INSERT INTO kept VALUES ('before restart')`);
+    if (process.getuid?.() === 0) {
+      // PostgreSQL refuses to run as root: the cluster belongs to the postgres OS user.
+      expect(fs.statSync(dataDir).uid).not.toBe(0);
+      expect((await query(first, `SELECT current_setting('data_directory') AS d`))[0].d).toBe(dataDir);
+    }
+    await first.stop();
+    expect(fs.existsSync(path.join(dataDir, 'postmaster.pid'))).toBe(false);
+
+    const second = await startEmbeddedPostgres({ dataDir, persistent: true });
+    running.push(second);
+    expect(await query(second, `SELECT v FROM kept`)).toEqual([{ v: 'before restart' }]);
+    await query(second, `INSERT INTO kept VALUES ('before crash')`);
+
+    // A server already running on the directory is left alone, with a clear refusal.
+    await expect(startEmbeddedPostgres({ dataDir, persistent: true })).rejects.toThrow(/already running/);
+    expect(await query(second, `SELECT count(*)::int AS n FROM kept`)).toEqual([{ n: 2 }]);
+
+    // A crash: the postmaster dies without removing its postmaster.pid...
+    const pid = postmasterPid(dataDir);
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(isAlive(pid)).toBe(false);
+    // ...and, as happens after a container restart, its pid now belongs to another live PostgreSQL process
+    // (here a backend of the run's shared server), which PostgreSQL itself would take for a running postmaster.
+    const other = new Client({ connectionString: process.env.SWITCHBOARD_TEST_PG_URL });
+    await other.connect();
+    let third: RunningPostgres;
+    try {
+      const reused = (await other.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      const pidFile = path.join(dataDir, 'postmaster.pid');
+      const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+      fs.writeFileSync(pidFile, [String(reused), ...lines.slice(1)].join('\n'));
+
+      const logs: string[] = [];
+      third = await startEmbeddedPostgres({ dataDir, persistent: true, log: (l) => logs.push(l) });
+      running.push(third);
+      expect(logs).toContain('removed a stale postmaster.pid left by an earlier crash');
+      expect(postmasterPid(dataDir)).not.toBe(reused);
+      expect(isAlive(reused)).toBe(true);
+    } finally {
+      await other.end();
+    }
+    expect(await query(third, `SELECT v FROM kept ORDER BY v`)).toEqual([{ v: 'before crash' }, { v: 'before restart' }]);
+
+    // Stopping the instance whose server was killed neither hangs nor touches the new server.
+    await second.stop();
+    expect(await query(third, `SELECT count(*)::int AS n FROM kept`)).toEqual([{ n: 2 }]);
+    await third.stop();
+    expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+  });
+
+  it('refuses to initialise over a directory that is not a cluster, and leaves it as it was', async () => {
+    const dataDir = path.join(tmp, 'not-a-cluster');
+    fs.mkdirSync(dataDir);
+    fs.writeFileSync(path.join(dataDir, 'notes.txt'), 'mine');
+    await expect(startEmbeddedPostgres({ dataDir })).rejects.toThrow(/not a PostgreSQL data directory/);
+    expect(fs.readFileSync(path.join(dataDir, 'notes.txt'), 'utf8')).toBe('mine');
+  });
+});

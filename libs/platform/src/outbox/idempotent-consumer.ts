@@ -1,0 +1,34 @@
+import type { EventEnvelope } from '@switchboard/contracts';
+import type { DataSource, EntityManager } from 'typeorm';
+import { quoteSchema } from './sql';
+
+export const IdempotentConsumer = {
+  /**
+   * Runs `effect` for an event at most once per consumer: records `(consumer, event.id)` in
+   * `<schema>.processed_events` in the same transaction as the effect. Returns false, without running the
+   * effect, for an event already processed.
+   *
+   * The record is inserted first. A concurrent delivery of the same event blocks on that uncommitted key until
+   * the first transaction ends: if it commits, ON CONFLICT skips the duplicate; if the effect failed and rolled
+   * back, the duplicate takes over. Relies on READ COMMITTED (the default): under REPEATABLE READ the blocked
+   * insert would fail with a serialization error instead of skipping.
+   */
+  async handleOnce(
+    dataSource: DataSource,
+    schema: string,
+    consumer: string,
+    event: Pick<EventEnvelope, 'id'>,
+    effect: (manager: EntityManager) => Promise<unknown>,
+  ): Promise<boolean> {
+    return dataSource.transaction(async (manager) => {
+      const claimed = await manager.query<unknown[]>(
+        `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id) VALUES ($1, $2)
+         ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+        [consumer, event.id],
+      );
+      if (claimed.length === 0) return false;
+      await effect(manager);
+      return true;
+    });
+  },
+};

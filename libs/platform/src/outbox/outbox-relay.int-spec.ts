@@ -1,0 +1,219 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { EventBus, type OutgoingEvent, type SubscribeOptions } from '../bus/event-bus';
+import { silentLogger, testEvent, waitFor } from '../bus/test-support';
+import { createTestDatabase, type TestDatabase } from '../testing/database';
+import { Outbox } from './outbox';
+import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import { createOutboxTables } from './sql';
+
+const TOPIC = 'switchboard.test';
+
+/** Records what the relay publishes; `beforeAck` runs after the events count as published. */
+class RecordingBus extends EventBus {
+  readonly published: OutgoingEvent[] = [];
+  beforeAck?: () => Promise<void>;
+  failWith?: Error;
+
+  async publish(events: OutgoingEvent[]): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.published.push(...events);
+    await this.beforeAck?.();
+  }
+  async subscribe(_options: SubscribeOptions): Promise<void> {}
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  ids(): string[] {
+    return this.published.map((e) => e.id);
+  }
+}
+
+describe('OutboxRelay', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let schemaCount = 0;
+  const cleanups: Array<() => Promise<unknown>> = [];
+
+  const connect = (applicationName: string): Promise<DataSource> =>
+    new DataSource({ type: 'postgres', url: db.url, applicationName }).initialize();
+
+  /** A service schema with its outbox and one business table. */
+  const newSchema = async (): Promise<string> => {
+    const schema = `svc_${++schemaCount}`;
+    await dataSource.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id text PRIMARY KEY)`);
+    await createOutboxTables(dataSource.createQueryRunner(), schema);
+    return schema;
+  };
+
+  const newRelay = (options: Pick<OutboxRelayOptions, 'schema' | 'bus'> & Partial<OutboxRelayOptions>): OutboxRelay => {
+    const relay = new OutboxRelay({ dataSource, logger: silentLogger(), ...options });
+    cleanups.push(() => relay.stop());
+    return relay;
+  };
+
+  const placeOrder = (schema: string, orderId: string, event: OutgoingEvent) =>
+    dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO ${schema}.orders (id) VALUES ($1)`, [orderId]);
+      await Outbox.add(manager, schema, [event]);
+    });
+
+  const unpublished = async (schema: string): Promise<string[]> =>
+    (await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.outbox WHERE published_at IS NULL ORDER BY id`)).map(
+      (r) => r.event_id,
+    );
+
+  beforeAll(async () => {
+    db = await createTestDatabase('outbox');
+    dataSource = await connect('outbox-test');
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await db.drop();
+  });
+
+  it('publishes events of a committed transaction and nothing of a rolled-back one', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus });
+    const committed = testEvent(TOPIC, 'order-1');
+    const rolledBack = testEvent(TOPIC, 'order-2');
+
+    await placeOrder(schema, 'order-1', committed);
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await Outbox.add(manager, schema, [rolledBack]);
+        await manager.query(`INSERT INTO ${schema}.orders (id) VALUES ($1)`, ['order-1']); // duplicate key: rolls back
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    await relay.flush();
+
+    expect(bus.published).toEqual([committed]);
+    expect(await unpublished(schema)).toEqual([]);
+    expect(await relay.flush()).toBe(0);
+  });
+
+  it('refuses to write events outside a transaction', async () => {
+    const schema = await newSchema();
+    await expect(Outbox.add(dataSource.manager, schema, [testEvent(TOPIC, 'k')])).rejects.toThrow(/transaction/);
+  });
+
+  it('publishes in id order, in batches', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, batchSize: 2 });
+    const events = Array.from({ length: 5 }, (_, i) => testEvent(TOPIC, `k${i}`));
+    await dataSource.transaction((manager) => Outbox.add(manager, schema, events));
+
+    expect(await relay.relayOnce()).toBe(2);
+    expect(await relay.flush()).toBe(3);
+    expect(bus.ids()).toEqual(events.map((e) => e.id));
+  });
+
+  it('publishes a row that commits after a row with a higher id was published', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus });
+    const early = testEvent(TOPIC, 'a');
+    const late = testEvent(TOPIC, 'b');
+
+    // Transaction A takes the lower id and stays open; B takes the next id and commits.
+    const txA = dataSource.createQueryRunner();
+    cleanups.push(() => txA.release());
+    await txA.startTransaction();
+    await Outbox.add(txA.manager, schema, [early]);
+    await dataSource.transaction((manager) => Outbox.add(manager, schema, [late]));
+
+    await relay.flush();
+    expect(bus.ids()).toEqual([late.id]);
+
+    await txA.commitTransaction();
+    await relay.flush();
+    expect(bus.ids()).toEqual([late.id, early.id]);
+
+    const rows = await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.outbox ORDER BY id`);
+    expect(rows.map((r) => r.event_id)).toEqual([early.id, late.id]);
+  });
+
+  it('publishes again with the same event ids when the relay dies between publish and mark', async () => {
+    const schema = await newSchema();
+    const events = [testEvent(TOPIC, 'a'), testEvent(TOPIC, 'b')];
+    await dataSource.transaction((manager) => Outbox.add(manager, schema, events));
+
+    // The first relay's connection is killed once the bus has taken the events: the mark never commits.
+    const doomed = await connect('relay-that-dies');
+    cleanups.push(() => doomed.destroy());
+    const firstBus = new RecordingBus();
+    firstBus.beforeAck = async () => {
+      const admin = new Client({ connectionString: db.url });
+      await admin.connect();
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'relay-that-dies'`);
+      await admin.end();
+    };
+    const firstRelay = newRelay({ schema, bus: firstBus, dataSource: doomed });
+    await expect(firstRelay.relayOnce()).rejects.toThrow(/connection/i); // the mark fails: its connection is gone
+    expect(firstBus.ids()).toEqual(events.map((e) => e.id));
+    expect(await unpublished(schema)).toEqual(events.map((e) => e.id));
+
+    const secondBus = new RecordingBus();
+    const secondRelay = newRelay({ schema, bus: secondBus });
+    await secondRelay.flush();
+
+    expect(secondBus.published).toEqual(firstBus.published);
+    expect(await unpublished(schema)).toEqual([]);
+  });
+
+  it('keeps rows unpublished when the bus rejects them, counts the attempt, and publishes them later', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus });
+    const event = testEvent(TOPIC, 'a');
+    await placeOrder(schema, 'order-1', event);
+
+    bus.failWith = new Error('broker unavailable');
+    await expect(relay.relayOnce()).rejects.toThrow('broker unavailable');
+    expect(await unpublished(schema)).toEqual([event.id]);
+
+    bus.failWith = undefined;
+    await relay.flush();
+    expect(bus.ids()).toEqual([event.id]);
+    const [row] = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox`);
+    expect(row.attempts).toBe(2);
+  });
+
+  it('polls for new rows once started', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, pollIntervalMs: 10 });
+    await relay.start();
+    const event = testEvent(TOPIC, 'a');
+
+    await placeOrder(schema, 'order-1', event);
+    await waitFor(() => bus.published.length > 0);
+
+    expect(bus.ids()).toEqual([event.id]);
+  });
+
+  it('publishes at once when kicked, without waiting for the next poll', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    // An hour between polls: after its first pass the relay only moves again when kicked.
+    const relay = newRelay({ schema, bus, pollIntervalMs: 3_600_000 });
+    const first = testEvent(TOPIC, 'a');
+    const second = testEvent(TOPIC, 'b');
+    await placeOrder(schema, 'order-1', first);
+    await relay.start();
+    await waitFor(() => bus.published.length === 1);
+
+    await placeOrder(schema, 'order-2', second);
+    relay.kick();
+    await waitFor(() => bus.published.length === 2);
+
+    expect(bus.ids()).toEqual([first.id, second.id]);
+  });
+});

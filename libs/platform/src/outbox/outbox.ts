@@ -1,0 +1,30 @@
+import type { EntityManager } from 'typeorm';
+import { toEnvelope } from '../bus/delivery';
+import type { OutgoingEvent } from '../bus/event-bus';
+import { quoteSchema } from './sql';
+
+export const Outbox = {
+  /**
+   * Writes events to `<schema>.outbox` in the caller's transaction, so they exist if and only if the business
+   * rows they describe commit. Call `relay.kick()` after the commit to publish without waiting for the next poll.
+   */
+  async add(manager: EntityManager, schema: string, events: OutgoingEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (!manager.queryRunner?.isTransactionActive) {
+      // Outside a transaction the events would commit on their own, without the rows they describe.
+      throw new Error("Outbox.add needs the caller's transaction: pass the manager given by dataSource.transaction()");
+    }
+    // unnest keeps the array order, so ids follow the order of `events`.
+    await manager.query(
+      `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.topic),
+        events.map((e) => e.key),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(toEnvelope(e))),
+      ],
+    );
+  },
+};

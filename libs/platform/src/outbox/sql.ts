@@ -1,0 +1,47 @@
+import type { QueryRunner } from 'typeorm';
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Schema names are interpolated into SQL, so only plain lower-case identifiers are accepted. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}": expected a lower-case SQL identifier`);
+  return `"${schema}"`;
+}
+
+/**
+ * DDL for a service schema's `outbox` and `processed_events` tables. The schema itself belongs to the service's
+ * first migration. The partial index keeps the relay's poll cheap however many published rows accumulate.
+ */
+export function outboxTableSql(schema: string): string {
+  const s = quoteSchema(schema);
+  return `
+CREATE TABLE ${s}.outbox (
+  id bigserial PRIMARY KEY,
+  event_id uuid NOT NULL UNIQUE,
+  topic text NOT NULL,
+  key text NOT NULL,
+  type text NOT NULL,
+  payload jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  published_at timestamptz NULL,
+  attempts integer NOT NULL DEFAULT 0
+);
+CREATE INDEX outbox_unpublished_idx ON ${s}.outbox (id) WHERE published_at IS NULL;
+CREATE TABLE ${s}.processed_events (
+  consumer text NOT NULL,
+  event_id uuid NOT NULL,
+  processed_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (consumer, event_id)
+);`;
+}
+
+/** For a TypeORM migration's `up`: `await createOutboxTables(queryRunner, 'campaigns')`. */
+export async function createOutboxTables(queryRunner: Pick<QueryRunner, 'query'>, schema: string): Promise<void> {
+  await queryRunner.query(outboxTableSql(schema));
+}
+
+/** For the matching `down`. */
+export async function dropOutboxTables(queryRunner: Pick<QueryRunner, 'query'>, schema: string): Promise<void> {
+  const s = quoteSchema(schema);
+  await queryRunner.query(`DROP TABLE IF EXISTS ${s}.processed_events; DROP TABLE IF EXISTS ${s}.outbox;`);
+}

@@ -1,0 +1,93 @@
+import { CaptchaVerifier, NoCaptchaVerifier, RecaptchaVerifier, type RecaptchaOptions } from './captcha';
+import { Clock, SystemClock } from './clock';
+import type { ThrottleRule } from './rules/throttle-window';
+
+export type CaptchaChoice = 'none' | ({ kind: 'recaptcha' } & RecaptchaOptions) | CaptchaVerifier;
+
+export interface AuthModuleOptions {
+  /** ES256 private key (PKCS#8 PEM) that signs access tokens; its public key goes to PlatformModule's TokenVerifier. */
+  privateKey: string;
+  /** Default `switchboard`, as the platform's TokenVerifier expects. */
+  issuer?: string;
+  /** Access token lifetime; default 900 s (15 min). */
+  accessTokenTtlSeconds?: number;
+  /** Refresh token lifetime; default 30 days. Each rotation starts a new lifetime. */
+  refreshTokenTtlSeconds?: number;
+  /** PIN lifetime; default 600 s (10 min). */
+  pinTtlSeconds?: number;
+  /** A new PIN is refused this long after the last one (spec 9: resend countdown 30 s). */
+  pinResendSeconds?: number;
+  /** Wrong PINs that end a challenge; default 5. */
+  pinMaxAttempts?: number;
+  /** `'none'` (embedded, dev), reCAPTCHA options, or any CaptchaVerifier. */
+  captcha: CaptchaChoice;
+  /** Failed sign-ins allowed per email and per client IP within a window (defaults: 10 and 30 per 15 min). */
+  throttle?: { perEmail?: Partial<ThrottleRule>; perIp?: Partial<ThrottleRule> };
+  /** bcrypt cost of new password hashes; at least 10 (default 10). */
+  passwordHashCost?: number;
+  /** Run the auth migrations when the module starts (embedded mode, tests). Distributed mode runs them in a Job. Default true. */
+  migrationsRun?: boolean;
+  /** Tests move time with a ManualClock. */
+  clock?: Clock;
+}
+
+export interface ResolvedAuthOptions {
+  privateKey: string;
+  issuer: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  pinTtlSeconds: number;
+  pinResendSeconds: number;
+  pinMaxAttempts: number;
+  throttle: { perEmail: ThrottleRule; perIp: ThrottleRule };
+  passwordHashCost: number;
+  migrationsRun: boolean;
+}
+
+export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
+export const AUTH_CONNECTION = 'auth';
+
+function positive(name: string, v: number | undefined, def: number): number {
+  const n = v ?? def;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`AuthModule: ${name} must be a positive integer (got ${String(v)})`);
+  return n;
+}
+
+export function resolveAuthOptions(o: AuthModuleOptions): ResolvedAuthOptions {
+  if (!o.privateKey || !o.privateKey.includes('PRIVATE KEY')) throw new Error('AuthModule: privateKey must be a PEM private key');
+  const cost = o.passwordHashCost ?? 10;
+  if (!Number.isInteger(cost) || cost < 10 || cost > 15) throw new Error('AuthModule: passwordHashCost must be from 10 to 15');
+  const window = 15 * 60;
+  return {
+    privateKey: o.privateKey,
+    issuer: o.issuer ?? 'switchboard',
+    accessTokenTtlSeconds: positive('accessTokenTtlSeconds', o.accessTokenTtlSeconds, 15 * 60),
+    refreshTokenTtlSeconds: positive('refreshTokenTtlSeconds', o.refreshTokenTtlSeconds, 30 * 24 * 3600),
+    pinTtlSeconds: positive('pinTtlSeconds', o.pinTtlSeconds, 10 * 60),
+    pinResendSeconds: positive('pinResendSeconds', o.pinResendSeconds, 30),
+    pinMaxAttempts: positive('pinMaxAttempts', o.pinMaxAttempts, 5),
+    throttle: {
+      perEmail: {
+        limit: positive('throttle.perEmail.limit', o.throttle?.perEmail?.limit, 10),
+        windowSeconds: positive('throttle.perEmail.windowSeconds', o.throttle?.perEmail?.windowSeconds, window),
+      },
+      perIp: {
+        limit: positive('throttle.perIp.limit', o.throttle?.perIp?.limit, 30),
+        windowSeconds: positive('throttle.perIp.windowSeconds', o.throttle?.perIp?.windowSeconds, window),
+      },
+    },
+    passwordHashCost: cost,
+    migrationsRun: o.migrationsRun ?? true,
+  };
+}
+
+export function createCaptchaVerifier(choice: CaptchaChoice): CaptchaVerifier {
+  if (choice === 'none') return new NoCaptchaVerifier();
+  if (choice instanceof CaptchaVerifier) return choice;
+  if (choice && choice.kind === 'recaptcha') return new RecaptchaVerifier(choice);
+  throw new Error('AuthModule: captcha must be "none", { kind: "recaptcha", ... } or a CaptchaVerifier');
+}
+
+export function createClock(o: AuthModuleOptions): Clock {
+  return o.clock ?? new SystemClock();
+}

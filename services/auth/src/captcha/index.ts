@@ -1,0 +1,2 @@
+export * from './captcha-verifier';
+export * from './recaptcha-verifier';

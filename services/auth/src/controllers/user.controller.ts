@@ -1,0 +1,20 @@
+import { Body, Controller, Get, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Authenticated, CurrentPrincipal, type Principal } from '@switchboard/platform';
+import { UpdateProfileDto } from '../dtos/profile.dto';
+import { CurrentSessionId } from '../http/current-session.decorator';
+import { ProfileService, type ProfileDto } from '../services/profile.service';
+import type { TokenPair } from '../services/token.service';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller('users')
+export class UserController {
+  constructor(private readonly profiles: ProfileService) {}
+
+  @Get('connected') @Authenticated()
+  connected(@CurrentPrincipal() p: Principal): Promise<ProfileDto> { return this.profiles.connected(p); }
+
+  @Put('connected_update') @Authenticated()
+  update(@CurrentPrincipal() p: Principal, @CurrentSessionId() sid: string | null, @Body() dto: UpdateProfileDto): Promise<ProfileDto & Partial<TokenPair>> { return this.profiles.update(p, sid, dto); }
+}

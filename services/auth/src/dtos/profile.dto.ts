@@ -1,0 +1,53 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsOptional, IsString, MaxLength, ValidateIf, registerDecorator, type ValidationOptions } from 'class-validator';
+
+/** An IANA zone (`Europe/Paris`) or a timezone IRI (`/api/timezones/12`, the spec's "prefixed id"). */
+export function isTimezone(v: string): boolean {
+  if (/^\/api\/timezones\/\d{1,18}$/.test(v)) return true;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function IsTimezone(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isTimezone',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: 'must be a time zone name or /api/timezones/{id}', ...options },
+      validator: { validate: (v: unknown) => typeof v === 'string' && (v.trim() === '' || isTimezone(v.trim())) },
+    });
+}
+
+export class UpdateProfileDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  firstName?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  lastName?: string;
+
+  @ApiPropertyOptional({ nullable: true, example: 'Europe/Paris' })
+  @ValidateIf((_, v) => v !== undefined && v !== null)
+  @IsString()
+  @MaxLength(64)
+  @IsTimezone()
+  timezone?: string | null;
+
+  @ApiPropertyOptional({ description: 'JSON string (or object) of spec 3 preference keys; replaces the stored preferences' })
+  @Allow() // checked key by key by the preference rules, which report one violation per key
+  preferences?: unknown;
+
+  @ApiPropertyOptional({ description: 'account to switch to: id or /api/customers/{id}' })
+  @Allow() // an id or an IRI; parsed by the service
+  customer?: unknown;
+}

@@ -1,0 +1,18 @@
+export { AuthModule } from './auth.module';
+export { AUTH_CONNECTION, type AuthModuleOptions, type CaptchaChoice } from './auth.options';
+export { authConfigSchema, authModuleOptionsFromConfig, loadAuthConfig, type AuthConfig } from './auth.config';
+export { CaptchaVerifier, NoCaptchaVerifier, RecaptchaVerifier, GOOGLE_SITEVERIFY_URL, type RecaptchaOptions } from './captcha';
+export { Clock, ManualClock, SystemClock } from './clock';
+export {
+  AuthBootstrapService,
+  TENANT_OWNER_ROLE,
+  type MembershipInput,
+  type NewAccountInput,
+  type NewRoleInput,
+  type NewUserInput,
+  type SeedInput,
+  type SeedResult,
+} from './services/auth-bootstrap.service';
+export { MembershipStatus, ACCOUNT_STATUSES, type AccountStatus, type MembershipStatusValue } from './entities';
+export { AUTH_MIGRATIONS } from './migrations';
+export { AUTH_ENTITIES } from './entities';

@@ -1,0 +1,122 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { SessionRevocationReason, SessionRevokedV1 } from '@switchboard/contracts';
+import { TokenSigner } from '@switchboard/platform';
+import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
+import { Clock } from '../clock';
+import type { UserEntity } from '../entities';
+import { invalidRefreshToken } from '../errors';
+import { SessionRepository, UserRepository } from '../repositories';
+import { AccessService } from './access.service';
+import { AuthUnitOfWork } from './auth-events.service';
+
+export interface TokenPair {
+  token: string;
+  refresh_token: string;
+}
+
+type RefreshOutcome = { pair: TokenPair } | { refused: 'unknown' | 'revoked' | 'reused' | 'expired' };
+
+const REFUSALS = {
+  unknown: 'invalid refresh token',
+  revoked: 'this session has ended',
+  reused: 'refresh token already used: the session has been ended',
+  expired: 'refresh token expired',
+} as const;
+
+export const hashRefreshToken = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
+
+/**
+ * Access tokens (ES256 JWT, short-lived) and refresh tokens (opaque, stored as SHA-256, single use, rotated within a
+ * session family). Presenting a used refresh token again is treated as theft: the whole family is revoked.
+ */
+@Injectable()
+export class TokenService {
+  private readonly signer: TokenSigner;
+
+  constructor(
+    @Inject(AUTH_OPTIONS) private readonly options: ResolvedAuthOptions,
+    private readonly sessions: SessionRepository,
+    private readonly users: UserRepository,
+    private readonly access: AccessService,
+    private readonly uow: AuthUnitOfWork,
+    private readonly clock: Clock,
+  ) {
+    this.signer = new TokenSigner(options.privateKey, options.issuer);
+  }
+
+  /** A new session family for a signed-in user, opened in `accountId`. */
+  async startSession(m: EntityManager, user: UserEntity, accountId: string | null, impersonatorId: string | null = null): Promise<{ pair: TokenPair; familyId: string; accountId: string | null }> {
+    const familyId = randomUUID();
+    await this.sessions.createFamily({ id: familyId, userId: user.id, impersonatorId, createdAt: this.clock.now() }, m);
+    const issued = await this.issue(m, user, familyId, accountId, impersonatorId);
+    return { ...issued, familyId };
+  }
+
+  /**
+   * A new pair in the same family for another account (account switch). The family's unused refresh tokens are
+   * retired first, so exactly one refresh token of a family is alive; presenting a retired one counts as reuse.
+   */
+  async reissue(m: EntityManager, user: UserEntity, familyId: string, accountId: string): Promise<TokenPair> {
+    const family = await this.sessions.lockFamily(familyId, m);
+    if (!family || family.revokedAt || family.userId !== user.id) throw invalidRefreshToken('this session has ended');
+    await this.sessions.retireUnused(familyId, this.clock.now(), m);
+    return (await this.issue(m, user, familyId, accountId, family.impersonatorId)).pair;
+  }
+
+  /** POST /token_refresh: rotates a refresh token. */
+  async refresh(raw: string): Promise<TokenPair> {
+    const outcome = await this.uow.run(async (m, emit): Promise<RefreshOutcome> => {
+      const found = await this.sessions.findTokenByHash(hashRefreshToken(raw), m);
+      if (!found) return { refused: 'unknown' };
+      const family = await this.sessions.lockFamily(found.familyId, m);
+      const token = await this.sessions.lockToken(found.id, m);
+      if (!family || !token || family.revokedAt) return { refused: 'revoked' };
+      const now = this.clock.now();
+      if (token.usedAt) {
+        // committed even though the caller gets a 401: the revocation is the point
+        await this.sessions.revokeFamily(family.id, SessionRevocationReason.Reuse, now, m);
+        emit(SessionRevokedV1, { familyId: family.id, userId: family.userId, reason: SessionRevocationReason.Reuse }, token.accountId);
+        return { refused: 'reused' };
+      }
+      if (token.expiresAt.getTime() <= now.getTime()) return { refused: 'expired' };
+      const user = await this.users.findById(family.userId, m);
+      if (!user || !user.active) return { refused: 'revoked' };
+      await this.sessions.markUsed(token.id, now, m);
+      return { pair: (await this.issue(m, user, family.id, token.accountId, family.impersonatorId)).pair };
+    });
+    if ('refused' in outcome) throw invalidRefreshToken(REFUSALS[outcome.refused]);
+    return outcome.pair;
+  }
+
+  private async issue(m: EntityManager, user: UserEntity, familyId: string, accountId: string | null, impersonatorId: string | null): Promise<{ pair: TokenPair; accountId: string | null }> {
+    const snap = await this.access.snapshot(user, accountId, m);
+    const now = this.clock.now();
+    const refresh = randomBytes(32).toString('base64url');
+    await this.sessions.insertToken(
+      {
+        familyId,
+        tokenHash: hashRefreshToken(refresh),
+        accountId: snap.accountId,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + this.options.refreshTokenTtlSeconds * 1000),
+      },
+      m,
+    );
+    const token = this.signer.signAccess(
+      {
+        sub: user.id,
+        email: user.email,
+        acc: snap.accountId,
+        perms: snap.permissions,
+        roles: snap.roles,
+        sa: snap.superAdmin,
+        sid: familyId,
+        imp: impersonatorId,
+      },
+      this.options.accessTokenTtlSeconds,
+    );
+    return { pair: { token, refresh_token: refresh }, accountId: snap.accountId };
+  }
+}

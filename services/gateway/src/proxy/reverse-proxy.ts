@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { Logger } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { ErrorCode, type ErrorBody } from '@switchboard/contracts';
+import { GATEWAY_ROUTE_TABLE, serviceForPath } from './route-table';
+
+export interface ReverseProxyOptions {
+  /** Service name -> base URL. */
+  routes: Record<string, string>;
+  /** First path segment under /api -> service name. */
+  table?: Readonly<Record<string, string>>;
+  /** Idle time (no bytes either way) before the call is abandoned. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Paths under /api the gateway answers itself. */
+  ownPaths?: RegExp;
+}
+
+/** Connection-level headers (RFC 9110 section 7.6.1) that a proxy must not forward, plus `expect` (answered here). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+]);
+
+const REQUEST_ID = /^[\w-]{8,64}$/;
+/** `.` or `..` segments, plain or percent-encoded: refused rather than normalised differently from the upstream. */
+const DOT_SEGMENT = /\/(\.|%2e){1,2}(\/|$|\?)/i;
+
+function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const listed = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+function clientAddress(req: Request): string {
+  const a = req.socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+function sendError(res: Response, status: number, message: string, code: string = ErrorCode.General): void {
+  const body: ErrorBody = { code, message, status };
+  res.status(status).json(body);
+}
+
+class UpstreamTimeout extends Error {}
+
+/**
+ * Distributed mode's `/api` reverse proxy on node:http: streams bodies both ways, keeps method, path, query,
+ * headers and status, appends the client to `X-Forwarded-For` and passes `X-Request-Id` on (or makes one).
+ * Mounted ahead of the body parsers, so the upstream receives the exact bytes the client sent.
+ */
+export class ReverseProxy {
+  private readonly logger = new Logger('GatewayProxy');
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512 });
+  private readonly table: Readonly<Record<string, string>>;
+  private readonly timeoutMs: number;
+  private readonly ownPaths: RegExp;
+
+  constructor(private readonly options: ReverseProxyOptions) {
+    this.table = options.table ?? GATEWAY_ROUTE_TABLE;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.ownPaths = options.ownPaths ?? /^\/api\/health(\/|$)/;
+  }
+
+  readonly handle = (req: Request, res: Response, next: NextFunction): void => {
+    const url = req.url;
+    const pathname = url.split('?')[0];
+    if (!/^\/api(\/|$)/.test(pathname) || this.ownPaths.test(pathname)) return next();
+    if (DOT_SEGMENT.test(url)) return sendError(res, 400, 'dot segments are not allowed in the path', ErrorCode.RequestValidation);
+    const service = serviceForPath(pathname, this.table);
+    if (!service) return sendError(res, 404, `no service serves ${pathname}`, ErrorCode.NotFound);
+    const base = this.options.routes[service];
+    if (!base) return sendError(res, 502, `service ${service} is not configured on this gateway`);
+    this.forward(req, res, service, new URL(base));
+  };
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private forward(req: Request, res: Response, service: string, base: URL): void {
+    const headers = withoutHopByHop(req.headers);
+    delete headers.host;
+    const incomingId = req.headers['x-request-id'];
+    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    headers['x-request-id'] = requestId;
+    res.setHeader('x-request-id', requestId);
+    const client = clientAddress(req);
+    const prior = req.headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
+    // Proto and host only pass through from a proxy the gateway trusts (TRUST_PROXY); otherwise they are ours.
+    const trust = req.app.get('trust proxy fn') as ((addr: string, i: number) => boolean) | undefined;
+    const trusted = !!trust && trust(req.socket.remoteAddress ?? '', 0);
+    if (!trusted || !req.headers['x-forwarded-proto']) headers['x-forwarded-proto'] = req.protocol;
+    if (!trusted || !req.headers['x-forwarded-host']) headers['x-forwarded-host'] = req.headers.host ?? '';
+
+    const secure = base.protocol === 'https:';
+    const upstream = (secure ? https : http).request({
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port || (secure ? 443 : 80),
+      method: req.method,
+      path: `${base.pathname.replace(/\/$/, '')}${req.url}`,
+      headers,
+      agent: secure ? this.httpsAgent : this.httpAgent,
+    });
+    upstream.setTimeout(this.timeoutMs, () => upstream.destroy(new UpstreamTimeout(`no answer from ${service} in ${this.timeoutMs} ms`)));
+
+    upstream.on('response', (up) => {
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, withoutHopByHop(up.headers));
+      up.pipe(res);
+      up.on('error', () => res.destroy());
+    });
+    upstream.on('error', (err) => {
+      if (res.destroyed || res.writableEnded) return;
+      if (res.headersSent) {
+        // Mid-response: the status is gone, so cut the connection rather than send a truncated body as complete.
+        res.destroy();
+        return;
+      }
+      req.unpipe(upstream);
+      req.resume();
+      if (err instanceof UpstreamTimeout) {
+        this.logger.warn(`${req.method} ${req.url}: ${err.message}`);
+        return sendError(res, 504, `service ${service} did not answer in time`);
+      }
+      this.logger.warn(`${req.method} ${req.url}: ${service} unavailable (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+      sendError(res, 502, `service ${service} is unavailable`);
+    });
+    // The client went away: stop the upstream work too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  }
+}

@@ -1,0 +1,23 @@
+import { parseGatewayRoutes, serviceForPath } from './route-table';
+
+describe('gateway route table', () => {
+  it('routes by the first segment under /api', () => {
+    expect(serviceForPath('/api/users/connected')).toBe('auth');
+    expect(serviceForPath('/api/login_check')).toBe('auth');
+    expect(serviceForPath('/api/login-as')).toBe('auth');
+    expect(serviceForPath('/api/campaigns/1')).toBeNull();
+    expect(serviceForPath('/api/constructor')).toBeNull();
+    expect(serviceForPath('/users')).toBeNull();
+  });
+
+  it('parses GATEWAY_ROUTES and refuses malformed entries', () => {
+    expect(parseGatewayRoutes('auth=http://auth:3001, accounts=http://accounts:3002/')).toEqual({
+      auth: 'http://auth:3001',
+      accounts: 'http://accounts:3002',
+    });
+    expect(parseGatewayRoutes('')).toEqual({});
+    expect(() => parseGatewayRoutes('auth')).toThrow(/service=url/);
+    expect(() => parseGatewayRoutes('auth=not a url')).toThrow(/invalid URL/);
+    expect(() => parseGatewayRoutes('auth=ftp://x')).toThrow(/http/);
+  });
+});

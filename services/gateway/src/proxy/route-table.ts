@@ -1,0 +1,46 @@
+/**
+ * Distributed mode: which service owns `/api/<first path segment>`. A segment not listed here is 404 at the gateway.
+ * Each service adds its resources here as it is split out; the embedded server needs none of this.
+ */
+export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.freeze({
+  login_check: 'auth',
+  login: 'auth',
+  token_refresh: 'auth',
+  users: 'auth',
+  'login-as': 'auth',
+  sso: 'auth',
+  user_roles: 'auth',
+  user_invites: 'auth',
+  api_keys: 'auth',
+});
+
+/** The service owning a path under /api, or null: `/api/users/connected?x=1` -> `auth`. */
+export function serviceForPath(pathname: string, table: Readonly<Record<string, string>> = GATEWAY_ROUTE_TABLE): string | null {
+  const m = /^\/api\/([^/?#]+)/.exec(pathname);
+  if (!m) return null;
+  return Object.prototype.hasOwnProperty.call(table, m[1]) ? table[m[1]] : null;
+}
+
+/**
+ * `GATEWAY_ROUTES`: `auth=http://auth:3001,accounts=http://accounts:3002` (commas, semicolons or whitespace
+ * between entries). Throws on a malformed entry so a typo fails the boot instead of a request.
+ */
+export function parseGatewayRoutes(value: string | undefined): Record<string, string> {
+  const routes: Record<string, string> = {};
+  for (const entry of (value ?? '').split(/[,;\s]+/).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const service = entry.slice(0, eq).trim();
+    const base = entry.slice(eq + 1).trim();
+    if (eq <= 0 || !/^[a-z][a-z0-9_-]*$/.test(service)) throw new Error(`GATEWAY_ROUTES: "${entry}" is not service=url`);
+    let url: URL;
+    try {
+      url = new URL(base);
+    } catch {
+      throw new Error(`GATEWAY_ROUTES: ${service} has an invalid URL "${base}"`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GATEWAY_ROUTES: ${service} must use http or https`);
+    if (url.search || url.hash) throw new Error(`GATEWAY_ROUTES: ${service} URL must not have a query or fragment`);
+    routes[service] = url.toString().replace(/\/$/, '');
+  }
+  return routes;
+}

@@ -1,0 +1,176 @@
+import { createHash, randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
+import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { GatewayModule, ReadinessService } from '../src';
+
+interface Echo {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  length: number;
+  sha256: string;
+  text: string;
+}
+
+/** An upstream service on 127.0.0.1 that echoes what it received. */
+function startUpstream(): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/api/slow')) return; // never answers
+    if (req.url === '/api/users/big') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      let left = 40;
+      const more = () => {
+        while (left > 0) {
+          left--;
+          if (!res.write(Buffer.alloc(64 * 1024, 7))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      return more();
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const echo: Echo = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        length: body.length,
+        sha256: createHash('sha256').update(body).digest('hex'),
+        text: body.length < 10_000 ? body.toString('utf8') : '',
+      };
+      const status = Number(req.headers['x-want-status'] ?? 200);
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'x-upstream': 'auth',
+        'set-cookie': ['a=1; Path=/', 'b=2; Path=/'],
+        connection: 'keep-alive, x-secret-hop',
+        'x-secret-hop': 'must not pass',
+      });
+      res.end(JSON.stringify(echo));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+describe('gateway proxy (distributed mode)', () => {
+  let t: TestApp;
+  let upstream: { server: http.Server; url: string };
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    upstream = await startUpstream();
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    t = await createTestApp(() => ({
+      imports: [
+        GatewayModule.register({
+          mode: 'distributed',
+          routes: { auth: upstream.url, dead: down },
+          proxy: {
+            timeoutMs: 400,
+            table: { users: 'auth', login_check: 'auth', slow: 'auth', gone: 'dead', orphan: 'unconfigured' },
+          },
+        }),
+      ],
+    }));
+    t.app.get(ReadinessService).markReady();
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await new Promise((r) => upstream.server.close(r));
+    jest.restoreAllMocks();
+  });
+
+  it('passes method, path, query, headers, body and status through', async () => {
+    const res = await fetch(`${t.url}/api/users/5?expand=roles&x=%20y`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer abc', 'x-custom': 'kept', 'x-want-status': '418' },
+      body: '{"firstName": "Ann",   "raw":  true}',
+    });
+    expect(res.status).toBe(418);
+    expect(res.headers.get('x-upstream')).toBe('auth');
+    expect(res.headers.get('set-cookie')).toBe('a=1; Path=/, b=2; Path=/');
+    expect(res.headers.get('x-secret-hop')).toBeNull();
+    const echo = (await res.json()) as Echo;
+    expect(echo.method).toBe('PUT');
+    expect(echo.url).toBe('/api/users/5?expand=roles&x=%20y');
+    // the exact bytes, not a re-serialised body
+    expect(echo.text).toBe('{"firstName": "Ann",   "raw":  true}');
+    expect(echo.headers).toMatchObject({ authorization: 'Bearer abc', 'x-custom': 'kept', 'content-type': 'application/json' });
+    expect(echo.headers.host).toBe(new URL(upstream.url).host);
+    expect(echo.headers['x-forwarded-host']).toBe(new URL(t.url).host);
+    expect(echo.headers['x-forwarded-proto']).toBe('http');
+  });
+
+  it('appends the client to X-Forwarded-For and carries X-Request-Id', async () => {
+    const withChain = (await (await fetch(`${t.url}/api/users`, { headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'req-12345678' } })).json()) as Echo;
+    expect(withChain.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    expect(withChain.headers['x-request-id']).toBe('req-12345678');
+
+    const res = await fetch(`${t.url}/api/users`);
+    const fresh = (await res.json()) as Echo;
+    expect(fresh.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-request-id')).toBe(fresh.headers['x-request-id']);
+  });
+
+  it('streams large bodies both ways, untouched by the JSON body limit', async () => {
+    const body = randomBytes(5 * 1024 * 1024);
+    const up = (await (await fetch(`${t.url}/api/login_check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as Echo;
+    expect(up.length).toBe(body.length);
+    expect(up.sha256).toBe(createHash('sha256').update(body).digest('hex'));
+
+    const down = await fetch(`${t.url}/api/users/big`);
+    expect(down.status).toBe(200);
+    expect((await down.arrayBuffer()).byteLength).toBe(40 * 64 * 1024);
+  });
+
+  it('answers 502 with the error body when the upstream is down', async () => {
+    const res = await fetch(`${t.url}/api/gone/1`, { method: 'POST', body: 'x' });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toEqual({ code: '0x0', message: 'service dead is unavailable', status: 502 });
+    const unconfigured = await fetch(`${t.url}/api/orphan`);
+    expect(unconfigured.status).toBe(502);
+    expect(await unconfigured.json()).toMatchObject({ code: '0x0', status: 502 });
+  });
+
+  it('answers 504 when the upstream does not answer in time', async () => {
+    const res = await fetch(`${t.url}/api/slow`);
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ code: '0x0', status: 504 });
+  });
+
+  it('answers 404 with the error body for a prefix no service owns, and refuses dot segments', async () => {
+    const res = await fetch(`${t.url}/api/campaigns`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    // raw paths: URL parsers (fetch, http.get with a string) would resolve the dots before sending
+    const { hostname, port } = new URL(t.url);
+    for (const raw of ['/api/users/%2e%2e/secret', '/api/users/../secret', '/api/users/./x']) {
+      const status = await new Promise<number>((resolve, reject) =>
+        http.get({ hostname, port, path: raw }, (r) => (r.resume(), resolve(r.statusCode ?? 0))).on('error', reject),
+      );
+      expect([raw, status]).toEqual([raw, 400]);
+    }
+  });
+
+  it('keeps its own routes: /api/health and /realtime are not proxied', async () => {
+    const res = await fetch(`${t.url}/api/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${t.url}/realtime?topic=campaigns`)).status).toBe(401);
+  });
+});
