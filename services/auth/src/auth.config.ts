@@ -2,30 +2,41 @@ import { z } from 'zod';
 import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
 import type { AuthModuleOptions } from './auth.options';
 
-/** The standalone auth process's environment (distributed mode). */
+/**
+ * The standalone auth process's environment (distributed mode). Shared names (DATABASE_URL, JWT_*, KAFKA_*, NATS_URL,
+ * SMTP_URL, MAIL_FROM, CAPTCHA, RECAPTCHA_SECRET, TRUST_PROXY, MIGRATIONS_RUN) are those of deploy/ and k8s/.
+ */
 export const authConfigSchema = z
   .object({
     PORT: env.port(3001),
+    HOST: z.string().default('0.0.0.0'),
     DATABASE_URL: z.string().url(),
     /** ES256 private key: PEM, or base64 of it. */
-    AUTH_JWT_PRIVATE_KEY: z.string().min(1).transform(pemFromEnv),
+    JWT_PRIVATE_KEY: z.string().min(1, 'the ES256 private key (PEM or base64 PEM) is required').transform(pemFromEnv),
+    KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+    KAFKA_CREATE_TOPICS: env.bool(false),
+    KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+    NATS_URL: env.list(['nats://127.0.0.1:4222']),
+    SMTP_URL: z.string().min(1, 'an SMTP URL (smtp://user:pass@host:587) is required to send sign-in codes'),
+    MAIL_FROM: z.string().min(1).default('Switchboard <no-reply@switchboard.local>'),
+    CAPTCHA: z.enum(['none', 'recaptcha']).default('recaptcha'),
+    RECAPTCHA_SECRET: z.string().optional(),
+    RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
+    RECAPTCHA_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5),
     AUTH_ACCESS_TOKEN_TTL: env.int(900, 60),
     AUTH_REFRESH_TOKEN_TTL: env.int(30 * 24 * 3600, 300),
     AUTH_PIN_TTL: env.int(600, 60),
-    AUTH_CAPTCHA: z.enum(['none', 'recaptcha']).default('recaptcha'),
-    AUTH_RECAPTCHA_SECRET: z.string().optional(),
-    AUTH_RECAPTCHA_VERIFY_URL: z.string().url().default('https://www.google.com/recaptcha/api/siteverify'),
-    AUTH_RECAPTCHA_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5),
     AUTH_LOGIN_FAILURES_PER_EMAIL: env.int(10, 1),
     AUTH_LOGIN_FAILURES_PER_IP: env.int(30, 1),
     AUTH_LOGIN_FAILURE_WINDOW: env.int(900, 1),
-    /** Distributed mode migrates in a Job; set true to migrate at start instead. */
-    AUTH_MIGRATIONS_RUN: env.bool(false),
+    /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
+    MIGRATIONS_RUN: env.bool(false),
+    /** `false`, or Express's trust proxy value for the load balancer in front; X-Forwarded-For is ignored otherwise. */
     TRUST_PROXY: z.string().default('false'),
   })
   .superRefine((c, ctx) => {
-    if (c.AUTH_CAPTCHA === 'recaptcha' && !c.AUTH_RECAPTCHA_SECRET) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['AUTH_RECAPTCHA_SECRET'], message: 'required when AUTH_CAPTCHA=recaptcha' });
+    if (c.CAPTCHA === 'recaptcha' && !c.RECAPTCHA_SECRET) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['RECAPTCHA_SECRET'], message: 'required when CAPTCHA=recaptcha' });
     }
   });
 
@@ -33,21 +44,25 @@ export type AuthConfig = z.infer<typeof authConfigSchema>;
 
 export const loadAuthConfig = (e: NodeJS.ProcessEnv = process.env): AuthConfig => loadConfig('auth', authConfigSchema, e);
 
+/** What the migration Job needs. */
+export const authMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadAuthMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('auth-migrate', authMigrateConfigSchema, e);
+
 export function authModuleOptionsFromConfig(c: AuthConfig): AuthModuleOptions {
   const window = c.AUTH_LOGIN_FAILURE_WINDOW;
   return {
-    privateKey: c.AUTH_JWT_PRIVATE_KEY,
+    privateKey: c.JWT_PRIVATE_KEY,
     accessTokenTtlSeconds: c.AUTH_ACCESS_TOKEN_TTL,
     refreshTokenTtlSeconds: c.AUTH_REFRESH_TOKEN_TTL,
     pinTtlSeconds: c.AUTH_PIN_TTL,
     captcha:
-      c.AUTH_CAPTCHA === 'none'
+      c.CAPTCHA === 'none'
         ? 'none'
-        : { kind: 'recaptcha', secret: c.AUTH_RECAPTCHA_SECRET ?? '', siteverifyUrl: c.AUTH_RECAPTCHA_VERIFY_URL, minScore: c.AUTH_RECAPTCHA_MIN_SCORE, expectedAction: 'submit' },
+        : { kind: 'recaptcha', secret: c.RECAPTCHA_SECRET ?? '', siteverifyUrl: c.RECAPTCHA_VERIFY_URL, minScore: c.RECAPTCHA_MIN_SCORE, expectedAction: 'submit' },
     throttle: {
       perEmail: { limit: c.AUTH_LOGIN_FAILURES_PER_EMAIL, windowSeconds: window },
       perIp: { limit: c.AUTH_LOGIN_FAILURES_PER_IP, windowSeconds: window },
     },
-    migrationsRun: c.AUTH_MIGRATIONS_RUN,
+    migrationsRun: c.MIGRATIONS_RUN,
   };
 }

@@ -1,3 +1,4 @@
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Client } from 'pg';
 import { listRoutes } from '@switchboard/platform';
 import { CaptchaVerifier, TENANT_OWNER_ROLE } from '../src';
@@ -33,6 +34,13 @@ describe('auth module', () => {
       'PUT /users/connected_update',
     ]);
     for (const r of routes) expect(r.rule).toBeDefined();
+  });
+
+  it('describes its routes in OpenAPI', () => {
+    const doc = SwaggerModule.createDocument(a.t.app, new DocumentBuilder().build());
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/login/manual', '/api/login_check', '/api/token_refresh', '/api/users/connected', '/api/users/connected_update']);
+    const schemas = doc.components?.schemas ?? {};
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['LoginCheckDto', 'LoginManualDto', 'TokenPairDto', 'UpdateProfileDto']));
   });
 
   it('seeds a super admin, a demo account and the owner membership, idempotently', async () => {

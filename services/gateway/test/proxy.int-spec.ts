@@ -14,10 +14,16 @@ interface Echo {
   text: string;
 }
 
+/** Slow calls the upstream saw end because the caller went away. */
+const abandoned: string[] = [];
+
 /** An upstream service on 127.0.0.1 that echoes what it received. */
 function startUpstream(): Promise<{ server: http.Server; url: string }> {
   const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/api/slow')) return; // never answers
+    if (req.url?.startsWith('/api/slow')) {
+      res.on('close', () => abandoned.push(req.url ?? ''));
+      return; // never answers
+    }
     if (req.url === '/api/users/big') {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       let left = 40;
@@ -151,6 +157,18 @@ describe('gateway proxy (distributed mode)', () => {
     const res = await fetch(`${t.url}/api/slow`);
     expect(res.status).toBe(504);
     expect(await res.json()).toMatchObject({ code: '0x0', status: 504 });
+  });
+
+  it('abandons the upstream call when the client goes away', async () => {
+    const ctrl = new AbortController();
+    const pending = fetch(`${t.url}/api/slow/abort-me`, { signal: ctrl.signal }).catch(() => 'aborted');
+    await new Promise((r) => setTimeout(r, 100));
+    ctrl.abort();
+    expect(await pending).toBe('aborted');
+    // well before the 400 ms proxy timeout would have ended it anyway
+    const end = Date.now() + 200;
+    while (!abandoned.includes('/api/slow/abort-me') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    expect(abandoned).toContain('/api/slow/abort-me');
   });
 
   it('answers 404 with the error body for a prefix no service owns, and refuses dot segments', async () => {

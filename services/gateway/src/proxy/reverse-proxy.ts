@@ -69,8 +69,9 @@ class UpstreamTimeout extends Error {}
  */
 export class ReverseProxy {
   private readonly logger = new Logger('GatewayProxy');
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512 });
+  // Idle pooled sockets close after 4 s, before Node's default 5 s server keep-alive timeout closes them under us.
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512, timeout: 4000 });
   private readonly table: Readonly<Record<string, string>>;
   private readonly timeoutMs: number;
   private readonly ownPaths: RegExp;
@@ -114,6 +115,25 @@ export class ReverseProxy {
     if (!trusted || !req.headers['x-forwarded-proto']) headers['x-forwarded-proto'] = req.protocol;
     if (!trusted || !req.headers['x-forwarded-host']) headers['x-forwarded-host'] = req.headers.host ?? '';
 
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    // The client went away: stop the upstream work too.
+    let current: http.ClientRequest | null = null;
+    res.on('close', () => {
+      if (!res.writableFinished) current?.destroy();
+    });
+    this.send(req, res, service, base, headers, hasBody, 0, (r) => (current = r));
+  }
+
+  private send(
+    req: Request,
+    res: Response,
+    service: string,
+    base: URL,
+    headers: http.OutgoingHttpHeaders,
+    hasBody: boolean,
+    attempt: number,
+    track: (r: http.ClientRequest) => void,
+  ): void {
     const secure = base.protocol === 'https:';
     const upstream = (secure ? https : http).request({
       protocol: base.protocol,
@@ -124,6 +144,7 @@ export class ReverseProxy {
       headers,
       agent: secure ? this.httpsAgent : this.httpAgent,
     });
+    track(upstream);
     upstream.setTimeout(this.timeoutMs, () => upstream.destroy(new UpstreamTimeout(`no answer from ${service} in ${this.timeoutMs} ms`)));
 
     upstream.on('response', (up) => {
@@ -138,8 +159,14 @@ export class ReverseProxy {
         res.destroy();
         return;
       }
-      req.unpipe(upstream);
-      req.resume();
+      // A pooled keep-alive socket the upstream had just closed: nothing reached it, so a bodiless call is retried once.
+      if (!hasBody && attempt === 0 && upstream.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+        return this.send(req, res, service, base, headers, hasBody, 1, track);
+      }
+      if (hasBody) {
+        req.unpipe(upstream);
+        req.resume();
+      }
       if (err instanceof UpstreamTimeout) {
         this.logger.warn(`${req.method} ${req.url}: ${err.message}`);
         return sendError(res, 504, `service ${service} did not answer in time`);
@@ -147,10 +174,7 @@ export class ReverseProxy {
       this.logger.warn(`${req.method} ${req.url}: ${service} unavailable (${(err as NodeJS.ErrnoException).code ?? err.message})`);
       sendError(res, 502, `service ${service} is unavailable`);
     });
-    // The client went away: stop the upstream work too.
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    req.pipe(upstream);
+    if (hasBody) req.pipe(upstream);
+    else upstream.end();
   }
 }
