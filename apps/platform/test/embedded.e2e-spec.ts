@@ -6,6 +6,8 @@ import { buildServer, json, startProcess, type ServerProcess } from './server-pr
 /** The embedded server exactly as `npm start` runs it: a separate process, its own PostgreSQL, the admin build. */
 describe('embedded server (npm start)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-embedded-'));
+  // as root, PostgreSQL runs as the postgres user, which must be able to enter the data directory
+  fs.chmodSync(dataDir, 0o755);
   const env = {
     PORT: '0',
     SWITCHBOARD_DATA_DIR: dataDir,
