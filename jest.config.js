@@ -16,7 +16,7 @@ module.exports = {
   moduleNameMapper: {
     '^@switchboard/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
     '^@switchboard/(contracts|platform)$': '<rootDir>/libs/$1/src/index.ts',
-    '^@switchboard/(auth|gateway)$': '<rootDir>/services/$1/src/index.ts',
+    '^@switchboard/(auth|gateway|accounts|contacts|streams|dispatch|campaigns|links|inbox|webhooks|stats|integrations)$': '<rootDir>/services/$1/src/index.ts',
   },
   globalSetup: '<rootDir>/libs/platform/src/testing/global-setup.ts',
   globalTeardown: '<rootDir>/libs/platform/src/testing/global-teardown.ts',

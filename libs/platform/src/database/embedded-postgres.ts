@@ -92,23 +92,85 @@ function cwdOf(pid: number): string | null {
   }
 }
 
-/** Processes still working in the data directory: a killed postmaster's children, which hold its shared memory. */
+/** A PostgreSQL process (postmaster or child) working in this data directory; it runs with the data directory as cwd. */
+const isPostgresIn = (pid: number, dataDir: string): boolean => commOf(pid) === 'postgres' && cwdOf(pid) === dataDir;
+
+/** PostgreSQL processes still working in the data directory: a killed postmaster's children hold its shared memory. */
 function processesIn(dataDir: string): number[] {
   if (!hasProc()) return [];
   const out: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
-    if (pid !== process.pid && cwdOf(pid) === dataDir) out.push(pid);
+    if (pid !== process.pid && isPostgresIn(pid, dataDir)) out.push(pid);
   }
   return out;
 }
 
-/** Whether `pid` is a live PostgreSQL server of this data directory (when that cannot be told, assume it is). */
+/**
+ * Whether `pid` is a live PostgreSQL server of this data directory. Without /proc, as PostgreSQL itself decides:
+ * a pid that can be signalled is taken for a server.
+ */
 function isServerOf(pid: number, dataDir: string): boolean {
-  if (!(pid > 0) || !isAlive(pid)) return false;
-  if (!hasProc()) return true;
-  return cwdOf(pid) === dataDir;
+  if (!(pid > 0)) return false;
+  if (hasProc()) return isPostgresIn(pid, dataDir);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+
+function commOf(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function parentOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * When the process that ran the embedded server is killed, its PostgreSQL keeps running, orphaned, on the data
+ * directory. A server whose parent is gone (adopted by init) or is not a process like this one is shut down
+ * (fast shutdown, then SIGKILL) so this start can take over. A server run by a live sibling is left alone.
+ */
+async function stopOrphanedServer(dataDir: string, log: (line: string) => void): Promise<void> {
+  if (!hasProc() || !fs.existsSync(path.join(dataDir, 'postmaster.pid'))) return;
+  const dir = fs.realpathSync(dataDir);
+  const pid = lockPid(dir);
+  if (!isServerOf(pid, dir)) return;
+  const ppid = parentOf(pid);
+  const orphaned = ppid === null || ppid <= 1 || !isAlive(ppid) || commOf(ppid) !== commOf(process.pid);
+  if (!orphaned) return;
+  log(`stopping PostgreSQL (pid ${pid}) left running by a process that ended`);
+  const gone = () => !isServerOf(pid, dir);
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 600 && !gone(); i++) await sleep(50);
+  if (!gone()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+    for (let i = 0; i < 100 && !gone(); i++) await sleep(50);
+  }
 }
 
 function lockPid(dataDir: string): number {
@@ -140,7 +202,7 @@ export function clearStalePid(dataDir: string): boolean {
   }
   for (let i = 0; i < 200 && orphans.length; i++) {
     sleepSync(25);
-    orphans = orphans.filter((pid) => isAlive(pid) && cwdOf(pid) === dir);
+    orphans = orphans.filter((pid) => isPostgresIn(pid, dir));
   }
   if (orphans.length) throw new Error(`processes ${orphans.join(', ')} of a crashed PostgreSQL still use ${dir}; end them and start again`);
   fs.rmSync(pidFile, { force: true });
@@ -208,6 +270,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   if (initialised) {
+    await stopOrphanedServer(dataDir, log);
     if (clearStalePid(dataDir)) log('removed a stale postmaster.pid left by an earlier crash');
     else if (fs.existsSync(path.join(dataDir, 'postmaster.pid'))) {
       throw new Error(`a PostgreSQL server (pid ${lockPid(dataDir)}) is already running on ${dataDir}`);

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { defineEvent, Topics } from './events';
+
+/**
+ * Events of the accounts service (topic `switchboard.accounts`). Customer events carry the whole snapshot so a
+ * consumer's read model is an upsert (auth keeps accounts for sign-in and membership; streams keeps settings and limits).
+ */
+const id = z.string().regex(/^\d+$/, 'a decimal id');
+
+export const AccountStatus = { Active: 'active', Restrict: 'restrict', Disable: 'disable', Delete: 'delete' } as const;
+export type AccountStatusValue = (typeof AccountStatus)[keyof typeof AccountStatus];
+const status = z.enum([AccountStatus.Active, AccountStatus.Restrict, AccountStatus.Disable, AccountStatus.Delete]);
+
+export const CustomerSnapshot = z.object({
+  accountId: id,
+  name: z.string(),
+  shortName: z.string().nullable(),
+  status,
+  /** 0/1 as in the spec: 0 until a super admin approves a new account. */
+  active: z.number().int().min(0).max(1),
+  currency: z.string().length(3),
+  tps: z.number().int().nonnegative(),
+  /** Daily message limit of the account's streams (customSettings.streams_max_messages_per_day); null = none. */
+  dailyLimit: z.number().int().nonnegative().nullable(),
+  customSettings: z.record(z.unknown()),
+  genSettings: z.record(z.unknown()),
+  createdAt: z.string(),
+});
+export type CustomerSnapshot = z.infer<typeof CustomerSnapshot>;
+
+/** A customer was created (registration, super admin, seeding). */
+export const CustomerCreatedV1 = defineEvent({
+  type: 'accounts.customer.created',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => d.accountId,
+  schema: CustomerSnapshot,
+});
+
+/** Any change of a customer: settings, limits, status, approval. Carries the new snapshot. */
+export const CustomerUpdatedV1 = defineEvent({
+  type: 'accounts.customer.updated',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => d.accountId,
+  schema: CustomerSnapshot.extend({ previousStatus: status.optional() }),
+});
+
+/** Money put on (or taken off by a super admin) the account's balance, in micro-units of `currency` (1e-6), like every amount on the bus. */
+export const BalanceAdjustedV1 = defineEvent({
+  type: 'accounts.balance.adjusted',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => d.accountId,
+  schema: z.object({
+    accountId: id,
+    adjustmentId: z.string().uuid(),
+    amountMicros: z.number().int(),
+    currency: z.string().length(3),
+    reason: z.string(),
+  }),
+});
+
+/** Sell price of one SMS segment to a country for an account (or the global price when accountId is null), minor units. */
+export const PriceChangedV1 = defineEvent({
+  type: 'accounts.price.changed',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => `${d.accountId ?? 'global'}:${d.iso2}`,
+  schema: z.object({
+    accountId: id.nullable(),
+    iso2: z.string().length(2),
+    /** Price per segment in micro-units of the currency (1e-6), so prices below a cent stay exact. */
+    pricePerSegmentMicros: z.number().int().nonnegative(),
+    currency: z.string().length(3),
+  }),
+});
+
+export const AccountsEvents = [CustomerCreatedV1, CustomerUpdatedV1, BalanceAdjustedV1, PriceChangedV1] as const;

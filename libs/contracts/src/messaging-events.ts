@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { defineEvent, Topics } from './events';
+
+/**
+ * The messaging pipeline. `streams` is the front door: it validates, checks limits, prices and charges a send, stores
+ * it durably and emits `streams.message.accepted`. `dispatch` routes it to a vendor, sends it over the provider's
+ * protocol and follows it to a final status, emitting status changes, cost/delivery records (EDR) and incoming
+ * messages, which streams, webhooks, inbox and stats consume. Amounts are micro-units (1e-6) of `currency`.
+ */
+const id = z.string().regex(/^\d+$/, 'a decimal id');
+
+export const StreamType = { Marketing: 1, Transactional: 2, Otp: 3, TwoWay: 4, WhatsApp: 5, TelegramBot: 7, TelegramPrivate: 8 } as const;
+export type StreamTypeValue = (typeof StreamType)[keyof typeof StreamType];
+
+export const Channel = { Sms: 'sms', WhatsApp: 'whatsapp', Telegram: 'telegram', TelegramPrivate: 'telegram_private' } as const;
+const channel = z.enum([Channel.Sms, Channel.WhatsApp, Channel.Telegram, Channel.TelegramPrivate]);
+
+/** Spec section 4: message status. Final statuses never move back. */
+export const MessageStatus = {
+  Accepted: 'accepted',
+  Sent: 'sent',
+  Delivered: 'delivered',
+  SentFailed: 'sent_failed',
+  Undelivered: 'undelivered',
+  NoRoutes: 'no_routes',
+  Rejected: 'rejected',
+} as const;
+export type MessageStatusValue = (typeof MessageStatus)[keyof typeof MessageStatus];
+const messageStatus = z.enum([
+  MessageStatus.Accepted,
+  MessageStatus.Sent,
+  MessageStatus.Delivered,
+  MessageStatus.SentFailed,
+  MessageStatus.Undelivered,
+  MessageStatus.NoRoutes,
+  MessageStatus.Rejected,
+]);
+
+/** Spec section 4: outgoing status (WhatsApp/Telegram and the inbox view). */
+export const OutgoingStatus = {
+  Sending: 'sending',
+  Sent: 'sent',
+  Failed: 'failed',
+  Delivered: 'delivered',
+  Undelivered: 'undelivered',
+  Read: 'read',
+  FailedNotAuth: 'failedNotAuth',
+} as const;
+
+export const SmsEncoding = { Gsm7: 'GSM7', Ucs2: 'UCS2' } as const;
+
+/** A send passed validation, limits and charging in streams and is durably queued for dispatch. */
+export const MessageAcceptedV1 = defineEvent({
+  type: 'streams.message.accepted',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.messageUuid,
+  schema: z.object({
+    messageUuid: z.string().uuid(),
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    streamType: z.number().int(),
+    channel,
+    /** Sender ID or phone (SMS), phone number id (WhatsApp), bot (Telegram). */
+    sender: z.string(),
+    /** E.164 for SMS/WhatsApp, chat id for Telegram. */
+    destination: z.string(),
+    iso2: z.string().length(2).nullable(),
+    text: z.string(),
+    encoding: z.enum([SmsEncoding.Gsm7, SmsEncoding.Ucs2]).nullable(),
+    segments: z.number().int().positive(),
+    priceMicros: z.number().int().nonnegative(),
+    currency: z.string().length(3),
+    /** WhatsApp template or media sends; opaque to streams, interpreted by the adapter. */
+    payload: z.record(z.unknown()).nullable(),
+    campaignId: id.nullable(),
+    /** Send no earlier than this (sending hours); null = now. */
+    notBefore: z.string().nullable(),
+    acceptedAt: z.string(),
+  }),
+});
+
+/** The status of a message moved forward. Emitted once per actual change; duplicates and regressions are dropped. */
+export const MessageStatusChangedV1 = defineEvent({
+  type: 'dispatch.message.status_changed',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.messageUuid,
+  schema: z.object({
+    messageUuid: z.string().uuid(),
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    campaignId: id.nullable(),
+    sender: z.string(),
+    destination: z.string(),
+    status: messageStatus,
+    outgoingStatus: z.string().nullable(),
+    error: z.string().nullable(),
+    vendorId: id.nullable(),
+    providerMessageId: z.string().nullable(),
+    sentAt: z.string().nullable(),
+    deliveredAt: z.string().nullable(),
+    mcc: z.string().nullable(),
+    mnc: z.string().nullable(),
+    occurredAt: z.string(),
+  }),
+});
+
+/** Cost and delivery record, once a message reached a final status (webhook trigger "EDR info"). */
+export const MessageEdrV1 = defineEvent({
+  type: 'dispatch.message.edr_recorded',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.messageUuid,
+  schema: z.object({
+    messageUuid: z.string().uuid(),
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    campaignId: id.nullable(),
+    sender: z.string(),
+    destination: z.string(),
+    status: messageStatus,
+    sentAt: z.string().nullable(),
+    deliveredAt: z.string().nullable(),
+    mcc: z.string().nullable(),
+    mnc: z.string().nullable(),
+    network: z.string().nullable(),
+    messageLength: z.number().int().nonnegative(),
+    messagePartsCount: z.number().int().positive(),
+    utf8: z.boolean(),
+    costMicros: z.number().int().nonnegative(),
+    rateMicros: z.number().int().nonnegative(),
+    currency: z.string().length(3),
+  }),
+});
+
+/** A message that streams charged for and dispatch could not send (no route, rejected): streams refunds it. */
+export const MessageRefundDueV1 = defineEvent({
+  type: 'dispatch.message.refund_due',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.messageUuid,
+  schema: z.object({ messageUuid: z.string().uuid(), accountId: id, amountMicros: z.number().int().nonnegative(), currency: z.string().length(3), reason: z.string() }),
+});
+
+/** An inbound message (two-way SMS, WhatsApp, Telegram) for the inbox and webhooks. */
+export const MessageReceivedV1 = defineEvent({
+  type: 'dispatch.message.received',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => `${d.accountId}:${d.contactPhone}`,
+  schema: z.object({
+    messageUuid: z.string().uuid(),
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    streamType: z.number().int(),
+    channel,
+    /** Our number / bot / phone number id (spec payload: account_phone). */
+    accountPhone: z.string(),
+    /** The sender (spec payload: contact_phone); a chat id for Telegram. */
+    contactPhone: z.string(),
+    contactName: z.string().nullable(),
+    messageType: z.string(),
+    body: z.string(),
+    media: z.record(z.unknown()).nullable(),
+    receivedAt: z.string(),
+  }),
+});
+
+/** Charged when accepted (streams): dispatch's status events let accounts and stats follow spend. */
+export const MessageChargedV1 = defineEvent({
+  type: 'streams.message.charged',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.accountId,
+  schema: z.object({ messageUuid: z.string().uuid(), accountId: id, amountMicros: z.number().int(), currency: z.string().length(3), balanceAfterMicros: z.number().int() }),
+});
+
+export const MessagingEvents = [MessageAcceptedV1, MessageStatusChangedV1, MessageEdrV1, MessageRefundDueV1, MessageReceivedV1, MessageChargedV1] as const;
