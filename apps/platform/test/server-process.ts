@@ -14,6 +14,8 @@ export interface ServerProcess {
   output: () => string;
   waitFor: (re: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  /** Resolves with the exit code when the process ends by itself. */
+  exited: () => Promise<number | null>;
 }
 
 export function startProcess(script: string, env: NodeJS.ProcessEnv): ServerProcess {
@@ -49,6 +51,7 @@ export function startProcess(script: string, env: NodeJS.ProcessEnv): ServerProc
         };
         check();
       }),
+    exited: () => exited,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

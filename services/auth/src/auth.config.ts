@@ -33,6 +33,10 @@ export const authConfigSchema = z
     MIGRATIONS_RUN: env.bool(false),
     /** `false`, or Express's trust proxy value for the load balancer in front; X-Forwarded-For is ignored otherwise. */
     TRUST_PROXY: z.string().default('false'),
+    /** First super administrator of a new deployment, created at start when both are set (idempotent). */
+    SWITCHBOARD_ADMIN_EMAIL: z.string().email().optional(),
+    SWITCHBOARD_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+    SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
   })
   .superRefine((c, ctx) => {
     if (c.CAPTCHA === 'recaptcha' && !c.RECAPTCHA_SECRET) {

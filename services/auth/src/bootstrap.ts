@@ -17,6 +17,7 @@ import {
 import type { AuthConfig } from './auth.config';
 import { authModuleOptionsFromConfig } from './auth.config';
 import { AuthModule } from './auth.module';
+import { AuthBootstrapService } from './services/auth-bootstrap.service';
 
 export interface RunningAuthService {
   app: NestExpressApplication;
@@ -55,6 +56,13 @@ export async function startAuthService(config: AuthConfig, opts: { logger?: LogL
   } catch (e) {
     await app.close();
     throw e;
+  }
+  if (config.SWITCHBOARD_ADMIN_EMAIL && config.SWITCHBOARD_ADMIN_PASSWORD) {
+    await app.get(AuthBootstrapService).seed({
+      adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
+      adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
+      demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT,
+    });
   }
   app.get(ProcessReadiness).markReady();
   const address = app.getHttpServer().address() as { port: number };
