@@ -76,4 +76,62 @@ export const PriceChangedV1 = defineEvent({
   }),
 });
 
-export const AccountsEvents = [CustomerCreatedV1, CustomerUpdatedV1, BalanceAdjustedV1, PriceChangedV1] as const;
+
+/*
+ * Added with the accounts service (compatible extensions: new events only; the declarations above are unchanged).
+ */
+
+/** Working days (ISO weekday 1 = Monday .. 7 = Sunday, inclusive range) and hours (`HH:MM`, 24 h, end exclusive; an end before the start crosses midnight). */
+export const Availability = z.object({
+  working_days: z.object({ start: z.number().int().min(1).max(7), end: z.number().int().min(1).max(7) }),
+  working_hours: z.object({ start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/), end: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/) }),
+});
+export type Availability = z.infer<typeof Availability>;
+
+/** A price was removed: the global price of a country (accountId null), or an account's override, which falls back to the global price. */
+export const PriceRemovedV1 = defineEvent({
+  type: 'accounts.price.removed',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => `${d.accountId ?? 'global'}:${d.iso2}`,
+  schema: z.object({ accountId: id.nullable(), iso2: z.string().length(2) }),
+});
+
+/**
+ * The effective sending hours and default time zone of a country changed, globally (accountId null) or for one
+ * account (its override, or the removal of it: then `availability` and `defaultTimezone` are the global values again).
+ * Campaigns use them for recipients' sending windows.
+ */
+export const SendingHoursChangedV1 = defineEvent({
+  type: 'accounts.sending_hours.changed',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => `${d.accountId ?? 'global'}:${d.iso2}`,
+  schema: z.object({
+    accountId: id.nullable(),
+    iso2: z.string().length(2),
+    availability: Availability,
+    /** IANA zone id. */
+    defaultTimezone: z.string(),
+    overridden: z.boolean(),
+  }),
+});
+
+/** A member asked for a feature (spec: feature access request). For whoever notifies the super admins. */
+export const FeatureAccessRequestedV1 = defineEvent({
+  type: 'accounts.feature_access.requested',
+  version: 1,
+  topic: Topics.Accounts,
+  key: (d) => d.accountId,
+  schema: z.object({ requestId: id, accountId: id, userId: id.nullable(), email: z.string().nullable(), feature: z.string(), message: z.string() }),
+});
+
+export const AccountsEvents = [
+  CustomerCreatedV1,
+  CustomerUpdatedV1,
+  BalanceAdjustedV1,
+  PriceChangedV1,
+  PriceRemovedV1,
+  SendingHoursChangedV1,
+  FeatureAccessRequestedV1,
+] as const;
