@@ -1,5 +1,6 @@
 import { Admin, Authenticated, CustomRoutes, Notification } from 'react-admin';
 import { createBrowserRouter, Navigate, Route, RouterProvider } from 'react-router-dom';
+import { areas } from './areas';
 import { APP_TITLE, NOTIFICATION_MS } from './constants';
 import { BlockedAccessPage } from './pages/BlockedAccessPage';
 import { ForgotPasswordPage } from './pages/ForgotPasswordPage';
@@ -35,7 +36,9 @@ const Console = () => (
     catchAll={NotFoundPage}
     notification={AppNotification}
   >
+    {areas.flatMap((a) => a.resources ?? [])}
     <CustomRoutes noLayout>
+      {areas.flatMap((a) => a.publicRoutes ?? [])}
       <Route path="/forgot-password" element={<ForgotPasswordPage />} />
       <Route
         path="/select-account"
@@ -56,6 +59,7 @@ const Console = () => (
     </CustomRoutes>
     <CustomRoutes>
       <Route path="/home" element={<HomePage />} />
+      {areas.flatMap((a) => a.routes ?? [])}
     </CustomRoutes>
   </Admin>
 );

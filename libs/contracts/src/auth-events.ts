@@ -54,4 +54,54 @@ export const AccountSwitchedV1 = defineEvent({
   schema: z.object({ familyId: z.string().uuid(), userId: id, accountId: id }),
 });
 
-export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1] as const;
+/** Team member status of spec 4: no role -1, owner 0, pending 1, active 2, disabled 3. */
+export const TeamMemberStatus = { NoRole: -1, Owner: 0, Pending: 1, Active: 2, Disabled: 3 } as const;
+export type TeamMemberStatusValue = (typeof TeamMemberStatus)[keyof typeof TeamMemberStatus];
+
+const roleRef = z.object({ id, name: z.string() }).nullable();
+
+/**
+ * A user's place in an account changed: joined (invite accepted, seeding), roles or status changed, or removed
+ * (`removed: true`). The whole snapshot, so a consumer's read model of team members (the inbox's agents) is an
+ * upsert keyed by `(accountId, userId)`. `permissions` are those of the two roles together, as a token would carry.
+ */
+export const MemberChangedV1 = defineEvent({
+  type: 'auth.member.changed',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => `${d.accountId}:${d.userId}`,
+  schema: z.object({
+    accountId: id,
+    userId: id,
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    status: z.number().int().min(-1).max(3),
+    platformRole: roleRef,
+    inboxRole: roleRef,
+    permissions: z.array(z.string()),
+    removed: z.boolean(),
+  }),
+});
+
+/**
+ * A role was created, edited or deleted (`isDeleted: true`). `accountId` is null for the read-only system roles
+ * shared by every account. Members holding it are not re-sent: join on the role id.
+ */
+export const RoleChangedV1 = defineEvent({
+  type: 'auth.role.changed',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => d.roleId,
+  schema: z.object({
+    roleId: id,
+    accountId: id.nullable(),
+    name: z.string(),
+    roleType: z.enum(['platform', 'inbox']),
+    permissions: z.array(z.string()),
+    readOnly: z.boolean(),
+    isDeleted: z.boolean(),
+  }),
+});
+
+export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1] as const;

@@ -211,3 +211,24 @@ export const ALL_PERMISSIONS: readonly PermissionName[] = Object.freeze(PERMISSI
 
 const known = new Set<string>(ALL_PERMISSIONS);
 export const isPermission = (s: string): s is PermissionName => known.has(s);
+
+/**
+ * Role types as numbers on the wire (spec 5: a new role defaults to "type platform (1)"); the database and the
+ * contracts use the names.
+ */
+export const RoleTypeCode: Readonly<Record<RoleType, 1 | 2>> = Object.freeze({ platform: 1, inbox: 2 });
+
+/** `1`, `2`, `'1'`, `'2'`, `'platform'` or `'inbox'` -> the role type; anything else -> null. */
+export function parseRoleType(v: unknown): RoleType | null {
+  if (v === 1 || v === '1' || v === 'platform') return 'platform';
+  if (v === 2 || v === '2' || v === 'inbox') return 'inbox';
+  return null;
+}
+
+const roleTypeOf = new Map<string, RoleType>(PERMISSION_GROUPS.flatMap((g) => g.permissions.map((p) => [p, g.roleType] as const)));
+
+/** The kind of role that may hold a permission (its group's role type), or undefined for an unknown string. */
+export const permissionRoleType = (p: string): RoleType | undefined => roleTypeOf.get(p);
+
+/** Every permission a role of this type may hold, in group order. */
+export const permissionsOfRoleType = (type: RoleType): PermissionName[] => ALL_PERMISSIONS.filter((p) => roleTypeOf.get(p) === type);

@@ -4,6 +4,7 @@ import type { I18nProvider, TranslateFunction } from 'react-admin';
 import en from '../i18n/en';
 import ru from '../i18n/ru';
 import raRussian from '../i18n/ra-ru';
+import { areaMessages } from '../areas';
 
 export const LOCALES = [
   { locale: 'en', name: 'English' },
@@ -60,8 +61,8 @@ export function createI18next(initial: LocaleCode): I18next {
     fallbackLng: FALLBACK,
     supportedLngs: LOCALES.map((l) => l.locale),
     resources: {
-      en: { translation: { ...englishMessages, ...en } },
-      ru: { translation: { ...raRussian, ...ru } },
+      en: { translation: { ...englishMessages, ...en, ...areaMessages('en') } },
+      ru: { translation: { ...raRussian, ...ru, ...areaMessages('ru') } },
     },
     initAsync: false,
     nsSeparator: false,

@@ -4,6 +4,8 @@ import { Box, Chip } from '@mui/material';
 import { useEffect, type ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, TitlePortal } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
+import { areas } from '../areas';
+import { isSuperAdmin } from '../providers/types';
 import { blockReason } from './account-access';
 import { AuthWatcher } from './AuthWatcher';
 import { LanguageSwitcher } from './LanguageSwitcher';
@@ -51,6 +53,17 @@ const ShellMenu = () => {
       {profile && profile.customers.length > 1 && (
         <Menu.Item to="/select-account" primaryText="menu.selectAccount" leftIcon={<SwapHorizRoundedIcon />} />
       )}
+      {areas
+        .flatMap((a) => a.menu ?? [])
+        .filter((item) => {
+          if (!profile) return false;
+          const sa = isSuperAdmin(profile);
+          if (item.superAdmin) return sa;
+          return sa || (item.permissions ?? []).every((p) => profile.userPermissions.includes(p));
+        })
+        .map((item) => (
+          <Menu.Item key={item.to} to={item.to} primaryText={item.label} leftIcon={item.icon} data-testid={item.testId} />
+        ))}
     </Menu>
   );
 };

@@ -1,0 +1,18 @@
+import type { AdminArea, Catalogue } from './types';
+
+/** The registry of console areas, in menu order. Each area folder exports one `AdminArea`. */
+export const areas: AdminArea[] = [];
+
+/** Merges the areas' catalogues into one; areas own distinct top-level keys, a clash is a programming error. */
+export function areaMessages(locale: 'en' | 'ru'): Catalogue {
+  const out: Catalogue = {};
+  for (const area of areas) {
+    for (const [key, value] of Object.entries(area.messages[locale])) {
+      if (key in out) throw new Error(`translation key "${key}" is defined by two areas (${area.key})`);
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+export type { AdminArea, AreaMenuItem, Catalogue } from './types';

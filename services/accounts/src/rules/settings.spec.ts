@@ -1,0 +1,24 @@
+import { CUSTOM_SETTINGS_DEFAULTS, GEN_SETTINGS_DEFAULTS, mergeCustomSettings, mergeGenSettings, readCustomSettings } from './settings';
+
+describe('account settings', () => {
+  it('merges a partial update over the current settings and reads 0/1 flags as booleans', () => {
+    const r = mergeCustomSettings({ ...CUSTOM_SETTINGS_DEFAULTS }, { allow_whatsapp: 1, streams_max_messages_per_day: 500 });
+    expect(r).toEqual({ ok: true, value: { ...CUSTOM_SETTINGS_DEFAULTS, allow_whatsapp: true, streams_max_messages_per_day: 500 } });
+  });
+
+  it('reports unknown keys and wrong types as violations with their path', () => {
+    const r = mergeCustomSettings({ ...CUSTOM_SETTINGS_DEFAULTS }, { allow_whatsapp: 'yes', colour: 'red', streams_max_messages_per_day: -1 });
+    expect(r.ok).toBe(false);
+    const paths = r.ok ? [] : r.violations.map((v) => v.propertyPath).sort();
+    expect(paths).toEqual(['customSettings.allow_whatsapp', 'customSettings.colour', 'customSettings.streams_max_messages_per_day']);
+  });
+
+  it('accepts only the three generative services', () => {
+    expect(mergeGenSettings({ ...GEN_SETTINGS_DEFAULTS }, { default_generative_service: 'gemini' }).ok).toBe(true);
+    expect(mergeGenSettings({ ...GEN_SETTINGS_DEFAULTS }, { default_generative_service: 'claude' }).ok).toBe(false);
+  });
+
+  it('fills settings missing from storage with their defaults and drops unknown stored keys', () => {
+    expect(readCustomSettings({ allow_inbox: false, legacy: 1 })).toEqual({ ...CUSTOM_SETTINGS_DEFAULTS, allow_inbox: false });
+  });
+});
