@@ -32,6 +32,19 @@ export interface EmbeddedServer {
 @Module({ controllers: [DevMailboxController] })
 class DevModule {}
 
+export interface EmbeddedServiceOptions {
+  privateKey: string;
+  dataDir: string;
+}
+
+/**
+ * Every service module as embedded mode runs it (the drivers come from PlatformModule). Also used by the test that
+ * walks every registered route of the platform.
+ */
+export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule[] {
+  return [AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true })];
+}
+
 async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
   const c = new Client({ connectionString: serverUrl });
   await c.connect();
@@ -73,7 +86,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    AuthModule.register({ privateKey: keys.privateKey, captcha: 'none', migrationsRun: true }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 
