@@ -16,6 +16,7 @@ import {
   TokenVerifier,
   type RunningPostgres,
 } from '@switchboard/platform';
+import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController } from './dev-mailbox.controller';
@@ -42,7 +43,10 @@ export interface EmbeddedServiceOptions {
  * walks every registered route of the platform.
  */
 export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule[] {
-  return [AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true })];
+  return [
+    AccountsModule.register({ migrationsRun: true }),
+    AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true }),
+  ];
 }
 
 async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
@@ -108,10 +112,13 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     throw e;
   }
 
+  // Accounts own customers and assign their ids; auth's read model gets the same row now rather than when the
+  // in-memory bus delivers accounts.customer.created.
+  const demo = await app.get(AccountsBootstrapService).seed({ demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT });
   await app.get(AuthBootstrapService).seed({
     adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
     adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
-    demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT,
+    demoAccount: { id: demo.demoAccountId, name: demo.snapshot.name },
   });
   app.get(ReadinessService).markReady();
 

@@ -98,8 +98,8 @@ export const PriceRemovedV1 = defineEvent({
 });
 
 /**
- * The effective sending hours and default time zone of a country changed, globally (accountId null) or for one
- * account (its override, or the removal of it: then `availability` and `defaultTimezone` are the global values again).
+ * A country's sending hours or default time zone changed: the global values (accountId null; both fields set), or one
+ * account's override (a null field follows the global value; both null: the override was removed).
  * Campaigns use them for recipients' sending windows.
  */
 export const SendingHoursChangedV1 = defineEvent({
@@ -110,10 +110,9 @@ export const SendingHoursChangedV1 = defineEvent({
   schema: z.object({
     accountId: id.nullable(),
     iso2: z.string().length(2),
-    availability: Availability,
+    availability: Availability.nullable(),
     /** IANA zone id. */
-    defaultTimezone: z.string(),
-    overridden: z.boolean(),
+    defaultTimezone: z.string().nullable(),
   }),
 });
 

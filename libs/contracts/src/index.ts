@@ -5,3 +5,6 @@ export * from './permissions';
 export * from './auth-events';
 export * from './accounts-events';
 export * from './messaging-events';
+export * from './contacts-events';
+export * from './streams-events';
+export * from './sms';

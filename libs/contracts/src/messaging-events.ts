@@ -105,6 +105,10 @@ export const MessageStatusChangedV1 = defineEvent({
     mcc: z.string().nullable(),
     mnc: z.string().nullable(),
     occurredAt: z.string(),
+    /** Added by dispatch: the message may have reached the provider twice (resent after a crash or a submit timeout). */
+    possibleDuplicate: z.boolean().optional(),
+    /** Added by dispatch: parts put on the wire (SMS concatenation), once known. */
+    parts: z.number().int().positive().optional(),
   }),
 });
 
@@ -180,4 +184,79 @@ export const MessageChargedV1 = defineEvent({
   schema: z.object({ messageUuid: z.string().uuid(), accountId: id, amountMicros: z.number().int(), currency: z.string().length(3), balanceAfterMicros: z.number().int() }),
 });
 
-export const MessagingEvents = [MessageAcceptedV1, MessageStatusChangedV1, MessageEdrV1, MessageRefundDueV1, MessageReceivedV1, MessageChargedV1] as const;
+/**
+ * Added for dispatch: a stream's provider settings, emitted by streams whenever a stream is created, edited, has its
+ * WhatsApp/Telegram token changed, is enabled/disabled or deleted (`enabled: false`). Dispatch keeps the latest per
+ * stream to send WhatsApp/Telegram messages with the stream's credentials, to register Telegram webhooks and to
+ * route inbound messages (a bot, a phone number id, a two-way sender) to their account and stream.
+ * `credentials` holds what the adapter needs: `botToken` (Telegram bot), `accessToken` (WhatsApp, when the stream
+ * has its own), `phone` (Telegram private); it travels on the internal bus only and is never logged.
+ */
+export const StreamChannelConfiguredV1 = defineEvent({
+  type: 'streams.stream.channel_configured',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.streamId,
+  schema: z.object({
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    streamType: z.number().int(),
+    channel,
+    /** Sender ID / two-way number (SMS), phone number id (WhatsApp), bot username (Telegram), phone (Telegram private). */
+    sender: z.string(),
+    credentials: z.record(z.string()),
+    enabled: z.boolean(),
+    occurredAt: z.string(),
+  }),
+});
+
+/**
+ * Telegram private (a user account over MTProto): streams collects the login code in its OTP step. Dispatch asks
+ * Telegram for a code when a telegram_private stream is configured (`dispatch.telegram_auth.code_requested`),
+ * streams sends the code (and the 2FA password when the account has one), dispatch signs in and answers with
+ * `dispatch.telegram_auth.completed`; streams then moves the stream from draft to ready.
+ */
+export const TelegramCodeRequestedV1 = defineEvent({
+  type: 'dispatch.telegram_auth.code_requested',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.streamId,
+  schema: z.object({ accountId: id, streamId: id, streamUid: z.string(), phone: z.string(), error: z.string().nullable() }),
+});
+
+export const TelegramCodeSubmittedV1 = defineEvent({
+  type: 'streams.telegram_auth.code_submitted',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.streamId,
+  schema: z.object({ accountId: id, streamId: id, streamUid: z.string(), code: z.string(), password: z.string().nullable() }),
+});
+
+export const TelegramAuthCompletedV1 = defineEvent({
+  type: 'dispatch.telegram_auth.completed',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.streamId,
+  schema: z.object({
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    ok: z.boolean(),
+    /** null on success; PASSWORD_NEEDED asks streams for the 2FA password, anything else is a failure reason. */
+    error: z.string().nullable(),
+  }),
+});
+
+export const MessagingEvents = [
+  MessageAcceptedV1,
+  MessageStatusChangedV1,
+  MessageEdrV1,
+  MessageRefundDueV1,
+  MessageReceivedV1,
+  MessageChargedV1,
+  StreamChannelConfiguredV1,
+  TelegramCodeRequestedV1,
+  TelegramCodeSubmittedV1,
+  TelegramAuthCompletedV1,
+] as const;

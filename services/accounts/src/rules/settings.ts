@@ -70,7 +70,7 @@ const genPatch = z
 
 export type SettingsResult<T> = { ok: true; value: T } | { ok: false; violations: Violation[] };
 
-function parsePatch<T>(schema: z.ZodType<Partial<T>, z.ZodTypeDef, unknown>, field: string, patch: unknown, current: T): SettingsResult<T> {
+function parsePatch<T>(schema: z.ZodTypeAny, field: string, patch: unknown, current: T): SettingsResult<T> {
   const r = schema.safeParse(patch);
   if (!r.success) {
     const violations: Violation[] = [];
@@ -83,7 +83,7 @@ function parsePatch<T>(schema: z.ZodType<Partial<T>, z.ZodTypeDef, unknown>, fie
     }
     return { ok: false, violations };
   }
-  return { ok: true, value: { ...current, ...r.data } };
+  return { ok: true, value: { ...current, ...(r.data as Partial<T>) } };
 }
 
 /** Merges a partial customSettings over the current ones; unknown keys and wrong types are violations. */

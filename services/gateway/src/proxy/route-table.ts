@@ -12,6 +12,10 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   user_roles: 'auth',
   user_invites: 'auth',
   api_keys: 'auth',
+  customers: 'accounts',
+  daily_usage_and_limit: 'accounts',
+  countries: 'accounts',
+  timezones: 'accounts',
 });
 
 /** The service owning a path under /api, or null: `/api/users/connected?x=1` -> `auth`. */

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { env, loadConfig } from '@switchboard/platform';
+import type { AccountsModuleOptions } from './accounts.options';
+
+/**
+ * The standalone accounts process's environment (distributed mode). Shared names (DATABASE_URL, JWT_PUBLIC_KEY,
+ * KAFKA_*, NATS_URL, SMTP_URL, MAIL_FROM, TRUST_PROXY, MIGRATIONS_RUN) are those of deploy/ and k8s/.
+ */
+export const accountsConfigSchema = z.object({
+  PORT: env.port(3002),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url(),
+  /** The auth service's ES256 public key: PEM, or base64 of the PEM. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required'),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /** Optional: feature access requests are mailed to ACCOUNTS_FEATURE_REQUEST_TO when both are set. */
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().min(1).default('Switchboard <no-reply@switchboard.local>'),
+  ACCOUNTS_FEATURE_REQUEST_TO: env.list(),
+  ACCOUNTS_DEFAULT_TPS: env.int(10, 0),
+  ACCOUNTS_DEFAULT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code').default('EUR'),
+  /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type AccountsConfig = z.infer<typeof accountsConfigSchema>;
+
+export const loadAccountsConfig = (e: NodeJS.ProcessEnv = process.env): AccountsConfig => loadConfig('accounts', accountsConfigSchema, e);
+
+export const accountsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadAccountsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('accounts-migrate', accountsMigrateConfigSchema, e);
+
+export function accountsModuleOptionsFromConfig(c: AccountsConfig): AccountsModuleOptions {
+  return {
+    migrationsRun: c.MIGRATIONS_RUN,
+    featureRequestRecipients: c.SMTP_URL ? c.ACCOUNTS_FEATURE_REQUEST_TO : [],
+    defaultTps: c.ACCOUNTS_DEFAULT_TPS,
+    defaultCurrency: c.ACCOUNTS_DEFAULT_CURRENCY,
+  };
+}

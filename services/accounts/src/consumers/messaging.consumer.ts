@@ -1,0 +1,60 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
+import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
+import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
+import { BalanceService } from '../services/balance.service';
+import { UsageService } from '../services/usage.service';
+
+/** Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. */
+export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'accounts.daily-usage' } as const;
+
+/** Validated data of an event of the given definition, or null for events of other types on the same topic. */
+function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
+  if (e.type !== def.type) return null;
+  // A version this code does not know is not guessed at: it fails and goes to the dead-letter topic.
+  if (e.version !== def.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${def.version})`);
+  return def.schema.parse(e.data);
+}
+
+/**
+ * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
+ * accepted messages count towards the day's usage. Each effect commits with its `processed_events` record, so a
+ * redelivered event changes nothing; the ledger's unique source key also stops a second event for one message.
+ */
+@Injectable()
+export class MessagingConsumer implements OnModuleInit {
+  constructor(
+    @InjectDataSource(ACCOUNTS_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly balances: BalanceService,
+    private readonly usage: UsageService,
+    private readonly uow: AccountsUnitOfWork,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.ledger, topics: [Topics.Streams, Topics.Dispatch], handler: (e) => this.onLedgerEvent(e) });
+    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.usage, topics: [Topics.Streams], handler: (e) => this.onUsageEvent(e) });
+  }
+
+  async onLedgerEvent(e: EventEnvelope): Promise<void> {
+    const charged = dataOf(MessageChargedV1, e);
+    const refund = charged ? null : dataOf(MessageRefundDueV1, e);
+    if (!charged && !refund) return;
+    const live: LiveUpdate[] = [];
+    await IdempotentConsumer.handleOnce(this.ds, ACCOUNTS_SCHEMA, ACCOUNTS_GROUPS.ledger, e, (m) =>
+      charged ? this.balances.recordCharge(m, (u) => live.push(u), charged) : this.balances.recordRefund(m, (u) => live.push(u), refund!),
+    );
+    await this.uow.publish(live);
+  }
+
+  async onUsageEvent(e: EventEnvelope): Promise<void> {
+    const accepted = dataOf(MessageAcceptedV1, e);
+    if (!accepted) return;
+    await IdempotentConsumer.handleOnce(this.ds, ACCOUNTS_SCHEMA, ACCOUNTS_GROUPS.usage, e, (m) => this.usage.recordAccepted(m, accepted));
+  }
+}

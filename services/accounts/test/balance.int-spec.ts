@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Permission, type EventData } from '@switchboard/contracts';
+import { startAccounts, violationPaths, type AccountsTestApp } from './support';
+
+describe('balance ledger and daily usage', () => {
+  let a: AccountsTestApp;
+
+  beforeAll(async () => {
+    a = await startAccounts({ syncCountries: false });
+  });
+  afterAll(async () => {
+    await a?.close();
+  });
+
+  const balanceOf = async (id: string) => (await a.call('GET', `/customers/${id}`, { token: a.member(id) })).body as { balance: number; balanceMicros: string };
+  const charge = (accountId: string, messageUuid: string, amountMicros: number): EventData<typeof MessageChargedV1> => ({ messageUuid, accountId, amountMicros, currency: 'EUR', balanceAfterMicros: 0 });
+
+  it('adjusts the balance in decimal units, stores micros, emits BalanceAdjustedV1 and tells the account live', async () => {
+    const id = await a.customer();
+    const res = await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: '25.125', reason: 'top-up' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ balance: 25.125, balanceMicros: '25125000', currency: 'EUR', currencySign: '€', entry: expect.objectContaining({ kind: 'adjustment', amount: 25.125, reason: 'top-up' }) });
+    const off = await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: -5, reason: 'correction' } });
+    expect(off.body).toMatchObject({ balance: 20.125 });
+    expect(await balanceOf(id)).toMatchObject({ balance: 20.125, balanceMicros: '20125000' });
+
+    const events = (await a.events()).filter((e) => e.type === 'accounts.balance.adjusted' && e.accountId === id);
+    expect(events.map((e) => e.data)).toEqual([
+      expect.objectContaining({ accountId: id, amountMicros: 25_125_000, currency: 'EUR', reason: 'top-up' }),
+      expect.objectContaining({ amountMicros: -5_000_000, reason: 'correction' }),
+    ]);
+    expect(a.live).toContainEqual(expect.objectContaining({ subject: `rt.${id}.accounts`, type: 'balance.changed', data: expect.objectContaining({ balance: 20.125 }) }));
+  });
+
+  it('refuses amounts that are zero, not decimal or too precise, and a blank reason', async () => {
+    const id = await a.customer();
+    for (const amount of [0, '1e3', '0.0000001', 'ten', null]) {
+      const res = await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount, reason: 'x' } });
+      expect([amount, res.status, violationPaths(res.body)]).toEqual([amount, 400, ['amount']]);
+    }
+    const blank = await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: 1, reason: ' ' } });
+    expect(violationPaths(blank.body)).toEqual(['reason']);
+    expect((await balanceOf(id)).balance).toBe(0);
+    expect((await a.call('POST', '/customers/987654/balance', { token: a.superAdmin(), body: { amount: 1, reason: 'x' } })).status).toBe(404);
+  });
+
+  it('takes a charge once however often its event is delivered, and once per message', async () => {
+    const id = await a.customer();
+    await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: 10, reason: 'top-up' } });
+    const message = randomUUID();
+    const eventId = randomUUID();
+    await a.deliver(MessageChargedV1, charge(id, message, 45_000), { id: eventId, accountId: id });
+    await a.deliver(MessageChargedV1, charge(id, message, 45_000), { id: eventId, accountId: id });
+    // the same message charged again under another event id (a producer retry) is not taken twice either
+    await a.deliver(MessageChargedV1, charge(id, message, 45_000), { accountId: id });
+    expect(await balanceOf(id)).toMatchObject({ balance: 9.955, balanceMicros: '9955000' });
+
+    await a.deliver(MessageChargedV1, charge(id, randomUUID(), 45_000), { accountId: id });
+    expect((await balanceOf(id)).balance).toBe(9.91);
+  });
+
+  it('gives a refund back once and lists the ledger newest first', async () => {
+    const id = await a.customer();
+    const message = randomUUID();
+    await a.deliver(MessageChargedV1, charge(id, message, 70_000), { accountId: id });
+    const refund = { messageUuid: message, accountId: id, amountMicros: 70_000, currency: 'EUR', reason: 'no route' };
+    await a.deliver(MessageRefundDueV1, refund, { accountId: id });
+    await a.deliver(MessageRefundDueV1, refund, { accountId: id });
+    expect((await balanceOf(id)).balanceMicros).toBe('0');
+
+    const entries = await a.call<{ items: Array<{ kind: string; amount: number; balanceAfter: number; sourceId: string }>; total: number }>('GET', `/customers/${id}/balance_entries`, {
+      token: a.member(id, [Permission.CostView]),
+    });
+    expect(entries.status).toBe(200);
+    expect(entries.body.total).toBe(2);
+    expect(entries.body.items.map((e) => [e.kind, e.amount, e.balanceAfter, e.sourceId])).toEqual([
+      ['refund', 0.07, 0, message],
+      ['charge', -0.07, -0.07, message],
+    ]);
+  });
+
+  it('counts accepted messages per account and UTC day against the daily limit', async () => {
+    const id = await a.customer({ customSettings: { streams_max_messages_per_day: 3 } });
+    const other = await a.customer();
+    const now = new Date();
+    const accepted = (accountId: string, acceptedAt: Date): EventData<typeof MessageAcceptedV1> => ({
+      messageUuid: randomUUID(),
+      accountId,
+      streamId: '1',
+      streamUid: 'stream-1',
+      streamType: 1,
+      channel: 'sms',
+      sender: 'ACME',
+      destination: '+33612345678',
+      iso2: 'FR',
+      text: 'hello',
+      encoding: 'GSM7',
+      segments: 2,
+      priceMicros: 45_000,
+      currency: 'EUR',
+      payload: null,
+      campaignId: null,
+      notBefore: null,
+      acceptedAt: acceptedAt.toISOString(),
+    });
+    const today = accepted(id, now);
+    const eventId = await a.deliver(MessageAcceptedV1, today, { accountId: id });
+    await a.deliver(MessageAcceptedV1, today, { id: eventId, accountId: id }); // redelivery
+    await a.deliver(MessageAcceptedV1, accepted(id, now), { accountId: id });
+    await a.deliver(MessageAcceptedV1, accepted(id, new Date(now.getTime() - 2 * 86_400_000)), { accountId: id });
+    await a.deliver(MessageAcceptedV1, accepted(other, now), { accountId: other });
+
+    const res = await a.call('GET', '/daily_usage_and_limit', { token: a.member(id, []) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ dailyLimit: 3, dailyUsage: 2 });
+    expect((await a.call('GET', '/daily_usage_and_limit', { token: a.member(other, []) })).body).toEqual({ dailyLimit: 10_000, dailyUsage: 1 });
+    const [row] = await a.sql<{ segments: string }>('SELECT segments FROM accounts.daily_usage WHERE account_id = $1 AND day = $2', [id, now.toISOString().slice(0, 10)]);
+    expect(row.segments).toBe('4');
+  });
+
+  it('shows no limit when the account has none', async () => {
+    const id = await a.customer({ customSettings: { streams_max_messages_per_day: null } });
+    expect((await a.call('GET', '/daily_usage_and_limit', { token: a.member(id, []) })).body).toEqual({ dailyLimit: null, dailyUsage: 0 });
+  });
+});
