@@ -60,10 +60,15 @@ interface Group {
   name: string;
   subscriptions: Map<string, SubscribeOptions>;
   consumer?: Consumer;
+  /** Consecutive restarts after crashes, for the restart backoff; reset when the consumer joins. */
+  restarts: number;
+  restartTimer?: NodeJS.Timeout;
 }
 
 /** Offsets of handled messages are committed at least this often within a long batch. */
 const AUTO_COMMIT_INTERVAL_MS = 1000;
+const RESTART_DELAY_MS = 1000;
+const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * The distributed-mode bus. Records are keyed by the envelope key (one aggregate, one partition, in order), the
@@ -99,7 +104,7 @@ export class KafkaEventBus extends EventBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<void> {
-    const group = this.groups.get(options.group) ?? { name: options.group, subscriptions: new Map<string, SubscribeOptions>() };
+    const group = this.groups.get(options.group) ?? { name: options.group, subscriptions: new Map<string, SubscribeOptions>(), restarts: 0 };
     if (group.consumer) {
       throw new Error(`group "${options.group}" is already consuming: subscribe all its topics before start()`);
     }
@@ -138,6 +143,7 @@ export class KafkaEventBus extends EventBus {
   async stop(): Promise<void> {
     this.running = false;
     const consumers = [...this.groups.values()].map((group) => {
+      clearTimeout(group.restartTimer);
       const consumer = group.consumer;
       group.consumer = undefined;
       return consumer?.disconnect();
@@ -170,8 +176,12 @@ export class KafkaEventBus extends EventBus {
       maxWaitTimeInMs: tuning.maxWaitTimeMs,
     });
     group.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, () => (group.restarts = 0));
     consumer.on(consumer.events.CRASH, ({ payload }) => {
-      this.logger.error(`consumer of group ${group.name} crashed (restart: ${payload.restart}): ${String(payload.error)}`);
+      this.logger.error(`consumer of group ${group.name} crashed: ${String(payload.error)}`);
+      // kafkajs restarts a consumer itself only after retriable errors. After any other error it stays stopped,
+      // and a group member must not die silently, so we start a new one.
+      if (!payload.restart) this.scheduleRestart(group, consumer);
     });
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: this.options.fromBeginning ?? true });
@@ -184,6 +194,22 @@ export class KafkaEventBus extends EventBus {
       partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently ?? 1,
       eachMessage: (payload) => this.handleMessage(group, payload),
     });
+  }
+
+  private scheduleRestart(group: Group, crashed: Consumer | undefined): void {
+    if (!this.running || group.consumer !== crashed || group.restartTimer) return;
+    const delay = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** group.restarts++);
+    this.logger.warn(`restarting the consumer of group ${group.name} in ${delay} ms`);
+    group.restartTimer = setTimeout(() => {
+      group.restartTimer = undefined;
+      if (!this.running || group.consumer !== crashed) return;
+      void crashed?.disconnect().catch(() => undefined);
+      group.consumer = undefined;
+      this.runGroup(group).catch((error: unknown) => {
+        this.logger.error(`restarting the consumer of group ${group.name} failed: ${String(error)}`);
+        this.scheduleRestart(group, group.consumer);
+      });
+    }, delay);
   }
 
   private async handleMessage(group: Group, { topic, message, heartbeat }: EachMessagePayload): Promise<void> {

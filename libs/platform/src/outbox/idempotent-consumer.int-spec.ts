@@ -84,7 +84,7 @@ describe('IdempotentConsumer', () => {
     // The duplicate's insert waits on the first transaction's uncommitted key: no read-then-write race.
     await waitFor(async () => {
       const [{ n }] = await dataSource.query<Array<{ n: number }>>(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'idempotent-test' AND wait_event_type = 'Lock'`,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'idempotent-test' AND wait_event_type = 'Lock'`,
       );
       return n === 1;
     });

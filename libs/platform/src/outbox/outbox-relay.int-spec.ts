@@ -152,7 +152,9 @@ describe('OutboxRelay', () => {
     firstBus.beforeAck = async () => {
       const admin = new Client({ connectionString: db.url });
       await admin.connect();
-      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'relay-that-dies'`);
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'relay-that-dies'`,
+      );
       await admin.end();
     };
     const firstRelay = newRelay({ schema, bus: firstBus, dataSource: doomed });
@@ -184,6 +186,40 @@ describe('OutboxRelay', () => {
     expect(bus.ids()).toEqual([event.id]);
     const [row] = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox`);
     expect(row.attempts).toBe(2);
+  });
+
+  it('lets one relay per schema publish at a time: a polling pass skips, flush waits its turn', async () => {
+    const schema = await newSchema();
+    const first = testEvent(TOPIC, 'a');
+    const second = testEvent(TOPIC, 'b');
+    await placeOrder(schema, 'order-1', first);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const busyBus = new RecordingBus();
+    busyBus.beforeAck = () => released;
+    const busy = newRelay({ schema, bus: busyBus });
+    const otherBus = new RecordingBus();
+    const other = newRelay({ schema, bus: otherBus });
+
+    const busyPass = busy.relayOnce();
+    await waitFor(() => busyBus.published.length === 1);
+    await placeOrder(schema, 'order-2', second);
+    expect(await other.relayOnce()).toBe(0);
+    const flushed = other.flush();
+    await waitFor(async () => {
+      const [{ n }] = await dataSource.query<Array<{ n: number }>>(
+        `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+         WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted`,
+      );
+      return n === 1;
+    });
+    release();
+
+    expect(await busyPass).toBe(1);
+    expect(await flushed).toBe(1);
+    expect(busyBus.ids()).toEqual([first.id]);
+    expect(otherBus.ids()).toEqual([second.id]);
+    expect(await unpublished(schema)).toEqual([]);
   });
 
   it('polls for new rows once started', async () => {

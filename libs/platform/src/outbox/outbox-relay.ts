@@ -71,15 +71,37 @@ export class OutboxRelay {
   }
 
   /**
-   * One pass: publishes up to `batchSize` unpublished rows and marks them. Returns how many were published.
-   * Rejects if the bus rejects; the rows then stay unpublished with their `attempts` counted.
+   * One pass: publishes up to `batchSize` unpublished rows and marks them. Returns how many were published; 0
+   * also when another relay of the schema is in a pass. Rejects if the bus rejects; the rows then stay
+   * unpublished with their `attempts` counted.
    */
-  async relayOnce(): Promise<number> {
+  relayOnce(): Promise<number> {
+    return this.pass(false);
+  }
+
+  /**
+   * Publishes every row committed before the call, in full batches until none is left. Unlike relayOnce it
+   * waits for a concurrent pass rather than skip. For tests and graceful shutdown. Returns how many it published.
+   */
+  async flush(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const published = await this.pass(true);
+      total += published;
+      if (published < this.batchSize) return total;
+    }
+  }
+
+  private async pass(waitForLock: boolean): Promise<number> {
     const outcome = await this.options.dataSource.transaction(async (manager): Promise<{ published: number } | { failed: unknown }> => {
       // One relay per schema at a time, whatever the number of replicas: two relays publishing interleaved
-      // batches would reorder one key's events. The others find the lock taken and wait for their next poll.
-      const [{ locked }] = await manager.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [this.lockKey]);
-      if (!locked) return { published: 0 };
+      // batches would reorder one key's events. A polling pass that finds the lock taken skips; flush waits.
+      if (waitForLock) {
+        await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
+      } else {
+        const [{ locked }] = await manager.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [this.lockKey]);
+        if (!locked) return { published: 0 };
+      }
       // SKIP LOCKED as well, so a pass never waits on rows another session holds.
       const rows = await manager.query<OutboxRow[]>(
         `SELECT id, topic, payload FROM ${this.table} WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
@@ -99,16 +121,6 @@ export class OutboxRelay {
     });
     if ('failed' in outcome) throw outcome.failed;
     return outcome.published;
-  }
-
-  /** Passes until a pass finds less than a full batch. Returns how many were published. */
-  async flush(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const published = await this.relayOnce();
-      total += published;
-      if (published < this.batchSize) return total;
-    }
   }
 
   private async run(): Promise<void> {
