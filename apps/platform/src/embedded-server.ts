@@ -85,7 +85,8 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const keys = loadOrCreateSigningKeys(path.join(dataDir, 'keys'));
   const mailbox = new DevMailbox();
-  const bus = new InMemoryEventBus();
+  // 'handled': the outbox marks a row published only once its consumers ran, so a crash cannot lose it.
+  const bus = new InMemoryEventBus({ ack: 'handled' });
   const realtime = new InMemoryRealtime();
 
   const modules: DynamicModule[] = [

@@ -180,6 +180,22 @@ describe('InMemoryEventBus', () => {
     expect(dead).toEqual([1]);
   });
 
+  it('with ack "handled", resolves publish only after every group handled the events', async () => {
+    const acked = new InMemoryEventBus({ logger, ack: 'handled' });
+    const gate = deferred();
+    const handled: string[] = [];
+    await acked.subscribe({ group: 'slow', topics: [TOPIC], handler: async (e) => { await gate.promise; handled.push(e.id); } });
+    await acked.start();
+    let resolved = false;
+    const publishing = acked.publish([testEvent(TOPIC, 'a')]).then(() => (resolved = true));
+    await new Promise((r) => setImmediate(r));
+    expect(resolved).toBe(false);
+    gate.resolve();
+    await publishing;
+    expect(handled).toHaveLength(1);
+    await acked.stop();
+  });
+
   it('holds events published before start() and delivers them once started', async () => {
     const seen: string[] = [];
     await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async (e) => void seen.push(e.id) });

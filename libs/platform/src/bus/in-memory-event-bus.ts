@@ -22,12 +22,19 @@ export interface InMemoryEventBusOptions {
    */
   partitions?: number;
   logger?: Pick<LoggerService, 'warn' | 'error'>;
+  /**
+   * When publish() resolves: once the events are queued (`enqueued`, the default), or once every subscribed group
+   * has handled or dead-lettered them (`handled`). The embedded server uses `handled`, so the outbox relay marks a
+   * row published only after its consumers ran: a crash in between republishes it instead of losing it.
+   */
+  ack?: 'enqueued' | 'handled';
 }
 
 interface Delivery {
   topic: string;
   envelope: EventEnvelope;
   headers: Headers;
+  settled?: () => void;
 }
 
 interface Lane {
@@ -57,9 +64,11 @@ export class InMemoryEventBus extends EventBus {
   /** Deliveries enqueued and not yet handled or dead-lettered. */
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
+  private readonly ack: 'enqueued' | 'handled';
 
   constructor(options: InMemoryEventBusOptions = {}) {
     super();
+    this.ack = options.ack ?? 'enqueued';
     this.partitions = Math.max(1, options.partitions ?? 8);
     this.logger = options.logger ?? new Logger(InMemoryEventBus.name);
   }
@@ -77,11 +86,13 @@ export class InMemoryEventBus extends EventBus {
 
   /** Enqueues and returns: handlers run later. Before start() events wait in their lanes. */
   async publish(events: OutgoingEvent[]): Promise<void> {
+    const settled: Array<Promise<void>> = [];
     for (const event of events) {
       const envelope = toEnvelope(event);
       // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
-      this.enqueue(event.topic, JSON.stringify(envelope), envelopeHeaders(envelope));
+      settled.push(...this.enqueue(event.topic, JSON.stringify(envelope), envelopeHeaders(envelope)));
     }
+    if (this.ack === 'handled') await Promise.all(settled);
   }
 
   async start(): Promise<void> {
@@ -108,17 +119,22 @@ export class InMemoryEventBus extends EventBus {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private enqueue(topic: string, serialized: string, headers: Headers): void {
+  /** Queues one delivery per subscribed group; answers a promise per delivery, settled once handled or dead-lettered. */
+  private enqueue(topic: string, serialized: string, headers: Headers): Array<Promise<void>> {
     const groups = this.subscriptions.get(topic);
-    if (!groups) return;
+    if (!groups) return [];
+    const settled: Array<Promise<void>> = [];
     for (const sub of groups.values()) {
       // Each group gets its own copy: one group's handler cannot mutate what another sees.
       const envelope = JSON.parse(serialized) as EventEnvelope;
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
-      lane.queue.push({ topic, envelope, headers: { ...headers } });
+      const delivery: Delivery = { topic, envelope, headers: { ...headers } };
+      settled.push(new Promise<void>((resolve) => (delivery.settled = resolve)));
+      lane.queue.push(delivery);
       this.pending++;
       this.pump(sub, lane);
     }
+    return settled;
   }
 
   private pump(sub: Subscription, lane: Lane): void {
@@ -134,8 +150,10 @@ export class InMemoryEventBus extends EventBus {
 
   private async drainLane(sub: Subscription, lane: Lane): Promise<void> {
     while (this.running && lane.queue.length > 0) {
-      await this.deliver(sub, lane.queue[0]);
+      const delivery = lane.queue[0];
+      await this.deliver(sub, delivery);
       lane.queue.shift();
+      delivery.settled?.();
       this.settle();
     }
   }
@@ -154,7 +172,7 @@ export class InMemoryEventBus extends EventBus {
     this.logger.warn(`group ${sub.group} gave up on ${envelope.id} (${envelope.type}) after ${failure.attempts} attempts; sent to ${dlq}: ${failure.error}`);
     const deadLetter = { ...failure, originalTopic: topic, group: sub.group, failedAt: new Date().toISOString() };
     // Enqueued before this delivery settles, so drain() also waits for the dead-letter handlers.
-    this.enqueue(dlq, JSON.stringify(envelope), { ...headers, ...deadLetterHeaders(deadLetter) });
+    void this.enqueue(dlq, JSON.stringify(envelope), { ...headers, ...deadLetterHeaders(deadLetter) });
   }
 
   private settle(): void {
