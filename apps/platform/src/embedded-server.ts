@@ -36,6 +36,8 @@ class DevModule {}
 export interface EmbeddedServiceOptions {
   privateKey: string;
   dataDir: string;
+  /** The public URL of the console, for links in emails (invites, password resets). */
+  appUrl: string;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface EmbeddedServiceOptions {
 export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule[] {
   return [
     AccountsModule.register({ migrationsRun: true }),
-    AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true }),
+    AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl }),
   ];
 }
 
@@ -91,7 +93,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}` }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

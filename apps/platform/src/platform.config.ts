@@ -14,6 +14,8 @@ export const platformConfigSchema = z.object({
   /** Where the admin build is; defaults to apps/admin/dist beside the sources. */
   ADMIN_DIST_DIR: z.string().optional(),
   TRUST_PROXY: z.string().default('false'),
+  /** Public URL of the console for links in emails; defaults to http://HOST:PORT. */
+  APP_URL: z.string().url().optional(),
   LOG_SQL: env.bool(false),
 });
 

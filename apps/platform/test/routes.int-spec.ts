@@ -13,7 +13,7 @@ describe('routes of the whole platform', () => {
 
   beforeAll(async () => {
     t = await createTestApp(({ keys }) => ({
-      imports: [...embeddedServiceModules({ privateKey: keys.privateKey, dataDir }), GatewayModule.register({ mode: 'embedded' })],
+      imports: [...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000' }), GatewayModule.register({ mode: 'embedded' })],
     }));
   }, 120000);
 

@@ -11,3 +11,4 @@ export * from './auth';
 export * from './mail';
 export * from './module';
 export * from './health/health';
+export * from './tenancy/account-directory';

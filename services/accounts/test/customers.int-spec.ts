@@ -152,7 +152,13 @@ describe('customers: creation, settings, status and approval', () => {
       await a.call('POST', '/customers/status', { token: a.superAdmin(), body: { customer_id: id, status: 'delete' } });
       expect((await a.call('GET', `/customers/${id}`, { token: owner })).status).toBe(403);
       await a.call('POST', '/customers/status', { token: a.superAdmin(), body: { customer_id: id, status: 'active' } });
-      expect((await a.call('GET', `/customers/${id}`, { token: owner })).status).toBe(200);
+      // the service itself reopens at once; every process's guard follows the status event shortly after
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await a.call('GET', `/customers/${id}`, { token: owner })).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(200);
     });
 
     it('refuses an unknown status or account', async () => {

@@ -29,6 +29,12 @@ export const authConfigSchema = z
     AUTH_LOGIN_FAILURES_PER_EMAIL: env.int(10, 1),
     AUTH_LOGIN_FAILURES_PER_IP: env.int(30, 1),
     AUTH_LOGIN_FAILURE_WINDOW: env.int(900, 1),
+    /** Public URL of the console, for links in invite and password reset emails. */
+    APP_URL: z.string().url().default('http://127.0.0.1:3000'),
+    AUTH_INVITE_TTL: env.int(7 * 24 * 3600, 3600),
+    AUTH_PASSWORD_RESET_TTL: env.int(3600, 300),
+    AUTH_API_KEY_TOKEN_TTL: env.int(300, 30),
+    AUTH_REALTIME_TOKEN_TTL: env.int(300, 30),
     /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
     MIGRATIONS_RUN: env.bool(false),
     /** `false`, or Express's trust proxy value for the load balancer in front; X-Forwarded-For is ignored otherwise. */
@@ -68,5 +74,10 @@ export function authModuleOptionsFromConfig(c: AuthConfig): AuthModuleOptions {
       perIp: { limit: c.AUTH_LOGIN_FAILURES_PER_IP, windowSeconds: window },
     },
     migrationsRun: c.MIGRATIONS_RUN,
+    appUrl: c.APP_URL,
+    inviteTtlSeconds: c.AUTH_INVITE_TTL,
+    passwordResetTtlSeconds: c.AUTH_PASSWORD_RESET_TTL,
+    apiKeyTokenTtlSeconds: c.AUTH_API_KEY_TOKEN_TTL,
+    realtimeTokenTtlSeconds: c.AUTH_REALTIME_TOKEN_TTL,
   };
 }

@@ -4,20 +4,40 @@ import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboa
 import { AUTH_CONNECTION, AUTH_OPTIONS, createCaptchaVerifier, createClock, resolveAuthOptions, type AuthModuleOptions } from './auth.options';
 import { CaptchaVerifier } from './captcha';
 import { Clock } from './clock';
+import { AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
+import { ApiKeyController } from './controllers/api-key.controller';
+import { InviteController } from './controllers/invite.controller';
+import { LoginAsController } from './controllers/login-as.controller';
 import { LoginController } from './controllers/login.controller';
+import { PasswordController } from './controllers/password.controller';
+import { RoleController } from './controllers/role.controller';
+import { TeamController } from './controllers/team.controller';
 import { UserController } from './controllers/user.controller';
 import { AUTH_ENTITIES } from './entities';
 import { AUTH_MIGRATIONS } from './migrations';
 import {
   AccountRepository,
+  ApiKeyRepository,
+  AuditLogRepository,
+  InviteRepository,
   LoginChallengeRepository,
   LoginFailureRepository,
   MembershipRepository,
+  PasswordResetRepository,
   RoleRepository,
   SessionRepository,
   UserRepository,
 } from './repositories';
 import { AccessService } from './services/access.service';
+import { ActorService } from './services/actor.service';
+import { ApiKeyService } from './services/api-key.service';
+import { InviteService } from './services/invite.service';
+import { LoginAsService } from './services/login-as.service';
+import { MemberEvents } from './services/member-events.service';
+import { PasswordResetService } from './services/password-reset.service';
+import { RoleService } from './services/role.service';
+import { TeamNotifier } from './services/team-notifier.service';
+import { TeamService } from './services/team.service';
 import { AuthBootstrapService } from './services/auth-bootstrap.service';
 import { AuthOutboxRelay, AuthUnitOfWork } from './services/auth-events.service';
 import { LoginService } from './services/login.service';
@@ -27,8 +47,10 @@ import { ThrottleService } from './services/throttle.service';
 import { TokenService } from './services/token.service';
 
 /**
- * Users, sign-in (password + emailed PIN), tokens, the account read model, roles and memberships.
- * Needs PlatformModule.forRoot (DATABASE_URL, Mailer, EventBus, TokenVerifier with the matching public key).
+ * Users, sign-in (password + emailed PIN), tokens, roles and permissions, team members and invites, password
+ * reset, login-as, API keys, and the account read model fed by the accounts service's events.
+ * Needs PlatformModule.forRoot (DATABASE_URL, Mailer, EventBus, RealtimeFanout, TokenVerifier with the matching
+ * public key, PROCESS_ROLES).
  */
 @Module({})
 export class AuthModule {
@@ -59,7 +81,8 @@ export class AuthModule {
         }),
         TypeOrmModule.forFeature(AUTH_ENTITIES, AUTH_CONNECTION),
       ],
-      controllers: [LoginController, UserController],
+      // UserController before TeamController: GET /users/connected and /users/async before GET /users/:id
+      controllers: [LoginController, UserController, PasswordController, TeamController, RoleController, InviteController, LoginAsController, ApiKeyController],
       providers: [
         { provide: AUTH_OPTIONS, useValue: resolved },
         { provide: Clock, useValue: createClock(options) },
@@ -71,6 +94,10 @@ export class AuthModule {
         LoginChallengeRepository,
         LoginFailureRepository,
         SessionRepository,
+        InviteRepository,
+        PasswordResetRepository,
+        ApiKeyRepository,
+        AuditLogRepository,
         AuthOutboxRelay,
         AuthUnitOfWork,
         PasswordService,
@@ -79,6 +106,16 @@ export class AuthModule {
         TokenService,
         LoginService,
         ProfileService,
+        ActorService,
+        MemberEvents,
+        TeamNotifier,
+        RoleService,
+        TeamService,
+        InviteService,
+        PasswordResetService,
+        LoginAsService,
+        ApiKeyService,
+        AccountsReadModelConsumer,
         AuthBootstrapService,
       ],
       exports: [AuthBootstrapService],

@@ -29,6 +29,20 @@ export interface AuthModuleOptions {
   migrationsRun?: boolean;
   /** Tests move time with a ManualClock. */
   clock?: Clock;
+  /** Public base URL of the console, for the links in invite and reset emails. Default `http://127.0.0.1:3000`. */
+  appUrl?: string;
+  /** Invite lifetime; default 7 days. */
+  inviteTtlSeconds?: number;
+  /** Password reset link lifetime; default 1 hour. */
+  passwordResetTtlSeconds?: number;
+  /** A new reset email is not sent to the same user within this time (the answer stays the same). Default 60 s. */
+  passwordResetResendSeconds?: number;
+  /** Lifetime of the access token an API key is exchanged for; default 300 s. */
+  apiKeyTokenTtlSeconds?: number;
+  /** Lifetime of the live-channel token of GET /users/async; default 300 s. */
+  realtimeTokenTtlSeconds?: number;
+  /** Where browsers open the live channel (GET /users/async answers it). Default `/realtime` (the gateway, same origin). */
+  realtimeUrl?: string;
 }
 
 export interface ResolvedAuthOptions {
@@ -42,6 +56,13 @@ export interface ResolvedAuthOptions {
   throttle: { perEmail: ThrottleRule; perIp: ThrottleRule };
   passwordHashCost: number;
   migrationsRun: boolean;
+  appUrl: string;
+  inviteTtlSeconds: number;
+  passwordResetTtlSeconds: number;
+  passwordResetResendSeconds: number;
+  apiKeyTokenTtlSeconds: number;
+  realtimeTokenTtlSeconds: number;
+  realtimeUrl: string;
 }
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
@@ -78,7 +99,20 @@ export function resolveAuthOptions(o: AuthModuleOptions): ResolvedAuthOptions {
     },
     passwordHashCost: cost,
     migrationsRun: o.migrationsRun ?? true,
+    appUrl: appUrl(o.appUrl),
+    inviteTtlSeconds: positive('inviteTtlSeconds', o.inviteTtlSeconds, 7 * 24 * 3600),
+    passwordResetTtlSeconds: positive('passwordResetTtlSeconds', o.passwordResetTtlSeconds, 3600),
+    passwordResetResendSeconds: positive('passwordResetResendSeconds', o.passwordResetResendSeconds, 60),
+    apiKeyTokenTtlSeconds: positive('apiKeyTokenTtlSeconds', o.apiKeyTokenTtlSeconds, 300),
+    realtimeTokenTtlSeconds: positive('realtimeTokenTtlSeconds', o.realtimeTokenTtlSeconds, 300),
+    realtimeUrl: o.realtimeUrl ?? '/realtime',
   };
+}
+
+function appUrl(v: string | undefined): string {
+  const url = (v ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(url)) throw new Error(`AuthModule: appUrl must be an http(s) URL (got ${String(v)})`);
+  return url;
 }
 
 export function createCaptchaVerifier(choice: CaptchaChoice): CaptchaVerifier {

@@ -1,7 +1,9 @@
 import { Topics, type EventEnvelope } from '@switchboard/contracts';
 import { InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { Client, Pool } from 'pg';
+import type { StoredMail } from '@switchboard/platform';
 import { AuthBootstrapService, AuthModule, ManualClock, type AuthModuleOptions } from '../src';
 import { AuthOutboxRelay } from '../src/services/auth-events.service';
 
@@ -22,13 +24,24 @@ export interface AuthTestApp {
   signIn: (email: string, password: string) => Promise<{ token: string; refresh_token: string }>;
   /** Auth events published so far (after the bus has delivered them). */
   events: () => Promise<EventEnvelope[]>;
+  /** A query on the test database (a pooled connection of its own). */
+  sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+  /** An access token as auth would sign it for a user session (ROLE_USER), with chosen account and permissions. */
+  tokenFor: (userId: string, accountId: string | null, perms?: readonly string[], extra?: { sa?: boolean; imp?: string | null; sid?: string }) => string;
+  /** The newest mail to `email`. */
+  mailTo: (email: string) => StoredMail;
   close: () => Promise<void>;
 }
 
+export interface StartAuthOptions {
+  trustProxy?: string | false;
+}
+
 /** The auth module on a fresh database, captcha off, a movable clock, and the IP limit out of the way unless asked for. */
-export async function startAuth(options: Partial<AuthModuleOptions> = {}): Promise<AuthTestApp> {
+export async function startAuth(options: Partial<AuthModuleOptions> = {}, app: StartAuthOptions = {}): Promise<AuthTestApp> {
   const clock = new ManualClock(Date.now());
   const t = await createTestApp(({ keys }) => ({
+    trustProxy: app.trustProxy,
     imports: [
       AuthModule.register({
         privateKey: keys.privateKey,
@@ -55,9 +68,18 @@ export async function startAuth(options: Partial<AuthModuleOptions> = {}): Promi
     if (!pin) throw new Error(`no PIN mail for ${email}`);
     return pin;
   };
+  const pool = new Pool({ connectionString: t.db.url, max: 2 });
   return {
     t,
     clock,
+    sql: async <T,>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[],
+    tokenFor: (userId, accountId, perms = [], extra = {}) =>
+      t.token({ sub: userId, acc: accountId, perms: [...perms], roles: ['ROLE_USER'], sa: extra.sa ?? false, imp: extra.imp ?? null, sid: extra.sid ?? randomUUID() }),
+    mailTo: (email) => {
+      const mail = t.mailbox.list().find((m) => m.to === email);
+      if (!mail) throw new Error(`no mail to ${email}`);
+      return mail;
+    },
     seed: t.app.get(AuthBootstrapService),
     call,
     lastPin,
@@ -88,7 +110,10 @@ export async function startAuth(options: Partial<AuthModuleOptions> = {}): Promi
       if (t.bus instanceof InMemoryEventBus) await t.bus.drain();
       return published;
     },
-    close: () => t.close(),
+    close: async () => {
+      await pool.end();
+      await t.close();
+    },
   };
 }
 

@@ -35,6 +35,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: LogLe
         verifier: new TokenVerifier(pemFromEnv(config.JWT_PUBLIC_KEY)),
         databaseUrl: '',
         processName: 'gateway',
+        followAccounts: false,
         roles: { http: true, consumers: false, relay: false, schedulers: false },
       }),
       GatewayModule.register({

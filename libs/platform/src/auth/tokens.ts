@@ -20,6 +20,8 @@ export interface AccessClaims {
   sid: string;
   /** Impersonator's user id while logged in as someone else. */
   imp?: string | null;
+  /** `apiKey` for the tokens an API key is exchanged for (sub `apikey:<id>`); absent for people. */
+  kind?: 'user' | 'apiKey';
   typ: 'access';
 }
 
@@ -110,7 +112,8 @@ export class TokenVerifier {
       !isStringArray(payload.roles) ||
       typeof payload.sa !== 'boolean' ||
       typeof payload.sid !== 'string' ||
-      !(payload.imp === undefined || payload.imp === null || typeof payload.imp === 'string')
+      !(payload.imp === undefined || payload.imp === null || typeof payload.imp === 'string') ||
+      !(payload.kind === undefined || payload.kind === 'user' || payload.kind === 'apiKey')
     ) {
       throw invalid();
     }

@@ -1,10 +1,11 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ErrorCode } from '@switchboard/contracts';
 import { TokenVerifier } from '../auth/tokens';
 import { RequestContext, type Principal } from '../context/request-context';
 import { AppError } from '../errors/app-error';
+import { AccountDirectory, assertAccountOpen } from '../tenancy/account-directory';
 import { ACCESS_KEY, type AccessRule } from './decorators';
 
 export const SUPER_ADMIN_ROLE = 'ROLE_SUPER_ADMIN';
@@ -22,9 +23,10 @@ export function bearerToken(req: Request): string | null {
 }
 
 export function principalFromClaims(c: ReturnType<TokenVerifier['verifyAccess']>): Principal {
+  const apiKey = c.kind === 'apiKey';
   return {
-    kind: 'user',
-    userId: c.sub,
+    kind: apiKey ? 'apiKey' : 'user',
+    userId: apiKey ? null : c.sub,
     email: c.email,
     accountId: c.acc,
     permissions: c.perms,
@@ -44,6 +46,8 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: TokenVerifier,
+    // absent in processes that do not register a directory: then only auth's token check applies
+    @Optional() private readonly accounts?: AccountDirectory,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -60,7 +64,9 @@ export class AccessGuard implements CanActivate {
     if (!token) throw AppError.unauthorized('missing token', ErrorCode.MissingToken);
     const principal = principalFromClaims(this.verifier.verifyAccess(token));
     RequestContext.setPrincipal(principal);
-    return checkRule(rule, principal);
+    checkRule(rule, principal);
+    assertAccountOpen(this.accounts, rule, principal);
+    return true;
   }
 
   private tryAuthenticate(token: string): void {

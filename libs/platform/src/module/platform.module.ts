@@ -1,10 +1,12 @@
-import { Global, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { Global, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit, Inject } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TokenVerifier } from '../auth/tokens';
 import { EventBus } from '../bus/event-bus';
 import { AccessGuard } from '../http/access.guard';
 import { Mailer } from '../mail/mailer';
 import { RealtimeFanout } from '../realtime/realtime';
+import { AccountDirectory, InMemoryAccountDirectory, registerAccountDirectoryConsumer } from '../tenancy/account-directory';
+import { hostname } from 'node:os';
 
 /** What a process runs, like immich's workers setting: HTTP routes, event consumers, outbox relays, schedulers. */
 export interface ProcessRoles {
@@ -29,15 +31,31 @@ export interface PlatformDrivers {
   dataDir?: string;
   /** The embedded server and each standalone service name themselves for event sources and logs. */
   processName: string;
+  /**
+   * Follow account statuses from `accounts.customer.*` events so the guard closes disabled accounts (default true).
+   * Off for processes without an event bus (the standalone gateway: the services behind it enforce it).
+   */
+  followAccounts?: boolean;
 }
 
 export const PROCESS_NAME = Symbol('PROCESS_NAME');
+const FOLLOW_ACCOUNTS = Symbol('FOLLOW_ACCOUNTS');
 
-class BusLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(RealtimeFanout) private readonly realtime: RealtimeFanout,
+    @Inject(AccountDirectory) private readonly accounts: InMemoryAccountDirectory,
+    @Inject(PROCESS_NAME) private readonly processName: string,
+    @Inject(FOLLOW_ACCOUNTS) private readonly followAccounts: boolean,
   ) {}
+
+  // Every process keeps its own directory and so needs every customer event: one group per process (the host name
+  // is the pod name in k8s), subscribed before the bus starts.
+  async onModuleInit(): Promise<void> {
+    if (!this.followAccounts) return;
+    await registerAccountDirectoryConsumer(this.bus, this.accounts, `${this.processName}.account-directory.${hostname()}`);
+  }
   // Consumers subscribe during module init; the bus starts delivering once every module is ready.
   async onApplicationBootstrap(): Promise<void> {
     await this.bus.start();
@@ -73,10 +91,12 @@ export class PlatformModule {
         { provide: PROCESS_ROLES, useValue: roles },
         { provide: PROCESS_NAME, useValue: d.processName },
         { provide: DATA_DIR, useValue: d.dataDir },
+        { provide: AccountDirectory, useValue: new InMemoryAccountDirectory() },
+        { provide: FOLLOW_ACCOUNTS, useValue: d.followAccounts ?? true },
         { provide: APP_GUARD, useClass: AccessGuard },
         BusLifecycle,
       ],
-      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, DiscoveryModule],
+      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, AccountDirectory, DiscoveryModule],
     };
   }
 }

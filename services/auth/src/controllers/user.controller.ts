@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, type Principal } from '@switchboard/platform';
 import { UpdateProfileDto } from '../dtos/profile.dto';
 import { CurrentSessionId } from '../http/current-session.decorator';
-import { ProfileService, type ProfileDto } from '../services/profile.service';
+import { ProfileService, type LiveChannelDto, type ProfileDto } from '../services/profile.service';
 import type { TokenPair } from '../services/token.service';
 
 @ApiTags('users')
@@ -14,6 +14,9 @@ export class UserController {
 
   @Get('connected') @Authenticated()
   connected(@CurrentPrincipal() p: Principal): Promise<ProfileDto> { return this.profiles.connected(p); }
+
+  @Get('async') @Authenticated({ accountRequired: true })
+  liveChannel(@CurrentPrincipal() p: Principal): Promise<LiveChannelDto> { return this.profiles.liveChannel(p); }
 
   @Put('connected_update') @Authenticated()
   update(@CurrentPrincipal() p: Principal, @CurrentSessionId() sid: string | null, @Body() dto: UpdateProfileDto): Promise<ProfileDto & Partial<TokenPair>> { return this.profiles.update(p, sid, dto); }

@@ -4,9 +4,9 @@ export const ACCOUNT_STATUSES = ['active', 'restrict', 'disable', 'delete'] as c
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
 /**
- * The accounts (customers) a user can sign in to. A read model: the accounts service will own accounts and feed
- * this table from its events; until then the seeding API writes it. Ids are `BY DEFAULT` identities so the
- * projection can insert the owner's ids.
+ * The accounts (customers) a user can sign in to. A read model of the accounts service's customers, upserted from
+ * `accounts.customer.*` snapshots (AccountsReadModelConsumer); seeding may write a row first, which the next
+ * snapshot overwrites. Ids are `BY DEFAULT` identities so the projection inserts the owner's ids.
  */
 @Entity({ name: 'account' })
 export class AccountEntity {
@@ -27,4 +27,16 @@ export class AccountEntity {
 
   @Column({ type: 'timestamptz' })
   createdAt: Date;
+
+  /** 0/1 as the accounts service sends it (0 until a super admin approves the account). */
+  @Column({ type: 'smallint', default: 1 })
+  active: number;
+
+  /** The account's customSettings (spec 3), for the feature switches auth honours (allow_api_keys). */
+  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  customSettings: Record<string, unknown>;
+
+  /** occurredAt of the snapshot last applied; null for a row written by seeding. */
+  @Column({ type: 'timestamptz', nullable: true, default: null })
+  snapshotAt: Date | null;
 }

@@ -30,4 +30,8 @@ export class RoleEntity {
 
   @Column({ type: 'timestamptz' })
   createdAt: Date;
+
+  /** Listing order after read-only first: the system roles' spec order, 100 for custom roles. */
+  @Column({ type: 'smallint', default: 100 })
+  sortRank: number;
 }

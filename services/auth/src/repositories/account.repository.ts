@@ -38,11 +38,54 @@ export class AccountRepository {
       .getMany();
   }
 
-  insert(account: Omit<AccountEntity, 'id'> & { id?: string }, m?: EntityManager): Promise<AccountEntity> {
-    return this.repo(m).save(this.repo(m).create(account));
+  async insert(account: Omit<AccountEntity, 'id' | 'active' | 'customSettings' | 'snapshotAt'> & { id?: string }, m?: EntityManager): Promise<AccountEntity> {
+    const saved = await this.repo(m).save(this.repo(m).create({ active: 1, customSettings: {}, snapshotAt: null, ...account }));
+    if (account.id) await this.syncIdentity(m);
+    return saved;
   }
 
   async setStatus(id: string, status: AccountStatus, m?: EntityManager): Promise<void> {
     await this.repo(m).update({ id }, { status });
   }
+
+  /**
+   * Applies an accounts-service snapshot: inserts the account with the owner's id, or overwrites the row unless it
+   * already holds a newer snapshot (a redelivered or replayed old event changes nothing). Returns whether it applied.
+   */
+  async upsertSnapshot(s: AccountSnapshotRow, m?: EntityManager): Promise<boolean> {
+    const rows = (await (m ?? this.ds.manager).query(
+      `INSERT INTO auth.account AS a (id, name, short_name, status, currency, active, custom_settings, created_at, snapshot_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+       ON CONFLICT (id) DO UPDATE
+         SET name = EXCLUDED.name, short_name = EXCLUDED.short_name, status = EXCLUDED.status, currency = EXCLUDED.currency,
+             active = EXCLUDED.active, custom_settings = EXCLUDED.custom_settings, snapshot_at = EXCLUDED.snapshot_at
+         WHERE a.snapshot_at IS NULL OR a.snapshot_at <= EXCLUDED.snapshot_at
+       RETURNING id`,
+      [s.id, s.name, s.shortName, s.status, s.currency, s.active, JSON.stringify(s.customSettings), s.createdAt, s.snapshotAt],
+    )) as unknown[];
+    await this.syncIdentity(m);
+    return rows.length > 0;
+  }
+
+  /**
+   * Moves the id sequence past the highest id, so an account created by seeding after rows were inserted with the
+   * accounts service's ids does not collide with them.
+   */
+  async syncIdentity(m?: EntityManager): Promise<void> {
+    await (m ?? this.ds.manager).query(
+      `SELECT setval(pg_get_serial_sequence('auth.account', 'id'), GREATEST((SELECT max(id) FROM auth.account), 1))`,
+    );
+  }
+}
+
+export interface AccountSnapshotRow {
+  id: string;
+  name: string;
+  shortName: string;
+  status: AccountStatus;
+  currency: string;
+  active: number;
+  customSettings: Record<string, unknown>;
+  createdAt: Date;
+  snapshotAt: Date;
 }

@@ -1,17 +1,26 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { ALL_PERMISSIONS, type PermissionName, type RoleType } from '@switchboard/contracts';
+import type { PermissionName, RoleType } from '@switchboard/contracts';
 import { Clock } from '../clock';
 import { MembershipStatus, type AccountEntity, type AccountStatus, type MembershipEntity, type MembershipStatusValue, type RoleEntity, type UserEntity } from '../entities';
 import { AccountRepository, MembershipRepository, RoleRepository, UserRepository } from '../repositories';
 import { normalizeEmail } from '../rules/email';
+import { SYSTEM_ROLES, TENANT_OWNER_ROLE } from '../rules/system-roles';
+import { AuthUnitOfWork } from './auth-events.service';
+import { MemberEvents } from './member-events.service';
 import { PasswordService } from './password.service';
 
-export const TENANT_OWNER_ROLE = 'Tenant owner';
+export { TENANT_OWNER_ROLE };
 
 export interface SeedInput {
   adminEmail: string;
   adminPassword: string;
-  demoAccountName: string;
+  /**
+   * The demo account as the accounts service created it (its id): written to the read model now if its
+   * `accounts.customer.created` event has not arrived yet, and overwritten by it when it does.
+   */
+  demoAccount?: { id: string; name: string };
+  /** Without the accounts service (auth alone, tests): an account found by name or created in the read model. */
+  demoAccountName?: string;
 }
 
 export interface SeedResult {
@@ -58,8 +67,9 @@ export interface MembershipInput {
 }
 
 /**
- * First-start seeding for the embedded server, and the helpers tests (and, until invites exist, operators) use to
- * create users, accounts, roles and memberships. Keeps the system roles in step with the permission list on every start.
+ * First-start seeding for the embedded server, and the helpers tests use to create users, accounts, roles and
+ * memberships directly. Accounts belong to the accounts service: `createAccount` writes auth's read model only
+ * (its events overwrite such rows). Keeps the system roles in step with the code on every start.
  */
 @Injectable()
 export class AuthBootstrapService implements OnApplicationBootstrap {
@@ -71,6 +81,8 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
     private readonly roles: RoleRepository,
     private readonly memberships: MembershipRepository,
     private readonly passwords: PasswordService,
+    private readonly memberEvents: MemberEvents,
+    private readonly uow: AuthUnitOfWork,
     private readonly clock: Clock,
   ) {}
 
@@ -78,12 +90,19 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
     await this.ensureSystemRoles();
   }
 
-  /** The read-only system role holding every permission; owners get it. */
+  /** The read-only system roles (Tenant owner, Inbox Admin, Inbox Manager, Inbox Agent); answers the owner role. */
   async ensureSystemRoles(): Promise<RoleEntity> {
-    return this.roles.upsertSystemRole(
-      { name: TENANT_OWNER_ROLE, description: 'Owns the account: every permission', roleType: 'platform', permissions: [...ALL_PERMISSIONS], readOnly: true },
-      this.clock.now(),
-    );
+    const now = this.clock.now();
+    const saved: RoleEntity[] = [];
+    for (const r of SYSTEM_ROLES) saved.push(await this.roles.upsertSystemRole({ ...r, permissions: [...r.permissions], readOnly: true }, now));
+    return saved.find((r) => r.name === TENANT_OWNER_ROLE) as RoleEntity;
+  }
+
+  /** A system role by name (e.g. INBOX_AGENT_ROLE), for seeding and tests. */
+  async systemRole(name: string): Promise<RoleEntity> {
+    const role = await this.roles.findSystemRole(name);
+    if (!role) throw new Error(`no system role named ${name}`);
+    return role;
   }
 
   /** Idempotent: a super admin, a demo account, and the admin as its owner. An existing admin keeps their password. */
@@ -97,10 +116,20 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
     } else if (!admin.superAdmin || !admin.active) {
       await this.users.update(admin.id, { superAdmin: true, active: true, updatedAt: this.clock.now() });
     }
-    let demo = await this.accounts.findByName(input.demoAccountName);
-    if (!demo) {
-      demo = await this.createAccount({ name: input.demoAccountName, shortName: shortNameOf(input.demoAccountName) });
-      created = true;
+    let demo: AccountEntity | null;
+    if (input.demoAccount) {
+      demo = await this.accounts.findById(input.demoAccount.id);
+      if (!demo) {
+        demo = await this.createAccount({ id: input.demoAccount.id, name: input.demoAccount.name });
+        created = true;
+      }
+    } else {
+      if (!input.demoAccountName) throw new Error('seed: demoAccount or demoAccountName is required');
+      demo = await this.accounts.findByName(input.demoAccountName);
+      if (!demo) {
+        demo = await this.createAccount({ name: input.demoAccountName, shortName: shortNameOf(input.demoAccountName) });
+        created = true;
+      }
     }
     const ms = await this.memberships.find(admin.id, demo.id);
     if (!ms) {
@@ -143,23 +172,35 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
   }
 
   createRole(r: NewRoleInput): Promise<RoleEntity> {
-    return this.roles.insert({
-      accountId: r.accountId,
-      name: r.name,
-      description: r.description ?? '',
-      roleType: r.roleType ?? 'platform',
-      permissions: [...new Set(r.permissions)],
-      readOnly: false,
-      isDeleted: false,
-      createdAt: this.clock.now(),
+    return this.uow.run(async (m, emit) => {
+      const role = await this.roles.insert(
+        {
+          accountId: r.accountId,
+          name: r.name,
+          description: r.description ?? '',
+          roleType: r.roleType ?? 'platform',
+          permissions: [...new Set(r.permissions)],
+          readOnly: false,
+          isDeleted: false,
+          createdAt: this.clock.now(),
+        },
+        m,
+      );
+      this.memberEvents.role(emit, role);
+      return role;
     });
   }
 
+  /** Adds or updates a membership, and emits the member's snapshot like an accepted invite does. */
   async addMember(ms: MembershipInput): Promise<MembershipEntity> {
     const status = ms.status ?? MembershipStatus.Active;
     let platformRoleId = ms.platformRoleId ?? null;
     if (ms.platformRoleId === undefined && status === MembershipStatus.Owner) platformRoleId = (await this.ensureSystemRoles()).id;
-    return this.memberships.upsert({ userId: ms.userId, accountId: ms.accountId, platformRoleId, inboxRoleId: ms.inboxRoleId ?? null, status, createdAt: this.clock.now() });
+    return this.uow.run(async (m, emit) => {
+      const saved = await this.memberships.upsert({ userId: ms.userId, accountId: ms.accountId, platformRoleId, inboxRoleId: ms.inboxRoleId ?? null, status, createdAt: this.clock.now() }, m);
+      await this.memberEvents.changed(m, emit, ms.accountId, [ms.userId]);
+      return saved;
+    });
   }
 }
 

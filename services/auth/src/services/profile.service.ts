@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import { AccountSwitchedV1, type Violation } from '@switchboard/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountSwitchedV1, ErrorCode, type Violation } from '@switchboard/contracts';
 import { AppError, type Principal } from '@switchboard/platform';
+import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
+import { isApiKeyPrincipal, isRealtimePrincipal } from '../rules/principals';
 import type { AccountEntity, UserEntity } from '../entities';
 import { UserRepository, type UserPatch } from '../repositories';
 import { validatePreferences } from '../rules/preferences';
@@ -38,6 +40,15 @@ export interface ProfileDto {
   customers: AccountSummaryDto[];
 }
 
+export interface LiveChannelDto {
+  /** Where to open the server-sent event stream (the gateway's /realtime, same origin by default). */
+  url: string;
+  /** Bearer token for it (or `access_token` in the query, since EventSource cannot set headers). */
+  token: string;
+  expires_in: number;
+  accountId: number;
+}
+
 export interface ProfileUpdate {
   firstName?: string;
   lastName?: string;
@@ -67,6 +78,7 @@ export function parseAccountRef(v: unknown): string | null {
 @Injectable()
 export class ProfileService {
   constructor(
+    @Inject(AUTH_OPTIONS) private readonly options: ResolvedAuthOptions,
     private readonly users: UserRepository,
     private readonly access: AccessService,
     private readonly tokens: TokenService,
@@ -75,7 +87,19 @@ export class ProfileService {
   ) {}
 
   async connected(principal: Principal): Promise<ProfileDto> {
-    return this.profile(await this.currentUser(principal), principal.accountId);
+    return this.profile(await this.currentUser(principal, true), principal.accountId);
+  }
+
+  /**
+   * GET /users/async: credentials for the live channel (spec 7): where it is and a short-lived token that opens it
+   * for the current account and opens nothing else.
+   */
+  async liveChannel(principal: Principal): Promise<LiveChannelDto> {
+    const user = await this.currentUser(principal, true);
+    const snap = await this.access.snapshot(user, principal.accountId);
+    if (!snap.accountId) throw AppError.forbidden('no account selected', ErrorCode.AccessDenied);
+    const { token, expiresIn } = this.tokens.signRealtime(user, snap.accountId, principal.impersonatorId ?? null);
+    return { url: this.options.realtimeUrl, token, expires_in: expiresIn, accountId: Number(snap.accountId) };
   }
 
   /**
@@ -115,8 +139,10 @@ export class ProfileService {
     return pair ? { ...profile, ...pair } : profile;
   }
 
-  private async currentUser(principal: Principal): Promise<UserEntity> {
-    const user = principal.userId ? await this.users.findById(principal.userId) : null;
+  /** The signed-in user; a live-channel token may read, never write. API keys are no user. */
+  private async currentUser(principal: Principal, readOnly = false): Promise<UserEntity> {
+    if (isApiKeyPrincipal(principal) || (!readOnly && isRealtimePrincipal(principal))) throw AppError.forbidden('this call needs a user session', ErrorCode.AccessDenied);
+    const user = principal.userId && /^\d{1,19}$/.test(principal.userId) ? await this.users.findById(principal.userId) : null;
     if (!user || !user.active) throw AppError.unauthorized('this user can no longer sign in');
     return user;
   }

@@ -1,15 +1,16 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { SessionRevocationReason, SessionRevokedV1 } from '@switchboard/contracts';
+import { SessionRevocationReason, SessionRevokedV1, type SessionRevocationReasonValue } from '@switchboard/contracts';
 import { TokenSigner } from '@switchboard/platform';
 import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
-import type { UserEntity } from '../entities';
+import type { ApiKeyEntity, UserEntity } from '../entities';
 import { invalidRefreshToken } from '../errors';
 import { SessionRepository, UserRepository } from '../repositories';
 import { AccessService } from './access.service';
-import { AuthUnitOfWork } from './auth-events.service';
+import { API_KEY_ROLE, API_KEY_SUBJECT_PREFIX, REALTIME_ROLE } from '../rules/principals';
+import { AuthUnitOfWork, type Emit } from './auth-events.service';
 
 export interface TokenPair {
   token: string;
@@ -88,6 +89,47 @@ export class TokenService {
     });
     if ('refused' in outcome) throw invalidRefreshToken(REFUSALS[outcome.refused]);
     return outcome.pair;
+  }
+
+  /**
+   * Ends sessions of a user (all of them, or those in one account) and emits `auth.session.revoked` for each: their
+   * refresh tokens stop at once, their access tokens lapse within their lifetime.
+   */
+  async revokeSessions(m: EntityManager, emit: Emit, userId: string, reason: SessionRevocationReasonValue, accountId?: string): Promise<string[]> {
+    const now = this.clock.now();
+    const ended = accountId ? await this.sessions.revokeInAccount(userId, accountId, reason, now, m) : await this.sessions.revokeAllOfUser(userId, reason, now, m);
+    for (const f of ended) emit(SessionRevokedV1, { familyId: f.familyId, userId: f.userId, reason }, f.accountId);
+    return ended.map((f) => f.familyId);
+  }
+
+  /**
+   * The live-channel token of GET /users/async: the caller's account and nothing else (no permissions, no session,
+   * not a super admin), short-lived. Enough for the gateway's /realtime, refused by everything that needs a session.
+   */
+  signRealtime(user: UserEntity, accountId: string, impersonatorId: string | null): { token: string; expiresIn: number } {
+    const ttl = this.options.realtimeTokenTtlSeconds;
+    const token = this.signer.signAccess(
+      { sub: user.id, email: user.email, acc: accountId, perms: [], roles: [REALTIME_ROLE], sa: false, sid: randomUUID(), imp: impersonatorId },
+      ttl,
+    );
+    return { token, expiresIn: ttl };
+  }
+
+  /** The short-lived access token an API key is exchanged for: the key's account and permissions, `kind: apiKey`. */
+  signApiKey(key: ApiKeyEntity): { token: string; expiresIn: number } {
+    const ttl = this.options.apiKeyTokenTtlSeconds;
+    const claims = {
+      sub: `${API_KEY_SUBJECT_PREFIX}${key.id}`,
+      email: '',
+      acc: key.accountId,
+      perms: [...key.permissions],
+      roles: [API_KEY_ROLE],
+      sa: false,
+      sid: randomUUID(),
+      imp: null,
+      kind: 'apiKey' as const,
+    };
+    return { token: this.signer.signAccess(claims, ttl), expiresIn: ttl };
   }
 
   private async issue(m: EntityManager, user: UserEntity, familyId: string, accountId: string | null, impersonatorId: string | null): Promise<{ pair: TokenPair; accountId: string | null }> {

@@ -1,0 +1,105 @@
+import { Permission, UserSignedInV1 } from '@switchboard/contracts';
+import { claimsOf, startAuth, type AuthTestApp } from './support';
+
+describe('login-as', () => {
+  let a: AuthTestApp;
+  let account: string;
+  let otherAccount: string;
+  const ids: Record<string, string> = {};
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    a = await startAuth();
+    await a.seed.ensureSystemRoles();
+    account = (await a.seed.createAccount({ name: 'Acme' })).id;
+    otherAccount = (await a.seed.createAccount({ name: 'Globex' })).id;
+    const viewer = (await a.seed.createRole({ accountId: account, name: 'Viewer', permissions: ['STREAM_VIEW'] })).id;
+    const mk = async (key: string, opts: { superAdmin?: boolean; status?: 0 | 2 | 3; role?: string | null; accountId?: string } = {}) => {
+      const u = await a.seed.createUser({ email: `${key}@example.com`, password, superAdmin: opts.superAdmin });
+      if (opts.status !== undefined) await a.seed.addMember({ userId: u.id, accountId: opts.accountId ?? account, platformRoleId: opts.role, status: opts.status });
+      ids[key] = u.id;
+    };
+    await mk('owner', { status: 0 });
+    await mk('agent', { status: 2, role: viewer });
+    await mk('disabled', { status: 3, role: viewer });
+    await mk('root', { superAdmin: true });
+    await mk('otheradmin', { superAdmin: true, status: 2, role: viewer });
+    await mk('outsider', { status: 2, role: null, accountId: otherAccount });
+  });
+  afterAll(async () => {
+    await a?.close();
+  });
+
+  const loginAs = (token: string, email: string) => a.call<{ token: string; refresh_token: string; email: string; code?: string; message?: string }>('POST', '/login-as', { token, body: { email } });
+
+  it('lets an admin open a session as a member of the account, audited with both ids, and exit back to their own', async () => {
+    const own = await a.signIn('owner@example.com', password);
+    const res = await loginAs(own.token, 'AGENT@example.com');
+    expect(res.status).toBe(200);
+    expect(res.body.email).toBe('agent@example.com');
+    expect(claimsOf(res.body.token)).toMatchObject({ sub: ids.agent, imp: ids.owner, acc: account, perms: ['STREAM_VIEW'], sa: false });
+    // the impersonated session works and says who it is
+    const me = await a.call<{ email: string }>('GET', '/users/connected', { token: res.body.token });
+    expect(me.body.email).toBe('agent@example.com');
+    // its refresh keeps the impersonation
+    const refreshed = await a.call<{ token: string; refresh_token: string }>('POST', '/token_refresh', { body: { refresh_token: res.body.refresh_token } });
+    expect(claimsOf(refreshed.body.token)).toMatchObject({ sub: ids.agent, imp: ids.owner });
+
+    const [audit] = await a.sql(`SELECT actor_id::text, target_id::text, account_id::text, action, ip FROM auth.audit_log WHERE action = 'login_as'`);
+    expect(audit).toEqual({ actor_id: ids.owner, target_id: ids.agent, account_id: account, action: 'login_as', ip: '127.0.0.1' });
+    const events = await a.events();
+    expect(events).toContainEqual(expect.objectContaining({ type: UserSignedInV1.type, data: expect.objectContaining({ userId: ids.agent, impersonatorId: ids.owner }) }));
+
+    // exit: the login-as session ends, the admin's own tokens (kept by the console) still work
+    const exit = await a.call('POST', '/login-as/exit', { token: refreshed.body.token });
+    expect(exit.body).toEqual({ status: 1 });
+    expect((await a.call('POST', '/token_refresh', { body: { refresh_token: refreshed.body.refresh_token } })).status).toBe(401);
+    expect((await a.call<{ email: string }>('GET', '/users/connected', { token: own.token })).body.email).toBe('owner@example.com');
+    expect((await a.call('POST', '/token_refresh', { body: { refresh_token: own.refresh_token } })).status).toBe(200);
+    const [exitAudit] = await a.sql(`SELECT actor_id::text, target_id::text FROM auth.audit_log WHERE action = 'login_as_exit'`);
+    expect(exitAudit).toEqual({ actor_id: ids.owner, target_id: ids.agent });
+    // exit outside login-as is refused
+    expect((await a.call('POST', '/login-as/exit', { token: own.token })).status).toBe(403);
+  });
+
+  it('lets a super admin log in as a member of the account they entered', async () => {
+    const res = await loginAs(a.tokenFor(ids.root, account, [], { sa: true }), 'agent@example.com');
+    expect(res.status).toBe(200);
+    expect(claimsOf(res.body.token)).toMatchObject({ sub: ids.agent, imp: ids.root });
+  });
+
+  it('never into a super admin', async () => {
+    const res = await loginAs(a.tokenFor(ids.owner, account, [Permission.TenantOwner]), 'otheradmin@example.com');
+    expect(res.status).toBe(403);
+    expect((await loginAs(a.tokenFor(ids.root, account, [], { sa: true }), 'otheradmin@example.com')).status).toBe(403);
+  });
+
+  it('never nested: a login-as session cannot log in as someone else', async () => {
+    const first = await loginAs(a.tokenFor(ids.root, account, [], { sa: true }), 'owner@example.com');
+    expect(claimsOf(first.body.token).perms).toContain('TENANT_OWNER');
+    const nested = await loginAs(first.body.token, 'agent@example.com');
+    expect(nested.status).toBe(403);
+    expect(nested.body.message).toMatch(/already logged in as/);
+  });
+
+  it('not for a member without the admin permission', async () => {
+    const agent = await a.signIn('agent@example.com', password);
+    const res = await loginAs(agent.token, 'owner@example.com');
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('NO_PERMISSIONS');
+  });
+
+  it('only into an active member of the current account, and never into oneself', async () => {
+    const admin = a.tokenFor(ids.owner, account, [Permission.TenantOwner]);
+    expect((await loginAs(admin, 'outsider@example.com')).status).toBe(404);
+    expect((await loginAs(admin, 'disabled@example.com')).status).toBe(404);
+    expect((await loginAs(admin, 'nobody@example.com')).status).toBe(404);
+    expect((await loginAs(admin, 'owner@example.com')).status).toBe(403);
+    // an admin holding fewer permissions than the target cannot become them
+    const narrowAdmin = a.tokenFor(ids.owner, account, [Permission.TenantOwner]);
+    const stronger = await loginAs(narrowAdmin, 'agent@example.com');
+    expect(stronger.status).toBe(403);
+    expect(stronger.body.message).toMatch(/STREAM_VIEW/);
+    expect(await a.sql(`SELECT count(*)::int AS n FROM auth.audit_log WHERE action = 'login_as' AND target_id IN ($1, $2)`, [ids.outsider, ids.disabled])).toEqual([{ n: 0 }]);
+  });
+});
