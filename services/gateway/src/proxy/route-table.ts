@@ -16,6 +16,13 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   daily_usage_and_limit: 'accounts',
   countries: 'accounts',
   timezones: 'accounts',
+  streams: 'streams',
+  stream: 'streams',
+  senders: 'streams',
+  malicious_keywords: 'streams',
+  stream_events: 'streams',
+  tech_provider: 'streams',
+  message_responses: 'streams',
 });
 
 /** The service owning a path under /api, or null: `/api/users/connected?x=1` -> `auth`. */

@@ -1,0 +1,159 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  BalanceAdjustedV1,
+  CustomerCreatedV1,
+  CustomerUpdatedV1,
+  MessageRefundDueV1,
+  MessageRefundedV1,
+  MessageStatusChangedV1,
+  PriceChangedV1,
+  Topics,
+  type EventDefinition,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { ActivityService } from '../services/activity.service';
+import { LookupsService } from '../services/lookups.service';
+import { StreamsOutboxRelay, StreamsUnitOfWork } from '../services/streams-events.service';
+import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
+
+export const ACCOUNTS_GROUP = 'streams.accounts-projector';
+export const DISPATCH_GROUP = 'streams.dispatch-projector';
+
+/** Final statuses never move back; `accepted` < `sent` < the rest (spec 4, messaging-events.ts). */
+const STATUS_RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
+
+/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as `[rows, affected]`. */
+function returned<R>(result: unknown): R[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as R[];
+  return result as R[];
+}
+
+function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
+  if (e.type !== def.type || e.version !== def.version) return null;
+  return def.schema.parse(e.data);
+}
+
+/**
+ * The read models streams keeps from other services' events, each effect recorded once per event
+ * (`processed_events`): customers, balance credits and prices from accounts; message statuses and refunds from dispatch.
+ */
+@Injectable()
+export class ReadModelsConsumer implements OnModuleInit {
+  private readonly log = new Logger('StreamsReadModels');
+
+  constructor(
+    @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly lookups: LookupsService,
+    private readonly activity: ActivityService,
+    private readonly uow: StreamsUnitOfWork,
+    private readonly relay: StreamsOutboxRelay,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: ACCOUNTS_GROUP, topics: [Topics.Accounts], handler: (e) => this.onAccounts(e) });
+    await this.bus.subscribe({ group: DISPATCH_GROUP, topics: [Topics.Dispatch], handler: (e) => this.onDispatch(e) });
+  }
+
+  async onAccounts(e: EventEnvelope): Promise<void> {
+    const customer = parse(CustomerCreatedV1, e) ?? parse(CustomerUpdatedV1, e);
+    if (customer) {
+      await this.once(ACCOUNTS_GROUP, e, (m) =>
+        m.query(
+          `INSERT INTO streams.customer (account_id, name, status, active, currency, tps, daily_limit, custom_settings, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+           ON CONFLICT (account_id) DO UPDATE SET name = EXCLUDED.name, status = EXCLUDED.status, active = EXCLUDED.active,
+             currency = EXCLUDED.currency, tps = EXCLUDED.tps, daily_limit = EXCLUDED.daily_limit,
+             custom_settings = EXCLUDED.custom_settings, updated_at = now()`,
+          [customer.accountId, customer.name, customer.status, customer.active, customer.currency, customer.tps, customer.dailyLimit, JSON.stringify(customer.customSettings)],
+        ),
+      );
+      this.lookups.forgetCustomer(customer.accountId);
+      return;
+    }
+    const credit = parse(BalanceAdjustedV1, e);
+    if (credit) {
+      await this.once(ACCOUNTS_GROUP, e, (m) => this.credit(m, credit.accountId, credit.amountMicros));
+      return;
+    }
+    const price = parse(PriceChangedV1, e);
+    if (price) {
+      await this.once(ACCOUNTS_GROUP, e, (m) =>
+        m.query(
+          `INSERT INTO streams.price (account_id, iso2, price_micros, currency, updated_at) VALUES ($1, $2, $3, $4, now())
+           ON CONFLICT ((coalesce(account_id, 0)), iso2) DO UPDATE SET price_micros = EXCLUDED.price_micros, currency = EXCLUDED.currency, updated_at = now()`,
+          [price.accountId, price.iso2.toUpperCase(), price.pricePerSegmentMicros, price.currency],
+        ),
+      );
+    }
+  }
+
+  async onDispatch(e: EventEnvelope): Promise<void> {
+    const status = parse(MessageStatusChangedV1, e);
+    if (status) {
+      let moved = false;
+      await this.once(DISPATCH_GROUP, e, async (m) => {
+        const rows = returned<{ uuid: string }>(await m.query(
+          `UPDATE streams.message SET status = $3, outgoing_status = coalesce($4, outgoing_status), error = $5,
+                  sent_at = coalesce($6::timestamptz, sent_at), delivered_at = coalesce($7::timestamptz, delivered_at), updated_at = $8
+            WHERE uuid = $1 AND account_id = $2 AND (CASE status ${Object.entries(STATUS_RANK).map(([s, r]) => `WHEN '${s}' THEN ${r}`).join(' ')} ELSE 0 END) < $9
+            RETURNING uuid`,
+          [status.messageUuid, status.accountId, status.status, status.outgoingStatus, status.error, status.sentAt, status.deliveredAt, status.occurredAt, STATUS_RANK[status.status] ?? 0],
+        ));
+        moved = rows.length > 0;
+      });
+      if (moved) this.activity.touch(status.accountId, status.streamId);
+      return;
+    }
+    const refund = parse(MessageRefundDueV1, e);
+    if (refund) {
+      let refunded = false;
+      await this.once(DISPATCH_GROUP, e, async (m) => {
+        // One refund per message whatever the number of refund events, and never more than was charged.
+        const rows = returned<{ amount: string; currency: string }>(await m.query(
+          `UPDATE streams.message SET refunded_micros = least(price_micros, $3), updated_at = now()
+            WHERE uuid = $1 AND account_id = $2 AND refunded_micros = 0 AND price_micros > 0
+            RETURNING refunded_micros::text AS amount, currency`,
+          [refund.messageUuid, refund.accountId, refund.amountMicros],
+        ));
+        if (!rows.length) return;
+        const amount = Number(rows[0].amount);
+        const balance = await this.credit(m, refund.accountId, amount);
+        const event = this.uow.envelope(
+          MessageRefundedV1,
+          { messageUuid: refund.messageUuid, accountId: refund.accountId, amountMicros: amount, currency: rows[0].currency, balanceAfterMicros: balance, reason: refund.reason },
+          refund.accountId,
+        );
+        await Outbox.add(m, STREAMS_SCHEMA, [event]);
+        refunded = true;
+      });
+      if (refunded) this.relay.kick();
+      return;
+    }
+  }
+
+  /** Money in (or out, for a super admin's correction) goes to slot 0; the send path spreads it when it needs to. */
+  private async credit(m: EntityManager, accountId: string, amountMicros: number): Promise<number> {
+    await m.query(
+      `INSERT INTO streams.balance_slot (account_id, slot, balance_micros) VALUES ($1, 0, $2)
+       ON CONFLICT (account_id, slot) DO UPDATE SET balance_micros = streams.balance_slot.balance_micros + EXCLUDED.balance_micros`,
+      [accountId, amountMicros],
+    );
+    const [{ b }] = await m.query(`SELECT coalesce(sum(balance_micros), 0)::text AS b FROM streams.balance_slot WHERE account_id = $1`, [accountId]);
+    return Number(b);
+  }
+
+  private async once(group: string, e: EventEnvelope, effect: (m: EntityManager) => Promise<unknown>): Promise<void> {
+    try {
+      await IdempotentConsumer.handleOnce(this.ds, STREAMS_SCHEMA, group, e, effect);
+    } catch (err) {
+      this.log.warn(`${group}: ${e.type} ${e.id} failed: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Permission } from '@switchboard/contracts';
+import { Permissions, SuperAdmin, type ListResult } from '@switchboard/platform';
+import { ApproveSenderDto, CreateSenderDto, KeywordDto, StreamEventDto, UpdateSenderDto } from '../dtos/sender.dto';
+import { KeywordService, SenderService, type SenderDto, type SuperAdminSenderDto } from '../services/sender.service';
+import { StreamEventService, type StreamEventView } from '../services/stream-event.service';
+
+const P = Permission;
+
+@ApiTags('senders')
+@ApiBearerAuth()
+@Controller('senders')
+export class SendersController {
+  constructor(private readonly senders: SenderService) {}
+
+  @Get() @Permissions(P.SenderView)
+  list(@Query() q: Record<string, unknown>): Promise<ListResult<SenderDto>> { return this.senders.list(q); }
+
+  @Get('dropdown') @Permissions(P.SenderView)
+  dropdown(@Query() q: Record<string, unknown>) { return this.senders.dropdown(q); }
+
+  @Get('superadmin') @SuperAdmin()
+  listAll(@Query() q: Record<string, unknown>): Promise<ListResult<SuperAdminSenderDto>> { return this.senders.listAll(q); }
+
+  @Put('superadmin/:id') @SuperAdmin()
+  approve(@Param('id') id: string, @Body() dto: ApproveSenderDto): Promise<SuperAdminSenderDto> { return this.senders.approve(id, dto); }
+
+  @Get(':id') @Permissions(P.SenderView)
+  get(@Param('id') id: string): Promise<SenderDto> { return this.senders.get(id); }
+
+  @Post() @Permissions(P.SenderAddEdit)
+  create(@Body() dto: CreateSenderDto): Promise<SenderDto> { return this.senders.create(dto); }
+
+  @Put(':id') @Permissions(P.SenderAddEdit)
+  update(@Param('id') id: string, @Body() dto: UpdateSenderDto): Promise<SenderDto> { return this.senders.update(id, dto); }
+
+  @Delete(':id') @Permissions(P.SenderRemove) @HttpCode(204)
+  remove(@Param('id') id: string): Promise<void> { return this.senders.remove(id); }
+}
+
+/** The global malicious keyword list: super administrators only (spec 6). */
+@ApiTags('senders')
+@ApiBearerAuth()
+@Controller('malicious_keywords/global')
+export class MaliciousKeywordsController {
+  constructor(private readonly keywords: KeywordService) {}
+
+  @Get() @SuperAdmin()
+  list(@Query() q: Record<string, unknown>) { return this.keywords.list(q); }
+
+  @Post() @SuperAdmin()
+  create(@Body() dto: KeywordDto) { return this.keywords.create(dto); }
+
+  @Put(':id') @SuperAdmin()
+  update(@Param('id') id: string, @Body() dto: KeywordDto) { return this.keywords.update(id, dto); }
+
+  @Delete(':id') @SuperAdmin() @HttpCode(204)
+  remove(@Param('id') id: string): Promise<void> { return this.keywords.remove(id); }
+}
+
+@ApiTags('streams')
+@ApiBearerAuth()
+@Controller('stream_events')
+export class StreamEventsController {
+  constructor(private readonly events: StreamEventService) {}
+
+  @Get() @Permissions(P.StreamView)
+  list(@Query() q: Record<string, unknown>): Promise<ListResult<StreamEventView>> { return this.events.list(q); }
+
+  @Get(':id') @Permissions(P.StreamView)
+  get(@Param('id') id: string): Promise<StreamEventView> { return this.events.get(id); }
+
+  @Post() @Permissions(P.StreamAddEdit)
+  create(@Body() dto: StreamEventDto): Promise<StreamEventView> { return this.events.create(dto); }
+
+  @Put(':id') @Permissions(P.StreamAddEdit)
+  update(@Param('id') id: string, @Body() dto: StreamEventDto): Promise<StreamEventView> { return this.events.update(id, dto); }
+
+  @Delete(':id') @Permissions(P.StreamRemove) @HttpCode(204)
+  remove(@Param('id') id: string): Promise<void> { return this.events.remove(id); }
+}

@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { StreamCreatedV1, StreamDeletedV1, StreamStatus, StreamType, StreamUpdatedV1, type StreamSnapshot, type Violation } from '@switchboard/contracts';
+import { AppError, parseListQuery, RequestContext, TenantRepository, type ListResult } from '@switchboard/platform';
+import { Clock } from '../clock';
+import type { CreateStreamDto, UpdateStreamDto } from '../dtos/stream.dto';
+import { USER_STREAM_STATUSES } from '../dtos/stream.dto';
+import { StreamEntity } from '../entities';
+import { isIpAclEntry, splitIpAcl } from '../rules/ip-acl';
+import { maskSecret, newStreamToken, SecretBox, tokenHash } from '../rules/secret-box';
+import { senderIdViolations } from '../rules/sender-id';
+import { channelOf, defaultParams, parseStreamParams, requiredSetting, statusAfterConfig, type PublicParams, type SecretParams } from '../rules/stream-params';
+import { STREAMS_CONNECTION, STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options';
+import { ActivityService } from './activity.service';
+import { LookupsService } from './lookups.service';
+import { StreamsUnitOfWork, type Emit } from './streams-events.service';
+import { truthy } from './send.service';
+
+/** A stream counts as sending (1) while it sent within this long; it is stored as ready (0). */
+const SENDING_WINDOW_MS = 5 * 60_000;
+
+/** Spec 3, Stream. Secret params are masked; the token has its own route. */
+export interface StreamDto {
+  id: number;
+  name: string;
+  description: string;
+  staticServiceType: string | null;
+  status: number;
+  streamType: number;
+  ipAcl: string[];
+  lastSentTime: string | null;
+  sender: string | null;
+  streamTags: string[];
+  enableSending: boolean;
+  isDefault: boolean;
+  streamUid: string;
+  params: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DropdownItem {
+  id: number;
+  name: string;
+  streamType: number;
+  status: number;
+  streamUid: string;
+}
+
+const IRI = /^(?:\/api\/streams\/)?(\d{1,18})$/;
+
+/** A stream id as a number, a numeric string or an IRI (`/api/streams/5`); anything else is a 400 on `field`. */
+export function streamIdFrom(raw: unknown, field = 'streamId'): string {
+  const m = typeof raw === 'number' && Number.isInteger(raw) && raw > 0 ? [String(raw), String(raw)] : typeof raw === 'string' ? IRI.exec(raw.trim()) : null;
+  if (!m) throw AppError.validation([{ propertyPath: field, message: `${field} must be a stream id` }]);
+  return m[1];
+}
+
+/** Streams in the console: CRUD per type with its params and defaults, statuses, tokens, default streams. */
+@Injectable()
+export class StreamService {
+  readonly repo: TenantRepository<StreamEntity>;
+  private readonly box: SecretBox;
+
+  constructor(
+    @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
+    private readonly uow: StreamsUnitOfWork,
+    private readonly lookups: LookupsService,
+    private readonly activity: ActivityService,
+    private readonly clock: Clock,
+    @Inject(STREAMS_OPTIONS) o: ResolvedStreamsOptions,
+  ) {
+    this.repo = new TenantRepository(ds.getRepository(StreamEntity), 'stream');
+    this.box = new SecretBox(o.secret);
+  }
+
+  async list(query: Record<string, unknown>): Promise<ListResult<StreamDto>> {
+    const q = parseListQuery(query, { sortable: ['id', 'name', 'status', 'streamType', 'createdAt', 'lastSentTime'], defaultItemsPerPage: 25 });
+    const qb = this.repo.qb('s').andWhere('s.deletedAt IS NULL');
+    if (typeof query.name === 'string' && query.name.trim()) qb.andWhere('s.name ILIKE :name', { name: `%${query.name.trim().replace(/[%_\\]/g, '\\$&')}%` });
+    const type = intFilter(query.streamType, 'streamType');
+    if (type !== null) qb.andWhere('s.streamType = :type', { type });
+    const status = intFilter(query.status, 'status');
+    if (status !== null) qb.andWhere('s.status = :status', { status });
+    for (const [field, dir] of Object.entries(q.order)) qb.addOrderBy(`s.${field}`, dir);
+    const [rows, total] = await qb.skip(q.skip).take(q.take).getManyAndCount();
+    return { items: rows.map((r) => this.toDto(r)), total };
+  }
+
+  /** Ready and sending streams first (spec 2: the list shows them), then the rest; `types` narrows (inbox: two-way and WhatsApp). */
+  async dropdown(types?: number[]): Promise<ListResult<DropdownItem>> {
+    const qb = this.repo.qb('s').andWhere('s.deletedAt IS NULL');
+    if (types) qb.andWhere('s.streamType IN (:...types)', { types }).andWhere('s.status IN (0, 1)');
+    const rows = await qb.orderBy('s.name', 'ASC').addOrderBy('s.id', 'ASC').take(2000).getMany();
+    const items = rows.map((r) => ({ id: Number(r.id), name: r.name, streamType: r.streamType, status: this.displayStatus(r), streamUid: r.streamUid }));
+    return { items, total: items.length };
+  }
+
+  async get(id: string): Promise<StreamDto> {
+    return this.toDto(await this.find(id));
+  }
+
+  async find(id: string): Promise<StreamEntity> {
+    if (!/^\d{1,18}$/.test(id)) throw AppError.notFound('stream');
+    const row = await this.repo.findOne({ id });
+    if (!row || row.deletedAt) throw AppError.notFound('stream');
+    return row;
+  }
+
+  async create(dto: CreateStreamDto): Promise<StreamDto> {
+    const accountId = RequestContext.accountId();
+    await this.assertTypeAllowed(accountId, dto.streamType);
+    const violations: Violation[] = [];
+    const { pub, secret, violations: paramViolations } = parseStreamParams(dto.streamType, dto.params);
+    violations.push(...paramViolations);
+    const ipAcl = this.ipAcl(dto.ipAcl, violations);
+    const sender = this.sender(dto.streamType, dto.sender, violations);
+    if (dto.status !== undefined && !USER_STREAM_STATUSES.includes(dto.status) && !RequestContext.principal()?.superAdmin) {
+      violations.push({ propertyPath: 'status', message: 'a new stream is ready, disabled or a draft' });
+    }
+    if (violations.length) throw AppError.validation(violations);
+    const params: PublicParams = { ...defaultParams(dto.streamType), ...stripNulls(pub) };
+    const secrets = stripNulls(secret) as SecretParams;
+    const configured = statusAfterConfig(dto.streamType, params, secrets, null);
+    const status = dto.status === undefined || configured === StreamStatus.Draft ? configured : dto.status;
+    const token = newStreamToken();
+    const now = this.clock.now();
+    const entity = this.repo.create({
+      streamUid: randomUUID(),
+      name: dto.name.trim(),
+      description: dto.description ?? '',
+      streamType: dto.streamType,
+      status,
+      staticServiceType: dto.staticServiceType ?? null,
+      ipAcl: ipAcl ?? [],
+      sender: sender ?? null,
+      streamTags: dto.streamTags ?? [],
+      enableSending: dto.enableSending ?? true,
+      isDefault: dto.isDefault ?? false,
+      params,
+      ...this.sealSecrets(secrets),
+      tokenHash: tokenHash(token),
+      tokenCipher: this.box.seal(token),
+      inboxRoleIds: [],
+      createdAt: now,
+      updatedAt: now,
+    });
+    const saved = await this.uow.run(async (m, emit) => {
+      const row = await this.repo.save(entity, m);
+      if (row.isDefault) await this.clearOtherDefaults(m, row);
+      emit(StreamCreatedV1, this.snapshot(row), row.accountId);
+      return row;
+    });
+    await this.activity.streamChanged(saved.accountId, 'stream.created', { streamId: Number(saved.id), status: saved.status });
+    return this.toDto(saved);
+  }
+
+  async update(id: string, dto: UpdateStreamDto): Promise<StreamDto> {
+    const row = await this.find(id);
+    const superAdmin = RequestContext.principal()?.superAdmin === true;
+    const violations: Violation[] = [];
+    const { pub, secret, violations: paramViolations } = parseStreamParams(row.streamType, dto.params);
+    violations.push(...paramViolations);
+    const ipAcl = this.ipAcl(dto.ipAcl, violations);
+    const sender = dto.sender === undefined ? undefined : this.sender(row.streamType, dto.sender, violations);
+    if (dto.status !== undefined && !superAdmin) {
+      if (dto.status === StreamStatus.Restricted || row.status === StreamStatus.Restricted) violations.push({ propertyPath: 'status', message: 'only a super administrator restricts a stream or lifts a restriction' });
+      else if (!USER_STREAM_STATUSES.includes(dto.status)) violations.push({ propertyPath: 'status', message: 'status is ready (0), disabled (-1) or draft (2)' });
+    }
+    if (violations.length) throw AppError.validation(violations);
+
+    const params: PublicParams = mergeParams(row.params, pub);
+    const oldSecrets = this.openSecrets(row);
+    const secrets = mergeParams(oldSecrets, secret) as SecretParams;
+    const providerChanged = JSON.stringify(secrets) !== JSON.stringify(oldSecrets) || params.business_id !== row.params.business_id || params.phone_number !== row.params.phone_number;
+    let status = dto.status ?? row.status;
+    // Spec 4: a WhatsApp or Telegram token update sets the stream ready; without its settings it stays a draft.
+    if (providerChanged) status = statusAfterConfig(row.streamType, params, secrets, status === StreamStatus.Disabled && dto.status === undefined ? StreamStatus.Draft : status);
+    else if (status === StreamStatus.Ready || status === StreamStatus.Sending) status = statusAfterConfig(row.streamType, params, secrets, status);
+
+    if (dto.name !== undefined) row.name = dto.name.trim();
+    if (dto.description !== undefined) row.description = dto.description;
+    if (dto.staticServiceType !== undefined) row.staticServiceType = dto.staticServiceType;
+    if (ipAcl !== null) row.ipAcl = ipAcl;
+    if (sender !== undefined) row.sender = sender;
+    if (dto.streamTags !== undefined) row.streamTags = dto.streamTags;
+    if (dto.enableSending !== undefined) row.enableSending = dto.enableSending;
+    if (dto.isDefault !== undefined) row.isDefault = dto.isDefault;
+    row.params = params;
+    Object.assign(row, this.sealSecrets(secrets));
+    row.status = status;
+    row.updatedAt = this.clock.now();
+    const saved = await this.uow.run(async (m, emit) => {
+      const r = await this.repo.save(row, m);
+      if (r.isDefault) await this.clearOtherDefaults(m, r);
+      emit(StreamUpdatedV1, this.snapshot(r), r.accountId);
+      return r;
+    });
+    this.lookups.forgetStream(saved.id);
+    await this.activity.streamChanged(saved.accountId, 'stream.updated', { streamId: Number(saved.id), status: saved.status });
+    return this.toDto(saved);
+  }
+
+  async remove(id: string): Promise<void> {
+    const row = await this.find(id);
+    row.deletedAt = this.clock.now();
+    row.isDefault = false;
+    await this.uow.run(async (m, emit) => {
+      await this.repo.save(row, m);
+      emit(StreamDeletedV1, { streamId: row.id, accountId: row.accountId, streamUid: row.streamUid }, row.accountId);
+    });
+    this.lookups.forgetStream(row.id);
+    await this.activity.streamChanged(row.accountId, 'stream.deleted', { streamId: Number(row.id) });
+  }
+
+  async token(id: string): Promise<{ id: number; streamUid: string; token: string }> {
+    const row = await this.find(id);
+    return { id: Number(row.id), streamUid: row.streamUid, token: this.box.open(row.tokenCipher) };
+  }
+
+  /** A new token; the old one stops working at once in this process and within the cache TTL in others. */
+  async resetToken(id: string): Promise<{ id: number; streamUid: string; token: string }> {
+    const row = await this.find(id);
+    const token = newStreamToken();
+    row.tokenHash = tokenHash(token);
+    row.tokenCipher = this.box.seal(token);
+    row.updatedAt = this.clock.now();
+    await this.repo.save(row);
+    this.lookups.forgetStream(row.id);
+    await this.activity.streamChanged(row.accountId, 'stream.token_reset', { streamId: Number(row.id) });
+    return { id: Number(row.id), streamUid: row.streamUid, token };
+  }
+
+  /** Spec 3: `inbox/assign_permissions_mapping`: which inbox roles may use each two-way or WhatsApp stream. */
+  async inboxMapping(): Promise<{ items: Array<{ streamId: number; streamUid: string; name: string; roleIds: number[] }>; total: number }> {
+    const rows = await this.repo.qb('s').andWhere('s.deletedAt IS NULL').andWhere('s.streamType IN (:...types)', { types: [StreamType.TwoWay, StreamType.WhatsApp] }).orderBy('s.id', 'ASC').getMany();
+    const items = rows.map((r) => ({ streamId: Number(r.id), streamUid: r.streamUid, name: r.name, roleIds: r.inboxRoleIds.map(Number) }));
+    return { items, total: items.length };
+  }
+
+  async setInboxMapping(streamIdRaw: unknown, roleIdsRaw: unknown): Promise<{ streamId: number; roleIds: number[] }> {
+    const streamId = streamIdFrom(streamIdRaw);
+    if (!Array.isArray(roleIdsRaw) || roleIdsRaw.length > 500 || roleIdsRaw.some((r) => !/^\d{1,18}$/.test(String(r)))) {
+      throw AppError.validation([{ propertyPath: 'roleIds', message: 'roleIds is a list of role ids' }]);
+    }
+    const row = await this.find(streamId);
+    row.inboxRoleIds = [...new Set(roleIdsRaw.map(String))];
+    await this.repo.save(row);
+    return { streamId: Number(row.id), roleIds: row.inboxRoleIds.map(Number) };
+  }
+
+  /** The provider secrets of a stream (the console's own routes need them to call WhatsApp or Telegram). */
+  openSecrets(row: StreamEntity): SecretParams {
+    if (!row.providerSecret) return {};
+    return JSON.parse(this.box.open(row.providerSecret)) as SecretParams;
+  }
+
+  displayStatus(r: StreamEntity): number {
+    if (r.status === StreamStatus.Ready && r.lastSentTime && this.clock.now().getTime() - r.lastSentTime.getTime() < SENDING_WINDOW_MS) return StreamStatus.Sending;
+    return r.status;
+  }
+
+  toDto(r: StreamEntity): StreamDto {
+    const secrets = this.openSecrets(r);
+    const params: Record<string, unknown> = { ...r.params };
+    if (secrets.auth_token) params.auth_token = maskSecret(secrets.auth_token);
+    if (secrets.otp_code) params.otp_code = '****';
+    return {
+      id: Number(r.id),
+      name: r.name,
+      description: r.description,
+      staticServiceType: r.staticServiceType,
+      status: this.displayStatus(r),
+      streamType: r.streamType,
+      ipAcl: r.ipAcl,
+      lastSentTime: r.lastSentTime ? r.lastSentTime.toISOString() : null,
+      sender: r.sender,
+      streamTags: r.streamTags,
+      enableSending: r.enableSending,
+      isDefault: r.isDefault,
+      streamUid: r.streamUid,
+      params,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
+    };
+  }
+
+  snapshot(r: StreamEntity): StreamSnapshot {
+    const s = this.openSecrets(r);
+    return {
+      streamId: r.id,
+      accountId: r.accountId,
+      streamUid: r.streamUid,
+      name: r.name,
+      streamType: r.streamType,
+      status: r.status,
+      staticServiceType: r.staticServiceType,
+      sender: r.sender,
+      enableSending: r.enableSending,
+      isDefault: r.isDefault,
+      provider: { authToken: s.auth_token ?? null, businessId: r.params.business_id ?? null, phoneNumber: r.params.phone_number ?? null, otpCode: s.otp_code ?? null },
+      updatedAt: r.updatedAt.toISOString(),
+    };
+  }
+
+  private sealSecrets(s: SecretParams): Pick<StreamEntity, 'providerSecret' | 'providerSecretFields'> {
+    const fields = Object.entries(s).filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k]) => k);
+    return { providerSecret: fields.length ? this.box.seal(JSON.stringify(s)) : null, providerSecretFields: fields };
+  }
+
+  private async assertTypeAllowed(accountId: string, streamType: number): Promise<void> {
+    const setting = requiredSetting(streamType);
+    if (!setting) return;
+    const customer = await this.lookups.customer(accountId);
+    if (!customer || !truthy(customer.settings[setting])) {
+      throw AppError.validation([{ propertyPath: 'streamType', message: `the account may not create this stream type (${setting} is off)` }]);
+    }
+  }
+
+  private ipAcl(raw: unknown, violations: Violation[]): string[] | null {
+    if (raw === undefined) return null;
+    const list = splitIpAcl(raw);
+    if (!list) {
+      violations.push({ propertyPath: 'ipAcl', message: 'ipAcl is a list of addresses', code: 'ips' });
+      return null;
+    }
+    if (list.length > 200) violations.push({ propertyPath: 'ipAcl', message: 'at most 200 entries', code: 'ips' });
+    list.forEach((e, i) => {
+      if (!isIpAclEntry(e)) violations.push({ propertyPath: `ipAcl[${i}]`, message: `${e} is not an IPv4 address (with an optional mask) or an IPv6 address`, code: 'ips' });
+    });
+    return list;
+  }
+
+  private sender(streamType: number, raw: unknown, violations: Violation[]): string | null {
+    if (raw === undefined || raw === null || raw === '') return null;
+    if (channelOf(streamType) !== 'sms') {
+      if (typeof raw !== 'string' || raw.length > 64) violations.push({ propertyPath: 'sender', message: 'sender is a string of at most 64 characters' });
+      return typeof raw === 'string' ? raw.trim() : null;
+    }
+    const v = senderIdViolations(raw, 'sender');
+    violations.push(...v);
+    return v.length ? null : String(raw).trim();
+  }
+
+  private async clearOtherDefaults(m: EntityManager, row: StreamEntity): Promise<void> {
+    await m.query(`UPDATE streams.stream SET is_default = false WHERE account_id = $1 AND stream_type = $2 AND id <> $3 AND is_default`, [row.accountId, row.streamType, row.id]);
+  }
+
+  /** For other services of this module: emits a stream's snapshot in a unit of work. */
+  emitUpdated(row: StreamEntity, emit: Emit): void {
+    emit(StreamUpdatedV1, this.snapshot(row), row.accountId);
+  }
+}
+
+function stripNulls<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;
+}
+
+/** Keys given replace, keys given as null are removed, the rest are kept. */
+function mergeParams<T extends object>(current: T, patch: Partial<T>): T {
+  const out = { ...current } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return out as unknown as T;
+}
+
+function intFilter(v: unknown, name: string): number | null {
+  if (v === undefined || v === '') return null;
+  if (typeof v !== 'string' || !/^-?\d{1,3}$/.test(v)) throw AppError.validation([{ propertyPath: name, message: `${name} must be an integer` }]);
+  return Number(v);
+}

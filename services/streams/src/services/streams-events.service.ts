@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { EventDefinition } from '@switchboard/contracts';
+import { createEnvelope, EventBus, Outbox, OutboxRelay, PROCESS_ROLES, RequestContext, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { Clock } from '../clock';
+import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
+
+/** Adds an event to the unit of work: it is written to `streams.outbox` in the same transaction. */
+export type Emit = <T>(def: EventDefinition<T>, data: T, accountId: string | null) => void;
+
+/** Publishes `streams.outbox` on the bus, in processes that run the relay role. */
+@Injectable()
+export class StreamsOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly relay: OutboxRelay;
+
+  constructor(
+    @InjectDataSource(STREAMS_CONNECTION) ds: DataSource,
+    @Inject(EventBus) bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+  ) {
+    // Large batches: every accepted send writes two rows, at thousands of sends a second.
+    this.relay = new OutboxRelay({ schema: STREAMS_SCHEMA, dataSource: ds, bus, batchSize: 500 });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.roles.relay) await this.relay.start();
+  }
+
+  // before the platform stops the bus (onApplicationShutdown)
+  async onModuleDestroy(): Promise<void> {
+    if (this.soon) clearTimeout(this.soon);
+    await this.relay.stop();
+  }
+
+  kick(): void {
+    if (this.roles.relay) this.relay.kick();
+  }
+
+  private soon?: NodeJS.Timeout;
+
+  /**
+   * A kick within `ms`: the send path writes thousands of rows a second, and a relay pass per send would publish them
+   * one or two at a time, each pass a transaction of its own. Batched, dispatch sees them at most `ms` later.
+   */
+  kickSoon(ms = 10): void {
+    if (!this.roles.relay || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.relay.kick();
+    }, ms);
+    this.soon.unref();
+  }
+}
+
+/** One database transaction with the events it produces written to the outbox in it; the relay is kicked after commit. */
+@Injectable()
+export class StreamsUnitOfWork {
+  constructor(
+    @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
+    private readonly relay: StreamsOutboxRelay,
+    private readonly clock: Clock,
+  ) {}
+
+  envelope<T>(def: EventDefinition<T>, data: T, accountId: string | null): OutgoingEvent<T> {
+    return createEnvelope(def, data, { accountId, source: 'streams', traceId: RequestContext.current()?.traceId ?? null, occurredAt: this.clock.now() });
+  }
+
+  /**
+   * An envelope without the schema check of `createEnvelope`: for the send path only, whose data is built field by
+   * field in typed code (the stream API tests parse what it emits against the schemas). Zod costs more than the rest
+   * of building a send.
+   */
+  trustedEnvelope<T>(def: EventDefinition<T>, data: T, accountId: string | null): Omit<OutgoingEvent<T>, 'topic'> {
+    return {
+      id: randomUUID(),
+      type: def.type,
+      version: def.version,
+      occurredAt: this.clock.now().toISOString(),
+      source: 'streams',
+      accountId,
+      traceId: RequestContext.current()?.traceId ?? null,
+      key: def.key(data),
+      data,
+    };
+  }
+
+  async run<T>(work: (m: EntityManager, emit: Emit) => Promise<T>): Promise<T> {
+    let wrote = false;
+    const result = await this.ds.transaction(async (m) => {
+      const pending: OutgoingEvent[] = [];
+      const emit: Emit = (def, data, accountId) => {
+        pending.push(this.envelope(def, data, accountId));
+      };
+      const value = await work(m, emit);
+      await Outbox.add(m, STREAMS_SCHEMA, pending);
+      wrote = pending.length > 0;
+      return value;
+    });
+    if (wrote) this.relay.kick();
+    return result;
+  }
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import type { StreamsModuleOptions } from './streams.options';
+
+/** The standalone streams process's environment (distributed mode). Shared names are those of deploy/ and k8s/. */
+export const streamsConfigSchema = z.object({
+  PORT: env.port(3004),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public (or private) key PEM, to verify console access tokens. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /** Seals stream and provider tokens and keys OTP hashes: at least 16 characters, the same on every replica. */
+  STREAMS_SECRET: z.string().min(16, 'at least 16 characters'),
+  STREAMS_PUBLIC_API_URL: z.string().url().default('http://localhost:3000'),
+  WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
+  WHATSAPP_API_VERSION: z.string().default('v21.0'),
+  TELEGRAM_API_BASE_URL: z.string().url().default('https://api.telegram.org'),
+  STREAMS_DUPLICATE_WINDOW: env.int(300, 0),
+  STREAMS_BALANCE_SLOTS: env.int(32, 1),
+  STREAMS_CACHE_TTL_MS: env.int(2000, 0),
+  STREAMS_SEND_POOL_SIZE: env.int(16, 1),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type StreamsConfig = z.infer<typeof streamsConfigSchema>;
+
+export const loadStreamsConfig = (e: NodeJS.ProcessEnv = process.env): StreamsConfig => loadConfig('streams', streamsConfigSchema, e);
+
+export const streamsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadStreamsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('streams-migrate', streamsMigrateConfigSchema, e);
+
+export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleOptions {
+  return {
+    secret: c.STREAMS_SECRET,
+    publicApiUrl: c.STREAMS_PUBLIC_API_URL,
+    whatsappApiBaseUrl: c.WHATSAPP_API_BASE_URL,
+    whatsappApiVersion: c.WHATSAPP_API_VERSION,
+    telegramApiBaseUrl: c.TELEGRAM_API_BASE_URL,
+    duplicateWindowSeconds: c.STREAMS_DUPLICATE_WINDOW,
+    balanceSlots: c.STREAMS_BALANCE_SLOTS,
+    cacheTtlMs: c.STREAMS_CACHE_TTL_MS,
+    sendPoolSize: c.STREAMS_SEND_POOL_SIZE,
+    migrationsRun: c.MIGRATIONS_RUN,
+  };
+}

@@ -1,0 +1,98 @@
+import { Clock, SystemClock } from './clock';
+
+export interface StreamsModuleOptions {
+  /**
+   * Seals stream tokens and provider tokens (the console shows them again) and keys OTP code hashes. At least 16
+   * characters; changing it invalidates every stored token and pending OTP code.
+   */
+  secret: string;
+  /** Base URL customers call the stream API at, shown in code snippets. Default `http://localhost:3000`. */
+  publicApiUrl?: string;
+  /** WhatsApp Cloud API (Graph) base URL and version. Defaults `https://graph.facebook.com`, `v21.0`. */
+  whatsappApiBaseUrl?: string;
+  whatsappApiVersion?: string;
+  /** Telegram Bot API base URL. Default `https://api.telegram.org`. */
+  telegramApiBaseUrl?: string;
+  /** Provider HTTP calls give up after this long. Default 10 000 ms. */
+  providerTimeoutMs?: number;
+  /** Same stream, destination and text within this window is a duplicate (0x19). Default 300 s; 0 turns it off. */
+  duplicateWindowSeconds?: number;
+  /** How long an Idempotency-Key answer is replayed. Default 86 400 s (24 h). */
+  idempotencyTtlSeconds?: number;
+  /** Rows the balance of an account is split over; keep it above the send pool size (docs/decisions/0014-streams.md). Default 32. */
+  balanceSlots?: number;
+  /** Price per segment for a country without a price; null (default) refuses such sends with 0x17. */
+  defaultPriceMicros?: number | null;
+  /** How long stream, customer, sender and keyword lookups are cached per process. Default 2000 ms. */
+  cacheTtlMs?: number;
+  /** Invalid stream tokens from one IP within a minute before it is banned (0x16). Default 30. */
+  invalidTokenLimit?: number;
+  /** How long a banned IP stays banned. Default 900 s. */
+  banSeconds?: number;
+  /** Connections of the send path's own pool. Default 16. */
+  sendPoolSize?: number;
+  /** Run the migrations when the module starts (embedded mode, tests). Default true. */
+  migrationsRun?: boolean;
+  /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
+  statsTickMs?: number;
+  clock?: Clock;
+}
+
+export interface ResolvedStreamsOptions {
+  secret: string;
+  publicApiUrl: string;
+  whatsappApiBaseUrl: string;
+  whatsappApiVersion: string;
+  telegramApiBaseUrl: string;
+  providerTimeoutMs: number;
+  duplicateWindowSeconds: number;
+  idempotencyTtlSeconds: number;
+  balanceSlots: number;
+  defaultPriceMicros: number | null;
+  cacheTtlMs: number;
+  invalidTokenLimit: number;
+  banSeconds: number;
+  sendPoolSize: number;
+  migrationsRun: boolean;
+  statsTickMs: number;
+}
+
+export const STREAMS_OPTIONS = Symbol('STREAMS_OPTIONS');
+export const STREAMS_CONNECTION = 'streams';
+export const STREAMS_SCHEMA = 'streams';
+
+function int(name: string, v: number | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = v ?? def;
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`StreamsModule: ${name} must be an integer from ${min} to ${max} (got ${String(v)})`);
+  return n;
+}
+
+const trimSlash = (u: string): string => u.replace(/\/+$/, '');
+
+export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsOptions {
+  if (!o.secret || o.secret.length < 16) throw new Error('StreamsModule: secret must be at least 16 characters');
+  const defaultPrice = o.defaultPriceMicros ?? null;
+  if (defaultPrice !== null && (!Number.isInteger(defaultPrice) || defaultPrice < 0)) throw new Error('StreamsModule: defaultPriceMicros must be a non-negative integer or null');
+  return {
+    secret: o.secret,
+    publicApiUrl: trimSlash(o.publicApiUrl ?? 'http://localhost:3000'),
+    whatsappApiBaseUrl: trimSlash(o.whatsappApiBaseUrl ?? 'https://graph.facebook.com'),
+    whatsappApiVersion: o.whatsappApiVersion ?? 'v21.0',
+    telegramApiBaseUrl: trimSlash(o.telegramApiBaseUrl ?? 'https://api.telegram.org'),
+    providerTimeoutMs: int('providerTimeoutMs', o.providerTimeoutMs, 10_000, 100),
+    duplicateWindowSeconds: int('duplicateWindowSeconds', o.duplicateWindowSeconds, 300, 0),
+    idempotencyTtlSeconds: int('idempotencyTtlSeconds', o.idempotencyTtlSeconds, 86_400, 1),
+    balanceSlots: int('balanceSlots', o.balanceSlots, 32, 1, 256),
+    defaultPriceMicros: defaultPrice,
+    cacheTtlMs: int('cacheTtlMs', o.cacheTtlMs, 2000, 0),
+    invalidTokenLimit: int('invalidTokenLimit', o.invalidTokenLimit, 30, 1),
+    banSeconds: int('banSeconds', o.banSeconds, 900, 1),
+    sendPoolSize: int('sendPoolSize', o.sendPoolSize, 16, 1, 200),
+    migrationsRun: o.migrationsRun ?? true,
+    statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
+  };
+}
+
+export function createClock(o: StreamsModuleOptions): Clock {
+  return o.clock ?? new SystemClock();
+}
