@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
@@ -18,6 +19,7 @@ import {
 } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
+import { StreamsModule } from '@switchboard/streams';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController } from './dev-mailbox.controller';
 import type { PlatformConfig } from './platform.config';
@@ -48,6 +50,14 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
   return [
     AccountsModule.register({ migrationsRun: true }),
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl }),
+    StreamsModule.register({
+      // seals stream and provider tokens at rest; derived from the signing key so it survives restarts
+      secret: createHash('sha256').update(`streams:${o.privateKey}`).digest('hex'),
+      publicApiUrl: o.appUrl,
+      migrationsRun: true,
+      // embedded mode has no price list until a super admin sets one: demo sends cost 0.05 per segment
+      defaultPriceMicros: 50_000,
+    }),
   ];
 }
 

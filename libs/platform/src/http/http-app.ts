@@ -56,7 +56,8 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   app.setGlobalPrefix('api', { exclude: [{ path: 'realtime', method: RequestMethod.GET }] });
   app.useGlobalFilters(new ErrorBodyFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): every process's main handles SIGINT/SIGTERM itself and closes the app once; Nest's own
+  // signal hook would run the shutdown hooks a second time.
 }
 
 export interface RouteAccess {
