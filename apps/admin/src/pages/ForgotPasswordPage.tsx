@@ -1,22 +1,9 @@
-import { Button, Typography } from '@mui/material';
-import { useTranslate } from 'react-admin';
-import { Link as RouterLink } from 'react-router-dom';
+import { ForgotPasswordForm } from '../areas/team/public/ForgotPasswordForm';
 import { AuthLayout } from '../ui/AuthLayout';
 
-/** Target of the login page's forgot-password link; the reset flow itself is a later issue. */
-export const ForgotPasswordPage = () => {
-  const translate = useTranslate();
-  return (
-    <AuthLayout>
-      <Typography variant="h5" component="h1" gutterBottom>
-        {translate('forgotPassword.title')}
-      </Typography>
-      <Typography color="text.secondary" sx={{ mb: 3 }}>
-        {translate('forgotPassword.text')}
-      </Typography>
-      <Button component={RouterLink} to="/login" variant="contained" fullWidth size="large">
-        {translate('forgotPassword.back')}
-      </Button>
-    </AuthLayout>
-  );
-};
+/** /forgot-password (spec 2): the password reset request; the form lives in the team area with the reset page. */
+export const ForgotPasswordPage = () => (
+  <AuthLayout>
+    <ForgotPasswordForm />
+  </AuthLayout>
+);

@@ -1,7 +1,17 @@
 import type { AuthProvider, UserIdentity } from 'react-admin';
 import { CAPTCHA_PLACEHOLDER, TOKEN_REFRESH_MARGIN_MS } from '../constants';
 import { ApiError, apiFetch, isApiError, refreshTokens } from './http';
-import { clearTokens, getRememberMe, isExpiring, readTokens, saveTokens, setRememberMe } from './token-store';
+import {
+  clearLoginAsOrigin,
+  clearTokens,
+  getRememberMe,
+  isExpiring,
+  readLoginAsOrigin,
+  readTokens,
+  saveLoginAsOrigin,
+  saveTokens,
+  setRememberMe,
+} from './token-store';
 import type { LoginChallenge, Profile, TokenPair } from './types';
 
 export interface LoginParams {
@@ -55,8 +65,43 @@ export async function switchAccount(customerId: number): Promise<Profile> {
 
 function forget(): void {
   clearTokens();
+  clearLoginAsOrigin();
   profileCache = null;
   profileRequest = null;
+}
+
+/**
+ * Login-as (spec 2, 4, 6): POST /api/login-as {email} answers tokens of a session as that user. The admin's own
+ * tokens and email are kept aside; the caller reloads the console so nothing of the admin's view stays cached.
+ */
+export async function startLoginAs(email: string): Promise<string> {
+  const current = readTokens();
+  if (!current) throw new ApiError('Not authenticated', 401, null);
+  const admin = (profileCache ?? (await fetchProfile())).email;
+  const answer = await apiFetch<TokenPair & { email: string }>('/login-as', { method: 'POST', body: { email } });
+  saveLoginAsOrigin({ token: current.token, refresh_token: current.refresh_token, remember: current.remember, email: admin, impersonatedEmail: answer.email });
+  saveTokens({ token: answer.token, refresh_token: answer.refresh_token }, current.remember);
+  profileCache = null;
+  profileRequest = null;
+  return answer.email;
+}
+
+/** Ends the login-as session (POST /api/login-as/exit) and puts the admin's own tokens back. */
+export async function exitLoginAs(): Promise<void> {
+  const origin = readLoginAsOrigin();
+  // the session may already be gone (expired, revoked): the admin's tokens come back either way
+  await apiFetch('/login-as/exit', { method: 'POST', notifyUnauthorized: false }).catch(() => undefined);
+  clearLoginAsOrigin();
+  if (origin) saveTokens({ token: origin.token, refresh_token: origin.refresh_token }, origin.remember);
+  else clearTokens();
+  profileCache = null;
+  profileRequest = null;
+}
+
+/** The login-as state for the strip: the impersonated email and the admin's, or null when not impersonating. */
+export function loginAsState(): { email: string; adminEmail: string } | null {
+  const origin = readLoginAsOrigin();
+  return origin && readTokens() ? { email: origin.impersonatedEmail, adminEmail: origin.email } : null;
 }
 
 /**

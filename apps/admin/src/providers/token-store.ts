@@ -61,3 +61,46 @@ export function isExpiring(token: string, marginMs: number, now = Date.now()): b
   const exp = tokenExpiry(token);
   return exp !== null && exp - marginMs <= now;
 }
+
+/**
+ * Login-as (spec 4): while an admin works as another user, their own tokens and email wait here, next to the
+ * impersonated session's tokens (same storage), and come back on exit. `clearTokens` leaves this alone because
+ * `saveTokens` calls it; logout clears it with `clearLoginAsOrigin`.
+ */
+const LOGIN_AS_KEY = 'switchboard.loginAs';
+
+export interface LoginAsOrigin {
+  /** The admin's own tokens. */
+  token: string;
+  refresh_token: string;
+  remember: boolean;
+  /** The admin's email. */
+  email: string;
+  /** The impersonated user's email, shown in the strip. */
+  impersonatedEmail: string;
+}
+
+export function saveLoginAsOrigin(origin: LoginAsOrigin): void {
+  clearLoginAsOrigin();
+  (origin.remember ? window.localStorage : window.sessionStorage).setItem(LOGIN_AS_KEY, JSON.stringify(origin));
+}
+
+export function readLoginAsOrigin(): LoginAsOrigin | null {
+  for (const s of storages()) {
+    const raw = s.getItem(LOGIN_AS_KEY);
+    if (!raw) continue;
+    try {
+      const o = JSON.parse(raw) as Partial<LoginAsOrigin>;
+      if (typeof o.token === 'string' && typeof o.refresh_token === 'string' && typeof o.impersonatedEmail === 'string') {
+        return { token: o.token, refresh_token: o.refresh_token, remember: o.remember !== false, email: o.email ?? '', impersonatedEmail: o.impersonatedEmail };
+      }
+    } catch (_e) {
+      // a damaged entry is as good as none
+    }
+  }
+  return null;
+}
+
+export function clearLoginAsOrigin(): void {
+  for (const s of storages()) s.removeItem(LOGIN_AS_KEY);
+}

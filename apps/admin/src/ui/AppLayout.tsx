@@ -5,6 +5,8 @@ import { useEffect, type ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, TitlePortal } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { areas } from '../areas';
+import { LoginAsStrip } from '../areas/team/login-as/LoginAsStrip';
+import { PendingInviteAcceptor } from '../areas/team/public/PendingInviteAcceptor';
 import { isSuperAdmin } from '../providers/types';
 import { blockReason } from './account-access';
 import { AuthWatcher } from './AuthWatcher';
@@ -83,6 +85,8 @@ export const AppLayout = ({ children }: { children: ReactNode }) => (
   <Layout appBar={ShellAppBar} menu={ShellMenu} error={LayoutError}>
     <AuthWatcher />
     <AccessGuard />
+    <LoginAsStrip />
+    <PendingInviteAcceptor />
     {children}
   </Layout>
 );

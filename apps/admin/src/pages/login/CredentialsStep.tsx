@@ -81,7 +81,7 @@ export const CredentialsStep = ({ initial, onCodeSent }: Props) => {
         onChange={(e) => setValues({ ...values, username: e.target.value })}
         onBlur={() => setTouched({ ...touched, username: true })}
         error={!!shown('username')}
-        helperText={shown('username')}
+        helperText={shown('username') ?? ' '}
         slotProps={{ htmlInput: { 'data-testid': 'login-email' } }}
       />
       <TextField
@@ -94,7 +94,7 @@ export const CredentialsStep = ({ initial, onCodeSent }: Props) => {
         onChange={(e) => setValues({ ...values, password: e.target.value })}
         onBlur={() => setTouched({ ...touched, password: true })}
         error={!!shown('password')}
-        helperText={shown('password')}
+        helperText={shown('password') ?? ' '}
         slotProps={{ htmlInput: { 'data-testid': 'login-password' } }}
       />
 

@@ -7,6 +7,7 @@ import { useNavigate } from 'react-router-dom';
 import { switchAccount } from '../../providers/auth-provider';
 import { isApiError } from '../../providers/http';
 import { isSuperAdmin, type AccountSummary } from '../../providers/types';
+import { PendingInviteAcceptor } from '../../areas/team/public/PendingInviteAcceptor';
 import { AuthWatcher } from '../../ui/AuthWatcher';
 import { Copyright } from '../../ui/Copyright';
 import { PageHeader } from '../../ui/PageHeader';
@@ -64,6 +65,7 @@ export const SelectAccountPage = () => {
   return (
     <Box sx={{ minHeight: '100vh', display: 'flex', flexDirection: 'column', bgcolor: 'background.default' }}>
       <AuthWatcher />
+      <PendingInviteAcceptor onAccepted={() => void refetch()} />
       <PageHeader />
       {(isPending || switchingId !== null) && <LinearProgress sx={{ height: 2 }} />}
       <Container maxWidth="lg" component="main" sx={{ flex: 1, py: { xs: 4, md: 6 } }}>

@@ -1,0 +1,90 @@
+import { Autocomplete, Box, Button, CircularProgress, TextField } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { useNotify, useTranslate } from 'react-admin';
+import { contactsApi } from '../api';
+import type { Country } from '../types';
+import { AppModal } from '../widgets/AppModal';
+import { errorText, fieldErrors } from '../widgets/errors';
+import { countryName } from '../widgets/format';
+
+/** Blocks one number (POST /api/black_lists); a national number needs its country. */
+export const AddNumberDialog = ({ open, countries, onClose, onSaved }: { open: boolean; countries: Country[]; onClose: () => void; onSaved: () => void }) => {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const locale = translate('contacts.locale');
+  const [phone, setPhone] = useState('');
+  const [country, setCountry] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  useEffect(() => {
+    if (open) {
+      setPhone('');
+      setCountry(null);
+      setErrors({});
+    }
+  }, [open]);
+
+  const save = async () => {
+    if (!phone.trim()) {
+      setErrors({ phone: translate('contacts.errors.client.required') });
+      return;
+    }
+    setSaving(true);
+    try {
+      await contactsApi.addBlackList({ phone: phone.trim(), country: country ?? undefined });
+      notify('contacts.blacklist.addedDone', { type: 'success' });
+      onSaved();
+      onClose();
+    } catch (e) {
+      const fields = fieldErrors(e, translate);
+      setErrors(fields);
+      if (!Object.keys(fields).length) notify(errorText(e, translate), { type: 'error' });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <AppModal
+      open={open}
+      onClose={onClose}
+      dismissible={!saving}
+      title={translate('contacts.blacklist.addTitle')}
+      testId="blacklist-add-dialog"
+      actions={
+        <>
+          <Button color="inherit" onClick={onClose} disabled={saving}>
+            {translate('contacts.actions.cancel')}
+          </Button>
+          <Button variant="contained" onClick={() => void save()} disabled={saving} startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined} data-testid="blacklist-add-save">
+            {translate('contacts.blacklist.block')}
+          </Button>
+        </>
+      }
+    >
+      <Box component="form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} sx={{ display: 'grid', gap: 2, pt: 0.5 }}>
+        <TextField
+          label={translate('contacts.blacklist.phone')}
+          value={phone}
+          autoFocus
+          required
+          onChange={(e) => {
+            setPhone(e.target.value);
+            setErrors({});
+          }}
+          error={!!errors.phone}
+          helperText={errors.phone || translate('contacts.blacklist.phoneHint')}
+          inputProps={{ maxLength: 64, 'data-testid': 'blacklist-phone' }}
+        />
+        <Autocomplete
+          options={countries.map((c) => c.iso2)}
+          value={country}
+          onChange={(_e, v) => setCountry(v)}
+          getOptionLabel={(iso) => `${countryName(iso, locale)} (${iso})`}
+          renderInput={(params) => <TextField {...params} label={translate('contacts.imports.defaultCountry')} error={!!errors.country} helperText={errors.country || translate('contacts.imports.defaultCountryHint')} />}
+        />
+        <button type="submit" hidden />
+      </Box>
+    </AppModal>
+  );
+};

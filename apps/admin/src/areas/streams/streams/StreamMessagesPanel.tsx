@@ -1,0 +1,92 @@
+import ForumRoundedIcon from '@mui/icons-material/ForumRounded';
+import RefreshRoundedIcon from '@mui/icons-material/RefreshRounded';
+import { Alert, Box, Chip, IconButton, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
+import { useEffect } from 'react';
+import { useTranslate } from 'react-admin';
+import { streamsApi } from '../api';
+import { MESSAGE_STATUSES } from '../constants';
+import { MessageStatusChip, mono, useDateFormat, useMoney } from '../labels';
+import type { MessageStatus } from '../types';
+import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { errorText } from '../widgets/errors';
+import { useServerTable } from '../widgets/useTable';
+
+/** The messages of a stream, newest first, with their status (GET /streams/message_status?streamId=). */
+export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; version: number }) => {
+  const translate = useTranslate();
+  const date = useDateFormat();
+  const money = useMoney();
+  const table = useServerTable<MessageStatus>(
+    'streamMessages',
+    (q) => streamsApi.messages({ page: q.page, perPage: q.perPage, sort: { field: 'createdAt', order: q.sort.order }, filter: { ...q.filter, streamId } }),
+    { field: 'createdAt', order: 'desc' },
+  );
+  const { refresh } = table;
+  // the page bumps `version` after a send from it, so the new message shows
+  useEffect(() => {
+    if (version) void refresh();
+  }, [version, refresh]);
+  const columns: Column<MessageStatus>[] = [
+    { key: 'createdAt', label: translate('streams.messages.time'), sortable: true, render: (m) => <Typography variant="body2" noWrap>{date(m.created_at)}</Typography> },
+    {
+      key: 'destination',
+      label: translate('streams.messages.destination'),
+      render: (m) => (
+        <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
+          <Box component="span" sx={{ ...mono, fontSize: 13 }}>{m.destination}</Box>
+          {m.country && <Chip size="small" label={m.country} sx={{ height: 20, fontSize: 11 }} />}
+          {m.demo && <Chip size="small" color="primary" variant="outlined" label={translate('streams.messages.demo')} sx={{ height: 20, fontSize: 11 }} />}
+        </Box>
+      ),
+    },
+    { key: 'sender', label: translate('streams.messages.sender'), render: (m) => <Box component="span" sx={{ ...mono, fontSize: 13 }}>{m.sender}</Box> },
+    {
+      key: 'status',
+      label: translate('streams.messages.status'),
+      render: (m) => (
+        <Tooltip title={m.error ?? ''}>
+          <Box component="span">
+            <MessageStatusChip status={m.status} testId="message-row-status" />
+          </Box>
+        </Tooltip>
+      ),
+    },
+    { key: 'parts', label: translate('streams.messages.parts'), align: 'right', render: (m) => m.parts },
+    { key: 'price', label: translate('streams.messages.price'), align: 'right', render: (m) => money(m.price - m.refunded, m.currency) },
+    { key: 'delivered', label: translate('streams.messages.deliveredAt'), render: (m) => <Typography variant="body2" color="text.secondary" noWrap>{m.delivered_at ? date(m.delivered_at) : '—'}</Typography> },
+  ];
+  return (
+    <Box>
+      {table.error ? <Alert severity="error" sx={{ mb: 2 }}>{errorText(table.error, translate)}</Alert> : null}
+      <DataTable
+        testId="messages-table"
+        rowTestId="message-row"
+        columns={columns}
+        rows={table.rows}
+        rowKey={(m) => m.message_uuid}
+        loading={table.loading}
+        sort={table.sort}
+        onSort={table.toggleSort}
+        pagination={table.pagination}
+        maxHeight={560}
+        toolbar={
+          <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
+            <TextField select size="small" value={table.filter.status ?? ''} onChange={(e) => table.setFilter({ status: e.target.value || undefined })} sx={{ width: 200 }} slotProps={{ select: { displayEmpty: true } }}>
+              <MenuItem value="">{translate('streams.messages.allStatuses')}</MenuItem>
+              {MESSAGE_STATUSES.map((s) => (
+                <MenuItem key={s} value={s}>{translate(`streams.messageStatus.${s}`)}</MenuItem>
+              ))}
+            </TextField>
+            <Box sx={{ flex: 1 }} />
+            <Tooltip title={translate('streams.ui.refresh')}>
+              <IconButton size="small" onClick={() => void table.refresh()} data-testid="messages-refresh">
+                <RefreshRoundedIcon fontSize="small" />
+              </IconButton>
+            </Tooltip>
+          </Box>
+        }
+        empty={<NoResults icon={<ForumRoundedIcon />} title={translate('streams.messages.empty')} text={translate('streams.messages.emptyText')} />}
+      />
+    </Box>
+  );
+};
