@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Client } from 'pg';
 import {
   configureHttpApp,
+  freePort,
   DevMailbox,
   InMemoryEventBus,
   InMemoryRealtime,
@@ -19,6 +20,8 @@ import {
 } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
+import { ContactsModule } from '@switchboard/contacts';
+import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { StreamsModule } from '@switchboard/streams';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController } from './dev-mailbox.controller';
@@ -50,6 +53,9 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
   return [
     AccountsModule.register({ migrationsRun: true }),
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl }),
+    ContactsModule.register({ migrationsRun: true }),
+    // the simulators are the vendors: an SMS reaches delivered after about two seconds
+    DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl })),
     StreamsModule.register({
       // seals stream and provider tokens at rest; derived from the signing key so it survives restarts
       secret: createHash('sha256').update(`streams:${o.privateKey}`).digest('hex'),
@@ -96,6 +102,8 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   }
 
   const keys = loadOrCreateSigningKeys(path.join(dataDir, 'keys'));
+  // PORT=0 picks a free port now, so links in emails and code snippets carry the real one
+  const port = config.PORT || (await freePort());
   const mailbox = new DevMailbox();
   // 'handled': the outbox marks a row published only once its consumers ran, so a crash cannot lose it.
   const bus = new InMemoryEventBus({ ack: 'handled' });
@@ -103,7 +111,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}` }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}` }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 
@@ -119,7 +127,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
       new DocumentBuilder().setTitle('Switchboard API').setVersion('0.2.0').addBearerAuth().build(),
     );
     SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs.json' });
-    await app.listen(config.PORT, config.HOST);
+    await app.listen(port, config.HOST);
   } catch (e) {
     if (pg) await pg.stop();
     throw e;

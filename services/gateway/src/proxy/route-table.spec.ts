@@ -10,6 +10,12 @@ describe('gateway route table', () => {
     expect(serviceForPath('/users')).toBeNull();
   });
 
+  it('lets a two-segment entry win over its first segment', () => {
+    expect(serviceForPath('/api/message_responses/send')).toBe('streams');
+    expect(serviceForPath('/api/message_responses/chat?destination=1')).toBe('dispatch');
+    expect(serviceForPath('/api/message_responses')).toBe('dispatch');
+  });
+
   it('parses GATEWAY_ROUTES and refuses malformed entries', () => {
     expect(parseGatewayRoutes('auth=http://auth:3001, accounts=http://accounts:3002/')).toEqual({
       auth: 'http://auth:3001',

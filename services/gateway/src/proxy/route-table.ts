@@ -16,20 +16,38 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   daily_usage_and_limit: 'accounts',
   countries: 'accounts',
   timezones: 'accounts',
+  variables: 'contacts',
+  contacts_variables: 'contacts',
+  import_lists: 'contacts',
+  black_lists: 'contacts',
+  contact_lists: 'contacts',
+  contacts: 'contacts',
+  tasks: 'contacts',
+  task: 'contacts',
   streams: 'streams',
   stream: 'streams',
   senders: 'streams',
   malicious_keywords: 'streams',
   stream_events: 'streams',
   tech_provider: 'streams',
-  message_responses: 'streams',
+  // replies are stored by dispatch; sending one goes through the stream pipeline
+  message_responses: 'dispatch',
+  'message_responses/send': 'streams',
+  service_type_manager: 'dispatch',
+  channels: 'dispatch',
+  dispatch: 'dispatch',
 });
 
-/** The service owning a path under /api, or null: `/api/users/connected?x=1` -> `auth`. */
+/**
+ * The service owning a path under /api, or null: `/api/users/connected?x=1` -> `auth`. A two-segment entry
+ * (`message_responses/send`) wins over its first segment.
+ */
 export function serviceForPath(pathname: string, table: Readonly<Record<string, string>> = GATEWAY_ROUTE_TABLE): string | null {
-  const m = /^\/api\/([^/?#]+)/.exec(pathname);
+  const m = /^\/api\/([^/?#]+)(?:\/([^/?#]+))?/.exec(pathname);
   if (!m) return null;
-  return Object.prototype.hasOwnProperty.call(table, m[1]) ? table[m[1]] : null;
+  const own = (key: string) => Object.prototype.hasOwnProperty.call(table, key);
+  if (m[2] && own(`${m[1]}/${m[2]}`)) return table[`${m[1]}/${m[2]}`];
+  return own(m[1]) ? table[m[1]] : null;
 }
 
 /**

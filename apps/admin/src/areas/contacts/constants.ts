@@ -83,8 +83,11 @@ export const FILTER_GROUPS = [
   'created_after',
 ] as const;
 export type FilterGroupType = (typeof FILTER_GROUPS)[number];
-/** Groups whose data comes from campaigns and offers: they match nothing until that data reaches the contacts service. */
-export const PENDING_GROUPS: ReadonlySet<FilterGroupType> = new Set(['campaign_clickers', 'campaign_register', 'campaign_ftd', 'offers_clickers', 'offers_register', 'offers_ftd']);
+/**
+ * Groups whose data comes from other services (operators, campaign and offer results): the contacts service matches
+ * nothing for them until that data reaches it (docs/decisions/0012-contacts-imports.md).
+ */
+export const PENDING_GROUPS: ReadonlySet<FilterGroupType> = new Set(['operator', 'campaign_clickers', 'campaign_register', 'campaign_ftd', 'offers_clickers', 'offers_register', 'offers_ftd']);
 export const CUSTOM_OPERATORS = ['eq', 'neq', 'contains', 'not_contains', 'starts_with', 'empty', 'not_empty', 'gt', 'gte', 'lt', 'lte'] as const;
 export type CustomOperator = (typeof CUSTOM_OPERATORS)[number];
 export const VALUELESS_OPERATORS: ReadonlySet<CustomOperator> = new Set(['empty', 'not_empty']);

@@ -6,16 +6,18 @@ import TuneRoundedIcon from '@mui/icons-material/TuneRounded';
 import { Resource } from 'react-admin';
 import { Route } from 'react-router-dom';
 import type { AdminArea } from '../types';
-import { BlacklistPage } from './blacklist/BlacklistPage';
 import { P, PATHS } from './constants';
-import { ContactsPage } from './contacts/ContactsPage';
-import { ExportsPage } from './exports/ExportsPage';
 import en from './i18n/en';
 import ru from './i18n/ru';
-import { ImportWizardPage } from './imports/ImportWizardPage';
-import { ContactListsPage } from './lists/ContactListsPage';
-import { SegmentBuilderPage } from './segments/SegmentBuilderPage';
-import { VariablesPage } from './variables/VariablesPage';
+import { lazyPage } from './widgets/lazyPage';
+
+const ContactListsPage = lazyPage(() => import('./lists/ContactListsPage').then((m) => m.ContactListsPage));
+const ImportWizardPage = lazyPage(() => import('./imports/ImportWizardPage').then((m) => m.ImportWizardPage));
+const SegmentBuilderPage = lazyPage(() => import('./segments/SegmentBuilderPage').then((m) => m.SegmentBuilderPage));
+const ContactsPage = lazyPage(() => import('./contacts/ContactsPage').then((m) => m.ContactsPage));
+const VariablesPage = lazyPage(() => import('./variables/VariablesPage').then((m) => m.VariablesPage));
+const BlacklistPage = lazyPage(() => import('./blacklist/BlacklistPage').then((m) => m.BlacklistPage));
+const ExportsPage = lazyPage(() => import('./exports/ExportsPage').then((m) => m.ExportsPage));
 
 /**
  * Contacts (issue 4): contact lists and segments with their side panel, the import wizard, the segment builder,

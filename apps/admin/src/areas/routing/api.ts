@@ -37,3 +37,22 @@ export const routingApi = {
   countries: () => apiFetch<ListResult<Country>>(`/countries?page=1&itemsPerPage=${COUNTRIES_PER_PAGE}`),
   customers: () => apiFetch<ListResult<CustomerOption>>(`/customers/dropdown?page=1&itemsPerPage=${CUSTOMERS_PER_PAGE}`),
 };
+
+export interface MaliciousKeyword {
+  id: number;
+  word: string;
+  /** 1 whole word, 2 anywhere in the text. */
+  type: number;
+}
+
+/** CRUD /malicious_keywords/global (spec 7): every send is checked against this list. */
+export const keywordsApi = {
+  list: (params: { page: number; perPage: number; sort: { field: string; order: string }; search?: string }) => {
+    const s = new URLSearchParams({ page: String(params.page), itemsPerPage: String(params.perPage), [`order[${params.sort.field}]`]: params.sort.order });
+    if (params.search) s.set('search', params.search);
+    return apiFetch<ListResult<MaliciousKeyword>>(`/malicious_keywords/global?${s.toString()}`);
+  },
+  create: (body: { word: string; type: number }) => apiFetch<MaliciousKeyword>('/malicious_keywords/global', { method: 'POST', body }),
+  update: (id: number, body: { word: string; type: number }) => apiFetch<MaliciousKeyword>(`/malicious_keywords/global/${id}`, { method: 'PUT', body }),
+  remove: (id: number) => apiFetch<void>(`/malicious_keywords/global/${id}`, { method: 'DELETE' }),
+};

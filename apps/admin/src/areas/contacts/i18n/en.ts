@@ -197,7 +197,7 @@ const en = {
       incomplete: 'Incomplete',
       incompleteHint: '%{smart_count} incomplete filter is not counted. |||| %{smart_count} incomplete filters are not counted.',
       pendingChip: 'Pending data',
-      pendingData: 'Campaign and offer results are not available to segments yet: this filter matches no contacts for now.',
+      pendingData: 'This data does not reach segments yet: for now “is any of” matches no contacts and “is none of” matches all.',
       field: 'Field',
       condition: 'Condition',
       value: 'Value',

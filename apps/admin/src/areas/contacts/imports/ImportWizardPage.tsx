@@ -141,6 +141,7 @@ export const ImportWizardPage = () => {
     upload.current = ctrl;
     setImp(null);
     setPreview(null);
+    setMapping({});
     setUploadError(null);
     setTransfer(0);
     setFile({ name: f.name, size: f.size });

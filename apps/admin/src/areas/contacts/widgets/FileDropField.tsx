@@ -139,7 +139,7 @@ export const FileDropField = ({
             '&:focus-visible': { boxShadow: '0 0 0 3px rgba(79,70,229,.25)' },
           }}
         >
-          <Box sx={{ width: 56, height: 56, borderRadius: '50%', bgcolor: '#eef2ff', color: 'primary.main', display: 'inline-grid', placeItems: 'center', mb: 1.5 }}>
+          <Box sx={{ width: 56, height: 56, borderRadius: '50%', bgcolor: over ? '#fff' : '#eef2ff', color: 'primary.main', display: 'inline-grid', placeItems: 'center', mb: 1.5 }}>
             <CloudUploadOutlinedIcon />
           </Box>
           <Typography sx={{ fontWeight: 600 }}>

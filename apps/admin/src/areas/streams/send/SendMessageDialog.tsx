@@ -8,7 +8,7 @@ import { useTranslate } from 'react-admin';
 import { streamsApi } from '../api';
 import { FINAL_STATUSES, FIRST_POLL_MS, P, SenderApproval, STATUS_POLL_MS, StreamStatus, StreamType, isSmsType } from '../constants';
 import { ApprovalChip, StreamStatusChip, TypeTile, mono, useMoney, useTypeLabel } from '../labels';
-import { check, phone as phoneRule, senderId, telegramChat } from '../rules';
+import { check, flagNumber, phone as phoneRule, senderId, telegramChat } from '../rules';
 import type { DemoAnswer, MessageStatus, Stream } from '../types';
 import { AppModal } from '../widgets/AppModal';
 import { CopyButton } from '../widgets/CopyButton';
@@ -17,7 +17,8 @@ import { useCan } from '../widgets/permissions';
 import { useApi } from '../widgets/useApi';
 import { DeliveryTracker } from './DeliveryTracker';
 import { SmsCounter } from './SmsCounter';
-import { WhatsAppMessage, missingPlaceholders, templatePayload, type WhatsAppDraft } from './WhatsAppMessage';
+import { WhatsAppMessage } from './WhatsAppMessage';
+import { missingPlaceholders, templatePayload, type WhatsAppDraft } from './whatsapp-template';
 
 type Step = 'details' | 'message' | 'result';
 
@@ -374,7 +375,7 @@ export const SendMessageDialog = ({ open, stream: preselected, onClose, onSent }
         <Box component="form" id="send-message-form" noValidate onSubmit={send}>
           <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', mb: 2, color: 'text.secondary', fontSize: 13.5 }}>
             <span>{translate('streams.sendMessage.to')}</span>
-            <Box component="b" sx={{ color: 'text.primary' }}>{phone}</Box>
+            <Box component="b" sx={{ color: 'text.primary' }} data-testid="send-to">{type === StreamType.TelegramBot ? phone : (flagNumber(phone.replace(/[\s().-]/g, '')) ?? phone)}</Box>
             {sms && sender && (
               <>
                 <span>{translate('streams.sendMessage.from')}</span>

@@ -24,7 +24,12 @@ export const OtpSection = ({ kit }: { kit: FormKit }) => {
     const el = messageRef.current;
     const at = el?.selectionStart ?? values.otp_message.length;
     const end = el?.selectionEnd ?? at;
-    set({ otp_message: values.otp_message.slice(0, at) + OTP_PLACEHOLDER + values.otp_message.slice(end) });
+    const before = values.otp_message.slice(0, at);
+    const after = values.otp_message.slice(end);
+    // the code reads as its own word
+    const gapBefore = before && !/\s$/.test(before) ? ' ' : '';
+    const gapAfter = after && !/^[\s.,!?]/.test(after) ? ' ' : '';
+    set({ otp_message: `${before}${gapBefore}${OTP_PLACEHOLDER}${gapAfter}${after}` });
   };
   const minutes = (s: number) => translate('streams.otp.minutes', { smart_count: s / 60 });
   const preview = values.otp_message.split(OTP_PLACEHOLDER).join(sampleCode(values.code_generator, values.code_length));

@@ -34,11 +34,14 @@ export const GatedButton = ({ permission, children, ...props }: ButtonProps & { 
 export const GatedIconButton = ({ permission, title, children, ...props }: IconButtonProps & { permission: string; title: string }) => {
   const can = useCan();
   if (can(permission)) {
+    // the span keeps the tooltip working on a disabled button (a stream that cannot send)
     return (
       <Tooltip title={title}>
-        <IconButton size="small" aria-label={title} {...props}>
-          {children}
-        </IconButton>
+        <Box component="span" sx={{ display: 'inline-flex' }}>
+          <IconButton size="small" aria-label={title} {...props}>
+            {children}
+          </IconButton>
+        </Box>
       </Tooltip>
     );
   }

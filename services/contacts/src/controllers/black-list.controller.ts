@@ -1,0 +1,24 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Permission } from '@switchboard/contracts';
+import { Permissions, type ListResult } from '@switchboard/platform';
+import { CreateBlackListDto, type BlackListDto } from '../dtos/black-list.dto';
+import { caller } from '../services/access';
+import { BlackListService } from '../services/black-list.service';
+
+/** Blocked destinations. Bulk additions go through an import list of type blacklist. */
+@ApiTags('contacts')
+@ApiBearerAuth()
+@Controller('black_lists')
+export class BlackListController {
+  constructor(private readonly blacklist: BlackListService) {}
+
+  @Get() @Permissions(Permission.BlockDestinationView)
+  list(@Query() q: Record<string, unknown>): Promise<ListResult<BlackListDto>> { return this.blacklist.list(caller().accountId, q); }
+
+  @Post() @Permissions(Permission.BlockDestinationAddEdit)
+  create(@Body() dto: CreateBlackListDto): Promise<BlackListDto> { return this.blacklist.create(caller().accountId, dto); }
+
+  @Delete(':id') @Permissions(Permission.BlockDestinationRemove) @HttpCode(204)
+  delete(@Param('id') id: string): Promise<void> { return this.blacklist.delete(caller().accountId, id); }
+}

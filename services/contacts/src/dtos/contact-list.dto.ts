@@ -1,0 +1,82 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsIn, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+
+export class CreateContactListDto {
+  @ApiProperty({ example: 'VIP customers' })
+  @IsString()
+  @MinLength(1, { message: 'errors.client.required' })
+  @MaxLength(255)
+  name: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: ['list', 'segment'], description: 'default: segment when a filter is given, else list' })
+  @IsOptional()
+  @IsIn(['list', 'segment'])
+  type?: 'list' | 'segment';
+
+  @ApiPropertyOptional({ description: 'segment filter, as an object or its JSON text: { match?: "all"|"any", groups: [...] }' })
+  @Allow() // parsed by the filter schema, which reports each bad path
+  filter?: unknown;
+}
+
+export class UpdateContactListDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MinLength(1, { message: 'errors.client.required' })
+  @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ description: 'segments only' })
+  @Allow()
+  filter?: unknown;
+}
+
+export class TotalByFilterDto {
+  @ApiProperty({ description: 'segment filter, object or JSON text' })
+  @Allow()
+  filter: unknown;
+}
+
+export interface ImportSummaryDto {
+  id: number;
+  name: string;
+  status: string;
+  parsed: number;
+  failed: number;
+  duplicates: number;
+  numberOfContacts: number;
+}
+
+export interface ContactListDto {
+  id: number;
+  name: string;
+  description: string;
+  type: string;
+  /** 0 initializing, 1 processing, 2 ready. */
+  status: number;
+  progress: number;
+  /** The segment filter as JSON text (spec 3), null for lists. */
+  filter: string | null;
+  /** Sendable contacts: members (lists) or matches (segments) neither blacklisted nor opted out. */
+  numOfContacts: number;
+  createdContacts: number;
+  importListId: number | null;
+  importList: ImportSummaryDto | null;
+  /** Campaigns using the list: filled once the campaigns service publishes them (empty until then). */
+  campaigns: number[];
+  isDeleted: boolean;
+  createdAt: string;
+  updatedAt: string;
+}

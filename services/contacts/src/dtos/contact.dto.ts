@@ -1,0 +1,125 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsArray, IsBoolean, IsEmail, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+export class CreateContactDto {
+  @ApiProperty({ example: '+447911123456', description: 'international, or national with `country`' })
+  @IsString()
+  @MaxLength(64)
+  phone: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(255)
+  firstName?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(255)
+  lastName?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined && v !== '')
+  @IsEmail()
+  @MaxLength(320)
+  email?: string | null;
+
+  @ApiPropertyOptional({ description: 'ISO 3166 alpha-2: the region of a national number' })
+  @IsOptional()
+  @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
+  country?: string;
+
+  @ApiPropertyOptional({ nullable: true, description: 'IANA zone; default: the country of the number' })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(64)
+  timezone?: string | null;
+
+  @ApiPropertyOptional({ description: 'custom variable values by name or id; null or "" removes one', example: { promoCode: 'SPRING24' } })
+  @Allow() // checked key by key against the account's variables
+  variables?: unknown;
+
+  @ApiPropertyOptional({ type: [String], description: 'ids or IRIs of contact lists (type list) to add the contact to' })
+  @IsOptional()
+  @IsArray()
+  @Allow()
+  contactLists?: unknown[];
+}
+
+export class UpdateContactDto {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  phone?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(255)
+  firstName?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(255)
+  lastName?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined && v !== '')
+  @IsEmail()
+  @MaxLength(320)
+  email?: string | null;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
+  country?: string;
+
+  @ApiPropertyOptional({ nullable: true })
+  @ValidateIf((_, v) => v !== null && v !== undefined)
+  @IsString()
+  @MaxLength(64)
+  timezone?: string | null;
+
+  @ApiPropertyOptional()
+  @Allow()
+  variables?: unknown;
+
+  @ApiPropertyOptional({ type: [String], description: 'replaces the contact lists (type list) the contact is in' })
+  @IsOptional()
+  @IsArray()
+  @Allow()
+  contactLists?: unknown[];
+
+  @ApiPropertyOptional({ description: 'true opts the contact out (sets optedOutAt); an opt-out cannot be undone' })
+  @IsOptional()
+  @IsBoolean()
+  optedOut?: boolean;
+}
+
+export interface ContactDto {
+  id: number;
+  phone: string;
+  normalizedPhone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  country: string | null;
+  timezone: string | null;
+  operator: string | null;
+  /** no_error for contacts; the parse state for rejected import rows (state filter). */
+  state: string;
+  error: string | null;
+  importList: number | null;
+  /** Spreadsheet row of a rejected import row; null for contacts. */
+  rowNumber: number | null;
+  optedOutAt: string | null;
+  /** The number is on the account's blacklist. */
+  blocked: boolean;
+  variables: Record<string, string>;
+  contactLists: number[];
+  createdAt: string;
+  updatedAt: string | null;
+}

@@ -1,0 +1,39 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsIn, IsOptional } from 'class-validator';
+import { TASK_TYPES } from '@switchboard/contracts';
+
+export class CreateTaskDto {
+  @ApiProperty({ enum: TASK_TYPES })
+  @IsIn(TASK_TYPES as unknown as string[])
+  type: string;
+
+  @ApiPropertyOptional({
+    description:
+      'which contacts: { contactList?, importList?, ids?, filter?, country?, optedOut?, search?, state?, all? } (object or JSON text); ' +
+      'delete and opt-out need a selector or all: true; state (invalid, not_mobile, blacklist, duplicate, failed) exports rejected import rows',
+  })
+  @Allow() // checked by the task params schema, which names each bad field
+  params?: unknown;
+
+  @ApiPropertyOptional({ enum: ['CSV', 'none'], default: 'CSV' })
+  @IsOptional()
+  @IsIn(['CSV', 'none'])
+  fileType?: 'CSV' | 'none';
+}
+
+export interface TaskDto {
+  id: number;
+  type: string;
+  status: string;
+  progress: number;
+  fileType: string;
+  params: Record<string, unknown>;
+  /** Where the CSV is downloaded once progress is 100: /api/task/download?id={id}; null before. */
+  filePath: string | null;
+  fileName: string | null;
+  total: number;
+  processed: number;
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+}

@@ -1,0 +1,115 @@
+import { SmppPeer } from '../testing/smpp-peer';
+import type { OutboundMessage, ProviderInbound, ProviderReceipt } from './provider-adapter';
+import { SmppAdapter } from './smpp.adapter';
+
+function message(text: string, destination = '+4915112345678'): OutboundMessage {
+  return {
+    id: '1',
+    uuid: '00000000-0000-4000-8000-000000000001',
+    accountId: '1',
+    streamId: '1',
+    channel: 'sms',
+    sender: 'ACME',
+    destination,
+    text,
+    encoding: null,
+    payload: null,
+    credentials: null,
+    possibleDuplicate: false,
+  };
+}
+
+async function until(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('SMPP adapter against a local SMSC', () => {
+  let peer: SmppPeer;
+  let adapter: SmppAdapter;
+  const receipts: ProviderReceipt[] = [];
+  const inbound: ProviderInbound[] = [];
+
+  async function boot(options: ConstructorParameters<typeof SmppPeer>[0] = {}, cfg: Partial<ConstructorParameters<typeof SmppAdapter>[1]> = {}) {
+    peer = new SmppPeer(options);
+    const port = await peer.listen();
+    adapter = new SmppAdapter('7', { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', throttleBackoffMs: 5, ...cfg });
+    receipts.length = 0;
+    inbound.length = 0;
+    await adapter.start({
+      receipt: async (r) => void receipts.push(r),
+      inbound: async (m) => void inbound.push(m),
+    });
+    await until(() => adapter.ready());
+  }
+
+  afterEach(async () => {
+    await adapter.stop();
+    await peer.close();
+  });
+
+  it('binds as a transceiver, submits a GSM7 message and follows its receipt', async () => {
+    await boot();
+    const outcome = await adapter.send(message('Hello {world} €5'));
+    expect(outcome).toEqual({ kind: 'accepted', providerIds: [peer.parts[0].messageId] });
+    expect(peer.parts[0]).toMatchObject({ destination: '4915112345678', source: 'ACME', dataCoding: 0, concat: null, text: 'Hello {world} €5' });
+    await until(() => receipts.length === 1);
+    expect(receipts[0]).toMatchObject({ vendorId: '7', providerMessageId: peer.parts[0].messageId, outcome: 'delivered' });
+  });
+
+  it('splits a long UCS2 message into UDH parts of 67 units, each with its own id and receipt', async () => {
+    await boot();
+    const text = 'Привет, мир! '.repeat(12); // 156 units -> 3 parts
+    const outcome = await adapter.send(message(text));
+    expect(outcome.kind).toBe('accepted');
+    expect(peer.parts).toHaveLength(3);
+    const ref = peer.parts[0].concat![0];
+    expect(peer.parts.map((p) => p.concat)).toEqual([
+      [ref, 3, 1],
+      [ref, 3, 2],
+      [ref, 3, 3],
+    ]);
+    expect(peer.parts.every((p) => p.dataCoding === 8 && (p.esmClass & 0x40) === 0x40)).toBe(true);
+    expect(peer.parts.map((p) => p.text).join('')).toBe(text);
+    expect(outcome.kind === 'accepted' && outcome.providerIds).toEqual(peer.parts.map((p) => p.messageId));
+    await until(() => receipts.length === 3);
+    expect(new Set(receipts.map((r) => r.providerMessageId))).toEqual(new Set(peer.parts.map((p) => p.messageId)));
+  });
+
+  it('backs off on ESME_RTHROTTLED and resends the refused parts', async () => {
+    await boot({ throttleFirst: 3 });
+    const outcome = await adapter.send(message('throttled at first'));
+    expect(outcome.kind).toBe('accepted');
+    expect(peer.submitted).toBe(1);
+  });
+
+  it('reports a refused destination as rejected', async () => {
+    await boot({ rejectFor: new Set(['4900000000']) });
+    expect(await adapter.send(message('x', '+4900000000'))).toMatchObject({ kind: 'rejected' });
+  });
+
+  it('reports an unanswered submit as unknown instead of resending it', async () => {
+    await boot({ silentFor: new Set(['4911111111']) }, { submitTimeoutMs: 100 });
+    expect(await adapter.send(message('x', '+4911111111'))).toMatchObject({ kind: 'unknown' });
+  });
+
+  it('rebinds after the SMSC drops the connection', async () => {
+    await boot({}, { reconnectMs: 20 });
+    peer.dropConnections();
+    await until(() => !adapter.ready());
+    await until(() => adapter.ready());
+    expect(peer.binds).toBe(2);
+    expect((await adapter.send(message('after reconnect'))).kind).toBe('accepted');
+  });
+
+  it('reassembles a long mobile-originated message before handing it on', async () => {
+    await boot();
+    const text = 'two-way reply '.repeat(20);
+    peer.sendMo('491700000001', '4930123456', text);
+    await until(() => inbound.length === 1);
+    expect(inbound[0]).toMatchObject({ channel: 'sms', accountPhone: '4930123456', contactPhone: '+491700000001', body: text });
+  });
+});

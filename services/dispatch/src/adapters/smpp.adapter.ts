@@ -1,0 +1,434 @@
+import { Logger } from '@nestjs/common';
+import { concatUdh, decodeGsm7, decodeUcs2, encodeSms, isGsm7, parseConcatUdh, smppDataCoding, splitSms } from '../sms';
+import { parseReceipt } from '../domain/dlr';
+import { TokenBucket } from '../domain/token-bucket';
+import { ProviderAdapter, type AdapterSink, type OutboundMessage, type SendOutcome } from './provider-adapter';
+import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from './smpp-lib';
+
+export interface SmppAdapterConfig {
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /** Parallel binds (each with its own window and rate). Default 1. */
+  connections?: number;
+  /** Outstanding submit_sm per bind before waiting for responses. Default 64. */
+  window?: number;
+  /** submit_sm per second per bind; 0 = unpaced. Default 0. */
+  tps?: number;
+  /**
+   * Credit a bind may bank while its event loop is busy, in ms of traffic (token-bucket burst). Without it a stall
+   * loses sending time and the long-run rate falls below `tps`; with it a stall is caught up afterwards. Default 100.
+   */
+  burstMs?: number;
+  /** Default 30 000 ms. */
+  enquireLinkMs?: number;
+  /** A submit_sm without a response after this long is "unknown", never resent blindly. Default 30 000 ms. */
+  submitTimeoutMs?: number;
+  /** First reconnect delay, doubled up to 30 s. Default 500 ms. */
+  reconnectMs?: number;
+  /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled up to 5 s, reset by the next success. Default 100 ms. */
+  throttleBackoffMs?: number;
+  /** Transient errors (ESME_RSYSERR, queue full) retried on the bind before giving the message back. Default 3. */
+  transientRetries?: number;
+  sourceTon?: number;
+  sourceNpi?: number;
+  destTon?: number;
+  destNpi?: number;
+}
+
+interface Part {
+  from: string;
+  to: string;
+  udh: Uint8Array | null;
+  body: Uint8Array;
+  dataCoding: number;
+  transient: number;
+  resolve: (r: PartResult) => void;
+}
+
+type PartResult = { kind: 'ok'; id: string } | { kind: 'rejected'; error: string } | { kind: 'retry'; error: string } | { kind: 'unknown'; error: string };
+
+const MAX_THROTTLE_BACKOFF_MS = 5000;
+
+/** One bind: window, pacing, back-off, enquire_link, reconnect. */
+class SmppBind {
+  private session: SmppSession | null = null;
+  private bound = false;
+  private stopped = false;
+  private readonly queue: Part[] = [];
+  private readonly inflight = new Map<number, { part: Part; timer: NodeJS.Timeout }>();
+  private readonly bucket: TokenBucket | null;
+  private pausedUntil = 0;
+  private throttleBackoff: number;
+  private reconnectDelay: number;
+  private timer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly cfg: Required<Pick<SmppAdapterConfig, 'window' | 'submitTimeoutMs' | 'reconnectMs' | 'throttleBackoffMs' | 'transientRetries' | 'enquireLinkMs'>> &
+      SmppAdapterConfig,
+    private readonly onDeliver: (pdu: SmppPdu, ack: () => void) => void,
+    private readonly log: Logger,
+  ) {
+    this.bucket = cfg.tps && cfg.tps > 0 ? new TokenBucket(cfg.tps, Math.max(1, Math.ceil((cfg.tps * (cfg.burstMs ?? 100)) / 1000))) : null;
+    this.throttleBackoff = cfg.throttleBackoffMs;
+    this.reconnectDelay = cfg.reconnectMs;
+  }
+
+  isBound(): boolean {
+    return this.bound;
+  }
+
+  load(): number {
+    return this.queue.length + this.inflight.size;
+  }
+
+  connect(): void {
+    if (this.stopped) return;
+    const session = smpp.connect({ url: `smpp://${this.cfg.host}:${this.cfg.port}`, auto_enquire_link_period: this.cfg.enquireLinkMs });
+    this.session = session;
+    session.on('connect', () => {
+      session.socket.setNoDelay?.(true);
+      session.bind_transceiver(
+        { system_id: this.cfg.systemId, password: this.cfg.password, system_type: this.cfg.systemType ?? '', interface_version: 0x34 },
+        (pdu) => {
+          if (pdu.command_status !== SmppStatus.OK) {
+            this.log.warn(`bind_transceiver refused (status ${pdu.command_status})`);
+            session.close();
+            return;
+          }
+          this.bound = true;
+          this.reconnectDelay = this.cfg.reconnectMs;
+          this.pump();
+        },
+      );
+    });
+    session.on('deliver_sm', (pdu: SmppPdu) => this.onDeliver(pdu, () => session.send(pdu.response())));
+    session.on('enquire_link', (pdu: SmppPdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: SmppPdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('error', (e: Error) => this.log.warn(`SMPP ${this.cfg.host}:${this.cfg.port}: ${e.message}`));
+    session.on('close', () => this.onClose(session));
+  }
+
+  private onClose(session: SmppSession): void {
+    if (this.session !== session) return;
+    this.bound = false;
+    this.session = null;
+    // Written and unanswered: the SMSC may have them. They go back as unknown, never into the queue again.
+    for (const [seq, { part, timer }] of this.inflight) {
+      clearTimeout(timer);
+      this.inflight.delete(seq);
+      part.resolve({ kind: 'unknown', error: 'connection closed before submit_sm_resp' });
+    }
+    if (this.stopped) return;
+    const delay = this.reconnectDelay;
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, 30000);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  enqueue(part: Part): void {
+    this.queue.push(part);
+    this.pump();
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.pump();
+    }, ms);
+  }
+
+  private pump(): void {
+    const session = this.session;
+    while (this.bound && session && this.queue.length > 0 && this.inflight.size < this.cfg.window) {
+      const pause = this.pausedUntil - Date.now();
+      if (pause > 0) return this.schedule(pause);
+      const wait = this.bucket ? this.bucket.take() : 0;
+      if (wait > 0) return this.schedule(wait);
+      const part = this.queue.shift()!;
+      const pdu = new smpp.PDU('submit_sm', {
+        source_addr_ton: this.cfg.sourceTon ?? 5,
+        source_addr_npi: this.cfg.sourceNpi ?? 0,
+        dest_addr_ton: this.cfg.destTon ?? 1,
+        dest_addr_npi: this.cfg.destNpi ?? 1,
+        source_addr: part.from,
+        destination_addr: part.to,
+        registered_delivery: 1,
+        data_coding: part.dataCoding,
+        esm_class: part.udh ? EsmClass.UDHI : 0,
+        short_message: Buffer.concat([part.udh ?? Buffer.alloc(0), part.body]),
+      });
+      const written = session.send(pdu, (resp) => this.onResponse(resp, part));
+      if (!written) {
+        // not written: safe to keep for the next bind
+        this.bucket?.refund();
+        this.queue.unshift(part);
+        return;
+      }
+      const timer = setTimeout(() => {
+        if (!this.inflight.delete(pdu.sequence_number)) return;
+        part.resolve({ kind: 'unknown', error: `no submit_sm_resp in ${this.cfg.submitTimeoutMs} ms` });
+        this.pump();
+      }, this.cfg.submitTimeoutMs);
+      this.inflight.set(pdu.sequence_number, { part, timer });
+    }
+  }
+
+  private onResponse(resp: SmppPdu, part: Part): void {
+    const entry = this.inflight.get(resp.sequence_number);
+    if (!entry || entry.part !== part) return; // timed out already
+    clearTimeout(entry.timer);
+    this.inflight.delete(resp.sequence_number);
+    const status = resp.command_status;
+    if (status === SmppStatus.OK) {
+      this.throttleBackoff = this.cfg.throttleBackoffMs;
+      part.resolve({ kind: 'ok', id: String(resp.message_id) });
+    } else if (status === SmppStatus.THROTTLED || status === SmppStatus.MSGQFUL) {
+      // The SMSC refused it without taking it: resend after a growing pause, ahead of the rest of the queue.
+      this.pausedUntil = Date.now() + this.throttleBackoff;
+      this.throttleBackoff = Math.min(this.throttleBackoff * 2, MAX_THROTTLE_BACKOFF_MS);
+      this.queue.unshift(part);
+    } else if (status === SmppStatus.SYSERR && part.transient < this.cfg.transientRetries) {
+      part.transient++;
+      this.pausedUntil = Date.now() + this.throttleBackoff;
+      this.queue.unshift(part);
+    } else if (status === SmppStatus.SYSERR) {
+      part.resolve({ kind: 'retry', error: `submit_sm failed: ESME status 0x${status.toString(16)}` });
+    } else {
+      part.resolve({ kind: 'rejected', error: `submit_sm refused: ESME status 0x${status.toString(16)}` });
+    }
+    this.pump();
+  }
+
+  /** Unsent parts go back to the dispatcher as retryable (nothing was written). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    for (const part of this.queue.splice(0)) part.resolve({ kind: 'retry', error: 'adapter stopping' });
+    const session = this.session;
+    if (!session) return;
+    await new Promise<void>((resolve) => {
+      const done = setTimeout(() => session.destroy(() => resolve()), 1000);
+      if (this.bound) {
+        session.unbind({}, () => {
+          clearTimeout(done);
+          session.close(() => resolve());
+        });
+      } else {
+        clearTimeout(done);
+        session.destroy(() => resolve());
+      }
+    });
+    for (const [, { part, timer }] of this.inflight) {
+      clearTimeout(timer);
+      part.resolve({ kind: 'unknown', error: 'adapter stopped before submit_sm_resp' });
+    }
+    this.inflight.clear();
+  }
+}
+
+interface MoBuffer {
+  parts: Map<number, string>;
+  total: number;
+  firstAt: number;
+}
+
+/**
+ * SMPP 3.4 transceiver client on the `smpp` package. Long messages go out as UDH-concatenated parts (153 septets /
+ * 67 UCS-2 units), every part asks for a receipt (registered_delivery 1) and its message_id is kept, so each part's
+ * receipt is followed. Receipts and MO messages are acknowledged (deliver_sm_resp) only once stored.
+ */
+export class SmppAdapter extends ProviderAdapter {
+  readonly kind = 'smpp';
+  private readonly binds: SmppBind[] = [];
+  private sink: AdapterSink | null = null;
+  private next = 0;
+  private reference = Math.floor(Math.random() * 256);
+  private readonly mo = new Map<string, MoBuffer>();
+  private readonly log: Logger;
+  private readonly cfg: SmppAdapterConfig & Required<Pick<SmppAdapterConfig, 'window' | 'submitTimeoutMs' | 'reconnectMs' | 'throttleBackoffMs' | 'transientRetries' | 'enquireLinkMs'>>;
+
+  constructor(vendorId: string, config: SmppAdapterConfig) {
+    super(vendorId);
+    this.cfg = {
+      window: 64,
+      submitTimeoutMs: 30000,
+      reconnectMs: 500,
+      throttleBackoffMs: 100,
+      transientRetries: 3,
+      enquireLinkMs: 30000,
+      ...config,
+    };
+    this.log = new Logger(`SmppAdapter(${vendorId})`);
+  }
+
+  async start(sink: AdapterSink): Promise<void> {
+    this.sink = sink;
+    const n = Math.max(1, this.cfg.connections ?? 1);
+    for (let i = 0; i < n; i++) {
+      const bind = new SmppBind(this.cfg, (pdu, ack) => this.onDeliver(pdu, ack), this.log);
+      this.binds.push(bind);
+      bind.connect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.binds.map((b) => b.stop()));
+    this.binds.length = 0;
+  }
+
+  ready(): boolean {
+    return this.binds.some((b) => b.isBound());
+  }
+
+  capacity(): number {
+    const perBind = this.cfg.window * 2;
+    return this.binds.reduce((sum, b) => sum + (b.isBound() ? Math.max(0, perBind - b.load()) : 0), 0);
+  }
+
+  /** The least loaded bound bind (round-robin among equals). */
+  private pick(): SmppBind | null {
+    let best: SmppBind | null = null;
+    for (let i = 0; i < this.binds.length; i++) {
+      const b = this.binds[(this.next + i) % this.binds.length];
+      if (b.isBound() && (!best || b.load() < best.load())) best = b;
+    }
+    this.next = (this.next + 1) % Math.max(1, this.binds.length);
+    return best;
+  }
+
+  async send(message: OutboundMessage): Promise<SendOutcome> {
+    const bind = this.pick();
+    if (!bind) return { kind: 'retry', error: 'no SMPP bind is up', afterMs: 1000 };
+    const encoding = message.encoding ?? (isGsm7(message.text) ? 'GSM7' : 'UCS2');
+    const texts = splitSms(message.text, encoding);
+    const dataCoding = smppDataCoding(encoding);
+    const ref = (this.reference = (this.reference + 1) & 0xff);
+    const results = await Promise.all(
+      texts.map(
+        (text, i) =>
+          new Promise<PartResult>((resolve) => {
+            const part: Part = {
+              udh: texts.length > 1 ? concatUdh(ref, texts.length, i + 1) : null,
+              body: encodeSms(text, encoding),
+              dataCoding,
+              transient: 0,
+              resolve,
+              from: message.sender,
+              to: message.destination.replace(/^\+/, ''),
+            };
+            bind.enqueue(part);
+          }),
+      ),
+    );
+    const bad = results.find((r) => r.kind !== 'ok');
+    if (!bad) return { kind: 'accepted', providerIds: results.map((r) => (r as { id: string }).id) };
+    // Some parts may have been taken: an unknown part makes the whole message unknown; otherwise the worst wins.
+    const unknown = results.find((r) => r.kind === 'unknown');
+    if (unknown && unknown.kind === 'unknown') return { kind: 'unknown', error: unknown.error };
+    const anyOk = results.some((r) => r.kind === 'ok');
+    if (bad.kind === 'rejected') return { kind: 'rejected', error: bad.error };
+    if (anyOk) return { kind: 'unknown', error: `some parts were accepted, some not: ${bad.kind === 'retry' ? bad.error : ''}` };
+    return { kind: 'retry', error: bad.kind === 'retry' ? bad.error : 'retry' };
+  }
+
+  private onDeliver(pdu: SmppPdu, ack: () => void): void {
+    const sink = this.sink;
+    if (!sink) return;
+    const esm = Number(pdu.esm_class ?? 0);
+    const sm = shortMessageOf(pdu);
+    if ((esm & EsmClass.RECEIPT_MASK) === EsmClass.RECEIPT || (esm & EsmClass.RECEIPT_MASK) === 0x20) {
+      const parsed = parseReceipt(sm.text, {
+        receiptedMessageId: typeof pdu.receipted_message_id === 'string' ? pdu.receipted_message_id : null,
+        messageState: typeof pdu.message_state === 'number' ? pdu.message_state : null,
+      });
+      // Unreadable or intermediate (ENROUTE, ACCEPTD): acknowledged so the SMSC stops resending what moves nothing.
+      if (!parsed || parsed.outcome === 'intermediate') {
+        ack();
+        return;
+      }
+      sink
+        .receipt({
+          vendorId: this.vendorId,
+          providerMessageId: parsed.providerMessageId,
+          outcome: parsed.outcome,
+          error: parsed.outcome === 'delivered' ? null : `${parsed.stat} err:${parsed.err ?? ''}`,
+          at: new Date(),
+        })
+        .then(ack, (e: unknown) => this.log.error(`receipt not stored, left unacknowledged: ${String(e)}`));
+      return;
+    }
+    // Mobile-originated (two-way): reassemble concatenated parts before handing it on.
+    const from = String(pdu.source_addr ?? '');
+    const to = String(pdu.destination_addr ?? '');
+    let text = sm.text;
+    const concat = sm.udh ? concatOf(sm.udh) : null;
+    if (concat && concat.total > 1) {
+      const key = `${from}>${to}#${concat.reference}`;
+      const buf = this.mo.get(key) ?? { parts: new Map<number, string>(), total: concat.total, firstAt: Date.now() };
+      buf.parts.set(concat.sequence, sm.text);
+      this.mo.set(key, buf);
+      for (const [k, b] of this.mo) if (Date.now() - b.firstAt > 10 * 60_000) this.mo.delete(k);
+      if (buf.parts.size < buf.total) {
+        ack();
+        return;
+      }
+      this.mo.delete(key);
+      text = [...buf.parts.entries()].sort((a, b) => a[0] - b[0]).map(([, t]) => t).join('');
+    }
+    sink
+      .inbound({
+        vendorId: this.vendorId,
+        channel: 'sms',
+        accountPhone: to,
+        contactPhone: from.startsWith('+') ? from : `+${from}`,
+        contactName: null,
+        messageType: 'text',
+        body: text,
+        media: null,
+        providerMessageId: `${from}:${to}:${concat?.reference ?? ''}:${pdu.sequence_number}:${Date.now()}`,
+        receivedAt: new Date(),
+      })
+      .then(ack, (e: unknown) => this.log.error(`inbound not stored, left unacknowledged: ${String(e)}`));
+  }
+}
+
+/**
+ * The smpp package decodes short_message (or message_payload) by data_coding into `{ message, udh }`, the UDH as a
+ * list of information elements; a Buffer comes through when it could not.
+ */
+function shortMessageOf(pdu: SmppPdu): { text: string; udh: Buffer[] | null } {
+  const sm = pdu.short_message as { message?: string | Buffer; udh?: Buffer[] } | Buffer | undefined;
+  const payload = pdu.message_payload as { message?: string | Buffer; udh?: Buffer[] } | Buffer | undefined;
+  const empty = (v: typeof sm) => !v || (Buffer.isBuffer(v) ? v.length === 0 : !v.message || v.message.length === 0);
+  const pick = empty(sm) ? payload : sm;
+  if (!pick) return { text: '', udh: null };
+  if (Buffer.isBuffer(pick)) return { text: decodeText(pick, Number(pdu.data_coding ?? 0)), udh: null };
+  const m = pick.message;
+  const text = Buffer.isBuffer(m) ? decodeText(m, Number(pdu.data_coding ?? 0)) : (m ?? '');
+  return { text, udh: pick.udh && pick.udh.length ? pick.udh : null };
+}
+
+/** Concatenation IE (0x00 8-bit or 0x08 16-bit reference) among the UDH elements. */
+function concatOf(elements: Buffer[]): { reference: number; total: number; sequence: number } | null {
+  for (const ie of elements) {
+    const header = Buffer.concat([Buffer.from([ie.length]), ie]);
+    const c = parseConcatUdh(header);
+    if (c) return { reference: c.reference, total: c.total, sequence: c.sequence };
+  }
+  return null;
+}
+
+function decodeText(bytes: Uint8Array, dataCoding: number): string {
+  const coding = dataCoding & 0x0f;
+  if (coding === 0x08) return decodeUcs2(bytes);
+  if (coding === 0x03 || coding === 0x01) return Buffer.from(bytes).toString('latin1');
+  return decodeGsm7(bytes);
+}

@@ -1,0 +1,67 @@
+import { Module, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { configureHttpApp, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
+import { dispatchModuleOptionsFromConfig, type DispatchConfig } from './dispatch.config';
+import { DispatchModule } from './dispatch.module';
+
+export interface RunningDispatchService {
+  app: NestExpressApplication;
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** The standalone dispatch service (distributed mode): Kafka bus, NATS realtime, health endpoints. Scales out by consumer group. */
+export async function startDispatchService(config: DispatchConfig, opts: { logger?: LogLevel[]; drivers?: { bus?: EventBus; realtime?: RealtimeFanout } } = {}): Promise<RunningDispatchService> {
+  const bus =
+    opts.drivers?.bus ??
+    new KafkaEventBus({
+      clientId: 'dispatch',
+      brokers: config.KAFKA_BROKERS,
+      createTopics: config.KAFKA_CREATE_TOPICS,
+      idempotentProducer: config.KAFKA_IDEMPOTENT_PRODUCER,
+      consumer: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
+    });
+  const realtime = opts.drivers?.realtime ?? new NatsRealtime({ servers: config.NATS_URL, name: 'dispatch' });
+  const roles = new Set(config.PROCESS_ROLES);
+
+  @Module({
+    imports: [
+      PlatformModule.forRoot({
+        bus,
+        realtime,
+        // dispatch sends no mail; the platform module wants a mailer
+        mailer: new DevMailbox(),
+        verifier: new TokenVerifier(config.JWT_PUBLIC_KEY),
+        databaseUrl: config.DATABASE_URL,
+        processName: 'dispatch',
+        roles: { http: roles.has('http'), consumers: roles.has('consumers'), relay: roles.has('relay'), schedulers: roles.has('schedulers') },
+      }),
+      ServiceHealthModule,
+      DispatchModule.register(dispatchModuleOptionsFromConfig(config)),
+    ],
+  })
+  class DispatchAppModule {}
+
+  const app = await NestFactory.create<NestExpressApplication>(DispatchAppModule, { logger: opts.logger ?? ['error', 'warn', 'log'], rawBody: true });
+  try {
+    configureHttpApp(app, { trustProxy: config.TRUST_PROXY });
+    await app.listen(config.PORT, config.HOST);
+  } catch (e) {
+    await app.close();
+    throw e;
+  }
+  app.get(ProcessReadiness).markReady();
+  const address = app.getHttpServer().address() as { port: number };
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  let closed = false;
+  return {
+    app,
+    url: `http://${host}:${address.port}`,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
+import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, UpdateVendorDto } from '../dtos/routing.dto';
+import type { CountryRouteRow, RoutingHistoryRow } from '../repositories/routing.repository';
+import { RoutingAdminService, type VendorDto } from '../services/routing-admin.service';
+
+@ApiTags('service_type_manager')
+@ApiBearerAuth()
+@Controller('service_type_manager')
+export class ServiceTypeManagerController {
+  constructor(private readonly admin: RoutingAdminService) {}
+
+  @Get('countries_mapping') @SuperAdmin()
+  countries(): Promise<ListResult<CountryRouteRow>> { return this.admin.globalRoutes(); }
+
+  @Put('countries_mapping') @SuperAdmin()
+  setCountry(@Body() dto: CountryRouteDto, @CurrentPrincipal() p: Principal): Promise<CountryRouteRow | null> { return this.admin.setGlobalRoute(dto, p); }
+
+  @Get('customer_countries_mapping') @SuperAdmin()
+  customerCountries(@Query('customerId') customerId: unknown): Promise<ListResult<CountryRouteRow>> { return this.admin.customerRoutes(customerId); }
+
+  @Put('customer_countries_mapping') @SuperAdmin()
+  setCustomerCountry(@Body() dto: CustomerCountryRouteDto, @CurrentPrincipal() p: Principal): Promise<CountryRouteRow | null> { return this.admin.setCustomerRoute(dto, p); }
+
+  @Post('refresh') @SuperAdmin()
+  refresh(): Promise<{ refreshed: true; vendors: number }> { return this.admin.refresh(); }
+
+  @Get('vendors') @SuperAdmin()
+  vendors(): Promise<ListResult<VendorDto>> { return this.admin.vendors(); }
+
+  @Get('current_routing') @SuperAdmin()
+  currentRouting(@Query() q: Record<string, unknown>): ReturnType<RoutingAdminService['currentRouting']> { return this.admin.currentRouting(q); }
+
+  @Get('routing_history') @SuperAdmin()
+  history(@Query() q: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> { return this.admin.history(q); }
+
+  @Post('vendor') @SuperAdmin()
+  createVendor(@Body() dto: CreateVendorDto): Promise<VendorDto> { return this.admin.createVendor(dto); }
+
+  @Get('vendor/:id') @SuperAdmin()
+  vendor(@Param('id') id: string): Promise<VendorDto> { return this.admin.vendor(id); }
+
+  @Put('vendor/:id') @SuperAdmin()
+  updateVendor(@Param('id') id: string, @Body() dto: UpdateVendorDto): Promise<VendorDto> { return this.admin.updateVendor(id, dto); }
+}

@@ -1,0 +1,21 @@
+import { Controller, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { Public } from '@switchboard/platform';
+import { WebhookService } from '../services/webhooks.service';
+
+/** Provider webhooks: public routes that check the provider's signature or secret token themselves. */
+@ApiTags('dispatch webhooks')
+@Controller('dispatch/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhookService) {}
+
+  @Get('whatsapp/:vendorId') @Public() @Header('content-type', 'text/plain')
+  verifyWhatsApp(@Param('vendorId') vendorId: string, @Query() q: Record<string, unknown>): string { return this.webhooks.verifyWhatsApp(vendorId, q); }
+
+  @Post('whatsapp/:vendorId') @Public() @HttpCode(200)
+  async whatsApp(@Param('vendorId') vendorId: string, @Req() req: Request): Promise<{ ok: true }> { await this.webhooks.whatsApp(vendorId, req); return { ok: true }; }
+
+  @Post('telegram/:streamUid') @Public() @HttpCode(200)
+  async telegram(@Param('streamUid') streamUid: string, @Req() req: Request): Promise<{ ok: true }> { await this.webhooks.telegram(streamUid, req); return { ok: true }; }
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import type { DispatchModuleOptions } from './dispatch.options';
+
+/**
+ * The standalone dispatch process's environment (distributed mode). Shared names (DATABASE_URL, JWT_PUBLIC_KEY,
+ * KAFKA_*, NATS_URL, TRUST_PROXY, MIGRATIONS_RUN) are those of deploy/ and k8s/. Vendors are managed by super
+ * admins through /api/service_type_manager; the process only needs its provider-wide settings.
+ */
+export const dispatchConfigSchema = z.object({
+  PORT: env.port(3006),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public key of the auth service (PEM or base64 PEM), to verify access tokens. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Partitions of the accepted-message topic handled in parallel by one dispatch process. */
+  KAFKA_PARTITIONS_CONCURRENTLY: env.int(8, 1),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+  /** Public URL of the API, for Telegram setWebhook. */
+  PUBLIC_URL: z.string().url().optional(),
+  WHATSAPP_APP_SECRET: z.string().optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().optional(),
+  WHATSAPP_ACCESS_TOKEN: z.string().optional(),
+  WHATSAPP_API_VERSION: z.string().default('v21.0'),
+  TELEGRAM_WEBHOOK_SECRET_KEY: z.string().optional(),
+  TELEGRAM_API_ID: z.coerce.number().int().positive().optional(),
+  TELEGRAM_API_HASH: z.string().optional(),
+  /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
+  PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
+});
+
+export type DispatchConfig = z.infer<typeof dispatchConfigSchema>;
+
+export const loadDispatchConfig = (e: NodeJS.ProcessEnv = process.env): DispatchConfig => loadConfig('dispatch', dispatchConfigSchema, e);
+
+export const dispatchMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadDispatchMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('dispatch-migrate', dispatchMigrateConfigSchema, e);
+
+export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModuleOptions {
+  return {
+    migrationsRun: c.MIGRATIONS_RUN,
+    publicUrl: c.PUBLIC_URL,
+    whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
+    telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },
+    telegramPrivate: c.TELEGRAM_API_ID && c.TELEGRAM_API_HASH ? { apiId: c.TELEGRAM_API_ID, apiHash: c.TELEGRAM_API_HASH } : undefined,
+  };
+}

@@ -1,0 +1,129 @@
+import type { ProviderAdapter } from './adapters/provider-adapter';
+import type { TelegramLoginGateway } from './adapters/telegram-private.adapter';
+
+export const DISPATCH_CONNECTION = 'dispatch';
+export const DISPATCH_SCHEMA = 'dispatch';
+export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
+/** The consumer group of `streams.message.accepted`. */
+export const SENDER_GROUP = 'dispatch.sender';
+
+export type AdapterKind = 'smpp' | 'simulator' | 'whatsapp' | 'telegram_bot' | 'telegram_private';
+export type ServiceType = 'sms' | 'whatsapp' | 'telegram' | 'telegram_private';
+
+export interface VendorRow {
+  id: string;
+  name: string;
+  serviceType: ServiceType;
+  carrier: string;
+  productName: string;
+  productId: string;
+  currency: string;
+  active: boolean;
+  adapter: AdapterKind;
+  config: Record<string, unknown>;
+}
+
+/** A vendor created at start when none of that name exists, with a channel so it routes by default. */
+export interface VendorSeed {
+  name: string;
+  serviceType: ServiceType;
+  adapter: AdapterKind;
+  config?: Record<string, unknown>;
+  carrier?: string;
+  currency?: string;
+  /** The channel's routing provider (1 = first choice when no country route names vendors). Default 1. */
+  routingProvider?: 1 | 2 | 3 | 4;
+}
+
+export interface DispatchModuleOptions {
+  /** Run migrations on start (embedded, tests). Default true. */
+  migrationsRun?: boolean;
+  /** Embedded mode seeds the simulators here. */
+  seedVendors?: VendorSeed[];
+  /** Builds the adapter of a vendor row; return null to use the built-in one (tests inject peers this way). */
+  adapterFactory?: (vendor: VendorRow) => ProviderAdapter | null;
+  /** Public base URL of the API (for Telegram setWebhook), e.g. https://sms.example.com. */
+  publicUrl?: string;
+  /** WhatsApp Cloud API as a tech provider: webhook app secret and verify token; base URL for tests. */
+  whatsapp?: { appSecret: string; verifyToken: string; accessToken?: string; baseUrl?: string; apiVersion?: string };
+  /** Telegram Bot API base URL (tests) and the key webhook secrets are derived from. */
+  telegram?: { baseUrl?: string; webhookSecretKey?: string };
+  /** MTProto app credentials for Telegram private streams. */
+  telegramPrivate?: { apiId: number; apiHash: string };
+  /** Replaces the GramJS login gateway (tests: Telegram cannot be reached offline). */
+  telegramGateway?: TelegramLoginGateway;
+  dispatcher?: DispatcherTuning;
+  /** Default per-stream rate (messages/s); 0 = only the account and vendor limits apply. Default 0. */
+  defaultStreamTps?: number;
+  /** Rows per outbox relay pass. Default 1000. */
+  outboxBatchSize?: number;
+  /** Realtime `rt.<acc>.messages` batches at most this often. Default 500 ms. */
+  realtimeIntervalMs?: number;
+}
+
+export interface DispatcherTuning {
+  /** Messages claimed per pass. Default 500. */
+  batchSize?: number;
+  /** Messages handed to adapters and not yet answered, at most. Default 5000. */
+  maxInFlight?: number;
+  /** Poll interval when idle (deferred messages become due). Default 200 ms. */
+  idleMs?: number;
+  /** Attempts on retryable failures before sent_failed. Default 5. */
+  maxAttempts?: number;
+  /** First retry delay, doubled per attempt. Default 1000 ms. */
+  retryBaseMs?: number;
+  /** Wait before the single flagged resend of an unanswered submit. Default 60 000 ms. */
+  unknownResendAfterMs?: number;
+  /** Instance heartbeat. Default 2000 ms. */
+  heartbeatMs?: number;
+  /** An instance silent this long is dead: its claimed messages are resent flagged. Default 10 000 ms. */
+  staleAfterMs?: number;
+  /** A sent message with no final receipt after this long becomes undelivered (EXPIRED). Default 72 h. */
+  receiptTimeoutMs?: number;
+  /** Results and receipts written per transaction, at most. Default 2000. */
+  writeBatch?: number;
+}
+
+export interface ResolvedDispatcherTuning {
+  batchSize: number;
+  maxInFlight: number;
+  idleMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  unknownResendAfterMs: number;
+  heartbeatMs: number;
+  staleAfterMs: number;
+  receiptTimeoutMs: number;
+  writeBatch: number;
+}
+
+export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'dispatcher'> {
+  migrationsRun: boolean;
+  dispatcher: ResolvedDispatcherTuning;
+  defaultStreamTps: number;
+  outboxBatchSize: number;
+  realtimeIntervalMs: number;
+}
+
+export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedDispatchOptions {
+  const d = o.dispatcher ?? {};
+  return {
+    ...o,
+    migrationsRun: o.migrationsRun ?? true,
+    defaultStreamTps: o.defaultStreamTps ?? 0,
+    outboxBatchSize: o.outboxBatchSize ?? 1000,
+    realtimeIntervalMs: o.realtimeIntervalMs ?? 500,
+    dispatcher: {
+      batchSize: d.batchSize ?? 500,
+      maxInFlight: d.maxInFlight ?? 5000,
+      idleMs: d.idleMs ?? 200,
+      maxAttempts: d.maxAttempts ?? 5,
+      retryBaseMs: d.retryBaseMs ?? 1000,
+      unknownResendAfterMs: d.unknownResendAfterMs ?? 60_000,
+      heartbeatMs: d.heartbeatMs ?? 2000,
+      staleAfterMs: d.staleAfterMs ?? 10_000,
+      receiptTimeoutMs: d.receiptTimeoutMs ?? 72 * 3600_000,
+      writeBatch: d.writeBatch ?? 2000,
+    },
+  };
+}

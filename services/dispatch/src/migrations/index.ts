@@ -1,0 +1,4 @@
+import { Init1795500000000 } from './1795500000000-init';
+
+/** In order; a new migration is appended, never edited once released. */
+export const DISPATCH_MIGRATIONS = [Init1795500000000];

@@ -1,0 +1,96 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  CustomerCreatedV1,
+  CustomerUpdatedV1,
+  StreamChannelConfiguredV1,
+  TelegramCodeSubmittedV1,
+  Topics,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { TelegramBotAdapter, telegramWebhookSecret } from '../adapters/telegram-bot.adapter';
+import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
+import { ReadModelRepository } from '../repositories/read-model.repository';
+import { AdapterRegistry } from './adapter-registry.service';
+import { Dispatcher } from './dispatcher.service';
+import { StreamChannelCache } from './stream-channel.cache';
+import { TelegramAuthService } from './telegram-auth.service';
+
+const ACCOUNTS_GROUP = 'dispatch.accounts';
+const STREAMS_GROUP = 'dispatch.streams';
+
+/** Read models from other services: account TPS (accounts), stream channels and Telegram logins (streams). */
+@Injectable()
+export class ReadModelConsumers implements OnModuleInit {
+  private readonly log = new Logger(ReadModelConsumers.name);
+
+  constructor(
+    @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+    private readonly repo: ReadModelRepository,
+    private readonly cache: StreamChannelCache,
+    private readonly dispatcher: Dispatcher,
+    private readonly adapters: AdapterRegistry,
+    private readonly telegramAuth: TelegramAuthService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: ACCOUNTS_GROUP, topics: [Topics.Accounts], handler: (e) => this.onAccounts(e) });
+    await this.bus.subscribe({ group: STREAMS_GROUP, topics: [Topics.Streams], handler: (e) => this.onStreams(e) });
+  }
+
+  private async onAccounts(e: EventEnvelope): Promise<void> {
+    if (e.type !== CustomerCreatedV1.type && e.type !== CustomerUpdatedV1.type) return;
+    const d = CustomerCreatedV1.schema.parse(e.data);
+    await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, ACCOUNTS_GROUP, e, (m) => this.repo.upsertAccountLimit(m, d.accountId, d.tps, d.status));
+    this.dispatcher.setAccountTps(d.accountId, d.tps);
+  }
+
+  private async onStreams(e: EventEnvelope): Promise<void> {
+    if (e.type === StreamChannelConfiguredV1.type) {
+      const d = StreamChannelConfiguredV1.schema.parse(e.data);
+      const applied = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, (m) =>
+        this.repo.upsertStreamChannel(m, {
+          streamId: d.streamId,
+          accountId: d.accountId,
+          streamUid: d.streamUid,
+          streamType: d.streamType,
+          channel: d.channel,
+          sender: d.sender,
+          credentials: d.credentials,
+          enabled: d.enabled,
+        }),
+      );
+      if (!applied) return;
+      const row = await this.repo.streamChannel(d.streamId);
+      if (!row) return;
+      this.cache.put(row);
+      if (!d.enabled) return;
+      if (d.channel === 'telegram' && d.credentials.botToken) await this.registerTelegramWebhook(d.streamUid, d.credentials.botToken);
+      if (d.channel === 'telegram_private' && !(row.authState as { authorised?: boolean } | null)?.authorised) await this.telegramAuth.requestCode(row);
+      return;
+    }
+    if (e.type === TelegramCodeSubmittedV1.type) {
+      const d = TelegramCodeSubmittedV1.schema.parse(e.data);
+      const fresh = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, async () => undefined);
+      if (fresh) await this.telegramAuth.submitCode(d.streamId, d.code, d.password);
+    }
+  }
+
+  /** setWebhook with the stream's secret_token; failures are logged (the bot still sends). */
+  private async registerTelegramWebhook(streamUid: string, token: string): Promise<void> {
+    const key = this.options.telegram?.webhookSecretKey;
+    if (!this.options.publicUrl || !key) return;
+    const adapter =
+      this.adapters.all().find((a): a is TelegramBotAdapter => a instanceof TelegramBotAdapter) ??
+      new TelegramBotAdapter('0', { baseUrl: this.options.telegram?.baseUrl ?? 'https://api.telegram.org' });
+    const url = `${this.options.publicUrl.replace(/\/$/, '')}/api/dispatch/webhooks/telegram/${encodeURIComponent(streamUid)}`;
+    const r = await adapter.setWebhook(token, url, telegramWebhookSecret(key, streamUid));
+    if (!r.ok) this.log.warn(`setWebhook for stream ${streamUid} failed: ${r.description ?? 'unknown'}`);
+  }
+}

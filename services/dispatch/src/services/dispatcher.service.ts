@@ -1,0 +1,669 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
+import { EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
+import { LimitBook } from '../domain/token-bucket';
+import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
+import { MessageRepository, type AcceptedRow, type ClaimedRow, type EventRow, type FinalUpdate, type SentResult } from '../repositories/message.repository';
+import { ReadModelRepository } from '../repositories/read-model.repository';
+import { AdapterRegistry } from './adapter-registry.service';
+import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime } from './events.service';
+import { InboundService } from './inbound.service';
+import { RoutingService } from './routing.service';
+import { StreamChannelCache } from './stream-channel.cache';
+import type { SmsEncodingName } from '../sms';
+
+interface Waiter<T = void> {
+  resolve: (v: T) => void;
+  reject: (e: unknown) => void;
+}
+
+interface ReceiptItem {
+  receipt: ProviderReceipt;
+  waiter?: Waiter;
+}
+
+interface FinalItem {
+  id: string;
+  attemptId: string;
+  status: MessageStatusValue;
+  error: string | null;
+  vendorId: string | null;
+  refund: string | null;
+}
+
+interface DeferItem {
+  id: string;
+  attemptId: string;
+  afterMs: number;
+  error: string | null;
+  countAttempt: boolean;
+  flag?: boolean;
+  countUnknown?: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Forward-only receipt outcome of a part: read counts as delivered for the part. */
+function partOutcome(o: ProviderReceipt['outcome']): 'delivered' | 'undelivered' | null {
+  if (o === 'delivered' || o === 'read') return 'delivered';
+  if (o === 'undelivered') return 'undelivered';
+  return null;
+}
+
+/**
+ * The delivery engine of one process.
+ *
+ * 1. Ingest: `streams.message.accepted` events are written in group commits (one multi-row INSERT per batch,
+ *    idempotent on event id and message uuid); the handler returns once its batch committed.
+ * 2. Claim: due messages are marked `submitting` with a fresh attempt id BEFORE anything is written to a provider.
+ * 3. Route and limit: country routing picks the vendor; account and stream token buckets reserve a slot; the
+ *    adapter paces its own connections.
+ * 4. Outcomes, receipts and give-backs are written by one serial lane in batched transactions, fenced by the
+ *    attempt id, with their events in the same transaction (outbox).
+ * 5. Crash recovery: a message still `submitting` whose instance stopped heartbeating is queued again once,
+ *    flagged possible_duplicate; a submit that got no answer is resent once, flagged, after a pause.
+ */
+@Injectable()
+export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(Dispatcher.name);
+  readonly instanceId = randomUUID();
+  private running = false;
+  private readonly limits: LimitBook;
+  private accountTps = new Map<string, number>();
+
+  private ingestQueue: Array<{ row: AcceptedRow; waiter: Waiter }> = [];
+  private ingestFlushes = 0;
+  private ingestScheduled = false;
+  /** Direct sends allotted in ingest batches not committed yet. */
+  private directReserved = 0;
+  /** Due messages may wait in the queue: new ones then queue behind them instead of going direct. */
+  private queuedBacklog = true;
+
+  private results: SentResult[] = [];
+  private immediateFinals: ProviderReceipt[] = [];
+  private receipts: ReceiptItem[] = [];
+  private finals: FinalItem[] = [];
+  private defers: DeferItem[] = [];
+  private laneActive = false;
+  private laneWaiters: Array<() => void> = [];
+
+  private inFlight = 0;
+  private wake: (() => void) | null = null;
+  private woken = false;
+  private pumpLoop: Promise<void> | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  /** Counters for benchmarks and health. */
+  readonly stats = { ingested: 0, claimed: 0, sent: 0, finals: 0, receipts: 0, deferred: 0, recovered: 0, finalized: 0, ingestFlushes: 0, ingestMs: 0, laneFlushes: 0, laneMs: 0, claims: 0, claimMs: 0 };
+
+  constructor(
+    @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
+    @Inject(DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(EventBus) private readonly bus: EventBus,
+    private readonly repo: MessageRepository,
+    private readonly readModels: ReadModelRepository,
+    private readonly routing: RoutingService,
+    private readonly adapters: AdapterRegistry,
+    private readonly relay: DispatchOutboxRelay,
+    private readonly realtime: MessageRealtime,
+    private readonly streams: StreamChannelCache,
+    private readonly inbound: InboundService,
+  ) {
+    this.limits = new LimitBook(
+      (acc) => this.accountTps.get(acc) ?? 0,
+      (stream) => this.streams.tps(stream) || this.options.defaultStreamTps,
+    );
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.roles.consumers) {
+      await this.bus.subscribe({ group: SENDER_GROUP, topics: [MessageAcceptedV1.topic], handler: (e) => this.onEvent(e), maxRetries: 5 });
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.roles.schedulers) return;
+    const t = this.options.dispatcher;
+    await this.routing.start();
+    await this.loadAccountLimits();
+    await this.streams.load();
+    this.adapters.start({ receipt: (r) => this.receipt(r), inbound: (m) => this.inbound.receive(m) });
+    this.routing.onChange(() => void this.adapters.sync(this.routing.vendorList()));
+    await this.adapters.sync(this.routing.vendorList());
+    await this.repo.heartbeat(this.instanceId, t.staleAfterMs);
+    this.running = true;
+    await this.recover();
+    this.every(t.heartbeatMs, () => this.repo.heartbeat(this.instanceId, t.staleAfterMs));
+    this.every(Math.max(500, Math.floor(t.staleAfterMs / 2)), () => this.recover());
+    this.every(2000, () => this.sweepPending());
+    this.every(60_000, () => this.expire());
+    this.every(10_000, () => this.loadAccountLimits());
+    this.pumpLoop = this.pump();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.running = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    this.wakeUp();
+    await this.pumpLoop;
+    await this.adapters.stopAll();
+    await this.drainLane();
+    if (this.roles.schedulers) await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
+  }
+
+  private every(ms: number, fn: () => Promise<unknown>): void {
+    const t = setInterval(() => {
+      if (this.running) fn().catch((e: unknown) => this.log.warn(`periodic task failed: ${String(e)}`));
+    }, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  setAccountTps(accountId: string, tps: number): void {
+    this.accountTps.set(accountId, tps);
+  }
+
+  private async loadAccountLimits(): Promise<void> {
+    const rows = await this.readModels.accountLimits();
+    this.accountTps = new Map(rows.map((r) => [String(r.accountId), Number(r.tps)]));
+  }
+
+  // ---- 1. ingest ----------------------------------------------------------------------------------------------
+
+  private onEvent(e: EventEnvelope): Promise<void> {
+    if (e.type !== MessageAcceptedV1.type) return Promise.resolve();
+    const parsed = MessageAcceptedV1.schema.safeParse(e.data);
+    if (!parsed.success) {
+      // A malformed event can never succeed: dropped with a log rather than retried into the dead-letter topic.
+      this.log.error(`dropping malformed ${e.type} ${e.id}: ${parsed.error.message}`);
+      return Promise.resolve();
+    }
+    const d = parsed.data;
+    const row: AcceptedRow = {
+      eventId: e.id,
+      uuid: d.messageUuid,
+      accountId: d.accountId,
+      streamId: d.streamId,
+      streamUid: d.streamUid,
+      streamType: d.streamType,
+      campaignId: d.campaignId,
+      channel: d.channel,
+      sender: d.sender,
+      destination: d.destination,
+      iso2: d.iso2,
+      body: d.text,
+      payload: d.payload,
+      encoding: d.encoding,
+      segments: d.segments,
+      priceMicros: d.priceMicros,
+      currency: d.currency,
+      notBefore: d.notBefore,
+      acceptedAt: d.acceptedAt,
+    };
+    return new Promise<void>((resolve, reject) => {
+      this.ingestQueue.push({ row, waiter: { resolve, reject } });
+      this.scheduleIngest();
+    });
+  }
+
+  private scheduleIngest(): void {
+    if (this.ingestScheduled || this.ingestQueue.length === 0 || this.ingestFlushes >= 2) return;
+    this.ingestScheduled = true;
+    setImmediate(() => {
+      this.ingestScheduled = false;
+      void this.flushIngest();
+    });
+  }
+
+  /** How many new messages may skip the queue and go straight to the adapters. */
+  private directRoom(): number {
+    if (!this.running || this.queuedBacklog) return 0;
+    const t = this.options.dispatcher;
+    return Math.max(0, Math.min(t.maxInFlight - this.inFlight - this.directReserved, this.adapters.room() - this.directReserved));
+  }
+
+  private async flushIngest(): Promise<void> {
+    const batch = this.ingestQueue.splice(0, 2000);
+    if (batch.length === 0) return;
+    this.ingestFlushes++;
+    const t0 = Date.now();
+    // Messages due now, while the queue holds nothing older and the adapters have room, are inserted already
+    // claimed (submitting, with their attempt id) and sent after the commit: one UPDATE less per message.
+    let room = this.directRoom();
+    const now = Date.now();
+    const rows = batch.map((b) => {
+      const due = !b.row.notBefore || Date.parse(b.row.notBefore) <= now;
+      const direct = room > 0 && due;
+      if (direct) room--;
+      return { ...b.row, attemptId: direct ? randomUUID() : null };
+    });
+    const reserved = rows.filter((r) => r.attemptId).length;
+    const queued = rows.length - reserved;
+    this.directReserved += reserved;
+    try {
+      const claimed = await this.repo.insertAccepted(this.ds, rows, this.instanceId);
+      this.stats.ingested += batch.length;
+      this.stats.ingestFlushes++;
+      this.stats.ingestMs += Date.now() - t0;
+      for (const b of batch) b.waiter.resolve();
+      this.directReserved -= reserved;
+      this.stats.claimed += claimed.length;
+      for (const row of claimed) this.dispatchSafely(row);
+      if (queued > 0) {
+        this.queuedBacklog = true;
+        this.wakeUp();
+      }
+      this.kickLane();
+    } catch (e) {
+      this.directReserved -= reserved;
+      for (const b of batch) b.waiter.reject(e);
+    } finally {
+      this.ingestFlushes--;
+      this.scheduleIngest();
+    }
+  }
+
+  // ---- 2./3. claim, route, limit, send ------------------------------------------------------------------------
+
+  wakeUp(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private waitForWake(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const t = this.options.dispatcher;
+    let waited = false;
+    while (this.running) {
+      const room = Math.min(t.batchSize, t.maxInFlight - this.inFlight, Math.max(this.adapters.room(), 20));
+      // Claims cost about the same for 20 rows as for 500: wait a moment once for more room rather than claim a handful.
+      if (room > 0 && room < Math.min(100, t.batchSize) && this.inFlight > 0 && !waited) {
+        waited = true;
+        await sleep(5);
+        continue;
+      }
+      waited = false;
+      if (room <= 0) {
+        await this.waitForWake(t.idleMs);
+        continue;
+      }
+      let rows: ClaimedRow[];
+      try {
+        this.woken = false;
+        const t0 = Date.now();
+        rows = await this.repo.claim(this.instanceId, room);
+        this.stats.claims++;
+        this.stats.claimMs += Date.now() - t0;
+      } catch (e) {
+        if (this.running) this.log.warn(`claim failed: ${String(e)}`);
+        await sleep(500);
+        continue;
+      }
+      if (rows.length === 0) {
+        this.queuedBacklog = false;
+        await this.waitForWake(t.idleMs);
+        continue;
+      }
+      this.stats.claimed += rows.length;
+      this.queuedBacklog = rows.length >= room;
+      for (const row of rows) this.dispatchSafely(row);
+      this.kickLane();
+    }
+  }
+
+  private dispatchSafely(row: ClaimedRow): void {
+    try {
+      this.dispatchOne(row);
+    } catch (e) {
+      // a bug for one message must not stop the pump: it goes back to the queue with the error
+      this.log.error(`dispatching message ${row.id} failed: ${String(e)}`);
+      this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: this.options.dispatcher.retryBaseMs, error: String(e), countAttempt: true });
+    }
+  }
+
+  private dispatchOne(row: ClaimedRow): void {
+    const id = String(row.id);
+    const route = this.routing.resolve(String(row.account_id), row.channel, row.destination, row.iso2);
+    if (route.vendorIds.length === 0) {
+      this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.NoRoutes, error: `no route for ${route.iso2 ?? 'unknown country'} (${row.channel})`, vendorId: null, refund: 'no_routes' });
+      return;
+    }
+    const adapter = route.vendorIds.map((v) => this.adapters.get(v)).find((a) => a?.ready());
+    if (!adapter) {
+      this.defers.push({ id, attemptId: row.attempt_id, afterMs: 2000, error: 'no vendor connection ready', countAttempt: false });
+      return;
+    }
+    const key = { accountId: String(row.account_id), streamId: String(row.stream_id) };
+    const wait = this.limits.reserve(key);
+    if (wait > 1000) {
+      // Its turn is far off: back to the queue until then, so memory holds only the next second of traffic.
+      this.limits.release(key);
+      this.stats.deferred++;
+      this.defers.push({ id, attemptId: row.attempt_id, afterMs: wait, error: null, countAttempt: false });
+      return;
+    }
+    this.inFlight++;
+    const message: OutboundMessage = {
+      id,
+      uuid: row.uuid,
+      accountId: key.accountId,
+      streamId: key.streamId,
+      channel: row.channel,
+      sender: row.sender,
+      destination: row.destination,
+      text: row.body,
+      encoding: (row.encoding as SmsEncodingName | null) ?? null,
+      payload: row.payload,
+      credentials: this.streams.credentials(key.streamId),
+      possibleDuplicate: row.possible_duplicate,
+    };
+    const go = () =>
+      adapter
+        .send(message)
+        .catch((e: unknown): SendOutcome => ({ kind: 'retry', error: `adapter failed: ${String(e)}` }))
+        .then((outcome) => {
+          this.inFlight--;
+          this.onOutcome(row, adapter.vendorId, outcome);
+          this.wakeUp();
+        });
+    if (wait > 0) setTimeout(go, wait);
+    else void go();
+  }
+
+  private onOutcome(row: ClaimedRow, vendorId: string, outcome: SendOutcome): void {
+    const t = this.options.dispatcher;
+    const id = String(row.id);
+    switch (outcome.kind) {
+      case 'accepted':
+        this.stats.sent++;
+        this.results.push({ id, attemptId: row.attempt_id, vendorId, providerIds: outcome.providerIds });
+        if (outcome.finalStatus === 'delivered') {
+          for (const pid of outcome.providerIds) this.immediateFinals.push({ vendorId, providerMessageId: pid, outcome: 'delivered', error: null, at: new Date() });
+        }
+        break;
+      case 'rejected':
+        this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.Rejected, error: outcome.error, vendorId, refund: 'rejected' });
+        break;
+      case 'retry':
+        if (row.attempts >= t.maxAttempts) {
+          this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.SentFailed, error: outcome.error, vendorId, refund: 'sent_failed' });
+        } else {
+          this.defers.push({ id, attemptId: row.attempt_id, afterMs: outcome.afterMs ?? t.retryBaseMs * 2 ** (row.attempts - 1), error: outcome.error, countAttempt: true });
+        }
+        break;
+      case 'unknown':
+        if (row.unknown_attempts >= 1) {
+          // Twice without an answer: no third try. The provider may have it, so nothing is refunded.
+          this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.SentFailed, error: `no answer from the provider twice: ${outcome.error}`, vendorId, refund: null });
+        } else {
+          this.defers.push({ id, attemptId: row.attempt_id, afterMs: t.unknownResendAfterMs, error: outcome.error, countAttempt: true, flag: true, countUnknown: true });
+        }
+        break;
+    }
+    this.kickLane();
+  }
+
+  // ---- receipts -----------------------------------------------------------------------------------------------
+
+  /** Resolves once the receipt is stored (applied, or kept as pending until its message's ids are known). */
+  receipt(r: ProviderReceipt): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.receipts.push({ receipt: r, waiter: { resolve, reject } });
+      this.kickLane();
+    });
+  }
+
+  // ---- 4. the write lane --------------------------------------------------------------------------------------
+
+  private hasWork(): boolean {
+    return this.results.length + this.receipts.length + this.finals.length + this.defers.length + this.immediateFinals.length > 0;
+  }
+
+  private kickLane(): void {
+    if (this.laneActive || !this.hasWork()) return;
+    this.laneActive = true;
+    setImmediate(() => void this.runLane());
+  }
+
+  private async runLane(): Promise<void> {
+    try {
+      while (this.hasWork()) {
+        try {
+          await this.flushLane();
+        } catch (e) {
+          this.log.warn(`write batch failed, retrying: ${String(e)}`);
+          await sleep(200);
+        }
+      }
+    } finally {
+      this.laneActive = false;
+      const waiters = this.laneWaiters;
+      this.laneWaiters = [];
+      waiters.forEach((w) => w());
+      if (this.hasWork()) this.kickLane();
+    }
+  }
+
+  private drainLane(): Promise<void> {
+    if (!this.laneActive && !this.hasWork()) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.laneWaiters.push(resolve);
+      this.kickLane();
+    });
+  }
+
+  /** One transaction: give-backs, immediate finals, provider acceptances, early receipts, receipts; events in the outbox. */
+  private async flushLane(): Promise<void> {
+    const W = this.options.dispatcher.writeBatch;
+    const defers = this.defers.slice(0, W);
+    const finals = this.finals.slice(0, W);
+    const results = this.results.slice(0, W);
+    const immediate = this.immediateFinals.slice(0, W);
+    const receipts = this.receipts.slice(0, W);
+    const changed: EventRow[] = [];
+    let finalized = 0;
+    const t0 = Date.now();
+    await this.ds.transaction(async (m) => {
+      const events: OutgoingEvent[] = [];
+      await this.repo.defer(m, defers);
+      const refundReason = new Map(finals.map((f) => [f.id, f.refund]));
+      const finalRows = await this.repo.finalizeClaimed(m, finals);
+      events.push(...lifecycleEvents(finalRows, { final: true, refundReason: (r) => refundReason.get(String(r.id)) ?? null }));
+      changed.push(...finalRows);
+      // Single-part messages whose final receipt is in this batch too: accepted -> final in one row update.
+      const finalByKey = new Map<string, ProviderReceipt>();
+      for (const r of [...immediate, ...receipts.map((x) => x.receipt)]) {
+        const k = `${r.vendorId}|${r.providerMessageId}`;
+        if (partOutcome(r.outcome) && !finalByKey.has(k)) finalByKey.set(k, r);
+      }
+      const direct: Array<{ result: SentResult; receipt: ProviderReceipt }> = [];
+      const normal: SentResult[] = [];
+      for (const res of results) {
+        const r = res.providerIds.length === 1 ? finalByKey.get(`${res.vendorId}|${res.providerIds[0]}`) : undefined;
+        if (r) direct.push({ result: res, receipt: r });
+        else normal.push(res);
+      }
+      const directRows = await this.repo.markSentFinal(
+        m,
+        direct.map(({ result, receipt }) => {
+          const u = this.finalUpdate(result.id, partOutcome(receipt.outcome) === 'delivered', receipt, receipt.outcome === 'read');
+          return { id: result.id, attemptId: result.attemptId, vendorId: result.vendorId, providerId: result.providerIds[0], status: u.status, outgoing: u.outgoing ?? 'delivered', error: u.error, deliveredAt: u.deliveredAt };
+        }),
+      );
+      events.push(...lifecycleEvents(directRows, { final: true }));
+      changed.push(...directRows);
+      const directDone = new Set(directRows.map((r) => String(r.id)));
+      const consumed = new Set(direct.filter((x) => directDone.has(String(x.result.id))).map((x) => x.receipt));
+      const sentRows = await this.repo.markSent(m, normal);
+      const early = await this.repo.takePendingFor(
+        m,
+        results.flatMap((r) => r.providerIds.map((pid) => ({ vendorId: r.vendorId, pid }))),
+      );
+      const all: ProviderReceipt[] = [
+        ...immediate,
+        ...early.map((p) => ({ vendorId: String(p.vendor_id), providerMessageId: p.provider_message_id, outcome: p.outcome as ProviderReceipt['outcome'], error: p.error, at: new Date(p.received_at) })),
+        ...receipts.map((r) => r.receipt),
+      ].filter((r) => !consumed.has(r));
+      const receiptRows = await this.applyReceipts(m, all, events);
+      // A message whose receipt commits with its submit response moves accepted -> final in one step: one status
+      // event (carrying sentAt) instead of two. Otherwise `sent` is announced on its own.
+      const finalNow = new Set(receiptRows.filter((r) => r.status !== 'sent').map((r) => String(r.id)));
+      const sentOnly = sentRows.filter((r) => !finalNow.has(String(r.id)));
+      events.push(...lifecycleEvents(sentOnly, { final: false }));
+      changed.push(...sentOnly, ...receiptRows);
+      finalized = finalRows.length + directRows.length + receiptRows.filter((r) => r.status !== 'accepted' && r.status !== 'sent').length;
+      await addToOutbox(m, events);
+    });
+    // Committed: only now are the batches removed from the queues and their waiters released.
+    this.defers.splice(0, defers.length);
+    this.finals.splice(0, finals.length);
+    this.results.splice(0, results.length);
+    this.immediateFinals.splice(0, immediate.length);
+    this.receipts.splice(0, receipts.length);
+    this.stats.finals += finals.length;
+    this.stats.finalized += finalized;
+    this.stats.laneFlushes++;
+    this.stats.laneMs += Date.now() - t0;
+    this.stats.receipts += receipts.length;
+    for (const r of receipts) r.waiter?.resolve();
+    if (changed.length) {
+      this.relay.kick();
+      this.realtime.add(changed);
+    }
+    if (defers.length) this.wakeUp();
+  }
+
+  /**
+   * Applies receipts: unknown provider ids are kept as pending (their submit response is still on its way); a part
+   * takes its first final outcome only; a message becomes final when all its parts are (delivered only if all
+   * were); read moves the outgoing status of a delivered message. Duplicates and late contradictions change nothing.
+   */
+  private async applyReceipts(m: EntityManager, receipts: ProviderReceipt[], events: OutgoingEvent[]): Promise<EventRow[]> {
+    if (receipts.length === 0) return [];
+    const unique = new Map<string, ProviderReceipt>();
+    for (const r of receipts) unique.set(`${r.vendorId}|${r.providerMessageId}|${r.outcome}`, r);
+    const list = [...unique.values()];
+    const keys = list.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId }));
+    const refs = await this.repo.findRefs(m, keys);
+    const refOf = new Map(refs.map((r) => [`${r.vendor_id}|${r.provider_message_id}`, r]));
+    const missing = list.filter((r) => !refOf.has(`${r.vendorId}|${r.providerMessageId}`));
+    await this.repo.storePending(
+      m,
+      missing.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId, outcome: r.outcome, error: r.error, at: r.at })),
+    );
+    const found = list.filter((r) => refOf.has(`${r.vendorId}|${r.providerMessageId}`));
+
+    // Part outcomes: one final outcome per (vendor, id); within the batch the first final report wins.
+    const partItems = new Map<string, { vendorId: string; pid: string; outcome: string; error: string | null; receipt: ProviderReceipt }>();
+    for (const r of found) {
+      const o = partOutcome(r.outcome);
+      const k = `${r.vendorId}|${r.providerMessageId}`;
+      if (o && !partItems.has(k)) partItems.set(k, { vendorId: r.vendorId, pid: r.providerMessageId, outcome: o, error: o === 'undelivered' ? r.error : null, receipt: r });
+    }
+    const changedParts = await this.repo.setRefOutcomes(m, [...partItems.values()]);
+    const receiptOfMessage = new Map<string, ProviderReceipt>();
+    for (const p of partItems.values()) {
+      const ref = refOf.get(`${p.vendorId}|${p.pid}`)!;
+      const mid = String(ref.message_id);
+      const prev = receiptOfMessage.get(mid);
+      // an undelivered part speaks for the message; otherwise the latest report does
+      if (!prev || p.receipt.outcome === 'undelivered' || (prev.outcome !== 'undelivered' && p.receipt.at >= prev.at)) receiptOfMessage.set(mid, p.receipt);
+    }
+    const readOf = new Set(found.filter((r) => r.outcome === 'read').map((r) => String(refOf.get(`${r.vendorId}|${r.providerMessageId}`)!.message_id)));
+
+    const finals: FinalUpdate[] = [];
+    const multi: string[] = [];
+    for (const p of changedParts) {
+      const mid = String(p.message_id);
+      if (Number(p.parts) > 1) {
+        multi.push(mid);
+        continue;
+      }
+      finals.push(this.finalUpdate(mid, p.outcome === 'delivered', receiptOfMessage.get(mid), readOf.has(mid)));
+    }
+    if (multi.length) {
+      const totals = await this.repo.partTotals(m, [...new Set(multi)]);
+      for (const t of totals) {
+        if (t.done < t.parts) continue;
+        const mid = String(t.message_id);
+        const failedPart = t.error ? { ...(receiptOfMessage.get(mid) ?? { vendorId: '', providerMessageId: '', outcome: 'undelivered' as const, at: new Date() }), error: t.error } : receiptOfMessage.get(mid);
+        finals.push(this.finalUpdate(mid, t.delivered === t.parts, failedPart, readOf.has(mid)));
+      }
+    }
+    const finalRows = await this.repo.finalizeFromReceipts(m, finals);
+    events.push(...lifecycleEvents(finalRows, { final: true }));
+    const finalIds = new Set(finalRows.map((r) => String(r.id)));
+    const reads = [...readOf].filter((id) => !finalIds.has(id)).map((id) => ({ id, outgoing: 'read' }));
+    const readRows = await this.repo.advanceOutgoing(m, reads);
+    events.push(...lifecycleEvents(readRows, { final: false }));
+    return [...finalRows, ...readRows];
+  }
+
+  private finalUpdate(id: string, delivered: boolean, receipt: ProviderReceipt | undefined, read: boolean): FinalUpdate {
+    return {
+      id,
+      status: delivered ? MessageStatus.Delivered : MessageStatus.Undelivered,
+      outgoing: delivered ? (read ? 'read' : 'delivered') : 'undelivered',
+      error: delivered ? null : (receipt?.error ?? 'undelivered'),
+      deliveredAt: delivered ? (receipt?.at ?? new Date()) : null,
+    };
+  }
+
+  // ---- 5. recovery and sweeps ---------------------------------------------------------------------------------
+
+  private async recover(): Promise<void> {
+    const n = await this.repo.recoverAbandoned(this.options.dispatcher.staleAfterMs);
+    if (n > 0) {
+      this.stats.recovered += n;
+      this.log.warn(`${n} message(s) claimed by a stopped dispatcher go out again, flagged possible_duplicate`);
+      this.wakeUp();
+    }
+  }
+
+  private async sweepPending(): Promise<void> {
+    const rows = await this.repo.takeMatchedPending(1000);
+    for (const p of rows) {
+      this.receipts.push({ receipt: { vendorId: String(p.vendor_id), providerMessageId: p.provider_message_id, outcome: p.outcome as ProviderReceipt['outcome'], error: p.error, at: new Date(p.received_at) } });
+    }
+    if (rows.length) this.kickLane();
+  }
+
+  private async expire(): Promise<void> {
+    const ids = await this.repo.expireAwaiting(this.options.dispatcher.receiptTimeoutMs, 5000);
+    if (ids.length === 0) return;
+    await this.ds.transaction(async (m) => {
+      const rows = await this.repo.finalizeFromReceipts(
+        m,
+        ids.map((id) => ({ id, status: MessageStatus.Undelivered, outgoing: 'undelivered', error: 'EXPIRED: no delivery receipt', deliveredAt: null })),
+      );
+      await Outbox.add(m, DISPATCH_SCHEMA, lifecycleEvents(rows, { final: true }));
+    });
+    this.relay.kick();
+  }
+
+  /** For tests and benchmarks: the number of claimed messages not answered yet. */
+  get pendingSends(): number {
+    return this.inFlight;
+  }
+}

@@ -1,0 +1,53 @@
+import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import type { EventRow } from '../repositories/message.repository';
+import { lifecycleEvents } from './events.service';
+
+const row = (over: Partial<EventRow> = {}): EventRow => ({
+  id: '5',
+  uuid: '2b1f3f5e-8a51-4c1e-9d6f-0f4a3c2b1a00',
+  account_id: '7',
+  stream_id: '70',
+  stream_uid: 'stream-70',
+  campaign_id: null,
+  sender: 'ACME',
+  destination: '+4915112345678',
+  status: 'delivered',
+  outgoing_status: 'delivered',
+  error: null,
+  vendor_id: '3',
+  provider_id: '0000000abc',
+  sent_at: new Date('2026-11-22T10:00:00Z'),
+  delivered_at: new Date('2026-11-22T10:00:02Z'),
+  mcc: null,
+  mnc: null,
+  network: null,
+  body_length: 200,
+  segments: 2,
+  parts: 2,
+  encoding: 'GSM7',
+  price_micros: '90000',
+  currency: 'EUR',
+  possible_duplicate: false,
+  ...over,
+});
+
+describe('lifecycle events built without zod still satisfy the contracts', () => {
+  it('builds a status change and an EDR for a final message that pass their schemas', () => {
+    const events = lifecycleEvents([row()], { final: true });
+    expect(events.map((e) => e.type)).toEqual([MessageStatusChangedV1.type, MessageEdrV1.type]);
+    expect(MessageStatusChangedV1.schema.parse(events[0].data)).toEqual(events[0].data);
+    expect(MessageEdrV1.schema.parse(events[1].data)).toMatchObject({ messagePartsCount: 2, costMicros: 90_000, rateMicros: 45_000, utf8: false, messageLength: 200 });
+    expect(events[0]).toMatchObject({ topic: MessageStatusChangedV1.topic, key: row().uuid, accountId: '7', source: 'dispatch', version: 1 });
+  });
+
+  it('adds a refund for a refundable final status with a price, and none without a price', () => {
+    const events = lifecycleEvents([row({ status: 'no_routes', outgoing_status: 'failed', sent_at: null, delivered_at: null, parts: null }), row({ uuid: '2b1f3f5e-8a51-4c1e-9d6f-0f4a3c2b1a01', status: 'rejected', price_micros: '0' })], {
+      final: true,
+      refundReason: (r) => r.status,
+    });
+    const refunds = events.filter((e) => e.type === MessageRefundDueV1.type);
+    expect(refunds).toHaveLength(1);
+    expect(MessageRefundDueV1.schema.parse(refunds[0].data)).toEqual({ messageUuid: row().uuid, accountId: '7', amountMicros: 90_000, currency: 'EUR', reason: 'no_routes' });
+    for (const e of events) if (e.type === MessageStatusChangedV1.type) MessageStatusChangedV1.schema.parse(e.data);
+  });
+});

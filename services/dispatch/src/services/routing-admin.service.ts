@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, parseListQuery, type ListResult, type Principal } from '@switchboard/platform';
+import type { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, UpdateChannelDto, UpdateVendorDto } from '../dtos/routing.dto';
+import type { ServiceType, VendorRow } from '../dispatch.options';
+import { RoutingRepository, type ChannelRow, type CountryRouteRow, type RoutingHistoryRow } from '../repositories/routing.repository';
+import { RoutingService } from './routing.service';
+
+/** The spec's vendor shape (section 3: service_type, carrier, product_name, active, product_id, currency). */
+export interface VendorDto {
+  id: number;
+  name: string;
+  service_type: string;
+  carrier: string;
+  product_name: string;
+  product_id: string;
+  active: boolean;
+  currency: string;
+  adapter: string;
+  /** Connection settings with secrets masked. */
+  config: Record<string, unknown>;
+}
+
+export interface ChannelDto {
+  id: number;
+  name: string;
+  active: boolean;
+  stsMethods: string[];
+  routingProvider: number;
+}
+
+const SECRET = /password|secret|token|hash/i;
+
+function vendorDto(v: VendorRow): VendorDto {
+  const config: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v.config ?? {})) config[k] = SECRET.test(k) ? '********' : val;
+  return {
+    id: Number(v.id),
+    name: v.name,
+    service_type: v.serviceType,
+    carrier: v.carrier,
+    product_name: v.productName,
+    product_id: v.productId,
+    active: v.active,
+    currency: v.currency,
+    adapter: v.adapter,
+    config,
+  };
+}
+
+function channelDto(c: ChannelRow): ChannelDto {
+  return { id: Number(c.id), name: c.name, active: c.active, stsMethods: c.stsMethods, routingProvider: Number(c.routingProvider) };
+}
+
+function actor(p: Principal): string {
+  return p.email ?? p.userId ?? 'system';
+}
+
+/** Super-admin management of vendors, channels and routes (/api/service_type_manager, /api/channels). */
+@Injectable()
+export class RoutingAdminService {
+  constructor(
+    private readonly repo: RoutingRepository,
+    private readonly routing: RoutingService,
+  ) {}
+
+  async vendors(): Promise<ListResult<VendorDto>> {
+    const rows = await this.repo.vendors();
+    return { items: rows.map(vendorDto), total: rows.length };
+  }
+
+  async vendor(id: string): Promise<VendorDto> {
+    const v = /^\d{1,18}$/.test(id) ? await this.repo.vendor(id) : null;
+    if (!v) throw AppError.notFound('vendor');
+    return vendorDto(v);
+  }
+
+  async createVendor(dto: CreateVendorDto): Promise<VendorDto> {
+    const created = await this.repo.ds.transaction(async (m) => {
+      const v = await this.repo.insertVendor(m, {
+        name: dto.name,
+        serviceType: dto.service_type,
+        adapter: dto.adapter,
+        config: dto.config ?? {},
+        carrier: dto.carrier ?? '',
+        productName: dto.product_name ?? '',
+        productId: dto.product_id ?? '',
+        currency: dto.currency ?? 'EUR',
+        active: dto.active ?? true,
+      });
+      if (!v) throw AppError.conflict(`a vendor named ${dto.name} exists`);
+      await this.repo.syncChannels(m, dto.routingProvider ?? 1);
+      return v;
+    });
+    await this.routing.refresh();
+    return vendorDto(created);
+  }
+
+  async updateVendor(id: string, dto: UpdateVendorDto): Promise<VendorDto> {
+    if (!/^\d{1,18}$/.test(id)) throw AppError.notFound('vendor');
+    const v = await this.repo.updateVendor(id, {
+      name: dto.name,
+      config: dto.config,
+      carrier: dto.carrier,
+      productName: dto.product_name,
+      productId: dto.product_id,
+      currency: dto.currency,
+      active: dto.active,
+    });
+    if (!v) throw AppError.notFound('vendor');
+    await this.repo.syncChannels();
+    await this.routing.refresh();
+    return vendorDto(v);
+  }
+
+  async channels(): Promise<ListResult<ChannelDto>> {
+    const rows = await this.repo.channels();
+    return { items: rows.map(channelDto), total: rows.length };
+  }
+
+  async updateChannel(id: string, dto: UpdateChannelDto): Promise<ChannelDto> {
+    const c = /^\d{1,18}$/.test(id) ? await this.repo.updateChannel(id, dto) : null;
+    if (!c) throw AppError.notFound('channel');
+    await this.routing.refresh();
+    return channelDto(c);
+  }
+
+  async syncChannels(): Promise<{ created: number }> {
+    const created = await this.repo.syncChannels();
+    await this.routing.refresh();
+    return { created };
+  }
+
+  async globalRoutes(): Promise<ListResult<CountryRouteRow>> {
+    const items = await this.repo.routes(null);
+    return { items, total: items.length };
+  }
+
+  async customerRoutes(customerId: unknown): Promise<ListResult<CountryRouteRow>> {
+    if (typeof customerId !== 'string' || !/^\d{1,18}$/.test(customerId)) throw AppError.validation([{ propertyPath: 'customerId', message: 'customerId must be a decimal id' }]);
+    const items = await this.repo.routes(customerId);
+    return { items, total: items.length };
+  }
+
+  private async checkVendors(ids: string[], serviceType: ServiceType): Promise<void> {
+    const vendors = new Map((await this.repo.vendors()).map((v) => [String(v.id), v]));
+    const bad = ids.filter((id) => vendors.get(id)?.serviceType !== serviceType);
+    if (bad.length) throw AppError.validation([{ propertyPath: 'vendorIds', message: `not ${serviceType} vendors: ${bad.join(', ')}` }]);
+  }
+
+  async setGlobalRoute(dto: CountryRouteDto, p: Principal): Promise<CountryRouteRow | null> {
+    await this.checkVendors(dto.vendorIds, dto.serviceType);
+    const row = await this.repo.setRoute(null, dto.iso2.toUpperCase(), dto.serviceType, dto.vendorIds, actor(p));
+    await this.routing.refresh();
+    return row;
+  }
+
+  async setCustomerRoute(dto: CustomerCountryRouteDto, p: Principal): Promise<CountryRouteRow | null> {
+    await this.checkVendors(dto.vendorIds, dto.serviceType);
+    const row = await this.repo.setRoute(dto.customerId, dto.iso2.toUpperCase(), dto.serviceType, dto.vendorIds, actor(p));
+    await this.routing.refresh();
+    return row;
+  }
+
+  async refresh(): Promise<{ refreshed: true; vendors: number }> {
+    await this.routing.refresh();
+    return { refreshed: true, vendors: this.routing.vendorList().length };
+  }
+
+  /** How a message of this customer to this country would be routed now. */
+  currentRouting(query: Record<string, unknown>): { iso2: string | null; serviceType: string; source: string; vendors: VendorDto[] } {
+    const customerId = typeof query.customerId === 'string' && /^\d{1,18}$/.test(query.customerId) ? query.customerId : '0';
+    const iso2 = typeof query.iso2 === 'string' && /^[A-Za-z]{2}$/.test(query.iso2) ? query.iso2.toUpperCase() : null;
+    const serviceType = typeof query.serviceType === 'string' ? query.serviceType : 'sms';
+    if (!['sms', 'whatsapp', 'telegram', 'telegram_private'].includes(serviceType)) {
+      throw AppError.validation([{ propertyPath: 'serviceType', message: 'serviceType must be sms, whatsapp, telegram or telegram_private' }]);
+    }
+    if (!iso2 && query.iso2 !== undefined) throw AppError.validation([{ propertyPath: 'iso2', message: 'iso2 must be a 2-letter country code' }]);
+    const choice = this.routing.resolve(customerId, serviceType, '', iso2);
+    return {
+      iso2: choice.iso2,
+      serviceType,
+      source: choice.source,
+      vendors: choice.vendorIds.map((id) => this.routing.vendor(id)).filter((v): v is VendorRow => !!v).map(vendorDto),
+    };
+  }
+
+  async history(query: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> {
+    const { skip, take } = parseListQuery(query, { sortable: ['id'] });
+    const customerId = typeof query.customerId === 'string' && /^\d{1,18}$/.test(query.customerId) ? query.customerId : undefined;
+    const iso2 = typeof query.iso2 === 'string' && /^[A-Za-z]{2}$/.test(query.iso2) ? query.iso2.toUpperCase() : undefined;
+    return this.repo.history({ accountId: customerId, iso2 }, skip, take);
+  }
+}

@@ -1,0 +1,38 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Handler = (req: IncomingMessage, body: string) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+
+/** A small JSON HTTP server on 127.0.0.1 for the provider peers. */
+export class HttpPeer {
+  private server: Server;
+
+  constructor(handler: Handler) {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        Promise.resolve(handler(req, Buffer.concat(chunks).toString('utf8'))).then(
+          (out) => {
+            res.writeHead(out.status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(out.body));
+          },
+          (e: unknown) => {
+            res.writeHead(500, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ error: String(e) }));
+          },
+        );
+      });
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,232 @@
+import type { AddressInfo } from 'node:net';
+import { formatReceipt } from '../domain/dlr';
+import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from '../adapters/smpp-lib';
+import { decodeGsm7, decodeUcs2, encodeUcs2, concatUdh, encodeGsm7, isGsm7 } from '../sms';
+
+export interface SubmittedPart {
+  messageId: string;
+  source: string;
+  destination: string;
+  dataCoding: number;
+  esmClass: number;
+  /** The concatenation header when UDHI was set: [reference, total, sequence]. */
+  concat: [number, number, number] | null;
+  text: string;
+  at: number;
+}
+
+export interface SmppPeerOptions {
+  systemId?: string;
+  password?: string;
+  /** Send a receipt for each accepted part. Default true. */
+  receipts?: boolean;
+  /** Share of receipts that say DELIVRD (others UNDELIV). Default 1. */
+  deliveryRatio?: number;
+  /** Receipt delay after the submit_sm_resp, ms. Default 0. */
+  receiptDelayMs?: number;
+  /** Send the receipt before the submit_sm_resp (an SMSC race real ones have). Default false. */
+  receiptBeforeResponse?: boolean;
+  /** Send each receipt twice. Default false. */
+  duplicateReceipts?: boolean;
+  /** Answer the first N submit_sm with ESME_RTHROTTLED. Default 0. */
+  throttleFirst?: number;
+  /** Never answer submit_sm whose destination is in this set (to test "unknown"). */
+  silentFor?: Set<string>;
+  /** Leave the first submit_sm to these destinations unanswered, answer the next ones. */
+  silentOnceFor?: Set<string>;
+  /** Refuse submit_sm to these destinations with ESME_RINVDSTADR. */
+  rejectFor?: Set<string>;
+  /** Keep submitted parts for assertions (tests; off for benchmarks). Default true. */
+  record?: boolean;
+  /** Also fill receipted_message_id and message_state TLVs. Default true. */
+  receiptTlvs?: boolean;
+  /**
+   * Keep receipts until the ESME answers deliver_sm_resp and send the unanswered ones again on its next bind, as
+   * store-and-forward SMSCs do (needed when the client may die between a receipt and its acknowledgement). Default false.
+   */
+  redeliverUnacked?: boolean;
+}
+
+/**
+ * A real SMPP 3.4 server (the `smpp` package's) on 127.0.0.1, standing in for an SMSC in tests and benchmarks:
+ * binds, submit_sm with message ids, receipts as deliver_sm in the appendix-B text format, MO messages, throttling.
+ */
+export class SmppPeer {
+  readonly parts: SubmittedPart[] = [];
+  submitted = 0;
+  receiptsSent = 0;
+  binds = 0;
+  /** submit_sm timestamps per second bucket, for rate checks. */
+  readonly perSecond = new Map<number, number>();
+  private server = smpp.createServer((s) => this.onSession(s));
+  private seq = 0;
+  private throttled = 0;
+  private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>> & Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>;
+  readonly sessions = new Set<SmppSession>();
+  /** Receipts sent and not acknowledged yet (redeliverUnacked). */
+  private readonly unacked = new Map<string, Record<string, unknown>>();
+  redelivered = 0;
+
+  constructor(options: SmppPeerOptions = {}) {
+    this.opts = {
+      systemId: 'dispatch',
+      password: 'secret',
+      receipts: true,
+      deliveryRatio: 1,
+      receiptDelayMs: 0,
+      receiptBeforeResponse: false,
+      duplicateReceipts: false,
+      throttleFirst: 0,
+      record: true,
+      receiptTlvs: true,
+      redeliverUnacked: false,
+      ...options,
+    };
+  }
+
+  async listen(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', () => resolve()));
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sessions) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Drops every connection (the client should reconnect and rebind). */
+  dropConnections(): void {
+    for (const s of this.sessions) s.destroy();
+  }
+
+  private onSession(session: SmppSession): void {
+    this.sessions.add(session);
+    session.socket.setNoDelay?.(true);
+    session.on('close', () => this.sessions.delete(session));
+    session.on('error', () => undefined);
+    session.on('bind_transceiver', (pdu: SmppPdu) => {
+      if (pdu.system_id !== this.opts.systemId || pdu.password !== this.opts.password) {
+        session.send(pdu.response({ command_status: SmppStatus.BINDFAIL }));
+        session.close();
+        return;
+      }
+      this.binds++;
+      session.send(pdu.response({ system_id: 'peer-smsc' }));
+      if (this.opts.redeliverUnacked) {
+        for (const [id, params] of this.unacked) {
+          this.redelivered++;
+          session.deliver_sm(params, (resp: SmppPdu) => {
+            if (resp.command_status === 0) this.unacked.delete(id);
+          });
+        }
+      }
+    });
+    session.on('enquire_link', (pdu: SmppPdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: SmppPdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('deliver_sm_resp', () => undefined);
+    session.on('submit_sm', (pdu: SmppPdu) => this.onSubmit(session, pdu));
+  }
+
+  private onSubmit(session: SmppSession, pdu: SmppPdu): void {
+    const destination = String(pdu.destination_addr);
+    if (this.throttled < this.opts.throttleFirst) {
+      this.throttled++;
+      session.send(pdu.response({ command_status: SmppStatus.THROTTLED }));
+      return;
+    }
+    if (this.opts.silentFor?.has(destination)) return;
+    if (this.opts.silentOnceFor?.delete(destination)) return;
+    if (this.opts.rejectFor?.has(destination)) {
+      session.send(pdu.response({ command_status: SmppStatus.INVDSTADR }));
+      return;
+    }
+    const id = (++this.seq).toString(16).padStart(10, '0');
+    this.submitted++;
+    const sec = Math.floor(Date.now() / 1000);
+    this.perSecond.set(sec, (this.perSecond.get(sec) ?? 0) + 1);
+    if (this.opts.record) this.parts.push(this.describe(pdu, id));
+    const delivered = this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio;
+    const receipt = () => this.sendReceipt(session, id, pdu, delivered ? 'DELIVRD' : 'UNDELIV');
+    if (this.opts.receipts && this.opts.receiptBeforeResponse) receipt();
+    session.send(pdu.response({ message_id: id }));
+    if (this.opts.receipts && !this.opts.receiptBeforeResponse) {
+      if (this.opts.receiptDelayMs > 0) setTimeout(receipt, this.opts.receiptDelayMs);
+      else receipt();
+    }
+  }
+
+  sendReceipt(session: SmppSession, id: string, submit: Record<string, unknown>, stat: string): void {
+    const text = formatReceipt(id, stat);
+    const params: Record<string, unknown> = {
+      source_addr: submit.destination_addr,
+      destination_addr: submit.source_addr,
+      esm_class: EsmClass.RECEIPT,
+      data_coding: 0,
+      short_message: Buffer.from(encodeGsm7(text)),
+      ...(this.opts.receiptTlvs ? { receipted_message_id: id, message_state: stat === 'DELIVRD' ? 2 : 5 } : {}),
+    };
+    if (this.opts.redeliverUnacked) this.unacked.set(id, params);
+    const send = () =>
+      session.deliver_sm(params, (resp: SmppPdu) => {
+        if (resp.command_status === 0) this.unacked.delete(id);
+      });
+    send();
+    this.receiptsSent++;
+    if (this.opts.duplicateReceipts) send();
+  }
+
+  /** A mobile-originated SMS to `to` (our number) from `from`, split with UDH when long. */
+  sendMo(from: string, to: string, text: string): void {
+    const session = [...this.sessions][0];
+    if (!session) throw new Error('no bound session');
+    const gsm = isGsm7(text);
+    const per = gsm ? 153 : 67;
+    const single = gsm ? 160 : 70;
+    const chunks: string[] = [];
+    if ((gsm ? encodeGsm7(text).length : text.length) <= single) chunks.push(text);
+    else for (let i = 0; i < text.length; i += per) chunks.push(text.slice(i, i + per));
+    const ref = 0x42;
+    chunks.forEach((chunk, i) => {
+      const body = Buffer.from(gsm ? encodeGsm7(chunk) : encodeUcs2(chunk));
+      const udh = chunks.length > 1 ? Buffer.from(concatUdh(ref, chunks.length, i + 1)) : null;
+      session.deliver_sm({
+        source_addr: from,
+        destination_addr: to,
+        esm_class: udh ? EsmClass.UDHI : 0,
+        data_coding: gsm ? 0 : 8,
+        short_message: udh ? Buffer.concat([udh, body]) : body,
+      });
+    });
+  }
+
+  private describe(pdu: SmppPdu, id: string): SubmittedPart {
+    const sm = pdu.short_message as { message?: string | Buffer; udh?: Buffer[] } | Buffer;
+    const dataCoding = Number(pdu.data_coding ?? 0);
+    let text = '';
+    let concat: [number, number, number] | null = null;
+    if (Buffer.isBuffer(sm)) {
+      text = dataCoding === 8 ? decodeUcs2(sm) : decodeGsm7(sm);
+    } else {
+      const m = sm.message;
+      text = Buffer.isBuffer(m) ? (dataCoding === 8 ? decodeUcs2(m) : decodeGsm7(m)) : (m ?? '');
+      for (const ie of sm.udh ?? []) if (ie[0] === 0x00 && ie[1] === 3) concat = [ie[2], ie[3], ie[4]];
+    }
+    return {
+      messageId: id,
+      source: String(pdu.source_addr),
+      destination: String(pdu.destination_addr),
+      dataCoding,
+      esmClass: Number(pdu.esm_class ?? 0),
+      concat,
+      text,
+      at: Date.now(),
+    };
+  }
+}

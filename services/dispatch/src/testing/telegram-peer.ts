@@ -1,0 +1,63 @@
+import { HttpPeer } from './http-peer';
+
+/**
+ * The Telegram Bot API as a local server: POST /bot<token>/sendMessage and /bot<token>/setWebhook with the documented
+ * answers (`{ ok, result }`, `{ ok: false, error_code, description, parameters: { retry_after } }`), and updates
+ * posted to the registered webhook with X-Telegram-Bot-Api-Secret-Token.
+ */
+export class TelegramPeer {
+  readonly messages: Array<{ token: string; chat_id: string; text: string }> = [];
+  readonly webhooks = new Map<string, { url: string; secret_token: string }>();
+  /** Answer the next N sendMessage with 429 and this retry_after (seconds). */
+  floodNext = 0;
+  retryAfter = 1;
+  private seq = 100;
+  private readonly http: HttpPeer;
+  url = '';
+
+  constructor(private readonly tokens: Set<string>) {
+    this.http = new HttpPeer((req, raw) => {
+      const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
+      if (!m) return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
+      const [, token, method] = m;
+      if (!this.tokens.has(token)) return { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } };
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      if (method === 'setWebhook') {
+        const secret = String(body.secret_token ?? '');
+        if (!/^[A-Za-z0-9_-]{1,256}$/.test(secret)) return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: secret token contains unallowed characters' } };
+        this.webhooks.set(token, { url: String(body.url), secret_token: secret });
+        return { status: 200, body: { ok: true, result: true, description: 'Webhook was set' } };
+      }
+      if (method === 'sendMessage') {
+        if (this.floodNext > 0) {
+          this.floodNext--;
+          return { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${this.retryAfter}`, parameters: { retry_after: this.retryAfter } } };
+        }
+        if (!body.chat_id || !body.text) return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: message text is empty' } };
+        this.messages.push({ token, chat_id: String(body.chat_id), text: String(body.text) });
+        return { status: 200, body: { ok: true, result: { message_id: ++this.seq, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, text: body.text } } };
+      }
+      return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found: method not found' } };
+    });
+  }
+
+  async listen(): Promise<string> {
+    this.url = await this.http.listen();
+    return this.url;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  /** Posts an update to the bot's webhook as Telegram does; `baseUrl` replaces the registered origin (tests). */
+  async update(token: string, update: Record<string, unknown>, opts: { baseUrl?: string; secret?: string } = {}): Promise<number> {
+    const hook = this.webhooks.get(token);
+    if (!hook) throw new Error('no webhook set for this bot');
+    const u = new URL(hook.url);
+    const url = opts.baseUrl ? `${opts.baseUrl}${u.pathname}` : hook.url;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': opts.secret ?? hook.secret_token }, body: JSON.stringify(update) });
+    await res.text();
+    return res.status;
+  }
+}

@@ -1,0 +1,74 @@
+import { createHmac } from 'node:crypto';
+import { HttpPeer } from './http-peer';
+
+export interface GraphSend {
+  version: string;
+  phoneNumberId: string;
+  token: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The WhatsApp Cloud API as a local server: POST /{version}/{phone-number-id}/messages with a bearer token answers
+ * `{ messaging_product, contacts, messages: [{ id: "wamid..." }] }`; it also signs and posts webhooks
+ * (X-Hub-Signature-256 = sha256 HMAC of the raw body with the app secret) the way Meta does.
+ */
+export class WhatsAppPeer {
+  readonly sends: GraphSend[] = [];
+  /** Answer the next N sends with 429 / error code 130429. */
+  rateLimitNext = 0;
+  private seq = 0;
+  private readonly http: HttpPeer;
+  url = '';
+
+  constructor(
+    private readonly appSecret: string,
+    private readonly tokens: Set<string>,
+  ) {
+    this.http = new HttpPeer((req, raw) => {
+      const m = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url ?? '');
+      if (req.method !== 'POST' || !m) return { status: 404, body: { error: { message: 'Unknown path', code: 100 } } };
+      const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      if (!this.tokens.has(token)) return { status: 401, body: { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } } };
+      if (this.rateLimitNext > 0) {
+        this.rateLimitNext--;
+        return { status: 429, body: { error: { message: 'Rate limit hit', code: 130429 } } };
+      }
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      if (body.messaging_product !== 'whatsapp' || typeof body.to !== 'string') return { status: 400, body: { error: { message: 'Invalid parameter', code: 100 } } };
+      this.sends.push({ version: m[1], phoneNumberId: decodeURIComponent(m[2]), token, body });
+      const id = `wamid.HBgL${(++this.seq).toString().padStart(8, '0')}`;
+      return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] } };
+    });
+  }
+
+  async listen(): Promise<string> {
+    this.url = await this.http.listen();
+    return this.url;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  /** A webhook notification body with statuses and/or messages for one phone number id. */
+  static notification(phoneNumberId: string, value: { statuses?: unknown[]; messages?: unknown[]; contacts?: unknown[] }): Record<string, unknown> {
+    return {
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'WABA_ID', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: phoneNumberId }, ...value } }] }],
+    };
+  }
+
+  static status(id: string, status: 'sent' | 'delivered' | 'read' | 'failed', recipient = '4915112345678', extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { id, status, timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: recipient, ...extra };
+  }
+
+  /** Posts a notification to a webhook URL, signed with the app secret (or a wrong one). */
+  async deliver(url: string, payload: Record<string, unknown>, secret = this.appSecret): Promise<number> {
+    const raw = JSON.stringify(payload);
+    const sig = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': sig }, body: raw });
+    await res.text();
+    return res.status;
+  }
+}

@@ -1,0 +1,139 @@
+import { MessageReceivedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { telegramWebhookSecret } from '../src';
+import { TelegramPeer } from '../src/testing/telegram-peer';
+import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
+import { startDispatch, type DispatchTestApp } from './support';
+
+const BOT = '123456:ABC-bot-token';
+
+describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
+  let wa: WhatsAppPeer;
+  let tg: TelegramPeer;
+  let d: DispatchTestApp;
+  let waVendor: string;
+
+  beforeAll(async () => {
+    wa = new WhatsAppPeer('app-secret', new Set(['system-token', 'stream-token']));
+    tg = new TelegramPeer(new Set([BOT]));
+    const [waUrl, tgUrl] = [await wa.listen(), await tg.listen()];
+    d = await startDispatch({
+      publicUrl: 'https://sms.example.test',
+      telegram: { webhookSecretKey: 'tg-key' },
+      seedVendors: [
+        { name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', accessToken: 'system-token', appSecret: 'app-secret', verifyToken: 'verify-me', retryAfterMs: 20 } },
+        { name: 'Telegram Bot API', serviceType: 'telegram', adapter: 'telegram_bot', config: { baseUrl: tgUrl } },
+      ],
+    });
+    [{ id: waVendor }] = await d.sql<{ id: string }>(`SELECT id::text FROM dispatch.vendor WHERE adapter = 'whatsapp'`);
+    await d.configureStream({ streamId: '30', channel: 'whatsapp', streamType: 5, sender: 'PNID-1' });
+    await d.configureStream({ streamId: '40', channel: 'telegram', streamType: 7, sender: 'acme_bot', credentials: { botToken: BOT } });
+  });
+
+  afterAll(async () => {
+    await d.close();
+    await wa.close();
+    await tg.close();
+  });
+
+  const hook = () => `${d.t.url}/api/dispatch/webhooks/whatsapp/${waVendor}`;
+  const changes = (uuid: string) =>
+    d.events(MessageStatusChangedV1.type).filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid).map((e) => e.data as { status: string; outgoingStatus: string });
+
+  it('sends a WhatsApp text to /{version}/{phone-number-id}/messages with the bearer token', async () => {
+    const uuid = await d.accept({ channel: 'whatsapp', streamId: '30', streamUid: 'stream-30', streamType: 5, sender: 'PNID-1', text: 'Hello on WhatsApp', encoding: null });
+    const row = await d.untilStatus(uuid, 'sent');
+    expect(wa.sends.at(-1)).toMatchObject({ version: 'v21.0', phoneNumberId: 'PNID-1', token: 'system-token', body: { messaging_product: 'whatsapp', to: '4915112345678', type: 'text', text: { body: 'Hello on WhatsApp' } } });
+    expect((row.provider_ids as string[])[0]).toMatch(/^wamid\./);
+  });
+
+  it('sends template and media messages as the Cloud API shapes them', async () => {
+    const template = { name: 'order_update', language: { code: 'en' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }] };
+    const t = await d.accept({ channel: 'whatsapp', streamId: '30', sender: 'PNID-1', text: '', encoding: null, payload: { template } });
+    await d.untilStatus(t, 'sent');
+    expect(wa.sends.at(-1)!.body).toMatchObject({ type: 'template', template });
+    const m = await d.accept({ channel: 'whatsapp', streamId: '30', sender: 'PNID-1', text: 'a caption', encoding: null, payload: { media: { type: 'image', link: 'https://example.test/a.png' } } });
+    await d.untilStatus(m, 'sent');
+    expect(wa.sends.at(-1)!.body).toMatchObject({ type: 'image', image: { link: 'https://example.test/a.png', caption: 'a caption' } });
+  });
+
+  it('retries a rate-limited WhatsApp send', async () => {
+    wa.rateLimitNext = 1;
+    const uuid = await d.accept({ channel: 'whatsapp', streamId: '30', sender: 'PNID-1', text: 'after a 429', encoding: null });
+    const row = await d.untilStatus(uuid, 'sent');
+    expect(row.attempts).toBe(2);
+  });
+
+  it('answers the webhook verification handshake only with the verify token', async () => {
+    const ok = await fetch(`${hook()}?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444`);
+    expect([ok.status, await ok.text()]).toEqual([200, '1158201444']);
+    const bad = await fetch(`${hook()}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
+    expect(bad.status).toBe(403);
+  });
+
+  it('applies statuses arriving in any order: read before delivered leaves the message delivered and read; failed afterwards changes nothing', async () => {
+    const uuid = await d.accept({ channel: 'whatsapp', streamId: '30', sender: 'PNID-1', text: 'status order', encoding: null });
+    const row = await d.untilStatus(uuid, 'sent');
+    const id = (row.provider_ids as string[])[0];
+    expect(await wa.deliver(hook(), WhatsAppPeer.notification('PNID-1', { statuses: [WhatsAppPeer.status(id, 'read')] }))).toBe(200);
+    expect(await wa.deliver(hook(), WhatsAppPeer.notification('PNID-1', { statuses: [WhatsAppPeer.status(id, 'delivered'), WhatsAppPeer.status(id, 'sent')] }))).toBe(200);
+    expect(await wa.deliver(hook(), WhatsAppPeer.notification('PNID-1', { statuses: [WhatsAppPeer.status(id, 'failed', undefined, { errors: [{ code: 131026, title: 'Message undeliverable' }] })] }))).toBe(200);
+    const final = await d.untilStatus(uuid, 'delivered');
+    expect(final.outgoing_status).toBe('read');
+    await d.flushOutbox();
+    expect(changes(uuid).map((c) => [c.status, c.outgoingStatus])).toEqual([
+      ['sent', 'sent'],
+      ['delivered', 'read'],
+    ]);
+  });
+
+  it('marks a failed WhatsApp message undelivered with the error, and a status for an unknown id waits', async () => {
+    const uuid = await d.accept({ channel: 'whatsapp', streamId: '30', sender: 'PNID-1', text: 'will fail', encoding: null });
+    const row = await d.untilStatus(uuid, 'sent');
+    const id = (row.provider_ids as string[])[0];
+    await wa.deliver(hook(), WhatsAppPeer.notification('PNID-1', { statuses: [WhatsAppPeer.status(id, 'failed', undefined, { errors: [{ code: 131026, title: 'Message undeliverable' }] })] }));
+    expect((await d.untilStatus(uuid, 'undelivered')).error).toBe('131026 Message undeliverable');
+    await wa.deliver(hook(), WhatsAppPeer.notification('PNID-1', { statuses: [WhatsAppPeer.status('wamid.unknown', 'delivered')] }));
+    expect(await d.sql(`SELECT outcome FROM dispatch.pending_receipt WHERE provider_message_id = 'wamid.unknown'`)).toEqual([{ outcome: 'delivered' }]);
+  });
+
+  it('refuses a webhook whose X-Hub-Signature-256 does not match, changing nothing', async () => {
+    const before = await d.sql(`SELECT count(*)::int AS n FROM dispatch.inbound_message`);
+    const payload = WhatsAppPeer.notification('PNID-1', { messages: [{ from: '4917000000', id: 'wamid.in-forged', timestamp: '1700000000', type: 'text', text: { body: 'forged' } }] });
+    expect(await wa.deliver(hook(), payload, 'wrong-secret')).toBe(401);
+    expect(await d.sql(`SELECT count(*)::int AS n FROM dispatch.inbound_message`)).toEqual(before);
+  });
+
+  it('stores an incoming WhatsApp message once, however often it is delivered', async () => {
+    const payload = WhatsAppPeer.notification('PNID-1', {
+      contacts: [{ wa_id: '4917000001', profile: { name: 'Ada' } }],
+      messages: [{ from: '4917000001', id: 'wamid.in-1', timestamp: '1700000000', type: 'text', text: { body: 'Hi there' } }],
+    });
+    expect(await wa.deliver(hook(), payload)).toBe(200);
+    expect(await wa.deliver(hook(), payload)).toBe(200);
+    const rows = await d.sql(`SELECT stream_id::text, contact_phone, contact_name, body FROM dispatch.inbound_message WHERE provider_message_id = 'wamid.in-1'`);
+    expect(rows).toEqual([{ stream_id: '30', contact_phone: '+4917000001', contact_name: 'Ada', body: 'Hi there' }]);
+    await d.flushOutbox();
+    expect(d.events(MessageReceivedV1.type).filter((e) => (e.data as { body: string }).body === 'Hi there')).toHaveLength(1);
+  });
+
+  it('registers the Telegram webhook with a secret token when the stream is configured', () => {
+    expect(tg.webhooks.get(BOT)).toEqual({ url: 'https://sms.example.test/api/dispatch/webhooks/telegram/stream-40', secret_token: telegramWebhookSecret('tg-key', 'stream-40') });
+  });
+
+  it('sends through sendMessage, waits out a 429 retry_after, and counts the accepted message as delivered', async () => {
+    tg.floodNext = 1;
+    tg.retryAfter = 1;
+    const uuid = await d.accept({ channel: 'telegram', streamId: '40', streamUid: 'stream-40', streamType: 7, sender: 'acme_bot', destination: '555000', iso2: null, text: 'Hello bot user', encoding: null });
+    const row = await d.untilStatus(uuid, 'delivered');
+    expect(row.attempts).toBe(2);
+    expect(tg.messages.at(-1)).toEqual({ token: BOT, chat_id: '555000', text: 'Hello bot user' });
+  });
+
+  it('takes updates only with the secret token', async () => {
+    const update = { update_id: 9001, message: { message_id: 77, date: 1700000000, text: 'hello bot', chat: { id: 555000, type: 'private' }, from: { id: 555000, first_name: 'Grace', last_name: 'H' } } };
+    expect(await tg.update(BOT, update, { baseUrl: d.t.url, secret: 'wrong' })).toBe(401);
+    expect(await tg.update(BOT, update, { baseUrl: d.t.url })).toBe(200);
+    const rows = await d.sql(`SELECT account_id::text, stream_uid, account_phone, contact_phone, contact_name, body FROM dispatch.inbound_message WHERE channel = 'telegram'`);
+    expect(rows).toEqual([{ account_id: '1', stream_uid: 'stream-40', account_phone: 'acme_bot', contact_phone: '555000', contact_name: 'Grace H', body: 'hello bot' }]);
+  });
+});

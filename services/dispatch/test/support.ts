@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
+import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
+import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { Dispatcher, DispatchModule, type DispatchModuleOptions } from '../src';
+import { DispatchOutboxRelay } from '../src/services/events.service';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  text: string;
+}
+
+export interface DispatchTestApp {
+  t: TestApp;
+  dispatcher: Dispatcher;
+  call: <T = Record<string, unknown>>(method: string, path: string, opts?: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string }) => Promise<Answer<T>>;
+  sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+  /** Dispatch events published so far. */
+  events: (type?: string) => EventEnvelope[];
+  publish: (events: OutgoingEvent[]) => Promise<void>;
+  /** Publishes `streams.message.accepted` and returns the message uuid. */
+  accept: (overrides?: Partial<EventData<typeof MessageAcceptedV1>>, eventId?: string) => Promise<string>;
+  configureStream: (d: Partial<EventData<typeof StreamChannelConfiguredV1>> & { streamId: string; channel: EventData<typeof StreamChannelConfiguredV1>['channel'] }) => Promise<void>;
+  setAccountTps: (accountId: string, tps: number) => Promise<void>;
+  /** Waits until the message has this status (polling the database). */
+  untilStatus: (uuid: string, statuses: string[] | string, ms?: number) => Promise<Record<string, unknown>>;
+  until: (check: () => boolean | Promise<boolean>, ms?: number) => Promise<void>;
+  flushOutbox: () => Promise<void>;
+  /** A super admin token and a member token of an account with permissions. */
+  adminToken: () => string;
+  memberToken: (accountId: string, perms?: string[]) => string;
+  close: () => Promise<void>;
+}
+
+export const FAST: DispatchModuleOptions['dispatcher'] = {
+  idleMs: 20,
+  heartbeatMs: 200,
+  staleAfterMs: 1000,
+  unknownResendAfterMs: 50,
+  retryBaseMs: 20,
+};
+
+export async function startDispatch(options: DispatchModuleOptions = {}): Promise<DispatchTestApp> {
+  const t = await createTestApp(() => ({
+    imports: [DispatchModule.register({ realtimeIntervalMs: 20, ...options, dispatcher: { ...FAST, ...options.dispatcher } })],
+  }));
+  const published: EventEnvelope[] = [];
+  await t.bus.subscribe({ group: 'dispatch-test', topics: [Topics.Dispatch], handler: async (e) => void published.push(e) });
+  const pool = new Pool({ connectionString: t.db.url, max: 2 });
+  const sql: DispatchTestApp['sql'] = async (text, params = []) => (await pool.query(text, params)).rows;
+  const until: DispatchTestApp['until'] = async (check, ms = 15000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      if (await check()) return;
+      if (Date.now() > end) throw new Error('condition not reached in time');
+      await new Promise((r) => setTimeout(r, 15));
+    }
+  };
+  const publish = (events: OutgoingEvent[]) => t.bus.publish(events);
+  const app: DispatchTestApp = {
+    t,
+    dispatcher: t.app.get(Dispatcher),
+    sql,
+    until,
+    publish,
+    events: (type) => published.filter((e) => !type || e.type === type),
+    call: async (method, path, opts = {}) => {
+      const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+      if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const res = await fetch(`${t.url}/api${path}`, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        // plain text answer
+      }
+      return { status: res.status, body: body as never, text };
+    },
+    accept: async (o = {}, eventId) => {
+      const uuid = o.messageUuid ?? randomUUID();
+      const data: EventData<typeof MessageAcceptedV1> = {
+        messageUuid: uuid,
+        accountId: '1',
+        streamId: '10',
+        streamUid: 'stream-10',
+        streamType: 2,
+        channel: 'sms',
+        sender: 'ACME',
+        destination: '+4915112345678',
+        iso2: 'DE',
+        text: 'Hello',
+        encoding: 'GSM7',
+        segments: 1,
+        priceMicros: 50_000,
+        currency: 'EUR',
+        payload: null,
+        campaignId: null,
+        notBefore: null,
+        acceptedAt: new Date().toISOString(),
+        ...o,
+      };
+      await publish([createEnvelope(MessageAcceptedV1, data, { accountId: data.accountId, source: 'streams', id: eventId })]);
+      return uuid;
+    },
+    configureStream: async (d) => {
+      const data: EventData<typeof StreamChannelConfiguredV1> = {
+        accountId: '1',
+        streamUid: `stream-${d.streamId}`,
+        streamType: 2,
+        sender: 'ACME',
+        credentials: {},
+        enabled: true,
+        occurredAt: new Date().toISOString(),
+        ...d,
+      };
+      await publish([createEnvelope(StreamChannelConfiguredV1, data, { accountId: data.accountId, source: 'streams' })]);
+      await until(async () => (await sql(`SELECT 1 FROM dispatch.stream_channel WHERE stream_id = $1 AND sender = $2 AND enabled = $3`, [d.streamId, data.sender, data.enabled])).length > 0);
+    },
+    setAccountTps: async (accountId, tps) => {
+      await publish([
+        createEnvelope(
+          CustomerUpdatedV1,
+          { accountId, name: `acc ${accountId}`, shortName: null, status: 'active', active: 1, currency: 'EUR', tps, dailyLimit: null, customSettings: {}, genSettings: {}, createdAt: new Date().toISOString() },
+          { accountId, source: 'accounts' },
+        ),
+      ]);
+      await until(async () => (await sql(`SELECT 1 FROM dispatch.account_limit WHERE account_id = $1 AND tps = $2`, [accountId, tps])).length > 0);
+    },
+    untilStatus: async (uuid, statuses, ms) => {
+      const want = Array.isArray(statuses) ? statuses : [statuses];
+      let row: Record<string, unknown> | undefined;
+      await until(async () => {
+        [row] = await sql(`SELECT * FROM dispatch.message WHERE uuid = $1`, [uuid]);
+        return !!row && want.includes(String(row.status));
+      }, ms);
+      return row!;
+    },
+    flushOutbox: async () => {
+      await t.app.get(DispatchOutboxRelay).relay.flush();
+      await (t.bus as { drain?: () => Promise<void> }).drain?.();
+    },
+    adminToken: () => t.token({ sub: '900', acc: null, sa: true, roles: ['ROLE_SUPER_ADMIN'] }),
+    memberToken: (accountId, perms = []) => t.token({ sub: `7${accountId}`, acc: accountId, perms }),
+    close: async () => {
+      await pool.end();
+      await t.close();
+    },
+  };
+  return app;
+}
+
+/** A vendor on the SMPP peer, and a global route for Germany through it. */
+export function smppVendor(port: number, extra: Record<string, unknown> = {}): NonNullable<DispatchModuleOptions['seedVendors']>[number] {
+  return { name: 'Local SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', reconnectMs: 50, throttleBackoffMs: 5, ...extra } };
+}
