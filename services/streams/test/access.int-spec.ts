@@ -66,6 +66,7 @@ describe('streams access', () => {
     { route: 'DELETE /senders/:id', method: 'DELETE', path: `/senders/${ids.sender}` },
     { route: 'GET /malicious_keywords/global', method: 'GET', path: '/malicious_keywords/global' },
     { route: 'POST /malicious_keywords/global', method: 'POST', path: '/malicious_keywords/global', body: { word: 'other' } },
+    { route: 'GET /malicious_keywords/global/:id', method: 'GET', path: `/malicious_keywords/global/${ids.keyword}` },
     { route: 'PUT /malicious_keywords/global/:id', method: 'PUT', path: `/malicious_keywords/global/${ids.keyword}`, body: { word: 'spamword2' } },
     { route: 'DELETE /malicious_keywords/global/:id', method: 'DELETE', path: `/malicious_keywords/global/${ids.keyword}` },
     { route: 'GET /stream_events', method: 'GET', path: `/stream_events?streamId=${ids.stream}` },

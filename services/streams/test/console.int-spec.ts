@@ -271,6 +271,8 @@ describe('streams console', () => {
       expect((await a.call('POST', '/malicious_keywords/global', { token: sa, body: { word: 'CASINO' } })).status).toBe(409);
       expect((await a.call('PUT', `/malicious_keywords/global/${made.body.id}`, { token: sa, body: { word: 'casinos', type: 1 } })).body).toMatchObject({ word: 'casinos', type: 1 });
       expect((await a.call('GET', '/malicious_keywords/global', { token: sa })).body.items.map((k: Json) => k.word)).toContain('casinos');
+      expect((await a.call('GET', `/malicious_keywords/global/${made.body.id}`, { token: sa })).body).toMatchObject({ word: 'casinos', type: 1 });
+      expect((await a.call('GET', '/malicious_keywords/global/999999', { token: sa })).status).toBe(404);
       expect((await a.call('GET', '/malicious_keywords/global', { token })).status).toBe(403);
       expect((await a.call('DELETE', `/malicious_keywords/global/${made.body.id}`, { token: sa })).status).toBe(204);
       const events = (await a.events()).filter((e) => e.type === 'streams.malicious_keywords.changed');

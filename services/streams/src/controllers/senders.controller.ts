@@ -49,6 +49,9 @@ export class MaliciousKeywordsController {
   @Get() @SuperAdmin()
   list(@Query() q: Record<string, unknown>) { return this.keywords.list(q); }
 
+  @Get(':id') @SuperAdmin()
+  get(@Param('id') id: string) { return this.keywords.get(id); }
+
   @Post() @SuperAdmin()
   create(@Body() dto: KeywordDto) { return this.keywords.create(dto); }
 

@@ -243,6 +243,11 @@ export class KeywordService {
     return { items: rows.map((k) => ({ id: Number(k.id), word: k.word, type: k.type })), total };
   }
 
+  async get(id: string): Promise<{ id: number; word: string; type: number }> {
+    const row = await this.find(id);
+    return { id: Number(row.id), word: row.word, type: row.type };
+  }
+
   async create(dto: KeywordDto): Promise<{ id: number; word: string; type: number }> {
     await this.assertFree(dto.word.trim());
     return this.save(this.repo.create({ word: dto.word.trim(), type: dto.type ?? 1, createdAt: this.clock.now() }));
