@@ -110,13 +110,36 @@ async function generate(file: string, blacklisted: string[]): Promise<{ expectIn
   return { expectInvalid: invalid, expectDuplicates: dups, expectBlacklisted: black };
 }
 
+/**
+ * CPU seconds used so far by the PostgreSQL processes of the cluster in `dataDir` (they run with it as their working
+ * directory; other clusters on the machine are not counted), from Linux /proc; null without one.
+ */
+function postgresCpuSeconds(dataDir: string | null): number | null {
+  if (!dataDir || !fs.existsSync('/proc/self/stat')) return null;
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres' || fs.readlinkSync(`/proc/${entry}/cwd`) !== dataDir) continue;
+      const fields = fs.readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / tick;
+    } catch {
+      /* the process ended meanwhile */
+    }
+  }
+  return total;
+}
+
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contacts-bench-'));
   fs.chmodSync(dir, 0o755);
   let stopPg: (() => Promise<void>) | null = null;
   let url = process.env.DATABASE_URL;
+  let pgDir: string | null = null;
   if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    pgDir = path.join(dir, 'pg');
+    const pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
     stopPg = pg.stop;
     url = pg.url();
   }
@@ -204,6 +227,8 @@ async function main(): Promise<void> {
     peakHeap = Math.max(peakHeap, m.heapUsed + m.external);
   }, 50);
 
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpuSeconds(pgDir);
   const t0 = Date.now();
   const up = await upload(csv, 'contacts.csv', 'contacts');
   const tUpload = Date.now() - t0;
@@ -222,6 +247,8 @@ async function main(): Promise<void> {
   const t1 = Date.now();
   const done = await waitParsed(up.id);
   const total = Date.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = postgresCpuSeconds(pgDir);
   clearInterval(sampler);
   const list = await json('GET', `/contact_lists/${done.contactList}`);
   // the job vacuums and analyzes the table once the list is ready: counts are measured after that
@@ -244,6 +271,14 @@ async function main(): Promise<void> {
   console.log(`  generated: ${expected.expectInvalid} invalid, ${expected.expectBlacklisted} blacklisted, ${expected.expectDuplicates} repeated rows`);
   console.log(`  upload + preview ${tUpload} ms, mapping to list ready ${total - (t1 - t0)} ms, end to end ${total} ms`);
   console.log(`  throughput end to end: ${Math.round(ROWS / (total / 1000)).toLocaleString('en')} rows/s`);
+  const nodeCpu = (cpu.user + cpu.system) / 1e6;
+  const pgCpu = pg0 === null || pg1 === null ? null : pg1 - pg0;
+  // CPU time does not depend on what else runs on the machine: it says what two idle cores could do
+  console.log(
+    `  CPU: server process (all threads) ${nodeCpu.toFixed(1)} s` +
+      (pgCpu === null ? '' : `, PostgreSQL ${pgCpu.toFixed(1)} s (every process of its cluster)`) +
+      ` = ${(((nodeCpu + (pgCpu ?? 0)) / ROWS) * 1e6).toFixed(1)} µs of CPU a row`,
+  );
   console.log(`  post-import VACUUM (ANALYZE), after the list was ready: done ${vacuumMs} ms later`);
   console.log(`  peak RSS of the server process: ${(peak / 2 ** 20).toFixed(0)} MB (before the upload: ${(baseline / 2 ** 20).toFixed(0)} MB; main thread heap + external at most ${(peakHeap / 2 ** 20).toFixed(0)} MB; peak during the upload ${(peaks.upload / 2 ** 20).toFixed(0)} MB, during parsing ${(peaks.import / 2 ** 20).toFixed(0)} MB)`);
 
@@ -269,13 +304,16 @@ async function main(): Promise<void> {
   for (const [label, filter] of filters) {
     const times: number[] = [];
     let n = 0;
+    const c0 = postgresCpuSeconds(pgDir);
     for (let i = 0; i < 7; i++) {
       const s = process.hrtime.bigint();
       n = (await json('POST', '/contact_lists/total_by_filter', { filter })).total;
       times.push(Number(process.hrtime.bigint() - s) / 1e6);
     }
+    const c1 = postgresCpuSeconds(pgDir);
     times.sort((a, b) => a - b);
-    console.log(`  ${label.padEnd(52)} ${String(n).padStart(8)}  median ${times[3].toFixed(0)} ms, worst ${times[6].toFixed(0)} ms`);
+    const cpuMs = c0 === null || c1 === null ? '' : `, PostgreSQL CPU ${(((c1 - c0) / 7) * 1000).toFixed(0)} ms a call`;
+    console.log(`  ${label.padEnd(52)} ${String(n).padStart(8)}  median ${times[3].toFixed(0)} ms, worst ${times[6].toFixed(0)} ms${cpuMs}`);
   }
 
   await app.close();

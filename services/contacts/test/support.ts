@@ -8,6 +8,7 @@ import { configureHttpApp, DevMailbox, InMemoryEventBus, InMemoryRealtime, Platf
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { ContactsModule, type ContactsModuleOptions } from '../src';
+import { ContactsOutboxRelay } from '../src/services/contacts-events.service';
 
 export interface Answer<T = Record<string, unknown>> {
   status: number;
@@ -48,7 +49,7 @@ export async function startContacts(options: Partial<ContactsModuleOptions> = {}
     bus,
     realtime: rt,
   }));
-  return wrap(t, storageDir, bus, rt);
+  return wrap(t, storageDir, bus, rt, true);
 }
 
 /**
@@ -69,10 +70,10 @@ export async function restartContacts(previous: ContactsTestApp, options: Partia
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   const t: TestApp = { ...previous.t, app, url: `http://127.0.0.1:${port}`, bus, realtime: rt, close: async () => app.close() };
-  return wrap(t, previous.storageDir, bus, rt);
+  return wrap(t, previous.storageDir, bus, rt, false);
 }
 
-async function wrap(t: TestApp, storageDir: string, bus: InMemoryEventBus, rt: InMemoryRealtime): Promise<ContactsTestApp> {
+async function wrap(t: TestApp, storageDir: string, bus: InMemoryEventBus, rt: InMemoryRealtime, ownsStorage: boolean): Promise<ContactsTestApp> {
   const published: EventEnvelope[] = [];
   await bus.subscribe({ group: 'contacts-test', topics: [Topics.Contacts], handler: async (e) => void published.push(e) });
   const realtime: ContactsTestApp['realtime'] = [];
@@ -130,6 +131,13 @@ async function wrap(t: TestApp, storageDir: string, bus: InMemoryEventBus, rt: I
     waitTask,
     sql: async (text, params = []) => (await pg.query(text, params)).rows,
     events: async () => {
+      // every event committed so far is published (by this flush or by the relay's own pass), then delivered
+      for (let i = 0; i < 200; i++) {
+        await t.app.get(ContactsOutboxRelay).relay.flush();
+        const [{ n }] = (await pg.query(`SELECT count(*)::int AS n FROM contacts.outbox WHERE published_at IS NULL`)).rows;
+        if (n === 0) break;
+        await sleep(20);
+      }
       await bus.drain();
       return published;
     },
@@ -137,6 +145,7 @@ async function wrap(t: TestApp, storageDir: string, bus: InMemoryEventBus, rt: I
     close: async () => {
       await pg.end();
       await t.close();
+      if (ownsStorage) fs.rmSync(storageDir, { recursive: true, force: true });
     },
   };
 }
