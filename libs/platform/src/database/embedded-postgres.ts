@@ -307,7 +307,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       remember(line);
       log(line);
     },
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'shared_buffers=256MB'],
   });
   const failed = (what: string, e: unknown): Error =>
     new Error(`PostgreSQL ${what} failed in ${dataDir}${e instanceof Error ? `: ${e.message}` : ''}\n${recent.join('\n')}`.trim());
