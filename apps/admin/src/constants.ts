@@ -25,3 +25,15 @@ export const CAPTCHA_PLACEHOLDER = 'dev-placeholder';
 
 export const SUPPORT_URL = 'mailto:support@switchboard.local';
 export const SSO_LOGIN_URL = '/sso/login';
+
+/** Spec 9: the page sizes of the table footer's dropdown, and its page range and margin. */
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+export const PAGE_RANGE = 4;
+export const PAGE_MARGIN = 1;
+
+/** Spec 2: the copy action's toast stays 2500 ms. */
+export const COPIED_TOAST_MS = 2500;
+
+/** Spec 2: modal widths (xs 360, s 480 default, m 640, l 800). */
+export const MODAL_WIDTHS = { xs: 360, s: 480, m: 640, l: 800 } as const;
+export type ModalSize = keyof typeof MODAL_WIDTHS;

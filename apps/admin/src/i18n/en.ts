@@ -142,6 +142,28 @@ const en = {
     text: 'The page you are looking for does not exist.',
     back: 'Go to home',
   },
+  ui: {
+    actions: {
+      close: 'Close',
+      cancel: 'Cancel',
+      confirm: 'Confirm',
+    },
+    permission: {
+      missing: 'You need the %{permission} permission for this',
+    },
+    table: {
+      rowsPerPage: 'Rows per page',
+      range: '%{from}–%{to} of %{total}',
+      pages: 'Pages',
+      previous: 'Previous page',
+      next: 'Next page',
+      noResults: 'No results',
+    },
+    copyIcon: {
+      copy: 'Copy',
+      copied: 'Copied to the clipboard',
+    },
+  },
   forgotPassword: {
     title: 'Reset your password',
     text: 'Password reset is not available yet. Please contact your account administrator.',

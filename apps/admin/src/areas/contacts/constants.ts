@@ -98,11 +98,6 @@ export const UPLOAD_LIMIT_BYTES = UPLOAD_LIMIT_MB * 1024 * 1024;
 export const UPLOAD_ACCEPT = '.csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const UPLOAD_EXTENSIONS = /\.(csv|xlsx)$/i;
 
-/** Spec 9: page sizes and their default; the footer's page range and margin. */
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
-export const DEFAULT_PAGE_SIZE = 25;
-export const PAGE_RANGE = 4;
-export const PAGE_MARGIN = 1;
 /** Spec 9: items per page for variables and dropdowns, contacts, countries. */
 export const VARIABLES_PER_PAGE = 500;
 export const DROPDOWN_PER_PAGE = 2000;
@@ -122,9 +117,6 @@ export const REALTIME_TOPICS = ['imports', 'contact_lists', 'tasks'] as const;
 export const PROGRESS_WIDTH = 120;
 export const PROGRESS_HEIGHTS = { s: 4, m: 8, l: 16 } as const;
 
-/** Spec 2: modal widths (xs 360, s 480 default, m 640, l 800). */
-export const MODAL_WIDTHS = { xs: 360, s: 480, m: 640, l: 800 } as const;
-export type ModalSize = keyof typeof MODAL_WIDTHS;
 
 /** Spec 9: the downloaded file name falls back to a timestamped .csv name. */
 export const fallbackFileName = (now = new Date()): string => `export-${now.toISOString().replace(/[:.]/g, '-')}.csv`;

@@ -9,7 +9,7 @@ import type { AdminArea } from '../types';
 import { P, PATHS } from './constants';
 import en from './i18n/en';
 import ru from './i18n/ru';
-import { lazyPage } from './widgets/lazyPage';
+import { lazyPage } from '../../ui/lazyPage';
 
 const ContactListsPage = lazyPage(() => import('./lists/ContactListsPage').then((m) => m.ContactListsPage));
 const ImportWizardPage = lazyPage(() => import('./imports/ImportWizardPage').then((m) => m.ImportWizardPage));

@@ -3,7 +3,7 @@ import { StandardVariable } from './constants';
 import { columnLetter, guessMapping, mappingEntries, mappingProblems } from './imports/mapping';
 import { fromFilterText, isComplete, newGroup, toFilter, type DraftGroup } from './segments/model';
 import type { ImportPreview, Variable } from './types';
-import { pageItems, pageSizeOptions } from './widgets/pagination';
+import { pageItems, pageSizeOptions } from '../../ui/table/pagination';
 
 const variable = (id: number, name: string, UIname: string, isStandard = true): Variable => ({
   id,

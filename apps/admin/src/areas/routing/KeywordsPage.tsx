@@ -7,15 +7,15 @@ import { Alert, Box, Button, CircularProgress, FormControlLabel, IconButton, Inp
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { mono } from '../streams/labels';
-import { AppModal } from '../streams/widgets/AppModal';
-import { ConfirmDialog } from '../streams/widgets/ConfirmDialog';
-import { DataTable, NoResults, type Column } from '../streams/widgets/DataTable';
+import { AppModal } from '../../ui/modal/AppModal';
+import { ConfirmDialog } from '../../ui/modal/ConfirmDialog';
+import { DataTable, NoResults, type Column } from '../../ui/table/DataTable';
 import { errorText, fieldErrors } from '../streams/widgets/errors';
-import { PageHeading } from '../streams/widgets/PageHeading';
+import { PageHeading } from '../../ui/PageHeading';
 import { pageRoot } from '../streams/widgets/page';
-import { useIsSuperAdmin } from '../streams/widgets/permissions';
-import { StatusChip } from '../streams/widgets/StatusChip';
-import { useServerTable } from '../streams/widgets/useTable';
+import { useIsSuperAdmin } from '../../ui/permissions';
+import { StatusChip } from '../../ui/StatusChip';
+import { useServerTable } from '../../ui/table/useTable';
 import { keywordsApi, type MaliciousKeyword } from './api';
 
 const WORD_LIMIT = 100;

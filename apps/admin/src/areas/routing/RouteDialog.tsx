@@ -6,7 +6,7 @@ import CloseRoundedIcon from '@mui/icons-material/CloseRounded';
 import { Alert, Autocomplete, Box, Button, CircularProgress, IconButton, MenuItem, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
-import { AppModal } from '../streams/widgets/AppModal';
+import { AppModal } from '../../ui/modal/AppModal';
 import { errorText } from '../streams/widgets/errors';
 import { MAX_ROUTE_VENDORS } from './constants';
 import type { Country, Vendor } from './types';

@@ -8,12 +8,12 @@ import { Alert, Autocomplete, Box, Button, Chip, CircularProgress, IconButton, I
 import { useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { mono, useDateFormat } from '../streams/labels';
-import { DataTable, NoResults, type Column } from '../streams/widgets/DataTable';
+import { DataTable, NoResults, type Column } from '../../ui/table/DataTable';
 import { errorText } from '../streams/widgets/errors';
-import { PageHeading } from '../streams/widgets/PageHeading';
-import { useIsSuperAdmin } from '../streams/widgets/permissions';
-import { useApi } from '../streams/widgets/useApi';
-import { useClientTable, usePageSize } from '../streams/widgets/useTable';
+import { PageHeading } from '../../ui/PageHeading';
+import { useIsSuperAdmin } from '../../ui/permissions';
+import { useApi } from '../../ui/useApi';
+import { useClientTable, usePageSize } from '../../ui/table/useTable';
 import { routingApi } from './api';
 import { SERVICE_TYPES, type ServiceType } from './constants';
 import { RouteDialog } from './RouteDialog';

@@ -3,7 +3,7 @@ import { Alert, Box, Button, CircularProgress, FormControlLabel, MenuItem, Switc
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslate } from 'react-admin';
 import { mono } from '../streams/labels';
-import { AppModal } from '../streams/widgets/AppModal';
+import { AppModal } from '../../ui/modal/AppModal';
 import { errorText, fieldErrors } from '../streams/widgets/errors';
 import { FormSection } from '../streams/widgets/InfoBox';
 import { routingApi } from './api';

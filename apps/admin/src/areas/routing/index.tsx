@@ -6,7 +6,7 @@ import { Route } from 'react-router-dom';
 import type { AdminArea } from '../types';
 import en from './i18n/en';
 import ru from './i18n/ru';
-import { lazyPage } from '../streams/widgets/lazyPage';
+import { lazyPage } from '../../ui/lazyPage';
 
 const SenderApprovalPage = lazyPage(() => import('./SenderApprovalPage').then((m) => m.SenderApprovalPage));
 const VendorsPage = lazyPage(() => import('./VendorsPage').then((m) => m.VendorsPage));

@@ -86,11 +86,6 @@ export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'sent_f
 export const TIME_SLICES = ['day', 'week', 'month', 'year', 'all'] as const;
 export type TimeSlice = (typeof TIME_SLICES)[number];
 
-/** Spec 9: page sizes, default, page range and margin of the table footer. */
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
-export const DEFAULT_PAGE_SIZE = 25;
-export const PAGE_RANGE = 4;
-export const PAGE_MARGIN = 1;
 /** Spec 9: items per page of senders and stream events (500) and of dropdowns (2000). */
 export const SENDERS_PER_PAGE = 500;
 export const STREAM_EVENTS_PER_PAGE = 500;
@@ -99,11 +94,6 @@ export const DROPDOWN_PER_PAGE = 2000;
 export const STATUS_POLL_MS = 5000;
 /** The result screen polls faster at first, so a delivery a second or two later shows without a long wait. */
 export const FIRST_POLL_MS = 1500;
-/** Spec 2: the copy action's toast stays 2500 ms. */
-export const COPIED_TOAST_MS = 2500;
-/** Spec 2: modal widths (xs 360, s 480 default, m 640, l 800). */
-export const MODAL_WIDTHS = { xs: 360, s: 480, m: 640, l: 800 } as const;
-export type ModalSize = keyof typeof MODAL_WIDTHS;
 /** Spec 5: the xss rule's forbidden characters. */
 export const FORBIDDEN_CHARACTERS = /[`~#$%^&*|=?;:<>{}[\]\\]/;
 export const NAME_LIMIT = 255;

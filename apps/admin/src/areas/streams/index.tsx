@@ -5,7 +5,7 @@ import type { AdminArea } from '../types';
 import { P } from './constants';
 import en from './i18n/en';
 import ru from './i18n/ru';
-import { lazyPage } from './widgets/lazyPage';
+import { lazyPage } from '../../ui/lazyPage';
 
 const StreamsPage = lazyPage(() => import('./streams/StreamsPage').then((m) => m.StreamsPage));
 const StreamDetailPage = lazyPage(() => import('./streams/StreamDetailPage').then((m) => m.StreamDetailPage));

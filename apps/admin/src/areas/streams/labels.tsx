@@ -8,7 +8,7 @@ import { Box } from '@mui/material';
 import type { ReactNode } from 'react';
 import { useTranslate } from 'react-admin';
 import { APPROVAL_KEY, STATUS_KEY, StreamStatus, TYPE_KEY } from './constants';
-import { StatusChip, type Tone } from './widgets/StatusChip';
+import { StatusChip, type Tone } from '../../ui/StatusChip';
 
 /** The look of each stream type: an icon and a colour pair for its tile. */
 export const TYPE_LOOK: Record<number, { icon: ReactNode; fg: string; bg: string }> = {

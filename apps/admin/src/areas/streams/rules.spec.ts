@@ -4,7 +4,7 @@ import { missingPlaceholders, templatePayload } from './send/whatsapp-template';
 import { analyzeSms } from './sms';
 import { fieldOf, initialValues, toInput, validateStream } from './streams/stream-form';
 import type { Stream } from './types';
-import { pageItems, pageSizeOptions } from './widgets/pagination';
+import { pageItems, pageSizeOptions } from '../../ui/table/pagination';
 
 describe('sender ID rules (spec 5)', () => {
   it('accepts alphanumeric IDs of 3 to 11 characters and numeric ones up to 15 digits', () => {

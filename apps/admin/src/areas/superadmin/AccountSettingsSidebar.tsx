@@ -5,7 +5,7 @@ import { useNotify, useTranslate } from 'react-admin';
 import { AccountAvatar } from '../../ui/AccountAvatar';
 import { RightSidebar } from '../../ui/RightSidebar';
 import { errorText, fieldErrors, messageText } from '../team/widgets/errors';
-import { useApi } from '../team/widgets/useApi';
+import { useApi } from '../../ui/useApi';
 import { charLimit, check, noXss, required } from '../team/widgets/validation';
 import { FEATURE_FLAGS, GEN_FLAGS, GENERATIVE_SERVICES, money, superAdminApi, type Customer, type CustomSettings, type GenSettings } from './api';
 import { AccountStatusChip } from './StatusControls';

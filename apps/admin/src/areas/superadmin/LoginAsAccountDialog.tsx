@@ -8,7 +8,7 @@ import { teamApi } from '../team/api';
 import { MemberStatus } from '../team/constants';
 import { MemberStatusChip } from '../team/members/TeamPage';
 import type { Member } from '../team/types';
-import { AppModal } from '../team/widgets/AppModal';
+import { AppModal } from '../../ui/modal/AppModal';
 import { errorText } from '../team/widgets/errors';
 import { PersonCell } from '../team/widgets/PersonCell';
 import type { Customer } from './api';
@@ -76,6 +76,7 @@ export const LoginAsAccountDialog = ({ account, onClose }: { account: Customer |
       title={translate('superadmin.loginAs.title', { name: account?.name ?? '' })}
       testId="account-login-as-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

@@ -1,9 +1,9 @@
 import { Alert, Autocomplete, Box, Button, CircularProgress, FormControlLabel, Stack, Switch, TextField } from '@mui/material';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
-import { AppModal } from '../team/widgets/AppModal';
+import { AppModal } from '../../ui/modal/AppModal';
 import { errorText, fieldErrors, messageText } from '../team/widgets/errors';
-import { useApi } from '../team/widgets/useApi';
+import { useApi } from '../../ui/useApi';
 import { charLimit, check, noXss, required } from '../team/widgets/validation';
 import { superAdminApi } from './api';
 
@@ -65,6 +65,7 @@ export const NewAccountDialog = ({ open, onClose, onCreated }: { open: boolean; 
       size="m"
       testId="new-account-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

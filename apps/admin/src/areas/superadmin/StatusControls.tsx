@@ -1,5 +1,5 @@
 import { useTranslate } from 'react-admin';
-import { StatusChip, type Tone } from '../team/widgets/StatusChip';
+import { StatusChip, type Tone } from '../../ui/StatusChip';
 import type { AccountStatus } from './api';
 
 const tone: Record<AccountStatus, Tone> = { active: 'success', restrict: 'warning', disable: 'danger', delete: 'neutral' };

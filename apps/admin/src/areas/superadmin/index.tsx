@@ -1,6 +1,6 @@
 import AdminPanelSettingsRoundedIcon from '@mui/icons-material/AdminPanelSettingsRounded';
 import { Route } from 'react-router-dom';
-import { lazyPage } from '../team/widgets/lazyPage';
+import { lazyPage } from '../../ui/lazyPage';
 import type { AdminArea } from '../types';
 import en from './i18n/en';
 import ru from './i18n/ru';

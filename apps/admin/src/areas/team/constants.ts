@@ -45,21 +45,11 @@ export type MemberStatusValue = (typeof MemberStatus)[keyof typeof MemberStatus]
 export const RoleType = { Platform: 1, Inbox: 2 } as const;
 export type RoleTypeValue = (typeof RoleType)[keyof typeof RoleType];
 
-/** Spec 9: page sizes, the default, and the page range / margin of the table footer. */
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
-export const DEFAULT_PAGE_SIZE = 25;
-export const PAGE_RANGE = 4;
-export const PAGE_MARGIN = 1;
 /** Spec 9: items per page for team users and the reference lists. */
 export const TEAM_USERS_PER_PAGE = 500;
 export const TIMEZONES_PER_PAGE = 1000;
 
-/** Spec 2: the copy action's toast stays 2500 ms. */
-export const COPIED_TOAST_MS = 2500;
 
-/** Spec 2: modal widths (xs 360, s 480 default, m 640, l 800). */
-export const MODAL_WIDTHS = { xs: 360, s: 480, m: 640, l: 800 } as const;
-export type ModalSize = keyof typeof MODAL_WIDTHS;
 
 /** Spec 5: the xss rule's forbidden characters. */
 export const FORBIDDEN_CHARACTERS = /[`~#$%^&*|=?;:<>{}[\]\\]/;

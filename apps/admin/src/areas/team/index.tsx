@@ -7,7 +7,7 @@ import type { AdminArea } from '../types';
 import { P } from './constants';
 import en from './i18n/en';
 import ru from './i18n/ru';
-import { lazyPage } from './widgets/lazyPage';
+import { lazyPage } from '../../ui/lazyPage';
 
 const TeamPage = lazyPage(() => import('./members/TeamPage').then((m) => m.TeamPage));
 const RolesPage = lazyPage(() => import('./roles/RolesPage').then((m) => m.RolesPage));

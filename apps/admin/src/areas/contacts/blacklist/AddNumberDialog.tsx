@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
 import type { Country } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors } from '../widgets/errors';
 import { countryName } from '../widgets/format';
 

@@ -7,11 +7,11 @@ import { RightSidebar } from '../../../ui/RightSidebar';
 import { contactsApi } from '../api';
 import { P } from '../constants';
 import type { Lookups } from '../segments/lookups';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
 import { errorText } from '../widgets/errors';
 import { countryName, formatDate, fullName } from '../widgets/format';
-import { GatedButton } from '../widgets/Gated';
-import { useApi } from '../widgets/useApi';
+import { GatedButton } from '../../../ui/Gated';
+import { useApi } from '../../../ui/useApi';
 import { ContactStatus } from './ContactStatus';
 
 const Row = ({ label, children }: { label: string; children: ReactNode }) => (

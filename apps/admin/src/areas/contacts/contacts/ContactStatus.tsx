@@ -1,6 +1,6 @@
 import { useTranslate } from 'react-admin';
 import type { Contact } from '../types';
-import { StatusChip } from '../widgets/StatusChip';
+import { StatusChip } from '../../../ui/StatusChip';
 
 /** Whether a contact can be sent to: active, opted out, or blocked (its number is on the blacklist). */
 export const ContactStatus = ({ contact }: { contact: Pick<Contact, 'optedOutAt' | 'blocked'> }) => {

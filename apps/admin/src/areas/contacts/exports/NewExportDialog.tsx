@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import type { Lookups } from '../segments/lookups';
 import type { TaskParams } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 
 /** Which contacts to export: all of them, or those of one list or segment. */
 export const NewExportDialog = ({ open, lookups, onClose, onStart }: { open: boolean; lookups: Lookups | null; onClose: () => void; onStart: (params: TaskParams) => void }) => {

@@ -14,7 +14,6 @@ const en = {
       next: 'Next',
       cancel: 'Cancel',
       close: 'Close',
-      confirm: 'Confirm',
       delete: 'Delete',
       remove: 'Remove',
       edit: 'Edit',
@@ -24,9 +23,6 @@ const en = {
       saveChanges: 'Save changes',
       more: 'More actions',
       exportCsv: 'Export CSV',
-    },
-    permission: {
-      missing: 'You need the %{permission} permission for this',
     },
     noData: {
       missingAddPermission: 'You do not have permission to add items here.',
@@ -50,14 +46,6 @@ const en = {
         fileTooLarge: 'The file is too large.',
         duplicate: 'A contact with this phone number exists.',
       },
-    },
-    table: {
-      noResults: 'Nothing to show',
-      rowsPerPage: 'Rows per page',
-      range: '%{from}–%{to} of %{total}',
-      pages: 'Pages',
-      previous: 'Previous page',
-      next: 'Next page',
     },
     fileField: {
       drop: 'Drag and drop your file here or',

@@ -16,7 +16,6 @@ const ru: ContactsMessages = {
       next: 'Далее',
       cancel: 'Отмена',
       close: 'Закрыть',
-      confirm: 'Подтвердить',
       delete: 'Удалить',
       remove: 'Убрать',
       edit: 'Изменить',
@@ -26,9 +25,6 @@ const ru: ContactsMessages = {
       saveChanges: 'Сохранить изменения',
       more: 'Другие действия',
       exportCsv: 'Выгрузить CSV',
-    },
-    permission: {
-      missing: 'Для этого нужно право %{permission}',
     },
     noData: {
       missingAddPermission: 'У вас нет права добавлять сюда элементы.',
@@ -52,14 +48,6 @@ const ru: ContactsMessages = {
         fileTooLarge: 'Файл слишком большой.',
         duplicate: 'Контакт с таким номером уже есть.',
       },
-    },
-    table: {
-      noResults: 'Здесь пока ничего нет',
-      rowsPerPage: 'Строк на странице',
-      range: '%{from}–%{to} из %{total}',
-      pages: 'Страницы',
-      previous: 'Предыдущая страница',
-      next: 'Следующая страница',
     },
     fileField: {
       drop: 'Перетащите файл сюда или',

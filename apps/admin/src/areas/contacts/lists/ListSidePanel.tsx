@@ -15,9 +15,9 @@ import { FilterSummary } from '../segments/FilterSummary';
 import type { ContactList } from '../types';
 import { errorText, fieldErrors } from '../widgets/errors';
 import { formatDate, formatNumber } from '../widgets/format';
-import { GatedButton } from '../widgets/Gated';
-import { useCan } from '../widgets/permissions';
-import { useApi } from '../widgets/useApi';
+import { GatedButton } from '../../../ui/Gated';
+import { useCan } from '../../../ui/permissions';
+import { useApi } from '../../../ui/useApi';
 import { ListStatusCell, TypeChip } from './ListStatus';
 import { RejectedRows, type RejectedKind } from './RejectedRows';
 

@@ -1,7 +1,7 @@
 import { useTranslate } from 'react-admin';
 import { ImportStatus, ListStatus } from '../constants';
 import { ProgressBar } from '../widgets/ProgressBar';
-import { StatusChip, type Tone } from '../widgets/StatusChip';
+import { StatusChip, type Tone } from '../../../ui/StatusChip';
 
 /** Spec 1: a contact list shows either a ready status or a progress bar while it is processed. */
 export const ListStatusCell = ({ status, progress, testId }: { status: number; progress: number; testId?: string }) => {

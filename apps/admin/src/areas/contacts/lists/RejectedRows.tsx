@@ -7,11 +7,11 @@ import { contactsApi } from '../api';
 import { P } from '../constants';
 import { useExport } from '../exports/useExport';
 import type { Contact } from '../types';
-import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
-import { GatedButton } from '../widgets/Gated';
-import { StatusChip } from '../widgets/StatusChip';
-import { useApi } from '../widgets/useApi';
+import { GatedButton } from '../../../ui/Gated';
+import { StatusChip } from '../../../ui/StatusChip';
+import { useApi } from '../../../ui/useApi';
 
 export type RejectedKind = 'failed' | 'duplicate';
 

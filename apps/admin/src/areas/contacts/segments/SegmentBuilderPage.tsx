@@ -11,9 +11,9 @@ import { COUNT_DEBOUNCE_MS, FILTER_GROUPS, ListType, P, PATHS, type FilterGroupT
 import type { SegmentFilter } from '../types';
 import { errorText, fieldErrors, isAbort } from '../widgets/errors';
 import { formatNumber } from '../widgets/format';
-import { GatedButton } from '../widgets/Gated';
-import { PageHeading } from '../widgets/PageHeading';
-import { useDebounced } from '../widgets/useInterval';
+import { GatedButton } from '../../../ui/Gated';
+import { PageHeading } from '../../../ui/PageHeading';
+import { useDebounced } from '../../../ui/useInterval';
 import { GROUP_ICONS, GroupEditor } from './GroupEditor';
 import { useLookups } from './lookups';
 import { fromFilterText, isComplete, newGroup, toFilter, type DraftGroup } from './model';

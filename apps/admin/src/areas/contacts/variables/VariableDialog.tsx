@@ -4,7 +4,7 @@ import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
 import { VARIABLE_NAME, VARIABLE_TYPES } from '../constants';
 import type { Variable, VariableInput } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors } from '../widgets/errors';
 
 const EMPTY: VariableInput = { name: '', UIname: '', type: 'text', hidden: false, example: '' };

@@ -11,13 +11,13 @@ import { contactsApi } from '../api';
 import { P } from '../constants';
 import type { Variable } from '../types';
 import { ActionMenu } from '../widgets/ActionMenu';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
-import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
+import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
-import { GatedButton } from '../widgets/Gated';
-import { PageHeading } from '../widgets/PageHeading';
-import { StatusChip } from '../widgets/StatusChip';
-import { useApi } from '../widgets/useApi';
+import { GatedButton } from '../../../ui/Gated';
+import { PageHeading } from '../../../ui/PageHeading';
+import { StatusChip } from '../../../ui/StatusChip';
+import { useApi } from '../../../ui/useApi';
 import { VariableDialog } from './VariableDialog';
 
 /** Contact fields (spec 7 "CRUD /variables"): the standard ones, read-only, and the account's custom ones. */

@@ -2,7 +2,7 @@ import MoreVertRoundedIcon from '@mui/icons-material/MoreVertRounded';
 import { IconButton, ListItemIcon, ListItemText, Menu, MenuItem } from '@mui/material';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useTranslate } from 'react-admin';
-import { GatedMenuItem } from './Gated';
+import { GatedMenuItem } from '../../../ui/Gated';
 
 export interface ActionItem {
   key: string;

@@ -2,7 +2,7 @@ import ChevronLeftRoundedIcon from '@mui/icons-material/ChevronLeftRounded';
 import ChevronRightRoundedIcon from '@mui/icons-material/ChevronRightRounded';
 import { Box, IconButton, MenuItem, Select, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import { pageSizeOptions } from './pagination';
+import { pageSizeOptions } from '../../../ui/table/pagination';
 
 export interface KeysetPaginatorProps {
   /** 1-based index of the page shown. */
@@ -29,7 +29,7 @@ export const KeysetPaginator = ({ page, perPage, shown, total, hasNext, onPrevio
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 2, px: 2, py: 1.25, borderTop: 1, borderColor: 'divider' }} data-testid="keyset-pagination">
       <Typography variant="body2" color="text.secondary">
-        {translate('contacts.table.rowsPerPage')}
+        {translate('ui.table.rowsPerPage')}
       </Typography>
       <Select size="small" value={perPage} onChange={(e) => onPerPageChange(Number(e.target.value))} sx={{ '& .MuiSelect-select': { py: 0.5, fontSize: 14 } }}>
         {[...new Set([...pageSizeOptions(perPage), ...(extraSize ? [extraSize] : [])])].sort((a, b) => a - b).map((n) => (
@@ -39,16 +39,16 @@ export const KeysetPaginator = ({ page, perPage, shown, total, hasNext, onPrevio
         ))}
       </Select>
       <Typography variant="body2" color="text.secondary">
-        {translate('contacts.table.range', { from, to, total })}
+        {translate('ui.table.range', { from, to, total })}
       </Typography>
       <Box sx={{ flex: 1 }} />
-      <IconButton size="small" disabled={page <= 1} onClick={onPrevious} aria-label={translate('contacts.table.previous')}>
+      <IconButton size="small" disabled={page <= 1} onClick={onPrevious} aria-label={translate('ui.table.previous')}>
         <ChevronLeftRoundedIcon fontSize="small" />
       </IconButton>
       <Typography variant="body2" sx={{ fontWeight: 600, minWidth: 24, textAlign: 'center' }}>
         {page}
       </Typography>
-      <IconButton size="small" disabled={!hasNext} onClick={onNext} aria-label={translate('contacts.table.next')} data-testid="keyset-next">
+      <IconButton size="small" disabled={!hasNext} onClick={onNext} aria-label={translate('ui.table.next')} data-testid="keyset-next">
         <ChevronRightRoundedIcon fontSize="small" />
       </IconButton>
     </Box>

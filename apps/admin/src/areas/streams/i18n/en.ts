@@ -12,9 +12,7 @@ const en = {
       senders: 'Senders',
     },
     ui: {
-      close: 'Close',
       cancel: 'Cancel',
-      confirm: 'Confirm',
       save: 'Save',
       saveChanges: 'Save changes',
       done: 'Done',
@@ -24,15 +22,6 @@ const en = {
       loading: 'Loading…',
       refresh: 'Refresh',
       missingPermission: 'You need the %{permission} permission for this',
-      rowsPerPage: 'Rows per page',
-      range: '%{from}–%{to} of %{total}',
-      pages: 'Pages',
-      previous: 'Previous page',
-      noResults: 'No results',
-    },
-    copyIcon: {
-      copy: 'Copy',
-      copied: 'Copied to the clipboard',
     },
     noData: {
       missingAddPermission: 'You do not have the permission to add one. Ask an account administrator.',

@@ -9,9 +9,7 @@ const ru: StreamsMessages = {
       senders: 'Отправители',
     },
     ui: {
-      close: 'Закрыть',
       cancel: 'Отмена',
-      confirm: 'Подтвердить',
       save: 'Сохранить',
       saveChanges: 'Сохранить изменения',
       done: 'Готово',
@@ -21,15 +19,6 @@ const ru: StreamsMessages = {
       loading: 'Загрузка…',
       refresh: 'Обновить',
       missingPermission: 'Для этого нужно право %{permission}',
-      rowsPerPage: 'Строк на странице',
-      range: '%{from}–%{to} из %{total}',
-      pages: 'Страницы',
-      previous: 'Предыдущая страница',
-      noResults: 'Ничего не найдено',
-    },
-    copyIcon: {
-      copy: 'Копировать',
-      copied: 'Скопировано в буфер обмена',
     },
     noData: {
       missingAddPermission: 'У вас нет права добавлять. Обратитесь к администратору аккаунта.',

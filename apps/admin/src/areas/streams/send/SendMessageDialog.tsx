@@ -10,11 +10,11 @@ import { FINAL_STATUSES, FIRST_POLL_MS, P, SenderApproval, STATUS_POLL_MS, Strea
 import { ApprovalChip, StreamStatusChip, TypeTile, mono, useMoney, useTypeLabel } from '../labels';
 import { check, flagNumber, phone as phoneRule, senderId, telegramChat } from '../rules';
 import type { DemoAnswer, MessageStatus, Stream } from '../types';
-import { AppModal } from '../widgets/AppModal';
-import { CopyButton } from '../widgets/CopyButton';
+import { AppModal } from '../../../ui/modal/AppModal';
+import { CopyButton } from '../../../ui/CopyButton';
 import { errorText, messageText } from '../widgets/errors';
-import { useCan } from '../widgets/permissions';
-import { useApi } from '../widgets/useApi';
+import { useCan } from '../../../ui/permissions';
+import { useApi } from '../../../ui/useApi';
 import { DeliveryTracker } from './DeliveryTracker';
 import { SmsCounter } from './SmsCounter';
 import { WhatsAppMessage } from './WhatsAppMessage';

@@ -7,9 +7,9 @@ import { streamsApi } from '../api';
 import { NAME_LIMIT, SENDER_ALPHA_MAX, SENDER_ID_MIN, SENDER_NUMERIC_MAX, SENDER_TYPES } from '../constants';
 import { charLimit, check, isNumericSender, noXss, required, senderId } from '../rules';
 import type { Sender, SenderInput } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
-import { useApi } from '../widgets/useApi';
+import { useApi } from '../../../ui/useApi';
 
 interface Props {
   open: boolean;

@@ -6,9 +6,9 @@ import { Alert, Box, Button, Skeleton, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { streamsApi } from '../api';
 import type { Stream } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText } from '../widgets/errors';
-import { useApi } from '../widgets/useApi';
+import { useApi } from '../../../ui/useApi';
 
 /**
  * The diagnostics modal (GET /stream/diagnostics): each check the server runs on why a stream can or cannot send,

@@ -4,7 +4,7 @@ import { useTranslate } from 'react-admin';
 import { TIME_SLICES, type TimeSlice } from '../constants';
 import { abbreviate, useMoney } from '../labels';
 import type { Statistics } from '../types';
-import { TONES } from '../widgets/StatusChip';
+import { TONES } from '../../../ui/StatusChip';
 
 /** Spec 9 time slices as a segmented control. */
 export const SliceToggle = ({ value, onChange }: { value: TimeSlice; onChange: (s: TimeSlice) => void }) => {

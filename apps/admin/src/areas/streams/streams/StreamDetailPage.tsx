@@ -14,12 +14,13 @@ import { streamsApi } from '../api';
 import { OTP_GENERATOR_KEY, P, StreamStatus, StreamType, isSmsType, type TimeSlice } from '../constants';
 import { StreamStatusChip, TypeTile, mono, useDateFormat, useTypeLabel } from '../labels';
 import type { Stream } from '../types';
-import { CopyButton } from '../widgets/CopyButton';
+import { CopyButton } from '../../../ui/CopyButton';
 import { errorText } from '../widgets/errors';
-import { GatedButton } from '../widgets/Gated';
+import { GatedButton } from '../../../ui/Gated';
 import { DetailRow } from '../widgets/InfoBox';
-import { useCan } from '../widgets/permissions';
-import { useApi, useInterval } from '../widgets/useApi';
+import { useCan } from '../../../ui/permissions';
+import { useApi } from '../../../ui/useApi';
+import { useInterval } from '../../../ui/useInterval';
 import { CodeSnippets } from './CodeSnippets';
 import { SliceToggle, StatsCards } from './StatsCards';
 import { useStreamActions } from './StreamActions';
@@ -111,7 +112,7 @@ export const StreamDetailPage = () => {
   const stream = useApi(() => streamsApi.stream(id ?? ''), [id], can(P.StreamView));
   const s = stream.data;
   const stats = useApi(() => streamsApi.statistics(slice, s?.id), [slice, s?.id], !!s);
-  useInterval(() => void stats.refresh(), 5000, !!s && tab === 'overview');
+  useInterval(() => void stats.refresh(), 5000, !!s && tab === 'overview', true);
   const snippets = useApi(() => streamsApi.snippets(s?.id as number), [s?.id], !!s && tab === 'api' && can(P.StreamToken));
   const actions = useStreamActions((action) => {
     if (action === 'delete') navigate('/streams');

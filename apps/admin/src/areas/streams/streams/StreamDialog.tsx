@@ -10,12 +10,12 @@ import { DOCS_ROUTE_TYPES, P, SenderApproval, STATUS_KEY, StreamStatus, StreamTy
 import { ApprovalChip, TypeTile, mono, useTypeLabel } from '../labels';
 import { isIpEntry } from '../rules';
 import type { Stream } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { ChipsField } from '../widgets/ChipsField';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { FormSection, InfoBox } from '../widgets/InfoBox';
-import { useCan, useIsSuperAdmin } from '../widgets/permissions';
-import { useApi } from '../widgets/useApi';
+import { useCan, useIsSuperAdmin } from '../../../ui/permissions';
+import { useApi } from '../../../ui/useApi';
 import { bind, type FormKit } from './form-kit';
 import { OtpSection } from './OtpSection';
 import { TelegramBotSection, TelegramPrivateSection, WhatsAppSection } from './ProviderSections';

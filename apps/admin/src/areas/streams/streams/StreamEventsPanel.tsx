@@ -10,15 +10,15 @@ import { NAME_LIMIT, P } from '../constants';
 import { mono } from '../labels';
 import { charLimit, check, eventKey, noXss, required } from '../rules';
 import type { StreamEvent } from '../types';
-import { AppModal } from '../widgets/AppModal';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
-import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { AppModal } from '../../../ui/modal/AppModal';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
+import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
-import { GatedButton, GatedIconButton } from '../widgets/Gated';
-import { useCan } from '../widgets/permissions';
-import { StatusChip } from '../widgets/StatusChip';
-import { useApi } from '../widgets/useApi';
-import { useClientTable } from '../widgets/useTable';
+import { GatedButton, GatedIconButton } from '../../../ui/Gated';
+import { useCan } from '../../../ui/permissions';
+import { StatusChip } from '../../../ui/StatusChip';
+import { useApi } from '../../../ui/useApi';
+import { useClientTable } from '../../../ui/table/useTable';
 
 interface EventValues {
   name: string;

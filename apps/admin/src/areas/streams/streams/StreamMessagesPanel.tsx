@@ -7,9 +7,9 @@ import { streamsApi } from '../api';
 import { MESSAGE_STATUSES } from '../constants';
 import { MessageStatusChip, mono, useDateFormat, useMoney } from '../labels';
 import type { MessageStatus } from '../types';
-import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
-import { useServerTable } from '../widgets/useTable';
+import { useServerTable } from '../../../ui/table/useTable';
 
 /** The messages of a stream, newest first, with their status (GET /streams/message_status?streamId=). */
 export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; version: number }) => {

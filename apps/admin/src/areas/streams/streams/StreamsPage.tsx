@@ -15,13 +15,14 @@ import { P, STREAM_TYPES, StreamStatus, isSmsType, type TimeSlice } from '../con
 import { StreamStatusChip, TypeTile, mono, useDateFormat, useTypeLabel } from '../labels';
 import { SendMessageDialog } from '../send/SendMessageDialog';
 import type { Stream } from '../types';
-import { DataTable, NoResults, stop, type Column } from '../widgets/DataTable';
+import { DataTable, NoResults, stop, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
-import { GatedButton, GatedIconButton } from '../widgets/Gated';
-import { PageHeading } from '../widgets/PageHeading';
-import { useCan } from '../widgets/permissions';
-import { useApi, useInterval } from '../widgets/useApi';
-import { useServerTable } from '../widgets/useTable';
+import { GatedButton, GatedIconButton } from '../../../ui/Gated';
+import { PageHeading } from '../../../ui/PageHeading';
+import { useCan } from '../../../ui/permissions';
+import { useApi } from '../../../ui/useApi';
+import { useInterval } from '../../../ui/useInterval';
+import { useServerTable } from '../../../ui/table/useTable';
 import { SliceToggle, StatsCards } from './StatsCards';
 import { StreamDialog } from './StreamDialog';
 import { StreamMenu, useStreamActions } from './StreamActions';
@@ -69,7 +70,7 @@ export const StreamsPage = () => {
   }, [search, setFilter]);
 
   const stats = useApi(() => streamsApi.statistics(slice), [slice], can(P.StreamView));
-  useInterval(() => void stats.refresh(), STATS_POLL_MS, can(P.StreamView));
+  useInterval(() => void stats.refresh(), STATS_POLL_MS, can(P.StreamView), true);
   const byStream = useMemo(() => new Map((stats.data?.streams ?? []).map((s) => [s.streamId, s])), [stats.data]);
 
   const actions = useStreamActions((action) => {

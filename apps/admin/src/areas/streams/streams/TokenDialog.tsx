@@ -9,12 +9,12 @@ import { streamsApi } from '../api';
 import { P } from '../constants';
 import { mono } from '../labels';
 import type { Stream, StreamToken } from '../types';
-import { AppModal } from '../widgets/AppModal';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
-import { CopyButton } from '../widgets/CopyButton';
+import { AppModal } from '../../../ui/modal/AppModal';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
+import { CopyButton } from '../../../ui/CopyButton';
 import { errorText } from '../widgets/errors';
-import { GatedButton } from '../widgets/Gated';
-import { useApi } from '../widgets/useApi';
+import { GatedButton } from '../../../ui/Gated';
+import { useApi } from '../../../ui/useApi';
 import { CodeSnippets } from './CodeSnippets';
 
 const maskToken = (t: string) => (t.length <= 10 ? '••••••••' : `${t.slice(0, 6)}${'•'.repeat(Math.min(24, t.length - 10))}${t.slice(-4)}`);

@@ -1,5 +1,5 @@
 import { Box } from '@mui/material';
-import { CopyButton } from './CopyButton';
+import { CopyButton } from '../../../ui/CopyButton';
 
 /** A dark code panel with a copy button in its corner (snippets, tokens). */
 /** `display` is what shows (a secret masked) when it differs from what the copy button copies. */

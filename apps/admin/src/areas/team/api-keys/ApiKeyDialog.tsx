@@ -6,7 +6,7 @@ import { useProfile } from '../../../ui/useProfile';
 import { API_KEY_FORBIDDEN } from '../constants';
 import { usePermissionLabel } from '../roles/PermissionMatrix';
 import type { ApiKey, PermissionGroup } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { charLimit, check, ipList, noXss, required } from '../widgets/validation';
 
@@ -92,6 +92,7 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
       title={translate(apiKey ? 'team.apiKeys.edit' : 'team.apiKeys.create')}
       testId="api-key-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

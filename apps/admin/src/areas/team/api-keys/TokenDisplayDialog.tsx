@@ -1,8 +1,8 @@
 import KeyRoundedIcon from '@mui/icons-material/KeyRounded';
 import { Alert, Box, Button, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import { AppModal } from '../widgets/AppModal';
-import { CopyButton } from '../widgets/CopyButton';
+import { AppModal } from '../../../ui/modal/AppModal';
+import { CopyButton } from '../../../ui/CopyButton';
 
 /**
  * The token display modal of spec 2: the whole key, shown once (the server keeps only its hash), with a copy button.
@@ -18,6 +18,7 @@ export const TokenDisplayDialog = ({ token, name, onClose }: { token: string | n
       title={translate('team.apiKeys.token.title')}
       testId="token-dialog"
       dismissible={false}
+      hideCloseWhenLocked
       actions={
         <>
           <CopyButton value={token ?? ''} label={translate('team.apiKeys.token.copy')} testId="token-copy" />

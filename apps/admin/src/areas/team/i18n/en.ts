@@ -11,7 +11,6 @@ const en = {
     actions: {
       close: 'Close',
       cancel: 'Cancel',
-      confirm: 'Confirm',
       save: 'Save',
       saveChanges: 'Save changes',
       discard: 'Discard',
@@ -19,18 +18,6 @@ const en = {
     },
     permission: {
       missing: 'You need the %{permission} permission for this',
-    },
-    table: {
-      rowsPerPage: 'Rows per page',
-      range: '%{from}–%{to} of %{total}',
-      pages: 'Pages',
-      previous: 'Previous page',
-      next: 'Next page',
-      noResults: 'No results',
-    },
-    copyIcon: {
-      copy: 'Copy',
-      copied: 'Copied to the clipboard',
     },
     errors: {
       generic: 'Something went wrong. Please try again.',

@@ -13,7 +13,6 @@ const ru: TeamMessages = {
     actions: {
       close: 'Закрыть',
       cancel: 'Отмена',
-      confirm: 'Подтвердить',
       save: 'Сохранить',
       saveChanges: 'Сохранить изменения',
       discard: 'Отменить',
@@ -21,18 +20,6 @@ const ru: TeamMessages = {
     },
     permission: {
       missing: 'Для этого нужно право %{permission}',
-    },
-    table: {
-      rowsPerPage: 'Строк на странице',
-      range: '%{from}–%{to} из %{total}',
-      pages: 'Страницы',
-      previous: 'Предыдущая страница',
-      next: 'Следующая страница',
-      noResults: 'Ничего не найдено',
-    },
-    copyIcon: {
-      copy: 'Копировать',
-      copied: 'Скопировано в буфер обмена',
     },
     errors: {
       generic: 'Что-то пошло не так. Попробуйте ещё раз.',

@@ -4,7 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { teamApi } from '../api';
 import type { Role } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { check, email as emailRule, noXss, required } from '../widgets/validation';
 import { pairIds, RoleSelects, type RolePair } from './RoleSelects';
@@ -101,6 +101,7 @@ export const InviteUserDialog = ({ open, roles, onClose, onInvited }: Props) => 
       title={translate('team.invite.title')}
       testId="invite-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { teamApi } from '../api';
 import type { Role } from '../types';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText } from '../widgets/errors';
 import { pairIds, pairOf, RoleSelects, type RolePair } from './RoleSelects';
 
@@ -58,6 +58,7 @@ export const MemberRolesDialog = ({ target, roles, onClose, onSaved }: { target:
       title={translate('team.members.changeRoles')}
       testId="member-roles-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

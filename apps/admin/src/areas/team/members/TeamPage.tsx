@@ -17,17 +17,17 @@ import { teamApi } from '../api';
 import { MemberStatus, P, type MemberStatusValue } from '../constants';
 import { roleLabel } from '../roles/role-names';
 import type { Invite, Member, Role } from '../types';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
-import { DataTable, NoResults, type Column } from '../widgets/DataTable';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
+import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
-import { GatedButton, GatedMenuItem } from '../widgets/Gated';
-import { PageHeading } from '../widgets/PageHeading';
+import { GatedButton, GatedMenuItem } from '../../../ui/Gated';
+import { PageHeading } from '../../../ui/PageHeading';
 import { PageLoading } from '../widgets/PageLoading';
 import { PersonCell } from '../widgets/PersonCell';
-import { useCan } from '../widgets/permissions';
-import { StatusChip, type Tone } from '../widgets/StatusChip';
-import { useApi } from '../widgets/useApi';
-import { useClientTable } from '../widgets/useTable';
+import { useCan } from '../../../ui/permissions';
+import { StatusChip, type Tone } from '../../../ui/StatusChip';
+import { useApi } from '../../../ui/useApi';
+import { useClientTable } from '../../../ui/table/useTable';
 import { InviteUserDialog } from './InviteUserDialog';
 import { MemberRolesDialog, type RolesTarget } from './MemberRolesDialog';
 
@@ -291,7 +291,7 @@ export const TeamPage = () => {
           all.length === 0 ? (
             <NoResults title={translate('team.members.empty')} text={translate('team.members.emptyText')} />
           ) : (
-            <NoResults title={translate('team.table.noResults')} text={search.trim() ? translate('team.members.noMatch', { search: search.trim() }) : undefined} />
+            <NoResults title={translate('ui.table.noResults')} text={search.trim() ? translate('team.members.noMatch', { search: search.trim() }) : undefined} />
           )
         }
       />

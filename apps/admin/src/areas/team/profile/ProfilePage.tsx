@@ -10,9 +10,9 @@ import { useProfile } from '../../../ui/useProfile';
 import { teamApi } from '../api';
 import type { Timezone } from '../types';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
-import { PageHeading } from '../widgets/PageHeading';
+import { PageHeading } from '../../../ui/PageHeading';
 import { personInitials } from '../widgets/PersonCell';
-import { useApi } from '../widgets/useApi';
+import { useApi } from '../../../ui/useApi';
 import { charLimit, check, minPassword, noXss, required, sameAs } from '../widgets/validation';
 
 /** Spec 3: the profile's timezone is a prefixed id (`/api/timezones/{id}`); an IANA name from older data still matches. */

@@ -2,8 +2,8 @@ import CelebrationRoundedIcon from '@mui/icons-material/CelebrationRounded';
 import { Box, Button, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
-import { AppModal } from '../widgets/AppModal';
-import { ConfirmDialog } from '../widgets/ConfirmDialog';
+import { AppModal } from '../../../ui/modal/AppModal';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
 
 /** Spec 4 and 8: an invite error opens a confirm popup (title and subtitle) that replaces the page with /login. */
 export const InviteErrorDialog = ({ open, subtitle }: { open: boolean; subtitle: string }) => {

@@ -2,7 +2,7 @@ import { Alert, Box, Button, CircularProgress, Stack, TextField, Typography } fr
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslate } from 'react-admin';
 import { ROLE_NAME_LIMIT } from '../constants';
-import { AppModal } from '../widgets/AppModal';
+import { AppModal } from '../../../ui/modal/AppModal';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { charLimit, check, noXss, required } from '../widgets/validation';
 
@@ -70,6 +70,7 @@ export const RoleDialog = ({ open, mode, initial, taken, onClose, onSubmit }: Pr
       title={translate(`team.roles.dialog.${mode}`)}
       testId="role-dialog"
       dismissible={!busy}
+      hideCloseWhenLocked
       actions={
         <>
           <Button color="inherit" onClick={onClose} disabled={busy}>

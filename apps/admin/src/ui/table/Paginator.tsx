@@ -12,28 +12,24 @@ export interface PaginatorProps {
   onPerPageChange: (perPage: number) => void;
 }
 
-/** The table footer of spec 2: rows-per-page, the shown range, and the page buttons with previous and next. */
+/** The table footer of spec 2: rows-per-page, the shown range, and 4 pages in range plus 1 margin page, with previous and next. */
 export const Paginator = ({ page, perPage, total, onPageChange, onPerPageChange }: PaginatorProps) => {
   const translate = useTranslate();
   const pageCount = Math.max(1, Math.ceil(total / perPage));
   const from = total === 0 ? 0 : (page - 1) * perPage + 1;
   const to = Math.min(total, page * perPage);
   return (
-    <Box
-      sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 2, px: 2, py: 1.25, borderTop: 1, borderColor: 'divider' }}
-      data-testid="table-pagination"
-    >
+    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 2, px: 2, py: 1.25, borderTop: 1, borderColor: 'divider' }} data-testid="table-pagination">
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
         <Typography variant="body2" color="text.secondary">
-          {translate('team.table.rowsPerPage')}
+          {translate('ui.table.rowsPerPage')}
         </Typography>
         <Select
           size="small"
           value={perPage}
           onChange={(e) => onPerPageChange(Number(e.target.value))}
           sx={{ '& .MuiSelect-select': { py: 0.5, fontSize: 14 } }}
-          inputProps={{ 'aria-label': translate('team.table.rowsPerPage') }}
-          SelectDisplayProps={{ 'data-testid': 'page-size' } as object}
+          inputProps={{ 'aria-label': translate('ui.table.rowsPerPage'), 'data-testid': 'page-size' }}
         >
           {pageSizeOptions(perPage).map((n) => (
             <MenuItem key={n} value={n}>
@@ -42,12 +38,12 @@ export const Paginator = ({ page, perPage, total, onPageChange, onPerPageChange 
           ))}
         </Select>
         <Typography variant="body2" color="text.secondary" sx={{ ml: 1 }}>
-          {translate('team.table.range', { from, to, total })}
+          {translate('ui.table.range', { from, to, total })}
         </Typography>
       </Box>
       <Box sx={{ flex: 1 }} />
-      <Box component="nav" sx={{ display: 'flex', alignItems: 'center', gap: 0.5 }} aria-label={translate('team.table.pages')}>
-        <IconButton size="small" disabled={page <= 1} onClick={() => onPageChange(page - 1)} aria-label={translate('team.table.previous')}>
+      <Box component="nav" sx={{ display: 'flex', alignItems: 'center', gap: 0.5 }} aria-label={translate('ui.table.pages')}>
+        <IconButton size="small" disabled={page <= 1} onClick={() => onPageChange(page - 1)} aria-label={translate('ui.table.previous')}>
           <ChevronLeftRoundedIcon fontSize="small" />
         </IconButton>
         {pageItems(page, pageCount).map((item) =>
@@ -64,12 +60,12 @@ export const Paginator = ({ page, perPage, total, onPageChange, onPerPageChange 
               {item}
             </Button>
           ) : (
-            <Typography key={item} color="text.secondary" sx={{ px: 0.5 }}>
+            <Typography key={item} component="span" color="text.secondary" sx={{ px: 0.5 }}>
               …
             </Typography>
           ),
         )}
-        <IconButton size="small" disabled={page >= pageCount} onClick={() => onPageChange(page + 1)} aria-label={translate('team.table.next')}>
+        <IconButton size="small" disabled={page >= pageCount} onClick={() => onPageChange(page + 1)} aria-label={translate('ui.table.next')}>
           <ChevronRightRoundedIcon fontSize="small" />
         </IconButton>
       </Box>

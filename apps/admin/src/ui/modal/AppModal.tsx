@@ -5,7 +5,7 @@ import WarningAmberRoundedIcon from '@mui/icons-material/WarningAmberRounded';
 import { Box, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import { useTranslate } from 'react-admin';
-import { MODAL_WIDTHS, type ModalSize } from '../constants';
+import { MODAL_WIDTHS, type ModalSize } from '../../constants';
 
 export type ModalType = 'success' | 'error' | 'warning';
 
@@ -26,18 +26,20 @@ export interface AppModalProps {
   testId?: string;
   /** Closing by backdrop or Escape (default true); a form being saved turns it off. */
   dismissible?: boolean;
-  /** The content fills the dialog edge to edge (tables, tabs). */
+  /** The content fills the dialog edge to edge (tables, tabs, matrices). */
   flush?: boolean;
+  /** While not dismissible, the close button is hidden instead of disabled. */
+  hideCloseWhenLocked?: boolean;
 }
 
 const typeIcon: Record<ModalType, ReactNode> = {
-  success: <CheckCircleOutlineRoundedIcon sx={{ fontSize: 56, color: 'success.main' }} />,
-  error: <ErrorOutlineRoundedIcon sx={{ fontSize: 56, color: 'error.main' }} />,
-  warning: <WarningAmberRoundedIcon sx={{ fontSize: 56, color: 'warning.main' }} />,
+  success: <CheckCircleOutlineRoundedIcon sx={{ fontSize: 52, color: 'success.main' }} />,
+  error: <ErrorOutlineRoundedIcon sx={{ fontSize: 52, color: 'error.main' }} />,
+  warning: <WarningAmberRoundedIcon sx={{ fontSize: 52, color: 'warning.main' }} />,
 };
 
 /** The console's modal (spec 2 "Shared components"): fixed widths, 8 px radius, typed (centred) or plain (dividers). */
-export const AppModal = ({ open, onClose, title, subtitle, icon, children, actions, size = 's', type, testId, dismissible = true, flush = false }: AppModalProps) => {
+export const AppModal = ({ open, onClose, title, subtitle, icon, children, actions, size = 's', type, testId, dismissible = true, flush = false, hideCloseWhenLocked = false }: AppModalProps) => {
   const translate = useTranslate();
   const close = () => dismissible && onClose();
   return (
@@ -68,7 +70,7 @@ export const AppModal = ({ open, onClose, title, subtitle, icon, children, actio
               </Box>
             )}
             <Box sx={{ flex: 1, minWidth: 0 }}>
-              <Typography variant="h6" component="h2" sx={{ fontSize: 18, lineHeight: 1.3 }} noWrap>
+              <Typography variant="h6" component="h2" sx={{ fontSize: 18, lineHeight: 1.3 }}>
                 {title}
               </Typography>
               {subtitle && (
@@ -77,9 +79,11 @@ export const AppModal = ({ open, onClose, title, subtitle, icon, children, actio
                 </Typography>
               )}
             </Box>
-            <IconButton onClick={close} size="small" aria-label={translate('streams.ui.close')} disabled={!dismissible} data-testid="modal-close">
-              <CloseIcon fontSize="small" />
-            </IconButton>
+            {(dismissible || !hideCloseWhenLocked) && (
+              <IconButton onClick={close} size="small" aria-label={translate('ui.actions.close')} disabled={!dismissible} data-testid="modal-close">
+                <CloseIcon fontSize="small" />
+              </IconButton>
+            )}
           </DialogTitle>
           <DialogContent dividers sx={flush ? { p: 0 } : { py: 2.5 }}>
             {children}

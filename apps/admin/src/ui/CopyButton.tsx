@@ -1,9 +1,9 @@
 import ContentCopyRoundedIcon from '@mui/icons-material/ContentCopyRounded';
-import { Button, IconButton, Tooltip } from '@mui/material';
+import { Button, IconButton, Tooltip, type ButtonProps } from '@mui/material';
 import { useNotify, useTranslate } from 'react-admin';
 import { COPIED_TOAST_MS } from '../constants';
 
-async function copyText(text: string): Promise<void> {
+export async function copyText(text: string): Promise<void> {
   try {
     await navigator.clipboard.writeText(text);
   } catch (_e) {
@@ -21,23 +21,23 @@ async function copyText(text: string): Promise<void> {
 }
 
 /** Spec 2: the copy action shows the toast copyIcon.copied for 2500 ms. */
-export const CopyButton = ({ value, label, testId = 'copy-button' }: { value: string; label?: string; testId?: string }) => {
+export const CopyButton = ({ value, label, testId = 'copy-button', variant = 'contained', dark = false }: { value: string; label?: string; testId?: string; variant?: ButtonProps['variant']; dark?: boolean }) => {
   const translate = useTranslate();
   const notify = useNotify();
   const copy = async () => {
     await copyText(value);
-    notify('team.copyIcon.copied', { type: 'success', autoHideDuration: COPIED_TOAST_MS });
+    notify('ui.copyIcon.copied', { type: 'success', autoHideDuration: COPIED_TOAST_MS });
   };
   if (label) {
     return (
-      <Button variant="contained" startIcon={<ContentCopyRoundedIcon />} onClick={() => void copy()} data-testid={testId}>
+      <Button variant={variant} startIcon={<ContentCopyRoundedIcon />} onClick={() => void copy()} data-testid={testId}>
         {label}
       </Button>
     );
   }
   return (
-    <Tooltip title={translate('team.copyIcon.copy')}>
-      <IconButton size="small" onClick={() => void copy()} data-testid={testId} aria-label={translate('team.copyIcon.copy')}>
+    <Tooltip title={translate('ui.copyIcon.copy')}>
+      <IconButton size="small" onClick={() => void copy()} data-testid={testId} aria-label={translate('ui.copyIcon.copy')} sx={dark ? { color: '#cbd5e1', '&:hover': { bgcolor: 'rgba(255,255,255,.08)' } } : undefined}>
         <ContentCopyRoundedIcon fontSize="small" />
       </IconButton>
     </Tooltip>

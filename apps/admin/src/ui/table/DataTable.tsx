@@ -38,6 +38,7 @@ export interface DataTableProps<T> {
   /** Above this height the body scrolls under the sticky header. */
   maxHeight?: number | string;
   toolbar?: ReactNode;
+  dense?: boolean;
   /** A footer of its own (keyset paging) instead of the page-number one. */
   footer?: ReactNode;
 }
@@ -58,26 +59,33 @@ export const LoadingSkeleton = ({ columns }: { columns: number }) => (
     ))}
     <TableRow>
       <TableCell colSpan={columns} sx={{ textAlign: 'center', borderBottom: 0 }}>
-        {[0, 1, 2].map((i) => (
-          <Box
-            key={i}
-            component="span"
-            sx={{ display: 'inline-block', width: 7, height: 7, mx: 0.5, borderRadius: '50%', bgcolor: 'primary.main', animation: `${blink} 1.2s ${i * 0.2}s infinite ease-in-out` }}
-          />
-        ))}
+        <LoadingDots />
       </TableCell>
     </TableRow>
   </>
 );
 
-export const NoResults = ({ title, text, action }: { title: string; text?: string; action?: ReactNode }) => (
+export const LoadingDots = () => (
+  <Box component="span" sx={{ display: 'inline-flex' }}>
+    {[0, 1, 2].map((i) => (
+      <Box
+        key={i}
+        component="span"
+        sx={{ display: 'inline-block', width: 7, height: 7, mx: 0.5, borderRadius: '50%', bgcolor: 'primary.main', animation: `${blink} 1.2s ${i * 0.2}s infinite ease-in-out` }}
+      />
+    ))}
+  </Box>
+);
+
+/** The no-results panel; `icon` replaces the default magnifier, `action` is the call to action (hidden without permission). */
+export const NoResults = ({ title, text, action, icon }: { title: string; text?: string; action?: ReactNode; icon?: ReactNode }) => (
   <Box sx={{ textAlign: 'center', py: 7, px: 2 }} data-testid="no-results">
     <Box sx={{ width: 56, height: 56, borderRadius: '50%', display: 'inline-grid', placeItems: 'center', bgcolor: '#f2f4f7', color: 'text.secondary', mb: 1.5 }}>
-      <SearchOffRoundedIcon />
+      {icon ?? <SearchOffRoundedIcon />}
     </Box>
     <Typography sx={{ fontWeight: 600 }}>{title}</Typography>
     {text && (
-      <Typography variant="body2" color="text.secondary" sx={{ mt: 0.5 }}>
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 0.5, maxWidth: 440, mx: 'auto' }}>
         {text}
       </Typography>
     )}
@@ -89,7 +97,7 @@ export const NoResults = ({ title, text, action }: { title: string; text?: strin
  * The shared table of spec 2: sortable headers, a sticky header, a loading skeleton, a no-results panel and the
  * pagination footer; it scrolls back to the top when the page changes.
  */
-export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pagination, empty, testId, rowTestId, onRowClick, maxHeight = 'calc(100vh - 290px)', toolbar, footer }: DataTableProps<T>) {
+export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pagination, empty, testId, rowTestId, onRowClick, maxHeight = 'calc(100vh - 290px)', toolbar, dense, footer }: DataTableProps<T>) {
   const translate = useTranslate();
   const container = useRef<HTMLDivElement>(null);
   const page = pagination?.page;
@@ -103,7 +111,11 @@ export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pag
     <Paper sx={{ overflow: 'hidden' }} data-testid={testId}>
       {toolbar}
       <TableContainer ref={container} sx={{ maxHeight, minHeight: showEmpty ? undefined : 120 }}>
-        <Table stickyHeader size="medium" sx={{ '& th': { bgcolor: '#f9fafb', color: 'text.secondary', fontSize: 12.5, fontWeight: 600, textTransform: 'uppercase', letterSpacing: '.03em', py: 1.25 } }}>
+        <Table
+          stickyHeader
+          size={dense ? 'small' : 'medium'}
+          sx={{ '& th': { bgcolor: '#f9fafb', color: 'text.secondary', fontSize: 12.5, fontWeight: 600, textTransform: 'uppercase', letterSpacing: '.03em', py: 1.25 } }}
+        >
           <TableHead>
             <TableRow>
               {columns.map((c) => (
@@ -129,7 +141,7 @@ export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pag
                   hover
                   data-testid={rowTestId}
                   onClick={onRowClick ? () => onRowClick(row) : undefined}
-                  sx={{ cursor: onRowClick ? 'pointer' : undefined, '&:last-child td': { borderBottom: 0 }, opacity: loading ? 0.6 : 1 }}
+                  sx={{ cursor: onRowClick ? 'pointer' : undefined, '&:last-child td': { borderBottom: 0 }, opacity: loading ? 0.6 : 1, transition: 'opacity .2s' }}
                 >
                   {columns.map((c) => (
                     <TableCell key={c.key} align={c.align}>
@@ -141,10 +153,13 @@ export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pag
             )}
           </TableBody>
         </Table>
-        {showEmpty && (empty ?? <NoResults title={translate('contacts.table.noResults')} />)}
+        {showEmpty && (empty ?? <NoResults title={translate('ui.table.noResults')} />)}
       </TableContainer>
       {pagination && pagination.total > 0 && <Paginator {...pagination} />}
       {footer}
     </Paper>
   );
 }
+
+/** Stops a click inside a clickable row (menus, switches) from opening the row. */
+export const stop = (e: { stopPropagation: () => void }) => e.stopPropagation();

@@ -10,7 +10,7 @@ import { useCan } from './permissions';
 export const MissingPermission = ({ permission, children, block }: { permission: string; children: ReactNode; block?: boolean }) => {
   const translate = useTranslate();
   return (
-    <Tooltip title={translate('streams.ui.missingPermission', { permission })} arrow>
+    <Tooltip title={translate('ui.permission.missing', { permission })} arrow>
       <Box component="span" sx={{ display: block ? 'block' : 'inline-flex' }} data-testid="missing-permission">
         {children}
       </Box>

@@ -5,11 +5,13 @@ export interface ApiState<T> {
   error: unknown;
   loading: boolean;
   reload: () => Promise<void>;
+  /** Reloads without showing the loading state (polling, refresh after a change). */
+  refresh: () => Promise<void>;
 }
 
 /**
- * Loads `load()` on mount and whenever `deps` change; `reload()` loads again (after a change). An answer that arrives
- * after a newer request started is dropped, so a slow first answer never overwrites a fresh one.
+ * Loads `load()` on mount and whenever `deps` change; `reload()` loads again. An answer that arrives after a newer
+ * request started is dropped, so a slow first answer never overwrites a fresh one.
  */
 export function useApi<T>(load: () => Promise<T>, deps: unknown[] = [], enabled = true): ApiState<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -19,9 +21,9 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[] = [], enabled 
   const loader = useRef(load);
   loader.current = load;
 
-  const reload = useCallback(async () => {
+  const run = useCallback(async (quiet: boolean) => {
     const mine = ++seq.current;
-    setLoading(true);
+    if (!quiet) setLoading(true);
     try {
       const value = await loader.current();
       if (mine === seq.current) {
@@ -34,11 +36,14 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[] = [], enabled 
       if (mine === seq.current) setLoading(false);
     }
   }, []);
+  const reload = useCallback(() => run(false), [run]);
+  const refresh = useCallback(() => run(true), [run]);
 
   useEffect(() => {
     if (enabled) void reload();
+    else setLoading(false);
     // the caller lists in `deps` what the request depends on
   }, [enabled, reload, ...deps]);
 
-  return { data, error, loading, reload };
+  return { data, error, loading, reload, refresh };
 }

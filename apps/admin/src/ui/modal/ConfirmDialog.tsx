@@ -33,7 +33,7 @@ export const ConfirmDialog = ({ open, title, text, confirmLabel, cancelLabel, da
         <>
           {cancelLabel !== null && (
             <Button variant="outlined" color="inherit" onClick={onClose} disabled={busy} sx={{ borderColor: 'divider', minWidth: 110 }}>
-              {cancelLabel ?? translate('contacts.actions.cancel')}
+              {cancelLabel ?? translate('ui.actions.cancel')}
             </Button>
           )}
           <Button
@@ -45,7 +45,7 @@ export const ConfirmDialog = ({ open, title, text, confirmLabel, cancelLabel, da
             startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}
             sx={{ minWidth: 110 }}
           >
-            {confirmLabel ?? translate('contacts.actions.confirm')}
+            {confirmLabel ?? translate('ui.actions.confirm')}
           </Button>
         </>
       }

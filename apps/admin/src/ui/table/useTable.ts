@@ -1,11 +1,16 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { fetchProfile } from '../../../providers/auth-provider';
-import { apiFetch } from '../../../providers/http';
-import { useProfile } from '../../../ui/useProfile';
-import { DEFAULT_PAGE_SIZE } from '../constants';
-import type { ListResult } from '../types';
+import { DEFAULT_PAGE_SIZE } from '../../constants';
+import { fetchProfile } from '../../providers/auth-provider';
+import { apiFetch } from '../../providers/http';
+import { useApi } from '../useApi';
+import { useProfile } from '../useProfile';
 import type { Column, SortState } from './DataTable';
-import { useApi } from './useApi';
+
+/** The `{items, total}` answer of a list route. */
+export interface ListResult<T> {
+  items: T[];
+  total: number;
+}
 
 function storedPageSizes(preferences: string | undefined): Record<string, number> {
   try {
@@ -18,13 +23,13 @@ function storedPageSizes(preferences: string | undefined): Record<string, number
 }
 
 /**
- * Spec 9: the page size is saved per table in the PAGE_SIZE preference (`{ <tableKey>: size }`), default 25. The
- * whole preference object is sent back, as the server replaces it.
+ * Spec 9: the page size is saved per table in the PAGE_SIZE preference (`{ <tableKey>: size }`), `fallback` (25)
+ * until one is saved. The whole preference object is sent back, as the server replaces it.
  */
-export function usePageSize(tableKey: string): [number, (size: number) => void] {
+export function usePageSize(tableKey: string, fallback: number = DEFAULT_PAGE_SIZE): [number, (size: number) => void] {
   const { profile, refetch } = useProfile();
   const saved = storedPageSizes(profile?.preferences)[tableKey];
-  const [size, setSize] = useState<number>(typeof saved === 'number' && saved > 0 ? saved : DEFAULT_PAGE_SIZE);
+  const [size, setSize] = useState<number>(typeof saved === 'number' && saved > 0 ? saved : fallback);
   useEffect(() => {
     if (typeof saved === 'number' && saved > 0) setSize(saved);
   }, [saved]);

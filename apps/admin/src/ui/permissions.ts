@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
-import { isSuperAdmin } from '../../../providers/types';
-import { useProfile } from '../../../ui/useProfile';
+import { isSuperAdmin } from '../providers/types';
+import { useProfile } from './useProfile';
 
 /** `can(...perms)`: the current user holds every one of them in the current account (a super admin holds all). */
 export function useCan(): (...permissions: string[]) => boolean {
@@ -9,4 +9,9 @@ export function useCan(): (...permissions: string[]) => boolean {
     (...permissions: string[]) => !!profile && (isSuperAdmin(profile) || permissions.every((p) => profile.userPermissions.includes(p))),
     [profile],
   );
+}
+
+export function useIsSuperAdmin(): boolean {
+  const { profile } = useProfile();
+  return isSuperAdmin(profile);
 }

@@ -1,4 +1,4 @@
-import { PAGE_MARGIN, PAGE_RANGE, PAGE_SIZES } from '../constants';
+import { PAGE_MARGIN, PAGE_RANGE, PAGE_SIZES } from '../../constants';
 
 export type PageItem = number | 'gap-start' | 'gap-end';
 

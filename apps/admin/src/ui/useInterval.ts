@@ -1,14 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
 
-/** Calls `fn` every `ms` while `active`; the latest `fn` is used, so callers need not memoise it. */
-export function useInterval(fn: () => void, ms: number, active = true): void {
-  const saved = useRef(fn);
-  saved.current = fn;
+/**
+ * Calls `tick` every `ms` while `active`; the latest `tick` is used, so callers need not memoise it. With
+ * `pauseWhenHidden` a tick is skipped while the tab is hidden (statistics nobody is looking at).
+ */
+export function useInterval(tick: () => void, ms: number, active = true, pauseWhenHidden = false): void {
+  const saved = useRef(tick);
+  saved.current = tick;
   useEffect(() => {
     if (!active) return undefined;
-    const timer = window.setInterval(() => saved.current(), ms);
-    return () => window.clearInterval(timer);
-  }, [ms, active]);
+    const id = window.setInterval(() => {
+      if (!pauseWhenHidden || document.visibilityState !== 'hidden') saved.current();
+    }, ms);
+    return () => window.clearInterval(id);
+  }, [ms, active, pauseWhenHidden]);
 }
 
 /** `value`, once it has stopped changing for `ms`. Compared by JSON, so a rebuilt but equal object does not restart it. */
