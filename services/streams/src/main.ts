@@ -1,33 +1,7 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { ConfigError } from '@switchboard/platform';
+import { runStandalone } from '@switchboard/platform';
 import { startStreamsService } from './bootstrap';
 import { loadStreamsConfig } from './streams.config';
 
 /** Standalone streams service (distributed mode): `node dist/services/streams/src/main.js`. */
-async function main(): Promise<void> {
-  const log = new Logger('streams');
-  const config = loadStreamsConfig();
-  const service = await startStreamsService(config);
-  log.log(`listening on ${config.HOST}:${config.PORT}`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.log(`${signal}: stopping`);
-    service
-      .close()
-      .then(() => process.exit(0))
-      .catch((e: unknown) => {
-        log.error(e);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof ConfigError ? e.message : e);
-  process.exit(1);
-});
+runStandalone('streams', () => loadStreamsConfig(), (config) => startStreamsService(config));
