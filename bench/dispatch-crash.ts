@@ -126,6 +126,8 @@ async function parent(total: number, kills: number): Promise<void> {
     if (done >= total) break;
     proc.kill('SIGKILL');
     await new Promise((r) => proc.once('exit', r));
+    // a COMMIT the process sent just before dying may still be running in its PostgreSQL backend
+    await new Promise((r) => setTimeout(r, 1000));
     const submitting = await count(`SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'submitting'`);
     inFlightAtKills += submitting;
     console.log(`  kill ${k + 1} at ${((Date.now() - started) / 1000).toFixed(1)} s: ${done} final, ${submitting} submitting (in flight)`);

@@ -106,7 +106,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   const port = config.PORT || (await freePort());
   const mailbox = new DevMailbox();
   // 'handled': the outbox marks a row published only once its consumers ran, so a crash cannot lose it.
-  const bus = new InMemoryEventBus({ ack: 'handled' });
+  const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
   const realtime = new InMemoryRealtime();
 
   const modules: DynamicModule[] = [

@@ -31,11 +31,6 @@ export function canAdvance(from: MessageStatusValue, to: MessageStatusValue): bo
   return RANK[to] > RANK[from];
 }
 
-/** Statuses streams charged for and nothing reached a carrier: they are refunded. */
-export function isRefundable(status: MessageStatusValue): boolean {
-  return status === MessageStatus.NoRoutes || status === MessageStatus.Rejected || status === MessageStatus.SentFailed;
-}
-
 /** The inbox's outgoing status: read beats delivered beats sent; failures are terminal. */
 const OUTGOING_RANK: Record<string, number> = {
   [OutgoingStatus.Sending]: 0,
@@ -55,22 +50,3 @@ export function canAdvanceOutgoing(from: string | null, to: string): boolean {
   if (b === 4) return a < 2;
   return b > a && a !== 4;
 }
-
-export function outgoingFor(status: MessageStatusValue): string | null {
-  switch (status) {
-    case MessageStatus.Accepted:
-      return OutgoingStatus.Sending;
-    case MessageStatus.Sent:
-      return OutgoingStatus.Sent;
-    case MessageStatus.Delivered:
-      return OutgoingStatus.Delivered;
-    case MessageStatus.Undelivered:
-      return OutgoingStatus.Undelivered;
-    default:
-      return OutgoingStatus.Failed;
-  }
-}
-
-/** SQL fragment: rank of a status column, for forward-only bulk updates. */
-export const STATUS_RANK_SQL = (col: string): string =>
-  `(CASE ${col} WHEN 'accepted' THEN 0 WHEN 'sent' THEN 1 ELSE 2 END)`;
