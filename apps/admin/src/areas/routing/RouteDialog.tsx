@@ -3,10 +3,10 @@ import AltRouteRoundedIcon from '@mui/icons-material/AltRouteRounded';
 import ArrowDownwardRoundedIcon from '@mui/icons-material/ArrowDownwardRounded';
 import ArrowUpwardRoundedIcon from '@mui/icons-material/ArrowUpwardRounded';
 import CloseRoundedIcon from '@mui/icons-material/CloseRounded';
-import { Alert, Autocomplete, Box, Button, CircularProgress, IconButton, MenuItem, TextField, Typography } from '@mui/material';
+import { Autocomplete, Box, Button, IconButton, MenuItem, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
-import { AppModal } from '../../ui/modal/AppModal';
+import { FormDialog } from '../../ui/modal/FormDialog';
 import { errorText } from '../streams/widgets/errors';
 import { MAX_ROUTE_VENDORS } from './constants';
 import type { Country, Vendor } from './types';
@@ -65,7 +65,7 @@ export const RouteDialog = ({ open, iso2, initial, serviceType, scopeLabel, coun
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       size="m"
@@ -73,22 +73,21 @@ export const RouteDialog = ({ open, iso2, initial, serviceType, scopeLabel, coun
       title={translate(iso2 ? 'routing.routes.editTitle' : 'routing.routes.addTitle')}
       subtitle={`${scopeLabel} · ${translate(`routing.serviceTypes.${serviceType}`)}`}
       testId="route-dialog"
-      dismissible={!busy}
-      actions={
-        <>
-          {iso2 && initial.length > 0 && (
-            <Button color="error" onClick={() => void save([])} disabled={busy} sx={{ mr: 'auto' }} data-testid="route-remove">
-              {translate('routing.routes.remove')}
-            </Button>
-          )}
-          <Button color="inherit" onClick={onClose} disabled={busy}>{translate('streams.ui.cancel')}</Button>
-          <Button variant="contained" onClick={() => void save(ids)} disabled={busy || ids.length === 0} data-testid="route-save" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate('streams.ui.save')}
+      busy={busy}
+      submitLabel={translate('streams.ui.save')}
+      submitTestId="route-save"
+      submitDisabled={ids.length === 0}
+      onSubmit={() => void save(ids)}
+      error={error}
+      extraActions={
+        iso2 &&
+        initial.length > 0 && (
+          <Button color="error" onClick={() => void save([])} disabled={busy} sx={{ mr: 'auto' }} data-testid="route-remove">
+            {translate('routing.routes.remove')}
           </Button>
-        </>
+        )
       }
     >
-      {error && <Alert severity="error" sx={{ mb: 2 }}>{error}</Alert>}
       <Autocomplete
         options={countries.filter((c) => !taken.has(c.iso2) || c.iso2 === iso2)}
         value={country}
@@ -133,6 +132,6 @@ export const RouteDialog = ({ open, iso2, initial, serviceType, scopeLabel, coun
           <MenuItem key={v.id} value={String(v.id)}>{v.name}{v.active ? '' : ` (${translate('routing.vendors.off')})`}</MenuItem>
         ))}
       </TextField>
-    </AppModal>
+    </FormDialog>
   );
 };

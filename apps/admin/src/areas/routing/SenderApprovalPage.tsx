@@ -3,7 +3,7 @@ import CloseRoundedIcon from '@mui/icons-material/CloseRounded';
 import GppMaybeRoundedIcon from '@mui/icons-material/GppMaybeRounded';
 import UndoRoundedIcon from '@mui/icons-material/UndoRounded';
 import VerifiedUserRoundedIcon from '@mui/icons-material/VerifiedUserRounded';
-import { Alert, Box, Button, CircularProgress, FormControlLabel, IconButton, Radio, RadioGroup, Tab, Tabs, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, Button, CircularProgress, FormControlLabel, IconButton, Radio, RadioGroup, Tooltip, Typography } from '@mui/material';
 import { useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { ApprovalChip, mono, useDateFormat } from '../streams/labels';
@@ -18,6 +18,7 @@ import { routingApi } from './api';
 import { DECLINE_REASONS } from './constants';
 import type { AdminSender } from './types';
 import { pageRoot } from '../streams/widgets/page';
+import { LoadErrorBanner, TableToolbar, ToolbarTabs } from '../../ui/table/TableToolbar';
 
 const TABS = [
   { key: 'pending', approved: 0 },
@@ -191,7 +192,7 @@ export const SenderApprovalPage = () => {
   return (
     <Box sx={pageRoot(1360)} data-testid="sender-approval-page">
       <PageHeading title={translate('routing.approval.title')} subtitle={translate('routing.approval.subtitle')} icon={<VerifiedUserRoundedIcon />} />
-      {table.error ? <Alert severity="error" sx={{ mb: 2 }}>{errorText(table.error, translate)}</Alert> : null}
+      <LoadErrorBanner message={table.error ? errorText(table.error, translate) : null} />
       <DataTable
         testId="approval-table"
         rowTestId="approval-row"
@@ -203,20 +204,16 @@ export const SenderApprovalPage = () => {
         onSort={table.toggleSort}
         pagination={table.pagination}
         toolbar={
-          <Box sx={{ px: 2, pt: 1, borderBottom: 1, borderColor: 'divider' }}>
-            <Tabs
+          <TableToolbar sx={{ display: 'block' }}>
+            <ToolbarTabs<TabKey>
               value={tab}
-              onChange={(_e, v: TabKey) => {
+              onChange={(v) => {
                 setTab(v);
                 table.setFilter({ approved: TABS.find((t) => t.key === v)?.approved });
               }}
-              sx={{ minHeight: 44, '& .MuiTab-root': { minHeight: 44, px: 1.5, minWidth: 0 } }}
-            >
-              {TABS.map((t) => (
-                <Tab key={t.key} value={t.key} label={translate(`routing.approval.tabs.${t.key}`)} data-testid={`approval-tab-${t.key}`} />
-              ))}
-            </Tabs>
-          </Box>
+              tabs={TABS.map((t) => ({ value: t.key, label: translate(`routing.approval.tabs.${t.key}`), testId: `approval-tab-${t.key}` }))}
+            />
+          </TableToolbar>
         }
         empty={<NoResults icon={<VerifiedUserRoundedIcon />} title={translate(tab === 'pending' ? 'routing.approval.nothingPending' : 'routing.approval.empty')} text={tab === 'pending' ? translate('routing.approval.nothingPendingText') : undefined} />}
       />

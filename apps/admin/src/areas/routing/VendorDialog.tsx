@@ -1,9 +1,9 @@
 import StorefrontRoundedIcon from '@mui/icons-material/StorefrontRounded';
-import { Alert, Box, Button, CircularProgress, FormControlLabel, MenuItem, Switch, TextField, Typography } from '@mui/material';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Box, FormControlLabel, MenuItem, Switch, TextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { mono } from '../streams/labels';
-import { AppModal } from '../../ui/modal/AppModal';
+import { FormDialog } from '../../ui/modal/FormDialog';
 import { errorText, fieldErrors } from '../streams/widgets/errors';
 import { FormSection } from '../streams/widgets/InfoBox';
 import { routingApi } from './api';
@@ -75,8 +75,7 @@ export const VendorDialog = ({ open, vendor, onClose, onSaved }: { open: boolean
   };
   const shown = (f: string) => server[f] || (submitted ? errors[f] : undefined);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (Object.values(errors).some(Boolean) || busy || !config) return;
     setBusy(true);
@@ -101,7 +100,7 @@ export const VendorDialog = ({ open, vendor, onClose, onSaved }: { open: boolean
   );
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       size="m"
@@ -109,53 +108,47 @@ export const VendorDialog = ({ open, vendor, onClose, onSaved }: { open: boolean
       title={translate(vendor ? 'routing.vendors.edit' : 'routing.vendors.create')}
       subtitle={vendor ? `${vendor.name} · ${translate(`routing.serviceTypes.${vendor.service_type}`, { _: vendor.service_type })}` : undefined}
       testId="vendor-dialog"
-      dismissible={!busy}
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>{translate('streams.ui.cancel')}</Button>
-          <Button type="submit" form="vendor-form" variant="contained" disabled={busy} data-testid="vendor-submit" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate(vendor ? 'streams.ui.saveChanges' : 'routing.vendors.createSubmit')}
-          </Button>
-        </>
-      }
+      busy={busy}
+      submitLabel={translate(vendor ? 'streams.ui.saveChanges' : 'routing.vendors.createSubmit')}
+      submitTestId="vendor-submit"
+      onSubmit={() => void submit()}
+      formId="vendor-form"
+      error={banner}
     >
-      <Box component="form" id="vendor-form" noValidate onSubmit={submit}>
-        {banner && <Alert severity="error" sx={{ mb: 2 }}>{banner}</Alert>}
-        <FormSection title={translate('routing.vendors.general')}>
-          {text('name', translate('routing.vendors.name'), { required: true, autoFocus: !vendor })}
-          {!vendor && (
-            <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr 1fr' }, columnGap: 2 }}>
-              <TextField select label={translate('routing.vendors.serviceType')} value={v.service_type} onChange={(e) => { const st = e.target.value as ServiceType; const adapter = ADAPTERS_OF[st][0]; setV({ ...v, service_type: st, adapter, config: SAMPLE[adapter] ?? '{\n  \n}' }); }} helperText=" " slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'vendor-service_type' } as object } }}>
-                {SERVICE_TYPES.map((s) => <MenuItem key={s} value={s}>{translate(`routing.serviceTypes.${s}`)}</MenuItem>)}
-              </TextField>
-              <TextField select label={translate('routing.vendors.adapter')} value={v.adapter} onChange={(e) => setV({ ...v, adapter: e.target.value, config: SAMPLE[e.target.value] ?? v.config })} helperText=" " slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'vendor-adapter' } as object } }}>
-                {ADAPTERS_OF[v.service_type].map((a) => <MenuItem key={a} value={a}>{translate(`routing.adapters.${a}`)}</MenuItem>)}
-              </TextField>
-              <TextField select label={translate('routing.vendors.routingProvider')} value={v.routingProvider} onChange={(e) => setV({ ...v, routingProvider: Number(e.target.value) })} helperText={translate('routing.vendors.routingProviderHint')}>
-                {ROUTING_PROVIDERS.map((p) => <MenuItem key={p} value={p}>{p}</MenuItem>)}
-              </TextField>
-            </Box>
-          )}
-          <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, columnGap: 2 }}>
-            {text('carrier', translate('routing.vendors.carrier'))}
-            {text('currency', translate('routing.vendors.currency'), { slotProps: { htmlInput: { 'data-testid': 'vendor-currency', maxLength: 3, style: { textTransform: 'uppercase' } } }, onChange: (e: { target: { value: string } }) => setV({ ...v, currency: e.target.value.toUpperCase() }) })}
-            {text('product_name', translate('routing.vendors.productName'))}
-            {text('product_id', translate('routing.vendors.productId'))}
+      <FormSection title={translate('routing.vendors.general')}>
+        {text('name', translate('routing.vendors.name'), { required: true, autoFocus: !vendor })}
+        {!vendor && (
+          <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr 1fr' }, columnGap: 2 }}>
+            <TextField select label={translate('routing.vendors.serviceType')} value={v.service_type} onChange={(e) => { const st = e.target.value as ServiceType; const adapter = ADAPTERS_OF[st][0]; setV({ ...v, service_type: st, adapter, config: SAMPLE[adapter] ?? '{\n  \n}' }); }} helperText=" " slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'vendor-service_type' } as object } }}>
+              {SERVICE_TYPES.map((s) => <MenuItem key={s} value={s}>{translate(`routing.serviceTypes.${s}`)}</MenuItem>)}
+            </TextField>
+            <TextField select label={translate('routing.vendors.adapter')} value={v.adapter} onChange={(e) => setV({ ...v, adapter: e.target.value, config: SAMPLE[e.target.value] ?? v.config })} helperText=" " slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'vendor-adapter' } as object } }}>
+              {ADAPTERS_OF[v.service_type].map((a) => <MenuItem key={a} value={a}>{translate(`routing.adapters.${a}`)}</MenuItem>)}
+            </TextField>
+            <TextField select label={translate('routing.vendors.routingProvider')} value={v.routingProvider} onChange={(e) => setV({ ...v, routingProvider: Number(e.target.value) })} helperText={translate('routing.vendors.routingProviderHint')}>
+              {ROUTING_PROVIDERS.map((p) => <MenuItem key={p} value={p}>{p}</MenuItem>)}
+            </TextField>
           </Box>
-          <FormControlLabel control={<Switch checked={v.active} onChange={(e) => setV({ ...v, active: e.target.checked })} />} label={<Typography variant="body2">{translate('routing.vendors.active')}</Typography>} />
-        </FormSection>
-        <FormSection title={translate('routing.vendors.connection')} hint={translate('routing.vendors.connectionHint')}>
-          <TextField
-            multiline
-            minRows={6}
-            value={v.config}
-            onChange={(e) => setV({ ...v, config: e.target.value })}
-            error={!!shown('config')}
-            helperText={shown('config') ?? translate('routing.vendors.configHint')}
-            slotProps={{ htmlInput: { 'data-testid': 'vendor-config', spellCheck: false, style: { ...mono, fontSize: 12.5, lineHeight: 1.6 } } }}
-          />
-        </FormSection>
-      </Box>
-    </AppModal>
+        )}
+        <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, columnGap: 2 }}>
+          {text('carrier', translate('routing.vendors.carrier'))}
+          {text('currency', translate('routing.vendors.currency'), { slotProps: { htmlInput: { 'data-testid': 'vendor-currency', maxLength: 3, style: { textTransform: 'uppercase' } } }, onChange: (e: { target: { value: string } }) => setV({ ...v, currency: e.target.value.toUpperCase() }) })}
+          {text('product_name', translate('routing.vendors.productName'))}
+          {text('product_id', translate('routing.vendors.productId'))}
+        </Box>
+        <FormControlLabel control={<Switch checked={v.active} onChange={(e) => setV({ ...v, active: e.target.checked })} />} label={<Typography variant="body2">{translate('routing.vendors.active')}</Typography>} />
+      </FormSection>
+      <FormSection title={translate('routing.vendors.connection')} hint={translate('routing.vendors.connectionHint')}>
+        <TextField
+          multiline
+          minRows={6}
+          value={v.config}
+          onChange={(e) => setV({ ...v, config: e.target.value })}
+          error={!!shown('config')}
+          helperText={shown('config') ?? translate('routing.vendors.configHint')}
+          slotProps={{ htmlInput: { 'data-testid': 'vendor-config', spellCheck: false, style: { ...mono, fontSize: 12.5, lineHeight: 1.6 } } }}
+        />
+      </FormSection>
+    </FormDialog>
   );
 };

@@ -1,7 +1,7 @@
-import { Alert, Autocomplete, Box, Button, CircularProgress, FormControlLabel, Stack, Switch, TextField } from '@mui/material';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Autocomplete, FormControlLabel, Stack, Switch, TextField } from '@mui/material';
+import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
-import { AppModal } from '../../ui/modal/AppModal';
+import { FormDialog } from '../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../team/widgets/errors';
 import { useApi } from '../../ui/useApi';
 import { charLimit, check, noXss, required } from '../team/widgets/validation';
@@ -37,8 +37,7 @@ export const NewAccountDialog = ({ open, onClose, onCreated }: { open: boolean; 
   };
   const shown = (f: string) => serverFields[f] || (errors[f] && submitted ? messageText(errors[f] as string, translate, { limit: f === 'name' ? 255 : 32 }) : undefined);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (Object.values(errors).some(Boolean) || busy) return;
     setBusy(true);
@@ -58,51 +57,39 @@ export const NewAccountDialog = ({ open, onClose, onCreated }: { open: boolean; 
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       title={translate('superadmin.create.title')}
       size="m"
       testId="new-account-dialog"
-      dismissible={!busy}
+      busy={busy}
       hideCloseWhenLocked
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('team.actions.cancel')}
-          </Button>
-          <Button type="submit" form="new-account" variant="contained" disabled={busy} data-testid="new-account-submit" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate('superadmin.create.submit')}
-          </Button>
-        </>
-      }
+      submitLabel={translate('superadmin.create.submit')}
+      submitTestId="new-account-submit"
+      onSubmit={() => void submit()}
+      formId="new-account"
+      error={banner}
     >
-      <Box component="form" id="new-account" noValidate onSubmit={submit}>
-        {banner && (
-          <Alert severity="error" sx={{ mb: 2 }}>
-            {banner}
-          </Alert>
-        )}
-        <Stack spacing={1}>
-          <TextField label={translate('superadmin.fields.name')} value={values.name} autoFocus required onChange={(e) => setValues({ ...values, name: e.target.value })} error={!!shown('name')} helperText={shown('name') ?? ' '} slotProps={{ htmlInput: { 'data-testid': 'new-account-name' } }} />
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-            <TextField label={translate('superadmin.fields.shortName')} value={values.shortName} onChange={(e) => setValues({ ...values, shortName: e.target.value })} error={!!shown('shortName')} helperText={shown('shortName') ?? translate('superadmin.create.shortNameHint')} />
-            <Autocomplete
-              options={codes}
-              value={values.currency}
-              disableClearable
-              onChange={(_e, v) => setValues({ ...values, currency: v })}
-              fullWidth
-              renderInput={(params) => <TextField {...params} label={translate('superadmin.fields.currency')} helperText={serverFields.currency || translate('superadmin.create.currencyHint')} error={!!serverFields.currency} />}
-            />
-            <TextField label={translate('superadmin.fields.tps')} value={values.tps} onChange={(e) => setValues({ ...values, tps: e.target.value })} error={!!shown('tps')} helperText={shown('tps') ?? ' '} sx={{ maxWidth: { sm: 120 } }} />
-          </Stack>
-          <FormControlLabel
-            control={<Switch checked={values.approved} onChange={(e) => setValues({ ...values, approved: e.target.checked })} slotProps={{ input: { 'data-testid': 'new-account-approved' } as object }} />}
-            label={translate('superadmin.create.approved')}
+      <Stack spacing={1}>
+        <TextField label={translate('superadmin.fields.name')} value={values.name} autoFocus required onChange={(e) => setValues({ ...values, name: e.target.value })} error={!!shown('name')} helperText={shown('name') ?? ' '} slotProps={{ htmlInput: { 'data-testid': 'new-account-name' } }} />
+        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+          <TextField label={translate('superadmin.fields.shortName')} value={values.shortName} onChange={(e) => setValues({ ...values, shortName: e.target.value })} error={!!shown('shortName')} helperText={shown('shortName') ?? translate('superadmin.create.shortNameHint')} />
+          <Autocomplete
+            options={codes}
+            value={values.currency}
+            disableClearable
+            onChange={(_e, v) => setValues({ ...values, currency: v })}
+            fullWidth
+            renderInput={(params) => <TextField {...params} label={translate('superadmin.fields.currency')} helperText={serverFields.currency || translate('superadmin.create.currencyHint')} error={!!serverFields.currency} />}
           />
+          <TextField label={translate('superadmin.fields.tps')} value={values.tps} onChange={(e) => setValues({ ...values, tps: e.target.value })} error={!!shown('tps')} helperText={shown('tps') ?? ' '} sx={{ maxWidth: { sm: 120 } }} />
         </Stack>
-      </Box>
-    </AppModal>
+        <FormControlLabel
+          control={<Switch checked={values.approved} onChange={(e) => setValues({ ...values, approved: e.target.checked })} slotProps={{ input: { 'data-testid': 'new-account-approved' } as object }} />}
+          label={translate('superadmin.create.approved')}
+        />
+      </Stack>
+    </FormDialog>
   );
 };

@@ -1,9 +1,9 @@
-import { Autocomplete, Box, Button, CircularProgress, TextField } from '@mui/material';
+import { Autocomplete, TextField } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
 import type { Country } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors } from '../widgets/errors';
 import { countryName } from '../widgets/format';
 
@@ -45,46 +45,39 @@ export const AddNumberDialog = ({ open, countries, onClose, onSaved }: { open: b
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
-      dismissible={!saving}
+      busy={saving}
       title={translate('contacts.blacklist.addTitle')}
       testId="blacklist-add-dialog"
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={saving}>
-            {translate('contacts.actions.cancel')}
-          </Button>
-          <Button variant="contained" onClick={() => void save()} disabled={saving} startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined} data-testid="blacklist-add-save">
-            {translate('contacts.blacklist.block')}
-          </Button>
-        </>
-      }
+      submitLabel={translate('contacts.blacklist.block')}
+      submitTestId="blacklist-add-save"
+      onSubmit={() => void save()}
+      formId="blacklist-add-form"
+      formSx={{ display: 'grid', gap: 2, pt: 0.5 }}
     >
-      <Box component="form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} sx={{ display: 'grid', gap: 2, pt: 0.5 }}>
-        <TextField
-          label={translate('contacts.blacklist.phone')}
-          value={phone}
-          autoFocus
-          required
-          onChange={(e) => {
-            setPhone(e.target.value);
-            setErrors({});
-          }}
-          error={!!errors.phone}
-          helperText={errors.phone || translate('contacts.blacklist.phoneHint')}
-          inputProps={{ maxLength: 64, 'data-testid': 'blacklist-phone' }}
-        />
-        <Autocomplete
-          options={countries.map((c) => c.iso2)}
-          value={country}
-          onChange={(_e, v) => setCountry(v)}
-          getOptionLabel={(iso) => `${countryName(iso, locale)} (${iso})`}
-          renderInput={(params) => <TextField {...params} label={translate('contacts.imports.defaultCountry')} error={!!errors.country} helperText={errors.country || translate('contacts.imports.defaultCountryHint')} />}
-        />
-        <button type="submit" hidden />
-      </Box>
-    </AppModal>
+      <TextField
+        label={translate('contacts.blacklist.phone')}
+        value={phone}
+        autoFocus
+        required
+        onChange={(e) => {
+          setPhone(e.target.value);
+          setErrors({});
+        }}
+        error={!!errors.phone}
+        helperText={errors.phone || translate('contacts.blacklist.phoneHint')}
+        inputProps={{ maxLength: 64, 'data-testid': 'blacklist-phone' }}
+      />
+      <Autocomplete
+        options={countries.map((c) => c.iso2)}
+        value={country}
+        onChange={(_e, v) => setCountry(v)}
+        getOptionLabel={(iso) => `${countryName(iso, locale)} (${iso})`}
+        renderInput={(params) => <TextField {...params} label={translate('contacts.imports.defaultCountry')} error={!!errors.country} helperText={errors.country || translate('contacts.imports.defaultCountryHint')} />}
+      />
+      <button type="submit" hidden />
+    </FormDialog>
   );
 };

@@ -2,9 +2,8 @@ import AddRoundedIcon from '@mui/icons-material/AddRounded';
 import BlockRoundedIcon from '@mui/icons-material/BlockRounded';
 import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import PlayArrowRoundedIcon from '@mui/icons-material/PlayArrowRounded';
-import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
 import UploadFileRoundedIcon from '@mui/icons-material/UploadFileRounded';
-import { Alert, Box, InputAdornment, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { Box, Typography } from '@mui/material';
 import { useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
@@ -27,6 +26,7 @@ import { useApi } from '../../../ui/useApi';
 import { useDebounced, useInterval } from '../../../ui/useInterval';
 import { usePageSize } from '../../../ui/table/useTable';
 import { AddNumberDialog } from './AddNumberDialog';
+import { LoadErrorBanner, SearchField, TableToolbar, ToolbarSpacer, ToolbarTabs } from '../../../ui/table/TableToolbar';
 
 type Confirm = { kind: 'number'; entry: BlackListEntry } | { kind: 'import'; imp: ImportList };
 
@@ -192,26 +192,29 @@ export const BlacklistPage = () => {
   ];
 
   const tabs = (
-    <Box sx={{ display: 'flex', alignItems: 'flex-end', flexWrap: 'wrap', gap: 2, px: 2, pt: 1, minHeight: 66, borderBottom: 1, borderColor: 'divider' }}>
-      <Tabs value={tab} onChange={(_e, v: 'numbers' | 'imports') => setTab(v)} sx={{ minHeight: 44, '& .MuiTab-root': { minHeight: 44, px: 1.5, fontWeight: 600 } }}>
-        <Tab value="numbers" label={translate('contacts.blacklist.tabs.numbers')} />
-        <Tab value="imports" label={translate('contacts.blacklist.tabs.imports')} data-testid="blacklist-tab-imports" />
-      </Tabs>
-      <Box sx={{ flex: 1 }} />
+    <TableToolbar sx={{ alignItems: 'flex-end', minHeight: 66 }}>
+      <ToolbarTabs
+        value={tab}
+        onChange={setTab}
+        tabSx={{ fontWeight: 600 }}
+        tabs={[
+          { value: 'numbers', label: translate('contacts.blacklist.tabs.numbers') },
+          { value: 'imports', label: translate('contacts.blacklist.tabs.imports'), testId: 'blacklist-tab-imports' },
+        ]}
+      />
+      <ToolbarSpacer />
       {tab === 'numbers' && (
-        <TextField
-          size="small"
+        <SearchField
           value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
+          onChange={(v) => {
+            setSearch(v);
             setPage(1);
           }}
           placeholder={translate('contacts.blacklist.search')}
           sx={{ width: 260, pb: 1, alignSelf: 'center' }}
-          slotProps={{ input: { startAdornment: <InputAdornment position="start"><SearchRoundedIcon fontSize="small" /></InputAdornment> } }}
         />
       )}
-    </Box>
+    </TableToolbar>
   );
 
   const error = tab === 'numbers' ? numbers.error : imports.error;
@@ -232,11 +235,7 @@ export const BlacklistPage = () => {
           </>
         }
       />
-      {error != null && (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {errorText(error, translate)}
-        </Alert>
-      )}
+      <LoadErrorBanner message={error != null ? errorText(error, translate) : null} />
       {tab === 'numbers' ? (
         <DataTable
           testId="blacklist-table"

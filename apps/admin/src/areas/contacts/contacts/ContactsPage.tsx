@@ -1,7 +1,6 @@
 import ContactPhoneOutlinedIcon from '@mui/icons-material/ContactPhoneOutlined';
 import FileDownloadOutlinedIcon from '@mui/icons-material/FileDownloadOutlined';
-import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
-import { Alert, Autocomplete, Box, Chip, InputAdornment, MenuItem, TextField, Typography } from '@mui/material';
+import { Autocomplete, Box, Chip, MenuItem, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
@@ -20,6 +19,7 @@ import { useDebounced } from '../../../ui/useInterval';
 import { usePageSize } from '../../../ui/table/useTable';
 import { ContactPanel } from './ContactPanel';
 import { ContactStatus } from './ContactStatus';
+import { LoadErrorBanner, SearchField } from '../../../ui/table/TableToolbar';
 
 type OptedOut = 'all' | 'active' | 'optedOut';
 
@@ -90,14 +90,7 @@ export const ContactsPage = () => {
 
   const toolbar = (
     <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1.4fr 1.2fr 1fr 0.8fr' }, gap: 1.5, p: 2, borderBottom: 1, borderColor: 'divider' }}>
-      <TextField
-        size="small"
-        value={search}
-        onChange={(e) => setSearch(e.target.value)}
-        placeholder={translate('contacts.contacts.search')}
-        slotProps={{ input: { startAdornment: <InputAdornment position="start"><SearchRoundedIcon fontSize="small" /></InputAdornment> } }}
-        inputProps={{ 'data-testid': 'contacts-search' }}
-      />
+      <SearchField value={search} onChange={setSearch} placeholder={translate('contacts.contacts.search')} testId="contacts-search" />
       <Autocomplete
         size="small"
         options={allLists.map((l) => l.id)}
@@ -141,11 +134,7 @@ export const ContactsPage = () => {
           </GatedButton>
         }
       />
-      {contacts.error != null && (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {errorText(contacts.error, translate)}
-        </Alert>
-      )}
+      <LoadErrorBanner message={contacts.error != null ? errorText(contacts.error, translate) : null} />
       <DataTable
         testId="contacts-table"
         rowTestId="contact-row"

@@ -3,10 +3,9 @@ import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import FileDownloadOutlinedIcon from '@mui/icons-material/FileDownloadOutlined';
 import FilterAltOutlinedIcon from '@mui/icons-material/FilterAltOutlined';
 import ListAltRoundedIcon from '@mui/icons-material/ListAltRounded';
-import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
 import UploadFileRoundedIcon from '@mui/icons-material/UploadFileRounded';
 import VisibilityOutlinedIcon from '@mui/icons-material/VisibilityOutlined';
-import { Alert, Box, InputAdornment, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { Box, Typography } from '@mui/material';
 import { useCallback, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
@@ -28,6 +27,7 @@ import { useDebounced, useInterval } from '../../../ui/useInterval';
 import { usePageSize } from '../../../ui/table/useTable';
 import { ListSidePanel } from './ListSidePanel';
 import { ListStatusCell, TypeChip } from './ListStatus';
+import { LoadErrorBanner, SearchField, TableToolbar, ToolbarSpacer, ToolbarTabs } from '../../../ui/table/TableToolbar';
 
 type TabKey = 'all' | 'list' | 'segment';
 
@@ -205,33 +205,32 @@ export const ContactListsPage = () => {
   ];
 
   const toolbar = (
-    <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 2, px: 2, pt: 1, borderBottom: 1, borderColor: 'divider' }}>
-      <Tabs
+    <TableToolbar>
+      <ToolbarTabs<TabKey>
         value={tab}
-        onChange={(_e, v: TabKey) => {
+        onChange={(v) => {
           setTab(v);
           setPage(1);
         }}
-        sx={{ minHeight: 44, '& .MuiTab-root': { minHeight: 44, px: 1.5, fontWeight: 600 } }}
-      >
-        <Tab value="all" label={translate('contacts.lists.tabs.all')} />
-        <Tab value="list" label={translate('contacts.lists.tabs.lists')} />
-        <Tab value="segment" label={translate('contacts.lists.tabs.segments')} />
-      </Tabs>
-      <Box sx={{ flex: 1 }} />
-      <TextField
-        size="small"
+        tabSx={{ fontWeight: 600 }}
+        tabs={[
+          { value: 'all', label: translate('contacts.lists.tabs.all') },
+          { value: 'list', label: translate('contacts.lists.tabs.lists') },
+          { value: 'segment', label: translate('contacts.lists.tabs.segments') },
+        ]}
+      />
+      <ToolbarSpacer />
+      <SearchField
         value={search}
-        onChange={(e) => {
-          setSearch(e.target.value);
+        onChange={(v) => {
+          setSearch(v);
           setPage(1);
         }}
         placeholder={translate('contacts.lists.search')}
         sx={{ width: 260, pb: 1 }}
-        slotProps={{ input: { startAdornment: <InputAdornment position="start"><SearchRoundedIcon fontSize="small" /></InputAdornment> } }}
-        inputProps={{ 'data-testid': 'lists-search' }}
+        testId="lists-search"
       />
-    </Box>
+    </TableToolbar>
   );
 
   return (
@@ -251,11 +250,7 @@ export const ContactListsPage = () => {
           </>
         }
       />
-      {lists.error != null && (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {errorText(lists.error, translate)}
-        </Alert>
-      )}
+      <LoadErrorBanner message={lists.error != null ? errorText(lists.error, translate) : null} />
       <DataTable
         testId="lists-table"
         rowTestId="list-row"

@@ -1,10 +1,10 @@
-import { Box, Button, CircularProgress, FormControlLabel, MenuItem, Switch, TextField, Typography } from '@mui/material';
+import { Box, FormControlLabel, MenuItem, Switch, TextField, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
 import { VARIABLE_NAME, VARIABLE_TYPES } from '../constants';
 import type { Variable, VariableInput } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors } from '../widgets/errors';
 
 const EMPTY: VariableInput = { name: '', UIname: '', type: 'text', hidden: false, example: '' };
@@ -71,73 +71,66 @@ export const VariableDialog = ({ open, variable, existing, onClose, onSaved }: {
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
-      dismissible={!saving}
+      busy={saving}
       size="m"
       testId="variable-dialog"
       title={translate(variable ? 'contacts.variables.editTitle' : 'contacts.variables.createTitle')}
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={saving}>
-            {translate('contacts.actions.cancel')}
-          </Button>
-          <Button variant="contained" onClick={() => void save()} disabled={saving} startIcon={saving ? <CircularProgress size={16} color="inherit" /> : undefined} data-testid="variable-save">
-            {translate(variable ? 'contacts.actions.saveChanges' : 'contacts.variables.create')}
-          </Button>
-        </>
-      }
+      submitLabel={translate(variable ? 'contacts.actions.saveChanges' : 'contacts.variables.create')}
+      submitTestId="variable-save"
+      onSubmit={() => void save()}
+      formId="variable-form"
+      formSx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, gap: 2, pt: 0.5 }}
     >
-      <Box component="form" noValidate onSubmit={(e) => { e.preventDefault(); void save(); }} sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, gap: 2, pt: 0.5 }}>
-        <TextField
-          label={translate('contacts.variables.fields.UIname')}
-          value={form.UIname}
-          required
-          autoFocus
-          onChange={(e) => {
-            set('UIname', e.target.value);
-            if (!nameTouched) set('name', fromLabel(e.target.value));
-          }}
-          error={!!errors.UIname}
-          helperText={errors.UIname || translate('contacts.variables.hints.UIname')}
-          inputProps={{ maxLength: 100, 'data-testid': 'variable-uiname' }}
-        />
-        <TextField
-          label={translate('contacts.variables.fields.name')}
-          value={form.name}
-          required
-          onChange={(e) => {
-            setNameTouched(true);
-            set('name', e.target.value);
-          }}
-          error={!!errors.name}
-          helperText={errors.name || translate('contacts.variables.hints.name')}
-          inputProps={{ maxLength: 64, 'data-testid': 'variable-name', style: { fontFamily: 'ui-monospace, monospace' } }}
-        />
-        <TextField select label={translate('contacts.variables.fields.type')} value={form.type} onChange={(e) => set('type', e.target.value)} error={!!errors.type} helperText={errors.type || ' '}>
-          {VARIABLE_TYPES.map((t) => (
-            <MenuItem key={t} value={t}>
-              {translate(`contacts.variables.types.${t}`)}
-            </MenuItem>
-          ))}
-        </TextField>
-        <TextField
-          label={translate('contacts.variables.fields.example')}
-          value={form.example ?? ''}
-          onChange={(e) => set('example', e.target.value)}
-          error={!!errors.example}
-          helperText={errors.example || translate('contacts.variables.hints.example')}
-          inputProps={{ maxLength: 255 }}
-        />
-        <Box sx={{ gridColumn: '1 / -1', p: 1.5, border: 1, borderColor: 'divider', borderRadius: '10px' }}>
-          <FormControlLabel control={<Switch checked={form.hidden} onChange={(e) => set('hidden', e.target.checked)} />} label={translate('contacts.variables.fields.hidden')} />
-          <Typography variant="body2" color="text.secondary" sx={{ ml: 6, mt: -0.5 }}>
-            {translate('contacts.variables.hints.hidden')}
-          </Typography>
-        </Box>
-        <button type="submit" hidden />
+      <TextField
+        label={translate('contacts.variables.fields.UIname')}
+        value={form.UIname}
+        required
+        autoFocus
+        onChange={(e) => {
+          set('UIname', e.target.value);
+          if (!nameTouched) set('name', fromLabel(e.target.value));
+        }}
+        error={!!errors.UIname}
+        helperText={errors.UIname || translate('contacts.variables.hints.UIname')}
+        inputProps={{ maxLength: 100, 'data-testid': 'variable-uiname' }}
+      />
+      <TextField
+        label={translate('contacts.variables.fields.name')}
+        value={form.name}
+        required
+        onChange={(e) => {
+          setNameTouched(true);
+          set('name', e.target.value);
+        }}
+        error={!!errors.name}
+        helperText={errors.name || translate('contacts.variables.hints.name')}
+        inputProps={{ maxLength: 64, 'data-testid': 'variable-name', style: { fontFamily: 'ui-monospace, monospace' } }}
+      />
+      <TextField select label={translate('contacts.variables.fields.type')} value={form.type} onChange={(e) => set('type', e.target.value)} error={!!errors.type} helperText={errors.type || ' '}>
+        {VARIABLE_TYPES.map((t) => (
+          <MenuItem key={t} value={t}>
+            {translate(`contacts.variables.types.${t}`)}
+          </MenuItem>
+        ))}
+      </TextField>
+      <TextField
+        label={translate('contacts.variables.fields.example')}
+        value={form.example ?? ''}
+        onChange={(e) => set('example', e.target.value)}
+        error={!!errors.example}
+        helperText={errors.example || translate('contacts.variables.hints.example')}
+        inputProps={{ maxLength: 255 }}
+      />
+      <Box sx={{ gridColumn: '1 / -1', p: 1.5, border: 1, borderColor: 'divider', borderRadius: '10px' }}>
+        <FormControlLabel control={<Switch checked={form.hidden} onChange={(e) => set('hidden', e.target.checked)} />} label={translate('contacts.variables.fields.hidden')} />
+        <Typography variant="body2" color="text.secondary" sx={{ ml: 6, mt: -0.5 }}>
+          {translate('contacts.variables.hints.hidden')}
+        </Typography>
       </Box>
-    </AppModal>
+      <button type="submit" hidden />
+    </FormDialog>
   );
 };

@@ -4,7 +4,7 @@ import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import LockOutlinedIcon from '@mui/icons-material/LockOutlined';
 import TuneRoundedIcon from '@mui/icons-material/TuneRounded';
 import VisibilityOffOutlinedIcon from '@mui/icons-material/VisibilityOffOutlined';
-import { Alert, Box, Tooltip, Typography } from '@mui/material';
+import { Box, Tooltip, Typography } from '@mui/material';
 import { useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
@@ -19,6 +19,7 @@ import { PageHeading } from '../../../ui/PageHeading';
 import { StatusChip } from '../../../ui/StatusChip';
 import { useApi } from '../../../ui/useApi';
 import { VariableDialog } from './VariableDialog';
+import { LoadErrorBanner } from '../../../ui/table/TableToolbar';
 
 /** Contact fields (spec 7 "CRUD /variables"): the standard ones, read-only, and the account's custom ones. */
 export const VariablesPage = () => {
@@ -139,11 +140,7 @@ export const VariablesPage = () => {
           </GatedButton>
         }
       />
-      {variables.error != null && (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {errorText(variables.error, translate)}
-        </Alert>
-      )}
+      <LoadErrorBanner message={variables.error != null ? errorText(variables.error, translate) : null} />
       <DataTable
         testId="variables-table"
         rowTestId="variable-row"

@@ -1,13 +1,13 @@
 import BadgeRoundedIcon from '@mui/icons-material/BadgeRounded';
-import { Alert, Autocomplete, Box, Button, CircularProgress, MenuItem, Stack, TextField, Typography } from '@mui/material';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Alert, Autocomplete, Box, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { useEffect, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { isApiError } from '../../../providers/http';
 import { streamsApi } from '../api';
 import { NAME_LIMIT, SENDER_ALPHA_MAX, SENDER_ID_MIN, SENDER_NUMERIC_MAX, SENDER_TYPES } from '../constants';
 import { charLimit, check, isNumericSender, noXss, required, senderId } from '../rules';
 import type { Sender, SenderInput } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { useApi } from '../../../ui/useApi';
 
@@ -57,8 +57,7 @@ export const SenderDialog = ({ open, sender, onClose, onSaved }: Props) => {
   const options = useMemo(() => countries.data?.items ?? [], [countries.data]);
   const country = options.find((c) => c.iso2 === values.country) ?? null;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (errors.name || errors.value || busy) return;
     setBusy(true);
@@ -82,90 +81,79 @@ export const SenderDialog = ({ open, sender, onClose, onSaved }: Props) => {
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       size="s"
       icon={<BadgeRoundedIcon fontSize="small" />}
       title={translate(sender ? 'streams.modalAddSender.editTitle' : 'streams.modalAddSender.title')}
       testId="sender-dialog"
-      dismissible={!busy}
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('streams.ui.cancel')}
-          </Button>
-          <Button type="submit" form="sender-form" variant="contained" disabled={busy} data-testid="sender-submit" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate(sender ? 'streams.ui.save' : 'streams.modalAddSender.submit')}
-          </Button>
-        </>
-      }
+      busy={busy}
+      submitLabel={translate(sender ? 'streams.ui.save' : 'streams.modalAddSender.submit')}
+      submitTestId="sender-submit"
+      onSubmit={() => void submit()}
+      formId="sender-form"
+      error={banner}
+      errorTestId="sender-error"
     >
-      <Box component="form" id="sender-form" noValidate onSubmit={submit}>
-        {banner && (
-          <Alert severity="error" sx={{ mb: 2 }} data-testid="sender-error">
-            {banner}
-          </Alert>
-        )}
-        <Stack spacing={1}>
-          <TextField
-            label={translate('streams.modalAddSender.name')}
-            value={values.name}
-            required
-            autoFocus
-            placeholder={translate('streams.modalAddSender.namePlaceholder')}
-            onChange={(e) => setValues({ ...values, name: e.target.value })}
-            onBlur={() => setTouched((t) => ({ ...t, name: true }))}
-            error={!!shown('name')}
-            helperText={shown('name') ?? ' '}
-            slotProps={{ htmlInput: { 'data-testid': 'sender-name' } }}
-          />
-          <TextField
-            label={translate('streams.modalAddSender.senderId')}
-            value={values.value}
-            required
-            placeholder="ACME"
-            onChange={(e) => {
-              setValues({ ...values, value: e.target.value });
-              if (serverFields.value) setServerFields((f) => ({ ...f, value: '' }));
-            }}
-            onBlur={() => setTouched((t) => ({ ...t, value: true }))}
-            error={!!shown('value')}
-            helperText={
-              shown('value') ?? (
-                <Box component="span" sx={{ display: 'flex', justifyContent: 'space-between', gap: 1 }}>
-                  <span>{translate(numeric ? 'streams.modalAddSender.numericHint' : 'streams.modalAddSender.alphaHint', limits)}</span>
-                  <span data-testid="sender-id-count">
-                    {length}/{limits.max}
-                  </span>
-                </Box>
-              )
-            }
-            slotProps={{ htmlInput: { 'data-testid': 'sender-value', style: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' } } }}
-          />
-          <TextField select label={translate('streams.modalAddSender.type')} value={values.type} onChange={(e) => setValues({ ...values, type: e.target.value })} helperText=" " slotProps={{ htmlInput: { 'data-testid': 'sender-type' } }}>
-            {SENDER_TYPES.map((t) => (
-              <MenuItem key={t} value={t}>
-                {translate(`streams.senderType.${t}`)}
-              </MenuItem>
-            ))}
-          </TextField>
-          <Autocomplete
-            options={options}
-            value={country}
-            loading={countries.loading}
-            onChange={(_e, c) => setValues({ ...values, country: c?.iso2 ?? null })}
-            getOptionLabel={(c) => `${c.name} (${c.iso2})`}
-            isOptionEqualToValue={(a, b) => a.iso2 === b.iso2}
-            renderInput={(params) => <TextField {...params} label={translate('streams.modalAddSender.country')} helperText={translate('streams.modalAddSender.countryHint')} />}
-          />
-        </Stack>
-        {!sender && (
-          <Alert severity="info" variant="outlined" sx={{ mt: 2, borderColor: 'divider' }}>
-            <Typography variant="body2">{translate('streams.modalAddSender.approvalNote')}</Typography>
-          </Alert>
-        )}
-      </Box>
-    </AppModal>
+      <Stack spacing={1}>
+        <TextField
+          label={translate('streams.modalAddSender.name')}
+          value={values.name}
+          required
+          autoFocus
+          placeholder={translate('streams.modalAddSender.namePlaceholder')}
+          onChange={(e) => setValues({ ...values, name: e.target.value })}
+          onBlur={() => setTouched((t) => ({ ...t, name: true }))}
+          error={!!shown('name')}
+          helperText={shown('name') ?? ' '}
+          slotProps={{ htmlInput: { 'data-testid': 'sender-name' } }}
+        />
+        <TextField
+          label={translate('streams.modalAddSender.senderId')}
+          value={values.value}
+          required
+          placeholder="ACME"
+          onChange={(e) => {
+            setValues({ ...values, value: e.target.value });
+            if (serverFields.value) setServerFields((f) => ({ ...f, value: '' }));
+          }}
+          onBlur={() => setTouched((t) => ({ ...t, value: true }))}
+          error={!!shown('value')}
+          helperText={
+            shown('value') ?? (
+              <Box component="span" sx={{ display: 'flex', justifyContent: 'space-between', gap: 1 }}>
+                <span>{translate(numeric ? 'streams.modalAddSender.numericHint' : 'streams.modalAddSender.alphaHint', limits)}</span>
+                <span data-testid="sender-id-count">
+                  {length}/{limits.max}
+                </span>
+              </Box>
+            )
+          }
+          slotProps={{ htmlInput: { 'data-testid': 'sender-value', style: { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' } } }}
+        />
+        <TextField select label={translate('streams.modalAddSender.type')} value={values.type} onChange={(e) => setValues({ ...values, type: e.target.value })} helperText=" " slotProps={{ htmlInput: { 'data-testid': 'sender-type' } }}>
+          {SENDER_TYPES.map((t) => (
+            <MenuItem key={t} value={t}>
+              {translate(`streams.senderType.${t}`)}
+            </MenuItem>
+          ))}
+        </TextField>
+        <Autocomplete
+          options={options}
+          value={country}
+          loading={countries.loading}
+          onChange={(_e, c) => setValues({ ...values, country: c?.iso2 ?? null })}
+          getOptionLabel={(c) => `${c.name} (${c.iso2})`}
+          isOptionEqualToValue={(a, b) => a.iso2 === b.iso2}
+          renderInput={(params) => <TextField {...params} label={translate('streams.modalAddSender.country')} helperText={translate('streams.modalAddSender.countryHint')} />}
+        />
+      </Stack>
+      {!sender && (
+        <Alert severity="info" variant="outlined" sx={{ mt: 2, borderColor: 'divider' }}>
+          <Typography variant="body2">{translate('streams.modalAddSender.approvalNote')}</Typography>
+        </Alert>
+      )}
+    </FormDialog>
   );
 };

@@ -3,8 +3,7 @@ import BadgeRoundedIcon from '@mui/icons-material/BadgeRounded';
 import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import EditRoundedIcon from '@mui/icons-material/EditRounded';
 import MoreVertRoundedIcon from '@mui/icons-material/MoreVertRounded';
-import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
-import { Alert, Box, Divider, IconButton, InputAdornment, ListItemIcon, ListItemText, Menu, Tab, Tabs, TextField, Typography } from '@mui/material';
+import { Alert, Box, Divider, IconButton, ListItemIcon, ListItemText, Menu, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { streamsApi } from '../api';
@@ -20,6 +19,7 @@ import { useCan } from '../../../ui/permissions';
 import { useServerTable } from '../../../ui/table/useTable';
 import { SenderDialog } from './SenderDialog';
 import { pageRoot } from '../widgets/page';
+import { LoadErrorBanner, SearchField, TableToolbar, ToolbarSpacer, ToolbarTabs } from '../../../ui/table/TableToolbar';
 
 const FILTERS = ['all', 'approved', 'pending', 'declined'] as const;
 const FILTER_VALUE: Record<(typeof FILTERS)[number], number | undefined> = { all: undefined, approved: SenderApproval.Approved, pending: SenderApproval.Pending, declined: SenderApproval.Declined };
@@ -143,11 +143,7 @@ export const SendersPage = () => {
           </GatedButton>
         }
       />
-      {table.error ? (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {errorText(table.error, translate)}
-        </Alert>
-      ) : null}
+      <LoadErrorBanner message={table.error ? errorText(table.error, translate) : null} />
       <DataTable
         testId="senders-table"
         rowTestId="sender-row"
@@ -159,29 +155,18 @@ export const SendersPage = () => {
         onSort={table.toggleSort}
         pagination={table.pagination}
         toolbar={
-          <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 2, px: 2, pt: 1, borderBottom: 1, borderColor: 'divider' }}>
-            <Tabs
+          <TableToolbar>
+            <ToolbarTabs
               value={tab}
-              onChange={(_e, v: (typeof FILTERS)[number]) => {
+              onChange={(v) => {
                 setTab(v);
                 table.setFilter({ approved: FILTER_VALUE[v] });
               }}
-              sx={{ minHeight: 44, '& .MuiTab-root': { minHeight: 44, px: 1.5, minWidth: 0 } }}
-            >
-              {FILTERS.map((f) => (
-                <Tab key={f} value={f} label={translate(`streams.senders.filters.${f}`)} data-testid={`senders-tab-${f}`} />
-              ))}
-            </Tabs>
-            <Box sx={{ flex: 1 }} />
-            <TextField
-              size="small"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              placeholder={translate('streams.senders.search')}
-              sx={{ width: 280, mb: 1 }}
-              slotProps={{ input: { startAdornment: <InputAdornment position="start"><SearchRoundedIcon fontSize="small" /></InputAdornment> } }}
+              tabs={FILTERS.map((f) => ({ value: f, label: translate(`streams.senders.filters.${f}`), testId: `senders-tab-${f}` }))}
             />
-          </Box>
+            <ToolbarSpacer />
+            <SearchField value={search} onChange={setSearch} placeholder={translate('streams.senders.search')} sx={{ width: 280, mb: 1 }} />
+          </TableToolbar>
         }
         empty={
           <NoResults

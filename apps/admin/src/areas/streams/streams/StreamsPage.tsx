@@ -1,11 +1,10 @@
 import AddRoundedIcon from '@mui/icons-material/AddRounded';
 import HubRoundedIcon from '@mui/icons-material/HubRounded';
 import MoreVertRoundedIcon from '@mui/icons-material/MoreVertRounded';
-import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
 import SendRoundedIcon from '@mui/icons-material/SendRounded';
 import StarRoundedIcon from '@mui/icons-material/StarRounded';
 import VpnKeyRoundedIcon from '@mui/icons-material/VpnKeyRounded';
-import { Alert, Box, IconButton, InputAdornment, MenuItem, Tab, Tabs, TextField, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, IconButton, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
@@ -27,6 +26,7 @@ import { SliceToggle, StatsCards } from './StatsCards';
 import { StreamDialog } from './StreamDialog';
 import { StreamMenu, useStreamActions } from './StreamActions';
 import { pageRoot } from '../widgets/page';
+import { SearchField, TableToolbar, ToolbarSpacer, ToolbarTabs } from '../../../ui/table/TableToolbar';
 
 /** The list's tabs: "active" is what spec 4 says the list shows (ready and sending: stored as ready, 0). */
 const TABS = [
@@ -205,20 +205,16 @@ export const StreamsPage = () => {
           pagination={table.pagination}
           onRowClick={(s) => navigate(`/streams/${s.id}`)}
           toolbar={
-            <Box sx={{ display: 'flex', alignItems: 'center', flexWrap: 'wrap', gap: 1.5, px: 2, pt: 1, borderBottom: 1, borderColor: 'divider' }}>
-              <Tabs
+            <TableToolbar sx={{ gap: 1.5 }}>
+              <ToolbarTabs<TabKey>
                 value={tab}
-                onChange={(_e, v: TabKey) => {
+                onChange={(v) => {
                   setTab(v);
                   table.setFilter({ status: TABS.find((t) => t.key === v)?.status });
                 }}
-                sx={{ minHeight: 44, '& .MuiTab-root': { minHeight: 44, px: 1.5, minWidth: 0 } }}
-              >
-                {TABS.map((t) => (
-                  <Tab key={t.key} value={t.key} label={translate(`streams.list.tabs.${t.key}`)} data-testid={`streams-tab-${t.key}`} />
-                ))}
-              </Tabs>
-              <Box sx={{ flex: 1 }} />
+                tabs={TABS.map((t) => ({ value: t.key, label: translate(`streams.list.tabs.${t.key}`), testId: `streams-tab-${t.key}` }))}
+              />
+              <ToolbarSpacer />
               <TextField
                 select
                 size="small"
@@ -234,15 +230,8 @@ export const StreamsPage = () => {
                   </MenuItem>
                 ))}
               </TextField>
-              <TextField
-                size="small"
-                value={search}
-                onChange={(e) => setSearch(e.target.value)}
-                placeholder={translate('streams.list.search')}
-                sx={{ width: 240, mb: 1 }}
-                slotProps={{ input: { startAdornment: <InputAdornment position="start"><SearchRoundedIcon fontSize="small" /></InputAdornment> } }}
-              />
-            </Box>
+              <SearchField value={search} onChange={setSearch} placeholder={translate('streams.list.search')} sx={{ width: 240, mb: 1 }} />
+            </TableToolbar>
           }
           empty={
             <NoResults

@@ -1,12 +1,12 @@
-import { Alert, Box, Button, Checkbox, CircularProgress, FormControlLabel, Stack, Switch, TextField, Typography } from '@mui/material';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Box, Checkbox, FormControlLabel, Stack, Switch, TextField, Typography } from '@mui/material';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { isSuperAdmin } from '../../../providers/types';
 import { useProfile } from '../../../ui/useProfile';
 import { API_KEY_FORBIDDEN } from '../constants';
 import { usePermissionLabel } from '../roles/PermissionMatrix';
 import type { ApiKey, PermissionGroup } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { charLimit, check, ipList, noXss, required } from '../widgets/validation';
 
@@ -62,8 +62,7 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
   const toggle = (perms: string[], on: boolean) =>
     setValues((v) => ({ ...v, permissions: on ? [...new Set([...v.permissions, ...perms])] : v.permissions.filter((p) => !perms.includes(p)) }));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (errors.name || errors.ipAcl || busy) return;
     setBusy(true);
@@ -85,85 +84,74 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       size="m"
       title={translate(apiKey ? 'team.apiKeys.edit' : 'team.apiKeys.create')}
       testId="api-key-dialog"
-      dismissible={!busy}
+      busy={busy}
       hideCloseWhenLocked
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('team.actions.cancel')}
-          </Button>
-          <Button type="submit" form="api-key-form" variant="contained" disabled={busy} data-testid="api-key-submit" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate(apiKey ? 'team.actions.save' : 'team.apiKeys.createSubmit')}
-          </Button>
-        </>
-      }
+      submitLabel={translate(apiKey ? 'team.actions.save' : 'team.apiKeys.createSubmit')}
+      submitTestId="api-key-submit"
+      onSubmit={() => void submit()}
+      formId="api-key-form"
+      error={banner}
+      errorTestId="api-key-error"
     >
-      <Box component="form" id="api-key-form" noValidate onSubmit={submit}>
-        {banner && (
-          <Alert severity="error" sx={{ mb: 2 }} data-testid="api-key-error">
-            {banner}
-          </Alert>
+      <Stack spacing={1}>
+        <TextField
+          label={translate('team.apiKeys.name')}
+          value={values.name}
+          required
+          autoFocus
+          onChange={(e) => setValues({ ...values, name: e.target.value })}
+          error={!!shown('name')}
+          helperText={shown('name') ?? ' '}
+          slotProps={{ htmlInput: { 'data-testid': 'api-key-name' } }}
+        />
+        <TextField
+          label={translate('team.apiKeys.ipAcl')}
+          value={values.ipAcl}
+          placeholder="203.0.113.10, 10.0.0.0/8, 2001:db8::1"
+          onChange={(e) => setValues({ ...values, ipAcl: e.target.value })}
+          error={!!shown('ipAcl')}
+          helperText={shown('ipAcl') ?? translate('team.apiKeys.ipAclHint')}
+          slotProps={{ htmlInput: { 'data-testid': 'api-key-ip' }, inputLabel: { shrink: true } }}
+        />
+        <FormControlLabel
+          control={<Switch checked={values.active === 1} onChange={(e) => setValues({ ...values, active: e.target.checked ? 1 : 0 })} />}
+          label={translate('team.apiKeys.activeLabel')}
+        />
+      </Stack>
+      <Typography sx={{ fontWeight: 700, mt: 2, mb: 1 }}>{translate('team.apiKeys.permissions')}</Typography>
+      <Box sx={{ border: 1, borderColor: 'divider', borderRadius: '8px', maxHeight: 280, overflowY: 'auto' }} data-testid="api-key-permissions">
+        {choices.length === 0 && (
+          <Typography variant="body2" color="text.secondary" sx={{ p: 2 }}>
+            {translate('team.apiKeys.noPermissions')}
+          </Typography>
         )}
-        <Stack spacing={1}>
-          <TextField
-            label={translate('team.apiKeys.name')}
-            value={values.name}
-            required
-            autoFocus
-            onChange={(e) => setValues({ ...values, name: e.target.value })}
-            error={!!shown('name')}
-            helperText={shown('name') ?? ' '}
-            slotProps={{ htmlInput: { 'data-testid': 'api-key-name' } }}
-          />
-          <TextField
-            label={translate('team.apiKeys.ipAcl')}
-            value={values.ipAcl}
-            placeholder="203.0.113.10, 10.0.0.0/8, 2001:db8::1"
-            onChange={(e) => setValues({ ...values, ipAcl: e.target.value })}
-            error={!!shown('ipAcl')}
-            helperText={shown('ipAcl') ?? translate('team.apiKeys.ipAclHint')}
-            slotProps={{ htmlInput: { 'data-testid': 'api-key-ip' }, inputLabel: { shrink: true } }}
-          />
-          <FormControlLabel
-            control={<Switch checked={values.active === 1} onChange={(e) => setValues({ ...values, active: e.target.checked ? 1 : 0 })} />}
-            label={translate('team.apiKeys.activeLabel')}
-          />
-        </Stack>
-        <Typography sx={{ fontWeight: 700, mt: 2, mb: 1 }}>{translate('team.apiKeys.permissions')}</Typography>
-        <Box sx={{ border: 1, borderColor: 'divider', borderRadius: '8px', maxHeight: 280, overflowY: 'auto' }} data-testid="api-key-permissions">
-          {choices.length === 0 && (
-            <Typography variant="body2" color="text.secondary" sx={{ p: 2 }}>
-              {translate('team.apiKeys.noPermissions')}
-            </Typography>
-          )}
-          {choices.map((g) => {
-            const held = g.permissions.filter((p) => values.permissions.includes(p)).length;
-            return (
-              <Box key={g.key} sx={{ px: 1.5, py: 1, borderBottom: 1, borderColor: 'divider', '&:last-child': { borderBottom: 0 } }}>
-                <FormControlLabel
-                  control={<Checkbox size="small" checked={held === g.permissions.length} indeterminate={held > 0 && held < g.permissions.length} onChange={(e) => toggle(g.permissions, e.target.checked)} />}
-                  label={<Typography sx={{ fontWeight: 600, fontSize: 14 }}>{translate(`team.permissions.groups.${g.key}`, { _: g.label })}</Typography>}
-                />
-                <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, pl: 3 }}>
-                  {g.permissions.map((p) => (
-                    <FormControlLabel
-                      key={p}
-                      control={<Checkbox size="small" checked={values.permissions.includes(p)} onChange={(e) => toggle([p], e.target.checked)} slotProps={{ input: { 'data-testid': `key-perm-${p}` } as object }} />}
-                      label={<Typography variant="body2">{label(p)}</Typography>}
-                    />
-                  ))}
-                </Box>
+        {choices.map((g) => {
+          const held = g.permissions.filter((p) => values.permissions.includes(p)).length;
+          return (
+            <Box key={g.key} sx={{ px: 1.5, py: 1, borderBottom: 1, borderColor: 'divider', '&:last-child': { borderBottom: 0 } }}>
+              <FormControlLabel
+                control={<Checkbox size="small" checked={held === g.permissions.length} indeterminate={held > 0 && held < g.permissions.length} onChange={(e) => toggle(g.permissions, e.target.checked)} />}
+                label={<Typography sx={{ fontWeight: 600, fontSize: 14 }}>{translate(`team.permissions.groups.${g.key}`, { _: g.label })}</Typography>}
+              />
+              <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, pl: 3 }}>
+                {g.permissions.map((p) => (
+                  <FormControlLabel
+                    key={p}
+                    control={<Checkbox size="small" checked={values.permissions.includes(p)} onChange={(e) => toggle([p], e.target.checked)} slotProps={{ input: { 'data-testid': `key-perm-${p}` } as object }} />}
+                    label={<Typography variant="body2">{label(p)}</Typography>}
+                  />
+                ))}
               </Box>
-            );
-          })}
-        </Box>
+            </Box>
+          );
+        })}
       </Box>
-    </AppModal>
+    </FormDialog>
   );
 };

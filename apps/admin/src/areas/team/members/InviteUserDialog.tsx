@@ -1,10 +1,10 @@
 import MailOutlineRoundedIcon from '@mui/icons-material/MailOutlineRounded';
-import { Alert, Box, Button, CircularProgress, Stack, TextField, Typography } from '@mui/material';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Stack, TextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { teamApi } from '../api';
 import type { Role } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { check, email as emailRule, noXss, required } from '../widgets/validation';
 import { pairIds, RoleSelects, type RolePair } from './RoleSelects';
@@ -53,8 +53,7 @@ export const InviteUserDialog = ({ open, roles, onClose, onInvited }: Props) => 
     return e && (touched[f] || submitted) ? messageText(e, translate) : undefined;
   };
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (Object.values(errors).some(Boolean) || busy) return;
     setBusy(true);
@@ -94,50 +93,35 @@ export const InviteUserDialog = ({ open, roles, onClose, onInvited }: Props) => 
   );
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       size="m"
       title={translate('team.invite.title')}
       testId="invite-dialog"
-      dismissible={!busy}
+      busy={busy}
       hideCloseWhenLocked
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('team.actions.cancel')}
-          </Button>
-          <Button
-            type="submit"
-            form="invite-form"
-            variant="contained"
-            disabled={busy}
-            data-testid="invite-submit"
-            startIcon={busy ? <CircularProgress size={16} color="inherit" /> : <MailOutlineRoundedIcon />}
-          >
-            {translate('team.invite.submit')}
-          </Button>
-        </>
-      }
-    >
-      <Box component="form" id="invite-form" noValidate onSubmit={submit}>
+      submitLabel={translate('team.invite.submit')}
+      submitTestId="invite-submit"
+      submitIcon={<MailOutlineRoundedIcon />}
+      onSubmit={() => void submit()}
+      formId="invite-form"
+      error={banner}
+      errorTestId="invite-error"
+      intro={
         <Typography variant="body2" color="text.secondary" sx={{ mb: 2.5 }}>
           {translate('team.invite.text')}
         </Typography>
-        {banner && (
-          <Alert severity="error" sx={{ mb: 2 }} data-testid="invite-error">
-            {banner}
-          </Alert>
-        )}
-        <Stack spacing={1}>
-          {field('email', translate('team.invite.email'), true)}
-          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
-            {field('firstname', translate('team.invite.firstName'))}
-            {field('lastname', translate('team.invite.lastName'))}
-          </Stack>
-          <RoleSelects roles={roles} value={pair} onChange={(p) => { setPair(p); setServerFields({ ...serverFields, roles: '' }); }} error={shown('roles')} />
+      }
+    >
+      <Stack spacing={1}>
+        {field('email', translate('team.invite.email'), true)}
+        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2}>
+          {field('firstname', translate('team.invite.firstName'))}
+          {field('lastname', translate('team.invite.lastName'))}
         </Stack>
-      </Box>
-    </AppModal>
+        <RoleSelects roles={roles} value={pair} onChange={(p) => { setPair(p); setServerFields({ ...serverFields, roles: '' }); }} error={shown('roles')} />
+      </Stack>
+    </FormDialog>
   );
 };

@@ -1,9 +1,9 @@
-import { Alert, Button, CircularProgress, Typography } from '@mui/material';
+import { Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { teamApi } from '../api';
 import type { Role } from '../types';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText } from '../widgets/errors';
 import { pairIds, pairOf, RoleSelects, type RolePair } from './RoleSelects';
 
@@ -51,34 +51,25 @@ export const MemberRolesDialog = ({ target, roles, onClose, onSaved }: { target:
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={!!target}
       onClose={onClose}
       size="m"
       title={translate('team.members.changeRoles')}
       testId="member-roles-dialog"
-      dismissible={!busy}
+      busy={busy}
       hideCloseWhenLocked
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('team.actions.cancel')}
-          </Button>
-          <Button variant="contained" onClick={() => void save()} disabled={busy} data-testid="member-roles-save" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate('team.actions.save')}
-          </Button>
-        </>
+      submitLabel={translate('team.actions.save')}
+      submitTestId="member-roles-save"
+      onSubmit={() => void save()}
+      error={banner}
+      intro={
+        <Typography variant="body2" color="text.secondary" sx={{ mb: 2.5 }}>
+          {translate('team.members.changeRolesText', { email: target?.email ?? '' })}
+        </Typography>
       }
     >
-      <Typography variant="body2" color="text.secondary" sx={{ mb: 2.5 }}>
-        {translate('team.members.changeRolesText', { email: target?.email ?? '' })}
-      </Typography>
-      {banner && (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {banner}
-        </Alert>
-      )}
       <RoleSelects roles={roles} value={pair} onChange={setPair} disabled={busy} />
-    </AppModal>
+    </FormDialog>
   );
 };

@@ -1,8 +1,8 @@
-import { Alert, Box, Button, CircularProgress, Stack, TextField, Typography } from '@mui/material';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Stack, TextField, Typography } from '@mui/material';
+import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { ROLE_NAME_LIMIT } from '../constants';
-import { AppModal } from '../../../ui/modal/AppModal';
+import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { charLimit, check, noXss, required } from '../widgets/validation';
 
@@ -45,8 +45,7 @@ export const RoleDialog = ({ open, mode, initial, taken, onClose, onSubmit }: Pr
   const shownName = serverFields.name || (nameError && (submitted || draft.name !== initial.name) ? messageText(nameError, translate, { limit: ROLE_NAME_LIMIT }) : undefined);
   const shownDescription = serverFields.description || (descriptionError && submitted ? messageText(descriptionError, translate, { limit: 1000 }) : undefined);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async () => {
     setSubmitted(true);
     if (nameError || descriptionError || busy) return;
     setBusy(true);
@@ -64,61 +63,51 @@ export const RoleDialog = ({ open, mode, initial, taken, onClose, onSubmit }: Pr
   };
 
   return (
-    <AppModal
+    <FormDialog
       open={open}
       onClose={onClose}
       title={translate(`team.roles.dialog.${mode}`)}
       testId="role-dialog"
-      dismissible={!busy}
+      busy={busy}
       hideCloseWhenLocked
-      actions={
-        <>
-          <Button color="inherit" onClick={onClose} disabled={busy}>
-            {translate('team.actions.cancel')}
-          </Button>
-          <Button type="submit" form="role-form" variant="contained" disabled={busy} data-testid="role-dialog-submit" startIcon={busy ? <CircularProgress size={16} color="inherit" /> : undefined}>
-            {translate(mode === 'edit' ? 'team.actions.save' : 'team.roles.dialog.createSubmit')}
-          </Button>
-        </>
-      }
-    >
-      <Box component="form" id="role-form" noValidate onSubmit={submit}>
-        {mode !== 'edit' && (
+      submitLabel={translate(mode === 'edit' ? 'team.actions.save' : 'team.roles.dialog.createSubmit')}
+      submitTestId="role-dialog-submit"
+      onSubmit={() => void submit()}
+      formId="role-form"
+      error={banner}
+      intro={
+        mode !== 'edit' && (
           <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
             {translate('team.roles.dialog.hint')}
           </Typography>
-        )}
-        {banner && (
-          <Alert severity="error" sx={{ mb: 2 }}>
-            {banner}
-          </Alert>
-        )}
-        <Stack spacing={1.5}>
-          <TextField
-            label={translate('team.roles.name')}
-            value={draft.name}
-            autoFocus
-            required
-            onChange={(e) => {
-              setDraft({ ...draft, name: e.target.value });
-              setServerFields({ ...serverFields, name: '' });
-            }}
-            error={!!shownName}
-            helperText={shownName ?? ' '}
-            slotProps={{ htmlInput: { 'data-testid': 'role-name', maxLength: 200 } }}
-          />
-          <TextField
-            label={translate('team.roles.description')}
-            value={draft.description}
-            multiline
-            minRows={2}
-            onChange={(e) => setDraft({ ...draft, description: e.target.value })}
-            error={!!shownDescription}
-            helperText={shownDescription ?? ' '}
-            slotProps={{ htmlInput: { 'data-testid': 'role-description' } }}
-          />
-        </Stack>
-      </Box>
-    </AppModal>
+        )
+      }
+    >
+      <Stack spacing={1.5}>
+        <TextField
+          label={translate('team.roles.name')}
+          value={draft.name}
+          autoFocus
+          required
+          onChange={(e) => {
+            setDraft({ ...draft, name: e.target.value });
+            setServerFields({ ...serverFields, name: '' });
+          }}
+          error={!!shownName}
+          helperText={shownName ?? ' '}
+          slotProps={{ htmlInput: { 'data-testid': 'role-name', maxLength: 200 } }}
+        />
+        <TextField
+          label={translate('team.roles.description')}
+          value={draft.description}
+          multiline
+          minRows={2}
+          onChange={(e) => setDraft({ ...draft, description: e.target.value })}
+          error={!!shownDescription}
+          helperText={shownDescription ?? ' '}
+          slotProps={{ htmlInput: { 'data-testid': 'role-description' } }}
+        />
+      </Stack>
+    </FormDialog>
   );
 };
