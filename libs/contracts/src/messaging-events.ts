@@ -185,12 +185,16 @@ export const MessageChargedV1 = defineEvent({
 });
 
 /**
- * Added for dispatch: a stream's provider settings, emitted by streams whenever a stream is created, edited, has its
- * WhatsApp/Telegram token changed, is enabled/disabled or deleted (`enabled: false`). Dispatch keeps the latest per
- * stream to send WhatsApp/Telegram messages with the stream's credentials, to register Telegram webhooks and to
- * route inbound messages (a bot, a phone number id, a two-way sender) to their account and stream.
- * `credentials` holds what the adapter needs: `botToken` (Telegram bot), `accessToken` (WhatsApp, when the stream
- * has its own), `phone` (Telegram private); it travels on the internal bus only and is never logged.
+ * A stream's provider settings, for dispatch: the one event that carries them (the stream snapshot events do not).
+ * Emitted by streams through its outbox, in the transaction of the change, when a two-way, WhatsApp, Telegram bot or
+ * Telegram private stream is created, deleted (`enabled: false`), or changes what this event carries (provider
+ * settings, sender, enabled). Dispatch keeps the latest per stream to send with the stream's credentials, to register
+ * Telegram webhooks, to start the Telegram private login and to match inbound messages (a bot, a phone number id, a
+ * two-way number) to their account and stream. `enabled` is false for deleted, disabled and restricted streams; a
+ * draft is enabled (a Telegram private stream is a draft until its login completes).
+ * `credentials` (only keys that are set): `accessToken`, `businessId`, `verifyToken` (WhatsApp: the stream's token,
+ * its business account, the webhook verify token the console shows), `botToken` (Telegram bot), `phone` (Telegram
+ * private). It travels on the internal bus only and is never logged.
  */
 export const StreamChannelConfiguredV1 = defineEvent({
   type: 'streams.stream.channel_configured',
@@ -203,7 +207,7 @@ export const StreamChannelConfiguredV1 = defineEvent({
     streamUid: z.string(),
     streamType: z.number().int(),
     channel,
-    /** Sender ID / two-way number (SMS), phone number id (WhatsApp), bot username (Telegram), phone (Telegram private). */
+    /** Two-way number (SMS), phone number id (WhatsApp), the stream's sender or uid (Telegram bot and private). */
     sender: z.string(),
     credentials: z.record(z.string()),
     enabled: z.boolean(),

@@ -4,7 +4,8 @@ import { defineEvent, Topics } from './events';
 /**
  * Events of the streams service (topic `switchboard.streams`) besides the send pipeline's (`messaging-events.ts`).
  * Stream, sender and stream-event events carry the whole snapshot, so a consumer's read model is an upsert
- * (dispatch keeps stream provider settings, campaigns keeps senders, inbox and stats keep stream names).
+ * (campaigns keeps senders, inbox and stats keep stream names). Provider settings and secrets are not in the stream
+ * snapshot: they travel to dispatch only, in `streams.stream.channel_configured` (messaging-events.ts).
  */
 const id = z.string().regex(/^\d+$/, 'a decimal id');
 
@@ -35,22 +36,6 @@ export const SenderDeclineReason = {
 export const SENDER_DECLINE_REASONS = Object.values(SenderDeclineReason);
 export type SenderDeclineReasonValue = (typeof SenderDeclineReason)[keyof typeof SenderDeclineReason];
 
-/**
- * Provider settings of WhatsApp and Telegram streams, for dispatch's adapters. The secrets travel on the internal bus
- * only; no browser-facing answer shows them in full.
- */
-export const StreamProviderSettings = z.object({
-  /** WhatsApp Cloud API access token or Telegram bot token. */
-  authToken: z.string().nullable(),
-  /** WhatsApp Business Account id. */
-  businessId: z.string().nullable(),
-  /** WhatsApp phone number id (the sender), or the Telegram private account's phone. */
-  phoneNumber: z.string().nullable(),
-  /** Telegram private: the login code the console supplied (MTProto sign-in). */
-  otpCode: z.string().nullable(),
-});
-export type StreamProviderSettings = z.infer<typeof StreamProviderSettings>;
-
 export const StreamSnapshot = z.object({
   streamId: id,
   accountId: id,
@@ -63,7 +48,6 @@ export const StreamSnapshot = z.object({
   sender: z.string().nullable(),
   enableSending: z.boolean(),
   isDefault: z.boolean(),
-  provider: StreamProviderSettings,
   updatedAt: z.string(),
 });
 export type StreamSnapshot = z.infer<typeof StreamSnapshot>;

@@ -22,3 +22,5 @@ export { SmppPeer, type SmppPeerOptions, type SubmittedPart } from './testing/sm
 export { TokenBucket, LimitBook } from './domain/token-bucket';
 export { embeddedDispatchOptions } from './embedded';
 export { MessageRepository } from './repositories/message.repository';
+export { DispatchOutboxRelay } from './services/events.service';
+export { WhatsAppPeer } from './testing/whatsapp-peer';

@@ -60,27 +60,57 @@ describe('streams console', () => {
       expect(res.body.violations[0].propertyPath).toBe('streamType');
     });
 
-    it('sets a WhatsApp stream ready once its token is supplied, masks the token, and emits the provider settings', async () => {
+    it('sets a WhatsApp stream ready once its token is supplied, masks the token, and gives the provider settings to dispatch only', async () => {
       const created = await a.call('POST', '/streams', { token, body: { name: 'wa', streamType: 5, params: { business_id: WA_BUSINESS, phone_number: WA_PHONE_ID } } });
       expect(created.body.status).toBe(2);
       await a.call('PUT', `/streams/${created.body.id}`, { token, body: { status: -1 } });
       const updated = await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { auth_token: WA_TOKEN } } });
       expect(updated.body.status).toBe(0);
       expect(updated.body.params.auth_token).toBe('EAAG…oken');
-      const events = await a.events();
-      const last = events.filter((e) => e.type === 'streams.stream.updated' && (e.data as Json).streamId === String(created.body.id)).pop();
-      expect((last?.data as Json).provider).toEqual({ authToken: WA_TOKEN, businessId: WA_BUSINESS, phoneNumber: WA_PHONE_ID, otpCode: null });
+      const mine = (type: string) => a.events().then((all) => all.filter((e) => e.type === type && (e.data as Json).streamId === String(created.body.id)).map((e) => e.data as Json));
+      // the snapshot other services read carries no secrets
+      expect(JSON.stringify(await mine('streams.stream.updated'))).not.toContain(WA_TOKEN);
+      const channel = await mine('streams.stream.channel_configured');
+      // created (draft), disabled, token supplied: one event per change of what dispatch keeps
+      expect(channel.map((c) => c.enabled)).toEqual([true, false, true]);
+      expect(channel.at(-1)).toMatchObject({
+        streamUid: created.body.streamUid,
+        streamType: 5,
+        channel: 'whatsapp',
+        sender: WA_PHONE_ID,
+        credentials: { accessToken: WA_TOKEN, businessId: WA_BUSINESS, verifyToken: expect.any(String) },
+      });
+      // a rename changes nothing dispatch keeps: no event
+      await a.call('PUT', `/streams/${created.body.id}`, { token, body: { name: 'wa renamed' } });
+      expect(await mine('streams.stream.channel_configured')).toHaveLength(3);
       // clearing the token makes it a draft again
       const cleared = await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { auth_token: null } } });
       expect(cleared.body.status).toBe(2);
+      expect((await mine('streams.stream.channel_configured')).at(-1)!.credentials.accessToken).toBeUndefined();
+      await a.call('DELETE', `/streams/${created.body.id}`, { token });
+      expect((await mine('streams.stream.channel_configured')).at(-1)).toMatchObject({ enabled: false });
     });
 
-    it('sets a Telegram private stream ready once the login code is supplied', async () => {
+    it('emits no channel event for SMS streams other than two-way, and the two-way number for two-way ones', async () => {
+      const sms = await a.stream(ACC, { streamType: 2 });
+      const twoWay = await a.stream(ACC, { streamType: 4, sender: '+14155550100' });
+      const channel = (await a.events()).filter((e) => e.type === 'streams.stream.channel_configured').map((e) => e.data as Json);
+      expect(channel.some((c) => c.streamId === String(sms.id))).toBe(false);
+      expect(channel.find((c) => c.streamId === String(twoWay.id))).toMatchObject({ channel: 'sms', streamType: 4, sender: '+14155550100', credentials: {}, enabled: true });
+    });
+
+    it('keeps a Telegram private stream a draft when the login code is supplied, and hands the code to dispatch', async () => {
       const created = await a.call('POST', '/streams', { token, body: { name: 'tp', streamType: 8, params: { phone_number: '+14155552671' } } });
       expect(created.body.status).toBe(2);
-      const ready = await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { otp_code: '12345' } } });
-      expect(ready.body.status).toBe(0);
-      expect(ready.body.params.otp_code).toBe('****');
+      const submitted = await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { otp_code: '12345', password: 'pw' } } });
+      // ready only once dispatch reports the login completed (test/../dispatch streams-integration test)
+      expect(submitted.body.status).toBe(2);
+      expect(submitted.body.params).toMatchObject({ otp_code: '****', password: '****' });
+      const events = (await a.events()).map((e) => e.data as Json).filter((d) => d.streamId === String(created.body.id));
+      expect(events).toContainEqual({ accountId: ACC, streamId: String(created.body.id), streamUid: created.body.streamUid, code: '12345', password: 'pw' });
+      expect(events).toContainEqual(expect.objectContaining({ channel: 'telegram_private', credentials: { phone: '+14155552671' } }));
+      // the console may echo the read-only login fields back
+      expect((await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { auth_status: 'authorised', auth_error: null } } })).body.status).toBe(2);
     });
 
     it('keeps one default stream per type', async () => {
@@ -177,7 +207,11 @@ describe('streams console', () => {
     it('returns the provider callback for a stream (webhooks/{id})', async () => {
       const s = await a.stream(ACC);
       const res = await a.call('GET', `/streams/webhooks/${s.id}`, { token });
-      expect(res.body).toMatchObject({ streamUid: s.streamUid, channel: 'sms', callbackUrl: `https://api.example.test/api/hooks/sms/${s.streamUid}`, verifyToken: expect.any(String) });
+      // SMS has no webhook (inbound comes over SMPP); WhatsApp's is dispatch's route keyed by the stream
+      expect(res.body).toMatchObject({ streamUid: s.streamUid, channel: 'sms', callbackUrl: null, verifyToken: null });
+      const wa = await a.stream(ACC, { streamType: 5, sender: undefined });
+      const hook = await a.call('GET', `/streams/webhooks/${wa.id}`, { token });
+      expect(hook.body).toMatchObject({ channel: 'whatsapp', callbackUrl: `https://api.example.test/api/dispatch/webhooks/whatsapp/${wa.streamUid}`, verifyToken: expect.stringMatching(/^.{32}$/) });
     });
 
     it('maps inbox roles to two-way and WhatsApp streams', async () => {

@@ -10,11 +10,12 @@ import { WebhookService } from '../services/webhooks.service';
 export class WebhooksController {
   constructor(private readonly webhooks: WebhookService) {}
 
-  @Get('whatsapp/:vendorId') @Public() @Header('content-type', 'text/plain')
-  verifyWhatsApp(@Param('vendorId') vendorId: string, @Query() q: Record<string, unknown>): string { return this.webhooks.verifyWhatsApp(vendorId, q); }
+  // `key`: a vendor id, or a stream uid (the URL the streams console shows, GET /streams/webhooks/:id).
+  @Get('whatsapp/:key') @Public() @Header('content-type', 'text/plain')
+  verifyWhatsApp(@Param('key') key: string, @Query() q: Record<string, unknown>): Promise<string> { return this.webhooks.verifyWhatsApp(key, q); }
 
-  @Post('whatsapp/:vendorId') @Public() @HttpCode(200)
-  async whatsApp(@Param('vendorId') vendorId: string, @Req() req: Request): Promise<{ ok: true }> { await this.webhooks.whatsApp(vendorId, req); return { ok: true }; }
+  @Post('whatsapp/:key') @Public() @HttpCode(200)
+  async whatsApp(@Param('key') key: string, @Req() req: Request): Promise<{ ok: true }> { await this.webhooks.whatsApp(key, req); return { ok: true }; }
 
   @Post('telegram/:streamUid') @Public() @HttpCode(200)
   async telegram(@Param('streamUid') streamUid: string, @Req() req: Request): Promise<{ ok: true }> { await this.webhooks.telegram(streamUid, req); return { ok: true }; }

@@ -42,7 +42,9 @@ export class ReadModelRepository {
       `INSERT INTO dispatch.stream_channel (stream_id, account_id, stream_uid, stream_type, channel, sender, credentials, enabled)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (stream_id) DO UPDATE SET account_id = EXCLUDED.account_id, stream_uid = EXCLUDED.stream_uid, stream_type = EXCLUDED.stream_type,
-         channel = EXCLUDED.channel, sender = EXCLUDED.sender, credentials = EXCLUDED.credentials, enabled = EXCLUDED.enabled, updated_at = now()`,
+         channel = EXCLUDED.channel, sender = EXCLUDED.sender, credentials = EXCLUDED.credentials, enabled = EXCLUDED.enabled, updated_at = now(),
+         -- a Telegram private stream moved to another phone logs in again
+         auth_state = CASE WHEN dispatch.stream_channel.credentials->>'phone' IS DISTINCT FROM EXCLUDED.credentials->>'phone' THEN NULL ELSE dispatch.stream_channel.auth_state END`,
       [s.streamId, s.accountId, s.streamUid, s.streamType, s.channel, s.sender, JSON.stringify(s.credentials), s.enabled],
     );
   }

@@ -72,7 +72,7 @@ export class ReadModelConsumers implements OnModuleInit {
       this.cache.put(row);
       if (!d.enabled) return;
       if (d.channel === 'telegram' && d.credentials.botToken) await this.registerTelegramWebhook(d.streamUid, d.credentials.botToken);
-      if (d.channel === 'telegram_private' && !(row.authState as { authorised?: boolean } | null)?.authorised) await this.telegramAuth.requestCode(row);
+      if (d.channel === 'telegram_private' && d.credentials.phone && !(row.authState as { authorised?: boolean } | null)?.authorised) await this.telegramAuth.requestCode(row);
       return;
     }
     if (e.type === TelegramCodeSubmittedV1.type) {

@@ -98,26 +98,40 @@ export class WebhookService {
     private readonly readModels: ReadModelRepository,
   ) {}
 
-  private whatsappVendor(vendorId: string): { appSecret: string; verifyToken: string } {
-    const v = /^\d+$/.test(vendorId) ? this.routing.vendor(vendorId) : undefined;
+  /**
+   * The webhook's key is a vendor id (the tech provider's app URL) or a stream uid (the URL the streams console
+   * shows). A stream uid uses the stream's verify token (from `channel_configured`) and the WhatsApp vendor the
+   * stream's messages route to: the app secret is the app's, and receipts are looked up under that vendor.
+   */
+  private async whatsappTarget(key: string): Promise<{ vendorId: string; appSecret: string; verifyToken: string }> {
+    const stream = /^\d+$/.test(key) ? null : await this.readModels.streamChannelByUid(key);
+    if (!/^\d+$/.test(key) && (!stream || stream.channel !== 'whatsapp')) throw AppError.notFound('webhook');
+    const isWa = (id: string) => {
+      const v = this.routing.vendor(id);
+      return v?.adapter === 'whatsapp' && v.active;
+    };
+    const vendorId = stream
+      ? (this.routing.resolve(stream.accountId, 'whatsapp', '', null).vendorIds.find(isWa) ?? this.routing.vendorList().find((v) => isWa(String(v.id)))?.id)
+      : key;
+    const v = vendorId === undefined ? undefined : this.routing.vendor(String(vendorId));
     if (!v || v.adapter !== 'whatsapp') throw AppError.notFound('webhook');
     const cfg = v.config as { appSecret?: string; verifyToken?: string };
     const appSecret = cfg.appSecret ?? this.options.whatsapp?.appSecret;
-    const verifyToken = cfg.verifyToken ?? this.options.whatsapp?.verifyToken;
+    const verifyToken = (stream ? stream.credentials.verifyToken : undefined) ?? cfg.verifyToken ?? this.options.whatsapp?.verifyToken;
     if (!appSecret || !verifyToken) throw AppError.notFound('webhook');
-    return { appSecret, verifyToken };
+    return { vendorId: String(v.id), appSecret, verifyToken };
   }
 
   /** The subscription handshake: echo hub.challenge when hub.verify_token matches. */
-  verifyWhatsApp(vendorId: string, query: Record<string, unknown>): string {
-    const { verifyToken } = this.whatsappVendor(vendorId);
+  async verifyWhatsApp(key: string, query: Record<string, unknown>): Promise<string> {
+    const { verifyToken } = await this.whatsappTarget(key);
     const token = typeof query['hub.verify_token'] === 'string' ? query['hub.verify_token'] : '';
     if (query['hub.mode'] !== 'subscribe' || !safeEqual(token, verifyToken)) throw AppError.forbidden('verification failed');
     return String(query['hub.challenge'] ?? '');
   }
 
-  async whatsApp(vendorId: string, req: RawRequest): Promise<void> {
-    const { appSecret } = this.whatsappVendor(vendorId);
+  async whatsApp(key: string, req: RawRequest): Promise<void> {
+    const { appSecret, vendorId } = await this.whatsappTarget(key);
     const header = String(req.headers['x-hub-signature-256'] ?? '');
     const raw = req.rawBody;
     if (!raw) throw AppError.unauthorized('webhook body unavailable for signature check');

@@ -9,13 +9,18 @@ import {
   MessageRefundedV1,
   MessageStatusChangedV1,
   PriceChangedV1,
+  StreamUpdatedV1,
+  TelegramAuthCompletedV1,
+  TelegramCodeRequestedV1,
   Topics,
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
 import { EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
+import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
+import { StreamService } from '../services/stream.service';
 import { StreamsOutboxRelay, StreamsUnitOfWork } from '../services/streams-events.service';
 import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
@@ -52,6 +57,7 @@ export class ReadModelsConsumer implements OnModuleInit {
     private readonly activity: ActivityService,
     private readonly uow: StreamsUnitOfWork,
     private readonly relay: StreamsOutboxRelay,
+    private readonly streams: StreamService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -135,6 +141,24 @@ export class ReadModelsConsumer implements OnModuleInit {
       if (refunded) this.relay.kick();
       return;
     }
+    const requested = parse(TelegramCodeRequestedV1, e);
+    if (requested) return this.onTelegramAuth(e, requested.streamId, requested.accountId, { kind: 'code_requested', ok: requested.error === null, error: requested.error });
+    const completed = parse(TelegramAuthCompletedV1, e);
+    if (completed) return this.onTelegramAuth(e, completed.streamId, completed.accountId, { kind: 'completed', ok: completed.ok, error: completed.error });
+  }
+
+  /** Telegram private login (docs/decisions/0013-dispatch.md, Integration): dispatch's reports land on the stream. */
+  private async onTelegramAuth(e: EventEnvelope, streamId: string, accountId: string, report: Parameters<StreamService['applyTelegramAuth']>[3]): Promise<void> {
+    const out: { row: StreamEntity | null } = { row: null };
+    await this.once(DISPATCH_GROUP, e, async (m) => {
+      out.row = await this.streams.applyTelegramAuth(m, streamId, accountId, report);
+      if (out.row) await Outbox.add(m, STREAMS_SCHEMA, [this.uow.envelope(StreamUpdatedV1, this.streams.snapshot(out.row), accountId)]);
+    });
+    const row = out.row;
+    if (!row) return;
+    this.relay.kick();
+    this.lookups.forgetStream(row.id);
+    await this.activity.streamChanged(accountId, 'stream.updated', { streamId: Number(row.id), status: row.status });
   }
 
   /** Money in (or out, for a super admin's correction) goes to slot 0; the send path spreads it when it needs to. */

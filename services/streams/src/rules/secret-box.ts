@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * AES-256-GCM for what the console must show again (stream tokens, provider tokens). The key is derived from the
@@ -42,4 +42,9 @@ export function maskSecret(secret: string | null | undefined): string | null {
   if (!secret) return null;
   if (secret.length <= 8) return '****';
   return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
+}
+
+/** The verify token of a stream's provider webhook (WhatsApp hub.verify_token): shown by the console, checked by dispatch. */
+export function webhookVerifyToken(secret: string, streamUid: string): string {
+  return createHmac('sha256', secret).update(`verify:${streamUid}`).digest('base64url').slice(0, 32);
 }

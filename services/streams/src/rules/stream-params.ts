@@ -36,12 +36,24 @@ export interface PublicParams {
   check_ip_acl?: number;
   /** Sends per second of this stream; unset: the account's TPS alone. */
   tps?: number;
+  /**
+   * Telegram private login as dispatch reported it (read only): `code_requested`, `password_needed` or `authorised`.
+   * The stream turns ready only when authorised.
+   */
+  auth_status?: string;
+  /** Telegram private: the last login error dispatch reported (read only); cleared by a new code or phone. */
+  auth_error?: string;
 }
+
+/** Params only the server writes: accepted back from the console (it echoes what it read) and ignored. */
+export const READ_ONLY_PARAMS: ReadonlySet<string> = new Set(['auth_status', 'auth_error']);
 
 /** Stream params that are secret: stored sealed, shown masked. */
 export interface SecretParams {
   auth_token?: string;
   otp_code?: string;
+  /** Telegram private: the two-step verification password, when the account has one. */
+  password?: string;
 }
 
 export interface OtpRules {
@@ -74,6 +86,7 @@ const TEXT_RULES: Record<string, { types: readonly number[]; max: number }> = {
 const SECRET_RULES: Record<string, { types: readonly number[]; max: number }> = {
   auth_token: { types: [StreamType.WhatsApp, StreamType.TelegramBot], max: 1024 },
   otp_code: { types: [StreamType.TelegramPrivate], max: 16 },
+  password: { types: [StreamType.TelegramPrivate], max: 256 },
 };
 
 const toInt = (v: unknown): number | null => {
@@ -95,6 +108,7 @@ export function parseStreamParams(streamType: number, raw: unknown): { pub: Publ
   if (typeof raw !== 'object' || Array.isArray(raw)) return { pub, secret, violations: [{ propertyPath: 'params', message: 'params must be an object' }] };
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const path = `params.${key}`;
+    if (READ_ONLY_PARAMS.has(key)) continue;
     const int = INT_RULES[key];
     if (int) {
       if (int.otpOnly && streamType !== StreamType.Otp) {
@@ -165,11 +179,14 @@ export function otpRules(p: PublicParams): OtpRules {
   };
 }
 
+export const TELEGRAM_AUTHORISED = 'authorised';
+
 /** Whether the provider settings a type needs are all there (else the stream stays a draft and cannot send: 0x23). */
 export function providerConfigured(streamType: number, pub: PublicParams, secret: SecretParams): boolean {
   if (streamType === StreamType.WhatsApp) return Boolean(secret.auth_token && pub.business_id && pub.phone_number);
   if (streamType === StreamType.TelegramBot) return Boolean(secret.auth_token);
-  if (streamType === StreamType.TelegramPrivate) return Boolean(pub.phone_number && secret.otp_code);
+  // Telegram private: the console supplies the login code, but only dispatch's completed login makes it usable.
+  if (streamType === StreamType.TelegramPrivate) return Boolean(pub.phone_number && pub.auth_status === TELEGRAM_AUTHORISED);
   return true;
 }
 

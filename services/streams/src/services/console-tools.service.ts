@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -9,6 +8,7 @@ import type { MessageResponseDto } from '../dtos/sender.dto';
 import type { StreamEntity } from '../entities';
 import { TelegramClient, WhatsAppClient, type WhatsAppPhoneNumber } from '../providers/provider-clients';
 import { IpAcl } from '../rules/ip-acl';
+import { webhookVerifyToken } from '../rules/secret-box';
 import { channelOf, providerConfigured, requiredSetting } from '../rules/stream-params';
 import { STREAMS_CONNECTION, STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options';
 import type { ActiveStream } from './lookups.service';
@@ -187,16 +187,22 @@ export class ConsoleToolsService {
     return { streamId: Number(row.id), ok: checks.every((c) => c.ok), checks };
   }
 
-  /** `GET /streams/webhooks/{id}`: where the provider should call for inbound messages and statuses of this stream. */
+  /**
+   * `GET /streams/webhooks/{id}`: where the provider calls dispatch for this stream's statuses and inbound messages
+   * (docs/decisions/0013-dispatch.md, Integration). WhatsApp: the URL and verify token to enter in the Meta app;
+   * Telegram bot: the URL dispatch registers with setWebhook itself. SMS and Telegram private have no webhook (SMPP
+   * and MTProto deliver inbound messages), so both are null.
+   */
   async webhooks(id: string): Promise<Record<string, unknown>> {
     const row = await this.streams.find(id);
     const channel = channelOf(row.streamType);
+    const hooked = channel === 'whatsapp' || channel === 'telegram';
     return {
       streamId: Number(row.id),
       streamUid: row.streamUid,
       channel,
-      callbackUrl: `${this.o.publicApiUrl}/api/hooks/${channel}/${row.streamUid}`,
-      verifyToken: createHmac('sha256', this.o.secret).update(`verify:${row.streamUid}`).digest('base64url').slice(0, 32),
+      callbackUrl: hooked ? `${this.o.publicApiUrl}/api/dispatch/webhooks/${channel}/${row.streamUid}` : null,
+      verifyToken: channel === 'whatsapp' ? webhookVerifyToken(this.o.secret, row.streamUid) : null,
     };
   }
 

@@ -2,16 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { StreamCreatedV1, StreamDeletedV1, StreamStatus, StreamType, StreamUpdatedV1, type StreamSnapshot, type Violation } from '@switchboard/contracts';
+import {
+  StreamChannelConfiguredV1,
+  StreamCreatedV1,
+  StreamDeletedV1,
+  StreamStatus,
+  StreamType,
+  StreamUpdatedV1,
+  TelegramCodeSubmittedV1,
+  type EventData,
+  type StreamSnapshot,
+  type Violation,
+} from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, TenantRepository, type ListResult } from '@switchboard/platform';
 import { Clock } from '../clock';
 import type { CreateStreamDto, UpdateStreamDto } from '../dtos/stream.dto';
 import { USER_STREAM_STATUSES } from '../dtos/stream.dto';
 import { StreamEntity } from '../entities';
 import { isIpAclEntry, splitIpAcl } from '../rules/ip-acl';
-import { maskSecret, newStreamToken, SecretBox, tokenHash } from '../rules/secret-box';
+import { maskSecret, newStreamToken, SecretBox, tokenHash, webhookVerifyToken } from '../rules/secret-box';
 import { senderIdViolations } from '../rules/sender-id';
-import { channelOf, defaultParams, parseStreamParams, requiredSetting, statusAfterConfig, type PublicParams, type SecretParams } from '../rules/stream-params';
+import { channelOf, defaultParams, parseStreamParams, requiredSetting, statusAfterConfig, TELEGRAM_AUTHORISED, type PublicParams, type SecretParams } from '../rules/stream-params';
 import { STREAMS_CONNECTION, STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options';
 import { ActivityService } from './activity.service';
 import { LookupsService } from './lookups.service';
@@ -70,7 +81,7 @@ export class StreamService {
     private readonly lookups: LookupsService,
     private readonly activity: ActivityService,
     private readonly clock: Clock,
-    @Inject(STREAMS_OPTIONS) o: ResolvedStreamsOptions,
+    @Inject(STREAMS_OPTIONS) private readonly o: ResolvedStreamsOptions,
   ) {
     this.repo = new TenantRepository(ds.getRepository(StreamEntity), 'stream');
     this.box = new SecretBox(o.secret);
@@ -151,6 +162,7 @@ export class StreamService {
       const row = await this.repo.save(entity, m);
       if (row.isDefault) await this.clearOtherDefaults(m, row);
       emit(StreamCreatedV1, this.snapshot(row), row.accountId);
+      this.emitChannel(emit, null, row);
       return row;
     });
     await this.activity.streamChanged(saved.accountId, 'stream.created', { streamId: Number(saved.id), status: saved.status });
@@ -171,7 +183,15 @@ export class StreamService {
     }
     if (violations.length) throw AppError.validation(violations);
 
+    const channelBefore = this.channelConfig(row);
     const params: PublicParams = mergeParams(row.params, pub);
+    const telegramLogin = row.streamType === StreamType.TelegramPrivate ? { code: secret.otp_code ?? null, password: secret.password ?? null } : null;
+    if (telegramLogin && params.phone_number !== row.params.phone_number) {
+      // Another account: the login starts again (dispatch drops the old session when the phone changes).
+      delete params.auth_status;
+      delete params.auth_error;
+    }
+    if (telegramLogin && (telegramLogin.code || telegramLogin.password)) delete params.auth_error;
     const oldSecrets = this.openSecrets(row);
     const secrets = mergeParams(oldSecrets, secret) as SecretParams;
     const providerChanged = JSON.stringify(secrets) !== JSON.stringify(oldSecrets) || params.business_id !== row.params.business_id || params.phone_number !== row.params.phone_number;
@@ -196,6 +216,11 @@ export class StreamService {
       const r = await this.repo.save(row, m);
       if (r.isDefault) await this.clearOtherDefaults(m, r);
       emit(StreamUpdatedV1, this.snapshot(r), r.accountId);
+      this.emitChannel(emit, channelBefore, r);
+      if (telegramLogin && (telegramLogin.code || telegramLogin.password)) {
+        const s = this.openSecrets(r);
+        emit(TelegramCodeSubmittedV1, { accountId: r.accountId, streamId: r.id, streamUid: r.streamUid, code: s.otp_code ?? '', password: s.password ?? null }, r.accountId);
+      }
       return r;
     });
     this.lookups.forgetStream(saved.id);
@@ -205,11 +230,13 @@ export class StreamService {
 
   async remove(id: string): Promise<void> {
     const row = await this.find(id);
+    const channelBefore = this.channelConfig(row);
     row.deletedAt = this.clock.now();
     row.isDefault = false;
     await this.uow.run(async (m, emit) => {
       await this.repo.save(row, m);
       emit(StreamDeletedV1, { streamId: row.id, accountId: row.accountId, streamUid: row.streamUid }, row.accountId);
+      this.emitChannel(emit, channelBefore, row);
     });
     this.lookups.forgetStream(row.id);
     await this.activity.streamChanged(row.accountId, 'stream.deleted', { streamId: Number(row.id) });
@@ -267,6 +294,7 @@ export class StreamService {
     const params: Record<string, unknown> = { ...r.params };
     if (secrets.auth_token) params.auth_token = maskSecret(secrets.auth_token);
     if (secrets.otp_code) params.otp_code = '****';
+    if (secrets.password) params.password = '****';
     return {
       id: Number(r.id),
       name: r.name,
@@ -288,7 +316,6 @@ export class StreamService {
   }
 
   snapshot(r: StreamEntity): StreamSnapshot {
-    const s = this.openSecrets(r);
     return {
       streamId: r.id,
       accountId: r.accountId,
@@ -300,9 +327,40 @@ export class StreamService {
       sender: r.sender,
       enableSending: r.enableSending,
       isDefault: r.isDefault,
-      provider: { authToken: s.auth_token ?? null, businessId: r.params.business_id ?? null, phoneNumber: r.params.phone_number ?? null, otpCode: s.otp_code ?? null },
       updatedAt: r.updatedAt.toISOString(),
     };
+  }
+
+  /**
+   * What dispatch needs of a two-way, WhatsApp or Telegram stream (`streams.stream.channel_configured`); null for the
+   * other types, which dispatch routes without stream settings.
+   */
+  channelConfig(r: StreamEntity): Omit<EventData<typeof StreamChannelConfiguredV1>, 'occurredAt'> | null {
+    const channel = channelOf(r.streamType);
+    if (channel === 'sms' && r.streamType !== StreamType.TwoWay) return null;
+    const s = this.openSecrets(r);
+    const credentials: Record<string, string> = {};
+    let sender = r.sender ?? r.streamUid;
+    if (r.streamType === StreamType.WhatsApp) {
+      // The send path sends as the phone number id (send.service.ts), so inbound messages are matched by it too.
+      sender = r.params.phone_number ?? sender;
+      if (s.auth_token) credentials.accessToken = s.auth_token;
+      if (r.params.business_id) credentials.businessId = r.params.business_id;
+      credentials.verifyToken = webhookVerifyToken(this.o.secret, r.streamUid);
+    } else if (r.streamType === StreamType.TelegramBot) {
+      if (s.auth_token) credentials.botToken = s.auth_token;
+    } else if (r.streamType === StreamType.TelegramPrivate) {
+      if (r.params.phone_number) credentials.phone = r.params.phone_number;
+    } else sender = r.sender ?? '';
+    const enabled = !r.deletedAt && r.status !== StreamStatus.Disabled && r.status !== StreamStatus.Restricted;
+    return { accountId: r.accountId, streamId: r.id, streamUid: r.streamUid, streamType: r.streamType, channel, sender, credentials, enabled };
+  }
+
+  /** Emits the channel event when what dispatch keeps changed (a Telegram private stream would otherwise be sent a new login code). */
+  private emitChannel(emit: Emit, before: ReturnType<StreamService['channelConfig']>, row: StreamEntity): void {
+    const after = this.channelConfig(row);
+    if (!after || JSON.stringify(after) === JSON.stringify(before)) return;
+    emit(StreamChannelConfiguredV1, { ...after, occurredAt: this.clock.now().toISOString() }, row.accountId);
   }
 
   private sealSecrets(s: SecretParams): Pick<StreamEntity, 'providerSecret' | 'providerSecretFields'> {
@@ -346,6 +404,35 @@ export class StreamService {
 
   private async clearOtherDefaults(m: EntityManager, row: StreamEntity): Promise<void> {
     await m.query(`UPDATE streams.stream SET is_default = false WHERE account_id = $1 AND stream_type = $2 AND id <> $3 AND is_default`, [row.accountId, row.streamType, row.id]);
+  }
+
+  /**
+   * Dispatch's answer in the Telegram private login, applied in the consumer's transaction `m`: a requested code or
+   * an error is recorded in `params.auth_status` / `params.auth_error`; a completed login makes a draft ready.
+   * Returns the changed stream (null when it is gone or nothing changed).
+   */
+  async applyTelegramAuth(
+    m: EntityManager,
+    streamId: string,
+    accountId: string,
+    report: { kind: 'code_requested' | 'completed'; ok: boolean; error: string | null },
+  ): Promise<StreamEntity | null> {
+    const row = await m.getRepository(StreamEntity).findOne({ where: { id: streamId, accountId }, lock: { mode: 'pessimistic_write' } });
+    if (!row || row.deletedAt || row.streamType !== StreamType.TelegramPrivate) return null;
+    const params: PublicParams = { ...row.params };
+    delete params.auth_error;
+    if (report.error) {
+      params.auth_error = report.error;
+      if (report.error === 'PASSWORD_NEEDED') params.auth_status = 'password_needed';
+    } else if (report.kind === 'code_requested') params.auth_status = 'code_requested';
+    if (report.kind === 'completed' && report.ok) {
+      params.auth_status = TELEGRAM_AUTHORISED;
+      if (row.status === StreamStatus.Draft) row.status = StreamStatus.Ready;
+    }
+    if (JSON.stringify(params) === JSON.stringify(row.params) && !(report.kind === 'completed' && report.ok)) return null;
+    row.params = params;
+    row.updatedAt = this.clock.now();
+    return m.getRepository(StreamEntity).save(row);
   }
 
   /** For other services of this module: emits a stream's snapshot in a unit of work. */
