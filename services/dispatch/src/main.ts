@@ -1,33 +1,7 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { ConfigError } from '@switchboard/platform';
-import { loadDispatchConfig } from './dispatch.config';
+import { runStandalone } from '@switchboard/platform';
 import { startDispatchService } from './bootstrap';
+import { loadDispatchConfig } from './dispatch.config';
 
 /** Standalone dispatch service (distributed mode): `node dist/services/dispatch/src/main.js`. */
-async function main(): Promise<void> {
-  const log = new Logger('dispatch');
-  const config = loadDispatchConfig();
-  const service = await startDispatchService(config);
-  log.log(`listening on ${config.HOST}:${config.PORT}`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.log(`${signal}: stopping`);
-    service
-      .close()
-      .then(() => process.exit(0))
-      .catch((e: unknown) => {
-        log.error(e);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof ConfigError ? e.message : e);
-  process.exit(1);
-});
+runStandalone('dispatch', () => loadDispatchConfig(), (config) => startDispatchService(config));

@@ -1,33 +1,7 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { ConfigError } from '@switchboard/platform';
+import { runStandalone } from '@switchboard/platform';
 import { startGateway } from './bootstrap';
 import { loadGatewayConfig } from './gateway.config';
 
 /** Standalone gateway (distributed mode): `node dist/services/gateway/src/main.js`. */
-async function main(): Promise<void> {
-  const log = new Logger('gateway');
-  const config = loadGatewayConfig();
-  const gateway = await startGateway(config);
-  log.log(`listening on ${config.HOST}:${config.PORT}`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.log(`${signal}: stopping`);
-    gateway
-      .close()
-      .then(() => process.exit(0))
-      .catch((e: unknown) => {
-        log.error(e);
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-}
-
-main().catch((e: unknown) => {
-  console.error(e instanceof ConfigError ? e.message : e);
-  process.exit(1);
-});
+runStandalone('gateway', () => loadGatewayConfig(), (config) => startGateway(config));
