@@ -2,3 +2,4 @@ export * from './sql';
 export * from './outbox';
 export * from './outbox-relay';
 export * from './idempotent-consumer';
+export * from './unit-of-work';

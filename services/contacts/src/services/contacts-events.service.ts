@@ -1,61 +1,42 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { realtimeSubject, type EventDefinition } from '@switchboard/contracts';
-import { createEnvelope, EventBus, Outbox, OutboxRelay, PROCESS_ROLES, RealtimeFanout, RequestContext, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import {
+  createEnvelope,
+  EventBus,
+  PROCESS_ROLES,
+  RealtimeFanout,
+  ServiceOutboxRelay,
+  UnitOfWork,
+  type OutgoingEvent,
+  type ProcessRoles,
+  type UnitOfWorkEmit,
+} from '@switchboard/platform';
 import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 
-export type Emit = <T>(def: EventDefinition<T>, data: T, accountId: string | null) => void;
+export type Emit = UnitOfWorkEmit;
 
 /** Publishes `contacts.outbox` on the bus, in processes that run the relay role. */
 @Injectable()
-export class ContactsOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly relay: OutboxRelay;
-
+export class ContactsOutboxRelay extends ServiceOutboxRelay {
   constructor(
     @InjectDataSource(CONTACTS_CONNECTION) ds: DataSource,
     @Inject(EventBus) bus: EventBus,
-    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(PROCESS_ROLES) roles: ProcessRoles,
   ) {
-    this.relay = new OutboxRelay({ schema: CONTACTS_SCHEMA, dataSource: ds, bus, batchSize: 500 });
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.roles.relay) await this.relay.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.relay.stop();
-  }
-
-  kick(): void {
-    if (this.roles.relay) this.relay.kick();
+    super(CONTACTS_SCHEMA, ds, bus, roles, { batchSize: 500 });
   }
 }
 
 /** One transaction whose events go to the outbox in that same transaction; the relay is kicked after commit. */
 @Injectable()
-export class ContactsUnitOfWork {
+export class ContactsUnitOfWork extends UnitOfWork {
   constructor(
-    @InjectDataSource(CONTACTS_CONNECTION) private readonly ds: DataSource,
+    @InjectDataSource(CONTACTS_CONNECTION) ds: DataSource,
     private readonly relay: ContactsOutboxRelay,
-  ) {}
-
-  async run<T>(work: (m: EntityManager, emit: Emit) => Promise<T>): Promise<T> {
-    const traceId = RequestContext.current()?.traceId ?? null;
-    let wrote = false;
-    const result = await this.ds.transaction(async (m) => {
-      const pending: OutgoingEvent[] = [];
-      const emit: Emit = (def, data, accountId) => {
-        pending.push(createEnvelope(def, data, { accountId, source: 'contacts', traceId }));
-      };
-      const value = await work(m, emit);
-      await Outbox.add(m, CONTACTS_SCHEMA, pending);
-      wrote = pending.length > 0;
-      return value;
-    });
-    if (wrote) this.relay.kick();
-    return result;
+  ) {
+    super({ dataSource: ds, schema: CONTACTS_SCHEMA, source: 'contacts', relay });
   }
 
   /** Events built outside `run` (the import runner's own transaction). */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -12,7 +12,7 @@ import {
   type EventData,
   type EventDefinition,
 } from '@switchboard/contracts';
-import { EventBus, Outbox, OutboxRelay, PROCESS_ROLES, RealtimeFanout, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { EventBus, Outbox, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
 import type { EventRow } from '../repositories/message.repository';
 
@@ -134,28 +134,14 @@ export function lifecycleEvents(rows: EventRow[], opts: { final: boolean; refund
 
 /** Publishes `dispatch.outbox`, in processes that run the relay role. */
 @Injectable()
-export class DispatchOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly relay: OutboxRelay;
-
+export class DispatchOutboxRelay extends ServiceOutboxRelay {
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) ds: DataSource,
     @Inject(EventBus) bus: EventBus,
-    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(PROCESS_ROLES) roles: ProcessRoles,
     @Inject(DISPATCH_OPTIONS) options: ResolvedDispatchOptions,
   ) {
-    this.relay = new OutboxRelay({ schema: DISPATCH_SCHEMA, dataSource: ds, bus, batchSize: options.outboxBatchSize, pollIntervalMs: 500 });
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.roles.relay) await this.relay.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.relay.stop();
-  }
-
-  kick(): void {
-    if (this.roles.relay) this.relay.kick();
+    super(DISPATCH_SCHEMA, ds, bus, roles, { batchSize: options.outboxBatchSize, pollIntervalMs: 500 });
   }
 }
 

@@ -1,41 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { EventDefinition } from '@switchboard/contracts';
-import { createEnvelope, EventBus, Outbox, OutboxRelay, PROCESS_ROLES, RequestContext, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import {
+  createEnvelope,
+  EventBus,
+  PROCESS_ROLES,
+  RequestContext,
+  ServiceOutboxRelay,
+  UnitOfWork,
+  type OutgoingEvent,
+  type ProcessRoles,
+  type UnitOfWorkEmit,
+} from '@switchboard/platform';
 import { Clock } from '../clock';
 import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
 /** Adds an event to the unit of work: it is written to `streams.outbox` in the same transaction. */
-export type Emit = <T>(def: EventDefinition<T>, data: T, accountId: string | null) => void;
+export type Emit = UnitOfWorkEmit;
 
 /** Publishes `streams.outbox` on the bus, in processes that run the relay role. */
 @Injectable()
-export class StreamsOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly relay: OutboxRelay;
-
+export class StreamsOutboxRelay extends ServiceOutboxRelay {
   constructor(
     @InjectDataSource(STREAMS_CONNECTION) ds: DataSource,
     @Inject(EventBus) bus: EventBus,
-    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(PROCESS_ROLES) roles: ProcessRoles,
   ) {
     // Large batches: every accepted send writes two rows, at thousands of sends a second.
-    this.relay = new OutboxRelay({ schema: STREAMS_SCHEMA, dataSource: ds, bus, batchSize: 500 });
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    if (this.roles.relay) await this.relay.start();
+    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 500 });
   }
 
   // before the platform stops the bus (onApplicationShutdown)
-  async onModuleDestroy(): Promise<void> {
+  override async onModuleDestroy(): Promise<void> {
     if (this.soon) clearTimeout(this.soon);
-    await this.relay.stop();
-  }
-
-  kick(): void {
-    if (this.roles.relay) this.relay.kick();
+    await super.onModuleDestroy();
   }
 
   private soon?: NodeJS.Timeout;
@@ -56,12 +56,14 @@ export class StreamsOutboxRelay implements OnApplicationBootstrap, OnModuleDestr
 
 /** One database transaction with the events it produces written to the outbox in it; the relay is kicked after commit. */
 @Injectable()
-export class StreamsUnitOfWork {
+export class StreamsUnitOfWork extends UnitOfWork {
   constructor(
-    @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
-    private readonly relay: StreamsOutboxRelay,
+    @InjectDataSource(STREAMS_CONNECTION) ds: DataSource,
+    relay: StreamsOutboxRelay,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    super({ dataSource: ds, schema: STREAMS_SCHEMA, source: 'streams', relay, now: () => clock.now() });
+  }
 
   envelope<T>(def: EventDefinition<T>, data: T, accountId: string | null): OutgoingEvent<T> {
     return createEnvelope(def, data, { accountId, source: 'streams', traceId: RequestContext.current()?.traceId ?? null, occurredAt: this.clock.now() });
@@ -84,21 +86,5 @@ export class StreamsUnitOfWork {
       key: def.key(data),
       data,
     };
-  }
-
-  async run<T>(work: (m: EntityManager, emit: Emit) => Promise<T>): Promise<T> {
-    let wrote = false;
-    const result = await this.ds.transaction(async (m) => {
-      const pending: OutgoingEvent[] = [];
-      const emit: Emit = (def, data, accountId) => {
-        pending.push(this.envelope(def, data, accountId));
-      };
-      const value = await work(m, emit);
-      await Outbox.add(m, STREAMS_SCHEMA, pending);
-      wrote = pending.length > 0;
-      return value;
-    });
-    if (wrote) this.relay.kick();
-    return result;
   }
 }
