@@ -96,7 +96,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   let pg: RunningPostgres | null = null;
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
-    pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), persistent: true, log: (l) => log.verbose(l) });
+    pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), persistent: true, log: (l) => { if (config.LOG_SQL) log.verbose(l); } });
     databaseUrl = await ensureDatabase(pg.url(), 'switchboard');
     log.log(`PostgreSQL running on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'pg')})`);
   }

@@ -16,6 +16,7 @@ export const platformConfigSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   /** Public URL of the console for links in emails; defaults to http://HOST:PORT. */
   APP_URL: z.string().url().optional(),
+  /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });
 
