@@ -42,7 +42,7 @@ describe('OutboxRelay', () => {
   const newSchema = async (): Promise<string> => {
     const schema = `svc_${++schemaCount}`;
     await dataSource.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id text PRIMARY KEY)`);
-    await createOutboxTables(dataSource.createQueryRunner(), schema);
+    await createOutboxTables(dataSource, schema);
     return schema;
   };
 
@@ -251,5 +251,42 @@ describe('OutboxRelay', () => {
     await waitFor(() => bus.published.length === 2);
 
     expect(bus.ids()).toEqual([first.id, second.id]);
+  });
+
+  it('publishes a packed row as its events, in order and with their own ids, between the rows around it', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, batchSize: 1000 });
+    const before = testEvent(TOPIC, 'a');
+    const packed = Array.from({ length: 5 }, (_, i) => testEvent(i % 2 ? TOPIC : `${TOPIC}.other`, `k${i}`));
+    const after = testEvent(TOPIC, 'b');
+    await placeOrder(schema, 'order-1', before);
+    await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, packed));
+    await placeOrder(schema, 'order-2', after);
+
+    expect(await relay.flush()).toBe(7);
+
+    expect(bus.ids()).toEqual([before.id, ...packed.map((e) => e.id), after.id]);
+    expect(bus.published.map((e) => e.topic)).toEqual([TOPIC, ...packed.map((e) => e.topic), TOPIC]);
+    expect(bus.published[3]).toEqual(packed[2]);
+    expect(await unpublished(schema)).toEqual([]);
+  });
+
+  it('caps a pass near batchSize events however the rows pack them, and publishes the rest in the next pass', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, batchSize: 10 });
+    const rows = [0, 1, 2].map((r) => Array.from({ length: 6 }, (_, i) => testEvent(TOPIC, `r${r}-${i}`)));
+    for (const events of rows) await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, events));
+
+    expect(await relay.relayOnce()).toBe(6); // a second row would make 12 > 10
+    expect(bus.ids()).toEqual(rows[0].map((e) => e.id));
+    expect(await relay.flush()).toBe(12);
+    expect(bus.ids()).toEqual(rows.flat().map((e) => e.id));
+  });
+
+  it('refuses to pack events outside a transaction', async () => {
+    const schema = await newSchema();
+    await expect(Outbox.addPacked(dataSource.manager, schema, [testEvent(TOPIC, 'a')])).rejects.toThrow(/transaction/);
   });
 });

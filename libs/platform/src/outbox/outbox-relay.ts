@@ -4,6 +4,7 @@ import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource } from 'typeorm';
 import { describeError } from '../bus/delivery';
 import type { EventBus, OutgoingEvent } from '../bus/event-bus';
+import { PACKED_OUTBOX_TYPE } from './outbox';
 import { quoteSchema } from './sql';
 
 export interface OutboxRelayOptions {
@@ -12,7 +13,7 @@ export interface OutboxRelayOptions {
   bus: EventBus;
   /** How often to look for rows when nobody kicks. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Rows per publish. Default 100. */
+  /** Events per publish (a packed row counts its events; a pass takes at least one row). Default 100. */
   batchSize?: number;
   logger?: Pick<LoggerService, 'error'>;
 }
@@ -20,7 +21,8 @@ export interface OutboxRelayOptions {
 interface OutboxRow {
   id: string;
   topic: string;
-  payload: EventEnvelope;
+  type: string;
+  payload: EventEnvelope | OutgoingEvent[];
 }
 
 /**
@@ -40,6 +42,8 @@ export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   private kicked = false;
+  /** Whether the last pass left rows behind (cut by batchSize). */
+  private lastPassFull = false;
   private wake?: () => void;
 
   constructor(private readonly options: OutboxRelayOptions) {
@@ -71,7 +75,7 @@ export class OutboxRelay {
   }
 
   /**
-   * One pass: publishes up to `batchSize` unpublished rows and marks them. Returns how many were published; 0
+   * One pass: publishes up to `batchSize` unpublished events and marks their rows. Returns how many events were published; 0
    * also when another relay of the schema is in a pass. Rejects if the bus rejects; the rows then stay
    * unpublished with their `attempts` counted.
    */
@@ -86,40 +90,56 @@ export class OutboxRelay {
   async flush(): Promise<number> {
     let total = 0;
     for (;;) {
-      const published = await this.pass(true);
-      total += published;
-      if (published < this.batchSize) return total;
+      total += await this.pass(true);
+      if (!this.lastPassFull) return total;
     }
   }
 
   private async pass(waitForLock: boolean): Promise<number> {
-    const outcome = await this.options.dataSource.transaction(async (manager): Promise<{ published: number } | { failed: unknown }> => {
+    const outcome = await this.options.dataSource.transaction(async (manager): Promise<{ published: number; full: boolean } | { failed: unknown }> => {
       // One relay per schema at a time, whatever the number of replicas: two relays publishing interleaved
       // batches would reorder one key's events. A polling pass that finds the lock taken skips; flush waits.
       if (waitForLock) {
         await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
       } else {
         const [{ locked }] = await manager.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [this.lockKey]);
-        if (!locked) return { published: 0 };
+        if (!locked) return { published: 0, full: false };
       }
-      // SKIP LOCKED as well, so a pass never waits on rows another session holds.
-      const rows = await manager.query<OutboxRow[]>(
-        `SELECT id, topic, payload FROM ${this.table} WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
+      // SKIP LOCKED as well, so a pass never waits on rows another session holds. The ids come first, with the
+      // number of events of each row (packed rows keep it in `key`), so a pass stops near batchSize events without
+      // reading payloads it would not publish.
+      const heads = await manager.query<Array<{ id: string; n: number }>>(
+        `SELECT id, CASE WHEN type = $2 THEN key::int ELSE 1 END AS n FROM ${this.table}
+          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize, PACKED_OUTBOX_TYPE],
       );
-      if (rows.length === 0) return { published: 0 };
-      const ids = rows.map((row) => row.id);
+      if (heads.length === 0) return { published: 0, full: false };
+      const ids: string[] = [];
+      let events = 0;
+      for (const head of heads) {
+        if (ids.length > 0 && events + Number(head.n) > this.batchSize) break;
+        ids.push(head.id);
+        events += Number(head.n);
+      }
+      const rows = await manager.query<OutboxRow[]>(`SELECT id, topic, type, payload FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+      const outgoing: OutgoingEvent[] = [];
+      for (const row of rows) {
+        if (row.type === PACKED_OUTBOX_TYPE) outgoing.push(...(row.payload as OutgoingEvent[]));
+        else outgoing.push({ ...(row.payload as EventEnvelope), topic: row.topic });
+      }
       try {
-        await this.options.bus.publish(rows.map((row): OutgoingEvent => ({ ...row.payload, topic: row.topic })));
+        await this.options.bus.publish(outgoing);
       } catch (failed) {
         // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
         await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
         return { failed };
       }
       await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
-      return { published: rows.length };
+      // More may be waiting when the pass was cut by the event cap or took a full page of rows.
+      return { published: outgoing.length, full: ids.length < heads.length || heads.length === this.batchSize };
     });
     if ('failed' in outcome) throw outcome.failed;
+    this.lastPassFull = outcome.full;
     return outcome.published;
   }
 
@@ -128,7 +148,8 @@ export class OutboxRelay {
       this.kicked = false;
       let backlog = false;
       try {
-        backlog = (await this.relayOnce()) === this.batchSize;
+        await this.relayOnce();
+        backlog = this.lastPassFull;
       } catch (error) {
         this.logger.error(`publishing ${this.table} failed, will retry: ${describeError(error)}`);
       }
