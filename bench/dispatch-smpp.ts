@@ -194,7 +194,7 @@ async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<vo
     kafka = await startKafkaMock(1);
     bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 16, maxWaitTimeMs: 100 } });
   } else {
-    bus = new InMemoryEventBus({ partitions: 512 });
+    bus = new InMemoryEventBus({ partitions: 4096 });
   }
   const app = await boot(db.url, bus, port, { window: 256, connections: 2 });
   const dispatcher = app.get(Dispatcher);

@@ -82,6 +82,13 @@ export interface DispatcherTuning {
   receiptTimeoutMs?: number;
   /** Results and receipts written per transaction, at most. Default 2000. */
   writeBatch?: number;
+  /**
+   * How long new messages may wait in memory (their events unacknowledged) for the adapters to have room, so they
+   * go out directly rather than through the queue table. Past it they are queued. It should exceed the time the
+   * bus's in-flight events take to send at full speed (a few thousand at several thousand a second), or a saturated
+   * dispatcher queues everything. Default 1000 ms.
+   */
+  ingestHoldMs?: number;
 }
 
 export interface ResolvedDispatcherTuning {
@@ -95,6 +102,7 @@ export interface ResolvedDispatcherTuning {
   staleAfterMs: number;
   receiptTimeoutMs: number;
   writeBatch: number;
+  ingestHoldMs: number;
 }
 
 export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'dispatcher'> {
@@ -124,6 +132,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
       staleAfterMs: d.staleAfterMs ?? 10_000,
       receiptTimeoutMs: d.receiptTimeoutMs ?? 72 * 3600_000,
       writeBatch: d.writeBatch ?? 2000,
+      ingestHoldMs: d.ingestHoldMs ?? 1000,
     },
   };
 }

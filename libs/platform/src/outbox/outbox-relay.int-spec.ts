@@ -5,7 +5,7 @@ import { silentLogger, testEvent, waitFor } from '../bus/test-support';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { Outbox } from './outbox';
 import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-import { createOutboxTables } from './sql';
+import { outboxTableSql } from './sql';
 
 const TOPIC = 'switchboard.test';
 
@@ -42,7 +42,7 @@ describe('OutboxRelay', () => {
   const newSchema = async (): Promise<string> => {
     const schema = `svc_${++schemaCount}`;
     await dataSource.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.orders (id text PRIMARY KEY)`);
-    await createOutboxTables(dataSource, schema);
+    await dataSource.query(outboxTableSql(schema));
     return schema;
   };
 

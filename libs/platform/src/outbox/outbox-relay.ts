@@ -22,7 +22,8 @@ interface OutboxRow {
   id: string;
   topic: string;
   type: string;
-  payload: EventEnvelope | OutgoingEvent[];
+  payload: EventEnvelope;
+  packed: string | null;
 }
 
 /**
@@ -121,11 +122,12 @@ export class OutboxRelay {
         ids.push(head.id);
         events += Number(head.n);
       }
-      const rows = await manager.query<OutboxRow[]>(`SELECT id, topic, type, payload FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+      const rows = await manager.query<OutboxRow[]>(`SELECT id, topic, type, CASE WHEN type = $2 THEN NULL ELSE payload END AS payload, CASE WHEN type = $2 THEN packed END AS packed
+           FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids, PACKED_OUTBOX_TYPE]);
       const outgoing: OutgoingEvent[] = [];
       for (const row of rows) {
-        if (row.type === PACKED_OUTBOX_TYPE) outgoing.push(...(row.payload as OutgoingEvent[]));
-        else outgoing.push({ ...(row.payload as EventEnvelope), topic: row.topic });
+        if (row.type === PACKED_OUTBOX_TYPE) outgoing.push(...(JSON.parse(row.packed ?? '[]') as OutgoingEvent[]));
+        else outgoing.push({ ...row.payload, topic: row.topic });
       }
       try {
         await this.options.bus.publish(outgoing);

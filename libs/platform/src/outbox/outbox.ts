@@ -33,11 +33,11 @@ export const Outbox = {
   },
 
   /**
-   * Writes many events as ONE outbox row (its payload the array of envelopes with their topics, in order), for hot
+   * Writes many events as ONE outbox row (its `packed` text the array of envelopes with their topics, in order), for hot
    * paths that commit thousands of events at once: one row and one index entry instead of one per event, both when
    * writing and when the relay marks it published. The relay publishes every event of the row, each with its own
    * id, in the array's order; consumers see no difference. `key` holds the number of events, so the relay can cap a
-   * pass without reading the payloads.
+   * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn).
    */
   async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[]): Promise<void> {
     if (events.length === 0) return;
@@ -45,7 +45,7 @@ export const Outbox = {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     await manager.query(
-      `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload) VALUES ($1, '', $2, $3, $4::jsonb)`,
+      `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
       [randomUUID(), String(events.length), PACKED_OUTBOX_TYPE, JSON.stringify(events)],
     );
   },

@@ -1,4 +1,5 @@
 import { Init1795400000000 } from './1795400000000-init';
+import { OutboxPacked1795600000000 } from './1795600000000-outbox-packed';
 
 /** In order; a new migration is appended, never edited once released. */
-export const ACCOUNTS_MIGRATIONS = [Init1795400000000];
+export const ACCOUNTS_MIGRATIONS = [Init1795400000000, OutboxPacked1795600000000];

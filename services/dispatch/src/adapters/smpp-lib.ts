@@ -18,7 +18,7 @@ export interface SmppSession extends EventEmitter {
   destroy(cb?: () => void): void;
   pause(): void;
   resume(): void;
-  socket: { writable: boolean; remoteAddress?: string; setNoDelay?(v: boolean): void };
+  socket: { writable: boolean; remoteAddress?: string; setNoDelay?(v: boolean): void; cork?(): void; uncork?(): void };
   bind_transceiver(options: Record<string, unknown>, cb: (pdu: SmppPdu) => void): boolean;
   submit_sm(options: Record<string, unknown>, cb: (pdu: SmppPdu) => void): boolean;
   deliver_sm(options: Record<string, unknown>, cb?: (pdu: SmppPdu) => void): boolean;

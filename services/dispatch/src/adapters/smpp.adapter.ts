@@ -3,6 +3,7 @@ import { concatUdh, decodeGsm7, decodeUcs2, encodeSms, isGsm7, parseConcatUdh, s
 import { parseReceipt } from '../domain/dlr';
 import { TokenBucket } from '../domain/token-bucket';
 import { ProviderAdapter, type AdapterSink, type OutboundMessage, type SendOutcome } from './provider-adapter';
+import { PreparedDeliverSmResp, PreparedSubmitSm } from './smpp-codec';
 import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from './smpp-lib';
 
 export interface SmppAdapterConfig {
@@ -65,6 +66,7 @@ class SmppBind {
   private reconnectDelay: number;
   private timer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private corked = false;
 
   constructor(
     private readonly cfg: Required<Pick<SmppAdapterConfig, 'window' | 'submitTimeoutMs' | 'reconnectMs' | 'throttleBackoffMs' | 'transientRetries' | 'enquireLinkMs'>> &
@@ -105,7 +107,13 @@ class SmppBind {
         },
       );
     });
-    session.on('deliver_sm', (pdu: SmppPdu) => this.onDeliver(pdu, () => session.send(pdu.response())));
+    session.on('deliver_sm', (pdu: SmppPdu) =>
+      this.onDeliver(pdu, () => {
+        // Receipts are acknowledged in bursts, when their write batch commits: one socket write per burst.
+        this.cork(session);
+        session.send(new PreparedDeliverSmResp(pdu.sequence_number) as unknown as SmppPdu);
+      }),
+    );
     session.on('enquire_link', (pdu: SmppPdu) => session.send(pdu.response()));
     session.on('unbind', (pdu: SmppPdu) => {
       session.send(pdu.response());
@@ -144,27 +152,40 @@ class SmppBind {
     }, ms);
   }
 
+  /** Gathers this tick's PDUs into one socket write (the binds run with Nagle off). */
+  private cork(session: SmppSession): void {
+    if (this.corked || !session.socket.cork) return;
+    this.corked = true;
+    session.socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      session.socket.uncork?.();
+    });
+  }
+
   private pump(): void {
     const session = this.session;
+    if (session && this.bound && this.queue.length > 0) this.cork(session);
     while (this.bound && session && this.queue.length > 0 && this.inflight.size < this.cfg.window) {
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) return this.schedule(pause);
       const wait = this.bucket ? this.bucket.take() : 0;
       if (wait > 0) return this.schedule(wait);
       const part = this.queue.shift()!;
-      const pdu = new smpp.PDU('submit_sm', {
-        source_addr_ton: this.cfg.sourceTon ?? 5,
-        source_addr_npi: this.cfg.sourceNpi ?? 0,
-        dest_addr_ton: this.cfg.destTon ?? 1,
-        dest_addr_npi: this.cfg.destNpi ?? 1,
-        source_addr: part.from,
-        destination_addr: part.to,
-        registered_delivery: 1,
-        data_coding: part.dataCoding,
-        esm_class: part.udh ? EsmClass.UDHI : 0,
-        short_message: Buffer.concat([part.udh ?? Buffer.alloc(0), part.body]),
+      const pdu = new PreparedSubmitSm({
+        serviceType: '',
+        sourceTon: this.cfg.sourceTon ?? 5,
+        sourceNpi: this.cfg.sourceNpi ?? 0,
+        source: part.from,
+        destTon: this.cfg.destTon ?? 1,
+        destNpi: this.cfg.destNpi ?? 1,
+        destination: part.to,
+        esmClass: part.udh ? EsmClass.UDHI : 0,
+        registeredDelivery: 1,
+        dataCoding: part.dataCoding,
+        shortMessage: part.udh ? Buffer.concat([part.udh, part.body]) : part.body,
       });
-      const written = session.send(pdu, (resp) => this.onResponse(resp, part));
+      const written = session.send(pdu as unknown as SmppPdu, (resp) => this.onResponse(resp, part));
       if (!written) {
         // not written: safe to keep for the next bind
         this.bucket?.refund();
@@ -289,7 +310,9 @@ export class SmppAdapter extends ProviderAdapter {
   }
 
   capacity(): number {
-    const perBind = this.cfg.window * 2;
+    // A bind keeps a queue of up to three windows behind the one on the wire: enough to stay busy while the next
+    // write batch commits, small enough that a crash flags few messages as possible duplicates.
+    const perBind = this.cfg.window * 4;
     return this.binds.reduce((sum, b) => sum + (b.isBound() ? Math.max(0, perBind - b.load()) : 0), 0);
   }
 

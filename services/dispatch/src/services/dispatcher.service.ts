@@ -47,6 +47,11 @@ interface DeferItem {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Held messages are flushed once this many (or all of them) can go out directly: fewer would make tiny commits. */
+const MIN_DIRECT_BATCH = 256;
+/** Accepted messages written per group commit, at most. */
+const MAX_INGEST_BATCH = 2000;
+
 /** Forward-only receipt outcome of a part: read counts as delivered for the part. */
 function partOutcome(o: ProviderReceipt['outcome']): 'delivered' | 'undelivered' | null {
   if (o === 'delivered' || o === 'read') return 'delivered';
@@ -75,7 +80,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly limits: LimitBook;
   private accountTps = new Map<string, number>();
 
-  private ingestQueue: Array<{ row: AcceptedRow; waiter: Waiter }> = [];
+  private ingestQueue: Array<{ row: AcceptedRow; waiter: Waiter; at: number }> = [];
+  private ingestTimer: NodeJS.Timeout | null = null;
   private ingestFlushes = 0;
   private ingestScheduled = false;
   /** Direct sends allotted in ingest batches not committed yet. */
@@ -149,6 +155,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    if (this.ingestTimer) clearTimeout(this.ingestTimer);
+    this.ingestTimer = null;
+    await this.flushHeldIngest();
     this.wakeUp();
     await this.pumpLoop;
     await this.adapters.stopAll();
@@ -206,18 +215,39 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       acceptedAt: d.acceptedAt,
     };
     return new Promise<void>((resolve, reject) => {
-      this.ingestQueue.push({ row, waiter: { resolve, reject } });
+      this.ingestQueue.push({ row, waiter: { resolve, reject }, at: Date.now() });
       this.scheduleIngest();
     });
   }
 
+  /**
+   * Flushes accepted events in group commits. While the adapters are full, new messages are held (their events not
+   * acknowledged, so the bus stops handing more: backpressure) until room frees, and then go out directly; only
+   * past `ingestHoldMs`, or when older messages already wait in the queue table, are they written as queued.
+   */
   private scheduleIngest(): void {
     if (this.ingestScheduled || this.ingestQueue.length === 0 || this.ingestFlushes >= 2) return;
+    const waited = Date.now() - this.ingestQueue[0].at;
+    const hold = this.options.dispatcher.ingestHoldMs;
+    if (this.holding(waited) && this.directRoom() < Math.min(this.ingestQueue.length, MIN_DIRECT_BATCH)) {
+      if (!this.ingestTimer) {
+        this.ingestTimer = setTimeout(() => {
+          this.ingestTimer = null;
+          this.scheduleIngest();
+        }, hold - waited);
+      }
+      return;
+    }
     this.ingestScheduled = true;
     setImmediate(() => {
       this.ingestScheduled = false;
       void this.flushIngest();
     });
+  }
+
+  /** Whether new messages that waited `waited` ms may still wait for room: never when no vendor connection is up. */
+  private holding(waited: number): boolean {
+    return this.running && waited < this.options.dispatcher.ingestHoldMs && this.adapters.all().some((a) => a.ready());
   }
 
   /** How many new messages may skip the queue and go straight to the adapters. */
@@ -227,18 +257,45 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     return Math.max(0, Math.min(t.maxInFlight - this.inFlight - this.directReserved, this.adapters.room() - this.directReserved));
   }
 
+  /** On shutdown: messages held for room are written as queued, so their events can be acknowledged. */
+  private async flushHeldIngest(): Promise<void> {
+    const until = Date.now() + 5000;
+    while ((this.ingestQueue.length || this.ingestFlushes) && Date.now() < until) {
+      this.scheduleIngest();
+      await sleep(10);
+    }
+    // Still not written (database gone): refused, so the bus delivers them again later.
+    for (const b of this.ingestQueue.splice(0)) b.waiter.reject(new Error('dispatcher stopping'));
+  }
+
   private async flushIngest(): Promise<void> {
-    const batch = this.ingestQueue.splice(0, 2000);
-    if (batch.length === 0) return;
+    const now = Date.now();
+    let room = this.directRoom();
+    const due = (b: { row: AcceptedRow }) => !b.row.notBefore || Date.parse(b.row.notBefore) <= now;
+    // While still within the hold, take only the due messages that can go out directly (and any scheduled ones
+    // among them, which are queued in any case); past it, take everything.
+    let n = Math.min(this.ingestQueue.length, MAX_INGEST_BATCH);
+    if (this.holding(now - (this.ingestQueue[0]?.at ?? now))) {
+      let direct = 0;
+      let i = 0;
+      for (; i < n; i++) {
+        if (!due(this.ingestQueue[i])) continue;
+        if (direct >= room) break;
+        direct++;
+      }
+      n = i;
+    }
+    const batch = this.ingestQueue.splice(0, n);
+    if (batch.length === 0) {
+      this.scheduleIngest();
+      return;
+    }
     this.ingestFlushes++;
-    const t0 = Date.now();
+    const t0 = now;
     // Messages due now, while the queue holds nothing older and the adapters have room, are inserted already
     // claimed (submitting, with their attempt id) and sent after the commit: one UPDATE less per message.
-    let room = this.directRoom();
-    const now = Date.now();
     const rows = batch.map((b) => {
-      const due = !b.row.notBefore || Date.parse(b.row.notBefore) <= now;
-      const direct = room > 0 && due;
+      const direct = room > 0 && due(b);
       if (direct) room--;
       return { ...b.row, attemptId: direct ? randomUUID() : null };
     });
@@ -269,6 +326,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   // ---- 2./3. claim, route, limit, send ------------------------------------------------------------------------
+
+  /** An adapter answered: held new messages may go out, or the pump may claim queued ones. */
+  private roomFreed(): void {
+    if (this.ingestQueue.length) this.scheduleIngest();
+    if (this.queuedBacklog) this.wakeUp();
+  }
 
   wakeUp(): void {
     this.woken = true;
@@ -385,7 +448,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         .then((outcome) => {
           this.inFlight--;
           this.onOutcome(row, adapter.vendorId, outcome);
-          this.wakeUp();
+          this.roomFreed();
         });
     if (wait > 0) setTimeout(go, wait);
     else void go();

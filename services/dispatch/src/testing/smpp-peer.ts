@@ -131,7 +131,19 @@ export class SmppPeer {
       session.close();
     });
     session.on('deliver_sm_resp', () => undefined);
-    session.on('submit_sm', (pdu: SmppPdu) => this.onSubmit(session, pdu));
+    let corked = false;
+    session.on('submit_sm', (pdu: SmppPdu) => {
+      // A tick's responses and receipts leave in one socket write, as a production SMSC batches them.
+      if (!corked && session.socket.cork) {
+        corked = true;
+        session.socket.cork();
+        process.nextTick(() => {
+          corked = false;
+          session.socket.uncork?.();
+        });
+      }
+      this.onSubmit(session, pdu);
+    });
   }
 
   private onSubmit(session: SmppSession, pdu: SmppPdu): void {
