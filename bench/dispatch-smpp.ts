@@ -173,7 +173,7 @@ async function boot(url: string, bus: EventBus, port: number, vendorConfig: Reco
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'bench' }),
       DispatchModule.register({
         seedVendors: [{ name: 'Bench SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', ...vendorConfig } }],
-        dispatcher: { batchSize: 1000, maxInFlight: 8000, writeBatch: 4000, idleMs: 20 },
+        dispatcher: { batchSize: 1000, maxInFlight: 8000, writeBatch: 4000, idleMs: 100 },
         outboxBatchSize: 5000,
       }),
     ],

@@ -24,6 +24,6 @@ if (!adminStale) args.push('--server-only');
 const build = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-const child = spawn(process.execPath, ['--enable-source-maps', 'dist/apps/platform/src/main.js'], { cwd: root, stdio: 'inherit' });
+const child = spawn(process.execPath, ['--enable-source-maps', '--max-semi-space-size=64', 'dist/apps/platform/src/main.js'], { cwd: root, stdio: 'inherit' });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

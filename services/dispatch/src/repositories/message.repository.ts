@@ -67,8 +67,9 @@ export interface EventRow {
   error: string | null;
   vendor_id: string | null;
   provider_id: string | null;
-  sent_at: Date | null;
-  delivered_at: Date | null;
+  /** ISO 8601 in UTC, formatted by PostgreSQL (no Date parsing and re-formatting per event on the hot path). */
+  sent_at: Date | string | null;
+  delivered_at: Date | string | null;
   mcc: string | null;
   mnc: string | null;
   network: string | null;
@@ -81,8 +82,10 @@ export interface EventRow {
   possible_duplicate: boolean;
 }
 
+const isoUtc = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const EVENT_COLS = `m.id, m.uuid, m.account_id, m.stream_id, m.stream_uid, m.campaign_id, m.sender, m.destination, m.status,
-  m.outgoing_status, m.error, m.vendor_id, m.provider_ids[1] AS provider_id, m.sent_at, m.delivered_at, m.mcc, m.mnc, m.network,
+  m.outgoing_status, m.error, m.vendor_id, m.provider_ids[1] AS provider_id, ${isoUtc('m.sent_at')} AS sent_at, ${isoUtc('m.delivered_at')} AS delivered_at, m.mcc, m.mnc, m.network,
   char_length(m.body) AS body_length, m.segments, m.parts, m.encoding, m.price_micros, m.currency, m.possible_duplicate`;
 
 export interface SentResult {

@@ -36,7 +36,7 @@ export function fastEnvelope<T>(def: EventDefinition<T>, data: T, accountId: str
   };
 }
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+const iso = (d: Date | string | null): string | null => (d === null ? null : typeof d === 'string' ? d : d.toISOString());
 
 export function statusChangedData(r: EventRow, at: Date): EventData<typeof MessageStatusChangedV1> {
   return {
