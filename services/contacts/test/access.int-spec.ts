@@ -76,6 +76,7 @@ describe('contacts access', () => {
         'PUT /contact_lists/:id',
         'PUT /contacts/:id',
         'PUT /contacts_variables',
+        'PUT /contacts_variables/:contactId',
         'PUT /import_lists/:id',
         'PUT /variables/:id',
       ].sort(),
@@ -111,6 +112,8 @@ describe('contacts access', () => {
     await expectStatus('PUT', `/contacts/${aContact}`, 400, { variables: { secret: 'x' } });
     await expectStatus('POST', '/contacts_variables', 404, { contact: b.contact, variable: 'firstName', value: 'x' });
     await expectStatus('PUT', '/contacts_variables', 400, { contact: aContact, variable: b.variable, value: 'x' });
+    await expectStatus('PUT', `/contacts_variables/${b.contact}`, 404, { variable: 'firstName', value: 'x' });
+    await expectStatus('PUT', `/contacts_variables/${aContact}`, 400, { variable: b.variable, value: 'x' });
     await expectStatus('GET', `/variables/${b.variable}`, 404);
     await expectStatus('PUT', `/variables/${b.variable}`, 404, { UIname: 'x' });
     await expectStatus('DELETE', `/variables/${b.variable}`, 404);
@@ -172,6 +175,7 @@ describe('contacts access', () => {
       ['PUT', `/contacts/${aContact}`, { firstName: 'x' }, P.ContactAddEdit],
       ['POST', '/contacts_variables', { contact: aContact, variable: 'firstName', value: 'y' }, P.ContactAddEdit],
       ['PUT', '/contacts_variables', { contact: aContact, variable: 'firstName', value: 'y' }, P.ContactAddEdit],
+      ['PUT', `/contacts_variables/${aContact}`, { variable: 'firstName', value: 'y' }, P.ContactAddEdit],
       ['DELETE', '/contacts/999999', undefined, P.ContactRemove],
       ['POST', '/variables', { name: `v${Math.floor(Math.random() * 1e9)}` }, P.ContactFieldAddEdit],
       ['PUT', '/variables/999999', { UIname: 'x' }, P.ContactFieldAddEdit],

@@ -95,6 +95,19 @@ describe('contacts and variables', () => {
     expect((await a.call('PUT', '/contacts_variables', { token, body: { contact: 999999, variable: 'city', value: 'x' } })).status).toBe(404);
   });
 
+  it('sets a value with the contact in the path (PUT /contacts_variables/{contact}) and refuses a bad one', async () => {
+    expect((await a.call('POST', '/variables', { token, body: { name: 'town' } })).status).toBe(201);
+    const c = await a.call<Row>('POST', '/contacts', { token, body: { phone: gb(122) } });
+    const set = await a.call<Row>('PUT', `/contacts_variables/${c.body.id}`, { token, body: { variable: 'town', value: 'Leeds' } });
+    expect(set.status).toBe(200);
+    expect(set.body.variables).toEqual({ town: 'Leeds' });
+    const bad = await a.call<{ violations: Array<{ propertyPath: string }> }>('PUT', `/contacts_variables/${c.body.id}`, { token, body: { variable: 'town', value: 42 } });
+    expect(bad.status).toBe(400);
+    expect(new Set(bad.body.violations.map((v) => v.propertyPath))).toEqual(new Set(['value']));
+    expect((await a.call<Row>('GET', `/contacts/${c.body.id}`, { token })).body.variables).toEqual({ town: 'Leeds' });
+    expect((await a.call('PUT', '/contacts_variables/999999', { token, body: { variable: 'town', value: 'x' } })).status).toBe(404);
+  });
+
   it('pages through contacts by keyset and by page, sorted and filtered', async () => {
     const done = await a.importFile(
       token,

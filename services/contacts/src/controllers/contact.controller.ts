@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { Permissions, type ListResult } from '@switchboard/platform';
 import { CreateContactDto, UpdateContactDto, type ContactDto } from '../dtos/contact.dto';
-import { ContactVariableDto } from '../dtos/variable.dto';
+import { ContactVariableDto, ContactVariableValueDto } from '../dtos/variable.dto';
 import { caller } from '../services/access';
 import { ContactService } from '../services/contact.service';
 
@@ -41,4 +41,9 @@ export class ContactVariableController {
 
   @Put() @Permissions(Permission.ContactAddEdit)
   update(@Body() dto: ContactVariableDto): Promise<ContactDto> { return this.contacts.setVariable(caller().accountId, dto); }
+
+  @Put(':contactId') @Permissions(Permission.ContactAddEdit)
+  updateOne(@Param('contactId') contactId: string, @Body() dto: ContactVariableValueDto): Promise<ContactDto> {
+    return this.contacts.setVariable(caller().accountId, { contact: contactId, variable: dto.variable, value: dto.value });
+  }
 }

@@ -83,6 +83,20 @@ export class ContactVariableDto {
   value: string | null;
 }
 
+/** PUT /api/contacts_variables/{contact}: the contact is in the path. */
+export class ContactVariableValueDto {
+  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name' })
+  @ValidateIf((_, v) => typeof v !== 'number')
+  @IsString()
+  variable: string | number;
+
+  @ApiProperty({ nullable: true, description: 'null or "" removes the value' })
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(1000)
+  value: string | null;
+}
+
 export interface VariableDto {
   id: number;
   name: string;
