@@ -48,6 +48,11 @@ export const StreamSnapshot = z.object({
   sender: z.string().nullable(),
   enableSending: z.boolean(),
   isDefault: z.boolean(),
+  /**
+   * The stream's own sending rate (`params.tps`) in messages per second, which dispatch paces the stream at inside the
+   * account's TPS; 0: none (the account's and the vendor connection's limits alone). Events from before the field read 0.
+   */
+  tps: z.number().int().min(0).default(0),
   updatedAt: z.string(),
 });
 export type StreamSnapshot = z.infer<typeof StreamSnapshot>;

@@ -5,6 +5,51 @@ function clock(start = 1_000_000) {
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
+interface Offer {
+  accountId: string;
+  streamId: string;
+}
+
+/**
+ * The dispatcher's use of the book in miniature, on a moved clock: every tick (1 to 7 ms apart) the backlogged streams'
+ * next messages are offered in turn; a message whose turn is within `horizonMs` is scheduled then, a later one is
+ * released and offered again on a later tick (the dispatcher puts it back in its queue). Returns each stream's send times.
+ */
+function simulate(book: LimitBook, c: ReturnType<typeof clock>, offers: Offer[], seconds: number, horizonMs = 1000): Map<string, number[]> {
+  const sent = new Map<string, number[]>(offers.map((o) => [o.streamId, []]));
+  const end = c.now() + seconds * 1000;
+  let step = 0;
+  while (c.now() < end) {
+    // the queue interleaves the streams' messages: a different stream goes first on each tick
+    const open = new Set([...offers.slice(step % offers.length), ...offers.slice(0, step % offers.length)]);
+    while (open.size) {
+      for (const o of [...open]) {
+        const wait = book.reserve(o);
+        if (wait > horizonMs) {
+          book.release(o);
+          open.delete(o);
+        } else sent.get(o.streamId)!.push(c.now() + wait);
+      }
+    }
+    c.advance(1 + (step++ % 7));
+  }
+  return sent;
+}
+
+/** How many of `times` fall in [from, to). */
+const within = (times: number[], from: number, to: number) => times.filter((t) => t >= from && t < to).length;
+
+/** The most sends in any one-second window starting at a send. */
+function busiestSecond(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (j < sorted.length && sorted[j] < sorted[i] + 1000) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
 describe('TokenBucket', () => {
   it('lets a burst through, then exactly `rate` per second', () => {
     const c = clock();
@@ -84,6 +129,114 @@ describe('LimitBook: per-account and per-stream limits', () => {
     book.reserve({ accountId: 'A', streamId: '1' });
     expect(book.reserve({ accountId: 'A', streamId: '1' })).toBeGreaterThan(0);
     rate = 1000;
-    expect(book.reserve({ accountId: 'A', streamId: '1' })).toBe(0);
+    // the next hundred go within a tenth of a second (the one already waiting counts as one message at the new rate)
+    const waits = Array.from({ length: 100 }, () => book.reserve({ accountId: 'A', streamId: '1' }));
+    expect(Math.max(...waits)).toBeLessThanOrEqual(102);
+  });
+});
+
+describe('LimitBook: stream rates inside an account rate, on a moved clock', () => {
+  const start = 1_000_000;
+  // past the first seconds (opening bursts, the first horizon of held messages), over a long window
+  const from = start + 2_000;
+  const to = start + 62_000;
+
+  it('paces a stream at N/s to within 2% over a minute under an account at M/s, and each stream to its own rate', () => {
+    const c = clock(start);
+    const rates = new Map([['100', 100], ['50', 50]]);
+    const book = new LimitBook((acc) => (acc === 'A' ? 300 : 0), (s) => rates.get(s) ?? 0, c.now);
+    const sent = simulate(book, c, [{ accountId: 'A', streamId: '100' }, { accountId: 'A', streamId: '50' }], 63);
+    for (const [stream, rate] of rates) {
+      const measured = within(sent.get(stream)!, from, to) / 60;
+      expect(Math.abs(measured - rate) / rate).toBeLessThan(0.02);
+      // no second of the run goes over the rate by more than the bucket's burst
+      expect(busiestSecond(sent.get(stream)!)).toBeLessThanOrEqual(rate + TokenBucket.defaultBurst(rate) + 1);
+    }
+  });
+
+  it('shares the account bucket between its streams: together they get the account rate, none more than its own', () => {
+    const c = clock(start);
+    const rates = new Map([['100', 100], ['50', 50]]);
+    // an account at 120/s under two streams that would send 150/s, and a third stream without a rate of its own
+    const book = new LimitBook((acc) => (acc === 'A' ? 120 : 0), (s) => rates.get(s) ?? 0, c.now);
+    const offers = [{ accountId: 'A', streamId: '100' }, { accountId: 'A', streamId: '50' }, { accountId: 'A', streamId: 'free' }];
+    const sent = simulate(book, c, offers, 63);
+    const total = offers.reduce((n, o) => n + within(sent.get(o.streamId)!, from, to), 0) / 60;
+    // the account is charged when each message really goes: no second over its rate (plus its burst and a rounding)
+    expect(busiestSecond(offers.flatMap((o) => sent.get(o.streamId)!))).toBeLessThanOrEqual(120 + TokenBucket.defaultBurst(120) + 1);
+    expect(Math.abs(total - 120) / 120).toBeLessThan(0.02);
+    expect(within(sent.get('100')!, from, to) / 60).toBeLessThanOrEqual(100 * 1.02);
+    expect(within(sent.get('50')!, from, to) / 60).toBeLessThanOrEqual(50 * 1.02);
+    // a stream is charged when its message really goes: no second of the run over its rate (plus its burst of one)
+    for (const [stream, rate] of rates) expect(busiestSecond(sent.get(stream)!)).toBeLessThanOrEqual(rate + TokenBucket.defaultBurst(rate));
+  });
+
+  it('keeps each stream within its rate in every second while their account is the limit', () => {
+    const c = clock(start);
+    const rates = new Map([['100', 100], ['50', 50]]);
+    const book = new LimitBook(() => 120, (s) => rates.get(s) ?? 0, c.now);
+    const offers = [...rates.keys()].map((streamId) => ({ accountId: 'A', streamId }));
+    const sent = simulate(book, c, offers, 63);
+    const all = offers.flatMap((o) => sent.get(o.streamId)!);
+    expect(Math.abs(within(all, from, to) / 60 - 120) / 120).toBeLessThan(0.02);
+    // both are charged when a message really goes: no second over the account's rate, nor over a stream's (plus bursts)
+    expect(busiestSecond(all)).toBeLessThanOrEqual(120 + TokenBucket.defaultBurst(120) + 1);
+    for (const [stream, rate] of rates) expect(busiestSecond(sent.get(stream)!)).toBeLessThanOrEqual(rate + TokenBucket.defaultBurst(rate));
+    // every stream gets a share: none is starved by the others
+    for (const o of offers) expect(within(sent.get(o.streamId)!, from, to)).toBeGreaterThan(60 * 10);
+  });
+
+  it('gives a stream without a rate of its own (0) the whole account rate', () => {
+    const c = clock(start);
+    const book = new LimitBook(() => 300, () => 0, c.now);
+    const sent = simulate(book, c, [{ accountId: 'A', streamId: '1' }], 63);
+    expect(Math.abs(within(sent.get('1')!, from, to) / 60 - 300) / 300).toBeLessThan(0.02);
+  });
+
+  it('keeps an account at its rate while a slow stream holds messages: releasing one gives its account slot back', () => {
+    const c = clock(start);
+    const book = new LimitBook(() => 10, (s) => (s === 'slow' ? 1 : 0), c.now);
+    // the slow stream's second message is due in a second: released, it must not cost the account a slot
+    expect(book.reserve({ accountId: 'A', streamId: 'slow' })).toBe(0);
+    for (let i = 0; i < 5; i++) {
+      const wait = book.reserve({ accountId: 'A', streamId: 'slow' });
+      expect(wait).toBeGreaterThan(0);
+      book.release({ accountId: 'A', streamId: 'slow' });
+    }
+    // the account (burst 1) refills one slot every 100 ms, whatever the slow stream was refused
+    c.advance(100);
+    expect(book.reserve({ accountId: 'A', streamId: 'fast' })).toBe(0);
+  });
+
+  it('charges the account when a message really goes: a slow stream\'s message held for later leaves the room before it to the others', () => {
+    const c = clock(start);
+    const book = new LimitBook(() => 10, (s) => (s === 'slow' ? 1 : 0), c.now);
+    expect(book.reserve({ accountId: 'A', streamId: 'slow' })).toBe(0);
+    // held for a second by its stream: the account is booked then, not now
+    expect(book.reserve({ accountId: 'A', streamId: 'slow' })).toBe(1000);
+    // the account's next slot (10/s) is still free for another stream
+    expect(book.reserve({ accountId: 'A', streamId: 'fast' })).toBeLessThanOrEqual(100);
+    expect(book.reserve({ accountId: 'A', streamId: 'fast' })).toBeLessThanOrEqual(200);
+  });
+
+  it('keeps the queue of a stream whose rate is lowered: new messages wait behind those already scheduled', () => {
+    const c = clock(start);
+    let rate = 10;
+    const book = new LimitBook(() => 0, () => rate, c.now);
+    const waits = Array.from({ length: 11 }, () => book.reserve({ accountId: 'A', streamId: 's' }));
+    expect(waits[10]).toBe(1000);
+    rate = 5;
+    // ten messages are still waiting for their slots: at 5/s the next one comes after two seconds' worth of them
+    expect(book.reserve({ accountId: 'A', streamId: 's' })).toBe(2200);
+  });
+
+  it('lets a stream whose rate is removed go at the account rate at once', () => {
+    const c = clock(start);
+    let rate = 1;
+    const book = new LimitBook(() => 0, () => rate, c.now);
+    book.reserve({ accountId: 'A', streamId: 's' });
+    expect(book.reserve({ accountId: 'A', streamId: 's' })).toBeGreaterThan(0);
+    rate = 0;
+    expect(book.reserve({ accountId: 'A', streamId: 's' })).toBe(0);
   });
 });

@@ -49,6 +49,21 @@ export class ReadModelRepository {
     );
   }
 
+  /**
+   * The stream's own TPS from its snapshot (`streams.stream.created` / `updated`). Streams without provider settings
+   * (marketing, transactional, OTP) get no `channel_configured`, so their row starts here with no sender (it never
+   * matches an inbound number) and disabled; `channel_configured` fills the rest. Leaves `updated_at` alone: it
+   * orders streams sharing a sender for inbound messages, which a rate change must not reorder.
+   */
+  async upsertStreamLimit(q: Pick<EntityManager, 'query'>, s: Pick<StreamChannelRow, 'streamId' | 'accountId' | 'streamUid' | 'streamType' | 'channel' | 'tps'>): Promise<void> {
+    await q.query(
+      `INSERT INTO dispatch.stream_channel (stream_id, account_id, stream_uid, stream_type, channel, sender, credentials, enabled, tps)
+       VALUES ($1, $2, $3, $4, $5, '', '{}'::jsonb, false, $6)
+       ON CONFLICT (stream_id) DO UPDATE SET tps = EXCLUDED.tps`,
+      [s.streamId, s.accountId, s.streamUid, s.streamType, s.channel, s.tps],
+    );
+  }
+
   async setAuthState(streamId: string, state: Record<string, unknown> | null): Promise<void> {
     rowsOf<unknown>(await this.ds.query(`UPDATE dispatch.stream_channel SET auth_state = $2, updated_at = now() WHERE stream_id = $1`, [streamId, state ? JSON.stringify(state) : null]));
   }

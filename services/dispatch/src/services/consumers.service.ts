@@ -2,9 +2,13 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
+  Channel,
   CustomerCreatedV1,
   CustomerUpdatedV1,
   StreamChannelConfiguredV1,
+  StreamCreatedV1,
+  StreamType,
+  StreamUpdatedV1,
   TelegramCodeSubmittedV1,
   Topics,
   type EventEnvelope,
@@ -21,7 +25,15 @@ import { TelegramAuthService } from './telegram-auth.service';
 const ACCOUNTS_GROUP = 'dispatch.accounts';
 const STREAMS_GROUP = 'dispatch.streams';
 
-/** Read models from other services: account TPS (accounts), stream channels and Telegram logins (streams). */
+/** The channel a stream type sends on (as streams' `channel_configured` names it). */
+function channelOf(streamType: number): (typeof Channel)[keyof typeof Channel] {
+  if (streamType === StreamType.WhatsApp) return Channel.WhatsApp;
+  if (streamType === StreamType.TelegramBot) return Channel.Telegram;
+  if (streamType === StreamType.TelegramPrivate) return Channel.TelegramPrivate;
+  return Channel.Sms;
+}
+
+/** Read models from other services: account TPS (accounts), stream TPS, stream channels and Telegram logins (streams). */
 @Injectable()
 export class ReadModelConsumers implements OnModuleInit {
   private readonly log = new Logger(ReadModelConsumers.name);
@@ -52,6 +64,17 @@ export class ReadModelConsumers implements OnModuleInit {
   }
 
   private async onStreams(e: EventEnvelope): Promise<void> {
+    if (e.type === StreamCreatedV1.type || e.type === StreamUpdatedV1.type) {
+      const d = StreamUpdatedV1.schema.parse(e.data);
+      const applied = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, (m) =>
+        this.repo.upsertStreamLimit(m, { streamId: d.streamId, accountId: d.accountId, streamUid: d.streamUid, streamType: d.streamType, channel: channelOf(d.streamType), tps: d.tps }),
+      );
+      if (!applied) return;
+      // the dispatcher's stream bucket reads the cache for every message: the new rate applies from the next one
+      const row = await this.repo.streamChannel(d.streamId);
+      if (row) this.cache.put(row);
+      return;
+    }
     if (e.type === StreamChannelConfiguredV1.type) {
       const d = StreamChannelConfiguredV1.schema.parse(e.data);
       const applied = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, (m) =>

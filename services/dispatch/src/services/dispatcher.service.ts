@@ -79,6 +79,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private running = false;
   private readonly limits: LimitBook;
   private accountTps = new Map<string, number>();
+  /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
+  private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
+  /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
+  private readonly deferHorizon = new Map<string, number>();
 
   private ingestQueue: Array<{ row: AcceptedRow; waiter: Waiter; at: number }> = [];
   private ingestTimer: NodeJS.Timeout | null = null;
@@ -160,6 +164,13 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     await this.flushHeldIngest();
     this.wakeUp();
     await this.pumpLoop;
+    // Messages waiting for their turn were not sent: back to the queue, unflagged, before the last write batch.
+    for (const [timer, m] of this.held) {
+      clearTimeout(timer);
+      this.inFlight--;
+      this.defers.push({ id: m.id, attemptId: m.attemptId, afterMs: 0, error: null, countAttempt: false });
+    }
+    this.held.clear();
     await this.adapters.stopAll();
     await this.drainLane();
     if (this.roles.schedulers) await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
@@ -423,7 +434,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       // Its turn is far off: back to the queue until then, so memory holds only the next second of traffic.
       this.limits.release(key);
       this.stats.deferred++;
-      this.defers.push({ id, attemptId: row.attempt_id, afterMs: wait, error: null, countAttempt: false });
+      this.defers.push({ id, attemptId: row.attempt_id, afterMs: this.deferUntil(key, wait), error: null, countAttempt: false });
       return;
     }
     this.inFlight++;
@@ -450,8 +461,31 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
           this.onOutcome(row, adapter.vendorId, outcome);
           this.roomFreed();
         });
-    if (wait > 0) setTimeout(go, wait);
+    if (wait > 0) {
+      const timer = setTimeout(() => {
+        this.held.delete(timer);
+        void go();
+      }, wait);
+      this.held.set(timer, { id, attemptId: row.attempt_id });
+    }
     else void go();
+  }
+
+  /**
+   * When a message held back by its limits comes back. Each one given back after another of the same stream comes
+   * back one slot later (at the stream's or account's rate), so a backlog of N is offered again spread over its
+   * turns, not all at the next second to be given back again (N^2 claims for a slow stream).
+   */
+  private deferUntil(key: { accountId: string; streamId: string }, wait: number): number {
+    const now = Date.now();
+    const rates = [this.accountTps.get(key.accountId) ?? 0, this.streams.tps(key.streamId) || this.options.defaultStreamTps].filter((r) => r > 0);
+    const spacing = rates.length ? 1000 / Math.min(...rates) : 0;
+    const k = `${key.accountId}|${key.streamId}`;
+    const at = Math.max(now + wait, (this.deferHorizon.get(k) ?? 0) + spacing);
+    this.deferHorizon.set(k, at);
+    if (this.deferHorizon.size > 10_000) for (const [hk, h] of this.deferHorizon) if (h < now) this.deferHorizon.delete(hk);
+    // back a little early, so its reservation is made before its slot
+    return Math.max(0, at - now - 200);
   }
 
   private onOutcome(row: ClaimedRow, vendorId: string, outcome: SendOutcome): void {

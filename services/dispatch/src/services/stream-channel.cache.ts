@@ -1,20 +1,56 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ReadModelRepository, type StreamChannelRow } from '../repositories/read-model.repository';
+
+/**
+ * How often a sending process reads the whole read model again. Stream events reach one process of the consumer
+ * group (Kafka), which updates its cache at once; the others learn a new rate or credentials within this period.
+ */
+export const STREAM_CHANNEL_RELOAD_MS = 10_000;
 
 /** The stream channel read model in memory: credentials and rates are read for every message sent. */
 @Injectable()
-export class StreamChannelCache {
+export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger(StreamChannelCache.name);
   private byId = new Map<string, StreamChannelRow>();
+  /** Rows put while a load is reading: newer than what that load may return. */
+  private putsDuringLoad = new Map<string, StreamChannelRow>();
+  private loading = 0;
+  private timer?: NodeJS.Timeout;
 
-  constructor(private readonly repo: ReadModelRepository) {}
+  constructor(
+    private readonly repo: ReadModelRepository,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.schedulers) return;
+    this.timer = setInterval(() => {
+      this.load().catch((e: unknown) => this.log.warn(`reloading stream channels failed: ${String(e)}`));
+    }, STREAM_CHANNEL_RELOAD_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
 
   async load(): Promise<void> {
-    const rows = await this.repo.streamChannels();
-    this.byId = new Map(rows.map((r) => [String(r.streamId), r]));
+    this.loading++;
+    try {
+      const rows = await this.repo.streamChannels();
+      const next = new Map(rows.map((r) => [String(r.streamId), r]));
+      // a consumer's put that landed while the query ran may be newer than the row the query read
+      for (const [id, row] of this.putsDuringLoad) next.set(id, row);
+      this.byId = next;
+    } finally {
+      if (--this.loading === 0) this.putsDuringLoad.clear();
+    }
   }
 
   put(row: StreamChannelRow): void {
     this.byId.set(String(row.streamId), row);
+    if (this.loading > 0) this.putsDuringLoad.set(String(row.streamId), row);
   }
 
   get(streamId: string): StreamChannelRow | undefined {
@@ -29,6 +65,7 @@ export class StreamChannelCache {
     return typeof session === 'string' ? { ...row.credentials, session } : row.credentials;
   }
 
+  /** The stream's own rate in messages per second (`params.tps` in streams); 0: none. */
   tps(streamId: string): number {
     return this.byId.get(streamId)?.tps ?? 0;
   }

@@ -34,7 +34,10 @@ export interface PublicParams {
   phone_number?: string;
   /** 1: the stream's IP ACL applies (default); 0: it is kept but not enforced. */
   check_ip_acl?: number;
-  /** Sends per second of this stream; unset: the account's TPS alone. */
+  /**
+   * Sends per second of this stream, held at the stream API (0x31) and paced by dispatch inside the account's TPS;
+   * unset: the account's TPS alone. Given as null (or empty) in an update, it is removed.
+   */
   tps?: number;
   /**
    * Telegram private login as dispatch reported it (read only): `code_requested`, `password_needed` or `authorised`.
@@ -67,7 +70,11 @@ export interface OtpRules {
   message: string;
 }
 
-const INT_RULES: Record<string, { min: number; max: number; otpOnly: boolean; allowed?: readonly number[] }> = {
+/** The highest stream TPS: the accounts service's highest account TPS (a stream never sends faster than its account). */
+export const STREAM_TPS_MAX = 100_000;
+
+/** `flag`: a 0/1 switch that also takes true/false; `clearable`: null or '' removes the param. */
+const INT_RULES: Record<string, { min: number; max: number; otpOnly: boolean; allowed?: readonly number[]; flag?: boolean; clearable?: boolean }> = {
   code_generator: { min: 1, max: 3, otpOnly: true, allowed: OTP_GENERATORS },
   code_length: { min: 4, max: 8, otpOnly: true, allowed: OTP_LENGTHS },
   ttl: { min: 30, max: 86_400, otpOnly: true },
@@ -75,8 +82,8 @@ const INT_RULES: Record<string, { min: number; max: number; otpOnly: boolean; al
   max_attempts_ip: { min: 1, max: 10_000, otpOnly: true },
   max_failures: { min: 1, max: 1000, otpOnly: true },
   cool_down_time: { min: 60, max: 1800, otpOnly: true, allowed: OTP_COOL_DOWNS },
-  check_ip_acl: { min: 0, max: 1, otpOnly: false },
-  tps: { min: 1, max: 100_000, otpOnly: false },
+  check_ip_acl: { min: 0, max: 1, otpOnly: false, flag: true },
+  tps: { min: 1, max: STREAM_TPS_MAX, otpOnly: false, clearable: true },
 };
 const TEXT_RULES: Record<string, { types: readonly number[]; max: number }> = {
   otp_message: { types: [StreamType.Otp], max: 640 },
@@ -115,8 +122,11 @@ export function parseStreamParams(streamType: number, raw: unknown): { pub: Publ
         violations.push({ propertyPath: path, message: `${key} applies to OTP streams only` });
         continue;
       }
-      if (value === null) continue;
-      const n = toInt(value);
+      if (value === null || (int.clearable && value === '')) {
+        if (int.clearable) pub[key] = null;
+        continue;
+      }
+      const n = typeof value === 'boolean' && !int.flag ? null : toInt(value);
       if (n === null || n < int.min || n > int.max || (int.allowed && !int.allowed.includes(n))) {
         violations.push({ propertyPath: path, message: int.allowed ? `${key} must be one of ${int.allowed.join(', ')}` : `${key} must be an integer from ${int.min} to ${int.max}` });
         continue;

@@ -327,6 +327,7 @@ export class StreamService {
       sender: r.sender,
       enableSending: r.enableSending,
       isDefault: r.isDefault,
+      tps: r.params.tps ?? 0,
       updatedAt: r.updatedAt.toISOString(),
     };
   }

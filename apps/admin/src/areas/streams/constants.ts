@@ -68,6 +68,9 @@ export const OTP_LIMITS = { max_attempts: 1000, max_attempts_ip: 10_000, max_fai
 export const OTP_PLACEHOLDER = '{{code}}';
 export const OTP_DEFAULT_MESSAGE = `Your verification code is ${OTP_PLACEHOLDER}`;
 export const OTP_MESSAGE_MAX = 640;
+/** A stream's own sending rate (`params.tps`), messages per second; the server's range (the highest account TPS). */
+export const STREAM_TPS_MIN = 1;
+export const STREAM_TPS_MAX = 100_000;
 
 /** Spec 5: sender IDs. */
 export const SENDER_ID_MIN = 3;

@@ -106,6 +106,25 @@ describe('the stream form', () => {
     expect(edit).not.toHaveProperty('streamType');
   });
 
+  it('edits the stream TPS in its advanced params: a whole number from 1 to 100 000, sent only when set, removed when emptied', () => {
+    const v = { ...initialValues(2), name: 'Alerts' };
+    expect(v.tps).toBe('');
+    expect(toInput(v).params).not.toHaveProperty('tps');
+    for (const bad of ['0', '-5', '1.5', '12a', '100001']) expect(validateStream({ ...v, tps: bad }, false).tps).toBeDefined();
+    expect(validateStream({ ...v, tps: '100000' }, false)).toEqual({});
+    expect(toInput({ ...v, tps: ' 250 ' }).params?.tps).toBe(250);
+    const saved: Stream = {
+      id: 8, name: 'Alerts', description: '', staticServiceType: null, status: 0, streamType: 2, ipAcl: [], lastSentTime: null, sender: null, streamTags: [],
+      enableSending: true, isDefault: false, streamUid: 'u', params: { check_ip_acl: 1, tps: 250 }, createdAt: '', updatedAt: '',
+    };
+    const editing = initialValues(2, saved);
+    expect(editing.tps).toBe('250');
+    expect(toInput(editing, saved).params?.tps).toBe(250);
+    // an update leaves absent params as they are, so an emptied field sends null to remove the rate
+    expect(toInput({ ...editing, tps: '' }, saved).params?.tps).toBeNull();
+    expect(fieldOf('params.tps')).toBe('tps');
+  });
+
   it('maps server violations onto fields', () => {
     expect(fieldOf('params.ttl')).toBe('ttl');
     expect(fieldOf('ipAcl[3]')).toBe('ipAcl');

@@ -229,4 +229,6 @@ export interface WhatsAppTemplate {
 export interface AccountSettings {
   id: number;
   customSettings?: Record<string, unknown>;
+  /** The account's sending rate, messages per second (0: none set). */
+  tps?: number;
 }

@@ -16,6 +16,7 @@ import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { FormSection, InfoBox } from '../widgets/InfoBox';
 import { useCan, useIsSuperAdmin } from '../../../ui/permissions';
 import { useApi } from '../../../ui/useApi';
+import { AdvancedSection } from './AdvancedSection';
 import { bind, type FormKit } from './form-kit';
 import { OtpSection } from './OtpSection';
 import { TelegramBotSection, TelegramPrivateSection, WhatsAppSection } from './ProviderSections';
@@ -60,7 +61,8 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
   const [codeError, setCodeError] = useState<string | null>(null);
 
   const accountId = profile?.customer?.id;
-  const account = useApi(() => streamsApi.account(accountId as number).catch(() => null), [accountId], open && !!accountId && !editing);
+  // the type picker reads its settings, the rate field its TPS
+  const account = useApi(() => streamsApi.account(accountId as number).catch(() => null), [accountId], open && !!accountId);
   const senders = useApi(() => streamsApi.senderDropdown().catch(() => ({ items: [], total: 0 })), [], open && can(P.SenderView));
 
   useEffect(() => {
@@ -290,15 +292,16 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
               addLabel={translate('streams.form.addIp')}
               mono
             />
-            <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, columnGap: 2, alignItems: 'start', mt: 1 }}>
+            <Box sx={{ mt: 1 }}>
               <FormControlLabel
                 control={<Switch checked={values.checkIpAcl} onChange={(e) => kit.set({ checkIpAcl: e.target.checked })} slotProps={{ input: { 'data-testid': 'stream-checkIpAcl' } as object }} />}
                 label={<Typography variant="body2">{translate('streams.form.checkIpAcl')}</Typography>}
                 disabled={!values.ipAcl.length}
               />
-              <TextField label={translate('streams.form.tps')} size="small" {...bind(kit, 'tps', translate('streams.form.tpsHint'))} slotProps={{ htmlInput: { 'data-testid': 'stream-tps', inputMode: 'numeric' } }} />
             </Box>
           </FormSection>
+
+          <AdvancedSection kit={kit} accountTps={account.data?.tps} />
 
           <FormSection title={translate('streams.form.options')}>
             <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' }, columnGap: 2, rowGap: 1, alignItems: 'start' }}>

@@ -1,4 +1,4 @@
-import { OTP_DEFAULT_MESSAGE, OTP_DEFAULTS, OTP_LIMITS, OTP_MESSAGE_MAX, OTP_TTL_MAX, OTP_TTL_MIN, StreamStatus, StreamType, DESCRIPTION_LIMIT, NAME_LIMIT, isSmsType } from '../constants';
+import { OTP_DEFAULT_MESSAGE, OTP_DEFAULTS, OTP_LIMITS, OTP_MESSAGE_MAX, OTP_TTL_MAX, OTP_TTL_MIN, STREAM_TPS_MAX, STREAM_TPS_MIN, StreamStatus, StreamType, DESCRIPTION_LIMIT, NAME_LIMIT, isSmsType } from '../constants';
 import { charLimit, check, intRange, isIpEntry, noXss, otpMessage, required, senderId } from '../rules';
 import type { Stream, StreamInput } from '../types';
 
@@ -70,7 +70,7 @@ export function validateStream(v: StreamFormValues, editing: boolean): Partial<R
   set('description', check(v.description, charLimit(DESCRIPTION_LIMIT)));
   if (isSmsType(v.streamType) && v.sender.trim()) set('sender', senderId(v.sender));
   if (v.ipAcl.some((e) => !isIpEntry(e))) out.ipAcl = 'errors.client.ips';
-  if (v.tps.trim()) set('tps', intRange(1, 100_000)(v.tps));
+  if (v.tps.trim()) set('tps', intRange(STREAM_TPS_MIN, STREAM_TPS_MAX)(v.tps));
   if (v.streamType === StreamType.Otp) {
     set('ttl', intRange(OTP_TTL_MIN, OTP_TTL_MAX)(v.ttl));
     set('max_attempts', intRange(1, OTP_LIMITS.max_attempts)(v.max_attempts));
@@ -94,6 +94,8 @@ export function validateStream(v: StreamFormValues, editing: boolean): Partial<R
 export function toInput(v: StreamFormValues, stream?: Stream | null): StreamInput {
   const params: Record<string, string | number | null> = { check_ip_acl: v.checkIpAcl ? 1 : 0 };
   if (v.tps.trim()) params.tps = Number(v.tps);
+  // emptied: the saved rate is removed (an absent key would keep it)
+  else if (typeof stream?.params.tps === 'number') params.tps = null;
   if (v.streamType === StreamType.Otp) {
     Object.assign(params, {
       code_generator: v.code_generator,
