@@ -5,8 +5,10 @@
  *   node scripts/build.mjs --server-only && node dist/bench/streams-api.js
  *
  * Environment: DATABASE_URL (else an embedded PostgreSQL in a temporary directory), BENCH_RATE (sends a second of the
- * fixed-rate phase, default 3000), BENCH_SECONDS (default 10), BENCH_CONNECTIONS (keep-alive connections, default 64).
+ * fixed-rate phase, default 3000), BENCH_SECONDS (default 10), BENCH_CONNECTIONS (keep-alive connections, default 64),
+ * BENCH_BATCHES_IN_FLIGHT (the module's sendBatchesInFlight; default the module's).
  *
+ * Sends that arrive together share one statement and one commit (group commit, docs/decisions/0016-stream-api-group-commit.md).
  * The server (Nest on Express, the streams module, the outbox relay on the in-memory bus) runs in this process; the
  * load comes from a worker thread speaking raw HTTP/1.1 on keep-alive sockets, so client and server share the machine.
  * Phase 1 offers a fixed rate and measures each send from its scheduled time (no coordinated omission); phase 2 is
@@ -227,7 +229,11 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench', roles: { relay: process.env.BENCH_RELAY !== '0' } }),
-      StreamsModule.register({ secret: 'bench-secret-0123456789', defaultPriceMicros: null }),
+      StreamsModule.register({
+        secret: 'bench-secret-0123456789',
+        defaultPriceMicros: null,
+        ...(process.env.BENCH_BATCHES_IN_FLIGHT ? { sendBatchesInFlight: Number(process.env.BENCH_BATCHES_IN_FLIGHT) } : {}),
+      }),
     ],
   })
   class BenchModule {}
@@ -280,6 +286,12 @@ async function main(): Promise<void> {
 
   const db = new Client({ connectionString: url });
   await db.connect();
+  // the relay publishes within a few ms of a commit: give it a moment to catch up with the last batches
+  for (let i = 0; i < 50; i++) {
+    const [{ left }] = (await db.query<{ left: number }>(`SELECT count(*)::int AS left FROM streams.outbox WHERE published_at IS NULL`)).rows;
+    if (left === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const [{ n, unpublished }] = (
     await db.query<{ n: number; unpublished: number }>(`SELECT (SELECT count(*)::int FROM streams.message) AS n, (SELECT count(*)::int FROM streams.outbox WHERE published_at IS NULL) AS unpublished`)
   ).rows;

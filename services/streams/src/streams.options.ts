@@ -31,6 +31,10 @@ export interface StreamsModuleOptions {
   banSeconds?: number;
   /** Connections of the send path's own pool. Default 16. */
   sendPoolSize?: number;
+  /** Most sends written by one group-commit statement (docs/decisions/0016-stream-api-group-commit.md). Default 500. */
+  sendBatchMax?: number;
+  /** Group-commit batches written at the same time. Default 2. */
+  sendBatchesInFlight?: number;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
@@ -53,6 +57,8 @@ export interface ResolvedStreamsOptions {
   invalidTokenLimit: number;
   banSeconds: number;
   sendPoolSize: number;
+  sendBatchMax: number;
+  sendBatchesInFlight: number;
   migrationsRun: boolean;
   statsTickMs: number;
 }
@@ -88,6 +94,8 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     invalidTokenLimit: int('invalidTokenLimit', o.invalidTokenLimit, 30, 1),
     banSeconds: int('banSeconds', o.banSeconds, 900, 1),
     sendPoolSize: int('sendPoolSize', o.sendPoolSize, 16, 1, 200),
+    sendBatchMax: int('sendBatchMax', o.sendBatchMax, 500, 1, 5000),
+    sendBatchesInFlight: int('sendBatchesInFlight', o.sendBatchesInFlight, 2, 1, 16),
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
   };

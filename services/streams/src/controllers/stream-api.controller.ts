@@ -3,8 +3,10 @@ import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '@switchboard/platform';
 import { OtpService, type OtpRequestAnswer, type OtpVerifyAnswer } from '../services/otp.service';
-import { SendService, type SendAnswer } from '../services/send.service';
+import { SendService } from '../services/send.service';
 import { StreamAuthService } from '../services/stream-auth.service';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
  * The stream API customers call from their own code. Public for the platform guard: it authenticates the stream
@@ -20,11 +22,17 @@ export class StreamApiController {
     private readonly otp: OtpService,
   ) {}
 
+  /**
+   * The hot path (docs/decisions/0016-stream-api-group-commit.md): the answer is written here, not by Express's
+   * res.json, which would hash it for an ETag that no client revalidates a POST with. Errors still go through the
+   * exception filter.
+   */
   @Post('messages') @Public() @HttpCode(202) @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'the same answer is replayed for 24 h' })
-  async send(@Headers('authorization') token: string | undefined, @Headers('idempotency-key') key: string | undefined, @Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<SendAnswer> {
+  async send(@Headers('authorization') token: string | undefined, @Headers('idempotency-key') key: string | undefined, @Body() body: unknown, @Res() res: Response): Promise<void> {
     const r = await this.sends.send(await this.auth.authenticate(token), body, { idempotencyKey: key ?? null });
-    if (r.replayed) res.setHeader('Idempotent-Replayed', 'true');
-    return r.body;
+    const json = JSON.stringify(r.body);
+    res.writeHead(202, r.replayed ? { ...JSON_HEADERS, 'content-length': Buffer.byteLength(json), 'idempotent-replayed': 'true' } : { ...JSON_HEADERS, 'content-length': Buffer.byteLength(json) });
+    res.end(json);
   }
 
   @Post('otp/request') @Public() @HttpCode(202)

@@ -69,11 +69,18 @@ export class LookupsService {
     this.keywords = new TtlCache(o.cacheTtlMs, 1);
   }
 
+  /**
+   * The cached stream of a token (null: no such stream), undefined when not cached. Keyed by the token itself, not
+   * its hash: a hash a request would cost more than the lookup, and the process holds each token while it serves it.
+   */
+  cachedStreamByToken(token: string): ActiveStream | null | undefined {
+    return this.streams.get(token);
+  }
+
   async streamByToken(token: string): Promise<ActiveStream | null> {
-    const key = tokenHash(token);
-    const hex = key.toString('hex');
-    const cached = this.streams.get(hex);
+    const cached = this.streams.get(token);
     if (cached !== undefined) return cached;
+    const key = tokenHash(token);
     const [row] = await this.db.query<StreamRow>(
       `SELECT id::text, account_id::text, stream_uid::text, name, stream_type, status, enable_sending, sender, params, ip_acl,
               provider_secret_fields AS secret_fields
@@ -81,7 +88,7 @@ export class LookupsService {
       [key],
     );
     const stream = row ? this.toActive(row) : null;
-    this.streams.set(hex, stream);
+    this.streams.set(token, stream);
     return stream;
   }
 
@@ -106,6 +113,11 @@ export class LookupsService {
     };
   }
 
+  /** The cached customer (null: none), undefined when not cached. */
+  cachedCustomer(accountId: string): CustomerView | null | undefined {
+    return this.customers.get(accountId);
+  }
+
   async customer(accountId: string): Promise<CustomerView | null> {
     const cached = this.customers.get(accountId);
     if (cached !== undefined) return cached;
@@ -128,6 +140,11 @@ export class LookupsService {
     const set = new Set(rows.map((r) => r.v));
     this.senders.set(accountId, set);
     return set;
+  }
+
+  /** The cached keyword list, undefined when not cached. */
+  cachedKeywordMatcher(): KeywordMatcher | undefined {
+    return this.keywords.get('global');
   }
 
   async keywordMatcher(): Promise<KeywordMatcher> {

@@ -4,7 +4,7 @@ import { DATABASE_URL } from '@switchboard/platform';
 import { STREAMS_OPTIONS, STREAMS_SCHEMA, type ResolvedStreamsOptions } from '../streams.options';
 
 /**
- * The send path's own connection pool, talking to `pg` directly: a send is one statement (`accept_message`), and
+ * The send path's own connection pool, talking to `pg` directly: a batch of sends is one statement (`accept_messages`), and
  * going through TypeORM's query runner would cost more CPU than the statement itself at thousands of sends a second.
  */
 interface Corkable {

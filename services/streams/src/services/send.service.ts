@@ -8,10 +8,10 @@ import {
   MessageAcceptedV1,
   MessageChargedV1,
   StreamStatus,
-  Topics,
+  type EventDefinition,
   type Violation,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/platform';
+import { AppError, PACKED_OUTBOX_TYPE, RequestContext } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -21,7 +21,10 @@ import { STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options
 import { ActivityService } from './activity.service';
 import { LookupsService, type ActiveStream, type CustomerView } from './lookups.service';
 import { SendDatabase } from './send-database';
-import { StreamsOutboxRelay, StreamsUnitOfWork } from './streams-events.service';
+import { GroupCommit } from './group-commit';
+import { StreamsOutboxRelay } from './streams-events.service';
+
+const BLOCKED_KEYWORD = () => new AppError(400, ErrorCode.InvalidArgument, 'the message contains a blocked keyword');
 
 /** Longest text accepted: ten concatenated GSM-7 parts. */
 export const MAX_TEXT_LENGTH = 1530;
@@ -75,34 +78,95 @@ interface ValidSend {
   payload: Record<string, unknown> | null;
 }
 
-interface AcceptRow {
-  result: 'ok' | 'no_customer' | 'no_price' | 'daily_limit' | 'duplicate';
+/** One send as `accept_messages` reads it from the batch's JSON (the `streams.send_row` type). */
+interface SendRow {
+  i: number;
+  uuid: string;
+  account_id: string;
+  stream_id: string;
+  campaign_id: string | null;
+  sender: string;
+  destination: string;
+  iso2: string | null;
+  stored_text: string;
+  encoding: string | null;
+  segments: number;
+  demo: boolean;
+  price_override: number | null;
+  /** bytea in PostgreSQL's hex input form */
+  fp: string | null;
+  idem_key: string | null;
+  idem_hash: string | null;
+  idem_response: AnswerBase | null;
+  /** The events' JSON up to the first field the statement fills in (see eventHead). */
+  accepted: string;
+  charged: string;
+}
+
+type Refusal = 'no_customer' | 'no_price' | 'daily_limit' | 'duplicate' | 'payment_required' | 'key_in_use';
+
+/** What `accept_messages` answers for each send. */
+interface AcceptedRow {
+  ord: number;
+  result: 'ok' | Refusal;
   amount_micros: string;
   currency: string | null;
-  balance_after: string | null;
+}
+
+type AnswerBase = Omit<SendAnswer, 'price' | 'currency'>;
+
+/** A prepared send waiting for its batch. */
+interface Pending {
+  p: PreparedSend;
+  /** The request's trace id, read when the send was submitted (the batch is written outside the request's context). */
+  traceId: string | null;
+  /** Duplicate fingerprint; null for OTP sends and when the duplicate window is 0. */
+  fp: Buffer | null;
+}
+
+interface Written {
+  answer: AnswerBase;
+  row: AcceptedRow;
 }
 
 const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
-const ACCEPT_SQL = `SELECT result, amount_micros::text, currency, balance_after::text FROM streams.accept_message(${Array.from({ length: 25 }, (_, i) => `$${i + 1}`).join(', ')})`;
+const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2, $3, $4, $5, $6, $7, $8)';
+/** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
+const OUTBOX_SQL = `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${PACKED_OUTBOX_TYPE}', '{}', $2)`;
+/** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/**
+ * An event's JSON (an OutgoingEvent, as a packed outbox row holds it) cut before its last data fields, which only the
+ * database knows: `accept_messages` appends `<micros>,"currency":"EUR"}}` (and `,"balanceAfterMicros":<micros>` before
+ * the braces for the charged event). `data` holds every other field, so the event meets its schema once completed.
+ */
+function eventHead<T>(def: EventDefinition<T>, id: string, occurredAt: string, accountId: string, traceId: string | null, data: Partial<T>, cut: keyof T & string): string {
+  const envelope = { id, type: def.type, version: def.version, occurredAt, source: 'streams', accountId, traceId, key: def.key(data as T), topic: def.topic };
+  return `${JSON.stringify(envelope).slice(0, -1)},"data":${JSON.stringify(data).slice(0, -1)},${JSON.stringify(cut)}:`;
+}
 
 /**
  * The send pipeline behind the stream API, the console demo, OTP requests and replies: stream and account checks,
- * validation, idempotency, content rules, TPS buckets, then `accept_message`, which prices, checks the daily limit and
- * duplicates, debits the balance, stores the message and its outbox events in one statement. Durable before the answer.
+ * validation, idempotency, content rules, TPS buckets, then `accept_messages`, which prices, checks the daily limit and
+ * duplicates, debits the balance, stores the message and its outbox events for a whole batch of sends in one statement
+ * (group commit, docs/decisions/0016-stream-api-group-commit.md), each send decided on its own. Durable before the answer.
  */
 @Injectable()
 export class SendService {
   private readonly buckets = new TokenBuckets();
+  private readonly batches: GroupCommit<Pending, Written>;
 
   constructor(
     private readonly db: SendDatabase,
     private readonly lookups: LookupsService,
-    private readonly uow: StreamsUnitOfWork,
     private readonly relay: StreamsOutboxRelay,
     private readonly activity: ActivityService,
     private readonly clock: Clock,
     @Inject(STREAMS_OPTIONS) private readonly o: ResolvedStreamsOptions,
-  ) {}
+  ) {
+    this.batches = new GroupCommit((items) => this.writeBatch(items), { maxBatch: o.sendBatchMax, maxInFlight: o.sendBatchesInFlight });
+  }
 
   /** Stream state: 0x21 unavailable (restricted, disabled, sending off), 0x22 not ready (draft), 0x23 provider settings missing. */
   assertStreamCanSend(stream: ActiveStream): void {
@@ -115,7 +179,12 @@ export class SendService {
 
   /** Account state: a missing, unapproved, restricted, disabled or deleted account, or a channel it may not use, is 0x21. */
   async customerFor(stream: ActiveStream): Promise<CustomerView> {
-    const c = await this.lookups.customer(stream.accountId);
+    // no await when cached: every await of the send path costs the request context's promise hooks
+    const cached = this.lookups.cachedCustomer(stream.accountId);
+    return this.usableCustomer(stream, cached !== undefined ? cached : await this.lookups.customer(stream.accountId));
+  }
+
+  private usableCustomer(stream: ActiveStream, c: CustomerView | null): CustomerView {
     if (!c) throw new AppError(403, ErrorCode.StreamUnavailable, 'the account is not available for sending');
     if (c.status !== 'active' || c.active !== 1) throw new AppError(403, ErrorCode.StreamUnavailable, `the account cannot send (${c.active !== 1 ? 'not approved' : c.status})`);
     const setting = requiredSetting(stream.streamType);
@@ -123,9 +192,16 @@ export class SendService {
     return c;
   }
 
+  /** Prepares the send, then writes it with the other sends of its batch (group commit); answers after the commit. */
   async send(stream: ActiveStream, body: unknown, flags: SendFlags = {}): Promise<SendResult> {
     const prepared = await this.prepare(stream, body, flags);
-    return 'replay' in prepared ? prepared.replay : this.commit(prepared);
+    if ('replay' in prepared) return prepared.replay;
+    const pending = this.pending(prepared);
+    // Two sends with one fingerprint or one key in a batch would not see each other: the later goes in the next batch.
+    const keys: string[] = [];
+    if (pending.fp) keys.push(`f${prepared.stream.id}:${pending.fp.toString('base64')}`);
+    if (prepared.key) keys.push(`k${prepared.stream.id}:${prepared.key}`);
+    return this.outcome(prepared, await this.batches.submit(pending, keys));
   }
 
   /**
@@ -134,7 +210,8 @@ export class SendService {
    */
   async prepare(stream: ActiveStream, body: unknown, flags: SendFlags = {}): Promise<PreparedSend | { replay: SendResult }> {
     this.assertStreamCanSend(stream);
-    const customer = await this.customerFor(stream);
+    const cached = this.lookups.cachedCustomer(stream.accountId);
+    const customer = cached !== undefined ? this.usableCustomer(stream, cached) : await this.customerFor(stream);
     const input = this.validate(stream, body);
     const key = flags.idempotencyKey ?? null;
     if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
@@ -145,7 +222,8 @@ export class SendService {
       const replay = await this.findReplay(stream.id, key, requestHash);
       if (replay) return { replay };
     }
-    await this.checkContent(stream, customer, input);
+    const checked = this.checkContent(stream, customer, input);
+    if (checked) await checked;
     this.takeTokens(stream, customer);
     return { stream, customer, input, flags, key, requestHash };
   }
@@ -206,15 +284,21 @@ export class SendService {
     return { destination: destination as string, iso2, text, sender, payload };
   }
 
-  private async checkContent(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> {
+  /** Approved sender and blocked keywords; synchronous (undefined) when the keyword list is cached and no sender check applies. */
+  private checkContent(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> | undefined {
+    const senders = channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders);
+    const keywords = input.text ? this.lookups.cachedKeywordMatcher() : undefined;
+    if (senders || (input.text && !keywords)) return this.checkContentAsync(stream, customer, input);
+    if (keywords?.find(input.text)) throw BLOCKED_KEYWORD();
+    return undefined;
+  }
+
+  private async checkContentAsync(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> {
     if (channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders)) {
       const approved = await this.lookups.approvedSenders(stream.accountId);
       if (!approved.has(input.sender.toLowerCase())) throw new AppError(400, ErrorCode.InvalidArgument, `sender ${input.sender} is not an approved sender of the account`);
     }
-    if (input.text) {
-      const hit = (await this.lookups.keywordMatcher()).find(input.text);
-      if (hit) throw new AppError(400, ErrorCode.InvalidArgument, 'the message contains a blocked keyword');
-    }
+    if (input.text && (await this.lookups.keywordMatcher()).find(input.text)) throw BLOCKED_KEYWORD();
   }
 
   /** Account TPS (0x30 when the account has none), then the stream's own TPS if it has one (0x31). */
@@ -239,20 +323,68 @@ export class SendService {
     return { body: row.response, replayed: true };
   }
 
-  /** The write: one `accept_message` statement, on `client` when given (inside the caller's transaction). */
-  async commit(p: PreparedSend, client?: PoolClient): Promise<SendResult> {
-    const { stream, customer, input, flags, key, requestHash } = p;
+  /** Writes one prepared send on `client`, inside the caller's transaction (OTP), as a batch of one. */
+  async commit(p: PreparedSend, client: PoolClient): Promise<SendResult> {
+    const [written] = await this.write([this.pending(p)], client);
+    return this.outcome(p, written, client);
+  }
+
+  private pending(p: PreparedSend): Pending {
+    const { input, flags } = p;
+    const fp =
+      !flags.otp && this.o.duplicateWindowSeconds > 0
+        ? createHash('sha256').update(`${input.destination}\u0000${input.sender}\u0000${input.text}\u0000${input.payload ? JSON.stringify(input.payload) : ''}`).digest()
+        : null;
+    return { p, traceId: RequestContext.current()?.traceId ?? null, fp };
+  }
+
+  /** A batch of the group commit: one `accept_messages` statement, one commit. */
+  private async writeBatch(items: Pending[]): Promise<Written[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const written = await this.write(items);
+        this.relay.kickSoon();
+        return written;
+      } catch (e) {
+        // A deadlock with another writer rolled the whole batch back: nothing of it was written.
+        if (attempt >= 3 || !RETRYABLE.has((e as { code?: string }).code ?? '')) throw e;
+      }
+    }
+  }
+
+  private async write(items: Pending[], client?: PoolClient): Promise<Written[]> {
     const now = this.clock.now();
+    const at = now.toISOString();
+    const answers: AnswerBase[] = [];
+    const rows = items.map((it, n) => {
+      const { row, answer } = this.row(it, n + 1, at);
+      answers.push(answer);
+      return row;
+    });
+    const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
+    const values = [JSON.stringify(rows), now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, OUTBOX_SQL];
+    const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v1', ACCEPT_SQL, values, client);
+    if (result.length !== items.length) throw new Error(`accept_messages answered ${result.length} rows for ${items.length} sends`);
+    return result.map((row, n) => ({ row, answer: answers[n] }));
+  }
+
+  private row(it: Pending, i: number, at: string): { row: SendRow; answer: AnswerBase } {
+    const { stream, input, flags, key, requestHash } = it.p;
     const channel = channelOf(stream.streamType);
     const sms = channel === Channel.Sms ? analyzeSms(input.text) : null;
     const segments = sms ? sms.segments : 1;
     const encoding = sms ? sms.encoding : null;
     const uuid = randomUUID();
-    const accepted = this.uow.trustedEnvelope(
+    const accountId = stream.accountId;
+    const accepted = eventHead(
       MessageAcceptedV1,
+      randomUUID(),
+      at,
+      accountId,
+      it.traceId,
       {
         messageUuid: uuid,
-        accountId: stream.accountId,
+        accountId,
         streamId: stream.id,
         streamUid: stream.streamUid,
         streamType: stream.streamType,
@@ -263,20 +395,15 @@ export class SendService {
         text: input.text,
         encoding,
         segments,
-        // priced in the statement, from the price read model
-        priceMicros: 0,
-        currency: customer.currency,
         payload: input.payload,
         campaignId: flags.campaignId ?? null,
         notBefore: null,
-        acceptedAt: now.toISOString(),
+        acceptedAt: at,
       },
-      stream.accountId,
+      'priceMicros',
     );
-    const charged = this.uow.trustedEnvelope(MessageChargedV1, { messageUuid: uuid, accountId: stream.accountId, amountMicros: 0, currency: customer.currency, balanceAfterMicros: 0 }, stream.accountId);
-    const dedupe = !flags.otp && this.o.duplicateWindowSeconds > 0;
-    const fp = dedupe ? createHash('sha256').update(`${input.destination}\u0000${input.sender}\u0000${input.text}\u0000${input.payload ? JSON.stringify(input.payload) : ''}`).digest() : null;
-    const answer: Omit<SendAnswer, 'price' | 'currency'> = {
+    const charged = eventHead(MessageChargedV1, randomUUID(), at, accountId, it.traceId, { messageUuid: uuid, accountId }, 'amountMicros');
+    const answer: AnswerBase = {
       code: 'OK',
       message_uuid: uuid,
       status: 'accepted',
@@ -287,57 +414,49 @@ export class SendService {
       parts: segments,
       encoding,
     };
-    // Telegram has no country to price by: its messages are free here (docs/decisions/0014-streams.md).
-    const priceOverride = channel === Channel.Telegram || channel === Channel.TelegramPrivate ? 0 : null;
-    const values = [
-      uuid,
-      stream.accountId,
-      stream.id,
-      flags.campaignId ?? null,
-      input.sender,
-      input.destination,
-      input.iso2,
-      flags.otp ? flags.otp.maskedText : input.text,
-      encoding,
-      segments,
-      flags.demo ?? false,
-      now,
-      utcDay(now),
-      this.o.balanceSlots,
-      priceOverride,
-      this.o.defaultPriceMicros,
-      fp,
-      fp ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null,
-      key,
-      requestHash,
-      key ? JSON.stringify(answer) : null,
-      this.o.idempotencyTtlSeconds,
-      Topics.Streams,
-      JSON.stringify(accepted),
-      JSON.stringify(charged),
-    ];
-    let row: AcceptRow;
-    try {
-      [row] = await this.db.prepared<AcceptRow>('streams_accept_message_v1', ACCEPT_SQL, values, client);
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'SB041') throw new AppError(402, ErrorCode.PaymentRequired, 'payment required: the balance does not cover this message');
-      if (code === 'SB409' && key && requestHash) {
-        const replay = await this.findReplay(stream.id, key, requestHash, client);
-        if (replay) return replay;
-        throw new AppError(409, ErrorCode.InvalidArgument, 'a request with this Idempotency-Key is in progress');
-      }
-      throw e;
-    }
+    return {
+      answer,
+      row: {
+        i,
+        uuid,
+        account_id: accountId,
+        stream_id: stream.id,
+        campaign_id: flags.campaignId ?? null,
+        sender: input.sender,
+        destination: input.destination,
+        iso2: input.iso2,
+        stored_text: flags.otp ? flags.otp.maskedText : input.text,
+        encoding,
+        segments,
+        demo: flags.demo ?? false,
+        // Telegram has no country to price by: its messages are free here (docs/decisions/0014-streams.md).
+        price_override: channel === Channel.Telegram || channel === Channel.TelegramPrivate ? 0 : null,
+        fp: it.fp ? `\\x${it.fp.toString('hex')}` : null,
+        idem_key: key,
+        idem_hash: key && requestHash ? `\\x${requestHash.toString('hex')}` : null,
+        idem_response: key ? answer : null,
+        accepted,
+        charged,
+      },
+    };
+  }
+
+  /** The send's answer, or its refusal; a duplicate or a key in use replays the stored answer of its Idempotency-Key. */
+  private async outcome(p: PreparedSend, { row, answer }: Written, client?: PoolClient): Promise<SendResult> {
+    const { stream, customer, input, key, requestHash } = p;
     switch (row.result) {
-      case 'ok':
-        break;
+      case 'ok': {
+        this.activity.sent(stream.accountId, stream.id, this.clock.now());
+        return { body: { ...answer, price: Number(row.amount_micros) / 1_000_000, currency: row.currency ?? customer.currency }, replayed: false };
+      }
       case 'no_customer':
         throw new AppError(403, ErrorCode.StreamUnavailable, 'the account is not available for sending');
       case 'no_price':
         throw new AppError(400, ErrorCode.InvalidArgument, `no price for destination country ${input.iso2 ?? 'unknown'}`);
       case 'daily_limit':
         throw new AppError(429, ErrorCode.LimitUndefined, 'the daily message limit of the account is reached');
+      case 'payment_required':
+        throw new AppError(402, ErrorCode.PaymentRequired, 'payment required: the balance does not cover this message');
       case 'duplicate': {
         if (key && requestHash) {
           const replay = await this.findReplay(stream.id, key, requestHash, client);
@@ -345,11 +464,12 @@ export class SendService {
         }
         throw new AppError(409, ErrorCode.DuplicateMessage, `duplicate message: the same text went to this destination within ${this.o.duplicateWindowSeconds} s`);
       }
+      case 'key_in_use': {
+        const replay = key && requestHash ? await this.findReplay(stream.id, key, requestHash, client) : null;
+        if (replay) return replay;
+        throw new AppError(409, ErrorCode.InvalidArgument, 'a request with this Idempotency-Key is in progress');
+      }
     }
-    if (!client) this.relay.kickSoon();
-    this.activity.sent(stream.accountId, stream.id, now);
-    const amount = Number(row.amount_micros);
-    return { body: { ...answer, price: amount / 1_000_000, currency: row.currency ?? customer.currency }, replayed: false };
   }
 }
 

@@ -39,7 +39,12 @@ export class StreamAuthService {
     if (ip && this.isBanned(ip, now)) throw new AppError(403, ErrorCode.BannedIp, 'this address is banned after repeated invalid stream tokens');
     const token = streamTokenFrom(authorization);
     if (!token) throw new AppError(401, ErrorCode.MissingToken, 'missing stream token: send it in the Authorization header');
-    const stream = TOKEN_SHAPE.test(token) ? await this.lookups.streamByToken(token) : null;
+    let stream: ActiveStream | null = null;
+    if (TOKEN_SHAPE.test(token)) {
+      // no await when cached: every await of the send path costs the request context's promise hooks
+      const cached = this.lookups.cachedStreamByToken(token);
+      stream = cached !== undefined ? cached : await this.lookups.streamByToken(token);
+    }
     if (!stream) {
       if (ip) this.recordFailure(ip, now);
       throw new AppError(401, ErrorCode.InvalidToken, 'invalid stream token');
