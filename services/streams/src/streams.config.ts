@@ -23,6 +23,9 @@ export const streamsConfigSchema = z.object({
   STREAMS_BALANCE_SLOTS: env.int(32, 1),
   STREAMS_CACHE_TTL_MS: env.int(2000, 0),
   STREAMS_SEND_POOL_SIZE: env.int(16, 1),
+  /** Group commit of the stream API: sends per batch, and batches written at once (docs/decisions/0016). */
+  STREAMS_SEND_BATCH_MAX: env.int(500, 1),
+  STREAMS_SEND_BATCHES_IN_FLIGHT: env.int(2, 1),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -45,6 +48,8 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     balanceSlots: c.STREAMS_BALANCE_SLOTS,
     cacheTtlMs: c.STREAMS_CACHE_TTL_MS,
     sendPoolSize: c.STREAMS_SEND_POOL_SIZE,
+    sendBatchMax: c.STREAMS_SEND_BATCH_MAX,
+    sendBatchesInFlight: c.STREAMS_SEND_BATCHES_IN_FLIGHT,
     migrationsRun: c.MIGRATIONS_RUN,
   };
 }
