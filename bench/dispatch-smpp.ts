@@ -194,7 +194,8 @@ async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<vo
     kafka = await startKafkaMock(1);
     bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 16, maxWaitTimeMs: 100 } });
   } else {
-    bus = new InMemoryEventBus({ partitions: 4096 });
+    // as the embedded server: 64 lanes (dispatch takes up to `ingestConcurrency` events at once from each)
+    bus = new InMemoryEventBus({ partitions: 64, ack: 'handled' });
   }
   const app = await boot(db.url, bus, port, { window: 256, connections: 2 });
   const dispatcher = app.get(Dispatcher);

@@ -57,6 +57,11 @@ export interface DispatchModuleOptions {
   defaultStreamTps?: number;
   /** Rows per outbox relay pass. Default 1000. */
   outboxBatchSize?: number;
+  /**
+   * Accepted events handled at once per bus partition (lane), feeding the ingest's group commits. Events in flight
+   * are partitions x this: keep that under about a second of sending (see `ingestHoldMs`). Default 128.
+   */
+  ingestConcurrency?: number;
   /** Realtime `rt.<acc>.messages` batches at most this often. Default 500 ms. */
   realtimeIntervalMs?: number;
 }
@@ -111,6 +116,7 @@ export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'di
   defaultStreamTps: number;
   outboxBatchSize: number;
   realtimeIntervalMs: number;
+  ingestConcurrency: number;
 }
 
 export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedDispatchOptions {
@@ -120,6 +126,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
     migrationsRun: o.migrationsRun ?? true,
     defaultStreamTps: o.defaultStreamTps ?? 0,
     outboxBatchSize: o.outboxBatchSize ?? 1000,
+    ingestConcurrency: Math.max(1, o.ingestConcurrency ?? 128),
     realtimeIntervalMs: o.realtimeIntervalMs ?? 500,
     dispatcher: {
       batchSize: d.batchSize ?? 500,

@@ -32,6 +32,26 @@ export function retryPolicy(options: SubscribeOptions): RetryPolicy {
   };
 }
 
+/** `SubscribeOptions.concurrency`, checked: a positive integer, 1 when absent. */
+export function concurrencyOf(options: SubscribeOptions): number {
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new Error(`concurrency of group "${options.group}" must be a positive integer, got ${String(options.concurrency)}`);
+  }
+  return concurrency;
+}
+
+/**
+ * Runs every task of a chunk to its end, then rethrows the first failure: a chunk is acknowledged as a whole, and
+ * leaving on the first error would let its other handlers run on after the caller gave the chunk up.
+ */
+export async function settleAll(tasks: Array<Promise<void>>): Promise<void> {
+  if (tasks.length === 1) return tasks[0];
+  const results = await Promise.allSettled(tasks);
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 export const isDeadLetterTopic = (topic: string): boolean => topic.endsWith(deadLetterTopic(''));
 
 /** The envelope as it travels: `topic` is routing, not content. */

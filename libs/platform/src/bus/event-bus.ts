@@ -34,6 +34,21 @@ export interface SubscribeOptions {
   maxRetries?: number;
   /** First retry delay, doubled each attempt. Default 100 ms. */
   retryBackoffMs?: number;
+  /**
+   * Handlers running at once per partition (Kafka) or lane (in memory). Default 1: a partition's events are handled
+   * strictly one after another, in order, so one key's events (one aggregate's) are handled in publish order.
+   *
+   * Above 1, a partition's events are taken in chunks of up to `concurrency` and the chunk's handlers run
+   * concurrently; the chunk is acknowledged (Kafka offsets committed past it, in-memory deliveries settled) only when
+   * every one of its handlers finished or its event was dead-lettered, and the next chunk starts after that.
+   * ORDER IS GIVEN UP WITHIN A CHUNK, also between events of the same key: two updates of one aggregate may be
+   * handled in either order, or at the same time. Use it only where the group's events commute, e.g. each event is
+   * about a different aggregate (one message each) or the handler is order-insensitive (a status that only moves
+   * forward), typically to feed a group commit (many handlers awaiting one multi-row INSERT). Retries and
+   * dead-lettering stay per event; a crash or a failed dead-letter produce redelivers the whole unacknowledged chunk,
+   * including events whose handlers had finished (at-least-once, as always).
+   */
+  concurrency?: number;
 }
 
 /**

@@ -239,4 +239,224 @@ describe('InMemoryEventBus', () => {
     await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async () => undefined });
     await expect(bus.subscribe({ group: 'g', topics: [TOPIC], handler: async () => undefined })).rejects.toThrow(/already subscribed/);
   });
+  it('does not serialise events of topics nobody subscribes to', async () => {
+    await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async () => undefined });
+    await bus.start();
+    // JSON.stringify throws on a BigInt: reaching the serialiser shows as a rejected publish.
+    const unserialisable = (topic: string) => testEvent(topic, 'a', { amount: BigInt(1) });
+
+    await expect(bus.publish([unserialisable('switchboard.nobody-listens')])).resolves.toBeUndefined();
+    await expect(bus.publish([unserialisable(TOPIC)])).rejects.toThrow(/BigInt/);
+  });
+
+  it('refuses a concurrency that is not a positive integer', async () => {
+    for (const concurrency of [0, -1, 1.5, Number.NaN]) {
+      await expect(bus.subscribe({ group: `g${concurrency}`, topics: [TOPIC], concurrency, handler: async () => undefined })).rejects.toThrow(/concurrency/);
+    }
+  });
+
+  describe('with concurrency', () => {
+    /** One lane, so every event shares it whatever its key: concurrency is then the only source of parallelism. */
+    let lane: InMemoryEventBus;
+
+    beforeEach(() => {
+      lane = new InMemoryEventBus({ logger, partitions: 1, ack: 'handled' });
+    });
+
+    /** Gates of the test's handlers, opened before stop() so that a failed assertion cannot leave stop() waiting. */
+    const openAll: Array<() => void> = [];
+
+    afterEach(async () => {
+      openAll.splice(0).forEach((open) => open());
+      await lane.stop();
+    });
+
+    /** A handler that records how many run at once and holds each event until the test releases it. */
+    function gatedHandler() {
+      const gates = new Map<number, ReturnType<typeof deferred>>();
+      const state = { running: 0, maxRunning: 0, started: [] as number[], finished: [] as number[] };
+      const gate = (n: number) => gates.get(n) ?? gates.set(n, deferred()).get(n)!;
+      const handler = async (e: EventEnvelope) => {
+        const { n } = e.data as { n: number };
+        state.started.push(n);
+        state.maxRunning = Math.max(state.maxRunning, ++state.running);
+        await gate(n).promise;
+        state.running--;
+        state.finished.push(n);
+      };
+      const release = (...ns: number[]) => ns.forEach((n) => gate(n).resolve());
+      openAll.push(() => gates.forEach((g) => g.resolve()));
+      return { handler, state, release };
+    }
+
+    const numbered = (count: number, key = 'same-key') => Array.from({ length: count }, (_, n) => testEvent(TOPIC, key, { n }));
+    const tick = () => new Promise((r) => setImmediate(r));
+
+    it('keeps a long lane queue in order, with events published while it drains', async () => {
+      const handled: number[] = [];
+      await lane.subscribe({ group: 'g', topics: [TOPIC], concurrency: 1, handler: async (e) => void handled.push((e.data as { n: number }).n) });
+      await lane.start();
+      const events = numbered(5000);
+
+      // Published in two halves, the second while the lane is busy with the first (past its array compaction).
+      const first = lane.publish(events.slice(0, 2500));
+      await waitFor(() => handled.length >= 1200);
+      await Promise.all([first, lane.publish(events.slice(2500))]);
+
+      expect(handled).toEqual(Array.from({ length: 5000 }, (_, n) => n));
+    });
+
+    it('with concurrency 1 handles one event at a time, in publish order', async () => {
+      const { handler, state, release } = gatedHandler();
+      await lane.subscribe({ group: 'g', topics: [TOPIC], concurrency: 1, handler });
+      await lane.start();
+
+      const published = lane.publish(numbered(5, 'k'));
+      for (let n = 0; n < 5; n++) {
+        await tick();
+        expect(state.started).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
+        release(n);
+      }
+      await published;
+
+      expect(state.maxRunning).toBe(1);
+      expect(state.finished).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('runs up to N handlers of a lane at once and starts the next chunk only when the whole chunk finished', async () => {
+      const { handler, state, release } = gatedHandler();
+      await lane.subscribe({ group: 'g', topics: [TOPIC], concurrency: 4, handler });
+      await lane.start();
+
+      const published = lane.publish(numbered(10));
+      await tick();
+      expect(state.started).toEqual([0, 1, 2, 3]);
+
+      // Three of the chunk done, one still running: the lane waits for it.
+      release(0, 1, 3);
+      await tick();
+      expect(state.started).toEqual([0, 1, 2, 3]);
+      expect(state.running).toBe(1);
+
+      release(2);
+      await tick();
+      expect(state.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+
+      release(4, 5, 6, 7);
+      await tick();
+      expect(state.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      release(8, 9);
+      await published;
+
+      expect(state.maxRunning).toBe(4);
+      expect([...state.finished].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
+    it('acknowledges a chunk only when every delivery of it settled', async () => {
+      const { handler, state, release } = gatedHandler();
+      await lane.subscribe({ group: 'g', topics: [TOPIC], concurrency: 3, handler });
+      await lane.start();
+      const events = numbered(3);
+      const acked: number[] = [];
+
+      // One publish per event, so each has its own acknowledgement (ack 'handled').
+      const published = events.map((event, n) => lane.publish([event]).then(() => acked.push(n)));
+      await tick();
+      expect(state.started).toEqual([0, 1, 2]);
+
+      release(0, 2);
+      await tick();
+      expect(acked).toEqual([]);
+
+      release(1);
+      await Promise.all(published);
+      expect([...acked].sort()).toEqual([0, 1, 2]);
+    });
+
+    it('retries and dead-letters a failing event of a chunk, handling the others once and acknowledging each once', async () => {
+      const attempts: number[] = [];
+      const handled: number[] = [];
+      const dead: Array<[number, DeliveryContext]> = [];
+      const lastAttempt = deferred();
+      await lane.subscribe({
+        group: 'g',
+        topics: [TOPIC],
+        concurrency: 4,
+        maxRetries: 2,
+        retryBackoffMs: 1,
+        handler: async (e, ctx) => {
+          const { n } = e.data as { n: number };
+          if (n !== 1) return void handled.push(n);
+          attempts.push(ctx.attempt);
+          if (ctx.attempt === 3) await lastAttempt.promise;
+          throw new Error('poison');
+        },
+      });
+      await lane.subscribe({ group: 'ops', topics: [deadLetterTopic(TOPIC)], handler: async (e, ctx) => void dead.push([(e.data as { n: number }).n, ctx]) });
+      await lane.start();
+      const acked: number[] = [];
+
+      const published = numbered(8).map((event, n) => lane.publish([event]).then(() => acked.push(n)));
+      await waitFor(() => attempts.length === 3);
+      // The chunk's other handlers are done, but the chunk is not acknowledged while its failing event is retried,
+      // and the next chunk has not started.
+      expect([...handled].sort()).toEqual([0, 2, 3]);
+      expect(acked).toEqual([]);
+
+      lastAttempt.resolve();
+      await Promise.all(published);
+      await lane.drain();
+
+      expect(attempts).toEqual([1, 2, 3]);
+      expect([...handled].sort()).toEqual([0, 2, 3, 4, 5, 6, 7]);
+      expect([...acked].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(dead).toEqual([[1, expect.objectContaining({ deadLetter: expect.objectContaining({ attempts: 3, originalTopic: TOPIC, group: 'g' }) })]]);
+    });
+
+    it('bounds a subscription at lanes x concurrency handlers at once', async () => {
+      const lanes = new InMemoryEventBus({ logger, partitions: 4 });
+      let running = 0;
+      let maxRunning = 0;
+      const handled = new Set<string>();
+      await lanes.subscribe({
+        group: 'g',
+        topics: [TOPIC],
+        concurrency: 2,
+        handler: async (e) => {
+          maxRunning = Math.max(maxRunning, ++running);
+          await new Promise((r) => setImmediate(r));
+          running--;
+          handled.add(e.id);
+        },
+      });
+      await lanes.start();
+
+      // 64 keys: every one of the 4 lanes gets a queue longer than its chunk.
+      await lanes.publish(Array.from({ length: 64 }, (_, i) => testEvent(TOPIC, `key-${i}`)));
+      await lanes.drain();
+      await lanes.stop();
+
+      expect(maxRunning).toBe(8);
+      expect(handled.size).toBe(64);
+    });
+
+    it('waits on stop() for every handler of the chunk in flight', async () => {
+      const { handler, state, release } = gatedHandler();
+      await lane.subscribe({ group: 'g', topics: [TOPIC], concurrency: 2, handler });
+      await lane.start();
+      void lane.publish(numbered(4));
+      await tick();
+
+      let stopped = false;
+      const stopping = lane.stop().then(() => (stopped = true));
+      release(0);
+      await tick();
+      expect(stopped).toBe(false);
+
+      release(1);
+      await stopping;
+      // The second chunk stays queued: a stopped bus takes no new deliveries.
+      expect(state.started).toEqual([0, 1]);
+    });
+  });
 });

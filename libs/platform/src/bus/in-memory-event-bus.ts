@@ -1,12 +1,14 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import {
+  concurrencyOf,
   deadLetterHeaders,
   envelopeHeaders,
   handleWithRetries,
   isDeadLetterTopic,
   readDeadLetter,
   retryPolicy,
+  settleAll,
   sleep,
   toEnvelope,
   type Headers,
@@ -16,9 +18,9 @@ import { EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions 
 
 export interface InMemoryEventBusOptions {
   /**
-   * Serial lanes per group and topic, the in-memory counterpart of Kafka partitions: an event's key picks its
-   * lane, so one key's events are handled in order while other keys proceed on other lanes. Bounds concurrency
-   * per subscription. Default 8.
+   * Lanes per group and topic, the in-memory counterpart of Kafka partitions: an event's key picks its lane, so one
+   * key's events are handled in order (with `concurrency` 1) while other keys proceed on other lanes. A lane runs up
+   * to the subscription's `concurrency` handlers at once, so lanes x concurrency bounds a subscription. Default 8.
    */
   partitions?: number;
   logger?: Pick<LoggerService, 'warn' | 'error'>;
@@ -38,8 +40,10 @@ interface Delivery {
 }
 
 interface Lane {
+  /** Deliveries from `head` on are waiting; those before it are done. An index, as shift() is O(n) on long arrays. */
   queue: Delivery[];
-  /** The running drain loop, if any: at most one per lane keeps the lane serial. */
+  head: number;
+  /** The running drain loop, if any: at most one per lane, so chunks of a lane never overlap. */
   active?: Promise<void>;
 }
 
@@ -48,6 +52,8 @@ interface Subscription {
   topic: string;
   handler: EventHandler;
   policy: RetryPolicy;
+  /** Deliveries of a lane handled at once, as one chunk. */
+  concurrency: number;
   lanes: Lane[];
 }
 
@@ -75,11 +81,14 @@ export class InMemoryEventBus extends EventBus {
 
   async subscribe(options: SubscribeOptions): Promise<void> {
     const policy = retryPolicy(options);
+    const concurrency = concurrencyOf(options);
+    for (const topic of options.topics) {
+      if (this.subscriptions.get(topic)?.has(options.group)) throw new Error(`group "${options.group}" is already subscribed to "${topic}"`);
+    }
     for (const topic of options.topics) {
       const groups = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
-      if (groups.has(options.group)) throw new Error(`group "${options.group}" is already subscribed to "${topic}"`);
-      const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [] }));
-      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, lanes });
+      const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [], head: 0 }));
+      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, concurrency, lanes });
       this.subscriptions.set(topic, groups);
     }
   }
@@ -88,9 +97,9 @@ export class InMemoryEventBus extends EventBus {
   async publish(events: OutgoingEvent[]): Promise<void> {
     const settled: Array<Promise<void>> = [];
     for (const event of events) {
+      if (!this.subscriptions.has(event.topic)) continue; // nobody to deliver to: skip the serialisation too
       const envelope = toEnvelope(event);
-      // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
-      settled.push(...this.enqueue(event.topic, JSON.stringify(envelope), envelopeHeaders(envelope)));
+      settled.push(...this.enqueue(event.topic, envelope, envelopeHeaders(envelope)));
     }
     if (this.ack === 'handled') await Promise.all(settled);
   }
@@ -120,9 +129,11 @@ export class InMemoryEventBus extends EventBus {
   }
 
   /** Queues one delivery per subscribed group; answers a promise per delivery, settled once handled or dead-lettered. */
-  private enqueue(topic: string, serialized: string, headers: Headers): Array<Promise<void>> {
+  private enqueue(topic: string, envelope: EventEnvelope, headers: Headers): Array<Promise<void>> {
     const groups = this.subscriptions.get(topic);
     if (!groups) return [];
+    // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
+    const serialized = JSON.stringify(envelope);
     const settled: Array<Promise<void>> = [];
     for (const sub of groups.values()) {
       // Each group gets its own copy: one group's handler cannot mutate what another sees.
@@ -138,7 +149,7 @@ export class InMemoryEventBus extends EventBus {
   }
 
   private pump(sub: Subscription, lane: Lane): void {
-    if (!this.running || lane.active || lane.queue.length === 0) return;
+    if (!this.running || lane.active || lane.head === lane.queue.length) return;
     lane.active = this.drainLane(sub, lane)
       .catch((error: unknown) => this.logger.error(`lane of group ${sub.group} on ${sub.topic} stopped: ${String(error)}`))
       .finally(() => {
@@ -148,13 +159,28 @@ export class InMemoryEventBus extends EventBus {
       });
   }
 
+  /**
+   * Handles the lane's queue in chunks of up to `concurrency` deliveries, all of a chunk at once; a chunk settles
+   * (and leaves the queue) only when every one of its deliveries was handled or dead-lettered.
+   */
   private async drainLane(sub: Subscription, lane: Lane): Promise<void> {
-    while (this.running && lane.queue.length > 0) {
-      const delivery = lane.queue[0];
-      await this.deliver(sub, delivery);
-      lane.queue.shift();
-      delivery.settled?.();
-      this.settle();
+    // The publish() that woke the lane is still enqueueing its other events: let it finish, so they share a chunk.
+    await Promise.resolve();
+    while (this.running && lane.head < lane.queue.length) {
+      const chunk = lane.queue.slice(lane.head, lane.head + sub.concurrency);
+      await settleAll(chunk.map((delivery) => this.deliver(sub, delivery)));
+      lane.head += chunk.length;
+      if (lane.head === lane.queue.length) {
+        lane.queue = [];
+        lane.head = 0;
+      } else if (lane.head >= COMPACT_AFTER && lane.head * 2 >= lane.queue.length) {
+        lane.queue = lane.queue.slice(lane.head);
+        lane.head = 0;
+      }
+      for (const delivery of chunk) {
+        delivery.settled?.();
+        this.settle();
+      }
     }
   }
 
@@ -172,7 +198,7 @@ export class InMemoryEventBus extends EventBus {
     this.logger.warn(`group ${sub.group} gave up on ${envelope.id} (${envelope.type}) after ${failure.attempts} attempts; sent to ${dlq}: ${failure.error}`);
     const deadLetter = { ...failure, originalTopic: topic, group: sub.group, failedAt: new Date().toISOString() };
     // Enqueued before this delivery settles, so drain() also waits for the dead-letter handlers.
-    void this.enqueue(dlq, JSON.stringify(envelope), { ...headers, ...deadLetterHeaders(deadLetter) });
+    void this.enqueue(dlq, envelope, { ...headers, ...deadLetterHeaders(deadLetter) });
   }
 
   private settle(): void {
@@ -183,6 +209,9 @@ export class InMemoryEventBus extends EventBus {
     waiters.forEach((resolve) => resolve());
   }
 }
+
+/** Done deliveries a lane keeps before dropping them from its array (when they are at least half of it). */
+const COMPACT_AFTER = 1024;
 
 /** FNV-1a: cheap, stable, well spread for short ids. */
 function laneOf(key: string, lanes: number): number {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { kafkaTestBrokers } from '../testing/database';
+import { sleep } from './delivery';
 import type { DeliveryContext, EventHandler, OutgoingEvent } from './event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
 import { silentLogger, testEvent, waitFor } from './test-support';
@@ -206,6 +207,203 @@ describe('KafkaEventBus', () => {
       attempts: '3',
       originalTopic: topic,
       group,
+    });
+  });
+
+  describe('with concurrency', () => {
+    /** Events of one key: one partition, so a subscription's parallelism within a partition is all there is. */
+    const numbered = (topic: string, count: number) => Array.from({ length: count }, (_, n) => testEvent(topic, 'one-key', { n }));
+    const nOf = (event: EventEnvelope) => (event.data as { n: number }).n;
+    const countOf = (list: number[], n: number) => list.filter((x) => x === n).length;
+
+    /** Reads a dead-letter topic from the beginning with a plain kafkajs consumer until `count` records arrived. */
+    async function readDeadLetters(topic: string, count: number): Promise<EventEnvelope[]> {
+      const kafka = new Kafka({ clientId: 'dlq-reader', brokers: kafkaTestBrokers(), logLevel: logLevel.NOTHING });
+      const reader = kafka.consumer({ groupId: unique('dlq-reader'), sessionTimeout: 6000, heartbeatInterval: 200, rebalanceTimeout: 3000, maxWaitTimeInMs: 100 });
+      const dead: EventEnvelope[] = [];
+      try {
+        await reader.connect();
+        await reader.subscribe({ topic: deadLetterTopic(topic), fromBeginning: true });
+        await reader.run({ eachMessage: async ({ message }) => void dead.push(JSON.parse(String(message.value)) as EventEnvelope) });
+        await waitFor(() => dead.length >= count);
+        // A moment more, so that an unexpected extra record would be seen too.
+        await sleep(300);
+      } finally {
+        await reader.disconnect();
+      }
+      return dead;
+    }
+
+    /** Starts a fresh member of `group` and returns what it receives after a marker event: proof of what was committed. */
+    async function deliveredAfterRestart(topic: string, group: string): Promise<number[]> {
+      const rerun = recorder();
+      const bus = newBus();
+      await bus.subscribe({ group, topics: [topic], concurrency: 4, handler: rerun.handler });
+      await bus.start();
+      const marker = testEvent(topic, 'one-key', { n: -1 });
+      await bus.publish([marker]);
+      await waitFor(() => rerun.ids().includes(marker.id));
+      return rerun.events.map(nOf).filter((n) => n !== -1);
+    }
+
+    it('with concurrency 1 handles a partition one event at a time, in order', async () => {
+      const topic = unique('serial');
+      const bus = newBus();
+      const order: number[] = [];
+      let running = 0;
+      let maxRunning = 0;
+      await bus.subscribe({
+        group: unique('group'),
+        topics: [topic],
+        concurrency: 1,
+        handler: async (event) => {
+          maxRunning = Math.max(maxRunning, ++running);
+          await sleep(2);
+          running--;
+          order.push(nOf(event));
+        },
+      });
+      await bus.start();
+
+      await bus.publish(numbered(topic, 12));
+      await waitFor(() => order.length >= 12);
+
+      expect(maxRunning).toBe(1);
+      expect(order).toEqual(Array.from({ length: 12 }, (_, n) => n));
+    });
+
+    it('runs up to N handlers of a partition at once and never more, each event once', async () => {
+      const topic = unique('chunks');
+      const bus = newBus();
+      const handled: number[] = [];
+      let running = 0;
+      let maxRunning = 0;
+      await bus.subscribe({
+        group: unique('group'),
+        topics: [topic],
+        concurrency: 4,
+        handler: async (event) => {
+          maxRunning = Math.max(maxRunning, ++running);
+          await sleep(10);
+          running--;
+          handled.push(nOf(event));
+        },
+      });
+      await bus.start();
+
+      // One produce request: the 14 records reach the consumer in one fetched batch, cut into chunks 4, 4, 4, 2.
+      await bus.publish(numbered(topic, 14));
+      await waitFor(() => handled.length >= 14);
+      await sleep(100);
+
+      expect(maxRunning).toBe(4);
+      expect([...handled].sort((a, b) => a - b)).toEqual(Array.from({ length: 14 }, (_, n) => n));
+    });
+
+    it('retries and dead-letters a failing event of a chunk, the others handled once, and commits the chunk', async () => {
+      const topic = unique('chunk-dlq');
+      const group = unique('group');
+      const bus = newBus();
+      const handled: number[] = [];
+      const attempts: number[] = [];
+      const events = numbered(topic, 8);
+      await bus.subscribe({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        maxRetries: 2,
+        retryBackoffMs: 10,
+        handler: async (event, ctx) => {
+          if (nOf(event) === 1) {
+            attempts.push(ctx.attempt);
+            throw new Error('cannot handle this one');
+          }
+          handled.push(nOf(event));
+        },
+      });
+      await bus.start();
+
+      await bus.publish(events);
+      const dead = await readDeadLetters(topic, 1);
+      await waitFor(() => handled.length >= 7);
+      await bus.stop();
+
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(dead.map((e) => e.id)).toEqual([events[1].id]);
+      expect([...handled].sort()).toEqual([0, 2, 3, 4, 5, 6, 7]);
+      // Both chunks, the one with the dead letter included, were committed: a new member starts after them.
+      expect(await deliveredAfterRestart(topic, group)).toEqual([]);
+    });
+
+    it('does not acknowledge a chunk whose dead-letter produce failed: the chunk is delivered again, earlier chunks are not', async () => {
+      const topic = unique('dlq-down');
+      const group = unique('group');
+      const bus = newBus();
+      const calls: number[] = [];
+      const producer = (bus as unknown as { producer: Producer }).producer;
+      const send = producer.send.bind(producer);
+      let dlqFailures = 0;
+      jest.spyOn(producer, 'send').mockImplementation(async (record) => {
+        if (record.topic === deadLetterTopic(topic) && dlqFailures < 2) {
+          dlqFailures++;
+          throw new Error('dead-letter topic unavailable');
+        }
+        return send(record);
+      });
+      await bus.subscribe({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        maxRetries: 0,
+        handler: async (event) => {
+          calls.push(nOf(event));
+          if (nOf(event) === 5) throw new Error('poison');
+        },
+      });
+      await bus.start();
+
+      await bus.publish(numbered(topic, 8));
+      const dead = await readDeadLetters(topic, 1);
+      await waitFor(() => countOf(calls, 7) >= 3);
+      await bus.stop();
+
+      expect(dlqFailures).toBe(2);
+      expect(dead).toHaveLength(1);
+      // First chunk once; the second chunk three times: twice given back by a failed dead-letter produce.
+      for (const n of [0, 1, 2, 3]) expect(countOf(calls, n)).toBe(1);
+      for (const n of [4, 5, 6, 7]) expect(countOf(calls, n)).toBe(3);
+      expect(await deliveredAfterRestart(topic, group)).toEqual([]);
+    });
+
+    it('after a consumer dies mid-chunk, delivers that chunk again to the next member, and not the finished chunks', async () => {
+      const topic = unique('takeover');
+      const group = unique('group');
+      // The broker's minimum session timeout (6 s) bounds how soon the coordinator gives up on the stuck member.
+      const first = newBus();
+      const firstRun: number[] = [];
+      const stuck = { release: () => undefined as void };
+      const stuckUntil = new Promise<void>((resolve) => (stuck.release = resolve));
+      await first.subscribe({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        handler: async (event) => {
+          // The last event of the second chunk hangs, like a handler of a process that is about to die.
+          if (nOf(event) === 7) await stuckUntil;
+          firstRun.push(nOf(event));
+        },
+      });
+      await first.start();
+      await first.publish(numbered(topic, 8));
+      await waitFor(() => firstRun.length >= 7);
+
+      // The stuck member stops heartbeating; the coordinator gives its partitions to the newcomer.
+      try {
+        expect(await deliveredAfterRestart(topic, group)).toEqual([4, 5, 6, 7]);
+        expect([...firstRun].sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      } finally {
+        stuck.release();
+      }
     });
   });
 });

@@ -5,19 +5,22 @@ import {
   logLevel as KafkaLogLevel,
   Partitioners,
   type Consumer,
-  type EachMessagePayload,
+  type EachBatchPayload,
   type IHeaders,
   type KafkaConfig,
+  type KafkaMessage,
   type Message,
   type Producer,
 } from 'kafkajs';
 import {
+  concurrencyOf,
   deadLetterHeaders,
   envelopeHeaders,
   handleWithRetries,
   isDeadLetterTopic,
   readDeadLetter,
   retryPolicy,
+  settleAll,
   sleep,
   toEnvelope,
   type HandlerFailure,
@@ -34,8 +37,25 @@ export interface KafkaConsumerTuning {
   rebalanceTimeoutMs?: number;
   /** Longest a fetch waits for data. Default 5 000. */
   maxWaitTimeMs?: number;
-  /** Partitions handled in parallel per consumer; each partition is always handled in order. Default 1. */
+  /**
+   * Partitions handled in parallel per consumer; a partition is always handled one chunk at a time (see
+   * `SubscribeOptions.concurrency`). Default 1. With `concurrency` above 1 feeding a group commit, set it to the
+   * partitions a consumer owns, so every partition's chunk can join the same commit.
+   */
   partitionsConsumedConcurrently?: number;
+  /**
+   * Most a fetch returns per partition. Default 1 MiB (kafkajs'). A fetched batch is what chunks are cut from, so it
+   * should hold several chunks: at least `concurrency` x record size x 2.
+   */
+  maxBytesPerPartition?: number;
+  /** Most a fetch returns over all partitions of a broker. Default 10 MiB (kafkajs'). */
+  maxBytes?: number;
+  /**
+   * Least a fetch waits for (up to `maxWaitTimeMs`) before the broker answers. Default 1 byte: answer as soon as
+   * anything is there. A few tens of KiB make fuller batches on a busy topic, at up to `maxWaitTimeMs` of latency
+   * when the topic is quiet.
+   */
+  minBytes?: number;
 }
 
 export interface KafkaEventBusOptions {
@@ -73,8 +93,9 @@ const MAX_RESTART_DELAY_MS = 30_000;
 /**
  * The distributed-mode bus. Records are keyed by the envelope key (one aggregate, one partition, in order), the
  * value is the JSON envelope, headers carry id/type/version. One kafkajs consumer per group; a partition's
- * messages are handled one at a time, retried in process, then dead-lettered, and the offset is committed only
- * after the handler or the dead-letter produce succeeded.
+ * messages are handled in chunks of the subscription's `concurrency` (one at a time by default), each retried in
+ * process, then dead-lettered, and a chunk's offsets are committed only after every handler or dead-letter produce
+ * of the chunk succeeded.
  */
 export class KafkaEventBus extends EventBus {
   private readonly kafka: Kafka;
@@ -108,6 +129,7 @@ export class KafkaEventBus extends EventBus {
     if (group.consumer) {
       throw new Error(`group "${options.group}" is already consuming: subscribe all its topics before start()`);
     }
+    concurrencyOf(options); // refuse a bad value now rather than in the consumer
     for (const topic of options.topics) {
       if (group.subscriptions.has(topic)) throw new Error(`group "${options.group}" is already subscribed to "${topic}"`);
     }
@@ -174,6 +196,9 @@ export class KafkaEventBus extends EventBus {
       heartbeatInterval: tuning.heartbeatIntervalMs,
       rebalanceTimeout: tuning.rebalanceTimeoutMs,
       maxWaitTimeInMs: tuning.maxWaitTimeMs,
+      maxBytesPerPartition: tuning.maxBytesPerPartition,
+      maxBytes: tuning.maxBytes,
+      minBytes: tuning.minBytes,
     });
     group.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, () => (group.restarts = 0));
@@ -185,14 +210,16 @@ export class KafkaEventBus extends EventBus {
     });
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: this.options.fromBeginning ?? true });
-    // eachMessage resolves a message's offset only when the callback returns, and kafkajs commits only resolved
-    // offsets (after each batch, on rebalance, on stop and every AUTO_COMMIT_INTERVAL_MS): a message whose handler
-    // and dead-letter produce both failed is fetched again instead of being skipped.
+    // kafkajs commits only resolved offsets (after each batch, on rebalance, on stop, when eachBatch throws, and
+    // every AUTO_COMMIT_INTERVAL_MS), and fetches a partition again from its last resolved offset after an error.
+    // handleBatch resolves a chunk's offsets only after the whole chunk was handled, so a message whose handler and
+    // dead-letter produce both failed, or whose chunk was cut short, is fetched again instead of being skipped.
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: AUTO_COMMIT_INTERVAL_MS,
       partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently ?? 1,
-      eachMessage: (payload) => this.handleMessage(group, payload),
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.handleBatch(group, payload),
     });
   }
 
@@ -212,9 +239,39 @@ export class KafkaEventBus extends EventBus {
     }, delay);
   }
 
-  private async handleMessage(group: Group, { topic, message, heartbeat }: EachMessagePayload): Promise<void> {
-    const subscription = group.subscriptions.get(topic);
+  /**
+   * One fetched batch of one partition, in chunks of `concurrency` messages. After each chunk: resolve its last
+   * offset, heartbeat (which throws if the group is rebalancing: kafkajs then commits what was resolved and rejoins),
+   * and commit. A chunk with a failure throws before its offsets are resolved.
+   *
+   * With concurrency 1 the commit waits for the auto-commit interval, as kafkajs' eachMessage does. Above 1 every
+   * chunk is committed as soon as it is done: a chunk is many handlers' work (a group commit), and committing it at
+   * once limits what a crash redelivers to the chunks in flight, for one OffsetCommit per chunk.
+   */
+  private async handleBatch(group: Group, payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, uncommittedOffsets, isRunning, isStale } = payload;
+    const subscription = group.subscriptions.get(batch.topic);
     if (!subscription) return;
+    const concurrency = concurrencyOf(subscription);
+    const messages = batch.messages;
+    for (let start = 0; start < messages.length; start += concurrency) {
+      // Stopping, or the partition was sought/revoked: leave the rest unresolved for whoever fetches it next.
+      if (!isRunning() || isStale()) return;
+      const chunk = messages.slice(start, start + concurrency);
+      await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat)));
+      resolveOffset(chunk[chunk.length - 1].offset);
+      await heartbeat();
+      await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
+    }
+  }
+
+  private async handleMessage(
+    group: Group,
+    subscription: SubscribeOptions,
+    topic: string,
+    message: KafkaMessage,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
     const headers = readHeaders(message.headers);
     const parsed = parseEnvelope(message.value);
 
@@ -238,7 +295,7 @@ export class KafkaEventBus extends EventBus {
     const dlq = deadLetterTopic(topic);
     this.logger.warn(`group ${group.name} gave up on ${id} after ${failure.attempts} attempts; sent to ${dlq}: ${failure.error}`);
     const deadLetter = { ...failure, originalTopic: topic, group: group.name, failedAt: new Date().toISOString() };
-    // If this produce throws, eachMessage throws: the offset is not committed and the message is fetched again.
+    // If this produce throws, the chunk throws: its offsets are not resolved and the chunk is fetched again.
     await this.producer.send({
       topic: dlq,
       acks: -1,

@@ -131,7 +131,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   async onModuleInit(): Promise<void> {
     if (this.roles.consumers) {
-      await this.bus.subscribe({ group: SENDER_GROUP, topics: [MessageAcceptedV1.topic], handler: (e) => this.onEvent(e), maxRetries: 5 });
+      // Each accepted event is a different message and the insert is idempotent per message: order within a chunk
+      // does not matter, and many events in flight make the group commits large.
+      await this.bus.subscribe({
+        group: SENDER_GROUP,
+        topics: [MessageAcceptedV1.topic],
+        handler: (e) => this.onEvent(e),
+        maxRetries: 5,
+        concurrency: this.options.ingestConcurrency,
+      });
     }
   }
 

@@ -29,7 +29,7 @@ export class StreamsOutboxRelay extends ServiceOutboxRelay {
     @Inject(PROCESS_ROLES) roles: ProcessRoles,
   ) {
     // Large batches: every accepted send writes two rows, at thousands of sends a second.
-    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 500 });
+    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 5000 });
   }
 
   // before the platform stops the bus (onApplicationShutdown)
