@@ -167,7 +167,7 @@ async function startSmsc(): Promise<Smsc> {
   return smsc;
 }
 
-async function boot(url: string, bus: EventBus, port: number, vendorConfig: Record<string, unknown>) {
+async function boot(url: string, bus: EventBus, port: number, vendorConfig: Record<string, unknown>, ingestConcurrency?: number) {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'bench' }),
@@ -175,6 +175,7 @@ async function boot(url: string, bus: EventBus, port: number, vendorConfig: Reco
         seedVendors: [{ name: 'Bench SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', ...vendorConfig } }],
         dispatcher: { batchSize: 1000, maxInFlight: 8000, writeBatch: 4000, idleMs: 100 },
         outboxBatchSize: 5000,
+        ingestConcurrency,
       }),
     ],
   })
@@ -192,12 +193,13 @@ async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<vo
   let bus: EventBus;
   if (driver === 'kafka') {
     kafka = await startKafkaMock(1);
-    bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 16, maxWaitTimeMs: 100 } });
+    // as the dispatch service's bootstrap configures it
+    bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
   } else {
     // as the embedded server: 64 lanes (dispatch takes up to `ingestConcurrency` events at once from each)
     bus = new InMemoryEventBus({ partitions: 64, ack: 'handled' });
   }
-  const app = await boot(db.url, bus, port, { window: 256, connections: 2 });
+  const app = await boot(db.url, bus, port, { window: 256, connections: 2 }, driver === 'kafka' ? 500 : undefined);
   const dispatcher = app.get(Dispatcher);
   const timing = new Map<string, { n: number; ms: number }>();
   if (process.env.BENCH_PROFILE) {

@@ -20,7 +20,9 @@ export async function startDispatchService(config: DispatchConfig, opts: { logge
       brokers: config.KAFKA_BROKERS,
       createTopics: config.KAFKA_CREATE_TOPICS,
       idempotentProducer: config.KAFKA_IDEMPOTENT_PRODUCER,
-      consumer: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
+      // Fetches large enough for a chunk of DISPATCH_INGEST_CONCURRENCY accepted events per partition (~700 B each),
+      // and a short wait so a quiet topic still moves.
+      consumer: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 },
     });
   const realtime = opts.drivers?.realtime ?? new NatsRealtime({ servers: config.NATS_URL, name: 'dispatch' });
   const roles = new Set(config.PROCESS_ROLES);

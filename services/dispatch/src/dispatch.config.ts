@@ -18,6 +18,8 @@ export const dispatchConfigSchema = z.object({
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
   /** Partitions of the accepted-message topic handled in parallel by one dispatch process. */
   KAFKA_PARTITIONS_CONCURRENTLY: env.int(8, 1),
+  /** Accepted events handled at once per partition, feeding one group commit (docs/decisions/0018, 0019). */
+  DISPATCH_INGEST_CONCURRENCY: env.int(500, 1),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
@@ -44,6 +46,7 @@ export const loadDispatchMigrateConfig = (e: NodeJS.ProcessEnv = process.env) =>
 export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModuleOptions {
   return {
     migrationsRun: c.MIGRATIONS_RUN,
+    ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
     publicUrl: c.PUBLIC_URL,
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
     telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },
