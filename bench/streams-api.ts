@@ -40,6 +40,7 @@ import {
   type RunningPostgres,
 } from '@switchboard/platform';
 import { StreamsModule } from '@switchboard/streams';
+import { Dispatcher, DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 
 interface LoadSpec {
   port: number;
@@ -224,8 +225,12 @@ async function main(): Promise<void> {
   } else console.log('database: DATABASE_URL');
 
   const keys = generateSigningKeys();
-  const bus = new InMemoryEventBus();
-  // What dispatch would do with accepted messages is not measured here; the outbox relay still publishes them.
+  // BENCH_DISPATCH=1: dispatch runs too, on the bus as the embedded server configures it, and every accepted send
+  // is followed to its final status through the SMS simulator (delivery report after BENCH_DELIVERY_MS, default 500).
+  const withDispatch = process.env.BENCH_DISPATCH === '1';
+  const deliveryMs = Number(process.env.BENCH_DELIVERY_MS ?? 500);
+  const bus = withDispatch ? new InMemoryEventBus({ ack: 'handled', partitions: 64 }) : new InMemoryEventBus();
+  // Without dispatch, what it would do with accepted messages is not measured; the outbox relay still publishes them.
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench', roles: { relay: process.env.BENCH_RELAY !== '0' } }),
@@ -234,6 +239,9 @@ async function main(): Promise<void> {
         defaultPriceMicros: null,
         ...(process.env.BENCH_BATCHES_IN_FLIGHT ? { sendBatchesInFlight: Number(process.env.BENCH_BATCHES_IN_FLIGHT) } : {}),
       }),
+      ...(withDispatch
+        ? [DispatchModule.register({ ...embeddedDispatchOptions(), seedVendors: [{ name: 'SMS simulator', serviceType: 'sms', adapter: 'simulator', config: { deliveryRatio: 1, delayMs: deliveryMs } }] })]
+        : []),
     ],
   })
   class BenchModule {}
@@ -297,6 +305,22 @@ async function main(): Promise<void> {
   ).rows;
   const [{ balance }] = (await db.query<{ balance: string }>(`SELECT sum(balance_micros)::text AS balance FROM streams.balance_slot WHERE account_id = 1`)).rows;
   console.log(`stored messages ${n}; charged ${(1_000_000_000_000 - Number(balance)) / 5000} x 5000 micros; outbox rows still unpublished at the end ${unpublished}`);
+  if (withDispatch) {
+    const dispatcher = app.get(Dispatcher);
+    const acceptedAll = Date.now();
+    while (dispatcher.stats.finalized < n && Date.now() - acceptedAll < 120_000) await new Promise((r) => setTimeout(r, 50));
+    const statuses = (await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM dispatch.message GROUP BY status ORDER BY status`)).rows;
+    const [lat] = (
+      await db.query<{ p50: number; p99: number; max: number }>(
+        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+           FROM (SELECT extract(epoch FROM (d.final_at - s.created_at)) * 1000 AS ms FROM dispatch.message d JOIN streams.message s ON s.uuid = d.uuid) t`,
+      )
+    ).rows;
+    console.log(
+      `dispatch: ${dispatcher.stats.finalized} of ${n} final ${((Date.now() - acceptedAll) / 1000).toFixed(1)} s after the last answer; statuses ${JSON.stringify(statuses)}; ` +
+        `from the API's commit to the final status in dispatch (simulated receipt after ${deliveryMs} ms): p50 ${Math.round(lat.p50)} ms, p99 ${Math.round(lat.p99)} ms, max ${Math.round(lat.max)} ms`,
+    );
+  }
   await db.end();
   await app.close();
   if (pg) await pg.stop();
