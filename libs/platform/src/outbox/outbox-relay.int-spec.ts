@@ -289,4 +289,40 @@ describe('OutboxRelay', () => {
     const schema = await newSchema();
     await expect(Outbox.addPacked(dataSource.manager, schema, [testEvent(TOPIC, 'a')])).rejects.toThrow(/transaction/);
   });
+
+  it('prunes published rows and dedupe records past the retention, never an unpublished row', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, retentionMs: 3600_000 });
+    const [oldPublished, oldStuck, recent] = [testEvent(TOPIC, 'a'), testEvent(TOPIC, 'b'), testEvent(TOPIC, 'c')];
+    await placeOrder(schema, 'order-1', oldPublished);
+    await placeOrder(schema, 'order-2', oldStuck);
+    await placeOrder(schema, 'order-3', recent);
+    await dataSource.query(`UPDATE ${schema}.outbox SET published_at = now() - interval '2 hours' WHERE event_id = $1`, [oldPublished.id]);
+    await dataSource.query(`UPDATE ${schema}.outbox SET created_at = now() - interval '2 hours' WHERE event_id = $1`, [oldStuck.id]);
+    await dataSource.query(`UPDATE ${schema}.outbox SET published_at = now() - interval '10 minutes' WHERE event_id = $1`, [recent.id]);
+    await dataSource.query(
+      `INSERT INTO ${schema}.processed_events (consumer, event_id, processed_at) VALUES ('c', $1, now() - interval '2 hours'), ('c', $2, now())`,
+      [oldPublished.id, recent.id],
+    );
+
+    expect(await relay.prune()).toEqual({ outbox: 1, processedEvents: 1 });
+
+    const left = await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.outbox ORDER BY id`);
+    expect(left.map((r) => r.event_id)).toEqual([oldStuck.id, recent.id]);
+    const dedupe = await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.processed_events`);
+    expect(dedupe.map((r) => r.event_id)).toEqual([recent.id]);
+    expect(await relay.prune()).toEqual({ outbox: 0, processedEvents: 0 });
+  });
+
+  it('keeps everything when the retention is 0', async () => {
+    const schema = await newSchema();
+    const relay = newRelay({ schema, bus: new RecordingBus(), retentionMs: 0 });
+    const event = testEvent(TOPIC, 'a');
+    await placeOrder(schema, 'order-1', event);
+    await dataSource.query(`UPDATE ${schema}.outbox SET published_at = now() - interval '400 days'`);
+    expect(await relay.prune()).toEqual({ outbox: 0, processedEvents: 0 });
+    expect(await unpublished(schema)).toEqual([]);
+    expect((await dataSource.query(`SELECT 1 FROM ${schema}.outbox`)).length).toBe(1);
+  });
 });

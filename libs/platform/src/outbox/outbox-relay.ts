@@ -16,7 +16,18 @@ export interface OutboxRelayOptions {
   /** Events per publish (a packed row counts its events; a pass takes at least one row). Default 100. */
   batchSize?: number;
   logger?: Pick<LoggerService, 'error'>;
+  /**
+   * Published outbox rows, and `processed_events` rows (the consumers' dedupe memory), older than this are deleted
+   * by the running relay. It must exceed the longest a redelivery can come late (a consumer down, a dead letter
+   * replayed): past it, a redelivered event is handled again. 0 keeps everything. Default 7 days.
+   */
+  retentionMs?: number;
+  /** How often the running relay prunes. Default 10 minutes. */
+  pruneIntervalMs?: number;
 }
+
+const PRUNE_CHUNK = 5000;
+const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
 
 interface OutboxRow {
   id: string;
@@ -46,6 +57,8 @@ export class OutboxRelay {
   /** Whether the last pass left rows behind (cut by batchSize). */
   private lastPassFull = false;
   private wake?: () => void;
+  private pruneTimer?: NodeJS.Timeout;
+  private pruning?: Promise<unknown>;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteSchema(options.schema)}.outbox`;
@@ -59,14 +72,51 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    if ((this.options.retentionMs ?? DEFAULT_RETENTION_MS) > 0) {
+      this.pruneTimer = setInterval(() => {
+        if (this.pruning) return;
+        this.pruning = this.prune()
+          .catch((error: unknown) => this.logger.error(`pruning ${this.table} failed: ${describeError(error)}`))
+          .finally(() => (this.pruning = undefined));
+      }, this.options.pruneIntervalMs ?? 10 * 60_000);
+      this.pruneTimer.unref();
+    }
   }
 
   /** Finishes the pass in progress, then stops. */
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.pruneTimer);
     this.wake?.();
     await this.loop;
+    await this.pruning;
     this.loop = undefined;
+  }
+
+  /**
+   * Deletes published outbox rows and processed_events rows older than the retention, a chunk per statement (short
+   * transactions, no long lock). Unpublished rows are never deleted, however old. Returns what it deleted.
+   */
+  async prune(now = new Date()): Promise<{ outbox: number; processedEvents: number }> {
+    const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+    const deleted = { outbox: 0, processedEvents: 0 };
+    if (retentionMs <= 0) return deleted;
+    const cutoff = new Date(now.getTime() - retentionMs);
+    const schema = quoteSchema(this.options.schema);
+    const chunk = async (sql: string): Promise<number> => {
+      const [, count] = await this.options.dataSource.query<[unknown[], number]>(sql, [cutoff, PRUNE_CHUNK]);
+      return Number(count);
+    };
+    for (let n = PRUNE_CHUNK; n === PRUNE_CHUNK; deleted.outbox += n) {
+      // oldest ids first: published rows are old at the low end of the primary key
+      n = await chunk(
+        `DELETE FROM ${this.table} WHERE id IN (SELECT id FROM ${this.table} WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY id LIMIT $2)`,
+      );
+    }
+    for (let n = PRUNE_CHUNK; n === PRUNE_CHUNK; deleted.processedEvents += n) {
+      n = await chunk(`DELETE FROM ${schema}.processed_events WHERE ctid IN (SELECT ctid FROM ${schema}.processed_events WHERE processed_at < $1 LIMIT $2)`);
+    }
+    return deleted;
   }
 
   /** Runs a pass now instead of at the next poll: call it after committing outbox rows. */
