@@ -172,8 +172,14 @@ describe('streams in the console, in Chromium against the embedded server', () =
     await dialog.getByText('Enter IPv4 addresses (optionally with a /mask) or IPv6 addresses').waitFor();
     await shot(page, '05-create-stream-ips');
     await page.getByTestId('stream-ipAcl-chip').locator('svg').click();
+    await page.getByTestId('stream-tps').fill('50');
     await page.getByTestId('stream-submit').click();
     await dialog.waitFor({ state: 'detached' });
+    const listed = await api<{ items: Array<{ id: number; name: string }> }>('GET', '/streams?itemsPerPage=100');
+    const created = listed.body.items.find((s) => s.name === STREAM);
+    expect(created).toBeDefined();
+    const saved = await api<{ params: { tps?: number } }>('GET', `/streams/${created?.id}`);
+    expect(saved.body.params.tps).toBe(50);
 
     const row = page.getByTestId('stream-row').filter({ hasText: STREAM });
     await row.waitFor();
