@@ -49,6 +49,12 @@ export interface SubscribeOptions {
    * including events whose handlers had finished (at-least-once, as always).
    */
   concurrency?: number;
+  /**
+   * Only events of these types reach the handler; the others are acknowledged without being parsed (Kafka: read from
+   * the record's `type` header; in memory: never queued for the group). For a group that needs a few types of a busy
+   * topic, e.g. stream snapshots on the topic that also carries every accepted message. Default: every type.
+   */
+  types?: string[];
 }
 
 /**

@@ -249,6 +249,29 @@ describe('InMemoryEventBus', () => {
     await expect(bus.publish([unserialisable(TOPIC)])).rejects.toThrow(/BigInt/);
   });
 
+  it('hands a group only the types it takes, and serialises nothing no group takes', async () => {
+    const seen: Record<string, string[]> = { all: [], some: [] };
+    await bus.subscribe({ group: 'all', topics: [TOPIC], handler: async (e) => void seen.all.push(e.type) });
+    await bus.subscribe({ group: 'some', topics: [TOPIC], types: ['thing.kept'], handler: async (e) => void seen.some.push(e.type) });
+    await bus.start();
+    const kept = { ...testEvent(TOPIC, 'a'), type: 'thing.kept' };
+    const other = { ...testEvent(TOPIC, 'b'), type: 'thing.other' };
+
+    await bus.publish([kept, other]);
+    await bus.drain();
+
+    expect(seen.all.sort()).toEqual(['thing.kept', 'thing.other']);
+    expect(seen.some).toEqual(['thing.kept']);
+
+    const only = new InMemoryEventBus({ logger });
+    await only.subscribe({ group: 'some', topics: [TOPIC], types: ['thing.kept'], handler: async () => undefined });
+    await only.start();
+    // a BigInt fails JSON.stringify: an event of a type nobody takes never reaches the serialiser
+    await expect(only.publish([{ ...testEvent(TOPIC, 'c', { amount: BigInt(1) }), type: 'thing.other' }])).resolves.toBeUndefined();
+    await expect(only.publish([{ ...testEvent(TOPIC, 'c', { amount: BigInt(1) }), type: 'thing.kept' }])).rejects.toThrow(/BigInt/);
+    await only.stop();
+  });
+
   it('refuses a concurrency that is not a positive integer', async () => {
     for (const concurrency of [0, -1, 1.5, Number.NaN]) {
       await expect(bus.subscribe({ group: `g${concurrency}`, topics: [TOPIC], concurrency, handler: async () => undefined })).rejects.toThrow(/concurrency/);

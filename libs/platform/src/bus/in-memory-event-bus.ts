@@ -54,6 +54,8 @@ interface Subscription {
   policy: RetryPolicy;
   /** Deliveries of a lane handled at once, as one chunk. */
   concurrency: number;
+  /** The event types this group takes; null = all. */
+  types: ReadonlySet<string> | null;
   lanes: Lane[];
 }
 
@@ -88,7 +90,8 @@ export class InMemoryEventBus extends EventBus {
     for (const topic of options.topics) {
       const groups = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
       const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [], head: 0 }));
-      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, concurrency, lanes });
+      const types = options.types ? new Set(options.types) : null;
+      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, concurrency, types, lanes });
       this.subscriptions.set(topic, groups);
     }
   }
@@ -97,7 +100,7 @@ export class InMemoryEventBus extends EventBus {
   async publish(events: OutgoingEvent[]): Promise<void> {
     const settled: Array<Promise<void>> = [];
     for (const event of events) {
-      if (!this.subscriptions.has(event.topic)) continue; // nobody to deliver to: skip the serialisation too
+      if (!this.wanted(event.topic, event.type)) continue; // nobody to deliver to: skip the serialisation too
       const envelope = toEnvelope(event);
       settled.push(...this.enqueue(event.topic, envelope, envelopeHeaders(envelope)));
     }
@@ -129,13 +132,23 @@ export class InMemoryEventBus extends EventBus {
   }
 
   /** Queues one delivery per subscribed group; answers a promise per delivery, settled once handled or dead-lettered. */
+  /** Whether some group on `topic` takes events of `type`. */
+  private wanted(topic: string, type: string): boolean {
+    const groups = this.subscriptions.get(topic);
+    if (!groups) return false;
+    for (const sub of groups.values()) if (!sub.types || sub.types.has(type)) return true;
+    return false;
+  }
+
   private enqueue(topic: string, envelope: EventEnvelope, headers: Headers): Array<Promise<void>> {
     const groups = this.subscriptions.get(topic);
     if (!groups) return [];
     // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
     const serialized = JSON.stringify(envelope);
     const settled: Array<Promise<void>> = [];
+    const type = envelope.type;
     for (const sub of groups.values()) {
+      if (sub.types && !sub.types.has(type)) continue;
       // Each group gets its own copy: one group's handler cannot mutate what another sees.
       const envelope = JSON.parse(serialized) as EventEnvelope;
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];

@@ -67,6 +67,26 @@ describe('KafkaEventBus', () => {
     expect(received.contexts[0]).toEqual({ topic, group, attempt: 1 });
   });
 
+  it('hands a group only the types it takes', async () => {
+    const topic = unique('types');
+    const group = unique('group');
+    const bus = newBus();
+    const received = recorder();
+    await bus.subscribe({ group, topics: [topic], types: ['thing.kept'], handler: received.handler });
+    await bus.start();
+    const kept = ['a', 'b'].map((key) => ({ ...testEvent(topic, key), type: 'thing.kept' }));
+    const other = ['a', 'b', 'c'].map((key) => ({ ...testEvent(topic, key), type: 'thing.other' }));
+    const marker = { ...testEvent(topic, 'a'), type: 'thing.kept' };
+
+    await bus.publish([kept[0], other[0], other[1], kept[1], other[2]]);
+    await bus.publish([marker]);
+    await waitFor(() => received.events.length >= 3);
+    await sleep(300);
+
+    expect(received.events.map((e) => e.id).sort()).toEqual([...kept, marker].map((e) => e.id).sort());
+    expect(received.events.every((e) => e.type === 'thing.kept')).toBe(true);
+  });
+
   it('gives every consumer group its own copy of each event', async () => {
     const topic = unique('groups');
     const bus = newBus();

@@ -273,9 +273,13 @@ export class KafkaEventBus extends EventBus {
     heartbeat: () => Promise<void>,
   ): Promise<void> {
     const headers = readHeaders(message.headers);
+    const types = typesOf(subscription);
+    // Not a type this group takes: acknowledged without parsing (records without the header are parsed to see).
+    if (types && headers.type !== undefined && !types.has(headers.type)) return;
     const parsed = parseEnvelope(message.value);
 
     let failure: HandlerFailure | undefined;
+    if (!('error' in parsed) && types && !types.has(parsed.envelope.type)) return;
     if ('error' in parsed) {
       failure = { error: parsed.error, attempts: 0 }; // unreadable: retrying cannot help
     } else {
@@ -326,6 +330,18 @@ export class KafkaEventBus extends EventBus {
       await admin.disconnect();
     }
   }
+}
+
+const typeSets = new WeakMap<SubscribeOptions, ReadonlySet<string> | null>();
+
+/** A subscription's `types` as a set, built once; null = every type. */
+function typesOf(subscription: SubscribeOptions): ReadonlySet<string> | null {
+  let set = typeSets.get(subscription);
+  if (set === undefined) {
+    set = subscription.types ? new Set(subscription.types) : null;
+    typeSets.set(subscription, set);
+  }
+  return set;
 }
 
 function readHeaders(headers: IHeaders | undefined): Headers {

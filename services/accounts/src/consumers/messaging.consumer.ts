@@ -37,8 +37,14 @@ export class MessagingConsumer implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.ledger, topics: [Topics.Streams, Topics.Dispatch], handler: (e) => this.onLedgerEvent(e) });
-    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.usage, topics: [Topics.Streams], handler: (e) => this.onUsageEvent(e) });
+    // `types`: these topics also carry every message's other events (status, EDR), which these groups do not need
+    await this.bus.subscribe({
+      group: ACCOUNTS_GROUPS.ledger,
+      topics: [Topics.Streams, Topics.Dispatch],
+      types: [MessageChargedV1.type, MessageRefundDueV1.type],
+      handler: (e) => this.onLedgerEvent(e),
+    });
+    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.usage, topics: [Topics.Streams], types: [MessageAcceptedV1.type], handler: (e) => this.onUsageEvent(e) });
   }
 
   async onLedgerEvent(e: EventEnvelope): Promise<void> {

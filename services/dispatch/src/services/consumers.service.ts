@@ -52,8 +52,14 @@ export class ReadModelConsumers implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: ACCOUNTS_GROUP, topics: [Topics.Accounts], handler: (e) => this.onAccounts(e) });
-    await this.bus.subscribe({ group: STREAMS_GROUP, topics: [Topics.Streams], handler: (e) => this.onStreams(e) });
+    await this.bus.subscribe({ group: ACCOUNTS_GROUP, topics: [Topics.Accounts], types: [CustomerCreatedV1.type, CustomerUpdatedV1.type], handler: (e) => this.onAccounts(e) });
+    // the streams topic also carries every accepted and charged message: this group takes only the stream events
+    await this.bus.subscribe({
+      group: STREAMS_GROUP,
+      topics: [Topics.Streams],
+      types: [StreamCreatedV1.type, StreamUpdatedV1.type, StreamChannelConfiguredV1.type, TelegramCodeSubmittedV1.type],
+      handler: (e) => this.onStreams(e),
+    });
   }
 
   private async onAccounts(e: EventEnvelope): Promise<void> {

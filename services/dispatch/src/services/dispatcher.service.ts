@@ -136,6 +136,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       await this.bus.subscribe({
         group: SENDER_GROUP,
         topics: [MessageAcceptedV1.topic],
+        types: [MessageAcceptedV1.type],
         handler: (e) => this.onEvent(e),
         maxRetries: 5,
         concurrency: this.options.ingestConcurrency,
