@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Permission, type EventData } from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
 import { startAccounts, violationPaths, type AccountsTestApp } from './support';
 
 describe('balance ledger and daily usage', () => {
@@ -57,6 +58,30 @@ describe('balance ledger and daily usage', () => {
 
     await a.deliver(MessageChargedV1, charge(id, randomUUID(), 45_000), { accountId: id });
     expect((await balanceOf(id)).balance).toBe(9.91);
+  });
+
+  it('takes a burst of charges, refunds and redeliveries for one account in batches, with a running balance on every entry', async () => {
+    const id = await a.customer();
+    await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: 100, reason: 'top-up' } });
+    const messages = Array.from({ length: 300 }, () => randomUUID());
+    const events = messages.map((m, i) => createEnvelope(MessageChargedV1, charge(id, m, 10_000 + i), { accountId: id, source: 'test' }));
+    const refunds = messages
+      .slice(0, 20)
+      .map((m, i) => createEnvelope(MessageRefundDueV1, { messageUuid: m, accountId: id, amountMicros: 10_000 + i, currency: 'EUR', reason: 'no route' }, { accountId: id, source: 'test' }));
+    // every event twice, all in one publish: the consumer's chunks and batches see duplicates side by side
+    await a.publishAll([...events, ...refunds, ...events.slice(0, 50), ...refunds]);
+
+    const charged = messages.reduce((sum, _m, i) => sum + 10_000 + i, 0);
+    const refunded = refunds.reduce((sum, _r, i) => sum + 10_000 + i, 0);
+    expect((await balanceOf(id)).balanceMicros).toBe(String(100_000_000 - charged + refunded));
+    const rows = await a.sql<{ amount_micros: string; balance_after_micros: string }>(
+      `SELECT amount_micros::text, balance_after_micros::text FROM accounts.balance_entry WHERE account_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(rows).toHaveLength(1 + 300 + 20);
+    for (let i = 1; i < rows.length; i++) {
+      expect(BigInt(rows[i].balance_after_micros)).toBe(BigInt(rows[i - 1].balance_after_micros) + BigInt(rows[i].amount_micros));
+    }
   });
 
   it('gives a refund back once and lists the ledger newest first', async () => {

@@ -1,5 +1,5 @@
 import { ALL_PERMISSIONS, Topics, type EventDefinition, type EventEnvelope, type RealtimeMessage } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { AccountsBootstrapService, AccountsModule, type AccountsModuleOptions, type NewCustomerInput } from '../src';
@@ -25,6 +25,8 @@ export interface AccountsTestApp {
   live: RealtimeMessage[];
   /** Publishes another service's event and waits until every consumer handled it. */
   deliver: <T>(def: EventDefinition<T>, data: T, opts?: { id?: string; accountId?: string }) => Promise<string>;
+  /** Publishes the events in one call (as a relay pass does) and waits until they are handled. */
+  publishAll: (events: OutgoingEvent[]) => Promise<void>;
   sql: <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;
   close: () => Promise<void>;
 }
@@ -77,6 +79,10 @@ export async function startAccounts(options: AccountsModuleOptions = {}): Promis
       await t.bus.publish([env]);
       await drain();
       return env.id;
+    },
+    publishAll: async (events) => {
+      await t.bus.publish(events);
+      await drain();
     },
     sql: async (text, params) => (await db.query(text, params)).rows,
     close: async () => {

@@ -3,3 +3,4 @@ export * from './outbox';
 export * from './outbox-relay';
 export * from './idempotent-consumer';
 export * from './unit-of-work';
+export * from './batched-consumer';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
+import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
 import { BalanceService } from '../services/balance.service';
@@ -10,6 +10,11 @@ import { UsageService } from '../services/usage.service';
 
 /** Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. */
 export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'accounts.daily-usage' } as const;
+
+/** Events handled at once per partition; the calls of a chunk share one transaction (BatchedIdempotentConsumer). */
+const CONCURRENCY = 256;
+
+type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 
 /** Validated data of an event of the given definition, or null for events of other types on the same topic. */
 function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
@@ -23,9 +28,14 @@ function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
  * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
  * accepted messages count towards the day's usage. Each effect commits with its `processed_events` record, so a
  * redelivered event changes nothing; the ledger's unique source key also stops a second event for one message.
+ * Events are taken in chunks and written in batches (one transaction, one balance update per account), so the
+ * ledger keeps up with the stream API's rate.
  */
 @Injectable()
 export class MessagingConsumer implements OnModuleInit {
+  private readonly ledger: BatchedIdempotentConsumer<LedgerItem>;
+  private readonly daily: BatchedIdempotentConsumer<EventData<typeof MessageAcceptedV1>>;
+
   constructor(
     @InjectDataSource(ACCOUNTS_CONNECTION) private readonly ds: DataSource,
     @Inject(EventBus) private readonly bus: EventBus,
@@ -33,7 +43,26 @@ export class MessagingConsumer implements OnModuleInit {
     private readonly balances: BalanceService,
     private readonly usage: UsageService,
     private readonly uow: AccountsUnitOfWork,
-  ) {}
+  ) {
+    this.ledger = new BatchedIdempotentConsumer<LedgerItem>({
+      dataSource: ds,
+      schema: ACCOUNTS_SCHEMA,
+      consumer: ACCOUNTS_GROUPS.ledger,
+      apply: async (m, items) => {
+        const live: LiveUpdate[] = [];
+        await this.balances.recordMany(m, (u) => live.push(u), items.map((i) => i.data));
+        return () => void this.uow.publish(live);
+      },
+    });
+    this.daily = new BatchedIdempotentConsumer({
+      dataSource: ds,
+      schema: ACCOUNTS_SCHEMA,
+      consumer: ACCOUNTS_GROUPS.usage,
+      apply: async (m, items) => {
+        await this.usage.recordAcceptedMany(m, items.map((i) => i.data));
+      },
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
@@ -42,25 +71,27 @@ export class MessagingConsumer implements OnModuleInit {
       group: ACCOUNTS_GROUPS.ledger,
       topics: [Topics.Streams, Topics.Dispatch],
       types: [MessageChargedV1.type, MessageRefundDueV1.type],
+      concurrency: CONCURRENCY,
       handler: (e) => this.onLedgerEvent(e),
     });
-    await this.bus.subscribe({ group: ACCOUNTS_GROUPS.usage, topics: [Topics.Streams], types: [MessageAcceptedV1.type], handler: (e) => this.onUsageEvent(e) });
+    await this.bus.subscribe({
+      group: ACCOUNTS_GROUPS.usage,
+      topics: [Topics.Streams],
+      types: [MessageAcceptedV1.type],
+      concurrency: CONCURRENCY,
+      handler: (e) => this.onUsageEvent(e),
+    });
   }
 
   async onLedgerEvent(e: EventEnvelope): Promise<void> {
     const charged = dataOf(MessageChargedV1, e);
     const refund = charged ? null : dataOf(MessageRefundDueV1, e);
-    if (!charged && !refund) return;
-    const live: LiveUpdate[] = [];
-    await IdempotentConsumer.handleOnce(this.ds, ACCOUNTS_SCHEMA, ACCOUNTS_GROUPS.ledger, e, (m) =>
-      charged ? this.balances.recordCharge(m, (u) => live.push(u), charged) : this.balances.recordRefund(m, (u) => live.push(u), refund!),
-    );
-    await this.uow.publish(live);
+    if (charged) return this.ledger.handle(e, { charge: charged });
+    if (refund) return this.ledger.handle(e, { refund });
   }
 
   async onUsageEvent(e: EventEnvelope): Promise<void> {
     const accepted = dataOf(MessageAcceptedV1, e);
-    if (!accepted) return;
-    await IdempotentConsumer.handleOnce(this.ds, ACCOUNTS_SCHEMA, ACCOUNTS_GROUPS.usage, e, (m) => this.usage.recordAccepted(m, accepted));
+    if (accepted) return this.daily.handle(e, accepted);
   }
 }

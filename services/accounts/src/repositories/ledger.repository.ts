@@ -71,6 +71,60 @@ export class LedgerRepository {
     return toEntity(rows[0]);
   }
 
+  /**
+   * `apply` for many entries in one go (the messaging consumer's batches): entries already recorded are skipped,
+   * each account's balance moves once by the sum of its new entries, and every new entry gets the balance after it
+   * in the order given. Returns the new entries, in that order. Throws if an account does not exist.
+   */
+  async applyMany(entries: LedgerEntryInput[], m: EntityManager): Promise<BalanceEntryEntity[]> {
+    if (entries.length === 0) return [];
+    const inserted = await m.query<Array<{ id: string; account_id: string; amount_micros: string }>>(
+      `INSERT INTO accounts.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
+       SELECT account_id, kind, source_id, amount_micros, currency, 0, reason, created_by
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+           WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, n)
+        ORDER BY n
+       ON CONFLICT (account_id, kind, source_id) DO NOTHING RETURNING id, account_id::text, amount_micros::text`,
+      [
+        entries.map((e) => e.accountId),
+        entries.map((e) => e.kind),
+        entries.map((e) => e.sourceId),
+        entries.map((e) => e.amountMicros.toString()),
+        entries.map((e) => e.currency),
+        entries.map((e) => e.reason),
+        entries.map((e) => e.createdBy),
+      ],
+    );
+    if (inserted.length === 0) return [];
+    // ids come from a sequence in insertion order: sorting by id is the order given
+    inserted.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    const sums = new Map<string, bigint>();
+    for (const r of inserted) sums.set(r.account_id, (sums.get(r.account_id) ?? 0n) + BigInt(r.amount_micros));
+    const [balances] = await m.query<[Array<{ id: string; balance_micros: string }>, number]>(
+      `UPDATE accounts.customer c SET balance_micros = c.balance_micros + t.amount, updated_at = now()
+         FROM unnest($1::bigint[], $2::bigint[]) AS t(id, amount) WHERE c.id = t.id RETURNING c.id::text AS id, c.balance_micros::text AS balance_micros`,
+      [[...sums.keys()], [...sums.values()].map(String)],
+    );
+    const finalOf = new Map(balances.map((b) => [b.id, BigInt(b.balance_micros)]));
+    const missing = [...sums.keys()].filter((a) => !finalOf.has(a));
+    if (missing.length) throw new Error(`ledger: account ${missing.join(', ')} does not exist`);
+    // walking backwards from each account's final balance gives the balance after every entry
+    const after = new Map<string, bigint>();
+    const running = new Map(finalOf);
+    for (let i = inserted.length - 1; i >= 0; i--) {
+      const r = inserted[i];
+      const b = running.get(r.account_id)!;
+      after.set(r.id, b);
+      running.set(r.account_id, b - BigInt(r.amount_micros));
+    }
+    const [rows] = await m.query<[EntryRow[], number]>(
+      `UPDATE accounts.balance_entry e SET balance_after_micros = t.after FROM unnest($1::bigint[], $2::bigint[]) AS t(id, after)
+        WHERE e.id = t.id RETURNING e.*`,
+      [inserted.map((r) => r.id), inserted.map((r) => String(after.get(r.id)))],
+    );
+    return rows.map(toEntity).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  }
+
   async list(accountId: string, skip: number, take: number): Promise<[BalanceEntryEntity[], number]> {
     const rows = await this.ds.query<EntryRow[]>(`SELECT * FROM accounts.balance_entry WHERE account_id = $1 ORDER BY id DESC OFFSET $2 LIMIT $3`, [accountId, skip, take]);
     const [{ n }] = await this.ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM accounts.balance_entry WHERE account_id = $1`, [accountId]);

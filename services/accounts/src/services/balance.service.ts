@@ -66,6 +66,28 @@ export class BalanceService {
     return entry;
   }
 
+  /**
+   * Charges and refunds of a batch of messaging events, in order, each once per message (the ledger's source key):
+   * one balance update per account. Realtime gets each account's balance after its last new entry.
+   */
+  async recordMany(
+    m: EntityManager,
+    notify: Notify,
+    items: Array<{ charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> }>,
+  ): Promise<number> {
+    const entries = await this.ledger.applyMany(
+      items.map((i) =>
+        'charge' in i
+          ? { accountId: i.charge.accountId, kind: BalanceEntryKind.Charge, sourceId: i.charge.messageUuid, amountMicros: -BigInt(i.charge.amountMicros), currency: i.charge.currency, reason: 'message charged', createdBy: null }
+          : { accountId: i.refund.accountId, kind: BalanceEntryKind.Refund, sourceId: i.refund.messageUuid, amountMicros: BigInt(i.refund.amountMicros), currency: i.refund.currency, reason: i.refund.reason || 'message refunded', createdBy: null },
+      ),
+      m,
+    );
+    const lastOf = new Map(entries.map((e) => [String(e.accountId), e]));
+    for (const [accountId, e] of lastOf) notify({ accountId, type: 'balance.changed', data: { ...balanceOf(e), kind: e.kind } });
+    return entries.length;
+  }
+
   /** A charge streams took for an accepted message: the balance goes down by its amount, once per message. */
   async recordCharge(m: EntityManager, notify: Notify, d: EventData<typeof MessageChargedV1>): Promise<boolean> {
     const entry = await this.ledger.apply(

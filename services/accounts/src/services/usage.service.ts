@@ -27,6 +27,22 @@ export class UsageService {
     return { dailyLimit: readCustomSettings(c.customSettings).streams_max_messages_per_day, dailyUsage: await this.usage.messagesOn(c.id, utcDay(now)) };
   }
 
+  /** recordAccepted for a batch: one upsert per account and day. */
+  async recordAcceptedMany(m: EntityManager, list: Array<EventData<typeof MessageAcceptedV1>>): Promise<void> {
+    const totals = new Map<string, { accountId: string; day: string; messages: number; segments: number }>();
+    for (const d of list) {
+      const at = new Date(d.acceptedAt);
+      if (Number.isNaN(at.getTime())) throw new Error(`accepted message ${d.messageUuid} has an invalid acceptedAt "${d.acceptedAt}"`);
+      const day = utcDay(at);
+      const key = `${d.accountId}|${day}`;
+      const t = totals.get(key) ?? { accountId: d.accountId, day, messages: 0, segments: 0 };
+      t.messages += 1;
+      t.segments += d.segments;
+      totals.set(key, t);
+    }
+    for (const t of totals.values()) await this.usage.add(t.accountId, t.day, t.messages, t.segments, m);
+  }
+
   /** Counts an accepted message on the UTC day it was accepted (not the day the event arrives). */
   async recordAccepted(m: EntityManager, d: EventData<typeof MessageAcceptedV1>): Promise<void> {
     const at = new Date(d.acceptedAt);

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '../testing/database';
+import { BatchedIdempotentConsumer, type BatchItem } from './batched-consumer';
+import { outboxTableSql } from './sql';
+
+const SCHEMA = 'ledger';
+
+describe('BatchedIdempotentConsumer', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let consumers = 0;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('batched');
+    dataSource = await new DataSource({ type: 'postgres', url: db.url, applicationName: 'batched-test' }).initialize();
+    await dataSource.query(`CREATE SCHEMA ${SCHEMA}; CREATE TABLE ${SCHEMA}.effects (event_id uuid NOT NULL, value int NOT NULL)`);
+    await dataSource.query(outboxTableSql(SCHEMA));
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await db.drop();
+  });
+
+  /** A consumer writing one effect row per fresh event; `value` 13 is poison. Records its batches. */
+  function consumer(): { c: BatchedIdempotentConsumer<number>; batches: number[][]; committed: number[][] } {
+    const batches: number[][] = [];
+    const committed: number[][] = [];
+    const c = new BatchedIdempotentConsumer<number>({
+      dataSource,
+      schema: SCHEMA,
+      consumer: `test-${++consumers}`,
+      apply: async (m, items: Array<BatchItem<number>>) => {
+        const values = items.map((i) => i.data);
+        batches.push(values);
+        if (values.includes(13)) throw new Error('poison');
+        await m.query(`INSERT INTO ${SCHEMA}.effects (event_id, value) SELECT * FROM unnest($1::uuid[], $2::int[])`, [items.map((i) => i.event.id), values]);
+        return () => committed.push(values);
+      },
+    });
+    return { c, batches, committed };
+  }
+
+  const effectsOf = async (ids: string[]) =>
+    (await dataSource.query<Array<{ value: number }>>(`SELECT value FROM ${SCHEMA}.effects WHERE event_id = ANY($1::uuid[]) ORDER BY value`, [ids])).map((r) => r.value);
+
+  it('writes the calls of one turn in one transaction, in order, each event once even when delivered twice', async () => {
+    const { c, batches, committed } = consumer();
+    const events = Array.from({ length: 5 }, (_, i) => ({ id: randomUUID(), value: i + 1 }));
+    await Promise.all([...events, events[1], events[3]].map((e) => c.handle({ id: e.id }, e.value)));
+
+    expect(batches).toEqual([[1, 2, 3, 4, 5]]);
+    expect(committed).toEqual([[1, 2, 3, 4, 5]]);
+    expect(await effectsOf(events.map((e) => e.id))).toEqual([1, 2, 3, 4, 5]);
+
+    await c.handle({ id: events[0].id }, 1); // a later redelivery: nothing applied
+    expect(batches).toHaveLength(1);
+  });
+
+  it('fails only the bad event of a batch: the others commit, one transaction each, after the batch rolled back', async () => {
+    const { c, committed } = consumer();
+    const events = [11, 12, 13, 14].map((value) => ({ id: randomUUID(), value }));
+    const results = await Promise.allSettled(events.map((e) => c.handle({ id: e.id }, e.value)));
+
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(await effectsOf(events.map((e) => e.id))).toEqual([11, 12, 14]);
+    expect(committed).toEqual([[11], [12], [14]]);
+    // the poison event is not recorded as processed: a redelivery tries it again
+    await expect(c.handle({ id: events[2].id }, 13)).rejects.toThrow('poison');
+  });
+
+  it('keeps at most maxBatch events in a transaction', async () => {
+    const batches: number[] = [];
+    const c = new BatchedIdempotentConsumer<number>({
+      dataSource,
+      schema: SCHEMA,
+      consumer: `test-${++consumers}`,
+      maxBatch: 4,
+      apply: async (_m, items) => void batches.push(items.length),
+    });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => c.handle({ id: randomUUID() }, i)));
+    expect(batches).toEqual([4, 4, 2]);
+  });
+});

@@ -1,0 +1,109 @@
+import type { EventEnvelope } from '@switchboard/contracts';
+import type { DataSource, EntityManager } from 'typeorm';
+import { quoteSchema } from './sql';
+
+export interface BatchItem<T> {
+  event: Pick<EventEnvelope, 'id'>;
+  data: T;
+}
+
+export interface BatchedConsumerOptions<T> {
+  dataSource: DataSource;
+  /** The schema whose `processed_events` records what was handled. */
+  schema: string;
+  /** The consumer (group) name the records are kept under. */
+  consumer: string;
+  /**
+   * Applies the effects of the events not handled before, in arrival order, in the batch's transaction. May return
+   * a function to run once the transaction committed (realtime notifications, caches).
+   */
+  apply: (manager: EntityManager, fresh: Array<BatchItem<T>>) => Promise<(() => void) | void>;
+  /** Events per transaction, at most. Default 1000. */
+  maxBatch?: number;
+}
+
+interface Pending<T> extends BatchItem<T> {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * IdempotentConsumer for many events at once: the handler calls of a subscription with `concurrency` > 1 join a
+ * batch, and one transaction records their `processed_events` rows (skipping those handled before) and applies
+ * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer, so hot
+ * rows (an account's balance) are not fought over by its own transactions. A batch that fails is retried one event
+ * per transaction, so one bad event fails alone (and goes to its retries and dead letter) instead of its batch.
+ */
+export class BatchedIdempotentConsumer<T> {
+  private queue: Array<Pending<T>> = [];
+  private flushing = false;
+  private scheduled = false;
+  private readonly maxBatch: number;
+
+  constructor(private readonly options: BatchedConsumerOptions<T>) {
+    this.maxBatch = Math.max(1, options.maxBatch ?? 1000);
+  }
+
+  /** Resolves once the event's effect committed, or at once for an event already handled. */
+  handle(event: Pick<EventEnvelope, 'id'>, data: T): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ event, data, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushing || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    // the calls of one delivered chunk arrive in the same turn: wait for the turn to end and take them together
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        try {
+          await this.run(batch);
+          batch.forEach((p) => p.resolve());
+        } catch (error) {
+          if (batch.length === 1) {
+            batch[0].reject(error);
+            continue;
+          }
+          for (const p of batch) {
+            await this.run([p]).then(p.resolve, p.reject);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
+  }
+
+  private async run(batch: Array<Pending<T>>): Promise<void> {
+    const committed = await this.options.dataSource.transaction(async (manager): Promise<(() => void) | void> => {
+      const ids = [...new Set(batch.map((p) => p.event.id))];
+      const claimed = await manager.query<Array<{ event_id: string }>>(
+        `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
+         SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
+         ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+        [this.options.consumer, ids],
+      );
+      const fresh = new Set(claimed.map((r) => r.event_id));
+      // a redelivery inside the same batch counts once: the first occurrence
+      const items: Array<BatchItem<T>> = [];
+      for (const p of batch) {
+        if (fresh.delete(p.event.id)) items.push({ event: p.event, data: p.data });
+      }
+      if (items.length > 0) return this.options.apply(manager, items);
+    });
+    committed?.();
+  }
+}
