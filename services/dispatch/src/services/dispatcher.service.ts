@@ -242,8 +242,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /**
    * Flushes accepted events in group commits. While the adapters are full, new messages are held (their events not
-   * acknowledged, so the bus stops handing more: backpressure) until room frees, and then go out directly; only
-   * past `ingestHoldMs`, or when older messages already wait in the queue table, are they written as queued.
+   * acknowledged, so the bus stops handing more: backpressure) until room frees, and then go out directly. While
+   * older messages wait in the queue table there is no direct room (new ones go behind them); past `ingestHoldMs`,
+   * or with no vendor connection up, held messages are written as queued.
    */
   private scheduleIngest(): void {
     if (this.ingestScheduled || this.ingestQueue.length === 0 || this.ingestFlushes >= 2) return;
@@ -476,8 +477,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         void go();
       }, wait);
       this.held.set(timer, { id, attemptId: row.attempt_id });
+    } else {
+      void go();
     }
-    else void go();
   }
 
   /**
