@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
 import { phone, startStreams, type Json, type StreamsTestApp } from './support';
 
 /** The stream API: every error code of spec 8 that applies to it, charging, limits, idempotency, duplicates, ACLs. */
@@ -385,6 +386,42 @@ describe('stream API', () => {
       const stats = await a.call('GET', `/streams/statistics?streamId=${s.id}`, { token: a.member(ACC) });
       expect(stats.body.streams[0]).toMatchObject({ streamId: s.id, delivered: 1 });
       expect(stats.body.totals.delivered).toBeGreaterThanOrEqual(1);
+    });
+
+    it('takes a burst of statuses in one pass, out of order and repeated, and keeps each message at its furthest one', async () => {
+      const uuids: string[] = [];
+      for (let i = 0; i < 12; i++) uuids.push((await a.send(s.token, ok(undefined, i))).body.message_uuid as string);
+      const base = { accountId: ACC, streamId: String(s.id), streamUid: s.streamUid, campaignId: null, sender: 'Acme', destination: phone(), error: null, vendorId: '1', providerMessageId: 'p', mcc: null, mnc: null };
+      const status = (uuid: string, st: string, at: number) =>
+        createEnvelope(
+          MessageStatusChangedV1,
+          {
+            ...base,
+            messageUuid: uuid,
+            status: st as 'sent',
+            outgoingStatus: st === 'sent' ? 'sent' : st === 'delivered' ? 'delivered' : 'undelivered',
+            sentAt: st === 'sent' ? '2026-03-02T10:00:01.000Z' : null,
+            deliveredAt: st === 'delivered' ? '2026-03-02T10:00:02.000Z' : null,
+            occurredAt: new Date(Date.parse('2026-03-02T10:00:00.000Z') + at).toISOString(),
+          },
+          { accountId: ACC, source: 'dispatch' },
+        );
+      const events = uuids.flatMap((u, i) =>
+        i % 3 === 0 ? [status(u, 'delivered', 2), status(u, 'sent', 1)] : i % 3 === 1 ? [status(u, 'sent', 1), status(u, 'undelivered', 2), status(u, 'sent', 3)] : [status(u, 'sent', 1)],
+      );
+      await a.publishAll([...events, ...events.slice(0, 5)]);
+
+      const rows = await a.sql<{ uuid: string; status: string; sent_at: Date | null; delivered_at: Date | null }>(
+        `SELECT uuid::text, status, sent_at, delivered_at FROM streams.message WHERE uuid = ANY($1::uuid[])`,
+        [uuids],
+      );
+      const byUuid = new Map(rows.map((r) => [r.uuid, r]));
+      uuids.forEach((u, i) => {
+        const r = byUuid.get(u)!;
+        expect([i, r.status]).toEqual([i, ['delivered', 'undelivered', 'sent'][i % 3]]);
+        expect(r.sent_at?.toISOString()).toBe('2026-03-02T10:00:01.000Z');
+        if (i % 3 === 0) expect(r.delivered_at?.toISOString()).toBe('2026-03-02T10:00:02.000Z');
+      });
     });
 
     it('refunds a message dispatch could not send once, however often the refund comes', async () => {

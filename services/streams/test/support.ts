@@ -13,7 +13,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { ManualClock, StreamsModule, StreamsOutboxRelay, type StreamsModuleOptions } from '../src';
 
@@ -104,6 +104,8 @@ export interface StreamsTestApp {
   superAdmin: (acc?: string | null) => string;
   /** Accounts events, as the accounts service would publish them, handled before this resolves. */
   publish: <T>(def: EventDefinition<T>, data: T) => Promise<void>;
+  /** Many events in one publish (as a relay pass does), handled before this resolves. */
+  publishAll: (events: OutgoingEvent[]) => Promise<void>;
   /** `prices` are global (every account), `ownPrices` this account's. */
   account: (acc: string, o?: Partial<CustomerSnapshot> & { balance?: number; prices?: Record<string, number>; ownPrices?: Record<string, number> }) => Promise<void>;
   /** Creates a stream through the console and returns it with its token. */
@@ -155,9 +157,14 @@ export async function startStreams(options: Partial<StreamsModuleOptions> = {}, 
     await t.bus.publish([createEnvelope(def, data, { accountId: null, source: 'accounts' })]);
     await drain();
   };
+  const publishAll = async (events: OutgoingEvent[]) => {
+    await t.bus.publish(events);
+    await drain();
+  };
   const sql = async <R = Json>(text: string, values: unknown[] = []) => (await pg.query(text, values)).rows as R[];
   const app: StreamsTestApp = {
     t,
+    publishAll,
     clock,
     providers,
     call,

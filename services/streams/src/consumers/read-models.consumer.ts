@@ -13,10 +13,11 @@ import {
   TelegramAuthCompletedV1,
   TelegramCodeRequestedV1,
   Topics,
+  type EventData,
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
 import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
@@ -26,6 +27,13 @@ import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
 export const ACCOUNTS_GROUP = 'streams.accounts-projector';
 export const DISPATCH_GROUP = 'streams.dispatch-projector';
+/**
+ * Message statuses: a group of their own, in chunks and batches (two a message at dispatch's rate). Status updates
+ * only move forward, so order within a chunk does not matter, and replaying old ones changes nothing.
+ */
+export const STATUS_GROUP = 'streams.status-projector';
+
+type StatusData = EventData<typeof MessageStatusChangedV1>;
 
 /** Final statuses never move back; `accepted` < `sent` < the rest (spec 4, messaging-events.ts). */
 const STATUS_RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
@@ -58,12 +66,74 @@ export class ReadModelsConsumer implements OnModuleInit {
     private readonly uow: StreamsUnitOfWork,
     private readonly relay: StreamsOutboxRelay,
     private readonly streams: StreamService,
-  ) {}
+  ) {
+    this.statuses = new BatchedIdempotentConsumer<StatusData>({ dataSource: ds, schema: STREAMS_SCHEMA, consumer: STATUS_GROUP, apply: (m, items) => this.applyStatuses(m, items) });
+  }
+
+  private readonly statuses: BatchedIdempotentConsumer<StatusData>;
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
     await this.bus.subscribe({ group: ACCOUNTS_GROUP, topics: [Topics.Accounts], handler: (e) => this.onAccounts(e) });
-    await this.bus.subscribe({ group: DISPATCH_GROUP, topics: [Topics.Dispatch], handler: (e) => this.onDispatch(e) });
+    // refunds and Telegram login reports in order, one at a time; statuses (most of the topic) in their own group
+    await this.bus.subscribe({
+      group: DISPATCH_GROUP,
+      topics: [Topics.Dispatch],
+      types: [MessageRefundDueV1.type, TelegramCodeRequestedV1.type, TelegramAuthCompletedV1.type],
+      handler: (e) => this.onDispatch(e),
+    });
+    await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 256, handler: (e) => this.onStatus(e) });
+  }
+
+  async onStatus(e: EventEnvelope): Promise<void> {
+    const status = parse(MessageStatusChangedV1, e);
+    if (status) await this.statuses.handle(e, status);
+  }
+
+  /**
+   * A batch of status changes: per message the furthest status of the batch (the first of equal rank, as one by one),
+   * applied only where it moves the stored status forward; sent and delivered times kept from any of them.
+   */
+  private async applyStatuses(m: EntityManager, items: Array<BatchItem<StatusData>>): Promise<() => void> {
+    const best = new Map<string, StatusData & { rank: number }>();
+    for (const { data } of items) {
+      const rank = STATUS_RANK[data.status] ?? 0;
+      const prev = best.get(data.messageUuid);
+      if (!prev) best.set(data.messageUuid, { ...data, rank });
+      else {
+        const next = rank > prev.rank ? { ...data, rank } : prev;
+        best.set(data.messageUuid, { ...next, sentAt: next.sentAt ?? prev.sentAt ?? data.sentAt, deliveredAt: next.deliveredAt ?? prev.deliveredAt ?? data.deliveredAt });
+      }
+    }
+    const list = [...best.values()];
+    const rows = returned<{ uuid: string }>(
+      await m.query(
+        `UPDATE streams.message m SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
+                sent_at = coalesce(t.sent_at, m.sent_at), delivered_at = coalesce(t.delivered_at, m.delivered_at), updated_at = t.occurred_at
+           FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::int[])
+             AS t(uuid, account_id, status, outgoing, error, sent_at, delivered_at, occurred_at, rank)
+          WHERE m.uuid = t.uuid AND m.account_id = t.account_id
+            AND (CASE m.status ${Object.entries(STATUS_RANK).map(([st, r]) => `WHEN '${st}' THEN ${r}`).join(' ')} ELSE 0 END) < t.rank
+          RETURNING m.uuid::text AS uuid`,
+        [
+          list.map((d) => d.messageUuid),
+          list.map((d) => d.accountId),
+          list.map((d) => d.status),
+          list.map((d) => d.outgoingStatus),
+          list.map((d) => d.error),
+          list.map((d) => d.sentAt),
+          list.map((d) => d.deliveredAt),
+          list.map((d) => d.occurredAt),
+          list.map((d) => d.rank),
+        ],
+      ),
+    );
+    return () => {
+      for (const r of rows) {
+        const d = best.get(r.uuid);
+        if (d) this.activity.touch(d.accountId, d.streamId);
+      }
+    };
   }
 
   async onAccounts(e: EventEnvelope): Promise<void> {
@@ -100,22 +170,6 @@ export class ReadModelsConsumer implements OnModuleInit {
   }
 
   async onDispatch(e: EventEnvelope): Promise<void> {
-    const status = parse(MessageStatusChangedV1, e);
-    if (status) {
-      let moved = false;
-      await this.once(DISPATCH_GROUP, e, async (m) => {
-        const rows = returned<{ uuid: string }>(await m.query(
-          `UPDATE streams.message SET status = $3, outgoing_status = coalesce($4, outgoing_status), error = $5,
-                  sent_at = coalesce($6::timestamptz, sent_at), delivered_at = coalesce($7::timestamptz, delivered_at), updated_at = $8
-            WHERE uuid = $1 AND account_id = $2 AND (CASE status ${Object.entries(STATUS_RANK).map(([s, r]) => `WHEN '${s}' THEN ${r}`).join(' ')} ELSE 0 END) < $9
-            RETURNING uuid`,
-          [status.messageUuid, status.accountId, status.status, status.outgoingStatus, status.error, status.sentAt, status.deliveredAt, status.occurredAt, STATUS_RANK[status.status] ?? 0],
-        ));
-        moved = rows.length > 0;
-      });
-      if (moved) this.activity.touch(status.accountId, status.streamId);
-      return;
-    }
     const refund = parse(MessageRefundDueV1, e);
     if (refund) {
       let refunded = false;
