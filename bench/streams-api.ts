@@ -21,7 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
@@ -33,6 +33,7 @@ import {
   generateSigningKeys,
   InMemoryEventBus,
   InMemoryRealtime,
+  loadOrCreateSigningKeys,
   PlatformModule,
   startEmbeddedPostgres,
   TokenSigner,
@@ -41,6 +42,9 @@ import {
 } from '@switchboard/platform';
 import { StreamsModule } from '@switchboard/streams';
 import { Dispatcher, DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
+import { AccountsBootstrapService } from '@switchboard/accounts';
+import { startEmbeddedServer } from '../apps/platform/src/embedded-server';
+import { loadPlatformConfig } from '../apps/platform/src/platform.config';
 
 interface LoadSpec {
   port: number;
@@ -202,7 +206,83 @@ function report(r: LoadResult, cpu?: { nodeMs: number; pgMs: number; serverLoop:
   }
 }
 
+/**
+ * BENCH_PLATFORM=1: the whole embedded platform as `npm start` runs it (every service module, the in-memory bus
+ * acknowledged when handled, the SMS simulator answering with a delivery report after about 2 s, 95% delivered), its
+ * demo account given a TPS and credit through the super-admin API, a stream created through the API; then a fixed
+ * rate of sends, each followed to its final status through the stream statistics.
+ */
+async function platformMain(): Promise<void> {
+  const rate = Number(process.env.BENCH_RATE ?? 3000);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+  const cpus = os.cpus();
+  console.log(`machine: ${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-platform-'));
+  fs.chmodSync(tmp, 0o755);
+  const port = await new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const server = await startEmbeddedServer(loadPlatformConfig({ SWITCHBOARD_DATA_DIR: tmp, PORT: String(port) }), new Logger('bench'));
+  try {
+    const demo = await server.app.get(AccountsBootstrapService).seed({ demoAccountName: 'Demo account' });
+    const acc = demo.demoAccountId;
+    const signer = new TokenSigner(loadOrCreateSigningKeys(path.join(tmp, 'keys')).privateKey);
+    const root = signer.signAccess({ sub: '1', email: 'root@local', acc, perms: [], roles: [], sa: true, sid: 'bench-root' }, 900);
+    const member = signer.signAccess({ sub: '1', email: 'bench@local', acc, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 900);
+    const api = async (token: string, method: string, p: string, body?: unknown) => {
+      const res = await fetch(`${server.url}/api${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+      return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    };
+    await api(root, 'PUT', `/customers/${acc}`, { tps: 100_000, customSettings: { streams_max_messages_per_day: null } });
+    await api(root, 'POST', `/customers/${acc}/balance`, { amount: 1_000_000, reason: 'bench' });
+    const sender = await api(member, 'POST', '/senders', { name: 'Bench', value: 'Bench' });
+    await api(root, 'PUT', `/senders/superadmin/${sender.id}`, { approved: 1 });
+    const stream = await api(member, 'POST', '/streams', { name: 'bench', streamType: 2, sender: 'Bench' });
+    const { token } = (await api(member, 'GET', `/streams/token/${stream.id}`)) as { token: string };
+    // the new TPS and credit reach streams and dispatch through the bus
+    await new Promise((r) => setTimeout(r, 1000));
+    const probe = await fetch(`${server.url}/api/streams/messages`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ phone: '+14155551000', message: 'probe' }) });
+    if (probe.status !== 202) throw new Error(`a first send was refused: ${probe.status} ${await probe.text()}`);
+    const pidFile = path.join(tmp, 'pg', 'postmaster.pid');
+    const postmaster = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null;
+    const measured = async (spec: LoadSpec): Promise<LoadResult> => {
+      const before = { node: process.cpuUsage(), pg: postgresCpuSeconds(postmaster), elu: performance.eventLoopUtilization() };
+      const r = await load(spec);
+      const node = process.cpuUsage(before.node);
+      report(r, { nodeMs: (node.user + node.system) / 1000, pgMs: (postgresCpuSeconds(postmaster) - before.pg) * 1000, serverLoop: performance.eventLoopUtilization(before.elu).utilization });
+      return r;
+    };
+    console.log(`workload: the embedded platform; POST /api/streams/messages, ${connections} keep-alive connections, the demo account, 1 segment to US`);
+    const warm = await measured({ port, token, connections, rate: Math.round(rate / 2), seconds: 3, phase: 'warm-up' });
+    const fixed = await measured({ port, token, connections, rate, seconds, phase: `fixed rate ${rate}/s` });
+    const accepted = warm.accepted + fixed.accepted;
+    const lastAnswer = Date.now();
+    type Totals = Record<string, number>;
+    let totals: Totals = {};
+    const finals = (t: Totals) => (t.delivered ?? 0) + (t.undelivered ?? 0) + (t.sent_failed ?? 0) + (t.rejected ?? 0) + (t.no_routes ?? 0);
+    while (Date.now() - lastAnswer < 180_000) {
+      totals = ((await api(member, 'GET', `/streams/statistics?streamId=${stream.id}`)) as { totals: Totals }).totals;
+      if (finals(totals) >= accepted) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    console.log(
+      `final statuses of ${accepted} accepted sends: ${finals(totals)} (delivered ${totals.delivered ?? 0}, undelivered ${totals.undelivered ?? 0}), ` +
+        `the last ${((Date.now() - lastAnswer) / 1000).toFixed(1)} s after the last answer (the simulator reports after about 2 s)`,
+    );
+  } finally {
+    await server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_PLATFORM === '1') return platformMain();
   const rate = Number(process.env.BENCH_RATE ?? 3000);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
