@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: lint, type-check, build (the browser and end-to-end tests run the built server and admin), then jest.
+// `npm test`: the system packages the broker and browser tests need (installed with apt when missing and possible),
+// lint, type-check, build (the browser and end-to-end tests run the built server and admin), then jest.
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+
+const { provision } = createRequire(import.meta.url)('./provision.cjs');
+console.log('\n=== system packages (nats-server, kcat, chromium) ===');
+if (!provision()) process.exit(1);
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
