@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<void> {
     const missing = ['nats-server', 'kcat'].filter((c) => !hasCommand(c));
     if (missing.length) {
       throw new Error(
-        `broker tests need ${missing.join(' and ')} (Debian packages nats-server and kcat; `npm test` installs them with apt when it can). ` +
+        `broker tests need ${missing.join(' and ')} (Debian packages nats-server and kcat; npm test installs them with apt when it can). ` +
           'Install them, or run with SWITCHBOARD_SKIP_BROKER_TESTS=1 to leave the broker test files out.',
       );
     }
