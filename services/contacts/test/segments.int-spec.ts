@@ -104,6 +104,26 @@ describe('segments and list counts', () => {
     expect(await a.sql(`SELECT count(*)::int AS n FROM contacts.contact_list WHERE name = 'x'`)).toEqual([{ n: 0 }]);
   });
 
+  it('refuses a 10,000-term filter and saves a filter with its repeats collapsed', async () => {
+    const groups = Array.from({ length: 50 }, (_, g) => ({ type: 'contact_list', values: Array.from({ length: 200 }, (_, v) => 1 + g * 200 + v) }));
+    for (const [method, path, body] of [
+      ['POST', '/contact_lists/total_by_filter', { filter: { groups } }],
+      ['POST', '/contact_lists', { name: 'huge', filter: JSON.stringify({ groups }) }],
+    ] as const) {
+      const r = await a.call<{ code: string; violations: Array<{ propertyPath: string; message: string }> }>(method, path, { token, body });
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('0x1');
+      expect(r.body.violations).toEqual([{ propertyPath: 'filter', message: 'has 10000 terms; at most 1000' }]);
+    }
+    const repeated = { groups: [{ type: 'contact_list', values: [gbList, gbList, String(gbList)] }, { type: 'contact_list', values: [gbList] }, { type: 'country', values: ['gb', 'GB'] }] };
+    const s = await a.call<Row>('POST', '/contact_lists', { token, body: { name: 'Repeats', filter: repeated } });
+    expect(s.status).toBe(201);
+    expect(JSON.parse(s.body.filter as string)).toEqual({ match: 'all', groups: [{ type: 'contact_list', operator: 'in', values: [String(gbList)] }, { type: 'country', operator: 'in', values: ['GB'] }] });
+    expect(s.body.numOfContacts).toBe(await total({ groups: [{ type: 'contact_list', values: [gbList] }, { type: 'country', values: ['GB'] }] }));
+    expect((await a.call('DELETE', `/contact_lists/${s.body.id}`, { token })).status).toBeLessThan(300);
+    expect(await a.sql(`SELECT count(*)::int AS n FROM contacts.contact_list WHERE name = 'huge'`)).toEqual([{ n: 0 }]);
+  });
+
   it('never counts blacklisted or opted-out numbers, in lists or segments', async () => {
     const before = await total({ groups: [{ type: 'contact_list', values: [gbList] }] });
     await a.call('POST', '/black_lists', { token, body: { phone: gb(309) } });

@@ -1,5 +1,5 @@
 import { AppError } from '@switchboard/platform';
-import { compileFilter, parseFilter, SqlParams, type FilterResolver, type ResolvedVariable } from './filter';
+import { compileFilter, MAX_FILTER_TERMS, parseFilter, SqlParams, type FilterResolver, type ResolvedVariable } from './filter';
 
 const resolver: FilterResolver = {
   lists: async (ids) =>
@@ -105,4 +105,53 @@ describe('segment filter compiler', () => {
       AppError,
     );
   });
+
+  it('refuses a 10,000-term filter with a validation error', async () => {
+    const groups = Array.from({ length: 50 }, (_, g) => ({ type: 'contact_list', values: Array.from({ length: 200 }, (_, v) => 1 + g * 200 + v) }));
+    expect(await violations({ groups })).toEqual([['filter', `has 10000 terms; at most ${MAX_FILTER_TERMS}`]]);
+    expect(await violations(JSON.stringify({ match: 'any', groups }))).toEqual([['filter', `has 10000 terms; at most ${MAX_FILTER_TERMS}`]]);
+  });
+
+  it('refuses segments whose references multiply past the limit, before building their SQL', async () => {
+    // segment 100 names segments 200..249, each of which names 300..349: 2,500 expansions from a 1-term filter
+    const ids = (from: number) => Array.from({ length: 50 }, (_, i) => String(from + i));
+    const segments: Record<string, unknown> = { '100': { groups: [{ type: 'segment', values: ids(200) }] } };
+    for (const id of ids(200)) segments[id] = { match: 'any', groups: [{ type: 'segment', values: ids(300) }] };
+    for (const id of ids(300)) segments[id] = { groups: [{ type: 'country', values: ['FR'] }] };
+    let lookups = 0;
+    const fan: FilterResolver = {
+      ...resolver,
+      lists: async (ids) => {
+        lookups++;
+        return new Map(ids.filter((id) => segments[id]).map((id) => [id, { type: 'segment', filter: segments[id] }]));
+      },
+    };
+    const params = new SqlParams(['1']);
+    const err = await compileFilter(parseFilter({ groups: [{ type: 'segment', values: [100] }] }), fan, params).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).violations?.[0]?.message).toBe(`the filter, with the segments it refers to, has more than ${MAX_FILTER_TERMS} terms`);
+    expect(lookups).toBeLessThanOrEqual(MAX_FILTER_TERMS + 1);
+    expect(params.values.length).toBeLessThanOrEqual(MAX_FILTER_TERMS + 1);
+  });
+
+  it('collapses repeated values, conditions and groups into one', async () => {
+    const filter = parseFilter({
+      groups: [
+        { type: 'country', values: ['fr', 'FR', 'gb', 'fr'] },
+        { type: 'contact_list', values: [10, '10', 10] },
+        { type: 'contact_list', values: ['10'] },
+        { type: 'custom_fields', conditions: [{ variable: 'promo', operator: 'eq', value: 'x' }, { variable: 'promo', operator: 'eq', value: 'x' }] },
+        { type: 'country', values: ['FR', 'GB'] },
+      ],
+    });
+    expect(filter.groups).toEqual([
+      { type: 'country', operator: 'in', values: ['FR', 'GB'] },
+      { type: 'contact_list', operator: 'in', values: ['10'] },
+      { type: 'custom_fields', match: 'all', conditions: [{ variable: 'promo', operator: 'eq', value: 'x' }] },
+    ]);
+    const { sql, params } = await compile(filter);
+    expect(sql).toBe('(coalesce(c.country = ANY($2::text[]), false)) AND (c.list_ids && $3::bigint[]) AND ((lower((c.variables ->> $4)) = lower($5)))');
+    expect(params).toEqual(['1', ['FR', 'GB'], ['10'], '1000', 'x']);
+  });
 });
+

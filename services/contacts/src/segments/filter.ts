@@ -56,6 +56,39 @@ const group = z.discriminatedUnion('type', [
 
 export const SegmentFilterSchema = z.object({ match: z.enum(['all', 'any']).default('all'), groups: z.array(group).max(50) }).strict();
 export type SegmentFilter = z.infer<typeof SegmentFilterSchema>;
+type FilterGroup = SegmentFilter['groups'][number];
+
+/**
+ * Most terms (values, conditions, dates and expanded segment references, counted through every nested segment)
+ * one filter may compile to. Without it, segments referring to segments multiply the SQL: 50 groups naming a
+ * segment whose 50 groups name another is 2,500 expansions already.
+ */
+export const MAX_FILTER_TERMS = 1000;
+/** Deepest chain of segments within segments. */
+export const MAX_SEGMENT_DEPTH = 5;
+
+const uniq = <T>(values: T[], key: (v: T) => string = String): T[] => {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const k = key(v);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+};
+
+/** The same filter without repeats: a value twice in a group, a condition twice, a group twice all mean it once. */
+function collapse(filter: SegmentFilter): SegmentFilter {
+  const groups = filter.groups.map((g): FilterGroup => {
+    if (g.type === FilterGroupType.Country) return { ...g, values: uniq(g.values.map((v) => v.toUpperCase())) };
+    if ('values' in g) return { ...g, values: uniq(g.values as string[]) } as FilterGroup;
+    if (g.type === FilterGroupType.CustomFields) return { ...g, conditions: uniq(g.conditions, (c) => JSON.stringify([String(c.variable), c.operator, c.value])) };
+    return g;
+  });
+  return { ...filter, groups: uniq(groups, (g) => JSON.stringify(g)) };
+}
+
+const termsOf = (g: FilterGroup): number => ('values' in g ? g.values.length : g.type === FilterGroupType.CustomFields ? g.conditions.length : 1);
 
 /** Reads a filter given as an object or as its JSON text; bad input is a 400 naming each bad path under `prefix`. */
 export function parseFilter(input: unknown, prefix = 'filter'): SegmentFilter {
@@ -77,7 +110,10 @@ export function parseFilter(input: unknown, prefix = 'filter'): SegmentFilter {
     }));
     throw AppError.validation(violations);
   }
-  return r.data;
+  const filter = collapse(r.data);
+  const terms = filter.groups.reduce((n, g) => n + termsOf(g), 0);
+  if (terms > MAX_FILTER_TERMS) throw AppError.validation([{ propertyPath: prefix, message: `has ${terms} terms; at most ${MAX_FILTER_TERMS}` }]);
+  return filter;
 }
 
 export interface ResolvedVariable {
@@ -119,8 +155,6 @@ const STANDARD_COLUMNS: Record<string, string> = {
   [StandardVariable.timezone]: 'c.timezone',
 };
 
-const MAX_SEGMENT_DEPTH = 5;
-
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function dayStart(value: string): string {
@@ -138,13 +172,22 @@ function nextDayStart(value: string): string {
  * Group types, operators and column names come from fixed allow-lists; values are bound through `params`.
  * Referenced lists, segments, imports and variables must belong to the account: an unknown one is a 400.
  */
-export async function compileFilter(filter: SegmentFilter, resolver: FilterResolver, params: SqlParams, path = 'filter', seen: string[] = []): Promise<string> {
+export async function compileFilter(
+  filter: SegmentFilter,
+  resolver: FilterResolver,
+  params: SqlParams,
+  path = 'filter',
+  seen: string[] = [],
+  budget: { terms: number } = { terms: MAX_FILTER_TERMS },
+): Promise<string> {
   if (filter.groups.length === 0) return 'TRUE';
   const violations: Violation[] = [];
   const parts: string[] = [];
   for (let gi = 0; gi < filter.groups.length; gi++) {
     const g = filter.groups[gi];
     const at = `${path}.groups[${gi}]`;
+    budget.terms -= termsOf(g);
+    if (budget.terms < 0) throw AppError.validation([{ propertyPath: at, message: `the filter, with the segments it refers to, has more than ${MAX_FILTER_TERMS} terms` }]);
     const negate = (sql: string, op: 'in' | 'not_in') => (op === 'not_in' ? `NOT (${sql})` : sql);
     switch (g.type) {
       case FilterGroupType.Country:
@@ -173,7 +216,7 @@ export async function compileFilter(filter: SegmentFilter, resolver: FilterResol
             continue;
           }
           const inner = parseFilter(l.filter ?? { groups: [] }, `${at}.values[${vi}]`);
-          nested.push(`(${await compileFilter(inner, resolver, params, `${at}.values[${vi}]`, [...seen, id])})`);
+          nested.push(`(${await compileFilter(inner, resolver, params, `${at}.values[${vi}]`, [...seen, id], budget)})`);
         }
         const any: string[] = [];
         if (listIds.length) any.push(`c.list_ids && ${params.add(listIds)}::bigint[]`);
