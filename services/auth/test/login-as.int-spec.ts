@@ -6,6 +6,7 @@ describe('login-as', () => {
   let account: string;
   let otherAccount: string;
   const ids: Record<string, string> = {};
+  let viewerRole: string;
   const password = 'correct horse battery';
 
   beforeAll(async () => {
@@ -25,6 +26,10 @@ describe('login-as', () => {
     await mk('root', { superAdmin: true });
     await mk('otheradmin', { superAdmin: true, status: 2, role: viewer });
     await mk('outsider', { status: 2, role: null, accountId: otherAccount });
+    // a viewer in Acme who owns Globex
+    await mk('dual', { status: 2, role: viewer });
+    await a.seed.addMember({ userId: ids.dual, accountId: otherAccount, status: 0 });
+    viewerRole = viewer;
   });
   afterAll(async () => {
     await a?.close();
@@ -101,5 +106,72 @@ describe('login-as', () => {
     expect(stronger.status).toBe(403);
     expect(stronger.body.message).toMatch(/STREAM_VIEW/);
     expect(await a.sql(`SELECT count(*)::int AS n FROM auth.audit_log WHERE action = 'login_as' AND target_id IN ($1, $2)`, [ids.outsider, ids.disabled])).toEqual([{ n: 0 }]);
+  });
+
+  describe('a login-as session is pinned to the account it was opened for', () => {
+    const switchTo = (token: string, customer: unknown) => a.call<{ token?: string; refresh_token?: string; code?: string; customer?: { id: number } }>('PUT', '/users/connected_update', { token, body: { customer } });
+    const keysIn = async (acc: string) => (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM auth.api_key WHERE account_id = $1`, [acc]))[0].n;
+
+    it('refuses switching to another account the user can enter, and no API key can be made there', async () => {
+      const own = await a.signIn('owner@example.com', password);
+      const res = await loginAs(own.token, 'dual@example.com');
+      expect(res.status).toBe(200);
+      expect(claimsOf(res.body.token)).toMatchObject({ sub: ids.dual, imp: ids.owner, acc: account });
+      // the user, signed in themselves, may switch to Globex; as a login-as session: refused, spec code for denied access
+      const refused = await switchTo(res.body.token, Number(otherAccount));
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('ACCESS_DENIED');
+      expect(refused.body.token).toBeUndefined();
+      expect((await switchTo(res.body.token, `/api/customers/${otherAccount}`)).status).toBe(403);
+      // nothing changed: the session's refresh token still works, still in Acme, still the viewer's permissions
+      const refreshed = await a.call<{ token: string; refresh_token: string }>('POST', '/token_refresh', { body: { refresh_token: res.body.refresh_token } });
+      expect(refreshed.status).toBe(200);
+      expect(claimsOf(refreshed.body.token)).toMatchObject({ sub: ids.dual, imp: ids.owner, acc: account, perms: ['STREAM_VIEW'], sa: false });
+      // no API key in Globex (nor in Acme: the viewer may not)
+      const before = await keysIn(otherAccount);
+      const key = await a.call('POST', '/api_keys', { token: refreshed.body.token, body: { name: 'escape', permissions: [] } });
+      expect(key.status).toBe(403);
+      expect(await keysIn(otherAccount)).toBe(before);
+      // "switching" to the account it is in is allowed and stays pinned
+      const same = await switchTo(refreshed.body.token, Number(account));
+      expect(same.status).toBe(200);
+      expect(claimsOf(same.body.token as string)).toMatchObject({ acc: account, imp: ids.owner, perms: ['STREAM_VIEW'] });
+      // the user's own session is not pinned
+      const self = await a.signIn('dual@example.com', password);
+      const moved = await switchTo(self.token, Number(otherAccount));
+      expect(moved.status).toBe(200);
+      expect(claimsOf(moved.body.token as string)).toMatchObject({ acc: otherAccount, imp: null });
+    });
+
+    it('never widens the original grant on refresh or reissue, even when the user gains permissions or becomes a super admin', async () => {
+      const own = await a.signIn('owner@example.com', password);
+      const res = await loginAs(own.token, 'dual@example.com');
+      expect(claimsOf(res.body.token).perms).toEqual(['STREAM_VIEW']);
+      // the user is promoted in Acme after the login-as began
+      const editor = (await a.seed.createRole({ accountId: account, name: 'Editor', permissions: ['STREAM_VIEW', 'API_KEY_ADD', 'API_KEY_VIEW'] })).id;
+      await a.sql(`UPDATE auth.membership SET platform_role_id = $1 WHERE user_id = $2 AND account_id = $3`, [editor, ids.dual, account]);
+      await a.sql(`UPDATE auth.app_user SET super_admin = true WHERE id = $1`, [ids.dual]);
+      try {
+        const refreshed = await a.call<{ token: string; refresh_token: string }>('POST', '/token_refresh', { body: { refresh_token: res.body.refresh_token } });
+        expect(claimsOf(refreshed.body.token)).toMatchObject({ acc: account, imp: ids.owner, perms: ['STREAM_VIEW'], sa: false });
+        const reissued = await switchTo(refreshed.body.token, Number(account));
+        expect(claimsOf(reissued.body.token as string)).toMatchObject({ acc: account, perms: ['STREAM_VIEW'], sa: false });
+        expect((await switchTo(refreshed.body.token, Number(otherAccount))).status).toBe(403);
+        expect((await a.call('POST', '/api_keys', { token: reissued.body.token as string, body: { name: 'wider', permissions: [] } })).status).toBe(403);
+      } finally {
+        await a.sql(`UPDATE auth.app_user SET super_admin = false WHERE id = $1`, [ids.dual]);
+        await a.sql(`UPDATE auth.membership SET platform_role_id = $1 WHERE user_id = $2 AND account_id = $3`, [viewerRole, ids.dual, account]);
+      }
+    });
+
+    it('other paths that issue tokens keep the pin: password change and invite acceptance are refused, the live-channel token is the same account', async () => {
+      const own = await a.signIn('owner@example.com', password);
+      const res = await loginAs(own.token, 'dual@example.com');
+      const pw = await a.call('POST', '/users/reset_password/logged_in_update_password', { token: res.body.token, body: { oldPassword: password, password: 'another horse battery staple' } });
+      expect(pw.status).toBe(403);
+      const live = await a.call<{ token: string }>('GET', '/users/async', { token: res.body.token });
+      expect(live.status).toBe(200);
+      expect(claimsOf(live.body.token)).toMatchObject({ acc: account, imp: ids.owner, perms: [] });
+    });
   });
 });

@@ -13,6 +13,14 @@ export class SessionFamilyEntity {
   @Column({ type: 'bigint', nullable: true })
   impersonatorId: string | null;
 
+  /** Login-as: the account the session was opened for; it never leaves it (switching is refused). */
+  @Column({ type: 'bigint', nullable: true })
+  grantAccountId: string | null;
+
+  /** Login-as: the permissions granted when it was opened; a later token never carries more. */
+  @Column({ type: 'text', array: true, nullable: true })
+  grantPermissions: string[] | null;
+
   @Column({ type: 'timestamptz' })
   createdAt: Date;
 

@@ -17,7 +17,7 @@ export class SessionRepository {
     return (m ?? this.ds.manager).getRepository(RefreshTokenEntity);
   }
 
-  async createFamily(f: Pick<SessionFamilyEntity, 'id' | 'userId' | 'impersonatorId' | 'createdAt'>, m: EntityManager): Promise<void> {
+  async createFamily(f: Pick<SessionFamilyEntity, 'id' | 'userId' | 'impersonatorId' | 'grantAccountId' | 'grantPermissions' | 'createdAt'>, m: EntityManager): Promise<void> {
     await this.families(m).insert({ ...f, revokedAt: null, revokedReason: null });
   }
 

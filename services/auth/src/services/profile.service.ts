@@ -125,6 +125,9 @@ export class ProfileService {
     }
     if (violations.length) throw AppError.validation(violations);
     if (accountId && !sessionId) throw AppError.unauthorized('this token has no session to switch');
+    if (accountId && principal.impersonatorId && accountId !== principal.accountId) {
+      throw AppError.forbidden('a login-as session stays in the account it was opened for: exit it first', ErrorCode.AccessDenied);
+    }
     const target = accountId ? await this.access.enterableAccount(user, accountId) : null;
 
     const pair = await this.uow.run(async (m, emit) => {

@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { SessionRevocationReason, SessionRevokedV1, type SessionRevocationReasonValue } from '@switchboard/contracts';
-import { TokenSigner } from '@switchboard/platform';
+import { ErrorCode, SessionRevocationReason, SessionRevokedV1, type SessionRevocationReasonValue } from '@switchboard/contracts';
+import { AppError, TokenSigner } from '@switchboard/platform';
 import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
-import type { ApiKeyEntity, UserEntity } from '../entities';
+import type { ApiKeyEntity, SessionFamilyEntity, UserEntity } from '../entities';
 import { invalidRefreshToken } from '../errors';
 import { SessionRepository, UserRepository } from '../repositories';
 import { AccessService } from './access.service';
@@ -25,6 +25,15 @@ const REFUSALS = {
   reused: 'refresh token already used: the session has been ended',
   expired: 'refresh token expired',
 } as const;
+
+export type Grant = Pick<SessionFamilyEntity, 'id' | 'impersonatorId' | 'grantAccountId' | 'grantPermissions'>;
+
+/** A login-as family stays in the account it was opened for (spec: denied access otherwise). */
+function assertWithinGrant(family: Grant, accountId: string | null): void {
+  if (family.impersonatorId && accountId !== family.grantAccountId) {
+    throw AppError.forbidden('a login-as session stays in the account it was opened for: exit it first', ErrorCode.AccessDenied);
+  }
+}
 
 export const hashRefreshToken = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
 
@@ -47,23 +56,35 @@ export class TokenService {
     this.signer = new TokenSigner(options.privateKey, options.issuer);
   }
 
-  /** A new session family for a signed-in user, opened in `accountId`. */
+  /**
+   * A new session family for a signed-in user, opened in `accountId`. A login-as session (`impersonatorId`) records
+   * its grant: the account and the permissions the user had there when it was opened. Every later token of the
+   * family is checked against it (`issue`).
+   */
   async startSession(m: EntityManager, user: UserEntity, accountId: string | null, impersonatorId: string | null = null): Promise<{ pair: TokenPair; familyId: string; accountId: string | null }> {
-    const familyId = randomUUID();
-    await this.sessions.createFamily({ id: familyId, userId: user.id, impersonatorId, createdAt: this.clock.now() }, m);
-    const issued = await this.issue(m, user, familyId, accountId, impersonatorId);
-    return { ...issued, familyId };
+    const family: Grant = { id: randomUUID(), impersonatorId, grantAccountId: null, grantPermissions: null };
+    if (impersonatorId) {
+      const snap = await this.access.snapshot(user, accountId, m);
+      if (!snap.accountId) throw AppError.forbidden('a login-as session needs an account', ErrorCode.AccessDenied);
+      family.grantAccountId = snap.accountId;
+      family.grantPermissions = snap.permissions;
+    }
+    await this.sessions.createFamily({ ...family, userId: user.id, createdAt: this.clock.now() }, m);
+    const issued = await this.issue(m, user, family, accountId);
+    return { ...issued, familyId: family.id };
   }
 
   /**
    * A new pair in the same family for another account (account switch). The family's unused refresh tokens are
    * retired first, so exactly one refresh token of a family is alive; presenting a retired one counts as reuse.
+   * A login-as family cannot switch: it stays in the account it was opened for.
    */
   async reissue(m: EntityManager, user: UserEntity, familyId: string, accountId: string): Promise<TokenPair> {
     const family = await this.sessions.lockFamily(familyId, m);
     if (!family || family.revokedAt || family.userId !== user.id) throw invalidRefreshToken('this session has ended');
+    assertWithinGrant(family, accountId);
     await this.sessions.retireUnused(familyId, this.clock.now(), m);
-    return (await this.issue(m, user, familyId, accountId, family.impersonatorId)).pair;
+    return (await this.issue(m, user, family, accountId)).pair;
   }
 
   /** POST /token_refresh: rotates a refresh token. */
@@ -85,7 +106,8 @@ export class TokenService {
       const user = await this.users.findById(family.userId, m);
       if (!user || !user.active) return { refused: 'revoked' };
       await this.sessions.markUsed(token.id, now, m);
-      return { pair: (await this.issue(m, user, family.id, token.accountId, family.impersonatorId)).pair };
+      if (family.impersonatorId && token.accountId !== family.grantAccountId) return { refused: 'revoked' };
+      return { pair: (await this.issue(m, user, family, token.accountId)).pair };
     });
     if ('refused' in outcome) throw invalidRefreshToken(REFUSALS[outcome.refused]);
     return outcome.pair;
@@ -132,8 +154,20 @@ export class TokenService {
     return { token: this.signer.signAccess(claims, ttl), expiresIn: ttl };
   }
 
-  private async issue(m: EntityManager, user: UserEntity, familyId: string, accountId: string | null, impersonatorId: string | null): Promise<{ pair: TokenPair; accountId: string | null }> {
+  /**
+   * Signs the pair. For a login-as family the account must be the granted one, the permissions are those of today
+   * narrowed to the grant, and never a super administrator's: a reissue or refresh never widens the original grant.
+   */
+  private async issue(m: EntityManager, user: UserEntity, family: Grant, accountId: string | null): Promise<{ pair: TokenPair; accountId: string | null }> {
+    const familyId = family.id;
+    const impersonatorId = family.impersonatorId;
+    assertWithinGrant(family, accountId);
     const snap = await this.access.snapshot(user, accountId, m);
+    if (impersonatorId) {
+      const granted = new Set(family.grantPermissions ?? []);
+      snap.permissions = snap.permissions.filter((p) => granted.has(p));
+      snap.superAdmin = false;
+    }
     const now = this.clock.now();
     const refresh = randomBytes(32).toString('base64url');
     await this.sessions.insertToken(
