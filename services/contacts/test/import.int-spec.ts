@@ -1,4 +1,4 @@
-import { xlsx } from './xlsx-fixture';
+import { xlsx, xlsxBomb } from './xlsx-fixture';
 import { gb, startContacts, type ContactsTestApp } from './support';
 
 type Row = Record<string, unknown>;
@@ -202,6 +202,20 @@ describe('contact imports', () => {
     const referenced = (await a.sql<{ file_path: string | null }>(`SELECT file_path FROM contacts.import_list WHERE file_path IS NOT NULL`)).map((r) => r.file_path);
     const left = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => `${dir}/${f}`) : [];
     expect(left.filter((f) => !referenced.includes(f))).toEqual([]);
+  });
+
+  it('refuses an XLSX zip bomb at upload with 0x1, and fails an import whose sheet becomes one after its first rows, keeping nothing', async () => {
+    const before = (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM contacts.import_list`))[0].n;
+    const up = await a.upload<{ code: string; violations: Array<{ propertyPath: string; message: string }> }>(token, xlsxBomb(40, { declare: 'lie' }), 'bomb.xlsx');
+    expect(up.status).toBe(400);
+    expect(up.body.code).toBe('0x1');
+    expect(up.body.violations).toEqual([{ propertyPath: 'file', message: expect.stringMatching(/^the file cannot be read: .*inflates to more than the 4096 bytes its header declares/) }]);
+    expect((await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM contacts.import_list`))[0].n).toBe(before);
+
+    const headRows = Array.from({ length: 12 }, (_, i) => [gb(900 + i), `n${i}`]);
+    const done = await a.importFile(token, xlsxBomb(40, { declare: 'truth', headRows, between: true }), 'later-bomb.xlsx', [phone]);
+    expect(done).toMatchObject({ status: 'error', contactList: null, error: expect.stringMatching(/inflates more than 100 times its compressed size/) });
+    expect(await a.sql(`SELECT count(*)::int AS n FROM contacts.contact WHERE normalized_phone = $1`, [gb(900)])).toEqual([{ n: 0 }]);
   });
 
   it('keeps an import in its state: no mapping change once started, no deletion while parsing; the list outlives its import', async () => {

@@ -11,20 +11,27 @@ function colName(i: number): string {
   return s;
 }
 
+/** An entry already deflated, with the size its headers declare (true or not) and no CRC. */
+export interface PackedEntry {
+  deflated: Buffer;
+  declaredSize: number;
+}
+
 /** A minimal zip writer (deflate, or stored with `store`), enough for an XLSX as Excel writes it. */
-export function zip(files: Record<string, string | Buffer>, store = false): Buffer {
+export function zip(files: Record<string, string | Buffer | PackedEntry>, store = false): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const [name, content] of Object.entries(files)) {
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    const packed = store ? data : zlib.deflateRawSync(data);
-    const crc = zlib.crc32(data);
+    const pre = typeof content === 'object' && !Buffer.isBuffer(content) ? content : null;
+    const data = pre ? { length: pre.declaredSize } : Buffer.isBuffer(content) ? content : Buffer.from(content as string, 'utf8');
+    const packed = pre ? pre.deflated : store ? (data as Buffer) : zlib.deflateRawSync(data as Buffer);
+    const crc = pre ? 0 : zlib.crc32(data as Buffer);
     const nameBuf = Buffer.from(name, 'utf8');
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(store ? 0 : 8, 8);
+    local.writeUInt16LE(store && !pre ? 0 : 8, 8);
     local.writeUInt32LE(crc >>> 0, 14);
     local.writeUInt32LE(packed.length, 18);
     local.writeUInt32LE(data.length, 22);
@@ -33,7 +40,7 @@ export function zip(files: Record<string, string | Buffer>, store = false): Buff
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(store ? 0 : 8, 10);
+    central.writeUInt16LE(store && !pre ? 0 : 8, 10);
     central.writeUInt32LE(crc >>> 0, 16);
     central.writeUInt32LE(packed.length, 20);
     central.writeUInt32LE(data.length, 24);
@@ -96,4 +103,26 @@ export function xlsx(rows: Cell[][], opts: { inline?: boolean; store?: boolean; 
     },
     opts.store,
   );
+}
+
+/**
+ * An XLSX zip bomb: `headRows` ordinary rows, then `mib` MiB of filler: the text of one inline-string cell (what a
+ * reader without limits holds in memory), or with `between` spaces between rows (what it only spends time on);
+ * then the end of the sheet. The sheet is deflated piece by piece (each MiB is an identical independent deflate
+ * run), so building a gigabyte bomb takes milliseconds and about 1 KB per MiB. `declare` is what the headers claim
+ * the sheet inflates to: the truth, or a lie.
+ */
+export function xlsxBomb(mib: number, opts: { declare: 'truth' | 'lie'; headRows?: string[][]; between?: boolean }): Buffer {
+  const ns = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  const full = { finishFlush: zlib.constants.Z_FULL_FLUSH };
+  const n = (opts.headRows?.length ?? 0) + 1;
+  const rows = (opts.headRows ?? []).map((cells, r) => `<row r="${r + 1}">${cells.map((v, c) => `<c r="${colName(c)}${r + 1}" t="inlineStr"><is><t>${esc(v)}</t></is></c>`).join('')}</row>`).join('');
+  const head = `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${ns}"><sheetData>${rows}${opts.between ? '' : `<row r="${n}"><c r="A${n}" t="inlineStr"><is><t>`}`;
+  const tail = `${opts.between ? '' : '</t></is></c></row>'}</sheetData></worksheet>`;
+  const block = zlib.deflateRawSync(Buffer.alloc(1024 * 1024, opts.between ? 0x20 : 0x41), full);
+  const deflated = Buffer.concat([zlib.deflateRawSync(Buffer.from(head), full), ...Array.from({ length: mib }, () => block), zlib.deflateRawSync(Buffer.from(tail))]);
+  const size = Buffer.byteLength(head) + mib * 1024 * 1024 + tail.length;
+  return zip({
+    'xl/worksheets/sheet1.xml': { deflated, declaredSize: opts.declare === 'truth' ? size : 4096 },
+  });
 }

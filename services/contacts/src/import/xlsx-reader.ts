@@ -1,13 +1,19 @@
 import { TextDecoder } from 'node:util';
 import type { FileRow } from './csv-parser';
 import { attr, XmlScanner, type XmlHandler } from './xml-scanner';
-import { openZipEntry, readZipEntries, readZipEntryText, ZipFormatError, type ZipEntry } from './zip';
+import { openZipEntry, readZipEntries, readZipEntryText, ZipBudget, ZipFormatError, type ZipEntry } from './zip';
 
 /**
  * Shared strings (the workbook's distinct texts) are held in memory while the sheet streams, since any cell may
  * refer to any of them; beyond this many characters the workbook is refused (saved as CSV, it streams entirely).
  */
 const MAX_SHARED_STRING_CHARS = 48 * 1024 * 1024;
+/** Each shared string costs this much on top of its text (a `<si/>` flood must not fill the heap with empties). */
+const SHARED_STRING_OVERHEAD = 8;
+/** Excel's own limit on the text of one cell; a longer cell is not a spreadsheet Excel wrote. */
+export const MAX_CELL_CHARS = 32_767;
+
+const cellTooLong = (): ZipFormatError => new ZipFormatError(`a cell holds more than ${MAX_CELL_CHARS} characters, more than Excel allows`);
 
 /** `A` -> 0, `Z` -> 25, `AA` -> 26; -1 when the reference has no column letters. */
 export function columnIndex(ref: string): number {
@@ -41,15 +47,15 @@ function resolveTarget(target: string): string {
 }
 
 /** The first worksheet of the workbook (workbook order, as Excel opens it). */
-async function firstSheet(file: string, entries: Map<string, ZipEntry>): Promise<ZipEntry> {
+async function firstSheet(file: string, entries: Map<string, ZipEntry>, budget: ZipBudget): Promise<ZipEntry> {
   const workbook = entries.get('xl/workbook.xml');
   const rels = entries.get('xl/_rels/workbook.xml.rels');
   if (workbook && rels) {
-    const wb = await readZipEntryText(file, workbook);
+    const wb = await readZipEntryText(file, workbook, budget);
     const sheetTag = /<(?:\w+:)?sheet\s([^>]*)>/.exec(wb);
     const rid = sheetTag ? attr(sheetTag[1], 'id') : undefined;
     if (rid) {
-      const relXml = await readZipEntryText(file, rels);
+      const relXml = await readZipEntryText(file, rels, budget);
       for (const m of relXml.matchAll(/<(?:\w+:)?Relationship\s([^>]*)>/g)) {
         if (attr(m[1], 'Id') === rid) {
           const target = attr(m[1], 'Target');
@@ -64,7 +70,7 @@ async function firstSheet(file: string, entries: Map<string, ZipEntry>): Promise
   return fallback;
 }
 
-async function readSharedStrings(file: string, entry: ZipEntry | undefined): Promise<string[]> {
+async function readSharedStrings(file: string, entry: ZipEntry | undefined, budget: ZipBudget): Promise<string[]> {
   if (!entry) return [];
   const strings: string[] = [];
   let inSi = false;
@@ -83,19 +89,21 @@ async function readSharedStrings(file: string, entry: ZipEntry | undefined): Pro
     close(name) {
       if (name === 'si') {
         inSi = false;
-        total += current.length;
+        total += current.length + SHARED_STRING_OVERHEAD;
         if (total > MAX_SHARED_STRING_CHARS) throw new ZipFormatError('the workbook holds too much distinct text to read; save it as CSV');
         strings.push(current);
       } else if (name === 'rPh') phonetic--;
       else if (name === 't') inT = false;
     },
     text(t) {
-      if (inT) current += t;
+      if (!inT) return;
+      current += t;
+      if (current.length > MAX_CELL_CHARS) throw cellTooLong();
     },
   };
   const scanner = new XmlScanner(handler);
   const decoder = new TextDecoder('utf-8');
-  for await (const chunk of await openZipEntry(file, entry)) scanner.push(decoder.decode(chunk as Buffer, { stream: true }));
+  for await (const chunk of await openZipEntry(file, entry, undefined, budget)) scanner.push(decoder.decode(chunk as Buffer, { stream: true }));
   scanner.push(decoder.decode());
   scanner.end();
   return strings;
@@ -114,8 +122,9 @@ export interface XlsxProgress {
 export async function* readXlsxRows(file: string, progress: XlsxProgress = { fraction: 0 }): AsyncGenerator<FileRow[]> {
   const list = await readZipEntries(file);
   const entries = new Map(list.map((e) => [e.name, e]));
-  const sheet = await firstSheet(file, entries);
-  const shared = await readSharedStrings(file, entries.get('xl/sharedStrings.xml'));
+  const budget = new ZipBudget();
+  const sheet = await firstSheet(file, entries, budget);
+  const shared = await readSharedStrings(file, entries.get('xl/sharedStrings.xml'), budget);
 
   let out: FileRow[] = [];
   let rowNo = 0;
@@ -188,15 +197,22 @@ export async function* readXlsxRows(file: string, progress: XlsxProgress = { fra
       }
     },
     text(t) {
-      if (inValue) value += t;
+      if (!inValue) return;
+      value += t;
+      if (value.length > MAX_CELL_CHARS) throw cellTooLong();
     },
   };
   const scanner = new XmlScanner(handler);
   const decoder = new TextDecoder('utf-8');
   let read = 0;
-  const stream = await openZipEntry(file, sheet, (n) => {
-    read += n;
-  });
+  const stream = await openZipEntry(
+    file,
+    sheet,
+    (n) => {
+      read += n;
+    },
+    budget,
+  );
   try {
     for await (const chunk of stream) {
       scanner.push(decoder.decode(chunk as Buffer, { stream: true }));
