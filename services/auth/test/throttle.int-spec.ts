@@ -63,4 +63,17 @@ describe('throttling of failed sign-ins (10 per email, 30 per IP, 15 min)', () =
     a.clock.advance(900 * 1000);
     expect((await a.call('POST', '/login_check', { body: body('bystander@example.com') })).status).toBe(200);
   });
+
+  it('counts concurrent attempts in one step with the check: 25 guesses at once against a limit of 10 get exactly 10 judged', async () => {
+    await a.seed.createUser({ email: 'raced@example.com', password });
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => a.call('POST', '/login_check', { body: body('raced@example.com', `parallel guess ${i}`) })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expect(await a.sql(`SELECT count(*)::int AS n FROM auth.login_failure WHERE scope = 'email' AND subject = 'raced@example.com'`)).toEqual([{ n: 10 }]);
+    // the right password is refused too, until the window passes
+    expect((await a.call('POST', '/login_check', { body: body('raced@example.com') })).status).toBe(429);
+    a.clock.advance(900 * 1000);
+    expect((await a.call('POST', '/login_check', { body: body('raced@example.com') })).status).toBe(200);
+  });
 });

@@ -20,7 +20,7 @@ describe('LoginService', () => {
   const user = { id: '7', email: 'jane@example.com', passwordHash: '$2b$10$hash', active: true } as UserEntity;
   let users: { findByEmail: jest.Mock };
   let passwords: { verify: jest.Mock };
-  let throttle: { assertAllowed: jest.Mock; recordFailure: jest.Mock; clearEmail: jest.Mock };
+  let throttle: { begin: jest.Mock; notAFailure: jest.Mock; signedIn: jest.Mock };
   let challenges: { replace: jest.Mock; findByUser: jest.Mock; delete: jest.Mock };
   let mailer: { send: jest.Mock };
   let captcha: NoCaptchaVerifier & { verify: jest.Mock };
@@ -36,7 +36,7 @@ describe('LoginService', () => {
   beforeEach(() => {
     users = { findByEmail: jest.fn(async (e: string) => (e === user.email ? user : null)) };
     passwords = { verify: jest.fn(async (pw: string, hash: string | null) => hash !== null && pw === 'right') };
-    throttle = { assertAllowed: jest.fn(async () => undefined), recordFailure: jest.fn(async () => undefined), clearEmail: jest.fn() };
+    throttle = { begin: jest.fn(async (email: string) => ({ ids: ['1'], email })), notAFailure: jest.fn(async () => undefined), signedIn: jest.fn(async () => undefined) };
     challenges = { replace: jest.fn(async () => '1'), findByUser: jest.fn(), delete: jest.fn() };
     mailer = { send: jest.fn(async () => undefined) };
     captcha = Object.assign(new NoCaptchaVerifier(), { verify: jest.fn(async () => true) });
@@ -62,7 +62,9 @@ describe('LoginService', () => {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe(ErrorCode.LoginFailed);
     expect(passwords.verify).toHaveBeenCalledWith('right', null);
-    expect(throttle.recordFailure).toHaveBeenCalledWith('ghost@example.com', '192.0.2.1');
+    // counted when it began, and left counted
+    expect(throttle.begin).toHaveBeenCalledWith('ghost@example.com', '192.0.2.1');
+    expect(throttle.notAFailure).not.toHaveBeenCalled();
   });
 
   it('answers the same error for a wrong password', async () => {
@@ -71,7 +73,7 @@ describe('LoginService', () => {
   });
 
   it('asks the throttle first: a throttled caller reaches neither the captcha nor the password check', async () => {
-    throttle.assertAllowed.mockRejectedValue(new RetryLaterError('later', 12));
+    throttle.begin.mockRejectedValue(new RetryLaterError('later', 12));
     await expect(inRequest(() => service.requestPin({ username: 'jane@example.com', password: 'right' }))).rejects.toBeInstanceOf(RetryLaterError);
     expect(captcha.verify).not.toHaveBeenCalled();
     expect(passwords.verify).not.toHaveBeenCalled();

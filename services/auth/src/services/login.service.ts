@@ -13,7 +13,7 @@ import { normalizeIp } from '../rules/throttle-window';
 import { AccessService } from './access.service';
 import { AuthUnitOfWork } from './auth-events.service';
 import { PasswordService } from './password.service';
-import { ThrottleService } from './throttle.service';
+import { ThrottleService, type AttemptTicket } from './throttle.service';
 import { TokenService, type TokenPair } from './token.service';
 
 export interface Credentials {
@@ -60,7 +60,8 @@ export class LoginService {
 
   /** POST /login_check: checks the password and emails a PIN. Calling it again is the resend. */
   async requestPin(c: Credentials): Promise<LoginChallengeAnswer> {
-    const { user, ip } = await this.checkCredentials(c);
+    const { user, ip, ticket } = await this.checkCredentials(c);
+    await this.throttle.notAFailure(ticket);
     const now = this.clock.now();
     const pin = generatePin(PIN_LENGTH);
     const salt = newPinSalt();
@@ -86,7 +87,7 @@ export class LoginService {
 
   /** POST /login/manual: password again, then the PIN of the current challenge; opens a session. */
   async signIn(c: Credentials & { pin: string }): Promise<TokenPair> {
-    const { user, email, ip } = await this.checkCredentials(c);
+    const { user, ip, ticket } = await this.checkCredentials(c);
     const outcome = await this.uow.run(async (m, emit) => {
       const challenge = await this.challenges.lockByUser(user.id, m);
       const verdict = judgePin(challenge, c.pin, this.clock.now(), this.options.pinMaxAttempts);
@@ -100,29 +101,28 @@ export class LoginService {
       emit(UserSignedInV1, { userId: user.id, accountId: session.accountId, familyId: session.familyId, ip, impersonatorId: null }, session.accountId);
       return { verdict, pair: session.pair };
     });
-    if (!('pair' in outcome) || !outcome.pair) {
-      await this.throttle.recordFailure(email, ip);
-      throw loginFailed(PIN_MESSAGES[outcome.verdict as Exclude<PinVerdict, 'accepted'>]);
-    }
-    await this.throttle.clearEmail(email);
+    // a wrong PIN stays counted (the attempt was counted when it began)
+    if (!('pair' in outcome) || !outcome.pair) throw loginFailed(PIN_MESSAGES[outcome.verdict as Exclude<PinVerdict, 'accepted'>]);
+    await this.throttle.signedIn(ticket);
     return outcome.pair;
   }
 
-  /** Throttle, captcha, then the password (against a dummy hash for unknown users). Failures count towards the throttle. */
-  private async checkCredentials(c: Credentials): Promise<{ user: UserEntity; email: string; ip: string | null }> {
+  /**
+   * Throttle, captcha, then the password (against a dummy hash for unknown users). The attempt is counted as a
+   * failure when it begins (atomically with the throttle's check); the caller forgives it once it turns out right.
+   */
+  private async checkCredentials(c: Credentials): Promise<{ user: UserEntity; email: string; ip: string | null; ticket: AttemptTicket }> {
     const email = normalizeEmail(c.username);
     const ip = normalizeIp(RequestContext.current()?.ip);
-    await this.throttle.assertAllowed(email, ip);
+    const ticket = await this.throttle.begin(email, ip);
     if (!(await this.captcha.verify(c.gCaptchaToken, ip))) {
+      await this.throttle.notAFailure(ticket);
       throw AppError.validation([{ propertyPath: 'gCaptchaToken', message: 'captcha verification failed', code: 'captcha' }], 'captcha verification failed');
     }
     const user = await this.users.findByEmail(email);
     const ok = await this.passwords.verify(c.password, user ? user.passwordHash : null);
-    if (!user || !ok || !user.active) {
-      await this.throttle.recordFailure(email, ip);
-      throw loginFailed();
-    }
-    return { user, email, ip };
+    if (!user || !ok || !user.active) throw loginFailed();
+    return { user, email, ip, ticket };
   }
 
   private pinMail(user: UserEntity, pin: string) {

@@ -99,11 +99,11 @@ export class PasswordResetService {
     const user = await this.actors.user(p);
     if (p.impersonatorId) throw AppError.forbidden('the password cannot be changed while logged in as someone else');
     const ip = normalizeIp(RequestContext.current()?.ip);
-    await this.throttle.assertAllowed(user.email, ip);
+    const ticket = await this.throttle.begin(user.email, ip);
     if (!(await this.passwords.verify(oldPassword, user.passwordHash))) {
-      await this.throttle.recordFailure(user.email, ip);
       throw AppError.validation([{ propertyPath: 'oldPassword', message: 'the current password is not right', code: 'invalidPassword' }]);
     }
+    await this.throttle.notAFailure(ticket);
     const violations: Violation[] = passwordViolations(password, 'password', user.email);
     if (password === oldPassword) violations.push({ propertyPath: 'password', message: 'must differ from the current password', code: 'samePassword' });
     if (violations.length) throw AppError.validation(violations);

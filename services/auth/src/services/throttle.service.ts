@@ -6,6 +6,12 @@ import { RetryLaterError } from '../errors';
 import { LoginFailureRepository } from '../repositories';
 import { throttleWait, windowStart, type ThrottleRule } from '../rules/throttle-window';
 
+/** An attempt counted by `ThrottleService.begin`, until it is known to be right. */
+export interface AttemptTicket {
+  ids: string[];
+  email: string;
+}
+
 /**
  * Failed sign-ins (wrong password or PIN) are counted per email and per client IP in the database, so every process
  * sees them. Past the limit, attempts are refused with 429 until the window lets them through again.
@@ -20,32 +26,42 @@ export class ThrottleService {
     private readonly clock: Clock,
   ) {}
 
-  async assertAllowed(email: string, ip: string | null): Promise<void> {
+  /**
+   * Starts a sign-in attempt: refused with 429 past a limit, otherwise counted as a failure at once, in the same
+   * atomic step as the check (so N concurrent guesses cannot all pass a limit of fewer than N). The caller calls
+   * `notAFailure` or `signedIn` when the attempt turns out right or was never judged (a bad captcha);
+   * a wrong attempt needs nothing more: it is already counted.
+   */
+  async begin(email: string, ip: string | null): Promise<AttemptTicket> {
     const now = this.clock.now();
-    const waits = await Promise.all([
-      this.wait('email', email, this.options.throttle.perEmail, now),
-      ip ? this.wait('ip', ip, this.options.throttle.perIp, now) : Promise.resolve(0),
-    ]);
-    const wait = Math.max(...waits);
-    if (wait > 0) throw new RetryLaterError('too many failed sign-in attempts: try again later', wait);
+    const entry = (scope: LoginFailureScope, subject: string, rule: ThrottleRule) => ({
+      scope,
+      subject,
+      since: windowStart(now, rule),
+      limit: rule.limit,
+      wait: (recent: Date[]) => throttleWait(recent, now, rule),
+    });
+    const entries = [entry('email', email, this.options.throttle.perEmail)];
+    if (ip) entries.push(entry('ip', ip, this.options.throttle.perIp));
+    const r = await this.failures.reserve(entries, now);
+    if ('wait' in r) throw new RetryLaterError('too many failed sign-in attempts: try again later', r.wait);
+    await this.pruneNowAndThen(now);
+    return { ids: r.ids, email };
   }
 
-  async recordFailure(email: string, ip: string | null): Promise<void> {
-    const now = this.clock.now();
-    const entries: Array<{ scope: LoginFailureScope; subject: string }> = [{ scope: 'email', subject: email }];
-    if (ip) entries.push({ scope: 'ip', subject: ip });
-    await this.failures.record(entries, now);
-    await this.pruneNowAndThen(now);
+  /** The attempt was right (a password before the PIN) or never judged (bad captcha): it is no failure. */
+  async notAFailure(ticket: AttemptTicket): Promise<void> {
+    await this.failures.release(ticket.ids, null);
+  }
+
+  /** A completed sign-in: the attempt is no failure and the email's earlier failures are forgiven (the IP's stay). */
+  async signedIn(ticket: AttemptTicket): Promise<void> {
+    await this.failures.release(ticket.ids, ticket.email);
   }
 
   /** A completed sign-in forgives the account's failures; the IP's stay counted. */
   async clearEmail(email: string): Promise<void> {
     await this.failures.clear('email', email);
-  }
-
-  private async wait(scope: LoginFailureScope, subject: string, rule: ThrottleRule, now: Date): Promise<number> {
-    const recent = await this.failures.recent(scope, subject, windowStart(now, rule), rule.limit);
-    return throttleWait(recent, now, rule);
   }
 
   private async pruneNowAndThen(now: Date): Promise<void> {
