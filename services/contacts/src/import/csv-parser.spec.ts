@@ -2,8 +2,8 @@ import { CsvParser, CsvRecordTooLongError, detectDelimiter, MAX_RECORD_CHARS, ty
 import { StreamTextDecoder } from './text-decoder';
 
 /** Feeds `text` in pieces of `size` characters, as a stream would. */
-function parse(text: string, delimiter: Delimiter = ',', size = text.length || 1): FileRow[] {
-  const p = new CsvParser(delimiter);
+function parse(text: string, delimiter: Delimiter = ',', size = text.length || 1, maxQuotedLineBreaks?: number): FileRow[] {
+  const p = new CsvParser(delimiter, 1, maxQuotedLineBreaks);
   const out: FileRow[] = [];
   for (let i = 0; i < text.length; i += size) out.push(...p.push(text.slice(i, i + size)));
   out.push(...p.end());
@@ -61,6 +61,41 @@ describe('CSV parser', () => {
     const rows = parse('ok\n"never closed\nmore');
     expect(rows[0]).toEqual({ line: 1, cells: ['ok'] });
     expect(rows[1]).toMatchObject({ line: 2, error: 'a quoted field is not closed' });
+  });
+
+  it('reports a quote left open on its own line and reads the lines after it, which a later quote would have swallowed', () => {
+    const text = 'phone,name\n+1,ok\n+2,"Ann\n+3,Bob\n+4,"Carl"\n+5,"multi\r\nline",x\n+6,z\n';
+    for (const size of [1, 2, 5, 1000]) {
+      expect(parse(text, ',', size).map((r) => [r.line, r.cells, r.error])).toEqual([
+        [1, ['phone', 'name'], undefined],
+        [2, ['+1', 'ok'], undefined],
+        [3, ['+2', 'Ann'], 'a quoted field is not closed'],
+        [4, ['+3', 'Bob'], undefined],
+        [5, ['+4', 'Carl'], undefined],
+        [6, ['+5', 'multi\r\nline', 'x'], undefined],
+        [7, ['+6', 'z'], undefined],
+      ]);
+    }
+  });
+
+  it('reports a quote never closed on its line, not the rest of the file, however long', () => {
+    const rest = Array.from({ length: 300 }, (_, i) => `+${i},n${i}`).join('\n');
+    for (const size of [7, 4096, 1 << 20]) {
+      const rows = parse(`+0,"Ann\n${rest}`, ',', size);
+      expect(rows).toHaveLength(301);
+      expect(rows[0]).toEqual({ line: 1, cells: ['+0', 'Ann'], error: 'a quoted field is not closed' });
+      expect(rows[300]).toEqual({ line: 301, cells: ['+299', 'n299'] });
+    }
+  });
+
+  it('takes a quoted field spanning more line breaks than the limit for a stray quote, even when a quote closes it', () => {
+    expect(parse('"a\nb\nc",x\nd\n', ',', 3, 1).map((r) => [r.line, r.cells, r.error])).toEqual([
+      [1, ['a'], 'a quoted field is not closed'],
+      [2, ['b'], undefined],
+      [3, ['c"', 'x'], undefined],
+      [4, ['d'], undefined],
+    ]);
+    expect(parse('"a\nb",x\n', ',', 3, 1).map((r) => r.cells)).toEqual([['a\nb', 'x']]);
   });
 
   it('refuses a record longer than the limit instead of buffering the file', () => {

@@ -22,11 +22,44 @@ export class CsvRecordTooLongError extends Error {
   }
 }
 
+/** Most line breaks one quoted field may hold; past them the quote that opened it is taken as a stray one. */
+export const MAX_QUOTED_LINE_BREAKS = 100;
+
+/** Why a record is reported instead of read, when a quote opened on it does not close as a field's quote does. */
+export const UNCLOSED_QUOTE = 'a quoted field is not closed';
+
+/** Line breaks (LF, CR, CRLF as one) in text[from, to); a CR at `to` is not counted yet (it may start a CRLF). */
+export function countLineBreaks(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c === LF) n++;
+    else if (c === CR && k + 1 < to && text.charCodeAt(k + 1) !== LF) n++;
+  }
+  return n;
+}
+
+/** Where the line after the first line break in text[from, ...) starts (CRLF is one break); -1 without one. */
+function afterFirstLineBreak(text: string, from: number): number {
+  for (let k = from; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === LF) return k + 1;
+    if (c === CR) return k + 1 < text.length && text.charCodeAt(k + 1) === LF ? k + 2 : k + 1;
+  }
+  return -1;
+}
+
 /**
  * A streaming RFC 4180 reader, lenient where spreadsheets are: quoted fields may hold the delimiter, quotes (`""`)
  * and newlines; CRLF, LF and lone CR end records; text after a closing quote is kept (`"a"b` reads `ab`); a quote
  * inside an unquoted field is literal. Only the record in progress is buffered, never more than MAX_RECORD_CHARS.
  * Records are numbered from 1 like spreadsheet rows, empty lines included, so a reported line matches the file.
+ *
+ * A quoted field may span lines only when it closes as a field does: its closing quote followed by the delimiter,
+ * a line end or the end of the file, within MAX_QUOTED_LINE_BREAKS line breaks. Otherwise (a quote left open, so
+ * that the next quote in the file, lines further on, "closes" it mid-field, or nothing ever does) the record is
+ * reported on its own line with UNCLOSED_QUOTE, holding what its line held, and reading resumes on the next line:
+ * no line after a broken quote is ever merged into it.
  */
 export class CsvParser {
   private carry = '';
@@ -36,7 +69,11 @@ export class CsvParser {
   private readonly delim: number;
 
   /** `firstLine`: the number of the first record given, when reading from the middle of a file. */
-  constructor(delimiter: Delimiter, firstLine = 1) {
+  constructor(
+    delimiter: Delimiter,
+    firstLine = 1,
+    private readonly maxQuotedLineBreaks = MAX_QUOTED_LINE_BREAKS,
+  ) {
     this.delim = delimiter.charCodeAt(0);
     this.line = firstLine;
   }
@@ -75,6 +112,7 @@ export class CsvParser {
       let i = pos;
       let complete = false;
       let unterminated = false;
+      let broken = false;
       // one record
       for (;;) {
         if (i >= n) {
@@ -110,6 +148,20 @@ export class CsvParser {
             }
             j = q + 1;
             closed = true;
+            break;
+          }
+          // a quote left open: the field runs on over lines it should not
+          const spanned = countLineBreaks(text, i + 1, j);
+          const stray =
+            spanned > this.maxQuotedLineBreaks ||
+            (closed && spanned > 0 && j < n && text.charCodeAt(j) !== d && text.charCodeAt(j) !== CR && text.charCodeAt(j) !== LF) ||
+            (!closed && final && afterFirstLineBreak(text, i + 1) >= 0);
+          if (stray) {
+            const resume = afterFirstLineBreak(text, i + 1);
+            cells.push(text.slice(i + 1, resume).replace(/[\r\n]+$/, '').replace(/""/g, '"'));
+            broken = true;
+            complete = true;
+            i = resume;
             break;
           }
           if (!closed) {
@@ -164,7 +216,7 @@ export class CsvParser {
       }
       if (!complete) return start;
       const row: FileRow = { line: this.line++, cells };
-      if (unterminated) row.error = 'a quoted field is not closed';
+      if (unterminated || broken) row.error = UNCLOSED_QUOTE;
       out.push(row);
       pos = i;
       if (this.skipLf && pos >= n) return pos;

@@ -127,7 +127,7 @@ export class ImportListRepository {
     return (await one<ImportListRow>(
       m,
       `UPDATE ${T} SET status = 'processing', contact_list_id = $3, progress = 0, attempts = 0, lease_owner = NULL, lease_until = NULL,
-              started_at = now(), parsed = 0, failed = 0, duplicates = 0, invalid = 0, not_mobile = 0, blacklisted = 0, number_of_contacts = 0, error = NULL
+              started_at = clock_timestamp(), parsed = 0, failed = 0, duplicates = 0, invalid = 0, not_mobile = 0, blacklisted = 0, number_of_contacts = 0, error = NULL
         WHERE account_id = $1 AND id = $2 RETURNING *`,
       [accountId, id, contactListId],
     )) as ImportListRow;
@@ -174,13 +174,16 @@ export class ImportListRepository {
     );
   }
 
-  /** The final state, in the import's own transaction; false when the import is no longer this process's. */
+  /**
+   * The final state, in the import's own transaction; false when the import is no longer this process's. The time
+   * is the clock's, not now(): now() is when the transaction began, at the start of the run.
+   */
   async finish(id: string, owner: string, c: ImportCounters, m: EntityManager): Promise<boolean> {
     return (
       await rows(
         m,
         `UPDATE ${T} SET status = 'parsed', progress = 100, parsed = $3, failed = $4, duplicates = $5, invalid = $6, not_mobile = $7, blacklisted = $8,
-                number_of_contacts = $9, finished_at = now(), lease_owner = NULL, lease_until = NULL, file_path = NULL
+                number_of_contacts = $9, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL, file_path = NULL
           WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING id`,
         [id, owner, c.parsed, c.failed, c.duplicates, c.invalid, c.notMobile, c.blacklisted, c.numberOfContacts],
       )
@@ -191,7 +194,7 @@ export class ImportListRepository {
     return one(
       this.q(m),
       `UPDATE ${T} SET status = 'error', error = $2, progress = 0, parsed = 0, failed = 0, duplicates = 0, invalid = 0, not_mobile = 0, blacklisted = 0,
-              number_of_contacts = 0, contact_list_id = NULL, finished_at = now(), lease_owner = NULL, lease_until = NULL, file_path = NULL
+              number_of_contacts = 0, contact_list_id = NULL, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL, file_path = NULL
         WHERE id = $1 AND status = 'processing' RETURNING *`,
       [id, error.slice(0, 1000)],
     );

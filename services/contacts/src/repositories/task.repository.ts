@@ -71,7 +71,7 @@ export class TaskRepository {
   claim(owner: string, leaseSeconds: number): Promise<TaskRow | null> {
     return one(
       this.ds,
-      `UPDATE ${T} SET status = 'running', lease_owner = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1, started_at = coalesce(started_at, now())
+      `UPDATE ${T} SET status = 'running', lease_owner = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1, started_at = coalesce(started_at, clock_timestamp())
         WHERE id = (SELECT id FROM ${T} WHERE status IN ('pending', 'running') AND (lease_until IS NULL OR lease_until < now())
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
@@ -96,7 +96,7 @@ export class TaskRepository {
     return (
       await rows(
         this.ds,
-        `UPDATE ${T} SET status = 'done', progress = 100, total = $3, processed = $4, finished_at = now(), lease_owner = NULL, lease_until = NULL
+        `UPDATE ${T} SET status = 'done', progress = 100, total = $3, processed = $4, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
           WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
         [id, owner, v.total, v.processed],
       )
@@ -104,7 +104,7 @@ export class TaskRepository {
   }
 
   async fail(id: string, error: string): Promise<void> {
-    await this.ds.query(`UPDATE ${T} SET status = 'error', error = $2, finished_at = now(), lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('pending', 'running')`, [id, error.slice(0, 1000)]);
+    await this.ds.query(`UPDATE ${T} SET status = 'error', error = $2, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('pending', 'running')`, [id, error.slice(0, 1000)]);
   }
 
   async release(id: string, owner: string): Promise<void> {
