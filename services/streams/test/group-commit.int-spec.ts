@@ -114,4 +114,31 @@ describe('stream API group commit', () => {
     const again = await together([[st, body, key]]);
     expect(again[0]).toMatchObject({ status: 202, body: { price: 0.05 } });
   });
+
+  it('holds two concurrent batches of one account to its daily limit together: exactly the limit is accepted', async () => {
+    const st = await streamOf('908', { balance: 1_000_000, dailyLimit: 4 }); // the warm-up send is the first of 4
+    const db = a.t.app.get(SendDatabase);
+    const accepted = async () => (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 908`))[0].n;
+    const first = await sends.prepare(st, { phone: phone(1), message: 'first batch' });
+    if ('replay' in first) throw new Error('unexpected replay');
+    let second: Promise<Array<{ status: number; code?: string }>> | null = null;
+    await db.transaction(async (c) => {
+      // the first batch is written and not yet committed when the second one is written
+      expect((await sends.commit(first, c)).body).toMatchObject({ price: 0.05 });
+      second = together([2, 3, 4].map((i) => [st, { phone: phone(i), message: `second batch ${i}` }]));
+      // until the second batch has finished, or waits on a lock the first one holds
+      let done = false;
+      void second.then(() => (done = true));
+      for (;;) {
+        const [{ waiting }] = await a.sql<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name = 'switchboard-streams-send' AND wait_event_type = 'Lock'`,
+        );
+        if (done || waiting > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    const answers = await (second as unknown as Promise<Array<{ status: number; code?: string }>>);
+    expect(answers.map((x) => x.code ?? x.status)).toEqual([202, 202, '0x30']);
+    expect(await accepted()).toBe(4);
+  });
 });
