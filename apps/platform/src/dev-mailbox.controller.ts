@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { DevMailbox, Mailer, Public, type StoredMail } from '@switchboard/platform';
+import { StoredMailResponse } from './responses.dto';
 
 /** Embedded mode only: the mail a real deployment would send over SMTP, newest first. Not mounted in production. */
 @ApiTags('dev')
@@ -8,6 +9,8 @@ import { DevMailbox, Mailer, Public, type StoredMail } from '@switchboard/platfo
 export class DevMailboxController {
   constructor(@Inject(Mailer) private readonly mailer: Mailer) {}
 
+  @ApiOkResponse({ type: [StoredMailResponse] })
+  @ApiQuery({ type: Number, name: 'limit', required: false, description: 'at most this many mails (1 to 200, default 50)', example: 10 })
   @Get('mailbox')
   @Public()
   list(@Query('limit') limit?: string): StoredMail[] {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { Client } from 'pg';
 import {
   configureHttpApp,
@@ -25,6 +25,7 @@ import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { StreamsModule } from '@switchboard/streams';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController } from './dev-mailbox.controller';
+import { buildOpenApiDocument } from './openapi';
 import type { PlatformConfig } from './platform.config';
 
 export interface EmbeddedServer {
@@ -35,8 +36,9 @@ export interface EmbeddedServer {
   close: () => Promise<void>;
 }
 
+/** Embedded mode's own routes (the dev mailbox). */
 @Module({ controllers: [DevMailboxController] })
-class DevModule {}
+export class DevModule {}
 
 export interface EmbeddedServiceOptions {
   privateKey: string;
@@ -122,11 +124,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   try {
     app = await NestFactory.create<NestExpressApplication>(EmbeddedAppModule, { logger: ['error', 'warn', 'log'] });
     configureHttpApp(app, { trustProxy: config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY });
-    const doc = SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder().setTitle('Switchboard API').setVersion('0.2.0').addBearerAuth().build(),
-    );
-    SwaggerModule.setup('api/docs', app, doc, { jsonDocumentUrl: 'api/docs.json' });
+    SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs.json' });
     await app.listen(port, config.HOST);
   } catch (e) {
     if (pg) await pg.stop();

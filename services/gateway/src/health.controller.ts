@@ -1,9 +1,12 @@
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ErrorCode, type ErrorBody } from '@switchboard/contracts';
 import { Public } from '@switchboard/platform';
 import { ReadinessService } from './readiness.service';
+import { HealthLiveResponse } from './responses.dto';
 
+@ApiTags('health')
 @Controller('health')
 export class HealthController {
   constructor(private readonly readiness: ReadinessService) {}
@@ -12,6 +15,8 @@ export class HealthController {
    * Readiness: 200 `{status:'ok'}` once the process reports ready, 503 with the error body before (load
    * balancers, k8s readinessProbe). Answered directly: a starting process is not an error worth logging.
    */
+  @ApiOkResponse({ type: HealthLiveResponse, description: 'ready' })
+  @ApiServiceUnavailableResponse({ description: 'not ready yet (the error body says why)', schema: { $ref: '#/components/schemas/ErrorBodySchema' } })
   @Get()
   @Public()
   ready(@Res() res: Response): void {
@@ -24,6 +29,7 @@ export class HealthController {
   }
 
   /** Liveness: the process answers HTTP (k8s livenessProbe); readiness is not required. */
+  @ApiOkResponse({ type: HealthLiveResponse })
   @Get('live')
   @Public()
   live(): { status: 'ok' } {

@@ -1,4 +1,5 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Authenticated } from '@switchboard/platform';
 import { RealtimeStreamService } from './realtime/realtime-stream.service';
@@ -7,10 +8,17 @@ import { RealtimeStreamService } from './realtime/realtime-stream.service';
  * `GET /realtime?topic=campaigns&topic=streams[&lastEventId=...]`: server-sent events (outside the /api prefix).
  * The token may come as `access_token` in the query string, since EventSource cannot set headers.
  */
+@ApiTags('realtime')
+@ApiBearerAuth()
 @Controller()
 export class RealtimeController {
   constructor(private readonly realtime: RealtimeStreamService) {}
 
+  @ApiQuery({ name: 'topic', isArray: true, type: String, example: ['streams', 'campaigns'], description: 'repeat for each topic: the caller\'s account events under it' })
+  @ApiQuery({ type: String, name: 'lastEventId', required: false, example: '1732550400000-0', description: 'resume after this event (or the Last-Event-ID header)' })
+  @ApiQuery({ type: String, name: 'access_token', required: false, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', description: 'the access token, for EventSource which cannot set the Authorization header' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: 'server-sent events, one JSON object per `data:` line, until the token expires', schema: { type: 'string', example: 'id: 1732550400000-0\nevent: streams\ndata: {"type":"stream.updated","id":7}\n\n' } })
   @Get('realtime')
   @Authenticated()
   async stream(@Req() req: Request, @Res() res: Response): Promise<void> {

@@ -4,3 +4,4 @@ export * from './exception.filter';
 export * from './validation';
 export * from './list';
 export * from './http-app';
+export * from './openapi';

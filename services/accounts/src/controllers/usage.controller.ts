@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, type Principal } from '@switchboard/platform';
 import { UsageService, type DailyUsageDto } from '../services/usage.service';
+import { DailyUsageResponse } from '../dtos/responses.dto';
 
 @ApiTags('customers')
 @ApiBearerAuth()
@@ -9,6 +10,7 @@ import { UsageService, type DailyUsageDto } from '../services/usage.service';
 export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
+  @ApiOkResponse({ type: DailyUsageResponse })
   @Get() @Authenticated({ accountRequired: true })
   get(@CurrentPrincipal() p: Principal): Promise<DailyUsageDto> { return this.usage.daily(p); }
 }

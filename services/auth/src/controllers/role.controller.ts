@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Permission, type PermissionGroup } from '@switchboard/contracts';
-import { CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
 import { CreateRoleDto, UpdateInboxRolesDto, UpdateRoleDto } from '../dtos/role.dto';
 import { IdPipe } from '../http/id.pipe';
 import { RoleService, type RoleDto } from '../services/role.service';
+import { PermissionGroupResponse, RoleResponse } from '../dtos/responses.dto';
 
 // Static paths before `:id`: Express takes the first route that matches.
 @ApiTags('user_roles')
@@ -13,24 +14,31 @@ import { RoleService, type RoleDto } from '../services/role.service';
 export class RoleController {
   constructor(private readonly roles: RoleService) {}
 
+  @ApiListResponse(RoleResponse)
   @Get() @Permissions(Permission.UserRoleView)
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<RoleDto>> { return this.roles.list(p, q); }
 
+  @ApiOkResponse({ type: [PermissionGroupResponse] })
   @Get('permissions') @Permissions(Permission.UserRoleView)
   permissions(): readonly PermissionGroup[] { return this.roles.permissionGroups(); }
 
+  @ApiListResponse(RoleResponse)
   @Get('inbox') @Permissions(Permission.UserRoleView)
   inbox(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<RoleDto>> { return this.roles.list(p, q, 'inbox'); }
 
+  @ApiListResponse(RoleResponse)
   @Post('inbox/update') @HttpCode(200) @Permissions(Permission.UserRoleEdit)
   updateInbox(@CurrentPrincipal() p: Principal, @Body() dto: UpdateInboxRolesDto): Promise<ListResult<RoleDto>> { return this.roles.updateInbox(p, dto.roles); }
 
+  @ApiOkResponse({ type: RoleResponse })
   @Get(':id') @Permissions(Permission.UserRoleView)
   get(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string): Promise<RoleDto> { return this.roles.get(p, id); }
 
+  @ApiCreatedResponse({ type: RoleResponse })
   @Post() @Permissions(Permission.UserRoleAdd)
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateRoleDto): Promise<RoleDto> { return this.roles.create(p, dto); }
 
+  @ApiOkResponse({ type: RoleResponse })
   @Put(':id') @Permissions(Permission.UserRoleEdit)
   update(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string, @Body() dto: UpdateRoleDto): Promise<RoleDto> { return this.roles.update(p, id, dto); }
 

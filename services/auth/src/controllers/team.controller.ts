@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
-import { AppError, CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, AppError, CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
 import { AssignRolesDto } from '../dtos/role.dto';
 import { UpdateMemberDto } from '../dtos/team.dto';
 import { IdPipe } from '../http/id.pipe';
 import { parseRef } from '../rules/refs';
 import { TeamService, type MemberDto } from '../services/team.service';
+import { MemberResponse } from '../dtos/responses.dto';
 
 const userRef = (v: unknown): string => {
   const id = parseRef(v, 'users');
@@ -21,15 +22,19 @@ const userRef = (v: unknown): string => {
 export class TeamController {
   constructor(private readonly team: TeamService) {}
 
+  @ApiListResponse(MemberResponse)
   @Get() @Permissions(Permission.UserInviteView)
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<MemberDto>> { return this.team.list(p, q); }
 
+  @ApiOkResponse({ type: MemberResponse })
   @Post('roles') @HttpCode(200) @Permissions(Permission.UserInviteEdit)
   setRoles(@CurrentPrincipal() p: Principal, @Body() dto: AssignRolesDto): Promise<MemberDto> { return this.team.setRoles(p, userRef(dto.userId), dto.user_roles_ids); }
 
+  @ApiOkResponse({ type: MemberResponse })
   @Get(':id') @Permissions(Permission.UserInviteView)
   get(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string): Promise<MemberDto> { return this.team.get(p, id); }
 
+  @ApiOkResponse({ type: MemberResponse })
   @Put(':id') @Permissions(Permission.UserInviteEdit)
   update(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string, @Body() dto: UpdateMemberDto): Promise<MemberDto> { return this.team.setStatus(p, id, dto.status); }
 

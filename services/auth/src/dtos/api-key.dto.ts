@@ -8,11 +8,11 @@ export class CreateApiKeyDto {
   @MaxLength(200)
   name: string;
 
-  @ApiPropertyOptional({ example: '10.0.0.0/8,2001:db8::1', description: 'comma-joined IPv4 (optional mask) and IPv6 entries; empty: any address' })
+  @ApiPropertyOptional({ example: '10.0.0.0/8,2001:db8::1', description: 'comma-joined IPv4 (optional mask) and IPv6 entries; empty: any address', type: 'string' })
   @Allow() // a comma-joined string or an array; parsed entry by entry by the service
   ipAcl?: unknown;
 
-  @ApiPropertyOptional({ enum: [1, 0], description: 'default 1' })
+  @ApiPropertyOptional({ enum: [1, 0], description: 'default 1', example: 'text' })
   @Allow() // 1/0 (or true/false); checked by the service
   active?: unknown;
 
@@ -25,21 +25,21 @@ export class CreateApiKeyDto {
 }
 
 export class UpdateApiKeyDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: 'string', example: 'text' })
   @Allow()
   ipAcl?: unknown;
 
-  @ApiPropertyOptional({ enum: [1, 0] })
+  @ApiPropertyOptional({ enum: [1, 0], example: 'text' })
   @Allow()
   active?: unknown;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], example: ['text'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)

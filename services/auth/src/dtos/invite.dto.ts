@@ -25,7 +25,7 @@ export class CreateInviteDto {
   @NoForbiddenCharacters()
   lastname?: string;
 
-  @ApiProperty({ description: 'one platform role and one inbox role (ids or IRIs)', example: [3, 4] })
+  @ApiProperty({ description: 'one platform role and one inbox role (ids or IRIs)', example: [3, 4], type: [String] })
   @IsArray()
   @ArrayMaxSize(2)
   @IsRef({ each: true })
@@ -33,21 +33,21 @@ export class CreateInviteDto {
 }
 
 export class UpdateInviteDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Jane' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   @NoForbiddenCharacters()
   firstname?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Doe' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   @NoForbiddenCharacters()
   lastname?: string;
 
-  @ApiPropertyOptional({ example: [3, 4] })
+  @ApiPropertyOptional({ example: [3, 4], type: [String] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(2)
@@ -69,7 +69,7 @@ export class InviteLinkDto {
   @Matches(/^[1-9]\d{0,17}$/, { message: 'must be an id' })
   inviteID: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(256)
@@ -77,26 +77,26 @@ export class InviteLinkDto {
 }
 
 export class RegisterDto extends InviteLinkDto {
-  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes' })
+  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes', example: 'correct horse battery staple' })
   @IsString()
   @IsNotEmpty({ message: 'errors.client.required' })
   @MaxLength(1024)
   password: string;
 
-  @ApiPropertyOptional({ description: 'must equal password when sent' })
+  @ApiPropertyOptional({ description: 'must equal password when sent', example: 'correct horse battery staple' })
   @IsOptional()
   @IsString()
   @MaxLength(1024)
   confirmPassword?: string;
 
-  @ApiPropertyOptional({ description: "default: the invite's" })
+  @ApiPropertyOptional({ description: "default: the invite's", example: 'Jane' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   @NoForbiddenCharacters()
   firstname?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Doe' })
   @IsOptional()
   @IsString()
   @MaxLength(100)

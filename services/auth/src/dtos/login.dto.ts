@@ -11,13 +11,13 @@ export class LoginCheckDto {
   @IsEmail({}, { message: 'errors.client.email' })
   username: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'correct horse battery staple' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(1024)
   password: string;
 
-  @ApiPropertyOptional({ description: 'reCAPTCHA token (action submit); any value when the captcha is off' })
+  @ApiPropertyOptional({ description: 'reCAPTCHA token (action submit); any value when the captcha is off', example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   @IsOptional()
   @IsString()
   @MaxLength(4096)
@@ -33,7 +33,7 @@ export class LoginManualDto extends LoginCheckDto {
 }
 
 export class TokenRefreshDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(8192) // generous: a wrong kind of token (an access JWT) should be refused as invalid, not as too long
@@ -50,8 +50,8 @@ export class LoginChallengeDto {
 }
 
 export class TokenPairDto {
-  @ApiProperty({ description: 'ES256 access JWT' })
+  @ApiProperty({ description: 'ES256 access JWT', example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   token: string;
-  @ApiProperty({ description: 'opaque, single-use refresh token' })
+  @ApiProperty({ description: 'opaque, single-use refresh token', example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   refresh_token: string;
 }

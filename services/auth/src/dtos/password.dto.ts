@@ -13,7 +13,7 @@ export class SendResetEmailDto {
 }
 
 export class CheckResetTokenDto extends SendResetEmailDto {
-  @ApiProperty({ description: 'the token of /reset-password/:email/:token' })
+  @ApiProperty({ description: 'the token of /reset-password/:email/:token', example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(256)
@@ -21,7 +21,7 @@ export class CheckResetTokenDto extends SendResetEmailDto {
 }
 
 export class ResetPasswordDto extends CheckResetTokenDto {
-  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes' })
+  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes', example: 'correct horse battery staple' })
   @IsString()
   @IsNotEmpty({ message: 'errors.client.required' })
   @MaxLength(1024)
@@ -29,13 +29,13 @@ export class ResetPasswordDto extends CheckResetTokenDto {
 }
 
 export class ChangePasswordDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'correct horse battery staple' })
   @IsString()
   @IsNotEmpty({ message: 'errors.client.required' })
   @MaxLength(1024)
   oldPassword: string;
 
-  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes' })
+  @ApiProperty({ description: 'at least 8 characters, at most 72 bytes', example: 'correct horse battery staple' })
   @IsString()
   @IsNotEmpty({ message: 'errors.client.required' })
   @MaxLength(1024)

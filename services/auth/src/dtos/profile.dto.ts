@@ -24,30 +24,30 @@ function IsTimezone(options?: ValidationOptions): PropertyDecorator {
 }
 
 export class UpdateProfileDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Jane' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   firstName?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Doe' })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   lastName?: string;
 
-  @ApiPropertyOptional({ nullable: true, example: 'Europe/Paris' })
+  @ApiPropertyOptional({ nullable: true, example: 'Europe/Paris', type: 'string' })
   @ValidateIf((_, v) => v !== undefined && v !== null)
   @IsString()
   @MaxLength(64)
   @IsTimezone()
   timezone?: string | null;
 
-  @ApiPropertyOptional({ description: 'JSON string (or object) of spec 3 preference keys; replaces the stored preferences' })
+  @ApiPropertyOptional({ description: 'JSON string (or object) of spec 3 preference keys; replaces the stored preferences', type: 'string', example: 'text' })
   @Allow() // checked key by key by the preference rules, which report one violation per key
   preferences?: unknown;
 
-  @ApiPropertyOptional({ description: 'account to switch to: id or /api/customers/{id}' })
+  @ApiPropertyOptional({ description: 'account to switch to: id or /api/customers/{id}', type: 'string', example: 'text' })
   @Allow() // an id or an IRI; parsed by the service
   customer?: unknown;
 }

@@ -16,7 +16,7 @@ export class CreateRoleDto {
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ description: '1 (platform, default) or 2 (inbox); "platform" and "inbox" are accepted too' })
+  @ApiPropertyOptional({ description: '1 (platform, default) or 2 (inbox); "platform" and "inbox" are accepted too', type: 'string', example: 'text' })
   @Allow() // parsed by the service: a number or a name
   roleType?: unknown;
 
@@ -27,30 +27,30 @@ export class CreateRoleDto {
   @IsString({ each: true })
   permissions?: string[];
 
-  @ApiPropertyOptional({ description: 'copy this role: its type, description and permissions, named "Copy of X"' })
+  @ApiPropertyOptional({ description: 'copy this role: its type, description and permissions, named "Copy of X"', type: 'string', example: 'text' })
   @IsOptional()
   @IsRef()
   copyOf?: unknown;
 }
 
 export class UpdateRoleDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Order notifications' })
   @IsOptional()
   @IsString()
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'cannot change; accepted when equal to the current type' })
+  @ApiPropertyOptional({ description: 'cannot change; accepted when equal to the current type', type: 'string', example: 'text' })
   @Allow()
   roleType?: unknown;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], example: ['text'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)
@@ -59,11 +59,11 @@ export class UpdateRoleDto {
 }
 
 export class InboxRolePermissionsDto {
-  @ApiProperty({ description: 'role id or /api/user_roles/{id}' })
+  @ApiProperty({ description: 'role id or /api/user_roles/{id}', oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 })
   @IsRef()
   id: unknown;
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['text'] })
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })
@@ -81,12 +81,12 @@ export class UpdateInboxRolesDto {
 }
 
 export class AssignRolesDto {
-  @ApiProperty({ description: 'the member (user id or /api/users/{id})' })
+  @ApiProperty({ description: 'the member (user id or /api/users/{id})', type: 'string', example: '42' })
   @IsNotEmpty()
   @IsRef()
   userId: unknown;
 
-  @ApiProperty({ description: 'one platform role and one inbox role (ids or IRIs); [] leaves the member with no role', example: [3, 4] })
+  @ApiProperty({ description: 'one platform role and one inbox role (ids or IRIs); [] leaves the member with no role', example: [3, 4], type: [String] })
   @IsArray()
   @ArrayMaxSize(2)
   @IsRef({ each: true })

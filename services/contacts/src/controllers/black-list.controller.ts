@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
-import { Permissions, type ListResult } from '@switchboard/platform';
+import { ApiListResponse, Permissions, type ListResult } from '@switchboard/platform';
 import { CreateBlackListDto, type BlackListDto } from '../dtos/black-list.dto';
 import { caller } from '../services/access';
 import { BlackListService } from '../services/black-list.service';
+import { BlackListResponse } from '../dtos/responses.dto';
 
 /** Blocked destinations. Bulk additions go through an import list of type blacklist. */
 @ApiTags('contacts')
@@ -13,9 +14,11 @@ import { BlackListService } from '../services/black-list.service';
 export class BlackListController {
   constructor(private readonly blacklist: BlackListService) {}
 
+  @ApiListResponse(BlackListResponse)
   @Get() @Permissions(Permission.BlockDestinationView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<BlackListDto>> { return this.blacklist.list(caller().accountId, q); }
 
+  @ApiCreatedResponse({ type: BlackListResponse })
   @Post() @Permissions(Permission.BlockDestinationAddEdit)
   create(@Body() dto: CreateBlackListDto): Promise<BlackListDto> { return this.blacklist.create(caller().accountId, dto); }
 

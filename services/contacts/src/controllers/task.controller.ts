@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Authenticated, CurrentPrincipal, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, Authenticated, CurrentPrincipal, type ListResult, type Principal } from '@switchboard/platform';
 import { CreateTaskDto, type TaskDto } from '../dtos/task.dto';
 import { caller } from '../services/access';
 import { TaskService } from '../services/task.service';
+import { TaskResponse } from '../dtos/responses.dto';
 
 /** Background tasks; each type needs its own permission (export: CONTACT_LIST_SEGMENT_EXPORT, delete: CONTACT_REMOVE, opt-out: CONTACT_ADD_EDIT). */
 @ApiTags('contacts')
@@ -13,12 +14,15 @@ import { TaskService } from '../services/task.service';
 export class TaskController {
   constructor(private readonly tasks: TaskService) {}
 
+  @ApiCreatedResponse({ type: TaskResponse })
   @Post() @Authenticated({ accountRequired: true })
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTaskDto): Promise<TaskDto> { return this.tasks.create(caller().accountId, p, dto); }
 
+  @ApiListResponse(TaskResponse)
   @Get() @Authenticated({ accountRequired: true })
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<TaskDto>> { return this.tasks.list(caller().accountId, p, q); }
 
+  @ApiOkResponse({ type: TaskResponse })
   @Get(':id') @Authenticated({ accountRequired: true })
   get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<TaskDto> { return this.tasks.get(caller().accountId, p, id); }
 
@@ -33,6 +37,9 @@ export class TaskController {
 export class TaskDownloadController {
   constructor(private readonly tasks: TaskService) {}
 
+  @ApiQuery({ type: Number, name: 'id', description: 'the task id (an export task that has finished)', example: 42 })
+  @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'the exported CSV file (attachment)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName\n+447700900123,Jane,Doe\n' } })
   @Get('download') @Authenticated({ accountRequired: true })
   download(@CurrentPrincipal() p: Principal, @Query('id') id: unknown, @Res() res: Response): Promise<void> { return this.tasks.download(caller().accountId, p, id, res); }
 }

@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
-import { Authenticated, Permissions, type ListResult } from '@switchboard/platform';
+import { ApiListResponse, Authenticated, Permissions, type ListResult } from '@switchboard/platform';
 import { CreateVariableDto, UpdateVariableDto, type VariableDto } from '../dtos/variable.dto';
 import { caller } from '../services/access';
 import { VariableService } from '../services/variable.service';
+import { VariableResponse } from '../dtos/responses.dto';
 
 /** Reading variables is open to every member of the account: imports, templates and campaigns all pick from them. */
 @ApiTags('contacts')
@@ -13,15 +14,19 @@ import { VariableService } from '../services/variable.service';
 export class VariableController {
   constructor(private readonly variables: VariableService) {}
 
+  @ApiListResponse(VariableResponse)
   @Get() @Authenticated({ accountRequired: true })
   list(@Query() q: Record<string, unknown>): Promise<ListResult<VariableDto>> { return this.variables.list(caller().accountId, q); }
 
+  @ApiOkResponse({ type: VariableResponse })
   @Get(':id') @Authenticated({ accountRequired: true })
   get(@Param('id') id: string): Promise<VariableDto> { return this.variables.get(caller().accountId, id); }
 
+  @ApiCreatedResponse({ type: VariableResponse })
   @Post() @Permissions(Permission.ContactFieldAddEdit)
   create(@Body() dto: CreateVariableDto): Promise<VariableDto> { return this.variables.create(caller().accountId, dto); }
 
+  @ApiOkResponse({ type: VariableResponse })
   @Put(':id') @Permissions(Permission.ContactFieldAddEdit)
   update(@Param('id') id: string, @Body() dto: UpdateVariableDto): Promise<VariableDto> { return this.variables.update(caller().accountId, id, dto); }
 

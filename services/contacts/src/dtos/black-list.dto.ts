@@ -7,7 +7,7 @@ export class CreateBlackListDto {
   @MaxLength(64)
   phone: string;
 
-  @ApiPropertyOptional({ description: 'ISO 3166 alpha-2 region of a national number' })
+  @ApiPropertyOptional({ description: 'ISO 3166 alpha-2 region of a national number', example: 'GB' })
   @IsOptional()
   @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
   country?: string;

@@ -8,43 +8,43 @@ export class CreateContactListDto {
   @MaxLength(255)
   name: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Order notifications' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(2000)
   description?: string | null;
 
-  @ApiPropertyOptional({ enum: ['list', 'segment'], description: 'default: segment when a filter is given, else list' })
+  @ApiPropertyOptional({ enum: ['list', 'segment'], description: 'default: segment when a filter is given, else list', example: 'list' })
   @IsOptional()
   @IsIn(['list', 'segment'])
   type?: 'list' | 'segment';
 
-  @ApiPropertyOptional({ description: 'segment filter, as an object or its JSON text: { match?: "all"|"any", groups: [...] }' })
+  @ApiPropertyOptional({ description: 'segment filter, as an object or its JSON text: { match?: "all"|"any", groups: [...] }', type: 'string', example: 'text' })
   @Allow() // parsed by the filter schema, which reports each bad path
   filter?: unknown;
 }
 
 export class UpdateContactListDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @MinLength(1, { message: 'errors.client.required' })
   @MaxLength(255)
   name?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Order notifications' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(2000)
   description?: string | null;
 
-  @ApiPropertyOptional({ description: 'segments only' })
+  @ApiPropertyOptional({ description: 'segments only', type: 'string', example: 'text' })
   @Allow()
   filter?: unknown;
 }
 
 export class TotalByFilterDto {
-  @ApiProperty({ description: 'segment filter, object or JSON text' })
+  @ApiProperty({ description: 'segment filter, object or JSON text', type: 'string', example: 'text' })
   @Allow()
   filter: unknown;
 }

@@ -7,40 +7,40 @@ export class CreateContactDto {
   @MaxLength(64)
   phone: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Jane' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
   firstName?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Doe' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
   lastName?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'jane@example.com' })
   @ValidateIf((_, v) => v !== null && v !== undefined && v !== '')
   @IsEmail()
   @MaxLength(320)
   email?: string | null;
 
-  @ApiPropertyOptional({ description: 'ISO 3166 alpha-2: the region of a national number' })
+  @ApiPropertyOptional({ description: 'ISO 3166 alpha-2: the region of a national number', example: 'GB' })
   @IsOptional()
   @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
   country?: string;
 
-  @ApiPropertyOptional({ nullable: true, description: 'IANA zone; default: the country of the number' })
+  @ApiPropertyOptional({ nullable: true, description: 'IANA zone; default: the country of the number', type: 'string', example: 'Europe/London' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional({ description: 'custom variable values by name or id; null or "" removes one', example: { promoCode: 'SPRING24' } })
+  @ApiPropertyOptional({ description: 'custom variable values by name or id; null or "" removes one', example: { promoCode: 'SPRING24' }, type: 'string' })
   @Allow() // checked key by key against the account's variables
   variables?: unknown;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids or IRIs of contact lists (type list) to add the contact to' })
+  @ApiPropertyOptional({ type: [String], description: 'ids or IRIs of contact lists (type list) to add the contact to', example: ['text'] })
   @IsOptional()
   @IsArray()
   @Allow()
@@ -48,52 +48,52 @@ export class CreateContactDto {
 }
 
 export class UpdateContactDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: '+447700900123' })
   @IsOptional()
   @IsString()
   @MaxLength(64)
   phone?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Jane' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
   firstName?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Doe' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
   lastName?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'jane@example.com' })
   @ValidateIf((_, v) => v !== null && v !== undefined && v !== '')
   @IsEmail()
   @MaxLength(320)
   email?: string | null;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'GB' })
   @IsOptional()
   @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
   country?: string;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Europe/London' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ type: 'string', example: 'text' })
   @Allow()
   variables?: unknown;
 
-  @ApiPropertyOptional({ type: [String], description: 'replaces the contact lists (type list) the contact is in' })
+  @ApiPropertyOptional({ type: [String], description: 'replaces the contact lists (type list) the contact is in', example: ['text'] })
   @IsOptional()
   @IsArray()
   @Allow()
   contactLists?: unknown[];
 
-  @ApiPropertyOptional({ description: 'true opts the contact out (sets optedOutAt); an opt-out cannot be undone' })
+  @ApiPropertyOptional({ description: 'true opts the contact out (sets optedOutAt); an opt-out cannot be undone', example: true })
   @IsOptional()
   @IsBoolean()
   optedOut?: boolean;

@@ -3,20 +3,20 @@ import { Type } from 'class-transformer';
 import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 
 export class MappingEntryDto {
-  @ApiPropertyOptional({ description: 'column index in the file, from 0' })
+  @ApiPropertyOptional({ description: 'column index in the file, from 0', example: 42 })
   @IsInt()
   @Min(0)
   @Max(16383)
   column: number;
 
-  @ApiPropertyOptional({ description: 'variable id, IRI /api/variables/{id}, or name (phone, firstName, a custom variable)' })
+  @ApiPropertyOptional({ description: 'variable id, IRI /api/variables/{id}, or name (phone, firstName, a custom variable)', type: 'string', example: 'text' })
   @Allow() // resolved against the account's variables
   variable: number | string;
 }
 
 /** PUT /api/import_lists/{id}: mapping, options, and the start (`start: true` or `status: "processing"`). */
 export class UpdateImportListDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -30,22 +30,22 @@ export class UpdateImportListDto {
   @Type(() => MappingEntryDto)
   mapping?: MappingEntryDto[];
 
-  @ApiPropertyOptional({ description: 'the first line is a header (default true)' })
+  @ApiPropertyOptional({ description: 'the first line is a header (default true)', example: true })
   @IsOptional()
   @IsBoolean()
   ignoreFirstLine?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, description: 'ISO 3166 alpha-2 region of national numbers (without +country code)' })
+  @ApiPropertyOptional({ nullable: true, description: 'ISO 3166 alpha-2 region of national numbers (without +country code)', type: 'string', example: 'GB' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @Matches(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 code' })
   defaultCountry?: string | null;
 
-  @ApiPropertyOptional({ description: 'start parsing now (the mapping must be complete)' })
+  @ApiPropertyOptional({ description: 'start parsing now (the mapping must be complete)', example: true })
   @IsOptional()
   @IsBoolean()
   start?: boolean;
 
-  @ApiPropertyOptional({ enum: ['mapped', 'processing'], description: 'alternative to start: processing starts' })
+  @ApiPropertyOptional({ enum: ['mapped', 'processing'], description: 'alternative to start: processing starts', example: 'mapped' })
   @IsOptional()
   @IsIn(['mapped', 'processing'])
   status?: 'mapped' | 'processing';

@@ -7,15 +7,13 @@ export class CreateTaskDto {
   @IsIn(TASK_TYPES as unknown as string[])
   type: string;
 
-  @ApiPropertyOptional({
-    description:
+  @ApiPropertyOptional({ description:
       'which contacts: { contactList?, importList?, ids?, filter?, country?, optedOut?, search?, state?, all? } (object or JSON text); ' +
-      'delete and opt-out need a selector or all: true; state (invalid, not_mobile, blacklist, duplicate, failed) exports rejected import rows',
-  })
+      'delete and opt-out need a selector or all: true; state (invalid, not_mobile, blacklist, duplicate, failed) exports rejected import rows', type: 'string', example: 'text' })
   @Allow() // checked by the task params schema, which names each bad field
   params?: unknown;
 
-  @ApiPropertyOptional({ enum: ['CSV', 'none'], default: 'CSV' })
+  @ApiPropertyOptional({ enum: ['CSV', 'none'], default: 'CSV', example: 'CSV' })
   @IsOptional()
   @IsIn(['CSV', 'none'])
   fileType?: 'CSV' | 'none';

@@ -21,12 +21,12 @@ export class CreateVariableDto {
   @IsIn(CUSTOM_VARIABLE_TYPES)
   type?: (typeof CUSTOM_VARIABLE_TYPES)[number];
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ default: false, example: true })
   @IsOptional()
   @IsBoolean()
   hidden?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, example: 'SPRING24' })
+  @ApiPropertyOptional({ nullable: true, example: 'SPRING24', type: 'string' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
@@ -34,13 +34,13 @@ export class CreateVariableDto {
 }
 
 export class UpdateVariableDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, { message: 'invalidKey' })
   name?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: 'Acme' })
   @IsOptional()
   @IsString()
   @MinLength(1)
@@ -52,12 +52,12 @@ export class UpdateVariableDto {
   @IsIn(CUSTOM_VARIABLE_TYPES)
   type?: (typeof CUSTOM_VARIABLE_TYPES)[number];
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ example: true })
   @IsOptional()
   @IsBoolean()
   hidden?: boolean;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'text' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
@@ -66,17 +66,17 @@ export class UpdateVariableDto {
 
 /** A contact's value of one variable: POST and PUT /api/contacts_variables. */
 export class ContactVariableDto {
-  @ApiProperty({ description: 'contact id or IRI /api/contacts/{id}' })
+  @ApiProperty({ description: 'contact id or IRI /api/contacts/{id}', type: 'string', example: 'text' })
   @IsString({ each: false, message: 'must be an id or an IRI' })
   @ValidateIf((_, v) => typeof v !== 'number')
   contact: string | number;
 
-  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name' })
+  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', type: 'string', example: 'text' })
   @ValidateIf((_, v) => typeof v !== 'number')
   @IsString()
   variable: string | number;
 
-  @ApiProperty({ nullable: true, description: 'null or "" removes the value' })
+  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'text' })
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @MaxLength(1000)
@@ -85,12 +85,12 @@ export class ContactVariableDto {
 
 /** PUT /api/contacts_variables/{contact}: the contact is in the path. */
 export class ContactVariableValueDto {
-  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name' })
+  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', type: 'string', example: 'text' })
   @ValidateIf((_, v) => typeof v !== 'number')
   @IsString()
   variable: string | number;
 
-  @ApiProperty({ nullable: true, description: 'null or "" removes the value' })
+  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'text' })
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @MaxLength(1000)

@@ -1,46 +1,59 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
-import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, UpdateVendorDto } from '../dtos/routing.dto';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiListResponse, CurrentPrincipal, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
+import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, SimulatorVendorConfigDto, SmppVendorConfigDto, UpdateVendorDto } from '../dtos/routing.dto';
 import type { CountryRouteRow, RoutingHistoryRow } from '../repositories/routing.repository';
 import { RoutingAdminService, type VendorDto } from '../services/routing-admin.service';
+import { CountryRouteResponse, RoutingHistoryResponse, ServiceTypeManagerCurrentRoutingResponse, ServiceTypeManagerRefreshResponse, VendorResponse } from '../dtos/responses.dto';
 
 @ApiTags('service_type_manager')
+@ApiExtraModels(SmppVendorConfigDto, SimulatorVendorConfigDto)
 @ApiBearerAuth()
 @Controller('service_type_manager')
 export class ServiceTypeManagerController {
   constructor(private readonly admin: RoutingAdminService) {}
 
+  @ApiListResponse(CountryRouteResponse)
   @Get('countries_mapping') @SuperAdmin()
   countries(): Promise<ListResult<CountryRouteRow>> { return this.admin.globalRoutes(); }
 
+  @ApiOkResponse({ type: CountryRouteResponse })
   @Put('countries_mapping') @SuperAdmin()
   setCountry(@Body() dto: CountryRouteDto, @CurrentPrincipal() p: Principal): Promise<CountryRouteRow | null> { return this.admin.setGlobalRoute(dto, p); }
 
+  @ApiListResponse(CountryRouteResponse)
   @Get('customer_countries_mapping') @SuperAdmin()
   customerCountries(@Query('customerId') customerId: unknown): Promise<ListResult<CountryRouteRow>> { return this.admin.customerRoutes(customerId); }
 
+  @ApiOkResponse({ type: CountryRouteResponse })
   @Put('customer_countries_mapping') @SuperAdmin()
   setCustomerCountry(@Body() dto: CustomerCountryRouteDto, @CurrentPrincipal() p: Principal): Promise<CountryRouteRow | null> { return this.admin.setCustomerRoute(dto, p); }
 
+  @ApiCreatedResponse({ type: ServiceTypeManagerRefreshResponse })
   @Post('refresh') @SuperAdmin()
   refresh(): Promise<{ refreshed: true; vendors: number }> { return this.admin.refresh(); }
 
+  @ApiListResponse(VendorResponse)
   @Get('vendors') @SuperAdmin()
   vendors(): Promise<ListResult<VendorDto>> { return this.admin.vendors(); }
 
+  @ApiOkResponse({ type: ServiceTypeManagerCurrentRoutingResponse })
   @Get('current_routing') @SuperAdmin()
   currentRouting(@Query() q: Record<string, unknown>): ReturnType<RoutingAdminService['currentRouting']> { return this.admin.currentRouting(q); }
 
+  @ApiListResponse(RoutingHistoryResponse)
   @Get('routing_history') @SuperAdmin()
   history(@Query() q: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> { return this.admin.history(q); }
 
+  @ApiCreatedResponse({ type: VendorResponse })
   @Post('vendor') @SuperAdmin()
   createVendor(@Body() dto: CreateVendorDto): Promise<VendorDto> { return this.admin.createVendor(dto); }
 
+  @ApiOkResponse({ type: VendorResponse })
   @Get('vendor/:id') @SuperAdmin()
   vendor(@Param('id') id: string): Promise<VendorDto> { return this.admin.vendor(id); }
 
+  @ApiOkResponse({ type: VendorResponse })
   @Put('vendor/:id') @SuperAdmin()
   updateVendor(@Param('id') id: string, @Body() dto: UpdateVendorDto): Promise<VendorDto> { return this.admin.updateVendor(id, dto); }
 }

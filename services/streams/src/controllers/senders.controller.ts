@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
-import { Permissions, SuperAdmin, type ListResult } from '@switchboard/platform';
+import { ApiListResponse, Permissions, SuperAdmin, type ListResult } from '@switchboard/platform';
 import { ApproveSenderDto, CreateSenderDto, KeywordDto, StreamEventDto, UpdateSenderDto } from '../dtos/sender.dto';
 import { KeywordService, SenderService, type SenderDto, type SuperAdminSenderDto } from '../services/sender.service';
 import { StreamEventService, type StreamEventView } from '../services/stream-event.service';
+import { MaliciousKeywordsCreateResponse, MaliciousKeywordsGetResponse, MaliciousKeywordsResponse, MaliciousKeywordsUpdateResponse, PickResponse, SenderResponse, StreamEventResponse, SuperAdminSenderResponse } from '../dtos/responses.dto';
 
 const P = Permission;
 
@@ -14,24 +15,31 @@ const P = Permission;
 export class SendersController {
   constructor(private readonly senders: SenderService) {}
 
+  @ApiListResponse(SenderResponse)
   @Get() @Permissions(P.SenderView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<SenderDto>> { return this.senders.list(q); }
 
+  @ApiListResponse(PickResponse)
   @Get('dropdown') @Permissions(P.SenderView)
   dropdown(@Query() q: Record<string, unknown>) { return this.senders.dropdown(q); }
 
+  @ApiListResponse(SuperAdminSenderResponse)
   @Get('superadmin') @SuperAdmin()
   listAll(@Query() q: Record<string, unknown>): Promise<ListResult<SuperAdminSenderDto>> { return this.senders.listAll(q); }
 
+  @ApiOkResponse({ type: SuperAdminSenderResponse })
   @Put('superadmin/:id') @SuperAdmin()
   approve(@Param('id') id: string, @Body() dto: ApproveSenderDto): Promise<SuperAdminSenderDto> { return this.senders.approve(id, dto); }
 
+  @ApiOkResponse({ type: SenderResponse })
   @Get(':id') @Permissions(P.SenderView)
   get(@Param('id') id: string): Promise<SenderDto> { return this.senders.get(id); }
 
+  @ApiCreatedResponse({ type: SenderResponse })
   @Post() @Permissions(P.SenderAddEdit)
   create(@Body() dto: CreateSenderDto): Promise<SenderDto> { return this.senders.create(dto); }
 
+  @ApiOkResponse({ type: SenderResponse })
   @Put(':id') @Permissions(P.SenderAddEdit)
   update(@Param('id') id: string, @Body() dto: UpdateSenderDto): Promise<SenderDto> { return this.senders.update(id, dto); }
 
@@ -46,15 +54,19 @@ export class SendersController {
 export class MaliciousKeywordsController {
   constructor(private readonly keywords: KeywordService) {}
 
+  @ApiListResponse(MaliciousKeywordsResponse)
   @Get() @SuperAdmin()
   list(@Query() q: Record<string, unknown>) { return this.keywords.list(q); }
 
+  @ApiOkResponse({ type: MaliciousKeywordsGetResponse })
   @Get(':id') @SuperAdmin()
   get(@Param('id') id: string) { return this.keywords.get(id); }
 
+  @ApiCreatedResponse({ type: MaliciousKeywordsCreateResponse })
   @Post() @SuperAdmin()
   create(@Body() dto: KeywordDto) { return this.keywords.create(dto); }
 
+  @ApiOkResponse({ type: MaliciousKeywordsUpdateResponse })
   @Put(':id') @SuperAdmin()
   update(@Param('id') id: string, @Body() dto: KeywordDto) { return this.keywords.update(id, dto); }
 
@@ -68,15 +80,19 @@ export class MaliciousKeywordsController {
 export class StreamEventsController {
   constructor(private readonly events: StreamEventService) {}
 
+  @ApiListResponse(StreamEventResponse)
   @Get() @Permissions(P.StreamView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<StreamEventView>> { return this.events.list(q); }
 
+  @ApiOkResponse({ type: StreamEventResponse })
   @Get(':id') @Permissions(P.StreamView)
   get(@Param('id') id: string): Promise<StreamEventView> { return this.events.get(id); }
 
+  @ApiCreatedResponse({ type: StreamEventResponse })
   @Post() @Permissions(P.StreamAddEdit)
   create(@Body() dto: StreamEventDto): Promise<StreamEventView> { return this.events.create(dto); }
 
+  @ApiOkResponse({ type: StreamEventResponse })
   @Put(':id') @Permissions(P.StreamAddEdit)
   update(@Param('id') id: string, @Body() dto: StreamEventDto): Promise<StreamEventView> { return this.events.update(id, dto); }
 

@@ -5,32 +5,32 @@ import { SENDER_DECLINE_REASONS, SenderType } from '@switchboard/contracts';
 export const SENDER_TYPES = Object.values(SenderType);
 
 export class UpdateSenderDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
+  @ApiPropertyOptional({ example: 'Acme' }) @IsOptional() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
   name?: string;
 
-  @ApiPropertyOptional({ description: 'sender ID: alphanumeric 3 to 11, or numeric up to 15 digits' }) @Allow()
+  @ApiPropertyOptional({ description: 'sender ID: alphanumeric 3 to 11, or numeric up to 15 digits', example: 'text' }) @Allow()
   value?: string;
 
   @ApiPropertyOptional({ enum: SENDER_TYPES }) @IsOptional() @IsIn(SENDER_TYPES)
   type?: string;
 
-  @ApiPropertyOptional({ nullable: true, description: 'ISO 3166 alpha-2' }) @IsOptional() @IsString() @Matches(/^[A-Za-z]{2}$/, { message: 'country is an ISO alpha-2 code' })
+  @ApiPropertyOptional({ nullable: true, description: 'ISO 3166 alpha-2', type: 'string', example: 'GB' }) @IsOptional() @IsString() @Matches(/^[A-Za-z]{2}$/, { message: 'country is an ISO alpha-2 code' })
   country?: string | null;
 
-  @ApiPropertyOptional() @IsOptional() @IsObject()
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) @IsOptional() @IsObject()
   defaultMetadata?: Record<string, unknown>;
 }
 
 export class CreateSenderDto extends UpdateSenderDto {
-  @ApiProperty() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
+  @ApiProperty({ example: 'Acme' }) @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
   declare name: string;
 
-  @ApiProperty() @Allow()
+  @ApiProperty({ example: 'text' }) @Allow()
   declare value: string;
 }
 
 export class ApproveSenderDto {
-  @ApiProperty({ description: '1 approved, 2 declined (true/false accepted), 0 back to pending' }) @Allow()
+  @ApiProperty({ description: '1 approved, 2 declined (true/false accepted), 0 back to pending', type: 'string', example: 'text' }) @Allow()
   approved: number | boolean;
 
   @ApiPropertyOptional({ enum: SENDER_DECLINE_REASONS, nullable: true }) @IsOptional() @IsIn([...SENDER_DECLINE_REASONS, null])
@@ -38,40 +38,40 @@ export class ApproveSenderDto {
 }
 
 export class KeywordDto {
-  @ApiProperty() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'word must not be blank' }) @MaxLength(100)
+  @ApiProperty({ example: 'text' }) @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'word must not be blank' }) @MaxLength(100)
   word: string;
 
-  @ApiPropertyOptional({ description: '1 whole word (default), 2 anywhere in the text' }) @IsOptional() @IsIn([1, 2])
+  @ApiPropertyOptional({ description: '1 whole word (default), 2 anywhere in the text', enum: [1, 2], example: 1 }) @IsOptional() @IsIn([1, 2])
   type?: number;
 }
 
 export class StreamEventDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
+  @ApiPropertyOptional({ example: 'Acme' }) @IsOptional() @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
   name?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4096)
+  @ApiPropertyOptional({ example: 'Hello from Switchboard' }) @IsOptional() @IsString() @MaxLength(4096)
   text?: string;
 
-  @ApiPropertyOptional({ description: 'letters, digits, hyphen, underscore' }) @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'invalidKey' })
+  @ApiPropertyOptional({ description: 'letters, digits, hyphen, underscore', example: 'text' }) @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'invalidKey' })
   eventKey?: string;
 
-  @ApiPropertyOptional() @IsOptional() @Allow()
+  @ApiPropertyOptional({ type: 'string', example: 'text' }) @IsOptional() @Allow()
   active?: boolean | number;
 
-  @ApiPropertyOptional({ description: 'stream id or IRI /api/streams/{id}' }) @Allow()
+  @ApiPropertyOptional({ description: 'stream id or IRI /api/streams/{id}', type: 'string', example: 'text' }) @Allow()
   stream?: number | string;
 }
 
 export class MessageResponseDto {
-  @ApiPropertyOptional() @Allow()
+  @ApiPropertyOptional({ example: 'Hello from Switchboard' }) @Allow()
   message?: string;
 
-  @ApiPropertyOptional() @Allow()
+  @ApiPropertyOptional({ example: '+447700900123' }) @Allow()
   phone?: string;
 
-  @ApiPropertyOptional() @Allow()
+  @ApiPropertyOptional({ example: 'ACME' }) @Allow()
   sender?: string;
 
-  @ApiPropertyOptional({ description: 'two-way or WhatsApp stream; default: the default two-way stream' }) @Allow()
+  @ApiPropertyOptional({ description: 'two-way or WhatsApp stream; default: the default two-way stream', oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 }) @Allow()
   streamId?: number | string;
 }

@@ -1,0 +1,187 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { GatewayModule } from '@switchboard/gateway';
+import { DevModule, embeddedServiceModules } from '../src/embedded-server';
+import { buildOpenApiDocument } from '../src/openapi';
+
+type Json = Record<string, unknown>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * The OpenAPI document an integrator reads (/api/docs.json), built from every module embedded mode mounts, the way
+ * the embedded server builds it. Each finding names the operation or schema, so an empty one is found at once.
+ */
+describe('the OpenAPI document at /api/docs.json', () => {
+  let t: TestApp;
+  let doc: OpenAPIObject;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-openapi-'));
+
+  beforeAll(async () => {
+    t = await createTestApp(({ keys }) => ({
+      imports: [...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000' }), GatewayModule.register({ mode: 'embedded' }), DevModule],
+    }));
+    doc = buildOpenApiDocument(t.app);
+    // OPENAPI_OUT=file writes the document, e.g. for /work/shared/tools/spec-coverage.py
+    if (process.env.OPENAPI_OUT) fs.writeFileSync(process.env.OPENAPI_OUT, JSON.stringify(doc, null, 2));
+  }, 120000);
+
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const schemas = (): Json => (doc.components?.schemas ?? {}) as Json;
+  const resolve = (s: unknown): Json | undefined => {
+    const ref = (s as Json | undefined)?.$ref;
+    return typeof ref === 'string' ? (schemas()[ref.replace('#/components/schemas/', '')] as Json | undefined) : (s as Json | undefined);
+  };
+  const operations = (): { id: string; method: string; path: string; op: Json }[] =>
+    Object.entries(doc.paths).flatMap(([p, item]) =>
+      METHODS.filter((m) => (item as Json)[m]).map((m) => ({ id: `${m.toUpperCase()} ${p}`, method: m, path: p, op: (item as Json)[m] as Json })),
+    );
+
+  /** Where a schema says nothing: no type, no reference, no composition, or an object with neither properties nor a documented map. */
+  function emptySchemas(s: unknown, at: string, out: string[], seen = new Set<unknown>()): void {
+    if (!s || typeof s !== 'object' || seen.has(s)) return;
+    seen.add(s);
+    const o = s as Json;
+    if (o.$ref) return;
+    const composed = ['allOf', 'oneOf', 'anyOf'].find((k) => Array.isArray(o[k]));
+    if (composed) {
+      (o[composed] as unknown[]).forEach((x, i) => emptySchemas(x, `${at}.${composed}[${i}]`, out, seen));
+      return;
+    }
+    const props = o.properties as Json | undefined;
+    if (!o.type && !props) out.push(`${at}: no type, $ref, allOf/oneOf or properties`);
+    else if ((o.type === 'object' || !o.type) && (!props || Object.keys(props).length === 0) && o.additionalProperties === undefined) out.push(`${at}: an object without properties`);
+    else if (o.type === 'array' && !o.items) out.push(`${at}: an array without items`);
+    for (const [k, v] of Object.entries(props ?? {})) emptySchemas(v, `${at}.${k}`, out, seen);
+    if (o.items) emptySchemas(o.items, `${at}[]`, out, seen);
+    if (o.additionalProperties && typeof o.additionalProperties === 'object') emptySchemas(o.additionalProperties, `${at}{}`, out, seen);
+  }
+
+  /** True when an example is anywhere in the schema, following references. */
+  function hasExample(s: unknown, seen = new Set<unknown>()): boolean {
+    if (!s || typeof s !== 'object' || seen.has(s)) return false;
+    seen.add(s);
+    const o = s as Json;
+    if (o.example !== undefined || (o.examples && Object.keys(o.examples as Json).length)) return true;
+    if (o.$ref) return hasExample(resolve(o), seen);
+    return [...Object.values((o.properties as Json) ?? {}), o.items, o.additionalProperties, ...((o.allOf as unknown[]) ?? []), ...((o.oneOf as unknown[]) ?? []), ...((o.anyOf as unknown[]) ?? [])].some((x) => hasExample(x, seen));
+  }
+
+  const mediaHasExample = (content: Json | undefined): boolean =>
+    Object.values(content ?? {}).some((m) => (m as Json).example !== undefined || (m as Json).examples !== undefined || hasExample((m as Json).schema));
+
+  it('gives every operation a success response with a schema and an example', () => {
+    const missing: string[] = [];
+    for (const { id, op } of operations()) {
+      const responses = op.responses as Json;
+      const success = Object.keys(responses).filter((c) => /^2\d\d$/.test(c));
+      if (!success.length) missing.push(`${id}: no success response`);
+      for (const code of success) {
+        if (code === '204') continue;
+        const content = (responses[code] as Json).content as Json | undefined;
+        if (!content || !Object.keys(content).length) missing.push(`${id} ${code}: no response schema`);
+        else if (Object.values(content).some((m) => !(m as Json).schema)) missing.push(`${id} ${code}: a media type without a schema`);
+        else if (!mediaHasExample(content)) missing.push(`${id} ${code}: no example`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('gives every route that reads a body a request body schema with an example; uploads are multipart with a binary file', () => {
+    const discovery = t.app.get(DiscoveryService);
+    const scanner = t.app.get(MetadataScanner);
+    const readsBody = new Set<string>();
+    for (const w of discovery.getControllers()) {
+      const type = w.metatype as (new () => object) | undefined;
+      if (!type?.prototype) continue;
+      for (const name of scanner.getAllMethodNames(type.prototype)) {
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as Json;
+        if (Object.keys(args).some((k) => [RouteParamtypes.BODY, RouteParamtypes.REQUEST].includes(Number(k.split(':')[0])))) readsBody.add(`${type.name}_${name}`);
+      }
+    }
+    const missing: string[] = [];
+    for (const { id, method, op } of operations()) {
+      if (!['post', 'put', 'patch'].includes(method) || !readsBody.has(op.operationId as string)) continue;
+      const body = op.requestBody as Json | undefined;
+      const content = body?.content as Json | undefined;
+      if (!content || !Object.keys(content).length) {
+        missing.push(`${id}: no request body`);
+        continue;
+      }
+      for (const [type, media] of Object.entries(content)) {
+        const schema = resolve((media as Json).schema);
+        if (!schema) missing.push(`${id} ${type}: no request body schema`);
+        if (type === 'multipart/form-data' && (schema?.properties as Json | undefined)?.file && ((schema?.properties as Json).file as Json).format !== 'binary') missing.push(`${id}: the file is not binary`);
+      }
+      if (!mediaHasExample(content)) missing.push(`${id}: no request example`);
+    }
+    expect(missing).toEqual([]);
+    const upload = ((doc.paths['/api/import_lists'] as Json).post as Json).requestBody as Json;
+    const multipart = (upload.content as Json)['multipart/form-data'] as Json;
+    expect(resolve(multipart.schema)).toMatchObject({ properties: { file: { type: 'string', format: 'binary' } } });
+  });
+
+  it('has no empty schema anywhere: components, parameters, request bodies, responses', () => {
+    const empty: string[] = [];
+    for (const [name, s] of Object.entries(schemas())) emptySchemas(s, `components.schemas.${name}`, empty);
+    for (const { id, op } of operations()) {
+      for (const p of (op.parameters as Json[] | undefined) ?? []) emptySchemas(p.schema ?? {}, `${id} parameter ${String(p.name)}`, empty);
+      for (const [type, m] of Object.entries(((op.requestBody as Json | undefined)?.content as Json | undefined) ?? {})) emptySchemas((m as Json).schema ?? {}, `${id} request ${type}`, empty);
+      for (const [code, r] of Object.entries(op.responses as Json)) {
+        for (const [type, m] of Object.entries(((r as Json).content as Json | undefined) ?? {})) emptySchemas((m as Json).schema ?? {}, `${id} ${code} ${type}`, empty);
+      }
+    }
+    expect(empty).toEqual([]);
+  });
+
+  it('has an example in every schema and for every path and query parameter', () => {
+    const missing = Object.entries(schemas()).filter(([, s]) => !hasExample(s)).map(([name]) => `components.schemas.${name}: no example`);
+    for (const { id, op } of operations()) {
+      for (const p of (op.parameters as Json[] | undefined) ?? []) {
+        if (p.in !== 'header' && p.example === undefined && p.examples === undefined && !hasExample(p.schema)) missing.push(`${id} parameter ${String(p.name)}: no example`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('documents the error body with the spec codes on every operation, and 401 on every signed-in one', () => {
+    const error = schemas().ErrorBodySchema as Json;
+    expect(Object.keys(error.properties as Json).sort()).toEqual(['code', 'message', 'status', 'violations']);
+    for (const code of ['0x1', '0x11', '0x12', '0x13', '0x14', '0x31', '0x41', '0x30', '0x21']) expect(String((error.properties as Json & { code: Json }).code.description)).toContain(`\`${code}\``);
+    const missing: string[] = [];
+    for (const { id, op } of operations()) {
+      const errors = Object.entries(op.responses as Json).filter(([c]) => /^[45]\d\d$/.test(c));
+      if ((op.security as unknown[] | undefined)?.length && !(op.responses as Json)['401']) missing.push(`${id}: signed-in route without 401`);
+      if (!errors.length && !/\/health|\/dev\/|\/dispatch\/webhooks/.test(id)) missing.push(`${id}: no error response`);
+      for (const [code, r] of errors) {
+        const media = ((r as Json).content as Json | undefined)?.['application/json'] as Json | undefined;
+        if ((media?.schema as Json | undefined)?.$ref !== '#/components/schemas/ErrorBodySchema') missing.push(`${id} ${code}: not the error body`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('documents the integration path: vendor with SMPP settings, routes, channels, the stream API', () => {
+    const s = schemas();
+    const smpp = s.SmppVendorConfigDto as Json;
+    const props = smpp.properties as Record<string, Json>;
+    for (const field of ['host', 'port', 'systemId', 'password', 'systemType', 'connections', 'window', 'tps', 'enquireLinkMs', 'submitTimeoutMs', 'sourceTon', 'sourceNpi', 'destTon', 'destNpi']) {
+      expect([field, typeof props[field]?.description]).toEqual([field, 'string']);
+    }
+    expect(smpp.required).toEqual(expect.arrayContaining(['host', 'port', 'systemId', 'password']));
+    for (const name of ['CreateVendorDto', 'UpdateVendorDto', 'CountryRouteDto', 'CustomerCountryRouteDto', 'UpdateChannelDto', 'StreamMessageDto', 'StreamMessageAcceptedResponse']) {
+      expect([name, Object.keys(((s[name] as Json | undefined)?.properties as Json | undefined) ?? {}).length > 0]).toEqual([name, true]);
+    }
+    const send = (doc.paths['/api/streams/messages'] as Json).post as Json;
+    expect(Object.keys(send.responses as Json)).toEqual(expect.arrayContaining(['202', '400', '401', '402', '409', '429']));
+  });
+});

@@ -1,0 +1,192 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/**
+ * What this service's routes answer, for the OpenAPI document (/api/docs.json). The shapes mirror the services'
+ * return types; examples are what a caller sees.
+ */
+export class ChannelResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: Boolean, example: true })
+  active!: boolean;
+
+  @ApiProperty({ type: [String] })
+  stsMethods!: string[];
+
+  @ApiProperty({ type: Number })
+  routingProvider!: number;
+}
+
+export class ChannelsSyncResponse {
+  @ApiProperty({ type: Number, example: 1 })
+  created!: number;
+}
+
+export class MessageResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  uuid!: string;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: String, example: 'sms' })
+  channel!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123', description: 'Our number / bot / phone number id.' })
+  source!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123', description: 'The contact who wrote.' })
+  destination!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  contactName!: string;
+
+  @ApiProperty({ type: String })
+  messageType!: string;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, nullable: true })
+  media!: Record<string, unknown>;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  receivedAt!: string;
+}
+
+export class ChatItemResponse {
+  @ApiProperty({ type: String, enum: ['in', 'out'], example: 'in' })
+  direction!: string;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  uuid!: string;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'active' })
+  status!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  at!: string;
+}
+
+export class CountryRouteResponse {
+  @ApiProperty({ type: String, example: '42' })
+  id!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '42' })
+  accountId!: string;
+
+  @ApiProperty({ type: String, example: 'GB' })
+  iso2!: string;
+
+  @ApiProperty({ type: String, enum: ['sms', 'whatsapp', 'telegram', 'telegram_private'], example: 'sms' })
+  serviceType!: string;
+
+  @ApiProperty({ type: [String], example: ['42'] })
+  vendorIds!: string[];
+
+  @ApiProperty({ type: String, nullable: true })
+  updatedBy!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:00:00.000Z' })
+  updatedAt!: string;
+}
+
+export class ServiceTypeManagerRefreshResponse {
+  @ApiProperty({ type: Boolean, example: true })
+  refreshed!: boolean;
+
+  @ApiProperty({ type: Number })
+  vendors!: number;
+}
+
+export class VendorResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: String, example: 'sms' })
+  service_type!: string;
+
+  @ApiProperty({ type: String, example: 'Vodafone UK' })
+  carrier!: string;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  product_name!: string;
+
+  @ApiProperty({ type: String, example: '42' })
+  product_id!: string;
+
+  @ApiProperty({ type: Boolean, example: true })
+  active!: boolean;
+
+  @ApiProperty({ type: String, example: 'EUR' })
+  currency!: string;
+
+  @ApiProperty({ type: String, example: 'smpp' })
+  adapter!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'Connection settings with secrets masked.' })
+  config!: Record<string, unknown>;
+}
+
+export class ServiceTypeManagerCurrentRoutingResponse {
+  @ApiProperty({ type: String, nullable: true, example: 'GB' })
+  iso2!: string;
+
+  @ApiProperty({ type: String, example: 'sms' })
+  serviceType!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  source!: string;
+
+  @ApiProperty({ type: () => [VendorResponse] })
+  vendors!: VendorResponse[];
+}
+
+export class RoutingHistoryResponse {
+  @ApiProperty({ type: String, example: '42' })
+  id!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '42' })
+  accountId!: string;
+
+  @ApiProperty({ type: String, example: 'GB' })
+  iso2!: string;
+
+  @ApiProperty({ type: String, example: 'sms' })
+  serviceType!: string;
+
+  @ApiProperty({ type: [String], nullable: true, example: ['42'] })
+  previousVendorIds!: string[];
+
+  @ApiProperty({ type: [String], nullable: true, example: ['42'] })
+  vendorIds!: string[];
+
+  @ApiProperty({ type: String, nullable: true })
+  changedBy!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:00:00.000Z' })
+  changedAt!: string;
+}
+
+export class WebhooksWhatsAppResponse {
+  @ApiProperty({ type: Boolean, example: true })
+  ok!: boolean;
+}
+
+export class WebhooksTelegramResponse {
+  @ApiProperty({ type: Boolean, example: true })
+  ok!: boolean;
+}

@@ -1,0 +1,618 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/**
+ * What this service's routes answer, for the OpenAPI document (/api/docs.json). The shapes mirror the services'
+ * return types; examples are what a caller sees.
+ */
+export class SenderResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: String })
+  value!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  createdAt!: string;
+
+  @ApiProperty({ type: String })
+  type!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'GB' })
+  country!: string;
+
+  @ApiProperty({ type: Number })
+  approved!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  declinedReason!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  defaultMetadata!: Record<string, unknown>;
+}
+
+export class PickResponse {
+  @ApiProperty({ type: String })
+  value!: string;
+
+  @ApiProperty({ type: String })
+  type!: string;
+
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: Number })
+  approved!: number;
+}
+
+export class SuperAdminSenderResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  accountId!: number;
+
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: String })
+  value!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  createdAt!: string;
+
+  @ApiProperty({ type: String })
+  type!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'GB' })
+  country!: string;
+
+  @ApiProperty({ type: Number })
+  approved!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  declinedReason!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  defaultMetadata!: Record<string, unknown>;
+}
+
+export class MaliciousKeywordsResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  word!: string;
+
+  @ApiProperty({ type: Number })
+  type!: number;
+}
+
+export class MaliciousKeywordsGetResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  word!: string;
+
+  @ApiProperty({ type: Number })
+  type!: number;
+}
+
+export class MaliciousKeywordsCreateResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  word!: string;
+
+  @ApiProperty({ type: Number })
+  type!: number;
+}
+
+export class MaliciousKeywordsUpdateResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String })
+  word!: string;
+
+  @ApiProperty({ type: Number })
+  type!: number;
+}
+
+export class StreamEventResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  text!: string;
+
+  @ApiProperty({ type: String })
+  eventKey!: string;
+
+  @ApiProperty({ type: Boolean, example: true })
+  active!: boolean;
+
+  @ApiProperty({ type: String })
+  stream!: string;
+
+  @ApiProperty({ type: Number, example: 42 })
+  streamId!: number;
+}
+
+export class OtpRequestResponse {
+  @ApiProperty({ type: String, example: '42' })
+  otp_id!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  expires_at!: string;
+
+  @ApiProperty({ type: Number })
+  ttl!: number;
+
+  @ApiProperty({ type: String, enum: ['OK'], example: 'OK' })
+  code!: string;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  message_uuid!: string;
+
+  @ApiProperty({ type: String, enum: ['accepted'], example: 'accepted' })
+  status!: string;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  stream_uid!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  destination!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'GB' })
+  country!: string;
+
+  @ApiProperty({ type: String })
+  sender!: string;
+
+  @ApiProperty({ type: Number, example: 1 })
+  parts!: number;
+
+  @ApiProperty({ type: String, nullable: true })
+  encoding!: string;
+
+  @ApiProperty({ type: Number, example: 0.05 })
+  price!: number;
+
+  @ApiProperty({ type: String, example: 'EUR' })
+  currency!: string;
+}
+
+export class OtpVerifyResponse {
+  @ApiProperty({ type: String, enum: ['OK'], example: 'OK' })
+  code!: string;
+
+  @ApiProperty({ type: Boolean, example: true })
+  verified!: boolean;
+
+  @ApiProperty({ type: String, example: '42' })
+  otp_id!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  destination!: string;
+}
+
+export class DiagnosticCheckResponse {
+  @ApiProperty({ type: String })
+  key!: string;
+
+  @ApiProperty({ type: Boolean, example: true })
+  ok!: boolean;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+}
+
+export class StreamToolsDiagnosticsResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  streamId!: number;
+
+  @ApiProperty({ type: Boolean, example: true })
+  ok!: boolean;
+
+  @ApiProperty({ type: () => [DiagnosticCheckResponse] })
+  checks!: DiagnosticCheckResponse[];
+}
+
+export class MessageResponseErrorResponse {
+  @ApiProperty({ allOf: [{ oneOf: [{ type: 'string' }, { type: 'number' }] }] })
+  code!: unknown;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+}
+
+export class MessageResponse2Response {
+  @ApiProperty({ type: Number })
+  code!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10', required: false })
+  message_uuid?: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10', required: false })
+  stream_uid?: string;
+
+  @ApiProperty({ type: () => MessageResponseErrorResponse, nullable: true, required: false })
+  error?: MessageResponseErrorResponse;
+}
+
+export class StreamResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: String })
+  description!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  staticServiceType!: string;
+
+  @ApiProperty({ type: Number })
+  status!: number;
+
+  @ApiProperty({ type: Number })
+  streamType!: number;
+
+  @ApiProperty({ type: [String] })
+  ipAcl!: string[];
+
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  lastSentTime!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  sender!: string;
+
+  @ApiProperty({ type: [String] })
+  streamTags!: string[];
+
+  @ApiProperty({ type: Boolean })
+  enableSending!: boolean;
+
+  @ApiProperty({ type: Boolean })
+  isDefault!: boolean;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  params!: Record<string, unknown>;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  createdAt!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  updatedAt!: string;
+}
+
+export class DropdownItemResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: Number })
+  streamType!: number;
+
+  @ApiProperty({ type: Number })
+  status!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+}
+
+export class StatisticsTotalsResponse {
+  @ApiProperty({ type: Number })
+  accepted!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  sent!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  delivered!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  sent_failed!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  undelivered!: number;
+
+  @ApiProperty({ type: Number })
+  no_routes!: number;
+
+  @ApiProperty({ type: Number })
+  rejected!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  total!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  parts!: number;
+
+  @ApiProperty({ type: Number, example: 0.05 })
+  cost!: number;
+}
+
+export class StreamStatsResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  streamId!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: Number })
+  streamType!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  total!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  parts!: number;
+
+  @ApiProperty({ type: Number, example: 0.05 })
+  cost!: number;
+
+  @ApiProperty({ type: Number })
+  accepted!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  sent!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  delivered!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  sent_failed!: number;
+
+  @ApiProperty({ type: Number, example: 1 })
+  undelivered!: number;
+
+  @ApiProperty({ type: Number })
+  no_routes!: number;
+
+  @ApiProperty({ type: Number })
+  rejected!: number;
+}
+
+export class StatisticsResponse {
+  @ApiProperty({ type: String, nullable: true, example: 'text' })
+  start!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  end!: string;
+
+  @ApiProperty({ type: () => StatisticsTotalsResponse })
+  totals!: StatisticsTotalsResponse;
+
+  @ApiProperty({ type: () => [StreamStatsResponse] })
+  streams!: StreamStatsResponse[];
+}
+
+export class MessageStatusResponse {
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  message_uuid!: string;
+
+  @ApiProperty({ type: Number, example: 42 })
+  stream_id!: number;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  destination!: string;
+
+  @ApiProperty({ type: String })
+  sender!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'GB' })
+  country!: string;
+
+  @ApiProperty({ type: String, example: 'active' })
+  status!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'active' })
+  outgoing_status!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  error!: string;
+
+  @ApiProperty({ type: Number, example: 1 })
+  parts!: number;
+
+  @ApiProperty({ type: Number, example: 0.05 })
+  price!: number;
+
+  @ApiProperty({ type: Number })
+  refunded!: number;
+
+  @ApiProperty({ type: String, example: 'EUR' })
+  currency!: string;
+
+  @ApiProperty({ type: Boolean })
+  demo!: boolean;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  sent_at!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  delivered_at!: string;
+}
+
+export class StreamsTokenResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: String, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
+  token!: string;
+}
+
+export class StreamsResetTokenResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: String, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
+  token!: string;
+}
+
+export class DemoResponseErrorResponse {
+  @ApiProperty({ allOf: [{ oneOf: [{ type: 'string' }, { type: 'number' }] }] })
+  code!: unknown;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+}
+
+export class DemoResponse2Response {
+  @ApiProperty({ type: Boolean, example: true })
+  success!: boolean;
+
+  @ApiProperty({ type: String, nullable: true, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10', required: false })
+  message_uuid?: string;
+
+  @ApiProperty({ type: () => DemoResponseErrorResponse, nullable: true, required: false })
+  error?: DemoResponseErrorResponse;
+
+  @ApiProperty({ type: String, nullable: true, enum: ['OK'], example: 'OK', required: false })
+  code?: string;
+
+  @ApiProperty({ type: String, nullable: true, enum: ['accepted'], example: 'accepted', required: false })
+  status?: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10', required: false })
+  stream_uid?: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '+447700900123', required: false })
+  destination?: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'GB', required: false })
+  country?: string;
+
+  @ApiProperty({ type: String, nullable: true, required: false })
+  sender?: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 1, required: false })
+  parts?: number;
+
+  @ApiProperty({ type: String, nullable: true, required: false })
+  encoding?: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 0.05, required: false })
+  price?: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'EUR', required: false })
+  currency?: string;
+}
+
+export class ViolationResponse {
+  @ApiProperty({ type: String })
+  propertyPath!: string;
+
+  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  message!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'OK', required: false })
+  code?: string;
+}
+
+export class DemoResponse {
+  @ApiProperty({ type: String, enum: ['OK', 'REQUEST_VALIDATION_ERROR', 'SENT_FAILED'], example: 'OK' })
+  code!: string;
+
+  @ApiProperty({ type: String, enum: ['success', 'phone_not_entered', 'phone_invalid', 'message_empty', 'sender_not_exist', 'failed'], example: 'success' })
+  result!: string;
+
+  @ApiProperty({ type: () => DemoResponse2Response })
+  response!: DemoResponse2Response;
+
+  @ApiProperty({ type: () => [ViolationResponse], nullable: true, required: false })
+  violations?: ViolationResponse[];
+}
+
+export class StreamsPreviewWhatsAppBusinessResponse {
+  @ApiProperty({ type: String, example: '42' })
+  id!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  name!: string;
+}
+
+export class WhatsAppPhoneNumberResponse {
+  @ApiProperty({ type: String, example: '42' })
+  id!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  display_phone_number!: string;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  verified_name!: string;
+}
+
+export class StreamsPreviewWhatsAppResponse {
+  @ApiProperty({ type: () => StreamsPreviewWhatsAppBusinessResponse })
+  business!: StreamsPreviewWhatsAppBusinessResponse;
+
+  @ApiProperty({ type: () => [WhatsAppPhoneNumberResponse] })
+  phone_numbers!: WhatsAppPhoneNumberResponse[];
+}
+
+export class StreamsPreviewTelegramResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  id!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  username!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  first_name!: string;
+
+  @ApiProperty({ type: Boolean })
+  is_bot!: boolean;
+}
+
+export class StreamsInboxMappingResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  streamId!: number;
+
+  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  streamUid!: string;
+
+  @ApiProperty({ type: String, example: 'Acme' })
+  name!: string;
+
+  @ApiProperty({ type: [Number], example: [42] })
+  roleIds!: number[];
+}
+
+export class StreamsSetInboxMappingResponse {
+  @ApiProperty({ type: Number, example: 42 })
+  streamId!: number;
+
+  @ApiProperty({ type: [Number], example: [42] })
+  roleIds!: number[];
+}
