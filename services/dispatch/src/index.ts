@@ -12,6 +12,7 @@ export {
 } from './dispatch.options';
 export { DISPATCH_MIGRATIONS } from './migrations';
 export { Dispatcher } from './services/dispatcher.service';
+export { AdapterRegistry } from './services/adapter-registry.service';
 export { ProviderAdapter, type OutboundMessage, type SendOutcome, type ProviderReceipt, type ProviderInbound, type AdapterSink } from './adapters/provider-adapter';
 export { SmppAdapter, type SmppAdapterConfig } from './adapters/smpp.adapter';
 export { SimulatorAdapter, type SimulatorConfig } from './adapters/simulator.adapter';
@@ -20,6 +21,7 @@ export { TelegramBotAdapter, telegramWebhookSecret } from './adapters/telegram-b
 export { TelegramPrivateAdapter, GramJsGateway, type TelegramLoginGateway } from './adapters/telegram-private.adapter';
 export { SmppPeer, type SmppPeerOptions, type SubmittedPart } from './testing/smpp-peer';
 export { TokenBucket, LimitBook } from './domain/token-bucket';
+export { AimdPacer, type PacerState } from './domain/aimd-pacer';
 export { embeddedDispatchOptions } from './embedded';
 export { MessageRepository } from './repositories/message.repository';
 export { DispatchOutboxRelay } from './services/events.service';

@@ -86,6 +86,25 @@ describe('SMPP adapter against a local SMSC', () => {
     expect(peer.submitted).toBe(1);
   });
 
+  it('paces down to a throttling SMSC: every message taken exactly once, none failed, the bind slowed after throttles', async () => {
+    await boot({ throttleRate: 300 }, { tps: 1000 });
+    const n = 300;
+    const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => adapter.send(message(`throttled ${i}`, `+49151${String(i).padStart(7, '0')}`))));
+    expect(outcomes.filter((o) => o.kind !== 'accepted')).toEqual([]);
+    expect(peer.throttledResponses).toBeGreaterThan(0);
+    expect(peer.submitted).toBe(n);
+    expect(new Set(peer.parts.map((p) => p.text)).size).toBe(n);
+    const [bind] = adapter.pacing();
+    // every refusal was seen and answered by a resend; the rate was halved at least once and is below the ceiling
+    expect(bind.throttled).toBe(peer.throttledResponses);
+    expect(bind.accepted).toBe(n);
+    expect(bind.decreases).toBeGreaterThan(0);
+    expect(bind.decreases).toBeLessThanOrEqual(bind.throttled);
+    expect(bind.rate).toBeLessThan(1000);
+    expect(bind.throttledAt).toBeLessThan(1000);
+    await until(() => receipts.length === n);
+  }, 20_000);
+
   it('reports a refused destination as rejected', async () => {
     await boot({ rejectFor: new Set(['4900000000']) });
     expect(await adapter.send(message('x', '+4900000000'))).toMatchObject({ kind: 'rejected' });

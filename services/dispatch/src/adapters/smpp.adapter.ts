@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { concatUdh, decodeGsm7, decodeUcs2, encodeSms, isGsm7, parseConcatUdh, smppDataCoding, splitSms } from '../sms';
 import { parseReceipt } from '../domain/dlr';
-import { TokenBucket } from '../domain/token-bucket';
+import { AimdPacer, type PacerState } from '../domain/aimd-pacer';
 import { ProviderAdapter, type AdapterSink, type OutboundMessage, type SendOutcome } from './provider-adapter';
 import { PreparedDeliverSmResp, PreparedSubmitSm } from './smpp-codec';
 import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from './smpp-lib';
@@ -16,20 +16,25 @@ export interface SmppAdapterConfig {
   connections?: number;
   /** Outstanding submit_sm per bind before waiting for responses. Default 64. */
   window?: number;
-  /** submit_sm per second per bind; 0 = unpaced. Default 0. */
+  /**
+   * The most submit_sm per second per bind; 0 = no configured ceiling. Within it each bind finds the carrier's real
+   * rate (AIMD on ESME_RTHROTTLED / ESME_RMSGQFUL, domain/aimd-pacer.ts). Default 0.
+   */
   tps?: number;
   /**
    * Credit a bind may bank while its event loop is busy, in ms of traffic (token-bucket burst). Without it a stall
    * loses sending time and the long-run rate falls below `tps`; with it a stall is caught up afterwards. Default 100.
    */
   burstMs?: number;
+  /** The pacer never slows a bind below this many submit_sm/s, however often the carrier throttles. Default 1. */
+  minTps?: number;
   /** Default 30 000 ms. */
   enquireLinkMs?: number;
   /** A submit_sm without a response after this long is "unknown", never resent blindly. Default 30 000 ms. */
   submitTimeoutMs?: number;
   /** First reconnect delay, doubled up to 30 s. Default 500 ms. */
   reconnectMs?: number;
-  /** First back-off after ESME_RTHROTTLED / ESME_RMSGQFUL, doubled up to 5 s, reset by the next success. Default 100 ms. */
+  /** Pause before a transient error (ESME_RSYSERR) is retried on the bind. Default 100 ms. */
   throttleBackoffMs?: number;
   /** Transient errors (ESME_RSYSERR, queue full) retried on the bind before giving the message back. Default 3. */
   transientRetries?: number;
@@ -46,23 +51,22 @@ interface Part {
   body: Uint8Array;
   dataCoding: number;
   transient: number;
+  /** The pacer's epoch when it was written: a throttle for it slows the bind only if no halving came since. */
+  epoch: number;
   resolve: (r: PartResult) => void;
 }
 
 type PartResult = { kind: 'ok'; id: string } | { kind: 'rejected'; error: string } | { kind: 'retry'; error: string } | { kind: 'unknown'; error: string };
 
-const MAX_THROTTLE_BACKOFF_MS = 5000;
-
-/** One bind: window, pacing, back-off, enquire_link, reconnect. */
+/** One bind: window, pacing (AIMD), back-off, enquire_link, reconnect. */
 class SmppBind {
   private session: SmppSession | null = null;
   private bound = false;
   private stopped = false;
   private readonly queue: Part[] = [];
   private readonly inflight = new Map<number, { part: Part; timer: NodeJS.Timeout }>();
-  private readonly bucket: TokenBucket | null;
+  readonly pacer: AimdPacer;
   private pausedUntil = 0;
-  private throttleBackoff: number;
   private reconnectDelay: number;
   private timer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -74,8 +78,7 @@ class SmppBind {
     private readonly onDeliver: (pdu: SmppPdu, ack: () => void) => void,
     private readonly log: Logger,
   ) {
-    this.bucket = cfg.tps && cfg.tps > 0 ? new TokenBucket(cfg.tps, Math.max(1, Math.ceil((cfg.tps * (cfg.burstMs ?? 100)) / 1000))) : null;
-    this.throttleBackoff = cfg.throttleBackoffMs;
+    this.pacer = new AimdPacer({ maxRate: cfg.tps ?? 0, minRate: cfg.minTps ?? 1, burstMs: cfg.burstMs ?? 100 });
     this.reconnectDelay = cfg.reconnectMs;
   }
 
@@ -169,7 +172,7 @@ class SmppBind {
     while (this.bound && session && this.queue.length > 0 && this.inflight.size < this.cfg.window) {
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) return this.schedule(pause);
-      const wait = this.bucket ? this.bucket.take() : 0;
+      const wait = this.pacer.take();
       if (wait > 0) return this.schedule(wait);
       const part = this.queue.shift()!;
       const pdu = new PreparedSubmitSm({
@@ -188,10 +191,11 @@ class SmppBind {
       const written = session.send(pdu as unknown as SmppPdu, (resp) => this.onResponse(resp, part));
       if (!written) {
         // not written: safe to keep for the next bind
-        this.bucket?.refund();
+        this.pacer.refund();
         this.queue.unshift(part);
         return;
       }
+      part.epoch = this.pacer.epoch;
       const timer = setTimeout(() => {
         if (!this.inflight.delete(pdu.sequence_number)) return;
         part.resolve({ kind: 'unknown', error: `no submit_sm_resp in ${this.cfg.submitTimeoutMs} ms` });
@@ -208,16 +212,16 @@ class SmppBind {
     this.inflight.delete(resp.sequence_number);
     const status = resp.command_status;
     if (status === SmppStatus.OK) {
-      this.throttleBackoff = this.cfg.throttleBackoffMs;
+      this.pacer.onAccepted(this.queue.length > 0);
       part.resolve({ kind: 'ok', id: String(resp.message_id) });
     } else if (status === SmppStatus.THROTTLED || status === SmppStatus.MSGQFUL) {
-      // The SMSC refused it without taking it: resend after a growing pause, ahead of the rest of the queue.
-      this.pausedUntil = Date.now() + this.throttleBackoff;
-      this.throttleBackoff = Math.min(this.throttleBackoff * 2, MAX_THROTTLE_BACKOFF_MS);
+      // The SMSC refused it without taking it: the bind slows down (once per throttle episode) and sends it again,
+      // ahead of the rest of its queue. Never failed, never counted as an attempt.
+      this.pacer.onThrottled(part.epoch);
       this.queue.unshift(part);
     } else if (status === SmppStatus.SYSERR && part.transient < this.cfg.transientRetries) {
       part.transient++;
-      this.pausedUntil = Date.now() + this.throttleBackoff;
+      this.pausedUntil = Date.now() + this.cfg.throttleBackoffMs;
       this.queue.unshift(part);
     } else if (status === SmppStatus.SYSERR) {
       part.resolve({ kind: 'retry', error: `submit_sm failed: ESME status 0x${status.toString(16)}` });
@@ -309,6 +313,11 @@ export class SmppAdapter extends ProviderAdapter {
     return this.binds.some((b) => b.isBound());
   }
 
+  /** Each bind's pacer: current rate, the rate last throttled, and its counters (health, tests, benchmarks). */
+  pacing(): PacerState[] {
+    return this.binds.map((b) => b.pacer.state());
+  }
+
   capacity(): number {
     // A bind keeps a queue of up to three windows behind the one on the wire: enough to stay busy while the next
     // write batch commits, small enough that a crash flags few messages as possible duplicates.
@@ -343,6 +352,7 @@ export class SmppAdapter extends ProviderAdapter {
               body: encodeSms(text, encoding),
               dataCoding,
               transient: 0,
+              epoch: 0,
               resolve,
               from: message.sender,
               to: message.destination.replace(/^\+/, ''),

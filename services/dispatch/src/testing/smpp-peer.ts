@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { formatReceipt } from '../domain/dlr';
 import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from '../adapters/smpp-lib';
 import { decodeGsm7, decodeUcs2, encodeUcs2, concatUdh, encodeGsm7, isGsm7 } from '../sms';
+import { TokenBucket } from '../domain/token-bucket';
 
 export interface SubmittedPart {
   messageId: string;
@@ -30,6 +31,13 @@ export interface SmppPeerOptions {
   duplicateReceipts?: boolean;
   /** Answer the first N submit_sm with ESME_RTHROTTLED. Default 0. */
   throttleFirst?: number;
+  /**
+   * The carrier's rate limit: submit_sm/s this SMSC takes across all binds (a token bucket refilled at this rate);
+   * above it, ESME_RTHROTTLED. 0 = none. Default 0.
+   */
+  throttleRate?: number;
+  /** What the token bucket of `throttleRate` holds: the burst it lets through after a quiet spell. Default rate / 20. */
+  throttleBurst?: number;
   /** Never answer submit_sm whose destination is in this set (to test "unknown"). */
   silentFor?: Set<string>;
   /** Leave the first submit_sm to these destinations unanswered, answer the next ones. */
@@ -61,6 +69,9 @@ export class SmppPeer {
   private server = smpp.createServer((s) => this.onSession(s));
   private seq = 0;
   private throttled = 0;
+  /** submit_sm answered ESME_RTHROTTLED (throttleFirst and throttleRate). */
+  throttledResponses = 0;
+  private readonly limit: TokenBucket | null;
   private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>> & Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>;
   readonly sessions = new Set<SmppSession>();
   /** Receipts sent and not acknowledged yet (redeliverUnacked). */
@@ -80,8 +91,12 @@ export class SmppPeer {
       record: true,
       receiptTlvs: true,
       redeliverUnacked: false,
+      throttleRate: 0,
+      throttleBurst: 0,
       ...options,
     };
+    const rate = this.opts.throttleRate;
+    this.limit = rate > 0 ? new TokenBucket(rate, this.opts.throttleBurst || Math.max(1, Math.ceil(rate / 20))) : null;
   }
 
   async listen(port = 0): Promise<number> {
@@ -148,8 +163,10 @@ export class SmppPeer {
 
   private onSubmit(session: SmppSession, pdu: SmppPdu): void {
     const destination = String(pdu.destination_addr);
-    if (this.throttled < this.opts.throttleFirst) {
-      this.throttled++;
+    const first = this.throttled < this.opts.throttleFirst;
+    if (first || (this.limit && this.limit.take() > 0)) {
+      if (first) this.throttled++;
+      this.throttledResponses++;
       session.send(pdu.response({ command_status: SmppStatus.THROTTLED }));
       return;
     }
