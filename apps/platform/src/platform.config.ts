@@ -9,7 +9,10 @@ export const platformConfigSchema = z.object({
   /** Use an external PostgreSQL instead of the embedded one. */
   DATABASE_URL: z.string().url().optional(),
   SWITCHBOARD_ADMIN_EMAIL: z.string().email().default('admin@switchboard.local'),
-  SWITCHBOARD_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').default('switchboard-admin'),
+  /** Unset: a random password is generated on first start and printed once. */
+  SWITCHBOARD_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  /** The dev mailbox's token when HOST is not loopback; unset: a new one each start, printed. */
+  SWITCHBOARD_MAILBOX_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
   /** Where the admin build is; defaults to apps/admin/dist beside the sources. */
   ADMIN_DIST_DIR: z.string().optional(),

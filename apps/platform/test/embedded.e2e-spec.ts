@@ -30,7 +30,10 @@ describe('embedded server (npm start)', () => {
   });
 
   it('prints the URL and the seeded login, and reports healthy', async () => {
-    expect(server.output()).toContain('Sign in       : owner@example.com / correct horse battery');
+    // a configured password is never printed; the mailbox is open on loopback
+    expect(server.output()).toContain('Sign in       : owner@example.com (password: SWITCHBOARD_ADMIN_PASSWORD');
+    expect(server.output()).not.toContain('correct horse battery');
+    expect(server.output()).toMatch(/PIN emails    : http:\/\/127\.0\.0\.1:\d+\/api\/dev\/mailbox\n/);
     const res = await fetch(`${base}/api/health`);
     expect(res.status).toBe(200);
   });

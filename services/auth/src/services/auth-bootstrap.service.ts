@@ -28,6 +28,8 @@ export interface SeedResult {
   demoAccountId: string;
   /** False when everything already existed (a later start). */
   created: boolean;
+  /** True when the super administrator was created now, with the password given. */
+  adminCreated: boolean;
 }
 
 export interface NewUserInput {
@@ -109,10 +111,12 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
   async seed(input: SeedInput): Promise<SeedResult> {
     const owner = await this.ensureSystemRoles();
     let created = false;
+    let adminCreated = false;
     let admin = await this.users.findByEmail(normalizeEmail(input.adminEmail));
     if (!admin) {
       admin = await this.createUser({ email: input.adminEmail, password: input.adminPassword, firstName: 'Admin', lastName: '', superAdmin: true });
       created = true;
+      adminCreated = true;
     } else if (!admin.superAdmin || !admin.active) {
       await this.users.update(admin.id, { superAdmin: true, active: true, updatedAt: this.clock.now() });
     }
@@ -137,7 +141,13 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
       created = true;
     }
     if (created) this.logger.log(`seeded super admin ${admin.email} and account "${demo.name}"`);
-    return { adminUserId: admin.id, demoAccountId: demo.id, created };
+    return { adminUserId: admin.id, demoAccountId: demo.id, created, adminCreated };
+  }
+
+  /** Whether the user of `email` signs in with `password` (embedded mode refuses a network with the default one). */
+  async passwordWorks(email: string, password: string): Promise<boolean> {
+    const user = await this.users.findByEmail(normalizeEmail(email));
+    return !!user && user.active && (await this.passwords.verify(password, user.passwordHash));
   }
 
   async createUser(u: NewUserInput): Promise<UserEntity> {
