@@ -7,6 +7,13 @@
  * million contacts for several filters (median and worst of 7 calls each).
  *
  *   node scripts/build.mjs --server-only && node dist/bench/contacts-import.js [rows]
+ *   BENCH_MESSY=1 node dist/bench/contacts-import.js [rows]      # the messy file of bench/contacts-messy.ts
+ *
+ * With BENCH_MESSY=1 the workload is a messy file (issue 11: BOM, national and international formats, multi-line
+ * quoted names, formula-like cells, Cyrillic and Vietnamese, 25% invalid, 15% repeats written another way),
+ * imported with the default country RU and a country column. Both workloads end with ceilings from the same run:
+ * csv-parse alone over the same file (one thread), and a bare COPY of the same final rows (the contacts and the
+ * rejected rows the import wrote) into copies of the two tables with their indexes, in one transaction.
  *
  * The server runs in this process (its worker threads included): "peak RSS" is this process's resident memory,
  * sampled every 50 ms; PostgreSQL runs apart. DATABASE_URL uses an existing PostgreSQL; otherwise one is started
@@ -24,9 +31,14 @@ import { ALL_PERMISSIONS } from '@switchboard/contracts';
 import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { ContactsModule } from '@switchboard/contacts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { parse as csvParse } from 'csv-parse';
 import { Client } from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { pipeline } from 'node:stream/promises';
+import { generateMessyCsv, MESSY_DEFAULT_COUNTRY, MESSY_MAPPING } from './contacts-messy';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
+const MESSY = process.env.BENCH_MESSY === '1';
 const INVALID = 0.05;
 const DUPLICATE = 0.03;
 const BLACKLISTED = 0.01;
@@ -207,13 +219,16 @@ async function main(): Promise<void> {
   const bl = await upload(blFile, 'blacklist.csv', 'blacklist');
   await json('PUT', `/import_lists/${bl.id}`, { mapping: [{ column: 0, variable: 'phone' }], start: true });
   const blDone = await waitParsed(bl.id);
-  await json('POST', '/variables', { name: 'city' });
+  await json('POST', '/variables', { name: MESSY ? 'note' : 'city' });
 
   const csv = path.join(dir, 'contacts.csv');
   const g0 = Date.now();
-  const expected = await generate(csv, blacklisted);
+  const expected = MESSY ? await generateMessyCsv(csv, ROWS) : await generate(csv, blacklisted);
   const size = fs.statSync(csv).size;
-  console.log(`generated ${ROWS.toLocaleString('en')} rows (${(size / 1e6).toFixed(1)} MB) in ${Date.now() - g0} ms; blacklist of ${blDone.numberOfContacts} imported first`);
+  console.log(
+    `generated ${MESSY ? 'a messy file of ' : ''}${ROWS.toLocaleString('en')} rows (${(size / 1e6).toFixed(1)} MB) in ${Date.now() - g0} ms; blacklist of ${blDone.numberOfContacts} imported first` +
+      (MESSY ? `\n  ${JSON.stringify(expected)}` : ''),
+  );
 
   let peak = process.memoryUsage().rss;
   let peakHeap = 0;
@@ -234,14 +249,17 @@ async function main(): Promise<void> {
   const tUpload = Date.now() - t0;
   phase = 'import';
   await json('PUT', `/import_lists/${up.id}`, {
-    mapping: [
-      { column: 0, variable: 'phone' },
-      { column: 1, variable: 'firstName' },
-      { column: 2, variable: 'lastName' },
-      { column: 3, variable: 'email' },
-      { column: 4, variable: 'city' },
-    ],
+    mapping: MESSY
+      ? MESSY_MAPPING
+      : [
+          { column: 0, variable: 'phone' },
+          { column: 1, variable: 'firstName' },
+          { column: 2, variable: 'lastName' },
+          { column: 3, variable: 'email' },
+          { column: 4, variable: 'city' },
+        ],
     ignoreFirstLine: true,
+    ...(MESSY ? { defaultCountry: MESSY_DEFAULT_COUNTRY } : {}),
     start: true,
   });
   const t1 = Date.now();
@@ -268,7 +286,7 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} x ${cpus[0]?.model ?? 'unknown'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`import: ${done.parsed.toLocaleString('en')} rows parsed; ${done.numberOfContacts.toLocaleString('en')} contacts, ${done.invalid} invalid, ${done.notMobile} not mobile, ${done.blacklisted} blacklisted, ${done.duplicates} duplicates`);
-  console.log(`  generated: ${expected.expectInvalid} invalid, ${expected.expectBlacklisted} blacklisted, ${expected.expectDuplicates} repeated rows`);
+  if (!MESSY && 'expectInvalid' in expected) console.log(`  generated: ${expected.expectInvalid} invalid, ${expected.expectBlacklisted} blacklisted, ${expected.expectDuplicates} repeated rows`);
   console.log(`  upload + preview ${tUpload} ms, mapping to list ready ${total - (t1 - t0)} ms, end to end ${total} ms`);
   console.log(`  throughput end to end: ${Math.round(ROWS / (total / 1000)).toLocaleString('en')} rows/s`);
   const nodeCpu = (cpu.user + cpu.system) / 1e6;
@@ -279,14 +297,20 @@ async function main(): Promise<void> {
       (pgCpu === null ? '' : `, PostgreSQL ${pgCpu.toFixed(1)} s (every process of its cluster)`) +
       ` = ${(((nodeCpu + (pgCpu ?? 0)) / ROWS) * 1e6).toFixed(1)} µs of CPU a row`,
   );
+  const serverCpu = nodeCpu + (pgCpu ?? 0);
+  console.log(`  rows per server CPU-second (Node + PostgreSQL): ${Math.round(ROWS / serverCpu).toLocaleString('en')}`);
   console.log(`  post-import VACUUM (ANALYZE), after the list was ready: done ${vacuumMs} ms later`);
   console.log(`  peak RSS of the server process: ${(peak / 2 ** 20).toFixed(0)} MB (before the upload: ${(baseline / 2 ** 20).toFixed(0)} MB; main thread heap + external at most ${(peakHeap / 2 ** 20).toFixed(0)} MB; peak during the upload ${(peaks.upload / 2 ** 20).toFixed(0)} MB, during parsing ${(peaks.import / 2 ** 20).toFixed(0)} MB)`);
+
+  await ceilings(csv, url, pgDir, String(up.id), serverCpu, total);
 
   const filters: Array<[string, unknown]> = [
     ['all contacts', { groups: [] }],
     ['country in (GB, FR)', { groups: [{ type: 'country', values: ['GB', 'FR'] }] }],
     ['contact list', { groups: [{ type: 'contact_list', values: [done.contactList] }] }],
-    ['custom field city = Paris', { groups: [{ type: 'custom_fields', conditions: [{ variable: 'city', operator: 'eq', value: 'Paris' }] }] }],
+    MESSY
+      ? ['custom field note = VIP', { groups: [{ type: 'custom_fields', conditions: [{ variable: 'note', operator: 'eq', value: 'VIP' }] }] }]
+      : ['custom field city = Paris', { groups: [{ type: 'custom_fields', conditions: [{ variable: 'city', operator: 'eq', value: 'Paris' }] }] }],
     ['first name contains "va"', { groups: [{ type: 'custom_fields', conditions: [{ variable: 'firstName', operator: 'contains', value: 'va' }] }] }],
     [
       'list + country not in + created after + custom field',
@@ -295,7 +319,7 @@ async function main(): Promise<void> {
           { type: 'contact_list', values: [done.contactList] },
           { type: 'country', operator: 'not_in', values: ['US', 'IN'] },
           { type: 'created_after', value: '2020-01-01' },
-          { type: 'custom_fields', conditions: [{ variable: 'city', operator: 'neq', value: 'London' }] },
+          { type: 'custom_fields', conditions: [{ variable: MESSY ? 'note' : 'city', operator: 'neq', value: 'London' }] },
         ],
       },
     ],
@@ -319,6 +343,62 @@ async function main(): Promise<void> {
   await app.close();
   if (stopPg) await stopPg();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Ceilings from the same run, on the same machine and load: what the bare libraries and database take for the
+ * import's two ends. csv-parse reads the whole file (one thread, cells made and dropped); a bare COPY writes the
+ * same final rows the import wrote (its contacts and its rejected rows) into copies of the two tables with all
+ * their indexes, in one transaction, with no parsing, validation or merging.
+ */
+async function ceilings(csv: string, url: string, pgDir: string | null, importId: string, serverCpu: number, totalMs: number): Promise<void> {
+  const c0 = process.cpuUsage();
+  const p0 = Date.now();
+  let records = 0;
+  await pipeline(
+    fs.createReadStream(csv, { highWaterMark: 1 << 20 }),
+    csvParse({ bom: true, record_delimiter: ['\r\n', '\n'], relax_column_count: true, relax_quotes: true }),
+    async function* (rows: AsyncIterable<string[]>) {
+      for await (const r of rows) if (r.length) records++;
+    },
+  );
+  const parseCpu = (process.cpuUsage(c0).user + process.cpuUsage(c0).system) / 1e6;
+  const parseMs = Date.now() - p0;
+
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  const dump = path.join(path.dirname(csv), 'final-rows');
+  const contactCols = 'account_id, phone, normalized_phone, country, timezone, first_name, last_name, email, variables, list_ids, import_list_id, last_import_id';
+  const rejectedCols = 'account_id, import_list_id, row_no, state, error, phone, normalized_phone, country, first_name, last_name, email';
+  const dumpTo = async (sql: string, file: string) => pipeline(pg.query(copyTo(`COPY (${sql}) TO STDOUT`)), fs.createWriteStream(file));
+  await dumpTo(`SELECT ${contactCols} FROM contacts.contact WHERE last_import_id = ${Number(importId)}`, `${dump}.contacts`);
+  await dumpTo(`SELECT ${rejectedCols} FROM contacts.import_row_error WHERE import_list_id = ${Number(importId)}`, `${dump}.rejected`);
+  await pg.query('DROP TABLE IF EXISTS public.ceiling_contact, public.ceiling_rejected');
+  await pg.query('CREATE TABLE public.ceiling_contact (LIKE contacts.contact INCLUDING ALL)');
+  await pg.query('CREATE TABLE public.ceiling_rejected (LIKE contacts.import_row_error INCLUDING ALL)');
+  const q0 = postgresCpuSeconds(pgDir);
+  const n0 = process.cpuUsage();
+  const t0 = Date.now();
+  await pg.query('BEGIN');
+  await pipeline(fs.createReadStream(`${dump}.contacts`), pg.query(copyFrom(`COPY public.ceiling_contact (${contactCols}) FROM STDIN`)));
+  await pipeline(fs.createReadStream(`${dump}.rejected`), pg.query(copyFrom(`COPY public.ceiling_rejected (${rejectedCols}) FROM STDIN`)));
+  await pg.query('COMMIT');
+  const copyMs = Date.now() - t0;
+  const copyNodeCpu = (process.cpuUsage(n0).user + process.cpuUsage(n0).system) / 1e6;
+  const q1 = postgresCpuSeconds(pgDir);
+  const copyPgCpu = q0 === null || q1 === null ? 0 : q1 - q0;
+  const [{ contacts }] = (await pg.query('SELECT count(*)::int AS contacts FROM public.ceiling_contact')).rows;
+  const [{ rejected }] = (await pg.query('SELECT count(*)::int AS rejected FROM public.ceiling_rejected')).rows;
+  await pg.query('DROP TABLE public.ceiling_contact, public.ceiling_rejected');
+  await pg.end();
+
+  const ceilingCpu = parseCpu + copyNodeCpu + copyPgCpu;
+  const ceilingMs = parseMs + copyMs;
+  console.log(`ceiling, same run: csv-parse of the file ${parseMs} ms (${parseCpu.toFixed(1)} s CPU, ${records.toLocaleString('en')} records); bare COPY of the final ${contacts.toLocaleString('en')} contacts + ${rejected.toLocaleString('en')} rejected rows ${copyMs} ms (PostgreSQL ${copyPgCpu.toFixed(1)} s CPU, Node ${copyNodeCpu.toFixed(1)} s)`);
+  console.log(
+    `  ceiling: ${Math.round(ROWS / (ceilingMs / 1000)).toLocaleString('en')} rows/s wall, ${Math.round(ROWS / ceilingCpu).toLocaleString('en')} rows per CPU-second; ` +
+      `the import reaches ${((ceilingMs / totalMs) * 100).toFixed(0)}% of the wall ceiling and ${((ceilingCpu / serverCpu) * 100).toFixed(0)}% of the CPU ceiling`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -71,7 +71,7 @@ export class RowWorkerPool {
 
   private spawn(): Slot {
     // a batch needs a few MB: small heaps keep a million-row import's memory flat
-    const worker = new Worker(path.join(__dirname, 'row-worker.cjs'), { resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 } });
+    const worker = new Worker(path.join(__dirname, 'row-worker.cjs'), { resourceLimits: { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 16 } });
     // an idle pool must not keep the process alive
     worker.unref();
     const slot: Slot = { worker, pending: new Map() };
