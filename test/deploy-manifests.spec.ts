@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadAll } from 'js-yaml';
 import { GATEWAY_ROUTE_TABLE } from '@switchboard/gateway';
+import { trustProxySetting } from '@switchboard/platform';
 
 const root = path.resolve(__dirname, '..');
 type Doc = { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
@@ -57,5 +58,44 @@ describe('deployment manifests', () => {
     for (const s of ['auth', 'accounts', 'contacts', 'streams', 'dispatch']) {
       expect(topics).toEqual(expect.arrayContaining([`switchboard.${s}`, `switchboard.${s}.dlq`]));
     }
+  });
+
+  it('has every service behind the gateway trust exactly the gateway, and nothing trust every hop', () => {
+    type ComposeService = { environment?: Record<string, string>; networks?: Record<string, { ipv4_address?: string }> };
+    const full = docs('deploy/compose.yaml')[0] as { services: Record<string, ComposeService>; networks: { default: { ipam: { config: Array<{ subnet: string }> } } } };
+    const gatewayAddress = full.services.gateway.networks?.default?.ipv4_address;
+    expect(gatewayAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    // inside the compose network's fixed subnet
+    const [net, bits] = full.networks.default.ipam.config[0].subnet.split('/');
+    const toInt = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+    const size = 2 ** (32 - Number(bits));
+    expect(Math.floor(toInt(gatewayAddress as string) / size)).toBe(Math.floor(toInt(net) / size));
+    const behind = services.filter((s) => s !== 'gateway');
+    expect(behind.length).toBeGreaterThan(0);
+    for (const s of behind) expect({ s, trust: full.services[s].environment?.TRUST_PROXY }).toEqual({ s, trust: gatewayAddress });
+    // the gateway's own setting (what is in front of it) is valid, never every hop or a hop count
+    const envExample = fs.readFileSync(path.join(root, 'deploy/.env.example'), 'utf8');
+    const gatewayTrust = /^TRUST_PROXY=(.*)$/m.exec(envExample)?.[1];
+    expect(gatewayTrust).toBeDefined();
+    expect(() => trustProxySetting(gatewayTrust)).not.toThrow();
+
+    // k8s: the services trust the pod network, which a NetworkPolicy leaves to the gateway's pods alone
+    const config = k8s.find((d) => d.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
+    expect(trustProxySetting(config.data.TRUST_PROXY)).not.toBe(false);
+    expect(() => trustProxySetting(config.data.GATEWAY_TRUST_PROXY)).not.toThrow();
+    type Container = { env?: Array<{ name: string; valueFrom?: { configMapKeyRef?: { key: string } } }> };
+    const gatewayDep = k8s.find((d) => d.kind === 'Deployment' && d.metadata?.name === 'gateway');
+    const gatewayEnv = ((gatewayDep?.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0].env ?? []).find((e) => e.name === 'TRUST_PROXY');
+    expect(gatewayEnv?.valueFrom?.configMapKeyRef?.key).toBe('GATEWAY_TRUST_PROXY');
+    for (const s of behind) {
+      const dep = k8s.find((d) => d.kind === 'Deployment' && d.metadata?.name === s);
+      const env = ((dep?.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0].env ?? []).map((e) => e.name);
+      expect({ s, overrides: env.includes('TRUST_PROXY') }).toEqual({ s, overrides: false });
+    }
+    type Policy = { podSelector: { matchExpressions: Array<{ key: string; operator: string; values: string[] }> }; ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> };
+    const policy = k8s.find((d) => d.kind === 'NetworkPolicy')?.spec as Policy | undefined;
+    expect(policy?.podSelector.matchExpressions[0]).toMatchObject({ key: 'app', operator: 'In' });
+    expect([...(policy?.podSelector.matchExpressions[0].values ?? [])].sort()).toEqual([...behind].sort());
+    expect(policy?.ingress).toEqual([expect.objectContaining({ from: [{ podSelector: { matchLabels: { app: 'gateway' } } }] })]);
   });
 });

@@ -121,9 +121,10 @@ describe('gateway proxy (distributed mode)', () => {
     expect(echo.headers['x-forwarded-proto']).toBe('http');
   });
 
-  it('appends the client to X-Forwarded-For and carries X-Request-Id', async () => {
+  it('sets X-Forwarded-For to the client (a chain the client sent is dropped) and carries X-Request-Id', async () => {
     const withChain = (await (await fetch(`${t.url}/api/users`, { headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'req-12345678' } })).json()) as Echo;
-    expect(withChain.headers['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    // the gateway trusts no proxy here: the client's own X-Forwarded-For could name anyone
+    expect(withChain.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(withChain.headers['x-request-id']).toBe('req-12345678');
 
     const res = await fetch(`${t.url}/api/users`);
@@ -190,5 +191,22 @@ describe('gateway proxy (distributed mode)', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
     expect((await fetch(`${t.url}/realtime?topic=campaigns`)).status).toBe(401);
+  });
+
+  it('behind a proxy it trusts, forwards the client that proxy reported, and only that one', async () => {
+    const behind = await createTestApp(() => ({
+      imports: [GatewayModule.register({ mode: 'distributed', routes: { auth: upstream.url }, proxy: { table: { users: 'auth' } } })],
+      trustProxy: '127.0.0.1',
+    }));
+    try {
+      behind.app.get(ReadinessService).markReady();
+      const seen = async (xff?: string) => ((await (await fetch(`${behind.url}/api/users`, { headers: xff ? { 'x-forwarded-for': xff } : {} })).json()) as Echo).headers['x-forwarded-for'];
+      expect(await seen('203.0.113.9')).toBe('203.0.113.9');
+      // what the client put in front of the load balancer's entry is not the client
+      expect(await seen('198.51.100.1, 203.0.113.9')).toBe('203.0.113.9');
+      expect(await seen()).toBe('127.0.0.1');
+    } finally {
+      await behind.close();
+    }
   });
 });

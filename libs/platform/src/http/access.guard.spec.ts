@@ -300,7 +300,12 @@ describe('client address', () => {
     expect(trustProxySetting('')).toBe(false);
     expect(trustProxySetting('0')).toBe(false);
     expect(trustProxySetting('loopback, 10.0.0.0/8')).toBe('loopback, 10.0.0.0/8');
-    expect(trustProxySetting('1')).toBe(1);
+    expect(trustProxySetting(' 172.30.0.10 ,fd00::/8, 10.0.0.0/255.0.0.0')).toBe('172.30.0.10, fd00::/8, 10.0.0.0/255.0.0.0');
+    // a hop count trusts whoever connects: refused, like `true`
+    expect(() => trustProxySetting('1')).toThrow(/hop count/);
+    expect(() => trustProxySetting(2)).toThrow(/hop count/);
+    expect(() => trustProxySetting('gateway')).toThrow(/not an IP address/);
+    expect(() => trustProxySetting('10.0.0.0/33')).toThrow(/not an IP address/);
     expect(() => trustProxySetting('true')).toThrow(/every hop/);
     expect(() => trustProxySetting(true)).toThrow(/every hop/);
   });

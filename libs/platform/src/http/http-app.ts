@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
@@ -11,27 +12,40 @@ import { createValidationPipe } from './validation';
 
 export interface HttpAppOptions {
   /**
-   * `false` (default): the client address is the socket's, whatever X-Forwarded-For says. Otherwise Express's trust
-   * proxy value naming the trusted proxies (`loopback`, `uniquelocal`, a CIDR list) or a hop count. Trusting every
-   * hop (`true`) is refused: anyone could then choose their own address and pass an IP ACL.
+   * `false` (default): the client address is the socket's, whatever X-Forwarded-For says. Otherwise the trusted
+   * proxies by address: a comma-separated list of IP addresses, CIDRs and Express's names (`loopback`, `linklocal`,
+   * `uniquelocal`). Trusting every hop (`true`) or a hop count is refused: a count trusts whoever connects, so any
+   * client reaching the service directly could then choose its own address and pass an IP ACL or a throttle.
    */
-  trustProxy?: string | number | false;
+  trustProxy?: string | false;
   bodyLimit?: string;
 }
 
-/** Normalises a trust-proxy setting as it comes from the environment. */
-export function trustProxySetting(value: string | number | boolean | undefined): string | number | false {
-  if (value === undefined || value === false) return false;
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) throw new Error(`trust proxy: invalid hop count ${value}`);
-    return value === 0 ? false : value;
-  }
-  if (value === true) throw new Error('trust proxy: `true` trusts every hop and lets any client forge its address; name the proxies instead');
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isTrustEntry(entry: string): boolean {
+  if (TRUST_NAMES.has(entry)) return true;
+  const [addr, bits, extra] = entry.split('/');
+  const family = isIP(addr);
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  if (family === 4 && isIP(bits) === 4) return true; // 10.0.0.0/255.0.0.0
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** Normalises a trust-proxy setting as it comes from the environment: `false`, or the list of trusted proxies. */
+export function trustProxySetting(value: string | number | boolean | undefined): string | false {
+  if (value === undefined || value === false || value === 0) return false;
+  if (value === true) throw new Error('TRUST_PROXY: `true` trusts every hop and lets any client forge its address; name the proxies instead');
+  if (typeof value === 'number') throw new Error(`TRUST_PROXY: a hop count (${value}) trusts whoever connects; name the proxies' addresses instead`);
   const v = value.trim();
   if (v === '' || /^(false|0|no|off)$/i.test(v)) return false;
-  if (/^(true|yes|on|\*)$/i.test(v)) throw new Error(`trust proxy: "${v}" trusts every hop and lets any client forge its address; name the proxies instead`);
-  if (/^\d+$/.test(v)) return Number(v);
-  return v;
+  if (/^(true|yes|on|\*)$/i.test(v)) throw new Error(`TRUST_PROXY: "${v}" trusts every hop and lets any client forge its address; name the proxies instead`);
+  if (/^\d+$/.test(v)) throw new Error(`TRUST_PROXY: a hop count (${v}) trusts whoever connects; name the proxies' addresses instead`);
+  const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.filter((e) => !isTrustEntry(e));
+  if (bad.length) throw new Error(`TRUST_PROXY: not an IP address, CIDR or loopback/linklocal/uniquelocal: ${bad.join(', ')}`);
+  return entries.join(', ');
 }
 
 /** Runs every request inside a RequestContext so services can read the caller and tenant. */

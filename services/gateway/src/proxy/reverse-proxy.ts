@@ -50,8 +50,12 @@ function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHe
   return out;
 }
 
+/**
+ * The client as the gateway resolves it: the socket's peer, or, when that peer is a proxy the gateway trusts
+ * (TRUST_PROXY), the address that proxy reported (Express's `req.ip` walks X-Forwarded-For only through trusted hops).
+ */
 function clientAddress(req: Request): string {
-  const a = req.socket.remoteAddress ?? '';
+  const a = req.ip ?? req.socket.remoteAddress ?? '';
   return a.startsWith('::ffff:') ? a.slice(7) : a;
 }
 
@@ -64,7 +68,7 @@ class UpstreamTimeout extends Error {}
 
 /**
  * Distributed mode's `/api` reverse proxy on node:http: streams bodies both ways, keeps method, path, query,
- * headers and status, appends the client to `X-Forwarded-For` and passes `X-Request-Id` on (or makes one).
+ * headers and status, sets `X-Forwarded-For` to the client's address and passes `X-Request-Id` on (or makes one).
  * Mounted ahead of the body parsers, so the upstream receives the exact bytes the client sent.
  */
 export class ReverseProxy {
@@ -106,9 +110,10 @@ export class ReverseProxy {
     const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     headers['x-request-id'] = requestId;
     res.setHeader('x-request-id', requestId);
-    const client = clientAddress(req);
-    const prior = req.headers['x-forwarded-for'];
-    headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
+    // Exactly one address: the client as resolved above. A chain the client sent itself is dropped (it could name any
+    // address), and so are the trusted hops in front of the gateway: the services trust the gateway alone
+    // (their TRUST_PROXY), so the last address they are given must be the client's.
+    headers['x-forwarded-for'] = clientAddress(req);
     // Proto and host only pass through from a proxy the gateway trusts (TRUST_PROXY); otherwise they are ours.
     const trust = req.app.get('trust proxy fn') as ((addr: string, i: number) => boolean) | undefined;
     const trusted = !!trust && trust(req.socket.remoteAddress ?? '', 0);
