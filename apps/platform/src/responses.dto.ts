@@ -5,16 +5,16 @@ import { ApiProperty } from '@nestjs/swagger';
  * return types; examples are what a caller sees.
  */
 export class StoredMailResponse {
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:40:29.263Z' })
   sentAt!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'admin@switchboard.local' })
   to!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'Your Switchboard sign-in code' })
   subject!: string;
 
-  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  @ApiProperty({ type: String, example: 'Your sign-in code is 123456\n\nIt expires in 10 minutes and works once.\nIf you did not try to sign in, change your password: someone knows it.' })
   text!: string;
 
   @ApiProperty({ type: String, nullable: true, required: false })

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { listRoutes } from '@switchboard/platform';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { GatewayModule } from '@switchboard/gateway';
@@ -78,6 +79,15 @@ describe('the OpenAPI document at /api/docs.json', () => {
 
   const mediaHasExample = (content: Json | undefined): boolean =>
     Object.values(content ?? {}).some((m) => (m as Json).example !== undefined || (m as Json).examples !== undefined || hasExample((m as Json).schema));
+
+  it('describes every route the platform mounts', () => {
+    const documented = new Set(operations().map((o) => o.id));
+    const missing = listRoutes(t.app)
+      .map((r) => `${r.method} ${r.path === '/realtime' ? '' : '/api'}${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      .filter((id) => !documented.has(id));
+    expect(missing).toEqual([]);
+    expect(documented.size).toBeGreaterThan(150);
+  });
 
   it('gives every operation a success response with a schema and an example', () => {
     const missing: string[] = [];

@@ -14,11 +14,11 @@ import { RealtimeStreamService } from './realtime/realtime-stream.service';
 export class RealtimeController {
   constructor(private readonly realtime: RealtimeStreamService) {}
 
-  @ApiQuery({ name: 'topic', isArray: true, type: String, example: ['streams', 'campaigns'], description: 'repeat for each topic: the caller\'s account events under it' })
-  @ApiQuery({ type: String, name: 'lastEventId', required: false, example: '1732550400000-0', description: 'resume after this event (or the Last-Event-ID header)' })
+  @ApiQuery({ name: 'topic', isArray: true, type: String, example: ['messages', 'streams'], description: 'repeat for each topic: the caller\'s account events under it' })
+  @ApiQuery({ type: String, name: 'lastEventId', required: false, example: '1795624800707-13', description: 'resume after this event (or the Last-Event-ID header)' })
   @ApiQuery({ type: String, name: 'access_token', required: false, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', description: 'the access token, for EventSource which cannot set the Authorization header' })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: 'server-sent events, one JSON object per `data:` line, until the token expires', schema: { type: 'string', example: 'id: 1732550400000-0\nevent: streams\ndata: {"type":"stream.updated","id":7}\n\n' } })
+  @ApiOkResponse({ description: 'server-sent events, one JSON object per `data:` line, until the token expires', schema: { type: 'string', example: 'id: 1795624800707-13\nevent: messages\ndata: {"accountId":"1","topic":"messages","type":"status_changed","data":{"counts":{"delivered":1},"messageUuids":["eee380cc-9013-47f4-94e5-f26f3ee368b5"]},"id":"1795624800707-13","subject":"rt.1.messages","at":"2026-11-25T16:40:00.707Z"}\n\n' } })
   @Get('realtime')
   @Authenticated()
   async stream(@Req() req: Request, @Res() res: Response): Promise<void> {

@@ -6,10 +6,10 @@ import { DiffersFrom, IsCurrencyCode, IsDecimalAmount, IsTimezoneRef } from './v
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 export class WorkingDaysDto {
-  @ApiProperty({ minimum: 1, maximum: 7, description: 'ISO weekday, 1 = Monday', example: 42 }) @IsInt() @Min(1) @Max(7)
+  @ApiProperty({ minimum: 1, maximum: 7, description: 'ISO weekday, 1 = Monday', example: 1 }) @IsInt() @Min(1) @Max(7)
   start: number;
 
-  @ApiProperty({ minimum: 1, maximum: 7, example: 42 }) @IsInt() @Min(1) @Max(7)
+  @ApiProperty({ minimum: 1, maximum: 7, example: 5 }) @IsInt() @Min(1) @Max(7)
   end: number;
 }
 
@@ -37,7 +37,7 @@ export class GlobalCountryDto {
   @ApiPropertyOptional({ description: 'IANA name, timezone id or /api/timezones/{id}; one of the country zones', type: 'string', example: 'Europe/London' }) @IsOptional() @IsTimezoneRef()
   defaultTimezone?: string | number;
 
-  @ApiPropertyOptional({ nullable: true, description: 'price of one SMS segment in currency units; null removes it', type: 'number', example: 10 })
+  @ApiPropertyOptional({ nullable: true, description: 'price of one SMS segment in currency units; null removes it', type: 'number', example: 0.05 })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsDecimalAmount({ min: 0 })
   pricePerSegment?: number | string | null;
@@ -57,7 +57,7 @@ export class CountryOverrideDto {
   @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Europe/London' }) @ValidateIf((_, v) => v !== null && v !== undefined) @IsTimezoneRef()
   defaultTimezone?: string | number | null;
 
-  @ApiPropertyOptional({ nullable: true, description: 'super admins only; in the account currency', type: 'number', example: 10 })
+  @ApiPropertyOptional({ nullable: true, description: 'super admins only; in the account currency', type: 'number', example: 0.05 })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsDecimalAmount({ min: 0 })
   pricePerSegment?: number | string | null;

@@ -53,7 +53,7 @@ export class UpdateCustomerDto {
 }
 
 export class CustomerStatusDto {
-  @ApiProperty({ example: 5, oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }] }) @IsIdRef()
+  @ApiProperty({ example: 5, oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/customers/5' }] }) @IsIdRef()
   customer_id: number | string;
 
   @ApiProperty({ enum: STATUSES }) @IsIn(STATUSES)
@@ -61,15 +61,15 @@ export class CustomerStatusDto {
 }
 
 export class ApproveCustomerDto {
-  @ApiProperty({ example: 5, oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }] }) @IsIdRef()
+  @ApiProperty({ example: 5, oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/customers/5' }] }) @IsIdRef()
   customer_id: number | string;
 }
 
 export class BalanceAdjustmentDto {
-  @ApiProperty({ example: '25.50', description: 'currency units, up to 6 decimals; negative takes money off', type: 'number' }) @IsDecimalAmount({ nonZero: true })
+  @ApiProperty({ example: '25.50', description: 'currency units, up to 6 decimals (a number or a decimal string); negative takes money off', oneOf: [{ type: 'string', pattern: '^-?\\d+(\\.\\d{1,6})?$' }, { type: 'number' }] }) @IsDecimalAmount({ nonZero: true })
   amount: number | string;
 
-  @ApiProperty({ example: 'text' }) @IsString() @NotBlank() @MaxLength(500)
+  @ApiProperty({ example: 'bank transfer 2026-11-25' }) @IsString() @NotBlank() @MaxLength(500)
   reason: string;
 }
 
@@ -87,7 +87,7 @@ export class DropdownDataDto {
   @ApiProperty({ enum: DROPDOWN_ENTITIES }) @IsIn(DROPDOWN_ENTITIES)
   entity: (typeof DROPDOWN_ENTITIES)[number];
 
-  @ApiPropertyOptional({ example: 'text' }) @IsOptional() @IsString() @MaxLength(100)
+  @ApiPropertyOptional({ example: 'Demo' }) @IsOptional() @IsString() @MaxLength(100)
   search?: string;
 }
 
@@ -102,7 +102,7 @@ export class SuperAdminCustomersDto {
   @ApiPropertyOptional({ example: { name: 'asc' }, type: 'object', additionalProperties: true }) @IsOptional() @IsObject()
   order?: Record<string, string>;
 
-  @ApiPropertyOptional({ description: 'name, short name, custom id or id', example: 'text' }) @IsOptional() @IsString() @MaxLength(255)
+  @ApiPropertyOptional({ description: 'name, short name, custom id or id', example: 'Demo' }) @IsOptional() @IsString() @MaxLength(255)
   search?: string;
 
   @ApiPropertyOptional({ enum: STATUSES, isArray: true }) @IsOptional() @IsIn(STATUSES, { each: true })

@@ -29,36 +29,36 @@ export class CountryAvailabilityResponse {
 }
 
 export class TimezoneResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 88 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Africa/Abidjan' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'GB' })
+  @ApiProperty({ type: String, example: 'BF' })
   countryCode!: string;
 
-  @ApiProperty({ type: String, example: 'GB', description: 'IRI of the country.' })
+  @ApiProperty({ type: String, example: '/api/countries/21', description: 'IRI of the country.' })
   country!: string;
 
-  @ApiProperty({ type: Number, description: 'Standard offset from UTC and the offset during daylight saving time, minutes.' })
+  @ApiProperty({ type: Number, description: 'Standard offset from UTC and the offset during daylight saving time, minutes.', example: 0 })
   utcOffset!: number;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 0 })
   dstOffset!: number;
 }
 
 export class CountryResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 3 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Afghanistan' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'GB' })
+  @ApiProperty({ type: String, example: 'AF' })
   iso2!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'AFG' })
   iso3!: string;
 
   @ApiProperty({ type: () => CountryAvailabilityResponse })
@@ -67,27 +67,27 @@ export class CountryResponse {
   @ApiProperty({ type: () => [TimezoneResponse] })
   timezones!: TimezoneResponse[];
 
-  @ApiProperty({ type: Number, description: 'Minutes between the westernmost and easternmost standard offsets of the country.' })
+  @ApiProperty({ type: Number, description: 'Minutes between the westernmost and easternmost standard offsets of the country.', example: 0 })
   timezonesGap!: number;
 
   @ApiProperty({ type: () => TimezoneResponse, nullable: true })
   defaultTimezone!: TimezoneResponse;
 
-  @ApiProperty({ type: Boolean, description: 'Whether the current account overrides the sending hours or default time zone.' })
+  @ApiProperty({ type: Boolean, description: 'Whether the current account overrides the sending hours or default time zone.', example: false })
   overridden!: boolean;
 }
 
 export class CountryPriceResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 3 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Afghanistan' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'GB' })
+  @ApiProperty({ type: String, example: 'AF' })
   iso2!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'AFG' })
   iso3!: string;
 
   @ApiProperty({ type: Number, nullable: true, example: 0.05 })
@@ -99,59 +99,59 @@ export class CountryPriceResponse {
   @ApiProperty({ type: String, example: 'EUR' })
   currency!: string;
 
-  @ApiProperty({ type: String, example: 'EUR' })
+  @ApiProperty({ type: String, example: '€' })
   currencySign!: string;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   overridden!: boolean;
 }
 
 export class SendingHoursResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 3 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Afghanistan' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'GB' })
+  @ApiProperty({ type: String, example: 'AF' })
   iso2!: string;
 
   @ApiProperty({ type: () => CountryAvailabilityResponse })
   availability!: CountryAvailabilityResponse;
 
-  @ApiProperty({ type: String, example: 'Europe/London' })
+  @ApiProperty({ type: String, example: 'Asia/Kabul' })
   defaultTimezone!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 0 })
   timezonesGap!: number;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   overridden!: boolean;
 }
 
 export class GlobalCountryResponse {
-  @ApiProperty({ type: Number, nullable: true, example: 0.05 })
+  @ApiProperty({ type: Number, nullable: true, example: 0.035 })
   pricePerSegment!: number;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: '35000' })
   pricePerSegmentMicros!: string;
 
   @ApiProperty({ type: String, example: 'EUR' })
   priceCurrency!: string;
 
-  @ApiProperty({ type: String, example: 'EUR' })
+  @ApiProperty({ type: String, example: '€' })
   currencySign!: string;
 
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 3 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Afghanistan' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'GB' })
+  @ApiProperty({ type: String, example: 'AF' })
   iso2!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'AFG' })
   iso3!: string;
 
   @ApiProperty({ type: () => CountryAvailabilityResponse })
@@ -160,7 +160,7 @@ export class GlobalCountryResponse {
   @ApiProperty({ type: () => [TimezoneResponse] })
   timezones!: TimezoneResponse[];
 
-  @ApiProperty({ type: Number, description: 'Minutes between the westernmost and easternmost standard offsets of the country.' })
+  @ApiProperty({ type: Number, description: 'Minutes between the westernmost and easternmost standard offsets of the country.', example: 0 })
   timezonesGap!: number;
 
   @ApiProperty({ type: () => TimezoneResponse, nullable: true })
@@ -168,7 +168,7 @@ export class GlobalCountryResponse {
 }
 
 export class CustomerResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
   @ApiProperty({ type: String, nullable: true, example: '42' })
@@ -177,34 +177,34 @@ export class CustomerResponse {
   @ApiProperty({ type: String, example: '42' })
   portalId!: string;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Demo account' })
   name!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  @ApiProperty({ type: String, nullable: true, example: 'DA' })
   shortName!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   active!: number;
 
   @ApiProperty({ type: String, example: 'active' })
   status!: string;
 
-  @ApiProperty({ type: Number, example: 0.05 })
+  @ApiProperty({ type: Number, example: 1099.93 })
   balance!: number;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: '1099930000' })
   balanceMicros!: string;
 
   @ApiProperty({ type: String, example: 'EUR' })
   currency!: string;
 
-  @ApiProperty({ type: String, example: 'EUR' })
+  @ApiProperty({ type: String, example: '€' })
   currencySign!: string;
 
-  @ApiProperty({ type: Number, example: 10 })
+  @ApiProperty({ type: Number, example: 100 })
   tps!: number;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:40.124Z' })
   createdAt!: string;
 
   @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
@@ -215,19 +215,19 @@ export class CustomerResponse {
 }
 
 export class DropdownCustomerResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Demo account' })
   name!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  @ApiProperty({ type: String, nullable: true, example: 'DA' })
   shortName!: string;
 
   @ApiProperty({ type: String, example: 'active' })
   status!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   active!: number;
 }
 
@@ -260,37 +260,37 @@ export class DropdownOptionResponse {
 }
 
 export class BalanceEntryResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 4 })
   id!: number;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'adjustment' })
   kind!: string;
 
-  @ApiProperty({ type: Number, example: 0.05 })
+  @ApiProperty({ type: Number, example: 1000 })
   amount!: number;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: '1000000000' })
   amountMicros!: string;
 
   @ApiProperty({ type: String, example: 'EUR' })
   currency!: string;
 
-  @ApiProperty({ type: Number, example: 0.05 })
+  @ApiProperty({ type: Number, example: 1099.93 })
   balanceAfter!: number;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: '1099930000' })
   balanceAfterMicros!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'top-up for the 20,000-message send' })
   reason!: string;
 
-  @ApiProperty({ type: String, example: '42' })
+  @ApiProperty({ type: String, example: '97c69ad5-3d43-4260-9c34-93cd19f735c2' })
   sourceId!: string;
 
-  @ApiProperty({ type: Number, nullable: true })
+  @ApiProperty({ type: Number, nullable: true, example: 1 })
   createdBy!: number;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:40:04.103Z' })
   createdAt!: string;
 }
 
@@ -312,9 +312,9 @@ export class AdjustmentResultResponse {
 }
 
 export class DailyUsageResponse {
-  @ApiProperty({ type: Number, nullable: true, example: 1, description: 'customSettings.streams_max_messages_per_day; null = no limit.' })
+  @ApiProperty({ type: Number, nullable: true, example: 50000, description: 'customSettings.streams_max_messages_per_day; null = no limit.' })
   dailyLimit!: number;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 2 })
   dailyUsage!: number;
 }

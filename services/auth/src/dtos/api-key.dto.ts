@@ -8,11 +8,11 @@ export class CreateApiKeyDto {
   @MaxLength(200)
   name: string;
 
-  @ApiPropertyOptional({ example: '10.0.0.0/8,2001:db8::1', description: 'comma-joined IPv4 (optional mask) and IPv6 entries; empty: any address', type: 'string' })
+  @ApiPropertyOptional({ example: ['203.0.113.10', '198.51.100.0/24'], description: 'comma-joined IPv4 (optional mask) and IPv6 entries; empty: any address', type: [String] })
   @Allow() // a comma-joined string or an array; parsed entry by entry by the service
   ipAcl?: unknown;
 
-  @ApiPropertyOptional({ enum: [1, 0], description: 'default 1', example: 'text' })
+  @ApiPropertyOptional({ type: 'integer', enum: [1, 0], description: 'default 1', example: 1 })
   @Allow() // 1/0 (or true/false); checked by the service
   active?: unknown;
 
@@ -31,15 +31,15 @@ export class UpdateApiKeyDto {
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ type: 'string', example: 'text' })
+  @ApiPropertyOptional({ type: [String], example: ['203.0.113.10'], description: 'replaces the IP ACL: comma-joined or an array; empty: any address' })
   @Allow()
   ipAcl?: unknown;
 
-  @ApiPropertyOptional({ enum: [1, 0], example: 'text' })
+  @ApiPropertyOptional({ type: 'integer', enum: [1, 0], example: 1 })
   @Allow()
   active?: unknown;
 
-  @ApiPropertyOptional({ type: [String], example: ['text'] })
+  @ApiPropertyOptional({ type: [String], example: ['STREAM_VIEW'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)

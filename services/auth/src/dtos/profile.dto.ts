@@ -43,11 +43,11 @@ export class UpdateProfileDto {
   @IsTimezone()
   timezone?: string | null;
 
-  @ApiPropertyOptional({ description: 'JSON string (or object) of spec 3 preference keys; replaces the stored preferences', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'JSON string (or object) of spec 3 preference keys; replaces the stored preferences', type: 'string', example: '{"pageSize":{"contacts":50}}' })
   @Allow() // checked key by key by the preference rules, which report one violation per key
   preferences?: unknown;
 
-  @ApiPropertyOptional({ description: 'account to switch to: id or /api/customers/{id}', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'account to switch to: id or /api/customers/{id}', type: 'string', example: '/api/customers/1' })
   @Allow() // an id or an IRI; parsed by the service
   customer?: unknown;
 }

@@ -16,10 +16,10 @@ export class ApiKeyTokenResponse {
 }
 
 export class ApiKeyResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'carrier integration' })
   name!: string;
 
   @ApiProperty({ type: String, description: 'The whole key only in the answer that created or regenerated it; otherwise its first characters and an ellipsis.' })
@@ -28,16 +28,16 @@ export class ApiKeyResponse {
   @ApiProperty({ type: String })
   ipAcl!: string;
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['STREAM_VIEW', 'STREAM_ADD_EDIT', 'STREAM_TOKEN', 'SENDER_VIEW', 'COST_VIEW'] })
   permissions!: string[];
 
-  @ApiProperty({ type: Number, enum: [0,1], example: 0 })
+  @ApiProperty({ type: Number, enum: [0,1], example: 1 })
   active!: number;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:53.955Z' })
   createdAt!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:39:54.230Z' })
   lastUsedAt!: string;
 }
 
@@ -153,25 +153,25 @@ export class PasswordChangeResponse {
 }
 
 export class RoleResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Tenant owner' })
   name!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'Owns the account: every permission' })
   description!: string;
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['GENERAL_VIEW', 'PHONE_VIEW', 'EMAIL_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW', 'REALTIME_VIEW', 'ANALYTICS_VIEW', 'API_KEY_ADD', 'API_KEY_VIEW', 'API_KEY_EDIT', 'API_KEY_DELETE', 'CAMPAIGN_VIEW', 'CAMPAIGN_ADD_EDIT', 'CAMPAIGN_REMOVE', 'CAMPAIGN_TESTER', 'DOMAIN_VIEW', 'DOMAIN_ADD_EDIT', 'DOMAIN_REMOVE', 'MESSAGE_VIEW', 'MESSAGE_READ_CONTENT', 'MESSAGE_INCOMING_VIEW', 'MESSAGE_INCOMING_RESPONSE', 'MESSAGE_EXPORT', 'STREAM_VIEW', 'STREAM_ADD_EDIT', 'STREAM_REMOVE', 'STREAM_TOKEN', 'STREAM_TESTER', 'STREAM_RESET_TOKEN', 'USER_INVITE_VIEW', 'USER_INVITE_ADD', 'USER_INVITE_EDIT', 'USER_INVITE_DELETE', 'USER_ROLE_VIEW', 'USER_ROLE_ADD', 'USER_ROLE_EDIT', 'USER_ROLE_DELETE', 'TEMPLATE_VIEW', 'TEMPLATE_ADD_EDIT', 'TEMPLATE_REMOVE', 'URL_OFFER_VIEW', 'URL_OFFER_ADD_EDIT', 'URL_OFFER_REMOVE', 'CONTACT_VIEW', 'CONTACT_ADD_EDIT', 'CONTACT_REMOVE', 'CONTACT_LIST_SEGMENT_VIEW', 'CONTACT_LIST_SEGMENT_ADD', 'CONTACT_LIST_SEGMENT_EDIT', 'CONTACT_LIST_SEGMENT_REMOVE', 'CONTACT_LIST_SEGMENT_EXPORT', 'CONTACT_FIELD_VIEW', 'CONTACT_FIELD_ADD_EDIT', 'CONTACT_FIELD_REMOVE', 'SETTINGS_VIEW', 'SETTINGS_EDIT', 'SENDING_HOURS_VIEW', 'SENDING_HOURS_EDIT', 'SENDER_VIEW', 'SENDER_ADD_EDIT', 'SENDER_REMOVE', 'BLOCK_DESTINATION_VIEW', 'BLOCK_DESTINATION_ADD_EDIT', 'BLOCK_DESTINATION_REMOVE', 'WEBHOOK_VIEW', 'WEBHOOK_ADD_EDIT', 'WEBHOOK_REMOVE', 'WEBHOOK_REQUEST_VIEW', 'INTEGRATION_VIEW', 'INBOX_ADMIN', 'INBOX_VIEW', 'INBOX_SHOW_PHONE', 'INBOX_ASSIGN', 'INBOX_NEW_CONVERSATION', 'INBOX_TEAM_VIEW', 'INBOX_ASSIGN_TAGS', 'INBOX_INTERNAL_NOTES', 'INBOX_AGENT_STATISTICS', 'INBOX_AI_ASSISTANT', 'INBOX_MANAGER_SETTINGS', 'INBOX_SENDER_PROFILE', 'INBOX_INCOMING_ROUTING', 'INBOX_CONVERSATION_TAGS', 'INBOX_TEAM_MANAGEMENT', 'INBOX_CANNED_TEMPLATES', 'INBOX_STATISTICS', 'INBOX_CONVERSATION_GOALS', 'TENANT_OWNER'] })
   permissions!: string[];
 
   @ApiProperty({ type: Number, enum: [1,2], example: 1 })
   roleType!: number;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: true })
   readOnly!: boolean;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   isDeleted!: boolean;
 
   @ApiProperty({ type: Number, nullable: true, description: 'null for the system roles every account shares.' })
@@ -182,13 +182,13 @@ export class PermissionGroupResponse {
   @ApiProperty({ type: String })
   key!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'General, phone, email, cost and dashboard views' })
   label!: string;
 
   @ApiProperty({ type: String, enum: ['platform', 'inbox'], example: 'platform' })
   roleType!: string;
 
-  @ApiProperty({ type: [String], enum: ['GENERAL_VIEW', 'PHONE_VIEW', 'EMAIL_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW', 'REALTIME_VIEW', 'ANALYTICS_VIEW', 'API_KEY_ADD', 'API_KEY_VIEW', 'API_KEY_EDIT', 'API_KEY_DELETE', 'CAMPAIGN_VIEW', 'CAMPAIGN_ADD_EDIT', 'CAMPAIGN_REMOVE', 'CAMPAIGN_TESTER', 'DOMAIN_VIEW', 'DOMAIN_ADD_EDIT', 'DOMAIN_REMOVE', 'MESSAGE_VIEW', 'MESSAGE_READ_CONTENT', 'MESSAGE_INCOMING_VIEW', 'MESSAGE_INCOMING_RESPONSE', 'MESSAGE_EXPORT', 'STREAM_VIEW', 'STREAM_ADD_EDIT', 'STREAM_REMOVE', 'STREAM_TOKEN', 'STREAM_TESTER', 'STREAM_RESET_TOKEN', 'USER_INVITE_VIEW', 'USER_INVITE_ADD', 'USER_INVITE_EDIT', 'USER_INVITE_DELETE', 'USER_ROLE_VIEW', 'USER_ROLE_ADD', 'USER_ROLE_EDIT', 'USER_ROLE_DELETE', 'TEMPLATE_VIEW', 'TEMPLATE_ADD_EDIT', 'TEMPLATE_REMOVE', 'URL_OFFER_VIEW', 'URL_OFFER_ADD_EDIT', 'URL_OFFER_REMOVE', 'CONTACT_VIEW', 'CONTACT_ADD_EDIT', 'CONTACT_REMOVE', 'CONTACT_LIST_SEGMENT_VIEW', 'CONTACT_LIST_SEGMENT_ADD', 'CONTACT_LIST_SEGMENT_EDIT', 'CONTACT_LIST_SEGMENT_REMOVE', 'CONTACT_LIST_SEGMENT_EXPORT', 'CONTACT_FIELD_VIEW', 'CONTACT_FIELD_ADD_EDIT', 'CONTACT_FIELD_REMOVE', 'SETTINGS_VIEW', 'SETTINGS_EDIT', 'SENDING_HOURS_VIEW', 'SENDING_HOURS_EDIT', 'SENDER_VIEW', 'SENDER_ADD_EDIT', 'SENDER_REMOVE', 'BLOCK_DESTINATION_VIEW', 'BLOCK_DESTINATION_ADD_EDIT', 'BLOCK_DESTINATION_REMOVE', 'WEBHOOK_VIEW', 'WEBHOOK_ADD_EDIT', 'WEBHOOK_REMOVE', 'WEBHOOK_REQUEST_VIEW', 'INTEGRATION_VIEW', 'INBOX_ADMIN', 'INBOX_VIEW', 'INBOX_SHOW_PHONE', 'INBOX_ASSIGN', 'INBOX_NEW_CONVERSATION', 'INBOX_TEAM_VIEW', 'INBOX_ASSIGN_TAGS', 'INBOX_INTERNAL_NOTES', 'INBOX_AGENT_STATISTICS', 'INBOX_AI_ASSISTANT', 'INBOX_MANAGER_SETTINGS', 'INBOX_SENDER_PROFILE', 'INBOX_INCOMING_ROUTING', 'INBOX_CONVERSATION_TAGS', 'INBOX_TEAM_MANAGEMENT', 'INBOX_CANNED_TEMPLATES', 'INBOX_STATISTICS', 'INBOX_CONVERSATION_GOALS', 'TENANT_OWNER'], example: ['GENERAL_VIEW'] })
+  @ApiProperty({ type: [String], enum: ['GENERAL_VIEW', 'PHONE_VIEW', 'EMAIL_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW', 'REALTIME_VIEW', 'ANALYTICS_VIEW', 'API_KEY_ADD', 'API_KEY_VIEW', 'API_KEY_EDIT', 'API_KEY_DELETE', 'CAMPAIGN_VIEW', 'CAMPAIGN_ADD_EDIT', 'CAMPAIGN_REMOVE', 'CAMPAIGN_TESTER', 'DOMAIN_VIEW', 'DOMAIN_ADD_EDIT', 'DOMAIN_REMOVE', 'MESSAGE_VIEW', 'MESSAGE_READ_CONTENT', 'MESSAGE_INCOMING_VIEW', 'MESSAGE_INCOMING_RESPONSE', 'MESSAGE_EXPORT', 'STREAM_VIEW', 'STREAM_ADD_EDIT', 'STREAM_REMOVE', 'STREAM_TOKEN', 'STREAM_TESTER', 'STREAM_RESET_TOKEN', 'USER_INVITE_VIEW', 'USER_INVITE_ADD', 'USER_INVITE_EDIT', 'USER_INVITE_DELETE', 'USER_ROLE_VIEW', 'USER_ROLE_ADD', 'USER_ROLE_EDIT', 'USER_ROLE_DELETE', 'TEMPLATE_VIEW', 'TEMPLATE_ADD_EDIT', 'TEMPLATE_REMOVE', 'URL_OFFER_VIEW', 'URL_OFFER_ADD_EDIT', 'URL_OFFER_REMOVE', 'CONTACT_VIEW', 'CONTACT_ADD_EDIT', 'CONTACT_REMOVE', 'CONTACT_LIST_SEGMENT_VIEW', 'CONTACT_LIST_SEGMENT_ADD', 'CONTACT_LIST_SEGMENT_EDIT', 'CONTACT_LIST_SEGMENT_REMOVE', 'CONTACT_LIST_SEGMENT_EXPORT', 'CONTACT_FIELD_VIEW', 'CONTACT_FIELD_ADD_EDIT', 'CONTACT_FIELD_REMOVE', 'SETTINGS_VIEW', 'SETTINGS_EDIT', 'SENDING_HOURS_VIEW', 'SENDING_HOURS_EDIT', 'SENDER_VIEW', 'SENDER_ADD_EDIT', 'SENDER_REMOVE', 'BLOCK_DESTINATION_VIEW', 'BLOCK_DESTINATION_ADD_EDIT', 'BLOCK_DESTINATION_REMOVE', 'WEBHOOK_VIEW', 'WEBHOOK_ADD_EDIT', 'WEBHOOK_REMOVE', 'WEBHOOK_REQUEST_VIEW', 'INTEGRATION_VIEW', 'INBOX_ADMIN', 'INBOX_VIEW', 'INBOX_SHOW_PHONE', 'INBOX_ASSIGN', 'INBOX_NEW_CONVERSATION', 'INBOX_TEAM_VIEW', 'INBOX_ASSIGN_TAGS', 'INBOX_INTERNAL_NOTES', 'INBOX_AGENT_STATISTICS', 'INBOX_AI_ASSISTANT', 'INBOX_MANAGER_SETTINGS', 'INBOX_SENDER_PROFILE', 'INBOX_INCOMING_ROUTING', 'INBOX_CONVERSATION_TAGS', 'INBOX_TEAM_MANAGEMENT', 'INBOX_CANNED_TEMPLATES', 'INBOX_STATISTICS', 'INBOX_CONVERSATION_GOALS', 'TENANT_OWNER'], example: ['GENERAL_VIEW', 'PHONE_VIEW', 'EMAIL_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW'] })
   permissions!: string[];
 }
 
@@ -209,13 +209,13 @@ export class MemberInboxRoleResponse {
 }
 
 export class MemberResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'jane@example.com' })
+  @ApiProperty({ type: String, example: 'admin@switchboard.local' })
   email!: string;
 
-  @ApiProperty({ type: String, example: 'Jane' })
+  @ApiProperty({ type: String, example: 'Admin' })
   firstName!: string;
 
   @ApiProperty({ type: String, example: 'Doe' })
@@ -230,16 +230,16 @@ export class MemberResponse {
   @ApiProperty({ type: () => MemberInboxRoleResponse, nullable: true })
   inboxRole!: MemberInboxRoleResponse;
 
-  @ApiProperty({ type: [Number], example: [42] })
+  @ApiProperty({ type: [Number], example: [1] })
   user_roles_ids!: number[];
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['ANALYTICS_VIEW', 'API_KEY_ADD', 'API_KEY_DELETE', 'API_KEY_EDIT', 'API_KEY_VIEW', 'BLOCK_DESTINATION_ADD_EDIT', 'BLOCK_DESTINATION_REMOVE', 'BLOCK_DESTINATION_VIEW', 'CAMPAIGN_ADD_EDIT', 'CAMPAIGN_REMOVE', 'CAMPAIGN_TESTER', 'CAMPAIGN_VIEW', 'CONTACT_ADD_EDIT', 'CONTACT_FIELD_ADD_EDIT', 'CONTACT_FIELD_REMOVE', 'CONTACT_FIELD_VIEW', 'CONTACT_LIST_SEGMENT_ADD', 'CONTACT_LIST_SEGMENT_EDIT', 'CONTACT_LIST_SEGMENT_EXPORT', 'CONTACT_LIST_SEGMENT_REMOVE', 'CONTACT_LIST_SEGMENT_VIEW', 'CONTACT_REMOVE', 'CONTACT_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW', 'DOMAIN_ADD_EDIT', 'DOMAIN_REMOVE', 'DOMAIN_VIEW', 'EMAIL_VIEW', 'GENERAL_VIEW', 'INBOX_ADMIN', 'INBOX_AGENT_STATISTICS', 'INBOX_AI_ASSISTANT', 'INBOX_ASSIGN', 'INBOX_ASSIGN_TAGS', 'INBOX_CANNED_TEMPLATES', 'INBOX_CONVERSATION_GOALS', 'INBOX_CONVERSATION_TAGS', 'INBOX_INCOMING_ROUTING', 'INBOX_INTERNAL_NOTES', 'INBOX_MANAGER_SETTINGS', 'INBOX_NEW_CONVERSATION', 'INBOX_SENDER_PROFILE', 'INBOX_SHOW_PHONE', 'INBOX_STATISTICS', 'INBOX_TEAM_MANAGEMENT', 'INBOX_TEAM_VIEW', 'INBOX_VIEW', 'INTEGRATION_VIEW', 'MESSAGE_EXPORT', 'MESSAGE_INCOMING_RESPONSE', 'MESSAGE_INCOMING_VIEW', 'MESSAGE_READ_CONTENT', 'MESSAGE_VIEW', 'PHONE_VIEW', 'REALTIME_VIEW', 'SENDER_ADD_EDIT', 'SENDER_REMOVE', 'SENDER_VIEW', 'SENDING_HOURS_EDIT', 'SENDING_HOURS_VIEW', 'SETTINGS_EDIT', 'SETTINGS_VIEW', 'STREAM_ADD_EDIT', 'STREAM_REMOVE', 'STREAM_RESET_TOKEN', 'STREAM_TESTER', 'STREAM_TOKEN', 'STREAM_VIEW', 'TEMPLATE_ADD_EDIT', 'TEMPLATE_REMOVE', 'TEMPLATE_VIEW', 'TENANT_OWNER', 'URL_OFFER_ADD_EDIT', 'URL_OFFER_REMOVE', 'URL_OFFER_VIEW', 'USER_INVITE_ADD', 'USER_INVITE_DELETE', 'USER_INVITE_EDIT', 'USER_INVITE_VIEW', 'USER_ROLE_ADD', 'USER_ROLE_DELETE', 'USER_ROLE_EDIT', 'USER_ROLE_VIEW', 'WEBHOOK_ADD_EDIT', 'WEBHOOK_REMOVE', 'WEBHOOK_REQUEST_VIEW', 'WEBHOOK_VIEW'] })
   userPermissions!: string[];
 
-  @ApiProperty({ type: Boolean, description: 'Spec 2: a crown marks the global admin.' })
+  @ApiProperty({ type: Boolean, description: 'Spec 2: a crown marks the global admin.', example: true })
   superAdmin!: boolean;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:40.401Z' })
   createdAt!: string;
 }
 
@@ -281,13 +281,13 @@ export class AccountSummaryResponse {
 }
 
 export class ProfileResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'jane@example.com' })
+  @ApiProperty({ type: String, example: 'admin@switchboard.local' })
   email!: string;
 
-  @ApiProperty({ type: String, example: 'Jane' })
+  @ApiProperty({ type: String, example: 'Admin' })
   firstName!: string;
 
   @ApiProperty({ type: String, example: 'Doe' })
@@ -296,13 +296,13 @@ export class ProfileResponse {
   @ApiProperty({ type: String, example: 'Europe/London' })
   timezone!: string;
 
-  @ApiProperty({ type: String, description: 'The preferences object as a JSON string.' })
+  @ApiProperty({ type: String, description: 'The preferences object as a JSON string.', example: '{}' })
   preferences!: string;
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['ROLE_USER', 'ROLE_SUPER_ADMIN'] })
   roles!: string[];
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['GENERAL_VIEW', 'PHONE_VIEW', 'EMAIL_VIEW', 'COST_VIEW', 'DASHBOARD_VIEW', 'REALTIME_VIEW', 'ANALYTICS_VIEW', 'API_KEY_ADD', 'API_KEY_VIEW', 'API_KEY_EDIT', 'API_KEY_DELETE', 'CAMPAIGN_VIEW', 'CAMPAIGN_ADD_EDIT', 'CAMPAIGN_REMOVE', 'CAMPAIGN_TESTER', 'DOMAIN_VIEW', 'DOMAIN_ADD_EDIT', 'DOMAIN_REMOVE', 'MESSAGE_VIEW', 'MESSAGE_READ_CONTENT', 'MESSAGE_INCOMING_VIEW', 'MESSAGE_INCOMING_RESPONSE', 'MESSAGE_EXPORT', 'STREAM_VIEW', 'STREAM_ADD_EDIT', 'STREAM_REMOVE', 'STREAM_TOKEN', 'STREAM_TESTER', 'STREAM_RESET_TOKEN', 'USER_INVITE_VIEW', 'USER_INVITE_ADD', 'USER_INVITE_EDIT', 'USER_INVITE_DELETE', 'USER_ROLE_VIEW', 'USER_ROLE_ADD', 'USER_ROLE_EDIT', 'USER_ROLE_DELETE', 'TEMPLATE_VIEW', 'TEMPLATE_ADD_EDIT', 'TEMPLATE_REMOVE', 'URL_OFFER_VIEW', 'URL_OFFER_ADD_EDIT', 'URL_OFFER_REMOVE', 'CONTACT_VIEW', 'CONTACT_ADD_EDIT', 'CONTACT_REMOVE', 'CONTACT_LIST_SEGMENT_VIEW', 'CONTACT_LIST_SEGMENT_ADD', 'CONTACT_LIST_SEGMENT_EDIT', 'CONTACT_LIST_SEGMENT_REMOVE', 'CONTACT_LIST_SEGMENT_EXPORT', 'CONTACT_FIELD_VIEW', 'CONTACT_FIELD_ADD_EDIT', 'CONTACT_FIELD_REMOVE', 'SETTINGS_VIEW', 'SETTINGS_EDIT', 'SENDING_HOURS_VIEW', 'SENDING_HOURS_EDIT', 'SENDER_VIEW', 'SENDER_ADD_EDIT', 'SENDER_REMOVE', 'BLOCK_DESTINATION_VIEW', 'BLOCK_DESTINATION_ADD_EDIT', 'BLOCK_DESTINATION_REMOVE', 'WEBHOOK_VIEW', 'WEBHOOK_ADD_EDIT', 'WEBHOOK_REMOVE', 'WEBHOOK_REQUEST_VIEW', 'INTEGRATION_VIEW', 'INBOX_ADMIN', 'INBOX_VIEW', 'INBOX_SHOW_PHONE', 'INBOX_ASSIGN', 'INBOX_NEW_CONVERSATION', 'INBOX_TEAM_VIEW', 'INBOX_ASSIGN_TAGS', 'INBOX_INTERNAL_NOTES', 'INBOX_AGENT_STATISTICS', 'INBOX_AI_ASSISTANT', 'INBOX_MANAGER_SETTINGS', 'INBOX_SENDER_PROFILE', 'INBOX_INCOMING_ROUTING', 'INBOX_CONVERSATION_TAGS', 'INBOX_TEAM_MANAGEMENT', 'INBOX_CANNED_TEMPLATES', 'INBOX_STATISTICS', 'INBOX_CONVERSATION_GOALS', 'TENANT_OWNER'] })
   userPermissions!: string[];
 
   @ApiProperty({ type: () => CurrentAccountResponse, nullable: true })
@@ -313,16 +313,16 @@ export class ProfileResponse {
 }
 
 export class LiveChannelResponse {
-  @ApiProperty({ type: String, example: 'https://example.com/path', description: 'Where to open the server-sent event stream (the gateway\'s /realtime, same origin by default).' })
+  @ApiProperty({ type: String, example: '/realtime', description: 'Where to open the server-sent event stream (the gateway\'s /realtime, same origin by default).' })
   url!: string;
 
   @ApiProperty({ type: String, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', description: 'Bearer token for it (or `access_token` in the query, since EventSource cannot set headers).' })
   token!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 300 })
   expires_in!: number;
 
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   accountId!: number;
 }
 

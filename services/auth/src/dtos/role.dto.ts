@@ -16,7 +16,7 @@ export class CreateRoleDto {
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ description: '1 (platform, default) or 2 (inbox); "platform" and "inbox" are accepted too', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: '1 (platform, default) or 2 (inbox); "platform" and "inbox" are accepted too', oneOf: [{ type: 'integer', enum: [1, 2] }, { type: 'string', enum: ['platform', 'inbox'] }], example: 1 })
   @Allow() // parsed by the service: a number or a name
   roleType?: unknown;
 
@@ -27,7 +27,7 @@ export class CreateRoleDto {
   @IsString({ each: true })
   permissions?: string[];
 
-  @ApiPropertyOptional({ description: 'copy this role: its type, description and permissions, named "Copy of X"', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'copy this role: its type, description and permissions, named "Copy of X"', oneOf: [{ type: 'integer' }, { type: 'string' }], example: '/api/user_roles/3' })
   @IsOptional()
   @IsRef()
   copyOf?: unknown;
@@ -46,11 +46,11 @@ export class UpdateRoleDto {
   @MaxLength(1000)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'cannot change; accepted when equal to the current type', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'cannot change; accepted when equal to the current type', oneOf: [{ type: 'integer', enum: [1, 2] }, { type: 'string', enum: ['platform', 'inbox'] }], example: 1 })
   @Allow()
   roleType?: unknown;
 
-  @ApiPropertyOptional({ type: [String], example: ['text'] })
+  @ApiPropertyOptional({ type: [String], example: ['STREAM_VIEW', 'STREAM_TOKEN'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(200)
@@ -59,11 +59,11 @@ export class UpdateRoleDto {
 }
 
 export class InboxRolePermissionsDto {
-  @ApiProperty({ description: 'role id or /api/user_roles/{id}', oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 })
+  @ApiProperty({ description: 'role id or /api/user_roles/{id}', oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/user_roles/3' }], example: 3 })
   @IsRef()
   id: unknown;
 
-  @ApiProperty({ type: [String], example: ['text'] })
+  @ApiProperty({ type: [String], example: ['INBOX_VIEW'] })
   @IsArray()
   @ArrayMaxSize(200)
   @IsString({ each: true })

@@ -20,7 +20,7 @@ export class ImportListController {
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<ImportListDto>> { return this.imports.list(caller().accountId, p, q); }
 
   @ApiProduces('text/csv')
-  @ApiOkResponse({ description: 'a CSV file to fill in (attachment contacts-example.csv)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName,email\n+447700900123,Jane,Doe,jane@example.com\n' } })
+  @ApiOkResponse({ description: 'a CSV file to fill in (attachment contacts-example.csv)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName,email\n+447400123456,Jane,Doe,jane@example.com\n' } })
   @Get('example_file') @Authenticated({ accountRequired: true })
   example(@Res() res: Response): void { res.setHeader('Content-Type', 'text/csv; charset=utf-8'); res.setHeader('Content-Disposition', 'attachment; filename="contacts-example.csv"'); res.send(this.imports.exampleFile()); }
 

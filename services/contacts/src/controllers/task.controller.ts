@@ -39,7 +39,7 @@ export class TaskDownloadController {
 
   @ApiQuery({ type: Number, name: 'id', description: 'the task id (an export task that has finished)', example: 42 })
   @ApiProduces('text/csv')
-  @ApiOkResponse({ description: 'the exported CSV file (attachment)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName\n+447700900123,Jane,Doe\n' } })
+  @ApiOkResponse({ description: 'the exported CSV file (attachment)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName\n+447400123456,Jane,Doe\n' } })
   @Get('download') @Authenticated({ accountRequired: true })
   download(@CurrentPrincipal() p: Principal, @Query('id') id: unknown, @Res() res: Response): Promise<void> { return this.tasks.download(caller().accountId, p, id, res); }
 }

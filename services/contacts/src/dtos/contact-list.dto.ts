@@ -19,7 +19,7 @@ export class CreateContactListDto {
   @IsIn(['list', 'segment'])
   type?: 'list' | 'segment';
 
-  @ApiPropertyOptional({ description: 'segment filter, as an object or its JSON text: { match?: "all"|"any", groups: [...] }', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'segment filter, as an object or its JSON text: { match?: "all"|"any", groups: [...] }', oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }], example: { match: 'all', groups: [{ match: 'all', rules: [{ field: 'country', operator: 'eq', value: 'GB' }] }] } })
   @Allow() // parsed by the filter schema, which reports each bad path
   filter?: unknown;
 }
@@ -38,13 +38,13 @@ export class UpdateContactListDto {
   @MaxLength(2000)
   description?: string | null;
 
-  @ApiPropertyOptional({ description: 'segments only', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'segments only', oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }], example: { match: 'all', groups: [{ match: 'all', rules: [{ field: 'country', operator: 'eq', value: 'GB' }] }] } })
   @Allow()
   filter?: unknown;
 }
 
 export class TotalByFilterDto {
-  @ApiProperty({ description: 'segment filter, object or JSON text', type: 'string', example: 'text' })
+  @ApiProperty({ description: 'segment filter, object or JSON text', oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }], example: { match: 'all', groups: [{ match: 'all', rules: [{ field: 'country', operator: 'eq', value: 'GB' }] }] } })
   @Allow()
   filter: unknown;
 }

@@ -36,11 +36,11 @@ export class CreateContactDto {
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional({ description: 'custom variable values by name or id; null or "" removes one', example: { promoCode: 'SPRING24' }, type: 'string' })
+  @ApiPropertyOptional({ description: 'custom variable values by name or id; null or "" removes one', example: { promoCode: 'SPRING24' }, type: 'object', additionalProperties: { type: 'string', nullable: true } })
   @Allow() // checked key by key against the account's variables
   variables?: unknown;
 
-  @ApiPropertyOptional({ type: [String], description: 'ids or IRIs of contact lists (type list) to add the contact to', example: ['text'] })
+  @ApiPropertyOptional({ type: [String], description: 'ids or IRIs of contact lists (type list) to add the contact to', example: ['/api/contact_lists/12'] })
   @IsOptional()
   @IsArray()
   @Allow()
@@ -48,7 +48,7 @@ export class CreateContactDto {
 }
 
 export class UpdateContactDto {
-  @ApiPropertyOptional({ example: '+447700900123' })
+  @ApiPropertyOptional({ example: '+447400123456' })
   @IsOptional()
   @IsString()
   @MaxLength(64)
@@ -83,11 +83,11 @@ export class UpdateContactDto {
   @MaxLength(64)
   timezone?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', example: 'text' })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', nullable: true }, example: { city: 'Leeds' }, description: 'custom variable values by variable name; null removes one' })
   @Allow()
   variables?: unknown;
 
-  @ApiPropertyOptional({ type: [String], description: 'replaces the contact lists (type list) the contact is in', example: ['text'] })
+  @ApiPropertyOptional({ type: [String], description: 'replaces the contact lists (type list) the contact is in', example: ['/api/contact_lists/12'] })
   @IsOptional()
   @IsArray()
   @Allow()

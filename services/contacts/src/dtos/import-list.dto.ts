@@ -3,13 +3,13 @@ import { Type } from 'class-transformer';
 import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 
 export class MappingEntryDto {
-  @ApiPropertyOptional({ description: 'column index in the file, from 0', example: 42 })
+  @ApiPropertyOptional({ description: 'column index in the file, from 0', example: 0 })
   @IsInt()
   @Min(0)
   @Max(16383)
   column: number;
 
-  @ApiPropertyOptional({ description: 'variable id, IRI /api/variables/{id}, or name (phone, firstName, a custom variable)', type: 'string', example: 'text' })
+  @ApiPropertyOptional({ description: 'variable id, IRI /api/variables/{id}, or name (phone, firstName, a custom variable)', oneOf: [{ type: 'integer' }, { type: 'string' }], example: 'phone' })
   @Allow() // resolved against the account's variables
   variable: number | string;
 }

@@ -8,10 +8,10 @@ export class BlackListResponse {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   phone!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   normalizedPhone!: string;
 
   @ApiProperty({ type: Number, nullable: true })
@@ -114,10 +114,10 @@ export class ContactResponse {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   phone!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '+447700900123' })
+  @ApiProperty({ type: String, nullable: true, example: '+447400123456' })
   normalizedPhone!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'Jane' })
@@ -173,7 +173,7 @@ export class ContactList2Response {
   @ApiProperty({ type: () => [ContactResponse] })
   items!: ContactResponse[];
 
-  @ApiProperty({ type: Number, example: 1 })
+  @ApiProperty({ type: Number, example: 0 })
   total!: number;
 
   @ApiProperty({ type: Number, nullable: true })
@@ -501,30 +501,30 @@ export class TaskResponse {
 }
 
 export class VariableResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 8 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'optout' })
   name!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'url' })
   type!: string;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   hidden!: boolean;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: true })
   isStandard!: boolean;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Opt-out link' })
   UIname!: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'https://sho.rt/o/aB3dE' })
   example!: string;
 
-  @ApiProperty({ type: Boolean, description: 'Whether an import may map a column to it (shorturl and optout are filled when sending).' })
+  @ApiProperty({ type: Boolean, description: 'Whether an import may map a column to it (shorturl and optout are filled when sending).', example: false })
   mappable!: boolean;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:39.009Z' })
   createdAt!: string;
 }

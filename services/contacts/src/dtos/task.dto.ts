@@ -7,9 +7,9 @@ export class CreateTaskDto {
   @IsIn(TASK_TYPES as unknown as string[])
   type: string;
 
-  @ApiPropertyOptional({ description:
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { contactList: 12 }, description:
       'which contacts: { contactList?, importList?, ids?, filter?, country?, optedOut?, search?, state?, all? } (object or JSON text); ' +
-      'delete and opt-out need a selector or all: true; state (invalid, not_mobile, blacklist, duplicate, failed) exports rejected import rows', type: 'string', example: 'text' })
+      'delete and opt-out need a selector or all: true; state (invalid, not_mobile, blacklist, duplicate, failed) exports rejected import rows' })
   @Allow() // checked by the task params schema, which names each bad field
   params?: unknown;
 

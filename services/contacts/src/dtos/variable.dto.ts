@@ -57,7 +57,7 @@ export class UpdateVariableDto {
   @IsBoolean()
   hidden?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'text' })
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'Leeds' })
   @ValidateIf((_, v) => v !== null && v !== undefined)
   @IsString()
   @MaxLength(255)
@@ -66,17 +66,17 @@ export class UpdateVariableDto {
 
 /** A contact's value of one variable: POST and PUT /api/contacts_variables. */
 export class ContactVariableDto {
-  @ApiProperty({ description: 'contact id or IRI /api/contacts/{id}', type: 'string', example: 'text' })
+  @ApiProperty({ description: 'contact id or IRI /api/contacts/{id}', oneOf: [{ type: 'integer' }, { type: 'string' }], example: '/api/contacts/42' })
   @IsString({ each: false, message: 'must be an id or an IRI' })
   @ValidateIf((_, v) => typeof v !== 'number')
   contact: string | number;
 
-  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', type: 'string', example: 'text' })
+  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', oneOf: [{ type: 'integer' }, { type: 'string' }], example: 'city' })
   @ValidateIf((_, v) => typeof v !== 'number')
   @IsString()
   variable: string | number;
 
-  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'text' })
+  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'Leeds' })
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @MaxLength(1000)
@@ -85,12 +85,12 @@ export class ContactVariableDto {
 
 /** PUT /api/contacts_variables/{contact}: the contact is in the path. */
 export class ContactVariableValueDto {
-  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', type: 'string', example: 'text' })
+  @ApiProperty({ description: 'variable id, IRI /api/variables/{id}, or name', oneOf: [{ type: 'integer' }, { type: 'string' }], example: 'city' })
   @ValidateIf((_, v) => typeof v !== 'number')
   @IsString()
   variable: string | number;
 
-  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'text' })
+  @ApiProperty({ nullable: true, description: 'null or "" removes the value', type: 'string', example: 'Leeds' })
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @MaxLength(1000)

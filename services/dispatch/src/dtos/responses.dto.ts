@@ -5,19 +5,19 @@ import { ApiProperty } from '@nestjs/swagger';
  * return types; examples are what a caller sees.
  */
 export class ChannelResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'SMS simulator' })
   name!: string;
 
   @ApiProperty({ type: Boolean, example: true })
   active!: boolean;
 
-  @ApiProperty({ type: [String] })
+  @ApiProperty({ type: [String], example: ['dlr'] })
   stsMethods!: string[];
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   routingProvider!: number;
 }
 
@@ -39,10 +39,10 @@ export class MessageResponse {
   @ApiProperty({ type: String, example: 'sms' })
   channel!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123', description: 'Our number / bot / phone number id.' })
+  @ApiProperty({ type: String, example: '+447400123456', description: 'Our number / bot / phone number id.' })
   source!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123', description: 'The contact who wrote.' })
+  @ApiProperty({ type: String, example: '+447400123456', description: 'The contact who wrote.' })
   destination!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'Acme' })
@@ -79,7 +79,7 @@ export class ChatItemResponse {
 }
 
 export class CountryRouteResponse {
-  @ApiProperty({ type: String, example: '42' })
+  @ApiProperty({ type: String, example: '1' })
   id!: string;
 
   @ApiProperty({ type: String, nullable: true, example: '42' })
@@ -91,13 +91,13 @@ export class CountryRouteResponse {
   @ApiProperty({ type: String, enum: ['sms', 'whatsapp', 'telegram', 'telegram_private'], example: 'sms' })
   serviceType!: string;
 
-  @ApiProperty({ type: [String], example: ['42'] })
+  @ApiProperty({ type: [String], example: ['5'] })
   vendorIds!: string[];
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'admin@switchboard.local' })
   updatedBy!: string;
 
-  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:39:53.729Z' })
   updatedAt!: string;
 }
 
@@ -110,19 +110,19 @@ export class ServiceTypeManagerRefreshResponse {
 }
 
 export class VendorResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'SMS simulator' })
   name!: string;
 
   @ApiProperty({ type: String, example: 'sms' })
   service_type!: string;
 
-  @ApiProperty({ type: String, example: 'Vodafone UK' })
+  @ApiProperty({ type: String, example: 'Acme Telecom' })
   carrier!: string;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'SMS simulator' })
   product_name!: string;
 
   @ApiProperty({ type: String, example: '42' })
@@ -134,7 +134,7 @@ export class VendorResponse {
   @ApiProperty({ type: String, example: 'EUR' })
   currency!: string;
 
-  @ApiProperty({ type: String, example: 'smpp' })
+  @ApiProperty({ type: String, example: 'simulator' })
   adapter!: string;
 
   @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'Connection settings with secrets masked.' })
@@ -148,7 +148,7 @@ export class ServiceTypeManagerCurrentRoutingResponse {
   @ApiProperty({ type: String, example: 'sms' })
   serviceType!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: 'global' })
   source!: string;
 
   @ApiProperty({ type: () => [VendorResponse] })
@@ -156,7 +156,7 @@ export class ServiceTypeManagerCurrentRoutingResponse {
 }
 
 export class RoutingHistoryResponse {
-  @ApiProperty({ type: String, example: '42' })
+  @ApiProperty({ type: String, example: '1' })
   id!: string;
 
   @ApiProperty({ type: String, nullable: true, example: '42' })
@@ -171,13 +171,13 @@ export class RoutingHistoryResponse {
   @ApiProperty({ type: [String], nullable: true, example: ['42'] })
   previousVendorIds!: string[];
 
-  @ApiProperty({ type: [String], nullable: true, example: ['42'] })
+  @ApiProperty({ type: [String], nullable: true, example: ['5'] })
   vendorIds!: string[];
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'admin@switchboard.local' })
   changedBy!: string;
 
-  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T16:39:53.729Z' })
   changedAt!: string;
 }
 

@@ -28,7 +28,7 @@ const SEND_ERRORS: DocumentedError[] = [
  * token itself (Authorization header) and applies the stream's IP ACL.
  */
 @ApiTags('stream API')
-@ApiHeader({ name: 'Authorization', description: 'the stream token, as the whole header value (no "Bearer"); GET /api/streams/token/{id} shows it', required: true, example: 'st_3q9Zx1L0c2VbN8mR4tY7uW' })
+@ApiHeader({ name: 'Authorization', description: 'the stream token, as the whole header value (no "Bearer"); GET /api/streams/token/{id} shows it', required: true, example: 'sbs_3CW4qTuc-UmAstAW3tcX6aYh13ztDsIY' })
 @Controller('streams')
 export class StreamApiController {
   constructor(

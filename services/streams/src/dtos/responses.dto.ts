@@ -5,25 +5,25 @@ import { ApiProperty } from '@nestjs/swagger';
  * return types; examples are what a caller sees.
  */
 export class SenderResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
   @ApiProperty({ type: String, example: 'Acme' })
   name!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'ACME' })
   value!: string;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:53.829Z' })
   createdAt!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'outbound-only' })
   type!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB' })
   country!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   approved!: number;
 
   @ApiProperty({ type: String, nullable: true })
@@ -34,45 +34,45 @@ export class SenderResponse {
 }
 
 export class PickResponse {
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'ACME' })
   value!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'outbound-only' })
   type!: string;
 
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
   @ApiProperty({ type: String, example: 'Acme' })
   name!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   approved!: number;
 }
 
 export class SuperAdminSenderResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   accountId!: number;
 
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
   @ApiProperty({ type: String, example: 'Acme' })
   name!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'ACME' })
   value!: string;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:53.829Z' })
   createdAt!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'outbound-only' })
   type!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB' })
   country!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   approved!: number;
 
   @ApiProperty({ type: String, nullable: true })
@@ -171,7 +171,7 @@ export class OtpRequestResponse {
   @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
   stream_uid!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   destination!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB' })
@@ -203,7 +203,7 @@ export class OtpVerifyResponse {
   @ApiProperty({ type: String, example: '42' })
   otp_id!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   destination!: string;
 }
 
@@ -219,7 +219,7 @@ export class DiagnosticCheckResponse {
 }
 
 export class StreamToolsDiagnosticsResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   streamId!: number;
 
   @ApiProperty({ type: Boolean, example: true })
@@ -252,10 +252,10 @@ export class MessageResponse2Response {
 }
 
 export class StreamResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Order notifications' })
   name!: string;
 
   @ApiProperty({ type: String })
@@ -264,57 +264,57 @@ export class StreamResponse {
   @ApiProperty({ type: String, nullable: true })
   staticServiceType!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   status!: number;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 2 })
   streamType!: number;
 
   @ApiProperty({ type: [String] })
   ipAcl!: string[];
 
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:39:59.125Z' })
   lastSentTime!: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'ACME' })
   sender!: string;
 
   @ApiProperty({ type: [String] })
   streamTags!: string[];
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: true })
   enableSending!: boolean;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   isDefault!: boolean;
 
-  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  @ApiProperty({ type: String, example: '83189566-306b-40de-9e61-5bbb0d10bd0c' })
   streamUid!: string;
 
   @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
   params!: Record<string, unknown>;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:54.289Z' })
   createdAt!: string;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:54.289Z' })
   updatedAt!: string;
 }
 
 export class DropdownItemResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'Order notifications' })
   name!: string;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 2 })
   streamType!: number;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 1 })
   status!: number;
 
-  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  @ApiProperty({ type: String, example: '83189566-306b-40de-9e61-5bbb0d10bd0c' })
   streamUid!: string;
 }
 
@@ -395,10 +395,10 @@ export class StreamStatsResponse {
 }
 
 export class StatisticsResponse {
-  @ApiProperty({ type: String, nullable: true, example: 'text' })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T16:40:36.871Z' })
   start!: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:40:36.871Z' })
   end!: string;
 
   @ApiProperty({ type: () => StatisticsTotalsResponse })
@@ -409,25 +409,25 @@ export class StatisticsResponse {
 }
 
 export class MessageStatusResponse {
-  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  @ApiProperty({ type: String, example: 'eee380cc-9013-47f4-94e5-f26f3ee368b5' })
   message_uuid!: string;
 
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   stream_id!: number;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: '+447400123456' })
   destination!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: 'ACME' })
   sender!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB' })
   country!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'delivered' })
   status!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'active' })
+  @ApiProperty({ type: String, nullable: true, example: 'delivered' })
   outgoing_status!: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -436,33 +436,33 @@ export class MessageStatusResponse {
   @ApiProperty({ type: Number, example: 1 })
   parts!: number;
 
-  @ApiProperty({ type: Number, example: 0.05 })
+  @ApiProperty({ type: Number, example: 0.035 })
   price!: number;
 
-  @ApiProperty({ type: Number })
+  @ApiProperty({ type: Number, example: 0 })
   refunded!: number;
 
   @ApiProperty({ type: String, example: 'EUR' })
   currency!: string;
 
-  @ApiProperty({ type: Boolean })
+  @ApiProperty({ type: Boolean, example: false })
   demo!: boolean;
 
-  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, example: '2026-11-25T16:39:59.114Z' })
   created_at!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:39:59.179Z' })
   sent_at!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:00:00.000Z' })
+  @ApiProperty({ type: String, nullable: true, example: '2026-11-25T16:40:00.183Z' })
   delivered_at!: string;
 }
 
 export class StreamsTokenResponse {
-  @ApiProperty({ type: Number, example: 42 })
+  @ApiProperty({ type: Number, example: 1 })
   id!: number;
 
-  @ApiProperty({ type: String, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10' })
+  @ApiProperty({ type: String, example: '83189566-306b-40de-9e61-5bbb0d10bd0c' })
   streamUid!: string;
 
   @ApiProperty({ type: String, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })
@@ -507,7 +507,7 @@ export class DemoResponse2Response {
   @ApiProperty({ type: String, nullable: true, example: 'f3b0c9e2-5d1a-4c1e-9b8e-2a7d4c6e8f10', required: false })
   stream_uid?: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '+447700900123', required: false })
+  @ApiProperty({ type: String, nullable: true, example: '+447400123456', required: false })
   destination?: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB', required: false })
@@ -563,10 +563,10 @@ export class StreamsPreviewWhatsAppBusinessResponse {
 }
 
 export class WhatsAppPhoneNumberResponse {
-  @ApiProperty({ type: String, example: '42' })
+  @ApiProperty({ type: String, example: '1' })
   id!: string;
 
-  @ApiProperty({ type: String, example: '+447700900123' })
+  @ApiProperty({ type: String, example: 'ACME' })
   display_phone_number!: string;
 
   @ApiProperty({ type: String, example: 'Acme' })

@@ -9,7 +9,7 @@ import { MAX_TEXT_LENGTH } from '../services/send.service';
 /** `POST /api/streams/messages`. Properties other than these are refused (400 0x1). */
 export class StreamMessageDto {
   @ApiProperty({
-    example: '+447700900123',
+    example: '+447400123456',
     description: 'the destination: a phone number in international format (national numbers are refused), or for a Telegram bot stream a chat id or @username',
   })
   phone!: string;
@@ -50,7 +50,7 @@ export class StreamMessageAcceptedResponse {
   @ApiProperty({ example: '8c0e9f7a-2b1d-4e5f-9a6b-3c2d1e0f4a5b' })
   stream_uid!: string;
 
-  @ApiProperty({ example: '+447700900123', description: 'the destination, normalised to E.164' })
+  @ApiProperty({ example: '+447400123456', description: 'the destination, normalised to E.164' })
   destination!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'GB', description: 'the destination country (ISO 3166-1 alpha-2), null for Telegram chats' })
@@ -74,7 +74,7 @@ export class StreamMessageAcceptedResponse {
 
 /** `POST /api/streams/otp/request` (OTP streams). */
 export class OtpRequestDto {
-  @ApiProperty({ example: '+447700900123', description: 'the destination in international format' })
+  @ApiProperty({ example: '+447400123456', description: 'the destination in international format' })
   phone!: string;
 
   @ApiPropertyOptional({ example: 'ACME', description: "the sender ID; default the stream's sender" })
@@ -83,7 +83,7 @@ export class OtpRequestDto {
 
 /** `POST /api/streams/otp/verify` (OTP streams). */
 export class OtpVerifyDto {
-  @ApiProperty({ example: '+447700900123' })
+  @ApiProperty({ example: '+447400123456' })
   phone!: string;
 
   @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'integer' }], example: '12345', description: 'the code the recipient received' })
@@ -101,10 +101,10 @@ export class CodeSnippetResponse {
   @ApiProperty({ example: 'http://127.0.0.1:3000/api/streams/messages', description: 'the URL to call (otp/request for OTP streams)' })
   url!: string;
 
-  @ApiProperty({ example: 'st_3q9Zx1L0c2VbN8mR4tY7uW', description: 'the stream token' })
+  @ApiProperty({ example: 'sbs_3CW4qTuc-UmAstAW3tcX6aYh13ztDsIY', description: 'the stream token' })
   token!: string;
 
-  @ApiProperty({ example: "curl -X POST 'http://127.0.0.1:3000/api/streams/messages' -H 'Authorization: st_…' -H 'Content-Type: application/json' -d '{\"phone\":\"+14155552671\",\"message\":\"Hello from Switchboard\"}'" })
+  @ApiProperty({ example: "curl -X POST 'http://127.0.0.1:3000/api/streams/messages' -H 'Authorization: sbs_…' -H 'Content-Type: application/json' -d '{\"phone\":\"+14155552671\",\"message\":\"Hello from Switchboard\"}'" })
   curl!: string;
 
   @ApiProperty({ example: "const res = await fetch('http://127.0.0.1:3000/api/streams/messages', { … });" })

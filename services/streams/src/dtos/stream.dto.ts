@@ -16,16 +16,16 @@ export class UpdateStreamDto {
   @ApiPropertyOptional({ description: 'ready 0, disabled -1, draft 2; restricted -10 by super admins only', enum: ALL_STREAM_STATUSES }) @IsOptional() @IsInt() @IsIn(ALL_STREAM_STATUSES)
   status?: number;
 
-  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'text' }) @IsOptional() @IsString() @MaxLength(64)
+  @ApiPropertyOptional({ nullable: true, type: 'string', example: 'sms' }) @IsOptional() @IsString() @MaxLength(64)
   staticServiceType?: string | null;
 
-  @ApiPropertyOptional({ description: 'IPv4 (optional mask) or IPv6 entries, as an array or comma-joined', type: [String], example: 'text' }) @Allow()
+  @ApiPropertyOptional({ description: 'IPv4 (optional mask) or IPv6 entries, as an array or comma-joined', type: [String], example: ['203.0.113.10', '198.51.100.0/24'] }) @Allow()
   ipAcl?: string[] | string;
 
   @ApiPropertyOptional({ nullable: true, description: 'default sender ID of SMS streams', type: 'string', example: 'ACME' }) @Allow()
   sender?: string | null;
 
-  @ApiPropertyOptional({ type: [String], example: ['text'] }) @IsOptional() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(64, { each: true })
+  @ApiPropertyOptional({ type: [String], example: ['orders'] }) @IsOptional() @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(64, { each: true })
   streamTags?: string[];
 
   @ApiPropertyOptional({ example: true }) @IsOptional() @IsBoolean()
@@ -49,18 +49,18 @@ export class CreateStreamDto extends UpdateStreamDto {
 }
 
 export class ResetTokenDto {
-  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 }) @Allow()
+  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/streams/7' }], example: 7 }) @Allow()
   id: number | string;
 }
 
 export class DemoSendDto {
-  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 }) @Allow()
+  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/streams/7' }], example: 7 }) @Allow()
   streamId: number | string;
 
   @ApiPropertyOptional({ example: 'Hello from Switchboard' }) @Allow()
   message?: string;
 
-  @ApiPropertyOptional({ example: '+447700900123' }) @Allow()
+  @ApiPropertyOptional({ example: '+447400123456' }) @Allow()
   phone?: string;
 
   @ApiPropertyOptional({ example: 'ACME' }) @Allow()
@@ -71,19 +71,19 @@ export class DemoSendDto {
 }
 
 export class SubscribeDto {
-  @ApiProperty({ description: 'time slice: day, week, month, year, custom, all (or 1 to 4)', type: 'string', example: 'text' }) @Allow()
+  @ApiProperty({ description: 'time slice: day, week, month, year, custom, all (or 1 to 4)', oneOf: [{ type: 'string', enum: ['day', 'week', 'month', 'year', 'custom', 'all'] }, { type: 'integer' }], example: 'day' }) @Allow()
   type: string | number;
 
   @ApiPropertyOptional({ description: 'a day inside the slice (ISO date); default today', example: '2026-11-25' }) @IsOptional() @IsString()
   date?: string;
 
-  @ApiPropertyOptional({ example: 'text' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ example: '2026-11-01' }) @IsOptional() @IsString()
   start?: string;
 
-  @ApiPropertyOptional({ example: 'text' }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ example: '2026-11-25' }) @IsOptional() @IsString()
   end?: string;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 }) @Allow()
+  @ApiPropertyOptional({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/streams/7' }], example: 7 }) @Allow()
   streamId?: number | string;
 }
 
@@ -94,7 +94,7 @@ export class PreviewWhatsAppDto {
   @ApiProperty({ example: '42' }) @IsString() @Matches(/^\d{5,32}$/, { message: 'business_id is a numeric id' })
   business_id: string;
 
-  @ApiPropertyOptional({ example: '+447700900123' }) @IsOptional() @IsString() @MaxLength(32)
+  @ApiPropertyOptional({ example: '+447400123456' }) @IsOptional() @IsString() @MaxLength(32)
   phone_number?: string;
 }
 
@@ -104,9 +104,9 @@ export class PreviewTelegramDto {
 }
 
 export class InboxMappingDto {
-  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/users/42' }], example: 42 }) @Allow()
+  @ApiProperty({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/streams/7' }], example: 7 }) @Allow()
   streamId: number | string;
 
-  @ApiProperty({ type: [Number], example: ['text'] }) @Allow()
+  @ApiProperty({ type: 'array', items: { oneOf: [{ type: 'integer' }, { type: 'string' }] }, example: [3] }) @Allow()
   roleIds: Array<number | string>;
 }
