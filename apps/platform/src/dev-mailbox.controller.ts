@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Inject, Optional, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ErrorCode } from '@switchboard/contracts';
-import { AppError, DevMailbox, Mailer, Public, type StoredMail } from '@switchboard/platform';
+import { ApiErrors, AppError, DevMailbox, Mailer, Public, type StoredMail } from '@switchboard/platform';
 import { tokenMatches } from './exposure';
 import { StoredMailResponse } from './responses.dto';
 
@@ -22,6 +22,7 @@ export class DevMailboxController {
   ) {}
 
   @ApiOkResponse({ type: [StoredMailResponse] })
+  @ApiErrors({ status: 401, code: '0x11', message: 'the dev mailbox needs the token printed at start (?token= or X-Mailbox-Token)' }, { status: 401, code: '0x12', message: 'wrong dev mailbox token' })
   @ApiQuery({ type: Number, name: 'limit', required: false, description: 'at most this many mails (1 to 200, default 50)', example: 10 })
   @ApiQuery({ type: String, name: 'token', required: false, description: 'the token printed at start, when the server listens on a network address (or the X-Mailbox-Token header)', example: 'mQ3k9Vx0bq2ZT1c8lW5yRpE4' })
   @Get('mailbox')

@@ -184,7 +184,7 @@ describe('the OpenAPI document at /api/docs.json', () => {
     const s = schemas();
     const smpp = s.SmppVendorConfigDto as Json;
     const props = smpp.properties as Record<string, Json>;
-    for (const field of ['host', 'port', 'systemId', 'password', 'systemType', 'connections', 'window', 'tps', 'enquireLinkMs', 'submitTimeoutMs', 'sourceTon', 'sourceNpi', 'destTon', 'destNpi']) {
+    for (const field of ['host', 'port', 'systemId', 'password', 'systemType', 'connections', 'window', 'tps', 'minTps', 'enquireLinkMs', 'submitTimeoutMs', 'sourceTon', 'sourceNpi', 'destTon', 'destNpi']) {
       expect([field, typeof props[field]?.description]).toEqual([field, 'string']);
     }
     expect(smpp.required).toEqual(expect.arrayContaining(['host', 'port', 'systemId', 'password']));

@@ -1,4 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import type { SmppAdapterConfig } from '../adapters/smpp.adapter';
+import type { SimulatorConfig } from '../adapters/simulator.adapter';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 
 const SERVICE_TYPES = ['sms', 'whatsapp', 'telegram', 'telegram_private'] as const;
@@ -31,11 +33,14 @@ export class SmppVendorConfigDto {
   @ApiPropertyOptional({ example: 64, default: 64, minimum: 1, description: 'submit_sm outstanding per bind before waiting for responses' })
   window?: number;
 
-  @ApiPropertyOptional({ example: 10, default: 0, minimum: 0, description: 'submit_sm per second per bind (the carrier\'s agreed throughput); 0 = unpaced. SMS parts count one each' })
+  @ApiPropertyOptional({ example: 10, default: 0, minimum: 0, description: 'the most submit_sm per second per bind (the carrier\'s agreed throughput; each SMS part is one); 0 = no ceiling. Within it the bind finds the carrier\'s real rate: it halves on ESME_RTHROTTLED / ESME_RMSGQFUL and climbs back (AIMD)' })
   tps?: number;
 
   @ApiPropertyOptional({ example: 100, default: 100, description: 'credit a bind may bank while busy, in ms of traffic (token-bucket burst)' })
   burstMs?: number;
+
+  @ApiPropertyOptional({ example: 1, default: 1, minimum: 1, description: 'the pacer never slows a bind below this many submit_sm per second, however often the carrier throttles' })
+  minTps?: number;
 
   @ApiPropertyOptional({ example: 30000, default: 30000, description: 'enquire_link period, ms' })
   enquireLinkMs?: number;
@@ -46,7 +51,7 @@ export class SmppVendorConfigDto {
   @ApiPropertyOptional({ example: 500, default: 500, description: 'first reconnect delay, doubled up to 30 s, ms' })
   reconnectMs?: number;
 
-  @ApiPropertyOptional({ example: 100, default: 100, description: 'first back-off after ESME_RTHROTTLED or ESME_RMSGQFUL, doubled up to 5 s, reset by the next success, ms' })
+  @ApiPropertyOptional({ example: 100, default: 100, description: 'pause before a transient error (ESME_RSYSERR) is retried on the bind, ms' })
   throttleBackoffMs?: number;
 
   @ApiPropertyOptional({ example: 3, default: 3, description: 'transient errors (ESME_RSYSERR, queue full) retried on the bind before the message goes back to routing' })
@@ -65,6 +70,10 @@ export class SmppVendorConfigDto {
   destNpi?: number;
 }
 
+/** Both ways: a setting the adapter reads is documented, and nothing documented is unknown to it (tsc fails otherwise). */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : { missing: Exclude<keyof B, keyof A>; unknown: Exclude<keyof A, keyof B> };
+export const SMPP_SETTINGS_DOCUMENTED: SameKeys<SmppVendorConfigDto, SmppAdapterConfig> = true;
+
 /** The `config` of a `simulator` vendor: accepts every message and reports it by itself (embedded mode, demos). */
 export class SimulatorVendorConfigDto {
   @ApiPropertyOptional({ example: 0.95, default: 1, minimum: 0, maximum: 1, description: 'share of messages reported delivered; the rest undelivered' })
@@ -79,6 +88,8 @@ export class SimulatorVendorConfigDto {
   @ApiPropertyOptional({ type: [String], example: ['+4477009'], description: 'destinations refused outright (a rejected send)' })
   rejectPrefixes?: string[];
 }
+
+export const SIMULATOR_SETTINGS_DOCUMENTED: SameKeys<SimulatorVendorConfigDto, Omit<SimulatorConfig, 'random'>> = true;
 
 export class CountryRouteDto {
   @ApiProperty({ example: 'GB', description: 'the destination country (ISO 3166-1 alpha-2)' }) @IsString() @Matches(/^[A-Za-z]{2}$/, { message: 'iso2 must be a 2-letter country code' })
