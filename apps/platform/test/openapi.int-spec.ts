@@ -7,6 +7,8 @@ import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { listRoutes } from '@switchboard/platform';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { AccountsBootstrapService } from '@switchboard/accounts';
+import { AuthBootstrapService } from '@switchboard/auth';
 import { GatewayModule } from '@switchboard/gateway';
 import { DevModule, embeddedServiceModules } from '../src/embedded-server';
 import { buildOpenApiDocument } from '../src/openapi';
@@ -194,4 +196,100 @@ describe('the OpenAPI document at /api/docs.json', () => {
     const send = (doc.paths['/api/streams/messages'] as Json).post as Json;
     expect(Object.keys(send.responses as Json)).toEqual(expect.arrayContaining(['202', '400', '401', '402', '409', '429']));
   });
+  /** Where a real answer and its documented schema disagree: an undocumented field, a missing required one, a wrong type. */
+  function drift(value: unknown, schema: unknown, at: string, out: string[], depth = 0): void {
+    const s = resolve(schema);
+    if (!s || depth > 8) return;
+    if (value === null) {
+      if (!s.nullable && !(s.oneOf as Json[] | undefined)?.some((x) => resolve(x)?.nullable)) out.push(`${at}: null, not documented as nullable`);
+      return;
+    }
+    const variants = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
+    if (variants) {
+      const results = variants.map((v) => {
+        const o: string[] = [];
+        drift(value, v, at, o, depth + 1);
+        return o;
+      });
+      if (!results.some((r) => r.length === 0)) out.push(...results.sort((a, b) => a.length - b.length)[0]);
+      return;
+    }
+    if (s.allOf) {
+      for (const v of s.allOf as unknown[]) drift(value, v, at, out, depth + 1);
+      return;
+    }
+    const type = s.type as string | undefined;
+    const actual = Array.isArray(value) ? 'array' : typeof value;
+    if (type === 'integer' || type === 'number') {
+      if (actual !== 'number') out.push(`${at}: ${actual}, documented ${type}`);
+    } else if (type === 'string') {
+      if (actual !== 'string') out.push(`${at}: ${actual}, documented string`);
+    } else if (type === 'boolean') {
+      if (actual !== 'boolean') out.push(`${at}: ${actual}, documented boolean`);
+    } else if (type === 'array') {
+      if (actual !== 'array') out.push(`${at}: ${actual}, documented array`);
+      else (value as unknown[]).slice(0, 3).forEach((v, i) => drift(v, s.items, `${at}[${i}]`, out, depth + 1));
+    } else if (s.properties || type === 'object') {
+      if (actual !== 'object') {
+        out.push(`${at}: ${actual}, documented object`);
+        return;
+      }
+      const props = (s.properties ?? {}) as Json;
+      const v = value as Json;
+      if (s.properties && s.additionalProperties === undefined) {
+        for (const k of Object.keys(v)) if (!(k in props)) out.push(`${at}.${k}: in the answer, not documented`);
+      }
+      for (const k of (s.required as string[] | undefined) ?? []) if (!(k in v)) out.push(`${at}.${k}: documented as required, missing`);
+      for (const [k, ps] of Object.entries(props)) if (k in v) drift(v[k], ps, `${at}.${k}`, out, depth + 1);
+      if (s.additionalProperties && typeof s.additionalProperties === 'object') for (const [k, x] of Object.entries(v)) if (!(k in props)) drift(x, s.additionalProperties, `${at}.${k}`, out, depth + 1);
+    }
+  }
+
+  it('documents what the routes really answer: a signed-in super administrator reads every list and item of the embedded platform', async () => {
+    const demo = await t.app.get(AccountsBootstrapService).seed({ demoAccountName: 'Demo account' });
+    await t.app.get(AuthBootstrapService).seed({ adminEmail: 'admin@switchboard.local', adminPassword: 'openapi-test-password', demoAccount: { id: demo.demoAccountId, name: demo.snapshot.name } });
+    const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> => {
+      const res = await fetch(`${t.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+    };
+    const credentials = { username: 'admin@switchboard.local', password: 'openapi-test-password' };
+    expect((await api('POST', '/api/login_check', credentials)).status).toBe(200);
+    const pin = /\d{6}/.exec(t.mailbox.list(1)[0].text)?.[0];
+    const signIn = await api('POST', '/api/login/manual', { ...credentials, pin });
+    const auth = { authorization: `Bearer ${(signIn.body as Json).token as string}` };
+    // something in the lists: a sender, a stream, a vendor with SMPP settings, a route, a key
+    const created = [
+      ['POST /api/senders', await api('POST', '/api/senders', { name: 'Acme', value: 'ACME' }, auth)],
+      ['POST /api/streams', await api('POST', '/api/streams', { name: 'Orders', streamType: 2, sender: 'ACME' }, auth)],
+      ['POST /api/service_type_manager/vendor', await api('POST', '/api/service_type_manager/vendor', { name: 'Acme SMSC', service_type: 'sms', adapter: 'smpp', active: false, config: { host: '127.0.0.1', port: 9, systemId: 'acme', password: 'secret' } }, auth)],
+      ['PUT /api/service_type_manager/countries_mapping', await api('PUT', '/api/service_type_manager/countries_mapping', { iso2: 'GB', serviceType: 'sms', vendorIds: ['1'] }, auth)],
+      ['POST /api/api_keys', await api('POST', '/api/api_keys', { name: 'integration', permissions: ['STREAM_VIEW'] }, auth)],
+    ] as const;
+    const findings: string[] = [];
+    for (const [id, res] of created) {
+      const [method, path] = id.split(' ');
+      const op = (doc.paths[path] as Json)[method.toLowerCase()] as Json;
+      const code = String(res.status);
+      const media = (((op.responses as Json)[code] as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined;
+      if (!media) findings.push(`${id}: answered ${code}, not documented`);
+      else drift(res.body, media.schema, id, findings);
+    }
+    const streamId = String(((created[1][1].body as Json).id as number) ?? 1);
+    const ids: Record<string, string> = { '/api/countries/{id}': '77', '/api/countries/global/{id}': '77', '/api/timezones/{id}': '261', '/api/streams/{id}': streamId, '/api/streams/token/{id}': streamId };
+    const query: Record<string, string> = { '/api/stream/code_snippet': `?streamId=${streamId}`, '/api/stream/diagnostics': `?streamId=${streamId}`, '/api/service_type_manager/current_routing': '?iso2=GB&serviceType=sms&customerId=1', '/api/service_type_manager/customer_countries_mapping': '?customerId=1' };
+    let checked = 0;
+    for (const { id, path, op } of operations().filter((o) => o.method === 'get')) {
+      const media = ((((op.responses as Json)['200'] as Json | undefined)?.content as Json | undefined)?.['application/json']) as Json | undefined;
+      if (!media || path === '/realtime' || path.includes('/dispatch/webhooks/')) continue;
+      const url = path.replace(/\{[^}]+\}/, ids[path] ?? '1') + (query[path] ?? '');
+      if (/\{/.test(url)) continue;
+      const res = await api('GET', url, undefined, auth);
+      if (res.status !== 200) continue; // an id that does not exist here (404), a provider that is not set up (WhatsApp)
+      drift(res.body, media.schema, id, findings);
+      checked++;
+    }
+    expect(findings).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  }, 60000);
 });

@@ -207,10 +207,10 @@ export class CustomerResponse {
   @ApiProperty({ type: String, example: '2026-11-25T16:39:40.124Z' })
   createdAt!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   customSettings!: Record<string, unknown>;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   genSettings!: Record<string, unknown>;
 }
 

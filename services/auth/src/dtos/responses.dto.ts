@@ -310,6 +310,9 @@ export class ProfileResponse {
 
   @ApiProperty({ type: () => [AccountSummaryResponse] })
   customers!: AccountSummaryResponse[];
+
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'always null: no chat-widget integration' })
+  intercomToken!: string | null;
 }
 
 export class LiveChannelResponse {

@@ -475,7 +475,7 @@ export class TaskResponse {
   @ApiProperty({ type: String })
   fileType!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   params!: Record<string, unknown>;
 
   @ApiProperty({ type: String, nullable: true, description: 'Where the CSV is downloaded once progress is 100: /api/task/download?id={id}; null before.' })

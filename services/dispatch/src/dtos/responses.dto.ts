@@ -54,7 +54,7 @@ export class MessageResponse {
   @ApiProperty({ type: String, example: 'Hello from Switchboard' })
   message!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, nullable: true })
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   media!: Record<string, unknown>;
 
   @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
@@ -137,7 +137,7 @@ export class VendorResponse {
   @ApiProperty({ type: String, example: 'simulator' })
   adapter!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'Connection settings with secrets masked.' })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Connection settings with secrets masked.' })
   config!: Record<string, unknown>;
 }
 

@@ -29,7 +29,7 @@ export class SenderResponse {
   @ApiProperty({ type: String, nullable: true })
   declinedReason!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   defaultMetadata!: Record<string, unknown>;
 }
 
@@ -78,7 +78,7 @@ export class SuperAdminSenderResponse {
   @ApiProperty({ type: String, nullable: true })
   declinedReason!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   defaultMetadata!: Record<string, unknown>;
 }
 
@@ -291,7 +291,7 @@ export class StreamResponse {
   @ApiProperty({ type: String, example: '83189566-306b-40de-9e61-5bbb0d10bd0c' })
   streamUid!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'object', additionalProperties: true })
   params!: Record<string, unknown>;
 
   @ApiProperty({ type: String, example: '2026-11-25T16:39:54.289Z' })
