@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission, type PermissionGroup } from '@switchboard/contracts';
 import { ApiListResponse, CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
 import { CreateRoleDto, UpdateInboxRolesDto, UpdateRoleDto } from '../dtos/role.dto';
@@ -14,6 +14,7 @@ import { PermissionGroupResponse, RoleResponse } from '../dtos/responses.dto';
 export class RoleController {
   constructor(private readonly roles: RoleService) {}
 
+  @ApiQuery({ name: 'roleType', type: String, required: false, description: '1 (platform) or 2 (inbox); platform and inbox are accepted too', example: '1' })
   @ApiListResponse(RoleResponse)
   @Get() @Permissions(Permission.UserRoleView)
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<RoleDto>> { return this.roles.list(p, q); }

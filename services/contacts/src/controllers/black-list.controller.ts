@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, type ListResult } from '@switchboard/platform';
 import { CreateBlackListDto, type BlackListDto } from '../dtos/black-list.dto';
@@ -14,6 +14,8 @@ import { BlackListResponse } from '../dtos/responses.dto';
 export class BlackListController {
   constructor(private readonly blacklist: BlackListService) {}
 
+  @ApiQuery({ name: 'phone', type: String, required: false, description: 'only this number', example: '+447400123456' })
+  @ApiQuery({ name: 'importList', type: String, required: false, description: 'only the numbers of this import list (id or IRI)', example: '12' })
   @ApiListResponse(BlackListResponse)
   @Get() @Permissions(Permission.BlockDestinationView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<BlackListDto>> { return this.blacklist.list(caller().accountId, q); }

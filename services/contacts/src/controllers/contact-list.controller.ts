@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, type ListResult } from '@switchboard/platform';
 import { CreateContactListDto, TotalByFilterDto, UpdateContactListDto, type ContactListDto } from '../dtos/contact-list.dto';
@@ -13,6 +13,9 @@ import { ContactListMissingVariablesResponse, ContactListResponse, ContactListTo
 export class ContactListController {
   constructor(private readonly lists: ContactListService) {}
 
+  @ApiQuery({ name: 'type', type: String, required: false, description: 'list, segment or integration', example: 'list' })
+  @ApiQuery({ name: 'status', type: Number, required: false, description: '0 initializing, 1 processing, 2 ready', example: 2 })
+  @ApiQuery({ name: 'name', type: String, required: false, description: 'name contains', example: 'Customers' })
   @ApiListResponse(ContactListResponse)
   @Get() @Permissions(Permission.ContactListSegmentView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<ContactListDto>> { return this.lists.list(caller().accountId, q); }

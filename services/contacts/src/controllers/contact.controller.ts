@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { Permissions, type ListResult } from '@switchboard/platform';
 import { CreateContactDto, UpdateContactDto, type ContactDto } from '../dtos/contact.dto';
@@ -14,6 +14,11 @@ import { ContactList2Response, ContactResponse } from '../dtos/responses.dto';
 export class ContactController {
   constructor(private readonly contacts: ContactService) {}
 
+  @ApiQuery({ name: 'search', type: String, required: false, description: 'phone, name or email contains (phone is accepted as an alias)', example: '+4474' })
+  @ApiQuery({ name: 'state', type: String, required: false, description: 'no_error (default), invalid, not_mobile, blacklist, duplicate: the rows an import rejected', example: 'no_error' })
+  @ApiQuery({ name: 'optedOut', type: Boolean, required: false, description: 'true or false', example: false })
+  @ApiQuery({ name: 'country', type: String, required: false, description: 'ISO 3166-1 alpha-2', example: 'GB' })
+  @ApiQuery({ name: 'filter', type: String, required: false, description: 'a segment filter as JSON text', example: '{"match":"all","groups":[]}' })
   @ApiOkResponse({ type: ContactList2Response })
   @Get() @Permissions(Permission.ContactView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<ContactDto> & { nextAfter: number | null }> { return this.contacts.list(caller().accountId, q); }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiListResponse, Authenticated, CurrentPrincipal, type ListResult, type Principal } from '@switchboard/platform';
 import type { ImportListDto, ImportPreviewDto } from '../dtos/import-list.dto';
@@ -15,6 +15,9 @@ import { ImportListGetResponse, ImportListResponse, ImportListUploadResponse } f
 export class ImportListController {
   constructor(private readonly imports: ImportListService) {}
 
+  @ApiQuery({ name: 'type', type: String, required: false, description: 'contacts or blacklist', example: 'contacts' })
+  @ApiQuery({ name: 'status', type: String, required: false, description: 'the import status', example: 'parsed' })
+  @ApiQuery({ name: 'name', type: String, required: false, description: 'name contains', example: 'Customers' })
   @ApiListResponse(ImportListResponse)
   @Get() @Authenticated({ accountRequired: true })
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<ImportListDto>> { return this.imports.list(caller().accountId, p, q); }

@@ -18,6 +18,8 @@ export class TaskController {
   @Post() @Authenticated({ accountRequired: true })
   create(@CurrentPrincipal() p: Principal, @Body() dto: CreateTaskDto): Promise<TaskDto> { return this.tasks.create(caller().accountId, p, dto); }
 
+  @ApiQuery({ name: 'type', type: String, required: false, description: 'the task type', example: 'export_contacts' })
+  @ApiQuery({ name: 'status', type: String, required: false, description: 'pending, running, done or error', example: 'done' })
   @ApiListResponse(TaskResponse)
   @Get() @Authenticated({ accountRequired: true })
   list(@CurrentPrincipal() p: Principal, @Query() q: Record<string, unknown>): Promise<ListResult<TaskDto>> { return this.tasks.list(caller().accountId, p, q); }

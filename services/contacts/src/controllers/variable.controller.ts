@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { ApiListResponse, Authenticated, Permissions, type ListResult } from '@switchboard/platform';
 import { CreateVariableDto, UpdateVariableDto, type VariableDto } from '../dtos/variable.dto';
@@ -14,6 +14,8 @@ import { VariableResponse } from '../dtos/responses.dto';
 export class VariableController {
   constructor(private readonly variables: VariableService) {}
 
+  @ApiQuery({ name: 'name', type: String, required: false, description: 'name contains', example: 'city' })
+  @ApiQuery({ name: 'isStandard', type: Boolean, required: false, description: 'true: the standard variables (phone, firstName, ...); false: the custom ones', example: false })
   @ApiListResponse(VariableResponse)
   @Get() @Authenticated({ accountRequired: true })
   list(@Query() q: Record<string, unknown>): Promise<ListResult<VariableDto>> { return this.variables.list(caller().accountId, q); }

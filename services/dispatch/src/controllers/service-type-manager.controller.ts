@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiListResponse, CurrentPrincipal, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
 import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, SimulatorVendorConfigDto, SmppVendorConfigDto, UpdateVendorDto } from '../dtos/routing.dto';
 import type { CountryRouteRow, RoutingHistoryRow } from '../repositories/routing.repository';
@@ -21,6 +21,7 @@ export class ServiceTypeManagerController {
   @Put('countries_mapping') @SuperAdmin()
   setCountry(@Body() dto: CountryRouteDto, @CurrentPrincipal() p: Principal): Promise<CountryRouteRow | null> { return this.admin.setGlobalRoute(dto, p); }
 
+  @ApiQuery({ name: 'customerId', type: String, required: true, description: 'the account', example: '1' })
   @ApiListResponse(CountryRouteResponse)
   @Get('customer_countries_mapping') @SuperAdmin()
   customerCountries(@Query('customerId') customerId: unknown): Promise<ListResult<CountryRouteRow>> { return this.admin.customerRoutes(customerId); }
@@ -37,10 +38,15 @@ export class ServiceTypeManagerController {
   @Get('vendors') @SuperAdmin()
   vendors(): Promise<ListResult<VendorDto>> { return this.admin.vendors(); }
 
+  @ApiQuery({ name: 'iso2', type: String, required: false, description: 'the destination country', example: 'GB' })
+  @ApiQuery({ name: 'serviceType', type: String, required: false, description: 'sms (default), whatsapp, telegram, telegram_private', example: 'sms' })
+  @ApiQuery({ name: 'customerId', type: String, required: false, description: 'the account whose route applies (its own route before the global one)', example: '1' })
   @ApiOkResponse({ type: ServiceTypeManagerCurrentRoutingResponse })
   @Get('current_routing') @SuperAdmin()
   currentRouting(@Query() q: Record<string, unknown>): ReturnType<RoutingAdminService['currentRouting']> { return this.admin.currentRouting(q); }
 
+  @ApiQuery({ name: 'customerId', type: String, required: false, description: "only this account's route changes", example: '1' })
+  @ApiQuery({ name: 'iso2', type: String, required: false, description: 'only this country', example: 'GB' })
   @ApiListResponse(RoutingHistoryResponse)
   @Get('routing_history') @SuperAdmin()
   history(@Query() q: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> { return this.admin.history(q); }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, SuperAdmin, type ListResult } from '@switchboard/platform';
 import { ApproveSenderDto, CreateSenderDto, KeywordDto, StreamEventDto, UpdateSenderDto } from '../dtos/sender.dto';
@@ -15,6 +15,9 @@ const P = Permission;
 export class SendersController {
   constructor(private readonly senders: SenderService) {}
 
+  @ApiQuery({ name: 'approved', type: Number, required: false, description: '0 pending, 1 approved, 2 declined', example: 1 })
+  @ApiQuery({ name: 'search', type: String, required: false, description: 'name or sender ID contains', example: 'ACME' })
+  @ApiQuery({ name: 'type', type: String, required: false, description: 'inbound-outbound, inbound-only or outbound-only', example: 'outbound-only' })
   @ApiListResponse(SenderResponse)
   @Get() @Permissions(P.SenderView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<SenderDto>> { return this.senders.list(q); }
@@ -23,6 +26,7 @@ export class SendersController {
   @Get('dropdown') @Permissions(P.SenderView)
   dropdown(@Query() q: Record<string, unknown>) { return this.senders.dropdown(q); }
 
+  @ApiQuery({ name: 'approved', type: Number, required: false, description: '0 pending, 1 approved, 2 declined', example: 0 })
   @ApiListResponse(SuperAdminSenderResponse)
   @Get('superadmin') @SuperAdmin()
   listAll(@Query() q: Record<string, unknown>): Promise<ListResult<SuperAdminSenderDto>> { return this.senders.listAll(q); }
@@ -54,6 +58,7 @@ export class SendersController {
 export class MaliciousKeywordsController {
   constructor(private readonly keywords: KeywordService) {}
 
+  @ApiQuery({ name: 'search', type: String, required: false, description: 'word contains', example: 'casino' })
   @ApiListResponse(MaliciousKeywordsResponse)
   @Get() @SuperAdmin()
   list(@Query() q: Record<string, unknown>) { return this.keywords.list(q); }
@@ -80,6 +85,7 @@ export class MaliciousKeywordsController {
 export class StreamEventsController {
   constructor(private readonly events: StreamEventService) {}
 
+  @ApiQuery({ name: 'streamId', type: Number, required: false, description: "only this stream's events", example: 7 })
   @ApiListResponse(StreamEventResponse)
   @Get() @Permissions(P.StreamView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<StreamEventView>> { return this.events.list(q); }

@@ -21,6 +21,9 @@ export class StreamsController {
     private readonly tools: ConsoleToolsService,
   ) {}
 
+  @ApiQuery({ name: 'name', type: String, required: false, description: 'name contains', example: 'Orders' })
+  @ApiQuery({ name: 'streamType', type: Number, required: false, description: '1 marketing, 2 transactional, 3 OTP, 4 two-way, 5 WhatsApp, 7 Telegram bot, 8 Telegram private', example: 2 })
+  @ApiQuery({ name: 'status', type: Number, required: false, description: '0 ready, 1 sending, 2 draft, -1 disabled, -10 restricted', example: 0 })
   @ApiListResponse(StreamResponse)
   @Get() @Permissions(P.StreamView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<StreamDto>> { return this.streams.list(q); }
@@ -33,6 +36,9 @@ export class StreamsController {
   @Get('dropdown/inbox') @Permissions(P.InboxView)
   dropdownInbox(): Promise<ListResult<DropdownItem>> { return this.streams.dropdown([StreamType.TwoWay, StreamType.WhatsApp]); }
 
+  @ApiQuery({ name: 'start', type: String, required: false, description: 'from (ISO date-time); default one day back', example: '2026-11-24T00:00:00Z' })
+  @ApiQuery({ name: 'end', type: String, required: false, description: 'to (ISO date-time); default now', example: '2026-11-25T23:59:59Z' })
+  @ApiQuery({ name: 'streamId', type: Number, required: false, description: 'only this stream', example: 7 })
   @ApiOkResponse({ type: StatisticsResponse })
   @Get('statistics') @Permissions(P.StreamView)
   statistics(@Query() q: Record<string, unknown>): Promise<StatisticsDto> { return this.stats.statistics(q); }
