@@ -19,7 +19,8 @@ export const CREATE_STAGE_SQL = `
     first_name text,
     last_name text,
     email text,
-    variables jsonb NOT NULL
+    -- text: only the rows that become contacts pay for reading it as jsonb
+    variables text NOT NULL
   ) ON COMMIT DROP`;
 
 const REJECTED_COLUMNS = 'account_id, import_list_id, row_no, state, error, phone, normalized_phone, country, first_name, last_name, email';
@@ -29,14 +30,14 @@ WITH s AS (
   SELECT s.*, (bl.hit IS NOT NULL) AS bl,
          row_number() OVER (PARTITION BY s.normalized_phone ORDER BY s.row_no) AS rk
     FROM stage s
-    -- one index probe per row, whatever the blacklist's size (a join could pick a scan of the whole blacklist)
+    -- one index probe per valid row, whatever the blacklist's size (a join could pick a scan of the whole blacklist)
     LEFT JOIN LATERAL (
-      SELECT 1 AS hit FROM contacts.black_list b WHERE b.account_id = $1 AND b.normalized_phone = s.normalized_phone LIMIT 1
+      SELECT 1 AS hit FROM contacts.black_list b WHERE s.state = 0 AND b.account_id = $1 AND b.normalized_phone = s.normalized_phone LIMIT 1
     ) bl ON true
 ),
 up AS (
   INSERT INTO contacts.contact AS c (account_id, phone, normalized_phone, country, timezone, first_name, last_name, email, variables, list_ids, import_list_id, last_import_id)
-  SELECT $1, phone, normalized_phone, country, timezone, first_name, last_name, email, variables, ARRAY[$3::bigint], $2, $2
+  SELECT $1, phone, normalized_phone, country, timezone, first_name, last_name, email, variables::jsonb, ARRAY[$3::bigint], $2, $2
     FROM s WHERE state = 0 AND NOT bl AND rk = 1 ORDER BY row_no
   ON CONFLICT (account_id, normalized_phone) DO UPDATE SET
     first_name = coalesce(EXCLUDED.first_name, c.first_name),
