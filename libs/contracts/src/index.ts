@@ -8,3 +8,4 @@ export * from './messaging-events';
 export * from './contacts-events';
 export * from './streams-events';
 export * from './sms';
+export * from './inbound-events';

@@ -192,9 +192,12 @@ export const MessageChargedV1 = defineEvent({
  * Telegram webhooks, to start the Telegram private login and to match inbound messages (a bot, a phone number id, a
  * two-way number) to their account and stream. `enabled` is false for deleted, disabled and restricted streams; a
  * draft is enabled (a Telegram private stream is a draft until its login completes).
- * `credentials` (only keys that are set): `accessToken`, `businessId`, `verifyToken` (WhatsApp: the stream's token,
- * its business account, the webhook verify token the console shows), `botToken` (Telegram bot), `phone` (Telegram
- * private). It travels on the internal bus only and is never logged.
+ * `credentials` carries only what is not secret (keys that are set): `businessId` (WhatsApp: the stream's business
+ * account), `phone` (Telegram private). The secrets, `accessToken` and `verifyToken` (WhatsApp: the stream's token and
+ * the webhook verify token the console shows) and `botToken` (Telegram bot), travel only in `sealedCredentials`:
+ * `ProviderSecrets.seal(streamUid, {...})` of libs/platform, AES-256-GCM under `PROVIDER_SECRETS_KEY`, which dispatch
+ * opens in memory when it calls the provider (docs/decisions/0021-inbound-ownership-and-provider-secrets.md). Events
+ * written before version 0.3 had them in `credentials`; a consumer takes a secret from there never again.
  */
 export const StreamChannelConfiguredV1 = defineEvent({
   type: 'streams.stream.channel_configured',
@@ -210,6 +213,8 @@ export const StreamChannelConfiguredV1 = defineEvent({
     /** Two-way number (SMS), phone number id (WhatsApp), the stream's sender or uid (Telegram bot and private). */
     sender: z.string(),
     credentials: z.record(z.string()),
+    /** The provider secrets, sealed for this stream (null or absent: none). */
+    sealedCredentials: z.string().nullable().optional(),
     enabled: z.boolean(),
     occurredAt: z.string(),
   }),
@@ -234,7 +239,15 @@ export const TelegramCodeSubmittedV1 = defineEvent({
   version: 1,
   topic: Topics.Streams,
   key: (d) => d.streamId,
-  schema: z.object({ accountId: id, streamId: id, streamUid: z.string(), code: z.string(), password: z.string().nullable() }),
+  schema: z.object({
+    accountId: id,
+    streamId: id,
+    streamUid: z.string(),
+    /** Empty: the code and password travel in `sealed` (`ProviderSecrets.seal(streamUid, { code, password })`). */
+    code: z.string(),
+    password: z.string().nullable(),
+    sealed: z.string().nullable().optional(),
+  }),
 });
 
 export const TelegramAuthCompletedV1 = defineEvent({

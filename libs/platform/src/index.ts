@@ -12,3 +12,4 @@ export * from './mail';
 export * from './module';
 export * from './health/health';
 export * from './tenancy/account-directory';
+export * from './crypto';

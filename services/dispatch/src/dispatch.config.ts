@@ -30,6 +30,8 @@ export const dispatchConfigSchema = z.object({
   WHATSAPP_ACCESS_TOKEN: z.string().optional(),
   WHATSAPP_API_VERSION: z.string().default('v21.0'),
   TELEGRAM_WEBHOOK_SECRET_KEY: z.string().optional(),
+  /** Opens the WhatsApp and Telegram secrets streams sends sealed: the same value as streams' PROVIDER_SECRETS_KEY. */
+  PROVIDER_SECRETS_KEY: z.string().min(16, 'at least 16 characters'),
   TELEGRAM_API_ID: z.coerce.number().int().positive().optional(),
   TELEGRAM_API_HASH: z.string().optional(),
   /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
@@ -50,6 +52,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
     publicUrl: c.PUBLIC_URL,
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
     telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },
+    providerSecretsKey: c.PROVIDER_SECRETS_KEY,
     telegramPrivate: c.TELEGRAM_API_ID && c.TELEGRAM_API_HASH ? { apiId: c.TELEGRAM_API_ID, apiHash: c.TELEGRAM_API_HASH } : undefined,
   };
 }

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { ChannelsController } from './controllers/channels.controller';
+import { InboundUnclaimedController } from './controllers/inbound-unclaimed.controller';
 import { MessageResponsesController } from './controllers/message-responses.controller';
 import { ServiceTypeManagerController } from './controllers/service-type-manager.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
@@ -15,6 +16,8 @@ import { ReadModelConsumers } from './services/consumers.service';
 import { Dispatcher } from './services/dispatcher.service';
 import { DispatchOutboxRelay, MessageRealtime } from './services/events.service';
 import { InboundService } from './services/inbound.service';
+import { InboundUnclaimedService } from './services/inbound-unclaimed.service';
+import { OptOutBook } from './services/opt-out.book';
 import { MessageResponsesService } from './services/message-responses.service';
 import { RoutingAdminService } from './services/routing-admin.service';
 import { RoutingService } from './services/routing.service';
@@ -57,7 +60,7 @@ export class DispatchModule {
           },
         }),
       ],
-      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController],
+      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController, InboundUnclaimedController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: resolved },
         MessageRepository,
@@ -68,7 +71,9 @@ export class DispatchModule {
         RoutingService,
         StreamChannelCache,
         AdapterRegistry,
+        OptOutBook,
         InboundService,
+        InboundUnclaimedService,
         Dispatcher,
         TelegramAuthService,
         ReadModelConsumers,

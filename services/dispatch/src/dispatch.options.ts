@@ -48,6 +48,11 @@ export interface DispatchModuleOptions {
   whatsapp?: { appSecret: string; verifyToken: string; accessToken?: string; baseUrl?: string; apiVersion?: string };
   /** Telegram Bot API base URL (tests) and the key webhook secrets are derived from. */
   telegram?: { baseUrl?: string; webhookSecretKey?: string };
+  /**
+   * Opens the provider secrets streams seals into `streams.stream.channel_configured` (`PROVIDER_SECRETS_KEY`, the same
+   * value streams has). Without it a stream's own WhatsApp or Telegram token cannot be used (docs/decisions/0021).
+   */
+  providerSecretsKey?: string;
   /** MTProto app credentials for Telegram private streams. */
   telegramPrivate?: { apiId: number; apiHash: string };
   /** Replaces the GramJS login gateway (tests: Telegram cannot be reached offline). */

@@ -2,7 +2,7 @@ import { MessageReceivedV1, MessageStatusChangedV1 } from '@switchboard/contract
 import { telegramWebhookSecret } from '../src';
 import { TelegramPeer } from '../src/testing/telegram-peer';
 import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
-import { startDispatch, type DispatchTestApp } from './support';
+import { sealFor, startDispatch, type DispatchTestApp } from './support';
 
 const BOT = '123456:ABC-bot-token';
 
@@ -26,7 +26,7 @@ describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
     });
     [{ id: waVendor }] = await d.sql<{ id: string }>(`SELECT id::text FROM dispatch.vendor WHERE adapter = 'whatsapp'`);
     await d.configureStream({ streamId: '30', channel: 'whatsapp', streamType: 5, sender: 'PNID-1' });
-    await d.configureStream({ streamId: '40', channel: 'telegram', streamType: 7, sender: 'acme_bot', credentials: { botToken: BOT } });
+    await d.configureStream({ streamId: '40', channel: 'telegram', streamType: 7, sender: 'acme_bot', sealedCredentials: sealFor('stream-40', { botToken: BOT }) });
   });
 
   afterAll(async () => {

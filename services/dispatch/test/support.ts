@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
-import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
+import { inboundAddress, InboundRouteChangedV1, MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
+import { createEnvelope, ProviderSecrets, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Dispatcher, DispatchModule, type DispatchModuleOptions } from '../src';
 import { DispatchOutboxRelay } from '../src/services/events.service';
@@ -22,7 +22,13 @@ export interface DispatchTestApp {
   publish: (events: OutgoingEvent[]) => Promise<void>;
   /** Publishes `streams.message.accepted` and returns the message uuid. */
   accept: (overrides?: Partial<EventData<typeof MessageAcceptedV1>>, eventId?: string) => Promise<string>;
-  configureStream: (d: Partial<EventData<typeof StreamChannelConfiguredV1>> & { streamId: string; channel: EventData<typeof StreamChannelConfiguredV1>['channel'] }) => Promise<void>;
+  /**
+   * `streams.stream.channel_configured`, and for two-way and WhatsApp streams (unless `claim: false`) the claim of the
+   * sender as streams makes it (`streams.inbound_route.changed`).
+   */
+  configureStream: (d: Partial<EventData<typeof StreamChannelConfiguredV1>> & { streamId: string; channel: EventData<typeof StreamChannelConfiguredV1>['channel']; claim?: boolean }) => Promise<void>;
+  /** `streams.inbound_route.changed`: `accountId` null releases. */
+  route: (channel: 'sms' | 'whatsapp' | 'telegram', raw: string, accountId: string | null, streamId: string | null) => Promise<void>;
   setAccountTps: (accountId: string, tps: number) => Promise<void>;
   /** Waits until the message has this status (polling the database). */
   untilStatus: (uuid: string, statuses: string[] | string, ms?: number) => Promise<Record<string, unknown>>;
@@ -42,9 +48,15 @@ export const FAST: DispatchModuleOptions['dispatcher'] = {
   retryBaseMs: 20,
 };
 
+/** The provider secrets key of the test dispatch (streams would have the same one). */
+export const TEST_PROVIDER_SECRETS_KEY = 'provider-secrets-of-the-tests';
+
+/** Provider secrets as streams sends them: sealed for the stream. */
+export const sealFor = (streamUid: string, values: Record<string, string>): string => new ProviderSecrets(TEST_PROVIDER_SECRETS_KEY).seal(streamUid, values);
+
 export async function startDispatch(options: DispatchModuleOptions = {}): Promise<DispatchTestApp> {
   const t = await createTestApp(() => ({
-    imports: [DispatchModule.register({ realtimeIntervalMs: 20, ...options, dispatcher: { ...FAST, ...options.dispatcher } })],
+    imports: [DispatchModule.register({ realtimeIntervalMs: 20, providerSecretsKey: TEST_PROVIDER_SECRETS_KEY, ...options, dispatcher: { ...FAST, ...options.dispatcher } })],
   }));
   const published: EventEnvelope[] = [];
   await t.bus.subscribe({ group: 'dispatch-test', topics: [Topics.Dispatch], handler: async (e) => void published.push(e) });
@@ -106,7 +118,7 @@ export async function startDispatch(options: DispatchModuleOptions = {}): Promis
       await publish([createEnvelope(MessageAcceptedV1, data, { accountId: data.accountId, source: 'streams', id: eventId })]);
       return uuid;
     },
-    configureStream: async (d) => {
+    configureStream: async ({ claim, ...d }) => {
       const data: EventData<typeof StreamChannelConfiguredV1> = {
         accountId: '1',
         streamUid: `stream-${d.streamId}`,
@@ -119,6 +131,15 @@ export async function startDispatch(options: DispatchModuleOptions = {}): Promis
       };
       await publish([createEnvelope(StreamChannelConfiguredV1, data, { accountId: data.accountId, source: 'streams' })]);
       await until(async () => (await sql(`SELECT 1 FROM dispatch.stream_channel WHERE stream_id = $1 AND sender = $2 AND enabled = $3`, [d.streamId, data.sender, data.enabled])).length > 0);
+      if (claim !== false && (data.streamType === 4 || data.streamType === 5)) await app.route(data.channel === 'whatsapp' ? 'whatsapp' : 'sms', data.sender, data.accountId, data.streamId);
+    },
+    route: async (channel, raw, accountId, streamId) => {
+      const address = inboundAddress(channel, raw)!;
+      await publish([createEnvelope(InboundRouteChangedV1, { channel, address, accountId, streamId, occurredAt: new Date().toISOString() }, { accountId, source: 'streams' })]);
+      await until(async () => {
+        const rows = await sql<{ account_id: string }>(`SELECT account_id::text FROM dispatch.inbound_owner WHERE channel = $1 AND address = $2`, [channel, address]);
+        return accountId === null ? rows.length === 0 : rows[0]?.account_id === accountId;
+      });
     },
     setAccountTps: async (accountId, tps) => {
       await publish([

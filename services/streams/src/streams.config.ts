@@ -15,6 +15,8 @@ export const streamsConfigSchema = z.object({
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Seals stream and provider tokens and keys OTP hashes: at least 16 characters, the same on every replica. */
   STREAMS_SECRET: z.string().min(16, 'at least 16 characters'),
+  /** Seals WhatsApp and Telegram secrets for dispatch (events carry only the sealed text): the same value in dispatch. */
+  PROVIDER_SECRETS_KEY: z.string().min(16, 'at least 16 characters'),
   STREAMS_PUBLIC_API_URL: z.string().url().default('http://localhost:3000'),
   WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
   WHATSAPP_API_VERSION: z.string().default('v21.0'),
@@ -40,6 +42,7 @@ export const loadStreamsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => 
 export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleOptions {
   return {
     secret: c.STREAMS_SECRET,
+    providerSecretsKey: c.PROVIDER_SECRETS_KEY,
     publicApiUrl: c.STREAMS_PUBLIC_API_URL,
     whatsappApiBaseUrl: c.WHATSAPP_API_BASE_URL,
     whatsappApiVersion: c.WHATSAPP_API_VERSION,

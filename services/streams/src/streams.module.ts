@@ -13,6 +13,8 @@ import { TelegramClient, WhatsAppClient } from './providers/provider-clients';
 import { ActivityService } from './services/activity.service';
 import { ConsoleToolsService } from './services/console-tools.service';
 import { HousekeepingService } from './services/housekeeping.service';
+import { InboundBackfillService } from './services/inbound-backfill.service';
+import { InboundClaimService } from './services/inbound-claims.service';
 import { LookupsService } from './services/lookups.service';
 import { OtpService } from './services/otp.service';
 import { SendDatabase } from './services/send-database';
@@ -71,8 +73,10 @@ export class StreamsModule {
         StreamAuthService,
         SendService,
         OtpService,
+        InboundClaimService,
         StreamService,
         SenderService,
+        InboundBackfillService,
         KeywordService,
         StreamEventService,
         StatsService,

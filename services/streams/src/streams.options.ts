@@ -6,6 +6,11 @@ export interface StreamsModuleOptions {
    * characters; changing it invalidates every stored token and pending OTP code.
    */
   secret: string;
+  /**
+   * Seals provider secrets for dispatch (`PROVIDER_SECRETS_KEY`, the same value in dispatch; at least 16 characters).
+   * Default: derived from `secret` (tests and setups where one process runs both).
+   */
+  providerSecretsKey?: string;
   /** Base URL customers call the stream API at, shown in code snippets. Default `http://localhost:3000`. */
   publicApiUrl?: string;
   /** WhatsApp Cloud API (Graph) base URL and version. Defaults `https://graph.facebook.com`, `v21.0`. */
@@ -44,6 +49,7 @@ export interface StreamsModuleOptions {
 
 export interface ResolvedStreamsOptions {
   secret: string;
+  providerSecretsKey: string;
   publicApiUrl: string;
   whatsappApiBaseUrl: string;
   whatsappApiVersion: string;
@@ -81,6 +87,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
   if (defaultPrice !== null && (!Number.isInteger(defaultPrice) || defaultPrice < 0)) throw new Error('StreamsModule: defaultPriceMicros must be a non-negative integer or null');
   return {
     secret: o.secret,
+    providerSecretsKey: o.providerSecretsKey ?? `provider-secrets:${o.secret}`,
     publicApiUrl: trimSlash(o.publicApiUrl ?? 'http://localhost:3000'),
     whatsappApiBaseUrl: trimSlash(o.whatsappApiBaseUrl ?? 'https://graph.facebook.com'),
     whatsappApiVersion: o.whatsappApiVersion ?? 'v21.0',

@@ -11,26 +11,68 @@ export interface StreamChannelRow {
   streamType: number;
   channel: string;
   sender: string;
+  /** What is not secret (`businessId`, `phone`); the secrets are in `sealedCredentials` only. */
   credentials: Record<string, string>;
+  /** `ProviderSecrets.seal(streamUid, …)` of the stream's provider secrets, opened in memory where they are used. */
+  sealedCredentials: string | null;
   enabled: boolean;
   tps: number;
   authState: Record<string, unknown> | null;
 }
 
 const SC_COLS = `stream_id::text AS "streamId", account_id::text AS "accountId", stream_uid AS "streamUid", stream_type AS "streamType",
-  channel, sender, credentials, enabled, tps, auth_state AS "authState"`;
+  channel, sender, credentials, sealed_credentials AS "sealedCredentials", enabled, tps, auth_state AS "authState"`;
+
+/** Credential keys that are secrets: never stored in the clear, whatever an event of an older version carried. */
+export const SECRET_CREDENTIALS: ReadonlySet<string> = new Set(['accessToken', 'botToken', 'verifyToken']);
+
+export interface InboundOwnerRow {
+  accountId: string;
+  streamId: string | null;
+}
+
+export interface OptKeywords {
+  optOut?: string[];
+  optIn?: string[];
+}
 
 /** What dispatch keeps of other services: account limits (accounts) and stream channel settings (streams). */
 @Injectable()
 export class ReadModelRepository {
   constructor(@InjectDataSource(DISPATCH_CONNECTION) readonly ds: DataSource) {}
 
-  async upsertAccountLimit(q: Pick<EntityManager, 'query'>, accountId: string, tps: number, status: string): Promise<void> {
+  async upsertAccountLimit(q: Pick<EntityManager, 'query'>, accountId: string, tps: number, status: string, optKeywords: OptKeywords = {}): Promise<void> {
     await q.query(
-      `INSERT INTO dispatch.account_limit (account_id, tps, status) VALUES ($1, $2, $3)
-       ON CONFLICT (account_id) DO UPDATE SET tps = EXCLUDED.tps, status = EXCLUDED.status, updated_at = now()`,
-      [accountId, tps, status],
+      `INSERT INTO dispatch.account_limit (account_id, tps, status, opt_keywords) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id) DO UPDATE SET tps = EXCLUDED.tps, status = EXCLUDED.status, opt_keywords = EXCLUDED.opt_keywords, updated_at = now()`,
+      [accountId, tps, status, JSON.stringify(optKeywords)],
     );
+  }
+
+  async optKeywords(accountId: string): Promise<OptKeywords> {
+    const rows = await this.ds.query<Array<{ k: OptKeywords }>>(`SELECT opt_keywords AS k FROM dispatch.account_limit WHERE account_id = $1`, [accountId]);
+    return rows[0]?.k ?? {};
+  }
+
+  /** `streams.inbound_route.changed`: the owner of an address, or none (`accountId` null). */
+  async setInboundOwner(q: Pick<EntityManager, 'query'>, channel: string, address: string, accountId: string | null, streamId: string | null): Promise<void> {
+    if (accountId === null) {
+      await q.query(`DELETE FROM dispatch.inbound_owner WHERE channel = $1 AND address = $2`, [channel, address]);
+      return;
+    }
+    await q.query(
+      `INSERT INTO dispatch.inbound_owner (channel, address, account_id, stream_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (channel, address) DO UPDATE SET account_id = EXCLUDED.account_id, stream_id = EXCLUDED.stream_id, updated_at = now()`,
+      [channel, address, accountId, streamId],
+    );
+  }
+
+  async inboundOwner(channel: string, address: string): Promise<InboundOwnerRow | null> {
+    const rows = await this.ds.query<InboundOwnerRow[]>(
+      `SELECT account_id::text AS "accountId", stream_id::text AS "streamId" FROM dispatch.inbound_owner WHERE channel = $1 AND address = $2`,
+      [channel, address],
+    );
+    return rows[0] ?? null;
   }
 
   accountLimits(): Promise<Array<{ accountId: string; tps: number }>> {
@@ -38,14 +80,16 @@ export class ReadModelRepository {
   }
 
   async upsertStreamChannel(q: Pick<EntityManager, 'query'>, s: Omit<StreamChannelRow, 'tps' | 'authState'>): Promise<void> {
+    const open = Object.fromEntries(Object.entries(s.credentials).filter(([k]) => !SECRET_CREDENTIALS.has(k)));
     await q.query(
-      `INSERT INTO dispatch.stream_channel (stream_id, account_id, stream_uid, stream_type, channel, sender, credentials, enabled)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO dispatch.stream_channel (stream_id, account_id, stream_uid, stream_type, channel, sender, credentials, enabled, sealed_credentials)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (stream_id) DO UPDATE SET account_id = EXCLUDED.account_id, stream_uid = EXCLUDED.stream_uid, stream_type = EXCLUDED.stream_type,
-         channel = EXCLUDED.channel, sender = EXCLUDED.sender, credentials = EXCLUDED.credentials, enabled = EXCLUDED.enabled, updated_at = now(),
+         channel = EXCLUDED.channel, sender = EXCLUDED.sender, credentials = EXCLUDED.credentials, enabled = EXCLUDED.enabled,
+         sealed_credentials = EXCLUDED.sealed_credentials, updated_at = now(),
          -- a Telegram private stream moved to another phone logs in again
          auth_state = CASE WHEN dispatch.stream_channel.credentials->>'phone' IS DISTINCT FROM EXCLUDED.credentials->>'phone' THEN NULL ELSE dispatch.stream_channel.auth_state END`,
-      [s.streamId, s.accountId, s.streamUid, s.streamType, s.channel, s.sender, JSON.stringify(s.credentials), s.enabled],
+      [s.streamId, s.accountId, s.streamUid, s.streamType, s.channel, s.sender, JSON.stringify(open), s.enabled, s.sealedCredentials],
     );
   }
 
@@ -82,11 +126,11 @@ export class ReadModelRepository {
     return rows[0] ?? null;
   }
 
-  /** The enabled stream that sends from this number / phone number id / bot on this channel. */
-  async streamChannelBySender(channel: string, sender: string): Promise<StreamChannelRow | null> {
+  /** A stream of this account that sends from one of these spellings of a number / phone number id on this channel. */
+  async streamChannelBySender(accountId: string, channel: string, senders: string[]): Promise<StreamChannelRow | null> {
     const rows = await this.ds.query<StreamChannelRow[]>(
-      `SELECT ${SC_COLS} FROM dispatch.stream_channel WHERE channel = $1 AND sender = $2 ORDER BY enabled DESC, updated_at DESC LIMIT 1`,
-      [channel, sender],
+      `SELECT ${SC_COLS} FROM dispatch.stream_channel WHERE account_id = $1 AND channel = $2 AND sender = ANY($3::text[]) ORDER BY enabled DESC, stream_id LIMIT 1`,
+      [accountId, channel, senders],
     );
     return rows[0] ?? null;
   }
@@ -95,11 +139,11 @@ export class ReadModelRepository {
    * For inbound SMS with no stream registered for the number: the stream of the latest message we sent from that
    * number to that contact (a reply to it).
    */
-  async lastOutboundTo(channel: string, sender: string, destination: string): Promise<{ accountId: string; streamId: string; streamUid: string; streamType: number } | null> {
+  async lastOutboundTo(accountId: string, channel: string, senders: string[], destination: string): Promise<{ accountId: string; streamId: string; streamUid: string; streamType: number } | null> {
     const rows = await this.ds.query<Array<{ accountId: string; streamId: string; streamUid: string; streamType: number }>>(
       `SELECT account_id::text AS "accountId", stream_id::text AS "streamId", stream_uid AS "streamUid", stream_type AS "streamType"
-         FROM dispatch.message WHERE channel = $1 AND destination = ANY($3::text[]) AND sender = ANY($2::text[]) ORDER BY id DESC LIMIT 1`,
-      [channel, [sender, sender.replace(/^\+/, ''), `+${sender.replace(/^\+/, '')}`], [destination, destination.replace(/^\+/, ''), `+${destination.replace(/^\+/, '')}`]],
+         FROM dispatch.message WHERE account_id = $4 AND channel = $1 AND destination = ANY($3::text[]) AND sender = ANY($2::text[]) ORDER BY id DESC LIMIT 1`,
+      [channel, senders, [destination, destination.replace(/^\+/, ''), `+${destination.replace(/^\+/, '')}`], accountId],
     );
     return rows[0] ?? null;
   }

@@ -5,6 +5,7 @@ import {
   Channel,
   CustomerCreatedV1,
   CustomerUpdatedV1,
+  InboundRouteChangedV1,
   StreamChannelConfiguredV1,
   StreamCreatedV1,
   StreamType,
@@ -13,7 +14,7 @@ import {
   Topics,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { EventBus, IdempotentConsumer, PROCESS_ROLES, ProviderSecrets, type ProcessRoles } from '@switchboard/platform';
 import { TelegramBotAdapter, telegramWebhookSecret } from '../adapters/telegram-bot.adapter';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
 import { ReadModelRepository } from '../repositories/read-model.repository';
@@ -37,6 +38,7 @@ function channelOf(streamType: number): (typeof Channel)[keyof typeof Channel] {
 @Injectable()
 export class ReadModelConsumers implements OnModuleInit {
   private readonly log = new Logger(ReadModelConsumers.name);
+  private readonly secrets: ProviderSecrets | null;
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
@@ -48,7 +50,9 @@ export class ReadModelConsumers implements OnModuleInit {
     private readonly dispatcher: Dispatcher,
     private readonly adapters: AdapterRegistry,
     private readonly telegramAuth: TelegramAuthService,
-  ) {}
+  ) {
+    this.secrets = options.providerSecretsKey ? new ProviderSecrets(options.providerSecretsKey) : null;
+  }
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
@@ -57,7 +61,7 @@ export class ReadModelConsumers implements OnModuleInit {
     await this.bus.subscribe({
       group: STREAMS_GROUP,
       topics: [Topics.Streams],
-      types: [StreamCreatedV1.type, StreamUpdatedV1.type, StreamChannelConfiguredV1.type, TelegramCodeSubmittedV1.type],
+      types: [StreamCreatedV1.type, StreamUpdatedV1.type, StreamChannelConfiguredV1.type, TelegramCodeSubmittedV1.type, InboundRouteChangedV1.type],
       handler: (e) => this.onStreams(e),
     });
   }
@@ -65,7 +69,9 @@ export class ReadModelConsumers implements OnModuleInit {
   private async onAccounts(e: EventEnvelope): Promise<void> {
     if (e.type !== CustomerCreatedV1.type && e.type !== CustomerUpdatedV1.type) return;
     const d = CustomerCreatedV1.schema.parse(e.data);
-    await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, ACCOUNTS_GROUP, e, (m) => this.repo.upsertAccountLimit(m, d.accountId, d.tps, d.status));
+    const words = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((w): w is string => typeof w === 'string' && w.trim() !== '').slice(0, 50) : undefined);
+    const optKeywords = { optOut: words(d.customSettings.opt_out_keywords), optIn: words(d.customSettings.opt_in_keywords) };
+    await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, ACCOUNTS_GROUP, e, (m) => this.repo.upsertAccountLimit(m, d.accountId, d.tps, d.status, optKeywords));
     this.dispatcher.setAccountTps(d.accountId, d.tps);
   }
 
@@ -92,6 +98,7 @@ export class ReadModelConsumers implements OnModuleInit {
           channel: d.channel,
           sender: d.sender,
           credentials: d.credentials,
+          sealedCredentials: d.sealedCredentials ?? null,
           enabled: d.enabled,
         }),
       );
@@ -100,14 +107,31 @@ export class ReadModelConsumers implements OnModuleInit {
       if (!row) return;
       this.cache.put(row);
       if (!d.enabled) return;
-      if (d.channel === 'telegram' && d.credentials.botToken) await this.registerTelegramWebhook(d.streamUid, d.credentials.botToken);
+      const botToken = this.cache.openSecrets(row).botToken;
+      if (d.channel === 'telegram' && botToken) await this.registerTelegramWebhook(d.streamUid, botToken);
       if (d.channel === 'telegram_private' && d.credentials.phone && !(row.authState as { authorised?: boolean } | null)?.authorised) await this.telegramAuth.requestCode(row);
       return;
     }
     if (e.type === TelegramCodeSubmittedV1.type) {
       const d = TelegramCodeSubmittedV1.schema.parse(e.data);
       const fresh = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, async () => undefined);
-      if (fresh) await this.telegramAuth.submitCode(d.streamId, d.code, d.password);
+      if (!fresh) return;
+      let { code, password } = d;
+      if (d.sealed) {
+        if (!this.secrets) {
+          this.log.error(`a Telegram login code for stream ${d.streamId} came sealed and PROVIDER_SECRETS_KEY is not set`);
+          return;
+        }
+        const opened = this.secrets.open(d.streamUid, d.sealed);
+        code = opened.code ?? '';
+        password = opened.password || null;
+      }
+      await this.telegramAuth.submitCode(d.streamId, code, password);
+      return;
+    }
+    if (e.type === InboundRouteChangedV1.type) {
+      const d = InboundRouteChangedV1.schema.parse(e.data);
+      await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, (m) => this.repo.setInboundOwner(m, d.channel, d.address, d.accountId, d.streamId));
     }
   }
 

@@ -13,6 +13,7 @@ import { AdapterRegistry } from './adapter-registry.service';
 import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime } from './events.service';
 import { InboundService } from './inbound.service';
 import { RoutingService } from './routing.service';
+import { OptOutBook } from './opt-out.book';
 import { StreamChannelCache } from './stream-channel.cache';
 import type { SmsEncodingName } from '../sms';
 
@@ -122,6 +123,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly realtime: MessageRealtime,
     private readonly streams: StreamChannelCache,
     private readonly inbound: InboundService,
+    private readonly optOuts: OptOutBook,
   ) {
     this.limits = new LimitBook(
       (acc) => this.accountTps.get(acc) ?? 0,
@@ -428,6 +430,11 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   private dispatchOne(row: ClaimedRow): void {
     const id = String(row.id);
+    if (this.optOuts.blocked(String(row.account_id), row.channel, row.sender, row.destination)) {
+      // The contact replied STOP (or the account's own keyword) to this sender, or STOPALL: never sent, refunded.
+      this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.Rejected, error: 'the recipient opted out', vendorId: null, refund: 'opted_out' });
+      return;
+    }
     const route = this.routing.resolve(String(row.account_id), row.channel, row.destination, row.iso2);
     if (route.vendorIds.length === 0) {
       this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.NoRoutes, error: `no route for ${route.iso2 ?? 'unknown country'} (${row.channel})`, vendorId: null, refund: 'no_routes' });

@@ -1,17 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { MessageReceivedV1, type EventData } from '@switchboard/contracts';
-import { createEnvelope, Outbox } from '@switchboard/platform';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  ACCOUNT_WIDE_OPT_OUT_KEYWORDS,
+  ALL_SENDERS,
+  DEFAULT_OPT_IN_KEYWORDS,
+  DEFAULT_OPT_OUT_KEYWORDS,
+  inboundAddress,
+  InboundOptedInV1,
+  InboundOptedOutV1,
+  keywordOf,
+  MessageReceivedV1,
+  type EventData,
+  type OptOutData,
+} from '@switchboard/contracts';
+import { createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { DispatchOutboxRelay } from './events.service';
+import { OptOutBook } from './opt-out.book';
+
+interface InboundStream {
+  accountId: string;
+  streamId: string;
+  streamUid: string;
+  streamType: number;
+}
+
+/** Why an inbound message was kept aside rather than delivered. */
+export type HeldReason = 'unclaimed' | 'no_stream';
 
 /**
- * Inbound messages (two-way SMS, WhatsApp, Telegram): matched to their account and stream, stored once per
- * provider message id, and announced as `dispatch.message.received` in the same transaction.
+ * Inbound messages (two-way SMS, WhatsApp, Telegram): delivered only to the account that owns the address they were
+ * sent to (`dispatch.inbound_owner`, from streams' exclusive claims; docs/decisions/0021), stored once per provider
+ * message id, and announced as `dispatch.message.received` in the same transaction. A message for an address nobody
+ * owns is kept aside in `dispatch.inbound_unclaimed` for the super administrator, never delivered to a guess. A whole
+ * message that is an opt-out keyword (STOP, ..., the account's own) or an opt-in keyword (START) changes
+ * `dispatch.opt_out` in the same transaction, with `dispatch.contact.opted_out` / `opted_in`.
  */
 @Injectable()
 export class InboundService {
@@ -21,16 +48,40 @@ export class InboundService {
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
     private readonly readModels: ReadModelRepository,
     private readonly relay: DispatchOutboxRelay,
+    private readonly optOuts: OptOutBook,
   ) {}
 
-  /** Resolves once stored (or deliberately dropped); adapters acknowledge the provider after it. */
+  /** Resolves once stored (delivered or kept aside); adapters acknowledge the provider after it. */
   async receive(m: ProviderInbound): Promise<void> {
-    const stream = await this.streamOf(m);
-    if (!stream) {
-      this.log.warn(`inbound ${m.channel} message to ${m.accountPhone} matches no stream; dropped`);
+    const resolved = await this.streamOf(m);
+    if ('held' in resolved) {
+      await this.hold(m, resolved.address, resolved.held);
       return;
     }
+    const stream = resolved;
+    const keywords = await this.keywords(stream.accountId);
     const uuid = randomUUID();
+    const contact = m.channel === 'sms' || m.channel === 'whatsapp' ? (inboundAddress('sms', m.contactPhone) ?? m.contactPhone) : m.contactPhone;
+    const optChange: { data: OptOutData; optedOut: boolean } | null = (() => {
+      const word = keywordOf(m.body);
+      if (!word) return null;
+      const optedOut = keywords.optOut.has(word);
+      if (!optedOut && !keywords.optIn.has(word)) return null;
+      const accountWide = optedOut && (ACCOUNT_WIDE_OPT_OUT_KEYWORDS as readonly string[]).includes(word);
+      return {
+        optedOut,
+        data: {
+          accountId: stream.accountId,
+          phone: contact,
+          channel: m.channel as OptOutData['channel'],
+          sender: accountWide ? ALL_SENDERS : this.optOuts.senderKey(m.channel, m.accountPhone),
+          streamId: stream.streamId,
+          keyword: word,
+          messageUuid: uuid,
+          at: m.receivedAt.toISOString(),
+        },
+      };
+    })();
     const inserted = await this.ds.transaction(async (q) => {
       const rows = await q.query<unknown[]>(
         `INSERT INTO dispatch.inbound_message (uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone,
@@ -56,21 +107,70 @@ export class InboundService {
         media: m.media,
         receivedAt: m.receivedAt.toISOString(),
       };
-      await Outbox.add(q, DISPATCH_SCHEMA, [createEnvelope(MessageReceivedV1, data, { accountId: stream.accountId, source: 'dispatch' })]);
+      const events: OutgoingEvent[] = [createEnvelope(MessageReceivedV1, data, { accountId: stream.accountId, source: 'dispatch' })];
+      if (optChange) events.push(await this.applyOptChange(q, optChange.data, optChange.optedOut));
+      await Outbox.add(q, DISPATCH_SCHEMA, events);
       return true;
     });
-    if (inserted) this.relay.kick();
+    if (!inserted) return;
+    if (optChange) this.optOuts.set(optChange.data.accountId, optChange.data.sender, optChange.data.phone, optChange.optedOut);
+    this.relay.kick();
   }
 
-  private async streamOf(m: ProviderInbound): Promise<{ accountId: string; streamId: string; streamUid: string; streamType: number } | null> {
+  private async applyOptChange(q: EntityManager, d: OptOutData, optedOut: boolean): Promise<OutgoingEvent> {
+    if (optedOut) {
+      await q.query(
+        `INSERT INTO dispatch.opt_out (account_id, sender, phone, keyword, stream_id, opted_out_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (account_id, phone, sender) DO UPDATE SET keyword = EXCLUDED.keyword, stream_id = EXCLUDED.stream_id, opted_out_at = EXCLUDED.opted_out_at`,
+        [d.accountId, d.sender, d.phone, d.keyword, d.streamId, d.at],
+      );
+      return createEnvelope(InboundOptedOutV1, d, { accountId: d.accountId, source: 'dispatch' });
+    }
+    // START lifts the opt-out from this sender and an account-wide one (STOPALL): the contact asks to hear from us again.
+    await q.query(`DELETE FROM dispatch.opt_out WHERE account_id = $1 AND phone = $2 AND sender = ANY($3::text[])`, [d.accountId, d.phone, [d.sender, ALL_SENDERS]]);
+    return createEnvelope(InboundOptedInV1, d, { accountId: d.accountId, source: 'dispatch' });
+  }
+
+  private async keywords(accountId: string): Promise<{ optOut: Set<string>; optIn: Set<string> }> {
+    const own = await this.readModels.optKeywords(accountId);
+    const optOut = new Set<string>([...DEFAULT_OPT_OUT_KEYWORDS, ...(own.optOut ?? []).map(keywordOf)].filter(Boolean));
+    const optIn = new Set<string>([...DEFAULT_OPT_IN_KEYWORDS, ...(own.optIn ?? []).map(keywordOf)].filter(Boolean));
+    return { optOut, optIn };
+  }
+
+  /** Kept aside for the super administrator (`GET /api/dispatch/inbound_unclaimed`), once per provider message id. */
+  private async hold(m: ProviderInbound, address: string, reason: HeldReason): Promise<void> {
+    this.log.warn(`inbound ${m.channel} message to ${address} kept aside: ${reason === 'unclaimed' ? 'no account owns the address' : 'its owner has no stream for it'}`);
+    await this.ds.query(
+      `INSERT INTO dispatch.inbound_unclaimed (channel, vendor_id, address, account_phone, contact_phone, contact_name, message_type, body, media, provider_message_id, reason, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING`,
+      [m.channel, m.vendorId, address, m.accountPhone, m.contactPhone, m.contactName, m.messageType, m.body, m.media ? JSON.stringify(m.media) : null, m.providerMessageId, reason, m.receivedAt],
+    );
+  }
+
+  /**
+   * The stream that receives: a webhook that names its stream (Telegram: the URL carries the stream uid and its own
+   * secret) is that stream's; otherwise the owner of the address decides, and only the owner's streams are candidates.
+   */
+  private async streamOf(m: ProviderInbound): Promise<InboundStream | { held: HeldReason; address: string }> {
     if (m.streamUid) {
       const s = await this.readModels.streamChannelByUid(m.streamUid);
-      return s ? { accountId: String(s.accountId), streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType } : null;
-    }
-    for (const sender of [m.accountPhone, `+${m.accountPhone.replace(/^\+/, '')}`, m.accountPhone.replace(/^\+/, '')]) {
-      const s = await this.readModels.streamChannelBySender(m.channel, sender);
       if (s) return { accountId: String(s.accountId), streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
+      return { held: 'no_stream', address: m.accountPhone };
     }
-    return this.readModels.lastOutboundTo(m.channel, m.accountPhone, m.contactPhone);
+    const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
+    const address = inboundAddress(channel, m.accountPhone) ?? m.accountPhone;
+    const owner = await this.readModels.inboundOwner(channel, address);
+    if (!owner) return { held: 'unclaimed', address };
+    if (owner.streamId) {
+      const s = await this.readModels.streamChannel(owner.streamId);
+      if (s && String(s.accountId) === owner.accountId) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
+    }
+    const spellings = [...new Set([m.accountPhone, address, address.replace(/^\+/, ''), `+${address.replace(/^\+/, '')}`])];
+    const s = await this.readModels.streamChannelBySender(owner.accountId, m.channel, spellings);
+    if (s) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
+    const last = await this.readModels.lastOutboundTo(owner.accountId, m.channel, spellings, m.contactPhone);
+    return last ?? { held: 'no_stream', address };
   }
 }

@@ -9,9 +9,9 @@ export interface MessageResponseDto {
   uuid: string;
   streamUid: string;
   channel: string;
-  /** Our number / bot / phone number id. */
+  /** The contact who wrote (their number, or a Telegram chat id): an inbound message comes from them. */
   source: string;
-  /** The contact who wrote. */
+  /** Where it was sent: our number / phone number id / bot. */
   destination: string;
   contactName: string | null;
   messageType: string;
@@ -49,13 +49,14 @@ export class MessageResponsesService {
     const where = ['account_id = $1'];
     const source = phoneParam(query.source, 'source');
     const destination = phoneParam(query.destination, 'destination');
+    // an inbound message's source is the contact, its destination our number (docs/decisions/0021)
     if (source) {
       params.push(source);
-      where.push(`account_phone = $${params.length}`);
+      where.push(`contact_phone = $${params.length}`);
     }
     if (destination) {
       params.push(destination);
-      where.push(`contact_phone = $${params.length}`);
+      where.push(`account_phone = $${params.length}`);
     }
     const order = Object.entries(q.order).map(([f, d]) => `${COLUMN[f]} ${d}`).join(', ');
     const [{ total }] = await this.ds.query<Array<{ total: string }>>(`SELECT count(*) AS total FROM dispatch.inbound_message WHERE ${where.join(' AND ')}`, params);
@@ -71,8 +72,8 @@ export class MessageResponsesService {
         uuid: String(r.uuid),
         streamUid: String(r.stream_uid),
         channel: String(r.channel),
-        source: String(r.account_phone),
-        destination: String(r.contact_phone),
+        source: String(r.contact_phone),
+        destination: String(r.account_phone),
         contactName: (r.contact_name as string | null) ?? null,
         messageType: String(r.message_type),
         message: String(r.body),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { PROCESS_ROLES, ProviderSecrets, type ProcessRoles } from '@switchboard/platform';
+import { DISPATCH_OPTIONS, type ResolvedDispatchOptions } from '../dispatch.options';
 import { ReadModelRepository, type StreamChannelRow } from '../repositories/read-model.repository';
 
 /**
@@ -17,11 +18,17 @@ export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestr
   private putsDuringLoad = new Map<string, StreamChannelRow>();
   private loading = 0;
   private timer?: NodeJS.Timeout;
+  private readonly secrets: ProviderSecrets | null;
+  /** Opened secrets by stream, with the sealed text they came from (a new one is opened once). */
+  private readonly opened = new Map<string, { sealed: string; values: Record<string, string> }>();
 
   constructor(
     private readonly repo: ReadModelRepository,
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
-  ) {}
+    @Inject(DISPATCH_OPTIONS) options: ResolvedDispatchOptions,
+  ) {
+    this.secrets = options.providerSecretsKey ? new ProviderSecrets(options.providerSecretsKey) : null;
+  }
 
   onApplicationBootstrap(): void {
     if (!this.roles.schedulers) return;
@@ -57,12 +64,31 @@ export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestr
     return this.byId.get(streamId);
   }
 
-  /** The stream's credentials, with the Telegram private session dispatch stored at login. */
+  /**
+   * The stream's credentials: what is not secret, the provider secrets opened from their sealed text (in memory only,
+   * never written back), and the Telegram private session dispatch stored at login.
+   */
   credentials(streamId: string): Record<string, string> | null {
     const row = this.byId.get(streamId);
     if (!row) return null;
+    const out = { ...row.credentials, ...this.openSecrets(row) };
     const session = row.authState?.session;
-    return typeof session === 'string' ? { ...row.credentials, session } : row.credentials;
+    return typeof session === 'string' ? { ...out, session } : out;
+  }
+
+  /** The opened secrets of a row (for rows read outside the cache, e.g. by a webhook). */
+  openSecrets(row: Pick<StreamChannelRow, 'streamId' | 'streamUid' | 'sealedCredentials'>): Record<string, string> {
+    if (!row.sealedCredentials || !this.secrets) return {};
+    const hit = this.opened.get(String(row.streamId));
+    if (hit && hit.sealed === row.sealedCredentials) return hit.values;
+    try {
+      const values = this.secrets.open(row.streamUid, row.sealedCredentials);
+      this.opened.set(String(row.streamId), { sealed: row.sealedCredentials, values });
+      return values;
+    } catch {
+      this.log.error(`the provider secrets of stream ${row.streamId} do not open with this PROVIDER_SECRETS_KEY`);
+      return {};
+    }
   }
 
   /** The stream's own rate in messages per second (`params.tps` in streams); 0: none. */

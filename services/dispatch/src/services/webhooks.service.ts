@@ -10,6 +10,7 @@ import { ReadModelRepository } from '../repositories/read-model.repository';
 import { Dispatcher } from './dispatcher.service';
 import { InboundService } from './inbound.service';
 import { RoutingService } from './routing.service';
+import { StreamChannelCache } from './stream-channel.cache';
 
 export const WEBHOOK_PREFIX = '/api/dispatch/webhooks/';
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
@@ -96,6 +97,7 @@ export class WebhookService {
     private readonly inbound: InboundService,
     private readonly routing: RoutingService,
     private readonly readModels: ReadModelRepository,
+    private readonly streams: StreamChannelCache,
   ) {}
 
   /**
@@ -117,7 +119,7 @@ export class WebhookService {
     if (!v || v.adapter !== 'whatsapp') throw AppError.notFound('webhook');
     const cfg = v.config as { appSecret?: string; verifyToken?: string };
     const appSecret = cfg.appSecret ?? this.options.whatsapp?.appSecret;
-    const verifyToken = (stream ? stream.credentials.verifyToken : undefined) ?? cfg.verifyToken ?? this.options.whatsapp?.verifyToken;
+    const verifyToken = (stream ? this.streams.openSecrets(stream).verifyToken : undefined) ?? cfg.verifyToken ?? this.options.whatsapp?.verifyToken;
     if (!appSecret || !verifyToken) throw AppError.notFound('webhook');
     return { vendorId: String(v.id), appSecret, verifyToken };
   }

@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
   ErrorCode,
+  inboundAddress,
+  isReceivingNumber,
+  SenderType,
   MaliciousKeywordsChangedV1,
   SenderApproval,
   SenderChangedV1,
@@ -16,8 +19,19 @@ import type { ApproveSenderDto, CreateSenderDto, KeywordDto, UpdateSenderDto } f
 import { MaliciousKeywordEntity, SenderEntity } from '../entities';
 import { senderIdViolations } from '../rules/sender-id';
 import { STREAMS_CONNECTION } from '../streams.options';
+import { InboundClaimService, type InboundTarget } from './inbound-claims.service';
 import { LookupsService } from './lookups.service';
 import { StreamsUnitOfWork, type Emit } from './streams-events.service';
+
+const SENDER_REFUSAL = { propertyPath: 'value', what: 'this number' };
+
+/** A sender that receives (inbound-outbound or inbound-only, a number) claims its number (docs/decisions/0021). */
+export function senderInboundTarget(s: Pick<SenderEntity, 'type' | 'value' | 'country'>): InboundTarget | null {
+  if (s.type !== SenderType.InboundOutbound && s.type !== SenderType.InboundOnly) return null;
+  if (!isReceivingNumber(s.value)) return null;
+  const address = inboundAddress('sms', s.value, s.country);
+  return address ? { channel: 'sms', address } : null;
+}
 
 /** Spec 3, Sender. */
 export interface SenderDto {
@@ -75,6 +89,7 @@ export class SenderService {
     private readonly uow: StreamsUnitOfWork,
     private readonly lookups: LookupsService,
     private readonly clock: Clock,
+    private readonly claims: InboundClaimService,
   ) {
     this.repo = new TenantRepository(ds.getRepository(SenderEntity), 'sender');
   }
@@ -132,6 +147,7 @@ export class SenderService {
     });
     const saved = await this.write(async (m, emit) => {
       const row = await this.repo.save(entity, m);
+      await this.claims.set(m, emit, row.accountId, { kind: 'sender', id: row.id }, senderInboundTarget(row), SENDER_REFUSAL);
       emit(SenderChangedV1, snapshot(row), row.accountId);
       return row;
     });
@@ -155,6 +171,7 @@ export class SenderService {
     }
     const saved = await this.write(async (m, emit) => {
       const r = await this.repo.save(row, m);
+      await this.claims.set(m, emit, r.accountId, { kind: 'sender', id: r.id }, senderInboundTarget(r), SENDER_REFUSAL);
       emit(SenderChangedV1, snapshot(r), r.accountId);
       return r;
     });
@@ -166,6 +183,7 @@ export class SenderService {
     const row = await this.find(id);
     await this.uow.run(async (m, emit) => {
       await this.repo.delete({ id: row.id }, m);
+      await this.claims.set(m, emit, row.accountId, { kind: 'sender', id: row.id }, null, SENDER_REFUSAL);
       emit(SenderDeletedV1, { senderId: row.id, accountId: row.accountId }, row.accountId);
     });
     this.lookups.forgetSenders(row.accountId);

@@ -3,6 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
+  ErrorCode,
+  inboundAddress,
+  isReceivingNumber,
   StreamChannelConfiguredV1,
   StreamCreatedV1,
   StreamDeletedV1,
@@ -14,7 +17,7 @@ import {
   type StreamSnapshot,
   type Violation,
 } from '@switchboard/contracts';
-import { AppError, parseListQuery, RequestContext, TenantRepository, type ListResult } from '@switchboard/platform';
+import { AppError, parseListQuery, ProviderSecrets, RequestContext, TenantRepository, type ListResult } from '@switchboard/platform';
 import { Clock } from '../clock';
 import type { CreateStreamDto, UpdateStreamDto } from '../dtos/stream.dto';
 import { USER_STREAM_STATUSES } from '../dtos/stream.dto';
@@ -24,7 +27,9 @@ import { maskSecret, newStreamToken, SecretBox, tokenHash, webhookVerifyToken } 
 import { senderIdViolations } from '../rules/sender-id';
 import { channelOf, defaultParams, parseStreamParams, requiredSetting, statusAfterConfig, TELEGRAM_AUTHORISED, type PublicParams, type SecretParams } from '../rules/stream-params';
 import { STREAMS_CONNECTION, STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options';
+import { TelegramClient, WhatsAppClient } from '../providers/provider-clients';
 import { ActivityService } from './activity.service';
+import { InboundClaimService, type InboundTarget } from './inbound-claims.service';
 import { LookupsService } from './lookups.service';
 import { StreamsUnitOfWork, type Emit } from './streams-events.service';
 import { truthy } from './send.service';
@@ -74,6 +79,7 @@ export function streamIdFrom(raw: unknown, field = 'streamId'): string {
 export class StreamService {
   readonly repo: TenantRepository<StreamEntity>;
   private readonly box: SecretBox;
+  private readonly providerSecrets: ProviderSecrets;
 
   constructor(
     @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
@@ -82,9 +88,13 @@ export class StreamService {
     private readonly activity: ActivityService,
     private readonly clock: Clock,
     @Inject(STREAMS_OPTIONS) private readonly o: ResolvedStreamsOptions,
+    private readonly claims: InboundClaimService,
+    private readonly whatsapp: WhatsAppClient,
+    private readonly telegram: TelegramClient,
   ) {
     this.repo = new TenantRepository(ds.getRepository(StreamEntity), 'stream');
     this.box = new SecretBox(o.secret);
+    this.providerSecrets = new ProviderSecrets(o.providerSecretsKey);
   }
 
   async list(query: Record<string, unknown>): Promise<ListResult<StreamDto>> {
@@ -136,6 +146,7 @@ export class StreamService {
     const secrets = stripNulls(secret) as SecretParams;
     const configured = statusAfterConfig(dto.streamType, params, secrets, null);
     const status = dto.status === undefined || configured === StreamStatus.Draft ? configured : dto.status;
+    const inbound = await this.inboundTarget(accountId, dto.streamType, sender ?? null, params, secrets, true);
     const token = newStreamToken();
     const now = this.clock.now();
     const entity = this.repo.create({
@@ -161,6 +172,7 @@ export class StreamService {
     const saved = await this.uow.run(async (m, emit) => {
       const row = await this.repo.save(entity, m);
       if (row.isDefault) await this.clearOtherDefaults(m, row);
+      if (inbound !== 'keep') await this.claims.set(m, emit, row.accountId, { kind: 'stream', id: row.id }, inbound, claimRefusal(row.streamType));
       emit(StreamCreatedV1, this.snapshot(row), row.accountId);
       this.emitChannel(emit, null, row);
       return row;
@@ -200,6 +212,8 @@ export class StreamService {
     if (providerChanged) status = statusAfterConfig(row.streamType, params, secrets, status === StreamStatus.Disabled && dto.status === undefined ? StreamStatus.Draft : status);
     else if (status === StreamStatus.Ready || status === StreamStatus.Sending) status = statusAfterConfig(row.streamType, params, secrets, status);
 
+    const inbound = await this.inboundTarget(row.accountId, row.streamType, sender !== undefined ? sender : row.sender, params, secrets, providerChanged);
+
     if (dto.name !== undefined) row.name = dto.name.trim();
     if (dto.description !== undefined) row.description = dto.description;
     if (dto.staticServiceType !== undefined) row.staticServiceType = dto.staticServiceType;
@@ -215,11 +229,14 @@ export class StreamService {
     const saved = await this.uow.run(async (m, emit) => {
       const r = await this.repo.save(row, m);
       if (r.isDefault) await this.clearOtherDefaults(m, r);
+      if (inbound !== 'keep') await this.claims.set(m, emit, r.accountId, { kind: 'stream', id: r.id }, inbound, claimRefusal(r.streamType));
       emit(StreamUpdatedV1, this.snapshot(r), r.accountId);
       this.emitChannel(emit, channelBefore, r);
       if (telegramLogin && (telegramLogin.code || telegramLogin.password)) {
         const s = this.openSecrets(r);
-        emit(TelegramCodeSubmittedV1, { accountId: r.accountId, streamId: r.id, streamUid: r.streamUid, code: s.otp_code ?? '', password: s.password ?? null }, r.accountId);
+        // the code and the two-step password travel sealed, like every provider secret
+        const sealed = this.providerSecrets.seal(r.streamUid, { code: s.otp_code ?? '', password: s.password ?? '' });
+        emit(TelegramCodeSubmittedV1, { accountId: r.accountId, streamId: r.id, streamUid: r.streamUid, code: '', password: null, sealed }, r.accountId);
       }
       return r;
     });
@@ -235,6 +252,7 @@ export class StreamService {
     row.isDefault = false;
     await this.uow.run(async (m, emit) => {
       await this.repo.save(row, m);
+      await this.claims.set(m, emit, row.accountId, { kind: 'stream', id: row.id }, null, claimRefusal(row.streamType));
       emit(StreamDeletedV1, { streamId: row.id, accountId: row.accountId, streamUid: row.streamUid }, row.accountId);
       this.emitChannel(emit, channelBefore, row);
     });
@@ -357,11 +375,69 @@ export class StreamService {
     return { accountId: r.accountId, streamId: r.id, streamUid: r.streamUid, streamType: r.streamType, channel, sender, credentials, enabled };
   }
 
-  /** Emits the channel event when what dispatch keeps changed (a Telegram private stream would otherwise be sent a new login code). */
-  private emitChannel(emit: Emit, before: ReturnType<StreamService['channelConfig']>, row: StreamEntity): void {
+  /**
+   * Emits the channel event when what dispatch keeps changed (a Telegram private stream would otherwise be sent a new
+   * login code). The secrets among the credentials leave sealed (`sealedCredentials`), never in the clear.
+   */
+  private emitChannel(emit: Emit, before: ReturnType<StreamService['channelConfig']>, row: StreamEntity, force = false): void {
     const after = this.channelConfig(row);
-    if (!after || JSON.stringify(after) === JSON.stringify(before)) return;
-    emit(StreamChannelConfiguredV1, { ...after, occurredAt: this.clock.now().toISOString() }, row.accountId);
+    if (!after || (!force && JSON.stringify(after) === JSON.stringify(before))) return;
+    emit(StreamChannelConfiguredV1, this.channelEvent(after), row.accountId);
+  }
+
+  /** The event of a channel config: plain credentials split into what may travel and what travels sealed. */
+  channelEvent(c: NonNullable<ReturnType<StreamService['channelConfig']>>): EventData<typeof StreamChannelConfiguredV1> {
+    const open: Record<string, string> = {};
+    const secret: Record<string, string> = {};
+    for (const [k, v] of Object.entries(c.credentials)) (SEALED_CREDENTIALS.has(k) ? secret : open)[k] = v;
+    const sealedCredentials = Object.keys(secret).length ? this.providerSecrets.seal(c.streamUid, secret) : null;
+    return { ...c, credentials: open, sealedCredentials, occurredAt: this.clock.now().toISOString() };
+  }
+
+  /** For the start-up backfill (InboundBackfillService): the channel event of a stream as it is. */
+  emitChannelOf(emit: Emit, row: StreamEntity): void {
+    this.emitChannel(emit, null, row, true);
+  }
+
+  /**
+   * The inbound address a stream should hold (null: none), checked with the provider where it can say: a WhatsApp
+   * phone number id must be one of the business account's numbers as the stream's token sees them, a Telegram bot is
+   * the one its token's getMe names. A two-way number is the stream's sender, in its E.164 spelling (a national form
+   * is read in the country of the account's sender of that value). 'keep' when the provider settings did not change.
+   */
+  async inboundTarget(accountId: string, streamType: number, sender: string | null, params: PublicParams, secrets: SecretParams, providerChanged: boolean): Promise<InboundTarget | null | 'keep'> {
+    if (streamType === StreamType.TwoWay) {
+      if (!sender || !isReceivingNumber(sender)) return null;
+      const region = await this.senderCountry(accountId, sender);
+      const address = inboundAddress('sms', sender, region);
+      return address ? { channel: 'sms', address } : null;
+    }
+    if (streamType === StreamType.WhatsApp) {
+      if (!secrets.auth_token || !params.business_id || !params.phone_number) return null;
+      if (!providerChanged) return 'keep';
+      const numbers = await this.whatsapp.phoneNumbers(secrets.auth_token, params.business_id);
+      if (!numbers.some((n) => n.id === params.phone_number)) {
+        const message = 'this phone number id is not a number of the business account the token gives access to';
+        throw new AppError(400, ErrorCode.InvalidBusinessId, message, [{ propertyPath: 'params.phone_number', message, code: 'phoneNumberNotInBusiness' }]);
+      }
+      return { channel: 'whatsapp', address: inboundAddress('whatsapp', params.phone_number)! };
+    }
+    if (streamType === StreamType.TelegramBot) {
+      if (!secrets.auth_token) return null;
+      if (!providerChanged) return 'keep';
+      const me = await this.telegram.getMe(secrets.auth_token);
+      if (!me.is_bot || !Number.isSafeInteger(me.id)) throw new AppError(400, ErrorCode.InvalidTelegramBotToken, 'the token is not a bot token');
+      return { channel: 'telegram', address: String(me.id) };
+    }
+    return null;
+  }
+
+  private async senderCountry(accountId: string, value: string): Promise<string | null> {
+    const rows = await this.ds.query<Array<{ country: string | null }>>(
+      `SELECT country FROM streams.sender WHERE account_id = $1 AND value = $2 AND country IS NOT NULL ORDER BY id LIMIT 1`,
+      [accountId, value.trim()],
+    );
+    return rows[0]?.country ?? null;
   }
 
   private sealSecrets(s: SecretParams): Pick<StreamEntity, 'providerSecret' | 'providerSecretFields'> {
@@ -440,6 +516,15 @@ export class StreamService {
   emitUpdated(row: StreamEntity, emit: Emit): void {
     emit(StreamUpdatedV1, this.snapshot(row), row.accountId);
   }
+}
+
+/** Credentials that are secrets: they leave streams only sealed. */
+const SEALED_CREDENTIALS: ReadonlySet<string> = new Set(['accessToken', 'verifyToken', 'botToken']);
+
+function claimRefusal(streamType: number): { propertyPath: string; what: string } {
+  if (streamType === StreamType.WhatsApp) return { propertyPath: 'params.phone_number', what: 'this WhatsApp phone number' };
+  if (streamType === StreamType.TelegramBot) return { propertyPath: 'params.auth_token', what: 'this Telegram bot' };
+  return { propertyPath: 'sender', what: 'this number' };
 }
 
 function stripNulls<T extends object>(o: T): T {

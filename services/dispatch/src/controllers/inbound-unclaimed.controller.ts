@@ -1,0 +1,15 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { SuperAdmin, type ListResult } from '@switchboard/platform';
+import { InboundUnclaimedService, type UnclaimedInboundDto } from '../services/inbound-unclaimed.service';
+
+/** Inbound messages no account owns (docs/decisions/0021): for the super administrator only. */
+@ApiTags('dispatch')
+@ApiBearerAuth()
+@Controller('dispatch/inbound_unclaimed')
+export class InboundUnclaimedController {
+  constructor(private readonly unclaimed: InboundUnclaimedService) {}
+
+  @Get() @SuperAdmin()
+  list(@Query() q: Record<string, unknown>): Promise<ListResult<UnclaimedInboundDto>> { return this.unclaimed.list(q); }
+}
