@@ -62,15 +62,18 @@ export interface EmbeddedServiceOptions {
  * walks every registered route of the platform.
  */
 export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule[] {
+  // provider secrets travel sealed from streams to dispatch under this key (docs/decisions/0021)
+  const providerSecretsKey = createHash('sha256').update(`provider-secrets:${o.privateKey}`).digest('hex');
   return [
     AccountsModule.register({ migrationsRun: true }),
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl }),
     ContactsModule.register({ migrationsRun: true }),
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
-    DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl })),
+    DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey })),
     StreamsModule.register({
       // seals stream and provider tokens at rest; derived from the signing key so it survives restarts
       secret: createHash('sha256').update(`streams:${o.privateKey}`).digest('hex'),
+      providerSecretsKey,
       publicApiUrl: o.appUrl,
       migrationsRun: true,
       // embedded mode has no price list until a super admin sets one: demo sends cost 0.05 per segment

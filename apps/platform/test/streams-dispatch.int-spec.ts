@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, PriceChangedV1, type EventDefinition } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { DispatchModule, DispatchOutboxRelay, TelegramPrivateAdapter, WhatsAppPeer, type DispatchModuleOptions, type TelegramLoginGateway } from '@switchboard/dispatch';
+import { DispatchModule, DispatchOutboxRelay, TelegramPeer, TelegramPrivateAdapter, WhatsAppPeer, type DispatchModuleOptions, type TelegramLoginGateway } from '@switchboard/dispatch';
 import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
 
 /** Streams and dispatch booted together, as the embedded server runs them, to check their contract end to end. */
@@ -14,6 +14,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const ACC = '501';
 const STREAM_TOKEN = 'EAAG-the-streams-own-token';
 const PHONE_ID = '2222222222';
+const BOT_TOKEN = '777000:AAbbCCddEEffGGhhIIjjKKllMMnnOOppQQ';
+/** streams seals provider secrets with it, dispatch opens them with it (PROVIDER_SECRETS_KEY of both). */
+const PROVIDER_SECRETS_KEY = 'provider-secrets-of-the-platform-test';
 
 /** Telegram's login answers (Telegram cannot be reached here): a code hash, SESSION_PASSWORD_NEEDED, a session. */
 class FakeLogin implements TelegramLoginGateway {
@@ -38,6 +41,7 @@ class FakeLogin implements TelegramLoginGateway {
 
 describe('streams and dispatch together: one stream channel contract, webhooks at the URL the console shows', () => {
   let wa: WhatsAppPeer;
+  let tg: TelegramPeer;
   let t: TestApp;
   let pool: Pool;
   const login = new FakeLogin();
@@ -69,11 +73,23 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
 
   beforeAll(async () => {
     wa = new WhatsAppPeer('app-secret', new Set([STREAM_TOKEN]));
-    const waUrl = await wa.listen();
+    wa.business('1111111111', STREAM_TOKEN, [PHONE_ID]);
+    tg = new TelegramPeer(new Set([BOT_TOKEN]));
+    const [waUrl, tgUrl] = [await wa.listen(), await tg.listen()];
     t = await createTestApp(() => ({
       imports: [
-        StreamsModule.register({ secret: 'integration-secret-of-streams', cacheTtlMs: 0, publicApiUrl: 'https://api.example.test' }),
+        StreamsModule.register({
+          secret: 'integration-secret-of-streams',
+          providerSecretsKey: PROVIDER_SECRETS_KEY,
+          cacheTtlMs: 0,
+          publicApiUrl: 'https://api.example.test',
+          whatsappApiBaseUrl: waUrl,
+          telegramApiBaseUrl: tgUrl,
+        }),
         DispatchModule.register({
+          providerSecretsKey: PROVIDER_SECRETS_KEY,
+          publicUrl: 'https://api.example.test',
+          telegram: { baseUrl: tgUrl, webhookSecretKey: 'tg-key' },
           realtimeIntervalMs: 20,
           dispatcher: FAST,
           telegramGateway: login,
@@ -96,7 +112,7 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
       currency: 'EUR',
       tps: 100,
       dailyLimit: null,
-      customSettings: { allow_whatsapp: true, allow_telegram_private: true },
+      customSettings: { allow_whatsapp: true, allow_telegram_bot: true, allow_telegram_private: true },
       genSettings: {},
       createdAt: '2026-01-01T00:00:00.000Z',
     });
@@ -108,6 +124,7 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
     await pool.end();
     await t.close();
     await wa.close();
+    await tg.close();
   });
 
   it('sends a WhatsApp message with the stream credentials and takes statuses and replies at the console URL', async () => {
@@ -148,7 +165,26 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
       const r = await call('GET', '/api/message_responses');
       return r.body.total > 0 ? r.body : null;
     }, 'reply in message_responses');
-    expect(replies.items[0]).toMatchObject({ streamUid: uid, channel: 'whatsapp', source: PHONE_ID, destination: '+4915112345678', contactName: 'Jo', message: 'Thanks!' });
+    expect(replies.items[0]).toMatchObject({ streamUid: uid, channel: 'whatsapp', source: '+4915112345678', destination: PHONE_ID, contactName: 'Jo', message: 'Thanks!' });
+  });
+
+  it('keeps every provider token out of events and read models: sealed from streams to dispatch, opened only to call the provider', async () => {
+    const bot = await call('POST', '/api/streams', { name: 'Bot', streamType: 7, params: { auth_token: BOT_TOKEN } });
+    expect(bot.status).toBe(201);
+    // dispatch opened the sealed token: it registered the bot's webhook with it
+    await until(async () => tg.webhooks.get(BOT_TOKEN), 'setWebhook with the bot token');
+    const wa = (await call('GET', '/api/streams?streamType=5')).body.items[0] as Json;
+    const verifyToken = String((await call('GET', `/api/streams/webhooks/${wa.id}`)).body.verifyToken);
+    await settle();
+    const secrets = [STREAM_TOKEN, BOT_TOKEN, verifyToken];
+    // every event either service wrote (the bus carries exactly these), and every row of every dispatch table
+    const dumps: string[] = [];
+    for (const schema of ['streams', 'dispatch']) dumps.push(...(await pool.query(`SELECT payload::text || coalesce(packed, '') AS d FROM ${schema}.outbox`)).rows.map((r) => String(r.d)));
+    const tables = (await pool.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'dispatch' AND table_type = 'BASE TABLE'`)).rows;
+    for (const { table_name } of tables) dumps.push(...(await pool.query(`SELECT t::text AS d FROM dispatch."${table_name}" t`)).rows.map((r) => String(r.d)));
+    expect(dumps.length).toBeGreaterThan(20);
+    for (const secret of secrets) expect(dumps.filter((d) => d.includes(secret))).toEqual([]);
+    expect(tables.map((r) => r.table_name)).toContain('stream_channel');
   });
 
   it('turns a Telegram private stream ready only when dispatch completes the login, showing errors on the stream', async () => {

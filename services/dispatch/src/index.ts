@@ -26,3 +26,4 @@ export { embeddedDispatchOptions } from './embedded';
 export { MessageRepository } from './repositories/message.repository';
 export { DispatchOutboxRelay } from './services/events.service';
 export { WhatsAppPeer } from './testing/whatsapp-peer';
+export { TelegramPeer } from './testing/telegram-peer';

@@ -1,4 +1,5 @@
 import { realtimeSubject, type RealtimeMessage } from '@switchboard/contracts';
+import { ProviderSecrets } from '@switchboard/platform';
 import { phone, startStreams, TG_TOKEN, WA_BUSINESS, WA_PHONE_ID, WA_TOKEN, type Json, type StreamsTestApp } from './support';
 
 /** The console side of streams: CRUD per type, statuses, tokens, snippets, diagnostics, demo, providers, senders, keywords, events. */
@@ -78,15 +79,19 @@ describe('streams console', () => {
         streamType: 5,
         channel: 'whatsapp',
         sender: WA_PHONE_ID,
-        credentials: { accessToken: WA_TOKEN, businessId: WA_BUSINESS, verifyToken: expect.any(String) },
+        credentials: { businessId: WA_BUSINESS },
       });
+      // the secrets travel sealed for the stream (docs/decisions/0021); the key defaults to one derived from the secret
+      const box = new ProviderSecrets('provider-secrets:test-secret-of-the-streams-module');
+      expect(box.open(created.body.streamUid, String(channel.at(-1)!.sealedCredentials))).toEqual({ accessToken: WA_TOKEN, verifyToken: expect.any(String) });
       // a rename changes nothing dispatch keeps: no event
       await a.call('PUT', `/streams/${created.body.id}`, { token, body: { name: 'wa renamed' } });
       expect(await mine('streams.stream.channel_configured')).toHaveLength(3);
       // clearing the token makes it a draft again
       const cleared = await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { auth_token: null } } });
       expect(cleared.body.status).toBe(2);
-      expect((await mine('streams.stream.channel_configured')).at(-1)!.credentials.accessToken).toBeUndefined();
+      const afterClear = (await mine('streams.stream.channel_configured')).at(-1)!;
+      expect(box.open(created.body.streamUid, String(afterClear.sealedCredentials)).accessToken).toBeUndefined();
       await a.call('DELETE', `/streams/${created.body.id}`, { token });
       expect((await mine('streams.stream.channel_configured')).at(-1)).toMatchObject({ enabled: false });
     });
@@ -107,7 +112,9 @@ describe('streams console', () => {
       expect(submitted.body.status).toBe(2);
       expect(submitted.body.params).toMatchObject({ otp_code: '****', password: '****' });
       const events = (await a.events()).map((e) => e.data as Json).filter((d) => d.streamId === String(created.body.id));
-      expect(events).toContainEqual({ accountId: ACC, streamId: String(created.body.id), streamUid: created.body.streamUid, code: '12345', password: 'pw' });
+      const login = events.find((e) => 'sealed' in e)!;
+      expect(login).toMatchObject({ accountId: ACC, streamId: String(created.body.id), streamUid: created.body.streamUid, code: '', password: null });
+      expect(new ProviderSecrets('provider-secrets:test-secret-of-the-streams-module').open(created.body.streamUid, String(login.sealed))).toEqual({ code: '12345', password: 'pw' });
       expect(events).toContainEqual(expect.objectContaining({ channel: 'telegram_private', credentials: { phone: '+14155552671' } }));
       // the console may echo the read-only login fields back
       expect((await a.call('PUT', `/streams/${created.body.id}`, { token, body: { params: { auth_status: 'authorised', auth_error: null } } })).body.status).toBe(2);

@@ -26,6 +26,7 @@ describe('standalone streams service', () => {
       KAFKA_BROKERS: kafkaTestBrokers().join(','),
       NATS_URL: natsTestUrl(),
       STREAMS_SECRET: 'a-secret-of-at-least-16-chars',
+      PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-the-test',
     });
     service = await startStreamsService(config, { logger: ['error'] });
   }, 60_000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
-import { phone, startStreams, type Json, type StreamsTestApp } from './support';
+import { phone, startStreams, TG_TOKEN_B, WA_BUSINESS_B, WA_PHONE_ID_B, WA_TOKEN_B, type Json, type StreamsTestApp } from './support';
 
 /** The stream API: every error code of spec 8 that applies to it, charging, limits, idempotency, duplicates, ACLs. */
 describe('stream API', () => {
@@ -207,10 +207,10 @@ describe('stream API', () => {
 
     it('refuses a WhatsApp send when the account may no longer use WhatsApp (0x21)', async () => {
       await a.account('505', { balance: 1_000_000, prices: { US: 10 } });
-      const st = await a.stream('505', { streamType: 5, sender: null, params: { auth_token: 'EAA-token-xyz', business_id: '1111111111', phone_number: '2222222222' } });
+      const st = await a.stream('505', { streamType: 5, sender: null, params: { auth_token: WA_TOKEN_B, business_id: WA_BUSINESS_B, phone_number: WA_PHONE_ID_B } });
       expect(st.status).toBe(0);
       const sent = await a.send(st.token, { phone: phone(), payload: { template: { name: 'order_update', language: { code: 'en_US' } } } });
-      expect(sent.body).toMatchObject({ code: 'OK', sender: '2222222222', parts: 1, encoding: null, price: 0.00001 });
+      expect(sent.body).toMatchObject({ code: 'OK', sender: WA_PHONE_ID_B, parts: 1, encoding: null, price: 0.00001 });
       await a.account('505', { customSettings: { allow_whatsapp: false } });
       expect((await a.send(st.token, ok())).body.code).toBe('0x21');
     });
@@ -223,7 +223,7 @@ describe('stream API', () => {
 
     it('sends Telegram bot messages to a chat id without charging', async () => {
       await a.account('606', { balance: 0 });
-      const st = await a.stream('606', { streamType: 7, sender: null, params: { auth_token: 'bot-token' } });
+      const st = await a.stream('606', { streamType: 7, sender: null, params: { auth_token: TG_TOKEN_B } });
       const res = await a.send(st.token, { phone: '-100123456', message: 'hi there' });
       expect(res.body).toMatchObject({ code: 'OK', destination: '-100123456', country: null, price: 0 });
     });

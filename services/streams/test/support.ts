@@ -29,6 +29,24 @@ export const WA_TOKEN = 'EAAGood-WhatsApp-token';
 export const WA_BUSINESS = '1111111111';
 export const WA_PHONE_ID = '2222222222';
 export const TG_TOKEN = '123456:ABCdefGhIJKlmnoPQRstuVWXyz0123456789';
+/** A second business account with its own token and number, and a second bot. */
+export const WA_TOKEN_B = 'EAAGood-token-of-business-B';
+export const WA_BUSINESS_B = '5555555555';
+export const WA_PHONE_ID_B = '6666666666';
+export const TG_TOKEN_B = '654321:ZYXwvuTSRqpoNMLkjiHGfedCBA9876543210';
+/** Another token of the first bot (BotFather issues a new one when the old is revoked): getMe names the same bot. */
+export const TG_TOKEN_SAME_BOT = '123456:NewTokenOfTheSameBotAfterRevoke01234';
+
+/** Which bot each token is, and which business and numbers each WhatsApp token reaches. */
+const BOTS: Record<string, { id: number; username: string }> = {
+  [TG_TOKEN]: { id: 123456, username: 'test_bot' },
+  [TG_TOKEN_SAME_BOT]: { id: 123456, username: 'test_bot' },
+  [TG_TOKEN_B]: { id: 654321, username: 'other_bot' },
+};
+const WABAS: Record<string, { business: string; name: string; verified: string; phones: Array<{ id: string; display: string }> }> = {
+  [WA_TOKEN]: { business: WA_BUSINESS, name: 'Acme WhatsApp', verified: 'Acme', phones: [{ id: WA_PHONE_ID, display: '+1 415-555-2671' }] },
+  [WA_TOKEN_B]: { business: WA_BUSINESS_B, name: 'Beta WhatsApp', verified: 'Beta', phones: [{ id: WA_PHONE_ID_B, display: '+1 415-555-2699' }] },
+};
 
 /**
  * A local stand-in for the WhatsApp Cloud API (Graph) and the Telegram Bot API, answering as their documentation
@@ -63,24 +81,27 @@ export class FakeProviders {
     };
     const tg = /^\/bot([^/]+)\/getMe$/.exec(url.pathname);
     if (tg) {
-      if (tg[1] === TG_TOKEN) return send(200, { ok: true, result: { id: 123456, is_bot: true, first_name: 'Test Bot', username: 'test_bot' } });
+      const bot = BOTS[tg[1]];
+      if (bot) return send(200, { ok: true, result: { id: bot.id, is_bot: true, first_name: 'Test Bot', username: bot.username } });
       return send(401, { ok: false, error_code: 401, description: 'Unauthorized' });
     }
     const graph = /^\/v21\.0\/(\d+)(?:\/(phone_numbers|message_templates|flows))?$/.exec(url.pathname);
     if (!graph) return send(404, { error: { message: 'Unknown path components', type: 'OAuthException', code: 2500 } });
-    if (req.headers.authorization !== `Bearer ${WA_TOKEN}`) {
+    const waba = WABAS[String(req.headers.authorization ?? '').replace(/^Bearer /, '')];
+    if (!waba) {
       return send(401, { error: { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190, fbtrace_id: 'A1' } });
     }
-    if (graph[1] !== WA_BUSINESS) {
+    // a token sees its own business account only (another one is "does not exist" to it, as Graph answers)
+    if (graph[1] !== waba.business) {
       return send(400, {
         error: { message: `Unsupported get request. Object with ID '${graph[1]}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33, fbtrace_id: 'A2' },
       });
     }
     switch (graph[2]) {
       case undefined:
-        return send(200, { id: WA_BUSINESS, name: 'Acme WhatsApp' });
+        return send(200, { id: waba.business, name: waba.name });
       case 'phone_numbers':
-        return send(200, { data: [{ verified_name: 'Acme', display_phone_number: '+1 415-555-2671', id: WA_PHONE_ID, quality_rating: 'GREEN' }], paging: { cursors: { before: 'a', after: 'b' } } });
+        return send(200, { data: waba.phones.map((p) => ({ verified_name: waba.verified, display_phone_number: p.display, id: p.id, quality_rating: 'GREEN' })), paging: { cursors: { before: 'a', after: 'b' } } });
       case 'message_templates':
         if (req.method === 'POST') return send(200, { id: '9999', status: 'PENDING', category: JSON.parse(body).category });
         if (req.method === 'DELETE') return send(200, { success: true });

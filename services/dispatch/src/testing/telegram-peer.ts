@@ -1,7 +1,7 @@
 import { HttpPeer } from './http-peer';
 
 /**
- * The Telegram Bot API as a local server: POST /bot<token>/sendMessage and /bot<token>/setWebhook with the documented
+ * The Telegram Bot API as a local server: GET /bot<token>/getMe, POST /bot<token>/sendMessage and /bot<token>/setWebhook with the documented
  * answers (`{ ok, result }`, `{ ok: false, error_code, description, parameters: { retry_after } }`), and updates
  * posted to the registered webhook with X-Telegram-Bot-Api-Secret-Token.
  */
@@ -22,6 +22,11 @@ export class TelegramPeer {
       const [, token, method] = m;
       if (!this.tokens.has(token)) return { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } };
       const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      if (method === 'getMe') {
+        // a bot token starts with the bot's id
+        const id = Number(token.split(':')[0]);
+        return { status: 200, body: { ok: true, result: { id, is_bot: true, first_name: `Bot ${id}`, username: `bot${id}_bot`, can_join_groups: true } } };
+      }
       if (method === 'setWebhook') {
         const secret = String(body.secret_token ?? '');
         if (!/^[A-Za-z0-9_-]{1,256}$/.test(secret)) return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: secret token contains unallowed characters' } };

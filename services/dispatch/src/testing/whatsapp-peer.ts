@@ -11,10 +11,14 @@ export interface GraphSend {
 /**
  * The WhatsApp Cloud API as a local server: POST /{version}/{phone-number-id}/messages with a bearer token answers
  * `{ messaging_product, contacts, messages: [{ id: "wamid..." }] }`; it also signs and posts webhooks
- * (X-Hub-Signature-256 = sha256 HMAC of the raw body with the app secret) the way Meta does.
+ * (X-Hub-Signature-256 = sha256 HMAC of the raw body with the app secret) the way Meta does. The business accounts
+ * it knows (`business()`) answer GET /{version}/{waba-id}/phone_numbers and GET /{version}/{phone-number-id} to their
+ * own token; to any other token an object of another business "does not exist" (code 100), as Graph answers.
  */
 export class WhatsAppPeer {
   readonly sends: GraphSend[] = [];
+  /** Business accounts: the token that reaches each, and its phone number ids. */
+  readonly businesses = new Map<string, { token: string; phoneNumberIds: string[] }>();
   /** Answer the next N sends with 429 / error code 130429. */
   rateLimitNext = 0;
   private seq = 0;
@@ -23,9 +27,10 @@ export class WhatsAppPeer {
 
   constructor(
     private readonly appSecret: string,
-    private readonly tokens: Set<string>,
+    readonly tokens: Set<string>,
   ) {
     this.http = new HttpPeer((req, raw) => {
+      if (req.method === 'GET') return this.graphGet(req.url ?? '', String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
       const m = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !m) return { status: 404, body: { error: { message: 'Unknown path', code: 100 } } };
       const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
@@ -40,6 +45,29 @@ export class WhatsAppPeer {
       const id = `wamid.HBgL${(++this.seq).toString().padStart(8, '0')}`;
       return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] } };
     });
+  }
+
+  /** A business account reached with `token`, owning these phone number ids. */
+  business(id: string, token: string, phoneNumberIds: string[]): void {
+    this.businesses.set(id, { token, phoneNumberIds });
+    this.tokens.add(token);
+  }
+
+  private graphGet(url: string, token: string): { status: number; body: unknown } {
+    const path = new URL(url, 'http://graph.local').pathname;
+    const m = /^\/v\d+\.\d+\/(\d+)(\/phone_numbers)?$/.exec(path);
+    if (!m) return { status: 404, body: { error: { message: 'Unknown path components', type: 'OAuthException', code: 2500 } } };
+    if (!this.tokens.has(token)) return { status: 401, body: { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } } };
+    const missing = { status: 400, body: { error: { message: `Unsupported get request. Object with ID '${m[1]}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33 } } };
+    const waba = this.businesses.get(m[1]);
+    if (waba) {
+      if (waba.token !== token) return missing;
+      if (!m[2]) return { status: 200, body: { id: m[1], name: `Business ${m[1]}` } };
+      return { status: 200, body: { data: waba.phoneNumberIds.map((id) => ({ id, display_phone_number: `+1 555-${id.slice(-7)}`, verified_name: `Business ${m[1]}`, quality_rating: 'GREEN' })) } };
+    }
+    const owner = [...this.businesses.values()].find((b) => b.phoneNumberIds.includes(m[1]));
+    if (!owner || owner.token !== token || m[2]) return missing;
+    return { status: 200, body: { id: m[1], display_phone_number: `+1 555-${m[1].slice(-7)}`, verified_name: 'Business', quality_rating: 'GREEN' } };
   }
 
   async listen(): Promise<string> {

@@ -1,0 +1,186 @@
+import { createEnvelope } from '@switchboard/platform';
+import { CustomerUpdatedV1, InboundOptedInV1, InboundOptedOutV1, MessageReceivedV1, MessageRefundDueV1, Permission, StreamChannelConfiguredV1 } from '@switchboard/contracts';
+import { SmppPeer } from '../src';
+import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
+import { sealFor, smppVendor, startDispatch, type DispatchTestApp } from './support';
+
+/**
+ * Inbound ownership and opt-out keywords (docs/decisions/0021): an inbound message reaches only the account that
+ * owns its address, what nobody owns is kept aside for the super administrator, STOP and START change who may be
+ * sent to, and provider secrets stay sealed in dispatch's read model.
+ */
+describe('inbound: ownership, held messages, STOP and START', () => {
+  let smsc: SmppPeer;
+  let wa: WhatsAppPeer;
+  let d: DispatchTestApp;
+  let waVendor: string;
+
+  beforeAll(async () => {
+    smsc = new SmppPeer();
+    wa = new WhatsAppPeer('app-secret', new Set(['system-token']));
+    const [port, waUrl] = [await smsc.listen(), await wa.listen()];
+    d = await startDispatch({
+      seedVendors: [
+        smppVendor(port),
+        { name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', accessToken: 'system-token', appSecret: 'app-secret', verifyToken: 'verify-me' } },
+      ],
+    });
+    await d.until(() => smsc.binds > 0);
+    [{ id: waVendor }] = await d.sql<{ id: string }>(`SELECT id::text FROM dispatch.vendor WHERE adapter = 'whatsapp'`);
+    // account 1 owns +49 30 111111 (its two-way stream 11) and the WhatsApp number 3333; account 2 has a stream
+    // configured with account 1's number, which streams refused to claim for it
+    await d.configureStream({ streamId: '11', accountId: '1', channel: 'sms', streamType: 4, sender: '+4930111111' });
+    await d.configureStream({ streamId: '22', accountId: '2', channel: 'sms', streamType: 4, sender: '4930111111', claim: false });
+    await d.configureStream({ streamId: '33', accountId: '1', channel: 'whatsapp', streamType: 5, sender: '3333' });
+  });
+
+  afterAll(async () => {
+    await d.close();
+    await smsc.close();
+    await wa.close();
+  });
+
+  const inbound = (body: string) => d.sql<{ account_id: string; stream_id: string; contact_phone: string }>(`SELECT account_id::text, stream_id::text, contact_phone FROM dispatch.inbound_message WHERE body = $1`, [body]);
+  const held = (body: string) => d.sql<{ address: string; reason: string }>(`SELECT address, reason FROM dispatch.inbound_unclaimed WHERE body = $1`, [body]);
+  const waHook = () => `${d.t.url}/api/dispatch/webhooks/whatsapp/${waVendor}`;
+
+  it("delivers a reply to the number's owner only, whichever account registered the number last and however it is written", async () => {
+    smsc.sendMo('491700000001', '4930111111', 'reply to the owned number');
+    await d.until(async () => (await inbound('reply to the owned number')).length === 1);
+    expect(await inbound('reply to the owned number')).toEqual([{ account_id: '1', stream_id: '11', contact_phone: '+491700000001' }]);
+  });
+
+  it('keeps a reply to a number nobody owns aside for the super administrator, delivered to no account', async () => {
+    // account 2 has a stream sending from this number, but no claim on it
+    await d.configureStream({ streamId: '44', accountId: '2', channel: 'sms', streamType: 4, sender: '4930999999', claim: false });
+    smsc.sendMo('491700000002', '4930999999', 'reply to nobody');
+    await d.until(async () => (await held('reply to nobody')).length === 1);
+    expect(await held('reply to nobody')).toEqual([{ address: '+4930999999', reason: 'unclaimed' }]);
+    expect(await inbound('reply to nobody')).toEqual([]);
+    await d.flushOutbox();
+    expect(d.events(MessageReceivedV1.type).filter((e) => (e.data as { body: string }).body === 'reply to nobody')).toEqual([]);
+
+    const list = await d.call<{ items: Array<Record<string, unknown>>; total: number }>('GET', '/dispatch/inbound_unclaimed?address=%2B4930999999', { token: d.adminToken() });
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([expect.objectContaining({ channel: 'sms', address: '+4930999999', source: '+491700000002', destination: '4930999999', message: 'reply to nobody', reason: 'unclaimed' })]);
+    expect((await d.call('GET', '/dispatch/inbound_unclaimed', { token: d.memberToken('2', Object.values(Permission)) })).status).toBe(403);
+    expect((await d.call('GET', '/dispatch/inbound_unclaimed')).status).toBe(401);
+  });
+
+  it('follows a released claim: the number is held again until its next owner claims it', async () => {
+    await d.configureStream({ streamId: '55', accountId: '1', channel: 'sms', streamType: 4, sender: '4930555555' });
+    await d.route('sms', '4930555555', null, null);
+    smsc.sendMo('491700000003', '4930555555', 'after the release');
+    await d.until(async () => (await held('after the release')).length === 1);
+    await d.configureStream({ streamId: '56', accountId: '2', channel: 'sms', streamType: 4, sender: '+49 30 555555' });
+    smsc.sendMo('491700000003', '4930555555', 'to the new owner');
+    await d.until(async () => (await inbound('to the new owner')).length === 1);
+    expect(await inbound('to the new owner')).toEqual([{ account_id: '2', stream_id: '56', contact_phone: '+491700000003' }]);
+  });
+
+  it('blocks a number that replied STOP over SMPP from that sender, sends to it again after START, and announces both', async () => {
+    smsc.sendMo('491700000004', '4930111111', '  stop ');
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone = '+491700000004'`)).length === 1);
+    expect(await d.sql(`SELECT account_id::text, sender, phone, keyword FROM dispatch.opt_out WHERE phone = '+491700000004'`)).toEqual([
+      { account_id: '1', sender: '+4930111111', phone: '+491700000004', keyword: 'STOP' },
+    ]);
+    const list = await d.call<{ items: Array<Record<string, unknown>> }>('GET', '/message_responses?source=%2B491700000004', { token: d.memberToken('1', [Permission.MessageIncomingView]) });
+    expect(list.body.items).toEqual([expect.objectContaining({ source: '+491700000004', destination: '4930111111', message: '  stop ' })]);
+    await d.flushOutbox();
+    const out = d.events(InboundOptedOutV1.type).map((e) => InboundOptedOutV1.schema.parse(e.data));
+    expect(out).toEqual([expect.objectContaining({ accountId: '1', phone: '+491700000004', channel: 'sms', sender: '+4930111111', streamId: '11', keyword: 'STOP' })]);
+
+    const blocked = await d.accept({ accountId: '1', streamId: '11', streamUid: 'stream-11', streamType: 4, sender: '4930111111', destination: '+491700000004', text: 'after STOP' });
+    expect(await d.untilStatus(blocked, 'rejected')).toMatchObject({ error: 'the recipient opted out' });
+    await d.flushOutbox();
+    expect(d.events(MessageRefundDueV1.type).map((e) => e.data)).toContainEqual(expect.objectContaining({ messageUuid: blocked, reason: 'opted_out' }));
+    expect(smsc.parts.some((p) => p.text === 'after STOP')).toBe(false);
+    // another sender of the account still sends to the number
+    const other = await d.accept({ accountId: '1', streamId: '10', sender: 'ACME', destination: '+491700000004', text: 'from another sender' });
+    await d.untilStatus(other, ['sent', 'delivered']);
+
+    smsc.sendMo('491700000004', '4930111111', 'START');
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone = '+491700000004'`)).length === 0);
+    await d.flushOutbox();
+    expect(d.events(InboundOptedInV1.type).map((e) => e.data)).toEqual([expect.objectContaining({ accountId: '1', phone: '+491700000004', sender: '+4930111111', keyword: 'START' })]);
+    const again = await d.accept({ accountId: '1', streamId: '11', streamUid: 'stream-11', streamType: 4, sender: '4930111111', destination: '+491700000004', text: 'after START' });
+    await d.untilStatus(again, ['sent', 'delivered']);
+  });
+
+  it("takes STOPALL for every sender of the account, Russian keywords and the account's own", async () => {
+    await d.publish([
+      createEnvelope(
+        CustomerUpdatedV1,
+        { accountId: '1', name: 'acc 1', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 100, dailyLimit: null, customSettings: { opt_out_keywords: ['Хватит'] }, genSettings: {}, createdAt: new Date().toISOString() },
+        { accountId: '1', source: 'accounts' },
+      ),
+    ]);
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.account_limit WHERE account_id = 1 AND opt_keywords->'optOut' ? 'Хватит'`)).length === 1);
+    smsc.sendMo('491700000005', '4930111111', 'STOPALL');
+    smsc.sendMo('491700000006', '4930111111', 'Стоп!');
+    smsc.sendMo('491700000007', '4930111111', 'хватит');
+    smsc.sendMo('491700000008', '4930111111', 'please stop sending');
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone IN ('+491700000005', '+491700000006', '+491700000007')`)).length === 3);
+    expect(await d.sql(`SELECT sender, phone, keyword FROM dispatch.opt_out WHERE phone IN ('+491700000005', '+491700000006', '+491700000007', '+491700000008') ORDER BY phone`)).toEqual([
+      { sender: '*', phone: '+491700000005', keyword: 'STOPALL' },
+      { sender: '+4930111111', phone: '+491700000006', keyword: 'СТОП' },
+      { sender: '+4930111111', phone: '+491700000007', keyword: 'ХВАТИТ' },
+    ]);
+    const anySender = await d.accept({ accountId: '1', streamId: '10', sender: 'ACME', destination: '+491700000005', text: 'after STOPALL' });
+    expect(await d.untilStatus(anySender, 'rejected')).toMatchObject({ error: 'the recipient opted out' });
+    // another account's sends to the number are not its business
+    const otherAccount = await d.accept({ accountId: '2', streamId: '20', sender: 'ACME', destination: '+491700000005', text: 'from account 2' });
+    await d.untilStatus(otherAccount, ['sent', 'delivered']);
+  });
+
+  it('blocks a WhatsApp contact that replied STOP and lets it back after START', async () => {
+    const reply = (id: string, text: string) =>
+      wa.deliver(waHook(), WhatsAppPeer.notification('3333', { contacts: [{ wa_id: '4917000009', profile: { name: 'Ada' } }], messages: [{ from: '4917000009', id, timestamp: '1700000000', type: 'text', text: { body: text } }] }));
+    expect(await reply('wamid.stop-1', 'Stop')).toBe(200);
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone = '+4917000009'`)).length === 1);
+    expect(await d.sql(`SELECT account_id::text, sender, keyword FROM dispatch.opt_out WHERE phone = '+4917000009'`)).toEqual([{ account_id: '1', sender: '3333', keyword: 'STOP' }]);
+    const list = await d.call<{ items: Array<Record<string, unknown>> }>('GET', '/message_responses?source=%2B4917000009', { token: d.memberToken('1', [Permission.MessageIncomingView]) });
+    expect(list.body.items).toEqual([expect.objectContaining({ channel: 'whatsapp', source: '+4917000009', destination: '3333', message: 'Stop' })]);
+    const blocked = await d.accept({ accountId: '1', channel: 'whatsapp', streamId: '33', streamUid: 'stream-33', streamType: 5, sender: '3333', destination: '+4917000009', text: 'after WhatsApp STOP', encoding: null });
+    expect(await d.untilStatus(blocked, 'rejected')).toMatchObject({ error: 'the recipient opted out' });
+    expect(wa.sends.some((s) => (s.body.text as { body?: string } | undefined)?.body === 'after WhatsApp STOP')).toBe(false);
+    await d.flushOutbox();
+    expect(d.events(InboundOptedOutV1.type).map((e) => e.data)).toContainEqual(expect.objectContaining({ channel: 'whatsapp', phone: '+4917000009', sender: '3333' }));
+
+    expect(await reply('wamid.start-1', 'START')).toBe(200);
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone = '+4917000009'`)).length === 0);
+    const again = await d.accept({ accountId: '1', channel: 'whatsapp', streamId: '33', streamUid: 'stream-33', streamType: 5, sender: '3333', destination: '+4917000009', text: 'after WhatsApp START', encoding: null });
+    await d.untilStatus(again, 'sent');
+    await d.flushOutbox();
+    expect(d.events(InboundOptedInV1.type).map((e) => e.data)).toContainEqual(expect.objectContaining({ channel: 'whatsapp', phone: '+4917000009', sender: '3333', keyword: 'START' }));
+  });
+
+  it('keeps a WhatsApp reply to a phone number id nobody owns aside', async () => {
+    const payload = WhatsAppPeer.notification('7777', { messages: [{ from: '4917000010', id: 'wamid.nobody', timestamp: '1700000000', type: 'text', text: { body: 'to an unowned WhatsApp number' } }] });
+    expect(await wa.deliver(waHook(), payload)).toBe(200);
+    expect(await held('to an unowned WhatsApp number')).toEqual([{ address: '7777', reason: 'unclaimed' }]);
+    expect(await inbound('to an unowned WhatsApp number')).toEqual([]);
+  });
+
+  it('stores no provider secret in the clear, even from an event that carried one', async () => {
+    // an event of the previous version, with the token in `credentials`
+    await d.publish([
+      createEnvelope(
+        StreamChannelConfiguredV1,
+        { accountId: '1', streamId: '70', streamUid: 'stream-70', streamType: 5, channel: 'whatsapp', sender: '7070', credentials: { accessToken: 'EAA-plain-old-token', businessId: '99' }, enabled: true, occurredAt: new Date().toISOString() },
+        { accountId: '1', source: 'streams' },
+      ),
+    ]);
+    await d.configureStream({ streamId: '71', streamUid: 'stream-71', channel: 'whatsapp', streamType: 5, sender: '7171', sealedCredentials: sealFor('stream-71', { accessToken: 'EAA-sealed-token' }) });
+    await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.stream_channel WHERE stream_id = 70`)).length === 1);
+    const dump = JSON.stringify(await d.sql(`SELECT * FROM dispatch.stream_channel`));
+    expect(dump).not.toContain('EAA-plain-old-token');
+    expect(dump).not.toContain('EAA-sealed-token');
+    expect(await d.sql(`SELECT credentials FROM dispatch.stream_channel WHERE stream_id = 70`)).toEqual([{ credentials: { businessId: '99' } }]);
+    // the sealed token is what the stream sends with
+    wa.tokens.add('EAA-sealed-token');
+    const uuid = await d.accept({ channel: 'whatsapp', streamId: '71', streamUid: 'stream-71', streamType: 5, sender: '7171', text: 'with the sealed token', encoding: null });
+    await d.untilStatus(uuid, 'sent');
+    expect(wa.sends.at(-1)).toMatchObject({ phoneNumberId: '7171', token: 'EAA-sealed-token' });
+  });
+});
