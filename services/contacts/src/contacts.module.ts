@@ -22,6 +22,7 @@ import { ContactService } from './services/contact.service';
 import { ContactsOutboxRelay, ContactsRealtime, ContactsUnitOfWork } from './services/contacts-events.service';
 import { ImportJobsService } from './services/import-jobs.service';
 import { ImportListService } from './services/import-list.service';
+import { OptOutConsumer } from './services/opt-out.consumer';
 import { TaskJobsService } from './services/task-jobs.service';
 import { TaskService } from './services/task.service';
 import { VariableService } from './services/variable.service';
@@ -76,6 +77,7 @@ export class ContactsModule {
         ImportJobsService,
         ImportListService,
         BlackListService,
+        OptOutConsumer,
         TaskJobsService,
         TaskService,
       ],

@@ -13,6 +13,13 @@ describe('account settings', () => {
     expect(paths).toEqual(['customSettings.allow_whatsapp', 'customSettings.colour', 'customSettings.streams_max_messages_per_day']);
   });
 
+  it("takes the account's own opt-out and opt-in keywords (any script, upper-cased once each) and refuses markup or lists too long", () => {
+    const r = mergeCustomSettings({ ...CUSTOM_SETTINGS_DEFAULTS }, { opt_out_keywords: ['Хватит', 'basta', 'BASTA'], opt_in_keywords: ['go on'] });
+    expect(r).toEqual({ ok: true, value: { ...CUSTOM_SETTINGS_DEFAULTS, opt_out_keywords: ['ХВАТИТ', 'BASTA'], opt_in_keywords: ['GO ON'] } });
+    const bad = mergeCustomSettings({ ...CUSTOM_SETTINGS_DEFAULTS }, { opt_out_keywords: ['<b>stop</b>'], opt_in_keywords: Array.from({ length: 51 }, (_, i) => `word${i}`) });
+    expect(bad.ok ? [] : bad.violations.map((v) => v.propertyPath).sort()).toEqual(['customSettings.opt_in_keywords', 'customSettings.opt_out_keywords.0']);
+  });
+
   it('accepts only the three generative services', () => {
     expect(mergeGenSettings({ ...GEN_SETTINGS_DEFAULTS }, { default_generative_service: 'gemini' }).ok).toBe(true);
     expect(mergeGenSettings({ ...GEN_SETTINGS_DEFAULTS }, { default_generative_service: 'claude' }).ok).toBe(false);

@@ -22,6 +22,12 @@ export const CUSTOM_SETTINGS_DEFAULTS = Object.freeze({
   streams_validate_senders: true,
   allow_campaign_whatsapp: false,
   allow_generative_ai: false,
+  /**
+   * The account's own opt-out and opt-in reply keywords, on top of STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, СТОП,
+   * ОТПИСАТЬСЯ and START, СТАРТ (a whole reply, case and surrounding spaces ignored; docs/decisions/0021).
+   */
+  opt_out_keywords: [] as string[],
+  opt_in_keywords: [] as string[],
 });
 export type CustomSettings = { -readonly [K in keyof typeof CUSTOM_SETTINGS_DEFAULTS]: (typeof CUSTOM_SETTINGS_DEFAULTS)[K] };
 
@@ -37,6 +43,12 @@ export type GenSettings = { -readonly [K in keyof typeof GEN_SETTINGS_DEFAULTS]:
 
 /** Legacy clients send flags as 0/1; both are read, booleans are stored. */
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
+
+/** A reply keyword: one word or a short phrase, letters of any script. */
+const keywords = z
+  .array(z.string().trim().min(2).max(32).regex(/^[\p{L}\p{N}][\p{L}\p{N} '-]*$/u, 'a keyword is letters, digits, spaces, - and \''))
+  .max(50)
+  .transform((l) => [...new Set(l.map((w) => w.toUpperCase()))]);
 
 const customPatch = z
   .object({
@@ -54,6 +66,8 @@ const customPatch = z
     streams_validate_senders: flag,
     allow_campaign_whatsapp: flag,
     allow_generative_ai: flag,
+    opt_out_keywords: keywords,
+    opt_in_keywords: keywords,
   })
   .partial()
   .strict();

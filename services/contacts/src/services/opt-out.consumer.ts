@@ -1,0 +1,84 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { BlacklistChangedV1, InboundOptedInV1, InboundOptedOutV1, Topics, type EventEnvelope } from '@switchboard/contracts';
+import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { CONTACTS_SCHEMA } from '../contacts.options';
+import { one } from '../db/sql';
+import { ContactListRepository } from '../repositories/contact-list.repository';
+import { ContactsUnitOfWork } from './contacts-events.service';
+
+const GROUP = 'contacts.opt_out';
+
+/**
+ * Opt-out replies (dispatch: STOP, STOPALL, the account's own keywords; docs/decisions/0021) put the number on the
+ * account's blacklist, so lists, segments and exports leave it out; an opt-in reply (START) takes off only an entry
+ * an opt-out put there, never one an operator added. Telegram chat ids are not numbers and stay with dispatch's
+ * per-sender opt-out. Each event once (`processed_events`), its blacklist change announced in the same transaction.
+ */
+@Injectable()
+export class OptOutConsumer implements OnModuleInit {
+  constructor(
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly uow: ContactsUnitOfWork,
+    private readonly lists: ContactListRepository,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: GROUP, topics: [Topics.Dispatch], types: [InboundOptedOutV1.type, InboundOptedInV1.type], handler: (e) => this.handle(e) });
+  }
+
+  async handle(e: EventEnvelope): Promise<void> {
+    const optedOut = e.type === InboundOptedOutV1.type;
+    if (!optedOut && e.type !== InboundOptedInV1.type) return;
+    const d = InboundOptedOutV1.schema.parse(e.data);
+    if ((d.channel !== 'sms' && d.channel !== 'whatsapp') || !/^\+\d{6,16}$/.test(d.phone)) return;
+    await this.uow.run(async (m, emit) => {
+      const claimed = await m.query<unknown[]>(
+        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+        [GROUP, e.id],
+      );
+      if (claimed.length === 0) return;
+      const contact = await one<{ list_ids: string[]; sendable: boolean }>(
+        m,
+        `SELECT list_ids, (NOT blocked AND opted_out_at IS NULL) AS sendable FROM contacts.contact WHERE account_id = $1 AND normalized_phone = $2 FOR UPDATE`,
+        [d.accountId, d.phone],
+      );
+      if (optedOut) {
+        const added = await one<{ id: string }>(
+          m,
+          `WITH ins AS (
+             INSERT INTO contacts.black_list (account_id, phone, normalized_phone, opt_out_keyword) VALUES ($1, $2, $2, $3)
+             ON CONFLICT (account_id, normalized_phone) DO NOTHING RETURNING id, normalized_phone
+           ), blk AS (
+             UPDATE contacts.contact c SET blocked = true, updated_at = now() FROM ins WHERE c.account_id = $1 AND c.normalized_phone = ins.normalized_phone
+           )
+           SELECT id::text FROM ins`,
+          [d.accountId, d.phone, d.keyword],
+        );
+        if (!added) return;
+        if (contact?.sendable) await this.lists.adjustCounts(d.accountId, [], contact.list_ids.map(String), m);
+        emit(BlacklistChangedV1, { accountId: d.accountId, added: [d.phone], removed: [], changedAt: d.at }, d.accountId);
+        return;
+      }
+      const removed = await one<{ id: string }>(
+        m,
+        `WITH del AS (
+           DELETE FROM contacts.black_list WHERE account_id = $1 AND normalized_phone = $2 AND opt_out_keyword IS NOT NULL RETURNING id, normalized_phone
+         ), unb AS (
+           UPDATE contacts.contact c SET blocked = false, updated_at = now() FROM del WHERE c.account_id = $1 AND c.normalized_phone = del.normalized_phone
+         )
+         SELECT id::text FROM del`,
+        [d.accountId, d.phone],
+      );
+      if (!removed) return;
+      const after = await one<{ list_ids: string[]; sendable: boolean }>(
+        m,
+        `SELECT list_ids, (NOT blocked AND opted_out_at IS NULL) AS sendable FROM contacts.contact WHERE account_id = $1 AND normalized_phone = $2`,
+        [d.accountId, d.phone],
+      );
+      if (after?.sendable) await this.lists.adjustCounts(d.accountId, after.list_ids.map(String), [], m);
+      emit(BlacklistChangedV1, { accountId: d.accountId, added: [], removed: [d.phone], changedAt: d.at }, d.accountId);
+    });
+  }
+}
