@@ -1,6 +1,6 @@
 import { ContactsInit1795400000000 } from './1795400000000-init';
 import { OutboxPacked1795600000000 } from './1795600000000-outbox-packed';
-import { BlackListOptOut1795900000000 } from './1795900000000-black-list-opt-out';
+import { BlackListOptOut1796100000000 } from './1796100000000-black-list-opt-out';
 
 /** In order; a new migration is appended, never edited once released. */
-export const CONTACTS_MIGRATIONS = [ContactsInit1795400000000, OutboxPacked1795600000000, BlackListOptOut1795900000000];
+export const CONTACTS_MIGRATIONS = [ContactsInit1795400000000, OutboxPacked1795600000000, BlackListOptOut1796100000000];

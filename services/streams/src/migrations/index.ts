@@ -2,7 +2,7 @@ import { Init1795400000000 } from './1795400000000-init';
 import { OutboxPacked1795600000000 } from './1795600000000-outbox-packed';
 import { AcceptMessages1795716000000 } from './1795716000000-accept-messages';
 import { DailyLimitLock1796000000000 } from './1796000000000-daily-limit-lock';
-import { InboundClaims1795900000000 } from './1795900000000-inbound-claims';
+import { InboundClaims1796100000000 } from './1796100000000-inbound-claims';
 
 /** In order; a new migration is appended, never edited once released. */
-export const STREAMS_MIGRATIONS = [Init1795400000000, OutboxPacked1795600000000, AcceptMessages1795716000000, DailyLimitLock1796000000000, InboundClaims1795900000000];
+export const STREAMS_MIGRATIONS = [Init1795400000000, OutboxPacked1795600000000, AcceptMessages1795716000000, DailyLimitLock1796000000000, InboundClaims1796100000000];

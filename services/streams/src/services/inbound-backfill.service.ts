@@ -11,7 +11,7 @@ import { StreamService } from './stream.service';
 import { StreamsUnitOfWork } from './streams-events.service';
 
 /**
- * Once, after the migration that introduced inbound claims and sealed provider settings (1795900000000): streams and
+ * Once, after the migration that introduced inbound claims and sealed provider settings (1796100000000): streams and
  * senders that existed before claim their addresses, oldest first (a later one that collides is left without a claim
  * and logged for the super administrator), and every provider stream's settings go to dispatch again, sealed, so
  * dispatch never needs the plaintext its read model had (its migration cleared it). Runs in scheduler processes; the

@@ -10,8 +10,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `opt_out`: contacts who replied an opt-out keyword, per account and our sender (`*`: every sender).
  * - `account_limit.opt_keywords`: the account's own opt-out and opt-in keywords.
  */
-export class InboundOwnership1795900000000 implements MigrationInterface {
-  name = 'InboundOwnership1795900000000';
+export class InboundOwnership1796100000000 implements MigrationInterface {
+  name = 'InboundOwnership1796100000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

@@ -7,8 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (`inbound_claim_holder`); the claim goes with its last holder. `provider_backfill` marks the streams whose claim
  * and sealed provider settings still have to be sent to dispatch once by the running service (it needs the key).
  */
-export class InboundClaims1795900000000 implements MigrationInterface {
-  name = 'InboundClaims1795900000000';
+export class InboundClaims1796100000000 implements MigrationInterface {
+  name = 'InboundClaims1796100000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
