@@ -39,10 +39,10 @@ export class MessageResponse {
   @ApiProperty({ type: String, example: 'sms' })
   channel!: string;
 
-  @ApiProperty({ type: String, example: '+447400123456', description: 'Our number / bot / phone number id.' })
+  @ApiProperty({ type: String, example: '+447400123456', description: 'The contact who wrote (their number, or a Telegram chat id).' })
   source!: string;
 
-  @ApiProperty({ type: String, example: '+447400123456', description: 'The contact who wrote.' })
+  @ApiProperty({ type: String, example: '+447400654321', description: 'Where it was sent: our number / phone number id / bot.' })
   destination!: string;
 
   @ApiProperty({ type: String, nullable: true, example: 'Acme' })
@@ -59,6 +59,45 @@ export class MessageResponse {
 
   @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
   receivedAt!: string;
+}
+
+/** An inbound message no account owns, kept aside for the super administrator (docs/decisions/0021). */
+export class UnclaimedInboundResponse {
+  @ApiProperty({ type: Number, example: 7 })
+  id!: number;
+
+  @ApiProperty({ type: String, enum: ['sms', 'whatsapp', 'telegram'], example: 'sms' })
+  channel!: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 1 })
+  vendorId!: number;
+
+  @ApiProperty({ type: String, example: '+447400654321', description: 'The address as claims spell it: E.164, a phone number id, a bot id.' })
+  address!: string;
+
+  @ApiProperty({ type: String, example: '+447400123456', description: 'The contact who wrote.' })
+  source!: string;
+
+  @ApiProperty({ type: String, example: '447400654321', description: 'Our side as the provider named it.' })
+  destination!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Ada' })
+  contactName!: string;
+
+  @ApiProperty({ type: String, example: 'text' })
+  messageType!: string;
+
+  @ApiProperty({ type: String, example: 'STOP' })
+  message!: string;
+
+  @ApiProperty({ type: String, enum: ['unclaimed', 'no_stream'], example: 'unclaimed', description: 'unclaimed: no account owns the address; no_stream: its owner has no stream for it.' })
+  reason!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })
+  receivedAt!: string;
+
+  @ApiProperty({ type: String, example: '2026-11-25T16:00:01.000Z' })
+  heldAt!: string;
 }
 
 export class ChatItemResponse {
