@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { listRoutes } from '@switchboard/platform';
+import { createValidationPipe, listRoutes } from '@switchboard/platform';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { AccountsBootstrapService } from '@switchboard/accounts';
@@ -196,6 +196,60 @@ describe('the OpenAPI document at /api/docs.json', () => {
     const send = (doc.paths['/api/streams/messages'] as Json).post as Json;
     expect(Object.keys(send.responses as Json)).toEqual(expect.arrayContaining(['202', '400', '401', '402', '409', '429']));
   });
+  /** The example a reader would copy: each property's example, nested objects built from their own schemas. */
+  function exampleOf(schema: unknown, depth = 0): unknown {
+    const s = resolve(schema);
+    if (!s || depth > 6) return undefined;
+    if (s.example !== undefined) return s.example;
+    if (s.properties) {
+      const out: Json = {};
+      for (const [k, v] of Object.entries(s.properties as Json)) {
+        const e = exampleOf(v, depth + 1);
+        if (e !== undefined) out[k] = e;
+      }
+      return out;
+    }
+    if (s.type === 'array') {
+      const e = exampleOf(s.items, depth + 1);
+      return e === undefined ? undefined : [e];
+    }
+    const variants = (s.oneOf ?? s.anyOf ?? s.allOf) as unknown[] | undefined;
+    return variants ? exampleOf(variants[0], depth + 1) : undefined;
+  }
+
+  it("gives request bodies examples that pass the route's own validation", async () => {
+    const discovery = t.app.get(DiscoveryService);
+    const scanner = t.app.get(MetadataScanner);
+    const pipe = createValidationPipe();
+    const bodyClass = new Map<string, new () => object>();
+    for (const w of discovery.getControllers()) {
+      const type = w.metatype as (new () => object) | undefined;
+      if (!type?.prototype) continue;
+      for (const name of scanner.getAllMethodNames(type.prototype)) {
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as Record<string, { index: number }>;
+        const key = Object.keys(args).find((k) => Number(k.split(':')[0]) === RouteParamtypes.BODY);
+        const metatype = key ? ((Reflect.getMetadata('design:paramtypes', type.prototype, name) ?? []) as unknown[])[args[key].index] : undefined;
+        if (typeof metatype === 'function' && metatype !== Object) bodyClass.set(`${type.name}_${name}`, metatype as new () => object);
+      }
+    }
+    const refused: string[] = [];
+    let checked = 0;
+    for (const { id, op } of operations()) {
+      const metatype = bodyClass.get(op.operationId as string);
+      const media = (((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json']) as Json | undefined;
+      if (!metatype || !media) continue;
+      const example = media.example ?? exampleOf(media.schema);
+      try {
+        await pipe.transform(example, { type: 'body', metatype, data: undefined });
+        checked++;
+      } catch (e) {
+        refused.push(`${id} ${JSON.stringify(example)}: ${JSON.stringify((e as { violations?: unknown }).violations ?? String(e))}`);
+      }
+    }
+    expect(refused).toEqual([]);
+    expect(checked).toBeGreaterThan(40);
+  });
+
   /** Where a real answer and its documented schema disagree: an undocumented field, a missing required one, a wrong type. */
   function drift(value: unknown, schema: unknown, at: string, out: string[], depth = 0): void {
     const s = resolve(schema);

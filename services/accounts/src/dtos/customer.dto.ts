@@ -56,7 +56,7 @@ export class CustomerStatusDto {
   @ApiProperty({ example: 5, oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/customers/5' }] }) @IsIdRef()
   customer_id: number | string;
 
-  @ApiProperty({ enum: STATUSES }) @IsIn(STATUSES)
+  @ApiProperty({ enum: STATUSES, example: 'active' }) @IsIn(STATUSES)
   status: (typeof STATUSES)[number];
 }
 
@@ -84,7 +84,7 @@ export class FeatureAccessRequestDto {
 export const DROPDOWN_ENTITIES = ['customers', 'countries', 'timezones', 'currencies', 'statuses', 'generative_services', 'features'] as const;
 
 export class DropdownDataDto {
-  @ApiProperty({ enum: DROPDOWN_ENTITIES }) @IsIn(DROPDOWN_ENTITIES)
+  @ApiProperty({ enum: DROPDOWN_ENTITIES, example: 'customers' }) @IsIn(DROPDOWN_ENTITIES)
   entity: (typeof DROPDOWN_ENTITIES)[number];
 
   @ApiPropertyOptional({ example: 'Demo' }) @IsOptional() @IsString() @MaxLength(100)

@@ -3,7 +3,7 @@ import { Allow, IsIn, IsOptional } from 'class-validator';
 import { TASK_TYPES } from '@switchboard/contracts';
 
 export class CreateTaskDto {
-  @ApiProperty({ enum: TASK_TYPES })
+  @ApiProperty({ enum: TASK_TYPES, example: 'export_contacts' })
   @IsIn(TASK_TYPES as unknown as string[])
   type: string;
 

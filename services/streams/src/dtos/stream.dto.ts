@@ -44,7 +44,7 @@ export class CreateStreamDto extends UpdateStreamDto {
   @ApiProperty({ example: 'Acme' }) @IsString() @IsNotEmpty() @Matches(/\S/, { message: 'name must not be blank' }) @MaxLength(255)
   declare name: string;
 
-  @ApiProperty({ description: 'marketing 1, transactional 2, OTP 3, two-way 4, WhatsApp 5, Telegram bot 7, Telegram private 8', enum: STREAM_TYPES }) @IsInt() @IsIn(STREAM_TYPES)
+  @ApiProperty({ description: 'marketing 1, transactional 2, OTP 3, two-way 4, WhatsApp 5, Telegram bot 7, Telegram private 8', enum: STREAM_TYPES, example: 2 }) @IsInt() @IsIn(STREAM_TYPES)
   streamType: number;
 }
 
@@ -91,7 +91,7 @@ export class PreviewWhatsAppDto {
   @ApiProperty({ example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' }) @IsString() @IsNotEmpty() @MaxLength(1024)
   auth_token: string;
 
-  @ApiProperty({ example: '42' }) @IsString() @Matches(/^\d{5,32}$/, { message: 'business_id is a numeric id' })
+  @ApiProperty({ example: '102290129340398' }) @IsString() @Matches(/^\d{5,32}$/, { message: 'business_id is a numeric id' })
   business_id: string;
 
   @ApiPropertyOptional({ example: '+447400123456' }) @IsOptional() @IsString() @MaxLength(32)
