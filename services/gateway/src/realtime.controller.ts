@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Authenticated } from '@switchboard/platform';
+import { Authenticated, QueryToken } from '@switchboard/platform';
 import { RealtimeStreamService } from './realtime/realtime-stream.service';
 
 /**
@@ -21,6 +21,7 @@ export class RealtimeController {
   @ApiOkResponse({ description: 'server-sent events, one JSON object per `data:` line, until the token expires', schema: { type: 'string', example: 'id: 1795624800707-13\nevent: messages\ndata: {"accountId":"1","topic":"messages","type":"status_changed","data":{"counts":{"delivered":1},"messageUuids":["eee380cc-9013-47f4-94e5-f26f3ee368b5"]},"id":"1795624800707-13","subject":"rt.1.messages","at":"2026-11-25T16:40:00.707Z"}\n\n' } })
   @Get('realtime')
   @Authenticated()
+  @QueryToken()
   async stream(@Req() req: Request, @Res() res: Response): Promise<void> {
     await this.realtime.stream(req, res, this.realtime.parse(req));
   }

@@ -11,7 +11,7 @@ import { RequestContext, type Principal } from '../context/request-context';
 import { Mailer, type MailMessage } from '../mail/mailer';
 import { PlatformModule } from '../module/platform.module';
 import { RealtimeFanout, type RealtimeListener } from '../realtime/realtime';
-import { Authenticated, CurrentPrincipal, Permissions, Public, SuperAdmin } from './decorators';
+import { Authenticated, CurrentPrincipal, Permissions, Public, QueryToken, SuperAdmin } from './decorators';
 import { configureHttpApp, listRoutes, trustProxySetting, type HttpAppOptions } from './http-app';
 
 /* Minimal local drivers: the in-memory ones are written elsewhere. */
@@ -73,6 +73,14 @@ class ProbeController {
   @Get('me')
   me(@CurrentPrincipal() p: Principal): Principal {
     return p;
+  }
+
+  /** A download a browser opens by link: no header can be sent. */
+  @Authenticated()
+  @QueryToken()
+  @Get('download')
+  download(@CurrentPrincipal() p: Principal): { userId: string | null } {
+    return { userId: p.userId };
   }
 
   @Authenticated({ accountRequired: true })
@@ -178,8 +186,15 @@ describe('access guard and decorators', () => {
     expect(me.body).toMatchObject({ kind: 'user', userId: 'u1', email: 'u1@test.local', accountId: null, roles: ['ROLE_USER'], superAdmin: false });
   });
 
-  it('takes the token from access_token when no Authorization header is sent (EventSource)', async () => {
-    await request(app.getHttpServer()).get(`/api/probe/me?access_token=${token()}`).expect(200);
+  it('refuses a token in the URL of an ordinary GET with 401: only a header opens it', async () => {
+    const res = await request(app.getHttpServer()).get(`/api/probe/me?access_token=${token()}`).expect(401);
+    expect(res.body.code).toBe('0x11');
+    await get('/api/probe/me', token()).expect(200);
+  });
+
+  it('takes access_token on a route marked @QueryToken() (downloads), when no Authorization header is sent', async () => {
+    expect((await request(app.getHttpServer()).get(`/api/probe/download?access_token=${token()}`).expect(200)).body).toEqual({ userId: 'u1' });
+    await request(app.getHttpServer()).get('/api/probe/download?access_token=not-a-token').expect(401);
   });
 
   it('ignores access_token in the URL of a state-changing request', async () => {
@@ -258,7 +273,7 @@ describe('access guard and decorators', () => {
         { method: 'GET', path: '/scoped/health', rule: { kind: 'public' } },
       ]),
     );
-    expect(routes).toHaveLength(12);
+    expect(routes).toHaveLength(13);
     expect(routes.filter((r) => !r.rule)).toEqual([{ method: 'GET', path: '/probe/forgotten', rule: undefined }]);
   });
 

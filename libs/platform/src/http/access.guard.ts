@@ -6,18 +6,18 @@ import { TokenVerifier } from '../auth/tokens';
 import { RequestContext, type Principal } from '../context/request-context';
 import { AppError } from '../errors/app-error';
 import { AccountDirectory, assertAccountOpen } from '../tenancy/account-directory';
-import { ACCESS_KEY, type AccessRule } from './decorators';
+import { ACCESS_KEY, QUERY_TOKEN_KEY, type AccessRule } from './decorators';
 
 export const SUPER_ADMIN_ROLE = 'ROLE_SUPER_ADMIN';
 
 /**
- * Reads the bearer token from the Authorization header, or `access_token` on GET requests (EventSource cannot set
- * headers). A token in the URL of a state-changing request is ignored.
+ * Reads the bearer token from the Authorization header, or, only where the route allows it (`@QueryToken()`: the
+ * event stream, downloads), from `access_token` on GET requests. A token in any other URL is ignored.
  */
-export function bearerToken(req: Request): string | null {
+export function bearerToken(req: Request, opts: { allowQuery?: boolean } = {}): string | null {
   const h = req.headers.authorization;
   if (h && /^Bearer\s+/i.test(h)) return h.replace(/^Bearer\s+/i, '').trim() || null;
-  if (req.method !== 'GET' && req.method !== 'HEAD') return null;
+  if (!opts.allowQuery || (req.method !== 'GET' && req.method !== 'HEAD')) return null;
   const q = req.query?.access_token;
   return typeof q === 'string' && q ? q : null;
 }
@@ -55,7 +55,8 @@ export class AccessGuard implements CanActivate {
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [context.getHandler(), context.getClass()]);
     if (!rule) throw new AppError(500, ErrorCode.General, 'route declares no access rule');
     const req = context.switchToHttp().getRequest<Request>();
-    const token = bearerToken(req);
+    const allowQuery = this.reflector.getAllAndOverride<boolean | undefined>(QUERY_TOKEN_KEY, [context.getHandler(), context.getClass()]) === true;
+    const token = bearerToken(req, { allowQuery });
     if (rule.kind === 'public') {
       // A public route may still know its caller (e.g. login-as), but never requires one.
       if (token) this.tryAuthenticate(token);

@@ -26,6 +26,15 @@ export const Permissions = (...permissions: string[]) => {
 };
 export const SuperAdmin = () => SetMetadata(ACCESS_KEY, { kind: 'superAdmin' } satisfies AccessRule);
 
+export const QUERY_TOKEN_KEY = 'switchboard:query-token';
+
+/**
+ * The route also takes the access token as `?access_token=` (GET only): for the few a browser opens where no header
+ * can be sent, the event stream (EventSource) and file downloads (a link). Everywhere else a token in the URL is
+ * ignored, so it does not end up in browser history, proxy logs and Referer headers.
+ */
+export const QueryToken = () => SetMetadata(QUERY_TOKEN_KEY, true);
+
 /** The caller, as set by the guard. Throws 401 on a route where nobody is signed in. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, _ctx: ExecutionContext): Principal => {
   const p = RequestContext.principal();

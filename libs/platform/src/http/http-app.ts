@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RequestContext } from '../context/request-context';
 import { ACCESS_KEY, type AccessRule } from './decorators';
 import { bodyParserErrorHandler, ErrorBodyFilter } from './exception.filter';
+import { RedactingLogger } from './redact';
 import { createValidationPipe } from './validation';
 
 export interface HttpAppOptions {
@@ -60,6 +61,8 @@ export function requestContextMiddleware(req: Request, res: Response, next: Next
 export function configureHttpApp(app: NestExpressApplication, options: HttpAppOptions = {}): void {
   const express = app.getHttpAdapter().getInstance() as { set: (k: string, v: unknown) => void; disable: (k: string) => void };
   express.set('trust proxy', trustProxySetting(options.trustProxy));
+  // credentials in URLs (a download's ?access_token=) and messages never reach a log line
+  RedactingLogger.install();
   express.disable('x-powered-by');
   const limit = options.bodyLimit ?? '1mb';
   // Both parsers with the same limit, and their errors turned into error bodies before Nest rewrites them.

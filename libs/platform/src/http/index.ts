@@ -4,4 +4,5 @@ export * from './exception.filter';
 export * from './validation';
 export * from './list';
 export * from './http-app';
+export * from './redact';
 export * from './openapi';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiListResponse, Authenticated, CurrentPrincipal, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, Authenticated, CurrentPrincipal, QueryToken, type ListResult, type Principal } from '@switchboard/platform';
 import type { ImportListDto, ImportPreviewDto } from '../dtos/import-list.dto';
 import { UpdateImportListDto } from '../dtos/import-list.dto';
 import { caller } from '../services/access';
@@ -24,7 +24,7 @@ export class ImportListController {
 
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'a CSV file to fill in (attachment contacts-example.csv)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName,email\n+447400123456,Jane,Doe,jane@example.com\n' } })
-  @Get('example_file') @Authenticated({ accountRequired: true })
+  @Get('example_file') @Authenticated({ accountRequired: true }) @QueryToken()
   example(@Res() res: Response): void { res.setHeader('Content-Type', 'text/csv; charset=utf-8'); res.setHeader('Content-Disposition', 'attachment; filename="contacts-example.csv"'); res.send(this.imports.exampleFile()); }
 
   @ApiOkResponse({ type: ImportListGetResponse })

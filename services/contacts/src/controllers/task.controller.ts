@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiListResponse, Authenticated, CurrentPrincipal, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, Authenticated, CurrentPrincipal, QueryToken, type ListResult, type Principal } from '@switchboard/platform';
 import { CreateTaskDto, type TaskDto } from '../dtos/task.dto';
 import { caller } from '../services/access';
 import { TaskService } from '../services/task.service';
@@ -42,6 +42,6 @@ export class TaskDownloadController {
   @ApiQuery({ type: Number, name: 'id', description: 'the task id (an export task that has finished)', example: 42 })
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'the exported CSV file (attachment)', schema: { type: 'string', format: 'binary', example: 'phone,firstName,lastName\n+447400123456,Jane,Doe\n' } })
-  @Get('download') @Authenticated({ accountRequired: true })
+  @Get('download') @Authenticated({ accountRequired: true }) @QueryToken()
   download(@CurrentPrincipal() p: Principal, @Query('id') id: unknown, @Res() res: Response): Promise<void> { return this.tasks.download(caller().accountId, p, id, res); }
 }

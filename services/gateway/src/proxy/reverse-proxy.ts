@@ -4,6 +4,7 @@ import * as https from 'node:https';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ErrorCode, type ErrorBody } from '@switchboard/contracts';
+import { redactUrl } from '@switchboard/platform';
 import { GATEWAY_ROUTE_TABLE, serviceForPath } from './route-table';
 
 export interface ReverseProxyOptions {
@@ -173,10 +174,10 @@ export class ReverseProxy {
         req.resume();
       }
       if (err instanceof UpstreamTimeout) {
-        this.logger.warn(`${req.method} ${req.url}: ${err.message}`);
+        this.logger.warn(`${req.method} ${redactUrl(req.url)}: ${err.message}`);
         return sendError(res, 504, `service ${service} did not answer in time`);
       }
-      this.logger.warn(`${req.method} ${req.url}: ${service} unavailable (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+      this.logger.warn(`${req.method} ${redactUrl(req.url)}: ${service} unavailable (${(err as NodeJS.ErrnoException).code ?? err.message})`);
       sendError(res, 502, `service ${service} is unavailable`);
     });
     if (hasBody) req.pipe(upstream);

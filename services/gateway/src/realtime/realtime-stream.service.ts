@@ -48,7 +48,8 @@ export class RealtimeStreamService implements OnModuleDestroy {
 
   /** Reads and checks what the client asked for; throws the error body before any byte of the stream is sent. */
   parse(req: Request): RealtimeRequest {
-    const token = bearerToken(req);
+    // EventSource cannot set headers: the event stream is one of the few routes taking ?access_token=
+    const token = bearerToken(req, { allowQuery: true });
     if (!token) throw AppError.unauthorized('missing token', ErrorCode.MissingToken);
     const claims = this.verifier.verifyAccess(token);
     if (!claims.acc) throw AppError.unauthorized('the token carries no account', ErrorCode.InvalidJwt);
