@@ -38,6 +38,11 @@ export interface SmppAdapterConfig {
   throttleBackoffMs?: number;
   /** Transient errors (ESME_RSYSERR, queue full) retried on the bind before giving the message back. Default 3. */
   transientRetries?: number;
+  /**
+   * How long this carrier's receipts may take before a message waiting for one is listed as overdue (read by the
+   * super-admin listing, GET /api/service_type_manager/awaiting_receipts, not by the adapter). Default 1 h.
+   */
+  receiptOverdueMs?: number;
   sourceTon?: number;
   sourceNpi?: number;
   destTon?: number;

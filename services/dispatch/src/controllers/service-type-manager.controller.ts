@@ -4,7 +4,7 @@ import { ApiListResponse, CurrentPrincipal, SuperAdmin, type ListResult, type Pr
 import { CountryRouteDto, CreateVendorDto, CustomerCountryRouteDto, SimulatorVendorConfigDto, SmppVendorConfigDto, UpdateVendorDto } from '../dtos/routing.dto';
 import type { CountryRouteRow, RoutingHistoryRow } from '../repositories/routing.repository';
 import { RoutingAdminService, type AwaitingReceipts, type VendorDto } from '../services/routing-admin.service';
-import { CountryRouteResponse, RoutingHistoryResponse, ServiceTypeManagerCurrentRoutingResponse, ServiceTypeManagerRefreshResponse, VendorResponse } from '../dtos/responses.dto';
+import { AwaitingReceiptsResponse, CountryRouteResponse, RoutingHistoryResponse, ServiceTypeManagerCurrentRoutingResponse, ServiceTypeManagerRefreshResponse, VendorResponse } from '../dtos/responses.dto';
 
 @ApiTags('service_type_manager')
 @ApiExtraModels(SmppVendorConfigDto, SimulatorVendorConfigDto)
@@ -45,13 +45,17 @@ export class ServiceTypeManagerController {
   @Get('current_routing') @SuperAdmin()
   currentRouting(@Query() q: Record<string, unknown>): ReturnType<RoutingAdminService['currentRouting']> { return this.admin.currentRouting(q); }
 
-  @ApiQuery({ name: 'customerId', type: String, required: false, description: "only this account's route changes", example: '1' })
-  @ApiQuery({ name: 'iso2', type: String, required: false, description: 'only this country', example: 'GB' })
-  @ApiListResponse(RoutingHistoryResponse)
   /** Sent messages waiting for a receipt past their vendor's limit (`receiptOverdueMs`, default 1 h), oldest first. */
+  @ApiOkResponse({ type: AwaitingReceiptsResponse })
+  @ApiQuery({ name: 'vendorId', required: false, type: String, example: '5', description: 'only this vendor' })
+  @ApiQuery({ name: 'page', required: false, type: Number, example: 1 })
+  @ApiQuery({ name: 'itemsPerPage', required: false, type: Number, example: 25 })
   @Get('awaiting_receipts') @SuperAdmin()
   awaitingReceipts(@Query() q: Record<string, unknown>): Promise<AwaitingReceipts> { return this.admin.awaitingReceipts(q); }
 
+  @ApiQuery({ name: 'customerId', type: String, required: false, description: "only this account's route changes", example: '1' })
+  @ApiQuery({ name: 'iso2', type: String, required: false, description: 'only this country', example: 'GB' })
+  @ApiListResponse(RoutingHistoryResponse)
   @Get('routing_history') @SuperAdmin()
   history(@Query() q: Record<string, unknown>): Promise<ListResult<RoutingHistoryRow>> { return this.admin.history(q); }
 

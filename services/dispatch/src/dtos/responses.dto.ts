@@ -229,3 +229,60 @@ export class WebhooksTelegramResponse {
   @ApiProperty({ type: Boolean, example: true })
   ok!: boolean;
 }
+
+export class AwaitingReceiptResponse {
+  @ApiProperty({ type: String, example: '1042' })
+  id!: string;
+
+  @ApiProperty({ type: String, format: 'uuid', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' })
+  uuid!: string;
+
+  @ApiProperty({ type: String, example: '42' })
+  accountId!: string;
+
+  @ApiProperty({ type: String, example: '5' })
+  vendorId!: string;
+
+  @ApiProperty({ type: String, example: 'Acme SMSC' })
+  vendor!: string;
+
+  @ApiProperty({ type: String, example: '+447700900123' })
+  destination!: string;
+
+  @ApiProperty({ type: [String], example: ['0000000a3f'], description: "the carrier's message id of each part" })
+  providerIds!: string[];
+
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T14:02:11.120Z' })
+  sentAt!: string;
+
+  @ApiProperty({ type: Number, example: 5400, description: 'seconds since it was sent' })
+  waitingSeconds!: number;
+}
+
+export class AwaitingReceiptsVendorResponse {
+  @ApiProperty({ type: String, example: '5' })
+  vendorId!: string;
+
+  @ApiProperty({ type: String, example: 'Acme SMSC' })
+  vendor!: string;
+
+  @ApiProperty({ type: Number, example: 3600000, description: "the vendor's limit (config receiptOverdueMs, default 1 h), ms" })
+  receiptOverdueMs!: number;
+
+  @ApiProperty({ type: Number, example: 12, description: 'messages of this vendor past the limit' })
+  overdue!: number;
+
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-25T14:02:11.120Z', description: 'when the oldest of them was sent' })
+  oldestSentAt!: string;
+}
+
+export class AwaitingReceiptsResponse {
+  @ApiProperty({ type: [AwaitingReceiptResponse], description: 'one page, oldest first' })
+  items!: AwaitingReceiptResponse[];
+
+  @ApiProperty({ type: Number, example: 12, description: 'messages past their limit, over every page' })
+  total!: number;
+
+  @ApiProperty({ type: [AwaitingReceiptsVendorResponse], description: 'per vendor with messages past its limit' })
+  vendors!: AwaitingReceiptsVendorResponse[];
+}

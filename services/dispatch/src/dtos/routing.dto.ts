@@ -57,6 +57,14 @@ export class SmppVendorConfigDto {
   @ApiPropertyOptional({ example: 3, default: 3, description: 'transient errors (ESME_RSYSERR, queue full) retried on the bind before the message goes back to routing' })
   transientRetries?: number;
 
+  @ApiPropertyOptional({
+    example: 3600000,
+    default: 3600000,
+    minimum: 1,
+    description: 'how long this carrier\'s receipts may take, ms: a sent message without its final receipt after this long is listed by GET /api/service_type_manager/awaiting_receipts (it still ends undelivered only at the 72 h receipt timeout)',
+  })
+  receiptOverdueMs?: number;
+
   @ApiPropertyOptional({ example: 5, default: 5, description: 'source_addr_ton: 5 alphanumeric (sender IDs like ACME), 1 international (numeric senders)' })
   sourceTon?: number;
 
