@@ -32,13 +32,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       const op = item[method];
       if (!op) continue;
       const meta = op.operationId ? handlers.get(op.operationId) : undefined;
-      complete(path, method, op, meta?.rule, meta?.errors ?? []);
+      complete(path, method, op, meta?.rule, meta?.errors ?? [], firstField(doc, op));
     }
   }
   return doc;
 }
 
-function complete(path: string, method: Method, op: OperationObject, rule: AccessRule | undefined, own: DocumentedError[]): void {
+function complete(path: string, method: Method, op: OperationObject, rule: AccessRule | undefined, own: DocumentedError[], field: string): void {
   const params = (op.parameters ?? []) as ParameterObject[];
   for (const p of params) {
     if (p.in === 'path' && p.example === undefined && (p.schema as SchemaObject | undefined)?.example === undefined) p.example = pathExample(p.name);
@@ -88,7 +88,7 @@ function complete(path: string, method: Method, op: OperationObject, rule: Acces
     for (const e of list) {
       examples[String(e.code)] = {
         summary: e.message,
-        value: { code: e.code, message: e.message, status, ...(e.code === '0x1' ? { violations: [{ propertyPath: 'phone', message: 'phone is not a valid number', code: 'impossiblePhoneNumber' }] } : {}) },
+        value: { code: e.code, message: e.message, status, ...(e.code === '0x1' ? { violations: [violationExample(field)] } : {}) },
       };
     }
     op.responses[key] = {
@@ -96,6 +96,23 @@ function complete(path: string, method: Method, op: OperationObject, rule: Acces
       content: { 'application/json': { schema: ERROR_REF, examples } },
     };
   }
+}
+
+/** The field a 400 example names: the body's first required field, else the first parameter's name. */
+function firstField(doc: OpenAPIObject, op: OperationObject): string {
+  const body = (op.requestBody as { content?: Record<string, { schema?: SchemaObject & { $ref?: string } }> } | undefined)?.content;
+  const schema = Object.values(body ?? {})[0]?.schema;
+  const resolved = schema?.$ref ? (doc.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] as SchemaObject | undefined) : schema;
+  const fromBody = resolved?.required?.[0] ?? Object.keys(resolved?.properties ?? {})[0];
+  if (fromBody) return fromBody;
+  const param = ((op.parameters ?? []) as ParameterObject[]).find((p) => p.in !== 'header');
+  return param?.name ?? '';
+}
+
+function violationExample(field: string): { propertyPath: string; message: string; code?: string } {
+  if (field === 'phone') return { propertyPath: 'phone', message: 'phone is not a valid number', code: 'impossiblePhoneNumber' };
+  if (!field) return { propertyPath: '', message: 'the body must be a JSON object' };
+  return { propertyPath: field, message: `${field} is not valid`, code: 'invalid' };
 }
 
 function isList(op: OperationObject): boolean {
