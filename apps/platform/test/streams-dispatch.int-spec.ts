@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, PriceChangedV1, type EventDefinition } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, ProviderSecrets } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { DispatchModule, DispatchOutboxRelay, TelegramPeer, TelegramPrivateAdapter, WhatsAppPeer, type DispatchModuleOptions, type TelegramLoginGateway } from '@switchboard/dispatch';
 import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
@@ -213,6 +213,8 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
     expect(ready.params.auth_error).toBeUndefined();
     expect(login.calls).toEqual(['sendCode +491701234567', 'signIn 99999', 'signIn 12345', 'password two-step']);
     const [{ auth_state }] = (await pool.query(`SELECT auth_state FROM dispatch.stream_channel WHERE stream_id = $1`, [id])).rows;
-    expect(auth_state).toMatchObject({ authorised: true, session: 's0+code+password' });
+    // the session is stored sealed for the stream (docs/decisions/0021)
+    expect(auth_state).toEqual({ authorised: true, sealedSession: expect.stringMatching(/^ps1:/) });
+    expect(new ProviderSecrets(PROVIDER_SECRETS_KEY).open(ready.streamUid, auth_state.sealedSession)).toEqual({ session: 's0+code+password' });
   });
 });

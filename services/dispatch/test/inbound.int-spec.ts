@@ -1,6 +1,10 @@
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { createEnvelope } from '@switchboard/platform';
 import { CustomerUpdatedV1, InboundOptedInV1, InboundOptedOutV1, MessageReceivedV1, MessageRefundDueV1, Permission, StreamChannelConfiguredV1 } from '@switchboard/contracts';
 import { SmppPeer } from '../src';
+import { DISPATCH_CONNECTION } from '../src/dispatch.options';
+import { InboundOwnership1796100000000 } from '../src/migrations/1796100000000-inbound-ownership';
 import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
 import { sealFor, smppVendor, startDispatch, type DispatchTestApp } from './support';
 
@@ -182,5 +186,23 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     const uuid = await d.accept({ channel: 'whatsapp', streamId: '71', streamUid: 'stream-71', streamType: 5, sender: '7171', text: 'with the sealed token', encoding: null });
     await d.untilStatus(uuid, 'sent');
     expect(wa.sends.at(-1)).toMatchObject({ phoneNumberId: '7171', token: 'EAA-sealed-token' });
+  });
+
+  it('clears the provider secrets an older version stored in the clear when it migrates', async () => {
+    const ds = d.t.app.get<DataSource>(getDataSourceToken(DISPATCH_CONNECTION));
+    const qr = ds.createQueryRunner();
+    try {
+      const migration = new InboundOwnership1796100000000();
+      await migration.down(qr);
+      await qr.query(`UPDATE dispatch.stream_channel SET credentials = $2 WHERE stream_id = $1`, ['70', { accessToken: 'EAA-stored-before', verifyToken: 'verify-before', businessId: '99' }]);
+      await qr.query(`UPDATE dispatch.stream_channel SET credentials = $2 WHERE stream_id = $1`, ['71', { botToken: '1:bot-token-before', phone: '+491701234567' }]);
+      await migration.up(qr);
+      expect(await qr.query(`SELECT stream_id::text, credentials FROM dispatch.stream_channel WHERE stream_id IN (70, 71) ORDER BY stream_id`)).toEqual([
+        { stream_id: '70', credentials: { businessId: '99' } },
+        { stream_id: '71', credentials: { phone: '+491701234567' } },
+      ]);
+    } finally {
+      await qr.release();
+    }
   });
 });

@@ -136,4 +136,21 @@ describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
     const rows = await d.sql(`SELECT account_id::text, stream_uid, account_phone, contact_phone, contact_name, body FROM dispatch.inbound_message WHERE channel = 'telegram'`);
     expect(rows).toEqual([{ account_id: '1', stream_uid: 'stream-40', account_phone: 'acme_bot', contact_phone: '555000', contact_name: 'Grace H', body: 'hello bot' }]);
   });
+
+  it('takes STOP and START from a Telegram chat: the bot sends it nothing in between', async () => {
+    const update = (id: number, text: string) => ({ update_id: 9100 + id, message: { message_id: 100 + id, date: 1700000000, text, chat: { id: 555111, type: 'private' }, from: { id: 555111, first_name: 'Lin' } } });
+    expect(await tg.update(BOT, update(1, 'stop sending me offers'), { baseUrl: d.t.url })).toBe(200);
+    expect(await d.sql(`SELECT 1 FROM dispatch.opt_out WHERE phone = '555111'`)).toEqual([]);
+    // the bot command form counts as the keyword
+    expect(await tg.update(BOT, update(2, '/stop'), { baseUrl: d.t.url })).toBe(200);
+    expect(await d.sql(`SELECT sender, keyword FROM dispatch.opt_out WHERE phone = '555111'`)).toEqual([{ sender: 'acme_bot', keyword: 'STOP' }]);
+    const sends = tg.messages.length;
+    const blocked = await d.accept({ channel: 'telegram', streamId: '40', streamUid: 'stream-40', streamType: 7, sender: 'acme_bot', destination: '555111', iso2: null, text: 'after a Telegram STOP', encoding: null });
+    expect(await d.untilStatus(blocked, 'rejected')).toMatchObject({ error: 'the recipient opted out' });
+    expect(tg.messages.length).toBe(sends);
+    expect(await tg.update(BOT, update(3, 'Start'), { baseUrl: d.t.url })).toBe(200);
+    const again = await d.accept({ channel: 'telegram', streamId: '40', streamUid: 'stream-40', streamType: 7, sender: 'acme_bot', destination: '555111', iso2: null, text: 'after a Telegram START', encoding: null });
+    await d.untilStatus(again, 'delivered');
+    expect(tg.messages.at(-1)).toMatchObject({ chat_id: '555111', text: 'after a Telegram START' });
+  });
 });

@@ -74,5 +74,8 @@ describe('Telegram private: login with the OTP step, then sending as the user', 
     const uuid = await d.accept({ channel: 'telegram_private', streamId: '80', streamUid: 'stream-80', streamType: 8, sender: '+491701234567', destination: '@friend', iso2: null, text: 'hi from my account', encoding: null });
     await d.untilStatus(uuid, 'delivered');
     expect(fake.sent).toEqual([{ session: 'session-authorised', to: '@friend', text: 'hi from my account' }]);
+    // the session (a login to the user's account) is stored sealed for the stream, never in the clear
+    const [{ auth_state }] = await d.sql<{ auth_state: Record<string, unknown> }>(`SELECT auth_state FROM dispatch.stream_channel WHERE stream_id = 80`);
+    expect(auth_state).toEqual({ authorised: true, sealedSession: expect.stringMatching(/^ps1:/) });
   });
 });

@@ -1,5 +1,10 @@
 import { InboundRouteChangedV1, StreamChannelConfiguredV1, TelegramCodeSubmittedV1 } from '@switchboard/contracts';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { ProviderSecrets } from '@switchboard/platform';
+import { InboundClaims1796100000000 } from '../src/migrations/1796100000000-inbound-claims';
+import { InboundBackfillService } from '../src/services/inbound-backfill.service';
+import { STREAMS_CONNECTION } from '../src/streams.options';
 import { startStreams, TG_TOKEN, TG_TOKEN_B, TG_TOKEN_SAME_BOT, WA_BUSINESS, WA_BUSINESS_B, WA_PHONE_ID, WA_PHONE_ID_B, WA_TOKEN, WA_TOKEN_B, type Json, type StreamsTestApp } from './support';
 
 const A = '701';
@@ -103,6 +108,22 @@ describe('inbound claims: one account per number, WhatsApp number and bot', () =
     expect((await create(B, { streamType: 7, sender: null, params: { auth_token: TG_TOKEN_B } })).status).toBe(201);
   });
 
+  it('claims for streams and senders from before claims existed at start, oldest first, and sends their provider settings again sealed', async () => {
+    const first = await create(A, { streamType: 4, sender: '+14155550160' });
+    const second = await create(B, { streamType: 4, sender: '+14155550161' });
+    // the state the migration finds: both accounts on one number (the old code allowed it), no claims yet
+    await a.sql(`DELETE FROM streams.inbound_claim WHERE address IN ('+14155550160', '+14155550161')`);
+    await a.sql(`UPDATE streams.stream SET sender = CASE WHEN id = $1 THEN '14155550160' ELSE '+1 4155550160' END, provider_backfill = true WHERE id IN ($1, $2)`, [first.body.id, second.body.id]);
+    const before = (await a.events()).length;
+    await a.t.app.get(InboundBackfillService).run();
+    expect(await a.sql(`SELECT account_id::text, stream_id::text FROM streams.inbound_claim WHERE address = '+14155550160'`)).toEqual([{ account_id: A, stream_id: String(first.body.id) }]);
+    expect(await a.sql(`SELECT holder FROM streams.inbound_claim_holder WHERE address = '+14155550160'`)).toEqual([{ holder: `stream:${first.body.id}` }]);
+    expect(await a.sql(`SELECT count(*)::int AS n FROM streams.stream WHERE provider_backfill`)).toEqual([{ n: 0 }]);
+    const after = (await a.events()).slice(before);
+    expect(after.filter((e) => e.type === InboundRouteChangedV1.type).map((e) => e.data)).toEqual([expect.objectContaining({ address: '+14155550160', accountId: A })]);
+    expect(after.filter((e) => e.type === StreamChannelConfiguredV1.type).map((e) => (e.data as Json).streamId).sort()).toEqual([String(first.body.id), String(second.body.id)].sort());
+  });
+
   it('sends provider secrets to dispatch sealed: no token in any event, only a sealed value that opens for its stream', async () => {
     const tg = await create(A, { streamType: 8, sender: null, params: { phone_number: '+14155550177' } });
     await a.call('PUT', `/streams/${tg.body.id}`, { token: a.member(A), body: { params: { otp_code: '24680', password: 'two-step-secret' } } });
@@ -122,5 +143,22 @@ describe('inbound claims: one account per number, WhatsApp number and bot', () =
     expect(login).toHaveLength(1);
     expect(login[0]).toMatchObject({ code: '', password: null });
     expect(box.open(login[0].streamUid, login[0].sealed!)).toEqual({ code: '24680', password: 'two-step-secret' });
+  });
+
+  it('clears provider secrets from events still waiting in the outbox when it migrates', async () => {
+    const ds = a.t.app.get<DataSource>(getDataSourceToken(STREAMS_CONNECTION));
+    const qr = ds.createQueryRunner();
+    try {
+      const migration = new InboundClaims1796100000000();
+      await migration.down(qr);
+      const payload = { id: 'e1', type: 'streams.stream.channel_configured', data: { streamId: '1', credentials: { accessToken: 'EAA-waiting-in-the-outbox', businessId: '9' } } };
+      const login = { id: 'e2', type: 'streams.telegram_auth.code_submitted', data: { streamId: '2', code: '13579', password: 'waiting-password' } };
+      await qr.query(`INSERT INTO streams.outbox (event_id, topic, key, type, payload, published_at) VALUES (gen_random_uuid(), 'x', '1', $1, $2, now()), (gen_random_uuid(), 'x', '2', $3, $4, now())`, [payload.type, payload, login.type, login]);
+      await migration.up(qr);
+      const dump = JSON.stringify(await qr.query(`SELECT payload FROM streams.outbox WHERE key IN ('1', '2') AND topic = 'x'`));
+      for (const secret of ['EAA-waiting-in-the-outbox', '13579', 'waiting-password']) expect(dump).not.toContain(secret);
+    } finally {
+      await qr.release();
+    }
   });
 });

@@ -72,8 +72,39 @@ export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestr
     const row = this.byId.get(streamId);
     if (!row) return null;
     const out = { ...row.credentials, ...this.openSecrets(row) };
-    const session = row.authState?.session;
-    return typeof session === 'string' ? { ...out, session } : out;
+    const session = this.authSession(row);
+    return session ? { ...out, session } : out;
+  }
+
+  /**
+   * The Telegram private login state as it is stored: the session (a login to the user's Telegram account) sealed
+   * for the stream like the provider secrets, never in the clear when PROVIDER_SECRETS_KEY is set.
+   */
+  sealAuthState(streamUid: string, state: Record<string, unknown>): Record<string, unknown> {
+    const { session, ...rest } = state;
+    if (typeof session !== 'string' || !this.secrets) return state;
+    return { ...rest, sealedSession: this.secrets.seal(streamUid, { session }) };
+  }
+
+  /** The stored login state with its session opened (in memory only). */
+  openAuthState(row: Pick<StreamChannelRow, 'streamId' | 'streamUid' | 'authState'>): Record<string, unknown> {
+    const state = { ...(row.authState ?? {}) };
+    const session = this.authSession(row);
+    delete state.sealedSession;
+    return session ? { ...state, session } : state;
+  }
+
+  private authSession(row: Pick<StreamChannelRow, 'streamId' | 'streamUid' | 'authState'>): string | null {
+    const state = row.authState;
+    if (!state) return null;
+    if (typeof state.session === 'string') return state.session;
+    if (typeof state.sealedSession !== 'string' || !this.secrets) return null;
+    try {
+      return this.secrets.open(row.streamUid, state.sealedSession).session ?? null;
+    } catch {
+      this.log.error(`the Telegram session of stream ${row.streamId} does not open with this PROVIDER_SECRETS_KEY`);
+      return null;
+    }
   }
 
   /** The opened secrets of a row (for rows read outside the cache, e.g. by a webhook). */

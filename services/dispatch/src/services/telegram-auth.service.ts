@@ -41,7 +41,7 @@ export class TelegramAuthService {
   }
 
   private async save(stream: StreamChannelRow, state: AuthState): Promise<void> {
-    await this.readModels.setAuthState(stream.streamId, state as Record<string, unknown>);
+    await this.readModels.setAuthState(stream.streamId, this.cache.sealAuthState(stream.streamUid, state as Record<string, unknown>));
     const fresh = await this.readModels.streamChannel(stream.streamId);
     if (fresh) this.cache.put(fresh);
   }
@@ -67,7 +67,7 @@ export class TelegramAuthService {
   async submitCode(streamId: string, code: string, password: string | null): Promise<void> {
     const stream = await this.readModels.streamChannel(streamId);
     if (!stream || stream.channel !== 'telegram_private') return;
-    const state = (stream.authState ?? {}) as AuthState;
+    const state = this.cache.openAuthState(stream) as AuthState;
     const meta = { accountId: stream.accountId, source: 'dispatch' };
     const done = (ok: boolean, error: string | null) =>
       this.emit([createEnvelope(TelegramAuthCompletedV1, { accountId: String(stream.accountId), streamId: String(stream.streamId), streamUid: stream.streamUid, ok, error }, meta)]);
