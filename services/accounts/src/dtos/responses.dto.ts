@@ -13,10 +13,10 @@ export class CountryAvailabilityWorking_daysResponse {
 }
 
 export class CountryAvailabilityWorking_hoursResponse {
-  @ApiProperty({ type: String, example: 'text' })
+  @ApiProperty({ type: String, example: '09:00' })
   start!: string;
 
-  @ApiProperty({ type: String })
+  @ApiProperty({ type: String, example: '20:00' })
   end!: string;
 }
 
@@ -238,7 +238,7 @@ export class FeatureRequestResponse {
   @ApiProperty({ type: String })
   feature!: string;
 
-  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  @ApiProperty({ type: String, example: 'Please enable WhatsApp for our account' })
   message!: string;
 
   @ApiProperty({ type: String, enum: ['accepted'], example: 'accepted' })
@@ -252,7 +252,7 @@ export class DropdownOptionResponse {
   @ApiProperty({ type: String })
   key!: string;
 
-  @ApiProperty({ type: String, example: 'Hello from Switchboard' })
+  @ApiProperty({ type: String, example: 'Demo account' })
   text!: string;
 
   @ApiProperty({ allOf: [{ oneOf: [{ type: 'string' }, { type: 'number' }] }] })

@@ -28,7 +28,7 @@ export class ImportSummaryResponse {
   @ApiProperty({ type: String, example: 'Acme' })
   name!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'parsed' })
   status!: string;
 
   @ApiProperty({ type: Number })
@@ -201,7 +201,7 @@ export class ImportListResponse {
   @ApiProperty({ type: String, description: 'contacts (fills a contact list) or blacklist (blocks the numbers).' })
   type!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'parsed' })
   status!: string;
 
   @ApiProperty({ type: Number })
@@ -240,7 +240,7 @@ export class ImportListResponse {
   @ApiProperty({ type: String, nullable: true })
   integrationKey!: string;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'customers.csv' })
   fileName!: string;
 
   @ApiProperty({ type: Number, example: 1 })
@@ -280,7 +280,7 @@ export class ImportPreviewRowItemResponse {
 }
 
 export class ImportPreviewResponse {
-  @ApiProperty({ type: String, example: 'text' })
+  @ApiProperty({ type: String, example: 'csv' })
   format!: string;
 
   @ApiProperty({ type: String, nullable: true })
@@ -303,7 +303,7 @@ export class ImportListGetResponse {
   @ApiProperty({ type: String, description: 'contacts (fills a contact list) or blacklist (blocks the numbers).' })
   type!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'parsed' })
   status!: string;
 
   @ApiProperty({ type: Number })
@@ -342,7 +342,7 @@ export class ImportListGetResponse {
   @ApiProperty({ type: String, nullable: true })
   integrationKey!: string;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'customers.csv' })
   fileName!: string;
 
   @ApiProperty({ type: Number, example: 1 })
@@ -386,7 +386,7 @@ export class ImportListUploadResponse {
   @ApiProperty({ type: String, description: 'contacts (fills a contact list) or blacklist (blocks the numbers).' })
   type!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'parsed' })
   status!: string;
 
   @ApiProperty({ type: Number })
@@ -425,7 +425,7 @@ export class ImportListUploadResponse {
   @ApiProperty({ type: String, nullable: true })
   integrationKey!: string;
 
-  @ApiProperty({ type: String, example: 'Acme' })
+  @ApiProperty({ type: String, example: 'customers.csv' })
   fileName!: string;
 
   @ApiProperty({ type: Number, example: 1 })
@@ -466,7 +466,7 @@ export class TaskResponse {
   @ApiProperty({ type: String })
   type!: string;
 
-  @ApiProperty({ type: String, example: 'active' })
+  @ApiProperty({ type: String, example: 'done' })
   status!: string;
 
   @ApiProperty({ type: Number })
@@ -481,7 +481,7 @@ export class TaskResponse {
   @ApiProperty({ type: String, nullable: true, description: 'Where the CSV is downloaded once progress is 100: /api/task/download?id={id}; null before.' })
   filePath!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  @ApiProperty({ type: String, nullable: true, example: 'customers.csv' })
   fileName!: string;
 
   @ApiProperty({ type: Number, example: 1 })

@@ -110,7 +110,7 @@ export class ChatItemResponse {
   @ApiProperty({ type: String, example: 'Hello from Switchboard' })
   message!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'active' })
+  @ApiProperty({ type: String, nullable: true, example: 'delivered' })
   status!: string;
 
   @ApiProperty({ type: String, example: '2026-11-25T16:00:00.000Z' })

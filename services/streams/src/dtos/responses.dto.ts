@@ -536,7 +536,7 @@ export class ViolationResponse {
   @ApiProperty({ type: String, example: 'Hello from Switchboard' })
   message!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'OK', required: false })
+  @ApiProperty({ type: String, nullable: true, example: 'impossiblePhoneNumber', required: false })
   code?: string;
 }
 
@@ -585,10 +585,10 @@ export class StreamsPreviewTelegramResponse {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  @ApiProperty({ type: String, nullable: true, example: 'acme_orders_bot' })
   username!: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Acme' })
+  @ApiProperty({ type: String, nullable: true, example: 'Acme Orders' })
   first_name!: string;
 
   @ApiProperty({ type: Boolean })
