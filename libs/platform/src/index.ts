@@ -13,3 +13,4 @@ export * from './module';
 export * from './health/health';
 export * from './tenancy/account-directory';
 export * from './crypto';
+export * from './deadletter';

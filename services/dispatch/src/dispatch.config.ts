@@ -34,6 +34,10 @@ export const dispatchConfigSchema = z.object({
   PROVIDER_SECRETS_KEY: z.string().min(16, 'at least 16 characters'),
   TELEGRAM_API_ID: z.coerce.number().int().positive().optional(),
   TELEGRAM_API_HASH: z.string().optional(),
+  /** A message submitting this long without an outcome is queued again, flagged possible_duplicate (StuckMessageSweeper). */
+  DISPATCH_STUCK_RESUME_AFTER_MS: env.int(600_000, 1000),
+  /** A message queued and untouched this long is failed with a refund (StuckMessageSweeper). */
+  DISPATCH_STUCK_FAIL_AFTER_MS: env.int(86_400_000, 1000),
   /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
 });
@@ -49,6 +53,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
   return {
     migrationsRun: c.MIGRATIONS_RUN,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
+    stuck: { resumeAfterMs: c.DISPATCH_STUCK_RESUME_AFTER_MS, failAfterMs: c.DISPATCH_STUCK_FAIL_AFTER_MS },
     publicUrl: c.PUBLIC_URL,
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
     telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { ChannelsController } from './controllers/channels.controller';
 import { InboundUnclaimedController } from './controllers/inbound-unclaimed.controller';
+import { DeadLettersController } from './controllers/dead-letters.controller';
 import { MessageResponsesController } from './controllers/message-responses.controller';
 import { ServiceTypeManagerController } from './controllers/service-type-manager.controller';
 import { WebhooksController } from './controllers/webhooks.controller';
@@ -22,6 +23,7 @@ import { MessageResponsesService } from './services/message-responses.service';
 import { RoutingAdminService } from './services/routing-admin.service';
 import { RoutingService } from './services/routing.service';
 import { StreamChannelCache } from './services/stream-channel.cache';
+import { StuckMessageSweeper } from './services/stuck-sweeper.service';
 import { TelegramAuthService } from './services/telegram-auth.service';
 import { VendorSeeder } from './services/vendor-seeder.service';
 import { WebhookRawBody, WebhookService } from './services/webhooks.service';
@@ -60,7 +62,7 @@ export class DispatchModule {
           },
         }),
       ],
-      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController, InboundUnclaimedController],
+      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController, InboundUnclaimedController, DeadLettersController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: resolved },
         MessageRepository,
@@ -82,6 +84,7 @@ export class DispatchModule {
         VendorSeeder,
         WebhookService,
         WebhookRawBody,
+        StuckMessageSweeper,
       ],
       exports: [Dispatcher, RoutingService],
     };

@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from './adapters/provider-adapter';
 import type { TelegramLoginGateway } from './adapters/telegram-private.adapter';
+import type { StuckSweepOptions } from './services/stuck-sweeper.service';
 
 export const DISPATCH_CONNECTION = 'dispatch';
 export const DISPATCH_SCHEMA = 'dispatch';
@@ -69,6 +70,8 @@ export interface DispatchModuleOptions {
   ingestConcurrency?: number;
   /** Realtime `rt.<acc>.messages` batches at most this often. Default 500 ms. */
   realtimeIntervalMs?: number;
+  /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
+  stuck?: StuckSweepOptions;
 }
 
 export interface DispatcherTuning {

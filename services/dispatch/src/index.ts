@@ -27,3 +27,4 @@ export { MessageRepository } from './repositories/message.repository';
 export { DispatchOutboxRelay } from './services/events.service';
 export { WhatsAppPeer } from './testing/whatsapp-peer';
 export { TelegramPeer } from './testing/telegram-peer';
+export { StuckMessageSweeper, type StuckSweepOptions } from './services/stuck-sweeper.service';

@@ -1,10 +1,13 @@
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import type { DeadLetter, DeliveryContext, EventHandler, OutgoingEvent, SubscribeOptions } from './event-bus';
+import { isInfrastructureError } from './failures';
 
 // Delivery rules shared by both drivers, so embedded and distributed mode retry and dead-letter alike.
 
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_RETRY_BACKOFF_MS = 100;
+/** Longest wait between two attempts, whatever the failure. */
+export const DEFAULT_MAX_BACKOFF_MS = 5000;
 
 /** Header names: Kafka record headers, and the same map in memory. */
 export const EventHeaders = {
@@ -23,13 +26,36 @@ export type Headers = Record<string, string>;
 export interface RetryPolicy {
   maxRetries: number;
   retryBackoffMs: number;
+  maxBackoffMs: number;
 }
 
-export function retryPolicy(options: SubscribeOptions): RetryPolicy {
+export function retryPolicy(options: Pick<SubscribeOptions, 'maxRetries' | 'retryBackoffMs' | 'maxBackoffMs'>): RetryPolicy {
+  const retryBackoffMs = Math.max(0, options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS);
   return {
     maxRetries: Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES),
-    retryBackoffMs: Math.max(0, options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS),
+    retryBackoffMs,
+    maxBackoffMs: Math.max(retryBackoffMs, options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS),
   };
+}
+
+/**
+ * The wait before retry number `n` (1-based): `retryBackoffMs * 2^(n-1)`, capped at `maxBackoffMs`, then jittered
+ * down by up to half so that many consumers paused by one outage do not all come back in the same instant.
+ */
+export function backoffMs(policy: RetryPolicy, n: number, random: () => number = Math.random): number {
+  const capped = Math.min(policy.maxBackoffMs, policy.retryBackoffMs * 2 ** Math.min(30, Math.max(0, n - 1)));
+  return Math.round(capped * (0.5 + random() * 0.5));
+}
+
+/**
+ * Thrown out of a delivery that failed while the bus was stopping (or the partition was taken away): the event is
+ * left unacknowledged, to be delivered again after the restart or by the partition's next owner.
+ */
+export class DeliveryAborted extends Error {
+  constructor(cause: unknown) {
+    super(`delivery abandoned while stopping: ${describeError(cause)}`, { cause });
+    this.name = 'DeliveryAborted';
+  }
 }
 
 /** `SubscribeOptions.concurrency`, checked: a positive integer, 1 when absent. */
@@ -98,10 +124,25 @@ export interface HandlerFailure {
   attempts: number;
 }
 
+export interface DeliveryHooks {
+  /** False once the bus stops or the driver gave the partition up: a failing delivery is then abandoned. */
+  running: () => boolean;
+  /** Called on each infrastructure failure with the number of such failures so far (for a log line). */
+  onOutage?: (error: unknown, failures: number) => void;
+  /** Called when the handler succeeds after infrastructure failures. */
+  onRecovered?: (failures: number) => void;
+}
+
 /**
- * Runs the handler until it succeeds or `maxRetries` retries are spent, waiting `retryBackoffMs * 2^n` between
- * attempts. `wait` is the driver's sleep (Kafka heartbeats while it waits). Returns the last failure, or
- * undefined on success. Errors thrown by `wait` propagate: the event is then left unacknowledged.
+ * Runs the handler until it succeeds, waiting `backoffMs` between attempts. `wait` is the driver's sleep (Kafka
+ * heartbeats while it waits).
+ *
+ * - An infrastructure failure (isInfrastructureError: the database or broker is away) is retried without end while
+ *   the bus runs: the caller holds the partition or lane meanwhile, so nothing behind this event overtakes it.
+ * - Any other failure counts: after `maxRetries` retries the last one is returned, for the driver to dead-letter.
+ *
+ * Returns undefined on success. Throws DeliveryAborted when a failed delivery meets a stopped bus, and whatever
+ * `wait` throws (a rebalance): the event is then left unacknowledged.
  */
 export async function handleWithRetries(
   handler: EventHandler,
@@ -109,16 +150,47 @@ export async function handleWithRetries(
   context: Omit<DeliveryContext, 'attempt'>,
   policy: RetryPolicy,
   wait: (ms: number) => Promise<void>,
+  hooks: DeliveryHooks = { running: () => true },
 ): Promise<HandlerFailure | undefined> {
-  const attempts = policy.maxRetries + 1;
+  let outages = 0;
+  let failures = 0;
   for (let attempt = 1; ; attempt++) {
+    let delay: number;
     try {
       await handler(envelope, { ...context, attempt });
+      if (outages > 0) hooks.onRecovered?.(outages);
       return undefined;
     } catch (error) {
-      if (attempt >= attempts) return { error: describeError(error), attempts: attempt };
+      if (isInfrastructureError(error)) {
+        outages++;
+        if (!hooks.running()) throw new DeliveryAborted(error);
+        hooks.onOutage?.(error, outages);
+        delay = backoffMs(policy, outages);
+      } else {
+        failures++;
+        if (failures > policy.maxRetries) return { error: describeError(error), attempts: attempt };
+        if (!hooks.running()) throw new DeliveryAborted(error);
+        delay = backoffMs(policy, failures);
+      }
     }
-    await wait(policy.retryBackoffMs * 2 ** (attempt - 1));
+    await wait(delay);
+  }
+}
+
+/**
+ * Runs `work` (a dead-letter write, say) until it succeeds, retrying infrastructure failures without end while
+ * `running()`; other failures are thrown at once.
+ */
+export async function retryWhileDown<T>(work: () => Promise<T>, policy: RetryPolicy, wait: (ms: number) => Promise<void>, hooks: DeliveryHooks): Promise<T> {
+  for (let outages = 1; ; outages++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isInfrastructureError(error)) throw error;
+      if (!hooks.running()) throw new DeliveryAborted(error);
+      hooks.onOutage?.(error, outages);
+      await wait(backoffMs(policy, outages));
+    }
   }
 }
 

@@ -22,6 +22,30 @@ export interface DeliveryContext {
   deadLetter?: DeadLetter;
 }
 
+/** What a driver hands the dead-letter store when a group gives up on an event. */
+export interface DeadLetterRecord {
+  group: string;
+  topic: string;
+  /** The event as delivered; null when the record could not be read as one (then `raw` holds it). */
+  envelope: EventEnvelope | null;
+  raw: string | null;
+  error: string;
+  attempts: number;
+}
+
+/**
+ * Where given-up events go (see PgDeadLetterStore): a table per service schema that operators list and replay.
+ * `add` answers false when it keeps nothing for the group (no table for its service): the driver then falls back
+ * to its own dead-lettering (`<topic>.dlq` on Kafka, an error log in memory). Infrastructure failures it throws are
+ * retried like a handler's.
+ */
+export interface DeadLetterSink {
+  add(record: DeadLetterRecord): Promise<boolean>;
+}
+
+/** What a redelivery (a dead letter replayed) came to. */
+export type RedeliveryOutcome = { status: 'handled' } | { status: 'failed'; error: string; attempts: number } | { status: 'not-subscribed' };
+
 /** Handlers may run more than once for one event (at-least-once): make effects idempotent. */
 export type EventHandler = (event: EventEnvelope, context: DeliveryContext) => Promise<void>;
 
@@ -32,8 +56,14 @@ export interface SubscribeOptions {
   handler: EventHandler;
   /** Attempts after the first failure before the event goes to `<topic>.dlq`. Default 3. */
   maxRetries?: number;
-  /** First retry delay, doubled each attempt. Default 100 ms. */
+  /** First retry delay, doubled each attempt (jittered). Default 100 ms. */
   retryBackoffMs?: number;
+  /**
+   * Cap of the retry delay. Default 5 000 ms. Infrastructure failures (the database or broker away: see
+   * isInfrastructureError) do not count against `maxRetries`: the same event is retried at most this far apart for
+   * as long as the outage lasts, holding its partition or lane, and is never dead-lettered for it.
+   */
+  maxBackoffMs?: number;
   /**
    * Handlers running at once per partition (Kafka) or lane (in memory). Default 1: a partition's events are handled
    * strictly one after another, in order, so one key's events (one aggregate's) are handled in publish order.
@@ -62,6 +92,26 @@ export interface SubscribeOptions {
  * Publishing is at-least-once; consumers make effects idempotent (see IdempotentConsumer).
  */
 export abstract class EventBus {
+  protected deadLetters?: DeadLetterSink;
+
+  /** Where groups' given-up events go from now on (the platform module sets the PostgreSQL store). */
+  useDeadLetters(sink: DeadLetterSink | undefined): void {
+    this.deadLetters = sink;
+  }
+
+  /**
+   * Hands `envelope` to the handler of `group` for `topic` in this process, with the group's retries (a dead letter
+   * being replayed). `not-subscribed` when this process does not run that group.
+   */
+  /** The consumer groups subscribed in this process (those whose dead letters it can replay). */
+  subscribedGroups(): string[] {
+    return [];
+  }
+
+  redeliver(_group: string, _topic: string, _envelope: EventEnvelope): Promise<RedeliveryOutcome> {
+    return Promise.resolve({ status: 'not-subscribed' });
+  }
+
   /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
   abstract publish(events: OutgoingEvent[]): Promise<void>;
   /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */

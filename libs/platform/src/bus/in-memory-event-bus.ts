@@ -3,6 +3,9 @@ import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import {
   concurrencyOf,
   deadLetterHeaders,
+  DeliveryAborted,
+  describeError,
+  retryWhileDown,
   envelopeHeaders,
   handleWithRetries,
   isDeadLetterTopic,
@@ -14,7 +17,7 @@ import {
   type Headers,
   type RetryPolicy,
 } from './delivery';
-import { EventBus, type EventHandler, type OutgoingEvent, type SubscribeOptions } from './event-bus';
+import { EventBus, type EventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 
 export interface InMemoryEventBusOptions {
   /**
@@ -164,7 +167,10 @@ export class InMemoryEventBus extends EventBus {
   private pump(sub: Subscription, lane: Lane): void {
     if (!this.running || lane.active || lane.head === lane.queue.length) return;
     lane.active = this.drainLane(sub, lane)
-      .catch((error: unknown) => this.logger.error(`lane of group ${sub.group} on ${sub.topic} stopped: ${String(error)}`))
+      .catch((error: unknown) => {
+        // Stopping in the middle of an outage: the chunk stays queued, for start() to deliver again.
+        if (!(error instanceof DeliveryAborted)) this.logger.error(`lane of group ${sub.group} on ${sub.topic} stopped: ${String(error)}`);
+      })
       .finally(() => {
         lane.active = undefined;
         // Something may have been enqueued between the loop's last check and this callback.
@@ -200,9 +206,18 @@ export class InMemoryEventBus extends EventBus {
   private async deliver(sub: Subscription, delivery: Delivery): Promise<void> {
     const { envelope, topic, headers } = delivery;
     const context = { topic, group: sub.group, deadLetter: readDeadLetter(headers) };
-    const failure = await handleWithRetries(sub.handler, envelope, context, sub.policy, sleep);
+    const hooks = this.hooks(sub.group, topic);
+    const failure = await handleWithRetries(sub.handler, envelope, context, sub.policy, sleep, hooks);
     if (!failure) return;
 
+    const sink = this.deadLetters;
+    if (sink && !isDeadLetterTopic(topic)) {
+      const record = { group: sub.group, topic, envelope, raw: null, error: failure.error, attempts: failure.attempts };
+      if (await retryWhileDown(() => sink.add(record), sub.policy, sleep, hooks)) {
+        this.logger.error(`group ${sub.group} gave up on ${envelope.id} (${envelope.type}) after ${failure.attempts} attempts; kept in the dead-letter store: ${failure.error}`);
+        return;
+      }
+    }
     if (isDeadLetterTopic(topic)) {
       this.logger.error(`group ${sub.group} failed on dead letter ${envelope.id} (${envelope.type}) from ${topic}; dropped: ${failure.error}`);
       return;
@@ -212,6 +227,31 @@ export class InMemoryEventBus extends EventBus {
     const deadLetter = { ...failure, originalTopic: topic, group: sub.group, failedAt: new Date().toISOString() };
     // Enqueued before this delivery settles, so drain() also waits for the dead-letter handlers.
     void this.enqueue(dlq, envelope, { ...headers, ...deadLetterHeaders(deadLetter) });
+  }
+
+  /** The lane waits out an outage: one warning when it starts, one every 20 failed attempts, one when it ends. */
+  private hooks(group: string, topic: string) {
+    return {
+      running: () => this.running,
+      onOutage: (error: unknown, n: number) => {
+        if (n === 1 || n % 20 === 0) this.logger.warn(`group ${group} on ${topic} paused (attempt ${n}), infrastructure unavailable: ${describeError(error)}`);
+      },
+      onRecovered: (n: number) => this.logger.warn(`group ${group} on ${topic} resumed after ${n} failed attempts`),
+    };
+  }
+
+  override subscribedGroups(): string[] {
+    const groups = new Set<string>();
+    for (const subs of this.subscriptions.values()) for (const group of subs.keys()) groups.add(group);
+    return [...groups];
+  }
+
+  override async redeliver(group: string, topic: string, envelope: EventEnvelope): Promise<RedeliveryOutcome> {
+    const sub = this.subscriptions.get(topic)?.get(group);
+    if (!sub) return { status: 'not-subscribed' };
+    const copy = JSON.parse(JSON.stringify(envelope)) as EventEnvelope;
+    const failure = await handleWithRetries(sub.handler, copy, { topic, group }, sub.policy, sleep, this.hooks(group, topic));
+    return failure ? { status: 'failed', ...failure } : { status: 'handled' };
   }
 
   private settle(): void {

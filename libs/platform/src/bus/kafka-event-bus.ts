@@ -15,6 +15,8 @@ import {
 import {
   concurrencyOf,
   deadLetterHeaders,
+  describeError,
+  retryWhileDown,
   envelopeHeaders,
   handleWithRetries,
   isDeadLetterTopic,
@@ -23,10 +25,11 @@ import {
   settleAll,
   sleep,
   toEnvelope,
+  type DeliveryHooks,
   type HandlerFailure,
   type Headers,
 } from './delivery';
-import { EventBus, type OutgoingEvent, type SubscribeOptions } from './event-bus';
+import { EventBus, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 
 export interface KafkaConsumerTuning {
   /** Default 30 000. */
@@ -254,11 +257,15 @@ export class KafkaEventBus extends EventBus {
     if (!subscription) return;
     const concurrency = concurrencyOf(subscription);
     const messages = batch.messages;
+    // While the database or broker is away a handler retries the same message without end (see handleWithRetries):
+    // its chunk is not done, so nothing later on this partition is handled or committed - the partition is paused in
+    // place, in order, heartbeating - until the outage ends or the partition is given up (stop, rebalance).
+    const hooks = this.hooks(group.name, batch.topic, () => this.running && isRunning() && !isStale());
     for (let start = 0; start < messages.length; start += concurrency) {
       // Stopping, or the partition was sought/revoked: leave the rest unresolved for whoever fetches it next.
       if (!isRunning() || isStale()) return;
       const chunk = messages.slice(start, start + concurrency);
-      await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat)));
+      await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
       resolveOffset(chunk[chunk.length - 1].offset);
       await heartbeat();
       await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
@@ -271,6 +278,7 @@ export class KafkaEventBus extends EventBus {
     topic: string,
     message: KafkaMessage,
     heartbeat: () => Promise<void>,
+    hooks: DeliveryHooks,
   ): Promise<void> {
     const headers = readHeaders(message.headers);
     const types = typesOf(subscription);
@@ -280,18 +288,34 @@ export class KafkaEventBus extends EventBus {
 
     let failure: HandlerFailure | undefined;
     if (!('error' in parsed) && types && !types.has(parsed.envelope.type)) return;
+    // Heartbeat while backing off so a slow retry does not cost the group membership. If the heartbeat reports
+    // a rebalance it throws: the message stays unacknowledged and the partition's next owner handles it.
+    const wait = (ms: number) => this.waitWithHeartbeat(ms, heartbeat);
+    const policy = retryPolicy(subscription);
     if ('error' in parsed) {
       failure = { error: parsed.error, attempts: 0 }; // unreadable: retrying cannot help
     } else {
       const context = { topic, group: group.name, deadLetter: readDeadLetter(headers) };
-      // Heartbeat while backing off so a slow retry does not cost the group membership. If the heartbeat reports
-      // a rebalance it throws: the message stays unacknowledged and the partition's next owner handles it.
-      const wait = (ms: number) => this.waitWithHeartbeat(ms, heartbeat);
-      failure = await handleWithRetries(subscription.handler, parsed.envelope, context, retryPolicy(subscription), wait);
+      failure = await handleWithRetries(subscription.handler, parsed.envelope, context, policy, wait, hooks);
     }
     if (!failure) return;
 
     const id = headers.id ?? '?';
+    const sink = this.deadLetters;
+    if (sink && !isDeadLetterTopic(topic)) {
+      const record = {
+        group: group.name,
+        topic,
+        envelope: 'error' in parsed ? null : parsed.envelope,
+        raw: 'error' in parsed ? (message.value?.toString() ?? null) : null,
+        error: failure.error,
+        attempts: failure.attempts,
+      };
+      if (await retryWhileDown(() => sink.add(record), policy, wait, hooks)) {
+        this.logger.error(`group ${group.name} gave up on ${id} from ${topic} after ${failure.attempts} attempts; kept in the dead-letter store: ${failure.error}`);
+        return;
+      }
+    }
     if (isDeadLetterTopic(topic)) {
       this.logger.error(`group ${group.name} failed on dead letter ${id} from ${topic}; skipped: ${failure.error}`);
       return;
@@ -305,6 +329,29 @@ export class KafkaEventBus extends EventBus {
       acks: -1,
       messages: [{ key: message.key, value: message.value, headers: { ...headers, ...deadLetterHeaders(deadLetter) } }],
     });
+  }
+
+  /** A partition waits out an outage: one warning when it starts, one every 20 failed attempts, one when it ends. */
+  private hooks(group: string, topic: string, running: () => boolean): DeliveryHooks {
+    return {
+      running,
+      onOutage: (error, n) => {
+        if (n === 1 || n % 20 === 0) this.logger.warn(`group ${group} on ${topic} paused (attempt ${n}), infrastructure unavailable: ${describeError(error)}`);
+      },
+      onRecovered: (n) => this.logger.warn(`group ${group} on ${topic} resumed after ${n} failed attempts`),
+    };
+  }
+
+  override subscribedGroups(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  override async redeliver(group: string, topic: string, envelope: EventEnvelope): Promise<RedeliveryOutcome> {
+    const subscription = this.groups.get(group)?.subscriptions.get(topic);
+    if (!subscription) return { status: 'not-subscribed' };
+    const hooks = this.hooks(group, topic, () => this.running);
+    const failure = await handleWithRetries(subscription.handler, envelope, { topic, group }, retryPolicy(subscription), sleep, hooks);
+    return failure ? { status: 'failed', ...failure } : { status: 'handled' };
   }
 
   private async waitWithHeartbeat(ms: number, heartbeat: () => Promise<void>): Promise<void> {

@@ -7,6 +7,9 @@ import { Mailer } from '../mail/mailer';
 import { RealtimeFanout } from '../realtime/realtime';
 import { AccountDirectory, InMemoryAccountDirectory, registerAccountDirectoryConsumer } from '../tenancy/account-directory';
 import { hostname } from 'node:os';
+import { Pool } from 'pg';
+import { DeadLetterReplayer } from '../deadletter/replayer';
+import { DeadLetterStore, poolClient } from '../deadletter/store';
 
 /** What a process runs, like immich's workers setting: HTTP routes, event consumers, outbox relays, schedulers. */
 export interface ProcessRoles {
@@ -40,6 +43,17 @@ export interface PlatformDrivers {
 
 export const PROCESS_NAME = Symbol('PROCESS_NAME');
 const FOLLOW_ACCOUNTS = Symbol('FOLLOW_ACCOUNTS');
+const DEAD_LETTER_POOL = Symbol('DEAD_LETTER_POOL');
+
+/** A small pool of its own for the dead-letter store: it must work while the services' pools are busy or broken. */
+class DeadLetterPool {
+  readonly pool: Pool | null;
+  constructor(url: string) {
+    this.pool = url ? new Pool({ connectionString: url, max: 2, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 5000 }) : null;
+    // An idle client losing its server (a restart) must not crash the process.
+    this.pool?.on('error', () => undefined);
+  }
+}
 
 class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -48,24 +62,37 @@ class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicatio
     @Inject(AccountDirectory) private readonly accounts: InMemoryAccountDirectory,
     @Inject(PROCESS_NAME) private readonly processName: string,
     @Inject(FOLLOW_ACCOUNTS) private readonly followAccounts: boolean,
+    @Inject(DEAD_LETTER_POOL) private readonly deadLetterPool: DeadLetterPool,
+    @Inject(DeadLetterStore) private readonly deadLetters: DeadLetterStore,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
   ) {}
+
+  private replayer?: DeadLetterReplayer;
 
   // Every process keeps its own directory and so needs every customer event: one group per process (the host name
   // is the pod name in k8s), subscribed before the bus starts.
   async onModuleInit(): Promise<void> {
+    // Given-up events go to their service's dead_letter table (groups are named `<service>.<purpose>`).
+    if (this.deadLetterPool.pool) this.bus.useDeadLetters(this.deadLetters);
     if (!this.followAccounts) return;
     await registerAccountDirectoryConsumer(this.bus, this.accounts, `${this.processName}.account-directory.${hostname()}`);
   }
   // Consumers subscribe during module init; the bus starts delivering once every module is ready.
   async onApplicationBootstrap(): Promise<void> {
     await this.bus.start();
+    if (this.deadLetterPool.pool && this.roles.consumers && this.bus.subscribedGroups().length > 0) {
+      this.replayer = new DeadLetterReplayer({ store: this.deadLetters, bus: this.bus, publish: this.roles.relay });
+      this.replayer.start();
+    }
   }
   async onApplicationShutdown(): Promise<void> {
     // Realtime is closed even when the bus fails to stop cleanly.
     try {
+      await this.replayer?.stop();
       await this.bus.stop();
     } finally {
       await this.realtime.close();
+      await this.deadLetterPool.pool?.end().catch(() => undefined);
     }
   }
 }
@@ -93,10 +120,17 @@ export class PlatformModule {
         { provide: DATA_DIR, useValue: d.dataDir },
         { provide: AccountDirectory, useValue: new InMemoryAccountDirectory() },
         { provide: FOLLOW_ACCOUNTS, useValue: d.followAccounts ?? true },
+        { provide: DEAD_LETTER_POOL, useValue: new DeadLetterPool(d.databaseUrl) },
+        {
+          provide: DeadLetterStore,
+          inject: [DEAD_LETTER_POOL],
+          useFactory: (p: DeadLetterPool) =>
+            new DeadLetterStore(p.pool ? poolClient(p.pool) : { query: () => Promise.reject(new Error('no database configured for dead letters')) }),
+        },
         { provide: APP_GUARD, useClass: AccessGuard },
         BusLifecycle,
       ],
-      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, AccountDirectory, DiscoveryModule],
+      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, DeadLetterStore, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, AccountDirectory, DiscoveryModule],
     };
   }
 }

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
 import type { EventEnvelope } from '@switchboard/contracts';
-import type { DataSource } from 'typeorm';
-import { describeError } from '../bus/delivery';
+import type { DataSource, EntityManager } from 'typeorm';
+import { describeError, toEnvelope } from '../bus/delivery';
 import type { EventBus, OutgoingEvent } from '../bus/event-bus';
+import { isPermanentPublishError } from '../bus/failures';
+import { countDeadLetter, deadLetterParams, insertDeadLetterSql } from '../deadletter/store';
 import { PACKED_OUTBOX_TYPE } from './outbox';
 import { quoteSchema } from './sql';
 
@@ -24,6 +26,30 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often the running relay prunes. Default 10 minutes. */
   pruneIntervalMs?: number;
+  /**
+   * Most bytes (serialised envelopes) per publish call: a pass's events go out in calls of at most this much, so a
+   * Kafka produce request stays under the broker's `message.max.bytes` (1 MiB by default). Default 900 000, or
+   * `OUTBOX_MAX_BATCH_BYTES`. An event larger than this goes out alone.
+   */
+  maxBatchBytes?: number;
+  /**
+   * An event whose serialised envelope is larger than this can never be published: it is moved to the schema's
+   * dead-letter store (kind `publish`) instead of blocking every event behind it. Default 1 000 000 (under Kafka's
+   * default 1 048 588 with room for the record overhead), or `OUTBOX_MAX_EVENT_BYTES`.
+   */
+  maxEventBytes?: number;
+}
+
+/** The bytes of an event's envelope as the bus sends it. */
+const eventBytes = (event: OutgoingEvent): number => Buffer.byteLength(JSON.stringify(toEnvelope(event)));
+
+/** The dead-letter group of a schema's relay: `<schema>.outbox-relay`. */
+export const relayDeadLetterGroup = (schema: string): string => `${schema}.outbox-relay`;
+
+function byteSetting(value: number | undefined, env: string, fallback: number): number {
+  const raw = value ?? (process.env[env] ? Number(process.env[env]) : fallback);
+  if (!Number.isInteger(raw) || raw < 1024) throw new Error(`${env} must be an integer of at least 1024 bytes, got ${String(raw)}`);
+  return raw;
 }
 
 const PRUNE_CHUNK = 5000;
@@ -51,6 +77,10 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly logger: Pick<LoggerService, 'error'>;
+  private readonly maxBatchBytes: number;
+  private readonly maxEventBytes: number;
+  /** Events moved to the dead-letter store by this relay (the alert metric; each one is also an error log line). */
+  deadLettered = 0;
   private running = false;
   private loop?: Promise<void>;
   private kicked = false;
@@ -66,6 +96,8 @@ export class OutboxRelay {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
     this.logger = options.logger ?? new Logger(`OutboxRelay(${options.schema})`);
+    this.maxBatchBytes = byteSetting(options.maxBatchBytes, 'OUTBOX_MAX_BATCH_BYTES', 900_000);
+    this.maxEventBytes = byteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
   }
 
   async start(): Promise<void> {
@@ -175,12 +207,25 @@ export class OutboxRelay {
       const rows = await manager.query<OutboxRow[]>(`SELECT id, topic, type, CASE WHEN type = $2 THEN NULL ELSE payload END AS payload, CASE WHEN type = $2 THEN packed END AS packed
            FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids, PACKED_OUTBOX_TYPE]);
       const outgoing: OutgoingEvent[] = [];
+      const sizes: number[] = [];
       for (const row of rows) {
-        if (row.type === PACKED_OUTBOX_TYPE) outgoing.push(...(JSON.parse(row.packed ?? '[]') as OutgoingEvent[]));
-        else outgoing.push({ ...row.payload, topic: row.topic });
+        if (row.type === PACKED_OUTBOX_TYPE) {
+          const text = row.packed ?? '[]';
+          const events = JSON.parse(text) as OutgoingEvent[];
+          outgoing.push(...events);
+          // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
+          // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
+          const bytes = Buffer.byteLength(text);
+          if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
+          else sizes.push(...events.map(eventBytes));
+        } else {
+          const event = { ...row.payload, topic: row.topic };
+          outgoing.push(event);
+          sizes.push(eventBytes(event));
+        }
       }
       try {
-        await this.options.bus.publish(outgoing);
+        await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(manager, event, error));
       } catch (failed) {
         // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
         await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
@@ -193,6 +238,65 @@ export class OutboxRelay {
     if ('failed' in outcome) throw outcome.failed;
     this.lastPassFull = outcome.full;
     return outcome.published;
+  }
+
+  /**
+   * Publishes `events` in order, in calls of at most `maxBatchBytes`. An event over `maxEventBytes` is given to
+   * `giveUp` unsent. A call refused for good (isPermanentPublishError: too large, invalid) is retried event by event,
+   * and an event refused on its own is given to `giveUp`: the events behind it go on. Any other failure (an outage,
+   * anything unknown) is thrown, for the whole pass to be tried again later.
+   */
+  private async publishAll(events: OutgoingEvent[], sizes: number[], giveUp: (event: OutgoingEvent, error: string) => Promise<void>): Promise<void> {
+    let chunk: OutgoingEvent[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (chunk.length === 0) return;
+      const sending = chunk;
+      chunk = [];
+      bytes = 0;
+      try {
+        await this.options.bus.publish(sending);
+      } catch (error) {
+        if (!isPermanentPublishError(error)) throw error;
+        if (sending.length === 1) return giveUp(sending[0], `refused by the bus: ${describeError(error)}`);
+        for (const event of sending) {
+          try {
+            await this.options.bus.publish([event]);
+          } catch (single) {
+            if (!isPermanentPublishError(single)) throw single;
+            await giveUp(event, `refused by the bus: ${describeError(single)}`);
+          }
+        }
+      }
+    };
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      const size = sizes[i];
+      if (size > this.maxEventBytes) {
+        await flush();
+        await giveUp(event, `event of ${size} bytes is over the relay's limit of ${this.maxEventBytes} bytes (OUTBOX_MAX_EVENT_BYTES)`);
+        continue;
+      }
+      if (chunk.length > 0 && bytes + size > this.maxBatchBytes) await flush();
+      chunk.push(event);
+      bytes += size;
+    }
+    await flush();
+  }
+
+  /** Moves an event that can never be published to `<schema>.dead_letter`, in the pass's transaction, and alerts. */
+  private async deadLetter(manager: EntityManager, event: OutgoingEvent, error: string): Promise<void> {
+    const group = relayDeadLetterGroup(this.options.schema);
+    const [{ exists }] = await manager.query<Array<{ exists: boolean }>>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [`${quoteSchema(this.options.schema)}.dead_letter`]);
+    this.deadLettered++;
+    const total = countDeadLetter(group);
+    if (!exists) {
+      this.logger.error(`ALERT outbox ${this.table}: event ${event.id} (${event.type}) to ${event.topic} DROPPED, no dead_letter table: ${error} [dead letters: ${total}]`);
+      return;
+    }
+    const record = { group, topic: event.topic, envelope: toEnvelope(event), raw: null, error, attempts: 1 };
+    await manager.query(insertDeadLetterSql(this.options.schema), deadLetterParams('publish', record));
+    this.logger.error(`ALERT outbox ${this.table}: event ${event.id} (${event.type}) to ${event.topic} moved to the dead-letter store: ${error} [dead letters: ${total}]`);
   }
 
   private async run(): Promise<void> {

@@ -2,6 +2,7 @@ import { Init1795500000000 } from './1795500000000-init';
 import { OutboxPacked1795600000000 } from './1795600000000-outbox-packed';
 import { InboundOwnership1796100000000 } from './1796100000000-inbound-ownership';
 import { ProviderRefReuse1796230000000 } from './1796230000000-provider-ref-reuse';
+import { DeadLetters1796300000000 } from './1796300000000-dead-letters';
 
 /** In order; a new migration is appended, never edited once released. */
-export const DISPATCH_MIGRATIONS = [Init1795500000000, OutboxPacked1795600000000, InboundOwnership1796100000000, ProviderRefReuse1796230000000];
+export const DISPATCH_MIGRATIONS = [Init1795500000000, OutboxPacked1795600000000, InboundOwnership1796100000000, ProviderRefReuse1796230000000, DeadLetters1796300000000];

@@ -5,6 +5,7 @@ describe('gateway route table', () => {
     expect(serviceForPath('/api/users/connected')).toBe('auth');
     expect(serviceForPath('/api/login_check')).toBe('auth');
     expect(serviceForPath('/api/login-as')).toBe('auth');
+    expect(serviceForPath('/api/dead_letters/dispatch-1/replay')).toBe('dispatch');
     expect(serviceForPath('/api/campaigns/1')).toBeNull();
     expect(serviceForPath('/api/constructor')).toBeNull();
     expect(serviceForPath('/users')).toBeNull();

@@ -36,6 +36,8 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   service_type_manager: 'dispatch',
   channels: 'dispatch',
   dispatch: 'dispatch',
+  // every service's dead letters, read over the shared database (docs/decisions/0022)
+  dead_letters: 'dispatch',
 });
 
 /**

@@ -1,0 +1,3 @@
+export * from './sql';
+export * from './store';
+export * from './replayer';
