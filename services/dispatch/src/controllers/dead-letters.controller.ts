@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
+  ApiListResponse,
   AppError,
   DEAD_LETTER_STATUSES,
   DeadLetterStore,
@@ -13,6 +14,7 @@ import {
   type DeadLetterView,
   type ListResult,
 } from '@switchboard/platform';
+import { DeadLetterDetailResponse, DeadLetterResponse, ReplayDeadLettersDto, ReplayRequestedResponse } from '../dtos/dead-letters.dto';
 
 const NAME = /^[a-z_][a-z0-9_.-]{0,120}$/;
 
@@ -29,6 +31,12 @@ export class DeadLettersController {
   constructor(@Inject(DeadLetterStore) private readonly store: DeadLetterStore) {}
 
   /** `?service=dispatch&status=dead&group=dispatch.sender&page=1&itemsPerPage=25`, newest first. */
+  @ApiListResponse(DeadLetterResponse)
+  @ApiQuery({ name: 'service', required: false, type: String, example: 'dispatch' })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: [...DEAD_LETTER_STATUSES], example: 'dead' } })
+  @ApiQuery({ name: 'group', required: false, type: String, example: 'dispatch.sender' })
+  @ApiQuery({ name: 'page', required: false, type: Number, example: 1 })
+  @ApiQuery({ name: 'itemsPerPage', required: false, type: Number, example: 25 })
   @Get() @SuperAdmin()
   async list(@Query() q: Record<string, unknown>): Promise<ListResult<DeadLetterView>> {
     const page = parseListQuery(q, { sortable: ['failedAt'], defaultOrder: { failedAt: 'DESC' }, defaultItemsPerPage: 25, maxItemsPerPage: 1000 });
@@ -38,12 +46,14 @@ export class DeadLettersController {
   }
 
   /** Asks for a replay of every `dead` letter, of one service and/or group when given. */
+  @ApiAcceptedResponse({ type: ReplayRequestedResponse })
   @Post('replay') @HttpCode(202) @SuperAdmin()
-  async replayAll(@Body() body: Record<string, unknown> | undefined): Promise<{ requested: number }> {
-    const filter = await this.filter(body ?? {}, false);
+  async replayAll(@Body() body: ReplayDeadLettersDto): Promise<{ requested: number }> {
+    const filter = await this.filter({ service: body?.service, group: body?.group }, false);
     return { requested: await this.store.requestReplayAll(filter) };
   }
 
+  @ApiOkResponse({ type: DeadLetterDetailResponse })
   @Get(':id') @SuperAdmin()
   async get(@Param('id') id: string): Promise<DeadLetterDetail> {
     const letter = parseDeadLetterId(id) ? await this.store.get(id) : null;
@@ -52,6 +62,7 @@ export class DeadLettersController {
   }
 
   /** 202: the letter is `replay_requested` (or already being replayed); 409 once it was replayed. */
+  @ApiAcceptedResponse({ type: DeadLetterResponse })
   @Post(':id/replay') @HttpCode(202) @SuperAdmin()
   async replay(@Param('id') id: string): Promise<DeadLetterView> {
     const letter = parseDeadLetterId(id) ? await this.store.requestReplay(id) : null;
