@@ -124,6 +124,21 @@ describe('SMPP adapter against a local SMSC', () => {
     expect((await adapter.send(message('after reconnect'))).kind).toBe('accepted');
   });
 
+  it('gives back submits not yet written when the connection drops, so they can go another way', async () => {
+    // one submit a second: the first goes out, the other two wait on the bind when the SMSC goes away for good
+    await boot({}, { tps: 1, reconnectMs: 20 });
+    const outcomes = Promise.all([0, 1, 2].map((i) => adapter.send(message(`queued ${i}`, `+4915100000${i}`))));
+    await until(() => peer.submitted === 1);
+    await peer.close();
+    const [first, ...rest] = await outcomes;
+    expect(first.kind).toBe('accepted');
+    expect(rest).toEqual([
+      { kind: 'retry', error: 'SMPP connection lost before the submit was written' },
+      { kind: 'retry', error: 'SMPP connection lost before the submit was written' },
+    ]);
+    expect(adapter.ready()).toBe(false);
+  });
+
   it('reassembles a long mobile-originated message before handing it on', async () => {
     await boot();
     const text = 'two-way reply '.repeat(20);

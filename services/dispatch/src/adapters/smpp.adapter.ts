@@ -141,6 +141,9 @@ class SmppBind {
       this.inflight.delete(seq);
       part.resolve({ kind: 'unknown', error: 'connection closed before submit_sm_resp' });
     }
+    // Not written yet: back to the dispatcher, which routes them again (another vendor may be up, and this carrier
+    // may not come back). Kept here they would wait for this bind's reconnect, for ever if it never comes.
+    for (const part of this.queue.splice(0)) part.resolve({ kind: 'retry', error: 'SMPP connection lost before the submit was written' });
     if (this.stopped) return;
     const delay = this.reconnectDelay;
     this.reconnectDelay = Math.min(this.reconnectDelay * 2, 30000);
