@@ -37,13 +37,16 @@ export function inboundAddress(channel: string, raw: string | null | undefined, 
     return p?.isValid() ? p.number : v;
   }
   if (/^\d+$/.test(v)) {
+    const international = parsePhoneNumberFromString(`+${v}`);
+    const asInternational = international?.isValid() ? international : null;
     if (region && /^[A-Za-z]{2}$/.test(region)) {
-      const national = parsePhoneNumberFromString(v, region.toUpperCase() as CountryCode);
+      const country = region.toUpperCase() as CountryCode;
+      // digits that already start with the country's code are international ("4915…" in DE), not a national number
+      if (asInternational && asInternational.country === country) return asInternational.number;
+      const national = parsePhoneNumberFromString(v, country);
       if (national?.isValid()) return national.number;
     }
-    const international = parsePhoneNumberFromString(`+${v}`);
-    if (international?.isValid()) return international.number;
-    return v;
+    return asInternational ? asInternational.number : v;
   }
   return s.toLowerCase();
 }
