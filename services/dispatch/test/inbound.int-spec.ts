@@ -25,7 +25,7 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     const [port, waUrl] = [await smsc.listen(), await wa.listen()];
     d = await startDispatch({
       seedVendors: [
-        smppVendor(port),
+        smppVendor(port, { moRegion: 'DE' }),
         { name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', accessToken: 'system-token', appSecret: 'app-secret', verifyToken: 'verify-me' } },
       ],
     });
@@ -52,6 +52,16 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     smsc.sendMo('491700000001', '4930111111', 'reply to the owned number');
     await d.until(async () => (await inbound('reply to the owned number')).length === 1);
     expect(await inbound('reply to the owned number')).toEqual([{ account_id: '1', stream_id: '11', contact_phone: '+491700000001' }]);
+  });
+
+  it("reads national-form numbers (TON 2) in the vendor's country", async () => {
+    smsc.sendMo('01700000110', '030111111', 'a national reply', { source: 2, dest: 2 });
+    await d.until(async () => (await inbound('a national reply')).length === 1);
+    expect(await inbound('a national reply')).toEqual([{ account_id: '1', stream_id: '11', contact_phone: '+491700000110' }]);
+    // held aside under the number it is, in E.164
+    smsc.sendMo('01700000110', '030999998', 'a national reply to nobody', { source: 2, dest: 2 });
+    await d.until(async () => (await held('a national reply to nobody')).length === 1);
+    expect(await held('a national reply to nobody')).toEqual([{ address: '+4930999998', reason: 'unclaimed' }]);
   });
 
   it('keeps a reply to a number nobody owns aside for the super administrator, delivered to no account', async () => {

@@ -67,6 +67,9 @@ export interface ProviderInbound {
   receivedAt: Date;
   /** When the webhook already names the stream (Telegram, per-stream webhook URL). */
   streamUid?: string;
+  /** SMPP type of number of `accountPhone` / `contactPhone` (1 international, 2 national, 0 unknown), when the protocol says. */
+  accountPhoneTon?: number;
+  contactPhoneTon?: number;
 }
 
 /** Where adapters hand what they hear. Each promise resolves once the report is durable: ack the provider after it. */

@@ -47,6 +47,8 @@ export interface SmppAdapterConfig {
   sourceNpi?: number;
   destTon?: number;
   destNpi?: number;
+  /** The country of national-form numbers (TON 2) in MO messages (read by inbound handling, not the adapter). */
+  moRegion?: string;
 }
 
 interface Part {
@@ -432,6 +434,8 @@ export class SmppAdapter extends ProviderAdapter {
         channel: 'sms',
         accountPhone: to,
         contactPhone: from.startsWith('+') ? from : `+${from}`,
+        accountPhoneTon: Number(pdu.dest_addr_ton ?? 0),
+        contactPhoneTon: Number(pdu.source_addr_ton ?? 0),
         contactName: null,
         messageType: 'text',
         body: text,

@@ -76,6 +76,12 @@ export class SmppVendorConfigDto {
 
   @ApiPropertyOptional({ example: 1, default: 1, description: 'dest_addr_npi: 1 ISDN (E.164)' })
   destNpi?: number;
+
+  @ApiPropertyOptional({
+    example: 'DE',
+    description: 'the country (ISO 3166 alpha-2) of national-form numbers (TON 2) in mobile-originated messages; without it a reply to a national-form number is held aside for the super administrator (GET /api/dispatch/inbound_unclaimed), never guessed',
+  })
+  moRegion?: string;
 }
 
 /** Both ways: a setting the adapter reads is documented, and nothing documented is unknown to it (tsc fails otherwise). */

@@ -15,12 +15,14 @@ import {
   type EventData,
   type OptOutData,
 } from '@switchboard/contracts';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { DispatchOutboxRelay } from './events.service';
 import { OptOutBook } from './opt-out.book';
+import { RoutingService } from './routing.service';
 
 interface InboundStream {
   accountId: string;
@@ -49,11 +51,13 @@ export class InboundService {
     private readonly readModels: ReadModelRepository,
     private readonly relay: DispatchOutboxRelay,
     private readonly optOuts: OptOutBook,
+    private readonly routing: RoutingService,
   ) {}
 
   /** Resolves once stored (delivered or kept aside); adapters acknowledge the provider after it. */
-  async receive(m: ProviderInbound): Promise<void> {
-    const resolved = await this.streamOf(m);
+  async receive(raw: ProviderInbound): Promise<void> {
+    const { message: m, address } = this.addressed(raw);
+    const resolved = await this.streamOf(m, address);
     if ('held' in resolved) {
       await this.hold(m, resolved.address, resolved.held);
       return;
@@ -74,7 +78,7 @@ export class InboundService {
           accountId: stream.accountId,
           phone: contact,
           channel: m.channel as OptOutData['channel'],
-          sender: accountWide ? ALL_SENDERS : this.optOuts.senderKey(m.channel, m.accountPhone),
+          sender: accountWide ? ALL_SENDERS : m.channel === 'telegram_private' ? this.optOuts.senderKey(m.channel, m.accountPhone) : address,
           streamId: stream.streamId,
           keyword: word,
           messageUuid: uuid,
@@ -153,14 +157,36 @@ export class InboundService {
    * The stream that receives: a webhook that names its stream (Telegram: the URL carries the stream uid and its own
    * secret) is that stream's; otherwise the owner of the address decides, and only the owner's streams are candidates.
    */
-  private async streamOf(m: ProviderInbound): Promise<InboundStream | { held: HeldReason; address: string }> {
+  /**
+   * Our address as claims spell it, and the contact's number in E.164 where the SMPP type of number says it is
+   * international (1) or national (2, read in the vendor's `moRegion`). A national number with no region to read it
+   * in matches no claim (held aside), never a guess at an international one.
+   */
+  private addressed(m: ProviderInbound): { message: ProviderInbound; address: string } {
+    const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
+    if (channel !== 'sms' || (m.accountPhoneTon !== 1 && m.accountPhoneTon !== 2 && m.contactPhoneTon !== 2)) {
+      return { message: m, address: inboundAddress(channel, m.accountPhone) ?? m.accountPhone };
+    }
+    const region = m.vendorId ? (this.routing.vendor(m.vendorId)?.config as { moRegion?: unknown } | undefined)?.moRegion : undefined;
+    const national = (digits: string): string | null => {
+      if (typeof region !== 'string' || !/^[A-Za-z]{2}$/.test(region)) return null;
+      const p = parsePhoneNumberFromString(digits, region.toUpperCase() as CountryCode);
+      return p?.isValid() ? p.number : null;
+    };
+    const ours = m.accountPhone.replace(/^\+/, '');
+    const address =
+      m.accountPhoneTon === 2 ? (national(ours) ?? `national:${ours}`) : m.accountPhoneTon === 1 ? (inboundAddress('sms', `+${ours}`) ?? ours) : (inboundAddress('sms', m.accountPhone) ?? m.accountPhone);
+    const contact = m.contactPhoneTon === 2 ? national(m.contactPhone.replace(/^\+/, '')) : null;
+    return { message: contact ? { ...m, contactPhone: contact } : m, address };
+  }
+
+  private async streamOf(m: ProviderInbound, address: string): Promise<InboundStream | { held: HeldReason; address: string }> {
     if (m.streamUid) {
       const s = await this.readModels.streamChannelByUid(m.streamUid);
       if (s) return { accountId: String(s.accountId), streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
       return { held: 'no_stream', address: m.accountPhone };
     }
     const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
-    const address = inboundAddress(channel, m.accountPhone) ?? m.accountPhone;
     const owner = await this.readModels.inboundOwner(channel, address);
     if (!owner) return { held: 'unclaimed', address };
     if (owner.streamId) {

@@ -229,8 +229,8 @@ export class SmppPeer {
     if (this.opts.duplicateReceipts) send();
   }
 
-  /** A mobile-originated SMS to `to` (our number) from `from`, split with UDH when long. */
-  sendMo(from: string, to: string, text: string): void {
+  /** A mobile-originated SMS to `to` (our number) from `from`, split with UDH when long; `ton` their types of number. */
+  sendMo(from: string, to: string, text: string, ton: { source?: number; dest?: number } = {}): void {
     const session = [...this.sessions][0];
     if (!session) throw new Error('no bound session');
     const gsm = isGsm7(text);
@@ -246,6 +246,8 @@ export class SmppPeer {
       session.deliver_sm({
         source_addr: from,
         destination_addr: to,
+        ...(ton.source === undefined ? {} : { source_addr_ton: ton.source }),
+        ...(ton.dest === undefined ? {} : { dest_addr_ton: ton.dest }),
         esm_class: udh ? EsmClass.UDHI : 0,
         data_coding: gsm ? 0 : 8,
         short_message: udh ? Buffer.concat([udh, body]) : body,
