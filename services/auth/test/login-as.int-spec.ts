@@ -172,6 +172,21 @@ describe('login-as', () => {
       const live = await a.call<{ token: string }>('GET', '/users/async', { token: res.body.token });
       expect(live.status).toBe(200);
       expect(claimsOf(live.body.token)).toMatchObject({ acc: account, imp: ids.owner, perms: [] });
+      // a real invite of the user to a third account: the login-as session cannot take it up
+      const initech = (await a.seed.createAccount({ name: 'Initech' })).id;
+      const boss = await a.seed.createUser({ email: 'boss@initech.example', password });
+      await a.seed.addMember({ userId: boss.id, accountId: initech, status: 0 });
+      const role = (await a.seed.createRole({ accountId: initech, name: 'Viewer', permissions: ['STREAM_VIEW'] })).id;
+      const sent = await a.call('POST', '/user_invites', { token: a.tokenFor(boss.id, initech, Object.values(Permission)), body: { email: 'dual@example.com', user_roles_ids: [Number(role)] } });
+      expect(sent.status).toBe(201);
+      const m = /\/team-member-invite\/(\d+)\/(\d+)\/([A-Za-z0-9_-]+)/.exec(a.mailTo('dual@example.com').text) as RegExpExecArray;
+      const link = { customerID: m[1], inviteID: m[2], inviteToken: m[3] };
+      const accepted = await a.call('POST', '/user_invites/accept', { token: res.body.token, body: link });
+      expect(accepted.status).toBe(403);
+      expect(await a.sql(`SELECT count(*)::int AS n FROM auth.membership WHERE user_id = $1 AND account_id = $2`, [ids.dual, initech])).toEqual([{ n: 0 }]);
+      // the user themselves can
+      const self = await a.signIn('dual@example.com', password);
+      expect((await a.call('POST', '/user_invites/accept', { token: self.token, body: link })).status).toBe(200);
     });
   });
 });
