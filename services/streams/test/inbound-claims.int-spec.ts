@@ -122,6 +122,11 @@ describe('inbound claims: one account per number, WhatsApp number and bot', () =
     const after = (await a.events()).slice(before);
     expect(after.filter((e) => e.type === InboundRouteChangedV1.type).map((e) => e.data)).toEqual([expect.objectContaining({ address: '+14155550160', accountId: A })]);
     expect(after.filter((e) => e.type === StreamChannelConfiguredV1.type).map((e) => (e.data as Json).streamId).sort()).toEqual([String(first.body.id), String(second.body.id)].sort());
+    // the stream left without a claim can still be renamed and disabled, and claims a number of its own
+    expect((await a.call('PUT', `/streams/${second.body.id}`, { token: a.member(B), body: { name: 'renamed', status: -1 } })).status).toBe(200);
+    refused(await a.call('PUT', `/streams/${second.body.id}`, { token: a.member(B), body: { sender: '+14155550160' } }), 'sender');
+    expect((await a.call('PUT', `/streams/${second.body.id}`, { token: a.member(B), body: { sender: '+14155550162' } })).status).toBe(200);
+    expect(await a.sql(`SELECT account_id::text FROM streams.inbound_claim WHERE address = '+14155550162'`)).toEqual([{ account_id: B }]);
   });
 
   it('sends provider secrets to dispatch sealed: no token in any event, only a sealed value that opens for its stream', async () => {

@@ -63,7 +63,8 @@ export class OptOutBook implements OnApplicationBootstrap, OnModuleDestroy {
   blocked(accountId: string, channel: string, sender: string, destination: string): boolean {
     const set = this.byAccount.get(accountId);
     if (!set || set.size === 0) return false;
-    const phone = channel === 'sms' || channel === 'whatsapp' ? (inboundAddress('sms', destination) ?? destination) : destination;
+    // streams sends E.164 already: parsed only when it is written another way
+    const phone = channel !== 'sms' && channel !== 'whatsapp' ? destination : /^\+[1-9]\d{5,14}$/.test(destination) ? destination : (inboundAddress('sms', destination) ?? destination);
     if (set.has(`${ALL_SENDERS}\u0000${phone}`)) return true;
     return set.has(`${this.senderKey(channel, sender)}\u0000${phone}`);
   }

@@ -158,6 +158,7 @@ export class SenderService {
     const row = await this.find(id);
     const violations: Violation[] = dto.value !== undefined ? senderIdViolations(dto.value, 'value') : [];
     if (violations.length) throw AppError.validation(violations);
+    const claimBefore = JSON.stringify(senderInboundTarget(row));
     if (dto.name !== undefined) row.name = dto.name.trim();
     if (dto.type !== undefined) row.type = dto.type;
     if (dto.country !== undefined) row.country = dto.country ? dto.country.toUpperCase() : null;
@@ -171,7 +172,8 @@ export class SenderService {
     }
     const saved = await this.write(async (m, emit) => {
       const r = await this.repo.save(row, m);
-      await this.claims.set(m, emit, r.accountId, { kind: 'sender', id: r.id }, senderInboundTarget(r), SENDER_REFUSAL);
+      // a rename leaves the claim as it is; a new number, type or country claims anew
+      if (JSON.stringify(senderInboundTarget(r)) !== claimBefore) await this.claims.set(m, emit, r.accountId, { kind: 'sender', id: r.id }, senderInboundTarget(r), SENDER_REFUSAL);
       emit(SenderChangedV1, snapshot(r), r.accountId);
       return r;
     });

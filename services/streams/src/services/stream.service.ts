@@ -212,7 +212,10 @@ export class StreamService {
     if (providerChanged) status = statusAfterConfig(row.streamType, params, secrets, status === StreamStatus.Disabled && dto.status === undefined ? StreamStatus.Draft : status);
     else if (status === StreamStatus.Ready || status === StreamStatus.Sending) status = statusAfterConfig(row.streamType, params, secrets, status);
 
-    const inbound = await this.inboundTarget(row.accountId, row.streamType, sender !== undefined ? sender : row.sender, params, secrets, providerChanged);
+    // what decides the claim: the sender of a two-way stream, the provider settings of the others; unchanged, the claim
+    // stays as it is (a stream left without its claim by the start-up backfill can still be edited or disabled)
+    const claimChanged = row.streamType === StreamType.TwoWay ? sender !== undefined && (sender ?? null) !== row.sender : providerChanged;
+    const inbound = await this.inboundTarget(row.accountId, row.streamType, sender !== undefined ? sender : row.sender, params, secrets, claimChanged);
 
     if (dto.name !== undefined) row.name = dto.name.trim();
     if (dto.description !== undefined) row.description = dto.description;
@@ -403,10 +406,12 @@ export class StreamService {
    * The inbound address a stream should hold (null: none), checked with the provider where it can say: a WhatsApp
    * phone number id must be one of the business account's numbers as the stream's token sees them, a Telegram bot is
    * the one its token's getMe names. A two-way number is the stream's sender, in its E.164 spelling (a national form
-   * is read in the country of the account's sender of that value). 'keep' when the provider settings did not change.
+   * is read in the country of the account's sender of that value). 'keep' when what decides it (`changed`: the
+   * provider settings, or a two-way stream's sender) did not change.
    */
   async inboundTarget(accountId: string, streamType: number, sender: string | null, params: PublicParams, secrets: SecretParams, providerChanged: boolean): Promise<InboundTarget | null | 'keep'> {
     if (streamType === StreamType.TwoWay) {
+      if (!providerChanged) return 'keep';
       if (!sender || !isReceivingNumber(sender)) return null;
       const region = await this.senderCountry(accountId, sender);
       const address = inboundAddress('sms', sender, region);
