@@ -52,6 +52,7 @@ class DeadLetterPool {
     this.pool = url ? new Pool({ connectionString: url, max: 2, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 5000 }) : null;
     // An idle client losing its server (a restart) must not crash the process.
     this.pool?.on('error', () => undefined);
+    this.pool?.on('connect', (client) => client.on('error', () => undefined));
   }
 }
 

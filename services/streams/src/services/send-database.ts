@@ -36,6 +36,10 @@ export class SendDatabase implements OnApplicationShutdown {
     });
     // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    // Nor the error of a client checked out between two statements (a transaction waiting on its work): the pool
+    // removes its own listener while a client is out, and an 'error' event nobody listens to ends the process. The
+    // next statement on that client fails instead, and the pool discards the client when it is released.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   query<R extends QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
