@@ -10,6 +10,11 @@ describe('log redaction', () => {
     expect(redactUrl('/api/users?page=2&order[name]=asc')).toBe('/api/users?page=2&order[name]=asc');
   });
 
+  it('redacts the password of a URL and keeps the rest', () => {
+    expect(redactSecrets('connect failed: postgres://switchboard:s3cret-pw@db:5432/sb (ECONNREFUSED)')).toBe('connect failed: postgres://switchboard:[REDACTED]@db:5432/sb (ECONNREFUSED)');
+    expect(redactSecrets('smtp://mail.example.com:587 and http://127.0.0.1:3000/api')).toBe('smtp://mail.example.com:587 and http://127.0.0.1:3000/api');
+  });
+
   it('redacts bearer tokens and Telegram bot tokens in messages', () => {
     expect(redactSecrets('upstream said: Authorization: Bearer eyJhbGciOi.payload.sig rejected')).toBe('upstream said: Authorization: Bearer [REDACTED] rejected');
     expect(redactSecrets('GET https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe failed')).toBe('GET https://api.telegram.org/bot[REDACTED]/getMe failed');

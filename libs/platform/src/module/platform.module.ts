@@ -3,6 +3,7 @@ import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TokenVerifier } from '../auth/tokens';
 import { EventBus } from '../bus/event-bus';
 import { AccessGuard } from '../http/access.guard';
+import { RedactingLogger } from '../http/redact';
 import { Mailer } from '../mail/mailer';
 import { RealtimeFanout } from '../realtime/realtime';
 import { AccountDirectory, InMemoryAccountDirectory, registerAccountDirectoryConsumer } from '../tenancy/account-directory';
@@ -106,6 +107,8 @@ class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicatio
 @Module({})
 export class PlatformModule {
   static forRoot(d: PlatformDrivers): DynamicModule {
+    // before the application is created, so even its boot lines (a database URL in a connection error) are redacted
+    RedactingLogger.install();
     const roles: ProcessRoles = { http: true, consumers: true, relay: true, schedulers: true, ...d.roles };
     return {
       module: PlatformModule,
