@@ -23,6 +23,7 @@ import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { StreamsModule } from '@switchboard/streams';
+import { WebhooksModule } from '@switchboard/webhooks';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController, MAILBOX_TOKEN } from './dev-mailbox.controller';
 import { assertSafeConfiguredPassword, defaultPasswordRefused, isLoopbackHost, newSecret, WELL_KNOWN_ADMIN_PASSWORD } from './exposure';
@@ -78,6 +79,14 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       migrationsRun: true,
       // embedded mode has no price list until a super admin sets one: demo sends cost 0.05 per segment
       defaultPriceMicros: 50_000,
+    }),
+    WebhooksModule.register({
+      // seals the webhooks' signing secrets at rest; derived from the signing key so it survives restarts
+      secret: createHash('sha256').update(`webhooks:${o.privateKey}`).digest('hex'),
+      // embedded mode runs on a developer's machine: receivers on localhost and any port are allowed (never in production)
+      allowLoopback: true,
+      allowedPorts: 'any',
+      migrationsRun: true,
     }),
   ];
 }

@@ -9,3 +9,5 @@ export * from './contacts-events';
 export * from './streams-events';
 export * from './sms';
 export * from './inbound-events';
+export * from './links-events';
+export * from './webhooks';

@@ -38,6 +38,8 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   dispatch: 'dispatch',
   // every service's dead letters, read over the shared database (docs/decisions/0022)
   dead_letters: 'dispatch',
+  webhooks: 'webhooks',
+  webhook_requests: 'webhooks',
 });
 
 /**

@@ -1,0 +1,351 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { WebhookParams, WebhookRequestLogDto, WebhookTestResultDto, WebhookTriggerValue } from '@switchboard/contracts';
+import { AppError, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
+import { Clock } from '../clock';
+import { DestinationGuard, DestinationRefused } from '../delivery/destination';
+import { CONNECTION_TIMEOUT, sendOnce, type Outcome, type SentRequest } from '../delivery/http-sender';
+import { samplePayload } from '../delivery/payloads';
+import { signatureHeaders } from '../delivery/signature';
+import { WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, type ResolvedWebhooksOptions } from '../webhooks.options';
+import { paramsOf, returned, WebhookService, type WebhookRow } from './webhook.service';
+
+export const DESTINATION_REFUSED = 'E-DESTINATION_REFUSED';
+
+interface Claimed {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event_id: string;
+  payload: string;
+  attempts: number;
+}
+
+/** Counts requests per destination host in this process; a task waits for a free slot. */
+class HostLimiter {
+  private readonly hosts = new Map<string, { active: number; waiting: Array<() => void> }>();
+  constructor(private readonly limit: number) {}
+
+  async run<T>(host: string, task: () => Promise<T>): Promise<T> {
+    let h = this.hosts.get(host);
+    if (!h) this.hosts.set(host, (h = { active: 0, waiting: [] }));
+    const slot = h;
+    if (slot.active >= this.limit) await new Promise<void>((r) => slot.waiting.push(r));
+    slot.active++;
+    try {
+      return await task();
+    } finally {
+      slot.active--;
+      const next = slot.waiting.shift();
+      if (next) next();
+      else if (slot.active === 0) this.hosts.delete(host);
+    }
+  }
+}
+
+const SELECT_WEBHOOK = `SELECT id::text, uid::text, account_id::text, name, url, http_method, headers, active, trigger, stream_ids::text[] AS stream_ids, params,
+  secret_sealed, previous_secret_sealed, previous_secret_until, failing_since, disabled_reason, created_at, updated_at FROM webhooks.webhook`;
+
+/**
+ * The delivery queue (docs/decisions/0027-webhooks.md): consumers insert one row per webhook and event; the worker
+ * claims due rows with FOR UPDATE SKIP LOCKED (a few per webhook at a time, webhooks in random order, so one slow URL
+ * or one busy account cannot hold the queue), signs and sends each once per attempt, and records every attempt in the
+ * request log with the row's next state in one transaction. A claim is a lease: a crashed worker's rows come back.
+ */
+@Injectable()
+export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger('WebhookDelivery');
+  private readonly guard: DestinationGuard;
+  private readonly hosts: HostLimiter;
+  private readonly agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource(WEBHOOKS_CONNECTION) private readonly ds: DataSource,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly webhooks: WebhookService,
+    private readonly clock: Clock,
+  ) {
+    this.guard = new DestinationGuard(options);
+    this.hosts = new HostLimiter(options.perHostConcurrency);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.schedulers || this.options.pollMs === 0) return;
+    const loop = () => {
+      if (this.stopped) return;
+      void this.tick().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
+      });
+    };
+    this.timer = setTimeout(loop, this.options.pollMs);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** New work was queued: look for it now rather than at the next poll. */
+  kick(): void {
+    if (this.stopped || !this.roles.schedulers || this.options.pollMs === 0) return;
+    void this.tick();
+  }
+
+  /** Queues one delivery per webhook of the account that follows `trigger` (and the stream, when it filters). In the consumer's transaction. */
+  async enqueue(m: EntityManager, e: { eventId: string; accountId: string; trigger: WebhookTriggerValue; streamId: string | null; eventType: string; build: (p: WebhookParams) => Record<string, unknown> }): Promise<number> {
+    const hooks = await m.query<Array<{ id: string; params: Partial<WebhookParams> }>>(
+      `SELECT id::text, params FROM webhooks.webhook
+        WHERE account_id = $1 AND trigger = $2 AND active AND (cardinality(stream_ids) = 0 OR $3::bigint = ANY (stream_ids))`,
+      [e.accountId, e.trigger, e.streamId],
+    );
+    if (!hooks.length) return 0;
+    const now = this.clock.now();
+    await m.query(
+      `INSERT INTO webhooks.delivery (account_id, webhook_id, event_id, event_type, payload, next_attempt_at, created_at)
+       SELECT $1, w, $2, $3, p, $4, $4 FROM unnest($5::bigint[], $6::text[]) AS t(w, p)
+       ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+      [e.accountId, e.eventId, e.eventType, now, hooks.map((h) => h.id), hooks.map((h) => JSON.stringify(e.build(paramsOf(h))))],
+    );
+    return hooks.length;
+  }
+
+  /** Claims what is due and starts sending it (up to the concurrency); resolves once the claim is made. */
+  async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.options.concurrency - this.inFlight.size;
+        if (free <= 0) return;
+        const claimed = await this.claim(free);
+        if (!claimed.length) return;
+        const hooks = await this.loadWebhooks([...new Set(claimed.map((c) => c.webhook_id))]);
+        for (const c of claimed) {
+          const p = this.deliver(c, hooks.get(c.webhook_id)).catch((err: unknown) => this.log.error(`delivery ${c.id}: ${String(err)}`));
+          const tracked = p.finally(() => {
+            this.inFlight.delete(tracked);
+            if (!this.stopped && this.roles.schedulers && this.options.pollMs > 0) this.again = true;
+          });
+          this.inFlight.add(tracked);
+        }
+        if (claimed.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Tests and the bench: claims and sends everything due now, and waits for it. */
+  async runOnce(): Promise<void> {
+    for (;;) {
+      await this.tick();
+      if (!this.inFlight.size) return;
+      await Promise.allSettled([...this.inFlight]);
+    }
+  }
+
+  private async claim(limit: number): Promise<Claimed[]> {
+    const now = this.clock.now();
+    const lease = new Date(now.getTime() + this.options.timeoutMs * 3 + 60_000);
+    const rows = await this.ds.query<Claimed[]>(
+      `WITH due AS (
+         SELECT DISTINCT webhook_id FROM webhooks.delivery
+          WHERE (state = 'pending' AND next_attempt_at <= $1) OR (state = 'delivering' AND lease_until < $1)
+       ), picked AS (
+         SELECT d.id FROM due CROSS JOIN LATERAL (
+           SELECT x.id FROM webhooks.delivery x
+            WHERE x.webhook_id = due.webhook_id
+              AND ((x.state = 'pending' AND x.next_attempt_at <= $1) OR (x.state = 'delivering' AND x.lease_until < $1))
+            ORDER BY x.next_attempt_at, x.id
+            LIMIT greatest(0, $3 - (SELECT count(*) FROM webhooks.delivery f WHERE f.webhook_id = due.webhook_id AND f.state = 'delivering' AND f.lease_until >= $1))
+            FOR UPDATE SKIP LOCKED
+         ) d
+         ORDER BY random()
+         LIMIT $2
+       )
+       UPDATE webhooks.delivery d SET state = 'delivering', lease_until = $4, attempts = d.attempts + 1
+         FROM picked WHERE d.id = picked.id
+       RETURNING d.id::text, d.account_id::text, d.webhook_id::text, d.event_id::text, d.payload, d.attempts`,
+      [now, limit, this.options.perWebhookConcurrency, lease],
+    );
+    return returned(rows);
+  }
+
+  private async loadWebhooks(ids: string[]): Promise<Map<string, WebhookRow>> {
+    const rows = await this.ds.query<WebhookRow[]>(`${SELECT_WEBHOOK} WHERE id = ANY ($1::bigint[])`, [ids]);
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The request a delivery sends: signed over the body (GET: the JSON in `?payload=`, signed the same way). */
+  private buildRequest(hook: WebhookRow, eventId: string, body: string, now: Date): SentRequest {
+    const ts = Math.floor(now.getTime() / 1000);
+    const headers = {
+      'user-agent': 'Switchboard-Webhooks/1.0',
+      ...hook.headers,
+      ...(hook.http_method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      ...signatureHeaders(this.webhooks.signingSecrets(hook, now), eventId, ts, body),
+    };
+    let uri = hook.url;
+    if (hook.http_method === 'GET') {
+      const u = new URL(hook.url);
+      u.searchParams.set('payload', body);
+      uri = u.toString();
+    }
+    return { uri, method: hook.http_method, headers, body: hook.http_method === 'POST' ? body : '' };
+  }
+
+  /** One attempt: checked destination, signed request, the outcome. */
+  private async attempt(req: SentRequest): Promise<Outcome & { address: string | null }> {
+    let dest;
+    try {
+      dest = await this.guard.check(req.uri);
+    } catch (e) {
+      if (e instanceof DestinationRefused) return { status: 'failed', error: DESTINATION_REFUSED, response: { status: 0, headers: {}, body: e.message }, durationMs: 0, address: null };
+      throw e;
+    }
+    const agent = dest.url.protocol === 'https:' ? this.agents.https : this.agents.http;
+    const out = await this.hosts.run(dest.host, () => sendOnce(dest, req, { timeoutMs: this.options.timeoutMs, maxBytes: this.options.maxResponseBytes, agent }));
+    return { ...out, address: dest.address };
+  }
+
+  private async deliver(c: Claimed, hook: WebhookRow | undefined): Promise<void> {
+    if (!hook || !hook.active) {
+      await this.ds.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, this.clock.now()]);
+      return;
+    }
+    const sentAt = this.clock.now();
+    const req = this.buildRequest(hook, c.event_id, c.payload, sentAt);
+    const out = await this.attempt(req);
+    await this.record(c, hook, req, out, sentAt);
+  }
+
+  private nextDelay(attempts: number): number | null {
+    const schedule = this.options.retryScheduleMs;
+    if (attempts > schedule.length) return null;
+    const base = schedule[attempts - 1];
+    return Math.round(base * (0.9 + 0.2 * this.options.random()));
+  }
+
+  private async record(c: Claimed, hook: WebhookRow, req: SentRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
+    const now = this.clock.now();
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt],
+      );
+      if (out.status === 'success') {
+        await m.query(`UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
+        await m.query(`UPDATE webhooks.webhook SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [c.webhook_id]);
+        return;
+      }
+      if (out.response?.status === 410) {
+        await this.disable(m, c, 'the receiver answered 410 Gone', now);
+        return;
+      }
+      const delay = this.nextDelay(c.attempts);
+      if (delay === null) await m.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
+      else await m.query(`UPDATE webhooks.delivery SET state = 'pending', lease_until = NULL, next_attempt_at = $2 WHERE id = $1`, [c.id, new Date(now.getTime() + delay)]);
+      const [w] = returned<{ failing_since: Date }>(
+        await m.query(`UPDATE webhooks.webhook SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, [c.webhook_id, sentAt]),
+      );
+      if (w && now.getTime() - new Date(w.failing_since).getTime() >= this.options.disableAfterMs) await this.disable(m, c, `deliveries failed since ${new Date(w.failing_since).toISOString()}`, now);
+    });
+  }
+
+  /**
+   * Turns the webhook off (410 Gone, or failing for days). Its other queued deliveries end as failed when they come
+   * due (`deliver` sees the webhook inactive): touching them here would lock rows other attempts' transactions hold,
+   * in the opposite order (delivery, then webhook), a deadlock.
+   */
+  private async disable(m: EntityManager, c: Claimed, reason: string, now: Date): Promise<void> {
+    await m.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
+    await m.query(`UPDATE webhooks.webhook SET active = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND active`, [c.webhook_id, reason, now]);
+    this.log.warn(`webhook ${c.webhook_id} disabled: ${reason}`);
+  }
+
+  /** `POST /webhooks/test/{id}`: a sample payload of the webhook's trigger, signed and sent now, recorded in the log. */
+  async test(id: string): Promise<WebhookTestResultDto> {
+    const hook = await this.webhooks.find(id);
+    const now = this.clock.now();
+    const eventId = randomUUID();
+    const body = JSON.stringify(samplePayload(hook.trigger, hook.account_id, paramsOf(hook)));
+    const req = this.buildRequest(hook, eventId, body, now);
+    const out = await this.attempt(req);
+    await this.ds.query(
+      `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, test, request, response, status, error, duration_ms, sent_at)
+       VALUES ($1, $2, NULL, $3, 1, true, $4, $5, $6, $7, $8, $9)`,
+      [hook.account_id, hook.id, eventId, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, now],
+    );
+    return { status: out.status, code: out.status === 'timeout' ? CONNECTION_TIMEOUT : out.error, request: req, response: out.response, durationMs: out.durationMs };
+  }
+
+  /** `GET /webhook_requests/log`: the account's attempts, newest first; filters webhook, status, test. */
+  async requestLog(query: Record<string, unknown>): Promise<ListResult<WebhookRequestLogDto>> {
+    const q = parseListQuery(query, { sortable: ['id', 'sentAt', 'status'], defaultOrder: { id: 'DESC' }, defaultItemsPerPage: 30, maxItemsPerPage: 500 });
+    const values: unknown[] = [RequestContext.accountId()];
+    const where = ['account_id = $1'];
+    const hookRaw = query.webhook ?? query.webhookId;
+    if (hookRaw !== undefined && hookRaw !== '') {
+      const m = /^(?:\/api\/webhooks\/)?(\d{1,18})$/.exec(String(hookRaw));
+      if (!m) throw AppError.validation([{ propertyPath: 'webhook', message: 'webhook is a webhook id or IRI', code: 'type' }]);
+      values.push(m[1]);
+      where.push(`webhook_id = $${values.length}`);
+    }
+    if (query.status !== undefined && query.status !== '') {
+      if (!['success', 'failed', 'timeout'].includes(String(query.status))) throw AppError.validation([{ propertyPath: 'status', message: 'status is success, failed or timeout', code: 'choice' }]);
+      values.push(query.status);
+      where.push(`status = $${values.length}`);
+    }
+    if (query.eventId !== undefined && query.eventId !== '') {
+      if (!/^[0-9a-f-]{36}$/i.test(String(query.eventId))) throw AppError.validation([{ propertyPath: 'eventId', message: 'eventId is a UUID', code: 'type' }]);
+      values.push(query.eventId);
+      where.push(`event_id = $${values.length}`);
+    }
+    const cols: Record<string, string> = { id: 'l.id', sentAt: 'l.sent_at', status: 'l.status' };
+    const order = Object.entries(q.order).map(([f, d]) => `${cols[f]} ${d}`).join(', ');
+    const rows = await this.ds.query<Array<Record<string, unknown>>>(
+      `SELECT id::text, webhook_id::text, event_id::text, attempt, test, request, response, status, error, duration_ms, sent_at FROM webhooks.request_log l
+        WHERE ${where.join(' AND ')} ORDER BY ${order}, l.id DESC LIMIT ${q.take} OFFSET ${q.skip}`,
+      values,
+    );
+    const [{ n }] = await this.ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE ${where.join(' AND ')}`, values);
+    return {
+      items: rows.map((r) => {
+        const { address: _address, ...request } = r.request as WebhookRequestLogDto['request'] & { address?: string };
+        return {
+          id: Number(r.id),
+          webhook: `/api/webhooks/${String(r.webhook_id)}`,
+          webhookId: Number(r.webhook_id),
+          eventId: (r.event_id as string | null) ?? null,
+          attempt: r.attempt as number,
+          test: r.test as boolean,
+          request,
+          response: (r.response as WebhookRequestLogDto['response']) ?? null,
+          status: r.status as WebhookRequestLogDto['status'],
+          error: (r.error as string | null) ?? null,
+          durationMs: r.duration_ms as number,
+          sentAt: new Date(r.sent_at as string).toISOString(),
+        };
+      }),
+      total: n,
+    };
+  }
+}

@@ -1,0 +1,47 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { LinkClickedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
+import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { triggerFor } from '../delivery/payloads';
+import { WEBHOOKS_CONNECTION, WEBHOOKS_SCHEMA } from '../webhooks.options';
+import { DeliveryService } from './delivery.service';
+
+export const DELIVERIES_GROUP = 'webhooks.deliveries';
+
+/**
+ * Turns dispatch's message events (status change, EDR, incoming message) and the links service's clicks into queued
+ * deliveries: one row per matching webhook of the event's account, inserted once per event (processed_events in the
+ * same transaction).
+ */
+@Injectable()
+export class WebhookEventsConsumer implements OnModuleInit {
+  constructor(
+    @InjectDataSource(WEBHOOKS_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly deliveries: DeliveryService,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({
+      group: DELIVERIES_GROUP,
+      topics: [Topics.Dispatch, Topics.Links],
+      types: [MessageStatusChangedV1.type, MessageEdrV1.type, MessageReceivedV1.type, LinkClickedV1.type],
+      concurrency: 32,
+      handler: (e) => this.handle(e),
+    });
+  }
+
+  async handle(e: EventEnvelope): Promise<void> {
+    const t = triggerFor(e);
+    if (!t) return;
+    const accountId = (e.data as { accountId: string }).accountId;
+    let queued = 0;
+    await IdempotentConsumer.handleOnce(this.ds, WEBHOOKS_SCHEMA, DELIVERIES_GROUP, e, async (m) => {
+      queued = await this.deliveries.enqueue(m, { eventId: e.id, accountId, trigger: t.trigger, streamId: t.streamId, eventType: e.type, build: t.build });
+    });
+    if (queued) this.deliveries.kick();
+  }
+}
