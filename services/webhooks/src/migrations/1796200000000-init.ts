@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createOutboxTables, dropOutboxTables } from '@switchboard/platform';
+import { createDeadLetterTable, createOutboxTables, dropDeadLetterTable, dropOutboxTables } from '@switchboard/platform';
 
 /**
  * The webhooks schema: the webhooks themselves (the signing secret sealed), the delivery queue (one row per webhook
@@ -75,9 +75,12 @@ export class Init1796200000000 implements MigrationInterface {
     await q.query(`CREATE INDEX request_log_webhook_idx ON webhooks.request_log (webhook_id, id DESC)`);
 
     await createOutboxTables(q, 'webhooks');
+    // events the consumer gave up on, for operators to replay (docs/decisions/0022)
+    await createDeadLetterTable(q, 'webhooks');
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await dropDeadLetterTable(q, 'webhooks');
     await dropOutboxTables(q, 'webhooks');
     await q.query(`DROP TABLE webhooks.request_log`);
     await q.query(`DROP TABLE webhooks.delivery`);
