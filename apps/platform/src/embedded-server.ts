@@ -22,6 +22,7 @@ import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts'
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
+import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
@@ -88,6 +89,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       allowedPorts: 'any',
       migrationsRun: true,
     }),
+    StatsModule.register({ migrationsRun: true }),
   ];
 }
 

@@ -11,3 +11,4 @@ export * from './sms';
 export * from './inbound-events';
 export * from './links-events';
 export * from './webhooks';
+export * from './stats-reports';

@@ -40,6 +40,8 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   dead_letters: 'dispatch',
   webhooks: 'webhooks',
   webhook_requests: 'webhooks',
+  // reports from the rollups (docs/decisions/0028)
+  dashboard_statistics: 'stats',
 });
 
 /**

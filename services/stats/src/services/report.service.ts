@@ -1,0 +1,368 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  ErrorCode,
+  microsToAmount,
+  Permission,
+  TIME_SLICES,
+  type DashboardMainDto,
+  type DestinationFigures,
+  type MoneyDto,
+  type ReportRange,
+  type SeriesPoint,
+  type StatusCounts,
+  type StreamFigures,
+  type TimeSlice,
+  type TopDestinationsDto,
+} from '@switchboard/contracts';
+import { AppError, RequestContext, type Principal } from '@switchboard/platform';
+import { STATS_CONNECTION } from '../stats.options';
+import { ReportCache } from './report-cache';
+
+const SLICE_IDS: Record<string, TimeSlice> = { '1': 'day', '2': 'week', '3': 'month', '4': 'year' };
+const FAILED = ['sent_failed', 'undelivered', 'no_routes', 'rejected'];
+const PENDING = ['accepted', 'sent'];
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Who the report is of: one account (its zone and currency) or every account (super administrators). */
+interface Scope {
+  account: string;
+  accounts: string[] | null;
+  timeZone: string;
+  currency: string | null;
+  cost: boolean;
+  streams: boolean;
+}
+
+/** The resolved time range: [start, endExclusive) instants, and whether both are local midnights (day rollups). */
+interface Range {
+  slice: TimeSlice | 'default';
+  start: Date | null;
+  endExclusive: Date | null;
+  dayAligned: boolean;
+  startDay: string | null;
+  endDayExclusive: string | null;
+}
+
+interface Filters {
+  streams: string[] | null;
+}
+
+type Row = Record<string, string | number | null>;
+
+const bad = (field: string, message: string): AppError => AppError.validation([{ propertyPath: field, message }]);
+
+function idList(raw: unknown, field: string): string[] | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const list = Array.isArray(raw) ? raw : String(raw).split(',');
+  const ids = list.map((v) => {
+    const m = /^(?:\/api\/[a-z_]+\/)?(\d{1,18})$/.exec(String(v).trim());
+    if (!m || /^0+$/.test(m[1])) throw bad(field, `${field} are stream ids`);
+    return m[1].replace(/^0+/, '');
+  });
+  if (ids.length > 500) throw bad(field, `${field}: at most 500`);
+  return ids.length > 0 ? [...new Set(ids)] : null;
+}
+
+function instant(raw: unknown, field: string): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string' || raw.length > 40) throw bad(field, `${field} is a date (YYYY-MM-DD) or an ISO date-time`);
+  if (DATE_ONLY.test(raw)) {
+    if (Number.isNaN(Date.parse(`${raw}T00:00:00Z`)) || new Date(`${raw}T00:00:00Z`).toISOString().slice(0, 10) !== raw) throw bad(field, `${field} is not a calendar date`);
+    return raw;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(Date.parse(raw))) throw bad(field, `${field} is a date (YYYY-MM-DD) or an ISO date-time`);
+  return new Date(raw).toISOString();
+}
+
+function money(rows: Array<{ currency: string; micros: string }>): MoneyDto[] {
+  return rows
+    .filter((r) => r.currency !== '' && BigInt(r.micros) !== 0n)
+    .map((r) => ({ currency: r.currency, micros: BigInt(r.micros).toString(), amount: microsToAmount(r.micros) }))
+    .sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+function counts(byStatus: Map<string, { n: number; parts: number }>): StatusCounts {
+  const c: StatusCounts = { total: 0, accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, failed: 0, pending: 0, parts: 0 };
+  for (const [status, v] of byStatus) {
+    if (status in c && status !== 'total' && status !== 'failed' && status !== 'pending' && status !== 'parts') (c as unknown as Record<string, number>)[status] += v.n;
+    c.total += v.n;
+    c.parts += v.parts;
+    if (FAILED.includes(status)) c.failed += v.n;
+    if (PENDING.includes(status)) c.pending += v.n;
+  }
+  return c;
+}
+
+/**
+ * The report calls of spec 7 that exist without campaigns and links, answered from the rollups: `dashboard_statistics`
+ * main (totals per status, cost per currency, a series over the time slice, per stream) and top_destinations. Ranges
+ * resolve in the account's time zone; day-aligned ranges read the day rollups, others the hour rollups.
+ */
+@Injectable()
+export class ReportService {
+  constructor(
+    @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
+    private readonly cache: ReportCache,
+  ) {}
+
+  async main(body: Record<string, unknown>): Promise<DashboardMainDto> {
+    const scope = await this.scope(body);
+    const filters: Filters = { streams: idList(body.streams ?? body.streamId, 'streams') };
+    const key = JSON.stringify(['main', scope.cost, scope.streams, body.type ?? body.timeSlice ?? null, body.start ?? null, body.end ?? null, filters, body.date ?? null]);
+    const { value, cached } = await this.cache.get(scope.account, key, async () => {
+      const range = await this.range(body, scope.timeZone);
+      return this.computeMain(scope, range, filters);
+    });
+    return { ...value, cached };
+  }
+
+  async topDestinations(body: Record<string, unknown>): Promise<TopDestinationsDto> {
+    const scope = await this.scope(body);
+    const filters: Filters = { streams: idList(body.streams ?? body.streamId, 'streams') };
+    const limitRaw = body.limit ?? 10;
+    const limit = Number(limitRaw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 250) throw bad('limit', 'limit is an integer from 1 to 250');
+    const key = JSON.stringify(['top', scope.cost, body.type ?? body.timeSlice ?? null, body.start ?? null, body.end ?? null, filters, limit, body.date ?? null]);
+    const { value, cached } = await this.cache.get(scope.account, key, async () => {
+      const range = await this.range(body, scope.timeZone);
+      const { table, where, params } = this.where(scope, range, filters);
+      const rows = await this.ds.query<Row[]>(
+        `SELECT iso2, status, currency, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
+           FROM stats.${table} WHERE ${where} GROUP BY iso2, status, currency`,
+        params,
+      );
+      const byCountry = new Map<string, { total: number; delivered: number; failed: number; cost: Map<string, bigint> }>();
+      for (const r of rows) {
+        const k = String(r.iso2);
+        const c = byCountry.get(k) ?? { total: 0, delivered: 0, failed: 0, cost: new Map<string, bigint>() };
+        const n = Number(r.n);
+        c.total += n;
+        if (r.status === 'delivered') c.delivered += n;
+        if (FAILED.includes(String(r.status))) c.failed += n;
+        c.cost.set(String(r.currency), (c.cost.get(String(r.currency)) ?? 0n) + BigInt(String(r.cost)));
+        byCountry.set(k, c);
+      }
+      const items: DestinationFigures[] = [...byCountry.entries()]
+        .filter(([, c]) => c.total > 0)
+        .sort((a, b) => b[1].total - a[1].total || a[0].localeCompare(b[0]))
+        .slice(0, limit)
+        .map(([country, c]) => ({
+          country,
+          total: c.total,
+          delivered: c.delivered,
+          failed: c.failed,
+          cost: scope.cost ? money([...c.cost.entries()].map(([currency, micros]) => ({ currency, micros: micros.toString() }))) : null,
+        }));
+      return { ...this.rangeDto(scope, range), items };
+    });
+    return { ...value, cached };
+  }
+
+  private async computeMain(scope: Scope, range: Range, filters: Filters): Promise<Omit<DashboardMainDto, 'cached'>> {
+    const { table, where, params } = this.where(scope, range, filters);
+    const rows = await this.ds.query<Row[]>(
+      `SELECT stream_id::text AS stream, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+         FROM stats.${table} WHERE ${where} GROUP BY stream_id, status, currency`,
+      params,
+    );
+    const all = new Map<string, { n: number; parts: number }>();
+    const cost = new Map<string, bigint>();
+    const perStream = new Map<string, { st: Map<string, { n: number; parts: number }>; cost: Map<string, bigint> }>();
+    for (const r of rows) {
+      const status = String(r.status);
+      const n = Number(r.n);
+      const parts = Number(r.parts);
+      const c = BigInt(String(r.cost));
+      const cur = String(r.currency);
+      const a = all.get(status) ?? { n: 0, parts: 0 };
+      all.set(status, { n: a.n + n, parts: a.parts + parts });
+      cost.set(cur, (cost.get(cur) ?? 0n) + c);
+      const s = perStream.get(String(r.stream)) ?? { st: new Map(), cost: new Map() };
+      const sa = s.st.get(status) ?? { n: 0, parts: 0 };
+      s.st.set(status, { n: sa.n + n, parts: sa.parts + parts });
+      s.cost.set(cur, (s.cost.get(cur) ?? 0n) + c);
+      perStream.set(String(r.stream), s);
+    }
+    const toMoney = (m: Map<string, bigint>) => money([...m.entries()].map(([currency, micros]) => ({ currency, micros: micros.toString() })));
+    let streams: StreamFigures[] | null = null;
+    if (scope.streams) {
+      const ids = [...perStream.keys()];
+      const names = ids.length
+        ? await this.ds.query<Array<{ id: string; name: string; stream_type: number }>>(`SELECT stream_id::text AS id, name, stream_type FROM stats.stream WHERE stream_id = ANY($1::bigint[])`, [ids])
+        : [];
+      const byId = new Map(names.map((n) => [n.id, n]));
+      streams = [...perStream.entries()]
+        .map(([id, s]) => ({ streamId: Number(id), name: byId.get(id)?.name ?? `#${id}`, streamType: byId.get(id)?.stream_type ?? null, ...counts(s.st), cost: scope.cost ? toMoney(s.cost) : null }))
+        .filter((s) => s.total > 0)
+        .sort((a, b) => b.total - a.total || a.streamId - b.streamId);
+    }
+    const { grain, series } = await this.series(scope, range, filters);
+    return {
+      ...this.rangeDto(scope, range),
+      totals: counts(all),
+      cost: scope.cost ? toMoney(cost) : null,
+      currency: scope.currency,
+      grain,
+      series,
+      streams,
+      clicked: null,
+      waiting: ['clicked', 'campaigns', 'domains'],
+    };
+  }
+
+  /** Hours over a range of up to three days, else days (months beyond 400 days); always summing to the totals. */
+  private async series(scope: Scope, range: Range, filters: Filters): Promise<{ grain: 'hour' | 'day' | 'month'; series: SeriesPoint[] }> {
+    let span = Infinity;
+    if (range.start && range.endExclusive) span = range.endExclusive.getTime() - range.start.getTime();
+    else if (range.start === null && range.endExclusive === null) {
+      const scopeArgs = scope.accounts === null ? [] : [scope.accounts];
+      const [b] = await this.ds.query<Array<{ lo: string | null; hi: string | null }>>(
+        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.rollup_day ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
+        scopeArgs,
+      );
+      span = b.lo && b.hi ? Date.parse(b.hi) - Date.parse(b.lo) + 86_400_000 : 0;
+    }
+    const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
+    const useHours = grain === 'hour' || !range.dayAligned;
+    const { where, params } = this.where(scope, range, filters, useHours ? 'rollup_hour' : 'rollup_day');
+    const tzParam = `$${params.length + 1}`;
+    const bucketExpr = useHours
+      ? grain === 'hour'
+        ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+        : grain === 'day'
+          ? `to_char(bucket AT TIME ZONE ${tzParam}, 'YYYY-MM-DD')`
+          : `to_char(bucket AT TIME ZONE ${tzParam}, 'YYYY-MM')`
+      : grain === 'day'
+        ? `to_char(bucket, 'YYYY-MM-DD')`
+        : `to_char(bucket, 'YYYY-MM')`;
+    const args = useHours && grain !== 'hour' ? [...params, scope.timeZone] : params;
+    const rows = await this.ds.query<Row[]>(
+      `SELECT ${bucketExpr} AS b, status, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
+         FROM stats.${useHours ? 'rollup_hour' : 'rollup_day'} WHERE ${where} GROUP BY 1, status ORDER BY 1`,
+      args,
+    );
+    const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
+    for (const r of rows) {
+      const p = points.get(String(r.b)) ?? { total: 0, delivered: 0, failed: 0, pending: 0, cost: 0n };
+      const n = Number(r.n);
+      p.total += n;
+      if (r.status === 'delivered') p.delivered += n;
+      if (FAILED.includes(String(r.status))) p.failed += n;
+      if (PENDING.includes(String(r.status))) p.pending += n;
+      p.cost += BigInt(String(r.cost));
+      points.set(String(r.b), p);
+    }
+    const series = [...points.entries()]
+      .filter(([, p]) => p.total !== 0 || p.cost !== 0n)
+      .map(([bucket, p]) => ({ bucket, total: p.total, delivered: p.delivered, failed: p.failed, pending: p.pending, costMicros: scope.cost ? p.cost.toString() : null }));
+    return { grain, series };
+  }
+
+  private where(scope: Scope, range: Range, filters: Filters, forced?: 'rollup_hour' | 'rollup_day'): { table: string; where: string; params: unknown[] } {
+    const table = forced ?? (range.dayAligned ? 'rollup_day' : 'rollup_hour');
+    const params: unknown[] = [];
+    const parts: string[] = [];
+    if (scope.accounts !== null) {
+      params.push(scope.accounts);
+      parts.push(`account_id = ANY($${params.length}::bigint[])`);
+    }
+    const day = table === 'rollup_day';
+    const lo = day ? range.startDay : range.start;
+    const hi = day ? range.endDayExclusive : range.endExclusive;
+    if (lo !== null) {
+      params.push(day ? lo : (lo as Date).toISOString());
+      parts.push(`bucket >= $${params.length}::${day ? 'date' : 'timestamptz'}`);
+    }
+    if (hi !== null) {
+      params.push(day ? hi : (hi as Date).toISOString());
+      parts.push(`bucket < $${params.length}::${day ? 'date' : 'timestamptz'}`);
+    }
+    if (filters.streams) {
+      params.push(filters.streams);
+      parts.push(`stream_id = ANY($${params.length}::bigint[])`);
+    }
+    return { table, where: parts.length ? parts.join(' AND ') : 'true', params };
+  }
+
+  private rangeDto(scope: Scope, range: Range): Omit<ReportRange, 'cached'> {
+    return {
+      slice: range.slice,
+      start: range.start ? range.start.toISOString() : null,
+      end: range.endExclusive ? new Date(range.endExclusive.getTime() - 1000).toISOString() : null,
+      timeZone: scope.timeZone,
+      account: scope.account,
+    };
+  }
+
+  /**
+   * Spec 9: no slice means one day back to now; day, week (from Monday), month and year are the current ones in the
+   * account's zone; custom takes start and end (a date-only start is its 00:00:00, a date-only end its 23:59:59, in the
+   * account's zone); all is unbounded.
+   */
+  private async range(body: Record<string, unknown>, timeZone: string): Promise<Range> {
+    const rawType = body.type ?? body.timeSlice;
+    const slice: TimeSlice | 'default' =
+      rawType === undefined || rawType === null || rawType === '' ? 'default' : (SLICE_IDS[String(rawType)] ?? (String(rawType) as TimeSlice));
+    if (slice !== 'default' && !TIME_SLICES.includes(slice)) throw bad('type', `type is one of ${TIME_SLICES.join(', ')}`);
+    const now = new Date();
+    const anchor = instant(body.date, 'date');
+    let sql: string;
+    let params: unknown[];
+    if (slice === 'default') {
+      const start = instant(body.start, 'start');
+      const end = instant(body.end, 'end');
+      sql = `SELECT ${start ? (DATE_ONLY.test(start) ? `($1::date)::timestamp AT TIME ZONE $3` : `$1::timestamptz`) : `$4::timestamptz - interval '1 day'`} AS s,
+                    ${end ? (DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`) : `$4::timestamptz + interval '1 millisecond'`} AS e, $3::text AS z, $4::timestamptz AS n`;
+      params = [start, end, timeZone, now.toISOString()];
+    } else if (slice === 'custom') {
+      const start = instant(body.start, 'start');
+      const end = instant(body.end, 'end');
+      if (!start || !end) throw AppError.validation([{ propertyPath: start ? 'end' : 'start', message: 'a custom slice needs start and end', code: 'required' }]);
+      sql = `SELECT ${DATE_ONLY.test(start) ? `($1::date)::timestamp AT TIME ZONE $3` : `$1::timestamptz`} AS s,
+                    ${DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`} AS e, $3::text AS z`;
+      params = [start, end, timeZone];
+    } else if (slice === 'all') {
+      return { slice, start: null, endExclusive: null, dayAligned: true, startDay: null, endDayExclusive: null };
+    } else {
+      const unit = slice;
+      const a = anchor ? (DATE_ONLY.test(anchor) ? `($1::date)::timestamp` : `($1::timestamptz AT TIME ZONE $2)`) : `($1::timestamptz AT TIME ZONE $2)`;
+      sql = `SELECT date_trunc('${unit}', ${a}) AT TIME ZONE $2 AS s, (date_trunc('${unit}', ${a}) + interval '1 ${unit}') AT TIME ZONE $2 AS e`;
+      params = [anchor ?? now.toISOString(), timeZone];
+    }
+    const [r] = await this.ds.query<Array<{ s: Date; e: Date }>>(sql, params);
+    const start = new Date(r.s);
+    const endExclusive = new Date(r.e);
+    if (!(start < endExclusive)) throw bad('start', 'start is after end');
+    const [al] = await this.ds.query<Array<{ aligned: boolean; sd: string; ed: string }>>(
+      `SELECT ($1::timestamptz = date_trunc('day', $1::timestamptz, $3) AND $2::timestamptz = date_trunc('day', $2::timestamptz, $3)) AS aligned,
+              ($1::timestamptz AT TIME ZONE $3)::date::text AS sd, ($2::timestamptz AT TIME ZONE $3)::date::text AS ed`,
+      [start.toISOString(), endExclusive.toISOString(), timeZone],
+    );
+    return { slice, start, endExclusive, dayAligned: al.aligned, startDay: al.sd, endDayExclusive: al.ed };
+  }
+
+  /**
+   * The caller's account, or for a super administrator the account asked for (`accountId`, `"all"` for every one).
+   * Anyone else naming another account is refused. Cost figures need COST_VIEW, per-stream figures STREAM_VIEW.
+   */
+  private async scope(body: Record<string, unknown>): Promise<Scope> {
+    const p = RequestContext.principal() as Principal;
+    const own = RequestContext.accountId();
+    const asked = body.accountId ?? body.customerId;
+    let account = own;
+    if (asked !== undefined && asked !== null && asked !== '') {
+      const s = String(asked).trim();
+      const m = /^(?:\/api\/customers\/)?(\d{1,18})$/.exec(s);
+      if (s !== 'all' && !m) throw bad('accountId', 'accountId is an account id or "all"');
+      const target = s === 'all' ? 'all' : (m as RegExpExecArray)[1].replace(/^0+/, '');
+      if (target !== own && !p.superAdmin) throw AppError.forbidden('only super administrators see other accounts', ErrorCode.AccessDenied);
+      account = target;
+    }
+    const has = (perm: string) => p.superAdmin || p.permissions.includes(perm);
+    if (account === 'all') return { account, accounts: null, timeZone: 'UTC', currency: null, cost: has(Permission.CostView), streams: has(Permission.StreamView) };
+    const [a] = await this.ds.query<Array<{ time_zone: string; currency: string }>>(`SELECT time_zone, currency FROM stats.account WHERE account_id = $1`, [account]);
+    return { account, accounts: [account], timeZone: a?.time_zone ?? 'UTC', currency: a?.currency ?? null, cost: has(Permission.CostView), streams: has(Permission.StreamView) };
+  }
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import type { StatsModuleOptions } from './stats.options';
+
+/** The standalone stats process's environment (distributed mode); shared names as in deploy/ and k8s/. */
+export const statsConfigSchema = z.object({
+  PORT: env.port(3010),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public key that verifies access tokens: PEM, or base64 of it. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /** Report answers kept per account and query, in seconds (spec 9: 2 minutes). */
+  STATS_CACHE_SECONDS: env.int(120, 0),
+  /** Events per rollup transaction, at most. */
+  STATS_MAX_BATCH: env.int(2000, 1),
+  /** Which roles this process runs: `http,consumers` (the rollups are fed under consumers). */
+  PROCESS_ROLES: env.list(['http', 'consumers']),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type StatsConfig = z.infer<typeof statsConfigSchema>;
+
+export const loadStatsConfig = (e: NodeJS.ProcessEnv = process.env): StatsConfig => loadConfig('stats', statsConfigSchema, e);
+
+export const statsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadStatsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('stats-migrate', statsMigrateConfigSchema, e);
+
+export function statsModuleOptionsFromConfig(c: StatsConfig): StatsModuleOptions {
+  return { migrationsRun: c.MIGRATIONS_RUN, cacheMs: c.STATS_CACHE_SECONDS * 1000, maxBatch: c.STATS_MAX_BATCH };
+}

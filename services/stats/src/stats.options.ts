@@ -1,0 +1,26 @@
+export interface StatsModuleOptions {
+  /** Run the stats migrations at start (embedded mode, tests); distributed mode runs them in a Job. Default true. */
+  migrationsRun?: boolean;
+  /** How long a report answer is kept per account and query (spec 9: statistics cache 2 minutes). Default 120 000 ms. */
+  cacheMs?: number;
+  /** Events per rollup transaction, at most. Default 2000. */
+  maxBatch?: number;
+}
+
+export interface ResolvedStatsOptions {
+  migrationsRun: boolean;
+  cacheMs: number;
+  maxBatch: number;
+}
+
+export const STATS_OPTIONS = Symbol('STATS_OPTIONS');
+export const STATS_CONNECTION = 'stats';
+export const STATS_SCHEMA = 'stats';
+
+export function resolveStatsOptions(o: StatsModuleOptions): ResolvedStatsOptions {
+  const cacheMs = o.cacheMs ?? 120_000;
+  const maxBatch = o.maxBatch ?? 2000;
+  if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
+  if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch };
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { DashboardMainDto } from '@switchboard/contracts';
+import type { OutgoingEvent } from '@switchboard/platform';
+import { accepted, customer, message, refunded, rng, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
+
+const RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
+
+/** The account's local wall time of an instant, by the runtime's own zone data (independent of PostgreSQL's). */
+function local(iso: string, tz: string): { day: string; minute: number; second: number } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return { day: `${parts.year}-${parts.month}-${parts.day}`, minute: Number(parts.minute), second: Number(parts.second) };
+}
+
+function hourStart(iso: string, tz: string): string {
+  const t = new Date(iso);
+  const l = local(iso, tz);
+  return new Date(t.getTime() - (l.minute * 60 + l.second) * 1000 - t.getUTCMilliseconds()).toISOString();
+}
+
+type Row = { messages: number; parts: number; cost: string };
+
+/** The rollups recomputed from the raw events: each accepted message once, in its furthest status, cost less refunds. */
+function recompute(msgs: Msg[], finals: Map<string, string>, refunds: Map<string, number>, accepts: Set<string>, tz: Record<string, string>) {
+  const day = new Map<string, Row>();
+  const hour = new Map<string, Row>();
+  for (const m of msgs) {
+    if (!accepts.has(m.uuid)) continue;
+    const status = finals.get(m.uuid) ?? 'accepted';
+    const cost = BigInt(m.priceMicros) - BigInt(refunds.get(m.uuid) ?? 0);
+    for (const [map, bucket] of [
+      [day, local(m.acceptedAt, tz[m.account]).day],
+      [hour, hourStart(m.acceptedAt, tz[m.account])],
+    ] as const) {
+      const k = [m.account, bucket, m.stream, m.sender, m.iso2 ?? '', status, m.currency].join('|');
+      const r = map.get(k) ?? { messages: 0, parts: 0, cost: '0' };
+      map.set(k, { messages: r.messages + 1, parts: r.parts + m.segments, cost: (BigInt(r.cost) + cost).toString() });
+    }
+  }
+  return { day, hour };
+}
+
+function shuffle<T>(a: T[], r: () => number): T[] {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+describe('stats: rollups from the messaging events', () => {
+  let s: StatsTestApp;
+
+  beforeAll(async () => {
+    s = await startStats({ cacheMs: 0, maxBatch: 64 });
+  });
+  afterAll(async () => s?.close());
+
+  const rollups = async (table: 'rollup_day' | 'rollup_hour', accounts: string[]) => {
+    const rows = await s.sql<{ account_id: string; bucket: string; stream_id: string; sender: string; iso2: string; status: string; currency: string; messages: string; parts: string; cost: string }>(
+      `SELECT account_id::text, ${table === 'rollup_day' ? `bucket::text` : `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`} AS bucket, stream_id::text, sender, iso2, status, currency,
+              messages::text, parts::text, cost_micros::text AS cost FROM stats.${table} WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+      [accounts],
+    );
+    return new Map(rows.map((r) => [[r.account_id, r.bucket, r.stream_id, r.sender, r.iso2, r.status, r.currency].join('|'), { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]));
+  };
+
+  it.each([11, 12, 13])('equal a recomputation from the raw events after duplicated, reordered and late events (seed %i)', async (seed) => {
+    const r = rng(seed);
+    const A = String(seed * 10 + 1);
+    const B = String(seed * 10 + 2);
+    const tz: Record<string, string> = { [A]: 'Asia/Kolkata', [B]: 'America/Sao_Paulo' };
+    await s.publish([customer(A, tz[A], 'INR'), customer(B, tz[B], 'BRL')]);
+    const msgs: Msg[] = [];
+    const finals = new Map<string, string>();
+    const refunds = new Map<string, number>();
+    const accepts = new Set<string>();
+    const events: Array<OutgoingEvent<unknown>> = [];
+    // around Sao Paulo's DST changes of 2018-11-04 and 2019-02-17, and Kolkata's half-hour offset
+    const windows = [Date.parse('2018-11-03T00:00:00Z'), Date.parse('2019-02-16T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z')];
+    for (let i = 0; i < 400; i++) {
+      const account = r() < 0.5 ? A : B;
+      const at = new Date(windows[Math.floor(r() * windows.length)] + Math.floor(r() * 3 * 86_400_000)).toISOString();
+      const m = message({
+        account,
+        acceptedAt: at,
+        stream: String(1 + Math.floor(r() * 3)),
+        sender: r() < 0.5 ? 'Acme' : 'Shop',
+        iso2: r() < 0.1 ? null : ['GB', 'IN', 'BR'][Math.floor(r() * 3)],
+        segments: 1 + Math.floor(r() * 3),
+        priceMicros: Math.floor(r() * 123_456_789),
+        currency: account === A ? 'INR' : 'BRL',
+      });
+      msgs.push(m);
+      const path: string[] = ['sent'];
+      const end = r();
+      if (end < 0.45) path.push('delivered');
+      else if (end < 0.6) path.push('undelivered');
+      else if (end < 0.7) path.push('sent_failed');
+      else if (end < 0.8) path.splice(0, 1, 'no_routes');
+      else if (end < 0.9) path.splice(0, 1, 'rejected');
+      else if (end < 0.95) path.length = 0;
+      if (path.length > 0) finals.set(m.uuid, path[path.length - 1]);
+      // 3% never accepted here (their acceptance is in a partition not read yet): nothing of them may count
+      if (r() >= 0.03) {
+        const acceptId = randomUUID();
+        events.push(accepted(m, acceptId));
+        accepts.add(m.uuid);
+        if (r() < 0.3) events.push(accepted(m, acceptId)); // a redelivery
+        if (r() < 0.05) events.push(accepted(m)); // the same acceptance published twice (a relay retry): counts once
+      }
+      for (const st of path) {
+        const id = randomUUID();
+        events.push(statusChanged(m, st as 'sent', id));
+        if (r() < 0.3) events.push(statusChanged(m, st as 'sent', id)); // a redelivery
+      }
+      // late lower statuses under new ids (a provider's late report): never move a message back nor count it twice
+      if (path.length > 0 && r() < 0.3) events.push(statusChanged(m, RANK[path[path.length - 1]] === 2 ? 'sent' : 'accepted'));
+      if ((path[0] === 'no_routes' || path[0] === 'rejected') && r() < 0.8) {
+        const part = Math.floor(m.priceMicros / 3);
+        const ids = [randomUUID(), randomUUID()];
+        events.push(refunded(m, part, ids[0]), refunded(m, m.priceMicros - part, ids[1]));
+        if (r() < 0.5) events.push(refunded(m, part, ids[0])); // a redelivered refund
+        refunds.set(m.uuid, m.priceMicros);
+      }
+    }
+    shuffle(events, r);
+    // in chunks of random size: batches of the consumer see each message's events in any order and split across them
+    for (let i = 0; i < events.length; ) {
+      const n = 1 + Math.floor(r() * 150);
+      await s.publish(events.slice(i, i + n));
+      i += n;
+    }
+    const expected = recompute(msgs, finals, refunds, accepts, tz);
+    expect(await rollups('rollup_day', [A, B])).toEqual(expected.day);
+    expect(await rollups('rollup_hour', [A, B])).toEqual(expected.hour);
+
+    // and the dashboard over everything says the same, to the message and to the micro-unit
+    const all = await s.call<DashboardMainDto>('POST', '/dashboard_statistics/main', { token: s.token(A), body: { type: 'all' } });
+    expect(all.status).toBe(200);
+    const mine = [...expected.day.entries()].filter(([k]) => k.startsWith(`${A}|`));
+    expect(all.body.totals.total).toBe(mine.reduce((n, [, v]) => n + v.messages, 0));
+    expect(all.body.totals.delivered).toBe(mine.filter(([k]) => k.split('|')[5] === 'delivered').reduce((n, [, v]) => n + v.messages, 0));
+    const micros = mine.reduce((n, [, v]) => n + BigInt(v.cost), 0n);
+    expect(all.body.cost).toEqual(micros === 0n ? [] : [expect.objectContaining({ currency: 'INR', micros: micros.toString() })]);
+    expect(all.body.series.reduce((n, p) => n + p.total, 0)).toBe(all.body.totals.total);
+  });
+});

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ALL_PERMISSIONS,
+  CustomerCreatedV1,
+  MessageAcceptedV1,
+  MessageRefundedV1,
+  MessageStatusChangedV1,
+  StreamCreatedV1,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
+import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { Client } from 'pg';
+import { StatsModule, type StatsModuleOptions } from '../src';
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  text: string;
+}
+
+export interface Msg {
+  uuid: string;
+  account: string;
+  stream: string;
+  sender: string;
+  iso2: string | null;
+  acceptedAt: string;
+  segments: number;
+  priceMicros: number;
+  currency: string;
+}
+
+export interface StatsTestApp {
+  t: TestApp;
+  token: (account: string, perms?: readonly string[], superAdmin?: boolean) => string;
+  call: <T = Record<string, unknown>>(method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<Answer<T>>;
+  sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+  /** Publishes the events (in this order, delivered concurrently as the bus does) and waits until they are rolled up. */
+  publish: (events: Array<OutgoingEvent<unknown> | EventEnvelope>) => Promise<void>;
+  close: () => Promise<void>;
+}
+
+export async function startStats(options: StatsModuleOptions = {}): Promise<StatsTestApp> {
+  const bus = new InMemoryEventBus();
+  const t = await createTestApp(() => ({ imports: [StatsModule.register(options)], bus }));
+  const pg = new Client({ connectionString: t.db.url });
+  await pg.connect();
+  return {
+    t,
+    token: (account, perms = ALL_PERMISSIONS, superAdmin = false) => t.token({ sub: `user-${account}`, acc: account, perms: [...perms], sa: superAdmin }),
+    call: async (method, p, opts = {}) => {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (opts.body !== undefined) headers['content-type'] = 'application/json';
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      const res = await fetch(`${t.url}/api${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+      const text = await res.text();
+      let body: unknown = null;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = null;
+      }
+      return { status: res.status, body: body as never, text };
+    },
+    sql: async (text, params = []) => (await pg.query(text, params)).rows,
+    publish: async (events) => {
+      await bus.publish(events as Array<OutgoingEvent<unknown>>);
+      await bus.drain();
+    },
+    close: async () => {
+      await pg.end();
+      await t.close();
+    },
+  };
+}
+
+export const customer = (accountId: string, timeZone: string, currency = 'EUR') =>
+  createEnvelope(
+    CustomerCreatedV1,
+    { accountId, name: `Account ${accountId}`, shortName: null, status: 'active', active: 1, currency, tps: 10, dailyLimit: null, customSettings: { timezone: timeZone }, genSettings: {}, createdAt: new Date().toISOString() },
+    { accountId, source: 'accounts' },
+  );
+
+export const stream = (accountId: string, streamId: string, name: string) =>
+  createEnvelope(
+    StreamCreatedV1,
+    { streamId, accountId, streamUid: randomUUID(), name, streamType: 2, status: 0, staticServiceType: null, sender: null, enableSending: true, isDefault: false, tps: 0, updatedAt: new Date().toISOString() },
+    { accountId, source: 'streams' },
+  );
+
+export function message(m: Partial<Msg> & { account: string; acceptedAt: string }): Msg {
+  return { uuid: randomUUID(), stream: '1', sender: 'Acme', iso2: 'GB', segments: 1, priceMicros: 50_000, currency: 'EUR', ...m };
+}
+
+export const accepted = (m: Msg, id?: string) =>
+  createEnvelope(
+    MessageAcceptedV1,
+    {
+      messageUuid: m.uuid,
+      accountId: m.account,
+      streamId: m.stream,
+      streamUid: randomUUID(),
+      streamType: 2,
+      channel: 'sms',
+      sender: m.sender,
+      destination: '+447700900000',
+      iso2: m.iso2,
+      text: 'hello',
+      encoding: 'GSM7',
+      segments: m.segments,
+      priceMicros: m.priceMicros,
+      currency: m.currency,
+      payload: null,
+      campaignId: null,
+      notBefore: null,
+      acceptedAt: m.acceptedAt,
+    },
+    { accountId: m.account, source: 'streams', id },
+  );
+
+export const statusChanged = (m: Msg, status: 'sent' | 'delivered' | 'sent_failed' | 'undelivered' | 'no_routes' | 'rejected' | 'accepted', id?: string) =>
+  createEnvelope(
+    MessageStatusChangedV1,
+    {
+      messageUuid: m.uuid,
+      accountId: m.account,
+      streamId: m.stream,
+      streamUid: randomUUID(),
+      campaignId: null,
+      sender: m.sender,
+      destination: '+447700900000',
+      status,
+      outgoingStatus: null,
+      error: null,
+      vendorId: null,
+      providerMessageId: null,
+      sentAt: null,
+      deliveredAt: null,
+      mcc: null,
+      mnc: null,
+      occurredAt: m.acceptedAt,
+    },
+    { accountId: m.account, source: 'dispatch', id },
+  );
+
+export const refunded = (m: Msg, amountMicros: number, id?: string) =>
+  createEnvelope(MessageRefundedV1, { messageUuid: m.uuid, accountId: m.account, amountMicros, currency: m.currency, balanceAfterMicros: 0, reason: 'no_routes' }, { accountId: m.account, source: 'streams', id });
+
+/** A small seeded generator (mulberry32), so a failing order can be replayed from its seed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
