@@ -314,7 +314,7 @@ export class ReportService {
       const start = instant(body.start, 'start');
       const end = instant(body.end, 'end');
       sql = `SELECT ${start ? (DATE_ONLY.test(start) ? `($1::date)::timestamp AT TIME ZONE $3` : `$1::timestamptz`) : `$4::timestamptz - interval '1 day'`} AS s,
-                    ${end ? (DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`) : `$4::timestamptz + interval '1 millisecond'`} AS e, $3::text AS z, $4::timestamptz AS n`;
+                    ${end ? (DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`) : `$4::timestamptz + interval '1 millisecond'`} AS e, $1::text AS p1, $2::text AS p2, $3::text AS z, $4::timestamptz AS n`;
       params = [start, end, timeZone, now.toISOString()];
     } else if (slice === 'custom') {
       const start = instant(body.start, 'start');
