@@ -200,6 +200,16 @@ describe('stats: dashboard_statistics reports', () => {
       expect(t.body.items.every((i) => (i.cost !== null) === cost)).toBe(true);
     });
 
+    it("ignores an event that names another account for a known message", async () => {
+      const m = message({ account: a, acceptedAt: '2025-01-02T12:00:00Z' });
+      await s.publish([accepted(m)]);
+      await s.publish([statusChanged({ ...m, account: b }, 'delivered'), refunded({ ...m, account: b }, 50_000)]);
+      const r = await main(s, s.token(a), { type: 'custom', start: '2025-01-02', end: '2025-01-02' });
+      expect(r.body.totals).toMatchObject({ total: 1, accepted: 1, delivered: 0 });
+      expect(r.body.cost).toEqual([{ currency: 'EUR', micros: '50000', amount: '0.05' }]);
+      expect((await main(s, s.token(b), { type: 'custom', start: '2025-01-02', end: '2025-01-02' })).body.totals.total).toBe(0);
+    });
+
     it('refuses a call without a token', async () => {
       expect((await s.call('POST', '/dashboard_statistics/main', { body: {} })).status).toBe(401);
     });
