@@ -161,6 +161,16 @@ describe('carrier quirks: a carrier that reuses its message ids', () => {
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent']);
   });
 
+  it('keeps the newest of two reports of one unknown id naming different numbers, in one write batch', async () => {
+    const at = Date.now();
+    // together, so they share a write batch: two uses of one id the carrier reported before their submit responses
+    await Promise.all([
+      d.dispatcher.receipt({ vendorId: quietVendor, providerMessageId: 'twin-1', outcome: 'delivered', error: null, at: new Date(at), destination: '33611110001' }),
+      d.dispatcher.receipt({ vendorId: quietVendor, providerMessageId: 'twin-1', outcome: 'delivered', error: null, at: new Date(at + 1), destination: '33611110002' }),
+    ]);
+    expect(await d.sql(`SELECT destination FROM dispatch.pending_receipt WHERE provider_message_id = 'twin-1'`)).toEqual([{ destination: '33611110002' }]);
+  });
+
   it('lists messages waiting for a receipt past their vendor limit to the super admin only', async () => {
     await routeTo(d, quietVendor, 'FR');
     const late = await d.accept({ destination: '+33612340020', iso2: 'FR' });

@@ -394,8 +394,16 @@ export class MessageRepository {
    * Keeps receipts whose id is not known yet (they beat their submit response, or another instance records it). A
    * newer receipt of the same id and outcome replaces an older one: a carrier reusing ids reports the newest use.
    */
-  async storePending(q: Q, items: Array<{ vendorId: string; pid: string; outcome: string; error: string | null; at: Date; destination: string | null }>): Promise<void> {
-    if (items.length === 0) return;
+  async storePending(q: Q, all: Array<{ vendorId: string; pid: string; outcome: string; error: string | null; at: Date; destination: string | null }>): Promise<void> {
+    if (all.length === 0) return;
+    // one row per key in the statement (ON CONFLICT DO UPDATE may not touch a row twice): the newest report wins
+    const byKey = new Map<string, (typeof all)[number]>();
+    for (const i of all) {
+      const k = `${i.vendorId}|${i.pid}|${i.outcome}`;
+      const prev = byKey.get(k);
+      if (!prev || i.at >= prev.at) byKey.set(k, i);
+    }
+    const items = [...byKey.values()];
     await q.query(
       `INSERT INTO dispatch.pending_receipt (vendor_id, provider_message_id, outcome, error, received_at, destination)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
