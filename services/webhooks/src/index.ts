@@ -4,3 +4,4 @@ export { webhooksConfigSchema, webhooksModuleOptionsFromConfig, loadWebhooksConf
 export { Clock, ManualClock, SystemClock } from './clock';
 export { WEBHOOKS_MIGRATIONS } from './migrations';
 export { DeliveryService } from './services/delivery.service';
+export { WebhookService } from './services/webhook.service';

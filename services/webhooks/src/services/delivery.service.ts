@@ -245,17 +245,21 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async record(c: Claimed, hook: WebhookRow, req: SentRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
     const now = this.clock.now();
-    await this.ds.transaction(async (m) => {
-      await m.query(
-        `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt],
+    const log = [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt];
+    const insertLog = `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+    if (out.status === 'success') {
+      // the common case in one statement (one round trip, atomic): the log row, the delivery done, the failing clock stopped
+      await this.ds.query(
+        `WITH log AS (${insertLog}),
+              hook AS (UPDATE webhooks.webhook SET failing_since = NULL WHERE id = $2 AND failing_since IS NOT NULL)
+         UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $12 WHERE id = $3`,
+        [...log, now],
       );
-      if (out.status === 'success') {
-        await m.query(`UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
-        await m.query(`UPDATE webhooks.webhook SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [c.webhook_id]);
-        return;
-      }
+      return;
+    }
+    await this.ds.transaction(async (m) => {
+      await m.query(insertLog, log);
       if (out.response?.status === 410) {
         await this.disable(m, c, 'the receiver answered 410 Gone', now);
         return;
