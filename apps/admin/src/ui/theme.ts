@@ -46,7 +46,13 @@ export const theme: RaThemeOptions = {
       },
     },
     MuiDialog: { styleOverrides: { paper: { borderRadius: 8 } } },
-    RaLayout: { styleOverrides: { root: { '& .RaLayout-content': { padding: 24 } } } },
+    // react-admin's layout is `min-width: fit-content` and its content a flex item that grows to its widest table: both
+    // made a phone scroll sideways (decision 0026). Here the page is the viewport's width and wide tables scroll inside.
+    RaLayout: {
+      styleOverrides: {
+        root: { minWidth: 0, '& .RaLayout-content': { padding: 24, minWidth: 0, '@media (max-width: 599.95px)': { padding: 12 } } },
+      },
+    },
     RaSidebar: {
       styleOverrides: {
         root: { '& .RaSidebar-fixed': { backgroundColor: '#ffffff', boxShadow: `inset -1px 0 0 ${BORDER}` } },
@@ -57,6 +63,9 @@ export const theme: RaThemeOptions = {
         root: {
           margin: '2px 8px',
           borderRadius: 8,
+          // long labels (Russian ones) wrap instead of ending in "…" in the 230 px menu
+          whiteSpace: 'normal',
+          lineHeight: 1.3,
           '&.RaMenuItemLink-active': { backgroundColor: BRAND.soft, color: BRAND.main, fontWeight: 600 },
           '&.RaMenuItemLink-active .MuiSvgIcon-root': { color: BRAND.main },
         },
