@@ -15,6 +15,10 @@ export interface AreaMenuItem {
   /** Shown only to super administrators. */
   superAdmin?: boolean;
   testId?: string;
+  /** An /api list path whose `total` the home page shows on this entry's card (only where counting is cheap). */
+  count?: string;
+  /** A translation key: one line on the home page card saying what the section is for. */
+  hint?: string;
 }
 
 /**

@@ -120,15 +120,9 @@ const en = {
     email: 'Signed in as',
     superAdmin: 'Super administrator',
     noAccount: 'No account selected',
-    cards: {
-      campaigns: 'Campaigns',
-      campaignsText: 'Create SMS campaigns for your contact lists and segments.',
-      streams: 'Streams',
-      streamsText: 'Connect SMS, WhatsApp and Telegram sending channels.',
-      inbox: 'Inbox',
-      inboxText: 'Answer your customers together with your team.',
-      soon: 'Coming soon',
-    },
+    sections: 'What you can do here',
+    count: '%{smart_count} item |||| %{smart_count} items',
+    coming: 'Campaigns, the shared inbox and the statistics dashboard are on their way; the sections above work today.',
   },
   menu: {
     home: 'Home',

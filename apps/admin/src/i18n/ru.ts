@@ -119,15 +119,9 @@ const ru: Messages = {
     email: 'Вы вошли как',
     superAdmin: 'Суперадминистратор',
     noAccount: 'Аккаунт не выбран',
-    cards: {
-      campaigns: 'Кампании',
-      campaignsText: 'Создавайте SMS-кампании по спискам контактов и сегментам.',
-      streams: 'Потоки',
-      streamsText: 'Подключайте каналы отправки SMS, WhatsApp и Telegram.',
-      inbox: 'Входящие',
-      inboxText: 'Отвечайте клиентам вместе с командой.',
-      soon: 'Скоро',
-    },
+    sections: 'Что здесь можно сделать',
+    count: '%{smart_count} запись |||| %{smart_count} записи |||| %{smart_count} записей',
+    coming: 'Кампании, общие входящие и панель статистики готовятся; разделы выше уже работают.',
   },
   menu: {
     home: 'Главная',

@@ -4,7 +4,7 @@ import { Box, Chip } from '@mui/material';
 import { useEffect, type ReactNode } from 'react';
 import { AppBar, Layout, LoadingIndicator, Menu, TitlePortal } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
-import { areas } from '../areas';
+import { areas, type AreaMenuItem } from '../areas';
 import { LoginAsStrip } from '../areas/team/login-as/LoginAsStrip';
 import { PendingInviteAcceptor } from '../areas/team/public/PendingInviteAcceptor';
 import { isSuperAdmin } from '../providers/types';
@@ -47,25 +47,31 @@ const ShellAppBar = () => (
   </AppBar>
 );
 
+/** The areas' menu entries this user may open (super admins see everything); the menu and the home page show them. */
+export const useMenuItems = (): AreaMenuItem[] => {
+  const { profile } = useProfile();
+  return areas
+    .flatMap((a) => a.menu ?? [])
+    .filter((item) => {
+      if (!profile) return false;
+      const sa = isSuperAdmin(profile);
+      if (item.superAdmin) return sa;
+      return sa || (item.permissions ?? []).every((p) => profile.userPermissions.includes(p));
+    });
+};
+
 const ShellMenu = () => {
   const { profile } = useProfile();
+  const items = useMenuItems();
   return (
     <Menu>
       <Menu.Item to="/home" primaryText="menu.home" leftIcon={<HomeRoundedIcon />} data-testid="menu-home" />
       {profile && profile.customers.length > 1 && (
         <Menu.Item to="/select-account" primaryText="menu.selectAccount" leftIcon={<SwapHorizRoundedIcon />} />
       )}
-      {areas
-        .flatMap((a) => a.menu ?? [])
-        .filter((item) => {
-          if (!profile) return false;
-          const sa = isSuperAdmin(profile);
-          if (item.superAdmin) return sa;
-          return sa || (item.permissions ?? []).every((p) => profile.userPermissions.includes(p));
-        })
-        .map((item) => (
-          <Menu.Item key={item.to} to={item.to} primaryText={item.label} leftIcon={item.icon} data-testid={item.testId} />
-        ))}
+      {items.map((item) => (
+        <Menu.Item key={item.to} to={item.to} primaryText={item.label} leftIcon={item.icon} data-testid={item.testId} />
+      ))}
     </Menu>
   );
 };

@@ -47,7 +47,7 @@ export const contactsArea: AdminArea = {
     <Route key="exports" path={PATHS.exports} element={<ExportsPage />} />,
   ],
   menu: [
-    { to: PATHS.lists, label: 'contacts.menu.lists', icon: <ListAltRoundedIcon />, permissions: [P.ListView], testId: 'menu-contact-lists' },
+    { to: PATHS.lists, label: 'contacts.menu.lists', icon: <ListAltRoundedIcon />, permissions: [P.ListView], testId: 'menu-contact-lists', count: '/contact_lists?itemsPerPage=1' },
     { to: PATHS.contacts, label: 'contacts.menu.contacts', icon: <ContactPhoneOutlinedIcon />, permissions: [P.ContactView], testId: 'menu-contacts' },
     { to: PATHS.variables, label: 'contacts.menu.variables', icon: <TuneRoundedIcon />, permissions: [P.FieldView], testId: 'menu-contact-fields' },
     { to: PATHS.blacklist, label: 'contacts.menu.blacklist', icon: <BlockRoundedIcon />, permissions: [P.BlockView], testId: 'menu-blocked-destinations' },

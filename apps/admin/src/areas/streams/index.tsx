@@ -24,8 +24,8 @@ export const streamsArea: AdminArea = {
     <Route key="senders" path="/senders" element={<SendersPage />} />,
   ],
   menu: [
-    { to: '/streams', label: 'streams.menu.streams', icon: <HubRoundedIcon />, permissions: [P.StreamView], testId: 'menu-streams' },
-    { to: '/senders', label: 'streams.menu.senders', icon: <BadgeRoundedIcon />, permissions: [P.SenderView], testId: 'menu-senders' },
+    { to: '/streams', label: 'streams.menu.streams', icon: <HubRoundedIcon />, permissions: [P.StreamView], testId: 'menu-streams', count: '/streams?itemsPerPage=1' },
+    { to: '/senders', label: 'streams.menu.senders', icon: <BadgeRoundedIcon />, permissions: [P.SenderView], testId: 'menu-senders', count: '/senders?itemsPerPage=1' },
   ],
 };
 

@@ -1,15 +1,17 @@
-import CampaignRoundedIcon from '@mui/icons-material/CampaignRounded';
-import ForumRoundedIcon from '@mui/icons-material/ForumRounded';
+import ChevronRightRoundedIcon from '@mui/icons-material/ChevronRightRounded';
 import InfoOutlinedIcon from '@mui/icons-material/InfoOutlined';
-import StreamRoundedIcon from '@mui/icons-material/StreamRounded';
 import SwapHorizRoundedIcon from '@mui/icons-material/SwapHorizRounded';
-import { Box, Button, Card, CardContent, Chip, Grid, Skeleton, Stack, Typography } from '@mui/material';
+import { Box, Button, Card, CardActionArea, CardContent, Chip, Grid, Skeleton, Stack, Typography } from '@mui/material';
 import { useState, type ReactNode } from 'react';
 import { Title, useTranslate } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
+import type { AreaMenuItem } from '../../areas';
+import { apiFetch } from '../../providers/http';
 import { isSuperAdmin, type AccountStatus } from '../../providers/types';
 import { AccountAvatar } from '../../ui/AccountAvatar';
+import { useMenuItems } from '../../ui/AppLayout';
 import { RightSidebar } from '../../ui/RightSidebar';
+import { useApi } from '../../ui/useApi';
 import { useProfile } from '../../ui/useProfile';
 
 const statusColour: Record<AccountStatus, 'success' | 'warning' | 'error' | 'default'> = {
@@ -28,19 +30,39 @@ const Detail = ({ label, children }: { label: string; children: ReactNode }) => 
   </Box>
 );
 
-/** /home: the landing page after login, with the current account (spec 2). */
+/** One working section of the console as a card linking to it, with how many it holds where that is cheap to ask. */
+const SectionCard = ({ item }: { item: AreaMenuItem }) => {
+  const translate = useTranslate();
+  const count = useApi(() => apiFetch<{ total: number }>(item.count as string), [item.count], !!item.count);
+  return (
+    <Card sx={{ height: '100%' }}>
+      <CardActionArea component={RouterLink} to={item.to} sx={{ height: '100%', p: 2.25, display: 'flex', alignItems: 'center', justifyContent: 'flex-start', gap: 2 }} data-testid={`home-section-${item.testId ?? item.to}`}>
+        <Box sx={{ width: 44, height: 44, borderRadius: '12px', display: 'grid', placeItems: 'center', bgcolor: '#eef2ff', color: 'primary.main', flexShrink: 0 }}>{item.icon}</Box>
+        <Box sx={{ minWidth: 0, flex: 1 }}>
+          <Typography sx={{ fontWeight: 650 }}>{translate(item.label)}</Typography>
+          {item.count && (
+            <Typography variant="body2" color="text.secondary" data-testid="home-section-count">
+              {count.data ? translate('home.count', { smart_count: count.data.total }) : '\u00a0'}
+            </Typography>
+          )}
+        </Box>
+        <ChevronRightRoundedIcon color="action" />
+      </CardActionArea>
+    </Card>
+  );
+};
+
+/**
+ * /home: the landing page after login, with the current account (spec 2) and, until the statistics dashboard exists,
+ * the sections this user can open (decision 0026).
+ */
 export const HomePage = () => {
   const translate = useTranslate();
   const { profile, isPending } = useProfile();
   const [detailsOpen, setDetailsOpen] = useState(false);
   const account = profile?.customer ?? null;
   const several = (profile?.customers.length ?? 0) > 1;
-
-  const features = [
-    { icon: <CampaignRoundedIcon />, title: 'home.cards.campaigns', text: 'home.cards.campaignsText' },
-    { icon: <StreamRoundedIcon />, title: 'home.cards.streams', text: 'home.cards.streamsText' },
-    { icon: <ForumRoundedIcon />, title: 'home.cards.inbox', text: 'home.cards.inboxText' },
-  ];
+  const sections = useMenuItems().filter((item) => item.to !== '/profile');
 
   return (
     <Box sx={{ maxWidth: 1200, mt: 1 }} data-testid="home-page">
@@ -81,28 +103,19 @@ export const HomePage = () => {
         </CardContent>
       </Card>
 
-      <Grid container spacing={2.5}>
-        {features.map((f) => (
-          <Grid key={f.title} size={{ xs: 12, md: 4 }}>
-            <Card sx={{ height: '100%' }}>
-              <CardContent sx={{ p: 3 }}>
-                <Box sx={{ display: 'flex', justifyContent: 'space-between', alignItems: 'flex-start', mb: 2 }}>
-                  <Box sx={{ width: 44, height: 44, borderRadius: '12px', display: 'grid', placeItems: 'center', bgcolor: '#eef2ff', color: 'primary.main' }}>
-                    {f.icon}
-                  </Box>
-                  <Chip size="small" label={translate('home.cards.soon')} />
-                </Box>
-                <Typography variant="h6" gutterBottom>
-                  {translate(f.title)}
-                </Typography>
-                <Typography color="text.secondary" variant="body2">
-                  {translate(f.text)}
-                </Typography>
-              </CardContent>
-            </Card>
+      <Typography variant="h6" component="h2" sx={{ mb: 1.5 }}>
+        {translate('home.sections')}
+      </Typography>
+      <Grid container spacing={2} data-testid="home-sections">
+        {sections.map((item) => (
+          <Grid key={item.to} size={{ xs: 12, sm: 6, md: 4 }}>
+            <SectionCard item={item} />
           </Grid>
         ))}
       </Grid>
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 3 }} data-testid="home-coming">
+        {translate('home.coming')}
+      </Typography>
 
       <RightSidebar open={detailsOpen} onClose={() => setDetailsOpen(false)} title={translate('home.details')}>
         {profile && (

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, CircularProgress, type SxProps, type Theme } from '@mui/material';
-import type { ReactNode } from 'react';
+import type { KeyboardEvent, ReactNode } from 'react';
 import { useTranslate } from 'react-admin';
 import { AppModal, type AppModalProps } from './AppModal';
 
@@ -28,6 +28,16 @@ export interface FormDialogProps extends Omit<AppModalProps, 'actions' | 'dismis
   /** Text above the error banner (what the form is for). */
   intro?: ReactNode;
 }
+
+/**
+ * A form's onKeyDown: Enter in an autocomplete or a chip field picks an option or adds a chip and never submits the
+ * form (it created a stream twice and an API key with nothing chosen). Other fields keep Enter-submits.
+ */
+export const enterPicksNotSubmits = (e: KeyboardEvent<HTMLElement>) => {
+  if (e.key !== 'Enter') return;
+  const target = e.target as HTMLElement;
+  if (target.closest('.MuiAutocomplete-root, [data-enter-picks]')) e.preventDefault();
+};
 
 /** The console's form modal: AppModal with Cancel and a submit button with a spinner, an error banner and the form. */
 export const FormDialog = ({
@@ -88,6 +98,7 @@ export const FormDialog = ({
           component="form"
           id={formId}
           noValidate
+          onKeyDown={enterPicksNotSubmits}
           onSubmit={(e) => {
             e.preventDefault();
             onSubmit();

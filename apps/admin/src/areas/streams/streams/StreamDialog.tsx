@@ -2,7 +2,7 @@ import ArrowBackRoundedIcon from '@mui/icons-material/ArrowBackRounded';
 import HubRoundedIcon from '@mui/icons-material/HubRounded';
 import TelegramIcon from '@mui/icons-material/Telegram';
 import { Alert, Autocomplete, Box, Button, Chip, CircularProgress, FormControlLabel, MenuItem, Switch, TextField, Typography } from '@mui/material';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslate } from 'react-admin';
 import { useProfile } from '../../../ui/useProfile';
 import { streamsApi } from '../api';
@@ -11,6 +11,7 @@ import { ApprovalChip, TypeTile, mono, useTypeLabel } from '../labels';
 import { isIpEntry } from '../rules';
 import type { Stream } from '../types';
 import { AppModal } from '../../../ui/modal/AppModal';
+import { enterPicksNotSubmits } from '../../../ui/modal/FormDialog';
 import { ChipsField } from '../widgets/ChipsField';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { FormSection, InfoBox } from '../widgets/InfoBox';
@@ -53,6 +54,7 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
   const [values, setValues] = useState<StreamFormValues>(initialValues(StreamType.Marketing));
   const [touched, setTouched] = useState<Partial<Record<StreamField, boolean>>>({});
   const [submitted, setSubmitted] = useState(false);
+  const inFlight = useRef(false);
   const [server, setServer] = useState<Partial<Record<StreamField, string>>>({});
   const [banner, setBanner] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -93,7 +95,9 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSubmitted(true);
-    if (Object.keys(errors).length || busy) return;
+    // a second submit before the first one re-rendered `busy` would create the stream twice
+    if (Object.keys(errors).length || busy || inFlight.current) return;
+    inFlight.current = true;
     setBusy(true);
     setBanner(null);
     setServer({});
@@ -118,6 +122,7 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
       setServer(mapped);
       if (rest.length || !Object.keys(mapped).length) setBanner(rest[0] ?? errorText(error, translate));
     } finally {
+      inFlight.current = false;
       setBusy(false);
     }
   };
@@ -224,7 +229,7 @@ export const StreamDialog = ({ open, stream, otpStep, onClose, onSaved }: Props)
       )}
 
       {step === 'form' && (
-        <Box component="form" id="stream-form" noValidate onSubmit={submit}>
+        <Box component="form" id="stream-form" noValidate onSubmit={submit} onKeyDown={enterPicksNotSubmits}>
           {banner && (
             <Alert severity="error" sx={{ mb: 2 }} data-testid="stream-error">
               {banner}

@@ -41,7 +41,7 @@ export const ChipsField = ({ label, values, onChange, placeholder, helperText, e
   };
   const font = mono ? { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace', fontSize: 12.5 } : {};
   return (
-    <Box>
+    <Box data-enter-picks>
       <TextField
         label={label}
         value={draft}

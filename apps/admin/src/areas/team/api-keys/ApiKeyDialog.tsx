@@ -6,6 +6,7 @@ import { useProfile } from '../../../ui/useProfile';
 import { API_KEY_FORBIDDEN } from '../constants';
 import { usePermissionLabel } from '../roles/PermissionMatrix';
 import type { ApiKey, PermissionGroup } from '../types';
+import { ConfirmDialog } from '../../../ui/modal/ConfirmDialog';
 import { FormDialog } from '../../../ui/modal/FormDialog';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
 import { charLimit, check, ipList, noXss, required } from '../widgets/validation';
@@ -35,6 +36,7 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
   const [busy, setBusy] = useState(false);
   const [serverFields, setServerFields] = useState<Record<string, string>>({});
   const [banner, setBanner] = useState<string | null>(null);
+  const [confirmEmpty, setConfirmEmpty] = useState(false);
 
   useEffect(() => {
     if (!open) return;
@@ -42,6 +44,7 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
     setSubmitted(false);
     setServerFields({});
     setBanner(null);
+    setConfirmEmpty(false);
   }, [open, apiKey]);
 
   // what a key may carry: the user's own permissions (all for a super admin), never team, role or key management
@@ -62,9 +65,15 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
   const toggle = (perms: string[], on: boolean) =>
     setValues((v) => ({ ...v, permissions: on ? [...new Set([...v.permissions, ...perms])] : v.permissions.filter((p) => !perms.includes(p)) }));
 
-  const submit = async () => {
+  const submit = async (confirmed = false) => {
     setSubmitted(true);
     if (errors.name || errors.ipAcl || busy) return;
+    // a key without permissions authenticates but may do nothing: the user confirms that this is meant
+    if (values.permissions.length === 0 && !confirmed) {
+      setConfirmEmpty(true);
+      return;
+    }
+    setConfirmEmpty(false);
     setBusy(true);
     setBanner(null);
     try {
@@ -152,6 +161,15 @@ export const ApiKeyDialog = ({ open, apiKey, groups, onClose, onSubmit }: Props)
           );
         })}
       </Box>
+      <ConfirmDialog
+        open={confirmEmpty}
+        testId="api-key-empty-confirm"
+        title={translate('team.apiKeys.emptyConfirm.title')}
+        text={translate('team.apiKeys.emptyConfirm.text')}
+        confirmLabel={translate(apiKey ? 'team.apiKeys.emptyConfirm.save' : 'team.apiKeys.emptyConfirm.create')}
+        onConfirm={() => void submit(true)}
+        onClose={() => setConfirmEmpty(false)}
+      />
     </FormDialog>
   );
 };

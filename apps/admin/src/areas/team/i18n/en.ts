@@ -292,6 +292,12 @@ const en = {
       },
     },
     apiKeys: {
+      emptyConfirm: {
+        title: 'Save a key without permissions?',
+        text: 'No permission is chosen: the key will authenticate but cannot do anything. Choose permissions below, or save it as it is.',
+        create: 'Create without permissions',
+        save: 'Save without permissions',
+      },
       title: 'API keys',
       subtitle: 'Keys let your systems call the API on behalf of this account.',
       create: 'Create API key',

@@ -7,6 +7,7 @@ import { fetchProfile } from '../../../providers/auth-provider';
 import { readTokens, saveTokens } from '../../../providers/token-store';
 import { isSuperAdmin } from '../../../providers/types';
 import { useProfile } from '../../../ui/useProfile';
+import { enterPicksNotSubmits } from '../../../ui/modal/FormDialog';
 import { teamApi } from '../api';
 import type { Timezone } from '../types';
 import { errorText, fieldErrors, messageText } from '../widgets/errors';
@@ -68,7 +69,7 @@ const DetailsCard = () => {
   };
 
   return (
-    <Card component="form" noValidate onSubmit={submit} data-testid="profile-details-card">
+    <Card component="form" noValidate onSubmit={submit} onKeyDown={enterPicksNotSubmits} data-testid="profile-details-card">
       <CardContent sx={{ p: 3 }}>
         <Typography variant="h6" gutterBottom>
           {translate('team.profile.details')}
