@@ -168,6 +168,8 @@ const en = {
         copy: 'Duplicate role',
         edit: 'Rename role',
         createSubmit: 'Create role',
+        addSubmit: 'Add to the matrix',
+        draftHint: 'The role is added to the matrix: tick its permissions there, then “Save changes” creates it. Nothing is saved before.',
         hint: 'You choose its permissions in the matrix after creating it.',
       },
       confirmDelete: {

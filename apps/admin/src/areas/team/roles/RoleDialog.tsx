@@ -70,7 +70,7 @@ export const RoleDialog = ({ open, mode, initial, taken, onClose, onSubmit }: Pr
       testId="role-dialog"
       busy={busy}
       hideCloseWhenLocked
-      submitLabel={translate(mode === 'edit' ? 'team.actions.save' : 'team.roles.dialog.createSubmit')}
+      submitLabel={translate(mode === 'edit' ? 'team.actions.save' : mode === 'create' ? 'team.roles.dialog.addSubmit' : 'team.roles.dialog.createSubmit')}
       submitTestId="role-dialog-submit"
       onSubmit={() => void submit()}
       formId="role-form"
@@ -78,7 +78,7 @@ export const RoleDialog = ({ open, mode, initial, taken, onClose, onSubmit }: Pr
       intro={
         mode !== 'edit' && (
           <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            {translate('team.roles.dialog.hint')}
+            {translate(mode === 'create' ? 'team.roles.dialog.draftHint' : 'team.roles.dialog.hint')}
           </Typography>
         )
       }

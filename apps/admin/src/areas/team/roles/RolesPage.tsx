@@ -4,7 +4,7 @@ import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import EditRoundedIcon from '@mui/icons-material/EditRounded';
 import ShieldRoundedIcon from '@mui/icons-material/ShieldRounded';
 import { Alert, Box, Button, CircularProgress, Divider, ListItemIcon, ListItemText, Menu, Paper, Slide, Tab, Tabs, Typography } from '@mui/material';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { teamApi } from '../api';
 import { P, RoleType, type RoleTypeValue } from '../constants';
@@ -42,8 +42,12 @@ export const RolesPage = () => {
   const [deleting, setDeleting] = useState<Role | null>(null);
   const [busy, setBusy] = useState(false);
   const [highlight, setHighlight] = useState<number | null>(null);
+  // "New role" adds a draft column (negative id) that is created on the server only by "Save changes", with the
+  // permissions ticked by then; leaving or discarding drops it, so no empty role is left behind (decision 0026)
+  const [drafts, setDrafts] = useState<Role[]>([]);
+  const draftSeq = useRef(0);
 
-  const all = useMemo(() => (roles.data?.items ?? []).filter((r) => !r.isDeleted), [roles.data]);
+  const all = useMemo(() => [...(roles.data?.items ?? []).filter((r) => !r.isDeleted), ...drafts], [roles.data, drafts]);
   const shown = useMemo(() => all.filter((r) => r.roleType === type), [all, type]);
   const shownGroups = useMemo(() => (groups.data ?? []).filter((g) => g.roleType === typeKey(type)), [groups.data, type]);
   const values = useMemo(() => {
@@ -54,6 +58,10 @@ export const RolesPage = () => {
   const dirty = useMemo(() => {
     const d = new Set<number>();
     for (const r of all) {
+      if (r.id < 0) {
+        d.add(r.id);
+        continue;
+      }
       const e = edits.get(r.id);
       if (e && (e.size !== r.permissions.length || r.permissions.some((p) => !e.has(p)))) d.add(r.id);
     }
@@ -80,16 +88,25 @@ export const RolesPage = () => {
     });
   };
 
-  const discard = () => setEdits((prev) => new Map([...prev].filter(([id]) => !shown.some((r) => r.id === id))));
+  const discard = () => {
+    setEdits((prev) => new Map([...prev].filter(([id]) => !shown.some((r) => r.id === id))));
+    setDrafts((prev) => prev.filter((d) => d.roleType !== type));
+  };
 
   const save = async () => {
     if (!dirtyHere.length) return;
     setSaving(true);
+    const created: number[] = [];
     try {
+      const existing = dirtyHere.filter((r) => r.id > 0);
+      for (const r of dirtyHere.filter((d) => d.id < 0)) {
+        await teamApi.createRole({ name: r.name, description: r.description, roleType: r.roleType, permissions: [...(values.get(r.id) ?? [])] });
+        created.push(r.id);
+      }
       if (type === RoleType.Inbox) {
-        await teamApi.updateInboxRoles(dirtyHere.map((r) => ({ id: r.id, permissions: [...(values.get(r.id) ?? [])] })));
+        if (existing.length) await teamApi.updateInboxRoles(existing.map((r) => ({ id: r.id, permissions: [...(values.get(r.id) ?? [])] })));
       } else {
-        for (const r of dirtyHere) await teamApi.updateRole(r.id, { permissions: [...(values.get(r.id) ?? [])] });
+        for (const r of existing) await teamApi.updateRole(r.id, { permissions: [...(values.get(r.id) ?? [])] });
       }
       await roles.reload();
       setEdits((prev) => new Map([...prev].filter(([id]) => !dirtyHere.some((r) => r.id === id))));
@@ -97,6 +114,8 @@ export const RolesPage = () => {
     } catch (error) {
       notify(errorText(error, translate), { type: 'error' });
     } finally {
+      // drafts that were created are server roles now (or would be created twice by the next save)
+      if (created.length) setDrafts((prev) => prev.filter((d) => !created.includes(d.id)));
       setSaving(false);
     }
   };
@@ -110,16 +129,26 @@ export const RolesPage = () => {
 
   const submitDialog = async (draft: RoleDraft) => {
     if (!dialog) return;
+    if (dialog.mode === 'edit' && dialog.role && dialog.role.id < 0) {
+      const id = dialog.role.id;
+      setDrafts((prev) => prev.map((d) => (d.id === id ? { ...d, ...draft } : d)));
+      return;
+    }
     if (dialog.mode === 'edit' && dialog.role) {
       await teamApi.updateRole(dialog.role.id, draft);
       await roles.reload();
       notify('team.roles.saved', { type: 'success' });
       return;
     }
-    const created =
-      dialog.mode === 'copy' && dialog.role
-        ? await teamApi.createRole({ copyOf: dialog.role.id, name: uniqueRoleName(draft.name, names), description: draft.description })
-        : await teamApi.createRole({ name: uniqueRoleName(draft.name, names), description: draft.description, roleType: type, permissions: [] });
+    if (dialog.mode === 'edit' && dialog.role && dialog.role.id < 0) return;
+    if (dialog.mode === 'create') {
+      const id = --draftSeq.current;
+      setDrafts((prev) => [...prev, { id, name: uniqueRoleName(draft.name, names), description: draft.description, roleType: type, permissions: [], readOnly: false, isDeleted: false, customer: profile?.customer?.id ?? 0 }]);
+      setHighlight(id);
+      return;
+    }
+    if (!dialog.role) return;
+    const created = await teamApi.createRole({ copyOf: dialog.role.id, name: uniqueRoleName(draft.name, names), description: draft.description });
     await roles.reload();
     setType(created.roleType);
     setHighlight(created.id);
@@ -128,6 +157,12 @@ export const RolesPage = () => {
 
   const remove = async () => {
     if (!deleting) return;
+    if (deleting.id < 0) {
+      const id = deleting.id;
+      setDrafts((prev) => prev.filter((d) => d.id !== id));
+      setDeleting(null);
+      return;
+    }
     setBusy(true);
     try {
       await teamApi.deleteRole(deleting.id);
@@ -233,7 +268,7 @@ export const RolesPage = () => {
             <ListItemText>{translate('team.roles.edit')}</ListItemText>
           </GatedMenuItem>
         )}
-        {menuRole && (
+        {menuRole && menuRole.id > 0 && (
           <GatedMenuItem permission={P.UserRoleAdd} onClick={() => { openCopy(menuRole); setMenu(null); }} data-testid="role-copy">
             <ListItemIcon><ContentCopyRoundedIcon fontSize="small" /></ListItemIcon>
             <ListItemText>{translate('team.roles.copy')}</ListItemText>
