@@ -79,6 +79,20 @@ export const MessageStatusChip = ({ status, testId }: { status: string; testId?:
   );
 };
 
+/** Statuses that end a message without delivery: each shows its reason next to it. */
+export const FAILED_STATUSES = new Set(['sent_failed', 'undelivered', 'no_routes', 'rejected']);
+
+/** Why a message failed, as the carrier or the platform said it; "no reason given" when neither did. */
+export const FailureReason = ({ status, error, testId }: { status: string; error: string | null | undefined; testId?: string }) => {
+  const translate = useTranslate();
+  if (!FAILED_STATUSES.has(status)) return null;
+  return (
+    <Box component="span" sx={{ display: 'block', fontSize: 12, color: 'error.main', mt: 0.25, wordBreak: 'break-word' }} data-testid={testId}>
+      {error ? translate('streams.messages.reason', { reason: error }) : translate('streams.messages.noReason')}
+    </Box>
+  );
+};
+
 export const mono = { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' } as const;
 
 /** Dates in the console's language. */

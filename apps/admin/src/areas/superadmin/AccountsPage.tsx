@@ -9,7 +9,7 @@ import SwapHorizRoundedIcon from '@mui/icons-material/SwapHorizRounded';
 import { Alert, Box, Button, Divider, IconButton, InputAdornment, ListItemIcon, ListItemText, ListSubheader, Menu, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { switchAccount } from '../../providers/auth-provider';
 import { isSuperAdmin } from '../../providers/types';
 import { AccountAvatar } from '../../ui/AccountAvatar';
@@ -47,9 +47,15 @@ export const AccountsPage = () => {
   const [menu, setMenu] = useState<{ account: Customer; anchor: HTMLElement } | null>(null);
   const [pending, setPending] = useState<Pending | null>(null);
   const [busy, setBusy] = useState(false);
-  const [settingsId, setSettingsId] = useState<number | null>(null);
+  // `?settings=<id>&search=<name>` opens that account's settings (the stream types an account may not use link here)
+  const [params] = useSearchParams();
+  const [settingsId, setSettingsId] = useState<number | null>(() => (params.get('settings') ? Number(params.get('settings')) : null));
   const [loginAs, setLoginAs] = useState<Customer | null>(null);
   const [creating, setCreating] = useState(false);
+  useEffect(() => {
+    const wanted = params.get('search');
+    if (wanted) setSearchInput(wanted);
+  }, [params]);
 
   useEffect(() => {
     const t = setTimeout(() => {

@@ -6,6 +6,19 @@
  */
 const en = {
   streams: {
+    senderState: {
+      pending: 'The sender %{sender} is waiting for approval by a platform administrator. Until it is approved, every send through this stream is refused (“This sender cannot be used.”). Its state is on the Senders page; ask your administrator to approve it.',
+      declined: 'The sender %{sender} was declined by a platform administrator, so every send through this stream is refused. See the reason on the Senders page, then fix the sender or choose another one.',
+      unknown: 'The sender %{sender} is not one of this account’s senders, so it cannot be approved and sends through this stream are refused. Add it on the Senders page and have it approved, or choose another one.',
+      refused: 'The sender %{sender} is not approved yet: a platform administrator has to approve it on “Sender approval” before messages can be sent from it.',
+      sendersLink: 'Senders',
+      approveLink: 'Approve it',
+      short: {
+        pending: 'Sender pending approval',
+        declined: 'Sender declined',
+        unknown: 'Sender not added',
+      },
+    },
     locale: 'en-GB',
     menu: {
       streams: 'Streams',
@@ -183,6 +196,9 @@ const en = {
       },
     },
     createStream: {
+      locked: '%{types}: not enabled for this account. A platform administrator turns them on in the account’s settings (All accounts → Settings and limits → WhatsApp streams, Telegram bots, Telegram private accounts); ask yours.',
+      lockedSuperAdmin: '%{types}: not enabled for this account. Turn them on in its settings (All accounts → Settings and limits → WhatsApp streams, Telegram bots, Telegram private accounts).',
+      enableLink: 'Open the account’s settings',
       title: 'Create a stream',
       subtitle: 'Choose what the stream sends. The type cannot be changed later.',
       titleType: 'New %{type} stream',
@@ -368,6 +384,8 @@ const en = {
       notSendable: 'This stream cannot send right now. Run the diagnostics to see why.',
     },
     messages: {
+      reason: 'Reason: %{reason}',
+      noReason: 'No reason was reported',
       time: 'Time',
       destination: 'To',
       sender: 'From',

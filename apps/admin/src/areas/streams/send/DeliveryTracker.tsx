@@ -3,6 +3,7 @@ import CloseRoundedIcon from '@mui/icons-material/CloseRounded';
 import { Box, CircularProgress, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { FINAL_STATUSES } from '../constants';
+import { FailureReason } from '../labels';
 
 const STEPS = ['accepted', 'sent', 'delivered'] as const;
 
@@ -36,8 +37,10 @@ export const DeliveryTracker = ({ status, error }: { status: string; error?: str
       </Box>
       <Typography variant="body2" color={failed ? 'error.main' : 'text.secondary'} sx={{ textAlign: 'center', mt: 1.5 }} data-testid="demo-status-text">
         {translate(`streams.tracker.text.${status}`, { _: translate(`streams.messageStatus.${status}`, { _: status }) })}
-        {failed && error ? ` (${error})` : ''}
       </Typography>
+      <Box sx={{ textAlign: 'center' }}>
+        <FailureReason status={status} error={error} testId="demo-status-reason" />
+      </Box>
     </Box>
   );
 };

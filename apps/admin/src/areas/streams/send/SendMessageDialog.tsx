@@ -200,7 +200,9 @@ export const SendMessageDialog = ({ open, stream: preselected, onClose, onSent }
         setStep('details');
         window.setTimeout(() => phoneRef.current?.focus(), 50);
       } else if (a.result === 'sender_not_exist' && sms) {
-        setServer({ sender: reason });
+        // the server says why (0x17 names an unapproved sender): approval is what the user has to ask for
+        const detail = a.response.error?.message ?? '';
+        setServer({ sender: /not an approved sender/.test(detail) ? translate('streams.senderState.refused', { sender: sender.trim() || s.sender || '' }) : detail ? `${reason} ${translate('streams.modalDemo.detail', { detail })}` : reason });
         setStep('details');
       } else if (a.result === 'message_empty') {
         setServer({ message: reason });

@@ -24,6 +24,7 @@ import { useInterval } from '../../../ui/useInterval';
 import { CodeSnippets } from './CodeSnippets';
 import { SliceToggle, StatsCards } from './StatsCards';
 import { useStreamActions } from './StreamActions';
+import { SenderStateAlert, useSenderStates } from '../widgets/SenderState';
 import { StreamEventsPanel } from './StreamEventsPanel';
 import { StreamMessagesPanel } from './StreamMessagesPanel';
 import { pageRoot } from '../widgets/page';
@@ -112,11 +113,22 @@ export const StreamDetailPage = () => {
   const stream = useApi(() => streamsApi.stream(id ?? ''), [id], can(P.StreamView));
   const s = stream.data;
   const stats = useApi(() => streamsApi.statistics(slice, s?.id), [slice, s?.id], !!s);
-  useInterval(() => void stats.refresh(), 5000, !!s && tab === 'overview', true);
+  const senderStates = useSenderStates();
+  // the stream too: its status and "Last sent" follow the messages sent from elsewhere (the list, the API), like the figures
+  useInterval(
+    () => {
+      void stats.refresh();
+      void stream.refresh();
+    },
+    5000,
+    !!s && tab === 'overview',
+    true,
+  );
   const snippets = useApi(() => streamsApi.snippets(s?.id as number), [s?.id], !!s && tab === 'api' && can(P.StreamToken));
   const actions = useStreamActions((action) => {
     if (action === 'delete') navigate('/streams');
     else void stream.refresh();
+    void senderStates.reload();
     if (action === 'send') {
       setSent((n) => n + 1);
       void stats.refresh();
@@ -187,6 +199,7 @@ export const StreamDetailPage = () => {
           {translate('streams.telegramAuth.pending', { phone: s.params.phone_number ?? '' })}
         </Alert>
       )}
+      <SenderStateAlert state={senderStates.stateOf(s)} sender={s.sender} />
       {!sendable && !telegramPending && (
         <Alert severity="warning" sx={{ mb: 2 }} action={<Button color="inherit" size="small" onClick={() => actions.open('diagnostics', s)}>{translate('streams.list.diagnostics')}</Button>}>
           {translate('streams.detail.notSendable')}

@@ -5,7 +5,7 @@ import { useEffect } from 'react';
 import { useTranslate } from 'react-admin';
 import { streamsApi } from '../api';
 import { MESSAGE_STATUSES } from '../constants';
-import { MessageStatusChip, mono, useDateFormat, useMoney } from '../labels';
+import { FailureReason, MessageStatusChip, mono, useDateFormat, useMoney } from '../labels';
 import type { MessageStatus } from '../types';
 import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
@@ -44,11 +44,10 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
       key: 'status',
       label: translate('streams.messages.status'),
       render: (m) => (
-        <Tooltip title={m.error ?? ''}>
-          <Box component="span">
-            <MessageStatusChip status={m.status} testId="message-row-status" />
-          </Box>
-        </Tooltip>
+        <Box>
+          <MessageStatusChip status={m.status} testId="message-row-status" />
+          <FailureReason status={m.status} error={m.error} testId="message-row-reason" />
+        </Box>
       ),
     },
     { key: 'parts', label: translate('streams.messages.parts'), align: 'right', render: (m) => m.parts },

@@ -4,7 +4,7 @@ import MoreVertRoundedIcon from '@mui/icons-material/MoreVertRounded';
 import SendRoundedIcon from '@mui/icons-material/SendRounded';
 import StarRoundedIcon from '@mui/icons-material/StarRounded';
 import VpnKeyRoundedIcon from '@mui/icons-material/VpnKeyRounded';
-import { Alert, Box, IconButton, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, Chip, IconButton, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
@@ -25,6 +25,7 @@ import { useServerTable } from '../../../ui/table/useTable';
 import { SliceToggle, StatsCards } from './StatsCards';
 import { StreamDialog } from './StreamDialog';
 import { StreamMenu, useStreamActions } from './StreamActions';
+import { useSenderStates } from '../widgets/SenderState';
 import { pageRoot } from '../widgets/page';
 import { SearchField, TableToolbar, ToolbarSpacer, ToolbarTabs } from '../../../ui/table/TableToolbar';
 
@@ -73,8 +74,10 @@ export const StreamsPage = () => {
   useInterval(() => void stats.refresh(), STATS_POLL_MS, can(P.StreamView), true);
   const byStream = useMemo(() => new Map((stats.data?.streams ?? []).map((s) => [s.streamId, s])), [stats.data]);
 
+  const senderStates = useSenderStates();
   const actions = useStreamActions((action) => {
     void table.refresh();
+    void senderStates.reload();
     if (action === 'send') void stats.refresh();
   });
 
@@ -105,7 +108,24 @@ export const StreamsPage = () => {
         </Box>
       ),
     },
-    { key: 'status', label: translate('streams.list.columns.status'), sortable: true, render: (s) => <StreamStatusChip status={s.status} /> },
+    {
+      key: 'status',
+      label: translate('streams.list.columns.status'),
+      sortable: true,
+      render: (s) => {
+        const state = senderStates.stateOf(s);
+        return (
+          <Box sx={{ display: 'flex', flexDirection: 'column', alignItems: 'flex-start', gap: 0.5 }}>
+            <StreamStatusChip status={s.status} />
+            {state && state !== 'approved' && (
+              <Tooltip title={translate(`streams.senderState.${state}`, { sender: s.sender ?? '' })}>
+                <Chip size="small" color={state === 'declined' ? 'error' : 'warning'} variant="outlined" label={translate(`streams.senderState.short.${state}`)} sx={{ height: 20, fontSize: 11 }} data-testid="stream-sender-state" />
+              </Tooltip>
+            )}
+          </Box>
+        );
+      },
+    },
     {
       key: 'sender',
       label: translate('streams.list.columns.sender'),

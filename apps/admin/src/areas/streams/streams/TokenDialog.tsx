@@ -15,9 +15,7 @@ import { CopyButton } from '../../../ui/CopyButton';
 import { errorText } from '../widgets/errors';
 import { GatedButton } from '../../../ui/Gated';
 import { useApi } from '../../../ui/useApi';
-import { CodeSnippets } from './CodeSnippets';
-
-const maskToken = (t: string) => (t.length <= 10 ? '••••••••' : `${t.slice(0, 6)}${'•'.repeat(Math.min(24, t.length - 10))}${t.slice(-4)}`);
+import { CodeSnippets, maskToken } from './CodeSnippets';
 
 /**
  * The token display modal of spec 2: the stream's API token (GET /streams/token/{id}) hidden until shown, a copy
@@ -108,7 +106,7 @@ export const TokenDialog = ({ stream, onClose }: { stream: Pick<Stream, 'id' | '
           </Typography>
         )}
         <Typography sx={{ fontWeight: 700, fontSize: 14.5, mb: 0.5 }}>{translate('streams.snippets.title')}</Typography>
-        <CodeSnippets snippets={snippets.data} loading={snippets.loading} error={snippets.error} streamType={stream?.streamType ?? 1} conceal={visible || !value ? undefined : (code) => code.split(value).join(maskToken(value))} />
+        <CodeSnippets snippets={snippets.data} loading={snippets.loading} error={snippets.error} streamType={stream?.streamType ?? 1} revealed={visible} />
       </AppModal>
       <ConfirmDialog
         open={confirm}

@@ -1,6 +1,9 @@
 import LockRoundedIcon from '@mui/icons-material/LockRounded';
-import { Box, ButtonBase, Chip, Typography } from '@mui/material';
+import { Alert, Box, Button, ButtonBase, Chip, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
+import { Link as RouterLink } from 'react-router-dom';
+import { useIsSuperAdmin } from '../../../ui/permissions';
+import { useProfile } from '../../../ui/useProfile';
 import { STREAM_TYPES, TYPE_KEY, TYPE_SETTING } from '../constants';
 import { TypeTile } from '../labels';
 
@@ -21,6 +24,10 @@ const GROUPS: Array<{ key: string; types: number[] }> = [
 /** Step one of the create-stream modal: the seven stream types of spec 4 as cards, grouped SMS / messengers. */
 export const TypePicker = ({ value, onChange, settings }: { value: number | null; onChange: (t: number) => void; settings?: Record<string, unknown> }) => {
   const translate = useTranslate();
+  const superAdmin = useIsSuperAdmin();
+  const { profile } = useProfile();
+  const account = profile?.customer;
+  const locked = STREAM_TYPES.filter((t) => !typeAllowed(t, settings));
   return (
     <Box>
       {GROUPS.map((g) => (
@@ -74,6 +81,25 @@ export const TypePicker = ({ value, onChange, settings }: { value: number | null
           </Box>
         </Box>
       ))}
+      {locked.length > 0 && (
+        // what turns a locked type on: a platform administrator's switch in the account's settings (decision 0026)
+        <Alert
+          severity="info"
+          sx={{ mt: 2.5 }}
+          data-testid="stream-types-locked"
+          action={
+            superAdmin && account ? (
+              <Button component={RouterLink} to={`/superadmin/accounts?settings=${account.id}&search=${encodeURIComponent(account.name)}`} color="inherit" size="small" data-testid="stream-types-enable">
+                {translate('streams.createStream.enableLink')}
+              </Button>
+            ) : undefined
+          }
+        >
+          {translate(superAdmin ? 'streams.createStream.lockedSuperAdmin' : 'streams.createStream.locked', {
+            types: locked.map((t) => translate(`streams.types.${TYPE_KEY[t]}.title`)).join(', '),
+          })}
+        </Alert>
+      )}
     </Box>
   );
 };
