@@ -51,7 +51,10 @@ export class TotalByFilterDto {
 
 export interface ImportSummaryDto {
   id: number;
+  /** The import's name (the list's name when it made the list). */
   name: string;
+  /** The name of the uploaded file. */
+  fileName: string;
   status: string;
   parsed: number;
   failed: number;

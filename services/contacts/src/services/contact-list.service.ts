@@ -27,7 +27,7 @@ export function contactListDto(l: ContactListRow, imp: ImportListRow | null): Co
     createdContacts: l.created_contacts,
     importListId: l.import_list_id ? Number(l.import_list_id) : null,
     importList: imp
-      ? { id: Number(imp.id), name: imp.name, status: imp.status, parsed: imp.parsed, failed: imp.failed, duplicates: imp.duplicates, numberOfContacts: imp.number_of_contacts }
+      ? { id: Number(imp.id), name: imp.name, fileName: imp.file_name, status: imp.status, parsed: imp.parsed, failed: imp.failed, duplicates: imp.duplicates, numberOfContacts: imp.number_of_contacts }
       : null,
     campaigns: [],
     isDeleted: l.is_deleted,

@@ -48,6 +48,8 @@ export type ImportWithPreview = ImportList & { preview: ImportPreview };
 export interface ImportSummary {
   id: number;
   name: string;
+  /** The uploaded file's name. */
+  fileName: string;
   status: string;
   parsed: number;
   failed: number;

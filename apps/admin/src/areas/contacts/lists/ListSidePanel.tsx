@@ -179,7 +179,7 @@ export const ListSidePanel = ({ listId, live, onClose, onChanged }: ListSidePane
         </Detail>
         {imp && (
           <Detail label={translate('contacts.lists.fields.import')}>
-            {imp.name} · {translate('contacts.lists.rowsRead', { smart_count: imp.parsed, count: formatNumber(imp.parsed, locale) })}
+            <Box component="span" data-testid="list-import-file">{imp.fileName || imp.name}</Box> · {translate('contacts.lists.rowsRead', { smart_count: imp.parsed, count: formatNumber(imp.parsed, locale) })}
           </Detail>
         )}
         <Detail label={translate('contacts.lists.fields.created')}>{formatDate(list.createdAt, locale)}</Detail>

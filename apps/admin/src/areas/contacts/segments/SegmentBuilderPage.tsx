@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate, useParams } from 'react-router-dom';
 import { contactsApi } from '../api';
-import { COUNT_DEBOUNCE_MS, FILTER_GROUPS, ListType, P, PATHS, type FilterGroupType } from '../constants';
+import { COUNT_DEBOUNCE_MS, FILTER_GROUPS, ListType, P, PATHS, PENDING_GROUPS, type FilterGroupType } from '../constants';
 import type { SegmentFilter } from '../types';
 import { errorText, fieldErrors, isAbort } from '../widgets/errors';
 import { formatNumber } from '../widgets/format';
@@ -221,7 +221,8 @@ export const SegmentBuilderPage = () => {
                     {translate('contacts.segments.addFilter')}
                   </Button>
                   <Menu anchorEl={menu} open={!!menu} onClose={() => setMenu(null)} slotProps={{ paper: { sx: { maxHeight: 420, width: 300 } } }}>
-                    {FILTER_GROUPS.map((type) => (
+                    {/* groups whose data no service provides yet (campaign and offer results, operators) match nothing: not offered (decision 0026) */}
+                    {FILTER_GROUPS.filter((type) => !PENDING_GROUPS.has(type)).map((type) => (
                       <MenuItem key={type} onClick={() => add(type)} data-testid={`add-filter-${type}`}>
                         <ListItemIcon>{GROUP_ICONS[type]}</ListItemIcon>
                         <ListItemText primary={translate(`contacts.segments.groups.${type}.title`)} />
