@@ -17,8 +17,15 @@ const FALLBACK: LocaleCode = 'en';
 
 const isLocale = (value: unknown): value is LocaleCode => LOCALES.some((l) => l.locale === value);
 
+/** react-admin's own copy of the language (its store, JSON): when both are set, react-admin's wins after the first render. */
+const RA_LOCALE_KEY = 'RaStore.locale';
+
 export function readSavedLocale(): LocaleCode {
   try {
+    // start in the language react-admin's store will switch to anyway, so the two never disagree (decision 0026)
+    const ra = window.localStorage.getItem(RA_LOCALE_KEY);
+    const fromRa = ra ? (JSON.parse(ra) as unknown) : null;
+    if (isLocale(fromRa)) return fromRa;
     const saved = window.localStorage.getItem(LOCALE_STORAGE_KEY);
     if (isLocale(saved)) return saved;
   } catch (_e) {

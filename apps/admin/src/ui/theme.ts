@@ -63,9 +63,12 @@ export const theme: RaThemeOptions = {
         root: {
           margin: '2px 8px',
           borderRadius: 8,
-          // long labels (Russian ones) wrap instead of ending in "…" in the 230 px menu
-          whiteSpace: 'normal',
-          lineHeight: 1.3,
+          // long labels (Russian ones) wrap instead of ending in "…" in the open 230 px menu; the closed one shows icons
+          '.RaMenu-open &': {
+            whiteSpace: 'normal',
+            lineHeight: 1.3,
+            '& .MuiTypography-noWrap': { whiteSpace: 'normal', overflow: 'visible', textOverflow: 'clip' },
+          },
           '&.RaMenuItemLink-active': { backgroundColor: BRAND.soft, color: BRAND.main, fontWeight: 600 },
           '&.RaMenuItemLink-active .MuiSvgIcon-root': { color: BRAND.main },
         },

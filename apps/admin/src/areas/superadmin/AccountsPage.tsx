@@ -144,7 +144,7 @@ export const AccountsPage = () => {
     },
     { key: 'status', label: translate('superadmin.columns.status'), sortable: true, render: (a) => <AccountStatusChip status={a.status} /> },
     {
-      key: 'active',
+      key: 'active', hideOnPhone: true,
       label: translate('superadmin.columns.approval'),
       render: (a) =>
         a.active ? (
@@ -156,7 +156,7 @@ export const AccountsPage = () => {
         ),
     },
     {
-      key: 'balance',
+      key: 'balance', hideOnPhone: true,
       label: translate('superadmin.columns.balance'),
       sortable: true,
       align: 'right',
@@ -166,9 +166,9 @@ export const AccountsPage = () => {
         </Typography>
       ),
     },
-    { key: 'tps', label: translate('superadmin.columns.tps'), sortable: true, align: 'right', render: (a) => <Typography variant="body2" sx={{ fontVariantNumeric: 'tabular-nums' }}>{a.tps}</Typography> },
+    { key: 'tps', hideOnPhone: true, label: translate('superadmin.columns.tps'), sortable: true, align: 'right', render: (a) => <Typography variant="body2" sx={{ fontVariantNumeric: 'tabular-nums' }}>{a.tps}</Typography> },
     {
-      key: 'dailyLimit',
+      key: 'dailyLimit', hideOnPhone: true,
       label: translate('superadmin.columns.dailyLimit'),
       align: 'right',
       render: (a) => (
@@ -178,7 +178,7 @@ export const AccountsPage = () => {
       ),
     },
     {
-      key: 'createdAt',
+      key: 'createdAt', hideOnPhone: true,
       label: translate('superadmin.columns.created'),
       sortable: true,
       render: (a) => (

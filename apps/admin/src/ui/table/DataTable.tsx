@@ -14,7 +14,11 @@ export interface Column<T> {
   sortable?: boolean;
   width?: number | string;
   align?: 'left' | 'right' | 'center';
+  /** Left out below 600 px (a phone): the columns a row is recognised by stay, the rest is on its detail screen. */
+  hideOnPhone?: boolean;
 }
+
+const phoneHidden = { display: { xs: 'none', sm: 'table-cell' } } as const;
 
 export type SortOrder = 'asc' | 'desc';
 export interface SortState {
@@ -119,7 +123,7 @@ export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pag
           <TableHead>
             <TableRow>
               {columns.map((c) => (
-                <TableCell key={c.key} align={c.align} sx={{ width: c.width, whiteSpace: 'nowrap' }}>
+                <TableCell key={c.key} align={c.align} sx={{ width: c.width, whiteSpace: 'nowrap', ...(c.hideOnPhone ? phoneHidden : {}) }}>
                   {c.sortable && onSort ? (
                     <TableSortLabel active={sort?.field === c.key} direction={sort?.field === c.key ? sort.order : 'asc'} onClick={() => onSort(c.key)}>
                       {c.label}
@@ -144,7 +148,7 @@ export function DataTable<T>({ columns, rows, rowKey, loading, sort, onSort, pag
                   sx={{ cursor: onRowClick ? 'pointer' : undefined, '&:last-child td': { borderBottom: 0 }, opacity: loading ? 0.6 : 1, transition: 'opacity .2s' }}
                 >
                   {columns.map((c) => (
-                    <TableCell key={c.key} align={c.align}>
+                    <TableCell key={c.key} align={c.align} sx={c.hideOnPhone ? phoneHidden : undefined}>
                       {c.render(row)}
                     </TableCell>
                   ))}

@@ -77,15 +77,15 @@ export const ContactsPage = () => {
       ),
     },
     { key: 'name', label: translate('contacts.contacts.fields.name'), render: (c) => fullName(c) || <Typography color="text.secondary">—</Typography> },
-    { key: 'email', label: translate('contacts.contacts.fields.email'), render: (c) => c.email || '—' },
-    { key: 'country', label: translate('contacts.contacts.fields.country'), render: (c) => (c.country ? countryName(c.country, locale) : '—') },
+    { key: 'email', hideOnPhone: true, label: translate('contacts.contacts.fields.email'), render: (c) => c.email || '—' },
+    { key: 'country', hideOnPhone: true, label: translate('contacts.contacts.fields.country'), render: (c) => (c.country ? countryName(c.country, locale) : '—') },
     {
-      key: 'lists',
+      key: 'lists', hideOnPhone: true,
       label: translate('contacts.contacts.lists'),
       render: (c) => (c.contactLists.length ? <Chip size="small" label={translate('contacts.contacts.listCount', { smart_count: c.contactLists.length })} /> : '—'),
     },
     { key: 'status', label: translate('contacts.contacts.fields.status'), render: (c) => <ContactStatus contact={c} /> },
-    { key: 'createdAt', label: translate('contacts.contacts.fields.created'), render: (c) => formatDate(c.createdAt, locale) },
+    { key: 'createdAt', hideOnPhone: true, label: translate('contacts.contacts.fields.created'), render: (c) => formatDate(c.createdAt, locale) },
   ];
 
   const toolbar = (

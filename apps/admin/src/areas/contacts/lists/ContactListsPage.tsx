@@ -144,7 +144,7 @@ export const ContactListsPage = () => {
         </Box>
       ),
     },
-    { key: 'type', label: translate('contacts.lists.columns.type'), render: (l) => <TypeChip type={l.type} />, width: 120 },
+    { key: 'type', hideOnPhone: true, label: translate('contacts.lists.columns.type'), render: (l) => <TypeChip type={l.type} />, width: 120 },
     {
       key: 'status',
       label: translate('contacts.lists.columns.status'),
@@ -162,7 +162,7 @@ export const ContactListsPage = () => {
         </Typography>
       ),
     },
-    { key: 'createdAt', label: translate('contacts.lists.columns.created'), width: 180, render: (l) => formatDate(l.createdAt, locale) },
+    { key: 'createdAt', hideOnPhone: true, label: translate('contacts.lists.columns.created'), width: 180, render: (l) => formatDate(l.createdAt, locale) },
     {
       key: 'actions',
       label: '',

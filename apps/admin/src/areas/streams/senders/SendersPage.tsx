@@ -76,8 +76,8 @@ export const SendersPage = () => {
         </Box>
       ),
     },
-    { key: 'type', label: translate('streams.senders.columns.type'), sortable: true, render: (s) => <Typography variant="body2">{translate(`streams.senderType.${s.type}`, { _: s.type })}</Typography> },
-    { key: 'country', label: translate('streams.senders.columns.country'), render: (s) => <Typography variant="body2" color={s.country ? 'text.primary' : 'text.secondary'}>{s.country ?? translate('streams.senders.anyCountry')}</Typography> },
+    { key: 'type', hideOnPhone: true, label: translate('streams.senders.columns.type'), sortable: true, render: (s) => <Typography variant="body2">{translate(`streams.senderType.${s.type}`, { _: s.type })}</Typography> },
+    { key: 'country', hideOnPhone: true, label: translate('streams.senders.columns.country'), render: (s) => <Typography variant="body2" color={s.country ? 'text.primary' : 'text.secondary'}>{s.country ?? translate('streams.senders.anyCountry')}</Typography> },
     {
       key: 'approved',
       label: translate('streams.senders.columns.status'),
@@ -93,7 +93,7 @@ export const SendersPage = () => {
         </Box>
       ),
     },
-    { key: 'createdAt', label: translate('streams.senders.columns.created'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap>{date(s.createdAt)}</Typography> },
+    { key: 'createdAt', hideOnPhone: true, label: translate('streams.senders.columns.created'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap>{date(s.createdAt)}</Typography> },
     {
       key: 'actions',
       label: '',

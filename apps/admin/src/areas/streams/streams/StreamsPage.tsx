@@ -127,7 +127,7 @@ export const StreamsPage = () => {
       },
     },
     {
-      key: 'sender',
+      key: 'sender', hideOnPhone: true,
       label: translate('streams.list.columns.sender'),
       render: (s) => {
         const v = isSmsType(s.streamType) ? s.sender : (s.params.phone_number as string | undefined);
@@ -135,7 +135,7 @@ export const StreamsPage = () => {
       },
     },
     {
-      key: 'traffic',
+      key: 'traffic', hideOnPhone: true,
       label: translate('streams.list.columns.traffic', { slice: translate(`streams.slices.${slice}`) }),
       align: 'right',
       render: (s) => {
@@ -151,7 +151,7 @@ export const StreamsPage = () => {
         );
       },
     },
-    { key: 'lastSentTime', label: translate('streams.list.columns.lastSent'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap>{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</Typography> },
+    { key: 'lastSentTime', hideOnPhone: true, label: translate('streams.list.columns.lastSent'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap>{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</Typography> },
     {
       key: 'actions',
       label: '',

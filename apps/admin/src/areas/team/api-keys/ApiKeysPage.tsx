@@ -78,7 +78,7 @@ export const ApiKeysPage = () => {
       ),
     },
     {
-      key: 'ipAcl',
+      key: 'ipAcl', hideOnPhone: true,
       label: translate('team.apiKeys.ipAclShort'),
       render: (k) =>
         k.ipAcl ? (
@@ -99,7 +99,7 @@ export const ApiKeysPage = () => {
         ),
     },
     {
-      key: 'permissions',
+      key: 'permissions', hideOnPhone: true,
       label: translate('team.apiKeys.permissions'),
       render: (k) => (
         <Tooltip title={k.permissions.length ? k.permissions.map(label).join(', ') : ''}>
@@ -119,8 +119,8 @@ export const ApiKeysPage = () => {
         </Box>
       ),
     },
-    { key: 'createdAt', label: translate('team.apiKeys.created'), sortable: true, sortValue: (k) => k.createdAt, render: (k) => <Typography variant="body2" color="text.secondary" noWrap>{date(k.createdAt)}</Typography> },
-    { key: 'lastUsedAt', label: translate('team.apiKeys.lastUsed'), sortable: true, sortValue: (k) => k.lastUsedAt ?? '', render: (k) => <Typography variant="body2" color="text.secondary" noWrap>{date(k.lastUsedAt)}</Typography> },
+    { key: 'createdAt', hideOnPhone: true, label: translate('team.apiKeys.created'), sortable: true, sortValue: (k) => k.createdAt, render: (k) => <Typography variant="body2" color="text.secondary" noWrap>{date(k.createdAt)}</Typography> },
+    { key: 'lastUsedAt', hideOnPhone: true, label: translate('team.apiKeys.lastUsed'), sortable: true, sortValue: (k) => k.lastUsedAt ?? '', render: (k) => <Typography variant="body2" color="text.secondary" noWrap>{date(k.lastUsedAt)}</Typography> },
     {
       key: 'actions',
       label: '',

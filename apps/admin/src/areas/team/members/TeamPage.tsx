@@ -160,11 +160,11 @@ export const TeamPage = () => {
         </Box>
       ),
     },
-    { key: 'platformRole', label: translate('team.members.columns.platformRole'), sortable: true, sortValue: (r) => r.platformRole, render: (r) => <RoleText name={r.platformRole} /> },
-    { key: 'inboxRole', label: translate('team.members.columns.inboxRole'), sortable: true, sortValue: (r) => r.inboxRole, render: (r) => <RoleText name={r.inboxRole} /> },
+    { key: 'platformRole', hideOnPhone: true, label: translate('team.members.columns.platformRole'), sortable: true, sortValue: (r) => r.platformRole, render: (r) => <RoleText name={r.platformRole} /> },
+    { key: 'inboxRole', hideOnPhone: true, label: translate('team.members.columns.inboxRole'), sortable: true, sortValue: (r) => r.inboxRole, render: (r) => <RoleText name={r.inboxRole} /> },
     { key: 'status', label: translate('team.members.columns.status'), sortable: true, sortValue: (r) => r.status, render: (r) => <MemberStatusChip status={r.status} expired={r.expired} /> },
     {
-      key: 'createdAt',
+      key: 'createdAt', hideOnPhone: true,
       label: translate('team.members.columns.added'),
       sortable: true,
       sortValue: (r) => r.createdAt,
