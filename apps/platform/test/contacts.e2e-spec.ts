@@ -171,6 +171,8 @@ describe('contacts screens in Chromium against the embedded server', () => {
     const row = page.getByTestId('list-row').filter({ hasText: 'Spring customers' });
     await expect(row.getByTestId('list-status').textContent()).resolves.toBe('Ready');
     await expect(row.getByTestId('list-count').textContent()).resolves.toBe(String(csv.valid));
+    // "Imported file" names the uploaded file, not the list (issue 11)
+    await expect(page.getByTestId('list-import-file').textContent()).resolves.toBe('spring-customers.csv');
     await shot(page, 'list-panel');
 
     // the drill-down of failed rows, and back

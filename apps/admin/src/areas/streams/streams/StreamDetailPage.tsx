@@ -94,7 +94,7 @@ const Settings = ({ s }: { s: Stream }) => {
       <DetailRow label={translate('streams.form.tps')}>{p.tps ? translate('streams.detail.tpsValue', { tps: p.tps }) : translate('streams.detail.accountTps')}</DetailRow>
       <DetailRow label={translate('streams.form.enableSending')}>{translate(s.enableSending ? 'streams.detail.yes' : 'streams.detail.no')}</DetailRow>
       <DetailRow label={translate('streams.detail.created')}>{date(s.createdAt)}</DetailRow>
-      <DetailRow label={translate('streams.list.columns.lastSent')}>{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</DetailRow>
+      <DetailRow label={translate('streams.list.columns.lastSent')} testId="detail-last-sent">{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</DetailRow>
     </Box>
   );
 };

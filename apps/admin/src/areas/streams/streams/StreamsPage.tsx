@@ -151,7 +151,7 @@ export const StreamsPage = () => {
         );
       },
     },
-    { key: 'lastSentTime', hideOnPhone: true, label: translate('streams.list.columns.lastSent'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap>{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</Typography> },
+    { key: 'lastSentTime', hideOnPhone: true, label: translate('streams.list.columns.lastSent'), sortable: true, render: (s) => <Typography variant="body2" color="text.secondary" noWrap data-testid="stream-last-sent">{s.lastSentTime ? date(s.lastSentTime) : translate('streams.list.never')}</Typography> },
     {
       key: 'actions',
       label: '',
