@@ -17,17 +17,23 @@ const FALLBACK: LocaleCode = 'en';
 
 const isLocale = (value: unknown): value is LocaleCode => LOCALES.some((l) => l.locale === value);
 
-/** react-admin's own copy of the language (its store, JSON): when both are set, react-admin's wins after the first render. */
+/** react-admin's own copy of the language (its store, JSON); when it differs, react-admin switches to it after the first render. */
 const RA_LOCALE_KEY = 'RaStore.locale';
 
+/**
+ * The saved language: ours (`switchboard.locale`) is the one source; react-admin's copy is set to it before react-admin
+ * reads its store, so the two never disagree (decision 0026). Without ours, react-admin's is taken.
+ */
 export function readSavedLocale(): LocaleCode {
   try {
-    // start in the language react-admin's store will switch to anyway, so the two never disagree (decision 0026)
+    const saved = window.localStorage.getItem(LOCALE_STORAGE_KEY);
+    if (isLocale(saved)) {
+      window.localStorage.setItem(RA_LOCALE_KEY, JSON.stringify(saved));
+      return saved;
+    }
     const ra = window.localStorage.getItem(RA_LOCALE_KEY);
     const fromRa = ra ? (JSON.parse(ra) as unknown) : null;
     if (isLocale(fromRa)) return fromRa;
-    const saved = window.localStorage.getItem(LOCALE_STORAGE_KEY);
-    if (isLocale(saved)) return saved;
   } catch (_e) {
     // storage can be blocked (private mode, sandboxed frame): the fallback language is fine then
   }
