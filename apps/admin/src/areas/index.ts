@@ -3,10 +3,11 @@ import { routingArea } from './routing';
 import { streamsArea } from './streams';
 import { superAdminArea } from './superadmin';
 import { teamArea } from './team';
+import { webhooksArea } from './webhooks';
 import type { AdminArea, Catalogue } from './types';
 
 /** The registry of console areas, in menu order. Each area folder exports one `AdminArea`. */
-export const areas: AdminArea[] = [streamsArea, contactsArea, teamArea, superAdminArea, routingArea];
+export const areas: AdminArea[] = [streamsArea, contactsArea, webhooksArea, teamArea, superAdminArea, routingArea];
 
 /** Merges the areas' catalogues into one; areas own distinct top-level keys, a clash is a programming error. */
 export function areaMessages(locale: 'en' | 'ru'): Catalogue {
