@@ -14,6 +14,7 @@ import {
   settleAll,
   sleep,
   toEnvelope,
+  type DeliveryHooks,
   type Headers,
   type RetryPolicy,
 } from './delivery';
@@ -60,6 +61,8 @@ interface Subscription {
   /** The event types this group takes; null = all. */
   types: ReadonlySet<string> | null;
   lanes: Lane[];
+  /** Built once: a delivery must not allocate its outage callbacks. */
+  hooks?: DeliveryHooks;
 }
 
 /**
@@ -206,7 +209,7 @@ export class InMemoryEventBus extends EventBus {
   private async deliver(sub: Subscription, delivery: Delivery): Promise<void> {
     const { envelope, topic, headers } = delivery;
     const context = { topic, group: sub.group, deadLetter: readDeadLetter(headers) };
-    const hooks = this.hooks(sub.group, topic);
+    const hooks = (sub.hooks ??= this.hooks(sub.group, topic));
     const failure = await handleWithRetries(sub.handler, envelope, context, sub.policy, sleep, hooks);
     if (!failure) return;
 
@@ -230,7 +233,7 @@ export class InMemoryEventBus extends EventBus {
   }
 
   /** The lane waits out an outage: one warning when it starts, one every 20 failed attempts, one when it ends. */
-  private hooks(group: string, topic: string) {
+  private hooks(group: string, topic: string): DeliveryHooks {
     return {
       running: () => this.running,
       onOutage: (error: unknown, n: number) => {
