@@ -27,7 +27,7 @@ export const MethodBadge = ({ method }: { method?: string | null }) => (
 );
 
 const Block = ({ title, text }: { title: string; text: string }) => (
-  <Box sx={{ mt: 1.5 }}>
+  <Box sx={{ mt: 1.5, textAlign: 'left' }}>
     <Typography variant="caption" color="text.secondary" sx={{ fontWeight: 600, textTransform: 'uppercase' }}>
       {title}
     </Typography>
@@ -47,7 +47,7 @@ export const RequestPreviewCard = ({ request, response, defaultOpen = false }: {
   const translate = useTranslate();
   const [open, setOpen] = useState(defaultOpen);
   return (
-    <Paper variant="outlined" sx={{ p: 1.5 }} data-testid="request-preview">
+    <Paper variant="outlined" sx={{ p: 1.5, textAlign: 'left' }} data-testid="request-preview">
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, cursor: 'pointer' }} onClick={() => setOpen((o) => !o)}>
         <MethodBadge method={request.method} />
         <Tooltip title={request.uri.length > URI_MAX ? request.uri : ''}>

@@ -1,0 +1,144 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildServer, json, repoRoot, startProcess, type ServerProcess } from './server-process';
+
+const SHOTS = path.join(repoRoot, 'test-results', 'webhooks');
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+/**
+ * A developer registers a webhook to a local receiver in the console of the real embedded server, presses "test" and
+ * sees success, then sends a demo SMS and finds its status-change delivery in the request log.
+ */
+describe('webhooks in the console (Chromium, embedded server)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-webhooks-'));
+  fs.chmodSync(dataDir, 0o755);
+  let server: ServerProcess;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let receiver: Server;
+  let receiverUrl = '';
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  const errors: string[] = [];
+
+  const api = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> =>
+    page.evaluate(
+      async ([m, u, b]) => {
+        const w = globalThis as unknown as Record<'localStorage' | 'sessionStorage', { getItem: (k: string) => string | null }>;
+        const token = w.localStorage.getItem('switchboard.token') ?? w.sessionStorage.getItem('switchboard.token');
+        const r = await fetch(`/api${u}`, { method: m, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
+        const text = await r.text();
+        return { status: r.status, body: text ? JSON.parse(text) : null };
+      },
+      [method, url, body] as const,
+    );
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
+    buildServer();
+    fs.mkdirSync(SHOTS, { recursive: true });
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"received":true}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/switchboard-hook/delivery-statuses`;
+    server = startProcess('dist/apps/platform/src/main.js', {
+      PORT: '0',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
+      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
+      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
+    });
+    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  }, 150000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.stop();
+    receiver?.closeAllConnections();
+    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs in', async () => {
+    await page.goto(`${base}/login`);
+    await page.getByTestId('login-email').fill('admin@example.com');
+    await page.getByTestId('login-password').fill('browser password');
+    await page.getByTestId('login-submit').click();
+    await page.getByText('a***@example.com').first().waitFor({ timeout: 15000 });
+    const mail = await json<Array<{ text: string }>>(await fetch(`${base}/api/dev/mailbox`));
+    await page.keyboard.type(/\b(\d{6})\b/.exec(mail[0].text)?.[1] ?? '');
+    await page.waitForURL('**/home', { timeout: 20000 });
+  }, 60000);
+
+  it('creates a webhook to a local receiver, shows its secret once, and the test call answers success', async () => {
+    await page.getByTestId('menu-webhooks').click();
+    await page.getByTestId('webhooks-page').waitFor();
+    await page.getByTestId('new-webhook').click();
+    await page.getByTestId('webhook-name').fill('Delivery statuses');
+    await page.getByTestId('webhook-url').fill(receiverUrl);
+    await shot(page, '01-create');
+    await page.getByTestId('webhook-submit').click();
+    const secret = page.getByTestId('webhook-secret-value');
+    await secret.waitFor();
+    expect(await secret.textContent()).toMatch(/^whsec_/);
+    await page.getByTestId('webhook-secret').getByRole('button', { name: 'Close' }).last().click();
+
+    const row = page.getByTestId('webhook-row').filter({ hasText: 'Delivery statuses' });
+    await row.waitFor();
+    await row.getByTestId('webhook-test').click();
+    await page.getByTestId('webhook-test-success').waitFor({ timeout: 15000 });
+    await expect(page.getByTestId('request-uri').textContent()).resolves.toBe(`${receiverUrl.slice(0, 44)}…`);
+    await shot(page, '02-test-success');
+    expect(received).toHaveLength(1);
+    expect(received[0].headers['webhook-signature']).toMatch(/^v1,/);
+    await page.getByTestId('webhook-test-result').getByRole('button', { name: 'Close' }).last().click();
+  }, 60000);
+
+  it('sends a demo SMS and finds its status-change delivery in the request log', async () => {
+    // an approved sender (the demo account validates senders; the signed-in super admin approves it)
+    const sender = await api<{ id: number }>('POST', '/senders', { name: 'Acme', value: 'AcmeSMS' });
+    expect(sender.status).toBe(201);
+    expect((await api('PUT', `/senders/superadmin/${sender.body.id}`, { approved: 1 })).status).toBe(200);
+    const stream = await api<{ id: number }>('POST', '/streams', { name: 'Webhook demo', streamType: 2, sender: 'AcmeSMS' });
+    expect(stream.status).toBe(201);
+    const demo = await api<{ code: string }>('POST', '/streams/demo', { streamId: stream.body.id, phone: '+4915112345678', message: 'Your order has shipped', sender: 'AcmeSMS' });
+    expect([demo.status, demo.body.code]).toEqual([200, 'OK']);
+    const deadline = Date.now() + 30000;
+    while (!received.some((r) => r.body.includes('"message_status_change"') && !r.body.includes('"test":true')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const delivery = received.find((r) => r.body.includes('"message_status_change"') && !r.body.includes('"test":true'));
+    expect(delivery).toBeDefined();
+    expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ type: 'message_status_change', destination: '+4915112345678', status: expect.any(String) });
+
+    await page.getByTestId('menu-webhook-requests').click();
+    await page.getByTestId('webhook-requests-page').waitFor();
+    const rows = page.getByTestId('webhook-request-row');
+    await rows.nth(1).waitFor({ timeout: 15000 });
+    const live = rows.filter({ hasNotText: 'test' }).first();
+    await live.click();
+    const panel = page.getByTestId('webhook-request-panel');
+    await panel.waitFor();
+    await expect(panel.textContent()).resolves.toContain('message_status_change');
+    await shot(page, '03-request-log');
+    expect(errors).toEqual([]);
+  }, 90000);
+});
