@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { SnakeNamingStrategy } from './naming';
+import { BoundedQueryLogger } from './query-logger';
 
 export interface ServiceDatabaseOptions {
   /** The connection name, also the Nest injection name: one per service (`auth`, `accounts`, ...). */
@@ -42,6 +43,7 @@ export function serviceDataSourceOptions(o: ServiceDatabaseOptions): PostgresCon
     synchronize: false,
     namingStrategy: new SnakeNamingStrategy(),
     logging: o.logging ? ['error', 'warn', 'migration'] : ['error'],
+    logger: new BoundedQueryLogger(o.logging ?? false),
     extra: { max: o.poolSize ?? 10, options: `-c search_path=${o.schema},public` },
     applicationName: `switchboard-${o.name}`,
   };
