@@ -33,6 +33,10 @@ export interface WebhooksModuleOptions {
   pollMs?: number;
   /** How long the signing secret replaced by a rotation still signs deliveries beside the new one. Default 24 h. */
   secretOverlapMs?: number;
+  /** send_bulk: events gathered into one request, at most this many. Default 100. */
+  bulkMaxEvents?: number;
+  /** send_bulk: a batch goes out when it is full or its first event has waited this long. Default 1000 ms. */
+  bulkWaitMs?: number;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   clock?: Clock;
@@ -54,6 +58,8 @@ export interface ResolvedWebhooksOptions {
   perWebhookConcurrency: number;
   pollMs: number;
   secretOverlapMs: number;
+  bulkMaxEvents: number;
+  bulkWaitMs: number;
   migrationsRun: boolean;
   random: () => number;
 }
@@ -88,6 +94,8 @@ export function resolveWebhooksOptions(o: WebhooksModuleOptions): ResolvedWebhoo
     perWebhookConcurrency: int('perWebhookConcurrency', o.perWebhookConcurrency, 4, 1, 4096),
     pollMs: int('pollMs', o.pollMs, 250, 0),
     secretOverlapMs: int('secretOverlapMs', o.secretOverlapMs, 86_400_000, 0),
+    bulkMaxEvents: int('bulkMaxEvents', o.bulkMaxEvents, 100, 1, 10_000),
+    bulkWaitMs: int('bulkWaitMs', o.bulkWaitMs, 1000, 0),
     migrationsRun: o.migrationsRun ?? true,
     random: o.random ?? Math.random,
   };

@@ -348,6 +348,50 @@ describe('webhooks', () => {
     });
   });
 
+  describe('send_bulk', () => {
+    it('gathers events into one signed request when full or after the wait, and retries the batch with its id', async () => {
+      const bulk = await startWebhooks({ bulkMaxEvents: 3, bulkWaitMs: 1000 });
+      const recv = await new Receiver().start();
+      try {
+        const created = await bulk.call('POST', '/webhooks', { token: bulk.member(A), body: { name: 'bulk', url: `${recv.url}/bulk`, trigger: 'message_status_change', params: { send_bulk: true } } });
+        const secret = created.body.secret as string;
+        const uuids: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const d = status();
+          uuids.push(d.messageUuid);
+          await bulk.publish(MessageStatusChangedV1, d);
+        }
+        // three are a full batch at once; the fourth waits for company or for the wait to pass
+        await bulk.deliveries.runOnce();
+        expect(recv.requests).toHaveLength(1);
+        const first = JSON.parse(recv.requests[0].body) as Json[];
+        expect(first.map((p) => p.message_uuid)).toEqual(uuids.slice(0, 3));
+        expect(first[0]).toMatchObject({ type: 'message_status_change', portal_id: 71 });
+        expect(verifies(secret, recv.requests[0])).toBe(true);
+
+        bulk.clock.advance(999);
+        await bulk.deliveries.runOnce();
+        expect(recv.requests).toHaveLength(1);
+        recv.answer = () => ({ status: 503 });
+        bulk.clock.advance(1);
+        await bulk.deliveries.runOnce();
+        expect(recv.requests).toHaveLength(2);
+        expect((JSON.parse(recv.requests[1].body) as Json[]).map((p) => p.message_uuid)).toEqual([uuids[3]]);
+        // the retry sends the same batch under the same webhook-id
+        recv.answer = () => ({ status: 200 });
+        bulk.clock.advance(5_000);
+        await bulk.deliveries.runOnce();
+        expect(recv.requests).toHaveLength(3);
+        expect(recv.requests[2].headers['webhook-id']).toBe(recv.requests[1].headers['webhook-id']);
+        expect(recv.requests[2].body).toBe(recv.requests[1].body);
+        expect(await bulk.sql(`SELECT state, count(*)::int AS n FROM webhooks.delivery GROUP BY state ORDER BY state`)).toEqual([{ state: 'batched', n: 4 }, { state: 'succeeded', n: 2 }]);
+      } finally {
+        await recv.stop();
+        await bulk.close();
+      }
+    });
+  });
+
   describe('test call', () => {
     it('answers success with the request and response, and logs it', async () => {
       const hook = await create(A, { trigger: 'edr_info' });

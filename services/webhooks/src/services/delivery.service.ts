@@ -114,10 +114,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     if (!hooks.length) return 0;
     const now = this.clock.now();
     await m.query(
-      `INSERT INTO webhooks.delivery (account_id, webhook_id, event_id, event_type, payload, next_attempt_at, created_at)
-       SELECT $1, w, $2, $3, p, $4, $4 FROM unnest($5::bigint[], $6::text[]) AS t(w, p)
+      `INSERT INTO webhooks.delivery (account_id, webhook_id, event_id, event_type, payload, next_attempt_at, created_at, bulk)
+       SELECT $1, w, $2, $3, p, $4, $4, b FROM unnest($5::bigint[], $6::text[], $7::boolean[]) AS t(w, p, b)
        ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-      [e.accountId, e.eventId, e.eventType, now, hooks.map((h) => h.id), hooks.map((h) => JSON.stringify(e.build(paramsOf(h))))],
+      [e.accountId, e.eventId, e.eventType, now, hooks.map((h) => h.id), hooks.map((h) => JSON.stringify(e.build(paramsOf(h)))), hooks.map((h) => paramsOf(h).send_bulk)],
     );
     return hooks.length;
   }
@@ -134,6 +134,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
         this.again = false;
         const free = this.options.concurrency - this.inFlight.size;
         if (free <= 0) return;
+        await this.gather();
         const claimed = await this.claim(free);
         if (!claimed.length) return;
         const hooks = await this.loadWebhooks([...new Set(claimed.map((c) => c.webhook_id))]);
@@ -161,18 +162,56 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
+  /**
+   * send_bulk: the waiting deliveries of a bulk webhook become one delivery when there are `bulkMaxEvents` of them or
+   * the first has waited `bulkWaitMs`: a new row whose payload is the JSON array of theirs and whose event id (the
+   * webhook-id header, the same on every retry) is the batch's; they become `batched`, pointing at it.
+   */
+  private async gather(): Promise<void> {
+    const now = this.clock.now();
+    const { bulkMaxEvents: max, bulkWaitMs: wait } = this.options;
+    const due = await this.ds.query<Array<{ webhook_id: string }>>(
+      `SELECT webhook_id::text FROM webhooks.delivery WHERE state = 'pending' AND bulk
+        GROUP BY webhook_id HAVING count(*) >= $1 OR min(created_at) <= $2`,
+      [max, new Date(now.getTime() - wait)],
+    );
+    for (const { webhook_id } of due) {
+      for (;;) {
+        const batch = randomUUID();
+        const rows = returned<{ id: string }>(
+          await this.ds.query(
+            `WITH picked AS (
+               SELECT id, account_id, payload FROM webhooks.delivery
+                WHERE webhook_id = $1 AND state = 'pending' AND bulk ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
+             ), batch AS (
+               INSERT INTO webhooks.delivery (account_id, webhook_id, event_id, event_type, payload, next_attempt_at, created_at)
+               SELECT min(account_id), $1, $3, 'batch', '[' || string_agg(payload, ',' ORDER BY id) || ']', $4, $4 FROM picked HAVING count(*) > 0
+               RETURNING id
+             )
+             UPDATE webhooks.delivery d SET state = 'batched', batch_id = $3, finished_at = $4 FROM picked WHERE d.id = picked.id RETURNING d.id::text`,
+            [webhook_id, max, batch, now],
+          ),
+        );
+        // a full batch may leave more behind; a partial one took everything waiting
+        if (rows.length < max) break;
+        const [{ n }] = await this.ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM webhooks.delivery WHERE webhook_id = $1 AND state = 'pending' AND bulk`, [webhook_id]);
+        if (n < max) break;
+      }
+    }
+  }
+
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs * 3 + 60_000);
     const rows = await this.ds.query<Claimed[]>(
       `WITH due AS (
          SELECT DISTINCT webhook_id FROM webhooks.delivery
-          WHERE (state = 'pending' AND next_attempt_at <= $1) OR (state = 'delivering' AND lease_until < $1)
+          WHERE (state = 'pending' AND NOT bulk AND next_attempt_at <= $1) OR (state = 'delivering' AND lease_until < $1)
        ), picked AS (
          SELECT d.id FROM due CROSS JOIN LATERAL (
            SELECT x.id FROM webhooks.delivery x
             WHERE x.webhook_id = due.webhook_id
-              AND ((x.state = 'pending' AND x.next_attempt_at <= $1) OR (x.state = 'delivering' AND x.lease_until < $1))
+              AND ((x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1) OR (x.state = 'delivering' AND x.lease_until < $1))
             ORDER BY x.next_attempt_at, x.id
             LIMIT greatest(0, $3 - (SELECT count(*) FROM webhooks.delivery f WHERE f.webhook_id = due.webhook_id AND f.state = 'delivering' AND f.lease_until >= $1))
             FOR UPDATE SKIP LOCKED
