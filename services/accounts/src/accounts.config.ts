@@ -8,7 +8,7 @@ import type { AccountsModuleOptions } from './accounts.options';
  */
 export const accountsConfigSchema = z.object({
   PORT: env.port(3002),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url(),
   /** The auth service's ES256 public key: PEM, or base64 of the PEM. */
   JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required'),

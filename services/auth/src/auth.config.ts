@@ -9,7 +9,7 @@ import type { AuthModuleOptions } from './auth.options';
 export const authConfigSchema = z
   .object({
     PORT: env.port(3001),
-    HOST: z.string().default('0.0.0.0'),
+    HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: z.string().url(),
     /** ES256 private key: PEM, or base64 of it. */
     JWT_PRIVATE_KEY: z.string().min(1, 'the ES256 private key (PEM or base64 PEM) is required').transform(pemFromEnv),

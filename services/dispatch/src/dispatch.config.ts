@@ -9,7 +9,7 @@ import type { DispatchModuleOptions } from './dispatch.options';
  */
 export const dispatchConfigSchema = z.object({
   PORT: env.port(3006),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url(),
   /** ES256 public key of the auth service (PEM or base64 PEM), to verify access tokens. */
   JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
@@ -23,7 +23,9 @@ export const dispatchConfigSchema = z.object({
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
-  /** Public URL of the API, for Telegram setWebhook. */
+  /** The console's public URL (the gateway in front), for Telegram setWebhook: the same name as auth's. */
+  APP_URL: z.string().url().optional(),
+  /** Deprecated alias of APP_URL (read only when APP_URL is unset). */
   PUBLIC_URL: z.string().url().optional(),
   WHATSAPP_APP_SECRET: z.string().optional(),
   WHATSAPP_VERIFY_TOKEN: z.string().optional(),
@@ -54,7 +56,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
     migrationsRun: c.MIGRATIONS_RUN,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
     stuck: { resumeAfterMs: c.DISPATCH_STUCK_RESUME_AFTER_MS, failAfterMs: c.DISPATCH_STUCK_FAIL_AFTER_MS },
-    publicUrl: c.PUBLIC_URL,
+    publicUrl: c.APP_URL ?? c.PUBLIC_URL,
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
     telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },
     providerSecretsKey: c.PROVIDER_SECRETS_KEY,

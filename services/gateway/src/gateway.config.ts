@@ -5,7 +5,7 @@ import { parseGatewayRoutes } from './proxy/route-table';
 /** Environment of the standalone gateway (distributed mode). */
 export const gatewayConfigSchema = z.object({
   PORT: env.port(3000),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
   /** The auth service's ES256 public key: PEM, or base64 of the PEM. */
   JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required'),
   /** One or more NATS URLs, comma separated. */

@@ -5,7 +5,7 @@ import type { StatsModuleOptions } from './stats.options';
 /** The standalone stats process's environment (distributed mode); shared names as in deploy/ and k8s/. */
 export const statsConfigSchema = z.object({
   PORT: env.port(3010),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url(),
   /** ES256 public key that verifies access tokens: PEM, or base64 of it. */
   JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),

@@ -5,7 +5,7 @@ import type { WebhooksModuleOptions } from './webhooks.options';
 /** The standalone webhooks process's environment (distributed mode). Shared names are those of deploy/ and k8s/. */
 export const webhooksConfigSchema = z.object({
   PORT: env.port(3009),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url(),
   /** ES256 public (or private) key PEM, to verify console access tokens. */
   JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),

@@ -96,6 +96,24 @@ describe('service data source', () => {
     expect((await sql.query(`SELECT count(*)::int AS n FROM contacts.migrations`)).rows[0].n).toBe(1);
   });
 
+  it('lets replicas migrate the same schema at once: they take turns and each migration runs once', async () => {
+    // slow enough that, without the lock, every replica would be inside the migration at the same time
+    class SlowCreate1700000000002 implements MigrationInterface {
+      name = 'SlowCreate1700000000002';
+      async up(q: QueryRunner): Promise<void> {
+        await q.query(`SELECT pg_sleep(0.3)`);
+        await q.query(`CREATE TABLE slow_table (id int PRIMARY KEY)`);
+      }
+      async down(): Promise<void> {}
+    }
+    const opened = await Promise.all(
+      [1, 2, 3].map((i) => openServiceDataSource({ name: `replica${i}`, url: db.url, schema: 'replicated', entities: [], migrations: [SlowCreate1700000000002] })),
+    );
+    await Promise.all(opened.map((d) => d.destroy()));
+    expect((await sql.query(`SELECT name FROM replicated.migrations`)).rows).toEqual([{ name: 'SlowCreate1700000000002' }]);
+    expect((await sql.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'replicated' AND table_name = 'slow_table'`)).rows[0].n).toBe(1);
+  });
+
   it('fails on a broken migration, rolls it back and leaves no connection open', async () => {
     jest.spyOn(console, 'log').mockImplementation(() => undefined); // TypeORM's logger reports the failed query
     await expect(

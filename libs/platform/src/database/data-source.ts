@@ -63,6 +63,22 @@ export async function ensureSchema(url: string, schema: string): Promise<void> {
 
 /** Creates the schema, connects, and runs the service's migrations. Used by the migration Job and by tests. */
 export async function openServiceDataSource(o: ServiceDatabaseOptions): Promise<DataSource> {
+  if (!(o.migrationsRun ?? true)) return openAndMigrate(o);
+  // Every replica of a service may migrate at once (k8s runs the migration in each pod's initContainer): a session
+  // advisory lock per schema makes them take turns, so the later ones find the migrations applied and run nothing.
+  assertSchemaName(o.schema);
+  const lock = new Client({ connectionString: o.url, application_name: `switchboard-${o.name}-migration-lock` });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`switchboard.migrations:${o.schema}`]);
+    return await openAndMigrate(o);
+  } finally {
+    // ending the session releases its advisory lock
+    await lock.end().catch(() => undefined);
+  }
+}
+
+async function openAndMigrate(o: ServiceDatabaseOptions): Promise<DataSource> {
   await ensureSchema(o.url, o.schema);
   const ds = new DataSource(serviceDataSourceOptions(o) as DataSourceOptions);
   await ds.initialize();
