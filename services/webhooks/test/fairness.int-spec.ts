@@ -58,3 +58,36 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition not reached');
 }
+
+/** At least once: a claim is a lease; a worker that never finishes (hung, or killed) loses its deliveries to the next. */
+describe('webhook delivery leases', () => {
+  it('sends a delivery again under the same event id when the lease of a stuck attempt ran out, and the late outcome changes nothing', async () => {
+    const a = await startWebhooks({ timeoutMs: 120_000 });
+    const rx = await new Receiver().start();
+    try {
+      rx.answer = () => 'hang';
+      const created = await a.call('POST', '/webhooks', { token: a.member('93'), body: { name: 'l', url: `${rx.url}/l`, trigger: 'message_status_change' } });
+      await a.publish(MessageStatusChangedV1, {
+        messageUuid: randomUUID(), accountId: '93', streamId: '1', streamUid: 's', campaignId: null, sender: 'S', destination: '+14155552671', status: 'sent',
+        outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString(),
+      });
+      await a.deliveries.tick();
+      await waitFor(async () => rx.requests.length === 1);
+      // the lease (3 x timeout + 60 s) runs out while the first attempt still hangs
+      a.clock.advance(3 * 120_000 + 60_001);
+      rx.answer = () => ({ status: 200 });
+      await a.deliveries.tick();
+      await waitFor(async () => (await a.sql(`SELECT 1 FROM webhooks.delivery WHERE webhook_id = $1 AND state = 'succeeded'`, [created.body.id])).length === 1);
+      expect(rx.requests).toHaveLength(2);
+      expect(rx.requests[1].headers['webhook-id']).toBe(rx.requests[0].headers['webhook-id']);
+      // the stuck attempt ends (its connection is cut): logged, but the delivery stays succeeded
+      await rx.stop();
+      await a.deliveries.runOnce();
+      await waitFor(async () => (await a.sql(`SELECT 1 FROM webhooks.request_log WHERE webhook_id = $1`, [created.body.id])).length === 2);
+      expect(await a.sql(`SELECT state, attempts FROM webhooks.delivery WHERE webhook_id = $1`, [created.body.id])).toEqual([{ state: 'succeeded', attempts: 2 }]);
+    } finally {
+      await rx.stop().catch(() => undefined);
+      await a.close();
+    }
+  });
+});

@@ -292,13 +292,16 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       await this.ds.query(
         `WITH log AS (${insertLog}),
               hook AS (UPDATE webhooks.webhook SET failing_since = NULL WHERE id = $2 AND failing_since IS NOT NULL)
-         UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $12 WHERE id = $3`,
+         UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $12 WHERE id = $3 AND state = 'delivering' AND attempts = $5`,
         [...log, now],
       );
       return;
     }
     await this.ds.transaction(async (m) => {
       await m.query(insertLog, log);
+      // fenced: an attempt whose lease ran out (the row was claimed again since) records its log row and nothing else
+      const [mine] = await m.query<unknown[]>(`SELECT 1 FROM webhooks.delivery WHERE id = $1 AND state = 'delivering' AND attempts = $2 FOR UPDATE`, [c.id, c.attempts]);
+      if (!mine) return;
       if (out.response?.status === 410) {
         await this.disable(m, c, 'the receiver answered 410 Gone', now);
         return;
