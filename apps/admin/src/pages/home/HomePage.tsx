@@ -13,6 +13,9 @@ import { useMenuItems } from '../../ui/AppLayout';
 import { RightSidebar } from '../../ui/RightSidebar';
 import { useApi } from '../../ui/useApi';
 import { useProfile } from '../../ui/useProfile';
+import { useCan } from '../../ui/permissions';
+import { DASHBOARD_VIEW } from '../../areas/stats';
+import { StatsDashboard } from '../../areas/stats/StatsDashboard';
 
 const statusColour: Record<AccountStatus, 'success' | 'warning' | 'error' | 'default'> = {
   active: 'success',
@@ -53,7 +56,7 @@ const SectionCard = ({ item }: { item: AreaMenuItem }) => {
 };
 
 /**
- * /home: the landing page after login, with the current account (spec 2) and, until the statistics dashboard exists,
+ * /home: the landing page after login, with the current account (spec 2), the statistics dashboard (issue 16) and
  * the sections this user can open (decision 0026).
  */
 export const HomePage = () => {
@@ -63,6 +66,7 @@ export const HomePage = () => {
   const account = profile?.customer ?? null;
   const several = (profile?.customers.length ?? 0) > 1;
   const sections = useMenuItems().filter((item) => item.to !== '/profile');
+  const can = useCan();
 
   return (
     <Box sx={{ maxWidth: 1200, mt: 1 }} data-testid="home-page">
@@ -102,6 +106,12 @@ export const HomePage = () => {
           </Stack>
         </CardContent>
       </Card>
+
+      {account && can(DASHBOARD_VIEW) && (
+        <Box sx={{ mb: 3 }}>
+          <StatsDashboard compact />
+        </Box>
+      )}
 
       <Typography variant="h6" component="h2" sx={{ mb: 1.5 }}>
         {translate('home.sections')}
