@@ -117,6 +117,8 @@ describe('the console as a new user meets it, in Chromium against the embedded s
     const sections = page.getByTestId('home-sections');
     await sections.getByTestId('home-section-menu-streams').waitFor();
     await sections.getByTestId('home-section-menu-contact-lists').waitFor();
+    // the count loads after the card shows (with the statistics dashboard's calls beside it): wait for it, then read it
+    await sections.getByTestId('home-section-menu-streams').getByTestId('home-section-count').filter({ hasText: /\S/ }).waitFor();
     await expect(sections.getByTestId('home-section-menu-streams').getByTestId('home-section-count').textContent()).resolves.toBe('0 items');
     await expect(page.getByTestId('home-page').textContent()).resolves.not.toContain('Coming soon');
     await sections.getByTestId('home-section-menu-streams').click();

@@ -1,16 +1,15 @@
-import { Box, Typography } from '@mui/material';
-import { Title, useTranslate } from 'react-admin';
+import InsightsRoundedIcon from '@mui/icons-material/InsightsRounded';
+import { Box } from '@mui/material';
+import { useTranslate } from 'react-admin';
+import { PageHeading } from '../../ui/PageHeading';
 import { StatsDashboard } from './StatsDashboard';
 
 /** /statistics: the full messaging dashboard (cards, traffic and cost over time, top destinations, streams). */
 export const StatisticsPage = () => {
   const translate = useTranslate();
   return (
-    <Box sx={{ maxWidth: 1400, mt: 1 }} data-testid="statistics-page">
-      <Title title={translate('statistics.title')} />
-      <Typography variant="h4" component="h1" gutterBottom>
-        {translate('statistics.title')}
-      </Typography>
+    <Box sx={{ maxWidth: 1400 }} data-testid="statistics-page">
+      <PageHeading title={translate('statistics.title')} icon={<InsightsRoundedIcon />} />
       <StatsDashboard />
     </Box>
   );

@@ -78,7 +78,7 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
     <Box data-testid="stats-dashboard">
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={1.5} sx={{ mb: 2, alignItems: { md: 'center' }, justifyContent: 'space-between' }}>
         <Typography variant="h6">{translate('statistics.dashboard')}</Typography>
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+        <Stack direction="row" sx={{ alignItems: 'center', flexWrap: 'wrap', minWidth: 0 }}>
           <ToggleButtonGroup
             size="small"
             exclusive
@@ -89,7 +89,7 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
               if (v !== 'custom') setFilter({ type: v });
               else if (custom.start && custom.end) setFilter({ type: 'custom', ...custom });
             }}
-            sx={{ bgcolor: 'background.paper', '& .MuiToggleButton-root': { px: 1.25, py: 0.4, textTransform: 'none', fontWeight: 600, fontSize: 13 } }}
+            sx={{ bgcolor: 'background.paper', flexWrap: 'wrap', '& .MuiToggleButton-root': { px: 1.25, py: 0.4, textTransform: 'none', fontWeight: 600, fontSize: 13 } }}
           >
             {SLICES.map((s) => (
               <ToggleButton key={s} value={s} data-testid={`stats-slice-${s}`}>
@@ -100,7 +100,7 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
         </Stack>
       </Stack>
       {showCustom && (
-        <Stack direction="row" spacing={1} sx={{ mb: 2, alignItems: 'center' }} data-testid="stats-custom">
+        <Stack direction="row" sx={{ mb: 2, alignItems: 'center', flexWrap: 'wrap', gap: 1 }} data-testid="stats-custom">
           <TextField size="small" type="date" label={translate('statistics.from')} value={custom.start} onChange={(e) => setCustom((c) => ({ ...c, start: e.target.value }))} slotProps={{ inputLabel: { shrink: true }, htmlInput: { 'data-testid': 'stats-from' } }} />
           <TextField size="small" type="date" label={translate('statistics.to')} value={custom.end} onChange={(e) => setCustom((c) => ({ ...c, end: e.target.value }))} slotProps={{ inputLabel: { shrink: true }, htmlInput: { 'data-testid': 'stats-to' } }} />
           <Button variant="contained" size="small" disabled={!custom.start || !custom.end || custom.start > custom.end} onClick={() => setFilter({ type: 'custom', ...custom })} data-testid="stats-apply">
@@ -133,11 +133,11 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
           <Grid container spacing={2}>
             <Grid size={{ xs: 12, lg: compact ? 12 : 8 }}>
               <Paper sx={{ p: 2 }}>
-                <Stack direction="row" sx={{ justifyContent: 'space-between', alignItems: 'center', mb: 1 }}>
+                <Stack direction="row" sx={{ justifyContent: 'space-between', alignItems: 'center', mb: 1, flexWrap: 'wrap', gap: 1 }}>
                   <Typography variant="subtitle1" sx={{ fontWeight: 600 }}>
                     {translate('statistics.charts.traffic')}
                   </Typography>
-                  <Stack direction="row" spacing={1.5}>
+                  <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1.5 }}>
                     {(['delivered', 'failed', 'pending'] as const).map((k) => (
                       <Stack key={k} direction="row" spacing={0.5} sx={{ alignItems: 'center', fontSize: 12, color: 'text.secondary' }}>
                         <Box sx={{ width: 10, height: 10, borderRadius: '2px', bgcolor: palette[k] }} />
