@@ -83,7 +83,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     if (!this.roles.schedulers || this.options.pollMs === 0) return;
     const loop = () => {
       if (this.stopped) return;
-      void this.tick().finally(() => {
+      void this.safeTick().finally(() => {
         if (!this.stopped) this.timer = setTimeout(loop, this.options.pollMs);
       });
     };
@@ -93,6 +93,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.current;
     await Promise.allSettled([...this.inFlight]);
     this.agents.http.destroy();
     this.agents.https.destroy();
@@ -101,7 +102,19 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   /** New work was queued: look for it now rather than at the next poll. */
   kick(): void {
     if (this.stopped || !this.roles.schedulers || this.options.pollMs === 0) return;
-    void this.tick();
+    void this.safeTick();
+  }
+
+  private current: Promise<void> = Promise.resolve();
+
+  /** The loop's tick: a failure (the database away) is logged and tried again at the next poll, never thrown. */
+  private safeTick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.current;
+    }
+    this.current = this.tick().catch((e: unknown) => this.log.warn(`delivery worker: ${e instanceof Error ? e.message : String(e)}; trying again`));
+    return this.current;
   }
 
   /** Queues one delivery per webhook of the account that follows `trigger` (and the stream, when it filters). In the consumer's transaction. */

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { ALL_PERMISSIONS, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { createEnvelope, generateSigningKeys, KafkaEventBus, openServiceDataSource, TokenSigner } from '@switchboard/platform';
+import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { loadWebhooksConfig, WEBHOOKS_MIGRATIONS } from '../src';
+import { startWebhooksService, type RunningWebhooksService } from '../src/bootstrap';
+import { Receiver } from './support';
+
+/** Distributed mode: the webhooks process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
+describe('standalone webhooks service', () => {
+  let db: TestDatabase;
+  let service: RunningWebhooksService;
+  let producer: KafkaEventBus;
+  let rx: Receiver;
+  const keys = generateSigningKeys();
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    db = await createTestDatabase();
+    // what migrate.js does
+    const ds = await openServiceDataSource({ name: 'webhooks-migrate', url: db.url, schema: 'webhooks', entities: [], migrations: WEBHOOKS_MIGRATIONS });
+    await ds.destroy();
+    rx = await new Receiver().start();
+    const config = loadWebhooksConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      KAFKA_BROKERS: kafkaTestBrokers().join(','),
+      NATS_URL: natsTestUrl(),
+      WEBHOOKS_SECRET: 'a-secret-of-at-least-16-chars',
+      WEBHOOKS_ALLOWED_PORTS: 'any',
+      WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    });
+    service = await startWebhooksService(config, { logger: ['error'] });
+    producer = new KafkaEventBus({ clientId: 'webhooks-test-producer', brokers: kafkaTestBrokers() });
+    await producer.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await producer?.stop();
+    await service?.close();
+    await rx?.stop();
+    await db?.drop();
+    jest.restoreAllMocks();
+  });
+
+  it('reports ready, takes a webhook, and delivers a status change it reads from Kafka', async () => {
+    expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
+    const token = new TokenSigner(keys.privateKey).signAccess({ sub: '1', email: 'a@b.c', acc: '9', perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 's' }, 900);
+    const res = await fetch(`${service.url}/api/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'k', url: `${rx.url}/k`, trigger: 'message_status_change' }),
+    });
+    expect(res.status).toBe(201);
+    const e = createEnvelope(
+      MessageStatusChangedV1,
+      { messageUuid: randomUUID(), accountId: '9', streamId: '1', streamUid: 's', campaignId: null, sender: 'S', destination: '+14155552671', status: 'delivered', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+      { accountId: '9', source: 'dispatch' },
+    );
+    await producer.publish([e]);
+    for (let i = 0; i < 400 && rx.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([e.id]);
+  }, 60_000);
+
+  it('refuses a configuration without its secret', () => {
+    expect(() => loadWebhooksConfig({ DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKey, KAFKA_BROKERS: 'x:1' })).toThrow(/WEBHOOKS_SECRET/);
+  });
+});
