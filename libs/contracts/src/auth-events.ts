@@ -104,4 +104,39 @@ export const RoleChangedV1 = defineEvent({
   }),
 });
 
-export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1] as const;
+export const AccessRevocationReason = {
+  RolesChanged: 'roles_changed',
+  Disabled: 'disabled',
+  Removed: 'removed',
+} as const;
+export type AccessRevocationReasonValue = (typeof AccessRevocationReason)[keyof typeof AccessRevocationReason];
+
+/**
+ * Access tokens of a user issued before `notBefore` are refused by every service (docs/decisions/0029): in
+ * `accountId` only (tokens whose `acc` is that account), or everywhere when `accountId` is null (the user disabled
+ * globally). The user signs in or refreshes for a token that carries what holds now (new roles, or nothing).
+ */
+export const UserAccessRevokedV1 = defineEvent({
+  type: 'auth.user.access_revoked',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => d.userId,
+  schema: z.object({
+    userId: id,
+    accountId: id.nullable(),
+    /** ISO time with milliseconds, compared with the token's `iat` (signed with millisecond precision). */
+    notBefore: z.string().datetime(),
+    reason: z.enum([AccessRevocationReason.RolesChanged, AccessRevocationReason.Disabled, AccessRevocationReason.Removed]),
+  }),
+});
+
+/** An API key was deleted: the access tokens it was exchanged for (`sub` `apikey:<id>`) are refused at once. */
+export const ApiKeyDeletedV1 = defineEvent({
+  type: 'auth.api_key.deleted',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => d.apiKeyId,
+  schema: z.object({ apiKeyId: id, accountId: id, deletedAt: z.string().datetime() }),
+});
+
+export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1, UserAccessRevokedV1, ApiKeyDeletedV1] as const;

@@ -61,7 +61,10 @@ export class TokenSigner {
     if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error(`access token TTL must be a positive number of seconds, got ${ttlSeconds}`);
     const payload: Record<string, unknown> = { ...claims };
     for (const k of REGISTERED_CLAIMS) delete payload[k];
-    return jwt.sign({ ...payload, typ: 'access' }, this.key, {
+    // `iat` with millisecond precision (RFC 7519 allows a non-integer NumericDate): the deny list compares it with a
+    // revocation's `notBefore`, and a token issued in the same second as a role change must not be confused with one
+    // issued before it. `exp` follows from it.
+    return jwt.sign({ ...payload, typ: 'access', iat: Date.now() / 1000 }, this.key, {
       algorithm: JWT_ALGORITHM,
       expiresIn: ttlSeconds,
       issuer: this.issuer,

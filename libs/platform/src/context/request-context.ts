@@ -15,6 +15,8 @@ export interface Principal {
   superAdmin: boolean;
   /** Set while a super admin or admin is logged in as another user. */
   impersonatorId?: string | null;
+  /** The session (token `sid`): a login's refresh-token family; random for API-key tokens. */
+  sessionId?: string;
 }
 
 export interface RequestContextData {

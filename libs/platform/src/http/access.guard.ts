@@ -2,6 +2,7 @@ import { Injectable, Optional, type CanActivate, type ExecutionContext } from '@
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ErrorCode } from '@switchboard/contracts';
+import { RevocationList } from '../auth/revocations';
 import { TokenVerifier } from '../auth/tokens';
 import { RequestContext, type Principal } from '../context/request-context';
 import { AppError } from '../errors/app-error';
@@ -33,6 +34,7 @@ export function principalFromClaims(c: ReturnType<TokenVerifier['verifyAccess']>
     roles: c.roles,
     superAdmin: c.sa,
     impersonatorId: c.imp ?? null,
+    sessionId: c.sid,
   };
 }
 
@@ -48,6 +50,8 @@ export class AccessGuard implements CanActivate {
     private readonly verifier: TokenVerifier,
     // absent in processes that do not register a directory: then only auth's token check applies
     @Optional() private readonly accounts?: AccountDirectory,
+    // the event-fed deny list (docs/decisions/0029); absent only in bare test modules
+    @Optional() private readonly revocations?: RevocationList,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -63,7 +67,9 @@ export class AccessGuard implements CanActivate {
       return true;
     }
     if (!token) throw AppError.unauthorized('missing token', ErrorCode.MissingToken);
-    const principal = principalFromClaims(this.verifier.verifyAccess(token));
+    const claims = this.verifier.verifyAccess(token);
+    this.revocations?.assertNotRevoked(claims);
+    const principal = principalFromClaims(claims);
     RequestContext.setPrincipal(principal);
     checkRule(rule, principal);
     assertAccountOpen(this.accounts, rule, principal);
@@ -72,7 +78,9 @@ export class AccessGuard implements CanActivate {
 
   private tryAuthenticate(token: string): void {
     try {
-      RequestContext.setPrincipal(principalFromClaims(this.verifier.verifyAccess(token)));
+      const claims = this.verifier.verifyAccess(token);
+      this.revocations?.assertNotRevoked(claims);
+      RequestContext.setPrincipal(principalFromClaims(claims));
     } catch {
       /* public route: an invalid token is simply ignored */
     }

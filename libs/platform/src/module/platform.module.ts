@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit, Inject } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { followRealtimeRevocations, registerRevocationConsumer, RevocationList } from '../auth/revocations';
 import { TokenVerifier } from '../auth/tokens';
 import { EventBus } from '../bus/event-bus';
 import { AccessGuard } from '../http/access.guard';
@@ -67,16 +68,24 @@ class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicatio
     @Inject(DEAD_LETTER_POOL) private readonly deadLetterPool: DeadLetterPool,
     @Inject(DeadLetterStore) private readonly deadLetters: DeadLetterStore,
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(RevocationList) private readonly revocations: RevocationList,
   ) {}
 
   private replayer?: DeadLetterReplayer;
+  private stopRealtimeRevocations?: () => Promise<void>;
 
   // Every process keeps its own directory and so needs every customer event: one group per process (the host name
   // is the pod name in k8s), subscribed before the bus starts.
   async onModuleInit(): Promise<void> {
     // Given-up events go to their service's dead_letter table (groups are named `<service>.<purpose>`).
     if (this.deadLetterPool.pool) this.bus.useDeadLetters(this.deadLetters);
-    if (!this.followAccounts) return;
+    if (!this.followAccounts) {
+      // No event bus (the standalone gateway): revocations come from auth's mirror on the realtime fan-out.
+      this.stopRealtimeRevocations = await followRealtimeRevocations(this.realtime, this.revocations);
+      return;
+    }
+    // The deny list of the access guard: every process needs every revocation (a group per process and boot).
+    await registerRevocationConsumer(this.bus, this.revocations, this.processName);
     await registerAccountDirectoryConsumer(this.bus, this.accounts, `${this.processName}.account-directory.${hostname()}`);
   }
   // Consumers subscribe during module init; the bus starts delivering once every module is ready.
@@ -91,6 +100,7 @@ class BusLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicatio
     // Realtime is closed even when the bus fails to stop cleanly.
     try {
       await this.replayer?.stop();
+      await this.stopRealtimeRevocations?.().catch(() => undefined);
       await this.bus.stop();
     } finally {
       await this.realtime.close();
@@ -123,6 +133,7 @@ export class PlatformModule {
         { provide: PROCESS_NAME, useValue: d.processName },
         { provide: DATA_DIR, useValue: d.dataDir },
         { provide: AccountDirectory, useValue: new InMemoryAccountDirectory() },
+        { provide: RevocationList, useValue: new RevocationList() },
         { provide: FOLLOW_ACCOUNTS, useValue: d.followAccounts ?? true },
         { provide: DEAD_LETTER_POOL, useValue: new DeadLetterPool(d.databaseUrl) },
         {
@@ -134,7 +145,7 @@ export class PlatformModule {
         { provide: APP_GUARD, useClass: AccessGuard },
         BusLifecycle,
       ],
-      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, DeadLetterStore, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, AccountDirectory, DiscoveryModule],
+      exports: [EventBus, RealtimeFanout, Mailer, TokenVerifier, DATABASE_URL, DeadLetterStore, PROCESS_ROLES, PROCESS_NAME, DATA_DIR, AccountDirectory, RevocationList, DiscoveryModule],
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, isPermission, Permission, type Violation } from '@switchboard/contracts';
+import { ApiKeyDeletedV1, ErrorCode, isPermission, Permission, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult, type Principal } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { AuditAction, type AccountEntity, type ApiKeyEntity } from '../entities';
@@ -182,9 +182,11 @@ export class ApiKeyService {
     const actor = await this.actors.resolve(p);
     const key = await this.find(actor, id);
     this.actors.assertCanGrant(actor, key.permissions, 'delete an API key');
-    await this.uow.run(async (m) => {
+    await this.uow.run(async (m, emit) => {
       await this.keys.delete(actor.accountId, key.id, m);
       await this.record(m, actor, AuditAction.ApiKeyDeleted, key.id);
+      // every service refuses the access tokens the key was exchanged for (wall-clock time, like their `iat`)
+      emit(ApiKeyDeletedV1, { apiKeyId: key.id, accountId: actor.accountId, deletedAt: new Date().toISOString() }, actor.accountId);
     });
     await this.notifier.changed(actor.accountId, 'api_keys.changed', { apiKeyId: key.id, deleted: true });
   }

@@ -98,7 +98,7 @@ export class ProfileService {
     const user = await this.currentUser(principal, true);
     const snap = await this.access.snapshot(user, principal.accountId);
     if (!snap.accountId) throw AppError.forbidden('no account selected', ErrorCode.AccessDenied);
-    const { token, expiresIn } = this.tokens.signRealtime(user, snap.accountId, principal.impersonatorId ?? null);
+    const { token, expiresIn } = this.tokens.signRealtime(user, snap.accountId, principal.impersonatorId ?? null, principal.sessionId);
     return { url: this.options.realtimeUrl, token, expires_in: expiresIn, accountId: Number(snap.accountId) };
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SessionRevocationReason, TeamMemberStatus, type Violation } from '@switchboard/contracts';
+import { AccessRevocationReason, SessionRevocationReason, TeamMemberStatus, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult, type Principal } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { AuditAction, MembershipStatus, type MembershipStatusValue } from '../entities';
@@ -106,6 +106,8 @@ export class TeamService {
       await this.memberships.update(target.userId, actor.accountId, { platformRoleId: pair.platform?.id ?? null, inboxRoleId: pair.inbox?.id ?? null, status }, m);
       await this.record(m, actor, target.userId, AuditAction.MemberRolesChanged, { platformRoleId: pair.platform?.id ?? null, inboxRoleId: pair.inbox?.id ?? null });
       await this.memberEvents.changed(m, emit, actor.accountId, [target.userId]);
+      // tokens carrying the old roles' permissions are refused in this account at once; a refresh brings the new ones
+      this.tokens.revokeAccess(emit, target.userId, actor.accountId, AccessRevocationReason.RolesChanged);
       return (await this.memberships.member(actor.accountId, target.userId, m)) as MemberRow;
     });
     await this.notifier.changed(actor.accountId, 'team.changed', { userId: target.userId });
@@ -124,7 +126,11 @@ export class TeamService {
       if (!ms) throw AppError.notFound('team member');
       const status = wanted === MembershipStatus.Disabled ? MembershipStatus.Disabled : ms.platformRoleId || ms.inboxRoleId ? MembershipStatus.Active : MembershipStatus.NoRole;
       await this.memberships.update(target.userId, actor.accountId, { status }, m);
-      if (status === MembershipStatus.Disabled) await this.tokens.revokeSessions(m, emit, target.userId, SessionRevocationReason.Admin, actor.accountId);
+      if (status === MembershipStatus.Disabled) {
+        await this.tokens.revokeSessions(m, emit, target.userId, SessionRevocationReason.Admin, actor.accountId);
+        // also the tokens of this account held by sessions that have moved on to another account since
+        this.tokens.revokeAccess(emit, target.userId, actor.accountId, AccessRevocationReason.Disabled);
+      }
       await this.record(m, actor, target.userId, AuditAction.MemberStatusChanged, { from: ms.status, to: status });
       await this.memberEvents.changed(m, emit, actor.accountId, [target.userId]);
       return (await this.memberships.member(actor.accountId, target.userId, m)) as MemberRow;
@@ -140,6 +146,7 @@ export class TeamService {
     await this.uow.run(async (m, emit) => {
       await this.memberships.delete(target.userId, actor.accountId, m);
       await this.tokens.revokeSessions(m, emit, target.userId, SessionRevocationReason.Admin, actor.accountId);
+      this.tokens.revokeAccess(emit, target.userId, actor.accountId, AccessRevocationReason.Removed);
       await this.record(m, actor, target.userId, AuditAction.MemberRemoved, {});
       this.memberEvents.removed(emit, target);
     });

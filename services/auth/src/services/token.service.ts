@@ -1,7 +1,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ErrorCode, SessionRevocationReason, SessionRevokedV1, type SessionRevocationReasonValue } from '@switchboard/contracts';
+import {
+  ErrorCode,
+  SessionRevocationReason,
+  SessionRevokedV1,
+  UserAccessRevokedV1,
+  type AccessRevocationReasonValue,
+  type SessionRevocationReasonValue,
+} from '@switchboard/contracts';
 import { AppError, TokenSigner } from '@switchboard/platform';
 import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
@@ -125,13 +132,23 @@ export class TokenService {
   }
 
   /**
+   * Every service refuses the user's access tokens issued before now: in `accountId` only (roles changed, disabled
+   * in or removed from the account), or everywhere when null. Their sessions go on: a refresh carries what holds now.
+   */
+  revokeAccess(emit: Emit, userId: string, accountId: string | null, reason: AccessRevocationReasonValue): void {
+    // wall-clock time, like the `iat` the signer writes (not the injectable clock)
+    emit(UserAccessRevokedV1, { userId, accountId, notBefore: new Date().toISOString(), reason }, accountId);
+  }
+
+  /**
    * The live-channel token of GET /users/async: the caller's account and nothing else (no permissions, no session,
    * not a super admin), short-lived. Enough for the gateway's /realtime, refused by everything that needs a session.
    */
-  signRealtime(user: UserEntity, accountId: string, impersonatorId: string | null): { token: string; expiresIn: number } {
+  signRealtime(user: UserEntity, accountId: string, impersonatorId: string | null, sessionId?: string): { token: string; expiresIn: number } {
     const ttl = this.options.realtimeTokenTtlSeconds;
+    // The caller's session id, so the gateway closes the live channel when that session is revoked.
     const token = this.signer.signAccess(
-      { sub: user.id, email: user.email, acc: accountId, perms: [], roles: [REALTIME_ROLE], sa: false, sid: randomUUID(), imp: impersonatorId },
+      { sub: user.id, email: user.email, acc: accountId, perms: [], roles: [REALTIME_ROLE], sa: false, sid: sessionId ?? randomUUID(), imp: impersonatorId },
       ttl,
     );
     return { token, expiresIn: ttl };

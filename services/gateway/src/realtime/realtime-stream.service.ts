@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ErrorCode, type RealtimeMessage } from '@switchboard/contracts';
-import { AppError, bearerToken, RealtimeFanout, TokenVerifier } from '@switchboard/platform';
+import { AppError, bearerToken, RealtimeFanout, RevocationList, TokenVerifier, type RevocableClaims } from '@switchboard/platform';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 import { SseStream, type ResyncReason } from './sse-stream';
 import { parseTopics, REALTIME_TOPICS, topicPatterns } from './topics';
@@ -15,6 +15,8 @@ export interface RealtimeRequest {
   lastEventId: string | null;
   /** Token expiry (epoch seconds). */
   expiresAt: number;
+  /** The token's identity, to close the stream when its session or user is revoked. */
+  claims: RevocableClaims;
 }
 
 /**
@@ -34,6 +36,7 @@ export class RealtimeStreamService implements OnModuleDestroy {
     private readonly realtime: RealtimeFanout,
     private readonly verifier: TokenVerifier,
     @Inject(GATEWAY_OPTIONS) options: GatewayOptions,
+    @Optional() private readonly revocations?: RevocationList,
   ) {
     this.heartbeatMs = options.realtime?.heartbeatMs ?? 15_000;
     this.maxQueue = options.realtime?.maxQueue ?? 1000;
@@ -52,6 +55,7 @@ export class RealtimeStreamService implements OnModuleDestroy {
     const token = bearerToken(req, { allowQuery: true });
     if (!token) throw AppError.unauthorized('missing token', ErrorCode.MissingToken);
     const claims = this.verifier.verifyAccess(token);
+    this.revocations?.assertNotRevoked(claims);
     if (!claims.acc) throw AppError.unauthorized('the token carries no account', ErrorCode.InvalidJwt);
     const accountId = String(claims.acc);
     if (!ACCOUNT_ID.test(accountId)) throw AppError.unauthorized('invalid token', ErrorCode.InvalidJwt);
@@ -66,7 +70,7 @@ export class RealtimeStreamService implements OnModuleDestroy {
     const fromQuery = q.lastEventId ?? q.lastEventID;
     const raw = typeof header === 'string' && header ? header : typeof fromQuery === 'string' && fromQuery ? fromQuery : null;
     if (raw !== null && raw.length > 128) throw AppError.validation([{ propertyPath: 'lastEventId', message: 'too long' }]);
-    return { accountId, topics, lastEventId: raw, expiresAt: claims.exp };
+    return { accountId, topics, lastEventId: raw, expiresAt: claims.exp, claims: { sub: claims.sub, acc: claims.acc, sid: claims.sid, iat: claims.iat } };
   }
 
   async stream(req: Request, res: Response, r: RealtimeRequest): Promise<void> {
@@ -95,9 +99,17 @@ export class RealtimeStreamService implements OnModuleDestroy {
       this.open.delete(close);
       timers.forEach((t) => clearTimeout(t));
       removeGapListener();
+      removeRevocationListener();
       sse.close();
       for (const u of unsubscribes.splice(0)) u().catch((e: unknown) => this.logger.warn(`unsubscribe failed: ${String(e)}`));
     };
+    // A revoked session or user loses its live channel at once (docs/decisions/0029); the reconnect is refused.
+    const removeRevocationListener =
+      this.revocations?.onRevoked((rev) => {
+        if (!RevocationList.concerns(rev, r.claims)) return;
+        sse.notice('revoked', { code: ErrorCode.InvalidJwt, message: 'this session has been revoked: sign in again', status: 401 });
+        close();
+      }) ?? (() => undefined);
     this.open.add(close);
     res.on('close', close);
     res.on('error', close);
