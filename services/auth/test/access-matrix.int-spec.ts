@@ -103,6 +103,7 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
     'POST /login_check': { none: 'credentials, no tenant' },
     'POST /login/manual': { none: 'credentials, no tenant' },
     'POST /token_refresh': { none: 'the refresh token names its own session' },
+    'POST /logout': { none: "the caller's own session" },
     'GET /users/connected': { none: "the caller's own profile" },
     'GET /users/async': { none: "the token's account only (checked below)" },
     'PUT /users/connected_update': () => ({ path: '/users/connected_update', body: { customer: Number(B.account) } }),

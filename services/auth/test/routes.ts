@@ -3,6 +3,7 @@ export const ALL_ROUTES = [
   'POST /login_check',
   'POST /login/manual',
   'POST /token_refresh',
+  'POST /logout',
   'GET /users/connected',
   'GET /users/async',
   'PUT /users/connected_update',

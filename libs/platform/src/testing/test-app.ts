@@ -32,6 +32,10 @@ export interface TestAppOptions {
   bus?: EventBus;
   realtime?: RealtimeFanout;
   trustProxy?: string | false;
+  /** As PlatformDrivers.followAccounts: false for a process without an event bus (the standalone gateway). */
+  followAccounts?: boolean;
+  /** Verify (and sign test tokens) with another process's keys, e.g. a gateway in front of a test auth service. */
+  keys?: KeyPair;
 }
 
 /**
@@ -42,14 +46,15 @@ export async function createTestApp(
   build: (ctx: { db: TestDatabase; keys: KeyPair; mailbox: DevMailbox }) => TestAppOptions,
 ): Promise<TestApp> {
   const db = await createTestDatabase();
-  const keys = generateSigningKeys();
+  const generated = generateSigningKeys();
   const mailbox = new DevMailbox();
-  const opts = build({ db, keys, mailbox });
+  const opts = build({ db, keys: generated, mailbox });
+  const keys = opts.keys ?? generated;
   const bus = opts.bus ?? new InMemoryEventBus();
   const realtime = opts.realtime ?? new InMemoryRealtime();
   let builder = Test.createTestingModule({
     imports: [
-      PlatformModule.forRoot({ bus, realtime, mailer: mailbox as Mailer, verifier: new TokenVerifier(keys.publicKey), databaseUrl: db.url, processName: 'test' }),
+      PlatformModule.forRoot({ bus, realtime, mailer: mailbox as Mailer, verifier: new TokenVerifier(keys.publicKey), databaseUrl: db.url, processName: 'test', followAccounts: opts.followAccounts }),
       ...opts.imports,
     ],
   });

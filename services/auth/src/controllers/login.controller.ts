@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '@switchboard/platform';
+import { Authenticated, CurrentPrincipal, Public, type Principal } from '@switchboard/platform';
 import { LoginChallengeDto, LoginCheckDto, LoginManualDto, TokenPairDto, TokenRefreshDto } from '../dtos/login.dto';
 import { RetryAfterInterceptor } from '../http/retry-after.interceptor';
 import { LoginService } from '../services/login.service';
@@ -23,4 +23,8 @@ export class LoginController {
 
   @Post('token_refresh') @Public() @HttpCode(200) @ApiOkResponse({ type: TokenPairDto })
   tokenRefresh(@Body() dto: TokenRefreshDto): Promise<TokenPairDto> { return this.tokens.refresh(dto.refresh_token); }
+
+  /** Signing out: the caller's session ends; its refresh tokens stop at once and every service refuses its access tokens. */
+  @Post('logout') @Authenticated() @HttpCode(204)
+  logout(@CurrentPrincipal() p: Principal): Promise<void> { return this.tokens.signOut(p); }
 }

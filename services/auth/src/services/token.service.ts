@@ -9,7 +9,7 @@ import {
   type AccessRevocationReasonValue,
   type SessionRevocationReasonValue,
 } from '@switchboard/contracts';
-import { AppError, TokenSigner } from '@switchboard/platform';
+import { AppError, TokenSigner, type Principal } from '@switchboard/platform';
 import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
 import type { ApiKeyEntity, SessionFamilyEntity, UserEntity } from '../entities';
@@ -41,6 +41,8 @@ function assertWithinGrant(family: Grant, accountId: string | null): void {
     throw AppError.forbidden('a login-as session stays in the account it was opened for: exit it first', ErrorCode.AccessDenied);
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const hashRefreshToken = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
 
@@ -118,6 +120,18 @@ export class TokenService {
     });
     if ('refused' in outcome) throw invalidRefreshToken(REFUSALS[outcome.refused]);
     return outcome.pair;
+  }
+
+  /** POST /logout: ends the caller's own session (`sid`); an API-key token has no session to end. Idempotent. */
+  async signOut(p: Principal): Promise<void> {
+    const sid = p.sessionId;
+    if (p.kind !== 'user' || !p.userId || !sid || !UUID.test(sid)) return;
+    await this.uow.run(async (m, emit) => {
+      const family = await this.sessions.lockFamily(sid, m);
+      if (!family || family.revokedAt || family.userId !== p.userId) return;
+      await this.sessions.revokeFamily(family.id, SessionRevocationReason.Logout, this.clock.now(), m);
+      emit(SessionRevokedV1, { familyId: family.id, userId: family.userId, reason: SessionRevocationReason.Logout }, p.accountId);
+    });
   }
 
   /**
