@@ -6,6 +6,7 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   login_check: 'auth',
   login: 'auth',
   token_refresh: 'auth',
+  logout: 'auth',
   users: 'auth',
   'login-as': 'auth',
   sso: 'auth',
