@@ -236,7 +236,7 @@ export class RollupConsumer implements OnModuleInit {
     const changed: State[] = [];
     for (const [u, s] of after) {
       const b = before.get(u) as State;
-      if (JSON.stringify(b, bigintJson) === JSON.stringify(s, bigintJson)) continue;
+      if (sameState(b, s)) continue;
       changed.push(s);
       add(b, -1);
       add(s, 1);
@@ -270,8 +270,10 @@ export class RollupConsumer implements OnModuleInit {
   }
 }
 
-function bigintJson(_k: string, v: unknown): unknown {
-  return typeof v === 'bigint' ? v.toString() : v;
+const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency'];
+
+function sameState(a: State, b: State): boolean {
+  return STATE_FIELDS.every((k) => a[k] === b[k]);
 }
 
 async function upsertDeltas(m: EntityManager, table: 'rollup_hour' | 'rollup_day', bucketType: 'timestamptz' | 'date', deltas: Delta[]): Promise<void> {

