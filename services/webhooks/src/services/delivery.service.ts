@@ -16,6 +16,9 @@ import { paramsOf, returned, WebhookService, type WebhookRow } from './webhook.s
 
 export const DESTINATION_REFUSED = 'E-DESTINATION_REFUSED';
 
+/** The request-log values of one attempt, in the order of its INSERT. */
+type SuccessRow = [string, string, string, string, number, string, string | null, string, string | null, number, Date];
+
 interface Claimed {
   id: string;
   account_id: string;
@@ -295,19 +298,55 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return Math.round(base * (0.9 + 0.2 * this.options.random()));
   }
 
+  private successes: Array<{ row: SuccessRow; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private flushScheduled = false;
+
+  /**
+   * Successes are the bulk of the work: the ones that finish in the same turn are written together, one statement for
+   * all (their log rows, the deliveries done and fenced on their attempt, the webhooks' failing clocks stopped).
+   */
+  private recordSuccess(row: SuccessRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.successes.push({ row, resolve, reject });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => void this.flushSuccesses());
+    });
+  }
+
+  private async flushSuccesses(): Promise<void> {
+    const batch = this.successes.splice(0, 1000);
+    this.flushScheduled = this.successes.length > 0;
+    if (this.flushScheduled) setImmediate(() => void this.flushSuccesses());
+    const col = (i: number) => batch.map((b) => b.row[i]);
+    try {
+      await this.ds.query(
+        `WITH v AS (
+           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::int[], $6::jsonb[], $7::jsonb[], $8::int[], $9::timestamptz[])
+             AS t(account_id, webhook_id, delivery_id, event_id, attempt, request, response, duration_ms, sent_at)
+         ), log AS (
+           INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
+           SELECT account_id, webhook_id, delivery_id, event_id, attempt, request, response, 'success', NULL, duration_ms, sent_at FROM v
+         ), hook AS (
+           UPDATE webhooks.webhook SET failing_since = NULL WHERE id IN (SELECT DISTINCT webhook_id FROM v) AND failing_since IS NOT NULL
+         )
+         UPDATE webhooks.delivery d SET state = 'succeeded', lease_until = NULL, finished_at = $10
+           FROM v WHERE d.id = v.delivery_id AND d.state = 'delivering' AND d.attempts = v.attempt`,
+        [col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(9), col(10), this.clock.now()],
+      );
+      for (const b of batch) b.resolve();
+    } catch (e) {
+      for (const b of batch) b.reject(e);
+    }
+  }
+
   private async record(c: Claimed, hook: WebhookRow, req: SentRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
     const now = this.clock.now();
     const log = [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt];
     const insertLog = `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
     if (out.status === 'success') {
-      // the common case in one statement (one round trip, atomic): the log row, the delivery done, the failing clock stopped
-      await this.ds.query(
-        `WITH log AS (${insertLog}),
-              hook AS (UPDATE webhooks.webhook SET failing_since = NULL WHERE id = $2 AND failing_since IS NOT NULL)
-         UPDATE webhooks.delivery SET state = 'succeeded', lease_until = NULL, finished_at = $12 WHERE id = $3 AND state = 'delivering' AND attempts = $5`,
-        [...log, now],
-      );
+      await this.recordSuccess(log as SuccessRow);
       return;
     }
     await this.ds.transaction(async (m) => {
