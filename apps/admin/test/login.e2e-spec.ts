@@ -138,6 +138,10 @@ function startFake(): Promise<Fake> {
       return send(res, 200, issue(s));
     }
     if (!session || expired) return unauthorized(res);
+    if (req.method === 'POST' && route === '/logout') {
+      res.writeHead(204);
+      return res.end();
+    }
     if (req.method === 'GET' && route === '/users/connected') return send(res, 200, profileOf(session));
     if (req.method === 'PUT' && route === '/users/connected_update') {
       const user = USERS.find((u) => u.id === session.userId)!;
@@ -479,6 +483,20 @@ describe('admin login (browser)', () => {
     await page.getByTestId('access-denied-modal').getByText('Access denied').waitFor();
     await shot(page, 'access-denied');
     expect(fake.calls.some((c) => c.path === '/users/connected_update')).toBe(false);
+  });
+
+  it('signing out ends the session on the server (POST /api/logout with its token) and shows /login', async () => {
+    await signIn(page, fake.url, 'john@example.com');
+    await page.getByTestId('pin-step').waitFor();
+    await page.keyboard.type(PIN);
+    await page.waitForURL('**/select-account');
+    const token = await storedToken(page);
+    expect(token).toBeTruthy();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL('**/login');
+    await waitForAsync(async () => fake.calls.some((c) => c.method === 'POST' && c.path === '/logout'), 5000);
+    expect(fake.calls.find((c) => c.path === '/logout')?.auth).toBe(`Bearer ${token}`);
+    await expect(storedToken(page)).resolves.toBeNull();
   });
 
   it('refreshes a token about to expire, and logs out to /login when the refresh fails', async () => {
