@@ -1,10 +1,11 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { Permission, Topics } from '@switchboard/contracts';
-import { Authenticated, CurrentPrincipal, type Principal } from '@switchboard/platform';
+import { Authenticated, CurrentPrincipal, RevocationList, TokenVerifier, type Principal } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { openSse } from '../services/gateway/test/sse-client';
 import { claimsOf, startAuth, type AuthTestApp } from '../services/auth/test/support';
+import { RevocationSnapshotLoader } from '../services/auth/src/consumers/revocation-mirror.consumer';
 
 /** Another service: any route behind the platform's guard. */
 @Controller('probe')
@@ -165,6 +166,21 @@ describe('revocation: every service refuses a revoked access token, and the gate
     expect(await viaOther(exchanged.body.token)).toBe(200);
     expect((await auth.call('DELETE', `/api_keys/${key.body.id}`, { token: ownerToken })).status).toBe(204);
     await refused(() => viaOther(exchanged.body.token), 'the other service');
+  });
+
+  it('a restarted process forgets no revocation: its deny list is reloaded from what auth committed', async () => {
+    const loggedOut = await member();
+    const demoted = await member();
+    expect((await auth.call('POST', '/logout', { token: loggedOut.session.token })).status).toBe(204);
+    expect((await auth.call('POST', '/users/roles', { token: ownerToken, body: { userId: Number(demoted.id), user_roles_ids: [Number(editorRole)] } })).status).toBe(200);
+    const bystander = await member();
+    // a fresh, empty list as a restarted process has, loaded the way auth's module loads it on boot
+    const restarted = new RevocationList();
+    expect(await auth.t.app.get(RevocationSnapshotLoader).load(restarted)).toBeGreaterThanOrEqual(2);
+    const verify = (token: string) => new TokenVerifier(auth.t.keys.publicKey).verifyAccess(token);
+    expect(restarted.reason(verify(loggedOut.session.token))).not.toBeNull();
+    expect(restarted.reason(verify(demoted.session.token))).not.toBeNull();
+    expect(restarted.reason(verify(bystander.session.token))).toBeNull();
   });
 
   it('signing out closes the open event stream of that session at the gateway, and a reconnect is refused', async () => {

@@ -5,7 +5,7 @@ import { AUTH_CONNECTION, AUTH_OPTIONS, createCaptchaVerifier, createClock, reso
 import { CaptchaVerifier } from './captcha';
 import { Clock } from './clock';
 import { AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
-import { RevocationMirrorConsumer } from './consumers/revocation-mirror.consumer';
+import { RevocationMirrorConsumer, RevocationSnapshotLoader } from './consumers/revocation-mirror.consumer';
 import { ApiKeyController } from './controllers/api-key.controller';
 import { InviteController } from './controllers/invite.controller';
 import { LoginAsController } from './controllers/login-as.controller';
@@ -118,6 +118,7 @@ export class AuthModule {
         ApiKeyService,
         AccountsReadModelConsumer,
         RevocationMirrorConsumer,
+        RevocationSnapshotLoader,
         AuthBootstrapService,
       ],
       exports: [AuthBootstrapService],
