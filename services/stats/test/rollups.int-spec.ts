@@ -137,6 +137,34 @@ describe('stats: rollups from the messaging events', () => {
     const expected = recompute(msgs, finals, refunds, accepts, tz);
     expect(await rollups('rollup_day', [A, B])).toEqual(expected.day);
     expect(await rollups('rollup_hour', [A, B])).toEqual(expected.hour);
+    // the day rollup without sender and country (the main figures over long ranges) is the day rollup summed
+    const streamDays = new Map<string, Row>();
+    for (const [k, v] of expected.day) {
+      const [acc, day, streamId, , , status, currency] = k.split('|');
+      const key = [acc, day, streamId, status, currency].join('|');
+      const r0 = streamDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
+      streamDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
+    }
+    const got = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+      `SELECT concat_ws('|', account_id, bucket, stream_id, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+         FROM stats.rollup_day_stream WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+      [[A, B]],
+    );
+    expect(new Map(got.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))).toEqual(streamDays);
+    // and without sender, per country (the top destinations over long ranges)
+    const countryDays = new Map<string, Row>();
+    for (const [k, v] of expected.day) {
+      const [acc, day, streamId, , iso2, status, currency] = k.split('|');
+      const key = [acc, day, streamId, iso2, status, currency].join('|');
+      const r0 = countryDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
+      countryDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
+    }
+    const gotCountries = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+      `SELECT concat_ws('|', account_id, bucket, stream_id, iso2, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+         FROM stats.rollup_day_country WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+      [[A, B]],
+    );
+    expect(new Map(gotCountries.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))).toEqual(countryDays);
 
     // and the dashboard over everything says the same, to the message and to the micro-unit
     const all = await s.call<DashboardMainDto>('POST', '/dashboard_statistics/main', { token: s.token(A), body: { type: 'all' } });

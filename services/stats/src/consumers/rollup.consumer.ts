@@ -267,6 +267,27 @@ export class RollupConsumer implements OnModuleInit {
     }
     await upsertDeltas(m, 'rollup_hour', 'timestamptz', [...hours.values()]);
     await upsertDeltas(m, 'rollup_day', 'date', [...days.values()]);
+    // the same day deltas without sender and country, for the main figures over long ranges
+    const streamDays = new Map<string, Delta>();
+    for (const d of days.values()) {
+      const k = `${d.account}|${d.bucket}|${d.stream}|${d.status}|${d.currency}`;
+      const t = streamDays.get(k) ?? { ...d, sender: '', iso2: '', messages: 0, parts: 0, cost: 0n };
+      t.messages += d.messages;
+      t.parts += d.parts;
+      t.cost += d.cost;
+      streamDays.set(k, t);
+    }
+    await upsertStreamDays(m, [...streamDays.values()]);
+    const countryDays = new Map<string, Delta>();
+    for (const d of days.values()) {
+      const k = `${d.account}|${d.bucket}|${d.stream}|${d.iso2}|${d.status}|${d.currency}`;
+      const t = countryDays.get(k) ?? { ...d, sender: '', messages: 0, parts: 0, cost: 0n };
+      t.messages += d.messages;
+      t.parts += d.parts;
+      t.cost += d.cost;
+      countryDays.set(k, t);
+    }
+    await upsertCountryDays(m, [...countryDays.values()]);
   }
 }
 
@@ -289,6 +310,49 @@ async function upsertDeltas(m: EntityManager, table: 'rollup_hour' | 'rollup_day
       live.map((d) => d.bucket),
       live.map((d) => d.stream),
       live.map((d) => d.sender),
+      live.map((d) => d.iso2),
+      live.map((d) => d.status),
+      live.map((d) => d.currency),
+      live.map((d) => d.messages),
+      live.map((d) => d.parts),
+      live.map((d) => d.cost.toString()),
+    ],
+  );
+}
+
+async function upsertStreamDays(m: EntityManager, deltas: Delta[]): Promise<void> {
+  const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
+  if (live.length === 0) return;
+  await m.query(
+    `INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+     SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
+     ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE
+       SET messages = r.messages + EXCLUDED.messages, parts = r.parts + EXCLUDED.parts, cost_micros = r.cost_micros + EXCLUDED.cost_micros`,
+    [
+      live.map((d) => d.account),
+      live.map((d) => d.bucket),
+      live.map((d) => d.stream),
+      live.map((d) => d.status),
+      live.map((d) => d.currency),
+      live.map((d) => d.messages),
+      live.map((d) => d.parts),
+      live.map((d) => d.cost.toString()),
+    ],
+  );
+}
+
+async function upsertCountryDays(m: EntityManager, deltas: Delta[]): Promise<void> {
+  const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
+  if (live.length === 0) return;
+  await m.query(
+    `INSERT INTO stats.rollup_day_country AS r (account_id, bucket, stream_id, iso2, status, currency, messages, parts, cost_micros)
+     SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[])
+     ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE
+       SET messages = r.messages + EXCLUDED.messages, parts = r.parts + EXCLUDED.parts, cost_micros = r.cost_micros + EXCLUDED.cost_micros`,
+    [
+      live.map((d) => d.account),
+      live.map((d) => d.bucket),
+      live.map((d) => d.stream),
       live.map((d) => d.iso2),
       live.map((d) => d.status),
       live.map((d) => d.currency),

@@ -127,7 +127,7 @@ export class ReportService {
     const key = JSON.stringify(['top', scope.cost, body.type ?? body.timeSlice ?? null, body.start ?? null, body.end ?? null, filters, limit, body.date ?? null]);
     const { value, cached } = await this.cache.get(scope.account, key, async () => {
       const range = await this.range(body, scope.timeZone);
-      const { table, where, params } = this.where(scope, range, filters);
+      const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_country' : 'rollup_hour');
       const rows = await this.ds.query<Row[]>(
         `SELECT iso2, status, currency, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
            FROM stats.${table} WHERE ${where} GROUP BY iso2, status, currency`,
@@ -161,7 +161,7 @@ export class ReportService {
   }
 
   private async computeMain(scope: Scope, range: Range, filters: Filters): Promise<Omit<DashboardMainDto, 'cached'>> {
-    const { table, where, params } = this.where(scope, range, filters);
+    const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_stream' : 'rollup_hour');
     const rows = await this.ds.query<Row[]>(
       `SELECT stream_id::text AS stream, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
          FROM stats.${table} WHERE ${where} GROUP BY stream_id, status, currency`,
@@ -219,14 +219,14 @@ export class ReportService {
     else if (range.start === null && range.endExclusive === null) {
       const scopeArgs = scope.accounts === null ? [] : [scope.accounts];
       const [b] = await this.ds.query<Array<{ lo: string | null; hi: string | null }>>(
-        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.rollup_day ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
+        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.rollup_day_stream ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
         scopeArgs,
       );
       span = b.lo && b.hi ? Date.parse(b.hi) - Date.parse(b.lo) + 86_400_000 : 0;
     }
     const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
     const useHours = grain === 'hour' || !range.dayAligned;
-    const { where, params } = this.where(scope, range, filters, useHours ? 'rollup_hour' : 'rollup_day');
+    const { where, params } = this.where(scope, range, filters, useHours ? 'rollup_hour' : 'rollup_day_stream');
     const tzParam = `$${params.length + 1}`;
     const bucketExpr = useHours
       ? grain === 'hour'
@@ -240,7 +240,7 @@ export class ReportService {
     const args = useHours && grain !== 'hour' ? [...params, scope.timeZone] : params;
     const rows = await this.ds.query<Row[]>(
       `SELECT ${bucketExpr} AS b, status, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
-         FROM stats.${useHours ? 'rollup_hour' : 'rollup_day'} WHERE ${where} GROUP BY 1, status ORDER BY 1`,
+         FROM stats.${useHours ? 'rollup_hour' : 'rollup_day_stream'} WHERE ${where} GROUP BY 1, status ORDER BY 1`,
       args,
     );
     const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
@@ -260,7 +260,7 @@ export class ReportService {
     return { grain, series };
   }
 
-  private where(scope: Scope, range: Range, filters: Filters, forced?: 'rollup_hour' | 'rollup_day'): { table: string; where: string; params: unknown[] } {
+  private where(scope: Scope, range: Range, filters: Filters, forced?: 'rollup_hour' | 'rollup_day' | 'rollup_day_stream' | 'rollup_day_country'): { table: string; where: string; params: unknown[] } {
     const table = forced ?? (range.dayAligned ? 'rollup_day' : 'rollup_hour');
     const params: unknown[] = [];
     const parts: string[] = [];
@@ -268,7 +268,7 @@ export class ReportService {
       params.push(scope.accounts);
       parts.push(`account_id = ANY($${params.length}::bigint[])`);
     }
-    const day = table === 'rollup_day';
+    const day = table !== 'rollup_hour';
     const lo = day ? range.startDay : range.start;
     const hi = day ? range.endDayExclusive : range.endExclusive;
     if (lo !== null) {
