@@ -158,6 +158,23 @@ describe('revocation: every service refuses a revoked access token, and the gate
     expect(await viaGateway(fresh.body.token)).toBe(200);
   });
 
+  it("a role's permissions edited or the role deleted: its holders' tokens are refused, other members' are not", async () => {
+    const role = (await auth.seed.createRole({ accountId: account, name: 'Edited', permissions: ['STREAM_VIEW', 'CAMPAIGN_VIEW'] })).id;
+    const holder = await member();
+    expect((await auth.call('POST', '/users/roles', { token: ownerToken, body: { userId: Number(holder.id), user_roles_ids: [Number(role)] } })).status).toBe(200);
+    const afterAssign = await auth.call<{ token: string; refresh_token: string }>('POST', '/token_refresh', { body: { refresh_token: holder.session.refresh_token } });
+    expect(await viaOther(afterAssign.body.token)).toBe(200);
+    const other2 = await member();
+    expect((await auth.call('PUT', `/user_roles/${role}`, { token: ownerToken, body: { permissions: ['STREAM_VIEW'] } })).status).toBe(200);
+    await expectRefusedEverywhere(afterAssign.body.token);
+    expect(await viaOther(other2.session.token)).toBe(200);
+    const fresh = await auth.call<{ token: string; refresh_token: string }>('POST', '/token_refresh', { body: { refresh_token: afterAssign.body.refresh_token } });
+    expect(claimsOf(fresh.body.token).perms).not.toContain('CAMPAIGN_VIEW');
+    expect(await viaOther(fresh.body.token)).toBe(200);
+    expect((await auth.call('DELETE', `/user_roles/${role}`, { token: ownerToken })).status).toBe(204);
+    await expectRefusedEverywhere(fresh.body.token);
+  });
+
   it('an API key deleted: the access token it was exchanged for is refused everywhere', async () => {
     const key = await auth.call<{ id: number; apiKey: string }>('POST', '/api_keys', { token: ownerToken, body: { name: 'Revoked', permissions: ['STREAM_VIEW'] } });
     expect(key.status).toBe(201);

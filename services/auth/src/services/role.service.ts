@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  AccessRevocationReason,
   isPermission,
   parseRoleType,
   PERMISSION_GROUPS,
@@ -21,6 +22,7 @@ import { ActorService, type Actor } from './actor.service';
 import { AuthUnitOfWork, type Emit } from './auth-events.service';
 import { MemberEvents } from './member-events.service';
 import { TeamNotifier } from './team-notifier.service';
+import { emitAccessRevoked } from './token.service';
 
 /** Spec 3, Role: `roleType` as its number (platform 1, inbox 2). */
 export interface RoleDto {
@@ -196,7 +198,10 @@ export class RoleService {
       const touched = await this.memberships.detachRole(role.id, m);
       await this.invites.detachRole(role.id, m);
       this.memberEvents.role(emit, { ...role, isDeleted: true });
-      await this.memberEvents.changed(m, emit, actor.accountId, touched.filter((t) => t.accountId === actor.accountId).map((t) => t.userId));
+      const holders = touched.filter((t) => t.accountId === actor.accountId).map((t) => t.userId);
+      await this.memberEvents.changed(m, emit, actor.accountId, holders);
+      // their tokens carry the deleted role's permissions: refused at once, a refresh carries what is left
+      for (const userId of new Set(holders)) emitAccessRevoked(emit, userId, actor.accountId, AccessRevocationReason.RolesChanged);
     });
     await this.notifier.changed(actor.accountId, 'roles.changed', { roleId: role.id, deleted: true });
   }
@@ -257,6 +262,10 @@ export class RoleService {
     const holders = await this.memberships.holdersOf(roleIds, m);
     const byAccount = new Map<string, string[]>();
     for (const h of holders) byAccount.set(h.accountId, [...(byAccount.get(h.accountId) ?? []), h.userId]);
-    for (const [accountId, userIds] of byAccount) await this.memberEvents.changed(m, emit, accountId, userIds);
+    for (const [accountId, userIds] of byAccount) {
+      await this.memberEvents.changed(m, emit, accountId, userIds);
+      // their tokens carry the role's old permissions: refused at once, a refresh carries the new ones
+      for (const userId of new Set(userIds)) emitAccessRevoked(emit, userId, accountId, AccessRevocationReason.RolesChanged);
+    }
   }
 }

@@ -42,6 +42,12 @@ function assertWithinGrant(family: Grant, accountId: string | null): void {
   }
 }
 
+/** `auth.user.access_revoked`: see TokenService.revokeAccess. */
+export function emitAccessRevoked(emit: Emit, userId: string, accountId: string | null, reason: AccessRevocationReasonValue): void {
+  // wall-clock time, like the `iat` the signer writes (not the injectable clock)
+  emit(UserAccessRevokedV1, { userId, accountId, notBefore: new Date().toISOString(), reason }, accountId);
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const hashRefreshToken = (raw: string): string => createHash('sha256').update(raw, 'utf8').digest('hex');
@@ -150,8 +156,7 @@ export class TokenService {
    * in or removed from the account), or everywhere when null. Their sessions go on: a refresh carries what holds now.
    */
   revokeAccess(emit: Emit, userId: string, accountId: string | null, reason: AccessRevocationReasonValue): void {
-    // wall-clock time, like the `iat` the signer writes (not the injectable clock)
-    emit(UserAccessRevokedV1, { userId, accountId, notBefore: new Date().toISOString(), reason }, accountId);
+    emitAccessRevoked(emit, userId, accountId, reason);
   }
 
   /**
