@@ -185,6 +185,29 @@ describe('revocation: every service refuses a revoked access token, and the gate
     await refused(() => viaOther(exchanged.body.token), 'the other service');
   });
 
+  it("an API key deactivated, regenerated or narrowed: the tokens exchanged before are refused, the key's new ones work", async () => {
+    const key = await auth.call<{ id: number; apiKey: string }>('POST', '/api_keys', { token: ownerToken, body: { name: 'Changing', permissions: ['STREAM_VIEW', 'CAMPAIGN_VIEW'] } });
+    const exchange = async (secret: string) => (await auth.call<{ token: string }>('POST', '/api_keys/token', { headers: { 'x-api-key': secret } })).body.token;
+    const first = await exchange(key.body.apiKey);
+    expect(await viaOther(first)).toBe(200);
+    expect((await auth.call('PUT', `/api_keys/${key.body.id}`, { token: ownerToken, body: { permissions: ['STREAM_VIEW'] } })).status).toBe(200);
+    await refused(() => viaOther(first), 'the other service (permissions changed)');
+    const second = await exchange(key.body.apiKey);
+    expect(claimsOf(second).perms).toEqual(['STREAM_VIEW']);
+    expect(await viaOther(second)).toBe(200);
+    const regenerated = await auth.call<{ apiKey: string }>('POST', `/api_keys/${key.body.id}/regenerate`, { token: ownerToken });
+    expect(regenerated.status).toBe(200);
+    await refused(() => viaOther(second), 'the other service (regenerated)');
+    const third = await exchange(regenerated.body.apiKey);
+    expect(await viaOther(third)).toBe(200);
+    // a change that narrows nothing (the name) revokes nothing
+    expect((await auth.call('PUT', `/api_keys/${key.body.id}`, { token: ownerToken, body: { name: 'Renamed' } })).status).toBe(200);
+    await auth.events();
+    expect(await viaOther(third)).toBe(200);
+    expect((await auth.call('PUT', `/api_keys/${key.body.id}`, { token: ownerToken, body: { active: 0 } })).status).toBe(200);
+    await refused(() => viaOther(third), 'the other service (deactivated)');
+  });
+
   it('a restarted process forgets no revocation: its deny list is reloaded from what auth committed', async () => {
     const loggedOut = await member();
     const demoted = await member();

@@ -139,4 +139,21 @@ export const ApiKeyDeletedV1 = defineEvent({
   schema: z.object({ apiKeyId: id, accountId: id, deletedAt: z.string().datetime() }),
 });
 
-export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1, UserAccessRevokedV1, ApiKeyDeletedV1] as const;
+/**
+ * An API key was deactivated, regenerated or had its permissions changed: the access tokens it was exchanged for
+ * before `notBefore` are refused at once; a new exchange (if the key still works) carries what holds now.
+ */
+export const ApiKeyRevokedV1 = defineEvent({
+  type: 'auth.api_key.revoked',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => d.apiKeyId,
+  schema: z.object({
+    apiKeyId: id,
+    accountId: id,
+    notBefore: z.string().datetime(),
+    reason: z.enum(['deactivated', 'regenerated', 'permissions_changed']),
+  }),
+});
+
+export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1, UserAccessRevokedV1, ApiKeyDeletedV1, ApiKeyRevokedV1] as const;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { ApiKeyDeletedV1, ErrorCode, SessionRevokedV1, Topics, UserAccessRevokedV1, type EventEnvelope, type RealtimeMessage } from '@switchboard/contracts';
+import { ApiKeyDeletedV1, ApiKeyRevokedV1, ErrorCode, SessionRevokedV1, Topics, UserAccessRevokedV1, type EventEnvelope, type RealtimeMessage } from '@switchboard/contracts';
 import type { EventBus } from '../bus/event-bus';
 import { AppError } from '../errors/app-error';
 import type { RealtimeFanout } from '../realtime/realtime';
@@ -15,7 +15,7 @@ export const MAX_ACCESS_TOKEN_LIFETIME_MS = 15 * 60_000;
 /** Where auth mirrors revocations on the realtime fan-out, for processes without an event bus (the gateway). */
 export const REVOCATION_SUBJECT = 'sys.revocations';
 
-export const REVOCATION_EVENT_TYPES: readonly string[] = Object.freeze([SessionRevokedV1.type, UserAccessRevokedV1.type, ApiKeyDeletedV1.type]);
+export const REVOCATION_EVENT_TYPES: readonly string[] = Object.freeze([SessionRevokedV1.type, UserAccessRevokedV1.type, ApiKeyDeletedV1.type, ApiKeyRevokedV1.type]);
 
 /** `sub` of the tokens an API key is exchanged for. */
 export const apiKeySubject = (apiKeyId: string): string => `apikey:${apiKeyId}`;
@@ -133,6 +133,10 @@ export function revocationFromEvent(event: Pick<EventEnvelope, 'type' | 'version
     case ApiKeyDeletedV1.type: {
       const d = ApiKeyDeletedV1.schema.safeParse(event.data);
       return d.success ? { kind: 'subject', sub: apiKeySubject(d.data.apiKeyId), accountId: null, notBefore: ms(d.data.deletedAt) } : null;
+    }
+    case ApiKeyRevokedV1.type: {
+      const d = ApiKeyRevokedV1.schema.safeParse(event.data);
+      return d.success ? { kind: 'subject', sub: apiKeySubject(d.data.apiKeyId), accountId: null, notBefore: ms(d.data.notBefore) } : null;
     }
     default:
       return null;

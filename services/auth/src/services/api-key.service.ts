@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyDeletedV1, ErrorCode, isPermission, Permission, type Violation } from '@switchboard/contracts';
+import { ApiKeyDeletedV1, ApiKeyRevokedV1, ErrorCode, isPermission, Permission, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult, type Principal } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { AuditAction, type AccountEntity, type ApiKeyEntity } from '../entities';
@@ -159,7 +159,17 @@ export class ApiKeyService {
     if (v.ipAcl !== undefined) patch.ipAcl = v.ipAcl;
     if (v.permissions !== undefined) patch.permissions = v.permissions;
     if (v.active !== undefined) patch.active = v.active;
-    await this.keys.update(actor.accountId, key.id, patch);
+    // tokens exchanged before a deactivation or a permission change are refused at once (docs/decisions/0029)
+    const reason =
+      v.active === false && key.active
+        ? ('deactivated' as const)
+        : v.permissions !== undefined && !samePermissions(v.permissions, key.permissions)
+          ? ('permissions_changed' as const)
+          : null;
+    await this.uow.run(async (m, emit) => {
+      await this.keys.update(actor.accountId, key.id, patch, m);
+      if (reason) emit(ApiKeyRevokedV1, { apiKeyId: key.id, accountId: actor.accountId, notBefore: new Date().toISOString(), reason }, actor.accountId);
+    });
     await this.notifier.changed(actor.accountId, 'api_keys.changed', { apiKeyId: key.id });
     return toDto((await this.keys.findInAccount(actor.accountId, key.id)) as ApiKeyEntity);
   }
@@ -171,9 +181,11 @@ export class ApiKeyService {
     const key = await this.find(actor, id);
     this.actors.assertCanGrant(actor, key.permissions, 'change an API key');
     const plain = `${API_KEY_PREFIX}${newSecret()}`;
-    await this.uow.run(async (m) => {
+    await this.uow.run(async (m, emit) => {
       await this.keys.update(actor.accountId, key.id, { keyHash: sha256Hex(plain), keyPrefix: plain.slice(0, 9), updatedAt: this.clock.now() }, m);
       await this.record(m, actor, AuditAction.ApiKeyRegenerated, key.id);
+      // the old secret's tokens go with it
+      emit(ApiKeyRevokedV1, { apiKeyId: key.id, accountId: actor.accountId, notBefore: new Date().toISOString(), reason: 'regenerated' as const }, actor.accountId);
     });
     return toDto((await this.keys.findInAccount(actor.accountId, key.id)) as ApiKeyEntity, plain);
   }
@@ -259,3 +271,5 @@ export class ApiKeyService {
     );
   }
 }
+
+const samePermissions = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
