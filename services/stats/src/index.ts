@@ -4,3 +4,4 @@ export { statsConfigSchema, statsModuleOptionsFromConfig, loadStatsConfig, type 
 export { STATS_MIGRATIONS } from './migrations';
 export { RollupConsumer } from './consumers/rollup.consumer';
 export { ReportService } from './services/report.service';
+export { rebuildRollups } from './rebuild';
