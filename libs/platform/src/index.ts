@@ -14,3 +14,4 @@ export * from './health/health';
 export * from './tenancy/account-directory';
 export * from './crypto';
 export * from './deadletter';
+export * from './time/clock';

@@ -1,27 +1,2 @@
-/** The time the stream rules run on (OTP expiry and cool-down, token buckets, duplicate and idempotency windows). Tests move a ManualClock. */
-export abstract class Clock {
-  abstract now(): Date;
-}
-
-export class SystemClock extends Clock {
-  now(): Date {
-    return new Date();
-  }
-}
-
-export class ManualClock extends Clock {
-  private t: number;
-  constructor(start: Date | number = Date.now()) {
-    super();
-    this.t = typeof start === 'number' ? start : start.getTime();
-  }
-  now(): Date {
-    return new Date(this.t);
-  }
-  advance(ms: number): void {
-    this.t += ms;
-  }
-  set(at: Date | number): void {
-    this.t = typeof at === 'number' ? at : at.getTime();
-  }
-}
+// The platform's one clock (OTP expiry and cool-down, token buckets, duplicate and idempotency windows); kept here so the service's imports stay short.
+export { Clock, ManualClock, SystemClock } from '@switchboard/platform';
