@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
+import { ActiveWebhooks } from './services/active-webhooks';
 import { WebhookRequestsController, WebhooksController } from './controllers/webhooks.controller';
 import { WEBHOOKS_MIGRATIONS } from './migrations';
 import { DeliveryService } from './services/delivery.service';
@@ -34,7 +35,7 @@ export class WebhooksModule {
         }),
       ],
       controllers: [WebhooksController, WebhookRequestsController],
-      providers: [{ provide: WEBHOOKS_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, WebhookService, DeliveryService, WebhookEventsConsumer],
+      providers: [{ provide: WEBHOOKS_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, WebhookService, DeliveryService, WebhookEventsConsumer, ActiveWebhooks],
       exports: [DeliveryService],
     };
   }

@@ -212,6 +212,17 @@ describe('webhooks', () => {
       await deactivateAll();
     });
 
+    it('spends nothing on an account without a webhook for the trigger, and a webhook created then gets the next event', async () => {
+      const C = '73';
+      const before = await a.publish(MessageStatusChangedV1, { ...status(), accountId: C });
+      expect(await a.sql(`SELECT 1 FROM webhooks.processed_events WHERE event_id = $1`, [before.id])).toEqual([]);
+      await create(C, {});
+      const after = await a.publish(MessageStatusChangedV1, { ...status(), accountId: C });
+      await a.deliveries.runOnce();
+      expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([after.id]);
+      await deactivateAll();
+    });
+
     it('queues one delivery per event however often the event arrives', async () => {
       await create(A, {});
       const id = randomUUID();

@@ -5,6 +5,7 @@ import { LinkClickedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1,
 import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { triggerFor } from '../delivery/payloads';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_SCHEMA } from '../webhooks.options';
+import { ActiveWebhooks } from './active-webhooks';
 import { DeliveryService } from './delivery.service';
 
 export const DELIVERIES_GROUP = 'webhooks.deliveries';
@@ -21,6 +22,7 @@ export class WebhookEventsConsumer implements OnModuleInit {
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly deliveries: DeliveryService,
+    private readonly active: ActiveWebhooks,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -38,6 +40,8 @@ export class WebhookEventsConsumer implements OnModuleInit {
     const t = triggerFor(e);
     if (!t) return;
     const accountId = (e.data as { accountId: string }).accountId;
+    // nothing to queue and nothing to remember: an account without a webhook for this trigger costs no transaction
+    if (!(await this.active.has(String(accountId), t.trigger))) return;
     let queued = 0;
     await IdempotentConsumer.handleOnce(this.ds, WEBHOOKS_SCHEMA, DELIVERIES_GROUP, e, async (m) => {
       queued = await this.deliveries.enqueue(m, { eventId: e.id, accountId, trigger: t.trigger, streamId: t.streamId, eventType: e.type, build: t.build });

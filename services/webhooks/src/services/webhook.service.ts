@@ -9,6 +9,7 @@ import { checkUrlShape, classifyAddressForUrl, DestinationRefused } from '../del
 import { newSigningSecret } from '../delivery/signature';
 import type { WebhookInputDto } from '../dtos/webhook.dto';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, type ResolvedWebhooksOptions } from '../webhooks.options';
+import { ActiveWebhooks } from './active-webhooks';
 
 export interface WebhookRow {
   id: string;
@@ -67,6 +68,7 @@ export class WebhookService {
     @InjectDataSource(WEBHOOKS_CONNECTION) private readonly ds: DataSource,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly clock: Clock,
+    private readonly active: ActiveWebhooks,
   ) {
     this.secrets = new ProviderSecrets(`webhooks:${options.secret}`);
   }
@@ -128,6 +130,7 @@ export class WebhookService {
                  previous_secret_sealed, previous_secret_until, failing_since, disabled_reason, created_at, updated_at`,
       [uid, acc, v.name, v.url, v.httpMethod ?? 'POST', JSON.stringify(v.headers ?? {}), v.active ?? true, v.trigger, v.streamIds ?? [], JSON.stringify({ ...DEFAULT_PARAMS, ...v.params }), this.secrets.seal(`webhook:${uid}`, { secret }), now],
     );
+    this.active.forget(String(acc));
     return { ...toDto(row), secret };
   }
 
@@ -145,12 +148,14 @@ export class WebhookService {
                   previous_secret_sealed, previous_secret_until, failing_since, disabled_reason, created_at, updated_at`,
       [row.id, row.account_id, v.name ?? null, v.url ?? null, v.httpMethod ?? null, v.headers ? JSON.stringify(v.headers) : null, v.active ?? null, v.trigger ?? null, v.streamIds ?? null, params ? JSON.stringify(params) : null, reenabled, this.clock.now()],
     ));
+    this.active.forget(row.account_id);
     return toDto(updated);
   }
 
   async remove(id: string): Promise<void> {
     const row = await this.find(id);
     await this.ds.query(`DELETE FROM webhooks.webhook WHERE id = $1 AND account_id = $2`, [row.id, row.account_id]);
+    this.active.forget(row.account_id);
   }
 
   /** A new signing secret, answered once; the old one keeps signing beside it for the overlap window. */
