@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, json, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { launchChromium, pageApi, signInWithPin } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'stats');
 const SERVER_SCRIPT = 'dist/apps/platform/src/main.js';
@@ -26,17 +27,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
   let page: Page;
   const errors: string[] = [];
 
-  const api = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> =>
-    page.evaluate(
-      async ([m, u, b]) => {
-        const w = globalThis as unknown as Record<'localStorage' | 'sessionStorage', { getItem: (k: string) => string | null }>;
-        const token = w.localStorage.getItem('switchboard.token') ?? w.sessionStorage.getItem('switchboard.token');
-        const r = await fetch(`/api${u}`, { method: m, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-        const text = await r.text();
-        return { status: r.status, body: text ? JSON.parse(text) : null };
-      },
-      [method, url, body] as const,
-    );
+  const api = pageApi(() => page);
 
   beforeAll(async () => {
     if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
@@ -50,10 +41,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
       SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
     });
     base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     page = await context.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
@@ -67,14 +55,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
   });
 
   it('signs in and shows an empty dashboard on the home page', async () => {
-    await page.goto(`${base}/login`);
-    await page.getByTestId('login-email').fill('admin@example.com');
-    await page.getByTestId('login-password').fill('browser password');
-    await page.getByTestId('login-submit').click();
-    await page.getByText('a***@example.com').first().waitFor({ timeout: 15000 });
-    const mail = await json<Array<{ text: string }>>(await fetch(`${base}/api/dev/mailbox`));
-    const pin = /\b(\d{6})\b/.exec(mail[0].text)?.[1] ?? '';
-    await page.keyboard.type(pin);
+    await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
     await page.waitForURL('**/home', { timeout: 20000 });
     await page.getByTestId('stats-dashboard').waitFor();
     await page.getByTestId('stats-traffic-empty').waitFor();

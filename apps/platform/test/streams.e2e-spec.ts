@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, json, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { launchChromium, pageApi, signInWithPin } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'streams');
 const SERVER_SCRIPT = 'dist/apps/platform/src/main.js';
@@ -43,18 +44,7 @@ describe('streams in the console, in Chromium against the embedded server', () =
   const errors: string[] = [];
 
   /** An /api call with the signed-in user's token (test set-up the console has no screen for). */
-  const api = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> =>
-    page.evaluate(
-      async ([m, u, b]) => {
-        // runs in the page; the root tsconfig has no DOM lib, hence the shape of the storages spelled out
-        const w = globalThis as unknown as Record<'localStorage' | 'sessionStorage', { getItem: (k: string) => string | null }>;
-        const token = w.localStorage.getItem('switchboard.token') ?? w.sessionStorage.getItem('switchboard.token');
-        const r = await fetch(`/api${u}`, { method: m, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-        const text = await r.text();
-        return { status: r.status, body: text ? JSON.parse(text) : null };
-      },
-      [method, url, body] as const,
-    );
+  const api = pageApi(() => page);
 
   beforeAll(async () => {
     if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
@@ -68,10 +58,7 @@ describe('streams in the console, in Chromium against the embedded server', () =
       SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
     });
     base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
@@ -85,15 +72,8 @@ describe('streams in the console, in Chromium against the embedded server', () =
   });
 
   it('signs in with the PIN from the dev mailbox', async () => {
-    await page.goto(`${base}/login`);
-    await page.getByTestId('login-email').fill('admin@example.com');
-    await page.getByTestId('login-password').fill('browser password');
-    await page.getByTestId('login-submit').click();
-    await page.getByText('a***@example.com').first().waitFor({ timeout: 15000 });
-    const mail = await json<Array<{ text: string }>>(await fetch(`${base}/api/dev/mailbox`));
-    const pin = /\b(\d{6})\b/.exec(mail[0].text)?.[1] ?? '';
+    const pin = await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
     expect(pin).toMatch(/^\d{6}$/);
-    await page.keyboard.type(pin);
     await page.waitForURL('**/home', { timeout: 20000 });
     await page.getByTestId('menu-streams').waitFor();
   }, 60000);
