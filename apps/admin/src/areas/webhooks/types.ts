@@ -1,64 +1,15 @@
-/** The webhooks API's shapes (libs/contracts/src/webhooks.ts), as the console reads them. */
-export type Trigger = 'incoming_message' | 'short_url_clicks' | 'message_status_change' | 'edr_info';
-export const TRIGGERS: Trigger[] = ['incoming_message', 'short_url_clicks', 'message_status_change', 'edr_info'];
+/** The webhooks API's shapes, from their one source (libs/contracts/src/webhooks.ts), under the console's names. */
+import type { WebhookDto, WebhookRequestLogDto, WebhookTestResultDto, WebhookTriggerValue } from '@switchboard/contracts/src/webhooks';
+import { WEBHOOK_TRIGGERS } from '@switchboard/contracts/src/webhooks';
 
-export interface WebhookParams {
-  send_bulk: boolean;
-  include_message_text: boolean;
-  include_contact_details: boolean;
-  include_lead_id: boolean;
-}
-
-export interface Webhook {
-  id: number;
-  name: string;
-  url: string;
-  httpMethod: 'GET' | 'POST';
-  headers: Record<string, string>;
-  active: boolean;
-  trigger: Trigger;
-  filter: { stream_id: number[] };
-  params: WebhookParams;
-  disabledReason: string | null;
-  createdAt: string;
-  secret?: string;
-}
-
-export interface SentRequest {
-  uri: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body: string;
-}
-
-export interface ReceivedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export interface TestResult {
-  status: 'success' | 'failed' | 'timeout';
-  code: string | null;
-  request: SentRequest;
-  response: ReceivedResponse | null;
-  durationMs: number;
-}
-
-export interface RequestLogEntry {
-  id: number;
-  webhook: string;
-  webhookId: number;
-  eventId: string | null;
-  attempt: number;
-  test: boolean;
-  request: SentRequest;
-  response: ReceivedResponse | null;
-  status: 'success' | 'failed' | 'timeout';
-  error: string | null;
-  durationMs: number;
-  sentAt: string;
-}
+export type { WebhookParams } from '@switchboard/contracts/src/webhooks';
+export type Trigger = WebhookTriggerValue;
+export const TRIGGERS: readonly Trigger[] = WEBHOOK_TRIGGERS;
+export type Webhook = WebhookDto;
+export type SentRequest = WebhookRequestLogDto['request'];
+export type ReceivedResponse = NonNullable<WebhookRequestLogDto['response']>;
+export type TestResult = WebhookTestResultDto;
+export type RequestLogEntry = WebhookRequestLogDto;
 
 export interface ListResult<T> {
   items: T[];
