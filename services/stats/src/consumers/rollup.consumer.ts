@@ -265,8 +265,8 @@ export class RollupConsumer implements OnModuleInit {
         ],
       );
     }
-    await upsertDeltas(m, 'rollup_hour', 'timestamptz', [...hours.values()]);
-    await upsertDeltas(m, 'rollup_day', 'date', [...days.values()]);
+    await upsertRollup(m, HOURS, [...hours.values()]);
+    await upsertRollup(m, DAYS, [...days.values()]);
     // the same day deltas without sender and country, for the main figures over long ranges
     const streamDays = new Map<string, Delta>();
     for (const d of days.values()) {
@@ -277,7 +277,7 @@ export class RollupConsumer implements OnModuleInit {
       t.cost += d.cost;
       streamDays.set(k, t);
     }
-    await upsertStreamDays(m, [...streamDays.values()]);
+    await upsertRollup(m, STREAM_DAYS, [...streamDays.values()]);
     const countryDays = new Map<string, Delta>();
     for (const d of days.values()) {
       const k = `${d.account}|${d.bucket}|${d.stream}|${d.iso2}|${d.status}|${d.currency}`;
@@ -287,7 +287,7 @@ export class RollupConsumer implements OnModuleInit {
       t.cost += d.cost;
       countryDays.set(k, t);
     }
-    await upsertCountryDays(m, [...countryDays.values()]);
+    await upsertRollup(m, COUNTRY_DAYS, [...countryDays.values()]);
   }
 }
 
@@ -297,69 +297,48 @@ function sameState(a: State, b: State): boolean {
   return STATE_FIELDS.every((k) => a[k] === b[k]);
 }
 
-async function upsertDeltas(m: EntityManager, table: 'rollup_hour' | 'rollup_day', bucketType: 'timestamptz' | 'date', deltas: Delta[]): Promise<void> {
-  const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
-  if (live.length === 0) return;
-  await m.query(
-    `INSERT INTO stats.${table} AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-     SELECT * FROM unnest($1::bigint[], $2::${bucketType}[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
-     ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE
-       SET messages = r.messages + EXCLUDED.messages, parts = r.parts + EXCLUDED.parts, cost_micros = r.cost_micros + EXCLUDED.cost_micros`,
-    [
-      live.map((d) => d.account),
-      live.map((d) => d.bucket),
-      live.map((d) => d.stream),
-      live.map((d) => d.sender),
-      live.map((d) => d.iso2),
-      live.map((d) => d.status),
-      live.map((d) => d.currency),
-      live.map((d) => d.messages),
-      live.map((d) => d.parts),
-      live.map((d) => d.cost.toString()),
-    ],
-  );
+/** A rollup table: its bucket type and which of the delta's dimensions it keeps (account, bucket, status and currency always). */
+interface RollupTable {
+  table: 'rollup_hour' | 'rollup_day' | 'rollup_day_stream' | 'rollup_day_country';
+  bucketType: 'timestamptz' | 'date';
+  dimensions: ReadonlyArray<'stream' | 'sender' | 'iso2'>;
 }
 
-async function upsertStreamDays(m: EntityManager, deltas: Delta[]): Promise<void> {
-  const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
-  if (live.length === 0) return;
-  await m.query(
-    `INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[])
-     ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE
-       SET messages = r.messages + EXCLUDED.messages, parts = r.parts + EXCLUDED.parts, cost_micros = r.cost_micros + EXCLUDED.cost_micros`,
-    [
-      live.map((d) => d.account),
-      live.map((d) => d.bucket),
-      live.map((d) => d.stream),
-      live.map((d) => d.status),
-      live.map((d) => d.currency),
-      live.map((d) => d.messages),
-      live.map((d) => d.parts),
-      live.map((d) => d.cost.toString()),
-    ],
-  );
-}
+const DIMENSION: Record<RollupTable['dimensions'][number], { column: string; type: string }> = {
+  stream: { column: 'stream_id', type: 'bigint' },
+  sender: { column: 'sender', type: 'text' },
+  iso2: { column: 'iso2', type: 'text' },
+};
 
-async function upsertCountryDays(m: EntityManager, deltas: Delta[]): Promise<void> {
+const HOURS: RollupTable = { table: 'rollup_hour', bucketType: 'timestamptz', dimensions: ['stream', 'sender', 'iso2'] };
+const DAYS: RollupTable = { table: 'rollup_day', bucketType: 'date', dimensions: ['stream', 'sender', 'iso2'] };
+const STREAM_DAYS: RollupTable = { table: 'rollup_day_stream', bucketType: 'date', dimensions: ['stream'] };
+const COUNTRY_DAYS: RollupTable = { table: 'rollup_day_country', bucketType: 'date', dimensions: ['stream', 'iso2'] };
+
+/** Adds the deltas to a rollup table in one statement, rows in key order (no deadlock between replicas). */
+async function upsertRollup(m: EntityManager, t: RollupTable, deltas: Delta[]): Promise<void> {
   const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
   if (live.length === 0) return;
+  const keys = [
+    { column: 'account_id', type: 'bigint', values: live.map((d) => d.account) },
+    { column: 'bucket', type: t.bucketType, values: live.map((d) => d.bucket) },
+    ...t.dimensions.map((k) => ({ ...DIMENSION[k], values: live.map((d) => d[k]) })),
+    { column: 'status', type: 'text', values: live.map((d) => d.status) },
+    { column: 'currency', type: 'text', values: live.map((d) => d.currency) },
+  ];
+  const sums = [
+    { column: 'messages', values: live.map((d) => d.messages) },
+    { column: 'parts', values: live.map((d) => d.parts) },
+    { column: 'cost_micros', values: live.map((d) => d.cost.toString()) },
+  ];
+  const keyList = keys.map((k) => k.column).join(', ');
+  const unnest = [...keys.map((k, i) => `$${i + 1}::${k.type}[]`), ...sums.map((_, i) => `$${keys.length + i + 1}::bigint[]`)].join(', ');
   await m.query(
-    `INSERT INTO stats.rollup_day_country AS r (account_id, bucket, stream_id, iso2, status, currency, messages, parts, cost_micros)
-     SELECT * FROM unnest($1::bigint[], $2::date[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[])
-     ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE
-       SET messages = r.messages + EXCLUDED.messages, parts = r.parts + EXCLUDED.parts, cost_micros = r.cost_micros + EXCLUDED.cost_micros`,
-    [
-      live.map((d) => d.account),
-      live.map((d) => d.bucket),
-      live.map((d) => d.stream),
-      live.map((d) => d.iso2),
-      live.map((d) => d.status),
-      live.map((d) => d.currency),
-      live.map((d) => d.messages),
-      live.map((d) => d.parts),
-      live.map((d) => d.cost.toString()),
-    ],
+    `INSERT INTO stats.${t.table} AS r (${keyList}, ${sums.map((c) => c.column).join(', ')})
+     SELECT * FROM unnest(${unnest})
+     ON CONFLICT (${keyList}) DO UPDATE
+       SET ${sums.map((c) => `${c.column} = r.${c.column} + EXCLUDED.${c.column}`).join(', ')}`,
+    [...keys.map((k) => k.values), ...sums.map((c) => c.values)],
   );
 }
 
