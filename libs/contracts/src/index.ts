@@ -12,3 +12,4 @@ export * from './inbound-events';
 export * from './links-events';
 export * from './webhooks';
 export * from './stats-reports';
+export * from './send-requests';

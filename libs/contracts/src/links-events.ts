@@ -31,4 +31,70 @@ export const LinkClickedV1 = defineEvent({
   }),
 });
 
-export const LinksEvents = [LinkClickedV1] as const;
+/**
+ * Personal short links for a campaign batch (docs: the links service mints, campaigns asks). The campaign runner asks
+ * for one link per item and link variable before it composes the batch's texts; links picks a domain per link from the
+ * variable's domains or pool by the pool's distribution mode (skipping domains that are not valid, archived, blocked
+ * or over their limit), stores the links in bulk and answers with `links.link_batch.minted`. Asking twice for the same
+ * batch answers the same links.
+ */
+export const LinkVariableRequest = z.object({
+  /** The placeholder's name without braces: `shorturl`, `optout` or a custom link variable. */
+  variable: z.string().min(1).max(64),
+  kind: z.enum(['shorturl', 'optout']),
+  /** Target: an offer, or a URL (variables allowed, filled per recipient from `vars`). */
+  offerId: id.nullable(),
+  url: z.string().max(2048).nullable(),
+  domainIds: z.array(id),
+  domainPoolId: id.nullable(),
+  /** Days after which the link stops redirecting (spec: the link param `expired`); null: never. */
+  expireInDays: z.number().int().positive().nullable(),
+});
+export type LinkVariableRequest = z.infer<typeof LinkVariableRequest>;
+
+export const LinkBatchRequestedV1 = defineEvent({
+  type: 'campaigns.link_batch.requested',
+  version: 1,
+  topic: Topics.Campaigns,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    batchId: z.string().min(1).max(64),
+    accountId: id,
+    campaignId: id,
+    streamId: id.nullable(),
+    variables: z.array(LinkVariableRequest).min(1).max(8),
+    items: z
+      .array(
+        z.object({
+          ref: z.string().max(64),
+          messageUuid: z.string().uuid(),
+          contactId: id.nullable(),
+          destination: z.string(),
+          /** The recipient's variables by name, for filling the target URL. */
+          vars: z.record(z.string()),
+          /** Variant id, so clicks are known per variant. */
+          variantId: id.nullable(),
+        }),
+      )
+      .min(1)
+      .max(1000),
+  }),
+});
+
+export const LinkBatchMintedV1 = defineEvent({
+  type: 'links.link_batch.minted',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    batchId: z.string(),
+    accountId: id,
+    campaignId: id,
+    /** `no_valid_domain`: no domain of a variable's domains or pool can take a link (the campaign halts). */
+    outcome: z.enum(['minted', 'no_valid_domain', 'offer_unavailable']),
+    /** Per item ref: the short URL of each variable (`https://{domain}/{code}`). Empty unless minted. */
+    links: z.record(z.record(z.string())),
+  }),
+});
+
+export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1] as const;
