@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Permission, type WebhookDto, type WebhookRequestLogDto, type WebhookTestResultDto } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, type ListResult } from '@switchboard/platform';
 import { CodeSnippetsResponse, RotateSecretResponse, WebhookCreatedResponse, WebhookRequestLogResponse, WebhookResponse, WebhookTestResultResponse } from '../dtos/responses.dto';
 import { WebhookInputDto } from '../dtos/webhook.dto';
-import { DeliveryService } from '../services/delivery.service';
+import { DeliveryService, LOG_PAGE_WINDOW } from '../services/delivery.service';
 import { codeSnippets } from '../services/snippets';
 import { WebhookService } from '../services/webhook.service';
 
@@ -63,7 +63,22 @@ export class WebhookRequestsController {
   @ApiQuery({ name: 'webhook', type: String, required: false, description: 'webhook id or IRI', example: '/api/webhooks/1' })
   @ApiQuery({ name: 'status', type: String, required: false, description: 'success, failed or timeout', example: 'failed' })
   @ApiQuery({ name: 'eventId', type: String, required: false, description: 'the webhook-id header of a delivery', example: '0b6f5c1e-3c4d-4e8f-9a10-1b2c3d4e5f60' })
-  @ApiListResponse(WebhookRequestLogResponse)
+  @ApiQuery({ name: 'cursor', type: String, required: false, description: 'the nextCursor of the previous page: continues after it at any depth (page is then 1 or absent)' })
+  @ApiQuery({ name: 'page', type: Number, required: false, description: `pages reach the first ${LOG_PAGE_WINDOW} entries; continue with cursor beyond` })
+  @ApiExtraModels(WebhookRequestLogResponse)
+  @ApiOkResponse({
+    description: 'one page of the request log (keyset paging: docs/decisions/0027-webhooks.md)',
+    schema: {
+      type: 'object',
+      required: ['items', 'total', 'totalCapped', 'nextCursor'],
+      properties: {
+        items: { type: 'array', items: { $ref: getSchemaPath(WebhookRequestLogResponse) } },
+        total: { type: 'integer', description: `entries matching the filter, counted up to ${LOG_PAGE_WINDOW}`, example: 1 },
+        totalCapped: { type: 'boolean', description: `true when more than ${LOG_PAGE_WINDOW} entries match`, example: false },
+        nextCursor: { type: 'string', nullable: true, description: 'pass as cursor for the next page; null on the last page', example: 'ZDo0Mg' },
+      },
+    },
+  })
   @Get('log') @Permissions(P.WebhookRequestView)
-  log(@Query() q: Record<string, unknown>): Promise<ListResult<WebhookRequestLogDto>> { return this.deliveries.requestLog(q); }
+  log(@Query() q: Record<string, unknown>): Promise<ListResult<WebhookRequestLogDto> & { nextCursor: string | null; totalCapped: boolean }> { return this.deliveries.requestLog(q); }
 }

@@ -395,9 +395,16 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return { status: out.status, code: out.status === 'timeout' ? CONNECTION_TIMEOUT : out.error, request: req, response: out.response, durationMs: out.durationMs };
   }
 
-  /** `GET /webhook_requests/log`: the account's attempts, newest first; filters webhook, status, test. */
-  async requestLog(query: Record<string, unknown>): Promise<ListResult<WebhookRequestLogDto>> {
-    const q = parseListQuery(query, { sortable: ['id', 'sentAt', 'status'], defaultOrder: { id: 'DESC' }, defaultItemsPerPage: 30, maxItemsPerPage: 500 });
+  /**
+   * `GET /webhook_requests/log`: the account's attempts by id (newest first by default); filters webhook, status,
+   * eventId. Keyset paging (docs/decisions/0027-webhooks.md, "Request log paging"): `cursor` (the `nextCursor` of the
+   * previous page) continues after its row through the index whatever the depth; `page` without a cursor is served
+   * within a bounded window of the first LOG_PAGE_WINDOW rows (an index-only walk, never a deep OFFSET over the log),
+   * and `total` counts up to the window (`totalCapped` says there are more).
+   */
+  async requestLog(query: Record<string, unknown>): Promise<ListResult<WebhookRequestLogDto> & { nextCursor: string | null; totalCapped: boolean }> {
+    const q = parseListQuery(query, { sortable: ['id'], defaultOrder: { id: 'DESC' }, defaultItemsPerPage: 30, maxItemsPerPage: 500 });
+    const dir = q.order.id ?? 'DESC';
     const values: unknown[] = [RequestContext.accountId()];
     const where = ['account_id = $1'];
     const hookRaw = query.webhook ?? query.webhookId;
@@ -417,14 +424,35 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       values.push(query.eventId);
       where.push(`event_id = $${values.length}`);
     }
-    const cols: Record<string, string> = { id: 'l.id', sentAt: 'l.sent_at', status: 'l.status' };
-    const order = Object.entries(q.order).map(([f, d]) => `${cols[f]} ${d}`).join(', ');
+    const filters = [...where];
+    const filterValues = [...values];
+    const cmp = dir === 'DESC' ? '<' : '>';
+    if (query.cursor !== undefined && query.cursor !== '') {
+      const after = decodeLogCursor(query.cursor, dir);
+      if (q.page !== 1) throw AppError.validation([{ propertyPath: 'page', message: 'page is 1 (or absent) when cursor is given: the cursor says where the page starts', code: 'cursor' }]);
+      values.push(after);
+      where.push(`id ${cmp} $${values.length}`);
+    } else if (q.skip > 0) {
+      if (q.skip + q.take > LOG_PAGE_WINDOW) {
+        throw AppError.validation([{ propertyPath: 'page', message: `pages reach the first ${LOG_PAGE_WINDOW} entries; continue with cursor (nextCursor of a page)`, code: 'window' }]);
+      }
+      // the id the page starts after: a walk over the narrow (account_id|webhook_id, id) index, bounded by the window
+      const [found] = await this.ds.query<Array<{ edge: string }>>(
+        `SELECT l.id::text AS edge FROM webhooks.request_log l WHERE ${where.join(' AND ')} ORDER BY l.id ${dir} LIMIT 1 OFFSET ${q.skip - 1}`,
+        values,
+      );
+      if (!found) return { items: [], nextCursor: null, ...(await this.capped(filters, filterValues)) };
+      values.push(found.edge);
+      where.push(`id ${cmp} $${values.length}`);
+    }
     const rows = await this.ds.query<Array<Record<string, unknown>>>(
       `SELECT id::text, webhook_id::text, event_id::text, attempt, test, request, response, status, error, duration_ms, sent_at FROM webhooks.request_log l
-        WHERE ${where.join(' AND ')} ORDER BY ${order}, l.id DESC LIMIT ${q.take} OFFSET ${q.skip}`,
+        WHERE ${where.join(' AND ')} ORDER BY l.id ${dir} LIMIT ${q.take + 1}`,
       values,
     );
-    const [{ n }] = await this.ds.query<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE ${where.join(' AND ')}`, values);
+    const more = rows.length > q.take;
+    if (more) rows.length = q.take;
+    const { total, totalCapped } = await this.capped(filters, filterValues);
     return {
       items: rows.map((r) => {
         const { address: _address, ...request } = r.request as WebhookRequestLogDto['request'] & { address?: string };
@@ -443,7 +471,39 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
           sentAt: new Date(r.sent_at as string).toISOString(),
         };
       }),
-      total: n,
+      total,
+      totalCapped,
+      nextCursor: more ? encodeLogCursor(dir, String(rows[rows.length - 1].id)) : null,
     };
   }
+
+  /** The filtered count, up to the page window (a count over a whole busy log would read all of it). */
+  private async capped(where: string[], values: unknown[]): Promise<{ total: number; totalCapped: boolean }> {
+    const n = await this.countLog(where, values);
+    return { total: Math.min(n, LOG_PAGE_WINDOW), totalCapped: n > LOG_PAGE_WINDOW };
+  }
+
+  private async countLog(where: string[], values: unknown[]): Promise<number> {
+    const [{ n }] = await this.ds.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM webhooks.request_log WHERE ${where.join(' AND ')} LIMIT ${LOG_PAGE_WINDOW + 1}) w`,
+      values,
+    );
+    return n;
+  }
+}
+
+/** The request log's page window: `page` reaches this many entries; beyond, a cursor continues. */
+export const LOG_PAGE_WINDOW = 10_000;
+
+/** An opaque cursor: the direction and the id of the last row of the page (base64url). */
+function encodeLogCursor(dir: 'ASC' | 'DESC', id: string): string {
+  return Buffer.from(`${dir === 'DESC' ? 'd' : 'a'}:${id}`).toString('base64url');
+}
+
+function decodeLogCursor(raw: unknown, dir: 'ASC' | 'DESC'): string {
+  const text = typeof raw === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(raw) ? Buffer.from(raw, 'base64url').toString() : '';
+  const m = /^([ad]):(\d{1,18})$/.exec(text);
+  if (!m) throw AppError.validation([{ propertyPath: 'cursor', message: 'cursor is the nextCursor of a previous page', code: 'cursor' }]);
+  if ((m[1] === 'd') !== (dir === 'DESC')) throw AppError.validation([{ propertyPath: 'cursor', message: 'the cursor was made for the other order; keep order[id] as on the first page', code: 'cursor' }]);
+  return m[2];
 }
