@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
 import { ReadModelsConsumer } from './consumers/read-models.consumer';
+import { SendBatchesConsumer } from './consumers/send-batches.consumer';
 import { StreamApiController } from './controllers/stream-api.controller';
 import { MaliciousKeywordsController, SendersController, StreamEventsController } from './controllers/senders.controller';
 import { MessageResponsesController, StreamToolsController, TechProviderController } from './controllers/stream-tools.controller';
@@ -84,6 +85,7 @@ export class StreamsModule {
         TelegramClient,
         ConsoleToolsService,
         ReadModelsConsumer,
+        SendBatchesConsumer,
         HousekeepingService,
       ],
       exports: [SendService, StreamAuthService],

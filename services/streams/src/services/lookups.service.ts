@@ -92,6 +92,22 @@ export class LookupsService {
     return stream;
   }
 
+  /** A stream of the account by id (send batches name their stream); null when it is not the account's or deleted. */
+  async streamById(id: string, accountId: string): Promise<ActiveStream | null> {
+    const cacheKey = `#${accountId}:${id}`;
+    const cached = this.streams.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const [row] = await this.db.query<StreamRow>(
+      `SELECT id::text, account_id::text, stream_uid::text, name, stream_type, status, enable_sending, sender, params, ip_acl,
+              provider_secret_fields AS secret_fields
+         FROM streams.stream WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+      [id, accountId],
+    );
+    const stream = row ? this.toActive(row) : null;
+    this.streams.set(cacheKey, stream);
+    return stream;
+  }
+
   private toActive(r: StreamRow): ActiveStream {
     const params = r.params ?? {};
     // The send path only needs to know which secrets are set, not their values.

@@ -38,6 +38,12 @@ export interface SendFlags {
   /** OTP sends: no duplicate check (each code differs), and the stored text has the code masked. */
   otp?: { maskedText: string };
   campaignId?: string | null;
+  /** The requester's message id (send batches from campaigns and inbox); otherwise a new one. */
+  messageUuid?: string;
+  /** Not before this instant (a campaign's sending hours); carried on `streams.message.accepted`. */
+  notBefore?: string | null;
+  /** No duplicate-content check: the requester's messageUuid makes the send exactly-once (send batches). */
+  noFingerprint?: boolean;
 }
 
 /** The stream API's answer to an accepted send (also what an Idempotency-Key replays). */
@@ -70,7 +76,7 @@ export interface PreparedSend {
   requestHash: Buffer | null;
 }
 
-interface ValidSend {
+export interface ValidSend {
   destination: string;
   iso2: string | null;
   text: string;
@@ -103,7 +109,7 @@ interface SendRow {
   charged: string;
 }
 
-type Refusal = 'no_customer' | 'no_price' | 'daily_limit' | 'duplicate' | 'payment_required' | 'key_in_use';
+export type Refusal = 'no_customer' | 'no_price' | 'daily_limit' | 'duplicate' | 'payment_required' | 'key_in_use';
 
 /** What `accept_messages` answers for each send. */
 interface AcceptedRow {
@@ -285,7 +291,7 @@ export class SendService {
   }
 
   /** Approved sender and blocked keywords; synchronous (undefined) when the keyword list is cached and no sender check applies. */
-  private checkContent(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> | undefined {
+  checkContent(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> | undefined {
     const senders = channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders);
     const keywords = input.text ? this.lookups.cachedKeywordMatcher() : undefined;
     if (senders || (input.text && !keywords)) return this.checkContentAsync(stream, customer, input);
@@ -302,7 +308,7 @@ export class SendService {
   }
 
   /** Account TPS (0x30 when the account has none), then the stream's own TPS if it has one (0x31). */
-  private takeTokens(stream: ActiveStream, customer: CustomerView): void {
+  takeTokens(stream: ActiveStream, customer: CustomerView): void {
     if (!(customer.tps > 0)) throw new AppError(429, ErrorCode.LimitUndefined, 'the account has no sending rate (TPS) set');
     const now = this.clock.now().getTime();
     if (!this.buckets.take(`a:${stream.accountId}`, customer.tps, now)) throw new AppError(429, ErrorCode.TpsReached, `TPS limit reached (${customer.tps}/s for the account)`);
@@ -329,10 +335,27 @@ export class SendService {
     return this.outcome(p, written, client);
   }
 
+  /**
+   * Writes prepared sends on `client`, inside the caller's transaction (send batches: the batch's answer commits with
+   * them), in one `accept_messages` statement; each send's result in order.
+   */
+  async writeAll(prepared: PreparedSend[], client: PoolClient): Promise<Array<{ result: 'ok' | Refusal; amountMicros: number; currency: string | null; segments: number }>> {
+    const pendings = prepared.map((p) => this.pending(p));
+    const written = await this.write(pendings, client);
+    for (const [n, w] of written.entries()) if (w.row.result === 'ok') this.activity.sent(prepared[n].stream.accountId, prepared[n].stream.id, this.clock.now());
+    return written.map((w) => ({ result: w.row.result, amountMicros: Number(w.row.amount_micros), currency: w.row.currency, segments: w.answer.parts }));
+  }
+
+  /** Returns a TPS token a send took when something after the bucket refused it. */
+  refundTokens(stream: ActiveStream): void {
+    this.buckets.refund(`a:${stream.accountId}`);
+    if (stream.params.tps) this.buckets.refund(`s:${stream.id}`);
+  }
+
   private pending(p: PreparedSend): Pending {
     const { input, flags } = p;
     const fp =
-      !flags.otp && this.o.duplicateWindowSeconds > 0
+      !flags.otp && !flags.noFingerprint && this.o.duplicateWindowSeconds > 0
         ? createHash('sha256').update(`${input.destination}\u0000${input.sender}\u0000${input.text}\u0000${input.payload ? JSON.stringify(input.payload) : ''}`).digest()
         : null;
     return { p, traceId: RequestContext.current()?.traceId ?? null, fp };
@@ -374,7 +397,7 @@ export class SendService {
     const sms = channel === Channel.Sms ? analyzeSms(input.text) : null;
     const segments = sms ? sms.segments : 1;
     const encoding = sms ? sms.encoding : null;
-    const uuid = randomUUID();
+    const uuid = flags.messageUuid ?? randomUUID();
     const accountId = stream.accountId;
     const accepted = eventHead(
       MessageAcceptedV1,
@@ -397,7 +420,7 @@ export class SendService {
         segments,
         payload: input.payload,
         campaignId: flags.campaignId ?? null,
-        notBefore: null,
+        notBefore: flags.notBefore ?? null,
         acceptedAt: at,
       },
       'priceMicros',

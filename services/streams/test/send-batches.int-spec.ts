@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import {
+  BlacklistChangedV1,
+  CampaignSendBatchRequestedV1,
+  ContactOptedOutV1,
+  InboxSendRequestedV1,
+  SendBatchProcessedV1,
+  type EventData,
+  type EventEnvelope,
+  type SendBatch,
+} from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
+import { SendDatabase } from '../src/services/send-database';
+import { SendService } from '../src/services/send.service';
+import { phone, startStreams, type Json, type StreamsTestApp } from './support';
+
+type Processed = EventData<typeof SendBatchProcessedV1>;
+
+/**
+ * Send batches from campaigns and inbox (libs/contracts/src/send-requests.ts): the stream API's path for every item,
+ * one statement and one transaction per batch, exactly once by the requester's messageUuid, refusals a campaign can
+ * halt on, answered through the outbox.
+ */
+describe('send batches from campaigns and inbox', () => {
+  let a: StreamsTestApp;
+  let statements: jest.SpyInstance;
+
+  beforeAll(async () => {
+    a = await startStreams();
+    statements = jest.spyOn(a.t.app.get(SendDatabase), 'prepared');
+  });
+  afterAll(async () => {
+    await a?.close();
+  });
+
+  async function setup(acc: string, o: Parameters<StreamsTestApp['account']>[1] = {}): Promise<string> {
+    await a.account(acc, { prices: { US: 50_000 }, balance: 1_000_000, ...o });
+    return String((await a.stream(acc)).id);
+  }
+
+  const item = (n: number, o: Partial<SendBatch['items'][number]> = {}): SendBatch['items'][number] => ({
+    messageUuid: randomUUID(),
+    destination: phone(n),
+    text: `Hello ${n}`,
+    sender: null,
+    payload: null,
+    notBefore: null,
+    ref: `r${n}`,
+    ...o,
+  });
+
+  const batch = (acc: string, streamId: string, items: SendBatch['items'], campaignId: string | null = '77'): SendBatch => ({ batchId: randomUUID(), accountId: acc, streamId, campaignId, items });
+
+  /** Publishes the request as the campaigns (or inbox) service would and returns streams' answer to it. */
+  async function request(b: SendBatch, o: { inbox?: boolean; envelopeAccount?: string } = {}): Promise<Processed> {
+    const def = o.inbox ? InboxSendRequestedV1 : CampaignSendBatchRequestedV1;
+    await a.publishAll([createEnvelope(def, b, { accountId: o.envelopeAccount ?? b.accountId, source: o.inbox ? 'inbox' : 'campaigns' })]);
+    const answers = (await a.events()).filter((e) => e.type === SendBatchProcessedV1.type && (e.data as Processed).batchId === b.batchId);
+    if (answers.length === 0) throw new Error(`no answer to batch ${b.batchId}`);
+    return SendBatchProcessedV1.schema.parse(answers[answers.length - 1].data);
+  }
+
+  const outcomes = (p: Processed) => p.items.map((i) => (i.outcome === 'accepted' ? (i.duplicate ? 'duplicate' : 'accepted') : i.refusal));
+
+  it('sends every item through the stream API path in one statement, with the campaign id, notBefore and the requester messageUuid', async () => {
+    const streamId = await setup('8101');
+    const notBefore = '2026-03-02T18:00:00.000Z';
+    const items = [item(1), item(2, { notBefore }), item(3, { text: 'x'.repeat(161) })];
+    statements.mockClear();
+    const answer = await request(batch('8101', streamId, items));
+    expect(statements).toHaveBeenCalledTimes(1);
+    expect(answer).toMatchObject({ requester: 'campaigns', accountId: '8101', streamId, campaignId: '77' });
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(answer.items.map((i) => [i.ref, i.messageUuid, i.priceMicros, i.segments])).toEqual([
+      ['r1', items[0].messageUuid, 50_000, 1],
+      ['r2', items[1].messageUuid, 50_000, 1],
+      ['r3', items[2].messageUuid, 100_000, 2],
+    ]);
+    expect(await a.balance('8101')).toBe(1_000_000 - 200_000);
+    const rows = await a.sql(`SELECT uuid::text, campaign_id::text, sender FROM streams.message WHERE account_id = 8101 ORDER BY destination`);
+    expect(rows).toEqual(items.map((i) => ({ uuid: i.messageUuid, campaign_id: '77', sender: 'Acme' })));
+    const accepted = (await a.events()).filter((e) => e.type === 'streams.message.accepted' && e.accountId === '8101').map((e) => e.data as Json);
+    expect(accepted.map((d) => [d.messageUuid, d.campaignId, d.notBefore])).toEqual([
+      [items[0].messageUuid, '77', null],
+      [items[1].messageUuid, '77', notBefore],
+      [items[2].messageUuid, '77', null],
+    ]);
+  });
+
+  it('answers a repeated batch with accepted + duplicate and charges nothing twice', async () => {
+    const streamId = await setup('8102');
+    const b = batch('8102', streamId, [item(1), item(2)]);
+    expect(outcomes(await request(b))).toEqual(['accepted', 'accepted']);
+    const again = await request({ ...b, batchId: randomUUID(), items: [...b.items, item(3)] });
+    expect(outcomes(again)).toEqual(['duplicate', 'duplicate', 'accepted']);
+    expect(again.items[0].priceMicros).toBe(50_000);
+    expect(await a.balance('8102')).toBe(1_000_000 - 150_000);
+    const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 8102`);
+    expect(n).toBe(3);
+  });
+
+  it('refuses for the balance item by item, so a campaign can halt on low_balance (0x41)', async () => {
+    const streamId = await setup('8103', { balance: 100_000 });
+    const answer = await request(batch('8103', streamId, [item(1), item(2), item(3)]));
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'low_balance']);
+    expect(answer.items[2].code).toBe('0x41');
+    expect(await a.balance('8103')).toBe(0);
+  });
+
+  it('refuses past the daily limit with daily_limit', async () => {
+    const streamId = await setup('8104', { dailyLimit: 2 });
+    const answer = await request(batch('8104', streamId, [item(1), item(2), item(3)]));
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'daily_limit']);
+    expect(answer.items[2].code).toBe('0x30');
+  });
+
+  it('refuses past the account TPS with tps_reached, and every item of an account without TPS', async () => {
+    const streamId = await setup('8105', { tps: 2 });
+    const answer = await request(batch('8105', streamId, [item(1), item(2), item(3), item(4)]));
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'tps_reached', 'tps_reached']);
+    expect(answer.items[3].code).toBe('0x31');
+    await a.account('8105', { tps: 0 });
+    const none = await request(batch('8105', streamId, [item(5)]));
+    expect(none.items[0]).toMatchObject({ outcome: 'refused', refusal: 'tps_reached', code: '0x30' });
+  });
+
+  it('refuses blacklisted and opted-out numbers, bad numbers and blocked senders, and sends the rest', async () => {
+    const streamId = await setup('8106');
+    await a.publish(BlacklistChangedV1, { accountId: '8106', added: [phone(1), phone(5)], removed: [], changedAt: '2026-03-02T09:00:00Z' });
+    await a.publish(BlacklistChangedV1, { accountId: '8106', added: [], removed: [phone(5)], changedAt: '2026-03-02T09:01:00Z' });
+    await a.publish(ContactOptedOutV1, { accountId: '8106', contactId: '1', phone: phone(2), optedOutAt: '2026-03-02T09:00:00Z', source: 'api' });
+    // another account's blacklist does not block this one
+    await a.publish(BlacklistChangedV1, { accountId: '8199', added: [phone(4)], removed: [], changedAt: '2026-03-02T09:00:00Z' });
+    const answer = await request(batch('8106', streamId, [item(1), item(2), item(3, { destination: '12' }), item(4), item(5), item(6, { sender: '!!' })]));
+    expect(outcomes(answer)).toEqual(['blacklisted', 'opted_out', 'invalid_destination', 'accepted', 'accepted', 'invalid_sender']);
+    expect(answer.items[2].code).toBe('0x1');
+  });
+
+  it('refuses every item of a disabled account or a stream that is not the account’s, and writes nothing', async () => {
+    const streamA = await setup('8107');
+    const streamB = await setup('8108');
+    const foreign = await request(batch('8107', streamB, [item(1)]));
+    expect(foreign).toMatchObject({ accountId: '8107', streamId: streamB });
+    expect(foreign.items[0]).toMatchObject({ outcome: 'refused', refusal: 'stream_disabled', code: '0x21' });
+    await a.account('8107', { status: 'disable' });
+    const disabled = await request(batch('8107', streamA, [item(2)]));
+    expect(disabled.items[0]).toMatchObject({ outcome: 'refused', refusal: 'account_disabled', code: '0x21' });
+    const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id IN (8107, 8108)`);
+    expect(n).toBe(0);
+  });
+
+  it('sends nothing for a batch whose envelope names another account', async () => {
+    const streamId = await setup('8109');
+    const b = batch('8109', streamId, [item(1)]);
+    await a.publishAll([createEnvelope(CampaignSendBatchRequestedV1, b, { accountId: '8110', source: 'campaigns' })]);
+    const answers = (await a.events()).filter((e) => e.type === SendBatchProcessedV1.type && (e.data as Processed).batchId === b.batchId);
+    expect(answers).toHaveLength(0);
+    const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 8109`);
+    expect(n).toBe(0);
+  });
+
+  it('answers inbox batches to inbox, without a campaign', async () => {
+    const streamId = await setup('8111');
+    const answer = await request(batch('8111', streamId, [item(1)], null), { inbox: true });
+    expect(answer).toMatchObject({ requester: 'inbox', campaignId: null });
+    expect(outcomes(answer)).toEqual(['accepted']);
+  });
+
+  it('retries a batch the database failed to write, and sends it exactly once', async () => {
+    const streamId = await setup('8112');
+    const sends = a.t.app.get(SendService);
+    const outage = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const spy = jest.spyOn(sends, 'writeAll').mockRejectedValueOnce(outage);
+    try {
+      const b = batch('8112', streamId, [item(1), item(2)]);
+      const answer = await request(b);
+      expect(spy).toHaveBeenCalledTimes(2);
+      expect(outcomes(answer)).toEqual(['accepted', 'accepted']);
+      const processed = (await a.events()).filter((e: EventEnvelope) => e.type === SendBatchProcessedV1.type && (e.data as Processed).batchId === b.batchId);
+      expect(processed).toHaveLength(1);
+      expect(await a.balance('8112')).toBe(1_000_000 - 100_000);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
