@@ -22,6 +22,7 @@ import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts'
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
+import { LinksModule } from '@switchboard/links';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
@@ -90,6 +91,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       migrationsRun: true,
     }),
     StatsModule.register({ migrationsRun: true }),
+    // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
+    LinksModule.register({ migrationsRun: true }),
   ];
 }
 

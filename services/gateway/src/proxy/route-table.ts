@@ -43,6 +43,10 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   webhook_requests: 'webhooks',
   // reports from the rollups (docs/decisions/0028)
   dashboard_statistics: 'stats',
+  // short links: domains, pools, offers (docs/decisions/0033-links-domains.md)
+  domains: 'links',
+  domain_pools: 'links',
+  offers: 'links',
 });
 
 /**

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv, type ProcessRoles } from '@switchboard/platform';
+import type { LinksModuleOptions } from './links.options';
+
+const ROLES = ['http', 'redirect', 'consumers', 'relay', 'schedulers'] as const;
+
+/** The standalone links process's environment (distributed mode); shared names as in deploy/ and k8s/. */
+export const linksConfigSchema = z.object({
+  PORT: env.port(3007),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public key that verifies access tokens: PEM, or base64 of it. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /**
+   * Which roles this process runs: `http` (the console API: domains, pools, offers), `redirect` (the redirect
+   * server), `consumers`, `relay`, `schedulers` (the DNS re-checks).
+   */
+  PROCESS_ROLES: env
+    .list(['http', 'consumers', 'relay', 'schedulers'])
+    .refine((l) => l.every((r) => (ROLES as readonly string[]).includes(r)), `roles are ${ROLES.join(', ')}`),
+  /** The host name customers point their domains' CNAME at (the DNS instructions). */
+  LINKS_DNS_CNAME_TARGET: z.string().default('links.switchboard.local'),
+  /** The IPv4 address of an A record, for apex domains that cannot have a CNAME; unset: CNAME only. */
+  LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
+  /** DNS servers the verification asks (`host` or `host:port`, comma-separated); unset: the system resolver's. */
+  LINKS_DNS_SERVERS: env.list([]),
+  /** Every domain's DNS is checked again this often, in seconds (0: never). */
+  LINKS_DNS_RECHECK_SECONDS: env.int(600, 0),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type LinksConfig = z.infer<typeof linksConfigSchema>;
+
+export const loadLinksConfig = (e: NodeJS.ProcessEnv = process.env): LinksConfig => loadConfig('links', linksConfigSchema, e);
+
+export const linksMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadLinksMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('links-migrate', linksMigrateConfigSchema, e);
+
+export function platformRolesFromConfig(c: LinksConfig): ProcessRoles {
+  const roles = new Set(c.PROCESS_ROLES);
+  return { http: roles.has('http') || roles.has('redirect'), consumers: roles.has('consumers'), relay: roles.has('relay'), schedulers: roles.has('schedulers') };
+}
+
+export function linksModuleOptionsFromConfig(c: LinksConfig): LinksModuleOptions {
+  const roles = new Set(c.PROCESS_ROLES);
+  return {
+    roles: { admin: roles.has('http'), redirect: roles.has('redirect') },
+    migrationsRun: c.MIGRATIONS_RUN,
+    dns: { cnameTarget: c.LINKS_DNS_CNAME_TARGET, aTarget: c.LINKS_DNS_A_TARGET ?? null },
+    dnsServers: c.LINKS_DNS_SERVERS,
+    dnsRecheckMs: c.LINKS_DNS_RECHECK_SECONDS * 1000,
+  };
+}

@@ -1,0 +1,83 @@
+import { Clock, SystemClock } from './clock';
+
+/**
+ * The roles of a links process, like immich's workers: one code base, two kinds of process. `admin` mounts the
+ * console API (domains, pools, offers) behind the gateway; `redirect` runs the redirect server (GET {domain}/{code}),
+ * which a deployment scales on its own. Event consumers, the outbox relay and schedulers follow the platform's
+ * PROCESS_ROLES (consumers, relay, schedulers) as in every service.
+ */
+export interface LinksRoles {
+  admin: boolean;
+  redirect: boolean;
+}
+
+/** The DNS record a customer creates for a domain: a CNAME to `cnameTarget`, or (for apex names) an A record to `aTarget`. */
+export interface DnsTargets {
+  /** Host name a domain's CNAME must point at, e.g. `links.switchboard.example`. */
+  cnameTarget: string;
+  /** IPv4 address a domain's A record must point at (spec 9: a fixed address for generic domains); null: CNAME only. */
+  aTarget: string | null;
+}
+
+export interface LinksModuleOptions {
+  /** Which roles this process runs. Default: both (embedded mode). */
+  roles?: Partial<LinksRoles>;
+  /** Run the migrations at start (embedded mode, tests); distributed mode runs them in a Job. Default true. */
+  migrationsRun?: boolean;
+  /** The record customers are told to create (the DNS instructions modal). */
+  dns?: Partial<DnsTargets>;
+  /** DNS servers the verification asks (`host` or `host:port`); default: the system resolver's. */
+  dnsServers?: readonly string[];
+  /** A lookup gives up after this long (counted as no answer). Default 3000 ms. */
+  dnsTimeoutMs?: number;
+  /** How often every domain's DNS is checked again; 0 turns the scheduler off (tests call `checkDue`). Default 10 min. */
+  dnsRecheckMs?: number;
+  /** A new domain's messages_limit when the account set no global limit; null: no limit. Default null. */
+  defaultMessagesLimit?: number | null;
+  clock?: Clock;
+}
+
+export interface ResolvedLinksOptions {
+  roles: LinksRoles;
+  migrationsRun: boolean;
+  dns: DnsTargets;
+  dnsServers: readonly string[];
+  dnsTimeoutMs: number;
+  dnsRecheckMs: number;
+  defaultMessagesLimit: number | null;
+}
+
+export const LINKS_OPTIONS = Symbol('LINKS_OPTIONS');
+export const LINKS_CONNECTION = 'links';
+export const LINKS_SCHEMA = 'links';
+
+function int(name: string, v: number | undefined, def: number, min: number): number {
+  const n = v ?? def;
+  if (!Number.isInteger(n) || n < min) throw new Error(`LinksModule: ${name} must be an integer of at least ${min} (got ${String(v)})`);
+  return n;
+}
+
+const HOST = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]\.?$/i;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOptions {
+  const cnameTarget = (o.dns?.cnameTarget ?? 'links.switchboard.local').toLowerCase().replace(/\.$/, '');
+  if (!HOST.test(cnameTarget)) throw new Error(`LinksModule: dns.cnameTarget must be a host name (got ${cnameTarget})`);
+  const aTarget = o.dns?.aTarget ?? null;
+  if (aTarget !== null && !IPV4.test(aTarget)) throw new Error(`LinksModule: dns.aTarget must be an IPv4 address (got ${aTarget})`);
+  const limit = o.defaultMessagesLimit ?? null;
+  if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new Error('LinksModule: defaultMessagesLimit must be a non-negative integer or null');
+  return {
+    roles: { admin: o.roles?.admin ?? true, redirect: o.roles?.redirect ?? true },
+    migrationsRun: o.migrationsRun ?? true,
+    dns: { cnameTarget, aTarget },
+    dnsServers: o.dnsServers ?? [],
+    dnsTimeoutMs: int('dnsTimeoutMs', o.dnsTimeoutMs, 3000, 1),
+    dnsRecheckMs: int('dnsRecheckMs', o.dnsRecheckMs, 600_000, 0),
+    defaultMessagesLimit: limit,
+  };
+}
+
+export function createClock(o: LinksModuleOptions): Clock {
+  return o.clock ?? new SystemClock();
+}
