@@ -13,3 +13,4 @@ export * from './links-events';
 export * from './webhooks';
 export * from './stats-reports';
 export * from './send-requests';
+export * from './audience-events';

@@ -1,3 +1,4 @@
+import { AudienceConsumer } from './services/audience.consumer';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATA_DIR, DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
@@ -78,6 +79,7 @@ export class ContactsModule {
         ImportListService,
         BlackListService,
         OptOutConsumer,
+        AudienceConsumer,
         TaskJobsService,
         TaskService,
       ],

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineEvent, Topics } from './events';
+
+/**
+ * A campaign's audience, handed over by contacts (docs/decisions/0032-campaign-runner.md). Services never read each
+ * other's schemas: at start the campaign runner asks for a snapshot of its lists and segments, and contacts answers
+ * with batches of recipients on its own topic, all taken in ONE repeatable-read transaction (a consistent snapshot,
+ * written to the outbox all together or not at all), the last batch flagged with the totals.
+ *
+ * - Blacklisted and opted-out contacts are left out (they are not counted either: `excluded`).
+ * - A contact in several of the lists and segments comes once, unless `sendDuplicates`: then it comes once per list
+ *   or segment it is in, `occurrence` 0, 1, ... telling the copies apart (a recipient is `contactId` + `occurrence`).
+ * - Exactly once for the requester: batches are numbered (`seq` from 0); a batch delivered twice has the same
+ *   `requestId` and `seq`, and a repeated request with the same `requestId` is answered once only.
+ */
+const id = z.string().regex(/^\d+$/, 'a decimal id');
+
+export const AudienceRequestedV1 = defineEvent({
+  type: 'campaigns.audience.requested',
+  version: 1,
+  topic: Topics.Campaigns,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    /** Unique per snapshot (a campaign re-snapshotted after an edit asks with a new one). */
+    requestId: z.string().min(1).max(64),
+    accountId: id,
+    campaignId: id,
+    /** Lists and segments (contact_list ids) of the account. */
+    contactListIds: z.array(id).min(1).max(100),
+    sendDuplicates: z.boolean(),
+    /** The variables (ids) the campaign's texts use; null: every variable of the contact. */
+    variableIds: z.array(id).max(500).nullable(),
+    /** Recipients a batch (default 2,000). */
+    batchSize: z.number().int().min(1).max(5000).optional(),
+  }),
+});
+
+/** Recipients in columns (every array the same length), which is smaller on the wire and faster to check. */
+export const AudienceRecipients = z
+  .object({
+    contactId: z.array(id),
+    /** E.164. */
+    phone: z.array(z.string()),
+    /** Country (ISO 3166-1 alpha-2) or null. */
+    iso2: z.array(z.string().nullable()),
+    /** IANA time zone of the contact or null (the campaign then uses its own rule). */
+    timezone: z.array(z.string().nullable()),
+    /** 0 for a contact's first copy; 1, 2, ... for the next ones (sendDuplicates). */
+    occurrence: z.array(z.number().int().nonnegative()),
+    /** Values by variable id (standard ones: 2 first name, 3 last name, 4 email, 5 country, 6 time zone; phone is 1). */
+    variables: z.array(z.record(z.string())),
+  })
+  .refine((r) => [r.phone, r.iso2, r.timezone, r.occurrence, r.variables].every((c) => c.length === r.contactId.length), 'every column has one value per recipient');
+export type AudienceRecipients = z.infer<typeof AudienceRecipients>;
+
+export const AudienceTotals = z.object({
+  batches: z.number().int().nonnegative(),
+  recipients: z.number().int().nonnegative(),
+  /** Distinct contacts among the recipients. */
+  contacts: z.number().int().nonnegative(),
+  /** Blacklisted or opted-out contacts of the lists and segments, left out. */
+  excluded: z.number().int().nonnegative(),
+  /** Copies left out because a contact is in more than one list or segment (0 with sendDuplicates). */
+  duplicatesRemoved: z.number().int().nonnegative(),
+});
+export type AudienceTotals = z.infer<typeof AudienceTotals>;
+
+export const AudienceBatchPreparedV1 = defineEvent({
+  type: 'contacts.audience.batch_prepared',
+  version: 1,
+  topic: Topics.Contacts,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    requestId: z.string(),
+    accountId: id,
+    campaignId: id,
+    seq: z.number().int().nonnegative(),
+    /** The snapshot's last batch (possibly empty): `totals` is set. */
+    last: z.boolean(),
+    recipients: AudienceRecipients,
+    totals: AudienceTotals.nullable(),
+    /** Why no audience could be taken (a list or segment that is not the account's, a broken filter); set on the only, last batch. */
+    error: z.string().nullable(),
+  }),
+});
+
+export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1] as const;

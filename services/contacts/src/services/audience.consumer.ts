@@ -1,0 +1,172 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  AudienceBatchPreparedV1,
+  AudienceRequestedV1,
+  StandardVariable,
+  Topics,
+  type AudienceRecipients,
+  type AudienceTotals,
+  type EventData,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { AppError, createEnvelope, EventBus, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
+import { SqlParams } from '../segments/filter';
+import { SelectionService, SENDABLE } from '../segments/selection.service';
+import { ContactsOutboxRelay } from './contacts-events.service';
+
+export const AUDIENCE_GROUP = 'contacts.audience';
+const DEFAULT_BATCH = 2000;
+/** Rows a FETCH takes from the snapshot's cursor: memory stays bounded whatever the audience's size. */
+const FETCH_ROWS = 5000;
+
+type Request = EventData<typeof AudienceRequestedV1>;
+
+interface Row {
+  id: string;
+  phone: string;
+  country: string | null;
+  timezone: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  variables: Record<string, unknown>;
+  copies: number;
+  sendable: boolean;
+}
+
+const emptyRecipients = (): AudienceRecipients => ({ contactId: [], phone: [], iso2: [], timezone: [], occurrence: [], variables: [] });
+
+/**
+ * A campaign's audience snapshot (libs/contracts/src/audience-events.ts, docs/decisions/0032-campaign-runner.md):
+ * the contacts of the requested lists and segments, read through one cursor in ONE repeatable-read transaction
+ * (a consistent snapshot), written to the outbox as numbered batches in that same transaction with the request marked
+ * handled, so a crash anywhere leaves either every batch or none. Blacklisted and opted-out contacts are counted and
+ * left out; a contact matched by several lists or segments comes once, or once per match with `sendDuplicates`.
+ */
+@Injectable()
+export class AudienceConsumer implements OnModuleInit {
+  private readonly log = new Logger('ContactsAudience');
+
+  constructor(
+    @InjectDataSource(CONTACTS_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly selection: SelectionService,
+    private readonly relay: ContactsOutboxRelay,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: AUDIENCE_GROUP, topics: [Topics.Campaigns], types: [AudienceRequestedV1.type], handler: (e) => this.handle(e) });
+  }
+
+  async handle(e: EventEnvelope): Promise<void> {
+    if (e.type !== AudienceRequestedV1.type || e.version !== 1) return;
+    const d = AudienceRequestedV1.schema.parse(e.data);
+    if (e.accountId !== null && e.accountId !== d.accountId) throw new Error(`audience request ${d.requestId}: envelope account ${e.accountId} is not the request's account ${d.accountId}`);
+    let wrote = false;
+    await this.ds.transaction('REPEATABLE READ', async (m) => {
+      const claimed = await m.query<unknown[]>(
+        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+        [AUDIENCE_GROUP, e.id],
+      );
+      if (claimed.length === 0) return;
+      wrote = true;
+      await this.snapshot(m, d);
+    });
+    if (wrote) this.relay.kick();
+  }
+
+  private async snapshot(m: EntityManager, d: Request): Promise<void> {
+    const batchSize = d.batchSize ?? DEFAULT_BATCH;
+    const params = new SqlParams([d.accountId]);
+    const sources: string[] = [];
+    try {
+      for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
+      await this.emit(m, d, 0, true, emptyRecipients(), { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }, err.message);
+      return;
+    }
+    const copies = sources.length === 1 ? '1' : sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ');
+    const cursor = `audience_${Date.now()}`;
+    await m.query(
+      `DECLARE ${cursor} NO SCROLL CURSOR FOR
+       SELECT c.id::text AS id, c.normalized_phone AS phone, c.country, c.timezone, c.first_name, c.last_name, c.email, c.variables,
+              ${copies} AS copies, (${SENDABLE}) AS sendable
+         FROM contacts.contact c
+        WHERE c.account_id = $1 AND (${sources.join(' OR ')})
+        ORDER BY c.id`,
+      params.values,
+    );
+    const wanted = d.variableIds ? new Set(d.variableIds) : null;
+    const totals: AudienceTotals = { batches: 0, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 };
+    let out = emptyRecipients();
+    for (;;) {
+      const rows = await m.query<Row[]>(`FETCH ${FETCH_ROWS} FROM ${cursor}`);
+      for (const r of rows) {
+        if (!r.sendable) {
+          totals.excluded++;
+          continue;
+        }
+        totals.contacts++;
+        const n = d.sendDuplicates ? Math.max(1, r.copies) : 1;
+        totals.duplicatesRemoved += Math.max(1, r.copies) - n;
+        const vars = variablesOf(r, wanted);
+        for (let k = 0; k < n; k++) {
+          out.contactId.push(r.id);
+          out.phone.push(r.phone);
+          out.iso2.push(r.country);
+          out.timezone.push(r.timezone);
+          out.occurrence.push(k);
+          out.variables.push(vars);
+          if (out.contactId.length === batchSize) {
+            await this.emit(m, d, totals.batches++, false, out, null, null);
+            totals.recipients += batchSize;
+            out = emptyRecipients();
+          }
+        }
+      }
+      if (rows.length < FETCH_ROWS) break;
+    }
+    await m.query(`CLOSE ${cursor}`);
+    totals.recipients += out.contactId.length;
+    totals.batches++;
+    await this.emit(m, d, totals.batches - 1, true, out, totals, null);
+  }
+
+  private async emit(m: EntityManager, d: Request, seq: number, last: boolean, recipients: AudienceRecipients, totals: AudienceTotals | null, error: string | null): Promise<void> {
+    const event = createEnvelope(
+      AudienceBatchPreparedV1,
+      { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, last, recipients, totals, error },
+      { accountId: d.accountId, source: 'contacts', traceId: null },
+    );
+    await Outbox.add(m, CONTACTS_SCHEMA, [event]);
+  }
+}
+
+const STANDARD: Array<[string, keyof Row]> = [
+  [String(StandardVariable.phone), 'phone'],
+  [String(StandardVariable.firstName), 'first_name'],
+  [String(StandardVariable.lastName), 'last_name'],
+  [String(StandardVariable.email), 'email'],
+  [String(StandardVariable.country), 'country'],
+  [String(StandardVariable.timezone), 'timezone'],
+];
+
+/** The contact's values by variable id (standard ones from their columns), only the wanted ones when the campaign said. */
+function variablesOf(r: Row, wanted: Set<string> | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [id, col] of STANDARD) {
+    const v = r[col];
+    if (v !== null && v !== undefined && v !== '' && (!wanted || wanted.has(id))) out[id] = String(v);
+  }
+  for (const [id, v] of Object.entries(r.variables ?? {})) {
+    if (v !== null && v !== undefined && v !== '' && (!wanted || wanted.has(id))) out[id] = String(v);
+  }
+  return out;
+}

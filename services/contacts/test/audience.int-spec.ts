@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { AudienceBatchPreparedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { gb, startContacts, type ContactsTestApp } from './support';
+
+type Batch = EventData<typeof AudienceBatchPreparedV1>;
+
+/** A campaign's audience handed over by contacts (libs/contracts/src/audience-events.ts). */
+describe('contacts: campaign audience snapshots', () => {
+  let a: ContactsTestApp;
+  let token: string;
+  let listA: string;
+  let listB: string;
+  let segment: string;
+  let tier: string;
+
+  beforeAll(async () => {
+    a = await startContacts();
+    token = a.token('1');
+    tier = String((await a.call<{ id: number }>('POST', '/variables', { token, body: { name: 'tier' } })).body.id);
+    const mapping = [
+      { column: 0, variable: 'phone' },
+      { column: 1, variable: 'tier' },
+      { column: 2, variable: 'firstName' },
+    ];
+    // list A: gb 0..9; list B: gb 5..14 (5..9 in both); tiers gold for even numbers
+    const rows = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${gb(from + i)},${(from + i) % 2 ? 'silver' : 'gold'},N${from + i}`).join('\n');
+    listA = String((await a.importFile(token, `phone,tier,name\n${rows(0, 9)}\n`, 'a.csv', mapping)).contactList);
+    listB = String((await a.importFile(token, `phone,tier,name\n${rows(5, 14)}\n`, 'b.csv', mapping)).contactList);
+    const s = await a.call<{ id: number }>('POST', '/contact_lists', { token, body: { name: 'Gold', filter: { groups: [{ type: 'custom_fields', conditions: [{ variable: 'tier', operator: 'eq', value: 'gold' }] }] } } });
+    segment = String(s.body.id);
+    // gb(1) blacklisted, gb(3) opted out
+    await a.call('POST', '/black_lists', { token, body: { phone: gb(1) } });
+    const c = await a.call<{ items: Array<{ id: number }> }>('GET', `/contacts?search=${encodeURIComponent(gb(3))}`, { token });
+    await a.call('PUT', `/contacts/${c.body.items[0].id}`, { token, body: { optedOut: true } });
+    // another account's contact with a number of list A
+    await a.call('POST', '/contacts', { token: a.token('2'), body: { phone: gb(0) } });
+  });
+  afterAll(async () => a?.close());
+
+  /** Asks as the campaign runner does and returns the batches of the answer, in order. */
+  async function ask(o: Partial<EventData<typeof AudienceRequestedV1>> = {}, eventId = randomUUID()): Promise<Batch[]> {
+    const requestId = o.requestId ?? randomUUID();
+    const req = { requestId, accountId: '1', campaignId: '42', contactListIds: [listA], sendDuplicates: false, variableIds: null, ...o };
+    await a.t.bus.publish([createEnvelope(AudienceRequestedV1, req, { accountId: req.accountId, source: 'campaigns', id: eventId })]);
+    await (a.t.bus as InMemoryEventBus).drain();
+    return (await a.events())
+      .filter((e) => e.type === AudienceBatchPreparedV1.type && (e.data as Batch).requestId === requestId)
+      .map((e) => AudienceBatchPreparedV1.schema.parse(e.data))
+      .sort((x, y) => x.seq - y.seq);
+  }
+
+  const phones = (bs: Batch[]) => bs.flatMap((b) => b.recipients.phone).sort();
+
+  it('hands over a list without its blacklisted and opted-out numbers, in numbered batches with the totals on the last', async () => {
+    const bs = await ask({ batchSize: 3 });
+    expect(bs.map((b) => [b.seq, b.last, b.recipients.contactId.length])).toEqual([
+      [0, false, 3],
+      [1, false, 3],
+      [2, true, 2],
+    ]);
+    expect(phones(bs)).toEqual([0, 2, 4, 5, 6, 7, 8, 9].map(gb));
+    expect(bs[2].totals).toEqual({ batches: 3, recipients: 8, contacts: 8, excluded: 2, duplicatesRemoved: 0 });
+    const i = bs[0].recipients.phone.indexOf(gb(0));
+    expect(bs[0].recipients).toMatchObject({ iso2: expect.arrayContaining(['GB']), timezone: expect.arrayContaining(['Europe/London']) });
+    expect(bs[0].recipients.variables[i]).toEqual({ '1': gb(0), '2': 'N0', '5': 'GB', '6': 'Europe/London', [tier]: 'gold' });
+  });
+
+  it('removes duplicates across lists and segments unless sendDuplicates, which sends one copy per list', async () => {
+    const once = await ask({ contactListIds: [listA, listB, segment] });
+    expect(phones(once)).toEqual([0, 2, 4, ...Array.from({ length: 10 }, (_, i) => 5 + i)].map(gb).sort());
+    // gb(6) and gb(8) are in A, B and the gold segment; gb(5), gb(7), gb(9) in A and B; gb(0), gb(2), gb(4) in A and gold; 10, 12, 14 in B and gold
+    expect(once[once.length - 1].totals).toMatchObject({ recipients: 13, contacts: 13, duplicatesRemoved: 2 * 2 + 3 + 3 + 3 });
+    const dup = await ask({ contactListIds: [listA, listB, segment], sendDuplicates: true });
+    const all = dup.flatMap((b) => b.recipients.phone.map((p, k) => `${p}#${b.recipients.occurrence[k]}`));
+    expect(all.filter((x) => x.startsWith(gb(6)))).toEqual([`${gb(6)}#0`, `${gb(6)}#1`, `${gb(6)}#2`]);
+    expect(all.filter((x) => x.startsWith(gb(11)))).toEqual([`${gb(11)}#0`]);
+    expect(dup[dup.length - 1].totals).toMatchObject({ recipients: 13 + 13, contacts: 13, duplicatesRemoved: 0 });
+  });
+
+  it('sends only the variables the campaign uses', async () => {
+    const bs = await ask({ variableIds: [tier] });
+    expect(bs[0].recipients.variables[0]).toEqual({ [tier]: expect.any(String) });
+  });
+
+  it('answers a redelivered request once, and a list of another account with an error and no one', async () => {
+    const id = randomUUID();
+    const requestId = randomUUID();
+    expect(await ask({ requestId }, id)).toHaveLength(1);
+    expect(await ask({ requestId }, id)).toHaveLength(1);
+    const other = await ask({ accountId: '2' });
+    expect(other).toEqual([expect.objectContaining({ last: true, error: 'contact list not found', totals: expect.objectContaining({ recipients: 0 }) })]);
+    expect(other[0].recipients.phone).toEqual([]);
+  });
+
+  it('answers an empty audience with one empty last batch', async () => {
+    const s = await a.call<{ id: number }>('POST', '/contact_lists', { token, body: { name: 'None', filter: { groups: [{ type: 'country', values: ['FR'] }] } } });
+    const bs = await ask({ contactListIds: [String(s.body.id)] });
+    expect(bs).toEqual([expect.objectContaining({ seq: 0, last: true, totals: { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 } })]);
+  });
+});
