@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { defineEvent, Topics } from './events';
+
 /** Webhook triggers (spec 4): incoming message, short URL clicks, message status change, EDR info. */
 export const WebhookTrigger = {
   IncomingMessage: 'incoming_message',
@@ -57,3 +60,28 @@ export interface WebhookTestResultDto {
   response: WebhookRequestLogDto['response'];
   durationMs: number;
 }
+
+/**
+ * The webhooks service turned a webhook off by itself: the receiver answered 410 Gone (`gone`) or its deliveries
+ * failed for days without a success (`failing`). Auth (which owns users and mail) emails the account's admins once
+ * per event. No secrets: the webhook's URL is given as its origin only (a path or query may carry the customer's
+ * token), never its headers or signing secret. docs/decisions/0027-webhooks.md.
+ */
+export const WebhookDisabledV1 = defineEvent({
+  type: 'webhooks.webhook.disabled',
+  version: 1,
+  topic: Topics.Webhooks,
+  key: (d) => d.webhookId,
+  schema: z.object({
+    accountId: z.string().regex(/^\d+$/),
+    webhookId: z.string().regex(/^\d+$/),
+    name: z.string(),
+    /** scheme://host[:port] of the URL, nothing after it. */
+    origin: z.string(),
+    trigger: z.enum(['incoming_message', 'short_url_clicks', 'message_status_change', 'edr_info']),
+    reason: z.enum(['gone', 'failing']),
+    /** When deliveries started failing (`failing`), ISO 8601; null for `gone`. */
+    failingSince: z.string().nullable(),
+    disabledAt: z.string(),
+  }),
+});

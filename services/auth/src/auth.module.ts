@@ -6,6 +6,7 @@ import { CaptchaVerifier } from './captcha';
 import { Clock } from './clock';
 import { AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
 import { RevocationMirrorConsumer, RevocationSnapshotLoader } from './consumers/revocation-mirror.consumer';
+import { WebhookDisabledMailConsumer } from './consumers/webhook-disabled-mail.consumer';
 import { ApiKeyController } from './controllers/api-key.controller';
 import { InviteController } from './controllers/invite.controller';
 import { LoginAsController } from './controllers/login-as.controller';
@@ -118,6 +119,7 @@ export class AuthModule {
         ApiKeyService,
         AccountsReadModelConsumer,
         RevocationMirrorConsumer,
+        WebhookDisabledMailConsumer,
         RevocationSnapshotLoader,
         AuthBootstrapService,
       ],

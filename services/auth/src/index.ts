@@ -16,5 +16,6 @@ export {
 export { MembershipStatus, ACCOUNT_STATUSES, type AccountStatus, type MembershipStatusValue } from './entities';
 export { INBOX_ADMIN_ROLE, INBOX_AGENT_ROLE, INBOX_MANAGER_ROLE, SYSTEM_ROLES } from './rules/system-roles';
 export { ACCOUNTS_READ_MODEL_GROUP, AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
+export { WEBHOOK_DISABLED_MAIL_GROUP, WebhookDisabledMailConsumer } from './consumers/webhook-disabled-mail.consumer';
 export { AUTH_MIGRATIONS } from './migrations';
 export { AUTH_ENTITIES } from './entities';

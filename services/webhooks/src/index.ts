@@ -5,3 +5,4 @@ export { Clock, ManualClock, SystemClock } from './clock';
 export { WEBHOOKS_MIGRATIONS } from './migrations';
 export { DeliveryService } from './services/delivery.service';
 export { WebhookService } from './services/webhook.service';
+export { WebhooksOutboxRelay } from './services/outbox-relay';

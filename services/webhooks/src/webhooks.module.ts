@@ -7,6 +7,7 @@ import { WebhookRequestsController, WebhooksController } from './controllers/web
 import { WEBHOOKS_MIGRATIONS } from './migrations';
 import { DeliveryService } from './services/delivery.service';
 import { WebhookEventsConsumer } from './services/events.consumer';
+import { WebhooksOutboxRelay } from './services/outbox-relay';
 import { WebhookService } from './services/webhook.service';
 import { createClock, resolveWebhooksOptions, WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, WEBHOOKS_SCHEMA, type WebhooksModuleOptions } from './webhooks.options';
 
@@ -35,7 +36,7 @@ export class WebhooksModule {
         }),
       ],
       controllers: [WebhooksController, WebhookRequestsController],
-      providers: [{ provide: WEBHOOKS_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, WebhookService, DeliveryService, WebhookEventsConsumer, ActiveWebhooks],
+      providers: [{ provide: WEBHOOKS_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, WebhookService, DeliveryService, WebhookEventsConsumer, ActiveWebhooks, WebhooksOutboxRelay],
       exports: [DeliveryService],
     };
   }

@@ -63,8 +63,8 @@ export class WebhookRequestsController {
   @ApiQuery({ name: 'webhook', type: String, required: false, description: 'webhook id or IRI', example: '/api/webhooks/1' })
   @ApiQuery({ name: 'status', type: String, required: false, description: 'success, failed or timeout', example: 'failed' })
   @ApiQuery({ name: 'eventId', type: String, required: false, description: 'the webhook-id header of a delivery', example: '0b6f5c1e-3c4d-4e8f-9a10-1b2c3d4e5f60' })
-  @ApiQuery({ name: 'cursor', type: String, required: false, description: 'the nextCursor of the previous page: continues after it at any depth (page is then 1 or absent)' })
-  @ApiQuery({ name: 'page', type: Number, required: false, description: `pages reach the first ${LOG_PAGE_WINDOW} entries; continue with cursor beyond` })
+  @ApiQuery({ name: 'cursor', type: String, required: false, description: 'the nextCursor of the previous page: continues after it at any depth (page is then 1 or absent)', example: 'ZDo0Mg' })
+  @ApiQuery({ name: 'page', type: Number, required: false, description: `pages reach the first ${LOG_PAGE_WINDOW} entries; continue with cursor beyond`, example: 1 })
   @ApiExtraModels(WebhookRequestLogResponse)
   @ApiOkResponse({
     description: 'one page of the request log (keyset paging: docs/decisions/0027-webhooks.md)',

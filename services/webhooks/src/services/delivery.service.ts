@@ -4,14 +4,15 @@ import * as https from 'node:https';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { WebhookParams, WebhookRequestLogDto, WebhookTestResultDto, WebhookTriggerValue } from '@switchboard/contracts';
-import { AppError, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
+import { WebhookDisabledV1, type WebhookParams, type WebhookRequestLogDto, type WebhookTestResultDto, type WebhookTriggerValue } from '@switchboard/contracts';
+import { AppError, createEnvelope, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { DestinationGuard, DestinationRefused } from '../delivery/destination';
 import { CONNECTION_TIMEOUT, sendOnce, type Outcome, type SentRequest } from '../delivery/http-sender';
 import { samplePayload } from '../delivery/payloads';
 import { signatureHeaders } from '../delivery/signature';
-import { WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, type ResolvedWebhooksOptions } from '../webhooks.options';
+import { WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, WEBHOOKS_SCHEMA, type ResolvedWebhooksOptions } from '../webhooks.options';
+import { WebhooksOutboxRelay } from './outbox-relay';
 import { paramsOf, returned, WebhookService, type WebhookRow } from './webhook.service';
 
 export const DESTINATION_REFUSED = 'E-DESTINATION_REFUSED';
@@ -77,6 +78,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly webhooks: WebhookService,
     private readonly clock: Clock,
+    private readonly relay: WebhooksOutboxRelay,
   ) {
     this.guard = new DestinationGuard(options);
     this.hosts = new HostLimiter(options.perHostConcurrency);
@@ -349,13 +351,14 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       await this.recordSuccess(log as SuccessRow);
       return;
     }
+    let disabled = false;
     await this.ds.transaction(async (m) => {
       await m.query(insertLog, log);
       // fenced: an attempt whose lease ran out (the row was claimed again since) records its log row and nothing else
       const [mine] = await m.query<unknown[]>(`SELECT 1 FROM webhooks.delivery WHERE id = $1 AND state = 'delivering' AND attempts = $2 FOR UPDATE`, [c.id, c.attempts]);
       if (!mine) return;
       if (out.response?.status === 410) {
-        await this.disable(m, c, 'the receiver answered 410 Gone', now);
+        disabled = await this.disable(m, c, hook, { reason: 'gone', text: 'the receiver answered 410 Gone', failingSince: null }, now);
         return;
       }
       const delay = this.nextDelay(c.attempts);
@@ -364,8 +367,12 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       const [w] = returned<{ failing_since: Date }>(
         await m.query(`UPDATE webhooks.webhook SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, [c.webhook_id, sentAt]),
       );
-      if (w && now.getTime() - new Date(w.failing_since).getTime() >= this.options.disableAfterMs) await this.disable(m, c, `deliveries failed since ${new Date(w.failing_since).toISOString()}`, now);
+      if (w && now.getTime() - new Date(w.failing_since).getTime() >= this.options.disableAfterMs) {
+        const since = new Date(w.failing_since);
+        disabled = await this.disable(m, c, hook, { reason: 'failing', text: `deliveries failed since ${since.toISOString()}`, failingSince: since }, now);
+      }
     });
+    if (disabled) this.relay.kick();
   }
 
   /**
@@ -373,10 +380,26 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
    * due (`deliver` sees the webhook inactive): touching them here would lock rows other attempts' transactions hold,
    * in the opposite order (delivery, then webhook), a deadlock.
    */
-  private async disable(m: EntityManager, c: Claimed, reason: string, now: Date): Promise<void> {
+  private async disable(m: EntityManager, c: Claimed, hook: WebhookRow, why: { reason: 'gone' | 'failing'; text: string; failingSince: Date | null }, now: Date): Promise<boolean> {
     await m.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
-    await m.query(`UPDATE webhooks.webhook SET active = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND active`, [c.webhook_id, reason, now]);
-    this.log.warn(`webhook ${c.webhook_id} disabled: ${reason}`);
+    const turnedOff = returned<{ id: string }>(
+      await m.query(`UPDATE webhooks.webhook SET active = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND active RETURNING id::text`, [c.webhook_id, why.text, now]),
+    );
+    // only the attempt that turned it off tells the account (in the same transaction: the mail exists if the change does)
+    if (!turnedOff.length) return false;
+    const data = {
+      accountId: hook.account_id,
+      webhookId: hook.id,
+      name: hook.name,
+      origin: new URL(hook.url).origin,
+      trigger: hook.trigger,
+      reason: why.reason,
+      failingSince: why.failingSince ? why.failingSince.toISOString() : null,
+      disabledAt: now.toISOString(),
+    };
+    await Outbox.add(m, WEBHOOKS_SCHEMA, [createEnvelope(WebhookDisabledV1, data, { accountId: hook.account_id, source: 'webhooks', occurredAt: now })]);
+    this.log.warn(`webhook ${c.webhook_id} disabled: ${why.text}`);
+    return true;
   }
 
   /** `POST /webhooks/test/{id}`: a sample payload of the webhook's trigger, signed and sent now, recorded in the log. */
