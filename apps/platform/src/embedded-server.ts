@@ -23,6 +23,7 @@ import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule } from '@switchboard/links';
+import { InboxModule } from '@switchboard/inbox';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
@@ -93,6 +94,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     StatsModule.register({ migrationsRun: true }),
     // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
     LinksModule.register({ migrationsRun: true }),
+    InboxModule.register({ migrationsRun: true }),
   ];
 }
 

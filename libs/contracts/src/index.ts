@@ -14,3 +14,4 @@ export * from './webhooks';
 export * from './stats-reports';
 export * from './send-requests';
 export * from './audience-events';
+export * from './inbox';

@@ -47,6 +47,20 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   domains: 'links',
   domain_pools: 'links',
   offers: 'links',
+  // the shared inbox: conversations, organisation, media (docs/decisions/0035)
+  inbox: 'inbox',
+  spaces: 'inbox',
+  teams: 'inbox',
+  agents: 'inbox',
+  conversation_tags: 'inbox',
+  sender_profiles: 'inbox',
+  canned_templates: 'inbox',
+  conversation_goals: 'inbox',
+  incoming_routings: 'inbox',
+  'genai/team_goals': 'inbox',
+  upload: 'inbox',
+  stream_media: 'inbox',
+  media_info: 'inbox',
 });
 
 /**

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import type { InboxModuleOptions } from './inbox.options';
+
+/** The standalone inbox process's environment (distributed mode); shared names as in deploy/ and k8s/. */
+export const inboxConfigSchema = z.object({
+  PORT: env.port(3008),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public key that verifies access tokens: PEM, or base64 of it. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /** Which roles this process runs: `http,consumers,relay` (conversations are fed under consumers). */
+  PROCESS_ROLES: env.list(['http', 'consumers', 'relay']),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type InboxConfig = z.infer<typeof inboxConfigSchema>;
+
+export const loadInboxConfig = (e: NodeJS.ProcessEnv = process.env): InboxConfig => loadConfig('inbox', inboxConfigSchema, e);
+
+export const inboxMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadInboxMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('inbox-migrate', inboxMigrateConfigSchema, e);
+
+export function inboxModuleOptionsFromConfig(c: InboxConfig): InboxModuleOptions {
+  return { migrationsRun: c.MIGRATIONS_RUN };
+}

@@ -1,0 +1,39 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
+import { Clock } from './clock';
+import { INBOX_MIGRATIONS } from './migrations';
+import { ReadModelConsumer } from './services/read-model.consumer';
+import { createClock, INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, resolveInboxOptions, type InboxModuleOptions } from './inbox.options';
+
+/**
+ * The shared inbox: organisation, conversations from every channel, replies through streams, the websocket rooms'
+ * events (docs/decisions/0035-inbox.md). Needs PlatformModule.forRoot (DATABASE_URL, EventBus, Realtime, TokenVerifier,
+ * PROCESS_ROLES).
+ */
+@Module({})
+export class InboxModule {
+  static register(options: InboxModuleOptions = {}): DynamicModule {
+    const resolved = resolveInboxOptions(options);
+    return {
+      module: InboxModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          name: INBOX_CONNECTION,
+          inject: [DATABASE_URL],
+          useFactory: async (url: string) => {
+            await ensureSchema(url, INBOX_SCHEMA);
+            return {
+              ...serviceDataSourceOptions({ name: INBOX_CONNECTION, url, schema: INBOX_SCHEMA, entities: [], migrations: INBOX_MIGRATIONS, migrationsRun: resolved.migrationsRun }),
+              retryAttempts: 1,
+              retryDelay: 500,
+            };
+          },
+        }),
+      ],
+      controllers: [],
+      providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer],
+      exports: [],
+    };
+  }
+}

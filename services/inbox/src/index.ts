@@ -1,0 +1,5 @@
+export { InboxModule } from './inbox.module';
+export { INBOX_CONNECTION, INBOX_SCHEMA, type InboxModuleOptions } from './inbox.options';
+export { inboxConfigSchema, inboxModuleOptionsFromConfig, loadInboxConfig, type InboxConfig } from './inbox.config';
+export { Clock, ManualClock, SystemClock } from './clock';
+export { INBOX_MIGRATIONS } from './migrations';

@@ -1,0 +1,4 @@
+import { Init1796600000000 } from './1796600000000-init';
+
+/** In order; a new migration is appended, never edited once released. */
+export const INBOX_MIGRATIONS = [Init1796600000000];
