@@ -20,6 +20,7 @@ import {
 } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
+import { CampaignsModule } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule } from '@switchboard/links';
@@ -95,6 +96,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
     LinksModule.register({ migrationsRun: true }),
     InboxModule.register({ migrationsRun: true }),
+    CampaignsModule.register({ migrationsRun: true }),
   ];
 }
 

@@ -15,3 +15,4 @@ export * from './stats-reports';
 export * from './send-requests';
 export * from './audience-events';
 export * from './inbox';
+export * from './campaigns';

@@ -6,7 +6,8 @@ describe('gateway route table', () => {
     expect(serviceForPath('/api/login_check')).toBe('auth');
     expect(serviceForPath('/api/login-as')).toBe('auth');
     expect(serviceForPath('/api/dead_letters/dispatch-1/replay')).toBe('dispatch');
-    expect(serviceForPath('/api/campaigns/1')).toBeNull();
+    expect(serviceForPath('/api/campaigns/1')).toBe('campaigns');
+    expect(serviceForPath('/api/campaign/stream_events')).toBe('campaigns');
     expect(serviceForPath('/api/constructor')).toBeNull();
     expect(serviceForPath('/users')).toBeNull();
   });

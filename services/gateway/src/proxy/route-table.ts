@@ -61,6 +61,18 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   upload: 'inbox',
   stream_media: 'inbox',
   media_info: 'inbox',
+  // campaigns, templates, word lists, tags, campaign variables and senders (docs/decisions/0031)
+  campaigns: 'campaigns',
+  campaign: 'campaigns',
+  campaigns_variables: 'campaigns',
+  campaigns_senders: 'campaigns',
+  campaign_variants: 'campaigns',
+  campaign_tags: 'campaigns',
+  campaign_reports: 'campaigns',
+  templates: 'campaigns',
+  variants: 'campaigns',
+  word_lists: 'campaigns',
+  words: 'campaigns',
 });
 
 /**

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import type { CampaignsModuleOptions } from './campaigns.options';
+
+/** The standalone campaigns process's environment (distributed mode); shared names as in deploy/ and k8s/. */
+export const campaignsConfigSchema = z.object({
+  PORT: env.port(3005),
+  HOST: z.string().default('127.0.0.1'),
+  DATABASE_URL: z.string().url(),
+  /** ES256 public key that verifies access tokens: PEM, or base64 of it. */
+  JWT_PUBLIC_KEY: z.string().min(1, 'the ES256 public key (PEM or base64 PEM) is required').transform(pemFromEnv),
+  KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
+  KAFKA_CREATE_TOPICS: env.bool(false),
+  KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  NATS_URL: env.list(['nats://127.0.0.1:4222']),
+  /** Samples a spintax preview answers at most. */
+  CAMPAIGNS_MAX_PREVIEW_SAMPLES: env.int(50, 1),
+  /** Which roles this process runs: `http,consumers,relay,schedulers`. */
+  PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
+  MIGRATIONS_RUN: env.bool(false),
+  TRUST_PROXY: z.string().default('false'),
+});
+
+export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;
+
+export const loadCampaignsConfig = (e: NodeJS.ProcessEnv = process.env): CampaignsConfig => loadConfig('campaigns', campaignsConfigSchema, e);
+
+export const campaignsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url() });
+export const loadCampaignsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('campaigns-migrate', campaignsMigrateConfigSchema, e);
+
+export function campaignsModuleOptionsFromConfig(c: CampaignsConfig): CampaignsModuleOptions {
+  return { migrationsRun: c.MIGRATIONS_RUN, maxPreviewSamples: c.CAMPAIGNS_MAX_PREVIEW_SAMPLES };
+}
