@@ -452,6 +452,7 @@ export interface InboxConversationGoal {
   text: string;
   /** IRIs. */
   teams: string[];
+  space: string;
 }
 export interface InboxIncomingRouting {
   id: number;

@@ -2,7 +2,10 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
+import { ORGANISATION_CONTROLLERS } from './controllers/organisation.controller';
 import { INBOX_MIGRATIONS } from './migrations';
+import { InboxAccess } from './services/access';
+import { OrganisationService } from './services/organisation.service';
 import { ReadModelConsumer } from './services/read-model.consumer';
 import { createClock, INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, resolveInboxOptions, type InboxModuleOptions } from './inbox.options';
 
@@ -31,8 +34,8 @@ export class InboxModule {
           },
         }),
       ],
-      controllers: [],
-      providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer],
+      controllers: [...ORGANISATION_CONTROLLERS],
+      providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer, InboxAccess, OrganisationService],
       exports: [],
     };
   }

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ALL_PERMISSIONS, type EventEnvelope } from '@switchboard/contracts';
-import { InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
+import { ALL_PERMISSIONS, MemberChangedV1, StreamCreatedV1, type EventEnvelope } from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { InboxModule, type InboxModuleOptions } from '../src';
 
@@ -57,4 +58,48 @@ export async function startInbox(options: InboxModuleOptions = {}): Promise<Inbo
       await t.close();
     },
   };
+}
+
+export const INBOX_PERMISSIONS = ALL_PERMISSIONS.filter((p) => p.startsWith('INBOX_'));
+
+/** An auth member event: `userId` of `accountId` with an inbox role. */
+export function memberEvent(accountId: string, userId: string, o: { firstName?: string; permissions?: string[]; removed?: boolean } = {}) {
+  return createEnvelope(
+    MemberChangedV1,
+    {
+      accountId,
+      userId,
+      email: `u${userId}@example.com`,
+      firstName: o.firstName ?? `Agent${userId}`,
+      lastName: 'Lee',
+      status: 1,
+      platformRole: null,
+      inboxRole: { id: '50', name: 'Inbox Agent' },
+      permissions: o.permissions ?? ['INBOX_VIEW'],
+      removed: o.removed ?? false,
+    },
+    { source: 'auth', accountId },
+  );
+}
+
+/** A streams stream event. */
+export function streamEvent(accountId: string, streamId: string, streamType: number, o: { uid?: string; name?: string; enableSending?: boolean } = {}) {
+  return createEnvelope(
+    StreamCreatedV1,
+    {
+      streamId,
+      accountId,
+      streamUid: o.uid ?? randomUUID(),
+      name: o.name ?? `stream ${streamId}`,
+      streamType,
+      status: 0,
+      staticServiceType: null,
+      sender: null,
+      enableSending: o.enableSending ?? true,
+      isDefault: false,
+      tps: 0,
+      updatedAt: new Date().toISOString(),
+    },
+    { source: 'streams', accountId },
+  );
 }

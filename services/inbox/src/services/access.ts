@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { Permission } from '@switchboard/contracts';
+import { AppError, RequestContext, type Principal } from '@switchboard/platform';
+import { INBOX_CONNECTION } from '../inbox.options';
+
+/** The caller as the inbox sees them. */
+export interface Actor {
+  accountId: string;
+  /** The user id (an agent); null for callers that are no user (an API key). */
+  userId: string | null;
+  permissions: ReadonlySet<string>;
+  /** INBOX_ADMIN or super administrator: every space and team of the account. */
+  admin: boolean;
+  superAdmin: boolean;
+}
+
+/** The caller in one space: what they may see and do there. */
+export interface SpaceScope {
+  actor: Actor;
+  spaceId: string;
+  /** The caller's teams in this space. */
+  teamIds: string[];
+  /** Sees every conversation of the space (admin, or INBOX_TEAM_VIEW), not only their teams', their own and unassigned ones. */
+  seesAll: boolean;
+  /** update_permissions: per-space overrides (false removes a permission in this space). */
+  overrides: Record<string, boolean>;
+}
+
+export function actorOf(p: Principal | null = RequestContext.principal()): Actor {
+  if (!p?.accountId) throw AppError.forbidden('no account selected', 'ACCESS_DENIED');
+  const userId = p.kind === 'user' && p.userId && /^\d+$/.test(p.userId) ? p.userId : null;
+  const permissions = new Set(p.permissions);
+  return { accountId: p.accountId, userId, permissions, admin: p.superAdmin || permissions.has(Permission.InboxAdmin), superAdmin: p.superAdmin };
+}
+
+/** Whether the caller holds `perm` in the space: the role grants it and the space does not take it away. */
+export function can(scope: SpaceScope, perm: string): boolean {
+  return (scope.actor.superAdmin || scope.actor.permissions.has(perm)) && scope.overrides[perm] !== false;
+}
+
+export function requirePerm(scope: SpaceScope, perm: string): void {
+  if (!can(scope, perm)) throw AppError.forbidden(`missing permission in this space: ${perm}`);
+}
+
+/**
+ * Spaces, teams and per-space permissions of the caller (spec 6: agents see their own spaces and teams). A space of
+ * another account is "not found"; a space of the account the caller is no member of is 403.
+ */
+@Injectable()
+export class InboxAccess {
+  constructor(@InjectDataSource(INBOX_CONNECTION) private readonly ds: DataSource) {}
+
+  /** The ids of the spaces the caller sees. */
+  async visibleSpaceIds(actor: Actor, m: EntityManager | DataSource = this.ds): Promise<string[]> {
+    if (actor.admin) {
+      return (await m.query(`SELECT id::text FROM inbox.space WHERE account_id = $1 ORDER BY id`, [actor.accountId])).map((r: { id: string }) => r.id);
+    }
+    if (!actor.userId) return [];
+    return (
+      await m.query(
+        `SELECT DISTINCT t.space_id::text AS id FROM inbox.team_agent ta JOIN inbox.team t ON t.id = ta.team_id
+         WHERE ta.account_id = $1 AND ta.user_id = $2 ORDER BY 1`,
+        [actor.accountId, actor.userId],
+      )
+    ).map((r: { id: string }) => r.id);
+  }
+
+  /** The caller's teams (all spaces, or one). */
+  async teamIds(actor: Actor, spaceId?: string, m: EntityManager | DataSource = this.ds): Promise<string[]> {
+    if (!actor.userId) return [];
+    const rows = (await m.query(
+      `SELECT ta.team_id::text AS id FROM inbox.team_agent ta JOIN inbox.team t ON t.id = ta.team_id
+       WHERE ta.account_id = $1 AND ta.user_id = $2 AND ($3::bigint IS NULL OR t.space_id = $3) ORDER BY 1`,
+      [actor.accountId, actor.userId, spaceId ?? null],
+    )) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
+  async scope(spaceRef: string | null, actor: Actor = actorOf(), m: EntityManager | DataSource = this.ds): Promise<SpaceScope> {
+    if (!spaceRef) throw AppError.validation([{ propertyPath: 'space', message: 'missing space' }], 'missing space');
+    const [space] = (await m.query(`SELECT id::text FROM inbox.space WHERE id = $1 AND account_id = $2`, [spaceRef, actor.accountId])) as Array<{ id: string }>;
+    if (!space) throw AppError.notFound('space');
+    const teamIds = await this.teamIds(actor, space.id, m);
+    if (!actor.admin && !teamIds.length) throw AppError.forbidden('you are not an agent of this space');
+    let overrides: Record<string, boolean> = {};
+    if (actor.userId) {
+      const [row] = (await m.query(`SELECT permissions FROM inbox.space_permission WHERE space_id = $1 AND user_id = $2`, [space.id, actor.userId])) as Array<{ permissions: unknown }>;
+      overrides = normaliseOverrides(row?.permissions);
+    }
+    const scope: SpaceScope = { actor, spaceId: space.id, teamIds, seesAll: actor.admin, overrides };
+    scope.seesAll = actor.admin || can(scope, Permission.InboxTeamView);
+    return scope;
+  }
+}
+
+/** Spec 6: update_permissions that are missing or an empty array are an empty object. */
+export function normaliseOverrides(v: unknown): Record<string, boolean> {
+  if (!v || Array.isArray(v) || typeof v !== 'object') return {};
+  const out: Record<string, boolean> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (typeof x === 'boolean' && /^INBOX_[A-Z_]+$/.test(k)) out[k] = x;
+  return out;
+}
