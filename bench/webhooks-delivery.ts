@@ -61,6 +61,28 @@ function receiver(behaviour: 'ok' | 'hang'): Promise<{ url: string; count: () =>
   );
 }
 
+/** CPU seconds of the embedded PostgreSQL (postmaster and its children), from /proc; null with an outside DATABASE_URL. */
+function pgCpu(dataDir: string | null): number | null {
+  if (!dataDir) return null;
+  try {
+    const pm = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const tick = 100;
+    let total = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pid) === pm || Number(f[1]) === pm) total += (Number(f[11]) + Number(f[12])) / tick;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -118,11 +140,15 @@ async function main(): Promise<void> {
   const [{ n: queued }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.delivery`)).rows;
 
   // phase 2: deliveries
+  const pgData = pg ? pgDir : null;
   let c0 = cpu();
+  const pg0 = pgCpu(pgData);
   t0 = performance.now();
   await deliveries.runOnce();
   const deliverSec = (performance.now() - t0) / 1000;
   const deliverCpu = cpu() - c0;
+  const pg1 = pgCpu(pgData);
+  const deliverPgCpu = pg0 !== null && pg1 !== null ? pg1 - pg0 : null;
   const [{ n: logged }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE status = 'success'`)).rows;
   const payloads = (await sql.query<{ payload: string; event_id: string }>(`SELECT payload, event_id::text FROM webhooks.delivery LIMIT $1`, [queued])).rows;
 
@@ -181,6 +207,10 @@ async function main(): Promise<void> {
   console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} status events -> ${queued} deliveries`);
   console.log(`queueing (consumer): ${(EVENTS / queueSec).toFixed(0)} events/s, ${(queued / queueSec).toFixed(0)} deliveries queued/s`);
   console.log(`delivery: ${(queued / deliverSec).toFixed(0)} deliveries/s (${deliverSec.toFixed(2)} s), ${((deliverCpu / queued) * 1000).toFixed(3)} CPU s per 1,000 (this process), ${logged} request-log rows`);
+  if (deliverPgCpu !== null) {
+    const both = (deliverCpu + deliverPgCpu) / queued;
+    console.log(`delivery CPU incl. PostgreSQL: ${((deliverPgCpu / queued) * 1000).toFixed(3)} CPU s per 1,000 in PostgreSQL, ${(both * 1000).toFixed(3)} in all: ${(os.cpus().length / both).toFixed(0)} deliveries/s if the ${os.cpus().length} cores were ours`);
+  }
   console.log(`ceiling (bare node:http, same signed payloads, concurrency ${CONCURRENCY}, no database): ${(payloads.length / ceilSec).toFixed(0)} requests/s, ${((ceilCpu / payloads.length) * 1000).toFixed(3)} CPU s per 1,000`);
   console.log(`ratio: ${((queued / deliverSec) / (payloads.length / ceilSec) * 100).toFixed(1)} % of the ceiling's rate, ${(deliverCpu / queued / (ceilCpu / payloads.length)).toFixed(1)}x its CPU per delivery`);
   console.log(`fairness: healthy account ${alone.toFixed(0)} deliveries/s alone, ${beside.toFixed(0)} deliveries/s beside an account whose receiver hangs (${hang.count()} requests held by it)`);

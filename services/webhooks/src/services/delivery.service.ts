@@ -18,7 +18,17 @@ import { paramsOf, returned, WebhookService, type WebhookRow } from './webhook.s
 export const DESTINATION_REFUSED = 'E-DESTINATION_REFUSED';
 
 /** The request-log values of one attempt, in the order of its INSERT. */
-type SuccessRow = [string, string, string, string, number, string, string | null, string, string | null, number, Date];
+interface SuccessRow {
+  a: string;
+  w: string;
+  d: string;
+  e: string;
+  n: number;
+  q: SentRequest & { address: string | null };
+  r: Outcome['response'];
+  ms: number;
+  t: Date;
+}
 
 interface Claimed {
   id: string;
@@ -27,6 +37,8 @@ interface Claimed {
   event_id: string;
   payload: string;
   attempts: number;
+  /** The webhook row's xmin: changes with every update of the row (the webhook cache's freshness check). */
+  webhook_version: string;
 }
 
 /** Counts requests per destination host in this process; a task waits for a free slot. */
@@ -140,6 +152,35 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return hooks.length;
   }
 
+  /** Slots freed before the worker claims again: claims come in batches, not one per finished delivery. */
+  private get refill(): number {
+    return Math.max(1, Math.floor(this.options.concurrency / 4));
+  }
+
+  private roomWaiters: Array<() => void> = [];
+  private claimedInTick = 0;
+
+  /** Resolves once a refill's worth of slots is free (or nothing is in flight). */
+  private room(): Promise<void> {
+    if (this.options.concurrency - this.inFlight.size >= this.refill || !this.inFlight.size) return Promise.resolve();
+    return new Promise<void>((r) => this.roomWaiters.push(r));
+  }
+
+  private refillScheduled = false;
+
+  /** A delivery finished: wake whoever waits for room, and in a running worker claim again once a refill is free. */
+  private finished(): void {
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free < this.refill && this.inFlight.size) return;
+    for (const w of this.roomWaiters.splice(0)) w();
+    if (this.stopped || !this.roles.schedulers || this.options.pollMs === 0 || this.refillScheduled) return;
+    this.refillScheduled = true;
+    setImmediate(() => {
+      this.refillScheduled = false;
+      void this.safeTick();
+    });
+  }
+
   /** Claims what is due and starts sending it (up to the concurrency); resolves once the claim is made. */
   async tick(): Promise<void> {
     if (this.ticking) {
@@ -147,6 +188,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       return;
     }
     this.ticking = true;
+    this.claimedInTick = 0;
     try {
       do {
         this.again = false;
@@ -155,12 +197,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
         await this.gather();
         const claimed = await this.claim(free);
         if (!claimed.length) return;
-        const hooks = await this.loadWebhooks([...new Set(claimed.map((c) => c.webhook_id))]);
+        this.claimedInTick += claimed.length;
+        const hooks = await this.loadWebhooks(claimed);
         for (const c of claimed) {
           const p = this.deliver(c, hooks.get(c.webhook_id)).catch((err: unknown) => this.log.error(`delivery ${c.id}: ${String(err)}`));
           const tracked = p.finally(() => {
             this.inFlight.delete(tracked);
-            if (!this.stopped && this.roles.schedulers && this.options.pollMs > 0) this.again = true;
+            this.finished();
           });
           this.inFlight.add(tracked);
         }
@@ -171,12 +214,14 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  /** Tests and the bench: claims and sends everything due now, and waits for it. */
+  /** Tests and the bench: claims and sends everything due now (claiming again as slots free up), and waits for it. */
   async runOnce(): Promise<void> {
     for (;;) {
       await this.tick();
       if (!this.inFlight.size) return;
-      await Promise.allSettled([...this.inFlight]);
+      // nothing more was due: wait for what is in flight (its retries may come due) rather than asking again at once
+      if (!this.claimedInTick) await Promise.allSettled([...this.inFlight]);
+      else await this.room();
     }
   }
 
@@ -218,36 +263,97 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
+  /** Round robin over the webhooks with work: the next claim starts after the last webhook served. */
+  private cursor = '0';
+
+  /**
+   * One statement claims up to `limit` rows (docs/decisions/0027-webhooks.md, "Throughput"): rows whose lease ran out
+   * first (a crashed worker's), then the webhooks with claimable rows in id order from the round-robin cursor, found by
+   * a skip scan over `delivery_claim_idx` (one index probe per webhook, never a scan of the due rows), each giving its
+   * oldest due rows up to the per-webhook limit minus what it has in flight (counted on `delivery_inflight_idx`),
+   * FOR UPDATE SKIP LOCKED so replicas never wait on each other. The webhook row's version (xmin) comes back with each
+   * row (the webhook cache's freshness check). When the walk reaches the last webhook with room left it starts over.
+   */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.clock.now();
     const lease = new Date(now.getTime() + this.options.timeoutMs * 3 + 60_000);
-    const rows = await this.ds.query<Claimed[]>(
-      `WITH due AS (
-         SELECT DISTINCT webhook_id FROM webhooks.delivery
-          WHERE (state = 'pending' AND NOT bulk AND next_attempt_at <= $1) OR (state = 'delivering' AND lease_until < $1)
-       ), picked AS (
-         SELECT d.id FROM due CROSS JOIN LATERAL (
-           SELECT x.id FROM webhooks.delivery x
-            WHERE x.webhook_id = due.webhook_id
-              AND ((x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1) OR (x.state = 'delivering' AND x.lease_until < $1))
-            ORDER BY x.next_attempt_at, x.id
-            LIMIT greatest(0, $3 - (SELECT count(*) FROM webhooks.delivery f WHERE f.webhook_id = due.webhook_id AND f.state = 'delivering' AND f.lease_until >= $1))
-            FOR UPDATE SKIP LOCKED
-         ) d
-         ORDER BY random()
-         LIMIT $2
-       )
-       UPDATE webhooks.delivery d SET state = 'delivering', lease_until = $4, attempts = d.attempts + 1
-         FROM picked WHERE d.id = picked.id
-       RETURNING d.id::text, d.account_id::text, d.webhook_id::text, d.event_id::text, d.payload, d.attempts`,
-      [now, limit, this.options.perWebhookConcurrency, lease],
-    );
-    return returned(rows);
+    const out: Claimed[] = [];
+    for (let pass = 0; pass < 2 && out.length < limit; pass++) {
+      const from = this.cursor;
+      const rows = returned<Claimed & { pending: boolean }>(
+        await this.ds.query(
+          `WITH RECURSIVE hooks AS (
+             (SELECT webhook_id FROM webhooks.delivery WHERE state = 'pending' AND NOT bulk AND webhook_id > $5 ORDER BY webhook_id LIMIT 1)
+             UNION ALL
+             SELECT (SELECT d.webhook_id FROM webhooks.delivery d WHERE d.state = 'pending' AND NOT d.bulk AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
+               FROM hooks h WHERE h.webhook_id IS NOT NULL
+           ), expired AS (
+             SELECT id, false AS pending FROM webhooks.delivery WHERE state = 'delivering' AND lease_until < $1 AND $6 ORDER BY lease_until LIMIT $2 FOR UPDATE SKIP LOCKED
+           ), due AS (
+             SELECT x.id, true AS pending FROM hooks h CROSS JOIN LATERAL (
+               SELECT x.id FROM webhooks.delivery x
+                WHERE x.webhook_id = h.webhook_id AND x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1
+                ORDER BY x.next_attempt_at, x.id
+                LIMIT greatest(0, $3 - (SELECT count(*) FROM webhooks.delivery f WHERE f.webhook_id = h.webhook_id AND f.state = 'delivering'))
+                FOR UPDATE SKIP LOCKED
+             ) x
+             WHERE h.webhook_id IS NOT NULL
+             LIMIT greatest(0, $2 - (SELECT count(*) FROM expired))
+           ), picked AS (
+             SELECT * FROM expired UNION ALL SELECT * FROM due
+           )
+           UPDATE webhooks.delivery d SET state = 'delivering', lease_until = $4, attempts = d.attempts + 1
+             FROM picked, webhooks.webhook w
+            WHERE d.id = picked.id AND w.id = d.webhook_id
+           RETURNING d.id::text, d.account_id::text, d.webhook_id::text, d.event_id::text, d.payload, d.attempts, w.xmin::text AS webhook_version, picked.pending`,
+          [now, limit - out.length, this.options.perWebhookConcurrency, lease, from, pass === 0],
+        ),
+      );
+      out.push(...rows);
+      const served = rows.filter((r) => r.pending).map((r) => BigInt(r.webhook_id));
+      // a short claim walked to the end: the next one starts from the first webhook again
+      if (rows.length < limit - (out.length - rows.length)) this.cursor = '0';
+      else this.cursor = served.length ? String(served.reduce((m, x) => (x > m ? x : m))) : '0';
+      if (from === '0') break;
+    }
+    return out;
   }
 
-  private async loadWebhooks(ids: string[]): Promise<Map<string, WebhookRow>> {
-    const rows = await this.ds.query<WebhookRow[]>(`${SELECT_WEBHOOK} WHERE id = ANY ($1::bigint[])`, [ids]);
-    return new Map(rows.map((r) => [r.id, r]));
+  /** Webhook rows, reused while the row's version (xmin) is the one the claim saw (bounded). */
+  private readonly hookCache = new Map<string, { row: WebhookRow; version: string }>();
+
+  private async loadWebhooks(claimed: Claimed[]): Promise<Map<string, WebhookRow>> {
+    const out = new Map<string, WebhookRow>();
+    const missing = new Set<string>();
+    for (const c of claimed) {
+      const hit = this.hookCache.get(c.webhook_id);
+      if (hit && hit.version === c.webhook_version) out.set(c.webhook_id, hit.row);
+      else missing.add(c.webhook_id);
+    }
+    if (missing.size) {
+      const rows = await this.ds.query<Array<WebhookRow & { version: string }>>(`${SELECT_WEBHOOK.replace('SELECT ', 'SELECT xmin::text AS version, ')} WHERE id = ANY ($1::bigint[])`, [[...missing]]);
+      if (this.hookCache.size + rows.length > 10_000) this.hookCache.clear();
+      for (const r of rows) {
+        out.set(r.id, r);
+        this.hookCache.set(r.id, { row: r, version: r.version });
+      }
+    }
+    return out;
+  }
+
+  /** Opened signing secrets by sealed text (opening is an AES-GCM decryption per delivery otherwise). */
+  private readonly opened = new Map<string, string[]>();
+
+  private signingSecrets(hook: WebhookRow, now: Date): string[] {
+    const overlap = !!hook.previous_secret_sealed && !!hook.previous_secret_until && new Date(hook.previous_secret_until) > now;
+    const key = `${hook.id}:${hook.secret_sealed}:${overlap ? hook.previous_secret_sealed : ''}`;
+    let secrets = this.opened.get(key);
+    if (!secrets) {
+      secrets = this.webhooks.signingSecrets(hook, now);
+      if (this.opened.size >= 10_000) this.opened.clear();
+      this.opened.set(key, secrets);
+    }
+    return secrets;
   }
 
   /** The request a delivery sends: signed over the body (GET: the JSON in `?payload=`, signed the same way). */
@@ -257,7 +363,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       'user-agent': 'Switchboard-Webhooks/1.0',
       ...hook.headers,
       ...(hook.http_method === 'POST' ? { 'content-type': 'application/json' } : {}),
-      ...signatureHeaders(this.webhooks.signingSecrets(hook, now), eventId, ts, body),
+      ...signatureHeaders(this.signingSecrets(hook, now), eventId, ts, body),
     };
     let uri = hook.url;
     if (hook.http_method === 'GET') {
@@ -320,21 +426,20 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const batch = this.successes.splice(0, 1000);
     this.flushScheduled = this.successes.length > 0;
     if (this.flushScheduled) setImmediate(() => void this.flushSuccesses());
-    const col = (i: number) => batch.map((b) => b.row[i]);
     try {
+      // one JSON document for the whole batch: serialised natively, read by json_to_recordset (no array literals to escape)
       await this.ds.query(
         `WITH v AS (
-           SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::int[], $6::jsonb[], $7::jsonb[], $8::int[], $9::timestamptz[])
-             AS t(account_id, webhook_id, delivery_id, event_id, attempt, request, response, duration_ms, sent_at)
+           SELECT * FROM json_to_recordset($1::json) AS t(a bigint, w bigint, d bigint, e uuid, n int, q jsonb, r jsonb, ms int, t timestamptz)
          ), log AS (
            INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
-           SELECT account_id, webhook_id, delivery_id, event_id, attempt, request, response, 'success', NULL, duration_ms, sent_at FROM v
+           SELECT a, w, d, e, n, q, r, 'success', NULL, ms, t FROM v
          ), hook AS (
-           UPDATE webhooks.webhook SET failing_since = NULL WHERE id IN (SELECT DISTINCT webhook_id FROM v) AND failing_since IS NOT NULL
+           UPDATE webhooks.webhook SET failing_since = NULL WHERE id IN (SELECT DISTINCT w FROM v) AND failing_since IS NOT NULL
          )
-         UPDATE webhooks.delivery d SET state = 'succeeded', lease_until = NULL, finished_at = $10
-           FROM v WHERE d.id = v.delivery_id AND d.state = 'delivering' AND d.attempts = v.attempt`,
-        [col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(9), col(10), this.clock.now()],
+         UPDATE webhooks.delivery d SET state = 'succeeded', lease_until = NULL, finished_at = $2
+           FROM v WHERE d.id = v.d AND d.state = 'delivering' AND d.attempts = v.n`,
+        [JSON.stringify(batch.map((b) => b.row)), this.clock.now()],
       );
       for (const b of batch) b.resolve();
     } catch (e) {
@@ -344,13 +449,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async record(c: Claimed, hook: WebhookRow, req: SentRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
     const now = this.clock.now();
+    if (out.status === 'success') {
+      await this.recordSuccess({ a: c.account_id, w: c.webhook_id, d: c.id, e: c.event_id, n: c.attempts, q: { ...req, address: out.address }, r: out.response, ms: out.durationMs, t: sentAt });
+      return;
+    }
     const log = [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt];
     const insertLog = `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
-    if (out.status === 'success') {
-      await this.recordSuccess(log as SuccessRow);
-      return;
-    }
     let disabled = false;
     await this.ds.transaction(async (m) => {
       await m.query(insertLog, log);
