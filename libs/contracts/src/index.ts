@@ -16,3 +16,4 @@ export * from './send-requests';
 export * from './audience-events';
 export * from './inbox';
 export * from './campaigns';
+export * from './links';

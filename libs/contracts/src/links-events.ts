@@ -97,4 +97,67 @@ export const LinkBatchMintedV1 = defineEvent({
   }),
 });
 
-export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1] as const;
+/**
+ * A domain's state as the console sees it, after any change (added, verified in DNS, declined, archived, restored,
+ * blocked, limit changed or reached, deleted). Read models (the redirect role, campaigns) keep the latest per domain:
+ * `usable` says whether a new link may use it (configured, not archived, blocked or over its limit).
+ */
+export const DomainChangedV1 = defineEvent({
+  type: 'links.domain.changed',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => d.domainId,
+  schema: z.object({
+    accountId: id,
+    domainId: id,
+    name: z.string(),
+    /** Spec 4: 0 not configured, 1 configured, 2 pending, 3 valid-pending, 4 declined, 5 archived, 6 reached limit, 7 blocked. */
+    state: z.number().int().min(0).max(7),
+    declinedReason: z.string().nullable(),
+    messagesLimit: z.number().int().nonnegative().nullable(),
+    usable: z.boolean(),
+    deleted: z.boolean(),
+    changedAt: z.string(),
+  }),
+});
+
+/** A pool after any change (created, renamed, distribution, domains added or removed, deleted). */
+export const DomainPoolChangedV1 = defineEvent({
+  type: 'links.domain_pool.changed',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => d.poolId,
+  schema: z.object({
+    accountId: id,
+    poolId: id,
+    name: z.string(),
+    /** Spec 9: 10 spread evenly, 1 one by one. */
+    distribution: z.union([z.literal(10), z.literal(1)]),
+    /** Member domains in the pool's order. */
+    domainIds: z.array(id),
+    deleted: z.boolean(),
+    changedAt: z.string(),
+  }),
+});
+
+/** An offer after any change; `state` is its state when the change happened (expiry moves with time: see expiresAt). */
+export const OfferChangedV1 = defineEvent({
+  type: 'links.offer.changed',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => d.offerId,
+  schema: z.object({
+    accountId: id,
+    offerId: id,
+    name: z.string(),
+    originalUrl: z.string(),
+    expireInDays: z.number().int().positive().nullable(),
+    expireMethod: z.enum(['offer_creation', 'link_creation', 'never']),
+    disabled: z.boolean(),
+    expiresAt: z.string().nullable(),
+    deleted: z.boolean(),
+    changedAt: z.string(),
+  }),
+});
+
+export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1, DomainChangedV1, DomainPoolChangedV1, OfferChangedV1] as const;

@@ -28,8 +28,8 @@ export const linksConfigSchema = z.object({
   LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
   /** DNS servers the verification asks (`host` or `host:port`, comma-separated); unset: the system resolver's. */
   LINKS_DNS_SERVERS: env.list([]),
-  /** Every domain's DNS is checked again this often, in seconds (0: never). */
-  LINKS_DNS_RECHECK_SECONDS: env.int(600, 0),
+  /** Every domain's DNS is checked again this often, in seconds (at least 1). */
+  LINKS_DNS_RECHECK_SECONDS: env.int(600, 1),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });

@@ -30,10 +30,14 @@ export interface LinksModuleOptions {
   dnsServers?: readonly string[];
   /** A lookup gives up after this long (counted as no answer). Default 3000 ms. */
   dnsTimeoutMs?: number;
-  /** How often every domain's DNS is checked again; 0 turns the scheduler off (tests call `checkDue`). Default 10 min. */
+  /** How often every domain's DNS is checked again. Default 10 min. */
   dnsRecheckMs?: number;
+  /** How often the scheduler looks for domains due a check (new ones are due at once); 0 turns it off (tests call `checkDue`). Default 5000 ms. */
+  dnsPollMs?: number;
   /** A new domain's messages_limit when the account set no global limit; null: no limit. Default null. */
   defaultMessagesLimit?: number | null;
+  /** Domains one pool may hold (campaignSettings max_domains_per_pool) unless the account set its own. Default 100. */
+  maxDomainsPerPool?: number;
   clock?: Clock;
 }
 
@@ -44,7 +48,9 @@ export interface ResolvedLinksOptions {
   dnsServers: readonly string[];
   dnsTimeoutMs: number;
   dnsRecheckMs: number;
+  dnsPollMs: number;
   defaultMessagesLimit: number | null;
+  maxDomainsPerPool: number;
 }
 
 export const LINKS_OPTIONS = Symbol('LINKS_OPTIONS');
@@ -73,8 +79,10 @@ export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOp
     dns: { cnameTarget, aTarget },
     dnsServers: o.dnsServers ?? [],
     dnsTimeoutMs: int('dnsTimeoutMs', o.dnsTimeoutMs, 3000, 1),
-    dnsRecheckMs: int('dnsRecheckMs', o.dnsRecheckMs, 600_000, 0),
+    dnsRecheckMs: int('dnsRecheckMs', o.dnsRecheckMs, 600_000, 1000),
+    dnsPollMs: int('dnsPollMs', o.dnsPollMs, 5000, 0),
     defaultMessagesLimit: limit,
+    maxDomainsPerPool: int('maxDomainsPerPool', o.maxDomainsPerPool, 100, 1),
   };
 }
 
