@@ -1,0 +1,85 @@
+import { Composer, MissingRule, recipientMessageUuid, type ComposeInput } from './composer';
+
+/** A small stand-in spintax (flat `{a|b}` groups), deterministic for a seed, as the campaigns service's module is. */
+const spin = (text: string, seed: string): string => {
+  let h = 0;
+  for (const c of seed) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return text.replace(/\{([^{}]*\|[^{}]*)\}/g, (_, body: string) => {
+    const options = body.split('|');
+    h = (h * 1103515245 + 12345) >>> 0;
+    return options[h % options.length];
+  });
+};
+
+const base: ComposeInput = {
+  campaignId: '7',
+  variants: [{ id: '1', text: 'Hi {{firstName}}, {{city}} sale!', ratio: 100 }],
+  senders: [{ value: 'Acme', ratio: 100 }],
+  variables: [
+    { id: '1001', name: 'city', defaultValue: 'your city', missingRule: MissingRule.UseDefault, link: false },
+    { id: '2', name: 'firstName', defaultValue: null, missingRule: MissingRule.Skip, link: false },
+  ],
+  sms: true,
+};
+
+const r = (ordinal: number, variables: Record<string, string>, contactId = String(100 + ordinal)) => ({ ordinal, contactId, occurrence: 0, variables });
+
+describe('message composer', () => {
+  it('fills variables, and applies the missing rules: skip the recipient, or use the default value', () => {
+    const c = new Composer(base);
+    expect(c.compose(r(0, { '2': 'Ann', '1001': 'Paris' }))).toMatchObject({ ok: true, text: 'Hi Ann, Paris sale!', sender: 'Acme', segments: 1, encoding: 'GSM7' });
+    expect(c.compose(r(1, { '2': 'Bob' }))).toMatchObject({ ok: true, text: 'Hi Bob, your city sale!' });
+    expect(c.compose(r(2, { '1001': 'Rome' }))).toEqual({ ok: false, reason: 'missing_variable', variable: 'firstName' });
+    expect(c.compose(r(3, { '2': '', '1001': 'Rome' }))).toEqual({ ok: false, reason: 'missing_variable', variable: 'firstName' });
+  });
+
+  it('uses an empty default for a standard variable the campaign did not link, and leaves unknown placeholders as written', () => {
+    const c = new Composer({ ...base, variables: [], variants: [{ id: '1', text: 'Hi {{lastName}}{{nope}}', ratio: 100 }] });
+    expect(c.compose(r(0, {}))).toMatchObject({ ok: true, text: 'Hi {{nope}}' });
+    expect(c.compose(r(0, { '3': 'Doe' }))).toMatchObject({ ok: true, text: 'Hi Doe{{nope}}' });
+  });
+
+  it('resolves spintax per recipient, the same text on every retry, and never reads a value as spintax', () => {
+    const c = new Composer({ ...base, spin, variants: [{ id: '1', text: '{Hello|Hi|Hey} {{firstName}}, {great|big} {{city}} sale', ratio: 100 }] });
+    const texts = Array.from({ length: 50 }, (_, i) => c.compose(r(i, { '2': 'A{b|c}', '1001': 'X' })));
+    for (const t of texts) expect(t.ok && /^(Hello|Hi|Hey) A\{b\|c\}, (great|big) X sale$/.test(t.text)).toBe(true);
+    expect(new Set(texts.map((t) => t.ok && t.text.split(' ')[0])).size).toBe(3);
+    const again = new Composer({ ...base, spin, variants: [{ id: '1', text: '{Hello|Hi|Hey} {{firstName}}, {great|big} {{city}} sale', ratio: 100 }] });
+    expect(Array.from({ length: 50 }, (_, i) => again.compose(r(i, { '2': 'A{b|c}', '1001': 'X' })))).toEqual(texts);
+  });
+
+  it('picks the variant and sender by ratio and counts segments of the final text', () => {
+    const c = new Composer({
+      ...base,
+      variables: [],
+      variants: [
+        { id: '10', text: 'short', ratio: 50 },
+        { id: '11', text: `long ${'x'.repeat(200)} Привет`, ratio: 50 },
+      ],
+      senders: [
+        { value: 'A', ratio: 25 },
+        { value: 'B', ratio: 75 },
+      ],
+    });
+    const out = Array.from({ length: 10_000 }, (_, i) => c.compose(r(i, {})));
+    const long = out.filter((o) => o.ok && o.variantId === '11');
+    expect(Math.abs(long.length - 5000)).toBeLessThan(100);
+    expect(long[0]).toMatchObject({ encoding: 'UCS2', segments: 4 });
+    expect(Math.abs(out.filter((o) => o.ok && o.sender === 'A').length - 2500)).toBeLessThan(100);
+  });
+
+  it('needs a minted link for each link variable', () => {
+    const c = new Composer({ ...base, variables: [], variants: [{ id: '1', text: 'Go {{shorturl}} stop: {{optout}}', ratio: 100 }] });
+    expect(c.linkVariables.sort()).toEqual(['optout', 'shorturl']);
+    expect(c.compose(r(0, {}), { shorturl: 'https://s.io/a' })).toEqual({ ok: false, reason: 'missing_link', variable: 'optout' });
+    expect(c.compose(r(0, {}), { shorturl: 'https://s.io/a', optout: 'https://s.io/o' })).toMatchObject({ ok: true, text: 'Go https://s.io/a stop: https://s.io/o' });
+  });
+
+  it('gives a recipient copy the same uuid every time, another copy another', () => {
+    const u = recipientMessageUuid('7', '100', 0);
+    expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(recipientMessageUuid('7', '100', 0)).toBe(u);
+    expect(recipientMessageUuid('7', '100', 1)).not.toBe(u);
+    expect(recipientMessageUuid('8', '100', 0)).not.toBe(u);
+  });
+});

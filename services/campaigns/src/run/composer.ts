@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { analyzeSms } from '@switchboard/contracts';
+import { campaignSalt, RatioPicker, SENDER_ALPHA, VARIANT_ALPHA } from './ratio';
+
+/**
+ * The message of one recipient (docs/decisions/0032-campaign-runner.md): the variant and the sender by their ratios,
+ * the variant's spintax resolved with a seed of the recipient (the same recipient always gets the same text), then its
+ * variables and personal links filled in, and its length in SMS segments.
+ *
+ * Placeholders are `{{name}}` (a campaign variable's name, a link variable such as `{{shorturl}}`); spintax is
+ * `{a|b}`. Placeholders are set aside before the spintax is resolved and filled after, so neither a placeholder nor a
+ * contact's value (which may hold `{`, `|` or `}`) is read as spintax.
+ */
+export const MissingRule = { Skip: 0, UseDefault: 1 } as const;
+export type MissingRuleValue = (typeof MissingRule)[keyof typeof MissingRule];
+
+export interface ComposeVariable {
+  /** Variable id (the contact's values are keyed by it); null for a link variable. */
+  id: string | null;
+  name: string;
+  defaultValue: string | null;
+  /** 0: skip a recipient without a value; 1: use the default value. */
+  missingRule: MissingRuleValue;
+  /** A personal link: its value is the link minted for the recipient. */
+  link: boolean;
+}
+
+export interface ComposeInput {
+  campaignId: string;
+  variants: ReadonlyArray<{ id: string; text: string; ratio: number }>;
+  senders: ReadonlyArray<{ value: string; ratio: number }>;
+  variables: readonly ComposeVariable[];
+  /** The campaigns service's spintax, deterministic for a seed; none: texts are taken as written. */
+  spin?: (text: string, seed: string) => string;
+  /** Count SMS segments (SMS campaigns); otherwise one "segment" a message. */
+  sms: boolean;
+}
+
+export interface ComposeRecipient {
+  /** The recipient's position in the campaign's snapshot (the ratio sequence's index). */
+  ordinal: number;
+  contactId: string;
+  occurrence: number;
+  /** Values by variable id. */
+  variables: Readonly<Record<string, string>>;
+}
+
+export type Composed =
+  | { ok: true; variantIndex: number; variantId: string; senderIndex: number; sender: string | null; text: string; segments: number; encoding: string | null }
+  | { ok: false; reason: 'missing_variable' | 'missing_link' | 'no_variant'; variable: string | null };
+
+/** Standard variables reachable by their usual names without a campaign variable link (contracts StandardVariable). */
+const STANDARD_NAMES: Record<string, string> = { phone: '1', firstName: '2', lastName: '3', email: '4', country: '5', timezone: '6' };
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
+/** Private-use marks a placeholder waits behind while spintax is resolved. */
+const MARK_OPEN = '\uE000';
+const MARK_CLOSE = '\uE001';
+const MARKED = /\uE000(\d+)\uE001/g;
+
+interface Template {
+  id: string;
+  /** The text with each placeholder replaced by a mark naming its slot. */
+  marked: string;
+  /** Slot -> variable. */
+  slots: ComposeVariable[];
+  hasSpintax: boolean;
+}
+
+/** The deterministic message id of a recipient: the same campaign, contact and copy always give the same uuid. */
+export function recipientMessageUuid(campaignId: string, contactId: string, occurrence: number): string {
+  const h = createHash('sha1').update(`switchboard.campaign:${campaignId}:${contactId}:${occurrence}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50; // version 5 (name-based, SHA-1)
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
+export class Composer {
+  private readonly templates: Template[];
+  private readonly variants: RatioPicker;
+  private readonly senders: RatioPicker;
+  /** The link variables the texts use (their minted values are needed before composing). */
+  readonly linkVariables: string[];
+
+  constructor(private readonly input: ComposeInput) {
+    const salt = campaignSalt(input.campaignId);
+    this.variants = new RatioPicker(input.variants, salt, VARIANT_ALPHA);
+    this.senders = new RatioPicker(input.senders, salt, SENDER_ALPHA);
+    const byName = new Map(input.variables.map((v) => [v.name, v]));
+    const links = new Set<string>();
+    this.templates = input.variants.map((variant) => {
+      const slots: ComposeVariable[] = [];
+      const marked = variant.text.replace(PLACEHOLDER, (whole, name: string) => {
+        let v = byName.get(name) ?? null;
+        if (!v && STANDARD_NAMES[name]) v = { id: STANDARD_NAMES[name], name, defaultValue: '', missingRule: MissingRule.UseDefault, link: false };
+        if (!v && (name === 'shorturl' || name === 'optout')) v = { id: null, name, defaultValue: null, missingRule: MissingRule.Skip, link: true };
+        if (!v) return whole; // not a variable: left as written
+        if (v.link) links.add(v.name);
+        slots.push(v);
+        return `${MARK_OPEN}${slots.length - 1}${MARK_CLOSE}`;
+      });
+      return { id: variant.id, marked, slots, hasSpintax: /\{[^{}]*\|/.test(marked) || /\{[^{}]*\{/.test(marked) };
+    });
+    this.linkVariables = [...links];
+  }
+
+  /** The variant a recipient gets (for link requests made before composing); -1 when no variant has a ratio. */
+  variantOf(ordinal: number): number {
+    return this.variants.pick(ordinal);
+  }
+
+  /** The recipient's message; `links` holds its minted links by link variable name. */
+  compose(r: ComposeRecipient, links?: Readonly<Record<string, string>>): Composed {
+    const vi = this.variants.pick(r.ordinal);
+    if (vi < 0) return { ok: false, reason: 'no_variant', variable: null };
+    const t = this.templates[vi];
+    const values: string[] = [];
+    for (const v of t.slots) {
+      if (v.link) {
+        const url = links?.[v.name];
+        if (!url) return { ok: false, reason: 'missing_link', variable: v.name };
+        values.push(url);
+        continue;
+      }
+      const value = v.id !== null ? r.variables[v.id] : undefined;
+      if (value !== undefined && value !== '') values.push(value);
+      else if (v.missingRule === MissingRule.UseDefault) values.push(v.defaultValue ?? '');
+      else return { ok: false, reason: 'missing_variable', variable: v.name };
+    }
+    let text = t.marked;
+    if (t.hasSpintax && this.input.spin) text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
+    if (values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
+    const si = this.senders.pick(r.ordinal);
+    const sender = si < 0 ? null : this.input.senders[si].value;
+    if (this.input.sms) {
+      const a = analyzeSms(text);
+      return { ok: true, variantIndex: vi, variantId: t.id, senderIndex: si, sender, text, segments: a.segments, encoding: a.encoding };
+    }
+    return { ok: true, variantIndex: vi, variantId: t.id, senderIndex: si, sender, text, segments: 1, encoding: null };
+  }
+}
