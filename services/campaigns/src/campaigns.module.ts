@@ -4,6 +4,10 @@ import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboa
 import { Clock } from './clock';
 import { ReadModelsConsumer } from './consumers/read-models.consumer';
 import { CAMPAIGNS_MIGRATIONS } from './migrations';
+import { RunnerDatabase } from './run/runner-db';
+import { RunnerConsumers } from './run/runner.consumers';
+import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
+import { CampaignRunner } from './run/runner.service';
 import { CampaignsOutboxRelay, CampaignsUnitOfWork } from './services/campaigns-events.service';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_OPTIONS, CAMPAIGNS_SCHEMA, createClock, resolveCampaignsOptions, type CampaignsModuleOptions } from './campaigns.options';
 
@@ -39,6 +43,10 @@ export class CampaignsModule {
         CampaignsOutboxRelay,
         CampaignsUnitOfWork,
         ReadModelsConsumer,
+        { provide: RUNNER_OPTIONS, useValue: resolveRunnerOptions(options.runner) },
+        RunnerDatabase,
+        CampaignRunner,
+        RunnerConsumers,
       ],
       exports: [CampaignsUnitOfWork, CampaignsOutboxRelay],
     };

@@ -1,4 +1,5 @@
 import { Clock, SystemClock } from './clock';
+import type { RunnerOptions } from './run/runner.options';
 
 export interface CampaignsModuleOptions {
   /** Run the campaigns migrations at start (embedded mode, tests); distributed mode runs them before the service. Default true. */
@@ -6,6 +7,8 @@ export interface CampaignsModuleOptions {
   /** Samples a spintax preview answers at most (`POST /inbox/spintax`). Default 50. */
   maxPreviewSamples?: number;
   clock?: Clock;
+  /** The campaign runner (docs/decisions/0032-campaign-runner.md). */
+  runner?: RunnerOptions;
 }
 
 export interface ResolvedCampaignsOptions {

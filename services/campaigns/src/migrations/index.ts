@@ -1,4 +1,5 @@
 import { CampaignsInit1796600000000 } from './1796600000000-init';
+import { CampaignsRunner1796680000000 } from './1796680000000-runner';
 
 /** In order; a new migration is appended, never edited once released. */
-export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000];
+export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000];

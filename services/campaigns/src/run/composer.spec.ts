@@ -1,4 +1,5 @@
-import { Composer, MissingRule, recipientMessageUuid, type ComposeInput } from './composer';
+import { MissingRule } from '@switchboard/contracts';
+import { Composer, recipientMessageUuid, type ComposeInput } from './composer';
 
 /** A small stand-in spintax (flat `{a|b}` groups), deterministic for a seed, as the campaigns service's module is. */
 const spin = (text: string, seed: string): string => {
@@ -17,7 +18,7 @@ const base: ComposeInput = {
   senders: [{ value: 'Acme', ratio: 100 }],
   variables: [
     { id: '1001', name: 'city', defaultValue: 'your city', missingRule: MissingRule.UseDefault, link: false },
-    { id: '2', name: 'firstName', defaultValue: null, missingRule: MissingRule.Skip, link: false },
+    { id: '2', name: 'firstName', defaultValue: null, missingRule: MissingRule.SkipRecipient, link: false },
   ],
   sms: true,
 };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { analyzeSms } from '@switchboard/contracts';
+import { analyzeSms, MissingRule, type MissingRuleValue } from '@switchboard/contracts';
 import { campaignSalt, RatioPicker, SENDER_ALPHA, VARIANT_ALPHA } from './ratio';
 
 /**
@@ -11,9 +11,6 @@ import { campaignSalt, RatioPicker, SENDER_ALPHA, VARIANT_ALPHA } from './ratio'
  * `{a|b}`. Placeholders are set aside before the spintax is resolved and filled after, so neither a placeholder nor a
  * contact's value (which may hold `{`, `|` or `}`) is read as spintax.
  */
-export const MissingRule = { Skip: 0, UseDefault: 1 } as const;
-export type MissingRuleValue = (typeof MissingRule)[keyof typeof MissingRule];
-
 export interface ComposeVariable {
   /** Variable id (the contact's values are keyed by it); null for a link variable. */
   id: string | null;
@@ -94,7 +91,7 @@ export class Composer {
       const marked = variant.text.replace(PLACEHOLDER, (whole, name: string) => {
         let v = byName.get(name) ?? null;
         if (!v && STANDARD_NAMES[name]) v = { id: STANDARD_NAMES[name], name, defaultValue: '', missingRule: MissingRule.UseDefault, link: false };
-        if (!v && (name === 'shorturl' || name === 'optout')) v = { id: null, name, defaultValue: null, missingRule: MissingRule.Skip, link: true };
+        if (!v && (name === 'shorturl' || name === 'optout')) v = { id: null, name, defaultValue: null, missingRule: MissingRule.SkipRecipient, link: true };
         if (!v) return whole; // not a variable: left as written
         if (v.link) links.add(v.name);
         slots.push(v);

@@ -1,0 +1,265 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  AudienceBatchPreparedV1,
+  CampaignAction,
+  CampaignHaltReason,
+  LinkBatchMintedV1,
+  LinkClickedV1,
+  MessageStatusChangedV1,
+  SendBatchProcessedV1,
+  SendRefusal,
+  Topics,
+  type CampaignHaltReasonValue,
+  type EventData,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
+import { Clock } from '../clock';
+import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
+import { recipientMessageUuid } from './composer';
+import { copyField, RunnerDatabase } from './runner-db';
+import { returned } from './runner.service';
+import { transition } from './status';
+
+export const AUDIENCE_GROUP = 'campaigns.audience';
+export const ANSWERS_GROUP = 'campaigns.send-answers';
+export const LINKS_GROUP = 'campaigns.link-answers';
+export const STATUS_GROUP = 'campaigns.message-statuses';
+export const CLICKS_GROUP = 'campaigns.clicks';
+
+/** Refusals that stop the whole campaign (it halts and tries those recipients again after play), with their halt reason. */
+const HALTING: Record<string, CampaignHaltReasonValue | null> = {
+  [SendRefusal.LowBalance]: CampaignHaltReason.LowBalance,
+  [SendRefusal.DailyLimit]: CampaignHaltReason.DailyLimit,
+  [SendRefusal.TpsReached]: CampaignHaltReason.TpsLimitReached,
+  [SendRefusal.StreamDisabled]: null,
+  [SendRefusal.AccountDisabled]: null,
+};
+
+/** Delivery statuses in the order they may follow each other; a status never moves back (a late one counts nothing). */
+const RANK: Record<string, number> = { sent: 1, delivered: 2, undelivered: 2, sent_failed: 2, no_routes: 2, rejected: 2 };
+/** Which counters (campaign, variant, sender) a status adds to. */
+const COUNTER: Record<string, 'delivered' | 'undelivered' | 'sent_failed' | 'dlr_failed' | null> = {
+  sent: null,
+  delivered: 'delivered',
+  undelivered: 'undelivered',
+  sent_failed: 'sent_failed',
+  no_routes: 'sent_failed',
+  rejected: 'dlr_failed',
+};
+
+type Answer = EventData<typeof SendBatchProcessedV1>;
+
+/**
+ * What comes back to a running campaign: its audience (COPY into `recipient`), streams' answers to its send batches,
+ * links' minted links, and dispatch's statuses and links' clicks for its statistics. Every handler matches the
+ * campaign AND its account (and stream): an answer naming another account's campaign changes nothing.
+ */
+@Injectable()
+export class RunnerConsumers implements OnModuleInit {
+  constructor(
+    @InjectDataSource(CAMPAIGNS_CONNECTION) private readonly ds: DataSource,
+    @Inject(EventBus) private readonly bus: EventBus,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly db: RunnerDatabase,
+    private readonly uow: CampaignsUnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (!this.roles.consumers) return;
+    await this.bus.subscribe({ group: AUDIENCE_GROUP, topics: [Topics.Contacts], types: [AudienceBatchPreparedV1.type], handler: (e) => this.onAudience(e) });
+    await this.bus.subscribe({ group: ANSWERS_GROUP, topics: [Topics.Streams], types: [SendBatchProcessedV1.type], concurrency: 4, handler: (e) => this.onAnswer(e) });
+    await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
+    await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
+    await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
+  }
+
+  /** An audience batch: its recipients by COPY, once per (request, seq), only for the run that asked. */
+  async onAudience(e: EventEnvelope): Promise<void> {
+    if (e.type !== AudienceBatchPreparedV1.type || e.version !== 1) return;
+    const d = AudienceBatchPreparedV1.schema.parse(e.data);
+    const lastTotals = d.totals;
+    await this.db.transaction(async (c) => {
+      const run = (await c.query<{ batch_size: number }>(`SELECT batch_size FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3 FOR UPDATE`, [d.campaignId, d.accountId, d.requestId])).rows[0];
+      if (!run) return;
+      const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
+      if (claimed.rowCount === 0) return;
+      const r = d.recipients;
+      const n = r.contactId.length;
+      if (n) {
+        let text = '';
+        const base = d.seq * run.batch_size;
+        const campaign = copyField(d.campaignId);
+        const account = copyField(d.accountId);
+        for (let k = 0; k < n; k++) {
+          const uuid = recipientMessageUuid(d.campaignId, r.contactId[k], r.occurrence[k]);
+          text += `${campaign}\t${base + k}\t${account}\t${r.contactId[k]}\t${r.occurrence[k]}\t${uuid}\t${copyField(r.phone[k])}\t${copyField(r.iso2[k])}\t${copyField(r.timezone[k])}\t${copyField(JSON.stringify(r.variables[k]))}\n`;
+        }
+        await this.db.copy(c, 'campaigns.recipient', ['campaign_id', 'ordinal', 'account_id', 'contact_id', 'occurrence', 'message_uuid', 'phone', 'iso2', 'timezone', 'variables'], text);
+      }
+      await c.query(
+        `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
+                excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
+          WHERE campaign_id = $1`,
+        [d.campaignId, n, lastTotals?.recipients ?? null, d.error, lastTotals?.excluded ?? null, lastTotals?.duplicatesRemoved ?? null],
+      );
+      if (lastTotals) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, lastTotals.recipients, d.accountId]);
+    });
+  }
+
+  /** Streams' answer to a send batch: accepted items are created (and charged), halting refusals halt, the others fail. */
+  async onAnswer(e: EventEnvelope): Promise<void> {
+    if (e.type !== SendBatchProcessedV1.type || e.version !== 1) return;
+    const d: Answer = SendBatchProcessedV1.schema.parse(e.data);
+    if (d.requester !== 'campaigns' || !d.campaignId) return;
+    const campaignId = d.campaignId;
+    const now = this.clock.now();
+    await this.uow.run(async (m, emit, notify) => {
+      // the campaign must be the answer's account's, with the answer's stream
+      const [own] = (await m.query(`SELECT id FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND stream_id = $3`, [campaignId, d.accountId, d.streamId])) as unknown[];
+      if (!own) return;
+      const accepted = d.items.filter((i) => i.outcome === 'accepted');
+      const halting = d.items.filter((i) => i.outcome === 'refused' && i.refusal !== null && i.refusal in HALTING);
+      const failed = d.items.filter((i) => i.outcome === 'refused' && !(i.refusal !== null && i.refusal in HALTING));
+      let created = 0;
+      if (accepted.length) {
+        const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string }>(
+          await m.query(
+            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL
+               FROM unnest($3::uuid[], $4::bigint[]) t(uuid, price)
+              WHERE r.message_uuid = t.uuid AND r.campaign_id = $1 AND r.account_id = $2 AND r.state IN (0, 2)
+              RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price`,
+            [campaignId, d.accountId, accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros)],
+          ),
+        );
+        created = rows.length;
+        if (rows.length) {
+          const cost = rows.reduce((s, r) => s + Number(r.price), 0);
+          await m.query(`UPDATE campaigns.campaign SET created = created + $2, cost_micros = cost_micros + $3, updated_at = $4 WHERE id = $1`, [campaignId, rows.length, cost, now]);
+          await m.query(`UPDATE campaigns.run SET accepted = accepted + $2 WHERE campaign_id = $1`, [campaignId, rows.length]);
+          await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, Number(r.price)]), 'cost_micros');
+          await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, Number(r.price)]), 'cost_micros');
+        }
+      }
+      if (failed.length) {
+        const rows = returned<{ variant_id: string | null; sender_id: string | null }>(
+          await m.query(
+            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason
+               FROM unnest($3::uuid[], $4::text[]) t(uuid, reason)
+              WHERE r.message_uuid = t.uuid AND r.campaign_id = $1 AND r.account_id = $2 AND r.state = 2
+              RETURNING r.variant_id::text, r.sender_id::text`,
+            [campaignId, d.accountId, failed.map((i) => i.messageUuid), failed.map((i) => i.refusal ?? 'refused')],
+          ),
+        );
+        if (rows.length) {
+          await m.query(`UPDATE campaigns.campaign SET sent_failed = sent_failed + $2 WHERE id = $1`, [campaignId, rows.length]);
+          await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, 1]), 'sent_failed');
+          await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, 1]), 'sent_failed');
+        }
+      }
+      if (halting.length) {
+        // back to waiting: they are sent after play, with the same messageUuids
+        const back = returned(
+          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND account_id = $2 AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
+            campaignId,
+            d.accountId,
+            halting.map((i) => i.messageUuid),
+          ]),
+        );
+        if (back.length) {
+          const refusal = halting[0].refusal as string;
+          await transition(m, emit, notify, { id: campaignId, accountId: d.accountId }, CampaignAction.Halt, now, { haltReasonId: HALTING[refusal], reason: refusal });
+        }
+      }
+      if (created || failed.length) notify({ accountId: d.accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId), created, failed: failed.length } });
+    });
+  }
+
+  /** `counts` per row id (variant or sender) added to `column`. */
+  private async addPer(m: { query: (sql: string, p: unknown[]) => Promise<unknown> }, table: 'campaign_variant' | 'campaign_sender', pairs: Array<[string | null, number]>, column: string): Promise<void> {
+    const sums = new Map<string, number>();
+    for (const [k, v] of pairs) if (k !== null) sums.set(k, (sums.get(k) ?? 0) + v);
+    if (!sums.size) return;
+    const key = table === 'campaign_variant' ? 'id' : 'sender_id';
+    await m.query(`UPDATE campaigns.${table} x SET ${column} = x.${column} + t.n FROM unnest($1::bigint[], $2::bigint[]) t(k, n) WHERE x.${key} = t.k`, [[...sums.keys()], [...sums.values()]]);
+  }
+
+  /** Links' answer: minted links go on the recipients (they are composed next); no valid domain halts the campaign. */
+  async onLinks(e: EventEnvelope): Promise<void> {
+    if (e.type !== LinkBatchMintedV1.type || e.version !== 1) return;
+    const d = LinkBatchMintedV1.schema.parse(e.data);
+    const now = this.clock.now();
+    await this.uow.run(async (m, emit, notify) => {
+      const refs = Object.keys(d.links);
+      if (d.outcome === 'minted' && refs.length) {
+        await m.query(
+          `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL
+             FROM unnest($4::int[], $5::jsonb[]) t(o, links)
+            WHERE r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1 AND r.ordinal = t.o`,
+          [d.campaignId, d.accountId, d.batchId, refs.map(Number), refs.map((k) => JSON.stringify(d.links[k]))],
+        );
+        return;
+      }
+      const back = returned(await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND account_id = $2 AND batch_id = $3::uuid AND state = 1 RETURNING ordinal`, [d.campaignId, d.accountId, d.batchId]));
+      if (back.length && d.outcome !== 'minted') {
+        await transition(m, emit, notify, { id: d.campaignId, accountId: d.accountId }, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.PoolsWithoutValidOptions, reason: d.outcome });
+      }
+    });
+  }
+
+  /** Dispatch's statuses of campaign messages: each status counted once, never moving back. */
+  async onStatus(e: EventEnvelope): Promise<void> {
+    if (e.type !== MessageStatusChangedV1.type || e.version !== 1) return;
+    const d = MessageStatusChangedV1.schema.parse(e.data);
+    if (!d.campaignId || !(d.status in RANK)) return;
+    const campaignId = d.campaignId;
+    let notifyAfter = false;
+    await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, STATUS_GROUP, e, async (m) => {
+      const rows = returned<{ old: string | null; variant_id: string | null; sender_id: string | null }>(
+        await m.query(
+          `WITH old AS (SELECT ordinal, status FROM campaigns.recipient WHERE message_uuid = $1 AND campaign_id = $2 AND account_id = $3 FOR UPDATE)
+           UPDATE campaigns.recipient r SET status = $4 FROM old
+            WHERE r.campaign_id = $2 AND r.ordinal = old.ordinal
+              AND coalesce((CASE old.status ${Object.entries(RANK).map(([s, k]) => `WHEN '${s}' THEN ${k}`).join(' ')} END), 0) < $5
+           RETURNING old.status AS old, r.variant_id::text, r.sender_id::text`,
+          [d.messageUuid, campaignId, d.accountId, d.status, RANK[d.status]],
+        ),
+      );
+      const row = rows[0];
+      if (!row) return;
+      notifyAfter = true;
+      // sent once a message reached the provider (a final status without "sent" before it counts as sent too, except a failure before sending)
+      const reachedProvider = d.status === 'sent' || d.status === 'delivered' || d.status === 'undelivered';
+      const sentNow = reachedProvider && row.old === null ? 1 : 0;
+      const counter = COUNTER[d.status];
+      const sets = [sentNow ? 'sent = sent + 1' : null, counter ? `${counter} = ${counter} + 1` : null].filter(Boolean);
+      if (!sets.length) return;
+      await m.query(`UPDATE campaigns.campaign SET ${sets.join(', ')} WHERE id = $1`, [campaignId]);
+      if (row.variant_id) await m.query(`UPDATE campaigns.campaign_variant SET ${sets.join(', ')} WHERE id = $1 AND campaign_id = $2`, [row.variant_id, campaignId]);
+      const senderSets = sets.filter((s) => !s?.startsWith('dlr_failed'));
+      if (row.sender_id && senderSets.length) await m.query(`UPDATE campaigns.campaign_sender SET ${senderSets.join(', ')} WHERE sender_id = $1 AND campaign_id = $2`, [row.sender_id, campaignId]);
+    });
+    if (notifyAfter) await this.uow.run(async (_m, _emit, notify) => notify({ accountId: d.accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId), status: d.status } }));
+  }
+
+  /** A click on a campaign message's link: the recipient's first click counts (campaign and variant). */
+  async onClick(e: EventEnvelope): Promise<void> {
+    if (e.type !== LinkClickedV1.type || e.version !== 1) return;
+    const d = LinkClickedV1.schema.parse(e.data);
+    if (!d.campaignId || !d.messageUuid) return;
+    const campaignId = d.campaignId;
+    const messageUuid = d.messageUuid;
+    await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, CLICKS_GROUP, e, async (m) => {
+      const rows = returned<{ variant_id: string | null }>(
+        await m.query(`UPDATE campaigns.recipient SET clicked = true WHERE message_uuid = $1 AND campaign_id = $2 AND account_id = $3 AND NOT clicked RETURNING variant_id::text`, [messageUuid, campaignId, d.accountId]),
+      );
+      if (!rows.length) return;
+      await m.query(`UPDATE campaigns.campaign SET clicked = clicked + 1 WHERE id = $1`, [campaignId]);
+      if (rows[0].variant_id) await m.query(`UPDATE campaigns.campaign_variant SET clicked = clicked + 1 WHERE id = $1`, [rows[0].variant_id]);
+    });
+  }
+}

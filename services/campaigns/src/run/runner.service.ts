@@ -1,0 +1,470 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  AudienceRequestedV1,
+  CampaignAction,
+  CampaignHaltReason,
+  CampaignSendBatchRequestedV1,
+  CampaignStatus,
+  CampaignType,
+  LinkBatchRequestedV1,
+  type CampaignActionValue,
+  type CampaignHaltReasonValue,
+  type LinkVariableRequest,
+  type MissingRuleValue,
+  type SendRequestItem,
+} from '@switchboard/contracts';
+import { PROCESS_ROLES, type ProcessRoles, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
+import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
+import { Clock } from '../clock';
+import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
+import { Composer, type ComposeVariable } from './composer';
+import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';
+import { transition } from './status';
+import { WindowCache, zoneFor, type SendingWindow } from './time-window';
+
+/** Recipient states (migration 1796680000000-runner). */
+export const RecipientState = { Waiting: 0, Linking: 1, Requested: 2, Accepted: 3, Refused: 4, Skipped: 5 } as const;
+
+/** What the runner reads of a campaign to run it. */
+export interface RunCampaign {
+  id: string;
+  accountId: string;
+  status: number;
+  type: number;
+  streamId: string | null;
+  contactListIds: string[];
+  sendDuplicates: boolean;
+  settings: Record<string, unknown>;
+  window: SendingWindow;
+  accountZone: string;
+  tps: number;
+}
+
+interface RunRow {
+  request_id: string;
+  batch_size: number;
+  audience_total: number | null;
+  audience_received: number;
+  audience_error: string | null;
+  accepted: string;
+  auto_paused: boolean;
+  pause_mark: string;
+  last_send_at: Date | null;
+}
+
+interface RecipientRow {
+  ordinal: number;
+  contact_id: string;
+  occurrence: number;
+  message_uuid: string;
+  phone: string;
+  timezone: string | null;
+  variables: Record<string, string>;
+  links: Record<string, string> | null;
+}
+
+/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as `[rows, affected]`. */
+export function returned<R>(result: unknown): R[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as R[];
+  return result as R[];
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
+const hhmm = (v: string | null): string | null => (v ? v.slice(0, 5) : null);
+
+/**
+ * Runs started campaigns (docs/decisions/0032-campaign-runner.md): asks contacts for the audience, then sends in
+ * batches through streams paced by the TPS, each recipient in its sending hours, halting on the limits streams
+ * reports and on auto-pause, and finishing when every recipient has a final outcome. All state is in the database:
+ * a campaign is leased by one runner at a time, a runner killed anywhere is replaced after its lease, and a recipient
+ * re-requested after a crash is the same message (messageUuid) to streams.
+ */
+@Injectable()
+export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly log = new Logger('CampaignRunner');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  /** Window answers per campaign, kept while its settings stay the same. */
+  private readonly windows = new Map<string, { key: string; cache: WindowCache }>();
+
+  constructor(
+    @InjectDataSource(CAMPAIGNS_CONNECTION) private readonly ds: DataSource,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    @Inject(RUNNER_OPTIONS) private readonly o: ResolvedRunnerOptions,
+    private readonly uow: CampaignsUnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.schedulers || this.o.intervalMs === 0) return;
+    const loop = () => {
+      if (this.stopped) return;
+      this.running = this.runOnce()
+        .catch((e: unknown) => this.log.warn(`runner pass failed: ${(e as Error).message}`))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.o.intervalMs);
+        });
+    };
+    this.timer = setTimeout(loop, this.o.intervalMs);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass: every running campaign this runner holds or can take gets one step. */
+  async runOnce(): Promise<void> {
+    const now = this.clock.now();
+    const ids = (await this.ds.query(
+      `SELECT c.id::text AS id FROM campaigns.campaign c LEFT JOIN campaigns.run r ON r.campaign_id = c.id
+        WHERE c.deleted_at IS NULL AND c.status IN (1, 2, 5, 6)
+          AND (r.campaign_id IS NULL OR r.lease_until IS NULL OR r.lease_until < $1 OR r.lease_owner = $2)
+        ORDER BY c.id LIMIT 100`,
+      [now, this.o.instanceId],
+    )) as Array<{ id: string }>;
+    for (const { id } of ids) {
+      try {
+        await this.step(id);
+      } catch (e) {
+        this.log.warn(`campaign ${id}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Reads a campaign with what the runner needs (account zone and TPS, stream TPS). */
+  async load(m: EntityManager | DataSource, id: string): Promise<RunCampaign | null> {
+    const [r] = (await m.query(
+      `SELECT c.id::text, c.account_id::text, c.status, c.type, c.stream_id::text, c.contact_list_ids::text[] AS lists, c.send_duplicates, c.campaign_settings,
+              c.timezone_mode, c.timezone, c.working_days, c.working_hours_start::text AS wh_start, c.working_hours_end::text AS wh_end, c.start_date, c.end_date,
+              coalesce(a.time_zone, 'UTC') AS account_zone, coalesce(a.tps, 0) AS account_tps, coalesce(s.tps, 0) AS stream_tps
+         FROM campaigns.campaign c
+         LEFT JOIN campaigns.account a ON a.account_id = c.account_id
+         LEFT JOIN campaigns.stream s ON s.stream_id = c.stream_id AND s.account_id = c.account_id
+        WHERE c.id = $1 AND c.deleted_at IS NULL`,
+      [id],
+    )) as Array<Record<string, never>>;
+    if (!r) return null;
+    const tpsList = [r.account_tps as number, r.stream_tps as number].filter((t) => t > 0);
+    return {
+      id: r.id,
+      accountId: r.account_id,
+      status: r.status,
+      type: r.type,
+      streamId: r.stream_id,
+      contactListIds: r.lists ?? [],
+      sendDuplicates: r.send_duplicates,
+      settings: r.campaign_settings ?? {},
+      window: {
+        start: hhmm(r.wh_start),
+        end: hhmm(r.wh_end),
+        days: r.working_days ?? null,
+        mode: r.timezone_mode,
+        timezone: r.timezone,
+        dateStart: r.start_date ? new Date(r.start_date).toISOString() : null,
+        dateEnd: r.end_date ? new Date(r.end_date).toISOString() : null,
+      },
+      accountZone: r.account_zone,
+      tps: tpsList.length ? Math.min(...tpsList) : 1,
+    };
+  }
+
+  /** One step of one campaign, under its lease. */
+  async step(id: string): Promise<void> {
+    const now = this.clock.now();
+    const c = await this.load(this.ds, id);
+    if (!c) return;
+    if (c.status === CampaignStatus.Started && !(await this.hasRun(id))) {
+      await this.begin(c, now);
+      return;
+    }
+    const leased = returned<RunRow>(
+      await this.ds.query(
+        `UPDATE campaigns.run SET lease_owner = $2, lease_until = $3
+          WHERE campaign_id = $1 AND (lease_until IS NULL OR lease_until < $4 OR lease_owner = $2)
+          RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, accepted::text, auto_paused, pause_mark::text, last_send_at`,
+        [id, this.o.instanceId, new Date(now.getTime() + this.o.leaseMs), now],
+      ),
+    );
+    const run = leased[0];
+    if (!run) return;
+    if (c.status === CampaignStatus.Started) {
+      await this.act(c, CampaignAction.Process, now);
+      c.status = CampaignStatus.Processing;
+    }
+    if (c.status === CampaignStatus.Processing) {
+      if (run.audience_error) {
+        await this.act(c, CampaignAction.Finish, now, { reason: `audience: ${run.audience_error}` });
+        return;
+      }
+      if (run.audience_total === null || run.audience_received < run.audience_total) return;
+      await this.act(c, CampaignAction.Ready, now);
+      c.status = CampaignStatus.Ready;
+    }
+    if (c.status === CampaignStatus.Ready) {
+      if (!(await this.act(c, CampaignAction.Send, now))) return;
+      c.status = CampaignStatus.Sending;
+    }
+    if (c.status === CampaignStatus.Sending) await this.send(c, run, now);
+  }
+
+  private async hasRun(id: string): Promise<boolean> {
+    return ((await this.ds.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1`, [id])) as unknown[]).length > 0;
+  }
+
+  private act(c: RunCampaign, action: CampaignActionValue, now: Date, o: { haltReasonId?: CampaignHaltReasonValue | null; reason?: string | null } = {}): Promise<boolean> {
+    return this.uow.run((m, emit, notify) => transition(m, emit, notify, c, action, now, o));
+  }
+
+  /** Start: the run row (taken by one runner only), the audience request, and the move to processing, in one transaction. */
+  private async begin(c: RunCampaign, now: Date): Promise<void> {
+    const variableIds = await this.variableIds(c.id);
+    await this.uow.run(async (m, emit, notify) => {
+      const requestId = randomUUID();
+      const created = returned(
+        await m.query(
+          `INSERT INTO campaigns.run (campaign_id, account_id, request_id, batch_size, lease_owner, lease_until) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (campaign_id) DO NOTHING RETURNING campaign_id`,
+          [c.id, c.accountId, requestId, this.o.audienceBatchSize, this.o.instanceId, new Date(now.getTime() + this.o.leaseMs)],
+        ),
+      );
+      if (!created.length) return;
+      await m.query(`UPDATE campaigns.campaign SET started_at = coalesce(started_at, $2) WHERE id = $1`, [c.id, now]);
+      if (!(await transition(m, emit, notify, c, CampaignAction.Process, now))) throw new Error('the campaign is no longer started');
+      if (!c.contactListIds.length) {
+        await m.query(`UPDATE campaigns.run SET audience_total = 0 WHERE campaign_id = $1`, [c.id]);
+        return;
+      }
+      emit(
+        AudienceRequestedV1,
+        { requestId, accountId: c.accountId, campaignId: c.id, contactListIds: c.contactListIds.slice(0, 100), sendDuplicates: c.sendDuplicates, variableIds, batchSize: this.o.audienceBatchSize },
+        c.accountId,
+      );
+    });
+  }
+
+  /** The variables the campaign's texts may use: its variable links and the standard ones (null: all of them, none linked). */
+  private async variableIds(campaignId: string): Promise<string[] | null> {
+    const rows = (await this.ds.query(`SELECT variable_id::text AS id FROM campaigns.campaign_variable WHERE campaign_id = $1`, [campaignId])) as Array<{ id: string }>;
+    return [...new Set(['1', '2', '3', '4', '5', '6', ...rows.map((r) => r.id)])];
+  }
+
+  /** The composer of the campaign's variants, senders and variables as they are now (ratio changes apply to the recipients not sent yet). */
+  async composer(m: EntityManager | DataSource, c: RunCampaign): Promise<{ composer: Composer; senderIds: string[]; variants: string[]; links: LinkVariableRequest[] }> {
+    const variants = (await m.query(`SELECT id::text, text, ratio FROM campaigns.campaign_variant WHERE campaign_id = $1 ORDER BY position, id`, [c.id])) as Array<{ id: string; text: string; ratio: number }>;
+    const senders = (await m.query(
+      `SELECT cs.sender_id::text AS id, s.value, cs.ratio FROM campaigns.campaign_sender cs
+         JOIN campaigns.sender s ON s.sender_id = cs.sender_id AND s.account_id = cs.account_id AND NOT s.deleted
+        WHERE cs.campaign_id = $1 ORDER BY cs.position, cs.id`,
+      [c.id],
+    )) as Array<{ id: string; value: string; ratio: number }>;
+    const vars = (await m.query(`SELECT variable_id::text AS id, variable_name AS name, default_value, missing_rule, params FROM campaigns.campaign_variable WHERE campaign_id = $1`, [c.id])) as Array<{
+      id: string;
+      name: string;
+      default_value: string | null;
+      missing_rule: number;
+      params: Record<string, unknown>;
+    }>;
+    const isLink = (v: { name: string; params: Record<string, unknown> }) => v.name === 'shorturl' || v.name === 'optout' || num(v.params?.offer) !== null || Array.isArray(v.params?.domains) || num(v.params?.domain_pool) !== null;
+    const variables: ComposeVariable[] = vars.map((v) => ({ id: isLink(v) ? null : v.id, name: v.name, defaultValue: v.default_value, missingRule: v.missing_rule as MissingRuleValue, link: isLink(v) }));
+    const composer = new Composer({ campaignId: c.id, variants, senders, variables, sms: c.type !== CampaignType.WhatsApp && c.type !== CampaignType.Telegram });
+    const links: LinkVariableRequest[] = composer.linkVariables.map((name) => {
+      const p = vars.find((v) => v.name === name)?.params ?? {};
+      return {
+        variable: name,
+        kind: name === 'optout' ? 'optout' : 'shorturl',
+        offerId: num(p.offer) !== null ? String(num(p.offer)) : null,
+        url: typeof p.url === 'string' ? p.url : null,
+        domainIds: Array.isArray(p.domains) ? p.domains.map((d) => num(typeof d === 'object' && d ? (d as { id?: unknown }).id : d)).filter((d): d is number => d !== null).map(String) : [],
+        domainPoolId: num(p.domain_pool) !== null ? String(num(p.domain_pool)) : null,
+        expireInDays: num(p.expired),
+      };
+    });
+    return { composer, senderIds: senders.map((s) => s.id), variants: variants.map((v) => v.id), links };
+  }
+
+  private windowCache(c: RunCampaign): WindowCache {
+    const key = JSON.stringify(c.window);
+    const hit = this.windows.get(c.id);
+    if (hit && hit.key === key) return hit.cache;
+    const cache = new WindowCache(c.window);
+    this.windows.set(c.id, { key, cache });
+    return cache;
+  }
+
+  /** The auto-pause cap: how many more messages may be requested before the campaign pauses (Infinity: no cap). */
+  private autoPauseRoom(c: RunCampaign, run: RunRow, inFlight: number): number {
+    const after = num(c.settings.auto_pause_after_messages);
+    const every = num(c.settings.auto_pause_after_every_messages);
+    const done = Number(run.accepted) + inFlight;
+    let room = Infinity;
+    if (after && after > 0 && !run.auto_paused) room = Math.min(room, after - done);
+    if (every && every > 0) room = Math.min(room, Number(run.pause_mark) + every - done);
+    return room;
+  }
+
+  /** A sending step: stale requests again, auto-pause, links, then a batch of the recipients whose window is open. */
+  private async send(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
+    const nowMs = now.getTime();
+    // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice
+    await this.ds.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [c.id, new Date(nowMs - this.o.resendAfterMs)]);
+    const [{ in_flight: inFlightRaw, open }] = (await this.ds.query(
+      `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
+      [c.id],
+    )) as Array<{ in_flight: number; open: number }>;
+    const inFlight = inFlightRaw;
+    if (open === 0) {
+      await this.finish(c, run, now);
+      return;
+    }
+    const room = this.autoPauseRoom(c, run, inFlight);
+    if (room <= 0) {
+      if (inFlight === 0) await this.autoPause(c, run, now);
+      return;
+    }
+    // at most one second of traffic in flight (pause takes effect within a second), paced by the TPS
+    const elapsed = run.last_send_at ? Math.min(1, Math.max(0, (nowMs - new Date(run.last_send_at).getTime()) / 1000)) : 1;
+    const allowance = Math.min(this.o.batchMax, Math.floor(c.tps * elapsed), c.tps - inFlight, room);
+    if (allowance <= 0) return;
+
+    const { composer, senderIds, variants, links } = await this.composer(this.ds, c);
+    const cache = this.windowCache(c);
+    const candidates = (await this.ds.query(
+      `SELECT ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, variables, links FROM campaigns.recipient
+        WHERE campaign_id = $1 AND state = 0 AND (due_at IS NULL OR due_at <= $2) ORDER BY ordinal LIMIT $3`,
+      [c.id, now, allowance * 2],
+    )) as RecipientRow[];
+    if (!candidates.length) return;
+
+    const later: Array<[number, Date]> = [];
+    const unreachable: number[] = [];
+    const skipped: Array<[number, string]> = [];
+    const needLinks: RecipientRow[] = [];
+    const items: SendRequestItem[] = [];
+    const chosen: Array<{ ordinal: number; variant: string; sender: string | null; segments: number }> = [];
+    for (const r of candidates) {
+      if (items.length + needLinks.length >= allowance) break;
+      const at = cache.next(nowMs, zoneFor(c.window, r.timezone, c.accountZone));
+      if (at === null) {
+        unreachable.push(r.ordinal);
+        continue;
+      }
+      if (at > nowMs) {
+        later.push([r.ordinal, new Date(at)]);
+        continue;
+      }
+      if (links.length && !r.links) {
+        needLinks.push(r);
+        continue;
+      }
+      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, variables: r.variables }, r.links ?? undefined);
+      if (!out.ok) {
+        skipped.push([r.ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
+        continue;
+      }
+      items.push({ messageUuid: r.message_uuid, destination: r.phone, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(r.ordinal) });
+      chosen.push({ ordinal: r.ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
+    }
+
+    await this.uow.run(async (m, emit) => {
+      if (later.length) {
+        await m.query(`UPDATE campaigns.recipient r SET due_at = t.at FROM unnest($2::int[], $3::timestamptz[]) t(o, at) WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`, [
+          c.id,
+          later.map((l) => l[0]),
+          later.map((l) => l[1]),
+        ]);
+      }
+      if (unreachable.length || skipped.length) {
+        const all = [...unreachable.map((o) => [o, 'unreachable_timezone'] as [number, string]), ...skipped];
+        await m.query(`UPDATE campaigns.recipient r SET state = 5, reason = t.reason FROM unnest($2::int[], $3::text[]) t(o, reason) WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`, [
+          c.id,
+          all.map((a) => a[0]),
+          all.map((a) => a[1]),
+        ]);
+      }
+      if (needLinks.length) await this.requestLinks(m, emit, c, composer, variants, links, needLinks, now);
+      if (items.length) {
+        if (!c.streamId) throw new Error('the campaign has no stream');
+        const batchId = randomUUID();
+        await m.query(
+          `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, variant_id = t.variant, sender_id = t.sender, segments = t.segments
+             FROM unnest($4::int[], $5::bigint[], $6::bigint[], $7::int[]) t(o, variant, sender, segments)
+            WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`,
+          [c.id, batchId, now, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
+        );
+        emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);
+      }
+      await m.query(`UPDATE campaigns.run SET last_send_at = $2, updated_at = $2 WHERE campaign_id = $1`, [c.id, now]);
+    });
+  }
+
+  private async requestLinks(
+    m: EntityManager,
+    emit: UnitOfWorkEmit,
+    c: RunCampaign,
+    composer: Composer,
+    variantIds: string[],
+    links: LinkVariableRequest[],
+    rows: RecipientRow[],
+    now: Date,
+  ): Promise<void> {
+    const batchId = randomUUID();
+    const names = (await m.query(`SELECT variable_id::text AS id, variable_name AS name FROM campaigns.campaign_variable WHERE campaign_id = $1`, [c.id])) as Array<{ id: string; name: string }>;
+    const nameOf = new Map(names.map((n) => [n.id, n.name]));
+    await m.query(`UPDATE campaigns.recipient SET state = 1, batch_id = $2, requested_at = $3 WHERE campaign_id = $1 AND ordinal = ANY($4::int[]) AND state = 0`, [c.id, batchId, now, rows.map((r) => r.ordinal)]);
+    emit(
+      LinkBatchRequestedV1,
+      {
+        batchId,
+        accountId: c.accountId,
+        campaignId: c.id,
+        streamId: c.streamId,
+        variables: links,
+        items: rows.map((r) => {
+          const vars: Record<string, string> = {};
+          for (const [id, v] of Object.entries(r.variables)) vars[nameOf.get(id) ?? id] = v;
+          const vi = composer.variantOf(r.ordinal);
+          return { ref: String(r.ordinal), messageUuid: r.message_uuid, contactId: r.contact_id, destination: r.phone, vars, variantId: vi >= 0 ? variantIds[vi] : null };
+        }),
+      },
+      c.accountId,
+    );
+  }
+
+  private async autoPause(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
+    await this.uow.run(async (m, emit, notify) => {
+      if (!(await transition(m, emit, notify, c, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.AutoPause, reason: 'auto pause' }))) return;
+      const after = num(c.settings.auto_pause_after_messages);
+      const every = num(c.settings.auto_pause_after_every_messages);
+      const done = Number(run.accepted);
+      await m.query(`UPDATE campaigns.run SET auto_paused = auto_paused OR $2, pause_mark = CASE WHEN $3 THEN $4 ELSE pause_mark END WHERE campaign_id = $1`, [
+        c.id,
+        !!after && done >= after,
+        !!every && done >= Number(run.pause_mark) + every,
+        done,
+      ]);
+    });
+  }
+
+  /** Every recipient has its outcome: finished, or halted when the window never opens for anyone it could send to. */
+  private async finish(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
+    const [{ unreachable }] = (await this.ds.query(`SELECT count(*) FILTER (WHERE reason = 'unreachable_timezone')::int AS unreachable FROM campaigns.recipient WHERE campaign_id = $1`, [c.id])) as Array<{
+      unreachable: number;
+    }>;
+    if (Number(run.accepted) === 0 && unreachable > 0) {
+      await this.uow.run(async (m, emit, notify: UnitOfWorkNotify) => {
+        if (await transition(m, emit, notify, c, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.NoContactsInTimezone, reason: 'no contacts in time zone' })) {
+          // a play after the window is fixed tries them again
+          await m.query(`UPDATE campaigns.recipient SET state = 0, reason = NULL WHERE campaign_id = $1 AND reason = 'unreachable_timezone'`, [c.id]);
+        }
+      });
+      return;
+    }
+    await this.act(c, CampaignAction.Finish, now);
+  }
+}

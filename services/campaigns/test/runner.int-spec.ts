@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { CampaignHaltReason, CampaignStatus, LinkClickedV1, MessageStatusChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
+import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork } from '../src';
+import { resolveRunnerOptions } from '../src/run/runner.options';
+import { RunnerHarness } from './runner-harness';
+
+/**
+ * The campaign runner (docs/decisions/0032-campaign-runner.md) against fakes of contacts, streams and links that speak
+ * their contracts, with a frozen clock moved by hand.
+ */
+describe('campaign runner', () => {
+  const h = new RunnerHarness();
+
+  beforeAll(async () => {
+    await h.start();
+  });
+  afterAll(async () => h.close());
+  beforeEach(() => {
+    h.decide = () => ({});
+    h.requested = [];
+  });
+
+  const states = async (id: string) => Object.fromEntries((await h.a.sql<{ state: number; n: number }>(`SELECT state, count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 GROUP BY state`, [id])).map((r) => [r.state, r.n]));
+
+  it('snapshots the audience, sends it paced by the TPS with every variable filled, and finishes', async () => {
+    const id = await h.campaign0('501', 250, { variants: [{ text: 'Hi {{firstName}}', ratio: 60 }, { text: 'Hello {{firstName}}', ratio: 40 }] });
+    await h.step();
+    expect(await h.status(id)).toBe(CampaignStatus.Processing);
+    const [{ n }] = await h.a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
+    expect(n).toBe(250);
+    await h.step();
+    // account TPS 100: one second of traffic a step
+    expect(h.requested).toHaveLength(100);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.requested).toHaveLength(250);
+    expect(new Set(h.requested.map((i) => i.messageUuid)).size).toBe(250);
+    expect(h.requested.find((i) => i.ref === '7')?.text).toMatch(/^(Hi|Hello) N7$/);
+    expect(await h.campaign(id)).toMatchObject({ total: 250, created: 250, cost_micros: 2_500_000 });
+    const variants = await h.a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 GROUP BY variant_id ORDER BY 1 DESC`, [id]);
+    expect(Math.abs(variants[0].n - 150)).toBeLessThanOrEqual(2);
+    expect(variants[0].n + variants[1].n).toBe(250);
+  });
+
+  it.each([
+    ['low_balance', '0x41', CampaignHaltReason.LowBalance],
+    ['daily_limit', '0x30', CampaignHaltReason.DailyLimit],
+    ['tps_reached', '0x31', CampaignHaltReason.TpsLimitReached],
+  ])('halts on %s with its reason and, after play, sends the rest exactly once', async (refusal, code, reason) => {
+    const id = await h.campaign0(`6${reason}`, 150);
+    let blocked = true;
+    h.decide = (it) => (blocked && Number(it.ref) >= 60 ? { outcome: 'refused', refusal, code, priceMicros: null, currency: null, segments: null } : {});
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Halt);
+    expect(await h.campaign(id)).toMatchObject({ halt_reason_id: reason, created: 60, sent_failed: 0 });
+    // nothing more goes out while halted
+    const before = h.requested.length;
+    await h.step();
+    expect(h.requested.length).toBe(before);
+    blocked = false;
+    await h.play(id);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(await h.campaign(id)).toMatchObject({ created: 150, sent_failed: 0 });
+    expect(await states(id)).toEqual({ 3: 150 });
+  });
+
+  it('fails the recipients streams refuses for themselves, and skips those missing a variable without a default', async () => {
+    const id = await h.campaign0('701', 20, {
+      variants: [{ text: 'Hi {{firstName}} from {{city}}', ratio: 100 }],
+      variables: [{ id: '1001', name: 'city', missingRule: 0 }],
+      contacts: (i): { variables: Record<string, string> } => ({ variables: i < 5 ? { '2': `N${i}` } : { '2': `N${i}`, '1001': 'Leeds' } }),
+    });
+    h.decide = (it) => (it.ref === '10' ? { outcome: 'refused', refusal: 'blacklisted', code: '0x17', priceMicros: null, currency: null, segments: null } : {});
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(await states(id)).toEqual({ 3: 14, 4: 1, 5: 5 });
+    expect(await h.campaign(id)).toMatchObject({ created: 14, sent_failed: 1 });
+    expect(h.requested.every((i) => i.text.endsWith('from Leeds'))).toBe(true);
+  });
+
+  it('pauses by itself after auto_pause_after_messages, and after every auto_pause_after_every_messages', async () => {
+    const once = await h.campaign0('801', 120, { settings: { auto_pause_after_messages: 50 } });
+    expect(await h.runUntilStopped(once)).toBe(CampaignStatus.Halt);
+    expect(await h.campaign(once)).toMatchObject({ halt_reason_id: CampaignHaltReason.AutoPause, created: 50 });
+    await h.play(once);
+    expect(await h.runUntilStopped(once)).toBe(CampaignStatus.Finished);
+    expect(await h.campaign(once)).toMatchObject({ created: 120 });
+
+    const every = await h.campaign0('802', 100, { settings: { auto_pause_after_every_messages: 40 } });
+    const stops: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const s = await h.runUntilStopped(every);
+      stops.push((await h.campaign(every)).created as number);
+      if (s === CampaignStatus.Finished) break;
+      expect(s).toBe(CampaignStatus.Halt);
+      await h.play(every);
+    }
+    expect(stops).toEqual([40, 80, 100]);
+  });
+
+  it('stops within one step when paused, and goes on exactly where it stopped on play', async () => {
+    const id = await h.campaign0('901', 300);
+    await h.step();
+    await h.step();
+    expect(h.requested).toHaveLength(100);
+    await h.pause(id);
+    await h.step();
+    await h.step();
+    expect(h.requested).toHaveLength(100);
+    await h.play(id);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.requested.map((i) => Number(i.ref))).toEqual(Array.from({ length: 300 }, (_, i) => i));
+  });
+
+  it('waits for each recipient’s sending hours, and halts when no time zone can be reached', async () => {
+    // 10:00 UTC Wednesday: open in London (09:00-18:00), not yet in New York (05:00)
+    const id = await h.campaign0('1001', 10, { window: { start: '09:00', end: '18:00' }, contacts: (i) => ({ timezone: i % 2 ? 'America/New_York' : 'Europe/London' }) });
+    for (let k = 0; k < 4; k++) await h.step();
+    expect(h.requested.map((i) => Number(i.ref)).sort((x, y) => x - y)).toEqual([0, 2, 4, 6, 8]);
+    const [{ due }] = await h.a.sql<{ due: Date }>(`SELECT due_at AS due FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = 1`, [id]);
+    expect(due.toISOString()).toBe('2026-03-04T14:00:00.000Z');
+    h.clock.set(Date.parse('2026-03-04T14:00:01Z'));
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.requested).toHaveLength(10);
+
+    const none = await h.campaign0('1002', 5, { window: { mode: 'selected', timezone: 'Pacific/Tongatapu', start: '09:00', end: '10:00', endDate: '2026-03-04T15:00:00Z' } });
+    expect(await h.runUntilStopped(none)).toBe(CampaignStatus.Halt);
+    expect(await h.campaign(none)).toMatchObject({ halt_reason_id: CampaignHaltReason.NoContactsInTimezone, created: 0 });
+  });
+
+  it('asks links for personal links before composing, and halts when no domain is valid', async () => {
+    const id = await h.campaign0('1101', 30, { variants: [{ text: 'Sale {{shorturl}}', ratio: 100 }], variables: [{ id: '7', name: 'shorturl', params: { domains: [{ id: 5 }] } }] });
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.linkRequests.at(-1)?.variables).toEqual([{ variable: 'shorturl', kind: 'shorturl', offerId: null, url: null, domainIds: ['5'], domainPoolId: null, expireInDays: null }]);
+    expect(h.requested.find((i) => i.ref === '3')?.text).toBe('Sale https://s.test/shorturl/3');
+
+    const mint = h.mint;
+    h.mint = (req) => ({ ...mint(req), outcome: 'no_valid_domain', links: {} });
+    const halted = await h.campaign0('1102', 5, { variants: [{ text: 'Sale {{shorturl}}', ratio: 100 }], variables: [{ id: '7', name: 'shorturl', params: { domain_pool: 3 } }] });
+    expect(await h.runUntilStopped(halted)).toBe(CampaignStatus.Halt);
+    expect(await h.campaign(halted)).toMatchObject({ halt_reason_id: CampaignHaltReason.PoolsWithoutValidOptions, created: 0 });
+    h.mint = mint;
+    await h.play(halted);
+    expect(await h.runUntilStopped(halted)).toBe(CampaignStatus.Finished);
+  });
+
+  it('counts statuses and clicks once each, per variant, whatever order and repeats they come in', async () => {
+    const id = await h.campaign0('1201', 4);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    const msgs = await h.a.sql<{ uuid: string; variant_id: string }>(`SELECT message_uuid::text AS uuid, variant_id::text FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]);
+    const status = (uuid: string, s: string, acc = '1201') =>
+      createEnvelope(
+        MessageStatusChangedV1,
+        { messageUuid: uuid, accountId: acc, streamId: '12011', streamUid: 'x', campaignId: id, sender: 'Acme', destination: '+447400000000', status: s as 'sent', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+        { accountId: acc, source: 'dispatch' },
+      );
+    const delivered = status(msgs[0].uuid, 'delivered');
+    await h.a.publish([status(msgs[0].uuid, 'sent'), delivered, delivered, status(msgs[0].uuid, 'sent'), status(msgs[1].uuid, 'sent'), status(msgs[2].uuid, 'undelivered'), status(msgs[3].uuid, 'sent_failed')]);
+    // another account's status for this campaign's message changes nothing
+    await h.a.publish([status(msgs[1].uuid, 'delivered', '999')]);
+    const click = createEnvelope(
+      LinkClickedV1,
+      { clickId: 'c1', accountId: '1201', linkId: 'l1', shortUrl: 'https://s.test/a', originalUrl: 'https://shop.test', offerId: null, campaignId: id, streamId: null, messageUuid: msgs[0].uuid, destination: null, ip: null, userAgent: null, clickedAt: new Date().toISOString() },
+      { accountId: '1201', source: 'links' },
+    );
+    await h.a.publish([click, click, { ...click, id: randomUUID() }]);
+    expect(await h.campaign(id)).toMatchObject({ sent: 3, delivered: 1, undelivered: 1, sent_failed: 1, clicked: 1 });
+    const [v] = await h.a.sql(`SELECT sent::int, delivered::int, clicked::int FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
+    expect(v).toEqual({ sent: 3, delivered: 1, clicked: 1 });
+  });
+
+  it('never applies one account’s batch answer to another account’s campaign', async () => {
+    const mine = await h.campaign0('1301', 3);
+    h.holding = true;
+    await h.step();
+    await h.step();
+    const answer = h.held.pop();
+    h.held = [];
+    h.holding = false;
+    if (!answer) throw new Error('no answer held');
+    const data = SendBatchProcessedV1.schema.parse(answer.data);
+    expect(data.accountId).toBe('1301');
+    // the same answer, claimed by another account (and its stream): the campaign's recipients stay requested
+    await h.a.publish([createEnvelope(SendBatchProcessedV1, { ...data, accountId: '1399', streamId: '13991' }, { accountId: '1399', source: 'streams' })]);
+    expect(await states(mine)).toEqual({ 2: 3 });
+    await h.a.publish([answer]);
+    expect(await states(mine)).toEqual({ 3: 3 });
+  });
+
+  it('loses and duplicates nothing when its runner dies mid-campaign and another takes over', async () => {
+    const id = await h.campaign0('1401', 500);
+    // runner A sends two batches; the answers to the second are lost with it (held, never released)
+    await h.step();
+    await h.step();
+    h.holding = true;
+    await h.step();
+    h.held = [];
+    h.holding = false;
+    const sentByA = h.requested.length;
+    expect(sentByA).toBe(200);
+    // runner B: waits for A's lease, then for the unanswered batch's resend delay
+    const b = new CampaignRunner(
+      h.a.t.app.get<DataSource>(getDataSourceToken(CAMPAIGNS_CONNECTION)),
+      { http: false, consumers: false, relay: false, schedulers: true },
+      resolveRunnerOptions({ intervalMs: 0, instanceId: 'runner-b', leaseMs: 10_000, resendAfterMs: 60_000 }),
+      h.a.t.app.get(CampaignsUnitOfWork),
+      h.clock,
+    );
+    await h.step(1000, b);
+    expect(h.requested.length).toBe(sentByA);
+    h.clock.advance(10_000);
+    for (let k = 0; k < 3; k++) await h.step(1000, b);
+    h.clock.advance(60_000);
+    for (let k = 0; k < 20 && (await h.status(id)) !== CampaignStatus.Finished; k++) await h.step(1000, b);
+    expect(await h.status(id)).toBe(CampaignStatus.Finished);
+    expect(h.acceptedUuids.size).toBeGreaterThanOrEqual(500);
+    const uuids = new Set(h.requested.map((i) => i.messageUuid));
+    expect(uuids.size).toBe(500);
+    expect(await h.campaign(id)).toMatchObject({ created: 500 });
+    expect(await states(id)).toEqual({ 3: 500 });
+    // the batch whose answer was lost was asked again with the same messageUuids, and answered as duplicates
+    expect(h.requested.length).toBe(600);
+  });
+});
