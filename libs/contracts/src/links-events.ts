@@ -160,4 +160,67 @@ export const OfferChangedV1 = defineEvent({
   }),
 });
 
-export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1, DomainChangedV1, DomainPoolChangedV1, OfferChangedV1] as const;
+/** What a user agent is, as the redirect classifies it. */
+export const UserAgentClass = z.enum(['desktop', 'mobile', 'tablet', 'bot', 'preview', 'other']);
+
+/**
+ * Counted clicks, batched (docs/decisions/0034-links-redirect-and-clicks.md): the redirect commits clicks in groups
+ * and announces each group's counted clicks of one account in one event (at most 1000 clicks; previews and prefetches
+ * are recorded but never announced). `first` marks a recipient's first counted click (unique clickers, CTR). Consumers
+ * that want one event per click (the webhooks' short-URL-clicks trigger) take each click's `clickId` as its id.
+ */
+export const LinkClicksRecordedV1 = defineEvent({
+  type: 'links.clicks.recorded',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => d.accountId,
+  schema: z.object({
+    accountId: id,
+    clicks: z
+      .array(
+        z.object({
+          clickId: z.string().uuid(),
+          linkId: z.string(),
+          shortUrl: z.string(),
+          originalUrl: z.string(),
+          domainId: id,
+          offerId: id.nullable(),
+          campaignId: id.nullable(),
+          variantId: id.nullable(),
+          streamId: id.nullable(),
+          contactId: id.nullable(),
+          messageUuid: z.string().uuid().nullable(),
+          destination: z.string().nullable(),
+          first: z.boolean(),
+          uaClass: UserAgentClass,
+          ip: z.string().nullable(),
+          userAgent: z.string().nullable(),
+          clickedAt: z.string(),
+        }),
+      )
+      .min(1)
+      .max(1000),
+  }),
+});
+
+/**
+ * A recipient confirmed the opt-out page of their `{optout}` link: contacts opts the contact out (no later campaign
+ * reaches them) and announces `contacts.contact.opted_out`.
+ */
+export const LinkOptOutConfirmedV1 = defineEvent({
+  type: 'links.opt_out.confirmed',
+  version: 1,
+  topic: Topics.Links,
+  key: (d) => `${d.accountId}:${d.destination ?? d.contactId ?? ''}`,
+  schema: z.object({
+    accountId: id,
+    contactId: id.nullable(),
+    /** The recipient's phone the link was made for (E.164). */
+    destination: z.string().nullable(),
+    campaignId: id.nullable(),
+    messageUuid: z.string().uuid().nullable(),
+    optedOutAt: z.string(),
+  }),
+});
+
+export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1, DomainChangedV1, DomainPoolChangedV1, OfferChangedV1, LinkClicksRecordedV1, LinkOptOutConfirmedV1] as const;

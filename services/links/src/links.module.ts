@@ -6,8 +6,10 @@ import { LINKS_MIGRATIONS } from './migrations';
 import { createClock, LINKS_CONNECTION, LINKS_OPTIONS, LINKS_SCHEMA, resolveLinksOptions, type LinksModuleOptions } from './links.options';
 import { ADMIN_ROLE } from './admin-role';
 import { REDIRECT_ROLE } from './redirect-role';
+import { RedirectRoleService } from './redirect/redirect-role.service';
 import type { LinksRoleParts } from './role-parts';
 import { LinksOutboxRelay, LinksUnitOfWork } from './services/links-events.service';
+import { MintConsumer } from './mint/mint.consumer';
 
 
 /**
@@ -41,9 +43,11 @@ export class LinksModule {
         { provide: Clock, useValue: createClock(options) },
         LinksOutboxRelay,
         LinksUnitOfWork,
+        // personal links for campaign batches: a consumer, whichever role the process has (docs/decisions/0034)
+        MintConsumer,
         ...new Set(parts.flatMap((p) => p.providers)),
       ],
-      exports: [LinksUnitOfWork],
+      exports: [LinksUnitOfWork, MintConsumer, ...(resolved.roles.redirect ? [RedirectRoleService] : [])],
     };
   }
 }

@@ -39,6 +39,30 @@ export interface LinksModuleOptions {
   /** Domains one pool may hold (campaignSettings max_domains_per_pool) unless the account set its own. Default 100. */
   maxDomainsPerPool?: number;
   clock?: Clock;
+  /**
+   * The key of the short-link codes' permutation (docs/decisions/0034): at least 16 characters, the same in every
+   * process that mints, never changed once links exist (codes already minted stay valid; new ones would follow
+   * another permutation and could meet them). Without it, minting is off (the consumer does not subscribe).
+   */
+  codeSecret?: string;
+  /** The redirect server (the `redirect` role). */
+  redirect?: Partial<RedirectOptions>;
+}
+
+export interface RedirectOptions {
+  /** Its own port (0: a free one, printed at start in embedded mode). Default 0. */
+  port: number;
+  host: string;
+  /** The scheme of the short URLs minted and announced: `https` (TLS is terminated in front of the redirect). */
+  publicScheme: 'http' | 'https';
+  /** Take the client address from X-Forwarded-For: only behind a proxy that sets it. */
+  trustProxy: boolean;
+  /** A link is served from memory this long before it is read again (an offer disabled shows within it). Default 10 000 ms. */
+  cacheTtlMs: number;
+  /** Clicks wait at most this long before their group is written. Default 10 ms. */
+  clickFlushMs: number;
+  /** Clicks answered but not committed, at most (the most a SIGKILL can lose). Default 20 000. */
+  clickBufferMax: number;
 }
 
 export interface ResolvedLinksOptions {
@@ -51,6 +75,8 @@ export interface ResolvedLinksOptions {
   dnsPollMs: number;
   defaultMessagesLimit: number | null;
   maxDomainsPerPool: number;
+  codeSecret: string | null;
+  redirect: RedirectOptions;
 }
 
 export const LINKS_OPTIONS = Symbol('LINKS_OPTIONS');
@@ -83,7 +109,23 @@ export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOp
     dnsPollMs: int('dnsPollMs', o.dnsPollMs, 5000, 0),
     defaultMessagesLimit: limit,
     maxDomainsPerPool: int('maxDomainsPerPool', o.maxDomainsPerPool, 100, 1),
+    codeSecret: resolveCodeSecret(o.codeSecret),
+    redirect: {
+      port: int('redirect.port', o.redirect?.port, 0, 0),
+      host: o.redirect?.host ?? '127.0.0.1',
+      publicScheme: o.redirect?.publicScheme ?? 'https',
+      trustProxy: o.redirect?.trustProxy ?? false,
+      cacheTtlMs: int('redirect.cacheTtlMs', o.redirect?.cacheTtlMs, 10_000, 0),
+      clickFlushMs: int('redirect.clickFlushMs', o.redirect?.clickFlushMs, 10, 0),
+      clickBufferMax: int('redirect.clickBufferMax', o.redirect?.clickBufferMax, 20_000, 1),
+    },
   };
+}
+
+function resolveCodeSecret(secret: string | undefined): string | null {
+  if (secret === undefined) return null;
+  if (secret.length < 16) throw new Error('LinksModule: codeSecret must have at least 16 characters');
+  return secret;
 }
 
 export function createClock(o: LinksModuleOptions): Clock {

@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from '@switchboard/contracts';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { fillTarget, placeholders } from '../redirect/target';
+import { CODE_SPACE, CodeCipher, encodeCode } from './codes';
+import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
+
+export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
+export type LinkBatchAnswer = EventData<typeof LinkBatchMintedV1>;
+
+export interface MintOptions {
+  cipher: CodeCipher;
+  /** The scheme of the short URLs answered (`https`). */
+  scheme: string;
+  now: Date;
+}
+
+interface Target {
+  variable: string;
+  kind: number;
+  offerId: string | null;
+  url: string | null;
+  used: string[];
+  expiresAt: Date | null;
+  candidates: DomainCandidate[];
+  mode: DistributionValue;
+  poolId: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Mints a campaign batch's personal links (docs/decisions/0034): for each item and link variable one code (a block of
+ * the sequence through the keyed permutation, no collision, no retry), a domain from the variable's domains or pool
+ * by the pool's distribution, the rows stored by COPY, the domains' usages (and reached-limit state) updated, the
+ * answer kept for a repeated request and announced through the outbox, all in one transaction on `client`.
+ * A variable whose domains can take no more links answers `no_valid_domain`; a disabled, expired or missing offer
+ * `offer_unavailable`; then nothing is written (a later request is decided afresh).
+ */
+export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
+  const total = req.items.length * req.variables.length;
+  // the code block is taken in its own short transaction, so concurrent batches never wait on the counter; a block of
+  // a batch that then fails is simply never used
+  const block = await client.query<{ first: string }>(`UPDATE links.code_counter SET next_seq = next_seq + $1 WHERE id = 1 AND next_seq + $1 <= $2 RETURNING (next_seq - $1)::text AS first`, [total, CODE_SPACE]);
+  if (!block.rows[0]) throw new Error('links: the code space is exhausted');
+  const firstSeq = Number(block.rows[0].first);
+
+  await client.query('BEGIN');
+  try {
+    // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('links.mint'), hashtext($1 || ':' || $2))`, [req.accountId, req.batchId]);
+    const done = await client.query<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] }>(`SELECT outcome, links FROM links.link_batch WHERE account_id = $1 AND batch_id = $2`, [req.accountId, req.batchId]);
+    if (done.rows[0]) {
+      await client.query('COMMIT');
+      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: done.rows[0].outcome, links: done.rows[0].links };
+    }
+    const refused = (outcome: LinkBatchAnswer['outcome']): LinkBatchAnswer => ({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, links: {} });
+
+    const targets: Target[] = [];
+    for (const v of req.variables) {
+      const t = await loadTarget(client, req.accountId, v, o.now);
+      if (!t) {
+        await client.query('ROLLBACK');
+        return refused('offer_unavailable');
+      }
+      targets.push(t);
+    }
+
+    // domains: picked per variable over the candidates locked above; a domain shared by two variables carries on
+    // from the usages the first one gave it
+    const assignments: Array<{ pick: NonNullable<ReturnType<typeof pickDomains>>; t: Target }> = [];
+    const usageById = new Map<string, number>();
+    for (const t of targets) {
+      for (const c of t.candidates) {
+        const extra = usageById.get(c.id);
+        if (extra !== undefined) c.totalUsages += extra;
+      }
+      const pick = pickDomains(t.candidates, t.mode, req.items.length);
+      if (!pick) {
+        await client.query('ROLLBACK');
+        return refused('no_valid_domain');
+      }
+      t.candidates.forEach((c, i) => {
+        if (pick.added[i]) usageById.set(c.id, (usageById.get(c.id) ?? 0) + pick.added[i]);
+      });
+      assignments.push({ pick, t });
+    }
+
+    const targetIds = await client.query<{ id: string }>(
+      `INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
+       SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
+       RETURNING id::text`,
+      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url)],
+    );
+
+    const codes = o.cipher.encryptRange(firstSeq, total);
+    const links: LinkBatchAnswer['links'] = {};
+    const created = o.now.toISOString();
+    const account = req.accountId;
+    const campaign = req.campaignId;
+    const stream = req.streamId ?? '\\N';
+    const lines: string[] = [];
+    let k = 0;
+    for (let vi = 0; vi < assignments.length; vi++) {
+      const { pick, t } = assignments[vi];
+      const targetId = targetIds.rows[vi].id;
+      const expires = t.expiresAt ? t.expiresAt.toISOString() : '\\N';
+      for (let i = 0; i < req.items.length; i++) {
+        const item = req.items[i];
+        const d = t.candidates[pick.assignment[i]];
+        const value = codes[k++];
+        let vars = '\\N';
+        if (t.used.length) {
+          const picked: Record<string, string> = {};
+          for (const name of t.used) if (item.vars[name] !== undefined) picked[name] = item.vars[name];
+          vars = copyText(JSON.stringify(picked));
+        }
+        lines.push(
+          `${d.id}\t${value}\t${account}\t${targetId}\t${campaign}\t${item.variantId ?? '\\N'}\t${stream}\t${item.contactId ?? '\\N'}\t${item.messageUuid}\t${copyText(item.destination)}\t${vars}\t${expires}\t${created}\n`,
+        );
+        (links[item.ref] ??= {})[t.variable] = `${o.scheme}://${d.name}/${encodeCode(value)}`;
+      }
+    }
+    await copyInto(client, lines.join(''));
+
+    // usages: the domains (reaching their limit: state 6), the pools' members and the pools
+    const ids = [...usageById.keys()];
+    await client.query(
+      `UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3,
+              state = CASE WHEN d.state = ${DomainState.Configured} AND coalesce(d.messages_limit, s.messages_limit) IS NOT NULL
+                                AND d.total_usages + u.n >= coalesce(d.messages_limit, s.messages_limit) THEN ${DomainState.ReachedLimit} ELSE d.state END
+         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n)
+         LEFT JOIN links.account_settings s ON s.account_id = $4
+        WHERE d.id = u.id AND d.account_id = $4`,
+      [ids, ids.map((id) => usageById.get(id)), o.now, account],
+    );
+    for (const { pick, t } of assignments) {
+      if (!t.poolId) continue;
+      const used = t.candidates.map((c, i) => ({ id: c.id, n: pick.added[i] })).filter((u) => u.n > 0);
+      await client.query(
+        `WITH m AS (
+           UPDATE links.domain_pool_member m SET usages = m.usages + u.n FROM unnest($2::bigint[], $3::bigint[]) AS u(id, n) WHERE m.pool_id = $1 AND m.domain_id = u.id
+         )
+         UPDATE links.domain_pool SET usages = usages + $4, updated_at = $5 WHERE id = $1 AND account_id = $6`,
+        [t.poolId, used.map((u) => u.id), used.map((u) => u.n), req.items.length, o.now, account],
+      );
+    }
+
+    const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links };
+    const linksJson = JSON.stringify(links);
+    const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
+    // the answer is stored once as text and spliced into the event, not serialised twice
+    const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson}},"topic":"${Topics.Links}"}`;
+    await client.query(
+      `WITH b AS (INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($1, $2, $3, 'minted', $4::jsonb, $5))
+       INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($6, '', '1', '$packed', '{}', $7)`,
+      [account, req.batchId, campaign, linksJson, o.now, randomUUID(), `[${envelope}]`],
+    );
+    await client.query('COMMIT');
+    return answer;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * A variable's target and candidate domains, the domains locked (usages and limits stay exact under concurrent
+ * batches). Null when its offer cannot take links (missing, disabled, expired) or its URL is not a plain http(s)
+ * link whose scheme and host are fixed.
+ */
+async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchRequest['variables'][number], now: Date): Promise<Target | null> {
+  let url: string | null = null;
+  let expiresAt = v.expireInDays ? new Date(now.getTime() + v.expireInDays * DAY_MS) : null;
+  if (v.kind === 'shorturl') {
+    if (v.offerId) {
+      const offer = await client.query<{ original_url: string; disabled: boolean; expire_method: string; expire_in_days: number | null; created_at: Date }>(
+        `SELECT original_url, disabled, expire_method, expire_in_days, created_at FROM links.offer WHERE id = $1 AND account_id = $2`,
+        [v.offerId, accountId],
+      );
+      const of = offer.rows[0];
+      if (!of || of.disabled) return null;
+      if (of.expire_in_days && of.expire_method === 'offer_creation' && of.created_at.getTime() + of.expire_in_days * DAY_MS <= now.getTime()) return null;
+      if (of.expire_in_days && of.expire_method === 'link_creation') {
+        const at = new Date(now.getTime() + of.expire_in_days * DAY_MS);
+        if (!expiresAt || at < expiresAt) expiresAt = at;
+      }
+      url = of.original_url;
+    } else {
+      url = v.url;
+    }
+    if (!url || fillTarget(url, null) === null) return null;
+  }
+
+  let mode: DistributionValue = Distribution.SpreadEvenly;
+  let rows: Array<CandidateRow>;
+  if (v.domainPoolId) {
+    const pool = await client.query<{ distribution: number }>(`SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, [v.domainPoolId, accountId]);
+    // a pool of another account (or none) has no candidates: no_valid_domain
+    mode = pool.rows[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
+    rows = (
+      await client.query<CandidateRow>(
+        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
+           LEFT JOIN links.account_settings s ON s.account_id = d.account_id
+          WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
+        [v.domainPoolId, accountId],
+      )
+    ).rows;
+  } else {
+    rows = (
+      await client.query<CandidateRow>(
+        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d LEFT JOIN links.account_settings s ON s.account_id = d.account_id
+          WHERE d.account_id = $1 AND d.id = ANY ($2::bigint[]) ORDER BY array_position($2::bigint[], d.id) FOR UPDATE OF d`,
+        [accountId, v.domainIds],
+      )
+    ).rows;
+  }
+  const candidates = rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    // only a domain whose ownership was proven (claimed) and that is not blocked can carry links
+    state: r.claimed && !r.blocked ? r.state : DomainState.Blocked,
+    archived: r.state === DomainState.Archived,
+    messagesLimit: r.messages_limit === null ? null : Number(r.messages_limit),
+    totalUsages: Number(r.total_usages),
+  }));
+  return { variable: v.variable, kind: v.kind === 'optout' ? 1 : 0, offerId: v.kind === 'shorturl' ? v.offerId : null, url: v.kind === 'shorturl' && !v.offerId ? url : null, used: url ? placeholders(url) : [], expiresAt: v.kind === 'optout' ? null : expiresAt, candidates, mode, poolId: v.domainPoolId };
+}
+
+interface CandidateRow {
+  id: string;
+  name: string;
+  state: number;
+  claimed: boolean;
+  blocked: boolean;
+  messages_limit: string | null;
+  total_usages: string;
+}
+
+const CANDIDATE_COLUMNS = `d.id::text, d.name, d.state, d.claimed, d.blocked, coalesce(d.messages_limit, s.messages_limit)::text AS messages_limit, d.total_usages::text`;
+
+/** A value for COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyText(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r')) : s;
+}
+
+function copyInto(client: PoolClient, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(
+      copyFrom(`COPY links.link (domain_id, code, account_id, target_id, campaign_id, variant_id, stream_id, contact_id, message_uuid, destination, vars, expires_at, created_at) FROM STDIN`),
+    );
+    stream.on('finish', () => resolve());
+    stream.on('error', reject);
+    stream.end(text);
+  });
+}

@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import { LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
+import type { Pool } from 'pg';
+import type { ResolvedLink } from './link-store';
+import { UA_CLASSES } from './user-agent';
+
+export interface Click {
+  link: ResolvedLink;
+  shortUrl: string;
+  at: number;
+  uaClass: number;
+  preview: boolean;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface ClickRecorderOptions {
+  /** A click waits at most this long before its group is written (when no write is in flight). */
+  flushMs: number;
+  /** Clicks per group (one transaction), at most. */
+  batchMax: number;
+  /**
+   * Clicks answered but not yet committed (waiting and in flight), at most. Beyond it (the database away for long)
+   * clicks are dropped and counted in `dropped`; redirects go on. It is also the most a SIGKILL can lose.
+   */
+  bufferMax: number;
+  /** Called after a commit that wrote click events (embedded mode kicks the outbox relay). */
+  onCommitted?: () => void;
+  onError?: (e: unknown) => void;
+}
+
+const MAX_EVENT_CLICKS = 1000;
+
+/**
+ * Group commit of clicks. The redirect answers at once and hands the click here; clicks are written in groups, one
+ * transaction each (the click rows, each recipient's first click, the rollups, the click events in one outbox row),
+ * at most one group in flight, the next one gathered meanwhile. The answer does not wait for the commit
+ * (docs/decisions/0034): a SIGKILL loses the clicks answered since the last commit, never more than `bufferMax`.
+ */
+export class ClickRecorder {
+  private buffer: Click[] = [];
+  private inFlight = 0;
+  private writing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private closed = false;
+  /** Counters for the bench and health: committed clicks (counted and previews), dropped clicks, failed writes. */
+  readonly stats = { committed: 0, counted: 0, dropped: 0, failedWrites: 0, groups: 0 };
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: ClickRecorderOptions,
+  ) {}
+
+  record(c: Click): void {
+    if (this.buffer.length + this.inFlight >= this.options.bufferMax) {
+      this.stats.dropped++;
+      return;
+    }
+    this.buffer.push(c);
+    this.schedule();
+  }
+
+  get pending(): number {
+    return this.buffer.length + this.inFlight;
+  }
+
+  /** Writes what is waiting, then stops taking the timer (SIGTERM: nothing answered is lost). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (let tries = 0; tries < 5 && (this.buffer.length > 0 || this.writing); tries++) {
+      if (this.writing) await this.writing;
+      if (this.buffer.length > 0) await this.flush();
+    }
+  }
+
+  /** Writes everything waiting now (tests, and the bench's final count). */
+  async drain(): Promise<void> {
+    while (this.buffer.length > 0 || this.writing) {
+      if (this.writing) await this.writing;
+      else await this.flush();
+    }
+  }
+
+  private schedule(delay = this.options.flushMs): void {
+    if (this.timer || this.writing || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delay);
+  }
+
+  private flush(): Promise<void> {
+    if (this.writing) return this.writing;
+    if (this.buffer.length === 0) return Promise.resolve();
+    const group = this.buffer.length <= this.options.batchMax ? this.buffer : this.buffer.slice(0, this.options.batchMax);
+    this.buffer = this.buffer.length <= this.options.batchMax ? [] : this.buffer.slice(this.options.batchMax);
+    this.inFlight = group.length;
+    this.writing = this.write(group)
+      .then(() => {
+        this.failures = 0;
+        this.stats.groups++;
+        this.stats.committed += group.length;
+        for (const c of group) if (!c.preview) this.stats.counted++;
+        this.options.onCommitted?.();
+      })
+      .catch((e: unknown) => {
+        // back in front, in order; retried after a backoff (the database away: the buffer fills up to bufferMax)
+        this.buffer = group.concat(this.buffer);
+        this.stats.failedWrites++;
+        this.failures++;
+        this.options.onError?.(e);
+      })
+      .finally(() => {
+        this.inFlight = 0;
+        this.writing = null;
+        if (this.buffer.length > 0 && !this.closed) this.schedule(this.failures ? Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)) : this.options.flushMs);
+      });
+    return this.writing;
+  }
+
+  private async write(group: Click[]): Promise<void> {
+    const n = group.length;
+    const ids = new Array<string>(n);
+    const at = new Array<string>(n);
+    const account = new Array<string>(n);
+    const domain = new Array<string>(n);
+    const code = new Array<number>(n);
+    const campaign = new Array<string | null>(n);
+    const variant = new Array<string | null>(n);
+    const message = new Array<string | null>(n);
+    const ua = new Array<number>(n);
+    const preview = new Array<boolean>(n);
+    const ip = new Array<string | null>(n);
+    const agent = new Array<string | null>(n);
+    const created = new Array<string>(n);
+    for (let i = 0; i < n; i++) {
+      const c = group[i];
+      ids[i] = randomUUID();
+      at[i] = new Date(c.at).toISOString();
+      account[i] = c.link.accountId;
+      domain[i] = c.link.domainId;
+      code[i] = c.link.code;
+      campaign[i] = c.link.campaignId;
+      variant[i] = c.link.variantId;
+      message[i] = c.link.messageUuid;
+      ua[i] = c.uaClass;
+      preview[i] = c.preview;
+      ip[i] = c.ip;
+      agent[i] = c.userAgent;
+      created[i] = new Date(c.link.createdAtMs).toISOString();
+    }
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ first_click_id: string }>(FLUSH_SQL, [ids, at, account, domain, code, campaign, variant, message, ua, preview, ip, agent, created]);
+      const firsts = new Set(rows.map((r) => r.first_click_id));
+      const packed = this.events(group, ids, at, firsts);
+      if (packed) {
+        await client.query(`INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, '$packed', '{}', $3)`, [randomUUID(), String(packed.count), packed.json]);
+      }
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw e;
+    }
+    client.release();
+  }
+
+  /** The group's counted clicks as `links.clicks.recorded` envelopes (per account, up to 1000 clicks each), as the outbox's packed JSON. */
+  private events(group: Click[], ids: string[], at: string[], firsts: Set<string>): { count: number; json: string } | null {
+    const perAccount = new Map<string, unknown[]>();
+    for (let i = 0; i < group.length; i++) {
+      const c = group[i];
+      if (c.preview) continue;
+      const l = c.link;
+      let list = perAccount.get(l.accountId);
+      if (!list) perAccount.set(l.accountId, (list = []));
+      list.push({
+        clickId: ids[i],
+        linkId: `${l.domainId}/${c.shortUrl.slice(c.shortUrl.lastIndexOf('/') + 1)}`,
+        shortUrl: c.shortUrl,
+        originalUrl: l.location ?? l.template ?? '',
+        domainId: l.domainId,
+        offerId: l.offerId,
+        campaignId: l.campaignId,
+        variantId: l.variantId,
+        streamId: l.streamId,
+        contactId: l.contactId,
+        messageUuid: l.messageUuid,
+        destination: l.destination,
+        first: firsts.has(ids[i]),
+        uaClass: UA_CLASSES[c.uaClass],
+        ip: c.ip,
+        userAgent: c.userAgent,
+        clickedAt: at[i],
+      });
+    }
+    if (perAccount.size === 0) return null;
+    const occurredAt = new Date().toISOString();
+    const envelopes: unknown[] = [];
+    for (const [accountId, clicks] of perAccount) {
+      for (let s = 0; s < clicks.length; s += MAX_EVENT_CLICKS) {
+        // built without a schema parse: the fields above are the schema's, and a parse per group costs more than the write
+        envelopes.push({
+          id: randomUUID(),
+          type: LinkClicksRecordedV1.type,
+          version: LinkClicksRecordedV1.version,
+          occurredAt,
+          source: 'links',
+          accountId,
+          traceId: null,
+          key: accountId,
+          data: { accountId, clicks: clicks.slice(s, s + MAX_EVENT_CLICKS) },
+          topic: Topics.Links,
+        });
+      }
+    }
+    return { count: envelopes.length, json: JSON.stringify(envelopes) };
+  }
+}
+
+/**
+ * One statement for a group: the click rows; each recipient's first counted click (the earliest of the group when
+ * the recipient has none yet: `ON CONFLICT` counts the rest; rows taken in key order, so concurrent groups of other
+ * replicas lock in one order and never deadlock); the rollups per campaign, variant and domain with the first clicks'
+ * delay since the link was minted (clickAvgTime). Answers the click ids that were first clicks.
+ */
+const FLUSH_SQL = `
+  WITH c AS (
+    SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
+                         $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::text[], $13::timestamptz[])
+      AS c(click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent, link_created_at)
+  ), firsts AS (
+    INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
+    SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
+      SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at,
+             count(*) OVER (PARTITION BY account_id, message_uuid) AS n
+        FROM c WHERE NOT preview AND message_uuid IS NOT NULL
+       ORDER BY account_id, message_uuid, clicked_at) f
+    ORDER BY account_id, message_uuid
+    ON CONFLICT (account_id, message_uuid) DO UPDATE SET clicks = r.clicks + excluded.clicks
+    RETURNING r.first_click_id, (xmax = 0) AS inserted
+  ), first_ids AS (
+    SELECT first_click_id FROM firsts WHERE inserted
+  ), ins AS (
+    INSERT INTO links.click (click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent)
+    SELECT c.click_id, c.clicked_at, c.account_id, c.domain_id, c.code, c.campaign_id, c.variant_id, c.message_uuid, c.ua_class, c.preview,
+           f.first_click_id IS NOT NULL, c.ip, c.user_agent
+      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id
+  ), rollup AS (
+    INSERT INTO links.click_stats AS s (account_id, campaign_id, variant_id, domain_id, clicks, first_clicks, first_click_delay_ms, preview_clicks)
+    SELECT c.account_id, coalesce(c.campaign_id, 0), coalesce(c.variant_id, 0), c.domain_id,
+           count(*) FILTER (WHERE NOT c.preview), count(f.first_click_id),
+           coalesce(sum(extract(epoch FROM c.clicked_at - c.link_created_at) * 1000) FILTER (WHERE f.first_click_id IS NOT NULL), 0)::bigint,
+           count(*) FILTER (WHERE c.preview)
+      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id
+     GROUP BY 1, 2, 3, 4
+     ORDER BY 1, 2, 3, 4
+    ON CONFLICT (account_id, campaign_id, variant_id, domain_id) DO UPDATE
+      SET clicks = s.clicks + excluded.clicks, first_clicks = s.first_clicks + excluded.first_clicks,
+          first_click_delay_ms = s.first_click_delay_ms + excluded.first_click_delay_ms, preview_clicks = s.preview_clicks + excluded.preview_clicks
+  )
+  SELECT first_click_id::text FROM first_ids`;

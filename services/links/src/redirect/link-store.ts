@@ -1,0 +1,217 @@
+import type { Pool } from 'pg';
+import { fillTarget } from './target';
+
+/** A claimed domain, as the redirect knows it by its host name. */
+export interface RedirectDomain {
+  id: string;
+  accountId: string;
+}
+
+/** A link with everything the redirect answers from. */
+export interface ResolvedLink {
+  domainId: string;
+  code: number;
+  accountId: string;
+  campaignId: string | null;
+  variantId: string | null;
+  streamId: string | null;
+  contactId: string | null;
+  messageUuid: string | null;
+  destination: string | null;
+  /** 0 short URL, 1 opt-out. */
+  kind: number;
+  offerId: string | null;
+  /** The filled target (null: refused, a variable tried to change its scheme or host, or no target). */
+  location: string | null;
+  /** The target before filling, for the click event's originalUrl. */
+  template: string | null;
+  /** When the link stops redirecting (the link's own expiry, the offer's), ms since the epoch; Infinity: never. */
+  expiresAtMs: number;
+  /** The offer is disabled. */
+  disabled: boolean;
+  createdAtMs: number;
+}
+
+interface Cached<T> {
+  value: T;
+  until: number;
+}
+
+interface Pending {
+  domainId: string;
+  code: number;
+  waiters: Array<{ resolve: (l: ResolvedLink | null) => void; reject: (e: unknown) => void }>;
+}
+
+export interface LinkStoreOptions {
+  /** How long a link (or a domain) is served from memory before it is read again: an offer disabled or an expiry changed shows within this. */
+  cacheTtlMs: number;
+  /** How long an unknown code or host is remembered (a flood of made-up codes costs one query per code and this long). */
+  negativeTtlMs: number;
+  /** Links kept in memory at most (the oldest go first). */
+  cacheMax: number;
+  now: () => number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Looks links up by (domain, code) with an in-process cache. Misses of the same turn of the event loop are read
+ * together in one query (`unnest` of the keys), so a burst of new codes costs one round trip, not one each.
+ */
+export class LinkStore {
+  private readonly domains = new Map<string, Cached<RedirectDomain | null>>();
+  private readonly domainLoads = new Map<string, Promise<RedirectDomain | null>>();
+  private readonly links = new Map<string, Cached<ResolvedLink | null>>();
+  private pending = new Map<string, Pending>();
+  private scheduled = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: LinkStoreOptions,
+  ) {}
+
+  /** The cached domain of a host: undefined when it must be read (`loadDomain`). */
+  cachedDomain(host: string): RedirectDomain | null | undefined {
+    const c = this.domains.get(host);
+    if (c && c.until > this.options.now()) return c.value;
+    return undefined;
+  }
+
+  loadDomain(host: string): Promise<RedirectDomain | null> {
+    let p = this.domainLoads.get(host);
+    if (!p) {
+      p = this.pool
+        .query<{ id: string; account_id: string }>(`SELECT id::text, account_id::text FROM links.domain WHERE name = $1 AND claimed AND NOT blocked AND state <> 7`, [host])
+        .then(({ rows }) => {
+          const d = rows[0] ? { id: rows[0].id, accountId: rows[0].account_id } : null;
+          this.domains.set(host, { value: d, until: this.options.now() + (d ? this.options.cacheTtlMs : this.options.negativeTtlMs) });
+          return d;
+        })
+        .finally(() => this.domainLoads.delete(host));
+      this.domainLoads.set(host, p);
+    }
+    return p;
+  }
+
+  cachedLink(domainId: string, code: number): ResolvedLink | null | undefined {
+    const c = this.links.get(`${domainId}:${code}`);
+    if (c && c.until > this.options.now()) return c.value;
+    return undefined;
+  }
+
+  loadLink(domainId: string, code: number): Promise<ResolvedLink | null> {
+    return new Promise((resolve, reject) => {
+      const key = `${domainId}:${code}`;
+      let p = this.pending.get(key);
+      if (!p) {
+        p = { domainId, code, waiters: [] };
+        this.pending.set(key, p);
+      }
+      p.waiters.push({ resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.readPending());
+      }
+    });
+  }
+
+  /** Forget cached links (tests, and an operator's "apply now"). */
+  clear(): void {
+    this.links.clear();
+    this.domains.clear();
+  }
+
+  private async readPending(): Promise<void> {
+    this.scheduled = false;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    try {
+      const { rows } = await this.pool.query<LinkRow>(LOOKUP_SQL, [batch.map((p) => p.domainId), batch.map((p) => p.code)]);
+      const found = new Map<number, LinkRow>();
+      for (const r of rows) found.set(r.i - 1, r);
+      const now = this.options.now();
+      batch.forEach((p, i) => {
+        const r = found.get(i);
+        const link = r ? toLink(p.domainId, p.code, r) : null;
+        this.remember(`${p.domainId}:${p.code}`, link, now);
+        for (const w of p.waiters) w.resolve(link);
+      });
+    } catch (e) {
+      for (const p of batch) for (const w of p.waiters) w.reject(e);
+    }
+  }
+
+  private remember(key: string, link: ResolvedLink | null, now: number): void {
+    if (this.links.size >= this.options.cacheMax) {
+      // Map keeps insertion order: drop the oldest tenth at once rather than one entry per insert
+      let n = Math.ceil(this.options.cacheMax / 10);
+      for (const k of this.links.keys()) {
+        this.links.delete(k);
+        if (--n === 0) break;
+      }
+    }
+    this.links.set(key, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs) });
+  }
+}
+
+interface LinkRow {
+  i: number;
+  account_id: string;
+  campaign_id: string | null;
+  variant_id: string | null;
+  stream_id: string | null;
+  contact_id: string | null;
+  message_uuid: string | null;
+  destination: string | null;
+  vars: Record<string, string> | null;
+  expires_ms: number | null;
+  created_ms: number;
+  kind: number;
+  offer_id: string | null;
+  url: string | null;
+  disabled: boolean | null;
+  expire_method: string | null;
+  expire_in_days: number | null;
+  offer_created_ms: number | null;
+}
+
+// The offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
+// expired at expireInDays after the offer's creation, or after the link's, by expireMethod).
+const LOOKUP_SQL = `
+  SELECT k.i::int AS i, l.account_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
+         l.message_uuid::text, l.destination, l.vars,
+         (extract(epoch FROM l.expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms,
+         t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS url, o.disabled, o.expire_method, o.expire_in_days,
+         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms
+    FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(domain_id, code, i)
+    JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
+    JOIN links.link_target t ON t.id = l.target_id
+    LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id`;
+
+function toLink(domainId: string, code: number, r: LinkRow): ResolvedLink {
+  let expires = r.expires_ms ?? Infinity;
+  if (r.offer_id !== null && r.expire_in_days) {
+    if (r.expire_method === 'offer_creation' && r.offer_created_ms !== null) expires = Math.min(expires, r.offer_created_ms + r.expire_in_days * DAY_MS);
+    if (r.expire_method === 'link_creation') expires = Math.min(expires, r.created_ms + r.expire_in_days * DAY_MS);
+  }
+  const offerMissing = r.offer_id !== null && r.disabled === null;
+  return {
+    domainId,
+    code,
+    accountId: r.account_id,
+    campaignId: r.campaign_id,
+    variantId: r.variant_id,
+    streamId: r.stream_id,
+    contactId: r.contact_id,
+    messageUuid: r.message_uuid,
+    destination: r.destination,
+    kind: r.kind,
+    offerId: r.offer_id,
+    template: r.url,
+    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars) : null,
+    expiresAtMs: expires,
+    disabled: r.disabled === true || offerMissing,
+    createdAtMs: r.created_ms,
+  };
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LinkOptOutConfirmedV1, Topics } from '@switchboard/contracts';
+import type { Pool } from 'pg';
+import { decodeCode } from '../mint/codes';
+import { ClickRecorder, type ClickRecorderOptions } from './click-recorder';
+import { LinkStore, type ResolvedLink } from './link-store';
+import { PAGES } from './pages';
+import { classifyUserAgent, isPreview } from './user-agent';
+
+export interface RedirectServerOptions {
+  pool: Pool;
+  port: number;
+  host: string;
+  /** The scheme of the short URLs in click events (`https` in production; the server itself speaks HTTP behind TLS termination). */
+  publicScheme?: 'http' | 'https';
+  /** Take the client address from X-Forwarded-For (the left-most entry): only behind a proxy that sets it. */
+  trustProxy?: boolean;
+  cacheTtlMs?: number;
+  negativeTtlMs?: number;
+  cacheMax?: number;
+  clicks?: Partial<ClickRecorderOptions>;
+  now?: () => number;
+  onError?: (e: unknown) => void;
+}
+
+const HTML = 'text/html; charset=utf-8';
+const PAGE_HEADERS = (body: Buffer) => [
+  'Content-Type',
+  HTML,
+  'Content-Length',
+  String(body.length),
+  'Cache-Control',
+  'no-store',
+  'X-Content-Type-Options',
+  'nosniff',
+  'Referrer-Policy',
+  'no-referrer',
+  'Content-Security-Policy',
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+];
+const ROBOTS = Buffer.from('User-agent: *\nDisallow: /\n');
+
+/**
+ * The redirect server (docs/decisions/0034-links-redirect-and-clicks.md): raw node:http, no framework on the path.
+ * `GET /{code}` with the Host header: the link of (host's domain, code) from the in-process cache (or one batched
+ * query), a 302 to its target with the recipient's variables filled; 410 for an expired link or a disabled or
+ * expired offer, 404 for an unknown code or host, 400 for a target a variable tried to turn elsewhere; never a
+ * redirect for those. Opt-out links answer a confirm page; its POST opts the contact out. Clicks go to the
+ * ClickRecorder (group commit, the answer does not wait).
+ */
+export class RedirectServer {
+  readonly store: LinkStore;
+  readonly clicks: ClickRecorder;
+  private readonly server: http.Server;
+  private readonly now: () => number;
+  private readonly scheme: string;
+  private readonly sockets = new Set<import('node:net').Socket>();
+
+  constructor(private readonly options: RedirectServerOptions) {
+    this.now = options.now ?? Date.now;
+    this.scheme = options.publicScheme ?? 'https';
+    this.store = new LinkStore(options.pool, {
+      cacheTtlMs: options.cacheTtlMs ?? 10_000,
+      negativeTtlMs: options.negativeTtlMs ?? 2_000,
+      cacheMax: options.cacheMax ?? 500_000,
+      now: this.now,
+    });
+    this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks });
+    this.server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening, closes idle connections, writes the clicks still waiting. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    setTimeout(() => {
+      for (const s of this.sockets) s.destroy();
+    }, 2000).unref();
+    await closed;
+    await this.clicks.close();
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path.length !== 8) return this.special(path, method, res);
+    const code = decodeCode(path.slice(1));
+    if (code < 0) return this.page(res, 404, PAGES.notFound, method);
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.methodNotAllowed(res);
+    const host = hostOf(req.headers.host);
+    if (!host) return this.page(res, 404, PAGES.notFound, method);
+
+    const domain = this.store.cachedDomain(host);
+    if (domain === null) return this.page(res, 404, PAGES.notFound, method);
+    if (domain !== undefined) {
+      const link = this.store.cachedLink(domain.id, code);
+      if (link !== undefined) return this.answer(req, res, method, host, path, link);
+      this.store.loadLink(domain.id, code).then(
+        (l) => this.answer(req, res, method, host, path, l),
+        (e: unknown) => this.unavailable(res, e),
+      );
+      return;
+    }
+    this.store
+      .loadDomain(host)
+      .then((d) => (d ? this.store.cachedLink(d.id, code) ?? this.store.loadLink(d.id, code) : null))
+      .then(
+        (l) => this.answer(req, res, method, host, path, l),
+        (e: unknown) => this.unavailable(res, e),
+      );
+  }
+
+  private answer(req: http.IncomingMessage, res: http.ServerResponse, method: string, host: string, path: string, link: ResolvedLink | null): void {
+    if (!link) return this.page(res, 404, PAGES.notFound, method);
+    if (link.kind === 1) return this.optOut(req, res, method, host, path, link);
+    if (method === 'POST') return this.methodNotAllowed(res);
+    if (link.disabled || link.expiresAtMs <= this.now()) return this.page(res, 410, PAGES.gone, method);
+    if (!link.location) return this.page(res, 400, PAGES.refused, method);
+    const headers = req.headers;
+    const agent = headers['user-agent'];
+    const uaClass = classifyUserAgent(agent);
+    this.clicks.record({
+      link,
+      shortUrl: `${this.scheme}://${host}${path}`,
+      at: this.now(),
+      uaClass,
+      preview: isPreview(method, headers, uaClass),
+      ip: this.clientIp(req),
+      userAgent: agent ? agent.slice(0, 512) : null,
+    });
+    res.writeHead(302, ['Location', link.location, 'Cache-Control', 'private, no-store', 'Referrer-Policy', 'no-referrer', 'Content-Length', '0']);
+    res.end();
+  }
+
+  /** The opt-out link: a confirm page on GET (previews and prefetches never opt anyone out), the opt-out on POST. */
+  private optOut(req: http.IncomingMessage, res: http.ServerResponse, method: string, host: string, path: string, link: ResolvedLink): void {
+    if (method !== 'POST') return this.page(res, 200, PAGES.optOutConfirm(path), method);
+    req.resume();
+    const at = new Date(this.now()).toISOString();
+    const event = {
+      id: randomUUID(),
+      type: LinkOptOutConfirmedV1.type,
+      version: LinkOptOutConfirmedV1.version,
+      occurredAt: at,
+      source: 'links',
+      accountId: link.accountId,
+      traceId: null,
+      data: LinkOptOutConfirmedV1.schema.parse({
+        accountId: link.accountId,
+        contactId: link.contactId,
+        destination: link.destination,
+        campaignId: link.campaignId,
+        messageUuid: link.messageUuid,
+        optedOutAt: at,
+      }),
+    };
+    const key = LinkOptOutConfirmedV1.key(event.data);
+    // the opt-out row and its event in one statement (one transaction); a second POST changes nothing
+    this.options.pool
+      .query(
+        `WITH o AS (
+           INSERT INTO links.opt_out (domain_id, code, account_id, contact_id, destination, campaign_id, message_uuid, opted_out_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (domain_id, code) DO NOTHING RETURNING 1
+         )
+         INSERT INTO links.outbox (event_id, topic, key, type, payload) SELECT $9, $10, $11, $12, $13 FROM o`,
+        [link.domainId, link.code, link.accountId, link.contactId, link.destination, link.campaignId, link.messageUuid, at, event.id, Topics.Links, key, event.type, JSON.stringify(event)],
+      )
+      .then(
+        () => {
+          this.options.clicks?.onCommitted?.();
+          this.page(res, 200, PAGES.optOutDone, method);
+        },
+        (e: unknown) => this.unavailable(res, e),
+      );
+    void host;
+  }
+
+  private special(path: string, method: string, res: http.ServerResponse): void {
+    if (path === '/-/health') {
+      res.writeHead(200, ['Content-Type', 'text/plain', 'Cache-Control', 'no-store']);
+      res.end('ok');
+      return;
+    }
+    if (path === '/robots.txt') {
+      res.writeHead(200, ['Content-Type', 'text/plain', 'Content-Length', String(ROBOTS.length)]);
+      res.end(method === 'HEAD' ? undefined : ROBOTS);
+      return;
+    }
+    this.page(res, 404, PAGES.notFound, method);
+  }
+
+  private page(res: http.ServerResponse, status: number, body: Buffer, method: string): void {
+    res.writeHead(status, PAGE_HEADERS(body));
+    res.end(method === 'HEAD' ? undefined : body);
+  }
+
+  private methodNotAllowed(res: http.ServerResponse): void {
+    res.writeHead(405, ['Allow', 'GET, HEAD', 'Content-Length', '0']);
+    res.end();
+  }
+
+  /** The database is needed for a link not in memory and it did not answer: 503, never a guess. */
+  private unavailable(res: http.ServerResponse, e: unknown): void {
+    this.options.onError?.(e);
+    if (res.headersSent) return;
+    const body = PAGES.unavailable;
+    res.writeHead(503, [...PAGE_HEADERS(body), 'Retry-After', '30']);
+    res.end(body);
+  }
+
+  private clientIp(req: http.IncomingMessage): string | null {
+    if (this.options.trustProxy) {
+      const xff = req.headers['x-forwarded-for'];
+      const first = (Array.isArray(xff) ? xff[0] : xff)?.split(',')[0]?.trim();
+      if (first) return first.slice(0, 64);
+    }
+    return req.socket.remoteAddress ?? null;
+  }
+}
+
+/** The request's host name: lower case, without the port or a trailing dot; null when absent or not a host name. */
+export function hostOf(header: string | undefined): string | null {
+  if (!header) return null;
+  let h = header.toLowerCase();
+  const colon = h.lastIndexOf(':');
+  if (colon > 0 && h.indexOf(']') < colon) h = h.slice(0, colon);
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  return /^[a-z0-9.-]{1,253}$/.test(h) ? h : null;
+}

@@ -1,0 +1,89 @@
+import { Logger } from '@nestjs/common';
+import { createEnvelope } from '@switchboard/platform';
+import { LinkBatchMintedV1, LinkBatchRequestedV1 } from '@switchboard/contracts';
+import { batch, shortUrl, startLinks, waitFor, type LinksTestApp } from './redirect-support';
+
+const A = '301';
+
+describe('minting personal links for campaign batches', () => {
+  let l: LinksTestApp;
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    l = await startLinks();
+  }, 60_000);
+
+  afterAll(async () => {
+    await l?.close();
+    jest.restoreAllMocks();
+  });
+
+  const hostsOf = (links: Record<string, Record<string, string>>, variable = 'shorturl') => Object.keys(links).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).map((ref) => new URL(links[ref][variable]).host);
+  const usages = async (ids: string[]) => (await l.sql<{ id: string; total_usages: string; state: number; last_used_at: Date | null }>(`SELECT id::text, total_usages::text, state, last_used_at FROM links.domain WHERE id = ANY ($1::bigint[]) ORDER BY id`, [ids]));
+
+  it('spreads a pool evenly: consecutive recipients on different domains, usages counted per domain, member and pool', async () => {
+    const d = [await l.domain(A, 'e1.test'), await l.domain(A, 'e2.test'), await l.domain(A, 'e3.test')];
+    const pool = await l.pool(A, 'even', 10, d);
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 7));
+    expect(answer.outcome).toBe('minted');
+    expect(hostsOf(answer.links)).toEqual(['e1.test', 'e2.test', 'e3.test', 'e1.test', 'e2.test', 'e3.test', 'e1.test']);
+    expect((await usages(d)).map((u) => u.total_usages)).toEqual(['3', '2', '2']);
+    expect((await usages(d)).every((u) => u.last_used_at !== null)).toBe(true);
+    const [p] = await l.sql<{ usages: string }>(`SELECT usages::text FROM links.domain_pool WHERE id = $1`, [pool]);
+    expect(p.usages).toBe('7');
+    const members = await l.sql<{ usages: string }>(`SELECT usages::text FROM links.domain_pool_member WHERE pool_id = $1 ORDER BY position`, [pool]);
+    expect(members.map((m) => m.usages)).toEqual(['3', '2', '2']);
+    // the next batch evens the usages out: the two less used domains first
+    const next = await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 2));
+    expect(hostsOf(next.links)).toEqual(['e2.test', 'e3.test']);
+  });
+
+  it('fills one domain after another (one by one) up to each messages limit, which moves the domain to reached limit', async () => {
+    const d = [await l.domain(A, 'o1.test', { limit: 4, usages: 1 }), await l.domain(A, 'o2.test', { limit: 3 }), await l.domain(A, 'o3.test')];
+    const pool = await l.pool(A, 'one by one', 1, d);
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 8));
+    expect(hostsOf(answer.links)).toEqual(['o1.test', 'o1.test', 'o1.test', 'o2.test', 'o2.test', 'o2.test', 'o3.test', 'o3.test']);
+    expect((await usages(d)).map((u) => [u.total_usages, u.state])).toEqual([['4', 6], ['3', 6], ['2', 1]]);
+  });
+
+  it('skips domains that are archived, blocked, unverified or over their limit, and answers no_valid_domain when none is left', async () => {
+    const d = [
+      await l.domain(A, 's1.test', { state: 5 }),
+      await l.domain(A, 's2.test', { state: 7 }),
+      await l.domain(A, 's3.test', { blocked: true }),
+      await l.domain(A, 's4.test', { state: 2, claimed: false }),
+      await l.domain(A, 's5.test', { limit: 10, usages: 10 }),
+      await l.domain(A, 's6.test', { limit: 3 }),
+    ];
+    const pool = await l.pool(A, 'mixed', 10, d);
+    const ok = await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 3));
+    expect(new Set(hostsOf(ok.links))).toEqual(new Set(['s6.test']));
+    // s6 reached its limit with those three: nothing usable is left
+    const req = batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 1);
+    const none = await l.mint(req);
+    expect(none).toEqual({ batchId: req.batchId, accountId: A, campaignId: req.campaignId, outcome: 'no_valid_domain', links: {} });
+    // the variable's own domains list, the same rule
+    expect((await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainIds: d.slice(0, 5) })], 1))).outcome).toBe('no_valid_domain');
+    // a batch larger than what is left mints nothing at all
+    const small = await l.domain(A, 's7.test', { limit: 2 });
+    expect((await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainIds: [small] })], 3))).outcome).toBe('no_valid_domain');
+    expect((await usages([small]))[0].total_usages).toBe('0');
+    // once a domain is added, the same request is decided afresh
+    await l.sql(`INSERT INTO links.domain_pool_member (pool_id, domain_id, account_id, position, added_at) VALUES ($1, $2, $3, 99, now())`, [pool, await l.domain(A, 's8.test'), A]);
+    expect((await l.mint(req)).outcome).toBe('minted');
+  });
+
+  it('answers the campaign through the bus: a requested batch becomes links.link_batch.minted', async () => {
+    const dom = await l.domain(A, 'bus.test');
+    const req = batch(A, [shortUrl({ url: 'https://a.example/{x}', domainIds: [dom] })], 2, (i) => ({ x: `v${i}` }));
+    await l.bus.publish([createEnvelope(LinkBatchRequestedV1, req, { accountId: A, source: 'campaigns' })]);
+    const answers = () => l.events(LinkBatchMintedV1.type).map((e) => LinkBatchMintedV1.schema.parse(e.data)).filter((d) => d.batchId === req.batchId);
+    await waitFor(() => answers().length > 0);
+    const minted = answers();
+    expect(minted).toHaveLength(1);
+    expect(minted[0].outcome).toBe('minted');
+    expect(Object.keys(minted[0].links)).toEqual(['r0', 'r1']);
+    const [row] = await l.sql<{ vars: unknown; destination: string; campaign_id: string }>(`SELECT vars, destination, campaign_id::text FROM links.link WHERE message_uuid = $1`, [req.items[1].messageUuid]);
+    expect(row).toEqual({ vars: { x: 'v1' }, destination: req.items[1].destination, campaign_id: req.campaignId });
+  });
+});

@@ -1,0 +1,176 @@
+import { Logger } from '@nestjs/common';
+import { LinkBatchMintedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
+import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
+
+const A = '101';
+const B = '202';
+
+describe('redirect server', () => {
+  let l: LinksTestApp;
+  let domA: string;
+  let domB: string;
+
+  beforeAll(async () => {
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    l = await startLinks();
+    domA = await l.domain(A, 'go.shop-a.test');
+    domB = await l.domain(B, 'go.shop-b.test');
+  }, 60_000);
+
+  afterAll(async () => {
+    await l?.close();
+    jest.restoreAllMocks();
+  });
+
+  const drain = () => l.redirect.running!.clicks.drain();
+
+  it('answers 302 to the target with each recipient variable URL-encoded, never letting a variable change the scheme or host', async () => {
+    const req = batch(A, [shortUrl({ url: 'https://shop-a.example/p?name={firstName}&c={city}#x', domainIds: [domA] })], 3, (i) =>
+      [{ firstName: 'Zoë & Co', city: 'São Paulo/?#' }, { firstName: 'a@evil.example', city: '//evil.example' }, { firstName: 'javascript:alert(1)', city: '%2F%2F' }][i],
+    );
+    const answer = await l.mint(req);
+    expect(answer.outcome).toBe('minted');
+    const locations: string[] = [];
+    for (const ref of ['r0', 'r1', 'r2']) {
+      const { host, path } = split(answer.links[ref].shorturl);
+      expect(path).toMatch(/^\/[0-9A-Za-z]{7}$/);
+      const r = await l.hit(host, path);
+      expect(r.status).toBe(302);
+      locations.push(r.headers.location!);
+    }
+    expect(locations[0]).toBe('https://shop-a.example/p?name=Zo%C3%AB%20%26%20Co&c=S%C3%A3o%20Paulo%2F%3F%23#x');
+    expect(locations[1]).toBe('https://shop-a.example/p?name=a%40evil.example&c=%2F%2Fevil.example#x');
+    expect(locations[2]).toBe('https://shop-a.example/p?name=javascript%3Aalert(1)&c=%252F%252F#x');
+    for (const loc of locations) expect(new URL(loc).host).toBe('shop-a.example');
+  });
+
+  it('refuses (400, no redirect) a target whose scheme or host would come from a variable', async () => {
+    // the batch is refused at minting when the URL's origin holds a variable
+    const refused = await l.mint(batch(A, [shortUrl({ url: '{site}/landing', domainIds: [domA] })], 1, () => ({ site: 'https://evil.example' })));
+    expect(refused.outcome).toBe('offer_unavailable');
+    // an offer edited afterwards to take its host from a variable: the links already sent answer 400, not a redirect
+    const offer = await l.offer(A, 'https://shop-a.example/o/{id}');
+    const answer = await l.mint(batch(A, [shortUrl({ offerId: offer, domainIds: [domA] })], 1, () => ({ id: '1', host: 'evil.example' })));
+    await l.sql(`UPDATE links.offer SET original_url = 'https://{host}/o/{id}' WHERE id = $1`, [offer]);
+    l.redirect.running!.store.clear();
+    const { host, path } = split(answer.links.r0.shorturl);
+    const r = await l.hit(host, path);
+    expect(r.status).toBe(400);
+    expect(r.headers.location).toBeUndefined();
+    expect(r.body).toContain('cannot be opened');
+  });
+
+  it('answers 404 for unknown codes and hosts, 410 for expired links and disabled or expired offers, never a redirect', async () => {
+    const { host } = split((await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/', domainIds: [domA] })], 1))).links.r0.shorturl);
+    for (const path of ['/0000000', '/zzzzzzz', '/abc', '/abcdefgh', '/', '/favicon.ico']) {
+      const r = await l.hit(host, path);
+      expect(r.status).toBe(404);
+      expect(r.headers.location).toBeUndefined();
+    }
+    const live = split((await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/', domainIds: [domA] })], 1))).links.r0.shorturl);
+    expect((await l.hit('unknown.example', live.path)).status).toBe(404);
+
+    const disabled = await l.offer(A, 'https://shop-a.example/d');
+    const dl = split((await l.mint(batch(A, [shortUrl({ offerId: disabled, domainIds: [domA] })], 1))).links.r0.shorturl);
+    expect((await l.hit(dl.host, dl.path)).status).toBe(302);
+    await l.sql(`UPDATE links.offer SET disabled = true WHERE id = $1`, [disabled]);
+    l.redirect.running!.store.clear();
+    const gone = await l.hit(dl.host, dl.path);
+    expect(gone.status).toBe(410);
+    expect(gone.headers.location).toBeUndefined();
+
+    // an offer that expires 1 day after its creation, created 2 days ago: expired (minting refuses it too)
+    const old = await l.offer(A, 'https://shop-a.example/old', { expireInDays: 1, method: 'offer_creation', createdAt: new Date(Date.now() - 2 * 86_400_000) });
+    expect((await l.mint(batch(A, [shortUrl({ offerId: old, domainIds: [domA] })], 1))).outcome).toBe('offer_unavailable');
+    const fresh = await l.offer(A, 'https://shop-a.example/fresh', { expireInDays: 1, method: 'offer_creation' });
+    const fl = split((await l.mint(batch(A, [shortUrl({ offerId: fresh, domainIds: [domA] })], 1))).links.r0.shorturl);
+    expect((await l.hit(fl.host, fl.path)).status).toBe(302);
+    await l.sql(`UPDATE links.offer SET created_at = now() - interval '2 days' WHERE id = $1`, [fresh]);
+    l.redirect.running!.store.clear();
+    expect((await l.hit(fl.host, fl.path)).status).toBe(410);
+
+    // the link's own expiry (the variable's `expired` days)
+    const el = split((await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/e', domainIds: [domA], expireInDays: 3 })], 1))).links.r0.shorturl);
+    expect((await l.hit(el.host, el.path)).status).toBe(302);
+    await l.sql(`UPDATE links.link SET expires_at = now() - interval '1 second' WHERE expires_at IS NOT NULL`);
+    l.redirect.running!.store.clear();
+    expect((await l.hit(el.host, el.path)).status).toBe(410);
+  });
+
+  it("never resolves a code under another account's host, nor under an unclaimed or blocked domain", async () => {
+    const a = split((await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/', domainIds: [domA] })], 1))).links.r0.shorturl);
+    const b = split((await l.mint(batch(B, [shortUrl({ url: 'https://shop-b.example/', domainIds: [domB] })], 1))).links.r0.shorturl);
+    expect((await l.hit(a.host, a.path)).headers.location).toBe('https://shop-a.example/');
+    expect((await l.hit(b.host, b.path)).headers.location).toBe('https://shop-b.example/');
+    expect((await l.hit(a.host, b.path)).status).toBe(404);
+    expect((await l.hit(b.host, a.path)).status).toBe(404);
+    // account B cannot mint on account A's domain
+    expect((await l.mint(batch(B, [shortUrl({ url: 'https://shop-b.example/', domainIds: [domA] })], 1))).outcome).toBe('no_valid_domain');
+    // the same name claimed by nobody (pending verification in B) resolves nothing
+    await l.domain(B, 'go.pending-b.test', { claimed: false, state: 2 });
+    expect((await l.hit('go.pending-b.test', b.path)).status).toBe(404);
+  });
+
+  it('counts a person, not previews, prefetches or HEAD: all redirected, all recorded, only the person counted, first click apart', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/c', domainIds: [domA] })], 2, () => ({}), '55'));
+    const { host, path } = split(answer.links.r0.shorturl);
+    const previews: Array<{ method?: string; headers?: Record<string, string> }> = [
+      { method: 'HEAD' },
+      { headers: { purpose: 'prefetch' } },
+      { headers: { 'sec-purpose': 'prefetch;prerender' } },
+      { headers: { 'user-agent': 'WhatsApp/2.23.20.0 A' } },
+      { headers: { 'user-agent': 'TelegramBot (like TwitterBot)' } },
+      { headers: { 'user-agent': 'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)' } },
+      { headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } },
+      { headers: { 'user-agent': 'Twitterbot/1.0' } },
+      { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5' } },
+      { headers: { 'user-agent': 'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)' } },
+      { headers: { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0' } },
+    ];
+    for (const p of previews) {
+      const r = await l.hit(host, path, p);
+      expect(r.status).toBe(302);
+    }
+    await drain();
+    // summed over the campaign's variants and domains
+    const campaignStats = () =>
+      l.sql(`SELECT sum(clicks)::text AS clicks, sum(first_clicks)::text AS first_clicks, sum(preview_clicks)::text AS preview_clicks FROM links.click_stats WHERE campaign_id = 55`);
+    let stats = await campaignStats();
+    expect(stats).toEqual([{ clicks: '0', first_clicks: '0', preview_clicks: String(previews.length) }]);
+
+    // the person, twice, then another recipient once
+    expect((await l.hit(host, path)).status).toBe(302);
+    expect((await l.hit(host, path, { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/120.0' } })).status).toBe(302);
+    const other = split(answer.links.r1.shorturl);
+    expect((await l.hit(other.host, other.path)).status).toBe(302);
+    await drain();
+    stats = await campaignStats();
+    expect(stats).toEqual([{ clicks: '3', first_clicks: '2', preview_clicks: String(previews.length) }]);
+    const rows = await l.sql<{ preview: boolean; first: boolean; ua_class: number }>(`SELECT preview, first, ua_class FROM links.click WHERE campaign_id = 55 ORDER BY clicked_at`);
+    expect(rows.filter((r) => r.preview)).toHaveLength(previews.length);
+    expect(rows.filter((r) => r.first)).toHaveLength(2);
+    expect(rows.filter((r) => !r.preview).map((r) => r.ua_class)).toEqual([2, 1, 2]);
+    const recipients = await l.sql<{ clicks: string }>(`SELECT clicks::text FROM links.recipient_click WHERE campaign_id = 55 ORDER BY clicks DESC`);
+    expect(recipients.map((r) => r.clicks)).toEqual(['2', '1']);
+
+    // the bus hears the counted clicks only, batched, the first ones marked
+    const announced = () => l.events(LinkClicksRecordedV1.type).flatMap((e) => LinkClicksRecordedV1.schema.parse(e.data).clicks).filter((c) => c.campaignId === '55');
+    await waitFor(() => announced().length >= 3);
+    const clicks = announced();
+    expect(clicks).toHaveLength(3);
+    expect(clicks.filter((c) => c.first)).toHaveLength(2);
+    expect(clicks[0]).toMatchObject({ shortUrl: answer.links.r0.shorturl, originalUrl: 'https://shop-a.example/c', domainId: domA, uaClass: 'mobile' });
+  });
+
+  it('answers the same links when the same batch is asked twice, and announces them', async () => {
+    const req = batch(A, [shortUrl({ url: 'https://shop-a.example/i', domainIds: [domA] }), { ...shortUrl({ variable: 'optout', kind: 'optout', domainIds: [domA] }) }], 5);
+    const first = await l.mint(req);
+    const again = await l.mint(req);
+    expect(again).toEqual(first);
+    expect(Object.keys(first.links)).toHaveLength(5);
+    expect(new Set(Object.values(first.links).flatMap((v) => Object.values(v))).size).toBe(10);
+    const [{ n }] = await l.sql<{ n: string }>(`SELECT count(*)::text AS n FROM links.link_target WHERE batch_id = $1`, [req.batchId]);
+    expect(n).toBe('2');
+    await waitFor(() => l.events(LinkBatchMintedV1.type).some((e) => (e.data as { batchId: string }).batchId === req.batchId));
+  });
+});
