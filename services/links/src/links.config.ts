@@ -30,6 +30,15 @@ export const linksConfigSchema = z.object({
   LINKS_DNS_SERVERS: env.list([]),
   /** Every domain's DNS is checked again this often, in seconds (at least 1). */
   LINKS_DNS_RECHECK_SECONDS: env.int(600, 1),
+  /**
+   * The key of the short-link codes (at least 16 characters; never change it once links exist). Unset: this process
+   * mints no links (the campaign batches wait for a process that has it).
+   */
+  LINKS_CODE_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /** The redirect server's own port when PROCESS_ROLES has `redirect` (main.js); main-redirect.js uses PORT. */
+  LINKS_REDIRECT_PORT: env.port(3008),
+  /** The scheme of the short URLs minted (TLS is terminated in front of the redirect). */
+  LINKS_PUBLIC_SCHEME: z.enum(['http', 'https']).default('https'),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -54,5 +63,7 @@ export function linksModuleOptionsFromConfig(c: LinksConfig): LinksModuleOptions
     dns: { cnameTarget: c.LINKS_DNS_CNAME_TARGET, aTarget: c.LINKS_DNS_A_TARGET ?? null },
     dnsServers: c.LINKS_DNS_SERVERS,
     dnsRecheckMs: c.LINKS_DNS_RECHECK_SECONDS * 1000,
+    codeSecret: c.LINKS_CODE_SECRET,
+    redirect: { port: c.LINKS_REDIRECT_PORT, host: c.HOST, publicScheme: c.LINKS_PUBLIC_SCHEME },
   };
 }

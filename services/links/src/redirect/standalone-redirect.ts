@@ -1,0 +1,34 @@
+import { Pool } from 'pg';
+import type { RedirectConfig } from './redirect.config';
+import { RedirectServer } from './redirect-server';
+
+export interface RunningRedirect {
+  server: RedirectServer;
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** The redirect server on its own (no Nest, no bus): a pool, the raw node:http server, `/-/health` for probes. */
+export async function startRedirect(c: RedirectConfig, log: (line: string) => void = () => undefined): Promise<RunningRedirect> {
+  const pool = new Pool({ connectionString: c.DATABASE_URL, max: c.LINKS_REDIRECT_DB_POOL, application_name: 'links-redirect' });
+  pool.on('error', (e) => log(`idle connection: ${e.message}`));
+  const server = new RedirectServer({
+    pool,
+    port: c.PORT,
+    host: c.HOST,
+    publicScheme: c.LINKS_PUBLIC_SCHEME,
+    trustProxy: c.TRUST_PROXY,
+    cacheTtlMs: c.LINKS_CACHE_TTL_MS,
+    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
+    onError: (e) => log(`redirect: ${(e as Error).message}`),
+  });
+  const port = await server.listen();
+  return {
+    server,
+    url: `http://${c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST}:${port}`,
+    close: async () => {
+      await server.close();
+      await pool.end();
+    },
+  };
+}
