@@ -23,7 +23,7 @@ import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
 import { CampaignsModule } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
-import { LinksModule } from '@switchboard/links';
+import { LinksModule, RedirectRoleService } from '@switchboard/links';
 import { InboxModule } from '@switchboard/inbox';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
@@ -43,6 +43,8 @@ export interface EmbeddedServer {
   mailboxToken: string | null;
   /** Where the sign-in PINs are read (with the token when there is one). */
   mailboxUrl: string;
+  /** The redirect server of short links (its own port): `GET {redirectUrl}/{code}` with the link's domain as Host. */
+  redirectUrl: string;
   app: NestExpressApplication;
   close: () => Promise<void>;
 }
@@ -60,6 +62,9 @@ export interface EmbeddedServiceOptions {
   dataDir: string;
   /** The public URL of the console, for links in emails (invites, password resets). */
   appUrl: string;
+  /** The redirect server's own port (0: a free one). */
+  redirectPort?: number;
+  redirectHost?: string;
 }
 
 /**
@@ -94,7 +99,12 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     }),
     StatsModule.register({ migrationsRun: true }),
     // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
-    LinksModule.register({ migrationsRun: true }),
+    LinksModule.register({
+      migrationsRun: true,
+      // the short-link codes' key; derived from the signing key so it survives restarts (docs/decisions/0034)
+      codeSecret: createHash('sha256').update(`links-codes:${o.privateKey}`).digest('hex'),
+      redirect: { port: o.redirectPort ?? 0, host: o.redirectHost ?? '127.0.0.1', publicScheme: 'http' },
+    }),
     InboxModule.register({ migrationsRun: true }),
     CampaignsModule.register({ migrationsRun: true }),
   ];
@@ -144,6 +154,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   const keys = loadOrCreateSigningKeys(path.join(dataDir, 'keys'));
   // PORT=0 picks a free port now, so links in emails and code snippets carry the real one
   const port = config.PORT || (await freePort());
+  const redirectPort = config.SWITCHBOARD_REDIRECT_PORT || (await freePort());
   const mailbox = new DevMailbox();
   // 'handled': the outbox marks a row published only once its consumers ran, so a crash cannot lose it.
   const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
@@ -151,7 +162,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}` }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 
@@ -199,6 +210,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     adminPassword,
     mailboxToken,
     mailboxUrl: `${url}/api/dev/mailbox${mailboxToken ? `?token=${mailboxToken}` : ''}`,
+    redirectUrl: `http://${host}:${app.get(RedirectRoleService).running?.port ?? redirectPort}`,
     app,
     close: async () => {
       if (closed) return;

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
         ? `   Sign in       : ${server.adminEmail} / ${server.adminPassword}   (generated now and shown only this once)`
         : `   Sign in       : ${server.adminEmail} (password: SWITCHBOARD_ADMIN_PASSWORD, or the one printed on first start)`,
       `   PIN emails    : ${server.mailboxUrl}`,
+      `   Short links   : ${server.redirectUrl}/{code}  (the redirect server, its own port; Host: the link's domain)`,
       line,
     ].join('\n'),
   );

@@ -3,6 +3,8 @@ import { env, loadConfig } from '@switchboard/platform';
 
 export const platformConfigSchema = z.object({
   PORT: env.port(3000),
+  /** The short links' redirect server listens on its own port (0: a free one, printed at start). */
+  SWITCHBOARD_REDIRECT_PORT: env.port(0),
   /** 127.0.0.1 by default: embedded mode is for one machine; set 0.0.0.0 to expose it. */
   HOST: z.string().default('127.0.0.1'),
   SWITCHBOARD_DATA_DIR: z.string().default('./.data'),

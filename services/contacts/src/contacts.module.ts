@@ -24,6 +24,7 @@ import { ContactsOutboxRelay, ContactsRealtime, ContactsUnitOfWork } from './ser
 import { ImportJobsService } from './services/import-jobs.service';
 import { ImportListService } from './services/import-list.service';
 import { OptOutConsumer } from './services/opt-out.consumer';
+import { LinkOptOutConsumer } from './services/link-opt-out.consumer';
 import { TaskJobsService } from './services/task-jobs.service';
 import { TaskService } from './services/task.service';
 import { VariableService } from './services/variable.service';
@@ -79,6 +80,7 @@ export class ContactsModule {
         ImportListService,
         BlackListService,
         OptOutConsumer,
+        LinkOptOutConsumer,
         AudienceConsumer,
         TaskJobsService,
         TaskService,

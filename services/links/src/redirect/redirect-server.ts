@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LinkOptOutConfirmedV1, Topics } from '@switchboard/contracts';
+import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions } from './click-recorder';
@@ -156,25 +156,12 @@ export class RedirectServer {
   private optOut(req: http.IncomingMessage, res: http.ServerResponse, method: string, host: string, path: string, link: ResolvedLink): void {
     if (method !== 'POST') return this.page(res, 200, PAGES.optOutConfirm(path), method);
     req.resume();
-    const at = new Date(this.now()).toISOString();
-    const event = {
-      id: randomUUID(),
-      type: LinkOptOutConfirmedV1.type,
-      version: LinkOptOutConfirmedV1.version,
-      occurredAt: at,
-      source: 'links',
-      accountId: link.accountId,
-      traceId: null,
-      data: LinkOptOutConfirmedV1.schema.parse({
-        accountId: link.accountId,
-        contactId: link.contactId,
-        destination: link.destination,
-        campaignId: link.campaignId,
-        messageUuid: link.messageUuid,
-        optedOutAt: at,
-      }),
-    };
-    const key = LinkOptOutConfirmedV1.key(event.data);
+    const at = new Date(this.now());
+    const { topic, ...event } = createEnvelope(
+      LinkOptOutConfirmedV1,
+      { accountId: link.accountId, contactId: link.contactId, destination: link.destination, campaignId: link.campaignId, messageUuid: link.messageUuid, optedOutAt: at.toISOString() },
+      { accountId: link.accountId, source: 'links', occurredAt: at },
+    );
     // the opt-out row and its event in one statement (one transaction); a second POST changes nothing
     this.options.pool
       .query(
@@ -183,7 +170,7 @@ export class RedirectServer {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (domain_id, code) DO NOTHING RETURNING 1
          )
          INSERT INTO links.outbox (event_id, topic, key, type, payload) SELECT $9, $10, $11, $12, $13 FROM o`,
-        [link.domainId, link.code, link.accountId, link.contactId, link.destination, link.campaignId, link.messageUuid, at, event.id, Topics.Links, key, event.type, JSON.stringify(event)],
+        [link.domainId, link.code, link.accountId, link.contactId, link.destination, link.campaignId, link.messageUuid, at, event.id, topic, event.key, event.type, JSON.stringify(event)],
       )
       .then(
         () => {
