@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { ALL_PERMISSIONS, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Permission, type EventData } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Permission, type EventData } from '@switchboard/contracts';
 import { listRoutes } from '@switchboard/platform';
 import { Receiver, startWebhooks, type Json, type Received, type WebhooksTestApp } from './support';
 
@@ -231,6 +231,40 @@ describe('webhooks', () => {
       await a.publish(MessageStatusChangedV1, data, id);
       await a.deliveries.runOnce();
       expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([id]);
+      await deactivateAll();
+    });
+
+    it('delivers each click of the links service\'s click batches as a short-URL click, once per click however often the batch arrives', async () => {
+      await create(A, { trigger: 'short_url_clicks', params: { include_contact_details: true } });
+      const click = (n: number) => ({
+        clickId: randomUUID(),
+        linkId: `3/abcdef${n}`,
+        shortUrl: `https://go.shop.test/abcdef${n}`,
+        originalUrl: 'https://shop.test/p?x=1',
+        domainId: '3',
+        offerId: null,
+        campaignId: '42',
+        variantId: '1',
+        streamId: '5',
+        contactId: '9',
+        messageUuid: randomUUID(),
+        destination: '+14155552671',
+        first: true,
+        uaClass: 'mobile' as const,
+        ip: '203.0.113.9',
+        userAgent: 'Mozilla/5.0 (iPhone)',
+        clickedAt: '2026-03-02T10:00:00.000Z',
+      });
+      const clicks = [click(1), click(2)];
+      const id = randomUUID();
+      await a.publish(LinkClicksRecordedV1, { accountId: A, clicks }, id);
+      await a.publish(LinkClicksRecordedV1, { accountId: A, clicks }, id);
+      await a.publish(LinkClicksRecordedV1, { accountId: B, clicks: [click(3)] });
+      await a.deliveries.runOnce();
+      const bodies = rx.requests.map((r) => JSON.parse(r.body) as Json).filter((b) => b.type === 'short_url_click');
+      expect(bodies.map((b) => b.click_id).sort()).toEqual(clicks.map((c) => c.clickId).sort());
+      expect(bodies.find((b) => b.click_id === clicks[0].clickId)).toMatchObject({ portal_id: Number(A), short_url: clicks[0].shortUrl, original_url: 'https://shop.test/p?x=1', campaign_id: 42, destination: '+14155552671', ip: '203.0.113.9', user_agent: 'Mozilla/5.0 (iPhone)' });
+      expect(rx.requests.map((r) => r.headers['webhook-id']).sort()).toEqual(clicks.map((c) => c.clickId).sort());
       await deactivateAll();
     });
 
