@@ -63,7 +63,7 @@ describe('opt-out through a campaign link', () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-optout-'));
     t = await createTestApp(() => ({
-      imports: [ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 }), LinksModule.register({ codeSecret: 'opt-out-test-code-secret', dnsRecheckMs: 0, redirect: { publicScheme: 'http' } })],
+      imports: [ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 }), LinksModule.register({ codeSecret: 'opt-out-test-code-secret', dnsPollMs: 0, redirect: { publicScheme: 'http' } })],
       bus: new InMemoryEventBus(),
     }));
     await t.bus.subscribe({ group: 'test.spy', topics: ['switchboard.contacts', 'switchboard.links'], handler: async (e) => void seen.push(e) });

@@ -35,7 +35,7 @@ export async function startLinks(options: LinksModuleOptions = {}, extraImports:
   const bus = new InMemoryEventBus();
   const seen: EventEnvelope[] = [];
   const t = await createTestApp(() => ({
-    imports: [LinksModule.register({ codeSecret: CODE_SECRET, dnsRecheckMs: 0, ...options, redirect: { publicScheme: 'http', ...options.redirect } }), ...extraImports],
+    imports: [LinksModule.register({ codeSecret: CODE_SECRET, dnsPollMs: 0, ...options, redirect: { publicScheme: 'http', ...options.redirect } }), ...extraImports],
     bus,
   }));
   await bus.subscribe({ group: 'test.spy', topics: ['switchboard.links'], handler: async (e) => void seen.push(e) });

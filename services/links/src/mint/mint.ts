@@ -126,12 +126,10 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
 
     // usages: the domains (reaching their limit: state 6), the pools' members and the pools
     const ids = [...usageById.keys()];
+    // a configured domain reaching its limit becomes 6 (reached limit) by the table's trigger (domain-limit-state)
     await client.query(
-      `UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3,
-              state = CASE WHEN d.state = ${DomainState.Configured} AND coalesce(d.messages_limit, s.messages_limit) IS NOT NULL
-                                AND d.total_usages + u.n >= coalesce(d.messages_limit, s.messages_limit) THEN ${DomainState.ReachedLimit} ELSE d.state END
+      `UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
          FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n)
-         LEFT JOIN links.account_settings s ON s.account_id = $4
         WHERE d.id = u.id AND d.account_id = $4`,
       [ids, ids.map((id) => usageById.get(id)), o.now, account],
     );
@@ -202,7 +200,6 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
     rows = (
       await client.query<CandidateRow>(
         `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
-           LEFT JOIN links.account_settings s ON s.account_id = d.account_id
           WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
         [v.domainPoolId, accountId],
       )
@@ -210,7 +207,7 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   } else {
     rows = (
       await client.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d LEFT JOIN links.account_settings s ON s.account_id = d.account_id
+        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d
           WHERE d.account_id = $1 AND d.id = ANY ($2::bigint[]) ORDER BY array_position($2::bigint[], d.id) FOR UPDATE OF d`,
         [accountId, v.domainIds],
       )
@@ -238,7 +235,7 @@ interface CandidateRow {
   total_usages: string;
 }
 
-const CANDIDATE_COLUMNS = `d.id::text, d.name, d.state, d.claimed, d.blocked, coalesce(d.messages_limit, s.messages_limit)::text AS messages_limit, d.total_usages::text`;
+const CANDIDATE_COLUMNS = `d.id::text, d.name, d.state, d.claimed, d.blocked, d.messages_limit::text, d.total_usages::text`;
 
 /** A value for COPY's text format: backslash, tab, newline and carriage return escaped. */
 function copyText(s: string): string {
