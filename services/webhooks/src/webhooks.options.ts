@@ -31,6 +31,8 @@ export interface WebhooksModuleOptions {
   perWebhookConcurrency?: number;
   /** How often the delivery worker looks for due work; 0 turns the loop off (tests call `runOnce`). Default 250 ms. */
   pollMs?: number;
+  /** How long a claim holds a delivery before another worker may take it again (a crashed worker's rows). At least 3 × timeoutMs; default 3 × timeoutMs + 60 s. */
+  leaseMs?: number;
   /** How long the signing secret replaced by a rotation still signs deliveries beside the new one. Default 24 h. */
   secretOverlapMs?: number;
   /** send_bulk: events gathered into one request, at most this many. Default 100. */
@@ -57,6 +59,7 @@ export interface ResolvedWebhooksOptions {
   perHostConcurrency: number;
   perWebhookConcurrency: number;
   pollMs: number;
+  leaseMs: number;
   secretOverlapMs: number;
   bulkMaxEvents: number;
   bulkWaitMs: number;
@@ -80,12 +83,13 @@ export function resolveWebhooksOptions(o: WebhooksModuleOptions): ResolvedWebhoo
   if (ports !== 'any' && !ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536)) throw new Error('WebhooksModule: allowedPorts are ports from 1 to 65535');
   const schedule = o.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
   if (!schedule.every((d) => Number.isInteger(d) && d >= 0)) throw new Error('WebhooksModule: retryScheduleMs are non-negative integers');
+  const timeoutMs = int('timeoutMs', o.timeoutMs, 10_000, 10);
   return {
     secret: o.secret,
     allowLoopback: o.allowLoopback ?? false,
     allowedPorts: ports,
     dnsServers: o.dnsServers ?? [],
-    timeoutMs: int('timeoutMs', o.timeoutMs, 10_000, 10),
+    timeoutMs,
     maxResponseBytes: int('maxResponseBytes', o.maxResponseBytes, 16_384, 0),
     retryScheduleMs: schedule,
     disableAfterMs: int('disableAfterMs', o.disableAfterMs, 5 * 86_400_000, 0),
@@ -93,6 +97,8 @@ export function resolveWebhooksOptions(o: WebhooksModuleOptions): ResolvedWebhoo
     perHostConcurrency: int('perHostConcurrency', o.perHostConcurrency, 8, 1, 4096),
     perWebhookConcurrency: int('perWebhookConcurrency', o.perWebhookConcurrency, 4, 1, 4096),
     pollMs: int('pollMs', o.pollMs, 250, 0),
+    // shorter than the timeout (and the recording after it) would hand a delivery to a second worker while it is sent
+    leaseMs: int('leaseMs', o.leaseMs, timeoutMs * 3 + 60_000, timeoutMs * 3),
     secretOverlapMs: int('secretOverlapMs', o.secretOverlapMs, 86_400_000, 0),
     bulkMaxEvents: int('bulkMaxEvents', o.bulkMaxEvents, 100, 1, 10_000),
     bulkWaitMs: int('bulkWaitMs', o.bulkWaitMs, 1000, 0),

@@ -276,7 +276,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.clock.now();
-    const lease = new Date(now.getTime() + this.options.timeoutMs * 3 + 60_000);
+    const lease = new Date(now.getTime() + this.options.leaseMs);
     const out: Claimed[] = [];
     for (let pass = 0; pass < 2 && out.length < limit; pass++) {
       const from = this.cursor;
