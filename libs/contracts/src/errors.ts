@@ -34,6 +34,8 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   TooManyRequests: 'TOO_MANY_REQUESTS',
   AccessDenied: 'ACCESS_DENIED',
+  /** 409: the campaign's status does not allow the action (spec 4, libs/contracts/src/campaigns.ts). */
+  CampaignActionNotAllowed: 'CAMPAIGN_ACTION_NOT_ALLOWED',
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -3,11 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
 import { ReadModelsConsumer } from './consumers/read-models.consumer';
+import { CampaignsController, CampaignStreamEventsController } from './controllers/campaigns.controller';
 import { CAMPAIGNS_MIGRATIONS } from './migrations';
 import { RunnerDatabase } from './run/runner-db';
 import { RunnerConsumers } from './run/runner.consumers';
 import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
 import { CampaignRunner } from './run/runner.service';
+import { CampaignService } from './services/campaign.service';
+import { CampaignStatusService } from './services/campaign-status.service';
 import { CampaignsOutboxRelay, CampaignsUnitOfWork } from './services/campaigns-events.service';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_OPTIONS, CAMPAIGNS_SCHEMA, createClock, resolveCampaignsOptions, type CampaignsModuleOptions } from './campaigns.options';
 
@@ -36,7 +39,7 @@ export class CampaignsModule {
           },
         }),
       ],
-      controllers: [],
+      controllers: [CampaignsController, CampaignStreamEventsController],
       providers: [
         { provide: CAMPAIGNS_OPTIONS, useValue: resolved },
         { provide: Clock, useValue: createClock(options) },
@@ -47,8 +50,10 @@ export class CampaignsModule {
         RunnerDatabase,
         CampaignRunner,
         RunnerConsumers,
+        CampaignStatusService,
+        CampaignService,
       ],
-      exports: [CampaignsUnitOfWork, CampaignsOutboxRelay],
+      exports: [CampaignsUnitOfWork, CampaignsOutboxRelay, CampaignStatusService],
     };
   }
 }

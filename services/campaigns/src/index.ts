@@ -7,3 +7,7 @@ export { CampaignsOutboxRelay, CampaignsUnitOfWork } from './services/campaigns-
 export { CampaignRunner, RecipientState } from './run/runner.service';
 export { RunnerConsumers } from './run/runner.consumers';
 export type { RunnerOptions } from './run/runner.options';
+export { CampaignStatusService, ACTION_TARGETS, type TransitionOptions, type TransitionResult } from './services/campaign-status.service';
+export { CampaignService } from './services/campaign.service';
+export * as spintax from './compose/spintax';
+export { evenSplit, ratioProblem, RatioPicker } from './compose/ratios';

@@ -66,6 +66,7 @@ export const ERROR_CODE_DESCRIPTIONS: Record<string, string> = {
   TOO_MANY_REQUESTS: 'too many requests (429)',
   ACCESS_DENIED: 'access denied',
   NOT_AUTHENTICATED: 'not authenticated',
+  CAMPAIGN_ACTION_NOT_ALLOWED: 'the campaign\'s status does not allow this action (spec 4) (409)',
 };
 
 /** Every non-2xx answer: `{ code, message, status, violations? }`. */

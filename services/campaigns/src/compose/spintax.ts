@@ -270,14 +270,22 @@ export function longestExpansion(nodes: SpinNode[], variableLength: (name: strin
   return best(nodes);
 }
 
-/** Every literal character a text may send (all alternatives and words), to tell whether any expansion needs UCS-2. */
+/**
+ * Every literal a text may send (all alternatives and words, each alternative and word on a line of its own), to tell
+ * whether any expansion needs UCS-2 and to look for keywords inside alternatives.
+ */
 export function allLiterals(nodes: SpinNode[], lists: WordLists = new Map()): string {
   let out = '';
   const walk = (seq: SpinNode[]) => {
     for (const n of seq) {
       if (n.k === 't') out += n.s;
-      else if (n.k === 'w') out += (lists.get(n.list.toLowerCase()) ?? []).join('');
-      else if (n.k === 'g') n.alts.forEach(walk);
+      else if (n.k === 'w') out += `\n${(lists.get(n.list.toLowerCase()) ?? []).join('\n')}\n`;
+      else if (n.k === 'g')
+        n.alts.forEach((a) => {
+          out += '\n';
+          walk(a);
+          out += '\n';
+        });
     }
   };
   walk(nodes);
