@@ -180,4 +180,45 @@ describe('domains, pools and offers in the console API', () => {
       expect(changes).toEqual([10, 30]);
     });
   });
+
+  describe('campaign domain statistics', () => {
+    it("answers the domains' own counters while the redirect role's tables are absent, then usages and clicks per campaign and domain from them", async () => {
+      const acc = '302';
+      const B = l.token(acc);
+      const [d1, d2] = (await l.call('POST', '/domains/bulk', { token: B, body: { domains: ['s1.example.com', 's2.example.com'] } })).body.data as Json[];
+      await l.sql(`UPDATE links.domain SET total_usages = 40, total_clicks = 2 WHERE id = $1`, [d1.id]);
+      const [t] = await l.sql<{ present: boolean }>(`SELECT to_regclass('links.click_stats') IS NOT NULL AS present`);
+      if (!t.present) {
+        expect((await l.call('GET', '/campaign_domain_statistics', { token: B })).body.items).toEqual([
+          { campaignId: null, domainId: d1.id, domain: 's1.example.com', usages: 40, clicks: 2, uniqueClicks: 2, ctr: 5 },
+        ]);
+      }
+      // the redirect role's tables (docs/decisions/0034), as its migration makes them
+      await l.sql(`CREATE TABLE IF NOT EXISTS links.link (domain_id bigint NOT NULL, code bigint NOT NULL, account_id bigint NOT NULL, target_id bigint NOT NULL, campaign_id bigint, created_at timestamptz NOT NULL, PRIMARY KEY (domain_id, code))`);
+      await l.sql(`CREATE TABLE IF NOT EXISTS links.click_stats (account_id bigint NOT NULL, campaign_id bigint NOT NULL, variant_id bigint NOT NULL, domain_id bigint NOT NULL,
+        clicks bigint NOT NULL DEFAULT 0, first_clicks bigint NOT NULL DEFAULT 0, first_click_delay_ms bigint NOT NULL DEFAULT 0, preview_clicks bigint NOT NULL DEFAULT 0, PRIMARY KEY (account_id, campaign_id, variant_id, domain_id))`);
+      // campaign 7: 30 links on s1, 10 on s2; campaign 8: 5 on s1; another account's campaign 7 on its own domain
+      await l.sql(
+        `INSERT INTO links.link (domain_id, code, account_id, target_id, campaign_id, created_at)
+         SELECT d, 1000000 + row_number() OVER (), $4, 1, c, now() FROM (SELECT $1::bigint AS d, 7 AS c FROM generate_series(1, 30) UNION ALL SELECT $2, 7 FROM generate_series(1, 10) UNION ALL SELECT $1, 8 FROM generate_series(1, 5)) x
+         UNION ALL SELECT $3, 2000000, 301, 1, 7, now()`,
+        [d1.id, d2.id, (await l.sql<{ id: string }>(`SELECT id::text FROM links.domain WHERE account_id = 301 LIMIT 1`))[0].id, acc],
+      );
+      await l.sql(
+        `INSERT INTO links.click_stats (account_id, campaign_id, variant_id, domain_id, clicks, first_clicks) VALUES
+         ($3, 7, 1, $1, 5, 3), ($3, 7, 2, $1, 2, 2), ($3, 7, 0, $2, 1, 1), ($3, 0, 0, $2, 9, 9), (301, 7, 0, $1, 50, 50)`,
+        [d1.id, d2.id, acc],
+      );
+      const all = (await l.call('GET', '/campaign_domain_statistics', { token: B })).body.items as Json[];
+      expect(all).toEqual([
+        { campaignId: 8, domainId: d1.id, domain: 's1.example.com', usages: 5, clicks: 0, uniqueClicks: 0, ctr: 0 },
+        { campaignId: 7, domainId: d1.id, domain: 's1.example.com', usages: 30, clicks: 7, uniqueClicks: 5, ctr: 16.67 },
+        { campaignId: 7, domainId: d2.id, domain: 's2.example.com', usages: 10, clicks: 1, uniqueClicks: 1, ctr: 10 },
+      ]);
+      expect((await l.call('GET', '/campaign_domain_statistics?campaign=/api/campaigns/8', { token: B })).body.items.map((x: Json) => x.campaignId)).toEqual([8]);
+      expect((await l.call('GET', '/campaign_domain_statistics?campaign=x', { token: B })).status).toBe(400);
+      // the domains' clicks (and CTR) now come from the click rollup: s2 has 10 counted clicks over no usages of its own counter
+      expect((await l.call('GET', `/domains/${d2.id}`, { token: B })).body).toMatchObject({ totalClicks: 10 });
+    });
+  });
 });

@@ -47,6 +47,7 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   domains: 'links',
   domain_pools: 'links',
   offers: 'links',
+  campaign_domain_statistics: 'links',
   // the shared inbox: conversations, organisation, media (docs/decisions/0035)
   inbox: 'inbox',
   spaces: 'inbox',

@@ -25,7 +25,7 @@ export interface DomainRow {
 }
 
 export const DOMAIN_COLUMNS = `d.id::text, d.account_id::text, d.name, d.type, d.ip, d.state, d.state_before_archive, d.declined_reason, d.verification_token,
-  d.claimed, d.blocked, d.messages_limit::text, d.total_usages::text, d.total_clicks::text, d.last_used_at, d.checked_at, d.created_at`;
+  d.claimed, d.blocked, d.messages_limit::text, d.total_usages::text, links.domain_clicks(d.account_id, d.id, d.total_clicks)::text AS total_clicks, d.last_used_at, d.checked_at, d.created_at`;
 
 /** Clicks per usage in percent, two decimals. */
 export const ctrOf = (clicks: number, usages: number): number => (usages > 0 ? Math.round((clicks / usages) * 10_000) / 100 : 0);

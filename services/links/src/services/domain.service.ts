@@ -81,7 +81,7 @@ export class DomainService {
       createdAt: 'd.created_at',
       lastUsedAt: 'd.last_used_at',
       totalUsages: 'd.total_usages',
-      ctr: 'CASE WHEN d.total_usages > 0 THEN d.total_clicks::float8 / d.total_usages ELSE 0 END',
+      ctr: 'CASE WHEN d.total_usages > 0 THEN links.domain_clicks(d.account_id, d.id, d.total_clicks)::float8 / d.total_usages ELSE 0 END',
     };
     const order = Object.entries(q.order).map(([f, d]) => `${cols[f]} ${d} NULLS LAST`).join(', ');
     const rows = await this.ds.query<DomainRow[]>(`SELECT ${DOMAIN_COLUMNS} FROM links.domain d WHERE ${where.join(' AND ')} ORDER BY ${order}, d.id DESC LIMIT ${q.take} OFFSET ${q.skip}`, values);
@@ -325,7 +325,7 @@ export class DomainService {
   async dashboard(): Promise<DomainsDashboardDto> {
     const acc = RequestContext.accountId();
     const rows = await this.ds.query<Array<{ state: number; n: number; usages: string; clicks: string }>>(
-      `SELECT state, count(*)::int AS n, sum(total_usages)::text AS usages, sum(total_clicks)::text AS clicks FROM links.domain WHERE account_id = $1 GROUP BY state`,
+      `SELECT state, count(*)::int AS n, sum(total_usages)::text AS usages, sum(links.domain_clicks(account_id, id, total_clicks))::text AS clicks FROM links.domain WHERE account_id = $1 GROUP BY state`,
       [acc],
     );
     const byState: Record<string, number> = Object.fromEntries(Object.values(DomainState).map((s) => [String(s), 0]));

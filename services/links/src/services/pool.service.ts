@@ -253,7 +253,7 @@ export class PoolService {
     const [r] = await this.ds.query<Array<{ total: number; usages: string }>>(`SELECT count(*)::int AS total, coalesce(sum(usages), 0)::text AS usages FROM links.domain_pool WHERE account_id = $1`, [acc]);
     const [d] = await this.ds.query<Array<{ domains: number; clicks: string; dusages: string; invalid: number }>>(
       `SELECT (SELECT count(*)::int FROM links.domain_pool_member pm WHERE pm.account_id = $1) AS domains,
-              (SELECT coalesce(sum(d.total_clicks), 0)::text FROM links.domain d WHERE d.account_id = $1 AND EXISTS (SELECT 1 FROM links.domain_pool_member pm WHERE pm.domain_id = d.id)) AS clicks,
+              (SELECT coalesce(sum(links.domain_clicks(d.account_id, d.id, d.total_clicks)), 0)::text FROM links.domain d WHERE d.account_id = $1 AND EXISTS (SELECT 1 FROM links.domain_pool_member pm WHERE pm.domain_id = d.id)) AS clicks,
               (SELECT coalesce(sum(d.total_usages), 0)::text FROM links.domain d WHERE d.account_id = $1 AND EXISTS (SELECT 1 FROM links.domain_pool_member pm WHERE pm.domain_id = d.id)) AS dusages,
               (SELECT count(*)::int FROM links.domain_pool p WHERE p.account_id = $1 AND NOT EXISTS (
                  SELECT 1 FROM links.domain_pool_member pm JOIN links.domain d ON d.id = pm.domain_id WHERE pm.pool_id = p.id AND d.state = ${DomainState.Configured})) AS invalid`,
