@@ -289,12 +289,15 @@ export const ReplyBlock = {
 } as const;
 export type ReplyBlockValue = (typeof ReplyBlock)[keyof typeof ReplyBlock];
 export const INBOX_REPLY_BLOCKED = 'INBOX_REPLY_BLOCKED';
-/** The body of a refused reply: `{ code: 'INBOX_REPLY_BLOCKED', block: 'passed24Hours', message, status: 409 }`. */
+/**
+ * The body of a refused reply: `{ code: 'INBOX_REPLY_BLOCKED', message: 'passed24Hours: ...', status: 409,
+ * violations: [{ propertyPath: 'conversation', code: 'passed24Hours', message }] }`.
+ */
 export interface ReplyBlockedError {
   code: typeof INBOX_REPLY_BLOCKED;
-  block: ReplyBlockValue;
   message: string;
   status: 409;
+  violations: [{ propertyPath: 'conversation'; code: ReplyBlockValue; message: string }];
 }
 
 /** Spec 8: send result codes. */

@@ -2,10 +2,17 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
+import { ConversationsController } from './controllers/conversations.controller';
 import { ORGANISATION_CONTROLLERS } from './controllers/organisation.controller';
 import { INBOX_MIGRATIONS } from './migrations';
 import { InboxAccess } from './services/access';
+import { ConversationsService } from './services/conversations.service';
+import { JoinService } from './services/join.service';
+import { MessagingConsumer } from './services/messaging.consumer';
 import { OrganisationService } from './services/organisation.service';
+import { RoomEvents } from './services/rooms.service';
+import { InboxOutboxRelay, InboxUnitOfWork, SendService } from './services/send.service';
+import { SendWaiters } from './services/send-waiters';
 import { ReadModelConsumer } from './services/read-model.consumer';
 import { createClock, INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, resolveInboxOptions, type InboxModuleOptions } from './inbox.options';
 
@@ -34,8 +41,19 @@ export class InboxModule {
           },
         }),
       ],
-      controllers: [...ORGANISATION_CONTROLLERS],
-      providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer, InboxAccess, OrganisationService],
+      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController],
+      providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer,
+        InboxAccess,
+        OrganisationService,
+        RoomEvents,
+        ConversationsService,
+        JoinService,
+        SendWaiters,
+        InboxOutboxRelay,
+        InboxUnitOfWork,
+        SendService,
+        MessagingConsumer,
+      ],
       exports: [],
     };
   }

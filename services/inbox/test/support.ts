@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ALL_PERMISSIONS, MemberChangedV1, StreamCreatedV1, type EventEnvelope } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, InboxSendRequestedV1, MemberChangedV1, MessageReceivedV1, MessageStatusChangedV1, SendBatch, SendBatchProcessedV1, StreamCreatedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { InboxModule, type InboxModuleOptions } from '../src';
@@ -102,4 +102,74 @@ export function streamEvent(accountId: string, streamId: string, streamType: num
     },
     { source: 'streams', accountId },
   );
+}
+
+/** A received message as dispatch announces it. */
+export function received(o: { accountId: string; streamId: string; streamUid: string; streamType: number; channel: 'sms' | 'whatsapp' | 'telegram' | 'telegram_private'; to: string; from: string; body: string; name?: string | null; at?: Date }) {
+  return createEnvelope(
+    MessageReceivedV1,
+    {
+      messageUuid: randomUUID(),
+      accountId: o.accountId,
+      streamId: o.streamId,
+      streamUid: o.streamUid,
+      streamType: o.streamType,
+      channel: o.channel,
+      accountPhone: o.to,
+      contactPhone: o.from,
+      contactName: o.name ?? null,
+      messageType: 'text',
+      body: o.body,
+      media: null,
+      receivedAt: (o.at ?? new Date()).toISOString(),
+    },
+    { source: 'dispatch', accountId: o.accountId },
+  );
+}
+
+export type StreamsAnswer = (item: SendBatch['items'][number]) => { outcome: 'accepted' } | { outcome: 'refused'; refusal: string; code: string } | 'silent';
+
+/**
+ * Streams as the inbox sees it on the bus: answers each `inbox.send_batch.requested` with
+ * `streams.send_batch.processed` as `answer` says, and records what was asked.
+ */
+export async function fakeStreams(bus: InMemoryEventBus, answer: { fn: StreamsAnswer }): Promise<SendBatch[]> {
+  const asked: SendBatch[] = [];
+  await bus.subscribe({
+    group: 'test.streams',
+    topics: [Topics.Inbox],
+    types: [InboxSendRequestedV1.type],
+    handler: async (e) => {
+      const b = SendBatch.parse(e.data);
+      asked.push(b);
+      const items = b.items.flatMap((it) => {
+        const a = answer.fn(it);
+        if (a === 'silent') return [];
+        return [{ ref: it.ref, messageUuid: it.messageUuid, outcome: a.outcome, refusal: a.outcome === 'refused' ? a.refusal : null, code: a.outcome === 'refused' ? a.code : null, priceMicros: a.outcome === 'accepted' ? 50000 : null, currency: a.outcome === 'accepted' ? 'EUR' : null, segments: a.outcome === 'accepted' ? 1 : null }];
+      });
+      if (!items.length) return;
+      await bus.publish([createEnvelope(SendBatchProcessedV1, { batchId: b.batchId, requester: 'inbox', accountId: b.accountId, streamId: b.streamId, campaignId: null, items }, { source: 'streams', accountId: b.accountId })]);
+    },
+  });
+  return asked;
+}
+
+/** dispatch's status change of a message. */
+export function statusChanged(accountId: string, messageUuid: string, status: 'sent' | 'delivered' | 'undelivered' | 'sent_failed', outgoingStatus: string | null = null) {
+  return createEnvelope(
+    MessageStatusChangedV1,
+    { messageUuid, accountId, streamId: '1', streamUid: randomUUID(), campaignId: null, sender: 'x', destination: 'y', status, outgoingStatus, error: status === 'sent_failed' ? 'E-VENDOR' : null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+    { source: 'dispatch', accountId },
+  );
+}
+
+/** streams' answer to a batch, to publish by hand (a late answer). */
+export function fakeAnswer(b: SendBatch, outcome: 'accepted') {
+  return [
+    createEnvelope(
+      SendBatchProcessedV1,
+      { batchId: b.batchId, requester: 'inbox', accountId: b.accountId, streamId: b.streamId, campaignId: null, items: b.items.map((it) => ({ ref: it.ref, messageUuid: it.messageUuid, outcome, refusal: null, code: null, priceMicros: 1, currency: 'EUR', segments: 1 })) },
+      { source: 'streams', accountId: b.accountId },
+    ),
+  ];
 }

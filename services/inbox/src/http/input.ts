@@ -35,3 +35,9 @@ export function keyFrom(name: string): string {
 export const KEY_RULE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export const toNum = (v: string | number | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The rows of an `UPDATE ... RETURNING` (TypeORM answers `[rows, count]` for UPDATE and DELETE, the rows for the rest). */
+export function rowsOf<T = Record<string, any>>(result: unknown): T[] { // eslint-disable-line @typescript-eslint/no-explicit-any -- SQL rows
+  const r = result as unknown[];
+  return (Array.isArray(r) && r.length === 2 && Array.isArray(r[0]) && typeof r[1] === 'number' ? r[0] : r) as T[];
+}

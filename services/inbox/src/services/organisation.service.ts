@@ -18,7 +18,7 @@ import {
 } from '@switchboard/contracts';
 import { AppError, parseListQuery, type ListResult } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { iri, KEY_RULE, keyFrom, parse, refId } from '../http/input';
+import { iri, KEY_RULE, keyFrom, parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION } from '../inbox.options';
 import { actorOf, InboxAccess, normaliseOverrides, type Actor } from './access';
 
@@ -443,7 +443,7 @@ export class OrganisationService {
     const d = parse(partial(TagInput).omit({ space: true }), body);
     const row = await this.tagRow(id);
     try {
-      const [out] = (await this.ds.query(`UPDATE inbox.conversation_tag SET name = COALESCE($2, name), key = COALESCE($3, key) WHERE id = $1 RETURNING id::text, key, name, space_id::text`, [row.id, d.name ?? null, d.key ?? null])) as Row[];
+      const [out] = rowsOf(await this.ds.query(`UPDATE inbox.conversation_tag SET name = COALESCE($2, name), key = COALESCE($3, key) WHERE id = $1 RETURNING id::text, key, name, space_id::text`, [row.id, d.name ?? null, d.key ?? null])) as Row[];
       return tagDto(out);
     } catch (e) {
       uniqueViolation(e, 'conversation tag', 'name');
@@ -577,7 +577,7 @@ export class OrganisationService {
     const d = parse(partial(CannedInput).omit({ space: true }), body);
     const row = await this.cannedRow(id);
     try {
-      const [out] = (await this.ds.query(
+      const [out] = rowsOf(await this.ds.query(
         `UPDATE inbox.canned_template SET template_key = COALESCE($2, template_key), name = COALESCE($3, name), text = COALESCE($4, text), updated_at = $5 WHERE id = $1
          RETURNING id::text, template_key, name, text, space_id::text`,
         [row.id, d.templateKey ?? null, d.name ?? null, d.text ?? null, this.now()],

@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import { StreamType } from '@switchboard/contracts';
+import { ManualClock } from '../src';
+import { fakeAnswer, fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type Json, type StreamsAnswer } from './support';
+
+const HOUR = 3_600_000;
+
+/**
+ * Conversations from every channel through incoming routing, statuses and filters, metadata, notes, timeline pages,
+ * search, contacts, and replies through streams with the reply blocks of spec 4.
+ */
+describe('inbox conversations', () => {
+  let app: InboxTestApp;
+  let admin: string;
+  const clock = new ManualClock(new Date('2026-11-20T08:00:00Z'));
+  const answer: { fn: StreamsAnswer } = { fn: () => ({ outcome: 'accepted' }) };
+  let asked: Awaited<ReturnType<typeof fakeStreams>>;
+  const uid = { sms: randomUUID(), wa: randomUUID(), tg: randomUUID(), tgp: randomUUID(), other: randomUUID() };
+  let space = 0;
+  let teamA = 0;
+  let teamB = 0;
+  let space2 = 0;
+
+  beforeAll(async () => {
+    app = await startInbox({ clock, sendWaitMs: 2000 });
+    asked = await fakeStreams(app.bus, answer);
+    admin = app.token('1', '100', INBOX_PERMISSIONS);
+    await app.publish([
+      memberEvent('1', '11'),
+      memberEvent('1', '12'),
+      memberEvent('1', '100'),
+      streamEvent('1', '501', StreamType.TwoWay, { uid: uid.sms }),
+      streamEvent('1', '502', StreamType.WhatsApp, { uid: uid.wa }),
+      streamEvent('1', '503', StreamType.TelegramBot, { uid: uid.tg }),
+      streamEvent('1', '504', StreamType.TelegramPrivate, { uid: uid.tgp }),
+      streamEvent('1', '505', StreamType.TwoWay, { uid: uid.other }),
+    ]);
+    const post = (p: string, body: unknown) => app.call('POST', p, { body, token: admin });
+    space = (await post('/spaces', { name: 'Support' })).body.id;
+    space2 = (await post('/spaces', { name: 'Other' })).body.id;
+    teamA = (await post('/teams', { name: 'A', space, agents: [11] })).body.id;
+    teamB = (await post('/teams', { name: 'B', space, agents: [12] })).body.id;
+    await post('/teams', { name: 'C', space: space2, agents: [12] });
+    await post('/incoming_routings', { name: 'sms vip number', stream: uid.sms, senders: ['+49 151 0000 0001'], team: teamA, space });
+    await post('/incoming_routings', { name: 'sms rest', stream: uid.sms, senders: [], team: teamB, space });
+    await post('/incoming_routings', { name: 'wa', stream: uid.wa, team: teamB, space });
+    await post('/incoming_routings', { name: 'tg', stream: uid.tg, team: teamA, space });
+    await post('/incoming_routings', { name: 'tgp', stream: uid.tgp, team: teamA, space });
+    await post('/incoming_routings', { name: 'other', stream: uid.other, space: space2 });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const msg = (stream: keyof typeof uid, from: string, body: string, o: { to?: string; name?: string; at?: Date } = {}) => {
+    const m = { sms: ['501', StreamType.TwoWay, 'sms'], wa: ['502', StreamType.WhatsApp, 'whatsapp'], tg: ['503', StreamType.TelegramBot, 'telegram'], tgp: ['504', StreamType.TelegramPrivate, 'telegram_private'], other: ['505', StreamType.TwoWay, 'sms'] } as const;
+    const [streamId, streamType, channel] = m[stream];
+    return received({ accountId: '1', streamId, streamUid: uid[stream], streamType, channel, to: o.to ?? '+4915100000009', from, body, name: o.name ?? null, at: o.at ?? clock.now() });
+  };
+  const conv = async (phone: string, stream = '501') => (await app.sql(`SELECT uuid::text, space_id::text, team_ids::text[], status, unread FROM inbox.conversation WHERE contact_phone = $1 AND stream_id = $2`, [phone, stream]))[0];
+  const list = (token: string, q: string) => app.call('GET', `/inbox/conversations?space=${space}&${q}`, { token });
+
+  it('routes incoming messages of every channel to the right space and team', async () => {
+    await app.publish([
+      msg('sms', '+4917600000001', 'to the vip number', { to: '+4915100000001' }),
+      msg('sms', '+4917600000002', 'to another number'),
+      msg('wa', '+4917600000003', 'hello on whatsapp', { to: '1055501' }),
+      msg('tg', '700000001', 'hello bot'),
+      msg('tgp', '700000002', 'hello private'),
+      msg('other', '+4917600000004', 'elsewhere'),
+    ]);
+    expect(await conv('+4917600000001')).toMatchObject({ space_id: String(space), team_ids: [String(teamA)], status: 'unanswered', unread: 1 });
+    expect(await conv('+4917600000002')).toMatchObject({ space_id: String(space), team_ids: [String(teamB)] });
+    expect(await conv('+4917600000003', '502')).toMatchObject({ space_id: String(space), team_ids: [String(teamB)] });
+    expect(await conv('700000001', '503')).toMatchObject({ space_id: String(space), team_ids: [String(teamA)] });
+    expect(await conv('700000002', '504')).toMatchObject({ space_id: String(space), team_ids: [String(teamA)] });
+    expect(await conv('+4917600000004', '505')).toMatchObject({ space_id: String(space2), team_ids: [] });
+
+    // the same event twice is one message; a second message is one more unread in the same conversation
+    const again = msg('sms', '+4917600000002', 'second');
+    await app.publish([again, again]);
+    expect(await conv('+4917600000002')).toMatchObject({ unread: 2 });
+    expect((await app.sql(`SELECT count(*)::int AS n FROM inbox.event WHERE message_uuid = $1`, [again.data.messageUuid]))[0].n).toBe(1);
+
+    // agents see their teams' conversations only
+    const a11 = ((await list(app.token('1', '11', ['INBOX_VIEW']), 'filter=all')).body.items as Json[]).map((c) => c.contact_phone_number);
+    expect(a11).toHaveLength(3);
+    expect(a11).not.toContain('+4917600000002');
+    const a12 = await list(app.token('1', '12', ['INBOX_VIEW', 'INBOX_SHOW_PHONE']), 'filter=all');
+    expect((a12.body.items as Json[]).map((c) => c.contact_phone_number).sort()).toEqual(['+4917600000002', '+4917600000003']);
+    // without INBOX_SHOW_PHONE the phone is masked
+    expect((a11.filter((p: string) => p.startsWith('+49'))[0] as string)).toMatch(/^\+4917\*+01$/);
+  });
+
+  it('moves statuses through unanswered, active and closed, with totals per filter', async () => {
+    const phone = '+4917600000010';
+    await app.publish([msg('sms', phone, 'where is my parcel?', { name: 'Max Mustermann' })]);
+    const c = await conv(phone);
+    const agent = app.token('1', '12', ['INBOX_VIEW']);
+    const before = (await list(admin, 'filter=all')).body.totals as Json;
+    const reply = await app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'It left today.' }] }, token: agent });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ code: 'OK', conversation_uuid: c.uuid, message: { event_type: 'outgoing_message', send_status: 'sending' } });
+    expect((await conv(phone)).status).toBe('active');
+    let totals = (await list(admin, 'filter=all')).body.totals as Json;
+    expect([totals.active - before.active, totals.unanswered - before.unanswered]).toEqual([1, -1]);
+
+    const bulk = await app.call('POST', '/inbox/bulk_set_status', { body: { conversation_uuids: [c.uuid], status: 'closed' }, token: agent });
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.conversations[c.uuid]).toMatchObject({ conversation_status: 'closed' });
+    totals = (await list(agent, 'filter=my_closed')).body.totals as Json;
+    expect(totals.my_closed).toBe(1);
+    expect(((await list(agent, 'filter=my_closed')).body.items as Json[]).map((x) => x.conversation_uuid)).toEqual([c.uuid]);
+    expect(((await list(admin, 'filter=closed')).body.items as Json[]).map((x) => x.conversation_uuid)).toContain(c.uuid);
+
+    // the contact writes again: the conversation reopens as unanswered
+    clock.advance(1000);
+    await app.publish([msg('sms', phone, 'thanks!')]);
+    expect((await conv(phone)).status).toBe('unanswered');
+    const timeline = await app.call('GET', `/inbox/conversation/${c.uuid}?page=1&page_size=30`, { token: agent });
+    expect((timeline.body.items as Json[]).map((e) => e.event_type)).toEqual(['incoming_message', 'change_state', 'outgoing_message', 'incoming_message']);
+    // opening it read what came in
+    expect(timeline.body.conversation.unread).toBe(0);
+
+    // a conversation the caller does not see cannot be changed, and bad input changes nothing
+    expect((await app.call('POST', '/inbox/bulk_set_status', { body: { conversation_uuids: [c.uuid], status: 'closed' }, token: app.token('1', '11', ['INBOX_VIEW']) })).status).toBe(404);
+    expect((await app.call('POST', '/inbox/bulk_set_status', { body: { conversation_uuids: [c.uuid], status: 'deleted' }, token: agent })).status).toBe(400);
+    expect((await conv(phone)).status).toBe('unanswered');
+  });
+
+  it('pages conversations by 15 with a cursor and timelines by 30', async () => {
+    const burst = Array.from({ length: 20 }, (_, i) => {
+      clock.advance(1000);
+      return msg('sms', `+491770000${String(i).padStart(4, '0')}`, `message ${i}`, { to: '+4915100000001' });
+    });
+    await app.publish(burst);
+    const agent = app.token('1', '11', ['INBOX_VIEW', 'INBOX_SHOW_PHONE']);
+    const p1 = await list(agent, 'filter=unanswered');
+    expect(p1.body.items).toHaveLength(15);
+    expect(p1.body.next_cursor).toEqual(expect.any(String));
+    const p2 = await list(agent, `filter=unanswered&cursor=${p1.body.next_cursor as string}`);
+    const all = [...(p1.body.items as Json[]), ...(p2.body.items as Json[])];
+    expect(all.length).toBe(p1.body.totals.unanswered);
+    expect(new Set(all.map((c) => c.conversation_uuid)).size).toBe(all.length);
+    expect(p2.body.next_cursor).toBeNull();
+    expect((await list(agent, 'cursor=nonsense')).status).toBe(400);
+
+    const phone = '+4917800000000';
+    const many = Array.from({ length: 35 }, (_, i) => {
+      clock.advance(10);
+      return msg('sms', phone, `line ${i}`);
+    });
+    await app.publish(many);
+    const c = await conv(phone);
+    const page1 = await app.call('GET', `/inbox/conversation/${c.uuid}?page=1`, { token: admin });
+    const page2 = await app.call('GET', `/inbox/conversation/${c.uuid}?page=2`, { token: admin });
+    expect((page1.body.items as Json[]).length).toBe(30);
+    expect((page2.body.items as Json[]).length).toBe(5);
+    expect((page1.body.items as Json[])[0].content.body).toBe('line 34');
+    expect((page2.body.items as Json[])[4].content.body).toBe('line 0');
+  });
+
+  it('assigns teams, agents and tags with timeline events, checks the permissions, and keeps notes', async () => {
+    const phone = '+4917600000020';
+    await app.publish([msg('sms', phone, 'hello')]);
+    const c = await conv(phone);
+    const tag = (await app.call('POST', '/conversation_tags', { body: { name: 'VIP', space }, token: admin })).body.id as number;
+    const agent12 = app.token('1', '12', ['INBOX_VIEW']);
+    // no INBOX_ASSIGN: refused, nothing changed
+    expect((await app.call('POST', `/inbox/metadata/${c.uuid}`, { body: { metadata: { agent: [11] } }, token: agent12 })).status).toBe(403);
+    const assigner = app.token('1', '12', ['INBOX_VIEW', 'INBOX_ASSIGN', 'INBOX_ASSIGN_TAGS', 'INBOX_INTERNAL_NOTES']);
+    const r = await app.call('POST', `/inbox/metadata/${c.uuid}`, { body: { metadata: { agent: [11], tags: [tag] } }, token: assigner });
+    expect(r.status).toBe(200);
+    expect(r.body.metadata).toEqual({ team: [teamB], agent: [11], tags: [tag] });
+    // agent 11 now sees it (assigned) and finds it under assigned_to_me
+    const mine = await list(app.token('1', '11', ['INBOX_VIEW']), 'filter=assigned_to_me');
+    expect((mine.body.items as Json[]).map((x) => x.conversation_uuid)).toEqual([c.uuid]);
+    // a tag of another space is refused
+    const foreignTag = (await app.call('POST', '/conversation_tags', { body: { name: 'Elsewhere', space: space2 }, token: admin })).body.id as number;
+    expect((await app.call('POST', `/inbox/metadata/${c.uuid}`, { body: { metadata: { tags: [foreignTag] } }, token: assigner })).status).toBe(400);
+    const note = await app.call('POST', '/inbox/send_internal_note', { body: { conversation_uuid: c.uuid, note: '<script>alert(1)</script> called back' }, token: assigner });
+    expect(note.status).toBe(200);
+    expect(note.body).toMatchObject({ event_type: 'internal_note', event_data: { note: '<script>alert(1)</script> called back' }, actor: { type: 'agent', id: 12 } });
+    expect((await app.call('POST', '/inbox/send_internal_note', { body: { conversation_uuid: c.uuid, note: 'x' }, token: agent12 })).status).toBe(403);
+    const types = ((await app.call('GET', `/inbox/conversation/${c.uuid}`, { token: admin })).body.items as Json[]).map((e) => e.event_type);
+    expect(types).toEqual(['internal_note', 'set_tag', 'assign_agent', 'incoming_message']);
+  });
+
+  it('finds conversations by name, phone and message words, and contacts by key or phone', async () => {
+    clock.advance(1000);
+    await app.publish([msg('sms', '+4917600000030', 'my invoice number is wrong', { name: 'Erika Musterfrau' })]);
+    const find = async (q: string) => ((await app.call('GET', `/inbox/simple_search?space=${space}&q=${encodeURIComponent(q)}`, { token: admin })).body.items as Json[]).map((c) => c.contact_phone_number);
+    expect(await find('Musterfrau')).toEqual(['+4917600000030']);
+    expect(await find('600000030')).toEqual(['+4917600000030']);
+    expect(await find('invoice')).toEqual(['+4917600000030']);
+    expect(await find('zzzznothing')).toEqual([]);
+    expect((await app.call('GET', `/inbox/simple_search?space=${space}&q=x`, { token: admin })).status).toBe(400);
+
+    const added = await app.call('POST', '/inbox/contact/add', { body: { phone: '+4917600000030', firstName: 'Erika', lastName: 'Neu' }, token: admin });
+    expect(added.status).toBe(200);
+    const key = added.body.contactKey as string;
+    expect(key.length).toBeGreaterThan(30);
+    expect(((await app.call('GET', `/inbox/contact_conversations/${key}`, { token: admin })).body.items as Json[]).map((c) => c.contact_name)).toEqual(['Erika Neu']);
+    expect(((await app.call('GET', `/inbox/contact_conversations/+4917600000030`, { token: admin })).body.items as Json[])).toHaveLength(1);
+    expect(((await app.call('GET', `/inbox/contact_conversations_phone/004917600000030`, { token: admin })).body.items as Json[])).toHaveLength(1);
+    const edited = await app.call('POST', '/inbox/contact/edit', { body: { contactKey: key, lastName: 'Alt' }, token: admin });
+    expect(edited.body).toMatchObject({ firstName: 'Erika', lastName: 'Alt' });
+    const got = await app.call('POST', '/inbox/contact/get', { body: { contact_phone_number: '+4917600000030' }, token: admin });
+    expect(got.body.contact).toMatchObject({ contactKey: key });
+    expect(got.body.conversations).toHaveLength(1);
+    // another account finds nothing
+    const stranger = app.token('2', '21', INBOX_PERMISSIONS);
+    expect((await app.call('GET', `/inbox/contact_conversations/${key}`, { token: stranger })).body.items).toEqual([]);
+    expect((await app.call('POST', '/inbox/contact/get', { body: { contactKey: key }, token: stranger })).body.contact).toBeNull();
+  });
+
+  it('answers SENT_FAILED with the item error, NOT_AUTHENTICATED, and merges delivery and read statuses', async () => {
+    const phone = '+4917600000040';
+    await app.publish([msg('sms', phone, 'hi')]);
+    const c = await conv(phone);
+    answer.fn = () => ({ outcome: 'refused', refusal: 'blacklisted', code: '0x17' });
+    const failed = await app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'hello' }] }, token: admin });
+    expect(failed.body).toMatchObject({ code: 'SENT_FAILED', error: '0x17', message: { send_status: 'failed', send_error: '0x17' } });
+    answer.fn = () => ({ outcome: 'refused', refusal: 'account_disabled', code: '0x21' });
+    const notAuth = await app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'hello' }] }, token: admin });
+    expect(notAuth.status).toBe(403);
+    expect(notAuth.body.code).toBe('NOT_AUTHENTICATED');
+    // a caller that is no agent (an API key) cannot send or write notes
+    const apiKey = app.t.token({ sub: 'apikey:5', acc: '1', perms: INBOX_PERMISSIONS });
+    expect((await app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'x' }] }, token: apiKey })).body.code).toBe('NOT_AUTHENTICATED');
+
+    answer.fn = () => ({ outcome: 'accepted' });
+    const ok = await app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'delivered soon' }] }, token: admin });
+    expect(ok.body.code).toBe('OK');
+    const uuid = ok.body.message_uuid as string;
+    expect(asked[asked.length - 1]).toMatchObject({ accountId: '1', streamId: '501', items: [{ messageUuid: uuid, destination: phone, text: 'delivered soon', sender: '+4915100000009' }] });
+    await app.publish([statusChanged('1', uuid, 'delivered')]);
+    // an older status arriving late does not move it back
+    await app.publish([statusChanged('1', uuid, 'sent')]);
+    const ev = (await app.sql(`SELECT send_status FROM inbox.event WHERE message_uuid = $1`, [uuid]))[0];
+    expect(ev.send_status).toBe('delivered');
+    await app.publish([statusChanged('1', uuid, 'delivered', 'read')]);
+    expect((await app.sql(`SELECT send_status, read_at IS NOT NULL AS read FROM inbox.event WHERE message_uuid = $1`, [uuid]))[0]).toEqual({ send_status: 'read', read: true });
+    // another account's status for the same uuid changes nothing
+    expect((await app.sql(`SELECT count(*)::int AS n FROM inbox.event WHERE account_id = 2`))[0].n).toBe(0);
+  });
+
+  it('enforces the reply blocks: noStream, tempConversation, awaitingReply and the WhatsApp 24 hours on a frozen clock', async () => {
+    const start = new Date('2026-11-21T09:00:00Z');
+    clock.set(start);
+    await app.publish([msg('wa', '+4917600000050', 'hello on whatsapp', { to: '1055501', at: start })]);
+    const c = await conv('+4917600000050', '502');
+    const send = () => app.call('POST', `/inbox/simple_send/${c.uuid}`, { body: { messages: [{ text: 'hi' }] }, token: admin });
+    clock.set(start.getTime() + 24 * HOUR - 1000);
+    expect((await send()).body.code).toBe('OK');
+    clock.set(start.getTime() + 24 * HOUR + 1);
+    const late = await send();
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ code: 'INBOX_REPLY_BLOCKED', violations: [{ code: 'passed24Hours' }] });
+    const sent = (await app.sql(`SELECT count(*)::int AS n FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.uuid = $1 AND e.event_type = 'outgoing_message'`, [c.uuid]))[0].n;
+    expect(sent).toBe(1);
+
+    // a template starts a new WhatsApp conversation: temporary until streams accepts it, then waiting for the reply
+    answer.fn = () => 'silent';
+    const started = await app.call('POST', `/inbox/template_send/${uid.wa}`, { body: { phone: '+4917600000051', sender: '1055501', template: { name: 'order_update', language: 'en' }, placeholders: { body: { '1': 'Max' } }, convInfo: { space, team: teamB } }, token: admin });
+    expect(started.status).toBe(200);
+    expect(started.body.code).toBe('OK');
+    const temp = started.body.conversation_uuid as string;
+    const reply = () => app.call('POST', `/inbox/simple_send/${temp}`, { body: { messages: [{ text: 'hi' }] }, token: admin });
+    expect((await reply()).body.violations).toEqual([expect.objectContaining({ code: 'tempConversation' })]);
+    const batch = asked[asked.length - 1];
+    expect(batch.items[0].payload).toEqual({ template: { name: 'order_update', language: 'en', placeholders: { body: { '1': 'Max' } } } });
+    // streams answers late
+    await app.publish(fakeAnswer(batch, 'accepted'));
+    expect((await reply()).body.violations).toEqual([expect.objectContaining({ code: 'awaitingReply' })]);
+    answer.fn = () => ({ outcome: 'accepted' });
+    await app.publish([msg('wa', '+4917600000051', 'yes please', { to: '1055501' })]);
+    expect((await reply()).body.code).toBe('OK');
+
+    // a stream that can no longer send
+    await app.publish([streamEvent('1', '503', StreamType.TelegramBot, { uid: uid.tg, enableSending: false })]);
+    const tg = await conv('700000001', '503');
+    const blocked = await app.call('POST', `/inbox/simple_send/${tg.uuid}`, { body: { messages: [{ text: 'x' }] }, token: admin });
+    expect(blocked.body.violations).toEqual([expect.objectContaining({ code: 'noStream' })]);
+    // a conversation that does not exist (or is not the caller's)
+    expect((await app.call('POST', `/inbox/simple_send/${randomUUID()}`, { body: { messages: [{ text: 'x' }] }, token: admin })).body.violations).toEqual([expect.objectContaining({ code: 'noConversation' })]);
+    // a new conversation needs its permission and a space
+    expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi', convInfo: { space } }, token: app.token('1', '100', ['INBOX_VIEW', 'INBOX_ADMIN']) })).status).toBe(403);
+    expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi' }, token: admin })).body.message).toBe('missing space');
+  });
+});
