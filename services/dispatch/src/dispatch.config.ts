@@ -40,6 +40,12 @@ export const dispatchConfigSchema = z.object({
   DISPATCH_STUCK_RESUME_AFTER_MS: env.int(600_000, 1000),
   /** A message queued and untouched this long is failed with a refund (StuckMessageSweeper). */
   DISPATCH_STUCK_FAIL_AFTER_MS: env.int(86_400_000, 1000),
+  /** A sent message without a final receipt after this long becomes undelivered (EXPIRED). Default 72 h. */
+  DISPATCH_RECEIPT_TIMEOUT_MS: env.int(259_200_000, 1000),
+  /** How often carriers are asked (SMPP query_sm) about messages whose receipt is overdue; 0 turns it off. */
+  DISPATCH_QUERY_SM_INTERVAL_MS: env.int(60_000, 0),
+  /** A message asked about without a final answer is asked again after this long. */
+  DISPATCH_QUERY_SM_REPEAT_MS: env.int(3_600_000, 1000),
   /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
 });
@@ -55,6 +61,11 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
   return {
     migrationsRun: c.MIGRATIONS_RUN,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
+    dispatcher: {
+      receiptTimeoutMs: c.DISPATCH_RECEIPT_TIMEOUT_MS,
+      queryIntervalMs: c.DISPATCH_QUERY_SM_INTERVAL_MS,
+      queryRepeatMs: c.DISPATCH_QUERY_SM_REPEAT_MS,
+    },
     stuck: { resumeAfterMs: c.DISPATCH_STUCK_RESUME_AFTER_MS, failAfterMs: c.DISPATCH_STUCK_FAIL_AFTER_MS },
     publicUrl: c.APP_URL ?? c.PUBLIC_URL,
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,

@@ -93,6 +93,15 @@ export interface DispatcherTuning {
   staleAfterMs?: number;
   /** A sent message with no final receipt after this long becomes undelivered (EXPIRED). Default 72 h. */
   receiptTimeoutMs?: number;
+  /**
+   * How often dispatch asks carriers (SMPP query_sm) about sent messages whose receipt is past the vendor's
+   * `receiptOverdueMs`; 0: never. Default 60 000 ms.
+   */
+  queryIntervalMs?: number;
+  /** A message asked about and still without a final answer is asked again after this long. Default 3 600 000 ms. */
+  queryRepeatMs?: number;
+  /** Messages asked about per round, at most. Default 500. */
+  queryBatch?: number;
   /** Results and receipts written per transaction, at most. Default 2000. */
   writeBatch?: number;
   /**
@@ -114,6 +123,9 @@ export interface ResolvedDispatcherTuning {
   heartbeatMs: number;
   staleAfterMs: number;
   receiptTimeoutMs: number;
+  queryIntervalMs: number;
+  queryRepeatMs: number;
+  queryBatch: number;
   writeBatch: number;
   ingestHoldMs: number;
 }
@@ -146,6 +158,9 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
       heartbeatMs: d.heartbeatMs ?? 2000,
       staleAfterMs: d.staleAfterMs ?? 10_000,
       receiptTimeoutMs: d.receiptTimeoutMs ?? 72 * 3600_000,
+      queryIntervalMs: d.queryIntervalMs ?? 60_000,
+      queryRepeatMs: d.queryRepeatMs ?? 3_600_000,
+      queryBatch: d.queryBatch ?? 500,
       writeBatch: d.writeBatch ?? 2000,
       ingestHoldMs: d.ingestHoldMs ?? 1000,
     },

@@ -52,6 +52,16 @@ export interface ProviderReceipt {
   destination?: string | null;
 }
 
+/**
+ * What a provider says when asked about a message it accepted (SMPP query_sm): final (delivered or undelivered, as a
+ * receipt would have said), still pending (en route, accepted, unknown to the carrier yet), or no answer (the carrier
+ * does not support asking, refused, or did not answer in time). Only a final answer moves the message.
+ */
+export type QueryAnswer =
+  | { kind: 'final'; outcome: 'delivered' | 'undelivered'; error: string | null; at: Date }
+  | { kind: 'pending'; state: string }
+  | { kind: 'failed'; error: string };
+
 /** A message someone sent to us: two-way SMS (deliver_sm), WhatsApp and Telegram updates. */
 export interface ProviderInbound {
   vendorId: string | null;
@@ -92,4 +102,12 @@ export abstract class ProviderAdapter {
   abstract capacity(): number;
   /** True when connected and able to send (SMPP bound). */
   abstract ready(): boolean;
+  /**
+   * Asks the provider for the state of a part it accepted, for messages whose receipt is overdue (a receipt lost with
+   * a connection, or never sent). Adapters whose protocol has no such question leave `canQuery` false.
+   */
+  readonly canQuery: boolean = false;
+  query(_part: { providerMessageId: string; sender: string }): Promise<QueryAnswer> {
+    return Promise.resolve({ kind: 'failed', error: `${this.kind} cannot be asked for a message's state` });
+  }
 }

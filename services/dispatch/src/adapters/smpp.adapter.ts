@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { concatUdh, decodeGsm7, decodeUcs2, encodeSms, isGsm7, parseConcatUdh, smppDataCoding, splitSms } from '../sms';
 import { parseReceipt } from '../domain/dlr';
 import { AimdPacer, type PacerState } from '../domain/aimd-pacer';
-import { ProviderAdapter, type AdapterSink, type OutboundMessage, type SendOutcome } from './provider-adapter';
+import { ProviderAdapter, type AdapterSink, type OutboundMessage, type QueryAnswer, type SendOutcome } from './provider-adapter';
 import { PreparedDeliverSmResp, PreparedSubmitSm } from './smpp-codec';
 import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from './smpp-lib';
 
@@ -241,6 +241,41 @@ class SmppBind {
     this.pump();
   }
 
+  /**
+   * query_sm for one accepted part (SMPP 3.4 4.8). The answer's message_state (5.2.28): 2 DELIVERED is delivered; 3
+   * EXPIRED, 4 DELETED, 5 UNDELIVERABLE and 8 REJECTED are undelivered; 0 SCHEDULED, 1 ENROUTE, 6 ACCEPTED and 7
+   * UNKNOWN are still pending. A refusal (ESME_RQUERYFAIL, ESME_RINVCMDID from carriers without query_sm), a generic
+   * nack or no answer within the submit timeout is "failed": the message is left as it is.
+   */
+  query(messageId: string, sender: string): Promise<QueryAnswer> {
+    const session = this.session;
+    if (!session || !this.bound) return Promise.resolve({ kind: 'failed', error: 'bind not up' });
+    return new Promise<QueryAnswer>((resolve) => {
+      let done = false;
+      const finish = (a: QueryAnswer) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        resolve(a);
+      };
+      const timer = setTimeout(() => finish({ kind: 'failed', error: `no query_sm_resp in ${this.cfg.submitTimeoutMs} ms` }), this.cfg.submitTimeoutMs);
+      const pdu = new smpp.PDU('query_sm', {
+        message_id: messageId,
+        source_addr_ton: this.cfg.sourceTon ?? 5,
+        source_addr_npi: this.cfg.sourceNpi ?? 0,
+        source_addr: sender,
+      });
+      const written = session.send(pdu, (resp: SmppPdu) => {
+        if (resp.command !== 'query_sm_resp' || resp.command_status !== SmppStatus.OK) {
+          finish({ kind: 'failed', error: `query_sm refused: ${resp.command} status 0x${resp.command_status.toString(16)}` });
+          return;
+        }
+        finish(queryAnswer(Number(resp.message_state), Number(resp.error_code ?? 0), resp.final_date));
+      });
+      if (!written) finish({ kind: 'failed', error: 'query_sm not written' });
+    });
+  }
+
   /** Unsent parts go back to the dispatcher as retryable (nothing was written). */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -267,6 +302,19 @@ class SmppBind {
     }
     this.inflight.clear();
   }
+}
+
+/** SMPP 3.4 5.2.28 message_state, as a query answer. */
+const MESSAGE_STATE: Record<number, string> = { 0: 'SCHEDULED', 1: 'ENROUTE', 2: 'DELIVERED', 3: 'EXPIRED', 4: 'DELETED', 5: 'UNDELIVERABLE', 6: 'ACCEPTED', 7: 'UNKNOWN', 8: 'REJECTED', 9: 'SKIPPED' };
+
+export function queryAnswer(state: number, errorCode: number, finalDate: unknown): QueryAnswer {
+  const name = MESSAGE_STATE[state] ?? `state ${state}`;
+  const at = finalDate instanceof Date && !Number.isNaN(finalDate.getTime()) ? finalDate : new Date();
+  if (state === 2) return { kind: 'final', outcome: 'delivered', error: null, at };
+  if (state === 3 || state === 4 || state === 5 || state === 8) {
+    return { kind: 'final', outcome: 'undelivered', error: `${name} err:${String(errorCode).padStart(3, '0')} (query_sm)`, at };
+  }
+  return { kind: 'pending', state: name };
 }
 
 interface MoBuffer {
@@ -333,6 +381,15 @@ export class SmppAdapter extends ProviderAdapter {
     // write batch commits, small enough that a crash flags few messages as possible duplicates.
     const perBind = this.cfg.window * 4;
     return this.binds.reduce((sum, b) => sum + (b.isBound() ? Math.max(0, perBind - b.load()) : 0), 0);
+  }
+
+  override readonly canQuery = true;
+
+  /** Asks over the least loaded bound bind: any bind of the same system id may be asked about any message. */
+  override query(part: { providerMessageId: string; sender: string }): Promise<QueryAnswer> {
+    const bind = this.pick();
+    if (!bind) return Promise.resolve({ kind: 'failed', error: 'no SMPP bind is up' });
+    return bind.query(part.providerMessageId, part.sender);
   }
 
   /** The least loaded bound bind (round-robin among equals). */

@@ -562,6 +562,37 @@ export class MessageRepository {
     return { items, vendors };
   }
 
+  /**
+   * Claims sent messages whose receipt is past their vendor's limit and that were not asked about within `repeatMs`
+   * (oldest first, SKIP LOCKED so replicas take different ones), marks them asked, and returns each with the parts
+   * still waiting for an outcome: what query_sm asks about.
+   */
+  async claimForQuery(
+    limits: Array<{ vendorId: string; ms: number }>,
+    repeatMs: number,
+    take: number,
+  ): Promise<Array<{ id: string; vendor_id: string; sender: string; destination: string; parts: Array<{ vendor_id: string; provider_message_id: string }> }>> {
+    if (limits.length === 0) return [];
+    return this.ds.query(
+      `WITH due AS (
+         SELECT m.id FROM dispatch.message m
+           JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
+          WHERE m.send_state = 'submitted' AND m.sent_at < now() - l.ms * interval '1 millisecond'
+            AND (m.receipt_queried_at IS NULL OR m.receipt_queried_at < now() - $3 * interval '1 millisecond')
+          ORDER BY m.sent_at
+          LIMIT $4
+          FOR UPDATE OF m SKIP LOCKED),
+       asked AS (
+         UPDATE dispatch.message m SET receipt_queried_at = now() FROM due WHERE m.id = due.id
+         RETURNING m.id, m.vendor_id, m.sender, m.destination)
+       SELECT a.id::text AS id, a.vendor_id::text AS vendor_id, a.sender, a.destination,
+              coalesce((SELECT json_agg(json_build_object('vendor_id', r.vendor_id::text, 'provider_message_id', r.provider_message_id) ORDER BY r.part)
+                          FROM dispatch.provider_ref r WHERE r.message_id = a.id AND r.outcome IS NULL), '[]'::json) AS parts
+         FROM asked a`,
+      [limits.map((l) => l.vendorId), limits.map((l) => Math.max(0, Math.round(l.ms))), Math.max(0, Math.round(repeatMs)), take],
+    );
+  }
+
   /** Sent messages whose receipt never came. */
   async expireAwaiting(olderThanMs: number, limit: number): Promise<string[]> {
     const rows = await this.ds.query<Array<{ id: string }>>(

@@ -24,6 +24,7 @@ import { AdapterRegistry } from './adapter-registry.service';
 import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime } from './events.service';
 import { InboundService } from './inbound.service';
 import { RoutingService } from './routing.service';
+import { overdueLimit } from './routing-admin.service';
 import { OptOutBook } from './opt-out.book';
 import { StreamChannelCache } from './stream-channel.cache';
 import type { SmsEncodingName } from '../sms';
@@ -205,7 +206,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.every(t.heartbeatMs, () => this.repo.heartbeat(this.instanceId, t.staleAfterMs));
     this.every(Math.max(500, Math.floor(t.staleAfterMs / 2)), () => this.recover());
     this.every(2000, () => this.sweepPending());
-    this.every(60_000, () => this.expire());
+    this.every(Math.min(60_000, Math.max(500, Math.floor(t.receiptTimeoutMs / 4))), () => this.expire());
+    if (t.queryIntervalMs > 0) this.every(t.queryIntervalMs, () => this.queryOverdue());
     this.every(10_000, () => this.loadAccountLimits());
     this.pumpLoop = this.pump();
   }
@@ -810,6 +812,44 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const rows = await this.repo.takeMatchedPending(1000, PENDING_RECEIPT_WINDOW_MS);
     for (const p of rows) this.receipts.push({ receipt: pendingToReceipt(p) });
     if (rows.length) this.kickLane();
+  }
+
+  private querying = false;
+
+  /**
+   * Receipts lost with a connection (a replica killed between submit and receipt, an SMSC that does not resend them):
+   * messages past their vendor's receipt limit are asked about (SMPP query_sm), a batch per round, each at most once
+   * per `queryRepeatMs` across replicas. A final answer goes through the receipt path like a receipt (so a receipt
+   * arriving too changes nothing twice); pending or no answer leaves the message to its receipt or to the expiry.
+   */
+  async queryOverdue(): Promise<number> {
+    if (this.querying) return 0;
+    this.querying = true;
+    try {
+      const t = this.options.dispatcher;
+      const limits = this.routing
+        .vendorList()
+        .filter((v) => this.adapters.get(String(v.id))?.canQuery)
+        .map((v) => ({ vendorId: String(v.id), ms: overdueLimit(v) }));
+      const rows = await this.repo.claimForQuery(limits, t.queryRepeatMs, t.queryBatch);
+      const asks = rows.flatMap((m) => m.parts.map((p) => ({ m, p })));
+      let answered = 0;
+      for (let i = 0; i < asks.length; i += 16) {
+        await Promise.all(
+          asks.slice(i, i + 16).map(async ({ m, p }) => {
+            const adapter = this.adapters.get(p.vendor_id);
+            if (!adapter?.canQuery) return;
+            const a = await adapter.query({ providerMessageId: p.provider_message_id, sender: m.sender });
+            if (a.kind !== 'final') return;
+            answered++;
+            await this.receipt({ vendorId: p.vendor_id, providerMessageId: p.provider_message_id, outcome: a.outcome, error: a.error, at: a.at, destination: m.destination });
+          }),
+        );
+      }
+      return answered;
+    } finally {
+      this.querying = false;
+    }
   }
 
   private async expire(): Promise<void> {

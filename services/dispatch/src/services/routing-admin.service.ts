@@ -51,7 +51,7 @@ export interface AwaitingReceipts {
   vendors: Array<{ vendorId: string; vendor: string; receiptOverdueMs: number; overdue: number; oldestSentAt: string }>;
 }
 
-function overdueLimit(v: VendorRow): number {
+export function overdueLimit(v: VendorRow): number {
   const ms = Number((v.config ?? {}).receiptOverdueMs);
   return Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_RECEIPT_OVERDUE_MS;
 }

@@ -55,6 +55,12 @@ export interface SmppPeerOptions {
    * store-and-forward SMSCs do (needed when the client may die between a receipt and its acknowledgement). Default false.
    */
   redeliverUnacked?: boolean;
+  /**
+   * How it answers query_sm (SMPP 3.4 4.8): `answer` with the message's state (DELIVERED or UNDELIVERABLE, as its
+   * receipt would have said); `pending` with ENROUTE; `refuse` with ESME_RINVCMDID, as carriers without query_sm do.
+   * Unknown ids get ESME_RQUERYFAIL. The peer remembers message states only when this is set. Default none: refused.
+   */
+  querySm?: 'answer' | 'pending' | 'refuse';
 }
 
 /**
@@ -74,8 +80,11 @@ export class SmppPeer {
   /** submit_sm answered ESME_RTHROTTLED (throttleFirst and throttleRate). */
   throttledResponses = 0;
   private readonly limit: TokenBucket | null;
-  private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor'>> &
-    Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor'>;
+  private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor' | 'querySm'>> &
+    Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor' | 'querySm'>;
+  /** query_sm received, and the states remembered for them (when `querySm` is set). */
+  queries = 0;
+  private readonly states = new Map<string, { delivered: boolean; at: Date }>();
   /** Times `restart()` was called. */
   restarts = 0;
   readonly sessions = new Set<SmppSession>();
@@ -127,6 +136,7 @@ export class SmppPeer {
     await this.close();
     this.seq = 0;
     this.unacked.clear();
+    this.states.clear();
     this.restarts++;
     await this.listen(port);
   }
@@ -164,6 +174,22 @@ export class SmppPeer {
       session.close();
     });
     session.on('deliver_sm_resp', () => undefined);
+    session.on('query_sm', (pdu: SmppPdu) => {
+      this.queries++;
+      const mode = this.opts.querySm;
+      if (!mode || mode === 'refuse') {
+        session.send(pdu.response({ command_status: 0x03 })); // ESME_RINVCMDID
+        return;
+      }
+      const id = String(pdu.message_id);
+      const known = this.states.get(id);
+      if (!known) {
+        session.send(pdu.response({ command_status: 0x67, message_id: id })); // ESME_RQUERYFAIL
+        return;
+      }
+      const state = mode === 'pending' ? 1 : known.delivered ? 2 : 5;
+      session.send(pdu.response({ message_id: id, final_date: mode === 'pending' ? '' : known.at, message_state: state, error_code: known.delivered ? 0 : 1 }));
+    });
     let corked = false;
     session.on('submit_sm', (pdu: SmppPdu) => {
       // A tick's responses and receipts leave in one socket write, as a production SMSC batches them.
@@ -200,6 +226,7 @@ export class SmppPeer {
     this.perSecond.set(sec, (this.perSecond.get(sec) ?? 0) + 1);
     if (this.opts.record) this.parts.push(this.describe(pdu, id));
     const delivered = !this.opts.undeliveredFor?.has(destination) && (this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio);
+    if (this.opts.querySm) this.states.set(id, { delivered, at: new Date() });
     const receipt = () => this.sendReceipt(session, id, pdu, delivered ? 'DELIVRD' : 'UNDELIV');
     if (this.opts.receipts && this.opts.receiptBeforeResponse) receipt();
     session.send(pdu.response({ message_id: id }));
