@@ -8,6 +8,7 @@ import {
   LinkBatchMintedV1,
   LinkClickedV1,
   MessageStatusChangedV1,
+  readAudienceBatch,
   SendBatchProcessedV1,
   SendRefusal,
   Topics,
@@ -71,7 +72,7 @@ export class RunnerConsumers implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: AUDIENCE_GROUP, topics: [Topics.Contacts], types: [AudienceBatchPreparedV1.type], handler: (e) => this.onAudience(e) });
+    await this.bus.subscribe({ group: AUDIENCE_GROUP, topics: [Topics.Contacts], types: [AudienceBatchPreparedV1.type], concurrency: 4, handler: (e) => this.onAudience(e) });
     await this.bus.subscribe({ group: ANSWERS_GROUP, topics: [Topics.Streams], types: [SendBatchProcessedV1.type], concurrency: 4, handler: (e) => this.onAnswer(e) });
     await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
     await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
@@ -81,10 +82,10 @@ export class RunnerConsumers implements OnModuleInit {
   /** An audience batch: its recipients by COPY, once per (request, seq), only for the run that asked. */
   async onAudience(e: EventEnvelope): Promise<void> {
     if (e.type !== AudienceBatchPreparedV1.type || e.version !== 1) return;
-    const d = AudienceBatchPreparedV1.schema.parse(e.data);
+    const d = readAudienceBatch(e.data);
     const lastTotals = d.totals;
     await this.db.transaction(async (c) => {
-      const run = (await c.query<{ batch_size: number }>(`SELECT batch_size FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3 FOR UPDATE`, [d.campaignId, d.accountId, d.requestId])).rows[0];
+      const run = (await c.query<{ batch_size: number }>(`SELECT batch_size FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])).rows[0];
       if (!run) return;
       const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
       if (claimed.rowCount === 0) return;

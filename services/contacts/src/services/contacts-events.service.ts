@@ -25,7 +25,10 @@ export class ContactsOutboxRelay extends ServiceOutboxRelay {
     @Inject(EventBus) bus: EventBus,
     @Inject(PROCESS_ROLES) roles: ProcessRoles,
   ) {
-    super(CONTACTS_SCHEMA, ds, bus, roles, { batchSize: 500 });
+    // 20 events a pass: an audience batch (docs/decisions/0032) holds 2,000 recipients, so a pass holds at most
+    // 40,000 of them, whatever the audience's size (memory stays bounded in embedded mode, where a publish waits for
+    // the consumers)
+    super(CONTACTS_SCHEMA, ds, bus, roles, { batchSize: 20 });
   }
 }
 

