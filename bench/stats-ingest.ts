@@ -43,6 +43,27 @@ function rng(seed: number): () => number {
   };
 }
 
+/** CPU seconds of the embedded PostgreSQL (postmaster and its children), from /proc; null with an outside DATABASE_URL. */
+function pgCpu(dataDir: string | null): number | null {
+  if (!dataDir) return null;
+  try {
+    const pm = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let total = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pid) === pm || Number(f[1]) === pm) total += (Number(f[11]) + Number(f[12])) / 100;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -63,7 +84,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      StatsModule.register({ cacheMs: 0 }),
+      StatsModule.register({ cacheMs: 0, ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}) }),
     ],
   })
   class BenchModule {}
@@ -107,6 +128,8 @@ async function main(): Promise<void> {
     }
   }
 
+  const pgData = stopPg ? path.join(dir, 'pg') : null;
+  const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < events.length; i += CHUNK) {
@@ -116,6 +139,8 @@ async function main(): Promise<void> {
   const wall = (performance.now() - t0) / 1000;
   const cpuUse = process.cpuUsage(cpu0);
   const cpu = (cpuUse.user + cpuUse.system) / 1e6;
+  const pgCpu1 = pgCpu(pgData);
+  const dbCpu = pgCpu0 !== null && pgCpu1 !== null ? pgCpu1 - pgCpu0 : null;
 
   const pg = new Client({ connectionString: url });
   await pg.connect();
@@ -167,6 +192,7 @@ async function main(): Promise<void> {
   console.log(`stats ingest: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work)`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day rows`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
+  if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(events.length / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
   console.log(`report calls over HTTP, 30 each (two-minute cache off: every call computed):`);
   for (const l of lines) console.log(l);

@@ -16,7 +16,7 @@ export const statsConfigSchema = z.object({
   /** Report answers kept per account and query, in seconds (spec 9: 2 minutes). */
   STATS_CACHE_SECONDS: env.int(120, 0),
   /** Events per rollup transaction, at most. */
-  STATS_MAX_BATCH: env.int(2000, 1),
+  STATS_MAX_BATCH: env.int(5000, 1),
   /** Which roles this process runs: `http,consumers` (the rollups are fed under consumers). */
   PROCESS_ROLES: env.list(['http', 'consumers']),
   MIGRATIONS_RUN: env.bool(false),

@@ -3,7 +3,7 @@ export interface StatsModuleOptions {
   migrationsRun?: boolean;
   /** How long a report answer is kept per account and query (spec 9: statistics cache 2 minutes). Default 120 000 ms. */
   cacheMs?: number;
-  /** Events per rollup transaction, at most. Default 2000. */
+  /** Events per rollup transaction, at most, and the rollup subscription's handler concurrency (a chunk feeds one batch). Default 5000. */
   maxBatch?: number;
 }
 
@@ -19,7 +19,7 @@ export const STATS_SCHEMA = 'stats';
 
 export function resolveStatsOptions(o: StatsModuleOptions): ResolvedStatsOptions {
   const cacheMs = o.cacheMs ?? 120_000;
-  const maxBatch = o.maxBatch ?? 2000;
+  const maxBatch = o.maxBatch ?? 5000;
   if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
   if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
   return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch };

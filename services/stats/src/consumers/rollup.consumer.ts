@@ -91,6 +91,7 @@ export function accountTimeZone(customSettings: Record<string, unknown>, genSett
 @Injectable()
 export class RollupConsumer implements OnModuleInit {
   private readonly batched: BatchedIdempotentConsumer<RollupInput>;
+  private readonly maxBatch: number;
 
   constructor(
     @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
@@ -99,6 +100,7 @@ export class RollupConsumer implements OnModuleInit {
     @Inject(STATS_OPTIONS) options: ResolvedStatsOptions,
     private readonly cache: ReportCache,
   ) {
+    this.maxBatch = options.maxBatch;
     this.batched = new BatchedIdempotentConsumer<RollupInput>({ dataSource: ds, schema: STATS_SCHEMA, consumer: ROLLUP_GROUP, maxBatch: options.maxBatch, apply: (m, items) => this.apply(m, items) });
   }
 
@@ -114,7 +116,8 @@ export class RollupConsumer implements OnModuleInit {
       group: ROLLUP_GROUP,
       topics: [Topics.Streams, Topics.Dispatch],
       types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageRefundedV1.type],
-      concurrency: 256,
+      // a partition's chunk feeds one batch: as many handler calls at once as a batch takes (Kafka: per partition)
+      concurrency: this.maxBatch,
       handler: (e) => this.onMessageEvent(e),
     });
   }
@@ -154,34 +157,56 @@ export class RollupConsumer implements OnModuleInit {
     if (deleted) await this.ds.query(`UPDATE stats.stream SET deleted = true WHERE stream_id = $1 AND account_id = $2`, [deleted.streamId, deleted.accountId]);
   }
 
+  /**
+   * One batch (docs/decisions/0028-statistics.md, "Ingest"): four round trips whatever its size. (1) a state row for
+   * each message that has none; (2) every state row locked in uuid order, with the hour and day buckets of the batch's
+   * acceptances computed in the same statement (the account's zone); the events applied in memory; (3) one statement
+   * that writes the changed states and adds the deltas to the four rollups (the day-per-stream and day-per-country
+   * sums made by the database from the day deltas), rows in key order. Parameters travel as JSON documents read by
+   * json_to_recordset, never as arrays the driver escapes element by element.
+   */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
     const accountOf = new Map<string, string>();
-    for (const { data } of items) if (!accountOf.has(data.d.messageUuid)) accountOf.set(data.d.messageUuid, data.d.accountId);
+    const acceptedAt = new Map<string, string>();
+    for (const { data } of items) {
+      if (!accountOf.has(data.d.messageUuid)) accountOf.set(data.d.messageUuid, data.d.accountId);
+      if (data.kind === 'accepted' && !acceptedAt.has(data.d.messageUuid)) acceptedAt.set(data.d.messageUuid, data.d.acceptedAt);
+    }
     const uuids = [...accountOf.keys()].sort();
     // a row for each message first, then every row locked in one order: replicas never double count or deadlock
     await m.query(
-      `INSERT INTO stats.message_state (message_uuid, account_id) SELECT u, a FROM unnest($1::uuid[], $2::bigint[]) AS t(u, a) ORDER BY u ON CONFLICT (message_uuid) DO NOTHING`,
-      [uuids, uuids.map((u) => accountOf.get(u))],
+      `INSERT INTO stats.message_state (message_uuid, account_id)
+       SELECT u, a FROM json_to_recordset($1::json) AS t(u uuid, a bigint) ORDER BY u ON CONFLICT (message_uuid) DO NOTHING`,
+      [JSON.stringify(uuids.map((u) => ({ u, a: accountOf.get(u) })))],
     );
-    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { price_micros: string; refunded_micros: string }>>(
-      `SELECT message_uuid::text, account_id::text, stream_id::text, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket::text AS day_bucket,
-              segments, price_micros::text, refunded_micros::text, currency
-         FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]) ORDER BY message_uuid FOR UPDATE`,
-      [uuids],
+    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { price_micros: string; refunded_micros: string; new_hour: Date | null; new_day: string | null }>>(
+      // the local hour's start: the instant less the local minutes and seconds (date_trunc with a zone would fold
+      // the repeated hour of a DST fall-back into one bucket, which may start after the message)
+      `SELECT s.message_uuid::text, s.account_id::text, s.stream_id::text, s.sender, s.iso2, s.status, s.rank, s.accepted_at, s.hour_bucket, s.day_bucket::text AS day_bucket,
+              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency,
+              t.at - (l.local - date_trunc('hour', l.local)) AS new_hour, l.local::date::text AS new_day
+         FROM stats.message_state s
+         JOIN json_to_recordset($1::json) AS t(u uuid, at timestamptz) ON t.u = s.message_uuid
+         LEFT JOIN stats.account a ON a.account_id = s.account_id
+         CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l
+        ORDER BY s.message_uuid FOR UPDATE OF s`,
+      [JSON.stringify(uuids.map((u) => ({ u, at: acceptedAt.get(u) ?? null })))],
     );
     const before = new Map<string, State>();
+    const buckets = new Map<string, { hour: string; day: string }>();
     for (const r of rows) {
+      const { new_hour, new_day, ...state } = r;
       before.set(r.message_uuid, {
-        ...r,
+        ...state,
         accepted_at: r.accepted_at ? new Date(r.accepted_at).toISOString() : null,
         hour_bucket: r.hour_bucket ? new Date(r.hour_bucket).toISOString() : null,
         price_micros: BigInt(r.price_micros),
         refunded_micros: BigInt(r.refunded_micros),
       });
+      if (new_hour && new_day) buckets.set(r.message_uuid, { hour: new Date(new_hour).toISOString(), day: new_day });
     }
     const after = new Map<string, State>();
     for (const [u, s] of before) after.set(u, { ...s });
-    const needBuckets: State[] = [];
     for (const { data } of items) {
       const s = after.get(data.d.messageUuid);
       // another account's event for a known message changes nothing (message ids are the sender's, not trusted across tenants)
@@ -189,9 +214,12 @@ export class RollupConsumer implements OnModuleInit {
       if (data.kind === 'accepted') {
         if (s.accepted_at !== null) continue;
         const d = data.d;
+        // the buckets were computed for the batch's first acceptance of the message; a second one (the same fact under
+        // another event id) was skipped just above
+        const b = buckets.get(d.messageUuid);
         Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: new Date(d.acceptedAt).toISOString() });
+        Object.assign(s, { hour_bucket: b?.hour ?? null, day_bucket: b?.day ?? null });
         if (s.rank < 0) Object.assign(s, { status: 'accepted', rank: 0 });
-        needBuckets.push(s);
       } else if (data.kind === 'status') {
         const d = data.d;
         const rank = STATUS_RANK[d.status] ?? 0;
@@ -202,35 +230,22 @@ export class RollupConsumer implements OnModuleInit {
         s.refunded_micros += BigInt(data.d.amountMicros);
       }
     }
-    if (needBuckets.length > 0) {
-      const buckets = await m.query<Array<{ u: string; hour: Date; day: string }>>(
-        // the local hour's start: the instant less the local minutes and seconds (date_trunc with a zone would fold
-        // the repeated hour of a DST fall-back into one bucket, which may start after the message)
-        `SELECT t.u::text AS u, t.at - (l.local - date_trunc('hour', l.local)) AS hour, l.local::date::text AS day
-           FROM unnest($1::uuid[], $2::timestamptz[], $3::bigint[]) AS t(u, at, acc) LEFT JOIN stats.account a ON a.account_id = t.acc
-           CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l`,
-        [needBuckets.map((s) => s.message_uuid), needBuckets.map((s) => s.accepted_at), needBuckets.map((s) => s.account_id)],
-      );
-      for (const b of buckets) {
-        const s = after.get(b.u);
-        if (s) Object.assign(s, { hour_bucket: new Date(b.hour).toISOString(), day_bucket: b.day });
-      }
-    }
     const hours = new Map<string, Delta>();
     const days = new Map<string, Delta>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
+      const rest = `${s.stream_id ?? '0'}|${s.sender}|${s.iso2}|${s.status}|${s.currency}`;
       for (const [map, bucket] of [
         [hours, s.hour_bucket],
         [days, s.day_bucket],
       ] as const) {
-        const k = `${s.account_id}|${bucket}|${s.stream_id ?? '0'}|${s.sender}|${s.iso2}|${s.status}|${s.currency}`;
-        const d = map.get(k) ?? { account: s.account_id, stream: s.stream_id ?? '0', sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket, messages: 0, parts: 0, cost: 0n };
+        const k = `${s.account_id}|${bucket}|${rest}`;
+        let d = map.get(k);
+        if (!d) map.set(k, (d = { account: s.account_id, stream: s.stream_id ?? '0', sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket, messages: 0, parts: 0, cost: 0n }));
         d.messages += sign;
         d.parts += sign * s.segments;
         d.cost += cost;
-        map.set(k, d);
       }
     };
     const changed: State[] = [];
@@ -241,53 +256,69 @@ export class RollupConsumer implements OnModuleInit {
       add(b, -1);
       add(s, 1);
     }
-    if (changed.length > 0) {
-      await m.query(
-        `UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
+    if (changed.length === 0) return;
+    const deltas: Array<Record<string, unknown>> = [];
+    for (const [k, map] of [
+      ['h', hours],
+      ['d', days],
+    ] as const) {
+      for (const d of map.values()) {
+        if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
+        deltas.push({ k, a: d.account, b: d.bucket, st: d.stream, se: d.sender, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
+      }
+    }
+    const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
+    const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
+    await m.query(
+      `WITH st AS (
+         UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency
-           FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::timestamptz[], $8::timestamptz[], $9::date[], $10::int[], $11::bigint[], $12::bigint[], $13::text[])
-             AS t(u, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency)
-          WHERE m.message_uuid = t.u`,
-        [
-          changed.map((s) => s.message_uuid),
-          changed.map((s) => s.stream_id),
-          changed.map((s) => s.sender),
-          changed.map((s) => s.iso2),
-          changed.map((s) => s.status),
-          changed.map((s) => s.rank),
-          changed.map((s) => s.accepted_at),
-          changed.map((s) => s.hour_bucket),
-          changed.map((s) => s.day_bucket),
-          changed.map((s) => s.segments),
-          changed.map((s) => s.price_micros.toString()),
-          changed.map((s) => s.refunded_micros.toString()),
-          changed.map((s) => s.currency),
-        ],
-      );
-    }
-    await upsertRollup(m, HOURS, [...hours.values()]);
-    await upsertRollup(m, DAYS, [...days.values()]);
-    // the same day deltas without sender and country, for the main figures over long ranges
-    const streamDays = new Map<string, Delta>();
-    for (const d of days.values()) {
-      const k = `${d.account}|${d.bucket}|${d.stream}|${d.status}|${d.currency}`;
-      const t = streamDays.get(k) ?? { ...d, sender: '', iso2: '', messages: 0, parts: 0, cost: 0n };
-      t.messages += d.messages;
-      t.parts += d.parts;
-      t.cost += d.cost;
-      streamDays.set(k, t);
-    }
-    await upsertRollup(m, STREAM_DAYS, [...streamDays.values()]);
-    const countryDays = new Map<string, Delta>();
-    for (const d of days.values()) {
-      const k = `${d.account}|${d.bucket}|${d.stream}|${d.iso2}|${d.status}|${d.currency}`;
-      const t = countryDays.get(k) ?? { ...d, sender: '', messages: 0, parts: 0, cost: 0n };
-      t.messages += d.messages;
-      t.parts += d.parts;
-      t.cost += d.cost;
-      countryDays.set(k, t);
-    }
-    await upsertRollup(m, COUNTRY_DAYS, [...countryDays.values()]);
+           FROM json_to_recordset($1::json) AS t(u uuid, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz, hour_bucket timestamptz,
+                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text)
+          WHERE m.message_uuid = t.u
+       ), v AS (
+         SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
+       ), h AS (
+         INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
+         SELECT a, b::timestamptz, st, se, i, s, c, m, p, co FROM v WHERE k = 'h' ORDER BY a, b::timestamptz, st, se, i, s, c
+         ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
+       ), d AS (
+         INSERT INTO stats.rollup_day AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
+         SELECT a, b::date, st, se, i, s, c, m, p, co FROM v WHERE k = 'd' ORDER BY a, b::date, st, se, i, s, c
+         ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
+       ), ds AS (
+         INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+         SELECT a, b::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+          GROUP BY a, b::date, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, st, s, c
+         ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
+       ), dc AS (
+         INSERT INTO stats.rollup_day_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
+         SELECT a, b::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+          GROUP BY a, b::date, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, i, st, s, c
+         ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
+       )
+       SELECT 1`,
+      [
+        JSON.stringify(
+          changed.map((s) => ({
+            u: s.message_uuid,
+            stream_id: s.stream_id,
+            sender: s.sender,
+            iso2: s.iso2,
+            status: s.status,
+            rank: s.rank,
+            accepted_at: s.accepted_at,
+            hour_bucket: s.hour_bucket,
+            day_bucket: s.day_bucket,
+            segments: s.segments,
+            price: s.price_micros.toString(),
+            refunded: s.refunded_micros.toString(),
+            currency: s.currency,
+          })),
+        ),
+        JSON.stringify(deltas),
+      ],
+    );
   }
 }
 
@@ -295,53 +326,4 @@ const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status
 
 function sameState(a: State, b: State): boolean {
   return STATE_FIELDS.every((k) => a[k] === b[k]);
-}
-
-/** A rollup table: its bucket type and which of the delta's dimensions it keeps (account, bucket, status and currency always). */
-interface RollupTable {
-  table: 'rollup_hour' | 'rollup_day' | 'rollup_day_stream' | 'rollup_day_country';
-  bucketType: 'timestamptz' | 'date';
-  dimensions: ReadonlyArray<'stream' | 'sender' | 'iso2'>;
-}
-
-const DIMENSION: Record<RollupTable['dimensions'][number], { column: string; type: string }> = {
-  stream: { column: 'stream_id', type: 'bigint' },
-  sender: { column: 'sender', type: 'text' },
-  iso2: { column: 'iso2', type: 'text' },
-};
-
-const HOURS: RollupTable = { table: 'rollup_hour', bucketType: 'timestamptz', dimensions: ['stream', 'sender', 'iso2'] };
-const DAYS: RollupTable = { table: 'rollup_day', bucketType: 'date', dimensions: ['stream', 'sender', 'iso2'] };
-const STREAM_DAYS: RollupTable = { table: 'rollup_day_stream', bucketType: 'date', dimensions: ['stream'] };
-const COUNTRY_DAYS: RollupTable = { table: 'rollup_day_country', bucketType: 'date', dimensions: ['stream', 'iso2'] };
-
-/** Adds the deltas to a rollup table in one statement, rows in key order (no deadlock between replicas). */
-async function upsertRollup(m: EntityManager, t: RollupTable, deltas: Delta[]): Promise<void> {
-  const live = deltas.filter((d) => d.messages !== 0 || d.parts !== 0 || d.cost !== 0n).sort((a, b) => (rowKey(a) < rowKey(b) ? -1 : 1));
-  if (live.length === 0) return;
-  const keys = [
-    { column: 'account_id', type: 'bigint', values: live.map((d) => d.account) },
-    { column: 'bucket', type: t.bucketType, values: live.map((d) => d.bucket) },
-    ...t.dimensions.map((k) => ({ ...DIMENSION[k], values: live.map((d) => d[k]) })),
-    { column: 'status', type: 'text', values: live.map((d) => d.status) },
-    { column: 'currency', type: 'text', values: live.map((d) => d.currency) },
-  ];
-  const sums = [
-    { column: 'messages', values: live.map((d) => d.messages) },
-    { column: 'parts', values: live.map((d) => d.parts) },
-    { column: 'cost_micros', values: live.map((d) => d.cost.toString()) },
-  ];
-  const keyList = keys.map((k) => k.column).join(', ');
-  const unnest = [...keys.map((k, i) => `$${i + 1}::${k.type}[]`), ...sums.map((_, i) => `$${keys.length + i + 1}::bigint[]`)].join(', ');
-  await m.query(
-    `INSERT INTO stats.${t.table} AS r (${keyList}, ${sums.map((c) => c.column).join(', ')})
-     SELECT * FROM unnest(${unnest})
-     ON CONFLICT (${keyList}) DO UPDATE
-       SET ${sums.map((c) => `${c.column} = r.${c.column} + EXCLUDED.${c.column}`).join(', ')}`,
-    [...keys.map((k) => k.values), ...sums.map((c) => c.values)],
-  );
-}
-
-function rowKey(d: Delta): string {
-  return `${d.account}|${d.bucket}|${d.stream}|${d.sender}|${d.iso2}|${d.status}|${d.currency}`;
 }
