@@ -1,13 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
 import { HealthController } from './health.controller';
+import { InboxSocketService } from './inbox-socket/inbox-socket.service';
 import { GatewayHttpMounts } from './http-mounts';
 import { ReadinessService } from './readiness.service';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeStreamService } from './realtime/realtime-stream.service';
 
 /**
- * The public HTTP entry: `/realtime` (SSE), `/api/health`, the admin build at `/` (when `adminDistDir` is given)
+ * The public HTTP entry: `/realtime` (SSE), `/ws` (the inbox websocket), `/api/health`, the admin build at `/` (when `adminDistDir` is given)
  * and, in distributed mode with routes, the `/api` reverse proxy. Needs PlatformModule (RealtimeFanout, TokenVerifier).
  */
 @Module({})
@@ -16,8 +17,8 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, RealtimeController],
-      providers: [{ provide: GATEWAY_OPTIONS, useValue: options }, ReadinessService, RealtimeStreamService, GatewayHttpMounts],
-      exports: [ReadinessService],
+      providers: [{ provide: GATEWAY_OPTIONS, useValue: options }, ReadinessService, RealtimeStreamService, GatewayHttpMounts, InboxSocketService],
+      exports: [ReadinessService, InboxSocketService],
     };
   }
 }
