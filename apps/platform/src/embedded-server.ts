@@ -65,6 +65,8 @@ export interface EmbeddedServiceOptions {
   /** The redirect server's own port (0: a free one). */
   redirectPort?: number;
   redirectHost?: string;
+  /** Short-link domains' DNS: the record customers create and the servers verification asks (default: the system's). */
+  linksDns?: { cnameTarget?: string; aTarget?: string | null; servers?: string[] };
 }
 
 /**
@@ -100,6 +102,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     StatsModule.register({ migrationsRun: true }),
     // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
     LinksModule.register({
+      dns: { cnameTarget: o.linksDns?.cnameTarget, aTarget: o.linksDns?.aTarget ?? null },
+      dnsServers: o.linksDns?.servers ?? [],
       migrationsRun: true,
       // the short-link codes' key; derived from the signing key so it survives restarts (docs/decisions/0034)
       codeSecret: createHash('sha256').update(`links-codes:${o.privateKey}`).digest('hex'),
@@ -162,7 +166,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS } }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

@@ -21,6 +21,11 @@ export const platformConfigSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   /** Public URL of the console for links in emails; defaults to http://HOST:PORT. */
   APP_URL: z.string().url().optional(),
+  /** Short-link domains: the record customers point them at (a CNAME to this host, or an A record to the address). */
+  LINKS_DNS_CNAME_TARGET: z.string().default('links.switchboard.local'),
+  LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
+  /** DNS servers the domain verification asks (`host` or `host:port`, comma-separated); unset: the system's. */
+  LINKS_DNS_SERVERS: env.list([]),
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });
