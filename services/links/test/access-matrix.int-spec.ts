@@ -1,5 +1,5 @@
 import { ALL_PERMISSIONS, Permission } from '@switchboard/contracts';
-import { DnsZone } from './dns-zone';
+import { DnsZone } from '@switchboard/platform/testing';
 import { startLinks, type Json, type LinksTestApp } from './support';
 
 const P = Permission;

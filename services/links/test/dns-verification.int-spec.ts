@@ -1,6 +1,6 @@
 import { DomainChangedV1, DomainState } from '@switchboard/contracts';
 import { DomainVerifier } from '../src/services/domain-verifier';
-import { DnsZone } from './dns-zone';
+import { DnsZone } from '@switchboard/platform/testing';
 import { startLinks, type Json, type LinksTestApp } from './support';
 
 const TARGET = 'r.links.test';

@@ -1,5 +1,5 @@
 import { DomainPoolChangedV1, DomainState, OfferChangedV1 } from '@switchboard/contracts';
-import { DnsZone } from './dns-zone';
+import { DnsZone } from '@switchboard/platform/testing';
 import { startLinks, type Json, type LinksTestApp } from './support';
 
 const DAY = 86_400_000;

@@ -1,3 +1,4 @@
 export * from './database';
 export * from './brokers';
 export * from './test-app';
+export { DnsZone, type ZoneRecord } from './dns-zone';

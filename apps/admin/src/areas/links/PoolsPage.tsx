@@ -1,7 +1,7 @@
 import AddRoundedIcon from '@mui/icons-material/AddRounded';
 import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import EditRoundedIcon from '@mui/icons-material/EditRounded';
-import HubRoundedIcon from '@mui/icons-material/HubRounded';
+import WorkspacesRoundedIcon from '@mui/icons-material/WorkspacesRounded';
 import InfoOutlinedIcon from '@mui/icons-material/InfoOutlined';
 import LinkOffRoundedIcon from '@mui/icons-material/LinkOffRounded';
 import { Alert, Autocomplete, Box, Button, Chip, MenuItem, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
@@ -197,7 +197,7 @@ export const PoolsPage = () => {
   if (!allowed) {
     return (
       <Box>
-        <PageHeading title={translate('links.pools.title')} icon={<HubRoundedIcon />} />
+        <PageHeading title={translate('links.pools.title')} icon={<WorkspacesRoundedIcon />} />
         <Alert severity="warning">{translate('ui.permission.missing', { permission: P.DomainView })}</Alert>
       </Box>
     );
@@ -208,7 +208,7 @@ export const PoolsPage = () => {
       <PageHeading
         title={translate('links.pools.title')}
         subtitle={translate('links.pools.subtitle')}
-        icon={<HubRoundedIcon />}
+        icon={<WorkspacesRoundedIcon />}
         actions={
           <GatedButton permission={P.DomainAddEdit} variant="contained" startIcon={<AddRoundedIcon />} onClick={() => setDialog({ pool: null })} data-testid="new-pool">
             {translate('links.pools.create')}
@@ -218,7 +218,7 @@ export const PoolsPage = () => {
       {dash && (
         <Box sx={{ display: 'flex', gap: 1.5, flexWrap: 'wrap', mb: 2 }} data-testid="pools-dashboard">
           <Figure label={translate('links.pools.title')} value={dash.total} />
-          <Figure label={translate('links.pools.totalDomains')} value={dash.totalDomains} />
+          <Figure label={translate('links.pools.domainsInPools')} value={dash.totalDomains} />
           <Figure label={translate('links.fields.usages')} value={dash.usages.toLocaleString()} />
           <Figure label={translate('links.fields.ctr')} value={<Ctr value={dash.ctr} usages={dash.usages} />} />
           <Figure label={translate('links.pools.withoutValid')} value={dash.withoutValidDomains} />

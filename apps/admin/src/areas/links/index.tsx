@@ -1,4 +1,4 @@
-import HubRoundedIcon from '@mui/icons-material/HubRounded';
+import WorkspacesRoundedIcon from '@mui/icons-material/WorkspacesRounded';
 import LanguageRoundedIcon from '@mui/icons-material/LanguageRounded';
 import LocalOfferRoundedIcon from '@mui/icons-material/LocalOfferRounded';
 import { Route } from 'react-router-dom';
@@ -23,7 +23,7 @@ export const linksArea: AdminArea = {
   ],
   menu: [
     { to: '/domains', label: 'links.menu.domains', icon: <LanguageRoundedIcon />, permissions: [P.DomainView], testId: 'menu-domains', count: '/domains?itemsPerPage=1', hint: 'links.menu.domainsHint' },
-    { to: '/domain-pools', label: 'links.menu.pools', icon: <HubRoundedIcon />, permissions: [P.DomainView], testId: 'menu-domain-pools' },
+    { to: '/domain-pools', label: 'links.menu.pools', icon: <WorkspacesRoundedIcon />, permissions: [P.DomainView], testId: 'menu-domain-pools' },
     { to: '/offers', label: 'links.menu.offers', icon: <LocalOfferRoundedIcon />, permissions: [P.UrlOfferView], testId: 'menu-offers', hint: 'links.menu.offersHint' },
   ],
 };

@@ -91,6 +91,7 @@ const en: Catalogue = {
       editTitle: 'Edit pool',
       domains: 'Domains',
       totalDomains: 'Valid / domains',
+      domainsInPools: 'Domains in pools',
       info: 'Pool info',
       removeDomain: 'Remove from the pool',
       noValid: 'No domain of this pool can take links now: a campaign using it halts (“pools without valid options”).',

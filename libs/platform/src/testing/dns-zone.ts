@@ -9,7 +9,7 @@ export interface ZoneRecord {
 }
 
 /**
- * An authoritative DNS server for the test on 127.0.0.1 (UDP, a free port), built on dns2: answers CNAME, A (following
+ * An authoritative DNS server for tests on 127.0.0.1 (UDP, a free port), built on dns2: answers CNAME, A (following
  * a CNAME to a name it knows, as a recursive resolver would) and TXT from `records`, NXDOMAIN for names it does not
  * know, no data for a known name without the asked type. TTL 0, so the resolver keeps nothing between checks; tests
  * change `records` to move a domain.

@@ -1,0 +1,174 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { DnsZone } from '@switchboard/platform/testing';
+import { launchChromium, pageApi, signInWithPin } from './browser';
+import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+
+const SHOTS = path.join(repoRoot, 'test-results', 'links');
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const TARGET = 'r.links.test';
+
+/**
+ * A customer adds domains in bulk in the console of the real embedded server, is shown the DNS records, sees a domain
+ * become configured once its records exist (a DNS server started here, asked by the server's verification), builds a
+ * pool from the table and reads it in pool info, and creates an offer.
+ */
+describe('short-link domains in the console (Chromium, embedded server, local DNS)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-'));
+  fs.chmodSync(dataDir, 0o755);
+  let zone: DnsZone;
+  let server: ServerProcess;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const errors: string[] = [];
+  const api = pageApi(() => page);
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
+    buildServer();
+    fs.mkdirSync(SHOTS, { recursive: true });
+    zone = await new DnsZone().start();
+    server = startProcess('dist/apps/platform/src/main.js', {
+      PORT: '0',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
+      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
+      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
+      LINKS_DNS_SERVERS: zone.address,
+      LINKS_DNS_CNAME_TARGET: TARGET,
+    });
+    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  }, 150000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.stop();
+    await zone?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs in', async () => {
+    await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
+    await page.waitForURL('**/home', { timeout: 20000 });
+  }, 60000);
+
+  it('adds domains in bulk and shows their DNS instructions', async () => {
+    await page.getByTestId('menu-domains').click();
+    await page.getByTestId('domains-page').waitFor();
+    await page.getByTestId('add-domains').click();
+    const input = page.getByTestId('add-domains-input');
+    // typed one by one, and a pasted list
+    await input.fill('go.acme-shop.com');
+    await input.press('Enter');
+    await input.fill('click.acme-shop.com links.acme-shop.com ');
+    await input.fill('https://bad.acme-shop.com/x');
+    await input.press('Enter');
+    expect(await page.getByTestId('add-domains-input-chip').count()).toBe(4);
+    // a bad chip (scheme and path) blocks the submit until it is removed
+    await expect(page.getByTestId('add-domains-submit').isDisabled()).resolves.toBe(true);
+    await shot(page, '01-add-domains-invalid');
+    await page.getByTestId('add-domains-input-chip').filter({ hasText: 'bad.acme-shop.com' }).locator('svg').click();
+    await page.getByTestId('add-domains-submit').click();
+
+    const dns = page.getByTestId('dns-instructions');
+    await dns.waitFor();
+    expect(await dns.getByTestId('dns-domain').count()).toBe(3);
+    const text = await dns.innerText();
+    expect(text).toContain('go.acme-shop.com');
+    expect(text).toContain(TARGET);
+    expect(text).toContain('_switchboard.go.acme-shop.com');
+    expect(text).toMatch(/switchboard-verify=[0-9a-f]{32}/);
+    await shot(page, '02-dns-instructions');
+    await page.getByTestId('dns-instructions-close').click();
+    await page.getByTestId('domain-row').first().waitFor();
+    expect(await page.getByTestId('domain-row').count()).toBe(3);
+    // no records yet: not configured
+    expect(await page.getByTestId('domain-state-0').count()).toBe(3);
+  }, 60000);
+
+  it('lists duplicates in the confirm popup and adds the others', async () => {
+    await page.getByTestId('add-domains').click();
+    const input = page.getByTestId('add-domains-input');
+    await input.fill('go.acme-shop.com promo.acme-shop.com ');
+    await page.getByTestId('add-domains-submit').click();
+    const popup = page.getByTestId('duplicate-domains');
+    await popup.waitFor();
+    expect(await popup.getByTestId('duplicate-domains-list').innerText()).toBe('go.acme-shop.com');
+    await shot(page, '03-duplicates-confirm');
+    await popup.getByTestId('confirm-ok').click();
+    const dns = page.getByTestId('dns-instructions');
+    await dns.waitFor();
+    expect(await dns.getByTestId('dns-domain').count()).toBe(1);
+    expect(await dns.innerText()).toContain('promo.acme-shop.com');
+    await page.getByTestId('dns-instructions-close').click();
+    await page.getByTestId('domain-row').filter({ hasText: 'promo.acme-shop.com' }).waitFor();
+    expect(await page.getByTestId('domain-row').count()).toBe(4);
+  }, 60000);
+
+  it('turns a domain configured once its DNS records exist', async () => {
+    const list = await api<{ items: Array<{ id: number; name: string; dns: Array<{ type: string; host: string; value: string }> }> }>('GET', '/domains?itemsPerPage=100');
+    const go = list.body.items.find((d) => d.name === 'go.acme-shop.com');
+    if (!go) throw new Error('go.acme-shop.com missing');
+    const txt = go.dns.find((r) => r.type === 'TXT');
+    zone.set('go.acme-shop.com', { cname: TARGET });
+    zone.set(txt?.host ?? '', { txt: [txt?.value ?? ''] });
+    const row = page.getByTestId('domain-row').filter({ hasText: 'go.acme-shop.com' });
+    await row.getByTestId('domain-check').click();
+    await row.getByTestId('domain-state-1').waitFor({ timeout: 15000 });
+    await page.getByTestId('dashboard-configured').getByText('1').waitFor();
+    await shot(page, '04-domain-configured');
+  }, 60000);
+
+  it('builds a pool from chosen domains and reads it in pool info', async () => {
+    for (const name of ['go.acme-shop.com', 'click.acme-shop.com']) await page.getByTestId('domain-row').filter({ hasText: name }).getByTestId('domain-select').click();
+    await page.getByTestId('add-to-pool').click();
+    const dialog = page.getByTestId('add-to-pool-dialog');
+    await dialog.waitFor();
+    // no pool yet: "existing" is disabled and "new pool" is chosen
+    await dialog.getByTestId('new-pool-name').fill('Spring sale');
+    await dialog.getByTestId('new-pool-description').fill('Domains for the spring campaigns');
+    await shot(page, '05-add-to-pool');
+    await page.getByTestId('add-to-pool-submit').click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    await page.getByTestId('menu-domain-pools').click();
+    await page.getByTestId('pools-page').waitFor();
+    const row = page.getByTestId('pool-row').filter({ hasText: 'Spring sale' });
+    await row.waitFor();
+    expect(await row.getByTestId('pool-row-domains').innerText()).toBe('1 / 2');
+    await row.getByTestId('pool-info-open').click();
+    const info = page.getByTestId('pool-info');
+    await info.getByTestId('pool-info-domain').first().waitFor();
+    expect(await info.getByTestId('pool-info-domain').allInnerTexts()).toEqual([expect.stringContaining('go.acme-shop.com'), expect.stringContaining('click.acme-shop.com')]);
+    await shot(page, '06-pool-info');
+    await page.keyboard.press('Escape');
+    const pools = await api<{ items: Array<{ name: string; distribution: number; domains: Array<{ name: string }> }> }>('GET', '/domain_pools');
+    expect(pools.body.items).toEqual([expect.objectContaining({ name: 'Spring sale', distribution: 10, domains: [expect.objectContaining({ name: 'go.acme-shop.com' }), expect.objectContaining({ name: 'click.acme-shop.com' })] })]);
+  }, 60000);
+
+  it('creates an offer with recipient variables and shows its state', async () => {
+    await page.getByTestId('menu-offers').click();
+    await page.getByTestId('offers-page').waitFor();
+    await page.getByTestId('new-offer').click();
+    await page.getByTestId('offer-name').fill('Spring landing');
+    await page.getByTestId('offer-url').fill('https://{host}/spring');
+    await page.getByTestId('offer-days').fill('30');
+    await page.getByTestId('offer-save').click();
+    // a variable in the host is refused with the server's reason on the field
+    await page.getByText('variables may not stand in the scheme or host').waitFor();
+    await page.getByTestId('offer-url').fill('https://acme-shop.com/spring?name={firstName}');
+    await page.getByTestId('offer-save').click();
+    await page.getByTestId('offer-row').filter({ hasText: 'Spring landing' }).getByTestId('offer-state-active').waitFor();
+    await shot(page, '07-offers');
+    expect(errors).toEqual([]);
+  }, 60000);
+});
