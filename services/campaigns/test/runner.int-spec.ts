@@ -44,6 +44,19 @@ describe('campaign runner', () => {
     expect(variants[0].n + variants[1].n).toBe(250);
   });
 
+  it('resolves spintax and word lists per recipient with the campaigns service’s spintax, the same text on every retry', async () => {
+    const id = await h.campaign0('551', 40, { variants: [{ text: '{Hi|Hello} {{firstName}}, [[deals]] {today|now}!', ratio: 100 }] });
+    const [{ id: list }] = await h.a.sql<{ id: string }>(`INSERT INTO campaigns.word_list (account_id, name) VALUES (551, 'Deals') RETURNING id::text`);
+    await h.a.sql(`INSERT INTO campaigns.word (account_id, word_list_id, value) VALUES (551, $1, 'big sale'), (551, $1, 'half price')`, [list]);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    const texts = h.requested.map((i) => i.text);
+    expect(texts.every((t) => /^(Hi|Hello) N\d+, (big sale|half price) (today|now)!$/.test(t))).toBe(true);
+    expect(new Set(texts.map((t) => t.split(',')[1])).size).toBe(4);
+    const { composer } = await h.runner.composer(h.a.t.app.get<DataSource>(getDataSourceToken(CAMPAIGNS_CONNECTION)), (await h.runner.load(h.a.t.app.get<DataSource>(getDataSourceToken(CAMPAIGNS_CONNECTION)), id))!);
+    const again = composer.compose({ ordinal: 5, contactId: '6', occurrence: 0, variables: { '2': 'N5' } });
+    expect(again.ok && again.text).toBe(h.requested.find((i) => i.ref === '5')?.text);
+  });
+
   it.each([
     ['low_balance', '0x41', CampaignHaltReason.LowBalance],
     ['daily_limit', '0x30', CampaignHaltReason.DailyLimit],

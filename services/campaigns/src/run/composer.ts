@@ -44,7 +44,7 @@ export interface ComposeRecipient {
 
 export type Composed =
   | { ok: true; variantIndex: number; variantId: string; senderIndex: number; sender: string | null; text: string; segments: number; encoding: string | null }
-  | { ok: false; reason: 'missing_variable' | 'missing_link' | 'no_variant'; variable: string | null };
+  | { ok: false; reason: 'missing_variable' | 'missing_link' | 'no_variant' | 'invalid_text'; variable: string | null };
 
 /** Standard variables reachable by their usual names without a campaign variable link (contracts StandardVariable). */
 const STANDARD_NAMES: Record<string, string> = { phone: '1', firstName: '2', lastName: '3', email: '4', country: '5', timezone: '6' };
@@ -97,7 +97,7 @@ export class Composer {
         slots.push(v);
         return `${MARK_OPEN}${slots.length - 1}${MARK_CLOSE}`;
       });
-      return { id: variant.id, marked, slots, hasSpintax: /\{[^{}]*\|/.test(marked) || /\{[^{}]*\{/.test(marked) };
+      return { id: variant.id, marked, slots, hasSpintax: /[{}[\]\\]/.test(marked) };
     });
     this.linkVariables = [...links];
   }
@@ -126,7 +126,14 @@ export class Composer {
       else return { ok: false, reason: 'missing_variable', variable: v.name };
     }
     let text = t.marked;
-    if (t.hasSpintax && this.input.spin) text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
+    if (t.hasSpintax && this.input.spin) {
+      try {
+        text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
+      } catch {
+        // a text saved before its word list was emptied or deleted: the recipient cannot be composed
+        return { ok: false, reason: 'invalid_text', variable: null };
+      }
+    }
     if (values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
     const si = this.senders.pick(r.ordinal);
     const sender = si < 0 ? null : this.input.senders[si].value;

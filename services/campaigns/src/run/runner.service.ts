@@ -19,6 +19,7 @@ import {
 import { PROCESS_ROLES, type ProcessRoles, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
+import { checkWordLists, parseSpintax, spin, type SpinNode, type WordLists } from '../compose/spintax';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { Composer, type ComposeVariable } from './composer';
 import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';
@@ -272,7 +273,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     }>;
     const isLink = (v: { name: string; params: Record<string, unknown> }) => v.name === 'shorturl' || v.name === 'optout' || num(v.params?.offer) !== null || Array.isArray(v.params?.domains) || num(v.params?.domain_pool) !== null;
     const variables: ComposeVariable[] = vars.map((v) => ({ id: isLink(v) ? null : v.id, name: v.name, defaultValue: v.default_value, missingRule: v.missing_rule as MissingRuleValue, link: isLink(v) }));
-    const composer = new Composer({ campaignId: c.id, variants, senders, variables, sms: c.type !== CampaignType.WhatsApp && c.type !== CampaignType.Telegram });
+    const composer = new Composer({ campaignId: c.id, variants, senders, variables, spin: await this.spinner(m, c, variants), sms: c.type !== CampaignType.WhatsApp && c.type !== CampaignType.Telegram });
     const links: LinkVariableRequest[] = composer.linkVariables.map((name) => {
       const p = vars.find((v) => v.name === name)?.params ?? {};
       return {
@@ -286,6 +287,29 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       };
     });
     return { composer, senderIds: senders.map((s) => s.id), variants: variants.map((v) => v.id), links };
+  }
+
+  /** The campaigns service's spintax with the account's word lists (when the texts use any), each text parsed once. */
+  private async spinner(m: EntityManager | DataSource, c: RunCampaign, variants: Array<{ text: string }>): Promise<(text: string, seed: string) => string> {
+    let lists: WordLists = new Map();
+    if (variants.some((v) => v.text.includes('[['))) {
+      const rows = (await m.query(
+        `SELECT lower(wl.name) AS name, array_agg(w.value ORDER BY w.id) AS words FROM campaigns.word_list wl JOIN campaigns.word w ON w.word_list_id = wl.id
+          WHERE wl.account_id = $1 GROUP BY lower(wl.name)`,
+        [c.accountId],
+      )) as Array<{ name: string; words: string[] }>;
+      lists = new Map(rows.map((r) => [r.name, r.words]));
+    }
+    const parsed = new Map<string, SpinNode[]>();
+    return (text, seed) => {
+      let nodes = parsed.get(text);
+      if (!nodes) {
+        nodes = parseSpintax(text);
+        checkWordLists(nodes, lists);
+        parsed.set(text, nodes);
+      }
+      return spin(nodes, seed, undefined, lists).text;
+    };
   }
 
   private windowCache(c: RunCampaign): WindowCache {

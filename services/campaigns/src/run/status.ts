@@ -4,11 +4,10 @@ import type { UnitOfWorkEmit, UnitOfWorkNotify } from '@switchboard/platform';
 import { applyTransition } from '../services/campaign-status.service';
 
 /**
- * One status change of the runner, allowed only from the statuses spec 4 allows it in (`CAMPAIGN_ACTION_STATUSES`),
- * through the service's one transition (services/campaign-status.service.ts: the conditional UPDATE, the status
- * history row and `campaigns.campaign.status_changed` in the caller's transaction, a live update after it commits).
- * False when the campaign is no longer in such a status (a user paused or aborted it meanwhile): the runner then does
- * nothing.
+ * One status change of the runner, through the campaigns service's one transition (`applyTransition`, spec 4: only
+ * from the statuses `CAMPAIGN_ACTION_STATUSES` allows, with the history row, `campaigns.campaign.status_changed` and
+ * the live update) in the caller's transaction. False when the campaign is no longer in such a status (a user paused
+ * or aborted it meanwhile): the runner then does nothing.
  */
 export async function transition(
   m: EntityManager,
@@ -19,5 +18,5 @@ export async function transition(
   at: Date,
   o: { haltReasonId?: CampaignHaltReasonValue | null; reason?: string | null } = {},
 ): Promise<boolean> {
-  return (await applyTransition(m, emit, notify, campaign, action, at, o)) !== null;
+  return (await applyTransition(m, emit, notify, campaign, action, at, { haltReasonId: o.haltReasonId ?? null, reason: o.reason ?? null })) !== null;
 }
