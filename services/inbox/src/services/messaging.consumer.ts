@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
   Channel,
+  inboundAddress,
   InboxWsEvent,
   MessageReceivedV1,
   MessageStatus,
@@ -80,6 +81,8 @@ export class MessagingConsumer implements OnModuleInit {
   async onReceived(e: EventEnvelope): Promise<void> {
     const d = MessageReceivedV1.schema.parse(e.data);
     const contact = d.channel === Channel.Sms || d.channel === Channel.WhatsApp ? normalisePhone(d.contactPhone) : d.contactPhone;
+    // our number in E.164 (carriers hand it over as bare digits): the sender replies go out from
+    const ours = d.channel === Channel.Sms ? (inboundAddress('sms', d.accountPhone) ?? d.accountPhone) : d.accountPhone;
     let out: { conv: Row; ev: Row; created: boolean } | null = null;
     await IdempotentConsumer.handleOnce(this.ds, INBOX_SCHEMA, CONVERSATIONS_GROUP, e, async (m) => {
       // the most specific routing: one naming our number first, then one for the whole stream
@@ -109,7 +112,7 @@ export class MessagingConsumer implements OnModuleInit {
            last_message_type = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message_type ELSE c.last_message_type END,
            last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
          RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
-        [randomUUID(), d.accountId, spaceId, d.streamId, d.streamUid, d.streamType, d.channel, d.accountPhone, contact, known?.contact_key ?? null, known?.name ?? d.contactName ?? null, teams, at, preview.slice(0, 500), d.messageType],
+        [randomUUID(), d.accountId, spaceId, d.streamId, d.streamUid, d.streamType, d.channel, ours, contact, known?.contact_key ?? null, known?.name ?? d.contactName ?? null, teams, at, preview.slice(0, 500), d.messageType],
       )) as Row[];
       const ev = await this.conversations.addEvent(m, conv, {
         type: 'incoming_message',
@@ -118,7 +121,7 @@ export class MessagingConsumer implements OnModuleInit {
         body: d.body || null,
         messageUuid: d.messageUuid,
         source: contact,
-        destination: d.accountPhone,
+        destination: ours,
         messageType: d.messageType,
         at,
       });
