@@ -4,12 +4,25 @@ import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboa
 import { Clock } from './clock';
 import { ReadModelsConsumer } from './consumers/read-models.consumer';
 import { CampaignsController, CampaignStreamEventsController } from './controllers/campaigns.controller';
+import {
+  CampaignSendersController,
+  CampaignTagsController,
+  CampaignToolsController,
+  CampaignVariablesController,
+  CampaignVariantsController,
+  TemplatesController,
+  VariantsController,
+  WordListsController,
+  WordsController,
+} from './controllers/catalog.controller';
 import { CAMPAIGNS_MIGRATIONS } from './migrations';
 import { RunnerDatabase } from './run/runner-db';
 import { RunnerConsumers } from './run/runner.consumers';
 import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
 import { CampaignRunner } from './run/runner.service';
 import { CampaignService } from './services/campaign.service';
+import { CampaignPartsService } from './services/campaign-parts.service';
+import { TemplateService } from './services/template.service';
 import { CampaignStatusService } from './services/campaign-status.service';
 import { CampaignsOutboxRelay, CampaignsUnitOfWork } from './services/campaigns-events.service';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_OPTIONS, CAMPAIGNS_SCHEMA, createClock, resolveCampaignsOptions, type CampaignsModuleOptions } from './campaigns.options';
@@ -39,7 +52,20 @@ export class CampaignsModule {
           },
         }),
       ],
-      controllers: [CampaignsController, CampaignStreamEventsController],
+      // the tools first: their static paths sit beside `campaigns/:id`
+      controllers: [
+        CampaignToolsController,
+        CampaignsController,
+        CampaignStreamEventsController,
+        CampaignVariablesController,
+        CampaignSendersController,
+        CampaignVariantsController,
+        CampaignTagsController,
+        TemplatesController,
+        VariantsController,
+        WordListsController,
+        WordsController,
+      ],
       providers: [
         { provide: CAMPAIGNS_OPTIONS, useValue: resolved },
         { provide: Clock, useValue: createClock(options) },
@@ -52,6 +78,8 @@ export class CampaignsModule {
         RunnerConsumers,
         CampaignStatusService,
         CampaignService,
+        CampaignPartsService,
+        TemplateService,
       ],
       exports: [CampaignsUnitOfWork, CampaignsOutboxRelay, CampaignStatusService],
     };

@@ -96,3 +96,77 @@ export class SpintaxPreviewDto {
   @ApiPropertyOptional({ type: String, description: 'required: the spintax text', example: '{Hi|Hello} {{firstName}}!' }) @Allow() text?: unknown;
   @ApiPropertyOptional({ type: Number, description: 'samples wanted, 1 to 50 (default 5)', example: 5 }) @Allow() samples?: unknown;
 }
+
+const VARIANTS_EXAMPLE = [{ name: 'Variant 1', text: '{Hi|Hello} {{firstName}}!', ratio: 100, color: '#ff9600' }];
+
+export class TemplateInputDto {
+  @ApiPropertyOptional({ type: String, description: 'required on create', example: 'Welcome' }) @Allow() name?: unknown;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'First message to new contacts' }) @Allow() description?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', properties: { name: { type: 'string' }, text: { type: 'string' }, ratio: { type: 'integer' }, color: { type: 'string' } }, required: ['text'] },
+    description: 'replaces the variants: at least one, each with text; ratios totalling 100 or none (even split)',
+    example: VARIANTS_EXAMPLE,
+  })
+  @Allow()
+  variants?: unknown;
+}
+
+export class VariantInputDto {
+  @ApiPropertyOptional({ type: Number, description: 'the template (create only)', example: 2 }) @Allow() template?: unknown;
+  @ApiPropertyOptional({ type: String, example: 'Variant 2' }) @Allow() name?: unknown;
+  @ApiPropertyOptional({ type: String, description: 'required on create; spintax', example: 'Hey {{firstName}}, [[greetings]]!' }) @Allow() text?: unknown;
+  @ApiPropertyOptional({ type: Number, example: 50 }) @Allow() ratio?: unknown;
+  @ApiPropertyOptional({ type: String, example: '#3b82f6' }) @Allow() color?: unknown;
+}
+
+export class CampaignVariantInputDto {
+  @ApiPropertyOptional({ type: Number, description: 'the campaign (create only)', example: 5 }) @Allow() campaign?: unknown;
+  @ApiPropertyOptional({ type: String, example: 'Variant 2' }) @Allow() name?: unknown;
+  @ApiPropertyOptional({ type: String, description: 'required on create; spintax', example: 'Hey {{firstName}}!' }) @Allow() text?: unknown;
+  @ApiPropertyOptional({ type: Number, example: 50 }) @Allow() ratio?: unknown;
+  @ApiPropertyOptional({ type: String, example: '#3b82f6' }) @Allow() color?: unknown;
+}
+
+export class WordListInputDto {
+  @ApiPropertyOptional({ type: String, description: 'required on create; spintax refers to it as [[name]]', example: 'greetings' }) @Allow() name?: unknown;
+  @ApiPropertyOptional({ type: [String], description: 'replaces the words', example: ['cheers', 'thanks'] }) @Allow() words?: unknown;
+}
+
+export class WordInputDto {
+  @ApiPropertyOptional({ type: Number, description: 'the word list (create only)', example: 3 }) @Allow() wordList?: unknown;
+  @ApiPropertyOptional({ type: String, example: 'cheers' }) @Allow() value?: unknown;
+}
+
+export class TagInputDto {
+  @ApiPropertyOptional({ type: String, description: 'at most 64 characters', example: 'black friday' }) @Allow() value?: unknown;
+}
+
+export class CampaignVariableInputDto {
+  @ApiPropertyOptional({ type: Number, description: 'the campaign (create only)', example: 5 }) @Allow() campaign?: unknown;
+  @ApiPropertyOptional({ type: Number, description: 'the contact variable id (contacts service)', example: 2 }) @Allow() variable?: unknown;
+  @ApiPropertyOptional({ type: String, description: 'the name written in the text as {{name}} (known for standard variables)', example: 'firstName' }) @Allow() variableName?: unknown;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'friend' }) @Allow() defaultValue?: unknown;
+  @ApiPropertyOptional({ type: Number, enum: [0, 1], description: '0 (default): skip a recipient without a value; 1: use defaultValue', example: 1 }) @Allow() missingRule?: unknown;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: {
+      domains: { type: 'array', items: { type: 'integer' } },
+      domain_pool: { type: 'integer', nullable: true },
+      expired: { type: 'integer', nullable: true },
+      offer: { type: 'integer', nullable: true },
+      section: { type: 'string', nullable: true },
+      id: { type: 'integer', nullable: true },
+    },
+    description: 'link variables (shorturl, optout)',
+    example: { domains: [1], domain_pool: null, expired: 30, offer: 4 },
+  })
+  @Allow()
+  params?: unknown;
+}
+
+export class CampaignSenderInputDto {
+  @ApiPropertyOptional({ type: Number, description: 'the campaign (create only)', example: 5 }) @Allow() campaign?: unknown;
+  @ApiPropertyOptional({ type: Number, description: 'the sender (create only)', example: 7 }) @Allow() sender?: unknown;
+  @ApiPropertyOptional({ type: Number, description: 'whole percent (default on create: what is left of 100)', example: 50 }) @Allow() ratio?: unknown;
+}
