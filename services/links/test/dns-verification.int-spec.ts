@@ -105,6 +105,18 @@ describe('domain verification in DNS', () => {
     expect(states).toEqual([DomainState.Pending, DomainState.ValidPending, DomainState.Configured, DomainState.Declined, DomainState.ValidPending, DomainState.NotConfigured]);
   });
 
+  it('checks each due domain once when schedulers run side by side', async () => {
+    zone.set('once.example.com', { cname: TARGET });
+    const [d] = await add(A, ['once.example.com']);
+    l.clock.advance(3_600_000);
+    const asked = () => zone.queries.filter((q) => q.name === 'once.example.com' && q.type === 5).length;
+    const before = asked();
+    const verifier = l.t.app.get(DomainVerifier);
+    await Promise.all([verifier.checkDue(500), verifier.checkDue(500), verifier.checkDue(500)]);
+    expect(asked() - before).toBe(1);
+    expect((await l.call('GET', `/domains/${d.id}`, { token: A })).body.checkedAt).toBe(l.clock.now().toISOString());
+  });
+
   it('lets one account at a time hold a name: the second claimant is declined until the first loses its proof', async () => {
     zone.set('shared.example.com', { cname: TARGET });
     const [a] = await add(A, ['shared.example.com']);

@@ -6,7 +6,7 @@ import { PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { DnsChecker, type DnsAnswer } from '../dns/dns-checker';
 import { LINKS_CONNECTION, LINKS_OPTIONS, type DnsTargets, type ResolvedLinksOptions } from '../links.options';
-import { announceDomain, DOMAIN_COLUMNS, limitAdjusted, ownershipValue, type DomainRow, changed } from './domain-rows';
+import { announceDomain, changed, DOMAIN_COLUMNS, limitAdjusted, ownershipValue, type DomainRow } from './domain-rows';
 import { LinksUnitOfWork } from './links-events.service';
 
 /** What DNS says about a domain, before the claim is settled. */
@@ -84,9 +84,15 @@ export class DomainVerifier implements OnApplicationBootstrap, OnModuleDestroy {
   /** Checks the domains whose check is due (any account), at most `limit`. Returns how many were checked. */
   async checkDue(limit = 50): Promise<number> {
     const now = this.clock.now();
-    const due = await this.ds.query<Array<{ id: string; account_id: string }>>(
-      `SELECT id::text, account_id::text FROM links.domain WHERE next_check_at <= $1 AND NOT blocked ORDER BY next_check_at, id LIMIT $2`,
-      [now, limit],
+    // claimed by moving their next check on (rows another replica is claiming are skipped), so replicas running the
+    // schedulers role never look the same domain up twice; a claim whose check fails is retried a minute later
+    const retry = new Date(now.getTime() + Math.min(this.options.dnsRecheckMs, 60_000));
+    const due = await changed<{ id: string; account_id: string }>(
+      this.ds,
+      `UPDATE links.domain d SET next_check_at = $3 FROM (
+         SELECT id FROM links.domain WHERE next_check_at <= $1 AND NOT blocked ORDER BY next_check_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) x
+       WHERE d.id = x.id RETURNING d.id::text, d.account_id::text`,
+      [now, limit, retry],
     );
     for (const d of due) await this.check(d.account_id, d.id);
     return due.length;
