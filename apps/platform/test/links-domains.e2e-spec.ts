@@ -169,6 +169,19 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('offer-save').click();
     await page.getByTestId('offer-row').filter({ hasText: 'Spring landing' }).getByTestId('offer-state-active').waitFor();
     await shot(page, '07-offers');
+  }, 60000);
+
+  it('reads in Russian: state chips, the pool and offer screens', async () => {
+    await page.getByTestId('language-switcher').click();
+    await page.getByRole('menuitem', { name: 'Русский' }).click();
+    await page.getByTestId('menu-domains').click();
+    await page.getByTestId('page-title').getByText('Домены').waitFor();
+    await page.getByTestId('domain-row').filter({ hasText: 'go.acme-shop.com' }).getByText('Настроен').waitFor();
+    await shot(page, '08-domains-ru');
+    await page.getByTestId('menu-offers').click();
+    await page.getByTestId('offer-row').getByText('Активен').waitFor();
+    await page.getByTestId('language-switcher').click();
+    await page.getByRole('menuitem', { name: 'English' }).click();
     expect(errors).toEqual([]);
   }, 60000);
 });

@@ -14,7 +14,7 @@ const ru: Catalogue = {
       usages: 'Использований',
       ctr: 'CTR',
       messagesLimit: 'Лимит сообщений',
-      lastUsedAt: 'Последнее использование',
+      lastUsedAt: 'Использован',
       poolName: 'Название пула',
       description: 'Описание',
       distribution: 'Распределение',
