@@ -89,7 +89,7 @@ async function waitHttp(url: string): Promise<void> {
 }
 
 function startRedirect(databaseUrl: string, port: number): ChildProcess {
-  const child = spawn(process.execPath, [path.join(__dirname, '../services/links/src/main-redirect.js')], {
+  const child = spawn(process.execPath, [...(process.env.REDIRECT_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '../services/links/src/main-redirect.js')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LINKS_PUBLIC_SCHEME: 'https' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from '@switchboard/contracts';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fillTarget, placeholders } from '../redirect/target';
-import { CODE_SPACE, CodeCipher, encodeCode } from './codes';
+import { CodeCipher, encodeCode } from './codes';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -40,30 +40,25 @@ const DAY_MS = 86_400_000;
  */
 export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
   const total = req.items.length * req.variables.length;
-  // the code block is taken in its own short transaction, so concurrent batches never wait on the counter; a block of
-  // a batch that then fails is simply never used
-  const block = await client.query<{ first: string }>(`UPDATE links.code_counter SET next_seq = next_seq + $1 WHERE id = 1 AND next_seq + $1 <= $2 RETURNING (next_seq - $1)::text AS first`, [total, CODE_SPACE]);
-  if (!block.rows[0]) throw new Error('links: the code space is exhausted');
-  const firstSeq = Number(block.rows[0].first);
-
-  await client.query('BEGIN');
+  // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links. The
+  // lock's key is two numbers computed here, so BEGIN and the lock travel in one round trip.
+  const [k1, k2] = lockKey(req.accountId, req.batchId);
+  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2})`);
   try {
-    // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('links.mint'), hashtext($1 || ':' || $2))`, [req.accountId, req.batchId]);
     const done = await client.query<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] }>(`SELECT outcome, links FROM links.link_batch WHERE account_id = $1 AND batch_id = $2`, [req.accountId, req.batchId]);
     if (done.rows[0]) {
       await client.query('COMMIT');
       return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: done.rows[0].outcome, links: done.rows[0].links };
     }
-    const refused = (outcome: LinkBatchAnswer['outcome']): LinkBatchAnswer => ({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, links: {} });
+    const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
+      await client.query('ROLLBACK');
+      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, links: {} };
+    };
 
     const targets: Target[] = [];
     for (const v of req.variables) {
       const t = await loadTarget(client, req.accountId, v, o.now);
-      if (!t) {
-        await client.query('ROLLBACK');
-        return refused('offer_unavailable');
-      }
+      if (!t) return refused('offer_unavailable');
       targets.push(t);
     }
 
@@ -77,24 +72,31 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         if (extra !== undefined) c.totalUsages += extra;
       }
       const pick = pickDomains(t.candidates, t.mode, req.items.length);
-      if (!pick) {
-        await client.query('ROLLBACK');
-        return refused('no_valid_domain');
-      }
+      if (!pick) return refused('no_valid_domain');
       t.candidates.forEach((c, i) => {
         if (pick.added[i]) usageById.set(c.id, (usageById.get(c.id) ?? 0) + pick.added[i]);
       });
       assignments.push({ pick, t });
     }
 
-    const targetIds = await client.query<{ id: string }>(
-      `INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
-       SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
-       RETURNING id::text`,
-      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url)],
+    // the variables' targets and the code blocks (nextval: no lock, not rolled back; a failed batch's blocks are
+    // simply never used) in one round trip
+    const head = await client.query<{ ids: string[]; blocks: string[] }>(
+      `WITH t AS (
+         INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
+         SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
+         RETURNING id, variable
+       )
+       SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
+              (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
+      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), Math.ceil(total / CODE_BLOCK)],
     );
+    const targetIds = head.rows[0].ids;
+    const codes = new Float64Array(total);
+    const blocks = head.rows[0].blocks.map(Number);
+    for (let i = 0; i < total; i++) codes[i] = blocks[Math.floor(i / CODE_BLOCK)] * CODE_BLOCK + (i % CODE_BLOCK);
+    o.cipher.encryptInPlace(codes);
 
-    const codes = o.cipher.encryptRange(firstSeq, total);
     const links: LinkBatchAnswer['links'] = {};
     const created = o.now.toISOString();
     const account = req.accountId;
@@ -104,7 +106,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     let k = 0;
     for (let vi = 0; vi < assignments.length; vi++) {
       const { pick, t } = assignments[vi];
-      const targetId = targetIds.rows[vi].id;
+      const targetId = targetIds[vi];
       const expires = t.expiresAt ? t.expiresAt.toISOString() : '\\N';
       for (let i = 0; i < req.items.length; i++) {
         const item = req.items[i];
@@ -124,36 +126,53 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     }
     await copyInto(client, lines.join(''));
 
-    // usages: the domains (reaching their limit: state 6), the pools' members and the pools
+    // usages (the domains: a configured domain reaching its limit becomes 6 by the table's trigger; the pools'
+    // members; the pools), the stored answer and its event, in one statement
     const ids = [...usageById.keys()];
-    // a configured domain reaching its limit becomes 6 (reached limit) by the table's trigger (domain-limit-state)
-    await client.query(
-      `UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
-         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n)
-        WHERE d.id = u.id AND d.account_id = $4`,
-      [ids, ids.map((id) => usageById.get(id)), o.now, account],
-    );
+    const members: Array<{ pool: string; domain: string; n: number }> = [];
+    const pools = new Map<string, number>();
     for (const { pick, t } of assignments) {
       if (!t.poolId) continue;
-      const used = t.candidates.map((c, i) => ({ id: c.id, n: pick.added[i] })).filter((u) => u.n > 0);
-      await client.query(
-        `WITH m AS (
-           UPDATE links.domain_pool_member m SET usages = m.usages + u.n FROM unnest($2::bigint[], $3::bigint[]) AS u(id, n) WHERE m.pool_id = $1 AND m.domain_id = u.id
-         )
-         UPDATE links.domain_pool SET usages = usages + $4, updated_at = $5 WHERE id = $1 AND account_id = $6`,
-        [t.poolId, used.map((u) => u.id), used.map((u) => u.n), req.items.length, o.now, account],
-      );
+      t.candidates.forEach((c, i) => {
+        if (pick.added[i]) members.push({ pool: t.poolId!, domain: c.id, n: pick.added[i] });
+      });
+      pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
-
     const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links };
     const linksJson = JSON.stringify(links);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    // the answer is stored once as text and spliced into the event, not serialised twice
+    // the answer is serialised once and spliced into the event
     const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson}},"topic":"${Topics.Links}"}`;
     await client.query(
-      `WITH b AS (INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($1, $2, $3, 'minted', $4::jsonb, $5))
-       INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($6, '', '1', '$packed', '{}', $7)`,
-      [account, req.batchId, campaign, linksJson, o.now, randomUUID(), `[${envelope}]`],
+      `WITH d AS (
+         UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
+           FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
+       ), m AS (
+         UPDATE links.domain_pool_member m SET usages = m.usages + u.n
+           FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
+       ), p AS (
+         UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
+           FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
+       ), b AS (
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($4, $10, $11, 'minted', $12::jsonb, $3)
+       )
+       INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14)`,
+      [
+        ids,
+        ids.map((id) => usageById.get(id)),
+        o.now,
+        account,
+        members.map((x) => x.pool),
+        members.map((x) => x.domain),
+        members.map((x) => x.n),
+        [...pools.keys()],
+        [...pools.values()],
+        req.batchId,
+        campaign,
+        linksJson,
+        randomUUID(),
+        `[${envelope}]`,
+      ],
     );
     await client.query('COMMIT');
     return answer;
@@ -161,6 +180,14 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   }
+}
+
+const CODE_BLOCK = 1024;
+
+/** The advisory lock of a batch: two int4 from a hash of (account, batch id), safe to write into the SQL text. */
+function lockKey(accountId: string, batchId: string): [number, number] {
+  const h = createHash('sha256').update(`links.mint:${accountId}:${batchId}`).digest();
+  return [h.readInt32BE(0), h.readInt32BE(4)];
 }
 
 /**
