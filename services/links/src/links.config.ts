@@ -36,9 +36,15 @@ export const linksConfigSchema = z.object({
    */
   LINKS_CODE_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
   /** The redirect server's own port when PROCESS_ROLES has `redirect` (main.js); main-redirect.js uses PORT. */
-  LINKS_REDIRECT_PORT: env.port(3008),
+  LINKS_REDIRECT_PORT: env.port(3011),
   /** The scheme of the short URLs minted (TLS is terminated in front of the redirect). */
   LINKS_PUBLIC_SCHEME: z.enum(['http', 'https']).default('https'),
+  /** The redirect serves a link from memory this long before reading it again, in ms (an offer disabled shows within it). */
+  LINKS_CACHE_TTL_MS: env.int(10_000, 0),
+  /** Clicks wait at most this long before their group is written, in ms. */
+  LINKS_CLICK_FLUSH_MS: env.int(10, 0),
+  /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (while the database is away, clicks beyond it are dropped). */
+  LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -64,6 +70,13 @@ export function linksModuleOptionsFromConfig(c: LinksConfig): LinksModuleOptions
     dnsServers: c.LINKS_DNS_SERVERS,
     dnsRecheckMs: c.LINKS_DNS_RECHECK_SECONDS * 1000,
     codeSecret: c.LINKS_CODE_SECRET,
-    redirect: { port: c.LINKS_REDIRECT_PORT, host: c.HOST, publicScheme: c.LINKS_PUBLIC_SCHEME },
+    redirect: {
+      port: c.LINKS_REDIRECT_PORT,
+      host: c.HOST,
+      publicScheme: c.LINKS_PUBLIC_SCHEME,
+      cacheTtlMs: c.LINKS_CACHE_TTL_MS,
+      clickFlushMs: c.LINKS_CLICK_FLUSH_MS,
+      clickBufferMax: c.LINKS_CLICK_BUFFER_MAX,
+    },
   };
 }

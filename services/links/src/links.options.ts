@@ -55,8 +55,8 @@ export interface RedirectOptions {
   host: string;
   /** The scheme of the short URLs minted and announced: `https` (TLS is terminated in front of the redirect). */
   publicScheme: 'http' | 'https';
-  /** Take the client address from X-Forwarded-For: only behind a proxy that sets it. */
-  trustProxy: boolean;
+  /** The proxies (addresses or CIDRs) whose X-Forwarded-For gives the clicks' client address; empty: none. */
+  trustProxy: readonly string[];
   /** A link is served from memory this long before it is read again (an offer disabled shows within it). Default 10 000 ms. */
   cacheTtlMs: number;
   /** Clicks wait at most this long before their group is written. Default 10 ms. */
@@ -114,7 +114,7 @@ export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOp
       port: int('redirect.port', o.redirect?.port, 0, 0),
       host: o.redirect?.host ?? '127.0.0.1',
       publicScheme: o.redirect?.publicScheme ?? 'https',
-      trustProxy: o.redirect?.trustProxy ?? false,
+      trustProxy: o.redirect?.trustProxy ?? [],
       cacheTtlMs: int('redirect.cacheTtlMs', o.redirect?.cacheTtlMs, 10_000, 0),
       clickFlushMs: int('redirect.clickFlushMs', o.redirect?.clickFlushMs, 10, 0),
       clickBufferMax: int('redirect.clickBufferMax', o.redirect?.clickBufferMax, 20_000, 1),

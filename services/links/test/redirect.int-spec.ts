@@ -162,6 +162,15 @@ describe('redirect server', () => {
     expect(clicks[0]).toMatchObject({ shortUrl: answer.links.r0.shorturl, originalUrl: 'https://shop-a.example/c', domainId: domA, uaClass: 'mobile' });
   });
 
+  it('records the socket address of a click, never an X-Forwarded-For no trusted proxy set', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/ip', domainIds: [domA] })], 1, () => ({}), '66'));
+    const { host, path } = split(answer.links.r0.shorturl);
+    expect((await l.hit(host, path, { headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(302);
+    await drain();
+    const rows = await l.sql<{ ip: string }>(`SELECT ip FROM links.click WHERE campaign_id = 66`);
+    expect(rows).toEqual([{ ip: expect.stringMatching(/127\.0\.0\.1$/) }]);
+  });
+
   it('answers the same links when the same batch is asked twice, and announces them', async () => {
     const req = batch(A, [shortUrl({ url: 'https://shop-a.example/i', domainIds: [domA] }), { ...shortUrl({ variable: 'optout', kind: 'optout', domainIds: [domA] }) }], 5);
     const first = await l.mint(req);

@@ -1,5 +1,5 @@
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, isIPv6, type AddressInfo } from 'node:net';
 import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import type { Pool } from 'pg';
@@ -15,8 +15,11 @@ export interface RedirectServerOptions {
   host: string;
   /** The scheme of the short URLs in click events (`https` in production; the server itself speaks HTTP behind TLS termination). */
   publicScheme?: 'http' | 'https';
-  /** Take the client address from X-Forwarded-For (the left-most entry): only behind a proxy that sets it. */
-  trustProxy?: boolean;
+  /**
+   * The proxies (addresses or CIDRs) whose X-Forwarded-For is believed: the client is the right-most address of the
+   * header that is not one of them. Empty: the socket's address, the header ignored.
+   */
+  trustProxy?: readonly string[];
   cacheTtlMs?: number;
   negativeTtlMs?: number;
   cacheMax?: number;
@@ -57,10 +60,12 @@ export class RedirectServer {
   private readonly now: () => number;
   private readonly scheme: string;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly trusted: BlockList | null;
 
   constructor(private readonly options: RedirectServerOptions) {
     this.now = options.now ?? Date.now;
     this.scheme = options.publicScheme ?? 'https';
+    this.trusted = options.trustProxy?.length ? trustedProxies(options.trustProxy) : null;
     this.store = new LinkStore(options.pool, {
       cacheTtlMs: options.cacheTtlMs ?? 10_000,
       negativeTtlMs: options.negativeTtlMs ?? 2_000,
@@ -216,12 +221,17 @@ export class RedirectServer {
   }
 
   private clientIp(req: http.IncomingMessage): string | null {
-    if (this.options.trustProxy) {
-      const xff = req.headers['x-forwarded-for'];
-      const first = (Array.isArray(xff) ? xff[0] : xff)?.split(',')[0]?.trim();
-      if (first) return first.slice(0, 64);
-    }
-    return req.socket.remoteAddress ?? null;
+    const peer = req.socket.remoteAddress ?? null;
+    if (!this.trusted || !peer || !this.isTrusted(peer)) return peer;
+    const xff = req.headers['x-forwarded-for'];
+    const hops = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').map((h) => h.trim()).filter(Boolean);
+    for (let i = hops.length - 1; i >= 0; i--) if (!this.isTrusted(hops[i])) return hops[i].slice(0, 64);
+    return peer;
+  }
+
+  private isTrusted(address: string): boolean {
+    const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+    return this.trusted!.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
   }
 }
 
@@ -233,4 +243,21 @@ export function hostOf(header: string | undefined): string | null {
   if (colon > 0 && h.indexOf(']') < colon) h = h.slice(0, colon);
   if (h.endsWith('.')) h = h.slice(0, -1);
   return /^[a-z0-9.-]{1,253}$/.test(h) ? h : null;
+}
+
+/** A BlockList of the trusted proxies: addresses and CIDRs (`10.0.0.0/8`, `fd00::/8`); anything else is refused. */
+export function trustedProxies(list: readonly string[]): BlockList {
+  const b = new BlockList();
+  for (const entry of list) {
+    const [addr, bits] = entry.split('/');
+    const type = isIPv6(addr) ? 'ipv6' : 'ipv4';
+    if (bits !== undefined) {
+      const n = Number(bits);
+      if (!Number.isInteger(n) || n < 0 || n > (type === 'ipv6' ? 128 : 32)) throw new Error(`trusted proxy ${entry}: not an address or CIDR`);
+      b.addSubnet(addr, n, type);
+    } else {
+      b.addAddress(addr, type);
+    }
+  }
+  return b;
 }

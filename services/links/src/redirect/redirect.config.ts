@@ -6,21 +6,23 @@ import { env, loadConfig } from '@switchboard/platform';
  * database. It writes clicks and their events to the links schema; the `links` process's outbox relay publishes them.
  */
 export const redirectConfigSchema = z.object({
-  PORT: env.port(3008),
+  PORT: env.port(3011),
   HOST: z.string().default('127.0.0.1'),
   DATABASE_URL: z.string().url(),
   /** The scheme of the short URLs in click events (TLS is terminated in front of the redirect). */
   LINKS_PUBLIC_SCHEME: z.enum(['http', 'https']).default('https'),
-  /** `true`: the client address is X-Forwarded-For's first entry (only behind a proxy that sets it). */
-  TRUST_PROXY: env.bool(false),
+  /** The proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For gives the clicks' client address; `false`: none. */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v) => (v === 'false' || v === '' ? [] : v.split(',').map((s) => s.trim()).filter(Boolean)))
+    .refine((l) => l.every((a) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(a)), 'addresses or CIDRs, or false'),
   /** A link is served from memory this long before it is read again, in ms (an offer disabled shows within it). */
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
   /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (beyond it, while the database is away, clicks are dropped). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
-  /** Connections to PostgreSQL. */
-  LINKS_REDIRECT_DB_POOL: env.int(8, 1),
 });
 
 export type RedirectConfig = z.infer<typeof redirectConfigSchema>;

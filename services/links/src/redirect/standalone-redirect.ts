@@ -10,7 +10,7 @@ export interface RunningRedirect {
 
 /** The redirect server on its own (no Nest, no bus): a pool, the raw node:http server, `/-/health` for probes. */
 export async function startRedirect(c: RedirectConfig, log: (line: string) => void = () => undefined): Promise<RunningRedirect> {
-  const pool = new Pool({ connectionString: c.DATABASE_URL, max: c.LINKS_REDIRECT_DB_POOL, application_name: 'links-redirect' });
+  const pool = new Pool({ connectionString: c.DATABASE_URL, max: 8, application_name: 'links-redirect' });
   pool.on('error', (e) => log(`idle connection: ${e.message}`));
   const server = new RedirectServer({
     pool,
