@@ -30,6 +30,8 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
+  /** The link's fields of a click event, serialised on first use (ClickRecorder). */
+  eventJson?: string;
 }
 
 interface Cached<T> {

@@ -16,8 +16,20 @@ const TABLET = /ipad|tablet|kindle|silk|playbook|(android(?!.*mobile))/i;
 const MOBILE = /mobile|iphone|ipod|android|blackberry|opera mini|iemobile|windows phone/i;
 const DESKTOP = /windows nt|macintosh|x11|cros|linux x86_64/i;
 
+// user agents repeat (a few hundred strings make most traffic): each is classified once
+const memo = new Map<string, number>();
+
 export function classifyUserAgent(ua: string | undefined): number {
   if (!ua) return UaClass.Other;
+  const known = memo.get(ua);
+  if (known !== undefined) return known;
+  const c = classify(ua);
+  if (memo.size >= 5000) memo.clear();
+  memo.set(ua, c);
+  return c;
+}
+
+function classify(ua: string): number {
   if (PREVIEW.test(ua)) return UaClass.Preview;
   if (BOT.test(ua)) return UaClass.Bot;
   if (TABLET.test(ua)) return UaClass.Tablet;
