@@ -67,6 +67,9 @@ export class LinkStore {
   private readonly links = new Map<string, Cached<ResolvedLink | null>>();
   private pending = new Map<string, Pending>();
   private scheduled = false;
+  private reading = 0;
+  /** Lookups in flight at most; misses arriving meanwhile wait and go together in the next one. */
+  private static readonly MAX_READS = 2;
 
   constructor(
     private readonly pool: Pool,
@@ -111,11 +114,14 @@ export class LinkStore {
         this.pending.set(key, p);
       }
       p.waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.readPending());
-      }
+      this.schedule();
     });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.reading >= LinkStore.MAX_READS || this.pending.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => void this.readPending());
   }
 
   /** Forget cached links (tests, and an operator's "apply now"). */
@@ -128,6 +134,7 @@ export class LinkStore {
     this.scheduled = false;
     const batch = [...this.pending.values()];
     this.pending = new Map();
+    this.reading++;
     try {
       const { rows } = await this.pool.query<LinkRow>(LOOKUP_SQL, [batch.map((p) => p.domainId), batch.map((p) => p.code)]);
       const found = new Map<number, LinkRow>();
@@ -141,6 +148,9 @@ export class LinkStore {
       });
     } catch (e) {
       for (const p of batch) for (const w of p.waiters) w.reject(e);
+    } finally {
+      this.reading--;
+      this.schedule();
     }
   }
 

@@ -20,19 +20,50 @@ function originPart(template: string): string {
   return m ? m[1] : template;
 }
 
+interface TemplateCheck {
+  /** Scheme and host are literal and http(s). */
+  ok: boolean;
+  /** The template outside its placeholders is already in normal form, so filling it needs no URL parse. */
+  normal: boolean;
+  origin: string;
+}
+
+const checked = new Map<string, TemplateCheck>();
+
+function check(template: string): TemplateCheck {
+  let c = checked.get(template);
+  if (c) return c;
+  const origin = originPart(template);
+  c = { ok: false, normal: false, origin };
+  if (!origin.includes('{') && /^https?:\/\//i.test(origin)) {
+    try {
+      const base = new URL(origin);
+      const bare = template.replace(PLACEHOLDER, 'x');
+      const parsed = new URL(bare);
+      c = { ok: parsed.origin === base.origin && !parsed.username && !parsed.password, normal: parsed.href === bare, origin: base.origin };
+    } catch {
+      // not a URL: refused
+    }
+  }
+  if (checked.size >= 10_000) checked.clear();
+  checked.set(template, c);
+  return c;
+}
+
 /** The filled URL, or null when the template or the filled URL would not be a plain http(s) link to the template's own origin. */
 export function fillTarget(template: string, vars: Record<string, string> | null): string | null {
-  const origin = originPart(template);
-  if (origin.includes('{') || !/^https?:\/\//i.test(origin)) return null;
+  const c = check(template);
+  if (!c.ok) return null;
+  // encodeURIComponent leaves only [A-Za-z0-9-_.!~*'()%]: a filled value cannot end the path, query or fragment it
+  // sits in, nor reach the literal scheme and host before it
   const filled = template.replace(PLACEHOLDER, (_, name: string) => encodeURIComponent(vars?.[name] ?? ''));
+  if (c.normal) return filled;
   let url: URL;
-  let base: URL;
   try {
     url = new URL(filled);
-    base = new URL(origin);
   } catch {
     return null;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== base.origin || url.username || url.password) return null;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== c.origin || url.username || url.password) return null;
   return url.href;
 }
