@@ -15,3 +15,4 @@ export * from './tenancy/account-directory';
 export * from './crypto';
 export * from './deadletter';
 export * from './time/clock';
+export * from './metrics';

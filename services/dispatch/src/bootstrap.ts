@@ -1,7 +1,7 @@
 import { Module, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
+import { configureHttpApp, JsonLogger, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
 import { dispatchModuleOptionsFromConfig, type DispatchConfig } from './dispatch.config';
 import { DispatchModule } from './dispatch.module';
 
@@ -45,7 +45,7 @@ export async function startDispatchService(config: DispatchConfig, opts: { logge
   })
   class DispatchAppModule {}
 
-  const app = await NestFactory.create<NestExpressApplication>(DispatchAppModule, { logger: opts.logger ?? ['error', 'warn', 'log'], rawBody: true });
+  const app = await NestFactory.create<NestExpressApplication>(DispatchAppModule, { logger: opts.logger ?? new JsonLogger('dispatch'), rawBody: true });
   try {
     configureHttpApp(app, { trustProxy: config.TRUST_PROXY });
     await app.listen(config.PORT, config.HOST);

@@ -1,7 +1,7 @@
 import { Logger, Module, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, NatsRealtime, pemFromEnv, PlatformModule, TokenVerifier, type RealtimeFanout } from '@switchboard/platform';
+import { configureHttpApp, JsonLogger, NatsRealtime, pemFromEnv, PlatformModule, TokenVerifier, type RealtimeFanout } from '@switchboard/platform';
 import type { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { RefusingEventBus, RefusingMailer } from './no-op-drivers';
@@ -51,7 +51,7 @@ export async function startGateway(config: GatewayConfig, opts: { logger?: LogLe
 
   let app: NestExpressApplication;
   try {
-    app = await NestFactory.create<NestExpressApplication>(GatewayAppModule, { logger: opts.logger ?? ['error', 'warn', 'log'] });
+    app = await NestFactory.create<NestExpressApplication>(GatewayAppModule, { logger: opts.logger ?? new JsonLogger('gateway') });
     configureHttpApp(app, { trustProxy: config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY });
     await app.listen(config.PORT, config.HOST);
   } catch (e) {

@@ -1,6 +1,7 @@
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import type { DeadLetter, DeliveryContext, EventHandler, OutgoingEvent, SubscribeOptions } from './event-bus';
 import { isInfrastructureError } from './failures';
+import { BusMetrics, observeDelivery } from '../metrics/metrics';
 
 // Delivery rules shared by both drivers, so embedded and distributed mode retry and dead-letter alike.
 
@@ -154,21 +155,27 @@ export async function handleWithRetries(
 ): Promise<HandlerFailure | undefined> {
   let outages = 0;
   let failures = 0;
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     let delay: number;
     try {
       await handler(envelope, { ...context, attempt });
       if (outages > 0) hooks.onRecovered?.(outages);
+      observeDelivery(context.group, envelope.type, envelope.occurredAt, started, 'ok');
       return undefined;
     } catch (error) {
       if (isInfrastructureError(error)) {
         outages++;
         if (!hooks.running()) throw new DeliveryAborted(error);
         hooks.onOutage?.(error, outages);
+        BusMetrics.outageRetries().inc({ group: context.group });
         delay = backoffMs(policy, outages);
       } else {
         failures++;
-        if (failures > policy.maxRetries) return { error: describeError(error), attempts: attempt };
+        if (failures > policy.maxRetries) {
+          observeDelivery(context.group, envelope.type, envelope.occurredAt, started, 'dead_lettered');
+          return { error: describeError(error), attempts: attempt };
+        }
         if (!hooks.running()) throw new DeliveryAborted(error);
         delay = backoffMs(policy, failures);
       }

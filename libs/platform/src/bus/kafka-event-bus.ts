@@ -30,6 +30,7 @@ import {
   type Headers,
 } from './delivery';
 import { EventBus, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
+import { KafkaMetrics } from '../metrics/metrics';
 
 export interface KafkaConsumerTuning {
   /** Default 30 000. */
@@ -257,6 +258,8 @@ export class KafkaEventBus extends EventBus {
     if (!subscription) return;
     const concurrency = concurrencyOf(subscription);
     const messages = batch.messages;
+    // The lag the batch starts with (high watermark minus its last offset), for dashboards and lag-based autoscaling.
+    KafkaMetrics.partitionLag().set({ group: group.name, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
     // While the database or broker is away a handler retries the same message without end (see handleWithRetries):
     // its chunk is not done, so nothing later on this partition is handled or committed - the partition is paused in
     // place, in order, heartbeating - until the outage ends or the partition is given up (stop, rebalance).

@@ -6,6 +6,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import type { NextFunction, Request, Response } from 'express';
 import { RequestContext } from '../context/request-context';
+import { httpMetricsMiddleware, metricsHandler } from '../metrics/metrics';
 import { ACCESS_KEY, type AccessRule } from './decorators';
 import { bodyParserErrorHandler, ErrorBodyFilter } from './exception.filter';
 import { RedactingLogger } from './redact';
@@ -59,11 +60,18 @@ export function requestContextMiddleware(req: Request, res: Response, next: Next
 
 /** The common HTTP setup of every service: /api prefix, error bodies, validation, request context. */
 export function configureHttpApp(app: NestExpressApplication, options: HttpAppOptions = {}): void {
-  const express = app.getHttpAdapter().getInstance() as { set: (k: string, v: unknown) => void; disable: (k: string) => void };
+  const express = app.getHttpAdapter().getInstance() as {
+    set: (k: string, v: unknown) => void;
+    disable: (k: string) => void;
+    get: (path: string, handler: (req: Request, res: Response) => void) => void;
+  };
   express.set('trust proxy', trustProxySetting(options.trustProxy));
   // credentials in URLs (a download's ?access_token=) and messages never reach a log line
   RedactingLogger.install();
   express.disable('x-powered-by');
+  // Prometheus: every request timed by its route template; GET /metrics (outside /api) for scrapers inside the deployment
+  app.use(httpMetricsMiddleware);
+  express.get('/metrics', (req, res) => void metricsHandler(req, res).catch(() => res.status(500).end()));
   const limit = options.bodyLimit ?? '1mb';
   // Both parsers with the same limit, and their errors turned into error bodies before Nest rewrites them.
   app.useBodyParser('json', { limit });

@@ -6,3 +6,4 @@ export * from './list';
 export * from './http-app';
 export * from './redact';
 export * from './openapi';
+export * from './json-logger';

@@ -7,6 +7,7 @@ import { EventBus } from '../bus/event-bus';
 import { KafkaEventBus } from '../bus/kafka-event-bus';
 import { ProcessReadiness, ServiceHealthModule } from '../health/health';
 import { configureHttpApp } from '../http/http-app';
+import { JsonLogger } from '../http/json-logger';
 import { DevMailbox, Mailer } from '../mail/mailer';
 import { NatsRealtime } from '../realtime/nats-realtime';
 import { RealtimeFanout } from '../realtime/realtime';
@@ -83,7 +84,7 @@ export async function startStandaloneService(o: StandaloneServiceOptions): Promi
   })
   class StandaloneAppModule {}
 
-  const app = await NestFactory.create<NestExpressApplication>(StandaloneAppModule, { logger: o.logger ?? ['error', 'warn', 'log'] });
+  const app = await NestFactory.create<NestExpressApplication>(StandaloneAppModule, { logger: o.logger ?? new JsonLogger(o.name) });
   try {
     configureHttpApp(app, { trustProxy: c.TRUST_PROXY });
     await app.listen(c.PORT, c.HOST);

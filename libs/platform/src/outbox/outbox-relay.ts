@@ -6,6 +6,7 @@ import { describeError, toEnvelope } from '../bus/delivery';
 import type { EventBus, OutgoingEvent } from '../bus/event-bus';
 import { isPermanentPublishError } from '../bus/failures';
 import { countDeadLetter, deadLetterParams, insertDeadLetterSql } from '../deadletter/store';
+import { OutboxMetrics, watchOutbox } from '../metrics/metrics';
 import { PACKED_OUTBOX_TYPE } from './outbox';
 import { quoteSchema } from './sql';
 
@@ -100,9 +101,23 @@ export class OutboxRelay {
     this.maxEventBytes = byteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
   }
 
+  private unwatch?: () => void;
+
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.unwatch = watchOutbox({
+      schema: this.options.schema,
+      backlog: async () => {
+        const [row] = await this.options.dataSource.query<Array<{ n: string; age: number | null }>>(
+          `SELECT coalesce(sum(CASE WHEN type = $1 THEN key::int ELSE 1 END), 0) AS n,
+                  extract(epoch FROM now() - min(created_at))::float8 AS age
+             FROM ${this.table} WHERE published_at IS NULL`,
+          [PACKED_OUTBOX_TYPE],
+        );
+        return { count: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
+      },
+    });
     this.loop = this.run();
     if ((this.options.retentionMs ?? DEFAULT_RETENTION_MS) > 0) {
       this.pruneTimer = setInterval(() => {
@@ -118,6 +133,7 @@ export class OutboxRelay {
   /** Finishes the pass in progress, then stops. */
   async stop(): Promise<void> {
     this.running = false;
+    this.unwatch?.();
     clearInterval(this.pruneTimer);
     this.wake?.();
     await this.loop;
@@ -232,6 +248,7 @@ export class OutboxRelay {
         return { failed };
       }
       await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+      OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
       // More may be waiting when the pass was cut by the event cap or took a full page of rows.
       return { published: outgoing.length, full: ids.length < heads.length || heads.length === this.batchSize };
     });
@@ -289,6 +306,7 @@ export class OutboxRelay {
     const group = relayDeadLetterGroup(this.options.schema);
     const [{ exists }] = await manager.query<Array<{ exists: boolean }>>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [`${quoteSchema(this.options.schema)}.dead_letter`]);
     this.deadLettered++;
+    OutboxMetrics.deadLettered().inc({ schema: this.options.schema });
     const total = countDeadLetter(group);
     if (!exists) {
       this.logger.error(`ALERT outbox ${this.table}: event ${event.id} (${event.type}) to ${event.topic} DROPPED, no dead_letter table: ${error} [dead letters: ${total}]`);

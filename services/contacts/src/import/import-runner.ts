@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { BlacklistChangedV1, ContactListReadyV1, ContactsImportedV1, StandardVariable, type EventDefinition } from '@switchboard/contracts';
-import { Outbox, type OutgoingEvent } from '@switchboard/platform';
+import { counter, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import { CONTACTS_SCHEMA, type ResolvedContactsOptions } from '../contacts.options';
 import type { ImportCounters, ImportListRepository, ImportListRow } from '../repositories/import-list.repository';
 import type { VariableCatalog } from '../services/variable.service';
@@ -74,6 +74,11 @@ export function rowMapping(row: ImportListRow, catalog: VariableCatalog): RowMap
   return m;
 }
 
+/** Prometheus: import rows by what became of them (docs/decisions/0039-observability.md). */
+export const ImportMetrics = {
+  rows: () => counter('switchboard_contacts_import_rows_total', 'Rows of contact and blacklist imports, by outcome (added, rejected, duplicate)', ['outcome']),
+};
+
 const emptyCounters = (): ImportCounters => ({ parsed: 0, failed: 0, duplicates: 0, invalid: 0, notMobile: 0, blacklisted: 0, numberOfContacts: 0 });
 
 /**
@@ -131,6 +136,9 @@ export async function runImport(row: ImportListRow, owner: string, deps: ImportR
       counters.failed = counters.invalid + counters.notMobile + counters.blacklisted;
       counters.numberOfContacts += r.added;
       createdContacts += r.created;
+      ImportMetrics.rows().inc({ outcome: 'added' }, r.added);
+      ImportMetrics.rows().inc({ outcome: 'rejected' }, r.invalid + r.not_mobile + r.blacklisted);
+      ImportMetrics.rows().inc({ outcome: 'duplicate' }, r.duplicates);
       if (row.type === 'blacklist') addedPhones.push(...r.added_phones);
       if (options.hooks.afterBatch) await interruptible(Promise.resolve(options.hooks.afterBatch(importId, batchNo)));
       if (deps.isAborted()) throw new ImportInterrupted('the service is stopping');

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { counter } from '@switchboard/platform';
 import { concatUdh, decodeGsm7, decodeUcs2, encodeSms, isGsm7, parseConcatUdh, smppDataCoding, splitSms } from '../sms';
 import { parseReceipt } from '../domain/dlr';
 import { AimdPacer, type PacerState } from '../domain/aimd-pacer';
@@ -78,14 +79,18 @@ class SmppBind {
   private timer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private corked = false;
+  private readonly throttled: { inc: () => void };
 
   constructor(
     private readonly cfg: Required<Pick<SmppAdapterConfig, 'window' | 'submitTimeoutMs' | 'reconnectMs' | 'throttleBackoffMs' | 'transientRetries' | 'enquireLinkMs'>> &
       SmppAdapterConfig,
     private readonly onDeliver: (pdu: SmppPdu, ack: () => void) => void,
     private readonly log: Logger,
+    vendorId: string,
   ) {
     this.pacer = new AimdPacer({ maxRate: cfg.tps ?? 0, minRate: cfg.minTps ?? 1, burstMs: cfg.burstMs ?? 100 });
+    // the same series as DispatchMetrics.throttles (services/dispatcher.service.ts)
+    this.throttled = counter('switchboard_dispatch_throttles_total', 'Submits a carrier refused as throttled or queue full (sent again later), by vendor', ['vendor']).labels(vendorId);
     this.reconnectDelay = cfg.reconnectMs;
   }
 
@@ -228,6 +233,7 @@ class SmppBind {
       // The SMSC refused it without taking it: the bind slows down (once per throttle episode) and sends it again,
       // ahead of the rest of its queue. Never failed, never counted as an attempt.
       this.pacer.onThrottled(part.epoch);
+      this.throttled.inc();
       this.queue.unshift(part);
     } else if (status === SmppStatus.SYSERR && part.transient < this.cfg.transientRetries) {
       part.transient++;
@@ -356,7 +362,7 @@ export class SmppAdapter extends ProviderAdapter {
     this.sink = sink;
     const n = Math.max(1, this.cfg.connections ?? 1);
     for (let i = 0; i < n; i++) {
-      const bind = new SmppBind(this.cfg, (pdu, ack) => this.onDeliver(pdu, ack), this.log);
+      const bind = new SmppBind(this.cfg, (pdu, ack) => this.onDeliver(pdu, ack), this.log, this.vendorId);
       this.binds.push(bind);
       bind.connect();
     }

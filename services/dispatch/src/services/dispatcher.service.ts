@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
-import { EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { counter, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook } from '../domain/token-bucket';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
@@ -80,6 +80,12 @@ function pendingToReceipt(p: PendingRow): ProviderReceipt {
     destination: p.destination,
   };
 }
+
+/** Prometheus series of dispatch (docs/decisions/0039-observability.md); vendor ids are a small, bounded set. */
+export const DispatchMetrics = {
+  sends: () => counter('switchboard_dispatch_sends_total', 'Messages handed to a provider, by vendor and outcome (accepted, rejected, retry, unknown)', ['vendor', 'outcome']),
+  receipts: () => counter('switchboard_dispatch_receipts_total', 'Status reports heard from providers, by vendor and outcome', ['vendor', 'outcome']),
+};
 
 /** Forward-only receipt outcome of a part: read counts as delivered for the part. */
 function partOutcome(o: ProviderReceipt['outcome']): 'delivered' | 'undelivered' | null {
@@ -555,6 +561,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private onOutcome(row: ClaimedRow, vendorId: string, outcome: SendOutcome): void {
     const t = this.options.dispatcher;
     const id = String(row.id);
+    DispatchMetrics.sends().inc({ vendor: vendorId, outcome: outcome.kind });
     switch (outcome.kind) {
       case 'accepted':
         this.stats.sent++;
@@ -589,6 +596,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /** Resolves once the receipt is stored (applied, or kept as pending until its message's ids are known). */
   receipt(r: ProviderReceipt): Promise<void> {
+    DispatchMetrics.receipts().inc({ vendor: r.vendorId, outcome: r.outcome });
     return new Promise((resolve, reject) => {
       this.receipts.push({ receipt: r, waiter: { resolve, reject } });
       this.kickLane();
