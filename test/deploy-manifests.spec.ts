@@ -112,7 +112,7 @@ describe('deployment manifests', () => {
       expect({ s, overrides: env.includes('TRUST_PROXY') }).toEqual({ s, overrides: false });
     }
     type Policy = { podSelector: { matchExpressions: Array<{ key: string; operator: string; values: string[] }> }; ingress: Array<{ from: Array<{ podSelector: { matchLabels: Record<string, string> } }> }> };
-    const policy = k8s.find((d) => d.kind === 'NetworkPolicy')?.spec as Policy | undefined;
+    const policy = k8s.find((d) => d.kind === 'NetworkPolicy' && d.metadata?.name === 'services-only-from-gateway')?.spec as Policy | undefined;
     expect(policy?.podSelector.matchExpressions[0]).toMatchObject({ key: 'app', operator: 'In' });
     expect([...(policy?.podSelector.matchExpressions[0].values ?? [])].sort()).toEqual([...behind].sort());
     expect(policy?.ingress).toEqual([expect.objectContaining({ from: [{ podSelector: { matchLabels: { app: 'gateway' } } }] })]);
@@ -369,5 +369,52 @@ describe('deployment configuration', () => {
     expect(dispatchModuleOptionsFromConfig(loadDispatchConfig({ ...base, APP_URL: 'https://sb.example.com' })).publicUrl).toBe('https://sb.example.com');
     expect(dispatchModuleOptionsFromConfig(loadDispatchConfig({ ...base, PUBLIC_URL: 'https://old.example.com' })).publicUrl).toBe('https://old.example.com');
     expect(dispatchModuleOptionsFromConfig(loadDispatchConfig({ ...base, APP_URL: 'https://sb.example.com', PUBLIC_URL: 'https://old.example.com' })).publicUrl).toBe('https://sb.example.com');
+  });
+});
+
+/** What Prometheus scrapes and what the dashboard and alerts query exist (docs/decisions/0039-observability.md). */
+describe('monitoring manifests', () => {
+  const k8sDocs = fs
+    .readdirSync(path.join(root, 'k8s'))
+    .filter((f) => f.endsWith('.yaml'))
+    .flatMap((f) => docs(`k8s/${f}`));
+  const appOf = (d: Doc) => (d as unknown as Workload).spec.template.metadata.labels.app;
+  const selected = (d: Doc | undefined) => ((d?.spec?.selector ?? d?.spec?.podSelector) as { matchExpressions: Array<{ values: string[] }> }).matchExpressions[0].values;
+  const source = (dir: string): string[] =>
+    fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'test' ? [] : source(p);
+      return e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') ? [fs.readFileSync(path.join(root, p), 'utf8')] : [];
+    });
+
+  it('scrapes every Deployment and lets the monitoring namespace reach it', () => {
+    expect(docs('k8s/kustomization.yaml')[0]).toMatchObject({ resources: expect.arrayContaining(['monitoring.yaml']) });
+    const monitor = k8sDocs.find((d) => d.kind === 'PodMonitor');
+    const policy = k8sDocs.find((d) => d.kind === 'NetworkPolicy' && d.metadata?.name === 'metrics-from-monitoring');
+    for (const dep of k8sDocs.filter((d) => d.kind === 'Deployment' && d.metadata?.namespace === 'switchboard' && appOf(d) !== 'nats')) {
+      expect({ app: appOf(dep), scraped: selected(monitor).includes(appOf(dep)), reachable: selected(policy).includes(appOf(dep)) }).toEqual({ app: appOf(dep), scraped: true, reachable: true });
+    }
+  });
+
+  it('queries only metrics the code defines, in the dashboard and in the alerts', () => {
+    const code = [...source('libs/platform/src'), ...source('services')].join('\n');
+    const dashboard = fs.readFileSync(path.join(root, 'deploy/grafana/switchboard-dashboard.json'), 'utf8');
+    const rules = JSON.stringify(k8sDocs.find((d) => d.kind === 'PrometheusRule'));
+    expect(JSON.parse(dashboard)).toMatchObject({ uid: 'switchboard' });
+    const names = new Set([...`${dashboard}\n${rules}`.matchAll(/switchboard_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')));
+    expect(names.size).toBeGreaterThan(10);
+    for (const name of names) {
+      // the process's default metrics (prom-client's collectDefaultMetrics, with our prefix)
+      const builtIn = /^switchboard_(process|nodejs)_/.test(name);
+      expect({ name, defined: builtIn || code.includes(`'${name}'`) }).toEqual({ name, defined: true });
+    }
+  });
+
+  it('scales dispatch on the lag of its sender group', () => {
+    const hpa = k8sDocs.find((d) => d.kind === 'HorizontalPodAutoscaler' && d.metadata?.name === 'dispatch');
+    const metrics = (hpa?.spec as { metrics: Array<{ type: string; external?: { metric: { name: string; selector: { matchLabels: { group: string } } } } }> }).metrics;
+    const lag = metrics.find((m) => m.type === 'External');
+    expect(lag?.external?.metric.name).toBe('switchboard_kafka_partition_lag');
+    expect(fs.readFileSync(path.join(root, 'services/dispatch/src/dispatch.options.ts'), 'utf8')).toContain(`SENDER_GROUP = '${lag?.external?.metric.selector.matchLabels.group}'`);
   });
 });
