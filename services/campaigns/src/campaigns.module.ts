@@ -21,6 +21,7 @@ import { RunnerConsumers } from './run/runner.consumers';
 import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
 import { CampaignRunner } from './run/runner.service';
 import { CampaignService } from './services/campaign.service';
+import { CampaignScheduler } from './services/campaign-scheduler';
 import { CampaignPartsService } from './services/campaign-parts.service';
 import { TemplateService } from './services/template.service';
 import { CampaignStatusService } from './services/campaign-status.service';
@@ -80,6 +81,7 @@ export class CampaignsModule {
         CampaignService,
         CampaignPartsService,
         TemplateService,
+        CampaignScheduler,
       ],
       exports: [CampaignsUnitOfWork, CampaignsOutboxRelay, CampaignStatusService],
     };

@@ -34,7 +34,7 @@ export interface CampaignsTestApp {
 export async function startCampaigns(options: CampaignsModuleOptions = {}): Promise<CampaignsTestApp> {
   const bus = new InMemoryEventBus();
   // the runner's loop off: these tests drive the API's status machine (the runner's own tests run it)
-  const t = await createTestApp(() => ({ imports: [CampaignsModule.register({ ...options, runner: { intervalMs: 0, ...options.runner } })], bus }));
+  const t = await createTestApp(() => ({ imports: [CampaignsModule.register({ schedulerIntervalMs: 0, ...options, runner: { intervalMs: 0, ...options.runner } })], bus }));
   const pg = new Client({ connectionString: t.db.url });
   await pg.connect();
   return {
