@@ -109,7 +109,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       codeSecret: createHash('sha256').update(`links-codes:${o.privateKey}`).digest('hex'),
       redirect: { port: o.redirectPort ?? 0, host: o.redirectHost ?? '127.0.0.1', publicScheme: 'http' },
     }),
-    InboxModule.register({ migrationsRun: true }),
+    // conversation media under the data directory (distributed mode: an S3-compatible bucket)
+    InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') } }),
     CampaignsModule.register({ migrationsRun: true }),
   ];
 }

@@ -15,6 +15,16 @@ export const inboxConfigSchema = z.object({
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Which roles this process runs: `http,consumers,relay` (conversations are fed under consumers). */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay']),
+  /** Media in a local directory (one replica, or a shared volume); ignored when INBOX_S3_BUCKET is set. */
+  INBOX_MEDIA_DIR: z.string().default('/var/lib/switchboard/inbox-media'),
+  /** Media in an S3-compatible bucket (MinIO in deploy/compose.yaml): every replica sees every file. */
+  INBOX_S3_BUCKET: z.string().optional(),
+  INBOX_S3_ENDPOINT: z.string().url().optional(),
+  INBOX_S3_REGION: z.string().default('us-east-1'),
+  INBOX_S3_ACCESS_KEY_ID: z.string().optional(),
+  INBOX_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** How long a send waits for streams' answer before answering OK with the message still `sending`, in ms. */
+  INBOX_SEND_WAIT_MS: env.int(5000, 0),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -27,5 +37,11 @@ export const inboxMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url(
 export const loadInboxMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('inbox-migrate', inboxMigrateConfigSchema, e);
 
 export function inboxModuleOptionsFromConfig(c: InboxConfig): InboxModuleOptions {
-  return { migrationsRun: c.MIGRATIONS_RUN };
+  return {
+    migrationsRun: c.MIGRATIONS_RUN,
+    sendWaitMs: c.INBOX_SEND_WAIT_MS,
+    media: c.INBOX_S3_BUCKET
+      ? { s3: { bucket: c.INBOX_S3_BUCKET, endpoint: c.INBOX_S3_ENDPOINT, region: c.INBOX_S3_REGION, accessKeyId: c.INBOX_S3_ACCESS_KEY_ID, secretAccessKey: c.INBOX_S3_SECRET_ACCESS_KEY } }
+      : { dir: c.INBOX_MEDIA_DIR },
+  };
 }

@@ -14,7 +14,10 @@ import { RoomEvents } from './services/rooms.service';
 import { InboxOutboxRelay, InboxUnitOfWork, SendService } from './services/send.service';
 import { SendWaiters } from './services/send-waiters';
 import { ReadModelConsumer } from './services/read-model.consumer';
-import { createClock, INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, resolveInboxOptions, type InboxModuleOptions } from './inbox.options';
+import { MediaController } from './media/media.controller';
+import { MediaService } from './media/media.service';
+import { MediaStorage } from './media/storage';
+import { createClock, createMediaStorage, INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, resolveInboxOptions, type InboxModuleOptions } from './inbox.options';
 
 /**
  * The shared inbox: organisation, conversations from every channel, replies through streams, the websocket rooms'
@@ -41,7 +44,7 @@ export class InboxModule {
           },
         }),
       ],
-      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController],
+      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController],
       providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer,
         InboxAccess,
         OrganisationService,
@@ -53,6 +56,8 @@ export class InboxModule {
         InboxUnitOfWork,
         SendService,
         MessagingConsumer,
+        { provide: MediaStorage, useFactory: () => createMediaStorage(options) },
+        MediaService,
       ],
       exports: [],
     };

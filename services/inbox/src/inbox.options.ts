@@ -1,10 +1,18 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Clock, SystemClock } from './clock';
+import { LocalMediaStorage, MediaStorage, S3MediaStorage, type S3MediaOptions } from './media/storage';
 
 export interface InboxModuleOptions {
   /** Run the inbox migrations at start (embedded mode, tests); distributed mode runs them first (compose, k8s). Default true. */
   migrationsRun?: boolean;
   /** How long a send request waits for streams' answer (OK or SENT_FAILED) before answering OK with `sending`. Default 5000 ms. */
   sendWaitMs?: number;
+  /**
+   * Where media bytes are kept: `{ dir }` a local directory (embedded mode; default the system's temporary directory),
+   * `{ s3 }` an S3-compatible bucket (distributed mode: every replica sees every file), or a MediaStorage of one's own.
+   */
+  media?: { dir: string } | { s3: S3MediaOptions } | MediaStorage;
   /** The clock (tests freeze it for the WhatsApp 24-hour window). */
   clock?: Clock;
 }
@@ -26,4 +34,11 @@ export function resolveInboxOptions(o: InboxModuleOptions): ResolvedInboxOptions
 
 export function createClock(o: InboxModuleOptions): Clock {
   return o.clock ?? new SystemClock();
+}
+
+export function createMediaStorage(o: InboxModuleOptions): MediaStorage {
+  const m = o.media;
+  if (m instanceof MediaStorage) return m;
+  if (m && 's3' in m) return new S3MediaStorage(m.s3);
+  return new LocalMediaStorage(m && 'dir' in m ? m.dir : path.join(os.tmpdir(), 'switchboard-inbox-media'));
 }

@@ -3,3 +3,5 @@ export { INBOX_CONNECTION, INBOX_SCHEMA, type InboxModuleOptions } from './inbox
 export { inboxConfigSchema, inboxModuleOptionsFromConfig, loadInboxConfig, type InboxConfig } from './inbox.config';
 export { Clock, ManualClock, SystemClock } from './clock';
 export { INBOX_MIGRATIONS } from './migrations';
+export { MediaStorage, LocalMediaStorage, S3MediaStorage, type S3MediaOptions } from './media/storage';
+export { sniff } from './media/sniff';
