@@ -1,0 +1,316 @@
+import ArrowBackRoundedIcon from '@mui/icons-material/ArrowBackRounded';
+import CampaignRoundedIcon from '@mui/icons-material/CampaignRounded';
+import ContentCopyRoundedIcon from '@mui/icons-material/ContentCopyRounded';
+import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
+import EditRoundedIcon from '@mui/icons-material/EditRounded';
+import PauseRoundedIcon from '@mui/icons-material/PauseRounded';
+import PlayArrowRoundedIcon from '@mui/icons-material/PlayArrowRounded';
+import RocketLaunchRoundedIcon from '@mui/icons-material/RocketLaunchRounded';
+import StopRoundedIcon from '@mui/icons-material/StopRounded';
+import { Alert, Box, Button, Link, Paper, Skeleton, Table, TableBody, TableCell, TableHead, TableRow, Tooltip, Typography } from '@mui/material';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useTranslate } from 'react-admin';
+import { Link as RouterLink, useNavigate, useParams } from 'react-router-dom';
+import { GatedButton } from '../../../ui/Gated';
+import { PageHeading } from '../../../ui/PageHeading';
+import { useCan } from '../../../ui/permissions';
+import { useInterval } from '../../../ui/useInterval';
+import { useProfile } from '../../../ui/useProfile';
+import { ProgressBar } from '../../contacts/widgets/ProgressBar';
+import { campaignsApi, P, PATHS } from '../api';
+import { applyPatch, useCampaignsRealtime } from '../realtime';
+import { ctrLevel } from '../rules';
+import { can, CampaignStatus as S, HALT_REASONS, TYPE_NAMES } from '../status';
+import type { Campaign, VariantStats } from '../types';
+import { CampaignWizard } from '../wizard/CampaignWizard';
+import { CampaignProgress } from '../widgets/CampaignProgress';
+import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
+import { errorText } from '../widgets/errors';
+import { formatCost, formatDate, formatNumber } from '../widgets/format';
+import { useCampaignActions } from '../widgets/useCampaignActions';
+
+/** Spec 9 "Status poll 5 s": the page also polls while the campaign runs, so it stays right without realtime. */
+const POLL_MS = 5000;
+const RUNNING = new Set<number>([S.scheduled, S.started, S.processing, S.ready, S.sending, S.halt]);
+
+const Figure = ({ label, value, testId, tone, hint }: { label: string; value: ReactNode; testId: string; tone?: string; hint?: string }) => (
+  <Tooltip title={hint ?? ''}>
+    <Box sx={{ p: 1.75, border: 1, borderColor: 'divider', borderRadius: '10px', minWidth: 0 }}>
+      <Typography variant="caption" color="text.secondary" sx={{ fontWeight: 600, textTransform: 'uppercase', letterSpacing: '.04em' }} noWrap component="div">
+        {label}
+      </Typography>
+      <Typography sx={{ fontSize: 22, fontWeight: 700, lineHeight: 1.3, fontVariantNumeric: 'tabular-nums', color: tone }} data-testid={testId}>
+        {value}
+      </Typography>
+    </Box>
+  </Tooltip>
+);
+
+const failedOf = (c: Partial<Pick<Campaign, 'sentFailed' | 'undelivered' | 'dlrFailed'>>) => (c.sentFailed ?? 0) + (c.undelivered ?? 0) + (c.dlrFailed ?? 0);
+
+/** /campaigns/:id: live counts, the progress bars, per-variant results and the actions the status allows. */
+export const CampaignPage = () => {
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const canDo = useCan();
+  const { profile } = useProfile();
+  const locale = translate('campaigns.locale');
+  const id = Number(useParams().id);
+  const [campaign, setCampaign] = useState<Campaign | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [variants, setVariants] = useState<VariantStats[] | null>(null);
+  const [editing, setEditing] = useState(false);
+  const allowed = canDo(P.CampaignView);
+
+  const load = useCallback(async () => {
+    try {
+      const c = await campaignsApi.get(id);
+      setCampaign((prev) => (prev && prev.id === c.id ? { ...c, ...pickHigher(prev, c) } : c));
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  }, [id]);
+  const loadVariants = useCallback(async () => {
+    try {
+      setVariants((await campaignsApi.variantStats(id)).items);
+    } catch (_e) {
+      setVariants((v) => v ?? []);
+    }
+  }, [id]);
+  useEffect(() => {
+    if (!allowed || !Number.isInteger(id)) return;
+    setCampaign(null);
+    setVariants(null);
+    void load();
+    void loadVariants();
+  }, [id, allowed, load, loadVariants]);
+
+  const running = !!campaign && RUNNING.has(campaign.status);
+  useInterval(() => {
+    void load();
+    void loadVariants();
+  }, POLL_MS, running && allowed);
+
+  const live = useCampaignsRealtime(
+    (p) => {
+      if (p.id !== id) return;
+      setCampaign((c) => (c ? applyPatch(c, p) : c));
+    },
+    () => void load(),
+    allowed,
+  );
+
+  const actions = useCampaignActions({
+    onChanged: (c) => {
+      if (c && c.id === id) setCampaign(c);
+      void load();
+    },
+    onEdit: () => setEditing(true),
+    onDeleted: () => navigate(PATHS.campaigns),
+  });
+
+  if (!allowed) {
+    return <Alert severity="warning">{translate('ui.permission.missing', { permission: P.CampaignView })}</Alert>;
+  }
+  const back = (
+    <Link component={RouterLink} to={PATHS.campaigns} underline="hover" sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5, mb: 1.5, fontSize: 14 }} data-testid="back-to-campaigns">
+      <ArrowBackRoundedIcon sx={{ fontSize: 16 }} />
+      {translate('campaigns.page.back')}
+    </Link>
+  );
+  if (error != null && !campaign) {
+    return (
+      <Box>
+        {back}
+        <Alert severity="error">{errorText(error, translate)}</Alert>
+      </Box>
+    );
+  }
+  if (!campaign) {
+    return (
+      <Box>
+        {back}
+        <Skeleton height={48} width="40%" />
+        <Skeleton variant="rounded" height={120} sx={{ my: 2 }} />
+        <Skeleton variant="rounded" height={200} />
+      </Box>
+    );
+  }
+
+  const c = campaign;
+  const currency = c.currency ?? profile?.customer?.currency;
+  const ctr = c.sent ? ((c.clicked ?? 0) / c.sent) * 100 : 0;
+  const indicators = c.campaignSettings?.ctr_indicators ?? [1, 3];
+  const level = ctrLevel(ctr, indicators);
+  const button = (action: 'start' | 'pause' | 'play' | 'abort' | 'edit' | 'duplicate' | 'delete', icon: ReactNode, variant: 'contained' | 'outlined' = 'outlined') => {
+    if (!can(action, c.status)) return null;
+    const item = actions.items(c).find((i) => i.key === action);
+    if (!item) return null;
+    return (
+      <GatedButton key={action} permission={item.permission ?? P.CampaignAddEdit} variant={variant} color={item.danger ? 'error' : 'primary'} startIcon={icon} onClick={() => void item.onClick()} data-testid={`campaign-${action}`}>
+        {item.label}
+      </GatedButton>
+    );
+  };
+
+  return (
+    <Box sx={{ maxWidth: 1280 }} data-testid="campaign-page" data-status={c.status} data-live={live ? 'true' : 'false'}>
+      <PageHeading
+        above={back}
+        title={c.name}
+        icon={<CampaignRoundedIcon />}
+        subtitle={
+          <Box sx={{ display: 'flex', gap: 1, alignItems: 'center', flexWrap: 'wrap' }}>
+            <CampaignStatusChip status={c.status} haltReasonId={c.haltReasonId} declinedReason={c.declinedReason} testId="campaign-page-status" />
+            <span>{translate(`campaigns.types.${TYPE_NAMES[c.type] ?? 'outbound'}`)}</span>
+            <span>· {formatDate(c.startedAt ?? c.createdAt, locale)}</span>
+          </Box>
+        }
+        actions={
+          <>
+            {button('start', <RocketLaunchRoundedIcon />, 'contained')}
+            {button('pause', <PauseRoundedIcon />)}
+            {button('play', <PlayArrowRoundedIcon />, 'contained')}
+            {button('edit', <EditRoundedIcon />)}
+            {button('duplicate', <ContentCopyRoundedIcon />)}
+            {button('abort', <StopRoundedIcon />)}
+            {button('delete', <DeleteOutlineRoundedIcon />)}
+          </>
+        }
+      />
+      {c.status === S.halt && c.haltReasonId != null && (
+        <Alert severity="error" sx={{ mb: 2 }} data-testid="halt-reason">
+          {translate('campaigns.page.halted', { reason: translate(`campaigns.haltReasons.${haltKey(c.haltReasonId)}`) })}
+        </Alert>
+      )}
+      {c.status === S.rejected && c.declinedReason && (
+        <Alert severity="error" sx={{ mb: 2 }}>
+          {translate('campaigns.page.rejected', { reason: c.declinedReason })}
+        </Alert>
+      )}
+      <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'repeat(2, minmax(0, 1fr))', sm: 'repeat(4, minmax(0, 1fr))', lg: 'repeat(7, minmax(0, 1fr))' }, gap: 1.5, mb: 2 }}>
+        <Figure label={translate('campaigns.stats.created')} value={formatNumber(c.created ?? c.total ?? 0, locale)} testId="stat-created" />
+        <Figure label={translate('campaigns.stats.sent')} value={formatNumber(c.sent ?? 0, locale)} testId="stat-sent" />
+        <Figure label={translate('campaigns.stats.delivered')} value={formatNumber(c.delivered ?? 0, locale)} testId="stat-delivered" tone="#067647" />
+        <Figure
+          label={translate('campaigns.stats.failed')}
+          value={formatNumber(failedOf(c), locale)}
+          testId="stat-failed"
+          tone={failedOf(c) ? '#b42318' : undefined}
+          hint={translate('campaigns.stats.failedHint', { sentFailed: c.sentFailed ?? 0, undelivered: c.undelivered ?? 0, dlrFailed: c.dlrFailed ?? 0 })}
+        />
+        <Figure label={translate('campaigns.stats.clicked')} value={formatNumber(c.clicked ?? 0, locale)} testId="stat-clicked" />
+        <Figure label={translate('campaigns.stats.optedOut')} value={formatNumber(c.optedOut ?? 0, locale)} testId="stat-opted-out" />
+        {canDo(P.CostView) && <Figure label={translate('campaigns.stats.cost')} value={formatCost(c.cost ?? 0, currency, locale)} testId="stat-cost" />}
+      </Box>
+      <Paper sx={{ p: 2, mb: 2, display: 'flex', gap: 3, flexWrap: 'wrap', alignItems: 'center' }}>
+        <CampaignProgress campaign={c} />
+        <Box>
+          <Typography variant="caption" color="text.secondary" sx={{ fontWeight: 600, textTransform: 'uppercase' }} component="div">
+            {translate('campaigns.stats.ctr')}
+          </Typography>
+          <Typography sx={{ fontWeight: 700, color: level === 'bad' ? '#b42318' : level === 'good' ? '#067647' : '#b54708' }} data-testid="stat-ctr" data-level={level}>
+            {ctr.toLocaleString(locale, { maximumFractionDigits: 2 })}% · {translate(`campaigns.settings.levelNames.${level}`)}
+          </Typography>
+        </Box>
+      </Paper>
+      <Paper sx={{ mb: 2, overflow: 'hidden' }}>
+        <Typography variant="subtitle1" sx={{ fontWeight: 700, px: 2, pt: 1.75, pb: 1 }}>
+          {translate('campaigns.page.variants')}
+        </Typography>
+        <Box sx={{ overflowX: 'auto' }}>
+          <Table size="small" data-testid="variant-results">
+            <TableHead>
+              <TableRow>
+                <TableCell>{translate('campaigns.page.variant')}</TableCell>
+                <TableCell align="right">{translate('campaigns.message.ratio')}</TableCell>
+                <TableCell align="right">{translate('campaigns.stats.sent')}</TableCell>
+                <TableCell align="right">{translate('campaigns.stats.delivered')}</TableCell>
+                <TableCell align="right">{translate('campaigns.stats.failed')}</TableCell>
+                <TableCell align="right">{translate('campaigns.stats.clicked')}</TableCell>
+                <TableCell align="right">{translate('campaigns.stats.optedOut')}</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {c.campaignVariants.map((v, i) => {
+                const s = variants?.find((x) => x.name === v.name) ?? variants?.[i];
+                return (
+                  <TableRow key={v.id ?? v.name} data-testid="variant-result">
+                    <TableCell>
+                      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
+                        <Box sx={{ width: 10, height: 10, borderRadius: '50%', bgcolor: v.color, flexShrink: 0 }} />
+                        <Box sx={{ minWidth: 0 }}>
+                          <Typography variant="body2" sx={{ fontWeight: 600 }}>{v.name}</Typography>
+                          <Typography variant="caption" color="text.secondary" sx={{ display: 'block', maxWidth: 360, overflowWrap: 'anywhere' }}>{v.text}</Typography>
+                        </Box>
+                      </Box>
+                    </TableCell>
+                    <TableCell align="right">{v.ratio}%</TableCell>
+                    <TableCell align="right" data-testid="variant-sent">{formatNumber(s?.sent ?? 0, locale)}</TableCell>
+                    <TableCell align="right" data-testid="variant-delivered">{formatNumber(s?.delivered ?? 0, locale)}</TableCell>
+                    <TableCell align="right">{formatNumber(s ? failedOf(s) : 0, locale)}</TableCell>
+                    <TableCell align="right">{formatNumber(s?.clicked ?? 0, locale)}</TableCell>
+                    <TableCell align="right">{formatNumber(s?.optedOut ?? 0, locale)}</TableCell>
+                  </TableRow>
+                );
+              })}
+            </TableBody>
+          </Table>
+        </Box>
+      </Paper>
+      <Paper sx={{ p: 2 }}>
+        <Typography variant="subtitle1" sx={{ fontWeight: 700, mb: 1 }}>
+          {translate('campaigns.page.details')}
+        </Typography>
+        <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '200px 1fr' }, rowGap: 1, columnGap: 2, fontSize: 14 }}>
+          <Typography variant="body2" color="text.secondary">{translate('campaigns.fields.description')}</Typography>
+          <Typography variant="body2" sx={{ whiteSpace: 'pre-wrap' }}>{c.description || '—'}</Typography>
+          <Typography variant="body2" color="text.secondary">{translate('campaigns.schedule.hours')}</Typography>
+          <Typography variant="body2">
+            {c.activityTime?.working_days?.map((d) => translate(`campaigns.schedule.days.${d}`)).join(', ')} · {c.activityTime?.working_hours?.start}–{c.activityTime?.working_hours?.end}
+          </Typography>
+          <Typography variant="body2" color="text.secondary">{translate('campaigns.schedule.timezoneMode')}</Typography>
+          <Typography variant="body2">
+            {translate(`campaigns.schedule.modes.${c.activityTime?.timezone_mode ?? 'recipient'}`)}
+            {c.activityTime?.timezone ? ` (${c.activityTime.timezone})` : ''}
+          </Typography>
+          {c.activityTime?.dates?.scheduled && (
+            <>
+              <Typography variant="body2" color="text.secondary">{translate('campaigns.schedule.scheduled')}</Typography>
+              <Typography variant="body2">{formatDate(c.activityTime.dates.scheduled, locale)}</Typography>
+            </>
+          )}
+          <Typography variant="body2" color="text.secondary">{translate('campaigns.stats.total')}</Typography>
+          <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
+            <ProgressBar value={c.sent ?? 0} total={c.total ?? c.created ?? 0} type="sent" testId="campaign-sent-bar" />
+          </Box>
+        </Box>
+      </Paper>
+      {actions.dialogs}
+      <CampaignWizard
+        open={editing}
+        campaign={editing ? c : null}
+        onClose={() => setEditing(false)}
+        onSaved={(saved) => {
+          setEditing(false);
+          setCampaign(saved);
+          void load();
+        }}
+      />
+    </Box>
+  );
+};
+
+/** Counters from a poll never go below what a realtime frame already showed. */
+function pickHigher(prev: Campaign, next: Campaign): Partial<Campaign> {
+  const out: Partial<Campaign> = {};
+  for (const k of ['created', 'sent', 'delivered', 'sentFailed', 'undelivered', 'dlrFailed', 'optedOut', 'clicked', 'total', 'cost'] as const) {
+    const a = prev[k];
+    const b = next[k];
+    if (typeof a === 'number' && typeof b === 'number' && a > b && prev.status === next.status) out[k] = a;
+  }
+  return out;
+}
+
+const haltKey = (id: number): string => HALT_REASONS[id] ?? 'unknown';

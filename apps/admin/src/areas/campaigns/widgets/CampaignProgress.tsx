@@ -1,0 +1,31 @@
+import { Box, Typography } from '@mui/material';
+import { useTranslate } from 'react-admin';
+import { ProgressBar } from '../../contacts/widgets/ProgressBar';
+import type { Campaign } from '../types';
+
+/**
+ * Spec 2 progress bars of types sent, clicked and optedOut: sent against the audience, clicked and opted out against
+ * the sent messages (multi bars "{progress} / {total}").
+ */
+export const CampaignProgress = ({ campaign, compact }: { campaign: Pick<Campaign, 'sent' | 'clicked' | 'optedOut' | 'total' | 'created'>; compact?: boolean }) => {
+  const translate = useTranslate();
+  const total = campaign.total ?? campaign.created ?? 0;
+  const sent = campaign.sent ?? 0;
+  const rows: Array<{ type: 'sent' | 'clicked' | 'optedOut'; value: number; of: number }> = [
+    { type: 'sent', value: sent, of: total },
+    { type: 'clicked', value: campaign.clicked ?? 0, of: sent },
+    { type: 'optedOut', value: campaign.optedOut ?? 0, of: sent },
+  ];
+  return (
+    <Box sx={{ display: 'grid', gap: compact ? 0.25 : 0.5 }}>
+      {rows.map((r) => (
+        <Box key={r.type} sx={{ display: 'flex', alignItems: 'center', gap: 1 }} data-testid={`progress-${r.type}`} data-value={r.value} data-total={r.of}>
+          <Typography variant="caption" color="text.secondary" sx={{ width: 64, flexShrink: 0 }} noWrap>
+            {translate(`campaigns.progress.${r.type}`)}
+          </Typography>
+          <ProgressBar value={r.value} total={r.of} type={r.type} size={compact ? 's' : 'm'} />
+        </Box>
+      ))}
+    </Box>
+  );
+};

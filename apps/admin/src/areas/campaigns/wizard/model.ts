@@ -1,0 +1,266 @@
+import { evenRatios, hoursError, ctrError, positiveOrEmpty, ratiosError, variantsError, parseRatio } from '../rules';
+import { CampaignType } from '../status';
+import type { ActivityTime, Campaign, CampaignInput } from '../types';
+
+/** Spec 9 defaults: CTR indicators good 3, bad 1; unsubscribeAutoAdd 0, sendDuplicates 0. */
+export const DEFAULT_CTR = { bad: 1, good: 3 } as const;
+/** Colours given to new variants in turn. */
+export const VARIANT_COLOURS = ['#4f46e5', '#ff9600', '#16a34a', '#0ea5e9', '#db2777', '#7c3aed', '#ca8a04', '#0d9488'];
+
+export type TimezoneMode = ActivityTime['timezone_mode'];
+export const TIMEZONE_MODES: TimezoneMode[] = ['recipient', 'local', 'selected'];
+
+let keySeq = 0;
+export const rowKey = (): string => `r${++keySeq}`;
+
+export interface VariantRow {
+  key: string;
+  id?: number;
+  name: string;
+  text: string;
+  color: string;
+  ratio: string;
+}
+export interface SenderRow {
+  key: string;
+  sender: number | '';
+  ratio: string;
+}
+
+export interface WizardValues {
+  name: string;
+  description: string;
+  type: number;
+  stream: number | '';
+  tags: number[];
+  contactLists: number[];
+  sendDuplicates: boolean;
+  unsubscribeAutoAdd: boolean;
+  variants: VariantRow[];
+  senders: SenderRow[];
+  timezoneMode: TimezoneMode;
+  timezone: string;
+  workingDays: number[];
+  hoursStart: string;
+  hoursEnd: string;
+  dateStart: string;
+  dateEnd: string;
+  scheduled: string;
+  autoPauseAfter: string;
+  autoPauseEvery: string;
+  ctrBad: string;
+  ctrGood: string;
+}
+
+export const STEPS = ['details', 'audience', 'message', 'senders', 'schedule', 'settings'] as const;
+export type Step = (typeof STEPS)[number];
+
+export function emptyValues(variantWord: string): WizardValues {
+  return {
+    name: '',
+    description: '',
+    type: CampaignType.outbound,
+    stream: '',
+    tags: [],
+    contactLists: [],
+    sendDuplicates: false,
+    unsubscribeAutoAdd: false,
+    variants: [{ key: rowKey(), name: `${variantWord} 1`, text: '', color: VARIANT_COLOURS[0], ratio: '100' }],
+    senders: [],
+    timezoneMode: 'recipient',
+    timezone: '',
+    workingDays: [1, 2, 3, 4, 5],
+    hoursStart: '09:00',
+    hoursEnd: '20:00',
+    dateStart: '',
+    dateEnd: '',
+    scheduled: '',
+    autoPauseAfter: '',
+    autoPauseEvery: '',
+    ctrBad: String(DEFAULT_CTR.bad),
+    ctrGood: String(DEFAULT_CTR.good),
+  };
+}
+
+/** `2026-11-25T10:00:00.000Z` to the `datetime-local` field's `2026-11-25T10:00` in the browser's time, and back. */
+export function toLocalInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+export function fromLocalInput(v: string): string | null {
+  if (!v) return null;
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+export function fromCampaign(c: Campaign, variantWord: string): WizardValues {
+  const base = emptyValues(variantWord);
+  const at = c.activityTime;
+  const ctr = c.campaignSettings?.ctr_indicators ?? [DEFAULT_CTR.bad, DEFAULT_CTR.good];
+  return {
+    ...base,
+    name: c.name,
+    description: c.description ?? '',
+    type: c.type,
+    stream: c.stream ?? '',
+    tags: [...(c.campaignTags ?? [])],
+    contactLists: [...(c.contactLists ?? [])],
+    sendDuplicates: !!c.sendDuplicates,
+    unsubscribeAutoAdd: !!c.unsubscribeAutoAdd,
+    variants: c.campaignVariants.length
+      ? c.campaignVariants.map((v, i) => ({ key: rowKey(), id: v.id, name: v.name, text: v.text, color: v.color || VARIANT_COLOURS[i % VARIANT_COLOURS.length], ratio: String(v.ratio) }))
+      : base.variants,
+    senders: (c.campaignsSenders ?? []).map((s) => ({ key: rowKey(), sender: s.sender, ratio: String(s.ratio) })),
+    timezoneMode: at?.timezone_mode ?? 'recipient',
+    timezone: at?.timezone ?? '',
+    workingDays: at?.working_days ?? base.workingDays,
+    hoursStart: at?.working_hours?.start ?? base.hoursStart,
+    hoursEnd: at?.working_hours?.end ?? base.hoursEnd,
+    dateStart: toLocalInput(at?.dates?.start),
+    dateEnd: toLocalInput(at?.dates?.end),
+    scheduled: toLocalInput(at?.dates?.scheduled),
+    autoPauseAfter: c.campaignSettings?.auto_pause_after_messages ? String(c.campaignSettings.auto_pause_after_messages) : '',
+    autoPauseEvery: c.campaignSettings?.auto_pause_after_every_messages ? String(c.campaignSettings.auto_pause_after_every_messages) : '',
+    ctrBad: String(ctr[0]),
+    ctrGood: String(ctr[1]),
+  };
+}
+
+export function activityTime(v: WizardValues): ActivityTime {
+  return {
+    working_hours: { start: v.hoursStart, end: v.hoursEnd },
+    working_days: [...v.workingDays].sort((a, b) => a - b),
+    timezone_mode: v.timezoneMode,
+    timezone: v.timezoneMode === 'selected' ? v.timezone || null : null,
+    dates: { start: fromLocalInput(v.dateStart), end: fromLocalInput(v.dateEnd), scheduled: fromLocalInput(v.scheduled) },
+  };
+}
+
+export function toInput(v: WizardValues): CampaignInput {
+  return {
+    name: v.name.trim(),
+    description: v.description.trim() || null,
+    type: v.type,
+    stream: v.stream === '' ? null : v.stream,
+    campaignTags: v.tags,
+    contactLists: v.contactLists,
+    sendDuplicates: v.sendDuplicates ? 1 : 0,
+    unsubscribeAutoAdd: v.unsubscribeAutoAdd ? 1 : 0,
+    campaignVariants: v.variants.map((x) => ({ ...(x.id ? { id: x.id } : {}), name: x.name.trim(), text: x.text, color: x.color, ratio: parseRatio(x.ratio) })),
+    campaignsSenders: v.senders.filter((s) => s.sender !== '').map((s) => ({ sender: s.sender as number, ratio: parseRatio(s.ratio) })),
+    activityTime: activityTime(v),
+    campaignSettings: {
+      auto_pause_after_messages: v.autoPauseAfter.trim() ? Number(v.autoPauseAfter) : null,
+      auto_pause_after_every_messages: v.autoPauseEvery.trim() ? Number(v.autoPauseEvery) : null,
+      ctr_indicators: [Number(v.ctrBad), Number(v.ctrGood)],
+    },
+  };
+}
+
+/** Errors of one step, keyed by field (translation keys). */
+export function stepErrors(step: Step, v: WizardValues): Record<string, string> {
+  const e: Record<string, string> = {};
+  switch (step) {
+    case 'details':
+      if (!v.name.trim()) e.name = 'errors.client.required';
+      if (v.stream === '') e.stream = 'errors.client.required';
+      break;
+    case 'audience':
+      if (v.contactLists.length === 0) e.contactLists = 'errors.client.required';
+      break;
+    case 'message': {
+      const err = variantsError(v.variants.map((x) => ({ text: x.text, ratio: parseRatio(x.ratio) })));
+      if (err) e.variants = err;
+      v.variants.forEach((x, i) => {
+        if (!x.text.trim()) e[`variants.${i}.text`] = 'errors.client.required';
+        if (Number.isNaN(parseRatio(x.ratio))) e[`variants.${i}.ratio`] = 'errors.client.digits';
+      });
+      break;
+    }
+    case 'senders': {
+      const rows = v.senders.filter((s) => s.sender !== '');
+      if (rows.length) {
+        const err = ratiosError(rows.map((s) => parseRatio(s.ratio)));
+        if (err) e.senders = err;
+      }
+      const seen = new Set<number>();
+      v.senders.forEach((s, i) => {
+        if (s.sender === '') e[`senders.${i}.sender`] = 'errors.client.required';
+        else if (seen.has(s.sender)) e[`senders.${i}.sender`] = 'errors.client.duplicateSender';
+        else seen.add(s.sender);
+        if (Number.isNaN(parseRatio(s.ratio))) e[`senders.${i}.ratio`] = 'errors.client.digits';
+      });
+      break;
+    }
+    case 'schedule': {
+      const h = hoursError(v.hoursStart, v.hoursEnd);
+      if (h) e.hours = h;
+      if (v.workingDays.length === 0) e.workingDays = 'errors.client.required';
+      if (v.timezoneMode === 'selected' && !v.timezone) e.timezone = 'errors.client.required';
+      const s = fromLocalInput(v.dateStart);
+      const end = fromLocalInput(v.dateEnd);
+      if (s && end && end <= s) e.dateEnd = 'errors.client.endBeforeStart';
+      break;
+    }
+    case 'settings': {
+      const a = positiveOrEmpty(v.autoPauseAfter);
+      if (a) e.autoPauseAfter = a;
+      const b = positiveOrEmpty(v.autoPauseEvery);
+      if (b) e.autoPauseEvery = b;
+      const c = ctrError(Number(v.ctrBad.trim() === '' ? Number.NaN : v.ctrBad), Number(v.ctrGood.trim() === '' ? Number.NaN : v.ctrGood));
+      if (c) e.ctr = c;
+      break;
+    }
+  }
+  return e;
+}
+
+/** Splits the ratios evenly again (spec 5: an even split, the remainder on the last). */
+export function rebalance<T extends { ratio: string }>(rows: T[]): T[] {
+  const r = evenRatios(rows.length);
+  return rows.map((row, i) => ({ ...row, ratio: String(r[i]) }));
+}
+
+export interface Change {
+  field: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * The changes-review popup (spec 2): every field whose value an edit changes, as text before and after. `describe`
+ * names ids (lists, senders, tags, the stream) for people.
+ */
+export function changes(before: WizardValues, after: WizardValues, describe: (field: string, value: unknown) => string): Change[] {
+  const out: Change[] = [];
+  const fields: Array<[string, (v: WizardValues) => unknown]> = [
+    ['name', (v) => v.name.trim()],
+    ['description', (v) => v.description.trim()],
+    ['stream', (v) => v.stream],
+    ['tags', (v) => [...v.tags].sort((a, b) => a - b)],
+    ['contactLists', (v) => [...v.contactLists].sort((a, b) => a - b)],
+    ['sendDuplicates', (v) => v.sendDuplicates],
+    ['unsubscribeAutoAdd', (v) => v.unsubscribeAutoAdd],
+    ['variants', (v) => v.variants.map((x) => ({ name: x.name.trim(), text: x.text, ratio: x.ratio, color: x.color }))],
+    ['senders', (v) => v.senders.map((s) => ({ sender: s.sender, ratio: s.ratio }))],
+    ['timezoneMode', (v) => v.timezoneMode],
+    ['timezone', (v) => (v.timezoneMode === 'selected' ? v.timezone : '')],
+    ['workingDays', (v) => [...v.workingDays].sort((a, b) => a - b)],
+    ['hours', (v) => `${v.hoursStart}–${v.hoursEnd}`],
+    ['dateStart', (v) => v.dateStart],
+    ['dateEnd', (v) => v.dateEnd],
+    ['scheduled', (v) => v.scheduled],
+    ['autoPauseAfter', (v) => v.autoPauseAfter.trim()],
+    ['autoPauseEvery', (v) => v.autoPauseEvery.trim()],
+    ['ctr', (v) => `${v.ctrBad.trim()} / ${v.ctrGood.trim()}`],
+  ];
+  for (const [field, get] of fields) {
+    const a = get(before);
+    const b = get(after);
+    if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ field, before: describe(field, a), after: describe(field, b) });
+  }
+  return out;
+}

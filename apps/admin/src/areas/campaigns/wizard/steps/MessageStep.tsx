@@ -1,0 +1,226 @@
+import AddRoundedIcon from '@mui/icons-material/AddRounded';
+import AutoAwesomeRoundedIcon from '@mui/icons-material/AutoAwesomeRounded';
+import BalanceRoundedIcon from '@mui/icons-material/BalanceRounded';
+import DataObjectRoundedIcon from '@mui/icons-material/DataObjectRounded';
+import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
+import { Alert, Box, Button, IconButton, Menu, MenuItem, Paper, TextField, Tooltip, Typography } from '@mui/material';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslate } from 'react-admin';
+import { campaignsApi } from '../../api';
+import { parseRatio, spintaxSamples } from '../../rules';
+import { VariantCounter } from '../../widgets/VariantCounter';
+import { rebalance, rowKey, VARIANT_COLOURS, type VariantRow } from '../model';
+import type { StepProps } from './types';
+
+const PREVIEW_SAMPLES = 3;
+
+/** The variables a message may name: the contact fields plus the special phone, short URL and opt-out ones (spec 3). */
+const SPECIAL = ['phone', 'shorturl', 'optout'];
+
+const VariantCard = ({
+  row,
+  index,
+  count,
+  onChange,
+  onRemove,
+  errors,
+  variables,
+  maxLengths,
+  ratiosOnly,
+}: {
+  row: VariantRow;
+  index: number;
+  count: number;
+  onChange: (patch: Partial<VariantRow>) => void;
+  onRemove: () => void;
+  errors: Record<string, string>;
+  variables: Array<{ name: string; label: string }>;
+  maxLengths: Record<string, number>;
+  ratiosOnly?: boolean;
+}) => {
+  const translate = useTranslate();
+  const input = useRef<HTMLTextAreaElement | null>(null);
+  const [menu, setMenu] = useState<HTMLElement | null>(null);
+  const [preview, setPreview] = useState(false);
+  const insert = (name: string) => {
+    const el = input.current;
+    const token = `{{${name}}}`;
+    const at = el?.selectionStart ?? row.text.length;
+    const end = el?.selectionEnd ?? at;
+    onChange({ text: row.text.slice(0, at) + token + row.text.slice(end) });
+    setMenu(null);
+    window.setTimeout(() => {
+      el?.focus();
+      el?.setSelectionRange(at + token.length, at + token.length);
+    });
+  };
+  const samples = preview ? spintaxSamples(row.text, PREVIEW_SAMPLES) : [];
+  return (
+    <Paper variant="outlined" sx={{ p: 2, borderLeft: 4, borderLeftColor: row.color }} data-testid="variant-card">
+      <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr 90px', sm: '1fr 110px auto auto' }, gap: 1.5, alignItems: 'start' }}>
+        <TextField size="small" label={translate('campaigns.message.variantName')} value={row.name} disabled={ratiosOnly} onChange={(e) => onChange({ name: e.target.value })} slotProps={{ htmlInput: { maxLength: 100, 'data-testid': 'variant-name' } }} />
+        <TextField
+          size="small"
+          label={translate('campaigns.message.ratio')}
+          value={row.ratio}
+          onChange={(e) => onChange({ ratio: e.target.value.replace(/[^\d]/g, '').slice(0, 3) })}
+          error={!!errors[`variants.${index}.ratio`]}
+          slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'variant-ratio', 'aria-label': translate('campaigns.message.ratioOf', { name: row.name }) }, input: { endAdornment: <Typography variant="body2" color="text.secondary">%</Typography> } }}
+        />
+        <Box sx={{ display: 'flex', gap: 0.5, alignItems: 'center', gridColumn: { xs: '1 / -1', sm: 'auto' } }} role="radiogroup" aria-label={translate('campaigns.message.colour')}>
+          {VARIANT_COLOURS.slice(0, 4).map((c) => (
+            <Box
+              key={c}
+              component="button"
+              type="button"
+              role="radio"
+              aria-checked={row.color === c}
+              aria-label={c}
+              disabled={ratiosOnly}
+              onClick={() => onChange({ color: c })}
+              sx={{ width: 22, height: 22, borderRadius: '50%', bgcolor: c, border: 2, borderColor: row.color === c ? 'text.primary' : 'transparent', cursor: 'pointer', p: 0, '&:focus-visible': { outline: '2px solid', outlineOffset: 2 } }}
+            />
+          ))}
+        </Box>
+        <Tooltip title={translate('campaigns.message.removeVariant')}>
+          <span>
+            <IconButton aria-label={translate('campaigns.message.removeVariant')} onClick={onRemove} disabled={count <= 1 || ratiosOnly} data-testid="variant-remove" sx={{ display: { xs: 'none', sm: 'inline-flex' } }}>
+              <DeleteOutlineRoundedIcon fontSize="small" />
+            </IconButton>
+          </span>
+        </Tooltip>
+      </Box>
+      <TextField
+        fullWidth
+        multiline
+        minRows={3}
+        sx={{ mt: 1.5 }}
+        label={translate('campaigns.message.text')}
+        placeholder={translate('campaigns.message.placeholder')}
+        value={row.text}
+        disabled={ratiosOnly}
+        inputRef={input}
+        onChange={(e) => onChange({ text: e.target.value })}
+        error={!!errors[`variants.${index}.text`]}
+        helperText={errors[`variants.${index}.text`] || ' '}
+        slotProps={{ htmlInput: { 'data-testid': 'variant-text' } }}
+      />
+      <VariantCounter text={row.text} maxLengths={maxLengths} />
+      <Box sx={{ display: 'flex', gap: 1, mt: 1, flexWrap: 'wrap' }}>
+        <Button size="small" startIcon={<DataObjectRoundedIcon />} onClick={(e) => setMenu(e.currentTarget)} disabled={ratiosOnly} data-testid="variant-variables">
+          {translate('campaigns.message.insertVariable')}
+        </Button>
+        <Button size="small" startIcon={<AutoAwesomeRoundedIcon />} onClick={() => setPreview((p) => !p)} aria-expanded={preview} data-testid="variant-preview-toggle">
+          {translate(preview ? 'campaigns.message.hidePreview' : 'campaigns.message.preview')}
+        </Button>
+        {count > 1 && !ratiosOnly && (
+          <Button size="small" color="error" startIcon={<DeleteOutlineRoundedIcon />} onClick={onRemove} sx={{ display: { sm: 'none' } }}>
+            {translate('campaigns.message.removeVariant')}
+          </Button>
+        )}
+      </Box>
+      <Menu anchorEl={menu} open={!!menu} onClose={() => setMenu(null)}>
+        {variables.map((x) => (
+          <MenuItem key={x.name} onClick={() => insert(x.name)} data-testid={`insert-variable-${x.name}`}>
+            {x.label} <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>{`{{${x.name}}}`}</Typography>
+          </MenuItem>
+        ))}
+      </Menu>
+      {preview && (
+        <Box sx={{ mt: 1, display: 'grid', gap: 0.75 }} data-testid="spintax-preview">
+          {samples.length === 0 ? (
+            <Typography variant="body2" color="text.secondary">{translate('campaigns.message.noPreview')}</Typography>
+          ) : (
+            samples.map((s) => (
+              <Box key={s} sx={{ p: 1.25, borderRadius: '8px', bgcolor: '#f6f7f9', fontSize: 14, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }} data-testid="spintax-sample">
+                {s}
+              </Box>
+            ))
+          )}
+        </Box>
+      )}
+    </Paper>
+  );
+};
+
+/**
+ * Message: variants with ratios (whole numbers summing to 100; an even split by default, remainder on the last),
+ * spintax preview, variables, and a live character and part count per variant; a template's variants can be loaded.
+ */
+export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) => {
+  const translate = useTranslate();
+  const [maxLengths, setMaxLengths] = useState<Record<string, number>>({});
+  const [templateMenu, setTemplateMenu] = useState<HTMLElement | null>(null);
+  const listsKey = v.contactLists.join(',');
+  useEffect(() => {
+    if (!listsKey) return undefined;
+    let live = true;
+    campaignsApi.varsMaxLength(listsKey.split(',').map(Number)).then(
+      (m) => live && setMaxLengths(m && typeof m === 'object' ? m : {}),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [listsKey]);
+
+  const variables = [
+    ...SPECIAL.map((name) => ({ name, label: translate(`campaigns.message.special.${name}`) })),
+    ...lookups.variables.filter((x) => !SPECIAL.includes(x.name)).map((x) => ({ name: x.name, label: x.UIname || x.name })),
+  ];
+  const update = (i: number, patch: Partial<VariantRow>) => set({ variants: v.variants.map((row, j) => (j === i ? { ...row, ...patch } : row)) });
+  const add = () => {
+    const n = v.variants.length;
+    set({ variants: rebalance([...v.variants, { key: rowKey(), name: `${translate('campaigns.message.variantWord')} ${n + 1}`, text: '', color: VARIANT_COLOURS[n % VARIANT_COLOURS.length], ratio: '0' }]) });
+  };
+  const remove = (i: number) => set({ variants: rebalance(v.variants.filter((_r, j) => j !== i)) });
+  const total = v.variants.reduce((n, r) => n + (Number.isNaN(parseRatio(r.ratio)) ? 0 : parseRatio(r.ratio)), 0);
+
+  return (
+    <Box sx={{ display: 'grid', gap: 2 }} data-testid="wizard-step-message">
+      <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', alignItems: 'center' }}>
+        <Typography variant="body2" sx={{ flex: 1, minWidth: 160 }} color={total === 100 ? 'text.secondary' : 'error'} data-testid="ratio-total">
+          {translate('campaigns.message.ratioTotal', { total })}
+        </Typography>
+        {!ratiosOnly && lookups.templates.length > 0 && (
+          <Button size="small" variant="outlined" onClick={(e) => setTemplateMenu(e.currentTarget)} data-testid="load-template">
+            {translate('campaigns.message.fromTemplate')}
+          </Button>
+        )}
+        <Button size="small" variant="outlined" startIcon={<BalanceRoundedIcon />} onClick={() => set({ variants: rebalance(v.variants) })} data-testid="split-evenly">
+          {translate('campaigns.message.splitEvenly')}
+        </Button>
+      </Box>
+      <Menu anchorEl={templateMenu} open={!!templateMenu} onClose={() => setTemplateMenu(null)}>
+        {lookups.templates.map((t) => (
+          <MenuItem
+            key={t.id}
+            data-testid="template-option"
+            onClick={() => {
+              setTemplateMenu(null);
+              if (t.variants.length)
+                set({ variants: t.variants.map((x, i) => ({ key: rowKey(), name: x.name, text: x.text, color: x.color || VARIANT_COLOURS[i % VARIANT_COLOURS.length], ratio: String(x.ratio) })) });
+            }}
+          >
+            {t.name}
+          </MenuItem>
+        ))}
+      </Menu>
+      {errors.variants && (
+        <Alert severity="error" data-testid={`variants-error`} data-key={errors.variantsKey}>
+          {errors.variants}
+        </Alert>
+      )}
+      {v.variants.map((row, i) => (
+        <VariantCard key={row.key} row={row} index={i} count={v.variants.length} onChange={(p) => update(i, p)} onRemove={() => remove(i)} errors={errors} variables={variables} maxLengths={maxLengths} ratiosOnly={ratiosOnly} />
+      ))}
+      {!ratiosOnly && (
+        <Button startIcon={<AddRoundedIcon />} onClick={add} sx={{ justifySelf: 'start' }} data-testid="add-variant">
+          {translate('campaigns.message.addVariant')}
+        </Button>
+      )}
+      <Typography variant="caption" color="text.secondary">{translate('campaigns.message.spintaxHint')}</Typography>
+    </Box>
+  );
+};
+
