@@ -1,58 +1,59 @@
 /**
- * Spec 4 "Campaign status (number)": the statuses, the actions each one allows and the filter tabs. Provisional
- * copy until libs/contracts/src/campaigns.ts lands; the server refuses a disallowed action either way.
+ * Spec 4 "Campaign status (number)" for the console, from libs/contracts/src/campaigns.ts: the statuses, the actions
+ * each one allows, the filter tabs and the halt reasons. The server refuses a disallowed action either way
+ * (409 CAMPAIGN_ACTION_NOT_ALLOWED).
  */
+import {
+  CAMPAIGN_ACTION_STATUSES,
+  CAMPAIGN_FILTER_TABS,
+  CAMPAIGN_HALT_REASON_KEYS,
+  CAMPAIGN_STATUS_NAMES,
+  CampaignStatus as C,
+  CampaignType as T,
+  type CampaignFilterTab,
+  type CampaignHaltReasonValue,
+  type CampaignStatusValue,
+} from '@switchboard/contracts/src/campaigns';
+import type { Campaign } from './types';
+
+/** The statuses under the console's (camelCase) names. */
 export const CampaignStatus = {
-  scheduled: 0,
-  started: 1,
-  processing: 2,
-  paused: 3,
-  aborted: 4,
-  ready: 5,
-  sending: 6,
-  finished: 7,
-  draft: 8,
-  suspended: 9,
-  halt: 10,
-  rejected: 11,
+  scheduled: C.Scheduled,
+  started: C.Started,
+  processing: C.Processing,
+  paused: C.Paused,
+  aborted: C.Aborted,
+  ready: C.Ready,
+  sending: C.Sending,
+  finished: C.Finished,
+  draft: C.Draft,
+  suspended: C.Suspended,
+  halt: C.Halt,
+  rejected: C.Rejected,
 } as const;
-export type CampaignStatusName = keyof typeof CampaignStatus;
-export type CampaignStatusValue = (typeof CampaignStatus)[CampaignStatusName];
 
-export const STATUS_NAMES = Object.fromEntries(Object.entries(CampaignStatus).map(([k, v]) => [v, k])) as Record<number, CampaignStatusName>;
+export const STATUS_NAMES: Readonly<Record<number, string>> = CAMPAIGN_STATUS_NAMES;
 
-export type CampaignAction = 'edit' | 'delete' | 'duplicate' | 'analytics' | 'pause' | 'play' | 'abort' | 'start' | 'editRatio';
+/** The console's actions on a campaign (spec 4). */
+export type CampaignAction = 'edit' | 'delete' | 'duplicate' | 'analytics' | 'pause' | 'play' | 'ratio' | 'start' | 'abort';
 
-const S = CampaignStatus;
-const ALL = Object.values(S) as number[];
-const except = (...out: number[]) => ALL.filter((s) => !out.includes(s));
+/**
+ * Whether the campaign's status allows the action: the server's own answer (`actions`) when the campaign carries it,
+ * else the shared table.
+ */
+export function can(action: CampaignAction, c: Pick<Campaign, 'status'> & { actions?: Partial<Campaign['actions']> }): boolean {
+  const told = c.actions?.[action];
+  if (typeof told === 'boolean') return told;
+  return CAMPAIGN_ACTION_STATUSES[action].includes(c.status as CampaignStatusValue);
+}
 
-export const ACTIONS: Record<CampaignAction, readonly number[]> = {
-  edit: [S.scheduled, S.draft, S.suspended, S.rejected],
-  delete: except(S.aborted),
-  duplicate: except(S.draft, S.suspended, S.rejected),
-  analytics: except(S.scheduled, S.draft),
-  pause: [S.started, S.processing, S.ready, S.sending, S.halt],
-  play: [S.paused],
-  abort: [S.scheduled, S.started, S.processing, S.paused, S.ready, S.sending, S.halt],
-  start: [S.draft],
-  editRatio: except(S.aborted, S.finished, S.suspended, S.rejected),
-};
+export type FilterTab = CampaignFilterTab;
+/** The tab's statuses; `null` for all (no filter sent). */
+export const FILTER_TABS: Readonly<Record<FilterTab, readonly number[] | null>> = { ...CAMPAIGN_FILTER_TABS, all: null };
 
-export const can = (action: CampaignAction, status: number): boolean => ACTIONS[action].includes(status);
+/** A halt reason id to its translation key (`campaigns.haltReasons.<key>`). */
+export const haltReasonKey = (id: number | null | undefined): string | undefined => (id == null ? undefined : (CAMPAIGN_HALT_REASON_KEYS[id as CampaignHaltReasonValue] ?? 'unknown'));
 
-export type FilterTab = 'all' | 'active' | 'pending' | 'rejected' | 'finished';
-export const FILTER_TABS: Record<FilterTab, readonly number[] | null> = {
-  all: null,
-  active: [S.scheduled, S.started, S.processing, S.paused, S.ready, S.sending, S.halt],
-  pending: [S.suspended],
-  rejected: [S.rejected],
-  finished: [S.aborted, S.finished],
-};
-
-/** Spec 4 halt reasons, by id. */
-export const HALT_REASONS = ['tpsLimit', 'noContactsInTimezone', 'veryLowClickRate', 'noClicks', 'noValidPools', 'lowBalance', 'autoPause', 'dailyLimit', 'senderDailyLimit'] as const;
-
-/** Spec 4 campaign types. */
-export const CampaignType = { outbound: 0, inboundOutbound: 1, transactional: 2, whatsapp: 3, telegram: 4 } as const;
+/** Spec 4 campaign types under the console's names. */
+export const CampaignType = { outbound: T.Outbound, inboundOutbound: T.InboundOutbound, transactional: T.Transactional, whatsapp: T.WhatsApp, telegram: T.Telegram } as const;
 export const TYPE_NAMES = Object.fromEntries(Object.entries(CampaignType).map(([k, v]) => [v, k])) as Record<number, keyof typeof CampaignType>;

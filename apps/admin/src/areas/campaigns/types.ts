@@ -1,114 +1,60 @@
 /**
- * The campaigns API's shapes as the console reads them. Provisional (spec 3 and 7) until the campaigns service's
- * contracts land in libs/contracts/src/campaigns.ts; then these become re-exports of those.
+ * The campaigns API's shapes, from their one source (libs/contracts/src/campaigns.ts), under the console's names.
+ * Only what the console itself sends (the create and edit body) and the few answers the contracts do not name yet
+ * (cost estimate, unreachable time zones) are described here.
  */
+import type {
+  CampaignActivityTime,
+  CampaignDto,
+  CampaignSettings as CampaignSettingsDto,
+  CampaignStatsDto,
+  CampaignTagDto,
+  CampaignVariantDto,
+  TemplateDto,
+  TemplateVariantDto,
+  WordListDto,
+} from '@switchboard/contracts/src/campaigns';
+
 export interface ListResult<T> {
   items: T[];
   total: number;
 }
 
-export interface ActivityTime {
-  working_hours: { start: string; end: string };
-  /** ISO week days 1 (Monday) .. 7 (Sunday). */
-  working_days: number[];
-  timezone_mode: 'recipient' | 'local' | 'selected';
-  timezone: string | null;
-  dates: { start: string | null; end: string | null; scheduled: string | null };
-}
+export type Campaign = CampaignDto;
+export type CampaignStats = CampaignStatsDto;
+export type ActivityTime = CampaignActivityTime;
+export type CampaignSettings = CampaignSettingsDto;
+export type CampaignVariant = CampaignVariantDto;
+export type Tag = CampaignTagDto;
+export type Template = TemplateDto;
+export type WordList = WordListDto;
 
-export interface CampaignSettings {
-  max_domains_per_pool?: number | null;
-  auto_pause_after_messages: number | null;
-  auto_pause_after_every_messages: number | null;
-  ctr_indicators: [number, number];
-  metadata?: Record<string, unknown>;
-}
+/** A template variant as the console sends it (no id for a new one). */
+export type TemplateVariantInput = Pick<TemplateVariantDto, 'name' | 'text' | 'ratio' | 'color'> & { id?: number };
+export type TemplateVariant = TemplateVariantInput;
 
-export interface CampaignVariant {
-  id?: number;
-  name: string;
-  text: string;
-  color: string;
-  ratio: number;
-}
+/** Per-variant results (`/campaign_stats/per_variant`). */
+export type VariantStats = Partial<CampaignStatsDto> & { id?: number; variant?: number; name?: string };
 
-export interface CampaignSender {
-  sender: number;
-  ratio: number;
-}
-
-export interface CampaignStats {
-  created: number;
-  sent: number;
-  delivered: number;
-  sentFailed: number;
-  undelivered: number;
-  dlrFailed: number;
-  optedOut: number;
-  clicked: number;
-  total: number;
-  cost: number;
-}
-
-export interface Campaign extends Partial<CampaignStats> {
-  id: number;
+/** The create and edit body: the campaign's own fields, tags and senders by id. */
+export interface CampaignInput {
   name: string;
   description: string | null;
   type: number;
-  status: number;
-  createdAt: string;
-  startedAt?: string | null;
   stream: number | null;
-  hasShortURL?: boolean;
-  unsubscribeAutoAdd: number;
-  sendDuplicates: number;
-  contactLists: number[];
-  campaignVariants: CampaignVariant[];
-  campaignsSenders: CampaignSender[];
   campaignTags: number[];
+  contactLists: number[];
+  sendDuplicates: boolean;
+  unsubscribeAutoAdd: boolean;
+  campaignVariants: Array<{ id?: number; name: string; text: string; color: string; ratio: number }>;
+  campaignsSenders: Array<{ sender: number; ratio: number }>;
   activityTime: ActivityTime;
-  campaignSettings: CampaignSettings;
-  declinedReason: string | null;
-  haltReasonId: number | null;
-  currency?: string;
-}
-
-export type CampaignInput = Omit<Campaign, 'id' | 'status' | 'createdAt' | 'declinedReason' | 'haltReasonId' | keyof CampaignStats>;
-
-export interface VariantStats extends CampaignStats {
-  name: string;
-  color: string;
-}
-
-export interface TemplateVariant {
-  id?: number;
-  name: string;
-  text: string;
-  ratio: number;
-  color: string;
-}
-
-export interface Template {
-  id: number;
-  name: string;
-  description: string | null;
-  variants: TemplateVariant[];
-}
-
-export interface WordList {
-  id: number;
-  name: string;
-  words: Array<{ id?: number; value: string }>;
-}
-
-export interface Tag {
-  id: number;
-  value: string;
+  campaignSettings: Pick<CampaignSettings, 'auto_pause_after_messages' | 'auto_pause_after_every_messages' | 'ctr_indicators'>;
 }
 
 export interface EstimatedCost {
-  items: Array<{ country: string; contacts: number; parts: number; cost: number }>;
-  total: { contacts: number; cost: number };
+  items: Array<{ country: string | null; contacts: number; parts: number; cost: string | number }>;
+  total: { contacts: number; cost: string | number };
   currency: string;
 }
 

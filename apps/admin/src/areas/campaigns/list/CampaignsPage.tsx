@@ -193,7 +193,7 @@ export const CampaignsPage = () => {
       ),
     },
     { key: 'status', label: translate('campaigns.fields.status'), render: (c) => <CampaignStatusChip status={c.status} haltReasonId={c.haltReasonId} declinedReason={c.declinedReason} /> },
-    { key: 'progress', label: translate('campaigns.fields.progress'), hideOnPhone: true, render: (c) => <CampaignProgress campaign={c} compact /> },
+    { key: 'progress', label: translate('campaigns.fields.progress'), hideOnPhone: true, render: (c) => <CampaignProgress stats={c.stats} compact /> },
     { key: 'createdAt', label: translate('campaigns.fields.createdAt'), hideOnPhone: true, render: (c) => <Typography variant="body2" sx={{ whiteSpace: 'nowrap' }}>{formatDate(c.startedAt ?? c.createdAt, locale)}</Typography> },
     { key: 'actions', label: '', align: 'right', width: 56, render: (c) => <ActionMenu items={actions.items(c)} testId="campaign-actions" /> },
   ];

@@ -48,7 +48,7 @@ export const ListCampaignsTab = ({ listId }: { listId: number }) => {
               </Link>
               <CampaignStatusChip status={c.status} haltReasonId={c.haltReasonId} declinedReason={c.declinedReason} />
             </Box>
-            <CampaignProgress campaign={c} compact />
+            <CampaignProgress stats={c.stats} compact />
           </Box>
         );
       })}

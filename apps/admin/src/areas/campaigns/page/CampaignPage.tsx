@@ -7,7 +7,7 @@ import PauseRoundedIcon from '@mui/icons-material/PauseRounded';
 import PlayArrowRoundedIcon from '@mui/icons-material/PlayArrowRounded';
 import RocketLaunchRoundedIcon from '@mui/icons-material/RocketLaunchRounded';
 import StopRoundedIcon from '@mui/icons-material/StopRounded';
-import { Alert, Box, Button, Link, Paper, Skeleton, Table, TableBody, TableCell, TableHead, TableRow, Tooltip, Typography } from '@mui/material';
+import { Alert, Box, Link, Paper, Skeleton, Table, TableBody, TableCell, TableHead, TableRow, Tooltip, Typography } from '@mui/material';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useTranslate } from 'react-admin';
 import { Link as RouterLink, useNavigate, useParams } from 'react-router-dom';
@@ -20,8 +20,8 @@ import { ProgressBar } from '../../contacts/widgets/ProgressBar';
 import { campaignsApi, P, PATHS } from '../api';
 import { applyPatch, useCampaignsRealtime } from '../realtime';
 import { ctrLevel } from '../rules';
-import { can, CampaignStatus as S, HALT_REASONS, TYPE_NAMES } from '../status';
-import type { Campaign, VariantStats } from '../types';
+import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
+import type { Campaign, CampaignStats, VariantStats } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
@@ -46,7 +46,7 @@ const Figure = ({ label, value, testId, tone, hint }: { label: string; value: Re
   </Tooltip>
 );
 
-const failedOf = (c: Partial<Pick<Campaign, 'sentFailed' | 'undelivered' | 'dlrFailed'>>) => (c.sentFailed ?? 0) + (c.undelivered ?? 0) + (c.dlrFailed ?? 0);
+const failedOf = (s: Partial<Pick<CampaignStats, 'sentFailed' | 'undelivered' | 'dlrFailed'>> | undefined) => (s?.sentFailed ?? 0) + (s?.undelivered ?? 0) + (s?.dlrFailed ?? 0);
 
 /** /campaigns/:id: live counts, the progress bars, per-variant results and the actions the status allows. */
 export const CampaignPage = () => {
@@ -139,12 +139,13 @@ export const CampaignPage = () => {
   }
 
   const c = campaign;
+  const st = c.stats;
   const currency = c.currency ?? profile?.customer?.currency;
-  const ctr = c.sent ? ((c.clicked ?? 0) / c.sent) * 100 : 0;
+  const ctr = st?.sent ? ((st.clicked ?? 0) / st.sent) * 100 : 0;
   const indicators = c.campaignSettings?.ctr_indicators ?? [1, 3];
   const level = ctrLevel(ctr, indicators);
   const button = (action: 'start' | 'pause' | 'play' | 'abort' | 'edit' | 'duplicate' | 'delete', icon: ReactNode, variant: 'contained' | 'outlined' = 'outlined') => {
-    if (!can(action, c.status)) return null;
+    if (!can(action, c)) return null;
     const item = actions.items(c).find((i) => i.key === action);
     if (!item) return null;
     return (
@@ -181,7 +182,7 @@ export const CampaignPage = () => {
       />
       {c.status === S.halt && c.haltReasonId != null && (
         <Alert severity="error" sx={{ mb: 2 }} data-testid="halt-reason">
-          {translate('campaigns.page.halted', { reason: translate(`campaigns.haltReasons.${haltKey(c.haltReasonId)}`) })}
+          {translate('campaigns.page.halted', { reason: translate(`campaigns.haltReasons.${haltReasonKey(c.haltReasonId) ?? 'unknown'}`) })}
         </Alert>
       )}
       {c.status === S.rejected && c.declinedReason && (
@@ -190,22 +191,22 @@ export const CampaignPage = () => {
         </Alert>
       )}
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'repeat(2, minmax(0, 1fr))', sm: 'repeat(4, minmax(0, 1fr))', lg: 'repeat(7, minmax(0, 1fr))' }, gap: 1.5, mb: 2 }}>
-        <Figure label={translate('campaigns.stats.created')} value={formatNumber(c.created ?? c.total ?? 0, locale)} testId="stat-created" />
-        <Figure label={translate('campaigns.stats.sent')} value={formatNumber(c.sent ?? 0, locale)} testId="stat-sent" />
-        <Figure label={translate('campaigns.stats.delivered')} value={formatNumber(c.delivered ?? 0, locale)} testId="stat-delivered" tone="#067647" />
+        <Figure label={translate('campaigns.stats.created')} value={formatNumber(st?.created || st?.total || 0, locale)} testId="stat-created" />
+        <Figure label={translate('campaigns.stats.sent')} value={formatNumber(st?.sent ?? 0, locale)} testId="stat-sent" />
+        <Figure label={translate('campaigns.stats.delivered')} value={formatNumber(st?.delivered ?? 0, locale)} testId="stat-delivered" tone="#067647" />
         <Figure
           label={translate('campaigns.stats.failed')}
-          value={formatNumber(failedOf(c), locale)}
+          value={formatNumber(failedOf(st), locale)}
           testId="stat-failed"
-          tone={failedOf(c) ? '#b42318' : undefined}
-          hint={translate('campaigns.stats.failedHint', { sentFailed: c.sentFailed ?? 0, undelivered: c.undelivered ?? 0, dlrFailed: c.dlrFailed ?? 0 })}
+          tone={failedOf(st) ? '#b42318' : undefined}
+          hint={translate('campaigns.stats.failedHint', { sentFailed: st?.sentFailed ?? 0, undelivered: st?.undelivered ?? 0, dlrFailed: st?.dlrFailed ?? 0 })}
         />
-        <Figure label={translate('campaigns.stats.clicked')} value={formatNumber(c.clicked ?? 0, locale)} testId="stat-clicked" />
-        <Figure label={translate('campaigns.stats.optedOut')} value={formatNumber(c.optedOut ?? 0, locale)} testId="stat-opted-out" />
-        {canDo(P.CostView) && <Figure label={translate('campaigns.stats.cost')} value={formatCost(c.cost ?? 0, currency, locale)} testId="stat-cost" />}
+        <Figure label={translate('campaigns.stats.clicked')} value={formatNumber(st?.clicked ?? 0, locale)} testId="stat-clicked" />
+        <Figure label={translate('campaigns.stats.optedOut')} value={formatNumber(st?.optedOut ?? 0, locale)} testId="stat-opted-out" />
+        {canDo(P.CostView) && <Figure label={translate('campaigns.stats.cost')} value={formatCost(st?.cost ?? c.cost ?? '0', currency, locale)} testId="stat-cost" />}
       </Box>
       <Paper sx={{ p: 2, mb: 2, display: 'flex', gap: 3, flexWrap: 'wrap', alignItems: 'center' }}>
-        <CampaignProgress campaign={c} />
+        <CampaignProgress stats={st} />
         <Box>
           <Typography variant="caption" color="text.secondary" sx={{ fontWeight: 600, textTransform: 'uppercase' }} component="div">
             {translate('campaigns.stats.ctr')}
@@ -234,9 +235,9 @@ export const CampaignPage = () => {
             </TableHead>
             <TableBody>
               {c.campaignVariants.map((v, i) => {
-                const s = variants?.find((x) => x.name === v.name) ?? variants?.[i];
+                const s = variants?.find((x) => x.id === v.id || x.variant === v.id) ?? variants?.find((x) => x.name === v.name) ?? variants?.[i];
                 return (
-                  <TableRow key={v.id ?? v.name} data-testid="variant-result">
+                  <TableRow key={v.id} data-testid="variant-result">
                     <TableCell>
                       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
                         <Box sx={{ width: 10, height: 10, borderRadius: '50%', bgcolor: v.color, flexShrink: 0 }} />
@@ -283,7 +284,7 @@ export const CampaignPage = () => {
           )}
           <Typography variant="body2" color="text.secondary">{translate('campaigns.stats.total')}</Typography>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
-            <ProgressBar value={c.sent ?? 0} total={c.total ?? c.created ?? 0} type="sent" testId="campaign-sent-bar" />
+            <ProgressBar value={st?.sent ?? 0} total={st?.total || st?.created || 0} type="sent" testId="campaign-sent-bar" />
           </Box>
         </Box>
       </Paper>
@@ -304,13 +305,10 @@ export const CampaignPage = () => {
 
 /** Counters from a poll never go below what a realtime frame already showed. */
 function pickHigher(prev: Campaign, next: Campaign): Partial<Campaign> {
-  const out: Partial<Campaign> = {};
-  for (const k of ['created', 'sent', 'delivered', 'sentFailed', 'undelivered', 'dlrFailed', 'optedOut', 'clicked', 'total', 'cost'] as const) {
-    const a = prev[k];
-    const b = next[k];
-    if (typeof a === 'number' && typeof b === 'number' && a > b && prev.status === next.status) out[k] = a;
+  if (prev.status !== next.status || !prev.stats || !next.stats) return {};
+  const stats = { ...next.stats };
+  for (const k of ['total', 'created', 'sent', 'delivered', 'sentFailed', 'undelivered', 'dlrFailed', 'optedOut', 'clicked'] as const) {
+    if (prev.stats[k] > next.stats[k]) stats[k] = prev.stats[k];
   }
-  return out;
+  return { stats };
 }
-
-const haltKey = (id: number): string => HALT_REASONS[id] ?? 'unknown';

@@ -1,20 +1,20 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { ProgressBar } from '../../contacts/widgets/ProgressBar';
-import type { Campaign } from '../types';
+import type { CampaignStats } from '../types';
 
 /**
  * Spec 2 progress bars of types sent, clicked and optedOut: sent against the audience, clicked and opted out against
  * the sent messages (multi bars "{progress} / {total}").
  */
-export const CampaignProgress = ({ campaign, compact }: { campaign: Pick<Campaign, 'sent' | 'clicked' | 'optedOut' | 'total' | 'created'>; compact?: boolean }) => {
+export const CampaignProgress = ({ stats, compact }: { stats: Partial<Pick<CampaignStats, 'sent' | 'clicked' | 'optedOut' | 'total' | 'created'>> | undefined; compact?: boolean }) => {
   const translate = useTranslate();
-  const total = campaign.total ?? campaign.created ?? 0;
-  const sent = campaign.sent ?? 0;
+  const total = stats?.total || stats?.created || 0;
+  const sent = stats?.sent ?? 0;
   const rows: Array<{ type: 'sent' | 'clicked' | 'optedOut'; value: number; of: number }> = [
     { type: 'sent', value: sent, of: total },
-    { type: 'clicked', value: campaign.clicked ?? 0, of: sent },
-    { type: 'optedOut', value: campaign.optedOut ?? 0, of: sent },
+    { type: 'clicked', value: stats?.clicked ?? 0, of: sent },
+    { type: 'optedOut', value: stats?.optedOut ?? 0, of: sent },
   ];
   return (
     <Box sx={{ display: 'grid', gap: compact ? 0.25 : 0.5 }}>

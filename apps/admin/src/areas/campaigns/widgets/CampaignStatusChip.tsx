@@ -1,7 +1,7 @@
 import { Tooltip } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { StatusChip, type Tone } from '../../../ui/StatusChip';
-import { CampaignStatus as S, HALT_REASONS, STATUS_NAMES } from '../status';
+import { CampaignStatus as S, haltReasonKey, STATUS_NAMES } from '../status';
 
 const TONE: Record<number, Tone> = {
   [S.scheduled]: 'info',
@@ -23,7 +23,7 @@ const LIVE = new Set<number>([S.started, S.processing, S.ready, S.sending]);
 export const CampaignStatusChip = ({ status, haltReasonId, declinedReason, testId = 'campaign-status' }: { status: number; haltReasonId?: number | null; declinedReason?: string | null; testId?: string }) => {
   const translate = useTranslate();
   const name = STATUS_NAMES[status] ?? 'draft';
-  const halt = status === S.halt && haltReasonId != null ? HALT_REASONS[haltReasonId] : undefined;
+  const halt = status === S.halt ? haltReasonKey(haltReasonId) : undefined;
   const tip = halt ? translate(`campaigns.haltReasons.${halt}`) : status === S.rejected && declinedReason ? declinedReason : '';
   return (
     <Tooltip title={tip}>

@@ -50,13 +50,13 @@ export function useCampaignActions({ onChanged, onEdit, onDeleted }: { onChanged
   };
 
   const items = (c: Campaign): ActionItem[] => [
-    { key: 'start', label: translate('campaigns.actions.start'), icon: <RocketLaunchRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('start', c.status), onClick: () => run(c, 'start'), testId: 'action-start' },
-    { key: 'pause', label: translate('campaigns.actions.pause'), icon: <PauseRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('pause', c.status), onClick: () => run(c, 'pause'), testId: 'action-pause' },
-    { key: 'play', label: translate('campaigns.actions.play'), icon: <PlayArrowRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('play', c.status), onClick: () => run(c, 'play'), testId: 'action-play' },
-    { key: 'edit', label: translate('campaigns.actions.edit'), icon: <EditRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('edit', c.status), onClick: () => onEdit(c), testId: 'action-edit' },
-    { key: 'duplicate', label: translate('campaigns.actions.duplicate'), icon: <ContentCopyRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('duplicate', c.status), onClick: () => duplicate(c), testId: 'action-duplicate' },
-    { key: 'abort', label: translate('campaigns.actions.abort'), icon: <StopRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('abort', c.status), danger: true, onClick: () => setConfirm({ kind: 'abort', campaign: c }), testId: 'action-abort' },
-    { key: 'delete', label: translate('campaigns.actions.delete'), icon: <DeleteOutlineRoundedIcon fontSize="small" />, permission: P.CampaignRemove, hidden: !can('delete', c.status), danger: true, onClick: () => setConfirm({ kind: 'delete', campaign: c }), testId: 'action-delete' },
+    { key: 'start', label: translate('campaigns.actions.start'), icon: <RocketLaunchRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('start', c), onClick: () => run(c, 'start'), testId: 'action-start' },
+    { key: 'pause', label: translate('campaigns.actions.pause'), icon: <PauseRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('pause', c), onClick: () => run(c, 'pause'), testId: 'action-pause' },
+    { key: 'play', label: translate('campaigns.actions.play'), icon: <PlayArrowRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('play', c), onClick: () => run(c, 'play'), testId: 'action-play' },
+    { key: 'edit', label: translate('campaigns.actions.edit'), icon: <EditRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('edit', c), onClick: () => onEdit(c), testId: 'action-edit' },
+    { key: 'duplicate', label: translate('campaigns.actions.duplicate'), icon: <ContentCopyRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('duplicate', c), onClick: () => duplicate(c), testId: 'action-duplicate' },
+    { key: 'abort', label: translate('campaigns.actions.abort'), icon: <StopRoundedIcon fontSize="small" />, permission: P.CampaignAddEdit, hidden: !can('abort', c), danger: true, onClick: () => setConfirm({ kind: 'abort', campaign: c }), testId: 'action-abort' },
+    { key: 'delete', label: translate('campaigns.actions.delete'), icon: <DeleteOutlineRoundedIcon fontSize="small" />, permission: P.CampaignRemove, hidden: !can('delete', c), danger: true, onClick: () => setConfirm({ kind: 'delete', campaign: c }), testId: 'action-delete' },
   ];
 
   const dialogs: ReactNode = (

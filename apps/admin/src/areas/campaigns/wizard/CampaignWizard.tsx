@@ -79,7 +79,6 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
     setReview(null);
     setExtra({});
     // a new campaign or another campaign starts the wizard afresh
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, campaign?.id]);
 
   // the stream preselected when there is only one

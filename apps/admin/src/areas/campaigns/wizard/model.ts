@@ -1,9 +1,10 @@
 import { evenRatios, hoursError, ctrError, positiveOrEmpty, ratiosError, variantsError, parseRatio } from '../rules';
+import { CAMPAIGN_DEFAULTS } from '@switchboard/contracts/src/campaigns';
 import { CampaignType } from '../status';
 import type { ActivityTime, Campaign, CampaignInput } from '../types';
 
 /** Spec 9 defaults: CTR indicators good 3, bad 1; unsubscribeAutoAdd 0, sendDuplicates 0. */
-export const DEFAULT_CTR = { bad: 1, good: 3 } as const;
+export const DEFAULT_CTR = CAMPAIGN_DEFAULTS.ctrIndicators;
 /** Colours given to new variants in turn. */
 export const VARIANT_COLOURS = ['#4f46e5', '#ff9600', '#16a34a', '#0ea5e9', '#db2777', '#7c3aed', '#ca8a04', '#0d9488'];
 
@@ -63,8 +64,8 @@ export function emptyValues(variantWord: string): WizardValues {
     stream: '',
     tags: [],
     contactLists: [],
-    sendDuplicates: false,
-    unsubscribeAutoAdd: false,
+    sendDuplicates: CAMPAIGN_DEFAULTS.sendDuplicates,
+    unsubscribeAutoAdd: CAMPAIGN_DEFAULTS.unsubscribeAutoAdd,
     variants: [{ key: rowKey(), name: `${variantWord} 1`, text: '', color: VARIANT_COLOURS[0], ratio: '100' }],
     senders: [],
     timezoneMode: 'recipient',
@@ -106,7 +107,7 @@ export function fromCampaign(c: Campaign, variantWord: string): WizardValues {
     description: c.description ?? '',
     type: c.type,
     stream: c.stream ?? '',
-    tags: [...(c.campaignTags ?? [])],
+    tags: (c.campaignTags ?? []).map((t) => t.id),
     contactLists: [...(c.contactLists ?? [])],
     sendDuplicates: !!c.sendDuplicates,
     unsubscribeAutoAdd: !!c.unsubscribeAutoAdd,
@@ -147,8 +148,8 @@ export function toInput(v: WizardValues): CampaignInput {
     stream: v.stream === '' ? null : v.stream,
     campaignTags: v.tags,
     contactLists: v.contactLists,
-    sendDuplicates: v.sendDuplicates ? 1 : 0,
-    unsubscribeAutoAdd: v.unsubscribeAutoAdd ? 1 : 0,
+    sendDuplicates: v.sendDuplicates,
+    unsubscribeAutoAdd: v.unsubscribeAutoAdd,
     campaignVariants: v.variants.map((x) => ({ ...(x.id ? { id: x.id } : {}), name: x.name.trim(), text: x.text, color: x.color, ratio: parseRatio(x.ratio) })),
     campaignsSenders: v.senders.filter((s) => s.sender !== '').map((s) => ({ sender: s.sender as number, ratio: parseRatio(s.ratio) })),
     activityTime: activityTime(v),

@@ -1,4 +1,3 @@
-import CampaignOutlinedIcon from '@mui/icons-material/CampaignOutlined';
 import ChevronRightRoundedIcon from '@mui/icons-material/ChevronRightRounded';
 import EditOutlinedIcon from '@mui/icons-material/EditOutlined';
 import FileDownloadOutlinedIcon from '@mui/icons-material/FileDownloadOutlined';
@@ -8,6 +7,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { RightSidebar } from '../../../ui/RightSidebar';
+import { ListCampaignsTab } from '../../campaigns/list/ListCampaignsTab';
 import { contactsApi } from '../api';
 import { ListStatus, ListType, P, PATHS } from '../constants';
 import { useExport } from '../exports/useExport';
@@ -232,24 +232,7 @@ export const ListSidePanel = ({ listId, live, onClose, onChanged }: ListSidePane
     </Box>
   );
 
-  const campaigns = list && (
-    <Box data-testid="list-panel-campaigns">
-      {list.campaigns.length === 0 ? (
-        <Box sx={{ textAlign: 'center', py: 6, color: 'text.secondary' }}>
-          <CampaignOutlinedIcon sx={{ fontSize: 40, color: '#98a2b3' }} />
-          <Typography sx={{ fontWeight: 600, color: 'text.primary', mt: 1 }}>{translate('contacts.lists.noCampaigns')}</Typography>
-          <Typography variant="body2">{translate('contacts.lists.noCampaignsText')}</Typography>
-        </Box>
-      ) : (
-        list.campaigns.map((id) => (
-          <Box key={id} sx={{ display: 'flex', alignItems: 'center', gap: 1.5, py: 1.25, borderBottom: 1, borderColor: 'divider' }}>
-            <CampaignOutlinedIcon fontSize="small" color="primary" />
-            <Typography>{translate('contacts.lists.campaign', { id })}</Typography>
-          </Box>
-        ))
-      )}
-    </Box>
-  );
+  const campaigns = list && <ListCampaignsTab listId={list.id} />;
 
   let actions: ReactNode = null;
   if (list && tab === 'list' && mode === 'view') {

@@ -32,7 +32,6 @@ function useDebounced<T>(key: string, load: () => Promise<T>, enabled: boolean):
       window.clearTimeout(t);
     };
     // `key` stands for everything `load` reads
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, enabled]);
   return state;
 }
