@@ -30,6 +30,8 @@ export interface AppModalProps {
   flush?: boolean;
   /** While not dismissible, the close button is hidden instead of disabled. */
   hideCloseWhenLocked?: boolean;
+  /** Only the close button closes (Escape and the backdrop do not): a form with typed-in work. */
+  onlyButtonCloses?: boolean;
 }
 
 const typeIcon: Record<ModalType, ReactNode> = {
@@ -39,13 +41,13 @@ const typeIcon: Record<ModalType, ReactNode> = {
 };
 
 /** The console's modal (spec 2 "Shared components"): fixed widths, 8 px radius, typed (centred) or plain (dividers). */
-export const AppModal = ({ open, onClose, title, subtitle, icon, children, actions, size = 's', type, testId, dismissible = true, flush = false, hideCloseWhenLocked = false }: AppModalProps) => {
+export const AppModal = ({ open, onClose, title, subtitle, icon, children, actions, size = 's', type, testId, dismissible = true, flush = false, hideCloseWhenLocked = false, onlyButtonCloses = false }: AppModalProps) => {
   const translate = useTranslate();
   const close = () => dismissible && onClose();
   return (
     <Dialog
       open={open}
-      onClose={close}
+      onClose={onlyButtonCloses ? undefined : close}
       maxWidth={false}
       data-testid={testId}
       slotProps={{ paper: { sx: { width: MODAL_WIDTHS[size], maxWidth: 'calc(100% - 32px)', borderRadius: '8px' } } }}

@@ -225,6 +225,7 @@ const en: Catalogue = {
       ctr: 'Click rate',
       total: 'Progress',
     },
+    ratios: { title: 'Variant ratios', intro: 'The new ratios apply to the recipients not sent yet.', action: 'Change ratios' },
     listPanel: { none: 'Not used by any campaign yet', noneText: 'Campaigns that send to this list will appear here.' },
     templates: {
       title: 'Templates',

@@ -1,4 +1,5 @@
 import ArrowBackRoundedIcon from '@mui/icons-material/ArrowBackRounded';
+import BalanceRoundedIcon from '@mui/icons-material/BalanceRounded';
 import CampaignRoundedIcon from '@mui/icons-material/CampaignRounded';
 import ContentCopyRoundedIcon from '@mui/icons-material/ContentCopyRounded';
 import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
@@ -23,6 +24,7 @@ import { ctrLevel } from '../rules';
 import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
 import type { Campaign, CampaignStats, VariantStats } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
+import { RatiosDialog } from './RatiosDialog';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
 import { errorText } from '../widgets/errors';
@@ -60,6 +62,7 @@ export const CampaignPage = () => {
   const [error, setError] = useState<unknown>(null);
   const [variants, setVariants] = useState<VariantStats[] | null>(null);
   const [editing, setEditing] = useState(false);
+  const [ratios, setRatios] = useState(false);
   const allowed = canDo(P.CampaignView);
 
   const load = useCallback(async () => {
@@ -174,6 +177,11 @@ export const CampaignPage = () => {
             {button('pause', <PauseRoundedIcon />)}
             {button('play', <PlayArrowRoundedIcon />, 'contained')}
             {button('edit', <EditRoundedIcon />)}
+            {!can('edit', c) && can('ratio', c) && c.campaignVariants.length > 1 && (
+              <GatedButton permission={P.CampaignAddEdit} variant="outlined" startIcon={<BalanceRoundedIcon />} onClick={() => setRatios(true)} data-testid="campaign-ratios">
+                {translate('campaigns.ratios.action')}
+              </GatedButton>
+            )}
             {button('duplicate', <ContentCopyRoundedIcon />)}
             {button('abort', <StopRoundedIcon />)}
             {button('delete', <DeleteOutlineRoundedIcon />)}
@@ -289,6 +297,14 @@ export const CampaignPage = () => {
         </Box>
       </Paper>
       {actions.dialogs}
+      <RatiosDialog
+        campaign={ratios ? c : null}
+        onClose={() => setRatios(false)}
+        onSaved={(saved) => {
+          setRatios(false);
+          setCampaign(saved);
+        }}
+      />
       <CampaignWizard
         open={editing}
         campaign={editing ? c : null}

@@ -213,6 +213,8 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
     }
   };
 
+  // typed-in work is not lost to a stray Escape or backdrop click: once changed, only Cancel or the close button close
+  const dirty = JSON.stringify(v) !== JSON.stringify(initial);
   const props = { v, set, errors: shown, lookups, setLookups: (p: Partial<Lookups>) => setExtra((x) => ({ ...x, ...p })) };
   const last = step === STEPS.length - 1;
   const spinner = <CircularProgress size={16} color="inherit" />;
@@ -224,6 +226,7 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
         onClose={onClose}
         size="l"
         dismissible={!busy}
+        onlyButtonCloses={dirty}
         icon={<CampaignRoundedIcon />}
         title={translate(campaign ? 'campaigns.wizard.editTitle' : 'campaigns.wizard.title')}
         subtitle={translate('campaigns.wizard.stepOf', { n: step + 1, total: STEPS.length, name: translate(`campaigns.wizard.steps.${current}`) })}

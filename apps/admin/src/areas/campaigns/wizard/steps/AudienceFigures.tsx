@@ -51,7 +51,7 @@ export const CostPerCountry = ({ v, parts }: { v: WizardValues; parts: number })
         {cost.loading && <CircularProgress size={14} />}
       </Typography>
       {cost.error != null ? (
-        <Alert severity="warning">{errorText(cost.error, translate)}</Alert>
+        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{errorText(cost.error, translate)}</Alert>
       ) : !cost.data ? (
         <Typography variant="body2" color="text.secondary">{translate(v.contactLists.length ? 'campaigns.audience.counting' : 'campaigns.audience.pickLists')}</Typography>
       ) : (
@@ -100,7 +100,7 @@ export const UnreachableZones = ({ v }: { v: WizardValues }) => {
         {zones.loading && <CircularProgress size={14} />}
       </Typography>
       {zones.error != null ? (
-        <Alert severity="warning">{errorText(zones.error, translate)}</Alert>
+        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{errorText(zones.error, translate)}</Alert>
       ) : zones.data && zones.data.items.length === 0 ? (
         <Typography variant="body2" color="text.secondary" data-testid="unreachable-none">{translate('campaigns.audience.allReachable')}</Typography>
       ) : zones.data ? (

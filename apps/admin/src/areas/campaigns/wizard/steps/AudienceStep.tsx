@@ -13,7 +13,7 @@ export const AudienceStep = ({ v, set, errors, lookups, parts }: StepProps & { p
   const selected = v.contactLists.map((id) => lookups.lists.find((l) => l.id === id)).filter((l): l is ContactList => !!l);
   const count = selected.reduce((n, l) => n + (l.numOfContacts ?? 0), 0);
   return (
-    <Box sx={{ display: 'grid', gap: 2.5 }} data-testid="wizard-step-audience">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2.5 }} data-testid="wizard-step-audience">
       <Autocomplete<ContactList, true>
         multiple
         options={lookups.lists}

@@ -8,7 +8,7 @@ import type { StepProps } from './types';
 export const DetailsStep = ({ v, set, errors, lookups, setLookups }: StepProps) => {
   const translate = useTranslate();
   return (
-    <Box sx={{ display: 'grid', gap: 2.5 }} data-testid="wizard-step-details">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2.5 }} data-testid="wizard-step-details">
       <TextField
         label={translate('campaigns.fields.name')}
         required

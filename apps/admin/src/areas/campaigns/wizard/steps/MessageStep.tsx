@@ -177,7 +177,7 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
   const total = v.variants.reduce((n, r) => n + (Number.isNaN(parseRatio(r.ratio)) ? 0 : parseRatio(r.ratio)), 0);
 
   return (
-    <Box sx={{ display: 'grid', gap: 2 }} data-testid="wizard-step-message">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2 }} data-testid="wizard-step-message">
       <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', alignItems: 'center' }}>
         <Typography variant="body2" sx={{ flex: 1, minWidth: 160 }} color={total === 100 ? 'text.secondary' : 'error'} data-testid="ratio-total">
           {translate('campaigns.message.ratioTotal', { total })}

@@ -11,7 +11,7 @@ export const ScheduleStep = ({ v, set, errors, lookups }: StepProps) => {
   const translate = useTranslate();
   const zone = lookups.timezones.find((t) => t.name === v.timezone) ?? null;
   return (
-    <Box sx={{ display: 'grid', gap: 2.5 }} data-testid="wizard-step-schedule">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2.5 }} data-testid="wizard-step-schedule">
       <FormControl>
         <FormLabel sx={{ fontWeight: 600, mb: 0.5 }}>{translate('campaigns.schedule.timezoneMode')}</FormLabel>
         <RadioGroup value={v.timezoneMode} onChange={(e) => set({ timezoneMode: e.target.value as TimezoneMode })}>
@@ -48,7 +48,7 @@ export const ScheduleStep = ({ v, set, errors, lookups }: StepProps) => {
           onChange={(_e, days: number[]) => set({ workingDays: days })}
           size="small"
           aria-label={translate('campaigns.schedule.workingDays')}
-          sx={{ flexWrap: 'wrap' }}
+          sx={{ flexWrap: 'wrap', '& .MuiToggleButton-root.Mui-selected': { bgcolor: 'primary.main', color: 'primary.contrastText', '&:hover': { bgcolor: 'primary.dark' } } }}
         >
           {DAYS.map((d) => (
             <ToggleButton key={d} value={d} data-testid={`day-${d}`} sx={{ px: 1.25, minWidth: 44 }}>

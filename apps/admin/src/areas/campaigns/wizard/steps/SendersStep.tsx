@@ -14,7 +14,7 @@ export const SendersStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
   const total = rows.reduce((n, r) => n + (Number.isNaN(parseRatio(r.ratio)) ? 0 : parseRatio(r.ratio)), 0);
   const update = (i: number, patch: Partial<(typeof rows)[number]>) => set({ senders: rows.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
   return (
-    <Box sx={{ display: 'grid', gap: 2 }} data-testid="wizard-step-senders">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2 }} data-testid="wizard-step-senders">
       <Typography variant="body2" color="text.secondary">{translate('campaigns.senders.intro')}</Typography>
       {errors.senders && <Alert severity="error" data-testid="senders-error">{errors.senders}</Alert>}
       {rows.length === 0 && (

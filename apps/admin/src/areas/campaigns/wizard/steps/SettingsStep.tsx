@@ -8,7 +8,7 @@ export const SettingsStep = ({ v, set, errors }: StepProps) => {
   const translate = useTranslate();
   const digits = (s: string) => s.replace(/[^\d.]/g, '').slice(0, 9);
   return (
-    <Box sx={{ display: 'grid', gap: 2.5 }} data-testid="wizard-step-settings">
+    <Box sx={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 2.5 }} data-testid="wizard-step-settings">
       <Box>
         <Typography variant="subtitle2" sx={{ fontWeight: 700, mb: 0.5 }}>{translate('campaigns.settings.autoPause')}</Typography>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1.5 }}>{translate('campaigns.settings.autoPauseHint')}</Typography>
