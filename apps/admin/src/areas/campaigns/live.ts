@@ -12,6 +12,8 @@ export interface CampaignPatch {
   actions?: Campaign['actions'];
   stats?: Partial<CampaignStats>;
   cost?: string;
+  /** The frame only says the campaign's figures changed (`campaign.stats`): load it again. */
+  refresh?: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -19,8 +21,10 @@ const asId = (v: unknown): number | null => (typeof v === 'number' && Number.isS
 
 /**
  * Spec 4 "Live connections": a campaign message is checked against its schema (a campaign id, numbers where numbers
- * belong) and ignored when invalid, and accepted only for the current account. The frame carries the campaign
- * (`data.campaign` or `data` itself, as CampaignDto fields) or a status change (`campaignId`, `to`, `haltReasonId`).
+ * belong) and ignored when invalid, and accepted only for the current account. The runner sends
+ * `campaign.status_changed` (`campaignId`, `from`, `to`, `haltReasonId`) and `campaign.stats` (`campaignId` and the
+ * deltas of one step: the figures are loaded again); a frame may also carry the campaign itself (`data.campaign` or
+ * `data`, CampaignDto fields).
  */
 export function campaignPatch(frame: RealtimeFrame, accountId: string | number | undefined): CampaignPatch | null {
   if (frame.topic !== 'campaigns' || !isObject(frame.data)) return null;
@@ -30,7 +34,8 @@ export function campaignPatch(frame: RealtimeFrame, accountId: string | number |
   const id = asId(src.id ?? src.campaignId ?? data.campaignId);
   if (id === null) return null;
   const patch: CampaignPatch = { id };
-  const status = src.status ?? src.to;
+  if (frame.type === 'campaign.stats') return { id, refresh: true };
+  const status = frame.type === 'campaign.status_changed' ? src.to : (src.status ?? src.to);
   if (status !== undefined) {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 0 || status > 11) return null;
     patch.status = status;
@@ -68,8 +73,10 @@ export function campaignPatch(frame: RealtimeFrame, accountId: string | number |
 /** Applies a patch; a counter never moves backwards (a late frame after a fresher load). */
 export function applyPatch<T extends Campaign>(c: T, p: CampaignPatch): T {
   if (c.id !== p.id) return c;
-  const { id: _id, stats, ...rest } = p;
+  const { id: _id, stats, refresh: _refresh, ...rest } = p;
   const out = { ...c, ...rest } as T;
+  // the server's action flags belong to the old status: the shared table decides until the campaign is loaded again
+  if (p.status !== undefined && p.status !== c.status && !p.actions) delete (out as Partial<Campaign>).actions;
   if (stats) {
     const merged: Record<string, unknown> = { ...c.stats };
     for (const [k, v] of Object.entries(stats)) {

@@ -151,8 +151,15 @@ describe('live campaign messages (spec 4 "Live connections")', () => {
     expect(late.stats.sent).toBe(25);
   });
 
-  it('reads a status change event with a decimal-string campaign id', () => {
-    expect(campaignPatch(frame({ campaignId: '7', to: 10, haltReasonId: 6 }), '1')).toEqual({ id: 7, status: 10, haltReasonId: 6 });
+  it('reads the runner’s status changes, and takes a stats frame as "load it again"', () => {
+    const changed = { ...frame({ campaignId: 7, from: 6, to: 10, haltReasonId: 6 }), type: 'campaign.status_changed' };
+    expect(campaignPatch(changed, '1')).toEqual({ id: 7, status: 10, haltReasonId: 6 });
+    // the old status's action flags are dropped: the shared table decides until the campaign is loaded again
+    const halted = applyPatch(campaign({ status: 6 }), campaignPatch(changed, '1')!);
+    expect([halted.status, halted.actions, can('play', halted), can('pause', halted)]).toEqual([10, undefined, false, true]);
+    const stats = { ...frame({ campaignId: 7, status: 'delivered' }), type: 'campaign.stats' };
+    expect(campaignPatch(stats, '1')).toEqual({ id: 7, refresh: true });
+    expect(campaignPatch({ ...stats, data: { campaignId: 'x' } }, '1')).toBeNull();
   });
 
   it('ignores frames of another account and frames that break the schema', () => {

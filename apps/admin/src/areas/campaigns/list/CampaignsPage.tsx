@@ -14,7 +14,7 @@ import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { ActionMenu } from '../../contacts/widgets/ActionMenu';
 import { formatDate } from '../../contacts/widgets/format';
 import { campaignsApi, P, PATHS, REALTIME_PAGE } from '../api';
-import { applyPatch, useCampaignsRealtime } from '../realtime';
+import { applyPatch, useCampaignRefetch, useCampaignsRealtime } from '../realtime';
 import { FILTER_TABS, TYPE_NAMES, type FilterTab } from '../status';
 import type { Campaign } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
@@ -113,6 +113,12 @@ export const CampaignsPage = () => {
   }, [load]);
   useEffect(() => () => window.clearTimeout(refreshSoon.current), []);
 
+  const refetch = useCampaignRefetch(async (id) => {
+    const c = await campaignsApi.get(id);
+    setRows((prev) => prev.map((x) => (x.id === id ? c : x)));
+    setPinnedRows((prev) => prev.map((x) => (x.id === id ? c : x)));
+  });
+
   const live = useCampaignsRealtime(
     (p) => {
       let known = false;
@@ -127,6 +133,7 @@ export const CampaignsPage = () => {
       // a campaign this page does not show yet, or one whose status moved it to another tab
       const tabStatuses = FILTER_TABS[tab];
       if (!known || (p.status !== undefined && tabStatuses && !tabStatuses.includes(p.status))) scheduleRefresh();
+      else refetch(p.id);
     },
     () => {
       void load(pagesRef.current, true);

@@ -5,7 +5,7 @@ import { useTranslate } from 'react-admin';
 import { Link as RouterLink } from 'react-router-dom';
 import { useApi } from '../../../ui/useApi';
 import { campaignsApi, PATHS } from '../api';
-import { applyPatch, useCampaignsRealtime } from '../realtime';
+import { applyPatch, useCampaignRefetch, useCampaignsRealtime } from '../realtime';
 import type { Campaign } from '../types';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
@@ -19,9 +19,15 @@ export const ListCampaignsTab = ({ listId }: { listId: number }) => {
   const translate = useTranslate();
   const loaded = useApi(() => campaignsApi.list({ page: 1, perPage: 100, contactList: listId }), [listId]);
   const [patches, setPatches] = useState<Record<number, Campaign>>({});
+  const refetch = useCampaignRefetch(async (id) => {
+    const c = await campaignsApi.get(id);
+    setPatches((m) => ({ ...m, [id]: c }));
+  });
   useCampaignsRealtime((p) => {
     const c = loaded.data?.items.find((x) => x.id === p.id);
-    if (c) setPatches((m) => ({ ...m, [p.id]: applyPatch(m[p.id] ?? c, p) }));
+    if (!c) return;
+    setPatches((m) => ({ ...m, [p.id]: applyPatch(m[p.id] ?? c, p) }));
+    refetch(p.id);
   });
   if (loaded.error != null) return <Alert severity="error">{errorText(loaded.error, translate)}</Alert>;
   if (!loaded.data) return <Skeleton variant="rounded" height={80} />;

@@ -19,7 +19,7 @@ import { useInterval } from '../../../ui/useInterval';
 import { useProfile } from '../../../ui/useProfile';
 import { ProgressBar } from '../../contacts/widgets/ProgressBar';
 import { campaignsApi, P, PATHS } from '../api';
-import { applyPatch, useCampaignsRealtime } from '../realtime';
+import { applyPatch, useCampaignRefetch, useCampaignsRealtime } from '../realtime';
 import { ctrLevel } from '../rules';
 import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
 import type { Campaign, CampaignStats, VariantStats } from '../types';
@@ -95,10 +95,14 @@ export const CampaignPage = () => {
     void loadVariants();
   }, POLL_MS, running && allowed);
 
+  const refetch = useCampaignRefetch(async () => {
+    await Promise.all([load(), loadVariants()]);
+  });
   const live = useCampaignsRealtime(
     (p) => {
       if (p.id !== id) return;
       setCampaign((c) => (c ? applyPatch(c, p) : c));
+      refetch(id);
     },
     () => void load(),
     allowed,
