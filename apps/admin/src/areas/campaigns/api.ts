@@ -1,5 +1,5 @@
 import { apiFetch } from '../../providers/http';
-import type { Campaign, CampaignInput, EstimatedCost, ListResult, Tag, Template, TemplateVariant, UnreachableTimezones, VariantStats, WordList } from './types';
+import type { Campaign, CampaignAnalytics, CampaignInput, EstimatedCost, ListResult, Tag, Template, TemplateVariant, UnreachableTimezones, WordList } from './types';
 
 /** Permission strings of spec 6 these screens check. */
 export const P = {
@@ -43,23 +43,29 @@ const q = (params: Record<string, string | number | boolean | null | undefined |
 export interface CampaignQuery {
   page: number;
   perPage: number;
-  status?: readonly number[] | null;
+  /** A filter tab of spec 4 (the server knows their statuses). */
+  tab?: string;
   name?: string;
   contactList?: number;
+  /** Listed first (the PINNED_CAMPAIGN preference). */
+  pinned?: readonly number[];
 }
 
 /** The calls of spec 7 "Campaigns", "Templates and variants" and the word lists. */
 export const campaignsApi = {
   list: (p: CampaignQuery) =>
-    apiFetch<ListResult<Campaign>>(`/campaigns${q({ page: p.page, itemsPerPage: p.perPage, 'order[id]': 'desc', status: p.status ?? undefined, name: p.name, contactList: p.contactList })}`),
+    apiFetch<ListResult<Campaign>>(
+      `/campaigns${q({ page: p.page, itemsPerPage: p.perPage, 'order[id]': 'desc', tab: p.tab, name: p.name, contactList: p.contactList, pinned: p.pinned?.length ? p.pinned.join(',') : undefined })}`,
+    ),
   get: (id: number) => apiFetch<Campaign>(`/campaigns/${id}`),
   create: (body: CampaignInput) => apiFetch<Campaign>('/campaigns', { method: 'POST', body }),
   update: (id: number, body: Partial<CampaignInput>) => apiFetch<Campaign>(`/campaigns/${id}`, { method: 'PUT', body }),
   remove: (id: number) => apiFetch<void>(`/campaigns/${id}`, { method: 'DELETE' }),
   duplicate: (id: number) => apiFetch<Campaign>('/campaigns/duplicate', { method: 'POST', body: { id } }),
   action: (id: number, action: 'start' | 'pause' | 'play' | 'abort') => apiFetch<Campaign>(`/campaigns/${id}/${action}`, { method: 'POST' }),
-  ratios: (id: number, variants: Array<{ id: number; ratio: number }>) => apiFetch<Campaign>(`/campaigns/${id}/ratios`, { method: 'PUT', body: { variants } }),
-  variantStats: (id: number) => apiFetch<ListResult<VariantStats>>(`/campaign_stats/per_variant?campaign=${id}`),
+  ratios: (id: number, campaignVariants: Array<{ id: number; ratio: number }>) => apiFetch<Campaign>(`/campaigns/${id}/ratios`, { method: 'PUT', body: { campaignVariants } }),
+  /** The counters per variant and per sender (not for scheduled or draft campaigns: 409). */
+  analytics: (id: number) => apiFetch<CampaignAnalytics>(`/campaigns/${id}/analytics`),
   estimatedCost: (p: { contactLists: number[]; stream?: number | null; parts?: number; sendDuplicates?: number }) =>
     apiFetch<EstimatedCost>(`/campaigns/get_estimated_cost${q({ contactLists: p.contactLists, stream: p.stream, parts: p.parts, sendDuplicates: p.sendDuplicates })}`),
   unreachableTimezones: (p: { contactLists: number[]; activityTime: string }) =>

@@ -71,6 +71,13 @@ describe('spintax and the live count', () => {
     expect(parseSpintax('Hi there}')).toEqual({ ok: false, position: 8 });
   });
 
+  it('reads escapes as the character and [[list]] as one of the list’s words, as the service does', () => {
+    expect(spintaxSamples('\\{not a group\\}', 2)).toEqual(['{not a group}']);
+    expect(spintaxSamples('[[Greetings]] there', 10, { greetings: ['Hi', 'Hello'] }).sort()).toEqual(['Hello there', 'Hi there']);
+    expect(variantCount('[[greetings]]!', {}, { greetings: ['Hi', 'Good morning'] }).units).toBe(13);
+    expect(spintaxSamples('[[unknown]]', 1)).toEqual(['[[unknown]]']);
+  });
+
   it('gives the same samples for the same text', () => {
     expect(spintaxSamples('{a|b|c} {d|e|f}', 3)).toEqual(spintaxSamples('{a|b|c} {d|e|f}', 3));
   });

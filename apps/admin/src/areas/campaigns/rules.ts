@@ -73,17 +73,43 @@ export function variablesIn(text: string): string[] {
 
 type Node = string | Node[][];
 
+/** Word lists by lower-cased name: `[[name]]` picks one of the words. */
+export type WordLists = Record<string, string[]>;
+
+const ESCAPABLE = new Set(['{', '}', '|', '[', ']', '\\']);
+
 /**
- * Parses spintax: `{a|b|{c|d}}` alternatives, nested; `{{var}}` placeholders are text. Answers the tree or the
- * position of the first syntax error (an unclosed or stray brace).
+ * Parses spintax as the campaigns service does (docs/decisions/0031): `{a|b|{c|d}}` alternatives, nested;
+ * `{{var}}` placeholders are text; `[[list]]` one word of a word list (text when the list is not known here);
+ * `\{` and the like the character itself. Answers the tree or the 0-based position of the first syntax error (an
+ * unclosed or stray brace).
  */
-export function parseSpintax(text: string): { ok: true; tree: Node[] } | { ok: false; position: number } {
+export function parseSpintax(text: string, words: WordLists = {}): { ok: true; tree: Node[] } | { ok: false; position: number } {
   let i = 0;
   const seq = (depth: number): Node[] | number => {
     const out: Node[] = [];
     let buf = '';
     while (i < text.length) {
       const ch = text[i];
+      if (ch === '\\' && ESCAPABLE.has(text[i + 1])) {
+        buf += text[i + 1];
+        i += 2;
+        continue;
+      }
+      if (ch === '[' && text[i + 1] === '[') {
+        const close = text.indexOf(']]', i + 2);
+        const list = close < 0 ? undefined : words[text.slice(i + 2, close).trim().toLowerCase()];
+        if (close >= 0 && list?.length) {
+          if (buf) out.push(buf);
+          buf = '';
+          out.push(list.map((w) => [w]));
+          i = close + 2;
+          continue;
+        }
+        buf += ch;
+        i++;
+        continue;
+      }
       if (ch === '{' && text[i + 1] === '{') {
         const close = text.indexOf('}}', i + 2);
         if (close < 0) return i;
@@ -156,8 +182,8 @@ function sample(nodes: Node[], pick: (count: number) => number): string {
 }
 
 /** N sample expansions of a text (a small seeded generator, so the preview is stable while the text is). */
-export function spintaxSamples(text: string, count: number): string[] {
-  const parsed = parseSpintax(text);
+export function spintaxSamples(text: string, count: number, words: WordLists = {}): string[] {
+  const parsed = parseSpintax(text, words);
   if (!parsed.ok) return [];
   let seed = 2166136261;
   for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 16777619) >>> 0;
@@ -178,9 +204,9 @@ export function spintaxSamples(text: string, count: number): string[] {
  * value (`maxLengths`, from get_vars_max_length; unknown ones by their example or 10 characters), then GSM-7 / UCS-2
  * units and parts as the shared encoder counts them (160/153, 70/67).
  */
-export function variantCount(text: string, maxLengths: Record<string, number> = {}): SmsAnalysis & { longest: string; error?: number } {
+export function variantCount(text: string, maxLengths: Record<string, number> = {}, words: WordLists = {}): SmsAnalysis & { longest: string; error?: number } {
   const fill = (s: string) => s.replace(VARIABLE_RE, (_m, name: string) => 'x'.repeat(maxLengths[name] ?? 10));
-  const parsed = parseSpintax(text);
+  const parsed = parseSpintax(text, words);
   if (!parsed.ok) return { ...analyzeSms(fill(text)), longest: fill(text), error: parsed.position };
   const long = longest(parsed.tree, (s) => analyzeSms(fill(s)).units);
   const filled = fill(long);

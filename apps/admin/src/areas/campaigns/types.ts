@@ -33,8 +33,15 @@ export type WordList = WordListDto;
 export type TemplateVariantInput = Pick<TemplateVariantDto, 'name' | 'text' | 'ratio' | 'color'> & { id?: number };
 export type TemplateVariant = TemplateVariantInput;
 
-/** Per-variant results (`/campaign_stats/per_variant`). */
-export type VariantStats = Partial<CampaignStatsDto> & { id?: number; variant?: number; name?: string };
+/** `GET /campaigns/{id}/analytics`: the counters per variant and per sender. */
+export type VariantStats = CampaignVariantDto & { stats: CampaignStatsDto };
+export interface CampaignAnalytics {
+  id: number;
+  status: number;
+  stats: CampaignStatsDto;
+  variants: VariantStats[];
+  senders: Array<{ id: number; sender: number; senderValue: string | null; ratio: number; stats: CampaignStatsDto }>;
+}
 
 /** The create and edit body: the campaign's own fields, tags and senders by id. */
 export interface CampaignInput {
@@ -59,5 +66,5 @@ export interface EstimatedCost {
 }
 
 export interface UnreachableTimezones {
-  items: Array<{ timezone: string; country: string | null; contacts: number }>;
+  items: Array<{ timezone: string; country?: string | null; contacts?: number; count?: number }>;
 }

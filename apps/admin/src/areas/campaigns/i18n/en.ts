@@ -124,10 +124,11 @@ const en: Catalogue = {
       preview: 'Spintax preview',
       hidePreview: 'Hide preview',
       noPreview: 'Type a text to see samples',
-      spintaxHint: 'Spintax: {a|b|c} picks one alternative per recipient, and may nest: {Hi|Hello {there|friend}}. Variables: {{firstName}}. Counts use the longest text.',
+      spintaxHint: 'Spintax: {a|b|c} picks one alternative per recipient, and may nest: {Hi|Hello {there|friend}}. Variables: {{firstName}}. Word lists: [[greetings]]. Counts use the longest text.',
       characters: '%{smart_count} character |||| %{smart_count} characters',
       segments: '%{smart_count} part |||| %{smart_count} parts',
       remaining: '%{smart_count} left of %{per}',
+      wordList: 'Word list “%{name}”',
       special: { phone: 'Phone number', shorturl: 'Short URL', optout: 'Opt-out link' },
     },
     senders: {

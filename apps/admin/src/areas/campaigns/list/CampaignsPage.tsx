@@ -4,7 +4,7 @@ import PushPinOutlinedIcon from '@mui/icons-material/PushPinOutlined';
 import PushPinRoundedIcon from '@mui/icons-material/PushPinRounded';
 import SearchRoundedIcon from '@mui/icons-material/SearchRounded';
 import { Alert, Box, Button, IconButton, InputAdornment, Link, Tab, Tabs, TextField, Tooltip, Typography } from '@mui/material';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router-dom';
 import { GatedButton } from '../../../ui/Gated';
@@ -45,7 +45,6 @@ export const CampaignsPage = () => {
   const [total, setTotal] = useState(0);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>(null);
-  const [pinnedRows, setPinnedRows] = useState<Campaign[]>([]);
   const [wizard, setWizard] = useState<{ campaign: Campaign | null } | null>(params.get('new') === '1' ? { campaign: null } : null);
   const { pinned, toggle } = usePinned();
   const seq = useRef(0);
@@ -56,13 +55,16 @@ export const CampaignsPage = () => {
     return () => window.clearTimeout(t);
   }, [search]);
 
+  const pinnedKey = pinned.join(',');
+  const query = useCallback((page: number, perPage: number) => campaignsApi.list({ page, perPage, tab: tab === 'all' ? undefined : tab, name: name || undefined, pinned: pinnedKey ? pinnedKey.split(',').map(Number) : undefined }), [tab, name, pinnedKey]);
+
   /** Loads pages 1..`pages` again (after a change or a resync), so what is shown stays as long as it was. */
   const load = useCallback(
     async (pages: number, quiet = false) => {
       const mine = ++seq.current;
       if (!quiet) setLoading(true);
       try {
-        const r = await campaignsApi.list({ page: 1, perPage: REALTIME_PAGE * pages, status: FILTER_TABS[tab], name: name || undefined });
+        const r = await query(1, REALTIME_PAGE * pages);
         if (mine !== seq.current) return;
         setRows(r.items);
         setTotal(r.total);
@@ -73,30 +75,25 @@ export const CampaignsPage = () => {
         if (mine === seq.current) setLoading(false);
       }
     },
-    [tab, name],
+    [query],
   );
   const pagesShown = Math.max(1, Math.ceil(rows.length / REALTIME_PAGE));
   const pagesRef = useRef(pagesShown);
   pagesRef.current = pagesShown;
 
+  // a new tab or search starts at the first page; a pin keeps what is shown
+  const pagesKeep = useRef(1);
+  const hasRows = useRef(false);
+  hasRows.current = rows.length > 0;
   useEffect(() => {
-    if (allowed) void load(1);
+    if (allowed) void load(pagesKeep.current, hasRows.current);
+    pagesKeep.current = 1;
   }, [load, allowed]);
-
-  const pinnedKey = pinned.join(',');
-  const loadPinned = useCallback(async () => {
-    const ids = pinnedKey ? pinnedKey.split(',').map(Number) : [];
-    const found = await Promise.all(ids.map((id) => campaignsApi.get(id).catch(() => null)));
-    setPinnedRows(found.filter((c): c is Campaign => !!c));
-  }, [pinnedKey]);
-  useEffect(() => {
-    if (allowed) void loadPinned();
-  }, [loadPinned, allowed]);
 
   const more = async () => {
     setLoading(true);
     try {
-      const r = await campaignsApi.list({ page: pagesShown + 1, perPage: REALTIME_PAGE, status: FILTER_TABS[tab], name: name || undefined });
+      const r = await query(pagesShown + 1, REALTIME_PAGE);
       setRows((prev) => [...prev, ...r.items.filter((c) => !prev.some((p) => p.id === c.id))]);
       setTotal(r.total);
     } catch (e) {
@@ -116,7 +113,6 @@ export const CampaignsPage = () => {
   const refetch = useCampaignRefetch(async (id) => {
     const c = await campaignsApi.get(id);
     setRows((prev) => prev.map((x) => (x.id === id ? c : x)));
-    setPinnedRows((prev) => prev.map((x) => (x.id === id ? c : x)));
   });
 
   const live = useCampaignsRealtime(
@@ -129,35 +125,23 @@ export const CampaignsPage = () => {
           return applyPatch(c, p);
         }),
       );
-      setPinnedRows((prev) => prev.map((c) => applyPatch(c, p)));
       // a campaign this page does not show yet, or one whose status moved it to another tab
       const tabStatuses = FILTER_TABS[tab];
       if (!known || (p.status !== undefined && tabStatuses && !tabStatuses.includes(p.status))) scheduleRefresh();
       else refetch(p.id);
     },
-    () => {
-      void load(pagesRef.current, true);
-      void loadPinned();
-    },
+    () => void load(pagesRef.current, true),
     allowed,
   );
 
   const changed = (c?: Campaign) => {
     if (c) {
       setRows((prev) => prev.map((x) => (x.id === c.id ? c : x)));
-      setPinnedRows((prev) => prev.map((x) => (x.id === c.id ? c : x)));
     }
     void load(pagesRef.current, true);
-    void loadPinned();
   };
   const actions = useCampaignActions({ onChanged: changed, onEdit: (c) => setWizard({ campaign: c }) });
 
-  const tabStatuses = FILTER_TABS[tab];
-  const pinnedShown = useMemo(
-    () => pinnedRows.filter((c) => (!tabStatuses || tabStatuses.includes(c.status)) && (!name || c.name.toLowerCase().includes(name.toLowerCase()))),
-    [pinnedRows, tabStatuses, name],
-  );
-  const shown = useMemo(() => [...pinnedShown, ...rows.filter((c) => !pinnedShown.some((p) => p.id === c.id))], [pinnedShown, rows]);
 
   const columns: Column<Campaign>[] = [
     {
@@ -175,6 +159,7 @@ export const CampaignsPage = () => {
               data-testid="campaign-pin"
               onClick={(e) => {
                 e.stopPropagation();
+                pagesKeep.current = pagesRef.current;
                 toggle(c.id).then(() => undefined, (err: unknown) => notify(errorText(err, translate), { type: 'error' }));
               }}
               sx={{ color: on ? 'primary.main' : 'text.disabled' }}
@@ -231,7 +216,7 @@ export const CampaignsPage = () => {
         testId="campaigns-table"
         rowTestId="campaign-row"
         columns={columns}
-        rows={shown}
+        rows={rows}
         rowKey={(c) => c.id}
         loading={loading && rows.length === 0}
         onRowClick={(c) => navigate(PATHS.campaign(c.id))}

@@ -65,18 +65,22 @@ export const CampaignPage = () => {
   const [ratios, setRatios] = useState(false);
   const allowed = canDo(P.CampaignView);
 
-  const load = useCallback(async () => {
+  const load = useCallback(async (): Promise<Campaign | null> => {
     try {
       const c = await campaignsApi.get(id);
       setCampaign((prev) => (prev && prev.id === c.id ? { ...c, ...pickHigher(prev, c) } : c));
       setError(null);
+      return c;
     } catch (e) {
       setError(e);
+      return null;
     }
   }, [id]);
-  const loadVariants = useCallback(async () => {
+  /** Per-variant results: analytics are not for scheduled or draft campaigns (spec 4), so those show zeros. */
+  const loadVariants = useCallback(async (c: Campaign | null) => {
+    if (!c || !can('analytics', c)) return setVariants((v) => v ?? []);
     try {
-      setVariants((await campaignsApi.variantStats(id)).items);
+      setVariants((await campaignsApi.analytics(id)).variants);
     } catch (_e) {
       setVariants((v) => v ?? []);
     }
@@ -85,18 +89,14 @@ export const CampaignPage = () => {
     if (!allowed || !Number.isInteger(id)) return;
     setCampaign(null);
     setVariants(null);
-    void load();
-    void loadVariants();
+    void load().then(loadVariants);
   }, [id, allowed, load, loadVariants]);
 
   const running = !!campaign && RUNNING.has(campaign.status);
-  useInterval(() => {
-    void load();
-    void loadVariants();
-  }, POLL_MS, running && allowed);
+  useInterval(() => void load().then(loadVariants), POLL_MS, running && allowed);
 
   const refetch = useCampaignRefetch(async () => {
-    await Promise.all([load(), loadVariants()]);
+    await load().then(loadVariants);
   });
   const live = useCampaignsRealtime(
     (p) => {
@@ -246,8 +246,8 @@ export const CampaignPage = () => {
               </TableRow>
             </TableHead>
             <TableBody>
-              {c.campaignVariants.map((v, i) => {
-                const s = variants?.find((x) => x.id === v.id || x.variant === v.id) ?? variants?.find((x) => x.name === v.name) ?? variants?.[i];
+              {c.campaignVariants.map((v) => {
+                const s = variants?.find((x) => x.id === v.id)?.stats;
                 return (
                   <TableRow key={v.id} data-testid="variant-result">
                     <TableCell>

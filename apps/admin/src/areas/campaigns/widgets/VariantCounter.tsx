@@ -1,14 +1,14 @@
 import { Box, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
-import { variantCount } from '../rules';
+import { variantCount, type WordLists } from '../rules';
 
 /**
  * The live count of a variant: characters and SMS parts of its longest expansion (spintax at its longest, variables
  * at their longest values), GSM-7 160/153 or UCS-2 70/67 as the shared encoder counts them.
  */
-export const VariantCounter = ({ text, maxLengths, testId = 'variant-counter' }: { text: string; maxLengths: Record<string, number>; testId?: string }) => {
+export const VariantCounter = ({ text, maxLengths, words, testId = 'variant-counter' }: { text: string; maxLengths: Record<string, number>; words?: WordLists; testId?: string }) => {
   const translate = useTranslate();
-  const a = variantCount(text, maxLengths);
+  const a = variantCount(text, maxLengths, words);
   const unicode = a.encoding === 'UCS2';
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.25, flexWrap: 'wrap' }} data-testid={testId} data-encoding={a.encoding} data-segments={a.segments} data-units={a.units}>

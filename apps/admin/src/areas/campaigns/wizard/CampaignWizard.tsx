@@ -34,7 +34,7 @@ const FIELD_STEP: Record<string, Step> = {
   campaignSettings: 'settings',
 };
 
-const emptyLookups: Lookups = { streams: [], senders: [], lists: [], tags: [], variables: [], timezones: [], templates: [] };
+const emptyLookups: Lookups = { streams: [], senders: [], lists: [], tags: [], variables: [], timezones: [], templates: [], wordLists: [] };
 
 export interface CampaignWizardProps {
   open: boolean;

@@ -3,7 +3,7 @@ import { useApi } from '../../../ui/useApi';
 import type { ContactList, Variable } from '../../contacts/types';
 import type { SenderOption, StreamDropdownItem } from '../../streams/types';
 import { campaignsApi, DROPDOWN_PER_PAGE } from '../api';
-import type { ListResult, Tag, Template } from '../types';
+import type { ListResult, Tag, Template, WordList } from '../types';
 
 export interface TimezoneOption {
   id: number;
@@ -19,6 +19,7 @@ export interface Lookups {
   variables: Variable[];
   timezones: TimezoneOption[];
   templates: Template[];
+  wordLists: WordList[];
 }
 
 const none = <T>(): Promise<ListResult<T>> => Promise.resolve({ items: [], total: 0 });
@@ -30,7 +31,7 @@ const none = <T>(): Promise<ListResult<T>> => Promise.resolve({ items: [], total
 export function useLookups(open: boolean) {
   return useApi<Lookups>(
     async () => {
-      const [streams, senders, lists, tags, variables, timezones, templates] = await Promise.all([
+      const [streams, senders, lists, tags, variables, timezones, templates, wordLists] = await Promise.all([
         apiFetch<ListResult<StreamDropdownItem>>('/streams/dropdown').catch(none<StreamDropdownItem>),
         apiFetch<ListResult<SenderOption>>('/senders/dropdown').catch(none<SenderOption>),
         apiFetch<ListResult<ContactList>>(`/contact_lists?page=1&itemsPerPage=${DROPDOWN_PER_PAGE}&order[id]=desc`).catch(none<ContactList>),
@@ -38,6 +39,7 @@ export function useLookups(open: boolean) {
         apiFetch<ListResult<Variable>>('/variables?page=1&itemsPerPage=500&order[id]=asc').catch(none<Variable>),
         apiFetch<ListResult<TimezoneOption>>('/timezones?page=1&itemsPerPage=1000&order[name]=asc').catch(none<TimezoneOption>),
         campaignsApi.templates().catch(none<Template>),
+        campaignsApi.wordLists().catch(none<WordList>),
       ]);
       const seen = new Set<string>();
       return {
@@ -48,6 +50,7 @@ export function useLookups(open: boolean) {
         variables: variables.items.filter((v) => !v.hidden),
         timezones: timezones.items.filter((t) => (seen.has(t.name) ? false : (seen.add(t.name), true))),
         templates: templates.items,
+        wordLists: wordLists.items,
       };
     },
     [open],

@@ -110,7 +110,7 @@ export const UnreachableZones = ({ v }: { v: WizardValues }) => {
             {zones.data.items.map((z) => (
               <li key={z.timezone} data-testid="unreachable-zone">
                 {z.timezone}
-                {z.country ? ` (${countryName(z.country, locale)})` : ''} · {translate('campaigns.audience.contactsCount', { smart_count: z.contacts, count: formatNumber(z.contacts, locale) })}
+                {z.country ? ` (${countryName(z.country, locale)})` : ''} · {translate('campaigns.audience.contactsCount', { smart_count: z.contacts ?? z.count ?? 0, count: formatNumber(z.contacts ?? z.count ?? 0, locale) })}
               </li>
             ))}
           </Box>

@@ -7,7 +7,7 @@ import { Alert, Box, Button, IconButton, Menu, MenuItem, Paper, TextField, Toolt
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { campaignsApi } from '../../api';
-import { parseRatio, spintaxSamples } from '../../rules';
+import { parseRatio, spintaxSamples, type WordLists } from '../../rules';
 import { VariantCounter } from '../../widgets/VariantCounter';
 import { rebalance, rowKey, VARIANT_COLOURS, type VariantRow } from '../model';
 import type { StepProps } from './types';
@@ -26,6 +26,7 @@ const VariantCard = ({
   errors,
   variables,
   maxLengths,
+  words,
   ratiosOnly,
 }: {
   row: VariantRow;
@@ -34,17 +35,17 @@ const VariantCard = ({
   onChange: (patch: Partial<VariantRow>) => void;
   onRemove: () => void;
   errors: Record<string, string>;
-  variables: Array<{ name: string; label: string }>;
+  variables: Array<{ token: string; label: string }>;
   maxLengths: Record<string, number>;
+  words: WordLists;
   ratiosOnly?: boolean;
 }) => {
   const translate = useTranslate();
   const input = useRef<HTMLTextAreaElement | null>(null);
   const [menu, setMenu] = useState<HTMLElement | null>(null);
   const [preview, setPreview] = useState(false);
-  const insert = (name: string) => {
+  const insert = (token: string) => {
     const el = input.current;
-    const token = `{{${name}}}`;
     const at = el?.selectionStart ?? row.text.length;
     const end = el?.selectionEnd ?? at;
     onChange({ text: row.text.slice(0, at) + token + row.text.slice(end) });
@@ -54,7 +55,7 @@ const VariantCard = ({
       el?.setSelectionRange(at + token.length, at + token.length);
     });
   };
-  const samples = preview ? spintaxSamples(row.text, PREVIEW_SAMPLES) : [];
+  const samples = preview ? spintaxSamples(row.text, PREVIEW_SAMPLES, words) : [];
   return (
     <Paper variant="outlined" sx={{ p: 2, borderLeft: 4, borderLeftColor: row.color }} data-testid="variant-card">
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr 90px', sm: '1fr 110px auto auto' }, gap: 1.5, alignItems: 'start' }}>
@@ -105,7 +106,7 @@ const VariantCard = ({
         helperText={errors[`variants.${index}.text`] || ' '}
         slotProps={{ htmlInput: { 'data-testid': 'variant-text' } }}
       />
-      <VariantCounter text={row.text} maxLengths={maxLengths} />
+      <VariantCounter text={row.text} maxLengths={maxLengths} words={words} />
       <Box sx={{ display: 'flex', gap: 1, mt: 1, flexWrap: 'wrap' }}>
         <Button size="small" startIcon={<DataObjectRoundedIcon />} onClick={(e) => setMenu(e.currentTarget)} disabled={ratiosOnly} data-testid="variant-variables">
           {translate('campaigns.message.insertVariable')}
@@ -121,8 +122,8 @@ const VariantCard = ({
       </Box>
       <Menu anchorEl={menu} open={!!menu} onClose={() => setMenu(null)}>
         {variables.map((x) => (
-          <MenuItem key={x.name} onClick={() => insert(x.name)} data-testid={`insert-variable-${x.name}`}>
-            {x.label} <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>{`{{${x.name}}}`}</Typography>
+          <MenuItem key={x.token} onClick={() => insert(x.token)} data-testid={`insert-${x.token}`}>
+            {x.label} <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>{x.token}</Typography>
           </MenuItem>
         ))}
       </Menu>
@@ -165,9 +166,11 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
   }, [listsKey]);
 
   const variables = [
-    ...SPECIAL.map((name) => ({ name, label: translate(`campaigns.message.special.${name}`) })),
-    ...lookups.variables.filter((x) => !SPECIAL.includes(x.name)).map((x) => ({ name: x.name, label: x.UIname || x.name })),
+    ...SPECIAL.map((name) => ({ token: `{{${name}}}`, label: translate(`campaigns.message.special.${name}`) })),
+    ...lookups.variables.filter((x) => !SPECIAL.includes(x.name)).map((x) => ({ token: `{{${x.name}}}`, label: x.UIname || x.name })),
+    ...lookups.wordLists.map((w) => ({ token: `[[${w.name}]]`, label: translate('campaigns.message.wordList', { name: w.name }) })),
   ];
+  const words: WordLists = Object.fromEntries(lookups.wordLists.map((w) => [w.name.toLowerCase(), w.words.map((x) => x.value)]));
   const update = (i: number, patch: Partial<VariantRow>) => set({ variants: v.variants.map((row, j) => (j === i ? { ...row, ...patch } : row)) });
   const add = () => {
     const n = v.variants.length;
@@ -212,7 +215,7 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
         </Alert>
       )}
       {v.variants.map((row, i) => (
-        <VariantCard key={row.key} row={row} index={i} count={v.variants.length} onChange={(p) => update(i, p)} onRemove={() => remove(i)} errors={errors} variables={variables} maxLengths={maxLengths} ratiosOnly={ratiosOnly} />
+        <VariantCard key={row.key} row={row} index={i} count={v.variants.length} onChange={(p) => update(i, p)} onRemove={() => remove(i)} errors={errors} variables={variables} maxLengths={maxLengths} words={words} ratiosOnly={ratiosOnly} />
       ))}
       {!ratiosOnly && (
         <Button startIcon={<AddRoundedIcon />} onClick={add} sx={{ justifySelf: 'start' }} data-testid="add-variant">
