@@ -92,7 +92,9 @@ export const CampaignPage = () => {
     void load().then(loadVariants);
   }, [id, allowed, load, loadVariants]);
 
-  const running = !!campaign && RUNNING.has(campaign.status);
+  // a finished campaign's figures still arrive while dispatch reports the last messages
+  const settling = !!campaign && campaign.status === S.finished && (campaign.stats?.sent ?? 0) + (campaign.stats?.sentFailed ?? 0) < (campaign.stats?.created ?? 0);
+  const running = !!campaign && (RUNNING.has(campaign.status) || settling);
   useInterval(() => void load().then(loadVariants), POLL_MS, running && allowed);
 
   const refetch = useCampaignRefetch(async () => {
