@@ -20,7 +20,7 @@ export const CampaignProgress = ({ stats, compact }: { stats: Partial<Pick<Campa
     <Box sx={{ display: 'grid', gap: compact ? 0.25 : 0.5 }}>
       {rows.map((r) => (
         <Box key={r.type} sx={{ display: 'flex', alignItems: 'center', gap: 1 }} data-testid={`progress-${r.type}`} data-value={r.value} data-total={r.of}>
-          <Typography variant="caption" color="text.secondary" sx={{ width: 64, flexShrink: 0 }} noWrap>
+          <Typography variant="caption" color="text.secondary" sx={{ width: 84, flexShrink: 0 }} noWrap>
             {translate(`campaigns.progress.${r.type}`)}
           </Typography>
           <ProgressBar value={r.value} total={r.of} type={r.type} size={compact ? 's' : 'm'} />
