@@ -82,6 +82,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     ContactsModule.register({ migrationsRun: true }),
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
     DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey })),
+    // before StreamsModule: stats answers GET /streams/statistics, which streams' GET /streams/:id would match first
+    StatsModule.register({ migrationsRun: true }),
     StreamsModule.register({
       // seals stream and provider tokens at rest; derived from the signing key so it survives restarts
       secret: createHash('sha256').update(`streams:${o.privateKey}`).digest('hex'),
@@ -99,7 +101,6 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       allowedPorts: 'any',
       migrationsRun: true,
     }),
-    StatsModule.register({ migrationsRun: true }),
     // domains, pools, offers and the redirect server in one process (docs/decisions/0033-links-domains.md)
     LinksModule.register({
       dns: { cnameTarget: o.linksDns?.cnameTarget, aTarget: o.linksDns?.aTarget ?? null },

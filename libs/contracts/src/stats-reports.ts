@@ -117,3 +117,26 @@ const CURRENCY_SIGNS: Record<string, string> = { EUR: '€', USD: '$', GBP: '£'
 export function currencySign(currency: string): string {
   return CURRENCY_SIGNS[currency.toUpperCase()] ?? currency.toUpperCase();
 }
+
+/** Messages per status of `GET /streams/statistics` and `POST /streams/subscribe` (the stream pages' figures). */
+export interface StreamStatusCountsDto {
+  accepted: number;
+  sent: number;
+  delivered: number;
+  sent_failed: number;
+  undelivered: number;
+  no_routes: number;
+  rejected: number;
+  total: number;
+  parts: number;
+  /** Price less refunds, in currency units (the account's currency). */
+  cost: number;
+}
+
+/** The stream statistics answer (served by stats from the rollups since docs/decisions/0028, same shape as before). */
+export interface StreamsStatisticsDto {
+  start: string | null;
+  end: string | null;
+  totals: StreamStatusCountsDto;
+  streams: Array<StreamStatusCountsDto & { streamId: number; streamUid: string; name: string; streamType: number }>;
+}

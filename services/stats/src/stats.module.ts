@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { RollupConsumer } from './consumers/rollup.consumer';
 import { DashboardStatisticsController } from './controllers/dashboard-statistics.controller';
+import { StreamsStatisticsController } from './controllers/streams-statistics.controller';
 import { STATS_MIGRATIONS } from './migrations';
 import { ReportCache } from './services/report-cache';
 import { ReportService } from './services/report.service';
@@ -31,7 +32,7 @@ export class StatsModule {
           },
         }),
       ],
-      controllers: [DashboardStatisticsController],
+      controllers: [DashboardStatisticsController, StreamsStatisticsController],
       providers: [{ provide: STATS_OPTIONS, useValue: resolveStatsOptions(options) }, ReportCache, ReportService, RollupConsumer],
       exports: [RollupConsumer, ReportService],
     };

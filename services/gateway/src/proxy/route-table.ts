@@ -43,6 +43,9 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   webhook_requests: 'webhooks',
   // reports from the rollups (docs/decisions/0028)
   dashboard_statistics: 'stats',
+  // the stream pages' figures, from the rollups too (docs/decisions/0028, "Streams statistics")
+  'streams/statistics': 'stats',
+  'streams/subscribe': 'stats',
   // short links: domains, pools, offers (docs/decisions/0033-links-domains.md)
   domains: 'links',
   domain_pools: 'links',

@@ -13,6 +13,8 @@ import {
   type SeriesPoint,
   type StatusCounts,
   type StreamFigures,
+  type StreamsStatisticsDto,
+  type StreamStatusCountsDto,
   type TimeSlice,
   type TopDestinationsDto,
 } from '@switchboard/contracts';
@@ -209,6 +211,73 @@ export class ReportService {
       streams,
       clicked: null,
       waiting: ['clicked', 'campaigns', 'domains'],
+    };
+  }
+
+  /**
+   * `GET /streams/statistics?start&end&streamId` (default one day back to now) and `POST /streams/subscribe
+   * {type, date?, start?, end?, streamId?}` (a time slice, asked again at an interval): the stream pages' figures per
+   * stream and status, from the same rollups and ranges as the dashboard (the account's zone; date-only ends 23:59:59),
+   * so the stream pages and the dashboard agree. Not cached: the stream pages refetch on every change they are told of.
+   */
+  async streamStatistics(query: Record<string, unknown>): Promise<StreamsStatisticsDto> {
+    return this.streamFigures({ start: query.start, end: query.end }, query.streamId);
+  }
+
+  async streamSubscribe(body: Record<string, unknown>): Promise<StreamsStatisticsDto> {
+    if (body.type === undefined || body.type === null || body.type === '') throw bad('type', `type is one of ${TIME_SLICES.join(', ')}`);
+    return this.streamFigures({ type: body.type, date: body.date, start: body.start, end: body.end }, body.streamId);
+  }
+
+  private async streamFigures(rangeBody: Record<string, unknown>, streamId: unknown): Promise<StreamsStatisticsDto> {
+    const scope = await this.scope({});
+    const filters: Filters = { streams: streamId === undefined || streamId === null || streamId === '' ? null : idList([streamId], 'streamId') };
+    const range = await this.range(rangeBody, scope.timeZone);
+    const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_stream' : 'rollup_hour');
+    const rows = await this.ds.query<Row[]>(
+      `SELECT r.stream_id::text AS stream, r.status, sum(r.messages)::bigint::text AS n, sum(r.parts)::bigint::text AS parts, sum(r.cost_micros)::text AS cost
+         FROM stats.${table} r WHERE ${where} GROUP BY r.stream_id, r.status`,
+      params,
+    );
+    const zero = (): StreamStatusCountsDto => ({ accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, total: 0, parts: 0, cost: 0 });
+    const totals = zero();
+    let totalCost = 0n;
+    const per = new Map<string, { c: StreamStatusCountsDto; cost: bigint }>();
+    for (const r of rows) {
+      const n = Number(r.n);
+      const parts = Number(r.parts);
+      const cost = BigInt(String(r.cost));
+      const st = String(r.status) as keyof StreamStatusCountsDto;
+      const s = per.get(String(r.stream)) ?? { c: zero(), cost: 0n };
+      for (const c of [s.c, totals]) {
+        if (st in c && st !== 'total' && st !== 'parts' && st !== 'cost') c[st] += n;
+        c.total += n;
+        c.parts += parts;
+      }
+      s.cost += cost;
+      totalCost += cost;
+      per.set(String(r.stream), s);
+    }
+    const ids = [...per.entries()].filter(([, s]) => s.c.total !== 0).map(([id]) => id);
+    const names = ids.length
+      ? await this.ds.query<Array<{ id: string; uid: string; name: string; stream_type: number }>>(
+          `SELECT stream_id::text AS id, stream_uid::text AS uid, name, stream_type FROM stats.stream WHERE stream_id = ANY($1::bigint[]) AND account_id = $2`,
+          [ids, scope.account],
+        )
+      : [];
+    const byId = new Map(names.map((n) => [n.id, n]));
+    const units = (micros: bigint) => Number(microsToAmount(micros));
+    return {
+      start: range.start ? range.start.toISOString() : null,
+      end: range.endExclusive ? new Date(range.endExclusive.getTime() - 1).toISOString() : null,
+      totals: { ...totals, cost: units(totalCost) },
+      streams: ids
+        .map((id) => {
+          const s = per.get(id) as { c: StreamStatusCountsDto; cost: bigint };
+          const n = byId.get(id);
+          return { streamId: Number(id), streamUid: n?.uid ?? '', name: n?.name ?? `#${id}`, streamType: n?.stream_type ?? 0, ...s.c, cost: units(s.cost) };
+        })
+        .sort((a, b) => a.streamId - b.streamId),
     };
   }
 

@@ -2,11 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from
 import { ApiBearerAuth, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiQuery, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Permission, StreamType } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, type ListResult } from '@switchboard/platform';
-import { CreateStreamDto, DemoSendDto, InboxMappingDto, PreviewTelegramDto, PreviewWhatsAppDto, ResetTokenDto, SubscribeDto, UpdateStreamDto } from '../dtos/stream.dto';
+import { CreateStreamDto, DemoSendDto, InboxMappingDto, PreviewTelegramDto, PreviewWhatsAppDto, ResetTokenDto, UpdateStreamDto } from '../dtos/stream.dto';
 import { ConsoleToolsService, type DemoAnswer } from '../services/console-tools.service';
-import { StatsService, type MessageStatusDto, type StatisticsDto } from '../services/stats.service';
+import { StatsService, type MessageStatusDto } from '../services/stats.service';
 import { StreamService, streamIdFrom, type DropdownItem, type StreamDto } from '../services/stream.service';
-import { DemoResponse, MessageStatusResponse, DropdownItemResponse, StatisticsResponse, StreamResponse, StreamsInboxMappingResponse, StreamsPreviewTelegramResponse, StreamsPreviewWhatsAppResponse, StreamsResetTokenResponse, StreamsSetInboxMappingResponse, StreamsTokenResponse, WhatsAppPhoneNumberResponse } from '../dtos/responses.dto';
+import { DemoResponse, MessageStatusResponse, DropdownItemResponse, StreamResponse, StreamsInboxMappingResponse, StreamsPreviewTelegramResponse, StreamsPreviewWhatsAppResponse, StreamsResetTokenResponse, StreamsSetInboxMappingResponse, StreamsTokenResponse, WhatsAppPhoneNumberResponse } from '../dtos/responses.dto';
 import { StreamWebhooksResponse, WHATSAPP_LIST_SCHEMA } from '../dtos/stream-api.dto';
 
 const P = Permission;
@@ -36,12 +36,8 @@ export class StreamsController {
   @Get('dropdown/inbox') @Permissions(P.InboxView)
   dropdownInbox(): Promise<ListResult<DropdownItem>> { return this.streams.dropdown([StreamType.TwoWay, StreamType.WhatsApp]); }
 
-  @ApiQuery({ name: 'start', type: String, required: false, description: 'from (ISO date-time); default one day back', example: '2026-11-24T00:00:00Z' })
-  @ApiQuery({ name: 'end', type: String, required: false, description: 'to (ISO date-time); default now', example: '2026-11-25T23:59:59Z' })
-  @ApiQuery({ name: 'streamId', type: Number, required: false, description: 'only this stream', example: 7 })
-  @ApiOkResponse({ type: StatisticsResponse })
-  @Get('statistics') @Permissions(P.StreamView)
-  statistics(@Query() q: Record<string, unknown>): Promise<StatisticsDto> { return this.stats.statistics(q); }
+  // GET /streams/statistics and POST /streams/subscribe are answered by the stats service from its rollups
+  // (docs/decisions/0028-statistics.md, "Streams statistics").
 
   @ApiExtraModels(MessageStatusResponse)
   @ApiQuery({ type: String, name: 'message_uuid', required: false, description: 'one message (the message_uuid POST /api/streams/messages answered); without it, a page of messages', example: '0193a8f2-6c1e-7d4b-9f3a-2b5c8d1e4f60' })
@@ -70,9 +66,6 @@ export class StreamsController {
   @Post('demo') @Permissions(P.StreamTester) @HttpCode(200)
   demo(@Body() dto: DemoSendDto): Promise<DemoAnswer> { return this.tools.demo(dto); }
 
-  @ApiOkResponse({ type: StatisticsResponse })
-  @Post('subscribe') @Permissions(P.StreamView) @HttpCode(200)
-  subscribe(@Body() dto: SubscribeDto): Promise<StatisticsDto> { return this.stats.subscribe(dto); }
 
   @ApiOkResponse({ type: StreamWebhooksResponse })
   @Get('webhooks/:id') @Permissions(P.StreamView)

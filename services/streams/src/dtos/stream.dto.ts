@@ -70,23 +70,6 @@ export class DemoSendDto {
   payload?: Record<string, unknown>;
 }
 
-export class SubscribeDto {
-  @ApiProperty({ description: 'time slice: day, week, month, year, custom, all (or 1 to 4)', oneOf: [{ type: 'string', enum: ['day', 'week', 'month', 'year', 'custom', 'all'] }, { type: 'integer' }], example: 'day' }) @Allow()
-  type: string | number;
-
-  @ApiPropertyOptional({ description: 'a day inside the slice (ISO date); default today', example: '2026-11-25' }) @IsOptional() @IsString()
-  date?: string;
-
-  @ApiPropertyOptional({ example: '2026-11-01' }) @IsOptional() @IsString()
-  start?: string;
-
-  @ApiPropertyOptional({ example: '2026-11-25' }) @IsOptional() @IsString()
-  end?: string;
-
-  @ApiPropertyOptional({ oneOf: [{ type: 'integer' }, { type: 'string', example: '/api/streams/7' }], example: 7 }) @Allow()
-  streamId?: number | string;
-}
-
 export class PreviewWhatsAppDto {
   @ApiProperty({ example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' }) @IsString() @IsNotEmpty() @MaxLength(1024)
   auth_token: string;
