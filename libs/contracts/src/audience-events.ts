@@ -32,6 +32,31 @@ export const AudienceRequestedV1 = defineEvent({
     variableIds: z.array(id).max(500).nullable(),
     /** Recipients a batch (default 2,000). */
     batchSize: z.number().int().min(1).max(5000).optional(),
+    /**
+     * `snapshot` (default): the recipients in batches. `count`: only how many recipients there would be per country and
+     * per time zone, answered by one `contacts.audience.counted` (the estimated cost and unreachable time zones shown
+     * before a start).
+     */
+    mode: z.enum(['snapshot', 'count']).optional(),
+  }),
+});
+
+/** The answer to a `count` request: recipients (after the same exclusions and duplicate rule) per country and time zone. */
+export const AudienceCountedV1 = defineEvent({
+  type: 'contacts.audience.counted',
+  version: 1,
+  topic: Topics.Contacts,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    requestId: z.string(),
+    accountId: id,
+    campaignId: id,
+    total: z.number().int().nonnegative(),
+    /** Recipients by country (ISO 3166-1 alpha-2; `''` for none). */
+    byCountry: z.record(z.number().int().nonnegative()),
+    /** Recipients by IANA time zone (`''` for none). */
+    byTimezone: z.record(z.number().int().nonnegative()),
+    error: z.string().nullable(),
   }),
 });
 
@@ -84,7 +109,7 @@ export const AudienceBatchPreparedV1 = defineEvent({
   }),
 });
 
-export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1] as const;
+export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1, AudienceCountedV1] as const;
 
 export type AudienceBatchData = z.infer<typeof AudienceBatchPreparedV1.schema>;
 

@@ -16,6 +16,8 @@ import {
   WordsController,
 } from './controllers/catalog.controller';
 import { CAMPAIGNS_MIGRATIONS } from './migrations';
+import { EstimateService } from './run/estimate.service';
+import { CampaignRunController } from './run/run.controller';
 import { RunnerDatabase } from './run/runner-db';
 import { RunnerConsumers } from './run/runner.consumers';
 import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
@@ -55,6 +57,7 @@ export class CampaignsModule {
       ],
       // the tools first: their static paths sit beside `campaigns/:id`
       controllers: [
+        CampaignRunController,
         CampaignToolsController,
         CampaignsController,
         CampaignStreamEventsController,
@@ -77,6 +80,7 @@ export class CampaignsModule {
         RunnerDatabase,
         CampaignRunner,
         RunnerConsumers,
+        EstimateService,
         CampaignStatusService,
         CampaignService,
         CampaignPartsService,

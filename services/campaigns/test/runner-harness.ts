@@ -1,5 +1,6 @@
 import {
   AudienceBatchPreparedV1,
+  AudienceCountedV1,
   AudienceRequestedV1,
   CampaignSendBatchRequestedV1,
   LinkBatchMintedV1,
@@ -24,6 +25,7 @@ export interface FakeContact {
   phone: string;
   timezone: string | null;
   variables: Record<string, string>;
+  iso2?: string;
 }
 
 /**
@@ -76,6 +78,17 @@ export class RunnerHarness {
   private async onAudience(d: EventData<typeof AudienceRequestedV1>): Promise<void> {
     const size = d.batchSize ?? 2000;
     const all = d.contactListIds.flatMap((l) => this.lists.get(l) ?? []);
+    if (d.mode === 'count') {
+      const byCountry: Record<string, number> = {};
+      const byTimezone: Record<string, number> = {};
+      for (const c of all) {
+        byCountry[c.iso2 ?? 'GB'] = (byCountry[c.iso2 ?? 'GB'] ?? 0) + 1;
+        byTimezone[c.timezone ?? ''] = (byTimezone[c.timezone ?? ''] ?? 0) + 1;
+      }
+      const counted = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, total: all.length, byCountry, byTimezone, error: null };
+      await this.a.bus.publish([createEnvelope(AudienceCountedV1, counted, { accountId: d.accountId, source: 'contacts' })]);
+      return;
+    }
     const events: OutgoingEvent[] = [];
     let seq = 0;
     for (let i = 0; i === 0 || i < all.length; i += size) {
@@ -93,7 +106,7 @@ export class RunnerHarness {
             recipients: {
               contactId: part.map((c) => c.contactId),
               phone: part.map((c) => c.phone),
-              iso2: part.map(() => 'GB'),
+              iso2: part.map((c) => c.iso2 ?? 'GB'),
               timezone: part.map((c) => c.timezone),
               occurrence: part.map(() => 0),
               variables: part.map((c) => c.variables),

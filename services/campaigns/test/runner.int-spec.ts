@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { CampaignHaltReason, CampaignStatus, LinkClickedV1, MessageStatusChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
+import { CampaignHaltReason, CampaignStatus, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork } from '../src';
 import { resolveRunnerOptions } from '../src/run/runner.options';
@@ -198,6 +198,62 @@ describe('campaign runner', () => {
     expect(await states(mine)).toEqual({ 2: 3 });
     await h.a.publish([answer]);
     expect(await states(mine)).toEqual({ 3: 3 });
+  });
+
+  it('estimates the cost per country with the account’s prices, and names the zones the hours never reach, before the start', async () => {
+    const id = await h.campaign0('1501', 10, {
+      variants: [{ text: 'x'.repeat(170), ratio: 100 }],
+      window: { start: '09:00', end: '18:00', endDate: '2026-03-04T12:00:00Z' },
+      contacts: (i) => (i < 6 ? { iso2: 'GB', timezone: 'Europe/London' } : { iso2: 'US', timezone: 'America/New_York', phone: `+1415555${String(2600 + i)}` }),
+    });
+    await h.a.sql(`UPDATE campaigns.campaign SET status = 8 WHERE id = $1`, [id]);
+    await h.a.publish([
+      createEnvelope(PriceChangedV1, { accountId: null, iso2: 'GB', pricePerSegmentMicros: 40_000, currency: 'EUR' }, { accountId: null, source: 'accounts' }),
+      createEnvelope(PriceChangedV1, { accountId: null, iso2: 'US', pricePerSegmentMicros: 10_000, currency: 'EUR' }, { accountId: null, source: 'accounts' }),
+      createEnvelope(PriceChangedV1, { accountId: '1501', iso2: 'GB', pricePerSegmentMicros: 30_000, currency: 'EUR' }, { accountId: null, source: 'accounts' }),
+    ]);
+    const token = h.a.token('1501');
+    const first = await h.a.call<Record<string, unknown>>('GET', `/campaigns/get_estimated_cost?campaign=${id}`, { token });
+    expect(first.body).toMatchObject({ status: 'pending' });
+    await h.settle();
+    const cost = await h.a.call<Record<string, unknown>>('GET', `/campaigns/get_estimated_cost?campaign=${id}`, { token });
+    expect(cost.status).toBe(200);
+    // 170 GSM-7 characters: 2 segments; own GB price over the global one
+    expect(cost.body).toEqual({
+      status: 'ready',
+      error: null,
+      currency: 'EUR',
+      total: 10,
+      segments: 2,
+      totalCostMicros: 6 * 2 * 30_000 + 4 * 2 * 10_000,
+      countries: [
+        { country: 'GB', recipients: 6, priceMicros: 30_000, costMicros: 360_000 },
+        { country: 'US', recipients: 4, priceMicros: 10_000, costMicros: 80_000 },
+      ],
+    });
+    // at 10:00 UTC New York opens at 14:00 UTC, after the 12:00 end; London is open
+    h.clock.set(Date.parse('2026-03-04T10:00:00Z'));
+    const zones = await h.a.call('GET', `/campaigns/get_unreachable_timezones?campaign=${id}`, { token });
+    expect(zones.body).toEqual({ status: 'ready', items: [{ timezone: 'America/New_York', count: 4 }] });
+    // another account sees no such campaign
+    expect((await h.a.call('GET', `/campaigns/get_estimated_cost?campaign=${id}`, { token: h.a.token('1599') })).status).toBe(404);
+    expect((await h.a.call('GET', `/campaigns/get_estimated_cost`, { token })).status).toBe(400);
+  });
+
+  it('sends a demo message composed for a demo contact through streams, for testers only', async () => {
+    const id = await h.campaign0('1601', 1, { variants: [{ text: 'Hi {{firstName}}, see {{shorturl}}', ratio: 100 }] });
+    await h.a.sql(`UPDATE campaigns.campaign SET status = 8 WHERE id = $1`, [id]);
+    const token = h.a.token('1601');
+    const sent = await h.a.call<{ status: string; messageUuid: string }>('POST', '/campaigns/send_demo_message', { token, body: { campaign: Number(id), phone: '+44 7400 000 123', firstName: 'Ann', shorturl: 'https://s.test/demo' } });
+    expect(sent.body.status).toBe('success');
+    await h.settle();
+    expect(h.requested.find((i) => i.messageUuid === sent.body.messageUuid)).toMatchObject({ destination: '+447400000123', text: 'Hi Ann, see https://s.test/demo', ref: 'demo' });
+    const answers = async (body: Record<string, unknown>) => (await h.a.call<{ status: string }>('POST', '/campaigns/send_demo_message', { token, body })).body.status;
+    expect(await answers({ phone: '+447400000123' })).toBe('campaign_not_selected');
+    expect(await answers({ campaign: 999999, phone: '+447400000123' })).toBe('campaign_not_exist');
+    expect(await answers({ campaign: Number(id) })).toBe('phone_not_entered');
+    expect(await answers({ campaign: Number(id), phone: '12ab' })).toBe('phone_invalid');
+    expect((await h.a.call('POST', '/campaigns/send_demo_message', { token: h.a.token('1601', ['CAMPAIGN_VIEW']), body: { campaign: Number(id), phone: '+447400000123' } })).status).toBe(403);
   });
 
   it('loses and duplicates nothing when its runner dies mid-campaign and another takes over', async () => {

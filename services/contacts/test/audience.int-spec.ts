@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AudienceBatchPreparedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
+import { AudienceBatchPreparedV1, AudienceCountedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { gb, startContacts, type ContactsTestApp } from './support';
 
@@ -91,6 +91,18 @@ describe('contacts: campaign audience snapshots', () => {
     const other = await ask({ accountId: '2' });
     expect(other).toEqual([expect.objectContaining({ last: true, error: 'contact list not found', totals: expect.objectContaining({ recipients: 0 }) })]);
     expect(other[0].recipients.phone).toEqual([]);
+  });
+
+  it('counts the audience per country and time zone without handing it over (mode count)', async () => {
+    const requestId = randomUUID();
+    await a.t.bus.publish([
+      createEnvelope(AudienceRequestedV1, { requestId, accountId: '1', campaignId: '42', contactListIds: [listA, listB, segment], sendDuplicates: true, variableIds: null, mode: 'count' }, { accountId: '1', source: 'campaigns' }),
+    ]);
+    await (a.t.bus as InMemoryEventBus).drain();
+    const events = await a.events();
+    expect(events.filter((e) => e.type === AudienceBatchPreparedV1.type && (e.data as Batch).requestId === requestId)).toHaveLength(0);
+    const counted = events.filter((e) => e.type === AudienceCountedV1.type).map((e) => AudienceCountedV1.schema.parse(e.data));
+    expect(counted).toEqual([{ requestId, accountId: '1', campaignId: '42', total: 26, byCountry: { GB: 26 }, byTimezone: { 'Europe/London': 26 }, error: null }]);
   });
 
   it('answers an empty audience with one empty last batch', async () => {

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
   AudienceBatchPreparedV1,
+  AudienceCountedV1,
   AudienceRequestedV1,
   StandardVariable,
   Topics,
@@ -12,7 +13,7 @@ import {
   type EventData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { AppError, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { AppError, createEnvelope, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
@@ -75,7 +76,8 @@ export class AudienceConsumer implements OnModuleInit {
       );
       if (claimed.length === 0) return;
       wrote = true;
-      await this.snapshot(m, d);
+      if (d.mode === 'count') await this.count(m, d);
+      else await this.snapshot(m, d);
     });
     if (wrote) this.relay.kick();
   }
@@ -145,6 +147,38 @@ export class AudienceConsumer implements OnModuleInit {
     totals.recipients += out.contactId.length;
     totals.batches++;
     await this.emit(m, buf, d, totals.batches - 1, true, out, totals, null);
+  }
+
+  /** How many recipients the snapshot would hold, per country and per time zone (one aggregate query). */
+  private async count(m: EntityManager, d: Request): Promise<void> {
+    const params = new SqlParams([d.accountId]);
+    const sources: string[] = [];
+    const answer = (data: Omit<EventData<typeof AudienceCountedV1>, 'requestId' | 'accountId' | 'campaignId'>) =>
+      Outbox.add(m, CONTACTS_SCHEMA, [createEnvelope(AudienceCountedV1, { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, ...data }, { accountId: d.accountId, source: 'contacts', traceId: null })]);
+    try {
+      for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      await answer({ total: 0, byCountry: {}, byTimezone: {}, error: err.message });
+      return;
+    }
+    const copies = d.sendDuplicates && sources.length > 1 ? sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ') : '1';
+    const rows = await m.query<Array<{ country: string; timezone: string; n: string }>>(
+      `SELECT coalesce(c.country, '') AS country, coalesce(c.timezone, '') AS timezone, sum(${copies})::text AS n
+         FROM contacts.contact c WHERE c.account_id = $1 AND ${SENDABLE} AND (${sources.join(' OR ')})
+        GROUP BY 1, 2`,
+      params.values,
+    );
+    const byCountry: Record<string, number> = {};
+    const byTimezone: Record<string, number> = {};
+    let total = 0;
+    for (const r of rows) {
+      const n = Number(r.n);
+      total += n;
+      byCountry[r.country] = (byCountry[r.country] ?? 0) + n;
+      byTimezone[r.timezone] = (byTimezone[r.timezone] ?? 0) + n;
+    }
+    await answer({ total, byCountry, byTimezone, error: null });
   }
 
   /**
