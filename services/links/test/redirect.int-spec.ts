@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { LinkBatchMintedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
+import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
 import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '101';
@@ -159,6 +159,11 @@ describe('redirect server', () => {
     const clicks = announced();
     expect(clicks).toHaveLength(3);
     expect(clicks.filter((c) => c.first)).toHaveLength(2);
+    // each recipient's first click also as links.link.clicked, under the click's id (campaigns counts clickers from it)
+    await waitFor(() => l.events(LinkClickedV1.type).filter((e) => (e.data as { campaignId: string }).campaignId === '55').length >= 2);
+    const singles = l.events(LinkClickedV1.type).filter((e) => (e.data as { campaignId: string }).campaignId === '55');
+    expect(singles.map((e) => e.id).sort()).toEqual(clicks.filter((c) => c.first).map((c) => c.clickId).sort());
+    expect(LinkClickedV1.schema.parse(singles[0].data)).toMatchObject({ accountId: A, campaignId: '55', originalUrl: 'https://shop-a.example/c' });
     expect(clicks[0]).toMatchObject({ shortUrl: answer.links.r0.shorturl, originalUrl: 'https://shop-a.example/c', domainId: domA, uaClass: 'mobile' });
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
+import { LinkClickedV1, LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
 import type { ResolvedLink } from './link-store';
 import { UA_CLASSES } from './user-agent';
@@ -193,6 +193,7 @@ export class ClickRecorder {
    */
   private events(group: Click[], ids: string[], firsts: Set<string>): { count: number; json: string } | null {
     const perAccount = new Map<string, string[]>();
+    const singles: string[] = [];
     for (let i = 0; i < group.length; i++) {
       const c = group[i];
       if (c.preview) continue;
@@ -200,9 +201,17 @@ export class ClickRecorder {
       let list = perAccount.get(l.accountId);
       if (!list) perAccount.set(l.accountId, (list = []));
       const fields = (l.eventJson ??= linkEventJson(l, c.shortUrl));
-      list.push(
-        `{"clickId":"${ids[i]}",${fields},"first":${firsts.has(ids[i])},"uaClass":"${UA_CLASSES[c.uaClass]}","ip":${c.ip === null ? 'null' : JSON.stringify(c.ip)},"userAgent":${c.userAgent === null ? 'null' : JSON.stringify(c.userAgent)},"clickedAt":"${new Date(c.at).toISOString()}"}`,
-      );
+      const first = firsts.has(ids[i]);
+      const tail = `"ip":${c.ip === null ? 'null' : JSON.stringify(c.ip)},"userAgent":${c.userAgent === null ? 'null' : JSON.stringify(c.userAgent)},"clickedAt":"${new Date(c.at).toISOString()}"`;
+      list.push(`{"clickId":"${ids[i]}",${fields},"first":${first},"uaClass":"${UA_CLASSES[c.uaClass]}",${tail}}`);
+      if (first) {
+        // a recipient's first click also as the per-click event (its id the click's: a consumer of both, the webhooks,
+        // handles it once), for consumers that count clickers one event at a time (campaigns)
+        const key = `${l.domainId}/${c.shortUrl.slice(c.shortUrl.lastIndexOf('/') + 1)}`;
+        singles.push(
+          `{"id":"${ids[i]}","type":"${LinkClickedV1.type}","version":${LinkClickedV1.version},"occurredAt":"${new Date(c.at).toISOString()}","source":"links","accountId":"${l.accountId}","traceId":null,"key":${JSON.stringify(key)},"data":{"clickId":"${ids[i]}","accountId":"${l.accountId}",${fields},${tail}},"topic":"${Topics.Links}"}`,
+        );
+      }
     }
     if (perAccount.size === 0) return null;
     const occurredAt = new Date().toISOString();
@@ -215,6 +224,7 @@ export class ClickRecorder {
         );
       }
     }
+    envelopes.push(...singles);
     return { count: envelopes.length, json: `[${envelopes.join(',')}]` };
   }
 }
