@@ -6,6 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { INBOX_WS_PATH, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
 import { RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
+import { poolFor } from '../proxy/upstreams';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 
 /** The realtime topic token the inbox service publishes its room events under (services/inbox rooms.service.ts). */
@@ -97,7 +98,10 @@ export class InboxSocketService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   private inboxBase(): string | null {
-    if (this.options.mode === 'distributed') return this.options.routes?.inbox ?? null;
+    if (this.options.mode === 'distributed') {
+      const route = this.options.routes?.inbox;
+      return route ? poolFor(route).pick().href.replace(/\/$/, '') : null;
+    }
     const addr = this.server?.address() as AddressInfo | null;
     return addr ? `http://127.0.0.1:${addr.port}` : null;
   }

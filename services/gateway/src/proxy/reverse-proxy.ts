@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ErrorCode, type ErrorBody } from '@switchboard/contracts';
 import { redactUrl } from '@switchboard/platform';
 import { GATEWAY_ROUTE_TABLE, serviceForPath } from './route-table';
+import { neverReached, poolFor, type UpstreamPool } from './upstreams';
 
 export interface ReverseProxyOptions {
   /** Service name -> base URL. */
@@ -94,9 +95,9 @@ export class ReverseProxy {
     if (DOT_SEGMENT.test(url)) return sendError(res, 400, 'dot segments are not allowed in the path', ErrorCode.RequestValidation);
     const service = serviceForPath(pathname, this.table);
     if (!service) return sendError(res, 404, `no service serves ${pathname}`, ErrorCode.NotFound);
-    const base = this.options.routes[service];
-    if (!base) return sendError(res, 502, `service ${service} is not configured on this gateway`);
-    this.forward(req, res, service, new URL(base));
+    const route = this.options.routes[service];
+    if (!route) return sendError(res, 502, `service ${service} is not configured on this gateway`);
+    this.forward(req, res, service, poolFor(route));
   };
 
   close(): void {
@@ -104,7 +105,7 @@ export class ReverseProxy {
     this.httpsAgent.destroy();
   }
 
-  private forward(req: Request, res: Response, service: string, base: URL): void {
+  private forward(req: Request, res: Response, service: string, pool: UpstreamPool): void {
     const headers = withoutHopByHop(req.headers);
     delete headers.host;
     const incomingId = req.headers['x-request-id'];
@@ -127,19 +128,28 @@ export class ReverseProxy {
     res.on('close', () => {
       if (!res.writableFinished) current?.destroy();
     });
-    this.send(req, res, service, base, headers, hasBody, 0, (r) => (current = r));
+    this.send(req, res, service, pool, pool.order(), 0, headers, hasBody, 0, (r) => (current = r));
   }
 
+  /**
+   * Sends to `urls[index]`. A replica the request never reached (refused, unreachable, reset before connecting) is
+   * marked down and the next one is tried: a body is piped only once the connection is up, so it is still unread
+   * then. Anything after that (an error mid-body, a timeout, a broken answer) is not retried: the replica may have
+   * acted on it.
+   */
   private send(
     req: Request,
     res: Response,
     service: string,
-    base: URL,
+    pool: UpstreamPool,
+    urls: URL[],
+    index: number,
     headers: http.OutgoingHttpHeaders,
     hasBody: boolean,
     attempt: number,
     track: (r: http.ClientRequest) => void,
   ): void {
+    const base = urls[index];
     const secure = base.protocol === 'https:';
     const upstream = (secure ? https : http).request({
       protocol: base.protocol,
@@ -152,8 +162,18 @@ export class ReverseProxy {
     });
     track(upstream);
     upstream.setTimeout(this.timeoutMs, () => upstream.destroy(new UpstreamTimeout(`no answer from ${service} in ${this.timeoutMs} ms`)));
+    let connected = false;
+    upstream.on('socket', (socket) => {
+      const go = () => {
+        connected = true;
+        if (hasBody) req.pipe(upstream);
+      };
+      if ((socket as { connecting?: boolean }).connecting) socket.once('connect', go);
+      else go();
+    });
 
     upstream.on('response', (up) => {
+      if (pool.isDown(base)) pool.markUp(base);
       res.writeHead(up.statusCode ?? 502, up.statusMessage, withoutHopByHop(up.headers));
       up.pipe(res);
       up.on('error', () => res.destroy());
@@ -167,7 +187,14 @@ export class ReverseProxy {
       }
       // A pooled keep-alive socket the upstream had just closed: nothing reached it, so a bodiless call is retried once.
       if (!hasBody && attempt === 0 && upstream.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        return this.send(req, res, service, base, headers, hasBody, 1, track);
+        return this.send(req, res, service, pool, urls, index, headers, hasBody, 1, track);
+      }
+      if (!(err instanceof UpstreamTimeout) && neverReached(err, connected)) {
+        pool.markDown(base);
+        if (index + 1 < urls.length) {
+          this.logger.warn(`${service} replica ${base.host} unreachable (${(err as NodeJS.ErrnoException).code ?? err.message}): trying the next one`);
+          return this.send(req, res, service, pool, urls, index + 1, headers, hasBody, 0, track);
+        }
       }
       if (hasBody) {
         req.unpipe(upstream);
@@ -180,7 +207,6 @@ export class ReverseProxy {
       this.logger.warn(`${req.method} ${redactUrl(req.url)}: ${service} unavailable (${(err as NodeJS.ErrnoException).code ?? err.message})`);
       sendError(res, 502, `service ${service} is unavailable`);
     });
-    if (hasBody) req.pipe(upstream);
-    else upstream.end();
+    if (!hasBody) upstream.end();
   }
 }

@@ -27,5 +27,9 @@ describe('gateway route table', () => {
     expect(() => parseGatewayRoutes('auth')).toThrow(/service=url/);
     expect(() => parseGatewayRoutes('auth=not a url')).toThrow(/invalid URL/);
     expect(() => parseGatewayRoutes('auth=ftp://x')).toThrow(/http/);
+    // several replicas of one service
+    expect(parseGatewayRoutes('dispatch=http://d1:3006/|http://d2:3006 auth=http://auth:3001')).toEqual({ dispatch: 'http://d1:3006|http://d2:3006', auth: 'http://auth:3001' });
+    expect(() => parseGatewayRoutes('dispatch=http://d1:3006|nope')).toThrow(/invalid URL/);
+    expect(() => parseGatewayRoutes('dispatch=http://d1:3006|http://d1:3006')).toThrow(/twice/);
   });
 });

@@ -93,24 +93,29 @@ export function serviceForPath(pathname: string, table: Readonly<Record<string, 
 
 /**
  * `GATEWAY_ROUTES`: `auth=http://auth:3001,accounts=http://accounts:3002` (commas, semicolons or whitespace
- * between entries). Throws on a malformed entry so a typo fails the boot instead of a request.
+ * between entries); a service with several replicas lists them with `|`: `dispatch=http://d1:3006|http://d2:3006`
+ * (proxy/upstreams.ts). Throws on a malformed entry so a typo fails the boot instead of a request.
  */
 export function parseGatewayRoutes(value: string | undefined): Record<string, string> {
   const routes: Record<string, string> = {};
   for (const entry of (value ?? '').split(/[,;\s]+/).filter(Boolean)) {
     const eq = entry.indexOf('=');
     const service = entry.slice(0, eq).trim();
-    const base = entry.slice(eq + 1).trim();
+    const bases = entry.slice(eq + 1).split('|').map((b) => b.trim());
     if (eq <= 0 || !/^[a-z][a-z0-9_-]*$/.test(service)) throw new Error(`GATEWAY_ROUTES: "${entry}" is not service=url`);
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw new Error(`GATEWAY_ROUTES: ${service} has an invalid URL "${base}"`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GATEWAY_ROUTES: ${service} must use http or https`);
-    if (url.search || url.hash) throw new Error(`GATEWAY_ROUTES: ${service} URL must not have a query or fragment`);
-    routes[service] = url.toString().replace(/\/$/, '');
+    const urls = bases.map((base) => {
+      let url: URL;
+      try {
+        url = new URL(base);
+      } catch {
+        throw new Error(`GATEWAY_ROUTES: ${service} has an invalid URL "${base}"`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GATEWAY_ROUTES: ${service} must use http or https`);
+      if (url.search || url.hash) throw new Error(`GATEWAY_ROUTES: ${service} URL must not have a query or fragment`);
+      return url.toString().replace(/\/$/, '');
+    });
+    if (new Set(urls).size !== urls.length) throw new Error(`GATEWAY_ROUTES: ${service} lists a replica twice`);
+    routes[service] = urls.join('|');
   }
   return routes;
 }
