@@ -111,6 +111,24 @@ describe('campaigns', () => {
     expect((await app.call('PUT', `/campaigns/${p.id}`, { token, body: { status: 7 } })).status).toBe(409);
   });
 
+  it('lets one of many concurrent actions on a campaign win, the others refused with nothing changed', async () => {
+    const c = await create();
+    await app.call('POST', `/campaigns/${c.id}/start`, { token });
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => app.call('POST', `/campaigns/${c.id}/pause`, { token })),
+      ...Array.from({ length: 6 }, () => app.call('POST', `/campaigns/${c.id}/abort`, { token })),
+    ]);
+    const ok = answers.filter((a) => a.status === 200).length;
+    const refused = answers.filter((a) => a.status === 409).length;
+    const history = await app.sql<{ action: string }>(`SELECT action FROM campaigns.status_history WHERE campaign_id = $1 AND action <> 'start' ORDER BY id`, [c.id]);
+    // pause then abort may both pass (abort is allowed from paused); nothing else, and every change is in the history once
+    expect(ok + refused).toBe(12);
+    expect(history.length).toBe(ok);
+    expect(history.length === 1 || (history.length === 2 && history[0].action === 'pause' && history[1].action === 'abort')).toBe(true);
+    const [row] = await app.sql<{ status: number }>(`SELECT status FROM campaigns.campaign WHERE id = $1`, [c.id]);
+    expect(row.status).toBe(history[history.length - 1].action === 'abort' ? 4 : 3);
+  });
+
   it('refuses to start without what sending needs', async () => {
     const c = await create({ stream: null, contactLists: [] });
     const res = await app.call<{ code: string; violations: Array<{ propertyPath: string }> }>('POST', `/campaigns/${c.id}/start`, { token });

@@ -65,6 +65,18 @@ describe('templates, word lists, tags and campaign parts', () => {
     expect(other.body.violations[0].code).toBe('spintax.unknown_word_list');
   });
 
+  it('refuses to delete or rename a word list a campaign still to send refers to', async () => {
+    const wl = (await app.call<WordListDto>('POST', '/word_lists', { token, body: { name: 'Sizes', words: ['S', 'M'] } })).body;
+    const c = (await app.call<CampaignDto>('POST', '/campaigns', { token, body: { name: 'Sized', campaignVariants: [{ text: 'Size {[[ sizes ]]|any}' }] } })).body;
+    const del = await app.call<{ code: string; message: string }>('DELETE', `/word_lists/${wl.id}`, { token });
+    expect(del).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
+    expect(del.body.message).toContain(String(c.id));
+    expect((await app.call('PUT', `/word_lists/${wl.id}`, { token, body: { name: 'Dimensions' } })).status).toBe(409);
+    expect((await app.call<WordListDto>('PUT', `/word_lists/${wl.id}`, { token, body: { name: 'SIZES', words: ['L'] } })).body).toMatchObject({ name: 'SIZES', words: [{ value: 'L' }] });
+    await app.sql(`UPDATE campaigns.campaign SET status = 7 WHERE id = $1`, [c.id]);
+    expect((await app.call('DELETE', `/word_lists/${wl.id}`, { token })).status).toBe(204);
+  });
+
   it('counts the longest message of each variant in characters and segments', async () => {
     const c = (await app.call<CampaignDto>('POST', '/campaigns', { token, body: { name: 'Len', campaignVariants: [{ text: `{${'a'.repeat(150)}|b} {{firstName}}` }, { text: 'Привет {{custom}}' }] } })).body;
     await app.call('POST', '/campaigns_variables', { token, body: { campaign: c.id, variable: 99, variableName: 'custom', defaultValue: 'x'.repeat(40), missingRule: 1 } });

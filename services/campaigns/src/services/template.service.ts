@@ -359,6 +359,8 @@ export class TemplateService {
       v.done();
       if (name) {
         await this.uniqueName(m, name, id);
+        const current = await this.wordListRow(m, id);
+        if (current.name.toLowerCase() !== name.toLowerCase()) await this.assertUnused(m, current.name);
         await m.query(`UPDATE campaigns.word_list SET name = $3, updated_at = $4 WHERE id = $1 AND account_id = $2`, [id, acc, name, this.clock.now()]);
       }
       if (words) {
@@ -369,9 +371,26 @@ export class TemplateService {
     return this.getWordList(id);
   }
 
+  /**
+   * A word list is referenced by name from spintax: renaming or deleting one that a campaign still to send refers to
+   * (not aborted or finished) would leave its texts unknown to the runner. 409 naming the campaigns.
+   */
+  private async assertUnused(m: Pick<EntityManager, 'query'>, name: string): Promise<void> {
+    const pattern = `\\[\\[\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\]\\]`;
+    const used = await m.query<Array<{ id: string }>>(
+      `SELECT DISTINCT c.id::text FROM campaigns.campaign c JOIN campaigns.campaign_variant v ON v.campaign_id = c.id
+        WHERE c.account_id = $1 AND c.deleted_at IS NULL AND c.status NOT IN (4, 7) AND v.text ~* $2 ORDER BY 1 LIMIT 10`,
+      [RequestContext.accountId(), pattern],
+    );
+    if (used.length) throw AppError.conflict(`the word list is used by campaign ${used.map((u) => u.id).join(', ')}: change their texts first`);
+  }
+
   async removeWordList(id: string): Promise<void> {
-    await this.wordListRow(this.ds, id);
-    await this.ds.query(`DELETE FROM campaigns.word_list WHERE id = $1 AND account_id = $2`, [id, RequestContext.accountId()]);
+    await this.ds.transaction(async (m) => {
+      const row = await this.wordListRow(m, id);
+      await this.assertUnused(m, row.name);
+      await m.query(`DELETE FROM campaigns.word_list WHERE id = $1 AND account_id = $2`, [id, RequestContext.accountId()]);
+    });
   }
 
   async listWords(query: Body): Promise<ListResult<WordDto>> {
