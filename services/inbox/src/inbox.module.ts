@@ -4,10 +4,12 @@ import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboa
 import { Clock } from './clock';
 import { ConversationsController } from './controllers/conversations.controller';
 import { ORGANISATION_CONTROLLERS } from './controllers/organisation.controller';
+import { ReportsController } from './controllers/reports.controller';
 import { INBOX_MIGRATIONS } from './migrations';
 import { InboxAccess } from './services/access';
 import { ConversationsService } from './services/conversations.service';
 import { JoinService } from './services/join.service';
+import { ReportsService } from './services/reports.service';
 import { MessagingConsumer } from './services/messaging.consumer';
 import { OrganisationService } from './services/organisation.service';
 import { RoomEvents } from './services/rooms.service';
@@ -44,7 +46,8 @@ export class InboxModule {
           },
         }),
       ],
-      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController],
+      // the reports' /inbox/{board}/{space}/... patterns last, after every fixed /inbox route
+      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController, ReportsController],
       providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer,
         InboxAccess,
         OrganisationService,
@@ -58,6 +61,7 @@ export class InboxModule {
         MessagingConsumer,
         { provide: MediaStorage, useFactory: () => createMediaStorage(options) },
         MediaService,
+        ReportsService,
       ],
       exports: [],
     };

@@ -1,5 +1,6 @@
 import { Init1796600000000 } from './1796600000000-init';
 import { SendOutcome1796700000000 } from './1796700000000-send-outcome';
+import { EventCost1796800000000 } from './1796800000000-event-cost';
 
 /** In order; a new migration is appended, never edited once released. */
-export const INBOX_MIGRATIONS = [Init1796600000000, SendOutcome1796700000000];
+export const INBOX_MIGRATIONS = [Init1796600000000, SendOutcome1796700000000, EventCost1796800000000];

@@ -176,7 +176,7 @@ export class MessagingConsumer implements OnModuleInit {
         await this.applyStatus(d.accountId, it.messageUuid, notAuth ? 'failedNotAuth' : 'failed', it.code ?? it.refusal ?? 'refused', this.clock.now(), notAuth ? 'not_authenticated' : 'refused');
         this.waiters.settle(it.messageUuid, { outcome: notAuth ? 'not_authenticated' : 'refused', error: it.code ?? it.refusal ?? 'refused' });
       } else {
-        await this.ds.query(`UPDATE inbox.event SET send_outcome = 'accepted' WHERE message_uuid = $1 AND account_id = $2`, [it.messageUuid, d.accountId]);
+        await this.ds.query(`UPDATE inbox.event SET send_outcome = 'accepted', price_micros = $3, currency = $4 WHERE message_uuid = $1 AND account_id = $2`, [it.messageUuid, d.accountId, it.priceMicros, it.currency]);
         // a conversation an agent started is no longer temporary once its first message is accepted
         await this.ds.query(`UPDATE inbox.conversation SET temp = false WHERE uuid = $1 AND account_id = $2 AND temp`, [it.ref, d.accountId]);
         this.waiters.settle(it.messageUuid, { outcome: 'accepted', error: null });
