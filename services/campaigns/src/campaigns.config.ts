@@ -15,6 +15,12 @@ export const campaignsConfigSchema = z.object({
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Samples a spintax preview answers at most. */
   CAMPAIGNS_MAX_PREVIEW_SAMPLES: env.int(50, 1),
+  /** The campaign runner (docs/decisions/0032-campaign-runner.md): pause between passes, ms. */
+  CAMPAIGNS_RUNNER_INTERVAL_MS: env.int(100, 1),
+  /** A send batch streams has not answered after this long is requested again (same messageUuids), ms. */
+  CAMPAIGNS_RUNNER_RESEND_AFTER_MS: env.int(60_000, 1000),
+  /** How long a runner holds a campaign without renewing it before another takes over, ms. */
+  CAMPAIGNS_RUNNER_LEASE_MS: env.int(10_000, 1000),
   /** Which roles this process runs: `http,consumers,relay,schedulers`. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
   MIGRATIONS_RUN: env.bool(false),
@@ -29,5 +35,9 @@ export const campaignsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().
 export const loadCampaignsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('campaigns-migrate', campaignsMigrateConfigSchema, e);
 
 export function campaignsModuleOptionsFromConfig(c: CampaignsConfig): CampaignsModuleOptions {
-  return { migrationsRun: c.MIGRATIONS_RUN, maxPreviewSamples: c.CAMPAIGNS_MAX_PREVIEW_SAMPLES };
+  return {
+    migrationsRun: c.MIGRATIONS_RUN,
+    maxPreviewSamples: c.CAMPAIGNS_MAX_PREVIEW_SAMPLES,
+    runner: { intervalMs: c.CAMPAIGNS_RUNNER_INTERVAL_MS, resendAfterMs: c.CAMPAIGNS_RUNNER_RESEND_AFTER_MS, leaseMs: c.CAMPAIGNS_RUNNER_LEASE_MS },
+  };
 }
