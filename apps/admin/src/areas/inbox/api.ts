@@ -1,0 +1,133 @@
+import { apiFetch, isApiError, validToken } from '../../providers/http';
+import { CONVERSATION_PAGE, MESSAGE_PAGE, SETTINGS_PER_PAGE, STILL_LOADING_RETRIES, STILL_LOADING_RETRY_MS } from './constants';
+import { filterQuery, isContactKey, type ListFilter } from './model';
+import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, Space, SpaceSwitch, TimelinePage } from './types';
+
+export interface ListResult<T> {
+  items: T[];
+  total: number;
+}
+
+const enc = encodeURIComponent;
+const qs = (o: Record<string, string | number | undefined | null>) =>
+  Object.entries(o)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${enc(k)}=${enc(String(v))}`)
+    .join('&');
+
+/** Thrown when a timeline is still being prepared after every retry (spec 8 "still_loading"). */
+export class StillLoadingError extends Error {
+  constructor() {
+    super('still_loading');
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(new DOMException('aborted', 'AbortError'));
+    });
+  });
+
+const isStillLoading = (x: unknown) =>
+  (!!x && typeof x === 'object' && (x as { message?: unknown }).message === 'still_loading') || (isApiError(x) && x.body?.message === 'still_loading');
+
+/**
+ * A timeline page; while the server answers "still_loading" the call is retried up to 5 times at 3 s intervals
+ * (spec 4), then StillLoadingError. `onRetry` tells the screen which attempt it is on.
+ */
+export async function loadTimelinePage(uuid: string, page: number, opts: { signal?: AbortSignal; onRetry?: (attempt: number) => void; retryMs?: number } = {}): Promise<TimelinePage> {
+  for (let attempt = 0; ; attempt++) {
+    let answer: TimelinePage | undefined;
+    try {
+      answer = await apiFetch<TimelinePage>(`/inbox/conversation/${enc(uuid)}?${qs({ page, page_size: MESSAGE_PAGE })}`, { signal: opts.signal });
+    } catch (e) {
+      if (!isStillLoading(e)) throw e;
+    }
+    if (answer && !isStillLoading(answer)) return answer;
+    if (attempt >= STILL_LOADING_RETRIES) throw new StillLoadingError();
+    opts.onRetry?.(attempt + 1);
+    await sleep(opts.retryMs ?? STILL_LOADING_RETRY_MS, opts.signal);
+  }
+}
+
+const crud = <T>(path: string) => ({
+  list: (query: Record<string, string | number | undefined> = {}) => apiFetch<ListResult<T>>(`${path}?${qs({ page: 1, itemsPerPage: SETTINGS_PER_PAGE, 'order[id]': 'desc', ...query })}`),
+  create: (body: Record<string, unknown>) => apiFetch<T>(path, { method: 'POST', body }),
+  update: (id: number | string, body: Record<string, unknown>) => apiFetch<T>(`${path}/${id}`, { method: 'PUT', body }),
+  remove: (id: number | string) => apiFetch<void>(`${path}/${id}`, { method: 'DELETE' }),
+});
+
+/** The calls of spec 7 "Inbox" and "Organisation". */
+export const inboxApi = {
+  conversations: (space: string, filter: ListFilter, after: string | null, signal?: AbortSignal) =>
+    apiFetch<ConversationPage>(`/inbox/conversations?${qs({ space, ...filterQuery(filter), page_size: CONVERSATION_PAGE, after })}`, { signal }),
+  search: (space: string, q: string, signal?: AbortSignal) => apiFetch<ListResult<ConversationDto>>(`/inbox/simple_search?${qs({ space, q })}`, { signal }),
+  preview: (uuid: string) => apiFetch<ConversationDto>(`/inbox/preview-conversation/${enc(uuid)}`),
+  simpleSend: (uuid: string, message: Record<string, unknown>, viaProfile = false) =>
+    apiFetch<SendResult>(`/inbox/${viaProfile ? 'simple_send_sp' : 'simple_send'}/${enc(uuid)}`, { method: 'POST', body: { messages: [message] } }),
+  templateSend: (stream: string, body: Record<string, unknown>, viaProfile = false) =>
+    apiFetch<SendResult & { conversation_uuid?: string }>(`/inbox/${viaProfile ? 'template_send_sp' : 'template_send'}/${enc(stream)}`, { method: 'POST', body }),
+  note: (conversation_uuid: string, note: string) => apiFetch<SendResult>('/inbox/send_internal_note/', { method: 'POST', body: { conversation_uuid, note } }),
+  switchSpace: (space: string) => apiFetch<SpaceSwitch>('/inbox/space', { method: 'POST', body: { space } }),
+  metadata: (uuid: string, metadata: Partial<ConversationDto['metadata']>) => apiFetch<ConversationDto>(`/inbox/metadata/${enc(uuid)}`, { method: 'POST', body: { metadata } }),
+  setStatus: (uuids: string[], status: ConversationStatus) =>
+    apiFetch<{ conversations: Record<string, ConversationDto> }>('/inbox/bulk_set_status/', { method: 'POST', body: { conversation_uuids: uuids, status } }),
+  contact: (c: ConversationDto, space: string) =>
+    apiFetch<InboxContact | null>('/inbox/contact/get', {
+      method: 'POST',
+      body: c.contact_phone_key && isContactKey(c.contact_phone_key) ? { contactKey: c.contact_phone_key, space } : { contact_phone_number: c.contact_phone_number, space },
+    }),
+  editContact: (body: InboxContact & { space: string }) => apiFetch<InboxContact>('/inbox/contact/edit', { method: 'POST', body }),
+  addContact: (body: InboxContact & { space: string }) => apiFetch<InboxContact>('/inbox/contact/add', { method: 'POST', body }),
+  /** Spec 5: an id longer than 30 characters is a contact key, otherwise a phone. */
+  contactConversations: (id: string) =>
+    apiFetch<ListResult<ConversationDto>>(isContactKey(id) ? `/inbox/contact_conversations/${enc(id)}` : `/inbox/contact_conversations_phone/${enc(id)}`),
+  inboxStreams: () => apiFetch<ListResult<{ id: number; name: string; streamType: number; streamUid: string; sender: string | null }>>('/streams/dropdown/inbox'),
+  spaces: crud<Space>('/spaces'),
+  agentSpaces: () => apiFetch<ListResult<Space>>('/spaces/agent'),
+  report: (path: string, filters: { start?: string; end?: string; agents?: string[]; teams?: string[] }) => {
+    const q = new URLSearchParams();
+    if (filters.start) q.set('start', filters.start);
+    if (filters.end) q.set('end', filters.end);
+    for (const a of filters.agents ?? []) q.append('agents[]', a);
+    for (const t of filters.teams ?? []) q.append('teams[]', t);
+    return apiFetch<unknown>(`/inbox/${path}?${q.toString()}`);
+  },
+};
+
+/** The settings lists of spec 7 "Organisation". */
+export const settingsApi = {
+  spaces: crud<Record<string, unknown>>('/spaces'),
+  teams: crud<Record<string, unknown>>('/teams'),
+  agents: { list: () => apiFetch<ListResult<Record<string, unknown>>>('/agents/manager') },
+  conversation_tags: crud<Record<string, unknown>>('/conversation_tags'),
+  sender_profiles: crud<Record<string, unknown>>('/sender_profiles'),
+  api_keys: crud<Record<string, unknown>>('/api_keys'),
+  canned_templates: crud<Record<string, unknown>>('/canned_templates'),
+  conversation_goals: crud<Record<string, unknown>>('/conversation_goals'),
+  incoming_routings: crud<Record<string, unknown>>('/incoming_routings'),
+  stream_events: crud<Record<string, unknown>>('/stream_events'),
+};
+
+/** POST /upload/{type}/{stream} with the file as multipart; answers the stored media's id. */
+export async function uploadMedia(type: string, stream: string, file: File): Promise<{ id: string; type: string; size?: number; mime?: string }> {
+  const form = new FormData();
+  form.append('file', file);
+  const token = await validToken().catch(() => null);
+  const r = await fetch(`/api/upload/${enc(type)}/${enc(stream)}`, { method: 'POST', body: form, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const text = await r.text();
+  const body = text ? JSON.parse(text) : null;
+  if (!r.ok) throw Object.assign(new Error(body?.message ?? r.statusText), { status: r.status, body });
+  return body;
+}
+
+/** The media of a message: GET /stream_media/{id} with the bearer token, as an object URL the page can show. */
+export async function mediaUrl(id: string): Promise<string> {
+  const token = await validToken().catch(() => null);
+  const r = await fetch(`/api/stream_media/${enc(id)}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  if (!r.ok) throw new Error(r.statusText);
+  return URL.createObjectURL(await r.blob());
+}
