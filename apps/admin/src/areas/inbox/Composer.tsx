@@ -273,7 +273,7 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
       )}
       <Menu anchorEl={cannedAnchor} open={!!cannedAnchor} onClose={() => setCannedAnchor(null)} anchorOrigin={{ vertical: 'top', horizontal: 'left' }} transformOrigin={{ vertical: 'bottom', horizontal: 'left' }} disableAutoFocus={text.startsWith('/')} slotProps={{ paper: { sx: { width: 360, maxHeight: 320 } } }} data-testid="canned-menu">
         {!text.startsWith('/') && (
-          <Box sx={{ px: 1.5, pb: 1 }} onKeyDown={(e) => e.stopPropagation()}>
+          <Box sx={{ px: 1.5, pb: 1 }} onKeyDown={(e) => e.key !== 'Escape' && e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.stopPropagation()}>
             <TextField size="small" fullWidth autoFocus placeholder={translate('inbox.composer.cannedSearch')} value={cannedFilter} onChange={(e) => setCannedFilter(e.target.value)} />
           </Box>
         )}

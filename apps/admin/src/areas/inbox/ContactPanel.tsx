@@ -104,7 +104,7 @@ export const ContactPanel = () => {
       <Box sx={{ p: 2, display: 'flex', flexDirection: 'column', alignItems: 'center', textAlign: 'center' }}>
         <ContactAvatar name={active.contact_name || name || null} phone={active.contact_phone_number} size={64} />
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 0.5, mt: 1 }}>
-          <Typography sx={{ fontWeight: 700, fontSize: 16 }} data-testid="contact-name">
+          <Typography sx={{ fontWeight: 700, fontSize: 16, wordBreak: 'break-word' }} data-testid="contact-name">
             {name || contactTitle(active, showPhone)}
           </Typography>
           <Tooltip title={translate('inbox.contact.edit')}>

@@ -207,7 +207,7 @@ export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => voi
           }}
         />
         {!results && (
-          <Box sx={{ display: 'flex', gap: 0.5, mt: 1, overflowX: 'auto', pb: 0.5, '&::-webkit-scrollbar': { height: 4 } }} role="tablist" data-testid="inbox-filters">
+          <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.5, mt: 1, pb: 0.5 }} role="tablist" data-testid="inbox-filters">
             {filters.map((f) => {
               const selected = current === f;
               return (
