@@ -13,7 +13,8 @@ import { inboxApi, uploadMedia } from './api';
 import { P } from './constants';
 import { channelOf } from './format';
 import { fillCanned, replyBlock, type ReplyBlock } from './model';
-import type { MediaKind, SendResult } from './types';
+import { INBOX_REPLY_BLOCKED, type MediaKind, type SendResult } from './types';
+import type { SimpleSendMessage } from '@switchboard/contracts/src/inbox';
 import { useInbox } from './useInbox';
 
 const TELEGRAM_MAX = 4096;
@@ -81,6 +82,8 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
   const [cannedAnchor, setCannedAnchor] = useState<HTMLElement | null>(null);
   const [cannedFilter, setCannedFilter] = useState('');
   const [now, setNow] = useState(() => Date.now());
+  /** The block the server answered (409 INBOX_REPLY_BLOCKED) for this conversation: it is the authority. */
+  const [serverBlock, setServerBlock] = useState<ReplyBlock | null>(null);
   const fileRef = useRef<HTMLInputElement | null>(null);
   const drafts = useRef(new Map<string, string>());
 
@@ -95,13 +98,14 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
     setText(uuid ? (drafts.current.get(uuid) ?? '') : '');
     setAttachment(null);
     setError(null);
+    setServerBlock(null);
   }, [uuid]);
   useEffect(() => {
     if (uuid) drafts.current.set(uuid, text);
   }, [uuid, text]);
 
-  const block = timeline.loading ? null : replyBlock(active, state.timeline, now);
-  const channel = channelOf(active?.stream_type);
+  const block = timeline.loading ? null : (serverBlock ?? replyBlock(active, state.timeline, now));
+  const channel = channelOf(active?.stream_type, active?.channel);
   const sms = channel === 'sms';
   const analysis = useMemo(() => (sms ? analyzeSms(text) : null), [sms, text]);
   const max = channel === 'telegram' ? TELEGRAM_MAX : channel === 'whatsapp' ? WHATSAPP_MAX : Infinity;
@@ -126,7 +130,7 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
   };
 
   const onResult = (r: SendResult) => {
-    if (r.event) addEvents([r.event]);
+    if (r.message) addEvents([r.message]);
     if (r.code === 'OK') {
       setText('');
       setAttachment(null);
@@ -144,16 +148,15 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
         const r = await inboxApi.note(active.conversation_uuid, text.trim());
         onResult(r);
       } else {
-        const message: Record<string, unknown> = attachment
-          ? { type: attachment.kind, media_id: attachment.id, caption: text.trim() || undefined, file_name: attachment.name }
-          : { type: 'text', body: text };
+        const message: SimpleSendMessage = attachment ? { media_id: attachment.id, text: text.trim() || undefined } : { text };
         const r = await inboxApi.simpleSend(active.conversation_uuid, message);
         onResult(r);
         if (r.code === 'OK' && active.conversation_status === 'unanswered') applyConversation({ ...active, conversation_status: 'active' });
       }
     } catch (e) {
-      const body = (e as { body?: { code?: string; message?: string } }).body;
-      setError(body?.code ? (body.code === 'INBOX_REPLY_BLOCKED' || /block/i.test(body.code) ? (body.message ?? body.code) : translate(replyErrorKey(body.code))) : translate('inbox.replyErrors.failed'));
+      const body = (e as { body?: { code?: string; message?: string; block?: ReplyBlock } }).body;
+      if (body?.code === INBOX_REPLY_BLOCKED && body.block) setServerBlock(body.block);
+      else setError(body?.code ? translate(replyErrorKey(body.code)) : translate('inbox.replyErrors.failed'));
     } finally {
       setBusy(false);
       inputRef.current?.focus();
@@ -167,7 +170,7 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
     try {
       const kind = mediaKindOf(file);
       const r = await uploadMedia(kind, active.stream_uuid, file);
-      setAttachment({ id: r.id, kind: (r.type as MediaKind) ?? kind, name: file.name });
+      setAttachment({ id: r.id, kind: r.kind ?? kind, name: r.file_name ?? file.name });
     } catch (e) {
       const body = (e as { body?: { code?: string; message?: string } }).body;
       setError(body?.message ?? translate('inbox.replyErrors.invalidMedia'));

@@ -21,7 +21,9 @@ const Section = ({ title, children }: { title: string; children: React.ReactNode
   </Box>
 );
 
-const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean; contact: InboxContact; onClose: () => void; onSaved: (c: InboxContact) => void }) => {
+type ContactForm = Pick<InboxContact, 'firstName' | 'lastName' | 'email'> & { id?: number; contactKey?: string | null; phone?: string | null };
+
+const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean; contact: ContactForm; onClose: () => void; onSaved: (c: InboxContact) => void }) => {
   const translate = useTranslate();
   const { space } = useInbox();
   const [form, setForm] = useState(contact);
@@ -32,7 +34,7 @@ const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean;
     if (!space) return;
     setBusy(true);
     try {
-      const body = { ...form, space: space.space.key };
+      const body = { firstName: form.firstName, lastName: form.lastName, email: form.email || undefined, ...(form.contactKey ? { contactKey: form.contactKey } : { phone: form.phone ?? undefined }) };
       onSaved(await (contact.id ? inboxApi.editContact(body) : inboxApi.addContact(body)));
       onClose();
     } catch (e) {
@@ -79,7 +81,7 @@ export const ContactPanel = () => {
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const uuid = active?.conversation_uuid;
-  const contact = useApi(() => inboxApi.contact(active!, space!.space.key).catch(() => null), [uuid], !!active && !!space);
+  const contact = useApi(() => inboxApi.contact(active!, space!.space.id).catch(() => null), [uuid], !!active && !!space);
   const others = useApi(() => inboxApi.contactConversations(active?.contact_phone_key || active?.contact_phone_number || ''), [uuid], !!active && !!(active.contact_phone_key || active.contact_phone_number));
 
   if (!active || !space) return null;
@@ -89,7 +91,8 @@ export const ContactPanel = () => {
     setError(null);
     try {
       const updated = await inboxApi.metadata(active.conversation_uuid, patch);
-      applyConversation(updated?.conversation_uuid ? updated : { ...active, metadata: { ...m, ...patch } });
+      const c = updated && 'conversation' in updated ? updated.conversation : updated;
+      applyConversation(c?.conversation_uuid ? c : { ...active, metadata: { ...m, ...patch } });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     }
@@ -144,13 +147,13 @@ export const ContactPanel = () => {
           label={translate('inbox.contact.team')}
           value={m.team[0] ?? ''}
           disabled={!can(P.Assign)}
-          onChange={(e) => void setMeta({ team: e.target.value ? [e.target.value] : [] })}
+          onChange={(e) => void setMeta({ team: e.target.value === '' ? [] : [Number(e.target.value)] })}
           inputProps={{ 'data-testid': 'assign-team' }}
           sx={{ mb: 1.5 }}
         >
           <MenuItem value="">{translate('inbox.contact.none')}</MenuItem>
           {space.teams.map((t) => (
-            <MenuItem key={t.key} value={t.key}>{t.name}</MenuItem>
+            <MenuItem key={t.id} value={t.id}>{t.name}</MenuItem>
           ))}
         </TextField>
         <TextField
@@ -160,7 +163,7 @@ export const ContactPanel = () => {
           label={translate('inbox.contact.agent')}
           value={m.agent[0] ?? ''}
           disabled={!can(P.Assign)}
-          onChange={(e) => void setMeta({ agent: e.target.value ? [e.target.value] : [] })}
+          onChange={(e) => void setMeta({ agent: e.target.value === '' ? [] : [Number(e.target.value)] })}
           inputProps={{ 'data-testid': 'assign-agent' }}
         >
           <MenuItem value="">{translate('inbox.contact.none')}</MenuItem>
@@ -174,11 +177,11 @@ export const ContactPanel = () => {
           multiple
           size="small"
           disabled={!can(P.AssignTags)}
-          options={tagOptions.map((t) => t.key)}
+          options={tagOptions.map((t) => t.id)}
           value={m.tags}
-          getOptionLabel={(k) => tagOptions.find((t) => t.key === k)?.name ?? k}
+          getOptionLabel={(id) => tagOptions.find((t) => t.id === id)?.name ?? `#${id}`}
           onChange={(_, tags) => void setMeta({ tags })}
-          renderTags={(value, getTagProps) => value.map((k, i) => <Chip {...getTagProps({ index: i })} key={k} size="small" label={tagOptions.find((t) => t.key === k)?.name ?? k} data-testid="conversation-tag" />)}
+          renderTags={(value, getTagProps) => value.map((id, i) => <Chip {...getTagProps({ index: i })} key={id} size="small" label={tagOptions.find((t) => t.id === id)?.name ?? `#${id}`} data-testid="conversation-tag" />)}
           renderInput={(params) => <TextField {...params} placeholder={m.tags.length ? '' : translate('inbox.contact.addTag')} inputProps={{ ...params.inputProps, 'data-testid': 'tag-input' }} />}
         />
       </Section>

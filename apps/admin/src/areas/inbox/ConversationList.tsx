@@ -15,8 +15,8 @@ import type { ListFilter } from './model';
 import { CONVERSATION_FILTERS, CONVERSATION_STATUSES, type ConversationDto, type ConversationFilter } from './types';
 import { rememberPreview, useInbox } from './useInbox';
 
-export const ChannelIcon = ({ type, size = 14 }: { type: string | null | undefined; size?: number }) => {
-  const ch = channelOf(type);
+export const ChannelIcon = ({ type, channel, size = 14 }: { type: number | string | null | undefined; channel?: string | null; size?: number }) => {
+  const ch = channelOf(type, channel);
   const sx = { fontSize: size };
   if (ch === 'whatsapp') return <WhatsAppIcon sx={{ ...sx, color: '#25d366' }} />;
   if (ch === 'telegram') return <TelegramIcon sx={{ ...sx, color: '#229ed9' }} />;
@@ -61,7 +61,7 @@ const Row = forwardRef<HTMLDivElement, { c: ConversationDto; selected: boolean; 
         <Box sx={{ position: 'relative', flex: 'none' }}>
           <ContactAvatar name={c.contact_name} phone={c.contact_phone_number} />
           <Box sx={{ position: 'absolute', right: -3, bottom: -3, bgcolor: '#fff', borderRadius: '50%', width: 18, height: 18, display: 'grid', placeItems: 'center', boxShadow: '0 0 0 1px #eaecf0' }}>
-            <ChannelIcon type={c.stream_type} size={12} />
+            <ChannelIcon type={c.stream_type} channel={c.channel} size={12} />
           </Box>
         </Box>
         <Box sx={{ minWidth: 0, flex: 1 }}>
@@ -126,7 +126,7 @@ export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => voi
     const t = setTimeout(() => {
       setSearching(true);
       inboxApi
-        .search(space.space.key, query.trim(), abort.signal)
+        .search(space.space.id, query.trim(), abort.signal)
         .then((r) => setResults(r.items))
         .catch(() => undefined)
         .finally(() => setSearching(false));
@@ -247,17 +247,17 @@ export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => voi
               ))}
             </Select>
             {(space?.teams.length ?? 0) > 0 && (
-              <Select
+              <Select<number | ''>
                 size="small"
                 displayEmpty
                 value={state.filter.kind === 'team' ? state.filter.value : ''}
-                onChange={(e) => (e.target.value ? setFilter({ kind: 'team', value: e.target.value }) : setFilter({ kind: 'all' }))}
+                onChange={(e) => (e.target.value !== '' ? setFilter({ kind: 'team', value: Number(e.target.value) }) : setFilter({ kind: 'all' }))}
                 sx={{ flex: 1, fontSize: 13, '& .MuiSelect-select': { py: 0.5 } }}
                 inputProps={{ 'data-testid': 'filter-team', 'aria-label': translate('inbox.list.byTeam') }}
               >
                 <MenuItem value="">{translate('inbox.list.byTeam')}</MenuItem>
                 {space?.teams.map((t) => (
-                  <MenuItem key={t.key} value={t.key}>
+                  <MenuItem key={t.id} value={t.id}>
                     {t.name}
                   </MenuItem>
                 ))}

@@ -20,19 +20,19 @@ export const SpaceSwitcher = () => {
   return (
     <Select
       size="small"
-      value={space?.space.key ?? ''}
-      onChange={(e) => void switchSpace(e.target.value)}
+      value={space?.space.id ?? ''}
+      onChange={(e) => void switchSpace(Number(e.target.value))}
       renderValue={(k) => (
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}>
           <WorkspacesRoundedIcon sx={{ fontSize: 18, color: 'primary.main' }} />
-          <Typography noWrap sx={{ fontWeight: 600, fontSize: 14, maxWidth: 160 }}>{spaces.find((s) => s.key === k)?.name ?? ''}</Typography>
+          <Typography noWrap sx={{ fontWeight: 600, fontSize: 14, maxWidth: 160 }}>{spaces.find((s) => s.id === k)?.name ?? ''}</Typography>
         </Box>
       )}
       inputProps={{ 'data-testid': 'space-switcher', 'aria-label': translate('inbox.space') }}
       sx={{ minWidth: 150, bgcolor: '#fff', '& .MuiSelect-select': { py: 0.75 } }}
     >
       {spaces.map((s) => (
-        <MenuItem key={s.key} value={s.key} data-testid="space-option">
+        <MenuItem key={s.id} value={s.id} data-testid="space-option">
           {s.name}
         </MenuItem>
       ))}

@@ -9,7 +9,8 @@ import { streamsApi } from '../streams/api';
 import { phone as phoneRule } from '../streams/rules';
 import { SmsCounter } from '../streams/send/SmsCounter';
 import { WhatsAppMessage } from '../streams/send/WhatsAppMessage';
-import { missingPlaceholders, templatePayload, type WhatsAppDraft } from '../streams/send/whatsapp-template';
+import { missingPlaceholders, type WhatsAppDraft } from '../streams/send/whatsapp-template';
+import type { TemplateSendBody } from '@switchboard/contracts/src/inbox';
 import { messageText } from '../streams/widgets/errors';
 import { inboxApi } from './api';
 import { NEW_CONVERSATION_RETRIES, NEW_CONVERSATION_RETRY_MS } from './constants';
@@ -19,6 +20,17 @@ import { useInbox } from './useInbox';
 /** Spec 3 stream types the inbox starts conversations on: two-way 4 and WhatsApp 5. */
 const TWO_WAY = 4;
 const WHATSAPP = 5;
+
+/** The draft's `BODY.1` values as the contract's placeholders by section and position: `{ body: { '1': 'Ann' } }`. */
+export function templatePlaceholders(values: Record<string, string>): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const [k, v] of Object.entries(values)) {
+    const [section, n] = k.split('.');
+    if (!section || !n) continue;
+    (out[section.toLowerCase()] ??= {})[n] = v;
+  }
+  return out;
+}
 
 export interface NewConversationPreset {
   phone?: string;
@@ -39,7 +51,7 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
   const [step, setStep] = useState<'details' | 'message'>('details');
   const [streamUid, setStreamUid] = useState('');
   const [phone, setPhone] = useState('');
-  const [team, setTeam] = useState('');
+  const [team, setTeam] = useState<number | ''>('');
   const [text, setText] = useState('');
   const [wa, setWa] = useState<WhatsAppDraft>({ mode: 'template', template: '', placeholders: {} });
   const [submitted, setSubmitted] = useState(false);
@@ -57,7 +69,7 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
     setStep('details');
     setPhone(preset?.phone ?? '');
     setStreamUid(preset?.stream ?? '');
-    setTeam(teams.length === 1 ? teams[0].key : '');
+    setTeam(teams.length === 1 ? teams[0].id : '');
     setText('');
     setWa({ mode: 'template', template: '', placeholders: {} });
     setSubmitted(false);
@@ -73,7 +85,7 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
     stream: streamUid ? undefined : 'errors.client.required',
     phone: phone.trim() ? phoneRule(phone) : 'errors.client.required',
     // spec 5: team required when two or more teams (inbox only)
-    team: teams.length >= 2 && !team ? 'errors.client.required' : undefined,
+    team: teams.length >= 2 && team === '' ? 'errors.client.required' : undefined,
   };
   const detailsOk = !errors.stream && !errors.phone && !errors.team;
   const template = templates.data?.items.find((x) => `${x.name}|${x.language}` === wa.template);
@@ -113,10 +125,13 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
     if (messageError || !stream || !space) return;
     setBusy(true);
     setError(null);
-    const convInfo = { agent: profile?.email ?? '', team: team || undefined, space: space.space.key };
-    const body: Record<string, unknown> = { streamUid, phone: phone.trim(), sender: stream.sender ?? undefined, convInfo };
-    if (isWa && wa.mode === 'template' && template) Object.assign(body, { template: templatePayload(template, wa.placeholders).template, template_name: template.name, placeholders: wa.placeholders });
-    else body.message = text;
+    // spec 2: the form's initial values are the agent, the team and the space
+    const convInfo = { agent: profile?.id ?? null, team: team === '' ? null : team, space: space.space.id };
+    const body: TemplateSendBody = { streamUid, phone: phone.trim(), sender: stream.sender ?? null, convInfo };
+    if (isWa && wa.mode === 'template' && template) {
+      body.template = { name: template.name, language: template.language };
+      body.placeholders = templatePlaceholders(wa.placeholders);
+    } else body.text = text;
     try {
       const r = await inboxApi.templateSend(streamUid, body);
       if (r.code !== 'OK') {
@@ -125,7 +140,7 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
       }
       onClose();
       void reloadList();
-      void findAndOpen(r.conversation_uuid);
+      void findAndOpen(r.conversation_uuid ?? undefined);
     } catch (e) {
       const b = (e as { body?: { code?: string; message?: string } }).body;
       setError(b?.message ?? translate(replyErrorKey(b?.code)));
@@ -179,9 +194,9 @@ export const NewConversationDialog = ({ open, preset, onClose }: { open: boolean
           </TextField>
           <TextField label={translate('inbox.newConversation.phone')} value={phone} onChange={(e) => setPhone(e.target.value)} error={!!err(errors.phone)} helperText={err(errors.phone) ?? ' '} inputProps={{ 'data-testid': 'send-phone', inputMode: 'tel' }} />
           {teams.length >= 2 && (
-            <TextField select label={translate('inbox.newConversation.team')} value={team} onChange={(e) => setTeam(e.target.value)} error={!!err(errors.team)} helperText={err(errors.team) ?? ' '} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'send-team' } as object } }}>
+            <TextField select label={translate('inbox.newConversation.team')} value={team} onChange={(e) => setTeam(e.target.value === '' ? '' : Number(e.target.value))} error={!!err(errors.team)} helperText={err(errors.team) ?? ' '} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'send-team' } as object } }}>
               {teams.map((t) => (
-                <MenuItem key={t.key} value={t.key}>{t.name}</MenuItem>
+                <MenuItem key={t.id} value={t.id}>{t.name}</MenuItem>
               ))}
             </TextField>
           )}

@@ -59,8 +59,8 @@ const Onboarding = () => {
     setBusy(true);
     setError(null);
     try {
-      const created = (await settingsApi.spaces.create({ name: name.trim() })) as { key?: string };
-      if (created.key) await switchSpace(created.key);
+      const created = (await settingsApi.spaces.create({ name: name.trim() })) as { id?: number };
+      if (created.id) await switchSpace(created.id);
       window.location.reload();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

@@ -16,6 +16,7 @@ import { useTranslate } from 'react-admin';
 import { mediaUrl } from './api';
 import { dayKey, dayLabel } from './format';
 import { layoutTimeline } from './model';
+import type { InboxActor } from '@switchboard/contracts/src/inbox';
 import type { SendStatus, TimelineEventDto } from './types';
 import { useInbox } from './useInbox';
 
@@ -42,8 +43,9 @@ export const Ticks = ({ status, readAt }: { status: SendStatus | null; readAt: s
 const MediaView = ({ e }: { e: TimelineEventDto }) => {
   const translate = useTranslate();
   const [url, setUrl] = useState<string | null>(null);
-  const id = e.content?.media_id;
-  const kind = e.content?.media_type;
+  const media = e.content?.media;
+  const id = media?.id;
+  const kind = media?.kind;
   useEffect(() => {
     if (!id || (kind !== 'image' && kind !== 'sticker' && kind !== 'video' && kind !== 'audio')) return;
     let gone = false;
@@ -57,6 +59,17 @@ const MediaView = ({ e }: { e: TimelineEventDto }) => {
       if (made) URL.revokeObjectURL(made);
     };
   }, [id, kind]);
+  const loc = e.content?.location;
+  if (loc) {
+    return (
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, p: 1, mb: 0.5, borderRadius: 1.5, bgcolor: 'rgba(0,0,0,.06)' }} data-testid="message-location">
+        <LocationOnRoundedIcon fontSize="small" />
+        <Link href={`https://www.openstreetmap.org/?mlat=${loc.latitude}&mlon=${loc.longitude}`} target="_blank" rel="noopener noreferrer" sx={{ color: 'inherit', fontSize: 13 }}>
+          {loc.name ?? loc.address ?? `${loc.latitude}, ${loc.longitude}`}
+        </Link>
+      </Box>
+    );
+  }
   if (!id || !kind) return null;
   if ((kind === 'image' || kind === 'sticker') && url) return <Box component="img" src={url} alt="" sx={{ maxWidth: 260, maxHeight: 260, borderRadius: 1.5, display: 'block', mb: 0.5 }} />;
   if (kind === 'video' && url) return <Box component="video" src={url} controls sx={{ maxWidth: 280, borderRadius: 1.5, display: 'block', mb: 0.5 }} />;
@@ -66,7 +79,7 @@ const MediaView = ({ e }: { e: TimelineEventDto }) => {
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, p: 1, mb: 0.5, borderRadius: 1.5, bgcolor: 'rgba(0,0,0,.06)' }}>
       <Icon fontSize="small" />
       <Link component="button" onClick={() => void mediaUrl(id).then((u) => window.open(u, '_blank'))} sx={{ color: 'inherit', fontSize: 13 }}>
-        {e.content?.file_name ?? translate(`inbox.media.${kind}`)}
+        {media?.file_name ?? translate(`inbox.media.${kind}`)}
       </Link>
     </Box>
   );
@@ -75,11 +88,12 @@ const MediaView = ({ e }: { e: TimelineEventDto }) => {
 const time = (iso: string, locale: string) => new Date(iso).toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
 
 /** A message bubble: incoming left, outgoing right with its ticks. Every text is rendered as text, never as markup. */
-const Bubble = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string; agentName: (ref: string | null) => string }) => {
+const Bubble = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string; agentName: (a: InboxActor | null) => string }) => {
   const translate = useTranslate();
   const out = e.event_type === 'outgoing_message' || e.event_type === 'start_conversation';
   const failed = e.send_status === 'failed' || e.send_status === 'undelivered' || e.send_status === 'failedNotAuth';
-  const body = e.content?.body ?? e.content?.caption ?? (e.event_type === 'start_conversation' ? e.event_data?.template_name : '') ?? '';
+  const templateName = e.content?.template?.name ?? e.event_data?.template_name;
+  const body = e.content?.body ?? '';
   return (
     <Box sx={{ display: 'flex', justifyContent: out ? 'flex-end' : 'flex-start', px: { xs: 1, sm: 2.5 }, py: 0.35 }} data-testid={out ? 'message-outgoing' : 'message-incoming'} data-uuid={e.message_uuid ?? ''}>
       <Box sx={{ maxWidth: { xs: '85%', md: '68%' } }}>
@@ -96,9 +110,9 @@ const Bubble = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string;
             border: out ? 'none' : '1px solid #eaecf0',
           }}
         >
-          {e.event_type === 'start_conversation' && e.event_data?.template_name && (
+          {templateName && (
             <Typography variant="caption" sx={{ display: 'block', opacity: 0.8, fontWeight: 600 }}>
-              {translate('inbox.timeline.template', { name: e.event_data.template_name })}
+              {translate('inbox.timeline.template', { name: templateName })}
             </Typography>
           )}
           <MediaView e={e} />
@@ -119,9 +133,10 @@ const Bubble = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string;
             {out && <Ticks status={e.send_status} readAt={e.read_at} />}
           </Box>
         </Box>
-        {failed && e.event_data?.error && (
+        {failed && (
           <Typography variant="caption" color="error" sx={{ display: 'block', textAlign: 'right', mt: 0.25 }} data-testid="message-error">
-            {e.event_data.error}
+            {translate(`inbox.send.${e.send_status}`)}
+            {e.send_error ? ` · ${e.send_error}` : ''}
           </Typography>
         )}
       </Box>
@@ -130,7 +145,7 @@ const Bubble = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string;
 };
 
 /** An internal note: only the team sees it, in amber, across the pane. */
-const Note = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string; agentName: (ref: string | null) => string }) => {
+const Note = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string; agentName: (a: InboxActor | null) => string }) => {
   const translate = useTranslate();
   return (
     <Box sx={{ px: { xs: 1, sm: 2.5 }, py: 0.5, display: 'flex', justifyContent: 'flex-end' }} data-testid="timeline-note">
@@ -150,7 +165,7 @@ const Note = ({ e, locale, agentName }: { e: TimelineEventDto; locale: string; a
 };
 
 /** A tag, team, agent or status change: a quiet line in the middle of the timeline. */
-const Change = ({ e, locale, agentName, teamName, tagName }: { e: TimelineEventDto; locale: string; agentName: (ref: string | null) => string; teamName: (k: string | null) => string; tagName: (k: string) => string }) => {
+const Change = ({ e, locale, agentName, teamName, tagName, agentById }: { e: TimelineEventDto; locale: string; agentName: (a: InboxActor | null) => string; teamName: (id: number) => string; tagName: (id: number) => string; agentById: (id: number) => string }) => {
   const translate = useTranslate();
   const who = agentName(e.actor);
   const d = e.event_data ?? {};
@@ -164,10 +179,10 @@ const Change = ({ e, locale, agentName, teamName, tagName }: { e: TimelineEventD
     text = parts.join(' · ');
   } else if (e.event_type === 'assign_team') {
     icon = <GroupsRoundedIcon sx={{ fontSize: 14 }} />;
-    text = d.new_team ? translate('inbox.timeline.team', { who, team: teamName(d.new_team) }) : translate('inbox.timeline.teamRemoved', { who });
+    text = d.new_team?.length ? translate('inbox.timeline.team', { who, team: d.new_team.map(teamName).join(', ') }) : translate('inbox.timeline.teamRemoved', { who });
   } else if (e.event_type === 'assign_agent') {
     icon = <PersonRoundedIcon sx={{ fontSize: 14 }} />;
-    text = d.new_agent ? translate('inbox.timeline.agent', { who, agent: agentName(d.new_agent) }) : translate('inbox.timeline.agentRemoved', { who });
+    text = d.new_agent?.length ? translate('inbox.timeline.agent', { who, agent: d.new_agent.map(agentById).join(', ') }) : translate('inbox.timeline.agentRemoved', { who });
   } else if (e.event_type === 'change_state') {
     text = translate('inbox.timeline.state', { who, state: translate(`inbox.status.${d.state ?? 'active'}`) });
   } else if (e.event_type === 'call_permission') {
@@ -201,12 +216,14 @@ export const Timeline = () => {
     () => layoutTimeline(state.timeline, timeline.unreadFrom, dayKey),
     [state.timeline, timeline.unreadFrom],
   );
-  const agents = useMemo(() => new Map((space?.agents ?? []).map((a) => [String(a.id), `${a.firstname} ${a.lastname}`.trim() || a.email])), [space]);
-  const teams = useMemo(() => new Map((space?.teams ?? []).map((t) => [t.key, t.name])), [space]);
-  const tags = useMemo(() => new Map((space?.conversation_tags ?? []).map((t) => [t.key, t.name])), [space]);
-  const agentName = (ref: string | null) => (ref ? (agents.get(ref) ?? agents.get(ref.split('/').pop() ?? '') ?? ref) : translate('inbox.timeline.system'));
-  const teamName = (k: string | null) => (k ? (teams.get(k) ?? k) : '');
-  const tagName = (k: string) => tags.get(k) ?? k;
+  const agents = useMemo(() => new Map((space?.agents ?? []).map((a) => [a.id, `${a.firstname} ${a.lastname}`.trim() || a.email])), [space]);
+  const teams = useMemo(() => new Map((space?.teams ?? []).map((t) => [t.id, t.name])), [space]);
+  const tags = useMemo(() => new Map((space?.conversation_tags ?? []).map((t) => [t.id, t.name])), [space]);
+  const agentById = (id: number) => agents.get(id) ?? `#${id}`;
+  const agentName = (a: InboxActor | null) =>
+    !a || a.type === 'system' ? translate('inbox.timeline.system') : a.type === 'agent' && a.id !== null ? (a.name ?? agentById(a.id)) : (a.name ?? '');
+  const teamName = (id: number) => teams.get(id) ?? `#${id}`;
+  const tagName = (id: number) => tags.get(id) ?? `#${id}`;
 
   // keep the place when older messages are put above, follow the bottom otherwise
   useLayoutEffect(() => {
@@ -298,7 +315,7 @@ export const Timeline = () => {
           return <Bubble key={it.key} e={e} locale={locale} agentName={agentName} />;
         }
         if (e.event_type === 'internal_note') return <Note key={it.key} e={e} locale={locale} agentName={agentName} />;
-        return <Change key={it.key} e={e} locale={locale} agentName={agentName} teamName={teamName} tagName={tagName} />;
+        return <Change key={it.key} e={e} locale={locale} agentName={agentName} teamName={teamName} tagName={tagName} agentById={agentById} />;
       })}
       {!timeline.loading && !timeline.error && state.timeline.length === 0 && (
         <Typography sx={{ textAlign: 'center', color: 'text.secondary', mt: 6, fontSize: 14 }}>{translate('inbox.timeline.empty')}</Typography>

@@ -1,7 +1,8 @@
 import { apiFetch, isApiError, validToken } from '../../providers/http';
-import { CONVERSATION_PAGE, MESSAGE_PAGE, SETTINGS_PER_PAGE, STILL_LOADING_RETRIES, STILL_LOADING_RETRY_MS } from './constants';
+import { MESSAGE_PAGE, SETTINGS_PER_PAGE, STILL_LOADING_RETRIES, STILL_LOADING_RETRY_MS } from './constants';
 import { filterQuery, isContactKey, type ListFilter } from './model';
-import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, Space, SpaceSwitch, TimelinePage } from './types';
+import type { ContactGetBody, ContactWriteBody, ConversationMetadata, InboxMediaInfo, SimpleSendMessage, TemplateSendBody } from '@switchboard/contracts/src/inbox';
+import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelinePage } from './types';
 
 export interface ListResult<T> {
   items: T[];
@@ -62,29 +63,25 @@ const crud = <T>(path: string) => ({
 
 /** The calls of spec 7 "Inbox" and "Organisation". */
 export const inboxApi = {
-  conversations: (space: string, filter: ListFilter, after: string | null, signal?: AbortSignal) =>
-    apiFetch<ConversationPage>(`/inbox/conversations?${qs({ space, ...filterQuery(filter), page_size: CONVERSATION_PAGE, after })}`, { signal }),
-  search: (space: string, q: string, signal?: AbortSignal) => apiFetch<ListResult<ConversationDto>>(`/inbox/simple_search?${qs({ space, q })}`, { signal }),
-  preview: (uuid: string) => apiFetch<ConversationDto>(`/inbox/preview-conversation/${enc(uuid)}`),
-  simpleSend: (uuid: string, message: Record<string, unknown>, viaProfile = false) =>
-    apiFetch<SendResult>(`/inbox/${viaProfile ? 'simple_send_sp' : 'simple_send'}/${enc(uuid)}`, { method: 'POST', body: { messages: [message] } }),
-  templateSend: (stream: string, body: Record<string, unknown>, viaProfile = false) =>
-    apiFetch<SendResult & { conversation_uuid?: string }>(`/inbox/${viaProfile ? 'template_send_sp' : 'template_send'}/${enc(stream)}`, { method: 'POST', body }),
-  note: (conversation_uuid: string, note: string) => apiFetch<SendResult>('/inbox/send_internal_note/', { method: 'POST', body: { conversation_uuid, note } }),
-  switchSpace: (space: string) => apiFetch<SpaceSwitch>('/inbox/space', { method: 'POST', body: { space } }),
-  metadata: (uuid: string, metadata: Partial<ConversationDto['metadata']>) => apiFetch<ConversationDto>(`/inbox/metadata/${enc(uuid)}`, { method: 'POST', body: { metadata } }),
+  conversations: (space: number, filter: ListFilter, cursor: string | null, signal?: AbortSignal) =>
+    apiFetch<ConversationPage>(`/inbox/conversations?${qs({ space, ...filterQuery(filter), cursor })}`, { signal }),
+  search: (space: number, q: string, signal?: AbortSignal) => apiFetch<SimpleSearchResult>(`/inbox/simple_search?${qs({ space, q })}`, { signal }),
+  simpleSend: (uuid: string, message: SimpleSendMessage) => apiFetch<SendResult>(`/inbox/simple_send/${enc(uuid)}`, { method: 'POST', body: { messages: [message] } }),
+  templateSend: (stream: string, body: TemplateSendBody) => apiFetch<SendResult>(`/inbox/template_send/${enc(stream)}`, { method: 'POST', body }),
+  note: (conversation_uuid: string, note: string) => apiFetch<SendResult>('/inbox/send_internal_note', { method: 'POST', body: { conversation_uuid, note } }),
+  switchSpace: (space: number) => apiFetch<SpaceSwitch>('/inbox/space', { method: 'POST', body: { space } }),
+  metadata: (uuid: string, metadata: Partial<ConversationMetadata>) => apiFetch<ConversationDto | { conversation: ConversationDto }>(`/inbox/metadata/${enc(uuid)}`, { method: 'POST', body: { metadata } }),
   setStatus: (uuids: string[], status: ConversationStatus) =>
-    apiFetch<{ conversations: Record<string, ConversationDto> }>('/inbox/bulk_set_status/', { method: 'POST', body: { conversation_uuids: uuids, status } }),
-  contact: (c: ConversationDto, space: string) =>
-    apiFetch<InboxContact | null>('/inbox/contact/get', {
-      method: 'POST',
-      body: c.contact_phone_key && isContactKey(c.contact_phone_key) ? { contactKey: c.contact_phone_key, space } : { contact_phone_number: c.contact_phone_number, space },
-    }),
-  editContact: (body: InboxContact & { space: string }) => apiFetch<InboxContact>('/inbox/contact/edit', { method: 'POST', body }),
-  addContact: (body: InboxContact & { space: string }) => apiFetch<InboxContact>('/inbox/contact/add', { method: 'POST', body }),
+    apiFetch<{ conversations: Record<string, ConversationDto> }>('/inbox/bulk_set_status', { method: 'POST', body: { conversation_uuids: uuids, status } }),
+  contact: (c: ConversationDto, space: number) => {
+    const body: ContactGetBody = c.contact_phone_key && isContactKey(c.contact_phone_key) ? { contactKey: c.contact_phone_key, space } : { contact_phone_number: c.contact_phone_number, space };
+    return apiFetch<InboxContact | null>('/inbox/contact/get', { method: 'POST', body });
+  },
+  editContact: (body: ContactWriteBody) => apiFetch<InboxContact>('/inbox/contact/edit', { method: 'POST', body }),
+  addContact: (body: ContactWriteBody) => apiFetch<InboxContact>('/inbox/contact/add', { method: 'POST', body }),
   /** Spec 5: an id longer than 30 characters is a contact key, otherwise a phone. */
   contactConversations: (id: string) =>
-    apiFetch<ListResult<ConversationDto>>(isContactKey(id) ? `/inbox/contact_conversations/${enc(id)}` : `/inbox/contact_conversations_phone/${enc(id)}`),
+    apiFetch<{ items: ConversationDto[] }>(isContactKey(id) ? `/inbox/contact_conversations/${enc(id)}` : `/inbox/contact_conversations_phone/${enc(id)}`),
   inboxStreams: () => apiFetch<ListResult<{ id: number; name: string; streamType: number; streamUid: string; sender: string | null }>>('/streams/dropdown/inbox'),
   spaces: crud<Space>('/spaces'),
   agentSpaces: () => apiFetch<ListResult<Space>>('/spaces/agent'),
@@ -105,6 +102,7 @@ export const settingsApi = {
   agents: { list: () => apiFetch<ListResult<Record<string, unknown>>>('/agents/manager') },
   conversation_tags: crud<Record<string, unknown>>('/conversation_tags'),
   sender_profiles: crud<Record<string, unknown>>('/sender_profiles'),
+  /** Auth's API keys (the inbox keeps no copy). */
   api_keys: crud<Record<string, unknown>>('/api_keys'),
   canned_templates: crud<Record<string, unknown>>('/canned_templates'),
   conversation_goals: crud<Record<string, unknown>>('/conversation_goals'),
@@ -113,7 +111,7 @@ export const settingsApi = {
 };
 
 /** POST /upload/{type}/{stream} with the file as multipart; answers the stored media's id. */
-export async function uploadMedia(type: string, stream: string, file: File): Promise<{ id: string; type: string; size?: number; mime?: string }> {
+export async function uploadMedia(type: string, stream: string, file: File): Promise<InboxMediaInfo> {
   const form = new FormData();
   form.append('file', file);
   const token = await validToken().catch(() => null);

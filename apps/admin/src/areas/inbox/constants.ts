@@ -1,13 +1,21 @@
+import {
+  CONVERSATION_TAG_NAME_MAX,
+  INBOX_CONVERSATION_PAGE_SIZE,
+  INBOX_STILL_LOADING_RETRIES,
+  INBOX_STILL_LOADING_RETRY_MS,
+  INBOX_TIMELINE_PAGE_SIZE,
+  WHATSAPP_REPLY_WINDOW_MS,
+} from '@switchboard/contracts/src/inbox';
 import { Permission } from '@switchboard/contracts/src/permissions';
 
 /** Business constants of spec 9 and 4 the inbox screens use. */
-export const CONVERSATION_PAGE = 15;
-export const MESSAGE_PAGE = 30;
+export const CONVERSATION_PAGE = INBOX_CONVERSATION_PAGE_SIZE;
+export const MESSAGE_PAGE = INBOX_TIMELINE_PAGE_SIZE;
 /** Spec 4 and 9: a "still_loading" answer is retried up to 5 times, 3 s apart, then the error shows. */
-export const STILL_LOADING_RETRIES = 5;
-export const STILL_LOADING_RETRY_MS = 3000;
+export const STILL_LOADING_RETRIES = INBOX_STILL_LOADING_RETRIES;
+export const STILL_LOADING_RETRY_MS = INBOX_STILL_LOADING_RETRY_MS;
 /** Spec 9: the WhatsApp reply window. */
-export const WHATSAPP_WINDOW_MS = 86_400_000;
+export const WHATSAPP_WINDOW_MS = WHATSAPP_REPLY_WINDOW_MS;
 /** Spec 4: the new-conversation lookup is retried 5 times every 1.5 s. */
 export const NEW_CONVERSATION_RETRIES = 5;
 export const NEW_CONVERSATION_RETRY_MS = 1500;
@@ -18,9 +26,7 @@ export const LIVE_QUEUE_MAX = 1000;
 export const RECONNECT_MIN_MS = 500;
 export const RECONNECT_MAX_MS = 15_000;
 /** Spec 5: a conversation tag name has at most 64 characters. */
-export const TAG_NAME_MAX = 64;
-/** Spec 5: an id longer than 30 characters is a contact key, otherwise a phone. */
-export const CONTACT_KEY_MIN = 31;
+export const TAG_NAME_MAX = CONVERSATION_TAG_NAME_MAX;
 /** Spec 9: canned templates and dropdowns load 2000 per page. */
 export const SETTINGS_PER_PAGE = 2000;
 

@@ -50,9 +50,9 @@ export function dayLabel(day: string, locale: string, today: string, yesterday: 
 export const STATUS_COLOUR: Record<ConversationStatus, string> = { active: '#16a34a', unanswered: '#d97706', closed: '#98a2b3' };
 
 /** The channel of a stream type, for its icon and label. */
-export function channelOf(streamType: string | null | undefined): 'whatsapp' | 'telegram' | 'sms' {
-  const t = (streamType ?? '').toLowerCase();
-  if (t.includes('whatsapp') || t === '5') return 'whatsapp';
-  if (t.includes('telegram') || t === '7' || t === '8') return 'telegram';
+export function channelOf(streamType: number | string | null | undefined, channel?: string | null): 'whatsapp' | 'telegram' | 'sms' {
+  const t = `${channel ?? ''} ${streamType ?? ''}`.toLowerCase();
+  if (t.includes('whatsapp') || streamType === 5 || t.trim() === '5') return 'whatsapp';
+  if (t.includes('telegram') || streamType === 7 || streamType === 8) return 'telegram';
   return 'sms';
 }

@@ -13,8 +13,16 @@ const conv = (over: Partial<ConversationDto> = {}): ConversationDto => ({
   unread: 0,
   temp: false,
   stream_uuid: 's1',
-  stream_type: 'whatsapp',
+  stream_type: 5,
+  channel: 'whatsapp',
+  space_id: 1,
   start_time: iso(NOW - 2 * HOUR),
+  start_conversation_time: null,
+  last_incoming_time: null,
+  last_outgoing_time: null,
+  just_added: false,
+  isUpdated: false,
+  isDisabled: false,
   metadata: { team: [], agent: [], tags: [] },
   last_message: 'hi',
   last_message_type: 'text',
@@ -35,6 +43,7 @@ const ev = (type: TimelineEventDto['event_type'], at: number, over: Partial<Time
   message_time: iso(at),
   read_at: null,
   send_status: null,
+  send_error: null,
   actor: null,
   content: { body: `text ${n}` },
   event_data: null,
@@ -47,8 +56,8 @@ const ev = (type: TimelineEventDto['event_type'], at: number, over: Partial<Time
 describe('reply blocks (spec 4)', () => {
   it('blocks without a conversation or a stream, and lets SMS replies through', () => {
     expect(replyBlock(null, [], NOW)).toBe('noConversation');
-    expect(replyBlock(conv({ stream_uuid: null }), [], NOW)).toBe('noStream');
-    expect(replyBlock(conv({ stream_type: 'two_way', start_time: iso(NOW - 100 * HOUR) }), [], NOW)).toBeNull();
+    expect(replyBlock(conv({ stream_uuid: '' }), [], NOW)).toBe('noStream');
+    expect(replyBlock(conv({ stream_type: 4, channel: 'sms', start_time: iso(NOW - 100 * HOUR) }), [], NOW)).toBeNull();
   });
 
   it('blocks a temporary WhatsApp conversation and one that awaits the customer’s first reply', () => {
@@ -64,13 +73,19 @@ describe('reply blocks (spec 4)', () => {
     expect(replyBlock(conv(), [ev('incoming_message', last - HOUR), ev('incoming_message', NOW - HOUR)], NOW + 1)).toBeNull();
   });
 
+  it('uses the conversation’s own times when the timeline is not loaded', () => {
+    expect(replyBlock(conv({ last_outgoing_time: iso(NOW - HOUR) }), [], NOW)).toBe('awaitingReply');
+    expect(replyBlock(conv({ last_incoming_time: iso(NOW - 25 * HOUR), last_outgoing_time: iso(NOW - HOUR) }), [], NOW)).toBe('passed24Hours');
+    expect(replyBlock(conv({ last_incoming_time: iso(NOW - 23 * HOUR) }), [], NOW)).toBeNull();
+  });
+
   it('measures from the start time when no message is known', () => {
     expect(replyBlock(conv({ start_time: iso(NOW - 25 * HOUR) }), [], NOW)).toBe('passed24Hours');
     expect(replyBlock(conv({ start_time: iso(NOW - 23 * HOUR) }), [], NOW)).toBeNull();
   });
 });
 
-const state = (over: Partial<InboxState> = {}): InboxState => ({ ...emptyState('7'), ...over });
+const state = (over: Partial<InboxState> = {}): InboxState => ({ ...emptyState(7), ...over });
 
 describe('the list under a filter (spec 4)', () => {
   it('moves a conversation between the status totals when its status changes; "all" does not change', () => {
@@ -91,8 +106,8 @@ describe('the list under a filter (spec 4)', () => {
 
   it('keeps "mine" to conversations assigned to the agent', () => {
     const s = state({ filter: { kind: 'assigned_to_me' } });
-    expect(upsertConversation(s, conv({ metadata: { team: [], agent: ['8'], tags: [] } })).conversations).toHaveLength(0);
-    expect(upsertConversation(s, conv({ metadata: { team: [], agent: ['7'], tags: [] } })).conversations).toHaveLength(1);
+    expect(upsertConversation(s, conv({ metadata: { team: [], agent: [8], tags: [] } })).conversations).toHaveLength(0);
+    expect(upsertConversation(s, conv({ metadata: { team: [], agent: [7], tags: [] } })).conversations).toHaveLength(1);
   });
 
   it('keeps the open conversation in the list even when it leaves the filter, with no unread badge', () => {
@@ -104,7 +119,7 @@ describe('the list under a filter (spec 4)', () => {
   });
 });
 
-const live = (event: LiveEnvelope['event'], data: LiveEnvelope['data'], seq = 1): LiveEnvelope => ({ event, room: 'r', seq, data });
+const live = <E extends LiveEnvelope['event']>(event: E, payload: Extract<LiveEnvelope, { event: E }>['payload'], seq = 1): LiveEnvelope => ({ event, room: 'space:1', seq, payload }) as LiveEnvelope;
 
 describe('live events (spec 4 realtime events)', () => {
   it('adds an incoming message to the open timeline, read at once, and to the list with its unread count elsewhere', () => {
@@ -126,31 +141,38 @@ describe('live events (spec 4 realtime events)', () => {
     const failed = ev('outgoing_message', NOW + 1, { send_status: 'failed' });
     let s = openConversation(state(), 'c1');
     s = { ...s, timeline: [sent, failed] };
-    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message_uuid: sent.message_uuid!, send_status: 'delivered' }));
-    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message_uuid: failed.message_uuid!, send_status: 'delivered' }));
+    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message: { ...sent, send_status: 'delivered' } }));
+    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message: { ...failed, send_status: 'delivered' } }));
     expect(s.timeline.map((e) => e.send_status)).toEqual(['delivered', 'failed']);
-    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message_uuid: sent.message_uuid!, send_status: 'sent' }));
+    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message: { ...sent, send_status: 'sent' } }));
     expect(s.timeline[0].send_status).toBe('delivered');
 
-    const unknown = ev('incoming_message', NOW + 2);
-    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message_uuid: unknown.message_uuid!, send_status: 'sent', message: unknown }));
+    const unknown = ev('incoming_message', NOW + 2, { send_status: 'sent' });
+    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c1', message: unknown }));
     expect(s.timeline[2]).toMatchObject({ event_type: 'outgoing_message', send_status: 'sent' });
+    // another conversation's delivery does not touch the open timeline
+    s = applyLive(s, live('delivery_message', { conversation_uuid: 'c9', message: ev('outgoing_message', NOW + 3, { conversation_uuid: 'c9' }) }));
+    expect(s.timeline).toHaveLength(3);
   });
 
-  it('sets read_at on a read update', () => {
+  it('sets read_at on a read update, and the unread count of the conversation', () => {
     const sent = ev('outgoing_message', NOW, { send_status: 'delivered' });
-    const s = applyLive({ ...openConversation(state(), 'c1'), timeline: [sent] }, live('message_read', { conversation_uuid: 'c1', message_uuid: sent.message_uuid!, read_at: iso(NOW + 5) }));
+    const s = applyLive({ ...openConversation(state(), 'c1'), timeline: [sent] }, live('message_read', { conversation_uuid: 'c1', message_uuid: sent.message_uuid!, read_at: iso(NOW + 5), unread: 0 }));
     expect(s.timeline[0]).toMatchObject({ read_at: iso(NOW + 5), send_status: 'read' });
+    const other = applyLive(state({ conversations: [conv({ conversation_uuid: 'c2', unread: 3 })] }), live('message_read', { conversation_uuid: 'c2', message_uuid: null, read_at: iso(NOW), unread: 0 }));
+    expect(other.conversations[0].unread).toBe(0);
   });
 
   it('puts tag, team, agent and status changes and notes into the timeline and the conversation’s metadata', () => {
     let s = openConversation(state({ conversations: [conv()] }), 'c1');
-    const tag = ev('set_tag', NOW, { event_data: { added_tags: ['vip'] } });
-    s = applyLive(s, live('metadata_change_add', { conversation: conv({ metadata: { team: [], agent: [], tags: ['vip'] } }), message: tag }));
+    const tag = ev('set_tag', NOW, { event_data: { added_tags: [3] } });
+    s = applyLive(s, live('metadata_change_add', { conversation: conv({ metadata: { team: [], agent: [], tags: [3] } }), event: tag }));
     const note = ev('internal_note', NOW + 1, { event_data: { note: '<b>call back</b>' } });
-    s = applyLive(s, live('internal_note', { conversation_uuid: 'c1', message: note }));
-    expect(s.timeline.map((e) => e.event_type)).toEqual(['set_tag', 'internal_note']);
-    expect(s.conversations[0].metadata.tags).toEqual(['vip']);
+    s = applyLive(s, live('internal_note', { conversation_uuid: 'c1', event: note }));
+    const closed = ev('change_state', NOW + 2, { event_data: { state: 'closed' } });
+    s = applyLive(s, live('status_change', { conversation: conv({ conversation_status: 'closed', metadata: { team: [], agent: [], tags: [3] } }), event: closed, previous_status: 'active' }));
+    expect(s.timeline.map((e) => e.event_type)).toEqual(['set_tag', 'internal_note', 'change_state']);
+    expect(s.conversations[0]).toMatchObject({ conversation_status: 'closed', metadata: { tags: [3] } });
   });
 
   it('applies an event twice only once (the same event uuid)', () => {
@@ -162,8 +184,9 @@ describe('live events (spec 4 realtime events)', () => {
   });
 
   it('replaces the totals from space_statistics', () => {
-    const s = applyLive(state({ totals: { all: 1, active: 1 } }), live('space_statistics', { statistics: { all: 9, active: 4, unanswered: 5 } }));
-    expect(s.totals).toEqual({ all: 9, active: 4, unanswered: 5 });
+    const totals = { all: 9, active: 4, unanswered: 5, closed: 0, my_closed: 0, assigned_to_me: 1 };
+    const s = applyLive(state({ totals: { all: 1, active: 1 } }), live('space_statistics', { space_id: 1, totals }));
+    expect(s.totals).toEqual(totals);
   });
 });
 
@@ -175,7 +198,7 @@ describe('timeline layout', () => {
       ev('incoming_message', day1, { read_at: iso(day1) }),
       ev('outgoing_message', day1 + 1000),
       ev('incoming_message', day2),
-      ev('assign_team', day2 + 1000, { event_data: { new_team: 't' } }),
+      ev('assign_team', day2 + 1000, { event_data: { new_team: [2] } }),
       ev('incoming_message', day2 + 2000),
     ]);
     const items = layoutTimeline(events, firstUnreadKey(events), dayKey);

@@ -10,9 +10,9 @@ import type { ConversationDto, ConversationFilter, ConversationStatus, LiveEnvel
 export type ReplyBlock = 'noConversation' | 'noStream' | 'tempConversation' | 'awaitingReply' | 'passed24Hours';
 
 /** The list's filter: one of the named ones, or a status or a team with its value. */
-export type ListFilter = { kind: ConversationFilter } | { kind: 'status'; value: ConversationStatus } | { kind: 'team'; value: string };
+export type ListFilter = { kind: ConversationFilter } | { kind: 'status'; value: ConversationStatus } | { kind: 'team'; value: number };
 
-export const isWhatsApp = (c: Pick<ConversationDto, 'stream_type'>) => channelOf(c.stream_type) === 'whatsapp';
+export const isWhatsApp = (c: Pick<ConversationDto, 'stream_type' | 'channel'>) => channelOf(c.stream_type, c.channel) === 'whatsapp';
 
 const time = (iso: string | null | undefined) => (iso ? Date.parse(iso) : NaN);
 
@@ -20,25 +20,27 @@ const time = (iso: string | null | undefined) => (iso ? Date.parse(iso) : NaN);
  * Spec 4 reply blocks, in order: no conversation; no stream; a WhatsApp temporary conversation; a WhatsApp
  * conversation with outgoing but no incoming messages (awaiting the customer's reply); a WhatsApp conversation whose
  * window passed: more than 24 hours since the customer last wrote, or, before any reply, since the start-conversation
- * event or the start time. Otherwise replying is allowed (null). The server enforces the same blocks.
+ * event or the start time. Otherwise replying is allowed (null). The server refuses the same (409
+ * INBOX_REPLY_BLOCKED); the times come from the conversation, and from the loaded timeline when it knows later ones.
  */
 export function replyBlock(c: ConversationDto | null | undefined, events: TimelineEventDto[], now: number): ReplyBlock | null {
   if (!c) return 'noConversation';
   if (!c.stream_uuid) return 'noStream';
   if (!isWhatsApp(c)) return null;
   if (c.temp) return 'tempConversation';
-  const incoming = events.filter((e) => e.event_type === 'incoming_message');
-  const outgoing = events.some((e) => e.event_type === 'outgoing_message' || e.event_type === 'start_conversation');
-  if (incoming.length === 0 && outgoing) return 'awaitingReply';
-  const lastIncoming = Math.max(...incoming.map((e) => time(e.message_time)).filter((t) => !Number.isNaN(t)), -Infinity);
-  const started = Math.max(...events.filter((e) => e.event_type === 'start_conversation').map((e) => time(e.message_time)).filter((t) => !Number.isNaN(t)), -Infinity);
+  const latest = (types: string[], known: string | null | undefined) =>
+    Math.max(...[known, ...events.filter((e) => types.includes(e.event_type)).map((e) => e.message_time)].map(time).filter((t) => !Number.isNaN(t)), -Infinity);
+  const lastIncoming = latest(['incoming_message'], c.last_incoming_time);
+  const lastOutgoing = latest(['outgoing_message', 'start_conversation'], c.last_outgoing_time);
+  const started = latest(['start_conversation'], c.start_conversation_time);
+  if (!Number.isFinite(lastIncoming) && Number.isFinite(lastOutgoing)) return 'awaitingReply';
   const from = Number.isFinite(lastIncoming) ? lastIncoming : Number.isFinite(started) ? started : time(c.start_time);
   if (!Number.isNaN(from) && now - from > WHATSAPP_WINDOW_MS) return 'passed24Hours';
   return null;
 }
 
-/** Whether a conversation belongs in the list under `filter` for the agent `me` (their agent IRI or email). */
-export function matchesFilter(c: ConversationDto, filter: ListFilter, me: string): boolean {
+/** Whether a conversation belongs in the list under `filter` for the agent `me` (their user id). */
+export function matchesFilter(c: ConversationDto, filter: ListFilter, me: number): boolean {
   switch (filter.kind) {
     case 'all':
       return true;
@@ -58,8 +60,9 @@ export function matchesFilter(c: ConversationDto, filter: ListFilter, me: string
 }
 
 /** The query parameters of GET /inbox/conversations for a filter. */
-export function filterQuery(filter: ListFilter): Record<string, string> {
-  if (filter.kind === 'status' || filter.kind === 'team') return { filter: filter.kind, value: filter.value };
+export function filterQuery(filter: ListFilter): Record<string, string | number> {
+  if (filter.kind === 'status') return { filter: 'all', status: filter.value };
+  if (filter.kind === 'team') return { filter: 'all', team: filter.value };
   return { filter: filter.kind };
 }
 
@@ -86,7 +89,7 @@ export function mergeDelivery(e: TimelineEventDto, status: SendStatus): Timeline
 
 export interface InboxState {
   filter: ListFilter;
-  me: string;
+  me: number;
   conversations: ConversationDto[];
   /** Totals per named filter and per status (the list's tab counts). */
   totals: Partial<Record<ConversationFilter, number>>;
@@ -94,9 +97,9 @@ export interface InboxState {
   timeline: TimelineEventDto[];
 }
 
-export const emptyState = (me: string, filter: ListFilter = { kind: 'all' }): InboxState => ({ filter, me, conversations: [], totals: {}, activeUuid: null, timeline: [] });
+export const emptyState = (me: number, filter: ListFilter = { kind: 'all' }): InboxState => ({ filter, me, conversations: [], totals: {}, activeUuid: null, timeline: [] });
 
-function adjustTotals(totals: InboxState['totals'], before: ConversationDto | undefined, after: ConversationDto, me: string): InboxState['totals'] {
+function adjustTotals(totals: InboxState['totals'], before: ConversationDto | undefined, after: ConversationDto, me: number): InboxState['totals'] {
   const out = { ...totals };
   const bump = (k: ConversationFilter, d: number) => {
     if (out[k] !== undefined) out[k] = Math.max(0, (out[k] ?? 0) + d);
@@ -124,36 +127,50 @@ export function upsertConversation(s: InboxState, c: ConversationDto): InboxStat
   return { ...s, totals: adjustTotals(s.totals, before, merged, s.me), conversations: keep ? [...rest, merged].sort(byActivity) : rest };
 }
 
+/** Adds an event to the open timeline; an incoming message in the open conversation is read at once (spec 4). */
+function addToTimeline(s: InboxState, e: TimelineEventDto): InboxState {
+  if (e.conversation_uuid !== s.activeUuid) return s;
+  const m = e.event_type === 'incoming_message' && !e.read_at ? { ...e, read_at: new Date().toISOString() } : e;
+  return { ...s, timeline: mergeEvents(s.timeline, [m]) };
+}
+
 /** Spec 4 "Realtime events", applied to the list and the open timeline. Unknown or foreign events change nothing. */
 export function applyLive(s: InboxState, env: LiveEnvelope): InboxState {
-  const d = env.data;
-  const uuid = d.conversation?.conversation_uuid ?? d.message?.conversation_uuid ?? d.conversation_uuid;
-  const active = !!uuid && uuid === s.activeUuid;
-  let next = s;
   switch (env.event) {
     case 'space_statistics':
-      return d.statistics ? { ...s, totals: { ...s.totals, ...d.statistics } } : s;
+      return { ...s, totals: { ...s.totals, ...env.payload.totals } };
     case 'delivery_message': {
-      if (!active || !d.message_uuid || !d.send_status) return d.conversation ? upsertConversation(s, d.conversation) : s;
-      const known = s.timeline.find((e) => e.message_uuid === d.message_uuid);
-      if (known) return { ...s, timeline: s.timeline.map((e) => (e === known ? mergeDelivery(e, d.send_status as SendStatus) : e)) };
+      const { conversation_uuid, message } = env.payload;
+      if (conversation_uuid !== s.activeUuid || !message) return s;
+      const known = s.timeline.find((e) => (message.message_uuid && e.message_uuid === message.message_uuid) || e.event_uuid === message.event_uuid);
+      if (known) {
+        const merged = message.send_status ? mergeDelivery(known, message.send_status) : known;
+        return { ...s, timeline: s.timeline.map((e) => (e === known ? { ...merged, read_at: message.read_at ?? known.read_at, send_error: message.send_error ?? known.send_error } : e)) };
+      }
       // an unknown message is added as outgoing
-      if (d.message) return { ...s, timeline: mergeEvents(s.timeline, [{ ...d.message, event_type: 'outgoing_message', send_status: d.send_status }]) };
-      return s;
+      return { ...s, timeline: mergeEvents(s.timeline, [{ ...message, event_type: message.event_type === 'start_conversation' ? message.event_type : 'outgoing_message' }]) };
     }
     case 'message_read': {
-      if (!active || !d.message_uuid) return s;
-      return { ...s, timeline: s.timeline.map((e) => (e.message_uuid === d.message_uuid ? { ...e, read_at: d.read_at ?? new Date().toISOString(), send_status: e.event_type === 'outgoing_message' ? 'read' : e.send_status } : e)) };
-    }
-    default: {
-      if (d.conversation) next = upsertConversation(next, d.conversation);
-      if (active && d.message) {
-        // incoming messages in the open conversation are read at once
-        const m = d.message.event_type === 'incoming_message' && !d.message.read_at ? { ...d.message, read_at: new Date().toISOString() } : d.message;
-        next = { ...next, timeline: mergeEvents(next.timeline, [m]) };
+      const { conversation_uuid, message_uuid, read_at, unread } = env.payload;
+      let next: InboxState = { ...s, conversations: s.conversations.map((c) => (c.conversation_uuid === conversation_uuid ? { ...c, unread: c.conversation_uuid === s.activeUuid ? 0 : unread } : c)) };
+      if (conversation_uuid === s.activeUuid && message_uuid) {
+        next = { ...next, timeline: next.timeline.map((e) => (e.message_uuid === message_uuid ? { ...e, read_at, send_status: e.event_type === 'outgoing_message' ? 'read' : e.send_status } : e)) };
       }
       return next;
     }
+    case 'incoming_message':
+      return addToTimeline(upsertConversation(s, env.payload.conversation), env.payload.message);
+    case 'metadata_change_add':
+    case 'metadata_change_remove':
+    case 'status_change':
+    case 'start_conversation':
+      return addToTimeline(upsertConversation(s, env.payload.conversation), env.payload.event);
+    case 'internal_note':
+      return addToTimeline(s, env.payload.event);
+    case 'metadata_update':
+      return upsertConversation(s, env.payload.conversation);
+    default:
+      return s;
   }
 }
 
@@ -195,7 +212,7 @@ export function firstUnreadKey(events: TimelineEventDto[]): string | null {
 }
 
 /** Spec 5: an id longer than 30 characters is a contact key, otherwise a phone. */
-export const isContactKey = (id: string) => id.length > 30;
+export { isContactKey } from '@switchboard/contracts/src/inbox';
 
 /** Fills a canned template's {placeholders} from the conversation (contact name, phone, agent). */
 export function fillCanned(text: string, values: Record<string, string | null | undefined>): string {

@@ -5,12 +5,12 @@ import { inboxApi, loadTimelinePage, StillLoadingError } from './api';
 import { MESSAGE_PAGE } from './constants';
 import { InboxLive, type LiveState } from './live/client';
 import { applyLive, emptyState, firstUnreadKey, mergeEvents, openConversation, upsertConversation, type InboxState, type ListFilter } from './model';
-import type { Agent, ConversationDto, ConversationStatus, Space, SpaceSwitch, TimelineEventDto } from './types';
+import { inboxRoom, type Agent, type ConversationDto, type ConversationStatus, type Space, type SpaceSwitch, type TimelineEventDto } from './types';
 
 const SPACE_KEY = 'switchboard.inbox.space';
 
-/** How the metadata names an agent: the agent's id as a string (the server's metadata.agent[] values). */
-export const agentRef = (a: Pick<Agent, 'id'>) => String(a.id);
+/** How the metadata names an agent: the agent's user id (the server's metadata.agent[] values). */
+export const agentRef = (a: Pick<Agent, 'id'>) => a.id;
 
 export interface TimelineState {
   loading: boolean;
@@ -31,8 +31,8 @@ export interface InboxContextValue {
   spacesLoaded: boolean;
   space: SpaceSwitch | null;
   spaceError: string | null;
-  switchSpace: (key: string) => Promise<void>;
-  me: string;
+  switchSpace: (id: number) => Promise<void>;
+  me: number;
   state: InboxState;
   setState: (f: (s: InboxState) => InboxState) => void;
   setFilter: (f: ListFilter) => void;
@@ -75,7 +75,7 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const [spacesLoaded, setSpacesLoaded] = useState(false);
   const [space, setSpace] = useState<SpaceSwitch | null>(null);
   const [spaceError, setSpaceError] = useState<string | null>(null);
-  const [state, setStateRaw] = useState<InboxState>(() => emptyState(''));
+  const [state, setStateRaw] = useState<InboxState>(() => emptyState(0));
   const stateRef = useRef(state);
   const setState = useCallback((f: (s: InboxState) => InboxState) => {
     setStateRaw((s) => {
@@ -94,10 +94,7 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const timelineChain = useRef<Promise<unknown>>(Promise.resolve());
   const liveRef = useRef<InboxLive | null>(null);
 
-  const me = useMemo(() => {
-    const agent = space?.agents.find((a) => a.email === profile?.email);
-    return agent ? agentRef(agent) : String(profile?.id ?? '');
-  }, [space, profile]);
+  const me = profile?.id ?? 0;
 
   useEffect(() => setState((s) => ({ ...s, me })), [me, setState]);
 
@@ -110,9 +107,9 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
         if (gone) return;
         setSpaces(r.items);
         setSpacesLoaded(true);
-        const remembered = localStorage.getItem(SPACE_KEY);
-        const pick = r.items.find((s) => s.key === remembered) ?? r.items[0];
-        if (pick) void switchSpace(pick.key);
+        const remembered = Number(localStorage.getItem(SPACE_KEY));
+        const pick = r.items.find((s) => s.id === remembered) ?? r.items[0];
+        if (pick) void switchSpace(pick.id);
       })
       .catch((e) => {
         if (gone) return;
@@ -126,14 +123,14 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   }, []);
 
   const loadList = useCallback(
-    async (spaceKey: string, filter: ListFilter, after: string | null) => {
+    async (spaceId: number, filter: ListFilter, after: string | null) => {
       const mine = ++listSeq.current;
       setListLoading(true);
       try {
-        const page = await inboxApi.conversations(spaceKey, filter, after);
+        const page = await inboxApi.conversations(spaceId, filter, after);
         if (mine !== listSeq.current) return;
         setListError(null);
-        setCursor(page.next);
+        setCursor(page.next_cursor);
         setState((s) => ({
           ...s,
           totals: { ...s.totals, ...page.totals },
@@ -149,18 +146,18 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   );
 
   const switchSpace = useCallback(
-    async (key: string) => {
+    async (id: number) => {
       const previous = stateRef.current;
       setSpaceError(null);
       try {
-        const sw = await inboxApi.switchSpace(key);
-        localStorage.setItem(SPACE_KEY, key);
+        const sw = await inboxApi.switchSpace(id);
+        localStorage.setItem(SPACE_KEY, String(id));
         if (space?.room) liveRef.current?.leave(space.room);
         setSpace(sw);
         setTimeline(idleTimeline);
         setState(() => emptyState(previous.me, { kind: 'all' }));
         liveRef.current?.join(sw.room);
-        if (workspace) await loadList(key, { kind: 'all' }, null);
+        if (workspace) await loadList(id, { kind: 'all' }, null);
       } catch (e) {
         setSpaceError(errText(e));
       }
@@ -181,7 +178,8 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
           const page = await loadTimelinePage(uuid, 1, { signal: abort.signal, onRetry: (n) => setTimeline((t) => ({ ...t, retry: n })) });
           if (abort.signal.aborted || stateRef.current.activeUuid !== uuid) return;
           const events = mergeEvents([], page.items);
-          setState((s) => ({ ...s, timeline: mergeEvents(s.timeline, events) }));
+          if (page.conversation) rememberPreview(page.conversation);
+          setState((s) => ({ ...(page.conversation ? upsertConversation(s, { ...page.conversation, unread: 0 }) : s), timeline: mergeEvents(s.timeline, events) }));
           setTimeline({ ...idleTimeline, page: 1, hasMore: page.items.length === MESSAGE_PAGE, unreadFrom: firstUnreadKey(events) });
         } catch (e) {
           if (abort.signal.aborted) return;
@@ -197,14 +195,14 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const open = useCallback(
     (uuid: string | null) => {
       if (uuid && uuid === stateRef.current.activeUuid) return;
-      if (space?.room && stateRef.current.activeUuid) liveRef.current?.leave(`${space.room}.conversation.${stateRef.current.activeUuid}`);
+      if (stateRef.current.activeUuid) liveRef.current?.leave(inboxRoom('conversation', stateRef.current.activeUuid));
       setState((s) => openConversation(s, uuid));
       if (uuid) {
-        if (space?.room) liveRef.current?.join(`${space.room}.conversation.${uuid}`);
+        liveRef.current?.join(inboxRoom('conversation', uuid));
         void loadTimeline(uuid);
       } else setTimeline(idleTimeline);
     },
-    [loadTimeline, setState, space?.room],
+    [loadTimeline, setState],
   );
 
   const loadOlder = useCallback(async () => {
@@ -235,8 +233,8 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
       onState: setLive,
       onGap: () => {
         const s = stateRef.current;
-        const key = spaceKeyRef.current;
-        if (key) void loadList(key, s.filter, null);
+        const id = spaceIdRef.current;
+        if (id) void loadList(id, s.filter, null);
         if (s.activeUuid) {
           const uuid = s.activeUuid;
           void loadTimelinePage(uuid, 1).then((p) => setState((x) => (x.activeUuid === uuid ? { ...x, timeline: mergeEvents(x.timeline, p.items) } : x)), () => undefined);
@@ -251,8 +249,8 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
     };
   }, [loadList, setState, workspace]);
 
-  const spaceKeyRef = useRef<string | null>(null);
-  spaceKeyRef.current = space?.space.key ?? null;
+  const spaceIdRef = useRef<number | null>(null);
+  spaceIdRef.current = space?.space.id ?? null;
 
   // a conversation named in the URL opens once the space is there
   const opened = useRef(false);
@@ -266,7 +264,7 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const setFilter = useCallback(
     (filter: ListFilter) => {
       setState((s) => ({ ...s, filter, conversations: [] }));
-      if (space) void loadList(space.space.key, filter, null);
+      if (space) void loadList(space.space.id, filter, null);
     },
     [loadList, setState, space],
   );
@@ -287,10 +285,10 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
     listError,
     hasMoreConversations: !!cursor,
     loadMoreConversations: async () => {
-      if (space && cursor && !listLoading) await loadList(space.space.key, state.filter, cursor);
+      if (space && cursor && !listLoading) await loadList(space.space.id, state.filter, cursor);
     },
     reloadList: async () => {
-      if (space) await loadList(space.space.key, state.filter, null);
+      if (space) await loadList(space.space.id, state.filter, null);
     },
     open,
     active,

@@ -1,6 +1,9 @@
 import { LIVE_DRAIN_MS, LIVE_QUEUE_MAX, RECONNECT_MAX_MS, RECONNECT_MIN_MS } from '../constants';
 import { sequenceCheck } from '../model';
-import type { LiveEnvelope } from '../types';
+import type { InboxWsServerMessage, LiveEnvelope } from '../types';
+
+/** A ping keeps idle proxies from closing the socket. */
+const PING_MS = 25_000;
 
 export type LiveState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -38,6 +41,7 @@ export class InboxLive {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private attempts = 0;
   private stopped = false;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
   private state: LiveState = 'closed';
 
   constructor(private readonly opts: LiveOptions) {}
@@ -52,7 +56,9 @@ export class InboxLive {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.drainTimer) clearInterval(this.drainTimer);
+    if (this.pingTimer) clearInterval(this.pingTimer);
     this.drainTimer = null;
+    this.pingTimer = null;
     this.ws?.close(1000);
     this.ws = null;
     this.setState('closed');
@@ -61,7 +67,7 @@ export class InboxLive {
   join(room: string): void {
     if (this.rooms.has(room)) return;
     this.rooms.add(room);
-    this.send({ type: 'join', room, ...(this.lastSeq.has(room) ? { after: this.lastSeq.get(room) } : {}) });
+    this.send({ type: 'join', room, ...(this.lastSeq.has(room) ? { since: this.lastSeq.get(room) } : {}) });
   }
 
   leave(room: string): void {
@@ -95,8 +101,9 @@ export class InboxLive {
     this.ws = ws;
     ws.onopen = () => {
       this.attempts = 0;
+      this.pingTimer ??= setInterval(() => this.send({ type: 'ping' }), PING_MS);
       this.setState('open');
-      for (const room of this.rooms) this.send({ type: 'join', room, ...(this.lastSeq.has(room) ? { after: this.lastSeq.get(room) } : {}) });
+      for (const room of this.rooms) this.send({ type: 'join', room, ...(this.lastSeq.has(room) ? { since: this.lastSeq.get(room) } : {}) });
     };
     ws.onmessage = (m) => this.receive(String(m.data));
     ws.onclose = () => {
@@ -110,42 +117,44 @@ export class InboxLive {
   }
 
   private receive(raw: string) {
-    let msg: Record<string, unknown>;
+    let msg: InboxWsServerMessage;
     try {
-      msg = JSON.parse(raw);
+      msg = JSON.parse(raw) as InboxWsServerMessage;
     } catch {
       return;
     }
-    if (msg.type === 'refused' || msg.type === 'error') {
-      const room = String(msg.room ?? '');
-      this.rooms.delete(room);
-      this.opts.onRefused?.(room, String(msg.code ?? 'FORBIDDEN'));
-      return;
+    switch (msg.type) {
+      case 'error':
+        if (msg.room) {
+          this.rooms.delete(msg.room);
+          this.lastSeq.delete(msg.room);
+        }
+        this.opts.onRefused?.(msg.room ?? '', msg.code);
+        return;
+      case 'reset':
+        // the server could not replay from our point: reload what the room shows, go on from its sequence
+        this.lastSeq.set(msg.room, msg.seq);
+        this.opts.onGap?.(msg.room);
+        return;
+      case 'joined':
+        if (!this.lastSeq.has(msg.room)) this.lastSeq.set(msg.room, msg.seq);
+        return;
+      case 'event': {
+        if (!this.rooms.has(msg.room)) return;
+        const verdict = sequenceCheck(this.lastSeq.get(msg.room), msg.seq);
+        if (verdict === 'duplicate') return;
+        this.lastSeq.set(msg.room, msg.seq);
+        if (verdict === 'gap') this.opts.onGap?.(msg.room);
+        if (this.queue.length >= LIVE_QUEUE_MAX) {
+          this.opts.onGap?.(msg.room);
+          return;
+        }
+        this.queue.push({ event: msg.event, room: msg.room, seq: msg.seq, payload: msg.payload } as LiveEnvelope);
+        return;
+      }
+      default:
+        return;
     }
-    if (msg.type === 'gap') {
-      // the server could not replay from our point: start over from its current sequence
-      const room = String(msg.room ?? '');
-      if (typeof msg.seq === 'number') this.lastSeq.set(room, msg.seq);
-      this.opts.onGap?.(room);
-      return;
-    }
-    if (msg.type === 'joined') {
-      const room = String(msg.room ?? '');
-      if (!this.lastSeq.has(room) && typeof msg.seq === 'number') this.lastSeq.set(room, msg.seq);
-      return;
-    }
-    if (typeof msg.event !== 'string' || typeof msg.room !== 'string' || typeof msg.seq !== 'number') return;
-    const env = msg as unknown as LiveEnvelope;
-    if (!this.rooms.has(env.room)) return;
-    const verdict = sequenceCheck(this.lastSeq.get(env.room), env.seq);
-    if (verdict === 'duplicate') return;
-    this.lastSeq.set(env.room, env.seq);
-    if (verdict === 'gap') this.opts.onGap?.(env.room);
-    if (this.queue.length >= LIVE_QUEUE_MAX) {
-      this.opts.onGap?.(env.room);
-      return;
-    }
-    this.queue.push(env);
   }
 
   private drain() {

@@ -58,18 +58,18 @@ const BoardView = ({ board }: { board: Board }) => {
   const { space, me } = useInbox();
   const [start, setStart] = useState(() => isoDay(new Date(Date.now() - 86_400_000)));
   const [end, setEnd] = useState(() => isoDay(new Date()));
-  const [entity, setEntity] = useState('');
-  const spaceId = space?.space.key ?? '';
-  const entities = board === 'team_reports' ? (space?.teams ?? []).map((t) => ({ value: t.key, label: t.name })) : board === 'agent_reports' ? (space?.agents ?? []).map((a) => ({ value: agentRef(a), label: `${a.firstname} ${a.lastname}`.trim() || a.email })) : [];
+  const [entity, setEntity] = useState<number | ''>('');
+  const spaceId = space?.space.id ?? 0;
+  const entities: Array<{ value: number; label: string }> = board === 'team_reports' ? (space?.teams ?? []).map((t) => ({ value: t.id, label: t.name })) : board === 'agent_reports' ? (space?.agents ?? []).map((a) => ({ value: agentRef(a), label: `${a.firstname} ${a.lastname}`.trim() || a.email })) : [];
   useEffect(() => {
     setEntity(entities[0]?.value ?? '');
     // the first entity when the board or space changes
   }, [board, spaceId]);
   const needsEntity = board === 'team_reports' || board === 'agent_reports';
-  const base = `${board}/${encodeURIComponent(spaceId)}${needsEntity ? `/${encodeURIComponent(entity)}` : board === 'my_reports' ? `/${encodeURIComponent(me)}` : ''}`;
+  const base = `${board}/${spaceId}${needsEntity ? `/${entity}` : board === 'my_reports' ? `/${me}` : ''}`;
   // date-only ranges: start 00:00:00, end 23:59:59 (spec 9)
   const filters = { start: `${start}T00:00:00`, end: `${end}T23:59:59` };
-  const enabled = !!spaceId && (!needsEntity || !!entity);
+  const enabled = !!spaceId && (!needsEntity || entity !== '');
   const key = [base, start, end];
   const load = (report: string) => () => inboxApi.report(`${base}/${report}`, filters);
   const counters = useApi(load('counters'), key, enabled);
@@ -102,7 +102,7 @@ const BoardView = ({ board }: { board: Board }) => {
     <Box sx={{ p: { xs: 1.5, md: 3 }, overflow: 'auto', flex: 1 }} data-testid={`board-${board}`}>
       <Box sx={{ display: 'flex', gap: 1.5, flexWrap: 'wrap', mb: 2, alignItems: 'center' }}>
         {needsEntity && (
-          <TextField select size="small" label={translate(board === 'team_reports' ? 'inbox.reports.team' : 'inbox.reports.agent')} value={entity} onChange={(e) => setEntity(e.target.value)} sx={{ minWidth: 200 }} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'report-entity' } as object } }}>
+          <TextField select size="small" label={translate(board === 'team_reports' ? 'inbox.reports.team' : 'inbox.reports.agent')} value={entity} onChange={(e) => setEntity(e.target.value === '' ? '' : Number(e.target.value))} sx={{ minWidth: 200 }} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'report-entity' } as object } }}>
             {entities.map((o) => (
               <MenuItem key={o.value} value={o.value}>{o.label}</MenuItem>
             ))}

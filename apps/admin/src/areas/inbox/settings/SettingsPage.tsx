@@ -50,7 +50,7 @@ const SectionList = ({ section }: { section: SectionKey }) => {
   const def = SECTIONS.find((s) => s.key === section)!;
   const options = useOptions();
   const api = settingsApi[section];
-  const list = useApi(() => api.list(def.spaceScoped && space ? { space: `/api/spaces/${space.space.id}` } : {}), [section, space?.space.id], !def.spaceScoped || !!space);
+  const list = useApi(() => api.list(def.spaceScoped && space ? { space: space.space.id } : {}), [section, space?.space.id], !def.spaceScoped || !!space);
   const [editing, setEditing] = useState<Row | null>(null);
   const [removing, setRemoving] = useState<Row | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
