@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { validToken } from '../../providers/http';
 import { useProfile } from '../../ui/useProfile';
 import { inboxApi, loadTimelinePage, StillLoadingError } from './api';
