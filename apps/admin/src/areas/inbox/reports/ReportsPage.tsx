@@ -4,6 +4,8 @@ import { useTranslate } from 'react-admin';
 import { useNavigate, useParams } from 'react-router-dom';
 import { useCan } from '../../../ui/permissions';
 import { useApi } from '../../../ui/useApi';
+import { useProfile } from '../../../ui/useProfile';
+import type { InboxCountersReport } from '../types';
 import { HorizontalBars, StackedBars, type StackedPoint } from '../../stats/charts';
 import { formatCount } from '../../stats/format';
 import { inboxApi } from '../api';
@@ -18,14 +20,6 @@ export type Board = (typeof BOARDS)[number];
 type Num = number | string | null | undefined;
 const num = (v: Num) => (typeof v === 'number' ? v : Number(v ?? 0) || 0);
 
-interface Counters {
-  conversations?: Num;
-  cost?: Num | { micros?: Num; currency?: string };
-  response_rate?: Num;
-  outbound?: Num;
-  incoming?: Num;
-  currency?: string;
-}
 type Items = Array<Record<string, unknown>>;
 const itemsOf = (x: unknown): Items => (Array.isArray(x) ? (x as Items) : x && typeof x === 'object' && Array.isArray((x as { items?: unknown }).items) ? ((x as { items: Items }).items) : []);
 
@@ -56,6 +50,7 @@ const BoardView = ({ board }: { board: Board }) => {
   const translate = useTranslate();
   const locale = translate('inbox.locale');
   const { space, me } = useInbox();
+  const { profile } = useProfile();
   const [start, setStart] = useState(() => isoDay(new Date(Date.now() - 86_400_000)));
   const [end, setEnd] = useState(() => isoDay(new Date()));
   const [entity, setEntity] = useState<number | ''>('');
@@ -81,9 +76,10 @@ const BoardView = ({ board }: { board: Board }) => {
   const teams = useApi(load('teams_performance_conversions_summary'), key, enabled && board !== 'agent_reports' && board !== 'my_reports');
   const agents = useApi(load('agents_performance_summary'), key, enabled && board !== 'my_reports');
 
-  const c = (counters.data ?? {}) as Counters;
-  const costValue = typeof c.cost === 'object' && c.cost ? num(c.cost.micros) / 1_000_000 : num(c.cost as Num);
-  const currency = (typeof c.cost === 'object' && c.cost?.currency) || c.currency || 'EUR';
+  const c = (counters.data ?? {}) as Partial<InboxCountersReport>;
+  const costValue = num(c.cost);
+  // spec 1: costs show with the account currency's sign
+  const currency = profile?.customer?.currency || 'EUR';
   const points: StackedPoint[] = useMemo(
     () =>
       itemsOf(messages.data).map((p) => {
@@ -102,14 +98,14 @@ const BoardView = ({ board }: { board: Board }) => {
     <Box sx={{ p: { xs: 1.5, md: 3 }, overflow: 'auto', flex: 1 }} data-testid={`board-${board}`}>
       <Box sx={{ display: 'flex', gap: 1.5, flexWrap: 'wrap', mb: 2, alignItems: 'center' }}>
         {needsEntity && (
-          <TextField select size="small" label={translate(board === 'team_reports' ? 'inbox.reports.team' : 'inbox.reports.agent')} value={entity} onChange={(e) => setEntity(e.target.value === '' ? '' : Number(e.target.value))} sx={{ minWidth: 200 }} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'report-entity' } as object } }}>
+          <TextField select size="small" fullWidth={false} label={translate(board === 'team_reports' ? 'inbox.reports.team' : 'inbox.reports.agent')} value={entity} onChange={(e) => setEntity(e.target.value === '' ? '' : Number(e.target.value))} sx={{ minWidth: 220 }} slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'report-entity' } as object } }}>
             {entities.map((o) => (
               <MenuItem key={o.value} value={o.value}>{o.label}</MenuItem>
             ))}
           </TextField>
         )}
-        <TextField size="small" type="date" label={translate('inbox.reports.start')} value={start} onChange={(e) => setStart(e.target.value)} InputLabelProps={{ shrink: true }} inputProps={{ 'data-testid': 'report-start' }} />
-        <TextField size="small" type="date" label={translate('inbox.reports.end')} value={end} onChange={(e) => setEnd(e.target.value)} InputLabelProps={{ shrink: true }} inputProps={{ 'data-testid': 'report-end' }} />
+        <TextField size="small" type="date" fullWidth={false} sx={{ width: 170 }} label={translate('inbox.reports.start')} value={start} onChange={(e) => setStart(e.target.value)} InputLabelProps={{ shrink: true }} inputProps={{ 'data-testid': 'report-start' }} />
+        <TextField size="small" type="date" fullWidth={false} sx={{ width: 170 }} label={translate('inbox.reports.end')} value={end} onChange={(e) => setEnd(e.target.value)} InputLabelProps={{ shrink: true }} inputProps={{ 'data-testid': 'report-end' }} />
       </Box>
       {needsEntity && entities.length === 0 && <Alert severity="info" sx={{ mb: 2 }}>{translate('inbox.reports.noEntities')}</Alert>}
       {err ? <Alert severity="error" sx={{ mb: 2 }}>{err instanceof Error ? err.message : String(err)}</Alert> : null}
@@ -118,7 +114,7 @@ const BoardView = ({ board }: { board: Board }) => {
           ['conversations', fmt(num(c.conversations)), '#4f46e5'],
           ['incoming', fmt(num(c.incoming)), '#0891b2'],
           ['outbound', fmt(num(c.outbound)), '#16a34a'],
-          ['response_rate', `${Math.round(num(c.response_rate) * (num(c.response_rate) <= 1 ? 100 : 1))}%`, '#d97706'],
+          ['response_rate', `${Math.round(num(c.response_rate))}%`, '#d97706'],
           ['cost', costValue.toLocaleString(locale, { style: 'currency', currency }), '#db2777'],
         ] as const).map(([k, v, colour]) => (
           <Grid key={k} size={{ xs: 6, md: 'grow' }}>
@@ -146,7 +142,7 @@ const BoardView = ({ board }: { board: Board }) => {
         </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
           <Panel title={translate('inbox.reports.perChannel')} testId="report-per-channel">
-            <HorizontalBars rows={itemsOf(perChannel.data).map((r) => ({ key: String(r.stream_uuid ?? r.stream_name), label: String(r.stream_name ?? r.stream_uuid ?? ''), value: num(r.items as Num), text: fmt(num(r.items as Num)), sub: r.response_rate !== undefined ? `${Math.round(num(r.response_rate as Num) * 100)}%` : undefined }))} colour="#4f46e5" emptyText={translate('inbox.reports.empty')} />
+            <HorizontalBars rows={itemsOf(perChannel.data).map((r) => ({ key: String(r.stream_uuid ?? r.stream_name), label: String(r.stream_name ?? r.stream_uuid ?? ''), value: num(r.items as Num), text: fmt(num(r.items as Num)), sub: r.response_rate !== undefined ? `${Math.round(num(r.response_rate as Num))}%` : undefined }))} colour="#4f46e5" emptyText={translate('inbox.reports.empty')} />
           </Panel>
         </Grid>
         <Grid size={{ xs: 12, md: 6 }}>
