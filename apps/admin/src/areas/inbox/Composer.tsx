@@ -7,7 +7,6 @@ import { Alert, Box, Button, Chip, CircularProgress, IconButton, InputBase, List
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useTranslate } from 'react-admin';
 import { analyzeSms } from '@switchboard/contracts/src/sms/encoding';
-import { useCan } from '../../ui/permissions';
 import { useProfile } from '../../ui/useProfile';
 import { inboxApi, uploadMedia } from './api';
 import { P } from './constants';
@@ -42,7 +41,7 @@ export function mediaKindOf(file: File): MediaKind {
 
 const Banner = ({ block, onTemplate }: { block: ReplyBlock; onTemplate: () => void }) => {
   const translate = useTranslate();
-  const can = useCan();
+  const { can } = useInbox();
   return (
     <Alert
       severity={block === 'passed24Hours' || block === 'awaitingReply' ? 'warning' : 'info'}
@@ -70,9 +69,8 @@ const Banner = ({ block, onTemplate }: { block: ReplyBlock; onTemplate: () => vo
  */
 export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HTMLTextAreaElement | null>; onOfferTemplate: () => void }) => {
   const translate = useTranslate();
-  const can = useCan();
   const { profile } = useProfile();
-  const { active, state, space, addEvents, applyConversation, timeline } = useInbox();
+  const { active, state, space, addEvents, applyConversation, timeline, can } = useInbox();
   const [mode, setMode] = useState<'reply' | 'note'>('reply');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);

@@ -3,7 +3,6 @@ import { Alert, Autocomplete, Box, Button, Chip, Divider, IconButton, MenuItem, 
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { AppModal } from '../../ui/modal/AppModal';
-import { useCan } from '../../ui/permissions';
 import { useApi } from '../../ui/useApi';
 import { inboxApi } from './api';
 import { P } from './constants';
@@ -76,8 +75,7 @@ const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean;
 export const ContactPanel = () => {
   const translate = useTranslate();
   const locale = translate('inbox.locale');
-  const can = useCan();
-  const { active, space, state, applyConversation, setStatus, open } = useInbox();
+  const { active, space, state, applyConversation, setStatus, open, can } = useInbox();
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const uuid = active?.conversation_uuid;

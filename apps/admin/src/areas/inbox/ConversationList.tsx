@@ -7,7 +7,6 @@ import { Avatar, Box, Button, CircularProgress, IconButton, InputAdornment, Menu
 import CloseRoundedIcon from '@mui/icons-material/CloseRounded';
 import { forwardRef, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslate } from 'react-admin';
-import { useCan } from '../../ui/permissions';
 import { inboxApi } from './api';
 import { P } from './constants';
 import { avatarColour, channelOf, contactTitle, initials, shortTime, STATUS_COLOUR } from './format';
@@ -106,8 +105,7 @@ const filterKey = (f: ListFilter) => (f.kind === 'status' || f.kind === 'team' ?
 export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => void; searchRef?: React.RefObject<HTMLInputElement | null> }) => {
   const translate = useTranslate();
   const locale = translate('inbox.locale');
-  const can = useCan();
-  const { state, setFilter, listLoading, listError, hasMoreConversations, loadMoreConversations, open, space } = useInbox();
+  const { state, setFilter, listLoading, listError, hasMoreConversations, loadMoreConversations, open, space, can } = useInbox();
   const [focus, setFocus] = useState(0);
   const [query, setQuery] = useState('');
   const [results, setResults] = useState<ConversationDto[] | null>(null);

@@ -6,7 +6,6 @@ import { Alert, Box, Button, Drawer, IconButton, Tooltip, Typography, useMediaQu
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { useSearchParams } from 'react-router-dom';
-import { useCan } from '../../ui/permissions';
 import { P } from './constants';
 import { Composer } from './Composer';
 import { ContactPanel } from './ContactPanel';
@@ -24,8 +23,7 @@ const isTyping = (t: EventTarget | null) => {
 
 const ConversationHeader = ({ onBack, onInfo, narrow }: { onBack: () => void; onInfo: () => void; narrow: boolean }) => {
   const translate = useTranslate();
-  const can = useCan();
-  const { active } = useInbox();
+  const { active, can } = useInbox();
   if (!active) return null;
   return (
     <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.25, px: 1.5, py: 1, borderBottom: 1, borderColor: 'divider', bgcolor: '#fff', minHeight: 56 }} data-testid="conversation-header">
@@ -79,8 +77,7 @@ const Workspace = () => {
   const theme = useTheme();
   const narrow = useMediaQuery(theme.breakpoints.down('md'));
   const wide = useMediaQuery('(min-width:1280px)');
-  const can = useCan();
-  const { active, open, space, spaceError, spacesLoaded, spaces, state } = useInbox();
+  const { active, open, space, spaceError, spacesLoaded, spaces, state, can } = useInbox();
   const [params, setParams] = useSearchParams();
   const [panel, setPanel] = useState(true);
   const [drawer, setDrawer] = useState(false);

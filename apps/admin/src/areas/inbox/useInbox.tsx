@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { validToken } from '../../providers/http';
+import { useCan } from '../../ui/permissions';
 import { useProfile } from '../../ui/useProfile';
 import { inboxApi, loadTimelinePage, StillLoadingError } from './api';
 import { MESSAGE_PAGE } from './constants';
@@ -27,6 +28,8 @@ export interface TimelineState {
 const idleTimeline: TimelineState = { loading: false, retry: 0, error: null, page: 0, hasMore: false, loadingMore: false, unreadFrom: null };
 
 export interface InboxContextValue {
+  /** The user's permission (spec 6), with the current space's update_permissions overriding it either way. */
+  can: (permission: string) => boolean;
   spaces: Space[];
   spacesLoaded: boolean;
   space: SpaceSwitch | null;
@@ -71,6 +74,7 @@ const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
  */
 export const InboxProvider = ({ children, initialConversation, workspace = true }: { children: ReactNode; initialConversation?: string | null; workspace?: boolean }) => {
   const { profile } = useProfile();
+  const baseCan = useCan();
   const [spaces, setSpaces] = useState<Space[]>([]);
   const [spacesLoaded, setSpacesLoaded] = useState(false);
   const [space, setSpace] = useState<SpaceSwitch | null>(null);
@@ -272,6 +276,10 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const active = state.conversations.find((c) => c.conversation_uuid === state.activeUuid) ?? activeFallback(state);
 
   const value: InboxContextValue = {
+    can: (permission) => {
+      const override = space?.update_permissions && !Array.isArray(space.update_permissions) ? space.update_permissions[permission] : undefined;
+      return typeof override === 'boolean' ? override : baseCan(permission);
+    },
     spaces,
     spacesLoaded,
     space,
