@@ -98,6 +98,8 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
     setError(null);
     setServerBlock(null);
   }, [uuid]);
+  // a new customer message may reopen what the server refused
+  useEffect(() => setServerBlock(null), [active?.last_incoming_time, active?.temp]);
   useEffect(() => {
     if (uuid) drafts.current.set(uuid, text);
   }, [uuid, text]);

@@ -5,7 +5,9 @@ import ForumRoundedIcon from '@mui/icons-material/ForumRounded';
 import { Alert, Box, Button, Drawer, IconButton, Tooltip, Typography, useMediaQuery, useTheme } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
-import { useSearchParams } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
+import { useProfile } from '../../ui/useProfile';
+import { onboardingDone } from './OnboardingPage';
 import { P } from './constants';
 import { Composer } from './Composer';
 import { ContactPanel } from './ContactPanel';
@@ -79,6 +81,8 @@ const Workspace = () => {
   const wide = useMediaQuery('(min-width:1280px)');
   const { active, open, space, spaceError, spacesLoaded, spaces, state, can } = useInbox();
   const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const { profile } = useProfile();
   const [panel, setPanel] = useState(true);
   const [drawer, setDrawer] = useState(false);
   const [newConv, setNewConv] = useState<NewConversationPreset | null>(null);
@@ -118,12 +122,23 @@ const Workspace = () => {
     return () => window.removeEventListener('keydown', onKey);
   }, [active, can, narrow, open]);
 
-  if (spacesLoaded && !spaceError && spaces.length === 0) {
+  // a new inbox: the welcome and onboarding (spec 2) until it is done
+  const noSpace = spacesLoaded && !spaceError && spaces.length === 0;
+  useEffect(() => {
+    if (noSpace && can(P.Admin) && !onboardingDone(profile?.preferences)) navigate('/inbox/onboarding', { replace: true });
+  }, [noSpace, can, profile?.preferences, navigate]);
+
+  if (noSpace) {
     return (
       <Box sx={{ p: 4, textAlign: 'center' }} data-testid="inbox-no-space">
         <ForumRoundedIcon sx={{ fontSize: 48, color: 'text.disabled' }} />
         <Typography variant="h6" sx={{ mt: 1 }}>{translate('inbox.noSpace.title')}</Typography>
         <Typography color="text.secondary">{translate('inbox.noSpace.text')}</Typography>
+        {can(P.Admin) && (
+          <Button variant="contained" sx={{ mt: 2 }} onClick={() => navigate('/inbox/onboarding')} data-testid="open-onboarding">
+            {translate('inbox.sections.onboarding')}
+          </Button>
+        )}
       </Box>
     );
   }

@@ -128,6 +128,7 @@ const en: Catalogue = {
       deleteText: 'Delete “%{name}”? This cannot be undone.',
       apiKeyOnce: 'Copy the API key now: it is shown only once',
       chipsHint: 'Press Enter after each value',
+      noWhatsApp: 'No WhatsApp stream yet',
       sections: {
         spaces: 'Spaces',
         teams: 'Teams',
@@ -138,6 +139,7 @@ const en: Catalogue = {
         canned_templates: 'Canned templates',
         conversation_goals: 'Conversation goals',
         incoming_routings: 'Incoming routing',
+        stream_events: 'WhatsApp events',
       },
       singular: {
         spaces: 'space',
@@ -149,6 +151,7 @@ const en: Catalogue = {
         canned_templates: 'canned template',
         conversation_goals: 'conversation goal',
         incoming_routings: 'routing rule',
+        stream_events: 'event',
       },
       hints: {
         spaces: 'Separate inboxes with their own teams, tags and templates.',
@@ -160,6 +163,7 @@ const en: Catalogue = {
         canned_templates: 'Ready answers agents insert with one click or “/”.',
         conversation_goals: 'What a conversation should achieve, per team.',
         incoming_routings: 'Which stream and senders land in which team.',
+        stream_events: 'Messages a WhatsApp stream sends on its events (opt-in, welcome, …).',
       },
       fields: {
         name: 'Name',
@@ -177,6 +181,7 @@ const en: Catalogue = {
         firstname: 'First name',
         lastname: 'Last name',
         email: 'Email',
+        eventKey: 'Event key',
       },
     },
     reports: {

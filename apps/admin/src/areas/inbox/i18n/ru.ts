@@ -128,6 +128,7 @@ const ru: Catalogue = {
       deleteText: 'Удалить «%{name}»? Это действие нельзя отменить.',
       apiKeyOnce: 'Скопируйте API-ключ сейчас: он показывается один раз',
       chipsHint: 'Нажимайте Enter после каждого значения',
+      noWhatsApp: 'WhatsApp-потоков пока нет',
       sections: {
         spaces: 'Пространства',
         teams: 'Команды',
@@ -138,6 +139,7 @@ const ru: Catalogue = {
         canned_templates: 'Готовые ответы',
         conversation_goals: 'Цели диалогов',
         incoming_routings: 'Маршрутизация входящих',
+        stream_events: 'События WhatsApp',
       },
       singular: {
         spaces: 'пространство',
@@ -149,6 +151,7 @@ const ru: Catalogue = {
         canned_templates: 'готовый ответ',
         conversation_goals: 'цель диалога',
         incoming_routings: 'правило маршрутизации',
+        stream_events: 'событие',
       },
       hints: {
         spaces: 'Отдельные входящие со своими командами, тегами и шаблонами.',
@@ -160,6 +163,7 @@ const ru: Catalogue = {
         canned_templates: 'Готовые ответы, которые агенты вставляют одним щелчком или «/».',
         conversation_goals: 'Чего должен достичь диалог, по командам.',
         incoming_routings: 'Какой поток и отправители попадают в какую команду.',
+        stream_events: 'Сообщения, которые WhatsApp-поток отправляет по событиям (подписка, приветствие, …).',
       },
       fields: {
         name: 'Название',
@@ -177,6 +181,7 @@ const ru: Catalogue = {
         firstname: 'Имя',
         lastname: 'Фамилия',
         email: 'Email',
+        eventKey: 'Ключ события',
       },
     },
     reports: {

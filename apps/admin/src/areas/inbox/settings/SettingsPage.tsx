@@ -50,7 +50,13 @@ const SectionList = ({ section }: { section: SectionKey }) => {
   const def = SECTIONS.find((s) => s.key === section)!;
   const options = useOptions();
   const api = settingsApi[section];
-  const list = useApi(() => api.list(def.spaceScoped && space ? { space: space.space.id } : {}), [section, space?.space.id], !def.spaceScoped || !!space);
+  const whatsapp = useApi(() => inboxApi.inboxStreams().then((r) => r.items.filter((x) => x.streamType === 5)).catch(() => []), [], !!def.streamScoped);
+  const [streamId, setStreamId] = useState<number | ''>('');
+  useEffect(() => {
+    if (def.streamScoped && streamId === '' && whatsapp.data?.[0]) setStreamId(whatsapp.data[0].id);
+  }, [def.streamScoped, streamId, whatsapp.data]);
+  const query = def.spaceScoped && space ? { space: space.space.id } : def.streamScoped ? { streamId: streamId === '' ? undefined : streamId, itemsPerPage: 500 } : {};
+  const list = useApi(() => api.list(query), [section, space?.space.id, streamId], (!def.spaceScoped || !!space) && (!def.streamScoped || streamId !== ''));
   const [editing, setEditing] = useState<Row | null>(null);
   const [removing, setRemoving] = useState<Row | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
@@ -108,6 +114,13 @@ const SectionList = ({ section }: { section: SectionKey }) => {
           </Button>
         )}
       </Box>
+      {def.streamScoped && (
+        <TextField select size="small" fullWidth={false} sx={{ minWidth: 260, mb: 2 }} label={translate('inbox.settings.fields.stream')} value={streamId} onChange={(e) => setStreamId(Number(e.target.value))} helperText={whatsapp.data && whatsapp.data.length === 0 ? translate('inbox.settings.noWhatsApp') : undefined}>
+          {(whatsapp.data ?? []).map((w) => (
+            <MenuItem key={w.id} value={w.id}>{w.name}</MenuItem>
+          ))}
+        </TextField>
+      )}
       {list.error ? <Alert severity="error" sx={{ mb: 2 }}>{errText(list.error)}</Alert> : null}
       <DataTable
         testId="settings-table"
@@ -121,6 +134,7 @@ const SectionList = ({ section }: { section: SectionKey }) => {
       {editing && (
         <EditDialog
           section={section}
+          streamId={streamId === '' ? undefined : streamId}
           row={editing}
           options={options}
           onClose={() => setEditing(null)}
@@ -151,7 +165,7 @@ const SectionList = ({ section }: { section: SectionKey }) => {
   );
 };
 
-const EditDialog = ({ section, row, options, onClose, onSaved }: { section: SectionKey; row: Row; options: ReturnType<typeof useOptions>; onClose: () => void; onSaved: (r: Row | null) => void }) => {
+const EditDialog = ({ section, row, options, onClose, onSaved, streamId }: { section: SectionKey; row: Row; options: ReturnType<typeof useOptions>; onClose: () => void; onSaved: (r: Row | null) => void; streamId?: number }) => {
   const translate = useTranslate();
   const { space } = useInbox();
   const fields = FIELDS[section];
@@ -173,6 +187,7 @@ const EditDialog = ({ section, row, options, onClose, onSaved }: { section: Sect
     try {
       const body: Row = { ...form };
       if (def.spaceScoped && space) body.space = `/api/spaces/${space.space.id}`;
+      if (def.streamScoped && streamId !== undefined) body.stream = streamId;
       if (section === 'api_keys') {
         body.ipAcl = Array.isArray(form.ipAcl) ? (form.ipAcl as string[]).join(',') : form.ipAcl;
         body.active = form.active ? 1 : 0;

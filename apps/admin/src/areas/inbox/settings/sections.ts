@@ -11,7 +11,8 @@ export type SectionKey =
   | 'api_keys'
   | 'canned_templates'
   | 'conversation_goals'
-  | 'incoming_routings';
+  | 'incoming_routings'
+  | 'stream_events';
 
 export interface FieldDef {
   key: string;
@@ -30,6 +31,8 @@ export interface SectionDef {
   columns: string[];
   /** Listed and created per space (the current one). */
   spaceScoped: boolean;
+  /** Listed and created per WhatsApp stream (chosen above the list). */
+  streamScoped?: boolean;
 }
 
 /** The settings lists of spec 2 "Inbox", in menu order, with the permission of spec 6 each needs. */
@@ -43,6 +46,7 @@ export const SECTIONS: SectionDef[] = [
   { key: 'canned_templates', permission: P.CannedTemplates, columns: ['name', 'templateKey', 'text'], spaceScoped: true },
   { key: 'conversation_goals', permission: P.ConversationGoals, columns: ['name', 'text', 'teams'], spaceScoped: false },
   { key: 'incoming_routings', permission: P.IncomingRouting, columns: ['name', 'stream', 'team', 'senders'], spaceScoped: true },
+  { key: 'stream_events', permission: P.ManagerSettings, columns: ['name', 'eventKey', 'text', 'active'], spaceScoped: false, streamScoped: true },
 ];
 
 export const FIELDS: Record<SectionKey, FieldDef[]> = {
@@ -82,6 +86,12 @@ export const FIELDS: Record<SectionKey, FieldDef[]> = {
     { key: 'stream', type: 'select', required: true, options: 'streams' },
     { key: 'team', type: 'select', required: true, options: 'teams' },
     { key: 'senders', type: 'chips' },
+  ],
+  stream_events: [
+    { key: 'name', type: 'text', required: true, max: 255 },
+    { key: 'eventKey', type: 'text', required: true, keyName: true, max: 64 },
+    { key: 'text', type: 'textarea', required: true, max: 4096 },
+    { key: 'active', type: 'switch' },
   ],
 };
 
