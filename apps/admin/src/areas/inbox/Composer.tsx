@@ -145,8 +145,8 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
     setError(null);
     try {
       if (noteMode) {
-        const r = await inboxApi.note(active.conversation_uuid, text.trim());
-        onResult(r);
+        const note = await inboxApi.note(active.conversation_uuid, text.trim());
+        onResult({ code: 'OK', conversation_uuid: active.conversation_uuid, message_uuid: null, error: null, message: note });
       } else {
         const message: SimpleSendMessage = attachment ? { media_id: attachment.id, text: text.trim() || undefined } : { text };
         const r = await inboxApi.simpleSend(active.conversation_uuid, message);

@@ -80,7 +80,6 @@ export const ContactPanel = () => {
   const [error, setError] = useState<string | null>(null);
   const uuid = active?.conversation_uuid;
   const contact = useApi(() => inboxApi.contact(active!, space!.space.id).catch(() => null), [uuid], !!active && !!space);
-  const others = useApi(() => inboxApi.contactConversations(active?.contact_phone_key || active?.contact_phone_number || ''), [uuid], !!active && !!(active.contact_phone_key || active.contact_phone_number));
 
   if (!active || !space) return null;
   const showPhone = can(P.ShowPhone);
@@ -89,15 +88,15 @@ export const ContactPanel = () => {
     setError(null);
     try {
       const updated = await inboxApi.metadata(active.conversation_uuid, patch);
-      const c = updated && 'conversation' in updated ? updated.conversation : updated;
-      applyConversation(c?.conversation_uuid ? c : { ...active, metadata: { ...m, ...patch } });
+      applyConversation(updated?.conversation_uuid ? updated : { ...active, metadata: { ...m, ...patch } });
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     }
   };
   const tagOptions = space.conversation_tags;
   const notes = state.timeline.filter((e) => e.event_type === 'internal_note');
-  const c = contact.data;
+  const c = contact.data?.contact ?? null;
+  const others = contact.data?.conversations ?? [];
   const name = c ? `${c.firstName ?? ''} ${c.lastName ?? ''}`.trim() : '';
 
   return (
@@ -192,9 +191,9 @@ export const ContactPanel = () => {
           ))}
         </Section>
       )}
-      {(others.data?.items.length ?? 0) > 1 && (
+      {others.some((o) => o.conversation_uuid !== active.conversation_uuid) && (
         <Section title={translate('inbox.contact.conversations')}>
-          {others.data?.items
+          {others
             .filter((o) => o.conversation_uuid !== active.conversation_uuid)
             .map((o) => (
               <Box key={o.conversation_uuid} onClick={() => open(o.conversation_uuid)} sx={{ display: 'flex', gap: 1, alignItems: 'center', py: 0.75, cursor: 'pointer', '&:hover': { color: 'primary.main' } }}>

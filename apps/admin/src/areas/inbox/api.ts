@@ -2,7 +2,7 @@ import { apiFetch, isApiError, validToken } from '../../providers/http';
 import { MESSAGE_PAGE, SETTINGS_PER_PAGE, STILL_LOADING_RETRIES, STILL_LOADING_RETRY_MS } from './constants';
 import { filterQuery, isContactKey, type ListFilter } from './model';
 import type { ContactGetBody, ContactWriteBody, ConversationMetadata, InboxMediaInfo, SimpleSendMessage, TemplateSendBody } from '@switchboard/contracts/src/inbox';
-import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelinePage } from './types';
+import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelineEventDto, TimelinePage } from './types';
 
 export interface ListResult<T> {
   items: T[];
@@ -68,14 +68,14 @@ export const inboxApi = {
   search: (space: number, q: string, signal?: AbortSignal) => apiFetch<SimpleSearchResult>(`/inbox/simple_search?${qs({ space, q })}`, { signal }),
   simpleSend: (uuid: string, message: SimpleSendMessage) => apiFetch<SendResult>(`/inbox/simple_send/${enc(uuid)}`, { method: 'POST', body: { messages: [message] } }),
   templateSend: (stream: string, body: TemplateSendBody) => apiFetch<SendResult>(`/inbox/template_send/${enc(stream)}`, { method: 'POST', body }),
-  note: (conversation_uuid: string, note: string) => apiFetch<SendResult>('/inbox/send_internal_note', { method: 'POST', body: { conversation_uuid, note } }),
+  note: (conversation_uuid: string, note: string) => apiFetch<TimelineEventDto>('/inbox/send_internal_note', { method: 'POST', body: { conversation_uuid, note } }),
   switchSpace: (space: number) => apiFetch<SpaceSwitch>('/inbox/space', { method: 'POST', body: { space } }),
-  metadata: (uuid: string, metadata: Partial<ConversationMetadata>) => apiFetch<ConversationDto | { conversation: ConversationDto }>(`/inbox/metadata/${enc(uuid)}`, { method: 'POST', body: { metadata } }),
+  metadata: (uuid: string, metadata: Partial<ConversationMetadata>) => apiFetch<ConversationDto>(`/inbox/metadata/${enc(uuid)}`, { method: 'POST', body: { metadata } }),
   setStatus: (uuids: string[], status: ConversationStatus) =>
     apiFetch<{ conversations: Record<string, ConversationDto> }>('/inbox/bulk_set_status', { method: 'POST', body: { conversation_uuids: uuids, status } }),
   contact: (c: ConversationDto, space: number) => {
     const body: ContactGetBody = c.contact_phone_key && isContactKey(c.contact_phone_key) ? { contactKey: c.contact_phone_key, space } : { contact_phone_number: c.contact_phone_number, space };
-    return apiFetch<InboxContact | null>('/inbox/contact/get', { method: 'POST', body });
+    return apiFetch<{ contact: InboxContact | null; conversations: ConversationDto[] }>('/inbox/contact/get', { method: 'POST', body });
   },
   editContact: (body: ContactWriteBody) => apiFetch<InboxContact>('/inbox/contact/edit', { method: 'POST', body }),
   addContact: (body: ContactWriteBody) => apiFetch<InboxContact>('/inbox/contact/add', { method: 'POST', body }),
