@@ -97,6 +97,7 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   const timelineAbort = useRef<AbortController | null>(null);
   const timelineChain = useRef<Promise<unknown>>(Promise.resolve());
   const liveRef = useRef<InboxLive | null>(null);
+  const spaceRooms = useRef<string[]>([]);
 
   const me = profile?.id ?? 0;
 
@@ -156,17 +157,24 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
       try {
         const sw = await inboxApi.switchSpace(id);
         localStorage.setItem(SPACE_KEY, String(id));
-        if (space?.room) liveRef.current?.leave(space.room);
+        for (const room of spaceRooms.current) liveRef.current?.leave(room);
         setSpace(sw);
         setTimeline(idleTimeline);
         setState(() => emptyState(previous.me, { kind: 'all' }));
-        liveRef.current?.join(sw.room);
+        // the space's room (with INBOX_TEAM_VIEW), the rooms of the agent's teams, and the agent's own room
+        const me = previous.me;
+        spaceRooms.current = [
+          sw.room,
+          ...sw.teams.filter((t) => t.agents.some((a) => a === `/api/agents/${me}` || a === String(me))).map((t) => inboxRoom('team', t.id)),
+          ...(me ? [inboxRoom('agent', me)] : []),
+        ];
+        for (const room of spaceRooms.current) liveRef.current?.join(room);
         if (workspace) await loadList(id, { kind: 'all' }, null);
       } catch (e) {
         setSpaceError(errText(e));
       }
     },
-    [loadList, setState, space?.room, workspace],
+    [loadList, setState, workspace],
   );
 
   const loadTimeline = useCallback(

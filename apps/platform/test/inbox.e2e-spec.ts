@@ -1,0 +1,212 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { SmppPeer } from '@switchboard/dispatch';
+import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { launchChromium, pageApi, signInWithPin } from './browser';
+
+const SHOTS = path.join(repoRoot, 'test-results', 'inbox');
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+/** Our two-way number (the stream's sender) and two customers writing to it from German mobiles. */
+const OUR_NUMBER = '+4930111111';
+const CUSTOMER_EN = '491700000001';
+const CUSTOMER_RU = '491700000002';
+/** Markup and script payloads that must show as text, never run. */
+const XSS_BODY = 'Order 1001 <img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+const XSS_NAME = '<b onmouseover="window.__xss=3">Eve</b><script>window.__xss=4</script>';
+const XSS_TAG = '<svg onload="window.__xss=5">VIP';
+const XSS_NOTE = '<iframe src="javascript:window.__xss=6"></iframe> call back <script>window.__xss=7</script>';
+
+async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    last = await read();
+  }
+  return last;
+}
+
+/**
+ * The shared inbox in Chromium against the real embedded server, with a local SMSC speaking SMPP: a customer's SMS
+ * reply arrives at the agent's open inbox without a reload, the agent answers it and the answer reaches the SMSC, in
+ * English and in Russian; message bodies, contact names, tags and notes carrying markup and scripts show as text.
+ */
+describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-inbox-'));
+  fs.chmodSync(dataDir, 0o755);
+  let server: ServerProcess;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let smsc: SmppPeer;
+  let smscPort = 0;
+  const errors: string[] = [];
+  const api = pageApi(() => page);
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
+    buildServer();
+    fs.mkdirSync(SHOTS, { recursive: true });
+    smsc = new SmppPeer({ receiptDelayMs: 100 });
+    smscPort = await smsc.listen();
+    server = startProcess('dist/apps/platform/src/main.js', {
+      PORT: '0',
+      SWITCHBOARD_DATA_DIR: dataDir,
+      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
+      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
+      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
+    });
+    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  }, 150000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.stop();
+    await smsc?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  let streamUid = '';
+  let spaceId = 0;
+
+  it('signs in and sets up a two-way stream on the local SMSC, a space, a team and the incoming routing', async () => {
+    await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
+    await page.waitForURL('**/home', { timeout: 20000 });
+    const me = (await api<{ id: number }>('GET', '/users/connected')).body;
+
+    // the carrier: an SMPP vendor on the local peer, Germany routed through it, a price for Germany
+    const vendor = await api<{ id: number }>('POST', '/service_type_manager/vendor', {
+      name: 'Local SMSC', service_type: 'sms', adapter: 'smpp', active: true, carrier: 'Local', product_name: 'SMS', product_id: 'local-sms', currency: 'EUR',
+      config: { host: '127.0.0.1', port: smscPort, systemId: 'dispatch', password: 'secret', moRegion: 'DE', reconnectMs: 100 },
+    });
+    expect(vendor.status).toBe(201);
+    expect((await api('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.body.id)] })).status).toBe(200);
+    const de = await api<{ items: Array<{ id: number }> }>('GET', '/countries?iso2=DE');
+    expect((await api('PUT', `/countries/global/${de.body.items[0].id}`, { pricePerSegment: 0.05, priceCurrency: 'EUR' })).status).toBe(200);
+    await until(() => smsc.binds, (n) => n > 0, 'the SMPP bind').catch((e) => {
+      throw new Error(`${(e as Error).message}\n${server.output().slice(-3000)}`);
+    });
+
+    // our number as an approved sender and a two-way stream sending from it
+    const sender = await api<{ id: number }>('POST', '/senders', { name: 'Support line', value: OUR_NUMBER });
+    expect(sender.status).toBe(201);
+    expect((await api('PUT', `/senders/superadmin/${sender.body.id}`, { approved: 1 })).status).toBe(200);
+    const stream = await api<{ id: number }>('POST', '/streams', { name: 'Support SMS', streamType: 4, sender: OUR_NUMBER });
+    expect(stream.status).toBe(201);
+    streamUid = (await api<{ streamUid: string }>('GET', `/streams/${stream.body.id}`)).body.streamUid;
+
+    // the inbox: a space, a team with the signed-in user, everything from the stream to that team
+    const space = await api<{ id: number }>('POST', '/spaces', { name: 'Customer care' });
+    expect(space.status).toBe(201);
+    spaceId = space.body.id;
+    const team = await until(
+      () => api<{ id: number }>('POST', '/teams', { name: 'First line', space: `/api/spaces/${spaceId}`, agents: [`/api/agents/${me.id}`] }),
+      (r) => r.status === 201,
+      'the team (the agents read model fills from auth events)',
+    );
+    expect((await api('POST', '/incoming_routings', { name: 'Support SMS', stream: streamUid, team: `/api/teams/${team.body.id}`, space: `/api/spaces/${spaceId}` })).status).toBe(201);
+    expect((await api('POST', '/conversation_tags', { name: XSS_TAG, space: `/api/spaces/${spaceId}` })).status).toBe(201);
+    expect((await api('POST', '/canned_templates', { name: 'Thanks', templateKey: 'thanks', text: 'Thank you {{name}}, we are on it.', space: `/api/spaces/${spaceId}` })).status).toBe(201);
+  }, 90000);
+
+  it('shows a customer’s SMS reply in the open inbox without a reload, as text, with its unread badge', async () => {
+    await page.getByTestId('menu-inbox').click();
+    await page.getByTestId('inbox-workspace').waitFor();
+    await until(() => page.getByTestId('live-state').getAttribute('data-state'), (s) => s === 'open', 'the live connection');
+    await page.getByTestId('conversation-list-empty').waitFor();
+    const navigations: string[] = [];
+    page.on('framenavigated', (f) => f === page.mainFrame() && navigations.push(f.url()));
+
+    smsc.sendMo(CUSTOMER_EN, OUR_NUMBER.slice(1), XSS_BODY);
+    const row = page.getByTestId('conversation-row').first();
+    await row.waitFor({ timeout: 30000 });
+    await expect(row.getByTestId('conversation-last').textContent()).resolves.toBe(XSS_BODY);
+    await expect(row.getByTestId('unread-badge').textContent()).resolves.toBe('1');
+    await expect(page.getByTestId('filter-all-count').textContent()).resolves.toBe('1');
+    expect(navigations).toEqual([]);
+    await shot(page, '01-live-incoming');
+
+    // keyboard: focus the list, Enter opens the first conversation
+    await page.getByTestId('conversation-list').focus();
+    await page.keyboard.press('Enter');
+    const incoming = page.getByTestId('message-incoming').last();
+    await incoming.waitFor();
+    await expect(incoming.getByTestId('message-body').textContent()).resolves.toBe(XSS_BODY);
+    await expect(row.getByTestId('unread-badge').count()).resolves.toBe(0);
+  }, 60000);
+
+  it('answers it from the composer, and the answer reaches the SMSC and shows its delivery', async () => {
+    // "r" focuses the composer; a canned reply fills in the text
+    await page.locator('body').press('r');
+    await page.getByTestId('composer-canned').click();
+    await page.getByTestId('canned-item').first().click();
+    await expect(page.getByTestId('composer-input').inputValue()).resolves.toContain('we are on it');
+    await page.getByTestId('composer-input').fill('Your parcel left our warehouse today.');
+    await expect(page.getByTestId('composer-count').textContent()).resolves.toMatch(/37/);
+    await page.getByTestId('composer-input').press('Enter');
+
+    const part = await until(() => smsc.parts.find((p) => p.destination === CUSTOMER_EN), (p) => !!p, 'the answer at the SMSC');
+    expect(part?.text).toBe('Your parcel left our warehouse today.');
+    const out = page.getByTestId('message-outgoing').last();
+    await expect(out.getByTestId('message-body').textContent()).resolves.toBe('Your parcel left our warehouse today.');
+    await until(() => out.getByTestId('message-ticks').getAttribute('data-status'), (s) => s === 'delivered', 'the delivery tick');
+    await shot(page, '02-answered');
+  }, 60000);
+
+  it('shows contact names, tags and notes with markup and scripts as text', async () => {
+    await page.getByTestId('contact-edit').click();
+    await page.getByTestId('contact-firstName').fill(XSS_NAME);
+    await page.getByTestId('contact-save').click();
+    await page.getByTestId('contact-edit-dialog').waitFor({ state: 'detached' });
+    await expect(page.getByTestId('contact-name').textContent()).resolves.toContain(XSS_NAME);
+
+    await page.getByTestId('tag-input').click();
+    await page.getByRole('option', { name: XSS_TAG }).click();
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('conversation-tag').first().textContent()).resolves.toBe(XSS_TAG);
+    await page.getByTestId('timeline-change').filter({ hasText: XSS_TAG }).waitFor();
+
+    await page.getByTestId('composer-mode-note').click();
+    await page.getByTestId('composer-input').fill(XSS_NOTE);
+    await page.getByTestId('composer-send').click();
+    await expect(page.getByTestId('note-body').last().textContent()).resolves.toBe(XSS_NOTE);
+    await page.reload();
+    await page.getByTestId('conversation-row').first().click();
+    await page.getByTestId('note-body').last().waitFor();
+    await expect(page.getByTestId('note-body').last().textContent()).resolves.toBe(XSS_NOTE);
+    await shot(page, '03-markup-as-text');
+
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.locator('[data-testid="timeline"] script, [data-testid="timeline"] img, [data-testid="timeline"] iframe, [data-testid="contact-panel"] b, [data-testid="contact-panel"] svg[onload]').count()).toBe(0);
+  }, 60000);
+
+  it('does the same in Russian', async () => {
+    await page.getByTestId('language-switcher').click();
+    await page.getByRole('menuitem', { name: 'Русский' }).click();
+    await expect(page.getByTestId('filter-all').textContent()).resolves.toMatch(/^Все/);
+    await until(() => page.getByTestId('live-state').getAttribute('data-state'), (s) => s === 'open', 'the live connection');
+
+    smsc.sendMo(CUSTOMER_RU, OUR_NUMBER.slice(1), 'Здравствуйте! Где мой заказ?');
+    const row = page.getByTestId('conversation-row').filter({ hasText: 'Где мой заказ' });
+    await row.waitFor({ timeout: 30000 });
+    await row.click();
+    await page.getByTestId('message-incoming').filter({ hasText: 'Где мой заказ' }).waitFor();
+    await page.getByTestId('composer-mode-reply').click();
+    await page.getByTestId('composer-input').fill('Заказ передан курьеру.');
+    await page.getByTestId('composer-send').click();
+    const part = await until(() => smsc.parts.find((p) => p.destination === CUSTOMER_RU), (p) => !!p, 'the Russian answer at the SMSC');
+    expect(part?.text).toBe('Заказ передан курьеру.');
+    await expect(page.getByTestId('message-outgoing').last().getByTestId('message-body').textContent()).resolves.toBe('Заказ передан курьеру.');
+    await shot(page, '04-ru');
+    expect(errors).toEqual([]);
+  }, 60000);
+});
