@@ -185,7 +185,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await expect(page.getByTestId('note-body').last().textContent()).resolves.toBe(XSS_NOTE);
     await shot(page, '03-markup-as-text');
 
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('[data-testid="timeline"] script, [data-testid="timeline"] img, [data-testid="timeline"] iframe, [data-testid="contact-panel"] b, [data-testid="contact-panel"] svg[onload]').count()).toBe(0);
   }, 60000);
 
