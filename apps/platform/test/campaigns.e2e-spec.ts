@@ -29,8 +29,9 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeout
  * The campaigns screens in Chromium against the real embedded server: a list is imported, a campaign is created from
  * it in the wizard (audience count, variants with ratios and the part counter, a sender, the schedule), started, and
  * its progress bar moves live (part-way at its auto-pause, then on after resume) until it finishes with every message
- * delivered; in English and in Russian. Around it: the filter tabs, pin, duplicate and delete, the changes-review popup
- * of an edit, the campaigns tab of the list's side panel, and the screens on a 390 px phone.
+ * delivered; in English and in Russian. Around it: templates and word lists, the filter tabs, pin, duplicate and
+ * delete, the changes-review popup of an edit, the campaigns tab of the list's side panel, and the screens on a 390 px
+ * phone.
  */
 describe('campaigns in the console (Chromium, embedded server)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaigns-'));
@@ -126,6 +127,44 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await expect(page.getByTestId('count-contacts').textContent()).resolves.toBe(String(RECIPIENTS));
   }, 90000);
 
+  it('keeps templates with variants, copies one as "copy X", and keeps word lists', async () => {
+    await page.getByTestId('menu-templates').click();
+    await page.getByTestId('templates-page').waitFor();
+    await page.getByTestId('new-template').click();
+    await page.getByTestId('template-name').fill('Spring sale');
+    await page.getByTestId('template-variant-text').first().fill('Hi {{firstName}}, {our|the} spring sale starts today!');
+    await page.getByTestId('template-add-variant').click();
+    await expect(page.getByTestId('template-variant-ratio').evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value))).resolves.toEqual(['50', '50']);
+    await page.getByTestId('template-submit').click();
+    await page.getByTestId('template-variants-error').filter({ hasText: 'Every variant needs a text' }).waitFor();
+    await page.getByTestId('template-variant-text').nth(1).fill('Spring sale: 20% off everything today only');
+    await page.getByTestId('template-variant-ratio').nth(1).fill('40');
+    await page.getByTestId('template-submit').click();
+    await page.getByTestId('template-variants-error').filter({ hasText: 'add up to 100' }).waitFor();
+    await page.getByTestId('template-variant-ratio').nth(0).fill('60');
+    await shot('01-template-dialog');
+    await page.getByTestId('template-submit').click();
+    await page.getByTestId('template-dialog').waitFor({ state: 'detached' });
+    const row = page.getByTestId('template-row').filter({ hasText: 'Spring sale' });
+    await row.first().waitFor();
+    await row.first().getByTestId('template-copy').click();
+    await page.getByTestId('template-row-name').filter({ hasText: 'copy Spring sale' }).waitFor();
+    await shot('02-templates');
+
+    await page.getByTestId('menu-word-lists').click();
+    await page.getByTestId('new-word-list').click();
+    await page.getByTestId('word-list-name').fill('greetings');
+    await page.getByTestId('word-input').fill('Hi');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('word-input').fill('Hello, Hey');
+    await expect(page.getByTestId('word-chip').count()).resolves.toBe(3);
+    await page.getByTestId('word-list-submit').click();
+    const wl = page.getByTestId('word-list-row').filter({ hasText: 'greetings' });
+    await wl.waitFor();
+    await expect(wl.getByTestId('word-list-count').textContent()).resolves.toBe('3');
+    await shot('03-word-lists');
+  }, 60000);
+
   /** The create wizard end to end; answers the new campaign's id. */
   async function createInWizard(name: string, locale: 'en' | 'ru'): Promise<number> {
     await page.getByTestId('menu-campaigns').click();
@@ -138,6 +177,10 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.locator('[data-testid="wizard-at-details"] .Mui-error').first().waitFor();
     await page.getByTestId('campaign-name-input').fill(name);
     await choose('campaign-stream', `stream-option-${await streamId()}`);
+    // a new tag from the dropdown
+    await page.getByTestId('campaign-tags').fill(locale === 'en' ? 'spring' : 'весна');
+    await page.getByTestId('tag-create').click();
+    await page.locator('.MuiChip-label', { hasText: locale === 'en' ? 'spring' : 'весна' }).waitFor();
     await shot(`${locale}-10-wizard-details`);
     await page.getByTestId('wizard-next').click();
 
@@ -326,7 +369,11 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     const p = await phone.newPage();
     p.on('pageerror', (e) => errors.push(e.message));
     try {
-      for (const [route, ready] of [['/campaigns', 'campaign-row']] as const) {
+      for (const [route, ready] of [
+        ['/campaigns', 'campaign-row'],
+        ['/templates', 'template-row'],
+        ['/word-lists', 'word-list-row'],
+      ] as const) {
         await p.goto(`${base}${route}`);
         await p.getByTestId(ready).first().waitFor();
         const size = await p.evaluate(() => {

@@ -70,8 +70,8 @@ export const campaignsApi = {
     apiFetch<EstimatedCost>(`/campaigns/get_estimated_cost${q({ contactLists: p.contactLists, stream: p.stream, parts: p.parts, sendDuplicates: p.sendDuplicates })}`),
   unreachableTimezones: (p: { contactLists: number[]; activityTime: string }) =>
     apiFetch<UnreachableTimezones>(`/campaigns/get_unreachable_timezones${q({ contactLists: p.contactLists, activityTime: p.activityTime })}`),
-  varsMaxLength: (contactLists: number[]) => apiFetch<Record<string, number>>(`/campaigns/get_vars_max_length${q({ contactLists })}`),
-  spintax: (text: string, count: number) => apiFetch<{ items: string[] }>('/inbox/spintax', { method: 'POST', body: { text, count } }),
+  /** The longest message a text can make; `variables` is the length the server assumes for each variable in it. */
+  varsMaxLength: (text: string) => apiFetch<{ variables: Record<string, number>; maxLength: number; segments: number }>(`/campaigns/get_vars_max_length${q({ text })}`),
 
   tags: () => apiFetch<ListResult<Tag>>(`/campaign_tags/dropdown`),
   createTag: (value: string) => apiFetch<Tag>('/campaign_tags', { method: 'POST', body: { value } }),
@@ -82,6 +82,8 @@ export const campaignsApi = {
   createTemplate: (body: { name: string; description?: string | null; variants: TemplateVariant[] }) => apiFetch<Template>('/templates', { method: 'POST', body }),
   updateTemplate: (id: number, body: { name?: string; description?: string | null; variants?: TemplateVariant[] }) => apiFetch<Template>(`/templates/${id}`, { method: 'PUT', body }),
   removeTemplate: (id: number) => apiFetch<void>(`/templates/${id}`, { method: 'DELETE' }),
+  /** A copy named "copy X" (spec 5) with the same variants. */
+  copyTemplate: (id: number) => apiFetch<Template>(`/templates/${id}/copy`, { method: 'POST' }),
 
   wordLists: () => apiFetch<ListResult<WordList>>(`/word_lists${q({ page: 1, itemsPerPage: TEMPLATES_PER_PAGE, 'order[id]': 'desc' })}`),
   createWordList: (body: { name: string; words: string[] }) => apiFetch<WordList>('/word_lists', { method: 'POST', body }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { CAMPAIGN_ACTION_STATUSES, CAMPAIGN_STATUSES } from '@switchboard/contracts/src/campaigns';
 import type { RealtimeFrame } from '../contacts/types';
 import { applyPatch, campaignPatch } from './live';
-import { copyName, ctrError, ctrLevel, evenRatios, hoursError, parseSpintax, positiveOrEmpty, ratiosError, spintaxSamples, variantCount, variantsError } from './rules';
+import { ctrError, ctrLevel, evenRatios, hoursError, parseSpintax, positiveOrEmpty, ratiosError, spintaxSamples, variantCount, variantsError } from './rules';
 import { can, FILTER_TABS } from './status';
 import type { Campaign } from './types';
 import { changes, emptyValues, fromCampaign, rebalance, stepErrors, toInput } from './wizard/model';
@@ -23,10 +23,6 @@ describe('ratios (spec 5)', () => {
     expect(variantsError([{ text: 'Hi', ratio: 120 }, { text: 'Yo', ratio: -20 }])).toBe('errors.client.totalRatio');
     expect(variantsError([{ text: 'Hi', ratio: 34 }, { text: 'Yo', ratio: 66 }])).toBeUndefined();
     expect(ratiosError([100])).toBeUndefined();
-  });
-
-  it('copies a template as "copy X"', () => {
-    expect(copyName('Spring sale')).toBe('copy Spring sale');
   });
 });
 

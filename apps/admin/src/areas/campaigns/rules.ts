@@ -32,9 +32,6 @@ export function ratiosError(ratios: readonly number[]): string | undefined {
 /** Spec 5: an unnamed variant is "name N" (N from 1). */
 export const defaultVariantName = (index: number, word: string): string => `${word} ${index + 1}`;
 
-/** Spec 5: a copied template is named "copy X". */
-export const copyName = (name: string): string => `copy ${name}`;
-
 /** Spec 5 sending hours: from and to differ (notSameTime). */
 export function hoursError(start: string, end: string): string | undefined {
   if (!/^\d{2}:\d{2}$/.test(start) || !/^\d{2}:\d{2}$/.test(end)) return 'errors.client.required';

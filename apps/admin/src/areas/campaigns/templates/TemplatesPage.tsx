@@ -14,7 +14,6 @@ import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { useClientTable } from '../../../ui/table/useTable';
 import { useApi } from '../../../ui/useApi';
 import { campaignsApi, P } from '../api';
-import { copyName } from '../rules';
 import type { Template, TemplateVariant } from '../types';
 import { errorText } from '../widgets/errors';
 import { TemplateDialog } from './TemplateDialog';
@@ -31,7 +30,7 @@ export const TemplatesPage = () => {
 
   const copy = async (t: Template) => {
     try {
-      const made = await campaignsApi.createTemplate({ name: copyName(t.name), description: t.description, variants: t.variants.map(({ name, text, ratio, color }) => ({ name, text, ratio, color })) });
+      const made = await campaignsApi.copyTemplate(t.id);
       notify('campaigns.templates.copied', { type: 'success', messageArgs: { name: made.name } });
       await list.refresh();
     } catch (e) {

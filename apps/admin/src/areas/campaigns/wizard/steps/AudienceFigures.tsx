@@ -2,6 +2,7 @@ import PublicOffRoundedIcon from '@mui/icons-material/PublicOffRounded';
 import { Alert, Box, CircularProgress, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
+import { isApiError } from '../../../../providers/http';
 import { useProfile } from '../../../../ui/useProfile';
 import { campaignsApi } from '../../api';
 import type { EstimatedCost, UnreachableTimezones } from '../../types';
@@ -10,6 +11,9 @@ import { countryName, formatCost, formatNumber } from '../../widgets/format';
 import { activityTime, type WizardValues } from '../model';
 
 const DEBOUNCE_MS = 400;
+
+/** A server without this estimate yet (404): said plainly, not as a failed request. */
+const unavailable = (e: unknown): boolean => isApiError(e) && e.status === 404;
 
 /** Loads `load` 400 ms after `key` last changed; an older answer never overwrites a newer one. */
 function useDebounced<T>(key: string, load: () => Promise<T>, enabled: boolean): { data: T | null; error: unknown; loading: boolean } {
@@ -51,7 +55,7 @@ export const CostPerCountry = ({ v, parts }: { v: WizardValues; parts: number })
         {cost.loading && <CircularProgress size={14} />}
       </Typography>
       {cost.error != null ? (
-        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{errorText(cost.error, translate)}</Alert>
+        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{unavailable(cost.error) ? translate('campaigns.audience.unavailable') : errorText(cost.error, translate)}</Alert>
       ) : !cost.data ? (
         <Typography variant="body2" color="text.secondary">{translate(v.contactLists.length ? 'campaigns.audience.counting' : 'campaigns.audience.pickLists')}</Typography>
       ) : (
@@ -100,7 +104,7 @@ export const UnreachableZones = ({ v }: { v: WizardValues }) => {
         {zones.loading && <CircularProgress size={14} />}
       </Typography>
       {zones.error != null ? (
-        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{errorText(zones.error, translate)}</Alert>
+        <Alert severity="warning" sx={{ overflowWrap: 'anywhere' }}>{unavailable(zones.error) ? translate('campaigns.audience.unavailable') : errorText(zones.error, translate)}</Alert>
       ) : zones.data && zones.data.items.length === 0 ? (
         <Typography variant="body2" color="text.secondary" data-testid="unreachable-none">{translate('campaigns.audience.allReachable')}</Typography>
       ) : zones.data ? (

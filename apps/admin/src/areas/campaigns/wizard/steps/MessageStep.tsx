@@ -7,7 +7,7 @@ import { Alert, Box, Button, IconButton, Menu, MenuItem, Paper, TextField, Toolt
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { campaignsApi } from '../../api';
-import { parseRatio, spintaxSamples, type WordLists } from '../../rules';
+import { parseRatio, spintaxSamples, variablesIn, type WordLists } from '../../rules';
 import { VariantCounter } from '../../widgets/VariantCounter';
 import { rebalance, rowKey, VARIANT_COLOURS, type VariantRow } from '../model';
 import type { StepProps } from './types';
@@ -152,18 +152,22 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
   const translate = useTranslate();
   const [maxLengths, setMaxLengths] = useState<Record<string, number>>({});
   const [templateMenu, setTemplateMenu] = useState<HTMLElement | null>(null);
-  const listsKey = v.contactLists.join(',');
+  // the lengths the server assumes for the variables the texts use (get_vars_max_length), asked 400 ms after typing
+  const names = [...new Set(v.variants.flatMap((x) => variablesIn(x.text)))].sort().join(',');
   useEffect(() => {
-    if (!listsKey) return undefined;
+    if (!names) return undefined;
     let live = true;
-    campaignsApi.varsMaxLength(listsKey.split(',').map(Number)).then(
-      (m) => live && setMaxLengths(m && typeof m === 'object' ? m : {}),
-      () => undefined,
-    );
+    const t = window.setTimeout(() => {
+      campaignsApi.varsMaxLength(names.split(',').map((n) => `{{${n}}}`).join(' ')).then(
+        (r) => live && setMaxLengths((m) => ({ ...m, ...(r && typeof r.variables === 'object' ? r.variables : {}) })),
+        () => undefined,
+      );
+    }, 400);
     return () => {
       live = false;
+      window.clearTimeout(t);
     };
-  }, [listsKey]);
+  }, [names]);
 
   const variables = [
     ...SPECIAL.map((name) => ({ token: `{{${name}}}`, label: translate(`campaigns.message.special.${name}`) })),
