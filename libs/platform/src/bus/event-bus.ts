@@ -108,6 +108,14 @@ export abstract class EventBus {
     return [];
   }
 
+  /**
+   * Whether every consumer group of this process has joined its group once since start (readiness waits for it, so a
+   * rollout does not retire old replicas before the new ones consume). The in-memory bus has nothing to join.
+   */
+  consumersJoined(): { joined: boolean; waiting: string[] } {
+    return { joined: true, waiting: [] };
+  }
+
   redeliver(_group: string, _topic: string, _envelope: EventEnvelope): Promise<RedeliveryOutcome> {
     return Promise.resolve({ status: 'not-subscribed' });
   }

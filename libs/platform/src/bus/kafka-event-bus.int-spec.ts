@@ -67,6 +67,19 @@ describe('KafkaEventBus', () => {
     expect(received.contexts[0]).toEqual({ topic, group, attempt: 1 });
   });
 
+  it('says its consumer groups joined only once each has joined (readiness waits for it)', async () => {
+    const bus = newBus();
+    const [a, b] = [unique('ready-a'), unique('ready-b')];
+    await bus.subscribe({ group: a, topics: [unique('ready-topic')], handler: async () => undefined });
+    await bus.subscribe({ group: b, topics: [unique('ready-topic')], handler: async () => undefined });
+    expect(bus.consumersJoined()).toEqual({ joined: false, waiting: [a, b] });
+    await bus.start();
+    await waitFor(() => bus.consumersJoined().joined, 50);
+    expect(bus.consumersJoined()).toEqual({ joined: true, waiting: [] });
+    await bus.stop();
+    expect(bus.consumersJoined().joined).toBe(false);
+  });
+
   it('hands a group only the types it takes', async () => {
     const topic = unique('types');
     const group = unique('group');

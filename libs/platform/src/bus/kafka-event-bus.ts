@@ -84,6 +84,8 @@ interface Group {
   name: string;
   subscriptions: Map<string, SubscribeOptions>;
   consumer?: Consumer;
+  /** Joined its group at least once since start (readiness). */
+  joined?: boolean;
   /** Consecutive restarts after crashes, for the restart backoff; reset when the consumer joins. */
   restarts: number;
   restartTimer?: NodeJS.Timeout;
@@ -157,6 +159,11 @@ export class KafkaEventBus extends EventBus {
     await this.producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
   }
 
+  override consumersJoined(): { joined: boolean; waiting: string[] } {
+    const waiting = [...this.groups.values()].filter((g) => !g.joined).map((g) => g.name);
+    return { joined: this.running && waiting.length === 0, waiting };
+  }
+
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
@@ -205,7 +212,10 @@ export class KafkaEventBus extends EventBus {
       minBytes: tuning.minBytes,
     });
     group.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, () => (group.restarts = 0));
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      group.restarts = 0;
+      group.joined = true;
+    });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.logger.error(`consumer of group ${group.name} crashed: ${String(payload.error)}`);
       // kafkajs restarts a consumer itself only after retriable errors. After any other error it stays stopped,

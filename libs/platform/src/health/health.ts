@@ -1,12 +1,19 @@
-import { Controller, Get, Global, Injectable, Module, Res } from '@nestjs/common';
+import { Controller, Get, Global, Injectable, Module, Optional, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Public } from '../http/decorators';
+import { EventBus } from '../bus/event-bus';
 
-/** Readiness of the process: set once migrations, seeding and consumers are up. Liveness only says the loop runs. */
+/**
+ * Readiness of the process: set once migrations, seeding and HTTP are up, and (Kafka) once every consumer group of the
+ * process has joined its group, so a rolling update retires old replicas only when the new ones consume. Liveness only
+ * says the loop runs.
+ */
 @Injectable()
 export class ProcessReadiness {
   private ready = false;
   private reason = 'starting';
+
+  constructor(@Optional() private readonly bus?: EventBus) {}
   markReady(): void {
     this.ready = true;
     this.reason = 'ready';
@@ -16,7 +23,10 @@ export class ProcessReadiness {
     this.reason = reason;
   }
   status(): { ready: boolean; reason: string } {
-    return { ready: this.ready, reason: this.reason };
+    if (!this.ready) return { ready: false, reason: this.reason };
+    const groups = this.bus?.consumersJoined() ?? { joined: true, waiting: [] };
+    if (!groups.joined) return { ready: false, reason: `waiting for consumer groups to join: ${groups.waiting.join(', ') || 'the bus is not running'}` };
+    return { ready: true, reason: this.reason };
   }
 }
 
