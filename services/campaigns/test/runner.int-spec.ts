@@ -11,6 +11,13 @@ import { RunnerHarness } from './runner-harness';
  * The campaign runner (docs/decisions/0032-campaign-runner.md) against fakes of contacts, streams and links that speak
  * their contracts, with a frozen clock moved by hand.
  */
+const click = (acc: string, campaignId: string, messageUuid: string) =>
+  createEnvelope(
+    LinkClickedV1,
+    { clickId: randomUUID(), accountId: acc, linkId: randomUUID(), shortUrl: 'https://s.test/a', originalUrl: 'https://shop.test', offerId: null, campaignId, streamId: null, messageUuid, destination: null, ip: null, userAgent: null, clickedAt: new Date().toISOString() },
+    { accountId: acc, source: 'links' },
+  );
+
 describe('campaign runner', () => {
   const h = new RunnerHarness();
 
@@ -198,6 +205,32 @@ describe('campaign runner', () => {
     expect(await states(mine)).toEqual({ 2: 3 });
     await h.a.publish([answer]);
     expect(await states(mine)).toEqual({ 3: 3 });
+  });
+
+  it.each([
+    ['no clicks', 0, CampaignHaltReason.NoClicks],
+    ['a click rate under the bad indicator', 2, CampaignHaltReason.VeryLowClickRate],
+  ])('halts a campaign with links on %s once a sample of sent messages had time to be clicked', async (_name, clicks, reason) => {
+    const acc = `17${reason}`;
+    const id = await h.campaign0(acc, 300, { variants: [{ text: 'Go {{shorturl}}', ratio: 100 }], settings: { ctr_indicators: [5, 10] } });
+    await h.step();
+    await h.step();
+    await h.step();
+    const first = await h.a.sql<{ uuid: string }>(`SELECT message_uuid::text AS uuid FROM campaigns.recipient WHERE campaign_id = $1 AND state = 3 ORDER BY ordinal LIMIT $2`, [id, clicks]);
+    await h.a.publish(first.map((r) => click(acc, id, r.uuid)));
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Halt);
+    expect(await h.campaign(id)).toMatchObject({ halt_reason_id: reason, clicked: clicks });
+    expect(((await h.campaign(id)).created as number) < 300).toBe(true);
+  });
+
+  it('goes on when the click rate is good', async () => {
+    const id = await h.campaign0('1801', 300, { variants: [{ text: 'Go {{shorturl}}', ratio: 100 }], settings: { ctr_indicators: [5, 10] } });
+    await h.step();
+    await h.step();
+    await h.step();
+    const first = await h.a.sql<{ uuid: string }>(`SELECT message_uuid::text AS uuid FROM campaigns.recipient WHERE campaign_id = $1 AND state = 3 ORDER BY ordinal LIMIT 20`, [id]);
+    await h.a.publish(first.map((r) => click('1801', id, r.uuid)));
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
   });
 
   it('estimates the cost per country with the account’s prices, and names the zones the hours never reach, before the start', async () => {

@@ -14,6 +14,12 @@ export interface RunnerOptions {
   audienceBatchSize?: number;
   /** This runner's name in leases. Default: random. */
   instanceId?: string;
+  /** CTR rules: recipients accepted at least this long ago make the sample (clicks need time). Default 30 min. */
+  ctrDelayMs?: number;
+  /** CTR rules: the smallest sample judged (and the fresh sample needed after a CTR halt). Default 200. */
+  ctrMinSample?: number;
+  /** CTR rules: judged at most this often per campaign. Default 60 s. */
+  ctrEveryMs?: number;
 }
 
 export type ResolvedRunnerOptions = Required<RunnerOptions>;
@@ -28,6 +34,9 @@ export function resolveRunnerOptions(o: RunnerOptions = {}): ResolvedRunnerOptio
     leaseMs: o.leaseMs ?? 10_000,
     audienceBatchSize: o.audienceBatchSize ?? 2000,
     instanceId: o.instanceId ?? `runner-${randomUUID()}`,
+    ctrDelayMs: o.ctrDelayMs ?? 30 * 60_000,
+    ctrMinSample: o.ctrMinSample ?? 200,
+    ctrEveryMs: o.ctrEveryMs ?? 60_000,
   };
   if (!(r.batchMax >= 1 && r.batchMax <= 1000)) throw new Error(`CampaignsModule: runner.batchMax must be 1 to 1000 (got ${r.batchMax})`);
   if (!(r.audienceBatchSize >= 1 && r.audienceBatchSize <= 5000)) throw new Error(`CampaignsModule: runner.audienceBatchSize must be 1 to 5000 (got ${r.audienceBatchSize})`);

@@ -53,6 +53,7 @@ interface RunRow {
   accepted: string;
   auto_paused: boolean;
   pause_mark: string;
+  ctr_mark: string;
   last_send_at: Date | null;
 }
 
@@ -188,7 +189,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       await this.ds.query(
         `UPDATE campaigns.run SET lease_owner = $2, lease_until = $3
           WHERE campaign_id = $1 AND (lease_until IS NULL OR lease_until < $4 OR lease_owner = $2)
-          RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, accepted::text, auto_paused, pause_mark::text, last_send_at`,
+          RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, accepted::text, auto_paused, pause_mark::text, ctr_mark::text, last_send_at`,
         [id, this.o.instanceId, new Date(now.getTime() + this.o.leaseMs), now],
       ),
     );
@@ -346,6 +347,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       await this.finish(c, run, now);
       return;
     }
+    const { composer, senderIds, variants, links } = await this.composer(this.ds, c);
+    if (links.length && (await this.ctrHalt(c, run, now))) return;
     const room = this.autoPauseRoom(c, run, inFlight);
     if (room <= 0) {
       if (inFlight === 0) await this.autoPause(c, run, now);
@@ -356,7 +359,6 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const allowance = Math.min(this.o.batchMax, Math.floor(c.tps * elapsed), c.tps - inFlight, room);
     if (allowance <= 0) return;
 
-    const { composer, senderIds, variants, links } = await this.composer(this.ds, c);
     const cache = this.windowCache(c);
     const candidates = (await this.ds.query(
       `SELECT ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, variables, links FROM campaigns.recipient
@@ -459,6 +461,36 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       c.accountId,
     );
   }
+
+  /**
+   * The CTR rules (spec 4 halt reasons 3 and 4, `ctr_indicators` [bad, good]) for a campaign with links: over the
+   * recipients accepted at least `ctrDelayMs` ago (a sample of at least `ctrMinSample`, fresh after each CTR halt), no
+   * click at all halts with "no clicks", a click rate under the bad indicator with "very low click rate".
+   */
+  private async ctrHalt(c: RunCampaign, run: RunRow, now: Date): Promise<boolean> {
+    const ind = c.settings.ctr_indicators as unknown;
+    const bad = Array.isArray(ind) ? num(ind[0]) : ind && typeof ind === 'object' ? num((ind as { bad?: unknown }).bad) : null;
+    if (bad === null) return false;
+    const last = this.ctrJudged.get(c.id);
+    if (last !== undefined && now.getTime() - last < this.o.ctrEveryMs) return false;
+    this.ctrJudged.set(c.id, now.getTime());
+    const [{ sample, clicks }] = (await this.ds.query(
+      `SELECT count(*)::int AS sample, count(*) FILTER (WHERE clicked)::int AS clicks FROM campaigns.recipient WHERE campaign_id = $1 AND state = 3 AND requested_at <= $2`,
+      [c.id, new Date(now.getTime() - this.o.ctrDelayMs)],
+    )) as Array<{ sample: number; clicks: number }>;
+    if (sample < Number(run.ctr_mark) + this.o.ctrMinSample) return false;
+    const reason = clicks === 0 ? CampaignHaltReason.NoClicks : (clicks * 100) / sample < bad ? CampaignHaltReason.VeryLowClickRate : null;
+    if (reason === null) return false;
+    await this.uow.run(async (m, emit, notify) => {
+      const rate = ((clicks * 100) / sample).toFixed(2);
+      if (await transition(m, emit, notify, c, CampaignAction.Halt, now, { haltReasonId: reason, reason: `click rate ${rate}% over ${sample} messages` })) {
+        await m.query(`UPDATE campaigns.run SET ctr_mark = $2 WHERE campaign_id = $1`, [c.id, sample]);
+      }
+    });
+    return true;
+  }
+
+  private readonly ctrJudged = new Map<string, number>();
 
   private async autoPause(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
     await this.uow.run(async (m, emit, notify) => {
