@@ -153,8 +153,13 @@ describe('domain verification in DNS', () => {
     expect((await l.call('PUT', `/domains/${d.id}`, { token: A, body: { messagesLimit: 5 } })).body.state).toBe(DomainState.ReachedLimit);
     expect((await l.call('PUT', `/domains/${d.id}`, { token: A, body: { messagesLimit: 6 } })).body.state).toBe(DomainState.Configured);
     // the counter moved by the redirect role's minting is enough (the database applies the same rule)
-    await l.sql(`UPDATE links.domain SET total_usages = total_usages + 1 WHERE id = $1`, [d.id]);
+    await l.sql(`UPDATE links.domain SET total_usages = total_usages + 1, updated_at = now() WHERE id = $1`, [d.id]);
     expect((await l.call('GET', `/domains/${d.id}`, { token: A })).body.state).toBe(DomainState.ReachedLimit);
+    // ... and published once, for the read models (the database writes the event with the counter's change)
+    await l.flush();
+    const reached = l.published.filter((e) => e.type === DomainChangedV1.type && (e.data as Json).domainId === String(d.id) && (e.data as Json).state === DomainState.ReachedLimit);
+    expect(reached.map((e) => DomainChangedV1.schema.safeParse(e.data).success)).toEqual([true, true]);
+    expect(reached[1]).toMatchObject({ accountId: '101', key: String(d.id), data: { usable: false, messagesLimit: 6, deleted: false } });
     // the global limit modal sets every domain's limit
     expect((await l.call('POST', '/domains/messages_limit', { token: A, body: { limit: null } })).body).toMatchObject({ limit: null });
     expect((await l.call('GET', `/domains/${d.id}`, { token: A })).body).toMatchObject({ state: DomainState.Configured, messagesLimit: null });

@@ -3,6 +3,14 @@ import { DomainLimitState1796600000001 } from './1796600000001-domain-limit-stat
 import { LinksAndClicks1796700000000 } from './1796700000000-links-and-clicks';
 import { DomainClicks1796700000001 } from './1796700000001-domain-clicks';
 import { LinksCodeBlocks1796700000002 } from './1796700000002-code-blocks';
+import { DomainUsageEvents1796700000003 } from './1796700000003-domain-usage-events';
 
 /** In order; a new migration is appended, never edited once released. */
-export const LINKS_MIGRATIONS = [LinksInit1796600000000, DomainLimitState1796600000001, LinksAndClicks1796700000000, DomainClicks1796700000001, LinksCodeBlocks1796700000002];
+export const LINKS_MIGRATIONS = [
+  LinksInit1796600000000,
+  DomainLimitState1796600000001,
+  LinksAndClicks1796700000000,
+  DomainClicks1796700000001,
+  LinksCodeBlocks1796700000002,
+  DomainUsageEvents1796700000003,
+];
