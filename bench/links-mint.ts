@@ -103,13 +103,14 @@ async function main(): Promise<void> {
     await client.query(`CREATE TABLE links.link_copy_bench (LIKE links.link INCLUDING ALL)`);
     const created = new Date().toISOString();
     const texts: string[] = [];
+    const values = cipher.encryptRange(5_000_000_000, requests.length * VARIABLES * ITEMS);
     let seq = 0;
     for (const req of requests) {
       for (const v of req.variables) {
         void v;
         let s = '';
         for (const item of req.items) {
-          const value = cipher.encrypt(5_000_000_000 + seq++);
+          const value = values[seq++];
           s += `${domains[seq % 3]}\t${value}\t${ACCOUNT}\t1\t1\t1\t3\t${item.contactId}\t${item.messageUuid}\t${item.destination}\t{"code":"${item.vars.code}","firstName":"${item.vars.firstName}"}\t${created}\t${created}\n`;
         }
         texts.push(s);
