@@ -36,6 +36,13 @@ describe('embedded server (npm start)', () => {
     expect(server.output()).toMatch(/PIN emails    : http:\/\/127\.0\.0\.1:\d+\/api\/dev\/mailbox\n/);
     const res = await fetch(`${base}/api/health`);
     expect(res.status).toBe(200);
+    // the short links' redirect server on its own port, printed too
+    const redirect = /Short links   : (http:\/\/127\.0\.0\.1:\d+)\/\{code\}/.exec(server.output());
+    expect(redirect).not.toBeNull();
+    expect(redirect![1]).not.toBe(base);
+    expect((await fetch(`${redirect![1]}/-/health`)).status).toBe(200);
+    const unknown = await fetch(`${redirect![1]}/Abc1234`, { redirect: 'manual' });
+    expect(unknown.status).toBe(404);
   });
 
   it('signs in with the password and the emailed PIN, then reads the profile', async () => {
