@@ -28,8 +28,8 @@ export const campaignsArea: AdminArea = {
     <Route key="word-lists" path={PATHS.wordLists} element={<WordListsPage />} />,
   ],
   menu: [
-    { to: PATHS.campaigns, label: 'campaigns.menu.campaigns', icon: <CampaignRoundedIcon />, permissions: [P.CampaignView], testId: 'menu-campaigns', hint: 'campaigns.menu.campaignsHint' },
-    { to: PATHS.templates, label: 'campaigns.menu.templates', icon: <TextSnippetRoundedIcon />, permissions: [P.TemplateView], testId: 'menu-templates' },
-    { to: PATHS.wordLists, label: 'campaigns.menu.wordLists', icon: <ShuffleRoundedIcon />, permissions: [P.TemplateView], testId: 'menu-word-lists' },
+    { to: PATHS.campaigns, label: 'campaigns.menu.campaigns', icon: <CampaignRoundedIcon />, permissions: [P.CampaignView], testId: 'menu-campaigns', count: '/campaigns?itemsPerPage=1', hint: 'campaigns.menu.campaignsHint' },
+    { to: PATHS.templates, label: 'campaigns.menu.templates', icon: <TextSnippetRoundedIcon />, permissions: [P.TemplateView], testId: 'menu-templates', count: '/templates?itemsPerPage=1', hint: 'campaigns.menu.templatesHint' },
+    { to: PATHS.wordLists, label: 'campaigns.menu.wordLists', icon: <ShuffleRoundedIcon />, permissions: [P.TemplateView], testId: 'menu-word-lists', hint: 'campaigns.menu.wordListsHint' },
   ],
 };

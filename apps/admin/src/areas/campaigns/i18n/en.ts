@@ -4,7 +4,7 @@ import type { Catalogue } from '../../types';
 const en: Catalogue = {
   campaigns: {
     locale: 'en-GB',
-    menu: { campaigns: 'Campaigns', campaignsHint: 'Send to your lists, in ratios and on schedule', templates: 'Templates', wordLists: 'Word lists' },
+    menu: { campaigns: 'Campaigns', campaignsHint: 'Send to your lists, in ratios and on schedule', templates: 'Templates', templatesHint: 'Messages with variants, ready for campaigns', wordLists: 'Word lists', wordListsHint: 'Words that spintax picks from' },
     ui: { cancel: 'Cancel', back: 'Back', next: 'Next', save: 'Save' },
     noData: { missingAddPermission: 'You do not have the permission to add one. Ask an account administrator.' },
     status: {

@@ -4,7 +4,7 @@ import type { Catalogue } from '../../types';
 const ru: Catalogue = {
   campaigns: {
     locale: 'ru-RU',
-    menu: { campaigns: 'Кампании', campaignsHint: 'Рассылки по спискам, в пропорциях и по расписанию', templates: 'Шаблоны', wordLists: 'Списки слов' },
+    menu: { campaigns: 'Кампании', campaignsHint: 'Рассылки по спискам, в пропорциях и по расписанию', templates: 'Шаблоны', templatesHint: 'Сообщения с вариантами для кампаний', wordLists: 'Списки слов', wordListsHint: 'Слова, из которых выбирает спинтакс' },
     ui: { cancel: 'Отмена', back: 'Назад', next: 'Далее', save: 'Сохранить' },
     noData: { missingAddPermission: 'У вас нет права добавлять. Обратитесь к администратору аккаунта.' },
     status: {
