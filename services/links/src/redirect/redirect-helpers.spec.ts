@@ -1,0 +1,42 @@
+import { fillTarget } from './target';
+import { classifyUserAgent, isPreview, UaClass } from './user-agent';
+import { hostOf, trustedProxies } from './redirect-server';
+
+describe('redirect helpers', () => {
+  it('believes X-Forwarded-For only from the configured proxies, addresses and CIDRs', () => {
+    const b = trustedProxies(['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
+    expect(b.check('10.1.2.3', 'ipv4')).toBe(true);
+    expect(b.check('192.0.2.7', 'ipv4')).toBe(true);
+    expect(b.check('192.0.2.8', 'ipv4')).toBe(false);
+    expect(b.check('fd00::1', 'ipv6')).toBe(true);
+    expect(() => trustedProxies(['10.0.0.0/40'])).toThrow(/not an address or CIDR/);
+  });
+
+  it('reads the host without port or trailing dot, and refuses what is not a host name', () => {
+    expect(hostOf('Go.Shop.TEST:8080')).toBe('go.shop.test');
+    expect(hostOf('go.shop.test.')).toBe('go.shop.test');
+    expect(hostOf('evil.test/x')).toBeNull();
+    expect(hostOf(undefined)).toBeNull();
+  });
+
+  it('fills targets with encoded values and refuses templates whose scheme or host is a variable', () => {
+    expect(fillTarget('https://a.example/{p}?q={q}', { p: '../../x', q: 'a&b=c' })).toBe('https://a.example/..%2F..%2Fx?q=a%26b%3Dc');
+    expect(fillTarget('https://A.example/ü/{p}', { p: 'x y' })).toBe('https://a.example/%C3%BC/x%20y');
+    expect(fillTarget('{u}', { u: 'https://evil.example' })).toBeNull();
+    expect(fillTarget('https://{h}.example/', { h: 'evil' })).toBeNull();
+    expect(fillTarget('javascript:alert(1)//{x}', { x: '' })).toBeNull();
+    expect(fillTarget('https://user:pw@a.example/', null)).toBeNull();
+  });
+
+  it('tells people from previews and prefetches', () => {
+    expect(classifyUserAgent('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148')).toBe(UaClass.Mobile);
+    expect(classifyUserAgent('Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)')).toBe(UaClass.Tablet);
+    expect(classifyUserAgent('Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/120.0')).toBe(UaClass.Desktop);
+    expect(classifyUserAgent('WhatsApp/2.23.20.0 A')).toBe(UaClass.Preview);
+    expect(isPreview('GET', {}, UaClass.Mobile)).toBe(false);
+    expect(isPreview('HEAD', {}, UaClass.Mobile)).toBe(true);
+    expect(isPreview('GET', { 'sec-purpose': 'prefetch;prerender' }, UaClass.Mobile)).toBe(true);
+    expect(isPreview('GET', { purpose: 'prefetch' }, UaClass.Desktop)).toBe(true);
+    expect(isPreview('GET', { 'x-moz': 'prefetch' }, UaClass.Desktop)).toBe(true);
+  });
+});
