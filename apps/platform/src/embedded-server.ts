@@ -15,6 +15,7 @@ import {
   loadOrCreateSigningKeys,
   PlatformModule,
   startEmbeddedPostgres,
+  startTracingFromEnv,
   TokenVerifier,
   type RunningPostgres,
 } from '@switchboard/platform';
@@ -144,6 +145,8 @@ function defaultAdminDist(): string {
  */
 export async function startEmbeddedServer(config: PlatformConfig, log = new Logger('switchboard')): Promise<EmbeddedServer> {
   const exposed = !isLoopbackHost(config.HOST);
+  // OpenTelemetry traces to OTEL_EXPORTER_OTLP_ENDPOINT, when set (docs/decisions/0039-observability.md)
+  startTracingFromEnv('switchboard');
   assertSafeConfiguredPassword(config.HOST, config.SWITCHBOARD_ADMIN_PASSWORD);
   const mailboxToken = exposed ? (config.SWITCHBOARD_MAILBOX_TOKEN ?? newSecret()) : null;
   const dataDir = path.resolve(config.SWITCHBOARD_DATA_DIR);

@@ -31,6 +31,11 @@ export interface EventEnvelope<TData = unknown> {
   source: string;
   accountId: string | null;
   traceId: string | null;
+  /**
+   * W3C trace context (`00-<trace id>-<span id>-<flags>`) of the span that created the event, when the process
+   * traces (OpenTelemetry); absent otherwise. Consumers continue the trace from it.
+   */
+  traceparent?: string;
   /** Partition key: the aggregate id, so one aggregate's events stay ordered. */
   key: string;
   data: TData;

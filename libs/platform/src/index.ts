@@ -16,3 +16,4 @@ export * from './crypto';
 export * from './deadletter';
 export * from './time/clock';
 export * from './metrics';
+export * from './tracing';

@@ -1,7 +1,7 @@
 import { Module, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, JsonLogger, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
+import { configureHttpApp, JsonLogger, startTracingFromEnv, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
 import { dispatchModuleOptionsFromConfig, type DispatchConfig } from './dispatch.config';
 import { DispatchModule } from './dispatch.module';
 
@@ -13,6 +13,8 @@ export interface RunningDispatchService {
 
 /** The standalone dispatch service (distributed mode): Kafka bus, NATS realtime, health endpoints. Scales out by consumer group. */
 export async function startDispatchService(config: DispatchConfig, opts: { logger?: LogLevel[]; drivers?: { bus?: EventBus; realtime?: RealtimeFanout } } = {}): Promise<RunningDispatchService> {
+  // OpenTelemetry traces to OTEL_EXPORTER_OTLP_ENDPOINT, when set (docs/decisions/0039-observability.md)
+  startTracingFromEnv('dispatch');
   const bus =
     opts.drivers?.bus ??
     new KafkaEventBus({

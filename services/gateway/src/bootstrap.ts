@@ -1,7 +1,7 @@
 import { Logger, Module, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, JsonLogger, NatsRealtime, pemFromEnv, PlatformModule, TokenVerifier, type RealtimeFanout } from '@switchboard/platform';
+import { configureHttpApp, JsonLogger, startTracingFromEnv, NatsRealtime, pemFromEnv, PlatformModule, TokenVerifier, type RealtimeFanout } from '@switchboard/platform';
 import type { GatewayConfig } from './gateway.config';
 import { GatewayModule } from './gateway.module';
 import { RefusingEventBus, RefusingMailer } from './no-op-drivers';
@@ -19,6 +19,8 @@ export interface RunningGateway {
  * the services named in GATEWAY_ROUTES. Ready as soon as it listens; NATS connects (and reconnects) in the background.
  */
 export async function startGateway(config: GatewayConfig, opts: { logger?: LogLevel[] } = {}): Promise<RunningGateway> {
+  // OpenTelemetry traces to OTEL_EXPORTER_OTLP_ENDPOINT, when set (docs/decisions/0039-observability.md)
+  startTracingFromEnv('gateway');
   const log = new Logger('gateway');
   const realtime = new NatsRealtime({
     servers: config.NATS_URL,

@@ -2,6 +2,7 @@ import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import type { DeadLetter, DeliveryContext, EventHandler, OutgoingEvent, SubscribeOptions } from './event-bus';
 import { isInfrastructureError } from './failures';
 import { BusMetrics, observeDelivery } from '../metrics/metrics';
+import { tracingEnabled, withConsumerSpan } from '../tracing/tracing';
 
 // Delivery rules shared by both drivers, so embedded and distributed mode retry and dead-letter alike.
 
@@ -159,7 +160,9 @@ export async function handleWithRetries(
   for (let attempt = 1; ; attempt++) {
     let delay: number;
     try {
-      await handler(envelope, { ...context, attempt });
+      const delivery = { ...context, attempt };
+      if (tracingEnabled()) await withConsumerSpan(envelope, context.group, context.topic, () => handler(envelope, delivery));
+      else await handler(envelope, delivery);
       if (outages > 0) hooks.onRecovered?.(outages);
       observeDelivery(context.group, envelope.type, envelope.occurredAt, started, 'ok');
       return undefined;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventDefinition, EventEnvelope } from '@switchboard/contracts';
+import { currentTraceparent } from '../tracing/tracing';
 
 /** An envelope plus the topic it goes to: what `createEnvelope` returns and what `publish` takes. */
 export type OutgoingEvent<TData = unknown> = EventEnvelope<TData> & { topic: string };
@@ -139,7 +140,7 @@ export interface EnvelopeMeta {
 /** Builds an envelope for a declared event, validating its data against the definition's schema. */
 export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: EnvelopeMeta): OutgoingEvent<T> {
   const parsed = def.schema.parse(data);
-  return {
+  const event: OutgoingEvent<T> = {
     id: meta.id ?? randomUUID(),
     type: def.type,
     version: def.version,
@@ -151,4 +152,7 @@ export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: Envelo
     data: parsed,
     topic: def.topic,
   };
+  const traceparent = currentTraceparent();
+  if (traceparent) event.traceparent = traceparent;
+  return event;
 }

@@ -7,6 +7,7 @@ import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import type { NextFunction, Request, Response } from 'express';
 import { RequestContext } from '../context/request-context';
 import { httpMetricsMiddleware, metricsHandler } from '../metrics/metrics';
+import { httpTracingMiddleware } from '../tracing/tracing';
 import { ACCESS_KEY, type AccessRule } from './decorators';
 import { bodyParserErrorHandler, ErrorBodyFilter } from './exception.filter';
 import { RedactingLogger } from './redact';
@@ -71,6 +72,8 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   express.disable('x-powered-by');
   // Prometheus: every request timed by its route template; GET /metrics (outside /api) for scrapers inside the deployment
   app.use(httpMetricsMiddleware);
+  // OpenTelemetry: a server span per request continuing the caller's traceparent (a no-op unless the SDK is started)
+  app.use(httpTracingMiddleware);
   express.get('/metrics', (req, res) => void metricsHandler(req, res).catch(() => res.status(500).end()));
   const limit = options.bodyLimit ?? '1mb';
   // Both parsers with the same limit, and their errors turned into error bodies before Nest rewrites them.

@@ -122,7 +122,7 @@ export function watchOutbox(probe: OutboxProbe): () => void {
  * The route template of a request (`/api/campaigns/:id`), or `other` when no route matched (a 404, a proxied path):
  * label values stay a bounded set whatever clients ask for.
  */
-function routeOf(req: Request): string {
+export function routeOf(req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
   if (route && typeof route.path === 'string') return `${req.baseUrl ?? ''}${route.path}`;
   return 'other';

@@ -8,6 +8,7 @@ import { KafkaEventBus } from '../bus/kafka-event-bus';
 import { ProcessReadiness, ServiceHealthModule } from '../health/health';
 import { configureHttpApp } from '../http/http-app';
 import { JsonLogger } from '../http/json-logger';
+import { startTracingFromEnv } from '../tracing/tracing';
 import { DevMailbox, Mailer } from '../mail/mailer';
 import { NatsRealtime } from '../realtime/nats-realtime';
 import { RealtimeFanout } from '../realtime/realtime';
@@ -60,6 +61,8 @@ export interface RunningService {
  * (`/api/health` readiness, `/api/health/live` liveness), the common HTTP setup.
  */
 export async function startStandaloneService(o: StandaloneServiceOptions): Promise<RunningService> {
+  // OpenTelemetry traces to OTEL_EXPORTER_OTLP_ENDPOINT, when set (docs/decisions/0039-observability.md)
+  startTracingFromEnv(o.name);
   const c = o.config;
   const bus =
     o.drivers?.bus ??

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
-import { counter, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook } from '../domain/token-bucket';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
@@ -21,7 +21,7 @@ import {
 } from '../repositories/message.repository';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { AdapterRegistry } from './adapter-registry.service';
-import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime } from './events.service';
+import { addToOutbox, DispatchOutboxRelay, lifecycleEvents, MessageRealtime, MessageTraces } from './events.service';
 import { InboundService } from './inbound.service';
 import { RoutingService } from './routing.service';
 import { overdueLimit } from './routing-admin.service';
@@ -267,6 +267,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return Promise.resolve();
     }
     const d = parsed.data;
+    if (tracingEnabled()) MessageTraces.remember(d.messageUuid, currentTraceparent());
     const row: AcceptedRow = {
       eventId: e.id,
       uuid: d.messageUuid,

@@ -21,8 +21,8 @@ const SOURCE = 'dispatch';
  * events per message at 10k messages/s) parsing costs more than everything else in the event. The data is built
  * by the typed functions below only, and their output is checked against the schemas in events.service.spec.ts.
  */
-export function fastEnvelope<T>(def: EventDefinition<T>, data: T, accountId: string | null, at = new Date()): OutgoingEvent<T> {
-  return {
+export function fastEnvelope<T>(def: EventDefinition<T>, data: T, accountId: string | null, at = new Date(), traceparent?: string): OutgoingEvent<T> {
+  const event: OutgoingEvent<T> = {
     id: randomUUID(),
     type: def.type,
     version: def.version,
@@ -34,7 +34,34 @@ export function fastEnvelope<T>(def: EventDefinition<T>, data: T, accountId: str
     data,
     topic: def.topic,
   };
+  if (traceparent) event.traceparent = traceparent;
+  return event;
 }
+
+/**
+ * OpenTelemetry (docs/decisions/0039-observability.md): a message's status events are written by the send and receipt
+ * loops, outside the span that handled its accepted event. That span's `traceparent` is kept here per message uuid
+ * (in memory, only while the process traces), so the status changes, EDR and refund continue the trace of the send
+ * that caused them. Bounded: the oldest entries go first; a message whose receipt comes after a restart (or after
+ * MAX entries) starts no trace of its own, its events just carry none.
+ */
+export const MessageTraces = {
+  MAX: 100_000,
+  byUuid: new Map<string, string>(),
+  remember(uuid: string, traceparent: string | undefined): void {
+    if (!traceparent) return;
+    const m = MessageTraces.byUuid;
+    if (m.size >= MessageTraces.MAX) m.delete(m.keys().next().value as string);
+    m.set(uuid, traceparent);
+  },
+  of(uuid: string, final: boolean): string | undefined {
+    const m = MessageTraces.byUuid;
+    if (m.size === 0) return undefined;
+    const traceparent = m.get(uuid);
+    if (final && traceparent) m.delete(uuid);
+    return traceparent;
+  },
+};
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : typeof d === 'string' ? d : d.toISOString());
 
@@ -111,10 +138,11 @@ export function lifecycleEvents(rows: EventRow[], opts: { final: boolean; refund
   const out: OutgoingEvent[] = [];
   for (const r of rows) {
     const acc = String(r.account_id);
-    out.push(fastEnvelope(MessageStatusChangedV1, statusChangedData(r, at), acc, at));
-    if (opts.final) out.push(fastEnvelope(MessageEdrV1, edrData(r), acc, at));
+    const tp = MessageTraces.of(r.uuid, opts.final);
+    out.push(fastEnvelope(MessageStatusChangedV1, statusChangedData(r, at), acc, at, tp));
+    if (opts.final) out.push(fastEnvelope(MessageEdrV1, edrData(r), acc, at, tp));
     const reason = opts.refundReason?.(r);
-    if (reason && Number(r.price_micros) > 0) out.push(fastEnvelope(MessageRefundDueV1, refundData(r, reason), acc, at));
+    if (reason && Number(r.price_micros) > 0) out.push(fastEnvelope(MessageRefundDueV1, refundData(r, reason), acc, at, tp));
   }
   return out;
 }

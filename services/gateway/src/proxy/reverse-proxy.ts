@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ErrorCode, type ErrorBody } from '@switchboard/contracts';
-import { redactUrl } from '@switchboard/platform';
+import { proxySpan, redactUrl, tracingEnabled } from '@switchboard/platform';
 import { GATEWAY_ROUTE_TABLE, serviceForPath } from './route-table';
 import { neverReached, poolFor, type UpstreamPool } from './upstreams';
 
@@ -121,6 +121,10 @@ export class ReverseProxy {
     const trusted = !!trust && trust(req.socket.remoteAddress ?? '', 0);
     if (!trusted || !req.headers['x-forwarded-proto']) headers['x-forwarded-proto'] = req.protocol;
     if (!trusted || !req.headers['x-forwarded-host']) headers['x-forwarded-host'] = req.headers.host ?? '';
+
+    // OpenTelemetry (when started): the upstream call is a span of the caller's trace, its traceparent sent upstream.
+    const endSpan = proxySpan(`proxy ${service}`, req.headers, headers);
+    if (tracingEnabled()) res.once('close', () => endSpan(res.statusCode));
 
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
     // The client went away: stop the upstream work too.

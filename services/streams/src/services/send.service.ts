@@ -11,7 +11,7 @@ import {
   type EventDefinition,
   type Violation,
 } from '@switchboard/contracts';
-import { AppError, PACKED_OUTBOX_TYPE, RequestContext } from '@switchboard/platform';
+import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -126,6 +126,8 @@ interface Pending {
   p: PreparedSend;
   /** The request's trace id, read when the send was submitted (the batch is written outside the request's context). */
   traceId: string | null;
+  /** The W3C trace context of the request's span (OpenTelemetry), when the process traces. */
+  traceparent: string | undefined;
   /** Duplicate fingerprint; null for OTP sends and when the duplicate window is 0. */
   fp: Buffer | null;
 }
@@ -147,8 +149,8 @@ const RETRYABLE = new Set(['40P01', '40001']);
  * database knows: `accept_messages` appends `<micros>,"currency":"EUR"}}` (and `,"balanceAfterMicros":<micros>` before
  * the braces for the charged event). `data` holds every other field, so the event meets its schema once completed.
  */
-function eventHead<T>(def: EventDefinition<T>, id: string, occurredAt: string, accountId: string, traceId: string | null, data: Partial<T>, cut: keyof T & string): string {
-  const envelope = { id, type: def.type, version: def.version, occurredAt, source: 'streams', accountId, traceId, key: def.key(data as T), topic: def.topic };
+function eventHead<T>(def: EventDefinition<T>, id: string, occurredAt: string, accountId: string, it: Pick<Pending, 'traceId' | 'traceparent'>, data: Partial<T>, cut: keyof T & string): string {
+  const envelope = { id, type: def.type, version: def.version, occurredAt, source: 'streams', accountId, traceId: it.traceId, traceparent: it.traceparent, key: def.key(data as T), topic: def.topic };
   return `${JSON.stringify(envelope).slice(0, -1)},"data":${JSON.stringify(data).slice(0, -1)},${JSON.stringify(cut)}:`;
 }
 
@@ -358,7 +360,7 @@ export class SendService {
       !flags.otp && !flags.noFingerprint && this.o.duplicateWindowSeconds > 0
         ? createHash('sha256').update(`${input.destination}\u0000${input.sender}\u0000${input.text}\u0000${input.payload ? JSON.stringify(input.payload) : ''}`).digest()
         : null;
-    return { p, traceId: RequestContext.current()?.traceId ?? null, fp };
+    return { p, traceId: RequestContext.current()?.traceId ?? null, traceparent: currentTraceparent(), fp };
   }
 
   /** A batch of the group commit: one `accept_messages` statement, one commit. */
@@ -404,7 +406,7 @@ export class SendService {
       randomUUID(),
       at,
       accountId,
-      it.traceId,
+      it,
       {
         messageUuid: uuid,
         accountId,
@@ -425,7 +427,7 @@ export class SendService {
       },
       'priceMicros',
     );
-    const charged = eventHead(MessageChargedV1, randomUUID(), at, accountId, it.traceId, { messageUuid: uuid, accountId }, 'amountMicros');
+    const charged = eventHead(MessageChargedV1, randomUUID(), at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros');
     const answer: AnswerBase = {
       code: 'OK',
       message_uuid: uuid,

@@ -8,6 +8,7 @@ import {
   EventBus,
   PROCESS_ROLES,
   RequestContext,
+  currentTraceparent,
   ServiceOutboxRelay,
   UnitOfWork,
   type OutgoingEvent,
@@ -83,6 +84,7 @@ export class StreamsUnitOfWork extends UnitOfWork {
       source: 'streams',
       accountId,
       traceId: RequestContext.current()?.traceId ?? null,
+      traceparent: currentTraceparent(),
       key: def.key(data),
       data,
     };
