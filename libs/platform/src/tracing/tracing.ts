@@ -1,4 +1,4 @@
-import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span, type TracerProvider } from '@opentelemetry/api';
+import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Context, type Span, type TracerProvider } from '@opentelemetry/api';
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { routeOf } from '../metrics/metrics';
@@ -52,7 +52,8 @@ export function injectTraceHeaders(headers: Record<string, string | string[] | u
  */
 export function withConsumerSpan<T>(envelope: EventEnvelope, group: string, topic: string, work: () => Promise<T>): Promise<T> {
   if (!enabled) return work();
-  const parent = contextOf(envelope.traceparent, context.active());
+  // The envelope alone names the parent: in memory the delivery may run in the publisher's async context.
+  const parent = contextOf(envelope.traceparent, ROOT_CONTEXT);
   const span = tracer().startSpan(
     `${envelope.type} process`,
     {
