@@ -136,11 +136,15 @@ export function startTracing(options: TracingOptions): void {
 
 /** startTracing with the OTLP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise. */
 export function startTracingFromEnv(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  if (!endpoint?.trim()) return false;
-  startTracing({ serviceName: env.OTEL_SERVICE_NAME?.trim() || serviceName });
+  // The standard OpenTelemetry variables (README, "Distributed mode"); the OTLP exporter reads the rest of its own.
+  const endpoint = ENDPOINT_VARS.map((v) => env[v]?.trim()).find(Boolean);
+  if (!endpoint) return false;
+  startTracing({ serviceName: env[SERVICE_NAME_VAR]?.trim() || serviceName });
   return true;
 }
+
+const ENDPOINT_VARS = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+const SERVICE_NAME_VAR = 'OTEL_SERVICE_NAME';
 
 /** Flushes and stops the SDK (on shutdown, and between tests); tracing is off again afterwards. */
 export async function stopTracing(): Promise<void> {
