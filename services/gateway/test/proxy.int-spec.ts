@@ -2,6 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { startTracing, stopTracing } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { GatewayModule, ReadinessService } from '../src';
 
@@ -98,6 +101,33 @@ describe('gateway proxy (distributed mode)', () => {
     await t.close();
     await new Promise((r) => upstream.server.close(r));
     jest.restoreAllMocks();
+  });
+
+  it("continues the caller's trace upstream: the upstream gets a traceparent of the same trace naming the gateway's span", async () => {
+    const exporter = new InMemorySpanExporter();
+    startTracing({ serviceName: 'gateway', exporter });
+    try {
+      const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const res = await fetch(`${t.url}/api/users/7`, { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
+      const echo = (await res.json()) as Echo;
+      let span = exporter.getFinishedSpans().find((s) => s.name === 'proxy auth');
+      for (let i = 0; i < 100 && !span; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        span = exporter.getFinishedSpans().find((s) => s.name === 'proxy auth');
+      }
+      expect(span?.kind).toBe(SpanKind.CLIENT);
+      expect(span?.spanContext().traceId).toBe(trace);
+      expect(span?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+      expect(echo.headers.traceparent).toBe(`00-${trace}-${span?.spanContext().spanId}-01`);
+    } finally {
+      await stopTracing();
+    }
+  });
+
+  it('passes a traceparent through untouched when the gateway does not trace', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const echo = (await (await fetch(`${t.url}/api/users/8`, { headers: { traceparent } })).json()) as Echo;
+    expect(echo.headers.traceparent).toBe(traceparent);
   });
 
   it('passes method, path, query, headers, body and status through', async () => {
