@@ -189,6 +189,60 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     expect(await page.locator('[data-testid="timeline"] script, [data-testid="timeline"] img, [data-testid="timeline"] iframe, [data-testid="contact-panel"] b, [data-testid="contact-panel"] svg[onload]').count()).toBe(0);
   }, 60000);
 
+  it('starts a conversation from the new-conversation popup (two-way streams only, no team choice under two teams) and opens it', async () => {
+    await page.getByTestId('new-conversation').click();
+    const popup = page.getByTestId('send-message-dialog');
+    await expect(popup.getByRole('heading').first().textContent()).resolves.toBe('New conversation');
+    await popup.getByTestId('send-stream').click();
+    await expect(page.getByRole('option').allTextContents()).resolves.toEqual(['Support SMSTwo-way SMS']);
+    await page.getByRole('option').first().click();
+    await popup.getByTestId('send-phone').fill('12');
+    await popup.getByTestId('send-next').click();
+    await popup.getByText('This does not look like a phone number').waitFor();
+    await expect(popup.getByTestId('send-team').count()).resolves.toBe(0);
+    await popup.getByTestId('send-phone').fill('+491700000003');
+    await popup.getByTestId('send-next').click();
+    await popup.getByTestId('send-text').fill('Hello from Acme support: your order is ready.');
+    await popup.getByTestId('sms-counter').waitFor();
+    await shot(page, '04-new-conversation');
+    await popup.getByTestId('send-submit').click();
+    await popup.waitFor({ state: 'detached' });
+    const part = await until(() => smsc.parts.find((p) => p.destination === '491700000003'), (p) => !!p, 'the first message at the SMSC');
+    expect(part?.text).toBe('Hello from Acme support: your order is ready.');
+    await until(() => page.getByTestId('conversation-title').textContent(), (t) => t === '+491700000003', 'the new conversation opened');
+    await page.getByTestId('message-outgoing').filter({ hasText: 'your order is ready' }).waitFor();
+  }, 60000);
+
+  it('shows the space board with the day’s conversations and messages', async () => {
+    await page.getByTestId('inbox-tab-statistics').click();
+    await page.getByTestId('board-space_reports').waitFor();
+    await until(() => page.getByTestId('report-conversations-value').textContent(), (t) => t === '2', 'two conversations');
+    await expect(page.getByTestId('report-incoming-value').textContent()).resolves.toBe('1');
+    await expect(page.getByTestId('report-outbound-value').textContent()).resolves.toBe('2');
+    await page.getByTestId('messages-chart').locator('[data-testid="chart-bar"]').first().waitFor();
+    await page.getByTestId('board-tab-team_reports').click();
+    await page.getByTestId('board-team_reports').waitFor();
+    await until(() => page.getByTestId('report-conversations-value').textContent(), (t) => t === '2', 'the team board');
+    await shot(page, '05-statistics');
+  }, 60000);
+
+  it('adds a tag in the settings, refusing a name over 64 characters', async () => {
+    await page.getByTestId('inbox-tab-settings').click();
+    await page.getByTestId('settings-nav-conversation_tags').click();
+    await page.getByTestId('settings-conversation_tags').waitFor();
+    await page.getByTestId('settings-add').click();
+    await page.getByTestId('settings-field-name').fill('x'.repeat(65));
+    await page.getByTestId('settings-submit').click();
+    await page.getByTestId('settings-dialog').getByText('Must be shorter than 65 characters').waitFor();
+    await page.getByTestId('settings-field-name').fill(`Refund ${'x'.repeat(57)}`);
+    await page.getByTestId('settings-submit').click();
+    await page.getByTestId('settings-dialog').waitFor({ state: 'detached' });
+    await page.getByTestId('settings-row').filter({ hasText: `Refund ${'x'.repeat(57)}` }).waitFor();
+    await shot(page, '06-settings-tags');
+    await page.getByTestId('inbox-tab-main').click();
+    await page.getByTestId('inbox-workspace').waitFor();
+  }, 60000);
+
   it('does the same in Russian', async () => {
     await page.getByTestId('language-switcher').click();
     await page.getByRole('menuitem', { name: 'Русский' }).click();
@@ -206,7 +260,28 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     const part = await until(() => smsc.parts.find((p) => p.destination === CUSTOMER_RU), (p) => !!p, 'the Russian answer at the SMSC');
     expect(part?.text).toBe('Заказ передан курьеру.');
     await expect(page.getByTestId('message-outgoing').last().getByTestId('message-body').textContent()).resolves.toBe('Заказ передан курьеру.');
-    await shot(page, '04-ru');
+    await shot(page, '07-ru');
+    expect(errors).toEqual([]);
+  }, 60000);
+
+  it('stacks the panes on a 390 px phone: the list, then the conversation with a way back', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
+    // the desktop's open menu is stored in the profile copied here: a phone starts with it closed
+    await phone.addInitScript(() => (globalThis as unknown as { localStorage: { setItem: (k: string, v: string) => void } }).localStorage.setItem('RaStore.sidebar.open', 'false'));
+    const p = await phone.newPage();
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${base}/inbox`);
+    await p.getByTestId('conversation-row').first().waitFor();
+    await expect(p.getByTestId('conversation-pane').count()).resolves.toBe(0);
+    await p.getByTestId('conversation-row').filter({ hasText: '+491700000002' }).click();
+    await p.getByTestId('message-incoming').filter({ hasText: 'Где мой заказ' }).waitFor();
+    await expect(p.getByTestId('conversation-list-pane').count()).resolves.toBe(0);
+    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    await p.screenshot({ path: path.join(SHOTS, '08-phone.png') });
+    await p.getByTestId('conversation-back').click();
+    await p.getByTestId('conversation-list-pane').waitFor();
+    await phone.close();
     expect(errors).toEqual([]);
   }, 60000);
 });
