@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { CampaignHaltReason, CampaignStatus, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
+import { CampaignHaltReason, CampaignStatus, ContactOptedOutV1, InboundOptedOutV1, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork } from '../src';
 import { resolveRunnerOptions } from '../src/run/runner.options';
@@ -187,6 +187,23 @@ describe('campaign runner', () => {
     expect(await h.campaign(id)).toMatchObject({ sent: 3, delivered: 1, undelivered: 1, sent_failed: 1, clicked: 1 });
     const [v] = await h.a.sql(`SELECT sent::int, delivered::int, clicked::int FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
     expect(v).toEqual({ sent: 3, delivered: 1, clicked: 1 });
+  });
+
+  it('counts an opt-out once for the campaigns that sent to the number, never another account’s', async () => {
+    const id = await h.campaign0('1901', 3);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    const phone = '+447400000001';
+    const stop = (acc: string) =>
+      createEnvelope(
+        InboundOptedOutV1,
+        { accountId: acc, phone, channel: 'sms', sender: 'Acme', streamId: null, keyword: 'STOP', messageUuid: randomUUID(), at: h.clock.now().toISOString() },
+        { accountId: acc, source: 'dispatch' },
+      );
+    await h.a.publish([stop('1901'), stop('1901'), stop('1999')]);
+    await h.a.publish([createEnvelope(ContactOptedOutV1, { accountId: '1901', contactId: '2', phone, optedOutAt: h.clock.now().toISOString(), source: 'api' }, { accountId: '1901', source: 'contacts' })]);
+    const [c] = await h.a.sql(`SELECT opted_out::int FROM campaigns.campaign WHERE id = $1`, [id]);
+    const [v] = await h.a.sql(`SELECT opted_out::int FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
+    expect([c, v]).toEqual([{ opted_out: 1 }, { opted_out: 1 }]);
   });
 
   it('never applies one account’s batch answer to another account’s campaign', async () => {

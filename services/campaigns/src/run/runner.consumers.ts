@@ -5,6 +5,8 @@ import {
   AudienceBatchPreparedV1,
   CampaignAction,
   CampaignHaltReason,
+  ContactOptedOutV1,
+  InboundOptedOutV1,
   LinkBatchMintedV1,
   LinkClickedV1,
   MessageStatusChangedV1,
@@ -30,6 +32,9 @@ export const ANSWERS_GROUP = 'campaigns.send-answers';
 export const LINKS_GROUP = 'campaigns.link-answers';
 export const STATUS_GROUP = 'campaigns.message-statuses';
 export const CLICKS_GROUP = 'campaigns.clicks';
+export const OPT_OUTS_GROUP = 'campaigns.opt-outs';
+/** An opt-out counts for the campaigns that sent to the number within this long before it. */
+const OPT_OUT_WINDOW_MS = 30 * 86_400_000;
 
 /** Refusals that stop the whole campaign (it halts and tries those recipients again after play), with their halt reason. */
 const HALTING: Record<string, CampaignHaltReasonValue | null> = {
@@ -77,6 +82,7 @@ export class RunnerConsumers implements OnModuleInit {
     await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
     await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
+    await this.bus.subscribe({ group: OPT_OUTS_GROUP, topics: [Topics.Dispatch, Topics.Contacts], types: [InboundOptedOutV1.type, ContactOptedOutV1.type], handler: (e) => this.onOptOut(e) });
   }
 
   /** An audience batch: its recipients by COPY, once per (request, seq), only for the run that asked. */
@@ -245,6 +251,31 @@ export class RunnerConsumers implements OnModuleInit {
       if (row.sender_id && senderSets.length) await m.query(`UPDATE campaigns.campaign_sender SET ${senderSets.join(', ')} WHERE sender_id = $1 AND campaign_id = $2`, [row.sender_id, campaignId]);
     });
     if (notifyAfter) await this.uow.run(async (_m, _emit, notify) => notify({ accountId: d.accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId), status: d.status } }));
+  }
+
+  /**
+   * A number opted out (a STOP reply, or a contact opted out in contacts): each campaign that sent to it in the 30
+   * days before counts one opt-out (campaign and variant), once per recipient however often it is reported.
+   */
+  async onOptOut(e: EventEnvelope): Promise<void> {
+    const fromDispatch = e.type === InboundOptedOutV1.type;
+    if ((!fromDispatch && e.type !== ContactOptedOutV1.type) || e.version !== 1) return;
+    const d = fromDispatch ? InboundOptedOutV1.schema.parse(e.data) : ContactOptedOutV1.schema.parse(e.data);
+    const at = new Date('at' in d ? d.at : d.optedOutAt);
+    await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, OPT_OUTS_GROUP, e, async (m) => {
+      const rows = returned<{ campaign_id: string; variant_id: string | null }>(
+        await m.query(
+          `UPDATE campaigns.recipient SET opted_out = true
+            WHERE account_id = $1 AND phone = $2 AND state = 3 AND NOT opted_out AND requested_at BETWEEN $3 AND $4
+            RETURNING campaign_id::text, variant_id::text`,
+          [d.accountId, d.phone, new Date(at.getTime() - OPT_OUT_WINDOW_MS), at],
+        ),
+      );
+      for (const r of rows) {
+        await m.query(`UPDATE campaigns.campaign SET opted_out = opted_out + 1 WHERE id = $1 AND account_id = $2`, [r.campaign_id, d.accountId]);
+        if (r.variant_id) await m.query(`UPDATE campaigns.campaign_variant SET opted_out = opted_out + 1 WHERE id = $1`, [r.variant_id]);
+      }
+    });
   }
 
   /** A click on a campaign message's link: the recipient's first click counts (campaign and variant). */
