@@ -389,10 +389,15 @@ describe('monitoring manifests', () => {
 
   it('scrapes every Deployment and lets the monitoring namespace reach it', () => {
     expect(docs('k8s/kustomization.yaml')[0]).toMatchObject({ resources: expect.arrayContaining(['monitoring.yaml']) });
-    const monitor = k8sDocs.find((d) => d.kind === 'PodMonitor');
+    const monitors = k8sDocs.filter((d) => d.kind === 'PodMonitor');
+    const selects = (m: Doc, app: string) => {
+      const sel = m.spec?.selector as { matchLabels?: Record<string, string>; matchExpressions?: Array<{ values: string[] }> };
+      return sel.matchLabels?.app === app || !!sel.matchExpressions?.[0].values.includes(app);
+    };
     const policy = k8sDocs.find((d) => d.kind === 'NetworkPolicy' && d.metadata?.name === 'metrics-from-monitoring');
     for (const dep of k8sDocs.filter((d) => d.kind === 'Deployment' && d.metadata?.namespace === 'switchboard' && appOf(d) !== 'nats')) {
-      expect({ app: appOf(dep), scraped: selected(monitor).includes(appOf(dep)), reachable: selected(policy).includes(appOf(dep)) }).toEqual({ app: appOf(dep), scraped: true, reachable: true });
+      const app = appOf(dep);
+      expect({ app, scrapedBy: monitors.filter((m) => selects(m, app)).length, reachable: selected(policy).includes(app) }).toEqual({ app, scrapedBy: 1, reachable: true });
     }
   });
 

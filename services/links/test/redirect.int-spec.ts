@@ -187,4 +187,16 @@ describe('redirect server', () => {
     expect(n).toBe('2');
     await waitFor(() => l.events(LinkBatchMintedV1.type).some((e) => (e.data as { batchId: string }).batchId === req.batchId));
   });
+
+  it('reports its answers at /-/metrics to scrapers inside the deployment, never through a proxy', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/m', domainIds: [domA] })], 1, () => ({}), '77'));
+    const { host, path } = split(answer.links.r0.shorturl);
+    expect((await l.hit(host, path)).status).toBe(302);
+    expect((await l.hit(host, '/zzzzzzz')).status).toBe(404);
+    const m = await l.hit(host, '/-/metrics');
+    expect(m.status).toBe(200);
+    expect(m.body).toMatch(/switchboard_links_redirect_answers_total\{answer="redirect"\} [1-9]/);
+    expect(m.body).toMatch(/switchboard_links_redirect_answers_total\{answer="not_found"\} [1-9]/);
+    expect((await l.hit(host, '/-/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(404);
+  });
 });

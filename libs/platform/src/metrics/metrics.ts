@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { ErrorCode } from '@switchboard/contracts';
@@ -159,9 +160,16 @@ export function isInternalAddress(address: string | undefined | null): boolean {
  * a 404, like any unknown path, so the metrics never leak to the internet.
  */
 export async function metricsHandler(req: Request, res: Response): Promise<void> {
+  await serveMetrics(req, res);
+}
+
+/** The same answer on a bare node:http server (the short-link redirector's `/-/metrics`). */
+export async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const proxied = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined || req.headers['x-real-ip'] !== undefined;
   if (proxied || !isInternalAddress(req.socket.remoteAddress)) {
-    res.status(404).json({ code: ErrorCode.NotFound, message: 'not found', status: 404 });
+    const body = JSON.stringify({ code: ErrorCode.NotFound, message: 'not found', status: 404 });
+    res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
     return;
   }
   if (!defaultsCollected) {
@@ -169,6 +177,6 @@ export async function metricsHandler(req: Request, res: Response): Promise<void>
     collectDefaultMetrics({ register: metricsRegistry, prefix: 'switchboard_' });
   }
   const body = await metricsRegistry.metrics();
-  res.setHeader('content-type', metricsRegistry.contentType);
+  res.writeHead(200, { 'content-type': metricsRegistry.contentType });
   res.end(body);
 }

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import { BlockList, isIPv6, type AddressInfo } from 'node:net';
 import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
-import { createEnvelope } from '@switchboard/platform';
+import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions } from './click-recorder';
@@ -44,6 +44,19 @@ const PAGE_HEADERS = (body: Buffer) => [
   "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 ];
 const ROBOTS = Buffer.from('User-agent: *\nDisallow: /\n');
+
+/**
+ * Prometheus: answers of the redirector by kind (docs/decisions/0039-observability.md). Label children are taken once,
+ * so a redirect costs one increment.
+ */
+const answers = counter('switchboard_links_redirect_answers_total', 'Short-link answers by kind: redirect (302), not_found (404), gone (410), refused (400), page (opt-out pages, robots)', ['answer']);
+const REDIRECTED = answers.labels('redirect');
+const BY_STATUS: Record<number, { inc: () => void }> = { 404: answers.labels('not_found'), 410: answers.labels('gone'), 400: answers.labels('refused') };
+const PAGE = answers.labels('page');
+const ANSWERS = {
+  redirect: () => REDIRECTED.inc(),
+  page: (status: number) => (BY_STATUS[status] ?? PAGE).inc(),
+};
 
 /**
  * The redirect server (docs/decisions/0034-links-redirect-and-clicks.md): raw node:http, no framework on the path.
@@ -108,7 +121,7 @@ export class RedirectServer {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (path.length !== 8) return this.special(path, method, res);
+    if (path.length !== 8) return this.special(path, method, res, req);
     const code = decodeCode(path.slice(1));
     if (code < 0) return this.page(res, 404, PAGES.notFound, method);
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.methodNotAllowed(res);
@@ -153,6 +166,7 @@ export class RedirectServer {
       ip: this.clientIp(req),
       userAgent: agent ? agent.slice(0, 512) : null,
     });
+    ANSWERS.redirect();
     res.writeHead(302, ['Location', link.location, 'Cache-Control', 'private, no-store', 'Referrer-Policy', 'no-referrer', 'Content-Length', '0']);
     res.end();
   }
@@ -187,7 +201,11 @@ export class RedirectServer {
     void host;
   }
 
-  private special(path: string, method: string, res: http.ServerResponse): void {
+  private special(path: string, method: string, res: http.ServerResponse, req?: http.IncomingMessage): void {
+    if (path === '/-/metrics' && req) {
+      serveMetrics(req, res).catch(() => res.destroy());
+      return;
+    }
     if (path === '/-/health') {
       res.writeHead(200, ['Content-Type', 'text/plain', 'Cache-Control', 'no-store']);
       res.end('ok');
@@ -202,6 +220,7 @@ export class RedirectServer {
   }
 
   private page(res: http.ServerResponse, status: number, body: Buffer, method: string): void {
+    ANSWERS.page(status);
     res.writeHead(status, PAGE_HEADERS(body));
     res.end(method === 'HEAD' ? undefined : body);
   }
