@@ -21,6 +21,7 @@ export const EventHeaders = {
   originalTopic: 'originalTopic',
   group: 'group',
   failedAt: 'failedAt',
+  traceparent: 'traceparent',
 } as const;
 
 export type Headers = Record<string, string>;
@@ -89,7 +90,10 @@ export function toEnvelope(event: OutgoingEvent): EventEnvelope {
 }
 
 export function envelopeHeaders(envelope: EventEnvelope): Headers {
-  return { [EventHeaders.id]: envelope.id, [EventHeaders.type]: envelope.type, [EventHeaders.version]: String(envelope.version) };
+  const headers: Headers = { [EventHeaders.id]: envelope.id, [EventHeaders.type]: envelope.type, [EventHeaders.version]: String(envelope.version) };
+  // W3C trace context as a record header too, for Kafka tooling; consumers read the envelope's field.
+  if (envelope.traceparent) headers[EventHeaders.traceparent] = envelope.traceparent;
+  return headers;
 }
 
 export function deadLetterHeaders(deadLetter: DeadLetter): Headers {

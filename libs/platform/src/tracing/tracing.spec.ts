@@ -2,6 +2,7 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import { defineEvent, type EventEnvelope } from '@switchboard/contracts';
+import { envelopeHeaders } from '../bus/delivery';
 import { createEnvelope } from '../bus/event-bus';
 import { InMemoryEventBus } from '../bus/in-memory-event-bus';
 import { silentLogger } from '../bus/test-support';
@@ -17,6 +18,7 @@ describe('tracing off (no SDK started)', () => {
     expect(currentTraceparent()).toBeUndefined();
     const event = createEnvelope(Happened, { id: 'a' }, { accountId: null, source: 'test' });
     expect('traceparent' in event).toBe(false);
+    expect(Object.keys(envelopeHeaders(event))).toEqual(['id', 'type', 'version']);
     const bus = new InMemoryEventBus({ logger: silentLogger() });
     const seen: Array<string | undefined> = [];
     await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async () => void seen.push(currentTraceparent()) });
@@ -50,6 +52,7 @@ describe('tracing on', () => {
     root.end();
     const { traceId, spanId } = root.spanContext();
     expect(event.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    expect(envelopeHeaders(event).traceparent).toBe(event.traceparent);
 
     await bus.publish([event]);
     await bus.drain();
