@@ -123,6 +123,18 @@ describe('domains, pools and offers in the console API', () => {
     });
   });
 
+  describe('pool read models', () => {
+    it("publishes a pool's new members when one of its domains is deleted", async () => {
+      const [a, b] = (await l.call('POST', '/domains/bulk', { token: A, body: { domains: ['m1.example.com', 'm2.example.com'] } })).body.data as Json[];
+      const pool = (await l.call('POST', '/domain_pools', { token: A, body: { name: 'Members', domains: [a.id, b.id] } })).body;
+      expect((await l.call('DELETE', `/domains/${a.id}`, { token: A })).status).toBe(204);
+      expect((await l.call('GET', `/domain_pools/${pool.id}`, { token: A })).body.totalDomains).toBe(1);
+      await l.flush();
+      const last = l.published.filter((e) => e.type === DomainPoolChangedV1.type && (e.data as Json).poolId === String(pool.id)).pop();
+      expect(last?.data).toMatchObject({ domainIds: [String(b.id)], deleted: false });
+    });
+  });
+
   describe('offers', () => {
     it('checks the target URL: http(s), variables in the path and query only, never in the scheme or host', async () => {
       const bad = [

@@ -4,7 +4,8 @@ import { Permission, type DomainBulkResultDto, type DomainDto, type DomainOption
 import { ApiListResponse, Permissions, SuperAdmin, type ListResult } from '@switchboard/platform';
 import { DomainArchiveInput, DomainBlockInput, DomainBulkActionInput, DomainBulkAddInput, DomainCreateInput, DomainUpdateInput, MessagesLimitInput } from '../dtos/inputs.dto';
 import { DomainBulkActionResponse, DomainBulkResponse, DomainOptionResponse, DomainResponse, DomainsDashboardResponse, MessagesLimitResponse } from '../dtos/responses.dto';
-import { bool, DomainService } from '../services/domain.service';
+import { DomainService } from '../services/domain.service';
+import { bool } from '../services/inputs';
 
 const P = Permission;
 const body = (b: object): Record<string, unknown> => b as Record<string, unknown>;

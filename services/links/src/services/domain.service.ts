@@ -4,7 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
   DomainState,
-  ErrorCode,
   isDomainName,
   normalizeDomainName,
   type DomainBulkResultDto,
@@ -19,7 +18,9 @@ import { Clock } from '../clock';
 import { LINKS_CONNECTION, LINKS_OPTIONS, type ResolvedLinksOptions } from '../links.options';
 import { announceDomain, ctrOf, DOMAIN_COLUMNS, limitAdjusted, lockDomains, toDomainDto, toDomainOption, type DomainRow, changed } from './domain-rows';
 import { DomainVerifier } from './domain-verifier';
+import { bool, parseIds, parseLimit } from './inputs';
 import { LinksUnitOfWork } from './links-events.service';
+import { announcePool } from './pool.service';
 
 /** Domains added in one call, at most. */
 export const MAX_DOMAINS_PER_CALL = 1000;
@@ -29,21 +30,6 @@ const CHECK_AT_ONCE = 20;
 
 export const BULK_ACTIONS = ['archive', 'restore', 'delete', 'check', 'set_limit'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
-
-export function parseLimit(v: unknown, path: string): number | null {
-  if (v === null) return null;
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1e15) return v;
-  if (typeof v === 'string' && /^\d{1,15}$/.test(v)) return Number(v);
-  throw AppError.validation([{ propertyPath: path, message: 'a whole number of messages from 0, or null for no limit', code: 'onlyPositive' }]);
-}
-
-export function parseIds(v: unknown, path: string, max = 1000): string[] {
-  if (!Array.isArray(v) || v.length === 0 || v.length > max) throw AppError.validation([{ propertyPath: path, message: `1 to ${max} ids`, code: 'required' }]);
-  const ids = v.map((x) => String(typeof x === 'string' ? x.replace(/^.*\//, '') : x));
-  const bad = ids.findIndex((x) => !ID.test(x));
-  if (bad >= 0) throw AppError.validation([{ propertyPath: `${path}[${bad}]`, message: 'an id' }]);
-  return [...new Set(ids)];
-}
 
 @Injectable()
 export class DomainService {
@@ -244,8 +230,11 @@ export class DomainService {
         if (action === 'delete') {
           // links already sent on the domain must keep working: a used domain is archived, never deleted
           if (Number(r.total_usages) > 0) throw AppError.conflict(`${r.name} has carried links: archive it instead`);
+          const pools = await m.query<Array<{ pool_id: string }>>(`SELECT pool_id::text FROM links.domain_pool_member WHERE domain_id = $1 ORDER BY pool_id`, [r.id]);
           await m.query(`DELETE FROM links.domain WHERE id = $1`, [r.id]);
           announceDomain(emit, notify, r, now, true);
+          // the pools it was in lose a member: their read models hear it too
+          for (const p of pools) await announcePool(m, emit, notify, p.pool_id, false, now);
           out.push(r);
           continue;
         }
@@ -344,8 +333,3 @@ async function lockless(ds: DataSource, acc: string, ids: string[]): Promise<Dom
   return ds.query<DomainRow[]>(`SELECT ${DOMAIN_COLUMNS} FROM links.domain d WHERE d.account_id = $1 AND d.id = ANY($2::bigint[]) ORDER BY d.id`, [acc, ids]);
 }
 
-export function bool(v: unknown, name: string): boolean {
-  if (v === true || v === 1 || v === '1' || v === 'true') return true;
-  if (v === false || v === 0 || v === '0' || v === 'false') return false;
-  throw AppError.validation([{ propertyPath: name, message: 'true or false (1 or 0)', code: ErrorCode.RequestValidation }]);
-}

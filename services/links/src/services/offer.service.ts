@@ -14,7 +14,7 @@ import {
 import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { LINKS_CONNECTION } from '../links.options';
-import { bool } from './domain.service';
+import { bool } from './inputs';
 import { changed } from './domain-rows';
 import { LinksUnitOfWork } from './links-events.service';
 import { checkOfferUrl, urlVariables } from './offer-url';

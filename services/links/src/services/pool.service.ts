@@ -15,7 +15,7 @@ import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfW
 import { Clock } from '../clock';
 import { LINKS_CONNECTION, LINKS_OPTIONS, type ResolvedLinksOptions } from '../links.options';
 import { ctrOf, DOMAIN_COLUMNS, toDomainDto, toDomainOption, type DomainRow, changed } from './domain-rows';
-import { parseIds } from './domain.service';
+import { parseIds } from './inputs';
 import { LinksUnitOfWork } from './links-events.service';
 
 interface PoolRow {
@@ -237,15 +237,7 @@ export class PoolService {
   }
 
   private async announce(m: EntityManager, emit: UnitOfWorkEmit, notify: UnitOfWorkNotify, poolId: string, deleted: boolean): Promise<void> {
-    const [p] = await m.query<PoolRow[]>(`SELECT ${POOL_COLUMNS} FROM links.domain_pool p WHERE p.id = $1`, [poolId]);
-    const members = await m.query<Array<{ domain_id: string }>>(`SELECT domain_id::text FROM links.domain_pool_member WHERE pool_id = $1 ORDER BY position, domain_id`, [poolId]);
-    const now = this.clock.now();
-    emit(
-      DomainPoolChangedV1,
-      { accountId: p.account_id, poolId: p.id, name: p.name, distribution: p.distribution, domainIds: deleted ? [] : members.map((x) => x.domain_id), deleted, changedAt: now.toISOString() },
-      p.account_id,
-    );
-    notify({ accountId: p.account_id, type: deleted ? 'domain_pool.deleted' : 'domain_pool.changed', data: { id: Number(p.id) } });
+    await announcePool(m, emit, notify, poolId, deleted, this.clock.now());
   }
 
   async dashboard(): Promise<DomainPoolsDashboardDto> {
@@ -269,4 +261,17 @@ export class PoolService {
       maxDomainsPerPool: await this.maxDomainsPerPool(),
     };
   }
+}
+
+/** Publishes a pool's state (links.domain_pool.changed) in the unit of work, and tells the account's open consoles. */
+export async function announcePool(m: Pick<EntityManager, 'query'>, emit: UnitOfWorkEmit, notify: UnitOfWorkNotify, poolId: string, deleted: boolean, now: Date): Promise<void> {
+  const [p] = await m.query<PoolRow[]>(`SELECT ${POOL_COLUMNS} FROM links.domain_pool p WHERE p.id = $1`, [poolId]);
+  if (!p) return;
+  const members = await m.query<Array<{ domain_id: string }>>(`SELECT domain_id::text FROM links.domain_pool_member WHERE pool_id = $1 ORDER BY position, domain_id`, [poolId]);
+  emit(
+    DomainPoolChangedV1,
+    { accountId: p.account_id, poolId: p.id, name: p.name, distribution: p.distribution, domainIds: deleted ? [] : members.map((x) => x.domain_id), deleted, changedAt: now.toISOString() },
+    p.account_id,
+  );
+  notify({ accountId: p.account_id, type: deleted ? 'domain_pool.deleted' : 'domain_pool.changed', data: { id: Number(p.id) } });
 }
