@@ -1,5 +1,6 @@
-import { apiFetch, isApiError, validToken } from '../../providers/http';
-import { MESSAGE_PAGE, SETTINGS_PER_PAGE, STILL_LOADING_RETRIES, STILL_LOADING_RETRY_MS } from './constants';
+import { apiFetch, validToken } from '../../providers/http';
+import { MESSAGE_PAGE, SETTINGS_PER_PAGE } from './constants';
+import { withStillLoadingRetry } from './still-loading';
 import { filterQuery, isContactKey, type ListFilter } from './model';
 import type { ContactGetBody, ContactWriteBody, ConversationMetadata, InboxMediaInfo, SimpleSendMessage, TemplateSendBody } from '@switchboard/contracts/src/inbox';
 import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelineEventDto, TimelinePage } from './types';
@@ -16,42 +17,14 @@ const qs = (o: Record<string, string | number | undefined | null>) =>
     .map(([k, v]) => `${enc(k)}=${enc(String(v))}`)
     .join('&');
 
-/** Thrown when a timeline is still being prepared after every retry (spec 8 "still_loading"). */
-export class StillLoadingError extends Error {
-  constructor() {
-    super('still_loading');
-  }
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new DOMException('aborted', 'AbortError'));
-    });
-  });
-
-const isStillLoading = (x: unknown) =>
-  (!!x && typeof x === 'object' && (x as { message?: unknown }).message === 'still_loading') || (isApiError(x) && x.body?.message === 'still_loading');
+export { StillLoadingError } from './still-loading';
 
 /**
  * A timeline page; while the server answers "still_loading" the call is retried up to 5 times at 3 s intervals
  * (spec 4), then StillLoadingError. `onRetry` tells the screen which attempt it is on.
  */
-export async function loadTimelinePage(uuid: string, page: number, opts: { signal?: AbortSignal; onRetry?: (attempt: number) => void; retryMs?: number } = {}): Promise<TimelinePage> {
-  for (let attempt = 0; ; attempt++) {
-    let answer: TimelinePage | undefined;
-    try {
-      answer = await apiFetch<TimelinePage>(`/inbox/conversation/${enc(uuid)}?${qs({ page, page_size: MESSAGE_PAGE })}`, { signal: opts.signal });
-    } catch (e) {
-      if (!isStillLoading(e)) throw e;
-    }
-    if (answer && !isStillLoading(answer)) return answer;
-    if (attempt >= STILL_LOADING_RETRIES) throw new StillLoadingError();
-    opts.onRetry?.(attempt + 1);
-    await sleep(opts.retryMs ?? STILL_LOADING_RETRY_MS, opts.signal);
-  }
+export function loadTimelinePage(uuid: string, page: number, opts: { signal?: AbortSignal; onRetry?: (attempt: number) => void; retryMs?: number } = {}): Promise<TimelinePage> {
+  return withStillLoadingRetry(() => apiFetch<TimelinePage>(`/inbox/conversation/${enc(uuid)}?${qs({ page, page_size: MESSAGE_PAGE })}`, { signal: opts.signal }), opts);
 }
 
 const crud = <T>(path: string) => ({
