@@ -184,12 +184,12 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await shot(`${locale}-10-wizard-details`);
     await page.getByTestId('wizard-next').click();
 
-    // audience: the imported list, its live count, the cost per country
+    // audience: the imported list and its live count (the cost per country shows once saved)
     await page.getByTestId('wizard-step-audience').waitFor();
     await page.getByTestId('campaign-lists').click();
     await page.getByTestId('list-option').filter({ hasText: 'Spring recipients' }).click();
     await expect(page.getByTestId('audience-count').textContent()).resolves.toBe(String(RECIPIENTS));
-    await page.locator('[data-testid="estimated-cost"][data-loading="false"]').waitFor({ timeout: 15000 });
+    await page.getByTestId('estimates-after-save').waitFor();
     await shot(`${locale}-11-wizard-audience`);
     await page.getByTestId('wizard-next').click();
 
@@ -227,7 +227,6 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.getByTestId('hours-error').waitFor();
     await page.getByTestId('hours-start').fill('00:00');
     await page.getByTestId('hours-end').fill('23:59');
-    await page.locator('[data-testid="unreachable-timezones"][data-loading="false"]').waitFor({ timeout: 15000 });
     await shot(`${locale}-14-wizard-schedule`);
     await page.getByTestId('wizard-next').click();
 
@@ -344,6 +343,12 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     for (let i = 0; i < 3; i++) await page.getByTestId('wizard-next').click();
     await page.getByTestId('wizard-save-draft').click();
     await page.waitForURL(/\/campaigns\/\d+$/);
+    // before it starts, the draft shows its audience, the cost per country (200 × 1 part × €0.05) and no unreachable zone
+    const estimates = page.getByTestId('campaign-estimates');
+    await expect(until(() => estimates.getByTestId('estimate-recipients').textContent().catch(() => ''), (t) => t === String(RECIPIENTS), 30000)).resolves.toBe(String(RECIPIENTS));
+    await expect(estimates.getByTestId('estimate-cost').textContent()).resolves.toBe('€10.00');
+    await estimates.getByTestId('unreachable-none').waitFor();
+    await shot('39-draft-estimates');
     await page.getByTestId('campaign-edit').click();
     await page.getByTestId('campaign-name-input').fill('Autumn sale');
     await page.getByTestId('wizard-save-now').click();

@@ -66,10 +66,9 @@ export const campaignsApi = {
   ratios: (id: number, campaignVariants: Array<{ id: number; ratio: number }>) => apiFetch<Campaign>(`/campaigns/${id}/ratios`, { method: 'PUT', body: { campaignVariants } }),
   /** The counters per variant and per sender (not for scheduled or draft campaigns: 409). */
   analytics: (id: number) => apiFetch<CampaignAnalytics>(`/campaigns/${id}/analytics`),
-  estimatedCost: (p: { contactLists: number[]; stream?: number | null; parts?: number; sendDuplicates?: number }) =>
-    apiFetch<EstimatedCost>(`/campaigns/get_estimated_cost${q({ contactLists: p.contactLists, stream: p.stream, parts: p.parts, sendDuplicates: p.sendDuplicates })}`),
-  unreachableTimezones: (p: { contactLists: number[]; activityTime: string }) =>
-    apiFetch<UnreachableTimezones>(`/campaigns/get_unreachable_timezones${q({ contactLists: p.contactLists, activityTime: p.activityTime })}`),
+  /** Audience and cost per country of a saved campaign (`pending` until counted; `campaign.estimate_ready` follows). */
+  estimatedCost: (campaign: number, refresh = false) => apiFetch<EstimatedCost>(`/campaigns/get_estimated_cost${q({ campaign, refresh: refresh || undefined })}`),
+  unreachableTimezones: (campaign: number, refresh = false) => apiFetch<UnreachableTimezones>(`/campaigns/get_unreachable_timezones${q({ campaign, refresh: refresh || undefined })}`),
   /** The longest message a text can make; `variables` is the length the server assumes for each variable in it. */
   varsMaxLength: (text: string) => apiFetch<{ variables: Record<string, number>; maxLength: number; segments: number }>(`/campaigns/get_vars_max_length${q({ text })}`),
 

@@ -59,12 +59,19 @@ export interface CampaignInput {
   campaignSettings: Pick<CampaignSettings, 'auto_pause_after_messages' | 'auto_pause_after_every_messages' | 'ctr_indicators'>;
 }
 
+/** `GET /campaigns/get_estimated_cost?campaign=`: `pending` until contacts has counted the audience. */
 export interface EstimatedCost {
-  items: Array<{ country: string | null; contacts: number; parts: number; cost: string | number }>;
-  total: { contacts: number; cost: string | number };
+  status: 'pending' | 'ready' | 'error';
+  error: string | null;
   currency: string;
+  total: number;
+  segments: number;
+  totalCostMicros: number;
+  countries: Array<{ country: string; recipients: number; priceMicros: number | null; costMicros: number }>;
 }
 
+/** `GET /campaigns/get_unreachable_timezones?campaign=`. */
 export interface UnreachableTimezones {
-  items: Array<{ timezone: string; country?: string | null; contacts?: number; count?: number }>;
+  status: 'pending' | 'ready' | 'error';
+  items: Array<{ timezone: string; count: number }>;
 }

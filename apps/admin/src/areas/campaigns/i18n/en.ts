@@ -102,6 +102,8 @@ const en: Catalogue = {
       pickLists: 'Pick lists or segments to see the cost',
       noLists: 'No lists or segments yet',
       unavailable: 'The estimate is not available on this server yet.',
+      noPrice: 'no price',
+      afterSave: 'The audience without duplicates and blocked numbers, the cost per country and the unreachable time zones show on the campaign’s page once it is saved, before it starts.',
       unreachable: 'Unreachable time zones',
       unreachableText: 'With these working days and hours, recipients in these time zones cannot be reached:',
       allReachable: 'Every recipient can be reached within the schedule.',

@@ -24,6 +24,7 @@ import { ctrLevel } from '../rules';
 import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
 import type { Campaign, CampaignStats, VariantStats } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
+import { CampaignEstimates } from './CampaignEstimates';
 import { RatiosDialog } from './RatiosDialog';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
@@ -204,6 +205,7 @@ export const CampaignPage = () => {
           {translate('campaigns.page.rejected', { reason: c.declinedReason })}
         </Alert>
       )}
+      {(c.status === S.draft || c.status === S.scheduled || c.status === S.suspended || c.status === S.rejected) && <CampaignEstimates campaignId={c.id} version={c.updatedAt} />}
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'repeat(2, minmax(0, 1fr))', sm: 'repeat(4, minmax(0, 1fr))', lg: 'repeat(7, minmax(0, 1fr))' }, gap: 1.5, mb: 2 }}>
         <Figure label={translate('campaigns.stats.created')} value={formatNumber(st?.created || st?.total || 0, locale)} testId="stat-created" />
         <Figure label={translate('campaigns.stats.sent')} value={formatNumber(st?.sent ?? 0, locale)} testId="stat-sent" />

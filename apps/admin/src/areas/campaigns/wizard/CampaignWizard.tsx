@@ -1,11 +1,10 @@
 import CampaignRoundedIcon from '@mui/icons-material/CampaignRounded';
 import { Alert, Box, Button, CircularProgress, Step as MuiStep, StepButton, Stepper, Typography } from '@mui/material';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { AppModal } from '../../../ui/modal/AppModal';
 import { enterPicksNotSubmits } from '../../../ui/modal/FormDialog';
 import { campaignsApi } from '../api';
-import { variantCount } from '../rules';
 import type { Campaign } from '../types';
 import { clientError, errorText, fieldErrors } from '../widgets/errors';
 import { ChangesReview } from './ChangesReview';
@@ -98,7 +97,6 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
     return out;
   };
   const shown: Record<string, string> = tried.has(current) ? { ...errorsOf(current), ...serverErrors } : serverErrors;
-  const parts = useMemo(() => Math.max(1, ...v.variants.map((x) => variantCount(x.text).segments)), [v.variants]);
 
   const check = (s: Step): boolean => {
     const ok = Object.keys(stepErrors(s, v)).length === 0;
@@ -284,7 +282,7 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
           ) : (
             <>
               {current === 'details' && <DetailsStep {...props} />}
-              {current === 'audience' && <AudienceStep {...props} parts={parts} />}
+              {current === 'audience' && <AudienceStep {...props} saved={campaign ? { id: campaign.id, version: campaign.updatedAt } : undefined} />}
               {current === 'message' && <MessageStep {...props} />}
               {current === 'senders' && <SendersStep {...props} />}
               {current === 'schedule' && <ScheduleStep {...props} />}

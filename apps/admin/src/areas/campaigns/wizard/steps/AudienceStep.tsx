@@ -3,11 +3,12 @@ import { Autocomplete, Box, Checkbox, Chip, FormControlLabel, TextField, Typogra
 import { useTranslate } from 'react-admin';
 import type { ContactList } from '../../../contacts/types';
 import { formatNumber } from '../../widgets/format';
-import { CostPerCountry, UnreachableZones } from './AudienceFigures';
+import { Alert } from '@mui/material';
+import { CampaignEstimates } from '../../page/CampaignEstimates';
 import type { StepProps } from './types';
 
 /** Audience: lists and segments with their live count, the cost per country and the unreachable time zones. */
-export const AudienceStep = ({ v, set, errors, lookups, parts }: StepProps & { parts: number }) => {
+export const AudienceStep = ({ v, set, errors, lookups, saved }: StepProps & { saved?: { id: number; version: string } }) => {
   const translate = useTranslate();
   const locale = translate('campaigns.locale');
   const selected = v.contactLists.map((id) => lookups.lists.find((l) => l.id === id)).filter((l): l is ContactList => !!l);
@@ -55,8 +56,7 @@ export const AudienceStep = ({ v, set, errors, lookups, parts }: StepProps & { p
         <FormControlLabel control={<Checkbox checked={v.sendDuplicates} onChange={(e) => set({ sendDuplicates: e.target.checked })} />} label={translate('campaigns.fields.sendDuplicates')} />
         <FormControlLabel control={<Checkbox checked={v.unsubscribeAutoAdd} onChange={(e) => set({ unsubscribeAutoAdd: e.target.checked })} />} label={translate('campaigns.fields.unsubscribeAutoAdd')} />
       </Box>
-      <CostPerCountry v={v} parts={parts} />
-      <UnreachableZones v={v} />
+      {saved ? <CampaignEstimates campaignId={saved.id} version={saved.version} flat /> : <Alert severity="info" data-testid="estimates-after-save">{translate('campaigns.audience.afterSave')}</Alert>}
     </Box>
   );
 };

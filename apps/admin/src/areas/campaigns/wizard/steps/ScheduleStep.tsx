@@ -1,7 +1,6 @@
 import { Autocomplete, Box, FormControl, FormControlLabel, FormHelperText, FormLabel, Radio, RadioGroup, TextField, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { TIMEZONE_MODES, type TimezoneMode } from '../model';
-import { UnreachableZones } from './AudienceFigures';
 import type { StepProps } from './types';
 
 const DAYS = [1, 2, 3, 4, 5, 6, 7];
@@ -68,7 +67,6 @@ export const ScheduleStep = ({ v, set, errors, lookups }: StepProps) => {
         <TextField type="datetime-local" label={translate('campaigns.schedule.end')} value={v.dateEnd} onChange={(e) => set({ dateEnd: e.target.value })} error={!!errors.dateEnd} helperText={errors.dateEnd} slotProps={{ inputLabel: { shrink: true } }} />
         <TextField type="datetime-local" label={translate('campaigns.schedule.scheduled')} value={v.scheduled} onChange={(e) => set({ scheduled: e.target.value })} helperText={translate('campaigns.schedule.scheduledHint')} slotProps={{ inputLabel: { shrink: true }, htmlInput: { 'data-testid': 'scheduled-at' } }} />
       </Box>
-      <UnreachableZones v={v} />
     </Box>
   );
 };
