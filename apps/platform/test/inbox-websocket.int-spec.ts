@@ -140,6 +140,9 @@ describe('the inbox websocket', () => {
     await c.until((all) => all.some((m) => m.type === 'event' && m.room === `team:${team}` && m.event === 'incoming_message'), 'incoming_message');
     const ev = c.events(`team:${team}`).find((m) => m.event === 'incoming_message') as Json;
     expect(ev.payload.message).toMatchObject({ event_type: 'incoming_message', content: { body: 'hello' } });
+    // without INBOX_SHOW_PHONE the contact's number arrives masked
+    expect(ev.payload.conversation.contact_phone_number).toMatch(/^\+4917\*+01$/);
+    expect(ev.payload.message.source).toMatch(/^\+4917\*+01$/);
     const uuid = ev.payload.conversation.conversation_uuid as string;
     // its conversation room: the team's agent yes, the other space's agent no
     c.send({ type: 'join', room: `conversation:${uuid}` });
@@ -154,11 +157,13 @@ describe('the inbox websocket', () => {
 
   it('resumes after a reconnect without gaps or duplicates, and asks for a reload past the replay window', async () => {
     const room = `team:${team}`;
-    const a = await Client.open(wsUrl(token('1', '11')));
+    const a = await Client.open(wsUrl(token('1', '11', ['INBOX_VIEW', 'INBOX_SHOW_PHONE'])));
     a.send({ type: 'join', room });
     await a.until((all) => all.some((m) => m.type === 'joined'), 'joined');
     await publish([incoming('+4917600000002', 'one')]);
     await a.until(() => a.events(room).length >= 1, 'first event');
+    // with INBOX_SHOW_PHONE the number as it is
+    expect((a.events(room)[0].payload as Json).conversation.contact_phone_number).toBe('+4917600000002');
     const seen = a.events(room).map((e) => e.seq);
     const last = Math.max(...seen);
     await a.close();

@@ -52,6 +52,12 @@ export const INBOX_STILL_LOADING_RETRY_MS = 3000;
 /** Spec 5: a contact id longer than 30 characters is a key, otherwise a phone. */
 export const CONTACT_KEY_MIN_LENGTH = 31;
 export const isContactKey = (id: string): boolean => id.length > 30;
+/** `+4915112345678` -> `+4915*******78`: the contact's number for agents without INBOX_SHOW_PHONE. */
+export function maskPhone(p: string): string {
+  if (p.length <= 6) return '*'.repeat(p.length);
+  return p.slice(0, 5) + '*'.repeat(p.length - 7) + p.slice(-2);
+}
+
 /** Spec 5: tag names up to 64 characters. */
 export const CONVERSATION_TAG_NAME_MAX = 64;
 

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { INBOX_WS_PATH, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
+import { INBOX_WS_PATH, maskPhone, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
 import { RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
 import { poolFor } from '../proxy/upstreams';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
@@ -41,6 +41,21 @@ class RoomState {
   unsubscribe: (() => Promise<void>) | null = null;
 }
 
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- payloads are read field by field
+
+/** Room payloads are built once for every reader: the contact's number is masked here for those who may not see it. */
+function masked(payload: unknown): unknown {
+  const p = JSON.parse(JSON.stringify(payload ?? null)) as Json | null;
+  if (!p) return p;
+  if (typeof p.conversation?.contact_phone_number === 'string') p.conversation.contact_phone_number = maskPhone(p.conversation.contact_phone_number);
+  for (const e of [p.message, p.event]) {
+    if (!e) continue;
+    if (e.event_type === 'incoming_message' && typeof e.source === 'string') e.source = maskPhone(e.source);
+    if (e.event_type === 'outgoing_message' && typeof e.destination === 'string') e.destination = maskPhone(e.destination);
+  }
+  return p;
+}
+
 class Connection {
   readonly rooms = new Map<string, RoomState>();
   closed = false;
@@ -49,10 +64,14 @@ class Connection {
     readonly socket: WebSocket,
     readonly token: string,
     readonly accountId: string,
+    /** INBOX_SHOW_PHONE (or a super administrator): contact numbers as they are. */
+    readonly showPhone: boolean,
   ) {}
 
   send(m: InboxWsServerMessage): void {
-    if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(m));
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    const out = m.type === 'event' && !this.showPhone ? { ...m, payload: masked(m.payload) } : m;
+    this.socket.send(JSON.stringify(out));
   }
 }
 
@@ -126,7 +145,7 @@ export class InboxSocketService implements OnApplicationBootstrap, OnModuleDestr
     const accountId = String(claims.acc);
     const exp = (claims as { exp?: number }).exp;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const c = new Connection(ws, token, accountId);
+      const c = new Connection(ws, token, accountId, claims.sa === true || (claims.perms ?? []).includes('INBOX_SHOW_PHONE'));
       this.connections.add(c);
       if (exp) {
         const ms = Math.min(exp * 1000 - Date.now(), MAX_TIMER_MS);

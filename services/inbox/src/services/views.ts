@@ -1,6 +1,7 @@
 import {
   ConversationFilter,
   inboxRoom,
+  maskPhone,
   type ConversationFilterValue,
   type ConversationStatusValue,
   type InboxConversation,
@@ -21,11 +22,6 @@ export const EVENT_COLUMNS = `e.id::text, e.uuid::text, e.message_uuid::text, e.
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 
-/** `+4915112345678` -> `+4915*******78` for agents without INBOX_SHOW_PHONE. */
-export function maskPhone(p: string): string {
-  if (p.length <= 6) return '*'.repeat(p.length);
-  return p.slice(0, 5) + '*'.repeat(p.length - 7) + p.slice(-2);
-}
 
 export function conversationView(r: Row, o: { showPhone: boolean; justAdded?: boolean; updated?: boolean }): InboxConversation {
   return {
