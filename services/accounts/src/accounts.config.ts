@@ -22,6 +22,10 @@ export const accountsConfigSchema = z.object({
   ACCOUNTS_FEATURE_REQUEST_TO: env.list(),
   ACCOUNTS_DEFAULT_TPS: env.int(10, 0),
   ACCOUNTS_DEFAULT_CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code').default('EUR'),
+  /** Creates embedded mode's demo account (active, 100.00 credit, the default TPS) at start, once (docs/decisions/0030). */
+  SEED_DEMO: env.bool(false),
+  /** The demo account's name, when SEED_DEMO is on (auth records the same name for the first administrator). */
+  SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
   /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),

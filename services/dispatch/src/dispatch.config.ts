@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { env, loadConfig, pemFromEnv } from '@switchboard/platform';
+import { embeddedDispatchOptions } from './embedded';
 import type { DispatchModuleOptions } from './dispatch.options';
 
 /**
@@ -25,6 +26,8 @@ export const dispatchConfigSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   /** The console's public URL (the gateway in front), for Telegram setWebhook: the same name as auth's. */
   APP_URL: z.string().url().optional(),
+  /** Creates embedded mode's simulator vendors (SMS, WhatsApp, Telegram) with their channels at start, once (docs/decisions/0030). */
+  SEED_DEMO: env.bool(false),
   /** Deprecated alias of APP_URL (read only when APP_URL is unset). */
   PUBLIC_URL: z.string().url().optional(),
   WHATSAPP_APP_SECRET: z.string().optional(),
@@ -60,6 +63,8 @@ export const loadDispatchMigrateConfig = (e: NodeJS.ProcessEnv = process.env) =>
 export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModuleOptions {
   return {
     migrationsRun: c.MIGRATIONS_RUN,
+    // the simulator adapter lives in dispatch itself, so the demo vendors work without any SMSC
+    seedVendors: c.SEED_DEMO ? embeddedDispatchOptions().seedVendors : undefined,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
     dispatcher: {
       receiptTimeoutMs: c.DISPATCH_RECEIPT_TIMEOUT_MS,

@@ -47,6 +47,22 @@ export class CustomerRepository {
     return this.repo(m).createQueryBuilder('c').setLock('pessimistic_write').where('c.id = :id', { id }).getOne();
   }
 
+  /** Runs `fn` holding a PostgreSQL session advisory lock named `key` (seeding by several replicas at once). */
+  async withAdvisoryLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const qr = this.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      try {
+        return await fn();
+      } finally {
+        await qr.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
   findOldestByName(name: string, m?: EntityManager): Promise<CustomerEntity | null> {
     return this.repo(m).findOne({ where: { name }, order: { id: 'ASC' } });
   }

@@ -45,6 +45,11 @@ export class AccountsBootstrapService implements OnApplicationBootstrap {
    * CustomerCreatedV1 and BalanceAdjustedV1 go through the outbox like any other change.
    */
   async seed(input: AccountsSeedInput): Promise<AccountsSeedResult> {
+    // replicas started together (SEED_DEMO) take turns, so the later ones find the account and create nothing
+    return this.customers.withAdvisoryLock(`switchboard.seed:accounts:${input.demoAccountName}`, () => this.seedLocked(input));
+  }
+
+  private async seedLocked(input: AccountsSeedInput): Promise<AccountsSeedResult> {
     const existing = await this.customers.findOldestByName(input.demoAccountName);
     if (existing) return { demoAccountId: existing.id, snapshot: toSnapshot(existing), created: false };
     const credit = BigInt(Math.round((input.demoCredit ?? 100) * 1_000_000));

@@ -14,6 +14,8 @@ export class VendorSeeder implements OnModuleInit {
     const seeds = this.options.seedVendors ?? [];
     if (seeds.length === 0) return;
     await this.repo.ds.transaction(async (m) => {
+      // replicas starting together (SEED_DEMO) take turns: the later ones find every vendor and its channel
+      await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['switchboard.seed:dispatch.vendors']);
       for (const s of seeds) {
         const v = await this.repo.insertVendor(m, {
           name: s.name,
