@@ -152,15 +152,21 @@ async function main(): Promise<void> {
     xs.sort((a, b) => a - b);
     return { p50: pct(xs, 50), p99: pct(xs, 99) };
   };
-  const filters = ['all', 'active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'];
-  const totalsSql = `SELECT ${filters.map((f) => `count(*) FILTER (WHERE ${f === 'all' ? 'true' : f === 'my_closed' ? `c.status = 'closed' AND c.closed_by = 100` : f === 'assigned_to_me' ? 'c.agent_ids @> ARRAY[100]::bigint[]' : `c.status = '${f}'`}) AS "${f}"`).join(', ')} FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2`;
+  // the totals as the service reads them: the per-status counters and the two personal filters by their indexes
+  const totals = async () =>
+    (await sql(`SELECT status, n FROM inbox.space_status_count WHERE space_id = $1`, [space])) +
+    (await sql(
+      `SELECT (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = 100),
+              (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[100]::bigint[])`,
+      [ACCOUNT, space],
+    ));
   const cases: Array<[string, () => Promise<number>, () => Promise<number>]> = [
     [
       'first conversation page (15, with totals)',
       () => http(`/inbox/conversations?space=${space}&filter=all`),
-      async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await sql(totalsSql, [ACCOUNT, space])),
+      async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await totals()),
     ],
-    ['first unanswered page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=unanswered`), async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'unanswered' ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await sql(totalsSql, [ACCOUNT, space]))],
+    ['first unanswered page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=unanswered`), async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'unanswered' ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await totals())],
     ['timeline page (30)', () => http(`/inbox/conversation/${conv as string}?page=1&page_size=30`), () => sql(`SELECT * FROM inbox.event e WHERE e.conversation_id = $1 ORDER BY e.message_time DESC, e.id DESC LIMIT 30`, [convId])],
     [
       'simple_search by a message word',

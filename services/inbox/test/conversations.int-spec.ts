@@ -126,6 +126,9 @@ describe('inbox conversations', () => {
     expect((await app.call('POST', '/inbox/bulk_set_status', { body: { conversation_uuids: [c.uuid], status: 'closed' }, token: app.token('1', '11', ['INBOX_VIEW']) })).status).toBe(404);
     expect((await app.call('POST', '/inbox/bulk_set_status', { body: { conversation_uuids: [c.uuid], status: 'deleted' }, token: agent })).status).toBe(400);
     expect((await conv(phone)).status).toBe('unanswered');
+    // the space's totals (counters kept by the database) are the counts of its rows
+    const counted = (await app.sql(`SELECT count(*)::int AS all, count(*) FILTER (WHERE status = 'active')::int AS active, count(*) FILTER (WHERE status = 'unanswered')::int AS unanswered, count(*) FILTER (WHERE status = 'closed')::int AS closed FROM inbox.conversation WHERE space_id = $1`, [space]))[0];
+    expect((await list(admin, 'filter=all')).body.totals).toMatchObject(counted);
   });
 
   it('pages conversations by 15 with a cursor and timelines by 30', async () => {

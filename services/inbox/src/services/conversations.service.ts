@@ -126,7 +126,7 @@ export class ConversationsService {
     pageParams.push(INBOX_CONVERSATION_PAGE_SIZE + 1);
     const [rows, totals] = await Promise.all([
       this.ds.query(`SELECT ${CONVERSATION_COLUMNS} FROM inbox.conversation c WHERE ${where.join(' AND ')} ORDER BY c.last_updated DESC, c.id DESC LIMIT $${pageParams.length}`, pageParams) as Promise<Row[]>,
-      this.totals(base, params, me),
+      scope.seesAll && !team && !status ? this.spaceTotalsFor(actor.accountId, scope.spaceId, me) : this.totals(base, params, me),
     ]);
     const more = rows.length > INBOX_CONVERSATION_PAGE_SIZE;
     const page = rows.slice(0, INBOX_CONVERSATION_PAGE_SIZE);
@@ -146,8 +146,25 @@ export class ConversationsService {
     return Object.fromEntries(CONVERSATION_FILTERS.map((f) => [f, Number(r[f])])) as ConversationTotals;
   }
 
+  /**
+   * The whole space's totals: the per-status counters the trigger keeps (no count over the space's rows), and the two
+   * personal filters by their indexes.
+   */
+  private async spaceTotalsFor(accountId: string, spaceId: string, me: string): Promise<ConversationTotals> {
+    const [counts, [mine]] = await Promise.all([
+      this.ds.query(`SELECT status, n::int FROM inbox.space_status_count WHERE space_id = $1`, [spaceId]) as Promise<Row[]>,
+      this.ds.query(
+        `SELECT (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3)::int AS my_closed,
+                (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint])::int AS assigned_to_me`,
+        [accountId, spaceId, me],
+      ) as Promise<Row[]>,
+    ]);
+    const by = (st: string) => Number(counts.find((r) => r.status === st)?.n ?? 0);
+    return { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: mine.my_closed, assigned_to_me: mine.assigned_to_me };
+  }
+
   async spaceTotals(accountId: string, spaceId: string): Promise<ConversationTotals> {
-    return this.totals([`c.account_id = $1`, `c.space_id = $2`], [accountId, spaceId], '0');
+    return this.spaceTotalsFor(accountId, spaceId, '0');
   }
 
   /** A conversation the caller may see (404 otherwise: another account's, another space's, another team's). */
