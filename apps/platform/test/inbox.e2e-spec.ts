@@ -276,7 +276,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await p.getByTestId('conversation-row').filter({ hasText: '+491700000002' }).click();
     await p.getByTestId('message-incoming').filter({ hasText: 'Где мой заказ' }).waitFor();
     await expect(p.getByTestId('conversation-list-pane').count()).resolves.toBe(0);
-    const width = await p.evaluate(() => document.documentElement.scrollWidth);
+    const width = await p.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
     await p.screenshot({ path: path.join(SHOTS, '08-phone.png') });
     await p.getByTestId('conversation-back').click();
