@@ -116,6 +116,8 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
     'GET /users/:id': () => ({ path: `/users/${B.member}` }),
     'PUT /users/:id': () => ({ path: `/users/${B.member}`, body: { status: 3 } }),
     'DELETE /users/:id': () => ({ path: `/users/${B.member}` }),
+    'PUT /users/:id/disable': () => ({ path: `/users/${B.member}/disable` }),
+    'PUT /users/:id/enable': () => ({ path: `/users/${B.member}/enable` }),
     'GET /user_roles': { none: 'lists the caller account (checked below)' },
     'GET /user_roles/permissions': { none: 'the same for everyone' },
     'GET /user_roles/inbox': { none: 'lists the caller account (checked below)' },

@@ -16,6 +16,8 @@ export const ALL_ROUTES = [
   'GET /users/:id',
   'PUT /users/:id',
   'DELETE /users/:id',
+  'PUT /users/:id/disable',
+  'PUT /users/:id/enable',
   'GET /user_roles',
   'GET /user_roles/permissions',
   'GET /user_roles/inbox',

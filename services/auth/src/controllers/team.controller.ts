@@ -1,13 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Permission } from '@switchboard/contracts';
-import { ApiListResponse, AppError, CurrentPrincipal, Permissions, type ListResult, type Principal } from '@switchboard/platform';
+import { ApiListResponse, AppError, CurrentPrincipal, Permissions, SuperAdmin, type ListResult, type Principal } from '@switchboard/platform';
 import { AssignRolesDto } from '../dtos/role.dto';
 import { UpdateMemberDto } from '../dtos/team.dto';
 import { IdPipe } from '../http/id.pipe';
 import { parseRef } from '../rules/refs';
 import { TeamService, type MemberDto } from '../services/team.service';
-import { MemberResponse } from '../dtos/responses.dto';
+import { MemberResponse, UserActiveResponse } from '../dtos/responses.dto';
 
 const userRef = (v: unknown): string => {
   const id = parseRef(v, 'users');
@@ -37,6 +37,15 @@ export class TeamController {
   @ApiOkResponse({ type: MemberResponse })
   @Put(':id') @Permissions(Permission.UserInviteEdit)
   update(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string, @Body() dto: UpdateMemberDto): Promise<MemberDto> { return this.team.setStatus(p, id, dto.status); }
+
+  /** Super admin: the user can no longer sign in anywhere; their tokens are refused within a second (docs/decisions/0029). */
+  @ApiOkResponse({ type: UserActiveResponse })
+  @Put(':id/disable') @SuperAdmin()
+  disable(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string): Promise<{ id: number; active: boolean }> { return this.team.setUserActive(p, id, false); }
+
+  @ApiOkResponse({ type: UserActiveResponse })
+  @Put(':id/enable') @SuperAdmin()
+  enable(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string): Promise<{ id: number; active: boolean }> { return this.team.setUserActive(p, id, true); }
 
   @Delete(':id') @HttpCode(204) @Permissions(Permission.UserInviteDelete)
   remove(@CurrentPrincipal() p: Principal, @Param('id', IdPipe) id: string): Promise<void> { return this.team.remove(p, id); }

@@ -366,3 +366,12 @@ export class UserUpdateResponse {
   @ApiProperty({ type: String, nullable: true, example: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln', required: false })
   refresh_token?: string;
 }
+
+/** `PUT /users/{id}/disable` and `/enable`: the user and whether they may sign in. */
+export class UserActiveResponse {
+  @ApiProperty({ example: 42 })
+  id!: number;
+
+  @ApiProperty({ example: false, description: 'false: disabled everywhere (no sign-in, every token refused)' })
+  active!: boolean;
+}

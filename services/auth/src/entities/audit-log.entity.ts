@@ -11,6 +11,8 @@ export const AuditAction = {
   ApiKeyCreated: 'api_key_created',
   ApiKeyRegenerated: 'api_key_regenerated',
   ApiKeyDeleted: 'api_key_deleted',
+  UserDisabled: 'user_disabled',
+  UserEnabled: 'user_enabled',
 } as const;
 export type AuditActionValue = (typeof AuditAction)[keyof typeof AuditAction];
 

@@ -3,7 +3,7 @@ import { AccessRevocationReason, SessionRevocationReason, TeamMemberStatus, type
 import { AppError, parseListQuery, RequestContext, type ListResult, type Principal } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { AuditAction, MembershipStatus, type MembershipStatusValue } from '../entities';
-import { AuditLogRepository, MembershipRepository, RoleRepository, type MemberRow } from '../repositories';
+import { AuditLogRepository, MembershipRepository, RoleRepository, UserRepository, type MemberRow } from '../repositories';
 import { normalizeIp } from '../rules/throttle-window';
 import { ActorService, type Actor } from './actor.service';
 import { AuthUnitOfWork } from './auth-events.service';
@@ -69,7 +69,33 @@ export class TeamService {
     private readonly notifier: TeamNotifier,
     private readonly uow: AuthUnitOfWork,
     private readonly clock: Clock,
+    private readonly users: UserRepository,
   ) {}
+
+  /**
+   * `PUT /users/{id}/disable` and `/enable` (super admin): a user disabled everywhere. Disabling ends every session of
+   * the user and revokes their access tokens in every account at once (`auth.user.access_revoked` with no account,
+   * docs/decisions/0029); sign-in and refresh refuse them from then on. Audited with the caller's account, if any.
+   */
+  async setUserActive(p: Principal, userId: string, active: boolean): Promise<{ id: number; active: boolean }> {
+    if (!active && (userId === p.userId || userId === p.impersonatorId)) throw AppError.forbidden('you cannot disable yourself');
+    await this.uow.run(async (m, emit) => {
+      const user = await this.users.findById(userId, m);
+      if (!user) throw AppError.notFound('user');
+      if (user.active === active) return;
+      const at = this.clock.now();
+      await this.users.update(userId, { active, updatedAt: at }, m);
+      if (!active) {
+        await this.tokens.revokeSessions(m, emit, userId, SessionRevocationReason.Admin);
+        this.tokens.revokeAccess(emit, userId, null, AccessRevocationReason.Disabled);
+      }
+      await this.audit.record(
+        { accountId: p.accountId, actorId: p.impersonatorId ?? p.userId, targetId: userId, action: active ? AuditAction.UserEnabled : AuditAction.UserDisabled, at, ip: normalizeIp(RequestContext.current()?.ip), details: {} },
+        m,
+      );
+    });
+    return { id: Number(userId), active };
+  }
 
   async list(p: Principal, query: Record<string, unknown>): Promise<ListResult<MemberDto>> {
     const actor = await this.actors.resolve(p);
