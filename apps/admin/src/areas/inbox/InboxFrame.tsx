@@ -59,6 +59,10 @@ export const InboxFrame = ({ section, right, children }: { section: InboxSection
       sx={{ display: 'flex', flexDirection: 'column', height: { xs: 'calc(100dvh - 56px)', sm: 'calc(100dvh - 64px)' }, mx: { xs: -1, sm: -2, md: -3 }, mt: { xs: -1, sm: -2 }, mb: -2, bgcolor: '#f7f8fa', overflow: 'hidden' }}
       data-testid="inbox-frame"
     >
+      {/* the page's heading for screen readers (the tabs show the section visually) */}
+      <Typography component="h1" sx={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap', m: -1, p: 0, border: 0 }} data-testid="page-title">
+        {translate('inbox.menu')} · {translate(`inbox.sections.${section}`)}
+      </Typography>
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1.5, px: { xs: 1, sm: 2 }, minHeight: 52, borderBottom: 1, borderColor: 'divider', bgcolor: '#fff', flex: 'none' }}>
         <SpaceSwitcher />
         <Tabs value={section === 'onboarding' ? false : section} variant="scrollable" scrollButtons={false} sx={{ minHeight: 52, flex: 1, '& .MuiTab-root': { minHeight: 52, textTransform: 'none', fontWeight: 600, minWidth: 0, px: { xs: 1, sm: 2 } } }}>
