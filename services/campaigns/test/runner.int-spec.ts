@@ -67,7 +67,7 @@ describe('campaign runner', () => {
   it.each([
     ['low_balance', '0x41', CampaignHaltReason.LowBalance],
     ['daily_limit', '0x30', CampaignHaltReason.DailyLimit],
-    ['tps_reached', '0x31', CampaignHaltReason.TpsLimitReached],
+    ['tps_reached', '0x30', CampaignHaltReason.TpsLimitReached],
   ])('halts on %s with its reason and, after play, sends the rest exactly once', async (refusal, code, reason) => {
     const id = await h.campaign0(`6${reason}`, 150);
     let blocked = true;
@@ -83,6 +83,22 @@ describe('campaign runner', () => {
     expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
     expect(await h.campaign(id)).toMatchObject({ created: 150, sent_failed: 0 });
     expect(await states(id)).toEqual({ 3: 150 });
+  });
+
+  it('sends again later, without halting, what streams refused at a moment over the TPS, each recipient once', async () => {
+    const id = await h.campaign0('6901', 120);
+    const refusedOnce = new Set<string>();
+    h.decide = (it) => {
+      if (Number(it.ref) % 3 === 0 && !refusedOnce.has(it.ref)) {
+        refusedOnce.add(it.ref);
+        return { outcome: 'refused', refusal: 'tps_reached', code: '0x31', priceMicros: null, currency: null, segments: null };
+      }
+      return {};
+    };
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(refusedOnce.size).toBe(40);
+    expect(await h.campaign(id)).toMatchObject({ created: 120, sent_failed: 0, halt_reason_id: null });
+    expect(await states(id)).toEqual({ 3: 120 });
   });
 
   it('fails the recipients streams refuses for themselves, and skips those missing a variable without a default', async () => {

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
+  ErrorCode,
   AudienceBatchPreparedV1,
   CampaignAction,
   CampaignHaltReason,
@@ -130,7 +131,10 @@ export class RunnerConsumers implements OnModuleInit {
       const [own] = (await m.query(`SELECT id FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND stream_id = $3`, [campaignId, d.accountId, d.streamId])) as unknown[];
       if (!own) return;
       const accepted = d.items.filter((i) => i.outcome === 'accepted');
-      const halting = d.items.filter((i) => i.outcome === 'refused' && i.refusal !== null && i.refusal in HALTING);
+      // A TPS refusal while a TPS is set is a moment's jitter against the account's bucket (the runner paces at the
+      // TPS already): those recipients wait for a later step, the campaign goes on. Only "no TPS set" halts.
+      const paced = d.items.filter((i) => i.outcome === 'refused' && i.refusal === SendRefusal.TpsReached && i.code !== ErrorCode.LimitUndefined);
+      const halting = d.items.filter((i) => i.outcome === 'refused' && i.refusal !== null && i.refusal in HALTING && !paced.includes(i));
       const failed = d.items.filter((i) => i.outcome === 'refused' && !(i.refusal !== null && i.refusal in HALTING));
       let created = 0;
       if (accepted.length) {
@@ -167,6 +171,13 @@ export class RunnerConsumers implements OnModuleInit {
           await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, 1]), 'sent_failed');
           await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, 1]), 'sent_failed');
         }
+      }
+      if (paced.length) {
+        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND account_id = $2 AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
+          campaignId,
+          d.accountId,
+          paced.map((i) => i.messageUuid),
+        ]);
       }
       if (halting.length) {
         // back to waiting: they are sent after play, with the same messageUuids
