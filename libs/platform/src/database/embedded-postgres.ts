@@ -32,14 +32,36 @@ interface EmbeddedPostgresInstance {
 }
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
+/**
+ * A port free now on 127.0.0.1, for a server that binds it a little later (PostgreSQL, the embedded server whose URL
+ * must be known before it listens). Chosen at random BELOW the ephemeral range (Linux 32768-60999, macOS and Windows
+ * 49152-65535): a port the kernel hands out for outgoing connections could be taken by any client connecting
+ * meanwhile (a test's database pool did, EADDRINUSE), while these are only ever taken by an explicit bind. Falls back
+ * to a kernel-chosen port if none of the tries is free.
+ */
 export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const candidate = 20000 + Math.floor(Math.random() * 12000);
+    if (await canBind(candidate)) return candidate;
+  }
+  return bindAndRelease(0);
+}
+
+function canBind(port: number): Promise<boolean> {
+  return bindAndRelease(port).then(
+    () => true,
+    () => false,
+  );
+}
+
+function bindAndRelease(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(bound));
     });
   });
 }
