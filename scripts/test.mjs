@@ -23,7 +23,9 @@ const steps = [
 for (const [name, cmd, args] of steps) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  // jest's e2e tests run the build made just above: none rebuilds dist/ while another's server is loading it
+  const env = name === 'jest' ? { ...process.env, SWITCHBOARD_TEST_BUILT: '1' } : process.env;
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env });
   console.log(`=== ${name}: ${r.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -3,8 +3,13 @@ import * as path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-/** Compiles the server sources to dist/ (about a second), so the test runs what `npm start` runs. */
+/**
+ * Compiles the server sources to dist/ (about a second), so the test runs what `npm start` runs. Under `npm test` the
+ * build step has just done it (scripts/test.mjs sets SWITCHBOARD_TEST_BUILT): building again there would rewrite dist/
+ * while other test files' servers are loading it, and a server could read a half-written module.
+ */
 export function buildServer(): void {
+  if (process.env.SWITCHBOARD_TEST_BUILT === '1') return;
   const r = spawnSync(process.execPath, ['scripts/build.mjs', '--server-only'], { cwd: repoRoot, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr || r.stdout}`);
 }
