@@ -48,7 +48,9 @@ describe('standalone webhooks service', () => {
 
   it('reports ready, takes a webhook, and delivers a status change it reads from Kafka', async () => {
     expect((await fetch(`${service.url}/api/health`)).status).toBe(200);
-    const token = new TokenSigner(keys.privateKey).signAccess({ sub: '1', email: 'a@b.c', acc: '9', perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 's' }, 900);
+    // an account of its own: other test files publish dispatch events of small account ids on the shared Kafka cluster
+    const acc = String(700_000_000 + Math.floor(Math.random() * 100_000_000));
+    const token = new TokenSigner(keys.privateKey).signAccess({ sub: '1', email: 'a@b.c', acc, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 's' }, 900);
     const res = await fetch(`${service.url}/api/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -57,8 +59,8 @@ describe('standalone webhooks service', () => {
     expect(res.status).toBe(201);
     const e = createEnvelope(
       MessageStatusChangedV1,
-      { messageUuid: randomUUID(), accountId: '9', streamId: '1', streamUid: 's', campaignId: null, sender: 'S', destination: '+14155552671', status: 'delivered', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
-      { accountId: '9', source: 'dispatch' },
+      { messageUuid: randomUUID(), accountId: acc, streamId: '1', streamUid: 's', campaignId: null, sender: 'S', destination: '+14155552671', status: 'delivered', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+      { accountId: acc, source: 'dispatch' },
     );
     await producer.publish([e]);
     // up to 60 s: with the machine at load average 19 the first delivery once took longer than the former 20 s
