@@ -62,6 +62,13 @@ export const CampaignHaltReason = {
   AutoPause: 7,
   DailyLimit: 8,
   SenderDailyLimit: 9,
+  /**
+   * Not in spec 4's list (docs/decisions/0043): streams refused the campaign's batch because its stream is disabled,
+   * suspended or gone (0x21/0x22/0x23), or because the account is disabled. The customer (or an operator) fixes it and
+   * plays the campaign; the recipients wait with their messageUuids.
+   */
+  StreamDisabled: 10,
+  AccountDisabled: 11,
 } as const;
 export type CampaignHaltReasonValue = (typeof CampaignHaltReason)[keyof typeof CampaignHaltReason];
 export const CAMPAIGN_HALT_REASON_KEYS: Readonly<Record<CampaignHaltReasonValue, string>> = Object.freeze({
@@ -74,6 +81,8 @@ export const CAMPAIGN_HALT_REASON_KEYS: Readonly<Record<CampaignHaltReasonValue,
   7: 'auto_pause',
   8: 'daily_limit',
   9: 'sender_daily_limit',
+  10: 'stream_disabled',
+  11: 'account_disabled',
 });
 
 /**

@@ -68,6 +68,8 @@ describe('campaign runner', () => {
     ['low_balance', '0x41', CampaignHaltReason.LowBalance],
     ['daily_limit', '0x30', CampaignHaltReason.DailyLimit],
     ['tps_reached', '0x30', CampaignHaltReason.TpsLimitReached],
+    ['stream_disabled', '0x22', CampaignHaltReason.StreamDisabled],
+    ['account_disabled', '0x21', CampaignHaltReason.AccountDisabled],
   ])('halts on %s with its reason and, after play, sends the rest exactly once', async (refusal, code, reason) => {
     const id = await h.campaign0(`6${reason}`, 150);
     let blocked = true;

@@ -121,7 +121,7 @@ export class CampaignResponse {
   @ApiProperty({
     type: Number,
     nullable: true,
-    description: 'halt 10 only: 1 tps limit, 2 no contacts in time zone, 3 very low click rate, 4 no clicks, 5 pools without valid options, 6 low balance, 7 auto pause, 8 daily limit, 9 sender daily limit',
+    description: 'halt 10 only: 1 tps limit, 2 no contacts in time zone, 3 very low click rate, 4 no clicks, 5 pools without valid options, 6 low balance, 7 auto pause, 8 daily limit, 9 sender daily limit, 10 stream disabled, 11 account disabled',
     example: null,
   })
   haltReasonId!: number | null;

@@ -38,12 +38,12 @@ export const OPT_OUTS_GROUP = 'campaigns.opt-outs';
 const OPT_OUT_WINDOW_MS = 30 * 86_400_000;
 
 /** Refusals that stop the whole campaign (it halts and tries those recipients again after play), with their halt reason. */
-const HALTING: Record<string, CampaignHaltReasonValue | null> = {
+const HALTING: Record<string, CampaignHaltReasonValue> = {
   [SendRefusal.LowBalance]: CampaignHaltReason.LowBalance,
   [SendRefusal.DailyLimit]: CampaignHaltReason.DailyLimit,
   [SendRefusal.TpsReached]: CampaignHaltReason.TpsLimitReached,
-  [SendRefusal.StreamDisabled]: null,
-  [SendRefusal.AccountDisabled]: null,
+  [SendRefusal.StreamDisabled]: CampaignHaltReason.StreamDisabled,
+  [SendRefusal.AccountDisabled]: CampaignHaltReason.AccountDisabled,
 };
 
 /** Delivery statuses in the order they may follow each other; a status never moves back (a late one counts nothing). */

@@ -33,6 +33,8 @@ const en: Catalogue = {
       auto_pause: 'Auto pause',
       daily_limit: 'Daily limit reached',
       sender_daily_limit: 'Sender daily limit reached',
+      stream_disabled: 'The stream is disabled',
+      account_disabled: 'The account is disabled',
       unknown: 'Unknown reason',
     },
     progress: { sent: 'Sent', clicked: 'Clicked', optedOut: 'Opted out' },

@@ -33,6 +33,8 @@ const ru: Catalogue = {
       auto_pause: 'Автопауза',
       daily_limit: 'Достигнут дневной лимит',
       sender_daily_limit: 'Достигнут дневной лимит отправителя',
+      stream_disabled: 'Поток отключён',
+      account_disabled: 'Аккаунт отключён',
       unknown: 'Неизвестная причина',
     },
     progress: { sent: 'Отправлено', clicked: 'Клики', optedOut: 'Отписки' },
