@@ -355,4 +355,23 @@ export const CampaignChangedV1 = defineEvent({
   }),
 });
 
-export const CampaignsEvents = [CampaignStatusChangedV1, CampaignChangedV1] as const;
+/**
+ * `unsubscribeAutoAdd` (docs/decisions/0043): a recipient of a campaign with "add opt-outs to the blocked numbers"
+ * confirmed its opt-out link, so campaigns asks contacts to put the number on the account's blacklist (contacts owns
+ * the blacklist; it announces the change with `contacts.black_list.changed` as for every other entry).
+ */
+export const CampaignOptOutBlockRequestedV1 = defineEvent({
+  type: 'campaigns.opt_out.block_requested',
+  version: 1,
+  topic: Topics.Campaigns,
+  key: (d) => `${d.accountId}:${d.phone}`,
+  schema: z.object({
+    accountId: id,
+    campaignId: id,
+    /** E.164. */
+    phone: z.string().regex(/^\+\d{6,16}$/),
+    optedOutAt: z.string(),
+  }),
+});
+
+export const CampaignsEvents = [CampaignStatusChangedV1, CampaignChangedV1, CampaignOptOutBlockRequestedV1] as const;

@@ -25,6 +25,7 @@ import { ImportJobsService } from './services/import-jobs.service';
 import { ImportListService } from './services/import-list.service';
 import { OptOutConsumer } from './services/opt-out.consumer';
 import { LinkOptOutConsumer } from './services/link-opt-out.consumer';
+import { CampaignOptOutConsumer } from './services/campaign-opt-out.consumer';
 import { TaskJobsService } from './services/task-jobs.service';
 import { TaskService } from './services/task.service';
 import { VariableService } from './services/variable.service';
@@ -81,6 +82,7 @@ export class ContactsModule {
         BlackListService,
         OptOutConsumer,
         LinkOptOutConsumer,
+        CampaignOptOutConsumer,
         AudienceConsumer,
         TaskJobsService,
         TaskService,

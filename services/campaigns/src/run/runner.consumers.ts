@@ -6,10 +6,12 @@ import {
   AudienceBatchPreparedV1,
   CampaignAction,
   CampaignHaltReason,
+  CampaignOptOutBlockRequestedV1,
   ContactOptedOutV1,
   InboundOptedOutV1,
   LinkBatchMintedV1,
   LinkClickedV1,
+  LinkOptOutConfirmedV1,
   MessageStatusChangedV1,
   readAudienceBatch,
   SendBatchProcessedV1,
@@ -34,6 +36,7 @@ export const LINKS_GROUP = 'campaigns.link-answers';
 export const STATUS_GROUP = 'campaigns.message-statuses';
 export const CLICKS_GROUP = 'campaigns.clicks';
 export const OPT_OUTS_GROUP = 'campaigns.opt-outs';
+export const OPT_OUT_BLOCKS_GROUP = 'campaigns.opt-out-blocks';
 /** An opt-out counts for the campaigns that sent to the number within this long before it. */
 const OPT_OUT_WINDOW_MS = 30 * 86_400_000;
 
@@ -83,6 +86,7 @@ export class RunnerConsumers implements OnModuleInit {
     await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
     await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
+    await this.bus.subscribe({ group: OPT_OUT_BLOCKS_GROUP, topics: [Topics.Links], types: [LinkOptOutConfirmedV1.type], handler: (e) => this.onLinkOptOut(e) });
     await this.bus.subscribe({ group: OPT_OUTS_GROUP, topics: [Topics.Dispatch, Topics.Contacts], types: [InboundOptedOutV1.type, ContactOptedOutV1.type], handler: (e) => this.onOptOut(e) });
   }
 
@@ -286,6 +290,24 @@ export class RunnerConsumers implements OnModuleInit {
         await m.query(`UPDATE campaigns.campaign SET opted_out = opted_out + 1 WHERE id = $1 AND account_id = $2`, [r.campaign_id, d.accountId]);
         if (r.variant_id) await m.query(`UPDATE campaigns.campaign_variant SET opted_out = opted_out + 1 WHERE id = $1`, [r.variant_id]);
       }
+    });
+  }
+
+  /**
+   * `unsubscribeAutoAdd`: a recipient confirmed the opt-out link of a campaign (of the event's account) that adds
+   * opt-outs to the blocked numbers, so contacts is asked to blacklist the number. Once per event.
+   */
+  async onLinkOptOut(e: EventEnvelope): Promise<void> {
+    if (e.type !== LinkOptOutConfirmedV1.type || e.version !== 1) return;
+    const d = LinkOptOutConfirmedV1.schema.parse(e.data);
+    if (!d.campaignId || !d.destination || !/^\+\d{6,16}$/.test(d.destination)) return;
+    const { campaignId, destination } = d;
+    await this.uow.run(async (m, emit) => {
+      const claimed = await m.query(`INSERT INTO campaigns.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`, [OPT_OUT_BLOCKS_GROUP, e.id]);
+      if (!returned(claimed).length) return;
+      const [campaign] = returned<{ id: string }>(await m.query(`SELECT id::text FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND unsubscribe_auto_add`, [campaignId, d.accountId]));
+      if (!campaign) return;
+      emit(CampaignOptOutBlockRequestedV1, { accountId: d.accountId, campaignId, phone: destination, optedOutAt: d.optedOutAt }, d.accountId);
     });
   }
 

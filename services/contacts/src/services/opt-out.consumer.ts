@@ -4,7 +4,8 @@ import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platfor
 import { CONTACTS_SCHEMA } from '../contacts.options';
 import { one } from '../db/sql';
 import { ContactListRepository } from '../repositories/contact-list.repository';
-import { ContactsUnitOfWork } from './contacts-events.service';
+import { ContactsUnitOfWork, type Emit } from './contacts-events.service';
+import type { EntityManager } from 'typeorm';
 
 const GROUP = 'contacts.opt_out';
 
@@ -39,26 +40,8 @@ export class OptOutConsumer implements OnModuleInit {
         [GROUP, e.id],
       );
       if (claimed.length === 0) return;
-      const contact = await one<{ list_ids: string[]; sendable: boolean }>(
-        m,
-        `SELECT list_ids, (NOT blocked AND opted_out_at IS NULL) AS sendable FROM contacts.contact WHERE account_id = $1 AND normalized_phone = $2 FOR UPDATE`,
-        [d.accountId, d.phone],
-      );
       if (optedOut) {
-        const added = await one<{ id: string }>(
-          m,
-          `WITH ins AS (
-             INSERT INTO contacts.black_list (account_id, phone, normalized_phone, opt_out_keyword) VALUES ($1, $2, $2, $3)
-             ON CONFLICT (account_id, normalized_phone) DO NOTHING RETURNING id, normalized_phone
-           ), blk AS (
-             UPDATE contacts.contact c SET blocked = true, updated_at = now() FROM ins WHERE c.account_id = $1 AND c.normalized_phone = ins.normalized_phone
-           )
-           SELECT id::text FROM ins`,
-          [d.accountId, d.phone, d.keyword],
-        );
-        if (!added) return;
-        if (contact?.sendable) await this.lists.adjustCounts(d.accountId, [], contact.list_ids.map(String), m);
-        emit(BlacklistChangedV1, { accountId: d.accountId, added: [d.phone], removed: [], changedAt: d.at }, d.accountId);
+        await blacklistOptOut(m, emit, this.lists, d.accountId, d.phone, d.keyword, d.at);
         return;
       }
       const removed = await one<{ id: string }>(
@@ -81,4 +64,32 @@ export class OptOutConsumer implements OnModuleInit {
       emit(BlacklistChangedV1, { accountId: d.accountId, added: [], removed: [d.phone], changedAt: d.at }, d.accountId);
     });
   }
+}
+
+/**
+ * Puts a number that opted out on the account's blacklist (`opt_out_keyword` records why, so an opt-in reply takes
+ * it off again; an operator's entry is never touched), marks the account's contact blocked, adjusts the list counts
+ * and announces the change. Nothing when the number is already blacklisted.
+ */
+export async function blacklistOptOut(m: EntityManager, emit: Emit, lists: ContactListRepository, accountId: string, phone: string, keyword: string, at: string): Promise<boolean> {
+  const contact = await one<{ list_ids: string[]; sendable: boolean }>(
+    m,
+    `SELECT list_ids, (NOT blocked AND opted_out_at IS NULL) AS sendable FROM contacts.contact WHERE account_id = $1 AND normalized_phone = $2 FOR UPDATE`,
+    [accountId, phone],
+  );
+  const added = await one<{ id: string }>(
+    m,
+    `WITH ins AS (
+       INSERT INTO contacts.black_list (account_id, phone, normalized_phone, opt_out_keyword) VALUES ($1, $2, $2, $3)
+       ON CONFLICT (account_id, normalized_phone) DO NOTHING RETURNING id, normalized_phone
+     ), blk AS (
+       UPDATE contacts.contact c SET blocked = true, updated_at = now() FROM ins WHERE c.account_id = $1 AND c.normalized_phone = ins.normalized_phone
+     )
+     SELECT id::text FROM ins`,
+    [accountId, phone, keyword],
+  );
+  if (!added) return false;
+  if (contact?.sendable) await lists.adjustCounts(accountId, [], contact.list_ids.map(String), m);
+  emit(BlacklistChangedV1, { accountId, added: [phone], removed: [], changedAt: at }, accountId);
+  return true;
 }
