@@ -17,3 +17,4 @@ export * from './audience-events';
 export * from './inbox';
 export * from './campaigns';
 export * from './links';
+export * from './spintax';

@@ -9,5 +9,4 @@ export { RunnerConsumers } from './run/runner.consumers';
 export type { RunnerOptions } from './run/runner.options';
 export { CampaignStatusService, ACTION_TARGETS, type TransitionOptions, type TransitionResult } from './services/campaign-status.service';
 export { CampaignService } from './services/campaign.service';
-export * as spintax from './compose/spintax';
 export { evenSplit, ratioProblem, RatioPicker } from './compose/ratios';

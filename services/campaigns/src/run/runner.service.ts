@@ -15,11 +15,15 @@ import {
   type LinkVariableRequest,
   type MissingRuleValue,
   type SendRequestItem,
+  checkWordLists,
+  parseSpintax,
+  spin,
+  type SpinNode,
+  type WordLists,
 } from '@switchboard/contracts';
 import { PROCESS_ROLES, type ProcessRoles, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
-import { checkWordLists, parseSpintax, spin, type SpinNode, type WordLists } from '../compose/spintax';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { Composer, type ComposeVariable } from './composer';
 import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';

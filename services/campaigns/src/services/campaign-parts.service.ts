@@ -15,11 +15,19 @@ import {
   type CampaignVariableLinkParams,
   type CampaignVariantDto,
   type MissingRuleValue,
+  allLiterals,
+  combinations,
+  longestExpansion,
+  parseSpintax,
+  previewSamples,
+  SpintaxError,
+  variablesOf,
+  type SpinNode,
+  type WordLists,
 } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_OPTIONS, type ResolvedCampaignsOptions } from '../campaigns.options';
 import { Clock } from '../clock';
-import { allLiterals, combinations, longestExpansion, parseSpintax, previewSamples, SpintaxError, variablesOf, type SpinNode, type WordLists } from '../compose/spintax';
 import { senderDto, variantDto, type SenderLinkRow, type VariantRow } from './campaign-model';
 import { CampaignStatusService } from './campaign-status.service';
 import { idOf, int, isObject, str, Violations } from './input';

@@ -13,9 +13,12 @@ import {
   type CampaignDto,
   type CampaignFilterTab,
   type CampaignStatusValue,
+  allLiterals,
+  parseSpintax,
+  previewSamples,
+  type WordLists,
 } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
-import { allLiterals, parseSpintax, previewSamples, type WordLists } from '../compose/spintax';
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CAMPAIGN_COLUMNS, campaignDtos, statsOf, variantDto, senderDto, type CampaignRow, type SenderLinkRow, type VariantRow } from './campaign-model';

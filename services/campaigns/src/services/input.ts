@@ -1,6 +1,5 @@
-import type { Violation } from '@switchboard/contracts';
+import { type Violation, parseSpintax, SpintaxError, type SpinNode } from '@switchboard/contracts';
 import { AppError } from '@switchboard/platform';
-import { parseSpintax, SpintaxError, type SpinNode } from '../compose/spintax';
 
 /** Collects the violations of one request; `done()` throws 400 0x1 with all of them, or returns. */
 export class Violations {

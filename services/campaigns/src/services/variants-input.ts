@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { checkWordLists, SpintaxError, type WordLists } from '../compose/spintax';
+import { checkWordLists, SpintaxError, type WordLists } from '@switchboard/contracts';
 import { evenSplit, ratioProblem } from '../compose/ratios';
 import { idOf, int, isObject, spintaxOf, type Violations } from './input';
 

@@ -72,7 +72,7 @@ export class OllamaProvider implements GenAiProvider {
     const body = await readJson(res, controller, this.cfg.timeoutMs);
     if (isRecord(body) && typeof body.error === 'string') throw httpError(500, body.error, false);
     const content = isRecord(body) && isRecord(body.message) ? body.message.content : null;
-    if (typeof content !== 'string') throw new GenAiError('bad_answer', 'the answer holds no message content', res.status);
+    if (!isRecord(body) || typeof content !== 'string') throw new GenAiError('bad_answer', 'the answer holds no message content', res.status);
     return { text: content, usage: { input: num(body.prompt_eval_count), output: num(body.eval_count) }, model: typeof body.model === 'string' ? body.model : this.model };
   }
 

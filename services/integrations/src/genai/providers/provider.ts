@@ -140,7 +140,7 @@ export async function* readLines(res: Response, controller: AbortController, idl
   try {
     for (;;) {
       const timer = setTimeout(() => controller.abort(new GenAiError('timeout', `the stream was silent for ${idleMs} ms`)), idleMs);
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (e) {

@@ -1,4 +1,4 @@
-import { analyzeSms } from '@switchboard/contracts';
+import { analyzeSms } from './sms';
 import { checkWordLists, combinations, longestExpansion, parseSpintax, previewSamples, spin, SpintaxError, variablesOf, wordListsOf } from './spintax';
 
 const err = (text: string): { kind: string; position: number; message: string } => {
