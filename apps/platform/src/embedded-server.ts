@@ -26,6 +26,7 @@ import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule, RedirectRoleService } from '@switchboard/links';
 import { InboxModule } from '@switchboard/inbox';
+import { IntegrationsModule } from '@switchboard/integrations';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
@@ -114,6 +115,14 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     // conversation media under the data directory (distributed mode: an S3-compatible bucket)
     InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') } }),
     CampaignsModule.register({ migrationsRun: true }),
+    // CRM and shop connectors (docs/decisions/0040-integrations.md). No OAuth apps here: vendors are connected with
+    // their keys, and the connect options say OAuth is not configured rather than pretending to be a vendor.
+    IntegrationsModule.register({
+      // seals the integrations' credentials at rest; derived from the signing key so it survives restarts
+      secret: createHash('sha256').update(`integrations:${o.privateKey}`).digest('hex'),
+      appUrl: o.appUrl,
+      migrationsRun: true,
+    }),
   ];
 }
 

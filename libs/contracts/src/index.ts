@@ -18,3 +18,4 @@ export * from './inbox';
 export * from './campaigns';
 export * from './links';
 export * from './spintax';
+export * from './integrations';

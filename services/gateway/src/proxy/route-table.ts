@@ -77,6 +77,9 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   variants: 'campaigns',
   word_lists: 'campaigns',
   words: 'campaigns',
+  // CRM and shop integrations (docs/decisions/0040-integrations.md); POST /import_lists/integration stays with contacts
+  integration_keys: 'integrations',
+  integration_config: 'integrations',
 });
 
 /**

@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
+import { Clock } from './clock';
+import { IntegrationConfigController, IntegrationKeysController } from './controllers/integrations.controller';
+import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATIONS_SCHEMA, resolveIntegrationsOptions, type IntegrationsModuleOptions } from './integrations.options';
+import { INTEGRATIONS_MIGRATIONS } from './migrations';
+import { CredentialVault } from './services/credentials';
+import { IntegrationsService } from './services/integrations.service';
+import { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
+
+/**
+ * CRM and shop integrations: connectors, credentials sealed at rest, the completion screen's config, the sync of
+ * users and contacts (docs/decisions/0040-integrations.md). Needs PlatformModule.forRoot (DATABASE_URL, EventBus,
+ * Realtime, TokenVerifier, PROCESS_ROLES).
+ */
+@Module({})
+export class IntegrationsModule {
+  static register(options: IntegrationsModuleOptions): DynamicModule {
+    const resolved = resolveIntegrationsOptions(options);
+    return {
+      module: IntegrationsModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          name: INTEGRATIONS_CONNECTION,
+          inject: [DATABASE_URL],
+          useFactory: async (url: string) => {
+            await ensureSchema(url, INTEGRATIONS_SCHEMA);
+            return {
+              ...serviceDataSourceOptions({ name: INTEGRATIONS_CONNECTION, url, schema: INTEGRATIONS_SCHEMA, entities: [], migrations: INTEGRATIONS_MIGRATIONS, migrationsRun: resolved.migrationsRun }),
+              retryAttempts: 1,
+              retryDelay: 500,
+            };
+          },
+        }),
+      ],
+      controllers: [IntegrationKeysController, IntegrationConfigController],
+      providers: [
+        { provide: INTEGRATIONS_OPTIONS, useValue: resolved },
+        { provide: Clock, useValue: createClock(options) },
+        IntegrationsOutboxRelay,
+        IntegrationsUnitOfWork,
+        CredentialVault,
+        IntegrationsService,
+      ],
+      exports: [IntegrationsService],
+    };
+  }
+}
