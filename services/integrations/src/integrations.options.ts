@@ -80,7 +80,9 @@ export function resolveIntegrationsOptions(o: IntegrationsModuleOptions): Resolv
   const appUrl = new URL(o.appUrl).toString().replace(/\/$/, '');
   for (const t of Object.keys(o.endpoints ?? {})) if (!(CONNECTOR_TYPES as readonly string[]).includes(t)) throw new Error(`IntegrationsModule: endpoints for unknown vendor "${t}"`);
   for (const t of Object.keys(o.oauthClients ?? {})) if (!(CONNECTOR_TYPES as readonly string[]).includes(t)) throw new Error(`IntegrationsModule: OAuth client for unknown vendor "${t}"`);
-  for (const [t, e] of Object.entries(o.endpoints ?? {})) for (const u of Object.values(e ?? {})) if (u) new URL(u).toString(), void t;
+  for (const [t, e] of Object.entries(o.endpoints ?? {})) {
+    for (const u of Object.values(e ?? {})) if (u && !URL.canParse(u)) throw new Error(`IntegrationsModule: endpoint "${u}" of ${t} is not a URL`);
+  }
   return {
     secret: o.secret,
     appUrl,
