@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
-import { launchChromium, pageApi, signInWithPin } from './browser';
+import { repoRoot } from './server-process';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'campaigns');
 const SENDER_ID = 'AcmeSMS';
@@ -34,15 +34,13 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeout
  * phone.
  */
 describe('campaigns in the console (Chromium, embedded server)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaigns-'));
-  fs.chmodSync(dataDir, 0o755);
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaigns-files-'));
-  let server: ServerProcess;
   let base: string;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
   const api = pageApi(() => page);
 
   const shot = async (name: string, p: Page = page) => {
@@ -58,28 +56,12 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('campaigns');
+    ({ base, browser, context, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await session?.stop();
     fs.rmSync(files, { recursive: true, force: true });
   });
 

@@ -1,11 +1,9 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, json, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { json, repoRoot } from './server-process';
+import { pageApi, startConsole, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'console');
-const SERVER_SCRIPT = 'dist/apps/platform/src/main.js';
 const ADMIN_EMAIL = 'admin@example.com';
 const ADMIN_PASSWORD = 'console password';
 const SENDER_ID = 'AcmeSMS';
@@ -33,29 +31,16 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeout
  * "Last sent", the stream token in the API tab, locked stream types, a new role, segment filters, Russian menu labels.
  */
 describe('the console as a new user meets it, in Chromium against the embedded server', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-console-'));
-  fs.chmodSync(dataDir, 0o755);
-  let server: ServerProcess;
   let base: string;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
   const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
   /** An /api call with the signed-in user's token (set-up and checks the console has no screen for). */
-  const api = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }> =>
-    page.evaluate(
-      async ([m, u, b]) => {
-        // runs in the page; the root tsconfig has no DOM lib, hence the shape of the storages spelled out
-        const w = globalThis as unknown as Record<'localStorage' | 'sessionStorage', { getItem: (k: string) => string | null }>;
-        const token = w.localStorage.getItem('switchboard.token') ?? w.sessionStorage.getItem('switchboard.token');
-        const r = await fetch(`/api${u}`, { method: m, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
-        const text = await r.text();
-        return { status: r.status, body: text ? JSON.parse(text) : null };
-      },
-      [method, url, body] as const,
-    );
+  const api = pageApi(() => page);
 
   /** Chooses a language with the switcher in the app bar (one click on the menu entry). */
   const switchTo = async (p: Page, locale: Locale) => {
@@ -69,31 +54,12 @@ describe('the console as a new user meets it, in Chromium against the embedded s
   };
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
-    server = startProcess(SERVER_SCRIPT, {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: ADMIN_EMAIL,
-      SWITCHBOARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('console', { adminEmail: ADMIN_EMAIL, adminPassword: ADMIN_PASSWORD });
+    ({ base, browser, context, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await session?.stop();
   });
 
   const signIn = async (p: Page) => {

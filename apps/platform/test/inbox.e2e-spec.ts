@@ -1,10 +1,8 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { SmppPeer } from '@switchboard/dispatch';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
-import { launchChromium, pageApi, signInWithPin } from './browser';
+import { repoRoot, type ServerProcess } from './server-process';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'inbox');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -35,8 +33,6 @@ async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what:
  * English and in Russian; message bodies, contact names, tags and notes carrying markup and scripts show as text.
  */
 describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-inbox-'));
-  fs.chmodSync(dataDir, 0o755);
   let server: ServerProcess;
   let base: string;
   let browser: Browser;
@@ -44,35 +40,20 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
   let page: Page;
   let smsc: SmppPeer;
   let smscPort = 0;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
   const api = pageApi(() => page);
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
     smsc = new SmppPeer({ receiptDelayMs: 100 });
     smscPort = await smsc.listen();
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('inbox');
+    ({ server, base, browser, context, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
+    await session?.stop();
     await smsc?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   let streamUid = '';

@@ -1,10 +1,8 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { DnsZone } from '@switchboard/platform/testing';
-import { launchChromium, pageApi, signInWithPin } from './browser';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
+import { repoRoot } from './server-process';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'links');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
@@ -16,44 +14,22 @@ const TARGET = 'r.links.test';
  * pool from the table and reads it in pool info, and creates an offer.
  */
 describe('short-link domains in the console (Chromium, embedded server, local DNS)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-'));
-  fs.chmodSync(dataDir, 0o755);
   let zone: DnsZone;
-  let server: ServerProcess;
   let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
   const api = pageApi(() => page);
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
     zone = await new DnsZone().start();
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-      LINKS_DNS_SERVERS: zone.address,
-      LINKS_DNS_CNAME_TARGET: TARGET,
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('links', { env: { LINKS_DNS_SERVERS: zone.address, LINKS_DNS_CNAME_TARGET: TARGET } });
+    ({ base, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
+    await session?.stop();
     await zone?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('signs in', async () => {

@@ -1,12 +1,9 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
-import { launchChromium, pageApi, signInWithPin } from './browser';
+import { type Page } from 'playwright-core';
+import { repoRoot } from './server-process';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'stats');
-const SERVER_SCRIPT = 'dist/apps/platform/src/main.js';
 const SENDER_ID = 'AcmeStats';
 const PHONES = ['+4915112345671', '+4915112345672', '+4915112345673'];
 
@@ -18,40 +15,20 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHO
  * destination, with the charts drawn; the same page in Russian.
  */
 describe('statistics dashboard in Chromium against the embedded server', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-stats-'));
-  fs.chmodSync(dataDir, 0o755);
-  let server: ServerProcess;
   let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
 
   const api = pageApi(() => page);
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
-    server = startProcess(SERVER_SCRIPT, {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('stats', { viewport: { width: 1440, height: 1000 } });
+    ({ base, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await session?.stop();
   });
 
   it('signs in and shows an empty dashboard on the home page', async () => {

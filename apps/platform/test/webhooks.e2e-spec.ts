@@ -1,11 +1,9 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
-import { launchChromium, pageApi, signInWithPin } from './browser';
+import { type Page } from 'playwright-core';
+import { repoRoot } from './server-process';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'webhooks');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -15,24 +13,17 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHO
  * sees success, then sends a demo SMS and finds its status-change delivery in the request log.
  */
 describe('webhooks in the console (Chromium, embedded server)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-webhooks-'));
-  fs.chmodSync(dataDir, 0o755);
-  let server: ServerProcess;
   let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let receiver: Server;
   let receiverUrl = '';
   const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
-  const errors: string[] = [];
+  let errors: string[] = [];
+  let session: ConsoleSession;
 
   const api = pageApi(() => page);
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
@@ -44,27 +35,14 @@ describe('webhooks in the console (Chromium, embedded server)', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/switchboard-hook/delivery-statuses`;
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    session = await startConsole('webhooks');
+    ({ base, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
+    await session?.stop();
     receiver?.closeAllConnections();
     await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('signs in', async () => {

@@ -1,56 +1,40 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { MessageChargedV1 } from '@switchboard/contracts';
-import { createEnvelope, generateSigningKeys, KafkaEventBus, openServiceDataSource, TokenSigner } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { createEnvelope, KafkaEventBus, TokenSigner } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { ACCOUNTS_ENTITIES, ACCOUNTS_MIGRATIONS, loadAccountsConfig } from '../src';
 import { startAccountsService, type RunningAccountsService } from '../src/bootstrap';
 
 /** Distributed mode: the accounts process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone accounts service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningAccountsService>;
   let service: RunningAccountsService;
   let producer: KafkaEventBus;
   let pg: Client;
-  const keys = generateSigningKeys();
-  const signer = new TokenSigner(keys.privateKey);
-
-  const until = async (what: () => Promise<boolean>) => {
-    for (let i = 0; i < 300; i++) {
-      if (await what()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('timed out');
-  };
+  let signer: TokenSigner;
+  const until = (what: () => Promise<boolean>) => sa.until(what);
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'accounts-migrate', url: db.url, schema: 'accounts', entities: ACCOUNTS_ENTITIES, migrations: ACCOUNTS_MIGRATIONS });
-    await ds.destroy();
-    const config = loadAccountsConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64'),
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
+    sa = await startStandaloneService({
+      schema: 'accounts',
+      entities: ACCOUNTS_ENTITIES,
+      migrations: ACCOUNTS_MIGRATIONS,
+      load: loadAccountsConfig,
+      start: (config) => startAccountsService(config, { logger: ['error'] }),
+      // the key as a k8s Secret carries it, base64
+      env: (base, { keys }) => ({ ...base, JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64') }),
+      producer: true,
     });
-    service = await startAccountsService(config, { logger: ['error'] });
-    producer = new KafkaEventBus({ clientId: 'accounts-test-producer', brokers: kafkaTestBrokers() });
-    await producer.start();
-    pg = new Client({ connectionString: db.url });
+    ({ service, producer } = sa);
+    signer = new TokenSigner(sa.keys.privateKey);
+    pg = new Client({ connectionString: sa.db.url });
     await pg.connect();
   }, 60_000);
 
   afterAll(async () => {
     await pg?.end();
-    await producer?.stop();
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready, creates an account publishing its event to Kafka, and follows charges from Kafka', async () => {

@@ -1,39 +1,30 @@
-import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
-import { DevMailbox, generateSigningKeys, openServiceDataSource } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { DevMailbox } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { AUTH_ENTITIES, AUTH_MIGRATIONS, AuthBootstrapService, loadAuthConfig } from '../src';
 import { startAuthService, type RunningAuthService } from '../src/bootstrap';
 
 /** Distributed mode: the auth process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone auth service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningAuthService>;
+  let db: StandaloneService<RunningAuthService>['db'];
   let service: RunningAuthService;
   const mailbox = new DevMailbox();
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'auth-migrate', url: db.url, schema: 'auth', entities: AUTH_ENTITIES, migrations: AUTH_MIGRATIONS });
-    await ds.destroy();
-    const config = loadAuthConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PRIVATE_KEY: generateSigningKeys().privateKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
-      SMTP_URL: 'smtp://127.0.0.1:1',
-      CAPTCHA: 'none',
+    sa = await startStandaloneService({
+      schema: 'auth',
+      entities: AUTH_ENTITIES,
+      migrations: AUTH_MIGRATIONS,
+      load: loadAuthConfig,
+      start: (config) => startAuthService(config, { logger: ['error'], drivers: { mailer: mailbox } }),
+      env: ({ JWT_PUBLIC_KEY: _signsItsOwn, ...base }, { keys }) => ({ ...base, JWT_PRIVATE_KEY: keys.privateKey, SMTP_URL: 'smtp://127.0.0.1:1', CAPTCHA: 'none' }),
     });
-    service = await startAuthService(config, { logger: ['error'], drivers: { mailer: mailbox } });
+    ({ db, service } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready and signs a user in, publishing its events from the outbox to Kafka', async () => {

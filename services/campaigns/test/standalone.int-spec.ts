@@ -1,6 +1,5 @@
-import { Logger } from '@nestjs/common';
-import { KafkaEventBus, generateSigningKeys, openServiceDataSource } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { KafkaEventBus } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { CAMPAIGNS_MIGRATIONS, loadCampaignsConfig } from '../src';
 import { startCampaignsService, type RunningCampaignsService } from '../src/bootstrap';
@@ -8,35 +7,25 @@ import { customer, stream } from './support';
 
 /** Distributed mode: the campaigns process on Kafka (librdkafka's mock cluster) and NATS, migrated by migrate.js's code first. */
 describe('standalone campaigns service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningCampaignsService>;
+  let db: StandaloneService<RunningCampaignsService>['db'];
   let service: RunningCampaignsService;
   let producer: KafkaEventBus;
-  const keys = generateSigningKeys();
+  let keys: StandaloneService<RunningCampaignsService>['keys'];
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'campaigns-migrate', url: db.url, schema: 'campaigns', entities: [], migrations: CAMPAIGNS_MIGRATIONS });
-    await ds.destroy();
-    const config = loadCampaignsConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
+    sa = await startStandaloneService({
+      schema: 'campaigns',
+      migrations: CAMPAIGNS_MIGRATIONS,
+      load: loadCampaignsConfig,
+      start: (config) => startCampaignsService(config, { logger: ['error'] }),
+      producer: true,
     });
-    service = await startCampaignsService(config, { logger: ['error'] });
-    producer = new KafkaEventBus({ clientId: 'campaigns-test-producer', brokers: kafkaTestBrokers() });
-    await producer.start();
+    ({ db, service, producer, keys } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await producer?.stop();
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready and keeps its read models from the events it reads from Kafka', async () => {

@@ -7,64 +7,23 @@ import {
   StreamCreatedV1,
   StreamEventChangedV1,
   MaliciousKeywordsChangedV1,
-  type EventEnvelope,
+  
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { Client } from 'pg';
+import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createTestApp, serviceHarness, type ServiceHarness } from '@switchboard/platform/testing';
 import { CampaignsModule, type CampaignsModuleOptions } from '../src';
 
-export interface Answer<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-  text: string;
-}
+export type { Answer } from '@switchboard/platform/testing';
 
-export interface CampaignsTestApp {
-  t: TestApp;
-  bus: InMemoryEventBus;
+export interface CampaignsTestApp extends ServiceHarness {
   token: (account: string, perms?: readonly string[], superAdmin?: boolean) => string;
-  call: <T = Record<string, unknown>>(method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<Answer<T>>;
-  sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
-  /** Publishes the events and waits until the consumers handled them. */
-  publish: (events: Array<OutgoingEvent<unknown> | EventEnvelope>) => Promise<void>;
-  close: () => Promise<void>;
 }
 
 export async function startCampaigns(options: CampaignsModuleOptions = {}): Promise<CampaignsTestApp> {
   const bus = new InMemoryEventBus();
   // the runner's loop off: these tests drive the API's status machine (the runner's own tests run it)
   const t = await createTestApp(() => ({ imports: [CampaignsModule.register({ schedulerIntervalMs: 0, ...options, runner: { intervalMs: 0, ...options.runner } })], bus }));
-  const pg = new Client({ connectionString: t.db.url });
-  await pg.connect();
-  return {
-    t,
-    bus,
-    token: (account, perms = ALL_PERMISSIONS, superAdmin = false) => t.token({ sub: `user-${account}`, acc: account, perms: [...perms], sa: superAdmin }),
-    call: async (method, p, opts = {}) => {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      const res = await fetch(`${t.url}/api${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-      const text = await res.text();
-      let body: unknown = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        body = null;
-      }
-      return { status: res.status, body: body as never, text };
-    },
-    sql: async (text, params = []) => (await pg.query(text, params)).rows,
-    publish: async (events) => {
-      await bus.publish(events as Array<OutgoingEvent<unknown>>);
-      await bus.drain();
-    },
-    close: async () => {
-      await pg.end();
-      await t.close();
-    },
-  };
+  return { ...(await serviceHarness(t, bus)), token: (account, perms = ALL_PERMISSIONS, superAdmin = false) => t.token({ sub: `user-${account}`, acc: account, perms: [...perms], sa: superAdmin }) };
 }
 
 export const customer = (accountId: string, customSettings: Record<string, unknown> = {}, genSettings: Record<string, unknown> = {}) =>

@@ -1,42 +1,31 @@
-import { Logger } from '@nestjs/common';
 import { MemberChangedV1 } from '@switchboard/contracts';
-import { createEnvelope, generateSigningKeys, KafkaEventBus, openServiceDataSource } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { createEnvelope, KafkaEventBus } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { INBOX_MIGRATIONS, loadInboxConfig } from '../src';
 import { startInboxService, type RunningInboxService } from '../src/bootstrap';
 
 /** Distributed mode: the inbox process on Kafka (librdkafka's mock cluster) and NATS, migrated by migrate.js's code first. */
 describe('standalone inbox service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningInboxService>;
+  let db: StandaloneService<RunningInboxService>['db'];
   let service: RunningInboxService;
   let producer: KafkaEventBus;
-  const keys = generateSigningKeys();
+  let keys: StandaloneService<RunningInboxService>['keys'];
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'inbox-migrate', url: db.url, schema: 'inbox', entities: [], migrations: INBOX_MIGRATIONS });
-    await ds.destroy();
-    const config = loadInboxConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
+    sa = await startStandaloneService({
+      schema: 'inbox',
+      migrations: INBOX_MIGRATIONS,
+      load: loadInboxConfig,
+      start: (config) => startInboxService(config, { logger: ['error'] }),
+      producer: true,
     });
-    service = await startInboxService(config, { logger: ['error'] });
-    producer = new KafkaEventBus({ clientId: 'inbox-test-producer', brokers: kafkaTestBrokers() });
-    await producer.start();
+    ({ db, service, producer, keys } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await producer?.stop();
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready and keeps its agents from the auth events it reads from Kafka', async () => {

@@ -1,63 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { ALL_PERMISSIONS, InboxSendRequestedV1, MemberChangedV1, MessageReceivedV1, MessageStatusChangedV1, SendBatch, SendBatchProcessedV1, StreamCreatedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { ALL_PERMISSIONS, InboxSendRequestedV1, MemberChangedV1, MessageReceivedV1, MessageStatusChangedV1, SendBatch, SendBatchProcessedV1, StreamCreatedV1, Topics } from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createTestApp, serviceHarness, type Answer, type ServiceHarness } from '@switchboard/platform/testing';
 import { InboxModule, type InboxModuleOptions } from '../src';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test answers are read field by field
 
-export interface Answer<T = Json> {
-  status: number;
-  body: T;
-  text: string;
-}
-
-export interface InboxTestApp {
-  t: TestApp;
-  bus: InMemoryEventBus;
-  /** A console token of `user` in `account` with `perms` (default: every permission). */
-  token: (account: string, user?: string, perms?: readonly string[]) => string;
+export interface InboxTestApp extends ServiceHarness {
   call: <T = Json>(method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<Answer<T>>;
   sql: <T = Json>(text: string, params?: unknown[]) => Promise<T[]>;
-  /** Publishes the events and waits until every consumer handled them. */
-  publish: (events: Array<OutgoingEvent<unknown> | EventEnvelope>) => Promise<void>;
-  close: () => Promise<void>;
+  /** A console token of `user` in `account` with `perms` (default: every permission). */
+  token: (account: string, user?: string, perms?: readonly string[]) => string;
 }
 
 export async function startInbox(options: InboxModuleOptions = {}): Promise<InboxTestApp> {
   const bus = new InMemoryEventBus();
   const t = await createTestApp(() => ({ imports: [InboxModule.register(options)], bus }));
-  const pg = new Client({ connectionString: t.db.url });
-  await pg.connect();
-  return {
-    t,
-    bus,
-    token: (account, user = '1', perms = ALL_PERMISSIONS) => t.token({ sub: user, acc: account, perms: [...perms] }),
-    call: async (method, p, opts = {}) => {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      const res = await fetch(`${t.url}/api${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-      const text = await res.text();
-      let body: unknown = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        body = null;
-      }
-      return { status: res.status, body: body as never, text };
-    },
-    sql: async (text, params = []) => (await pg.query(text, params)).rows,
-    publish: async (events) => {
-      await bus.publish(events as Array<OutgoingEvent<unknown>>);
-      await bus.drain();
-    },
-    close: async () => {
-      await pg.end();
-      await t.close();
-    },
-  };
+  return { ...(await serviceHarness(t, bus)), token: (account, user = '1', perms = ALL_PERMISSIONS) => t.token({ sub: user, acc: account, perms: [...perms] }) };
 }
 
 export const INBOX_PERMISSIONS = ALL_PERMISSIONS.filter((p) => p.startsWith('INBOX_'));

@@ -1,30 +1,23 @@
-import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
-import { generateSigningKeys, openServiceDataSource } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { LINKS_MIGRATIONS, linksModuleOptionsFromConfig, loadLinksConfig } from '../src';
 import { startLinksService, type RunningLinksService } from '../src/bootstrap';
 
 /** Distributed mode: the links process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone links service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningLinksService>;
+  let db: StandaloneService<RunningLinksService>['db'];
   let service: RunningLinksService;
-  const keys = generateSigningKeys();
-  const base = () => ({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: db.url, JWT_PUBLIC_KEY: keys.publicKey, KAFKA_BROKERS: kafkaTestBrokers().join(','), NATS_URL: natsTestUrl() });
+  /** The environment the service was started with. */
+  const base = (): Record<string, string> => ({ ...sa.env });
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'links-migrate', url: db.url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS });
-    await ds.destroy();
-    service = await startLinksService(loadLinksConfig(base()), { logger: ['error'] });
+    sa = await startStandaloneService({ schema: 'links', migrations: LINKS_MIGRATIONS, load: loadLinksConfig, start: (config) => startLinksService(config, { logger: ['error'] }) });
+    ({ db, service } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready with its schema migrated: domains, pools, offers, the outbox and dead letters', async () => {

@@ -1,43 +1,31 @@
-import { Logger } from '@nestjs/common';
 import { ALL_PERMISSIONS, type DashboardMainDto } from '@switchboard/contracts';
-import { generateSigningKeys, KafkaEventBus, openServiceDataSource, TokenSigner } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { KafkaEventBus, TokenSigner } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { loadStatsConfig, STATS_MIGRATIONS } from '../src';
 import { startStatsService, type RunningStatsService } from '../src/bootstrap';
 import { accepted, customer, message, statusChanged } from './support';
 
 /** Distributed mode: the stats process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone stats service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningStatsService>;
   let service: RunningStatsService;
   let producer: KafkaEventBus;
-  const keys = generateSigningKeys();
+  let keys: StandaloneService<RunningStatsService>['keys'];
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'stats-migrate', url: db.url, schema: 'stats', entities: [], migrations: STATS_MIGRATIONS });
-    await ds.destroy();
-    const config = loadStatsConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
-      STATS_CACHE_SECONDS: '0',
+    sa = await startStandaloneService({
+      schema: 'stats',
+      migrations: STATS_MIGRATIONS,
+      load: loadStatsConfig,
+      start: (config) => startStatsService(config, { logger: ['error'] }),
+      env: (base) => ({ ...base, STATS_CACHE_SECONDS: '0' }),
+      producer: true,
     });
-    service = await startStatsService(config, { logger: ['error'] });
-    producer = new KafkaEventBus({ clientId: 'stats-test-producer', brokers: kafkaTestBrokers() });
-    await producer.start();
+    ({ service, producer, keys } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await producer?.stop();
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready and answers the dashboard from message events it reads from Kafka', async () => {

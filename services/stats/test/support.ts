@@ -6,18 +6,13 @@ import {
   MessageRefundedV1,
   MessageStatusChangedV1,
   StreamCreatedV1,
-  type EventEnvelope,
+  
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { Client } from 'pg';
+import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createTestApp, serviceHarness, type ServiceHarness } from '@switchboard/platform/testing';
 import { StatsModule, type StatsModuleOptions } from '../src';
 
-export interface Answer<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-  text: string;
-}
+export type { Answer } from '@switchboard/platform/testing';
 
 export interface Msg {
   uuid: string;
@@ -31,48 +26,14 @@ export interface Msg {
   currency: string;
 }
 
-export interface StatsTestApp {
-  t: TestApp;
+export interface StatsTestApp extends ServiceHarness {
   token: (account: string, perms?: readonly string[], superAdmin?: boolean) => string;
-  call: <T = Record<string, unknown>>(method: string, path: string, opts?: { body?: unknown; token?: string }) => Promise<Answer<T>>;
-  sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
-  /** Publishes the events (in this order, delivered concurrently as the bus does) and waits until they are rolled up. */
-  publish: (events: Array<OutgoingEvent<unknown> | EventEnvelope>) => Promise<void>;
-  close: () => Promise<void>;
 }
 
 export async function startStats(options: StatsModuleOptions = {}): Promise<StatsTestApp> {
   const bus = new InMemoryEventBus();
   const t = await createTestApp(() => ({ imports: [StatsModule.register(options)], bus }));
-  const pg = new Client({ connectionString: t.db.url });
-  await pg.connect();
-  return {
-    t,
-    token: (account, perms = ALL_PERMISSIONS, superAdmin = false) => t.token({ sub: `user-${account}`, acc: account, perms: [...perms], sa: superAdmin }),
-    call: async (method, p, opts = {}) => {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      const res = await fetch(`${t.url}/api${p}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-      const text = await res.text();
-      let body: unknown = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        body = null;
-      }
-      return { status: res.status, body: body as never, text };
-    },
-    sql: async (text, params = []) => (await pg.query(text, params)).rows,
-    publish: async (events) => {
-      await bus.publish(events as Array<OutgoingEvent<unknown>>);
-      await bus.drain();
-    },
-    close: async () => {
-      await pg.end();
-      await t.close();
-    },
-  };
+  return { ...(await serviceHarness(t, bus)), token: (account, perms = ALL_PERMISSIONS, superAdmin = false) => t.token({ sub: `user-${account}`, acc: account, perms: [...perms], sa: superAdmin }) };
 }
 
 export const customer = (accountId: string, timeZone: string, currency = 'EUR') =>

@@ -1,40 +1,31 @@
-import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { ALL_PERMISSIONS } from '@switchboard/contracts';
-import { generateSigningKeys, openServiceDataSource, TokenSigner } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { TokenSigner } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { loadStreamsConfig, STREAMS_ENTITIES, STREAMS_MIGRATIONS } from '../src';
 import { startStreamsService, type RunningStreamsService } from '../src/bootstrap';
 
 /** Distributed mode: the streams process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone streams service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningStreamsService>;
+  let db: StandaloneService<RunningStreamsService>['db'];
   let service: RunningStreamsService;
-  const keys = generateSigningKeys();
+  let keys: StandaloneService<RunningStreamsService>['keys'];
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'streams-migrate', url: db.url, schema: 'streams', entities: STREAMS_ENTITIES, migrations: STREAMS_MIGRATIONS });
-    await ds.destroy();
-    const config = loadStreamsConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
-      STREAMS_SECRET: 'a-secret-of-at-least-16-chars',
-      PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-the-test',
+    sa = await startStandaloneService({
+      schema: 'streams',
+      entities: STREAMS_ENTITIES,
+      migrations: STREAMS_MIGRATIONS,
+      load: loadStreamsConfig,
+      start: (config) => startStreamsService(config, { logger: ['error'] }),
+      env: (base) => ({ ...base, STREAMS_SECRET: 'a-secret-of-at-least-16-chars', PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-the-test' }),
     });
-    service = await startStreamsService(config, { logger: ['error'] });
+    ({ db, service, keys } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await service?.close();
-    await db?.drop();
-    jest.restoreAllMocks();
+    await sa?.close();
   });
 
   it('reports ready, serves the console and publishes its events from the outbox to Kafka', async () => {

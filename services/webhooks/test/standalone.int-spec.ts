@@ -1,49 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@nestjs/common';
 import { ALL_PERMISSIONS, MessageStatusChangedV1 } from '@switchboard/contracts';
-import { createEnvelope, generateSigningKeys, KafkaEventBus, openServiceDataSource, TokenSigner } from '@switchboard/platform';
-import { createTestDatabase, kafkaTestBrokers, natsTestUrl, type TestDatabase } from '@switchboard/platform/testing';
+import { createEnvelope, KafkaEventBus, TokenSigner } from '@switchboard/platform';
+import { startStandaloneService, type StandaloneService } from '@switchboard/platform/testing';
 import { loadWebhooksConfig, WEBHOOKS_MIGRATIONS } from '../src';
 import { startWebhooksService, type RunningWebhooksService } from '../src/bootstrap';
 import { Receiver } from './support';
 
 /** Distributed mode: the webhooks process on Kafka (librdkafka's mock cluster) and NATS, migrated by the Job's code first. */
 describe('standalone webhooks service', () => {
-  let db: TestDatabase;
+  let sa: StandaloneService<RunningWebhooksService>;
+  let db: StandaloneService<RunningWebhooksService>['db'];
   let service: RunningWebhooksService;
   let producer: KafkaEventBus;
   let rx: Receiver;
-  const keys = generateSigningKeys();
+  let keys: StandaloneService<RunningWebhooksService>['keys'];
 
   beforeAll(async () => {
-    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    db = await createTestDatabase();
-    // what migrate.js does
-    const ds = await openServiceDataSource({ name: 'webhooks-migrate', url: db.url, schema: 'webhooks', entities: [], migrations: WEBHOOKS_MIGRATIONS });
-    await ds.destroy();
     rx = await new Receiver().start();
-    const config = loadWebhooksConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      KAFKA_BROKERS: kafkaTestBrokers().join(','),
-      NATS_URL: natsTestUrl(),
-      WEBHOOKS_SECRET: 'a-secret-of-at-least-16-chars',
-      WEBHOOKS_ALLOWED_PORTS: 'any',
-      WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    sa = await startStandaloneService({
+      schema: 'webhooks',
+      migrations: WEBHOOKS_MIGRATIONS,
+      load: loadWebhooksConfig,
+      start: (config) => startWebhooksService(config, { logger: ['error'] }),
+      env: (base) => ({ ...base, WEBHOOKS_SECRET: 'a-secret-of-at-least-16-chars', WEBHOOKS_ALLOWED_PORTS: 'any', WEBHOOKS_ALLOW_LOOPBACK: 'true' }),
+      producer: true,
     });
-    service = await startWebhooksService(config, { logger: ['error'] });
-    producer = new KafkaEventBus({ clientId: 'webhooks-test-producer', brokers: kafkaTestBrokers() });
-    await producer.start();
+    ({ db, service, producer, keys } = sa);
   }, 60_000);
 
   afterAll(async () => {
-    await producer?.stop();
-    await service?.close();
+    await sa?.close();
     await rx?.stop();
-    await db?.drop();
-    jest.restoreAllMocks();
   });
 
   it('reports ready, takes a webhook, and delivers a status change it reads from Kafka', async () => {
