@@ -188,8 +188,18 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.getByTestId('wizard-next').click();
     await page.getByTestId('variants-error').waitFor();
     await page.getByTestId('split-evenly').click();
+    // the preview's samples are the service's (POST /campaigns/spintax_preview), not drawn in the browser
+    const previewAnswer = page.waitForResponse((r) => r.url().includes('/campaigns/spintax_preview') && r.request().method() === 'POST');
     await page.getByTestId('variant-preview-toggle').first().click();
+    const served = (await (await previewAnswer).json()) as { samples: string[] };
     await page.getByTestId('spintax-sample').first().waitFor();
+    expect(await page.getByTestId('spintax-sample').allTextContents()).toEqual([...new Set(served.samples)]);
+    // the variable the text uses: what a recipient without a first name gets (use the default: then one is required)
+    const firstName = page.getByTestId('campaign-variable-firstName');
+    await firstName.locator('select').selectOption('1');
+    await page.getByTestId('wizard-next').click();
+    await firstName.locator('.Mui-error').first().waitFor();
+    await firstName.getByTestId('variable-default').fill(locale === 'en' ? 'friend' : 'друг');
     await shot(`${locale}-12-wizard-message`);
     await page.getByTestId('wizard-next').click();
 
@@ -257,6 +267,10 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
       }
       const name = locale === 'en' ? 'Spring sale' : 'Весенняя распродажа';
       const id = await createInWizard(name, locale);
+      const links = await api<{ items: Array<{ variableName: string; defaultValue: string | null; missingRule: number }> }>('GET', `/campaigns/${id}/variables`);
+      expect(links.body.items.map(({ variableName, defaultValue, missingRule }) => ({ variableName, defaultValue, missingRule }))).toEqual([
+        { variableName: 'firstName', defaultValue: locale === 'en' ? 'friend' : 'друг', missingRule: 1 },
+      ]);
       await page.getByTestId('campaign-page').waitFor();
       await expect(page.getByTestId('page-title').textContent()).resolves.toBe(name);
       await page.locator('[data-testid="campaign-page"][data-live="true"]').waitFor({ timeout: 15000 });

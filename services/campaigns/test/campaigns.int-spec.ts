@@ -56,6 +56,33 @@ describe('campaigns', () => {
     expect(three.campaignVariants.map((v) => [v.name, v.ratio])).toEqual([['Variant 1', 33], ['Variant 2', 33], ['Variant 3', 34]]);
   });
 
+  it('sets variable links with the campaign (default value, missing rule), keeps link params, and refuses a use-default rule without a default', async () => {
+    const c = await create({ campaignVariables: [{ variable: 2, defaultValue: 'friend', missingRule: 1 }, { variable: 40, variableName: 'code', missingRule: 0 }] });
+    const links = async () =>
+      (await app.call<{ items: Array<{ variable: number; variableName: string; defaultValue: string | null; missingRule: number; params: Record<string, unknown> }> }>('GET', `/campaigns/${c.id}/variables`, { token })).body.items
+        .map(({ variable, variableName, defaultValue, missingRule, params }) => ({ variable, variableName, defaultValue, missingRule, params }))
+        .sort((a, b) => a.variable - b.variable);
+    expect(await links()).toEqual([
+      { variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1, params: {} },
+      { variable: 40, variableName: 'code', defaultValue: null, missingRule: 0, params: {} },
+    ]);
+    // a link variable's params (set through /campaigns_variables) survive an edit of the campaign's variables
+    const link = await app.call('POST', '/campaigns_variables', { token, body: { campaign: c.id, variable: 7, params: { domain_pool: 3 } } });
+    expect(link.status).toBe(201);
+    const edited = await app.call('PUT', `/campaigns/${c.id}`, { token, body: { campaignVariables: [{ variable: 2, missingRule: 0 }, { variable: 7, variableName: 'shorturl' }] } });
+    expect(edited.status).toBe(200);
+    expect(await links()).toEqual([
+      { variable: 2, variableName: 'firstName', defaultValue: null, missingRule: 0, params: {} },
+      { variable: 7, variableName: 'shorturl', defaultValue: null, missingRule: 0, params: { domain_pool: 3 } },
+      { variable: 40, variableName: 'code', defaultValue: null, missingRule: 0, params: {} },
+    ]);
+    const refused = await app.call<{ violations: Array<{ propertyPath: string; code?: string }> }>('PUT', `/campaigns/${c.id}`, { token, body: { name: 'renamed', campaignVariables: [{ variable: 2, defaultValue: '', missingRule: 1 }] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.violations).toEqual([expect.objectContaining({ propertyPath: 'campaignVariables[0].defaultValue', code: 'errors.client.required' })]);
+    expect((await app.call<CampaignDto>('GET', `/campaigns/${c.id}`, { token })).body.name).toBe('Black Friday');
+    expect(await links()).toHaveLength(3);
+  });
+
   it('refuses bad variants, ratios, spintax and references with the spec codes and changes nothing', async () => {
     const before = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.campaign`);
     const cases: Array<[Record<string, unknown>, string, string]> = [

@@ -32,6 +32,18 @@ export class CampaignInputDto {
   })
   @Allow()
   campaignsSenders?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { variable: { type: 'integer' }, variableName: { type: 'string' }, defaultValue: { type: 'string', nullable: true }, missingRule: { type: 'integer', enum: [0, 1] } },
+      required: ['variable'],
+    },
+    description: 'the campaign variable links to set (by variable; others are kept, link params untouched): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
+    example: [{ variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 }],
+  })
+  @Allow()
+  campaignVariables?: unknown;
   @ApiPropertyOptional({ type: [Number], description: 'tag ids (campaign_tags)', example: [2] }) @Allow() campaignTags?: unknown;
   @ApiPropertyOptional({
     type: 'object',
@@ -73,6 +85,18 @@ export class RatiosDto {
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, ratio: { type: 'integer' } } }, example: [{ id: 3, ratio: 100 }] })
   @Allow()
   campaignsSenders?: unknown;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { variable: { type: 'integer' }, variableName: { type: 'string' }, defaultValue: { type: 'string', nullable: true }, missingRule: { type: 'integer', enum: [0, 1] } },
+      required: ['variable'],
+    },
+    description: 'the campaign variable links to set (by variable; others are kept, link params untouched): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
+    example: [{ variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 }],
+  })
+  @Allow()
+  campaignVariables?: unknown;
 }
 
 export class RejectDto {

@@ -10,6 +10,8 @@ import {
   CampaignChangedV1,
   CampaignStatus,
   CampaignType,
+  MissingRule,
+  StandardVariable,
   type CampaignDto,
   type CampaignFilterTab,
   type CampaignStatusValue,
@@ -48,6 +50,7 @@ interface CampaignInput {
   contactLists?: string[];
   variants?: VariantInput[];
   senders?: SenderInput[];
+  variables?: VariableLinkInput[];
   tags?: string[];
   activity?: {
     json: Record<string, unknown>;
@@ -62,6 +65,17 @@ interface CampaignInput {
   };
   settings?: Record<string, unknown>;
 }
+
+/** A campaign variable link set with the campaign (`campaignVariables`): upserted by variable, params kept. */
+interface VariableLinkInput {
+  variable: string;
+  name: string;
+  defaultValue: string | null;
+  missingRule: number;
+}
+
+const STANDARD_VARIABLE_NAMES: Record<string, string> = Object.fromEntries(Object.entries(StandardVariable).map(([name, vid]) => [String(vid), name]));
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 interface AccountFlags {
   enable_spam_restriction: boolean;
@@ -575,6 +589,7 @@ export class CampaignService {
     const variants = parseVariants(v, 'campaignVariants', body.campaignVariants, lists);
     if (variants) out.variants = variants;
     if (body.campaignsSenders !== undefined) out.senders = await this.parseSenders(m, v, acc, body.campaignsSenders);
+    if (body.campaignVariables !== undefined) out.variables = this.parseVariableLinks(v, body.campaignVariables);
     if (body.campaignTags !== undefined) {
       const raw = Array.isArray(body.campaignTags) ? body.campaignTags.map((t) => (isObject(t) ? idOf(t.id) : idOf(t))) : [null];
       if (raw.some((x) => !x)) v.add('campaignTags', 'A list of tag ids.');
@@ -588,6 +603,36 @@ export class CampaignService {
     if (body.activityTime !== undefined) out.activity = this.parseActivity(v, body.activityTime);
     if (body.campaignSettings !== undefined) out.settings = this.parseSettings(v, body.campaignSettings);
     v.done();
+    return out;
+  }
+
+  /** `campaignVariables`: [{ variable, variableName, defaultValue, missingRule }], the rules of `/campaigns_variables`. */
+  private parseVariableLinks(v: Violations, raw: unknown): VariableLinkInput[] | undefined {
+    const path = 'campaignVariables';
+    if (!Array.isArray(raw) || raw.length > 500) {
+      v.add(path, 'A list of { variable, variableName, defaultValue, missingRule } (at most 500).');
+      return undefined;
+    }
+    const out: VariableLinkInput[] = [];
+    const seen = new Set<string>();
+    raw.forEach((item, i) => {
+      const at = `${path}[${i}]`;
+      if (!isObject(item)) return v.add(at, 'An object { variable, variableName, defaultValue, missingRule }.');
+      const variable = idOf(item.variable);
+      if (!variable) return v.add(`${at}.variable`, 'The contact variable id.', 'errors.client.required');
+      if (seen.has(variable)) return v.add(`${at}.variable`, 'This variable is given twice.');
+      seen.add(variable);
+      const name = item.variableName === undefined || item.variableName === null ? STANDARD_VARIABLE_NAMES[variable] : item.variableName;
+      if (typeof name !== 'string' || !VARIABLE_NAME.test(name)) return v.add(`${at}.variableName`, 'Name the variable as it is written in the text ({{name}}): letters, digits, _ . -.', 'errors.client.required');
+      const def = item.defaultValue;
+      if (def !== undefined && def !== null && (typeof def !== 'string' || def.length > 1000)) return v.add(`${at}.defaultValue`, 'A text of at most 1000 characters.');
+      const rule = item.missingRule === undefined ? MissingRule.SkipRecipient : item.missingRule;
+      if (rule !== MissingRule.SkipRecipient && rule !== MissingRule.UseDefault) return v.add(`${at}.missingRule`, '0 (skip the recipient) or 1 (use the default value).');
+      const defaultValue = typeof def === 'string' && def !== '' ? def : null;
+      if (rule === MissingRule.UseDefault && defaultValue === null) return v.add(`${at}.defaultValue`, 'The default value is needed when a missing value uses it.', 'errors.client.required');
+      out.push({ variable, name, defaultValue, missingRule: rule });
+      return undefined;
+    });
     return out;
   }
 
@@ -753,6 +798,14 @@ export class CampaignService {
            SELECT $1, $2, t.sender, t.ratio, t.position FROM unnest($3::bigint[], $4::int[], $5::int[]) AS t(sender, ratio, position)`,
           [acc, id, input.senders.map((x) => x.sender), input.senders.map((x) => x.ratio), input.senders.map((_, i) => i)],
         );
+    }
+    if (input.variables?.length) {
+      await m.query(
+        `INSERT INTO campaigns.campaign_variable (account_id, campaign_id, variable_id, variable_name, default_value, missing_rule, params)
+         SELECT $1, $2, t.variable, t.name, t.def, t.rule, '{}'::jsonb FROM unnest($3::bigint[], $4::text[], $5::text[], $6::smallint[]) AS t(variable, name, def, rule)
+         ON CONFLICT (campaign_id, variable_id) DO UPDATE SET variable_name = EXCLUDED.variable_name, default_value = EXCLUDED.default_value, missing_rule = EXCLUDED.missing_rule`,
+        [acc, id, input.variables.map((x) => x.variable), input.variables.map((x) => x.name), input.variables.map((x) => x.defaultValue), input.variables.map((x) => x.missingRule)],
+      );
     }
     if (input.tags) {
       await m.query(`DELETE FROM campaigns.campaign_tags WHERE campaign_id = $1`, [id]);

@@ -1,5 +1,5 @@
 import { apiFetch } from '../../providers/http';
-import type { Campaign, CampaignAnalytics, CampaignInput, EstimatedCost, ListResult, Tag, Template, TemplateVariant, UnreachableTimezones, WordList } from './types';
+import type { Campaign, CampaignAnalytics, CampaignVariableLink, CampaignInput, EstimatedCost, ListResult, Tag, Template, TemplateVariant, UnreachableTimezones, WordList } from './types';
 
 /** Permission strings of spec 6 these screens check. */
 export const P = {
@@ -71,6 +71,12 @@ export const campaignsApi = {
   unreachableTimezones: (campaign: number, refresh = false) => apiFetch<UnreachableTimezones>(`/campaigns/get_unreachable_timezones${q({ campaign, refresh: refresh || undefined })}`),
   /** The longest message a text can make; `variables` is the length the server assumes for each variable in it. */
   varsMaxLength: (text: string) => apiFetch<{ variables: Record<string, number>; maxLength: number; segments: number }>(`/campaigns/get_vars_max_length${q({ text })}`),
+
+  /** The campaign's variable links (default value, missing rule, link params). */
+  variables: (id: number) => apiFetch<ListResult<CampaignVariableLink>>(`/campaigns/${id}/variables`),
+  /** Samples of a spintax text drawn by the service (the same ones for the same text); 400 naming the position of bad syntax. */
+  spintaxPreview: (text: string, samples: number) =>
+    apiFetch<{ samples: string[]; combinations: number; maxLength: number; segments: number }>('/campaigns/spintax_preview', { method: 'POST', body: { text, samples } }),
 
   tags: () => apiFetch<ListResult<Tag>>(`/campaign_tags/dropdown`),
   createTag: (value: string) => apiFetch<Tag>('/campaign_tags', { method: 'POST', body: { value } }),

@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { CAMPAIGN_ACTION_STATUSES, CAMPAIGN_STATUSES } from '@switchboard/contracts/src/campaigns';
 import type { RealtimeFrame } from '../contacts/types';
 import { applyPatch, campaignPatch } from './live';
-import { ctrError, ctrLevel, evenRatios, hoursError, parseSpintax, positiveOrEmpty, ratiosError, spintaxSamples, variantCount, variantsError } from './rules';
+import { ctrError, ctrLevel, evenRatios, hoursError, parseSpintax, positiveOrEmpty, ratiosError, variantCount, variantsError } from './rules';
 import { can, FILTER_TABS } from './status';
 import type { Campaign } from './types';
-import { changes, emptyValues, fromCampaign, rebalance, stepErrors, toInput } from './wizard/model';
+import { changes, emptyValues, fromCampaign, rebalance, stepErrors, toInput, withVariableRows } from './wizard/model';
 
 describe('ratios (spec 5)', () => {
   it('splits 100 evenly with the remainder on the last item', () => {
@@ -58,8 +58,7 @@ describe('spintax and the live count', () => {
   it('parses nested alternatives and leaves {{variables}} as text', () => {
     const r = parseSpintax('{Hi|Hello {there|friend}}, {{firstName}}!');
     expect(r.ok).toBe(true);
-    expect(spintaxSamples('{a|b}', 10).sort()).toEqual(['a', 'b']);
-    expect(spintaxSamples('x {{name}} y', 3)).toEqual(['x {{name}} y']);
+    expect(variantCount('{a|bbb {c|dd}}').longest).toBe('bbb dd');
   });
 
   it('names the position of a brace that is not closed or not opened', () => {
@@ -68,14 +67,9 @@ describe('spintax and the live count', () => {
   });
 
   it('reads escapes as the character and [[list]] as one of the list’s words, as the service does', () => {
-    expect(spintaxSamples('\\{not a group\\}', 2)).toEqual(['{not a group}']);
-    expect(spintaxSamples('[[Greetings]] there', 10, { greetings: ['Hi', 'Hello'] }).sort()).toEqual(['Hello there', 'Hi there']);
+    expect(variantCount('\\{not a group\\}').longest).toBe('{not a group}');
+    expect(variantCount('[[Greetings]] there', {}, { greetings: ['Hi', 'Hello'] }).longest).toBe('Hello there');
     expect(variantCount('[[greetings]]!', {}, { greetings: ['Hi', 'Good morning'] }).units).toBe(13);
-    expect(spintaxSamples('[[unknown]]', 1)).toEqual(['[[unknown]]']);
-  });
-
-  it('gives the same samples for the same text', () => {
-    expect(spintaxSamples('{a|b|c} {d|e|f}', 3)).toEqual(spintaxSamples('{a|b|c} {d|e|f}', 3));
   });
 
   it('counts GSM-7 in 160 / 153 and UCS-2 in 70 / 67 on the longest expansion', () => {
@@ -190,5 +184,28 @@ describe('the wizard model', () => {
     const after = { ...before, name: 'Spring sale', hoursEnd: '21:00', variants: [{ ...before.variants[0], text: 'Hello' }] };
     expect(changes(before, after, (_f, v) => (typeof v === 'string' ? v : JSON.stringify(v))).map((c) => c.field)).toEqual(['name', 'variants', 'hours']);
     expect(changes(before, { ...before }, String)).toEqual([]);
+  });
+
+  it('gives every contact variable the texts use a link (skip by default), saves its default value and rule, and needs a default to use one', () => {
+    const known = [{ id: 2, name: 'firstName' }, { id: 40, name: 'code' }];
+    const base = fromCampaign(campaign(), 'name');
+    const v = { ...base, variants: [{ ...base.variants[0], text: 'Hi {{firstName}}, {{code}} {{unknownOne}} {{shorturl}}' }] };
+    const rows = withVariableRows(v, known);
+    expect(rows).toEqual([
+      { name: 'firstName', variable: 2, defaultValue: '', missingRule: 0 },
+      { name: 'code', variable: 40, defaultValue: '', missingRule: 0 },
+    ]);
+    expect(withVariableRows({ ...v, variables: rows ?? [] }, known)).toBeNull();
+    const edited = { ...v, variables: [{ name: 'firstName', variable: 2, defaultValue: '', missingRule: 1 as const }, { name: 'code', variable: 40, defaultValue: 'X1', missingRule: 0 as const }] };
+    expect(stepErrors('message', edited)).toEqual({ 'variables.firstName.defaultValue': 'errors.client.required' });
+    const fixed = { ...edited, variables: [{ ...edited.variables[0], defaultValue: 'friend' }, edited.variables[1]] };
+    expect(stepErrors('message', fixed)).toEqual({});
+    expect(toInput(fixed).campaignVariables).toEqual([
+      { variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 },
+      { variable: 40, variableName: 'code', defaultValue: 'X1', missingRule: 0 },
+    ]);
+    // a variable no text uses any more is not sent; the review popup names the change
+    expect(toInput({ ...fixed, variants: [{ ...fixed.variants[0], text: 'Hi {{code}}' }] }).campaignVariables).toEqual([{ variable: 40, variableName: 'code', defaultValue: 'X1', missingRule: 0 }]);
+    expect(changes({ ...v, variables: rows ?? [] }, fixed, String).map((c) => c.field)).toEqual(['variables']);
   });
 });

@@ -172,30 +172,6 @@ function longest(nodes: Node[], measure: (s: string) => number): string {
 }
 
 /** A deterministic sample: alternative `pick(count)` at each choice. */
-function sample(nodes: Node[], pick: (count: number) => number): string {
-  let out = '';
-  for (const n of nodes) out += typeof n === 'string' ? n : sample(n[pick(n.length)], pick);
-  return out;
-}
-
-/** N sample expansions of a text (a small seeded generator, so the preview is stable while the text is). */
-export function spintaxSamples(text: string, count: number, words: WordLists = {}): string[] {
-  const parsed = parseSpintax(text, words);
-  if (!parsed.ok) return [];
-  let seed = 2166136261;
-  for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 16777619) >>> 0;
-  const out = new Set<string>();
-  for (let k = 0; k < count * 4 && out.size < count; k++) {
-    out.add(
-      sample(parsed.tree, (n) => {
-        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-        return (seed >>> 8) % n;
-      }),
-    );
-  }
-  return [...out];
-}
-
 /**
  * The live count of a variant: its longest expansion with every `{{variable}}` replaced by that variable's longest
  * value (`maxLengths`, from get_vars_max_length; unknown ones by their example or 10 characters), then GSM-7 / UCS-2

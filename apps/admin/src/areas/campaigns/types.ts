@@ -55,6 +55,8 @@ export interface CampaignInput {
   unsubscribeAutoAdd: boolean;
   campaignVariants: Array<{ id?: number; name: string; text: string; color: string; ratio: number }>;
   campaignsSenders: Array<{ sender: number; ratio: number }>;
+  /** Variable links to set (upserted by variable; link params are kept). */
+  campaignVariables?: Array<{ variable: number; variableName: string; defaultValue: string | null; missingRule: 0 | 1 }>;
   activityTime: ActivityTime;
   campaignSettings: Pick<CampaignSettings, 'auto_pause_after_messages' | 'auto_pause_after_every_messages' | 'ctr_indicators'>;
 }
@@ -74,4 +76,15 @@ export interface EstimatedCost {
 export interface UnreachableTimezones {
   status: 'pending' | 'ready' | 'error';
   items: Array<{ timezone: string; count: number }>;
+}
+
+/** A campaign variable link (`/campaigns/{id}/variables`). */
+export interface CampaignVariableLink {
+  id: number;
+  campaign: number;
+  variable: number;
+  variableName: string;
+  defaultValue: string | null;
+  missingRule: number;
+  params: Record<string, unknown>;
 }

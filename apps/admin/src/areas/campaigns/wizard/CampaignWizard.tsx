@@ -9,7 +9,7 @@ import type { Campaign } from '../types';
 import { clientError, errorText, fieldErrors } from '../widgets/errors';
 import { ChangesReview } from './ChangesReview';
 import { useLookups, type Lookups } from './lookups';
-import { changes, emptyValues, fromCampaign, STEPS, stepErrors, toInput, type Change, type Step, type WizardValues } from './model';
+import { changes, emptyValues, fromCampaign, STEPS, stepErrors, toInput, variableRows, type Change, type Step, type WizardValues } from './model';
 import { AudienceStep } from './steps/AudienceStep';
 import { DetailsStep } from './steps/DetailsStep';
 import { MessageStep } from './steps/MessageStep';
@@ -29,6 +29,7 @@ const FIELD_STEP: Record<string, Step> = {
   unsubscribeAutoAdd: 'audience',
   campaignVariants: 'message',
   campaignsSenders: 'senders',
+  campaignVariables: 'message',
   activityTime: 'schedule',
   campaignSettings: 'settings',
 };
@@ -77,6 +78,21 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
     setBanner(null);
     setReview(null);
     setExtra({});
+    // an edited campaign's variable links (default value, missing rule) come with it
+    let live = true;
+    if (campaign)
+      campaignsApi.variables(campaign.id).then(
+        (r) => {
+          if (!live) return;
+          const rows = variableRows(r.items);
+          setInitial((x) => ({ ...x, variables: rows }));
+          setV((x) => ({ ...x, variables: [...rows, ...x.variables.filter((y) => !rows.some((z) => z.name === y.name))] }));
+        },
+        () => undefined,
+      );
+    return () => {
+      live = false;
+    };
     // a new campaign or another campaign starts the wizard afresh
   }, [open, campaign?.id]);
 
@@ -126,7 +142,7 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
     const first = Object.keys(fields).find((f) => FIELD_STEP[f]);
     const mapped: Record<string, string> = {};
     for (const [f, text] of Object.entries(fields)) {
-      if (f === 'campaignVariants') mapped.variants = text;
+      if (f === 'campaignVariants' || f === 'campaignVariables') mapped.variants = text;
       else if (f === 'campaignsSenders') mapped.senders = text;
       else if (f === 'contactLists') mapped.contactLists = text;
       else if (f === 'activityTime') mapped.hours = text;
@@ -176,6 +192,10 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
         return translate(value ? 'campaigns.review.yes' : 'campaigns.review.no');
       case 'variants':
         return (value as Array<{ name: string; text: string; ratio: string }>).map((x) => `${x.name} (${x.ratio}%): ${x.text}`).join('\n');
+      case 'variables':
+        return (value as Array<{ name: string; defaultValue: string; missingRule: number }>)
+          .map((x) => `{{${x.name}}}: ${translate(x.missingRule === 1 ? 'campaigns.message.variables.useDefault' : 'campaigns.message.variables.skip')}${x.defaultValue ? ` (${x.defaultValue})` : ''}`)
+          .join('\n');
       case 'senders':
         return (value as Array<{ sender: number; ratio: string }>).map((s) => `${names([s.sender], lookups.senders)} (${s.ratio}%)`).join('\n');
       case 'timezoneMode':

@@ -1,4 +1,4 @@
-import { evenRatios, hoursError, ctrError, positiveOrEmpty, ratiosError, variantsError, parseRatio } from '../rules';
+import { evenRatios, hoursError, ctrError, positiveOrEmpty, ratiosError, variantsError, parseRatio, variablesIn } from '../rules';
 import { CAMPAIGN_DEFAULTS } from '@switchboard/contracts/src/campaigns';
 import { CampaignType } from '../status';
 import type { ActivityTime, Campaign, CampaignInput } from '../types';
@@ -28,6 +28,19 @@ export interface SenderRow {
   ratio: string;
 }
 
+/** A campaign variable link as the message step edits it (spec 3): what a recipient without a value gets. */
+export interface VariableRow {
+  name: string;
+  /** The contact variable's id. */
+  variable: number;
+  defaultValue: string;
+  /** 0: skip the recipient (the default); 1: use the default value. */
+  missingRule: 0 | 1;
+}
+
+/** Placeholders that are not contact values: the phone is always there; links are made per recipient. */
+export const NOT_CONTACT_VALUES = ['phone', 'shorturl', 'optout'];
+
 export interface WizardValues {
   name: string;
   description: string;
@@ -39,6 +52,8 @@ export interface WizardValues {
   unsubscribeAutoAdd: boolean;
   variants: VariantRow[];
   senders: SenderRow[];
+  /** Variable links edited or loaded; a variable the texts use without one is sent with the defaults (skip, no default). */
+  variables: VariableRow[];
   timezoneMode: TimezoneMode;
   timezone: string;
   workingDays: number[];
@@ -68,6 +83,7 @@ export function emptyValues(variantWord: string): WizardValues {
     unsubscribeAutoAdd: CAMPAIGN_DEFAULTS.unsubscribeAutoAdd,
     variants: [{ key: rowKey(), name: `${variantWord} 1`, text: '', color: VARIANT_COLOURS[0], ratio: '100' }],
     senders: [],
+    variables: [],
     timezoneMode: 'recipient',
     timezone: '',
     workingDays: [1, 2, 3, 4, 5],
@@ -130,6 +146,29 @@ export function fromCampaign(c: Campaign, variantWord: string): WizardValues {
   };
 }
 
+/** The contact variables the texts use (`{{name}}`), in order of first use. */
+export function usedVariables(v: Pick<WizardValues, 'variants'>): string[] {
+  return [...new Set(v.variants.flatMap((x) => variablesIn(x.text)))].filter((n) => !NOT_CONTACT_VALUES.includes(n));
+}
+
+/**
+ * The variables the texts use that have no link yet get one with spec 3's defaults (skip the recipient, no default
+ * value), so what the message step shows is what is saved and what the runner does. Unknown names are left out.
+ */
+export function withVariableRows(v: Pick<WizardValues, 'variants' | 'variables'>, known: ReadonlyArray<{ id: number; name: string }>): VariableRow[] | null {
+  const missing = usedVariables(v).filter((name) => !v.variables.some((x) => x.name === name));
+  const added = missing.flatMap((name) => {
+    const k = known.find((x) => x.name === name);
+    return k ? [{ name, variable: k.id, defaultValue: '', missingRule: 0 as const }] : [];
+  });
+  return added.length ? [...v.variables, ...added] : null;
+}
+
+/** The campaign's variable links in the API's shape (`/campaigns/{id}/variables`). */
+export function variableRows(links: ReadonlyArray<{ variable: number; variableName: string; defaultValue: string | null; missingRule: number }>): VariableRow[] {
+  return links.map((l) => ({ name: l.variableName, variable: l.variable, defaultValue: l.defaultValue ?? '', missingRule: l.missingRule === 1 ? 1 : 0 }));
+}
+
 export function activityTime(v: WizardValues): ActivityTime {
   return {
     working_hours: { start: v.hoursStart, end: v.hoursEnd },
@@ -140,7 +179,9 @@ export function activityTime(v: WizardValues): ActivityTime {
   };
 }
 
+/** The body of a create or update: the variable links are those of the variables the texts still use. */
 export function toInput(v: WizardValues): CampaignInput {
+  const used = usedVariables(v);
   return {
     name: v.name.trim(),
     description: v.description.trim() || null,
@@ -152,6 +193,9 @@ export function toInput(v: WizardValues): CampaignInput {
     unsubscribeAutoAdd: v.unsubscribeAutoAdd,
     campaignVariants: v.variants.map((x) => ({ ...(x.id ? { id: x.id } : {}), name: x.name.trim(), text: x.text, color: x.color, ratio: parseRatio(x.ratio) })),
     campaignsSenders: v.senders.filter((s) => s.sender !== '').map((s) => ({ sender: s.sender as number, ratio: parseRatio(s.ratio) })),
+    campaignVariables: v.variables
+      .filter((r) => used.includes(r.name))
+      .map((r) => ({ variable: r.variable, variableName: r.name, defaultValue: r.defaultValue === '' ? null : r.defaultValue, missingRule: r.missingRule })),
     activityTime: activityTime(v),
     campaignSettings: {
       auto_pause_after_messages: v.autoPauseAfter.trim() ? Number(v.autoPauseAfter) : null,
@@ -179,6 +223,10 @@ export function stepErrors(step: Step, v: WizardValues): Record<string, string> 
         if (!x.text.trim()) e[`variants.${i}.text`] = 'errors.client.required';
         if (Number.isNaN(parseRatio(x.ratio))) e[`variants.${i}.ratio`] = 'errors.client.digits';
       });
+      for (const name of usedVariables(v)) {
+        const r = v.variables.find((x) => x.name === name);
+        if (r?.missingRule === 1 && !r.defaultValue.trim()) e[`variables.${name}.defaultValue`] = 'errors.client.required';
+      }
       break;
     }
     case 'senders': {
@@ -247,6 +295,7 @@ export function changes(before: WizardValues, after: WizardValues, describe: (fi
     ['unsubscribeAutoAdd', (v) => v.unsubscribeAutoAdd],
     ['variants', (v) => v.variants.map((x) => ({ name: x.name.trim(), text: x.text, ratio: x.ratio, color: x.color }))],
     ['senders', (v) => v.senders.map((s) => ({ sender: s.sender, ratio: s.ratio }))],
+    ['variables', (v) => v.variables.filter((x) => usedVariables(v).includes(x.name)).map((x) => ({ name: x.name, defaultValue: x.defaultValue, missingRule: x.missingRule }))],
     ['timezoneMode', (v) => v.timezoneMode],
     ['timezone', (v) => (v.timezoneMode === 'selected' ? v.timezone : '')],
     ['workingDays', (v) => [...v.workingDays].sort((a, b) => a - b)],

@@ -4,18 +4,58 @@ import BalanceRoundedIcon from '@mui/icons-material/BalanceRounded';
 import DataObjectRoundedIcon from '@mui/icons-material/DataObjectRounded';
 import DeleteOutlineRoundedIcon from '@mui/icons-material/DeleteOutlineRounded';
 import { Alert, Box, Button, IconButton, Menu, MenuItem, Paper, TextField, Tooltip, Typography } from '@mui/material';
+import type { TextFieldProps } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { campaignsApi } from '../../api';
-import { parseRatio, spintaxSamples, variablesIn, type WordLists } from '../../rules';
+import { parseRatio, variablesIn, type WordLists } from '../../rules';
 import { VariantCounter } from '../../widgets/VariantCounter';
-import { rebalance, rowKey, VARIANT_COLOURS, type VariantRow } from '../model';
+import { rebalance, rowKey, usedVariables, VARIANT_COLOURS, withVariableRows, type VariableRow, type VariantRow } from '../model';
 import type { StepProps } from './types';
 
 const PREVIEW_SAMPLES = 3;
 
 /** The variables a message may name: the contact fields plus the special phone, short URL and opt-out ones (spec 3). */
 const SPECIAL = ['phone', 'shorturl', 'optout'];
+
+/**
+ * Samples of a variant's spintax as the service draws them (POST /campaigns/spintax_preview, asked 300 ms after typing
+ * stops): the account's word lists and the service's own parser, so the preview is what recipients get.
+ */
+const SpintaxPreview = ({ text }: { text: string }) => {
+  const translate = useTranslate();
+  const [answer, setAnswer] = useState<{ text: string; samples: string[] | null } | null>(null);
+  useEffect(() => {
+    if (!text.trim()) return undefined;
+    let live = true;
+    const t = window.setTimeout(() => {
+      campaignsApi.spintaxPreview(text, PREVIEW_SAMPLES).then(
+        (r) => live && setAnswer({ text, samples: [...new Set(r.samples)] }),
+        () => live && setAnswer({ text, samples: null }),
+      );
+    }, 300);
+    return () => {
+      live = false;
+      window.clearTimeout(t);
+    };
+  }, [text]);
+  const current = answer && answer.text === text ? answer : null;
+  return (
+    <Box sx={{ mt: 1, display: 'grid', gap: 0.75 }} data-testid="spintax-preview" aria-busy={!!text.trim() && !current}>
+      {!text.trim() ? (
+        <Typography variant="body2" color="text.secondary">{translate('campaigns.message.noPreview')}</Typography>
+      ) : current && current.samples === null ? (
+        <Typography variant="body2" color="error" data-testid="spintax-preview-error">{translate('campaigns.message.previewInvalid')}</Typography>
+      ) : (
+        current?.samples?.map((s) => (
+          <Box key={s} sx={{ p: 1.25, borderRadius: '8px', bgcolor: '#f6f7f9', fontSize: 14, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }} data-testid="spintax-sample">
+            {s}
+          </Box>
+        ))
+      )}
+    </Box>
+  );
+};
 
 const VariantCard = ({
   row,
@@ -55,7 +95,6 @@ const VariantCard = ({
       el?.setSelectionRange(at + token.length, at + token.length);
     });
   };
-  const samples = preview ? spintaxSamples(row.text, PREVIEW_SAMPLES, words) : [];
   return (
     <Paper variant="outlined" sx={{ p: 2, borderLeft: 4, borderLeftColor: row.color }} data-testid="variant-card">
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr 90px', sm: '1fr 110px auto auto' }, gap: 1.5, alignItems: 'start' }}>
@@ -127,19 +166,54 @@ const VariantCard = ({
           </MenuItem>
         ))}
       </Menu>
-      {preview && (
-        <Box sx={{ mt: 1, display: 'grid', gap: 0.75 }} data-testid="spintax-preview">
-          {samples.length === 0 ? (
-            <Typography variant="body2" color="text.secondary">{translate('campaigns.message.noPreview')}</Typography>
-          ) : (
-            samples.map((s) => (
-              <Box key={s} sx={{ p: 1.25, borderRadius: '8px', bgcolor: '#f6f7f9', fontSize: 14, whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }} data-testid="spintax-sample">
-                {s}
-              </Box>
-            ))
-          )}
+      {preview && <SpintaxPreview text={row.text} />}
+    </Paper>
+  );
+};
+
+/**
+ * What a recipient without a value gets, per variable the texts use (spec 3 campaign variable link): skip the
+ * recipient, or use the default value (then required).
+ */
+const VariablesPanel = ({ rows, labels, errors, onChange, disabled }: { rows: VariableRow[]; labels: Record<string, string>; errors: Record<string, string>; onChange: (name: string, patch: Partial<VariableRow>) => void; disabled?: boolean }) => {
+  const translate = useTranslate();
+  if (!rows.length) return null;
+  const select: TextFieldProps['slotProps'] = { select: { native: true } };
+  return (
+    <Paper variant="outlined" sx={{ p: 2, display: 'grid', gap: 1.5 }} data-testid="campaign-variables">
+      <Box>
+        <Typography variant="subtitle2">{translate('campaigns.message.variables.title')}</Typography>
+        <Typography variant="caption" color="text.secondary">{translate('campaigns.message.variables.hint')}</Typography>
+      </Box>
+      {rows.map((r) => (
+        <Box key={r.name} sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '160px 1fr 1fr' }, gap: 1.5, alignItems: 'start' }} data-testid={`campaign-variable-${r.name}`}>
+          <Typography variant="body2" sx={{ pt: { sm: 1 }, fontWeight: 600, overflowWrap: 'anywhere' }}>
+            {labels[r.name] ?? r.name} <Typography component="span" variant="caption" color="text.secondary">{`{{${r.name}}}`}</Typography>
+          </Typography>
+          <TextField
+            select
+            size="small"
+            label={translate('campaigns.message.variables.missingRule')}
+            value={String(r.missingRule)}
+            disabled={disabled}
+            onChange={(e) => onChange(r.name, { missingRule: e.target.value === '1' ? 1 : 0 })}
+            slotProps={{ ...select, htmlInput: { 'data-testid': 'variable-missing-rule' } }}
+          >
+            <option value="0">{translate('campaigns.message.variables.skip')}</option>
+            <option value="1">{translate('campaigns.message.variables.useDefault')}</option>
+          </TextField>
+          <TextField
+            size="small"
+            label={translate('campaigns.message.variables.defaultValue')}
+            value={r.defaultValue}
+            disabled={disabled}
+            onChange={(e) => onChange(r.name, { defaultValue: e.target.value })}
+            error={!!errors[`variables.${r.name}.defaultValue`]}
+            helperText={errors[`variables.${r.name}.defaultValue`] || ' '}
+            slotProps={{ htmlInput: { maxLength: 1000, 'data-testid': 'variable-default' } }}
+          />
         </Box>
-      )}
+      ))}
     </Paper>
   );
 };
@@ -181,6 +255,16 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
     set({ variants: rebalance([...v.variants, { key: rowKey(), name: `${translate('campaigns.message.variantWord')} ${n + 1}`, text: '', color: VARIANT_COLOURS[n % VARIANT_COLOURS.length], ratio: '0' }]) });
   };
   const remove = (i: number) => set({ variants: rebalance(v.variants.filter((_r, j) => j !== i)) });
+  // every contact variable the texts use gets its link (skip the recipient by default), shown and saved as it is
+  const texts = v.variants.map((x) => x.text).join('\u0000');
+  useEffect(() => {
+    const rows = withVariableRows(v, lookups.variables);
+    if (rows) set({ variables: rows });
+    // only when the texts or the known variables change
+  }, [texts, lookups.variables]);
+  const used = usedVariables(v);
+  const variableLabels = Object.fromEntries(lookups.variables.map((x) => [x.name, x.UIname || x.name]));
+  const changeVariable = (name: string, patch: Partial<VariableRow>) => set({ variables: v.variables.map((r) => (r.name === name ? { ...r, ...patch } : r)) });
   const total = v.variants.reduce((n, r) => n + (Number.isNaN(parseRatio(r.ratio)) ? 0 : parseRatio(r.ratio)), 0);
 
   return (
@@ -221,6 +305,7 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
       {v.variants.map((row, i) => (
         <VariantCard key={row.key} row={row} index={i} count={v.variants.length} onChange={(p) => update(i, p)} onRemove={() => remove(i)} errors={errors} variables={variables} maxLengths={maxLengths} words={words} ratiosOnly={ratiosOnly} />
       ))}
+      <VariablesPanel rows={v.variables.filter((r) => used.includes(r.name))} labels={variableLabels} errors={errors} onChange={changeVariable} disabled={ratiosOnly} />
       {!ratiosOnly && (
         <Button startIcon={<AddRoundedIcon />} onClick={add} sx={{ justifySelf: 'start' }} data-testid="add-variant">
           {translate('campaigns.message.addVariant')}
