@@ -297,6 +297,12 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
       expect(perVariant.map(Number).reduce((a, b) => a + b, 0)).toBe(RECIPIENTS);
       const server = await api<{ stats: { delivered: number } }>('GET', `/campaigns/${id}`);
       expect(server.body.stats.delivered).toBe(RECIPIENTS);
+      // the campaign report (stats, from the events): delivery over time and delivered per variant add up to every message
+      const sumOf = async (testId: string, attr: string) => (await page.getByTestId(testId).locator(attr === 'bar' ? '[data-testid="chart-bar"]' : `[data-testid="${attr}"]`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-total') ?? e.textContent)))).reduce((a, b) => a + b, 0);
+      await expect(until(() => sumOf('campaign-report-series', 'bar'), (n) => n === RECIPIENTS, 30000)).resolves.toBe(RECIPIENTS);
+      await expect(until(() => sumOf('campaign-report-variant', 'campaign-report-variant-value'), (n) => n === RECIPIENTS, 30000)).resolves.toBe(RECIPIENTS);
+      await expect(page.getByTestId('campaign-report-country-row').first().getAttribute('data-key')).resolves.toBe('DE');
+      await shot(`${locale}-22-campaign-report`);
     }, 240000);
   }
 

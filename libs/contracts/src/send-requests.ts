@@ -27,6 +27,11 @@ export const SendRequestItem = z.object({
   notBefore: z.string().nullable(),
   /** The requester's own reference (campaign recipient id, inbox message id), echoed in the answer. */
   ref: z.string().max(64),
+  /**
+   * The campaign variant the text was composed from (campaign batches; absent or null otherwise). Not used by streams:
+   * stats reads it from the request to count messages per variant (docs/decisions/0046-campaign-reports.md).
+   */
+  variantId: id.nullable().optional(),
 });
 export type SendRequestItem = z.infer<typeof SendRequestItem>;
 

@@ -72,7 +72,7 @@ export interface DashboardMainDto extends ReportRange {
   series: SeriesPoint[];
   /** per stream; null without the stream view permission */
   streams: StreamFigures[] | null;
-  /** figures that wait for services not built yet (campaigns, links): clicked */
+  /** recipients who clicked a short link in the range (first clicks); null with a stream filter (clicks are not kept per stream) */
   clicked: number | null;
   waiting: string[];
 }
@@ -88,6 +88,101 @@ export interface DestinationFigures {
 
 export interface TopDestinationsDto extends ReportRange {
   items: DestinationFigures[];
+}
+
+/**
+ * A campaign's (or a variant's, or all campaigns') figures from the campaign rollups (docs/decisions/0046): messages per
+ * status, cost per currency (null without the cost permission), clicks (every counted click), unique clicks (first
+ * clicks: recipients who clicked), opt-outs through the opt-out link, and the CTR as the campaign page shows it:
+ * unique clicks over delivered, a percentage with two decimals.
+ */
+export interface CampaignFigures extends StatusCounts {
+  cost: MoneyDto[] | null;
+  clicks: number;
+  uniqueClicks: number;
+  optedOut: number;
+  ctr: number;
+}
+
+export interface CampaignSeriesPoint {
+  bucket: string;
+  total: number;
+  delivered: number;
+  failed: number;
+  pending: number;
+  clicks: number;
+}
+
+export interface CampaignCountryFigures {
+  country: string;
+  total: number;
+  delivered: number;
+  failed: number;
+}
+
+/** `GET /campaign_reports/delivery_stats/{id}`: totals, delivery over time and per country. */
+export interface CampaignDeliveryStatsDto extends ReportRange {
+  campaignId: number;
+  name: string;
+  grain: 'hour' | 'day' | 'month';
+  totals: CampaignFigures;
+  series: CampaignSeriesPoint[];
+  countries: CampaignCountryFigures[];
+}
+
+export interface CampaignVariantFigures extends CampaignFigures {
+  /** null: messages whose variant is not known (sent before variants were recorded) */
+  variantId: number | null;
+}
+
+/** `GET /campaign_reports/variant_stats/{id}` and `GET /campaign_stats/per_variant?campaign=`. */
+export interface CampaignVariantStatsDto extends ReportRange {
+  campaignId: number;
+  items: CampaignVariantFigures[];
+}
+
+export interface CampaignDomainFigures {
+  domainId: number | null;
+  domain: string;
+  /** links minted on the domain for the campaign */
+  usages: number;
+  clicks: number;
+  uniqueClicks: number;
+  /** unique clicks over usages, a percentage with two decimals */
+  ctr: number;
+}
+
+/** `GET /campaign_reports/domain_stats/{id}`. */
+export interface CampaignDomainStatsDto {
+  campaignId: number;
+  items: CampaignDomainFigures[];
+}
+
+export interface CampaignStatsRowDto extends CampaignFigures {
+  campaignId: number;
+  name: string;
+  status: number | null;
+  /** the first and last message's local hour, ISO instants */
+  firstAt: string | null;
+  lastAt: string | null;
+}
+
+/** `GET /campaign_stats/dashboard`: every campaign's figures over the slice, a series, and the four latest campaigns. */
+export interface CampaignStatsDashboardDto extends ReportRange {
+  totals: CampaignFigures;
+  grain: 'hour' | 'day' | 'month';
+  series: CampaignSeriesPoint[];
+  latest: CampaignStatsRowDto[];
+}
+
+/** `GET /campaign_stats/ctr`: per campaign. */
+export interface CampaignCtrDto {
+  campaignId: number;
+  name: string;
+  delivered: number;
+  uniqueClicks: number;
+  clicks: number;
+  ctr: number;
 }
 
 /** Micro-units as a decimal amount string: 12500000 -> "12.50", 125 -> "0.000125", -5 -> "-0.000005". */

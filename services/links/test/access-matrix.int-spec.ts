@@ -49,7 +49,6 @@ const ROUTES: Row[] = [
   { method: 'POST', path: () => '/offers', perm: P.UrlOfferAddEdit, body: () => ({ name: 'o', originalUrl: 'https://shop.example.com/?n={firstName}', expireInDays: 10 }) },
   { method: 'PUT', path: (i) => `/offers/${i.offer}`, perm: P.UrlOfferAddEdit, body: () => ({ name: 'renamed' }), item: true },
   { method: 'DELETE', path: (i) => `/offers/${i.offer}`, perm: P.UrlOfferRemove, item: true },
-  { method: 'GET', path: () => '/campaign_domain_statistics', perm: P.CampaignView },
 ];
 
 describe('links access: permissions and tenant isolation on every route', () => {

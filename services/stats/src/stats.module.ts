@@ -1,11 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
+import { CampaignEventsConsumer } from './consumers/campaign-events.consumer';
 import { RollupConsumer } from './consumers/rollup.consumer';
+import { CampaignDomainStatisticsController, CampaignReportsController, CampaignStatsController } from './controllers/campaign-reports.controller';
 import { DashboardStatisticsController } from './controllers/dashboard-statistics.controller';
 import { StreamsStatisticsController } from './controllers/streams-statistics.controller';
 import { STATS_MIGRATIONS } from './migrations';
 import { ReportCache } from './services/report-cache';
+import { CampaignReportService } from './services/campaign-report.service';
 import { ReportService } from './services/report.service';
 import { resolveStatsOptions, STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type StatsModuleOptions } from './stats.options';
 
@@ -32,8 +35,8 @@ export class StatsModule {
           },
         }),
       ],
-      controllers: [DashboardStatisticsController, StreamsStatisticsController],
-      providers: [{ provide: STATS_OPTIONS, useValue: resolveStatsOptions(options) }, ReportCache, ReportService, RollupConsumer],
+      controllers: [DashboardStatisticsController, StreamsStatisticsController, CampaignReportsController, CampaignStatsController, CampaignDomainStatisticsController],
+      providers: [{ provide: STATS_OPTIONS, useValue: resolveStatsOptions(options) }, ReportCache, ReportService, CampaignReportService, RollupConsumer, CampaignEventsConsumer],
       exports: [RollupConsumer, ReportService],
     };
   }

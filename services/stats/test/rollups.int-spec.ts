@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DashboardMainDto } from '@switchboard/contracts';
 import type { OutgoingEvent } from '@switchboard/platform';
-import { accepted, customer, message, refunded, rng, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
+import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
 
 const RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
 
@@ -24,13 +24,20 @@ function hourStart(iso: string, tz: string): string {
 type Row = { messages: number; parts: number; cost: string };
 
 /** The rollups recomputed from the raw events: each accepted message once, in its furthest status, cost less refunds. */
-function recompute(msgs: Msg[], finals: Map<string, string>, refunds: Map<string, number>, accepts: Set<string>, tz: Record<string, string>) {
+function recompute(msgs: Msg[], finals: Map<string, string>, refunds: Map<string, number>, accepts: Set<string>, tz: Record<string, string>, variants: Map<string, string>) {
   const day = new Map<string, Row>();
   const hour = new Map<string, Row>();
+  const campaign = new Map<string, Row>();
   for (const m of msgs) {
     if (!accepts.has(m.uuid)) continue;
     const status = finals.get(m.uuid) ?? 'accepted';
     const cost = BigInt(m.priceMicros) - BigInt(refunds.get(m.uuid) ?? 0);
+    if (m.campaign) {
+      // per campaign, variant (0 when its request never came), local hour, country, status and currency
+      const k = [m.account, m.campaign, variants.get(m.uuid) ?? '0', hourStart(m.acceptedAt, tz[m.account]), m.iso2 ?? '', status, m.currency].join('|');
+      const r = campaign.get(k) ?? { messages: 0, parts: 0, cost: '0' };
+      campaign.set(k, { messages: r.messages + 1, parts: r.parts + m.segments, cost: (BigInt(r.cost) + cost).toString() });
+    }
     for (const [map, bucket] of [
       [day, local(m.acceptedAt, tz[m.account]).day],
       [hour, hourStart(m.acceptedAt, tz[m.account])],
@@ -40,7 +47,7 @@ function recompute(msgs: Msg[], finals: Map<string, string>, refunds: Map<string
       map.set(k, { messages: r.messages + 1, parts: r.parts + m.segments, cost: (BigInt(r.cost) + cost).toString() });
     }
   }
-  return { day, hour };
+  return { day, hour, campaign };
 }
 
 function shuffle<T>(a: T[], r: () => number): T[] {
@@ -78,6 +85,7 @@ describe('stats: rollups from the messaging events', () => {
     const finals = new Map<string, string>();
     const refunds = new Map<string, number>();
     const accepts = new Set<string>();
+    const variants = new Map<string, string>();
     const events: Array<OutgoingEvent<unknown>> = [];
     // around Sao Paulo's DST changes of 2018-11-04 and 2019-02-17, and Kolkata's half-hour offset
     const windows = [Date.parse('2018-11-03T00:00:00Z'), Date.parse('2019-02-16T00:00:00Z'), Date.parse('2026-03-10T12:00:00Z')];
@@ -93,8 +101,18 @@ describe('stats: rollups from the messaging events', () => {
         segments: 1 + Math.floor(r() * 3),
         priceMicros: Math.floor(r() * 123_456_789),
         currency: account === A ? 'INR' : 'BRL',
+        // half of them sent by a campaign of their account, in one of two variants
+        campaign: r() < 0.5 ? `${account}0` : null,
+        variant: r() < 0.5 ? '1' : '2',
       });
       msgs.push(m);
+      // the campaign's request (its variant) comes before, after or between the message's events, or (10%) never
+      if (m.campaign && r() < 0.9) {
+        const id = randomUUID();
+        events.push(sendRequested(account, m.campaign, [m], id));
+        if (r() < 0.3) events.push(sendRequested(account, m.campaign, [m], id)); // a redelivery
+        variants.set(m.uuid, m.variant as string);
+      }
       const path: string[] = ['sent'];
       const end = r();
       if (end < 0.45) path.push('delivered');
@@ -134,7 +152,14 @@ describe('stats: rollups from the messaging events', () => {
       await s.publish(events.slice(i, i + n));
       i += n;
     }
-    const expected = recompute(msgs, finals, refunds, accepts, tz);
+    const expected = recompute(msgs, finals, refunds, accepts, tz, variants);
+    const gotCampaign = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+      `SELECT concat_ws('|', account_id, campaign_id, variant_id, to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), iso2, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+         FROM stats.rollup_campaign_hour WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+      [[A, B]],
+    );
+    expect(new Map(gotCampaign.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))).toEqual(expected.campaign);
+    expect(expected.campaign.size).toBeGreaterThan(10);
     expect(await rollups('rollup_day', [A, B])).toEqual(expected.day);
     expect(await rollups('rollup_hour', [A, B])).toEqual(expected.hour);
     // the day rollup without sender and country (the main figures over long ranges) is the day rollup summed

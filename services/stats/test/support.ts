@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ALL_PERMISSIONS,
+  CampaignSendBatchRequestedV1,
   CustomerCreatedV1,
   MessageAcceptedV1,
   MessageRefundedV1,
@@ -24,6 +25,9 @@ export interface Msg {
   segments: number;
   priceMicros: number;
   currency: string;
+  /** the campaign the message was sent for (set by streams on the acceptance), and its variant */
+  campaign?: string | null;
+  variant?: string | null;
 }
 
 export interface StatsTestApp extends ServiceHarness {
@@ -73,7 +77,7 @@ export const accepted = (m: Msg, id?: string) =>
       priceMicros: m.priceMicros,
       currency: m.currency,
       payload: null,
-      campaignId: null,
+      campaignId: m.campaign ?? null,
       notBefore: null,
       acceptedAt: m.acceptedAt,
     },
@@ -88,7 +92,7 @@ export const statusChanged = (m: Msg, status: 'sent' | 'delivered' | 'sent_faile
       accountId: m.account,
       streamId: m.stream,
       streamUid: randomUUID(),
-      campaignId: null,
+      campaignId: m.campaign ?? null,
       sender: m.sender,
       destination: '+447700900000',
       status,
@@ -103,6 +107,20 @@ export const statusChanged = (m: Msg, status: 'sent' | 'delivered' | 'sent_faile
       occurredAt: m.acceptedAt,
     },
     { accountId: m.account, source: 'dispatch', id },
+  );
+
+/** A campaign's send batch asked of streams: the messages' campaign and variant. */
+export const sendRequested = (account: string, campaignId: string, msgs: Msg[], id?: string) =>
+  createEnvelope(
+    CampaignSendBatchRequestedV1,
+    {
+      batchId: randomUUID(),
+      accountId: account,
+      streamId: '1',
+      campaignId,
+      items: msgs.map((m, i) => ({ messageUuid: m.uuid, destination: '+447700900000', text: 'hi', sender: null, payload: null, notBefore: null, ref: String(i), variantId: m.variant ?? null })),
+    },
+    { accountId: account, source: 'campaigns', id },
   );
 
 export const refunded = (m: Msg, amountMicros: number, id?: string) =>

@@ -397,7 +397,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         skipped.push([r.ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
         continue;
       }
-      items.push({ messageUuid: r.message_uuid, destination: r.phone, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(r.ordinal) });
+      items.push({ messageUuid: r.message_uuid, destination: r.phone, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(r.ordinal), variantId: variants[out.variantIndex] ?? null });
       chosen.push({ ordinal: r.ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
     }
 

@@ -46,11 +46,14 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   // the stream pages' figures, from the rollups too (docs/decisions/0028, "Streams statistics")
   'streams/statistics': 'stats',
   'streams/subscribe': 'stats',
+  // campaign, variant and domain reports from the events (docs/decisions/0046-campaign-reports.md)
+  campaign_reports: 'stats',
+  campaign_stats: 'stats',
+  campaign_domain_statistics: 'stats',
   // short links: domains, pools, offers (docs/decisions/0033-links-domains.md)
   domains: 'links',
   domain_pools: 'links',
   offers: 'links',
-  campaign_domain_statistics: 'links',
   // the shared inbox: conversations, organisation, media (docs/decisions/0035)
   inbox: 'inbox',
   spaces: 'inbox',
@@ -72,7 +75,6 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   campaigns_senders: 'campaigns',
   campaign_variants: 'campaigns',
   campaign_tags: 'campaigns',
-  campaign_reports: 'campaigns',
   templates: 'campaigns',
   variants: 'campaigns',
   word_lists: 'campaigns',

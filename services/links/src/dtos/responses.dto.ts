@@ -247,26 +247,3 @@ export class OfferOptionResponse {
   @ApiProperty({ enum: ['active', 'about_to_expire'], example: 'active' })
   state!: string;
 }
-
-export class CampaignDomainStatisticsResponse {
-  @ApiProperty({ type: Number, nullable: true, example: 7 })
-  campaignId!: number | null;
-
-  @ApiProperty({ type: Number, example: 1 })
-  domainId!: number;
-
-  @ApiProperty({ type: String, example: 'go.example.com' })
-  domain!: string;
-
-  @ApiProperty({ type: Number, example: 1000 })
-  usages!: number;
-
-  @ApiProperty({ type: Number, example: 40 })
-  clicks!: number;
-
-  @ApiProperty({ type: Number, example: 31 })
-  uniqueClicks!: number;
-
-  @ApiProperty({ type: Number, example: 4 })
-  ctr!: number;
-}

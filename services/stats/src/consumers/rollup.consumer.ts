@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
+  CampaignSendBatchRequestedV1,
   CustomerCreatedV1,
   CustomerUpdatedV1,
   MessageAcceptedV1,
@@ -28,7 +29,9 @@ export const STATUS_RANK: Record<string, number> = { accepted: 0, sent: 1, deliv
 export type RollupInput =
   | { kind: 'accepted'; d: EventData<typeof MessageAcceptedV1> }
   | { kind: 'status'; d: EventData<typeof MessageStatusChangedV1> }
-  | { kind: 'refund'; d: EventData<typeof MessageRefundedV1> };
+  | { kind: 'refund'; d: EventData<typeof MessageRefundedV1> }
+  /** A campaign batch asked of streams: each item's campaign and variant (the acceptance does not carry the variant). */
+  | { kind: 'requested'; d: EventData<typeof CampaignSendBatchRequestedV1> };
 
 interface State {
   message_uuid: string;
@@ -45,6 +48,8 @@ interface State {
   price_micros: bigint;
   refunded_micros: bigint;
   currency: string;
+  campaign_id: string | null;
+  variant_id: string | null;
 }
 
 interface Delta {
@@ -114,8 +119,8 @@ export class RollupConsumer implements OnModuleInit {
     });
     await this.bus.subscribe({
       group: ROLLUP_GROUP,
-      topics: [Topics.Streams, Topics.Dispatch],
-      types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageRefundedV1.type],
+      topics: [Topics.Streams, Topics.Dispatch, Topics.Campaigns],
+      types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
       // a partition's chunk feeds one batch: as many handler calls at once as a batch takes (Kafka: per partition)
       concurrency: this.maxBatch,
       handler: (e) => this.onMessageEvent(e),
@@ -129,6 +134,8 @@ export class RollupConsumer implements OnModuleInit {
     if (status) return this.batched.handle(e, { kind: 'status', d: status });
     const refund = parse(MessageRefundedV1, e);
     if (refund) return this.batched.handle(e, { kind: 'refund', d: refund });
+    const requested = parse(CampaignSendBatchRequestedV1, e);
+    if (requested) return this.batched.handle(e, { kind: 'requested', d: requested });
   }
 
   /** Accounts (currency, time zone) and streams (names) for the reports: snapshots, so an upsert is idempotent. */
@@ -169,6 +176,10 @@ export class RollupConsumer implements OnModuleInit {
     const accountOf = new Map<string, string>();
     const acceptedAt = new Map<string, string>();
     for (const { data } of items) {
+      if (data.kind === 'requested') {
+        for (const it of data.d.items) if (!accountOf.has(it.messageUuid)) accountOf.set(it.messageUuid, data.d.accountId);
+        continue;
+      }
       if (!accountOf.has(data.d.messageUuid)) accountOf.set(data.d.messageUuid, data.d.accountId);
       if (data.kind === 'accepted' && !acceptedAt.has(data.d.messageUuid)) acceptedAt.set(data.d.messageUuid, data.d.acceptedAt);
     }
@@ -183,7 +194,7 @@ export class RollupConsumer implements OnModuleInit {
       // the local hour's start: the instant less the local minutes and seconds (date_trunc with a zone would fold
       // the repeated hour of a DST fall-back into one bucket, which may start after the message)
       `SELECT s.message_uuid::text, s.account_id::text, s.stream_id::text, s.sender, s.iso2, s.status, s.rank, s.accepted_at, s.hour_bucket, s.day_bucket::text AS day_bucket,
-              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency,
+              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency, s.campaign_id::text, s.variant_id::text,
               t.at - (l.local - date_trunc('hour', l.local)) AS new_hour, l.local::date::text AS new_day
          FROM stats.message_state s
          JOIN json_to_recordset($1::json) AS t(u uuid, at timestamptz) ON t.u = s.message_uuid
@@ -208,6 +219,16 @@ export class RollupConsumer implements OnModuleInit {
     const after = new Map<string, State>();
     for (const [u, s] of before) after.set(u, { ...s });
     for (const { data } of items) {
+      if (data.kind === 'requested') {
+        // the campaign's variant per message; another account's request for a known message changes nothing
+        for (const it of data.d.items) {
+          const s = after.get(it.messageUuid);
+          if (!s || s.account_id !== data.d.accountId) continue;
+          if (s.campaign_id === null) s.campaign_id = data.d.campaignId;
+          if (s.variant_id === null && it.variantId) s.variant_id = it.variantId;
+        }
+        continue;
+      }
       const s = after.get(data.d.messageUuid);
       // another account's event for a known message changes nothing (message ids are the sender's, not trusted across tenants)
       if (!s || s.account_id !== data.d.accountId) continue;
@@ -218,6 +239,7 @@ export class RollupConsumer implements OnModuleInit {
         // another event id) was skipped just above
         const b = buckets.get(d.messageUuid);
         Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: new Date(d.acceptedAt).toISOString() });
+        if (d.campaignId !== null) s.campaign_id = d.campaignId;
         Object.assign(s, { hour_bucket: b?.hour ?? null, day_bucket: b?.day ?? null });
         if (s.rank < 0) Object.assign(s, { status: 'accepted', rank: 0 });
       } else if (data.kind === 'status') {
@@ -232,6 +254,7 @@ export class RollupConsumer implements OnModuleInit {
     }
     const hours = new Map<string, Delta>();
     const days = new Map<string, Delta>();
+    const campaignHours = new Map<string, Delta & { campaign: string; variant: string }>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
@@ -243,6 +266,18 @@ export class RollupConsumer implements OnModuleInit {
         const k = `${s.account_id}|${bucket}|${rest}`;
         let d = map.get(k);
         if (!d) map.set(k, (d = { account: s.account_id, stream: s.stream_id ?? '0', sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket, messages: 0, parts: 0, cost: 0n }));
+        d.messages += sign;
+        d.parts += sign * s.segments;
+        d.cost += cost;
+      }
+      if (s.campaign_id !== null) {
+        const variant = s.variant_id ?? '0';
+        const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
+        let d = campaignHours.get(k);
+        if (!d) {
+          d = { account: s.account_id, campaign: s.campaign_id, variant, stream: '0', sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n };
+          campaignHours.set(k, d);
+        }
         d.messages += sign;
         d.parts += sign * s.segments;
         d.cost += cost;
@@ -267,17 +302,27 @@ export class RollupConsumer implements OnModuleInit {
         deltas.push({ k, a: d.account, b: d.bucket, st: d.stream, se: d.sender, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
       }
     }
+    for (const d of campaignHours.values()) {
+      if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
+      deltas.push({ k: 'c', a: d.account, b: d.bucket, st: d.campaign, se: d.variant, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
+    }
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
     const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
     await m.query(
       `WITH st AS (
          UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
-                hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency
+                hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
+                campaign_id = t.campaign_id, variant_id = t.variant_id
            FROM json_to_recordset($1::json) AS t(u uuid, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz, hour_bucket timestamptz,
-                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text)
+                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint, variant_id bigint)
           WHERE m.message_uuid = t.u
        ), v AS (
          SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
+       ), ch AS (
+         -- the campaign rollup: st is the campaign, se the variant (0 unknown)
+         INSERT INTO stats.rollup_campaign_hour AS r (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
+         SELECT a, st, b::timestamptz, se::bigint, i, s, c, m, p, co FROM v WHERE k = 'c' ORDER BY a, st, b::timestamptz, se::bigint, i, s, c
+         ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
          SELECT a, b::timestamptz, st, se, i, s, c, m, p, co FROM v WHERE k = 'h' ORDER BY a, b::timestamptz, st, se, i, s, c
@@ -314,6 +359,8 @@ export class RollupConsumer implements OnModuleInit {
             price: s.price_micros.toString(),
             refunded: s.refunded_micros.toString(),
             currency: s.currency,
+            campaign_id: s.campaign_id,
+            variant_id: s.variant_id,
           })),
         ),
         JSON.stringify(deltas),
@@ -322,7 +369,7 @@ export class RollupConsumer implements OnModuleInit {
   }
 }
 
-const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency'];
+const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency', 'campaign_id', 'variant_id'];
 
 function sameState(a: State, b: State): boolean {
   return STATE_FIELDS.every((k) => a[k] === b[k]);

@@ -23,12 +23,12 @@ import { STATS_CONNECTION } from '../stats.options';
 import { ReportCache } from './report-cache';
 
 const SLICE_IDS: Record<string, TimeSlice> = { '1': 'day', '2': 'week', '3': 'month', '4': 'year' };
-const FAILED = ['sent_failed', 'undelivered', 'no_routes', 'rejected'];
-const PENDING = ['accepted', 'sent'];
+export const FAILED = ['sent_failed', 'undelivered', 'no_routes', 'rejected'];
+export const PENDING = ['accepted', 'sent'];
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Who the report is of: one account (its zone and currency) or every account (super administrators). */
-interface Scope {
+export interface Scope {
   account: string;
   accounts: string[] | null;
   timeZone: string;
@@ -38,7 +38,7 @@ interface Scope {
 }
 
 /** The resolved time range: [start, endExclusive) instants, and whether both are local midnights (day rollups). */
-interface Range {
+export interface Range {
   slice: TimeSlice | 'default';
   start: Date | null;
   endExclusive: Date | null;
@@ -53,9 +53,9 @@ interface Filters {
 
 type Row = Record<string, string | number | null>;
 
-const bad = (field: string, message: string): AppError => AppError.validation([{ propertyPath: field, message }]);
+export const bad = (field: string, message: string): AppError => AppError.validation([{ propertyPath: field, message }]);
 
-function idList(raw: unknown, field: string): string[] | null {
+export function idList(raw: unknown, field: string): string[] | null {
   if (raw === undefined || raw === null || raw === '') return null;
   const list = Array.isArray(raw) ? raw : String(raw).split(',');
   const ids = list.map((v) => {
@@ -78,14 +78,14 @@ function instant(raw: unknown, field: string): string | null {
   return new Date(raw).toISOString();
 }
 
-function money(rows: Array<{ currency: string; micros: string }>): MoneyDto[] {
+export function money(rows: Array<{ currency: string; micros: string }>): MoneyDto[] {
   return rows
     .filter((r) => r.currency !== '' && BigInt(r.micros) !== 0n)
     .map((r) => ({ currency: r.currency, micros: BigInt(r.micros).toString(), amount: microsToAmount(r.micros) }))
     .sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
-function counts(byStatus: Map<string, { n: number; parts: number }>): StatusCounts {
+export function counts(byStatus: Map<string, { n: number; parts: number }>): StatusCounts {
   const c: StatusCounts = { total: 0, accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, failed: 0, pending: 0, parts: 0 };
   for (const [status, v] of byStatus) {
     if (status in c && status !== 'total' && status !== 'failed' && status !== 'pending' && status !== 'parts') (c as unknown as Record<string, number>)[status] += v.n;
@@ -209,9 +209,29 @@ export class ReportService {
       grain,
       series,
       streams,
-      clicked: null,
-      waiting: ['clicked', 'campaigns', 'domains'],
+      clicked: filters.streams ? null : await this.clicked(scope, range),
+      waiting: [],
     };
+  }
+
+  /** Recipients who clicked in the range (first clicks, every campaign and link of the scope), from the click rollup. */
+  private async clicked(scope: Scope, range: Range): Promise<number> {
+    const params: unknown[] = [];
+    const parts: string[] = [];
+    if (scope.accounts !== null) {
+      params.push(scope.accounts);
+      parts.push(`account_id = ANY($${params.length}::bigint[])`);
+    }
+    if (range.start) {
+      params.push(range.start.toISOString());
+      parts.push(`bucket >= $${params.length}::timestamptz`);
+    }
+    if (range.endExclusive) {
+      params.push(range.endExclusive.toISOString());
+      parts.push(`bucket < $${params.length}::timestamptz`);
+    }
+    const [r] = await this.ds.query<Array<{ n: string }>>(`SELECT coalesce(sum(unique_clicks), 0)::text AS n FROM stats.campaign_click_hour WHERE ${parts.length ? parts.join(' AND ') : 'true'}`, params);
+    return Number(r.n);
   }
 
   /**
@@ -355,7 +375,7 @@ export class ReportService {
     return { table, where: parts.length ? parts.join(' AND ') : 'true', params };
   }
 
-  private rangeDto(scope: Scope, range: Range): Omit<ReportRange, 'cached'> {
+  rangeDto(scope: Scope, range: Range): Omit<ReportRange, 'cached'> {
     return {
       slice: range.slice,
       start: range.start ? range.start.toISOString() : null,
@@ -370,7 +390,7 @@ export class ReportService {
    * account's zone; custom takes start and end (a date-only start is its 00:00:00, a date-only end its 23:59:59, in the
    * account's zone); all is unbounded.
    */
-  private async range(body: Record<string, unknown>, timeZone: string): Promise<Range> {
+  async range(body: Record<string, unknown>, timeZone: string): Promise<Range> {
     const rawType = body.type ?? body.timeSlice;
     const slice: TimeSlice | 'default' =
       rawType === undefined || rawType === null || rawType === '' ? 'default' : (SLICE_IDS[String(rawType)] ?? (String(rawType) as TimeSlice));
@@ -416,7 +436,7 @@ export class ReportService {
    * The caller's account, or for a super administrator the account asked for (`accountId`, `"all"` for every one).
    * Anyone else naming another account is refused. Cost figures need COST_VIEW, per-stream figures STREAM_VIEW.
    */
-  private async scope(body: Record<string, unknown>): Promise<Scope> {
+  async scope(body: Record<string, unknown>): Promise<Scope> {
     const p = RequestContext.principal() as Principal;
     const own = RequestContext.accountId();
     const asked = body.accountId ?? body.customerId;

@@ -115,17 +115,20 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
       ) : (
         <>
           <Grid container spacing={2} sx={{ mb: 2 }}>
-            <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
+            <Grid size={{ xs: 12, sm: 6, lg: 'grow' }}>
               <Card testId="stats-total" accent="#4f46e5" loading={loading} label={translate('statistics.cards.messages')} value={t ? formatCount(t.total, locale) : 0} sub={t ? translate('statistics.cards.parts', { smart_count: t.parts }) : ''} />
             </Grid>
-            <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
+            <Grid size={{ xs: 12, sm: 6, lg: 'grow' }}>
               <Card testId="stats-delivered" accent={SERIES_COLOURS.delivered} loading={loading} label={translate('statistics.cards.delivered')} value={t ? formatCount(t.delivered, locale) : 0} sub={rate !== null ? translate('statistics.cards.rate', { rate: rate.toLocaleString(locale) }) : ''} />
             </Grid>
-            <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
+            <Grid size={{ xs: 12, sm: 6, lg: 'grow' }}>
               <Card testId="stats-failed" accent={SERIES_COLOURS.failed} loading={loading} label={translate('statistics.cards.failed')} value={t ? formatCount(t.failed, locale) : 0} sub={t && t.pending > 0 ? translate('statistics.cards.pending', { count: formatCount(t.pending, locale) }) : ''} />
             </Grid>
+            <Grid size={{ xs: 12, sm: 6, lg: 'grow' }}>
+              <Card testId="stats-clicked" accent="#0ea5e9" loading={loading} label={translate('statistics.cards.clicked')} value={m?.clicked == null ? '—' : formatCount(m.clicked, locale)} sub={m ? translate(m.clicked == null ? 'statistics.cards.clickedAll' : 'statistics.cards.clickedSub') : ''} />
+            </Grid>
             {m?.cost !== null && (
-              <Grid size={{ xs: 12, sm: 6, lg: 3 }}>
+              <Grid size={{ xs: 12, sm: 6, lg: 'grow' }}>
                 <Card testId="stats-cost" accent={SERIES_COLOURS.cost} loading={loading} label={translate('statistics.cards.cost')} value={moneyText(m?.cost ?? null, locale) ?? formatMoney({ currency, micros: '0' }, locale)} sub={m && !moneyText(m.cost, locale) ? translate('statistics.cards.noCost') : ''} />
               </Grid>
             )}
@@ -191,7 +194,7 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
           </Grid>
           <Stack direction="row" sx={{ mt: 1.5, justifyContent: 'space-between', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
             <Typography variant="caption" color="text.secondary">
-              {translate('statistics.cached')} {translate('statistics.waiting')}
+              {translate('statistics.cached')}
             </Typography>
             {compact && (
               <Button component={RouterLink} to="/statistics" size="small" data-testid="stats-more">

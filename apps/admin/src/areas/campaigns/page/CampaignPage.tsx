@@ -25,6 +25,7 @@ import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
 import type { Campaign, CampaignStats, VariantStats } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
 import { CampaignEstimates } from './CampaignEstimates';
+import { CampaignReport } from './CampaignReport';
 import { RatiosDialog } from './RatiosDialog';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
@@ -276,6 +277,7 @@ export const CampaignPage = () => {
           </Table>
         </Box>
       </Paper>
+      {c.status !== S.draft && <CampaignReport campaignId={c.id} variants={c.campaignVariants} version={`${c.status}:${st?.sent ?? 0}:${st?.delivered ?? 0}:${failedOf(st)}:${st?.clicked ?? 0}`} final={(st?.delivered ?? 0) + failedOf(st)} />}
       <Paper sx={{ p: 2 }}>
         <Typography variant="subtitle1" sx={{ fontWeight: 700, mb: 1 }}>
           {translate('campaigns.page.details')}

@@ -21,7 +21,8 @@ const en: Catalogue = {
       cost: 'Cost',
       noCost: 'No cost in this period',
       clicked: 'Clicked',
-      clickedWaiting: 'Available with short links',
+      clickedSub: 'recipients who opened a short link',
+      clickedAll: 'not counted per stream',
     },
     charts: {
       traffic: 'Messages over time',
@@ -34,7 +35,6 @@ const en: Catalogue = {
       pending: 'On their way',
       unknownCountry: 'Unknown country',
     },
-    waiting: 'Campaign, click and domain figures appear here once campaigns and short links are available.',
     cached: 'Figures are refreshed every two minutes.',
     error: 'The statistics could not be loaded.',
     more: 'Open statistics',
