@@ -5,3 +5,6 @@ export { Clock, ManualClock, SystemClock } from './clock';
 export { INTEGRATIONS_MIGRATIONS } from './migrations';
 export { IntegrationsService } from './services/integrations.service';
 export { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
+export { SyncWorker } from './services/sync.worker';
+export { IntegrationListsConsumer } from './services/lists.consumer';
+export { CONNECTORS, connectorOf } from './connectors/registry';

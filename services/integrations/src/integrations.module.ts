@@ -7,7 +7,9 @@ import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATION
 import { INTEGRATIONS_MIGRATIONS } from './migrations';
 import { CredentialVault } from './services/credentials';
 import { IntegrationsService } from './services/integrations.service';
+import { IntegrationListsConsumer } from './services/lists.consumer';
 import { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
+import { SyncWorker } from './services/sync.worker';
 
 /**
  * CRM and shop integrations: connectors, credentials sealed at rest, the completion screen's config, the sync of
@@ -42,8 +44,10 @@ export class IntegrationsModule {
         IntegrationsUnitOfWork,
         CredentialVault,
         IntegrationsService,
+        SyncWorker,
+        IntegrationListsConsumer,
       ],
-      exports: [IntegrationsService],
+      exports: [IntegrationsService, SyncWorker],
     };
   }
 }

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { ALL_PERMISSIONS, type EventEnvelope } from '@switchboard/contracts';
-import { InMemoryEventBus } from '@switchboard/platform';
+import { ALL_PERMISSIONS, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { IntegrationsModule, ManualClock, type IntegrationsModuleOptions } from '../src';
+import { IntegrationsModule, IntegrationsOutboxRelay, ManualClock, SyncWorker, type IntegrationsModuleOptions } from '../src';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test answers are read field by field
 
@@ -15,6 +15,13 @@ export interface IntegrationsTestApp {
   sql: <R = Json>(text: string, values?: unknown[]) => Promise<R[]>;
   /** Every event published on the bus so far. */
   events: () => EventEnvelope[];
+  /** Events of one type published so far, their data. */
+  data: <T>(def: EventDefinition<T>) => T[];
+  /** An event from another service, handled before this resolves. */
+  publish: <T>(def: EventDefinition<T>, data: T, source?: string) => Promise<void>;
+  /** The outbox relayed and the bus drained. */
+  settle: () => Promise<void>;
+  worker: SyncWorker;
   close: () => Promise<void>;
 }
 
@@ -53,6 +60,16 @@ export async function startIntegrations(options: Partial<IntegrationsModuleOptio
     member: (acc, perms = ALL_PERMISSIONS) => t.token({ sub: `${acc}00`, acc, perms: [...perms] }),
     sql: async <R = Json>(text: string, values: unknown[] = []) => (await pg.query(text, values)).rows as R[],
     events: () => published,
+    data: <T>(def: EventDefinition<T>) => published.filter((e) => e.type === def.type).map((e) => e.data as T),
+    publish: async (def, data, source = 'contacts') => {
+      await bus.publish([createEnvelope(def, data, { accountId: (data as { accountId?: string }).accountId ?? null, source })]);
+      await bus.drain();
+    },
+    settle: async () => {
+      await t.app.get(IntegrationsOutboxRelay).relay.flush();
+      await bus.drain();
+    },
+    worker: t.app.get(SyncWorker),
     close: async () => {
       await pg.end();
       await t.close();

@@ -117,12 +117,15 @@ export interface UsersCapability {
 
 export interface ContactsCapability {
   contactFields(ctx: ConnectorContext): Promise<IntegrationContactFieldDto[]>;
-  listContacts(ctx: ConnectorContext, args: { cursor: string | null; limit: number }): Promise<ContactPage>;
+  /** `fields`: the vendor field names to bring along (from `contactFields`); vendors that answer every field ignore it. */
+  listContacts(ctx: ConnectorContext, args: { cursor: string | null; limit: number; fields: string[] }): Promise<ContactPage>;
+  /** How many contacts there are, for the progress bar, when the vendor can say it cheaply. */
+  countContacts?(ctx: ConnectorContext): Promise<number | null>;
 }
 
 export interface ChangesCapability {
   /** Contacts changed after `since` (a watermark an earlier run returned, or the full sync's start time). */
-  listChanges(ctx: ConnectorContext, args: { since: string; cursor: string | null; limit: number }): Promise<ChangePage>;
+  listChanges(ctx: ConnectorContext, args: { since: string; cursor: string | null; limit: number; fields: string[] }): Promise<ChangePage>;
 }
 
 export interface ActivityCapability {

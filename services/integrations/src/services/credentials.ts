@@ -4,7 +4,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { ProviderSecrets } from '@switchboard/platform';
 import { Clock } from '../clock';
 import type { ConnectorContext, Connector, Credentials, ResolvedEndpoints, TokenSet } from '../connectors/connector';
-import { VendorAuthRejected, VendorHttp } from '../connectors/http';
+import { VendorAuthRejected, VendorHttp, VendorRefused } from '../connectors/http';
 import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
 
 /** The columns of `integrations.integration` the vault reads. */
@@ -107,7 +107,14 @@ export class CredentialVault {
     const client = this.oauthClient(connector);
     if (!connector.oauth?.refresh || !client || !creds.refreshToken) return creds;
     const endpoints = this.endpoints(connector, row, creds);
-    const tokens = await connector.oauth.refresh({ http: this.http, endpoints, credentials: creds, domain: row.domain }, { refreshToken: creds.refreshToken, clientId: client.clientId, clientSecret: client.clientSecret });
+    let tokens: TokenSet;
+    try {
+      tokens = await connector.oauth.refresh({ http: this.http, endpoints, credentials: creds, domain: row.domain }, { refreshToken: creds.refreshToken, clientId: client.clientId, clientSecret: client.clientSecret });
+    } catch (e) {
+      // the vendor refused the refresh token (revoked, the app uninstalled): the integration must be connected again
+      if (e instanceof VendorRefused) throw new VendorAuthRejected(`${connector.name} refused the refresh token`, e.status);
+      throw e;
+    }
     const next = this.fromTokens(tokens, creds);
     await this.store(this.ds.manager, row, next);
     return next;

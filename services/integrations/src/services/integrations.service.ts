@@ -21,6 +21,7 @@ import {
 } from '@switchboard/contracts';
 import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
 import { Clock } from '../clock';
+import { rows } from '../db';
 import { operatorsFor, type Connector, type ConnectorContext } from '../connectors/connector';
 import { VendorError } from '../connectors/http';
 import { connectorOf } from '../connectors/registry';
@@ -95,11 +96,11 @@ export class IntegrationsService {
       params.push(query.type);
       where += ` AND type = $${params.length}`;
     }
-    const [rows, count] = await Promise.all([
-      this.ds.query<IntegrationRow[]>(`SELECT * FROM integrations.integration WHERE ${where} ORDER BY ${order} LIMIT ${q.take} OFFSET ${q.skip}`, params),
-      this.ds.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM integrations.integration WHERE ${where}`, params),
+    const [items, count] = await Promise.all([
+      rows<IntegrationRow>(this.ds, `SELECT * FROM integrations.integration WHERE ${where} ORDER BY ${order} LIMIT ${q.take} OFFSET ${q.skip}`, params),
+      rows<{ n: string }>(this.ds, `SELECT count(*) AS n FROM integrations.integration WHERE ${where}`, params),
     ]);
-    return { items: rows.map((r) => this.dto(r)), total: Number(count[0].n) };
+    return { items: items.map((r) => this.dto(r)), total: Number(count[0].n) };
   }
 
   async get(key: string): Promise<IntegrationKeyDto> {
@@ -107,11 +108,11 @@ export class IntegrationsService {
   }
 
   async dropdown(): Promise<IntegrationDropdownItemDto[]> {
-    const rows = await this.ds.query<IntegrationRow[]>(
+    const found = await rows<IntegrationRow>(this.ds, 
       `SELECT key, type, name FROM integrations.integration WHERE account_id = $1 AND status = ANY($2) ORDER BY name, id LIMIT 2000`,
       [RequestContext.accountId(), USABLE],
     );
-    return rows.map((r) => ({ key: r.key, type: r.type as IntegrationKeyDto['type'], name: r.name }));
+    return found.map((r) => ({ key: r.key, type: r.type as IntegrationKeyDto['type'], name: r.name }));
   }
 
   options_(): IntegrationOptionDto[] {
@@ -188,7 +189,7 @@ export class IntegrationsService {
     const code = typeof q.code === 'string' ? q.code : '';
     const fail = (reason: string) => `${this.options.appUrl}/integration-connections?error=${encodeURIComponent(reason)}`;
     if (!state) return fail('missing_state');
-    const [row] = await this.ds.query<IntegrationRow[]>(
+    const [row] = await rows<IntegrationRow>(this.ds, 
       `UPDATE integrations.integration SET oauth_state_hash = NULL WHERE oauth_state_hash = $1 AND oauth_state_expires_at > $2 AND status = 'pending' RETURNING *`,
       [tokenHash(state), this.clock.now()],
     );
@@ -204,7 +205,7 @@ export class IntegrationsService {
       const creds = this.vault.fromTokens(tokens);
       const company = connector.company ? await connector.company.company({ http: this.vault.http, endpoints: this.vault.endpoints(connector, row, creds), credentials: creds, domain: row.domain }).catch(() => ({ companyName: null })) : { companyName: null };
       await this.uow.run(async (m, emit, notify) => {
-        const [r] = await m.query<IntegrationRow[]>(
+        const [r] = await rows<IntegrationRow>(m, 
           `UPDATE integrations.integration SET credentials_sealed = $2, access_expires_at = $3, status = 'authorised', company_name = COALESCE($4, company_name), updated_at = $5 WHERE id = $1 RETURNING *`,
           [row.id, this.vault.seal(row.key, creds), creds.expiresAt ?? null, company.companyName, this.clock.now()],
         );
@@ -222,7 +223,7 @@ export class IntegrationsService {
     this.assertMayManage(connectorOf(row.type) as Connector);
     await this.uow.run(async (m, emit, notify) => {
       // credentials erased at once; the key stays (its history, and a second DELETE answers 404)
-      const [r] = await m.query<IntegrationRow[]>(
+      const [r] = await rows<IntegrationRow>(m, 
         `UPDATE integrations.integration SET status = 'disconnected', credentials_sealed = NULL, token_hash = NULL, access_expires_at = NULL, oauth_state_hash = NULL, next_run_at = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1 RETURNING *`,
         [row.id, this.clock.now()],
       );
@@ -275,7 +276,7 @@ export class IntegrationsService {
       import_teams: { type: b.import_teams?.type ?? 'profiles' },
     };
     const updated = await this.uow.run(async (m, emit, notify) => {
-      const [r] = await m.query<IntegrationRow[]>(
+      const [r] = await rows<IntegrationRow>(m, 
         `UPDATE integrations.integration SET config = $2, company_name = COALESCE(NULLIF($3, ''), company_name), updated_at = $4 WHERE id = $1 RETURNING *`,
         [row.id, JSON.stringify(config), b.company_name ?? null, this.clock.now()],
       );
@@ -297,10 +298,12 @@ export class IntegrationsService {
     if (connector.contacts) steps.push({ name: 'contacts', state: 'waiting', done: 0, total: null, progress: 0 });
     const sync: SyncProgressDto = { ...emptyProgress(), state: 'running', steps, startedAt: now.toISOString() };
     const updated = await this.uow.run(async (m, emit, notify) => {
-      const [r] = await m.query<IntegrationRow[]>(
+      const [r] = await rows<IntegrationRow>(m, 
         `UPDATE integrations.integration SET status = 'syncing', sync = $2, cursor = jsonb_build_object('full', jsonb_build_object('syncId', $3::text, 'startedAt', $4::text)) || (cursor - 'full'), next_run_at = $5, failures = 0, updated_at = $5 WHERE id = $1 RETURNING *`,
         [row.id, JSON.stringify(sync), randomUUID(), now.toISOString(), now],
       );
+      // the lists that exist take part in this full sync; lists created during it get the mirror once it ends
+      await m.query(`UPDATE integrations.synced_list SET full_sync_pending = false WHERE integration_id = $1`, [row.id]);
       this.changed(r, emit, notify);
       return r;
     });
@@ -312,7 +315,7 @@ export class IntegrationsService {
   /** The caller's integration by key; 404 for another account's (never 403: no existence leak). */
   async row(key: string, m: EntityManager = this.ds.manager): Promise<IntegrationRow> {
     if (!/^[0-9a-f-]{36}$/i.test(key)) throw AppError.notFound('integration');
-    const [r] = await m.query<IntegrationRow[]>(`SELECT * FROM integrations.integration WHERE key = $1 AND account_id = $2 AND status <> 'disconnected'`, [key, RequestContext.accountId()]);
+    const [r] = await rows<IntegrationRow>(m, `SELECT * FROM integrations.integration WHERE key = $1 AND account_id = $2 AND status <> 'disconnected'`, [key, RequestContext.accountId()]);
     if (!r) throw AppError.notFound('integration');
     return r;
   }
@@ -361,7 +364,7 @@ export class IntegrationsService {
     oauth?: { stateHash: string; stateExpires: Date },
   ): Promise<IntegrationRow> {
     return this.uow.run(async (m, emit, notify) => {
-      const [r] = await m.query<IntegrationRow[]>(
+      const [r] = await rows<IntegrationRow>(m, 
         `INSERT INTO integrations.integration (key, account_id, type, name, status, auth_mode, base_url, domain, company_name, credentials_sealed, oauth_state_hash, oauth_state_expires_at, sync, token_hash, created_by, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING *`,
         [v.key, v.account, v.type, v.name, v.status, v.authMode, v.baseUrl, v.domain, v.companyName, seal(v.key), oauth?.stateHash ?? null, oauth?.stateExpires ?? null, JSON.stringify(emptyProgress()), tokenHashValue, v.createdBy, v.now],

@@ -1,0 +1,396 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import {
+  AgentsImported,
+  ContactsSynced,
+  IntegrationStatus,
+  MAX_AGENTS_PER_EVENT,
+  type IntegrationContactFilter,
+  type SyncedContactData,
+  type SyncProgressDto,
+} from '@switchboard/contracts';
+import { PROCESS_ROLES, type ProcessRoles, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
+import { Clock } from '../clock';
+import { rows } from '../db';
+import type { Connector, ConnectorContext, CrmContact, CrmUser } from '../connectors/connector';
+import { VendorAuthRejected, VendorError, VendorRateLimited, VendorRefused } from '../connectors/http';
+import { connectorOf } from '../connectors/registry';
+import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
+import { CredentialVault, type IntegrationRow } from './credentials';
+import { matchesFilters } from './filters';
+import { IntegrationsService } from './integrations.service';
+import { IntegrationsUnitOfWork } from './outbox';
+import { readProgress, withStep } from './sync-progress';
+
+/** The `cursor` column: where a sync is, so a paused or crashed one continues where it stopped. */
+interface SyncCursor {
+  full?: { syncId: string; startedAt: string; usersDone?: boolean; contacts?: string | null; done?: number; total?: number | null };
+  watermark?: string;
+  changes?: { since: string; cursor: string | null; watermark: string };
+}
+
+interface ListRow {
+  list_id: string;
+  filters: IntegrationContactFilter[];
+  seq: string;
+  full_sync_pending: boolean;
+}
+
+const PAGE = 100;
+const LEASE_MS = 5 * 60_000;
+
+/**
+ * The sync worker (schedulers role): claims integrations whose next run is due (a lease, so replicas share the work
+ * and a crashed one's integration comes back), and runs one step: the users import, pages of the full contacts
+ * sync (the cursor saved with each page, in the transaction that publishes the page), or the incremental changes.
+ * Vendor answers decide what happens next: 429 pauses for its Retry-After, an outage (5xx, network) pauses with a
+ * doubling backoff and never dead-letters, refused credentials (after one refresh) stop the integration (`error`).
+ */
+@Injectable()
+export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('integrations.sync');
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private running: Promise<unknown> | null = null;
+  /** Pages of the full sync per step (the rest continues at the next poll, so one big CRM never holds the worker). */
+  pagesPerStep = 20;
+
+  constructor(
+    @InjectDataSource(INTEGRATIONS_CONNECTION) private readonly ds: DataSource,
+    @Inject(INTEGRATIONS_OPTIONS) private readonly options: ResolvedIntegrationsOptions,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly vault: CredentialVault,
+    private readonly uow: IntegrationsUnitOfWork,
+    private readonly integrations: IntegrationsService,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.roles.schedulers && this.options.pollMs > 0) this.schedule();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch((e: unknown) => this.logger.error(`sync pass failed: ${(e as Error).message}`))
+        .finally(() => this.schedule());
+    }, this.options.pollMs);
+    this.timer.unref?.();
+  }
+
+  /** Claims the due integrations and runs one step of each. Answers how many were stepped. */
+  async runOnce(limit = 8): Promise<number> {
+    const now = this.clock.now();
+    const found = await rows<IntegrationRow>(this.ds, 
+      `UPDATE integrations.integration SET lease_until = $2
+        WHERE id IN (SELECT id FROM integrations.integration
+                      WHERE next_run_at <= $1 AND status IN ('syncing', 'active', 'paused') AND (lease_until IS NULL OR lease_until < $1)
+                      ORDER BY next_run_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [now, new Date(now.getTime() + LEASE_MS), limit],
+    );
+    for (const row of found) await this.step(row);
+    return found.length;
+  }
+
+  /** Runs until nothing is due (tests). */
+  async drain(max = 1000): Promise<void> {
+    for (let i = 0; i < max; i++) if ((await this.runOnce()) === 0) return;
+  }
+
+  private async step(row: IntegrationRow): Promise<void> {
+    const connector = connectorOf(row.type);
+    if (!connector) return this.release(row, { next: null });
+    const cursor = (row.cursor ?? {}) as SyncCursor;
+    try {
+      const more = await this.vault.withContext(connector, row, async (ctx) => {
+        if (cursor.full) return this.fullStep(connector, ctx, row, cursor);
+        await this.changesStep(connector, ctx, row, cursor);
+        return false;
+      });
+      // lists created since the last full sync get the mirror, once the integration is not in the middle of one
+      if (!more) await this.fillPendingLists(row);
+      const now = this.clock.now();
+      const next = more ? now : new Date(now.getTime() + this.options.incrementalEveryMs);
+      await this.release(row, { next, status: more ? IntegrationStatus.Syncing : IntegrationStatus.Active, failures: 0, synced: !more });
+    } catch (e) {
+      await this.failed(connector, row, e);
+    }
+  }
+
+  // ---------------------------------------------------------------- full sync
+
+  /** One step of the full sync; true while there is more to do. */
+  private async fullStep(connector: Connector, ctx: ConnectorContext, row: IntegrationRow, cursor: SyncCursor): Promise<boolean> {
+    const full = cursor.full as NonNullable<SyncCursor['full']>;
+    let progress = readProgress(row.sync);
+    if (progress.state !== 'running') progress = { ...progress, state: 'running', retryAt: null, error: null };
+
+    if (!full.usersDone && connector.users && row.config) {
+      progress = withStep(progress, 'users', { state: 'running' });
+      const users = await connector.users.listUsers(ctx);
+      const chosen = chooseUsers(users, row.config as { import_users?: { type: string; profiles?: string[] } });
+      full.usersDone = true;
+      progress = withStep(progress, 'users', { state: 'done', done: chosen.length, total: chosen.length });
+      await this.uow.run(async (m, emit, notify) => {
+        this.emitAgents(row, full.syncId, chosen, emit);
+        await this.save(m, row, cursor, progress, notify);
+      });
+    }
+
+    if (!connector.contacts) return this.finishFull(row, cursor, progress);
+    const fields = (await connector.contacts.contactFields(ctx)).map((f) => f.name);
+    if (full.total === undefined) full.total = connector.contacts.countContacts ? await connector.contacts.countContacts(ctx) : null;
+    for (let i = 0; i < this.pagesPerStep; i++) {
+      const page = await connector.contacts.listContacts(ctx, { cursor: full.contacts ?? null, limit: PAGE, fields });
+      full.contacts = page.next;
+      full.done = (full.done ?? 0) + page.items.length;
+      const total = page.total ?? full.total ?? null;
+      progress = withStep(progress, 'contacts', { state: page.next ? 'running' : 'done', done: full.done, total: page.next ? total : full.done });
+      await this.uow.run(async (m, emit, notify) => {
+        await this.applyContacts(m, emit, row, page.items, { syncId: full.syncId, fullSync: true });
+        if (!page.next) await this.finishFullIn(m, emit, row, full.syncId);
+        if (!page.next) {
+          delete cursor.full;
+          cursor.watermark = full.startedAt;
+          progress = { ...progress, state: 'done', progress: 100, finishedAt: this.clock.now().toISOString() };
+        }
+        await this.save(m, row, cursor, progress, notify);
+      });
+      if (!page.next) return false;
+    }
+    return true;
+  }
+
+  private async finishFull(row: IntegrationRow, cursor: SyncCursor, progress: SyncProgressDto): Promise<boolean> {
+    const full = cursor.full as NonNullable<SyncCursor['full']>;
+    await this.uow.run(async (m, emit, notify) => {
+      await this.finishFullIn(m, emit, row, full.syncId);
+      delete cursor.full;
+      cursor.watermark = full.startedAt;
+      await this.save(m, row, cursor, { ...progress, state: 'done', progress: 100, finishedAt: this.clock.now().toISOString() }, notify);
+    });
+    return false;
+  }
+
+  /** The end of a full sync: contacts the sync did not see are gone from the mirror; each live list gets its `last` batch. */
+  private async finishFullIn(m: EntityManager, emit: UnitOfWorkEmit, row: IntegrationRow, syncId: string): Promise<void> {
+    await m.query(`DELETE FROM integrations.crm_contact WHERE integration_id = $1 AND seen_sync IS DISTINCT FROM $2`, [row.id, syncId]);
+    for (const list of await this.lists(m, row, false)) await this.emitBatch(m, emit, row, list, { syncId, fullSync: true, last: true, upserts: [], deletes: [] });
+  }
+
+  // ---------------------------------------------------------------- incremental
+
+  private async changesStep(connector: Connector, ctx: ConnectorContext, row: IntegrationRow, cursor: SyncCursor): Promise<void> {
+    if (!connector.changes || !connector.contacts) return;
+    const since = cursor.changes?.since ?? cursor.watermark ?? new Date(0).toISOString();
+    let state = cursor.changes ?? { since, cursor: null, watermark: since };
+    const fields = (await connector.contacts.contactFields(ctx)).map((f) => f.name);
+    for (let i = 0; i < this.pagesPerStep; i++) {
+      const page = await connector.changes.listChanges(ctx, { since: state.since, cursor: state.cursor, limit: PAGE, fields });
+      state = { since: state.since, cursor: page.next, watermark: page.watermark > state.watermark ? page.watermark : state.watermark };
+      await this.uow.run(async (m, emit, notify) => {
+        await this.applyContacts(m, emit, row, page.items, { syncId: `changes:${randomUUID()}`, fullSync: false, deleted: page.deleted });
+        if (page.next) cursor.changes = state;
+        else {
+          delete cursor.changes;
+          cursor.watermark = state.watermark;
+        }
+        await this.save(m, row, cursor, readProgress(row.sync), notify);
+      });
+      if (!page.next) return;
+    }
+  }
+
+  // ---------------------------------------------------------------- contacts into the mirror and the lists
+
+  /**
+   * A page of CRM contacts: upserted into the mirror (one statement), then published to every live list of the
+   * integration as one batch each, filtered by the list's filters. A full sync publishes every contact of the page
+   * (contacts keeps what it saw under the sync id); incremental runs publish only contacts whose content changed,
+   * and a contact that lost its phone or no longer matches a list's filters is a delete for that list.
+   */
+  private async applyContacts(m: EntityManager, emit: UnitOfWorkEmit, row: IntegrationRow, items: CrmContact[], o: { syncId: string; fullSync: boolean; deleted?: string[] }): Promise<void> {
+    const withPhone = items.filter((c) => c.phone);
+    const noPhone = items.filter((c) => !c.phone).map((c) => c.externalId);
+    const now = this.clock.now();
+    const records = withPhone.map((c) => ({ external_id: c.externalId, phone: c.phone, first_name: c.firstName, last_name: c.lastName, email: c.email, fields: c.fields, hash: contactHash(c) }));
+    // what the mirror had before: an incremental run publishes only contacts whose content changed
+    const before = new Map<string, string>();
+    if (!o.fullSync && records.length) {
+      for (const x of await rows<{ external_id: string; hash: string }>(m, `SELECT external_id, hash FROM integrations.crm_contact WHERE integration_id = $1 AND external_id = ANY($2)`, [row.id, records.map((r) => r.external_id)])) before.set(x.external_id, x.hash);
+    }
+    if (records.length) {
+      await m.query(
+        `INSERT INTO integrations.crm_contact (integration_id, account_id, external_id, phone, first_name, last_name, email, fields, hash, seen_sync, updated_at)
+         SELECT $1, $2, x.external_id, x.phone, x.first_name, x.last_name, x.email, x.fields, x.hash, $4, $5
+           FROM json_to_recordset($3::json) AS x(external_id text, phone text, first_name text, last_name text, email text, fields jsonb, hash text)
+         ON CONFLICT (integration_id, external_id) DO UPDATE
+           SET phone = EXCLUDED.phone, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email,
+               fields = EXCLUDED.fields, hash = EXCLUDED.hash, seen_sync = EXCLUDED.seen_sync, updated_at = EXCLUDED.updated_at`,
+        [row.id, row.account_id, JSON.stringify(records), o.syncId, now],
+      );
+    }
+    const gone = [...noPhone, ...(o.deleted ?? [])];
+    if (gone.length) await m.query(`DELETE FROM integrations.crm_contact WHERE integration_id = $1 AND external_id = ANY($2)`, [row.id, gone]);
+    const lists = await this.lists(m, row, false);
+    if (!lists.length) return;
+    const candidates = o.fullSync ? withPhone : withPhone.filter((c) => before.get(c.externalId) !== contactHash(c));
+    for (const list of lists) {
+      const upserts: SyncedContactData[] = [];
+      const deletes = [...gone];
+      for (const c of candidates) {
+        if (matchesFilters(c, list.filters)) upserts.push(synced(c));
+        else if (!o.fullSync) deletes.push(c.externalId);
+      }
+      for (let i = 0; i < Math.max(upserts.length, 1); i += this.options.contactBatchSize) {
+        const part = upserts.slice(i, i + this.options.contactBatchSize);
+        const del = i === 0 ? deletes : [];
+        if (!part.length && !del.length) continue;
+        await this.emitBatch(m, emit, row, list, { syncId: o.syncId, fullSync: o.fullSync, last: false, upserts: part, deletes: del });
+      }
+    }
+  }
+
+  /** Lists created after the integration's full sync get the whole mirror as their own full sync. */
+  private async fillPendingLists(row: IntegrationRow): Promise<void> {
+    const pending = await this.lists(this.ds.manager, row, true);
+    for (const list of pending) {
+      const syncId = randomUUID();
+      let after = '';
+      for (;;) {
+        const done = await this.uow.run(async (m, emit) => {
+          const found = await rows<{ external_id: string; phone: string; first_name: string | null; last_name: string | null; email: string | null; fields: CrmContact['fields'] }>(m, 
+            `SELECT external_id, phone, first_name, last_name, email, fields FROM integrations.crm_contact WHERE integration_id = $1 AND external_id > $2 ORDER BY external_id LIMIT $3`,
+            [row.id, after, this.options.contactBatchSize],
+          );
+          const contacts: CrmContact[] = found.map((r) => ({ externalId: r.external_id, phone: r.phone, firstName: r.first_name, lastName: r.last_name, email: r.email, fields: r.fields, updatedAt: null }));
+          const last = found.length < this.options.contactBatchSize;
+          await this.emitBatch(m, emit, row, list, { syncId, fullSync: true, last, upserts: contacts.filter((c) => matchesFilters(c, list.filters)).map(synced), deletes: [] });
+          if (found.length) after = found[found.length - 1].external_id;
+          if (last) await m.query(`UPDATE integrations.synced_list SET full_sync_pending = false WHERE integration_id = $1 AND list_id = $2`, [row.id, list.list_id]);
+          return last;
+        });
+        if (done) break;
+      }
+    }
+  }
+
+  private async emitBatch(m: EntityManager, emit: UnitOfWorkEmit, row: IntegrationRow, list: ListRow, b: { syncId: string; fullSync: boolean; last: boolean; upserts: SyncedContactData[]; deletes: string[] }): Promise<void> {
+    const [{ seq }] = await rows<{ seq: string }>(m, `UPDATE integrations.synced_list SET seq = seq + 1 WHERE integration_id = $1 AND list_id = $2 RETURNING seq`, [row.id, list.list_id]);
+    emit(ContactsSynced, { accountId: String(row.account_id), integrationKey: row.key, listId: Number(list.list_id), syncId: b.syncId, seq: Number(seq), fullSync: b.fullSync, last: b.last, upserts: b.upserts, deletes: b.deletes }, String(row.account_id));
+  }
+
+  private lists(m: EntityManager, row: IntegrationRow, pending: boolean): Promise<ListRow[]> {
+    return rows<ListRow>(m, `SELECT list_id, filters, seq, full_sync_pending FROM integrations.synced_list WHERE integration_id = $1 AND full_sync_pending = $2 ORDER BY list_id`, [row.id, pending]);
+  }
+
+  // ---------------------------------------------------------------- users
+
+  private emitAgents(row: IntegrationRow, syncId: string, users: CrmUser[], emit: UnitOfWorkEmit): void {
+    const cfg = (row.config ?? {}) as { space_name?: string | null; import_teams?: { type?: 'profiles' | 'none' } };
+    const chunks = Math.max(1, Math.ceil(users.length / MAX_AGENTS_PER_EVENT));
+    for (let i = 0; i < chunks; i++) {
+      const part = users.slice(i * MAX_AGENTS_PER_EVENT, (i + 1) * MAX_AGENTS_PER_EVENT);
+      emit(
+        AgentsImported,
+        {
+          accountId: String(row.account_id),
+          integrationKey: row.key,
+          type: row.type,
+          syncId,
+          seq: i,
+          last: i === chunks - 1,
+          spaceName: cfg.space_name ?? null,
+          importTeams: cfg.import_teams?.type ?? 'profiles',
+          agents: part.map((u) => ({ externalId: u.externalId, email: u.email, firstName: u.firstName, lastName: u.lastName, admin: u.admin, profile: u.profile })),
+        },
+        String(row.account_id),
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------- bookkeeping
+
+  private async save(m: EntityManager, row: IntegrationRow, cursor: SyncCursor, progress: SyncProgressDto, notify: UnitOfWorkNotify): Promise<void> {
+    await m.query(`UPDATE integrations.integration SET cursor = $2, sync = $3, updated_at = $4 WHERE id = $1`, [row.id, JSON.stringify(cursor), JSON.stringify(progress), this.clock.now()]);
+    row.cursor = cursor as Record<string, unknown>;
+    row.sync = progress as unknown as Record<string, unknown>;
+    notify({ accountId: String(row.account_id), type: 'sync.progress', data: { key: row.key, sync: progress } });
+  }
+
+  private async release(row: IntegrationRow, o: { next: Date | null; status?: string; failures?: number; synced?: boolean }): Promise<void> {
+    const now = this.clock.now();
+    await this.uow.run(async (m, emit, notify) => {
+      const [r] = await rows<IntegrationRow>(m, 
+        `UPDATE integrations.integration SET lease_until = NULL, next_run_at = $2, status = COALESCE($3, status), failures = COALESCE($4, failures),
+                last_synced_at = CASE WHEN $5 THEN $6 ELSE last_synced_at END, updated_at = $6
+          WHERE id = $1 AND status <> 'disconnected' RETURNING *`,
+        [row.id, o.next, o.status ?? null, o.failures ?? null, !!o.synced, now],
+      );
+      if (r && r.status !== row.status) this.integrations.changed(r, emit, notify);
+    });
+  }
+
+  private async failed(connector: Connector, row: IntegrationRow, e: unknown): Promise<void> {
+    const now = this.clock.now();
+    let progress = readProgress(row.sync);
+    if (e instanceof VendorAuthRejected || (e instanceof VendorRefused && (e.status === 401 || e.status === 403))) {
+      progress = { ...progress, state: 'failed', retryAt: null, error: { code: 'INVALID_TOKEN', message: `${connector.name} refused the integration's credentials: invalid token. Connect it again.` } };
+      await this.pause(row, { status: IntegrationStatus.Error, next: null, progress, failures: row.failures });
+      return;
+    }
+    let wait: number;
+    let error: { code: string; message: string };
+    if (e instanceof VendorRateLimited) {
+      wait = e.retryAfterMs;
+      error = { code: 'RATE_LIMITED', message: `${connector.name} asked us to slow down: continuing in ${Math.ceil(wait / 1000)} s` };
+    } else {
+      wait = Math.min(this.options.maxOutageBackoffMs, this.options.outageBackoffMs * 2 ** Math.min(row.failures, 20));
+      error = e instanceof VendorError ? { code: 'VENDOR_UNAVAILABLE', message: `${connector.name} could not be reached (${e.status ?? 'network'}): retrying` } : { code: 'SYNC_FAILED', message: 'the sync failed: retrying' };
+      if (!(e instanceof VendorError)) this.logger.error(`integration ${row.id} sync step failed: ${(e as Error).message}`);
+    }
+    const retryAt = new Date(now.getTime() + wait);
+    progress = { ...progress, state: 'paused', retryAt: retryAt.toISOString(), error, steps: progress.steps.map((s) => (s.state === 'running' ? { ...s, state: 'paused' } : s)) };
+    await this.pause(row, { status: IntegrationStatus.Paused, next: retryAt, progress, failures: e instanceof VendorRateLimited ? row.failures : row.failures + 1 });
+  }
+
+  private async pause(row: IntegrationRow, o: { status: string; next: Date | null; progress: SyncProgressDto; failures: number }): Promise<void> {
+    await this.uow.run(async (m, emit, notify) => {
+      const [r] = await rows<IntegrationRow>(m, 
+        `UPDATE integrations.integration SET lease_until = NULL, next_run_at = $2, status = $3, sync = $4, failures = $5, updated_at = $6 WHERE id = $1 AND status <> 'disconnected' RETURNING *`,
+        [row.id, o.next, o.status, JSON.stringify(o.progress), o.failures, this.clock.now()],
+      );
+      if (!r) return;
+      notify({ accountId: String(r.account_id), type: 'sync.progress', data: { key: r.key, sync: o.progress } });
+      if (r.status !== row.status) this.integrations.changed(r, emit, notify);
+    });
+  }
+}
+
+function chooseUsers(users: CrmUser[], config: { import_users?: { type: string; profiles?: string[] } }): CrmUser[] {
+  const active = users.filter((u) => u.active && u.email);
+  const mode = config.import_users?.type;
+  if (mode === 'admins') return active.filter((u) => u.admin);
+  if (mode === 'profiles') {
+    const wanted = new Set(config.import_users?.profiles ?? []);
+    return active.filter((u) => u.profile !== null && wanted.has(u.profile));
+  }
+  return mode === 'all' ? active : [];
+}
+
+function contactHash(c: CrmContact): string {
+  const fields = Object.keys(c.fields).sort().map((k) => [k, c.fields[k]]);
+  return createHash('sha1').update(JSON.stringify([c.phone, c.firstName, c.lastName, c.email, fields])).digest('base64url');
+}
+
+const synced = (c: CrmContact): SyncedContactData => ({ externalId: c.externalId, phone: c.phone as string, firstName: c.firstName, lastName: c.lastName, email: c.email, fields: c.fields });
