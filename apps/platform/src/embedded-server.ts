@@ -20,7 +20,7 @@ import {
   type RunningPostgres,
 } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
-import { AuthBootstrapService, AuthModule } from '@switchboard/auth';
+import { AuthBootstrapService, AuthModule, type ZohoSsoOptions } from '@switchboard/auth';
 import { CampaignsModule } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
@@ -69,6 +69,8 @@ export interface EmbeddedServiceOptions {
   redirectHost?: string;
   /** Short-link domains' DNS: the record customers create and the servers verification asks (default: the system's). */
   linksDns?: { cnameTarget?: string; aTarget?: string | null; servers?: string[] };
+  /** Zoho Inbox single sign-on's OAuth client (docs/decisions/0042); unset: sign-on answers that it is not configured. */
+  zoho?: ZohoSsoOptions | null;
 }
 
 /**
@@ -80,7 +82,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
   const providerSecretsKey = createHash('sha256').update(`provider-secrets:${o.privateKey}`).digest('hex');
   return [
     AccountsModule.register({ migrationsRun: true }),
-    AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl }),
+    AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl, zoho: o.zoho ?? null }),
     ContactsModule.register({ migrationsRun: true }),
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
     DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey })),
@@ -124,6 +126,11 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       migrationsRun: true,
     }),
   ];
+}
+
+function zohoFromConfig(c: PlatformConfig): ZohoSsoOptions | null {
+  if (!c.ZOHO_CLIENT_ID || !c.ZOHO_CLIENT_SECRET) return null;
+  return { clientId: c.ZOHO_CLIENT_ID, clientSecret: c.ZOHO_CLIENT_SECRET, accountsUrl: c.ZOHO_ACCOUNTS_URL, redirectUri: c.ZOHO_REDIRECT_URI };
 }
 
 async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
@@ -180,7 +187,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS } }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config) }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

@@ -26,6 +26,11 @@ export const platformConfigSchema = z.object({
   LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
   /** DNS servers the domain verification asks (`host` or `host:port`, comma-separated); unset: the system's. */
   LINKS_DNS_SERVERS: env.list([]),
+  /** Zoho Inbox single sign-on (docs/decisions/0042): unset, the /zoho-sso popup says it is not configured. */
+  ZOHO_CLIENT_ID: z.string().optional(),
+  ZOHO_CLIENT_SECRET: z.string().optional(),
+  ZOHO_ACCOUNTS_URL: z.string().url().default('https://accounts.zoho.com'),
+  ZOHO_REDIRECT_URI: z.string().url().optional(),
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

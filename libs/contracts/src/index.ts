@@ -19,3 +19,4 @@ export * from './campaigns';
 export * from './links';
 export * from './spintax';
 export * from './integrations';
+export * from './sso';

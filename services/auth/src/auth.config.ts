@@ -35,6 +35,13 @@ export const authConfigSchema = z
     AUTH_PASSWORD_RESET_TTL: env.int(3600, 300),
     AUTH_API_KEY_TOKEN_TTL: env.int(300, 30),
     AUTH_REALTIME_TOKEN_TTL: env.int(300, 30),
+    /** Zoho Inbox single sign-on (docs/decisions/0042): the OAuth client from Zoho's API console; unset = off. */
+    ZOHO_CLIENT_ID: z.string().optional(),
+    ZOHO_CLIENT_SECRET: z.string().optional(),
+    /** The accounts server of the client's data centre (https://accounts.zoho.eu, ...). */
+    ZOHO_ACCOUNTS_URL: z.string().url().default('https://accounts.zoho.com'),
+    /** The redirect URI registered with Zoho; default `<APP_URL>/api/sso/zohoinbox/callback`. */
+    ZOHO_REDIRECT_URI: z.string().url().optional(),
     /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
     MIGRATIONS_RUN: env.bool(false),
     /** `false`, or Express's trust proxy value for the load balancer in front; X-Forwarded-For is ignored otherwise. */
@@ -45,6 +52,9 @@ export const authConfigSchema = z
     SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
   })
   .superRefine((c, ctx) => {
+    if (!!c.ZOHO_CLIENT_ID !== !!c.ZOHO_CLIENT_SECRET) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [c.ZOHO_CLIENT_ID ? 'ZOHO_CLIENT_SECRET' : 'ZOHO_CLIENT_ID'], message: 'ZOHO_CLIENT_ID and ZOHO_CLIENT_SECRET are set together' });
+    }
     if (c.CAPTCHA === 'recaptcha' && !c.RECAPTCHA_SECRET) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['RECAPTCHA_SECRET'], message: 'required when CAPTCHA=recaptcha' });
     }
@@ -79,5 +89,6 @@ export function authModuleOptionsFromConfig(c: AuthConfig): AuthModuleOptions {
     passwordResetTtlSeconds: c.AUTH_PASSWORD_RESET_TTL,
     apiKeyTokenTtlSeconds: c.AUTH_API_KEY_TOKEN_TTL,
     realtimeTokenTtlSeconds: c.AUTH_REALTIME_TOKEN_TTL,
+    zoho: c.ZOHO_CLIENT_ID && c.ZOHO_CLIENT_SECRET ? { clientId: c.ZOHO_CLIENT_ID, clientSecret: c.ZOHO_CLIENT_SECRET, accountsUrl: c.ZOHO_ACCOUNTS_URL, redirectUri: c.ZOHO_REDIRECT_URI } : null,
   };
 }

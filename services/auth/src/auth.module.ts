@@ -15,6 +15,8 @@ import { PasswordController } from './controllers/password.controller';
 import { RoleController } from './controllers/role.controller';
 import { TeamController } from './controllers/team.controller';
 import { UserController } from './controllers/user.controller';
+import { SsoController } from './controllers/sso.controller';
+import { SsoService } from './sso/sso.service';
 import { AUTH_ENTITIES } from './entities';
 import { AUTH_MIGRATIONS } from './migrations';
 import {
@@ -84,7 +86,7 @@ export class AuthModule {
         TypeOrmModule.forFeature(AUTH_ENTITIES, AUTH_CONNECTION),
       ],
       // UserController before TeamController: GET /users/connected and /users/async before GET /users/:id
-      controllers: [LoginController, UserController, PasswordController, TeamController, RoleController, InviteController, LoginAsController, ApiKeyController],
+      controllers: [LoginController, UserController, PasswordController, TeamController, RoleController, InviteController, LoginAsController, ApiKeyController, SsoController],
       providers: [
         { provide: AUTH_OPTIONS, useValue: resolved },
         { provide: Clock, useValue: createClock(options) },
@@ -117,6 +119,7 @@ export class AuthModule {
         PasswordResetService,
         LoginAsService,
         ApiKeyService,
+        SsoService,
         AccountsReadModelConsumer,
         RevocationMirrorConsumer,
         WebhookDisabledMailConsumer,

@@ -43,6 +43,32 @@ export interface AuthModuleOptions {
   realtimeTokenTtlSeconds?: number;
   /** Where browsers open the live channel (GET /users/async answers it). Default `/realtime` (the gateway, same origin). */
   realtimeUrl?: string;
+  /**
+   * Zoho Inbox single sign-on (docs/decisions/0042): the OAuth client registered in Zoho's API console. Without it
+   * `POST /sso/crossdomain_auth` answers 503 saying so; nothing pretends to be Zoho.
+   */
+  zoho?: ZohoSsoOptions | null;
+  /** How long a started sign-on (its cross_key, state and PKCE verifier) stays usable; default 600 s. */
+  ssoFlowTtlSeconds?: number;
+}
+
+export interface ZohoSsoOptions {
+  clientId: string;
+  clientSecret: string;
+  /** Zoho's accounts server of the client's data centre; default `https://accounts.zoho.com` (tests: a local server). */
+  accountsUrl?: string;
+  /** Registered redirect URI; default `<appUrl>/api/sso/zohoinbox/callback`. */
+  redirectUri?: string;
+  /** Default `openid email profile` (the OIDC userinfo with `email_verified`). */
+  scope?: string;
+}
+
+export interface ResolvedZohoSso {
+  clientId: string;
+  clientSecret: string;
+  accountsUrl: string;
+  redirectUri: string;
+  scope: string;
 }
 
 export interface ResolvedAuthOptions {
@@ -63,6 +89,8 @@ export interface ResolvedAuthOptions {
   apiKeyTokenTtlSeconds: number;
   realtimeTokenTtlSeconds: number;
   realtimeUrl: string;
+  zoho: ResolvedZohoSso | null;
+  ssoFlowTtlSeconds: number;
 }
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
@@ -106,6 +134,22 @@ export function resolveAuthOptions(o: AuthModuleOptions): ResolvedAuthOptions {
     apiKeyTokenTtlSeconds: positive('apiKeyTokenTtlSeconds', o.apiKeyTokenTtlSeconds, 300),
     realtimeTokenTtlSeconds: positive('realtimeTokenTtlSeconds', o.realtimeTokenTtlSeconds, 300),
     realtimeUrl: o.realtimeUrl ?? '/realtime',
+    zoho: zoho(o.zoho, appUrl(o.appUrl)),
+    ssoFlowTtlSeconds: positive('ssoFlowTtlSeconds', o.ssoFlowTtlSeconds, 600),
+  };
+}
+
+function zoho(z: ZohoSsoOptions | null | undefined, app: string): ResolvedZohoSso | null {
+  if (!z || (!z.clientId && !z.clientSecret)) return null;
+  if (!z.clientId || !z.clientSecret) throw new Error('AuthModule: zoho needs both clientId and clientSecret');
+  const accountsUrl = (z.accountsUrl ?? 'https://accounts.zoho.com').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(accountsUrl)) throw new Error(`AuthModule: zoho.accountsUrl must be an http(s) URL (got ${accountsUrl})`);
+  return {
+    clientId: z.clientId,
+    clientSecret: z.clientSecret,
+    accountsUrl,
+    redirectUri: z.redirectUri ?? `${app}/api/sso/zohoinbox/callback`,
+    scope: z.scope ?? 'openid email profile',
   };
 }
 

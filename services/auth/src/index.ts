@@ -1,5 +1,5 @@
 export { AuthModule } from './auth.module';
-export { AUTH_CONNECTION, type AuthModuleOptions, type CaptchaChoice } from './auth.options';
+export { AUTH_CONNECTION, type AuthModuleOptions, type CaptchaChoice, type ZohoSsoOptions } from './auth.options';
 export { authConfigSchema, authModuleOptionsFromConfig, loadAuthConfig, type AuthConfig } from './auth.config';
 export { CaptchaVerifier, NoCaptchaVerifier, RecaptchaVerifier, GOOGLE_SITEVERIFY_URL, type RecaptchaOptions } from './captcha';
 export { Clock, ManualClock, SystemClock } from './clock';

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
 import { HealthController } from './health.controller';
 import { InboxSocketService } from './inbox-socket/inbox-socket.service';
+import { SsoSocketService } from './sso-socket/sso-socket.service';
 import { GatewayHttpMounts } from './http-mounts';
 import { ReadinessService } from './readiness.service';
 import { RealtimeController } from './realtime.controller';
@@ -17,8 +18,8 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [HealthController, RealtimeController],
-      providers: [{ provide: GATEWAY_OPTIONS, useValue: options }, ReadinessService, RealtimeStreamService, GatewayHttpMounts, InboxSocketService],
-      exports: [ReadinessService, InboxSocketService],
+      providers: [{ provide: GATEWAY_OPTIONS, useValue: options }, ReadinessService, RealtimeStreamService, GatewayHttpMounts, InboxSocketService, SsoSocketService],
+      exports: [ReadinessService, InboxSocketService, SsoSocketService],
     };
   }
 }

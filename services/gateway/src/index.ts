@@ -7,3 +7,4 @@ export { REALTIME_TOPICS, type RealtimeTopic } from './realtime/topics';
 export { startGateway, type RunningGateway } from './bootstrap';
 export { gatewayConfigSchema, type GatewayConfig } from './gateway.config';
 export { InboxSocketService } from './inbox-socket/inbox-socket.service';
+export { SsoSocketService } from './sso-socket/sso-socket.service';

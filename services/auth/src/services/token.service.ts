@@ -35,10 +35,16 @@ const REFUSALS = {
 
 export type Grant = Pick<SessionFamilyEntity, 'id' | 'impersonatorId' | 'grantAccountId' | 'grantPermissions'>;
 
-/** A login-as family stays in the account it was opened for (spec: denied access otherwise). */
+/**
+ * A login-as family stays in the account it was opened for (spec: denied access otherwise); so does a single sign-on
+ * family (a grant account without an impersonator, docs/decisions/0042): its provider identity maps to that account only.
+ */
 function assertWithinGrant(family: Grant, accountId: string | null): void {
-  if (family.impersonatorId && accountId !== family.grantAccountId) {
-    throw AppError.forbidden('a login-as session stays in the account it was opened for: exit it first', ErrorCode.AccessDenied);
+  if ((family.impersonatorId || family.grantAccountId) && accountId !== family.grantAccountId) {
+    throw AppError.forbidden(
+      family.impersonatorId ? 'a login-as session stays in the account it was opened for: exit it first' : 'a single sign-on session stays in the account its identity is mapped to',
+      ErrorCode.AccessDenied,
+    );
   }
 }
 
@@ -76,8 +82,16 @@ export class TokenService {
    * its grant: the account and the permissions the user had there when it was opened. Every later token of the
    * family is checked against it (`issue`).
    */
-  async startSession(m: EntityManager, user: UserEntity, accountId: string | null, impersonatorId: string | null = null): Promise<{ pair: TokenPair; familyId: string; accountId: string | null }> {
-    const family: Grant = { id: randomUUID(), impersonatorId, grantAccountId: null, grantPermissions: null };
+  async startSession(
+    m: EntityManager,
+    user: UserEntity,
+    accountId: string | null,
+    impersonatorId: string | null = null,
+    /** Single sign-on: the family never leaves `accountId` and never carries super administrator rights. */
+    lockedToAccount = false,
+  ): Promise<{ pair: TokenPair; familyId: string; accountId: string | null }> {
+    const family: Grant = { id: randomUUID(), impersonatorId, grantAccountId: lockedToAccount ? accountId : null, grantPermissions: null };
+    if (lockedToAccount && (!accountId || impersonatorId)) throw AppError.forbidden('a single sign-on session needs an account', ErrorCode.AccessDenied);
     if (impersonatorId) {
       const snap = await this.access.snapshot(user, accountId, m);
       if (!snap.accountId) throw AppError.forbidden('a login-as session needs an account', ErrorCode.AccessDenied);
@@ -121,7 +135,7 @@ export class TokenService {
       const user = await this.users.findById(family.userId, m);
       if (!user || !user.active) return { refused: 'revoked' };
       await this.sessions.markUsed(token.id, now, m);
-      if (family.impersonatorId && token.accountId !== family.grantAccountId) return { refused: 'revoked' };
+      if ((family.impersonatorId || family.grantAccountId) && token.accountId !== family.grantAccountId) return { refused: 'revoked' };
       return { pair: (await this.issue(m, user, family, token.accountId)).pair };
     });
     if ('refused' in outcome) throw invalidRefreshToken(REFUSALS[outcome.refused]);
@@ -198,6 +212,8 @@ export class TokenService {
     const familyId = family.id;
     const impersonatorId = family.impersonatorId;
     assertWithinGrant(family, accountId);
+    // a single sign-on family: never a super administrator's rights (approval refuses them; this holds if one is made later)
+    if (family.grantAccountId && !impersonatorId && user.superAdmin) throw invalidRefreshToken('a single sign-on session cannot carry super administrator rights');
     const snap = await this.access.snapshot(user, accountId, m);
     if (impersonatorId) {
       const granted = new Set(family.grantPermissions ?? []);
