@@ -21,6 +21,8 @@ interface Tenant {
   emptyInboxRole: string;
   invite: number;
   apiKey: number;
+  /** A Zoho user waiting for access with the member's (verified) address. */
+  ssoRequest: number;
 }
 
 const ALL = Object.values(Permission);
@@ -50,11 +52,20 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
     const invite = await a.call<{ id: number }>('POST', '/user_invites', { token: ownerToken, body: { email: `invitee@${name}.test`, user_roles_ids: [emptyRole] } });
     const key = await a.call<{ id: number }>('POST', '/api_keys', { token: ownerToken, body: { name: 'Key' } });
     if (invite.status !== 201 || key.status !== 201) throw new Error(`fixtures of ${name}: ${invite.status} ${key.status}`);
-    return { name, account, owner, ownerToken, member, memberEmail, emptyRole, emptyInboxRole, invite: invite.body.id, apiKey: key.body.id };
+    return { name, account, owner, ownerToken, member, memberEmail, emptyRole, emptyInboxRole, invite: invite.body.id, apiKey: key.body.id, ssoRequest: await ssoRequest(memberEmail) };
   };
+
+  const ssoRequest = async (email: string): Promise<number> =>
+    Number((await a.sql<{ id: string }>(`INSERT INTO auth.sso_identity (provider, subject, email, email_verified, name) VALUES ('zohoinbox', $1, $2, true, 'Zoho user') RETURNING id`, [`z${++seq}-${email}`, email]))[0].id);
 
   // fresh things a route may change or delete, in A
   const fresh = {
+    ssoRequest: async () => {
+      const email = `zoho${++seq}@alpha.test`;
+      const u = (await a.seed.createUser({ email, password })).id;
+      await a.seed.addMember({ userId: u, accountId: A.account, platformRoleId: A.emptyRole, status: 2 });
+      return ssoRequest(email);
+    },
     member: async () => {
       const u = (await a.seed.createUser({ email: `m${++seq}@a.test`, password })).id;
       await a.seed.addMember({ userId: u, accountId: A.account, platformRoleId: A.emptyRole, status: 2 });
@@ -93,6 +104,9 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
     'POST /api_keys/:id/regenerate': async () => ({ path: `/api_keys/${await fresh.apiKey()}/regenerate` }),
     'PUT /api_keys/:id': async () => ({ path: `/api_keys/${await fresh.apiKey()}`, body: { name: 'Renamed' } }),
     'DELETE /api_keys/:id': async () => ({ path: `/api_keys/${await fresh.apiKey()}` }),
+    'GET /sso/access_requests': async () => ({ path: '/sso/access_requests' }),
+    'POST /sso/access_requests/:id/approve': async () => ({ path: `/sso/access_requests/${await fresh.ssoRequest()}/approve` }),
+    'POST /sso/access_requests/:id/reject': async () => ({ path: `/sso/access_requests/${await fresh.ssoRequest()}/reject` }),
   };
 
   /**
@@ -144,6 +158,12 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
     'POST /api_keys/:id/regenerate': () => ({ path: `/api_keys/${B.apiKey}/regenerate` }),
     'PUT /api_keys/:id': () => ({ path: `/api_keys/${B.apiKey}`, body: { permissions: ['STREAM_VIEW'] } }),
     'DELETE /api_keys/:id': () => ({ path: `/api_keys/${B.apiKey}` }),
+    'POST /sso/crossdomain_auth': { none: 'starts an anonymous sign-on; no tenant' },
+    'GET /sso/zohoinbox/callback': { none: 'the state names its own flow' },
+    'POST /sso/crossdomain_auth/await': { none: 'the cross_key and the binding cookie name their own flow' },
+    'GET /sso/access_requests': { none: 'lists the caller account (checked below)' },
+    'POST /sso/access_requests/:id/approve': () => ({ path: `/sso/access_requests/${B.ssoRequest}/approve` }),
+    'POST /sso/access_requests/:id/reject': () => ({ path: `/sso/access_requests/${B.ssoRequest}/reject` }),
   };
 
   /** Everything of one account in the auth schema, to compare before and after. */
@@ -156,6 +176,10 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
       a.sql(`SELECT * FROM auth.api_key WHERE account_id = $1 ORDER BY id`, [account]),
       a.sql(`SELECT u.* FROM auth.app_user u JOIN auth.membership ms ON ms.user_id = u.id WHERE ms.account_id = $1 ORDER BY u.id`, [account]),
       a.sql(`SELECT f.id, f.revoked_at FROM auth.session_family f JOIN auth.membership ms ON ms.user_id = f.user_id WHERE ms.account_id = $1 ORDER BY f.id`, [account]),
+      a.sql(
+        `SELECT i.* FROM auth.sso_identity i WHERE i.account_id = $1 OR i.email IN (SELECT u.email FROM auth.app_user u JOIN auth.membership ms ON ms.user_id = u.id WHERE ms.account_id = $1) ORDER BY i.id`,
+        [account],
+      ),
     ]);
 
   const split = (k: RouteKey) => {
@@ -200,6 +224,8 @@ describe('auth routes: access declarations, tenant isolation and permissions', (
   });
 
   it('lists nothing of B to A', async () => {
+    const sso = await a.call<Array<{ email: string }>>('GET', '/sso/access_requests', { token: A.ownerToken });
+    expect(sso.body.map((r) => r.email)).toEqual([A.memberEmail]);
     const lists = await Promise.all(['/users', '/user_roles', '/user_roles/inbox', '/user_invites', '/api_keys'].map((p) => a.call<{ items: Array<Record<string, unknown>> }>('GET', p, { token: A.ownerToken })));
     for (const l of lists) expect(l.status).toBe(200);
     const [users, roles, inbox, invites, keys] = lists.map((l) => l.body.items);

@@ -44,4 +44,10 @@ export const ALL_ROUTES = [
   'POST /api_keys/:id/regenerate',
   'PUT /api_keys/:id',
   'DELETE /api_keys/:id',
+  'POST /sso/crossdomain_auth',
+  'GET /sso/zohoinbox/callback',
+  'POST /sso/crossdomain_auth/await',
+  'GET /sso/access_requests',
+  'POST /sso/access_requests/:id/approve',
+  'POST /sso/access_requests/:id/reject',
 ] as const;

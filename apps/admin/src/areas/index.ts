@@ -3,6 +3,7 @@ import { contactsArea } from './contacts';
 import { inboxArea } from './inbox';
 import { linksArea } from './links';
 import { routingArea } from './routing';
+import { ssoArea } from './sso';
 import { statsArea } from './stats';
 import { streamsArea } from './streams';
 import { superAdminArea } from './superadmin';
@@ -11,7 +12,7 @@ import { webhooksArea } from './webhooks';
 import type { AdminArea, Catalogue } from './types';
 
 /** The registry of console areas, in menu order. Each area folder exports one `AdminArea`. */
-export const areas: AdminArea[] = [statsArea, inboxArea, campaignsArea, streamsArea, contactsArea, linksArea, webhooksArea, teamArea, superAdminArea, routingArea];
+export const areas: AdminArea[] = [statsArea, inboxArea, campaignsArea, streamsArea, contactsArea, linksArea, webhooksArea, teamArea, superAdminArea, routingArea, ssoArea];
 
 /** Merges the areas' catalogues into one; areas own distinct top-level keys, a clash is a programming error. */
 export function areaMessages(locale: 'en' | 'ru'): Catalogue {

@@ -86,6 +86,15 @@ export async function startLoginAs(email: string): Promise<string> {
   return answer.email;
 }
 
+/**
+ * Single sign-on (/inbox-login, docs/decisions/0042): a pair obtained outside the login form becomes this tab's
+ * session, replacing whatever session (and login-as state) was here.
+ */
+export function adoptTokens(pair: TokenPair): void {
+  forget();
+  saveTokens(pair, getRememberMe());
+}
+
 /** Ends the login-as session (POST /api/login-as/exit) and puts the admin's own tokens back. */
 export async function exitLoginAs(): Promise<void> {
   const origin = readLoginAsOrigin();

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Permission, SSO_BINDING_COOKIE, type CrossdomainAuthAnswer, type SsoAccessRequest, type SsoAwaitAnswer } from '@switchboard/contracts';
-import { CurrentPrincipal, Permissions, Public, type Principal } from '@switchboard/platform';
+import { ApiErrors, CurrentPrincipal, Permissions, Public, type Principal } from '@switchboard/platform';
 import { AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
-import { CrossdomainAuthDto, CrossdomainAuthResponse, SsoAccessRequestResponse, SsoAwaitDto } from '../dtos/sso.dto';
+import { CrossdomainAuthDto, CrossdomainAuthResponse, SsoAccessRequestResponse, SsoAwaitDto, SsoAwaitResponse } from '../dtos/sso.dto';
 import { IdPipe } from '../http/id.pipe';
 import { SsoService } from '../sso/sso.service';
 
@@ -28,7 +28,11 @@ export class SsoController {
   ) {}
 
   /** Starts a sign-on: the popup's URL and the socket's cross_key; the HttpOnly cookie binds both to this browser. */
-  @ApiOkResponse({ type: CrossdomainAuthResponse })
+  @ApiOkResponse({ type: CrossdomainAuthResponse, description: 'also sets the HttpOnly binding cookie `sb_sso`' })
+  @ApiErrors(
+    { status: 429, code: 'TOO_MANY_REQUESTS', message: 'too many sign-ons started from this address: finish or wait for one to expire' },
+    { status: 503, code: '0x0', message: 'Zoho Inbox sign-on is not configured on this installation: set ZOHO_CLIENT_ID and ZOHO_CLIENT_SECRET' },
+  )
   @Post('crossdomain_auth') @Public() @HttpCode(200)
   async start(@Body() dto: CrossdomainAuthDto, @Res({ passthrough: true }) res: Response): Promise<CrossdomainAuthAnswer> {
     const { answer, binding, maxAge } = await this.sso.start(dto.type);
@@ -38,6 +42,11 @@ export class SsoController {
   }
 
   /** Zoho sends the popup back here; it goes on to /complete-sso, which closes it. */
+  @ApiQuery({ name: 'code', type: String, required: false, example: '1000.7c96113574b7d8db83789676350d7e91.276c83e3d5ec39eb1ec3a40ed4219623' })
+  @ApiQuery({ name: 'state', type: String, required: false, example: 'q2WJr8x1nKfH0b3tV7yLmA4cZp9sEuGdRiTkOwNhXjY' })
+  @ApiQuery({ name: 'error', type: String, required: false, example: 'access_denied' })
+  @ApiResponse({ status: 302, description: 'to /complete-sso (with `?status=unknown` when the state names no open flow); the outcome goes to the socket', headers: { Location: { description: 'the console page /complete-sso', schema: { type: 'string', example: 'https://app.example.com/complete-sso' } } } })
+  @ApiErrors({ status: 500, code: '0x0', message: 'the outcome could not be recorded' })
   @Get('zohoinbox/callback') @Public()
   async callback(@Query() q: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     const outcome = await this.sso.callback(q, bindingCookie(req.headers.cookie));
@@ -48,6 +57,8 @@ export class SsoController {
   }
 
   /** Asked by the gateway's SSO socket for the browser (cookie forwarded): waiting, or the outcome (tokens once). */
+  @ApiOkResponse({ type: SsoAwaitResponse })
+  @ApiErrors({ status: 409, code: 'CONFLICT', message: 'this sign-on is already awaited elsewhere: start again' })
   @Post('crossdomain_auth/await') @Public() @HttpCode(200)
   async wait(@Body() dto: SsoAwaitDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SsoAwaitAnswer> {
     res.setHeader('Cache-Control', 'no-store');
