@@ -33,6 +33,8 @@ export class LocalZoho {
   private readonly grants = new Map<string, Grant>();
   private readonly tokens = new Map<string, ZohoUser>();
   url = '';
+  /** The `accounts-server` the callback names (Zoho's own by default; a test forges another). */
+  accountsServerParam: string | null = null;
   /** Token requests seen (form fields), to check what was sent. */
   readonly tokenRequests: Array<Record<string, string>> = [];
 
@@ -87,7 +89,7 @@ export class LocalZoho {
         this.grants.set(code, { user: this.user, redirectUri: redirect, challenge: q.get('code_challenge') as string, clientId: this.clientId, used: false });
         back.searchParams.set('code', code);
         back.searchParams.set('location', 'us');
-        back.searchParams.set('accounts-server', this.url);
+        back.searchParams.set('accounts-server', this.accountsServerParam ?? this.url);
       }
       return { status: 302, headers: { location: back.toString() }, body: '' };
     }
