@@ -1,14 +1,9 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from './browser';
-import { buildServer, json, repoRoot, startProcess, type ServerProcess } from './server-process';
+import type { BrowserContext, Page } from 'playwright-core';
+import { apiClient, type ApiCall } from '@switchboard/platform/testing';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startConsole, type ConsoleSession } from './browser';
+import { json } from './server-process';
 import { LocalZoho } from './zoho-server';
 
-const SHOTS = path.join(repoRoot, 'test-results', 'zoho-sso');
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'browser password';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
 /**
@@ -16,20 +11,16 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
  * login, pending "Pending for access approval ...", then the tokens delivered by complete-sso, or "Error occurred").
  */
 describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-zoho-sso-'));
-  fs.chmodSync(dataDir, 0o755);
-  let server: ServerProcess;
+  let c: ConsoleSession;
   let base: string;
-  let browser: Browser;
+  let call: ApiCall;
   let zoho: LocalZoho;
   const contexts: BrowserContext[] = [];
-  const pageErrors: string[] = [];
 
   async function api<T = Json>(method: string, p: string, body?: unknown, token?: string): Promise<T> {
-    const res = await fetch(`${base}/api${p}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
-    return (text ? JSON.parse(text) : null) as T;
+    const res = await call<T>(method, p, { body, token });
+    if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    return res.body;
   }
   async function mail(to: string, re: RegExp): Promise<string> {
     for (let i = 0; i < 150; i++) {
@@ -47,16 +38,14 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
     return (await api<{ token: string }>('PUT', '/users/connected_update', { customer: 1 }, pair.token)).token;
   }
   async function newPage(locale: 'en' | 'ru'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 820 } });
+    const context = await c.browser.newContext({ viewport: { width: 1280, height: 820 } });
     await context.addInitScript(`window.localStorage.setItem('switchboard.locale', '${locale}')`);
     contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    return page;
+    return c.watch(await context.newPage());
   }
   const shot = async (page: Page, name: string) => {
     await page.waitForTimeout(300);
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+    await c.shot(name, page);
   };
   /** Clicks the page's button and lets the popup run its course: Zoho, the callback, /complete-sso, closed. */
   async function throughPopup(page: Page, button: string): Promise<void> {
@@ -65,22 +54,10 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
     zoho = await new LocalZoho().start();
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: ADMIN_EMAIL,
-      SWITCHBOARD_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-      ZOHO_CLIENT_ID: zoho.clientId,
-      ZOHO_CLIENT_SECRET: zoho.clientSecret,
-      ZOHO_ACCOUNTS_URL: zoho.url,
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    browser = await launchChromium();
+    c = await startConsole('zoho-sso', { env: { ZOHO_CLIENT_ID: zoho.clientId, ZOHO_CLIENT_SECRET: zoho.clientSecret, ZOHO_ACCOUNTS_URL: zoho.url } });
+    base = c.base;
+    call = apiClient(base);
     // an inbox agent of the demo account, whose Zoho address is the same
     const token = await adminToken();
     const roles = await api<{ items: Array<{ id: number; name: string }> }>('GET', '/user_roles?itemsPerPage=500', undefined, token);
@@ -91,11 +68,9 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
   }, 180000);
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
+    for (const x of contexts) await x.close().catch(() => undefined);
+    await c?.stop();
     await zoho?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('login, pending until an admin approves, then the tokens by complete-sso open the inbox (en)', async () => {
@@ -117,7 +92,7 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
 
     await throughPopup(page, 'zoho-sso-retry');
     await page.waitForURL('**/inbox', { timeout: 20000 });
-    const stored = await page.evaluate(() => window.localStorage.getItem('switchboard.token') ?? window.sessionStorage.getItem('switchboard.token'));
+    const stored = await page.evaluate<string | null>("window.localStorage.getItem('switchboard.token') ?? window.sessionStorage.getItem('switchboard.token')");
     const claims = JSON.parse(Buffer.from(String(stored).split('.')[1], 'base64url').toString('utf8')) as Json;
     expect(claims).toMatchObject({ email: 'agent@example.com', acc: '1', sa: false });
     await page.waitForTimeout(500);
@@ -144,13 +119,13 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
     await page.getByTestId('zoho-sso-pending').waitFor({ timeout: 20000 });
     await expect(page.getByTestId('zoho-sso-pending').textContent()).resolves.toContain('Ожидает одобрения доступа ...');
     await shot(page, '05-pending-ru');
-    expect(pageErrors).toEqual([]);
+    expect(c.errors).toEqual([]);
   }, 120000);
 
   it('/complete-sso says "Log in ..." and closes its window', async () => {
     const page = await newPage('en');
     await page.goto(`${base}/zoho-sso`);
-    const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate((u) => void window.open(u, 'done', 'popup'), `${base}/complete-sso`)]);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate(`void window.open(${JSON.stringify(`${base}/complete-sso`)}, 'done', 'popup')`)]);
     const closed = popup.waitForEvent('close', { timeout: 15000 });
     const text = popup.getByTestId('complete-sso').textContent().catch(() => null);
     await closed;

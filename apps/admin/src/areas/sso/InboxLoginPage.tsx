@@ -14,7 +14,10 @@ export const InboxLoginPage = () => {
   const navigate = useNavigate();
   const { loginToken, refreshToken } = useParams();
   useEffect(() => {
-    if (!readTokens() && !loginToken) return navigate('/login', { replace: true });
+    if (!readTokens() && !loginToken) {
+      void navigate('/login', { replace: true });
+      return;
+    }
     if (loginToken) adoptTokens({ token: loginToken, refresh_token: refreshToken ?? '' });
     // a fresh load into the inbox: the shell checked this tab's session (maybe none) on the way in and would keep that
     window.location.replace('/inbox');

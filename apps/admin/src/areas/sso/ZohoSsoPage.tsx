@@ -24,7 +24,7 @@ export const ZohoSsoPage = () => {
   const cancel = useRef<(() => void) | null>(null);
 
   useEffect(() => {
-    if (readTokens()) navigate('/inbox-login', { replace: true });
+    if (readTokens()) void navigate('/inbox-login', { replace: true });
     return () => cancel.current?.();
   }, [navigate]);
 
