@@ -94,6 +94,12 @@ export const LinkBatchMintedV1 = defineEvent({
     outcome: z.enum(['minted', 'no_valid_domain', 'offer_unavailable']),
     /** Per item ref: the short URL of each variable (`https://{domain}/{code}`). Empty unless minted. */
     links: z.record(z.record(z.string())),
+    /**
+     * The links this batch put on each domain, per variant (docs/decisions/0044): with the clicks' `domainId` and
+     * `variantId` in `links.clicks.recorded`, the figures of the campaign reports per domain (`domain_stats/{id}`)
+     * built from events. Only on the first answer of a minted batch (a repeated answer counts nothing again).
+     */
+    usages: z.array(z.object({ domainId: id, domain: z.string(), variantId: id.nullable(), links: z.number().int().positive() })).optional(),
   }),
 });
 

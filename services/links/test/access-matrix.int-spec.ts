@@ -8,6 +8,8 @@ interface Row {
   method: string;
   path: (ids: Ids) => string;
   perm: string;
+  /** Further rights the route needs besides `perm` (all of them). */
+  also?: string[];
   body?: (ids: Ids) => unknown;
   /** The route reads or changes one resource by id: another account's id is a 404. */
   item?: boolean;
@@ -49,6 +51,9 @@ const ROUTES: Row[] = [
   { method: 'POST', path: () => '/offers', perm: P.UrlOfferAddEdit, body: () => ({ name: 'o', originalUrl: 'https://shop.example.com/?n={firstName}', expireInDays: 10 }) },
   { method: 'PUT', path: (i) => `/offers/${i.offer}`, perm: P.UrlOfferAddEdit, body: () => ({ name: 'renamed' }), item: true },
   { method: 'DELETE', path: (i) => `/offers/${i.offer}`, perm: P.UrlOfferRemove, item: true },
+  // the campaign wizard's add domain into a pool: both the campaign and the domain rights
+  { method: 'POST', path: () => '/campaigns/add/domain', perm: P.CampaignAddEdit, also: [P.DomainAddEdit], body: (i) => ({ domains: [uniq()], pool: i.pool }), item: true },
+  { method: 'POST', path: () => '/campaigns/add/domain', perm: P.DomainAddEdit, also: [P.CampaignAddEdit], body: (i) => ({ domains: [uniq()], pool: i.pool }), item: true },
 ];
 
 describe('links access: permissions and tenant isolation on every route', () => {
@@ -91,7 +96,7 @@ describe('links access: permissions and tenant isolation on every route', () => 
   it('serves every route with exactly its permission', async () => {
     for (const r of ROUTES) {
       const ids = await fresh('202');
-      const res = await l.call(r.method, r.path(ids), { token: l.token('202', [r.perm]), body: r.body?.(ids) });
+      const res = await l.call(r.method, r.path(ids), { token: l.token('202', [r.perm, ...(r.also ?? [])]), body: r.body?.(ids) });
       expect({ route: `${r.method} ${r.path(ids)}`, ok: res.status >= 200 && res.status < 300, body: res.status < 300 ? null : res.body }).toEqual({ route: `${r.method} ${r.path(ids)}`, ok: true, body: null });
     }
   });

@@ -121,6 +121,36 @@ describe('domains, pools and offers in the console API', () => {
       ]);
       expect(events[0].domainIds).toEqual([String(ds[1].id), String(ds[0].id)]);
     });
+
+    it('adds domains from the campaign wizard (campaigns/add/domain) into a new or an existing pool, checking the pool first', async () => {
+      const B = l.token('302');
+      const names = async () => (await l.sql<{ name: string }>(`SELECT name FROM links.domain WHERE account_id = 302 ORDER BY name`)).map((r) => r.name);
+      // a new pool needs a name and a description (spec 5); a wrong pool part adds nothing
+      const noDesc = await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w1.example.com'], newPool: { name: 'Wizard' } } });
+      expect([noDesc.status, noDesc.body.violations]).toEqual([400, [expect.objectContaining({ propertyPath: 'newPool.description', code: 'required' })]]);
+      expect((await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w1.example.com'], pool: 999999 } })).status).toBe(404);
+      expect((await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w1.example.com'], pool: 1, newPool: { name: 'x', description: 'y' } } })).status).toBe(400);
+      expect((await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['https://w1.example.com/'] } })).status).toBe(400);
+      expect(await names()).toEqual([]);
+
+      const made = await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w1.example.com', 'w2.example.com'], newPool: { name: 'Wizard', description: 'from the campaign', distribution: 1 } } });
+      expect(made.status).toBe(200);
+      expect(made.body.data.map((d: Json) => d.name)).toEqual(['w1.example.com', 'w2.example.com']);
+      expect(made.body.pool).toMatchObject({ name: 'Wizard', description: 'from the campaign', distribution: 1, domains: [expect.objectContaining({ name: 'w1.example.com' }), expect.objectContaining({ name: 'w2.example.com' })] });
+
+      // duplicates: nothing added and the pool untouched until confirmed; then the others join the existing pool
+      const dup = await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w2.example.com', 'w3.example.com'], pool: made.body.pool.id } });
+      expect(dup.body).toEqual({ data: [], duplicates: ['w2.example.com'], pool: null });
+      expect(await names()).toEqual(['w1.example.com', 'w2.example.com']);
+      const joined = await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w2.example.com', 'w3.example.com'], pool: `/api/domain_pools/${made.body.pool.id}`, skipDuplicates: true } });
+      expect(joined.body.data.map((d: Json) => d.name)).toEqual(['w3.example.com']);
+      expect(joined.body.pool.domains.map((d: Json) => d.name)).toEqual(['w1.example.com', 'w2.example.com', 'w3.example.com']);
+
+      // without a pool it is the add domain modal
+      const plain = await l.call('POST', '/campaigns/add/domain', { token: B, body: { domains: ['w4.example.com'] } });
+      expect([plain.body.data.length, plain.body.pool]).toEqual([1, null]);
+      expect(await names()).toEqual(['w1.example.com', 'w2.example.com', 'w3.example.com', 'w4.example.com']);
+    });
   });
 
   describe('pool read models', () => {

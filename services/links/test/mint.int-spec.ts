@@ -28,6 +28,10 @@ describe('minting personal links for campaign batches', () => {
     expect(answer.outcome).toBe('minted');
     expect(hostsOf(answer.links)).toEqual(['e1.test', 'e2.test', 'e3.test', 'e1.test', 'e2.test', 'e3.test', 'e1.test']);
     expect((await usages(d)).map((u) => u.total_usages)).toEqual(['3', '2', '2']);
+    // the event's links per domain and variant add up to the domains' usages
+    const perDomain = new Map<string, number>();
+    for (const u of answer.usages ?? []) perDomain.set(u.domainId, (perDomain.get(u.domainId) ?? 0) + u.links);
+    expect(d.map((id) => perDomain.get(id))).toEqual([3, 2, 2]);
     expect((await usages(d)).every((u) => u.last_used_at !== null)).toBe(true);
     const [p] = await l.sql<{ usages: string }>(`SELECT usages::text FROM links.domain_pool WHERE id = $1`, [pool]);
     expect(p.usages).toBe('7');
@@ -83,6 +87,11 @@ describe('minting personal links for campaign batches', () => {
     expect(minted).toHaveLength(1);
     expect(minted[0].outcome).toBe('minted');
     expect(Object.keys(minted[0].links)).toEqual(['r0', 'r1']);
+    // what the campaign reports per domain and variant (domain_stats, built from events by stats) need: links per domain
+    expect(minted[0].usages).toEqual([
+      { domainId: dom, domain: 'bus.test', variantId: '1', links: 1 },
+      { domainId: dom, domain: 'bus.test', variantId: '2', links: 1 },
+    ]);
     const [row] = await l.sql<{ vars: unknown; destination: string; campaign_id: string }>(`SELECT vars, destination, campaign_id::text FROM links.link WHERE message_uuid = $1`, [req.items[1].messageUuid]);
     expect(row).toEqual({ vars: { x: 'v1' }, destination: req.items[1].destination, campaign_id: req.campaignId });
   });

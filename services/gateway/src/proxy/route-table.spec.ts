@@ -16,6 +16,9 @@ describe('gateway route table', () => {
     expect(serviceForPath('/api/message_responses/send')).toBe('streams');
     expect(serviceForPath('/api/message_responses/chat?destination=1')).toBe('dispatch');
     expect(serviceForPath('/api/message_responses')).toBe('dispatch');
+    // the campaign wizard's add domain is the links service's; the rest of /campaigns stays with campaigns
+    expect(serviceForPath('/api/campaigns/add/domain')).toBe('links');
+    expect(serviceForPath('/api/campaigns/12/start')).toBe('campaigns');
   });
 
   it('parses GATEWAY_ROUTES and refuses malformed entries', () => {

@@ -54,6 +54,8 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   domains: 'links',
   domain_pools: 'links',
   offers: 'links',
+  // the campaign wizard's add domain (docs/decisions/0044): domains and pools are links' own
+  'campaigns/add': 'links',
   // the shared inbox: conversations, organisation, media (docs/decisions/0035)
   inbox: 'inbox',
   spaces: 'inbox',

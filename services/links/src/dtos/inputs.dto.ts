@@ -124,3 +124,27 @@ export class OfferInput {
   @Allow()
   state?: unknown;
 }
+
+export class CampaignNewPoolInput {
+  @ApiProperty({ type: String, example: 'Spring sale' }) name!: string;
+  @ApiProperty({ type: String, example: 'domains for the spring campaigns' }) description!: string;
+  @ApiPropertyOptional({ enum: [10, 1], description: '10 spread evenly (default), 1 one by one', example: 10 }) distribution?: number;
+}
+
+export class CampaignAddDomainInput {
+  @ApiProperty({ type: [String], description: 'the chips: domain names without scheme, path or slash', example: ['go.example.com'] })
+  @Allow()
+  domains!: unknown;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'add the others when some are duplicates (after the duplicateDomainsFound confirm)', example: false })
+  @Allow()
+  skipDuplicates?: unknown;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'an existing pool the new domains join', example: null })
+  @Allow()
+  pool?: unknown;
+
+  @ApiPropertyOptional({ type: CampaignNewPoolInput, nullable: true, description: 'a new pool made of the new domains (name and description required)' })
+  @Allow()
+  newPool?: unknown;
+}

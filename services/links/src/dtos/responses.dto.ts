@@ -247,3 +247,8 @@ export class OfferOptionResponse {
   @ApiProperty({ enum: ['active', 'about_to_expire'], example: 'active' })
   state!: string;
 }
+
+export class CampaignAddDomainResponse extends DomainBulkResponse {
+  @ApiPropertyOptional({ type: DomainPoolResponse, nullable: true, description: 'the pool the new domains joined (existing or new), or null' })
+  pool!: DomainPoolResponse | null;
+}

@@ -103,6 +103,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const campaign = req.campaignId;
     const stream = req.streamId ?? '\\N';
     const lines: string[] = [];
+    // links per domain and variant, for the reports built from events (domain_stats)
+    const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
     let k = 0;
     for (let vi = 0; vi < assignments.length; vi++) {
       const { pick, t } = assignments[vi];
@@ -122,6 +124,10 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
           `${d.id}\t${value}\t${account}\t${targetId}\t${campaign}\t${item.variantId ?? '\\N'}\t${stream}\t${item.contactId ?? '\\N'}\t${item.messageUuid}\t${copyText(item.destination)}\t${vars}\t${expires}\t${created}\n`,
         );
         (links[item.ref] ??= {})[t.variable] = `${o.scheme}://${d.name}/${encodeCode(value)}`;
+        const uk = `${d.id}:${item.variantId ?? ''}`;
+        const u = usage.get(uk);
+        if (u) u.links++;
+        else usage.set(uk, { domainId: d.id, domain: d.name, variantId: item.variantId ?? null, links: 1 });
       }
     }
     await copyInto(client, lines.join(''));
@@ -138,11 +144,12 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       });
       pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
-    const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links };
+    const usages = [...usage.values()];
+    const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links, usages };
     const linksJson = JSON.stringify(links);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
     // the answer is serialised once and spliced into the event
-    const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson}},"topic":"${Topics.Links}"}`;
+    const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson},"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}`;
     await client.query(
       `WITH d AS (
          UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3

@@ -17,6 +17,7 @@ import { useApi } from '../../ui/useApi';
 import { useInterval } from '../../ui/useInterval';
 import { linksApi, P } from './api';
 import { AddDomainsDialog, AddToPoolDialog, BulkActionDialog, DnsInstructionsModal, GlobalLimitDialog } from './DomainDialogs';
+import { useDomainsRealtime } from './realtime';
 import { DomainState, type Domain } from './types';
 import { Ctr, DomainStateChip, Figure, mono } from './widgets';
 
@@ -43,8 +44,10 @@ export const DomainsPage = () => {
   const refresh = async () => {
     await Promise.all([table.refresh(), dashboard.refresh()]);
   };
-  // pending domains are checked in DNS by the scheduler: follow them until they settle
-  useInterval(() => void refresh(), 5000, table.rows.some((d) => d.state === DomainState.Pending));
+  // state changes made elsewhere (the DNS scheduler, minting reaching a limit, another user) arrive on the `domains`
+  // topic; while the stream is down, pending domains are followed by polling until they settle
+  const live = useDomainsRealtime(() => void refresh(), allowed);
+  useInterval(() => void refresh(), 5000, !live && table.rows.some((d) => d.state === DomainState.Pending));
 
   const switchView = (archived: boolean) => {
     setArchiveView(archived);
@@ -125,7 +128,7 @@ export const DomainsPage = () => {
 
   const dash = dashboard.data;
   return (
-    <Box sx={{ maxWidth: 1280 }} data-testid="domains-page">
+    <Box sx={{ maxWidth: 1280 }} data-testid="domains-page" data-live={live ? 'true' : 'false'}>
       <PageHeading
         title={translate('links.domains.title')}
         subtitle={translate('links.domains.subtitle')}

@@ -18,6 +18,7 @@ import { applyPatch, useCampaignRefetch, useCampaignsRealtime } from '../realtim
 import { FILTER_TABS, TYPE_NAMES, type FilterTab } from '../status';
 import type { Campaign } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
+import { CampaignCtr } from '../widgets/CampaignCtr';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
 import { errorText } from '../widgets/errors';
@@ -186,6 +187,7 @@ export const CampaignsPage = () => {
     },
     { key: 'status', label: translate('campaigns.fields.status'), render: (c) => <CampaignStatusChip status={c.status} haltReasonId={c.haltReasonId} declinedReason={c.declinedReason} /> },
     { key: 'progress', label: translate('campaigns.fields.progress'), hideOnPhone: true, render: (c) => <CampaignProgress stats={c.stats} compact /> },
+    { key: 'ctr', label: translate('campaigns.stats.ctr'), align: 'right', hideOnPhone: true, render: (c) => <CampaignCtr campaign={c} /> },
     { key: 'createdAt', label: translate('campaigns.fields.createdAt'), hideOnPhone: true, render: (c) => <Typography variant="body2" sx={{ whiteSpace: 'nowrap' }}>{formatDate(c.startedAt ?? c.createdAt, locale)}</Typography> },
     { key: 'actions', label: '', align: 'right', width: 56, render: (c) => <ActionMenu items={actions.items(c)} testId="campaign-actions" /> },
   ];

@@ -1,0 +1,14 @@
+import { CAMPAIGN_DEFAULTS } from '@switchboard/contracts/src/campaigns';
+import { ctrLevel } from '../rules';
+import type { Campaign } from '../types';
+
+export const CTR_COLORS = { bad: '#b42318', mid: '#b54708', good: '#067647' } as const;
+
+/** A campaign's CTR (clicked over sent, in percent) and its level by the campaign's own `ctr_indicators` [bad, good]. */
+export function campaignCtr(c: Pick<Campaign, 'stats' | 'campaignSettings'>): { ctr: number; level: 'bad' | 'mid' | 'good' } {
+  const st = c.stats;
+  const ctr = st?.sent ? ((st.clicked ?? 0) / st.sent) * 100 : 0;
+  const ind = c.campaignSettings?.ctr_indicators;
+  const indicators: [number, number] = Array.isArray(ind) && ind.length === 2 ? [Number(ind[0]), Number(ind[1])] : [CAMPAIGN_DEFAULTS.ctrIndicators.bad, CAMPAIGN_DEFAULTS.ctrIndicators.good];
+  return { ctr, level: ctrLevel(ctr, indicators) };
+}
