@@ -104,6 +104,21 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await shot(page, '04-domain-configured');
   }, 60000);
 
+  it('moves a domain in the open table when its state changes elsewhere (the realtime domains topic)', async () => {
+    await page.locator('[data-testid="domains-page"][data-live="true"]').waitFor({ timeout: 15000 });
+    const list = await api<{ items: Array<{ id: number; name: string; dns: Array<{ type: string; host: string; value: string }> }> }>('GET', '/domains?itemsPerPage=100');
+    const links = list.body.items.find((d) => d.name === 'links.acme-shop.com');
+    if (!links) throw new Error('links.acme-shop.com missing');
+    const txt = links.dns.find((r) => r.type === 'TXT');
+    zone.set('links.acme-shop.com', { cname: TARGET });
+    zone.set(txt?.host ?? '', { txt: [txt?.value ?? ''] });
+    // verified by a call outside this page (as the DNS scheduler or another user would): no domain is pending, so the
+    // table does not poll; only the live frame can move the row
+    expect((await api<{ state: number }>('POST', `/domains/${links.id}/check`)).body.state).toBe(1);
+    await page.getByTestId('domain-row').filter({ hasText: 'links.acme-shop.com' }).getByTestId('domain-state-1').waitFor({ timeout: 15000 });
+    await page.getByTestId('dashboard-configured').getByText('2').waitFor();
+  }, 60000);
+
   it('builds a pool from chosen domains and reads it in pool info', async () => {
     for (const name of ['go.acme-shop.com', 'click.acme-shop.com']) await page.getByTestId('domain-row').filter({ hasText: name }).getByTestId('domain-select').click();
     await page.getByTestId('add-to-pool').click();

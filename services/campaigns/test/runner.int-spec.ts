@@ -171,6 +171,8 @@ describe('campaign runner', () => {
     expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
     expect(h.linkRequests.at(-1)?.variables).toEqual([{ variable: 'shorturl', kind: 'shorturl', offerId: null, url: null, domainIds: ['5'], domainPoolId: null, expireInDays: null }]);
     expect(h.requested.find((i) => i.ref === '3')?.text).toBe('Sale https://s.test/shorturl/3');
+    // the recipient's standard fields go by name, for an offer URL using {firstName}
+    expect(h.linkRequests.at(-1)?.items.find((i) => i.ref === '3')?.vars).toEqual({ firstName: 'N3' });
 
     const mint = h.mint;
     h.mint = (req) => ({ ...mint(req), outcome: 'no_valid_domain', links: {} });

@@ -48,6 +48,8 @@ export type Composed =
 
 /** Standard variables reachable by their usual names without a campaign variable link (contracts StandardVariable). */
 const STANDARD_NAMES: Record<string, string> = { phone: '1', firstName: '2', lastName: '3', email: '4', country: '5', timezone: '6' };
+/** The standard fields' names by contact variable id ('2' → firstName). */
+export const STANDARD_VARIABLE_NAMES: ReadonlyArray<[string, string]> = Object.entries(STANDARD_NAMES).map(([name, id]) => [id, name]);
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 /** Private-use marks a placeholder waits behind while spintax is resolved. */

@@ -318,6 +318,7 @@ export class RunnerConsumers implements OnModuleInit {
     if (!d.campaignId || !d.messageUuid) return;
     const campaignId = d.campaignId;
     const messageUuid = d.messageUuid;
+    let counted = false;
     await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, CLICKS_GROUP, e, async (m) => {
       const rows = returned<{ variant_id: string | null }>(
         await m.query(`UPDATE campaigns.recipient SET clicked = true WHERE message_uuid = $1 AND campaign_id = $2 AND account_id = $3 AND NOT clicked RETURNING variant_id::text`, [messageUuid, campaignId, d.accountId]),
@@ -325,6 +326,9 @@ export class RunnerConsumers implements OnModuleInit {
       if (!rows.length) return;
       await m.query(`UPDATE campaigns.campaign SET clicked = clicked + 1 WHERE id = $1`, [campaignId]);
       if (rows[0].variant_id) await m.query(`UPDATE campaigns.campaign_variant SET clicked = clicked + 1 WHERE id = $1`, [rows[0].variant_id]);
+      counted = true;
     });
+    // open consoles load the campaign again: clicked and CTR move live (the campaign page's CTR by its indicators)
+    if (counted) await this.uow.run(async (_m, _emit, notify) => notify({ accountId: d.accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId), clicked: 1 } }));
   }
 }

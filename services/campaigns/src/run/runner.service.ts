@@ -25,7 +25,7 @@ import { PROCESS_ROLES, type ProcessRoles, type UnitOfWorkEmit, type UnitOfWorkN
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
-import { Composer, type ComposeVariable } from './composer';
+import { Composer, STANDARD_VARIABLE_NAMES, type ComposeVariable } from './composer';
 import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';
 import { transition } from './status';
 import { WindowCache, zoneFor, type SendingWindow } from './time-window';
@@ -445,7 +445,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
   ): Promise<void> {
     const batchId = randomUUID();
     const names = (await m.query(`SELECT variable_id::text AS id, variable_name AS name FROM campaigns.campaign_variable WHERE campaign_id = $1`, [c.id])) as Array<{ id: string; name: string }>;
-    const nameOf = new Map(names.map((n) => [n.id, n.name]));
+    // the recipient's standard fields (firstName, ...) too, by their names: an offer's URL may use them
+    const nameOf = new Map([...STANDARD_VARIABLE_NAMES, ...names.map((n) => [n.id, n.name] as [string, string])]);
     await m.query(`UPDATE campaigns.recipient SET state = 1, batch_id = $2, requested_at = $3 WHERE campaign_id = $1 AND ordinal = ANY($4::int[]) AND state = 0`, [c.id, batchId, now, rows.map((r) => r.ordinal)]);
     emit(
       LinkBatchRequestedV1,
