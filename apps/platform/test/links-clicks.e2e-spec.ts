@@ -1,15 +1,10 @@
-import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { CampaignStatus } from '@switchboard/contracts';
 import { SmppPeer } from '@switchboard/dispatch';
 import { DnsZone } from '@switchboard/platform/testing';
-import { launchChromium, pageApi, signInWithPin } from './browser';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
-const SHOTS = path.join(repoRoot, 'test-results', 'links-clicks');
 const TARGET = 'r.links.test';
 const DOMAIN = 'go.acme-shop.com';
 const SENDER_ID = 'AcmeSMS';
@@ -48,44 +43,25 @@ function open(redirectBase: string, shortUrl: string, userAgent = PHONE_UA): Pro
  * campaign's own indicators, without a reload; the campaigns list colours the CTR the same way.
  */
 describe('campaign links clicked through the redirect server (Chromium, embedded server, SMPP peer, local DNS)', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-clicks-'));
-  fs.chmodSync(dataDir, 0o755);
   let zone: DnsZone;
   let smsc: SmppPeer;
-  let server: ServerProcess;
+  let session: ConsoleSession;
   let base: string;
   let redirectBase: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[] = [];
   const api = pageApi(() => page);
   let campaignId = 0;
   let links: string[] = [];
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'apps/admin/dist/index.html'))) throw new Error('build the admin first: node scripts/build.mjs');
-    buildServer();
-    fs.mkdirSync(SHOTS, { recursive: true });
     zone = await new DnsZone().start();
     smsc = new SmppPeer({ receiptDelayMs: 50 });
     const smscPort = await smsc.listen();
-    server = startProcess('dist/apps/platform/src/main.js', {
-      PORT: '0',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_ADMIN_EMAIL: 'admin@example.com',
-      SWITCHBOARD_ADMIN_PASSWORD: 'browser password',
-      SWITCHBOARD_DEMO_ACCOUNT: 'Acme Messaging',
-      LINKS_DNS_SERVERS: zone.address,
-      LINKS_DNS_CNAME_TARGET: TARGET,
-    });
-    base = (await server.waitFor(/Admin console : (http:\/\/[\d.:]+)\//, 120000))[1];
-    redirectBase = (await server.waitFor(/Short links\s*: (http:\/\/[\d.:]+)\//, 10000))[1];
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
-    await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
+    session = await startConsole('links-clicks', { env: { LINKS_DNS_SERVERS: zone.address, LINKS_DNS_CNAME_TARGET: TARGET } });
+    ({ base, page, errors } = session);
+    redirectBase = (await session.server.waitFor(/Short links\s*: (http:\/\/[\d.:]+)\//, 10000))[1];
+    await signInWithPin(page, base, ADMIN_EMAIL, ADMIN_PASSWORD, 'a***@example.com');
     await page.waitForURL('**/home', { timeout: 20000 });
 
     // the carrier: an SMPP vendor on the local SMSC, Germany routed through it and priced; a sender and a stream
@@ -144,19 +120,16 @@ describe('campaign links clicked through the redirect server (Chromium, embedded
   }, 240000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await server?.stop();
+    await session?.stop();
     await smsc?.close();
     await zone?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('sends every recipient their own short link on the verified domain', async () => {
     expect((await api('POST', `/campaigns/${campaignId}/start`)).status).toBe(200);
     await until(() => smsc.parts.length, (n) => n >= RECIPIENTS, 'the SMS at the SMSC', 90000).catch(async (e: unknown) => {
       const c = await api('GET', `/campaigns/${campaignId}`);
-      throw new Error(`${(e as Error).message}\ncampaign: ${JSON.stringify(c.body)}\n${server.output().slice(-4000)}`);
+      throw new Error(`${(e as Error).message}\ncampaign: ${JSON.stringify(c.body)}\n${session.server.output().slice(-4000)}`);
     });
     const re = new RegExp(`http://${DOMAIN.replace(/\./g, '\\.')}/[0-9A-Za-z]{7}`);
     links = smsc.parts.map((p) => re.exec(p.text)?.[0] ?? `no link in: ${p.text}`);
@@ -186,7 +159,7 @@ describe('campaign links clicked through the redirect server (Chromium, embedded
     await until(() => ctr.getAttribute('data-level'), (l) => l === 'mid', 'the CTR level on the open page', 30000);
     await expect(ctr.innerText()).resolves.toMatch(/^30\s?%/);
     await expect(page.getByTestId('stat-clicked').innerText()).resolves.toContain('3');
-    await page.screenshot({ path: path.join(SHOTS, '01-campaign-ctr.png') });
+    await session.shot('01-campaign-ctr');
 
     // a fourth and fifth clicker: 50 %, good
     for (const l of [links[3], links[4]]) expect((await open(redirectBase, l)).status).toBe(302);
@@ -204,7 +177,7 @@ describe('campaign links clicked through the redirect server (Chromium, embedded
     await row.waitFor();
     await expect(row.getByTestId('campaign-ctr').getAttribute('data-level')).resolves.toBe('good');
     await expect(row.getByTestId('campaign-ctr').innerText()).resolves.toMatch(/^50\s?%/);
-    await page.screenshot({ path: path.join(SHOTS, '02-campaigns-list.png') });
+    await session.shot('02-campaigns-list');
     expect(errors).toEqual([]);
   }, 60000);
 });
