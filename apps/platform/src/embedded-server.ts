@@ -80,6 +80,8 @@ export interface EmbeddedServiceOptions {
 export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule[] {
   // provider secrets travel sealed from streams to dispatch under this key (docs/decisions/0021)
   const providerSecretsKey = createHash('sha256').update(`provider-secrets:${o.privateKey}`).digest('hex');
+  // the inbox seals a conversation's context for the integrations service's AI answer under this key (docs/decisions/0041)
+  const genAiContextKey = createHash('sha256').update(`genai-context:${o.privateKey}`).digest('hex');
   return [
     AccountsModule.register({ migrationsRun: true }),
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl, zoho: o.zoho ?? null }),
@@ -115,7 +117,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       redirect: { port: o.redirectPort ?? 0, host: o.redirectHost ?? '127.0.0.1', publicScheme: 'http' },
     }),
     // conversation media under the data directory (distributed mode: an S3-compatible bucket)
-    InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') } }),
+    InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') }, genAiContextKey }),
     CampaignsModule.register({ migrationsRun: true }),
     // CRM and shop connectors (docs/decisions/0040-integrations.md). No OAuth apps here: vendors are connected with
     // their keys, and the connect options say OAuth is not configured rather than pretending to be a vendor.

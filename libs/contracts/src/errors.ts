@@ -34,6 +34,18 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   TooManyRequests: 'TOO_MANY_REQUESTS',
   AccessDenied: 'ACCESS_DENIED',
+  /** A generative-AI provider did not answer in time (the spec's E-CONNECTION_TIMEOUT of the webhook test). */
+  ConnectionTimeout: 'E-CONNECTION_TIMEOUT',
+  /** Generative AI: the account may not use it (customSettings allow_generative_ai / allow_spintax_ai off). */
+  GenAiDisabled: 'E-GENAI_DISABLED',
+  /** Generative AI: no provider (or no key for it) is set in the account's AI settings. */
+  GenAiNotConfigured: 'E-GENAI_NOT_CONFIGURED',
+  /** Generative AI: the provider is down, unreachable, or answered something that is not its format. */
+  GenAiUnavailable: 'E-GENAI_UNAVAILABLE',
+  /** Generative AI: the provider refused the request (an unknown model, a blocked prompt). */
+  GenAiRejected: 'E-GENAI_REJECTED',
+  /** Generative AI: the spintax the provider wrote does not parse (it is never returned). */
+  GenAiSpintaxInvalid: 'E-GENAI_SPINTAX_INVALID',
   /** 409: the campaign's status does not allow the action (spec 4, libs/contracts/src/campaigns.ts). */
   CampaignActionNotAllowed: 'CAMPAIGN_ACTION_NOT_ALLOWED',
 } as const;

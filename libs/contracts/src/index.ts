@@ -20,3 +20,4 @@ export * from './links';
 export * from './spintax';
 export * from './integrations';
 export * from './sso';
+export * from './genai';

@@ -25,6 +25,8 @@ export const inboxConfigSchema = z.object({
   INBOX_S3_SECRET_ACCESS_KEY: z.string().optional(),
   /** How long a send waits for streams' answer before answering OK with the message still `sending`, in ms. */
   INBOX_SEND_WAIT_MS: env.int(5000, 0),
+  /** Seals the conversation context handed to the integrations service's AI answer (the same value there). Optional. */
+  GENAI_CONTEXT_KEY: z.string().min(16, 'at least 16 characters').optional(),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -40,6 +42,7 @@ export function inboxModuleOptionsFromConfig(c: InboxConfig): InboxModuleOptions
   return {
     migrationsRun: c.MIGRATIONS_RUN,
     sendWaitMs: c.INBOX_SEND_WAIT_MS,
+    genAiContextKey: c.GENAI_CONTEXT_KEY,
     media: c.INBOX_S3_BUCKET
       ? { s3: { bucket: c.INBOX_S3_BUCKET, endpoint: c.INBOX_S3_ENDPOINT, region: c.INBOX_S3_REGION, accessKeyId: c.INBOX_S3_ACCESS_KEY_ID, secretAccessKey: c.INBOX_S3_SECRET_ACCESS_KEY } }
       : { dir: c.INBOX_MEDIA_DIR },

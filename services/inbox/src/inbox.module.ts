@@ -3,11 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
 import { ConversationsController } from './controllers/conversations.controller';
+import { InboxGenAiController } from './controllers/genai.controller';
 import { ORGANISATION_CONTROLLERS } from './controllers/organisation.controller';
 import { ReportsController } from './controllers/reports.controller';
 import { INBOX_MIGRATIONS } from './migrations';
 import { InboxAccess } from './services/access';
 import { ConversationsService } from './services/conversations.service';
+import { GenAiContextService } from './services/genai-context.service';
 import { JoinService } from './services/join.service';
 import { ReportsService } from './services/reports.service';
 import { MessagingConsumer } from './services/messaging.consumer';
@@ -47,12 +49,13 @@ export class InboxModule {
         }),
       ],
       // the reports' /inbox/{board}/{space}/... patterns last, after every fixed /inbox route
-      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController, ReportsController],
+      controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController, InboxGenAiController, ReportsController],
       providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer,
         InboxAccess,
         OrganisationService,
         RoomEvents,
         ConversationsService,
+        GenAiContextService,
         JoinService,
         SendWaiters,
         InboxOutboxRelay,

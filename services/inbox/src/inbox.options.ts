@@ -15,11 +15,18 @@ export interface InboxModuleOptions {
   media?: { dir: string } | { s3: S3MediaOptions } | MediaStorage;
   /** The clock (tests freeze it for the WhatsApp 24-hour window). */
   clock?: Clock;
+  /**
+   * Seals the conversation context `POST /inbox/ai_context/{id}` hands to the integrations service's `inbox/respond`
+   * (`GENAI_CONTEXT_KEY`, the same value there; at least 16 characters). Unset: the route answers E-GENAI_NOT_CONFIGURED.
+   * docs/decisions/0041-generative-ai.md.
+   */
+  genAiContextKey?: string;
 }
 
 export interface ResolvedInboxOptions {
   migrationsRun: boolean;
   sendWaitMs: number;
+  genAiContextKey: string | null;
 }
 
 export const INBOX_OPTIONS = Symbol('INBOX_OPTIONS');
@@ -29,7 +36,8 @@ export const INBOX_SCHEMA = 'inbox';
 export function resolveInboxOptions(o: InboxModuleOptions): ResolvedInboxOptions {
   const sendWaitMs = o.sendWaitMs ?? 5000;
   if (!Number.isInteger(sendWaitMs) || sendWaitMs < 0) throw new Error(`InboxModule: sendWaitMs must be a non-negative integer (got ${String(o.sendWaitMs)})`);
-  return { migrationsRun: o.migrationsRun ?? true, sendWaitMs };
+  if (o.genAiContextKey !== undefined && o.genAiContextKey.length < 16) throw new Error('InboxModule: genAiContextKey must be at least 16 characters');
+  return { migrationsRun: o.migrationsRun ?? true, sendWaitMs, genAiContextKey: o.genAiContextKey ?? null };
 }
 
 export function createClock(o: InboxModuleOptions): Clock {

@@ -122,7 +122,11 @@ export const ContactAnswerSchema = obj({ contact: nul(ContactSchema), conversati
 export const JoinSchema = obj({ room: str('space:1'), seq: int(42), reset: bool(false), events: arr(obj({ seq: int(41), event: str('incoming_message'), payload: { type: 'object', additionalProperties: true, example: { conversation: {} } }, at: str(TIME) })) });
 
 // ---- request bodies ----
+/** POST /inbox/ai_context/{id} (docs/decisions/0041-generative-ai.md). */
+export const GenAiContextSchema = obj({ context: str('ps1:q1w2e3r4t5y6u7i8o9p0', { description: 'sealed; pass it to POST /inbox/respond/{id}' }), expires_at: str(TIME, { format: 'date-time' }) });
+
 export const bodies = {
+  genAiContext: obj({ conversation_goal_id: int(6, { description: 'the goal (its id, or its IRI as a string)' }) }),
   space: obj({ name: str('Support'), key: str('support'), description: str('Customer care'), settings: obj({ configured: bool(true), configuredRequired: bool(false) }, []) }, ['name']),
   spaceConfigure: obj({ settings: obj({ configured: bool(true), configuredRequired: bool(false) }, []), update_permissions: map(map(bool(false), { INBOX_ASSIGN: false }), { '12': { INBOX_ASSIGN: false } }) }, []),
   switchSpace: obj({ space: str('/api/spaces/1') }),
