@@ -126,6 +126,9 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       secret: createHash('sha256').update(`integrations:${o.privateKey}`).digest('hex'),
       appUrl: o.appUrl,
       migrationsRun: true,
+      // generative AI (docs/decisions/0041): opens the inbox's sealed conversation context; a developer's machine may
+      // point a provider at a local Ollama or OpenAI-compatible server (never in production)
+      genai: { contextKey: genAiContextKey, allowPrivateBaseUrls: true },
     }),
   ];
 }

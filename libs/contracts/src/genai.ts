@@ -24,12 +24,10 @@ export const GENAI_LIMITS = {
   contextTtlMs: 120_000,
 } as const;
 
-/** One provider's settings as the console sees them: the key never comes back, only whether one is stored and its last 4. */
+/** One provider's settings as the console sees them: the key never comes back, only whether one is stored. */
 export interface GenAiProviderSettingsDto {
   service: GenAiService;
   has_key: boolean;
-  /** `…abcd`, or null without a key. */
-  key_hint: string | null;
   base_url: string | null;
   model: string | null;
   verified_at: string | null;

@@ -43,6 +43,12 @@ export const integrationsConfigSchema = z.object({
   INTEGRATIONS_INCREMENTAL_SECONDS: env.int(300, 1),
   /** Which roles this process runs: `http,consumers,relay,schedulers` (the sync worker runs under schedulers). */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
+  /** Opens the conversation context the inbox seals for the AI answer (the inbox's GENAI_CONTEXT_KEY). Optional. */
+  GENAI_CONTEXT_KEY: z.string().min(16, 'at least 16 characters').optional(),
+  /** A generative-AI provider's answer must come within this many milliseconds. */
+  GENAI_TIMEOUT_MS: env.int(30_000, 10),
+  /** Private provider origins accounts may use (a shared Ollama): `http://ollama:11434,http://vllm.lan:8000`. */
+  GENAI_PRIVATE_BASE_URLS: env.list([]),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -63,5 +69,6 @@ export function integrationsModuleOptionsFromConfig(c: IntegrationsConfig): Inte
     allowPrivateUrls: c.INTEGRATIONS_ALLOW_PRIVATE_URLS,
     incrementalEveryMs: c.INTEGRATIONS_INCREMENTAL_SECONDS * 1000,
     migrationsRun: c.MIGRATIONS_RUN,
+    genai: { contextKey: c.GENAI_CONTEXT_KEY, timeoutMs: c.GENAI_TIMEOUT_MS, privateBaseUrls: c.GENAI_PRIVATE_BASE_URLS },
   };
 }

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { Clock } from './clock';
+import { GENAI_CONTROLLERS, GENAI_OPTIONS, GENAI_SERVICES_LIST, resolveGenAiOptions } from './genai';
 import { IntegrationConfigController, IntegrationKeysController } from './controllers/integrations.controller';
 import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATIONS_SCHEMA, resolveIntegrationsOptions, type IntegrationsModuleOptions } from './integrations.options';
 import { INTEGRATIONS_MIGRATIONS } from './migrations';
@@ -36,7 +37,7 @@ export class IntegrationsModule {
           },
         }),
       ],
-      controllers: [IntegrationKeysController, IntegrationConfigController],
+      controllers: [IntegrationKeysController, IntegrationConfigController, ...GENAI_CONTROLLERS],
       providers: [
         { provide: INTEGRATIONS_OPTIONS, useValue: resolved },
         { provide: Clock, useValue: createClock(options) },
@@ -46,6 +47,9 @@ export class IntegrationsModule {
         IntegrationsService,
         SyncWorker,
         IntegrationListsConsumer,
+        // generative AI: its own module folder (src/genai), the service's schema and connection
+        { provide: GENAI_OPTIONS, useValue: resolveGenAiOptions(options.genai) },
+        ...GENAI_SERVICES_LIST,
       ],
       exports: [IntegrationsService, SyncWorker],
     };

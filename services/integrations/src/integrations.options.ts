@@ -1,5 +1,6 @@
 import { CONNECTOR_TYPES, type IntegrationTypeValue } from '@switchboard/contracts';
 import { Clock, SystemClock } from './clock';
+import type { GenAiModuleOptions } from './genai/genai.options';
 
 /** Where a vendor is reached. Defaults are the vendors' documented production endpoints (connectors/endpoints.ts). */
 export interface VendorEndpoints {
@@ -47,6 +48,8 @@ export interface IntegrationsModuleOptions {
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   clock?: Clock;
+  /** The generative-AI module (docs/decisions/0041-generative-ai.md). */
+  genai?: GenAiModuleOptions;
 }
 
 export interface ResolvedIntegrationsOptions {

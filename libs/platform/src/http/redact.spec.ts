@@ -10,6 +10,12 @@ describe('log redaction', () => {
     expect(redactUrl('/api/users?page=2&order[name]=asc')).toBe('/api/users?page=2&order[name]=asc');
   });
 
+  it('redacts the key in the generative-AI key check path', () => {
+    expect(redactUrl('/api/genai/verify/openai/sk-proj-abc123?x=1')).toBe('/api/genai/verify/openai/[REDACTED]?x=1');
+    expect(redactSecrets('POST /api/genai/verify/gemini/AIzaSyA-1234 failed')).toBe('POST /api/genai/verify/gemini/[REDACTED] failed');
+    expect(redactUrl('/api/genai/settings/')).toBe('/api/genai/settings/');
+  });
+
   it('redacts the password of a URL and keeps the rest', () => {
     expect(redactSecrets('connect failed: postgres://switchboard:s3cret-pw@db:5432/sb (ECONNREFUSED)')).toBe('connect failed: postgres://switchboard:[REDACTED]@db:5432/sb (ECONNREFUSED)');
     expect(redactSecrets('smtp://mail.example.com:587 and http://127.0.0.1:3000/api')).toBe('smtp://mail.example.com:587 and http://127.0.0.1:3000/api');

@@ -8,12 +8,14 @@ const SECRET_PARAM = /([?&;](?:[\w.-]*(?:token|passw(?:or)?d|secret|api[_-]?key|
 const BEARER = /\b(Bearer\s+)[\w.~+/=-]{8,}/gi;
 /** A Telegram bot token in an API URL (`/bot123456:AA...`). */
 const BOT_TOKEN = /\b(bot)\d{3,}:[\w-]{20,}/g;
+/** The key in the generative-AI key check's path (`/api/genai/verify/openai/sk-...`, spec 7). */
+const GENAI_VERIFY = /(\/genai\/verify\/[^/?#\s"'<>]+\/)[^/?#\s"'<>]+/gi;
 /** The password of a URL's user info (`postgres://user:secret@host`). */
 const USERINFO = /(\b[a-z][\w+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
 
 /** The text with every credential-looking value of a URL (query, user-info password) and bearer and bot tokens replaced by [REDACTED]. */
 export function redactSecrets(text: string): string {
-  return text.replace(SECRET_PARAM, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`).replace(BOT_TOKEN, `$1${REDACTED}`).replace(USERINFO, `$1${REDACTED}@`);
+  return text.replace(SECRET_PARAM, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`).replace(BOT_TOKEN, `$1${REDACTED}`).replace(USERINFO, `$1${REDACTED}@`).replace(GENAI_VERIFY, `$1${REDACTED}`);
 }
 
 /** A request URL as it may be logged: `/api/task/download?id=3&access_token=[REDACTED]`. */

@@ -21,6 +21,15 @@ describe('gateway route table', () => {
     expect(serviceForPath('/api/campaigns/12/start')).toBe('campaigns');
   });
 
+  it('sends the AI calls under /api/inbox to integrations and keeps the goals and the conversation context with the inbox', () => {
+    for (const p of ['/api/inbox/rephrase', '/api/inbox/generate_message', '/api/inbox/respond/3f1c2b7e-8f7a-4a55-9d6c-0a4c6b2f9e11', '/api/inbox/spintax', '/api/genai/settings/', '/api/genai/verify/openai/sk-x', '/api/genai/usage']) {
+      expect([p, serviceForPath(p)]).toEqual([p, 'integrations']);
+    }
+    for (const p of ['/api/genai/team_goals/', '/api/genai/team_goals?space=1', '/api/inbox/ai_context/3f1c2b7e-8f7a-4a55-9d6c-0a4c6b2f9e11', '/api/inbox/conversations']) {
+      expect([p, serviceForPath(p)]).toEqual([p, 'inbox']);
+    }
+  });
+
   it('parses GATEWAY_ROUTES and refuses malformed entries', () => {
     expect(parseGatewayRoutes('auth=http://auth:3001, accounts=http://accounts:3002/')).toEqual({
       auth: 'http://auth:3001',

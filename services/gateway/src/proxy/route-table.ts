@@ -66,6 +66,7 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   canned_templates: 'inbox',
   conversation_goals: 'inbox',
   incoming_routings: 'inbox',
+  // the goals belong to the inbox; the AI itself to integrations (docs/decisions/0041-generative-ai.md)
   'genai/team_goals': 'inbox',
   upload: 'inbox',
   stream_media: 'inbox',
@@ -84,6 +85,13 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   // CRM and shop integrations (docs/decisions/0040-integrations.md); POST /import_lists/integration stays with contacts
   integration_keys: 'integrations',
   integration_config: 'integrations',
+  // generative AI (docs/decisions/0041-generative-ai.md): settings, key check and usage, and the writing calls of the
+  // inbox composer and the campaign message step; /api/inbox/ai_context stays with the inbox
+  genai: 'integrations',
+  'inbox/rephrase': 'integrations',
+  'inbox/generate_message': 'integrations',
+  'inbox/respond': 'integrations',
+  'inbox/spintax': 'integrations',
 });
 
 /**

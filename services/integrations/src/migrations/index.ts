@@ -1,4 +1,5 @@
 import { IntegrationsInit1797000000000 } from './1797000000000-init';
+import { IntegrationsGenAi1797100000000 } from './1797100000000-genai';
 
 /** In order; a new migration is appended, never edited once released. The genai module's own migrations join this list. */
-export const INTEGRATIONS_MIGRATIONS = [IntegrationsInit1797000000000];
+export const INTEGRATIONS_MIGRATIONS = [IntegrationsInit1797000000000, IntegrationsGenAi1797100000000];
