@@ -15,6 +15,7 @@ module.exports = {
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { ...swcConfig, swcrc: false }] },
   moduleNameMapper: {
     '^@switchboard/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
+    '^@switchboard/integrations/testing$': '<rootDir>/services/integrations/src/testing/index.ts',
     '^@switchboard/(contracts|platform)$': '<rootDir>/libs/$1/src/index.ts',
     '^@switchboard/(auth|gateway|accounts|contacts|streams|dispatch|campaigns|links|inbox|webhooks|stats|integrations)$': '<rootDir>/services/$1/src/index.ts',
   },

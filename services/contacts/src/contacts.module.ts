@@ -23,6 +23,7 @@ import { ContactService } from './services/contact.service';
 import { ContactsOutboxRelay, ContactsRealtime, ContactsUnitOfWork } from './services/contacts-events.service';
 import { ImportJobsService } from './services/import-jobs.service';
 import { ImportListService } from './services/import-list.service';
+import { IntegrationListController, IntegrationListsService } from './services/integration-lists.service';
 import { OptOutConsumer } from './services/opt-out.consumer';
 import { LinkOptOutConsumer } from './services/link-opt-out.consumer';
 import { CampaignOptOutConsumer } from './services/campaign-opt-out.consumer';
@@ -61,7 +62,7 @@ export class ContactsModule {
           },
         }),
       ],
-      controllers: [ImportListController, ContactController, ContactVariableController, VariableController, ContactListController, BlackListController, TaskController, TaskDownloadController],
+      controllers: [IntegrationListController, ImportListController, ContactController, ContactVariableController, VariableController, ContactListController, BlackListController, TaskController, TaskDownloadController],
       providers: [
         { provide: CONTACTS_OPTIONS, inject: [DATA_DIR], useFactory: (dataDir: string | undefined) => resolveContactsOptions(options, dataDir) },
         VariableRepository,
@@ -73,6 +74,7 @@ export class ContactsModule {
         ContactsOutboxRelay,
         ContactsUnitOfWork,
         ContactsRealtime,
+        IntegrationListsService,
         VariableService,
         SelectionService,
         ContactService,

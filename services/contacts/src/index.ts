@@ -5,3 +5,4 @@ export { CONTACTS_MIGRATIONS } from './migrations';
 export { ImportJobsService } from './services/import-jobs.service';
 export { TaskJobsService } from './services/task-jobs.service';
 export { SegmentFilterSchema, type SegmentFilter } from './segments/filter';
+export { ContactsOutboxRelay } from './services/contacts-events.service';

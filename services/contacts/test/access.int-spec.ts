@@ -71,6 +71,7 @@ describe('contacts access', () => {
         'POST /contacts',
         'POST /contacts_variables',
         'POST /import_lists',
+        'POST /import_lists/integration',
         'POST /tasks',
         'POST /variables',
         'PUT /contact_lists/:id',

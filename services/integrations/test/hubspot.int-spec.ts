@@ -1,6 +1,6 @@
 import { AgentsImported, ContactsSynced, IntegrationChanged, IntegrationListRequested, type ContactsSyncedData } from '@switchboard/contracts';
 import { startIntegrations, type IntegrationsTestApp, type Json } from './support';
-import { HubSpotServer } from './vendors/hubspot-server';
+import { HubSpotServer } from '../src/testing';
 
 /** HubSpot against a local server speaking its documented API: OAuth, refresh, paging, 429, incremental changes. */
 describe('HubSpot connector', () => {

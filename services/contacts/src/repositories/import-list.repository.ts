@@ -65,21 +65,22 @@ export class ImportListRepository {
     return m ?? this.ds;
   }
 
-  private where(f: { status?: string; type?: string; name?: string }, params: unknown[]): string {
+  private where(f: { status?: string; type?: string; types?: string[]; name?: string }, params: unknown[]): string {
     const w = ['account_id = $1'];
     if (f.status) w.push(`status = $${params.push(f.status)}`);
     if (f.type) w.push(`type = $${params.push(f.type)}`);
+    if (f.types) w.push(`type = ANY($${params.push(f.types)}::text[])`);
     if (f.name) w.push(`name ILIKE $${params.push(likePattern(f.name))}`);
     return w.join(' AND ');
   }
 
-  list(accountId: string, f: { status?: string; type?: string; name?: string }, page: { skip: number; take: number; dir: 'ASC' | 'DESC' }): Promise<ImportListRow[]> {
+  list(accountId: string, f: { status?: string; type?: string; types?: string[]; name?: string }, page: { skip: number; take: number; dir: 'ASC' | 'DESC' }): Promise<ImportListRow[]> {
     const params: unknown[] = [accountId];
     const where = this.where(f, params);
     return rows(this.ds, `SELECT * FROM ${T} WHERE ${where} ORDER BY id ${page.dir} OFFSET $${params.push(page.skip)} LIMIT $${params.push(page.take)}`, params);
   }
 
-  async count(accountId: string, f: { status?: string; type?: string; name?: string }): Promise<number> {
+  async count(accountId: string, f: { status?: string; type?: string; types?: string[]; name?: string }): Promise<number> {
     const params: unknown[] = [accountId];
     return (await one<{ n: number }>(this.ds, `SELECT count(*)::int AS n FROM ${T} WHERE ${this.where(f, params)}`, params))?.n ?? 0;
   }

@@ -48,9 +48,9 @@ export function importListDto(r: ImportListRow, catalog?: VariableCatalog): Impo
 }
 
 /** The permission an import of this type needs to be made, and to be seen. */
-const EDIT: Record<string, string> = { contacts: Permission.ContactListSegmentAdd, blacklist: Permission.BlockDestinationAddEdit };
-const VIEW: Record<string, string> = { contacts: Permission.ContactListSegmentView, blacklist: Permission.BlockDestinationView };
-const REMOVE: Record<string, string> = { contacts: Permission.ContactListSegmentRemove, blacklist: Permission.BlockDestinationRemove };
+const EDIT: Record<string, string> = { contacts: Permission.ContactListSegmentAdd, blacklist: Permission.BlockDestinationAddEdit, integration: Permission.ContactListSegmentAdd };
+const VIEW: Record<string, string> = { contacts: Permission.ContactListSegmentView, blacklist: Permission.BlockDestinationView, integration: Permission.ContactListSegmentView };
+const REMOVE: Record<string, string> = { contacts: Permission.ContactListSegmentRemove, blacklist: Permission.BlockDestinationRemove, integration: Permission.ContactListSegmentRemove };
 
 const EXAMPLE_CSV = 'phone,firstName,lastName,email\r\n+447911123456,John,Smith,john.smith@example.com\r\n+33612345678,Marie,Dubois,marie@example.com\r\n+491701234567,Hans,Müller,\r\n';
 
@@ -76,11 +76,12 @@ export class ImportListService {
     const q = parseListQuery(query, { sortable: ['id'], defaultItemsPerPage: 25 });
     const status = typeof query.status === 'string' && query.status ? query.status : undefined;
     if (status && !Object.values(ImportStatus).includes(status as never)) throw AppError.validation([{ propertyPath: 'status', message: `one of ${Object.values(ImportStatus).join(', ')}` }]);
-    let type = typeof query.type === 'string' && query.type ? query.type : undefined;
-    if (type && !Object.values(ImportListType).includes(type as never)) throw AppError.validation([{ propertyPath: 'type', message: 'one of contacts, blacklist' }]);
+    const type = typeof query.type === 'string' && query.type ? query.type : undefined;
+    if (type && !Object.values(ImportListType).includes(type as never) && type !== 'integration') throw AppError.validation([{ propertyPath: 'type', message: 'one of contacts, blacklist, integration' }]);
     if (type && !visible.includes(type)) requireAnyPermission(p, VIEW[type]);
-    if (!type && visible.length === 1) type = visible[0];
-    const f = { status, type, name: typeof query.name === 'string' ? query.name.trim() || undefined : undefined };
+    // a member who may see some types only gets those (integration imports, decision 0040, go with the contact lists)
+    const types = !type && visible.length < Object.keys(VIEW).length ? visible : undefined;
+    const f = { status, type, types, name: typeof query.name === 'string' ? query.name.trim() || undefined : undefined };
     const [items, total, catalog] = await Promise.all([this.repo.list(accountId, f, { skip: q.skip, take: q.take, dir: q.order.id ?? 'DESC' }), this.repo.count(accountId, f), this.variables.catalog(accountId)]);
     return { items: items.map((r) => importListDto(r, catalog)), total };
   }

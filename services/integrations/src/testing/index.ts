@@ -1,0 +1,3 @@
+/** Local servers speaking the CRM vendors' documented APIs, for tests (`@switchboard/integrations/testing`). */
+export * from './fake-vendor';
+export * from './hubspot-server';
