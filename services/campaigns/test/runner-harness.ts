@@ -1,5 +1,8 @@
 import {
+  AUDIENCE_COPY_COLUMNS,
   AudienceBatchPreparedV1,
+  AudienceChunkPreparedV1,
+  audienceCopyText,
   AudienceCountedV1,
   AudienceRequestedV1,
   CampaignSendBatchRequestedV1,
@@ -91,6 +94,24 @@ export class RunnerHarness {
     }
     const events: OutgoingEvent[] = [];
     let seq = 0;
+    if (d.format === 'copy') {
+      for (let i = 0; i === 0 || i < all.length; i += size) {
+        const part = all.slice(i, i + size);
+        const last = i + size >= all.length;
+        const data = audienceCopyText({
+          contactId: part.map((c) => c.contactId),
+          phone: part.map((c) => c.phone),
+          iso2: part.map((c) => c.iso2 ?? 'GB'),
+          timezone: part.map((c) => c.timezone),
+          occurrence: part.map(() => 0),
+          variables: part.map((c) => c.variables),
+        });
+        const chunk = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq: seq++, firstOrdinal: i, rows: part.length, last, columns: [...AUDIENCE_COPY_COLUMNS], data, totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null, error: null };
+        events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
+      }
+      await this.a.bus.publish(events);
+      return;
+    }
     for (let i = 0; i === 0 || i < all.length; i += size) {
       const part = all.slice(i, i + size);
       const last = i + size >= all.length;

@@ -1,9 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { AudienceBatchPreparedV1, AudienceCountedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
+import { AUDIENCE_CHUNK_MAX_BYTES, AUDIENCE_COPY_COLUMNS, AudienceBatchPreparedV1, AudienceChunkPreparedV1, AudienceCountedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { gb, startContacts, type ContactsTestApp } from './support';
 
 type Batch = EventData<typeof AudienceBatchPreparedV1>;
+type Chunk = EventData<typeof AudienceChunkPreparedV1>;
+
+/** A COPY text field read back as PostgreSQL's COPY reads it. */
+const unescape = (f: string): string | null => (f === '\\N' ? null : f.replace(/\\(.)/g, (_m, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c));
+/** A copy chunk's lines as the batches' recipients, to compare the two formats. */
+const recipientsOf = (chunks: Chunk[]) =>
+  chunks.flatMap((c, i) => {
+    const lines = c.data.split('\n').slice(0, -1);
+    expect(lines).toHaveLength(c.rows);
+    expect(c.firstOrdinal).toBe(chunks.slice(0, i).reduce((n, x) => n + x.rows, 0));
+    return lines.map((l) => {
+      const f = l.split('\t').map(unescape);
+      expect(f).toHaveLength(AUDIENCE_COPY_COLUMNS.length);
+      return { contactId: f[0], occurrence: Number(f[1]), phone: f[2], iso2: f[3], timezone: f[4], variables: JSON.parse(f[5] as string) as Record<string, string> };
+    });
+  });
+const recipientsOfBatches = (bs: Batch[]) =>
+  bs.flatMap((b) => b.recipients.contactId.map((contactId, k) => ({ contactId, occurrence: b.recipients.occurrence[k], phone: b.recipients.phone[k], iso2: b.recipients.iso2[k], timezone: b.recipients.timezone[k], variables: b.recipients.variables[k] })));
 
 /** A campaign's audience handed over by contacts (libs/contracts/src/audience-events.ts). */
 describe('contacts: campaign audience snapshots', () => {
@@ -47,6 +65,20 @@ describe('contacts: campaign audience snapshots', () => {
     return (await a.events())
       .filter((e) => e.type === AudienceBatchPreparedV1.type && (e.data as Batch).requestId === requestId)
       .map((e) => AudienceBatchPreparedV1.schema.parse(e.data))
+      .sort((x, y) => x.seq - y.seq);
+  }
+
+  /** Asks for the `copy` format and returns the chunks of the answer, in order. */
+  async function askCopy(o: Partial<EventData<typeof AudienceRequestedV1>> = {}): Promise<Chunk[]> {
+    const requestId = randomUUID();
+    const req = { requestId, accountId: '1', campaignId: '42', contactListIds: [listA], sendDuplicates: false, variableIds: null, format: 'copy' as const, ...o };
+    await a.t.bus.publish([createEnvelope(AudienceRequestedV1, req, { accountId: req.accountId, source: 'campaigns' })]);
+    await (a.t.bus as InMemoryEventBus).drain();
+    const events = await a.events();
+    expect(events.filter((e) => e.type === AudienceBatchPreparedV1.type && (e.data as Batch).requestId === requestId)).toHaveLength(0);
+    return events
+      .filter((e) => e.type === AudienceChunkPreparedV1.type && (e.data as Chunk).requestId === requestId)
+      .map((e) => AudienceChunkPreparedV1.schema.parse(e.data))
       .sort((x, y) => x.seq - y.seq);
   }
 
@@ -109,5 +141,38 @@ describe('contacts: campaign audience snapshots', () => {
     const s = await a.call<{ id: number }>('POST', '/contact_lists', { token, body: { name: 'None', filter: { groups: [{ type: 'country', values: ['FR'] }] } } });
     const bs = await ask({ contactListIds: [String(s.body.id)] });
     expect(bs).toEqual([expect.objectContaining({ seq: 0, last: true, totals: { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 } })]);
+  });
+
+  it('hands over the same snapshot as COPY text chunks (format copy): exclusions, duplicates, variables, escaped values and the totals', async () => {
+    for (const o of [{}, { contactListIds: [listA, listB, segment] }, { contactListIds: [listA, listB, segment], sendDuplicates: true }, { variableIds: [tier] }]) {
+      const chunks = await askCopy(o);
+      const batches = await ask(o);
+      expect(chunks.map((c) => c.last)).toEqual([...chunks.slice(1).map(() => false), true]);
+      expect(recipientsOf(chunks)).toEqual(recipientsOfBatches(batches));
+      expect(chunks[chunks.length - 1].totals).toEqual({ ...batches[batches.length - 1].totals, batches: chunks.length });
+      expect(chunks.every((c) => c.columns.join() === AUDIENCE_COPY_COLUMNS.join() && c.error === null)).toBe(true);
+    }
+    // values with tabs, line breaks, backslashes and quotes come back as they were
+    const odd = await a.call<{ id: number }>('POST', '/contact_lists', { token, body: { name: 'Odd values' } });
+    const name = 'Tab\there\r\nnew line \\ back "quoted"';
+    const added = await a.call('POST', '/contacts', { token, body: { phone: gb(40), firstName: name, contactLists: [odd.body.id] } });
+    expect(added.status).toBe(201);
+    const [only] = recipientsOf(await askCopy({ contactListIds: [String(odd.body.id)] }));
+    expect(only).toMatchObject({ phone: gb(40), variables: expect.objectContaining({ '2': name }) });
+    // a list of another account: one last chunk with the error and no one
+    const other = await askCopy({ accountId: '2' });
+    expect(other).toEqual([expect.objectContaining({ seq: 0, rows: 0, data: '', last: true, error: 'contact list not found' })]);
+  });
+
+  it('cuts a large copy snapshot into chunks under the bus limit, numbered in order', async () => {
+    const n = 9000;
+    const text = `phone,name\n${Array.from({ length: n }, (_, i) => `${gb(1000 + i)},${'x'.repeat(60)}${i}`).join('\n')}\n`;
+    const imported = await a.importFile(token, text, 'big.csv', [{ column: 0, variable: 'phone' }, { column: 1, variable: 'firstName' }]);
+    const chunks = await askCopy({ contactListIds: [String(imported.contactList)] });
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_c, i) => i));
+    expect(chunks.every((c) => Buffer.byteLength(c.data) <= AUDIENCE_CHUNK_MAX_BYTES)).toBe(true);
+    expect(recipientsOf(chunks)).toHaveLength(n);
+    expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
   });
 });

@@ -82,5 +82,11 @@ describe('message composer', () => {
     expect(recipientMessageUuid('7', '100', 0)).toBe(u);
     expect(recipientMessageUuid('7', '100', 1)).not.toBe(u);
     expect(recipientMessageUuid('8', '100', 0)).not.toBe(u);
+    // the name-based SHA-1 uuids runs already stored keep their values (a run restarted on a new version asks again with them)
+    expect([u, recipientMessageUuid('7', '100', 1), recipientMessageUuid('123456789', '987654321', 2)]).toEqual([
+      '947f4b2f-a9af-584a-829c-39e4bd043821',
+      '1c4a20f7-5994-5cd9-b863-800e0ee658a6',
+      'dff4a560-9015-587d-903a-e04b5fa7084b',
+    ]);
   });
 });

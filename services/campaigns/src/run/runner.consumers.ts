@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import {
   ErrorCode,
   AudienceBatchPreparedV1,
+  AudienceChunkPreparedV1,
   CampaignAction,
   CampaignHaltReason,
   CampaignOptOutBlockRequestedV1,
@@ -14,6 +15,7 @@ import {
   LinkOptOutConfirmedV1,
   MessageStatusChangedV1,
   readAudienceBatch,
+  readAudienceChunk,
   SendBatchProcessedV1,
   SendRefusal,
   Topics,
@@ -39,6 +41,8 @@ export const OPT_OUTS_GROUP = 'campaigns.opt-outs';
 export const OPT_OUT_BLOCKS_GROUP = 'campaigns.opt-out-blocks';
 /** An opt-out counts for the campaigns that sent to the number within this long before it. */
 const OPT_OUT_WINDOW_MS = 30 * 86_400_000;
+
+const DIGITS = /^\d{1,18}$/;
 
 /** Refusals that stop the whole campaign (it halts and tries those recipients again after play), with their halt reason. */
 const HALTING: Record<string, CampaignHaltReasonValue> = {
@@ -81,7 +85,13 @@ export class RunnerConsumers implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: AUDIENCE_GROUP, topics: [Topics.Contacts], types: [AudienceBatchPreparedV1.type], concurrency: 4, handler: (e) => this.onAudience(e) });
+    await this.bus.subscribe({
+      group: AUDIENCE_GROUP,
+      topics: [Topics.Contacts],
+      types: [AudienceBatchPreparedV1.type, AudienceChunkPreparedV1.type],
+      concurrency: 4,
+      handler: (e) => (e.type === AudienceChunkPreparedV1.type ? this.onAudienceChunk(e) : this.onAudience(e)),
+    });
     await this.bus.subscribe({ group: ANSWERS_GROUP, topics: [Topics.Streams], types: [SendBatchProcessedV1.type], concurrency: 4, handler: (e) => this.onAnswer(e) });
     await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
     await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
@@ -120,6 +130,52 @@ export class RunnerConsumers implements OnModuleInit {
         [d.campaignId, n, lastTotals?.recipients ?? null, d.error, lastTotals?.excluded ?? null, lastTotals?.duplicatesRemoved ?? null],
       );
       if (lastTotals) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, lastTotals.recipients, d.accountId]);
+    });
+  }
+
+  /**
+   * An audience chunk (COPY text, docs/decisions/0043): each line gets the campaign, its ordinal, the account and its
+   * messageUuid in front and the chunk goes into `campaigns.recipient` by one COPY, once per (request, seq), only for
+   * the run that asked. A line that is not `contact \t occurrence \t ...` refuses the whole chunk.
+   */
+  async onAudienceChunk(e: EventEnvelope): Promise<void> {
+    if (e.type !== AudienceChunkPreparedV1.type || e.version !== 1) return;
+    const d = readAudienceChunk(e.data);
+    await this.db.transaction(async (c) => {
+      const run = (await c.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])).rows[0];
+      if (!run) return;
+      const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
+      if (claimed.rowCount === 0) return;
+      if (d.rows) {
+        const head = `${copyField(d.campaignId)}\t`;
+        const account = copyField(d.accountId);
+        const text = d.data;
+        const out: string[] = new Array<string>(d.rows);
+        let at = 0;
+        let k = 0;
+        while (at < text.length) {
+          const end = text.indexOf('\n', at);
+          const t1 = text.indexOf('\t', at);
+          const t2 = t1 < 0 ? -1 : text.indexOf('\t', t1 + 1);
+          if (k >= d.rows || end < 0 || t1 < 0 || t2 < 0 || t2 > end) throw new Error(`audience chunk ${d.requestId}/${d.seq}: line ${k + 1} is not a recipient line`);
+          const contact = text.slice(at, t1);
+          const occurrence = text.slice(t1 + 1, t2);
+          if (!DIGITS.test(contact) || !DIGITS.test(occurrence)) throw new Error(`audience chunk ${d.requestId}/${d.seq}: line ${k + 1} has no contact id and occurrence`);
+          out[k] = `${head}${d.firstOrdinal + k}\t${account}\t${recipientMessageUuid(d.campaignId, contact, Number(occurrence))}\t${text.slice(at, end + 1)}`;
+          k++;
+          at = end + 1;
+        }
+        if (k !== d.rows) throw new Error(`audience chunk ${d.requestId}/${d.seq}: ${k} lines for ${d.rows} rows`);
+        await this.db.copy(c, 'campaigns.recipient', ['campaign_id', 'ordinal', 'account_id', 'message_uuid', 'contact_id', 'occurrence', 'phone', 'iso2', 'timezone', 'variables'], out.join(''));
+      }
+      const t = d.totals;
+      await c.query(
+        `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
+                excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
+          WHERE campaign_id = $1`,
+        [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null],
+      );
+      if (t) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, t.recipients, d.accountId]);
     });
   }
 

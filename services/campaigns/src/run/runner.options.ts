@@ -10,8 +10,13 @@ export interface RunnerOptions {
   resendAfterMs?: number;
   /** How long a runner holds a campaign without renewing it; another takes over after that. Default 10 s. */
   leaseMs?: number;
-  /** Recipients per audience batch asked of contacts. Default 2000. */
+  /** Recipients per audience batch asked of contacts (the `columns` format). Default 2000. */
   audienceBatchSize?: number;
+  /**
+   * How contacts hands the audience over: `copy` (default; COPY text chunks, docs/decisions/0043) or `columns` (the
+   * batches of 0032, kept for comparison in bench/campaign-snapshot.ts).
+   */
+  audienceFormat?: 'copy' | 'columns';
   /** This runner's name in leases. Default: random. */
   instanceId?: string;
   /** CTR rules: recipients accepted at least this long ago make the sample (clicks need time). Default 30 min. */
@@ -33,6 +38,7 @@ export function resolveRunnerOptions(o: RunnerOptions = {}): ResolvedRunnerOptio
     resendAfterMs: o.resendAfterMs ?? 60_000,
     leaseMs: o.leaseMs ?? 10_000,
     audienceBatchSize: o.audienceBatchSize ?? 2000,
+    audienceFormat: o.audienceFormat ?? 'copy',
     instanceId: o.instanceId ?? `runner-${randomUUID()}`,
     ctrDelayMs: o.ctrDelayMs ?? 30 * 60_000,
     ctrMinSample: o.ctrMinSample ?? 200,

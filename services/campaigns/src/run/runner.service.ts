@@ -248,7 +248,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       }
       emit(
         AudienceRequestedV1,
-        { requestId, accountId: c.accountId, campaignId: c.id, contactListIds: c.contactListIds.slice(0, 100), sendDuplicates: c.sendDuplicates, variableIds, batchSize: this.o.audienceBatchSize },
+        { requestId, accountId: c.accountId, campaignId: c.id, contactListIds: c.contactListIds.slice(0, 100), sendDuplicates: c.sendDuplicates, variableIds, batchSize: this.o.audienceBatchSize, format: this.o.audienceFormat },
         c.accountId,
       );
     });

@@ -3,7 +3,10 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
+  AUDIENCE_CHUNK_MAX_BYTES,
+  AUDIENCE_COPY_COLUMNS,
   AudienceBatchPreparedV1,
+  AudienceChunkPreparedV1,
   AudienceCountedV1,
   AudienceRequestedV1,
   StandardVariable,
@@ -25,6 +28,13 @@ const DEFAULT_BATCH = 2000;
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
 const PACKED_BATCHES = 10;
+/** Copy chunks (up to AUDIENCE_CHUNK_MAX_BYTES each) a packed outbox row holds. */
+const PACKED_CHUNKS = 4;
+/** Lines a FETCH takes in the copy format (one short text each). */
+const FETCH_LINES = 10_000;
+
+/** A COPY text field built by PostgreSQL: backslash, tab, line feed and carriage return escaped, `\N` for null. */
+const copyField = (expr: string): string => `coalesce(replace(replace(replace(replace(${expr}, E'\\\\', E'\\\\\\\\'), E'\\t', E'\\\\t'), E'\\n', E'\\\\n'), E'\\r', E'\\\\r'), E'\\\\N')`;
 
 type Request = EventData<typeof AudienceRequestedV1>;
 
@@ -77,6 +87,7 @@ export class AudienceConsumer implements OnModuleInit {
       if (claimed.length === 0) return;
       wrote = true;
       if (d.mode === 'count') await this.count(m, d);
+      else if (d.format === 'copy') await this.snapshotCopy(m, d);
       else await this.snapshot(m, d);
     });
     if (wrote) this.relay.kick();
@@ -147,6 +158,85 @@ export class AudienceConsumer implements OnModuleInit {
     totals.recipients += out.contactId.length;
     totals.batches++;
     await this.emit(m, buf, d, totals.batches - 1, true, out, totals, null);
+  }
+
+  /**
+   * The snapshot as COPY text (`format: copy`, docs/decisions/0043): PostgreSQL builds each recipient's line (the
+   * contact's values, escaped; the variables' JSON text holds no raw tab or line break, JSON escapes them, so only its
+   * backslashes are doubled), Node only cuts the lines into chunks of at most AUDIENCE_CHUNK_MAX_BYTES, which the
+   * requester pipes into its own COPY. The totals come from one aggregate over the same snapshot (same transaction),
+   * and the lines are checked against them.
+   */
+  private async snapshotCopy(m: EntityManager, d: Request): Promise<void> {
+    const buf: OutgoingEvent[] = [];
+    const params = new SqlParams([d.accountId]);
+    const sources: string[] = [];
+    const chunk = (seq: number, firstOrdinal: number, rows: number, data: string, totals: AudienceTotals | null, error: string | null) =>
+      this.emitChunk(m, buf, { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal, rows, last: totals !== null, columns: [...AUDIENCE_COPY_COLUMNS], data, totals, error });
+    try {
+      for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
+      await chunk(0, 0, 0, '', { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }, err.message);
+      return;
+    }
+    const where = `c.account_id = $1 AND (${sources.join(' OR ')})`;
+    const copies = sources.length === 1 ? '1' : sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ');
+    const [agg] = await m.query<Array<{ excluded: string; contacts: string; copies: string }>>(
+      `SELECT count(*) FILTER (WHERE NOT x.sendable)::text AS excluded, count(*) FILTER (WHERE x.sendable)::text AS contacts, coalesce(sum(x.copies) FILTER (WHERE x.sendable), 0)::text AS copies
+         FROM (SELECT (${SENDABLE}) AS sendable, ${copies} AS copies FROM contacts.contact c WHERE ${where}) x`,
+      params.values,
+    );
+    const contacts = Number(agg.contacts);
+    const recipients = d.sendDuplicates ? Number(agg.copies) : contacts;
+    const wanted = params.add(d.variableIds);
+    const vars = `(SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
+                     FROM jsonb_each_text(jsonb_build_object('${StandardVariable.phone}', c.normalized_phone, '${StandardVariable.firstName}', c.first_name,
+                                                             '${StandardVariable.lastName}', c.last_name, '${StandardVariable.email}', c.email,
+                                                             '${StandardVariable.country}', c.country, '${StandardVariable.timezone}', c.timezone) || c.variables) AS e(k, v)
+                    WHERE e.v IS NOT NULL AND e.v <> '' AND (${wanted}::text[] IS NULL OR e.k = ANY(${wanted}::text[])))`;
+    const occurrences = d.sendDuplicates && sources.length > 1 ? `CROSS JOIN LATERAL generate_series(0, greatest(${copies}, 1) - 1) AS k(n)` : 'CROSS JOIN (VALUES (0)) AS k(n)';
+    const cursor = `audience_copy_${Date.now()}`;
+    await m.query(
+      `DECLARE ${cursor} NO SCROLL CURSOR FOR
+       SELECT c.id::text || E'\\t' || k.n::text || E'\\t' || ${copyField('c.normalized_phone')} || E'\\t' || ${copyField('c.country')} || E'\\t' || ${copyField('c.timezone')}
+              || E'\\t' || replace(${vars}::text, E'\\\\', E'\\\\\\\\') || E'\\n' AS line
+         FROM contacts.contact c ${occurrences}
+        WHERE ${where} AND ${SENDABLE}
+        ORDER BY c.id, k.n`,
+      params.values,
+    );
+    let seq = 0;
+    let ordinal = 0;
+    let first = 0;
+    let parts: string[] = [];
+    let bytes = 0;
+    for (;;) {
+      const rows = await m.query<Array<{ line: string }>>(`FETCH ${FETCH_LINES} FROM ${cursor}`);
+      for (const r of rows) {
+        if (bytes + r.line.length > AUDIENCE_CHUNK_MAX_BYTES && parts.length) {
+          await chunk(seq++, first, parts.length, parts.join(''), null, null);
+          first = ordinal;
+          parts = [];
+          bytes = 0;
+        }
+        parts.push(r.line);
+        bytes += Buffer.byteLength(r.line);
+        ordinal++;
+      }
+      if (rows.length < FETCH_LINES) break;
+    }
+    await m.query(`CLOSE ${cursor}`);
+    if (ordinal !== recipients) throw new Error(`audience ${d.requestId}: ${ordinal} lines for ${recipients} recipients in one snapshot`);
+    await chunk(seq, first, parts.length, parts.join(''), { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
+  }
+
+  /** A copy chunk to the outbox, PACKED_CHUNKS to a packed row; the last one flushes what is left. */
+  private async emitChunk(m: EntityManager, buf: OutgoingEvent[], data: EventData<typeof AudienceChunkPreparedV1>): Promise<void> {
+    const def = AudienceChunkPreparedV1;
+    buf.push({ id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data, topic: def.topic });
+    if (buf.length >= PACKED_CHUNKS || data.last) await Outbox.addPacked(m, CONTACTS_SCHEMA, buf.splice(0));
   }
 
   /** How many recipients the snapshot would hold, per country and per time zone (one aggregate query). */
