@@ -1,8 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-/** Invite status: pending until accepted (the team member statuses of spec 4: pending 1, active 2). */
-export const InviteStatus = { Pending: 1, Accepted: 2 } as const;
-export type InviteStatusValue = (typeof InviteStatus)[keyof typeof InviteStatus];
+import { InviteStatus, type InviteStatusValue } from '@switchboard/contracts';
+
+export { InviteStatus, type InviteStatusValue };
 
 /** An invitation to join an account with one platform role and one inbox role; the emailed token is kept as its SHA-256. */
 @Entity({ name: 'invite' })

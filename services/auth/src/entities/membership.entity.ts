@@ -1,14 +1,8 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-/** Team member status of spec 4: no role -1, owner 0, pending 1, active 2, disabled 3. */
-export const MembershipStatus = {
-  NoRole: -1,
-  Owner: 0,
-  Pending: 1,
-  Active: 2,
-  Disabled: 3,
-} as const;
-export type MembershipStatusValue = (typeof MembershipStatus)[keyof typeof MembershipStatus];
+import { MembershipStatus, type MembershipStatusValue } from '@switchboard/contracts';
+
+export { MembershipStatus, type MembershipStatusValue };
 
 /** Statuses that let a user enter the account. */
 export const ENTERING_STATUSES: readonly MembershipStatusValue[] = [MembershipStatus.Owner, MembershipStatus.Active];

@@ -12,23 +12,14 @@ import { ActorService, type Actor } from './actor.service';
 import { AuthUnitOfWork } from './auth-events.service';
 import { TeamNotifier } from './team-notifier.service';
 import { TokenService } from './token.service';
+import type { ApiKeyDto } from '@switchboard/contracts';
+
+export type { ApiKeyDto };
 
 /** `sk_` + 43 URL-safe characters (256 bits). */
 export const API_KEY_PREFIX = 'sk_';
 const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
 
-/** Spec 3, API key: id, name, apiKey, ipAcl (comma-joined), permissions, active (1/0). */
-export interface ApiKeyDto {
-  id: number;
-  name: string;
-  /** The whole key only in the answer that created or regenerated it; otherwise its first characters and an ellipsis. */
-  apiKey: string;
-  ipAcl: string;
-  permissions: string[];
-  active: 0 | 1;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
 
 export interface ApiKeyInput {
   name?: string;

@@ -16,46 +16,16 @@ import { PasswordService } from './password.service';
 import { pairPermissions, resolveRolePair, type RolePair } from './role-assignment';
 import { TeamNotifier } from './team-notifier.service';
 import { statusWithRoles } from './team.service';
+import type { InviteDto, InviteLink, InviteCheckDto, InviteAcceptedDto } from '@switchboard/contracts';
 
-/** Spec 3, Invite: id, status, firstname, lastname, email, user_roles_ids. */
-export interface InviteDto {
-  id: number;
-  status: InviteStatusValue;
-  firstname: string;
-  lastname: string;
-  email: string;
-  user_roles_ids: number[];
-  createdAt: string;
-  expiresAt: string;
-  /** A pending invite past its expiry: it can be sent again, not accepted. */
-  expired: boolean;
-  acceptedAt: string | null;
-}
+export type { InviteDto, InviteLink, InviteCheckDto, InviteAcceptedDto };
 
-export interface InviteLink {
-  customerID: string;
-  inviteID: string;
-  inviteToken: string;
-}
+
 
 /** Spec 4: check answers an action, 1 for a new user (goes to /registration), 2 for a registered user (signs in, then accepts). */
 export const InviteAction = { NewUser: 1, RegisteredUser: 2 } as const;
 
-export interface InviteCheckDto {
-  status: 1;
-  action: 1 | 2;
-  email: string;
-  firstname: string;
-  lastname: string;
-  customer: { id: number; name: string };
-}
 
-export interface InviteAcceptedDto {
-  status: 1;
-  /** Spec 4: the console's user type after the invite. */
-  userType: 'newly-registered' | 'registered';
-  customer: { id: number; name: string };
-}
 
 const INVITE_INVALID = 'this invite does not exist or is no longer valid';
 

@@ -23,19 +23,10 @@ import { AuthUnitOfWork, type Emit } from './auth-events.service';
 import { MemberEvents } from './member-events.service';
 import { TeamNotifier } from './team-notifier.service';
 import { emitAccessRevoked } from './token.service';
+import type { RoleDto } from '@switchboard/contracts';
 
-/** Spec 3, Role: `roleType` as its number (platform 1, inbox 2). */
-export interface RoleDto {
-  id: number;
-  name: string;
-  description: string;
-  permissions: string[];
-  roleType: 1 | 2;
-  readOnly: boolean;
-  isDeleted: boolean;
-  /** null for the system roles every account shares. */
-  customer: number | null;
-}
+export type { RoleDto };
+
 
 export interface CreateRoleInput {
   name?: string;

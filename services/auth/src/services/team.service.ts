@@ -11,24 +11,12 @@ import { MemberEvents } from './member-events.service';
 import { pairPermissions, resolveRolePair } from './role-assignment';
 import { TeamNotifier } from './team-notifier.service';
 import { TokenService } from './token.service';
+import type { MemberDto } from '@switchboard/contracts';
+
+export type { MemberDto };
 
 const roleRefDto = (r: { id: string; name: string } | null) => (r ? { id: Number(r.id), name: r.name } : null);
 
-/** A team member (GET /users): the user, their status in the account (spec 4) and their two roles. */
-export interface MemberDto {
-  id: number;
-  email: string;
-  firstName: string;
-  lastName: string;
-  status: MembershipStatusValue;
-  platformRole: { id: number; name: string } | null;
-  inboxRole: { id: number; name: string } | null;
-  user_roles_ids: number[];
-  userPermissions: string[];
-  /** Spec 2: a crown marks the global admin. */
-  superAdmin: boolean;
-  createdAt: string;
-}
 
 export const toMemberDto = (r: MemberRow): MemberDto => ({
   id: Number(r.userId),

@@ -13,10 +13,4 @@ export class CreateBlackListDto {
   country?: string;
 }
 
-export interface BlackListDto {
-  id: number;
-  phone: string;
-  normalizedPhone: string;
-  importList: number | null;
-  createdAt: string;
-}
+export type { BlackListDto } from '@switchboard/contracts';

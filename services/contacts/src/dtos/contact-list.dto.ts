@@ -49,37 +49,4 @@ export class TotalByFilterDto {
   filter: unknown;
 }
 
-export interface ImportSummaryDto {
-  id: number;
-  /** The import's name (the list's name when it made the list). */
-  name: string;
-  /** The name of the uploaded file. */
-  fileName: string;
-  status: string;
-  parsed: number;
-  failed: number;
-  duplicates: number;
-  numberOfContacts: number;
-}
-
-export interface ContactListDto {
-  id: number;
-  name: string;
-  description: string;
-  type: string;
-  /** 0 initializing, 1 processing, 2 ready. */
-  status: number;
-  progress: number;
-  /** The segment filter as JSON text (spec 3), null for lists. */
-  filter: string | null;
-  /** Sendable contacts: members (lists) or matches (segments) neither blacklisted nor opted out. */
-  numOfContacts: number;
-  createdContacts: number;
-  importListId: number | null;
-  importList: ImportSummaryDto | null;
-  /** Campaigns using the list: filled once the campaigns service publishes them (empty until then). */
-  campaigns: number[];
-  isDeleted: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { ImportSummaryDto, ContactListDto } from '@switchboard/contracts';

@@ -99,27 +99,4 @@ export class UpdateContactDto {
   optedOut?: boolean;
 }
 
-export interface ContactDto {
-  id: number;
-  phone: string;
-  normalizedPhone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  country: string | null;
-  timezone: string | null;
-  operator: string | null;
-  /** no_error for contacts; the parse state for rejected import rows (state filter). */
-  state: string;
-  error: string | null;
-  importList: number | null;
-  /** Spreadsheet row of a rejected import row; null for contacts. */
-  rowNumber: number | null;
-  optedOutAt: string | null;
-  /** The number is on the account's blacklist. */
-  blocked: boolean;
-  variables: Record<string, string>;
-  contactLists: number[];
-  createdAt: string;
-  updatedAt: string | null;
-}
+export type { ContactDto } from '@switchboard/contracts';

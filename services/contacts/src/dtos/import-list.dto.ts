@@ -51,40 +51,4 @@ export class UpdateImportListDto {
   status?: 'mapped' | 'processing';
 }
 
-export interface ImportListDto {
-  id: number;
-  name: string;
-  /** contacts (fills a contact list) or blacklist (blocks the numbers). */
-  type: string;
-  status: string;
-  parsed: number;
-  failed: number;
-  duplicates: number;
-  numberOfContacts: number;
-  invalid: number;
-  notMobile: number;
-  blacklisted: number;
-  progress: number;
-  mapping: Array<{ column: number; variable: number; name: string | null }> | null;
-  ignoreFirstLine: boolean;
-  defaultCountry: string | null;
-  integrationKey: string | null;
-  fileName: string;
-  fileSize: number;
-  fileFormat: string;
-  delimiter: string | null;
-  columns: number;
-  contactList: number | null;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface ImportPreviewDto {
-  format: string;
-  delimiter: string | null;
-  columns: number;
-  /** The first rows as read (cells as text); `line` is the file's line number. */
-  rows: Array<{ line: number; cells: string[] }>;
-}
+export type { ImportListDto, ImportPreviewDto } from '@switchboard/contracts';

@@ -1,10 +1,11 @@
+import type { BlackListDto, ContactDto, ContactListDto, ImportListDto, ImportPreviewDto, ImportSummaryDto, TaskDto, VariableDto } from '@switchboard/contracts';
 import { ApiProperty } from '@nestjs/swagger';
 
 /**
  * What this service's routes answer, for the OpenAPI document (/api/docs.json). The shapes mirror the services'
  * return types; examples are what a caller sees.
  */
-export class BlackListResponse {
+export class BlackListResponse implements BlackListDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
@@ -21,12 +22,15 @@ export class BlackListResponse {
   createdAt!: string;
 }
 
-export class ImportSummaryResponse {
+export class ImportSummaryResponse implements ImportSummaryDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
   @ApiProperty({ type: String, example: 'Acme' })
   name!: string;
+
+  @ApiProperty({ type: String, example: 'acme-customers.csv', description: 'The name of the uploaded file.' })
+  fileName!: string;
 
   @ApiProperty({ type: String, example: 'parsed' })
   status!: string;
@@ -44,7 +48,7 @@ export class ImportSummaryResponse {
   numberOfContacts!: number;
 }
 
-export class ContactListResponse {
+export class ContactListResponse implements ContactListDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
@@ -110,7 +114,7 @@ export class ContactListMissingVariablesResponse {
   total!: number;
 }
 
-export class ContactResponse {
+export class ContactResponse implements ContactDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
@@ -157,7 +161,7 @@ export class ContactResponse {
   blocked!: boolean;
 
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
-  variables!: Record<string, unknown>;
+  variables!: Record<string, string>;
 
   @ApiProperty({ type: [Number] })
   contactLists!: number[];
@@ -191,7 +195,7 @@ export class ImportListMappingItemResponse {
   name!: string;
 }
 
-export class ImportListResponse {
+export class ImportListResponse implements ImportListDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
@@ -279,7 +283,7 @@ export class ImportPreviewRowItemResponse {
   cells!: string[];
 }
 
-export class ImportPreviewResponse {
+export class ImportPreviewResponse implements ImportPreviewDto {
   @ApiProperty({ type: String, example: 'csv' })
   format!: string;
 
@@ -459,7 +463,7 @@ export class ImportListUploadResponse {
   preview!: ImportPreviewResponse;
 }
 
-export class TaskResponse {
+export class TaskResponse implements TaskDto {
   @ApiProperty({ type: Number, example: 42 })
   id!: number;
 
@@ -500,7 +504,7 @@ export class TaskResponse {
   finishedAt!: string;
 }
 
-export class VariableResponse {
+export class VariableResponse implements VariableDto {
   @ApiProperty({ type: Number, example: 8 })
   id!: number;
 

@@ -19,19 +19,4 @@ export class CreateTaskDto {
   fileType?: 'CSV' | 'none';
 }
 
-export interface TaskDto {
-  id: number;
-  type: string;
-  status: string;
-  progress: number;
-  fileType: string;
-  params: Record<string, unknown>;
-  /** Where the CSV is downloaded once progress is 100: /api/task/download?id={id}; null before. */
-  filePath: string | null;
-  fileName: string | null;
-  total: number;
-  processed: number;
-  error: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type { TaskDto } from '@switchboard/contracts';

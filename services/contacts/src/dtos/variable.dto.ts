@@ -97,15 +97,4 @@ export class ContactVariableValueDto {
   value: string | null;
 }
 
-export interface VariableDto {
-  id: number;
-  name: string;
-  type: string;
-  hidden: boolean;
-  isStandard: boolean;
-  UIname: string;
-  example: string | null;
-  /** Whether an import may map a column to it (shorturl and optout are filled when sending). */
-  mappable: boolean;
-  createdAt: string;
-}
+export type { VariableDto } from '@switchboard/contracts';

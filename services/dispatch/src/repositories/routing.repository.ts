@@ -3,6 +3,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DISPATCH_CONNECTION, type AdapterKind, type ServiceType, type VendorRow } from '../dispatch.options';
+import type { RoutingHistoryDto } from '@switchboard/contracts';
+
+/** A routing change as stored; the API shows `changedAt` as ISO text. */
+export interface RoutingHistoryRow extends Omit<RoutingHistoryDto, 'changedAt'> {
+  changedAt: Date;
+}
 
 export interface ChannelRow {
   id: string;
@@ -24,16 +30,6 @@ export interface CountryRouteRow {
   updatedAt: Date;
 }
 
-export interface RoutingHistoryRow {
-  id: string;
-  accountId: string | null;
-  iso2: string;
-  serviceType: string;
-  previousVendorIds: string[] | null;
-  vendorIds: string[] | null;
-  changedBy: string | null;
-  changedAt: Date;
-}
 
 const VENDOR_COLS = `id::text, name, service_type AS "serviceType", carrier, product_name AS "productName", product_id AS "productId",
   currency, active, adapter, config`;

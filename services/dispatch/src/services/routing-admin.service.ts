@@ -5,29 +5,11 @@ import type { ServiceType, VendorRow } from '../dispatch.options';
 import { MessageRepository, type OverdueRow } from '../repositories/message.repository';
 import { RoutingRepository, type ChannelRow, type CountryRouteRow, type RoutingHistoryRow } from '../repositories/routing.repository';
 import { RoutingService } from './routing.service';
+import type { VendorDto, ChannelDto } from '@switchboard/contracts';
 
-/** The spec's vendor shape (section 3: service_type, carrier, product_name, active, product_id, currency). */
-export interface VendorDto {
-  id: number;
-  name: string;
-  service_type: string;
-  carrier: string;
-  product_name: string;
-  product_id: string;
-  active: boolean;
-  currency: string;
-  adapter: string;
-  /** Connection settings with secrets masked. */
-  config: Record<string, unknown>;
-}
+export type { VendorDto, ChannelDto };
 
-export interface ChannelDto {
-  id: number;
-  name: string;
-  active: boolean;
-  stsMethods: string[];
-  routingProvider: number;
-}
+
 
 const SECRET = /password|secret|token|hash/i;
 

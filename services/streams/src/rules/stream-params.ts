@@ -1,5 +1,8 @@
 import { Channel, StreamStatus, StreamType, type Violation } from '@switchboard/contracts';
 import { OTP_COOL_DOWNS, OTP_DEFAULT_MESSAGE, OTP_DEFAULTS, OTP_GENERATORS, OTP_LENGTHS, OTP_PLACEHOLDER } from './otp';
+import type { PublicParams } from '@switchboard/contracts';
+
+export type { PublicParams };
 
 export const STREAM_TYPES = Object.values(StreamType) as number[];
 export const SMS_TYPES: readonly number[] = [StreamType.Marketing, StreamType.Transactional, StreamType.Otp, StreamType.TwoWay];
@@ -19,34 +22,6 @@ export function requiredSetting(streamType: number): string | null {
   return null;
 }
 
-/** Stream params that are not secret, as stored (numbers as numbers). */
-export interface PublicParams {
-  code_generator?: number;
-  code_length?: number;
-  ttl?: number;
-  max_attempts?: number;
-  max_attempts_ip?: number;
-  max_failures?: number;
-  cool_down_time?: number;
-  /** The OTP message; must hold {{code}}. */
-  otp_message?: string;
-  business_id?: string;
-  phone_number?: string;
-  /** 1: the stream's IP ACL applies (default); 0: it is kept but not enforced. */
-  check_ip_acl?: number;
-  /**
-   * Sends per second of this stream, held at the stream API (0x31) and paced by dispatch inside the account's TPS;
-   * unset: the account's TPS alone. Given as null (or empty) in an update, it is removed.
-   */
-  tps?: number;
-  /**
-   * Telegram private login as dispatch reported it (read only): `code_requested`, `password_needed` or `authorised`.
-   * The stream turns ready only when authorised.
-   */
-  auth_status?: string;
-  /** Telegram private: the last login error dispatch reported (read only); cleared by a new code or phone. */
-  auth_error?: string;
-}
 
 /** Params only the server writes: accepted back from the console (it echoes what it read) and ignored. */
 export const READ_ONLY_PARAMS: ReadonlySet<string> = new Set(['auth_status', 'auth_error']);

@@ -15,6 +15,9 @@ import type { ActiveStream } from './lookups.service';
 import { LookupsService } from './lookups.service';
 import { SendService, truthy, type SendAnswer } from './send.service';
 import { StreamService, streamIdFrom } from './stream.service';
+import type { DiagnosticCheck } from '@switchboard/contracts';
+
+export type { DiagnosticCheck };
 
 /** Demo result keys (spec 8, demo SMS responses). */
 export type DemoResult = 'success' | 'phone_not_entered' | 'phone_invalid' | 'message_empty' | 'sender_not_exist' | 'failed';
@@ -36,11 +39,6 @@ export interface MessageResponseAnswer {
   error?: { code: string | number; message: string };
 }
 
-export interface DiagnosticCheck {
-  key: string;
-  ok: boolean;
-  message: string;
-}
 
 /** The console's stream tools: demo sends, replies, snippets, diagnostics, provider previews and proxies. */
 @Injectable()

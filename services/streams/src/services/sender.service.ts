@@ -22,6 +22,9 @@ import { STREAMS_CONNECTION } from '../streams.options';
 import { InboundClaimService, type InboundTarget } from './inbound-claims.service';
 import { LookupsService } from './lookups.service';
 import { StreamsUnitOfWork, type Emit } from './streams-events.service';
+import type { SenderDto, SuperAdminSenderDto } from '@switchboard/contracts';
+
+export type { SenderDto, SuperAdminSenderDto };
 
 const SENDER_REFUSAL = { propertyPath: 'value', what: 'this number' };
 
@@ -33,22 +36,7 @@ export function senderInboundTarget(s: Pick<SenderEntity, 'type' | 'value' | 'co
   return address ? { channel: 'sms', address } : null;
 }
 
-/** Spec 3, Sender. */
-export interface SenderDto {
-  id: number;
-  name: string;
-  value: string;
-  createdAt: string;
-  type: string;
-  country: string | null;
-  approved: number;
-  declinedReason: string | null;
-  defaultMetadata: Record<string, unknown>;
-}
 
-export interface SuperAdminSenderDto extends SenderDto {
-  accountId: number;
-}
 
 const toDto = (s: SenderEntity): SenderDto => ({
   id: Number(s.id),

@@ -6,27 +6,12 @@ import { AppError, parseListQuery, RequestContext, type ListResult } from '@swit
 import { Clock } from '../clock';
 import { STREAMS_CONNECTION } from '../streams.options';
 import { streamIdFrom } from './stream.service';
+import type { MessageStatusDto } from '@switchboard/contracts';
+
+export type { MessageStatusDto };
 
 const STATUSES = Object.values(MessageStatus);
 
-export interface MessageStatusDto {
-  message_uuid: string;
-  stream_id: number;
-  destination: string;
-  sender: string;
-  country: string | null;
-  status: string;
-  outgoing_status: string | null;
-  error: string | null;
-  parts: number;
-  price: number;
-  refunded: number;
-  currency: string;
-  demo: boolean;
-  created_at: string;
-  sent_at: string | null;
-  delivered_at: string | null;
-}
 
 /** `message_status` (the figures per stream, `statistics` and `subscribe`, are the stats service's: docs/decisions/0028). */
 @Injectable()

@@ -9,17 +9,10 @@ import { StreamEventEntity } from '../entities';
 import { STREAMS_CONNECTION } from '../streams.options';
 import { StreamService, streamIdFrom } from './stream.service';
 import { StreamsUnitOfWork } from './streams-events.service';
+import type { StreamEventView } from '@switchboard/contracts';
 
-/** Spec 3, Stream event. `stream` is the IRI, as API Platform shows relations. */
-export interface StreamEventView {
-  id: number;
-  name: string;
-  text: string;
-  eventKey: string;
-  active: boolean;
-  stream: string;
-  streamId: number;
-}
+export type { StreamEventView };
+
 
 const toView = (e: StreamEventEntity): StreamEventView => ({
   id: Number(e.id),

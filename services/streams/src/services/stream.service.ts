@@ -33,37 +33,14 @@ import { InboundClaimService, type InboundTarget } from './inbound-claims.servic
 import { LookupsService } from './lookups.service';
 import { StreamsUnitOfWork, type Emit } from './streams-events.service';
 import { truthy } from './send.service';
+import type { StreamDto, DropdownItem } from '@switchboard/contracts';
+
+export type { StreamDto, DropdownItem };
 
 /** A stream counts as sending (1) while it sent within this long; it is stored as ready (0). */
 const SENDING_WINDOW_MS = 5 * 60_000;
 
-/** Spec 3, Stream. Secret params are masked; the token has its own route. */
-export interface StreamDto {
-  id: number;
-  name: string;
-  description: string;
-  staticServiceType: string | null;
-  status: number;
-  streamType: number;
-  ipAcl: string[];
-  lastSentTime: string | null;
-  sender: string | null;
-  streamTags: string[];
-  enableSending: boolean;
-  isDefault: boolean;
-  streamUid: string;
-  params: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
 
-export interface DropdownItem {
-  id: number;
-  name: string;
-  streamType: number;
-  status: number;
-  streamUid: string;
-}
 
 const IRI = /^(?:\/api\/streams\/)?(\d{1,18})$/;
 

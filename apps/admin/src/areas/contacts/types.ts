@@ -1,4 +1,15 @@
+/** The API's answers come from their one source (libs/contracts/src/contacts.ts), under the console's names. */
+import type { BlackListDto, ContactDto, ContactListDto, ImportListDto, ImportPreviewDto, ImportSummaryDto, TaskDto, VariableDto } from '@switchboard/contracts/src/contacts';
 import type { CustomOperator, FilterGroupType } from './constants';
+
+export type ImportList = ImportListDto;
+export type ImportPreview = ImportPreviewDto;
+export type ImportSummary = ImportSummaryDto;
+export type ContactList = ContactListDto;
+export type Contact = ContactDto;
+export type Variable = VariableDto;
+export type BlackListEntry = BlackListDto;
+export type Task = TaskDto;
 
 /** Lists of the API come back as `{ items, total }` (spec 3). */
 export interface ListResult<T> {
@@ -6,111 +17,9 @@ export interface ListResult<T> {
   total: number;
 }
 
-/** GET /api/import_lists/{id} (spec 3 "Import list" plus the counters the contacts service adds). */
-export interface ImportList {
-  id: number;
-  name: string;
-  type: string;
-  status: string;
-  parsed: number;
-  failed: number;
-  duplicates: number;
-  numberOfContacts: number;
-  invalid: number;
-  notMobile: number;
-  blacklisted: number;
-  progress: number;
-  mapping: Array<{ column: number; variable: number; name: string | null }> | null;
-  ignoreFirstLine: boolean;
-  defaultCountry: string | null;
-  integrationKey: string | null;
-  fileName: string;
-  fileSize: number;
-  fileFormat: string;
-  delimiter: string | null;
-  columns: number;
-  contactList: number | null;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
-export interface ImportPreview {
-  format: string;
-  delimiter: string | null;
-  columns: number;
-  rows: Array<{ line: number; cells: string[] }>;
-}
-
 export type ImportWithPreview = ImportList & { preview: ImportPreview };
 
-export interface ImportSummary {
-  id: number;
-  name: string;
-  /** The uploaded file's name. */
-  fileName: string;
-  status: string;
-  parsed: number;
-  failed: number;
-  duplicates: number;
-  numberOfContacts: number;
-}
-
-/** Spec 3 "Contact list / segment". `filter` is the segment filter as JSON text. */
-export interface ContactList {
-  id: number;
-  name: string;
-  description: string;
-  type: string;
-  status: number;
-  progress: number;
-  filter: string | null;
-  numOfContacts: number;
-  createdContacts: number;
-  importListId: number | null;
-  importList: ImportSummary | null;
-  campaigns: number[];
-  isDeleted: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Contact {
-  id: number;
-  phone: string;
-  normalizedPhone: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  country: string | null;
-  timezone: string | null;
-  operator: string | null;
-  state: string;
-  error: string | null;
-  importList: number | null;
-  rowNumber: number | null;
-  optedOutAt: string | null;
-  blocked: boolean;
-  variables: Record<string, string>;
-  contactLists: number[];
-  createdAt: string;
-  updatedAt: string | null;
-}
-
 export type ContactPage = ListResult<Contact> & { nextAfter: number | null };
-
-export interface Variable {
-  id: number;
-  name: string;
-  type: string;
-  hidden: boolean;
-  isStandard: boolean;
-  UIname: string;
-  example: string | null;
-  mappable: boolean;
-  createdAt: string;
-}
 
 export interface VariableInput {
   name: string;
@@ -118,30 +27,6 @@ export interface VariableInput {
   type: string;
   hidden: boolean;
   example: string | null;
-}
-
-export interface BlackListEntry {
-  id: number;
-  phone: string;
-  normalizedPhone: string;
-  importList: number | null;
-  createdAt: string;
-}
-
-export interface Task {
-  id: number;
-  type: string;
-  status: string;
-  progress: number;
-  fileType: string;
-  params: Record<string, unknown>;
-  filePath: string | null;
-  fileName: string | null;
-  total: number;
-  processed: number;
-  error: string | null;
-  createdAt: string;
-  finishedAt: string | null;
 }
 
 export interface TaskParams {

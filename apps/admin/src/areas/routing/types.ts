@@ -1,20 +1,12 @@
+/** The routing API's answers come from their one source (libs/contracts/src/routing.ts), under the console's names. */
+import type { ChannelDto as ChannelDtoContract, RoutingHistoryDto as RoutingHistoryDtoContract, VendorDto as VendorDtoContract } from '@switchboard/contracts/src/routing';
+export type Vendor = VendorDtoContract;
+export type Channel = ChannelDtoContract;
+export type RoutingHistoryRow = RoutingHistoryDtoContract;
+
 export interface ListResult<T> {
   items: T[];
   total: number;
-}
-
-/** Spec 3, Vendor (and dispatch's extras: name, adapter, config with secrets masked). */
-export interface Vendor {
-  id: number;
-  name: string;
-  service_type: string;
-  carrier: string;
-  product_name: string;
-  product_id: string;
-  active: boolean;
-  currency: string;
-  adapter: string;
-  config: Record<string, unknown>;
 }
 
 export interface VendorInput {
@@ -30,15 +22,6 @@ export interface VendorInput {
   routingProvider?: number;
 }
 
-/** Spec 3, Channel. */
-export interface Channel {
-  id: number;
-  name: string;
-  active: boolean;
-  stsMethods: string[];
-  routingProvider: number;
-}
-
 export interface CountryRoute {
   id: string;
   accountId: string | null;
@@ -47,17 +30,6 @@ export interface CountryRoute {
   vendorIds: string[];
   updatedBy: string | null;
   updatedAt: string;
-}
-
-export interface RoutingHistoryRow {
-  id: string;
-  accountId: string | null;
-  iso2: string;
-  serviceType: string;
-  previousVendorIds: string[] | null;
-  vendorIds: string[] | null;
-  changedBy: string | null;
-  changedAt: string;
 }
 
 export interface CurrentRouting {

@@ -1,56 +1,30 @@
-/** Wire shapes of the streams service (services/streams) that the console reads; lists come as `{items, total}`. */
-export interface ListResult<T> {
-  items: T[];
-  total: number;
-}
+/**
+ * Wire shapes of the streams service that the console reads; lists come as `{items, total}`. The answers the service
+ * declares come from their one source (libs/contracts/src/streams.ts), under the console's names.
+ */
+import type { DiagnosticCheck as DiagnosticCheckDto, DropdownItem, MessageStatusDto, PublicParams, SenderDto, StreamDto, StreamEventView } from '@switchboard/contracts/src/streams';
 
-/** Stream params as the server shows them (secrets masked). */
-export interface StreamParams {
-  code_generator?: number;
-  code_length?: number;
-  ttl?: number;
-  max_attempts?: number;
-  max_attempts_ip?: number;
-  max_failures?: number;
-  cool_down_time?: number;
-  otp_message?: string;
-  business_id?: string;
-  phone_number?: string;
-  check_ip_acl?: number;
-  tps?: number;
+/** Stream params as the server shows them: the public ones, and the secret ones masked. */
+export type StreamParams = PublicParams & {
   /** Masked (`abcd****wxyz`) when set. */
   auth_token?: string;
   /** `****` when set. */
   otp_code?: string;
   [key: string]: unknown;
-}
-
+};
 /** Spec 3, Stream. */
-export interface Stream {
-  id: number;
-  name: string;
-  description: string;
-  staticServiceType: string | null;
-  status: number;
-  streamType: number;
-  ipAcl: string[];
-  lastSentTime: string | null;
-  sender: string | null;
-  streamTags: string[];
-  enableSending: boolean;
-  isDefault: boolean;
-  streamUid: string;
-  params: StreamParams;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Stream = Omit<StreamDto, 'params'> & { params: StreamParams };
+export type StreamDropdownItem = DropdownItem;
+/** Spec 3, Sender. */
+export type Sender = SenderDto;
+/** Spec 3, Stream event. */
+export type StreamEvent = StreamEventView;
+export type DiagnosticCheck = DiagnosticCheckDto;
+export type MessageStatus = MessageStatusDto;
 
-export interface StreamDropdownItem {
-  id: number;
-  name: string;
-  streamType: number;
-  status: number;
-  streamUid: string;
+export interface ListResult<T> {
+  items: T[];
+  total: number;
 }
 
 /** What a create or update sends. */
@@ -67,19 +41,6 @@ export interface StreamInput {
   params?: Record<string, string | number | null>;
 }
 
-/** Spec 3, Sender. */
-export interface Sender {
-  id: number;
-  name: string;
-  value: string;
-  createdAt: string;
-  type: string;
-  country: string | null;
-  approved: number;
-  declinedReason: string | null;
-  defaultMetadata: Record<string, unknown>;
-}
-
 export interface SenderOption {
   id: number;
   name: string;
@@ -93,17 +54,6 @@ export interface SenderInput {
   value: string;
   type: string;
   country: string | null;
-}
-
-/** Spec 3, Stream event. */
-export interface StreamEvent {
-  id: number;
-  name: string;
-  text: string;
-  eventKey: string;
-  active: boolean;
-  stream: string;
-  streamId: number;
 }
 
 export interface StreamToken {
@@ -123,12 +73,6 @@ export interface CodeSnippets {
   php: string;
   verifyUrl?: string;
   verifyCurl?: string;
-}
-
-export interface DiagnosticCheck {
-  key: string;
-  ok: boolean;
-  message: string;
 }
 
 export interface Diagnostics {
@@ -154,25 +98,6 @@ export interface Statistics {
   end: string | null;
   totals: StatusCounts & { total: number; parts: number; cost: number };
   streams: StreamStats[];
-}
-
-export interface MessageStatus {
-  message_uuid: string;
-  stream_id: number;
-  destination: string;
-  sender: string;
-  country: string | null;
-  status: string;
-  outgoing_status: string | null;
-  error: string | null;
-  parts: number;
-  price: number;
-  refunded: number;
-  currency: string;
-  demo: boolean;
-  created_at: string;
-  sent_at: string | null;
-  delivered_at: string | null;
 }
 
 /** Spec 8, demo SMS responses. */

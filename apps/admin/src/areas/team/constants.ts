@@ -38,8 +38,7 @@ export const API_KEY_FORBIDDEN: ReadonlySet<string> = new Set([
 ]);
 
 /** Spec 4: team member status. */
-export const MemberStatus = { NoRole: -1, Owner: 0, Pending: 1, Active: 2, Disabled: 3 } as const;
-export type MemberStatusValue = (typeof MemberStatus)[keyof typeof MemberStatus];
+export { MembershipStatus as MemberStatus, type MembershipStatusValue as MemberStatusValue } from '@switchboard/contracts/src/team';
 
 /** Spec 3: roleType on the wire (platform 1, inbox 2). */
 export const RoleType = { Platform: 1, Inbox: 2 } as const;

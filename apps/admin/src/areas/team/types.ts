@@ -1,4 +1,13 @@
-import type { MemberStatusValue, RoleTypeValue } from './constants';
+/** The team API's answers come from their one source (libs/contracts/src/team.ts), under the console's names. */
+import type { ApiKeyDto as ApiKeyDtoContract, InviteAcceptedDto as InviteAcceptedDtoContract, InviteCheckDto as InviteCheckDtoContract, InviteDto as InviteDtoContract, InviteLink as InviteLinkContract, MemberDto as MemberDtoContract, RoleDto as RoleDtoContract } from '@switchboard/contracts/src/team';
+export type Member = MemberDtoContract;
+export type Invite = InviteDtoContract;
+export type Role = RoleDtoContract;
+export type ApiKey = ApiKeyDtoContract;
+export type InviteCheck = InviteCheckDtoContract;
+export type InviteAccepted = InviteAcceptedDtoContract;
+export type InviteLink = InviteLinkContract;
+
 
 /** The `{items, total}` list contract of every /api list (spec 3). */
 export interface ListResult<T> {
@@ -11,65 +20,12 @@ export interface RoleRef {
   name: string;
 }
 
-/** GET /api/users: a team member. */
-export interface Member {
-  id: number;
-  email: string;
-  firstName: string;
-  lastName: string;
-  status: MemberStatusValue;
-  platformRole: RoleRef | null;
-  inboxRole: RoleRef | null;
-  user_roles_ids: number[];
-  userPermissions: string[];
-  superAdmin: boolean;
-  createdAt: string;
-}
-
-/** GET /api/user_invites: spec 3, Invite (status 1 pending, 2 accepted). */
-export interface Invite {
-  id: number;
-  status: 1 | 2;
-  firstname: string;
-  lastname: string;
-  email: string;
-  user_roles_ids: number[];
-  createdAt: string;
-  expiresAt: string;
-  expired: boolean;
-  acceptedAt: string | null;
-}
-
-/** GET /api/user_roles: spec 3, Role. */
-export interface Role {
-  id: number;
-  name: string;
-  description: string;
-  permissions: string[];
-  roleType: RoleTypeValue;
-  readOnly: boolean;
-  isDeleted: boolean;
-  customer: number | null;
-}
-
 /** GET /api/user_roles/permissions: the permissions as spec 6 groups them. */
 export interface PermissionGroup {
   key: string;
   label: string;
   roleType: 'platform' | 'inbox';
   permissions: string[];
-}
-
-/** GET /api/api_keys: spec 3, API key. `apiKey` is whole only in the answer that created or regenerated it. */
-export interface ApiKey {
-  id: number;
-  name: string;
-  apiKey: string;
-  ipAcl: string;
-  permissions: string[];
-  active: 0 | 1;
-  createdAt: string;
-  lastUsedAt: string | null;
 }
 
 export interface Timezone {
@@ -81,25 +37,3 @@ export interface Timezone {
   dstOffset: number;
 }
 
-/** POST /api/user_invites/check. */
-export interface InviteCheck {
-  status: number;
-  action: 1 | 2;
-  email: string;
-  firstname: string;
-  lastname: string;
-  customer: { id: number; name: string };
-}
-
-/** POST /api/user_invites/register and /accept. */
-export interface InviteAccepted {
-  status: number;
-  userType: 'newly-registered' | 'registered';
-  customer: { id: number; name: string };
-}
-
-export interface InviteLink {
-  customerID: string;
-  inviteID: string;
-  inviteToken: string;
-}
