@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { configureHttpApp, JsonLogger, startTracingFromEnv, DevMailbox, KafkaEventBus, NatsRealtime, PlatformModule, ProcessReadiness, ServiceHealthModule, TokenVerifier, type EventBus, type RealtimeFanout } from '@switchboard/platform';
 import { dispatchModuleOptionsFromConfig, type DispatchConfig } from './dispatch.config';
 import { DispatchModule } from './dispatch.module';
+import { dispatchKafkaConsumerTuning } from './dispatch.options';
 
 export interface RunningDispatchService {
   app: NestExpressApplication;
@@ -24,7 +25,7 @@ export async function startDispatchService(config: DispatchConfig, opts: { logge
       idempotentProducer: config.KAFKA_IDEMPOTENT_PRODUCER,
       // Fetches large enough for a chunk of DISPATCH_INGEST_CONCURRENCY accepted events per partition (~700 B each),
       // and a short wait so a quiet topic still moves.
-      consumer: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 },
+      consumer: { ...dispatchKafkaConsumerTuning, partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 },
     });
   const realtime = opts.drivers?.realtime ?? new NatsRealtime({ servers: config.NATS_URL, name: 'dispatch' });
   const roles = new Set(config.PROCESS_ROLES);

@@ -49,6 +49,11 @@ export const dispatchConfigSchema = z.object({
   DISPATCH_QUERY_SM_INTERVAL_MS: env.int(60_000, 0),
   /** A message asked about without a final answer is asked again after this long. */
   DISPATCH_QUERY_SM_REPEAT_MS: env.int(3_600_000, 1000),
+  /**
+   * How often a replica renews its shares of the account and stream TPS (docs/decisions/0047); 0: each process applies
+   * the whole rates (one replica only).
+   */
+  DISPATCH_RATE_SHARE_MS: env.int(500, 0),
   /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
 });
@@ -70,6 +75,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
       receiptTimeoutMs: c.DISPATCH_RECEIPT_TIMEOUT_MS,
       queryIntervalMs: c.DISPATCH_QUERY_SM_INTERVAL_MS,
       queryRepeatMs: c.DISPATCH_QUERY_SM_REPEAT_MS,
+      rateShareMs: c.DISPATCH_RATE_SHARE_MS,
     },
     stuck: { resumeAfterMs: c.DISPATCH_STUCK_RESUME_AFTER_MS, failAfterMs: c.DISPATCH_STUCK_FAIL_AFTER_MS },
     publicUrl: c.APP_URL ?? c.PUBLIC_URL,

@@ -10,6 +10,7 @@ import { WebhooksController } from './controllers/webhooks.controller';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, resolveDispatchOptions, type DispatchModuleOptions } from './dispatch.options';
 import { DISPATCH_MIGRATIONS } from './migrations';
 import { MessageRepository } from './repositories/message.repository';
+import { RateShareRepository } from './repositories/rate-share.repository';
 import { ReadModelRepository } from './repositories/read-model.repository';
 import { RoutingRepository } from './repositories/routing.repository';
 import { AdapterRegistry } from './services/adapter-registry.service';
@@ -68,6 +69,7 @@ export class DispatchModule {
         MessageRepository,
         RoutingRepository,
         ReadModelRepository,
+        RateShareRepository,
         DispatchOutboxRelay,
         MessageRealtime,
         RoutingService,

@@ -8,6 +8,17 @@ export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
 /** The consumer group of `streams.message.accepted`. */
 export const SENDER_GROUP = 'dispatch.sender';
 
+/**
+ * The sender group's membership settings (issue 17: a replica joining or dying costs at most 10 s of sending). A
+ * SIGKILLed replica's partitions are idle until the broker ends its session: 6 s (brokers' default minimum) instead of
+ * kafkajs' 30 s; heartbeats every 500 ms so the others learn of a rebalance within half a second; the rebalance waits
+ * at most 6 s for a member still finishing a batch (dispatch's handlers hold an event at most `ingestHoldMs`, 1 s,
+ * plus a group commit). Dispatch's handlers heartbeat through outage retries (KafkaEventBus), so a long PostgreSQL
+ * outage does not end a session. kafkajs has neither cooperative rebalancing nor static membership; a SIGTERM leaves
+ * the group at once (the consumers disconnect on shutdown), so a rolling update costs one short rebalance.
+ */
+export const dispatchKafkaConsumerTuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 6000 } as const;
+
 export type AdapterKind = 'smpp' | 'simulator' | 'whatsapp' | 'telegram_bot' | 'telegram_private';
 export type ServiceType = 'sms' | 'whatsapp' | 'telegram' | 'telegram_private';
 
@@ -111,6 +122,12 @@ export interface DispatcherTuning {
    * dispatcher queues everything. Default 1000 ms.
    */
   ingestHoldMs?: number;
+  /**
+   * How often a replica renews its shares of the account and stream rates it sends under, in PostgreSQL, so that
+   * every replica together keeps each rate (docs/decisions/0047-limits-across-replicas.md); 0: each process applies
+   * the whole rates on its own (embedded mode, one process). Default 500 ms.
+   */
+  rateShareMs?: number;
 }
 
 export interface ResolvedDispatcherTuning {
@@ -128,6 +145,7 @@ export interface ResolvedDispatcherTuning {
   queryBatch: number;
   writeBatch: number;
   ingestHoldMs: number;
+  rateShareMs: number;
 }
 
 export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'dispatcher'> {
@@ -163,6 +181,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
       queryBatch: d.queryBatch ?? 500,
       writeBatch: d.writeBatch ?? 2000,
       ingestHoldMs: d.ingestHoldMs ?? 1000,
+      rateShareMs: d.rateShareMs ?? 500,
     },
   };
 }

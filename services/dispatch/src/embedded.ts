@@ -12,6 +12,8 @@ export function embeddedDispatchOptions(extra: Partial<DispatchModuleOptions> = 
       { name: 'Telegram simulator', serviceType: 'telegram', adapter: 'simulator', config: { deliveryRatio: 1, delayMs: 300 } },
       { name: 'Telegram private simulator', serviceType: 'telegram_private', adapter: 'simulator', config: { deliveryRatio: 1, delayMs: 300 } },
     ],
+    // one process: its limits are the whole rates, nothing to share
+    dispatcher: { rateShareMs: 0 },
     ...extra,
   };
 }

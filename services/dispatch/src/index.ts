@@ -3,6 +3,7 @@ export {
   DISPATCH_CONNECTION,
   DISPATCH_SCHEMA,
   SENDER_GROUP,
+  dispatchKafkaConsumerTuning,
   type DispatchModuleOptions,
   type DispatcherTuning,
   type VendorSeed,

@@ -237,6 +237,9 @@ export class LimitBook {
     return next;
   }
 
+  /** Which limit held the last reserved message back (its turn was later than now because of it). */
+  readonly lastBound = { account: false, stream: false };
+
   /** Reserves one message on the account and stream limits: 0 = may go now, else the ms until its turn. */
   reserve(key: LimitKey): number {
     const t = this.now();
@@ -246,6 +249,8 @@ export class LimitBook {
     const at = acc ? acc.reserveNotBefore(streamFrom) : streamFrom;
     // at or after the stream's next slot, so the stream takes exactly `at`
     if (str) str.reserveNotBefore(at);
+    this.lastBound.stream = streamFrom > t + EPS;
+    this.lastBound.account = at > Math.max(t, streamFrom) + EPS;
     return Math.max(0, Math.ceil(at - t - EPS));
   }
 

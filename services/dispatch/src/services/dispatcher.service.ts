@@ -5,7 +5,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
 import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
-import { LimitBook } from '../domain/token-bucket';
+import { LimitBook, type LimitKey } from '../domain/token-bucket';
+import { accountShareKey, LocalShares, streamShareKey, type ShareKey } from '../domain/rate-shares';
+import { RateShareRepository } from '../repositories/rate-share.repository';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
 import {
   destinationKey,
@@ -114,6 +116,13 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private running = false;
   private readonly limits: LimitBook;
   private accountTps = new Map<string, number>();
+  /** This replica's shares of the account and stream rates (docs/decisions/0047); unused when rateShareMs is 0. */
+  private readonly shares = new LocalShares();
+  /** Claimed messages waiting for this replica's first share of their limits (a renewal away). */
+  private shareWaiting: ClaimedRow[] = [];
+  private renewing: Promise<void> | null = null;
+  private renewAgain = false;
+  private renewFailedAt = -Infinity;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
@@ -175,11 +184,38 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly streams: StreamChannelCache,
     private readonly inbound: InboundService,
     private readonly optOuts: OptOutBook,
+    private readonly rateShares: RateShareRepository,
   ) {
     this.limits = new LimitBook(
-      (acc) => this.accountTps.get(acc) ?? 0,
-      (stream) => this.streams.tps(stream) || this.options.defaultStreamTps,
+      (acc) => this.localRate(accountShareKey(acc), this.accountRate(acc)),
+      (stream) => this.localRate(streamShareKey(stream), this.streamRate(stream)),
     );
+  }
+
+  private get sharing(): boolean {
+    return this.options.dispatcher.rateShareMs > 0;
+  }
+
+  /** The account's configured TPS (0: none). */
+  private accountRate(accountId: string): number {
+    return this.accountTps.get(accountId) ?? 0;
+  }
+
+  /** The stream's configured TPS (0: none of its own). */
+  private streamRate(streamId: string): number {
+    return this.streams.tps(streamId) || this.options.defaultStreamTps;
+  }
+
+  private configuredRate(key: ShareKey): number {
+    const id = key.slice(2);
+    return key.startsWith('a:') ? this.accountRate(id) : this.streamRate(id);
+  }
+
+  /** The rate this process paces a limit at: the whole rate alone, else its share (known here: see dispatchOne). */
+  private localRate(key: ShareKey, rate: number): number {
+    if (!this.sharing || !(rate > 0)) return rate;
+    const st = this.shares.state(key, rate);
+    return st.kind === 'share' ? st.rate : rate;
   }
 
   async onModuleInit(): Promise<void> {
@@ -215,6 +251,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.every(Math.min(60_000, Math.max(500, Math.floor(t.receiptTimeoutMs / 4))), () => this.expire());
     if (t.queryIntervalMs > 0) this.every(t.queryIntervalMs, () => this.queryOverdue());
     this.every(10_000, () => this.loadAccountLimits());
+    if (this.sharing) this.every(t.rateShareMs, () => this.renewShares());
     this.pumpLoop = this.pump();
   }
 
@@ -234,9 +271,19 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       this.defers.push({ id: m.id, attemptId: m.attemptId, afterMs: 0, error: null, countAttempt: false });
     }
     this.held.clear();
+    for (const row of this.shareWaiting.splice(0)) {
+      this.inFlight--;
+      this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false });
+    }
+    await this.renewing;
     await this.adapters.stopAll();
     await this.drainLane();
-    if (this.roles.schedulers) await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
+    if (this.roles.schedulers) {
+      await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
+      // nothing booked is left to go out: the shares are free for the other replicas at once
+      if (this.sharing) await this.rateShares.release(this.instanceId).catch(() => undefined);
+    }
+    this.shares.clear();
   }
 
   private every(ms: number, fn: () => Promise<unknown>): void {
@@ -499,7 +546,14 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return;
     }
     const key = { accountId: String(row.account_id), streamId: String(row.stream_id) };
+    if (this.sharing && !this.mayBook(key)) {
+      // no share of a limit yet (a renewal away), or none free: waits here, claimed, for the next renewal
+      this.inFlight++;
+      this.shareWaiting.push(row);
+      return;
+    }
     const wait = this.limits.reserve(key);
+    if (this.sharing) this.bookedShares(key, wait);
     if (wait > 1000) {
       // Its turn is far off: back to the queue until then, so memory holds only the next second of traffic.
       this.limits.release(key);
@@ -542,6 +596,87 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }
   }
 
+  /** Whether this replica holds a share of each limit of the message (or the limit is off). */
+  private mayBook(key: LimitKey): boolean {
+    let ok = true;
+    for (const [k, rate] of [
+      [accountShareKey(key.accountId), this.accountRate(key.accountId)],
+      [streamShareKey(key.streamId), this.streamRate(key.streamId)],
+    ] as const) {
+      const st = this.shares.state(k, rate);
+      if (st.kind === 'unknown') {
+        ok = false;
+        this.kickShares();
+      } else if (st.kind === 'none') {
+        ok = false;
+        this.shares.starved(k);
+      }
+    }
+    return ok;
+  }
+
+  /** Demand of this replica per limit, for the next renewal: a booking, and whether the limit held it back. */
+  private bookedShares(key: LimitKey, wait: number): void {
+    const a = accountShareKey(key.accountId);
+    const s = streamShareKey(key.streamId);
+    const { account, stream } = this.limits.lastBound;
+    if (wait > 1000) {
+      // not booked after all (given back to the queue until its turn), but held back: that limit wants more until then
+      if (account) this.shares.starved(a, wait);
+      if (stream) this.shares.starved(s, wait);
+      return;
+    }
+    this.shares.booked(a, account ? wait : 0);
+    this.shares.booked(s, stream ? wait : 0);
+  }
+
+  /** A renewal as soon as possible (a limit this replica has no share of yet). */
+  private kickShares(): void {
+    // after a failed renewal, the periodic one tries again (not one attempt per message)
+    if (performance.now() - this.renewFailedAt < this.options.dispatcher.rateShareMs) return;
+    if (this.renewing) {
+      this.renewAgain = true;
+      return;
+    }
+    void this.renewShares();
+  }
+
+  /**
+   * Renews this replica's shares in PostgreSQL and lets the messages waiting for one go. The lease is four periods;
+   * a share is used locally until a second before the lease ends (the hold horizon: messages booked under it go out
+   * within a second), so a replica that cannot renew (database away) stops using its shares before anyone else may
+   * take them.
+   */
+  private renewShares(): Promise<void> {
+    if (this.renewing) return this.renewing;
+    const run = async (): Promise<void> => {
+      const period = this.options.dispatcher.rateShareMs;
+      const holdMs = 1000 + period;
+      const leaseMs = 4 * period + holdMs;
+      do {
+        this.renewAgain = false;
+        const { claims, drop } = this.shares.renewal(Math.max(10_000, 10 * period), (k) => this.configuredRate(k));
+        if (claims.length === 0 && drop.length === 0) break;
+        const startedAt = performance.now();
+        const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs);
+        this.shares.granted(startedAt, leaseMs - holdMs - 200, grants, drop);
+        const waiting = this.shareWaiting.splice(0);
+        this.inFlight -= waiting.length;
+        for (const row of waiting) this.dispatchSafely(row);
+        if (waiting.length) this.kickLane();
+      } while (this.renewAgain && this.running);
+    };
+    this.renewing = run()
+      .catch((e: unknown) => {
+        this.renewFailedAt = performance.now();
+        this.log.warn(`renewing rate shares failed: ${String(e)}`);
+      })
+      .finally(() => {
+        this.renewing = null;
+      });
+    return this.renewing;
+  }
+
   /**
    * When a message held back by its limits comes back. Each one given back after another of the same stream comes
    * back one slot later (at the stream's or account's rate), so a backlog of N is offered again spread over its
@@ -549,7 +684,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
    */
   private deferUntil(key: { accountId: string; streamId: string }, wait: number): number {
     const now = Date.now();
-    const rates = [this.accountTps.get(key.accountId) ?? 0, this.streams.tps(key.streamId) || this.options.defaultStreamTps].filter((r) => r > 0);
+    // the whole rates, not this replica's shares: the queue is shared, any replica may take a message back
+    const rates = [this.accountRate(key.accountId), this.streamRate(key.streamId)].filter((r) => r > 0);
     const spacing = rates.length ? 1000 / Math.min(...rates) : 0;
     const k = `${key.accountId}|${key.streamId}`;
     const at = Math.max(now + wait, (this.deferHorizon.get(k) ?? 0) + spacing);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { inboundAddress, StreamType } from '@switchboard/contracts';
+import { inboundAddress, StreamType, StreamUpdatedV1 } from '@switchboard/contracts';
 import { PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { SenderEntity, StreamEntity } from '../entities';
 import { STREAMS_CONNECTION } from '../streams.options';
@@ -16,6 +16,9 @@ import { StreamsUnitOfWork } from './streams-events.service';
  * and logged for the super administrator), and every provider stream's settings go to dispatch again, sealed, so
  * dispatch never needs the plaintext its read model had (its migration cleared it). Runs in scheduler processes; the
  * rows are taken with SKIP LOCKED, so two processes share the work.
+ *
+ * Also once, after 1796650000000: streams whose own rate was set before the snapshot events carried it send their
+ * snapshot again, so dispatch paces them at it (docs/decisions/0047-limits-across-replicas.md).
  */
 @Injectable()
 export class InboundBackfillService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -50,6 +53,17 @@ export class InboundBackfillService implements OnApplicationBootstrap, OnModuleD
           this.streams.emitChannelOf(emit, stream);
         }
         await m.query(`UPDATE streams.stream SET provider_backfill = false WHERE id = $1`, [row.id]);
+        return false;
+      });
+      if (done) break;
+    }
+    for (;;) {
+      const done = await this.uow.run(async (m, emit) => {
+        const [row] = await m.query<Array<{ id: string }>>(`SELECT id::text FROM streams.stream WHERE tps_backfill ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`);
+        if (!row) return true;
+        const stream = await m.getRepository(StreamEntity).findOneByOrFail({ id: row.id });
+        if (!stream.deletedAt) emit(StreamUpdatedV1, this.streams.snapshot(stream), stream.accountId);
+        await m.query(`UPDATE streams.stream SET tps_backfill = false WHERE id = $1`, [row.id]);
         return false;
       });
       if (done) break;

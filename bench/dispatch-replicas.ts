@@ -1,0 +1,261 @@
+/**
+ * Dispatch replicas as separate processes on Kafka (librdkafka's mock cluster through kcat), one PostgreSQL, one SMSC.
+ *
+ *   node scripts/build.mjs --server-only
+ *   node dist/bench/dispatch-replicas.js limits [replicas=2] [seconds=20] [accountTps=200] [streamTps=100]
+ *   node dist/bench/dispatch-replicas.js stalls [rate=200] [phaseSeconds=15]
+ *
+ * limits: an account at `accountTps` (its one stream without a rate of its own) and a stream at `streamTps` (its
+ * account far above), `seconds` worth of each at once, sent by `replicas` dispatch processes. Printed: each limit's
+ * submit_sm/s at the SMSC over the steady window (2 s after the first submit to 2 s before the last) against the
+ * configured rate, which is the ceiling here (a limit is met, not beaten), and the one-second windows. With
+ * BENCH_SHARE_MS=0 the processes apply the whole rates each (the behaviour before docs/decisions/0047): the contrast.
+ *
+ * stalls: `rate` messages/s offered all along; one replica for a phase, a second one joins, a phase later the first is
+ * SIGKILLed, a phase later the run ends. Printed: the longest gap between two submits at the SMSC in each phase and
+ * the messages delivered, lost (0 expected) and resent. DATABASE_URL uses an existing PostgreSQL, else an embedded one.
+ */
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from 'pg';
+import { CustomerUpdatedV1, MessageAcceptedV1, StreamCreatedV1, type EventData } from '@switchboard/contracts';
+import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
+import { startKafkaMock } from '@switchboard/platform/testing';
+import { DispatchModule, SmppPeer, dispatchKafkaConsumerTuning } from '@switchboard/dispatch';
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+}
+
+/** A dispatch process: runs until killed (or SIGTERM). */
+async function child(url: string, brokers: string, smppPort: number): Promise<void> {
+  const bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: brokers.split(','), consumer: { ...dispatchKafkaConsumerTuning, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'dispatch' }),
+      DispatchModule.register({
+        seedVendors: [{ name: 'Bench SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port: smppPort, systemId: 'dispatch', password: 'secret', window: 64, reconnectMs: 100, tps: 5000 } }],
+        dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, rateShareMs: Number(process.env.BENCH_SHARE_MS ?? 500) },
+      }),
+    ],
+  })
+  class ChildModule {}
+  const app = await NestFactory.createApplicationContext(ChildModule, { logger: ['error'] });
+  app.enableShutdownHooks();
+  await app.init();
+  process.send?.('ready');
+}
+
+function accepted(i: number, accountId: string, streamId: string, sender: string): OutgoingEvent<EventData<typeof MessageAcceptedV1>> {
+  const data: EventData<typeof MessageAcceptedV1> = {
+    messageUuid: randomUUID(),
+    accountId,
+    streamId,
+    streamUid: `bench-${streamId}`,
+    streamType: 2,
+    channel: 'sms',
+    sender,
+    destination: `+49151${String(10_000_000 + i).padStart(8, '0')}`,
+    iso2: 'DE',
+    text: `m ${i}`,
+    encoding: 'GSM7',
+    segments: 1,
+    priceMicros: 45_000,
+    currency: 'EUR',
+    payload: null,
+    campaignId: null,
+    notBefore: null,
+    acceptedAt: new Date().toISOString(),
+  };
+  return createEnvelope(MessageAcceptedV1, data, { accountId, source: 'bench' });
+}
+
+interface Env {
+  url: string;
+  kafka: { url: string; stop: () => Promise<void> };
+  peer: SmppPeer;
+  port: number;
+  db: Client;
+  producer: KafkaEventBus;
+  start: () => Promise<ChildProcess>;
+  close: () => Promise<void>;
+}
+
+async function environment(): Promise<Env> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dispatch-replicas-'));
+  fs.chmodSync(dir, 0o755);
+  const pg = process.env.DATABASE_URL ? null : await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  const url = process.env.DATABASE_URL ?? pg!.url();
+  const kafka = await startKafkaMock(1);
+  const peer = new SmppPeer({ redeliverUnacked: true });
+  const port = await peer.listen();
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  const producer = new KafkaEventBus({ clientId: 'bench-producer', brokers: kafka.url.split(',') });
+  const children: ChildProcess[] = [];
+  return {
+    url,
+    kafka,
+    peer,
+    port,
+    db,
+    producer,
+    start: () =>
+      new Promise((resolve, reject) => {
+        const c = spawn(process.execPath, ['--max-semi-space-size=64', __filename, 'child', url, kafka.url, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
+        children.push(c);
+        c.once('message', () => resolve(c));
+        c.once('exit', (code) => reject(new Error(`dispatch exited early (${code})`)));
+      }),
+    close: async () => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      await producer.stop();
+      await db.end();
+      await peer.close();
+      await kafka.stop();
+      await pg?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await sleep(200);
+  }
+  return false;
+}
+
+const count = async (db: Client, sql: string): Promise<number> => {
+  try {
+    return Number((await db.query(sql)).rows[0].n);
+  } catch {
+    return 0; // schema not migrated yet
+  }
+};
+
+async function limits(replicas: number, seconds: number, accountTps: number, streamTps: number): Promise<void> {
+  const env = await environment();
+  const shareMs = Number(process.env.BENCH_SHARE_MS ?? 500);
+  console.log(`dispatch-replicas limits: ${replicas} dispatch processes, account ${accountTps}/s, stream ${streamTps}/s, ${seconds} s each, shares ${shareMs > 0 ? `renewed every ${shareMs} ms` : 'OFF (each process applies the whole rates)'}; ${machine()}`);
+  const procs: ChildProcess[] = [await env.start()];
+  const now = new Date().toISOString();
+  const customer = (accountId: string, tps: number) =>
+    createEnvelope(CustomerUpdatedV1, { accountId, name: `bench ${accountId}`, shortName: null, status: 'active', active: 1, currency: 'EUR', tps, dailyLimit: null, customSettings: {}, genSettings: {}, createdAt: now }, { accountId, source: 'accounts' });
+  await env.producer.publish([
+    customer('1', accountTps),
+    customer('2', 100_000),
+    createEnvelope(
+      StreamCreatedV1,
+      { streamId: '201', accountId: '2', streamUid: 'bench-201', name: 'paced', streamType: 2, status: 0, staticServiceType: null, sender: 'STREAM', enableSending: true, isDefault: false, tps: streamTps, updatedAt: now },
+      { accountId: '2', source: 'streams' },
+    ),
+  ]);
+  await until(async () => (await count(env.db, `SELECT count(*) AS n FROM dispatch.account_limit`)) === 2 && (await count(env.db, `SELECT count(*) AS n FROM dispatch.stream_channel WHERE tps > 0`)) === 1, 60_000);
+  for (let i = 1; i < replicas; i++) procs.push(await env.start());
+  // every replica in the group and bound before the load
+  await sleep(8000);
+  const events: OutgoingEvent[] = [];
+  for (let i = 0; i < accountTps * seconds; i++) events.push(accepted(i, '1', '101', 'ACCOUNT'));
+  for (let i = 0; i < streamTps * seconds; i++) events.push(accepted(1_000_000 + i, '2', '201', 'STREAM'));
+  const total = events.length;
+  for (let i = 0; i < events.length; i += 1000) await env.producer.publish(events.slice(i, i + 1000));
+  const cpu0 = process.cpuUsage();
+  const done = await until(async () => (await count(env.db, `SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'done'`)) >= total, seconds * 4000 + 60_000);
+  const perProcess = await env.db.query<{ n: number }>(`SELECT count(DISTINCT instance_id)::int AS n FROM dispatch.rate_share`);
+  for (const [sender, rate] of [
+    ['ACCOUNT', accountTps],
+    ['STREAM', streamTps],
+  ] as const) {
+    const times = env.peer.parts.filter((p) => p.source === sender).map((p) => p.at).sort((a, b) => a - b);
+    const from = times.findIndex((t) => t >= times[0] + 2000);
+    const to = times.findIndex((t) => t >= times[times.length - 1] - 2000);
+    const measured = (to - from) / ((times[to] - times[from]) / 1000);
+    const perSecond: number[] = [];
+    for (let t = times[from]; t + 1000 <= times[to]; t += 1000) perSecond.push(times.filter((x) => x >= t && x < t + 1000).length);
+    console.log(
+      `  ${sender === 'ACCOUNT' ? `account 1 (${accountTps}/s)` : `stream 201 (${streamTps}/s)`}: ${times.length} submitted, ${measured.toFixed(1)} submit_sm/s over ${((times[to] - times[from]) / 1000).toFixed(1)} s; ` +
+        `ceiling (the contracted rate) ${rate}/s, ratio ${(measured / rate).toFixed(3)} (${(((measured - rate) / rate) * 100).toFixed(2)}%); one-second windows ${Math.min(...perSecond)} to ${Math.max(...perSecond)}`,
+    );
+  }
+  const cpu = process.cpuUsage(cpu0);
+  console.log(`  ${done ? 'all' : 'NOT all'} ${total} messages final; replicas holding shares: ${perProcess.rows[0].n}; bench process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`);
+  for (const p of procs) p.kill('SIGTERM');
+  await sleep(2000);
+  await env.close();
+}
+
+async function stalls(rate: number, phase: number): Promise<void> {
+  const env = await environment();
+  console.log(`dispatch-replicas stalls: ${rate} messages/s offered, phases of ${phase} s: one replica, a second joins, the first is SIGKILLed; ${machine()}`);
+  const now = new Date().toISOString();
+  await env.producer.publish([createEnvelope(CustomerUpdatedV1, { accountId: '1', name: 'bench', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 100_000, dailyLimit: null, customSettings: {}, genSettings: {}, createdAt: now }, { accountId: '1', source: 'accounts' })]);
+  const first = await env.start();
+  await sleep(5000);
+  let producing = true;
+  let published = 0;
+  const marks: Array<{ at: number; what: string }> = [];
+  const produce = (async () => {
+    const t0 = Date.now();
+    while (producing) {
+      const due = Math.floor(((Date.now() - t0) / 1000) * rate);
+      const events: OutgoingEvent[] = [];
+      for (; published < due; published++) events.push(accepted(published, '1', '101', 'STALLS'));
+      if (events.length) await env.producer.publish(events);
+      await sleep(20);
+    }
+  })();
+  marks.push({ at: Date.now(), what: 'one replica' });
+  await sleep(phase * 1000);
+  marks.push({ at: Date.now(), what: 'a second replica joins' });
+  await env.start();
+  await sleep(phase * 1000);
+  marks.push({ at: Date.now(), what: 'the first replica SIGKILLed' });
+  first.kill('SIGKILL');
+  await sleep(phase * 1000);
+  marks.push({ at: Date.now(), what: 'end' });
+  producing = false;
+  await produce;
+  await until(async () => (await count(env.db, `SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'done'`)) >= published, 120_000);
+  const times = env.peer.parts.map((p) => p.at).sort((a, b) => a - b);
+  for (let i = 0; i + 1 < marks.length; i++) {
+    const inPhase = times.filter((t) => t >= marks[i].at && t < marks[i + 1].at);
+    let gap = 0;
+    let prev = marks[i].at;
+    for (const t of inPhase) {
+      gap = Math.max(gap, t - prev);
+      prev = t;
+    }
+    gap = Math.max(gap, marks[i + 1].at - prev);
+    console.log(`  ${marks[i].what}: ${inPhase.length} submitted (${(inPhase.length / ((marks[i + 1].at - marks[i].at) / 1000)).toFixed(0)}/s), longest gap between two submits ${(gap / 1000).toFixed(2)} s (target <= 10 s)`);
+  }
+  const rows = (await env.db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE send_state = 'done')::int AS done, count(*) FILTER (WHERE possible_duplicate)::int AS flagged FROM dispatch.message`)).rows[0] as { n: number; done: number; flagged: number };
+  const texts = new Map<string, number>();
+  for (const p of env.peer.parts) texts.set(p.text, (texts.get(p.text) ?? 0) + 1);
+  const twice = [...texts.values()].filter((n) => n > 1).length;
+  console.log(`  published ${published}, stored ${rows.n}, final ${rows.done}; lost ${published - texts.size}; reached the SMSC twice ${twice} (flagged possible_duplicate: ${rows.flagged})`);
+  await env.close();
+}
+
+const [mode, a, b, c, d] = process.argv.slice(2);
+const run = mode === 'child' ? child(a, b, Number(c)) : mode === 'stalls' ? stalls(Number(a ?? 200), Number(b ?? 15)) : limits(Number(a ?? 2), Number(b ?? 20), Number(c ?? 200), Number(d ?? 100));
+run.then(
+  () => {
+    if (mode !== 'child') process.exit(0);
+  },
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { shareFor, type ShareClaim, type ShareKey } from '../domain/rate-shares';
+import { DISPATCH_CONNECTION } from '../dispatch.options';
+
+export interface ShareRequest {
+  key: ShareKey;
+  rate: number;
+  demand: number;
+  saturated: boolean;
+}
+
+export interface ShareGrant {
+  key: ShareKey;
+  rate: number;
+  share: number;
+}
+
+interface ShareRow {
+  key: string;
+  instance_id: string;
+  share: number;
+  prior_share: number;
+  prior_live: boolean;
+  demand: number;
+  saturated: boolean;
+}
+
+/** One lock for every renewal of every replica: a renewal is a few milliseconds, a few times a second per replica. */
+const SHARE_LOCK = `hashtext('switchboard.dispatch.rate_share')`;
+
+/** Grants shares of rates across replicas in `dispatch.rate_share` (docs/decisions/0047-limits-across-replicas.md). */
+@Injectable()
+export class RateShareRepository {
+  constructor(@InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource) {}
+
+  /**
+   * Renews this replica's shares: under the lock, each requested limit gets `shareFor` of its rate given the other
+   * live replicas' rows, and the row is written with a lease of `leaseMs`. A share lowered (or given up in `drop`) is
+   * still counted as held for `holdMs`, the time messages already booked under it take to go out.
+   */
+  async renew(instanceId: string, requests: ShareRequest[], drop: ShareKey[], leaseMs: number, holdMs: number): Promise<ShareGrant[]> {
+    return this.ds.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(${SHARE_LOCK})`);
+      await m.query(`DELETE FROM dispatch.rate_share WHERE expires_at < now()`);
+      const keys = requests.map((r) => r.key);
+      const rows: ShareRow[] = keys.length
+        ? await m.query(
+            `SELECT key, instance_id::text, share, prior_share, coalesce(prior_until > now(), false) AS prior_live, demand, saturated
+               FROM dispatch.rate_share WHERE key = ANY($1::text[])`,
+            [keys],
+          )
+        : [];
+      const others = new Map<string, ShareClaim[]>();
+      const mine = new Map<string, ShareRow>();
+      for (const r of rows) {
+        if (r.instance_id === instanceId) mine.set(r.key, r);
+        else {
+          const list = others.get(r.key) ?? [];
+          list.push({ holding: Math.max(Number(r.share), r.prior_live ? Number(r.prior_share) : 0), demand: Number(r.demand), saturated: r.saturated });
+          others.set(r.key, list);
+        }
+      }
+      const grants: ShareGrant[] = [];
+      const cols = { key: [] as string[], rate: [] as number[], share: [] as number[], prior: [] as number[], lowered: [] as boolean[], demand: [] as number[], saturated: [] as boolean[] };
+      for (const r of requests) {
+        const share = shareFor(r.rate, r, others.get(r.key) ?? []);
+        const own = mine.get(r.key);
+        // lowered below what it used until now: the old share counts for the hold horizon (with a still live older one)
+        const current = own ? Number(own.share) : 0;
+        const holding = own ? Math.max(current, own.prior_live ? Number(own.prior_share) : 0) : 0;
+        grants.push({ key: r.key, rate: r.rate, share });
+        cols.key.push(r.key);
+        cols.rate.push(r.rate);
+        cols.share.push(share);
+        cols.prior.push(holding);
+        cols.lowered.push(share < current);
+        cols.demand.push(r.demand);
+        cols.saturated.push(r.saturated);
+      }
+      if (grants.length) {
+        await m.query(
+          `INSERT INTO dispatch.rate_share AS s (key, instance_id, rate, share, prior_share, prior_until, demand, saturated, expires_at)
+           SELECT k, $2::uuid, rate, share, CASE WHEN lowered THEN prior ELSE 0 END,
+                  CASE WHEN lowered THEN now() + $9 * interval '1 millisecond' END, demand, saturated, now() + $10 * interval '1 millisecond'
+             FROM unnest($1::text[], $3::float8[], $4::float8[], $5::float8[], $6::bool[], $7::float8[], $8::bool[]) AS x(k, rate, share, prior, lowered, demand, saturated)
+           ON CONFLICT (key, instance_id) DO UPDATE SET
+             rate = EXCLUDED.rate, share = EXCLUDED.share, demand = EXCLUDED.demand, saturated = EXCLUDED.saturated, expires_at = EXCLUDED.expires_at,
+             prior_share = CASE WHEN EXCLUDED.prior_until IS NOT NULL THEN EXCLUDED.prior_share ELSE s.prior_share END,
+             prior_until = coalesce(EXCLUDED.prior_until, s.prior_until)`,
+          [cols.key, instanceId, cols.rate, cols.share, cols.prior, cols.lowered, cols.demand, cols.saturated, holdMs, leaseMs],
+        );
+      }
+      if (drop.length) {
+        // given up: held for the hold horizon (messages already booked still go out), then free
+        await m.query(
+          `UPDATE dispatch.rate_share
+              SET prior_share = greatest(share, CASE WHEN prior_until > now() THEN prior_share ELSE 0 END), share = 0,
+                  prior_until = now() + $3 * interval '1 millisecond', expires_at = now() + $3 * interval '1 millisecond'
+            WHERE instance_id = $1::uuid AND key = ANY($2::text[])`,
+          [instanceId, drop, holdMs],
+        );
+      }
+      return grants;
+    });
+  }
+
+  /** A replica stopping with nothing booked left: its shares are free at once. */
+  async release(instanceId: string): Promise<void> {
+    await this.ds.query(`DELETE FROM dispatch.rate_share WHERE instance_id = $1::uuid`, [instanceId]);
+  }
+}
