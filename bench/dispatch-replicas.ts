@@ -100,6 +100,8 @@ async function environment(): Promise<Env> {
   await db.connect();
   const producer = new KafkaEventBus({ clientId: 'bench-producer', brokers: kafka.url.split(',') });
   const children: ChildProcess[] = [];
+  // a failing run must not leave its dispatch processes behind
+  process.on('exit', () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL')));
   return {
     url,
     kafka,
@@ -158,7 +160,7 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
     customer('2', 100_000),
     createEnvelope(
       StreamCreatedV1,
-      { streamId: '201', accountId: '2', streamUid: 'bench-201', name: 'paced', streamType: 2, status: 0, staticServiceType: null, sender: 'STREAM', enableSending: true, isDefault: false, tps: streamTps, updatedAt: now },
+      { streamId: '201', accountId: '2', streamUid: randomUUID(), name: 'paced', streamType: 2, status: 0, staticServiceType: null, sender: 'STREAM', enableSending: true, isDefault: false, tps: streamTps, updatedAt: now },
       { accountId: '2', source: 'streams' },
     ),
   ]);
@@ -172,6 +174,20 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
   const total = events.length;
   for (let i = 0; i < events.length; i += 1000) await env.producer.publish(events.slice(i, i + 1000));
   const cpu0 = process.cpuUsage();
+  // the shares granted, sampled: their sum per limit (at most the rate), and how often it was below
+  const sums = new Map<string, number[]>();
+  const stored: string[] = [];
+  const sampler = setInterval(() => {
+    env.db
+      .query<{ key: string; total: number; n: number }>(`SELECT key, sum(share)::float8 AS total, count(*)::int AS n FROM dispatch.rate_share WHERE expires_at > now() GROUP BY key`)
+      .then((r) => r.rows.forEach((x) => sums.set(x.key, [...(sums.get(x.key) ?? []), x.total])))
+      .catch(() => undefined);
+    if (process.env.BENCH_TRACE)
+      void env.db
+        .query<{ n: number; q: number; h: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE send_state = 'queued')::int AS q, count(*) FILTER (WHERE send_state = 'submitting')::int AS h FROM dispatch.message`)
+        .then((r) => stored.push(`${r.rows[0].n}/${r.rows[0].q}/${r.rows[0].h}`))
+        .catch(() => undefined);
+  }, 250);
   const done = await until(async () => (await count(env.db, `SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'done'`)) >= total, seconds * 4000 + 60_000);
   const perProcess = await env.db.query<{ n: number }>(`SELECT count(DISTINCT instance_id)::int AS n FROM dispatch.rate_share`);
   for (const [sender, rate] of [
@@ -188,6 +204,12 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
       `  ${sender === 'ACCOUNT' ? `account 1 (${accountTps}/s)` : `stream 201 (${streamTps}/s)`}: ${times.length} submitted, ${measured.toFixed(1)} submit_sm/s over ${((times[to] - times[from]) / 1000).toFixed(1)} s; ` +
         `ceiling (the contracted rate) ${rate}/s, ratio ${(measured / rate).toFixed(3)} (${(((measured - rate) / rate) * 100).toFixed(2)}%); one-second windows ${Math.min(...perSecond)} to ${Math.max(...perSecond)}`,
     );
+  }
+  clearInterval(sampler);
+  if (process.env.BENCH_TRACE) console.log(`  stored/queued/submitting: ${stored.join(' ')}`);
+  for (const [key, list] of sums) {
+    if (process.env.BENCH_TRACE) console.log(`  ${key} shares: ${list.map((x) => x.toFixed(0)).join(' ')}`);
+    console.log(`  shares of ${key}: sum ${Math.min(...list).toFixed(1)} to ${Math.max(...list).toFixed(1)}, below the rate in ${list.filter((x) => x < (key === 'a:1' ? accountTps : streamTps) - 0.5).length} of ${list.length} samples`);
   }
   const cpu = process.cpuUsage(cpu0);
   console.log(`  ${done ? 'all' : 'NOT all'} ${total} messages final; replicas holding shares: ${perProcess.rows[0].n}; bench process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`);

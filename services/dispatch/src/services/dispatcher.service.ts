@@ -117,7 +117,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly limits: LimitBook;
   private accountTps = new Map<string, number>();
   /** This replica's shares of the account and stream rates (docs/decisions/0047); unused when rateShareMs is 0. */
-  private readonly shares = new LocalShares();
+  private readonly shares: LocalShares;
   /** Claimed messages waiting for this replica's first share of their limits (a renewal away). */
   private shareWaiting: ClaimedRow[] = [];
   private renewing: Promise<void> | null = null;
@@ -186,6 +186,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly optOuts: OptOutBook,
     private readonly rateShares: RateShareRepository,
   ) {
+    // a limit that held this replica back counts as wanting more for 5 s after (see LocalShares)
+    this.shares = new LocalShares(undefined, Math.max(5000, 10 * this.options.dispatcher.rateShareMs));
     this.limits = new LimitBook(
       (acc) => this.localRate(accountShareKey(acc), this.accountRate(acc)),
       (stream) => this.localRate(streamShareKey(stream), this.streamRate(stream)),
