@@ -186,8 +186,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly optOuts: OptOutBook,
     private readonly rateShares: RateShareRepository,
   ) {
-    // a limit that held this replica back counts as wanting more for 5 s after (see LocalShares)
-    this.shares = new LocalShares(undefined, Math.max(5000, 10 * this.options.dispatcher.rateShareMs));
+    // a limit that held this replica back counts as wanting more for 2 s after (see LocalShares)
+    this.shares = new LocalShares(undefined, Math.max(2000, 4 * this.options.dispatcher.rateShareMs));
     this.limits = new LimitBook(
       (acc) => this.localRate(accountShareKey(acc), this.accountRate(acc)),
       (stream) => this.localRate(streamShareKey(stream), this.streamRate(stream)),
