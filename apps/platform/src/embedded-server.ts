@@ -71,6 +71,8 @@ export interface EmbeddedServiceOptions {
   linksDns?: { cnameTarget?: string; aTarget?: string | null; servers?: string[] };
   /** Zoho Inbox single sign-on's OAuth client (docs/decisions/0042); unset: sign-on answers that it is not configured. */
   zoho?: ZohoSsoOptions | null;
+  /** The WhatsApp Cloud API and Telegram Bot API base URLs streams checks credentials against (default: the real ones). */
+  providerApis?: { whatsapp?: string; telegram?: string };
 }
 
 /**
@@ -98,6 +100,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       migrationsRun: true,
       // embedded mode has no price list until a super admin sets one: demo sends cost 0.05 per segment
       defaultPriceMicros: 50_000,
+      whatsappApiBaseUrl: o.providerApis?.whatsapp,
+      telegramApiBaseUrl: o.providerApis?.telegram,
     }),
     WebhooksModule.register({
       // seals the webhooks' signing secrets at rest; derived from the signing key so it survives restarts
@@ -192,7 +196,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config) }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL } }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

@@ -31,6 +31,9 @@ export const platformConfigSchema = z.object({
   ZOHO_CLIENT_SECRET: z.string().optional(),
   ZOHO_ACCOUNTS_URL: z.string().url().default('https://accounts.zoho.com'),
   ZOHO_REDIRECT_URI: z.string().url().optional(),
+  /** The WhatsApp Cloud API and Telegram Bot API streams check credentials against (local peers in tests). */
+  WHATSAPP_API_BASE_URL: z.string().url().optional(),
+  TELEGRAM_API_BASE_URL: z.string().url().optional(),
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

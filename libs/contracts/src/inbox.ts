@@ -197,6 +197,14 @@ export interface InboxMediaInfo {
   file_name: string | null;
   /** `/api/stream_media/{id}`. */
   url: string;
+  /**
+   * Inbound media from WhatsApp or Telegram not fetched yet: the first read of `url` fetches it from the provider
+   * (through dispatch, which holds the token), checks it and keeps it; `mime` and `size` are the provider's claim
+   * until then (empty and 0 when it made none). The id is the inbound message's uuid.
+   */
+  pending?: boolean;
+  /** Why inbound media could not be kept: `mediaGone` (the provider no longer has it), `fileTooLarge`, `invalidMedia`. */
+  unavailable?: 'mediaGone' | 'fileTooLarge' | 'invalidMedia' | null;
 }
 
 export interface InboxMessageContent {

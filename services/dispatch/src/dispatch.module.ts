@@ -1,3 +1,5 @@
+import { InboundMediaController } from './controllers/inbound-media.controller';
+import { InboundMediaService } from './services/inbound-media.service';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
@@ -63,7 +65,7 @@ export class DispatchModule {
           },
         }),
       ],
-      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController, InboundUnclaimedController, DeadLettersController],
+      controllers: [ServiceTypeManagerController, ChannelsController, MessageResponsesController, WebhooksController, InboundUnclaimedController, InboundMediaController, DeadLettersController],
       providers: [
         { provide: DISPATCH_OPTIONS, useValue: resolved },
         MessageRepository,
@@ -77,6 +79,7 @@ export class DispatchModule {
         AdapterRegistry,
         OptOutBook,
         InboundService,
+        InboundMediaService,
         InboundUnclaimedService,
         Dispatcher,
         TelegramAuthService,

@@ -83,6 +83,12 @@ export interface DispatchModuleOptions {
   realtimeIntervalMs?: number;
   /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
   stuck?: StuckSweepOptions;
+  /**
+   * Media of inbound WhatsApp and Telegram messages, fetched from the provider when the inbox asks
+   * (GET /api/dispatch/inbound_media/{uuid}): the deadline of the whole fetch (default 30 s) and the most bytes taken
+   * (default 100 MB, WhatsApp's document limit).
+   */
+  inboundMedia?: { timeoutMs?: number; maxBytes?: number };
 }
 
 export interface DispatcherTuning {

@@ -26,6 +26,6 @@ export { AimdPacer, type PacerState } from './domain/aimd-pacer';
 export { embeddedDispatchOptions } from './embedded';
 export { MessageRepository } from './repositories/message.repository';
 export { DispatchOutboxRelay } from './services/events.service';
-export { WhatsAppPeer } from './testing/whatsapp-peer';
+export { WhatsAppPeer, type MediaBehaviour, type PeerMedia } from './testing/whatsapp-peer';
 export { TelegramPeer } from './testing/telegram-peer';
 export { StuckMessageSweeper, type StuckSweepOptions } from './services/stuck-sweeper.service';

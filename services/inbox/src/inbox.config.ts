@@ -23,6 +23,8 @@ export const inboxConfigSchema = z.object({
   INBOX_S3_REGION: z.string().default('us-east-1'),
   INBOX_S3_ACCESS_KEY_ID: z.string().optional(),
   INBOX_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Dispatch's URL (or the gateway's) for inbound WhatsApp and Telegram media, e.g. http://dispatch:3006. */
+  INBOX_DISPATCH_URL: z.string().url().default('http://127.0.0.1:3006'),
   /** How long a send waits for streams' answer before answering OK with the message still `sending`, in ms. */
   INBOX_SEND_WAIT_MS: env.int(5000, 0),
   /** Seals the conversation context handed to the integrations service's AI answer (the same value there). Optional. */
@@ -43,6 +45,7 @@ export function inboxModuleOptionsFromConfig(c: InboxConfig): InboxModuleOptions
     migrationsRun: c.MIGRATIONS_RUN,
     sendWaitMs: c.INBOX_SEND_WAIT_MS,
     genAiContextKey: c.GENAI_CONTEXT_KEY,
+    dispatchUrl: c.INBOX_DISPATCH_URL,
     media: c.INBOX_S3_BUCKET
       ? { s3: { bucket: c.INBOX_S3_BUCKET, endpoint: c.INBOX_S3_ENDPOINT, region: c.INBOX_S3_REGION, accessKeyId: c.INBOX_S3_ACCESS_KEY_ID, secretAccessKey: c.INBOX_S3_SECRET_ACCESS_KEY } }
       : { dir: c.INBOX_MEDIA_DIR },

@@ -21,12 +21,22 @@ export interface InboxModuleOptions {
    * docs/decisions/0041-generative-ai.md.
    */
   genAiContextKey?: string;
+  /**
+   * Where dispatch answers `GET /api/dispatch/inbound_media/{uuid}` (inbound WhatsApp and Telegram media, fetched with
+   * the stream's token that only dispatch holds): distributed mode the dispatch service's (or the gateway's) URL;
+   * default this process's own HTTP server (embedded mode, where dispatch runs in the same process).
+   */
+  dispatchUrl?: string;
+  /** How long the first read of inbound media waits for dispatch and the provider. Default 40000 ms. */
+  inboundMediaTimeoutMs?: number;
 }
 
 export interface ResolvedInboxOptions {
   migrationsRun: boolean;
   sendWaitMs: number;
   genAiContextKey: string | null;
+  dispatchUrl: string | null;
+  inboundMediaTimeoutMs: number;
 }
 
 export const INBOX_OPTIONS = Symbol('INBOX_OPTIONS');
@@ -37,7 +47,7 @@ export function resolveInboxOptions(o: InboxModuleOptions): ResolvedInboxOptions
   const sendWaitMs = o.sendWaitMs ?? 5000;
   if (!Number.isInteger(sendWaitMs) || sendWaitMs < 0) throw new Error(`InboxModule: sendWaitMs must be a non-negative integer (got ${String(o.sendWaitMs)})`);
   if (o.genAiContextKey !== undefined && o.genAiContextKey.length < 16) throw new Error('InboxModule: genAiContextKey must be at least 16 characters');
-  return { migrationsRun: o.migrationsRun ?? true, sendWaitMs, genAiContextKey: o.genAiContextKey ?? null };
+  return { migrationsRun: o.migrationsRun ?? true, sendWaitMs, genAiContextKey: o.genAiContextKey ?? null, dispatchUrl: o.dispatchUrl ? o.dispatchUrl.replace(/\/$/, '') : null, inboundMediaTimeoutMs: o.inboundMediaTimeoutMs ?? 40_000 };
 }
 
 export function createClock(o: InboxModuleOptions): Clock {

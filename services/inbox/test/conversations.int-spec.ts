@@ -131,6 +131,25 @@ describe('inbox conversations', () => {
     expect((await list(admin, 'filter=all')).body.totals).toMatchObject(counted);
   });
 
+  it('answers the totals of the list alone, over what the caller sees, for the console to refresh its filter counts', async () => {
+    const agent = app.token('1', '12', ['INBOX_VIEW']);
+    for (const [token, q] of [[admin, ''], [agent, ''], [admin, `&team=${teamB}`], [agent, '&status=unanswered']] as const) {
+      const totals = await app.call('GET', `/inbox/conversations/totals?space=${space}${q}`, { token });
+      expect(totals.status).toBe(200);
+      expect(totals.body).toEqual((await list(token, `filter=all${q}`)).body.totals);
+    }
+    // an agent of team B counts only team B's conversations (and those assigned to them), not the space's
+    const mine = (await app.call('GET', `/inbox/conversations/totals?space=${space}`, { token: agent })).body as Json;
+    const whole = (await app.call('GET', `/inbox/conversations/totals?space=${space}`, { token: admin })).body as Json;
+    const teamRows = (await app.sql(`SELECT count(*)::int AS n FROM inbox.conversation WHERE space_id = $1 AND (team_ids @> ARRAY[$2::bigint] OR agent_ids @> ARRAY[12::bigint])`, [space, teamB]))[0].n;
+    expect(mine.all).toBe(teamRows);
+    expect(whole.all).toBeGreaterThan(mine.all);
+    // another account's space is not found; bad input is refused
+    expect((await app.call('GET', `/inbox/conversations/totals?space=${space}`, { token: app.token('2', '100', INBOX_PERMISSIONS) })).status).toBe(404);
+    expect((await app.call('GET', `/inbox/conversations/totals?space=${space}&status=deleted`, { token: admin })).status).toBe(400);
+    expect((await app.call('GET', `/inbox/conversations/totals?space=${space}`, { token: app.token('1', '12', []) })).status).toBe(403);
+  });
+
   it('pages conversations by 15 with a cursor and timelines by 30', async () => {
     const burst = Array.from({ length: 20 }, (_, i) => {
       clock.advance(1000);

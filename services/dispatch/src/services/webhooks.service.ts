@@ -84,6 +84,18 @@ interface WaValue {
   messages?: WaMessage[];
 }
 
+/** A Telegram message's media field and the kind it is (a voice note is audio; an animation is a video). */
+const TELEGRAM_MEDIA = [
+  ['photo', 'image'],
+  ['document', 'document'],
+  ['voice', 'audio'],
+  ['audio', 'audio'],
+  ['video', 'video'],
+  ['video_note', 'video'],
+  ['animation', 'video'],
+  ['sticker', 'sticker'],
+] as const;
+
 const WA_OUTCOME: Record<string, ProviderReceipt['outcome']> = { sent: 'sent', delivered: 'delivered', read: 'read', failed: 'undelivered' };
 
 /** WhatsApp Cloud API and Telegram Bot API webhooks: verified, then turned into receipts and inbound messages. */
@@ -192,12 +204,13 @@ export class WebhookService {
     if (!safeEqual(header, telegramWebhookSecret(key, streamUid))) throw AppError.unauthorized('bad X-Telegram-Bot-Api-Secret-Token');
     const update = req.body as {
       update_id?: number;
-      message?: { message_id?: number; date?: number; text?: string; caption?: string; chat?: { id?: number | string }; from?: { first_name?: string; last_name?: string; username?: string }; photo?: unknown; document?: unknown };
+      message?: { message_id?: number; date?: number; text?: string; caption?: string; chat?: { id?: number | string }; from?: { first_name?: string; last_name?: string; username?: string } } & Partial<Record<(typeof TELEGRAM_MEDIA)[number][0], unknown>>;
     } | null;
     const m = update?.message;
     if (!m || m.chat?.id === undefined || m.message_id === undefined) return; // other update kinds are acknowledged and ignored
     const name = [m.from?.first_name, m.from?.last_name].filter(Boolean).join(' ') || m.from?.username || null;
-    const mediaKind = m.photo ? 'image' : m.document ? 'document' : null;
+    const found = TELEGRAM_MEDIA.find(([field]) => m[field] !== undefined && m[field] !== null);
+    const mediaKind = found?.[1] ?? null;
     await this.inbound.receive({
       vendorId: null,
       channel: 'telegram',
@@ -206,7 +219,8 @@ export class WebhookService {
       contactName: name,
       messageType: mediaKind ?? 'text',
       body: m.text ?? m.caption ?? '',
-      media: mediaKind ? { [mediaKind]: m.photo ?? m.document } : null,
+      // the Telegram object as received (file_id, sizes, a document's name); dispatch fetches the file when the inbox asks
+      media: found ? { [found[1]]: m[found[0]] } : null,
       providerMessageId: `${m.chat.id}:${m.message_id}`,
       receivedAt: m.date ? new Date(m.date * 1000) : new Date(),
       streamUid,

@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Handler = (req: IncomingMessage, body: string) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+/** A JSON answer, or bytes (`raw`) with their headers. */
+export interface PeerAnswer {
+  status: number;
+  body: unknown;
+  raw?: Buffer;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: IncomingMessage, body: string) => PeerAnswer | Promise<PeerAnswer>;
 
 /** A small JSON HTTP server on 127.0.0.1 for the provider peers. */
 export class HttpPeer {
@@ -14,7 +22,19 @@ export class HttpPeer {
       req.on('end', () => {
         Promise.resolve(handler(req, Buffer.concat(chunks).toString('utf8'))).then(
           (out) => {
-            res.writeHead(out.status, { 'content-type': 'application/json' });
+            if (out.raw) {
+              // `chunked`: no Content-Length, the bytes in pieces (a peer that does not say how much is coming)
+              const { chunked, ...headers } = out.headers ?? {};
+              res.writeHead(out.status, { 'content-type': 'application/octet-stream', ...(chunked ? {} : { 'content-length': String(out.raw.length) }), ...headers });
+              if (!chunked) {
+                res.end(out.raw);
+                return;
+              }
+              for (let i = 0; i < out.raw.length; i += 64 * 1024) res.write(out.raw.subarray(i, i + 64 * 1024));
+              res.end();
+              return;
+            }
+            res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers });
             res.end(JSON.stringify(out.body));
           },
           (e: unknown) => {

@@ -1,4 +1,12 @@
-import { HttpPeer } from './http-peer';
+import { HttpPeer, type PeerAnswer } from './http-peer';
+import type { MediaBehaviour } from './whatsapp-peer';
+
+/** A file a customer sent the bot: getFile answers its path, GET /file/bot<token>/<path> its bytes. */
+export interface PeerFile {
+  bytes: Buffer;
+  behaviour?: MediaBehaviour;
+  delayMs?: number;
+}
 
 /**
  * The Telegram Bot API as a local server: GET /bot<token>/getMe, POST /bot<token>/sendMessage and /bot<token>/setWebhook with the documented
@@ -11,12 +19,16 @@ export class TelegramPeer {
   /** Answer the next N sendMessage with 429 and this retry_after (seconds). */
   floodNext = 0;
   retryAfter = 1;
+  /** Files by file_id. */
+  readonly files = new Map<string, PeerFile>();
   private seq = 100;
   private readonly http: HttpPeer;
   url = '';
 
   constructor(private readonly tokens: Set<string>) {
     this.http = new HttpPeer((req, raw) => {
+      const file = /^\/file\/bot([^/]+)\/files\/([^/?]+)$/.exec(req.url ?? '');
+      if (file) return this.download(decodeURIComponent(file[1]), decodeURIComponent(file[2]));
       const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
       if (!m) return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
       const [, token, method] = m;
@@ -33,6 +45,13 @@ export class TelegramPeer {
         this.webhooks.set(token, { url: String(body.url), secret_token: secret });
         return { status: 200, body: { ok: true, result: true, description: 'Webhook was set' } };
       }
+      if (method === 'getFile') {
+        const id = String(body.file_id ?? '');
+        const f = this.files.get(id);
+        if (!f || f.behaviour === 'gone') return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' } };
+        const size = f.behaviour === 'understated' ? {} : { file_size: f.bytes.length };
+        return { status: 200, body: { ok: true, result: { file_id: id, file_unique_id: `u${id}`, ...size, file_path: `files/${encodeURIComponent(id)}` } } };
+      }
       if (method === 'sendMessage') {
         if (this.floodNext > 0) {
           this.floodNext--;
@@ -44,6 +63,14 @@ export class TelegramPeer {
       }
       return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found: method not found' } };
     });
+  }
+
+  private download(token: string, id: string): PeerAnswer | Promise<PeerAnswer> {
+    if (!this.tokens.has(token)) return { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } };
+    const f = this.files.get(id);
+    if (!f || f.behaviour === 'missing') return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
+    const answer: PeerAnswer = { status: 200, body: null, raw: f.bytes, headers: f.behaviour === 'understated' ? { chunked: '1' } : {} };
+    return f.behaviour === 'slow' ? new Promise((r) => setTimeout(() => r(answer), f.delayMs ?? 10_000)) : answer;
   }
 
   async listen(): Promise<string> {

@@ -1,5 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { HttpPeer } from './http-peer';
+import { HttpPeer, type PeerAnswer } from './http-peer';
+
+/**
+ * How a media file misbehaves: `slow` answers the download after `delayMs`; `gone` answers the lookup with Graph's
+ * "does not exist"; `missing` looks up fine but the download is 404 (an expired URL); `understated` declares a small
+ * file_size (or none) and sends every byte anyway.
+ */
+export type MediaBehaviour = 'ok' | 'slow' | 'gone' | 'missing' | 'understated';
+
+export interface PeerMedia {
+  bytes: Buffer;
+  mime: string;
+  behaviour?: MediaBehaviour;
+  delayMs?: number;
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface GraphSend {
   version: string;
@@ -21,6 +37,10 @@ export class WhatsAppPeer {
   readonly businesses = new Map<string, { token: string; phoneNumberIds: string[] }>();
   /** Answer the next N sends with 429 / error code 130429. */
   rateLimitNext = 0;
+  /** Media customers sent, by media id: GET /{version}/{media-id} answers its URL, GET of the URL its bytes (bearer token). */
+  readonly media = new Map<string, PeerMedia>();
+  /** Every media request as it came (path and the token it carried), for tests that look for leaks. */
+  readonly mediaRequests: Array<{ path: string; token: string }> = [];
   private seq = 0;
   private readonly http: HttpPeer;
   url = '';
@@ -30,6 +50,10 @@ export class WhatsAppPeer {
     readonly tokens: Set<string>,
   ) {
     this.http = new HttpPeer((req, raw) => {
+      if (req.method === 'GET') {
+        const media = this.mediaGet(req.url ?? '', String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+        if (media) return media;
+      }
       if (req.method === 'GET') return this.graphGet(req.url ?? '', String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
       const m = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !m) return { status: 404, body: { error: { message: 'Unknown path', code: 100 } } };
@@ -51,6 +75,29 @@ export class WhatsAppPeer {
   business(id: string, token: string, phoneNumberIds: string[]): void {
     this.businesses.set(id, { token, phoneNumberIds });
     this.tokens.add(token);
+  }
+
+  /** The Cloud API's media: the lookup (`{ url, mime_type, sha256, file_size, id }`) and the download, both with the token. */
+  private mediaGet(url: string, token: string): Promise<PeerAnswer> | PeerAnswer | null {
+    const path = new URL(url, 'http://graph.local').pathname;
+    const lookup = /^\/v\d+\.\d+\/([^/]+)$/.exec(path);
+    const download = /^\/whatsapp_business\/attachments\/([^/]+)$/.exec(path);
+    const id = decodeURIComponent((lookup ?? download)?.[1] ?? '');
+    const m = this.media.get(id);
+    if (!lookup && !download) return null;
+    // not media (a business or phone number id, an unknown id): graphGet answers
+    if (lookup && !m) return null;
+    this.mediaRequests.push({ path, token });
+    if (!this.tokens.has(token)) return { status: 401, body: { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } } };
+    if (!m || (lookup && m.behaviour === 'gone')) return { status: 400, body: { error: { message: `Unsupported get request. Object with ID '${id}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33 } } };
+    if (lookup) {
+      const declared = m.behaviour === 'understated' ? undefined : m.bytes.length;
+      return { status: 200, body: { messaging_product: 'whatsapp', url: `${this.url}/whatsapp_business/attachments/${encodeURIComponent(id)}`, mime_type: m.mime, sha256: 'peer', ...(declared === undefined ? {} : { file_size: declared }), id } };
+    }
+    if (m.behaviour === 'missing') return { status: 404, body: { error: { message: 'URL expired', code: 100 } } };
+    // an understated file is sent chunked: no Content-Length to refuse it by
+    const answer: PeerAnswer = { status: 200, body: null, raw: m.bytes, headers: { 'content-type': m.mime, ...(m.behaviour === 'understated' ? { chunked: '1' } : {}) } };
+    return m.behaviour === 'slow' ? wait(m.delayMs ?? 10_000).then(() => answer) : answer;
   }
 
   private graphGet(url: string, token: string): { status: number; body: unknown } {

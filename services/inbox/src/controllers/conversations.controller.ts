@@ -14,6 +14,7 @@ import {
   SendResultSchema,
   TimelineEventSchema,
   TimelinePageSchema,
+  TotalsSchema,
 } from '../http/schemas';
 import { ConversationsService } from '../services/conversations.service';
 import { JoinService } from '../services/join.service';
@@ -45,6 +46,12 @@ export class ConversationsController {
   @ApiQuery({ name: 'team', required: false, type: String, example: '3' })
   @ApiQuery({ name: 'cursor', required: false, type: String, description: 'next_cursor of the previous page', example: 'MjAyNi0xMS0yNVQxMDoxNTowMC4wMDBafDQy' })
   list(@Query() q: Q) { return this.conversations.list(q); }
+
+  @Get('conversations/totals') @Permissions(P.InboxView) @Ok(TotalsSchema)
+  @ApiQuery({ name: 'space', required: true, type: String, example: '1' })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: ['active', 'unanswered', 'closed'], example: 'active' } })
+  @ApiQuery({ name: 'team', required: false, type: String, example: '3' })
+  totals(@Query() q: Q) { return this.conversations.listTotals(q); }
 
   @Get('simple_search') @Permissions(P.InboxView) @Ok(SearchSchema)
   @ApiQuery({ name: 'space', required: true, type: String, example: '1' })

@@ -97,6 +97,7 @@ export const TimelineEventSchema = obj({
   message_type: nul(str('text')),
 });
 const Totals = obj({ all: int(40), active: int(10), unanswered: int(5), closed: int(25), my_closed: int(3), assigned_to_me: int(4) });
+export const TotalsSchema = Totals;
 export const ConversationPageSchema = obj({ items: arr(ConversationSchema), totals: Totals, next_cursor: nul(str('MjAyNi0xMS0yNVQxMDoxNTowMC4wMDBafDQy')) });
 export const TimelinePageSchema = obj({ conversation: ConversationSchema, items: arr(TimelineEventSchema) });
 export const StillLoadingSchema = obj({ message: str('still_loading') });

@@ -20,13 +20,13 @@ export class MediaController {
   upload(@Req() req: Request, @Param('type') type: string, @Param('stream') stream: string) { return this.media.upload(req, type, stream); }
 
   @Get('media_info/:id') @Permissions(Permission.InboxView) @ApiOkResponse({ schema: MediaInfoSchema })
-  info(@Param('id') id: string) { return this.media.info(id); }
+  info(@Param('id') id: string, @Req() req: Request) { return this.media.info(id, req.headers.authorization); }
 
   @Get('stream_media/:id') @Permissions(Permission.InboxView)
   @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'the bytes, with the type read at upload', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', example: '<bytes>' } } } })
-  async bytes(@Param('id') id: string, @Res() res: Response): Promise<void> {
-    const { info, body } = await this.media.bytes(id);
+  @ApiOkResponse({ description: 'the bytes, with the type read at upload (inbound WhatsApp and Telegram media: fetched from the provider at the first read)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', example: '<bytes>' } } } })
+  async bytes(@Param('id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const { info, body } = await this.media.bytes(id, req.headers.authorization);
     // never rendered by the browser as a page of ours: the sniffed type, no sniffing by the browser, a download
     res.setHeader('Content-Type', info.mime);
     res.setHeader('X-Content-Type-Options', 'nosniff');

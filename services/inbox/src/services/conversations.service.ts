@@ -95,7 +95,8 @@ export class ConversationsService {
     return actor.userId ?? '0';
   }
 
-  async list(q: Q): Promise<ConversationPage> {
+  /** The caller's scope and the WHERE of a list or its totals: space, what the caller sees, `team` and `status`. */
+  private async listBase(q: Q) {
     const actor = actorOf();
     const scope = await this.access.scope(refId(String(q.space ?? '')), actor);
     const filter = (q.filter ?? 'all') as ConversationFilterValue;
@@ -117,6 +118,17 @@ export class ConversationsService {
       params.push(status);
       base.push(`c.status = $${params.length}`);
     }
+    return { actor, scope, filter, status, team, cursor, me, base, params };
+  }
+
+  /** The totals of GET /inbox/conversations alone (the console refreshes its filter counts with them after live events). */
+  async listTotals(q: Q): Promise<ConversationTotals> {
+    const { actor, scope, status, team, me, base, params } = await this.listBase(q);
+    return scope.seesAll && !team && !status ? this.spaceTotalsFor(actor.accountId, scope.spaceId, me) : this.totals(base, params, me);
+  }
+
+  async list(q: Q): Promise<ConversationPage> {
+    const { actor, scope, filter, status, team, cursor, me, base, params } = await this.listBase(q);
     const pageParams = [...params];
     const where = [...base, filterSql(filter, me)];
     if (cursor) {

@@ -1,3 +1,4 @@
+import { inboundContent } from '../media/inbound';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -117,7 +118,7 @@ export class MessagingConsumer implements OnModuleInit {
       const ev = await this.conversations.addEvent(m, conv, {
         type: 'incoming_message',
         actor: { type: 'contact', id: null, name: conv.contact_name },
-        content: { body: d.body, ...(d.media ? { media: d.media } : {}) },
+        content: inboundContent(d),
         body: d.body || null,
         messageUuid: d.messageUuid,
         source: contact,

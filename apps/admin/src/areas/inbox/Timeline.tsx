@@ -43,22 +43,30 @@ export const Ticks = ({ status, readAt }: { status: SendStatus | null; readAt: s
 const MediaView = ({ e }: { e: TimelineEventDto }) => {
   const translate = useTranslate();
   const [url, setUrl] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
   const media = e.content?.media;
   const id = media?.id;
   const kind = media?.kind;
+  const unavailable = !!media?.unavailable || failed;
   useEffect(() => {
-    if (!id || (kind !== 'image' && kind !== 'sticker' && kind !== 'video' && kind !== 'audio')) return;
+    if (!id || media?.unavailable || (kind !== 'image' && kind !== 'sticker' && kind !== 'video' && kind !== 'audio')) return;
     let gone = false;
     let made: string | null = null;
-    mediaUrl(id).then((u) => {
-      made = u;
-      if (!gone) setUrl(u);
-    }, () => undefined);
+    // inbound WhatsApp and Telegram media is fetched from the provider by this first read
+    mediaUrl(id).then(
+      (u) => {
+        made = u;
+        if (!gone) setUrl(u);
+      },
+      () => {
+        if (!gone) setFailed(true);
+      },
+    );
     return () => {
       gone = true;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [id, kind]);
+  }, [id, kind, media?.unavailable]);
   const loc = e.content?.location;
   if (loc) {
     return (
@@ -71,7 +79,15 @@ const MediaView = ({ e }: { e: TimelineEventDto }) => {
     );
   }
   if (!id || !kind) return null;
-  if ((kind === 'image' || kind === 'sticker') && url) return <Box component="img" src={url} alt="" sx={{ maxWidth: 260, maxHeight: 260, borderRadius: 1.5, display: 'block', mb: 0.5 }} />;
+  if (unavailable) {
+    return (
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, p: 1, mb: 0.5, borderRadius: 1.5, bgcolor: 'rgba(0,0,0,.06)', fontSize: 13 }} data-testid="media-unavailable">
+        <InsertDriveFileRoundedIcon fontSize="small" />
+        {translate(`inbox.media.${kind}`)}: {translate('inbox.media.unavailable')}
+      </Box>
+    );
+  }
+  if ((kind === 'image' || kind === 'sticker') && url) return <Box component="img" data-testid="media-image" src={url} alt="" sx={{ maxWidth: 260, maxHeight: 260, borderRadius: 1.5, display: 'block', mb: 0.5 }} />;
   if (kind === 'video' && url) return <Box component="video" src={url} controls sx={{ maxWidth: 280, borderRadius: 1.5, display: 'block', mb: 0.5 }} />;
   if (kind === 'audio' && url) return <Box component="audio" src={url} controls sx={{ maxWidth: 260, display: 'block', mb: 0.5 }} />;
   const Icon = kind === 'location' ? LocationOnRoundedIcon : InsertDriveFileRoundedIcon;

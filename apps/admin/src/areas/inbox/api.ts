@@ -38,6 +38,11 @@ const crud = <T>(path: string) => ({
 export const inboxApi = {
   conversations: (space: number, filter: ListFilter, cursor: string | null, signal?: AbortSignal) =>
     apiFetch<ConversationPage>(`/inbox/conversations?${qs({ space, ...filterQuery(filter), cursor })}`, { signal }),
+  /** The list's totals alone (the filter counts), for the list's `status` / `team` narrowing. */
+  totals: (space: number, filter: ListFilter) => {
+    const { filter: _kind, ...narrow } = filterQuery(filter);
+    return apiFetch<ConversationPage['totals']>(`/inbox/conversations/totals?${qs({ space, ...narrow })}`);
+  },
   search: (space: number, q: string, signal?: AbortSignal) => apiFetch<SimpleSearchResult>(`/inbox/simple_search?${qs({ space, q })}`, { signal }),
   simpleSend: (uuid: string, message: SimpleSendMessage) => apiFetch<SendResult>(`/inbox/simple_send/${enc(uuid)}`, { method: 'POST', body: { messages: [message] } }),
   templateSend: (stream: string, body: TemplateSendBody) => apiFetch<SendResult>(`/inbox/template_send/${enc(stream)}`, { method: 'POST', body }),

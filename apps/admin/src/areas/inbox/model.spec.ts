@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { applyLive, emptyState, firstUnreadKey, layoutTimeline, mergeEvents, openConversation, replyBlock, sequenceCheck, upsertConversation, type InboxState } from './model';
+import { applyLive, emptyState, firstUnreadKey, layoutTimeline, mergeEvents, openConversation, replyBlock, sequenceCheck, TOTALS_EVENTS, upsertConversation, type InboxState } from './model';
 import { dayKey } from './format';
 import type { ConversationDto, LiveEnvelope, TimelineEventDto } from './types';
 
@@ -88,20 +88,22 @@ describe('reply blocks (spec 4)', () => {
 const state = (over: Partial<InboxState> = {}): InboxState => ({ ...emptyState(7), ...over });
 
 describe('the list under a filter (spec 4)', () => {
-  it('moves a conversation between the status totals when its status changes; "all" does not change', () => {
+  it('drops a conversation that leaves the filter and leaves the totals to the server', () => {
     const s = state({ filter: { kind: 'active' }, conversations: [conv()], totals: { all: 5, active: 3, closed: 2, unanswered: 0 } });
     const next = upsertConversation(s, conv({ conversation_status: 'closed' }));
-    expect(next.totals).toEqual({ all: 5, active: 2, closed: 3, unanswered: 0 });
+    expect(next.totals).toEqual({ all: 5, active: 3, closed: 2, unanswered: 0 });
     // it left the "active" filter, so it left the list
     expect(next.conversations).toEqual([]);
   });
 
-  it('counts a new conversation in "all" and its status, and puts it first', () => {
+  it('puts a new conversation first; the same snapshot heard twice changes nothing more', () => {
     const s = state({ conversations: [conv({ conversation_uuid: 'old', last_updated: iso(NOW - 5 * HOUR) })], totals: { all: 1, unanswered: 0 } });
-    const next = upsertConversation(s, conv({ conversation_uuid: 'new', conversation_status: 'unanswered', last_updated: iso(NOW) }));
+    const fresh = conv({ conversation_uuid: 'new', conversation_status: 'unanswered', last_updated: iso(NOW) });
+    const once = upsertConversation(s, fresh);
+    expect(once.conversations[0].just_added).toBe(true);
+    const next = upsertConversation(once, fresh);
     expect(next.conversations.map((c) => c.conversation_uuid)).toEqual(['new', 'old']);
-    expect(next.totals).toEqual({ all: 2, unanswered: 1 });
-    expect(next.conversations[0].just_added).toBe(true);
+    expect(next.totals).toEqual({ all: 1, unanswered: 0 });
   });
 
   it('keeps "mine" to conversations assigned to the agent', () => {
@@ -183,10 +185,11 @@ describe('live events (spec 4 realtime events)', () => {
     expect(s.timeline).toHaveLength(1);
   });
 
-  it('replaces the totals from space_statistics', () => {
+  it('does not take the whole space\'s totals of space_statistics as the caller\'s; it asks the server again', () => {
     const totals = { all: 9, active: 4, unanswered: 5, closed: 0, my_closed: 0, assigned_to_me: 1 };
     const s = applyLive(state({ totals: { all: 1, active: 1 } }), live('space_statistics', { space_id: 1, totals }));
-    expect(s.totals).toEqual(totals);
+    expect(s.totals).toEqual({ all: 1, active: 1 });
+    expect([...TOTALS_EVENTS].sort()).toEqual(['incoming_message', 'metadata_change_add', 'metadata_change_remove', 'metadata_update', 'space_statistics', 'start_conversation', 'status_change']);
   });
 });
 

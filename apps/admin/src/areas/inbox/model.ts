@@ -99,24 +99,11 @@ export interface InboxState {
 
 export const emptyState = (me: number, filter: ListFilter = { kind: 'all' }): InboxState => ({ filter, me, conversations: [], totals: {}, activeUuid: null, timeline: [] });
 
-function adjustTotals(totals: InboxState['totals'], before: ConversationDto | undefined, after: ConversationDto, me: number): InboxState['totals'] {
-  const out = { ...totals };
-  const bump = (k: ConversationFilter, d: number) => {
-    if (out[k] !== undefined) out[k] = Math.max(0, (out[k] ?? 0) + d);
-  };
-  for (const k of ['active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'] as const) {
-    const was = before ? matchesFilter(before, { kind: k }, me) : false;
-    const is = matchesFilter(after, { kind: k }, me);
-    if (was !== is) bump(k, is ? 1 : -1);
-  }
-  if (!before) bump('all', 1);
-  return out;
-}
-
 /**
  * A changed conversation (a snapshot from the server) in the list: replaced in place or added, then re-sorted by
- * activity; dropped when it no longer matches the filter, unless it is the open one. Totals follow status changes
- * (+1 and -1 for the filters it enters and leaves; "all" only counts new conversations).
+ * activity; dropped when it no longer matches the filter, unless it is the open one. The filter totals are not
+ * adjusted here: counting locally drifts (an event heard through two rooms, a conversation outside the loaded page or
+ * the filter); the store asks the server for them after live events (`TOTALS_EVENTS`).
  */
 export function upsertConversation(s: InboxState, c: ConversationDto): InboxState {
   const before = s.conversations.find((x) => x.conversation_uuid === c.conversation_uuid);
@@ -124,7 +111,7 @@ export function upsertConversation(s: InboxState, c: ConversationDto): InboxStat
   if (merged.conversation_uuid === s.activeUuid) merged.unread = 0;
   const rest = s.conversations.filter((x) => x.conversation_uuid !== c.conversation_uuid);
   const keep = matchesFilter(merged, s.filter, s.me) || merged.conversation_uuid === s.activeUuid;
-  return { ...s, totals: adjustTotals(s.totals, before, merged, s.me), conversations: keep ? [...rest, merged].sort(byActivity) : rest };
+  return { ...s, conversations: keep ? [...rest, merged].sort(byActivity) : rest };
 }
 
 /** Adds an event to the open timeline; an incoming message in the open conversation is read at once (spec 4). */
@@ -134,11 +121,15 @@ function addToTimeline(s: InboxState, e: TimelineEventDto): InboxState {
   return { ...s, timeline: mergeEvents(s.timeline, [m]) };
 }
 
+/** Live events after which the filter totals are asked of the server again (debounced by the store). */
+export const TOTALS_EVENTS: ReadonlySet<string> = new Set(['incoming_message', 'status_change', 'start_conversation', 'metadata_change_add', 'metadata_change_remove', 'metadata_update', 'space_statistics']);
+
 /** Spec 4 "Realtime events", applied to the list and the open timeline. Unknown or foreign events change nothing. */
 export function applyLive(s: InboxState, env: LiveEnvelope): InboxState {
   switch (env.event) {
     case 'space_statistics':
-      return { ...s, totals: { ...s.totals, ...env.payload.totals } };
+      // the whole space's totals, not the caller's view (an agent's teams, "my" filters): the store refreshes instead
+      return s;
     case 'delivery_message': {
       const { conversation_uuid, message } = env.payload;
       if (conversation_uuid !== s.activeUuid || !message) return s;

@@ -5,7 +5,8 @@ import { useProfile } from '../../ui/useProfile';
 import { inboxApi, loadTimelinePage, StillLoadingError } from './api';
 import { MESSAGE_PAGE } from './constants';
 import { InboxLive, type LiveState } from './live/client';
-import { applyLive, emptyState, firstUnreadKey, mergeEvents, openConversation, upsertConversation, type InboxState, type ListFilter } from './model';
+import { TotalsRefresher } from './live/totals';
+import { applyLive, emptyState, firstUnreadKey, mergeEvents, openConversation, TOTALS_EVENTS, upsertConversation, type InboxState, type ListFilter } from './model';
 import { inboxRoom, type Agent, type ConversationDto, type ConversationStatus, type Space, type SpaceSwitch, type TimelineEventDto } from './types';
 
 const SPACE_KEY = 'switchboard.inbox.space';
@@ -101,6 +102,25 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
 
   const me = profile?.id ?? 0;
 
+  // the filter counts are the server's: asked again after live events and changes made here, once per burst
+  const spaceIdRef = useRef<number | null>(null);
+  const totalsRef = useRef<TotalsRefresher<InboxState['totals']> | null>(null);
+  if (!totalsRef.current) {
+    totalsRef.current = new TotalsRefresher<InboxState['totals']>(
+      async () => {
+        const id = spaceIdRef.current;
+        if (!id) throw new Error('no space');
+        const filter = stateRef.current.filter;
+        const totals = await inboxApi.totals(id, filter);
+        if (spaceIdRef.current !== id || stateRef.current.filter !== filter) throw new Error('moved on');
+        return totals;
+      },
+      (totals) => setState((s) => ({ ...s, totals })),
+    );
+  }
+  const refreshTotals = useCallback(() => totalsRef.current?.schedule(), []);
+  useEffect(() => () => totalsRef.current?.stop(), []);
+
   useEffect(() => setState((s) => ({ ...s, me })), [me, setState]);
 
   // the spaces this user may work in; the first (or the remembered one) is chosen automatically
@@ -136,9 +156,10 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
         if (mine !== listSeq.current) return;
         setListError(null);
         setCursor(page.next_cursor);
+        totalsRef.current?.supersede();
         setState((s) => ({
           ...s,
-          totals: { ...s.totals, ...page.totals },
+          totals: page.totals,
           conversations: after ? [...s.conversations, ...page.items.filter((c) => !s.conversations.some((x) => x.conversation_uuid === c.conversation_uuid))] : page.items,
         }));
       } catch (e) {
@@ -241,7 +262,10 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
     if (!workspace) return;
     const client = new InboxLive({
       token: () => validToken(),
-      onEvents: (events) => setState((s) => events.reduce(applyLive, s)),
+      onEvents: (events) => {
+        setState((s) => events.reduce(applyLive, s));
+        if (events.some((e) => TOTALS_EVENTS.has(e.event))) refreshTotals();
+      },
       onState: setLive,
       onGap: () => {
         const s = stateRef.current;
@@ -259,9 +283,8 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
       client.stop();
       liveRef.current = null;
     };
-  }, [loadList, setState, workspace]);
+  }, [loadList, refreshTotals, setState, workspace]);
 
-  const spaceIdRef = useRef<number | null>(null);
   spaceIdRef.current = space?.space.id ?? null;
 
   // a conversation named in the URL opens once the space is there
@@ -314,11 +337,15 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
       if (state.activeUuid) await loadTimeline(state.activeUuid);
     },
     live,
-    applyConversation: (c) => setState((s) => upsertConversation(s, c)),
+    applyConversation: (c) => {
+      setState((s) => upsertConversation(s, c));
+      refreshTotals();
+    },
     addEvents: (events) => setState((s) => ({ ...s, timeline: mergeEvents(s.timeline, events.filter((e) => e.conversation_uuid === s.activeUuid)) })),
     setStatus: async (uuids, status) => {
       const r = await inboxApi.setStatus(uuids, status);
       setState((s) => Object.values(r.conversations ?? {}).reduce(upsertConversation, s));
+      refreshTotals();
     },
   };
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;

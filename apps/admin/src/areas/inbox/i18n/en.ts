@@ -11,7 +11,7 @@ const en: Catalogue = {
     status: { active: 'Active', unanswered: 'Unanswered', closed: 'Closed' },
     filters: { all: 'All', active: 'Active', unanswered: 'Unanswered', closed: 'Closed', my_closed: 'My closed', assigned_to_me: 'Mine' },
     channels: { sms: 'Two-way SMS', whatsapp: 'WhatsApp', telegram: 'Telegram' },
-    media: { image: 'Photo', video: 'Video', document: 'Document', audio: 'Audio', sticker: 'Sticker', contact: 'Contact', location: 'Location', text: 'Message' },
+    media: { image: 'Photo', video: 'Video', document: 'Document', audio: 'Audio', sticker: 'Sticker', contact: 'Contact', location: 'Location', text: 'Message', unavailable: 'The file could not be received' },
     send: { sending: 'Sending', sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed', undelivered: 'Not delivered', failedNotAuth: 'Failed: not authorised' },
     actions: { close: 'Close conversation', reopen: 'Reopen', retry: 'Try again', back: 'Back to conversations' },
     list: {

@@ -11,7 +11,7 @@ const ru: Catalogue = {
     status: { active: 'Активный', unanswered: 'Без ответа', closed: 'Закрыт' },
     filters: { all: 'Все', active: 'Активные', unanswered: 'Без ответа', closed: 'Закрытые', my_closed: 'Мои закрытые', assigned_to_me: 'Мои' },
     channels: { sms: 'Двусторонние SMS', whatsapp: 'WhatsApp', telegram: 'Telegram' },
-    media: { image: 'Фото', video: 'Видео', document: 'Документ', audio: 'Аудио', sticker: 'Стикер', contact: 'Контакт', location: 'Место', text: 'Сообщение' },
+    media: { image: 'Фото', video: 'Видео', document: 'Документ', audio: 'Аудио', sticker: 'Стикер', contact: 'Контакт', location: 'Место', text: 'Сообщение', unavailable: 'Файл не удалось получить' },
     send: { sending: 'Отправляется', sent: 'Отправлено', delivered: 'Доставлено', read: 'Прочитано', failed: 'Ошибка', undelivered: 'Не доставлено', failedNotAuth: 'Ошибка: нет авторизации' },
     actions: { close: 'Закрыть диалог', reopen: 'Открыть снова', retry: 'Повторить', back: 'К списку диалогов' },
     list: {

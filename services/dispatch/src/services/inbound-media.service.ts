@@ -1,0 +1,167 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ErrorCode } from '@switchboard/contracts';
+import { AppError, RequestContext } from '@switchboard/platform';
+import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, type ResolvedDispatchOptions } from '../dispatch.options';
+import { ReadModelRepository } from '../repositories/read-model.repository';
+import { RoutingService } from './routing.service';
+import { StreamChannelCache } from './stream-channel.cache';
+
+/** The bytes of an inbound message's media as the provider handed them over, with what the provider said of them. */
+export interface InboundMedia {
+  bytes: Buffer;
+  /** The type the provider claims (the inbox reads the type from the bytes itself). */
+  providerMime: string | null;
+  fileName: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
+
+const gone = () => new AppError(404, ErrorCode.NotFound, 'the provider no longer has this media', [{ propertyPath: 'media', message: 'mediaGone', code: 'mediaGone' }]);
+const tooLarge = (max: number) => new AppError(413, ErrorCode.RequestValidation, `the media is larger than ${max} bytes`, [{ propertyPath: 'media', message: 'fileTooLarge', code: 'fileTooLarge' }]);
+/** Never the URL (a Telegram file URL carries the bot token) nor the provider's answer: what failed, in words. */
+const unreachable = (what: string) => new AppError(502, ErrorCode.General, `the provider did not hand over the media: ${what}`, [{ propertyPath: 'media', message: 'providerUnavailable', code: 'providerUnavailable' }]);
+
+/**
+ * Inbound media (docs/decisions/0045): dispatch holds the provider tokens (sealed from streams, opened in memory only,
+ * docs/decisions/0021), so it is dispatch that fetches an inbound message's media from the provider, when the inbox
+ * asks with the agent's token: WhatsApp Cloud API `GET /{media-id}` -> `url` -> `GET url` with the bearer token;
+ * Telegram `getFile` -> `file_path` -> `GET /file/bot<token>/<file_path>`. Bounded by a deadline and a size (the
+ * declared size is checked first, the bytes as they come). Tokens and URLs never reach a log or an error.
+ */
+@Injectable()
+export class InboundMediaService {
+  private readonly log = new Logger(InboundMediaService.name);
+
+  constructor(
+    @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
+    @Inject(DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+    private readonly readModels: ReadModelRepository,
+    private readonly routing: RoutingService,
+    private readonly streams: StreamChannelCache,
+  ) {}
+
+  async fetch(messageUuid: string, maxQuery: unknown): Promise<InboundMedia> {
+    const accountId = RequestContext.accountId();
+    const ceiling = this.options.inboundMedia?.maxBytes ?? DEFAULT_MAX_BYTES;
+    let max = ceiling;
+    if (maxQuery !== undefined && maxQuery !== '') {
+      const n = Number(maxQuery);
+      if (!Number.isInteger(n) || n < 1) throw AppError.validation([{ propertyPath: 'max', message: 'a positive number of bytes' }]);
+      max = Math.min(n, ceiling);
+    }
+    if (!/^[0-9a-f-]{36}$/i.test(messageUuid)) throw AppError.notFound('inbound message');
+    const [row] = await this.ds.query<Array<{ channel: string; vendor_id: string | null; stream_id: string; stream_uid: string; message_type: string; media: Json | null }>>(
+      `SELECT channel, vendor_id::text, stream_id::text, stream_uid::text, message_type, media FROM dispatch.inbound_message WHERE uuid = $1 AND account_id = $2`,
+      [messageUuid, accountId],
+    );
+    if (!row || !row.media) throw AppError.notFound('inbound media');
+    const stream = await this.readModels.streamChannelByUid(row.stream_uid);
+    if (!stream) throw gone();
+    const secrets = this.streams.openSecrets(stream);
+    const deadline = AbortSignal.timeout(this.options.inboundMedia?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    try {
+      if (row.channel === 'whatsapp') return await this.whatsApp(row.media, row.vendor_id, secrets.accessToken, max, deadline);
+      if (row.channel === 'telegram') return await this.telegram(row.media, secrets.botToken, max, deadline);
+    } catch (e) {
+      if (e instanceof AppError) throw e;
+      const timedOut = deadline.aborted;
+      this.log.warn(`inbound media ${messageUuid} (${row.channel}): ${timedOut ? 'no answer in time' : 'provider unreachable'}`);
+      throw unreachable(timedOut ? 'no answer in time' : 'unreachable');
+    }
+    throw AppError.notFound('inbound media');
+  }
+
+  private async whatsApp(media: Json, vendorId: string | null, streamToken: string | undefined, max: number, signal: AbortSignal): Promise<InboundMedia> {
+    const id = typeof media.id === 'string' ? media.id : null;
+    if (!id) throw AppError.notFound('inbound media');
+    const v = vendorId ? this.routing.vendor(vendorId) : this.routing.vendorList().find((x) => x.adapter === 'whatsapp' && x.active);
+    const cfg = (v?.adapter === 'whatsapp' ? v.config : {}) as { baseUrl?: string; apiVersion?: string; accessToken?: string };
+    const base = (cfg.baseUrl ?? this.options.whatsapp?.baseUrl ?? 'https://graph.facebook.com').replace(/\/$/, '');
+    const version = cfg.apiVersion ?? this.options.whatsapp?.apiVersion ?? 'v21.0';
+    const token = streamToken ?? cfg.accessToken ?? this.options.whatsapp?.accessToken;
+    if (!token) throw unreachable('no access token for this stream');
+    const auth = { authorization: `Bearer ${token}` };
+    const meta = await fetch(`${base}/${version}/${encodeURIComponent(id)}`, { headers: auth, signal });
+    const info = (await meta.json().catch(() => ({}))) as { url?: string; mime_type?: string; file_size?: number | string };
+    // Graph answers an unknown or expired media id with 404, or 400 code 100 "does not exist"
+    if (meta.status === 404 || meta.status === 400) throw gone();
+    if (!meta.ok || typeof info.url !== 'string') throw unreachable(`media lookup answered ${meta.status}`);
+    if (Number(info.file_size) > max) throw tooLarge(max);
+    const bytes = await this.download(info.url, auth, max, signal);
+    return { bytes, providerMime: info.mime_type ?? (typeof media.mime_type === 'string' ? media.mime_type : null), fileName: typeof media.filename === 'string' ? media.filename : null };
+  }
+
+  private async telegram(media: Json, botToken: string | undefined, max: number, signal: AbortSignal): Promise<InboundMedia> {
+    const file = telegramFile(media);
+    if (!file) throw AppError.notFound('inbound media');
+    if (!botToken) throw unreachable('no bot token for this stream');
+    const v = this.routing.vendorList().find((x) => x.adapter === 'telegram_bot' && x.active);
+    const base = ((v?.config as { baseUrl?: string } | undefined)?.baseUrl ?? this.options.telegram?.baseUrl ?? 'https://api.telegram.org').replace(/\/$/, '');
+    if (file.size !== null && file.size > max) throw tooLarge(max);
+    const res = await fetch(`${base}/bot${botToken}/getFile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ file_id: file.id }), signal });
+    const b = (await res.json().catch(() => ({}))) as { ok?: boolean; result?: { file_path?: string; file_size?: number }; error_code?: number };
+    // "Bad Request: file is too big" (over the Bot API's 20 MB) or an unknown file id
+    if (!b.ok || !b.result?.file_path) {
+      if (res.status === 400 || res.status === 404) throw gone();
+      throw unreachable(`getFile answered ${res.status}`);
+    }
+    if ((b.result.file_size ?? 0) > max) throw tooLarge(max);
+    const bytes = await this.download(`${base}/file/bot${botToken}/${b.result.file_path.split('/').map(encodeURIComponent).join('/')}`, {}, max, signal);
+    return { bytes, providerMime: file.mime, fileName: file.name };
+  }
+
+  /** The body, refused as soon as it passes `max` bytes (declared or counted). */
+  private async download(url: string, headers: Record<string, string>, max: number, signal: AbortSignal): Promise<Buffer> {
+    const res = await fetch(url, { headers, signal });
+    if (res.status === 404 || res.status === 410) {
+      await res.body?.cancel().catch(() => undefined);
+      throw gone();
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      throw unreachable(`download answered ${res.status}`);
+    }
+    if (Number(res.headers.get('content-length')) > max) {
+      await res.body.cancel().catch(() => undefined);
+      throw tooLarge(max);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(max);
+      }
+      chunks.push(Buffer.from(value));
+    }
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The file of a Telegram message's media: a photo's largest size, or the document / voice / audio / video / sticker. */
+export function telegramFile(media: Json): { id: string; size: number | null; mime: string | null; name: string | null } | null {
+  for (const value of Object.values(media)) {
+    const candidates = Array.isArray(value) ? (value as Json[]) : value && typeof value === 'object' ? [value as Json] : [];
+    const best = candidates
+      .filter((c) => typeof c.file_id === 'string')
+      .sort((a, b) => Number(b.file_size ?? 0) - Number(a.file_size ?? 0) || Number(b.width ?? 0) - Number(a.width ?? 0))[0];
+    if (best) {
+      return {
+        id: String(best.file_id),
+        size: best.file_size === undefined ? null : Number(best.file_size),
+        mime: typeof best.mime_type === 'string' ? best.mime_type : null,
+        name: typeof best.file_name === 'string' ? best.file_name : null,
+      };
+    }
+  }
+  return null;
+}
