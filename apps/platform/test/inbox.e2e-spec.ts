@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { SmppPeer } from '@switchboard/dispatch';
+import { SmppPeer, WhatsAppPeer } from '@switchboard/dispatch';
 import { repoRoot, type ServerProcess } from './server-process';
 import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
@@ -10,6 +10,13 @@ const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHO
 const OUR_NUMBER = '+4930111111';
 const CUSTOMER_EN = '491700000001';
 const CUSTOMER_RU = '491700000002';
+/** WhatsApp: the stream's business, number and token at the local Cloud API; two customers, one of them silent for 25 hours. */
+const WA_TOKEN = 'EAAG-inbox-browser-token';
+const WA_BUSINESS = '1010101010';
+const WA_PHONE_ID = '2020202020';
+const WA_CUSTOMER = '491700000011';
+const WA_SILENT = '491700000012';
+const FILTERS = ['all', 'active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'] as const;
 /** Markup and script payloads that must show as text, never run. */
 const XSS_BODY = 'Order 1001 <img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 const XSS_NAME = '<b onmouseover="window.__xss=3">Eve</b><script>window.__xss=4</script>';
@@ -40,6 +47,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
   let page: Page;
   let smsc: SmppPeer;
   let smscPort = 0;
+  let wa: WhatsAppPeer;
   let errors: string[] = [];
   let session: ConsoleSession;
   const api = pageApi(() => page);
@@ -47,17 +55,40 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
   beforeAll(async () => {
     smsc = new SmppPeer({ receiptDelayMs: 100 });
     smscPort = await smsc.listen();
-    session = await startConsole('inbox');
+    wa = new WhatsAppPeer('wa-app-secret', new Set([WA_TOKEN]));
+    wa.business(WA_BUSINESS, WA_TOKEN, [WA_PHONE_ID]);
+    await wa.listen();
+    session = await startConsole('inbox', { env: { WHATSAPP_API_BASE_URL: wa.url } });
     ({ server, base, browser, context, page, errors } = session);
   }, 150000);
 
   afterAll(async () => {
     await session?.stop();
     await smsc?.close();
+    await wa?.close();
   });
 
   let streamUid = '';
   let spaceId = 0;
+  let teamId = 0;
+
+  /**
+   * The filter tabs show the server's totals (GET /inbox/conversations/totals, what this agent sees) once the live
+   * events have settled: the console never counts on its own.
+   */
+  const countsMatchServer = async (what: string, expected?: Partial<Record<(typeof FILTERS)[number], number>>) => {
+    const read = async () => {
+      const server = (await api<Record<string, number>>('GET', `/inbox/conversations/totals?space=${spaceId}`)).body;
+      const shown: Record<string, number | null> = {};
+      for (const f of FILTERS) {
+        const text = (await page.getByTestId(`filter-${f}-count`).textContent())?.trim() ?? '';
+        shown[f] = text === '' ? null : Number(text);
+      }
+      return { server, shown };
+    };
+    const { server } = await until(read, ({ server, shown }) => FILTERS.every((f) => shown[f] === server[f]), `the filter counts equal to the server's (${what})`);
+    if (expected) expect(server).toMatchObject(expected);
+  };
 
   it('signs in and sets up a two-way stream on the local SMSC, a space, a team and the incoming routing', async () => {
     await signInWithPin(page, base, 'admin@example.com', 'browser password', 'a***@example.com');
@@ -94,6 +125,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
       (r) => r.status === 201,
       'the team (the agents read model fills from auth events)',
     );
+    teamId = team.body.id;
     expect((await api('POST', '/incoming_routings', { name: 'Support SMS', stream: streamUid, team: `/api/teams/${team.body.id}`, space: `/api/spaces/${spaceId}` })).status).toBe(201);
     expect((await api('POST', '/conversation_tags', { name: XSS_TAG, space: `/api/spaces/${spaceId}` })).status).toBe(201);
     expect((await api('POST', '/canned_templates', { name: 'Thanks', templateKey: 'thanks', text: 'Thank you {{name}}, we are on it.', space: `/api/spaces/${spaceId}` })).status).toBe(201);
@@ -112,7 +144,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await row.waitFor({ timeout: 30000 });
     await expect(row.getByTestId('conversation-last').textContent()).resolves.toBe(XSS_BODY);
     await expect(row.getByTestId('unread-badge').textContent()).resolves.toBe('1');
-    await expect(page.getByTestId('filter-all-count').textContent()).resolves.toBe('1');
+    await countsMatchServer('a new conversation', { all: 1, unanswered: 1, active: 0 });
     expect(navigations).toEqual([]);
     await shot(page, '01-live-incoming');
 
@@ -140,6 +172,8 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     const out = page.getByTestId('message-outgoing').last();
     await expect(out.getByTestId('message-body').textContent()).resolves.toBe('Your parcel left our warehouse today.');
     await until(() => out.getByTestId('message-ticks').getAttribute('data-status'), (s) => s === 'delivered', 'the delivery tick');
+    // answered: it moved from unanswered to active, and the tabs say so (a screenshot once showed All 1 / Active 2)
+    await countsMatchServer('after the answer', { all: 1, unanswered: 0, active: 1 });
     await shot(page, '02-answered');
   }, 60000);
 
@@ -192,6 +226,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     expect(part?.text).toBe('Hello from Acme support: your order is ready.');
     await until(() => page.getByTestId('conversation-title').textContent(), (t) => t === '+491700000003', 'the new conversation opened');
     await page.getByTestId('message-outgoing').filter({ hasText: 'your order is ready' }).waitFor();
+    await countsMatchServer('after a new conversation', { all: 2 });
   }, 60000);
 
   it('shows the space board with the day’s conversations and messages', async () => {
@@ -241,6 +276,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     const part = await until(() => smsc.parts.find((p) => p.destination === CUSTOMER_RU), (p) => !!p, 'the Russian answer at the SMSC');
     expect(part?.text).toBe('Заказ передан курьеру.');
     await expect(page.getByTestId('message-outgoing').last().getByTestId('message-body').textContent()).resolves.toBe('Заказ передан курьеру.');
+    await countsMatchServer('after the Russian exchange', { all: 3, unanswered: 0 });
     await shot(page, '07-ru');
     expect(errors).toEqual([]);
   }, 60000);
@@ -263,6 +299,89 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await p.getByTestId('conversation-back').click();
     await p.getByTestId('conversation-list-pane').waitFor();
     await phone.close();
+    expect(errors).toEqual([]);
+  }, 60000);
+  let waHook = '';
+  let waStreamUid = '';
+
+  it('sets up a WhatsApp stream on the local Cloud API and routes it to the team', async () => {
+    const me = (await api<{ customer: { id: number } | null }>('GET', '/users/connected')).body;
+    expect((await api('PUT', `/customers/${me.customer?.id ?? 0}`, { customSettings: { allow_whatsapp: 1 } })).status).toBe(200);
+    const vendor = await api<{ id: number }>('POST', '/service_type_manager/vendor', {
+      name: 'Local Cloud API', service_type: 'whatsapp', adapter: 'whatsapp', active: true, carrier: 'Meta', product_name: 'WhatsApp', product_id: 'local-wa', currency: 'EUR',
+      config: { baseUrl: wa.url, apiVersion: 'v21.0', appSecret: 'wa-app-secret' },
+    });
+    expect(vendor.status).toBe(201);
+    expect((await api('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'whatsapp', vendorIds: [String(vendor.body.id)] })).status).toBe(200);
+    // streams hears of the account's WhatsApp permission by event
+    const stream = await until(
+      () => api<{ id: number; streamUid: string }>('POST', '/streams', { name: 'Support WhatsApp', streamType: 5, params: { auth_token: WA_TOKEN, business_id: WA_BUSINESS, phone_number: WA_PHONE_ID } }),
+      (r) => r.status === 201,
+      'the WhatsApp stream',
+    );
+    waStreamUid = (await api<{ streamUid: string }>('GET', `/streams/${stream.body.id}`)).body.streamUid;
+    const hook = await api<{ callbackUrl: string }>('GET', `/streams/webhooks/${stream.body.id}`);
+    waHook = `${base}${new URL(hook.body.callbackUrl).pathname}`;
+    await until(
+      () => api('POST', '/incoming_routings', { name: 'Support WhatsApp', stream: waStreamUid, team: `/api/teams/${teamId}`, space: `/api/spaces/${spaceId}` }),
+      (r) => r.status === 201,
+      'the WhatsApp stream known to the inbox',
+    );
+    await page.goto(`${base}/inbox`);
+    await page.getByTestId('inbox-workspace').waitFor();
+    await until(() => page.getByTestId('live-state').getAttribute('data-state'), (s) => s === 'open', 'the live connection');
+  }, 90000);
+
+  const waMessage = async (from: string, id: string, body: string, at: Date) => {
+    const m = { from, id, timestamp: String(Math.floor(at.getTime() / 1000)), type: 'text', text: { body } };
+    expect(await wa.deliver(waHook, WhatsAppPeer.notification(WA_PHONE_ID, { messages: [m], contacts: [{ wa_id: from, profile: { name: `WhatsApp ${from.slice(-2)}` } }] }))).toBe(200);
+  };
+
+  const serverTotals = async () => (await api<Record<string, number>>('GET', `/inbox/conversations/totals?space=${spaceId}`)).body;
+
+  it('answers a WhatsApp message inside the 24-hour window, and the answer reaches the Cloud API', async () => {
+    const before = await serverTotals();
+    await waMessage(WA_CUSTOMER, 'wamid.BROWSER1', 'Is my order on its way?', new Date());
+    const row = page.getByTestId('conversation-row').filter({ hasText: 'Is my order on its way?' });
+    await row.waitFor({ timeout: 30000 });
+    await countsMatchServer('a WhatsApp conversation arrived', { all: before.all + 1, unanswered: before.unanswered + 1 });
+    await row.click();
+    await page.getByTestId('message-incoming').filter({ hasText: 'Is my order on its way?' }).waitFor();
+    await expect(page.locator('[data-testid^="reply-block-"]').count()).resolves.toBe(0);
+    await page.getByTestId('composer-mode-reply').click();
+    await page.getByTestId('composer-input').fill('Yes, it arrives tomorrow.');
+    await page.getByTestId('composer-send').click();
+    const sent = await until(() => wa.sends.find((x) => x.body.to === WA_CUSTOMER), (x) => !!x, 'the answer at the Cloud API');
+    expect(sent).toMatchObject({ phoneNumberId: WA_PHONE_ID, token: WA_TOKEN, body: { type: 'text', text: { body: 'Yes, it arrives tomorrow.' } } });
+    await page.getByTestId('message-outgoing').filter({ hasText: 'Yes, it arrives tomorrow.' }).waitFor();
+    await countsMatchServer('the WhatsApp conversation answered', { all: before.all + 1, unanswered: before.unanswered, active: before.active + 1 });
+    await shot(page, '09-whatsapp-answered');
+  }, 60000);
+
+  it('blocks a reply 24 hours after the customer’s last WhatsApp message and offers a template instead', async () => {
+    const before = await serverTotals();
+    await waMessage(WA_SILENT, 'wamid.BROWSER2', 'Hello? Anyone there?', new Date(Date.now() - 25 * 3_600_000));
+    const row = page.getByTestId('conversation-row').filter({ hasText: 'Hello? Anyone there?' });
+    await row.waitFor({ timeout: 30000 });
+    await row.click();
+    await page.getByTestId('message-incoming').filter({ hasText: 'Hello? Anyone there?' }).waitFor();
+    await page.getByTestId('reply-block-passed24Hours').waitFor();
+    await expect(page.getByTestId('composer-send').isDisabled()).resolves.toBe(true);
+    await shot(page, '10-whatsapp-24h');
+    // the server refuses it too, whatever a client does
+    const uuid = new URL(page.url()).searchParams.get('conversation') ?? (await api<{ items: Array<{ conversation_uuid: string; contact_phone_number: string }> }>('GET', `/inbox/conversations?space=${spaceId}`)).body.items.find((c) => c.contact_phone_number.endsWith('12'))?.conversation_uuid;
+    const refused = await api<{ code: string; violations: Array<{ code: string }> }>('POST', `/inbox/simple_send/${uuid ?? ''}`, { messages: [{ text: 'Still there?' }] });
+    expect([refused.status, refused.body.code, refused.body.violations?.[0]?.code]).toEqual([409, 'INBOX_REPLY_BLOCKED', 'passed24Hours']);
+    expect(wa.sends.some((x) => x.body.to === WA_SILENT)).toBe(false);
+    // the template offer opens the new-conversation popup on this WhatsApp stream and customer
+    await page.getByTestId('offer-template').click();
+    const popup = page.getByTestId('send-message-dialog');
+    await popup.waitFor();
+    await until(() => popup.getByTestId('send-stream').textContent(), (t) => !!t?.includes('Support WhatsApp'), 'the WhatsApp stream chosen in the popup', 10000);
+    await expect(popup.getByTestId('send-phone').inputValue()).resolves.toContain(WA_SILENT.slice(-6));
+    await shot(page, '11-whatsapp-template-offer');
+    await page.keyboard.press('Escape');
+    await countsMatchServer('after the WhatsApp paths', { all: before.all + 1, unanswered: before.unanswered + 1 });
     expect(errors).toEqual([]);
   }, 60000);
 });
