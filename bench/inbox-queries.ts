@@ -152,12 +152,33 @@ async function main(): Promise<void> {
     await db.query(text, params);
     return performance.now() - a;
   };
+  // CPU time, which the other work on the machine does not inflate the way it inflates wall time: this process (Nest and
+  // the client) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
+  const postmaster = url === process.env.DATABASE_URL ? null : Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const tick = 1000 / 100;
+  const clusterCpuMs = (): number => {
+    if (!postmaster) return 0;
+    let sum = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        if (Number(pid) === postmaster || Number(f[1]) === postmaster) sum += (Number(f[11]) + Number(f[12])) * tick;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return sum;
+  };
   const measure = async (f: () => Promise<number>) => {
     for (let i = 0; i < 5; i++) await f();
     const xs: number[] = [];
+    const cpu0 = process.cpuUsage();
+    const db0 = clusterCpuMs();
     for (let i = 0; i < RUNS; i++) xs.push(await f());
+    const cpu = process.cpuUsage(cpu0);
+    const dbCpu = (clusterCpuMs() - db0) / RUNS;
     xs.sort((a, b) => a - b);
-    return { p50: pct(xs, 50), p99: pct(xs, 99) };
+    return { p50: pct(xs, 50), p99: pct(xs, 99), nodeCpu: (cpu.user + cpu.system) / 1000 / RUNS, dbCpu };
   };
   // the totals as the service reads them: the per-status counters and the two personal filters by their indexes
   const totals = async () =>
@@ -191,6 +212,7 @@ async function main(): Promise<void> {
     const h = await measure(viaHttp);
     const b = await measure(bare);
     console.log(`${label}: HTTP p50 ${h.p50.toFixed(1)} ms p99 ${h.p99.toFixed(1)} ms | bare SQL p50 ${b.p50.toFixed(1)} ms p99 ${b.p99.toFixed(1)} ms | ratio p50 ${(h.p50 / b.p50).toFixed(2)}`);
+    console.log(`  CPU per call: HTTP node ${h.nodeCpu.toFixed(2)} ms + PostgreSQL ${h.dbCpu.toFixed(2)} ms = ${(h.nodeCpu + h.dbCpu).toFixed(2)} ms | bare node ${b.nodeCpu.toFixed(2)} ms + PostgreSQL ${b.dbCpu.toFixed(2)} ms = ${(b.nodeCpu + b.dbCpu).toFixed(2)} ms`);
   }
   await db.end();
   await app.close();
