@@ -121,11 +121,16 @@ export class ClickRecorder {
     return this.writing;
   }
 
+  /**
+   * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
+   * and the outbox row of the group's events, which PostgreSQL assembles from each link's event fields (serialised and
+   * quoted once per cached link) and the first-click flags the same statement decides.
+   */
   private async write(group: Click[]): Promise<void> {
     const n = group.length;
     const ids = new Array<string>(n);
     // the arrays go as PostgreSQL array literals built here: numbers and uuids need no quoting, texts are quoted once
-    const at: number[] = new Array<number>(n);
+    const at = new Array<number>(n);
     const account = new Array<string>(n);
     const domain = new Array<string>(n);
     const code = new Array<number>(n);
@@ -137,6 +142,8 @@ export class ClickRecorder {
     const ip = new Array<string>(n);
     const agent = new Array<string>(n);
     const created = new Array<number>(n);
+    const fields = new Array<string>(n);
+    const codeText = new Array<string>(n);
     for (let i = 0; i < n; i++) {
       const c = group[i];
       const l = c.link;
@@ -153,79 +160,33 @@ export class ClickRecorder {
       ip[i] = c.ip === null ? 'NULL' : quoteElement(c.ip);
       agent[i] = c.userAgent === null ? 'NULL' : quoteElement(c.userAgent);
       created[i] = l.createdAtMs;
+      if (c.preview) {
+        fields[i] = 'NULL';
+        codeText[i] = 'NULL';
+      } else {
+        fields[i] = l.eventFields ??= quoteElement(linkEventJson(l, c.shortUrl));
+        codeText[i] = c.shortUrl.slice(c.shortUrl.lastIndexOf('/') + 1);
+      }
     }
     const lit = (a: Array<string | number>) => `{${a.join(',')}}`;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ first_click_id: string }>(FLUSH_SQL, [
-        lit(ids),
-        lit(at),
-        lit(account),
-        lit(domain),
-        lit(code),
-        lit(campaign),
-        lit(variant),
-        lit(message),
-        lit(ua),
-        lit(preview),
-        lit(ip),
-        lit(agent),
-        lit(created),
-      ]);
-      const firsts = new Set(rows.map((r) => r.first_click_id));
-      const packed = this.events(group, ids, firsts);
-      if (packed) {
-        await client.query(`INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, '$packed', '{}', $3)`, [randomUUID(), String(packed.count), packed.json]);
-      }
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
-      throw e;
-    }
-    client.release();
-  }
-
-  /**
-   * The group's counted clicks as `links.clicks.recorded` envelopes (per account, up to 1000 clicks each), as the
-   * outbox's packed JSON, written as text: each link's own fields are serialised once and kept with the cached link.
-   */
-  private events(group: Click[], ids: string[], firsts: Set<string>): { count: number; json: string } | null {
-    const perAccount = new Map<string, string[]>();
-    const singles: string[] = [];
-    for (let i = 0; i < group.length; i++) {
-      const c = group[i];
-      if (c.preview) continue;
-      const l = c.link;
-      let list = perAccount.get(l.accountId);
-      if (!list) perAccount.set(l.accountId, (list = []));
-      const fields = (l.eventJson ??= linkEventJson(l, c.shortUrl));
-      const first = firsts.has(ids[i]);
-      const tail = `"ip":${c.ip === null ? 'null' : JSON.stringify(c.ip)},"userAgent":${c.userAgent === null ? 'null' : JSON.stringify(c.userAgent)},"clickedAt":"${new Date(c.at).toISOString()}"`;
-      list.push(`{"clickId":"${ids[i]}",${fields},"first":${first},"uaClass":"${UA_CLASSES[c.uaClass]}",${tail}}`);
-      if (first) {
-        // a recipient's first click also as the per-click event (its id the click's: a consumer of both, the webhooks,
-        // handles it once), for consumers that count clickers one event at a time (campaigns)
-        const key = `${l.domainId}/${c.shortUrl.slice(c.shortUrl.lastIndexOf('/') + 1)}`;
-        singles.push(
-          `{"id":"${ids[i]}","type":"${LinkClickedV1.type}","version":${LinkClickedV1.version},"occurredAt":"${new Date(c.at).toISOString()}","source":"links","accountId":"${l.accountId}","traceId":null,"key":${JSON.stringify(key)},"data":{"clickId":"${ids[i]}","accountId":"${l.accountId}",${fields},${tail}},"topic":"${Topics.Links}"}`,
-        );
-      }
-    }
-    if (perAccount.size === 0) return null;
-    const occurredAt = new Date().toISOString();
-    const envelopes: string[] = [];
-    for (const [accountId, clicks] of perAccount) {
-      for (let s = 0; s < clicks.length; s += MAX_EVENT_CLICKS) {
-        // built as text without a schema parse: the fields are the schema's (redirect.int-spec parses what it hears)
-        envelopes.push(
-          `{"id":"${randomUUID()}","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"${occurredAt}","source":"links","accountId":"${accountId}","traceId":null,"key":"${accountId}","data":{"accountId":"${accountId}","clicks":[${clicks.slice(s, s + MAX_EVENT_CLICKS).join(',')}]},"topic":"${Topics.Links}"}`,
-        );
-      }
-    }
-    envelopes.push(...singles);
-    return { count: envelopes.length, json: `[${envelopes.join(',')}]` };
+    await this.pool.query(FLUSH_SQL, [
+      lit(ids),
+      lit(at),
+      lit(account),
+      lit(domain),
+      lit(code),
+      lit(campaign),
+      lit(variant),
+      lit(message),
+      lit(ua),
+      lit(preview),
+      lit(ip),
+      lit(agent),
+      lit(created),
+      lit(fields),
+      lit(codeText),
+      new Date().toISOString(),
+    ]);
   }
 }
 
@@ -244,19 +205,26 @@ function linkEventJson(l: ResolvedLink, shortUrl: string): string {
   );
 }
 
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const UA_NAME = `(ARRAY[${UA_CLASSES.map((u) => `'${u}'`).join(', ')}])[e.ua_class + 1]`;
+/** The fields a click event adds after the link's: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
+const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userAgent":' || coalesce(to_json(e.user_agent)::text, 'null') || ',"clickedAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
+
 /**
- * One statement for a group: the click rows; each recipient's first counted click (the earliest of the group when
- * the recipient has none yet: `ON CONFLICT` counts the rest; rows taken in key order, so concurrent groups of other
- * replicas lock in one order and never deadlock); the rollups per campaign, variant and domain with the first clicks'
- * delay since the link was minted (clickAvgTime). Answers the click ids that were first clicks.
+ * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
+ * counted click (the earliest of the group when the recipient has none yet: `ON CONFLICT` counts the rest; rows taken
+ * in key order, so concurrent groups of other replicas lock in one order and never deadlock); the rollups per
+ * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
+ * events in one packed outbox row: per account `links.clicks.recorded` of at most ${MAX_EVENT_CLICKS} counted clicks,
+ * then each first click as `links.link.clicked` under the click's id. Previews are recorded, never announced.
  */
 const FLUSH_SQL = `
   WITH c AS (
     SELECT click_id, to_timestamp(at_ms / 1000) AS clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent,
-           to_timestamp(created_ms / 1000) AS link_created_at
+           to_timestamp(created_ms / 1000) AS link_created_at, fields, code_text, ord
       FROM unnest($1::uuid[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-                  $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::text[], $13::float8[])
-        AS c(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent, created_ms)
+                  $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::text[], $13::float8[], $14::text[], $15::text[]) WITH ORDINALITY
+        AS c(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent, created_ms, fields, code_text, ord)
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
@@ -286,5 +254,24 @@ const FLUSH_SQL = `
     ON CONFLICT (account_id, campaign_id, variant_id, domain_id) DO UPDATE
       SET clicks = s.clicks + excluded.clicks, first_clicks = s.first_clicks + excluded.first_clicks,
           first_click_delay_ms = s.first_click_delay_ms + excluded.first_click_delay_ms, preview_clicks = s.preview_clicks + excluded.preview_clicks
+  ), e AS (
+    SELECT c.*, f.first_click_id IS NOT NULL AS first, (row_number() OVER (PARTITION BY c.account_id ORDER BY c.ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk
+      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id WHERE NOT c.preview
+  ), envelopes AS (
+    SELECT 0 AS part, min(e.ord) AS ord,
+           '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $16 || '","source":"links","accountId":"' || e.account_id ||
+           '","traceId":null,"key":"' || e.account_id || '","data":{"accountId":"' || e.account_id || '","clicks":[' ||
+           string_agg('{"clickId":"' || e.click_id || '",' || e.fields || ',"first":' || e.first || ',"uaClass":"' || ${UA_NAME} || '",' || ${CLICK_TAIL} || '}', ',' ORDER BY e.ord) ||
+           ']},"topic":"${Topics.Links}"}' AS env
+      FROM e GROUP BY e.account_id, e.chunk
+    UNION ALL
+    SELECT 1, e.ord,
+           '{"id":"' || e.click_id || '","type":"${LinkClickedV1.type}","version":${LinkClickedV1.version},"occurredAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) ||
+           '","source":"links","accountId":"' || e.account_id || '","traceId":null,"key":"' || e.domain_id || '/' || e.code_text || '","data":{"clickId":"' || e.click_id ||
+           '","accountId":"' || e.account_id || '",' || e.fields || ',' || ${CLICK_TAIL} || '},"topic":"${Topics.Links}"}'
+      FROM e WHERE e.first
+  ), outbox AS (
+    INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
+    SELECT gen_random_uuid(), '', count(*)::text, '$packed', '{}', '[' || string_agg(env, ',' ORDER BY part, ord) || ']' FROM envelopes HAVING count(*) > 0
   )
-  SELECT first_click_id::text FROM first_ids`;
+  SELECT 1`;

@@ -30,8 +30,8 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
-  /** The link's fields of a click event, serialised on first use (ClickRecorder). */
-  eventJson?: string;
+  /** The link's fields of a click event, serialised and quoted for an array literal on first use (ClickRecorder). */
+  eventFields?: string;
 }
 
 interface Cached<T> {
