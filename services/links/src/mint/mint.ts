@@ -103,13 +103,17 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const campaign = req.campaignId;
     const stream = req.streamId ?? '\\N';
     const lines: string[] = [];
-    // links per domain and variant, for the reports built from events (domain_stats)
+    // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
+    // and variant without a string key per link
     const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
     let k = 0;
     for (let vi = 0; vi < assignments.length; vi++) {
       const { pick, t } = assignments[vi];
       const targetId = targetIds[vi];
       const expires = t.expiresAt ? t.expiresAt.toISOString() : '\\N';
+      const perVariant = new Map<string | null, number[]>();
+      let lastVariant: string | null | undefined;
+      let counts: number[] = [];
       for (let i = 0; i < req.items.length; i++) {
         const item = req.items[i];
         const d = t.candidates[pick.assignment[i]];
@@ -124,10 +128,23 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
           `${d.id}\t${value}\t${account}\t${targetId}\t${campaign}\t${item.variantId ?? '\\N'}\t${stream}\t${item.contactId ?? '\\N'}\t${item.messageUuid}\t${copyText(item.destination)}\t${vars}\t${expires}\t${created}\n`,
         );
         (links[item.ref] ??= {})[t.variable] = `${o.scheme}://${d.name}/${encodeCode(value)}`;
-        const uk = `${d.id}:${item.variantId ?? ''}`;
-        const u = usage.get(uk);
-        if (u) u.links++;
-        else usage.set(uk, { domainId: d.id, domain: d.name, variantId: item.variantId ?? null, links: 1 });
+        const variant = item.variantId ?? null;
+        if (variant !== lastVariant) {
+          lastVariant = variant;
+          counts = perVariant.get(variant) ?? [];
+          perVariant.set(variant, counts);
+        }
+        const at = pick.assignment[i];
+        counts[at] = (counts[at] ?? 0) + 1;
+      }
+      for (const [variantId, byCandidate] of perVariant) {
+        byCandidate.forEach((n, ci) => {
+          const d = t.candidates[ci];
+          const uk = `${d.id}:${variantId ?? ''}`;
+          const u = usage.get(uk);
+          if (u) u.links += n;
+          else usage.set(uk, { domainId: d.id, domain: d.name, variantId, links: n });
+        });
       }
     }
     await copyInto(client, lines.join(''));
