@@ -167,6 +167,23 @@ describe('redirect server', () => {
     expect(clicks[0]).toMatchObject({ shortUrl: answer.links.r0.shorturl, originalUrl: 'https://shop-a.example/c', domainId: domA, uaClass: 'mobile' });
   });
 
+  it('stores and announces each click’s user agent as sent, quotes, backslashes and non-ASCII included', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/ua', domainIds: [domA] })], 2, () => ({}), '67'));
+    const odd = 'Odd "quoted" \\ agent/1.0 (Mobile; ü) {x},y';
+    const plain = 'Mozilla/5.0 (Linux; Android 14) Mobile';
+    const agents = [odd, plain, odd];
+    for (const [i, ua] of agents.entries()) {
+      const { host, path } = split(answer.links[`r${i % 2}`].shorturl);
+      expect((await l.hit(host, path, { headers: { 'user-agent': ua } })).status).toBe(302);
+    }
+    await drain();
+    const rows = await l.sql<{ user_agent: string }>(`SELECT user_agent FROM links.click WHERE campaign_id = 67 ORDER BY clicked_at`);
+    expect(rows.map((r) => r.user_agent).sort()).toEqual([...agents].sort());
+    const announced = () => l.events(LinkClicksRecordedV1.type).flatMap((e) => LinkClicksRecordedV1.schema.parse(e.data).clicks).filter((c) => c.campaignId === '67');
+    await waitFor(() => announced().length >= 3);
+    expect(announced().map((c) => c.userAgent).sort()).toEqual([...agents].sort());
+  });
+
   it('records the socket address of a click, never an X-Forwarded-For no trusted proxy set', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/ip', domainIds: [domA] })], 1, () => ({}), '66'));
     const { host, path } = split(answer.links.r0.shorturl);

@@ -140,7 +140,10 @@ export class ClickRecorder {
     const ua = new Array<number>(n);
     const preview = new Array<string>(n);
     const ip = new Array<string>(n);
-    const agent = new Array<string>(n);
+    // user agents repeat: each distinct one is sent once, the clicks name it by position
+    const agents: string[] = [];
+    const agentAt = new Map<string, number>();
+    const agent = new Array<string | number>(n);
     const created = new Array<number>(n);
     const fields = new Array<string>(n);
     const codeText = new Array<string>(n);
@@ -158,7 +161,15 @@ export class ClickRecorder {
       ua[i] = c.uaClass;
       preview[i] = c.preview ? 't' : 'f';
       ip[i] = c.ip === null ? 'NULL' : quoteElement(c.ip);
-      agent[i] = c.userAgent === null ? 'NULL' : quoteElement(c.userAgent);
+      if (c.userAgent === null) agent[i] = 'NULL';
+      else {
+        let a = agentAt.get(c.userAgent);
+        if (a === undefined) {
+          agents.push(quoteElement(c.userAgent));
+          agentAt.set(c.userAgent, (a = agents.length));
+        }
+        agent[i] = a;
+      }
       created[i] = l.createdAtMs;
       if (c.preview) {
         fields[i] = 'NULL';
@@ -186,6 +197,7 @@ export class ClickRecorder {
       lit(fields),
       lit(codeText),
       new Date().toISOString(),
+      lit(agents),
     ]);
   }
 }
@@ -220,11 +232,11 @@ const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userA
  */
 const FLUSH_SQL = `
   WITH c AS (
-    SELECT click_id, to_timestamp(at_ms / 1000) AS clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent,
-           to_timestamp(created_ms / 1000) AS link_created_at, fields, code_text, ord
+    SELECT click_id, to_timestamp(at_ms / 1000) AS clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip,
+           ($17::text[])[agent] AS user_agent, to_timestamp(created_ms / 1000) AS link_created_at, fields, code_text, ord
       FROM unnest($1::uuid[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-                  $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::text[], $13::float8[], $14::text[], $15::text[]) WITH ORDINALITY
-        AS c(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, user_agent, created_ms, fields, code_text, ord)
+                  $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::int[], $13::float8[], $14::text[], $15::text[]) WITH ORDINALITY
+        AS c(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, agent, created_ms, fields, code_text, ord)
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
