@@ -289,39 +289,114 @@ export class RunnerConsumers implements OnModuleInit {
     });
   }
 
-  /** Dispatch's statuses of campaign messages: each status counted once, never moving back. */
+  /**
+   * Dispatch's statuses of campaign messages: each status counted once, never moving back. Statuses come two per
+   * message and every one adds to its campaign's row, so they are group-committed: the handlers running at once
+   * (concurrency 64 per lane) wait on one transaction that claims their events, moves their recipients and adds the
+   * counts per campaign, variant and sender in a few statements (one writer of a campaign's counters at a time,
+   * instead of one transaction per status queueing on the campaign's row). A failed transaction fails every waiting
+   * handler; the bus retries each event, which joins a later group.
+   */
   async onStatus(e: EventEnvelope): Promise<void> {
     if (e.type !== MessageStatusChangedV1.type || e.version !== 1) return;
     const d = MessageStatusChangedV1.schema.parse(e.data);
     if (!d.campaignId || !(d.status in RANK)) return;
-    const campaignId = d.campaignId;
-    let notifyAfter = false;
-    await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, STATUS_GROUP, e, async (m) => {
-      const rows = returned<{ old: string | null; variant_id: string | null; sender_id: string | null }>(
+    await new Promise<void>((resolve, reject) => {
+      this.statusQueue.push({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId as string, accountId: d.accountId, status: d.status, resolve, reject });
+      if (this.statusQueue.length === 1) setImmediate(() => void this.flushStatuses());
+    });
+  }
+
+  private statusQueue: Array<{ id: string; messageUuid: string; campaignId: string; accountId: string; status: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private statusFlush: Promise<void> = Promise.resolve();
+
+  /** One group of waiting statuses in one transaction; groups follow each other (one writer of the counters). */
+  private flushStatuses(): Promise<void> {
+    this.statusFlush = this.statusFlush.then(async () => {
+      const group = this.statusQueue.splice(0, 2000);
+      if (!group.length) return;
+      if (this.statusQueue.length) setImmediate(() => void this.flushStatuses());
+      try {
+        const touched = await this.applyStatuses(group);
+        for (const g of group) g.resolve();
+        if (touched.size) await this.uow.run(async (_m, _emit, notify) => { for (const [campaignId, accountId] of touched) notify({ accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId) } }); });
+      } catch (err) {
+        for (const g of group) g.reject(err);
+      }
+    });
+    return this.statusFlush;
+  }
+
+  private async applyStatuses(group: Array<{ id: string; messageUuid: string; campaignId: string; accountId: string; status: string }>): Promise<Map<string, string>> {
+    const touched = new Map<string, string>();
+    await this.ds.transaction(async (m) => {
+      const claimed = new Set(
+        returned<{ event_id: string }>(
+          await m.query(
+            `INSERT INTO campaigns.processed_events (consumer, event_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id::text`,
+            [STATUS_GROUP, group.map((g) => g.id)],
+          ),
+        ).map((r) => r.event_id),
+      );
+      // per message, the furthest status of the group (a message's sent and delivered may come together)
+      const best = new Map<string, { messageUuid: string; campaignId: string; accountId: string; status: string }>();
+      for (const g of group) {
+        if (!claimed.has(g.id)) continue;
+        const key = `${g.campaignId}:${g.messageUuid}`;
+        const had = best.get(key);
+        if (!had || RANK[g.status] > RANK[had.status]) best.set(key, g);
+      }
+      if (!best.size) return;
+      const items = [...best.values()].sort((x, y) => (x.messageUuid < y.messageUuid ? -1 : 1));
+      const rankCase = `coalesce((CASE old.status ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
+      const rows = returned<{ campaign_id: string; account_id: string; old: string | null; status: string; variant_id: string | null; sender_id: string | null }>(
         await m.query(
-          `WITH old AS (SELECT ordinal, status FROM campaigns.recipient WHERE message_uuid = $1 AND campaign_id = $2 AND account_id = $3 FOR UPDATE)
-           UPDATE campaigns.recipient r SET status = $4 FROM old
-            WHERE r.campaign_id = $2 AND r.ordinal = old.ordinal
-              AND coalesce((CASE old.status ${Object.entries(RANK).map(([s, k]) => `WHEN '${s}' THEN ${k}`).join(' ')} END), 0) < $5
-           RETURNING old.status AS old, r.variant_id::text, r.sender_id::text`,
-          [d.messageUuid, campaignId, d.accountId, d.status, RANK[d.status]],
+          `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
+                old AS (SELECT r.campaign_id, r.ordinal, r.status, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
+                         ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+           UPDATE campaigns.recipient r SET status = old.next FROM old
+            WHERE r.campaign_id = old.campaign_id AND r.ordinal = old.ordinal AND ${rankCase} < old.rank
+           RETURNING r.campaign_id::text, r.account_id::text, old.status AS old, old.next AS status, r.variant_id::text, r.sender_id::text`,
+          [items.map((i) => i.messageUuid), items.map((i) => i.campaignId), items.map((i) => i.accountId), items.map((i) => i.status), items.map((i) => RANK[i.status])],
         ),
       );
-      const row = rows[0];
-      if (!row) return;
-      notifyAfter = true;
-      // sent once a message reached the provider (a final status without "sent" before it counts as sent too, except a failure before sending)
-      const reachedProvider = d.status === 'sent' || d.status === 'delivered' || d.status === 'undelivered';
-      const sentNow = reachedProvider && row.old === null ? 1 : 0;
-      const counter = COUNTER[d.status];
-      const sets = [sentNow ? 'sent = sent + 1' : null, counter ? `${counter} = ${counter} + 1` : null].filter(Boolean);
-      if (!sets.length) return;
-      await m.query(`UPDATE campaigns.campaign SET ${sets.join(', ')} WHERE id = $1`, [campaignId]);
-      if (row.variant_id) await m.query(`UPDATE campaigns.campaign_variant SET ${sets.join(', ')} WHERE id = $1 AND campaign_id = $2`, [row.variant_id, campaignId]);
-      const senderSets = sets.filter((s) => !s?.startsWith('dlr_failed'));
-      if (row.sender_id && senderSets.length) await m.query(`UPDATE campaigns.campaign_sender SET ${senderSets.join(', ')} WHERE sender_id = $1 AND campaign_id = $2`, [row.sender_id, campaignId]);
+      type Counts = { sent: number; delivered: number; undelivered: number; sent_failed: number; dlr_failed: number };
+      const zero = (): Counts => ({ sent: 0, delivered: 0, undelivered: 0, sent_failed: 0, dlr_failed: 0 });
+      const campaigns = new Map<string, Counts>();
+      const variants = new Map<string, Counts>();
+      const senders = new Map<string, Counts>();
+      const add = (map: Map<string, Counts>, key: string | null, row: { old: string | null; status: string }) => {
+        if (key === null) return;
+        const c = map.get(key) ?? zero();
+        // sent once a message reached the provider (a final status without "sent" before it counts as sent too, except a failure before sending)
+        if ((row.status === 'sent' || row.status === 'delivered' || row.status === 'undelivered') && row.old === null) c.sent++;
+        const counter = COUNTER[row.status];
+        if (counter) c[counter]++;
+        map.set(key, c);
+      };
+      for (const r of rows) {
+        touched.set(r.campaign_id, r.account_id);
+        add(campaigns, r.campaign_id, r);
+        add(variants, r.variant_id, r);
+        add(senders, r.sender_id === null ? null : `${r.campaign_id}:${r.sender_id}`, r);
+      }
+      const cols = ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'] as const;
+      const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][]) => {
+        if (!map.size) return;
+        const entries = [...map.entries()].sort(([x], [y]) => (x < y ? -1 : 1));
+        const sets = columns.map((c) => `${c} = x.${c} + t.${c}`).join(', ');
+        const keyCols = keys.map((k, i) => `$${i + 1}::bigint[]`);
+        const colArgs = columns.map((_c, i) => `$${keys.length + i + 1}::int[]`);
+        await m.query(
+          `UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keys.map((k) => k[0]), ...columns].join(', ')}) WHERE ${where}`,
+          [...keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])), ...columns.map((c) => entries.map(([, v]) => v[c]))],
+        );
+      };
+      await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols);
+      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, cols);
+      await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed']);
     });
-    if (notifyAfter) await this.uow.run(async (_m, _emit, notify) => notify({ accountId: d.accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId), status: d.status } }));
+    return touched;
   }
 
   /**

@@ -1,0 +1,277 @@
+/**
+ * A campaign sent end to end in embedded mode (issue 12): every module of the embedded platform in one process, the
+ * campaign runner asking streams (pricing, charging, limits), dispatch sending over SMPP to a local SMSC (the `smpp`
+ * package's server, in a worker thread) that answers every submit_sm with a delivery receipt, until every recipient is
+ * delivered in the campaign's statistics. Then the pause: the same kind of campaign paused at full speed, and the time
+ * from the pause's answer to the last submit_sm the SMSC receives.
+ *
+ *   node scripts/build.mjs --server-only
+ *   node dist/bench/campaign-send.js [recipients=20000] [memory|kafka]
+ *
+ * Set up through the API as a super admin would (an SMPP vendor for Germany, an approved sender, a stream, the account's
+ * TPS at 20,000 and a balance); the list's contacts are written by COPY before the clock starts and announced as
+ * contacts announces a ready list. Figures: messages/s from the start to the last delivered status, CPU per message
+ * (node, all modules and the SMSC worker, and PostgreSQL from /proc), load average. Ceiling, same run: dispatch-smpp's
+ * path alone is the comparison (bench/dispatch-smpp.ts) — here the figure is the campaign against its own target.
+ * kafka: a librdkafka mock cluster (as bench/dispatch-smpp.ts starts it) instead of the in-memory bus.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { ALL_PERMISSIONS, ContactListReadyV1 } from '@switchboard/contracts';
+import {
+  configureHttpApp,
+  createEnvelope,
+  DevMailbox,
+  generateSigningKeys,
+  InMemoryEventBus,
+  InMemoryRealtime,
+  KafkaEventBus,
+  PlatformModule,
+  startEmbeddedPostgres,
+  TokenSigner,
+  TokenVerifier,
+  type EventBus,
+} from '@switchboard/platform';
+import { startKafkaMock } from '@switchboard/platform/testing';
+import { AccountsBootstrapService } from '@switchboard/accounts';
+import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
+
+const RECIPIENTS = Number(process.argv[2] ?? 20_000);
+const DRIVER = (process.argv[3] ?? 'memory') as 'memory' | 'kafka';
+const TPS = 20_000;
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
+
+function pgCpuSeconds(dataDir: string): number {
+  let ticks = 0;
+  const procs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  const master = procs.find((p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dataDir);
+    } catch {
+      return false;
+    }
+  });
+  if (!master) return 0;
+  for (const p of procs) {
+    try {
+      const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      if (p === master) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      else if (f[1] === master) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+interface Smsc {
+  port: number;
+  submitted: number;
+  samples: Array<[number, number]>;
+  close: () => Promise<void>;
+}
+
+async function startSmsc(): Promise<Smsc> {
+  const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: { systemId: 'bench', password: 'secret' } });
+  const smsc: Smsc = {
+    port: 0,
+    submitted: 0,
+    samples: [],
+    close: async () => {
+      worker.postMessage({ stop: true });
+      await new Promise((r) => worker.once('exit', r));
+    },
+  };
+  await new Promise<void>((resolve, reject) => {
+    worker.on('message', (m: { port?: number; submitted?: number; at?: number }) => {
+      if (m.port) {
+        smsc.port = m.port;
+        resolve();
+      }
+      if (m.submitted !== undefined) {
+        smsc.submitted = m.submitted;
+        smsc.samples.push([m.at ?? Date.now(), m.submitted]);
+      }
+    });
+    worker.once('error', reject);
+  });
+  return smsc;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-send-'));
+  fs.chmodSync(dir, 0o755);
+  const dataDir = path.join(dir, 'pg');
+  const pgServer = await startEmbeddedPostgres({ dataDir, persistent: false });
+  const url = pgServer.url();
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  await pg.query(`ALTER SYSTEM SET max_wal_size = '4GB'`);
+  await pg.query(`SELECT pg_reload_conf()`);
+  const smsc = await startSmsc();
+  let kafka: Awaited<ReturnType<typeof startKafkaMock>> | null = null;
+  let bus: EventBus;
+  if (DRIVER === 'kafka') {
+    kafka = await startKafkaMock(1);
+    bus = new KafkaEventBus({ clientId: 'campaign-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
+  } else {
+    bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
+  }
+  const keys = generateSigningKeys();
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error', 'warn'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
+  const account = String((await app.get(AccountsBootstrapService).seed({ demoAccountName: 'Bench' })).demoAccountId);
+  const signer = new TokenSigner(keys.privateKey);
+  const token = signer.signAccess({ sub: '1', email: 'admin@bench.local', acc: account, perms: [...ALL_PERMISSIONS], roles: [], sa: true, sid: 'bench' }, 3600);
+  const call = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+  };
+  const must = async (method: string, p: string, body?: unknown): Promise<Json> => {
+    const r = await call(method, p, body);
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const until = async <T>(probe: () => Promise<T | null | undefined | false>, what: string, ms = 60_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`not reached: ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  // ---- setup, untimed ----
+  const vendor = await must('POST', '/service_type_manager/vendor', {
+    name: 'Bench SMSC',
+    service_type: 'sms',
+    adapter: 'smpp',
+    carrier: 'Bench',
+    currency: 'EUR',
+    config: { host: '127.0.0.1', port: smsc.port, systemId: 'bench', password: 'secret', window: 256, connections: 2 },
+  });
+  await must('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.id)] });
+  await must('POST', '/service_type_manager/refresh', {});
+  const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' });
+  await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 });
+  const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' });
+  await must('PUT', `/customers/${account}`, { tps: TPS });
+  await must('POST', `/customers/${account}/balance`, { amount: '1000000', reason: 'bench' });
+
+  const lists: string[] = [];
+  for (const name of ['throughput', 'pause']) {
+    const [{ id: listId }] = (await pg.query<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES ($1, $2, 'list', 2, $3) RETURNING id::text`, [account, name, RECIPIENTS])).rows;
+    let text = '';
+    const offset = lists.length * RECIPIENTS;
+    for (let i = 0; i < RECIPIENTS; i++) {
+      const phone = `+49151${String(10_000_000 + offset + i).padStart(8, '0')}`;
+      text += `${account}\t${phone}\t${phone}\tDE\tEurope/Berlin\tName${i}\t{${listId}}\n`;
+    }
+    const s = pg.query(copyFrom('COPY contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids) FROM STDIN'));
+    await new Promise<void>((resolve, reject) => {
+      s.on('finish', () => resolve());
+      s.on('error', reject);
+      s.end(text);
+    });
+    await bus.publish([createEnvelope(ContactListReadyV1, { accountId: account, contactListId: listId, name, type: 'list', numOfContacts: RECIPIENTS, importListId: null, readyAt: new Date().toISOString() }, { accountId: account, source: 'contacts' })]);
+    lists.push(listId);
+  }
+  await pg.query('VACUUM ANALYZE contacts.contact');
+  const campaign = async (name: string, listId: string): Promise<number> => {
+    const body = { name, stream: stream.id, contactLists: [Number(listId)], campaignVariants: [{ text: 'Hi {{firstName}}, {our|the} spring sale starts today!' }], campaignsSenders: [{ sender: sender.id }], activityTime: { working_hours: { start: '00:00', end: '23:59' }, working_days: [1, 2, 3, 4, 5, 6, 7], timezone_mode: 'recipient' } };
+    return (await until(async () => {
+      const r = await call('POST', '/campaigns', body);
+      return r.status === 201 ? (r.body.id as number) : null;
+    }, 'the campaign created (read models in)')) as number;
+  };
+  const stats = async (id: number) => (await must('GET', `/campaigns/${id}`)) as { status: number; stats: { total: number; created: number; sent: number; delivered: number } };
+  await until(async () => smsc.samples.length > 0, 'the SMSC reporting');
+
+  console.log(`campaign-send: ${RECIPIENTS.toLocaleString('en')} recipients, driver ${DRIVER}, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  // ---- 1. throughput: start -> every recipient delivered ----
+  const first = await campaign('Throughput', lists[0]);
+  const submitted0 = smsc.submitted;
+  const cpu0 = process.cpuUsage();
+  const pg0 = pgCpuSeconds(dataDir);
+  const t0 = Date.now();
+  await must('POST', `/campaigns/${first}/start`);
+  let firstSubmitAt = 0;
+  let lastReport = t0;
+  for (;;) {
+    const s = await stats(first);
+    if (!firstSubmitAt && smsc.submitted > submitted0) firstSubmitAt = Date.now();
+    if (s.stats.delivered >= RECIPIENTS) break;
+    if (Date.now() - lastReport > 5000) {
+      lastReport = Date.now();
+      console.log(`  ${((Date.now() - t0) / 1000).toFixed(0)} s: status ${s.status}, created ${s.stats.created}, SMSC ${smsc.submitted - submitted0}, delivered ${s.stats.delivered}`);
+    }
+    if (Date.now() - t0 > 30 * 60_000) throw new Error('not finished in 30 min');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const wall = (Date.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pgCpu = pgCpuSeconds(dataDir) - pg0;
+  const nodeCpu = (cpu.user + cpu.system) / 1e6;
+  const [dup] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT destination FROM dispatch.message GROUP BY destination HAVING count(*) > 1) x`)).rows;
+  console.log(`  ${RECIPIENTS.toLocaleString('en')} messages from start to delivered in ${wall.toFixed(1)} s: ${Math.round(RECIPIENTS / wall).toLocaleString('en')} messages/s end to end (first submit_sm after ${((firstSubmitAt - t0) / 1000).toFixed(1)} s)`);
+  console.log(`  CPU per message: node ${((nodeCpu / RECIPIENTS) * 1e6).toFixed(0)} µs (every module, the SMSC worker${DRIVER === 'kafka' ? ', the Kafka clients' : ''}), PostgreSQL ${((pgCpu / RECIPIENTS) * 1e6).toFixed(0)} µs: ${Math.round(RECIPIENTS / (nodeCpu + pgCpu)).toLocaleString('en')} messages per CPU-second; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  SMSC received ${smsc.submitted - submitted0} submit_sm; numbers sent more than once: ${dup.n}`);
+
+  // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives ----
+  const second = await campaign('Pause', lists[1]);
+  const submitted1 = smsc.submitted;
+  await must('POST', `/campaigns/${second}/start`);
+  await until(async () => smsc.submitted - submitted1 >= Math.min(RECIPIENTS / 4, 5000) && smsc.submitted, 'the second campaign at speed', 10 * 60_000);
+  const before = smsc.samples.length;
+  const asked = Date.now();
+  await must('POST', `/campaigns/${second}/pause`);
+  const acked = Date.now();
+  const atAck = smsc.submitted;
+  await new Promise((r) => setTimeout(r, 5000));
+  const after = smsc.samples.slice(before);
+  let lastMove = acked;
+  for (let i = 1; i < after.length; i++) if (after[i][1] > after[i - 1][1]) lastMove = after[i][0];
+  const rate = (() => {
+    const s = smsc.samples.filter(([t]) => t >= asked - 2000 && t <= asked);
+    return s.length > 1 ? ((s[s.length - 1][1] - s[0][1]) * 1000) / (s[s.length - 1][0] - s[0][0]) : 0;
+  })();
+  console.log(
+    `  pause: answered in ${acked - asked} ms at ~${Math.round(rate).toLocaleString('en')} submit_sm/s; ${smsc.submitted - atAck} submit_sm after the answer, the last ${Math.max(0, lastMove - acked)} ms after it (SMSC samples every 100 ms)`,
+  );
+  const s2 = await stats(second);
+  console.log(`  paused campaign: status ${s2.status}, created ${s2.stats.created} of ${RECIPIENTS}`);
+
+  await app.close();
+  await smsc.close();
+  await kafka?.stop();
+  await pg.end();
+  await pgServer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
