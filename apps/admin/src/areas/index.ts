@@ -1,5 +1,6 @@
 import { campaignsArea } from './campaigns';
 import { contactsArea } from './contacts';
+import { genaiArea } from './genai';
 import { inboxArea } from './inbox';
 import { linksArea } from './links';
 import { routingArea } from './routing';
@@ -12,7 +13,7 @@ import { webhooksArea } from './webhooks';
 import type { AdminArea, Catalogue } from './types';
 
 /** The registry of console areas, in menu order. Each area folder exports one `AdminArea`. */
-export const areas: AdminArea[] = [statsArea, inboxArea, campaignsArea, streamsArea, contactsArea, linksArea, webhooksArea, teamArea, superAdminArea, routingArea, ssoArea];
+export const areas: AdminArea[] = [statsArea, inboxArea, campaignsArea, streamsArea, contactsArea, linksArea, webhooksArea, teamArea, genaiArea, superAdminArea, routingArea, ssoArea];
 
 /** Merges the areas' catalogues into one; areas own distinct top-level keys, a clash is a programming error. */
 export function areaMessages(locale: 'en' | 'ru'): Catalogue {

@@ -14,6 +14,8 @@ import { channelOf } from './format';
 import { fillCanned, replyBlock, type ReplyBlock } from './model';
 import { INBOX_REPLY_BLOCKED, type MediaKind, type SendResult } from './types';
 import type { SimpleSendMessage } from '@switchboard/contracts/src/inbox';
+import { Permission } from '@switchboard/contracts/src/permissions';
+import { AiAssist } from '../genai/AiAssist';
 import { useInbox } from './useInbox';
 
 const TELEGRAM_MAX = 4096;
@@ -184,7 +186,7 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
   const canNote = can(P.InternalNotes);
 
   return (
-    <Box sx={{ borderTop: 1, borderColor: 'divider', bgcolor: '#fff' }} data-testid="composer">
+    <Box sx={{ borderTop: 1, borderColor: 'divider', bgcolor: '#fff', position: 'relative' }} data-testid="composer">
       {blocked && block && <Banner block={block} onTemplate={onOfferTemplate} />}
       <Box sx={{ display: 'flex', gap: 0.5, px: 1.5, pt: 1 }} role="tablist">
         <Button size="small" role="tab" aria-selected={mode === 'reply'} onClick={() => setMode('reply')} data-testid="composer-mode-reply" sx={{ borderRadius: 5, fontWeight: 600, textTransform: 'none', bgcolor: mode === 'reply' ? '#eef2ff' : 'transparent' }}>
@@ -246,6 +248,10 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
                 </IconButton>
               </span>
             </Tooltip>
+          )}
+          {/* generative AI (docs/decisions/0041): rephrase, write from an idea, answer toward a goal */}
+          {!noteMode && can(Permission.InboxAiAssistant) && (
+            <AiAssist text={text} conversationUuid={active.conversation_uuid} goals={space?.conversation_goals ?? []} disabled={blocked || busy} onText={(t) => { setText(t); setTimeout(() => inputRef.current?.focus(), 0); }} />
           )}
           <input ref={fileRef} type="file" hidden data-testid="composer-file" onChange={(e) => e.target.files?.[0] && void attach(e.target.files[0])} />
           <Box sx={{ flex: 1 }} />

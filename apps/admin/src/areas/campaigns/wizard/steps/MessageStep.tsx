@@ -7,6 +7,7 @@ import { Alert, Box, Button, IconButton, Menu, MenuItem, Paper, TextField, Toolt
 import type { TextFieldProps } from '@mui/material';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
+import { AiSpintaxButton } from '../../../genai/AiAssist';
 import { campaignsApi } from '../../api';
 import { parseRatio, variablesIn, type WordLists } from '../../rules';
 import { VariantCounter } from '../../widgets/VariantCounter';
@@ -153,6 +154,8 @@ const VariantCard = ({
         <Button size="small" startIcon={<AutoAwesomeRoundedIcon />} onClick={() => setPreview((p) => !p)} aria-expanded={preview} data-testid="variant-preview-toggle">
           {translate(preview ? 'campaigns.message.hidePreview' : 'campaigns.message.preview')}
         </Button>
+        {/* AI spintax (docs/decisions/0041): only spintax the campaigns parser reads comes back */}
+        <AiSpintaxButton text={row.text} disabled={ratiosOnly} onText={(text) => onChange({ text })} />
         {count > 1 && !ratiosOnly && (
           <Button size="small" color="error" startIcon={<DeleteOutlineRoundedIcon />} onClick={onRemove} sx={{ display: { sm: 'none' } }}>
             {translate('campaigns.message.removeVariant')}

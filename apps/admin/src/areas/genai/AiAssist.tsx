@@ -1,0 +1,115 @@
+import AutoAwesomeRoundedIcon from '@mui/icons-material/AutoAwesomeRounded';
+import { Alert, Box, Button, CircularProgress, Dialog, DialogActions, DialogContent, DialogTitle, Divider, ListSubheader, Menu, MenuItem, TextField, Tooltip } from '@mui/material';
+import { useState } from 'react';
+import { useTranslate } from 'react-admin';
+import { GENAI_LIMITS, GENAI_TONES } from '@switchboard/contracts/src/genai';
+import { aiErrorKey, genaiApi, type GenAiTone } from './api';
+
+/**
+ * The inbox composer's AI menu (docs/decisions/0041): rephrase the draft in a tone, write a message from an idea, or
+ * answer toward one of the space's conversation goals. The result replaces the draft; the agent still sends it.
+ */
+export const AiAssist = ({ text, conversationUuid, goals, disabled, onText }: { text: string; conversationUuid: string; goals: Array<{ id: number; name: string }>; disabled?: boolean; onText: (t: string) => void }) => {
+  const translate = useTranslate();
+  const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [ideaOpen, setIdeaOpen] = useState(false);
+  const [idea, setIdea] = useState('');
+  const [maxLength, setMaxLength] = useState(160);
+
+  const run = async (call: () => Promise<{ text: string }>) => {
+    setAnchor(null);
+    setBusy(true);
+    setError(null);
+    try {
+      onText((await call()).text);
+    } catch (e) {
+      setError(translate(aiErrorKey(e)));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <Tooltip title={translate(busy ? 'genai.assist.working' : 'genai.assist.button')}>
+        <span>
+          <Button size="small" onClick={(e) => setAnchor(e.currentTarget)} disabled={disabled || busy} data-testid="composer-ai" aria-busy={busy} startIcon={busy ? <CircularProgress size={14} /> : <AutoAwesomeRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
+            {translate('genai.assist.button')}
+          </Button>
+        </span>
+      </Tooltip>
+      <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)} anchorOrigin={{ vertical: 'top', horizontal: 'left' }} transformOrigin={{ vertical: 'bottom', horizontal: 'left' }} data-testid="ai-menu">
+        <ListSubheader sx={{ lineHeight: '32px' }}>{translate('genai.assist.rephrase')}</ListSubheader>
+        {GENAI_TONES.map((tone) => (
+          <MenuItem key={tone} disabled={!text.trim()} onClick={() => void run(() => genaiApi.rephrase(text, tone as GenAiTone))} data-testid={`ai-rephrase-${tone}`}>
+            {translate(`genai.assist.tone.${tone}`)}
+          </MenuItem>
+        ))}
+        {!text.trim() && <MenuItem disabled sx={{ fontSize: 12 }}>{translate('genai.assist.needText')}</MenuItem>}
+        <Divider />
+        <MenuItem onClick={() => { setAnchor(null); setIdeaOpen(true); }} data-testid="ai-generate">{translate('genai.assist.generate')}</MenuItem>
+        <Divider />
+        <ListSubheader sx={{ lineHeight: '32px' }}>{translate('genai.assist.respond')}</ListSubheader>
+        {goals.length === 0 && <MenuItem disabled>{translate('genai.assist.noGoals')}</MenuItem>}
+        {goals.map((g) => (
+          <MenuItem key={g.id} onClick={() => void run(() => genaiApi.respond(conversationUuid, g.id))} data-testid={`ai-respond-${g.id}`}>
+            {g.name}
+          </MenuItem>
+        ))}
+      </Menu>
+      <Dialog open={ideaOpen} onClose={() => setIdeaOpen(false)} fullWidth maxWidth="sm">
+        <DialogTitle>{translate('genai.assist.generate')}</DialogTitle>
+        <DialogContent>
+          <Box sx={{ display: 'grid', gap: 2, pt: 1 }}>
+            <TextField autoFocus multiline minRows={2} label={translate('genai.assist.idea')} value={idea} onChange={(e) => setIdea(e.target.value)} slotProps={{ htmlInput: { maxLength: GENAI_LIMITS.text, 'data-testid': 'ai-idea' } }} />
+            <TextField type="number" label={translate('genai.assist.maxLength')} value={maxLength} onChange={(e) => setMaxLength(Math.max(10, Math.min(GENAI_LIMITS.maxLength, Number(e.target.value) || 160)))} slotProps={{ htmlInput: { min: 10, max: GENAI_LIMITS.maxLength, 'data-testid': 'ai-max-length' } }} />
+          </Box>
+        </DialogContent>
+        <DialogActions>
+          <Button onClick={() => setIdeaOpen(false)}>{translate('genai.assist.cancel')}</Button>
+          <Button variant="contained" disabled={!idea.trim()} onClick={() => { setIdeaOpen(false); void run(() => genaiApi.generate(idea, maxLength)); }} data-testid="ai-idea-write">
+            {translate('genai.assist.write')}
+          </Button>
+        </DialogActions>
+      </Dialog>
+      {error && (
+        <Alert severity="error" onClose={() => setError(null)} data-testid="ai-error" sx={{ position: 'absolute', bottom: '100%', left: 12, right: 12, mb: 1, zIndex: 2 }}>
+          {error}
+        </Alert>
+      )}
+    </>
+  );
+};
+
+/** The campaign message step's AI spintax: the variant's text rewritten as spintax the campaigns parser reads. */
+export const AiSpintaxButton = ({ text, disabled, onText }: { text: string; disabled?: boolean; onText: (t: string) => void }) => {
+  const translate = useTranslate();
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<{ severity: 'success' | 'error'; text: string } | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setNotice(null);
+    try {
+      onText((await genaiApi.spintax(text)).text);
+      setNotice({ severity: 'success', text: translate('genai.spintax.done') });
+    } catch (e) {
+      setNotice({ severity: 'error', text: translate(aiErrorKey(e)) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <Button size="small" startIcon={busy ? <CircularProgress size={14} /> : <AutoAwesomeRoundedIcon />} onClick={() => void run()} disabled={disabled || busy || !text.trim()} data-testid="variant-ai-spintax">
+        {translate('genai.spintax.button')}
+      </Button>
+      {notice && (
+        <Alert severity={notice.severity} onClose={() => setNotice(null)} sx={{ width: '100%', py: 0 }} data-testid={`variant-ai-spintax-${notice.severity}`}>
+          {notice.text}
+        </Alert>
+      )}
+    </>
+  );
+};
