@@ -19,11 +19,14 @@ const ProviderForm = ({ service, settings, onSaved, canEdit }: { service: GenAiS
   const [model, setModel] = useState(stored?.model ?? '');
   const [busy, setBusy] = useState<'verify' | 'save' | null>(null);
   const [notice, setNotice] = useState<Notice>(null);
+  // another provider's tab starts clean; a save that changed the stored values shows them (and keeps its notice)
   useEffect(() => {
     setKey('');
+    setNotice(null);
+  }, [service]);
+  useEffect(() => {
     setBaseUrl(stored?.base_url ?? '');
     setModel(stored?.model ?? '');
-    setNotice(null);
   }, [service, stored?.base_url, stored?.model]);
 
   const run = async (what: 'verify' | 'save') => {
