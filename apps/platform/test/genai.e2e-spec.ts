@@ -1,6 +1,6 @@
 import { type Page } from 'playwright-core';
 import { SmppPeer } from '@switchboard/dispatch';
-import { startWireServer, type WireServer } from '../../../services/integrations/test/genai/wire-servers';
+import { startGenAiWireServer as startWireServer, type GenAiWireServer as WireServer } from '@switchboard/platform/testing';
 import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 const OUR_NUMBER = '+4930222222';

@@ -1,5 +1,5 @@
 import { collect, createProvider, GenAiError, type GenAiProvider, type GenAiProviderName, type GenerateRequest, type StreamChunk } from '../src/genai/providers';
-import { startWireServer, type WireServer } from './genai/wire-servers';
+import { startGenAiWireServer as startWireServer, type GenAiWireServer as WireServer } from '@switchboard/platform/testing';
 
 const MODELS: Record<GenAiProviderName, string> = { openai: 'gpt-4o-mini', gemini: 'gemini-1.5-flash', ollama: 'llama3.2' };
 const ask: GenerateRequest = {

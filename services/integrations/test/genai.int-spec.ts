@@ -1,6 +1,6 @@
 import { ALL_PERMISSIONS, CustomerUpdatedV1, genAiContextBinding, type GenAiConversationContext } from '@switchboard/contracts';
 import { createEnvelope, ProviderSecrets, type InMemoryEventBus } from '@switchboard/platform';
-import { startWireServer, type WireServer } from './genai/wire-servers';
+import { startGenAiWireServer as startWireServer, type GenAiWireServer as WireServer } from '@switchboard/platform/testing';
 import { startIntegrations, type IntegrationsTestApp, type Json } from './support';
 
 const CONTEXT_KEY = 'the-genai-context-key-of-tests';
