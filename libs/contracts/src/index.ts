@@ -25,3 +25,4 @@ export * from './spintax';
 export * from './integrations';
 export * from './sso';
 export * from './genai';
+export * from './message-exports';

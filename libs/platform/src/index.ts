@@ -17,3 +17,4 @@ export * from './deadletter';
 export * from './time/clock';
 export * from './metrics';
 export * from './tracing';
+export { csvCell, csvLine, UTF8_BOM } from './csv/csv-writer';

@@ -8,6 +8,7 @@ import { ContactListController } from './controllers/contact-list.controller';
 import { ContactController, ContactVariableController } from './controllers/contact.controller';
 import { ImportListController } from './controllers/import-list.controller';
 import { TaskController, TaskDownloadController } from './controllers/task.controller';
+import { ExportProgressConsumer } from './services/export-progress.consumer';
 import { VariableController } from './controllers/variable.controller';
 import { CONTACTS_MIGRATIONS } from './migrations';
 import { BlackListRepository } from './repositories/black-list.repository';
@@ -84,6 +85,7 @@ export class ContactsModule {
         BlackListService,
         OptOutConsumer,
         LinkOptOutConsumer,
+        ExportProgressConsumer,
         CampaignOptOutConsumer,
         AudienceConsumer,
         TaskJobsService,

@@ -116,7 +116,10 @@ describe('background tasks', () => {
   it('refuses unsafe or unavailable tasks, and lists and deletes tasks with their files', async () => {
     const bad = async (body: unknown) => (await a.call<{ violations: Array<{ propertyPath: string }> }>('POST', '/tasks', { token, body })).body.violations?.map((v) => v.propertyPath);
     expect(await bad({ type: 'delete_contacts', params: {} })).toEqual(['params']);
-    expect(await bad({ type: 'export_messages' })).toEqual(['type']);
+    expect(await bad({ type: 'delete_messages' })).toEqual(['type']);
+    // message exports are run by stats (apps/platform/test/message-exports.int-spec.ts); their parameters are checked here
+    expect(await bad({ type: 'export_messages', params: { sql: 'x' } })).toEqual(['params']);
+    expect(await bad({ type: 'export_stream_messages', params: {} })).toEqual(['params.streamId']);
     expect(await bad({ type: 'drop_tables' })).toEqual(['type']);
     expect(await bad({ type: 'export_contacts', params: { contactList: 'x; DROP' } })).toEqual(['params.contactList']);
     expect(await bad({ type: 'export_contacts', params: { sql: 'x' } })).toEqual(['params']);

@@ -17,8 +17,10 @@ export const statsConfigSchema = z.object({
   STATS_CACHE_SECONDS: env.int(120, 0),
   /** Events per rollup transaction, at most. */
   STATS_MAX_BATCH: env.int(5000, 1),
-  /** Which roles this process runs: `http,consumers` (the rollups are fed under consumers). */
-  PROCESS_ROLES: env.list(['http', 'consumers']),
+  /** Where message exports are written; a volume the stats replicas share when there are several. */
+  STATS_EXPORT_DIR: z.string().default('/var/lib/switchboard/stats-exports'),
+  /** Which roles this process runs: `http,consumers,relay` (rollups and exports under consumers, export progress by the relay). */
+  PROCESS_ROLES: env.list(['http', 'consumers', 'relay']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
@@ -31,5 +33,5 @@ export const statsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url(
 export const loadStatsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('stats-migrate', statsMigrateConfigSchema, e);
 
 export function statsModuleOptionsFromConfig(c: StatsConfig): StatsModuleOptions {
-  return { migrationsRun: c.MIGRATIONS_RUN, cacheMs: c.STATS_CACHE_SECONDS * 1000, maxBatch: c.STATS_MAX_BATCH };
+  return { migrationsRun: c.MIGRATIONS_RUN, cacheMs: c.STATS_CACHE_SECONDS * 1000, maxBatch: c.STATS_MAX_BATCH, exportDir: c.STATS_EXPORT_DIR };
 }

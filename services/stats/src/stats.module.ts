@@ -1,11 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
+import { DATA_DIR, DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboard/platform';
 import { CampaignEventsConsumer } from './consumers/campaign-events.consumer';
 import { RollupConsumer } from './consumers/rollup.consumer';
 import { CampaignDomainStatisticsController, CampaignReportsController, CampaignStatsController } from './controllers/campaign-reports.controller';
 import { DashboardStatisticsController } from './controllers/dashboard-statistics.controller';
 import { StreamsStatisticsController } from './controllers/streams-statistics.controller';
+import { MessageExportsController } from './controllers/message-exports.controller';
+import { ExportService, StatsOutboxRelay, StatsUnitOfWork } from './exports/export.service';
 import { STATS_MIGRATIONS } from './migrations';
 import { ReportCache } from './services/report-cache';
 import { CampaignReportService } from './services/campaign-report.service';
@@ -35,8 +37,12 @@ export class StatsModule {
           },
         }),
       ],
-      controllers: [DashboardStatisticsController, StreamsStatisticsController, CampaignReportsController, CampaignStatsController, CampaignDomainStatisticsController],
-      providers: [{ provide: STATS_OPTIONS, useValue: resolveStatsOptions(options) }, ReportCache, ReportService, CampaignReportService, RollupConsumer, CampaignEventsConsumer],
+      controllers: [DashboardStatisticsController, StreamsStatisticsController, CampaignReportsController, CampaignStatsController, CampaignDomainStatisticsController, MessageExportsController],
+      providers: [
+        { provide: STATS_OPTIONS, inject: [DATA_DIR], useFactory: (dataDir: string | undefined) => resolveStatsOptions(options, dataDir) },
+        StatsOutboxRelay,
+        StatsUnitOfWork,
+        ExportService, ReportCache, ReportService, CampaignReportService, RollupConsumer, CampaignEventsConsumer],
       exports: [RollupConsumer, ReportService],
     };
   }

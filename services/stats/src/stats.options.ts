@@ -1,3 +1,6 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
 export interface StatsModuleOptions {
   /** Run the stats migrations at start (embedded mode, tests); distributed mode runs them in a Job. Default true. */
   migrationsRun?: boolean;
@@ -5,22 +8,29 @@ export interface StatsModuleOptions {
   cacheMs?: number;
   /** Events per rollup transaction, at most, and the rollup subscription's handler concurrency (a chunk feeds one batch). Default 5000. */
   maxBatch?: number;
+  /** Where message exports are written (docs/decisions/0046). Default `<data dir>/stats/exports`, else the system temp dir. */
+  exportDir?: string;
+  /** How often the export worker looks for work, ms. Default 1000. */
+  exportPollMs?: number;
 }
 
 export interface ResolvedStatsOptions {
   migrationsRun: boolean;
   cacheMs: number;
   maxBatch: number;
+  exportDir: string;
+  exportPollMs: number;
 }
 
 export const STATS_OPTIONS = Symbol('STATS_OPTIONS');
 export const STATS_CONNECTION = 'stats';
 export const STATS_SCHEMA = 'stats';
 
-export function resolveStatsOptions(o: StatsModuleOptions): ResolvedStatsOptions {
+export function resolveStatsOptions(o: StatsModuleOptions, dataDir?: string): ResolvedStatsOptions {
   const cacheMs = o.cacheMs ?? 120_000;
   const maxBatch = o.maxBatch ?? 5000;
   if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
   if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
-  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch };
+  const exportDir = path.resolve(o.exportDir ?? (dataDir ? path.join(dataDir, 'stats', 'exports') : path.join(os.tmpdir(), 'switchboard-stats-exports')));
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
 }

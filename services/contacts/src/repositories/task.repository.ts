@@ -52,8 +52,8 @@ export class TaskRepository {
     return one(this.q(m), `SELECT * FROM ${T} WHERE account_id = $1 AND id = $2`, [accountId, id]);
   }
 
-  async insert(accountId: string, t: { userId: string | null; type: string; fileType: string; params: unknown }): Promise<TaskRow> {
-    return (await one<TaskRow>(this.ds, `INSERT INTO ${T} (account_id, user_id, type, status, file_type, params) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`, [
+  async insert(accountId: string, t: { userId: string | null; type: string; fileType: string; params: unknown }, m?: EntityManager): Promise<TaskRow> {
+    return (await one<TaskRow>(this.q(m), `INSERT INTO ${T} (account_id, user_id, type, status, file_type, params) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`, [
       accountId,
       t.userId,
       t.type,
@@ -68,14 +68,31 @@ export class TaskRepository {
 
   // --- the job loop ---
 
-  claim(owner: string, leaseSeconds: number): Promise<TaskRow | null> {
+  /** The next task of these types (the ones this service runs; message exports are run by stats) to run. */
+  claim(owner: string, leaseSeconds: number, types: readonly string[]): Promise<TaskRow | null> {
     return one(
       this.ds,
       `UPDATE ${T} SET status = 'running', lease_owner = $1, lease_until = now() + make_interval(secs => $2), attempts = attempts + 1, started_at = coalesce(started_at, clock_timestamp())
-        WHERE id = (SELECT id FROM ${T} WHERE status IN ('pending', 'running') AND (lease_until IS NULL OR lease_until < now())
+        WHERE id = (SELECT id FROM ${T} WHERE status IN ('pending', 'running') AND (lease_until IS NULL OR lease_until < now()) AND type = ANY($3::text[])
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
-      [owner, leaseSeconds],
+      [owner, leaseSeconds, types],
+    );
+  }
+
+  /**
+   * A message export's progress or end as stats reports it (`stats.export.*`): never back from an end, never to a lower
+   * progress, so a late or repeated report changes nothing. Returns the row when it changed.
+   */
+  async applyExport(accountId: string, id: string, v: { status: 'running' | 'done' | 'error'; total: number; processed: number; progress: number; fileName?: string | null; error?: string | null }): Promise<TaskRow | null> {
+    return one(
+      this.ds,
+      `UPDATE ${T} SET status = $3, total = $4, processed = $5, progress = $6, file_name = coalesce($7, file_name), error = $8,
+              file_path = CASE WHEN $3 = 'done' THEN 'stats' ELSE file_path END,
+              started_at = coalesce(started_at, clock_timestamp()), finished_at = CASE WHEN $3 = 'running' THEN NULL ELSE clock_timestamp() END
+        WHERE account_id = $1 AND id = $2 AND status IN ('pending', 'running') AND ($3 <> 'running' OR progress <= $6)
+        RETURNING *`,
+      [accountId, id, v.status, v.total, v.processed, v.progress, v.fileName ?? null, v.error ?? null],
     );
   }
 

@@ -16,11 +16,11 @@ import { ContactListRepository } from '../repositories/contact-list.repository';
 import { TaskRepository, type TaskRow } from '../repositories/task.repository';
 import { parseFilter, SqlParams } from '../segments/filter';
 import { SelectionService, type ContactSelection } from '../segments/selection.service';
-import { csvLine, UTF8_BOM } from '../tasks/csv-writer';
+import { csvLine, UTF8_BOM } from '@switchboard/platform';
 import { ContactListService } from './contact-list.service';
 import { ContactsRealtime, ContactsUnitOfWork } from './contacts-events.service';
 import { PollLoop } from './poll-loop';
-import type { TaskParams } from './task.service';
+import { CONTACT_TASKS, type TaskParams } from './task.service';
 import { VariableService, type VariableCatalog } from './variable.service';
 import { STATE_NAMES } from './contact.service';
 
@@ -83,7 +83,7 @@ export class TaskJobsService implements OnApplicationBootstrap, OnModuleDestroy 
 
   async tick(): Promise<boolean> {
     if (this.stopping) return false;
-    const t = await this.repo.claim(this.owner, this.options.leaseSeconds);
+    const t = await this.repo.claim(this.owner, this.options.leaseSeconds, CONTACT_TASKS);
     if (!t) return false;
     const accountId = String(t.account_id);
     if (t.attempts > this.options.maxAttempts) {

@@ -2,13 +2,14 @@ import * as fs from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { CONTACT_STATES, ErrorCode, Permission, TaskType, TASK_TYPES, type Violation } from '@switchboard/contracts';
+import { CONTACT_STATES, ErrorCode, MESSAGE_EXPORT_TYPES, MessageExportParams, Permission, TaskRequestedV1, TaskType, TASK_TYPES, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, type ListResult, type Principal } from '@switchboard/platform';
 import type { CreateTaskDto, TaskDto } from '../dtos/task.dto';
 import { TaskRepository, type TaskRow } from '../repositories/task.repository';
 import { parseFilter, SqlParams } from '../segments/filter';
 import { SelectionService } from '../segments/selection.service';
 import { parseId, requireAnyPermission } from './access';
+import { ContactsUnitOfWork } from './contacts-events.service';
 import { TaskJobsService } from './task-jobs.service';
 
 /** The permission each task type needs, to be created and to be seen or downloaded. */
@@ -22,7 +23,9 @@ export const TASK_PERMISSION: Record<string, string> = {
   [TaskType.ExportIncomingMessages]: Permission.MessageExport,
 };
 
-const CONTACT_TASKS: readonly string[] = [TaskType.ExportContacts, TaskType.DeleteContacts, TaskType.OptOutContacts];
+/** The task types contacts runs itself; the message exports are run by stats (docs/decisions/0046). */
+export const CONTACT_TASKS: readonly string[] = [TaskType.ExportContacts, TaskType.DeleteContacts, TaskType.OptOutContacts];
+const MESSAGE_EXPORTS: readonly string[] = MESSAGE_EXPORT_TYPES;
 
 const id = z.union([z.number().int().positive(), z.string().regex(/^(?:\/api\/[a-z_]+\/)?\d{1,18}$/, 'must be an id')]).transform((v) => String(v).replace(/^.*\//, ''));
 export const TaskParamsSchema = z
@@ -64,13 +67,11 @@ export class TaskService {
     private readonly repo: TaskRepository,
     private readonly selection: SelectionService,
     private readonly jobs: TaskJobsService,
+    private readonly uow: ContactsUnitOfWork,
   ) {}
 
   async create(accountId: string, p: Principal, dto: CreateTaskDto): Promise<TaskDto> {
     requireAnyPermission(p, TASK_PERMISSION[dto.type]);
-    if (!CONTACT_TASKS.includes(dto.type)) {
-      throw AppError.validation([{ propertyPath: 'type', message: `${dto.type} needs the messages read model, which this version does not have yet` }]);
-    }
     let raw = dto.params ?? {};
     if (typeof raw === 'string') {
       try {
@@ -79,6 +80,8 @@ export class TaskService {
         throw AppError.validation([{ propertyPath: 'params', message: 'must be a JSON object' }]);
       }
     }
+    if (MESSAGE_EXPORTS.includes(dto.type)) return this.createMessageExport(accountId, p, dto, raw);
+    if (!CONTACT_TASKS.includes(dto.type)) throw AppError.validation([{ propertyPath: 'type', message: `${dto.type} is not available` }]);
     const r = TaskParamsSchema.safeParse(raw);
     if (!r.success) throw AppError.validation(r.error.issues.map((i): Violation => ({ propertyPath: ['params', ...i.path].join('.'), message: i.message })));
     const params = r.data;
@@ -95,6 +98,27 @@ export class TaskService {
     await this.selection.where(accountId, this.jobs.selectionOf(params), new SqlParams([accountId]));
     const row = await this.repo.insert(accountId, { userId: p.userId, type: dto.type, fileType: dto.fileType ?? 'CSV', params });
     this.jobs.kick();
+    return taskDto(row);
+  }
+
+  /**
+   * A message export (docs/decisions/0046): the task is recorded here, in the one task list, and stats is asked to
+   * write the file (`contacts.task.requested`, in the same transaction); its progress comes back as `stats.export.*`.
+   */
+  private async createMessageExport(accountId: string, p: Principal, dto: CreateTaskDto, raw: unknown): Promise<TaskDto> {
+    const r = MessageExportParams.safeParse(raw);
+    if (!r.success) throw AppError.validation(r.error.issues.map((i): Violation => ({ propertyPath: ['params', ...i.path].join('.'), message: i.message })));
+    const params = r.data;
+    if (dto.type === TaskType.ExportStreamMessages && !params.streamId) throw AppError.validation([{ propertyPath: 'params.streamId', message: 'the stream whose messages to export', code: 'required' }]);
+    if (dto.type === TaskType.ExportIncomingMessages && (params.status || params.campaign)) {
+      throw AppError.validation([{ propertyPath: params.status ? 'params.status' : 'params.campaign', message: 'incoming messages have no status or campaign' }]);
+    }
+    if (params.start && params.end && params.start > params.end && params.start.length === params.end.length) throw AppError.validation([{ propertyPath: 'params.start', message: 'start is after end' }]);
+    const row = await this.uow.run(async (m, emit) => {
+      const t = await this.repo.insert(accountId, { userId: p.userId, type: dto.type, fileType: 'CSV', params }, m);
+      emit(TaskRequestedV1, { taskId: String(t.id), accountId, type: dto.type as (typeof MESSAGE_EXPORT_TYPES)[number], params, requestedAt: new Date().toISOString() }, accountId);
+      return t;
+    });
     return taskDto(row);
   }
 
@@ -119,7 +143,7 @@ export class TaskService {
     const t = await this.load(accountId, rawId);
     requireAnyPermission(p, TASK_PERMISSION[t.type]);
     const row = await this.repo.delete(accountId, String(t.id));
-    if (row?.file_path) await fs.promises.rm(row.file_path, { force: true });
+    if (row?.file_path && !MESSAGE_EXPORTS.includes(row.type)) await fs.promises.rm(row.file_path, { force: true });
   }
 
   /** GET /api/task/download?id=: the task's CSV once its progress is 100; before that "task is not ready yet". */
@@ -129,6 +153,13 @@ export class TaskService {
     requireAnyPermission(p, TASK_PERMISSION[t.type]);
     if (t.status === 'error') throw new AppError(409, ErrorCode.Conflict, `task failed: ${t.error ?? 'unknown error'}`);
     if (t.progress < 100 || t.status !== 'done') throw new AppError(409, ErrorCode.Conflict, 'task is not ready yet');
+    if (MESSAGE_EXPORTS.includes(t.type)) {
+      // the file is with stats, which checks the same permission and account (docs/decisions/0046)
+      const token = typeof res.req?.query?.access_token === 'string' ? `&access_token=${encodeURIComponent(res.req.query.access_token)}` : '';
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(307, `/api/message_exports/download?id=${t.id}${token}`);
+      return;
+    }
     if (!t.file_path || !fs.existsSync(t.file_path)) throw AppError.notFound('task file');
     const name = (t.file_name ?? `task-${t.id}.csv`).replace(/[^\w.-]/g, '_');
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');

@@ -1,5 +1,5 @@
 import { CsvParser } from '../import/csv-parser';
-import { csvCell, csvLine } from './csv-writer';
+import { csvCell, csvLine } from '@switchboard/platform';
 
 describe('CSV export cells', () => {
   it('neutralises cells that start like a formula', () => {

@@ -50,6 +50,8 @@ export const GATEWAY_ROUTE_TABLE: Readonly<Record<string, string>> = Object.free
   campaign_reports: 'stats',
   campaign_stats: 'stats',
   campaign_domain_statistics: 'stats',
+  // message export files (docs/decisions/0046; the task list stays with contacts)
+  message_exports: 'stats',
   // short links: domains, pools, offers (docs/decisions/0033-links-domains.md)
   domains: 'links',
   domain_pools: 'links',

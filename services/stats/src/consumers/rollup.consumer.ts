@@ -50,6 +50,7 @@ interface State {
   currency: string;
   campaign_id: string | null;
   variant_id: string | null;
+  destination: string | null;
 }
 
 interface Delta {
@@ -194,7 +195,7 @@ export class RollupConsumer implements OnModuleInit {
       // the local hour's start: the instant less the local minutes and seconds (date_trunc with a zone would fold
       // the repeated hour of a DST fall-back into one bucket, which may start after the message)
       `SELECT s.message_uuid::text, s.account_id::text, s.stream_id::text, s.sender, s.iso2, s.status, s.rank, s.accepted_at, s.hour_bucket, s.day_bucket::text AS day_bucket,
-              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency, s.campaign_id::text, s.variant_id::text,
+              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency, s.campaign_id::text, s.variant_id::text, s.destination,
               t.at - (l.local - date_trunc('hour', l.local)) AS new_hour, l.local::date::text AS new_day
          FROM stats.message_state s
          JOIN json_to_recordset($1::json) AS t(u uuid, at timestamptz) ON t.u = s.message_uuid
@@ -240,6 +241,7 @@ export class RollupConsumer implements OnModuleInit {
         const b = buckets.get(d.messageUuid);
         Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: new Date(d.acceptedAt).toISOString() });
         if (d.campaignId !== null) s.campaign_id = d.campaignId;
+        s.destination = d.destination;
         Object.assign(s, { hour_bucket: b?.hour ?? null, day_bucket: b?.day ?? null });
         if (s.rank < 0) Object.assign(s, { status: 'accepted', rank: 0 });
       } else if (data.kind === 'status') {
@@ -312,9 +314,9 @@ export class RollupConsumer implements OnModuleInit {
       `WITH st AS (
          UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
-                campaign_id = t.campaign_id, variant_id = t.variant_id
+                campaign_id = t.campaign_id, variant_id = t.variant_id, destination = t.destination
            FROM json_to_recordset($1::json) AS t(u uuid, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz, hour_bucket timestamptz,
-                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint, variant_id bigint)
+                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint, variant_id bigint, destination text)
           WHERE m.message_uuid = t.u
        ), v AS (
          SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
@@ -361,6 +363,7 @@ export class RollupConsumer implements OnModuleInit {
             currency: s.currency,
             campaign_id: s.campaign_id,
             variant_id: s.variant_id,
+            destination: s.destination,
           })),
         ),
         JSON.stringify(deltas),
@@ -369,7 +372,7 @@ export class RollupConsumer implements OnModuleInit {
   }
 }
 
-const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency', 'campaign_id', 'variant_id'];
+const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency', 'campaign_id', 'variant_id', 'destination'];
 
 function sameState(a: State, b: State): boolean {
   return STATE_FIELDS.every((k) => a[k] === b[k]);
