@@ -212,6 +212,30 @@ export interface IntegrationContactDto {
   fields: Record<string, string | number | boolean | null>;
 }
 
+/** `POST /integration_keys/dialer/conversation` body: the dialer's caller (its `X-Integration-Token` authenticates it). */
+export interface DialerConversationRequest {
+  phone: string;
+  name?: string;
+}
+
+/**
+ * The answer: the console URL that opens a new conversation with the caller in one click
+ * (`{APP_URL}/inbox?action=newDialerConv&contact_key=...`, spec 2), and the contact key the inbox resolves with
+ * `GET /integration_keys/dialer_contacts/{contactKey}`.
+ */
+export interface DialerConversationResponse {
+  url: string;
+  contactKey: string;
+}
+
+export interface DialerContactDto {
+  contactKey: string;
+  integrationKey: string;
+  phone: string;
+  name: string | null;
+  createdAt: string;
+}
+
 // ---------------------------------------------------------------- events
 
 const FieldValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);

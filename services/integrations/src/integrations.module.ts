@@ -7,6 +7,7 @@ import { IntegrationConfigController, IntegrationKeysController } from './contro
 import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATIONS_SCHEMA, resolveIntegrationsOptions, type IntegrationsModuleOptions } from './integrations.options';
 import { INTEGRATIONS_MIGRATIONS } from './migrations';
 import { CredentialVault } from './services/credentials';
+import { DialerService } from './services/dialer.service';
 import { IntegrationsService } from './services/integrations.service';
 import { IntegrationListsConsumer } from './services/lists.consumer';
 import { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
@@ -45,6 +46,7 @@ export class IntegrationsModule {
         IntegrationsUnitOfWork,
         CredentialVault,
         IntegrationsService,
+        DialerService,
         SyncWorker,
         IntegrationListsConsumer,
         // generative AI: its own module folder (src/genai), the service's schema and connection

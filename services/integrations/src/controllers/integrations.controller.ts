@@ -1,8 +1,12 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Permission, type IntegrationConfigResponse, type IntegrationContactFieldDto, type IntegrationContactFilterDto, type IntegrationDropdownItemDto, type IntegrationInstallResponse, type IntegrationKeyDto, type IntegrationOptionDto, type SyncProgressDto } from '@switchboard/contracts';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Permission, type DialerContactDto, type DialerConversationResponse, type IntegrationContactDto, type IntegrationConfigResponse, type IntegrationContactFieldDto, type IntegrationContactFilterDto, type IntegrationDropdownItemDto, type IntegrationInstallResponse, type IntegrationKeyDto, type IntegrationOptionDto, type SyncProgressDto } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, Public, type ListResult } from '@switchboard/platform';
 import {
+  DialerContactResponse,
+  DialerConversationBody,
+  DialerConversationResponseBody,
+  IntegrationContactResponse,
   IntegrationConfigBody,
   IntegrationConfigResponseBody,
   IntegrationContactFieldResponse,
@@ -14,6 +18,7 @@ import {
   IntegrationOptionResponse,
   SyncProgressResponse,
 } from '../dtos/responses.dto';
+import { DialerService } from '../services/dialer.service';
 import { IntegrationsService } from '../services/integrations.service';
 
 const P = Permission;
@@ -24,7 +29,10 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 @ApiBearerAuth()
 @Controller('integration_keys')
 export class IntegrationKeysController {
-  constructor(private readonly integrations: IntegrationsService) {}
+  constructor(
+    private readonly integrations: IntegrationsService,
+    private readonly dialer: DialerService,
+  ) {}
 
   @ApiQuery({ name: 'type', type: String, required: false, description: 'only this vendor', example: 'hubspot' })
   @ApiListResponse(IntegrationKeyResponse)
@@ -54,6 +62,22 @@ export class IntegrationKeysController {
     const url = escapeHtml(await this.integrations.oauthCallback(q));
     return `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${url}"><title>Integration</title><p><a href="${url}">Continue</a></p>`;
   }
+
+  /** The dialer calls this (its integration token, no user session): the answer's URL opens the conversation in one click. */
+  @ApiHeader({ name: 'X-Integration-Token', required: true, description: 'the dialer integration token answered when the dialer was installed' })
+  @ApiBody({ type: DialerConversationBody })
+  @ApiCreatedResponse({ type: DialerConversationResponseBody })
+  @Post('dialer/conversation') @Public() @HttpCode(201)
+  dialerConversation(@Headers('x-integration-token') token: string | undefined, @Body() body: unknown): Promise<DialerConversationResponse> { return this.dialer.conversation(token, body); }
+
+  @ApiOkResponse({ type: DialerContactResponse, description: 'the caller a dialer contact key names (the inbox opens a new conversation with it)' })
+  @Get('dialer_contacts/:contactKey') @Permissions(P.InboxNewConversation)
+  dialerContact(@Param('contactKey') contactKey: string): Promise<DialerContactDto> { return this.dialer.contact(contactKey); }
+
+  @ApiQuery({ name: 'phone', type: String, required: true, description: 'the conversation\'s phone number', example: '+447911123456' })
+  @ApiOkResponse({ type: [IntegrationContactResponse], description: 'the CRM contacts with this number, across the account\'s integrations' })
+  @Get('contact_lookup') @Permissions(P.InboxView)
+  lookup(@Query('phone') phone: unknown): Promise<IntegrationContactDto[]> { return this.dialer.lookup(phone); }
 
   @ApiOkResponse({ type: IntegrationKeyResponse })
   @Get(':key') @Permissions(P.IntegrationView)

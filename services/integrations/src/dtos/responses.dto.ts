@@ -300,3 +300,62 @@ export class IntegrationConfigResponseBody {
   @ApiProperty({ type: IntegrationConfigData })
   data!: IntegrationConfigData;
 }
+
+export class DialerConversationBody {
+  @ApiProperty({ type: String, example: '+447911123456' })
+  phone!: string;
+
+  @ApiPropertyOptional({ type: String, example: 'Jane Caller' })
+  name?: string;
+}
+
+export class DialerConversationResponseBody {
+  @ApiProperty({ type: String, example: 'https://switchboard.example.com/inbox?action=newDialerConv&contact_key=0b6f5c1e-3c4d-4e8f-9a10-1b2c3d4e5f60' })
+  url!: string;
+
+  @ApiProperty({ type: String, example: '0b6f5c1e-3c4d-4e8f-9a10-1b2c3d4e5f60' })
+  contactKey!: string;
+}
+
+export class DialerContactResponse {
+  @ApiProperty({ type: String, example: '0b6f5c1e-3c4d-4e8f-9a10-1b2c3d4e5f60' })
+  contactKey!: string;
+
+  @ApiProperty({ type: String, example: KEY })
+  integrationKey!: string;
+
+  @ApiProperty({ type: String, example: '+447911123456' })
+  phone!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Jane Caller' })
+  name!: string | null;
+
+  @ApiProperty({ type: String, example: '2026-11-25T22:10:00.000Z' })
+  createdAt!: string;
+}
+
+export class IntegrationContactResponse {
+  @ApiProperty({ type: String, example: KEY })
+  integrationKey!: string;
+
+  @ApiProperty({ enum: INTEGRATION_TYPES, example: 'hubspot' })
+  type!: string;
+
+  @ApiProperty({ type: String, example: '1001' })
+  externalId!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'Jane Doe' })
+  name!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: 'jane@example.com' })
+  email!: string | null;
+
+  @ApiProperty({ type: String, example: '+447911123456' })
+  phone!: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'https://acme.pipedrive.com/person/1001' })
+  url!: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { lifecyclestage: 'customer' } })
+  fields!: Record<string, string | number | boolean | null>;
+}
