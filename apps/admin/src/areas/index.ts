@@ -10,6 +10,7 @@ import { streamsArea } from './streams';
 import { superAdminArea } from './superadmin';
 import { teamArea } from './team';
 import { webhooksArea } from './webhooks';
+import { mergeAreaCatalogues } from '../i18n/catalogues';
 import type { AdminArea, Catalogue } from './types';
 
 /** The registry of console areas, in menu order. Each area folder exports one `AdminArea`. */
@@ -17,14 +18,7 @@ export const areas: AdminArea[] = [statsArea, inboxArea, campaignsArea, streamsA
 
 /** Merges the areas' catalogues into one; areas own distinct top-level keys, a clash is a programming error. */
 export function areaMessages(locale: 'en' | 'ru'): Catalogue {
-  const out: Catalogue = {};
-  for (const area of areas) {
-    for (const [key, value] of Object.entries(area.messages[locale])) {
-      if (key in out) throw new Error(`translation key "${key}" is defined by two areas (${area.key})`);
-      out[key] = value;
-    }
-  }
-  return out;
+  return mergeAreaCatalogues(areas.map((area) => ({ area: area.key, messages: area.messages[locale] })));
 }
 
 export type { AdminArea, AreaMenuItem, Catalogue } from './types';

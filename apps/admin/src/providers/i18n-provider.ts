@@ -1,9 +1,6 @@
 import i18next, { type i18n as I18next } from 'i18next';
-import englishMessages from 'ra-language-english';
 import type { I18nProvider, TranslateFunction } from 'react-admin';
-import en from '../i18n/en';
-import ru from '../i18n/ru';
-import raRussian from '../i18n/ra-ru';
+import { consoleCatalogues } from '../i18n/catalogues';
 import { areaMessages } from '../areas';
 
 export const LOCALES = [
@@ -68,14 +65,15 @@ function substitute(text: string, options: Record<string, unknown> | undefined):
 
 export function createI18next(initial: LocaleCode): I18next {
   const instance = i18next.createInstance();
+  const catalogues = consoleCatalogues({ en: areaMessages('en'), ru: areaMessages('ru') });
   // The catalogues are bundled, so init completes synchronously (initAsync: false) and the first render is translated.
   void instance.init({
     lng: initial,
     fallbackLng: FALLBACK,
     supportedLngs: LOCALES.map((l) => l.locale),
     resources: {
-      en: { translation: { ...englishMessages, ...en, ...areaMessages('en') } },
-      ru: { translation: { ...raRussian, ...ru, ...areaMessages('ru') } },
+      en: { translation: catalogues.en },
+      ru: { translation: catalogues.ru },
     },
     initAsync: false,
     nsSeparator: false,

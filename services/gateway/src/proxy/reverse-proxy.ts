@@ -85,7 +85,7 @@ export class ReverseProxy {
   constructor(private readonly options: ReverseProxyOptions) {
     this.table = options.table ?? GATEWAY_ROUTE_TABLE;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.ownPaths = options.ownPaths ?? /^\/api\/health(\/|$)/;
+    this.ownPaths = options.ownPaths ?? /^\/api\/(health|lang)(\/|$)/;
   }
 
   readonly handle = (req: Request, res: Response, next: NextFunction): void => {
