@@ -73,7 +73,7 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     expect(JSON.stringify((await api('GET', '/genai/settings')).body)).not.toContain('sk-console-test');
   }, 90000);
 
-  it('rephrases the draft in the inbox composer in the chosen tone', async () => {
+  it('rephrases the draft in the inbox composer in the chosen tone, answers toward a goal, and shows the tokens used', async () => {
     const me = (await api<{ id: number }>('GET', '/users/connected')).body;
     const vendor = await api<{ id: number }>('POST', '/service_type_manager/vendor', {
       name: 'Local SMSC', service_type: 'sms', adapter: 'smpp', active: true, carrier: 'Local', product_name: 'SMS', product_id: 'local-sms', currency: 'EUR',
@@ -116,12 +116,30 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     expect(JSON.stringify(sent)).not.toContain(CUSTOMER);
     await session.shot('02-rephrased');
 
-    // a provider that no longer takes the key: the composer says so and keeps the draft
+    // toward a goal: the inbox seals the goal and the last messages, integrations answers from them
+    const goal = await api<{ id: number }>('POST', '/conversation_goals', { name: 'Upsell', text: 'Offer the yearly plan', teams: [`/api/teams/${team.body.id}`], space: `/api/spaces/${space.body.id}` });
+    expect(goal.status).toBe(201);
+    openai.requests.length = 0;
+    openai.reply = (messages) => (messages[0]?.content.includes('Offer the yearly plan') ? 'We can move you to the yearly plan and save 20%.' : 'unexpected prompt');
+    await page.getByTestId('composer-ai').click();
+    await page.getByTestId(`ai-respond-${goal.body.id}`).click();
+    await until(() => page.getByTestId('composer-input').inputValue(), (v) => v === 'We can move you to the yearly plan and save 20%.', 'the answer toward the goal');
+    const asked = openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body as { messages: Array<{ role: string; content: string }> };
+    expect(asked.messages[1].content).toContain('Customer: where is my parcel?');
+    expect(JSON.stringify(asked)).not.toContain(CUSTOMER);
+
+    // a provider that no longer takes the key: the composer says so and keeps the draft (a failed call is not counted)
     openai.key = 'sk-rotated';
     await page.getByTestId('composer-ai').click();
     await page.getByTestId('ai-rephrase-formal').click();
     await expect(page.getByTestId('ai-error').textContent()).resolves.toContain('Invalid token');
-    await expect(page.getByTestId('composer-input').inputValue()).resolves.toBe('Hi! Good news: your parcel left our warehouse today 😊');
+    await expect(page.getByTestId('composer-input').inputValue()).resolves.toBe('We can move you to the yearly plan and save 20%.');
+
+    // the tokens used show on the AI settings page
+    openai.key = 'sk-console-test';
+    await page.getByTestId('menu-genai').click();
+    await until(() => page.getByTestId('genai-usage-row').count(), (n) => n === 1, 'the usage row');
+    await expect(page.getByTestId('genai-usage-row').locator('td').nth(2).textContent()).resolves.toBe('2');
     expect(session.errors).toEqual([]);
   }, 120000);
 });

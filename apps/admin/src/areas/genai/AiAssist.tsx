@@ -9,9 +9,16 @@ import { aiErrorKey, genaiApi, type GenAiTone } from './api';
  * The inbox composer's AI menu (docs/decisions/0041): rephrase the draft in a tone, write a message from an idea, or
  * answer toward one of the space's conversation goals. The result replaces the draft; the agent still sends it.
  */
-export const AiAssist = ({ text, conversationUuid, goals, disabled, onText }: { text: string; conversationUuid: string; goals: Array<{ id: number; name: string }>; disabled?: boolean; onText: (t: string) => void }) => {
+export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, disabled, onText }: { text: string; conversationUuid: string; spaceId: number | null; goals: Array<{ id: number; name: string }>; disabled?: boolean; onText: (t: string) => void }) => {
   const translate = useTranslate();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  // the goals this agent may aim at (GET genai/team_goals); the space's list until they are known
+  const [teamGoals, setTeamGoals] = useState<{ space: number; items: Array<{ id: number; name: string }> } | null>(null);
+  const goals = teamGoals && teamGoals.space === spaceId ? teamGoals.items : spaceGoals;
+  const open = (el: HTMLElement) => {
+    setAnchor(el);
+    if (spaceId !== null) genaiApi.teamGoals(spaceId).then((r) => setTeamGoals({ space: spaceId, items: r.items }), () => undefined);
+  };
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [ideaOpen, setIdeaOpen] = useState(false);
@@ -35,7 +42,7 @@ export const AiAssist = ({ text, conversationUuid, goals, disabled, onText }: { 
     <>
       <Tooltip title={translate(busy ? 'genai.assist.working' : 'genai.assist.button')}>
         <span>
-          <Button size="small" onClick={(e) => setAnchor(e.currentTarget)} disabled={disabled || busy} data-testid="composer-ai" aria-busy={busy} startIcon={busy ? <CircularProgress size={14} /> : <AutoAwesomeRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
+          <Button size="small" onClick={(e) => open(e.currentTarget)} disabled={disabled || busy} data-testid="composer-ai" aria-busy={busy} startIcon={busy ? <CircularProgress size={14} /> : <AutoAwesomeRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
             {translate('genai.assist.button')}
           </Button>
         </span>

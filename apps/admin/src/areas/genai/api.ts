@@ -10,6 +10,8 @@ export const genaiApi = {
   verify: (service: GenAiService, key: string, body: { base_url?: string | null; model?: string | null }) =>
     apiFetch<GenAiVerifyAnswer>(`/genai/verify/${service}/${encodeURIComponent(key || '-')}`, { method: 'POST', body }),
   usage: () => apiFetch<GenAiUsageRow[]>('/genai/usage'),
+  /** The goals of the space the agent may aim the assistant at (their teams' and the ones for everyone). */
+  teamGoals: (spaceId: number) => apiFetch<{ items: Array<{ id: number; name: string }> }>(`/genai/team_goals?space=${spaceId}`),
   rephrase: (text: string, tone: GenAiTone) => apiFetch<GenAiTextAnswer>('/inbox/rephrase', { method: 'POST', body: { text, tone } }),
   generate: (idea: string, maxLength: number) => apiFetch<GenAiTextAnswer>('/inbox/generate_message', { method: 'POST', body: { idea, max_length: maxLength } }),
   /** The inbox seals the conversation's context; integrations answers from it (docs/decisions/0041). */

@@ -251,7 +251,7 @@ export const Composer = ({ inputRef, onOfferTemplate }: { inputRef: RefObject<HT
           )}
           {/* generative AI (docs/decisions/0041): rephrase, write from an idea, answer toward a goal */}
           {!noteMode && can(Permission.InboxAiAssistant) && (
-            <AiAssist text={text} conversationUuid={active.conversation_uuid} goals={space?.conversation_goals ?? []} disabled={blocked || busy} onText={(t) => { setText(t); setTimeout(() => inputRef.current?.focus(), 0); }} />
+            <AiAssist text={text} conversationUuid={active.conversation_uuid} spaceId={space?.space.id ?? null} goals={space?.conversation_goals ?? []} disabled={blocked || busy} onText={(t) => { setText(t); setTimeout(() => inputRef.current?.focus(), 0); }} />
           )}
           <input ref={fileRef} type="file" hidden data-testid="composer-file" onChange={(e) => e.target.files?.[0] && void attach(e.target.files[0])} />
           <Box sx={{ flex: 1 }} />
