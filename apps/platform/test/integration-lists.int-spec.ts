@@ -129,6 +129,17 @@ describe('integration lists: a CRM kept in sync as a contact list', () => {
     expect(await members(all)).toEqual(before);
   });
 
+  it('stops syncing a deleted integration list', async () => {
+    expect((await call('DELETE', `/contact_lists/${customers}`)).status).toBe(204);
+    await settle();
+    expect(await sql(`SELECT list_id FROM integrations.synced_list WHERE list_id = $1`, [customers])).toEqual([]);
+    const before = published.filter((e) => e.type === ContactsSynced.type && (e.data as { listId: number }).listId === customers).length;
+    hs.contacts.find((x) => x.id === '1007')!.properties.lastmodifieddate = new Date(clock.now().getTime() + 1000).toISOString();
+    clock.advance(5 * 60_000 + 2000);
+    await sync();
+    expect(published.filter((e) => e.type === ContactsSynced.type && (e.data as { listId: number }).listId === customers).length).toBe(before);
+  });
+
   it("refuses another account's integration key and a disconnected one, creating nothing", async () => {
     const other = await call('POST', '/import_lists/integration', { integrationKey: key }, '42');
     expect(other.status).toBe(400);

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ContactListReadyV1, ContactListStatus, ContactListType, StandardVariable, type Violation } from '@switchboard/contracts';
+import { ContactListReadyV1, ContactListStatus, ContactListType, IntegrationListRequested, StandardVariable, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, type ListResult } from '@switchboard/platform';
 import type { DataSource } from 'typeorm';
 import { CONTACTS_CONNECTION } from '../contacts.options';
@@ -138,7 +138,17 @@ export class ContactListService {
     const row = await this.repo.find(accountId, id);
     if (!row) throw AppError.notFound('contact list');
     if (row.status === ContactListStatus.Processing) throw AppError.conflict('the list is still being imported');
-    await this.repo.softDelete(accountId, id);
+    if (row.type !== 'integration') {
+      await this.repo.softDelete(accountId, id);
+      return;
+    }
+    // an integration list: integrations stops keeping it in sync (decision 0040), in the deleting transaction
+    await this.uow.run(async (m, emit) => {
+      if (!(await this.repo.softDelete(accountId, id, m))) return;
+      const [imp] = await rows<{ id: string; integration_key: string | null }>(m, `SELECT id, integration_key FROM contacts.import_list WHERE id = $1 AND account_id = $2`, [row.import_list_id, accountId]);
+      await m.query(`DELETE FROM contacts.integration_member WHERE list_id = $1`, [id]);
+      if (imp?.integration_key) emit(IntegrationListRequested, { accountId, integrationKey: imp.integration_key, listId: Number(id), importListId: Number(imp.id), filters: [], removed: true }, accountId);
+    });
   }
 
   /** POST /api/contact_lists/total_by_filter: sendable contacts matching a filter, as the user edits it. */
