@@ -103,7 +103,7 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
           publicUrl: 'https://api.example.test',
           telegram: { baseUrl: tgUrl, webhookSecretKey: 'tg-key' },
           realtimeIntervalMs: 20,
-          inboundMedia: { timeoutMs: 1500 },
+          inboundMedia: { timeoutMs: 3000 },
           seedVendors: [{ name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', appSecret: 'app-secret' } }],
         }),
         InboxModule.register({ media: { dir: mediaDir } }),
@@ -200,7 +200,7 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
   });
 
   it('answers 502 when the provider is too slow, keeps nothing, and fetches it on a later read', async () => {
-    wa.media.set('700002', { bytes: JPEG, mime: 'image/jpeg', behaviour: 'slow', delayMs: 5000 });
+    wa.media.set('700002', { bytes: JPEG, mime: 'image/jpeg', behaviour: 'slow', delayMs: 10_000 });
     const uuid = await waImage('700002', 'wamid.MEDIA2');
     const slow = await media(uuid);
     expect(slow.status).toBe(502);
@@ -238,12 +238,13 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
     expect(a.status).toBe(413);
     expect(JSON.parse(a.text)).toMatchObject({ violations: [{ code: 'fileTooLarge' }] });
     expect(wa.mediaRequests.slice(before).map((r) => r.path)).toEqual(['/v21.0/700005']);
-    // no size said and no Content-Length: counted while it comes
-    wa.media.set('700006', { bytes: big, mime: 'image/jpeg', behaviour: 'understated' });
-    const counted = await waImage('700006', 'wamid.MEDIA6');
+    // no size said and no Content-Length: counted while it comes (stickers: 500 KB at most)
+    const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP'), Buffer.alloc(600 * 1024, 1)]);
+    wa.media.set('700006', { bytes: webp, mime: 'image/webp', behaviour: 'understated' });
+    const counted = await waImage('700006', 'wamid.MEDIA6', 'sticker');
     expect((await media(counted)).status).toBe(413);
-    tg.files.set('big-voice', { bytes: Buffer.concat([OGG, Buffer.alloc(16 * 1024 * 1024, 1)]), behaviour: 'understated' });
-    expect((await media(await tgMessage('voice', { file_id: 'big-voice', file_unique_id: 'b', duration: 1 }))).status).toBe(413);
+    tg.files.set('big-sticker', { bytes: webp, behaviour: 'understated' });
+    expect((await media(await tgMessage('sticker', { file_id: 'big-sticker', file_unique_id: 'b', width: 512, height: 512 }))).status).toBe(413);
     // markup sent as an image
     wa.media.set('700007', { bytes: HTML, mime: 'image/jpeg' });
     const html = await waImage('700007', 'wamid.MEDIA7');

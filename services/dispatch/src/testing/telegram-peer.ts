@@ -70,7 +70,7 @@ export class TelegramPeer {
     const f = this.files.get(id);
     if (!f || f.behaviour === 'missing') return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
     const answer: PeerAnswer = { status: 200, body: null, raw: f.bytes, headers: f.behaviour === 'understated' ? { chunked: '1' } : {} };
-    return f.behaviour === 'slow' ? new Promise((r) => setTimeout(() => r(answer), f.delayMs ?? 10_000)) : answer;
+    return f.behaviour === 'slow' ? new Promise((r) => setTimeout(() => r(answer), f.delayMs ?? 10_000).unref()) : answer;
   }
 
   async listen(): Promise<string> {

@@ -15,7 +15,8 @@ export interface PeerMedia {
   delayMs?: number;
 }
 
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// unref'd: a slow answer still pending when a test closes the peer does not hold the process
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 export interface GraphSend {
   version: string;
