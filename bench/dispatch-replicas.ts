@@ -262,7 +262,13 @@ async function stalls(rate: number, phase: number): Promise<void> {
     gap = Math.max(gap, marks[i + 1].at - prev);
     console.log(`  ${marks[i].what}: ${inPhase.length} submitted (${(inPhase.length / ((marks[i + 1].at - marks[i].at) / 1000)).toFixed(0)}/s), longest gap between two submits ${(gap / 1000).toFixed(2)} s (target <= 10 s)`);
   }
-  const rows = (await env.db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE send_state = 'done')::int AS done, count(*) FILTER (WHERE possible_duplicate)::int AS flagged FROM dispatch.message`)).rows[0] as { n: number; done: number; flagged: number };
+  const rows = (
+    await env.db.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE send_state = 'done')::int AS done, count(*) FILTER (WHERE possible_duplicate)::int AS flagged,
+              max(extract(epoch FROM sent_at - accepted_at)) FILTER (WHERE NOT possible_duplicate)::float8 AS waited FROM dispatch.message`,
+    )
+  ).rows[0] as { n: number; done: number; flagged: number; waited: number };
+  console.log(`  longest wait of one message from acceptance to the SMSC (resent ones aside): ${Number(rows.waited).toFixed(2)} s`);
   const texts = new Map<string, number>();
   for (const p of env.peer.parts) texts.set(p.text, (texts.get(p.text) ?? 0) + 1);
   const twice = [...texts.values()].filter((n) => n > 1).length;
