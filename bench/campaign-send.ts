@@ -176,7 +176,8 @@ async function main(): Promise<void> {
   const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' });
   await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 });
   const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' });
-  await must('PUT', `/customers/${account}`, { tps: TPS });
+  // the TPS the issue asks for, and no daily limit in the way of two campaigns
+  await must('PUT', `/customers/${account}`, { tps: TPS, customSettings: { streams_max_messages_per_day: 100 * RECIPIENTS } });
   await must('POST', `/customers/${account}/balance`, { amount: '1000000', reason: 'bench' });
 
   const lists: string[] = [];
