@@ -5,3 +5,4 @@ export { Clock, ManualClock, SystemClock } from './clock';
 export { INBOX_MIGRATIONS } from './migrations';
 export { MediaStorage, LocalMediaStorage, S3MediaStorage, type S3MediaOptions } from './media/storage';
 export { sniff } from './media/sniff';
+export { RoomEvents } from './services/rooms.service';

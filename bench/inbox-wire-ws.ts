@@ -1,0 +1,143 @@
+/**
+ * Wire to websocket (issue 14): customers' SMS replies sent by a local SMSC (a real SMPP 3.4 peer, `deliver_sm`) at
+ * RATE per second for SECONDS, through dispatch (inbound), the bus, the inbox (routing, conversation, timeline) and
+ * the gateway's `/ws` to an agent's socket in the team's room: the latency of each message from its deliver_sm to its
+ * `incoming_message` event on the socket, p50 / p99, and the rate that was sustained. Embedded mode: every service
+ * module in one process, as `npm start` runs them. Ceiling, same run: the same websocket carrying room events the
+ * inbox's room service emits directly (no SMPP, no dispatch, no bus, no conversation write), at the same rate.
+ *
+ *   node scripts/build.mjs --server-only && node dist/bench/inbox-wire-ws.js [rate] [seconds]
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WebSocket } from 'ws';
+import { ALL_PERMISSIONS, InboxWsEvent, MemberChangedV1, type InboxWsServerMessage } from '@switchboard/contracts';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { AccountsBootstrapService } from '@switchboard/accounts';
+import { SmppPeer } from '@switchboard/dispatch';
+import { GatewayModule } from '@switchboard/gateway';
+import { RoomEvents } from '@switchboard/inbox';
+import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
+
+const RATE = Number(process.argv[2] ?? 500);
+const SECONDS = Number(process.argv[3] ?? 20);
+const OUR_NUMBER = '+4930111111';
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-wire-'));
+  fs.chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  const keys = generateSigningKeys();
+  const smsc = new SmppPeer({ systemId: 'acme', password: 'secret', receiptDelayMs: 200 });
+  const smscPort = await smsc.listen();
+  const bus = new InMemoryEventBus({ ack: 'handled', partitions: 16 });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: pg.url(), processName: 'bench' }),
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }),
+      GatewayModule.register({ mode: 'embedded' }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  const signer = new TokenSigner(keys.privateKey);
+  const account = String((await app.get(AccountsBootstrapService).seed({ demoAccountName: 'Bench' })).demoAccountId);
+  const token = (sub: string, perms: readonly string[], sa = false) => signer.signAccess({ sub, email: `${sub}@bench`, acc: account, perms: [...perms], roles: [], sa, sid: 'bench' }, 3600);
+  const admin = token('1', ALL_PERMISSIONS, true);
+  const call = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${url}/api${p}`, { method, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+  };
+  const until = async <T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> => {
+    for (let i = 0; i < 600; i++) {
+      await bus.drain();
+      const v = await probe();
+      if (v) return v;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`not reached: ${what}`);
+  };
+
+  const vendor = await call('POST', '/service_type_manager/vendor', { name: 'Bench SMSC', service_type: 'sms', adapter: 'smpp', carrier: 'Bench', currency: 'EUR', config: { host: '127.0.0.1', port: smscPort, systemId: 'acme', password: 'secret', sourceTon: 1, sourceNpi: 1 } });
+  await call('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.body.id)] });
+  await call('POST', '/service_type_manager/refresh', {});
+  const sender = await call('POST', '/senders', { name: 'Our number', value: OUR_NUMBER, type: 'inbound-outbound' });
+  await call('PUT', `/senders/superadmin/${sender.body.id as number}`, { approved: 1 });
+  const stream = await call('POST', '/streams', { name: 'Two-way', streamType: 4, sender: OUR_NUMBER });
+  await bus.publish([
+    createEnvelope(MemberChangedV1, { accountId: account, userId: '77', email: 'agent@bench', firstName: 'Ann', lastName: 'Lee', status: 1, platformRole: null, inboxRole: { id: '5', name: 'Inbox Agent' }, permissions: ['INBOX_VIEW'], removed: false }, { source: 'auth', accountId: account }),
+  ]);
+  const space = await call('POST', '/spaces', { name: 'Support' });
+  const team = await until(async () => {
+    const r = await call('POST', '/teams', { name: 'Front', space: space.body.id, agents: [77] });
+    return r.status === 201 && r;
+  }, 'the team');
+  const uid = await until(async () => (await call('GET', `/streams/${stream.body.id as number}`)).body.streamUid as string, 'the stream');
+  await until(async () => (await call('POST', '/incoming_routings', { name: 'Two-way', stream: uid, team: team.body.id, space: space.body.id })).status === 201, 'the routing');
+  await until(async () => smsc.binds > 0, 'the bind');
+
+  const room = `team:${team.body.id as number}`;
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/ws?access_token=${token('77', ALL_PERMISSIONS.filter((p) => p.startsWith('INBOX_') && p !== 'INBOX_ADMIN' && p !== 'INBOX_TEAM_VIEW'))}`);
+  const arrived = new Map<string, number>();
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as InboxWsServerMessage & { payload?: Json };
+    if (m.type !== 'event') return;
+    const body = (m.payload?.message?.content?.body ?? m.payload?.marker) as string | undefined;
+    if (body) arrived.set(body.split(' ')[0], performance.now());
+  });
+  await new Promise((r) => ws.once('open', r));
+  ws.send(JSON.stringify({ type: 'join', room }));
+  await new Promise((r) => setTimeout(r, 500));
+
+  const drive = async (label: string, send: (key: string, i: number) => void) => {
+    const sent = new Map<string, number>();
+    const total = RATE * SECONDS;
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const key = `${label}${i}`;
+      sent.set(key, performance.now());
+      send(key, i);
+    }
+    const sendEnd = performance.now();
+    const deadline = Date.now() + 60_000;
+    while ([...sent.keys()].some((k) => !arrived.has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const cpu = process.cpuUsage(cpu0);
+    const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
+    const offered = total / ((sendEnd - t0) / 1000);
+    console.log(
+      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; node CPU ${((cpu.user + cpu.system) / 1000 / total).toFixed(2)} ms per message`,
+    );
+  };
+  console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work; ${RATE}/s for ${SECONDS} s`);
+  // each customer a number of their own (one conversation each), the key first in the text
+  await drive('wire', (key, i) => smsc.sendMo(`4917${String(60_000_000 + i)}`, OUR_NUMBER.slice(1), `${key} where is my order?`));
+  const rooms = app.get(RoomEvents);
+  await drive('ceiling', (key) => void rooms.emit(account, [room], InboxWsEvent.InternalNote, { marker: key }));
+
+  ws.close();
+  await app.close();
+  await smsc.close();
+  await pg.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
