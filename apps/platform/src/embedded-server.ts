@@ -26,7 +26,7 @@ import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule, RedirectRoleService } from '@switchboard/links';
 import { InboxModule } from '@switchboard/inbox';
-import { IntegrationsModule } from '@switchboard/integrations';
+import { IntegrationsModule, type IntegrationsModuleOptions } from '@switchboard/integrations';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
@@ -73,6 +73,8 @@ export interface EmbeddedServiceOptions {
   zoho?: ZohoSsoOptions | null;
   /** The WhatsApp Cloud API and Telegram Bot API base URLs streams checks credentials against (default: the real ones). */
   providerApis?: { whatsapp?: string; telegram?: string };
+  /** The integrations' OAuth apps and vendor endpoints (INTEGRATIONS_OAUTH_CLIENTS, INTEGRATIONS_ENDPOINTS); unset: keys only, production endpoints. */
+  integrations?: Pick<IntegrationsModuleOptions, 'oauthClients' | 'endpoints'>;
 }
 
 /**
@@ -130,6 +132,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       secret: createHash('sha256').update(`integrations:${o.privateKey}`).digest('hex'),
       appUrl: o.appUrl,
       migrationsRun: true,
+      ...o.integrations,
       // generative AI (docs/decisions/0041): opens the inbox's sealed conversation context; a developer's machine may
       // point a provider at a local Ollama or OpenAI-compatible server (never in production)
       genai: { contextKey: genAiContextKey, allowPrivateBaseUrls: true },
@@ -196,7 +199,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL } }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] } }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

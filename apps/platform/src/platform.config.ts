@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integrationsConfigSchema } from '@switchboard/integrations';
 import { env, loadConfig } from '@switchboard/platform';
 
 export const platformConfigSchema = z.object({
@@ -26,6 +27,9 @@ export const platformConfigSchema = z.object({
   LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
   /** DNS servers the domain verification asks (`host` or `host:port`, comma-separated); unset: the system's. */
   LINKS_DNS_SERVERS: env.list([]),
+  /** The integrations' OAuth apps and vendor endpoint overrides, as the integrations service reads them (README). */
+  INTEGRATIONS_OAUTH_CLIENTS: integrationsConfigSchema.shape.INTEGRATIONS_OAUTH_CLIENTS,
+  INTEGRATIONS_ENDPOINTS: integrationsConfigSchema.shape.INTEGRATIONS_ENDPOINTS,
   /** Zoho Inbox single sign-on (docs/decisions/0042): unset, the /zoho-sso popup says it is not configured. */
   ZOHO_CLIENT_ID: z.string().optional(),
   ZOHO_CLIENT_SECRET: z.string().optional(),

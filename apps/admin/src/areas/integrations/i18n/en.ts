@@ -1,0 +1,63 @@
+/** English texts of the integrations console (spec 2 /integration-connections, the completion screen; spec 4, 5, 8). */
+const en = {
+  integrations: {
+    menu: { connections: 'Integrations' },
+    connections: {
+      title: 'Integration connections',
+      intro: 'Connect your CRM or shop: its contacts become a contact list that stays in sync, its users can become inbox agents.',
+      connect: 'Connect',
+      empty: 'No integration is connected yet.',
+      configure: 'Choose users',
+      remove: 'Remove',
+      removeConfirm: 'Remove %{name}? Its list stops syncing and its credentials are erased.',
+      cancel: 'Cancel',
+      company: 'Company',
+      lastSynced: 'Last synced %{at}',
+      oauthFailed: 'The vendor did not authorise the connection: %{reason}',
+      retryAt: 'Paused by the vendor; next attempt at %{at}',
+      steps: { users: 'Users', teams: 'Teams', contacts: 'Contacts', changes: 'Changes' },
+      status: {
+        pending: 'Waiting for authorisation',
+        authorised: 'Authorised',
+        syncing: 'Syncing',
+        active: 'Active',
+        paused: 'Paused',
+        error: 'Reconnect needed',
+        disconnected: 'Removed',
+      },
+    },
+    connect: {
+      title: 'Connect an integration',
+      vendor: 'Service',
+      name: 'Name (optional)',
+      apiKey: 'API key or access token',
+      oauth: 'Authorise with %{name}',
+      withKey: 'Connect with the key',
+      oauthUnavailable: 'OAuth is not set up on this installation: %{reason}',
+      adminOnly: 'Only an account administrator can connect %{name}.',
+      dialerToken: 'The dialer token, shown this once: give it to the dialer as X-Integration-Token.',
+      done: 'Done',
+      required: 'Required',
+    },
+    complete: {
+      title: 'Complete the integration',
+      company: 'Company name',
+      importUsers: 'Which %{vendor} users become inbox agents?',
+      admins: 'Admins only',
+      all: 'All users',
+      profiles: 'Selected profiles',
+      chooseProfiles: 'Profiles',
+      submit: 'Save and start',
+      submitting: 'Saving ...',
+      completed: 'Started. Back to the connections ...',
+      back: 'Back to integration connections',
+      error: {
+        title: 'The integration could not be loaded',
+        description: 'It may have been removed, or its authorisation did not finish. Connect it again from the integration connections.',
+      },
+      serverError: 'The server could not save this: %{message}',
+    },
+  },
+};
+
+export default en;
