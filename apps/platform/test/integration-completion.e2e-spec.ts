@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { HubSpotServer } from '@switchboard/integrations/test/vendors/hubspot-server';
+import { HubSpotServer } from '@switchboard/integrations/testing';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
