@@ -28,6 +28,8 @@ export interface AcceptedRow {
   currency: string;
   notBefore: string | null;
   acceptedAt: string;
+  /** W3C trace context of the accepted event's span while tracing, kept with the message (survives a restart). */
+  traceparent?: string | null;
 }
 
 /** A message claimed for sending. */
@@ -80,13 +82,15 @@ export interface EventRow {
   price_micros: string;
   currency: string;
   possible_duplicate: boolean;
+  /** The accepted event's trace context, stored while tracing (null otherwise). */
+  traceparent?: string | null;
 }
 
 const isoUtc = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const EVENT_COLS = `m.id, m.uuid, m.account_id, m.stream_id, m.stream_uid, m.campaign_id, m.sender, m.destination, m.status,
   m.outgoing_status, m.error, m.vendor_id, m.provider_ids[1] AS provider_id, ${isoUtc('m.sent_at')} AS sent_at, ${isoUtc('m.delivered_at')} AS delivered_at, m.mcc, m.mnc, m.network,
-  char_length(m.body) AS body_length, m.segments, m.parts, m.encoding, m.price_micros, m.currency, m.possible_duplicate`;
+  char_length(m.body) AS body_length, m.segments, m.parts, m.encoding, m.price_micros, m.currency, m.possible_duplicate, m.traceparent`;
 
 export interface SentResult {
   id: string;
@@ -198,16 +202,16 @@ export class MessageRepository {
       `WITH ins AS (
          INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination,
            iso2, body, payload, encoding, segments, price_micros, currency, next_attempt_at, accepted_at,
-           send_state, attempt_id, claimed_by, attempts)
+           send_state, attempt_id, claimed_by, attempts, traceparent)
          SELECT t.uuid, t.account_id, t.stream_id, t.stream_uid, t.stream_type, t.campaign_id, t.channel, t.sender, t.destination,
            t.iso2, t.body, t.payload, t.encoding, t.segments, t.price_micros, t.currency, coalesce(t.not_before, now()), t.accepted_at,
            CASE WHEN t.attempt_id IS NULL THEN 'queued' ELSE 'submitting' END, t.attempt_id,
-           CASE WHEN t.attempt_id IS NULL THEN NULL ELSE $20::uuid END, CASE WHEN t.attempt_id IS NULL THEN 0 ELSE 1 END
+           CASE WHEN t.attempt_id IS NULL THEN NULL ELSE $20::uuid END, CASE WHEN t.attempt_id IS NULL THEN 0 ELSE 1 END, t.traceparent
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::bigint[], $7::text[], $8::text[],
            $9::text[], $10::text[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[], $15::bigint[], $16::text[], $17::timestamptz[], $18::timestamptz[],
-           $19::uuid[])
+           $19::uuid[], $21::text[])
            AS t(uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination, iso2, body,
-             payload, encoding, segments, price_micros, currency, not_before, accepted_at, attempt_id)
+             payload, encoding, segments, price_micros, currency, not_before, accepted_at, attempt_id, traceparent)
          ON CONFLICT (uuid) DO NOTHING
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
            encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state
@@ -233,6 +237,7 @@ export class MessageRepository {
         col('acceptedAt'),
         col('attemptId'),
         instanceId,
+        rows.map((r) => r.traceparent ?? null),
       ],
     );
   }

@@ -316,7 +316,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return Promise.resolve();
     }
     const d = parsed.data;
-    if (tracingEnabled()) MessageTraces.remember(d.messageUuid, currentTraceparent());
+    const traceparent = tracingEnabled() ? (currentTraceparent() ?? null) : null;
+    if (traceparent) MessageTraces.remember(d.messageUuid, traceparent);
     const row: AcceptedRow = {
       eventId: e.id,
       uuid: d.messageUuid,
@@ -337,6 +338,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       currency: d.currency,
       notBefore: d.notBefore,
       acceptedAt: d.acceptedAt,
+      traceparent,
     };
     return new Promise<void>((resolve, reject) => {
       this.ingestQueue.push({ row, waiter: { resolve, reject }, at: Date.now() });

@@ -1,6 +1,6 @@
 import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import type { EventRow } from '../repositories/message.repository';
-import { lifecycleEvents } from './events.service';
+import { lifecycleEvents, MessageTraces } from './events.service';
 
 const row = (over: Partial<EventRow> = {}): EventRow => ({
   id: '5',
@@ -49,5 +49,15 @@ describe('lifecycle events built without zod still satisfy the contracts', () =>
     expect(refunds).toHaveLength(1);
     expect(MessageRefundDueV1.schema.parse(refunds[0].data)).toEqual({ messageUuid: row().uuid, accountId: '7', amountMicros: 90_000, currency: 'EUR', reason: 'no_routes' });
     for (const e of events) if (e.type === MessageStatusChangedV1.type) MessageStatusChangedV1.schema.parse(e.data);
+  });
+
+  it('continues the send\'s trace from the traceparent stored with the message when this process has none in memory (a restart, another replica)', () => {
+    const stored = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const uuid = '2b1f3f5e-8a51-4c1e-9d6f-0f4a3c2b1a02';
+    MessageTraces.byUuid.delete(uuid);
+    const events = lifecycleEvents([row({ uuid, traceparent: stored })], { final: true });
+    expect(events.map((e) => e.traceparent)).toEqual([stored, stored]);
+    // without tracing nothing is stored and the events carry no trace context, as before
+    expect(lifecycleEvents([row({ uuid, traceparent: null })], { final: true }).map((e) => e.traceparent)).toEqual([undefined, undefined]);
   });
 });

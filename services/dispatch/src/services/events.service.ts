@@ -138,7 +138,8 @@ export function lifecycleEvents(rows: EventRow[], opts: { final: boolean; refund
   const out: OutgoingEvent[] = [];
   for (const r of rows) {
     const acc = String(r.account_id);
-    const tp = MessageTraces.of(r.uuid, opts.final);
+    // in memory while this process handled the accepted event; else (a restart, another replica) the stored one
+    const tp = MessageTraces.of(r.uuid, opts.final) ?? r.traceparent ?? undefined;
     out.push(fastEnvelope(MessageStatusChangedV1, statusChangedData(r, at), acc, at, tp));
     if (opts.final) out.push(fastEnvelope(MessageEdrV1, edrData(r), acc, at, tp));
     const reason = opts.refundReason?.(r);
