@@ -88,7 +88,8 @@ describe('gateway proxy (distributed mode)', () => {
           mode: 'distributed',
           routes: { auth: upstream.url, dead: down },
           proxy: {
-            timeoutMs: 400,
+            // idle time: long enough for a 5 MB body on a loaded machine, short enough for the 504 test
+            timeoutMs: 3000,
             table: { users: 'auth', login_check: 'auth', slow: 'auth', gone: 'dead', orphan: 'unconfigured' },
           },
         }),
@@ -196,7 +197,7 @@ describe('gateway proxy (distributed mode)', () => {
     await new Promise((r) => setTimeout(r, 100));
     ctrl.abort();
     expect(await pending).toBe('aborted');
-    // well before the 400 ms proxy timeout would have ended it anyway
+    // well before the 3 s proxy timeout would have ended it anyway
     const end = Date.now() + 200;
     while (!abandoned.includes('/api/slow/abort-me') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
     expect(abandoned).toContain('/api/slow/abort-me');
