@@ -5,6 +5,8 @@ import { usePermissions, useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { ConnectDialog as ConnectDialog } from './ConnectDialog';
 import { integrationsApi, P, type IntegrationKeyDto, type IntegrationOptionDto } from './api';
+import HubRoundedIcon from '@mui/icons-material/HubRounded';
+import { PageHeading } from '../../ui/PageHeading';
 
 /** While a sync runs, the list is read again this often (the bars move). */
 const POLL_MS = 2000;
@@ -62,17 +64,16 @@ export const IntegrationConnectionsPage = () => {
 
   return (
     <Box sx={{ p: { xs: 2, md: 3 } }} data-testid="integration-connections">
-      <Stack direction="row" alignItems="center" justifyContent="space-between" sx={{ mb: 1 }}>
-        <Typography variant="h5" component="h1">
-          {translate('integrations.connections.title')}
-        </Typography>
-        <Button variant="contained" startIcon={<AddRoundedIcon />} onClick={() => setConnecting(true)} disabled={!options.length} data-testid="integration-connect">
-          {translate('integrations.connections.connect')}
-        </Button>
-      </Stack>
-      <Typography color="text.secondary" sx={{ mb: 3 }}>
-        {translate('integrations.connections.intro')}
-      </Typography>
+      <PageHeading
+        title={translate('integrations.connections.title')}
+        subtitle={translate('integrations.connections.intro')}
+        icon={<HubRoundedIcon />}
+        actions={
+          <Button variant="contained" startIcon={<AddRoundedIcon />} onClick={() => setConnecting(true)} disabled={!options.length} data-testid="integration-connect">
+            {translate('integrations.connections.connect')}
+          </Button>
+        }
+      />
       {oauthError && (
         <Alert severity="error" sx={{ mb: 2 }} onClose={() => setParams({}, { replace: true })} data-testid="integration-oauth-error">
           {translate('integrations.connections.oauthFailed', { reason: oauthError })}
