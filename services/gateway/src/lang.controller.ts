@@ -6,8 +6,8 @@ import type { Response } from 'express';
 import { AppError, Public } from '@switchboard/platform';
 import { GATEWAY_OPTIONS, type GatewayOptions } from './gateway.options';
 
-/** A locale file name: two lowercase letters, `.json`. Nothing else reaches the file system. */
-const LANG_FILE = /^([a-z]{2})\.json$/;
+/** A locale: two lowercase letters. Nothing else reaches the file system. */
+const LOCALE = /^[a-z]{2}$/;
 
 /**
  * GET /api/lang/{locale}.json (spec 7, "Static"): the console's translations for a locale, as the admin build wrote
@@ -21,13 +21,12 @@ export class LangController {
 
   @ApiOkResponse({ description: "the console's catalogue of the locale: nested keys to texts", schema: { type: 'object', additionalProperties: true, example: { ra: { action: { save: 'Save' } } } } })
   @ApiNotFoundResponse({ description: 'no catalogue for that locale', schema: { $ref: '#/components/schemas/ErrorBodySchema' } })
-  @Get(':file')
+  @Get(':locale.json')
   @Public()
-  catalogue(@Param('file') file: string, @Res() res: Response): void {
-    const locale = LANG_FILE.exec(file)?.[1];
+  catalogue(@Param('locale') locale: string, @Res() res: Response): void {
     const dir = this.options.adminDistDir;
-    const target = locale && dir ? path.join(path.resolve(dir), 'lang', `${locale}.json`) : null;
-    if (!target || !fs.existsSync(target)) throw AppError.notFound(`translations for ${JSON.stringify(file)}`);
+    const target = LOCALE.test(locale) && dir ? path.join(path.resolve(dir), 'lang', `${locale}.json`) : null;
+    if (!target || !fs.existsSync(target)) throw AppError.notFound(`translations for ${JSON.stringify(locale)}`);
     // revalidated on every load (ETag): a deploy changes the texts under the same name
     res.setHeader('Cache-Control', 'no-cache');
     res.type('application/json').sendFile(target);
