@@ -2,6 +2,21 @@ import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { quoteSchema } from './sql';
 
+/**
+ * Records `(consumer, eventId)` in `<schema>.processed_events` inside the caller's transaction. True when this
+ * delivery is the first (the caller applies the effect in the same transaction), false for one handled before.
+ * A concurrent delivery of the same event blocks on the uncommitted key until the first transaction ends (see
+ * `IdempotentConsumer.handleOnce`).
+ */
+export async function claimEvent(manager: Pick<EntityManager, 'query'>, schema: string, consumer: string, eventId: string): Promise<boolean> {
+  const claimed = await manager.query<unknown[]>(
+    `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id) VALUES ($1, $2)
+     ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+    [consumer, eventId],
+  );
+  return claimed.length > 0;
+}
+
 export const IdempotentConsumer = {
   /**
    * Runs `effect` for an event at most once per consumer: records `(consumer, event.id)` in
@@ -21,12 +36,7 @@ export const IdempotentConsumer = {
     effect: (manager: EntityManager) => Promise<unknown>,
   ): Promise<boolean> {
     return dataSource.transaction(async (manager) => {
-      const claimed = await manager.query<unknown[]>(
-        `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id) VALUES ($1, $2)
-         ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [consumer, event.id],
-      );
-      if (claimed.length === 0) return false;
+      if (!(await claimEvent(manager, schema, consumer, event.id))) return false;
       await effect(manager);
       return true;
     });

@@ -16,7 +16,7 @@ import {
   type EventData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { AppError, createEnvelope, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { AppError, claimEvent, createEnvelope, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
@@ -80,11 +80,7 @@ export class AudienceConsumer implements OnModuleInit {
     if (e.accountId !== null && e.accountId !== d.accountId) throw new Error(`audience request ${d.requestId}: envelope account ${e.accountId} is not the request's account ${d.accountId}`);
     let wrote = false;
     await this.ds.transaction('REPEATABLE READ', async (m) => {
-      const claimed = await m.query<unknown[]>(
-        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [AUDIENCE_GROUP, e.id],
-      );
-      if (claimed.length === 0) return;
+      if (!(await claimEvent(m, CONTACTS_SCHEMA, AUDIENCE_GROUP, e.id))) return;
       wrote = true;
       if (d.mode === 'count') await this.count(m, d);
       else if (d.format === 'copy') await this.snapshotCopy(m, d);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { CampaignOptOutBlockRequestedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
-import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_SCHEMA } from '../contacts.options';
 import { ContactListRepository } from '../repositories/contact-list.repository';
 import { ContactsUnitOfWork } from './contacts-events.service';
@@ -34,11 +34,7 @@ export class CampaignOptOutConsumer implements OnModuleInit {
     if (e.type !== CampaignOptOutBlockRequestedV1.type) return;
     const d = CampaignOptOutBlockRequestedV1.schema.parse(e.data);
     await this.uow.run(async (m, emit) => {
-      const claimed = await m.query<unknown[]>(
-        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [GROUP, e.id],
-      );
-      if (claimed.length === 0) return;
+      if (!(await claimEvent(m, CONTACTS_SCHEMA, GROUP, e.id))) return;
       await blacklistOptOut(m, emit, this.lists, d.accountId, d.phone, LINK_OPT_OUT_KEYWORD, d.optedOutAt);
     });
   }

@@ -14,7 +14,7 @@ import {
   type ContactsSyncedData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { AppError, EventBus, Permissions, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { AppError, claimEvent, EventBus, Permissions, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import type { EntityManager } from 'typeorm';
 import { CONTACTS_SCHEMA } from '../contacts.options';
 import { one, rows } from '../db/sql';
@@ -129,8 +129,7 @@ export class IntegrationListsService implements OnModuleInit {
       return;
     }
     await this.uow.run(async (m, emit) => {
-      const claimed = await m.query<unknown[]>(`INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`, [SYNC_GROUP, e.id]);
-      if (claimed.length === 0) return;
+      if (!(await claimEvent(m, CONTACTS_SCHEMA, SYNC_GROUP, e.id))) return;
       await this.apply(m, p.data, emit);
     });
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ContactOptedOutV1, LinkOptOutConfirmedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
-import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_SCHEMA } from '../contacts.options';
 import { one } from '../db/sql';
 import { ContactListRepository } from '../repositories/contact-list.repository';
@@ -32,11 +32,7 @@ export class LinkOptOutConsumer implements OnModuleInit {
     if (e.type !== LinkOptOutConfirmedV1.type) return;
     const d = LinkOptOutConfirmedV1.schema.parse(e.data);
     await this.uow.run(async (m, emit) => {
-      const claimed = await m.query<unknown[]>(
-        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [GROUP, e.id],
-      );
-      if (claimed.length === 0) return;
+      if (!(await claimEvent(m, CONTACTS_SCHEMA, GROUP, e.id))) return;
       // the tenant is the event's account: a contact id of another account matches nothing
       const changed = await one<{ id: string; list_ids: string[]; blocked: boolean; normalized_phone: string; opted_out_at: Date }>(
         m,

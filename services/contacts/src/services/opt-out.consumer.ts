@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { BlacklistChangedV1, InboundOptedInV1, InboundOptedOutV1, Topics, type EventEnvelope } from '@switchboard/contracts';
-import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_SCHEMA } from '../contacts.options';
 import { one } from '../db/sql';
 import { ContactListRepository } from '../repositories/contact-list.repository';
@@ -35,11 +35,7 @@ export class OptOutConsumer implements OnModuleInit {
     const d = InboundOptedOutV1.schema.parse(e.data);
     if ((d.channel !== 'sms' && d.channel !== 'whatsapp') || !/^\+\d{6,16}$/.test(d.phone)) return;
     await this.uow.run(async (m, emit) => {
-      const claimed = await m.query<unknown[]>(
-        `INSERT INTO ${CONTACTS_SCHEMA}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [GROUP, e.id],
-      );
-      if (claimed.length === 0) return;
+      if (!(await claimEvent(m, CONTACTS_SCHEMA, GROUP, e.id))) return;
       if (optedOut) {
         await blacklistOptOut(m, emit, this.lists, d.accountId, d.phone, d.keyword, d.at);
         return;
