@@ -48,7 +48,8 @@ export class TimezoneResponse {
   dstOffset!: number;
 }
 
-export class CountryResponse {
+/** The country fields every country answer shares. */
+export class CountryBaseResponse {
   @ApiProperty({ type: Number, example: 3 })
   id!: number;
 
@@ -73,6 +74,9 @@ export class CountryResponse {
   @ApiProperty({ type: () => TimezoneResponse, nullable: true })
   defaultTimezone!: TimezoneResponse;
 
+}
+
+export class CountryResponse extends CountryBaseResponse {
   @ApiProperty({ type: Boolean, description: 'Whether the current account overrides the sending hours or default time zone.', example: false })
   overridden!: boolean;
 }
@@ -129,7 +133,7 @@ export class SendingHoursResponse {
   overridden!: boolean;
 }
 
-export class GlobalCountryResponse {
+export class GlobalCountryResponse extends CountryBaseResponse {
   @ApiProperty({ type: Number, nullable: true, example: 0.035 })
   pricePerSegment!: number;
 
@@ -141,30 +145,6 @@ export class GlobalCountryResponse {
 
   @ApiProperty({ type: String, example: '€' })
   currencySign!: string;
-
-  @ApiProperty({ type: Number, example: 3 })
-  id!: number;
-
-  @ApiProperty({ type: String, example: 'Afghanistan' })
-  name!: string;
-
-  @ApiProperty({ type: String, example: 'AF' })
-  iso2!: string;
-
-  @ApiProperty({ type: String, example: 'AFG' })
-  iso3!: string;
-
-  @ApiProperty({ type: () => CountryAvailabilityResponse })
-  availability!: CountryAvailabilityResponse;
-
-  @ApiProperty({ type: () => [TimezoneResponse] })
-  timezones!: TimezoneResponse[];
-
-  @ApiProperty({ type: Number, description: 'Minutes between the westernmost and easternmost standard offsets of the country.', example: 0 })
-  timezonesGap!: number;
-
-  @ApiProperty({ type: () => TimezoneResponse, nullable: true })
-  defaultTimezone!: TimezoneResponse;
 }
 
 export class CustomerResponse {

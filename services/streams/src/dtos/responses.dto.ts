@@ -50,36 +50,10 @@ export class PickResponse {
   approved!: number;
 }
 
-export class SuperAdminSenderResponse {
+/** A sender as a super admin sees it: the account's view and whose it is. */
+export class SuperAdminSenderResponse extends SenderResponse {
   @ApiProperty({ type: Number, example: 1 })
   accountId!: number;
-
-  @ApiProperty({ type: Number, example: 1 })
-  id!: number;
-
-  @ApiProperty({ type: String, example: 'Acme' })
-  name!: string;
-
-  @ApiProperty({ type: String, example: 'ACME' })
-  value!: string;
-
-  @ApiProperty({ type: String, example: '2026-11-25T16:39:53.829Z' })
-  createdAt!: string;
-
-  @ApiProperty({ type: String, example: 'outbound-only' })
-  type!: string;
-
-  @ApiProperty({ type: String, nullable: true, example: 'GB' })
-  country!: string;
-
-  @ApiProperty({ type: Number, example: 1 })
-  approved!: number;
-
-  @ApiProperty({ type: String, nullable: true })
-  declinedReason!: string;
-
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  defaultMetadata!: Record<string, unknown>;
 }
 
 export class MaliciousKeywordsResponse {
@@ -93,38 +67,11 @@ export class MaliciousKeywordsResponse {
   type!: number;
 }
 
-export class MaliciousKeywordsGetResponse {
-  @ApiProperty({ type: Number, example: 42 })
-  id!: number;
+export class MaliciousKeywordsGetResponse extends MaliciousKeywordsResponse {}
 
-  @ApiProperty({ type: String })
-  word!: string;
+export class MaliciousKeywordsCreateResponse extends MaliciousKeywordsResponse {}
 
-  @ApiProperty({ type: Number })
-  type!: number;
-}
-
-export class MaliciousKeywordsCreateResponse {
-  @ApiProperty({ type: Number, example: 42 })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  word!: string;
-
-  @ApiProperty({ type: Number })
-  type!: number;
-}
-
-export class MaliciousKeywordsUpdateResponse {
-  @ApiProperty({ type: Number, example: 42 })
-  id!: number;
-
-  @ApiProperty({ type: String })
-  word!: string;
-
-  @ApiProperty({ type: Number })
-  type!: number;
-}
+export class MaliciousKeywordsUpdateResponse extends MaliciousKeywordsResponse {}
 
 export class StreamEventResponse {
   @ApiProperty({ type: Number, example: 42 })
