@@ -1,20 +1,28 @@
 import { Logger } from '@nestjs/common';
-import { createEnvelope } from '@switchboard/platform';
-import { LinkBatchMintedV1, LinkBatchRequestedV1 } from '@switchboard/contracts';
+import { createEnvelope, NatsRealtime } from '@switchboard/platform';
+import { natsTestUrl } from '@switchboard/platform/testing';
+import { LinkBatchMintedV1, LinkBatchRequestedV1, realtimeSubject, type RealtimeMessage } from '@switchboard/contracts';
 import { batch, shortUrl, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '301';
 
 describe('minting personal links for campaign batches', () => {
   let l: LinksTestApp;
+  // the service publishes live frames on NATS (distributed mode's fan-out); the console's gateway is another client
+  let service: NatsRealtime;
+  let gateway: NatsRealtime;
 
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    l = await startLinks();
+    service = await NatsRealtime.connect({ servers: natsTestUrl(), name: 'links-mint-test' });
+    gateway = await NatsRealtime.connect({ servers: natsTestUrl(), name: 'gateway-mint-test' });
+    l = await startLinks({}, [], { realtime: service });
   }, 60_000);
 
   afterAll(async () => {
     await l?.close();
+    await service?.close();
+    await gateway?.close();
     jest.restoreAllMocks();
   });
 
@@ -48,6 +56,40 @@ describe('minting personal links for campaign batches', () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 8));
     expect(hostsOf(answer.links)).toEqual(['o1.test', 'o1.test', 'o1.test', 'o2.test', 'o2.test', 'o2.test', 'o3.test', 'o3.test']);
     expect((await usages(d)).map((u) => [u.total_usages, u.state])).toEqual([['4', 6], ['3', 6], ['2', 1]]);
+  });
+
+  it('tells the account\'s open consoles live when minting takes a domain to its messages limit (reached limit)', async () => {
+    const frames: RealtimeMessage[] = [];
+    const other: RealtimeMessage[] = [];
+    const off = await gateway.subscribe(realtimeSubject(A, 'domains'), (m) => void frames.push(m));
+    const offOther = await gateway.subscribe(realtimeSubject('302', 'domains'), (m) => void other.push(m));
+    try {
+      const full = await l.domain(A, 'live1.test', { limit: 2 });
+      const roomy = await l.domain(A, 'live2.test', { limit: 3 });
+      const pool = await l.pool(A, 'live', 1, [full, roomy]);
+      const mint = async (account: string, poolId: string, n: number) => expect((await l.mint(batch(account, [shortUrl({ url: 'https://a.example/', domainPoolId: poolId })], n))).outcome).toBe('minted');
+      // one by one: live1 takes 2 links and reaches its limit, live2 takes 1 and stays configured
+      await mint(A, pool, 3);
+      await waitFor(() => frames.length > 0);
+      expect(frames.map((f) => [f.type, f.accountId, f.data])).toEqual([['domain.changed', A, { id: Number(full), state: 6, declinedReason: null }]]);
+      // a batch that changes no state sends nothing: the next frame is live2's, when a later batch fills it
+      await mint(A, pool, 1);
+      await mint(A, pool, 1);
+      await waitFor(() => frames.length > 1);
+      expect(frames.map((f) => f.data)).toEqual([
+        { id: Number(full), state: 6, declinedReason: null },
+        { id: Number(roomy), state: 6, declinedReason: null },
+      ]);
+      // another account's consoles hear only their own domain
+      const theirs = await l.domain('302', 'live3.test', { limit: 1 });
+      await mint('302', await l.pool('302', 'theirs', 1, [theirs]), 1);
+      await waitFor(() => other.length > 0);
+      expect(other.map((f) => [f.accountId, f.data])).toEqual([['302', { id: Number(theirs), state: 6, declinedReason: null }]]);
+      expect(frames).toHaveLength(2);
+    } finally {
+      await off();
+      await offOther();
+    }
   });
 
   it('skips domains that are archived, blocked, unverified or over their limit, and answers no_valid_domain when none is left', async () => {

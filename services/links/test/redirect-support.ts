@@ -31,12 +31,13 @@ export interface LinksTestApp {
   close: () => Promise<void>;
 }
 
-export async function startLinks(options: LinksModuleOptions = {}, extraImports: TestAppOptions['imports'] = []): Promise<LinksTestApp> {
+export async function startLinks(options: LinksModuleOptions = {}, extraImports: TestAppOptions['imports'] = [], app: Pick<TestAppOptions, 'realtime'> = {}): Promise<LinksTestApp> {
   const bus = new InMemoryEventBus();
   const seen: EventEnvelope[] = [];
   const t = await createTestApp(() => ({
     imports: [LinksModule.register({ codeSecret: CODE_SECRET, dnsPollMs: 0, ...options, redirect: { publicScheme: 'http', ...options.redirect } }), ...extraImports],
     bus,
+    ...app,
   }));
   await bus.subscribe({ group: 'test.spy', topics: ['switchboard.links'], handler: async (e) => void seen.push(e) });
   const pg = new Client({ connectionString: t.db.url });

@@ -6,9 +6,9 @@ import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventEnvelope } f
 import { createEnvelope, EventBus, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { LINKS_CONNECTION, LINKS_OPTIONS, type ResolvedLinksOptions } from '../links.options';
-import { LinksOutboxRelay } from '../services/links-events.service';
+import { LinksOutboxRelay, LinksUnitOfWork } from '../services/links-events.service';
 import { CodeCipher } from './codes';
-import { mintBatch, type LinkBatchAnswer, type LinkBatchRequest } from './mint';
+import { mintBatch, type LinkBatchAnswer, type LinkBatchRequest, type MintedDomainChange } from './mint';
 
 export const MINT_GROUP = 'links.mint';
 
@@ -29,6 +29,7 @@ export class MintConsumer implements OnModuleInit {
     @Inject(LINKS_OPTIONS) private readonly options: ResolvedLinksOptions,
     private readonly clock: Clock,
     private readonly relay: LinksOutboxRelay,
+    private readonly uow: LinksUnitOfWork,
   ) {
     this.cipher = options.codeSecret ? new CodeCipher(options.codeSecret) : null;
   }
@@ -55,7 +56,11 @@ export class MintConsumer implements OnModuleInit {
     try {
       // the driver's own connection: COPY needs the pg client itself
       const client = (qr as unknown as { databaseConnection: PoolClient }).databaseConnection;
-      const answer = await mintBatch(client, req, { cipher: this.cipher, scheme: this.options.redirect.publicScheme, now: this.clock.now() });
+      let moved: MintedDomainChange[] = [];
+      const answer = await mintBatch(client, req, { cipher: this.cipher, scheme: this.options.redirect.publicScheme, now: this.clock.now(), onDomainsChanged: (d) => (moved = d) });
+      // a domain the batch took to its messages limit (reached limit, 6) is shown live, as every other state change
+      // of a domain is (its links.domain.changed event left through the outbox in the same transaction)
+      if (moved.length) await this.uow.publish(moved.map((d) => ({ accountId: d.accountId, type: 'domain.changed', data: { id: Number(d.id), state: d.state, declinedReason: d.declinedReason } })));
       if (answer.outcome === 'minted') this.relay.kick();
       else await this.announceRefusal(answer);
       return answer;

@@ -14,6 +14,19 @@ export interface MintOptions {
   /** The scheme of the short URLs answered (`https`). */
   scheme: string;
   now: Date;
+  /**
+   * Called after the commit with the domains whose state the batch's usages changed (a configured domain reaching its
+   * messages limit becomes 6 by the table's trigger), so the consumer can tell the account's open consoles.
+   */
+  onDomainsChanged?: (domains: MintedDomainChange[]) => void;
+}
+
+/** A domain whose state a minted batch changed, as it is after the commit. */
+export interface MintedDomainChange {
+  accountId: string;
+  id: string;
+  state: number;
+  declinedReason: string | null;
 }
 
 interface Target {
@@ -167,10 +180,11 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
     // the answer is serialised once and spliced into the event
     const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson},"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}`;
-    await client.query(
+    const after = await client.query<{ id: string; state: number; declined_reason: string | null }>(
       `WITH d AS (
          UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
            FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
+         RETURNING d.id::text, d.state, d.declined_reason
        ), m AS (
          UPDATE links.domain_pool_member m SET usages = m.usages + u.n
            FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
@@ -179,8 +193,10 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
        ), b AS (
          INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($4, $10, $11, 'minted', $12::jsonb, $3)
+       ), o AS (
+         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14)
        )
-       INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14)`,
+       SELECT id, state, declined_reason FROM d`,
       [
         ids,
         ids.map((id) => usageById.get(id)),
@@ -199,6 +215,13 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       ],
     );
     await client.query('COMMIT');
+    if (o.onDomainsChanged) {
+      // the candidates were locked with their state before the update: those whose state the usages moved
+      const before = new Map<string, number>();
+      for (const { t } of assignments) for (const c of t.candidates) before.set(c.id, c.state);
+      const moved = after.rows.filter((r) => before.get(r.id) !== r.state).map((r) => ({ accountId: account, id: r.id, state: r.state, declinedReason: r.declined_reason }));
+      if (moved.length) o.onDomainsChanged(moved);
+    }
     return answer;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
