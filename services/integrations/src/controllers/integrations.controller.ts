@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Permission, type DialerContactDto, type DialerConversationResponse, type IntegrationContactDto, type IntegrationConfigResponse, type IntegrationContactFieldDto, type IntegrationContactFilterDto, type IntegrationDropdownItemDto, type IntegrationInstallResponse, type IntegrationKeyDto, type IntegrationOptionDto, type SyncProgressDto } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, Public, type ListResult } from '@switchboard/platform';
@@ -16,6 +16,7 @@ import {
   IntegrationInstallResponseBody,
   IntegrationKeyResponse,
   IntegrationOptionResponse,
+  IntegrationUpdateBody,
   SyncProgressResponse,
 } from '../dtos/responses.dto';
 import { DialerService } from '../services/dialer.service';
@@ -38,6 +39,12 @@ export class IntegrationKeysController {
   @ApiListResponse(IntegrationKeyResponse)
   @Get() @Permissions(P.IntegrationView)
   list(@Query() q: Record<string, unknown>): Promise<ListResult<IntegrationKeyDto>> { return this.integrations.list(q); }
+
+  /** Connects an integration (the collection's create): the same as `POST /integration_keys/manual_install`. */
+  @ApiBody({ type: IntegrationInstallBody })
+  @ApiCreatedResponse({ type: IntegrationInstallResponseBody, description: 'OAuth vendors: authorizeUrl to open; keys: checked against the vendor, then authorised; the dialer: its token, once' })
+  @Post() @Permissions(P.IntegrationView)
+  create(@Body() body: unknown): Promise<IntegrationInstallResponse> { return this.integrations.install(body); }
 
   @ApiOkResponse({ type: [IntegrationOptionResponse], description: 'the vendors, how each connects, and whether this platform can connect it by OAuth' })
   @Get('manual_install') @Permissions(P.IntegrationView)
@@ -94,6 +101,11 @@ export class IntegrationKeysController {
   @ApiOkResponse({ type: SyncProgressResponse, description: 'sync progress as a list of steps, each with its bar' })
   @Get(':key/sync') @Permissions(P.IntegrationView)
   sync(@Param('key') key: string): Promise<SyncProgressDto> { return this.integrations.syncProgress(key); }
+
+  @ApiBody({ type: IntegrationUpdateBody })
+  @ApiOkResponse({ type: IntegrationKeyResponse, description: 'renamed, or its key replaced after the vendor accepted the new one; a refused call changes nothing' })
+  @Put(':key') @Permissions(P.IntegrationView)
+  update(@Param('key') key: string, @Body() body: unknown): Promise<IntegrationKeyDto> { return this.integrations.update(key, body); }
 
   @Delete(':key') @Permissions(P.IntegrationView) @HttpCode(204)
   remove(@Param('key') key: string): Promise<void> { return this.integrations.remove(key); }

@@ -160,6 +160,20 @@ export class IntegrationInstallBody {
   baseUrl?: string;
 }
 
+export class IntegrationUpdateBody {
+  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 120, example: 'HubSpot (EMEA sales)' })
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'a new key, checked with the vendor before it replaces the stored one (400 0x15 "invalid token" when refused)', example: 'pat-na1-11111111-1111-1111-1111-111111111111' })
+  apiKey?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'a new Shopify shop, Pipedrive company or Monday board id: only together with apiKey', example: 'acme-eu.myshopify.com' })
+  domain?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'a new vendor API base URL (https, public host), or null for the vendor default: only together with apiKey', example: 'https://api.hubapi.com' })
+  baseUrl?: string | null;
+}
+
 export class IntegrationInstallResponseBody {
   @ApiProperty({ type: String, example: KEY })
   key!: string;

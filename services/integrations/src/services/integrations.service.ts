@@ -44,6 +44,22 @@ const InstallBody = z
   })
   .strict();
 
+/** PUT /integration_keys/{key}: rename; a new key (checked with the vendor first); a new base URL or domain only with a new key. */
+const UpdateBody = z
+  .object({
+    name: z.string().trim().min(1).max(120).optional(),
+    apiKey: z.string().trim().min(1).max(4096).optional(),
+    domain: z.string().trim().toLowerCase().min(1).max(255).optional(),
+    baseUrl: z.string().trim().url().max(2048).nullable().optional(),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    // the vendor address and the credentials sent to it change together: moving a stored key to another host is refused
+    for (const f of ['baseUrl', 'domain'] as const) {
+      if (b[f] !== undefined && !b.apiKey) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [f], message: `a new ${f} needs the key to use there (apiKey) in the same call` });
+    }
+  });
+
 const ConfigBody = z
   .object({
     company_name: z.string().trim().max(255).optional(),
@@ -177,6 +193,58 @@ export class IntegrationsService {
     const endpoints = this.vault.endpoints(connector, row);
     const authorizeUrl = connector.oauth.authorizeUrl({ endpoints, clientId: client.clientId, redirectUri: this.vault.redirectUri(), state, domain: row.domain });
     return { key, authorizeUrl, integration: this.dto(row) };
+  }
+
+  /**
+   * `PUT /integration_keys/{key}`: rename, or replace the key (checked with the vendor before anything is stored;
+   * a refused key is 400 `0x15` and the integration keeps its old one). A new base URL or domain comes with a new key.
+   */
+  async update(key: string, body: unknown): Promise<IntegrationKeyDto> {
+    const b = parse(UpdateBody, body);
+    if (Object.keys(b).length === 0) throw AppError.validation([{ propertyPath: '(body)', message: 'nothing to change: give name, apiKey, domain or baseUrl' }]);
+    const row = await this.row(key);
+    const connector = connectorOf(row.type) as Connector;
+    this.assertMayManage(connector);
+    let sealed: ((k: string) => string) | null = null;
+    let company: string | null = null;
+    const domain = b.domain !== undefined ? b.domain : row.domain;
+    const baseUrl = b.baseUrl !== undefined ? b.baseUrl : row.base_url;
+    if (b.apiKey) {
+      if (connector.type === 'dialer') throw AppError.validation([{ propertyPath: 'apiKey', message: 'the dialer token is issued by the platform, not given' }]);
+      if (!connector.apiKey) throw AppError.validation([{ propertyPath: 'apiKey', message: `${connector.name} is connected with OAuth only` }]);
+      if (b.domain !== undefined && !connector.domain) throw AppError.validation([{ propertyPath: 'domain', message: `${connector.name} takes no domain` }]);
+      if (b.domain !== undefined && connector.domain && !connector.domain.pattern.test(b.domain)) throw AppError.validation([{ propertyPath: 'domain', message: `not a valid ${domainLabel(connector.type)}` }]);
+      if (b.baseUrl) this.assertBaseUrl(b.baseUrl);
+      const creds = { apiKey: b.apiKey };
+      const probe = { key: row.key, domain, base_url: baseUrl } as IntegrationRow;
+      try {
+        company = (await connector.apiKey.verifyKey({ http: this.vault.http, endpoints: this.vault.endpoints(connector, probe), credentials: creds, domain })).companyName;
+      } catch (e) {
+        if (e instanceof VendorError) throw invalidIntegrationToken(connector, e);
+        throw e;
+      }
+      sealed = (k) => this.vault.seal(k, creds);
+    }
+    return this.uow.run(async (m, emit, notify) => {
+      const [r] = await rows<IntegrationRow>(m,
+        `UPDATE integrations.integration SET
+           name = COALESCE($3, name),
+           credentials_sealed = CASE WHEN $4::text IS NULL THEN credentials_sealed ELSE $4 END,
+           auth_mode = CASE WHEN $4::text IS NULL THEN auth_mode ELSE 'api_key' END,
+           access_expires_at = CASE WHEN $4::text IS NULL THEN access_expires_at ELSE NULL END,
+           oauth_state_hash = CASE WHEN $4::text IS NULL THEN oauth_state_hash ELSE NULL END,
+           status = CASE WHEN $4::text IS NOT NULL AND status IN ('pending', 'error') THEN 'authorised' ELSE status END,
+           domain = CASE WHEN $4::text IS NULL THEN domain ELSE $5 END,
+           base_url = CASE WHEN $4::text IS NULL THEN base_url ELSE $6 END,
+           company_name = COALESCE($7, company_name),
+           updated_at = $8
+         WHERE id = $1 AND account_id = $2 AND status <> 'disconnected' RETURNING *`,
+        [row.id, row.account_id, b.name ?? null, sealed ? sealed(row.key) : null, domain, baseUrl, company, this.clock.now()],
+      );
+      if (!r) throw AppError.notFound('integration');
+      this.changed(r, emit, notify);
+      return this.dto(r);
+    });
   }
 
   /**
