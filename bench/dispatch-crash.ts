@@ -9,68 +9,22 @@
  *   node dist/bench/dispatch-crash.js [messages=100000] [kills=6]
  */
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
-import { MessageAcceptedV1, type EventData } from '@switchboard/contracts';
-import { DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
-import { startKafkaMock } from '@switchboard/platform/testing';
-import { DispatchModule, SmppPeer } from '@switchboard/dispatch';
+import { KafkaEventBus, startEmbeddedPostgres, type OutgoingEvent } from '@switchboard/platform';
+import { acceptedMessage, startKafkaMock } from '@switchboard/platform/testing';
+import { SmppPeer } from '@switchboard/dispatch';
+import { startDispatchChild } from './dispatch-child';
 
 function machine(): string {
   const cpus = os.cpus();
   return `${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
 }
 
-/** The dispatch process: runs until killed. */
-async function child(url: string, brokers: string, smppPort: number): Promise<void> {
-  const bus = new KafkaEventBus({ clientId: 'dispatch-crash', brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 16, maxWaitTimeMs: 200 } });
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'dispatch' }),
-      DispatchModule.register({
-        seedVendors: [{ name: 'Crash SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port: smppPort, systemId: 'dispatch', password: 'secret', window: 128, reconnectMs: 100 } }],
-        dispatcher: { heartbeatMs: 500, staleAfterMs: 2000, idleMs: 20, batchSize: 500 },
-        outboxBatchSize: 2000,
-      }),
-    ],
-  })
-  class ChildModule {}
-  const app = await NestFactory.createApplicationContext(ChildModule, { logger: ['error'] });
-  await app.init();
-  process.send?.('ready');
-}
-
-function accepted(i: number): OutgoingEvent<EventData<typeof MessageAcceptedV1>> {
-  const messageUuid = randomUUID();
-  const data: EventData<typeof MessageAcceptedV1> = {
-    messageUuid,
-    accountId: String(1 + (i % 10)),
-    streamId: '10',
-    streamUid: 'crash-stream',
-    streamType: 2,
-    channel: 'sms',
-    sender: 'CRASH',
-    destination: `+49151${String(10_000_000 + i).padStart(8, '0')}`,
-    iso2: 'DE',
-    // the SMSC identifies each message by its text
-    text: `m ${messageUuid}`,
-    encoding: 'GSM7',
-    segments: 1,
-    priceMicros: 45_000,
-    currency: 'EUR',
-    payload: null,
-    campaignId: null,
-    notBefore: null,
-    acceptedAt: new Date().toISOString(),
-  };
-  return { id: randomUUID(), type: MessageAcceptedV1.type, version: 1, occurredAt: data.acceptedAt, source: 'bench', accountId: data.accountId, traceId: null, key: messageUuid, data, topic: MessageAcceptedV1.topic };
-}
+// the SMSC identifies each message by its text
+const accepted = (i: number) => acceptedMessage(i, { accountId: String(1 + (i % 10)), streamId: '10', sender: 'CRASH', text: (uuid) => `m ${uuid}`, source: 'bench' });
 
 async function parent(total: number, kills: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dispatch-crash-'));
@@ -110,11 +64,13 @@ async function parent(total: number, kills: number): Promise<void> {
     }
     await producer.stop();
   })();
-  const start = (): Promise<ChildProcess> =>
-    new Promise((resolve, reject) => {
-      const c = spawn(process.execPath, [__filename, 'child', url, kafka.url, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      c.once('message', () => resolve(c));
-      c.once('exit', (code) => reject(new Error(`dispatch exited early (${code})`)));
+  const start = () =>
+    startDispatchChild(url, kafka.url, port, {
+      clientId: 'dispatch-crash',
+      consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 16, maxWaitTimeMs: 200 },
+      smpp: { window: 128 },
+      dispatcher: { heartbeatMs: 500, staleAfterMs: 2000, idleMs: 20, batchSize: 500 },
+      outboxBatchSize: 2000,
     });
 
   const started = Date.now();
@@ -124,8 +80,7 @@ async function parent(total: number, kills: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000 + Math.random() * 4000));
     const done = await count(`SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'done'`);
     if (done >= total) break;
-    proc.kill('SIGKILL');
-    await new Promise((r) => proc.once('exit', r));
+    await proc.stop('SIGKILL');
     // a COMMIT the process sent just before dying may still be running in its PostgreSQL backend
     await new Promise((r) => setTimeout(r, 1000));
     const submitting = await count(`SELECT count(*) AS n FROM dispatch.message WHERE send_state = 'submitting'`);
@@ -152,7 +107,7 @@ async function parent(total: number, kills: number): Promise<void> {
   const secs = (Date.now() - started) / 1000;
   producing = false;
   await produce;
-  proc.kill('SIGKILL');
+  await proc.stop('SIGKILL');
 
   const rows = (await db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'delivered')::int AS delivered, count(*) FILTER (WHERE possible_duplicate)::int AS flagged FROM dispatch.message`)).rows[0];
   const perText = new Map<string, number>();
@@ -172,11 +127,9 @@ async function parent(total: number, kills: number): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-const [mode, a, b, c] = process.argv.slice(2);
-(mode === 'child' ? child(a, b, Number(c)) : parent(Number(mode ?? 100_000) || 100_000, Number(a ?? 6))).then(
-  () => {
-    if (mode !== 'child') process.exit(0);
-  },
+const [a, b] = process.argv.slice(2);
+parent(Number(a ?? 100_000) || 100_000, Number(b ?? 6)).then(
+  () => process.exit(0),
   (e: unknown) => {
     console.error(e);
     process.exit(1);

@@ -16,66 +16,23 @@
  * the messages delivered, lost (0 expected) and resent. DATABASE_URL uses an existing PostgreSQL, else an embedded one.
  */
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
-import { CustomerUpdatedV1, MessageAcceptedV1, StreamCreatedV1, type EventData } from '@switchboard/contracts';
-import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
-import { startKafkaMock } from '@switchboard/platform/testing';
-import { DispatchModule, SmppPeer, dispatchKafkaConsumerTuning } from '@switchboard/dispatch';
+import { CustomerUpdatedV1, StreamCreatedV1 } from '@switchboard/contracts';
+import { createEnvelope, KafkaEventBus, startEmbeddedPostgres, type OutgoingEvent } from '@switchboard/platform';
+import { acceptedMessage, startKafkaMock, type NodeProcess } from '@switchboard/platform/testing';
+import { SmppPeer } from '@switchboard/dispatch';
+import { startDispatchChild } from './dispatch-child';
 
 function machine(): string {
   const cpus = os.cpus();
   return `${cpus.length} x ${cpus[0]?.model ?? 'unknown cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
 }
 
-/** A dispatch process: runs until killed (or SIGTERM). */
-async function child(url: string, brokers: string, smppPort: number): Promise<void> {
-  const bus = new KafkaEventBus({ clientId: 'dispatch-bench', brokers: brokers.split(','), consumer: { ...dispatchKafkaConsumerTuning, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'dispatch' }),
-      DispatchModule.register({
-        seedVendors: [{ name: 'Bench SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port: smppPort, systemId: 'dispatch', password: 'secret', window: 64, reconnectMs: 100, tps: 5000 } }],
-        dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, rateShareMs: Number(process.env.BENCH_SHARE_MS ?? 500) },
-      }),
-    ],
-  })
-  class ChildModule {}
-  const app = await NestFactory.createApplicationContext(ChildModule, { logger: ['error'] });
-  app.enableShutdownHooks();
-  await app.init();
-  process.send?.('ready');
-}
-
-function accepted(i: number, accountId: string, streamId: string, sender: string): OutgoingEvent<EventData<typeof MessageAcceptedV1>> {
-  const data: EventData<typeof MessageAcceptedV1> = {
-    messageUuid: randomUUID(),
-    accountId,
-    streamId,
-    streamUid: `bench-${streamId}`,
-    streamType: 2,
-    channel: 'sms',
-    sender,
-    destination: `+49151${String(10_000_000 + i).padStart(8, '0')}`,
-    iso2: 'DE',
-    text: `m ${i}`,
-    encoding: 'GSM7',
-    segments: 1,
-    priceMicros: 45_000,
-    currency: 'EUR',
-    payload: null,
-    campaignId: null,
-    notBefore: null,
-    acceptedAt: new Date().toISOString(),
-  };
-  return createEnvelope(MessageAcceptedV1, data, { accountId, source: 'bench' });
-}
+const accepted = (i: number, accountId: string, streamId: string, sender: string) => acceptedMessage(i, { accountId, streamId, sender, source: 'bench' });
 
 interface Env {
   url: string;
@@ -84,7 +41,7 @@ interface Env {
   port: number;
   db: Client;
   producer: KafkaEventBus;
-  start: () => Promise<ChildProcess>;
+  start: () => Promise<NodeProcess>;
   close: () => Promise<void>;
 }
 
@@ -99,9 +56,7 @@ async function environment(): Promise<Env> {
   const db = new Client({ connectionString: url });
   await db.connect();
   const producer = new KafkaEventBus({ clientId: 'bench-producer', brokers: kafka.url.split(',') });
-  const children: ChildProcess[] = [];
-  // a failing run must not leave its dispatch processes behind
-  process.on('exit', () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL')));
+  const children: NodeProcess[] = [];
   return {
     url,
     kafka,
@@ -109,15 +64,13 @@ async function environment(): Promise<Env> {
     port,
     db,
     producer,
-    start: () =>
-      new Promise((resolve, reject) => {
-        const c = spawn(process.execPath, ['--max-semi-space-size=64', __filename, 'child', url, kafka.url, String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: process.env });
-        children.push(c);
-        c.once('message', () => resolve(c));
-        c.once('exit', (code) => reject(new Error(`dispatch exited early (${code})`)));
-      }),
+    start: async () => {
+      const c = await startDispatchChild(url, kafka.url, port, { smpp: { tps: 5000 }, dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, rateShareMs: Number(process.env.BENCH_SHARE_MS ?? 500) } }, ['--max-semi-space-size=64']);
+      children.push(c);
+      return c;
+    },
     close: async () => {
-      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      for (const c of children) await c.stop('SIGKILL');
       await producer.stop();
       await db.end();
       await peer.close();
@@ -151,7 +104,7 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
   const env = await environment();
   const shareMs = Number(process.env.BENCH_SHARE_MS ?? 500);
   console.log(`dispatch-replicas limits: ${replicas} dispatch processes, account ${accountTps}/s, stream ${streamTps}/s, ${seconds} s each, shares ${shareMs > 0 ? `renewed every ${shareMs} ms` : 'OFF (each process applies the whole rates)'}; ${machine()}`);
-  const procs: ChildProcess[] = [await env.start()];
+  const procs: NodeProcess[] = [await env.start()];
   const now = new Date().toISOString();
   const customer = (accountId: string, tps: number) =>
     createEnvelope(CustomerUpdatedV1, { accountId, name: `bench ${accountId}`, shortName: null, status: 'active', active: 1, currency: 'EUR', tps, dailyLimit: null, customSettings: {}, genSettings: {}, createdAt: now }, { accountId, source: 'accounts' });
@@ -213,7 +166,7 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
   }
   const cpu = process.cpuUsage(cpu0);
   console.log(`  ${done ? 'all' : 'NOT all'} ${total} messages final; replicas holding shares: ${perProcess.rows[0].n}; bench process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`);
-  for (const p of procs) p.kill('SIGTERM');
+  for (const p of procs) void p.stop('SIGTERM');
   await sleep(2000);
   await env.close();
 }
@@ -244,7 +197,7 @@ async function stalls(rate: number, phase: number): Promise<void> {
   await env.start();
   await sleep(phase * 1000);
   marks.push({ at: Date.now(), what: 'the first replica SIGKILLed' });
-  first.kill('SIGKILL');
+  void first.stop('SIGKILL');
   await sleep(phase * 1000);
   marks.push({ at: Date.now(), what: 'end' });
   producing = false;
@@ -277,11 +230,9 @@ async function stalls(rate: number, phase: number): Promise<void> {
 }
 
 const [mode, a, b, c, d] = process.argv.slice(2);
-const run = mode === 'child' ? child(a, b, Number(c)) : mode === 'stalls' ? stalls(Number(a ?? 200), Number(b ?? 15)) : limits(Number(a ?? 2), Number(b ?? 20), Number(c ?? 200), Number(d ?? 100));
+const run = mode === 'stalls' ? stalls(Number(a ?? 200), Number(b ?? 15)) : limits(Number(a ?? 2), Number(b ?? 20), Number(c ?? 200), Number(d ?? 100));
 run.then(
-  () => {
-    if (mode !== 'child') process.exit(0);
-  },
+  () => process.exit(0),
   (e: unknown) => {
     console.error(e);
     process.exit(1);

@@ -1,11 +1,9 @@
 import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { logLevel } from 'kafkajs';
-import { MessageAcceptedV1, type EventData } from '@switchboard/contracts';
-import { createEnvelope, freePort, generateSigningKeys, KafkaEventBus, type OutgoingEvent } from '@switchboard/platform';
-import { createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
-import { buildServer, repoRoot, startProcess, type ServerProcess } from './server-process';
+import { freePort, generateSigningKeys, KafkaEventBus } from '@switchboard/platform';
+import { acceptedMessage, createTestDatabase, startKafkaMock, startNodeProcess, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
+import { buildServer, repoRoot, type ServerProcess } from './server-process';
 
 /**
  * Issue 17: "a replica joining or dying costs at most 10 s of progress". Two standalone dispatch processes (the built
@@ -26,26 +24,23 @@ describe('dispatch replicas joining and dying on Kafka', () => {
 
   const startDispatch = async (): Promise<ServerProcess> => {
     const port = await freePort();
-    const p = startProcess(path.join(repoRoot, 'dist/services/dispatch/src/main.js'), {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64'),
-      KAFKA_BROKERS: kafka.url,
-      NATS_URL: process.env.SWITCHBOARD_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-      MIGRATIONS_RUN: 'true',
-      PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-tests',
-      SEED_DEMO: 'true',
+    // ready: HTTP up and every consumer group joined (docs/decisions/0030)
+    const p = await startNodeProcess(path.join(repoRoot, 'dist/services/dispatch/src/main.js'), { url: `http://127.0.0.1:${port}/api/health` }, {
+      cwd: repoRoot,
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: db.url,
+        JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64'),
+        KAFKA_BROKERS: kafka.url,
+        NATS_URL: process.env.SWITCHBOARD_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+        MIGRATIONS_RUN: 'true',
+        PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-tests',
+        SEED_DEMO: 'true',
+      },
     });
     procs.push(p);
-    // ready: HTTP up and every consumer group joined (docs/decisions/0030)
-    const end = Date.now() + 90_000;
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status === 200, () => false);
-      if (ok) return p;
-      if (Date.now() > end || p.child.exitCode !== null) throw new Error(`dispatch did not become ready:\n${p.output().slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    return p;
   };
 
   beforeAll(async () => {
@@ -64,29 +59,7 @@ describe('dispatch replicas joining and dying on Kafka', () => {
     await kafka?.stop();
   }, 60_000);
 
-  const accepted = (i: number): OutgoingEvent => {
-    const data: EventData<typeof MessageAcceptedV1> = {
-      messageUuid: randomUUID(),
-      accountId: '41',
-      streamId: '4101',
-      streamUid: randomUUID(),
-      streamType: 2,
-      channel: 'sms',
-      sender: 'STALLS',
-      destination: `+49151${String(41_000_000 + i).padStart(8, '0')}`,
-      iso2: 'DE',
-      text: `m ${i}`,
-      encoding: 'GSM7',
-      segments: 1,
-      priceMicros: 45_000,
-      currency: 'EUR',
-      payload: null,
-      campaignId: null,
-      notBefore: null,
-      acceptedAt: new Date().toISOString(),
-    };
-    return createEnvelope(MessageAcceptedV1, data, { accountId: '41', source: 'streams' });
-  };
+  const accepted = (i: number) => acceptedMessage(41_000_000 + i, { accountId: '41', streamId: '4101', sender: 'STALLS', text: `m ${i}` });
 
   it('keeps sending with at most 10 s of pause when a second replica joins and when one is SIGKILLed, losing nothing', async () => {
     const first = await startDispatch();

@@ -1,5 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { spawnNodeProcess, type NodeProcess } from '@switchboard/platform/testing';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
@@ -14,54 +15,11 @@ export function buildServer(): void {
   if (r.status !== 0) throw new Error(`build failed: ${r.stderr || r.stdout}`);
 }
 
-export interface ServerProcess {
-  child: ChildProcess;
-  output: () => string;
-  waitFor: (re: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>;
-  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
-  /** Resolves with the exit code when the process ends by itself. */
-  exited: () => Promise<number | null>;
-}
+/** A server started from dist/ (see `spawnNodeProcess`). */
+export type ServerProcess = NodeProcess;
 
 export function startProcess(script: string, env: NodeJS.ProcessEnv): ServerProcess {
-  const child = spawn(process.execPath, ['--enable-source-maps', script], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const waiters: Array<() => void> = [];
-  const onData = (b: Buffer) => {
-    out += b.toString();
-    waiters.splice(0).forEach((w) => w());
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => out,
-    waitFor: (re, timeoutMs = 60000) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re} in output:\n${out.slice(-3000)}`)), timeoutMs);
-        const check = () => {
-          const m = re.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m);
-          } else if (child.exitCode !== null) {
-            clearTimeout(timer);
-            reject(new Error(`process exited (${child.exitCode}) before ${re}:\n${out.slice(-3000)}`));
-          } else waiters.push(check);
-        };
-        check();
-      }),
-    exited: () => exited,
-    stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return spawnNodeProcess(script, { env, cwd: repoRoot });
 }
 
 export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {

@@ -3,9 +3,9 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
 import { logLevel } from 'kafkajs';
-import { CustomerUpdatedV1, MessageAcceptedV1, StreamCreatedV1, type EventData } from '@switchboard/contracts';
+import { CustomerUpdatedV1, StreamCreatedV1 } from '@switchboard/contracts';
 import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, TokenVerifier } from '@switchboard/platform';
-import { createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
+import { acceptedMessage, createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
 import { Dispatcher, DispatchModule, SmppPeer } from '../src';
 import { smppVendor } from './support';
 
@@ -97,29 +97,7 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
 
     // ten seconds of each limit's rate, all at once, keyed over the partitions of both replicas
     const seconds = 10;
-    const accepted = (i: number, accountId: string, streamId: string, sender: string): ReturnType<typeof createEnvelope> => {
-      const data: EventData<typeof MessageAcceptedV1> = {
-        messageUuid: randomUUID(),
-        accountId,
-        streamId,
-        streamUid: `stream-${streamId}`,
-        streamType: 2,
-        channel: 'sms',
-        sender,
-        destination: `+49151${String(30_000_000 + i).padStart(8, '0')}`,
-        iso2: 'DE',
-        text: `m ${i}`,
-        encoding: 'GSM7',
-        segments: 1,
-        priceMicros: 45_000,
-        currency: 'EUR',
-        payload: null,
-        campaignId: null,
-        notBefore: null,
-        acceptedAt: new Date().toISOString(),
-      };
-      return createEnvelope(MessageAcceptedV1, data, { accountId, source: 'streams' });
-    };
+    const accepted = (i: number, accountId: string, streamId: string, sender: string) => acceptedMessage(30_000_000 + i, { accountId, streamId, sender });
     const events = [];
     for (let i = 0; i < ACCOUNT_RATE * seconds; i++) events.push(accepted(i, ACCOUNT_LIMITED, '3101', 'ACCOUNT'));
     for (let i = 0; i < STREAM_RATE * seconds; i++) events.push(accepted(10_000 + i, ACCOUNT_WIDE, '3201', 'PACED'));
