@@ -4,6 +4,7 @@ import { DATABASE_URL, ensureSchema, serviceDataSourceOptions } from '@switchboa
 import { AUTH_CONNECTION, AUTH_OPTIONS, createCaptchaVerifier, createClock, resolveAuthOptions, type AuthModuleOptions } from './auth.options';
 import { CaptchaVerifier } from './captcha';
 import { Clock } from './clock';
+import { ImportedAgentsConsumer } from './consumers/imported-agents.consumer';
 import { AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
 import { RevocationMirrorConsumer, RevocationSnapshotLoader } from './consumers/revocation-mirror.consumer';
 import { WebhookDisabledMailConsumer } from './consumers/webhook-disabled-mail.consumer';
@@ -121,6 +122,7 @@ export class AuthModule {
         ApiKeyService,
         SsoService,
         AccountsReadModelConsumer,
+        ImportedAgentsConsumer,
         RevocationMirrorConsumer,
         WebhookDisabledMailConsumer,
         RevocationSnapshotLoader,

@@ -17,5 +17,6 @@ export { MembershipStatus, ACCOUNT_STATUSES, type AccountStatus, type Membership
 export { INBOX_ADMIN_ROLE, INBOX_AGENT_ROLE, INBOX_MANAGER_ROLE, SYSTEM_ROLES } from './rules/system-roles';
 export { ACCOUNTS_READ_MODEL_GROUP, AccountsReadModelConsumer } from './consumers/accounts-read-model.consumer';
 export { WEBHOOK_DISABLED_MAIL_GROUP, WebhookDisabledMailConsumer } from './consumers/webhook-disabled-mail.consumer';
+export { IMPORTED_AGENTS_GROUP, ImportedAgentsConsumer } from './consumers/imported-agents.consumer';
 export { AUTH_MIGRATIONS } from './migrations';
 export { AUTH_ENTITIES } from './entities';

@@ -155,7 +155,8 @@ export class InviteService {
     const user = await this.users.findByEmail(invite.email);
     return {
       status: 1,
-      action: user ? InviteAction.RegisteredUser : InviteAction.NewUser,
+      // a user without a password yet (a CRM user imported as an inbox agent) registers through the link
+      action: user && user.passwordHash !== '' ? InviteAction.RegisteredUser : InviteAction.NewUser,
       email: invite.email,
       firstname: invite.firstName,
       lastname: invite.lastName,
@@ -171,11 +172,19 @@ export class InviteService {
       violations.push({ propertyPath: 'confirmPassword', message: 'errors.client.passwordsDontMatch', code: 'passwordsDontMatch' });
     }
     if (violations.length) throw AppError.validation(violations);
-    if (await this.users.findByEmail(invite.email)) throw AppError.conflict('this address is already registered: sign in to accept the invite');
+    const known = await this.users.findByEmail(invite.email);
+    if (known && known.passwordHash !== '') throw AppError.conflict('this address is already registered: sign in to accept the invite');
     const passwordHash = await this.passwords.hash(input.password);
     await this.uow.run(async (m, emit) => {
       const locked = await this.lockOpen(input, m);
       const now = this.clock.now();
+      if (known) {
+        // a user made without a password (a CRM user imported as an inbox agent) sets it here, once
+        const claimed = (await m.query(`UPDATE auth.app_user SET password_hash = $2, first_name = COALESCE(NULLIF($3, ''), first_name), last_name = COALESCE(NULLIF($4, ''), last_name), updated_at = $5 WHERE id = $1 AND password_hash = '' RETURNING id`, [known.id, passwordHash, input.firstname?.trim() ?? '', input.lastname?.trim() ?? '', now])) as [unknown[], number];
+        if (!claimed[0].length) throw AppError.conflict('this address is already registered: sign in to accept the invite');
+        await this.join(m, emit, locked, { ...known, passwordHash });
+        return;
+      }
       const user = await this.users.insert(
         {
           email: locked.email,

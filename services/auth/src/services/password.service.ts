@@ -20,7 +20,9 @@ export class PasswordService implements OnModuleInit {
 
   /** Compares with the user's hash, or with the dummy when there is no user (always false then). */
   async verify(password: string, hash: string | null): Promise<boolean> {
-    const ok = await bcrypt.compare(password, hash ?? this.dummyHash);
-    return hash !== null && ok;
+    // '' is a user with no password yet (a CRM user invited as an inbox agent): checked like a missing user
+    const usable = hash !== null && hash !== '';
+    const ok = await bcrypt.compare(password, usable ? hash : this.dummyHash);
+    return usable && ok;
   }
 }
