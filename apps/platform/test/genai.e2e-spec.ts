@@ -107,14 +107,21 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     openai.requests.length = 0;
     openai.reply = (messages) => (messages[0]?.content.includes('friendly tone') ? 'Hi! Good news: your parcel left our warehouse today 😊' : 'unexpected prompt');
     await page.getByTestId('composer-input').fill('ur parcel left today');
+    // the provider holds its answer after the first piece: the draft shows that piece while the rest is being written
+    openai.hold = true;
     await page.getByTestId('composer-ai').click();
     await page.getByTestId('ai-rephrase-friendly').click();
+    await until(() => page.getByTestId('composer-input').inputValue(), (v) => v === 'Hi! ', 'the first streamed piece in the draft');
+    await page.getByTestId('composer-ai-stop').waitFor();
+    await session.shot('02-streaming');
+    openai.release();
     await until(() => page.getByTestId('composer-input').inputValue(), (v) => v === 'Hi! Good news: your parcel left our warehouse today 😊', 'the rephrased draft');
+    await page.getByTestId('composer-ai').waitFor();
     const sent = openai.requests.find((r) => r.path.endsWith('/chat/completions'))?.body as { messages: Array<{ role: string; content: string }> };
     expect(sent.messages[1]).toEqual({ role: 'user', content: 'ur parcel left today' });
     // the contact's number is not in the prompt
     expect(JSON.stringify(sent)).not.toContain(CUSTOMER);
-    await session.shot('02-rephrased');
+    await session.shot('03-rephrased');
 
     // toward a goal: the inbox seals the goal and the last messages, integrations answers from them
     const goal = await api<{ id: number }>('POST', '/conversation_goals', { name: 'Upsell', text: 'Offer the yearly plan', teams: [`/api/teams/${team.body.id}`], space: `/api/spaces/${space.body.id}` });
@@ -128,6 +135,20 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     expect(asked.messages[1].content).toContain('Customer: where is my parcel?');
     expect(JSON.stringify(asked)).not.toContain(CUSTOMER);
 
+    // Stop while the AI writes: the provider's request is aborted and the text so far stays in the draft
+    openai.reply = () => 'Let me check that for you right away.';
+    openai.hold = true;
+    const abandoned = openai.abandoned;
+    await page.getByTestId('composer-ai').click();
+    await page.getByTestId('ai-rephrase-concise').click();
+    await until(() => page.getByTestId('composer-input').inputValue(), (v) => v === 'Let ', 'the first piece before stopping');
+    await page.getByTestId('composer-ai-stop').click();
+    await until(() => openai.abandoned, (n) => n === abandoned + 1, 'the provider request aborted');
+    openai.release();
+    await page.getByTestId('composer-ai').waitFor();
+    await expect(page.getByTestId('composer-input').inputValue()).resolves.toBe('Let ');
+    await page.getByTestId('composer-input').fill('We can move you to the yearly plan and save 20%.');
+
     // a provider that no longer takes the key: the composer says so and keeps the draft (a failed call is not counted)
     openai.key = 'sk-rotated';
     await page.getByTestId('composer-ai').click();
@@ -139,7 +160,8 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     openai.key = 'sk-console-test';
     await page.getByTestId('menu-genai').click();
     await until(() => page.getByTestId('genai-usage-row').count(), (n) => n === 1, 'the usage row');
-    await expect(page.getByTestId('genai-usage-row').locator('td').nth(2).textContent()).resolves.toBe('2');
+    // rephrase, the answer toward the goal, and the stopped one (the provider had begun answering); not the refused key
+    await expect(page.getByTestId('genai-usage-row').locator('td').nth(2).textContent()).resolves.toBe('3');
     expect(session.errors).toEqual([]);
   }, 120000);
 });

@@ -65,6 +65,21 @@ export interface GenAiTextAnswer {
   usage: { input: number; output: number };
 }
 
+/**
+ * The writing calls streamed (docs/decisions/0050-genai-streaming-and-space-permission.md): asked with
+ * `Accept: application/x-ndjson` (one JSON event a line) or `Accept: text/event-stream` (the same JSON as each event's
+ * data, the type as its name), they answer 200 with the provider's text as it comes, then one `done` carrying the
+ * whole answer as the JSON call gives it (cleaned and cut to its bounds), or one `error` with the API's error body.
+ * Errors found before the first piece (input, permissions, a refused key) are the plain JSON errors with their status.
+ */
+export type GenAiStreamEvent =
+  | { type: 'text'; text: string }
+  | ({ type: 'done' } & GenAiTextAnswer)
+  | { type: 'error'; code: string | number; message: string; status: number };
+
+/** The media types that ask the writing calls for a stream. */
+export const GENAI_STREAM_TYPES = { ndjson: 'application/x-ndjson', sse: 'text/event-stream' } as const;
+
 /** POST /inbox/ai_context/{id} `{ conversation_goal_id }` (inbox): the sealed context that POST /inbox/respond/{id} takes. */
 export interface GenAiContextAnswer {
   context: string;

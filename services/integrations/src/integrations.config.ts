@@ -47,6 +47,8 @@ export const integrationsConfigSchema = z.object({
   GENAI_CONTEXT_KEY: z.string().min(16, 'at least 16 characters').optional(),
   /** A generative-AI provider's answer must come within this many milliseconds. */
   GENAI_TIMEOUT_MS: env.int(30_000, 10),
+  /** A streamed AI answer (Accept: application/x-ndjson or text/event-stream) ends after this many milliseconds at most. */
+  GENAI_STREAM_MAX_MS: env.int(120_000, 10),
   /** Private provider origins accounts may use (a shared Ollama): `http://ollama:11434,http://vllm.lan:8000`. */
   GENAI_PRIVATE_BASE_URLS: env.list([]),
   MIGRATIONS_RUN: env.bool(false),
@@ -69,6 +71,6 @@ export function integrationsModuleOptionsFromConfig(c: IntegrationsConfig): Inte
     allowPrivateUrls: c.INTEGRATIONS_ALLOW_PRIVATE_URLS,
     incrementalEveryMs: c.INTEGRATIONS_INCREMENTAL_SECONDS * 1000,
     migrationsRun: c.MIGRATIONS_RUN,
-    genai: { contextKey: c.GENAI_CONTEXT_KEY, timeoutMs: c.GENAI_TIMEOUT_MS, privateBaseUrls: c.GENAI_PRIVATE_BASE_URLS },
+    genai: { contextKey: c.GENAI_CONTEXT_KEY, timeoutMs: c.GENAI_TIMEOUT_MS, streamMaxMs: c.GENAI_STREAM_MAX_MS, privateBaseUrls: c.GENAI_PRIVATE_BASE_URLS },
   };
 }

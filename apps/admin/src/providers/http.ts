@@ -72,34 +72,67 @@ export interface ApiRequest {
   signal?: AbortSignal;
 }
 
-/** One call to the same-origin /api; resolves with the parsed JSON body, rejects with ApiError. */
-export async function apiFetch<T>(path: string, req: ApiRequest = {}): Promise<T> {
-  const { method = 'GET', body, auth = true, notifyUnauthorized = auth, signal } = req;
-  const headers: Record<string, string> = { Accept: 'application/json' };
+async function send(path: string, req: ApiRequest, accept: string): Promise<Response> {
+  const { method = 'GET', body, auth = true, signal } = req;
+  const headers: Record<string, string> = { Accept: accept };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (auth) {
     const token = await validToken().catch(() => null);
     if (token) headers.Authorization = `Bearer ${token}`;
   }
-  const response = await fetch(`/api${path}`, {
+  return fetch(`/api${path}`, {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
     signal,
   });
-  const text = await response.text();
-  let json: unknown = null;
-  if (text) {
-    try {
-      json = JSON.parse(text);
-    } catch (_e) {
-      json = null;
-    }
+}
+
+const parseJson = (text: string): unknown => {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch (_e) {
+    return null;
   }
-  if (!response.ok) {
-    const errorBody = json && typeof json === 'object' ? (json as ApiErrorBody) : null;
-    if (response.status === 401 && notifyUnauthorized) unauthorizedListeners.forEach((l) => l());
-    throw new ApiError(errorBody?.message || response.statusText || `HTTP ${response.status}`, response.status, errorBody);
-  }
+};
+
+function failure(response: Response, json: unknown, req: ApiRequest): ApiError {
+  const { auth = true, notifyUnauthorized = auth } = req;
+  const errorBody = json && typeof json === 'object' ? (json as ApiErrorBody) : null;
+  if (response.status === 401 && notifyUnauthorized) unauthorizedListeners.forEach((l) => l());
+  return new ApiError(errorBody?.message || response.statusText || `HTTP ${response.status}`, response.status, errorBody);
+}
+
+/** One call to the same-origin /api; resolves with the parsed JSON body, rejects with ApiError. */
+export async function apiFetch<T>(path: string, req: ApiRequest = {}): Promise<T> {
+  const response = await send(path, req, 'application/json');
+  const json = parseJson(await response.text());
+  if (!response.ok) throw failure(response, json, req);
   return json as T;
+}
+
+/**
+ * A call answered as a stream of JSON lines (`Accept: application/x-ndjson`): each line goes to `onEvent` as soon as
+ * it arrives. A non-OK answer (an error before the stream began) rejects with ApiError as apiFetch does; aborting
+ * `req.signal` ends the stream and the server's work behind it.
+ */
+export async function apiStream<E>(path: string, req: ApiRequest, onEvent: (e: E) => void): Promise<void> {
+  const response = await send(path, req, 'application/x-ndjson');
+  if (!response.ok || !response.body) throw failure(response, parseJson(await response.text()), req);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    buf += done ? decoder.decode() : decoder.decode(value, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) onEvent(JSON.parse(line) as E);
+    }
+    if (done) break;
+  }
+  if (buf.trim()) onEvent(JSON.parse(buf) as E);
 }

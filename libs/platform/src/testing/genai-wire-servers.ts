@@ -7,7 +7,11 @@ import type { AddressInfo } from 'node:net';
  * answers what `reply` says, records the requests it got, and misbehaves on demand like the real ones do: a wrong
  * key, a rate limit, a 5xx, an answer that never comes, a stream that stalls or is cut off.
  */
-export type Misbehaviour = 'none' | 'hang' | 'stall_stream' | 'cut_stream' | 'server_error' | 'rate_limit';
+/**
+ * `stall_stream` goes silent after the first piece, `cut_stream` drops the connection there, `trickle_stream` keeps the
+ * connection alive after it (a keep-alive every 100 ms: an SSE comment, an empty NDJSON piece) and never ends.
+ */
+export type Misbehaviour = 'none' | 'hang' | 'stall_stream' | 'cut_stream' | 'trickle_stream' | 'server_error' | 'rate_limit';
 
 export interface RecordedRequest {
   method: string;
@@ -23,6 +27,15 @@ export interface WireServer {
   misbehave: Misbehaviour;
   /** The answer's text from the request's messages (last user text by default). */
   reply: (messages: Array<{ role: string; content: string }>) => string;
+  /**
+   * Holds streamed answers after their first piece until `release()`, like a vendor still generating: what the
+   * client shows meanwhile is the part streamed so far.
+   */
+  hold: boolean;
+  /** Lets the held streams go on (and stops holding new ones). */
+  release(): void;
+  /** Streamed answers the client closed before their end (a cancelled request). */
+  readonly abandoned: number;
   close(): Promise<void>;
 }
 
@@ -43,6 +56,9 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
     misbehave: 'none' as Misbehaviour,
     requests: [] as RecordedRequest[],
     reply: (messages: Array<{ role: string; content: string }>) => `Answer: ${[...messages].reverse().find((m) => m.role === 'user')?.content ?? ''}`,
+    hold: false,
+    held: [] as Array<() => void>,
+    abandoned: 0,
   };
 
   const server: Server = createServer((req, res) => {
@@ -84,13 +100,31 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
     return true;
   };
 
-  /** Writes the pieces, stalling or cutting off when told to. */
-  const streamOut = (res: ServerResponse, frames: string[], end: string | null) => {
-    const cut = state.misbehave === 'cut_stream' || state.misbehave === 'stall_stream';
+  /** Writes the pieces, holding, stalling, trickling or cutting off when told to. */
+  const streamOut = async (res: ServerResponse, frames: string[], end: string | null, keepAlive: string) => {
+    let cutHere = false;
+    res.on('close', () => {
+      if (!res.writableEnded && !cutHere) state.abandoned++;
+    });
+    const cut = state.misbehave === 'cut_stream' || state.misbehave === 'stall_stream' || state.misbehave === 'trickle_stream';
     const out = cut ? frames.slice(0, 1) : frames;
-    for (const f of out) res.write(f);
+    for (const [i, f] of out.entries()) {
+      if (res.destroyed) return;
+      // each piece leaves before the next step (a cut after the first piece cuts after it went out)
+      await new Promise<void>((r) => res.write(f, () => r()));
+      if (i === 0 && state.hold) await new Promise<void>((r) => state.held.push(r));
+    }
+    if (res.destroyed) return;
     if (state.misbehave === 'stall_stream') return; // keeps the connection open, silent
-    if (state.misbehave === 'cut_stream') return void res.socket?.destroy();
+    if (state.misbehave === 'trickle_stream') {
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(keepAlive)), 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (state.misbehave === 'cut_stream') {
+      cutHere = true;
+      return void res.socket?.destroy();
+    }
     if (end) res.write(end);
     res.end();
   };
@@ -128,7 +162,7 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
     const frames = [chunk({ role: 'assistant', content: '' }, null), ...pieces(text).map((p) => chunk({ content: p }, null)), chunk({}, 'stop')];
     if (b.stream_options?.include_usage) frames.push(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
     // the role frame goes with the first word, so a stall or cut leaves a partial answer behind
-    streamOut(res, [frames[0] + frames[1], ...frames.slice(2)], 'data: [DONE]\n\n');
+    void streamOut(res, [frames[0] + frames[1], ...frames.slice(2)], 'data: [DONE]\n\n', ': keep-alive\n\n');
   }
 
   function gemini(req: IncomingMessage, res: ServerResponse, url: URL, body: unknown) {
@@ -172,7 +206,7 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
       sofar += p;
       return `data: ${JSON.stringify(response(p, i === ps.length - 1, tokens(sofar)))}\r\n\r\n`;
     });
-    streamOut(res, frames, null);
+    void streamOut(res, frames, null, ': keep-alive\r\n\r\n');
   }
 
   function ollama(req: IncomingMessage, res: ServerResponse, url: URL, body: unknown) {
@@ -194,7 +228,7 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
     if (b.stream === false) return json(res, 200, { ...final, message: { role: 'assistant', content: text } });
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const frames = pieces(text).map((p) => `${JSON.stringify({ model: b.model, created_at: at, message: { role: 'assistant', content: p }, done: false })}\n`);
-    streamOut(res, frames, `${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
+    void streamOut(res, frames, `${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`, `${JSON.stringify({ model: b.model, created_at: at, message: { role: 'assistant', content: '' }, done: false })}\n`);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -223,8 +257,22 @@ export async function startWireServer(kind: Kind, opts: { key?: string; models?:
     set reply(f) {
       state.reply = f;
     },
+    get hold() {
+      return state.hold;
+    },
+    set hold(h: boolean) {
+      state.hold = h;
+    },
+    release: () => {
+      state.hold = false;
+      for (const r of state.held.splice(0)) r();
+    },
+    get abandoned() {
+      return state.abandoned;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const r of state.held.splice(0)) r();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),

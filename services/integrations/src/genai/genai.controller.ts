@@ -1,9 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Permission, type GenAiSettingsDto, type GenAiTextAnswer, type GenAiUsageRow, type GenAiVerifyAnswer } from '@switchboard/contracts';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Permission, type GenAiSettingsDto, type GenAiUsageRow, type GenAiVerifyAnswer } from '@switchboard/contracts';
 import { ApiErrors, Permissions } from '@switchboard/platform';
 import { GenAiSettingsInput, GenAiSettingsResponse, GenAiTextResponse, GenAiUsageResponse, GenAiVerifyInput, GenAiVerifyResponse, GenerateMessageInput, RephraseInput, RespondInput, SpintaxInput } from './genai.dto';
 import { GenAiService } from './genai.service';
+import { answerOrStream } from './stream-response';
 
 const P = Permission;
 type DocumentedError = Parameters<typeof ApiErrors>[0];
@@ -51,6 +53,13 @@ export class GenAiSettingsController {
   usage(@Query() q: Record<string, unknown>): Promise<GenAiUsageRow[]> { return this.genai.usage(q); }
 }
 
+const STREAMED =
+  'With `Accept: application/x-ndjson` (or `text/event-stream`) the answer streams as the provider writes it: events ' +
+  '`{"type":"text","text":...}`, then one `{"type":"done",...}` holding this JSON, or one `{"type":"error",code,message,status}` ' +
+  '(docs/decisions/0050). Errors found before the first piece are the JSON errors below.';
+/** Streamed or whole: the writing calls answer both ways. */
+const Writes = () => ApiProduces('application/json', 'application/x-ndjson', 'text/event-stream');
+
 /** The writing calls of the inbox composer and the campaign message step. */
 @ApiTags('generative AI')
 @ApiBearerAuth()
@@ -59,29 +68,37 @@ export class GenAiWritingController {
   constructor(private readonly genai: GenAiService) {}
 
   @ApiBody({ type: RephraseInput })
-  @ApiOkResponse({ type: GenAiTextResponse })
-  @ProviderErrors()
+  @ApiOkResponse({ type: GenAiTextResponse, description: STREAMED })
+  @Writes() @ProviderErrors()
   @Post('rephrase') @Permissions(P.InboxView, P.InboxAiAssistant) @HttpCode(200)
-  rephrase(@Body() body: unknown): Promise<GenAiTextAnswer> { return this.genai.rephrase(body); }
+  rephrase(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return answerOrStream(req, res, () => this.genai.rephrase(body), (signal) => this.genai.rephraseStream(body, signal));
+  }
 
   @ApiBody({ type: GenerateMessageInput })
-  @ApiOkResponse({ type: GenAiTextResponse })
-  @ProviderErrors()
+  @ApiOkResponse({ type: GenAiTextResponse, description: STREAMED })
+  @Writes() @ProviderErrors()
   @Post('generate_message') @Permissions(P.InboxView, P.InboxAiAssistant) @HttpCode(200)
-  generate(@Body() body: unknown): Promise<GenAiTextAnswer> { return this.genai.generate(body); }
+  generate(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return answerOrStream(req, res, () => this.genai.generate(body), (signal) => this.genai.generateStream(body, signal));
+  }
 
   @ApiParam({ name: 'id', type: String, description: 'the conversation uuid', example: '3f1c2b7e-8f7a-4a55-9d6c-0a4c6b2f9e11' })
   @ApiBody({ type: RespondInput })
-  @ApiOkResponse({ type: GenAiTextResponse })
-  @ProviderErrors()
+  @ApiOkResponse({ type: GenAiTextResponse, description: STREAMED })
+  @Writes() @ProviderErrors()
   @Post('respond/:id') @Permissions(P.InboxView, P.InboxAiAssistant) @HttpCode(200)
-  respond(@Param('id') id: string, @Body() body: unknown): Promise<GenAiTextAnswer> { return this.genai.respond(id, body); }
+  respond(@Param('id') id: string, @Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return answerOrStream(req, res, () => this.genai.respond(id, body), (signal) => this.genai.respondStream(id, body, signal));
+  }
 
   @ApiBody({ type: SpintaxInput })
-  @ApiOkResponse({ type: GenAiTextResponse, description: 'only spintax the campaigns\' parser reads; otherwise 422 E-GENAI_SPINTAX_INVALID' })
-  @ProviderErrors({ status: 422, code: 'E-GENAI_SPINTAX_INVALID', message: 'the AI\'s spintax does not parse or adds variables or word lists' })
+  @ApiOkResponse({ type: GenAiTextResponse, description: `only spintax the campaigns' parser reads; otherwise 422 E-GENAI_SPINTAX_INVALID (streamed: an error event after the text). ${STREAMED}` })
+  @Writes() @ProviderErrors({ status: 422, code: 'E-GENAI_SPINTAX_INVALID', message: 'the AI\'s spintax does not parse or adds variables or word lists' })
   @Post('spintax') @Permissions(P.CampaignAddEdit) @HttpCode(200)
-  spintax(@Body() body: unknown): Promise<GenAiTextAnswer> { return this.genai.spintax(body); }
+  spintax(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return answerOrStream(req, res, () => this.genai.spintax(body), (signal) => this.genai.spintaxStream(body, signal));
+  }
 }
 
 export const GENAI_CONTROLLERS = [GenAiSettingsController, GenAiWritingController];

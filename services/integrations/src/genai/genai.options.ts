@@ -9,6 +9,8 @@ export interface GenAiModuleOptions {
   timeoutMs?: number;
   /** Longest silence inside a streamed answer. Default 15 000 ms. */
   streamIdleMs?: number;
+  /** Longest a streamed answer may take from the request to its end; the provider's request is aborted then. Default 120 000 ms. */
+  streamMaxMs?: number;
   /**
    * Lets provider base URLs be plain http and on loopback or private addresses (a local Ollama, an OpenAI-compatible
    * server on the LAN). Embedded mode and tests; in production list them in `privateBaseUrls` instead. Default false.
@@ -22,6 +24,7 @@ export interface ResolvedGenAiOptions {
   contextKey: string | null;
   timeoutMs: number;
   streamIdleMs: number;
+  streamMaxMs: number;
   allowPrivateBaseUrls: boolean;
   privateBaseUrls: readonly string[];
 }
@@ -43,6 +46,7 @@ export function resolveGenAiOptions(o: GenAiModuleOptions = {}): ResolvedGenAiOp
     contextKey: o.contextKey ?? null,
     timeoutMs: ms('timeoutMs', o.timeoutMs, 30_000),
     streamIdleMs: ms('streamIdleMs', o.streamIdleMs, 15_000),
+    streamMaxMs: ms('streamMaxMs', o.streamMaxMs, 120_000),
     allowPrivateBaseUrls: o.allowPrivateBaseUrls ?? false,
     privateBaseUrls: origins,
   };

@@ -11,6 +11,7 @@ import {
   type GenAiConversationContext,
   type GenAiService as GenAiServiceName,
   type GenAiSettingsDto,
+  type GenAiStreamEvent,
   type GenAiTextAnswer,
   type GenAiUsageRow,
   type GenAiVerifyAnswer,
@@ -22,7 +23,7 @@ import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegration
 import { isPrivateHost } from '../services/integrations.service';
 import { GENAI_OPTIONS, type ResolvedGenAiOptions } from './genai.options';
 import { checkAiSpintax, cleanAnswer, clip, generatePrompt, rephrasePrompt, respondPrompt, spintaxPrompt } from './prompts';
-import { createProvider, GenAiError, type ChatMessage, type GenAiProvider, type GenerateResult } from './providers';
+import { createProvider, GenAiError, type ChatMessage, type GenAiProvider, type GenerateResult, type TokenUsage } from './providers';
 
 type Row = Record<string, unknown>;
 const service = z.enum(GENAI_SERVICES);
@@ -43,6 +44,21 @@ const SpintaxBody = z.object({ text: text(GENAI_LIMITS.text), service: service.o
 const UsageQuery = z.object({ start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
 
 const needsKey = (s: GenAiServiceName) => s !== 'ollama';
+/** A streamed spintax answer is cut past this many characters (the original is at most GENAI_LIMITS.text). */
+const SPINTAX_MAX_CHARS = 8000;
+
+/** One writing call, checked and prompted, before the provider is asked. */
+interface WriteCall {
+  gate: 'generative' | 'spintax';
+  chosen: GenAiServiceName | undefined;
+  messages: ChatMessage[];
+  maxTokens: number;
+  /** The answer's length bound (a streamed answer is cut a little past it). */
+  maxChars: number;
+  finish: (t: string) => string;
+  /** Throws when the finished answer may not be given (AI spintax that does not parse). */
+  check?: (t: string) => void;
+}
 
 /**
  * Generative AI for an account (docs/decisions/0041-generative-ai.md): its providers and keys (sealed at rest under
@@ -147,19 +163,53 @@ export class GenAiService {
   }
 
   // ---- the writing calls ----
+  // Each has a whole-JSON form (the spec's answer) and a streamed one (`...Stream`, the provider's pieces as they come
+  // and then the same answer); both check the same things before the provider is asked.
 
   async rephrase(body: unknown): Promise<GenAiTextAnswer> {
-    const d = parse(RephraseBody, body);
-    return this.write('generative', d.service, rephrasePrompt(d.text, d.tone), GENAI_LIMITS.text, (t) => clip(t, GENAI_LIMITS.text));
+    return this.write(this.rephraseCall(body));
+  }
+
+  rephraseStream(body: unknown, signal: AbortSignal): AsyncGenerator<GenAiStreamEvent> {
+    return this.writeStream(() => this.rephraseCall(body), signal);
   }
 
   async generate(body: unknown): Promise<GenAiTextAnswer> {
-    const d = parse(GenerateBody, body);
-    // tokens are roughly four characters: room for the whole message and no more
-    return this.write('generative', d.service, generatePrompt(d.idea, d.max_length), Math.ceil(d.max_length / 2), (t) => clip(t, d.max_length));
+    return this.write(this.generateCall(body));
+  }
+
+  generateStream(body: unknown, signal: AbortSignal): AsyncGenerator<GenAiStreamEvent> {
+    return this.writeStream(() => this.generateCall(body), signal);
   }
 
   async respond(conversationId: string, body: unknown): Promise<GenAiTextAnswer> {
+    return this.write(this.respondCall(conversationId, body));
+  }
+
+  respondStream(conversationId: string, body: unknown, signal: AbortSignal): AsyncGenerator<GenAiStreamEvent> {
+    return this.writeStream(() => this.respondCall(conversationId, body), signal);
+  }
+
+  async spintax(body: unknown): Promise<GenAiTextAnswer> {
+    return this.write(this.spintaxCall(body));
+  }
+
+  spintaxStream(body: unknown, signal: AbortSignal): AsyncGenerator<GenAiStreamEvent> {
+    return this.writeStream(() => this.spintaxCall(body), signal);
+  }
+
+  private rephraseCall(body: unknown): WriteCall {
+    const d = parse(RephraseBody, body);
+    return { gate: 'generative', chosen: d.service, messages: rephrasePrompt(d.text, d.tone), maxTokens: GENAI_LIMITS.text, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
+  }
+
+  private generateCall(body: unknown): WriteCall {
+    const d = parse(GenerateBody, body);
+    // tokens are roughly four characters: room for the whole message and no more
+    return { gate: 'generative', chosen: d.service, messages: generatePrompt(d.idea, d.max_length), maxTokens: Math.ceil(d.max_length / 2), maxChars: d.max_length, finish: (t) => clip(t, d.max_length) };
+  }
+
+  private respondCall(conversationId: string, body: unknown): WriteCall {
     const accountId = this.account();
     const d = parse(RespondBody, body);
     if (!this.contexts) throw new AppError(503, ErrorCode.GenAiNotConfigured, 'generative AI is not set up on this installation (GENAI_CONTEXT_KEY)');
@@ -172,19 +222,27 @@ export class GenAiService {
     }
     if (ctx.goalId !== goalId) throw AppError.validation([{ propertyPath: 'conversation_goal_id', message: 'not the goal of the context' }]);
     if (ctx.expiresAt < this.clock.now().getTime()) throw AppError.validation([{ propertyPath: 'context', message: 'expired: ask the inbox again' }]);
-    return this.write('generative', d.service, respondPrompt(ctx), 400, (t) => clip(t, GENAI_LIMITS.text));
+    return { gate: 'generative', chosen: d.service, messages: respondPrompt(ctx), maxTokens: 400, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
   }
 
-  async spintax(body: unknown): Promise<GenAiTextAnswer> {
+  private spintaxCall(body: unknown): WriteCall {
     const d = parse(SpintaxBody, body);
-    const answer = await this.write('spintax', d.service, spintaxPrompt(d.text), 2000, (t) => t);
-    const check = checkAiSpintax(d.text, answer.text);
-    if (!check.ok) {
-      throw new AppError(422, ErrorCode.GenAiSpintaxInvalid, `the AI's spintax was not usable: ${check.reason}`, [
-        { propertyPath: 'text', message: check.reason, ...(check.position !== null ? { code: `position ${check.position}` } : {}) },
-      ]);
-    }
-    return answer;
+    return {
+      gate: 'spintax',
+      chosen: d.service,
+      messages: spintaxPrompt(d.text),
+      maxTokens: 2000,
+      maxChars: SPINTAX_MAX_CHARS,
+      finish: (t) => t,
+      check: (out) => {
+        const check = checkAiSpintax(d.text, out);
+        if (!check.ok) {
+          throw new AppError(422, ErrorCode.GenAiSpintaxInvalid, `the AI's spintax was not usable: ${check.reason}`, [
+            { propertyPath: 'text', message: check.reason, ...(check.position !== null ? { code: `position ${check.position}` } : {}) },
+          ]);
+        }
+      },
+    };
   }
 
   // ---- usage ----
@@ -204,33 +262,92 @@ export class GenAiService {
 
   // ---- internals ----
 
-  private async write(
-    gate: 'generative' | 'spintax',
-    chosen: GenAiServiceName | undefined,
-    messages: ChatMessage[],
-    maxTokens: number,
-    finish: (t: string) => string,
-  ): Promise<GenAiTextAnswer> {
+  /** The account's switch, the chosen provider and its key: everything a writing call needs before the vendor is asked. */
+  private async prepare(c: WriteCall): Promise<{ accountId: string; name: GenAiServiceName; provider: GenAiProvider }> {
     const accountId = this.account();
     const [acct] = (await this.ds.query(`SELECT * FROM integrations.genai_account WHERE account_id = $1`, [accountId])) as Row[];
-    if (gate === 'generative' && acct?.allow_generative_ai !== true) throw AppError.forbidden('generative AI is not enabled for this account (allow_generative_ai)', ErrorCode.GenAiDisabled);
-    if (gate === 'spintax' && acct?.allow_spintax_ai !== true) throw AppError.forbidden('AI spintax is not enabled for this account (allow_spintax_ai)', ErrorCode.GenAiDisabled);
-    const name = chosen ?? ((acct?.chosen_default_service ?? acct?.gen_default_service ?? null) as GenAiServiceName | null);
+    if (c.gate === 'generative' && acct?.allow_generative_ai !== true) throw AppError.forbidden('generative AI is not enabled for this account (allow_generative_ai)', ErrorCode.GenAiDisabled);
+    if (c.gate === 'spintax' && acct?.allow_spintax_ai !== true) throw AppError.forbidden('AI spintax is not enabled for this account (allow_spintax_ai)', ErrorCode.GenAiDisabled);
+    const name = c.chosen ?? ((acct?.chosen_default_service ?? acct?.gen_default_service ?? null) as GenAiServiceName | null);
     const [row] = name ? ((await this.ds.query(`SELECT key_sealed, base_url, model FROM integrations.genai_provider WHERE account_id = $1 AND service = $2`, [accountId, name])) as Row[]) : [];
     if (!name || !row || (needsKey(name) && !row.key_sealed)) {
       throw AppError.conflict(name ? `${name} is not set up in the AI settings` : 'no generative AI provider is chosen in the AI settings', ErrorCode.GenAiNotConfigured);
     }
     const key = row.key_sealed ? this.openKey(accountId, name, row.key_sealed as string) : null;
-    const result: GenerateResult = await this.call(this.provider(name, key, row.base_url as string | null, row.model as string | null), (p) => p.generate({ messages, maxTokens, temperature: 0.7 }), name);
+    return { accountId, name, provider: this.provider(name, key, row.base_url as string | null, row.model as string | null) };
+  }
+
+  /** The whole answer in one JSON (the spec's form). */
+  private async write(c: WriteCall): Promise<GenAiTextAnswer> {
+    const { accountId, name, provider } = await this.prepare(c);
+    const result: GenerateResult = await this.call(provider, (p) => p.generate({ messages: c.messages, maxTokens: c.maxTokens, temperature: 0.7 }), name);
+    await this.countUsage(accountId, name, result.usage);
+    return this.answer(c, name, result.model, cleanAnswer(result.text), result.usage);
+  }
+
+  /**
+   * The answer streamed: the provider's text pieces as they come, then `done` with the answer `write` would give.
+   * Bounded: the provider is asked for `maxTokens` at most, the whole stream gets `streamMaxMs` and each silence
+   * `streamIdleMs`, and a text running past the call's length (plus a margin) is cut there; in each case, and when
+   * `signal` fires (the client went away), the provider's request is aborted. Usage is counted for every answer the
+   * provider gave, a cut or cancelled one included (with the tokens it reported, if any).
+   */
+  private async *writeStream(make: () => WriteCall, signal: AbortSignal): AsyncGenerator<GenAiStreamEvent> {
+    const c = make();
+    const { accountId, name, provider } = await this.prepare(c);
+    const abort = new AbortController();
+    const cancel = () => abort.abort();
+    signal.addEventListener('abort', cancel, { once: true });
+    const overall = setTimeout(() => abort.abort(new GenAiError('timeout', `the answer took longer than ${this.options.streamMaxMs} ms`)), this.options.streamMaxMs);
+    const limit = Math.ceil(c.maxChars * 1.2) + 20;
+    let raw = '';
+    let usage: TokenUsage | null = null;
+    let answered = false;
+    try {
+      try {
+        for await (const chunk of provider.stream({ messages: c.messages, maxTokens: c.maxTokens, temperature: 0.7, signal: abort.signal })) {
+          answered = true;
+          if (chunk.type === 'usage') {
+            usage = chunk.usage;
+            continue;
+          }
+          const room = limit - raw.length;
+          const piece = chunk.text.slice(0, room);
+          raw += piece;
+          if (piece) yield { type: 'text', text: piece };
+          if (piece.length < chunk.text.length) break; // long enough: leaving the loop aborts the provider's request
+        }
+      } catch (e) {
+        if (signal.aborted) throw new GenAiError('cancelled', 'the client went away');
+        // the overall bound is a timeout like the others
+        const reason: unknown = abort.signal.reason;
+        throw this.toAppError(abort.signal.aborted && reason instanceof GenAiError ? reason : e, name);
+      }
+      await this.countUsage(accountId, name, usage ?? { input: 0, output: 0 });
+      answered = false;
+      yield { type: 'done', ...this.answer(c, name, provider.model, cleanAnswer(raw), usage ?? { input: 0, output: 0 }) };
+    } finally {
+      clearTimeout(overall);
+      signal.removeEventListener('abort', cancel);
+      abort.abort();
+      if (answered && signal.aborted) await this.countUsage(accountId, name, usage ?? { input: 0, output: 0 }).catch(() => undefined);
+    }
+  }
+
+  private answer(c: WriteCall, name: GenAiServiceName, model: string, cleaned: string, usage: TokenUsage): GenAiTextAnswer {
+    const out = c.finish(cleaned);
+    if (!out) throw new AppError(502, ErrorCode.GenAiUnavailable, 'the provider answered with no text');
+    c.check?.(out);
+    return { text: out, service: name, model, usage };
+  }
+
+  private async countUsage(accountId: string, name: GenAiServiceName, usage: TokenUsage): Promise<void> {
     await this.ds.query(
       `INSERT INTO integrations.genai_usage (account_id, day, service, requests, input_tokens, output_tokens) VALUES ($1, $2, $3, 1, $4, $5)
        ON CONFLICT (account_id, day, service) DO UPDATE SET requests = genai_usage.requests + 1, input_tokens = genai_usage.input_tokens + EXCLUDED.input_tokens,
          output_tokens = genai_usage.output_tokens + EXCLUDED.output_tokens`,
-      [accountId, this.clock.now().toISOString().slice(0, 10), name, result.usage.input, result.usage.output],
+      [accountId, this.clock.now().toISOString().slice(0, 10), name, usage.input, usage.output],
     );
-    const out = finish(cleanAnswer(result.text));
-    if (!out) throw new AppError(502, ErrorCode.GenAiUnavailable, 'the provider answered with no text');
-    return { text: out, service: name, model: result.model, usage: result.usage };
   }
 
   private openKey(accountId: string, s: string, sealed: string): string {
@@ -251,20 +368,24 @@ export class GenAiService {
     try {
       return await fn(p);
     } catch (e) {
-      if (!(e instanceof GenAiError)) throw e;
-      this.log.warn(`${name}: ${e.code}${e.vendorStatus ? ` (HTTP ${e.vendorStatus})` : ''}`);
-      switch (e.code) {
-        case 'invalid_token':
-          return Promise.reject(new AppError(400, ErrorCode.InvalidProviderToken, 'invalid token'));
-        case 'timeout':
-          return Promise.reject(new AppError(504, ErrorCode.ConnectionTimeout, `${name} did not answer in time`));
-        case 'rate_limited':
-          return Promise.reject(AppError.tooMany(`${name}'s rate limit or quota was reached`));
-        case 'rejected':
-          return Promise.reject(new AppError(422, ErrorCode.GenAiRejected, `${name} refused the request: ${e.message.replace(/^the provider refused the request \(HTTP \d+\): ?/, '')}`.slice(0, 300)));
-        default:
-          return Promise.reject(new AppError(502, ErrorCode.GenAiUnavailable, `${name} is unavailable`));
-      }
+      return Promise.reject(this.toAppError(e, name));
+    }
+  }
+
+  private toAppError(e: unknown, name: string): unknown {
+    if (!(e instanceof GenAiError)) return e;
+    this.log.warn(`${name}: ${e.code}${e.vendorStatus ? ` (HTTP ${e.vendorStatus})` : ''}`);
+    switch (e.code) {
+      case 'invalid_token':
+        return new AppError(400, ErrorCode.InvalidProviderToken, 'invalid token');
+      case 'timeout':
+        return new AppError(504, ErrorCode.ConnectionTimeout, `${name} did not answer in time`);
+      case 'rate_limited':
+        return AppError.tooMany(`${name}'s rate limit or quota was reached`);
+      case 'rejected':
+        return new AppError(422, ErrorCode.GenAiRejected, `${name} refused the request: ${e.message.replace(/^the provider refused the request \(HTTP \d+\): ?/, '')}`.slice(0, 300));
+      default:
+        return new AppError(502, ErrorCode.GenAiUnavailable, `${name} is unavailable`);
     }
   }
 

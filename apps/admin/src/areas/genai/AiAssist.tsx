@@ -1,13 +1,16 @@
 import AutoAwesomeRoundedIcon from '@mui/icons-material/AutoAwesomeRounded';
 import { Alert, Box, Button, CircularProgress, Dialog, DialogActions, DialogContent, DialogTitle, Divider, ListSubheader, Menu, MenuItem, TextField, Tooltip } from '@mui/material';
-import { useState } from 'react';
+import StopRoundedIcon from '@mui/icons-material/StopRounded';
+import { useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { GENAI_LIMITS, GENAI_TONES } from '@switchboard/contracts/src/genai';
-import { aiErrorKey, genaiApi, type GenAiTone } from './api';
+import { aiErrorKey, genaiApi, type GenAiTone, type OnText } from './api';
 
 /**
  * The inbox composer's AI menu (docs/decisions/0041): rephrase the draft in a tone, write a message from an idea, or
- * answer toward one of the space's conversation goals. The result replaces the draft; the agent still sends it.
+ * answer toward one of the space's conversation goals. The answer streams into the draft as the provider writes it
+ * (docs/decisions/0050); Stop ends it there (the provider's request is aborted) and keeps the text so far. A failure
+ * puts the draft back. The agent still sends it.
  */
 export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, disabled, onText }: { text: string; conversationUuid: string; spaceId: number | null; goals: Array<{ id: number; name: string }>; disabled?: boolean; onText: (t: string) => void }) => {
   const translate = useTranslate();
@@ -25,32 +28,51 @@ export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, d
   const [idea, setIdea] = useState('');
   const [maxLength, setMaxLength] = useState(160);
 
-  const run = async (call: () => Promise<{ text: string }>) => {
+  const stopper = useRef<AbortController | null>(null);
+
+  const run = async (call: (onText: OnText, signal: AbortSignal) => Promise<{ text: string }>) => {
     setAnchor(null);
     setBusy(true);
     setError(null);
+    const draft = text;
+    const abort = new AbortController();
+    stopper.current = abort;
     try {
-      onText((await call()).text);
+      onText((await call(onText, abort.signal)).text);
     } catch (e) {
-      setError(translate(aiErrorKey(e)));
+      // stopped by the agent: the text so far stays
+      if (!abort.signal.aborted) {
+        onText(draft);
+        setError(translate(aiErrorKey(e)));
+      }
     } finally {
+      stopper.current = null;
       setBusy(false);
     }
   };
 
   return (
     <>
-      <Tooltip title={translate(busy ? 'genai.assist.working' : 'genai.assist.button')}>
-        <span>
-          <Button size="small" onClick={(e) => open(e.currentTarget)} disabled={disabled || busy} data-testid="composer-ai" aria-busy={busy} startIcon={busy ? <CircularProgress size={14} /> : <AutoAwesomeRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
-            {translate('genai.assist.button')}
+      {busy ? (
+        <Tooltip title={translate('genai.assist.stopHint')}>
+          <Button size="small" color="warning" onClick={() => stopper.current?.abort()} data-testid="composer-ai-stop" aria-busy startIcon={<StopRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
+            <CircularProgress size={12} sx={{ mr: 0.75 }} aria-label={translate('genai.assist.working')} />
+            {translate('genai.assist.stop')}
           </Button>
-        </span>
-      </Tooltip>
+        </Tooltip>
+      ) : (
+        <Tooltip title={translate('genai.assist.button')}>
+          <span>
+            <Button size="small" onClick={(e) => open(e.currentTarget)} disabled={disabled} data-testid="composer-ai" startIcon={<AutoAwesomeRoundedIcon fontSize="small" />} sx={{ minWidth: 0, borderRadius: 5, textTransform: 'none', fontWeight: 600 }}>
+              {translate('genai.assist.button')}
+            </Button>
+          </span>
+        </Tooltip>
+      )}
       <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)} anchorOrigin={{ vertical: 'top', horizontal: 'left' }} transformOrigin={{ vertical: 'bottom', horizontal: 'left' }} data-testid="ai-menu">
         <ListSubheader sx={{ lineHeight: '32px' }}>{translate('genai.assist.rephrase')}</ListSubheader>
         {GENAI_TONES.map((tone) => (
-          <MenuItem key={tone} disabled={!text.trim()} onClick={() => void run(() => genaiApi.rephrase(text, tone as GenAiTone))} data-testid={`ai-rephrase-${tone}`}>
+          <MenuItem key={tone} disabled={!text.trim()} onClick={() => void run((on, signal) => genaiApi.rephrase(text, tone as GenAiTone, on, signal))} data-testid={`ai-rephrase-${tone}`}>
             {translate(`genai.assist.tone.${tone}`)}
           </MenuItem>
         ))}
@@ -61,7 +83,7 @@ export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, d
         <ListSubheader sx={{ lineHeight: '32px' }}>{translate('genai.assist.respond')}</ListSubheader>
         {goals.length === 0 && <MenuItem disabled>{translate('genai.assist.noGoals')}</MenuItem>}
         {goals.map((g) => (
-          <MenuItem key={g.id} onClick={() => void run(() => genaiApi.respond(conversationUuid, g.id))} data-testid={`ai-respond-${g.id}`}>
+          <MenuItem key={g.id} onClick={() => void run((on, signal) => genaiApi.respond(conversationUuid, g.id, on, signal))} data-testid={`ai-respond-${g.id}`}>
             {g.name}
           </MenuItem>
         ))}
@@ -76,7 +98,7 @@ export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, d
         </DialogContent>
         <DialogActions>
           <Button onClick={() => setIdeaOpen(false)}>{translate('genai.assist.cancel')}</Button>
-          <Button variant="contained" disabled={!idea.trim()} onClick={() => { setIdeaOpen(false); void run(() => genaiApi.generate(idea, maxLength)); }} data-testid="ai-idea-write">
+          <Button variant="contained" disabled={!idea.trim()} onClick={() => { setIdeaOpen(false); void run((on, signal) => genaiApi.generate(idea, maxLength, on, signal)); }} data-testid="ai-idea-write">
             {translate('genai.assist.write')}
           </Button>
         </DialogActions>

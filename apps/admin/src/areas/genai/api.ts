@@ -1,7 +1,29 @@
-import { apiFetch } from '../../providers';
-import type { GenAiContextAnswer, GenAiService, GenAiSettingsBody, GenAiSettingsDto, GenAiTextAnswer, GenAiTone, GenAiUsageRow, GenAiVerifyAnswer } from '@switchboard/contracts/src/genai';
+import { ApiError, apiFetch, apiStream } from '../../providers';
+import type { GenAiContextAnswer, GenAiService, GenAiSettingsBody, GenAiSettingsDto, GenAiStreamEvent, GenAiTextAnswer, GenAiTone, GenAiUsageRow, GenAiVerifyAnswer } from '@switchboard/contracts/src/genai';
 
 export type { GenAiService, GenAiSettingsDto, GenAiTextAnswer, GenAiTone, GenAiUsageRow };
+
+/** The text streamed so far, each time a piece arrives. */
+export type OnText = (soFar: string) => void;
+
+/**
+ * A writing call streamed (docs/decisions/0050): `onText` sees the text grow as the provider writes it; resolves with
+ * the final answer (cleaned and cut like the JSON one), rejects with ApiError for an error before or during the stream.
+ */
+async function streamed(path: string, body: unknown, onText: OnText, signal?: AbortSignal): Promise<GenAiTextAnswer> {
+  let soFar = '';
+  let done: GenAiTextAnswer | null = null;
+  let failed: Extract<GenAiStreamEvent, { type: 'error' }> | null = null;
+  await apiStream<GenAiStreamEvent>(path, { method: 'POST', body, signal }, (e) => {
+    if (e.type === 'text') onText((soFar += e.text));
+    else if (e.type === 'done') done = e;
+    else failed = e;
+  });
+  const error = failed as Extract<GenAiStreamEvent, { type: 'error' }> | null;
+  if (error) throw new ApiError(error.message, error.status, { code: error.code, message: error.message, status: error.status });
+  if (!done) throw new ApiError('the answer ended early', 502, null);
+  return done;
+}
 
 /** The generative-AI calls (spec 7; docs/decisions/0041). */
 export const genaiApi = {
@@ -12,12 +34,12 @@ export const genaiApi = {
   usage: () => apiFetch<GenAiUsageRow[]>('/genai/usage'),
   /** The goals of the space the agent may aim the assistant at (their teams' and the ones for everyone). */
   teamGoals: (spaceId: number) => apiFetch<{ items: Array<{ id: number; name: string }> }>(`/genai/team_goals?space=${spaceId}`),
-  rephrase: (text: string, tone: GenAiTone) => apiFetch<GenAiTextAnswer>('/inbox/rephrase', { method: 'POST', body: { text, tone } }),
-  generate: (idea: string, maxLength: number) => apiFetch<GenAiTextAnswer>('/inbox/generate_message', { method: 'POST', body: { idea, max_length: maxLength } }),
+  rephrase: (text: string, tone: GenAiTone, onText: OnText, signal?: AbortSignal) => streamed('/inbox/rephrase', { text, tone }, onText, signal),
+  generate: (idea: string, maxLength: number, onText: OnText, signal?: AbortSignal) => streamed('/inbox/generate_message', { idea, max_length: maxLength }, onText, signal),
   /** The inbox seals the conversation's context; integrations answers from it (docs/decisions/0041). */
-  respond: async (conversationUuid: string, goalId: number) => {
-    const ctx = await apiFetch<GenAiContextAnswer>(`/inbox/ai_context/${conversationUuid}`, { method: 'POST', body: { conversation_goal_id: goalId } });
-    return apiFetch<GenAiTextAnswer>(`/inbox/respond/${conversationUuid}`, { method: 'POST', body: { conversation_goal_id: goalId, context: ctx.context } });
+  respond: async (conversationUuid: string, goalId: number, onText: OnText, signal?: AbortSignal) => {
+    const ctx = await apiFetch<GenAiContextAnswer>(`/inbox/ai_context/${conversationUuid}`, { method: 'POST', body: { conversation_goal_id: goalId }, signal });
+    return streamed(`/inbox/respond/${conversationUuid}`, { conversation_goal_id: goalId, context: ctx.context }, onText, signal);
   },
   spintax: (text: string) => apiFetch<GenAiTextAnswer>('/inbox/spintax', { method: 'POST', body: { text } }),
 };

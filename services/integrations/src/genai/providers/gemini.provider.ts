@@ -29,7 +29,7 @@ export const GEMINI_DEFAULT_MODEL = 'gemini-1.5-flash';
 export class GeminiProvider implements GenAiProvider {
   readonly name = 'gemini' as const;
   private readonly base: string;
-  private readonly model: string;
+  readonly model: string;
 
   constructor(private readonly cfg: ProviderConfig) {
     this.base = cfg.baseUrl || GEMINI_DEFAULT_BASE_URL;
@@ -86,7 +86,7 @@ export class GeminiProvider implements GenAiProvider {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(this.url(':generateContent'), { method: 'POST', headers: this.headers(), body: this.body(req) }, this.cfg.timeoutMs);
+    const { res, controller } = await request(this.url(':generateContent'), { method: 'POST', headers: this.headers(), body: this.body(req) }, this.cfg.timeoutMs, req.signal);
     if (!res.ok) await this.fail(res, controller);
     const { text, usage } = this.piece(await readJson(res, controller, this.cfg.timeoutMs));
     if (text === null) throw new GenAiError('bad_answer', 'the answer holds no candidate text', res.status);
@@ -98,6 +98,7 @@ export class GeminiProvider implements GenAiProvider {
       `${this.url(':streamGenerateContent')}?alt=sse`,
       { method: 'POST', headers: { ...this.headers(), accept: 'text/event-stream' }, body: this.body(req) },
       this.cfg.timeoutMs,
+      req.signal,
     );
     if (!res.ok) await this.fail(res, controller);
     let usage: TokenUsage | null = null;

@@ -26,7 +26,7 @@ export const OLLAMA_DEFAULT_MODEL = 'llama3.2';
 export class OllamaProvider implements GenAiProvider {
   readonly name = 'ollama' as const;
   private readonly base: string;
-  private readonly model: string;
+  readonly model: string;
 
   constructor(private readonly cfg: ProviderConfig) {
     this.base = cfg.baseUrl || OLLAMA_DEFAULT_BASE_URL;
@@ -67,7 +67,7 @@ export class OllamaProvider implements GenAiProvider {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs);
+    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs, req.signal);
     if (!res.ok) await this.fail(res, controller);
     const body = await readJson(res, controller, this.cfg.timeoutMs);
     if (isRecord(body) && typeof body.error === 'string') throw httpError(500, body.error, false);
@@ -77,7 +77,7 @@ export class OllamaProvider implements GenAiProvider {
   }
 
   async *stream(req: GenerateRequest): AsyncGenerator<StreamChunk> {
-    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, true) }, this.cfg.timeoutMs);
+    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, true) }, this.cfg.timeoutMs, req.signal);
     if (!res.ok) await this.fail(res, controller);
     let done = false;
     for await (const line of readLines(res, controller, this.cfg.idleTimeoutMs ?? this.cfg.timeoutMs)) {

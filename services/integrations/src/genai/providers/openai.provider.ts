@@ -27,7 +27,7 @@ export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
 export class OpenAiProvider implements GenAiProvider {
   readonly name = 'openai' as const;
   private readonly base: string;
-  private readonly model: string;
+  readonly model: string;
 
   constructor(private readonly cfg: ProviderConfig) {
     this.base = cfg.baseUrl || OPENAI_DEFAULT_BASE_URL;
@@ -65,7 +65,7 @@ export class OpenAiProvider implements GenAiProvider {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(joinUrl(this.base, 'chat/completions'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs);
+    const { res, controller } = await request(joinUrl(this.base, 'chat/completions'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs, req.signal);
     if (!res.ok) await this.fail(res, controller);
     const body = await readJson(res, controller, this.cfg.timeoutMs);
     const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : null;
@@ -84,6 +84,7 @@ export class OpenAiProvider implements GenAiProvider {
       joinUrl(this.base, 'chat/completions'),
       { method: 'POST', headers: { ...this.headers(), accept: 'text/event-stream' }, body: this.body(req, true) },
       this.cfg.timeoutMs,
+      req.signal,
     );
     if (!res.ok) await this.fail(res, controller);
     let done = false;

@@ -20,6 +20,8 @@ export interface GenerateRequest {
   /** Upper bound on the answer's tokens. */
   maxTokens?: number;
   temperature?: number;
+  /** Aborts the vendor's request (a caller gone, a bound reached): the call ends with `cancelled`. */
+  signal?: AbortSignal;
 }
 
 export interface TokenUsage {
@@ -60,7 +62,9 @@ export type GenAiErrorCode =
   /** The vendor refused the request itself (a model that does not exist, a prompt it blocks). */
   | 'rejected'
   /** An answer that does not follow the vendor's format, or holds no text. */
-  | 'bad_answer';
+  | 'bad_answer'
+  /** The caller aborted the request (GenerateRequest.signal). */
+  | 'cancelled';
 
 export class GenAiError extends Error {
   constructor(
@@ -76,6 +80,8 @@ export class GenAiError extends Error {
 
 export interface GenAiProvider {
   readonly name: GenAiProviderName;
+  /** The model asked for (the configured one, or the vendor's default). */
+  readonly model: string;
   /** Resolves when the vendor accepts the key (and knows the model, where it can tell); throws a GenAiError otherwise. */
   verify(): Promise<void>;
   generate(req: GenerateRequest): Promise<GenerateResult>;
@@ -91,8 +97,14 @@ export function joinUrl(base: string, path: string): string {
  * fetch with the provider's timeout. The timer covers the wait for the answer's head; a streamed body is then guarded
  * by the idle timer of `readLines`. Connection failures become `unavailable`, the timer `timeout`.
  */
-export async function request(url: string, init: RequestInit, timeoutMs: number): Promise<{ res: Response; controller: AbortController }> {
+export async function request(url: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<{ res: Response; controller: AbortController }> {
   const controller = new AbortController();
+  // the caller's signal aborts this request at any point: the head, a whole body, or a stream being read
+  if (signal) {
+    const cancel = () => controller.abort(new GenAiError('cancelled', 'the request was cancelled'));
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+  }
   const timer = setTimeout(() => controller.abort(new GenAiError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
   try {
     const res = await fetch(url, { ...init, signal: controller.signal, redirect: 'error' });

@@ -56,6 +56,8 @@ const en = {
       noGoals: 'No conversation goals in this space',
       needText: 'Type a message first',
       working: 'The AI is writing…',
+      stop: 'Stop',
+      stopHint: 'Stop the AI: the text written so far stays',
       cancel: 'Cancel',
     },
     spintax: {
