@@ -162,6 +162,93 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await shot(page, '07-offers');
   }, 60000);
 
+  it('adds a domain from the campaign wizard (campaigns/add/domain) into a new pool, shows its DNS records, and saves the pool and offer as the short link\'s params', async () => {
+    // what a campaign needs besides its links: an approved sender's stream and a list
+    const sender = await api<{ id: number }>('POST', '/senders', { name: 'Acme', value: 'ACMESHOP' });
+    expect(sender.status).toBe(201);
+    expect((await api('PUT', `/senders/superadmin/${sender.body.id}`, { approved: 1 })).status).toBe(200);
+    const stream = await api<{ id: number }>('POST', '/streams', { name: 'Spring links', streamType: 1, sender: 'ACMESHOP' });
+    expect(stream.status).toBe(201);
+    expect((await api('POST', '/contact_lists', { name: 'Wizard recipients' })).status).toBe(201);
+    const offers = await api<{ items: Array<{ id: number; name: string }> }>('GET', '/offers/dropdown');
+    const offer = offers.body.items.find((o) => o.name === 'Spring landing');
+    if (!offer) throw new Error('the offer is missing');
+
+    await page.getByTestId('menu-campaigns').click();
+    await page.getByTestId('campaigns-page').waitFor();
+    await page.getByTestId('new-campaign').click();
+    await page.getByTestId('campaign-wizard').waitFor();
+    await page.getByTestId('campaign-name-input').fill('Spring links wizard');
+    await page.getByTestId('campaign-stream').click();
+    await page.getByTestId(`stream-option-${stream.body.id}`).click();
+    await page.getByRole('listbox').waitFor({ state: 'detached' });
+    await page.getByTestId('wizard-next').click();
+    await page.getByTestId('wizard-step-audience').waitFor();
+    await page.getByTestId('campaign-lists').click();
+    await page.getByTestId('list-option').filter({ hasText: 'Wizard recipients' }).click();
+    await page.getByTestId('wizard-next').click();
+
+    // a text with a short link: the links panel asks where they go; nothing chosen blocks the step
+    await page.getByTestId('wizard-step-message').waitFor();
+    await page.getByTestId('variant-text').first().fill('Spring sale: {{shorturl}}');
+    const links = page.getByTestId('campaign-link-shorturl');
+    await links.waitFor();
+    await page.getByTestId('wizard-next').click();
+    expect(await links.locator('.Mui-error').count()).toBeGreaterThan(0);
+    await page.getByTestId('wizard-step-message').waitFor();
+
+    // add domain from the wizard: an existing name among them is listed in the duplicates popup, the other is added
+    await links.getByTestId('link-add-domain').click();
+    const dialog = page.getByTestId('campaign-add-domain-dialog');
+    await dialog.waitFor();
+    await dialog.getByTestId('campaign-add-domain-input').fill('go.acme-shop.com spring.acme-shop.com ');
+    // the pool part is required: a new pool without its name and description is refused before anything is sent
+    await dialog.getByTestId('campaign-add-domain-new').click();
+    await page.getByTestId('campaign-add-domain-submit').click();
+    await dialog.locator('.Mui-error').first().waitFor();
+    await dialog.getByTestId('campaign-add-domain-pool-name').fill('Wizard pool');
+    await dialog.getByTestId('campaign-add-domain-pool-description').fill('Added from the campaign wizard');
+    await shot(page, '08-wizard-add-domain');
+    const sent = page.waitForRequest((r) => r.url().endsWith('/api/campaigns/add/domain') && r.method() === 'POST');
+    await page.getByTestId('campaign-add-domain-submit').click();
+    expect((await sent).postDataJSON()).toEqual({ domains: ['go.acme-shop.com', 'spring.acme-shop.com'], skipDuplicates: false, newPool: { name: 'Wizard pool', description: 'Added from the campaign wizard' } });
+    const popup = page.getByTestId('duplicate-domains');
+    await popup.waitFor();
+    expect(await popup.getByTestId('duplicate-domains-list').innerText()).toBe('go.acme-shop.com');
+    await popup.getByTestId('confirm-ok').click();
+    // then the DNS instructions of the new domain
+    const dns = page.getByTestId('dns-instructions');
+    await dns.waitFor();
+    expect(await dns.getByTestId('dns-domain').count()).toBe(1);
+    expect(await dns.innerText()).toContain('spring.acme-shop.com');
+    expect(await dns.innerText()).toContain(TARGET);
+    await shot(page, '09-wizard-dns');
+    await page.getByTestId('dns-instructions-close').click();
+
+    // the new pool is where the links go; the offer and the expiry complete the link
+    const pools = await api<{ items: Array<{ id: number; name: string; domains: Array<{ name: string }> }> }>('GET', '/domain_pools');
+    const pool = pools.body.items.find((p) => p.name === 'Wizard pool');
+    expect(pool?.domains.map((d) => d.name)).toEqual(['spring.acme-shop.com']);
+    await expect(links.getByTestId('link-pool').innerText()).resolves.toBe('Wizard pool');
+    await links.getByTestId('link-offer').click();
+    await page.getByTestId(`link-offer-option-${offer.id}`).click();
+    await page.getByRole('listbox').waitFor({ state: 'detached' });
+    await links.getByTestId('link-expired').fill('14');
+    await shot(page, '10-wizard-links');
+    for (const step of ['senders', 'schedule', 'settings']) {
+      await page.getByTestId('wizard-next').click();
+      await page.getByTestId(`wizard-step-${step}`).waitFor();
+    }
+    await page.getByTestId('wizard-save-draft').click();
+    await page.getByTestId('campaign-wizard').waitFor({ state: 'hidden' });
+
+    const campaigns = await api<{ items: Array<{ id: number; name: string }> }>('GET', '/campaigns?itemsPerPage=100');
+    const campaign = campaigns.body.items.find((c) => c.name === 'Spring links wizard');
+    if (!campaign) throw new Error('the campaign was not created');
+    const vars = await api<{ items: Array<{ variableName: string; params: Record<string, unknown> }> }>('GET', `/campaigns/${campaign.id}/variables`);
+    expect(vars.body.items.find((x) => x.variableName === 'shorturl')?.params).toEqual({ domains: [], domain_pool: pool?.id, offer: offer.id, expired: 14 });
+  }, 90000);
+
   it('reads in Russian: state chips, the pool and offer screens', async () => {
     await page.getByTestId('language-switcher').click();
     await page.getByRole('menuitem', { name: 'Русский' }).click();

@@ -111,6 +111,11 @@ export interface DomainBulkResultDto {
   duplicates: string[];
 }
 
+/** `POST /campaigns/add/domain` (the campaign wizard's add domain): the domains added, the duplicates, the pool they joined. */
+export interface CampaignAddDomainResultDto extends DomainBulkResultDto {
+  pool: DomainPoolDto | null;
+}
+
 /** Domain option of dropdowns (spec 3: id, name, totalUsages). */
 export interface DomainOptionDto {
   id: number;

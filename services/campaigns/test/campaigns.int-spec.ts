@@ -56,7 +56,7 @@ describe('campaigns', () => {
     expect(three.campaignVariants.map((v) => [v.name, v.ratio])).toEqual([['Variant 1', 33], ['Variant 2', 33], ['Variant 3', 34]]);
   });
 
-  it('sets variable links with the campaign (default value, missing rule), keeps link params, and refuses a use-default rule without a default', async () => {
+  it('sets variable links with the campaign (default value, missing rule, link params), keeps link params not given, and refuses a use-default rule without a default', async () => {
     const c = await create({ campaignVariables: [{ variable: 2, defaultValue: 'friend', missingRule: 1 }, { variable: 40, variableName: 'code', missingRule: 0 }] });
     const links = async () =>
       (await app.call<{ items: Array<{ variable: number; variableName: string; defaultValue: string | null; missingRule: number; params: Record<string, unknown> }> }>('GET', `/campaigns/${c.id}/variables`, { token })).body.items
@@ -76,6 +76,14 @@ describe('campaigns', () => {
       { variable: 7, variableName: 'shorturl', defaultValue: null, missingRule: 0, params: { domain_pool: 3 } },
       { variable: 40, variableName: 'code', defaultValue: null, missingRule: 0, params: {} },
     ]);
+    // the wizard sets a short URL's params with the campaign (its domain pool and offer); a bad one changes nothing
+    const withParams = await app.call('PUT', `/campaigns/${c.id}`, { token, body: { campaignVariables: [{ variable: 7, variableName: 'shorturl', params: { domain_pool: 5, offer: 9 } }] } });
+    expect(withParams.status).toBe(200);
+    expect((await links()).find((x) => x.variable === 7)?.params).toEqual({ domain_pool: 5, offer: 9 });
+    const badParams = await app.call<{ violations: Array<{ propertyPath: string }> }>('PUT', `/campaigns/${c.id}`, { token, body: { campaignVariables: [{ variable: 7, variableName: 'shorturl', params: { domains: ['x'], pool: 1 } }] } });
+    expect(badParams.status).toBe(400);
+    expect(badParams.body.violations.map((x) => x.propertyPath).sort()).toEqual(['campaignVariables[0].params.domains', 'campaignVariables[0].params.pool']);
+    expect((await links()).find((x) => x.variable === 7)?.params).toEqual({ domain_pool: 5, offer: 9 });
     const refused = await app.call<{ violations: Array<{ propertyPath: string; code?: string }> }>('PUT', `/campaigns/${c.id}`, { token, body: { name: 'renamed', campaignVariables: [{ variable: 2, defaultValue: '', missingRule: 1 }] } });
     expect(refused.status).toBe(400);
     expect(refused.body.violations).toEqual([expect.objectContaining({ propertyPath: 'campaignVariables[0].defaultValue', code: 'errors.client.required' })]);

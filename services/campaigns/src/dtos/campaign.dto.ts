@@ -36,10 +36,16 @@ export class CampaignInputDto {
     type: 'array',
     items: {
       type: 'object',
-      properties: { variable: { type: 'integer' }, variableName: { type: 'string' }, defaultValue: { type: 'string', nullable: true }, missingRule: { type: 'integer', enum: [0, 1] } },
+      properties: {
+        variable: { type: 'integer' },
+        variableName: { type: 'string' },
+        defaultValue: { type: 'string', nullable: true },
+        missingRule: { type: 'integer', enum: [0, 1] },
+        params: { type: 'object', description: 'link params of a short URL or opt-out variable: domains, domain_pool, expired, offer, section, id (absent: kept)' },
+      },
       required: ['variable'],
     },
-    description: 'the campaign variable links to set (by variable; others are kept, link params untouched): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
+    description: 'the campaign variable links to set (by variable; others are kept, link params kept unless given): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
     example: [{ variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 }],
   })
   @Allow()
@@ -89,10 +95,16 @@ export class RatiosDto {
     type: 'array',
     items: {
       type: 'object',
-      properties: { variable: { type: 'integer' }, variableName: { type: 'string' }, defaultValue: { type: 'string', nullable: true }, missingRule: { type: 'integer', enum: [0, 1] } },
+      properties: {
+        variable: { type: 'integer' },
+        variableName: { type: 'string' },
+        defaultValue: { type: 'string', nullable: true },
+        missingRule: { type: 'integer', enum: [0, 1] },
+        params: { type: 'object', description: 'link params of a short URL or opt-out variable: domains, domain_pool, expired, offer, section, id (absent: kept)' },
+      },
       required: ['variable'],
     },
-    description: 'the campaign variable links to set (by variable; others are kept, link params untouched): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
+    description: 'the campaign variable links to set (by variable; others are kept, link params kept unless given): missingRule 0 skips a recipient without a value, 1 uses defaultValue (then required)',
     example: [{ variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 }],
   })
   @Allow()

@@ -154,32 +154,6 @@ export class CampaignPartsService {
     return variableDto(await this.variableRow(id));
   }
 
-  /** Spec 3 campaign variable link params (link variables: domains, domain_pool, expired, offer, section, id). */
-  private params(v: Violations, raw: unknown): CampaignVariableLinkParams | undefined {
-    if (raw === undefined || raw === null) return undefined;
-    if (!isObject(raw)) {
-      v.add('params', 'An object: domains, domain_pool, expired, offer, section, id.');
-      return undefined;
-    }
-    const out: CampaignVariableLinkParams = {};
-    for (const k of Object.keys(raw)) if (!['domains', 'domain_pool', 'expired', 'offer', 'section', 'id'].includes(k)) v.add(`params.${k}`, 'Unknown parameter.');
-    if (raw.domains !== undefined) {
-      const d = Array.isArray(raw.domains) ? raw.domains.map(idOf) : [null];
-      if (d.some((x) => !x)) v.add('params.domains', 'A list of domain ids.');
-      else out.domains = (d as string[]).map(Number);
-    }
-    for (const k of ['domain_pool', 'expired', 'offer', 'id'] as const) {
-      if (raw[k] === undefined) continue;
-      const n = int(v, `params.${k}`, raw[k], { min: k === 'expired' ? 0 : 1, nullable: true });
-      if (n !== undefined) out[k] = n;
-    }
-    if (raw.section !== undefined) {
-      if (raw.section !== null && typeof raw.section !== 'string') v.add('params.section', 'A string.');
-      else out.section = raw.section === null ? null : raw.section.slice(0, 255);
-    }
-    return out;
-  }
-
   private variableFields(v: Violations, body: Body, creating: boolean) {
     let variableId: string | undefined;
     let variableName: string | undefined;
@@ -200,7 +174,7 @@ export class CampaignPartsService {
       const r = int(v, 'missingRule', body.missingRule, { min: 0, max: 1 });
       if (typeof r === 'number') missingRule = r;
     }
-    const params = this.params(v, body.params);
+    const params = parseLinkParams(v, body.params);
     return { variableId, variableName, defaultValue, missingRule, params };
   }
 
@@ -479,4 +453,33 @@ export class CampaignPartsService {
       segments: items.reduce((a, i) => Math.max(a, i.segments), 0),
     };
   }
+}
+
+/**
+ * Spec 3 campaign variable link params (link variables: domains, domain_pool, expired, offer, section, id), as
+ * `/campaigns_variables` and a campaign's `campaignVariables` take them; undefined when absent.
+ */
+export function parseLinkParams(v: Violations, raw: unknown, path = 'params'): CampaignVariableLinkParams | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) {
+    v.add(path, 'An object: domains, domain_pool, expired, offer, section, id.');
+    return undefined;
+  }
+  const out: CampaignVariableLinkParams = {};
+  for (const k of Object.keys(raw)) if (!['domains', 'domain_pool', 'expired', 'offer', 'section', 'id'].includes(k)) v.add(`${path}.${k}`, 'Unknown parameter.');
+  if (raw.domains !== undefined) {
+    const d = Array.isArray(raw.domains) ? raw.domains.map(idOf) : [null];
+    if (d.some((x) => !x)) v.add(`${path}.domains`, 'A list of domain ids.');
+    else out.domains = (d as string[]).map(Number);
+  }
+  for (const k of ['domain_pool', 'expired', 'offer', 'id'] as const) {
+    if (raw[k] === undefined) continue;
+    const n = int(v, `${path}.${k}`, raw[k], { min: k === 'expired' ? 0 : 1, nullable: true });
+    if (n !== undefined) out[k] = n;
+  }
+  if (raw.section !== undefined) {
+    if (raw.section !== null && typeof raw.section !== 'string') v.add(`${path}.section`, 'A string.');
+    else out.section = raw.section === null ? null : raw.section.slice(0, 255);
+  }
+  return out;
 }

@@ -14,6 +14,7 @@ import {
   StandardVariable,
   type CampaignDto,
   type CampaignFilterTab,
+  type CampaignVariableLinkParams,
   type CampaignStatusValue,
   allLiterals,
   parseSpintax,
@@ -24,6 +25,7 @@ import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfW
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CAMPAIGN_COLUMNS, campaignDtos, statsOf, variantDto, senderDto, type CampaignRow, type SenderLinkRow, type VariantRow } from './campaign-model';
+import { parseLinkParams } from './campaign-parts.service';
 import { CampaignStatusService, notAllowed } from './campaign-status.service';
 import { CampaignsUnitOfWork } from './campaigns-events.service';
 import { bool, idOf, int, isClock, isObject, isoDate, isTimeZone, str, Violations } from './input';
@@ -66,12 +68,14 @@ interface CampaignInput {
   settings?: Record<string, unknown>;
 }
 
-/** A campaign variable link set with the campaign (`campaignVariables`): upserted by variable, params kept. */
+/** A campaign variable link set with the campaign (`campaignVariables`): upserted by variable, params kept unless given. */
 interface VariableLinkInput {
   variable: string;
   name: string;
   defaultValue: string | null;
   missingRule: number;
+  /** The link params (short URL and opt-out variables: domains or domain_pool, offer, expired); absent: kept. */
+  params?: CampaignVariableLinkParams;
 }
 
 const STANDARD_VARIABLE_NAMES: Record<string, string> = Object.fromEntries(Object.entries(StandardVariable).map(([name, vid]) => [String(vid), name]));
@@ -630,7 +634,8 @@ export class CampaignService {
       if (rule !== MissingRule.SkipRecipient && rule !== MissingRule.UseDefault) return v.add(`${at}.missingRule`, '0 (skip the recipient) or 1 (use the default value).');
       const defaultValue = typeof def === 'string' && def !== '' ? def : null;
       if (rule === MissingRule.UseDefault && defaultValue === null) return v.add(`${at}.defaultValue`, 'The default value is needed when a missing value uses it.', 'errors.client.required');
-      out.push({ variable, name, defaultValue, missingRule: rule });
+      const params = parseLinkParams(v, item.params, `${at}.params`);
+      out.push({ variable, name, defaultValue, missingRule: rule, ...(params ? { params } : {}) });
       return undefined;
     });
     return out;
@@ -802,9 +807,19 @@ export class CampaignService {
     if (input.variables?.length) {
       await m.query(
         `INSERT INTO campaigns.campaign_variable (account_id, campaign_id, variable_id, variable_name, default_value, missing_rule, params)
-         SELECT $1, $2, t.variable, t.name, t.def, t.rule, '{}'::jsonb FROM unnest($3::bigint[], $4::text[], $5::text[], $6::smallint[]) AS t(variable, name, def, rule)
-         ON CONFLICT (campaign_id, variable_id) DO UPDATE SET variable_name = EXCLUDED.variable_name, default_value = EXCLUDED.default_value, missing_rule = EXCLUDED.missing_rule`,
-        [acc, id, input.variables.map((x) => x.variable), input.variables.map((x) => x.name), input.variables.map((x) => x.defaultValue), input.variables.map((x) => x.missingRule)],
+         SELECT $1, $2, t.variable, t.name, t.def, t.rule, coalesce(t.params, '{}'::jsonb) FROM unnest($3::bigint[], $4::text[], $5::text[], $6::smallint[], $7::jsonb[]) AS t(variable, name, def, rule, params)
+         ON CONFLICT (campaign_id, variable_id) DO UPDATE SET variable_name = EXCLUDED.variable_name, default_value = EXCLUDED.default_value, missing_rule = EXCLUDED.missing_rule,
+           params = CASE WHEN EXCLUDED.variable_id = ANY($8::bigint[]) THEN EXCLUDED.params ELSE campaign_variable.params END`,
+        [
+          acc,
+          id,
+          input.variables.map((x) => x.variable),
+          input.variables.map((x) => x.name),
+          input.variables.map((x) => x.defaultValue),
+          input.variables.map((x) => x.missingRule),
+          input.variables.map((x) => (x.params ? JSON.stringify(x.params) : null)),
+          input.variables.filter((x) => x.params).map((x) => x.variable),
+        ],
       );
     }
     if (input.tags) {

@@ -5,7 +5,7 @@ import { applyPatch, campaignPatch } from './live';
 import { ctrError, ctrLevel, evenRatios, hoursError, parseSpintax, positiveOrEmpty, ratiosError, variantCount, variantsError } from './rules';
 import { can, FILTER_TABS } from './status';
 import type { Campaign } from './types';
-import { changes, emptyValues, fromCampaign, rebalance, stepErrors, toInput, withVariableRows } from './wizard/model';
+import { changes, emptyLinkRow, emptyValues, fromCampaign, linkRows, rebalance, stepErrors, toInput, usedLinks, variableRows, withVariableRows } from './wizard/model';
 
 describe('ratios (spec 5)', () => {
   it('splits 100 evenly with the remainder on the last item', () => {
@@ -189,7 +189,8 @@ describe('the wizard model', () => {
   it('gives every contact variable the texts use a link (skip by default), saves its default value and rule, and needs a default to use one', () => {
     const known = [{ id: 2, name: 'firstName' }, { id: 40, name: 'code' }];
     const base = fromCampaign(campaign(), 'name');
-    const v = { ...base, variants: [{ ...base.variants[0], text: 'Hi {{firstName}}, {{code}} {{unknownOne}} {{shorturl}}' }] };
+    const shorturl = { name: 'shorturl' as const, offer: 5, source: 'pool' as const, domains: [], pool: 3, expired: '', rest: {} };
+    const v = { ...base, variants: [{ ...base.variants[0], text: 'Hi {{firstName}}, {{code}} {{unknownOne}} {{shorturl}}' }], links: [shorturl] };
     const rows = withVariableRows(v, known);
     expect(rows).toEqual([
       { name: 'firstName', variable: 2, defaultValue: '', missingRule: 0 },
@@ -203,9 +204,38 @@ describe('the wizard model', () => {
     expect(toInput(fixed).campaignVariables).toEqual([
       { variable: 2, variableName: 'firstName', defaultValue: 'friend', missingRule: 1 },
       { variable: 40, variableName: 'code', defaultValue: 'X1', missingRule: 0 },
+      { variable: 7, variableName: 'shorturl', defaultValue: null, missingRule: 0, params: { domains: [], domain_pool: 3, offer: 5, expired: null } },
     ]);
     // a variable no text uses any more is not sent; the review popup names the change
     expect(toInput({ ...fixed, variants: [{ ...fixed.variants[0], text: 'Hi {{code}}' }] }).campaignVariables).toEqual([{ variable: 40, variableName: 'code', defaultValue: 'X1', missingRule: 0 }]);
     expect(changes({ ...v, variables: rows ?? [] }, fixed, String).map((c) => c.field)).toEqual(['variables']);
+  });
+
+  it('needs a short link\'s offer and its domains or pool, saves them as the link params, and loads them back', () => {
+    const base = fromCampaign(campaign(), 'name');
+    const v = { ...base, variants: [{ ...base.variants[0], text: 'Sale {{shorturl}} stop: {{optout}}' }] };
+    expect(usedLinks(v)).toEqual(['shorturl', 'optout']);
+    // nothing chosen: the short URL needs its offer and domains; the opt-out link its domains (it has no offer)
+    expect(stepErrors('message', v)).toEqual({ 'links.shorturl.offer': 'errors.client.required', 'links.shorturl.domains': 'errors.client.required', 'links.optout.domains': 'errors.client.required' });
+    const chosen = {
+      ...v,
+      links: [
+        { ...emptyLinkRow('shorturl'), offer: 9, source: 'pool' as const, pool: '' as const, expired: '0' },
+        { ...emptyLinkRow('optout'), domains: [4, 6], rest: { section: 'footer' } },
+      ],
+    };
+    expect(stepErrors('message', chosen)).toEqual({ 'links.shorturl.pool': 'errors.client.required', 'links.shorturl.expired': 'errors.client.onlyPositive' });
+    const done = { ...chosen, links: [{ ...chosen.links[0], pool: 3, expired: '30' }, chosen.links[1]] };
+    expect(stepErrors('message', done)).toEqual({});
+    const sent = toInput(done).campaignVariables ?? [];
+    expect(sent).toEqual([
+      { variable: 7, variableName: 'shorturl', defaultValue: null, missingRule: 0, params: { domains: [], domain_pool: 3, offer: 9, expired: 30 } },
+      { variable: 8, variableName: 'optout', defaultValue: null, missingRule: 0, params: { section: 'footer', domains: [4, 6], domain_pool: null, expired: null } },
+    ]);
+    // what the server answers for the campaign's variables reads back as the same rows
+    const loaded = linkRows(sent.map((x) => ({ variableName: x.variableName, params: x.params ?? null })));
+    expect(linkRows(toInput({ ...done, links: loaded }).campaignVariables?.map((x) => ({ variableName: x.variableName, params: x.params ?? null })) ?? [])).toEqual(loaded);
+    expect(variableRows(sent.map((x) => ({ ...x, defaultValue: null })))).toEqual([]);
+    expect(changes(v, done, String).map((c) => c.field)).toEqual(['links']);
   });
 });

@@ -9,6 +9,7 @@ import type {
   CampaignSettings as CampaignSettingsDto,
   CampaignStatsDto,
   CampaignTagDto,
+  CampaignVariableLinkParams,
   CampaignVariantDto,
   TemplateDto,
   TemplateVariantDto,
@@ -56,7 +57,7 @@ export interface CampaignInput {
   campaignVariants: Array<{ id?: number; name: string; text: string; color: string; ratio: number }>;
   campaignsSenders: Array<{ sender: number; ratio: number }>;
   /** Variable links to set (upserted by variable; link params are kept). */
-  campaignVariables?: Array<{ variable: number; variableName: string; defaultValue: string | null; missingRule: 0 | 1 }>;
+  campaignVariables?: Array<{ variable: number; variableName: string; defaultValue: string | null; missingRule: 0 | 1; params?: CampaignVariableLinkParams }>;
   activityTime: ActivityTime;
   campaignSettings: Pick<CampaignSettings, 'auto_pause_after_messages' | 'auto_pause_after_every_messages' | 'ctr_indicators'>;
 }
@@ -86,5 +87,5 @@ export interface CampaignVariableLink {
   variableName: string;
   defaultValue: string | null;
   missingRule: number;
-  params: Record<string, unknown>;
+  params: CampaignVariableLinkParams | null;
 }

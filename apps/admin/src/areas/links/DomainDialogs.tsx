@@ -8,7 +8,7 @@ import { ConfirmDialog } from '../../ui/modal/ConfirmDialog';
 import { FormDialog } from '../../ui/modal/FormDialog';
 import { ChipsField } from '../streams/widgets/ChipsField';
 import { linksApi } from './api';
-import { isDomainName, normalizeDomainName, type Domain, type DomainPoolOption } from './types';
+import { isDomainName, normalizeDomainName, type CampaignAddDomainResult, type Domain, type DomainPoolOption } from './types';
 import { DomainStateChip, mono } from './widgets';
 
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
@@ -330,5 +330,158 @@ export const AddToPoolDialog = ({ ids, onClose, onDone }: { ids: number[] | null
         </Box>
       )}
     </FormDialog>
+  );
+};
+
+/**
+ * Spec 2 and 7: the campaign wizard's add domain (`POST /campaigns/add/domain`). The chips field (required, format
+ * rule, no duplicate of existing names: the duplicateDomainsFound popup lists them), then the pool the new domains
+ * go to: an existing pool (disabled when there is none) or a new pool with its name and description (both required).
+ * Nothing is added when the pool part is wrong. `onAdded` gets the answer; the wizard then uses the pool and shows
+ * the DNS instructions.
+ */
+export const CampaignAddDomainDialog = ({
+  open,
+  pools,
+  onClose,
+  onAdded,
+}: {
+  open: boolean;
+  pools: DomainPoolOption[];
+  onClose: () => void;
+  onAdded: (r: CampaignAddDomainResult) => void;
+}) => {
+  const translate = useTranslate();
+  const [names, setNames] = useState<string[]>([]);
+  const [mode, setMode] = useState<'existing' | 'new'>('new');
+  const [pool, setPool] = useState<number | ''>('');
+  const [poolName, setPoolName] = useState('');
+  const [poolDescription, setPoolDescription] = useState('');
+  const [tried, setTried] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [duplicates, setDuplicates] = useState<string[] | null>(null);
+  useEffect(() => {
+    if (!open) return;
+    setNames([]);
+    setMode(pools.length ? 'existing' : 'new');
+    setPool('');
+    setPoolName('');
+    setPoolDescription('');
+    setTried(false);
+    setError(null);
+    setDuplicates(null);
+    // the form starts afresh each time it opens
+  }, [open]);
+  const invalid = names.filter((n) => !isDomainName(n));
+  const required = translate('errors.client.required');
+  const errors = {
+    names: names.length === 0 ? required : invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : null,
+    pool: mode === 'existing' && pool === '' ? required : null,
+    poolName: mode === 'new' && !poolName.trim() ? required : null,
+    poolDescription: mode === 'new' && !poolDescription.trim() ? required : null,
+  };
+  const shown = (k: keyof typeof errors) => (tried || (k === 'names' && invalid.length > 0) ? errors[k] : null);
+
+  const send = async (skipDuplicates: boolean) => {
+    setTried(true);
+    if (Object.values(errors).some(Boolean)) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await linksApi.campaignAddDomain({
+        domains: names.map(normalizeDomainName),
+        skipDuplicates,
+        ...(mode === 'existing' ? { pool: pool as number } : { newPool: { name: poolName.trim(), description: poolDescription.trim() } }),
+      });
+      if (r.duplicates.length && !skipDuplicates) {
+        setDuplicates(r.duplicates);
+        return;
+      }
+      setDuplicates(null);
+      onAdded(r);
+    } catch (e) {
+      setError(errText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <FormDialog
+        open={open && !duplicates}
+        onClose={onClose}
+        title={translate('links.wizardDomain.title')}
+        size="m"
+        testId="campaign-add-domain-dialog"
+        busy={busy}
+        error={error}
+        submitLabel={translate('links.addDomains.submit')}
+        submitTestId="campaign-add-domain-submit"
+        onSubmit={() => void send(false)}
+        intro={<Typography color="text.secondary" sx={{ mb: 2 }}>{translate('links.wizardDomain.intro')}</Typography>}
+      >
+        <ChipsField
+          label={translate('links.addDomains.field')}
+          values={names}
+          onChange={setNames}
+          placeholder="go.example.com click.example.com"
+          invalid={(v) => !isDomainName(v)}
+          error={!!shown('names')}
+          helperText={shown('names') ?? translate('links.addDomains.help')}
+          testId="campaign-add-domain-input"
+          addLabel={translate('links.addDomains.add')}
+          mono
+        />
+        <Typography variant="subtitle2" sx={{ mt: 2 }}>{translate('links.wizardDomain.pool')}</Typography>
+        <RadioGroup row value={mode} onChange={(e) => setMode(e.target.value === 'existing' ? 'existing' : 'new')}>
+          <FormControlLabel value="existing" control={<Radio />} label={translate('links.wizardDomain.existing')} disabled={pools.length === 0} data-testid="campaign-add-domain-existing" />
+          <FormControlLabel value="new" control={<Radio />} label={translate('links.wizardDomain.new')} data-testid="campaign-add-domain-new" />
+        </RadioGroup>
+        {mode === 'existing' ? (
+          <TextField
+            select
+            fullWidth
+            size="small"
+            sx={{ mt: 1 }}
+            label={translate('links.wizardDomain.existingPool')}
+            value={pool === '' ? '' : String(pool)}
+            onChange={(e) => setPool(e.target.value === '' ? '' : Number(e.target.value))}
+            error={!!shown('pool')}
+            helperText={shown('pool') ?? ' '}
+            slotProps={{ select: { SelectDisplayProps: { 'data-testid': 'campaign-add-domain-pool' } as object } }}
+          >
+            {pools.map((p) => (
+              <MenuItem key={p.id} value={String(p.id)}>
+                {p.name}
+              </MenuItem>
+            ))}
+          </TextField>
+        ) : (
+          <Box sx={{ display: 'grid', gap: 1.5, mt: 1 }}>
+            <TextField size="small" label={translate('links.wizardDomain.poolName')} value={poolName} onChange={(e) => setPoolName(e.target.value)} error={!!shown('poolName')} helperText={shown('poolName') ?? ' '} slotProps={{ htmlInput: { maxLength: 255, 'data-testid': 'campaign-add-domain-pool-name' } }} />
+            <TextField size="small" label={translate('links.wizardDomain.poolDescription')} value={poolDescription} onChange={(e) => setPoolDescription(e.target.value)} error={!!shown('poolDescription')} helperText={shown('poolDescription') ?? ' '} slotProps={{ htmlInput: { maxLength: 1000, 'data-testid': 'campaign-add-domain-pool-description' } }} />
+          </Box>
+        )}
+      </FormDialog>
+      <ConfirmDialog
+        open={!!duplicates}
+        testId="duplicate-domains"
+        title={translate('links.addDomains.duplicatesTitle')}
+        text={
+          <Box>
+            <Typography sx={{ mb: 1 }}>{translate('links.addDomains.duplicatesText')}</Typography>
+            <Box component="ul" sx={{ m: 0, pl: 2.5, ...mono }} data-testid="duplicate-domains-list">
+              {(duplicates ?? []).map((d) => <li key={d}>{d}</li>)}
+            </Box>
+          </Box>
+        }
+        confirmLabel={translate('links.addDomains.addOthers')}
+        busy={busy}
+        onConfirm={() => void send(true)}
+        onClose={() => setDuplicates(null)}
+      />
+    </>
   );
 };

@@ -1,6 +1,6 @@
 import { apiFetch } from '../../providers/http';
 import type { ServerQuery } from '../../ui/table/useTable';
-import type { Domain, DomainBulkResult, DomainOption, DomainPool, DomainPoolOption, DomainsDashboard, ListResult, Offer, PoolsDashboard } from './types';
+import type { CampaignAddDomainResult, Domain, DomainBulkResult, DomainOption, DomainPool, DomainPoolOption, DomainsDashboard, ListResult, Offer, OfferOption, PoolsDashboard } from './types';
 
 /** Permission strings of spec 6 these screens check. */
 export const P = {
@@ -46,4 +46,8 @@ export const linksApi = {
   createOffer: (body: Record<string, unknown>) => apiFetch<Offer>('/offers', { method: 'POST', body }),
   updateOffer: (id: number, body: Record<string, unknown>) => apiFetch<Offer>(`/offers/${id}`, { method: 'PUT', body }),
   removeOffer: (id: number) => apiFetch<void>(`/offers/${id}`, { method: 'DELETE' }),
+  offersDropdown: () => apiFetch<ListResult<OfferOption>>('/offers/dropdown'),
+  /** The campaign wizard's add domain (spec 7 `campaigns/add/domain`): the domains, then an existing or a new pool for them. */
+  campaignAddDomain: (body: { domains: string[]; skipDuplicates: boolean; pool?: number; newPool?: { name: string; description: string } }) =>
+    apiFetch<CampaignAddDomainResult>('/campaigns/add/domain', { method: 'POST', body }),
 };

@@ -2,6 +2,7 @@
 export type {
   DnsRecordDto as DnsRecord,
   DomainDto as Domain,
+  CampaignAddDomainResultDto as CampaignAddDomainResult,
   DomainBulkResultDto as DomainBulkResult,
   DomainOptionDto as DomainOption,
   DomainPoolDto as DomainPool,
@@ -11,6 +12,7 @@ export type {
   DomainStateValue,
   OfferDto as Offer,
   OfferExpireMethod,
+  OfferOptionDto as OfferOption,
   OfferStateValue,
 } from '@switchboard/contracts/src/links';
 export { ctrClass, DEFAULT_CTR_INDICATORS, DomainDistribution, DomainState, isDomainName, normalizeDomainName, OFFER_EXPIRE_METHODS } from '@switchboard/contracts/src/links';

@@ -9,7 +9,7 @@ import type { Campaign } from '../types';
 import { clientError, errorText, fieldErrors } from '../widgets/errors';
 import { ChangesReview } from './ChangesReview';
 import { useLookups, type Lookups } from './lookups';
-import { changes, emptyValues, fromCampaign, STEPS, stepErrors, toInput, variableRows, type Change, type Step, type WizardValues } from './model';
+import { changes, emptyValues, fromCampaign, linkRows, STEPS, stepErrors, toInput, variableRows, type Change, type Step, type WizardValues } from './model';
 import { AudienceStep } from './steps/AudienceStep';
 import { DetailsStep } from './steps/DetailsStep';
 import { MessageStep } from './steps/MessageStep';
@@ -85,8 +85,9 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
         (r) => {
           if (!live) return;
           const rows = variableRows(r.items);
-          setInitial((x) => ({ ...x, variables: rows }));
-          setV((x) => ({ ...x, variables: [...rows, ...x.variables.filter((y) => !rows.some((z) => z.name === y.name))] }));
+          const links = linkRows(r.items);
+          setInitial((x) => ({ ...x, variables: rows, links }));
+          setV((x) => ({ ...x, variables: [...rows, ...x.variables.filter((y) => !rows.some((z) => z.name === y.name))], links: [...links, ...x.links.filter((y) => !links.some((z) => z.name === y.name))] }));
         },
         () => undefined,
       );
@@ -195,6 +196,17 @@ export const CampaignWizard = ({ open, campaign, onClose, onSaved }: CampaignWiz
       case 'variables':
         return (value as Array<{ name: string; defaultValue: string; missingRule: number }>)
           .map((x) => `{{${x.name}}}: ${translate(x.missingRule === 1 ? 'campaigns.message.variables.useDefault' : 'campaigns.message.variables.skip')}${x.defaultValue ? ` (${x.defaultValue})` : ''}`)
+          .join('\n');
+      case 'links':
+        return (value as Array<{ name: string; domains?: number[]; domain_pool?: number | null; offer?: number | null; expired?: number | null }>)
+          .map((x) =>
+            translate('campaigns.message.links.review', {
+              name: `{{${x.name}}}`,
+              where: x.domain_pool ? translate('campaigns.message.links.reviewPool', { id: x.domain_pool }) : translate('campaigns.message.links.reviewDomains', { ids: (x.domains ?? []).map((d) => `#${d}`).join(', ') }),
+              offer: x.offer ? translate('campaigns.message.links.reviewOffer', { id: x.offer }) : '',
+              expired: x.expired ? translate('campaigns.message.links.reviewExpired', { days: x.expired }) : '',
+            }),
+          )
           .join('\n');
       case 'senders':
         return (value as Array<{ sender: number; ratio: string }>).map((s) => `${names([s.sender], lookups.senders)} (${s.ratio}%)`).join('\n');

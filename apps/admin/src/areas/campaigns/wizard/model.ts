@@ -1,5 +1,5 @@
 import { evenRatios, hoursError, ctrError, positiveOrEmpty, ratiosError, variantsError, parseRatio, variablesIn } from '../rules';
-import { CAMPAIGN_DEFAULTS } from '@switchboard/contracts/src/campaigns';
+import { CAMPAIGN_DEFAULTS, type CampaignVariableLinkParams } from '@switchboard/contracts/src/campaigns';
 import { CampaignType } from '../status';
 import type { ActivityTime, Campaign, CampaignInput } from '../types';
 
@@ -41,6 +41,25 @@ export interface VariableRow {
 /** Placeholders that are not contact values: the phone is always there; links are made per recipient. */
 export const NOT_CONTACT_VALUES = ['phone', 'shorturl', 'optout'];
 
+/** The link variables (spec 3 special variables) and their standard variable ids. */
+export const LINK_VARIABLES = { shorturl: 7, optout: 8 } as const;
+export type LinkName = keyof typeof LINK_VARIABLES;
+
+/**
+ * A link variable's params as the message step edits them (spec 3 campaign variable link params): the offer (short
+ * URL only), the domains or the pool the links are spread over, and the days after which a link expires.
+ */
+export interface LinkRow {
+  name: LinkName;
+  offer: number | '';
+  source: 'domains' | 'pool';
+  domains: number[];
+  pool: number | '';
+  expired: string;
+  /** Params the wizard does not edit (section, id), kept as loaded. */
+  rest: CampaignVariableLinkParams;
+}
+
 export interface WizardValues {
   name: string;
   description: string;
@@ -54,6 +73,8 @@ export interface WizardValues {
   senders: SenderRow[];
   /** Variable links edited or loaded; a variable the texts use without one is sent with the defaults (skip, no default). */
   variables: VariableRow[];
+  /** The link variables' params ({{shorturl}}, {{optout}}); those the texts use are saved with the campaign. */
+  links: LinkRow[];
   timezoneMode: TimezoneMode;
   timezone: string;
   workingDays: number[];
@@ -84,6 +105,7 @@ export function emptyValues(variantWord: string): WizardValues {
     variants: [{ key: rowKey(), name: `${variantWord} 1`, text: '', color: VARIANT_COLOURS[0], ratio: '100' }],
     senders: [],
     variables: [],
+    links: [],
     timezoneMode: 'recipient',
     timezone: '',
     workingDays: [1, 2, 3, 4, 5],
@@ -166,7 +188,39 @@ export function withVariableRows(v: Pick<WizardValues, 'variants' | 'variables'>
 
 /** The campaign's variable links in the API's shape (`/campaigns/{id}/variables`). */
 export function variableRows(links: ReadonlyArray<{ variable: number; variableName: string; defaultValue: string | null; missingRule: number }>): VariableRow[] {
-  return links.map((l) => ({ name: l.variableName, variable: l.variable, defaultValue: l.defaultValue ?? '', missingRule: l.missingRule === 1 ? 1 : 0 }));
+  return links.filter((l) => !isLinkName(l.variableName)).map((l) => ({ name: l.variableName, variable: l.variable, defaultValue: l.defaultValue ?? '', missingRule: l.missingRule === 1 ? 1 : 0 }));
+}
+
+const isLinkName = (name: string): name is LinkName => name === 'shorturl' || name === 'optout';
+
+/** A link variable with nothing chosen yet: its domains picked from the list. */
+export const emptyLinkRow = (name: LinkName): LinkRow => ({ name, offer: '', source: 'domains', domains: [], pool: '', expired: '', rest: {} });
+
+/** The link variables' params loaded with the campaign (`/campaigns/{id}/variables`). */
+export function linkRows(links: ReadonlyArray<{ variableName: string; params: CampaignVariableLinkParams | null }>): LinkRow[] {
+  return links.flatMap((l) => {
+    if (!isLinkName(l.variableName)) return [];
+    const { domains, domain_pool, offer, expired, ...rest } = l.params ?? {};
+    const pool = typeof domain_pool === 'number' ? domain_pool : '';
+    return [{ name: l.variableName, offer: typeof offer === 'number' ? offer : '', source: pool !== '' ? 'pool' : 'domains', domains: domains ?? [], pool, expired: typeof expired === 'number' ? String(expired) : '', rest }];
+  });
+}
+
+/** The link variables the texts use ({{shorturl}}, {{optout}}), in a fixed order. */
+export function usedLinks(v: Pick<WizardValues, 'variants'>): LinkName[] {
+  const used = new Set(v.variants.flatMap((x) => variablesIn(x.text)));
+  return (['shorturl', 'optout'] as const).filter((n) => used.has(n));
+}
+
+/** The params a link row saves: the domains or the pool (the other cleared), the offer for a short URL, the expiry. */
+export function linkParams(r: LinkRow): CampaignVariableLinkParams {
+  return {
+    ...r.rest,
+    domains: r.source === 'domains' ? r.domains : [],
+    domain_pool: r.source === 'pool' && r.pool !== '' ? r.pool : null,
+    ...(r.name === 'shorturl' ? { offer: r.offer === '' ? null : r.offer } : {}),
+    expired: r.expired.trim() ? Number(r.expired) : null,
+  };
 }
 
 export function activityTime(v: WizardValues): ActivityTime {
@@ -195,7 +249,13 @@ export function toInput(v: WizardValues): CampaignInput {
     campaignsSenders: v.senders.filter((s) => s.sender !== '').map((s) => ({ sender: s.sender as number, ratio: parseRatio(s.ratio) })),
     campaignVariables: v.variables
       .filter((r) => used.includes(r.name))
-      .map((r) => ({ variable: r.variable, variableName: r.name, defaultValue: r.defaultValue === '' ? null : r.defaultValue, missingRule: r.missingRule })),
+      .map((r) => ({ variable: r.variable, variableName: r.name, defaultValue: r.defaultValue === '' ? null : r.defaultValue, missingRule: r.missingRule }))
+      .concat(
+        usedLinks(v).map((name) => {
+          const row = v.links.find((r) => r.name === name) ?? emptyLinkRow(name);
+          return { variable: LINK_VARIABLES[name], variableName: name, defaultValue: null, missingRule: 0 as const, params: linkParams(row) };
+        }),
+      ),
     activityTime: activityTime(v),
     campaignSettings: {
       auto_pause_after_messages: v.autoPauseAfter.trim() ? Number(v.autoPauseAfter) : null,
@@ -226,6 +286,15 @@ export function stepErrors(step: Step, v: WizardValues): Record<string, string> 
       for (const name of usedVariables(v)) {
         const r = v.variables.find((x) => x.name === name);
         if (r?.missingRule === 1 && !r.defaultValue.trim()) e[`variables.${name}.defaultValue`] = 'errors.client.required';
+      }
+      // a link variable needs where its links go: the offer (short URL), and domains or a pool
+      for (const name of usedLinks(v)) {
+        const r = v.links.find((x) => x.name === name) ?? emptyLinkRow(name);
+        if (name === 'shorturl' && r.offer === '') e[`links.${name}.offer`] = 'errors.client.required';
+        if (r.source === 'domains' && r.domains.length === 0) e[`links.${name}.domains`] = 'errors.client.required';
+        if (r.source === 'pool' && r.pool === '') e[`links.${name}.pool`] = 'errors.client.required';
+        const x = positiveOrEmpty(r.expired);
+        if (x) e[`links.${name}.expired`] = x;
       }
       break;
     }
@@ -296,6 +365,7 @@ export function changes(before: WizardValues, after: WizardValues, describe: (fi
     ['variants', (v) => v.variants.map((x) => ({ name: x.name.trim(), text: x.text, ratio: x.ratio, color: x.color }))],
     ['senders', (v) => v.senders.map((s) => ({ sender: s.sender, ratio: s.ratio }))],
     ['variables', (v) => v.variables.filter((x) => usedVariables(v).includes(x.name)).map((x) => ({ name: x.name, defaultValue: x.defaultValue, missingRule: x.missingRule }))],
+    ['links', (v) => usedLinks(v).map((name) => ({ name, ...linkParams(v.links.find((r) => r.name === name) ?? emptyLinkRow(name)) }))],
     ['timezoneMode', (v) => v.timezoneMode],
     ['timezone', (v) => (v.timezoneMode === 'selected' ? v.timezone : '')],
     ['workingDays', (v) => [...v.workingDays].sort((a, b) => a - b)],

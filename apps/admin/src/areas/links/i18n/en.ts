@@ -51,6 +51,16 @@ const en: Catalogue = {
       duplicatesText: 'These domains are already in your account and will be skipped:',
       addOthers: 'Add the others',
     },
+    wizardDomain: {
+      title: 'Add domain',
+      intro: 'The domains join a pool the campaign’s links use. Create their DNS records next; each domain is checked automatically.',
+      pool: 'Pool',
+      existing: 'Existing pool',
+      new: 'New pool',
+      existingPool: 'Pool',
+      poolName: 'Pool name',
+      poolDescription: 'Pool description',
+    },
     dns: {
       title: 'DNS instructions',
       subtitle: 'Create these records at your DNS provider; each domain is checked automatically',

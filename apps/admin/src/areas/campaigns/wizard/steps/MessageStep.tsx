@@ -11,7 +11,8 @@ import { AiSpintaxButton } from '../../../genai/AiAssist';
 import { campaignsApi } from '../../api';
 import { parseRatio, variablesIn, type WordLists } from '../../rules';
 import { VariantCounter } from '../../widgets/VariantCounter';
-import { rebalance, rowKey, usedVariables, VARIANT_COLOURS, withVariableRows, type VariableRow, type VariantRow } from '../model';
+import { rebalance, rowKey, usedLinks, usedVariables, VARIANT_COLOURS, withVariableRows, type LinkRow, type VariableRow, type VariantRow } from '../model';
+import { LinksPanel } from './LinksPanel';
 import type { StepProps } from './types';
 
 const PREVIEW_SAMPLES = 3;
@@ -268,6 +269,7 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
   const used = usedVariables(v);
   const variableLabels = Object.fromEntries(lookups.variables.map((x) => [x.name, x.UIname || x.name]));
   const changeVariable = (name: string, patch: Partial<VariableRow>) => set({ variables: v.variables.map((r) => (r.name === name ? { ...r, ...patch } : r)) });
+  const changeLink = (row: LinkRow) => set({ links: [...v.links.filter((r) => r.name !== row.name), row] });
   const total = v.variants.reduce((n, r) => n + (Number.isNaN(parseRatio(r.ratio)) ? 0 : parseRatio(r.ratio)), 0);
 
   return (
@@ -309,6 +311,7 @@ export const MessageStep = ({ v, set, errors, lookups, ratiosOnly }: StepProps) 
         <VariantCard key={row.key} row={row} index={i} count={v.variants.length} onChange={(p) => update(i, p)} onRemove={() => remove(i)} errors={errors} variables={variables} maxLengths={maxLengths} words={words} ratiosOnly={ratiosOnly} />
       ))}
       <VariablesPanel rows={v.variables.filter((r) => used.includes(r.name))} labels={variableLabels} errors={errors} onChange={changeVariable} disabled={ratiosOnly} />
+      <LinksPanel names={usedLinks(v)} rows={v.links} errors={errors} onChange={changeLink} disabled={ratiosOnly} />
       {!ratiosOnly && (
         <Button startIcon={<AddRoundedIcon />} onClick={add} sx={{ justifySelf: 'start' }} data-testid="add-variant">
           {translate('campaigns.message.addVariant')}
