@@ -71,6 +71,7 @@ describe('message exports (contacts task list, stats file)', () => {
   let t: TestApp;
   let pg: Client;
   let token = '';
+  let exportDir = '';
 
   const call = async <T,>(method: string, p: string, body?: unknown, as = token): Promise<{ status: number; body: T; text: string; headers: Headers }> => {
     const res = await fetch(`${t.url}/api${p}`, { method, headers: { authorization: `Bearer ${as}`, accept: 'application/json', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -116,7 +117,7 @@ describe('message exports (contacts task list, stats file)', () => {
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-contacts-'));
-    const exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-stats-'));
+    exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-stats-'));
     t = await createTestApp(() => ({
       imports: [StatsModule.register({ cacheMs: 0, exportDir, exportPollMs: 50 }), ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 })],
       bus: new InMemoryEventBus(),
@@ -217,4 +218,48 @@ describe('message exports (contacts task list, stats file)', () => {
       expect([p, r.status, r.body.message]).toEqual([p, 409, 'task is not ready yet']);
     }
   }, 30_000);
+
+  const fileOf = (taskId: number) => path.join(exportDir, ACCOUNT, `${taskId}.csv`);
+  const finishedEvents = async (taskId: number) =>
+    Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.outbox WHERE type = 'stats.export.finished' AND payload->'data'->>'taskId' = $1`, [String(taskId)])).rows[0].n);
+
+  it('deletes the file with its task: a finished export, and one deleted while it is still writing', async () => {
+    // finished, then deleted: the file goes, and the download with it
+    const { task } = await exportOf('export_messages', {});
+    expect(fs.existsSync(fileOf(task.id))).toBe(true);
+    expect((await call('DELETE', `/tasks/${task.id}`)).status).toBe(204);
+    // the deletion reaches stats through contacts' outbox
+    for (let i = 0; i < 400 && fs.existsSync(fileOf(task.id)); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(fs.existsSync(fileOf(task.id))).toBe(false);
+    expect((await call('GET', `/message_exports/download?id=${task.id}`)).status).toBe(404);
+
+    // deleted while it writes: its COPY is held by a lock on a table it joins (the count before it is not), so the
+    // task is running with its file open when the deletion arrives
+    const locker = new Client({ connectionString: t.db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE stats.campaign IN ACCESS EXCLUSIVE MODE');
+      const created = await call<Task>('POST', '/tasks', { type: 'export_messages', params: {} });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      for (let i = 0; i < 200 && !fs.existsSync(fileOf(id)); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(fs.existsSync(fileOf(id))).toBe(true);
+      expect((await pg.query(`SELECT status FROM stats.export WHERE task_id = $1`, [id])).rows[0]).toEqual({ status: 'running' });
+      expect((await call('DELETE', `/tasks/${id}`)).status).toBe(204);
+      for (let i = 0; i < 400 && (await pg.query(`SELECT 1 FROM stats.export WHERE task_id = $1 AND status = 'deleted'`, [id])).rowCount === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await locker.query('COMMIT');
+      // one export at a time per process: once the next one is done, the deleted one has stopped
+      const next = await exportOf('export_stream_messages', { streamId: 8 });
+      expect(next.rows.slice(1).map((r) => r[0])).toEqual([m3.uuid]);
+      // it recorded nothing: no file, no "finished" for a task that no longer exists, the export kept as deleted
+      expect((await pg.query(`SELECT status, lease_owner FROM stats.export WHERE task_id = $1`, [id])).rows[0]).toEqual({ status: 'deleted', lease_owner: null });
+      expect(await finishedEvents(id)).toBe(0);
+      expect(fs.readdirSync(path.join(exportDir, ACCOUNT)).filter((f) => f === `${id}.csv`)).toEqual([]);
+      expect((await call('GET', `/tasks/${id}`)).status).toBe(404);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+  }, 60_000);
 });

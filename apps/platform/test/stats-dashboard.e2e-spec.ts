@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Page } from 'playwright-core';
 import { repoRoot } from './server-process';
@@ -19,6 +20,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
   let page: Page;
   let errors: string[] = [];
   let session: ConsoleSession;
+  let streamId = 0;
 
   const api = pageApi(() => page);
 
@@ -61,6 +63,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
     expect((await api('PUT', `/senders/superadmin/${sender.body.id}`, { approved: 1 })).status).toBe(200);
     const stream = await api<{ id: number }>('POST', '/streams', { name: 'Dashboard stream', streamType: 1, sender: SENDER_ID });
     expect(stream.status).toBe(201);
+    streamId = stream.body.id;
     for (const phone of PHONES) {
       const sent = await api<{ code: number }>('POST', '/streams/demo', { streamId: stream.body.id, message: 'Hello from the dashboard test', phone, sender: SENDER_ID });
       expect(sent.status).toBeLessThan(300);
@@ -95,6 +98,45 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
     await shot(page, '01-statistics');
   }, 60000);
 
+  /** Starts the export of the open dialog and answers the lines of the file the console downloads (BOM dropped). */
+  const exportFromDialog = async (name: string): Promise<string[][]> => {
+    const dialog = page.getByTestId('message-export-dialog');
+    await dialog.waitFor();
+    const download = page.waitForEvent('download', { timeout: 30000 });
+    await dialog.getByTestId('message-export-start').click();
+    // spec 4: the task is created and the console waits 5 s before it looks; meanwhile the task's progress shows
+    await dialog.getByTestId('message-export-task').waitFor();
+    await dialog.getByTestId('message-export-progress').waitFor();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(new RegExp(`^${name}-\\d+-\\d{14}\\.csv$`));
+    const text = fs.readFileSync(await file.path(), 'utf8').replace(/^\uFEFF/, '');
+    await dialog.waitFor({ state: 'detached' });
+    return text.trim().split('\r\n').map((l) => l.split(','));
+  };
+
+  it('exports the messages of the dashboard range from the statistics page, then those of the stream from its messages tab, and deletes the tasks', async () => {
+    await page.getByTestId('stats-export').click();
+    await expect(page.getByTestId('message-export-summary').textContent()).resolves.toContain('Messages from');
+    const sent = await exportFromDialog('export-messages');
+    expect(sent[0].slice(0, 8)).toEqual(['messageUuid', 'acceptedAt', 'streamId', 'stream', 'sender', 'destination', 'country', 'status']);
+    expect(sent.slice(1).map((r) => r[5]).sort()).toEqual(PHONES);
+    expect(sent.slice(1).map((r) => [r[3], r[4], r[6], r[7], r[8], r[9], r[10]])).toEqual(PHONES.map(() => ['Dashboard stream', SENDER_ID, 'DE', 'delivered', '1', '0.05', 'EUR']));
+    await shot(page, '03-statistics-export');
+
+    await page.goto(`${base}/streams/${streamId}`);
+    await page.getByTestId('detail-tab-messages').click();
+    await page.getByTestId('message-row').first().waitFor();
+    await page.getByTestId('messages-export').click();
+    await expect(page.getByTestId('message-export-summary').textContent()).resolves.toContain('this stream');
+    const stream = await exportFromDialog('export-stream-messages');
+    expect(stream.slice(1).map((r) => [r[2], r[5]]).sort()).toEqual(PHONES.map((p) => [String(streamId), p]));
+    // downloaded tasks are deleted (spec 4), and their files with them
+    const tasks = await api<{ items: Array<{ type: string }> }>('GET', '/tasks');
+    expect(tasks.body.items.filter((t) => t.type.startsWith('export_'))).toEqual([]);
+    await page.getByTestId('menu-statistics').click();
+    await page.getByTestId('statistics-page').waitFor();
+  }, 90000);
+
   it('shows the same figures in Russian', async () => {
     await page.getByTestId('language-switcher').first().click();
     await page.locator('li[lang="ru"]').click();
@@ -103,6 +145,7 @@ describe('statistics dashboard in Chromium against the embedded server', () => {
     await page.getByTestId('stats-total-value').filter({ hasText: /^3$/ }).waitFor({ timeout: 20000 });
     await expect(page.getByTestId('stats-total').textContent()).resolves.toContain('Отправлено сообщений');
     await expect(page.getByTestId('stats-cost-value').textContent()).resolves.toBe('€0,15');
+    await expect(page.getByTestId('stats-export').textContent()).resolves.toBe('Выгрузить');
     await shot(page, '02-statistics-ru');
     expect(errors).toEqual([]);
   }, 60000);

@@ -7,7 +7,7 @@ import { defineEvent, Topics } from './events';
  * asks stats with `contacts.task.requested`; stats writes the CSV from its read models and reports
  * `stats.export.progressed` and `stats.export.finished`, which contacts applies to the task. The file stays with stats,
  * which serves it at `GET /api/message_exports/download?id=` (contacts' `/api/task/download` sends the caller there
- * once the task is done).
+ * once the task is done). Deleting the task (`contacts.task.deleted`) deletes stats' file.
  */
 export const MESSAGE_EXPORT_TYPES = ['export_messages', 'export_stream_messages', 'export_incoming_messages'] as const;
 export type MessageExportType = (typeof MESSAGE_EXPORT_TYPES)[number];
@@ -79,4 +79,16 @@ export const ExportFinishedV1 = defineEvent({
   }),
 });
 
-export const MessageExportEvents = [TaskRequestedV1, ExportProgressedV1, ExportFinishedV1] as const;
+/**
+ * A message export task was deleted from the task list (contacts, in the transaction that deletes it): stats forgets the
+ * export, stops it if it is running and deletes its file. Same topic and key as the request, so it never overtakes it.
+ */
+export const TaskDeletedV1 = defineEvent({
+  type: 'contacts.task.deleted',
+  version: 1,
+  topic: Topics.Contacts,
+  key: (d) => d.taskId,
+  schema: z.object({ taskId: id, accountId: id, type: z.enum(MESSAGE_EXPORT_TYPES), deletedAt: z.string() }),
+});
+
+export const MessageExportEvents = [TaskRequestedV1, TaskDeletedV1, ExportProgressedV1, ExportFinishedV1] as const;

@@ -62,8 +62,8 @@ export class TaskRepository {
     ])) as TaskRow;
   }
 
-  delete(accountId: string, id: string): Promise<TaskRow | null> {
-    return one(this.ds, `DELETE FROM ${T} WHERE account_id = $1 AND id = $2 RETURNING *`, [accountId, id]);
+  delete(accountId: string, id: string, m?: EntityManager): Promise<TaskRow | null> {
+    return one(this.q(m), `DELETE FROM ${T} WHERE account_id = $1 AND id = $2 RETURNING *`, [accountId, id]);
   }
 
   // --- the job loop ---

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { CONTACT_STATES, ErrorCode, MESSAGE_EXPORT_TYPES, MessageExportParams, Permission, TaskRequestedV1, TaskType, TASK_TYPES, type Violation } from '@switchboard/contracts';
+import { CONTACT_STATES, ErrorCode, MESSAGE_EXPORT_TYPES, MessageExportParams, Permission, TaskDeletedV1, TaskRequestedV1, TaskType, TASK_TYPES, type MessageExportType, type Violation } from '@switchboard/contracts';
 import { AppError, parseListQuery, type ListResult, type Principal } from '@switchboard/platform';
 import type { CreateTaskDto, TaskDto } from '../dtos/task.dto';
 import { TaskRepository, type TaskRow } from '../repositories/task.repository';
@@ -142,8 +142,16 @@ export class TaskService {
   async delete(accountId: string, p: Principal, rawId: string): Promise<void> {
     const t = await this.load(accountId, rawId);
     requireAnyPermission(p, TASK_PERMISSION[t.type]);
+    if (MESSAGE_EXPORTS.includes(t.type)) {
+      // stats holds the file: it is told in the transaction that deletes the task, and deletes it (docs/decisions/0055)
+      await this.uow.run(async (m, emit) => {
+        const row = await this.repo.delete(accountId, String(t.id), m);
+        if (row) emit(TaskDeletedV1, { taskId: String(row.id), accountId, type: row.type as MessageExportType, deletedAt: new Date().toISOString() }, accountId);
+      });
+      return;
+    }
     const row = await this.repo.delete(accountId, String(t.id));
-    if (row?.file_path && !MESSAGE_EXPORTS.includes(row.type)) await fs.promises.rm(row.file_path, { force: true });
+    if (row?.file_path) await fs.promises.rm(row.file_path, { force: true });
   }
 
   /** GET /api/task/download?id=: the task's CSV once its progress is 100; before that "task is not ready yet". */

@@ -25,7 +25,7 @@ export class MessageExportsController {
     const id = typeof rawId === 'string' && /^\d{1,18}$/.test(rawId) ? rawId : null;
     if (!id) throw AppError.validation([{ propertyPath: 'id', message: 'a task id' }]);
     const f = await this.exports.file(RequestContext.accountId(), id);
-    if (!f) throw AppError.notFound('task');
+    if (!f || f.status === 'deleted') throw AppError.notFound('task');
     if (f.status === 'error') throw new AppError(409, ErrorCode.Conflict, 'task failed');
     if (f.status !== 'done') throw new AppError(409, ErrorCode.Conflict, 'task is not ready yet');
     if (!f.path || !fs.existsSync(f.path)) throw AppError.notFound('task file');

@@ -9,7 +9,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
-import { ExportFinishedV1, ExportProgressedV1, MessageReceivedV1, TaskRequestedV1, Topics, type EventData, type EventEnvelope } from '@switchboard/contracts';
+import { ExportFinishedV1, ExportProgressedV1, MessageReceivedV1, TaskDeletedV1, TaskRequestedV1, Topics, type EventData, type EventEnvelope } from '@switchboard/contracts';
 import { csvCell, EventBus, PROCESS_ROLES, ServiceOutboxRelay, UnitOfWork, UTF8_BOM, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 
@@ -108,6 +108,8 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopping = false;
+  /** The export this process is writing, and how to stop it. */
+  private current?: { taskId: string; stop: (e: Error) => void };
 
   constructor(
     @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
@@ -119,7 +121,8 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: EXPORT_REQUESTS_GROUP, topics: [Topics.Contacts], types: [TaskRequestedV1.type], handler: (e) => this.onRequest(e) });
+    // one group for requests and deletions: same topic and key (the task id), so a deletion never overtakes its request
+    await this.bus.subscribe({ group: EXPORT_REQUESTS_GROUP, topics: [Topics.Contacts], types: [TaskRequestedV1.type, TaskDeletedV1.type], handler: (e) => (e.type === TaskDeletedV1.type ? this.onDeleted(e) : this.onRequest(e)) });
     await this.bus.subscribe({ group: INBOUND_GROUP, topics: [Topics.Dispatch], types: [MessageReceivedV1.type], concurrency: 64, handler: (e) => this.onInbound(e) });
   }
 
@@ -139,6 +142,29 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
     const d = TaskRequestedV1.schema.parse(e.data);
     await this.ds.query(`INSERT INTO stats.export (task_id, account_id, type, params) VALUES ($1, $2, $3, $4) ON CONFLICT (task_id) DO NOTHING`, [d.taskId, d.accountId, d.type, JSON.stringify(d.params)]);
     this.schedule(0);
+  }
+
+  /**
+   * The task was deleted from the task list: the export is marked deleted (kept as a tombstone, so a request replayed
+   * later is not run again), a run of it in this process is stopped at once (another replica's stops at its next
+   * progress report, which finds the export no longer its own), and the file is deleted. A run that was still writing
+   * deletes what it wrote when it stops (`run`), so no file outlives its task whichever finishes first.
+   */
+  async onDeleted(e: EventEnvelope): Promise<void> {
+    if (e.type !== TaskDeletedV1.type) return;
+    const d = TaskDeletedV1.schema.parse(e.data);
+    await this.ds.query(
+      `INSERT INTO stats.export AS x (task_id, account_id, type, params, status) VALUES ($1, $2, $3, '{}', 'deleted')
+       ON CONFLICT (task_id) DO UPDATE SET status = 'deleted', lease_owner = NULL, lease_until = NULL, file_path = NULL, finished_at = clock_timestamp()
+        WHERE x.account_id = excluded.account_id`,
+      [d.taskId, d.accountId, d.type],
+    );
+    if (this.current?.taskId === d.taskId) this.current.stop(new Error(`export ${d.taskId} was deleted`));
+    await fs.promises.rm(this.fileOf(d.accountId, d.taskId), { force: true });
+  }
+
+  private fileOf(accountId: string, taskId: string): string {
+    return path.join(this.options.exportDir, accountId, `${taskId}.csv`);
   }
 
   async onInbound(e: EventEnvelope): Promise<void> {
@@ -188,9 +214,13 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
       await this.run(t);
     } catch (e) {
       if (this.stopping) return false;
-      this.log.error(`export ${t.task_id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-      await this.finish(t, 'error', 0, 0, null, e instanceof Error ? e.message : String(e));
+      if (await this.finish(t, 'error', 0, 0, null, e instanceof Error ? e.message : String(e))) this.log.error(`export ${t.task_id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    } finally {
+      this.current = undefined;
     }
+    // deleted while it ran: whatever was written goes (the deletion may have come before the file was opened)
+    const [row] = await this.ds.query<Array<{ status: string }>>(`SELECT status FROM stats.export WHERE task_id = $1`, [t.task_id]);
+    if (row?.status === 'deleted') await fs.promises.rm(this.fileOf(t.account_id, t.task_id), { force: true });
     return true;
   }
 
@@ -236,7 +266,7 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
     const total = Number(n);
     const dir = path.join(this.options.exportDir, t.account_id);
     await fs.promises.mkdir(dir, { recursive: true });
-    const file = path.join(dir, `${t.task_id}.csv`);
+    const file = this.fileOf(t.account_id, t.task_id);
     const fileName = `${t.type.replace(/_/g, '-')}-${t.task_id}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}.csv`;
     await this.progress(t, total, 0);
     const header = incoming
@@ -255,6 +285,8 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
         csv.destroy(e instanceof Error ? e : new Error(String(e)));
       });
     });
+    this.current = { taskId: t.task_id, stop: (e) => csv.destroy(e) };
+    let broken: Error | undefined;
     const qr = this.ds.createQueryRunner();
     await qr.connect();
     try {
@@ -263,8 +295,13 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
       const literal = (v: unknown): string => (Array.isArray(v) ? `ARRAY[${v.map((x) => literal(x)).join(',')}]` : `'${String(v).replace(/'/g, "''")}'`);
       const sql = select.replace(/\$(\d+)/g, (_m, i: string) => literal(params[Number(i) - 1]));
       await pipeline(client.query(copyTo(`COPY (${sql}) TO STDOUT`)), csv, out);
+    } catch (e) {
+      // a COPY stopped half way (deleted, taken over) would keep streaming into the pooled connection: it is closed
+      broken = e instanceof Error ? e : new Error(String(e));
+      throw e;
     } finally {
-      await qr.release();
+      if (broken) await (qr as unknown as { releasePostgresConnection(e: Error): Promise<void> }).releasePostgresConnection(broken);
+      else await qr.release();
     }
     await pending;
     if (failed) throw failed;
@@ -286,13 +323,17 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
     });
   }
 
-  private async finish(t: ExportRow, outcome: 'done' | 'error', total: number, processed: number, fileName: string | null, error: string | null, file?: string): Promise<void> {
-    await this.uow.run(async (m, emit) => {
-      await m.query(
-        `UPDATE stats.export SET status = $2, total = $3, processed = $4, file_name = $5, file_path = $6, error = $7, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL WHERE task_id = $1`,
-        [t.task_id, outcome, total, processed, fileName, file ?? null, error],
-      );
+  /** Records the end of a run this process holds; false (nothing recorded or sent) when it no longer holds it (deleted). */
+  private async finish(t: ExportRow, outcome: 'done' | 'error', total: number, processed: number, fileName: string | null, error: string | null, file?: string): Promise<boolean> {
+    return this.uow.run(async (m, emit) => {
+      const rows = (await m.query(
+        `WITH c AS (UPDATE stats.export SET status = $2, total = $3, processed = $4, file_name = $5, file_path = $6, error = $7, finished_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+                     WHERE task_id = $1 AND status = 'running' AND lease_owner = $8 RETURNING task_id) SELECT * FROM c`,
+        [t.task_id, outcome, total, processed, fileName, file ?? null, error, this.owner],
+      )) as unknown[];
+      if (!rows.length) return false;
       emit(ExportFinishedV1, { taskId: t.task_id, accountId: t.account_id, outcome, total, processed, fileName, error }, t.account_id);
+      return true;
     });
   }
 

@@ -1,4 +1,5 @@
 import { ApiError, apiFetch, validToken } from '../../providers/http';
+import type { MessageExportParams } from '@switchboard/contracts/src/message-exports';
 import type { ApiErrorBody } from '../../providers/types';
 import { COUNTRIES_PER_PAGE, DROPDOWN_PER_PAGE, fallbackFileName, VARIABLES_PER_PAGE, type ImportTypeValue } from './constants';
 import type {
@@ -182,7 +183,7 @@ export const contactsApi = {
 
   tasks: (p: PageQuery & { type?: string }) => apiFetch<ListResult<Task>>(`/tasks${query({ ...paging(p), type: p.type })}`),
   task: (id: number) => apiFetch<Task>(`/tasks/${id}`),
-  createTask: (type: string, params: TaskParams) => apiFetch<Task>('/tasks', { method: 'POST', body: { type, params, fileType: 'CSV' } }),
+  createTask: (type: string, params: TaskParams | MessageExportParams) => apiFetch<Task>('/tasks', { method: 'POST', body: { type, params, fileType: 'CSV' } }),
   deleteTask: (id: number) => apiFetch<void>(`/tasks/${id}`, { method: 'DELETE' }),
   downloadTask: (id: number) => downloadFile(`/task/download?id=${id}`),
 

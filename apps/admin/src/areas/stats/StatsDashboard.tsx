@@ -6,6 +6,7 @@ import { useApi } from '../../ui/useApi';
 import { statsApi, type DashboardMainDto, type MoneyDto, type SeriesPoint, type StatsFilter } from './api';
 import { HorizontalBars, SERIES_COLOURS, StackedBars, type StackedPoint } from './charts';
 import { formatCount, formatMoney, formatMoneyShort } from './format';
+import { MessageExportButton } from './MessageExport';
 
 const SLICES: Array<StatsFilter['type']> = ['day', 'week', 'month', 'year', 'all', 'custom'];
 
@@ -72,6 +73,10 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
     : [];
   const t = m?.totals;
   const rate = t && t.total > 0 ? Math.round((t.delivered / t.total) * 1000) / 10 : null;
+  // the export covers the range the figures cover (the answer's own start and end), or every message for "all"
+  const exportParams = m?.start && m?.end ? { start: m.start, end: m.end } : {};
+  const localDate = (iso: string) => new Date(iso).toLocaleString(locale, { timeZone: m?.timeZone ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+  const exportSummary = m?.start && m?.end ? translate('statistics.export.range', { start: localDate(m.start), end: localDate(m.end) }) : translate('statistics.export.rangeAll');
   const palette = { delivered: SERIES_COLOURS.delivered, failed: SERIES_COLOURS.failed, pending: SERIES_COLOURS.pending };
 
   return (
@@ -97,6 +102,11 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
               </ToggleButton>
             ))}
           </ToggleButtonGroup>
+          {!compact && (
+            <Box sx={{ ml: 1 }}>
+              <MessageExportButton types={['export_messages', 'export_incoming_messages']} params={exportParams} summary={exportSummary} testId="stats-export" />
+            </Box>
+          )}
         </Stack>
       </Stack>
       {showCustom && (

@@ -24,6 +24,9 @@ import { usePageSize } from '../../../ui/table/useTable';
 import { NewExportDialog } from './NewExportDialog';
 import { useExport } from './useExport';
 
+/** Task types whose finished task has a file (contacts' export, and the message exports stats writes). */
+const DOWNLOADABLE: string[] = [TaskType.ExportContacts, TaskType.ExportMessages, TaskType.ExportStreamMessages, TaskType.ExportIncomingMessages];
+
 const finished = (t: Pick<Task, 'status'>) => t.status === 'done' || t.status === 'error';
 
 /**
@@ -94,6 +97,11 @@ export const ExportsPage = () => {
     if (typeof p.search === 'string') parts.push(`“${p.search}”`);
     if (typeof p.country === 'string') parts.push(p.country);
     if (p.filter !== undefined) parts.push(translate('contacts.exports.filterScope'));
+    // message exports (their parameters are MessageExportParams)
+    const m = p as Record<string, unknown>;
+    if (m.streamId !== undefined) parts.push(translate('contacts.exports.streamScope', { id: String(m.streamId) }));
+    if (Array.isArray(m.status)) parts.push(m.status.map(String).join(', '));
+    if (typeof m.start === 'string' || typeof m.end === 'string') parts.push(`${typeof m.start === 'string' ? formatDate(m.start, locale) : '…'} – ${typeof m.end === 'string' ? formatDate(m.end, locale) : '…'}`);
     return parts.length ? parts.join(' · ') : translate('contacts.exports.scopeAll');
   };
 
@@ -135,7 +143,7 @@ export const ExportsPage = () => {
       width: 150,
       render: (t) => (
         <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'flex-end', gap: 0.5 }}>
-          {t.type === TaskType.ExportContacts && t.fileType === 'CSV' && (
+          {DOWNLOADABLE.includes(t.type) && t.fileType === 'CSV' && (
             <Button size="small" startIcon={<DownloadRoundedIcon />} disabled={t.status !== 'done'} onClick={() => void download(t)} data-testid="task-download">
               {translate('contacts.exports.download')}
             </Button>

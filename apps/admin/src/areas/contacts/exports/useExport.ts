@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { contactsApi } from '../api';
 import { EXPORT_WAIT_MS, TaskType } from '../constants';
+import type { MessageExportParams } from '@switchboard/contracts/src/message-exports';
 import type { Task, TaskParams } from '../types';
 import { errorText } from '../widgets/errors';
 
@@ -18,7 +19,12 @@ const sleep = (ms: number) => new Promise((resolve) => window.setTimeout(resolve
  * otherwise it rejects with "task is not ready yet" (the task stays on the exports page, polled every 10 s).
  */
 export async function exportContacts(params: TaskParams, onCreated?: (task: Task) => void, wait = EXPORT_WAIT_MS): Promise<string> {
-  const task = await contactsApi.createTask(TaskType.ExportContacts, params);
+  return exportTask(TaskType.ExportContacts, params, onCreated, wait);
+}
+
+/** The same flow for any export task type (contacts, or the message exports stats writes). */
+export async function exportTask(type: string, params: TaskParams | MessageExportParams, onCreated?: (task: Task) => void, wait = EXPORT_WAIT_MS): Promise<string> {
+  const task = await contactsApi.createTask(type, params);
   onCreated?.(task);
   await sleep(wait);
   const current = await contactsApi.task(task.id);

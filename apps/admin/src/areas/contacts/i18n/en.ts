@@ -324,6 +324,7 @@ const en = {
       list: 'List or segment',
       importScope: 'Import #%{id}',
       filterScope: 'Filtered',
+      streamScope: 'Stream #%{id}',
       columns: { task: 'Task', scope: 'Contacts', progress: 'Progress', rows: 'Rows' },
       status: { done: 'Ready', error: 'Failed' },
       download: 'Download',

@@ -326,6 +326,7 @@ const ru: ContactsMessages = {
       list: 'Список или сегмент',
       importScope: 'Импорт №%{id}',
       filterScope: 'С фильтром',
+      streamScope: 'Поток №%{id}',
       columns: { task: 'Задача', scope: 'Контакты', progress: 'Прогресс', rows: 'Строки' },
       status: { done: 'Готово', error: 'Ошибка' },
       download: 'Скачать',

@@ -10,6 +10,8 @@ import type { MessageStatus } from '../types';
 import { DataTable, NoResults, type Column } from '../../../ui/table/DataTable';
 import { errorText } from '../widgets/errors';
 import { useServerTable } from '../../../ui/table/useTable';
+import { MessageExportButton } from '../../stats/MessageExport';
+import type { MessageExportParams } from '@switchboard/contracts/src/message-exports';
 
 /** The messages of a stream, newest first, with their status (GET /streams/message_status?streamId=). */
 export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; version: number }) => {
@@ -77,6 +79,12 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
               ))}
             </TextField>
             <Box sx={{ flex: 1 }} />
+            <MessageExportButton
+              types={['export_stream_messages']}
+              params={{ streamId: String(streamId), ...(table.filter.status ? { status: [table.filter.status] as MessageExportParams['status'] } : {}) }}
+              summary={translate('statistics.export.streamScope', { status: table.filter.status ? translate('statistics.export.statusScope', { status: translate(`streams.messageStatus.${table.filter.status}`) }) : '' })}
+              testId="messages-export"
+            />
             <Tooltip title={translate('streams.ui.refresh')}>
               <IconButton size="small" onClick={() => void table.refresh()} data-testid="messages-refresh">
                 <RefreshRoundedIcon fontSize="small" />
