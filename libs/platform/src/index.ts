@@ -9,6 +9,7 @@ export * from './database';
 export * from './http';
 export * from './auth';
 export * from './mail';
+export * from './net';
 export * from './module';
 export * from './health/health';
 export * from './tenancy/account-directory';

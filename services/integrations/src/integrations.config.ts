@@ -39,6 +39,8 @@ export const integrationsConfigSchema = z.object({
   INTEGRATIONS_ENDPOINTS: jsonRecord(z.object({ apiUrl: z.string().url().optional(), authorizeUrl: z.string().url().optional(), tokenUrl: z.string().url().optional() })),
   /** Never in production: lets vendor URLs be plain http on loopback and private addresses. */
   INTEGRATIONS_ALLOW_PRIVATE_URLS: env.bool(false),
+  /** DNS servers (`host:port`, comma-separated) for the vendor and AI provider address check; empty: the system resolver. */
+  INTEGRATIONS_DNS_SERVERS: env.list([]),
   /** How often an active integration asks its vendor for changes, in seconds. */
   INTEGRATIONS_INCREMENTAL_SECONDS: env.int(300, 1),
   /** Which roles this process runs: `http,consumers,relay,schedulers` (the sync worker runs under schedulers). */
@@ -69,6 +71,7 @@ export function integrationsModuleOptionsFromConfig(c: IntegrationsConfig): Inte
     oauthClients: c.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'] & Record<string, OAuthClient>,
     endpoints: c.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] & Record<string, VendorEndpoints>,
     allowPrivateUrls: c.INTEGRATIONS_ALLOW_PRIVATE_URLS,
+    dnsServers: c.INTEGRATIONS_DNS_SERVERS,
     incrementalEveryMs: c.INTEGRATIONS_INCREMENTAL_SECONDS * 1000,
     migrationsRun: c.MIGRATIONS_RUN,
     genai: { contextKey: c.GENAI_CONTEXT_KEY, timeoutMs: c.GENAI_TIMEOUT_MS, streamMaxMs: c.GENAI_STREAM_MAX_MS, privateBaseUrls: c.GENAI_PRIVATE_BASE_URLS },

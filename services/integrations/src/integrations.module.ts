@@ -8,6 +8,7 @@ import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATION
 import { INTEGRATIONS_MIGRATIONS } from './migrations';
 import { CredentialVault } from './services/credentials';
 import { DialerService } from './services/dialer.service';
+import { OutboundAddresses } from './services/outbound';
 import { IntegrationsService } from './services/integrations.service';
 import { IntegrationListsConsumer } from './services/lists.consumer';
 import { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
@@ -44,6 +45,7 @@ export class IntegrationsModule {
         { provide: Clock, useValue: createClock(options) },
         IntegrationsOutboxRelay,
         IntegrationsUnitOfWork,
+        OutboundAddresses,
         CredentialVault,
         IntegrationsService,
         DialerService,

@@ -32,6 +32,13 @@ export interface IntegrationsModuleOptions {
    * addresses: embedded mode and tests only. Default false (https to public hosts only).
    */
   allowPrivateUrls?: boolean;
+  /**
+   * DNS servers (`host:port`) that resolve vendor and AI provider hosts for the address check
+   * (INTEGRATIONS_DNS_SERVERS); empty: the system resolver. Default empty.
+   */
+  dnsServers?: readonly string[];
+  /** Lets a checked host resolve to a loopback address (tests reaching local servers by name only). Default false. */
+  allowLoopback?: boolean;
   /** A vendor call gives up after this long. Default 15 000 ms. */
   requestTimeoutMs?: number;
   /** Access tokens are refreshed this long before they expire. Default 5 minutes. */
@@ -58,6 +65,8 @@ export interface ResolvedIntegrationsOptions {
   endpoints: Partial<Record<IntegrationTypeValue, VendorEndpoints>>;
   oauthClients: Partial<Record<IntegrationTypeValue, OAuthClient>>;
   allowPrivateUrls: boolean;
+  dnsServers: readonly string[];
+  allowLoopback: boolean;
   requestTimeoutMs: number;
   refreshBeforeMs: number;
   pollMs: number;
@@ -92,6 +101,8 @@ export function resolveIntegrationsOptions(o: IntegrationsModuleOptions): Resolv
     endpoints: o.endpoints ?? {},
     oauthClients: o.oauthClients ?? {},
     allowPrivateUrls: o.allowPrivateUrls ?? false,
+    dnsServers: o.dnsServers ?? [],
+    allowLoopback: o.allowLoopback ?? false,
     requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, 15_000, 10),
     refreshBeforeMs: int('refreshBeforeMs', o.refreshBeforeMs, 300_000, 0),
     pollMs: int('pollMs', o.pollMs, 1000, 0),

@@ -1,3 +1,5 @@
+import { DestinationRefused, requestPinned, type CheckedDestination } from '@switchboard/platform';
+
 /**
  * Calls to vendors. Every answer is sorted into what the sync does with it:
  * - 2xx: the JSON body;
@@ -29,6 +31,8 @@ export class VendorRateLimited extends VendorError {
 export class VendorUnavailable extends VendorError {}
 export class VendorAuthRejected extends VendorError {}
 export class VendorRefused extends VendorError {}
+/** The vendor's host resolves to an address this platform does not call (loopback, private, link-local...), or not at all. */
+export class VendorAddressRefused extends VendorRefused {}
 
 export interface VendorRequest {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -60,7 +64,14 @@ const where = (method: string, url: URL) => `${method} ${url.origin}${url.pathna
 
 export class VendorHttp {
   constructor(
-    private readonly opts: { timeoutMs: number; now: () => number; rateLimitFallbackMs?: number; fetchImpl?: typeof fetch } = { timeoutMs: 15_000, now: () => Date.now() },
+    private readonly opts: {
+      timeoutMs: number;
+      now: () => number;
+      rateLimitFallbackMs?: number;
+      fetchImpl?: typeof fetch;
+      /** The checked address a request connects to (null: no check applies); throws DestinationRefused. */
+      pin?: (url: URL) => Promise<CheckedDestination | null>;
+    } = { timeoutMs: 15_000, now: () => Date.now() },
   ) {}
 
   async request<T = unknown>(r: VendorRequest): Promise<VendorResponse<T>> {
@@ -76,14 +87,33 @@ export class VendorHttp {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(r.form).toString();
     }
-    let res: Response;
+    let dest: CheckedDestination | null = null;
+    if (this.opts.pin) {
+      try {
+        dest = await this.opts.pin(url);
+      } catch (e) {
+        if (e instanceof DestinationRefused) throw new VendorAddressRefused(`${where(method, url)} refused: ${e.message}`, null);
+        throw e;
+      }
+    }
+    let res: { status: number; headers: Headers };
+    let text: string;
     try {
-      res = await (this.opts.fetchImpl ?? fetch)(url, { method, headers, body, redirect: 'error', signal: AbortSignal.timeout(this.opts.timeoutMs) });
+      if (dest) {
+        // connects to the address just checked: no second lookup (DNS rebinding)
+        const r = await requestPinned(dest, { method, headers, body, timeoutMs: this.opts.timeoutMs });
+        res = r;
+        text = r.text;
+      } else {
+        const r = await (this.opts.fetchImpl ?? fetch)(url, { method, headers, body, redirect: 'error', signal: AbortSignal.timeout(this.opts.timeoutMs) });
+        res = r;
+        text = await r.text();
+      }
     } catch (e) {
       const name = (e as Error).name === 'TimeoutError' ? 'timed out' : 'could not be reached';
       throw new VendorUnavailable(`${where(method, url)} ${name}`, null);
     }
-    const text = await res.text();
+    if (res.status >= 300 && res.status < 400) throw new VendorRefused(`${where(method, url)} answered ${res.status} (redirects are not followed)`, res.status);
     if (res.status === 429 || (res.status === 503 && res.headers.get('retry-after'))) {
       throw new VendorRateLimited(`${where(method, url)} answered ${res.status} (rate limited)`, res.status, retryAfterMs(res.headers.get('retry-after'), this.opts.now(), this.opts.rateLimitFallbackMs ?? 10_000));
     }

@@ -21,6 +21,7 @@ import { Clock } from '../clock';
 import { parse } from '../http/input';
 import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
 import { isPrivateHost } from '../services/integrations.service';
+import { OutboundAddresses } from '../services/outbound';
 import { GENAI_OPTIONS, type ResolvedGenAiOptions } from './genai.options';
 import { checkAiSpintax, cleanAnswer, clip, generatePrompt, rephrasePrompt, respondPrompt, spintaxPrompt } from './prompts';
 import { createProvider, GenAiError, type ChatMessage, type GenAiProvider, type GenerateResult, type TokenUsage } from './providers';
@@ -77,6 +78,7 @@ export class GenAiService {
     @Inject(INTEGRATIONS_OPTIONS) integrations: ResolvedIntegrationsOptions,
     @Inject(GENAI_OPTIONS) private readonly options: ResolvedGenAiOptions,
     private readonly clock: Clock,
+    private readonly outbound: OutboundAddresses,
   ) {
     this.vault = new ProviderSecrets(integrations.secret);
     this.contexts = options.contextKey ? new ProviderSecrets(options.contextKey) : null;
@@ -127,7 +129,7 @@ export class GenAiService {
       const key = d.api_key !== undefined ? d.api_key.trim() || null : cur?.key_sealed ? this.openKey(accountId, d.service, cur.key_sealed as string) : null;
       const url = d.base_url !== undefined ? d.base_url : ((cur?.base_url as string | null) ?? null);
       const mdl = d.model !== undefined ? d.model : ((cur?.model as string | null) ?? null);
-      if (url) this.assertBaseUrl(url);
+      if (url) await this.assertBaseUrl(url);
       if (needsKey(d.service) && !key) throw AppError.validation([{ propertyPath: 'api_key', message: `${d.service} needs a key` }]);
       await this.call(this.provider(d.service, key, url, mdl), (p) => p.verify(), d.service);
       sealed = key ? this.vault.seal(this.binding(accountId, d.service), { key }) : null;
@@ -154,7 +156,7 @@ export class GenAiService {
     const d = parse(VerifyBody, body);
     const [cur] = (await this.ds.query(`SELECT base_url, model FROM integrations.genai_provider WHERE account_id = $1 AND service = $2`, [accountId, name])) as Row[];
     const url = d.base_url !== undefined ? d.base_url : ((cur?.base_url as string | null) ?? null);
-    if (url) this.assertBaseUrl(url);
+    if (url) await this.assertBaseUrl(url);
     // Ollama has no key of its own: "-" checks it without one
     const key = token === '-' ? null : token;
     if (!key && needsKey(name)) throw new AppError(400, ErrorCode.InvalidProviderToken, 'invalid token');
@@ -389,7 +391,7 @@ export class GenAiService {
     }
   }
 
-  private assertBaseUrl(u: string): void {
+  private async assertBaseUrl(u: string): Promise<void> {
     const url = new URL(u);
     const bad = (message: string) => AppError.validation([{ propertyPath: 'base_url', message }]);
     if (url.username || url.password || url.search || url.hash) throw bad('a base URL without credentials, query or fragment');
@@ -397,5 +399,7 @@ export class GenAiService {
     if (this.options.allowPrivateBaseUrls || this.options.privateBaseUrls.includes(url.origin)) return;
     if (url.protocol !== 'https:') throw bad('https only');
     if (isPrivateHost(url.hostname)) throw bad('a public host (private ones are listed by the operator in GENAI_PRIVATE_BASE_URLS)');
+    const refused = await this.outbound.refusal(u);
+    if (refused) throw bad(`a public host (private ones are listed by the operator in GENAI_PRIVATE_BASE_URLS): ${refused}`);
   }
 }

@@ -6,6 +6,7 @@ import { Clock } from '../clock';
 import type { ConnectorContext, Connector, Credentials, ResolvedEndpoints, TokenSet } from '../connectors/connector';
 import { VendorAuthRejected, VendorHttp, VendorRefused } from '../connectors/http';
 import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
+import { OutboundAddresses } from './outbound';
 
 /** The columns of `integrations.integration` the vault reads. */
 export interface IntegrationRow {
@@ -46,9 +47,10 @@ export class CredentialVault {
     @Inject(INTEGRATIONS_OPTIONS) private readonly options: ResolvedIntegrationsOptions,
     @InjectDataSource(INTEGRATIONS_CONNECTION) private readonly ds: DataSource,
     private readonly clock: Clock,
+    outbound: OutboundAddresses,
   ) {
     this.secrets = new ProviderSecrets(options.secret);
-    this.http = new VendorHttp({ timeoutMs: options.requestTimeoutMs, now: () => clock.now().getTime() });
+    this.http = new VendorHttp({ timeoutMs: options.requestTimeoutMs, now: () => clock.now().getTime(), pin: (u) => outbound.destination(u) });
   }
 
   seal(key: string, c: Credentials): string {

@@ -28,6 +28,7 @@ import { connectorOf } from '../connectors/registry';
 import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
 import { parse } from '../http/input';
 import { CredentialVault, type IntegrationRow } from './credentials';
+import { OutboundAddresses } from './outbound';
 import { IntegrationsUnitOfWork } from './outbox';
 import { emptyProgress, readProgress } from './sync-progress';
 import { vendorProblem } from './vendor-problem';
@@ -97,6 +98,7 @@ export class IntegrationsService {
     private readonly vault: CredentialVault,
     private readonly uow: IntegrationsUnitOfWork,
     private readonly clock: Clock,
+    private readonly outbound: OutboundAddresses,
   ) {}
 
   // ------------------------------------------------------------------ reads
@@ -154,7 +156,7 @@ export class IntegrationsService {
     if (connector.domain?.required && !b.domain) throw AppError.validation([{ propertyPath: 'domain', message: `${connector.name} needs its ${domainLabel(connector.type)}` }]);
     if (b.domain && connector.domain && !connector.domain.pattern.test(b.domain)) throw AppError.validation([{ propertyPath: 'domain', message: `not a valid ${domainLabel(connector.type)}` }]);
     if (b.domain && !connector.domain) throw AppError.validation([{ propertyPath: 'domain', message: `${connector.name} takes no domain` }]);
-    if (b.baseUrl) this.assertBaseUrl(b.baseUrl);
+    if (b.baseUrl) await this.assertBaseUrl(b.baseUrl);
     const account = RequestContext.accountId();
     const key = randomUUID();
     const now = this.clock.now();
@@ -214,7 +216,7 @@ export class IntegrationsService {
       if (!connector.apiKey) throw AppError.validation([{ propertyPath: 'apiKey', message: `${connector.name} is connected with OAuth only` }]);
       if (b.domain !== undefined && !connector.domain) throw AppError.validation([{ propertyPath: 'domain', message: `${connector.name} takes no domain` }]);
       if (b.domain !== undefined && connector.domain && !connector.domain.pattern.test(b.domain)) throw AppError.validation([{ propertyPath: 'domain', message: `not a valid ${domainLabel(connector.type)}` }]);
-      if (b.baseUrl) this.assertBaseUrl(b.baseUrl);
+      if (b.baseUrl) await this.assertBaseUrl(b.baseUrl);
       const creds = { apiKey: b.apiKey };
       const probe = { key: row.key, domain, base_url: baseUrl } as IntegrationRow;
       try {
@@ -414,7 +416,7 @@ export class IntegrationsService {
     throw AppError.forbidden(`${connector.name} is managed by the account's admin only`);
   }
 
-  private assertBaseUrl(u: string): void {
+  private async assertBaseUrl(u: string): Promise<void> {
     const url = new URL(u);
     if (url.username || url.password || url.search || url.hash) throw AppError.validation([{ propertyPath: 'baseUrl', message: 'a base URL without credentials, query or fragment' }]);
     if (this.options.allowPrivateUrls) {
@@ -423,6 +425,9 @@ export class IntegrationsService {
     }
     if (url.protocol !== 'https:') throw AppError.validation([{ propertyPath: 'baseUrl', message: 'https only' }]);
     if (isPrivateHost(url.hostname)) throw AppError.validation([{ propertyPath: 'baseUrl', message: 'a public host' }]);
+    // a public-looking name that resolves to a private address is refused too (and checked again at every request)
+    const refused = await this.outbound.refusal(u);
+    if (refused) throw AppError.validation([{ propertyPath: 'baseUrl', message: `a public host: ${refused}` }]);
   }
 
   private async insert(

@@ -1,7 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import type { CheckedDestination } from './destination';
+import { pinnedLookup, type CheckedDestination } from '@switchboard/platform';
 
 export interface SentRequest {
   uri: string;
@@ -28,10 +27,7 @@ export const CONNECTION_TIMEOUT = 'E-CONNECTION_TIMEOUT';
 export function sendOnce(dest: CheckedDestination, req: SentRequest, o: { timeoutMs: number; maxBytes: number; agent?: http.Agent }): Promise<Outcome> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number((process.hrtime.bigint() - started) / 1_000_000n);
-  const lookup: LookupFunction = (_host, options, cb) => {
-    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: dest.address, family: dest.family }]);
-    else cb(null, dest.address, dest.family);
-  };
+  const lookup = pinnedLookup(dest);
   const lib = dest.url.protocol === 'https:' ? https : http;
   return new Promise<Outcome>((resolve) => {
     let done = false;

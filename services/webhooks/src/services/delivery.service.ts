@@ -5,9 +5,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookDisabledV1, type WebhookParams, type WebhookRequestLogDto, type WebhookTestResultDto, type WebhookTriggerValue } from '@switchboard/contracts';
-import { AppError, createEnvelope, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
+import { AppError, createEnvelope, DestinationGuard, DestinationRefused, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { DestinationGuard, DestinationRefused } from '../delivery/destination';
 import { CONNECTION_TIMEOUT, sendOnce, type Outcome, type SentRequest } from '../delivery/http-sender';
 import { samplePayload } from '../delivery/payloads';
 import { signatureHeaders } from '../delivery/signature';

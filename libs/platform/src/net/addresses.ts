@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 
 /**
- * Which destination addresses a webhook may reach (docs/decisions/0027-webhooks.md): public unicast only. Refused:
+ * Which destination addresses an outgoing call to a customer-given URL may reach (webhooks, CRM vendor base URLs, AI
+ * provider base URLs; docs/decisions/0027-webhooks.md, 0040): public unicast only. Refused:
  * loopback, private (RFC 1918, ULA), link-local, CGNAT, multicast, reserved and documentation ranges, the cloud
  * metadata addresses (169.254.169.254 is link-local, fd00:ec2::254 a ULA), and IPv6 forms that carry an IPv4
  * address a gateway would reach for us (IPv4-mapped and -compatible, NAT64, 6to4, Teredo).
@@ -94,7 +95,7 @@ export interface AddressVerdict {
   reason: string | null;
 }
 
-/** Is `ip` (a literal address) a destination a webhook may connect to? */
+/** Is `ip` (a literal address) a destination an outgoing call may connect to? */
 export function classifyAddress(ip: string, opts: { allowLoopback: boolean }): AddressVerdict {
   const v4 = ipv4Bytes(ip);
   if (v4) {

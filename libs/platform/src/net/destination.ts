@@ -3,7 +3,7 @@ import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { classifyAddress } from './addresses';
 
-/** A webhook URL checked for delivery: the one address requests go to (no second lookup: DNS rebinding). */
+/** A URL checked for a request: the one address the request goes to (no second lookup: DNS rebinding). */
 export interface CheckedDestination {
   url: URL;
   host: string;

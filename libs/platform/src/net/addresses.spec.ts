@@ -1,6 +1,6 @@
 import { classifyAddress, ipv6Bytes } from './addresses';
 
-describe('webhook destination addresses', () => {
+describe('destination addresses (webhooks, CRM vendors, AI providers)', () => {
   const refused = [
     ['127.0.0.1', 'loopback'],
     ['127.255.255.254', 'loopback'],

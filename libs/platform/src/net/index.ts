@@ -1,0 +1,3 @@
+export * from './addresses';
+export * from './destination';
+export * from './pinned-request';

@@ -1,0 +1,92 @@
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { CheckedDestination } from './destination';
+
+/** The lookup a request uses to reach a checked destination: it answers the checked address, never asks DNS. */
+export function pinnedLookup(dest: Pick<CheckedDestination, 'address' | 'family'>): LookupFunction {
+  return (_host, options, cb) => {
+    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: dest.address, family: dest.family }]);
+    else cb(null, dest.address, dest.family);
+  };
+}
+
+export interface PinnedRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** The whole exchange, head and body. */
+  timeoutMs: number;
+  /** A longer answer is cut off with an error. Default 16 MiB. */
+  maxBytes?: number;
+}
+
+export interface PinnedResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** The request took longer than its timeout (its `name` is TimeoutError, as fetch's). */
+export class PinnedRequestTimeout extends Error {
+  constructor(ms: number) {
+    super(`no complete answer within ${ms} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * One HTTP request to a checked destination: the socket connects to `dest.address` (the lookup answers it), the
+ * Host header and the TLS server name stay the URL's host, so certificates are checked against the name. Redirects
+ * are not followed (the caller sees the 3xx). The URL's query is sent as given in `dest.url`.
+ */
+export function requestPinned(dest: CheckedDestination, r: PinnedRequest): Promise<PinnedResponse> {
+  const lib = dest.url.protocol === 'https:' ? https : http;
+  const maxBytes = r.maxBytes ?? 16 * 1024 * 1024;
+  return new Promise<PinnedResponse>((resolve, reject) => {
+    let done = false;
+    const fail = (e: Error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.destroy();
+      reject(e);
+    };
+    const headers = r.body !== undefined ? { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) } : r.headers;
+    const req = lib.request(
+      {
+        protocol: dest.url.protocol,
+        host: dest.host,
+        port: dest.port,
+        path: `${dest.url.pathname}${dest.url.search}`,
+        method: r.method,
+        headers,
+        lookup: pinnedLookup(dest),
+        servername: dest.host,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) return fail(new Error(`the answer is longer than ${maxBytes} bytes`));
+          chunks.push(c);
+        });
+        res.on('error', (e) => fail(e));
+        res.on('end', () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
+    const timer = setTimeout(() => fail(new PinnedRequestTimeout(r.timeoutMs)), r.timeoutMs);
+    req.on('error', (e) => fail(e));
+    if (r.body !== undefined) req.write(r.body);
+    req.end();
+  });
+}
