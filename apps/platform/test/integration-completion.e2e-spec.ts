@@ -63,6 +63,11 @@ describe('integration connections and the completion screen (Chromium, embedded 
     await page.getByTestId('profile-option').filter({ hasText: 'Sales' }).click();
     await page.getByTestId('profile-option').filter({ hasText: 'Support' }).click();
     await page.keyboard.press('Escape');
+    // the "Profiles" label sits on the box's border, above the chosen values, not over them
+    await page.waitForTimeout(300);
+    const label = await page.locator('#profiles-label').boundingBox();
+    const box = await page.getByTestId('complete-integration-profiles').boundingBox();
+    expect(label && box && label.y + label.height / 2 <= box.y + 2).toBe(true);
     await shot('02-completion-ready-en');
     await page.getByTestId('complete-integration-submit').click();
 

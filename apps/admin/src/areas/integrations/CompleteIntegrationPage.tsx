@@ -140,7 +140,9 @@ const Completion = ({ vendor, integrationKey }: { vendor: IntegrationTypeValue; 
                 </RadioGroup>
               </FormControl>
               {form.mode === 'profiles' && (
-                <FormControl error={submitted && errors.profiles} disabled={phase === 'submitting'}>
+                // outlined like the Select's input: react-admin's theme makes form controls "filled", whose label sits
+                // inside the box and covered the chosen profiles
+                <FormControl variant="outlined" fullWidth error={submitted && errors.profiles} disabled={phase === 'submitting'}>
                   <InputLabel id="profiles-label">{translate('integrations.complete.chooseProfiles')}</InputLabel>
                   <Select
                     labelId="profiles-label"
