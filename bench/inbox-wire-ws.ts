@@ -7,11 +7,15 @@
  * inbox's room service emits directly (no SMPP, no dispatch, no bus, no conversation write), at the same rate.
  *
  *   node scripts/build.mjs --server-only && node dist/bench/inbox-wire-ws.js [rate] [seconds]
+ *
+ * PROFILE_DIR=dir writes a CPU profile of each phase (the wire, the ceiling) there, for `--cpu-prof`-style reading
+ * without the start-up in it.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -101,11 +105,36 @@ async function main(): Promise<void> {
   ws.send(JSON.stringify({ type: 'join', room }));
   await new Promise((r) => setTimeout(r, 500));
 
+  // CPU time, which the other work on the machine inflates less than wall time: this process (Nest, the SMSC peer, the
+  // socket) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
+  const postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const clusterCpuMs = (): number => {
+    let sum = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        // the postmaster's own time and, once they have exited, its backends' (cutime, cstime); the running backends'
+        if (Number(pid) === postmaster) sum += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+        else if (Number(f[1]) === postmaster) sum += (Number(f[11]) + Number(f[12])) * 10;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return sum;
+  };
+  const figures: Record<string, { node: number; db: number }> = {};
   const drive = async (label: string, send: (key: string, i: number) => void) => {
     const sent = new Map<string, number>();
     const total = RATE * SECONDS;
+    const profiler = process.env.PROFILE_DIR ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    const db0 = clusterCpuMs();
     for (let i = 0; i < total; i++) {
       const due = t0 + (i * 1000) / RATE;
       const wait = due - performance.now();
@@ -118,10 +147,18 @@ async function main(): Promise<void> {
     const deadline = Date.now() + 60_000;
     while ([...sent.keys()].some((k) => !arrived.has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const cpu = process.cpuUsage(cpu0);
+    const db = (clusterCpuMs() - db0) / total;
+    const node = (cpu.user + cpu.system) / 1000 / total;
+    figures[label] = { node, db };
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(path.join(process.env.PROFILE_DIR as string, `inbox-${label}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
+    }
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
     const offered = total / ((sendEnd - t0) / 1000);
     console.log(
-      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; node CPU ${((cpu.user + cpu.system) / 1000 / total).toFixed(2)} ms per message`,
+      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms`,
     );
   };
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work; ${RATE}/s for ${SECONDS} s`);
@@ -129,6 +166,8 @@ async function main(): Promise<void> {
   await drive('wire', (key, i) => smsc.sendMo(`4917${String(60_000_000 + i)}`, OUR_NUMBER.slice(1), `${key} where is my order?`));
   const rooms = app.get(RoomEvents);
   await drive('ceiling', (key) => void rooms.emit(account, [room], InboxWsEvent.InternalNote, { marker: key }));
+  const ratio = (k: 'node' | 'db') => (figures.wire[k] / Math.max(0.001, figures.ceiling[k])).toFixed(1);
+  console.log(`ratio wire/ceiling, CPU per message: node ${ratio('node')}, PostgreSQL ${ratio('db')}`);
 
   ws.close();
   await app.close();

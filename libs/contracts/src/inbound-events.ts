@@ -30,6 +30,21 @@ export function inboundAddress(channel: string, raw: string | null | undefined, 
   const s = String(raw).trim();
   if (!s) return null;
   if (channel !== InboundClaimChannel.Sms) return s.toLowerCase();
+  // parsing a number with its metadata is the dear part of every inbound message: the answers are kept (a pure function)
+  const key = region ? `${s}|${region}` : s;
+  const known = parsedAddresses.get(key);
+  if (known !== undefined) return known;
+  if (parsedAddresses.size >= PARSED_ADDRESSES_KEPT) parsedAddresses.clear();
+  const answer = smsAddress(s, region);
+  parsedAddresses.set(key, answer);
+  return answer;
+}
+
+/** The answers of `inboundAddress` for SMS, at most this many kept (then started afresh). */
+const PARSED_ADDRESSES_KEPT = 20_000;
+const parsedAddresses = new Map<string, string>();
+
+function smsAddress(s: string, region?: string | null): string {
   let v = s.replace(/[\s\-().]/g, '');
   if (/^00\d/.test(v)) v = `+${v.slice(2)}`;
   if (/^\+\d+$/.test(v)) {

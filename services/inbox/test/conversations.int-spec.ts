@@ -92,6 +92,24 @@ describe('inbox conversations', () => {
     expect((a11.filter((p: string) => p.startsWith('+49'))[0] as string)).toMatch(/^\+4917\*+01$/);
   });
 
+  it('keeps a burst of incoming messages of one conversation in arrival order, each counted once, with its live events numbered in that order', async () => {
+    const burst = Array.from({ length: 24 }, (_, i) => (i % 4 === 3 ? msg('sms', `+491760000${String(2000 + i)}`, `other ${i}`) : msg('sms', '+4917600001000', `burst ${i}`)));
+    await app.publish(burst);
+    const mine = burst.filter((e) => e.data.contactPhone === '+4917600001000').map((e) => e.data.messageUuid);
+    const c = await conv('+4917600001000');
+    expect(c).toMatchObject({ status: 'unanswered', unread: mine.length });
+    const timeline = await app.sql(`SELECT message_uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.uuid = $1 ORDER BY e.id`, [c.uuid]);
+    expect(timeline.map((r) => r.message_uuid)).toEqual(mine);
+    // the conversation's room: one incoming_message per message, numbered in arrival order, each showing the unread count it left
+    const live = await app.sql(`SELECT seq::int, payload FROM inbox.room_event WHERE room = $1 AND event = 'incoming_message' ORDER BY seq`, [`1|conversation:${c.uuid}`]);
+    expect(live.map((r) => r.payload.message.message_uuid)).toEqual(mine);
+    expect(live.map((r) => r.payload.conversation.unread)).toEqual(mine.map((_, i) => i + 1));
+    expect(live.map((r) => r.seq)).toEqual(mine.map((_, i) => live[0].seq + i));
+    expect(live.filter((r) => r.payload.conversation.just_added).map((r) => r.payload.message.message_uuid)).toEqual([mine[0]]);
+    const others = await app.sql(`SELECT unread FROM inbox.conversation WHERE contact_phone LIKE '+491760000%' AND contact_phone <> '+4917600001000' AND stream_id = 501 AND contact_phone >= '+4917600002000'`);
+    expect(others.map((r) => r.unread)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
   it('moves statuses through unanswered, active and closed, with totals per filter', async () => {
     const phone = '+4917600000010';
     await app.publish([msg('sms', phone, 'where is my parcel?', { name: 'Max Mustermann' })]);

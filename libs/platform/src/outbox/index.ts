@@ -4,3 +4,4 @@ export * from './outbox-relay';
 export * from './idempotent-consumer';
 export * from './unit-of-work';
 export * from './batched-consumer';
+export * from './batched-writer';

@@ -75,6 +75,23 @@ export class ReadModelRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * An inbound message's target in one round trip: the owner of the address, the stream it names (when that stream is
+   * the owner's) and the owner's opt keywords. Null when nobody owns the address.
+   */
+  async inboundTarget(channel: string, address: string): Promise<{ owner: InboundOwnerRow; stream: StreamChannelRow | null; optKeywords: OptKeywords } | null> {
+    const rows = await this.ds.query<Array<{ accountId: string; ownerStreamId: string | null; k: OptKeywords | null; s: Record<string, unknown> | null }>>(
+      `SELECT o.account_id::text AS "accountId", o.stream_id::text AS "ownerStreamId", al.opt_keywords AS k,
+              (SELECT row_to_json(x) FROM (SELECT ${SC_COLS} FROM dispatch.stream_channel sc WHERE sc.stream_id = o.stream_id AND sc.account_id = o.account_id) x) AS s
+         FROM dispatch.inbound_owner o LEFT JOIN dispatch.account_limit al ON al.account_id = o.account_id
+        WHERE o.channel = $1 AND o.address = $2`,
+      [channel, address],
+    );
+    const [r] = rows;
+    if (!r) return null;
+    return { owner: { accountId: r.accountId, streamId: r.ownerStreamId }, stream: (r.s as StreamChannelRow | null) ?? null, optKeywords: r.k ?? {} };
+  }
+
   accountLimits(): Promise<Array<{ accountId: string; tps: number }>> {
     return this.ds.query(`SELECT account_id::text AS "accountId", tps FROM dispatch.account_limit`);
   }

@@ -19,7 +19,7 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
 import { createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
-import { ReadModelRepository } from '../repositories/read-model.repository';
+import { ReadModelRepository, type OptKeywords } from '../repositories/read-model.repository';
 import { DispatchOutboxRelay } from './events.service';
 import { OptOutBook } from './opt-out.book';
 import { RoutingService } from './routing.service';
@@ -29,6 +29,8 @@ interface InboundStream {
   streamId: string;
   streamUid: string;
   streamType: number;
+  /** The account's opt keywords when the lookup of the stream brought them along. */
+  optKeywords?: OptKeywords;
 }
 
 /** Why an inbound message was kept aside rather than delivered. */
@@ -63,7 +65,7 @@ export class InboundService {
       return;
     }
     const stream = resolved;
-    const keywords = await this.keywords(stream.accountId);
+    const keywords = this.keywordSets(stream.optKeywords ?? (await this.readModels.optKeywords(stream.accountId)));
     const uuid = randomUUID();
     const contact = m.channel === 'sms' || m.channel === 'whatsapp' ? (inboundAddress('sms', m.contactPhone) ?? m.contactPhone) : m.contactPhone;
     const optChange: { data: OptOutData; optedOut: boolean } | null = (() => {
@@ -86,16 +88,13 @@ export class InboundService {
         },
       };
     })();
-    const inserted = await this.ds.transaction(async (q) => {
-      const rows = await q.query<unknown[]>(
-        `INSERT INTO dispatch.inbound_message (uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone,
+    const insertMessage = `INSERT INTO dispatch.inbound_message (uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone,
            contact_phone, contact_name, message_type, body, media, provider_message_id, received_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING id`,
-        [uuid, stream.accountId, stream.streamId, stream.streamUid, stream.streamType, m.channel, m.vendorId, m.accountPhone, m.contactPhone,
-          m.contactName, m.messageType, m.body, m.media ? JSON.stringify(m.media) : null, m.providerMessageId, m.receivedAt],
-      );
-      if (rows.length === 0) return false;
+         ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING id`;
+    const messageParams = [uuid, stream.accountId, stream.streamId, stream.streamUid, stream.streamType, m.channel, m.vendorId, m.accountPhone, m.contactPhone,
+      m.contactName, m.messageType, m.body, m.media ? JSON.stringify(m.media) : null, m.providerMessageId, m.receivedAt];
+    const received = (): OutgoingEvent => {
       const data: EventData<typeof MessageReceivedV1> = {
         messageUuid: uuid,
         accountId: stream.accountId,
@@ -111,11 +110,24 @@ export class InboundService {
         media: m.media,
         receivedAt: m.receivedAt.toISOString(),
       };
-      const events: OutgoingEvent[] = [createEnvelope(MessageReceivedV1, data, { accountId: stream.accountId, source: 'dispatch' })];
-      if (optChange) events.push(await this.applyOptChange(q, optChange.data, optChange.optedOut));
-      await Outbox.add(q, DISPATCH_SCHEMA, events);
-      return true;
-    });
+      return createEnvelope(MessageReceivedV1, data, { accountId: stream.accountId, source: 'dispatch' });
+    };
+    // the usual message: the row and its event in one statement (its own transaction, one round trip); a keyword also
+    // changes the opt-outs, in a transaction of its own
+    const inserted = !optChange
+      ? (
+          await this.ds.query<Array<{ n: number }>>(
+            `WITH m AS (${insertMessage}),
+             o AS (INSERT INTO dispatch.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(16)} WHERE EXISTS (SELECT 1 FROM m))
+             SELECT count(*)::int AS n FROM m`,
+            [...messageParams, ...Outbox.rowsParams([received()])],
+          )
+        )[0].n > 0
+      : await this.ds.transaction(async (q) => {
+          if ((await q.query<unknown[]>(insertMessage, messageParams)).length === 0) return false;
+          await Outbox.add(q, DISPATCH_SCHEMA, [received(), await this.applyOptChange(q, optChange.data, optChange.optedOut)]);
+          return true;
+        });
     if (!inserted) return;
     if (optChange) this.optOuts.set(optChange.data.accountId, optChange.data.sender, optChange.data.phone, optChange.optedOut);
     this.relay.kick();
@@ -135,8 +147,7 @@ export class InboundService {
     return createEnvelope(InboundOptedInV1, d, { accountId: d.accountId, source: 'dispatch' });
   }
 
-  private async keywords(accountId: string): Promise<{ optOut: Set<string>; optIn: Set<string> }> {
-    const own = await this.readModels.optKeywords(accountId);
+  private keywordSets(own: OptKeywords): { optOut: Set<string>; optIn: Set<string> } {
     const optOut = new Set<string>([...DEFAULT_OPT_OUT_KEYWORDS, ...(own.optOut ?? []).map(keywordOf)].filter(Boolean));
     const optIn = new Set<string>([...DEFAULT_OPT_IN_KEYWORDS, ...(own.optIn ?? []).map(keywordOf)].filter(Boolean));
     return { optOut, optIn };
@@ -187,12 +198,10 @@ export class InboundService {
       return { held: 'no_stream', address: m.accountPhone };
     }
     const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
-    const owner = await this.readModels.inboundOwner(channel, address);
-    if (!owner) return { held: 'unclaimed', address };
-    if (owner.streamId) {
-      const s = await this.readModels.streamChannel(owner.streamId);
-      if (s && String(s.accountId) === owner.accountId) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
-    }
+    const target = await this.readModels.inboundTarget(channel, address);
+    if (!target) return { held: 'unclaimed', address };
+    const { owner, stream: named, optKeywords } = target;
+    if (named) return { accountId: owner.accountId, streamId: String(named.streamId), streamUid: named.streamUid, streamType: named.streamType, optKeywords };
     const spellings = [...new Set([m.accountPhone, address, address.replace(/^\+/, ''), `+${address.replace(/^\+/, '')}`])];
     const s = await this.readModels.streamChannelBySender(owner.accountId, m.channel, spellings);
     if (s) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };

@@ -1,8 +1,8 @@
 import { inboundContent } from '../media/inbound';
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
   Channel,
   inboundAddress,
@@ -16,11 +16,11 @@ import {
   type EventEnvelope,
   type InboxSendStatusValue,
 } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone } from './conversations.service';
-import { RoomEvents } from './rooms.service';
+import { RoomEvents, type RoomEmit } from './rooms.service';
 import { SendWaiters } from './send-waiters';
 import { rowsOf } from '../http/input';
 import { CONVERSATION_COLUMNS, conversationRooms, conversationView, EVENT_COLUMNS, eventView } from './views';
@@ -30,6 +30,7 @@ export const STATUSES_GROUP = 'inbox.statuses';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- SQL rows are mapped field by field
 type Processed = EventData<typeof SendBatchProcessedV1>;
+type Received = EventData<typeof MessageReceivedV1>;
 
 /** Outgoing statuses only move forward; failed and undelivered are final, read is the furthest. */
 const RANK: Record<string, number> = { sending: 0, sent: 1, delivered: 2, read: 3, undelivered: 4, failed: 4, failedNotAuth: 4 };
@@ -57,6 +58,9 @@ export function sendStatusOf(status: string, outgoing: string | null): InboxSend
  */
 @Injectable()
 export class MessagingConsumer implements OnModuleInit {
+  private readonly log = new Logger('InboxMessaging');
+  private readonly received: BatchedIdempotentConsumer<Received>;
+
   constructor(
     @InjectDataSource(INBOX_CONNECTION) private readonly ds: DataSource,
     @Inject(EventBus) private readonly bus: EventBus,
@@ -65,7 +69,9 @@ export class MessagingConsumer implements OnModuleInit {
     private readonly rooms: RoomEvents,
     private readonly waiters: SendWaiters,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.received = new BatchedIdempotentConsumer<Received>({ dataSource: ds, schema: INBOX_SCHEMA, consumer: CONVERSATIONS_GROUP, apply: (m, items) => this.applyReceived(m, items) });
+  }
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
@@ -79,62 +85,153 @@ export class MessagingConsumer implements OnModuleInit {
     });
   }
 
-  async onReceived(e: EventEnvelope): Promise<void> {
-    const d = MessageReceivedV1.schema.parse(e.data);
-    const contact = d.channel === Channel.Sms || d.channel === Channel.WhatsApp ? normalisePhone(d.contactPhone) : d.contactPhone;
-    // our number in E.164 (carriers hand it over as bare digits): the sender replies go out from
-    const ours = d.channel === Channel.Sms ? (inboundAddress('sms', d.accountPhone) ?? d.accountPhone) : d.accountPhone;
-    let out: { conv: Row; ev: Row; created: boolean } | null = null;
-    await IdempotentConsumer.handleOnce(this.ds, INBOX_SCHEMA, CONVERSATIONS_GROUP, e, async (m) => {
-      // the most specific routing: one naming our number first, then one for the whole stream
-      const [route] = (await m.query(
-        `SELECT space_id::text, team_id::text FROM inbox.incoming_routing
-         WHERE account_id = $1 AND stream_id = $2
-           AND (senders = '{}' OR EXISTS (SELECT 1 FROM unnest(senders) s WHERE lower(regexp_replace(s, '[\\s+()-]', '', 'g')) = lower(regexp_replace($3, '[\\s+()-]', '', 'g'))))
-         ORDER BY (senders <> '{}') DESC, id LIMIT 1`,
-        [d.accountId, d.streamId, d.accountPhone],
-      )) as Row[];
-      const [first] = route ? [] : ((await m.query(`SELECT id::text AS space_id FROM inbox.space WHERE account_id = $1 ORDER BY id LIMIT 1`, [d.accountId])) as Row[]);
-      const spaceId = route?.space_id ?? first?.space_id ?? null;
-      const teams = route?.team_id ? [route.team_id] : [];
-      const [known] = (await m.query(`SELECT contact_key, NULLIF(trim(first_name || ' ' || last_name), '') AS name FROM inbox.contact WHERE account_id = $1 AND phone = $2`, [d.accountId, contact])) as Row[];
-      const at = new Date(d.receivedAt);
-      const preview = d.body || (d.media ? `[${d.messageType}]` : '');
-      const [conv] = (await m.query(
-        `INSERT INTO inbox.conversation AS c (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name,
-           status, unread, team_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'unanswered', 1, $12, $13, $13, $14, $15, $13)
-         ON CONFLICT (account_id, stream_id, contact_phone) DO UPDATE SET
-           status = 'unanswered', unread = c.unread + 1, temp = false, closed_by = NULL, closed_at = NULL,
-           space_id = COALESCE(c.space_id, EXCLUDED.space_id), team_ids = CASE WHEN c.space_id IS NULL THEN EXCLUDED.team_ids ELSE c.team_ids END,
-           account_phone = EXCLUDED.account_phone, contact_name = COALESCE(EXCLUDED.contact_name, c.contact_name), contact_key = COALESCE(EXCLUDED.contact_key, c.contact_key),
-           last_incoming_at = GREATEST(c.last_incoming_at, EXCLUDED.last_incoming_at),
-           last_message = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message ELSE c.last_message END,
-           last_message_type = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message_type ELSE c.last_message_type END,
-           last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
-         RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
-        [randomUUID(), d.accountId, spaceId, d.streamId, d.streamUid, d.streamType, d.channel, ours, contact, known?.contact_key ?? null, known?.name ?? d.contactName ?? null, teams, at, preview.slice(0, 500), d.messageType],
-      )) as Row[];
-      const ev = await this.conversations.addEvent(m, conv, {
-        type: 'incoming_message',
-        actor: { type: 'contact', id: null, name: conv.contact_name },
-        content: inboundContent(d),
-        body: d.body || null,
-        messageUuid: d.messageUuid,
-        source: contact,
-        destination: ours,
-        messageType: d.messageType,
-        at,
-      });
-      out = { conv, ev, created: conv.created === true };
+  /** Joins the batch of incoming messages being collected; resolves once its batch committed (see applyReceived). */
+  onReceived(e: EventEnvelope): Promise<void> {
+    return this.received.handle(e, MessageReceivedV1.schema.parse(e.data));
+  }
+
+  /**
+   * The incoming messages of a batch, in one transaction and a fixed number of statements whatever its size: their
+   * routes and known contacts looked up together, one upsert of their conversations (the messages of one conversation
+   * folded into one row: unread + n, the latest message), one insert of their timeline events, and their room events
+   * numbered and recorded (incoming_message in arrival order, then one space_statistics per space touched), to be
+   * published once committed. A conversation's messages keep their arrival order (one lane per contact on the bus).
+   */
+  private async applyReceived(m: EntityManager, items: Array<BatchItem<Received>>): Promise<() => void> {
+    const msgs = items.map(({ data: d }) => {
+      const contact = d.channel === Channel.Sms || d.channel === Channel.WhatsApp ? normalisePhone(d.contactPhone) : d.contactPhone;
+      // our number in E.164 (carriers hand it over as bare digits): the sender replies go out from
+      const ours = d.channel === Channel.Sms ? (inboundAddress('sms', d.accountPhone) ?? d.accountPhone) : d.accountPhone;
+      const preview = (d.body || (d.media ? `[${d.messageType}]` : '')).slice(0, 500);
+      return { d, contact, ours, at: new Date(d.receivedAt), preview, conv: `${d.accountId}|${d.streamId}|${contact}` };
     });
-    if (!out) return;
-    const { conv, ev, created } = out as { conv: Row; ev: Row; created: boolean };
-    await this.rooms.emit(d.accountId, conversationRooms(conv), InboxWsEvent.IncomingMessage, {
-      conversation: conversationView(conv, { showPhone: true, justAdded: created }),
-      message: eventView(ev, conv.uuid),
+    // the most specific routing: one naming our number first, then one for the whole stream; else the account's first space
+    const routeKey = (d: Received) => `${d.accountId}|${d.streamId}|${d.accountPhone}`;
+    const wanted = [...new Map(msgs.map((x) => [routeKey(x.d), x.d])).values()];
+    const routes = new Map(
+      ((await m.query(
+        `SELECT t.i::int, COALESCE(r.space_id, f.id)::text AS space_id, r.team_id::text
+         FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS t(account_id, stream_id, phone, i)
+         LEFT JOIN LATERAL (
+           SELECT space_id, team_id FROM inbox.incoming_routing
+           WHERE account_id = t.account_id AND stream_id = t.stream_id
+             AND (senders = '{}' OR EXISTS (SELECT 1 FROM unnest(senders) s WHERE lower(regexp_replace(s, '[\\s+()-]', '', 'g')) = lower(regexp_replace(t.phone, '[\\s+()-]', '', 'g'))))
+           ORDER BY (senders <> '{}') DESC, id LIMIT 1) r ON true
+         LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = t.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) f ON true`,
+        [wanted.map((d) => d.accountId), wanted.map((d) => d.streamId), wanted.map((d) => d.accountPhone)],
+      )) as Row[]).map((r) => [routeKey(wanted[r.i - 1]), { spaceId: (r.space_id as string | null) ?? null, teams: r.team_id ? [r.team_id as string] : [] }]),
+    );
+    const known = new Map(
+      ((await m.query(
+        `SELECT c.account_id::text, c.phone, c.contact_key, NULLIF(trim(c.first_name || ' ' || c.last_name), '') AS name
+         FROM inbox.contact c JOIN unnest($1::bigint[], $2::text[]) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone`,
+        [msgs.map((x) => x.d.accountId), msgs.map((x) => x.contact)],
+      )) as Row[]).map((r) => [`${r.account_id}|${r.phone}`, r]),
+    );
+    // one row per conversation, folded as one upsert per message would have left it
+    const folds = new Map<string, { first: (typeof msgs)[number]; last: (typeof msgs)[number]; latest: (typeof msgs)[number]; n: number; spaceId: string | null; teams: string[]; key: string | null; name: string | null; maxAt: Date }>();
+    for (const x of msgs) {
+      const route = routes.get(routeKey(x.d)) ?? { spaceId: null, teams: [] };
+      const c = known.get(`${x.d.accountId}|${x.contact}`);
+      const key = (c?.contact_key as string | undefined) ?? null;
+      const name = (c?.name as string | null | undefined) ?? x.d.contactName ?? null;
+      const f = folds.get(x.conv);
+      if (!f) {
+        folds.set(x.conv, { first: x, last: x, latest: x, n: 1, spaceId: route.spaceId, teams: route.teams, key, name, maxAt: x.at });
+        continue;
+      }
+      if (f.spaceId === null) Object.assign(f, { spaceId: route.spaceId, teams: route.teams });
+      f.n += 1;
+      f.last = x;
+      if (x.at >= f.maxAt) Object.assign(f, { latest: x, maxAt: x.at });
+      f.key = key ?? f.key;
+      f.name = name ?? f.name;
+    }
+    const fs = [...folds.values()];
+    const col = <T>(g: (f: (typeof fs)[number]) => T) => fs.map(g);
+    const convs = (await m.query(
+      `INSERT INTO inbox.conversation AS c (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name,
+         status, unread, team_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
+       SELECT t.uuid, t.account_id, t.space_id, t.stream_id, t.stream_uid, t.stream_type, t.channel, t.account_phone, t.contact_phone, t.contact_key, t.contact_name,
+         'unanswered', t.n, COALESCE((SELECT array_agg(x::bigint) FROM jsonb_array_elements_text(t.teams) x), '{}'), t.start_time, t.at, t.last_message, t.last_message_type, t.at
+       FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::uuid[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::jsonb[], $14::timestamptz[], $15::timestamptz[], $16::text[], $17::text[])
+         AS t(uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name, n, teams, start_time, at, last_message, last_message_type)
+       ORDER BY t.account_id, t.stream_id, t.contact_phone
+       ON CONFLICT (account_id, stream_id, contact_phone) DO UPDATE SET
+         status = 'unanswered', unread = c.unread + EXCLUDED.unread, temp = false, closed_by = NULL, closed_at = NULL,
+         space_id = COALESCE(c.space_id, EXCLUDED.space_id), team_ids = CASE WHEN c.space_id IS NULL THEN EXCLUDED.team_ids ELSE c.team_ids END,
+         account_phone = EXCLUDED.account_phone, contact_name = COALESCE(EXCLUDED.contact_name, c.contact_name), contact_key = COALESCE(EXCLUDED.contact_key, c.contact_key),
+         last_incoming_at = GREATEST(c.last_incoming_at, EXCLUDED.last_incoming_at),
+         last_message = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message ELSE c.last_message END,
+         last_message_type = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message_type ELSE c.last_message_type END,
+         last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
+       RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
+      [
+        col(() => randomUUID()),
+        col((f) => f.first.d.accountId),
+        col((f) => f.spaceId),
+        col((f) => f.first.d.streamId),
+        col((f) => f.first.d.streamUid),
+        col((f) => f.first.d.streamType),
+        col((f) => f.first.d.channel),
+        col((f) => f.last.ours),
+        col((f) => f.first.contact),
+        col((f) => f.key),
+        col((f) => f.name),
+        col((f) => f.n),
+        col((f) => JSON.stringify(f.teams)),
+        col((f) => f.first.at),
+        col((f) => f.maxAt),
+        col((f) => f.latest.preview),
+        col((f) => f.latest.d.messageType),
+      ],
+    )) as Row[];
+    const convOf = new Map(convs.map((c) => [`${c.account_id}|${c.stream_id}|${c.contact_phone}`, c]));
+    const uuids = msgs.map(() => randomUUID());
+    const events = (await m.query(
+      `INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
+       SELECT uuid, account_id, conversation_id, 'incoming_message', message_uuid, message_time, actor, content, body, source, destination, message_type
+       FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::uuid[], $5::timestamptz[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[], $10::text[], $11::text[])
+         AS t(uuid, account_id, conversation_id, message_uuid, message_time, actor, content, body, source, destination, message_type)
+       RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')}`,
+      [
+        uuids,
+        msgs.map((x) => x.d.accountId),
+        msgs.map((x) => convOf.get(x.conv)?.id),
+        msgs.map((x) => x.d.messageUuid),
+        msgs.map((x) => x.at),
+        msgs.map((x) => JSON.stringify({ type: 'contact', id: null, name: convOf.get(x.conv)?.contact_name ?? null })),
+        msgs.map((x) => JSON.stringify(inboundContent(x.d))),
+        msgs.map((x) => x.d.body || null),
+        msgs.map((x) => x.contact),
+        msgs.map((x) => x.ours),
+        msgs.map((x) => x.d.messageType),
+      ],
+    )) as Row[];
+    const eventOf = new Map(events.map((e) => [e.uuid as string, e]));
+    // each message's live event shows its conversation as that message left it (a conversation's earlier messages of
+    // the batch: fewer unread, their own text)
+    const seen = new Map<string, number>();
+    const emits: RoomEmit[] = msgs.map((x, i) => {
+      const conv = convOf.get(x.conv) as Row;
+      const f = folds.get(x.conv) as (typeof fs)[number];
+      const k = seen.get(x.conv) ?? 0;
+      seen.set(x.conv, k + 1);
+      const asLeft = k === f.n - 1 ? conv : { ...conv, unread: Number(conv.unread) - (f.n - 1 - k), last_message: x.preview, last_message_type: x.d.messageType, last_updated: x.at };
+      return {
+        accountId: x.d.accountId,
+        rooms: conversationRooms(conv),
+        event: InboxWsEvent.IncomingMessage,
+        payload: { conversation: conversationView(asLeft, { showPhone: true, justAdded: k === 0 && conv.created === true }), message: eventView(eventOf.get(uuids[i]) as Row, conv.uuid) },
+      };
     });
-    await this.conversations.spaceStatistics(d.accountId, conv.space_id);
+    const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
+    if (spaces.length) {
+      const totals = await this.conversations.spacesTotals(m, spaces.map(([s]) => s));
+      for (const [space, account] of spaces) emits.push({ accountId: account, rooms: [`space:${space}`], event: InboxWsEvent.SpaceStatistics, payload: { space_id: Number(space), totals: totals.get(space) } });
+    }
+    const recorded = await this.rooms.record(m, emits);
+    return () => void this.rooms.publish(recorded).catch((e: unknown) => this.log.warn(`room events of ${items.length} incoming messages: ${String(e)}`));
   }
 
   /** A status of one of the inbox's sends (other messages are not the inbox's: one index lookup, nothing written). */

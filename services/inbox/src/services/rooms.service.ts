@@ -28,6 +28,20 @@ export interface RoomMessage {
   at: string;
 }
 
+/** One event for several rooms of an account. */
+export interface RoomEmit {
+  accountId: string;
+  rooms: readonly string[];
+  event: InboxWsEventValue;
+  payload: unknown;
+}
+
+/** A numbered room event, ready to publish. */
+export interface RecordedRoomEvent {
+  accountId: string;
+  message: RoomMessage;
+}
+
 /**
  * Websocket room events: each gets the next number of each room it goes to (one statement: the room's sequence
  * row, locked for that statement only, and the replay log row), then goes out over the realtime driver (NATS in
@@ -64,30 +78,60 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
 
   /** Numbers, records and publishes one event to several rooms of an account. Never throws: live updates are best effort. */
   async emit(accountId: string, rooms: readonly string[], event: InboxWsEventValue, payload: unknown): Promise<void> {
-    const unique = [...new Set(rooms)].sort();
-    if (!unique.length) return;
-    const at = this.clock.now();
     try {
-      const rows = (await this.ds.query(
-        `WITH s AS (
-           INSERT INTO inbox.room_seq (room, seq) SELECT r, 1 FROM unnest($1::text[]) r
-           ON CONFLICT (room) DO UPDATE SET seq = inbox.room_seq.seq + 1
-           RETURNING room, seq
-         )
-         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, at)
-         SELECT room, seq, $2, $3, $4::jsonb, $5 FROM s RETURNING room, seq::int`,
-        [unique.map((r) => roomKey(accountId, r)), accountId, event, JSON.stringify(payload), at],
-      )) as Array<{ room: string; seq: number }>;
-      await Promise.all(
-        rows.map((r) => {
-          const room = r.room.slice(r.room.indexOf('|') + 1);
-          const data: RoomMessage = { room, seq: r.seq, event, payload, at: at.toISOString() };
-          return this.fanout.publish(roomSubject(accountId, room), { accountId, topic: INBOX_WS_TOPIC, type: event, data });
-        }),
-      );
+      await this.publish(await this.record(this.ds, [{ accountId, rooms, event, payload }]));
     } catch (e) {
-      this.log.warn(`room event ${event} for ${unique.join(',')}: ${String(e)}`);
+      this.log.warn(`room event ${event} for ${[...new Set(rooms)].join(',')}: ${String(e)}`);
     }
+  }
+
+  /**
+   * Numbers and records many events in one statement (in the caller's transaction when given its manager): each event
+   * gets the next numbers of the rooms it goes to, in the order of `emits`; each room's sequence row is bumped once by
+   * its count (rows locked in room order). Answers what to publish, in that order, once committed.
+   */
+  async record(q: Pick<DataSource, 'query'>, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
+    const rooms: string[] = [];
+    const owners: number[] = [];
+    emits.forEach((e, i) => {
+      for (const r of [...new Set(e.rooms)].sort()) {
+        rooms.push(roomKey(e.accountId, r));
+        owners.push(i + 1);
+      }
+    });
+    if (!rooms.length) return [];
+    const at = this.clock.now();
+    const rows = (await q.query(
+      `WITH i AS (SELECT room, e, ord FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS t(room, e, ord)),
+       c AS (SELECT room, count(*)::bigint AS n FROM i GROUP BY room),
+       s AS (
+         INSERT INTO inbox.room_seq (room, seq) SELECT room, n FROM c ORDER BY room
+         ON CONFLICT (room) DO UPDATE SET seq = inbox.room_seq.seq + EXCLUDED.seq
+         RETURNING room, seq
+       ),
+       r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
+       w AS (
+         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, at)
+         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], (($5::text[])[r.e])::jsonb, $6 FROM r
+       )
+       SELECT room, e, seq::int FROM r ORDER BY ord`,
+      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), emits.map((e) => JSON.stringify(e.payload)), at],
+    )) as Array<{ room: string; e: number; seq: number }>;
+    const when = at.toISOString();
+    return rows.map((r) => {
+      const e = emits[r.e - 1];
+      const room = r.room.slice(r.room.indexOf('|') + 1);
+      return { accountId: e.accountId, message: { room, seq: r.seq, event: e.event, payload: e.payload, at: when } };
+    });
+  }
+
+  /** Sends recorded events over the realtime driver (NATS in distributed mode), in order. */
+  async publish(recorded: readonly RecordedRoomEvent[]): Promise<void> {
+    await Promise.all(
+      recorded.map(({ accountId, message }) =>
+        this.fanout.publish(roomSubject(accountId, message.room), { accountId, topic: INBOX_WS_TOPIC, type: message.event, data: message }),
+      ),
+    );
   }
 
   /** The room's current number and what followed `since` (null: nothing to replay), or `reset` when `since` is too old. */

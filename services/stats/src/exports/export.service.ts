@@ -10,7 +10,7 @@ import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { DataSource } from 'typeorm';
 import { ExportFinishedV1, ExportProgressedV1, MessageReceivedV1, TaskDeletedV1, TaskRequestedV1, Topics, type EventData, type EventEnvelope } from '@switchboard/contracts';
-import { csvCell, EventBus, PROCESS_ROLES, ServiceOutboxRelay, UnitOfWork, UTF8_BOM, type ProcessRoles } from '@switchboard/platform';
+import { BatchedWriter, csvCell, EventBus, PROCESS_ROLES, ServiceOutboxRelay, UnitOfWork, UTF8_BOM, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 
 export const EXPORT_REQUESTS_GROUP = 'stats.export-requests';
@@ -167,14 +167,20 @@ export class ExportService implements OnModuleInit, OnApplicationBootstrap, OnMo
     return path.join(this.options.exportDir, accountId, `${taskId}.csv`);
   }
 
-  async onInbound(e: EventEnvelope): Promise<void> {
-    if (e.type !== MessageReceivedV1.type) return;
-    const d = MessageReceivedV1.schema.parse(e.data);
+  /** The copies of incoming messages for the export, the concurrent ones written by one statement. */
+  private readonly inbound = new BatchedWriter<EventData<typeof MessageReceivedV1>>(async (ds) => {
+    const col = <K extends keyof (typeof ds)[number]>(k: K) => ds.map((d) => d[k]);
     await this.ds.query(
       `INSERT INTO stats.inbound_message (message_uuid, account_id, stream_id, channel, account_phone, contact_phone, contact_name, message_type, body, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (message_uuid) DO NOTHING`,
-      [d.messageUuid, d.accountId, d.streamId, d.channel, d.accountPhone, d.contactPhone, d.contactName, d.messageType, d.body, d.receivedAt],
+       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+       ON CONFLICT (message_uuid) DO NOTHING`,
+      [col('messageUuid'), col('accountId'), col('streamId'), col('channel'), col('accountPhone'), col('contactPhone'), col('contactName'), col('messageType'), col('body'), col('receivedAt')],
     );
+  });
+
+  async onInbound(e: EventEnvelope): Promise<void> {
+    if (e.type !== MessageReceivedV1.type) return;
+    await this.inbound.add(MessageReceivedV1.schema.parse(e.data));
   }
 
   private schedule(ms: number): void {
