@@ -197,10 +197,16 @@ async function main(): Promise<void> {
       const gen = process.cpuUsage(gen0);
       const genMs = (gen.user + gen.system) / 1000;
       const redirectMs = cpuMsOf(redirect.pid!) - cpu0;
-      await new Promise((res) => setTimeout(res, 500));
+      const answered = count302(r);
+      // the redirect's last groups commit after the load stops: wait until every answer is a row or the count stops moving
+      for (let last = -1, i = 0; i < 60; i++) {
+        const n = (await clicks()) - before;
+        if (n >= answered || n === last) break;
+        last = n;
+        await new Promise((res) => setTimeout(res, 250));
+      }
       const pgMs = pgCpuMs(postmaster) - pg0;
       const stored = (await clicks()) - before;
-      const answered = count302(r);
       const rps = r.requests.total / r.duration;
       console.log(
         `redirect, ${label}: ${Math.round(rps).toLocaleString()} redirects/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms; ${answered.toLocaleString()} 302 answers counted by the load generator, ` +

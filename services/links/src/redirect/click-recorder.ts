@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { LinkClickedV1, LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
 import type { ResolvedLink } from './link-store';
@@ -6,7 +5,8 @@ import { UA_CLASSES } from './user-agent';
 
 export interface Click {
   link: ResolvedLink;
-  shortUrl: string;
+  /** The code as written in the short URL (7 base62 characters). */
+  codeText: string;
   at: number;
   uaClass: number;
   preview: boolean;
@@ -50,6 +50,8 @@ export class ClickRecorder {
   constructor(
     private readonly pool: Pool,
     private readonly options: ClickRecorderOptions,
+    /** The scheme of the short URLs in click events (`https`). */
+    private readonly scheme = 'https',
   ) {}
 
   record(c: Click): void {
@@ -123,44 +125,38 @@ export class ClickRecorder {
 
   /**
    * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
-   * and the outbox row of the group's events, which PostgreSQL assembles from each link's event fields (serialised and
-   * quoted once per cached link) and the first-click flags the same statement decides.
+   * and the outbox row of the group's events. Node sends only what the request adds to the link (time, address, user
+   * agent, its class and the preview flag) and the link's key; PostgreSQL takes the rest of each click (account,
+   * campaign, variant, message, the event's link fields) from the link's own row, which it already has, instead of
+   * Node serialising it and the socket carrying it for every click (the largest cost of a redirect once profiled:
+   * docs/decisions/0052). The filled target URL is sent only for links whose target has variables.
    */
   private async write(group: Click[]): Promise<void> {
     const n = group.length;
-    const ids = new Array<string>(n);
-    // the arrays go as PostgreSQL array literals built here: numbers and uuids need no quoting, texts are quoted once
+    // the arrays go as PostgreSQL array literals built here: numbers need no quoting, texts are quoted when needed
     const at = new Array<number>(n);
-    const account = new Array<string>(n);
     const domain = new Array<string>(n);
     const code = new Array<number>(n);
-    const campaign = new Array<string>(n);
-    const variant = new Array<string>(n);
-    const message = new Array<string>(n);
+    const codeText = new Array<string>(n);
     const ua = new Array<number>(n);
     const preview = new Array<string>(n);
     const ip = new Array<string>(n);
+    const url = new Array<string>(n);
     // user agents repeat: each distinct one is sent once, the clicks name it by position
     const agents: string[] = [];
     const agentAt = new Map<string, number>();
     const agent = new Array<string | number>(n);
-    const created = new Array<number>(n);
-    const fields = new Array<string>(n);
-    const codeText = new Array<string>(n);
     for (let i = 0; i < n; i++) {
       const c = group[i];
       const l = c.link;
-      ids[i] = randomUUID();
       at[i] = c.at;
-      account[i] = l.accountId;
       domain[i] = l.domainId;
       code[i] = l.code;
-      campaign[i] = l.campaignId ?? 'NULL';
-      variant[i] = l.variantId ?? 'NULL';
-      message[i] = l.messageUuid ?? 'NULL';
+      codeText[i] = c.codeText;
       ua[i] = c.uaClass;
       preview[i] = c.preview ? 't' : 'f';
-      ip[i] = c.ip === null ? 'NULL' : quoteElement(c.ip);
+      ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
+      url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
       if (c.userAgent === null) agent[i] = 'NULL';
       else {
         let a = agentAt.get(c.userAgent);
@@ -170,51 +166,18 @@ export class ClickRecorder {
         }
         agent[i] = a;
       }
-      created[i] = l.createdAtMs;
-      if (c.preview) {
-        fields[i] = 'NULL';
-        codeText[i] = 'NULL';
-      } else {
-        fields[i] = l.eventFields ??= quoteElement(linkEventJson(l, c.shortUrl));
-        codeText[i] = c.shortUrl.slice(c.shortUrl.lastIndexOf('/') + 1);
-      }
     }
     const lit = (a: Array<string | number>) => `{${a.join(',')}}`;
-    await this.pool.query(FLUSH_SQL, [
-      lit(ids),
-      lit(at),
-      lit(account),
-      lit(domain),
-      lit(code),
-      lit(campaign),
-      lit(variant),
-      lit(message),
-      lit(ua),
-      lit(preview),
-      lit(ip),
-      lit(agent),
-      lit(created),
-      lit(fields),
-      lit(codeText),
-      new Date().toISOString(),
-      lit(agents),
-    ]);
+    await this.pool.query(FLUSH_SQL, [lit(at), lit(domain), lit(code), lit(codeText), lit(ua), lit(preview), lit(ip), lit(agent), lit(url), new Date().toISOString(), lit(agents), this.scheme]);
   }
 }
+
+/** An address from the socket (IPv4, IPv6): safe in an array literal as it is. */
+const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
 /** An element of a PostgreSQL text array literal: double-quoted, backslash and quote escaped. */
 function quoteElement(s: string): string {
   return `"${s.replace(/[\\"]/g, '\\$&')}"`;
-}
-
-/** A link's fields of a click event, serialised once (ids are decimal strings, the rest JSON-escaped). */
-function linkEventJson(l: ResolvedLink, shortUrl: string): string {
-  const str = (v: string | null) => (v === null ? 'null' : JSON.stringify(v));
-  return (
-    `"linkId":${str(`${l.domainId}/${shortUrl.slice(shortUrl.lastIndexOf('/') + 1)}`)},"shortUrl":${str(shortUrl)},"originalUrl":${str(l.location ?? l.template ?? '')},` +
-    `"domainId":${str(l.domainId)},"offerId":${str(l.offerId)},"campaignId":${str(l.campaignId)},"variantId":${str(l.variantId)},"streamId":${str(l.streamId)},` +
-    `"contactId":${str(l.contactId)},"messageUuid":${str(l.messageUuid)},"destination":${str(l.destination)}`
-  );
 }
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
@@ -230,13 +193,26 @@ const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userA
  * events in one packed outbox row: per account `links.clicks.recorded` of at most ${MAX_EVENT_CLICKS} counted clicks,
  * then each first click as `links.link.clicked` under the click's id. Previews are recorded, never announced.
  */
+/** A bigint or uuid of the link as a JSON string, or null. */
+const jsonId = (x: string) => `coalesce('"' || ${x} || '"', 'null')`;
+/** The link's fields of a click event, from the link's row, its target and domain (the filled URL from Node when it has variables). */
+const LINK_FIELDS =
+  `'"linkId":"' || k.domain_id || '/' || k.code_text || '","shortUrl":' || to_json($12::text || '://' || d.name || '/' || k.code_text)::text || ` +
+  `',"originalUrl":' || to_json(coalesce(k.url, o.original_url, t.url, ''))::text || ',"domainId":"' || k.domain_id || '","offerId":' || ${jsonId('t.offer_id')} || ` +
+  `',"campaignId":' || ${jsonId('l.campaign_id')} || ',"variantId":' || ${jsonId('l.variant_id')} || ',"streamId":' || ${jsonId('l.stream_id')} || ` +
+  `',"contactId":' || ${jsonId('l.contact_id')} || ',"messageUuid":' || ${jsonId('l.message_uuid')} || ',"destination":' || coalesce(to_json(l.destination)::text, 'null')`;
+
 const FLUSH_SQL = `
   WITH c AS (
-    SELECT click_id, to_timestamp(at_ms / 1000) AS clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip,
-           ($17::text[])[agent] AS user_agent, to_timestamp(created_ms / 1000) AS link_created_at, fields, code_text, ord
-      FROM unnest($1::uuid[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[],
-                  $8::uuid[], $9::smallint[], $10::boolean[], $11::text[], $12::int[], $13::float8[], $14::text[], $15::text[]) WITH ORDINALITY
-        AS c(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, ip, agent, created_ms, fields, code_text, ord)
+    SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
+           k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
+           CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
+      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[]) WITH ORDINALITY
+        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, ord)
+      JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
+      JOIN links.link_target t ON t.id = l.target_id
+      JOIN links.domain d ON d.id = k.domain_id
+      LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
@@ -271,7 +247,7 @@ const FLUSH_SQL = `
       FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id WHERE NOT c.preview
   ), envelopes AS (
     SELECT 0 AS part, min(e.ord) AS ord,
-           '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $16 || '","source":"links","accountId":"' || e.account_id ||
+           '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $10 || '","source":"links","accountId":"' || e.account_id ||
            '","traceId":null,"key":"' || e.account_id || '","data":{"accountId":"' || e.account_id || '","clicks":[' ||
            string_agg('{"clickId":"' || e.click_id || '",' || e.fields || ',"first":' || e.first || ',"uaClass":"' || ${UA_NAME} || '",' || ${CLICK_TAIL} || '}', ',' ORDER BY e.ord) ||
            ']},"topic":"${Topics.Links}"}' AS env

@@ -1,6 +1,6 @@
 import { fillTarget } from './target';
 import { classifyUserAgent, isPreview, UaClass } from './user-agent';
-import { hostOf, trustedProxies } from './redirect-server';
+import { hostOf, readHeaders, trustedProxies } from './redirect-server';
 
 describe('redirect helpers', () => {
   it('believes X-Forwarded-For only from the configured proxies, addresses and CIDRs', () => {
@@ -17,6 +17,15 @@ describe('redirect helpers', () => {
     expect(hostOf('go.shop.test.')).toBe('go.shop.test');
     expect(hostOf('evil.test/x')).toBeNull();
     expect(hostOf(undefined)).toBeNull();
+  });
+
+  it('reads host, user agent and the prefetch purpose from the raw headers as req.headers would', () => {
+    expect(readHeaders(['Host', 'go.shop.test', 'User-Agent', 'A/1', 'host', 'evil.test', 'user-agent', 'B/2'])).toEqual({ host: 'go.shop.test', userAgent: 'A/1', purpose: undefined });
+    // Sec-Purpose first, then Purpose, X-Purpose, X-Moz; repeated ones joined
+    expect(readHeaders(['X-Moz', 'prefetch', 'PURPOSE', 'other', 'Sec-Purpose', 'x', 'sec-purpose', 'prefetch;prerender']).purpose).toBe('x, prefetch;prerender');
+    expect(readHeaders(['X-Moz', 'prefetch', 'Accept', '*/*']).purpose).toBe('prefetch');
+    expect(readHeaders(['X-Purpose', 'preview', 'X-Moz', 'prefetch']).purpose).toBe('preview');
+    expect(readHeaders([])).toEqual({ host: undefined, userAgent: undefined, purpose: undefined });
   });
 
   it('fills targets with encoded values and refuses templates whose scheme or host is a variable', () => {

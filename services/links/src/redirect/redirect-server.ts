@@ -7,7 +7,7 @@ import { decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions } from './click-recorder';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
-import { classifyUserAgent, isPreview } from './user-agent';
+import { classifyUserAgent, isPreviewPurpose } from './user-agent';
 
 export interface RedirectServerOptions {
   pool: Pool;
@@ -74,6 +74,7 @@ export class RedirectServer {
   private readonly scheme: string;
   private readonly sockets = new Set<import('node:net').Socket>();
   private readonly trusted: BlockList | null;
+  private readonly hosts = new Map<string, string | null>();
 
   constructor(private readonly options: RedirectServerOptions) {
     this.now = options.now ?? Date.now;
@@ -85,7 +86,7 @@ export class RedirectServer {
       cacheMax: options.cacheMax ?? 500_000,
       now: this.now,
     });
-    this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks });
+    this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme);
     this.server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -125,16 +126,17 @@ export class RedirectServer {
     const code = decodeCode(path.slice(1));
     if (code < 0) return this.page(res, 404, PAGES.notFound, method);
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.methodNotAllowed(res);
-    const host = hostOf(req.headers.host);
+    const h = readHeaders(req.rawHeaders);
+    const host = this.hostOf(h.host);
     if (!host) return this.page(res, 404, PAGES.notFound, method);
 
     const domain = this.store.cachedDomain(host);
     if (domain === null) return this.page(res, 404, PAGES.notFound, method);
     if (domain !== undefined) {
       const link = this.store.cachedLink(domain.id, code);
-      if (link !== undefined) return this.answer(req, res, method, host, path, link);
+      if (link !== undefined) return this.answer(req, res, method, h, path, link);
       this.store.loadLink(domain.id, code).then(
-        (l) => this.answer(req, res, method, host, path, l),
+        (l) => this.answer(req, res, method, h, path, l),
         (e: unknown) => this.unavailable(res, e),
       );
       return;
@@ -143,26 +145,38 @@ export class RedirectServer {
       .loadDomain(host)
       .then((d) => (d ? this.store.cachedLink(d.id, code) ?? this.store.loadLink(d.id, code) : null))
       .then(
-        (l) => this.answer(req, res, method, host, path, l),
+        (l) => this.answer(req, res, method, h, path, l),
         (e: unknown) => this.unavailable(res, e),
       );
   }
 
-  private answer(req: http.IncomingMessage, res: http.ServerResponse, method: string, host: string, path: string, link: ResolvedLink | null): void {
+  /** Host header to host name, remembered per header value (a few values carry all the traffic). */
+  private hostOf(header: string | undefined): string | null {
+    if (header === undefined) return null;
+    let host = this.hosts.get(header);
+    if (host === undefined) {
+      host = hostOf(header);
+      if (this.hosts.size >= 10_000) this.hosts.clear();
+      this.hosts.set(header, host);
+    }
+    return host;
+  }
+
+  private answer(req: http.IncomingMessage, res: http.ServerResponse, method: string, h: RequestHeaders, path: string, link: ResolvedLink | null): void {
     if (!link) return this.page(res, 404, PAGES.notFound, method);
-    if (link.kind === 1) return this.optOut(req, res, method, host, path, link);
+    if (link.kind === 1) return this.optOut(req, res, method, path, link);
     if (method === 'POST') return this.methodNotAllowed(res);
-    if (link.disabled || link.expiresAtMs <= this.now()) return this.page(res, 410, PAGES.gone, method);
+    const now = this.now();
+    if (link.disabled || link.expiresAtMs <= now) return this.page(res, 410, PAGES.gone, method);
     if (!link.location) return this.page(res, 400, PAGES.refused, method);
-    const headers = req.headers;
-    const agent = headers['user-agent'];
+    const agent = h.userAgent;
     const uaClass = classifyUserAgent(agent);
     this.clicks.record({
       link,
-      shortUrl: `${this.scheme}://${host}${path}`,
-      at: this.now(),
+      codeText: path.slice(1),
+      at: now,
       uaClass,
-      preview: isPreview(method, headers, uaClass),
+      preview: isPreviewPurpose(method, h.purpose, uaClass),
       ip: this.clientIp(req),
       userAgent: agent ? agent.slice(0, 512) : null,
     });
@@ -172,7 +186,7 @@ export class RedirectServer {
   }
 
   /** The opt-out link: a confirm page on GET (previews and prefetches never opt anyone out), the opt-out on POST. */
-  private optOut(req: http.IncomingMessage, res: http.ServerResponse, method: string, host: string, path: string, link: ResolvedLink): void {
+  private optOut(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, link: ResolvedLink): void {
     if (method !== 'POST') return this.page(res, 200, PAGES.optOutConfirm(path), method);
     req.resume();
     const at = new Date(this.now());
@@ -198,7 +212,6 @@ export class RedirectServer {
         },
         (e: unknown) => this.unavailable(res, e),
       );
-    void host;
   }
 
   private special(path: string, method: string, res: http.ServerResponse, req?: http.IncomingMessage): void {
@@ -252,6 +265,53 @@ export class RedirectServer {
     const a = address.startsWith('::ffff:') ? address.slice(7) : address;
     return this.trusted!.check(a, isIPv6(a) ? 'ipv6' : 'ipv4');
   }
+}
+
+/** The headers a redirect reads, taken from the raw list (Node's `req.headers` object is built only when asked for). */
+export interface RequestHeaders {
+  host: string | undefined;
+  userAgent: string | undefined;
+  /** `Sec-Purpose`, else `Purpose`, `X-Purpose`, `X-Moz` (repeated ones joined with ", ", as `req.headers` does). */
+  purpose: string | undefined;
+}
+
+const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
+
+/**
+ * One pass over the raw headers, names compared by length first: host and user agent (the first of each, as
+ * `req.headers` keeps them) and the prefetch purpose.
+ */
+export function readHeaders(raw: readonly string[]): RequestHeaders {
+  let host: string | undefined;
+  let userAgent: string | undefined;
+  let secPurpose: string | undefined;
+  let purpose: string | undefined;
+  let xPurpose: string | undefined;
+  let xMoz: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i];
+    switch (k.length) {
+      case 4:
+        if (host === undefined && k.toLowerCase() === 'host') host = raw[i + 1];
+        break;
+      case 10:
+        if (userAgent === undefined && k.toLowerCase() === 'user-agent') userAgent = raw[i + 1];
+        break;
+      case 11:
+        if (k.toLowerCase() === 'sec-purpose') secPurpose = join(secPurpose, raw[i + 1]);
+        break;
+      case 7:
+        if (k.toLowerCase() === 'purpose') purpose = join(purpose, raw[i + 1]);
+        break;
+      case 9:
+        if (k.toLowerCase() === 'x-purpose') xPurpose = join(xPurpose, raw[i + 1]);
+        break;
+      case 5:
+        if (k.toLowerCase() === 'x-moz') xMoz = join(xMoz, raw[i + 1]);
+        break;
+    }
+  }
+  return { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz };
 }
 
 /** The request's host name: lower case, without the port or a trailing dot; null when absent or not a host name. */

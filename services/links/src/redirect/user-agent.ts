@@ -45,8 +45,14 @@ function classify(ua: string): number {
  * the flag, and never counted as clicks.
  */
 export function isPreview(method: string | undefined, headers: IncomingHttpHeaders, uaClass: number): boolean {
+  const purpose = headers['sec-purpose'] ?? headers.purpose ?? headers['x-purpose'] ?? headers['x-moz'];
+  return isPreviewPurpose(method, typeof purpose === 'string' ? purpose : undefined, uaClass);
+}
+
+/** `isPreview` with the purpose header already read (`Sec-Purpose`, else `Purpose`, `X-Purpose`, `X-Moz`). */
+export function isPreviewPurpose(method: string | undefined, purpose: string | undefined, uaClass: number): boolean {
   if (method === 'HEAD') return true;
   if (uaClass === UaClass.Preview || uaClass === UaClass.Bot) return true;
-  const purpose = headers['sec-purpose'] ?? headers.purpose ?? headers['x-purpose'] ?? headers['x-moz'];
-  return typeof purpose === 'string' && /prefetch|prerender|preview/i.test(purpose);
+  return purpose !== undefined && PURPOSE.test(purpose);
 }
+const PURPOSE = /prefetch|prerender|preview/i;
