@@ -64,7 +64,9 @@ const DAY_MS = 86_400_000;
 export class LinkStore {
   private readonly domains = new Map<string, Cached<RedirectDomain | null>>();
   private readonly domainLoads = new Map<string, Promise<RedirectDomain | null>>();
-  private readonly links = new Map<string, Cached<ResolvedLink | null>>();
+  /** Links by domain id, then by code: number keys, so a lookup builds no string. */
+  private readonly links = new Map<string, Map<number, Cached<ResolvedLink | null>>>();
+  private linkCount = 0;
   private pending = new Map<string, Pending>();
   private scheduled = false;
   private reading = 0;
@@ -100,7 +102,7 @@ export class LinkStore {
   }
 
   cachedLink(domainId: string, code: number): ResolvedLink | null | undefined {
-    const c = this.links.get(`${domainId}:${code}`);
+    const c = this.links.get(domainId)?.get(code);
     if (c && c.until > this.options.now()) return c.value;
     return undefined;
   }
@@ -127,6 +129,7 @@ export class LinkStore {
   /** Forget cached links (tests, and an operator's "apply now"). */
   clear(): void {
     this.links.clear();
+    this.linkCount = 0;
     this.domains.clear();
   }
 
@@ -143,7 +146,7 @@ export class LinkStore {
       batch.forEach((p, i) => {
         const r = found.get(i);
         const link = r ? toLink(p.domainId, p.code, r) : null;
-        this.remember(`${p.domainId}:${p.code}`, link, now);
+        this.remember(p.domainId, p.code, link, now);
         for (const w of p.waiters) w.resolve(link);
       });
     } catch (e) {
@@ -154,16 +157,24 @@ export class LinkStore {
     }
   }
 
-  private remember(key: string, link: ResolvedLink | null, now: number): void {
-    if (this.links.size >= this.options.cacheMax) {
-      // Map keeps insertion order: drop the oldest tenth at once rather than one entry per insert
+  private remember(domainId: string, code: number, link: ResolvedLink | null, now: number): void {
+    if (this.linkCount >= this.options.cacheMax) {
+      // each map keeps insertion order: drop the oldest tenth at once (domain by domain) rather than one entry per insert
       let n = Math.ceil(this.options.cacheMax / 10);
-      for (const k of this.links.keys()) {
-        this.links.delete(k);
-        if (--n === 0) break;
+      for (const [d, codes] of this.links) {
+        for (const k of codes.keys()) {
+          codes.delete(k);
+          this.linkCount--;
+          if (--n === 0) break;
+        }
+        if (codes.size === 0) this.links.delete(d);
+        if (n === 0) break;
       }
     }
-    this.links.set(key, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs) });
+    let codes = this.links.get(domainId);
+    if (!codes) this.links.set(domainId, (codes = new Map()));
+    if (!codes.has(code)) this.linkCount++;
+    codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs) });
   }
 }
 

@@ -1,5 +1,7 @@
 import { fillTarget } from './target';
 import { classifyUserAgent, isPreview, UaClass } from './user-agent';
+import type { Pool } from 'pg';
+import { LinkStore } from './link-store';
 import { hostOf, readHeaders, trustedProxies } from './redirect-server';
 
 describe('redirect helpers', () => {
@@ -47,5 +49,30 @@ describe('redirect helpers', () => {
     expect(isPreview('GET', { 'sec-purpose': 'prefetch;prerender' }, UaClass.Mobile)).toBe(true);
     expect(isPreview('GET', { purpose: 'prefetch' }, UaClass.Desktop)).toBe(true);
     expect(isPreview('GET', { 'x-moz': 'prefetch' }, UaClass.Desktop)).toBe(true);
+  });
+
+  it('keeps links in memory for their cache time, at most cacheMax of them, the oldest dropped first, across domains', async () => {
+    let reads = 0;
+    const pool = {
+      query: async (_sql: string, [domains]: [string[], number[]]) => {
+        reads++;
+        return { rows: domains.map((_d, i) => ({ i: i + 1, account_id: '1', kind: 0, url: 'https://a.example/', vars: null, created_ms: 0, expires_ms: null, offer_id: null })) };
+      },
+    } as unknown as Pool;
+    let now = 1_000;
+    const store = new LinkStore(pool, { cacheTtlMs: 10_000, negativeTtlMs: 2_000, cacheMax: 10, now: () => now });
+    for (let code = 0; code < 10; code++) await store.loadLink(code < 5 ? '1' : '2', code);
+    expect(reads).toBe(10);
+    for (let code = 0; code < 10; code++) expect(store.cachedLink(code < 5 ? '1' : '2', code)?.code).toBe(code);
+    // the eleventh drops the oldest one; the others stay
+    await store.loadLink('3', 99);
+    expect(store.cachedLink('1', 0)).toBeUndefined();
+    expect(store.cachedLink('1', 1)?.code).toBe(1);
+    expect(store.cachedLink('3', 99)?.location).toBe('https://a.example/');
+    // a link is the same code under its own domain only
+    expect(store.cachedLink('2', 1)).toBeUndefined();
+    // past the cache time it is read again
+    now += 10_001;
+    expect(store.cachedLink('1', 1)).toBeUndefined();
   });
 });
