@@ -5,21 +5,26 @@
  * Fixed workload: 10 accounts x 10 webhooks (message status change), BENCH_EVENTS status events (default 2,000) spread
  * over the accounts: each event queues 10 deliveries (20,000 by default).
  *
- *   node scripts/build.mjs --server-only && node dist/bench/webhooks-delivery.js
+ *   node scripts/build.mjs --server-only && BENCH_EVENTS=1000 node dist/bench/webhooks-delivery.js
  *
- * Figures: queueing (the consumer: events/s, deliveries queued/s), delivery (deliveries/s, CPU seconds of this process
- * per 1,000 deliveries, request-log rows written), and a ceiling from the same run: bare node:http posting the same
- * signed payloads to the same receiver at the same concurrency, no database. Then fairness: one account's receiver
- * hangs until the timeout (2 s) while another account's 2,000 deliveries go to the healthy receiver: its rate with the
- * hanging one beside it and without. The receiver runs in this process; PostgreSQL apart (DATABASE_URL, or an embedded
- * one started in a temporary directory).
+ * Figures: queueing (the consumer: events/s, deliveries queued/s), delivery from a filled queue (deliveries/s, CPU µs
+ * per delivery of the worker's process and of PostgreSQL, request-log rows written), end to end (events published on
+ * the bus while the worker runs: the consumer queues, the worker delivers; deliveries/s from the first publish to the
+ * last delivery recorded), and a ceiling from the same run: bare node:http posting the same signed payloads to the
+ * same receiver at the same concurrency, no database. Then fairness: one account's receiver hangs until the timeout
+ * (2 s) while another account's 2,000 deliveries go to the healthy receiver: its rate with the hanging one beside it
+ * and without. The receivers run in child processes of their own (a receiver is the customer's server, not part of
+ * the service: its CPU is printed apart); PostgreSQL apart (DATABASE_URL, or an embedded one in a temporary directory).
+ * BENCH_CPU_PROFILE=<file.cpuprofile> writes a CPU profile of the delivery phase alone (open it in Chrome's DevTools).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID, createHmac } from 'node:crypto';
+import * as inspector from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -34,7 +39,8 @@ const ACCOUNTS = 10;
 const HOOKS_PER_ACCOUNT = 10;
 const CONCURRENCY = 64;
 
-function receiver(behaviour: 'ok' | 'hang'): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+/** The receiver process: answers 204 at once ('ok') or never ('hang'); counts requests; answers the parent's questions. */
+function receiverProcess(behaviour: 'ok' | 'hang'): void {
   let n = 0;
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
@@ -46,33 +52,65 @@ function receiver(behaviour: 'ok' | 'hang'): Promise<{ url: string; count: () =>
       res.end();
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        count: () => n,
-        close: async () => {
-          for (const r of hanging) r.destroy();
-          server.closeAllConnections();
-          await new Promise<void>((r) => server.close(() => r()));
-        },
-      }),
-    ),
-  );
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
+  process.on('message', (m: string) => {
+    if (m === 'count') process.send?.({ count: n, cpu: cpu() });
+    if (m === 'close') {
+      for (const r of hanging) r.destroy();
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+    }
+  });
 }
 
-/** CPU seconds of the embedded PostgreSQL (postmaster and its children), from /proc; null with an outside DATABASE_URL. */
+interface Receiver {
+  url: string;
+  /** Requests received so far, and the receiver process's CPU seconds. */
+  count: () => Promise<{ count: number; cpu: number }>;
+  close: () => Promise<void>;
+}
+
+function receiver(behaviour: 'ok' | 'hang'): Promise<Receiver> {
+  return new Promise((resolve, reject) => {
+    const c: ChildProcess = fork(__filename, ['receiver', behaviour], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    c.once('error', reject);
+    c.once('message', (m: { port: number }) =>
+      resolve({
+        url: `http://127.0.0.1:${m.port}`,
+        count: () =>
+          new Promise((r) => {
+            c.once('message', (x: { count: number; cpu: number }) => r(x));
+            c.send('count');
+          }),
+        close: () =>
+          new Promise((r) => {
+            c.once('exit', () => r());
+            c.send('close');
+          }),
+      }),
+    );
+  });
+}
+
+/**
+ * CPU seconds of the embedded PostgreSQL, from /proc: the postmaster's own and its reaped children's (cutime, cstime:
+ * backends that ended, e.g. idle pool connections closed) plus its live children's. Null with an outside DATABASE_URL.
+ */
 function pgCpu(dataDir: string | null): number | null {
   if (!dataDir) return null;
+  const fields = (pid: number | string) => {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
   try {
     const pm = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const tick = 100;
-    let total = 0;
+    const own = fields(pm);
+    let total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / tick;
     for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
       try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(pid) === pm || Number(f[1]) === pm) total += (Number(f[11]) + Number(f[12])) / tick;
+        const f = fields(pid);
+        if (Number(f[1]) === pm) total += (Number(f[11]) + Number(f[12])) / tick;
       } catch {
         // gone meanwhile
       }
@@ -95,6 +133,8 @@ function statusEvent(acc: string): EventData<typeof MessageStatusChangedV1> {
   };
 }
 
+const us = (sec: number, n: number) => ((sec / n) * 1e6).toFixed(0);
+
 async function main(): Promise<void> {
   let pg: Awaited<ReturnType<typeof startEmbeddedPostgres>> | null = null;
   let url = process.env.DATABASE_URL;
@@ -103,16 +143,21 @@ async function main(): Promise<void> {
     pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
     url = pg.url();
   }
+  const pgData = pg ? pgDir : null;
   const keys = generateSigningKeys();
+  const moduleFor = (bus: InMemoryEventBus, pollMs: number) => {
+    @Module({
+      imports: [
+        PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+        WebhooksModule.register({ secret: 'bench-secret-of-the-webhooks', allowLoopback: true, allowedPorts: 'any', pollMs, concurrency: CONCURRENCY, perHostConcurrency: CONCURRENCY, timeoutMs: 2000 }),
+      ],
+    })
+    class BenchModule {}
+    return BenchModule;
+  };
+  // the driven app: no worker loop (pollMs 0), the bench calls runOnce / tick
   const bus = new InMemoryEventBus();
-  @Module({
-    imports: [
-      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      WebhooksModule.register({ secret: 'bench-secret-of-the-webhooks', allowLoopback: true, allowedPorts: 'any', pollMs: 0, concurrency: CONCURRENCY, perHostConcurrency: CONCURRENCY, timeoutMs: 2000 }),
-    ],
-  })
-  class BenchModule {}
-  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error'] });
+  const app = await NestFactory.create<NestExpressApplication>(moduleFor(bus, 0), { logger: ['error'] });
   await app.init();
   const deliveries = app.get(DeliveryService);
   const sql = new Client({ connectionString: url });
@@ -130,32 +175,52 @@ async function main(): Promise<void> {
       secret = w.secret ?? secret;
     }
   }
+  const eventsFor = (n: number, accounts: number, first = 1) =>
+    Array.from({ length: n }, (_, i) => {
+      const acc = String(first + (i % accounts));
+      return createEnvelope(MessageStatusChangedV1, statusEvent(acc), { accountId: acc, source: 'dispatch' });
+    });
+  const publish = async (b: InMemoryEventBus, evs: ReturnType<typeof eventsFor>) => {
+    for (let i = 0; i < evs.length; i += 500) await b.publish(evs.slice(i, i + 500));
+    await b.drain();
+  };
 
   // phase 1: the consumer queues the deliveries
-  const events = Array.from({ length: EVENTS }, (_, i) => createEnvelope(MessageStatusChangedV1, statusEvent(String((i % ACCOUNTS) + 1)), { accountId: String((i % ACCOUNTS) + 1), source: 'dispatch' }));
   let t0 = performance.now();
-  for (let i = 0; i < events.length; i += 500) await bus.publish(events.slice(i, i + 500));
-  await bus.drain();
+  await publish(bus, eventsFor(EVENTS, ACCOUNTS));
   const queueSec = (performance.now() - t0) / 1000;
   const [{ n: queued }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.delivery`)).rows;
 
-  // phase 2: deliveries
-  const pgData = pg ? pgDir : null;
+  // phase 2: deliveries from the filled queue (BENCH_CPU_PROFILE=<file>: a CPU profile of this phase alone)
+  const profiler = process.env.BENCH_CPU_PROFILE ? new inspector.Session() : null;
+  if (profiler) {
+    profiler.connect();
+    await new Promise((r) => profiler.post('Profiler.enable', () => profiler.post('Profiler.start', r)));
+  }
+  let r0 = await ok.count();
   let c0 = cpu();
-  const pg0 = pgCpu(pgData);
+  let pg0 = pgCpu(pgData);
   t0 = performance.now();
   await deliveries.runOnce();
   const deliverSec = (performance.now() - t0) / 1000;
   const deliverCpu = cpu() - c0;
-  const pg1 = pgCpu(pgData);
+  let pg1 = pgCpu(pgData);
+  let r1 = await ok.count();
   const deliverPgCpu = pg0 !== null && pg1 !== null ? pg1 - pg0 : null;
+  const deliverReceiverCpu = r1.cpu - r0.cpu;
+  if (profiler) {
+    const profile = await new Promise<unknown>((r) => profiler.post('Profiler.stop', (_e, res) => r(res.profile)));
+    fs.writeFileSync(String(process.env.BENCH_CPU_PROFILE), JSON.stringify(profile));
+    profiler.disconnect();
+  }
   const [{ n: logged }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE status = 'success'`)).rows;
   const payloads = (await sql.query<{ payload: string; event_id: string }>(`SELECT payload, event_id::text FROM webhooks.delivery LIMIT $1`, [queued])).rows;
 
-  // ceiling: bare node:http, same signed payloads, same concurrency, no database
+  // ceiling: bare node:http, same signed payloads, same receiver, same concurrency, no database
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const key = Buffer.from(secret.slice(6), 'base64');
   const target = new URL(`${ok.url}/hook/ceiling`);
+  r0 = await ok.count();
   c0 = cpu();
   t0 = performance.now();
   let next = 0;
@@ -178,9 +243,45 @@ async function main(): Promise<void> {
   );
   const ceilSec = (performance.now() - t0) / 1000;
   const ceilCpu = cpu() - c0;
+  r1 = await ok.count();
+  const ceilReceiverCpu = r1.cpu - r0.cpu;
   agent.destroy();
 
-  // fairness: account 100's receiver hangs; account 101's 2,000 deliveries to the healthy one, with and without it
+  // phase 3, end to end: a running worker (its loop and the consumer's kick) while the events are published
+  const e2e = async (events: number, accounts: number, first: number): Promise<{ n: number; sec: number; cpu: number; pgCpu: number | null }> => {
+    const bus2 = new InMemoryEventBus();
+    const live = await NestFactory.createApplicationContext(moduleFor(bus2, 50), { logger: ['error'] });
+    await live.init();
+    const evs = eventsFor(events, accounts, first);
+    const before = (await ok.count()).count;
+    const [{ n: hooks }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.webhook WHERE account_id BETWEEN $1 AND $2`, [first, first + accounts - 1])).rows;
+    const expected = (events / accounts) * hooks;
+    const c = cpu();
+    const p = pgCpu(pgData);
+    const s = performance.now();
+    const published = publish(bus2, evs);
+    for (;;) {
+      if ((await ok.count()).count - before >= expected) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await published;
+    // the last answers recorded
+    for (;;) {
+      const [{ n }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.delivery WHERE state <> 'succeeded'`)).rows;
+      if (n === 0) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const sec = (performance.now() - s) / 1000;
+    const out = { n: expected, sec, cpu: cpu() - c, pgCpu: p !== null ? (pgCpu(pgData) ?? 0) - p : null };
+    await live.close();
+    return out;
+  };
+  const e2eMany = await e2e(EVENTS, ACCOUNTS, 1);
+  // the common shape: one webhook per account, so every event is one delivery (the consumer's cost per event is per delivery)
+  for (let a = 1001; a <= 1100; a++) await asAccount(String(a), () => webhooks.create({ name: 'one', url: `${ok.url}/one/${a}`, trigger: 'message_status_change' }));
+  const e2eOne = await e2e(EVENTS * HOOKS_PER_ACCOUNT, 100, 1001);
+
+  // fairness: account 100's receiver hangs; account 1's 2,000 deliveries to the healthy one, with and without it
   const hang = await receiver('hang');
   await asAccount('100', () => webhooks.create({ name: 'hang', url: `${hang.url}/hang`, trigger: 'message_status_change' }));
   const healthyRate = async (withHanging: boolean): Promise<number> => {
@@ -189,31 +290,37 @@ async function main(): Promise<void> {
     for (let i = 0; i < 200; i++) evs.push(createEnvelope(MessageStatusChangedV1, statusEvent('1'), { accountId: '1', source: 'dispatch' }));
     await bus.publish(evs);
     await bus.drain();
-    const before = ok.count();
+    const before = (await ok.count()).count;
     const s = performance.now();
     // drive the worker until the healthy account's 2,000 are out (the hanging ones stay in flight or wait for retry)
     for (;;) {
       await deliveries.tick();
-      if (ok.count() - before >= 200 * HOOKS_PER_ACCOUNT) break;
+      if ((await ok.count()).count - before >= 200 * HOOKS_PER_ACCOUNT) break;
       await new Promise((r) => setTimeout(r, 1));
     }
     return (200 * HOOKS_PER_ACCOUNT) / ((performance.now() - s) / 1000);
   };
   const alone = await healthyRate(false);
   const beside = await healthyRate(true);
+  const held = (await hang.count()).count;
 
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const rate = queued / deliverSec;
+  const ceilRate = payloads.length / ceilSec;
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${load} (shared with other engineers' runs)`);
-  console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} status events -> ${queued} deliveries`);
+  console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} status events -> ${queued} deliveries; receiver in its own process`);
   console.log(`queueing (consumer): ${(EVENTS / queueSec).toFixed(0)} events/s, ${(queued / queueSec).toFixed(0)} deliveries queued/s`);
-  console.log(`delivery: ${(queued / deliverSec).toFixed(0)} deliveries/s (${deliverSec.toFixed(2)} s), ${((deliverCpu / queued) * 1000).toFixed(3)} CPU s per 1,000 (this process), ${logged} request-log rows`);
+  console.log(`delivery (filled queue): ${rate.toFixed(0)} deliveries/s (${deliverSec.toFixed(2)} s), worker ${us(deliverCpu, queued)} µs CPU per delivery${deliverPgCpu !== null ? `, PostgreSQL ${us(deliverPgCpu, queued)} µs` : ''}, receiver ${us(deliverReceiverCpu, queued)} µs; ${logged} request-log rows`);
   if (deliverPgCpu !== null) {
     const both = (deliverCpu + deliverPgCpu) / queued;
-    console.log(`delivery CPU incl. PostgreSQL: ${((deliverPgCpu / queued) * 1000).toFixed(3)} CPU s per 1,000 in PostgreSQL, ${(both * 1000).toFixed(3)} in all: ${(os.cpus().length / both).toFixed(0)} deliveries/s if the ${os.cpus().length} cores were ours`);
+    console.log(`delivery CPU, worker and PostgreSQL: ${(both * 1e6).toFixed(0)} µs per delivery: ${(os.cpus().length / both).toFixed(0)} deliveries/s if the ${os.cpus().length} cores were ours (receiver apart)`);
   }
-  console.log(`ceiling (bare node:http, same signed payloads, concurrency ${CONCURRENCY}, no database): ${(payloads.length / ceilSec).toFixed(0)} requests/s, ${((ceilCpu / payloads.length) * 1000).toFixed(3)} CPU s per 1,000`);
-  console.log(`ratio: ${((queued / deliverSec) / (payloads.length / ceilSec) * 100).toFixed(1)} % of the ceiling's rate, ${(deliverCpu / queued / (ceilCpu / payloads.length)).toFixed(1)}x its CPU per delivery`);
-  console.log(`fairness: healthy account ${alone.toFixed(0)} deliveries/s alone, ${beside.toFixed(0)} deliveries/s beside an account whose receiver hangs (${hang.count()} requests held by it)`);
+  console.log(`ceiling (bare node:http, same signed payloads, same receiver, concurrency ${CONCURRENCY}, no database): ${ceilRate.toFixed(0)} requests/s, client ${us(ceilCpu, payloads.length)} µs CPU per request, receiver ${us(ceilReceiverCpu, payloads.length)} µs`);
+  console.log(`ratio: ${((rate / ceilRate) * 100).toFixed(1)} % of the ceiling's rate; worker CPU per delivery ${(deliverCpu / queued / (ceilCpu / payloads.length)).toFixed(1)}x the bare client's${deliverPgCpu !== null ? `, ${((deliverCpu + deliverPgCpu) / queued / (ceilCpu / payloads.length)).toFixed(1)}x with PostgreSQL` : ''}`);
+  for (const [name, r] of [[`end to end, ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} events`, e2eMany], [`end to end, 100 accounts x 1 webhook, ${EVENTS * HOOKS_PER_ACCOUNT} events`, e2eOne]] as const) {
+    console.log(`${name}: ${r.n} deliveries in ${r.sec.toFixed(2)} s, ${(r.n / r.sec).toFixed(0)} deliveries/s (published, queued, delivered, recorded), worker ${us(r.cpu, r.n)} µs CPU per delivery${r.pgCpu !== null ? `, PostgreSQL ${us(r.pgCpu, r.n)} µs` : ''}`);
+  }
+  console.log(`fairness: healthy account ${alone.toFixed(0)} deliveries/s alone, ${beside.toFixed(0)} deliveries/s beside an account whose receiver hangs (${held} requests held by it)`);
 
   await hang.close();
   await ok.close();
@@ -223,7 +330,9 @@ async function main(): Promise<void> {
   fs.rmSync(pgDir, { recursive: true, force: true });
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+if (process.argv[2] === 'receiver') receiverProcess(process.argv[3] === 'hang' ? 'hang' : 'ok');
+else
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });

@@ -20,9 +20,12 @@ export interface Received {
  * A customer's webhook receiver: records each request and answers what `answer` says (a status, or `hang` to never
  * answer, or a redirect).
  */
+type Answer = { status: number; body?: string; headers?: Record<string, string> };
+
 export class Receiver {
   readonly requests: Received[] = [];
-  answer: (r: Received) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' = () => ({ status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } });
+  /** The answer to a request: at once, 'hang' (never), or later (a promise: the receiver answers when it settles). */
+  answer: (r: Received) => Answer | 'hang' | Promise<Answer> = () => ({ status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } });
   private server!: Server;
   private readonly hanging = new Set<ServerResponse>();
   port = 0;
@@ -43,8 +46,10 @@ export class Receiver {
           this.hanging.add(res);
           return;
         }
-        res.writeHead(a.status, a.headers ?? {});
-        res.end(a.body ?? '');
+        void Promise.resolve(a).then((x) => {
+          res.writeHead(x.status, x.headers ?? {});
+          res.end(x.body ?? '');
+        });
       });
     });
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));

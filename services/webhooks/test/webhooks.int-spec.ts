@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ALL_PERMISSIONS, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Permission, type EventData } from '@switchboard/contracts';
-import { listRoutes } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, listRoutes } from '@switchboard/platform';
 import { Receiver, startWebhooks, type Json, type Received, type WebhooksTestApp } from './support';
 
 const A = '71';
@@ -84,6 +84,23 @@ describe('webhooks', () => {
       const list = await a.call('GET', '/webhooks', { token: a.member(A) });
       expect(list.body.items.map((w: Json) => w.id)).toContain(hook.id);
       await deactivateAll();
+    });
+
+    it('deletes a webhook with its queue and its request log, and an attempt answered after the delete records nothing', async () => {
+      const hook = await create(A, {});
+      await a.publish(MessageStatusChangedV1, status());
+      await a.deliveries.runOnce();
+      expect(await a.sql(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE webhook_id = $1`, [hook.id])).toEqual([{ n: 1 }]);
+      // the next delivery is answered only after the webhook was deleted (the answer waits for the delete)
+      let deleted!: Promise<{ status: number }>;
+      rx.answer = () => (deleted = a.call('DELETE', `/webhooks/${hook.id}`, { token: a.member(A) })).then(() => ({ status: 200 }));
+      await a.publish(MessageStatusChangedV1, status());
+      await a.deliveries.runOnce();
+      expect((await deleted).status).toBe(204);
+      expect(rx.requests).toHaveLength(2);
+      expect(await a.sql(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE webhook_id = $1`, [hook.id])).toEqual([{ n: 0 }]);
+      expect(await a.sql(`SELECT count(*)::int AS n FROM webhooks.delivery WHERE webhook_id = $1`, [hook.id])).toEqual([{ n: 0 }]);
+      expect((await a.call('GET', `/webhook_requests/log?webhook=${hook.id}`, { token: a.member(A) })).body.total).toBe(0);
     });
 
     it('refuses bad input with 0x1 and a violation per field, and stores nothing', async () => {
@@ -231,6 +248,24 @@ describe('webhooks', () => {
       await a.publish(MessageStatusChangedV1, data, id);
       await a.deliveries.runOnce();
       expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([id]);
+      await deactivateAll();
+    });
+
+    it('queues the events of one delivered chunk in one transaction, each event under its own id, and skips the ones seen before', async () => {
+      await create(A, {});
+      await create(A, {});
+      const seen = randomUUID();
+      await a.publish(MessageStatusChangedV1, status(), seen);
+      const events = Array.from({ length: 40 }, () => createEnvelope(MessageStatusChangedV1, status(), { accountId: A, source: 'dispatch' }));
+      await a.t.bus.publish([...events, createEnvelope(MessageStatusChangedV1, status(), { accountId: A, source: 'dispatch', id: seen })]);
+      if (a.t.bus instanceof InMemoryEventBus) await a.t.bus.drain();
+      const rows = await a.sql<{ event_id: string; tx: string }>(`SELECT event_id::text, xmin::text AS tx FROM webhooks.delivery WHERE event_id = ANY ($1::uuid[])`, [events.map((e) => e.id)]);
+      // two webhooks: two deliveries per event, all written by one transaction (one xmin), not a transaction per event
+      expect(rows).toHaveLength(80);
+      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+      expect(await a.sql(`SELECT count(*)::int AS n FROM webhooks.delivery WHERE event_id = $1`, [seen])).toEqual([{ n: 2 }]);
+      await a.deliveries.runOnce();
+      expect(rx.requests).toHaveLength(82);
       await deactivateAll();
     });
 

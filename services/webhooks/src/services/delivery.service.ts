@@ -16,6 +16,16 @@ import { paramsOf, returned, WebhookService, type WebhookRow } from './webhook.s
 
 export const DESTINATION_REFUSED = 'E-DESTINATION_REFUSED';
 
+/** A consumed event the webhooks of its account may follow: what `enqueueMany` queues deliveries for. */
+export interface QueuedEvent {
+  eventId: string;
+  accountId: string;
+  trigger: WebhookTriggerValue;
+  streamId: string | null;
+  eventType: string;
+  build: (p: WebhookParams) => Record<string, unknown>;
+}
+
 /** The request-log values of one attempt, in the order of its INSERT. */
 interface SuccessRow {
   a: string;
@@ -133,22 +143,48 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return this.current;
   }
 
-  /** Queues one delivery per webhook of the account that follows `trigger` (and the stream, when it filters). In the consumer's transaction. */
-  async enqueue(m: EntityManager, e: { eventId: string; accountId: string; trigger: WebhookTriggerValue; streamId: string | null; eventType: string; build: (p: WebhookParams) => Record<string, unknown> }): Promise<number> {
-    const hooks = await m.query<Array<{ id: string; params: Partial<WebhookParams> }>>(
-      `SELECT id::text, params FROM webhooks.webhook
-        WHERE account_id = $1 AND trigger = $2 AND active AND (cardinality(stream_ids) = 0 OR $3::bigint = ANY (stream_ids))`,
-      [e.accountId, e.trigger, e.streamId],
+  /**
+   * Queues one delivery per webhook of the event's account that follows its trigger (and its stream, when the webhook
+   * filters), for many events at once in the consumer's transaction: one lookup of the events' accounts' active
+   * webhooks and one multi-row INSERT (`ON CONFLICT DO NOTHING`: a redelivered event queues nothing twice).
+   */
+  async enqueueMany(m: EntityManager, events: readonly QueuedEvent[]): Promise<number> {
+    if (!events.length) return 0;
+    const accounts = [...new Set(events.map((e) => e.accountId))];
+    const triggers = [...new Set(events.map((e) => e.trigger))];
+    const hooks = await m.query<Array<{ id: string; account_id: string; trigger: string; stream_ids: string[]; params: Partial<WebhookParams> }>>(
+      `SELECT id::text, account_id::text, trigger, stream_ids::text[] AS stream_ids, params FROM webhooks.webhook
+        WHERE account_id = ANY ($1::bigint[]) AND trigger = ANY ($2::text[]) AND active`,
+      [accounts, triggers],
     );
     if (!hooks.length) return 0;
+    const byKey = new Map<string, typeof hooks>();
+    for (const h of hooks) {
+      const k = `${h.account_id}:${h.trigger}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), h]);
+    }
+    const rows = { a: [] as string[], w: [] as string[], e: [] as string[], t: [] as string[], p: [] as string[], b: [] as boolean[] };
+    for (const e of events) {
+      for (const h of byKey.get(`${e.accountId}:${e.trigger}`) ?? []) {
+        if (h.stream_ids.length && (e.streamId === null || !h.stream_ids.includes(String(e.streamId)))) continue;
+        const params = paramsOf(h);
+        rows.a.push(e.accountId);
+        rows.w.push(h.id);
+        rows.e.push(e.eventId);
+        rows.t.push(e.eventType);
+        rows.p.push(JSON.stringify(e.build(params)));
+        rows.b.push(params.send_bulk);
+      }
+    }
+    if (!rows.w.length) return 0;
     const now = this.clock.now();
     await m.query(
       `INSERT INTO webhooks.delivery (account_id, webhook_id, event_id, event_type, payload, next_attempt_at, created_at, bulk)
-       SELECT $1, w, $2, $3, p, $4, $4, b FROM unnest($5::bigint[], $6::text[], $7::boolean[]) AS t(w, p, b)
+       SELECT a, w, e, t, p, $1, $1, b FROM unnest($2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::boolean[]) AS x(a, w, e, t, p, b)
        ON CONFLICT (webhook_id, event_id) DO NOTHING`,
-      [e.accountId, e.eventId, e.eventType, now, hooks.map((h) => h.id), hooks.map((h) => JSON.stringify(e.build(paramsOf(h)))), hooks.map((h) => paramsOf(h).send_bulk)],
+      [now, rows.a, rows.w, rows.e, rows.t, rows.p, rows.b],
     );
-    return hooks.length;
+    return rows.w.length;
   }
 
   /** Slots freed before the worker claims again: claims come in batches, not one per finished delivery. */
@@ -432,7 +468,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
            SELECT * FROM json_to_recordset($1::json) AS t(a bigint, w bigint, d bigint, e uuid, n int, q jsonb, r jsonb, ms int, t timestamptz)
          ), log AS (
            INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
-           SELECT a, w, d, e, n, q, r, 'success', NULL, ms, t FROM v
+           SELECT a, w, d, e, n, q, r, 'success', NULL, ms, t FROM v WHERE EXISTS (SELECT 1 FROM webhooks.webhook x WHERE x.id = v.w)
          ), hook AS (
            UPDATE webhooks.webhook SET failing_since = NULL WHERE id IN (SELECT DISTINCT w FROM v) AND failing_since IS NOT NULL
          )
@@ -453,8 +489,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       return;
     }
     const log = [c.account_id, c.webhook_id, c.id, c.event_id, c.attempts, JSON.stringify({ ...req, address: out.address }), out.response ? JSON.stringify(out.response) : null, out.status, out.error, out.durationMs, sentAt];
+    // only while the webhook exists (the log has no foreign key; a deleted webhook's log went with it)
     const insertLog = `INSERT INTO webhooks.request_log (account_id, webhook_id, delivery_id, event_id, attempt, request, response, status, error, duration_ms, sent_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+         SELECT $1::bigint, $2::bigint, $3::bigint, $4::uuid, $5::int, $6::jsonb, $7::jsonb, $8::text, $9::text, $10::int, $11::timestamptz
+          WHERE EXISTS (SELECT 1 FROM webhooks.webhook WHERE id = $2::bigint)`;
     let disabled = false;
     await this.ds.transaction(async (m) => {
       await m.query(insertLog, log);

@@ -2,28 +2,45 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { LinkClickedV1, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Topics, WebhookTrigger, type EventEnvelope } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { triggerFor } from '../delivery/payloads';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_SCHEMA } from '../webhooks.options';
 import { ActiveWebhooks } from './active-webhooks';
-import { DeliveryService } from './delivery.service';
+import { DeliveryService, type QueuedEvent } from './delivery.service';
 
 export const DELIVERIES_GROUP = 'webhooks.deliveries';
+
+/** Events handled at once per partition (lane): the calls of a chunk share one transaction (group commit). */
+export const DELIVERIES_CONCURRENCY = 500;
 
 /**
  * Turns dispatch's message events (status change, EDR, incoming message) and the links service's clicks into queued
  * deliveries: one row per matching webhook of the event's account, inserted once per event (processed_events in the
- * same transaction).
+ * same transaction). The events of a delivered chunk are queued together (BatchedIdempotentConsumer: one transaction,
+ * one processed_events INSERT, one webhook lookup and one delivery INSERT for all of them), not a transaction each.
  */
 @Injectable()
 export class WebhookEventsConsumer implements OnModuleInit {
+  private readonly batched: BatchedIdempotentConsumer<QueuedEvent>;
+
   constructor(
-    @InjectDataSource(WEBHOOKS_CONNECTION) private readonly ds: DataSource,
+    @InjectDataSource(WEBHOOKS_CONNECTION) ds: DataSource,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly deliveries: DeliveryService,
     private readonly active: ActiveWebhooks,
-  ) {}
+  ) {
+    this.batched = new BatchedIdempotentConsumer<QueuedEvent>({
+      dataSource: ds,
+      schema: WEBHOOKS_SCHEMA,
+      consumer: DELIVERIES_GROUP,
+      maxBatch: DELIVERIES_CONCURRENCY,
+      apply: async (m, items) => {
+        const queued = await this.deliveries.enqueueMany(m, items.map((i) => i.data));
+        if (queued) return () => this.deliveries.kick();
+      },
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
@@ -31,7 +48,7 @@ export class WebhookEventsConsumer implements OnModuleInit {
       group: DELIVERIES_GROUP,
       topics: [Topics.Dispatch, Topics.Links],
       types: [MessageStatusChangedV1.type, MessageEdrV1.type, MessageReceivedV1.type, LinkClickedV1.type, LinkClicksRecordedV1.type],
-      concurrency: 32,
+      concurrency: DELIVERIES_CONCURRENCY,
       handler: (e) => this.handle(e),
     });
   }
@@ -43,11 +60,7 @@ export class WebhookEventsConsumer implements OnModuleInit {
     const accountId = (e.data as { accountId: string }).accountId;
     // nothing to queue and nothing to remember: an account without a webhook for this trigger costs no transaction
     if (!(await this.active.has(String(accountId), t.trigger))) return;
-    let queued = 0;
-    await IdempotentConsumer.handleOnce(this.ds, WEBHOOKS_SCHEMA, DELIVERIES_GROUP, e, async (m) => {
-      queued = await this.deliveries.enqueue(m, { eventId: e.id, accountId, trigger: t.trigger, streamId: t.streamId, eventType: e.type, build: t.build });
-    });
-    if (queued) this.deliveries.kick();
+    await this.batched.handle(e, { eventId: e.id, accountId: String(accountId), trigger: t.trigger, streamId: t.streamId, eventType: e.type, build: t.build });
   }
 
   /**
@@ -59,6 +72,8 @@ export class WebhookEventsConsumer implements OnModuleInit {
     if (!parsed.success) return;
     const { accountId, clicks } = parsed.data;
     if (!(await this.active.has(String(accountId), WebhookTrigger.ShortUrlClicks))) return;
+    // the clicks join one batch (one transaction), each under its own click id
+    const queued: Array<Promise<void>> = [];
     for (const c of clicks) {
       const data = {
         clickId: c.clickId,
@@ -75,7 +90,8 @@ export class WebhookEventsConsumer implements OnModuleInit {
         userAgent: c.userAgent,
         clickedAt: c.clickedAt,
       };
-      await this.handle({ ...e, id: c.clickId, type: LinkClickedV1.type, version: LinkClickedV1.version, key: LinkClickedV1.key(data), data });
+      queued.push(this.handle({ ...e, id: c.clickId, type: LinkClickedV1.type, version: LinkClickedV1.version, key: LinkClickedV1.key(data), data }));
     }
+    await Promise.all(queued);
   }
 }

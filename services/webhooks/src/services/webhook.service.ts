@@ -153,7 +153,11 @@ export class WebhookService {
 
   async remove(id: string): Promise<void> {
     const row = await this.find(id);
-    await this.ds.query(`DELETE FROM webhooks.webhook WHERE id = $1 AND account_id = $2`, [row.id, row.account_id]);
+    await this.ds.transaction(async (m) => {
+      // the log has no foreign key (migration 1797200000000): its rows go with the webhook, as the cascade did
+      await m.query(`DELETE FROM webhooks.webhook WHERE id = $1 AND account_id = $2`, [row.id, row.account_id]);
+      await m.query(`DELETE FROM webhooks.request_log WHERE webhook_id = $1`, [row.id]);
+    });
     this.active.forget(row.account_id);
   }
 
