@@ -17,6 +17,7 @@ describe('webhook SSRF guard', () => {
   beforeAll(async () => {
     dns = await new FakeDns({
       'rebind.test': [[PUBLIC], ['127.0.0.1']],
+      'steady.test': [[PUBLIC], ['127.0.0.1']],
       'loopback.test': [['127.0.0.1']],
       'metadata.test': [['169.254.169.254']],
       'mixed.test': [[PUBLIC, '10.0.0.7']],
@@ -61,6 +62,23 @@ describe('webhook SSRF guard', () => {
     expect(row.request.address).toBe(PUBLIC);
     expect(rx.requests).toHaveLength(0);
     expect(row.error).not.toBe('E-DESTINATION_REFUSED');
+  });
+
+  it('reuses a checked answer for the next deliveries (one lookup), and still connects only to the checked address', async () => {
+    const created = await a.call('POST', '/webhooks', { token: a.member(A), body: { name: 'steady', url: `http://steady.test:${rx.port}/hook`, trigger: 'message_status_change' } });
+    for (let i = 0; i < 3; i++) {
+      await a.publish(MessageStatusChangedV1, {
+        messageUuid: randomUUID(), accountId: A, streamId: '1', streamUid: 's', campaignId: null, sender: 'S', destination: '+14155552671', status: 'sent',
+        outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString(),
+      });
+      await a.deliveries.runOnce();
+    }
+    const rows = await a.sql<{ address: string }>(`SELECT request->>'address' AS address FROM webhooks.request_log WHERE webhook_id = $1`, [created.body.id]);
+    await a.sql(`UPDATE webhooks.webhook SET active = false WHERE id = $1`, [created.body.id]);
+    // the second DNS answer (127.0.0.1) was never asked for: three attempts, one lookup, all to the checked address
+    expect(dns.aQueries('steady.test')).toBe(1);
+    expect(rows).toEqual([{ address: PUBLIC }, { address: PUBLIC }, { address: PUBLIC }]);
+    expect(rx.requests).toHaveLength(0);
   });
 
   it('refuses ports the operator did not allow', async () => {

@@ -47,14 +47,26 @@ export function literalAddress(hostname: string): string | null {
   return isIP(h) ? h : null;
 }
 
+/** How long a checked DNS answer is reused: its TTL, within these bounds (the system resolver gives none: the floor). */
+export const DNS_CACHE_MIN_MS = 5_000;
+export const DNS_CACHE_MAX_MS = 60_000;
+
 /**
  * Resolves the URL's host once and checks every address it resolves to; the delivery connects to the first (it never
  * asks DNS again, so a name that answers a public address now and 127.0.0.1 later still reaches the public one).
+ * A name's checked answer is reused for its TTL (5 s to 60 s): at thousands of deliveries a second to one receiver,
+ * a lookup per delivery was a resolver round trip (a libuv thread-pool job with the system resolver) each. Reusing
+ * it keeps the guarantee: only an answer whose every address passed the check is kept, and it is what is connected
+ * to. Refusals are not kept (a receiver fixing its DNS is reached at the next attempt).
  */
 export class DestinationGuard {
   private readonly resolver: Resolver | null;
+  private readonly answers = new Map<string, { addresses: string[]; until: number }>();
 
-  constructor(private readonly policy: DestinationPolicy) {
+  constructor(
+    private readonly policy: DestinationPolicy,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     if (policy.dnsServers.length) {
       this.resolver = new Resolver({ timeout: 2000, tries: 1 });
       this.resolver.setServers([...policy.dnsServers]);
@@ -66,23 +78,41 @@ export class DestinationGuard {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const literal = literalAddress(url.hostname);
-    const addresses = literal ? [literal] : await this.resolve(host);
+    const addresses = literal ? this.checked(host, [literal]) : await this.resolveChecked(host);
+    const address = addresses[0];
+    return { url, host, address, family: isIP(address) === 6 ? 6 : 4, port };
+  }
+
+  /** Every address must be public (or loopback where allowed); throws DestinationRefused naming the first that is not. */
+  private checked(host: string, addresses: string[]): string[] {
     if (!addresses.length) throw new DestinationRefused(`${host} has no address`);
     for (const a of addresses) {
       const v = classifyAddress(a, this.policy);
       if (!v.allowed) throw new DestinationRefused(`${host} resolves to ${a} (${v.reason ?? 'refused'})`);
     }
-    const address = addresses[0];
-    return { url, host, address, family: isIP(address) === 6 ? 6 : 4, port };
+    return addresses;
   }
 
-  private async resolve(host: string): Promise<string[]> {
+  private async resolveChecked(host: string): Promise<string[]> {
+    const now = this.now();
+    const kept = this.answers.get(host);
+    if (kept && kept.until > now) return kept.addresses;
+    const { addresses, ttlMs } = await this.resolve(host);
+    this.checked(host, addresses);
+    if (this.answers.size >= 10_000) this.answers.clear();
+    this.answers.set(host, { addresses, until: now + Math.min(DNS_CACHE_MAX_MS, Math.max(DNS_CACHE_MIN_MS, ttlMs)) });
+    return addresses;
+  }
+
+  private async resolve(host: string): Promise<{ addresses: string[]; ttlMs: number }> {
     try {
       if (this.resolver) {
-        const [v4, v6] = await Promise.all([this.resolver.resolve4(host).catch(() => [] as string[]), this.resolver.resolve6(host).catch(() => [] as string[])]);
-        return [...v4, ...v6];
+        const none = [] as Array<{ address: string; ttl: number }>;
+        const [v4, v6] = await Promise.all([this.resolver.resolve4(host, { ttl: true }).catch(() => none), this.resolver.resolve6(host, { ttl: true }).catch(() => none)]);
+        const all = [...v4, ...v6];
+        return { addresses: all.map((a) => a.address), ttlMs: all.length ? Math.min(...all.map((a) => a.ttl)) * 1000 : 0 };
       }
-      return (await systemLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      return { addresses: (await systemLookup(host, { all: true, verbatim: true })).map((a) => a.address), ttlMs: 0 };
     } catch {
       throw new DestinationRefused(`${host} does not resolve`);
     }
