@@ -199,12 +199,12 @@ async function main(): Promise<void> {
   }
   let r0 = await ok.count();
   let c0 = cpu();
-  let pg0 = pgCpu(pgData);
+  const pg0 = pgCpu(pgData);
   t0 = performance.now();
   await deliveries.runOnce();
   const deliverSec = (performance.now() - t0) / 1000;
   const deliverCpu = cpu() - c0;
-  let pg1 = pgCpu(pgData);
+  const pg1 = pgCpu(pgData);
   let r1 = await ok.count();
   const deliverPgCpu = pg0 !== null && pg1 !== null ? pg1 - pg0 : null;
   const deliverReceiverCpu = r1.cpu - r0.cpu;
