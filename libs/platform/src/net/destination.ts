@@ -23,6 +23,12 @@ export interface DestinationPolicy {
   allowLoopback: boolean;
   allowedPorts: readonly number[] | 'any';
   dnsServers: readonly string[];
+  /**
+   * Reuse a name's checked answer for its TTL (5 s to 60 s) instead of asking DNS at every check: for senders of
+   * thousands of requests a second to few hosts (webhooks). Off by default: every check asks DNS (integrations check
+   * the host anew at every vendor request).
+   */
+  reuseAnswers?: boolean;
 }
 
 /** The URL's shape: http or https, no credentials, a host, an allowed port. Throws DestinationRefused. */
@@ -54,10 +60,10 @@ export const DNS_CACHE_MAX_MS = 60_000;
 /**
  * Resolves the URL's host once and checks every address it resolves to; the delivery connects to the first (it never
  * asks DNS again, so a name that answers a public address now and 127.0.0.1 later still reaches the public one).
- * A name's checked answer is reused for its TTL (5 s to 60 s): at thousands of deliveries a second to one receiver,
- * a lookup per delivery was a resolver round trip (a libuv thread-pool job with the system resolver) each. Reusing
- * it keeps the guarantee: only an answer whose every address passed the check is kept, and it is what is connected
- * to. Refusals are not kept (a receiver fixing its DNS is reached at the next attempt).
+ * With `reuseAnswers`, a name's checked answer is reused for its TTL (5 s to 60 s): at thousands of webhook deliveries
+ * a second to one receiver, a lookup per delivery was a resolver round trip (a libuv thread-pool job with the system
+ * resolver) each. Reusing it keeps the guarantee: only an answer whose every address passed the check is kept, and it
+ * is what is connected to. Refusals are not kept (a receiver fixing its DNS is reached at the next attempt).
  */
 export class DestinationGuard {
   private readonly resolver: Resolver | null;
@@ -95,10 +101,11 @@ export class DestinationGuard {
 
   private async resolveChecked(host: string): Promise<string[]> {
     const now = this.now();
-    const kept = this.answers.get(host);
+    const kept = this.policy.reuseAnswers ? this.answers.get(host) : undefined;
     if (kept && kept.until > now) return kept.addresses;
     const { addresses, ttlMs } = await this.resolve(host);
     this.checked(host, addresses);
+    if (!this.policy.reuseAnswers) return addresses;
     if (this.answers.size >= 10_000) this.answers.clear();
     this.answers.set(host, { addresses, until: now + Math.min(DNS_CACHE_MAX_MS, Math.max(DNS_CACHE_MIN_MS, ttlMs)) });
     return addresses;

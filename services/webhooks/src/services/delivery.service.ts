@@ -101,7 +101,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly clock: Clock,
     private readonly relay: WebhooksOutboxRelay,
   ) {
-    this.guard = new DestinationGuard(options);
+    // thousands of deliveries a second go to few hosts: a checked DNS answer is reused for its TTL (decision 0054)
+    this.guard = new DestinationGuard({ ...options, reuseAnswers: true });
     this.hosts = new HostLimiter(options.perHostConcurrency);
   }
 
