@@ -12,7 +12,8 @@ import { smppVendor } from './support';
 /**
  * Limits across replicas (docs/decisions/0047-limits-across-replicas.md): two dispatch replicas in one consumer group
  * on the Kafka mock cluster (a cluster of this file's own, so no other test's dispatch joins the group), one database,
- * one SMSC. Without shares each replica applied the whole rate, so the two sent at twice the contracted rate.
+ * one SMSC. Without shares each replica applied the whole rate, so the two sent at twice the contracted rate; with a
+ * share held by a replica whose own backlog had run out, a stream ran at half its rate (issue 17).
  */
 describe('account and stream rates across two dispatch replicas on Kafka', () => {
   let kafka: RunningBroker;
@@ -129,16 +130,15 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
       // every message once
       expect(times).toHaveLength(count);
       // over the steady window, from 2 s after the first submit to 2 s before the last (the backlog of both replicas
-      // is held back by the limit throughout; at the end one replica runs out first and the other takes over its share
-      // within two renewals and the hold horizon): never more than 2% over the rate. Below it is the price of the
-      // shares moving between replicas (each move waits out the hold horizon) and of a loaded machine's stalls. A
-      // known shortfall (issue 17, decision 0047): when one replica has none of a stream's backlog, the half share it
-      // holds is not always handed over, and the stream runs at half its rate; so the test asks for at least half.
-      const from = times.findIndex((t) => t >= times[0] + 2000);
-      const to = times.findIndex((t) => t >= times[times.length - 1] - 2000);
-      const measured = (to - from) / ((times[to] - times[from]) / 1000);
+      // is held back by the limit throughout; at the end one replica runs out first, gives its share back at once, and
+      // the other takes it at its next renewal): never more than 2% over the rate, and at least 90% of it (the price
+      // of the shares moving and of a loaded machine's stalls). The window's ends are moments, not submits: a window
+      // that began at a submit would leave out the gap before a burst of late timers and count the burst.
+      const from = times[0] + 2000;
+      const to = times[times.length - 1] - 2000;
+      const measured = times.filter((t) => t >= from && t < to).length / ((to - from) / 1000);
       expect(measured).toBeLessThanOrEqual(rate * 1.02);
-      expect(measured).toBeGreaterThanOrEqual(rate * 0.5);
+      expect(measured).toBeGreaterThanOrEqual(rate * 0.9);
       // and no one-second window anywhere near twice the rate (what two replicas each applying the whole rate sent).
       // The buckets bound the planned send times by the rate plus each replica's burst; what the SMSC sees adds the
       // event loop's jitter on a loaded machine, hence a quarter over the rate rather than the exact burst.

@@ -61,7 +61,7 @@ describe('a replica\'s own shares', () => {
     expect(shares.state('a:1', 50)).toEqual({ kind: 'unknown' });
     const asked = shares.renewal(10_000, () => 50);
     // a newcomer asks for as much as it can get
-    expect(asked.claims).toEqual([{ key: 'a:1', rate: 50, demand: 0, saturated: true }]);
+    expect(asked.claims).toEqual([{ key: 'a:1', rate: 50, demand: 0, saturated: true, pendingMs: 0 }]);
     shares.granted(now, 1000, [{ key: 'a:1', rate: 50, share: 25 }], []);
     expect(shares.state('a:1', 50)).toEqual({ kind: 'share', rate: 25 });
     // the configured rate changed: the share was for the old one
@@ -70,7 +70,7 @@ describe('a replica\'s own shares', () => {
     expect(shares.state('a:1', 50)).toEqual({ kind: 'unknown' });
   });
 
-  it('reports what it used since the last renewal, whether a limit held it back, and gives up limits it no longer uses', () => {
+  it('reports what it used since the last renewal, and gives up limits it no longer uses', () => {
     let now = 0;
     const shares = new LocalShares(() => now);
     shares.state('a:1', 50);
@@ -80,15 +80,80 @@ describe('a replica\'s own shares', () => {
       { key: 's:2', rate: 10, share: 10 },
     ], []);
     now = 500;
-    for (let i = 0; i < 10; i++) shares.booked('a:1');
-    shares.booked('s:2', 30);
+    for (let i = 0; i < 10; i++) shares.booked('a:1', `m${i}`);
+    shares.booked('s:2', 'x');
     expect(shares.renewal(10_000, (k) => (k === 'a:1' ? 50 : 10)).claims).toEqual([
-      { key: 'a:1', rate: 50, demand: 20, saturated: false },
-      { key: 's:2', rate: 10, demand: 2, saturated: true },
+      { key: 'a:1', rate: 50, demand: 20, saturated: false, pendingMs: 0 },
+      { key: 's:2', rate: 10, demand: 2, saturated: false, pendingMs: 0 },
     ]);
     shares.granted(now, 5000, [{ key: 'a:1', rate: 50, share: 50 }, { key: 's:2', rate: 10, share: 10 }], []);
     now = 20_000;
-    shares.booked('a:1');
-    expect(shares.renewal(10_000, (k) => (k === 'a:1' ? 50 : 10))).toEqual({ claims: [{ key: 'a:1', rate: 50, demand: expect.any(Number), saturated: false }], drop: ['s:2'] });
+    shares.booked('a:1', 'y');
+    expect(shares.renewal(10_000, (k) => (k === 'a:1' ? 50 : 10))).toEqual({ claims: [{ key: 'a:1', rate: 50, demand: expect.any(Number), saturated: false, pendingMs: 0 }], drop: ['s:2'] });
+  });
+});
+
+describe('a replica\'s own backlog of a limit (issue 17: an idle share handed over)', () => {
+  const grant = (shares: LocalShares, now: number, share: number) => shares.granted(now, 60_000, [{ key: 's:1', rate: 20, share }], []);
+  const claim = (shares: LocalShares) => shares.renewal(10_000, () => 20).claims[0];
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it('wants as much as it can get while messages the limit held back wait here or in the queue, and how long the booked ones take to go out', () => {
+    let now = 0;
+    const shares = new LocalShares(() => now);
+    grant(shares, now, 10);
+    shares.booked('s:1', 'held', 700);
+    shares.gaveBack('s:1', 'queued', 3000);
+    expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 700 });
+    // the held one went out at its turn; the given-back one is still its own backlog
+    now = 700;
+    shares.left(['s:1'], 'held');
+    expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 0 });
+  });
+
+  it('renews at once when its backlog runs out, asking only for what new messages need, so a busy replica gets nearly the whole rate', async () => {
+    let now = 0;
+    const drained: string[][] = [];
+    const shares = new LocalShares(() => now, (keys) => drained.push(keys));
+    grant(shares, now, 10);
+    for (let i = 0; i < 10; i++) shares.booked('s:1', `m${i}`, 100 * i + 1);
+    now = 1000;
+    for (let i = 0; i < 9; i++) shares.left(['s:1'], `m${i}`);
+    await nextTurn();
+    expect(drained).toEqual([]);
+    shares.left(['s:1'], 'm9');
+    await nextTurn();
+    expect(drained).toEqual([['s:1']]);
+    // nothing waits any more: it asks only a quarter over what it booked lately (nothing since the last renewal)
+    shares.granted(now, 60_000, [{ key: 's:1', rate: 20, share: 10 }], []);
+    now = 1250;
+    const mine = claim(shares);
+    expect(mine).toMatchObject({ saturated: false, demand: 0, pendingMs: 0 });
+    // the other replica, still held back, then gets all but the idle one's floor (2% of the rate, at least 1/s)
+    expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: 10, ...mine }])).toBe(10);
+    expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: shareFor(20, mine, [{ holding: 10, demand: 10, saturated: true }]), ...mine }])).toBe(19);
+  });
+
+  it('does not call a backlog empty while a message that came back is booked again in the same turn', async () => {
+    const drained: string[][] = [];
+    const shares = new LocalShares(() => 0, (keys) => drained.push(keys));
+    grant(shares, 0, 10);
+    shares.gaveBack('s:1', 'm', 1500);
+    shares.left(['s:1'], 'm');
+    shares.booked('s:1', 'm', 400);
+    await nextTurn();
+    expect(drained).toEqual([]);
+    expect(claim(shares).saturated).toBe(true);
+  });
+
+  it('forgets given-back messages another replica took (their turn long past)', () => {
+    let now = 0;
+    const shares = new LocalShares(() => now);
+    grant(shares, now, 10);
+    for (let i = 0; i < 20; i++) shares.gaveBack('s:1', `m${i}`, 100 * i);
+    expect(shares.backlogSize('s:1')).toBe(20);
+    now = 10_000;
+    expect(shares.backlogSize('s:1')).toBe(0);
+    expect(claim(shares).saturated).toBe(false);
   });
 });

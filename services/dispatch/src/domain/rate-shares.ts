@@ -71,34 +71,67 @@ interface LocalShare {
   /** The configured rate the share was granted for. */
   rate: number;
   share: number;
-  /** performance.now() until which the share may be used (the grant's lease, less the hold horizon). */
+  /** clock() until which the share may be used (the grant's lease, less the hold horizon). */
   validUntil: number;
-  /** Messages booked on this limit since the last renewal. */
+  /** Messages booked on this limit since `since`. */
   used: number;
-  saturated: boolean;
-  /** Messages held back by this limit wait until then (given back to the queue, or held): still wanting more. */
-  saturatedUntil: number;
-  /** performance.now() of the last booking. */
+  since: number;
+  /** clock() of the last booking. */
   lastUse: number;
+  /** clock() of the latest slot booked on the limit (whichever limit held the message back). */
+  bookedUntil: number;
+}
+
+/**
+ * A replica's own backlog of one limit: the messages this limit held back (their turn was later than now because of
+ * it), in memory until their turn (`held`) or given back to the queue until then (`deferred`; the queue hands them back
+ * to this replica first, see MessageRepository.claim). A message leaves it when it goes out or comes back.
+ */
+interface Backlog {
+  /** message id -> clock() of its turn */
+  held: Map<string, number>;
+  deferred: Map<string, number>;
 }
 
 export type ShareState = { kind: 'unlimited' } | { kind: 'share'; rate: number } | { kind: 'unknown' } | { kind: 'none' };
 
-/** The replica's side: the shares it holds, and what it used of them since the last renewal. */
+/** What a renewal asks for one limit. */
+export interface ShareClaimRequest {
+  key: ShareKey;
+  rate: number;
+  /** Messages per second booked since the last renewal (since the backlog ran out, if it did). */
+  demand: number;
+  /** Its own backlog of the limit is not empty: it wants as much as it can get. */
+  saturated: boolean;
+  /** ms until the last message booked on the limit goes out: how long a lowered share still counts as held. */
+  pendingMs: number;
+}
+
+/** A given-back message whose turn passed this long ago without it coming back was taken by another replica. */
+const DEFERRED_GRACE_MS = 5000;
+
+/**
+ * The replica's side: the shares it holds, what it used of them since the last renewal, and its own backlog of each
+ * limit. A limit with a backlog wants as much as it can get; the moment the backlog runs out the replica renews at once
+ * (`onDrained`) asking only for what new messages need, so the share goes to the replicas that still have a backlog
+ * instead of staying idle here (what it booked lately still counts as its demand, so a backlog that only ran out
+ * between two fetches from the bus keeps its share); when messages come again and are held back, the backlog is not
+ * empty, and the next renewal asks for a fair share again.
+ */
 export class LocalShares {
   private readonly shares = new Map<ShareKey, LocalShare>();
+  private readonly backlogs = new Map<ShareKey, Backlog>();
   /** Limits asked about with no grant yet: the next renewal asks for them. */
   private readonly wanted = new Set<ShareKey>();
-  private periodStart = performance.now();
+  /** Limits with messages waiting for a share this replica does not have (since the last renewal). */
+  private readonly starving = new Set<ShareKey>();
+  private readonly maybeDrained = new Set<ShareKey>();
+  private drainCheck = false;
 
-  /**
-   * `stickyMs`: a limit that held this replica back is reported as such for that long after. Messages given back to
-   * the shared queue come back to either replica, so a replica's own backlog of a limit comes and goes between
-   * renewals; without the memory the shares would flip between the replicas, each flip costing the hold horizon.
-   */
   constructor(
     private readonly clock: () => number = () => performance.now(),
-    private readonly stickyMs = 2000,
+    /** Called (once per turn of the event loop) with the limits whose backlog just ran out. */
+    private readonly onDrained: (keys: ShareKey[]) => void = () => undefined,
   ) {}
 
   /** What this replica may use of a limit configured at `rate` (0: no limit). */
@@ -114,70 +147,125 @@ export class LocalShares {
     return { kind: 'share', rate: s.share };
   }
 
-  /** A message was booked on the limit; `waitMs` > 0: the limit held it back that long. */
-  booked(key: ShareKey, waitMs = 0): void {
-    const s = this.shares.get(key);
-    if (!s) return;
-    s.used++;
-    s.lastUse = this.clock();
-    if (waitMs > 0) {
-      s.saturated = true;
-      s.saturatedUntil = Math.max(s.saturatedUntil, s.lastUse + waitMs + this.stickyMs);
-    }
+  /** The share granted for a limit now (0: none). */
+  shareOf(key: ShareKey): number {
+    return this.shares.get(key)?.share ?? 0;
   }
 
-  /** A booking was undone. */
-  unbooked(key: ShareKey): void {
-    const s = this.shares.get(key);
-    if (s && s.used > 0) s.used--;
+  private backlog(key: ShareKey): Backlog {
+    let b = this.backlogs.get(key);
+    if (!b) {
+      b = { held: new Map(), deferred: new Map() };
+      this.backlogs.set(key, b);
+    }
+    return b;
   }
 
   /**
-   * Messages of the limit wait for a share this replica does not have, or were given back to the queue until their
-   * turn `forMs` from now: ask for as much as it can get until then.
+   * Message `id` was booked on the limit, to go out in `waitMs`; `bound`: this limit held it back (it waits in memory
+   * until its turn, in this limit's backlog).
    */
-  starved(key: ShareKey, forMs = 0): void {
-    this.wanted.add(key);
+  booked(key: ShareKey, id: string, waitMs = 0, bound = waitMs > 0): void {
+    const now = this.clock();
     const s = this.shares.get(key);
     if (s) {
-      s.saturated = true;
-      s.lastUse = this.clock();
-      s.saturatedUntil = Math.max(s.saturatedUntil, s.lastUse + forMs + this.stickyMs);
+      s.used++;
+      s.lastUse = now;
+      s.bookedUntil = Math.max(s.bookedUntil, now + waitMs);
+    }
+    if (bound && waitMs > 0) this.backlog(key).held.set(id, now + waitMs);
+  }
+
+  /** The limit held message `id` back beyond the replica's horizon: given back to the queue until `forMs` from now. */
+  gaveBack(key: ShareKey, id: string, forMs: number): void {
+    const s = this.shares.get(key);
+    if (s) s.lastUse = this.clock();
+    this.backlog(key).deferred.set(id, this.clock() + forMs);
+  }
+
+  /** Message `id` went out, or came back from the queue, or was dropped: no longer in these limits' backlogs. */
+  left(keys: ShareKey[], id: string): void {
+    for (const key of keys) {
+      const b = this.backlogs.get(key);
+      if (b && (b.held.delete(id) || b.deferred.delete(id))) this.checkDrained(key);
     }
   }
 
+  /** Messages of the limit wait for a share this replica does not have: ask for as much as it can get. */
+  starved(key: ShareKey): void {
+    this.wanted.add(key);
+    this.starving.add(key);
+    const s = this.shares.get(key);
+    if (s) s.lastUse = this.clock();
+  }
+
+  /** Messages in the backlog of a limit (given-back ones whose turn passed long ago were taken by another replica). */
+  backlogSize(key: ShareKey): number {
+    const b = this.backlogs.get(key);
+    if (!b) return 0;
+    const stale = this.clock() - DEFERRED_GRACE_MS;
+    for (const [id, due] of b.deferred) if (due < stale) b.deferred.delete(id);
+    return b.held.size + b.deferred.size;
+  }
+
+  private checkDrained(key: ShareKey): void {
+    this.maybeDrained.add(key);
+    if (this.drainCheck) return;
+    this.drainCheck = true;
+    // after the current turn: a message that came back is usually booked again at once
+    setImmediate(() => {
+      this.drainCheck = false;
+      const drained: ShareKey[] = [];
+      for (const k of this.maybeDrained) {
+        // what it asks for from now on is what it booked lately: a quarter more than that, no longer all it can get
+        if (this.backlogSize(k) === 0) drained.push(k);
+      }
+      this.maybeDrained.clear();
+      if (drained.length) this.onDrained(drained);
+    });
+  }
+
   /**
-   * The claims to renew: every limit used within `idleMs` or newly wanted, with the demand of the period since the
+   * The claims to renew: every limit used within `idleMs`, newly wanted or with a backlog, with the demand since the
    * last renewal; and the limits to give up (unused for `idleMs`). `rateOf` is the limit's configured rate now.
    */
-  renewal(idleMs: number, rateOf: (key: ShareKey) => number): { claims: Array<{ key: ShareKey; rate: number; demand: number; saturated: boolean }>; drop: ShareKey[] } {
+  renewal(idleMs: number, rateOf: (key: ShareKey) => number): { claims: ShareClaimRequest[]; drop: ShareKey[] } {
     const now = this.clock();
-    const seconds = Math.max(0.05, (now - this.periodStart) / 1000);
-    const claims: Array<{ key: ShareKey; rate: number; demand: number; saturated: boolean }> = [];
+    const claims: ShareClaimRequest[] = [];
     const drop: ShareKey[] = [];
     const keys = new Set<ShareKey>([...this.shares.keys(), ...this.wanted]);
     for (const key of keys) {
       const rate = rateOf(key);
       const s = this.shares.get(key);
-      const idle = s ? now - s.lastUse > idleMs && !this.wanted.has(key) : false;
+      const backlog = this.backlogSize(key);
+      const idle = s ? now - s.lastUse > idleMs && !this.wanted.has(key) && backlog === 0 : false;
       if (!(rate > 0) || idle) {
         if (s) drop.push(key);
         continue;
       }
-      claims.push({ key, rate, demand: s ? s.used / seconds : 0, saturated: s ? s.saturated || s.saturatedUntil > now : true });
+      const pendingUntil = Math.max(now, s?.bookedUntil ?? 0);
+      claims.push({
+        key,
+        rate,
+        demand: s ? s.used / Math.max(0.05, (now - s.since) / 1000) : 0,
+        saturated: !s || backlog > 0 || this.starving.has(key),
+        pendingMs: Math.ceil(pendingUntil - now),
+      });
     }
     return { claims, drop };
   }
 
   /** The renewal committed at `startedAt` (this clock) with a lease of `validMs`: the new shares. */
   granted(startedAt: number, validMs: number, grants: Array<{ key: ShareKey; rate: number; share: number }>, dropped: ShareKey[]): void {
+    const now = this.clock();
     for (const key of dropped) this.shares.delete(key);
     for (const g of grants) {
       const prev = this.shares.get(g.key);
-      this.shares.set(g.key, { rate: g.rate, share: g.share, validUntil: startedAt + validMs, used: 0, saturated: false, saturatedUntil: prev?.saturatedUntil ?? 0, lastUse: prev?.lastUse ?? this.clock() });
+      this.shares.set(g.key, { rate: g.rate, share: g.share, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0 });
       this.wanted.delete(g.key);
+      this.starving.delete(g.key);
     }
-    this.periodStart = this.clock();
+    for (const [key, b] of this.backlogs) if (!this.shares.has(key) && b.held.size === 0 && this.backlogSize(key) === 0) this.backlogs.delete(key);
   }
 
   /** Whether a renewal has anything to ask for. */
@@ -188,6 +276,8 @@ export class LocalShares {
   /** Forgets every share (the replica stops). */
   clear(): void {
     this.shares.clear();
+    this.backlogs.clear();
     this.wanted.clear();
+    this.starving.clear();
   }
 }

@@ -230,6 +230,31 @@ describe('LimitBook: stream rates inside an account rate, on a moved clock', () 
     expect(book.reserve({ accountId: 'A', streamId: 's' })).toBe(2200);
   });
 
+  // issue 17: a replica's share of a rate grows while messages it booked at the old share still wait for their slots
+  for (const limit of ['account', 'stream'] as const) {
+    it(`keeps the ${limit} rate in every second when it is raised while messages booked at the old rate still wait`, () => {
+      const c = clock(start);
+      let rate = 20;
+      const book = new LimitBook(() => (limit === 'account' ? rate : 0), () => (limit === 'stream' ? rate : 0), c.now);
+      const key = { accountId: 'A', streamId: 's' };
+      const sent: number[] = [];
+      // a second of backlog booked at 20/s
+      for (let wait = book.reserve(key); wait <= 1000; wait = book.reserve(key)) sent.push(c.now() + wait);
+      book.release(key);
+      rate = 39;
+      // then a backlog offered every 5 ms at the raised rate, for five seconds
+      for (let step = 0; step < 1000; step++) {
+        for (let wait = book.reserve(key); wait <= 1000; wait = book.reserve(key)) sent.push(c.now() + wait);
+        book.release(key);
+        c.advance(5);
+      }
+      // the old bookings and the new ones together: never more than the raised rate in a second (and its burst)
+      expect(busiestSecond(sent)).toBeLessThanOrEqual(39 + 2);
+      // and the raised rate is used once the old bookings have gone out
+      expect(within(sent, start + 2000, start + 5000)).toBeGreaterThanOrEqual(3 * 39 - 2);
+    });
+  }
+
   it('lets a stream whose rate is removed go at the account rate at once', () => {
     const c = clock(start);
     let rate = 1;

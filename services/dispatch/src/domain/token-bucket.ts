@@ -107,12 +107,13 @@ export class TokenBucket {
    * This bucket at another rate, keeping what was already handed out: a debt (messages reserved and still waiting for
    * their slot) is kept as a number of messages, so new ones queue behind those already scheduled at the new rate
    * instead of finding a full bucket (lowering a rate would otherwise let a burst through); banked tokens are kept up
-   * to the new burst.
+   * to the new burst. A raised rate starts after the last slot already reserved: those messages go out at the old pace
+   * until then, and new ones slotted among them at the new rate would add up to more than it in the second after.
    */
   retuned(rate: number, burst: number): TokenBucket {
     const t = this.now();
     const next = new TokenBucket(rate, burst, this.now);
-    next.tat = t + (burst - Math.min(burst, this.level(t))) * next.interval;
+    next.tat = Math.max(t + (burst - Math.min(burst, this.level(t))) * next.interval, this.tat);
     return next;
   }
 }
@@ -141,14 +142,12 @@ export class SlotCalendar {
     readonly rate: number,
     readonly burst: number,
     private readonly now: Now = Date.now,
-    carried?: Map<number, number>,
   ) {
     if (!(rate > 0)) throw new Error('SlotCalendar: rate must be positive');
     this.perCell = (rate * SlotCalendar.CELL_MS) / 1000;
     this.lookback = Math.max(1, Math.ceil((burst * 1000) / rate / SlotCalendar.CELL_MS));
     this.oldest = Math.floor(now() / SlotCalendar.CELL_MS) - this.lookback;
-    this.used = carried ?? new Map();
-    for (const cell of this.used.keys()) if (cell < this.oldest) this.used.delete(cell);
+    this.used = new Map();
     this.full = this.oldest;
   }
 
@@ -192,9 +191,24 @@ export class SlotCalendar {
     this.last = null;
   }
 
-  /** This calendar at another rate, with the messages already booked kept where they are. */
+  /**
+   * This calendar at another rate, with the messages already booked kept where they are and counted at the new rate:
+   * each takes, in time order, the first cell with room at or after its own. Kept only in their own cells, they would
+   * not count against the new rate's cells (at another rate other cells have the room), and a raised rate would let
+   * its whole rate through on top of them.
+   */
   retuned(rate: number, burst: number): SlotCalendar {
-    return new SlotCalendar(rate, burst, this.now, this.used);
+    const next = new SlotCalendar(rate, burst, this.now);
+    const booked = [...this.used].filter(([cell]) => cell >= next.oldest).sort((a, b) => a[0] - b[0]);
+    let cell = next.oldest;
+    for (const [at, n] of booked) {
+      for (let k = 0; k < n; k++) {
+        cell = Math.max(cell, at);
+        while (next.room(cell) <= 0) cell++;
+        next.used.set(cell, (next.used.get(cell) ?? 0) + 1);
+      }
+    }
+    return next;
   }
 }
 

@@ -287,30 +287,36 @@ export class MessageRepository {
   }
 
   /** Marks due messages `submitting` with a fresh attempt id, before anything is written to a provider. */
-  async claim(instanceId: string, limit: number): Promise<ClaimedRow[]> {
+  /**
+   * Claims due queued messages. A message a replica gave back because a rate held it back (`deferred_by`) is its own
+   * backlog: it goes back to that replica, and to any other only once it is `ownerGraceMs` overdue (that replica is
+   * gone or stalled).
+   */
+  async claim(instanceId: string, limit: number, ownerGraceMs = 2000): Promise<ClaimedRow[]> {
     return rowsOf<ClaimedRow>(await this.ds.query(
       `UPDATE dispatch.message m
-          SET send_state = 'submitting', attempt_id = gen_random_uuid(), claimed_by = $1, attempts = m.attempts + 1, updated_at = now()
+          SET send_state = 'submitting', attempt_id = gen_random_uuid(), claimed_by = $1, deferred_by = NULL, attempts = m.attempts + 1, updated_at = now()
         WHERE m.id IN (SELECT id FROM dispatch.message WHERE send_state = 'queued' AND next_attempt_at <= now()
+                          AND (deferred_by IS NULL OR deferred_by = $1 OR next_attempt_at <= now() - $3 * interval '1 millisecond')
                         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING m.id, m.uuid, m.attempt_id, m.account_id, m.stream_id, m.stream_uid, m.stream_type, m.channel, m.sender,
           m.destination, m.iso2, m.body, m.payload, m.encoding, m.segments, m.possible_duplicate, m.attempts, m.unknown_attempts`,
-      [instanceId, limit],
+      [instanceId, limit, ownerGraceMs],
     ));
   }
 
   /** Gives claimed messages back (limits, no ready vendor): nothing was written, so no flag. */
-  async defer(q: Q, items: Array<{ id: string; attemptId: string; afterMs: number; error: string | null; countAttempt: boolean; flag?: boolean; countUnknown?: boolean }>): Promise<void> {
+  async defer(q: Q, items: Array<{ id: string; attemptId: string; afterMs: number; error: string | null; countAttempt: boolean; flag?: boolean; countUnknown?: boolean; owner?: string }>): Promise<void> {
     if (items.length === 0) return;
     rowsOf<unknown>(await q.query(
       `UPDATE dispatch.message m
-          SET send_state = 'queued', claimed_by = NULL, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
+          SET send_state = 'queued', claimed_by = NULL, deferred_by = t.owner, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
               attempts = CASE WHEN t.count_attempt THEN m.attempts ELSE m.attempts - 1 END,
               possible_duplicate = m.possible_duplicate OR t.flag,
               unknown_attempts = m.unknown_attempts + CASE WHEN t.count_unknown THEN 1 ELSE 0 END,
               error = coalesce(t.error, m.error), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[])
-           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown)
+         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[])
+           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'`,
       [
         items.map((i) => i.id),
@@ -320,6 +326,7 @@ export class MessageRepository {
         items.map((i) => i.countAttempt),
         items.map((i) => i.flag ?? false),
         items.map((i) => i.countUnknown ?? false),
+        items.map((i) => i.owner ?? null),
       ],
     ));
   }

@@ -9,6 +9,8 @@ export interface ShareRequest {
   rate: number;
   demand: number;
   saturated: boolean;
+  /** ms until the last message this replica booked under its current share goes out (0: none waiting). */
+  pendingMs: number;
 }
 
 export interface ShareGrant {
@@ -27,6 +29,12 @@ interface ShareRow {
   saturated: boolean;
 }
 
+/**
+ * A lowered share counts as held this long past the replica's last booked message: its timer may fire late on a
+ * loaded machine (and the SMSC sees it a little later still).
+ */
+const PENDING_MARGIN_MS = 150;
+
 /** One lock for every renewal of every replica: a renewal is a few milliseconds, a few times a second per replica. */
 const SHARE_LOCK = `hashtext('switchboard.dispatch.rate_share')`;
 
@@ -37,8 +45,9 @@ export class RateShareRepository {
 
   /**
    * Renews this replica's shares: under the lock, each requested limit gets `shareFor` of its rate given the other
-   * live replicas' rows, and the row is written with a lease of `leaseMs`. A share lowered (or given up in `drop`) is
-   * still counted as held for `holdMs`, the time messages already booked under it take to go out.
+   * live replicas' rows, and the row is written with a lease of `leaseMs`. A share lowered is still counted as held
+   * until the messages booked under it have gone out (the request's `pendingMs`, with a margin for late timers, at most
+   * `holdMs`); a replica with nothing booked gives its share up at once. A limit given up in `drop` counts for `holdMs`.
    */
   async renew(instanceId: string, requests: ShareRequest[], drop: ShareKey[], leaseMs: number, holdMs: number): Promise<ShareGrant[]> {
     return this.ds.transaction(async (m) => {
@@ -63,7 +72,7 @@ export class RateShareRepository {
         }
       }
       const grants: ShareGrant[] = [];
-      const cols = { key: [] as string[], rate: [] as number[], share: [] as number[], prior: [] as number[], lowered: [] as boolean[], demand: [] as number[], saturated: [] as boolean[] };
+      const cols = { key: [] as string[], rate: [] as number[], share: [] as number[], prior: [] as number[], lowered: [] as boolean[], demand: [] as number[], saturated: [] as boolean[], hold: [] as number[] };
       for (const r of requests) {
         const share = shareFor(r.rate, r, others.get(r.key) ?? []);
         const own = mine.get(r.key);
@@ -78,18 +87,19 @@ export class RateShareRepository {
         cols.lowered.push(share < current);
         cols.demand.push(r.demand);
         cols.saturated.push(r.saturated);
+        cols.hold.push(Math.min(holdMs, Math.max(0, r.pendingMs) + PENDING_MARGIN_MS));
       }
       if (grants.length) {
         await m.query(
           `INSERT INTO dispatch.rate_share AS s (key, instance_id, rate, share, prior_share, prior_until, demand, saturated, expires_at)
            SELECT k, $2::uuid, rate, share, CASE WHEN lowered THEN prior ELSE 0 END,
-                  CASE WHEN lowered THEN now() + $9 * interval '1 millisecond' END, demand, saturated, now() + $10 * interval '1 millisecond'
-             FROM unnest($1::text[], $3::float8[], $4::float8[], $5::float8[], $6::bool[], $7::float8[], $8::bool[]) AS x(k, rate, share, prior, lowered, demand, saturated)
+                  CASE WHEN lowered THEN now() + hold * interval '1 millisecond' END, demand, saturated, now() + $9 * interval '1 millisecond'
+             FROM unnest($1::text[], $3::float8[], $4::float8[], $5::float8[], $6::bool[], $7::float8[], $8::bool[], $10::float8[]) AS x(k, rate, share, prior, lowered, demand, saturated, hold)
            ON CONFLICT (key, instance_id) DO UPDATE SET
              rate = EXCLUDED.rate, share = EXCLUDED.share, demand = EXCLUDED.demand, saturated = EXCLUDED.saturated, expires_at = EXCLUDED.expires_at,
              prior_share = CASE WHEN EXCLUDED.prior_until IS NOT NULL THEN EXCLUDED.prior_share ELSE s.prior_share END,
              prior_until = coalesce(EXCLUDED.prior_until, s.prior_until)`,
-          [cols.key, instanceId, cols.rate, cols.share, cols.prior, cols.lowered, cols.demand, cols.saturated, holdMs, leaseMs],
+          [cols.key, instanceId, cols.rate, cols.share, cols.prior, cols.lowered, cols.demand, cols.saturated, leaseMs, cols.hold],
         );
       }
       if (drop.length) {

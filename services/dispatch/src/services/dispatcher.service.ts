@@ -58,6 +58,8 @@ interface DeferItem {
   countAttempt: boolean;
   flag?: boolean;
   countUnknown?: boolean;
+  /** Given back because a rate held it back: this replica's own backlog, claimed back by it first. */
+  owner?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -121,6 +123,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   /** Claimed messages waiting for this replica's first share of their limits (a renewal away). */
   private shareWaiting: ClaimedRow[] = [];
   private renewing: Promise<void> | null = null;
+  private lastRenewAt = -Infinity;
+  private renewTimer: NodeJS.Timeout | null = null;
   private renewAgain = false;
   private renewFailedAt = -Infinity;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
@@ -186,8 +190,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly optOuts: OptOutBook,
     private readonly rateShares: RateShareRepository,
   ) {
-    // a limit that held this replica back counts as wanting more for 2 s after (see LocalShares)
-    this.shares = new LocalShares(undefined, Math.max(2000, 4 * this.options.dispatcher.rateShareMs));
+    // a backlog that ran out: renew at once, so the share goes where the backlog is (see LocalShares)
+    this.shares = new LocalShares(undefined, () => this.renewSoon());
     this.limits = new LimitBook(
       (acc) => this.localRate(accountShareKey(acc), this.accountRate(acc)),
       (stream) => this.localRate(streamShareKey(stream), this.streamRate(stream)),
@@ -261,6 +265,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    this.renewTimer = null;
     if (this.ingestTimer) clearTimeout(this.ingestTimer);
     this.ingestTimer = null;
     await this.flushHeldIngest();
@@ -534,6 +540,9 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   private dispatchOne(row: ClaimedRow): void {
     const id = String(row.id);
+    const shareKeys = this.sharing ? [accountShareKey(String(row.account_id)), streamShareKey(String(row.stream_id))] : null;
+    // back from the queue (or new): out of this replica's backlogs until its limits hold it back again
+    if (shareKeys) this.shares.left(shareKeys, id);
     if (this.optOuts.blocked(String(row.account_id), row.channel, row.sender, row.destination)) {
       // The contact replied STOP (or the account's own keyword) to this sender, or STOPALL: never sent, refunded.
       this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.Rejected, error: 'the recipient opted out', vendorId: null, refund: 'opted_out' });
@@ -557,14 +566,16 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return;
     }
     const wait = this.limits.reserve(key);
-    if (this.sharing) this.bookedShares(key, wait);
     if (wait > 1000) {
       // Its turn is far off: back to the queue until then, so memory holds only the next second of traffic.
       this.limits.release(key);
       this.stats.deferred++;
-      this.defers.push({ id, attemptId: row.attempt_id, afterMs: this.deferUntil(key, wait), error: null, countAttempt: false });
+      const afterMs = this.deferUntil(key, wait);
+      if (this.sharing) this.bookedShares(key, id, wait, afterMs);
+      this.defers.push({ id, attemptId: row.attempt_id, afterMs, error: null, countAttempt: false, owner: this.sharing ? this.instanceId : undefined });
       return;
     }
+    if (this.sharing) this.bookedShares(key, id, wait, 0);
     this.inFlight++;
     const message: OutboundMessage = {
       id,
@@ -592,6 +603,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     if (wait > 0) {
       const timer = setTimeout(() => {
         this.held.delete(timer);
+        if (shareKeys) this.shares.left(shareKeys, id);
         void go();
       }, wait);
       this.held.set(timer, { id, attemptId: row.attempt_id });
@@ -619,19 +631,35 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     return ok;
   }
 
-  /** Demand of this replica per limit, for the next renewal: a booking, and whether the limit held it back. */
-  private bookedShares(key: LimitKey, wait: number): void {
+  /**
+   * Demand and backlog of this replica per limit, for the next renewal: a booking, held until its turn by the limits
+   * that held it back; or, given back to the queue for `deferredMs`, in those limits' backlog until it comes back.
+   */
+  private bookedShares(key: LimitKey, id: string, wait: number, deferredMs: number): void {
     const a = accountShareKey(key.accountId);
     const s = streamShareKey(key.streamId);
     const { account, stream } = this.limits.lastBound;
-    if (wait > 1000) {
-      // not booked after all (given back to the queue until its turn), but held back: that limit wants more until then
-      if (account) this.shares.starved(a, wait);
-      if (stream) this.shares.starved(s, wait);
+    if (deferredMs > 0 || wait > 1000) {
+      if (account) this.shares.gaveBack(a, id, deferredMs);
+      if (stream) this.shares.gaveBack(s, id, deferredMs);
       return;
     }
-    this.shares.booked(a, account ? wait : 0);
-    this.shares.booked(s, stream ? wait : 0);
+    this.shares.booked(a, id, wait, account);
+    this.shares.booked(s, id, wait, stream);
+  }
+
+  /**
+   * A renewal soon, at most one every quarter period: a backlog ran out, so its share can go to the replicas that
+   * still have one (a replica working a backlog off at exactly its share drains and refills it all the time).
+   */
+  private renewSoon(): void {
+    if (this.renewTimer || !this.running) return;
+    const gap = Math.max(0, this.lastRenewAt + this.options.dispatcher.rateShareMs / 4 - performance.now());
+    this.renewTimer = setTimeout(() => {
+      this.renewTimer = null;
+      if (this.running) this.kickShares();
+    }, gap);
+    this.renewTimer.unref();
   }
 
   /** A renewal as soon as possible (a limit this replica has no share of yet). */
@@ -656,12 +684,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const run = async (): Promise<void> => {
       const period = this.options.dispatcher.rateShareMs;
       const holdMs = 1000 + period;
-      const leaseMs = 4 * period + holdMs;
+      // at least 2.8 s of use after each renewal: a renewal late by a second on a loaded machine (the event loop, the
+      // database) must not leave the replica without a share (its messages then wait, and the limit runs under its rate)
+      const leaseMs = Math.max(4 * period, 3000) + holdMs;
       do {
         this.renewAgain = false;
         const { claims, drop } = this.shares.renewal(Math.max(10_000, 10 * period), (k) => this.configuredRate(k));
         if (claims.length === 0 && drop.length === 0) break;
         const startedAt = performance.now();
+        this.lastRenewAt = startedAt;
         const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs);
         this.shares.granted(startedAt, leaseMs - holdMs - 200, grants, drop);
         const waiting = this.shareWaiting.splice(0);
@@ -688,11 +719,13 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
    */
   private deferUntil(key: { accountId: string; streamId: string }, wait: number): number {
     const now = Date.now();
-    // the whole rates, not this replica's shares: the queue is shared, any replica may take a message back
+    // Spaced at the whole rates, not at this replica's shares: a share can grow to the whole rate at the next renewal
+    // (another replica's backlog ran out), and a backlog given back at the pace of a small share would then come back
+    // too slowly to use it. When the share stays small, those that come back before their turn go back again.
     const rates = [this.accountRate(key.accountId), this.streamRate(key.streamId)].filter((r) => r > 0);
     const spacing = rates.length ? 1000 / Math.min(...rates) : 0;
     const k = `${key.accountId}|${key.streamId}`;
-    const at = Math.max(now + wait, (this.deferHorizon.get(k) ?? 0) + spacing);
+    const at = Math.min(now + wait, Math.max(now + 1000, (this.deferHorizon.get(k) ?? 0) + spacing));
     this.deferHorizon.set(k, at);
     if (this.deferHorizon.size > 10_000) for (const [hk, h] of this.deferHorizon) if (h < now) this.deferHorizon.delete(hk);
     // back a little early, so its reservation is made before its slot
