@@ -109,3 +109,4 @@ export interface GenAiUsageRow {
   input_tokens: number;
   output_tokens: number;
 }
+

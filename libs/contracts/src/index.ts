@@ -25,4 +25,5 @@ export * from './spintax';
 export * from './integrations';
 export * from './sso';
 export * from './genai';
+export * from './genai-events';
 export * from './message-exports';

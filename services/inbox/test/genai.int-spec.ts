@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { genAiContextBinding, StreamType, type GenAiConversationContext } from '@switchboard/contracts';
+import type { QueryRunner } from 'typeorm';
+import { genAiContextBinding, InboxSpaceAccessChangedV1, StreamType, type GenAiConversationContext } from '@switchboard/contracts';
 import { ProviderSecrets } from '@switchboard/platform';
 import { ManualClock } from '../src';
+import { SpaceAccess1797350000000 } from '../src/migrations/1797350000000-space-access';
 import { fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, streamEvent, type InboxTestApp, type Json } from './support';
 
 const KEY = 'genai-context-key-for-tests';
@@ -102,8 +104,15 @@ describe('inbox generative AI hand-over', () => {
 
   it('lists the goals an agent may aim at on genai/team_goals, and creates goals with the goals permission', async () => {
     const names = (r: { body: Json }) => (r.body.items as Json[]).map((g) => g.name).sort();
-    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', ['INBOX_VIEW']) }))).toEqual(['Book', 'Upsell']);
-    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '12', ['INBOX_VIEW']) }))).toEqual(['Book', 'Retain']);
+    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', AGENT) }))).toEqual(['Book', 'Upsell']);
+    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '12', AGENT) }))).toEqual(['Book', 'Retain']);
+    // the assistant's goals are for callers holding the assistant in the space: not in the role, or taken away there
+    expect((await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', ['INBOX_VIEW']) })).status).toBe(403);
+    await app.call('PUT', `/inbox/space/${space}`, { body: { update_permissions: { '11': { INBOX_AI_ASSISTANT: false } } }, token: admin });
+    const taken = await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', AGENT) });
+    await app.call('PUT', `/inbox/space/${space}`, { body: { update_permissions: { '11': [] } }, token: admin });
+    expect(taken.body).toMatchObject({ status: 403, message: 'missing permission in this space: INBOX_AI_ASSISTANT' });
+    expect((await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '12', AGENT) })).status).toBe(200);
     expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: admin }))).toEqual(['Book', 'Retain', 'Upsell']);
     // another account's space is not found; no INBOX_VIEW is 403
     expect((await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('2', '200', INBOX_PERMISSIONS) })).status).toBe(404);
@@ -113,7 +122,42 @@ describe('inbox generative AI hand-over', () => {
     const made = await app.call('POST', '/genai/team_goals', { body, token: admin });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ name: 'Renew', teams: [`/api/teams/${teamA}`] });
-    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', ['INBOX_VIEW']) }))).toEqual(['Book', 'Renew', 'Upsell']);
+    expect(names(await app.call('GET', `/genai/team_goals?space=${space}`, { token: app.token('1', '11', AGENT) }))).toEqual(['Book', 'Renew', 'Upsell']);
+  });
+
+  it('publishes who may use the assistant in which space on every change of spaces, team members and space permissions', async () => {
+    const latest = async (accountId: string) =>
+      (await app.sql(`SELECT payload FROM inbox.outbox WHERE type = 'inbox.space_access.changed' AND key = $1 ORDER BY id DESC LIMIT 1`, [accountId]))[0]?.payload as Json;
+    const spaceOf = (p: Json, id: number) => (p.data.spaces as Json[]).find((x) => x.spaceId === String(id));
+    expect(spaceOf(await latest('1'), space)).toEqual({ spaceId: String(space), members: ['11', '12'], aiRefused: [] });
+    expect((await latest('1')).accountId).toBe('1');
+    await app.call('PUT', `/inbox/space/${space}`, { body: { update_permissions: { '12': { INBOX_AI_ASSISTANT: false, INBOX_ASSIGN: true } } }, token: admin });
+    expect(spaceOf(await latest('1'), space)).toMatchObject({ aiRefused: ['12'] });
+    const extra = (await app.call('POST', '/spaces', { body: { name: 'Sales' }, token: admin })).body.id as number;
+    const team = (await app.call('POST', '/teams', { body: { name: 'S', space: extra, agents: [11] }, token: admin })).body.id as number;
+    expect(spaceOf(await latest('1'), extra)).toEqual({ spaceId: String(extra), members: ['11'], aiRefused: [] });
+    await app.call('DELETE', `/teams/${team}`, { token: admin });
+    expect(spaceOf(await latest('1'), extra)).toEqual({ spaceId: String(extra), members: [], aiRefused: [] });
+    await app.call('DELETE', `/spaces/${extra}`, { token: admin });
+    expect(spaceOf(await latest('1'), extra)).toBeUndefined();
+    // a member removed from the account leaves the spaces
+    await app.publish([memberEvent('1', '12', { removed: true })]);
+    expect(spaceOf(await latest('1'), space)).toMatchObject({ members: ['11'] });
+    // each account's snapshot holds its own spaces only
+    expect(((await latest('2')).data.spaces as Json[]).map((x) => x.spaceId)).not.toContain(String(space));
+    await app.publish([memberEvent('1', '12')]);
+    await app.call('PUT', `/inbox/space/${space}`, { body: { update_permissions: { '12': [] } }, token: admin });
+
+    // the migration publishes the first snapshot of accounts that had spaces before: the same shape, valid envelopes
+    const published: Record<string, Json> = { '1': (await latest('1')).data, '2': (await latest('2')).data };
+    const before = Number((await app.sql(`SELECT max(id) AS id FROM inbox.outbox`))[0].id);
+    await new SpaceAccess1797350000000().up({ query: (q: string) => app.sql(q) } as unknown as QueryRunner);
+    const made = (await app.sql(`SELECT key, payload FROM inbox.outbox WHERE id > $1 ORDER BY key`, [before])) as Json[];
+    expect(made.map((r) => r.key)).toEqual(['1', '2']);
+    for (const r of made) {
+      expect(r.payload).toMatchObject({ type: InboxSpaceAccessChangedV1.type, version: 1, source: 'inbox', accountId: r.key, key: r.key });
+      expect(InboxSpaceAccessChangedV1.schema.parse(r.payload.data)).toEqual(published[r.key as string]);
+    }
   });
 
   it('says so when the installation has no context key', async () => {

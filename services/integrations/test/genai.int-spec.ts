@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, CustomerUpdatedV1, genAiContextBinding, type GenAiConversationContext } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, CustomerUpdatedV1, genAiContextBinding, InboxSpaceAccessChangedV1, type GenAiConversationContext } from '@switchboard/contracts';
 import { createEnvelope, ProviderSecrets, type InMemoryEventBus } from '@switchboard/platform';
 import { startGenAiWireServer as startWireServer, type GenAiWireServer as WireServer } from '@switchboard/platform/testing';
 import { startIntegrations, type IntegrationsTestApp, type Json } from './support';
@@ -214,6 +214,60 @@ describe('generative AI routes', () => {
     await publish([customer(B, { allow_generative_ai: 1 })]);
     expect((await post('/inbox/rephrase', { text: 'x', tone: 'formal' }, b)).body).toMatchObject({ code: 'E-GENAI_NOT_CONFIGURED', status: 409 });
     expect((await post('/inbox/rephrase', { text: 'x', tone: 'formal', service: 'openai' }, b)).body).toMatchObject({ code: 'E-GENAI_NOT_CONFIGURED' });
+  });
+
+  it('applies the per-space AI permission (update_permissions) to rephrase, generate_message and spintax, and refuses spaces of other accounts', async () => {
+    const agent = app.member(A, ['INBOX_VIEW', 'INBOX_AI_ASSISTANT', 'CAMPAIGN_ADD_EDIT']); // user 4100
+    const colleague = app.t.token({ sub: '4199', acc: A, perms: ['INBOX_VIEW', 'INBOX_AI_ASSISTANT'] });
+    const inboxAdmin = app.member(A, ['INBOX_VIEW', 'INBOX_AI_ASSISTANT', 'INBOX_ADMIN']);
+    const access = (accountId: string, spaces: Array<{ spaceId: string; members: string[]; aiRefused: string[] }>) => app.publish(InboxSpaceAccessChangedV1, { accountId, spaces }, 'inbox');
+    // space 1: the agent may; space 2: taken away from them; space 3: not theirs; space 9: account B's
+    await access(A, [
+      { spaceId: '1', members: ['4100'], aiRefused: [] },
+      { spaceId: '2', members: ['4100'], aiRefused: ['4100'] },
+      { spaceId: '3', members: ['4101'], aiRefused: [] },
+    ]);
+    await access(B, [{ spaceId: '9', members: ['4200'], aiRefused: [] }]);
+    const status = async (path: string, body: Json, token = agent) => {
+      const r = await post(path, body, token);
+      return r.status === 200 ? 200 : `${r.status} ${r.body.message}`;
+    };
+    const refusedHere = '403 missing permission in this space: INBOX_AI_ASSISTANT';
+    const matrix: Array<[string, Json]> = [
+      ['/inbox/rephrase', { text: 'x', tone: 'formal' }],
+      ['/inbox/generate_message', { idea: 'x', max_length: 100 }],
+    ];
+    for (const [path, body] of matrix) {
+      expect(await status(path, { ...body, space: 1 })).toBe(200);
+      expect(await status(path, { ...body, space: '/api/spaces/1' })).toBe(200);
+      expect(await status(path, { ...body, space: '2' })).toBe(refusedHere);
+      expect(await status(path, { ...body, space: 3 })).toBe('403 you are not an agent of this space');
+      expect(await status(path, { ...body, space: 3 }, inboxAdmin)).toBe(200);
+      // another account's space is not found, and so is one the inbox never had
+      expect(await status(path, { ...body, space: 9 })).toBe('404 space not found');
+      expect(await status(path, { ...body, space: 77 })).toBe('404 space not found');
+      // leaving the space out is no way around a space's refusal
+      expect(await status(path, body)).toBe('403 missing permission in a space: INBOX_AI_ASSISTANT (name the space the call is made in)');
+      expect(await status(path, body, colleague)).toBe(200);
+      expect((await post(path, { ...body, space: 'x' })).status).toBe(400);
+    }
+    // the streamed form is refused the same way, before any piece
+    const streamed = await app.call('POST', '/inbox/rephrase', { body: { text: 'x', tone: 'formal', space: 2 }, token: agent, headers: { accept: 'application/x-ndjson' } });
+    expect(streamed.status).toBe(403);
+    // a campaign's spintax is in no space; named from the inbox, the space's permission applies
+    expect(await status('/inbox/spintax', { text: 'Hi there' })).toBe(200);
+    expect(await status('/inbox/spintax', { text: 'Hi there', space: 1 })).toBe(200);
+    expect(await status('/inbox/spintax', { text: 'Hi there', space: 2 })).toBe(refusedHere);
+    expect(await status('/inbox/spintax', { text: 'Hi there', space: 9 })).toBe('404 space not found');
+    // the space gives the permission back; an older snapshot arriving late does not undo that
+    await access(A, [{ spaceId: '2', members: ['4100'], aiRefused: [] }]);
+    expect(await status('/inbox/rephrase', { text: 'x', tone: 'formal', space: 2 })).toBe(200);
+    const bus = app.t.bus as InMemoryEventBus;
+    await bus.publish([createEnvelope(InboxSpaceAccessChangedV1, { accountId: A, spaces: [{ spaceId: '2', members: ['4100'], aiRefused: ['4100'] }] }, { source: 'inbox', accountId: A, occurredAt: new Date('2020-01-01T00:00:00Z') })]);
+    await bus.drain();
+    const [row] = await app.sql(`SELECT spaces FROM integrations.genai_space_access WHERE account_id = $1`, [A]);
+    expect(row.spaces).toEqual([{ spaceId: '2', members: ['4100'], aiRefused: [] }]);
+    await access(A, []);
   });
 
   it("keeps every account's settings, keys and usage to itself", async () => {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { Permission } from '@switchboard/contracts';
-import { AppError, RequestContext, type Principal } from '@switchboard/platform';
-import { INBOX_CONNECTION } from '../inbox.options';
+import { InboxSpaceAccessChangedV1, Permission, type GenAiSpaceAccess } from '@switchboard/contracts';
+import { AppError, createEnvelope, Outbox, RequestContext, type Principal } from '@switchboard/platform';
+import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 
 /** The caller as the inbox sees them. */
 export interface Actor {
@@ -101,4 +101,25 @@ export function normaliseOverrides(v: unknown): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (typeof x === 'boolean' && /^INBOX_[A-Z_]+$/.test(k)) out[k] = x;
   return out;
+}
+
+/**
+ * Every space of the account with its members and the members whose AI assistant it takes away: what the
+ * integrations service checks the AI routes against (docs/decisions/0050). Published whole on every change of spaces,
+ * team members or space permissions, so a later snapshot replaces an earlier one and a removed space disappears.
+ */
+export async function spaceAccessOf(m: Pick<EntityManager, 'query'>, accountId: string): Promise<GenAiSpaceAccess> {
+  const rows = (await m.query(
+    `SELECT s.id::text AS space_id,
+       COALESCE((SELECT array_agg(DISTINCT ta.user_id::text ORDER BY ta.user_id::text) FROM inbox.team t JOIN inbox.team_agent ta ON ta.team_id = t.id WHERE t.space_id = s.id), '{}') AS members,
+       COALESCE((SELECT array_agg(sp.user_id::text ORDER BY sp.user_id::text) FROM inbox.space_permission sp WHERE sp.space_id = s.id AND sp.permissions->>$2 = 'false'), '{}') AS refused
+     FROM inbox.space s WHERE s.account_id = $1 ORDER BY s.id`,
+    [accountId, Permission.InboxAiAssistant],
+  )) as Array<{ space_id: string; members: string[]; refused: string[] }>;
+  return { accountId, spaces: rows.map((r) => ({ spaceId: r.space_id, members: r.members, aiRefused: r.refused })) };
+}
+
+/** Writes the account's space access snapshot to the inbox outbox in the caller's transaction (outside a UnitOfWork). */
+export async function addSpaceAccessEvent(m: EntityManager, accountId: string, occurredAt: Date): Promise<void> {
+  await Outbox.add(m, INBOX_SCHEMA, [createEnvelope(InboxSpaceAccessChangedV1, await spaceAccessOf(m, accountId), { accountId, source: 'inbox', occurredAt })]);
 }

@@ -81,10 +81,15 @@ export class GenAiContextService {
     return { context: this.sealer.seal(genAiContextBinding(actor.accountId, ctx.conversationUuid), { ctx: JSON.stringify(ctx) }), expires_at: new Date(expiresAt).toISOString() };
   }
 
-  /** GET genai/team_goals/?space=: the space's goals the caller may aim the assistant at (all of them for an admin). */
+  /**
+   * GET genai/team_goals/?space=: the space's goals the caller may aim the assistant at (all of them for an admin);
+   * only for callers who hold the AI assistant in that space.
+   */
   async teamGoals(q: Record<string, unknown>): Promise<ListResult<InboxConversationGoal>> {
     const actor = actorOf();
     const scope = await this.access.scope(refId(String(q.space ?? '')), actor);
+    // goals to aim the assistant at: the assistant's permission in this space (spec 6 update_permissions; decision 0050)
+    requirePerm(scope, Permission.InboxAiAssistant);
     const all = await this.org.listGoals({ space: scope.spaceId, itemsPerPage: 2000 });
     const items = scope.seesAll ? all.items : all.items.filter((g) => g.teams.length === 0 || g.teams.some((t) => scope.teamIds.includes(refId(t) ?? '')));
     return { items, total: items.length };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   CONVERSATION_TAG_NAME_MAX,
   inboxRoom,
+  InboxSpaceAccessChangedV1,
   Permission,
   type InboxAgent,
   type InboxCannedTemplate,
@@ -20,7 +21,8 @@ import { AppError, parseListQuery, type ListResult } from '@switchboard/platform
 import { Clock } from '../clock';
 import { iri, KEY_RULE, keyFrom, parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION } from '../inbox.options';
-import { actorOf, InboxAccess, normaliseOverrides, type Actor } from './access';
+import { actorOf, InboxAccess, normaliseOverrides, spaceAccessOf, type Actor } from './access';
+import { InboxUnitOfWork } from './send.service';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- SQL rows are mapped field by field
 type Q = Record<string, unknown>;
@@ -83,10 +85,23 @@ export class OrganisationService {
     @InjectDataSource(INBOX_CONNECTION) private readonly ds: DataSource,
     private readonly access: InboxAccess,
     private readonly clock: Clock,
+    private readonly uow: InboxUnitOfWork,
   ) {}
 
   private now(): Date {
     return this.clock.now();
+  }
+
+  /**
+   * A change of spaces, team members or space permissions, with the account's new space access snapshot in the same
+   * transaction (InboxSpaceAccessChangedV1: the AI routes of the integrations service check it; decision 0050).
+   */
+  private changeAccess<T>(accountId: string, work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.uow.run(async (m, emit) => {
+      const value = await work(m);
+      emit(InboxSpaceAccessChangedV1, await spaceAccessOf(m, accountId), accountId);
+      return value;
+    });
   }
 
   /** The space ids a list may show: the visible ones, narrowed to `space` when given (not visible: empty). */
@@ -143,7 +158,7 @@ export class OrganisationService {
     const now = this.now();
     let id: string;
     try {
-      id = await this.ds.transaction(async (m) => {
+      id = await this.changeAccess(actor.accountId, async (m) => {
         const [row] = (await m.query(
           `INSERT INTO inbox.space (account_id, key, name, description, settings, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`,
           [actor.accountId, d.key ?? (await this.freeKey(m, 'space', 'key', 'account_id', actor.accountId, keyFrom(d.name))), d.name, d.description ?? '', JSON.stringify({ configured: d.settings?.configured ?? false, configuredRequired: d.settings?.configuredRequired ?? true }), now],
@@ -180,7 +195,7 @@ export class OrganisationService {
     const actor = actorOf();
     const sid = refId(id) ?? '0';
     await this.access.scope(sid, actor);
-    await this.ds.query(`DELETE FROM inbox.space WHERE id = $1 AND account_id = $2`, [sid, actor.accountId]);
+    await this.changeAccess(actor.accountId, (m) => m.query(`DELETE FROM inbox.space WHERE id = $1 AND account_id = $2`, [sid, actor.accountId]));
   }
 
   /** PUT /inbox/space/{id}: settings and per-agent update_permissions (INBOX_ADMIN). */
@@ -189,7 +204,7 @@ export class OrganisationService {
     const d = parse(SpaceSettingsInput, body);
     const sid = refId(id) ?? '0';
     await this.access.scope(sid, actor);
-    await this.ds.transaction(async (m) => {
+    await this.changeAccess(actor.accountId, async (m) => {
       if (d.settings) await m.query(`UPDATE inbox.space SET settings = settings || $3::jsonb, updated_at = $4 WHERE id = $1 AND account_id = $2`, [sid, actor.accountId, JSON.stringify(d.settings), this.now()]);
       for (const [userId, perms] of Object.entries(d.update_permissions ?? {})) {
         await m.query(
@@ -314,7 +329,7 @@ export class OrganisationService {
     await this.writable(d.space, actor);
     let id = '';
     try {
-      await this.ds.transaction(async (m) => {
+      await this.changeAccess(actor.accountId, async (m) => {
         const k = d.key ?? (await this.freeKey(m, 'team', 'key', 'space_id', d.space, keyFrom(d.name)));
         const [row] = (await m.query(
           `INSERT INTO inbox.team (account_id, space_id, key, name, description, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`,
@@ -335,7 +350,7 @@ export class OrganisationService {
     const team = await this.getTeam(id);
     if (d.space) await this.writable(d.space, actor);
     try {
-      await this.ds.transaction(async (m) => {
+      await this.changeAccess(actor.accountId, async (m) => {
         await m.query(
           `UPDATE inbox.team SET name = COALESCE($3, name), key = COALESCE($4, key), description = COALESCE($5, description), space_id = COALESCE($6, space_id), updated_at = $7
            WHERE id = $1 AND account_id = $2`,
@@ -352,7 +367,7 @@ export class OrganisationService {
   async removeTeam(id: string): Promise<void> {
     const actor = actorOf();
     const team = await this.getTeam(id);
-    await this.ds.query(`DELETE FROM inbox.team WHERE id = $1 AND account_id = $2`, [team.id, actor.accountId]);
+    await this.changeAccess(actor.accountId, (m) => m.query(`DELETE FROM inbox.team WHERE id = $1 AND account_id = $2`, [team.id, actor.accountId]));
   }
 
   async teamAgents(id: string): Promise<ListResult<InboxAgent>> {

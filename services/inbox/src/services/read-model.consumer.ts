@@ -13,6 +13,7 @@ import {
 } from '@switchboard/contracts';
 import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
+import { addSpaceAccessEvent } from './access';
 
 export const READ_MODEL_GROUP = 'inbox.read-models';
 
@@ -73,8 +74,9 @@ export class ReadModelConsumer implements OnModuleInit {
       [d.accountId, d.userId, d.email, d.firstName, d.lastName, d.status, d.platformRole?.id ?? null, d.platformRole?.name ?? null, d.inboxRole?.id ?? null, d.inboxRole?.name ?? null, d.permissions, d.removed, at],
     );
     if (d.removed) {
-      // a removed member leaves every team of the account
+      // a removed member leaves every team of the account (and so the spaces the AI routes check: decision 0050)
       await m.query(`DELETE FROM inbox.team_agent WHERE account_id = $1 AND user_id = $2`, [d.accountId, d.userId]);
+      await addSpaceAccessEvent(m, d.accountId, new Date(at));
     }
   }
 

@@ -98,6 +98,9 @@ export class RephraseInput {
 
   @ApiPropertyOptional({ enum: GENAI_SERVICES, description: 'default: the account\'s default provider', example: 'openai' })
   service?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'the inbox space the call is made in (its id, a number or a string, or /api/spaces/{id}): the space\'s AI assistant permission applies (update_permissions)', example: '3' })
+  space?: number | string;
 }
 
 export class GenerateMessageInput {
@@ -109,6 +112,9 @@ export class GenerateMessageInput {
 
   @ApiPropertyOptional({ enum: GENAI_SERVICES, example: 'openai' })
   service?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'the inbox space the call is made in (its id, a number or a string, or /api/spaces/{id}): the space\'s AI assistant permission applies (update_permissions)', example: '3' })
+  space?: number | string;
 }
 
 export class RespondInput {
@@ -128,6 +134,9 @@ export class SpintaxInput {
 
   @ApiPropertyOptional({ enum: GENAI_SERVICES, example: 'openai' })
   service?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'the inbox space the call is made in (its id, a number or a string, or /api/spaces/{id}): the space\'s AI assistant permission applies (update_permissions)', example: '3' })
+  space?: number | string;
 }
 
 export class GenAiUsageResponse {

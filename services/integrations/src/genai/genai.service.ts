@@ -8,6 +8,8 @@ import {
   GENAI_SERVICES,
   GENAI_TONES,
   genAiContextBinding,
+  GenAiSpaceAccess,
+  Permission,
   type GenAiConversationContext,
   type GenAiService as GenAiServiceName,
   type GenAiSettingsDto,
@@ -38,10 +40,15 @@ const SettingsBody = z
   .refine((b) => b.service !== undefined || b.default_generative_service !== undefined, { message: 'service or default_generative_service' })
   .refine((b) => b.service !== undefined || (b.api_key === undefined && b.base_url === undefined && b.model === undefined), { message: 'api_key, base_url and model need service', path: ['service'] });
 const VerifyBody = z.object({ base_url: baseUrl, model }).strict();
-const RephraseBody = z.object({ text: text(GENAI_LIMITS.text), tone: z.enum(GENAI_TONES), service: service.optional() }).strict();
-const GenerateBody = z.object({ idea: text(GENAI_LIMITS.text), max_length: z.coerce.number().int().min(10).max(GENAI_LIMITS.maxLength).default(160), service: service.optional() }).strict();
+/** The inbox space the call is made in (id or IRI): its AI permission applies (decision 0050). */
+const space = z
+  .union([z.number().int().positive(), z.string().regex(/^\d+$|^\/api\/spaces\/\d+$/, 'a space id or /api/spaces/{id}')])
+  .transform((v) => String(v).replace(/^\/api\/spaces\//, ''))
+  .optional();
+const RephraseBody = z.object({ text: text(GENAI_LIMITS.text), tone: z.enum(GENAI_TONES), service: service.optional(), space }).strict();
+const GenerateBody = z.object({ idea: text(GENAI_LIMITS.text), max_length: z.coerce.number().int().min(10).max(GENAI_LIMITS.maxLength).default(160), service: service.optional(), space }).strict();
 const RespondBody = z.object({ conversation_goal_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$|^\/api\/conversation_goals\/\d+$/)]), context: z.string().min(1).max(65_536), service: service.optional() }).strict();
-const SpintaxBody = z.object({ text: text(GENAI_LIMITS.text), service: service.optional() }).strict();
+const SpintaxBody = z.object({ text: text(GENAI_LIMITS.text), service: service.optional(), space }).strict();
 const UsageQuery = z.object({ start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
 
 const needsKey = (s: GenAiServiceName) => s !== 'ollama';
@@ -51,6 +58,10 @@ const SPINTAX_MAX_CHARS = 8000;
 /** One writing call, checked and prompted, before the provider is asked. */
 interface WriteCall {
   gate: 'generative' | 'spintax';
+  /** The inbox space named by the call, if any. */
+  space: string | undefined;
+  /** Whether the call is the inbox AI assistant's (INBOX_AI_ASSISTANT), whose per-space refusals apply. */
+  assistant: boolean;
   chosen: GenAiServiceName | undefined;
   messages: ChatMessage[];
   maxTokens: number;
@@ -202,13 +213,13 @@ export class GenAiService {
 
   private rephraseCall(body: unknown): WriteCall {
     const d = parse(RephraseBody, body);
-    return { gate: 'generative', chosen: d.service, messages: rephrasePrompt(d.text, d.tone), maxTokens: GENAI_LIMITS.text, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
+    return { gate: 'generative', space: d.space, assistant: true, chosen: d.service, messages: rephrasePrompt(d.text, d.tone), maxTokens: GENAI_LIMITS.text, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
   }
 
   private generateCall(body: unknown): WriteCall {
     const d = parse(GenerateBody, body);
     // tokens are roughly four characters: room for the whole message and no more
-    return { gate: 'generative', chosen: d.service, messages: generatePrompt(d.idea, d.max_length), maxTokens: Math.ceil(d.max_length / 2), maxChars: d.max_length, finish: (t) => clip(t, d.max_length) };
+    return { gate: 'generative', space: d.space, assistant: true, chosen: d.service, messages: generatePrompt(d.idea, d.max_length), maxTokens: Math.ceil(d.max_length / 2), maxChars: d.max_length, finish: (t) => clip(t, d.max_length) };
   }
 
   private respondCall(conversationId: string, body: unknown): WriteCall {
@@ -224,13 +235,17 @@ export class GenAiService {
     }
     if (ctx.goalId !== goalId) throw AppError.validation([{ propertyPath: 'conversation_goal_id', message: 'not the goal of the context' }]);
     if (ctx.expiresAt < this.clock.now().getTime()) throw AppError.validation([{ propertyPath: 'context', message: 'expired: ask the inbox again' }]);
-    return { gate: 'generative', chosen: d.service, messages: respondPrompt(ctx), maxTokens: 400, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
+    // the inbox checked the caller's AI permission in the conversation's space when it sealed the context
+    return { gate: 'generative', space: undefined, assistant: false, chosen: d.service, messages: respondPrompt(ctx), maxTokens: 400, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
   }
 
   private spintaxCall(body: unknown): WriteCall {
     const d = parse(SpintaxBody, body);
     return {
       gate: 'spintax',
+      // a campaign's spintax belongs to no space; named from the inbox, the space's AI permission applies
+      space: d.space,
+      assistant: d.space !== undefined,
       chosen: d.service,
       messages: spintaxPrompt(d.text),
       maxTokens: 2000,
@@ -267,6 +282,7 @@ export class GenAiService {
   /** The account's switch, the chosen provider and its key: everything a writing call needs before the vendor is asked. */
   private async prepare(c: WriteCall): Promise<{ accountId: string; name: GenAiServiceName; provider: GenAiProvider }> {
     const accountId = this.account();
+    await this.assertSpace(accountId, c);
     const [acct] = (await this.ds.query(`SELECT * FROM integrations.genai_account WHERE account_id = $1`, [accountId])) as Row[];
     if (c.gate === 'generative' && acct?.allow_generative_ai !== true) throw AppError.forbidden('generative AI is not enabled for this account (allow_generative_ai)', ErrorCode.GenAiDisabled);
     if (c.gate === 'spintax' && acct?.allow_spintax_ai !== true) throw AppError.forbidden('AI spintax is not enabled for this account (allow_spintax_ai)', ErrorCode.GenAiDisabled);
@@ -277,6 +293,34 @@ export class GenAiService {
     }
     const key = row.key_sealed ? this.openKey(accountId, name, row.key_sealed as string) : null;
     return { accountId, name, provider: this.provider(name, key, row.base_url as string | null, row.model as string | null) };
+  }
+
+  /**
+   * The per-space AI permission (spec 6, update_permissions; decision 0050), from the inbox's snapshot of the account's
+   * spaces. A call naming a space: the space must be the account's (else "not found"), the caller one of its agents
+   * (or an inbox admin), and the space must not take the caller's INBOX_AI_ASSISTANT away. An assistant call naming
+   * none is refused when any space takes it away from the caller, so leaving the space out is no way around it.
+   * Callers that are no user (API keys) have no per-space overrides.
+   */
+  private async assertSpace(accountId: string, c: WriteCall): Promise<void> {
+    const p = RequestContext.principal();
+    const userId = p?.kind === 'user' && p.userId && /^\d+$/.test(p.userId) ? p.userId : null;
+    if (c.space === undefined && !(c.assistant && userId)) return;
+    const [row] = (await this.ds.query(`SELECT spaces FROM integrations.genai_space_access WHERE account_id = $1`, [accountId])) as Row[];
+    const spaces = GenAiSpaceAccess.shape.spaces.parse(row?.spaces ?? []);
+    const refused = () => AppError.forbidden(`missing permission in this space: ${Permission.InboxAiAssistant}`);
+    if (c.space !== undefined) {
+      const s = spaces.find((x) => x.spaceId === c.space);
+      if (!s) throw AppError.notFound('space');
+      if (!userId) return;
+      const admin = p?.superAdmin === true || p?.permissions.includes(Permission.InboxAdmin) === true;
+      if (!admin && !s.members.includes(userId)) throw AppError.forbidden('you are not an agent of this space');
+      if (c.assistant && s.aiRefused.includes(userId)) throw refused();
+      return;
+    }
+    if (userId && spaces.some((s) => s.aiRefused.includes(userId))) {
+      throw AppError.forbidden(`missing permission in a space: ${Permission.InboxAiAssistant} (name the space the call is made in)`);
+    }
   }
 
   /** The whole answer in one JSON (the spec's form). */

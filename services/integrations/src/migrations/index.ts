@@ -1,5 +1,6 @@
 import { IntegrationsInit1797000000000 } from './1797000000000-init';
 import { IntegrationsGenAi1797100000000 } from './1797100000000-genai';
+import { IntegrationsGenAiSpaceAccess1797360000000 } from './1797360000000-genai-space-access';
 
 /** In order; a new migration is appended, never edited once released. The genai module's own migrations join this list. */
-export const INTEGRATIONS_MIGRATIONS = [IntegrationsInit1797000000000, IntegrationsGenAi1797100000000];
+export const INTEGRATIONS_MIGRATIONS = [IntegrationsInit1797000000000, IntegrationsGenAi1797100000000, IntegrationsGenAiSpaceAccess1797360000000];

@@ -72,7 +72,7 @@ export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, d
       <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)} anchorOrigin={{ vertical: 'top', horizontal: 'left' }} transformOrigin={{ vertical: 'bottom', horizontal: 'left' }} data-testid="ai-menu">
         <ListSubheader sx={{ lineHeight: '32px' }}>{translate('genai.assist.rephrase')}</ListSubheader>
         {GENAI_TONES.map((tone) => (
-          <MenuItem key={tone} disabled={!text.trim()} onClick={() => void run((on, signal) => genaiApi.rephrase(text, tone as GenAiTone, on, signal))} data-testid={`ai-rephrase-${tone}`}>
+          <MenuItem key={tone} disabled={!text.trim()} onClick={() => void run((on, signal) => genaiApi.rephrase(text, tone as GenAiTone, spaceId, on, signal))} data-testid={`ai-rephrase-${tone}`}>
             {translate(`genai.assist.tone.${tone}`)}
           </MenuItem>
         ))}
@@ -98,7 +98,7 @@ export const AiAssist = ({ text, conversationUuid, spaceId, goals: spaceGoals, d
         </DialogContent>
         <DialogActions>
           <Button onClick={() => setIdeaOpen(false)}>{translate('genai.assist.cancel')}</Button>
-          <Button variant="contained" disabled={!idea.trim()} onClick={() => { setIdeaOpen(false); void run((on, signal) => genaiApi.generate(idea, maxLength, on, signal)); }} data-testid="ai-idea-write">
+          <Button variant="contained" disabled={!idea.trim()} onClick={() => { setIdeaOpen(false); void run((on, signal) => genaiApi.generate(idea, maxLength, spaceId, on, signal)); }} data-testid="ai-idea-write">
             {translate('genai.assist.write')}
           </Button>
         </DialogActions>

@@ -34,8 +34,11 @@ export const genaiApi = {
   usage: () => apiFetch<GenAiUsageRow[]>('/genai/usage'),
   /** The goals of the space the agent may aim the assistant at (their teams' and the ones for everyone). */
   teamGoals: (spaceId: number) => apiFetch<{ items: Array<{ id: number; name: string }> }>(`/genai/team_goals?space=${spaceId}`),
-  rephrase: (text: string, tone: GenAiTone, onText: OnText, signal?: AbortSignal) => streamed('/inbox/rephrase', { text, tone }, onText, signal),
-  generate: (idea: string, maxLength: number, onText: OnText, signal?: AbortSignal) => streamed('/inbox/generate_message', { idea, max_length: maxLength }, onText, signal),
+  /** `space`: the inbox space the composer is in; its AI permission applies (docs/decisions/0050). */
+  rephrase: (text: string, tone: GenAiTone, space: number | null, onText: OnText, signal?: AbortSignal) =>
+    streamed('/inbox/rephrase', { text, tone, ...(space !== null ? { space } : {}) }, onText, signal),
+  generate: (idea: string, maxLength: number, space: number | null, onText: OnText, signal?: AbortSignal) =>
+    streamed('/inbox/generate_message', { idea, max_length: maxLength, ...(space !== null ? { space } : {}) }, onText, signal),
   /** The inbox seals the conversation's context; integrations answers from it (docs/decisions/0041). */
   respond: async (conversationUuid: string, goalId: number, onText: OnText, signal?: AbortSignal) => {
     const ctx = await apiFetch<GenAiContextAnswer>(`/inbox/ai_context/${conversationUuid}`, { method: 'POST', body: { conversation_goal_id: goalId }, signal });
