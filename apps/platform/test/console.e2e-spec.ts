@@ -408,7 +408,7 @@ describe('the console as a new user meets it, in Chromium against the embedded s
       } finally {
         await phone.close();
       }
-    }, 120000);
+    }, 300000); // a page and a screenshot per menu entry: the menu grows with every area
   }
 
   it('raised no page errors', () => {
