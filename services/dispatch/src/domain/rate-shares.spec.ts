@@ -111,7 +111,7 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 0 });
   });
 
-  it('renews at once when its backlog runs out, asking only for what new messages need, so a busy replica gets nearly the whole rate', async () => {
+  it('renews at once when its backlog runs out, asking only a quarter over what it booked lately, so a busy replica gets nearly the whole rate', async () => {
     let now = 0;
     const drained: string[][] = [];
     const shares = new LocalShares(() => now, (keys) => drained.push(keys));
