@@ -27,6 +27,28 @@ const ITEMS = 1000;
 const ACCOUNT = '1';
 
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
+
+/** CPU of the PostgreSQL server (the postmaster and every backend it started), ms; 0 when it is not ours to see. */
+function pgCpuMs(postmaster: number | null): number {
+  if (!postmaster) return 0;
+  const of = (pid: string): [number, number] => {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const x = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return [Number(x[1]), ((Number(x[11]) + Number(x[12])) * 1000) / TICK];
+  };
+  let total = 0;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const [ppid, ms] = of(d);
+      if (Number(d) === postmaster || ppid === postmaster) total += ms;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
 
 function copy(client: PoolClient, table: string, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -42,11 +64,13 @@ async function main(): Promise<void> {
   let pg: RunningPostgres | null = null;
   let url = process.env.DATABASE_URL;
   let dir = '';
+  let postmaster: number | null = null;
   if (!url) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-mint-'));
     fs.chmodSync(dir, 0o755);
     pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
     url = pg.url();
+    postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
   const ds = await openServiceDataSource({ name: 'links-mint-bench', url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS, migrationsRun: true });
   await ds.destroy();
@@ -85,6 +109,7 @@ async function main(): Promise<void> {
     }));
 
     const cpu0 = process.cpuUsage();
+    const pg0 = pgCpuMs(postmaster);
     const t0 = performance.now();
     let minted = 0;
     for (const req of requests) {
@@ -94,9 +119,11 @@ async function main(): Promise<void> {
     }
     const mintS = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const mintPgUs = ((pgCpuMs(postmaster) - pg0) * 1000) / minted;
+    const mintNodeUs = (cpu.user + cpu.system) / minted;
     const usages = await client.query<{ total_usages: string }>(`SELECT total_usages::text FROM links.domain WHERE id = ANY ($1::bigint[]) ORDER BY id`, [domains]);
     console.log(
-      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (Node ${(((cpu.user + cpu.system) / minted)).toFixed(2)} µs of CPU a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
+      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
     );
 
     // ceiling: the same rows, COPY alone, 1000 rows a transaction, into a copy of the table with its primary key
@@ -117,6 +144,8 @@ async function main(): Promise<void> {
         texts.push(s);
       }
     }
+    const c1 = process.cpuUsage();
+    const p1 = pgCpuMs(postmaster);
     const t1 = performance.now();
     for (const text of texts) {
       await client.query('BEGIN');
@@ -124,19 +153,33 @@ async function main(): Promise<void> {
       await client.query('COMMIT');
     }
     const copyS = (performance.now() - t1) / 1000;
-    const ceiling = (texts.length * ITEMS) / copyS;
-    console.log(`ceiling (bare COPY, 1000 rows a transaction, same rows): ${Math.round(ceiling).toLocaleString()} rows/s; mint/ceiling = ${(minted / mintS / ceiling).toFixed(2)}`);
+    const rows = texts.length * ITEMS;
+    const copyCpu = process.cpuUsage(c1);
+    const copyNodeUs = (copyCpu.user + copyCpu.system) / rows;
+    const copyPgUs = ((pgCpuMs(postmaster) - p1) * 1000) / rows;
+    const ceiling = rows / copyS;
+    console.log(
+      `ceiling (bare COPY, 1000 rows a transaction, same rows; the rows' text built beforehand): ${Math.round(ceiling).toLocaleString()} rows/s, CPU a row: Node ${copyNodeUs.toFixed(2)} µs, PostgreSQL ${copyPgUs.toFixed(2)} µs; ` +
+        `mint/ceiling = ${(minted / mintS / ceiling).toFixed(2)} in rows/s, ${postmaster ? ((copyNodeUs + copyPgUs) / (mintNodeUs + mintPgUs)).toFixed(2) : '?'} in CPU a row (PostgreSQL alone ${postmaster ? (copyPgUs / mintPgUs).toFixed(2) : '?'})`,
+    );
 
     // the machine's own COPY rate: every row in one COPY and one commit (no per-batch transaction at all), into the
     // same empty table with its primary key. No minting path can beat it; when it is under the target, so is minting.
     await client.query(`TRUNCATE links.link_copy_bench`);
+    const all = texts.join('');
+    const p2 = pgCpuMs(postmaster);
     const t2 = performance.now();
     await client.query('BEGIN');
-    await copy(client, 'links.link_copy_bench', texts.join(''));
+    await copy(client, 'links.link_copy_bench', all);
     await client.query('COMMIT');
     const oneS = (performance.now() - t2) / 1000;
-    const raw = (texts.length * ITEMS) / oneS;
-    console.log(`ceiling (bare COPY, all ${(texts.length * ITEMS).toLocaleString()} rows in one transaction): ${Math.round(raw).toLocaleString()} rows/s; mint/raw = ${(minted / mintS / raw).toFixed(2)}; target 200,000/s ${raw >= 200_000 ? 'within' : 'ABOVE'} this machine's raw COPY`);
+    const rawPgUs = ((pgCpuMs(postmaster) - p2) * 1000) / rows;
+    const raw = rows / oneS;
+    console.log(
+      `ceiling (bare COPY, all ${rows.toLocaleString()} rows in one transaction): ${Math.round(raw).toLocaleString()} rows/s, PostgreSQL ${rawPgUs.toFixed(2)} µs a row; mint/raw = ${(minted / mintS / raw).toFixed(2)} in rows/s, ` +
+        `${postmaster ? (rawPgUs / (mintNodeUs + mintPgUs)).toFixed(2) : '?'} in CPU a row; target 200,000/s ${raw >= 200_000 ? 'within' : 'ABOVE'} this machine's raw COPY` +
+        (postmaster ? ` (its PostgreSQL CPU alone allows ${Math.round(1e6 / rawPgUs).toLocaleString()} rows/s a core)` : ''),
+    );
     await client.query(`DROP TABLE links.link_copy_bench`);
     console.log(`load after: ${load()}`);
   } finally {

@@ -119,6 +119,16 @@ describe('minting personal links for campaign batches', () => {
     expect((await l.mint(req)).outcome).toBe('minted');
   });
 
+  it('answers a repeated batch with its stored links, whatever characters its id holds', async () => {
+    const dom = await l.domain(A, 'again.test');
+    const req = { ...batch(A, [shortUrl({ url: 'https://a.example/', domainIds: [dom] })], 3), batchId: `b'; SELECT 1; --\\ "x"` };
+    const first = await l.mint(req);
+    expect(first.outcome).toBe('minted');
+    const again = await l.mint(req);
+    expect(again.links).toEqual(first.links);
+    expect((await usages([dom]))[0].total_usages).toBe('3');
+  });
+
   it('answers the campaign through the bus: a requested batch becomes links.link_batch.minted', async () => {
     const dom = await l.domain(A, 'bus.test');
     const req = batch(A, [shortUrl({ url: 'https://a.example/{x}', domainIds: [dom] })], 2, (i) => ({ x: `v${i}` }));

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from '@switchboard/contracts';
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CodeCipher, encodeCode } from './codes';
@@ -54,11 +54,14 @@ const DAY_MS = 86_400_000;
 export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
   const total = req.items.length * req.variables.length;
   // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links. The
-  // lock's key is two numbers computed here, so BEGIN and the lock travel in one round trip.
+  // lock's key is two numbers computed here and the stored answer's key is quoted here, so BEGIN, the lock and the
+  // look for a stored answer travel in one round trip.
   const [k1, k2] = lockKey(req.accountId, req.batchId);
-  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2})`);
+  const opened = (await client.query(
+    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
+  )) as unknown as Array<QueryResult<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] }>>;
   try {
-    const done = await client.query<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] }>(`SELECT outcome, links FROM links.link_batch WHERE account_id = $1 AND batch_id = $2`, [req.accountId, req.batchId]);
+    const done = opened[2];
     if (done.rows[0]) {
       await client.query('COMMIT');
       return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: done.rows[0].outcome, links: done.rows[0].links };
@@ -178,9 +181,11 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links, usages };
     const linksJson = JSON.stringify(links);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    // the answer is serialised once and spliced into the event
-    const envelope = `${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":${linksJson},"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}`;
-    const after = await client.query<{ id: string; state: number; declined_reason: string | null }>(
+    // the answer is serialised once and sent once: PostgreSQL stores it (for a repeated request) and splices the same
+    // text into the event between these two parts
+    const before = `[${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":`;
+    const after = `,"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}]`;
+    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>(
       `WITH d AS (
          UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
            FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
@@ -192,9 +197,9 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
          UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($4, $10, $11, 'minted', $12::jsonb, $3)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($4, $10, $11, 'minted', $12::text::jsonb, $3)
        ), o AS (
-         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14)
+         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
        )
        SELECT id, state, declined_reason FROM d`,
       [
@@ -211,7 +216,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         campaign,
         linksJson,
         randomUUID(),
-        `[${envelope}]`,
+        before,
+        after,
       ],
     );
     await client.query('COMMIT');
@@ -219,7 +225,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       // the candidates were locked with their state before the update: those whose state the usages moved
       const before = new Map<string, number>();
       for (const { t } of assignments) for (const c of t.candidates) before.set(c.id, c.state);
-      const moved = after.rows.filter((r) => before.get(r.id) !== r.state).map((r) => ({ accountId: account, id: r.id, state: r.state, declinedReason: r.declined_reason }));
+      const moved = changed.rows.filter((r) => before.get(r.id) !== r.state).map((r) => ({ accountId: account, id: r.id, state: r.state, declinedReason: r.declined_reason }));
       if (moved.length) o.onDomainsChanged(moved);
     }
     return answer;
