@@ -216,10 +216,10 @@ const FLUSH_SQL = `
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
-      SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at,
+      SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, ord,
              count(*) OVER (PARTITION BY account_id, message_uuid) AS n
         FROM c WHERE NOT preview AND message_uuid IS NOT NULL
-       ORDER BY account_id, message_uuid, clicked_at) f
+       ORDER BY account_id, message_uuid, clicked_at, ord) f
     ORDER BY account_id, message_uuid
     ON CONFLICT (account_id, message_uuid) DO UPDATE SET clicks = r.clicks + excluded.clicks
     RETURNING r.first_click_id, (xmax = 0) AS inserted
