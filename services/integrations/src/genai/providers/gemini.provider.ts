@@ -1,15 +1,12 @@
 import {
   GenAiError,
   httpError,
+  HttpProvider,
   isRecord,
   joinUrl,
   num,
-  readJson,
-  readLines,
-  request,
   sseData,
   type ChatMessage,
-  type GenAiProvider,
   type GenerateRequest,
   type GenerateResult,
   type ProviderConfig,
@@ -26,18 +23,15 @@ export const GEMINI_DEFAULT_MODEL = 'gemini-1.5-flash';
  * events each holding a whole GenerateContentResponse with the next piece, the last with `usageMetadata`. A key
  * Google refuses answers 400 with reason API_KEY_INVALID (or 401/403); the check is `GET {base}/v1beta/models/{model}`.
  */
-export class GeminiProvider implements GenAiProvider {
+export class GeminiProvider extends HttpProvider {
   readonly name = 'gemini' as const;
-  private readonly base: string;
-  readonly model: string;
 
-  constructor(private readonly cfg: ProviderConfig) {
-    this.base = cfg.baseUrl || GEMINI_DEFAULT_BASE_URL;
-    this.model = cfg.model || GEMINI_DEFAULT_MODEL;
+  constructor(cfg: ProviderConfig) {
+    super(cfg, { baseUrl: GEMINI_DEFAULT_BASE_URL, model: GEMINI_DEFAULT_MODEL });
   }
 
-  private headers(): Record<string, string> {
-    return { 'content-type': 'application/json', 'x-goog-api-key': this.cfg.apiKey ?? '' };
+  protected override keyHeaders(): Record<string, string> {
+    return { 'x-goog-api-key': this.cfg.apiKey ?? '' };
   }
 
   private url(verb: string): string {
@@ -57,8 +51,8 @@ export class GeminiProvider implements GenAiProvider {
     });
   }
 
-  private async fail(res: Response, controller: AbortController): Promise<never> {
-    const body = await readJson(res, controller, this.cfg.timeoutMs).catch(() => null);
+  protected async fail(res: Response, controller: AbortController): Promise<never> {
+    const body = await this.json(res, controller).catch(() => null);
     const err = isRecord(body) && isRecord(body.error) ? body.error : null;
     const message = err && typeof err.message === 'string' ? err.message : null;
     const reasons = err && Array.isArray(err.details) ? err.details.map((d) => (isRecord(d) ? d.reason : null)) : [];
@@ -66,9 +60,8 @@ export class GeminiProvider implements GenAiProvider {
   }
 
   async verify(): Promise<void> {
-    const { res, controller } = await request(this.url(''), { method: 'GET', headers: this.headers() }, this.cfg.timeoutMs);
-    if (!res.ok) await this.fail(res, controller);
-    const body = await readJson(res, controller, this.cfg.timeoutMs);
+    const { res, controller } = await this.send(this.url(''), { method: 'GET' });
+    const body = await this.json(res, controller);
     if (!isRecord(body) || typeof body.name !== 'string') throw new GenAiError('bad_answer', 'the model description is not in the Gemini format', res.status);
   }
 
@@ -86,23 +79,16 @@ export class GeminiProvider implements GenAiProvider {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(this.url(':generateContent'), { method: 'POST', headers: this.headers(), body: this.body(req) }, this.cfg.timeoutMs, req.signal);
-    if (!res.ok) await this.fail(res, controller);
-    const { text, usage } = this.piece(await readJson(res, controller, this.cfg.timeoutMs));
+    const { res, controller } = await this.send(this.url(':generateContent'), { method: 'POST', body: this.body(req), signal: req.signal });
+    const { text, usage } = this.piece(await this.json(res, controller));
     if (text === null) throw new GenAiError('bad_answer', 'the answer holds no candidate text', res.status);
     return { text, usage: usage ?? { input: 0, output: 0 }, model: this.model };
   }
 
   async *stream(req: GenerateRequest): AsyncGenerator<StreamChunk> {
-    const { res, controller } = await request(
-      `${this.url(':streamGenerateContent')}?alt=sse`,
-      { method: 'POST', headers: { ...this.headers(), accept: 'text/event-stream' }, body: this.body(req) },
-      this.cfg.timeoutMs,
-      req.signal,
-    );
-    if (!res.ok) await this.fail(res, controller);
+    const { res, controller } = await this.send(`${this.url(':streamGenerateContent')}?alt=sse`, { method: 'POST', body: this.body(req), stream: true, signal: req.signal });
     let usage: TokenUsage | null = null;
-    for await (const data of sseData(readLines(res, controller, this.cfg.idleTimeoutMs ?? this.cfg.timeoutMs))) {
+    for await (const data of sseData(this.lines(res, controller))) {
       let body: unknown;
       try {
         body = JSON.parse(data);

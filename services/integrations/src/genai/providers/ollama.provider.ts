@@ -1,13 +1,10 @@
 import {
   GenAiError,
   httpError,
+  HttpProvider,
   isRecord,
   joinUrl,
   num,
-  readJson,
-  readLines,
-  request,
-  type GenAiProvider,
   type GenerateRequest,
   type GenerateResult,
   type ProviderConfig,
@@ -23,20 +20,11 @@ export const OLLAMA_DEFAULT_MODEL = 'llama3.2';
  * key of its own; one put behind a proxy that wants a bearer key gets it, and the proxy's 401/403 is an invalid
  * token. The check is `GET {base}/api/tags` and the model must be among those pulled.
  */
-export class OllamaProvider implements GenAiProvider {
+export class OllamaProvider extends HttpProvider {
   readonly name = 'ollama' as const;
-  private readonly base: string;
-  readonly model: string;
 
-  constructor(private readonly cfg: ProviderConfig) {
-    this.base = cfg.baseUrl || OLLAMA_DEFAULT_BASE_URL;
-    this.model = cfg.model || OLLAMA_DEFAULT_MODEL;
-  }
-
-  private headers(): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.cfg.apiKey) h.authorization = `Bearer ${this.cfg.apiKey}`;
-    return h;
+  constructor(cfg: ProviderConfig) {
+    super(cfg, { baseUrl: OLLAMA_DEFAULT_BASE_URL, model: OLLAMA_DEFAULT_MODEL });
   }
 
   private body(req: GenerateRequest, stream: boolean): string {
@@ -51,15 +39,14 @@ export class OllamaProvider implements GenAiProvider {
     });
   }
 
-  private async fail(res: Response, controller: AbortController): Promise<never> {
-    const body = await readJson(res, controller, this.cfg.timeoutMs).catch(() => null);
+  protected async fail(res: Response, controller: AbortController): Promise<never> {
+    const body = await this.json(res, controller).catch(() => null);
     throw httpError(res.status, isRecord(body) && typeof body.error === 'string' ? body.error : null, false);
   }
 
   async verify(): Promise<void> {
-    const { res, controller } = await request(joinUrl(this.base, 'api/tags'), { method: 'GET', headers: this.headers() }, this.cfg.timeoutMs);
-    if (!res.ok) await this.fail(res, controller);
-    const body = await readJson(res, controller, this.cfg.timeoutMs);
+    const { res, controller } = await this.send(joinUrl(this.base, 'api/tags'), { method: 'GET' });
+    const body = await this.json(res, controller);
     if (!isRecord(body) || !Array.isArray(body.models)) throw new GenAiError('bad_answer', 'the model list is not in the Ollama format', res.status);
     const names = body.models.map((m) => (isRecord(m) ? m.name : null));
     // `llama3.2` is `llama3.2:latest` in the list
@@ -67,9 +54,8 @@ export class OllamaProvider implements GenAiProvider {
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs, req.signal);
-    if (!res.ok) await this.fail(res, controller);
-    const body = await readJson(res, controller, this.cfg.timeoutMs);
+    const { res, controller } = await this.send(joinUrl(this.base, 'api/chat'), { method: 'POST', body: this.body(req, false), signal: req.signal });
+    const body = await this.json(res, controller);
     if (isRecord(body) && typeof body.error === 'string') throw httpError(500, body.error, false);
     const content = isRecord(body) && isRecord(body.message) ? body.message.content : null;
     if (!isRecord(body) || typeof content !== 'string') throw new GenAiError('bad_answer', 'the answer holds no message content', res.status);
@@ -77,10 +63,9 @@ export class OllamaProvider implements GenAiProvider {
   }
 
   async *stream(req: GenerateRequest): AsyncGenerator<StreamChunk> {
-    const { res, controller } = await request(joinUrl(this.base, 'api/chat'), { method: 'POST', headers: this.headers(), body: this.body(req, true) }, this.cfg.timeoutMs, req.signal);
-    if (!res.ok) await this.fail(res, controller);
+    const { res, controller } = await this.send(joinUrl(this.base, 'api/chat'), { method: 'POST', body: this.body(req, true), signal: req.signal });
     let done = false;
-    for await (const line of readLines(res, controller, this.cfg.idleTimeoutMs ?? this.cfg.timeoutMs)) {
+    for await (const line of this.lines(res, controller)) {
       if (!line.trim()) continue;
       let obj: unknown;
       try {

@@ -1,14 +1,11 @@
 import {
   GenAiError,
   httpError,
+  HttpProvider,
   isRecord,
   joinUrl,
   num,
-  readJson,
-  readLines,
-  request,
   sseData,
-  type GenAiProvider,
   type GenerateRequest,
   type GenerateResult,
   type ProviderConfig,
@@ -24,20 +21,11 @@ export const OPENAI_DEFAULT_MODEL = 'gpt-4o-mini';
  * events of `chat.completion.chunk` objects ending with `data: [DONE]`; usage comes in a last chunk with empty
  * `choices` when asked for with `stream_options.include_usage`. The key check is `GET {base}/models`.
  */
-export class OpenAiProvider implements GenAiProvider {
+export class OpenAiProvider extends HttpProvider {
   readonly name = 'openai' as const;
-  private readonly base: string;
-  readonly model: string;
 
-  constructor(private readonly cfg: ProviderConfig) {
-    this.base = cfg.baseUrl || OPENAI_DEFAULT_BASE_URL;
-    this.model = cfg.model || OPENAI_DEFAULT_MODEL;
-  }
-
-  private headers(): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (this.cfg.apiKey) h.authorization = `Bearer ${this.cfg.apiKey}`;
-    return h;
+  constructor(cfg: ProviderConfig) {
+    super(cfg, { baseUrl: OPENAI_DEFAULT_BASE_URL, model: OPENAI_DEFAULT_MODEL });
   }
 
   private body(req: GenerateRequest, stream: boolean): string {
@@ -50,24 +38,22 @@ export class OpenAiProvider implements GenAiProvider {
     });
   }
 
-  private async fail(res: Response, controller: AbortController): Promise<never> {
-    const body = await readJson(res, controller, this.cfg.timeoutMs).catch(() => null);
+  protected async fail(res: Response, controller: AbortController): Promise<never> {
+    const body = await this.json(res, controller).catch(() => null);
     const err = isRecord(body) && isRecord(body.error) ? body.error : null;
     const message = err && typeof err.message === 'string' ? err.message : null;
     throw httpError(res.status, message, err?.code === 'invalid_api_key');
   }
 
   async verify(): Promise<void> {
-    const { res, controller } = await request(joinUrl(this.base, 'models'), { method: 'GET', headers: this.headers() }, this.cfg.timeoutMs);
-    if (!res.ok) await this.fail(res, controller);
-    const body = await readJson(res, controller, this.cfg.timeoutMs);
+    const { res, controller } = await this.send(joinUrl(this.base, 'models'), { method: 'GET' });
+    const body = await this.json(res, controller);
     if (!isRecord(body) || !Array.isArray(body.data)) throw new GenAiError('bad_answer', 'the models list is not in the OpenAI format', res.status);
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const { res, controller } = await request(joinUrl(this.base, 'chat/completions'), { method: 'POST', headers: this.headers(), body: this.body(req, false) }, this.cfg.timeoutMs, req.signal);
-    if (!res.ok) await this.fail(res, controller);
-    const body = await readJson(res, controller, this.cfg.timeoutMs);
+    const { res, controller } = await this.send(joinUrl(this.base, 'chat/completions'), { method: 'POST', body: this.body(req, false), signal: req.signal });
+    const body = await this.json(res, controller);
     const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : null;
     const content = isRecord(choice) && isRecord(choice.message) ? choice.message.content : null;
     if (typeof content !== 'string') throw new GenAiError('bad_answer', 'the answer holds no message content', res.status);
@@ -80,15 +66,9 @@ export class OpenAiProvider implements GenAiProvider {
   }
 
   async *stream(req: GenerateRequest): AsyncGenerator<StreamChunk> {
-    const { res, controller } = await request(
-      joinUrl(this.base, 'chat/completions'),
-      { method: 'POST', headers: { ...this.headers(), accept: 'text/event-stream' }, body: this.body(req, true) },
-      this.cfg.timeoutMs,
-      req.signal,
-    );
-    if (!res.ok) await this.fail(res, controller);
+    const { res, controller } = await this.send(joinUrl(this.base, 'chat/completions'), { method: 'POST', body: this.body(req, true), stream: true, signal: req.signal });
     let done = false;
-    for await (const data of sseData(readLines(res, controller, this.cfg.idleTimeoutMs ?? this.cfg.timeoutMs))) {
+    for await (const data of sseData(this.lines(res, controller))) {
       if (data === '[DONE]') {
         done = true;
         break;

@@ -215,3 +215,48 @@ export async function collect(chunks: AsyncIterable<StreamChunk>, model: string)
 
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/**
+ * What every adapter shares: its base URL and model (the configured ones or the vendor's defaults), JSON headers with
+ * the vendor's key, and HTTP calls under the configured timeouts whose non-2xx answers go to the adapter's `fail`.
+ */
+export abstract class HttpProvider implements GenAiProvider {
+  abstract readonly name: GenAiProviderName;
+  protected readonly base: string;
+  readonly model: string;
+
+  constructor(
+    protected readonly cfg: ProviderConfig,
+    defaults: { baseUrl: string; model: string },
+  ) {
+    this.base = cfg.baseUrl || defaults.baseUrl;
+    this.model = cfg.model || defaults.model;
+  }
+
+  /** The vendor's key header: a bearer key by default (when there is a key). */
+  protected keyHeaders(): Record<string, string> {
+    return this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {};
+  }
+
+  /** The request; a non-2xx answer ends in the adapter's `fail` (its vendor's error format). */
+  protected async send(url: string, init: { method: 'GET' | 'POST'; body?: string; stream?: boolean; signal?: AbortSignal }): Promise<{ res: Response; controller: AbortController }> {
+    const headers = { 'content-type': 'application/json', accept: init.stream ? 'text/event-stream' : 'application/json', ...this.keyHeaders() };
+    const r = await request(url, { method: init.method, headers, body: init.body }, this.cfg.timeoutMs, init.signal);
+    if (!r.res.ok) await this.fail(r.res, r.controller);
+    return r;
+  }
+
+  protected json(res: Response, controller: AbortController): Promise<unknown> {
+    return readJson(res, controller, this.cfg.timeoutMs);
+  }
+
+  protected lines(res: Response, controller: AbortController): AsyncGenerator<string> {
+    return readLines(res, controller, this.cfg.idleTimeoutMs ?? this.cfg.timeoutMs);
+  }
+
+  /** Throws the GenAiError of a non-2xx answer, from the vendor's error body. */
+  protected abstract fail(res: Response, controller: AbortController): Promise<never>;
+  abstract verify(): Promise<void>;
+  abstract generate(req: GenerateRequest): Promise<GenerateResult>;
+  abstract stream(req: GenerateRequest): AsyncIterable<StreamChunk>;
+}
