@@ -11,8 +11,15 @@
  * Set up through the API as a super admin would (an SMPP vendor for Germany, an approved sender, a stream, the account's
  * TPS at 20,000 and a balance); the list's contacts are written by COPY before the clock starts and announced as
  * contacts announces a ready list. Figures: messages/s from the start to the last delivered status, CPU per message
- * (node, all modules and the SMSC worker, and PostgreSQL from /proc), load average. Ceiling, same run: dispatch-smpp's
- * path alone is the comparison (bench/dispatch-smpp.ts) — here the figure is the campaign against its own target.
+ * (node, all modules and the SMSC worker, and PostgreSQL from /proc), load average.
+ *
+ * Ceiling, same run, first: dispatch's own path for as many messages — `streams.message.accepted` events published
+ * straight on the bus (what streams' relay would deliver), dispatch sending them to the same SMSC, until each is final
+ * and its statuses are consumed (every module that listens to dispatch's statuses runs, as in the campaign). The
+ * campaign's CPU per message is compared with it.
+ *
+ * STAGES=1: CPU per message by stage (bench/stage-cpu.ts) for the ceiling and the campaign: node (the main thread's
+ * CPU split by the time each stage's callbacks ran) and PostgreSQL (by the sessions' application names).
  * kafka: a librdkafka mock cluster (as bench/dispatch-smpp.ts starts it) instead of the in-memory bus.
  */
 import 'reflect-metadata';
@@ -25,7 +32,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { ALL_PERMISSIONS, ContactListReadyV1 } from '@switchboard/contracts';
+import { randomUUID } from 'node:crypto';
+import { ALL_PERMISSIONS, ContactListReadyV1, MessageAcceptedV1, type EventData } from '@switchboard/contracts';
 import {
   configureHttpApp,
   createEnvelope,
@@ -38,15 +46,81 @@ import {
   startEmbeddedPostgres,
   TokenSigner,
   TokenVerifier,
+  OutboxRelay,
   type EventBus,
+  type OutgoingEvent,
 } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
 import { AccountsBootstrapService } from '@switchboard/accounts';
+import { CampaignRunner } from '@switchboard/campaigns';
+import { Dispatcher } from '@switchboard/dispatch';
+import * as pgModule from 'pg';
+import { StageCpu } from './stage-cpu';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
 const RECIPIENTS = Number(process.argv[2] ?? 20_000);
 const DRIVER = (process.argv[3] ?? 'memory') as 'memory' | 'kafka';
 const TPS = 20_000;
+const STAGES = process.env.STAGES === '1' ? new StageCpu() : null;
+
+/** A raw stage (bench/stage-cpu.ts) in the pipeline's terms. */
+function stageGroup(stage: string): string {
+  const [kind, name = ''] = stage.split(/:(.*)/s);
+  const service = name.replace(/^switchboard-/, '').split(/[.-]/)[0];
+  if (kind === 'h' && /^(contacts\.audience|campaigns\.audience)$/.test(name)) return 'snapshot (contacts, campaigns)';
+  if (stage === 'campaigns.runner' || stage === 'relay:campaigns') return 'campaigns runner: compose, send-batch request, its relay';
+  if (stage === 'h:streams.send-batches' || stage === 'h:campaigns.send-answers') return "streams' send batches, campaigns' answers";
+  if (stage === 'relay:streams') return "bus: streams' events (accepted, charged, answers)";
+  if (stage === 'relay:dispatch') return "bus: dispatch's events (statuses, EDR)";
+  if (stage === 'dispatch.loops' || stage === 'h:dispatch.sender') return 'dispatch: store, send, receipts';
+  if (kind === 'h') return `consumer: ${service} (${name})`;
+  if (kind === 'relay') return `bus: ${name}'s events`;
+  if (kind === 'pg-client') return `pg client: ${service}`;
+  return 'other (http, timers, unattributed)';
+}
+
+async function printStages(pgc: Client, units: number, label: string): Promise<void> {
+  if (!STAGES) return;
+  const r = await STAGES.report(pgc, units, stageGroup);
+  const rows = (m: Map<string, number>) => [...m].filter(([, v]) => v >= 0.5).sort((a, b) => b[1] - a[1]);
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((s, v) => s + v, 0);
+  console.log(`  ${label}, CPU µs per message by stage (STAGES=1: the async hook slows the process, read shares): node main thread ${sum(r.node).toFixed(0)}`);
+  for (const [k, v] of rows(r.node)) console.log(`    ${v.toFixed(0).padStart(6)}  ${k}`);
+  console.log(`    PostgreSQL by session ${sum(r.pg).toFixed(0)}:`);
+  for (const [k, v] of rows(r.pg)) console.log(`    ${v.toFixed(0).padStart(6)}  ${k}`);
+}
+
+function mainThreadCpu(): number {
+  const s = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/** A message as streams' relay delivers it to dispatch (the ceiling's input). */
+function accepted(i: number, accountId: string, streamId: string): OutgoingEvent<EventData<typeof MessageAcceptedV1>> {
+  const messageUuid = randomUUID();
+  const data: EventData<typeof MessageAcceptedV1> = {
+    messageUuid,
+    accountId,
+    streamId,
+    streamUid: 'bench-stream',
+    streamType: 1,
+    channel: 'sms',
+    sender: 'SHOP',
+    destination: `+49151${String(10_000_000 + i).padStart(8, '0')}`,
+    iso2: 'DE',
+    text: `Hi Name${i}, our spring sale starts today!`,
+    encoding: 'GSM7',
+    segments: 1,
+    priceMicros: 45_000,
+    currency: 'EUR',
+    payload: null,
+    campaignId: null,
+    notBefore: null,
+    acceptedAt: new Date().toISOString(),
+  };
+  return { id: randomUUID(), type: MessageAcceptedV1.type, version: MessageAcceptedV1.version, occurredAt: data.acceptedAt, source: 'bench', accountId, traceId: null, key: messageUuid, data, topic: MessageAcceptedV1.topic };
+}
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
@@ -127,6 +201,14 @@ async function main(): Promise<void> {
   } else {
     bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
   }
+  if (STAGES) {
+    STAGES.wrapBus(bus as never);
+    STAGES.wrap(OutboxRelay.prototype, 'start', (r: { options: { schema: string } }) => `relay:${r.options.schema}`);
+    STAGES.wrap(OutboxRelay.prototype, 'kick', (r: { options: { schema: string } }) => `relay:${r.options.schema}`);
+    STAGES.wrap(Dispatcher.prototype, 'onApplicationBootstrap', () => 'dispatch.loops');
+    STAGES.wrap(CampaignRunner.prototype, 'onApplicationBootstrap', () => 'campaigns.runner');
+    STAGES.wrapPg(pgModule.Client);
+  }
   const keys = generateSigningKeys();
   @Module({
     imports: [
@@ -186,7 +268,7 @@ async function main(): Promise<void> {
     let text = '';
     const offset = lists.length * RECIPIENTS;
     for (let i = 0; i < RECIPIENTS; i++) {
-      const phone = `+49151${String(10_000_000 + offset + i).padStart(8, '0')}`;
+      const phone = `+49151${String(10_000_000 + offset + i).padStart(8, '0')}`; // the ceiling uses 2 x RECIPIENTS on
       text += `${account}\t${phone}\t${phone}\tDE\tEurope/Berlin\tName${i}\t{${listId}}\n`;
     }
     const s = pg.query(copyFrom('COPY contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids) FROM STDIN'));
@@ -208,13 +290,46 @@ async function main(): Promise<void> {
   };
   const stats = async (id: number) => (await must('GET', `/campaigns/${id}`)) as { status: number; stats: { total: number; created: number; sent: number; delivered: number } };
   await until(async () => smsc.samples.length > 0, 'the SMSC reporting');
+  let ceiling: { node: number; main: number; pg: number } | null = null;
 
   console.log(`campaign-send: ${RECIPIENTS.toLocaleString('en')} recipients, driver ${DRIVER}, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  // ---- 0. ceiling: dispatch's own path for as many messages ----
+  const dispatcher = app.get(Dispatcher);
+  {
+    const finalized0 = dispatcher.stats.finalized;
+    await STAGES?.reset(pg);
+    const cpuC = process.cpuUsage();
+    const mainC = mainThreadCpu();
+    const pgC = pgCpuSeconds(dataDir);
+    const tC = Date.now();
+    for (let i = 0; i < RECIPIENTS; i += 1000) {
+      const events: OutgoingEvent[] = [];
+      for (let k = i; k < Math.min(RECIPIENTS, i + 1000); k++) events.push(accepted(2 * RECIPIENTS + k, account, String(stream.id)));
+      await bus.publish(events);
+    }
+    await until(
+      async () => dispatcher.stats.finalized - finalized0 >= RECIPIENTS && (await pg.query(`SELECT 1 FROM dispatch.outbox WHERE published_at IS NULL LIMIT 1`)).rowCount === 0,
+      'the ceiling messages final and their statuses consumed',
+      30 * 60_000,
+    );
+    const wallC = (Date.now() - tC) / 1000;
+    const c = process.cpuUsage(cpuC);
+    const nodeC = (c.user + c.system) / 1e6;
+    const pgCpuC = pgCpuSeconds(dataDir) - pgC;
+    ceiling = { node: nodeC, main: mainThreadCpu() - mainC, pg: pgCpuC };
+    console.log(
+      `  ceiling, dispatch's own path (accepted events -> SMSC -> final, statuses consumed): ${Math.round(RECIPIENTS / wallC).toLocaleString('en')} messages/s; CPU per message node ${((nodeC / RECIPIENTS) * 1e6).toFixed(0)} µs (main thread ${((ceiling.main / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpuC / RECIPIENTS) * 1e6).toFixed(0)} µs`,
+    );
+    await printStages(pg, RECIPIENTS, 'ceiling');
+  }
 
   // ---- 1. throughput: start -> every recipient delivered ----
   const first = await campaign('Throughput', lists[0]);
   const submitted0 = smsc.submitted;
+  await STAGES?.reset(pg);
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpu();
   const pg0 = pgCpuSeconds(dataDir);
   const t0 = Date.now();
   await must('POST', `/campaigns/${first}/start`);
@@ -232,13 +347,21 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const wall = (Date.now() - t0) / 1000;
+  const mainCpu = mainThreadCpu() - main0;
   const cpu = process.cpuUsage(cpu0);
   const pgCpu = pgCpuSeconds(dataDir) - pg0;
   const nodeCpu = (cpu.user + cpu.system) / 1e6;
   const [dup] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT destination FROM dispatch.message GROUP BY destination HAVING count(*) > 1) x`)).rows;
   console.log(`  ${RECIPIENTS.toLocaleString('en')} messages from start to delivered in ${wall.toFixed(1)} s: ${Math.round(RECIPIENTS / wall).toLocaleString('en')} messages/s end to end (first submit_sm after ${((firstSubmitAt - t0) / 1000).toFixed(1)} s)`);
-  console.log(`  CPU per message: node ${((nodeCpu / RECIPIENTS) * 1e6).toFixed(0)} µs (every module, the SMSC worker${DRIVER === 'kafka' ? ', the Kafka clients' : ''}), PostgreSQL ${((pgCpu / RECIPIENTS) * 1e6).toFixed(0)} µs: ${Math.round(RECIPIENTS / (nodeCpu + pgCpu)).toLocaleString('en')} messages per CPU-second; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  CPU per message: node ${((nodeCpu / RECIPIENTS) * 1e6).toFixed(0)} µs (every module, the SMSC worker${DRIVER === 'kafka' ? ', the Kafka clients' : ''}; main thread ${((mainCpu / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpu / RECIPIENTS) * 1e6).toFixed(0)} µs: ${Math.round(RECIPIENTS / (nodeCpu + pgCpu)).toLocaleString('en')} messages per CPU-second; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`  SMSC received ${smsc.submitted - submitted0} submit_sm; numbers sent more than once: ${dup.n}`);
+  if (ceiling) {
+    const perMsg = (x: number) => ((x / RECIPIENTS) * 1e6).toFixed(0);
+    console.log(
+      `  against the ceiling: node main thread ${perMsg(mainCpu)} vs ${perMsg(ceiling.main)} µs (${(mainCpu / ceiling.main).toFixed(2)}x), PostgreSQL ${perMsg(pgCpu)} vs ${perMsg(ceiling.pg)} µs (${(pgCpu / ceiling.pg).toFixed(2)}x), together ${((mainCpu + pgCpu) / (ceiling.main + ceiling.pg)).toFixed(2)}x`,
+    );
+  }
+  await printStages(pg, RECIPIENTS, 'campaign');
 
   // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives ----
   const second = await campaign('Pause', lists[1]);

@@ -292,13 +292,15 @@ export class RunnerConsumers implements OnModuleInit {
   /**
    * Dispatch's statuses of campaign messages: each status counted once, never moving back. Statuses come two per
    * message and every one adds to its campaign's row, so they are group-committed: the handlers running at once
-   * (concurrency 64 per lane) wait on one transaction that claims their events, moves their recipients and adds the
-   * counts per campaign, variant and sender in a few statements (one writer of a campaign's counters at a time,
+   * (concurrency 64 per lane) wait on one transaction that moves their recipients (only forward, which is what makes a
+   * repeated event count nothing) and adds the counts per campaign, variant and sender in a few statements (one writer of a campaign's counters at a time,
    * instead of one transaction per status queueing on the campaign's row). A failed transaction fails every waiting
    * handler; the bus retries each event, which joins a later group.
    */
   async onStatus(e: EventEnvelope): Promise<void> {
     if (e.type !== MessageStatusChangedV1.type || e.version !== 1) return;
+    // most messages are no campaign's: no parse for them
+    if (!(e.data as { campaignId?: unknown } | null)?.campaignId) return;
     const d = MessageStatusChangedV1.schema.parse(e.data);
     if (!d.campaignId || !(d.status in RANK)) return;
     await new Promise<void>((resolve, reject) => {
@@ -330,18 +332,12 @@ export class RunnerConsumers implements OnModuleInit {
   private async applyStatuses(group: Array<{ id: string; messageUuid: string; campaignId: string; accountId: string; status: string }>): Promise<Map<string, string>> {
     const touched = new Map<string, string>();
     await this.ds.transaction(async (m) => {
-      const claimed = new Set(
-        returned<{ event_id: string }>(
-          await m.query(
-            `INSERT INTO campaigns.processed_events (consumer, event_id) SELECT $1, unnest($2::uuid[]) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id::text`,
-            [STATUS_GROUP, group.map((g) => g.id)],
-          ),
-        ).map((r) => r.event_id),
-      );
+      // No processed_events claim: the move itself is idempotent. A status counts only when it moves its recipient
+      // forward (below), so a repeated event, or a second event of a status already reached, changes and counts
+      // nothing (docs/decisions/0051: the claim was an INSERT per status, two per message, for no effect).
       // per message, the furthest status of the group (a message's sent and delivered may come together)
       const best = new Map<string, { messageUuid: string; campaignId: string; accountId: string; status: string }>();
       for (const g of group) {
-        if (!claimed.has(g.id)) continue;
         const key = `${g.campaignId}:${g.messageUuid}`;
         const had = best.get(key);
         if (!had || RANK[g.status] > RANK[had.status]) best.set(key, g);

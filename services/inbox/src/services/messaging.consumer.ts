@@ -234,8 +234,13 @@ export class MessagingConsumer implements OnModuleInit {
     return () => void this.rooms.publish(recorded).catch((e: unknown) => this.log.warn(`room events of ${items.length} incoming messages: ${String(e)}`));
   }
 
-  /** A status of one of the inbox's sends (other messages are not the inbox's: one index lookup, nothing written). */
+  /**
+   * A status of one of the inbox's sends (other messages are not the inbox's: one index lookup, nothing written). A
+   * campaign's message is never the inbox's (the inbox asks streams with `campaignId: null`), so it costs no query:
+   * at a campaign's speed those lookups were the inbox's whole share of every message (docs/decisions/0051).
+   */
   async onStatus(e: EventEnvelope): Promise<void> {
+    if ((e.data as { campaignId?: unknown } | null)?.campaignId) return;
     const d = MessageStatusChangedV1.schema.parse(e.data);
     const next = sendStatusOf(d.status, d.outgoingStatus);
     await this.applyStatus(d.accountId, d.messageUuid, next, next === 'failed' || next === 'undelivered' ? (d.error ?? d.status) : null, new Date(d.occurredAt));
