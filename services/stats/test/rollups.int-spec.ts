@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import type { DashboardMainDto } from '@switchboard/contracts';
 import type { OutgoingEvent } from '@switchboard/platform';
 import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
@@ -200,5 +201,33 @@ describe('stats: rollups from the messaging events', () => {
     const micros = mine.reduce((n, [, v]) => n + BigInt(v.cost), 0n);
     expect(all.body.cost).toEqual(micros === 0n ? [] : [expect.objectContaining({ currency: 'INR', micros: micros.toString() })]);
     expect(all.body.series.reduce((n, p) => n + p.total, 0)).toBe(all.body.totals.total);
+  });
+  it('counts a message once when another replica creates its state between this batch\'s lock and its write', async () => {
+    const A = '91';
+    await s.publish([customer(A, 'UTC')]);
+    const m = message({ account: A, acceptedAt: '2026-05-01T10:15:00.000Z' });
+    const [{ d }] = await s.sql<{ d: string }>('SELECT current_database() AS d');
+    const other = new Client({ connectionString: (process.env.SWITCHBOARD_TEST_PG_URL ?? '').replace(/\/[^/]*$/, `/${d}`) });
+    await other.connect();
+    try {
+      // another replica took the message's "sent" (a rebalance) and wrote its state, not committed yet
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, status, rank) VALUES ($1, $2, 1, 'Acme', 'sent', 1)`, [m.uuid, A]);
+      const applied = s.publish([accepted(m)]);
+      // this batch found no state to lock, and its insert of the whole state now waits on the other's row
+      for (let i = 0; i < 400; i++) {
+        const waiting = await s.sql(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        if (waiting.length) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await other.query('COMMIT');
+      await applied;
+    } finally {
+      await other.end();
+    }
+    // the acceptance was applied to the other's state (the batch rolled back and ran again), counted once, as sent
+    const [state] = await s.sql<{ status: string; accepted: string | null }>(`SELECT status, to_char(accepted_at AT TIME ZONE 'UTC', 'HH24:MI') AS accepted FROM stats.message_state WHERE message_uuid = $1`, [m.uuid]);
+    expect(state).toEqual({ status: 'sent', accepted: '10:15' });
+    expect(await rollups('rollup_hour', [A])).toEqual(new Map([[[A, '2026-05-01T10:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }]]));
   });
 });

@@ -24,13 +24,15 @@ describe('BatchedIdempotentConsumer', () => {
   });
 
   /** A consumer writing one effect row per fresh event; `value` 13 is poison. Records its batches. */
-  function consumer(): { c: BatchedIdempotentConsumer<number>; batches: number[][]; committed: number[][] } {
+  function consumer(claim?: (v: number) => boolean): { c: BatchedIdempotentConsumer<number>; batches: number[][]; committed: number[][]; name: string } {
     const batches: number[][] = [];
     const committed: number[][] = [];
+    const name = `test-${++consumers}`;
     const c = new BatchedIdempotentConsumer<number>({
       dataSource,
       schema: SCHEMA,
-      consumer: `test-${++consumers}`,
+      consumer: name,
+      claim,
       apply: async (m, items: Array<BatchItem<number>>) => {
         const values = items.map((i) => i.data);
         batches.push(values);
@@ -39,8 +41,21 @@ describe('BatchedIdempotentConsumer', () => {
         return () => committed.push(values);
       },
     });
-    return { c, batches, committed };
+    return { c, batches, committed, name };
   }
+
+  it('records the ids of the events that need a claim only; the others are applied again when redelivered, once per batch', async () => {
+    // even values claim (their effect adds up), odd ones do not (their effect is idempotent by itself)
+    const { c, batches, name } = consumer((v) => v % 2 === 0);
+    const events = Array.from({ length: 4 }, (_, i) => ({ id: randomUUID(), value: i + 1 }));
+    await Promise.all([...events, events[0], events[1]].map((e) => c.handle({ id: e.id }, e.value)));
+    expect(batches).toEqual([[1, 2, 3, 4]]);
+    const ids = await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${SCHEMA}.processed_events WHERE consumer = $1 ORDER BY event_id`, [name]);
+    expect(ids.map((r) => r.event_id)).toEqual([events[1].id, events[3].id].sort());
+    await c.handle({ id: events[0].id }, 1); // redelivered, no claim: applied again
+    await c.handle({ id: events[1].id }, 2); // redelivered, claimed: nothing
+    expect(batches).toEqual([[1, 2, 3, 4], [1]]);
+  });
 
   const effectsOf = async (ids: string[]) =>
     (await dataSource.query<Array<{ value: number }>>(`SELECT value FROM ${SCHEMA}.effects WHERE event_id = ANY($1::uuid[]) ORDER BY value`, [ids])).map((r) => r.value);

@@ -20,6 +20,13 @@ export interface BatchedConsumerOptions<T> {
   apply: (manager: EntityManager, fresh: Array<BatchItem<T>>) => Promise<(() => void) | void>;
   /** Events per transaction, at most. Default 1000. */
   maxBatch?: number;
+  /**
+   * Whether an event needs its id recorded in `processed_events` before its effect (default: every event). An event
+   * whose effect is idempotent by itself (a forward-only state, a value set once) may say no: a redelivery then
+   * reapplies it and changes nothing, and the consumer saves a write per event. Repeats within one batch still count
+   * once (the first occurrence).
+   */
+  claim?: (data: T) => boolean;
 }
 
 interface Pending<T> extends BatchItem<T> {
@@ -89,14 +96,19 @@ export class BatchedIdempotentConsumer<T> {
 
   private async run(batch: Array<Pending<T>>): Promise<void> {
     const committed = await this.options.dataSource.transaction(async (manager): Promise<(() => void) | void> => {
-      const ids = [...new Set(batch.map((p) => p.event.id))];
-      const claimed = await manager.query<Array<{ event_id: string }>>(
-        `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
-         SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
-         ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-        [this.options.consumer, ids],
-      );
+      const claim = this.options.claim;
+      const toClaim = claim ? batch.filter((p) => claim(p.data)) : batch;
+      const ids = [...new Set(toClaim.map((p) => p.event.id))];
+      const claimed = ids.length
+        ? await manager.query<Array<{ event_id: string }>>(
+            `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
+             SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
+             ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
+            [this.options.consumer, ids],
+          )
+        : [];
       const fresh = new Set(claimed.map((r) => r.event_id));
+      if (claim) for (const p of batch) if (!claim(p.data)) fresh.add(p.event.id);
       // a redelivery inside the same batch counts once: the first occurrence
       const items: Array<BatchItem<T>> = [];
       for (const p of batch) {

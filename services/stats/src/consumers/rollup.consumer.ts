@@ -19,6 +19,7 @@ import {
 import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
+import { parseAccepted, parseRefund, parseStatus } from './fast-parse';
 
 export const ROLLUP_GROUP = 'stats.rollups';
 export const DIRECTORY_GROUP = 'stats.directory';
@@ -66,6 +67,9 @@ interface Delta {
   cost: bigint;
 }
 
+/** A timestamptz as JavaScript's toISOString writes it (milliseconds, Z), so states compare as strings. */
+const iso = (col: string): string => `to_char((${col}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   if (e.type !== def.type || e.version !== def.version) return null;
   return def.schema.parse(e.data);
@@ -89,7 +93,8 @@ export function accountTimeZone(customSettings: Record<string, unknown>, genSett
 
 /**
  * Feeds the rollups from the messaging events: acceptance (who, where, parts, price), status changes (forward only)
- * and refunds. Each event once (`processed_events`, in batches); per message the latest state is kept in
+ * and refunds. Each fact once (a refund by its event id in `processed_events`; every other fact is idempotent by the
+ * state it sets); per message the latest state is kept in
  * `message_state`, and a batch moves each message's contribution from the rollup row of its old state to the row of
  * its new one, so a message counts once, in its furthest status, whatever the order, repetition or lateness of its
  * events. A message is counted from its acceptance on; a status or refund seen before it waits in its state row.
@@ -107,7 +112,16 @@ export class RollupConsumer implements OnModuleInit {
     private readonly cache: ReportCache,
   ) {
     this.maxBatch = options.maxBatch;
-    this.batched = new BatchedIdempotentConsumer<RollupInput>({ dataSource: ds, schema: STATS_SCHEMA, consumer: ROLLUP_GROUP, maxBatch: options.maxBatch, apply: (m, items) => this.apply(m, items) });
+    this.batched = new BatchedIdempotentConsumer<RollupInput>({
+      dataSource: ds,
+      schema: STATS_SCHEMA,
+      consumer: ROLLUP_GROUP,
+      maxBatch: options.maxBatch,
+      // only a refund adds to what is there; every other fact is set once or moves a status forward, so applying it
+      // again changes nothing and needs no recorded event id (docs/decisions/0055, "Ingest")
+      claim: (d) => d.kind === 'refund',
+      apply: (m, items) => this.apply(m, items),
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -129,12 +143,9 @@ export class RollupConsumer implements OnModuleInit {
   }
 
   async onMessageEvent(e: EventEnvelope): Promise<void> {
-    const accepted = parse(MessageAcceptedV1, e);
-    if (accepted) return this.batched.handle(e, { kind: 'accepted', d: accepted });
-    const status = parse(MessageStatusChangedV1, e);
-    if (status) return this.batched.handle(e, { kind: 'status', d: status });
-    const refund = parse(MessageRefundedV1, e);
-    if (refund) return this.batched.handle(e, { kind: 'refund', d: refund });
+    if (e.type === MessageAcceptedV1.type && e.version === MessageAcceptedV1.version) return this.batched.handle(e, { kind: 'accepted', d: parseAccepted(e) });
+    if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) return this.batched.handle(e, { kind: 'status', d: parseStatus(e) });
+    if (e.type === MessageRefundedV1.type && e.version === MessageRefundedV1.version) return this.batched.handle(e, { kind: 'refund', d: parseRefund(e) });
     const requested = parse(CampaignSendBatchRequestedV1, e);
     if (requested) return this.batched.handle(e, { kind: 'requested', d: requested });
   }
@@ -166,12 +177,12 @@ export class RollupConsumer implements OnModuleInit {
   }
 
   /**
-   * One batch (docs/decisions/0028-statistics.md, "Ingest"): four round trips whatever its size. (1) a state row for
-   * each message that has none; (2) every state row locked in uuid order, with the hour and day buckets of the batch's
-   * acceptances computed in the same statement (the account's zone); the events applied in memory; (3) one statement
-   * that writes the changed states and adds the deltas to the four rollups (the day-per-stream and day-per-country
-   * sums made by the database from the day deltas), rows in key order. Parameters travel as JSON documents read by
-   * json_to_recordset, never as arrays the driver escapes element by element.
+   * One batch (docs/decisions/0028-statistics.md, "Ingest", and 0055): three round trips whatever its size, besides the
+   * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
+   * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
+   * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
+   * day-per-stream and day-per-country sums made by the database from the day deltas), rows in key order. Parameters
+   * travel as JSON documents read by json_to_recordset, never as arrays the driver escapes element by element.
    */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
     const accountOf = new Map<string, string>();
@@ -185,37 +196,31 @@ export class RollupConsumer implements OnModuleInit {
       if (data.kind === 'accepted' && !acceptedAt.has(data.d.messageUuid)) acceptedAt.set(data.d.messageUuid, data.d.acceptedAt);
     }
     const uuids = [...accountOf.keys()].sort();
-    // a row for each message first, then every row locked in one order: replicas never double count or deadlock
-    await m.query(
-      `INSERT INTO stats.message_state (message_uuid, account_id)
-       SELECT u, a FROM json_to_recordset($1::json) AS t(u uuid, a bigint) ORDER BY u ON CONFLICT (message_uuid) DO NOTHING`,
-      [JSON.stringify(uuids.map((u) => ({ u, a: accountOf.get(u) })))],
-    );
-    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { price_micros: string; refunded_micros: string; new_hour: Date | null; new_day: string | null }>>(
-      // the local hour's start: the instant less the local minutes and seconds (date_trunc with a zone would fold
-      // the repeated hour of a DST fall-back into one bucket, which may start after the message)
-      `SELECT s.message_uuid::text, s.account_id::text, s.stream_id::text, s.sender, s.iso2, s.status, s.rank, s.accepted_at, s.hour_bucket, s.day_bucket::text AS day_bucket,
-              s.segments, s.price_micros::text, s.refunded_micros::text, s.currency, s.campaign_id::text, s.variant_id::text, s.destination,
-              t.at - (l.local - date_trunc('hour', l.local)) AS new_hour, l.local::date::text AS new_day
-         FROM stats.message_state s
-         JOIN json_to_recordset($1::json) AS t(u uuid, at timestamptz) ON t.u = s.message_uuid
-         LEFT JOIN stats.account a ON a.account_id = s.account_id
-         CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l
-        ORDER BY s.message_uuid FOR UPDATE OF s`,
-      [JSON.stringify(uuids.map((u) => ({ u, at: acceptedAt.get(u) ?? null })))],
+    // the batch's messages that have a state are locked in uuid order (replicas never double count or deadlock); those
+    // that have none get theirs inserted whole by the write below. The buckets of the batch's acceptances are computed
+    // in the same statement (the local hour's start: the instant less the local minutes and seconds; date_trunc with a
+    // zone would fold the repeated hour of a DST fall-back into one bucket, which may start after the message).
+    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>>(
+      `WITH t AS (SELECT * FROM json_to_recordset($1::json) AS t(u uuid, a bigint, at timestamptz)),
+            s AS (SELECT * FROM stats.message_state WHERE message_uuid IN (SELECT u FROM t) ORDER BY message_uuid FOR UPDATE)
+       SELECT t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
+              coalesce(s.iso2, '') AS iso2, coalesce(s.status, '') AS status, coalesce(s.rank, -1) AS rank, ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket,
+              s.day_bucket::text AS day_bucket, coalesce(s.segments, 0) AS segments, coalesce(s.price_micros, 0)::text AS price_micros, coalesce(s.refunded_micros, 0)::text AS refunded_micros,
+              coalesce(s.currency, '') AS currency, s.campaign_id::text, s.variant_id::text, s.destination,
+              ${iso('t.at')} AS new_at, ${iso("t.at - (l.local - date_trunc('hour', l.local))")} AS new_hour, l.local::date::text AS new_day
+         FROM t LEFT JOIN s ON s.message_uuid = t.u
+         LEFT JOIN stats.account a ON a.account_id = coalesce(s.account_id, t.a)
+         CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l`,
+      [JSON.stringify(uuids.map((u) => ({ u, a: accountOf.get(u), at: acceptedAt.get(u) ?? null })))],
     );
     const before = new Map<string, State>();
-    const buckets = new Map<string, { hour: string; day: string }>();
+    const buckets = new Map<string, { at: string; hour: string; day: string }>();
+    const created = new Set<string>();
     for (const r of rows) {
-      const { new_hour, new_day, ...state } = r;
-      before.set(r.message_uuid, {
-        ...state,
-        accepted_at: r.accepted_at ? new Date(r.accepted_at).toISOString() : null,
-        hour_bucket: r.hour_bucket ? new Date(r.hour_bucket).toISOString() : null,
-        price_micros: BigInt(r.price_micros),
-        refunded_micros: BigInt(r.refunded_micros),
-      });
-      if (new_hour && new_day) buckets.set(r.message_uuid, { hour: new Date(new_hour).toISOString(), day: new_day });
+      const { new_hour, new_day, new_at, found, ...state } = r;
+      if (!found) created.add(r.message_uuid);
+      before.set(r.message_uuid, { ...state, price_micros: BigInt(r.price_micros), refunded_micros: BigInt(r.refunded_micros) });
+      if (new_hour && new_day && new_at) buckets.set(r.message_uuid, { at: new_at, hour: new_hour, day: new_day });
     }
     const after = new Map<string, State>();
     for (const [u, s] of before) after.set(u, { ...s });
@@ -239,7 +244,7 @@ export class RollupConsumer implements OnModuleInit {
         // the buckets were computed for the batch's first acceptance of the message; a second one (the same fact under
         // another event id) was skipped just above
         const b = buckets.get(d.messageUuid);
-        Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: new Date(d.acceptedAt).toISOString() });
+        Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: b?.at ?? new Date(d.acceptedAt).toISOString() });
         if (d.campaignId !== null) s.campaign_id = d.campaignId;
         s.destination = d.destination;
         Object.assign(s, { hour_bucket: b?.hour ?? null, day_bucket: b?.day ?? null });
@@ -288,7 +293,7 @@ export class RollupConsumer implements OnModuleInit {
     const changed: State[] = [];
     for (const [u, s] of after) {
       const b = before.get(u) as State;
-      if (sameState(b, s)) continue;
+      if (!created.has(u) && sameState(b, s)) continue;
       changed.push(s);
       add(b, -1);
       add(s, 1);
@@ -308,16 +313,26 @@ export class RollupConsumer implements OnModuleInit {
       if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
       deltas.push({ k: 'c', a: d.account, b: d.bucket, st: d.campaign, se: d.variant, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
     }
+    const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
     const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
-    await m.query(
-      `WITH st AS (
+    const [{ inserted }] = await m.query<Array<{ inserted: number }>>(
+      `WITH t AS (
+         SELECT * FROM json_to_recordset($1::json) AS t(u uuid, n boolean, a bigint, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz,
+                                                       hour_bucket timestamptz, day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint,
+                                                       variant_id bigint, destination text)
+       ), st AS (
          UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
                 campaign_id = t.campaign_id, variant_id = t.variant_id, destination = t.destination
-           FROM json_to_recordset($1::json) AS t(u uuid, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz, hour_bucket timestamptz,
-                                                  day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint, variant_id bigint, destination text)
-          WHERE m.message_uuid = t.u
+           FROM t WHERE m.message_uuid = t.u AND NOT t.n
+       ), ins AS (
+         -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
+         INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
+                                          refunded_micros, currency, campaign_id, variant_id, destination)
+         SELECT u, a, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency, campaign_id, variant_id, destination
+           FROM t WHERE t.n ORDER BY u
+         ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
        ), v AS (
          SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
        ), ch AS (
@@ -344,11 +359,13 @@ export class RollupConsumer implements OnModuleInit {
           GROUP BY a, b::date, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        )
-       SELECT 1`,
+       SELECT (SELECT count(*) FROM ins)::int AS inserted`,
       [
         JSON.stringify(
           changed.map((s) => ({
             u: s.message_uuid,
+            n: created.has(s.message_uuid),
+            a: s.account_id,
             stream_id: s.stream_id,
             sender: s.sender,
             iso2: s.iso2,
@@ -369,6 +386,9 @@ export class RollupConsumer implements OnModuleInit {
         JSON.stringify(deltas),
       ],
     );
+    // another replica created one of these states since the lock above (its events were rebalanced to it): this batch
+    // is rolled back and applied again event by event, each then finding the state
+    if (inserted !== creating) throw new Error(`message states were created meanwhile (${creating - inserted}); the batch is applied again`);
   }
 }
 
