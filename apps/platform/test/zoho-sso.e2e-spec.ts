@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { apiClient, type ApiCall } from '@switchboard/platform/testing';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startConsole, type ConsoleSession } from './browser';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, signInWithPin, startConsole, type ConsoleSession } from './browser';
 import { json } from './server-process';
 import { LocalZoho } from './zoho-server';
 
@@ -59,13 +59,18 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
     base = c.base;
     call = apiClient(base);
     // an inbox agent of the demo account, whose Zoho address is the same
+    await addAgent('agent@example.com', 'Alex', 'Agent');
+  }, 180000);
+
+  /** An inbox agent of the demo account, invited and registered. */
+  async function addAgent(email: string, firstname: string, lastname: string): Promise<void> {
     const token = await adminToken();
     const roles = await api<{ items: Array<{ id: number; name: string }> }>('GET', '/user_roles?itemsPerPage=500', undefined, token);
     const agentRole = roles.items.find((r) => r.name === 'Inbox Agent')?.id;
-    await api('POST', '/user_invites', { email: 'agent@example.com', firstname: 'Alex', lastname: 'Agent', user_roles_ids: [agentRole] }, token);
-    const [, customerID, inviteID, inviteToken] = /\/team-member-invite\/(\d+)\/(\d+)\/(\S+)/.exec(await mail('agent@example.com', /team-member-invite/)) ?? [];
-    await api('POST', '/user_invites/register', { customerID, inviteID, inviteToken, password: 'agent password 1', confirmPassword: 'agent password 1', firstname: 'Alex', lastname: 'Agent' });
-  }, 180000);
+    await api('POST', '/user_invites', { email, firstname, lastname, user_roles_ids: [agentRole] }, token);
+    const [, customerID, inviteID, inviteToken] = /\/team-member-invite\/(\d+)\/(\d+)\/(\S+)/.exec(await mail(email, /team-member-invite/)) ?? [];
+    await api('POST', '/user_invites/register', { customerID, inviteID, inviteToken, password: 'agent password 1', confirmPassword: 'agent password 1', firstname, lastname });
+  }
 
   afterAll(async () => {
     for (const x of contexts) await x.close().catch(() => undefined);
@@ -121,6 +126,61 @@ describe('Zoho Inbox sign-on popup (Chromium, embedded server)', () => {
     await shot(page, '05-pending-ru');
     expect(c.errors).toEqual([]);
   }, 120000);
+
+  it('lists the access requests in the console, where an admin approves one, denies another and revokes an approval', async () => {
+    // two more agents ask for access through the popup: pending
+    const asking: Record<string, Page> = {};
+    for (const [sub, email, first] of [['675925701', 'sam@example.com', 'Sam'], ['675925702', 'kim@example.com', 'Kim']] as const) {
+      await addAgent(email, first, 'Agent');
+      zoho.signInAs({ sub, email, email_verified: true, name: `${first} Agent` });
+      const p = await newPage('en');
+      await p.goto(`${base}/zoho-sso`, { timeout: 60000 });
+      await throughPopup(p, 'zoho-sso-start');
+      await p.getByTestId('zoho-sso-pending').waitFor({ timeout: 20000 });
+      asking[email] = p;
+    }
+
+    const admin = await newPage('en');
+    await signInWithPin(admin, base, ADMIN_EMAIL, ADMIN_PASSWORD, 'a***@example.com');
+    await admin.waitForURL('**/home', { timeout: 20000 });
+    await admin.getByTestId('menu-zoho-access').click();
+    await admin.waitForURL('**/zoho-access-requests');
+    await expect(admin.getByTestId('page-title').textContent()).resolves.toBe('Zoho Inbox access');
+    const row = (email: string) => admin.locator(`[data-testid="access-request"][data-email="${email}"]`);
+    await row('sam@example.com').waitFor({ timeout: 15000 });
+    // pending first (an earlier approved request, if any, after them); a stranger (no member) is not listed
+    const listed = await admin.getByTestId('access-request').evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-email')}:${r.getAttribute('data-status')}`));
+    expect(listed.slice(0, 2).sort()).toEqual(['kim@example.com:pending', 'sam@example.com:pending']);
+    await expect(admin.locator('[data-testid="access-request"][data-email="stranger@example.com"]').count()).resolves.toBe(0);
+    await shot(admin, '06-access-requests-en');
+
+    await row('sam@example.com').getByTestId('access-approve').click();
+    await admin.locator('[data-testid="access-request"][data-email="sam@example.com"][data-status="approved"]').waitFor({ timeout: 15000 });
+    await expect(admin.getByTestId('access-notice').textContent()).resolves.toContain('Access approved for sam@example.com');
+    await row('kim@example.com').getByTestId('access-deny').click();
+    await admin.getByTestId('access-deny-confirm').click();
+    // a denied request leaves the list (the API lists pending and approved ones)
+    await row('kim@example.com').waitFor({ state: 'detached', timeout: 15000 });
+    await expect(admin.getByTestId('access-notice').textContent()).resolves.toContain('Access denied for kim@example.com');
+    await shot(admin, '07-access-decided-en');
+
+    // what the server kept
+    const decided = await api<Json[]>('GET', '/sso/access_requests', undefined, await adminToken());
+    expect(decided.filter((r) => ['sam@example.com', 'kim@example.com'].includes(r.email)).map((r) => `${r.email}:${r.status}`)).toEqual(['sam@example.com:approved']);
+    // the denied user's popup now answers an error
+    zoho.signInAs({ sub: '675925702', email: 'kim@example.com', email_verified: true, name: 'Kim Agent' });
+    await throughPopup(asking['kim@example.com'], 'zoho-sso-retry');
+    await asking['kim@example.com'].getByTestId('zoho-sso-error').waitFor({ timeout: 20000 });
+    for (const p of Object.values(asking)) await p.context().close();
+
+    // an approval revoked: gone from the list, and from the server
+    await row('sam@example.com').getByTestId('access-revoke').click();
+    await admin.getByTestId('access-deny-confirm').click();
+    await row('sam@example.com').waitFor({ state: 'detached', timeout: 15000 });
+    await expect(admin.getByTestId('access-notice').textContent()).resolves.toContain('Access denied for sam@example.com');
+    expect((await api<Json[]>('GET', '/sso/access_requests', undefined, await adminToken())).map((r) => r.email)).not.toContain('sam@example.com');
+    expect(c.errors).toEqual([]);
+  }, 300000);
 
   it('/complete-sso says "Log in ..." and closes its window', async () => {
     const page = await newPage('en');

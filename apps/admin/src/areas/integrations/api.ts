@@ -10,11 +10,13 @@ import type {
   IntegrationTypeValue,
   SyncProgressDto,
 } from '@switchboard/contracts/src/integrations';
+import type { SsoAccessRequest } from '@switchboard/contracts/src/sso';
 
+export type { SsoAccessRequest };
 export type { IntegrationConfigDto, IntegrationConfigInput, IntegrationInstallResponse, IntegrationKeyDto, IntegrationOptionDto, IntegrationTypeValue, SyncProgressDto };
 
 /** Permission strings of spec 6 these screens check (libs/contracts/src/permissions.ts). */
-export const P = { IntegrationView: 'INTEGRATION_VIEW', TenantOwner: 'TENANT_OWNER' } as const;
+export const P = { IntegrationView: 'INTEGRATION_VIEW', TenantOwner: 'TENANT_OWNER', UserInviteView: 'USER_INVITE_VIEW', UserInviteEdit: 'USER_INVITE_EDIT' } as const;
 
 /** Spec 9: integrations 500 per page. */
 export const INTEGRATIONS_PER_PAGE = 500;
@@ -45,4 +47,11 @@ export const integrationsApi = {
   config: (key: string) => apiFetch<Partial<IntegrationConfigResponse> | null>(`/integration_config/${encodeURIComponent(key)}`),
   saveConfig: (key: string, body: IntegrationConfigInput) => apiFetch<IntegrationConfigResponse>(`/integration_config/${encodeURIComponent(key)}`, { method: 'POST', body }),
   start: (key: string) => apiFetch<IntegrationConfigResponse>(`/integration_config/${encodeURIComponent(key)}/start`),
+};
+
+/** Zoho Inbox sign-on access requests of the account (auth, decision 0042): list, approve, reject. */
+export const accessRequestsApi = {
+  list: () => apiFetch<SsoAccessRequest[]>('/sso/access_requests'),
+  approve: (id: number) => apiFetch<SsoAccessRequest>(`/sso/access_requests/${id}/approve`, { method: 'POST' }),
+  reject: (id: number) => apiFetch<SsoAccessRequest>(`/sso/access_requests/${id}/reject`, { method: 'POST' }),
 };

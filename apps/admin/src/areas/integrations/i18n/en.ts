@@ -1,7 +1,7 @@
 /** English texts of the integrations console (spec 2 /integration-connections, the completion screen; spec 4, 5, 8). */
 const en = {
   integrations: {
-    menu: { connections: 'Integrations' },
+    menu: { connections: 'Integrations', zohoAccess: 'Zoho Inbox access' },
     connections: {
       title: 'Integration connections',
       intro: 'Connect your CRM or shop: its contacts become a contact list that stays in sync, its users can become inbox agents.',
@@ -25,6 +25,25 @@ const en = {
         error: 'Reconnect needed',
         disconnected: 'Removed',
       },
+    },
+    access: {
+      title: 'Zoho Inbox access',
+      intro: 'Members who asked to sign in through Zoho Inbox. Approve maps the Zoho user to the member; deny refuses it and ends the sign-on sessions it opened.',
+      empty: 'No Zoho Inbox user has asked for access.',
+      zohoUser: 'Zoho user',
+      member: 'Member',
+      requested: 'Requested',
+      state: 'Status',
+      approve: 'Approve',
+      deny: 'Deny',
+      denyConfirm: 'Deny Zoho Inbox sign-on to %{email}? The sign-on sessions it opened end.',
+      revoke: 'Revoke',
+      revokeConfirm: 'Revoke Zoho Inbox sign-on for %{email}? Their sign-on sessions end now; their password sign-in stays.',
+      cancel: 'Cancel',
+      approved: 'Access approved for %{email}',
+      denied: 'Access denied for %{email}',
+      failed: 'The request could not be changed: %{message}',
+      status: { pending: 'Pending', approved: 'Approved', rejected: 'Denied' },
     },
     connect: {
       title: 'Connect an integration',
