@@ -103,7 +103,7 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
           publicUrl: 'https://api.example.test',
           telegram: { baseUrl: tgUrl, webhookSecretKey: 'tg-key' },
           realtimeIntervalMs: 20,
-          inboundMedia: { timeoutMs: 3000 },
+          inboundMedia: { timeoutMs: 3000, keepRetryMs: 100, keepPollMs: 50, keepConcurrency: 2 },
           seedVendors: [{ name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', appSecret: 'app-secret' } }],
         }),
         InboxModule.register({ media: { dir: mediaDir } }),
@@ -178,6 +178,38 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
     expect((timeline.body.items as Json[]).find((e) => e.message_uuid === uuid)?.content.media).toEqual({ id: uuid, kind: 'image', mime: 'image/jpeg', size: JPEG.length, file_name: null, url: `/api/stream_media/${uuid}` });
   });
 
+  it('keeps a customer’s file in the background before anyone opens it, retrying through an outage, so it outlives the provider’s copy', async () => {
+    const state = (uuid: string) => pool.query(`SELECT media_state, media_attempts FROM dispatch.inbound_message WHERE uuid = $1`, [uuid]).then((r) => r.rows[0] as { media_state: string; media_attempts: number });
+    // the Cloud API is down when the message comes: the keeper tries again, with a growing wait, and nobody has opened it
+    wa.media.set('700101', { bytes: JPEG, mime: 'image/jpeg', behaviour: 'down' });
+    const uuid = await waImage('700101', 'wamid.KEEP1');
+    await until(async () => (await state(uuid)).media_attempts >= 2, 'two tries through the outage');
+    expect((await state(uuid)).media_state).toBe('pending');
+    wa.media.set('700101', { bytes: JPEG, mime: 'image/jpeg' });
+    await until(async () => (await state(uuid)).media_state === 'kept', 'kept once the provider is back');
+    // the provider's retention is over: its copy is gone, and the first read still gets the file
+    wa.media.set('700101', { bytes: JPEG, mime: 'image/jpeg', behaviour: 'gone' });
+    const asked = wa.mediaRequests.length;
+    const first = await media(uuid);
+    expect([first.status, first.type, first.bytes.equals(JPEG)]).toEqual([200, 'image/jpeg', true]);
+    expect(wa.mediaRequests.length).toBe(asked);
+
+    // several at once: at most keepConcurrency (2) downloads in flight, every file kept
+    const files = ['700111', '700112', '700113', '700114', '700115'];
+    for (const id of files) wa.media.set(id, { bytes: JPEG, mime: 'image/jpeg', behaviour: 'slow', delayMs: 150 });
+    const before = wa.mediaRequests.length;
+    const uuids: string[] = [];
+    for (const id of files) uuids.push(await waImage(id, `wamid.KEEP-${id}`));
+    await until(async () => (await Promise.all(uuids.map(state))).every((r) => r.media_state === 'kept'), 'all kept');
+    expect(wa.mediaRequests.slice(before).filter((r) => r.path.startsWith('/whatsapp_business/attachments/'))).toHaveLength(files.length);
+    expect(wa.maxDownloadsInFlight).toBeLessThanOrEqual(2);
+    // a file over its kind's limit is not downloaded, and marked so
+    wa.media.set('700120', { bytes: Buffer.concat([JPEG, Buffer.alloc(5 * 1024 * 1024, 1)]), mime: 'image/jpeg' });
+    const big = await waImage('700120', 'wamid.KEEP-BIG');
+    await until(async () => (await state(big)).media_state === 'too_large', 'marked too large');
+    expect(wa.mediaRequests.some((r) => r.path === '/whatsapp_business/attachments/700120')).toBe(false);
+  });
+
   it('fetches Telegram voice notes, documents and the largest size of a photo through getFile', async () => {
     tg.files.set('voice1', { bytes: OGG });
     const voice = await tgMessage('voice', { file_id: 'voice1', file_unique_id: 'uv1', duration: 3, mime_type: 'audio/ogg', file_size: OGG.length });
@@ -233,11 +265,12 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
     // declared over 5 MB: refused before the download
     wa.media.set('700005', { bytes: big, mime: 'image/jpeg' });
     const declared = await waImage('700005', 'wamid.MEDIA5');
-    const before = wa.mediaRequests.length;
     const a = await media(declared);
     expect(a.status).toBe(413);
     expect(JSON.parse(a.text)).toMatchObject({ violations: [{ code: 'fileTooLarge' }] });
-    expect(wa.mediaRequests.slice(before).map((r) => r.path)).toEqual(['/v21.0/700005']);
+    // looked up (by the keeper or the read), never downloaded
+    expect(wa.mediaRequests.filter((r) => r.path.endsWith('700005')).map((r) => r.path)).toContain('/v21.0/700005');
+    expect(wa.mediaRequests.some((r) => r.path === '/whatsapp_business/attachments/700005')).toBe(false);
     // no size said and no Content-Length: counted while it comes (stickers: 500 KB at most)
     const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP'), Buffer.alloc(600 * 1024, 1)]);
     wa.media.set('700006', { bytes: webp, mime: 'image/webp', behaviour: 'understated' });

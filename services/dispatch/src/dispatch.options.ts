@@ -88,7 +88,11 @@ export interface DispatchModuleOptions {
    * (GET /api/dispatch/inbound_media/{uuid}): the deadline of the whole fetch (default 30 s) and the most bytes taken
    * (default 100 MB, WhatsApp's document limit).
    */
-  inboundMedia?: { timeoutMs?: number; maxBytes?: number };
+  /**
+   * Inbound media: one fetch's deadline and most bytes; the background keeper's files at once (`keepConcurrency`,
+   * default 2), how often it looks (`keepPollMs`, 1000) and its first retry after an outage (`keepRetryMs`, 5000, doubling to 10 min).
+   */
+  inboundMedia?: { timeoutMs?: number; maxBytes?: number; keepConcurrency?: number; keepPollMs?: number; keepRetryMs?: number };
 }
 
 export interface DispatcherTuning {

@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ErrorCode } from '@switchboard/contracts';
-import { AppError, RequestContext } from '@switchboard/platform';
+import { ErrorCode, MEDIA_MAX_BYTES, type MediaKindValue } from '@switchboard/contracts';
+import { AppError, PROCESS_ROLES, RequestContext, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, type ResolvedDispatchOptions } from '../dispatch.options';
 import { ReadModelRepository } from '../repositories/read-model.repository';
+import { rowsOf } from '../repositories/rows';
 import { RoutingService } from './routing.service';
 import { StreamChannelCache } from './stream-channel.cache';
 
@@ -33,17 +34,143 @@ const unreachable = (what: string) => new AppError(502, ErrorCode.General, `the 
  * Telegram `getFile` -> `file_path` -> `GET /file/bot<token>/<file_path>`. Bounded by a deadline and a size (the
  * declared size is checked first, the bytes as they come). Tokens and URLs never reach a log or an error.
  */
+/** The kinds whose files are kept in the background (locations and contact cards arrive whole in the message). */
+const KEPT_KINDS: readonly string[] = ['image', 'video', 'document', 'audio', 'sticker'];
+/** What WhatsApp keeps a customer's media for: past it, a keep that never succeeded gives up. */
+const PROVIDER_RETENTION_MS = 30 * 24 * 3600_000;
+const MAX_RETRY_MS = 10 * 60_000;
+
+interface MessageRow {
+  uuid: string;
+  channel: string;
+  vendor_id: string | null;
+  stream_uid: string;
+  message_type: string;
+  media: Json | null;
+  media_state?: string | null;
+  media_attempts?: number;
+  received_at?: Date;
+}
+
+/** Whether an inbound message carries a provider file to keep (`media_state` pending when it is stored). */
+export function keepsMedia(channel: string, messageType: string, media: Json | null): boolean {
+  if (!media || !KEPT_KINDS.includes(messageType)) return false;
+  if (channel === 'whatsapp') return typeof media.id === 'string';
+  if (channel === 'telegram') return telegramFile(media) !== null;
+  return false;
+}
+
+/**
+ * Inbound media (docs/decisions/0045, 0053): dispatch holds the provider tokens (sealed from streams, opened in memory
+ * only, docs/decisions/0021), so it is dispatch that fetches an inbound message's media from the provider: WhatsApp
+ * Cloud API `GET /{media-id}` -> `url` -> `GET url` with the bearer token; Telegram `getFile` -> `file_path` ->
+ * `GET /file/bot<token>/<file_path>`. Bounded by a deadline and a size (the declared size is checked first, the bytes
+ * as they come). Tokens and URLs never reach a log or an error.
+ *
+ * Kept in the background: a message with a file is stored `pending`, and the keeper (processes with the schedulers
+ * role) fetches it soon after, at most `keepConcurrency` at once, within the kind's size limit, into
+ * `dispatch.inbound_media_kept`; an outage is retried with a backoff (5 s doubling to 10 min) until the provider's
+ * 30-day retention is over; a file the provider no longer has, or over the limit, is marked so and not asked again.
+ * The inbox's read (`GET /api/dispatch/inbound_media/{uuid}`) is answered from what was kept, else from the provider.
+ */
 @Injectable()
-export class InboundMediaService {
+export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
   private readonly log = new Logger(InboundMediaService.name);
+  /** Keeps in flight in this process, by message uuid. */
+  private readonly keeping = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private claiming = false;
+  private again = false;
+  private stopped = false;
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
     @Inject(DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
+    @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly readModels: ReadModelRepository,
     private readonly routing: RoutingService,
     private readonly streams: StreamChannelCache,
   ) {}
+
+  onModuleInit(): void {
+    if (!this.roles.schedulers) return;
+    this.timer = setInterval(() => this.kick(), this.options.inboundMedia?.keepPollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.keeping.values()]);
+  }
+
+  /** Looks for files to keep now (after storing a message with one) rather than at the next poll. */
+  kick(): void {
+    if (!this.roles.schedulers || this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    void this.claim()
+      .catch((e: unknown) => this.log.warn(`inbound media keeper: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => {
+        this.claiming = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Takes what is due, up to the free places (a lease of a few minutes: another replica leaves it alone meanwhile). */
+  private async claim(): Promise<void> {
+    const room = Math.max(1, this.options.inboundMedia?.keepConcurrency ?? 2) - this.keeping.size;
+    if (room <= 0) return;
+    const rows = rowsOf<MessageRow>(await this.ds.query(
+      `UPDATE dispatch.inbound_message m SET media_next_at = now() + interval '5 minutes'
+        WHERE m.id IN (SELECT id FROM dispatch.inbound_message WHERE media_state = 'pending' AND media_next_at <= now() ORDER BY media_next_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING m.uuid::text, m.channel, m.vendor_id::text, m.stream_uid::text, m.message_type, m.media, m.media_attempts, m.received_at`,
+      [room],
+    ));
+    for (const row of rows) {
+      const run = this.keep(row)
+        .catch((e: unknown) => this.log.warn(`inbound media ${row.uuid}: not kept (${e instanceof Error ? e.message : String(e)})`))
+        .finally(() => {
+          this.keeping.delete(row.uuid);
+          this.kick();
+        });
+      this.keeping.set(row.uuid, run);
+    }
+  }
+
+  private async keep(row: MessageRow): Promise<void> {
+    const ceiling = this.options.inboundMedia?.maxBytes ?? DEFAULT_MAX_BYTES;
+    const max = Math.min(MEDIA_MAX_BYTES[row.message_type as MediaKindValue] ?? ceiling, ceiling);
+    let kept: InboundMedia;
+    try {
+      kept = await this.fromProvider(row, max);
+    } catch (e) {
+      const status = e instanceof AppError ? e.status : 502;
+      const expired = row.received_at ? Date.now() - new Date(row.received_at).getTime() > PROVIDER_RETENTION_MS : false;
+      if (status === 404 || status === 413 || expired) {
+        await this.ds.query(`UPDATE dispatch.inbound_message SET media_state = $2, media_next_at = NULL WHERE uuid = $1`, [row.uuid, status === 413 ? 'too_large' : 'gone']);
+        return;
+      }
+      const attempts = (row.media_attempts ?? 0) + 1;
+      const wait = Math.min((this.options.inboundMedia?.keepRetryMs ?? 5000) * 2 ** (attempts - 1), MAX_RETRY_MS);
+      await this.ds.query(`UPDATE dispatch.inbound_message SET media_attempts = $2, media_next_at = now() + make_interval(secs => $3::float8 / 1000) WHERE uuid = $1`, [row.uuid, attempts, wait]);
+      return;
+    }
+    await this.ds.query(
+      `WITH k AS (
+         INSERT INTO dispatch.inbound_media_kept (message_uuid, account_id, bytes, provider_mime, file_name)
+         SELECT uuid, account_id, $2, $3, $4 FROM dispatch.inbound_message WHERE uuid = $1 ON CONFLICT (message_uuid) DO NOTHING
+       )
+       UPDATE dispatch.inbound_message SET media_state = 'kept', media_next_at = NULL WHERE uuid = $1`,
+      [row.uuid, kept.bytes, kept.providerMime, kept.fileName],
+    );
+  }
 
   async fetch(messageUuid: string, maxQuery: unknown): Promise<InboundMedia> {
     const accountId = RequestContext.accountId();
@@ -55,11 +182,30 @@ export class InboundMediaService {
       max = Math.min(n, ceiling);
     }
     if (!/^[0-9a-f-]{36}$/i.test(messageUuid)) throw AppError.notFound('inbound message');
-    const [row] = await this.ds.query<Array<{ channel: string; vendor_id: string | null; stream_id: string; stream_uid: string; message_type: string; media: Json | null }>>(
-      `SELECT channel, vendor_id::text, stream_id::text, stream_uid::text, message_type, media FROM dispatch.inbound_message WHERE uuid = $1 AND account_id = $2`,
+    const [row] = await this.ds.query<MessageRow[]>(
+      `SELECT uuid::text, channel, vendor_id::text, stream_id::text, stream_uid::text, message_type, media, media_state FROM dispatch.inbound_message WHERE uuid = $1 AND account_id = $2`,
       [messageUuid, accountId],
     );
     if (!row || !row.media) throw AppError.notFound('inbound media');
+    // a keep of it in flight here: its outcome rather than a second fetch from the provider
+    const running = this.keeping.get(messageUuid);
+    if (running) await running;
+    const [kept] = await this.ds.query<Array<{ bytes: Buffer; provider_mime: string | null; file_name: string | null; state: string | null }>>(
+      `SELECT k.bytes, k.provider_mime, k.file_name, m.media_state AS state FROM dispatch.inbound_message m LEFT JOIN dispatch.inbound_media_kept k ON k.message_uuid = m.uuid WHERE m.uuid = $1`,
+      [messageUuid],
+    );
+    if (kept?.bytes) {
+      if (kept.bytes.length > max) throw tooLarge(max);
+      return { bytes: kept.bytes, providerMime: kept.provider_mime, fileName: kept.file_name };
+    }
+    if (kept?.state === 'gone') throw gone();
+    if (kept?.state === 'too_large' && max <= Math.min(MEDIA_MAX_BYTES[row.message_type as MediaKindValue] ?? ceiling, ceiling)) throw tooLarge(max);
+    return this.fromProvider(row, max);
+  }
+
+  /** The bytes from the provider, with the stream's token. */
+  private async fromProvider(row: MessageRow, max: number): Promise<InboundMedia> {
+    if (!row.media) throw AppError.notFound('inbound media');
     const stream = await this.readModels.streamChannelByUid(row.stream_uid);
     if (!stream) throw gone();
     const secrets = this.streams.openSecrets(stream);
@@ -70,7 +216,7 @@ export class InboundMediaService {
     } catch (e) {
       if (e instanceof AppError) throw e;
       const timedOut = deadline.aborted;
-      this.log.warn(`inbound media ${messageUuid} (${row.channel}): ${timedOut ? 'no answer in time' : 'provider unreachable'}`);
+      this.log.warn(`inbound media ${row.uuid} (${row.channel}): ${timedOut ? 'no answer in time' : 'provider unreachable'}`);
       throw unreachable(timedOut ? 'no answer in time' : 'unreachable');
     }
     throw AppError.notFound('inbound media');

@@ -21,6 +21,7 @@ import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository, type OptKeywords } from '../repositories/read-model.repository';
 import { DispatchOutboxRelay } from './events.service';
+import { InboundMediaService, keepsMedia } from './inbound-media.service';
 import { OptOutBook } from './opt-out.book';
 import { RoutingService } from './routing.service';
 
@@ -54,6 +55,7 @@ export class InboundService {
     private readonly relay: DispatchOutboxRelay,
     private readonly optOuts: OptOutBook,
     private readonly routing: RoutingService,
+    private readonly media: InboundMediaService,
   ) {}
 
   /** Resolves once stored (delivered or kept aside); adapters acknowledge the provider after it. */
@@ -88,12 +90,14 @@ export class InboundService {
         },
       };
     })();
+    // a provider file is kept in the background, before the provider's retention ends (docs/decisions/0053)
+    const keep = keepsMedia(m.channel, m.messageType, m.media);
     const insertMessage = `INSERT INTO dispatch.inbound_message (uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone,
-           contact_phone, contact_name, message_type, body, media, provider_message_id, received_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+           contact_phone, contact_name, message_type, body, media, provider_message_id, received_at, media_state, media_next_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, CASE WHEN $16::text IS NULL THEN NULL ELSE now() END)
          ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING id`;
     const messageParams = [uuid, stream.accountId, stream.streamId, stream.streamUid, stream.streamType, m.channel, m.vendorId, m.accountPhone, m.contactPhone,
-      m.contactName, m.messageType, m.body, m.media ? JSON.stringify(m.media) : null, m.providerMessageId, m.receivedAt];
+      m.contactName, m.messageType, m.body, m.media ? JSON.stringify(m.media) : null, m.providerMessageId, m.receivedAt, keep ? 'pending' : null];
     const received = (): OutgoingEvent => {
       const data: EventData<typeof MessageReceivedV1> = {
         messageUuid: uuid,
@@ -118,7 +122,7 @@ export class InboundService {
       ? (
           await this.ds.query<Array<{ n: number }>>(
             `WITH m AS (${insertMessage}),
-             o AS (INSERT INTO dispatch.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(16)} WHERE EXISTS (SELECT 1 FROM m))
+             o AS (INSERT INTO dispatch.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(17)} WHERE EXISTS (SELECT 1 FROM m))
              SELECT count(*)::int AS n FROM m`,
             [...messageParams, ...Outbox.rowsParams([received()])],
           )
@@ -129,6 +133,7 @@ export class InboundService {
           return true;
         });
     if (!inserted) return;
+    if (keep) this.media.kick();
     if (optChange) this.optOuts.set(optChange.data.accountId, optChange.data.sender, optChange.data.phone, optChange.optedOut);
     this.relay.kick();
   }

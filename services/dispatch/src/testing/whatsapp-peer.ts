@@ -4,9 +4,9 @@ import { HttpPeer, type PeerAnswer } from './http-peer';
 /**
  * How a media file misbehaves: `slow` answers the download after `delayMs`; `gone` answers the lookup with Graph's
  * "does not exist"; `missing` looks up fine but the download is 404 (an expired URL); `understated` declares a small
- * file_size (or none) and sends every byte anyway.
+ * file_size (or none) and sends every byte anyway; `down` answers the lookup 503 (an outage).
  */
-export type MediaBehaviour = 'ok' | 'slow' | 'gone' | 'missing' | 'understated';
+export type MediaBehaviour = 'ok' | 'slow' | 'gone' | 'missing' | 'understated' | 'down';
 
 export interface PeerMedia {
   bytes: Buffer;
@@ -42,6 +42,9 @@ export class WhatsAppPeer {
   readonly media = new Map<string, PeerMedia>();
   /** Every media request as it came (path and the token it carried), for tests that look for leaks. */
   readonly mediaRequests: Array<{ path: string; token: string }> = [];
+  /** Slow downloads being answered now, and the most at once (how many a client fetches in parallel). */
+  downloadsInFlight = 0;
+  maxDownloadsInFlight = 0;
   private seq = 0;
   private readonly http: HttpPeer;
   url = '';
@@ -90,6 +93,7 @@ export class WhatsAppPeer {
     if (lookup && !m) return null;
     this.mediaRequests.push({ path, token });
     if (!this.tokens.has(token)) return { status: 401, body: { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } } };
+    if (m?.behaviour === 'down') return { status: 503, body: { error: { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true } } };
     if (!m || (lookup && m.behaviour === 'gone')) return { status: 400, body: { error: { message: `Unsupported get request. Object with ID '${id}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33 } } };
     if (lookup) {
       const declared = m.behaviour === 'understated' ? undefined : m.bytes.length;
@@ -98,7 +102,13 @@ export class WhatsAppPeer {
     if (m.behaviour === 'missing') return { status: 404, body: { error: { message: 'URL expired', code: 100 } } };
     // an understated file is sent chunked: no Content-Length to refuse it by
     const answer: PeerAnswer = { status: 200, body: null, raw: m.bytes, headers: { 'content-type': m.mime, ...(m.behaviour === 'understated' ? { chunked: '1' } : {}) } };
-    return m.behaviour === 'slow' ? wait(m.delayMs ?? 10_000).then(() => answer) : answer;
+    if (m.behaviour !== 'slow') return answer;
+    this.downloadsInFlight++;
+    this.maxDownloadsInFlight = Math.max(this.maxDownloadsInFlight, this.downloadsInFlight);
+    return wait(m.delayMs ?? 10_000).then(() => {
+      this.downloadsInFlight--;
+      return answer;
+    });
   }
 
   private graphGet(url: string, token: string): { status: number; body: unknown } {
