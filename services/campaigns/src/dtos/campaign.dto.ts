@@ -1,6 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 
+/** The link params of a short URL or opt-out variable, as the OpenAPI document describes them. */
+const LINK_PARAMS_SCHEMA = {
+  type: 'object' as const,
+  properties: {
+    domains: { type: 'array' as const, items: { type: 'integer' as const } },
+    domain_pool: { type: 'integer' as const, nullable: true },
+    expired: { type: 'integer' as const, nullable: true },
+    offer: { type: 'integer' as const, nullable: true },
+    section: { type: 'string' as const, nullable: true },
+    id: { type: 'integer' as const, nullable: true },
+  },
+};
+
 /**
  * Create and update (spec 3 Campaign). The service checks every field (libs: services/campaign.service.ts) and answers
  * 400 0x1 with one violation per refused field; on update a field left out keeps its value, and the lists given
@@ -41,7 +54,7 @@ export class CampaignInputDto {
         variableName: { type: 'string' },
         defaultValue: { type: 'string', nullable: true },
         missingRule: { type: 'integer', enum: [0, 1] },
-        params: { type: 'object', description: 'link params of a short URL or opt-out variable: domains, domain_pool, expired, offer, section, id (absent: kept)' },
+        params: { ...LINK_PARAMS_SCHEMA, description: 'link params of a short URL or opt-out variable (absent: kept)' },
       },
       required: ['variable'],
     },
@@ -100,7 +113,7 @@ export class RatiosDto {
         variableName: { type: 'string' },
         defaultValue: { type: 'string', nullable: true },
         missingRule: { type: 'integer', enum: [0, 1] },
-        params: { type: 'object', description: 'link params of a short URL or opt-out variable: domains, domain_pool, expired, offer, section, id (absent: kept)' },
+        params: { ...LINK_PARAMS_SCHEMA, description: 'link params of a short URL or opt-out variable (absent: kept)' },
       },
       required: ['variable'],
     },
@@ -185,15 +198,7 @@ export class CampaignVariableInputDto {
   @ApiPropertyOptional({ type: String, nullable: true, example: 'friend' }) @Allow() defaultValue?: unknown;
   @ApiPropertyOptional({ type: Number, enum: [0, 1], description: '0 (default): skip a recipient without a value; 1: use defaultValue', example: 1 }) @Allow() missingRule?: unknown;
   @ApiPropertyOptional({
-    type: 'object',
-    properties: {
-      domains: { type: 'array', items: { type: 'integer' } },
-      domain_pool: { type: 'integer', nullable: true },
-      expired: { type: 'integer', nullable: true },
-      offer: { type: 'integer', nullable: true },
-      section: { type: 'string', nullable: true },
-      id: { type: 'integer', nullable: true },
-    },
+    ...LINK_PARAMS_SCHEMA,
     description: 'link variables (shorturl, optout)',
     example: { domains: [1], domain_pool: null, expired: 30, offer: 4 },
   })
