@@ -22,6 +22,7 @@ import { DispatchOutboxRelay, MessageRealtime } from './services/events.service'
 import { InboundService } from './services/inbound.service';
 import { InboundUnclaimedService } from './services/inbound-unclaimed.service';
 import { OptOutBook } from './services/opt-out.book';
+import { CampaignHolds } from './services/campaign-holds.service';
 import { MessageResponsesService } from './services/message-responses.service';
 import { RoutingAdminService } from './services/routing-admin.service';
 import { RoutingService } from './services/routing.service';
@@ -78,6 +79,7 @@ export class DispatchModule {
         StreamChannelCache,
         AdapterRegistry,
         OptOutBook,
+        CampaignHolds,
         InboundService,
         InboundMediaService,
         InboundUnclaimedService,

@@ -18,6 +18,11 @@ export interface OutboundMessage {
   credentials: Record<string, string> | null;
   /** Set on a resend after a crash or an unanswered submit: the provider may already have the message. */
   possibleDuplicate: boolean;
+  /**
+   * Asked by an adapter that queues before writing (SMPP), just before it writes the message's first part: true
+   * means its campaign was paused meanwhile, and nothing of it is written (outcome `held`). Absent: never held.
+   */
+  held?: () => boolean;
 }
 
 /**
@@ -33,7 +38,9 @@ export type SendOutcome =
   | { kind: 'accepted'; providerIds: string[]; finalStatus?: 'delivered' }
   | { kind: 'rejected'; error: string }
   | { kind: 'retry'; error: string; afterMs?: number }
-  | { kind: 'unknown'; error: string };
+  | { kind: 'unknown'; error: string }
+  /** Nothing was written: `held()` said its campaign is paused (it waits in dispatch until play). */
+  | { kind: 'held' };
 
 /** A status report for something a provider accepted: SMPP receipts, WhatsApp statuses. */
 export interface ProviderReceipt {

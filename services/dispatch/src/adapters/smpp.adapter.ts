@@ -62,9 +62,11 @@ interface Part {
   /** The pacer's epoch when it was written: a throttle for it slows the bind only if no halving came since. */
   epoch: number;
   resolve: (r: PartResult) => void;
+  /** The message's parts share it: once one is written the rest go too; before that, `held()` may stop them all. */
+  message?: { written: boolean; stopped?: boolean; held?: () => boolean };
 }
 
-type PartResult = { kind: 'ok'; id: string } | { kind: 'rejected'; error: string } | { kind: 'retry'; error: string } | { kind: 'unknown'; error: string };
+type PartResult = { kind: 'ok'; id: string } | { kind: 'rejected'; error: string } | { kind: 'retry'; error: string } | { kind: 'unknown'; error: string } | { kind: 'held' };
 
 /** One bind: window, pacing (AIMD), back-off, enquire_link, reconnect. */
 class SmppBind {
@@ -190,6 +192,13 @@ class SmppBind {
       const wait = this.pacer.take();
       if (wait > 0) return this.schedule(wait);
       const part = this.queue.shift()!;
+      if (part.message && !part.message.written && (part.message.stopped || part.message.held?.())) {
+        part.message.stopped = true;
+        // its campaign was paused while it queued: nothing of the message is written
+        this.pacer.refund();
+        part.resolve({ kind: 'held' });
+        continue;
+      }
       const pdu = new PreparedSubmitSm({
         serviceType: '',
         sourceTon: this.cfg.sourceTon ?? 5,
@@ -211,6 +220,7 @@ class SmppBind {
         return;
       }
       part.epoch = this.pacer.epoch;
+      if (part.message) part.message.written = true;
       const timer = setTimeout(() => {
         if (!this.inflight.delete(pdu.sequence_number)) return;
         part.resolve({ kind: 'unknown', error: `no submit_sm_resp in ${this.cfg.submitTimeoutMs} ms` });
@@ -416,6 +426,7 @@ export class SmppAdapter extends ProviderAdapter {
     const texts = splitSms(message.text, encoding);
     const dataCoding = smppDataCoding(encoding);
     const ref = (this.reference = (this.reference + 1) & 0xff);
+    const shared = { written: false, held: message.held };
     const results = await Promise.all(
       texts.map(
         (text, i) =>
@@ -429,6 +440,7 @@ export class SmppAdapter extends ProviderAdapter {
               resolve,
               from: message.sender,
               to: message.destination.replace(/^\+/, ''),
+              message: shared,
             };
             bind.enqueue(part);
           }),
@@ -436,6 +448,7 @@ export class SmppAdapter extends ProviderAdapter {
     );
     const bad = results.find((r) => r.kind !== 'ok');
     if (!bad) return { kind: 'accepted', providerIds: results.map((r) => (r as { id: string }).id) };
+    if (results.every((r) => r.kind === 'held')) return { kind: 'held' };
     // Some parts may have been taken: an unknown part makes the whole message unknown; otherwise the worst wins.
     const unknown = results.find((r) => r.kind === 'unknown');
     if (unknown && unknown.kind === 'unknown') return { kind: 'unknown', error: unknown.error };

@@ -52,6 +52,8 @@ export interface ClaimedRow {
   possible_duplicate: boolean;
   attempts: number;
   unknown_attempts: number;
+  /** The campaign of a campaign's message (a paused campaign's messages are held: CampaignHolds). */
+  campaign_id?: string | null;
 }
 
 /** The columns status and EDR events are built from. */
@@ -205,7 +207,8 @@ export class MessageRepository {
            send_state, attempt_id, claimed_by, attempts, traceparent)
          SELECT t.uuid, t.account_id, t.stream_id, t.stream_uid, t.stream_type, t.campaign_id, t.channel, t.sender, t.destination,
            t.iso2, t.body, t.payload, t.encoding, t.segments, t.price_micros, t.currency, coalesce(t.not_before, now()), t.accepted_at,
-           CASE WHEN t.attempt_id IS NULL THEN 'queued' ELSE 'submitting' END, t.attempt_id,
+           CASE WHEN t.campaign_id IS NOT NULL AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = t.campaign_id AND h.account_id = t.account_id AND h.held) THEN 'held'
+                WHEN t.attempt_id IS NULL THEN 'queued' ELSE 'submitting' END, t.attempt_id,
            CASE WHEN t.attempt_id IS NULL THEN NULL ELSE $20::uuid END, CASE WHEN t.attempt_id IS NULL THEN 0 ELSE 1 END, t.traceparent
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::bigint[], $7::text[], $8::text[],
            $9::text[], $10::text[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[], $15::bigint[], $16::text[], $17::timestamptz[], $18::timestamptz[],
@@ -214,7 +217,7 @@ export class MessageRepository {
              payload, encoding, segments, price_micros, currency, not_before, accepted_at, attempt_id, traceparent)
          ON CONFLICT (uuid) DO NOTHING
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
-           encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state
+           encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
        ) SELECT * FROM ins WHERE send_state = 'submitting'`,
       [
         col('uuid'),
@@ -300,23 +303,30 @@ export class MessageRepository {
                           AND (deferred_by IS NULL OR deferred_by = $1 OR next_attempt_at <= now() - $3 * interval '1 millisecond')
                         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING m.id, m.uuid, m.attempt_id, m.account_id, m.stream_id, m.stream_uid, m.stream_type, m.channel, m.sender,
-          m.destination, m.iso2, m.body, m.payload, m.encoding, m.segments, m.possible_duplicate, m.attempts, m.unknown_attempts`,
+          m.destination, m.iso2, m.body, m.payload, m.encoding, m.segments, m.possible_duplicate, m.attempts, m.unknown_attempts, m.campaign_id`,
       [instanceId, limit, ownerGraceMs],
     ));
   }
 
-  /** Gives claimed messages back (limits, no ready vendor): nothing was written, so no flag. */
-  async defer(q: Q, items: Array<{ id: string; attemptId: string; afterMs: number; error: string | null; countAttempt: boolean; flag?: boolean; countUnknown?: boolean; owner?: string }>): Promise<void> {
+  /**
+   * Gives claimed messages back (limits, no ready vendor): nothing was written, so no flag. `hold`: its campaign is
+   * paused, so it waits as `held` (if the hold is still on; else queued).
+   */
+  async defer(
+    q: Q,
+    items: Array<{ id: string; attemptId: string; afterMs: number; error: string | null; countAttempt: boolean; flag?: boolean; countUnknown?: boolean; owner?: string; hold?: boolean }>,
+  ): Promise<void> {
     if (items.length === 0) return;
     rowsOf<unknown>(await q.query(
       `UPDATE dispatch.message m
-          SET send_state = 'queued', claimed_by = NULL, deferred_by = t.owner, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
+          SET send_state = CASE WHEN t.hold AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND h.held) THEN 'held' ELSE 'queued' END,
+              claimed_by = NULL, deferred_by = t.owner, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
               attempts = CASE WHEN t.count_attempt THEN m.attempts ELSE m.attempts - 1 END,
               possible_duplicate = m.possible_duplicate OR t.flag,
               unknown_attempts = m.unknown_attempts + CASE WHEN t.count_unknown THEN 1 ELSE 0 END,
               error = coalesce(t.error, m.error), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[])
-           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner)
+         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
+           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'`,
       [
         items.map((i) => i.id),
@@ -327,6 +337,7 @@ export class MessageRepository {
         items.map((i) => i.flag ?? false),
         items.map((i) => i.countUnknown ?? false),
         items.map((i) => i.owner ?? null),
+        items.map((i) => i.hold ?? false),
       ],
     ));
   }

@@ -28,6 +28,7 @@ import { InboundService } from './inbound.service';
 import { RoutingService } from './routing.service';
 import { overdueLimit } from './routing-admin.service';
 import { OptOutBook } from './opt-out.book';
+import { CampaignHolds } from './campaign-holds.service';
 import { StreamChannelCache } from './stream-channel.cache';
 import type { SmsEncodingName } from '../sms';
 
@@ -60,6 +61,7 @@ interface DeferItem {
   countUnknown?: boolean;
   /** Given back because a rate held it back: this replica's own backlog, claimed back by it first. */
   owner?: string;
+  hold?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -189,9 +191,11 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     private readonly inbound: InboundService,
     private readonly optOuts: OptOutBook,
     private readonly rateShares: RateShareRepository,
+    private readonly holds: CampaignHolds,
   ) {
     // a backlog that ran out: renew at once, so the share goes where the backlog is (see LocalShares)
     this.shares = new LocalShares(undefined, () => this.renewSoon());
+    this.holds.onRelease(() => this.wakeUp());
     this.limits = new LimitBook(
       (acc) => this.localRate(accountShareKey(acc), this.accountRate(acc)),
       (stream) => this.localRate(streamShareKey(stream), this.streamRate(stream)),
@@ -538,8 +542,16 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }
   }
 
+  /** A paused campaign's message, claimed before the pause was known here: back to wait as held (CampaignHolds). */
+  private heldBack(row: ClaimedRow): boolean {
+    if (!this.holds.isHeld(row.campaign_id, String(row.account_id))) return false;
+    this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
+    return true;
+  }
+
   private dispatchOne(row: ClaimedRow): void {
     const id = String(row.id);
+    if (this.heldBack(row)) return;
     const shareKeys = this.sharing ? [accountShareKey(String(row.account_id)), streamShareKey(String(row.stream_id))] : null;
     // back from the queue (or new): out of this replica's backlogs until its limits hold it back again
     if (shareKeys) this.shares.left(shareKeys, id);
@@ -590,9 +602,17 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       payload: row.payload,
       credentials: this.streams.credentials(key.streamId),
       possibleDuplicate: row.possible_duplicate,
+      held: row.campaign_id ? () => this.holds.isHeld(row.campaign_id, key.accountId) : undefined,
     };
-    const go = () =>
-      adapter
+    const go = () => {
+      // the last moment before the adapter: a pause known by now holds it
+      if (this.heldBack(row)) {
+        this.inFlight--;
+        this.kickLane();
+        this.roomFreed();
+        return Promise.resolve();
+      }
+      return adapter
         .send(message)
         .catch((e: unknown): SendOutcome => ({ kind: 'retry', error: `adapter failed: ${String(e)}` }))
         .then((outcome) => {
@@ -600,6 +620,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
           this.onOutcome(row, adapter.vendorId, outcome);
           this.roomFreed();
         });
+    };
     if (wait > 0) {
       const timer = setTimeout(() => {
         this.held.delete(timer);
@@ -753,6 +774,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         } else {
           this.defers.push({ id, attemptId: row.attempt_id, afterMs: outcome.afterMs ?? t.retryBaseMs * 2 ** (row.attempts - 1), error: outcome.error, countAttempt: true });
         }
+        break;
+      case 'held':
+        // its campaign was paused while the adapter queued it: nothing was written, it waits in dispatch
+        this.defers.push({ id, attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
         break;
       case 'unknown':
         if (row.unknown_attempts >= 1) {
