@@ -90,7 +90,7 @@ describe('a paused campaign stops sending promptly, and play sends the rest exac
     });
     await t.bus.publish([createEnvelope(ContactListReadyV1, { accountId: account, contactListId: listId, name: 'Spring', type: 'list', numOfContacts: RECIPIENTS, importListId: null, readyAt: new Date().toISOString() }, { accountId: account, source: 'contacts' })]);
     await until(() => smsc.binds > 0, 'the bind');
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await pg?.end();
@@ -164,5 +164,5 @@ describe('a paused campaign stops sending promptly, and play sends the rest exac
     expect(perNumber.size).toBe(RECIPIENTS);
     expect([...perNumber.values()].filter((n) => n !== 1)).toEqual([]);
     expect((await pg.query(`SELECT 1 FROM dispatch.message WHERE campaign_id = $1 AND send_state = 'held'`, [id])).rowCount).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });

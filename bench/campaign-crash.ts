@@ -1,0 +1,254 @@
+/**
+ * The campaign runner under SIGKILL (issue 12): a campaign of 200,000 recipients sent through the whole platform on
+ * Kafka (librdkafka's mock cluster), with the campaigns service (runner and its consumers) in its own process, killed
+ * with SIGKILL at random points and started again. Every other module runs in this process (contacts, streams,
+ * dispatch, ...), and the SMSC is a local SMPP peer that keeps unacknowledged receipts for the next bind.
+ *
+ * At the end, counted at the SMSC (each message's text carries its recipient): every recipient must have received
+ * exactly one message (losses: numbers never received; duplicates: numbers received twice, which must be flagged
+ * possible_duplicate by dispatch), and the campaign must be finished. Time lost: the run's wall time minus the same
+ * campaign's time without kills (the first phase, on a second list of the same size), and per kill, from the kill to
+ * the first message accepted by streams for the restarted runner.
+ *
+ *   node scripts/build.mjs --server-only
+ *   node dist/bench/campaign-crash.js [recipients=200000] [kills=4]
+ *
+ * The runner's lease is 3 s here (default 10 s): a restarted runner takes its campaign over once the dead one's lease
+ * ran out; batches requested and never answered are asked again after `resendAfterMs` (10 s here) with the same
+ * messageUuids, which streams answers as duplicates.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { ALL_PERMISSIONS, ContactListReadyV1 } from '@switchboard/contracts';
+import {
+  configureHttpApp,
+  createEnvelope,
+  DevMailbox,
+  generateSigningKeys,
+  InMemoryRealtime,
+  KafkaEventBus,
+  PlatformModule,
+  startEmbeddedPostgres,
+  TokenSigner,
+  TokenVerifier,
+} from '@switchboard/platform';
+import { startKafkaMock, startNodeProcess, type NodeProcess } from '@switchboard/platform/testing';
+import { AccountsBootstrapService } from '@switchboard/accounts';
+import { CampaignsModule } from '@switchboard/campaigns';
+import { SmppPeer } from '@switchboard/dispatch';
+import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
+
+const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
+
+/** The campaigns process: its API on `port`, the runner and its consumers on Kafka; runs until killed. */
+async function child(url: string, brokers: string, port: number, publicKey: string): Promise<void> {
+  const bus = new KafkaEventBus({ clientId: 'campaigns-crash', brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(publicKey), databaseUrl: url, processName: 'campaigns' }),
+      CampaignsModule.register({ migrationsRun: true, runner: RUNNER }),
+    ],
+  })
+  class ChildModule {}
+  const app = await NestFactory.create<NestExpressApplication>(ChildModule, { logger: ['error'] });
+  configureHttpApp(app);
+  await app.listen(port, '127.0.0.1');
+  process.send?.('ready');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function parent(total: number, kills: number): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-crash-'));
+  fs.chmodSync(dir, 0o755);
+  const pgServer = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  const url = pgServer.url();
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  await db.query(`ALTER SYSTEM SET max_wal_size = '4GB'`);
+  await db.query(`SELECT pg_reload_conf()`);
+  const kafka = await startKafkaMock(1);
+  const peer = new SmppPeer({ systemId: 'bench', password: 'secret', redeliverUnacked: true });
+  const smppPort = await peer.listen();
+  const keys = generateSigningKeys();
+  const bus = new KafkaEventBus({ clientId: 'platform-crash', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'platform' }),
+      // every module but campaigns, which runs in the child process that is killed
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }).filter((m) => m.module !== CampaignsModule),
+    ],
+  })
+  class PlatformBenchModule {}
+  const app = await NestFactory.create<NestExpressApplication>(PlatformBenchModule, { logger: ['error'] });
+  configureHttpApp(app);
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
+  const campaignsPort = await freePort();
+  const campaignsBase = `http://127.0.0.1:${campaignsPort}/api`;
+  const startChild = (): Promise<NodeProcess> =>
+    startNodeProcess(__filename, { ipc: true }, { args: ['child', url, kafka.url, String(campaignsPort), Buffer.from(keys.publicKey).toString('base64')], stdio: 'inherit', readyTimeoutMs: 180_000 });
+  let proc = await startChild();
+
+  const account = String((await app.get(AccountsBootstrapService).seed({ demoAccountName: 'Crash' })).demoAccountId);
+  const token = new TokenSigner(keys.privateKey).signAccess({ sub: '1', email: 'admin@bench.local', acc: account, perms: [...ALL_PERMISSIONS], roles: [], sa: true, sid: 'bench' }, 24 * 3600);
+  const call = async (method: string, p: string, body?: unknown, at = base): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${at}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).catch(() => null);
+    if (!res) return { status: 0, body: {} };
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+  };
+  const must = async (method: string, p: string, body?: unknown, at = base): Promise<Json> => {
+    const r = await call(method, p, body, at);
+    if (r.status >= 300 || r.status === 0) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const until = async <T>(probe: () => Promise<T | null | undefined | false>, what: string, ms = 120_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`not reached: ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  const count = async (sql: string, params: unknown[] = []): Promise<number> => Number((await db.query<{ n: string }>(sql, params)).rows[0].n);
+
+  const vendor = await must('POST', '/service_type_manager/vendor', {
+    name: 'Crash SMSC',
+    service_type: 'sms',
+    adapter: 'smpp',
+    carrier: 'Crash',
+    currency: 'EUR',
+    config: { host: '127.0.0.1', port: smppPort, systemId: 'bench', password: 'secret', window: 128, connections: 2, reconnectMs: 100 },
+  });
+  await must('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.id)] });
+  await must('POST', '/service_type_manager/refresh', {});
+  const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' });
+  await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 });
+  const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' });
+  await must('PUT', `/customers/${account}`, { tps: 20_000, customSettings: { streams_max_messages_per_day: 10 * total } });
+  await must('POST', `/customers/${account}/balance`, { amount: '10000000', reason: 'bench' });
+
+  const lists: string[] = [];
+  for (const name of ['reference', 'crash']) {
+    const [{ id: listId }] = (await db.query<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES ($1, $2, 'list', 2, $3) RETURNING id::text`, [account, name, total])).rows;
+    const offset = lists.length * total;
+    const s = db.query(copyFrom('COPY contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids) FROM STDIN'));
+    await new Promise<void>((resolve, reject) => {
+      s.on('finish', () => resolve());
+      s.on('error', reject);
+      for (let i = 0; i < total; i += 10_000) {
+        let text = '';
+        for (let k = i; k < Math.min(total, i + 10_000); k++) {
+          const phone = `+49151${String(10_000_000 + offset + k).padStart(8, '0')}`;
+          text += `${account}\t${phone}\t${phone}\tDE\tEurope/Berlin\tName${k}\t{${listId}}\n`;
+        }
+        s.write(text);
+      }
+      s.end();
+    });
+    await bus.publish([createEnvelope(ContactListReadyV1, { accountId: account, contactListId: listId, name, type: 'list', numOfContacts: total, importListId: null, readyAt: new Date().toISOString() }, { accountId: account, source: 'contacts' })]);
+    lists.push(listId);
+  }
+  await db.query('VACUUM ANALYZE contacts.contact');
+  await until(async () => peer.binds > 0, 'the SMSC bound');
+
+  const campaign = async (name: string, listId: string): Promise<number> => {
+    const body = { name, stream: stream.id, contactLists: [Number(listId)], campaignVariants: [{ text: 'Hi {{firstName}}, our spring sale starts today!' }], campaignsSenders: [{ sender: sender.id }], activityTime: { working_hours: { start: '00:00', end: '23:59' }, working_days: [1, 2, 3, 4, 5, 6, 7], timezone_mode: 'recipient' } };
+    return until(async () => {
+      const r = await call('POST', '/campaigns', body, campaignsBase);
+      return r.status === 201 && (r.body.id as number);
+    }, 'the campaign created (read models in)');
+  };
+  const stats = async (id: number) => (await call('GET', `/campaigns/${id}`, undefined, campaignsBase)).body as { status?: number; stats?: { delivered: number; created: number } };
+  const finished = async (id: number) => count(`SELECT count(*) AS n FROM campaigns.campaign WHERE id = $1 AND status = 7 AND delivered + undelivered + sent_failed + dlr_failed >= $2`, [id, total]);
+
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills of the campaigns process, Kafka mock, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  // ---- reference: the same campaign without kills ----
+  const ref = await campaign('Reference', lists[0]);
+  const t0 = Date.now();
+  await must('POST', `/campaigns/${ref}/start`, undefined, campaignsBase);
+  await until(async () => (await finished(ref)) > 0, 'the reference campaign finished', 6 * 3600_000);
+  const refSecs = (Date.now() - t0) / 1000;
+  console.log(`  reference (no kill): ${refSecs.toFixed(1)} s, ${Math.round(total / refSecs)} messages/s`);
+
+  // ---- the campaign whose runner is killed ----
+  const id = await campaign('Crash', lists[1]);
+  const before = peer.parts.length;
+  const t1 = Date.now();
+  await must('POST', `/campaigns/${id}/start`, undefined, campaignsBase);
+  const stalls: number[] = [];
+  for (let k = 0; k < kills; k++) {
+    // a random point of the run: the snapshot, sending, or waiting for answers
+    const wait = 1000 + Math.random() * Math.max(2000, (refSecs * 1000) / (kills + 1));
+    await new Promise((r) => setTimeout(r, wait));
+    if ((await finished(id)) > 0) break;
+    const accepted = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id]);
+    await proc.stop('SIGKILL');
+    const killedAt = Date.now();
+    const s = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)`, [id]);
+    console.log(`  kill ${k + 1} at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered`);
+    proc = await startChild();
+    // time lost: until streams accepts the next message for the campaign
+    await until(async () => (await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id])) > accepted || (await finished(id)) > 0, 'sending again after the restart', 600_000);
+    stalls.push(Date.now() - killedAt);
+  }
+  await until(async () => (await finished(id)) > 0, 'the killed campaign finished', 6 * 3600_000);
+  const secs = (Date.now() - t1) / 1000;
+  // what the SMSC received for this campaign: each number once
+  const perNumber = new Map<string, number>();
+  for (const p of peer.parts.slice(before)) perNumber.set(p.destination, (perNumber.get(p.destination) ?? 0) + 1);
+  const twice = [...perNumber].filter(([, n]) => n > 1).map(([d]) => `+${d.replace(/^\+/, '')}`);
+  const flagged = twice.length ? await count(`SELECT count(*) AS n FROM dispatch.message WHERE campaign_id = $1 AND destination = ANY($2::text[]) AND possible_duplicate`, [id, twice]) : 0;
+  const lost = total - perNumber.size;
+  const s = await stats(id);
+  console.log(`  killed campaign: finished in ${secs.toFixed(1)} s (status ${s.status}), ${Math.round(total / secs)} messages/s; time lost against the reference ${(secs - refSecs).toFixed(1)} s`);
+  console.log(`  from each kill to the next message accepted: ${stalls.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  console.log(`  at the SMSC: ${perNumber.size.toLocaleString('en')} of ${total.toLocaleString('en')} recipients received; lost ${lost}; received twice ${twice.length} (flagged possible_duplicate: ${flagged})`);
+
+  await proc.stop('SIGKILL');
+  await app.close();
+  await peer.close();
+  await kafka.stop();
+  await db.end();
+  await pgServer.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === 'child') {
+  const [url, brokers, port, key] = rest;
+  child(url, brokers, Number(port), Buffer.from(key, 'base64').toString()).catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+} else {
+  parent(Number(mode ?? 200_000) || 200_000, Number(rest[0] ?? 4)).then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
