@@ -342,11 +342,15 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const nowMs = now.getTime();
     // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice
     await this.ds.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [c.id, new Date(nowMs - this.o.resendAfterMs)]);
-    const [{ in_flight: inFlightRaw, open }] = (await this.ds.query(
-      `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
+    // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
+    // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late)
+    const [{ in_flight: inFlight, open, accepted }] = (await this.ds.query(
+      `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open,
+              (SELECT accepted::text FROM campaigns.run WHERE campaign_id = $1) AS accepted
+         FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
       [c.id],
-    )) as Array<{ in_flight: number; open: number }>;
-    const inFlight = inFlightRaw;
+    )) as Array<{ in_flight: number; open: number; accepted: string }>;
+    run = { ...run, accepted };
     if (open === 0) {
       await this.finish(c, run, now);
       return;
