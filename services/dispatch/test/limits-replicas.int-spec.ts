@@ -141,13 +141,15 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
       expect(measured).toBeGreaterThanOrEqual(rate * 0.9);
       // and no one-second window anywhere near twice the rate (what two replicas each applying the whole rate sent).
       // The buckets bound the planned send times by the rate plus each replica's burst; what the SMSC sees adds the
-      // event loop's jitter on a loaded machine, hence a quarter over the rate rather than the exact burst.
+      // event loop's jitter on a loaded machine (late timers firing together after a stall: 58 in one second against
+      // 40 once in CI, with the whole window within 2%), hence half over the rate: still well under what two replicas
+      // each applying the whole rate send (twice the rate in every second).
       let most = 0;
       for (let i = 0, j = 0; i < times.length; i++) {
         while (times[i] - times[j] >= 1000) j++;
         most = Math.max(most, i - j + 1);
       }
-      expect(most).toBeLessThanOrEqual(rate * 1.25);
+      expect(most).toBeLessThanOrEqual(rate * 1.5);
     }
   }, 180_000);
 });
