@@ -131,15 +131,15 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
       expect(times).toHaveLength(count);
       // over the steady window, from 2 s after the first submit to 2 s before the last (the backlog of both replicas
       // is held back by the limit throughout; at the end one replica runs out first, gives its share back at once, and
-      // the other takes it at its next renewal): never more than 2% over the rate, and at least 80% of it (the price
-      // of the shares moving and of a loaded machine's stalls: 85.7% once on a CI runner with two test workers; a
-      // replica that kept an idle share, the bug this guards, gave 54%). The window's ends are moments, not submits: a window
+      // the other takes it at its next renewal): never more than 2% over the rate, and at least 65% of it (the price
+      // of the shares moving and of a loaded machine's stalls: 79% to 86% on a CI runner with two test workers, 99% to
+      // 101% alone; a replica that kept an idle share, the bug this guards, gave 54%). The window's ends are moments, not submits: a window
       // that began at a submit would leave out the gap before a burst of late timers and count the burst.
       const from = times[0] + 2000;
       const to = times[times.length - 1] - 2000;
       const measured = times.filter((t) => t >= from && t < to).length / ((to - from) / 1000);
       expect(measured).toBeLessThanOrEqual(rate * 1.02);
-      expect(measured).toBeGreaterThanOrEqual(rate * 0.8);
+      expect(measured).toBeGreaterThanOrEqual(rate * 0.65);
       // and no one-second window anywhere near twice the rate (what two replicas each applying the whole rate sent).
       // The buckets bound the planned send times by the rate plus each replica's burst; what the SMSC sees adds the
       // event loop's jitter on a loaded machine (late timers firing together after a stall: 58 in one second against
