@@ -370,6 +370,27 @@ describe('deployment configuration', () => {
     expect(dispatchModuleOptionsFromConfig(loadDispatchConfig({ ...base, PUBLIC_URL: 'https://old.example.com' })).publicUrl).toBe('https://old.example.com');
     expect(dispatchModuleOptionsFromConfig(loadDispatchConfig({ ...base, APP_URL: 'https://sb.example.com', PUBLIC_URL: 'https://old.example.com' })).publicUrl).toBe('https://sb.example.com');
   });
+
+  it('has dispatch read the inbound media keeper from the environment: production refuses loopback media URLs, and kept bytes are bounded', () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const base = { DATABASE_URL: 'postgres://u:p@db:5432/x', JWT_PUBLIC_KEY: publicKey, KAFKA_BROKERS: 'kafka:9092', PROVIDER_SECRETS_KEY: 'x'.repeat(32) };
+    expect(dispatchModuleOptionsFromConfig(loadDispatchConfig(base)).inboundMedia).toEqual({
+      timeoutMs: 30_000,
+      maxBytes: 100 * 1024 * 1024,
+      keepConcurrency: 2,
+      keepPollMs: 1000,
+      keepRetryMs: 5000,
+      keepForMs: 90 * 86_400_000,
+      maxTotalBytes: 10_240 * 1024 * 1024,
+      pruneEveryMs: 60_000,
+      allowLoopback: false,
+    });
+    const set = dispatchModuleOptionsFromConfig(
+      loadDispatchConfig({ ...base, DISPATCH_INBOUND_MEDIA_KEEP_DAYS: '7', DISPATCH_INBOUND_MEDIA_MAX_TOTAL_MB: '512', DISPATCH_INBOUND_MEDIA_KEEP_CONCURRENCY: '4', DISPATCH_INBOUND_MEDIA_ALLOW_LOOPBACK: 'true' }),
+    ).inboundMedia;
+    expect(set).toMatchObject({ keepForMs: 7 * 86_400_000, maxTotalBytes: 512 * 1024 * 1024, keepConcurrency: 4, allowLoopback: true });
+    expect(() => loadDispatchConfig({ ...base, DISPATCH_INBOUND_MEDIA_KEEP_DAYS: '0' })).toThrow(/DISPATCH_INBOUND_MEDIA_KEEP_DAYS/);
+  });
 });
 
 /** What Prometheus scrapes and what the dashboard and alerts query exist (docs/decisions/0039-observability.md). */

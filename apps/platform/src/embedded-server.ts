@@ -91,7 +91,10 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl, zoho: o.zoho ?? null }),
     ContactsModule.register({ migrationsRun: true }),
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
-    DispatchModule.register(embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey })),
+    DispatchModule.register(
+      // a developer's machine may run local provider peers: a media URL they hand over on localhost is fetched (never in production)
+      embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey, inboundMedia: { allowLoopback: true } }),
+    ),
     // before StreamsModule: stats answers GET /streams/statistics, which streams' GET /streams/:id would match first
     StatsModule.register({ migrationsRun: true }),
     StreamsModule.register({

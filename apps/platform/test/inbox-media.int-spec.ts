@@ -23,6 +23,8 @@ const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), B
 const OGG = Buffer.concat([Buffer.from('OggS'), Buffer.alloc(3000, 1)]);
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(1500, 32)]);
 const HTML = Buffer.from('<html><script>alert(1)</script></html>');
+/** The most kept bytes in total in this test's dispatch. */
+const MAX_KEPT = 256 * 1024;
 
 /**
  * Inbound media (docs/decisions/0045): a customer's image on WhatsApp and voice note on Telegram, sent through the local
@@ -74,6 +76,8 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
   /** The inbound message's timeline event in the inbox, once it is there. */
   const inboxEvent = (messageUuid: string) =>
     until(async () => (await pool.query(`SELECT content FROM inbox.event WHERE message_uuid = $1`, [messageUuid])).rows[0]?.content as Json | undefined, 'the message in the inbox');
+  const mediaState = (uuid: string) =>
+    pool.query(`SELECT media_state, media_attempts FROM dispatch.inbound_message WHERE uuid = $1`, [uuid]).then((r) => r.rows[0] as { media_state: string; media_attempts: number });
   const waImage = async (mediaId: string, wamid: string, type = 'image') => {
     const m = { from: '4915112340000', id: wamid, timestamp: String(Math.floor(Date.now() / 1000)), type, [type]: { id: mediaId, mime_type: 'image/jpeg', sha256: 'x', caption: 'my parcel' } };
     expect(await wa.deliver(waHook, WhatsAppPeer.notification(PHONE_ID, { messages: [m], contacts: [{ wa_id: '4915112340000', profile: { name: 'Jo' } }] }))).toBe(200);
@@ -103,7 +107,8 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
           publicUrl: 'https://api.example.test',
           telegram: { baseUrl: tgUrl, webhookSecretKey: 'tg-key' },
           realtimeIntervalMs: 20,
-          inboundMedia: { timeoutMs: 3000, keepRetryMs: 100, keepPollMs: 50, keepConcurrency: 2 },
+          // the peers listen on 127.0.0.1; kept bytes stay a day and 256 KB in total, checked every 50 ms
+          inboundMedia: { timeoutMs: 3000, keepRetryMs: 100, keepPollMs: 50, keepConcurrency: 2, allowLoopback: true, keepForMs: 86_400_000, maxTotalBytes: MAX_KEPT, pruneEveryMs: 50 },
           seedVendors: [{ name: 'WhatsApp Cloud', serviceType: 'whatsapp', adapter: 'whatsapp', config: { baseUrl: waUrl, apiVersion: 'v21.0', appSecret: 'app-secret' } }],
         }),
         InboxModule.register({ media: { dir: mediaDir } }),
@@ -179,7 +184,7 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
   });
 
   it('keeps a customer’s file in the background before anyone opens it, retrying through an outage, so it outlives the provider’s copy', async () => {
-    const state = (uuid: string) => pool.query(`SELECT media_state, media_attempts FROM dispatch.inbound_message WHERE uuid = $1`, [uuid]).then((r) => r.rows[0] as { media_state: string; media_attempts: number });
+    const state = mediaState;
     // the Cloud API is down when the message comes: the keeper tries again, with a growing wait, and nobody has opened it
     wa.media.set('700101', { bytes: JPEG, mime: 'image/jpeg', behaviour: 'down' });
     const uuid = await waImage('700101', 'wamid.KEEP1');
@@ -293,6 +298,8 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
   it('lets only those who see the conversation read it; another account gets 404 from the inbox and from dispatch', async () => {
     wa.media.set('700008', { bytes: JPEG, mime: 'image/jpeg' });
     const uuid = await waImage('700008', 'wamid.MEDIA8');
+    // kept by dispatch before anyone reads it: the kept copy is served to its own account only
+    await until(async () => (await mediaState(uuid)).media_state === 'kept', 'kept');
     const asked = wa.mediaRequests.length;
     // an agent of no team of the space, another account
     expect((await media(uuid, t.token({ sub: '2', acc: ACC, perms: ['INBOX_VIEW'] }))).status).toBe(404);
@@ -302,6 +309,55 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
     expect((await fetch(`${t.url}/api/dispatch/inbound_media/${uuid}`)).status).toBe(401);
     expect(wa.mediaRequests.length).toBe(asked);
     expect((await media(uuid)).status).toBe(200);
+  });
+
+  it('never fetches a media URL the provider hands over on a private, link-local or metadata address', async () => {
+    wa.media.set('700301', { bytes: JPEG, mime: 'image/jpeg', url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' });
+    const metadata = await waImage('700301', 'wamid.PRIVATE1');
+    await until(async () => (await mediaState(metadata)).media_state === 'refused', 'refused by the keeper');
+    const a = await media(metadata);
+    expect(a.status).toBe(502);
+    expect(JSON.parse(a.text)).toMatchObject({ violations: [{ code: 'providerUnavailable' }] });
+    // a private address the keeper has not refused yet: the read refuses it as well, before any connection
+    wa.media.set('700302', { bytes: JPEG, mime: 'image/jpeg', url: 'http://10.0.0.7:9000/bucket/file.jpg' });
+    const internal = await waImage('700302', 'wamid.PRIVATE2');
+    expect((await media(internal)).status).toBe(502);
+    await until(async () => (await mediaState(internal)).media_state === 'refused', 'refused by the keeper');
+    expect((await pool.query(`SELECT 1 FROM dispatch.inbound_media_kept WHERE message_uuid = ANY($1::uuid[])`, [[metadata, internal]])).rowCount).toBe(0);
+  });
+
+  it('prunes kept bytes past their retention, and the oldest past the total bound; a pruned file is asked of the provider again', async () => {
+    const keptRow = (uuid: string) => pool.query(`SELECT size FROM dispatch.inbound_media_kept WHERE message_uuid = $1`, [uuid]).then((r) => r.rowCount);
+    // kept two days ago, with one day of retention here
+    wa.media.set('700201', { bytes: JPEG, mime: 'image/jpeg' });
+    const old = await waImage('700201', 'wamid.PRUNE-OLD');
+    await until(async () => (await mediaState(old)).media_state === 'kept', 'kept');
+    await pool.query(`UPDATE dispatch.inbound_media_kept SET kept_at = now() - interval '2 days' WHERE message_uuid = $1`, [old]);
+    await until(async () => (await mediaState(old)).media_state === 'pruned', 'pruned past its retention');
+    expect(await keptRow(old)).toBe(0);
+    // the provider still has it: the first read fetches it from there (lookup and download)
+    const asked = wa.mediaRequests.length;
+    const again = await media(old);
+    expect([again.status, again.bytes.equals(JPEG)]).toEqual([200, true]);
+    expect(wa.mediaRequests.length).toBe(asked + 2);
+
+    // five files of 82 KB against 256 KB in total: the newest three stay, the older ones (and everything before) go
+    const file = Buffer.concat([JPEG, Buffer.alloc(80 * 1024, 3)]);
+    const uuids: string[] = [];
+    for (const id of ['700211', '700212', '700213', '700214', '700215']) {
+      wa.media.set(id, { bytes: file, mime: 'image/jpeg' });
+      const uuid = await waImage(id, `wamid.PRUNE-${id}`);
+      await until(async () => ['kept', 'pruned'].includes((await mediaState(uuid)).media_state), 'kept');
+      uuids.push(uuid);
+    }
+    const total = async () => Number((await pool.query(`SELECT coalesce(sum(size), 0) AS n FROM dispatch.inbound_media_kept`)).rows[0].n);
+    await until(async () => (await total()) <= MAX_KEPT, 'within the bound');
+    expect((await Promise.all(uuids.map(mediaState))).map((r) => r.media_state)).toEqual(['pruned', 'pruned', 'kept', 'kept', 'kept']);
+    expect(await total()).toBe(3 * file.length);
+    // a kept file is still served from the copy (the provider's is gone by now)
+    wa.media.set('700215', { bytes: file, mime: 'image/jpeg', behaviour: 'gone' });
+    const newest = await media(uuids[4]);
+    expect([newest.status, newest.bytes.equals(file)]).toEqual([200, true]);
   });
 
   it('keeps the provider tokens out of events, rows, answers and the log', async () => {

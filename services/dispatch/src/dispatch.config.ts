@@ -54,6 +54,19 @@ export const dispatchConfigSchema = z.object({
    * the whole rates (one replica only).
    */
   DISPATCH_RATE_SHARE_MS: env.int(500, 0),
+  /** Inbound WhatsApp and Telegram media (docs/decisions/0053, 0058): one fetch's deadline and most bytes. */
+  DISPATCH_INBOUND_MEDIA_TIMEOUT_MS: env.int(30_000, 1000),
+  DISPATCH_INBOUND_MEDIA_MAX_MB: env.int(100, 1),
+  /** The background keeper: files downloaded at once, how often it looks, its first retry after an outage. */
+  DISPATCH_INBOUND_MEDIA_KEEP_CONCURRENCY: env.int(2, 1),
+  DISPATCH_INBOUND_MEDIA_KEEP_POLL_MS: env.int(1000, 50),
+  DISPATCH_INBOUND_MEDIA_KEEP_RETRY_MS: env.int(5000, 100),
+  /** Kept bytes are deleted this many days after they were kept, and the oldest first past the total (MB). */
+  DISPATCH_INBOUND_MEDIA_KEEP_DAYS: env.int(90, 1),
+  DISPATCH_INBOUND_MEDIA_MAX_TOTAL_MB: env.int(10_240, 1),
+  DISPATCH_INBOUND_MEDIA_PRUNE_EVERY_MS: env.int(60_000, 1000),
+  /** A download URL the provider hands over may be on 127.0.0.1/::1 (local peers only; never in production). */
+  DISPATCH_INBOUND_MEDIA_ALLOW_LOOPBACK: env.bool(false),
   /** Roles of this process (a comma list of http, consumers, relay, schedulers); default all. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
 });
@@ -82,6 +95,17 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
     whatsapp: c.WHATSAPP_APP_SECRET && c.WHATSAPP_VERIFY_TOKEN ? { appSecret: c.WHATSAPP_APP_SECRET, verifyToken: c.WHATSAPP_VERIFY_TOKEN, accessToken: c.WHATSAPP_ACCESS_TOKEN, apiVersion: c.WHATSAPP_API_VERSION } : undefined,
     telegram: { webhookSecretKey: c.TELEGRAM_WEBHOOK_SECRET_KEY },
     providerSecretsKey: c.PROVIDER_SECRETS_KEY,
+    inboundMedia: {
+      timeoutMs: c.DISPATCH_INBOUND_MEDIA_TIMEOUT_MS,
+      maxBytes: c.DISPATCH_INBOUND_MEDIA_MAX_MB * 1024 * 1024,
+      keepConcurrency: c.DISPATCH_INBOUND_MEDIA_KEEP_CONCURRENCY,
+      keepPollMs: c.DISPATCH_INBOUND_MEDIA_KEEP_POLL_MS,
+      keepRetryMs: c.DISPATCH_INBOUND_MEDIA_KEEP_RETRY_MS,
+      keepForMs: c.DISPATCH_INBOUND_MEDIA_KEEP_DAYS * 86_400_000,
+      maxTotalBytes: c.DISPATCH_INBOUND_MEDIA_MAX_TOTAL_MB * 1024 * 1024,
+      pruneEveryMs: c.DISPATCH_INBOUND_MEDIA_PRUNE_EVERY_MS,
+      allowLoopback: c.DISPATCH_INBOUND_MEDIA_ALLOW_LOOPBACK,
+    },
     telegramPrivate: c.TELEGRAM_API_ID && c.TELEGRAM_API_HASH ? { apiId: c.TELEGRAM_API_ID, apiHash: c.TELEGRAM_API_HASH } : undefined,
   };
 }

@@ -84,15 +84,26 @@ export interface DispatchModuleOptions {
   /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
   stuck?: StuckSweepOptions;
   /**
-   * Media of inbound WhatsApp and Telegram messages, fetched from the provider when the inbox asks
-   * (GET /api/dispatch/inbound_media/{uuid}): the deadline of the whole fetch (default 30 s) and the most bytes taken
-   * (default 100 MB, WhatsApp's document limit).
+   * Inbound media (docs/decisions/0045, 0053, 0058): one fetch's deadline (`timeoutMs`, 30 s) and most bytes
+   * (`maxBytes`, 100 MB); the background keeper's files at once (`keepConcurrency`, 2), how often it looks
+   * (`keepPollMs`, 1000) and its first retry after an outage (`keepRetryMs`, 5000, doubling to 10 min); how long kept
+   * bytes stay (`keepForMs`, 90 days) and the most kept bytes in total (`maxTotalBytes`, 10 GiB; the oldest go first),
+   * checked every `pruneEveryMs` (60 000); `allowLoopback` lets a download URL the provider hands over be on
+   * 127.0.0.1/::1 (local peers; never in production: private, link-local and metadata addresses are always refused).
    */
-  /**
-   * Inbound media: one fetch's deadline and most bytes; the background keeper's files at once (`keepConcurrency`,
-   * default 2), how often it looks (`keepPollMs`, 1000) and its first retry after an outage (`keepRetryMs`, 5000, doubling to 10 min).
-   */
-  inboundMedia?: { timeoutMs?: number; maxBytes?: number; keepConcurrency?: number; keepPollMs?: number; keepRetryMs?: number };
+  inboundMedia?: InboundMediaOptions;
+}
+
+export interface InboundMediaOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  keepConcurrency?: number;
+  keepPollMs?: number;
+  keepRetryMs?: number;
+  keepForMs?: number;
+  maxTotalBytes?: number;
+  pruneEveryMs?: number;
+  allowLoopback?: boolean;
 }
 
 export interface DispatcherTuning {

@@ -25,6 +25,16 @@ export interface PinnedResponse {
   status: number;
   headers: Headers;
   text: string;
+  /** The body as it came (binary answers: media downloads). */
+  bytes: Buffer;
+}
+
+/** The answer was longer than `maxBytes` (declared by its Content-Length, or counted as it came). */
+export class PinnedResponseTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the answer is longer than ${maxBytes} bytes`);
+    this.name = 'PinnedResponseTooLarge';
+  }
 }
 
 /** The request took longer than its timeout (its `name` is TimeoutError, as fetch's). */
@@ -66,11 +76,12 @@ export function requestPinned(dest: CheckedDestination, r: PinnedRequest): Promi
         agent: false,
       },
       (res) => {
+        if (Number(res.headers['content-length']) > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > maxBytes) return fail(new Error(`the answer is longer than ${maxBytes} bytes`));
+          if (size > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
           chunks.push(c);
         });
         res.on('error', (e) => fail(e));
@@ -80,7 +91,8 @@ export function requestPinned(dest: CheckedDestination, r: PinnedRequest): Promi
           clearTimeout(timer);
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-          resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: h, text: bytes.toString('utf8'), bytes });
         });
       },
     );

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ErrorCode, MEDIA_MAX_BYTES, type MediaKindValue } from '@switchboard/contracts';
-import { AppError, PROCESS_ROLES, RequestContext, type ProcessRoles } from '@switchboard/platform';
+import { AppError, DestinationGuard, DestinationRefused, PinnedResponseTooLarge, PROCESS_ROLES, RequestContext, requestPinned, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, type ResolvedDispatchOptions } from '../dispatch.options';
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { rowsOf } from '../repositories/rows';
@@ -21,10 +21,15 @@ type Json = Record<string, unknown>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
+const DEFAULT_KEEP_FOR_MS = 90 * 86_400_000;
+const DEFAULT_MAX_TOTAL_BYTES = 10 * 1024 ** 3;
+const DEFAULT_PRUNE_EVERY_MS = 60_000;
 
 const gone = () => new AppError(404, ErrorCode.NotFound, 'the provider no longer has this media', [{ propertyPath: 'media', message: 'mediaGone', code: 'mediaGone' }]);
 const tooLarge = (max: number) => new AppError(413, ErrorCode.RequestValidation, `the media is larger than ${max} bytes`, [{ propertyPath: 'media', message: 'fileTooLarge', code: 'fileTooLarge' }]);
 /** Never the URL (a Telegram file URL carries the bot token) nor the provider's answer: what failed, in words. */
+/** The provider handed over a download URL on a private, link-local or metadata address: never fetched. */
+const refused = () => new AppError(502, ErrorCode.General, 'the provider handed over a media address that is not public', [{ propertyPath: 'media', message: 'providerUnavailable', code: 'providerUnavailable' }]);
 const unreachable = (what: string) => new AppError(502, ErrorCode.General, `the provider did not hand over the media: ${what}`, [{ propertyPath: 'media', message: 'providerUnavailable', code: 'providerUnavailable' }]);
 
 /**
@@ -82,6 +87,10 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
   private claiming = false;
   private again = false;
   private stopped = false;
+  private pruning?: Promise<unknown>;
+  private prunedAt = 0;
+  /** Download URLs the provider hands over (WhatsApp's media URL) must be public addresses (libs/platform net). */
+  private readonly guard: DestinationGuard;
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
@@ -90,7 +99,9 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     private readonly readModels: ReadModelRepository,
     private readonly routing: RoutingService,
     private readonly streams: StreamChannelCache,
-  ) {}
+  ) {
+    this.guard = new DestinationGuard({ allowLoopback: options.inboundMedia?.allowLoopback ?? false, allowedPorts: 'any', dnsServers: [] });
+  }
 
   onModuleInit(): void {
     if (!this.roles.schedulers) return;
@@ -101,12 +112,13 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await Promise.allSettled([...this.keeping.values()]);
+    await Promise.allSettled([...this.keeping.values(), this.pruning]);
   }
 
   /** Looks for files to keep now (after storing a message with one) rather than at the next poll. */
   kick(): void {
     if (!this.roles.schedulers || this.stopped) return;
+    this.pruneWhenDue();
     if (this.claiming) {
       this.again = true;
       return;
@@ -144,6 +156,44 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** Prunes at most every `pruneEveryMs` (one prune at a time in this process; replicas' prunes only delete). */
+  private pruneWhenDue(): void {
+    const every = this.options.inboundMedia?.pruneEveryMs ?? DEFAULT_PRUNE_EVERY_MS;
+    if (this.pruning || Date.now() - this.prunedAt < every) return;
+    this.prunedAt = Date.now();
+    this.pruning = this.prune()
+      .catch((e: unknown) => this.log.warn(`inbound media pruning: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => (this.pruning = undefined));
+  }
+
+  /**
+   * Deletes kept bytes older than `keepForMs`, then the oldest kept past `maxTotalBytes` in total (the newest are
+   * kept), and marks their messages `pruned`: a later read asks the provider again, which may still have the file.
+   * The inbox keeps its own copy from the first read (docs/decisions/0045), so what is pruned here is a file nobody
+   * opened in that time. Answers how many files were pruned.
+   */
+  async prune(): Promise<number> {
+    const keepFor = this.options.inboundMedia?.keepForMs ?? DEFAULT_KEEP_FOR_MS;
+    const maxTotal = this.options.inboundMedia?.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
+    const mark = (picked: string) => `WITH gone AS (DELETE FROM dispatch.inbound_media_kept k USING (${picked}) p WHERE k.message_uuid = p.message_uuid RETURNING k.message_uuid)
+      UPDATE dispatch.inbound_message m SET media_state = 'pruned' FROM gone WHERE m.uuid = gone.message_uuid AND m.media_state = 'kept'`;
+    let pruned = 0;
+    // by age, in slices (the index on kept_at): a large backlog never holds one long transaction
+    for (;;) {
+      const r = (await this.ds.query(mark(`SELECT message_uuid FROM dispatch.inbound_media_kept WHERE kept_at < now() - make_interval(secs => $1::float8 / 1000) ORDER BY kept_at LIMIT 1000`), [keepFor])) as [unknown, number];
+      pruned += r[1];
+      if (r[1] < 1000) break;
+    }
+    // by the total: everything past the newest `maxTotal` bytes (sizes only: the bytes are not read)
+    const r = (await this.ds.query(
+      mark(`SELECT message_uuid FROM (SELECT message_uuid, sum(size) OVER (ORDER BY kept_at DESC, message_uuid DESC) AS running FROM dispatch.inbound_media_kept) t WHERE running > $1`),
+      [maxTotal],
+    )) as [unknown, number];
+    pruned += r[1];
+    if (pruned) this.log.log(`inbound media: pruned ${pruned} kept file(s)`);
+    return pruned;
+  }
+
   private async keep(row: MessageRow): Promise<void> {
     const ceiling = this.options.inboundMedia?.maxBytes ?? DEFAULT_MAX_BYTES;
     const max = Math.min(MEDIA_MAX_BYTES[row.message_type as MediaKindValue] ?? ceiling, ceiling);
@@ -151,6 +201,11 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     try {
       kept = await this.fromProvider(row, max);
     } catch (e) {
+      if (e instanceof DestinationRefused) {
+        this.log.warn(`inbound media ${row.uuid} (${row.channel}): the provider handed over an address that is not public; not fetched`);
+        await this.ds.query(`UPDATE dispatch.inbound_message SET media_state = 'refused', media_next_at = NULL WHERE uuid = $1`, [row.uuid]);
+        return;
+      }
       const status = e instanceof AppError ? e.status : 502;
       const expired = row.received_at ? Date.now() - new Date(row.received_at).getTime() > PROVIDER_RETENTION_MS : false;
       if (status === 404 || status === 413 || expired) {
@@ -164,12 +219,13 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     }
     await this.ds.query(
       `WITH k AS (
-         INSERT INTO dispatch.inbound_media_kept (message_uuid, account_id, bytes, provider_mime, file_name)
-         SELECT uuid, account_id, $2, $3, $4 FROM dispatch.inbound_message WHERE uuid = $1 ON CONFLICT (message_uuid) DO NOTHING
+         INSERT INTO dispatch.inbound_media_kept (message_uuid, account_id, bytes, provider_mime, file_name, size)
+         SELECT uuid, account_id, $2, $3, $4, $5 FROM dispatch.inbound_message WHERE uuid = $1 ON CONFLICT (message_uuid) DO NOTHING
        )
        UPDATE dispatch.inbound_message SET media_state = 'kept', media_next_at = NULL WHERE uuid = $1`,
-      [row.uuid, kept.bytes, kept.providerMime, kept.fileName],
+      [row.uuid, kept.bytes, kept.providerMime, kept.fileName, kept.bytes.length],
     );
+    this.pruneWhenDue();
   }
 
   async fetch(messageUuid: string, maxQuery: unknown): Promise<InboundMedia> {
@@ -199,8 +255,14 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
       return { bytes: kept.bytes, providerMime: kept.provider_mime, fileName: kept.file_name };
     }
     if (kept?.state === 'gone') throw gone();
+    if (kept?.state === 'refused') throw refused();
     if (kept?.state === 'too_large' && max <= Math.min(MEDIA_MAX_BYTES[row.message_type as MediaKindValue] ?? ceiling, ceiling)) throw tooLarge(max);
-    return this.fromProvider(row, max);
+    try {
+      return await this.fromProvider(row, max);
+    } catch (e) {
+      if (e instanceof DestinationRefused) throw refused();
+      throw e;
+    }
   }
 
   /** The bytes from the provider, with the stream's token. */
@@ -209,20 +271,22 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     const stream = await this.readModels.streamChannelByUid(row.stream_uid);
     if (!stream) throw gone();
     const secrets = this.streams.openSecrets(stream);
-    const deadline = AbortSignal.timeout(this.options.inboundMedia?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timeoutMs = this.options.inboundMedia?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadlineAt = Date.now() + timeoutMs;
     try {
-      if (row.channel === 'whatsapp') return await this.whatsApp(row.media, row.vendor_id, secrets.accessToken, max, deadline);
+      if (row.channel === 'whatsapp') return await this.whatsApp(row.media, row.vendor_id, secrets.accessToken, max, deadline, deadlineAt);
       if (row.channel === 'telegram') return await this.telegram(row.media, secrets.botToken, max, deadline);
     } catch (e) {
-      if (e instanceof AppError) throw e;
-      const timedOut = deadline.aborted;
+      if (e instanceof AppError || e instanceof DestinationRefused) throw e;
+      const timedOut = deadline.aborted || (e instanceof Error && e.name === 'TimeoutError');
       this.log.warn(`inbound media ${row.uuid} (${row.channel}): ${timedOut ? 'no answer in time' : 'provider unreachable'}`);
       throw unreachable(timedOut ? 'no answer in time' : 'unreachable');
     }
     throw AppError.notFound('inbound media');
   }
 
-  private async whatsApp(media: Json, vendorId: string | null, streamToken: string | undefined, max: number, signal: AbortSignal): Promise<InboundMedia> {
+  private async whatsApp(media: Json, vendorId: string | null, streamToken: string | undefined, max: number, signal: AbortSignal, deadlineAt: number): Promise<InboundMedia> {
     const id = typeof media.id === 'string' ? media.id : null;
     if (!id) throw AppError.notFound('inbound media');
     const v = vendorId ? this.routing.vendor(vendorId) : this.routing.vendorList().find((x) => x.adapter === 'whatsapp' && x.active);
@@ -238,7 +302,7 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     if (meta.status === 404 || meta.status === 400) throw gone();
     if (!meta.ok || typeof info.url !== 'string') throw unreachable(`media lookup answered ${meta.status}`);
     if (Number(info.file_size) > max) throw tooLarge(max);
-    const bytes = await this.download(info.url, auth, max, signal);
+    const bytes = await this.downloadHandedOver(info.url, auth, max, deadlineAt);
     return { bytes, providerMime: info.mime_type ?? (typeof media.mime_type === 'string' ? media.mime_type : null), fileName: typeof media.filename === 'string' ? media.filename : null };
   }
 
@@ -259,6 +323,26 @@ export class InboundMediaService implements OnModuleInit, OnModuleDestroy {
     if ((b.result.file_size ?? 0) > max) throw tooLarge(max);
     const bytes = await this.download(`${base}/file/bot${botToken}/${b.result.file_path.split('/').map(encodeURIComponent).join('/')}`, {}, max, signal);
     return { bytes, providerMime: file.mime, fileName: file.name };
+  }
+
+  /**
+   * A download from a URL the provider's answer handed over (WhatsApp's media URL, on Meta's CDN): its host is checked
+   * to be a public address (libs/platform net: no loopback unless `allowLoopback`, no private, link-local, metadata
+   * address) and the request connects to the checked address (no second lookup), with the bearer token. Redirects
+   * are not followed; the body is refused once it passes `max` bytes (declared or counted).
+   */
+  private async downloadHandedOver(url: string, headers: Record<string, string>, max: number, deadlineAt: number): Promise<Buffer> {
+    const dest = await this.guard.check(url);
+    let res;
+    try {
+      res = await requestPinned(dest, { method: 'GET', headers, timeoutMs: Math.max(1, deadlineAt - Date.now()), maxBytes: max });
+    } catch (e) {
+      if (e instanceof PinnedResponseTooLarge) throw tooLarge(max);
+      throw e;
+    }
+    if (res.status === 404 || res.status === 410) throw gone();
+    if (res.status !== 200) throw unreachable(`download answered ${res.status}`);
+    return res.bytes;
   }
 
   /** The body, refused as soon as it passes `max` bytes (declared or counted). */

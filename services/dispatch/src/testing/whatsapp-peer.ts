@@ -13,6 +13,8 @@ export interface PeerMedia {
   mime: string;
   behaviour?: MediaBehaviour;
   delayMs?: number;
+  /** The lookup hands over this download URL instead of the peer's own (a provider pointing inside the network). */
+  url?: string;
 }
 
 // unref'd: a slow answer still pending when a test closes the peer does not hold the process
@@ -97,7 +99,7 @@ export class WhatsAppPeer {
     if (!m || (lookup && m.behaviour === 'gone')) return { status: 400, body: { error: { message: `Unsupported get request. Object with ID '${id}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33 } } };
     if (lookup) {
       const declared = m.behaviour === 'understated' ? undefined : m.bytes.length;
-      return { status: 200, body: { messaging_product: 'whatsapp', url: `${this.url}/whatsapp_business/attachments/${encodeURIComponent(id)}`, mime_type: m.mime, sha256: 'peer', ...(declared === undefined ? {} : { file_size: declared }), id } };
+      return { status: 200, body: { messaging_product: 'whatsapp', url: m.url ?? `${this.url}/whatsapp_business/attachments/${encodeURIComponent(id)}`, mime_type: m.mime, sha256: 'peer', ...(declared === undefined ? {} : { file_size: declared }), id } };
     }
     if (m.behaviour === 'missing') return { status: 404, body: { error: { message: 'URL expired', code: 100 } } };
     // an understated file is sent chunked: no Content-Length to refuse it by
