@@ -17,20 +17,17 @@
  *   node dist/bench/webhooks-crash.js [events=2000] [kills=3] kafka
  */
 import 'reflect-metadata';
-import { fork, type ChildProcess } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
 import { MessageStatusChangedV1, type EventData } from '@switchboard/contracts';
-import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, KafkaEventBus, PlatformModule, RequestContext, startEmbeddedPostgres, TokenVerifier } from '@switchboard/platform';
-import { startKafkaMock } from '@switchboard/platform/testing';
+import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, KafkaEventBus, PlatformModule, RequestContext, TokenVerifier } from '@switchboard/platform';
+import { startNodeProcess, startServiceCluster, startWebhookReceiver, type NodeProcess, type WebhookReceiver } from '@switchboard/platform/testing';
 import { WebhookService, WebhooksModule } from '@switchboard/webhooks';
+import { benchDatabase } from './bench-database';
 
 const SECRET = 'bench-secret-of-the-webhooks-crash';
 const ACCOUNTS = 10;
@@ -66,35 +63,34 @@ function statusEvent(acc: string): EventData<typeof MessageStatusChangedV1> {
   return { messageUuid: randomUUID(), accountId: acc, streamId: '1', streamUid: '11111111-1111-4111-8111-111111111111', campaignId: null, sender: 'Acme', destination: '+14155552671', status: 'delivered', outgoingStatus: null, error: null, vendorId: '1', providerMessageId: 'p', sentAt: now, deliveredAt: now, mcc: '310', mnc: '260', occurredAt: now };
 }
 
+/** This file re-run as its own child (`child` or `service` mode), ready when it says so over IPC. */
+const startChild = (...args: string[]): Promise<NodeProcess> => startNodeProcess(__filename, { ipc: true }, { args, stdio: 'inherit', execArgv: process.execArgv });
+
+/** Webhooks (through the module: migrations, sealed secrets), `HOOKS_PER_ACCOUNT` per account at the receiver; by account, their paths. */
+async function createWebhooks(webhooks: WebhookService, receiver: WebhookReceiver): Promise<Map<string, string[]>> {
+  const asAccount = <T>(acc: string, fn: () => Promise<T>) =>
+    RequestContext.run({ traceId: 'bench', ip: null, principal: { kind: 'user', userId: 'bench', email: null, accountId: acc, permissions: [], roles: [], superAdmin: false } }, fn);
+  const hooks = new Map<string, string[]>();
+  for (let a = 1; a <= ACCOUNTS; a++) {
+    for (let h = 0; h < HOOKS_PER_ACCOUNT; h++) {
+      const p = `/hook/${a}/${h}`;
+      const w = await asAccount(String(a), () => webhooks.create({ name: `h${h}`, url: `${receiver.base}${p}`, trigger: 'message_status_change' }));
+      receiver.addSecret(p, w.secret ?? '');
+      hooks.set(String(a), [...(hooks.get(String(a)) ?? []), p]);
+    }
+  }
+  return hooks;
+}
+
 async function parent(events: number, kills: number): Promise<void> {
-  const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-webhooks-crash-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
-  const url = pg.url();
+  const database = await benchDatabase('sb-bench-webhooks-crash-');
+  const url = database.url;
   const sql = new Client({ connectionString: url });
   await sql.connect();
 
   // the receiver: every request by (path, webhook-id), each signature checked against its webhook's secret
-  const secrets = new Map<string, Buffer>();
-  const received = new Map<string, number>();
-  let requests = 0;
-  let badSignatures = 0;
-  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      requests++;
-      const id = String(req.headers['webhook-id']);
-      const key = secrets.get(req.url ?? '');
-      const expected = key ? `v1,${createHmac('sha256', key).update(`${id}.${String(req.headers['webhook-timestamp'])}.${body}`).digest('base64')}` : '';
-      if (!String(req.headers['webhook-signature']).split(' ').includes(expected)) badSignatures++;
-      const k = `${req.url} ${id}`;
-      received.set(k, (received.get(k) ?? 0) + 1);
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const receiver = await startWebhookReceiver();
+  const { received } = receiver;
 
   // webhooks and the queue, through the module (its consumer queues the deliveries); no worker here (pollMs 0)
   const bus = new InMemoryEventBus();
@@ -102,27 +98,14 @@ async function parent(events: number, kills: number): Promise<void> {
   class QueueModule {}
   const app = await NestFactory.createApplicationContext(QueueModule, { logger: ['error'] });
   await app.init();
-  const webhooks = app.get(WebhookService);
-  const asAccount = <T>(acc: string, fn: () => Promise<T>) =>
-    RequestContext.run({ traceId: 'bench', ip: null, principal: { kind: 'user', userId: 'bench', email: null, accountId: acc, permissions: [], roles: [], superAdmin: false } }, fn);
-  for (let a = 1; a <= ACCOUNTS; a++) {
-    for (let h = 0; h < HOOKS_PER_ACCOUNT; h++) {
-      const w = await asAccount(String(a), () => webhooks.create({ name: `h${h}`, url: `${base}/hook/${a}/${h}`, trigger: 'message_status_change' }));
-      secrets.set(`/hook/${a}/${h}`, Buffer.from((w.secret ?? '').slice(6), 'base64'));
-    }
-  }
+  await createWebhooks(app.get(WebhookService), receiver);
   const queueRound = async () => {
     const evs = Array.from({ length: events }, (_, i) => createEnvelope(MessageStatusChangedV1, statusEvent(String((i % ACCOUNTS) + 1)), { accountId: String((i % ACCOUNTS) + 1), source: 'dispatch' }));
     for (let i = 0; i < evs.length; i += 500) await bus.publish(evs.slice(i, i + 500));
     await bus.drain();
   };
 
-  const start = (): Promise<ChildProcess> =>
-    new Promise((resolve, reject) => {
-      const c = fork(__filename, ['child', url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      c.once('message', () => resolve(c));
-      c.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready`)));
-    });
+  const start = () => startChild('child', url);
   const count = async (q: string) => Number((await sql.query<{ n: string }>(q)).rows[0].n);
   const waitAllDone = async () => {
     for (;;) {
@@ -137,11 +120,9 @@ async function parent(events: number, kills: number): Promise<void> {
   let worker = await start();
   await waitAllDone();
   const cleanSec = (performance.now() - t0) / 1000;
-  worker.kill('SIGTERM');
-  await new Promise((r) => worker.once('exit', r));
+  await worker.stop();
   const cleanQueued = await count(`SELECT count(*) AS n FROM webhooks.delivery`);
-  received.clear();
-  requests = 0;
+  receiver.reset();
   await sql.query(`DELETE FROM webhooks.request_log`);
   await sql.query(`DELETE FROM webhooks.delivery`);
 
@@ -153,15 +134,14 @@ async function parent(events: number, kills: number): Promise<void> {
   worker = await start();
   for (let k = 0; k < kills; k++) {
     await new Promise((r) => setTimeout(r, 300 + Math.random() * 1500));
-    worker.kill('SIGKILL');
-    await new Promise((r) => worker.once('exit', r));
+    await worker.stop('SIGKILL');
     inFlightAtKills.push(await count(`SELECT count(*) AS n FROM webhooks.delivery WHERE state = 'delivering'`));
     worker = await start();
   }
   await waitAllDone();
   const drillSec = (performance.now() - t0) / 1000;
-  worker.kill('SIGTERM');
-  await new Promise((r) => worker.once('exit', r));
+  await worker.stop();
+  const { requests, badSignatures } = receiver.stats();
 
   const expected = new Set(queued.map((q) => `${q.path} ${q.event_id}`));
   let lost = 0;
@@ -182,81 +162,33 @@ async function parent(events: number, kills: number): Promise<void> {
 
   await app.close();
   await sql.end();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  await pg.stop();
-  fs.rmSync(pgDir, { recursive: true, force: true });
+  await receiver.close();
+  await database.stop();
   if (lost > 0 || unexpected > 0 || badSignatures > 0) process.exit(1);
 }
 
 
 /** The consumer side: the killed process consumes from Kafka and delivers; events are published all along. */
 async function consumerDrill(events: number, kills: number): Promise<void> {
-  const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-webhooks-crash-'));
-  const pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
-  const url = pg.url();
-  const kafka = await startKafkaMock(1);
-  const sql = new Client({ connectionString: url });
-  await sql.connect();
-  const secrets = new Map<string, Buffer>();
-  const received = new Map<string, number>();
-  let requests = 0;
-  let badSignatures = 0;
-  let last = 0;
-  let longestGap = 0;
-  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      requests++;
-      const now = performance.now();
-      if (last) longestGap = Math.max(longestGap, now - last);
-      last = now;
-      const id = String(req.headers['webhook-id']);
-      const key = secrets.get(req.url ?? '');
-      const expected = key ? `v1,${createHmac('sha256', key).update(`${id}.${String(req.headers['webhook-timestamp'])}.${body}`).digest('base64')}` : '';
-      if (!String(req.headers['webhook-signature']).split(' ').includes(expected)) badSignatures++;
-      const k = `${req.url} ${id}`;
-      received.set(k, (received.get(k) ?? 0) + 1);
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const database = await benchDatabase('sb-bench-webhooks-crash-');
+  const url = database.url;
+  // the Kafka mock cluster, a producer on it and a pool; the killed process is this file's `service` child
+  const cluster = await startServiceCluster({ root: path.resolve(__dirname, '..'), databaseUrl: url, clientId: 'webhooks-crash-producer' });
+  const receiver = await startWebhookReceiver();
+  const { received } = receiver;
 
   // webhooks through the module (migrations, sealed secrets); nothing consumed or delivered here (in-memory bus, pollMs 0)
   @Module({ imports: [platform(url), WebhooksModule.register({ secret: SECRET, allowLoopback: true, allowedPorts: 'any', pollMs: 0 })] })
   class SetupModule {}
   const app = await NestFactory.createApplicationContext(SetupModule, { logger: ['error'] });
   await app.init();
-  const webhooks = app.get(WebhookService);
-  const asAccount = <T>(acc: string, fn: () => Promise<T>) =>
-    RequestContext.run({ traceId: 'bench', ip: null, principal: { kind: 'user', userId: 'bench', email: null, accountId: acc, permissions: [], roles: [], superAdmin: false } }, fn);
-  const hooks = new Map<string, string[]>();
-  for (let a = 1; a <= ACCOUNTS; a++) {
-    for (let h = 0; h < HOOKS_PER_ACCOUNT; h++) {
-      const p = `/hook/${a}/${h}`;
-      const w = await asAccount(String(a), () => webhooks.create({ name: `h${h}`, url: `${base}${p}`, trigger: 'message_status_change' }));
-      secrets.set(p, Buffer.from((w.secret ?? '').slice(6), 'base64'));
-      hooks.set(String(a), [...(hooks.get(String(a)) ?? []), p]);
-    }
-  }
-  const producer = new KafkaEventBus({ clientId: 'webhooks-crash-producer', brokers: kafka.url.split(',') });
-  const start = (): Promise<ChildProcess> =>
-    new Promise((resolve, reject) => {
-      const c = fork(__filename, ['service', url, kafka.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      c.once('message', () => resolve(c));
-      c.once('exit', (code) => reject(new Error(`service exited (${code}) before it was ready`)));
-    });
-  const count = async (q: string) => Number((await sql.query<{ n: string }>(q)).rows[0].n);
+  const hooks = await createWebhooks(app.get(WebhookService), receiver);
+  const start = () => startChild('service', url, cluster.kafka.url);
+  const count = async (q: string) => Number((await cluster.pool.query<{ n: string }>(q)).rows[0].n);
 
   /** Publishes `events` in rounds of 50 every 50 ms while the service runs (and is killed `k` times); until all is delivered. */
   const run = async (k: number) => {
-    received.clear();
-    requests = 0;
-    last = 0;
-    longestGap = 0;
+    receiver.reset();
     const expected = new Set<string>();
     let worker = await start();
     const t0 = performance.now();
@@ -267,7 +199,7 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
           const acc = String(((i + j) % ACCOUNTS) + 1);
           return createEnvelope(MessageStatusChangedV1, statusEvent(acc), { accountId: acc, source: 'dispatch' });
         });
-        await producer.publish(evs);
+        await cluster.producer.publish(evs);
         for (const e of evs) for (const p of hooks.get(String(e.accountId)) ?? []) expected.add(`${p} ${e.id}`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -276,8 +208,7 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
     const atKills: string[] = [];
     for (let i = 0; i < k; i++) {
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2000));
-      worker.kill('SIGKILL');
-      await new Promise((r) => worker.once('exit', r));
+      await worker.stop('SIGKILL');
       atKills.push(`${await count(`SELECT count(*) AS n FROM webhooks.processed_events`)} consumed / ${await count(`SELECT count(*) AS n FROM webhooks.delivery WHERE state = 'delivering'`)} in flight`);
       worker = await start();
     }
@@ -285,20 +216,20 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
     while (publishing || ![...expected].every((x) => received.has(x))) await new Promise((r) => setTimeout(r, 50));
     while ((await count(`SELECT count(*) AS n FROM webhooks.delivery WHERE state <> 'succeeded'`)) > 0) await new Promise((r) => setTimeout(r, 50));
     const sec = (performance.now() - t0) / 1000;
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
+    await worker.stop();
     const lost = [...expected].filter((x) => !received.has(x)).length;
     const foreign = [...received.keys()].filter((x) => !expected.has(x)).length;
     const repeated = [...received.values()].filter((n) => n > 1).length;
     const extra = [...received.values()].reduce((a, n) => a + n - 1, 0);
     const rows = await count(`SELECT count(*) AS n FROM webhooks.delivery`);
-    await sql.query(`DELETE FROM webhooks.request_log`);
-    await sql.query(`DELETE FROM webhooks.delivery`);
-    return { sec, expected: expected.size, lost, foreign, repeated, extra, rows, atKills, gap: longestGap / 1000 };
+    await cluster.pool.query(`DELETE FROM webhooks.request_log`);
+    await cluster.pool.query(`DELETE FROM webhooks.delivery`);
+    return { sec, expected: expected.size, lost, foreign, repeated, extra, rows, atKills, gap: receiver.stats().longestGapMs / 1000 };
   };
 
   const clean = await run(0);
   const drill = await run(kills);
+  const { requests, badSignatures } = receiver.stats();
   console.log(`machine: ${machine()} (shared with other engineers' runs)`);
   console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${events} status events published on Kafka in rounds of 50 every 50 ms -> ${drill.expected} deliveries; the service process consumes and delivers (session timeout 6 s, lease 3 s)`);
   console.log(`ceiling (never killed): ${clean.expected} deliveries in ${clean.sec.toFixed(2)} s from the first publish; longest gap between two received requests ${clean.gap.toFixed(2)} s; ${clean.extra} repeats`);
@@ -307,14 +238,10 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
   console.log(`lost: ${drill.lost} (published events not received by a webhook of their account); requests with an unknown webhook-id or URL: ${drill.foreign}; bad signatures: ${badSignatures}`);
   console.log(`duplicates: ${drill.repeated} deliveries received more than once (${drill.extra} extra requests of ${requests}), each repeat under the webhook-id of its first request; queue rows ${drill.rows} for ${drill.expected} deliveries (a redelivered event queued nothing twice)`);
 
-  await producer.stop();
   await app.close();
-  await sql.end();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-  await kafka.stop();
-  await pg.stop();
-  fs.rmSync(pgDir, { recursive: true, force: true });
+  await cluster.stop();
+  await receiver.close();
+  await database.stop();
   if (drill.lost > 0 || drill.foreign > 0 || badSignatures > 0) process.exit(1);
 }
 

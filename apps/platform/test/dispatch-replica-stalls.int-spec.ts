@@ -1,9 +1,5 @@
-import * as path from 'node:path';
-import { Pool } from 'pg';
-import { logLevel } from 'kafkajs';
-import { freePort, generateSigningKeys, KafkaEventBus } from '@switchboard/platform';
-import { acceptedMessage, createTestDatabase, startKafkaMock, startNodeProcess, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
-import { buildServer, repoRoot, type ServerProcess } from './server-process';
+import { acceptedMessage, createTestDatabase, natsTestUrl, startServiceCluster, type ServiceCluster, type ServiceProcess, type TestDatabase } from '@switchboard/platform/testing';
+import { buildServer, repoRoot } from './server-process';
 
 /**
  * Issue 17: "a replica joining or dying costs at most 10 s of progress". Two standalone dispatch processes (the built
@@ -15,48 +11,21 @@ import { buildServer, repoRoot, type ServerProcess } from './server-process';
  * reported by bench/dispatch-replicas.ts stalls.)
  */
 describe('dispatch replicas joining and dying on Kafka', () => {
-  let kafka: RunningBroker;
+  let cluster: ServiceCluster;
   let db: TestDatabase;
-  let pool: Pool;
-  let producer: KafkaEventBus;
-  const procs: ServerProcess[] = [];
-  const keys = generateSigningKeys();
 
-  const startDispatch = async (): Promise<ServerProcess> => {
-    const port = await freePort();
-    // ready: HTTP up and every consumer group joined (docs/decisions/0030)
-    const p = await startNodeProcess(path.join(repoRoot, 'dist/services/dispatch/src/main.js'), { url: `http://127.0.0.1:${port}/api/health` }, {
-      cwd: repoRoot,
-      env: {
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: db.url,
-        JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64'),
-        KAFKA_BROKERS: kafka.url,
-        NATS_URL: process.env.SWITCHBOARD_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
-        MIGRATIONS_RUN: 'true',
-        PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-tests',
-        SEED_DEMO: 'true',
-      },
-    });
-    procs.push(p);
-    return p;
-  };
+  // ready: HTTP up and every consumer group joined (docs/decisions/0030)
+  const startDispatch = (): Promise<ServiceProcess> => cluster.start('dispatch', { PROVIDER_SECRETS_KEY: 'a-provider-secrets-key-for-tests', SEED_DEMO: 'true' });
 
   beforeAll(async () => {
     buildServer();
-    kafka = await startKafkaMock(1);
     db = await createTestDatabase();
-    pool = new Pool({ connectionString: db.url, max: 2 });
-    producer = new KafkaEventBus({ clientId: 'stalls-test', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING });
+    cluster = await startServiceCluster({ root: repoRoot, databaseUrl: db.url, natsUrl: natsTestUrl(), clientId: 'stalls-test' });
   }, 120_000);
 
   afterAll(async () => {
-    for (const p of procs) await p.stop('SIGKILL');
-    await producer?.stop();
-    await pool?.end();
+    await cluster?.stop();
     await db?.drop();
-    await kafka?.stop();
   }, 60_000);
 
   const accepted = (i: number) => acceptedMessage(41_000_000 + i, { accountId: '41', streamId: '4101', sender: 'STALLS', text: `m ${i}` });
@@ -68,11 +37,11 @@ describe('dispatch replicas joining and dying on Kafka', () => {
     // 20 messages a second, all along
     const produce = (async () => {
       while (producing) {
-        await producer.publish(Array.from({ length: 4 }, () => accepted(published++)));
+        await cluster.producer.publish(Array.from({ length: 4 }, () => accepted(published++)));
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
-    const sentCount = async () => Number((await pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE sent_at IS NOT NULL`)).rows[0].n);
+    const sentCount = async () => Number((await cluster.pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE sent_at IS NOT NULL`)).rows[0].n);
     const until = async (check: () => Promise<boolean>, ms: number) => {
       const end = Date.now() + ms;
       while (!(await check())) {
@@ -96,7 +65,7 @@ describe('dispatch replicas joining and dying on Kafka', () => {
 
     // every message published reaches the provider (the dead replica's claimed ones resent, flagged)
     await until(async () => (await sentCount()) >= published, 90_000);
-    const rows = (await pool.query<{ t: number }>(`SELECT extract(epoch FROM sent_at) * 1000 AS t FROM dispatch.message WHERE sent_at IS NOT NULL ORDER BY sent_at`)).rows.map((r) => ({ t: Number(r.t) }));
+    const rows = (await cluster.pool.query<{ t: number }>(`SELECT extract(epoch FROM sent_at) * 1000 AS t FROM dispatch.message WHERE sent_at IS NOT NULL ORDER BY sent_at`)).rows.map((r) => ({ t: Number(r.t) }));
     expect(rows).toHaveLength(published);
     // no pause of sending over 10 s, across the join and the death
     let longest = 0;

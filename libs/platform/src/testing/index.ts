@@ -6,3 +6,4 @@ export * from './api-client';
 export * from './standalone';
 export { startWireServer as startGenAiWireServer, type Misbehaviour as GenAiMisbehaviour, type WireServer as GenAiWireServer, type RecordedRequest as GenAiRecordedRequest } from './genai-wire-servers';
 export * from './processes';
+export * from './webhook-receiver';

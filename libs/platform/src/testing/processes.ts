@@ -1,7 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { logLevel } from 'kafkajs';
+import { Pool } from 'pg';
 import { MessageAcceptedV1, type EventData } from '@switchboard/contracts';
+import { generateSigningKeys, type KeyPair } from '../auth/tokens';
 import { createEnvelope, type OutgoingEvent } from '../bus/event-bus';
+import { KafkaEventBus } from '../bus/kafka-event-bus';
+import { freePort } from '../database/embedded-postgres';
+import { startKafkaMock, type RunningBroker } from './brokers';
 
 /**
  * Node processes started by tests and benches (a service's built `main.js`, or a bench file re-run as its own child):
@@ -151,6 +158,85 @@ export async function waitForHttp(url: string, timeoutMs = 60_000, gone: () => E
     if (Date.now() > end) throw new Error(`${url} did not answer 200 in ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** A service started from the build (`startServiceProcess`): its port and base URL. */
+export interface ServiceProcess extends NodeProcess {
+  port: number;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+}
+
+/**
+ * Starts a service as distributed mode runs it: `node dist/services/<service>/src/main.js` (or `script`) under `root`,
+ * on `PORT` (a free one unless given) and `HOST=127.0.0.1`, with `env` added; resolves once its `/api/health` answers
+ * 200, which waits for HTTP and for every consumer group to have joined (docs/decisions/0030).
+ */
+export async function startServiceProcess(
+  root: string,
+  service: string,
+  env: NodeJS.ProcessEnv,
+  opts: { port?: number; script?: string; readyTimeoutMs?: number; stdio?: 'capture' | 'inherit'; healthPath?: string } = {},
+): Promise<ServiceProcess> {
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const p = await startNodeProcess(path.join(root, 'dist/services', service, 'src', opts.script ?? 'main.js'), { url: `${url}${opts.healthPath ?? '/api/health'}` }, {
+    cwd: root,
+    stdio: opts.stdio,
+    readyTimeoutMs: opts.readyTimeoutMs,
+    env: { HOST: '127.0.0.1', ...env, PORT: String(port) },
+  });
+  return Object.assign(p, { port, url });
+}
+
+/**
+ * Service processes on a Kafka mock cluster of their own (kcat, `brokers` brokers), sharing one database and one NATS:
+ * what the crash and fault drills start. `env` is what every service reads (database, brokers, NATS, the public key,
+ * migrations at boot); `producer` publishes events as another service would; `pool` reads the database.
+ */
+export interface ServiceCluster {
+  kafka: RunningBroker;
+  producer: KafkaEventBus;
+  pool: Pool;
+  keys: KeyPair;
+  env: Record<string, string>;
+  /** Starts `service` (see `startServiceProcess`) with `env` and `extra`; every process started is SIGKILLed by `stop()`. */
+  start: (service: string, extra?: NodeJS.ProcessEnv, opts?: Parameters<typeof startServiceProcess>[3]) => Promise<ServiceProcess>;
+  /** SIGKILLs the processes still running, then closes the producer, the pool and the Kafka mock (not the database). */
+  stop: () => Promise<void>;
+}
+
+export async function startServiceCluster(opts: { root: string; databaseUrl: string; natsUrl?: string; clientId: string; brokers?: number }): Promise<ServiceCluster> {
+  const kafka = await startKafkaMock(opts.brokers ?? 1);
+  const keys = generateSigningKeys();
+  const producer = new KafkaEventBus({ clientId: opts.clientId, brokers: kafka.url.split(','), logLevel: logLevel.NOTHING });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: 2 });
+  const env: Record<string, string> = {
+    DATABASE_URL: opts.databaseUrl,
+    KAFKA_BROKERS: kafka.url,
+    ...(opts.natsUrl ? { NATS_URL: opts.natsUrl } : {}),
+    JWT_PUBLIC_KEY: Buffer.from(keys.publicKey).toString('base64'),
+    MIGRATIONS_RUN: 'true',
+  };
+  const started: ServiceProcess[] = [];
+  return {
+    kafka,
+    producer,
+    pool,
+    keys,
+    env,
+    start: async (service, extra = {}, o = {}) => {
+      const p = await startServiceProcess(opts.root, service, { ...env, ...extra }, o);
+      started.push(p);
+      return p;
+    },
+    stop: async () => {
+      for (const p of started) await p.stop('SIGKILL');
+      await producer.stop();
+      await pool.end();
+      await kafka.stop();
+    },
+  };
 }
 
 /**
