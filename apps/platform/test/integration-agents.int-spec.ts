@@ -1,9 +1,9 @@
 import { Pool } from 'pg';
-import { AgentsImported, ALL_PERMISSIONS, type EventEnvelope } from '@switchboard/contracts';
+import { AgentsImported, ALL_PERMISSIONS, ImportedAgentsAdmittedV1, type EventEnvelope } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { AuthBootstrapService, AuthModule, ImportedAgentsConsumer } from '@switchboard/auth';
-import { InboxModule } from '@switchboard/inbox';
+import { InboxImportedAgentsConsumer, InboxModule } from '@switchboard/inbox';
 import { IntegrationsModule, IntegrationsOutboxRelay, ManualClock, SyncWorker } from '@switchboard/integrations';
 import { HubSpotServer } from '@switchboard/integrations/testing';
 
@@ -20,6 +20,8 @@ describe('CRM users imported as inbox agents', () => {
   let hs: HubSpotServer;
   const clock = new ManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const imported: EventEnvelope[] = [];
+  const admitted: EventEnvelope[] = [];
+  let key = '';
   const [ACC, OTHER] = ['71', '72'];
 
   const token = (acc: string) => t.token({ sub: `${acc}01`, acc, perms: [...ALL_PERMISSIONS] });
@@ -30,6 +32,16 @@ describe('CRM users imported as inbox agents', () => {
   };
   const sql = async <R = Json>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as R[];
   const agents = async (acc: string) => ((await call('GET', '/agents/manager', undefined, acc)).body.items as Json[]).map((a) => a.email as string).sort();
+  /** The account's inbox spaces, their teams and each team's agents by address, as the console reads them. */
+  const inboxLayout = async (acc: string): Promise<Record<string, Record<string, string[]>>> => {
+    const emails = new Map(((await call('GET', '/agents/manager', undefined, acc)).body.items as Json[]).map((a) => [String(a.id), a.email as string]));
+    const out: Record<string, Record<string, string[]>> = {};
+    for (const s of (await call('GET', '/spaces', undefined, acc)).body.items as Json[]) {
+      const teams = (await call('GET', `/teams?space=${s.id}`, undefined, acc)).body.items as Json[];
+      out[s.name] = Object.fromEntries(teams.map((tm) => [tm.name, (tm.agents as string[]).map((a) => emails.get(a.replace('/api/agents/', '')) ?? a).sort()]));
+    }
+    return out;
+  };
   const until = async <T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> => {
     let v = await read();
     for (let i = 0; i < 100 && !ok(v); i++) {
@@ -54,6 +66,7 @@ describe('CRM users imported as inbox agents', () => {
     const original = bus.publish.bind(bus);
     bus.publish = async (events) => {
       imported.push(...(events as EventEnvelope[]).filter((e) => e.type === AgentsImported.type));
+      admitted.push(...(events as EventEnvelope[]).filter((e) => e.type === ImportedAgentsAdmittedV1.type));
       return original(events);
     };
     pool = new Pool({ connectionString: t.db.url, max: 2 });
@@ -74,8 +87,8 @@ describe('CRM users imported as inbox agents', () => {
   it('makes the chosen profiles inbox agents of the connecting account, invited, and of no other account', async () => {
     const r = await call('POST', '/integration_keys', { type: 'hubspot', apiKey: 'pat-na1-valid' });
     expect(r.status).toBe(201);
-    const key = r.body.key as string;
-    expect((await call('POST', `/integration_config/${key}`, { space_name: 'Sales', import_users: { type: 'profiles', profiles: ['100'] } })).status).toBe(200);
+    key = r.body.key as string;
+    expect((await call('POST', `/integration_config/${key}`, { space_name: 'CRM agents', import_users: { type: 'profiles', profiles: ['100'] } })).status).toBe(200);
     expect((await call('GET', `/integration_config/${key}/start`)).status).toBe(200);
     await t.app.get(SyncWorker).drain();
     await t.app.get(IntegrationsOutboxRelay).relay.flush();
@@ -98,6 +111,26 @@ describe('CRM users imported as inbox agents', () => {
     const mails = t.mailbox.list().filter((m) => /inbox agent/.test(m.text));
     expect(mails.map((m) => m.to).sort()).toEqual(['bob@acme.test', 'dee@acme.test']);
     expect((await sql(`SELECT password_hash FROM auth.app_user WHERE email = 'dee@acme.test'`))[0].password_hash).toBe('');
+  });
+
+  it('puts them in the space of the config and a team per CRM profile, in the connecting account only', async () => {
+    const layout = await until(() => inboxLayout(ACC), (v) => Object.keys(v).length > 0);
+    expect(layout).toEqual({ 'CRM agents': { Sales: ['bob@acme.test', 'dee@acme.test'] } });
+    expect(await inboxLayout(OTHER)).toEqual({});
+
+    // a second import with every user: the same space and team, the admin (no profile) in the space's own team, the
+    // support profile in its own; nobody twice
+    expect((await call('POST', `/integration_config/${key}`, { space_name: 'CRM agents', import_users: { type: 'all' }, import_teams: { type: 'profiles' } })).status).toBe(200);
+    expect((await call('GET', `/integration_config/${key}/start`)).status).toBe(200);
+    await t.app.get(SyncWorker).drain();
+    await t.app.get(IntegrationsOutboxRelay).relay.flush();
+    const all = await until(() => inboxLayout(ACC), (v) => Object.keys(v['CRM agents'] ?? {}).length === 3);
+    expect(all).toEqual({ 'CRM agents': { Sales: ['bob@acme.test', 'dee@acme.test'], Support: ['cid@acme.test'], 'CRM agents': ['ann@acme.test'] } });
+    expect(await sql(`SELECT count(*)::int AS n FROM inbox.team_agent WHERE account_id = $1`, [ACC])).toEqual([{ n: 4 }]);
+    expect(await inboxLayout(OTHER)).toEqual({});
+    // a redelivered placement changes nothing
+    expect(admitted.length).toBeGreaterThanOrEqual(2);
+    expect(await t.app.get(InboxImportedAgentsConsumer).handle(admitted[0])).toBeNull();
   });
 
   it('lets a new address register through the invite and join as an active agent', async () => {

@@ -156,4 +156,27 @@ export const ApiKeyRevokedV1 = defineEvent({
   }),
 });
 
-export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1, UserAccessRevokedV1, ApiKeyDeletedV1, ApiKeyRevokedV1] as const;
+/**
+ * CRM users auth made (or kept) inbox agents of the account from one `integrations.agents.imported` event, by user id:
+ * the inbox puts them in the space `spaceName` and, with `importTeams: profiles`, in a team per CRM profile (one team
+ * named after the space otherwise). Disabled members are not in it. docs/decisions/0063.
+ */
+export const ImportedAgentsAdmittedV1 = defineEvent({
+  type: 'auth.imported_agents.admitted',
+  version: 1,
+  topic: Topics.Auth,
+  key: (d) => d.accountId,
+  schema: z.object({
+    accountId: id,
+    integrationKey: z.string(),
+    /** The vendor (`hubspot`, ...). */
+    type: z.string(),
+    /** The `integrations.agents.imported` event this one answers. */
+    sourceEventId: z.string(),
+    spaceName: z.string().nullable(),
+    importTeams: z.enum(['profiles', 'none']),
+    agents: z.array(z.object({ userId: id, profiles: z.array(z.object({ id: z.string(), name: z.string() })) })),
+  }),
+});
+
+export const AuthEvents = [UserSignedInV1, SessionRevokedV1, AccountSwitchedV1, MemberChangedV1, RoleChangedV1, UserAccessRevokedV1, ApiKeyDeletedV1, ApiKeyRevokedV1, ImportedAgentsAdmittedV1] as const;

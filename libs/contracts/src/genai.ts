@@ -96,6 +96,12 @@ export interface GenAiConversationContext {
   /** Oldest first; `contact` or `agent`, text only (no names, numbers or media). */
   messages: Array<{ from: 'contact' | 'agent'; text: string }>;
   expiresAt: number;
+  /**
+   * The conversation's space: the integrations service checks the caller's AI assistant permission there at every
+   * `inbox/respond` call, so taking it away works at once, not when the context expires (decision 0063). Absent in
+   * contexts sealed before it was added: the call is then refused when any space takes the assistant away.
+   */
+  spaceId?: string;
 }
 
 /** Binds a sealed context to its account and conversation (the additional authenticated data). */

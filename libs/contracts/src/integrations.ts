@@ -267,12 +267,16 @@ export const ImportedAgent = z.object({
   admin: z.boolean(),
   /** The CRM profile (role) the user holds; the team the user joins when import_teams is `profiles`. */
   profile: z.string().nullable(),
+  /** The profile's name in the CRM (the team's name); absent in events of older senders. */
+  profileName: z.string().nullable().optional(),
 });
 export type ImportedAgentData = z.infer<typeof ImportedAgent>;
 
 /**
  * CRM users chosen by the integration config, to become inbox agents: auth creates the users (an invite, inbox role)
- * and inbox puts them in `spaceName` and, with import_teams `profiles`, in a team per profile. Batches of at most
+ * and answers `auth.imported_agents.admitted` with their user ids, which the inbox uses to put them in `spaceName`
+ * and, with import_teams `profiles`, in a team per profile (docs/decisions/0063). `spaceName` is the config's
+ * space_name, else its company_name, else the vendor's name. Batches of at most
  * `MAX_AGENTS_PER_EVENT`; `seq`/`last` let a consumer know the import is complete.
  */
 export const AgentsImported = defineEvent({

@@ -1,52 +1,8 @@
-import * as net from 'node:net';
 import { Pool } from 'pg';
 import { AgentsImported, type AgentsImportedData } from '@switchboard/contracts';
 import { createEnvelope, DATABASE_URL, InMemoryEventBus, isInfrastructureError } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { createTestApp, CuttableLink, type TestApp } from '@switchboard/platform/testing';
 import { AuthBootstrapService, AuthModule, ImportedAgentsConsumer } from '../src';
-
-/** A TCP hop between auth and PostgreSQL that can be cut, as a database outage or a network partition is. */
-class CuttableLink {
-  private server = net.createServer((client) => this.accept(client));
-  private readonly open = new Set<net.Socket>();
-  target = { host: '127.0.0.1', port: 5432 };
-  down = false;
-  port = 0;
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-    return this;
-  }
-
-  private accept(client: net.Socket): void {
-    client.on('error', () => undefined);
-    if (this.down) return void client.destroy();
-    const upstream = net.connect(this.target.port, this.target.host);
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    for (const s of [client, upstream]) {
-      this.open.add(s);
-      s.on('close', () => this.open.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  }
-
-  cut(): void {
-    this.down = true;
-    for (const s of this.open) s.destroy();
-  }
-
-  restore(): void {
-    this.down = false;
-  }
-
-  stop(): Promise<void> {
-    this.cut();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** The consumer of `integrations.agents.imported` while PostgreSQL is unreachable: retried, never dead-lettered. */
 describe('CRM users imported as inbox agents, through a database outage', () => {
@@ -118,5 +74,9 @@ describe('CRM users imported as inbox agents, through a database outage', () => 
     expect(members.rows).toEqual([{ email: 'ann@crm.test', status: 1, agent: true }]);
     expect((await direct.query(`SELECT count(*)::int AS n FROM auth.dead_letter`)).rows[0].n).toBe(0);
     expect(t.mailbox.list().filter((m) => m.to === 'ann@crm.test')).toHaveLength(1);
+    // the inbox is told who to place, by user id, with both profiles the address was listed with (names: the ids here)
+    const [placed] = (await direct.query(`SELECT payload FROM auth.outbox WHERE type = 'auth.imported_agents.admitted'`)).rows as Array<{ payload: { data: Record<string, unknown> } }>;
+    const [ann] = (await direct.query(`SELECT id::text FROM auth.app_user WHERE email = 'ann@crm.test'`)).rows as Array<{ id: string }>;
+    expect(placed.payload.data).toMatchObject({ accountId: ACC, spaceName: null, importTeams: 'profiles', agents: [{ userId: ann.id, profiles: [{ id: '100', name: '100' }, { id: '200', name: '200' }] }] });
   });
 });

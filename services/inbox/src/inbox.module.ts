@@ -17,6 +17,7 @@ import { OrganisationService } from './services/organisation.service';
 import { RoomEvents } from './services/rooms.service';
 import { InboxOutboxRelay, InboxUnitOfWork, SendService } from './services/send.service';
 import { SendWaiters } from './services/send-waiters';
+import { ImportedAgentsConsumer } from './services/imported-agents.consumer';
 import { ReadModelConsumer } from './services/read-model.consumer';
 import { MediaController } from './media/media.controller';
 import { MediaService } from './media/media.service';
@@ -51,6 +52,7 @@ export class InboxModule {
       // the reports' /inbox/{board}/{space}/... patterns last, after every fixed /inbox route
       controllers: [...ORGANISATION_CONTROLLERS, ConversationsController, MediaController, InboxGenAiController, ReportsController],
       providers: [{ provide: INBOX_OPTIONS, useValue: resolved }, { provide: Clock, useValue: createClock(options) }, ReadModelConsumer,
+        ImportedAgentsConsumer,
         InboxAccess,
         OrganisationService,
         RoomEvents,

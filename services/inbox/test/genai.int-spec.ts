@@ -66,7 +66,8 @@ describe('inbox generative AI hand-over', () => {
     expect(r.status).toBe(200);
     expect(r.body.context).not.toContain('message');
     const ctx = open('1', convA, r.body.context);
-    expect(ctx).toMatchObject({ accountId: '1', conversationUuid: convA, goalId: goalA, goalName: 'Upsell', goalText: 'Offer the yearly plan' });
+    // and the conversation's space, where the integrations service checks the assistant again at every call (0063)
+    expect(ctx).toMatchObject({ accountId: '1', conversationUuid: convA, goalId: goalA, goalName: 'Upsell', goalText: 'Offer the yearly plan', spaceId: String(space) });
     expect(ctx.messages).toHaveLength(12);
     // oldest first, ending with the agent's reply; no name or phone of the contact anywhere
     expect(ctx.messages[10]).toEqual({ from: 'contact', text: 'message 14' });

@@ -270,6 +270,33 @@ describe('generative AI routes', () => {
     await access(A, []);
   });
 
+  it('takes the assistant away from inbox/respond at once: a context sealed before the space refused it no longer works', async () => {
+    const agent = app.member(A, ['INBOX_VIEW', 'INBOX_AI_ASSISTANT']); // user 4100
+    const access = (spaces: Array<{ spaceId: string; members: string[]; aiRefused: string[] }>) => app.publish(InboxSpaceAccessChangedV1, { accountId: A, spaces }, 'inbox');
+    const respond = async (context: string, headers: Record<string, string> = {}) => {
+      const r = await app.call('POST', `/inbox/respond/${CONV}`, { body: { conversation_goal_id: 6, context }, token: agent, headers });
+      return r.status === 200 ? 200 : `${r.status} ${r.body.message}`;
+    };
+    await access([{ spaceId: '1', members: ['4100'], aiRefused: [] }]);
+    // sealed by the inbox for the conversation's space, valid two minutes
+    const ctx = sealContext(A, CONV, { spaceId: '1' });
+    expect(await respond(ctx)).toBe(200);
+    // the space takes the assistant away: the same context, well within its two minutes, is refused at once
+    await access([{ spaceId: '1', members: ['4100'], aiRefused: ['4100'] }]);
+    expect(await respond(ctx)).toBe('403 missing permission in this space: INBOX_AI_ASSISTANT');
+    expect(await respond(ctx, { accept: 'application/x-ndjson' })).toBe('403 missing permission in this space: INBOX_AI_ASSISTANT');
+    // taken out of the space's teams, or the space removed: refused too
+    await access([{ spaceId: '1', members: [], aiRefused: [] }]);
+    expect(await respond(ctx)).toBe('403 you are not an agent of this space');
+    await access([]);
+    expect(await respond(ctx)).toBe('404 space not found');
+    // a context sealed before contexts named their space: refused while any space takes the assistant away
+    await access([{ spaceId: '2', members: ['4100'], aiRefused: ['4100'] }]);
+    expect(await respond(sealContext(A, CONV))).toBe('403 missing permission in a space: INBOX_AI_ASSISTANT (name the space the call is made in)');
+    await access([]);
+    expect(await respond(sealContext(A, CONV))).toBe(200);
+  });
+
   it("keeps every account's settings, keys and usage to itself", async () => {
     const settingsB = (await app.call('GET', '/genai/settings', { token: b })).body;
     expect(settingsB.providers).toEqual([]);

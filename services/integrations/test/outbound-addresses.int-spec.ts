@@ -1,11 +1,13 @@
-import { DnsZone } from '@switchboard/platform/testing';
+import { CustomerUpdatedV1 } from '@switchboard/contracts';
+import { createEnvelope, ProviderSecrets, type InMemoryEventBus } from '@switchboard/platform';
+import { DnsZone, startGenAiWireServer, type GenAiWireServer } from '@switchboard/platform/testing';
 import { IntercomServer } from '../src/testing';
 import { startIntegrations, type IntegrationsTestApp, type Json } from './support';
 
 /**
  * SSRF by DNS: a public-looking host name that resolves to a loopback, private or link-local address is refused as a
- * vendor base URL and as an AI provider base URL when it is given, and again at every vendor request (DNS rebinding),
- * which connects to the address it checked. A local DNS server answers the names.
+ * vendor base URL and as an AI provider base URL when it is given, and again at every vendor and AI provider request
+ * (DNS rebinding), which connects to the address it checked. A local DNS server answers the names.
  */
 describe('vendor and AI provider hosts that resolve to private addresses', () => {
   let zone: DnsZone;
@@ -98,6 +100,57 @@ describe('vendor and AI provider hosts that resolve to private addresses', () =>
       expect(moved.status).toBe(502);
       expect(moved.body.message).toContain('resolves to 10.20.30.40 (private)');
       expect(ic.calls.length).toBe(calls);
+    });
+
+    it('reaches each AI provider at the checked address, streamed answers too, and refuses it once the name moves to a private address', async () => {
+      const acc = '93';
+      const bus = s.t.bus as InMemoryEventBus;
+      await bus.publish([
+        createEnvelope(
+          CustomerUpdatedV1,
+          { accountId: acc, name: 'Acme', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 10, dailyLimit: null, customSettings: { allow_generative_ai: 1 }, genSettings: { default_generative_service: 'openai' }, createdAt: '2026-01-01T00:00:00.000Z' },
+          { source: 'accounts', accountId: acc },
+        ),
+      ]);
+      await bus.drain();
+      const servers: Record<'openai' | 'gemini' | 'ollama', GenAiWireServer> = { openai: await startGenAiWireServer('openai'), gemini: await startGenAiWireServer('gemini'), ollama: await startGenAiWireServer('ollama', { key: '' }) };
+      try {
+        for (const [service, server] of Object.entries(servers)) {
+          const host = `${service}.ai-pinned.com`;
+          const url = new URL(server.url);
+          url.hostname = host;
+          // as if the name had resolved to a public address when it was given (the check on input is tested above)
+          const sealed = server.key ? new ProviderSecrets('test-secret-of-the-integrations-module').seal(`genai:${acc}:${service}`, { key: server.key }) : null;
+          await s.sql(`INSERT INTO integrations.genai_provider (account_id, service, key_sealed, base_url, model, verified_at, updated_at) VALUES ($1, $2, $3, $4, NULL, now(), now())`, [acc, service, sealed, url.toString().replace(/\/$/, '')]);
+          zone.set(host, { a: ['127.0.0.1'] });
+          const asked = zone.queries.length;
+          const json = await s.call('POST', '/inbox/rephrase', { token: s.member(acc), body: { text: 'hello there', tone: 'friendly', service } });
+          expect({ service, status: json.status, text: json.body.text }).toEqual({ service, status: 200, text: 'Answer: hello there' });
+          // the system resolver does not know the name: the request went to the address the local server answered, asked once
+          expect(server.requests.at(-1)?.headers.host).toBe(`${host}:${url.port}`);
+          expect(zone.queries.slice(asked).filter((q) => q.name === host && q.type === 1)).toHaveLength(1);
+
+          const streamed = await s.call('POST', '/inbox/rephrase', { token: s.member(acc), body: { text: 'streamed hello', tone: 'friendly', service }, headers: { accept: 'application/x-ndjson' } });
+          expect(streamed.status).toBe(200);
+          const events = streamed.text.trim().split('\n').map((l) => JSON.parse(l) as Json);
+          expect(events.filter((e) => e.type === 'text').map((e) => e.text).join('')).toBe('Answer: streamed hello');
+          expect(events.at(-1)).toMatchObject({ type: 'done', text: 'Answer: streamed hello', service });
+
+          // re-pointed to a private address: refused at the next request, JSON or streamed, and the provider is not called
+          zone.set(host, { a: ['10.20.30.40'] });
+          const calls = server.requests.length;
+          for (const accept of ['application/json', 'application/x-ndjson']) {
+            const moved = await s.call('POST', '/inbox/rephrase', { token: s.member(acc), body: { text: 'hello', tone: 'friendly', service }, headers: { accept } });
+            expect({ service, accept, status: moved.status, code: moved.body?.code }).toEqual({ service, accept, status: 502, code: expect.any(String) });
+            expect(moved.body.message).toContain(`${host} resolves to 10.20.30.40 (private)`);
+          }
+          expect(server.requests.length).toBe(calls);
+          // the usage counts only the answers given
+          expect(await s.sql(`SELECT requests FROM integrations.genai_usage WHERE account_id = $1 AND service = $2`, [acc, service])).toEqual([{ requests: 2 }]);
+        }
+      } finally {
+        await Promise.all(Object.values(servers).map((x) => x.close()));
+      }
     });
   });
 });

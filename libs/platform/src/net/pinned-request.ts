@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
 import type { CheckedDestination } from './destination';
 
 /** The lookup a request uses to reach a checked destination: it answers the checked address, never asks DNS. */
@@ -101,4 +102,62 @@ export function requestPinned(dest: CheckedDestination, r: PinnedRequest): Promi
     if (r.body !== undefined) req.write(r.body);
     req.end();
   });
+}
+
+export interface PinnedFetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Aborts the request at any point (the head, or the body being read): the reason is what the caller sees. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `fetch`'s answer over a pinned connection, for callers that read a body as it arrives (streamed AI answers): the
+ * socket connects to `dest.address`, the Host header and the TLS server name stay the URL's host, redirects are not
+ * followed (the caller sees the 3xx). It resolves with the head; the body is a stream the caller reads or cancels.
+ * The signal aborts the request before the head (the promise rejects with its reason) or during the body (the
+ * stream fails with its reason).
+ */
+export function fetchPinned(dest: CheckedDestination, init: PinnedFetchInit): Promise<Response> {
+  const lib = dest.url.protocol === 'https:' ? https : http;
+  const signal = init.signal;
+  return new Promise<Response>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const headers = init.body !== undefined ? { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) } : init.headers;
+    const req = lib.request(
+      {
+        protocol: dest.url.protocol,
+        host: dest.host,
+        port: dest.port,
+        path: `${dest.url.pathname}${dest.url.search}`,
+        method: init.method,
+        headers,
+        lookup: pinnedLookup(dest),
+        servername: dest.host,
+        agent: false,
+      },
+      (res) => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const status = res.statusCode ?? 0;
+        const noBody = status === 204 || status === 304 || init.method === 'HEAD';
+        if (noBody) res.resume();
+        res.on('close', () => signal?.removeEventListener('abort', abort));
+        resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: h }));
+      },
+    );
+    const abort = () => req.destroy(abortReason(signal as AbortSignal));
+    signal?.addEventListener('abort', abort, { once: true });
+    req.on('error', (e) => {
+      signal?.removeEventListener('abort', abort);
+      reject(e);
+    });
+    if (init.body !== undefined) req.write(init.body);
+    req.end();
+  });
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }

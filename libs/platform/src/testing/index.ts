@@ -7,3 +7,4 @@ export * from './standalone';
 export { startWireServer as startGenAiWireServer, type Misbehaviour as GenAiMisbehaviour, type WireServer as GenAiWireServer, type RecordedRequest as GenAiRecordedRequest } from './genai-wire-servers';
 export * from './processes';
 export * from './webhook-receiver';
+export { CuttableLink } from './cuttable-link';

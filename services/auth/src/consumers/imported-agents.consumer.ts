@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AgentsImported, Topics, type AgentsImportedData, type EventEnvelope } from '@switchboard/contracts';
+import { AgentsImported, ImportedAgentsAdmittedV1, Topics, type AgentsImportedData, type EventEnvelope } from '@switchboard/contracts';
 import { claimEvent, EventBus, Mailer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { AUTH_CONNECTION, AUTH_OPTIONS, type ResolvedAuthOptions } from '../auth.options';
 import { Clock } from '../clock';
@@ -27,8 +27,9 @@ interface Row {
  * account, and of no other: each address gets a user (new addresses: no password yet) and a membership in that
  * account with the read-only Inbox Agent role, status pending (it cannot enter the account until the user accepts
  * the invite mailed with it: a CRM admin does not decide for the person). The member snapshot it emits puts them in
- * the inbox's agent list at once. A member already in the account keeps their roles (one without an inbox role gets
- * Inbox Agent); a disabled one stays disabled. Once per event (processed_events in the same transaction); a database
+ * the inbox's agent list at once, and `auth.imported_agents.admitted` names them by user id so the inbox puts them in
+ * the event's space and teams (decision 0063). A member already in the account keeps their roles (one without an
+ * inbox role gets Inbox Agent); a disabled one stays disabled. Once per event (processed_events in the same transaction); a database
  * that cannot serve makes the bus retry the same event (never a dead letter). docs/decisions/0049.
  */
 @Injectable()
@@ -76,15 +77,25 @@ export class ImportedAgentsConsumer implements OnModuleInit {
       const [role] = (await m.query(`SELECT id::text FROM auth.role WHERE account_id IS NULL AND name = $1 AND role_type = 'inbox' AND NOT is_deleted`, [INBOX_AGENT_ROLE])) as Row[];
       if (!role) throw new Error('the Inbox Agent system role is missing');
       const touched: string[] = [];
+      const placed: Array<{ userId: string; profiles: Array<{ id: string; name: string }> }> = [];
       const mails: Array<{ to: string; link: string }> = [];
       for (const a of dedupe(d.agents)) {
         const userId = await this.user(m, a);
         const outcome = await this.membership(m, userId, d.accountId, String(role.id));
         if (outcome === 'skipped') continue;
         touched.push(userId);
+        placed.push({ userId, profiles: a.profiles });
         if (outcome === 'added') mails.push({ to: a.email, link: await this.invite(m, d, a, String(role.id)) });
       }
       await this.memberEvents.changed(m, emit, d.accountId, touched);
+      // the inbox puts them in the event's space and teams, by user id (decision 0063)
+      if (placed.length) {
+        emit(
+          ImportedAgentsAdmittedV1,
+          { accountId: d.accountId, integrationKey: d.integrationKey, type: d.type, sourceEventId: event.id, spaceName: d.spaceName, importTeams: d.importTeams, agents: placed },
+          d.accountId,
+        );
+      }
       // mailed in the transaction: a mail that cannot be sent rolls the import back, to be tried again as a whole
       for (const mail of mails) await this.mailer.send(inviteMail(mail.to, mail.link, String(account.name), d.type, this.options.inviteTtlSeconds));
       return touched;
@@ -92,7 +103,7 @@ export class ImportedAgentsConsumer implements OnModuleInit {
   }
 
   /** The user with this address; a new one has no password (it is set through the invite). */
-  private async user(m: EntityManager, a: { email: string; firstName: string | null; lastName: string | null }): Promise<string> {
+  private async user(m: EntityManager, a: Agent): Promise<string> {
     const now = this.clock.now();
     await m.query(
       `INSERT INTO auth.app_user (email, password_hash, first_name, last_name, preferences, super_admin, active, created_at, updated_at)
@@ -122,7 +133,7 @@ export class ImportedAgentsConsumer implements OnModuleInit {
   }
 
   /** A pending invite with the Inbox Agent role (replacing an older pending one to the address); answers its link. */
-  private async invite(m: EntityManager, d: AgentsImportedData, a: { email: string; firstName: string | null; lastName: string | null }, roleId: string): Promise<string> {
+  private async invite(m: EntityManager, d: AgentsImportedData, a: Agent, roleId: string): Promise<string> {
     const token = newSecret();
     const now = this.clock.now();
     const invite = await this.invites.insertReplacingPending(
@@ -144,13 +155,24 @@ export class ImportedAgentsConsumer implements OnModuleInit {
   }
 }
 
-/** Valid addresses only, lower-cased, once each (a CRM may list a user twice across profiles). */
-function dedupe(agents: AgentsImportedData['agents']): Array<{ email: string; firstName: string | null; lastName: string | null }> {
-  const seen = new Map<string, { email: string; firstName: string | null; lastName: string | null }>();
+interface Agent {
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  /** Every CRM profile the address is listed with (a team each, when the import makes teams). */
+  profiles: Array<{ id: string; name: string }>;
+}
+
+/** Valid addresses only, lower-cased, once each (a CRM may list a user twice across profiles: their profiles join). */
+function dedupe(agents: AgentsImportedData['agents']): Agent[] {
+  const seen = new Map<string, Agent>();
   for (const a of agents) {
     const email = normalizeEmail(a.email);
-    if (!EMAIL.test(email) || email.length > 254 || seen.has(email)) continue;
-    seen.set(email, { email, firstName: a.firstName, lastName: a.lastName });
+    if (!EMAIL.test(email) || email.length > 254) continue;
+    const agent = seen.get(email) ?? { email, firstName: a.firstName, lastName: a.lastName, profiles: [] };
+    seen.set(email, agent);
+    const name = (a.profileName ?? '').trim() || a.profile;
+    if (a.profile !== null && name && !agent.profiles.some((p) => p.id === a.profile)) agent.profiles.push({ id: a.profile, name: name.slice(0, 255) });
   }
   return [...seen.values()];
 }

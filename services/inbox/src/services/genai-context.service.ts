@@ -77,6 +77,7 @@ export class GenAiContextService {
       goalText: String(goal.text),
       messages: events.reverse().map((e) => ({ from: e.event_type === 'incoming_message' ? 'contact' : 'agent', text: String(e.body).slice(0, GENAI_LIMITS.contextMessageChars) })),
       expiresAt,
+      spaceId: String(row.space_id),
     };
     return { context: this.sealer.seal(genAiContextBinding(actor.accountId, ctx.conversationUuid), { ctx: JSON.stringify(ctx) }), expires_at: new Date(expiresAt).toISOString() };
   }

@@ -74,6 +74,15 @@ function uniqueViolation(e: unknown, what: string, field: string): never {
   throw e;
 }
 
+/** `base`, or `base-2`, `base-3`, ... : the first key no row of the scope (an account's spaces, a space's teams) has yet. */
+export async function freeKey(m: Pick<EntityManager, 'query'>, table: string, column: string, scopeColumn: string, scopeId: string, base: string): Promise<string> {
+  const taken = new Set(
+    ((await m.query(`SELECT ${column} AS k FROM inbox.${table} WHERE ${scopeColumn} = $1 AND ${column} LIKE $2`, [scopeId, `${base.replace(/[%_\\]/g, '\\$&')}%`])) as Row[]).map((r) => r.k),
+  );
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
 /**
  * The organisation (spec 3): spaces, teams, agents, conversation tags, sender profiles, canned templates, goals and
  * incoming routing. Every query carries the caller's account; agents see only the spaces they are a team member of
@@ -161,7 +170,7 @@ export class OrganisationService {
       id = await this.changeAccess(actor.accountId, async (m) => {
         const [row] = (await m.query(
           `INSERT INTO inbox.space (account_id, key, name, description, settings, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`,
-          [actor.accountId, d.key ?? (await this.freeKey(m, 'space', 'key', 'account_id', actor.accountId, keyFrom(d.name))), d.name, d.description ?? '', JSON.stringify({ configured: d.settings?.configured ?? false, configuredRequired: d.settings?.configuredRequired ?? true }), now],
+          [actor.accountId, d.key ?? (await freeKey(m, 'space', 'key', 'account_id', actor.accountId, keyFrom(d.name))), d.name, d.description ?? '', JSON.stringify({ configured: d.settings?.configured ?? false, configuredRequired: d.settings?.configuredRequired ?? true }), now],
         )) as Row[];
         // conversations that arrived before the account had any space land in its first one
         await m.query(`UPDATE inbox.conversation SET space_id = $1 WHERE account_id = $2 AND space_id IS NULL`, [row.id, actor.accountId]);
@@ -247,14 +256,6 @@ export class OrganisationService {
     };
   }
 
-  private async freeKey(m: EntityManager, table: string, column: string, scopeColumn: string, scopeId: string, base: string): Promise<string> {
-    const taken = new Set(
-      ((await m.query(`SELECT ${column} AS k FROM inbox.${table} WHERE ${scopeColumn} = $1 AND ${column} LIKE $2`, [scopeId, `${base.replace(/[%_\\]/g, '\\$&')}%`])) as Row[]).map((r) => r.k),
-    );
-    if (!taken.has(base)) return base;
-    for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
-  }
-
   // ---- teams ----
 
   private async teamRows(where: string, params: unknown[]): Promise<InboxTeam[]> {
@@ -330,7 +331,7 @@ export class OrganisationService {
     let id = '';
     try {
       await this.changeAccess(actor.accountId, async (m) => {
-        const k = d.key ?? (await this.freeKey(m, 'team', 'key', 'space_id', d.space, keyFrom(d.name)));
+        const k = d.key ?? (await freeKey(m, 'team', 'key', 'space_id', d.space, keyFrom(d.name)));
         const [row] = (await m.query(
           `INSERT INTO inbox.team (account_id, space_id, key, name, description, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`,
           [actor.accountId, d.space, k, d.name, d.description ?? '', this.now()],
@@ -446,7 +447,7 @@ export class OrganisationService {
     try {
       const [row] = (await this.ds.query(
         `INSERT INTO inbox.conversation_tag (account_id, space_id, key, name, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id::text, key, name, space_id::text`,
-        [actor.accountId, d.space, d.key ?? (await this.freeKey(this.ds.manager, 'conversation_tag', 'key', 'space_id', d.space, keyFrom(d.name))), d.name, this.now()],
+        [actor.accountId, d.space, d.key ?? (await freeKey(this.ds.manager, 'conversation_tag', 'key', 'space_id', d.space, keyFrom(d.name))), d.name, this.now()],
       )) as Row[];
       return tagDto(row);
     } catch (e) {
@@ -665,7 +666,7 @@ export class OrganisationService {
       await this.ds.transaction(async (m) => {
         const [row] = (await m.query(
           `INSERT INTO inbox.conversation_goal (account_id, space_id, goal_key, name, text, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id::text`,
-          [actor.accountId, space, d.goalKey ?? (await this.freeKey(m, 'conversation_goal', 'goal_key', 'space_id', space as string, keyFrom(d.name))), d.name, d.text, this.now()],
+          [actor.accountId, space, d.goalKey ?? (await freeKey(m, 'conversation_goal', 'goal_key', 'space_id', space as string, keyFrom(d.name))), d.name, d.text, this.now()],
         )) as Row[];
         id = row.id;
         await this.goalTeams(m, actor.accountId, space as string, id, d.teams ?? []);

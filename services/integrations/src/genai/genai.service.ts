@@ -18,7 +18,7 @@ import {
   type GenAiUsageRow,
   type GenAiVerifyAnswer,
 } from '@switchboard/contracts';
-import { AppError, ProviderSecrets, RequestContext } from '@switchboard/platform';
+import { AppError, ProviderSecrets, RequestContext, type CheckedDestination } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { parse } from '../http/input';
 import { INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, type ResolvedIntegrationsOptions } from '../integrations.options';
@@ -235,8 +235,9 @@ export class GenAiService {
     }
     if (ctx.goalId !== goalId) throw AppError.validation([{ propertyPath: 'conversation_goal_id', message: 'not the goal of the context' }]);
     if (ctx.expiresAt < this.clock.now().getTime()) throw AppError.validation([{ propertyPath: 'context', message: 'expired: ask the inbox again' }]);
-    // the inbox checked the caller's AI permission in the conversation's space when it sealed the context
-    return { gate: 'generative', space: undefined, assistant: false, chosen: d.service, messages: respondPrompt(ctx), maxTokens: 400, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
+    // the inbox checked the caller's AI permission in the conversation's space when it sealed the context; it is
+    // checked again now against the inbox's latest snapshot, so a permission taken away since works at once (0063)
+    return { gate: 'generative', space: ctx.spaceId, assistant: true, chosen: d.service, messages: respondPrompt(ctx), maxTokens: 400, maxChars: GENAI_LIMITS.text, finish: (t) => clip(t, GENAI_LIMITS.text) };
   }
 
   private spintaxCall(body: unknown): WriteCall {
@@ -406,8 +407,18 @@ export class GenAiService {
   }
 
   private provider(name: GenAiServiceName, apiKey: string | null, baseUrl: string | null, model: string | null): GenAiProvider {
-    return createProvider(name, { apiKey, baseUrl, model, timeoutMs: this.options.timeoutMs, idleTimeoutMs: this.options.streamIdleMs });
+    return createProvider(name, { apiKey, baseUrl, model, timeoutMs: this.options.timeoutMs, idleTimeoutMs: this.options.streamIdleMs, connect: this.connect });
   }
+
+  /**
+   * Each provider request checks its host again and connects to the address it checked (pinned), as vendor requests
+   * do: a base URL whose name moved to a private address after it was given is never called (decision 0063). The
+   * operator's private base URLs (GENAI_PRIVATE_BASE_URLS) and `allowPrivateBaseUrls` connect as configured.
+   */
+  private readonly connect = async (url: URL): Promise<CheckedDestination | null> => {
+    if (this.options.allowPrivateBaseUrls || this.options.privateBaseUrls.includes(url.origin)) return null;
+    return this.outbound.check(url);
+  };
 
   /** Runs a provider call; its failures become the API's errors (never with the key or the vendor's words about it). */
   private async call<T>(p: GenAiProvider, fn: (p: GenAiProvider) => Promise<T>, name: string): Promise<T> {
@@ -428,6 +439,8 @@ export class GenAiService {
         return new AppError(504, ErrorCode.ConnectionTimeout, `${name} did not answer in time`);
       case 'rate_limited':
         return AppError.tooMany(`${name}'s rate limit or quota was reached`);
+      case 'address_refused':
+        return new AppError(502, ErrorCode.GenAiUnavailable, `${name} cannot be called: ${e.message}`.slice(0, 300));
       case 'rejected':
         return new AppError(422, ErrorCode.GenAiRejected, `${name} refused the request: ${e.message.replace(/^the provider refused the request \(HTTP \d+\): ?/, '')}`.slice(0, 300));
       default:

@@ -35,6 +35,11 @@ export class OutboundAddresses {
     }
   }
 
+  /** The checked address to connect to for this URL, whoever gave it (AI providers decide what is trusted themselves). Throws DestinationRefused. */
+  check(url: URL): Promise<CheckedDestination> {
+    return this.guard.check(url.toString());
+  }
+
   /** For one vendor request: the checked address to connect to, or null when no check applies. Throws DestinationRefused. */
   async destination(url: URL): Promise<CheckedDestination | null> {
     if (this.options.allowPrivateUrls || this.trusted.has(url.origin)) return null;

@@ -139,10 +139,12 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
       progress = withStep(progress, 'users', { state: 'running' });
       const users = await connector.users.listUsers(ctx);
       const chosen = chooseUsers(users, row.config as { import_users?: { type: string; profiles?: string[] } });
+      // the profiles' names name the inbox teams (import_teams: profiles)
+      const profileNames = chosen.some((u) => u.profile !== null) ? new Map((await connector.users.profiles(ctx)).map((p) => [p.id, p.name])) : new Map<string, string>();
       full.usersDone = true;
       progress = withStep(progress, 'users', { state: 'done', done: chosen.length, total: chosen.length });
       await this.uow.run(async (m, emit, notify) => {
-        this.emitAgents(row, full.syncId, chosen, emit);
+        this.emitAgents(row, full.syncId, chosen, profileNames, emit);
         await this.save(m, row, cursor, progress, notify);
       });
     }
@@ -296,8 +298,10 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   // ---------------------------------------------------------------- users
 
-  private emitAgents(row: IntegrationRow, syncId: string, users: CrmUser[], emit: UnitOfWorkEmit): void {
+  private emitAgents(row: IntegrationRow, syncId: string, users: CrmUser[], profileNames: ReadonlyMap<string, string>, emit: UnitOfWorkEmit): void {
     const cfg = (row.config ?? {}) as { space_name?: string | null; import_teams?: { type?: 'profiles' | 'none' } };
+    // the inbox space the agents join: the config's space_name, else the company's name, else the integration's (decision 0063)
+    const spaceName = (cfg.space_name?.trim() || row.company_name?.trim() || row.name.trim() || row.type).slice(0, 255);
     const chunks = Math.max(1, Math.ceil(users.length / MAX_AGENTS_PER_EVENT));
     for (let i = 0; i < chunks; i++) {
       const part = users.slice(i * MAX_AGENTS_PER_EVENT, (i + 1) * MAX_AGENTS_PER_EVENT);
@@ -310,9 +314,9 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
           syncId,
           seq: i,
           last: i === chunks - 1,
-          spaceName: cfg.space_name ?? null,
+          spaceName,
           importTeams: cfg.import_teams?.type ?? 'profiles',
-          agents: part.map((u) => ({ externalId: u.externalId, email: u.email, firstName: u.firstName, lastName: u.lastName, admin: u.admin, profile: u.profile })),
+          agents: part.map((u) => ({ externalId: u.externalId, email: u.email, firstName: u.firstName, lastName: u.lastName, admin: u.admin, profile: u.profile, profileName: u.profile === null ? null : (profileNames.get(u.profile) ?? null) })),
         },
         String(row.account_id),
       );

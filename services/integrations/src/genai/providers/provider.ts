@@ -5,6 +5,7 @@
  * a key the vendor refuses is `invalid_token` (spec 5: the token check failing throws "invalid token", E-0159).
  * Pure transport: no Nest, no database; the key is passed in per call and never logged.
  */
+import { DestinationRefused, fetchPinned, type CheckedDestination } from '@switchboard/platform';
 
 export const GENAI_PROVIDERS = ['openai', 'gemini', 'ollama'] as const;
 export type GenAiProviderName = (typeof GENAI_PROVIDERS)[number];
@@ -48,6 +49,12 @@ export interface ProviderConfig {
   timeoutMs: number;
   /** Longest silence between two pieces of a streamed answer. */
   idleTimeoutMs?: number;
+  /**
+   * Checks the host of each request and answers the address to connect to (the request is pinned to it: no second
+   * DNS lookup, so a name re-pointed to a private address between the check and the connect is never reached), or
+   * null to connect as fetch does (the operator's own hosts). Throws DestinationRefused. Without it: fetch.
+   */
+  connect?: (url: URL) => Promise<CheckedDestination | null>;
 }
 
 export type GenAiErrorCode =
@@ -64,7 +71,9 @@ export type GenAiErrorCode =
   /** An answer that does not follow the vendor's format, or holds no text. */
   | 'bad_answer'
   /** The caller aborted the request (GenerateRequest.signal). */
-  | 'cancelled';
+  | 'cancelled'
+  /** The provider's host resolves to an address that may not be called (private, loopback, link-local), or not at all. */
+  | 'address_refused';
 
 export class GenAiError extends Error {
   constructor(
@@ -94,10 +103,17 @@ export function joinUrl(base: string, path: string): string {
 }
 
 /**
- * fetch with the provider's timeout. The timer covers the wait for the answer's head; a streamed body is then guarded
- * by the idle timer of `readLines`. Connection failures become `unavailable`, the timer `timeout`.
+ * fetch with the provider's timeout. The timer covers the host's check and the wait for the answer's head; a streamed
+ * body is then guarded by the idle timer of `readLines`. Connection failures become `unavailable`, the timer `timeout`,
+ * a refused host `address_refused`. With `connect`, the request goes to the address it answered (pinned).
  */
-export async function request(url: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<{ res: Response; controller: AbortController }> {
+export async function request(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+  timeoutMs: number,
+  signal?: AbortSignal,
+  connect?: ProviderConfig['connect'],
+): Promise<{ res: Response; controller: AbortController }> {
   const controller = new AbortController();
   // the caller's signal aborts this request at any point: the head, a whole body, or a stream being read
   if (signal) {
@@ -107,7 +123,15 @@ export async function request(url: string, init: RequestInit, timeoutMs: number,
   }
   const timer = setTimeout(() => controller.abort(new GenAiError('timeout', `no answer within ${timeoutMs} ms`)), timeoutMs);
   try {
-    const res = await fetch(url, { ...init, signal: controller.signal, redirect: 'error' });
+    const dest = connect ? await connect(new URL(url)) : null;
+    if (controller.signal.aborted) throw controller.signal.reason;
+    if (!dest) return { res: await fetch(url, { ...init, signal: controller.signal, redirect: 'error' }), controller };
+    const res = await fetchPinned(dest, { ...init, signal: controller.signal });
+    if (res.status >= 300 && res.status < 400) {
+      // as fetch's redirect: 'error' (a redirect could lead anywhere, unchecked)
+      controller.abort();
+      throw new GenAiError('unavailable', `the provider answered with a redirect (HTTP ${res.status}), which is not followed`, res.status);
+    }
     return { res, controller };
   } catch (e) {
     throw toGenAiError(e, controller);
@@ -118,6 +142,7 @@ export async function request(url: string, init: RequestInit, timeoutMs: number,
 
 function toGenAiError(e: unknown, controller: AbortController): GenAiError {
   if (e instanceof GenAiError) return e;
+  if (e instanceof DestinationRefused) return new GenAiError('address_refused', e.message);
   if (controller.signal.aborted && controller.signal.reason instanceof GenAiError) return controller.signal.reason;
   const cause = (e as { cause?: { code?: string } })?.cause?.code;
   return new GenAiError('unavailable', `the provider cannot be reached${cause ? ` (${cause})` : ''}`);
@@ -241,7 +266,7 @@ export abstract class HttpProvider implements GenAiProvider {
   /** The request; a non-2xx answer ends in the adapter's `fail` (its vendor's error format). */
   protected async send(url: string, init: { method: 'GET' | 'POST'; body?: string; stream?: boolean; signal?: AbortSignal }): Promise<{ res: Response; controller: AbortController }> {
     const headers = { 'content-type': 'application/json', accept: init.stream ? 'text/event-stream' : 'application/json', ...this.keyHeaders() };
-    const r = await request(url, { method: init.method, headers, body: init.body }, this.cfg.timeoutMs, init.signal);
+    const r = await request(url, { method: init.method, headers, body: init.body }, this.cfg.timeoutMs, init.signal, this.cfg.connect);
     if (!r.res.ok) await this.fail(r.res, r.controller);
     return r;
   }
