@@ -50,12 +50,12 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
   await pg.query('SELECT setseed(0.16)');
   await pg.query(
     `INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-     SELECT $1, h, st, 'Sender' || se, c, s.status, 'EUR', m, m + m / 4, m * 50000
-       FROM generate_series(date_trunc('hour', now()) - interval '365 days', date_trunc('hour', now()), interval '1 hour') h
-      CROSS JOIN generate_series(1, 5) st CROSS JOIN generate_series(0, 3) se CROSS JOIN unnest($2::text[]) c
-      CROSS JOIN (VALUES ('delivered', 0.60, 15), ('undelivered', 0.25, 5), ('no_routes', 0.10, 3), ('sent', 0.05, 1)) AS s(status, p, spread)
-      CROSS JOIN LATERAL (SELECT greatest(1, round((1 + floor(random() * s.spread)) * $3::float8))::bigint AS m) x
-      WHERE random() < s.p`,
+     SELECT $1, h, st, 'Sender' || se, c, status, 'EUR', m, m + m / 4, m * 50000
+       FROM (SELECT h, st, se, c, s.status, greatest(1, round((1 + floor(random() * s.spread)) * $3::float8))::bigint AS m
+               FROM generate_series(date_trunc('hour', now()) - interval '365 days', date_trunc('hour', now()), interval '1 hour') h
+              CROSS JOIN generate_series(1, 5) st CROSS JOIN generate_series(0, 3) se CROSS JOIN unnest($2::text[]) c
+              CROSS JOIN (VALUES ('delivered', 0.60, 15), ('undelivered', 0.25, 5), ('no_routes', 0.10, 3), ('sent', 0.05, 1)) AS s(status, p, spread)
+              WHERE random() < s.p) x`,
     [ACCOUNT, COUNTRIES, scale],
   );
   await pg.query(
@@ -88,6 +88,19 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
        FROM generate_series(1, 50) c CROSS JOIN generate_series(0, 47) h CROSS JOIN generate_series(1, 3) v CROSS JOIN generate_series(0, 3) d`,
     [ACCOUNT],
   );
+  // the day rollups of the campaigns, summed from their hour rollups on local dates as the consumers keep them
+  await pg.query(
+    `INSERT INTO stats.rollup_campaign_day (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
+     SELECT account_id, campaign_id, (bucket AT TIME ZONE $1)::date, variant_id, iso2, status, currency, sum(messages), sum(parts), sum(cost_micros)
+       FROM stats.rollup_campaign_hour GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+    [ZONE],
+  );
+  await pg.query(
+    `INSERT INTO stats.campaign_click_day (account_id, campaign_id, bucket, variant_id, domain_id, clicks, unique_clicks, opted_out)
+     SELECT account_id, campaign_id, (bucket AT TIME ZONE $1)::date, variant_id, domain_id, sum(clicks), sum(unique_clicks), sum(opted_out)
+       FROM stats.campaign_click_hour GROUP BY 1, 2, 3, 4, 5`,
+    [ZONE],
+  );
   await pg.query(
     `INSERT INTO stats.campaign_domain_usage (account_id, campaign_id, domain_name, usages) SELECT $1, c, 'go' || d || '.example', 20000 FROM generate_series(1, 50) c CROSS JOIN generate_series(1, 3) d`,
     [ACCOUNT],
@@ -95,7 +108,7 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
   await pg.query('ANALYZE');
   const seconds = (performance.now() - t0) / 1000;
   const rows: Record<string, number> = {};
-  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_campaign_hour', 'campaign_click_hour']) {
+  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'campaign_click_hour', 'campaign_click_day']) {
     rows[t] = Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.${t}`)).rows[0].n);
   }
   const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour`)).rows[0].n);

@@ -163,6 +163,20 @@ describe('stats: rollups from the messaging events', () => {
     expect(expected.campaign.size).toBeGreaterThan(10);
     expect(await rollups('rollup_day', [A, B])).toEqual(expected.day);
     expect(await rollups('rollup_hour', [A, B])).toEqual(expected.hour);
+    // the campaign day rollup is the campaign hour rollup summed per local date (docs/decisions/0060)
+    const campaignDays = new Map<string, Row>();
+    for (const [k, v] of expected.campaign) {
+      const [acc, campaignId, variant, hour, iso2, status, currency] = k.split('|');
+      const key = [acc, campaignId, variant, local(hour, tz[acc]).day, iso2, status, currency].join('|');
+      const r0 = campaignDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
+      campaignDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
+    }
+    const gotCampaignDays = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+      `SELECT concat_ws('|', account_id, campaign_id, variant_id, bucket, iso2, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+         FROM stats.rollup_campaign_day WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+      [[A, B]],
+    );
+    expect(new Map(gotCampaignDays.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))).toEqual(campaignDays);
     // the day rollup without sender and country (the main figures over long ranges) is the day rollup summed
     const streamDays = new Map<string, Row>();
     for (const [k, v] of expected.day) {

@@ -30,6 +30,9 @@ function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
 /** The local hour's start in the account's zone, as in the message rollups (a DST fall-back's repeated hour stays two buckets). */
 const HOUR_OF = (at: string) => `${at} - ((${at} AT TIME ZONE coalesce(acc.time_zone, 'UTC')) - date_trunc('hour', ${at} AT TIME ZONE coalesce(acc.time_zone, 'UTC')))`;
 
+/** The local date in the account's zone, as the message day rollups have it. */
+const DAY_OF = (at: string) => `(${at} AT TIME ZONE coalesce(acc.time_zone, 'UTC'))::date`;
+
 /**
  * What the campaign, variant and domain reports need besides the messages (docs/decisions/0046-campaign-reports.md):
  * clicks (`links.clicks.recorded`, per campaign, variant, domain and local hour; first clicks counted apart), opt-outs
@@ -114,27 +117,41 @@ export class CampaignEventsConsumer implements OnModuleInit {
         }
       }
     }
+    // clicks and opt-outs go to the hour rollup and, summed per local date, to the day rollup (docs/decisions/0060)
+    const both = (rows: string, cols: string, sums: string, set: string) => `
+      WITH t AS (${rows}), h AS (
+        INSERT INTO stats.campaign_click_hour AS r (account_id, campaign_id, bucket, variant_id, domain_id, ${cols})
+        SELECT a, c, hour, v, d, ${sums} FROM t GROUP BY a, c, hour, v, d ORDER BY a, c, hour, v, d
+        ON CONFLICT (account_id, campaign_id, bucket, variant_id, domain_id) DO UPDATE SET ${set}
+      )
+      INSERT INTO stats.campaign_click_day AS r (account_id, campaign_id, bucket, variant_id, domain_id, ${cols})
+      SELECT a, c, day, v, d, ${sums} FROM t GROUP BY a, c, day, v, d ORDER BY a, c, day, v, d
+      ON CONFLICT (account_id, campaign_id, bucket, variant_id, domain_id) DO UPDATE SET ${set}`;
     if (clicks.length) {
       await m.query(
-        `INSERT INTO stats.campaign_click_hour AS r (account_id, campaign_id, bucket, variant_id, domain_id, clicks, unique_clicks)
-         SELECT t.a, t.c, ${HOUR_OF('t.at')}, t.v, t.d, count(*), count(*) FILTER (WHERE t.f)
-           FROM json_to_recordset($1::json) AS t(a bigint, c bigint, v bigint, d bigint, at timestamptz, f boolean)
-           LEFT JOIN stats.account acc ON acc.account_id = t.a
-          GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-         ON CONFLICT (account_id, campaign_id, bucket, variant_id, domain_id) DO UPDATE SET clicks = r.clicks + EXCLUDED.clicks, unique_clicks = r.unique_clicks + EXCLUDED.unique_clicks`,
+        both(
+          `SELECT t.a, t.c, ${HOUR_OF('t.at')} AS hour, ${DAY_OF('t.at')} AS day, t.v, t.d, t.f
+             FROM json_to_recordset($1::json) AS t(a bigint, c bigint, v bigint, d bigint, at timestamptz, f boolean)
+             LEFT JOIN stats.account acc ON acc.account_id = t.a`,
+          'clicks, unique_clicks',
+          'count(*), count(*) FILTER (WHERE f)',
+          'clicks = r.clicks + EXCLUDED.clicks, unique_clicks = r.unique_clicks + EXCLUDED.unique_clicks',
+        ),
         [JSON.stringify(clicks)],
       );
     }
     if (optouts.length) {
       // the variant is the message's when stats has seen its campaign batch, else 0 (unknown)
       await m.query(
-        `INSERT INTO stats.campaign_click_hour AS r (account_id, campaign_id, bucket, variant_id, domain_id, opted_out)
-         SELECT t.a, t.c, ${HOUR_OF('t.at')}, coalesce(s.variant_id, 0), 0, count(*)
-           FROM json_to_recordset($1::json) AS t(a bigint, c bigint, u uuid, at timestamptz)
-           LEFT JOIN stats.account acc ON acc.account_id = t.a
-           LEFT JOIN stats.message_state s ON s.message_uuid = t.u AND s.account_id = t.a
-          GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-         ON CONFLICT (account_id, campaign_id, bucket, variant_id, domain_id) DO UPDATE SET opted_out = r.opted_out + EXCLUDED.opted_out`,
+        both(
+          `SELECT t.a, t.c, ${HOUR_OF('t.at')} AS hour, ${DAY_OF('t.at')} AS day, coalesce(s.variant_id, 0) AS v, 0::bigint AS d
+             FROM json_to_recordset($1::json) AS t(a bigint, c bigint, u uuid, at timestamptz)
+             LEFT JOIN stats.account acc ON acc.account_id = t.a
+             LEFT JOIN stats.message_state s ON s.message_uuid = t.u AND s.account_id = t.a`,
+          'opted_out',
+          'count(*)',
+          'opted_out = r.opted_out + EXCLUDED.opted_out',
+        ),
         [JSON.stringify(optouts)],
       );
     }

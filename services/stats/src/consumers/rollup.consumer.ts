@@ -261,7 +261,7 @@ export class RollupConsumer implements OnModuleInit {
     }
     const hours = new Map<string, Delta>();
     const days = new Map<string, Delta>();
-    const campaignHours = new Map<string, Delta & { campaign: string; variant: string }>();
+    const campaignHours = new Map<string, Delta & { campaign: string; variant: string; day: string }>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
@@ -282,7 +282,7 @@ export class RollupConsumer implements OnModuleInit {
         const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
         let d = campaignHours.get(k);
         if (!d) {
-          d = { account: s.account_id, campaign: s.campaign_id, variant, stream: '0', sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n };
+          d = { account: s.account_id, campaign: s.campaign_id, variant, stream: '0', sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, day: s.day_bucket, messages: 0, parts: 0, cost: 0n };
           campaignHours.set(k, d);
         }
         d.messages += sign;
@@ -311,7 +311,7 @@ export class RollupConsumer implements OnModuleInit {
     }
     for (const d of campaignHours.values()) {
       if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
-      deltas.push({ k: 'c', a: d.account, b: d.bucket, st: d.campaign, se: d.variant, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
+      deltas.push({ k: 'c', a: d.account, b: d.bucket, dd: d.day, st: d.campaign, se: d.variant, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
     }
     const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
@@ -334,11 +334,17 @@ export class RollupConsumer implements OnModuleInit {
            FROM t WHERE t.n ORDER BY u
          ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
        ), v AS (
-         SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
+         SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, dd date, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
          INSERT INTO stats.rollup_campaign_hour AS r (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
          SELECT a, st, b::timestamptz, se::bigint, i, s, c, m, p, co FROM v WHERE k = 'c' ORDER BY a, st, b::timestamptz, se::bigint, i, s, c
+         ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
+       ), cd AS (
+         -- the campaign day rollup: the campaign hour deltas summed per local date (an hour bucket lies in one local date)
+         INSERT INTO stats.rollup_campaign_day AS r (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
+         SELECT a, st, dd, se::bigint, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
+          GROUP BY a, st, dd, se::bigint, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, se::bigint, i, s, c
          ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)

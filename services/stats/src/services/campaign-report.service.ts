@@ -18,6 +18,14 @@ import { STATS_CONNECTION } from '../stats.options';
 import { bad, counts, idList, money, ReportService, type Range, type Scope } from './report.service';
 
 type Row = Record<string, string | number | null>;
+/** One part of a range: the day rollup over [lo, hi) local dates, or the hour rollup over [lo, hi) instants; null: open. */
+interface Source {
+  day: boolean;
+  lo: string | null;
+  hi: string | null;
+}
+/** A grouping expression, the same for both rollups, or one per rollup (day: the day rollup's). */
+type Key = string | ((day: boolean) => string);
 
 /** Percent with two decimals, as the campaign page computes its CTR (unique clicks over delivered). */
 const pct = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0);
@@ -68,46 +76,63 @@ export class CampaignReportService {
     return { id, name: rows[0].name, status: rows[0].status };
   }
 
-  private where(scope: Scope, range: Range, campaigns: string[] | null, alias = ''): { where: string; params: unknown[] } {
-    const col = (c: string) => (alias ? `${alias}.${c}` : c);
-    const params: unknown[] = [];
+  /**
+   * Where a range's figures are read (docs/decisions/0060): the day rollups for the whole local days inside it, the
+   * hour rollups for the partial first and last day (and for everything when `hours`: an hourly series). A day row is
+   * the sum of its local date's hour rows, so the answer is the hour rollups' answer, from far fewer rows.
+   */
+  private sources(range: Range, hours = false): Source[] {
+    if (range.start === null && range.endExclusive === null) return [{ day: !hours, lo: null, hi: null }];
+    const f = range.fullDays;
+    if (hours || !f || range.start === null || range.endExclusive === null) return [{ day: false, lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }];
+    const out: Source[] = [{ day: true, lo: f.startDay, hi: f.endDay }];
+    if (range.start < f.startAt) out.push({ day: false, lo: range.start.toISOString(), hi: f.startAt.toISOString() });
+    if (f.endAt < range.endExclusive) out.push({ day: false, lo: f.endAt.toISOString(), hi: range.endExclusive.toISOString() });
+    return out;
+  }
+
+  /** The conditions of one source; its parameters are appended to `params` (shared by the branches of one statement). */
+  private where(scope: Scope, src: Source, campaigns: string[] | null, params: unknown[]): string {
     const parts: string[] = [];
     if (scope.accounts !== null) {
-      params.push(scope.accounts);
-      parts.push(`${col('account_id')} = ANY($${params.length}::bigint[])`);
+      params.push(scope.accounts.length === 1 ? scope.accounts[0] : scope.accounts);
+      parts.push(scope.accounts.length === 1 ? `account_id = $${params.length}::bigint` : `account_id = ANY($${params.length}::bigint[])`);
     }
     if (campaigns) {
       params.push(campaigns);
-      parts.push(`${col('campaign_id')} = ANY($${params.length}::bigint[])`);
-    } else parts.push(`${col('campaign_id')} <> 0`);
-    if (range.start) {
-      params.push(range.start.toISOString());
-      parts.push(`${col('bucket')} >= $${params.length}::timestamptz`);
+      parts.push(`campaign_id = ANY($${params.length}::bigint[])`);
+    } else parts.push(`campaign_id <> 0`);
+    const type = src.day ? 'date' : 'timestamptz';
+    if (src.lo !== null) {
+      params.push(src.lo);
+      parts.push(`bucket >= $${params.length}::${type}`);
     }
-    if (range.endExclusive) {
-      params.push(range.endExclusive.toISOString());
-      parts.push(`${col('bucket')} < $${params.length}::timestamptz`);
+    if (src.hi !== null) {
+      params.push(src.hi);
+      parts.push(`bucket < $${params.length}::${type}`);
     }
-    return { where: parts.join(' AND '), params };
+    return parts.join(' AND ');
   }
 
-  /** Message and click figures grouped by `key` (an SQL expression over the rollups' columns, the same in both). */
-  private async grouped(scope: Scope, range: Range, campaigns: string[] | null, key: string, clickKey = key): Promise<Map<string, Acc>> {
-    const { where, params } = this.where(scope, range, campaigns);
-    const [msgs, clicks] = await Promise.all([
-      this.ds.query<Row[]>(
-        `SELECT ${key} AS g, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-           FROM stats.rollup_campaign_hour WHERE ${where} GROUP BY 1, status, currency`,
-        params,
-      ),
+  /**
+   * Message and click figures grouped by `key` (an SQL expression over the rollups' columns, the same in both; a
+   * function of the source when it reads the bucket), summed over the range's sources in one statement each.
+   */
+  private async grouped(scope: Scope, range: Range, campaigns: string[] | null, key: Key, clickKey: Key = key, hours = false): Promise<Map<string, Acc>> {
+    const srcs = this.sources(range, hours);
+    const k = (kk: Key, src: Source) => (typeof kk === 'string' ? kk : kk(src.day));
+    const union = (day: string, hour: string, cols: string, kk: Key, params: unknown[]) =>
+      srcs.map((src) => `SELECT ${k(kk, src)} AS g, ${cols} FROM stats.${src.day ? day : hour} WHERE ${this.where(scope, src, campaigns, params)}`).join(' UNION ALL ');
+    const mp: unknown[] = [];
+    const msgSql = `SELECT g, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+                      FROM (${union('rollup_campaign_day', 'rollup_campaign_hour', 'status, currency, messages, parts, cost_micros', key, mp)}) x GROUP BY 1, status, currency`;
+    const cp: unknown[] = [];
+    const clickSql =
       clickKey === ''
-        ? Promise.resolve([] as Row[])
-        : this.ds.query<Row[]>(
-            `SELECT ${clickKey} AS g, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
-               FROM stats.campaign_click_hour WHERE ${where} GROUP BY 1`,
-            params,
-          ),
-    ]);
+        ? null
+        : `SELECT g, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
+             FROM (${union('campaign_click_day', 'campaign_click_hour', 'clicks, unique_clicks, opted_out', clickKey, cp)}) x GROUP BY 1`;
+    const [msgs, clicks] = await Promise.all([this.ds.query<Row[]>(msgSql, mp), clickSql === null ? Promise.resolve([] as Row[]) : this.ds.query<Row[]>(clickSql, cp)]);
     const out = new Map<string, Acc>();
     const get = (g: unknown) => {
       const k = String(g ?? '');
@@ -146,17 +171,18 @@ export class CampaignReportService {
     let span: number;
     if (range.start && range.endExclusive) span = range.endExclusive.getTime() - range.start.getTime();
     else {
-      const { where, params } = this.where(scope, range, campaigns);
+      const params: unknown[] = [];
+      const where = this.where(scope, { day: false, lo: null, hi: null }, campaigns, params);
       const [b] = await this.ds.query<Array<{ lo: Date | null; hi: Date | null }>>(`SELECT min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where}`, params);
       span = b.lo && b.hi ? new Date(b.hi).getTime() - new Date(b.lo).getTime() + 3_600_000 : 0;
     }
     const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
     const zone = scope.timeZone.replace(/'/g, "''");
-    const key =
-      grain === 'hour'
-        ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
-        : `to_char(bucket AT TIME ZONE '${zone}', '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`;
-    const g = await this.grouped(scope, range, campaigns, key);
+    const fmt = grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
+    // a day row's bucket is its local date already; an hour row's is an instant, put on its local date in the zone
+    const key: Key =
+      grain === 'hour' ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : (day) => (day ? `to_char(bucket, '${fmt}')` : `to_char(bucket AT TIME ZONE '${zone}', '${fmt}')`);
+    const g = await this.grouped(scope, range, campaigns, key, key, grain === 'hour');
     const series = [...g.entries()]
       .map(([bucket, a]) => {
         const c = counts(a.st);
@@ -259,10 +285,9 @@ export class CampaignReportService {
     const g = await this.grouped(scope, range, only, 'campaign_id::text');
     const ids = [...g.keys()];
     if (ids.length === 0) return [];
-    const { where, params } = this.where(scope, range, ids);
     const [names, spans] = await Promise.all([
       this.ds.query<Array<{ id: string; name: string; status: number; account_id: string }>>(`SELECT campaign_id::text AS id, account_id::text, name, status FROM stats.campaign WHERE campaign_id = ANY($1::bigint[])`, [ids]),
-      this.ds.query<Array<{ id: string; lo: Date; hi: Date }>>(`SELECT campaign_id::text AS id, min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where} GROUP BY 1`, params),
+      this.spans(scope, range, ids),
     ]);
     const byId = new Map(names.map((n) => [n.id, n]));
     const span = new Map(spans.map((s) => [s.id, s]));
@@ -279,6 +304,26 @@ export class CampaignReportService {
         };
       })
       .sort((x, y) => (y.lastAt ?? '').localeCompare(x.lastAt ?? '') || y.campaignId - x.campaignId);
+  }
+
+  /**
+   * Each campaign's first and last hour with messages in the range. For one account: two probes of the campaign hour
+   * rollup's key per campaign (its first and its last row in the range), not a scan of every hour of every campaign.
+   */
+  private async spans(scope: Scope, range: Range, ids: string[]): Promise<Array<{ id: string; lo: Date; hi: Date }>> {
+    const params: unknown[] = [];
+    if (scope.accounts === null || scope.accounts.length !== 1) {
+      const where = this.where(scope, { day: false, lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }, ids, params);
+      return this.ds.query(`SELECT campaign_id::text AS id, min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where} GROUP BY 1`, params);
+    }
+    const probe = (dir: 'ASC' | 'DESC') =>
+      `SELECT h.bucket FROM stats.rollup_campaign_hour h WHERE h.account_id = $1::bigint AND h.campaign_id = c.id
+          AND ($3::timestamptz IS NULL OR h.bucket >= $3::timestamptz) AND ($4::timestamptz IS NULL OR h.bucket < $4::timestamptz) ORDER BY h.bucket ${dir} LIMIT 1`;
+    return this.ds.query(
+      `SELECT c.id::text AS id, lo.bucket AS lo, hi.bucket AS hi FROM unnest($2::bigint[]) AS c(id)
+        CROSS JOIN LATERAL (${probe('ASC')}) lo CROSS JOIN LATERAL (${probe('DESC')}) hi`,
+      [scope.accounts[0], ids, range.start?.toISOString() ?? null, range.endExclusive?.toISOString() ?? null],
+    );
   }
 
   /** `GET /campaign_stats/ctr?campaigns=`: unique clicks over delivered per campaign. */

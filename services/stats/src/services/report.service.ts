@@ -45,6 +45,11 @@ export interface Range {
   dayAligned: boolean;
   startDay: string | null;
   endDayExclusive: string | null;
+  /**
+   * The whole local days inside the range ([startDay, endDay) dates, from startAt to endAt as instants), or null when
+   * it holds none; what lies between start and startAt and between endAt and endExclusive are partial days (hour rows).
+   */
+  fullDays: { startDay: string; endDay: string; startAt: Date; endAt: Date } | null;
 }
 
 interface Filters {
@@ -413,7 +418,7 @@ export class ReportService {
                     ${DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`} AS e, $3::text AS z`;
       params = [start, end, timeZone];
     } else if (slice === 'all') {
-      return { slice, start: null, endExclusive: null, dayAligned: true, startDay: null, endDayExclusive: null };
+      return { slice, start: null, endExclusive: null, dayAligned: true, startDay: null, endDayExclusive: null, fullDays: null };
     } else {
       const unit = slice;
       const a = anchor ? (DATE_ONLY.test(anchor) ? `($1::date)::timestamp` : `($1::timestamptz AT TIME ZONE $2)`) : `($1::timestamptz AT TIME ZONE $2)`;
@@ -424,12 +429,16 @@ export class ReportService {
     const start = new Date(r.s);
     const endExclusive = new Date(r.e);
     if (!(start < endExclusive)) throw bad('start', 'start is after end');
-    const [al] = await this.ds.query<Array<{ aligned: boolean; sd: string; ed: string }>>(
+    // the whole local days: from the first local date starting at or after start to the local date end falls in
+    const [al] = await this.ds.query<Array<{ aligned: boolean; sd: string; ed: string; fs: string; fe: string; ms: Date; me: Date }>>(
       `SELECT ($1::timestamptz = date_trunc('day', $1::timestamptz, $3) AND $2::timestamptz = date_trunc('day', $2::timestamptz, $3)) AS aligned,
-              ($1::timestamptz AT TIME ZONE $3)::date::text AS sd, ($2::timestamptz AT TIME ZONE $3)::date::text AS ed`,
+              ($1::timestamptz AT TIME ZONE $3)::date::text AS sd, ($2::timestamptz AT TIME ZONE $3)::date::text AS ed,
+              f.fs::text AS fs, f.fe::text AS fe, f.fs::timestamp AT TIME ZONE $3 AS ms, f.fe::timestamp AT TIME ZONE $3 AS me
+         FROM (SELECT (($1::timestamptz - interval '1 microsecond') AT TIME ZONE $3)::date + 1 AS fs, ($2::timestamptz AT TIME ZONE $3)::date AS fe) f`,
       [start.toISOString(), endExclusive.toISOString(), timeZone],
     );
-    return { slice, start, endExclusive, dayAligned: al.aligned, startDay: al.sd, endDayExclusive: al.ed };
+    const fullDays = al.fs < al.fe ? { startDay: al.fs, endDay: al.fe, startAt: new Date(al.ms), endAt: new Date(al.me) } : null;
+    return { slice, start, endExclusive, dayAligned: al.aligned, startDay: al.sd, endDayExclusive: al.ed, fullDays };
   }
 
   /**

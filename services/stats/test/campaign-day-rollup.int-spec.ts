@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { CampaignChangedV1, LinkClicksRecordedV1, type CampaignDeliveryStatsDto, type CampaignStatsDashboardDto, type CampaignStatsRowDto } from '@switchboard/contracts';
+import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
+import { accepted, customer, message, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
+
+/**
+ * The campaign reports read whole local days from the campaign day rollups and only the partial first and last day
+ * from the hour rollups (docs/decisions/0060). Their answers must be the hour rollups' answers: compared here with the
+ * hour rollups summed by SQL over the same instants, for ranges across both DST changes of a year and partial days,
+ * in a DST zone, a +05:30 and a -03:00 zone.
+ */
+const ZONES: Record<string, string> = { '611': 'Europe/Berlin', '612': 'Asia/Kolkata', '613': 'America/Sao_Paulo' };
+const STATUSES = ['delivered', 'delivered', 'delivered', 'undelivered', 'sent', 'no_routes'] as const;
+
+const clicksOf = (account: string, list: Array<{ campaign: string; variant: string; domain: string; first: boolean; at: string }>) =>
+  createEnvelope(
+    LinkClicksRecordedV1,
+    {
+      accountId: account,
+      clicks: list.map((c) => ({
+        clickId: randomUUID(),
+        linkId: randomUUID(),
+        shortUrl: 'https://go.example.com/abc',
+        originalUrl: 'https://shop.example.com',
+        domainId: c.domain,
+        offerId: null,
+        campaignId: c.campaign,
+        variantId: c.variant,
+        streamId: '1',
+        contactId: null,
+        messageUuid: null,
+        destination: null,
+        first: c.first,
+        uaClass: 'mobile' as const,
+        ip: null,
+        userAgent: null,
+        clickedAt: c.at,
+      })),
+    },
+    { accountId: account, source: 'links' },
+  );
+
+interface Figures {
+  total: number;
+  delivered: number;
+  failed: number;
+  pending: number;
+  cost: string;
+  clicks: number;
+  uniqueClicks: number;
+  optedOut: number;
+}
+
+describe('stats: campaign reports from the campaign day rollups', () => {
+  let s: StatsTestApp;
+  // two periods around the DST changes of 2026 (Europe: 29 March and 25 October) plus a few days elsewhere
+  const periods: Array<[string, number]> = [
+    ['2026-03-26T00:00:00Z', 6],
+    ['2026-10-22T00:00:00Z', 6],
+    ['2026-06-10T00:00:00Z', 2],
+  ];
+
+  beforeAll(async () => {
+    s = await startStats({ cacheMs: 0 });
+    await s.publish(Object.entries(ZONES).map(([a, z]) => customer(a, z, 'EUR')));
+    await s.publish(
+      Object.keys(ZONES).flatMap((a) =>
+        [1, 2, 3].map((c) =>
+          createEnvelope(CampaignChangedV1, { campaignId: `${a}${c}`, accountId: a, name: `Campaign ${c}`, type: 1, status: 6, streamId: '1', deleted: false, updatedAt: new Date().toISOString() }, { accountId: a, source: 'campaigns' }),
+        ),
+      ),
+    );
+    const r = rng(60);
+    for (const account of Object.keys(ZONES)) {
+      const msgs: Msg[] = [];
+      const clicks: Array<{ campaign: string; variant: string; domain: string; first: boolean; at: string }> = [];
+      for (const [from, days] of periods) {
+        for (let i = 0; i < 70; i++) {
+          const at = new Date(Date.parse(from) + Math.floor(r() * days * 86_400_000)).toISOString();
+          const campaign = `${account}${1 + Math.floor(r() * 3)}`;
+          const variant = String(1 + Math.floor(r() * 2));
+          msgs.push(message({ account, campaign, variant, acceptedAt: at, iso2: r() < 0.5 ? 'GB' : 'DE', priceMicros: 10_000 + Math.floor(r() * 90_000) }));
+          if (r() < 0.5) clicks.push({ campaign, variant, domain: String(1 + Math.floor(r() * 2)), first: r() < 0.6, at: new Date(Date.parse(at) + Math.floor(r() * 5 * 3_600_000)).toISOString() });
+        }
+      }
+      // requests, acceptances and a first status in one go; the final status later (the state moves between rows)
+      const byCampaign = new Map<string, Msg[]>();
+      for (const m of msgs) byCampaign.set(m.campaign as string, [...(byCampaign.get(m.campaign as string) ?? []), m]);
+      const first: Array<OutgoingEvent<unknown>> = [...byCampaign.entries()].map(([c, list]) => sendRequested(account, c, list));
+      for (const m of msgs) first.push(accepted(m), statusChanged(m, 'sent'));
+      await s.publish(first);
+      await s.publish(msgs.map((m) => statusChanged(m, STATUSES[Math.floor(r() * STATUSES.length)])));
+      await s.publish([clicksOf(account, clicks)]);
+    }
+  });
+  afterAll(async () => s?.close());
+
+  /** The hour rollups' answer over [start, end): per campaign, and per local day of the zone (the series). */
+  async function fromHours(account: string, start: string | null, end: string | null, campaign: string | null) {
+    const args = [account, start, end, campaign, ZONES[account]];
+    const cond = `account_id = $1 AND campaign_id <> 0 AND ($2::timestamptz IS NULL OR bucket >= $2::timestamptz) AND ($3::timestamptz IS NULL OR bucket < $3::timestamptz)
+                  AND ($4::bigint IS NULL OR campaign_id = $4::bigint) AND $5::text IS NOT NULL`;
+    const msgs = await s.sql<{ c: string; d: string; status: string; n: string; cost: string }>(
+      `SELECT campaign_id::text AS c, to_char(bucket AT TIME ZONE $5, 'YYYY-MM-DD') AS d, status, sum(messages)::text AS n, sum(cost_micros)::text AS cost
+         FROM stats.rollup_campaign_hour WHERE ${cond} GROUP BY 1, 2, 3`,
+      args,
+    );
+    const clicks = await s.sql<{ c: string; d: string; clicks: string; uniq: string; opted: string }>(
+      `SELECT campaign_id::text AS c, to_char(bucket AT TIME ZONE $5, 'YYYY-MM-DD') AS d, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
+         FROM stats.campaign_click_hour WHERE ${cond} GROUP BY 1, 2`,
+      args,
+    );
+    const zero = (): Figures => ({ total: 0, delivered: 0, failed: 0, pending: 0, cost: '0', clicks: 0, uniqueClicks: 0, optedOut: 0 });
+    const perCampaign = new Map<string, Figures>();
+    const perDay = new Map<string, { total: number; delivered: number; clicks: number }>();
+    const all = zero();
+    for (const m of msgs) {
+      const n = Number(m.n);
+      for (const f of [perCampaign.get(m.c) ?? zero(), all]) {
+        f.total += n;
+        if (m.status === 'delivered') f.delivered += n;
+        if (['undelivered', 'no_routes', 'sent_failed', 'rejected'].includes(m.status)) f.failed += n;
+        if (['accepted', 'sent'].includes(m.status)) f.pending += n;
+        f.cost = (BigInt(f.cost) + BigInt(m.cost)).toString();
+        if (f !== all) perCampaign.set(m.c, f);
+      }
+      const d = perDay.get(m.d) ?? { total: 0, delivered: 0, clicks: 0 };
+      perDay.set(m.d, { ...d, total: d.total + n, delivered: d.delivered + (m.status === 'delivered' ? n : 0) });
+    }
+    for (const k of clicks) {
+      for (const f of [perCampaign.get(k.c) ?? zero(), all]) {
+        f.clicks += Number(k.clicks);
+        f.uniqueClicks += Number(k.uniq);
+        f.optedOut += Number(k.opted);
+        if (f !== all) perCampaign.set(k.c, f);
+      }
+      const d = perDay.get(k.d) ?? { total: 0, delivered: 0, clicks: 0 };
+      perDay.set(k.d, { ...d, clicks: d.clicks + Number(k.clicks) });
+    }
+    const series = [...perDay.entries()].filter(([, p]) => p.total !== 0 || p.clicks !== 0).sort(([a], [b]) => a.localeCompare(b));
+    return { perCampaign, all, series: series.map(([d, p]) => [d, p.total, p.delivered, p.clicks]) };
+  }
+
+  const pick = (f: Partial<Record<keyof Figures, unknown>> & { cost?: unknown }): Figures => ({
+    total: Number(f.total),
+    delivered: Number(f.delivered),
+    failed: Number(f.failed),
+    pending: Number(f.pending),
+    cost: ((f.cost as Array<{ micros: string }> | null) ?? []).reduce((n, c) => n + BigInt(c.micros), 0n).toString(),
+    clicks: Number(f.clicks),
+    uniqueClicks: Number(f.uniqueClicks),
+    optedOut: Number(f.optedOut),
+  });
+
+  // custom ranges: partial first and last days across the spring and the autumn change, whole local days across
+  // them, a range starting on a local midnight, one inside the repeated hour's day, and long ones (daily series)
+  const ranges: Array<[string, string]> = [
+    ['2026-03-27T13:17:00Z', '2026-03-31T08:59:59Z'],
+    ['2026-03-28', '2026-03-30'],
+    ['2026-10-24T22:30:00Z', '2026-10-28T00:20:00Z'],
+    ['2026-10-25', '2026-10-25'],
+    ['2026-10-24T10:00:00Z', '2026-10-26T15:00:00Z'],
+    ['2026-03-20T10:45:00Z', '2026-11-01T10:00:00Z'],
+    ['2026-03-29T00:00:00+01:00', '2026-06-11T05:30:00Z'],
+    ['2026-06-10T12:00:00Z', '2026-10-27'],
+  ];
+
+  it.each(Object.entries(ZONES))('answers the campaign list, CTR, dashboard and a campaign report as the hour rollups do (account %s, %s)', async (account) => {
+    const token = s.token(account);
+    for (const [start, end] of ranges) {
+      const q = `type=custom&start=${encodeURIComponent(start)}&end=${encodeURIComponent(end)}`;
+      const dash = await s.call<CampaignStatsDashboardDto>('GET', `/campaign_stats/dashboard?${q}`, { token });
+      expect(dash.status).toBe(200);
+      // the range's instants as the service resolved them (end: the inclusive last second)
+      const from = dash.body.start as string;
+      const to = new Date(Date.parse(dash.body.end as string) + 1000).toISOString();
+      const want = await fromHours(account, from, to, null);
+      expect([start, end, pick(dash.body.totals)]).toEqual([start, end, want.all]);
+      expect(want.all.total).toBeGreaterThan(0);
+      if (dash.body.grain === 'day') expect([start, end, dash.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])]).toEqual([start, end, want.series]);
+
+      const list = await s.call<{ items: CampaignStatsRowDto[]; total: number }>('GET', `/campaign_stats?${q}`, { token });
+      expect(new Map(list.body.items.map((c) => [String(c.campaignId), pick(c)]))).toEqual(want.perCampaign);
+      // first and last hour with messages, from the hour rollup
+      const spans = await s.sql<{ c: string; lo: Date; hi: Date }>(
+        `SELECT campaign_id::text AS c, min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE account_id = $1 AND bucket >= $2 AND bucket < $3 GROUP BY 1`,
+        [account, from, to],
+      );
+      expect(new Map(list.body.items.map((c) => [String(c.campaignId), [c.firstAt, c.lastAt]]))).toEqual(new Map(spans.map((x) => [x.c, [x.lo.toISOString(), x.hi.toISOString()]])));
+      const ctr = await s.call<{ items: Array<{ campaignId: number; delivered: number; uniqueClicks: number }> }>('GET', `/campaign_stats/ctr?${q}`, { token });
+      expect(new Map(ctr.body.items.map((c) => [String(c.campaignId), [c.delivered, c.uniqueClicks]]))).toEqual(new Map([...want.perCampaign].map(([c, f]) => [c, [f.delivered, f.uniqueClicks]])));
+
+      const campaign = `${account}2`;
+      const one = await s.call<CampaignDeliveryStatsDto>('GET', `/campaign_reports/delivery_stats/${campaign}?${q}`, { token });
+      const wantOne = await fromHours(account, from, to, campaign);
+      expect([start, end, pick(one.body.totals)]).toEqual([start, end, wantOne.perCampaign.get(campaign)]);
+      if (one.body.grain === 'day') expect(one.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])).toEqual(wantOne.series);
+    }
+    // all time: the day rollups only
+    const all = await s.call<CampaignStatsDashboardDto>('GET', '/campaign_stats/dashboard?type=all', { token });
+    const want = await fromHours(account, null, null, null);
+    expect(pick(all.body.totals)).toEqual(want.all);
+    expect(all.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])).toEqual(want.series);
+    // a week slice around the spring change
+    const week = await s.call<CampaignStatsDashboardDto>('GET', '/campaign_stats/dashboard?type=week&date=2026-03-29', { token });
+    const wantWeek = await fromHours(account, week.body.start, new Date(Date.parse(week.body.end as string) + 1000).toISOString(), null);
+    expect(pick(week.body.totals)).toEqual(wantWeek.all);
+    expect(week.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])).toEqual(wantWeek.series);
+  });
+
+  it('keeps the day rollups equal to the hour rollups summed per local date', async () => {
+    const msgs = await s.sql(
+      `SELECT h.account_id, h.campaign_id, (h.bucket AT TIME ZONE a.time_zone)::date::text AS d, h.variant_id, h.iso2, h.status, h.currency, sum(h.messages)::text AS m, sum(h.parts)::text AS p, sum(h.cost_micros)::text AS c
+         FROM stats.rollup_campaign_hour h JOIN stats.account a USING (account_id) GROUP BY 1, 2, 3, 4, 5, 6, 7 HAVING sum(h.messages) <> 0 OR sum(h.cost_micros) <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
+    );
+    const days = await s.sql(
+      `SELECT account_id, campaign_id, bucket::text AS d, variant_id, iso2, status, currency, messages::text AS m, parts::text AS p, cost_micros::text AS c
+         FROM stats.rollup_campaign_day WHERE messages <> 0 OR cost_micros <> 0 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
+    );
+    expect(days).toEqual(msgs);
+    expect(days.length).toBeGreaterThan(50);
+    const clicks = await s.sql(
+      `SELECT h.account_id, h.campaign_id, (h.bucket AT TIME ZONE a.time_zone)::date::text AS d, h.variant_id, h.domain_id, sum(h.clicks)::text AS k, sum(h.unique_clicks)::text AS u
+         FROM stats.campaign_click_hour h JOIN stats.account a USING (account_id) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`,
+    );
+    const clickDays = await s.sql(`SELECT account_id, campaign_id, bucket::text AS d, variant_id, domain_id, clicks::text AS k, unique_clicks::text AS u FROM stats.campaign_click_day ORDER BY 1, 2, 3, 4, 5`);
+    expect(clickDays).toEqual(clicks);
+    expect(clickDays.length).toBeGreaterThan(20);
+  });
+});
