@@ -51,11 +51,12 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
   await pg.query(
     `INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
      SELECT $1, h, st, 'Sender' || se, c, status, 'EUR', m, m + m / 4, m * 50000
-       FROM (SELECT h, st, se, c, s.status, greatest(1, round((1 + floor(random() * s.spread)) * $3::float8))::bigint AS m
+       FROM (SELECT h, st, se, c, s.status, s.p, random() AS r, greatest(1, round((1 + floor(random() * s.spread)) * $3::float8))::bigint AS m
                FROM generate_series(date_trunc('hour', now()) - interval '365 days', date_trunc('hour', now()), interval '1 hour') h
               CROSS JOIN generate_series(1, 5) st CROSS JOIN generate_series(0, 3) se CROSS JOIN unnest($2::text[]) c
-              CROSS JOIN (VALUES ('delivered', 0.60, 15), ('undelivered', 0.25, 5), ('no_routes', 0.10, 3), ('sent', 0.05, 1)) AS s(status, p, spread)
-              WHERE random() < s.p) x`,
+              CROSS JOIN (VALUES ('delivered', 0.60, 15), ('undelivered', 0.25, 5), ('no_routes', 0.10, 3), ('sent', 0.05, 1)) AS s(status, p, spread)) x
+      -- the draw per row: a condition on random() beside the VALUES list alone would be evaluated once per status
+      WHERE r < p`,
     [ACCOUNT, COUNTRIES, scale],
   );
   await pg.query(
