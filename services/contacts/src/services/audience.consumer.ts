@@ -30,13 +30,49 @@ const FETCH_ROWS = 5000;
 const PACKED_BATCHES = 10;
 /** Copy chunks (up to AUDIENCE_CHUNK_MAX_BYTES each) a packed outbox row holds. */
 const PACKED_CHUNKS = 4;
-/** Lines a FETCH takes in the copy format (one short text each). */
-const FETCH_LINES = 10_000;
+/** Lines a FETCH takes in the copy format (one short text each): a few FETCHes fill a chunk (about 130 bytes a line). */
+const FETCH_LINES = 2000;
 
 /** A COPY text field built by PostgreSQL: backslash, tab, line feed and carriage return escaped, `\N` for null. */
 const copyField = (expr: string): string => `coalesce(replace(replace(replace(replace(${expr}, E'\\\\', E'\\\\\\\\'), E'\\t', E'\\\\t'), E'\\n', E'\\\\n'), E'\\r', E'\\\\r'), E'\\\\N')`;
 
 type Request = EventData<typeof AudienceRequestedV1>;
+
+/** The standard variables' columns by variable id (contracts StandardVariable). */
+const STANDARD_COLUMNS: Record<string, string> = {
+  [StandardVariable.phone]: 'c.normalized_phone',
+  [StandardVariable.firstName]: 'c.first_name',
+  [StandardVariable.lastName]: 'c.last_name',
+  [StandardVariable.email]: 'c.email',
+  [StandardVariable.country]: 'c.country',
+  [StandardVariable.timezone]: 'c.timezone',
+};
+
+/**
+ * A recipient's values by variable id, every variable of the contact (the standard fields, the contact's own
+ * variables over them), without nulls and empty strings; `$wanted` a null text[] parameter (kept for its shape).
+ */
+const allVariablesSql = (wanted: string): string => `(SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
+   FROM jsonb_each_text(jsonb_build_object(${Object.entries(STANDARD_COLUMNS).map(([k, col]) => `'${k}', ${col}`).join(', ')}) || c.variables) AS e(k, v)
+  WHERE e.v IS NOT NULL AND e.v <> '' AND (${wanted}::text[] IS NULL OR e.k = ANY(${wanted}::text[])))`;
+
+/**
+ * The same object for the variables a campaign uses only, built straight (no set of every key aggregated back into
+ * an object per contact, which was the snapshot's largest PostgreSQL cost): each wanted id's value, the contact's own
+ * variable over the standard field as `||` did, nulls and empty strings left out. Ids are decimal (the contract
+ * checks them), so they are written into the statement; 40 pairs a call (a function takes at most 100 arguments).
+ */
+export function wantedVariablesSql(ids: readonly string[]): string {
+  const pairs = [...new Set(ids)].map((k) => {
+    if (!/^\d{1,18}$/.test(k)) throw new Error(`variable id ${JSON.stringify(k)} is not a decimal id`);
+    const own = `nullif(c.variables->>'${k}', '')`;
+    return `'${k}', ${STANDARD_COLUMNS[k] ? `CASE WHEN c.variables ? '${k}' THEN ${own} ELSE nullif(${STANDARD_COLUMNS[k]}, '') END` : own}`;
+  });
+  if (!pairs.length) return `'{}'::jsonb`;
+  const calls: string[] = [];
+  for (let i = 0; i < pairs.length; i += 40) calls.push(`jsonb_strip_nulls(jsonb_build_object(${pairs.slice(i, i + 40).join(', ')}))`);
+  return `(${calls.join(' || ')})`;
+}
 
 interface Row {
   id: string;
@@ -104,17 +140,12 @@ export class AudienceConsumer implements OnModuleInit {
     }
     const copies = sources.length === 1 ? '1' : sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ');
     const cursor = `audience_${Date.now()}`;
-    const wanted = params.add(d.variableIds);
+    const vars = d.variableIds ? wantedVariablesSql(d.variableIds) : allVariablesSql(params.add(null));
     // The values by variable id, built by PostgreSQL: parsed from JSON they are compact objects, where objects built
     // key by key with integer-like keys ("1000") would each carry a thousand-slot elements array (12 KB a recipient).
     await m.query(
       `DECLARE ${cursor} NO SCROLL CURSOR FOR
-       SELECT c.id::text AS id, c.normalized_phone AS phone, c.country, c.timezone,
-              (SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
-                 FROM jsonb_each_text(jsonb_build_object('${StandardVariable.phone}', c.normalized_phone, '${StandardVariable.firstName}', c.first_name,
-                                                         '${StandardVariable.lastName}', c.last_name, '${StandardVariable.email}', c.email,
-                                                         '${StandardVariable.country}', c.country, '${StandardVariable.timezone}', c.timezone) || c.variables) AS e(k, v)
-                WHERE e.v IS NOT NULL AND e.v <> '' AND (${wanted}::text[] IS NULL OR e.k = ANY(${wanted}::text[]))) AS vars,
+       SELECT c.id::text AS id, c.normalized_phone AS phone, c.country, c.timezone, ${vars} AS vars,
               ${copies} AS copies, (${SENDABLE}) AS sendable
          FROM contacts.contact c
         WHERE c.account_id = $1 AND (${sources.join(' OR ')})
@@ -186,12 +217,7 @@ export class AudienceConsumer implements OnModuleInit {
     );
     const contacts = Number(agg.contacts);
     const recipients = d.sendDuplicates ? Number(agg.copies) : contacts;
-    const wanted = params.add(d.variableIds);
-    const vars = `(SELECT coalesce(jsonb_object_agg(e.k, e.v), '{}'::jsonb)
-                     FROM jsonb_each_text(jsonb_build_object('${StandardVariable.phone}', c.normalized_phone, '${StandardVariable.firstName}', c.first_name,
-                                                             '${StandardVariable.lastName}', c.last_name, '${StandardVariable.email}', c.email,
-                                                             '${StandardVariable.country}', c.country, '${StandardVariable.timezone}', c.timezone) || c.variables) AS e(k, v)
-                    WHERE e.v IS NOT NULL AND e.v <> '' AND (${wanted}::text[] IS NULL OR e.k = ANY(${wanted}::text[])))`;
+    const vars = d.variableIds ? wantedVariablesSql(d.variableIds) : allVariablesSql(params.add(null));
     const occurrences = d.sendDuplicates && sources.length > 1 ? `CROSS JOIN LATERAL generate_series(0, greatest(${copies}, 1) - 1) AS k(n)` : 'CROSS JOIN (VALUES (0)) AS k(n)';
     const cursor = `audience_copy_${Date.now()}`;
     await m.query(
@@ -208,24 +234,36 @@ export class AudienceConsumer implements OnModuleInit {
     let first = 0;
     let parts: string[] = [];
     let bytes = 0;
+    // A chunk is whole FETCHes of lines, each measured once as one string (not a byte count per line); a FETCH that
+    // would not fit in the chunk's room starts the next chunk, and one too big for any chunk is cut line by line.
+    let lines = 0;
+    const add = async (text: string, count: number, size: number) => {
+      if (bytes + size > AUDIENCE_CHUNK_MAX_BYTES && lines) {
+        await chunk(seq++, first, lines, parts.join(''), null, null);
+        first = ordinal;
+        parts = [];
+        bytes = 0;
+        lines = 0;
+      }
+      parts.push(text);
+      bytes += size;
+      lines += count;
+      ordinal += count;
+    };
     for (;;) {
       const rows = await m.query<Array<{ line: string }>>(`FETCH ${FETCH_LINES} FROM ${cursor}`);
-      for (const r of rows) {
-        if (bytes + r.line.length > AUDIENCE_CHUNK_MAX_BYTES && parts.length) {
-          await chunk(seq++, first, parts.length, parts.join(''), null, null);
-          first = ordinal;
-          parts = [];
-          bytes = 0;
-        }
-        parts.push(r.line);
-        bytes += Buffer.byteLength(r.line);
-        ordinal++;
+      if (rows.length) {
+        let text = '';
+        for (const r of rows) text += r.line;
+        const size = Buffer.byteLength(text);
+        if (size <= AUDIENCE_CHUNK_MAX_BYTES) await add(text, rows.length, size);
+        else for (const r of rows) await add(r.line, 1, Buffer.byteLength(r.line));
       }
       if (rows.length < FETCH_LINES) break;
     }
     await m.query(`CLOSE ${cursor}`);
     if (ordinal !== recipients) throw new Error(`audience ${d.requestId}: ${ordinal} lines for ${recipients} recipients in one snapshot`);
-    await chunk(seq, first, parts.length, parts.join(''), { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
+    await chunk(seq, first, lines, parts.join(''), { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
   }
 
   /** A copy chunk to the outbox, PACKED_CHUNKS to a packed row; the last one flushes what is left. */
