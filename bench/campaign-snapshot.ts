@@ -36,7 +36,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CustomerCreatedV1, SenderChangedV1, StreamCreatedV1, type EventDefinition } from '@switchboard/contracts';
 import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, ManualClock, PlatformModule, TokenVerifier } from '@switchboard/platform';
-import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay } from '@switchboard/campaigns';
+import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay, valueColumns, valuesOf } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -214,10 +214,16 @@ async function main(): Promise<void> {
   let chars = 0;
   let last = -1;
   for (;;) {
-    const rows = (await pg.query<{ ordinal: number; contact_id: string; occurrence: number; variables: Record<string, string> }>(`SELECT ordinal, contact_id::text, occurrence, variables FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT 10000`, [campaignId, last])).rows;
+    // as the runner's send step reads them: the values the texts use, one text column each
+    const rows = (
+      await pg.query<{ ordinal: number; contact_id: string; occurrence: number; [v: `v${number}`]: string | null }>(
+        `SELECT ordinal, contact_id::text, occurrence${valueColumns(composer.valueIds)} FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT 10000`,
+        [campaignId, last],
+      )
+    ).rows;
     if (!rows.length) break;
     for (const r of rows) {
-      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, variables: r.variables });
+      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, values: valuesOf(r, composer.valueIds.length) });
       if (out.ok) {
         composed++;
         chars += out.text.length;

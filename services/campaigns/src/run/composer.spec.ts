@@ -34,6 +34,17 @@ describe('message composer', () => {
     expect(c.compose(r(3, { '2': '', '1001': 'Rome' }))).toEqual({ ok: false, reason: 'missing_variable', variable: 'firstName' });
   });
 
+  it("composes from the values of its variable ids as from the recipient's variables (what the runner reads per recipient)", () => {
+    const c = new Composer({ ...base, variants: [{ id: '1', text: 'Hi {{firstName}}, {{city}} sale!', ratio: 50 }, { id: '2', text: '{{city}} for {{firstName}} and {{lastName}}', ratio: 50 }] });
+    expect(c.valueIds).toEqual(['2', '1001', '3']);
+    const cases: Array<Record<string, string>> = [{ '2': 'Ann', '1001': 'Paris', '3': 'Doe' }, { '2': 'Bob' }, { '1001': 'Rome' }, { '2': '', '1001': 'Rome' }, {}];
+    for (let ordinal = 0; ordinal < 40; ordinal++) {
+      const vars = cases[ordinal % cases.length];
+      const values = c.valueIds.map((id) => vars[id] ?? null);
+      expect(c.compose({ ordinal, contactId: String(ordinal), occurrence: 0, values })).toEqual(c.compose(r(ordinal, vars)));
+    }
+  });
+
   it('uses an empty default for a standard variable the campaign did not link, and leaves unknown placeholders as written', () => {
     const c = new Composer({ ...base, variables: [], variants: [{ id: '1', text: 'Hi {{lastName}}{{nope}}', ratio: 100 }] });
     expect(c.compose(r(0, {}))).toMatchObject({ ok: true, text: 'Hi {{nope}}' });

@@ -38,8 +38,13 @@ export interface ComposeRecipient {
   ordinal: number;
   contactId: string;
   occurrence: number;
-  /** Values by variable id. */
-  variables: Readonly<Record<string, string>>;
+  /** Values by variable id (when `values` is not given). */
+  variables?: Readonly<Record<string, string>>;
+  /**
+   * The values of the composer's `valueIds`, in that order (null or undefined: none): what the runner reads per
+   * recipient instead of its whole variables object, which costs a JSON object per recipient.
+   */
+  values?: ReadonlyArray<string | null | undefined>;
 }
 
 export type Composed =
@@ -63,6 +68,8 @@ interface Template {
   marked: string;
   /** Slot -> variable. */
   slots: ComposeVariable[];
+  /** Slot -> index of its variable in `valueIds` (-1 for a link). */
+  valueIndex: number[];
   hasSpintax: boolean;
 }
 
@@ -82,6 +89,8 @@ export class Composer {
   private readonly senders: RatioPicker;
   /** The link variables the texts use (their minted values are needed before composing). */
   readonly linkVariables: string[];
+  /** The variable ids the texts use (a recipient's `values` come in this order). */
+  readonly valueIds: string[];
 
   constructor(private readonly input: ComposeInput) {
     const salt = campaignSalt(input.campaignId);
@@ -89,8 +98,10 @@ export class Composer {
     this.senders = new RatioPicker(input.senders, salt, SENDER_ALPHA);
     const byName = new Map(input.variables.map((v) => [v.name, v]));
     const links = new Set<string>();
+    const valueIds: string[] = [];
     this.templates = input.variants.map((variant) => {
       const slots: ComposeVariable[] = [];
+      const valueIndex: number[] = [];
       const marked = variant.text.replace(PLACEHOLDER, (whole, name: string) => {
         let v = byName.get(name) ?? null;
         if (!v && STANDARD_NAMES[name]) v = { id: STANDARD_NAMES[name], name, defaultValue: '', missingRule: MissingRule.UseDefault, link: false };
@@ -98,11 +109,17 @@ export class Composer {
         if (!v) return whole; // not a variable: left as written
         if (v.link) links.add(v.name);
         slots.push(v);
+        if (v.id === null || v.link) valueIndex.push(-1);
+        else {
+          if (!valueIds.includes(v.id)) valueIds.push(v.id);
+          valueIndex.push(valueIds.indexOf(v.id));
+        }
         return `${MARK_OPEN}${slots.length - 1}${MARK_CLOSE}`;
       });
-      return { id: variant.id, marked, slots, hasSpintax: /[{}[\]\\]/.test(marked) };
+      return { id: variant.id, marked, slots, valueIndex, hasSpintax: /[{}[\]\\]/.test(marked) };
     });
     this.linkVariables = [...links];
+    this.valueIds = valueIds;
   }
 
   /** The variant a recipient gets (for link requests made before composing); -1 when no variant has a ratio. */
@@ -116,15 +133,16 @@ export class Composer {
     if (vi < 0) return { ok: false, reason: 'no_variant', variable: null };
     const t = this.templates[vi];
     const values: string[] = [];
-    for (const v of t.slots) {
+    for (let slot = 0; slot < t.slots.length; slot++) {
+      const v = t.slots[slot];
       if (v.link) {
         const url = links?.[v.name];
         if (!url) return { ok: false, reason: 'missing_link', variable: v.name };
         values.push(url);
         continue;
       }
-      const value = v.id !== null ? r.variables[v.id] : undefined;
-      if (value !== undefined && value !== '') values.push(value);
+      const value = v.id === null ? undefined : r.values ? r.values[t.valueIndex[slot]] : r.variables?.[v.id];
+      if (value !== undefined && value !== null && value !== '') values.push(value);
       else if (v.missingRule === MissingRule.UseDefault) values.push(v.defaultValue ?? '');
       else return { ok: false, reason: 'missing_variable', variable: v.name };
     }

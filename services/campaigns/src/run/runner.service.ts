@@ -68,8 +68,26 @@ interface RecipientRow {
   message_uuid: string;
   phone: string;
   timezone: string | null;
-  variables: Record<string, string>;
+  /** Every variable of the recipient: read only when links are minted (they take them all); null otherwise. */
+  variables: Record<string, string> | null;
   links: Record<string, string> | null;
+  /** The composer's `valueIds`' values, as columns v0, v1, ... (a text each: no JSON object per recipient). */
+  [value: `v${number}`]: string | null;
+}
+
+/** The columns of a recipient's values of `ids` (decimal variable ids), `v0`, `v1`, ... in order. */
+export function valueColumns(ids: readonly string[]): string {
+  return ids.map((id, i) => {
+    if (!/^\d{1,18}$/.test(id)) throw new Error(`variable id ${JSON.stringify(id)} is not a decimal id`);
+    return `, variables->>'${id}' AS v${i}`;
+  }).join('');
+}
+
+/** A row's values of `count` value columns, in order. */
+export function valuesOf(row: Readonly<Record<`v${number}`, string | null>>, count: number): Array<string | null> {
+  const out = new Array<string | null>(count);
+  for (let i = 0; i < count; i++) out[i] = row[`v${i}`];
+  return out;
 }
 
 /** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as `[rows, affected]`. */
@@ -369,7 +387,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
     const cache = this.windowCache(c);
     const candidates = (await this.ds.query(
-      `SELECT ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, variables, links FROM campaigns.recipient
+      `SELECT ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)} FROM campaigns.recipient
         WHERE campaign_id = $1 AND state = 0 AND (due_at IS NULL OR due_at <= $2) ORDER BY ordinal LIMIT $3`,
       [c.id, now, allowance * 2],
     )) as RecipientRow[];
@@ -396,7 +414,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         needLinks.push(r);
         continue;
       }
-      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, variables: r.variables }, r.links ?? undefined);
+      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, values: valuesOf(r, composer.valueIds.length) }, r.links ?? undefined);
       if (!out.ok) {
         skipped.push([r.ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
         continue;
@@ -462,7 +480,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         variables: links,
         items: rows.map((r) => {
           const vars: Record<string, string> = {};
-          for (const [id, v] of Object.entries(r.variables)) vars[nameOf.get(id) ?? id] = v;
+          for (const [id, v] of Object.entries(r.variables ?? {})) vars[nameOf.get(id) ?? id] = v;
           const vi = composer.variantOf(r.ordinal);
           return { ref: String(r.ordinal), messageUuid: r.message_uuid, contactId: r.contact_id, destination: r.phone, vars, variantId: vi >= 0 ? variantIds[vi] : null };
         }),
