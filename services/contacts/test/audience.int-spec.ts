@@ -193,11 +193,14 @@ describe('contacts: campaign audience snapshots', () => {
 
   it('cuts a snapshot of long lines (more than a chunk in one read) line by line, under the bus limit and in order', async () => {
     const n = 1200;
-    const text = `phone,name\n${Array.from({ length: n }, (_, i) => `${gb(20_000 + i)},${i}`).join('\n')}\n`;
-    const imported = await a.importFile(token, text, 'long.csv', [{ column: 0, variable: 'phone' }, { column: 1, variable: 'firstName' }]);
-    // names longer than the import takes: 1,500 bytes a line, so one read of the snapshot holds more than a chunk
-    await a.sql(`UPDATE contacts.contact SET first_name = repeat('y', 1500) || first_name WHERE list_ids @> ARRAY[$1::bigint]`, [imported.contactList]);
-    const chunks = await askCopy({ contactListIds: [String(imported.contactList)], variableIds: ['2'] });
+    // names longer than an import takes: 1,500 bytes a line, so one read of the snapshot holds more than a chunk
+    const [{ id: list }] = await a.sql<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES (1, 'Long names', 'list', 2, $1) RETURNING id::text`, [n]);
+    await a.sql(
+      `INSERT INTO contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids)
+       SELECT 1, p, p, 'GB', 'Europe/London', repeat('y', 1500) || i, ARRAY[$1::bigint] FROM generate_series(0, $2 - 1) AS i, LATERAL (SELECT '+4477' || lpad((30000000 + i)::text, 8, '0') AS p) x`,
+      [list, n],
+    );
+    const chunks = await askCopy({ contactListIds: [list], variableIds: ['2'] });
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_c, i) => i));
     expect(chunks.every((c) => Buffer.byteLength(c.data) <= AUDIENCE_CHUNK_MAX_BYTES && c.rows === c.data.split('\n').length - 1)).toBe(true);
