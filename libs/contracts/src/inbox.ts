@@ -112,8 +112,15 @@ export interface ConversationListQuery {
   cursor?: string;
 }
 
-/** Totals per filter for the current space (and team when given). */
+/**
+ * Totals per filter for the current space (and team when given). The whole space's all / active / unanswered / closed
+ * come from counters and are exact; every other total (a team's, an agent's own view, my_closed, assigned_to_me) is
+ * counted only up to one past INBOX_TOTALS_CAP (docs/decisions/0058): a figure above the cap means "more than the cap".
+ */
 export type ConversationTotals = Record<ConversationFilterValue, number>;
+
+/** Totals not kept by a counter stop counting past this (the console shows `1000+`). */
+export const INBOX_TOTALS_CAP = 1000;
 
 /** GET /inbox/conversations answer: 15 per page, newest activity first. */
 export interface ConversationPage {

@@ -169,6 +169,24 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     expect(d.events(InboundOptedInV1.type).map((e) => e.data)).toContainEqual(expect.objectContaining({ channel: 'whatsapp', phone: '+4917000009', sender: '3333', keyword: 'START' }));
   });
 
+  it('stores a burst of WhatsApp replies through the group commit each once, and a reply the database refuses fails only itself', async () => {
+    const msg = (id: string, body: string) => ({ from: '4917000020', id, timestamp: '1700000000', type: 'text', text: { body } });
+    const burst = Array.from({ length: 30 }, (_, i) => msg(`wamid.burst-${i}`, `burst ${i}`));
+    // one payload: 30 replies, one of them twice, and one whose text PostgreSQL refuses (a NUL character)
+    const payload = WhatsAppPeer.notification('3333', { contacts: [{ wa_id: '4917000020', profile: { name: 'Bo' } }], messages: [...burst.slice(0, 15), msg('wamid.burst-bad', 'bad \u0000 text'), burst[3], ...burst.slice(15)] });
+    // and the same replies again at the same time, as a provider retrying does
+    const [first, again] = await Promise.all([wa.deliver(waHook(), payload), wa.deliver(waHook(), WhatsAppPeer.notification('3333', { messages: burst.slice(0, 10) }))]);
+    // the delivery with the refused reply is answered with an error (the provider sends it again); the other is not
+    expect(first).not.toBe(200);
+    expect(again).toBe(200);
+    const stored = await d.sql<{ provider_message_id: string; n: number }>(`SELECT provider_message_id, count(*)::int AS n FROM dispatch.inbound_message WHERE contact_phone = '+4917000020' GROUP BY 1 ORDER BY 1`);
+    expect(stored.map((r) => r.provider_message_id).sort()).toEqual(burst.map((m) => m.id).sort());
+    expect(stored.every((r) => r.n === 1)).toBe(true);
+    await d.flushOutbox();
+    const events = d.events(MessageReceivedV1.type).map((e) => e.data as { body: string; contactPhone: string }).filter((e) => e.contactPhone === '+4917000020');
+    expect(events.map((e) => e.body).sort()).toEqual(burst.map((m) => m.text.body).sort());
+  });
+
   it('keeps a WhatsApp reply to a phone number id nobody owns aside', async () => {
     const payload = WhatsAppPeer.notification('7777', { messages: [{ from: '4917000010', id: 'wamid.nobody', timestamp: '1700000000', type: 'text', text: { body: 'to an unowned WhatsApp number' } }] });
     expect(await wa.deliver(waHook(), payload)).toBe(200);

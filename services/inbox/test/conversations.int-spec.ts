@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StreamType } from '@switchboard/contracts';
+import { INBOX_TOTALS_CAP, StreamType } from '@switchboard/contracts';
 import { ManualClock } from '../src';
 import { fakeAnswer, fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type Json, type StreamsAnswer } from './support';
 
@@ -147,6 +147,29 @@ describe('inbox conversations', () => {
     // the space's totals (counters kept by the database) are the counts of its rows
     const counted = (await app.sql(`SELECT count(*)::int AS all, count(*) FILTER (WHERE status = 'active')::int AS active, count(*) FILTER (WHERE status = 'unanswered')::int AS unanswered, count(*) FILTER (WHERE status = 'closed')::int AS closed FROM inbox.conversation WHERE space_id = $1`, [space]))[0];
     expect((await list(admin, 'filter=all')).body.totals).toMatchObject(counted);
+  });
+
+  it('counts totals without a counter only up to one past the cap; the whole space’s stay exact from its counters', async () => {
+    const post = (p: string, body: unknown) => app.call('POST', p, { body, token: admin });
+    const big = (await post('/spaces', { name: 'Big' })).body.id as number;
+    const team = (await post('/teams', { name: 'Big team', space: big, agents: [11] })).body.id as number;
+    // 1,100 unanswered and 105 closed conversations of the team (a bulk of old ones, as an import leaves them)
+    await app.sql(
+      `INSERT INTO inbox.conversation (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_name, status, unread, team_ids, agent_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
+       SELECT gen_random_uuid(), 1, $1, 501, $2, 4, 'sms', '+4930000000', '+4915900' || lpad(i::text, 5, '0'), 'Bulk ' || i, CASE WHEN i <= 1100 THEN 'unanswered' ELSE 'closed' END, 0, ARRAY[$3::bigint], '{}', now(), now(), 'old', 'text', now() - make_interval(mins => i)
+       FROM generate_series(1, 1205) i`,
+      [big, uid.sms, team],
+    );
+    const totals = async (token: string, q = '') => (await app.call('GET', `/inbox/conversations/totals?space=${big}${q}`, { token })).body as Json;
+    // the team's agent: counted, and stopped one past the cap (the console shows "1000+"); small totals exact
+    expect(await totals(app.token('1', '11', ['INBOX_VIEW']))).toEqual({ all: INBOX_TOTALS_CAP + 1, active: 0, unanswered: INBOX_TOTALS_CAP + 1, closed: 105, my_closed: 0, assigned_to_me: 0 });
+    // the whole space, from the counters: exact however large
+    expect(await totals(admin)).toEqual({ all: 1205, active: 0, unanswered: 1100, closed: 105, my_closed: 0, assigned_to_me: 0 });
+    expect(await totals(admin, `&team=${team}`)).toMatchObject({ all: INBOX_TOTALS_CAP + 1, closed: 105 });
+    // the page itself is unchanged: 15, newest first, with a cursor
+    const page = await app.call('GET', `/inbox/conversations?space=${big}&filter=all`, { token: app.token('1', '11', ['INBOX_VIEW', 'INBOX_SHOW_PHONE']) });
+    expect([(page.body.items as Json[]).length, (page.body.items as Json[])[0].contact_phone_number, page.body.totals.all]).toEqual([15, '+491590000001', INBOX_TOTALS_CAP + 1]);
+    expect(page.body.next_cursor).toEqual(expect.any(String));
   });
 
   it('answers the totals of the list alone, over what the caller sees, for the console to refresh its filter counts', async () => {

@@ -16,7 +16,7 @@ import {
   type OptOutData,
 } from '@switchboard/contracts';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
+import { BatchedWriter, createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository, type OptKeywords } from '../repositories/read-model.repository';
@@ -34,6 +34,41 @@ interface InboundStream {
   optKeywords?: OptKeywords;
 }
 
+/** An inbound message waiting for its group commit, and what became of it. */
+interface PendingInbound {
+  /** The message row's 16 values, in the column order of `INBOUND_COLUMNS`. */
+  values: unknown[];
+  event: OutgoingEvent;
+  inserted: boolean;
+  error?: unknown;
+}
+
+const INBOUND_COLUMNS = `uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone, contact_phone, contact_name, message_type, body, media, provider_message_id, received_at, media_state`;
+const INBOUND_TYPES = ['uuid', 'bigint', 'bigint', 'text', 'smallint', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz', 'text'];
+
+/**
+ * Many inbound messages and their `dispatch.message.received` events in ONE statement (its own transaction): the rows
+ * in arrival order, a provider message id already stored skipped (also a repeat within the batch), and an outbox row
+ * only for the messages inserted, in the same order. Answers the uuids inserted.
+ */
+const GROUP_INSERT_SQL = (() => {
+  const cols = INBOUND_COLUMNS.split(', ');
+  const n = cols.length;
+  const arrays = cols.map((c, i) => `$${i + 1}::text[]`).join(', ');
+  const casts = cols.map((c, i) => `x.${c}::${INBOUND_TYPES[i]}`).join(', ');
+  return `WITH m AS (
+      INSERT INTO dispatch.inbound_message (${INBOUND_COLUMNS}, media_next_at)
+      SELECT ${casts}, CASE WHEN x.media_state IS NULL THEN NULL ELSE now() END
+        FROM unnest(${arrays}) WITH ORDINALITY AS x(${INBOUND_COLUMNS}, ord) ORDER BY x.ord
+      ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING uuid),
+    o AS (
+      INSERT INTO dispatch.outbox (event_id, topic, key, type, payload)
+      SELECT e.event_id, e.topic, e.key, e.type, e.payload
+        FROM unnest($${n + 1}::uuid[], $${n + 2}::uuid[], $${n + 3}::text[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::jsonb[]) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, payload, ord)
+       WHERE e.message_uuid IN (SELECT uuid FROM m) ORDER BY e.ord)
+    SELECT uuid::text FROM m`;
+})();
+
 /** Why an inbound message was kept aside rather than delivered. */
 export type HeldReason = 'unclaimed' | 'no_stream';
 
@@ -48,6 +83,11 @@ export type HeldReason = 'unclaimed' | 'no_stream';
 @Injectable()
 export class InboundService {
   private readonly log = new Logger(InboundService.name);
+  /**
+   * The group commit of inbound messages (docs/decisions/0058): the messages that arrive while a write is in flight
+   * (deliver_sm of every bind, webhook posts) go in the next one, one statement for all of them.
+   */
+  private readonly writer = new BatchedWriter<PendingInbound>((items) => this.writeGroup(items), 500);
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
@@ -92,8 +132,7 @@ export class InboundService {
     })();
     // a provider file is kept in the background, before the provider's retention ends (docs/decisions/0053)
     const keep = keepsMedia(m.channel, m.messageType, m.media);
-    const insertMessage = `INSERT INTO dispatch.inbound_message (uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone,
-           contact_phone, contact_name, message_type, body, media, provider_message_id, received_at, media_state, media_next_at)
+    const insertMessage = `INSERT INTO dispatch.inbound_message (${INBOUND_COLUMNS}, media_next_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, CASE WHEN $16::text IS NULL THEN NULL ELSE now() END)
          ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING id`;
     const messageParams = [uuid, stream.accountId, stream.streamId, stream.streamUid, stream.streamType, m.channel, m.vendorId, m.accountPhone, m.contactPhone,
@@ -116,26 +155,56 @@ export class InboundService {
       };
       return createEnvelope(MessageReceivedV1, data, { accountId: stream.accountId, source: 'dispatch' });
     };
-    // the usual message: the row and its event in one statement (its own transaction, one round trip); a keyword also
-    // changes the opt-outs, in a transaction of its own
-    const inserted = !optChange
-      ? (
-          await this.ds.query<Array<{ n: number }>>(
-            `WITH m AS (${insertMessage}),
-             o AS (INSERT INTO dispatch.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(17)} WHERE EXISTS (SELECT 1 FROM m))
-             SELECT count(*)::int AS n FROM m`,
-            [...messageParams, ...Outbox.rowsParams([received()])],
-          )
-        )[0].n > 0
-      : await this.ds.transaction(async (q) => {
-          if ((await q.query<unknown[]>(insertMessage, messageParams)).length === 0) return false;
-          await Outbox.add(q, DISPATCH_SCHEMA, [received(), await this.applyOptChange(q, optChange.data, optChange.optedOut)]);
-          return true;
-        });
+    // the usual message: the row and its event in the next group commit (one statement for every message arriving
+    // meanwhile); a keyword also changes the opt-outs, in a transaction of its own
+    let inserted: boolean;
+    if (!optChange) {
+      const pending: PendingInbound = { values: messageParams, event: received(), inserted: false };
+      await this.writer.add(pending);
+      if (pending.error !== undefined) throw pending.error;
+      inserted = pending.inserted;
+    } else {
+      inserted = await this.ds.transaction(async (q) => {
+        if ((await q.query<unknown[]>(insertMessage, messageParams)).length === 0) return false;
+        await Outbox.add(q, DISPATCH_SCHEMA, [received(), await this.applyOptChange(q, optChange.data, optChange.optedOut)]);
+        return true;
+      });
+    }
     if (!inserted) return;
     if (keep) this.media.kick();
     if (optChange) this.optOuts.set(optChange.data.accountId, optChange.data.sender, optChange.data.phone, optChange.optedOut);
     this.relay.kick();
+  }
+
+  /**
+   * One statement for the batch. If it fails (a row the database refuses), each message is written on its own, so one
+   * bad message fails only its own delivery (the provider sends it again) and not those it shared a batch with.
+   */
+  private async writeGroup(items: PendingInbound[]): Promise<void> {
+    try {
+      await this.insertGroup(items);
+    } catch (e) {
+      if (items.length === 1) {
+        items[0].error = e;
+        return;
+      }
+      for (const item of items) {
+        try {
+          await this.insertGroup([item]);
+        } catch (one) {
+          item.error = one;
+        }
+      }
+    }
+  }
+
+  private async insertGroup(items: PendingInbound[]): Promise<void> {
+    const text = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+    const columns = INBOUND_TYPES.map((_, c) => items.map((i) => text(i.values[c])));
+    const [ids, topics, keys, types, payloads] = Outbox.rowsParams(items.map((i) => i.event));
+    const rows = await this.ds.query<Array<{ uuid: string }>>(GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads]);
+    const inserted = new Set(rows.map((r) => r.uuid));
+    for (const item of items) item.inserted = inserted.has(String(item.values[0]));
   }
 
   private async applyOptChange(q: EntityManager, d: OptOutData, optedOut: boolean): Promise<OutgoingEvent> {

@@ -80,15 +80,19 @@ export class InboxAccess {
 
   async scope(spaceRef: string | null, actor: Actor = actorOf(), m: EntityManager | DataSource = this.ds): Promise<SpaceScope> {
     if (!spaceRef) throw AppError.validation([{ propertyPath: 'space', message: 'missing space' }], 'missing space');
-    const [space] = (await m.query(`SELECT id::text FROM inbox.space WHERE id = $1 AND account_id = $2`, [spaceRef, actor.accountId])) as Array<{ id: string }>;
+    // one statement (every request of the inbox starts here): the space, the caller's teams in it, their overrides
+    const [space] = (await m.query(
+      `SELECT s.id::text,
+         ARRAY(SELECT ta.team_id::text FROM inbox.team_agent ta JOIN inbox.team t ON t.id = ta.team_id
+               WHERE ta.account_id = $2 AND ta.user_id = $3 AND t.space_id = s.id ORDER BY 1) AS team_ids,
+         (SELECT sp.permissions FROM inbox.space_permission sp WHERE sp.space_id = s.id AND sp.user_id = $3) AS permissions
+       FROM inbox.space s WHERE s.id = $1 AND s.account_id = $2`,
+      [spaceRef, actor.accountId, actor.userId],
+    )) as Array<{ id: string; team_ids: string[]; permissions: unknown }>;
     if (!space) throw AppError.notFound('space');
-    const teamIds = await this.teamIds(actor, space.id, m);
+    const teamIds = space.team_ids;
     if (!actor.admin && !teamIds.length) throw AppError.forbidden('you are not an agent of this space');
-    let overrides: Record<string, boolean> = {};
-    if (actor.userId) {
-      const [row] = (await m.query(`SELECT permissions FROM inbox.space_permission WHERE space_id = $1 AND user_id = $2`, [space.id, actor.userId])) as Array<{ permissions: unknown }>;
-      overrides = normaliseOverrides(row?.permissions);
-    }
+    const overrides = actor.userId ? normaliseOverrides(space.permissions) : {};
     const scope: SpaceScope = { actor, spaceId: space.id, teamIds, seesAll: actor.admin, overrides };
     scope.seesAll = actor.admin || can(scope, Permission.InboxTeamView);
     return scope;

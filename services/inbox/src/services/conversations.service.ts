@@ -8,6 +8,7 @@ import {
   CONVERSATION_STATUSES,
   ConversationFilter,
   INBOX_CONVERSATION_PAGE_SIZE,
+  INBOX_TOTALS_CAP,
   INBOX_TIMELINE_PAGE_SIZE,
   InboxWsEvent,
   isContactKey,
@@ -64,6 +65,9 @@ function decodeCursor(v: unknown): Cursor | null {
   if (!m) throw AppError.validation([{ propertyPath: 'cursor', message: 'not a cursor of this list' }]);
   return { t: m[1], id: m[2] };
 }
+
+/** The count of conversations (alias c) matching `where`, stopping one past INBOX_TOTALS_CAP. */
+const bounded = (where: string) => `(SELECT count(*) FROM (SELECT 1 FROM inbox.conversation c WHERE ${where} LIMIT ${INBOX_TOTALS_CAP + 1}) b)::int`;
 
 export interface VisibleConversation {
   row: Row;
@@ -151,10 +155,13 @@ export class ConversationsService {
     };
   }
 
-  /** Totals per filter over what the caller sees (and the team and status asked for). */
+  /**
+   * Totals per filter over what the caller sees (and the team and status asked for), each counted up to one past
+   * INBOX_TOTALS_CAP (docs/decisions/0058): a team of a million conversations is not counted on every page.
+   */
   private async totals(base: string[], params: unknown[], me: string): Promise<ConversationTotals> {
-    const cols = CONVERSATION_FILTERS.map((f) => `count(*) FILTER (WHERE ${filterSql(f, me)})::int AS "${f}"`).join(', ');
-    const [r] = (await this.ds.query(`SELECT ${cols} FROM inbox.conversation c WHERE ${base.join(' AND ')}`, params)) as Row[];
+    const cols = CONVERSATION_FILTERS.map((f) => `${bounded(`${base.join(' AND ')} AND ${filterSql(f, me)}`)} AS "${f}"`).join(', ');
+    const [r] = (await this.ds.query(`SELECT ${cols}`, params)) as Row[];
     return Object.fromEntries(CONVERSATION_FILTERS.map((f) => [f, Number(r[f])])) as ConversationTotals;
   }
 
@@ -166,8 +173,8 @@ export class ConversationsService {
     const [counts, [mine]] = await Promise.all([
       this.ds.query(`SELECT status, n::int FROM inbox.space_status_count WHERE space_id = $1`, [spaceId]) as Promise<Row[]>,
       this.ds.query(
-        `SELECT (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3)::int AS my_closed,
-                (SELECT count(*) FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint])::int AS assigned_to_me`,
+        `SELECT ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed,
+                ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint]`)} AS assigned_to_me`,
         [accountId, spaceId, me],
       ) as Promise<Row[]>,
     ]);
@@ -256,23 +263,26 @@ export class ConversationsService {
     params.push(`%${text.replace(/[%_\\]/g, '\\$&')}%`);
     const like = params.length;
     const digits = text.replace(/[\s\-().]/g, '');
+    params.push(/^\+?\d{3,}$/.test(digits) ? `%${digits}%` : params[like - 1]);
+    const phone = params.length;
     const words = text
       .split(/\s+/)
       .map((w) => w.replace(/[^\p{L}\p{N}_]/gu, ''))
       .filter(Boolean);
-    params.push(words.length ? words.map((w) => `${w}:*`).join(' & ') : null);
-    const ts = params.length;
-    params.push(/^\+?\d{3,}$/.test(digits) ? `%${digits}%` : null);
-    const phone = params.length;
+    // each way of matching on its own index (names and phones: trigram; message words: full text), then joined: an OR
+    // of the three in one WHERE made PostgreSQL scan the space's conversations (docs/decisions/0058)
+    const parts = [
+      `SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $${like}`,
+      `SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $${phone}`,
+    ];
+    if (words.length) {
+      params.push(words.map((w) => `${w}:*`).join(' & '));
+      parts.push(`SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $${params.length})`);
+    }
     params.push(INBOX_CONVERSATION_PAGE_SIZE);
     const rows = (await this.ds.query(
       `SELECT ${CONVERSATION_COLUMNS} FROM inbox.conversation c
-       WHERE c.account_id = $1 AND c.space_id = $2 AND ${vis} AND (
-         c.contact_name ILIKE $${like} OR c.contact_phone LIKE COALESCE($${phone}, $${like})
-         OR ($${ts}::text IS NOT NULL AND c.id IN (
-           SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL
-             AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $${ts})))
-       )
+       WHERE c.id IN (${parts.join(' UNION ')}) AND c.account_id = $1 AND c.space_id = $2 AND ${vis}
        ORDER BY c.last_updated DESC, c.id DESC LIMIT $${params.length}`,
       params,
     )) as Row[];

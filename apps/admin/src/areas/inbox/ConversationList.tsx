@@ -9,9 +9,9 @@ import { forwardRef, useEffect, useRef, useState, type KeyboardEvent } from 'rea
 import { useTranslate } from 'react-admin';
 import { inboxApi } from './api';
 import { P } from './constants';
-import { avatarColour, channelOf, contactTitle, initials, shortTime, STATUS_COLOUR } from './format';
+import { avatarColour, channelOf, contactTitle, initials, shortTime, STATUS_COLOUR, totalText } from './format';
 import type { ListFilter } from './model';
-import { CONVERSATION_FILTERS, CONVERSATION_STATUSES, type ConversationDto, type ConversationFilter } from './types';
+import { CONVERSATION_FILTERS, CONVERSATION_STATUSES, INBOX_TOTALS_CAP, type ConversationDto, type ConversationFilter } from './types';
 import { rememberPreview, useInbox } from './useInbox';
 
 export const ChannelIcon = ({ type, channel, size = 14 }: { type: number | string | null | undefined; channel?: string | null; size?: number }) => {
@@ -220,7 +220,7 @@ export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => voi
                 >
                   {translate(`inbox.filters.${f}`)}
                   <Box component="span" data-testid={`filter-${f}-count`} sx={{ ml: 0.75, opacity: 0.85, fontWeight: 700 }}>
-                    {state.totals[f] ?? ''}
+                    {totalText(state.totals[f], INBOX_TOTALS_CAP)}
                   </Box>
                 </Button>
               );

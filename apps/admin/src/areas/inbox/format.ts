@@ -56,3 +56,9 @@ export function channelOf(streamType: number | string | null | undefined, channe
   if (t.includes('telegram') || streamType === 7 || streamType === 8) return 'telegram';
   return 'sms';
 }
+
+/** A filter's total as the tab shows it: past the server's counting cap, `1000+` (docs/decisions/0058). */
+export function totalText(n: number | undefined, cap: number): string {
+  if (n === undefined) return '';
+  return n > cap ? `${cap}+` : String(n);
+}

@@ -23,7 +23,7 @@ import type {
   SwitchSpaceAnswer,
 } from '@switchboard/contracts/src/inbox';
 
-export { CONVERSATION_FILTERS, CONVERSATION_STATUSES, MEDIA_KINDS, MEDIA_MAX_BYTES, STILL_LOADING, INBOX_REPLY_BLOCKED, inboxRoom } from '@switchboard/contracts/src/inbox';
+export { CONVERSATION_FILTERS, CONVERSATION_STATUSES, INBOX_TOTALS_CAP, MEDIA_KINDS, MEDIA_MAX_BYTES, STILL_LOADING, INBOX_REPLY_BLOCKED, inboxRoom } from '@switchboard/contracts/src/inbox';
 export type {
   ConversationPage,
   ConversationTotals,
