@@ -225,14 +225,14 @@ async function main(): Promise<void> {
     'simple_search by a message word': [
       [scopeSql, [space, ACCOUNT, '100']],
       [
-        `SELECT * FROM inbox.conversation c WHERE c.id IN (SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5)) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
+        `SELECT * FROM inbox.conversation c WHERE c.id = ANY(ARRAY(SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5))) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
         [ACCOUNT, space, `%${rare}%`, `%${rare}%`, `${rare}:*`],
       ],
     ],
     'simple_search by a name': [
       [scopeSql, [space, ACCOUNT, '100']],
       [
-        `SELECT * FROM inbox.conversation c WHERE c.id IN (SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5)) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
+        `SELECT * FROM inbox.conversation c WHERE c.id = ANY(ARRAY(SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_name ILIKE $3 UNION SELECT c.id FROM inbox.conversation c WHERE c.account_id = $1 AND c.space_id = $2 AND c.contact_phone LIKE $4 UNION SELECT e.conversation_id FROM inbox.event e WHERE e.account_id = $1 AND e.body IS NOT NULL AND to_tsvector('simple', e.body) @@ to_tsquery('simple', $5))) AND c.account_id = $1 AND c.space_id = $2 AND true ORDER BY c.last_updated DESC, c.id DESC LIMIT 15`,
         [ACCOUNT, space, `%${name}%`, `%${name}%`, name.split(' ').map((w) => `${w}:*`).join(' & ')],
       ],
     ],
