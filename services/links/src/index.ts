@@ -9,3 +9,4 @@ export { MintConsumer } from './mint/mint.consumer';
 export { RedirectRoleService } from './redirect/redirect-role.service';
 export { RedirectServer } from './redirect/redirect-server';
 export { CodeCipher, encodeCode, decodeCode } from './mint/codes';
+export { mintBatch, type LinkBatchRequest } from './mint/mint';

@@ -1,5 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
+import * as http from 'node:http';
+import { Pool } from 'pg';
+import { decodeCode } from '../src/mint/codes';
+import { encodeClicks, GroupCommitter, type Click } from '../src/redirect/click-recorder';
+import { RedirectServer } from '../src/redirect/redirect-server';
 import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '101';
@@ -186,6 +191,55 @@ describe('redirect server', () => {
     const announced = () => l.events(LinkClicksRecordedV1.type).flatMap((e) => LinkClicksRecordedV1.schema.parse(e.data).clicks).filter((c) => c.campaignId === '67');
     await waitFor(() => announced().length >= 3);
     expect(announced().map((c) => c.userAgent).sort()).toEqual([...agents].sort());
+  });
+
+  it('commits the click groups handed in while a statement is in flight as one statement, each click with its own user agent (cluster workers share one group commit)', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/merge', domainIds: [domA] })], 4, () => ({}), '68'));
+    const links = await Promise.all(['r0', 'r1', 'r2', 'r3'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
+    const click = (i: number, ua: string | null): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: ua });
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      const committer = new GroupCommitter(pool, 'http');
+      // the first starts a statement at once; the next two (each with its own user agents list) wait and go together
+      await Promise.all([
+        committer.commit(encodeClicks([click(0, 'first/1.0')])),
+        committer.commit(encodeClicks([click(1, 'worker-a "x"'), click(2, null)])),
+        committer.commit(encodeClicks([click(3, 'worker-b \\ ü')])),
+      ]);
+      expect(committer.stats).toEqual({ statements: 2, clicks: 4 });
+    } finally {
+      await pool.end();
+    }
+    const rows = await l.sql<{ code: string; user_agent: string | null }>(`SELECT code::text, user_agent FROM links.click WHERE campaign_id = 68`);
+    const byCode = new Map(rows.map((r) => [r.code, r.user_agent]));
+    expect(links.map((k) => byCode.get(String(k!.code)))).toEqual(['first/1.0', 'worker-a "x"', null, 'worker-b \\ ü']);
+  });
+
+  it('never drops a click while the database commits: with the click buffer full, answers wait for room', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/full', domainIds: [domA] })], 20, () => ({}), '69'));
+    const pool = new Pool({ connectionString: l.t.db.url, max: 4 });
+    const server = new RedirectServer({ pool, port: 0, host: '127.0.0.1', publicScheme: 'http', clicks: { bufferMax: 3, flushMs: 5 } });
+    const port = await server.listen();
+    try {
+      const get = (url: string) =>
+        new Promise<number>((resolve, reject) => {
+          const { host, path } = split(url);
+          http.get({ host: '127.0.0.1', port, path, headers: { host }, agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          }).on('error', reject);
+        });
+      const urls = Array.from({ length: 60 }, (_, i) => answer.links[`r${i % 20}`].shorturl);
+      expect(await Promise.all(urls.map(get))).toEqual(urls.map(() => 302));
+      await server.clicks.drain();
+      expect(server.clicks.stats.waited).toBeGreaterThan(0);
+      expect(server.clicks.stats.dropped).toBe(0);
+    } finally {
+      await server.close();
+      await pool.end();
+    }
+    const [{ n }] = await l.sql<{ n: number }>(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 69 AND NOT preview`);
+    expect(n).toBe(60);
   });
 
   it('records the socket address of a click, never an X-Forwarded-For no trusted proxy set', async () => {

@@ -32,10 +32,75 @@ export interface ClickRecorderOptions {
 const MAX_EVENT_CLICKS = 1000;
 
 /**
- * Group commit of clicks. The redirect answers at once and hands the click here; clicks are written in groups, one
- * transaction each (the click rows, each recipient's first click, the rollups, the click events in one outbox row),
- * at most one group in flight, the next one gathered meanwhile. The answer does not wait for the commit
- * (docs/decisions/0034): a SIGKILL loses the clicks answered since the last commit, never more than `bufferMax`.
+ * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
+ * (comma-joined elements), the distinct user agents (quoted elements) and each click's agent as a 1-based position in
+ * them (0: none). Plain strings and numbers, so a cluster worker hands it to the primary over IPC as it is
+ * (docs/decisions/0057).
+ */
+export interface ClickChunk {
+  n: number;
+  at: string;
+  domain: string;
+  code: string;
+  codeText: string;
+  ua: string;
+  preview: string;
+  ip: string;
+  url: string;
+  agents: string[];
+  agent: number[];
+}
+
+/** Encodes clicks for the group statement (the request's fields and the link's key; PostgreSQL has the rest). */
+export function encodeClicks(group: readonly Click[]): ClickChunk {
+  const n = group.length;
+  const at = new Array<number>(n);
+  const domain = new Array<string>(n);
+  const code = new Array<number>(n);
+  const codeText = new Array<string>(n);
+  const ua = new Array<number>(n);
+  const preview = new Array<string>(n);
+  const ip = new Array<string>(n);
+  const url = new Array<string>(n);
+  // user agents repeat: each distinct one is sent once, the clicks name it by position
+  const agents: string[] = [];
+  const agentAt = new Map<string, number>();
+  const agent = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const c = group[i];
+    const l = c.link;
+    at[i] = c.at;
+    domain[i] = l.domainId;
+    code[i] = l.code;
+    codeText[i] = c.codeText;
+    ua[i] = c.uaClass;
+    preview[i] = c.preview ? 't' : 'f';
+    ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
+    url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
+    if (c.userAgent === null) agent[i] = 0;
+    else {
+      let a = agentAt.get(c.userAgent);
+      if (a === undefined) {
+        agents.push(quoteElement(c.userAgent));
+        agentAt.set(c.userAgent, (a = agents.length));
+      }
+      agent[i] = a;
+    }
+  }
+  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
+}
+
+/** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
+export type ClickSink = (chunk: ClickChunk) => Promise<void>;
+
+/**
+ * Group commit of clicks. The redirect answers at once and hands the click here; clicks are encoded and handed to the
+ * sink in groups (at most one group in flight, the next one gathered meanwhile); the sink commits them in one
+ * transaction (the click rows, each recipient's first click, the rollups, the click events in one outbox row). The
+ * answer does not wait for the commit (docs/decisions/0034): a SIGKILL loses the clicks answered since the last
+ * commit, never more than `bufferMax`. When the buffer is full and the sink is healthy, answers wait for room
+ * (`hasRoom`/`whenRoom`: the redirects slow to the commit rate, no click is dropped, docs/decisions/0057); while the
+ * sink fails, clicks beyond the bound are dropped and counted (the database away: redirects go on).
  */
 export class ClickRecorder {
   private buffer: Click[] = [];
@@ -44,15 +109,24 @@ export class ClickRecorder {
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
   private closed = false;
+  private waiters: Array<() => void> = [];
+  private readonly sink: ClickSink;
   /** Counters for the bench and health: committed clicks (counted and previews), dropped clicks, failed writes. */
-  readonly stats = { committed: 0, counted: 0, dropped: 0, failedWrites: 0, groups: 0 };
+  readonly stats = { committed: 0, counted: 0, dropped: 0, failedWrites: 0, groups: 0, waited: 0 };
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool | null,
     private readonly options: ClickRecorderOptions,
     /** The scheme of the short URLs in click events (`https`). */
-    private readonly scheme = 'https',
-  ) {}
+    scheme = 'https',
+    sink?: ClickSink,
+  ) {
+    if (sink) this.sink = sink;
+    else if (pool) {
+      const committer = new GroupCommitter(pool, scheme);
+      this.sink = (chunk) => committer.commit(chunk);
+    } else throw new Error('ClickRecorder needs a pool or a sink');
+  }
 
   record(c: Click): void {
     if (this.buffer.length + this.inFlight >= this.options.bufferMax) {
@@ -61,6 +135,17 @@ export class ClickRecorder {
     }
     this.buffer.push(c);
     this.schedule();
+  }
+
+  /** A click can be taken without dropping one: room in the buffer, or the sink failing (then the bound drops). */
+  hasRoom(): boolean {
+    return this.buffer.length + this.inFlight < this.options.bufferMax || this.failures > 0 || this.closed;
+  }
+
+  /** Calls `then` once there is room (after a commit), or at once when the sink fails or the recorder closes. */
+  whenRoom(then: () => void): void {
+    this.stats.waited++;
+    this.waiters.push(then);
   }
 
   get pending(): number {
@@ -72,6 +157,7 @@ export class ClickRecorder {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.wake();
     for (let tries = 0; tries < 5 && (this.buffer.length > 0 || this.writing); tries++) {
       if (this.writing) await this.writing;
       if (this.buffer.length > 0) await this.flush();
@@ -84,6 +170,10 @@ export class ClickRecorder {
       if (this.writing) await this.writing;
       else await this.flush();
     }
+  }
+
+  private wake(): void {
+    while (this.waiters.length > 0 && this.hasRoom()) this.waiters.shift()!();
   }
 
   private schedule(delay = this.options.flushMs): void {
@@ -100,7 +190,7 @@ export class ClickRecorder {
     const group = this.buffer.length <= this.options.batchMax ? this.buffer : this.buffer.slice(0, this.options.batchMax);
     this.buffer = this.buffer.length <= this.options.batchMax ? [] : this.buffer.slice(this.options.batchMax);
     this.inFlight = group.length;
-    this.writing = this.write(group)
+    this.writing = this.sink(encodeClicks(group))
       .then(() => {
         this.failures = 0;
         this.stats.groups++;
@@ -119,56 +209,86 @@ export class ClickRecorder {
         this.inFlight = 0;
         this.writing = null;
         if (this.buffer.length > 0 && !this.closed) this.schedule(this.failures ? Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)) : this.options.flushMs);
+        this.wake();
       });
     return this.writing;
+  }
+}
+
+/**
+ * The group statement's writer: chunks handed to it while a statement is in flight go together in the next one (one
+ * statement, one transaction, one commit for all of them), so concurrent senders (a cluster's workers) share one group
+ * commit and never wait on each other's rollup rows. `commit` resolves when its chunk is committed.
+ */
+export class GroupCommitter {
+  private queue: Array<{ chunk: ClickChunk; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private writing = false;
+  readonly stats = { statements: 0, clicks: 0 };
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly scheme = 'https',
+  ) {}
+
+  commit(chunk: ClickChunk): Promise<void> {
+    if (chunk.n === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ chunk, resolve, reject });
+      if (!this.writing) void this.next();
+    });
+  }
+
+  get idle(): boolean {
+    return !this.writing && this.queue.length === 0;
+  }
+
+  private async next(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const group = this.queue;
+      this.queue = [];
+      try {
+        await this.write(group.map((g) => g.chunk));
+        this.stats.statements++;
+        for (const g of group) {
+          this.stats.clicks += g.chunk.n;
+          g.resolve();
+        }
+      } catch (e) {
+        for (const g of group) g.reject(e);
+      }
+    }
+    this.writing = false;
   }
 
   /**
    * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
    * and the outbox row of the group's events. Node sends only what the request adds to the link (time, address, user
    * agent, its class and the preview flag) and the link's key; PostgreSQL takes the rest of each click (account,
-   * campaign, variant, message, the event's link fields) from the link's own row, which it already has, instead of
-   * Node serialising it and the socket carrying it for every click (the largest cost of a redirect once profiled:
-   * docs/decisions/0052). The filled target URL is sent only for links whose target has variables.
+   * campaign, variant, message, the event's link fields) from the link's own row (docs/decisions/0052). The filled
+   * target URL is sent only for links whose target has variables.
    */
-  private async write(group: Click[]): Promise<void> {
-    const n = group.length;
-    // the arrays go as PostgreSQL array literals built here: numbers need no quoting, texts are quoted when needed
-    const at = new Array<number>(n);
-    const domain = new Array<string>(n);
-    const code = new Array<number>(n);
-    const codeText = new Array<string>(n);
-    const ua = new Array<number>(n);
-    const preview = new Array<string>(n);
-    const ip = new Array<string>(n);
-    const url = new Array<string>(n);
-    // user agents repeat: each distinct one is sent once, the clicks name it by position
-    const agents: string[] = [];
-    const agentAt = new Map<string, number>();
-    const agent = new Array<string | number>(n);
-    for (let i = 0; i < n; i++) {
-      const c = group[i];
-      const l = c.link;
-      at[i] = c.at;
-      domain[i] = l.domainId;
-      code[i] = l.code;
-      codeText[i] = c.codeText;
-      ua[i] = c.uaClass;
-      preview[i] = c.preview ? 't' : 'f';
-      ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
-      url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
-      if (c.userAgent === null) agent[i] = 'NULL';
-      else {
-        let a = agentAt.get(c.userAgent);
-        if (a === undefined) {
-          agents.push(quoteElement(c.userAgent));
-          agentAt.set(c.userAgent, (a = agents.length));
-        }
-        agent[i] = a;
+  private async write(chunks: ClickChunk[]): Promise<void> {
+    const col = (k: 'at' | 'domain' | 'code' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
+    let agents: string[];
+    let agent: string;
+    if (chunks.length === 1) {
+      agents = chunks[0].agents;
+      agent = chunks[0].agent.join(',');
+    } else {
+      // each chunk's positions move past the agents of the chunks before it
+      agents = [];
+      const parts: string[] = [];
+      for (const c of chunks) {
+        const off = agents.length;
+        parts.push(off === 0 ? c.agent.join(',') : c.agent.map((a) => (a === 0 ? 0 : a + off)).join(','));
+        for (const a of c.agents) agents.push(a);
       }
+      agent = parts.join(',');
     }
-    const lit = (a: Array<string | number>) => `{${a.join(',')}}`;
-    await this.pool.query(FLUSH_SQL, [lit(at), lit(domain), lit(code), lit(codeText), lit(ua), lit(preview), lit(ip), lit(agent), lit(url), new Date().toISOString(), lit(agents), this.scheme]);
+    // unnamed (planned each time): a prepared statement's generic plan takes the arrays for a few rows and joins the
+    // group's CTEs by nested loops, quadratic in the group (seen: seconds for 10,000 clicks)
+    await this.pool.query(FLUSH_SQL, [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme]);
   }
 }
 
@@ -202,7 +322,7 @@ const LINK_FIELDS =
   `',"campaignId":' || ${jsonId('l.campaign_id')} || ',"variantId":' || ${jsonId('l.variant_id')} || ',"streamId":' || ${jsonId('l.stream_id')} || ` +
   `',"contactId":' || ${jsonId('l.contact_id')} || ',"messageUuid":' || ${jsonId('l.message_uuid')} || ',"destination":' || coalesce(to_json(l.destination)::text, 'null')`;
 
-const FLUSH_SQL = `
+export const FLUSH_SQL = `
   WITH c AS (
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
            k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,

@@ -4,7 +4,7 @@ import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
 import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { decodeCode } from '../mint/codes';
-import { ClickRecorder, type ClickRecorderOptions } from './click-recorder';
+import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -24,6 +24,8 @@ export interface RedirectServerOptions {
   negativeTtlMs?: number;
   cacheMax?: number;
   clicks?: Partial<ClickRecorderOptions>;
+  /** Where click groups go instead of this process's pool (a cluster worker: to the primary's group commit, 0057). */
+  clickSink?: ClickSink;
   now?: () => number;
   onError?: (e: unknown) => void;
 }
@@ -86,7 +88,7 @@ export class RedirectServer {
       cacheMax: options.cacheMax ?? 500_000,
       now: this.now,
     });
-    this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme);
+    this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme, options.clickSink);
     this.server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -169,6 +171,10 @@ export class RedirectServer {
     const now = this.now();
     if (link.disabled || link.expiresAtMs <= now) return this.page(res, 410, PAGES.gone, method);
     if (!link.location) return this.page(res, 400, PAGES.refused, method);
+    // the click buffer is full while the database commits: the answer waits for room rather than drop a click
+    if (!this.clicks.hasRoom()) return this.clicks.whenRoom(() => {
+        if (!res.destroyed) this.answer(req, res, method, h, path, link);
+      });
     const agent = h.userAgent;
     const uaClass = classifyUserAgent(agent);
     this.clicks.record({

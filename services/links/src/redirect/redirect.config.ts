@@ -23,6 +23,11 @@ export const redirectConfigSchema = z.object({
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
   /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (beyond it, while the database is away, clicks are dropped). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
+  /**
+   * Cluster workers serving redirects on the one port, sharing the primary's click group commit (docs/decisions/0057);
+   * 0: one per core (`os.availableParallelism()`), 1: a single process.
+   */
+  LINKS_REDIRECT_WORKERS: env.int(0, 0),
 });
 
 export type RedirectConfig = z.infer<typeof redirectConfigSchema>;
