@@ -4,8 +4,8 @@
  * points while it delivers, and started again each time. A local receiver records every request (webhook URL and
  * `webhook-id`) and checks each signature. At the end: every queued delivery must have been received (lost = 0) and
  * every delivery row must be `succeeded`; requests received more than once are the at-least-once duplicates: printed,
- * each checked to carry the same webhook-id (receivers dedupe on it), and compared with the rows that were in flight
- * (`delivering`) at each kill. Ceiling: the same workload delivered by one worker that is never killed (same run).
+ * each checked to carry the same webhook-id (receivers dedupe on it), and compared with the requests received whose
+ * outcome was not written at each kill (received requests minus request-log rows). Ceiling: the same workload delivered by one worker that is never killed (same run).
  *
  * The consumer side (`kafka` as third argument): the killed process is the whole service, consuming dispatch's status
  * events from Kafka (librdkafka's mock cluster through kcat) and delivering them, while the parent publishes the
@@ -39,9 +39,9 @@ function platform(url: string, bus: InMemoryEventBus | KafkaEventBus = new InMem
   return PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: url, processName: 'webhooks-crash' });
 }
 
-/** The worker process: delivers until killed. Lease 3 s (timeout 1 s), so a killed worker's rows come back quickly. */
+/** The worker process: delivers until killed; its buckets are free the moment its database session ends (decision 0059). */
 async function child(url: string): Promise<void> {
-  @Module({ imports: [platform(url), WebhooksModule.register({ secret: SECRET, allowLoopback: true, allowedPorts: 'any', pollMs: 20, concurrency: 64, perHostConcurrency: 64, timeoutMs: 1000, leaseMs: 3000, migrationsRun: false })] })
+  @Module({ imports: [platform(url), WebhooksModule.register({ secret: SECRET, allowLoopback: true, allowedPorts: 'any', pollMs: 20, concurrency: 64, perHostConcurrency: 64, timeoutMs: 1000, migrationsRun: false })] })
   class ChildModule {}
   const app = await NestFactory.createApplicationContext(ChildModule, { logger: ['error'] });
   await app.init();
@@ -51,7 +51,7 @@ async function child(url: string): Promise<void> {
 /** The whole service on Kafka (consumer and worker): consumes and delivers until killed. */
 async function serviceChild(url: string, brokers: string): Promise<void> {
   const bus = new KafkaEventBus({ clientId: 'webhooks-crash', brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, maxWaitTimeMs: 200 } });
-  @Module({ imports: [platform(url, bus), WebhooksModule.register({ secret: SECRET, allowLoopback: true, allowedPorts: 'any', pollMs: 20, concurrency: 64, perHostConcurrency: 64, timeoutMs: 1000, leaseMs: 3000, migrationsRun: false })] })
+  @Module({ imports: [platform(url, bus), WebhooksModule.register({ secret: SECRET, allowLoopback: true, allowedPorts: 'any', pollMs: 20, concurrency: 64, perHostConcurrency: 64, timeoutMs: 1000, migrationsRun: false })] })
   class ServiceModule {}
   const app = await NestFactory.createApplicationContext(ServiceModule, { logger: ['error'] });
   await app.init();
@@ -135,7 +135,7 @@ async function parent(events: number, kills: number): Promise<void> {
   for (let k = 0; k < kills; k++) {
     await new Promise((r) => setTimeout(r, 300 + Math.random() * 1500));
     await worker.stop('SIGKILL');
-    inFlightAtKills.push(await count(`SELECT count(*) AS n FROM webhooks.delivery WHERE state = 'delivering'`));
+    inFlightAtKills.push(receiver.stats().requests - (await count(`SELECT count(*) AS n FROM webhooks.request_log`)));
     worker = await start();
   }
   await waitAllDone();
@@ -154,8 +154,8 @@ async function parent(events: number, kills: number): Promise<void> {
   console.log(`machine: ${machine()} (shared with other engineers' runs)`);
   console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${events} status events -> ${queued.length} deliveries`);
   console.log(`ceiling (one worker, never killed): ${cleanQueued} deliveries in ${cleanSec.toFixed(2)} s, ${(cleanQueued / cleanSec).toFixed(0)}/s`);
-  console.log(`drill: ${kills} SIGKILLs at random points, ${queued.length} deliveries in ${drillSec.toFixed(2)} s, ${(queued.length / drillSec).toFixed(0)}/s (${((queued.length / drillSec / (cleanQueued / cleanSec)) * 100).toFixed(0)} % of the ceiling; each kill costs the 3 s lease of its in-flight rows)`);
-  console.log(`in flight (delivering) at each kill: ${inFlightAtKills.join(', ')} (sum ${inFlightAtKills.reduce((a, b) => a + b, 0)})`);
+  console.log(`drill: ${kills} SIGKILLs at random points, ${queued.length} deliveries in ${drillSec.toFixed(2)} s, ${(queued.length / drillSec).toFixed(0)}/s (${((queued.length / drillSec / (cleanQueued / cleanSec)) * 100).toFixed(0)} % of the ceiling; each kill costs the restart; its buckets are free at once)`);
+  console.log(`sent but outcome not written at each kill: ${inFlightAtKills.join(', ')} (sum ${inFlightAtKills.reduce((a, b) => a + b, 0)})`);
   console.log(`lost: ${lost} (queued deliveries never received); unexpected requests: ${unexpected}; bad signatures: ${badSignatures}`);
   console.log(`duplicated: ${duplicated.length} deliveries received more than once (${extra} extra requests of ${requests}), every repeat carried the same webhook-id as the first request of its delivery (the receiver counts by URL and webhook-id), so a receiver deduplicating on it sees each event once`);
   console.log(`request log: ${logRows} rows (${queued.length} deliveries; a killed attempt that was sent but not recorded has no row, its retry has)`);
@@ -209,7 +209,7 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
     for (let i = 0; i < k; i++) {
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2000));
       await worker.stop('SIGKILL');
-      atKills.push(`${await count(`SELECT count(*) AS n FROM webhooks.processed_events`)} consumed / ${await count(`SELECT count(*) AS n FROM webhooks.delivery WHERE state = 'delivering'`)} in flight`);
+      atKills.push(`${await count(`SELECT count(*) AS n FROM webhooks.processed_events`)} consumed / ${receiver.stats().requests - (await count(`SELECT count(*) AS n FROM webhooks.request_log`))} sent, not recorded`);
       worker = await start();
     }
     await publisher;
@@ -231,7 +231,7 @@ async function consumerDrill(events: number, kills: number): Promise<void> {
   const drill = await run(kills);
   const { requests, badSignatures } = receiver.stats();
   console.log(`machine: ${machine()} (shared with other engineers' runs)`);
-  console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${events} status events published on Kafka in rounds of 50 every 50 ms -> ${drill.expected} deliveries; the service process consumes and delivers (session timeout 6 s, lease 3 s)`);
+  console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${events} status events published on Kafka in rounds of 50 every 50 ms -> ${drill.expected} deliveries; the service process consumes and delivers (session timeout 6 s)`);
   console.log(`ceiling (never killed): ${clean.expected} deliveries in ${clean.sec.toFixed(2)} s from the first publish; longest gap between two received requests ${clean.gap.toFixed(2)} s; ${clean.extra} repeats`);
   console.log(`drill (${kills} SIGKILLs at random points): ${drill.expected} deliveries in ${drill.sec.toFixed(2)} s; time lost ${(drill.sec - clean.sec).toFixed(2)} s (${((drill.sec - clean.sec) / Math.max(1, kills)).toFixed(2)} s a kill); longest gap ${drill.gap.toFixed(2)} s`);
   console.log(`at each kill: ${drill.atKills.join('; ')}`);

@@ -1,7 +1,8 @@
 /**
  * Webhook deliveries to a local receiver, through the webhooks module (real PostgreSQL): each delivery claimed from
- * the queue (FOR UPDATE SKIP LOCKED), signed (Standard Webhooks HMAC-SHA256), POSTed over keep-alive HTTP through the
- * SSRF guard, and recorded in the request log with the delivery's next state in one transaction.
+ * the queue (the buckets this process's session holds, decision 0059), signed (Standard Webhooks HMAC-SHA256), POSTed
+ * over keep-alive HTTP through the SSRF guard, and recorded in the request log with the delivery's outcome (one
+ * statement per batch of successes).
  * Fixed workload: 10 accounts x 10 webhooks (message status change), BENCH_EVENTS status events (default 2,000) spread
  * over the accounts: each event queues 10 deliveries (20,000 by default).
  *
@@ -12,8 +13,8 @@
  * the bus while the worker runs: the consumer queues, the worker delivers; deliveries/s from the first publish to the
  * last delivery recorded), and a ceiling from the same run: bare node:http posting the same signed payloads to the
  * same receiver at the same concurrency, no database. Then fairness: one account's receiver hangs until the timeout
- * (2 s) while another account's 2,000 deliveries go to the healthy receiver: its rate with the hanging one beside it
- * and without. The receivers run in child processes of their own (a receiver is the customer's server, not part of
+ * (2 s) while another account's 2,000 deliveries, published in rounds, go to the healthy receiver: its rate and
+ * latency (queued to recorded: p50, p99, max) with the hanging one beside it and without. The receivers run in child processes of their own (a receiver is the customer's server, not part of
  * the service: its CPU is printed apart); PostgreSQL apart (DATABASE_URL, or an embedded one in a temporary directory).
  * BENCH_CPU_PROFILE=<file.cpuprofile> writes a CPU profile of the delivery phase alone (open it in Chrome's DevTools).
  */
@@ -198,6 +199,8 @@ async function main(): Promise<void> {
     await new Promise((r) => profiler.post('Profiler.enable', () => profiler.post('Profiler.start', r)));
   }
   let r0 = await ok.count();
+  const wal = async () => Number((await sql.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text AS b`)).rows[0].b);
+  const wal0 = await wal();
   let c0 = cpu();
   const pg0 = pgCpu(pgData);
   t0 = performance.now();
@@ -208,6 +211,8 @@ async function main(): Promise<void> {
   let r1 = await ok.count();
   const deliverPgCpu = pg0 !== null && pg1 !== null ? pg1 - pg0 : null;
   const deliverReceiverCpu = r1.cpu - r0.cpu;
+  const deliverWal = (await wal()) - wal0;
+  const [{ bytes: logBytes }] = (await sql.query<{ bytes: string }>(`SELECT pg_total_relation_size('webhooks.request_log')::text AS bytes`)).rows;
   if (profiler) {
     const profile = await new Promise<unknown>((r) => profiler.post('Profiler.stop', (_e, res) => r(res.profile)));
     fs.writeFileSync(String(process.env.BENCH_CPU_PROFILE), JSON.stringify(profile));
@@ -284,24 +289,48 @@ async function main(): Promise<void> {
   // fairness: account 100's receiver hangs; account 1's 2,000 deliveries to the healthy one, with and without it
   const hang = await receiver('hang');
   await asAccount('100', () => webhooks.create({ name: 'hang', url: `${hang.url}/hang`, trigger: 'message_status_change' }));
-  const healthyRate = async (withHanging: boolean): Promise<number> => {
-    const evs = [];
-    if (withHanging) for (let i = 0; i < 200; i++) evs.push(createEnvelope(MessageStatusChangedV1, statusEvent('100'), { accountId: '100', source: 'dispatch' }));
-    for (let i = 0; i < 200; i++) evs.push(createEnvelope(MessageStatusChangedV1, statusEvent('1'), { accountId: '1', source: 'dispatch' }));
-    await bus.publish(evs);
-    await bus.drain();
+  /**
+   * The healthy account's 2,000 deliveries published in rounds (20 events, 200 deliveries, every 20 ms) while the
+   * worker runs, with or without the hanging account's events in the same rounds: the healthy account's rate (first
+   * publish to last outcome) and latency (queued to outcome recorded, from its delivery rows: p50, p99, max).
+   */
+  const healthyRun = async (withHanging: boolean): Promise<{ rate: number; p50: number; p99: number; max: number }> => {
     const before = (await ok.count()).count;
+    const [{ since }] = (await sql.query<{ since: string }>(`SELECT coalesce(max(id), 0)::text AS since FROM webhooks.delivery`)).rows;
     const s = performance.now();
-    // drive the worker until the healthy account's 2,000 are out (the hanging ones stay in flight or wait for retry)
-    for (;;) {
-      await deliveries.tick();
-      if ((await ok.count()).count - before >= 200 * HOOKS_PER_ACCOUNT) break;
-      await new Promise((r) => setTimeout(r, 1));
+    let driving = true;
+    const driver = (async () => {
+      while (driving) {
+        await deliveries.tick();
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    for (let round = 0; round < 10; round++) {
+      const evs = [];
+      if (withHanging) for (let i = 0; i < 20; i++) evs.push(createEnvelope(MessageStatusChangedV1, statusEvent('100'), { accountId: '100', source: 'dispatch' }));
+      for (let i = 0; i < 20; i++) evs.push(createEnvelope(MessageStatusChangedV1, statusEvent('1'), { accountId: '1', source: 'dispatch' }));
+      await bus.publish(evs);
+      await bus.drain();
+      await new Promise((r) => setTimeout(r, 20));
     }
-    return (200 * HOOKS_PER_ACCOUNT) / ((performance.now() - s) / 1000);
+    // until the healthy account's 2,000 are out and recorded (the hanging ones stay in flight or wait for their retry)
+    for (;;) {
+      const [{ n }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.delivery WHERE account_id = 1 AND id > $1 AND state = 'succeeded'`, [since])).rows;
+      if (n >= 200 * HOOKS_PER_ACCOUNT && (await ok.count()).count - before >= 200 * HOOKS_PER_ACCOUNT) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const sec = (performance.now() - s) / 1000;
+    driving = false;
+    await driver;
+    const [l] = (await sql.query<{ p50: number; p99: number; max: number }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+         FROM (SELECT extract(epoch FROM finished_at - created_at) * 1000 AS ms FROM webhooks.delivery WHERE account_id = 1 AND id > $1) x`,
+      [since],
+    )).rows;
+    return { rate: (200 * HOOKS_PER_ACCOUNT) / sec, p50: Number(l.p50), p99: Number(l.p99), max: Number(l.max) };
   };
-  const alone = await healthyRate(false);
-  const beside = await healthyRate(true);
+  const alone = await healthyRun(false);
+  const beside = await healthyRun(true);
   const held = (await hang.count()).count;
 
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -310,7 +339,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, load average ${load} (shared with other engineers' runs)`);
   console.log(`workload: ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} status events -> ${queued} deliveries; receiver in its own process`);
   console.log(`queueing (consumer): ${(EVENTS / queueSec).toFixed(0)} events/s, ${(queued / queueSec).toFixed(0)} deliveries queued/s`);
-  console.log(`delivery (filled queue): ${rate.toFixed(0)} deliveries/s (${deliverSec.toFixed(2)} s), worker ${us(deliverCpu, queued)} µs CPU per delivery${deliverPgCpu !== null ? `, PostgreSQL ${us(deliverPgCpu, queued)} µs` : ''}, receiver ${us(deliverReceiverCpu, queued)} µs; ${logged} request-log rows`);
+  console.log(`delivery (filled queue): ${rate.toFixed(0)} deliveries/s (${deliverSec.toFixed(2)} s), worker ${us(deliverCpu, queued)} µs CPU per delivery${deliverPgCpu !== null ? `, PostgreSQL ${us(deliverPgCpu, queued)} µs` : ''}, receiver ${us(deliverReceiverCpu, queued)} µs; ${logged} request-log rows; WAL ${(deliverWal / queued).toFixed(0)} bytes per delivery; request log ${(Number(logBytes) / logged).toFixed(0)} bytes per row (with its indexes)`);
   if (deliverPgCpu !== null) {
     const both = (deliverCpu + deliverPgCpu) / queued;
     console.log(`delivery CPU, worker and PostgreSQL: ${(both * 1e6).toFixed(0)} µs per delivery: ${(os.cpus().length / both).toFixed(0)} deliveries/s if the ${os.cpus().length} cores were ours (receiver apart)`);
@@ -320,7 +349,8 @@ async function main(): Promise<void> {
   for (const [name, r] of [[`end to end, ${ACCOUNTS} accounts x ${HOOKS_PER_ACCOUNT} webhooks, ${EVENTS} events`, e2eMany], [`end to end, 100 accounts x 1 webhook, ${EVENTS * HOOKS_PER_ACCOUNT} events`, e2eOne]] as const) {
     console.log(`${name}: ${r.n} deliveries in ${r.sec.toFixed(2)} s, ${(r.n / r.sec).toFixed(0)} deliveries/s (published, queued, delivered, recorded), worker ${us(r.cpu, r.n)} µs CPU per delivery${r.pgCpu !== null ? `, PostgreSQL ${us(r.pgCpu, r.n)} µs` : ''}`);
   }
-  console.log(`fairness: healthy account ${alone.toFixed(0)} deliveries/s alone, ${beside.toFixed(0)} deliveries/s beside an account whose receiver hangs (${held} requests held by it)`);
+  const fair = (r: typeof alone) => `${r.rate.toFixed(0)} deliveries/s, latency queued to recorded p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`;
+  console.log(`fairness (2,000 deliveries of a healthy account published in 10 rounds, 20 ms apart): alone ${fair(alone)}; beside an account whose receiver hangs until the 2 s timeout: ${fair(beside)} (${held} requests held by the hanging receiver)`);
 
   await hang.close();
   await ok.close();

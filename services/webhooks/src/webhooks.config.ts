@@ -20,8 +20,6 @@ export const webhooksConfigSchema = z.object({
   WEBHOOKS_TIMEOUT_MS: env.int(10_000, 10),
   WEBHOOKS_CONCURRENCY: env.int(64, 1),
   WEBHOOKS_PER_HOST_CONCURRENCY: env.int(8, 1),
-  /** How long a claimed delivery is leased (a killed replica's deliveries are sent again after it); 0: 3 × timeout + 60 s. */
-  WEBHOOKS_LEASE_MS: env.int(0, 0),
   /** Never in production: lets deliveries reach 127.0.0.0/8 and ::1. */
   WEBHOOKS_ALLOW_LOOPBACK: env.bool(false),
   MIGRATIONS_RUN: env.bool(false),
@@ -51,7 +49,6 @@ export function webhooksModuleOptionsFromConfig(c: WebhooksConfig): WebhooksModu
     timeoutMs: c.WEBHOOKS_TIMEOUT_MS,
     concurrency: c.WEBHOOKS_CONCURRENCY,
     perHostConcurrency: c.WEBHOOKS_PER_HOST_CONCURRENCY,
-    ...(c.WEBHOOKS_LEASE_MS ? { leaseMs: c.WEBHOOKS_LEASE_MS } : {}),
     allowLoopback: c.WEBHOOKS_ALLOW_LOOPBACK,
     migrationsRun: c.MIGRATIONS_RUN,
   };

@@ -31,8 +31,6 @@ export interface WebhooksModuleOptions {
   perWebhookConcurrency?: number;
   /** How often the delivery worker looks for due work; 0 turns the loop off (tests call `runOnce`). Default 250 ms. */
   pollMs?: number;
-  /** How long a claim holds a delivery before another worker may take it again (a crashed worker's rows). At least 3 × timeoutMs; default 3 × timeoutMs + 60 s. */
-  leaseMs?: number;
   /** How long the signing secret replaced by a rotation still signs deliveries beside the new one. Default 24 h. */
   secretOverlapMs?: number;
   /** send_bulk: events gathered into one request, at most this many. Default 100. */
@@ -59,7 +57,6 @@ export interface ResolvedWebhooksOptions {
   perHostConcurrency: number;
   perWebhookConcurrency: number;
   pollMs: number;
-  leaseMs: number;
   secretOverlapMs: number;
   bulkMaxEvents: number;
   bulkWaitMs: number;
@@ -97,8 +94,6 @@ export function resolveWebhooksOptions(o: WebhooksModuleOptions): ResolvedWebhoo
     perHostConcurrency: int('perHostConcurrency', o.perHostConcurrency, 8, 1, 4096),
     perWebhookConcurrency: int('perWebhookConcurrency', o.perWebhookConcurrency, 4, 1, 4096),
     pollMs: int('pollMs', o.pollMs, 250, 0),
-    // shorter than the timeout (and the recording after it) would hand a delivery to a second worker while it is sent
-    leaseMs: int('leaseMs', o.leaseMs, timeoutMs * 3 + 60_000, timeoutMs * 3),
     secretOverlapMs: int('secretOverlapMs', o.secretOverlapMs, 86_400_000, 0),
     bulkMaxEvents: int('bulkMaxEvents', o.bulkMaxEvents, 100, 1, 10_000),
     bulkWaitMs: int('bulkWaitMs', o.bulkWaitMs, 1000, 0),

@@ -229,6 +229,23 @@ describe('webhooks', () => {
       await deactivateAll();
     });
 
+    it('keeps each payload once: the request log references the delivery\'s payload, and answers POST and GET requests exactly as they were sent', async () => {
+      const post = await create(A, { url: `${rx.url}/post` });
+      const get = await create(A, { url: `${rx.url}/get?k=1`, httpMethod: 'GET' });
+      const e = await a.publish(MessageStatusChangedV1, status());
+      await a.deliveries.runOnce();
+      const sent = (path: string) => rx.requests.find((r) => r.url.startsWith(path))!;
+      // the log rows carry no copy of the payload (the delivery row holds it)
+      const rows = await a.sql<{ copied: boolean; uri: string }>(`SELECT request ? 'body' AS copied, request->>'uri' AS uri FROM webhooks.request_log WHERE webhook_id = ANY ($1::bigint[]) ORDER BY webhook_id`, [[post.id, get.id]]);
+      expect(rows).toEqual([{ copied: false, uri: `${rx.url}/post` }, { copied: false, uri: `${rx.url}/get?k=1` }]);
+      expect(await a.sql(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE request::text LIKE '%' || $1 || '%'`, [e.data.messageUuid])).toEqual([{ n: 0 }]);
+      const item = async (id: number) => (await a.call('GET', `/webhook_requests/log?webhook=${id}`, { token: a.member(A) })).body.items[0].request as Json;
+      expect(await item(post.id)).toEqual({ uri: `${rx.url}/post`, method: 'POST', headers: expect.objectContaining({ 'webhook-id': e.id }), body: sent('/post').body });
+      expect(await item(get.id)).toEqual({ uri: `${rx.url}${sent('/get').url}`, method: 'GET', headers: expect.objectContaining({ 'webhook-id': e.id }), body: '' });
+      expect(new URL(`${rx.url}${sent('/get').url}`).searchParams.get('payload')).toBe(sent('/post').body);
+      await deactivateAll();
+    });
+
     it('spends nothing on an account without a webhook for the trigger, and a webhook created then gets the next event', async () => {
       const C = '73';
       const before = await a.publish(MessageStatusChangedV1, { ...status(), accountId: C });

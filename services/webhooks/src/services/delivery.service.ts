@@ -3,9 +3,10 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { Client } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookDisabledV1, type WebhookParams, type WebhookRequestLogDto, type WebhookTestResultDto, type WebhookTriggerValue } from '@switchboard/contracts';
-import { AppError, createEnvelope, DestinationGuard, DestinationRefused, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
+import { AppError, createEnvelope, DATABASE_URL, DestinationGuard, DestinationRefused, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { CONNECTION_TIMEOUT, sendOnce, type Outcome, type SentRequest } from '../delivery/http-sender';
 import { samplePayload } from '../delivery/payloads';
@@ -33,11 +34,17 @@ interface SuccessRow {
   d: string;
   e: string;
   n: number;
-  q: SentRequest & { address: string | null };
+  q: LoggedRequest & { address: string | null };
   r: Outcome['response'];
   ms: number;
   t: Date;
 }
+
+/**
+ * What a delivery attempt's log row keeps of its request: everything but the payload, which the delivery row holds
+ * (the log references it by `delivery_id`; a GET's `uri` is the webhook URL before `?payload=` was added).
+ */
+type LoggedRequest = Omit<SentRequest, 'body'> & { body?: string };
 
 interface Claimed {
   id: string;
@@ -45,6 +52,7 @@ interface Claimed {
   webhook_id: string;
   event_id: string;
   payload: string;
+  /** The number of this attempt: the row's finished attempts + 1 (the row itself is not written at the claim). */
   attempts: number;
   /** The webhook row's xmin: changes with every update of the row (the webhook cache's freshness check). */
   webhook_version: string;
@@ -75,11 +83,18 @@ class HostLimiter {
 const SELECT_WEBHOOK = `SELECT id::text, uid::text, account_id::text, name, url, http_method, headers, active, trigger, stream_ids::text[] AS stream_ids, params,
   secret_sealed, previous_secret_sealed, previous_secret_until, failing_since, disabled_reason, created_at, updated_at FROM webhooks.webhook`;
 
+/** Advisory-lock class of the delivery buckets ('WHKS'); the key is the bucket, `webhook_id % DELIVERY_BUCKETS`. */
+const BUCKET_LOCK_CLASS = 0x57484b53;
+/** Webhooks are spread over this many buckets; a bucket is served by one process at a time (its session holds the lock). */
+export const DELIVERY_BUCKETS = 64;
+
 /**
- * The delivery queue (docs/decisions/0027-webhooks.md): consumers insert one row per webhook and event; the worker
- * claims due rows with FOR UPDATE SKIP LOCKED (a few per webhook at a time, webhooks in random order, so one slow URL
- * or one busy account cannot hold the queue), signs and sends each once per attempt, and records every attempt in the
- * request log with the row's next state in one transaction. A claim is a lease: a crashed worker's rows come back.
+ * The delivery queue (docs/decisions/0027-webhooks.md, 0059): consumers insert one row per webhook and event (batched);
+ * the worker serves the webhooks of the buckets its database session holds (session advisory locks: one process per
+ * bucket, released by PostgreSQL when the session ends, so a killed worker's deliveries are taken over at once),
+ * reads due rows without writing them (a few per webhook at a time, webhooks in round robin, so one slow URL or one
+ * busy account cannot hold the queue), signs and sends each once per attempt, and writes the attempt's outcome once:
+ * its log row (which references the payload, never copies it) and the row's next state in one statement per batch.
  */
 @Injectable()
 export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -100,6 +115,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly webhooks: WebhookService,
     private readonly clock: Clock,
     private readonly relay: WebhooksOutboxRelay,
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
   ) {
     // thousands of deliveries a second go to few hosts: a checked DNS answer is reused for its TTL (decision 0054)
     this.guard = new DestinationGuard({ ...options, reuseAnswers: true });
@@ -122,6 +138,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     if (this.timer) clearTimeout(this.timer);
     await this.current;
     await Promise.allSettled([...this.inFlight]);
+    // ending the session gives its buckets back (every outcome is written by now)
+    if (this.owner) await this.owner.end().catch(() => undefined);
+    this.owner = null;
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
@@ -194,6 +213,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private roomWaiters: Array<() => void> = [];
+  /** runOnce: a claim ran while deliveries of this process were in flight (it skipped them and their webhooks' room). */
+  private heldDuringClaim = false;
   private claimedInTick = 0;
 
   /** Resolves once a refill's worth of slots is free (or nothing is in flight). */
@@ -236,8 +257,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
         this.claimedInTick += claimed.length;
         const hooks = await this.loadWebhooks(claimed);
         for (const c of claimed) {
+          this.hold(c);
           const p = this.deliver(c, hooks.get(c.webhook_id)).catch((err: unknown) => this.log.error(`delivery ${c.id}: ${String(err)}`));
           const tracked = p.finally(() => {
+            // only once its outcome is written (or failed to be): then a claim no longer sees it due, or may take it again
+            this.unhold(c);
             this.inFlight.delete(tracked);
             this.finished();
           });
@@ -253,8 +277,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Tests and the bench: claims and sends everything due now (claiming again as slots free up), and waits for it. */
   async runOnce(): Promise<void> {
     for (;;) {
+      this.heldDuringClaim = false;
       await this.tick();
-      if (!this.inFlight.size) return;
+      if (!this.inFlight.size) {
+        // done, unless the claim skipped rows of this process's that finished meanwhile (their webhooks may have more)
+        if (!this.claimedInTick && !this.heldDuringClaim) return;
+        continue;
+      }
       // nothing more was due: wait for what is in flight (its retries may come due) rather than asking again at once
       if (!this.claimedInTick) await Promise.allSettled([...this.inFlight]);
       else await this.room();
@@ -302,54 +331,144 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   /** Round robin over the webhooks with work: the next claim starts after the last webhook served. */
   private cursor = '0';
 
+  /** This process's claims: delivery ids in flight, and their counts per webhook and per bucket (nothing in the table). */
+  private readonly heldIds = new Set<string>();
+  private readonly heldPerHook = new Map<string, number>();
+  private readonly heldPerBucket = new Map<number, number>();
+
+  private hold(c: Claimed): void {
+    this.heldIds.add(c.id);
+    this.heldPerHook.set(c.webhook_id, (this.heldPerHook.get(c.webhook_id) ?? 0) + 1);
+    const b = bucketOf(c.webhook_id);
+    this.heldPerBucket.set(b, (this.heldPerBucket.get(b) ?? 0) + 1);
+  }
+
+  private unhold(c: Claimed): void {
+    this.heldIds.delete(c.id);
+    const n = (this.heldPerHook.get(c.webhook_id) ?? 1) - 1;
+    if (n > 0) this.heldPerHook.set(c.webhook_id, n);
+    else this.heldPerHook.delete(c.webhook_id);
+    const b = bucketOf(c.webhook_id);
+    const m = (this.heldPerBucket.get(b) ?? 1) - 1;
+    if (m > 0) this.heldPerBucket.set(b, m);
+    else this.heldPerBucket.delete(b);
+  }
+
   /**
-   * One statement claims up to `limit` rows (docs/decisions/0027-webhooks.md, "Throughput"): rows whose lease ran out
-   * first (a crashed worker's), then the webhooks with claimable rows in id order from the round-robin cursor, found by
-   * a skip scan over `delivery_claim_idx` (one index probe per webhook, never a scan of the due rows), each giving its
-   * oldest due rows up to the per-webhook limit minus what it has in flight (counted on `delivery_inflight_idx`),
-   * FOR UPDATE SKIP LOCKED so replicas never wait on each other. The webhook row's version (xmin) comes back with each
-   * row (the webhook cache's freshness check). When the walk reaches the last webhook with room left it starts over.
+   * The session whose advisory locks say which buckets this process serves. Its own connection (not the pool's), with
+   * TCP keepalives so PostgreSQL notices a vanished host within about 25 s and frees its buckets; a killed process's
+   * socket closes at once. Any error on it drops it with every bucket (another process may hold them by then).
+   */
+  private owner: Client | null = null;
+  private readonly owned = new Set<number>();
+
+  private async ownerSession(): Promise<Client> {
+    if (this.owner) return this.owner;
+    const c = new Client({ connectionString: this.databaseUrl, application_name: 'switchboard-webhooks-delivery' });
+    c.on('error', () => this.dropOwner(c));
+    await c.connect();
+    try {
+      await c.query(`SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3`);
+    } catch (e) {
+      await c.end().catch(() => undefined);
+      throw e;
+    }
+    this.owned.clear();
+    this.owner = c;
+    return c;
+  }
+
+  private dropOwner(c: Client): void {
+    if (this.owner !== c) return;
+    this.owner = null;
+    this.owned.clear();
+    void c.end().catch(() => undefined);
+  }
+
+  /**
+   * Claims up to `limit` due deliveries without writing them (docs/decisions/0059). On the owner session, so the
+   * buckets are held while the rows are read: (1) the buckets with due work nobody holds are locked
+   * (`pg_try_advisory_lock`: another process's buckets are skipped, never waited for); buckets with nothing due and
+   * nothing in flight here are given back. (2) one statement walks the held buckets' webhooks with due rows in id order
+   * from the round-robin cursor (a skip scan over `delivery_claim_idx`, one index probe per webhook), each giving its
+   * oldest due rows not already in flight here, up to the per-webhook limit minus what it has in flight (counted in
+   * memory: only this process serves the bucket). A row stays `pending` while it is sent; its outcome is written once,
+   * fenced on the attempt count, so a duplicate sender's late outcome changes nothing.
    */
   private async claim(limit: number): Promise<Claimed[]> {
+    const owner = await this.ownerSession();
+    try {
+      return await this.claimOn(owner, limit);
+    } catch (e) {
+      this.dropOwner(owner);
+      throw e;
+    }
+  }
+
+  private async claimOn(owner: Client, limit: number): Promise<Claimed[]> {
     const now = this.clock.now();
-    const lease = new Date(now.getTime() + this.options.leaseMs);
+    const { rows: due } = await owner.query<{ b: number; mine: boolean }>(
+      `WITH RECURSIVE hooks AS (
+         (SELECT webhook_id FROM webhooks.delivery WHERE state = 'pending' AND NOT bulk ORDER BY webhook_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.webhook_id FROM webhooks.delivery d WHERE d.state = 'pending' AND NOT d.bulk AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
+           FROM hooks h WHERE h.webhook_id IS NOT NULL
+       ), buckets AS (
+         SELECT DISTINCT (h.webhook_id % $2)::int AS b FROM hooks h
+          WHERE h.webhook_id IS NOT NULL
+            AND EXISTS (SELECT 1 FROM webhooks.delivery x WHERE x.webhook_id = h.webhook_id AND x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1)
+       )
+       SELECT b, CASE WHEN b = ANY ($3::int[]) THEN true ELSE pg_try_advisory_lock($4, b) END AS mine FROM buckets`,
+      [now, DELIVERY_BUCKETS, [...this.owned], BUCKET_LOCK_CLASS],
+    );
+    const dueBuckets = new Set(due.map((r) => r.b));
+    for (const r of due) if (r.mine) this.owned.add(r.b);
+    const giveBack = [...this.owned].filter((b) => !dueBuckets.has(b) && !this.heldPerBucket.get(b));
+    if (giveBack.length) {
+      await owner.query(`SELECT pg_advisory_unlock($1, b) FROM unnest($2::int[]) b`, [BUCKET_LOCK_CLASS, giveBack]);
+      for (const b of giveBack) this.owned.delete(b);
+    }
+    const mine = [...this.owned].filter((b) => dueBuckets.has(b));
+    if (!mine.length) return [];
+    const heldHooks = [...this.heldPerHook.keys()];
+    if (heldHooks.length) this.heldDuringClaim = true;
     const out: Claimed[] = [];
     for (let pass = 0; pass < 2 && out.length < limit; pass++) {
       const from = this.cursor;
-      const rows = returned<Claimed & { pending: boolean }>(
-        await this.ds.query(
-          `WITH RECURSIVE hooks AS (
-             (SELECT webhook_id FROM webhooks.delivery WHERE state = 'pending' AND NOT bulk AND webhook_id > $5 ORDER BY webhook_id LIMIT 1)
-             UNION ALL
-             SELECT (SELECT d.webhook_id FROM webhooks.delivery d WHERE d.state = 'pending' AND NOT d.bulk AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
-               FROM hooks h WHERE h.webhook_id IS NOT NULL
-           ), expired AS (
-             SELECT id, false AS pending FROM webhooks.delivery WHERE state = 'delivering' AND lease_until < $1 AND $6 ORDER BY lease_until LIMIT $2 FOR UPDATE SKIP LOCKED
-           ), due AS (
-             SELECT x.id, true AS pending FROM hooks h CROSS JOIN LATERAL (
-               SELECT x.id FROM webhooks.delivery x
-                WHERE x.webhook_id = h.webhook_id AND x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1
-                ORDER BY x.next_attempt_at, x.id
-                LIMIT greatest(0, $3 - (SELECT count(*) FROM webhooks.delivery f WHERE f.webhook_id = h.webhook_id AND f.state = 'delivering'))
-                FOR UPDATE SKIP LOCKED
-             ) x
-             WHERE h.webhook_id IS NOT NULL
-             LIMIT greatest(0, $2 - (SELECT count(*) FROM expired))
-           ), picked AS (
-             SELECT * FROM expired UNION ALL SELECT * FROM due
-           )
-           UPDATE webhooks.delivery d SET state = 'delivering', lease_until = $4, attempts = d.attempts + 1
-             FROM picked, webhooks.webhook w
-            WHERE d.id = picked.id AND w.id = d.webhook_id
-           RETURNING d.id::text, d.account_id::text, d.webhook_id::text, d.event_id::text, d.payload, d.attempts, w.xmin::text AS webhook_version, picked.pending`,
-          [now, limit - out.length, this.options.perWebhookConcurrency, lease, from, pass === 0],
-        ),
+      const { rows } = await owner.query<Claimed>(
+        `WITH RECURSIVE hooks AS (
+           (SELECT webhook_id FROM webhooks.delivery WHERE state = 'pending' AND NOT bulk AND webhook_id > $5 ORDER BY webhook_id LIMIT 1)
+           UNION ALL
+           SELECT (SELECT d.webhook_id FROM webhooks.delivery d WHERE d.state = 'pending' AND NOT d.bulk AND d.webhook_id > h.webhook_id ORDER BY d.webhook_id LIMIT 1)
+             FROM hooks h WHERE h.webhook_id IS NOT NULL
+         ), due AS (
+           SELECT x.id FROM hooks h CROSS JOIN LATERAL (
+             SELECT x.id FROM webhooks.delivery x
+              WHERE x.webhook_id = h.webhook_id AND x.state = 'pending' AND NOT x.bulk AND x.next_attempt_at <= $1 AND x.id <> ALL ($6::bigint[])
+              ORDER BY x.next_attempt_at, x.id
+              LIMIT greatest(0, $3 - coalesce((SELECT sum(f.n)::int FROM unnest($7::bigint[], $8::int[]) AS f(w, n) WHERE f.w = h.webhook_id), 0))
+           ) x
+           WHERE h.webhook_id IS NOT NULL AND (h.webhook_id % $9)::int = ANY ($4::int[])
+           LIMIT $2
+         )
+         SELECT d.id::text, d.account_id::text, d.webhook_id::text, d.event_id::text, d.payload, d.attempts + 1 AS attempts, w.xmin::text AS webhook_version
+           FROM due JOIN webhooks.delivery d ON d.id = due.id JOIN webhooks.webhook w ON w.id = d.webhook_id`,
+        [
+          now,
+          limit - out.length,
+          this.options.perWebhookConcurrency,
+          mine,
+          from,
+          [...this.heldIds, ...out.map((c) => c.id)],
+          [...heldHooks, ...out.map((c) => c.webhook_id)],
+          [...heldHooks.map((h) => this.heldPerHook.get(h) ?? 0), ...out.map(() => 1)],
+          DELIVERY_BUCKETS,
+        ],
       );
       out.push(...rows);
-      const served = rows.filter((r) => r.pending).map((r) => BigInt(r.webhook_id));
       // a short claim walked to the end: the next one starts from the first webhook again
       if (rows.length < limit - (out.length - rows.length)) this.cursor = '0';
-      else this.cursor = served.length ? String(served.reduce((m, x) => (x > m ? x : m))) : '0';
+      else this.cursor = rows.length ? String(rows.map((r) => BigInt(r.webhook_id)).reduce((m, x) => (x > m ? x : m))) : '0';
       if (from === '0') break;
     }
     return out;
@@ -394,6 +513,11 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The request a delivery sends: signed over the body (GET: the JSON in `?payload=`, signed the same way). */
   private buildRequest(hook: WebhookRow, eventId: string, body: string, now: Date): SentRequest {
+    return withPayload(this.requestWithoutPayload(hook, eventId, body, now), body);
+  }
+
+  /** The request as its log row keeps it: signed for `body`, which is left out (the delivery row holds it). */
+  private requestWithoutPayload(hook: WebhookRow, eventId: string, body: string, now: Date): LoggedRequest {
     const ts = Math.floor(now.getTime() / 1000);
     const headers = {
       'user-agent': 'Switchboard-Webhooks/1.0',
@@ -401,13 +525,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       ...(hook.http_method === 'POST' ? { 'content-type': 'application/json' } : {}),
       ...signatureHeaders(this.signingSecrets(hook, now), eventId, ts, body),
     };
-    let uri = hook.url;
-    if (hook.http_method === 'GET') {
-      const u = new URL(hook.url);
-      u.searchParams.set('payload', body);
-      uri = u.toString();
-    }
-    return { uri, method: hook.http_method, headers, body: hook.http_method === 'POST' ? body : '' };
+    return { uri: hook.url, method: hook.http_method, headers };
   }
 
   /** One attempt: checked destination, signed request, the outcome. */
@@ -426,13 +544,13 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
 
   private async deliver(c: Claimed, hook: WebhookRow | undefined): Promise<void> {
     if (!hook || !hook.active) {
-      await this.ds.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, this.clock.now()]);
+      await this.ds.query(`UPDATE webhooks.delivery SET state = 'failed', finished_at = $2 WHERE id = $1 AND state = 'pending'`, [c.id, this.clock.now()]);
       return;
     }
     const sentAt = this.clock.now();
-    const req = this.buildRequest(hook, c.event_id, c.payload, sentAt);
-    const out = await this.attempt(req);
-    await this.record(c, hook, req, out, sentAt);
+    const logged = this.requestWithoutPayload(hook, c.event_id, c.payload, sentAt);
+    const out = await this.attempt(withPayload(logged, c.payload));
+    await this.record(c, hook, logged, out, sentAt);
   }
 
   private nextDelay(attempts: number): number | null {
@@ -473,8 +591,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
          ), hook AS (
            UPDATE webhooks.webhook SET failing_since = NULL WHERE id IN (SELECT DISTINCT w FROM v) AND failing_since IS NOT NULL
          )
-         UPDATE webhooks.delivery d SET state = 'succeeded', lease_until = NULL, finished_at = $2
-           FROM v WHERE d.id = v.d AND d.state = 'delivering' AND d.attempts = v.n`,
+         UPDATE webhooks.delivery d SET state = 'succeeded', attempts = v.n, finished_at = $2
+           FROM v WHERE d.id = v.d AND d.state = 'pending' AND d.attempts = v.n - 1`,
         [JSON.stringify(batch.map((b) => b.row)), this.clock.now()],
       );
       for (const b of batch) b.resolve();
@@ -483,7 +601,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  private async record(c: Claimed, hook: WebhookRow, req: SentRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
+  private async record(c: Claimed, hook: WebhookRow, req: LoggedRequest, out: Outcome & { address: string | null }, sentAt: Date): Promise<void> {
     const now = this.clock.now();
     if (out.status === 'success') {
       await this.recordSuccess({ a: c.account_id, w: c.webhook_id, d: c.id, e: c.event_id, n: c.attempts, q: { ...req, address: out.address }, r: out.response, ms: out.durationMs, t: sentAt });
@@ -497,16 +615,16 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     let disabled = false;
     await this.ds.transaction(async (m) => {
       await m.query(insertLog, log);
-      // fenced: an attempt whose lease ran out (the row was claimed again since) records its log row and nothing else
-      const [mine] = await m.query<unknown[]>(`SELECT 1 FROM webhooks.delivery WHERE id = $1 AND state = 'delivering' AND attempts = $2 FOR UPDATE`, [c.id, c.attempts]);
+      // fenced: an attempt another process also made (it took the bucket over) records its log row and nothing else
+      const [mine] = await m.query<unknown[]>(`SELECT 1 FROM webhooks.delivery WHERE id = $1 AND state = 'pending' AND attempts = $2 - 1 FOR UPDATE`, [c.id, c.attempts]);
       if (!mine) return;
       if (out.response?.status === 410) {
         disabled = await this.disable(m, c, hook, { reason: 'gone', text: 'the receiver answered 410 Gone', failingSince: null }, now);
         return;
       }
       const delay = this.nextDelay(c.attempts);
-      if (delay === null) await m.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
-      else await m.query(`UPDATE webhooks.delivery SET state = 'pending', lease_until = NULL, next_attempt_at = $2 WHERE id = $1`, [c.id, new Date(now.getTime() + delay)]);
+      if (delay === null) await m.query(`UPDATE webhooks.delivery SET state = 'failed', attempts = $3, finished_at = $2 WHERE id = $1`, [c.id, now, c.attempts]);
+      else await m.query(`UPDATE webhooks.delivery SET attempts = $3, next_attempt_at = $2 WHERE id = $1`, [c.id, new Date(now.getTime() + delay), c.attempts]);
       const [w] = returned<{ failing_since: Date }>(
         await m.query(`UPDATE webhooks.webhook SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING failing_since`, [c.webhook_id, sentAt]),
       );
@@ -524,7 +642,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
    * in the opposite order (delivery, then webhook), a deadlock.
    */
   private async disable(m: EntityManager, c: Claimed, hook: WebhookRow, why: { reason: 'gone' | 'failing'; text: string; failingSince: Date | null }, now: Date): Promise<boolean> {
-    await m.query(`UPDATE webhooks.delivery SET state = 'failed', lease_until = NULL, finished_at = $2 WHERE id = $1`, [c.id, now]);
+    await m.query(`UPDATE webhooks.delivery SET state = 'failed', attempts = $3, finished_at = $2 WHERE id = $1`, [c.id, now, c.attempts]);
     const turnedOff = returned<{ id: string }>(
       await m.query(`UPDATE webhooks.webhook SET active = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND active RETURNING id::text`, [c.webhook_id, why.text, now]),
     );
@@ -612,8 +730,10 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       where.push(`id ${cmp} $${values.length}`);
     }
     const rows = await this.ds.query<Array<Record<string, unknown>>>(
-      `SELECT id::text, webhook_id::text, event_id::text, attempt, test, request, response, status, error, duration_ms, sent_at FROM webhooks.request_log l
-        WHERE ${where.join(' AND ')} ORDER BY l.id ${dir} LIMIT ${q.take + 1}`,
+      `SELECT l.id::text, l.webhook_id::text, l.event_id::text, l.attempt, l.test, l.request, l.response, l.status, l.error, l.duration_ms, l.sent_at, d.payload
+         FROM (SELECT * FROM webhooks.request_log l WHERE ${where.join(' AND ')} ORDER BY l.id ${dir} LIMIT ${q.take + 1}) l
+         LEFT JOIN webhooks.delivery d ON d.id = l.delivery_id AND NOT (l.request ? 'body')
+        ORDER BY l.id ${dir}`,
       values,
     );
     const more = rows.length > q.take;
@@ -621,7 +741,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     const { total, totalCapped } = await this.capped(filters, filterValues);
     return {
       items: rows.map((r) => {
-        const { address: _address, ...request } = r.request as WebhookRequestLogDto['request'] & { address?: string };
+        const { address: _address, ...logged } = r.request as LoggedRequest & { address?: string };
+        // a delivery's log row references its payload (the delivery row's); a test call's row keeps its own body
+        const request: WebhookRequestLogDto['request'] = logged.body === undefined ? withPayload(logged, (r.payload as string | null) ?? '') : { ...logged, body: logged.body };
         return {
           id: Number(r.id),
           webhook: `/api/webhooks/${String(r.webhook_id)}`,
@@ -656,6 +778,24 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     );
     return n;
   }
+}
+
+/** A webhook's bucket: which process serves it is decided per bucket (advisory lock). */
+function bucketOf(webhookId: string): number {
+  return Number(BigInt(webhookId) % BigInt(DELIVERY_BUCKETS));
+}
+
+/**
+ * The request sent for a payload: POST carries it as the body; GET in `?payload=` (the same text the signature covers).
+ * Also rebuilds a log row's request from the delivery's payload, exactly as it was sent.
+ */
+function withPayload(r: LoggedRequest, payload: string): SentRequest {
+  if (r.method === 'GET') {
+    const u = new URL(r.uri);
+    u.searchParams.set('payload', payload);
+    return { uri: u.toString(), method: r.method, headers: r.headers, body: '' };
+  }
+  return { uri: r.uri, method: r.method, headers: r.headers, body: payload };
 }
 
 /** The request log's page window: `page` reaches this many entries; beyond, a cursor continues. */
