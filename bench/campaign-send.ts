@@ -225,9 +225,17 @@ async function main(): Promise<void> {
   const signer = new TokenSigner(keys.privateKey);
   const token = signer.signAccess({ sub: '1', email: 'admin@bench.local', acc: account, perms: [...ALL_PERMISSIONS], roles: [], sa: true, sid: 'bench' }, 3600);
   const call = async (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await res.text();
+        return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+      } catch (e) {
+        // a kept-alive connection the server closed while idle ("other side closed", seen at load 23 on the progress
+        // polls): a GET is asked again on a new one
+        if (method !== 'GET' || attempt >= 2) throw e;
+      }
+    }
   };
   const must = async (method: string, p: string, body?: unknown): Promise<Json> => {
     const r = await call(method, p, body);
