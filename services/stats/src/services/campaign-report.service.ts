@@ -118,20 +118,21 @@ export class CampaignReportService {
    * Message and click figures grouped by `key` (an SQL expression over the rollups' columns, the same in both; a
    * function of the source when it reads the bucket), summed over the range's sources in one statement each.
    */
-  private async grouped(scope: Scope, range: Range, campaigns: string[] | null, key: Key, clickKey: Key = key, hours = false): Promise<Map<string, Acc>> {
+  private async grouped(scope: Scope, range: Range, campaigns: string[] | null, key: Key, clickKey: Key = key, hours = false, format = (g: string) => g): Promise<Map<string, Acc>> {
     const srcs = this.sources(range, hours);
     const k = (kk: Key, src: Source) => (typeof kk === 'string' ? kk : kk(src.day));
     const union = (day: string, hour: string, cols: string, kk: Key, params: unknown[]) =>
       srcs.map((src) => `SELECT ${k(kk, src)} AS g, ${cols} FROM stats.${src.day ? day : hour} WHERE ${this.where(scope, src, campaigns, params)}`).join(' UNION ALL ');
     const mp: unknown[] = [];
-    const msgSql = `SELECT g, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-                      FROM (${union('rollup_campaign_day', 'rollup_campaign_hour', 'status, currency, messages, parts, cost_micros', key, mp)}) x GROUP BY 1, status, currency`;
+    // grouped by the key's value, formatted (`format`) once per group rather than once per row
+    const msgSql = `SELECT ${format('x.g')} AS g, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+                      FROM (${union('rollup_campaign_day', 'rollup_campaign_hour', 'status, currency, messages, parts, cost_micros', key, mp)}) x GROUP BY x.g, status, currency`;
     const cp: unknown[] = [];
     const clickSql =
       clickKey === ''
         ? null
-        : `SELECT g, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
-             FROM (${union('campaign_click_day', 'campaign_click_hour', 'clicks, unique_clicks, opted_out', clickKey, cp)}) x GROUP BY 1`;
+        : `SELECT ${format('x.g')} AS g, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
+             FROM (${union('campaign_click_day', 'campaign_click_hour', 'clicks, unique_clicks, opted_out', clickKey, cp)}) x GROUP BY x.g`;
     const [msgs, clicks] = await Promise.all([this.ds.query<Row[]>(msgSql, mp), clickSql === null ? Promise.resolve([] as Row[]) : this.ds.query<Row[]>(clickSql, cp)]);
     const out = new Map<string, Acc>();
     const get = (g: unknown) => {
@@ -171,18 +172,34 @@ export class CampaignReportService {
     let span: number;
     if (range.start && range.endExclusive) span = range.endExclusive.getTime() - range.start.getTime();
     else {
-      const params: unknown[] = [];
-      const where = this.where(scope, { day: false, lo: null, hi: null }, campaigns, params);
-      const [b] = await this.ds.query<Array<{ lo: Date | null; hi: Date | null }>>(`SELECT min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where}`, params);
-      span = b.lo && b.hi ? new Date(b.hi).getTime() - new Date(b.lo).getTime() + 3_600_000 : 0;
+      let lo: number | null = null;
+      let hi: number | null = null;
+      if (campaigns) {
+        // the campaigns' own first and last hours (the key's probes; the bucket index would scan the account's hours)
+        for (const sp of await this.spans(scope, range, campaigns)) {
+          lo = Math.min(lo ?? Infinity, new Date(sp.lo).getTime());
+          hi = Math.max(hi ?? -Infinity, new Date(sp.hi).getTime());
+        }
+      } else {
+        const params: unknown[] = [];
+        const where = this.where(scope, { day: false, lo: null, hi: null }, campaigns, params);
+        const [b] = await this.ds.query<Array<{ lo: Date | null; hi: Date | null }>>(`SELECT min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where}`, params);
+        if (b.lo && b.hi) [lo, hi] = [new Date(b.lo).getTime(), new Date(b.hi).getTime()];
+      }
+      span = lo !== null && hi !== null ? hi - lo + 3_600_000 : 0;
     }
     const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
     const zone = scope.timeZone.replace(/'/g, "''");
-    const fmt = grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
-    // a day row's bucket is its local date already; an hour row's is an instant, put on its local date in the zone
+    // a day row's bucket is its local date already; an hour row's is an instant, put on its local date in the zone;
+    // the text of a point is made once per group
     const key: Key =
-      grain === 'hour' ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : (day) => (day ? `to_char(bucket, '${fmt}')` : `to_char(bucket AT TIME ZONE '${zone}', '${fmt}')`);
-    const g = await this.grouped(scope, range, campaigns, key, key, grain === 'hour');
+      grain === 'hour'
+        ? 'bucket'
+        : grain === 'day'
+          ? (day) => (day ? 'bucket' : `(bucket AT TIME ZONE '${zone}')::date`)
+          : (day) => (day ? `date_trunc('month', bucket)::date` : `date_trunc('month', bucket AT TIME ZONE '${zone}')::date`);
+    const format = (g: string) => (grain === 'hour' ? `to_char(${g} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : `to_char(${g}, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`);
+    const g = await this.grouped(scope, range, campaigns, key, key, grain === 'hour', format);
     const series = [...g.entries()]
       .map(([bucket, a]) => {
         const c = counts(a.st);

@@ -219,23 +219,41 @@ export class ReportService {
     };
   }
 
-  /** Recipients who clicked in the range (first clicks, every campaign and link of the scope), from the click rollup. */
+  /**
+   * Recipients who clicked in the range (first clicks, every campaign and link of the scope), from the click rollups:
+   * the day rollup for the range's whole local days, the hour rollup for its partial first and last day (0060).
+   */
   private async clicked(scope: Scope, range: Range): Promise<number> {
     const params: unknown[] = [];
-    const parts: string[] = [];
-    if (scope.accounts !== null) {
-      params.push(scope.accounts);
-      parts.push(`account_id = ANY($${params.length}::bigint[])`);
-    }
-    if (range.start) {
-      params.push(range.start.toISOString());
-      parts.push(`bucket >= $${params.length}::timestamptz`);
-    }
-    if (range.endExclusive) {
-      params.push(range.endExclusive.toISOString());
-      parts.push(`bucket < $${params.length}::timestamptz`);
-    }
-    const [r] = await this.ds.query<Array<{ n: string }>>(`SELECT coalesce(sum(unique_clicks), 0)::text AS n FROM stats.campaign_click_hour WHERE ${parts.length ? parts.join(' AND ') : 'true'}`, params);
+    const part = (table: string, lo: string | null, hi: string | null, type: string) => {
+      const parts: string[] = [];
+      if (scope.accounts !== null) {
+        params.push(scope.accounts);
+        parts.push(`account_id = ANY($${params.length}::bigint[])`);
+      }
+      if (lo !== null) {
+        params.push(lo);
+        parts.push(`bucket >= $${params.length}::${type}`);
+      }
+      if (hi !== null) {
+        params.push(hi);
+        parts.push(`bucket < $${params.length}::${type}`);
+      }
+      return `SELECT unique_clicks FROM stats.${table} WHERE ${parts.length ? parts.join(' AND ') : 'true'}`;
+    };
+    const iso = (d: Date | null) => d?.toISOString() ?? null;
+    const f = range.fullDays;
+    const branches =
+      range.start === null && range.endExclusive === null
+        ? [part('campaign_click_day', null, null, 'date')]
+        : f && range.start && range.endExclusive
+          ? [
+              part('campaign_click_day', f.startDay, f.endDay, 'date'),
+              ...(range.start < f.startAt ? [part('campaign_click_hour', iso(range.start), iso(f.startAt), 'timestamptz')] : []),
+              ...(f.endAt < range.endExclusive ? [part('campaign_click_hour', iso(f.endAt), iso(range.endExclusive), 'timestamptz')] : []),
+            ]
+          : [part('campaign_click_hour', iso(range.start), iso(range.endExclusive), 'timestamptz')];
+    const [r] = await this.ds.query<Array<{ n: string }>>(`SELECT coalesce(sum(unique_clicks), 0)::text AS n FROM (${branches.join(' UNION ALL ')}) x`, params);
     return Number(r.n);
   }
 
@@ -322,19 +340,22 @@ export class ReportService {
     const useHours = grain === 'hour' || !range.dayAligned;
     const { where, params } = this.where(scope, range, filters, useHours ? 'rollup_hour' : 'rollup_day_stream');
     const tzParam = `$${params.length + 1}`;
+    // grouped by the bucket's value (an instant, or a local date or month), its text made once per point
     const bucketExpr = useHours
       ? grain === 'hour'
-        ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+        ? 'bucket'
         : grain === 'day'
-          ? `to_char(bucket AT TIME ZONE ${tzParam}, 'YYYY-MM-DD')`
-          : `to_char(bucket AT TIME ZONE ${tzParam}, 'YYYY-MM')`
+          ? `(bucket AT TIME ZONE ${tzParam})::date`
+          : `date_trunc('month', bucket AT TIME ZONE ${tzParam})::date`
       : grain === 'day'
-        ? `to_char(bucket, 'YYYY-MM-DD')`
-        : `to_char(bucket, 'YYYY-MM')`;
+        ? 'bucket'
+        : `date_trunc('month', bucket)::date`;
+    const format = grain === 'hour' ? `to_char(x.b AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : `to_char(x.b, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`;
     const args = useHours && grain !== 'hour' ? [...params, scope.timeZone] : params;
     const rows = await this.ds.query<Row[]>(
-      `SELECT ${bucketExpr} AS b, status, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
-         FROM stats.${useHours ? 'rollup_hour' : 'rollup_day_stream'} WHERE ${where} GROUP BY 1, status ORDER BY 1`,
+      `SELECT ${format} AS b, status, n::text, cost::text FROM (
+         SELECT ${bucketExpr} AS b, status, sum(messages)::bigint AS n, sum(cost_micros) AS cost
+           FROM stats.${useHours ? 'rollup_hour' : 'rollup_day_stream'} WHERE ${where} GROUP BY 1, status) x ORDER BY x.b`,
       args,
     );
     const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
