@@ -14,6 +14,30 @@ import { DomainStateChip, mono } from './widgets';
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
 
 /**
+ * The domain names' chips field of both add-domain dialogs (spec 2: the format rule, no slash): a name that breaks
+ * the rule is marked and listed under the field; `requiredError` (the form was sent empty) shows when none does.
+ */
+const DomainNamesField = ({ names, onChange, testId, requiredError = null }: { names: string[]; onChange: (names: string[]) => void; testId: string; requiredError?: string | null }) => {
+  const translate = useTranslate();
+  const invalid = names.filter((n) => !isDomainName(n));
+  const error = invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : requiredError;
+  return (
+    <ChipsField
+      label={translate('links.addDomains.field')}
+      values={names}
+      onChange={onChange}
+      placeholder="go.example.com click.example.com"
+      invalid={(v) => !isDomainName(v)}
+      error={!!error}
+      helperText={error ?? translate('links.addDomains.help')}
+      testId={testId}
+      addLabel={translate('links.addDomains.add')}
+      mono
+    />
+  );
+};
+
+/**
  * Spec 2: the add domain modal (chips: required, format rule, no slash), the duplicateDomainsFound confirm popup
  * listing the names the account already has, then the DNS instructions for the domains added.
  */
@@ -66,18 +90,7 @@ export const AddDomainsDialog = ({ open, onClose, onAdded }: { open: boolean; on
         onSubmit={() => void send(false)}
         intro={<Typography color="text.secondary" sx={{ mb: 2 }}>{translate('links.addDomains.intro')}</Typography>}
       >
-        <ChipsField
-          label={translate('links.addDomains.field')}
-          values={names}
-          onChange={setNames}
-          placeholder="go.example.com click.example.com"
-          invalid={(v) => !isDomainName(v)}
-          error={invalid.length > 0}
-          helperText={invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : translate('links.addDomains.help')}
-          testId="add-domains-input"
-          addLabel={translate('links.addDomains.add')}
-          mono
-        />
+        <DomainNamesField names={names} onChange={setNames} testId="add-domains-input" />
       </FormDialog>
       <ConfirmDialog
         open={!!duplicates}
@@ -381,7 +394,7 @@ export const CampaignAddDomainDialog = ({
     poolName: mode === 'new' && !poolName.trim() ? required : null,
     poolDescription: mode === 'new' && !poolDescription.trim() ? required : null,
   };
-  const shown = (k: keyof typeof errors) => (tried || (k === 'names' && invalid.length > 0) ? errors[k] : null);
+  const shown = (k: keyof typeof errors) => (tried ? errors[k] : null);
 
   const send = async (skipDuplicates: boolean) => {
     setTried(true);
@@ -422,18 +435,7 @@ export const CampaignAddDomainDialog = ({
         onSubmit={() => void send(false)}
         intro={<Typography color="text.secondary" sx={{ mb: 2 }}>{translate('links.wizardDomain.intro')}</Typography>}
       >
-        <ChipsField
-          label={translate('links.addDomains.field')}
-          values={names}
-          onChange={setNames}
-          placeholder="go.example.com click.example.com"
-          invalid={(v) => !isDomainName(v)}
-          error={!!shown('names')}
-          helperText={shown('names') ?? translate('links.addDomains.help')}
-          testId="campaign-add-domain-input"
-          addLabel={translate('links.addDomains.add')}
-          mono
-        />
+        <DomainNamesField names={names} onChange={setNames} testId="campaign-add-domain-input" requiredError={tried && names.length === 0 ? required : null} />
         <Typography variant="subtitle2" sx={{ mt: 2 }}>{translate('links.wizardDomain.pool')}</Typography>
         <RadioGroup row value={mode} onChange={(e) => setMode(e.target.value === 'existing' ? 'existing' : 'new')}>
           <FormControlLabel value="existing" control={<Radio />} label={translate('links.wizardDomain.existing')} disabled={pools.length === 0} data-testid="campaign-add-domain-existing" />
