@@ -21,9 +21,9 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** Debian's nats-server on a free loopback port. */
-export async function startNatsServer(): Promise<RunningBroker> {
-  const port = await freePort();
+/** Debian's nats-server on a loopback port (a free one unless given: a restart on the same address). */
+export async function startNatsServer(port?: number): Promise<RunningBroker> {
+  port ??= await freePort();
   const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('nats-server did not become ready in 10 s')), 10000);

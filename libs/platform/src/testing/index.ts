@@ -8,3 +8,5 @@ export { startWireServer as startGenAiWireServer, type Misbehaviour as GenAiMisb
 export * from './processes';
 export * from './webhook-receiver';
 export { CuttableLink } from './cuttable-link';
+export * from './smtp-sink';
+export * from './distributed';

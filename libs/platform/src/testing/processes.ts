@@ -32,8 +32,10 @@ export interface NodeProcess {
 export interface NodeProcessOptions {
   /** Arguments after the script. */
   args?: string[];
-  /** Added to the parent's environment. */
+  /** Added to the parent's environment (or, with `inheritEnv: false`, the whole environment but `PATH`). */
   env?: NodeJS.ProcessEnv;
+  /** Whether the child gets the parent's environment under `env` (default true). */
+  inheritEnv?: boolean;
   /** Node's own flags (default `--enable-source-maps`). */
   execArgv?: string[];
   cwd?: string;
@@ -60,7 +62,7 @@ export function spawnNodeProcess(script: string, opts: NodeProcessOptions = {}):
   const capture = (opts.stdio ?? 'capture') === 'capture';
   const child = spawn(process.execPath, [...(opts.execArgv ?? ['--enable-source-maps']), script, ...(opts.args ?? [])], {
     cwd: opts.cwd,
-    env: { ...process.env, ...opts.env },
+    env: opts.inheritEnv === false ? { PATH: process.env.PATH, ...opts.env } : { ...process.env, ...opts.env },
     stdio: [...(capture ? (['ignore', 'pipe', 'pipe'] as const) : (['ignore', 'inherit', 'inherit'] as const)), ...(opts.ipc ? (['ipc'] as const) : [])],
   });
   running.add(child);
@@ -176,7 +178,7 @@ export async function startServiceProcess(
   root: string,
   service: string,
   env: NodeJS.ProcessEnv,
-  opts: { port?: number; script?: string; readyTimeoutMs?: number; stdio?: 'capture' | 'inherit'; healthPath?: string } = {},
+  opts: { port?: number; script?: string; readyTimeoutMs?: number; stdio?: 'capture' | 'inherit'; healthPath?: string; inheritEnv?: boolean } = {},
 ): Promise<ServiceProcess> {
   const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
@@ -184,7 +186,9 @@ export async function startServiceProcess(
     cwd: root,
     stdio: opts.stdio,
     readyTimeoutMs: opts.readyTimeoutMs,
-    env: { HOST: '127.0.0.1', ...env, PORT: String(port) },
+    inheritEnv: opts.inheritEnv,
+    // HOST is left to the service's default (127.0.0.1) with only the given environment
+    env: { ...(opts.inheritEnv === false ? {} : { HOST: '127.0.0.1' }), ...env, PORT: String(port) },
   });
   return Object.assign(p, { port, url });
 }
