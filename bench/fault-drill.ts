@@ -1,0 +1,260 @@
+/**
+ * Fault drill in distributed mode (issue 17, "Fault drills"): the gateway and the services as their own processes from
+ * the build, started from the README's documented variables and deploy/.env.example (`startDistributedMode`, the same
+ * start as test/distributed.e2e-spec.ts), on a Kafka mock cluster (kcat), nats-server and embedded PostgreSQL. Mixed load
+ * all along: stream API sends (each retried with its Idempotency-Key until answered, as a client would) to a local SMPP
+ * SMSC (receipts half a second later, kept and sent again until acknowledged), a contact import, and sign-ins (password
+ * and mailed PIN). Events, one at a time with a settle period: SIGKILL each service (restarted at once, as an
+ * orchestrator would), restart PostgreSQL, restart NATS, add a dispatch replica, remove it (SIGTERM).
+ *
+ * Printed: messages accepted, delivered, lost (accepted but unknown to dispatch or never reaching the SMSC), charged
+ * twice (the balance's debit against the accepted messages' prices less refunds), never final, import rows lost, the
+ * longest stall per event (no message accepted, and none handed to the SMSC; target 10 s), the resend count (messages
+ * the SMSC got more than once) with the number flagged `possible_duplicate`. Ceiling: the longest gaps of the same load
+ * before any fault (same run).
+ *
+ *   node scripts/build.mjs --server-only
+ *   node dist/bench/fault-drill.js [sends-per-second=10] [settle-seconds=20]
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { SmppPeer } from '@switchboard/dispatch';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '@switchboard/platform';
+import { apiClient, decodeQuotedPrintable, startDistributedMode, startKafkaMock, startNatsServer, startSmtpSink, type RunningBroker } from '@switchboard/platform/testing';
+
+const SERVICES = ['gateway', 'auth', 'accounts', 'contacts', 'streams', 'dispatch'];
+const PASSWORD = 'fault drill secret';
+const IMPORT_ROWS = 2000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const machine = () => `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+
+/** The longest gap between consecutive times in [from, to] (and from `from` to the first, from the last to `to`). */
+function longestGap(times: number[], from: number, to: number): number {
+  const inside = times.filter((t) => t >= from && t <= to).sort((a, b) => a - b);
+  let longest = 0;
+  let last = from;
+  for (const t of inside) {
+    longest = Math.max(longest, t - last);
+    last = t;
+  }
+  return Math.max(longest, to - last);
+}
+
+async function main(rate: number, settleSec: number): Promise<void> {
+  // the repository (dist/bench/.. is dist/)
+  const root = path.resolve(__dirname, '../..');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-fault-drill-'));
+  fs.chmodSync(dir, 0o755);
+  const pgOpts = { dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true };
+  let pg: RunningPostgres = await startEmbeddedPostgres(pgOpts);
+  const natsPort = await freePort();
+  let nats: RunningBroker = await startNatsServer(natsPort);
+  const kafka = await startKafkaMock(1);
+  const smtp = await startSmtpSink();
+  const smsc = new SmppPeer({ systemId: 'acme', password: 'secret', receiptDelayMs: 500, redeliverUnacked: true });
+  const smscPort = await smsc.listen();
+  const t0 = performance.now();
+  const dist = await startDistributedMode({ root, databaseUrl: pg.url(), kafkaBrokers: kafka.url, natsUrl: nats.url, smtpUrl: `smtp://127.0.0.1:${smtp.port}`, adminPassword: PASSWORD, services: SERVICES });
+  console.log(`started ${SERVICES.join(', ')} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const call = apiClient(dist.url);
+  const email = dist.example.get('SWITCHBOARD_ADMIN_EMAIL') ?? '';
+
+  /** Password, mailed PIN, token; null when any step fails. */
+  const signIn = async (): Promise<string | null> => {
+    try {
+      const before = smtp.mails.length;
+      const creds = { username: email, password: PASSWORD, gCaptchaToken: 'x' };
+      if ((await call('POST', '/login_check', { body: creds })).status !== 200) return null;
+      let pin: string | undefined;
+      for (let i = 0; i < 100 && !pin; i++) {
+        const mail = smtp.mails.slice(before).find((m) => m.to.includes(email));
+        pin = mail ? /\b(\d{6})\b/.exec(decodeQuotedPrintable(mail.data).split('\r\n\r\n').slice(1).join('\n'))?.[1] : undefined;
+        if (!pin) await sleep(100);
+      }
+      if (!pin) return null;
+      const login = await call<{ token: string }>('POST', '/login/manual', { body: { ...creds, pin } });
+      return login.status === 200 ? login.body.token : null;
+    } catch {
+      return null;
+    }
+  };
+  const until = async <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 120_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn().catch(() => null);
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`not reached: ${what}`);
+      await sleep(250);
+    }
+  };
+
+  // the README's walk-through: vendor, route, sender, limits, stream
+  const admin = await until('sign-in', signIn);
+  const vendor = await call<{ id: number }>('POST', '/service_type_manager/vendor', { token: admin, body: { name: 'Acme SMSC', service_type: 'sms', adapter: 'smpp', carrier: 'Acme', currency: 'EUR', config: { host: '127.0.0.1', port: smscPort, systemId: 'acme', password: 'secret' } } });
+  await call('PUT', '/service_type_manager/countries_mapping', { token: admin, body: { iso2: 'GB', serviceType: 'sms', vendorIds: [String(vendor.body.id)] } });
+  await call('POST', '/service_type_manager/refresh', { token: admin });
+  const sender = await until('sender', async () => {
+    const r = await call<{ id: number }>('POST', '/senders', { token: admin, body: { name: 'Acme', value: 'ACME' } });
+    return r.status === 201 ? r.body : null;
+  });
+  await call('PUT', `/senders/superadmin/${sender.id}`, { token: admin, body: { approved: 1 } });
+  await call('PUT', '/customers/1', { token: admin, body: { tps: 100, customSettings: { streams_max_messages_per_day: 1_000_000 } } });
+  await call('POST', '/customers/1/balance', { token: admin, body: { amount: '10000', reason: 'fault drill' } });
+  const stream = await call<{ id: number }>('POST', '/streams', { token: admin, body: { name: 'Drill', streamType: 2, sender: 'ACME' } });
+  const st = (await until('stream token', async () => (await call<{ token: string }>('GET', `/streams/token/${stream.body.id}`, { token: admin })).body?.token)) as string;
+  const balanceOf = async () => BigInt((await until('balance', async () => (await call<{ balanceMicros: string }>('GET', '/customers/1', { token: admin })).body?.balanceMicros)) as string);
+  // one send a message until answered: the first message reaches the SMSC (routing loaded, bind up)
+  await until('a first delivery', async () => {
+    const r = await call<{ message_uuid: string }>('POST', '/streams/messages', { headers: { authorization: st, 'idempotency-key': 'warm-up' }, body: { phone: '+447400000000', message: 'warm-up' } });
+    return r.status === 202 && smsc.submitted > 0;
+  });
+  const balanceBefore = await balanceOf();
+
+  // load: sends, sign-ins, an import
+  const accepted = new Map<string, string>(); // idempotency key -> message uuid
+  const acceptedAt: number[] = [];
+  let sendAttempts = 0;
+  let sendErrors = 0;
+  let running = true;
+  const inFlight = new Set<Promise<void>>();
+  const send = async (i: number) => {
+    const key = `drill-${i}`;
+    while (!accepted.has(key)) {
+      sendAttempts++;
+      const r = await call<{ message_uuid: string }>('POST', '/streams/messages', { headers: { authorization: st, 'idempotency-key': key }, body: { phone: `+4474001${String(i).padStart(5, '0')}`, message: `drill ${i}` } }).catch(() => null);
+      if (r?.status === 202) {
+        accepted.set(key, r.body.message_uuid);
+        acceptedAt.push(performance.now());
+      } else {
+        sendErrors++;
+        await sleep(500);
+      }
+    }
+  };
+  let sent = 0;
+  const sender$ = (async () => {
+    while (running) {
+      const p = send(sent++).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      await sleep(1000 / rate);
+    }
+  })();
+  let signIns = 0;
+  let signInFailures = 0;
+  const signIns$ = (async () => {
+    while (running) {
+      if (await signIn()) signIns++;
+      else signInFailures++;
+      await sleep(3000);
+    }
+  })();
+  const csv = ['phone,first name', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `+4477009${String(i).padStart(5, '0')},Row ${i}`)].join('\n');
+  const fd = new FormData();
+  fd.append('file', new Blob([Buffer.from(csv)]), 'drill.csv');
+  const upload = (await (await fetch(`${dist.url}/api/import_lists`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: fd })).json()) as { id: number };
+  await call('PUT', `/import_lists/${upload.id}`, { token: admin, body: { mapping: [{ column: 0, variable: 'phone' }, { column: 1, variable: 'firstName' }], ignoreFirstLine: true, start: true } });
+
+  const submitTimes = () => smsc.parts.map((p) => p.at);
+  // ceiling: the same load before any fault
+  const quietFrom = performance.now();
+  await sleep(settleSec * 1000);
+  const quiet = { accept: longestGap(acceptedAt, quietFrom, performance.now()), submit: longestGap(submitTimes(), quietFrom, performance.now()) };
+
+  const events: Array<{ name: string; accept: number; submit: number }> = [];
+  const drill = async (name: string, act: () => Promise<void>) => {
+    const from = performance.now();
+    await act();
+    await sleep(settleSec * 1000);
+    const to = performance.now();
+    events.push({ name, accept: longestGap(acceptedAt, from, to), submit: longestGap(submitTimes(), from, to) });
+    console.log(`${name}: longest stall of accepts ${(events.at(-1)!.accept / 1000).toFixed(1)} s, of sends to the SMSC ${(events.at(-1)!.submit / 1000).toFixed(1)} s`);
+  };
+  for (const s of SERVICES) {
+    await drill(`SIGKILL ${s}`, async () => {
+      await dist.processes.get(s)?.stop('SIGKILL');
+      await dist.restart(s);
+    });
+  }
+  await drill('restart PostgreSQL', async () => {
+    await pg.stop();
+    await sleep(2000);
+    pg = await startEmbeddedPostgres(pgOpts);
+  });
+  await drill('restart NATS', async () => {
+    await nats.stop();
+    await sleep(2000);
+    nats = await startNatsServer(natsPort);
+  });
+  const replica = await (async () => {
+    let r: Awaited<ReturnType<typeof dist.addReplica>> | undefined;
+    await drill('add a dispatch replica', async () => {
+      r = await dist.addReplica('dispatch');
+    });
+    return r;
+  })();
+  await drill('remove the dispatch replica (SIGTERM)', async () => {
+    await replica?.stop('SIGTERM');
+  });
+
+  running = false;
+  await sender$;
+  await signIns$;
+  await Promise.all([...inFlight]);
+
+  // everything accepted must end final
+  const sql = new Client({ connectionString: pg.url() });
+  await sql.connect();
+  const uuids = [...accepted.values()];
+  const finalStates = ['delivered', 'undelivered', 'rejected', 'no_routes', 'sent_failed'];
+  const notFinal = async () => Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM unnest($1::uuid[]) u LEFT JOIN streams.message m ON m.uuid = u WHERE m.status IS NULL OR NOT (m.status = ANY($2))`, [uuids, finalStates])).rows[0].n);
+  const drainFrom = performance.now();
+  while ((await notFinal()) > 0 && performance.now() - drainFrom < 180_000) await sleep(1000);
+  const neverFinal = await notFinal();
+  const delivered = Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM streams.message WHERE uuid = ANY($1::uuid[]) AND status = 'delivered'`, [uuids])).rows[0].n);
+  const inDispatch = Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM dispatch.message WHERE uuid = ANY($1::uuid[])`, [uuids])).rows[0].n);
+  const flagged = Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM dispatch.message WHERE uuid = ANY($1::uuid[]) AND possible_duplicate`, [uuids])).rows[0].n);
+  const byText = new Map<string, number>();
+  for (const p of smsc.parts) byText.set(p.text, (byText.get(p.text) ?? 0) + 1);
+  const reachedSmsc = [...accepted.keys()].filter((k) => byText.has(`drill ${k.slice(6)}`)).length;
+  const resent = [...byText.entries()].filter(([t, n]) => t.startsWith('drill ') && n > 1).length;
+  const lost = uuids.length - Math.min(inDispatch, reachedSmsc);
+  // charges: the balance's debit against what the accepted messages cost less their refunds (settled within seconds)
+  const cost = BigInt((await sql.query<{ c: string }>(`SELECT coalesce(sum(price_micros - refunded_micros), 0) AS c FROM streams.message WHERE uuid = ANY($1::uuid[])`, [uuids])).rows[0].c);
+  const price = BigInt((await sql.query<{ p: string }>(`SELECT coalesce(max(price_micros), 1) AS p FROM streams.message WHERE uuid = ANY($1::uuid[])`, [uuids])).rows[0].p);
+  await sleep(5000);
+  const debit = balanceBefore - (await balanceOf());
+  const chargedTwice = Number((debit - cost) / price);
+  const imp = (await call<{ status: string; parsed: number; numberOfContacts: number; failed: number; invalid: number; duplicates: number }>('GET', `/import_lists/${upload.id}`, { token: (await until('sign-in', signIn)) })).body;
+  const importLost = IMPORT_ROWS - (imp.numberOfContacts + imp.invalid + imp.failed + imp.duplicates);
+
+  console.log(`machine: ${machine()} (shared with other engineers' runs)`);
+  console.log(`processes: ${SERVICES.join(', ')} (from the README and deploy/.env.example), Kafka mock (kcat, 1 broker), nats-server, embedded PostgreSQL; load ${rate} sends/s through the gateway, a sign-in every 3 s, an import of ${IMPORT_ROWS} rows; settle ${settleSec} s after each event`);
+  console.log(`ceiling (same load, no fault): longest gap between accepts ${(quiet.accept / 1000).toFixed(1)} s, between sends to the SMSC ${(quiet.submit / 1000).toFixed(1)} s`);
+  console.log(`accepted: ${uuids.length} (${sendAttempts} attempts, ${sendErrors} answered otherwise or not at all and retried with the same Idempotency-Key)`);
+  console.log(`delivered: ${delivered}`);
+  console.log(`lost: ${lost} (accepted, then unknown to dispatch or never at the SMSC)`);
+  console.log(`charged twice: ${chargedTwice} (debit ${debit} µ against ${cost} µ of accepted messages less refunds)`);
+  console.log(`never final: ${neverFinal}`);
+  console.log(`import rows lost: ${importLost} (import ${imp.status}: ${imp.numberOfContacts} contacts, ${imp.invalid} invalid, ${imp.failed} failed, ${imp.duplicates} duplicates of ${IMPORT_ROWS})`);
+  console.log(`sign-ins: ${signIns} succeeded, ${signInFailures} failed (during events)`);
+  console.log(`resent: ${resent} messages reached the SMSC more than once; ${flagged} flagged possible_duplicate`);
+  console.log('longest stall per event (target 10 s): accepts / sends to the SMSC');
+  for (const e of events) console.log(`  ${e.name.padEnd(40)} ${(e.accept / 1000).toFixed(1).padStart(6)} s ${(e.submit / 1000).toFixed(1).padStart(6)} s${Math.max(e.accept, e.submit) > 10_000 ? '  OVER' : ''}`);
+
+  await sql.end();
+  await dist.stop();
+  await smsc.close();
+  await smtp.close();
+  await nats.stop();
+  await kafka.stop();
+  await pg.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (lost > 0 || chargedTwice !== 0 || neverFinal > 0 || importLost > 0) process.exit(1);
+}
+
+main(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 20)).catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
