@@ -1,4 +1,4 @@
-import { fairShares, LocalShares, shareFor, wantOf } from './rate-shares';
+import { fairShares, LocalShares, shareFor, shareSchedule, wantOf } from './rate-shares';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -155,5 +155,78 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     now = 10_000;
     expect(shares.backlogSize('s:1')).toBe(0);
     expect(claim(shares).saturated).toBe(false);
+  });
+});
+
+describe('a share granted ahead, for when the other replicas\' lowered shares end (issue 17: shares lagging under load)', () => {
+  it('grants a newcomer nothing now but its fair share from the moment the lowered share ends, never more than the rate at any moment', () => {
+    // the first replica lowered itself from the whole rate to half; its old share counts as held for 800 ms more
+    const first = { holding: 40, share: 20, priorMs: 800, demand: 40, saturated: true };
+    const plan = shareSchedule(40, { demand: 0, saturated: true }, [first]);
+    expect(plan).toEqual({ share: 0, later: { share: 20, afterMs: 800 } });
+    // now: 40 held by the first + 0; after 800 ms: 20 + 20
+    expect(first.holding + plan.share).toBeLessThanOrEqual(40);
+    expect(first.share + plan.later!.share).toBeLessThanOrEqual(40);
+  });
+
+  it('grants nothing ahead when no lowered share is pending, or when it would not be more', () => {
+    expect(shareSchedule(40, { demand: 0, saturated: true }, [{ holding: 20, share: 20, priorMs: 0, demand: 20, saturated: true }])).toEqual({ share: 20, later: null });
+    // the other replica's prior is live but it holds no more than its share: nothing changes when it ends
+    expect(shareSchedule(40, { demand: 0, saturated: true }, [{ holding: 20, share: 20, priorMs: 500, demand: 20, saturated: true }])).toEqual({ share: 20, later: null });
+  });
+
+  it('never lets what the replicas may use add up to more than the rate at any moment, whatever order they renew in', () => {
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rate = 100;
+    // per replica: its row as the repository keeps it (share; a lowered share counted until priorUntil), what it uses
+    // (its local share, a later one from laterAt) and what its messages booked under older shares still take (until when)
+    const rows = [0, 1, 2].map(() => ({ share: 0, prior: 0, priorUntil: 0, local: 0, later: null as null | { share: number; at: number }, booked: [] as Array<{ rate: number; until: number }> }));
+    let t = 0;
+    const localAt = (r: (typeof rows)[number]) => (r.later && r.later.at <= t ? r.later.share : r.local);
+    const inUse = (r: (typeof rows)[number]) => Math.max(localAt(r), ...r.booked.filter((b) => b.until > t).map((b) => b.rate));
+    for (let step = 0; step < 2000; step++) {
+      t += Math.floor(rnd() * 300);
+      const i = Math.floor(rnd() * 3);
+      const others = rows
+        .filter((_, k) => k !== i)
+        .map((r) => ({ holding: Math.max(r.share, r.priorUntil > t ? r.prior : 0), share: r.share, priorMs: r.priorUntil > t && r.prior > r.share ? r.priorUntil - t : 0, demand: r.share, saturated: rnd() < 0.5 }));
+      const plan = shareSchedule(rate, { demand: rnd() * 80, saturated: rnd() < 0.5 }, others);
+      const stored = plan.later ? plan.later.share : plan.share;
+      const me = rows[i];
+      // what it booked at its current local share goes out within the booking horizon (up to 1.1 s); a lowered share
+      // counts until the last of its booked messages went out (the renewal's pendingMs)
+      me.booked.push({ rate: localAt(me), until: t + Math.floor(rnd() * 1100) });
+      if (stored < me.share) {
+        me.prior = Math.max(me.share, me.priorUntil > t ? me.prior : 0);
+        me.priorUntil = Math.max(t + 1, ...me.booked.map((b) => b.until));
+      }
+      // (a share that grows keeps its old one still counted, as the repository does)
+      me.share = stored;
+      me.local = plan.share;
+      me.later = plan.later ? { share: plan.later.share, at: t + plan.later.afterMs } : null;
+      // at this moment and at each moment up to the next renewal, what the replicas may use adds up to at most the rate
+      for (const dt of [0, 1, 100, 400, 1300]) {
+        const at = t + dt;
+        const saved = t;
+        t = at;
+        expect(sum(rows.map(inUse))).toBeLessThanOrEqual(rate + 1e-9);
+        t = saved;
+      }
+    }
+  });
+
+  it('uses the later share only from its start, counted from when the grant arrived', () => {
+    let now = 1000;
+    const shares = new LocalShares(() => now);
+    shares.state('a:1', 40);
+    // the renewal started at 600 and its answer arrived at 1000: the later share starts 800 ms after the answer
+    shares.granted(600, 60_000, [{ key: 'a:1', rate: 40, share: 0, later: { share: 20, afterMs: 800 } }], []);
+    expect(shares.state('a:1', 40)).toEqual({ kind: 'none' });
+    now = 1799;
+    expect(shares.state('a:1', 40)).toEqual({ kind: 'none' });
+    now = 1800;
+    expect(shares.state('a:1', 40)).toEqual({ kind: 'share', rate: 20 });
+    expect(shares.shareOf('a:1')).toBe(20);
   });
 });

@@ -66,11 +66,43 @@ export function shareFor(rate: number, mine: Pick<ShareClaim, 'demand' | 'satura
   return Math.max(0, Math.floor(Math.min(target, free) * 100) / 100);
 }
 
+/** Another replica's row as a renewal sees it: its claim, its current share, and for how long a lowered one still counts. */
+export interface OtherShare extends ShareClaim {
+  /** Its current share (what it holds once its lowered one, if any, no longer counts). */
+  share: number;
+  /** ms until its lowered share stops counting as held (0: none does). */
+  priorMs: number;
+}
+
+/** A grant: the share usable now and, if other replicas' lowered shares still count as held, a larger one later. */
+export interface ShareSchedule {
+  share: number;
+  later: { share: number; afterMs: number } | null;
+}
+
+/**
+ * The share this replica may use now (`shareFor`) and the one it may use once the other replicas' lowered shares stop
+ * counting, with when. Granting the later share at once saves a renewal round trip (a period plus the round trip, over a
+ * second on a loaded machine) between a replica lowering its share and the others taking it up: the row records the
+ * later share from now, so every other replica counts it as held, and this replica starts using it only after the
+ * moment the lowered shares end.
+ */
+export function shareSchedule(rate: number, mine: Pick<ShareClaim, 'demand' | 'saturated'>, others: OtherShare[]): ShareSchedule {
+  const share = shareFor(rate, mine, others);
+  const lowering = others.filter((o) => o.priorMs > 0 && o.holding > o.share);
+  if (lowering.length === 0) return { share, later: null };
+  const later = shareFor(rate, mine, others.map((o) => ({ ...o, holding: o.priorMs > 0 ? o.share : o.holding })));
+  if (later <= share) return { share, later: null };
+  return { share, later: { share: later, afterMs: Math.max(...lowering.map((o) => o.priorMs)) } };
+}
+
 /** A replica's local view of one limit's share. */
 interface LocalShare {
   /** The configured rate the share was granted for. */
   rate: number;
   share: number;
+  /** A larger share granted to start at clock() `at` (other replicas' lowered shares stop counting then). */
+  later: { share: number; at: number } | null;
   /** clock() until which the share may be used (the grant's lease, less the hold horizon). */
   validUntil: number;
   /** Messages booked on this limit since `since`. */
@@ -142,14 +174,21 @@ export class LocalShares {
       this.wanted.add(key);
       return { kind: 'unknown' };
     }
-    if (s.validUntil < this.clock()) return { kind: 'unknown' };
+    const now = this.clock();
+    if (s.validUntil < now) return { kind: 'unknown' };
+    if (s.later && s.later.at <= now) {
+      s.share = s.later.share;
+      s.later = null;
+    }
     if (s.share <= 0) return { kind: 'none' };
     return { kind: 'share', rate: s.share };
   }
 
   /** The share granted for a limit now (0: none). */
   shareOf(key: ShareKey): number {
-    return this.shares.get(key)?.share ?? 0;
+    const s = this.shares.get(key);
+    if (!s) return 0;
+    return s.later && s.later.at <= this.clock() ? s.later.share : s.share;
   }
 
   private backlog(key: ShareKey): Backlog {
@@ -256,12 +295,20 @@ export class LocalShares {
   }
 
   /** The renewal committed at `startedAt` (this clock) with a lease of `validMs`: the new shares. */
-  granted(startedAt: number, validMs: number, grants: Array<{ key: ShareKey; rate: number; share: number }>, dropped: ShareKey[]): void {
+  granted(
+    startedAt: number,
+    validMs: number,
+    grants: Array<{ key: ShareKey; rate: number; share: number; later?: { share: number; afterMs: number } | null }>,
+    dropped: ShareKey[],
+  ): void {
     const now = this.clock();
     for (const key of dropped) this.shares.delete(key);
     for (const g of grants) {
       const prev = this.shares.get(g.key);
-      this.shares.set(g.key, { rate: g.rate, share: g.share, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0 });
+      // a later share counts from now (the answer's arrival), never from before: the database measured `afterMs` from
+      // a moment between the renewal's start and now
+      const later = g.later ? { share: g.later.share, at: now + g.later.afterMs } : null;
+      this.shares.set(g.key, { rate: g.rate, share: g.share, later, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0 });
       this.wanted.delete(g.key);
       this.starving.delete(g.key);
     }

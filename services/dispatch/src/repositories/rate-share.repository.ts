@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { shareFor, type ShareClaim, type ShareKey } from '../domain/rate-shares';
+import { shareSchedule, type OtherShare, type ShareKey } from '../domain/rate-shares';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
 
 export interface ShareRequest {
@@ -16,7 +16,10 @@ export interface ShareRequest {
 export interface ShareGrant {
   key: ShareKey;
   rate: number;
+  /** Usable now. */
   share: number;
+  /** A larger share usable `afterMs` from the renewal's answer (other replicas' lowered shares count until then). */
+  later: { share: number; afterMs: number } | null;
 }
 
 interface ShareRow {
@@ -25,6 +28,7 @@ interface ShareRow {
   share: number;
   prior_share: number;
   prior_live: boolean;
+  prior_ms: number;
   demand: number;
   saturated: boolean;
 }
@@ -56,30 +60,36 @@ export class RateShareRepository {
       const keys = requests.map((r) => r.key);
       const rows: ShareRow[] = keys.length
         ? await m.query(
-            `SELECT key, instance_id::text, share, prior_share, coalesce(prior_until > now(), false) AS prior_live, demand, saturated
+            `SELECT key, instance_id::text, share, prior_share, coalesce(prior_until > now(), false) AS prior_live,
+                    greatest(0, extract(epoch FROM prior_until - clock_timestamp()) * 1000)::float8 AS prior_ms, demand, saturated
                FROM dispatch.rate_share WHERE key = ANY($1::text[])`,
             [keys],
           )
         : [];
-      const others = new Map<string, ShareClaim[]>();
+      const others = new Map<string, OtherShare[]>();
       const mine = new Map<string, ShareRow>();
       for (const r of rows) {
         if (r.instance_id === instanceId) mine.set(r.key, r);
         else {
           const list = others.get(r.key) ?? [];
-          list.push({ holding: Math.max(Number(r.share), r.prior_live ? Number(r.prior_share) : 0), demand: Number(r.demand), saturated: r.saturated });
+          const holding = Math.max(Number(r.share), r.prior_live ? Number(r.prior_share) : 0);
+          // a lowered share that ends: counted until a little after its end (this answer's clocks are the database's)
+          const priorMs = r.prior_live && Number(r.prior_share) > Number(r.share) ? Math.max(1, Number(r.prior_ms ?? 0)) : 0;
+          list.push({ holding, share: Number(r.share), priorMs, demand: Number(r.demand), saturated: r.saturated });
           others.set(r.key, list);
         }
       }
       const grants: ShareGrant[] = [];
       const cols = { key: [] as string[], rate: [] as number[], share: [] as number[], prior: [] as number[], lowered: [] as boolean[], demand: [] as number[], saturated: [] as boolean[], hold: [] as number[] };
       for (const r of requests) {
-        const share = shareFor(r.rate, r, others.get(r.key) ?? []);
+        const plan = shareSchedule(r.rate, r, others.get(r.key) ?? []);
+        // the row holds the later share from now: every other replica counts it as held at once
+        const share = plan.later ? plan.later.share : plan.share;
         const own = mine.get(r.key);
         // lowered below what it used until now: the old share counts for the hold horizon (with a still live older one)
         const current = own ? Number(own.share) : 0;
         const holding = own ? Math.max(current, own.prior_live ? Number(own.prior_share) : 0) : 0;
-        grants.push({ key: r.key, rate: r.rate, share });
+        grants.push({ key: r.key, rate: r.rate, share: plan.share, later: plan.later });
         cols.key.push(r.key);
         cols.rate.push(r.rate);
         cols.share.push(share);

@@ -62,7 +62,14 @@ interface DeferItem {
   /** Given back because a rate held it back: this replica's own backlog, claimed back by it first. */
   owner?: string;
   hold?: boolean;
+  /** performance.now() when it was given back: `afterMs` counts from then, not from when the write batch commits. */
+  at: number;
 }
+
+/** A message is booked on its limits (and held in memory until its turn) at most this long before its turn. */
+const BOOK_AHEAD_MS = 1000;
+/** The longest lease of a rate share, however slow renewals are (a killed replica's share is free after it). */
+const MAX_LEASE_MS = 8000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -127,8 +134,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private renewing: Promise<void> | null = null;
   private lastRenewAt = -Infinity;
   private renewTimer: NodeJS.Timeout | null = null;
+  /** Lets the messages waiting for a share go when a share granted for later starts. */
+  private laterTimer: NodeJS.Timeout | null = null;
   private renewAgain = false;
   private renewFailedAt = -Infinity;
+  /** How long share renewals take lately (ms): the lease is a multiple of it. */
+  private renewLag = 0;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
@@ -271,6 +282,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.timers = [];
     if (this.renewTimer) clearTimeout(this.renewTimer);
     this.renewTimer = null;
+    if (this.laterTimer) clearTimeout(this.laterTimer);
+    this.laterTimer = null;
     if (this.ingestTimer) clearTimeout(this.ingestTimer);
     this.ingestTimer = null;
     await this.flushHeldIngest();
@@ -280,12 +293,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     for (const [timer, m] of this.held) {
       clearTimeout(timer);
       this.inFlight--;
-      this.defers.push({ id: m.id, attemptId: m.attemptId, afterMs: 0, error: null, countAttempt: false });
+      this.giveBack({ id: m.id, attemptId: m.attemptId, afterMs: 0, error: null, countAttempt: false });
     }
     this.held.clear();
     for (const row of this.shareWaiting.splice(0)) {
       this.inFlight--;
-      this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false });
+      this.giveBack({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false });
     }
     await this.renewing;
     await this.adapters.stopAll();
@@ -538,14 +551,14 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     } catch (e) {
       // a bug for one message must not stop the pump: it goes back to the queue with the error
       this.log.error(`dispatching message ${row.id} failed: ${String(e)}`);
-      this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: this.options.dispatcher.retryBaseMs, error: String(e), countAttempt: true });
+      this.giveBack({ id: String(row.id), attemptId: row.attempt_id, afterMs: this.options.dispatcher.retryBaseMs, error: String(e), countAttempt: true });
     }
   }
 
   /** A paused campaign's message, claimed before the pause was known here: back to wait as held (CampaignHolds). */
   private heldBack(row: ClaimedRow): boolean {
     if (!this.holds.isHeld(row.campaign_id, String(row.account_id))) return false;
-    this.defers.push({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
+    this.giveBack({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
     return true;
   }
 
@@ -567,7 +580,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }
     const adapter = route.vendorIds.map((v) => this.adapters.get(v)).find((a) => a?.ready());
     if (!adapter) {
-      this.defers.push({ id, attemptId: row.attempt_id, afterMs: 2000, error: 'no vendor connection ready', countAttempt: false });
+      this.giveBack({ id, attemptId: row.attempt_id, afterMs: 2000, error: 'no vendor connection ready', countAttempt: false });
       return;
     }
     const key = { accountId: String(row.account_id), streamId: String(row.stream_id) };
@@ -578,13 +591,13 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return;
     }
     const wait = this.limits.reserve(key);
-    if (wait > 1000) {
+    if (wait > BOOK_AHEAD_MS) {
       // Its turn is far off: back to the queue until then, so memory holds only the next second of traffic.
       this.limits.release(key);
       this.stats.deferred++;
       const afterMs = this.deferUntil(key, wait);
       if (this.sharing) this.bookedShares(key, id, wait, afterMs);
-      this.defers.push({ id, attemptId: row.attempt_id, afterMs, error: null, countAttempt: false, owner: this.sharing ? this.instanceId : undefined });
+      this.giveBack({ id, attemptId: row.attempt_id, afterMs, error: null, countAttempt: false, owner: this.sharing ? this.instanceId : undefined });
       return;
     }
     if (this.sharing) this.bookedShares(key, id, wait, 0);
@@ -660,7 +673,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const a = accountShareKey(key.accountId);
     const s = streamShareKey(key.streamId);
     const { account, stream } = this.limits.lastBound;
-    if (deferredMs > 0 || wait > 1000) {
+    if (deferredMs > 0 || wait > BOOK_AHEAD_MS) {
       if (account) this.shares.gaveBack(a, id, deferredMs);
       if (stream) this.shares.gaveBack(s, id, deferredMs);
       return;
@@ -705,9 +718,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const run = async (): Promise<void> => {
       const period = this.options.dispatcher.rateShareMs;
       const holdMs = 1000 + period;
-      // at least 2.8 s of use after each renewal: a renewal late by a second on a loaded machine (the event loop, the
-      // database) must not leave the replica without a share (its messages then wait, and the limit runs under its rate)
-      const leaseMs = Math.max(4 * period, 3000) + holdMs;
+      // at least 2.8 s of use after each renewal, and three times as long as renewals take lately (at most 8 s): a
+      // renewal that takes seconds on a loaded machine (the event loop, the database) must not leave the replica without
+      // a share (its messages then wait, and the limit runs under its rate). A replica killed holds its share that long.
+      const leaseMs = Math.max(4 * period, 3000, Math.min(MAX_LEASE_MS, 3 * this.renewLag)) + holdMs;
       do {
         this.renewAgain = false;
         const { claims, drop } = this.shares.renewal(Math.max(10_000, 10 * period), (k) => this.configuredRate(k));
@@ -715,11 +729,19 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         const startedAt = performance.now();
         this.lastRenewAt = startedAt;
         const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs);
+        // how long renewals take: the slowest lately, forgotten slowly (a tenth per renewal)
+        this.renewLag = Math.max(performance.now() - startedAt, this.renewLag * 0.9);
         this.shares.granted(startedAt, leaseMs - holdMs - 200, grants, drop);
-        const waiting = this.shareWaiting.splice(0);
-        this.inFlight -= waiting.length;
-        for (const row of waiting) this.dispatchSafely(row);
-        if (waiting.length) this.kickLane();
+        this.releaseShareWaiting();
+        // a larger share granted to start when other replicas' lowered shares end: the messages waiting for it go then
+        const later = grants.filter((g) => g.later).map((g) => g.later!.afterMs);
+        if (later.length) {
+          if (this.laterTimer) clearTimeout(this.laterTimer);
+          this.laterTimer = setTimeout(() => {
+            this.laterTimer = null;
+            if (this.running) this.releaseShareWaiting();
+          }, Math.min(...later) + 1);
+        }
       } while (this.renewAgain && this.running);
     };
     this.renewing = run()
@@ -731,6 +753,14 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         this.renewing = null;
       });
     return this.renewing;
+  }
+
+  /** The claimed messages that waited for a share try again (those still without one wait again). */
+  private releaseShareWaiting(): void {
+    const waiting = this.shareWaiting.splice(0);
+    this.inFlight -= waiting.length;
+    for (const row of waiting) this.dispatchSafely(row);
+    if (waiting.length) this.kickLane();
   }
 
   /**
@@ -772,19 +802,19 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         if (row.attempts >= t.maxAttempts) {
           this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.SentFailed, error: outcome.error, vendorId, refund: 'sent_failed' });
         } else {
-          this.defers.push({ id, attemptId: row.attempt_id, afterMs: outcome.afterMs ?? t.retryBaseMs * 2 ** (row.attempts - 1), error: outcome.error, countAttempt: true });
+          this.giveBack({ id, attemptId: row.attempt_id, afterMs: outcome.afterMs ?? t.retryBaseMs * 2 ** (row.attempts - 1), error: outcome.error, countAttempt: true });
         }
         break;
       case 'held':
         // its campaign was paused while the adapter queued it: nothing was written, it waits in dispatch
-        this.defers.push({ id, attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
+        this.giveBack({ id, attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
         break;
       case 'unknown':
         if (row.unknown_attempts >= 1) {
           // Twice without an answer: no third try. The provider may have it, so nothing is refunded.
           this.finals.push({ id, attemptId: row.attempt_id, status: MessageStatus.SentFailed, error: `no answer from the provider twice: ${outcome.error}`, vendorId, refund: null });
         } else {
-          this.defers.push({ id, attemptId: row.attempt_id, afterMs: t.unknownResendAfterMs, error: outcome.error, countAttempt: true, flag: true, countUnknown: true });
+          this.giveBack({ id, attemptId: row.attempt_id, afterMs: t.unknownResendAfterMs, error: outcome.error, countAttempt: true, flag: true, countUnknown: true });
         }
         break;
     }
@@ -833,6 +863,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }
   }
 
+  /**
+   * Gives a claimed message back to the queue, due `afterMs` from now. The write batch that does it may start a second
+   * or more later on a loaded machine (it waits behind the batch being written); the time it is due is fixed now, or a
+   * message given back by a rate would come back that much after its turn and the rate's slots would go unused.
+   */
+  private giveBack(item: Omit<DeferItem, 'at'>): void {
+    this.defers.push({ ...item, at: performance.now() });
+  }
+
   private drainLane(): Promise<void> {
     if (!this.laneActive && !this.hasWork()) return Promise.resolve();
     return new Promise((resolve) => {
@@ -854,7 +893,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const t0 = Date.now();
     await this.ds.transaction(async (m) => {
       const events: OutgoingEvent[] = [];
-      await this.repo.defer(m, defers);
+      const now = performance.now();
+      await this.repo.defer(m, defers.map((d) => ({ ...d, afterMs: Math.max(0, d.afterMs - (now - d.at)) })));
       const refundReason = new Map(finals.map((f) => [f.id, f.refund]));
       const finalRows = await this.repo.finalizeClaimed(m, finals);
       events.push(...lifecycleEvents(finalRows, { final: true, refundReason: (r) => refundReason.get(String(r.id)) ?? null }));
