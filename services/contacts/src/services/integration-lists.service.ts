@@ -160,13 +160,16 @@ export class IntegrationListsService implements OnModuleInit {
         );
         for (const v of await rows<{ id: string; name: string }>(m, `SELECT id::text, lower(name) AS name FROM contacts.variable WHERE account_id = $1 AND lower(name) = ANY($2::text[])`, [account, varNames])) byName.set(v.name, v.id);
       }
+      // each CRM field's variable id, named once per batch rather than once per contact and field
+      const varOf = new Map(fieldNames.map((f) => [f, byName.get(crmVariableName(list.type, f))]));
       const records: Array<Record<string, unknown>> = [];
       for (const u of d.upserts) {
         const n = normalizePhone(u.phone, null, false);
         if (!n.e164) continue;
         const variables: Record<string, string> = {};
-        for (const [k, v] of Object.entries(u.fields)) {
-          const id = byName.get(crmVariableName(list.type, k));
+        for (const k in u.fields) {
+          const v = u.fields[k];
+          const id = varOf.get(k);
           if (id && v !== null && v !== undefined) variables[id] = String(v);
         }
         records.push({ external_id: u.externalId, phone: u.phone, normalized_phone: n.e164, country: n.country, timezone: n.timezone, first_name: u.firstName, last_name: u.lastName, email: u.email, variables });
@@ -192,7 +195,11 @@ export class IntegrationListsService implements OnModuleInit {
         const moved = await rows<{ old_contact: string }>(
           m,
           `WITH x AS (SELECT * FROM json_to_recordset($3::json) AS x(external_id text, contact_id bigint)),
-                old AS (SELECT im.external_id, im.contact_id FROM contacts.integration_member im JOIN x USING (external_id) WHERE im.list_id = $1 AND im.contact_id <> x.contact_id),
+                -- one primary-key probe per contact of the batch (LIMIT 1 keeps it a probe): as a join the planner read
+                -- every member of the list per batch, quadratic over a full sync (decision 0063)
+                old AS (SELECT im.external_id, im.contact_id FROM x CROSS JOIN LATERAL (
+                          SELECT m.external_id, m.contact_id FROM contacts.integration_member m WHERE m.list_id = $1 AND m.external_id = x.external_id LIMIT 1) im
+                        WHERE im.contact_id <> x.contact_id),
                 up AS (INSERT INTO contacts.integration_member (list_id, external_id, account_id, contact_id, sync_id)
                        SELECT $1, x.external_id, $2, x.contact_id, $4 FROM x
                        ON CONFLICT (list_id, external_id) DO UPDATE SET contact_id = EXCLUDED.contact_id, sync_id = EXCLUDED.sync_id)
