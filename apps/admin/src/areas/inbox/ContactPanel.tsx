@@ -1,9 +1,10 @@
 import EditRoundedIcon from '@mui/icons-material/EditRounded';
-import { Alert, Autocomplete, Box, Button, Chip, Divider, IconButton, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
+import { Alert, Autocomplete, Box, Button, Chip, Divider, IconButton, Link, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { AppModal } from '../../ui/modal/AppModal';
 import { useApi } from '../../ui/useApi';
+import { VENDOR_NAMES } from '../integrations/api';
 import { inboxApi } from './api';
 import { P } from './constants';
 import { ChannelIcon, ContactAvatar } from './ConversationList';
@@ -80,6 +81,8 @@ export const ContactPanel = () => {
   const [error, setError] = useState<string | null>(null);
   const uuid = active?.conversation_uuid;
   const contact = useApi(() => inboxApi.contact(active!, space!.space.id).catch(() => null), [uuid], !!active && !!space);
+  // the same number in the account's CRMs (decision 0040: read from the integrations' mirror)
+  const crm = useApi(() => inboxApi.crmContacts(active!.contact_phone_number).catch(() => []), [uuid], !!active && !!space && !!active.contact_phone_number);
 
   if (!active || !space) return null;
   const showPhone = can(P.ShowPhone);
@@ -123,6 +126,31 @@ export const ContactPanel = () => {
       </Box>
       <Divider />
       {error && <Alert severity="error" sx={{ m: 1.5 }} onClose={() => setError(null)}>{error}</Alert>}
+      {(crm.data ?? []).length > 0 && (
+        <Section title={translate('inbox.contact.crm')}>
+          {(crm.data ?? []).map((x) => (
+            <Box key={`${x.integrationKey}:${x.externalId}`} sx={{ mb: 1 }} data-testid="crm-contact">
+              <Typography variant="body2" sx={{ fontWeight: 600, wordBreak: 'break-word' }}>
+                {x.name || x.email || x.externalId} · {VENDOR_NAMES[x.type] ?? x.type}
+              </Typography>
+              {x.email && <Typography variant="body2" color="text.secondary">{x.email}</Typography>}
+              {Object.entries(x.fields)
+                .filter(([, v]) => v !== null && v !== '')
+                .slice(0, 8)
+                .map(([k, v]) => (
+                  <Typography key={k} variant="caption" display="block" color="text.secondary" sx={{ wordBreak: 'break-word' }}>
+                    {k}: {String(v)}
+                  </Typography>
+                ))}
+              {x.url && (
+                <Link href={x.url} target="_blank" rel="noopener noreferrer" variant="body2">
+                  {translate('inbox.contact.openInCrm')}
+                </Link>
+              )}
+            </Box>
+          ))}
+        </Section>
+      )}
       <Section title={translate('inbox.contact.status')}>
         <Box sx={{ display: 'flex', gap: 1 }}>
           {active.conversation_status !== 'closed' ? (

@@ -8,6 +8,7 @@ import { useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useProfile } from '../../ui/useProfile';
 import { onboardingDone } from './OnboardingPage';
+import { inboxApi } from './api';
 import { P } from './constants';
 import { Composer } from './Composer';
 import { ContactPanel } from './ContactPanel';
@@ -17,6 +18,9 @@ import { InboxFrame } from './InboxFrame';
 import { NewConversationDialog, type NewConversationPreset } from './NewConversationDialog';
 import { Timeline } from './Timeline';
 import { InboxProvider, useInbox } from './useInbox';
+
+/** A dialer's contact key (a uuid the integrations service issued for the caller). */
+const DIALER_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const isTyping = (t: EventTarget | null) => {
   const el = t as HTMLElement | null;
@@ -94,10 +98,18 @@ const Workspace = () => {
   useEffect(() => {
     if (params.get('action') === 'newDialerConv' && space) {
       const key = params.get('contact_key') ?? '';
-      setNewConv({ phone: key.length > 30 ? '' : key, contactKey: key });
       params.delete('action');
       params.delete('contact_key');
       setParams(params, { replace: true });
+      if (!DIALER_KEY.test(key)) {
+        setNewConv({ phone: key.length > 30 ? '' : key, contactKey: key });
+        return;
+      }
+      // the dialer's key names its caller: the dialog opens with the caller's number filled in (one click)
+      inboxApi
+        .dialerContact(key)
+        .then((c) => setNewConv({ phone: c.phone, contactKey: key }))
+        .catch(() => setNewConv({ phone: '', contactKey: key }));
     }
   }, [params, setParams, space]);
 

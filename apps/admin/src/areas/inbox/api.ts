@@ -2,6 +2,7 @@ import { apiFetch, validToken } from '../../providers/http';
 import { MESSAGE_PAGE, SETTINGS_PER_PAGE } from './constants';
 import { withStillLoadingRetry } from './still-loading';
 import { filterQuery, isContactKey, type ListFilter } from './model';
+import type { DialerContactDto, IntegrationContactDto } from '@switchboard/contracts/src/integrations';
 import type { ContactGetBody, ContactWriteBody, ConversationMetadata, InboxMediaInfo, SimpleSendMessage, TemplateSendBody } from '@switchboard/contracts/src/inbox';
 import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelineEventDto, TimelinePage } from './types';
 
@@ -60,6 +61,10 @@ export const inboxApi = {
   /** Spec 5: an id longer than 30 characters is a contact key, otherwise a phone. */
   contactConversations: (id: string) =>
     apiFetch<{ items: ConversationDto[] }>(isContactKey(id) ? `/inbox/contact_conversations/${enc(id)}` : `/inbox/contact_conversations_phone/${enc(id)}`),
+  /** The caller a dialer's one-click link names (`contact_key` of `/inbox?action=newDialerConv`, decision 0040). */
+  dialerContact: (contactKey: string) => apiFetch<DialerContactDto>(`/integration_keys/dialer_contacts/${enc(contactKey)}`),
+  /** The account's CRM contacts with this number, shown beside the conversation. */
+  crmContacts: (phone: string, signal?: AbortSignal) => apiFetch<IntegrationContactDto[]>(`/integration_keys/contact_lookup?${qs({ phone })}`, { signal }),
   inboxStreams: () => apiFetch<ListResult<{ id: number; name: string; streamType: number; streamUid: string; sender: string | null }>>('/streams/dropdown/inbox'),
   spaces: crud<Space>('/spaces'),
   agentSpaces: () => apiFetch<ListResult<Space>>('/spaces/agent'),

@@ -81,6 +81,8 @@ const en: Catalogue = {
     },
     contact: {
       details: 'Contact details',
+      crm: 'In the CRM',
+      openInCrm: 'Open in the CRM',
       edit: 'Edit contact',
       add: 'Add contact',
       firstName: 'First name',

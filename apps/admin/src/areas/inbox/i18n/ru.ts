@@ -81,6 +81,8 @@ const ru: Catalogue = {
     },
     contact: {
       details: 'О контакте',
+      crm: 'В CRM',
+      openInCrm: 'Открыть в CRM',
       edit: 'Изменить контакт',
       add: 'Добавить контакт',
       firstName: 'Имя',
