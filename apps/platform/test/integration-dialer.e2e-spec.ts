@@ -25,7 +25,7 @@ describe('the dialer opens a new inbox conversation in one click (Chromium, embe
   beforeAll(async () => {
     session = await startConsole('dialer');
     page = session.page;
-  }, 150000);
+  }, 300000);
   afterAll(async () => {
     await session?.stop();
   });
