@@ -1,5 +1,5 @@
 import { type Page } from 'playwright-core';
-import { pageApi, startConsole, type ConsoleSession } from './browser';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
 
 async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -31,6 +31,8 @@ describe('the dialer opens a new inbox conversation in one click (Chromium, embe
   });
 
   it("fills in the caller's number from the dialer's link", async () => {
+    await signInWithPin(page, session.base, 'admin@example.com', 'browser password', 'a***@example.com');
+    await page.waitForURL('**/home', { timeout: 20000 });
     const me = (await api<{ id: number }>('GET', '/users/connected')).body;
     const space = await api<{ id: number }>('POST', '/spaces', { name: 'Calls' });
     expect(space.status).toBe(201);
