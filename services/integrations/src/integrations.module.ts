@@ -8,6 +8,7 @@ import { createClock, INTEGRATIONS_CONNECTION, INTEGRATIONS_OPTIONS, INTEGRATION
 import { INTEGRATIONS_MIGRATIONS } from './migrations';
 import { CredentialVault } from './services/credentials';
 import { DialerService } from './services/dialer.service';
+import { NotesService } from './services/notes.service';
 import { OutboundAddresses } from './services/outbound';
 import { IntegrationsService } from './services/integrations.service';
 import { IntegrationListsConsumer } from './services/lists.consumer';
@@ -49,6 +50,7 @@ export class IntegrationsModule {
         CredentialVault,
         IntegrationsService,
         DialerService,
+        NotesService,
         SyncWorker,
         IntegrationListsConsumer,
         // generative AI: its own module folder (src/genai), the service's schema and connection

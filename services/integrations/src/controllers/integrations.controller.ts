@@ -17,10 +17,13 @@ import {
   IntegrationKeyResponse,
   IntegrationOptionResponse,
   IntegrationUpdateBody,
+  IntegrationNoteBody,
+  IntegrationNoteResponse,
   SyncProgressResponse,
 } from '../dtos/responses.dto';
 import { DialerService } from '../services/dialer.service';
 import { IntegrationsService } from '../services/integrations.service';
+import { NotesService, type PushedNote } from '../services/notes.service';
 
 const P = Permission;
 
@@ -33,6 +36,7 @@ export class IntegrationKeysController {
   constructor(
     private readonly integrations: IntegrationsService,
     private readonly dialer: DialerService,
+    private readonly notes: NotesService,
   ) {}
 
   @ApiQuery({ name: 'type', type: String, required: false, description: 'only this vendor', example: 'hubspot' })
@@ -101,6 +105,12 @@ export class IntegrationKeysController {
   @ApiOkResponse({ type: SyncProgressResponse, description: 'sync progress as a list of steps, each with its bar' })
   @Get(':key/sync') @Permissions(P.IntegrationView)
   sync(@Param('key') key: string): Promise<SyncProgressDto> { return this.integrations.syncProgress(key); }
+
+  /** A note on the CRM contact(s) a conversation is with (docs/decisions/0063, "Notes to the CRM"). */
+  @ApiBody({ type: IntegrationNoteBody })
+  @ApiCreatedResponse({ type: IntegrationNoteResponse, description: 'the note is on each CRM contact of this integration with that id or number; 404 when the integration has none' })
+  @Post(':key/notes') @Permissions(P.InboxView) @HttpCode(201)
+  note(@Param('key') key: string, @Body() body: unknown): Promise<PushedNote> { return this.notes.push(key, body); }
 
   @ApiBody({ type: IntegrationUpdateBody })
   @ApiOkResponse({ type: IntegrationKeyResponse, description: 'renamed, or its key replaced after the vendor accepted the new one; a refused call changes nothing' })

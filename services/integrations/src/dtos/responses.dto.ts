@@ -373,3 +373,22 @@ export class IntegrationContactResponse {
   @ApiProperty({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }, example: { lifecyclestage: 'customer' } })
   fields!: Record<string, string | number | boolean | null>;
 }
+
+export class IntegrationNoteBody {
+  @ApiProperty({ type: String, required: false, description: 'the CRM contact\'s id (give this or phone)', example: '5004' })
+  externalId?: string;
+
+  @ApiProperty({ type: String, required: false, description: 'the conversation\'s number: every CRM contact of this integration with it (up to 20)', example: '+447922000004' })
+  phone?: string;
+
+  @ApiProperty({ type: String, maxLength: 4000, example: 'Conversation closed by Ann: "Thanks, see you Tuesday"' })
+  text!: string;
+}
+
+export class IntegrationNoteResponse {
+  @ApiProperty({ type: String, example: KEY })
+  integrationKey!: string;
+
+  @ApiProperty({ type: [String], example: ['5004'] })
+  externalIds!: string[];
+}

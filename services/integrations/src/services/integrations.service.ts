@@ -390,7 +390,7 @@ export class IntegrationsService {
     return r;
   }
 
-  private async usable(key: string): Promise<IntegrationRow> {
+  async usable(key: string): Promise<IntegrationRow> {
     const r = await this.row(key);
     if (!USABLE.includes(r.status)) {
       throw new AppError(400, ErrorCode.InvalidIntegrationToken, r.status === IntegrationStatus.Pending ? 'the integration is not authorised yet' : 'the vendor refused the integration\'s credentials: connect it again');

@@ -31,7 +31,7 @@ export class HubSpotServer extends FakeVendor {
     { name: 'lastmodifieddate', label: 'Last Modified Date', type: 'datetime', fieldType: 'date' },
     { name: 'hs_secret_internal', label: 'Hidden', type: 'string', fieldType: 'text', hidden: true },
   ];
-  notes: Array<{ properties: Record<string, string>; associations: unknown }> = [];
+  notes: Array<{ properties: Record<string, string>; associations: unknown; token: string }> = [];
   privateAppTokens = new Set<string>(['pat-na1-valid']);
   readonly tokens: TokenIssuer;
 
@@ -84,8 +84,19 @@ export class HubSpotServer extends FakeVendor {
       return { status: 200, body: { total: rows.length, results: slice.map((c) => this.view(c, b.properties ?? [])), ...(start + slice.length < rows.length ? { paging: { next: { after: String(start + slice.length) } } } : {}) } };
     }
     if (call.path === '/crm/v3/objects/notes' && call.method === 'POST') {
-      this.notes.push(this.json(call) as never);
-      return { status: 201, body: { id: String(this.notes.length) } };
+      // developers.hubspot.com "Notes": hs_timestamp and hs_note_body required; a contact association is type 202
+      const b = this.json(call) as { properties?: Record<string, unknown>; associations?: Array<{ to?: { id?: unknown }; types?: Array<{ associationCategory?: unknown; associationTypeId?: unknown }> }> };
+      const p = b.properties ?? {};
+      const bad = (message: string): Answer => ({ status: 400, body: { status: 'error', message, category: 'VALIDATION_ERROR' } });
+      if (typeof p.hs_note_body !== 'string' || !p.hs_note_body) return bad('Property values were not valid: hs_note_body');
+      if (typeof p.hs_timestamp !== 'string' || Number.isNaN(Date.parse(p.hs_timestamp))) return bad('Property values were not valid: hs_timestamp');
+      for (const a of b.associations ?? []) {
+        const t = a.types?.[0];
+        if (a.types?.length !== 1 || t?.associationCategory !== 'HUBSPOT_DEFINED' || t.associationTypeId !== 202) return bad('invalid association type for note to contact');
+        if (!this.contacts.some((c) => c.id === a.to?.id)) return bad(`No contact with id ${String(a.to?.id)} exists`);
+      }
+      this.notes.push({ ...(b as never), token: token ?? '' });
+      return { status: 201, body: { id: String(this.notes.length), properties: p, createdAt: p.hs_timestamp, archived: false } };
     }
     return { status: 404, body: { status: 'error', message: 'not found' } };
   }

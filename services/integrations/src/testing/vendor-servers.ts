@@ -25,6 +25,8 @@ export abstract class LocalCrm extends FakeVendor {
   deleted: Array<{ id: string; at: string }> = [];
   readonly tokens: TokenIssuer;
   apiKeys = new Set<string>(['valid-key']);
+  /** The notes the CRM accepted, as `{ contactId, text, token }` (the credential the call came with, to check tenancy). */
+  notes: Array<{ contactId: string; text: string; token: string }> = [];
 
   constructor(
     readonly clientId: string,
@@ -40,6 +42,10 @@ export abstract class LocalCrm extends FakeVendor {
   touch(id: string, at: string, patch: Partial<PlainContact>): void {
     const c = this.contacts.find((x) => x.id === id);
     if (c) Object.assign(c, patch, { updatedAt: at });
+  }
+
+  protected has(id: unknown): boolean {
+    return this.contacts.some((c) => c.id === String(id));
   }
 
   protected authorised(token: string | undefined): boolean {
@@ -96,6 +102,14 @@ export class PipedriveServer extends LocalCrm {
       const s = this.slice(rows, Number(c.query.get('start') ?? 0), Number(c.query.get('limit') ?? 100));
       return ok(s.rows, { additional_data: { pagination: { more_items_in_collection: s.next !== null, ...(s.next !== null ? { next_start: s.next } : {}) } } });
     }
+    if (c.path === '/notes' && c.method === 'POST') {
+      // developers.pipedrive.com "Add a note": content required, and one of deal_id, person_id, org_id or lead_id
+      const b = this.json(c) as { content?: unknown; person_id?: unknown };
+      if (typeof b.content !== 'string' || !b.content) return { status: 400, body: { success: false, error: 'Note content is required', errorCode: 400 } };
+      if (typeof b.person_id !== 'number' || !this.has(b.person_id)) return { status: 400, body: { success: false, error: 'Person not found', errorCode: 400 } };
+      this.notes.push({ contactId: String(b.person_id), text: b.content, token: bearerOf(c) ?? c.query.get('api_token') ?? '' });
+      return { status: 201, body: { success: true, data: { id: this.notes.length, content: b.content, person_id: b.person_id } } };
+    }
     return { status: 404, body: { success: false, error: 'Unknown method' } };
   }
 }
@@ -142,6 +156,15 @@ export class ZohoServer extends LocalCrm {
       const page = Number(c.query.get('page') ?? 1);
       const s = this.slice(all, (page - 1) * per, per);
       return s.rows.length ? { status: 200, body: { data: s.rows.map((x) => this.record(x)), info: { page, per_page: per, count: s.rows.length, more_records: s.next !== null } } } : { status: 204 };
+    }
+    if (c.path === '/Notes' && c.method === 'POST') {
+      // Zoho CRM v2 "Create Notes": data[] of Note_Content, Parent_Id and se_module
+      const d = (this.json(c) as { data?: Array<Record<string, unknown>> }).data?.[0] ?? {};
+      if (typeof d.Note_Content !== 'string' || !d.Note_Content || d.se_module !== 'Contacts' || !this.has(d.Parent_Id)) {
+        return { status: 400, body: { data: [{ code: 'INVALID_DATA', details: {}, message: 'invalid data', status: 'error' }] } };
+      }
+      this.notes.push({ contactId: String(d.Parent_Id), text: d.Note_Content, token: tok ?? '' });
+      return { status: 201, body: { data: [{ code: 'SUCCESS', details: { id: String(this.notes.length) }, message: 'record added', status: 'success' }] } };
     }
     return { status: 404, body: { code: 'INVALID_URL_PATTERN', status: 'error' } };
   }
@@ -198,6 +221,16 @@ export class ShopifyServer extends LocalCrm {
       }
       return { status: 200, body: { customers: s.rows.map((x) => this.customer(x)) }, headers };
     }
+    const put = new RegExp(`^${base}/customers/(\\d+)\\.json$`).exec(c.path);
+    if (put && c.method === 'PUT') {
+      // Shopify Admin REST "Update a customer": { customer: { id, note } }, the id matching the path
+      const b = (this.json(c) as { customer?: { id?: unknown; note?: unknown } }).customer;
+      if (!this.has(put[1])) return { status: 404, body: { errors: 'Not Found' } };
+      if (!b || b.id !== Number(put[1]) || typeof b.note !== 'string') return { status: 422, body: { errors: { customer: ['Required parameter missing or invalid'] } } };
+      this.notes.push({ contactId: put[1], text: b.note, token: String(c.headers['x-shopify-access-token'] ?? '') });
+      const x = this.contacts.find((y) => y.id === put[1]) as PlainContact;
+      return { status: 200, body: { customer: { ...this.customer(x), note: b.note } } };
+    }
     return { status: 404, body: { errors: 'Not Found' } };
   }
 }
@@ -237,6 +270,15 @@ export class IntercomServer extends LocalCrm {
     if (c.path === '/contacts/search' && c.method === 'POST') {
       const b = this.json(c) as { query: { field: string; operator: string; value: number }; pagination?: { per_page?: number; starting_after?: string } };
       return this.list(this.after(b.query.value * 1000), b.pagination?.starting_after ?? null, b.pagination?.per_page ?? 50);
+    }
+    const note = /^\/contacts\/ic(\d+)\/notes$/.exec(c.path);
+    if (note && c.method === 'POST') {
+      // Intercom "Create a note": POST /contacts/{id}/notes with { body }
+      const b = this.json(c) as { body?: unknown };
+      if (!this.has(note[1])) return { status: 404, body: { type: 'error.list', errors: [{ code: 'not_found', message: 'User Not Found' }] } };
+      if (typeof b.body !== 'string' || !b.body) return { status: 400, body: { type: 'error.list', errors: [{ code: 'parameter_not_found', message: 'body is required' }] } };
+      this.notes.push({ contactId: `ic${note[1]}`, text: b.body, token: bearerOf(c) ?? '' });
+      return { status: 200, body: { type: 'note', id: String(this.notes.length), body: b.body, contact: { type: 'contact', id: `ic${note[1]}` } } };
     }
     return { status: 404, body: { type: 'error.list', errors: [{ code: 'not_found' }] } };
   }
@@ -279,6 +321,15 @@ export class MondayServer extends LocalCrm {
     if (!this.authorised(String(c.headers.authorization ?? ''))) return { status: 401, body: { errors: [{ message: 'Not Authenticated' }], error_message: 'Not Authenticated', status_code: 401 } };
     const b = this.json(c) as { query: string; variables?: Record<string, unknown> };
     const q = b.query;
+    if (q.includes('create_update')) {
+      // monday.com API "Create an update": mutation create_update(item_id: ID!, body: String!)
+      const item = b.variables?.item;
+      const body = b.variables?.body;
+      if (!/create_update\(item_id: \$item, body: \$body\)/.test(q) || typeof body !== 'string' || !body) return { status: 200, body: { errors: [{ message: 'Parse error on query', extensions: { code: 'argumentLiteralsIncompatible' } }] } };
+      if (!this.has(item)) return { status: 200, body: { errors: [{ message: 'Item not found', extensions: { code: 'InvalidItemIdException' } }], data: { create_update: null } } };
+      this.notes.push({ contactId: String(item), text: body, token: String(c.headers.authorization ?? '') });
+      return { status: 200, body: { data: { create_update: { id: String(this.notes.length) } } } };
+    }
     if (q.includes('account')) return { status: 200, body: { data: { account: { name: 'Acme Monday' } } } };
     if (q.includes('users')) return { status: 200, body: { data: { users: [{ id: '1', name: 'Ann Admin', email: 'ann@md.test', is_admin: true, is_guest: false, enabled: true }, { id: '2', name: 'Max Member', email: 'max@md.test', is_admin: false, is_guest: false, enabled: true }] } } };
     if (q.includes('columns')) return { status: 200, body: { data: { boards: [{ columns: [{ id: 'name', title: 'Name', type: 'name' }, { id: 'phone', title: 'Phone', type: 'phone' }, { id: 'email', title: 'Email', type: 'email' }, { id: 'status', title: 'Stage', type: 'status', settings_str: '{"labels":{"0":"lead","1":"customer"}}' }] }] } } };

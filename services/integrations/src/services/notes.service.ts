@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { AppError, RequestContext } from '@switchboard/platform';
+import { Clock } from '../clock';
+import type { Connector } from '../connectors/connector';
+import { connectorOf } from '../connectors/registry';
+import { rows } from '../db';
+import { parse } from '../http/input';
+import { INTEGRATIONS_CONNECTION } from '../integrations.options';
+import { IntegrationsService } from './integrations.service';
+
+const NoteBody = z
+  .object({
+    externalId: z.string().trim().min(1).max(64).optional(),
+    phone: z.string().trim().regex(/^\+?[0-9 ().-]{5,32}$/, 'a phone number').optional(),
+    text: z.string().trim().min(1).max(4000),
+  })
+  .strict()
+  .refine((b) => (b.externalId === undefined) !== (b.phone === undefined), { message: 'give externalId or phone, not both', path: ['externalId'] });
+
+/** At most this many CRM contacts share a number and get the note (the contact panel's lookup answers as many). */
+const MAX_CONTACTS = 20;
+
+export interface PushedNote {
+  integrationKey: string;
+  externalIds: string[];
+}
+
+/**
+ * `POST /integration_keys/{key}/notes` (docs/decisions/0063, "Notes to the CRM"): a note on the CRM contact a
+ * conversation is with, through the integration's ActivityCapability. The contact must be in this integration's
+ * mirror (crm_contact) and the integration the caller's account's: another account's key or contact is 404.
+ */
+@Injectable()
+export class NotesService {
+  constructor(
+    @InjectDataSource(INTEGRATIONS_CONNECTION) private readonly ds: DataSource,
+    private readonly integrations: IntegrationsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async push(key: string, body: unknown): Promise<PushedNote> {
+    const b = parse(NoteBody, body);
+    const row = await this.integrations.usable(key);
+    const connector = connectorOf(row.type) as Connector;
+    const activity = connector.activity;
+    if (!activity) throw AppError.validation([{ propertyPath: 'key', message: `${connector.name} takes no notes` }]);
+    const account = RequestContext.accountId();
+    const contacts = b.externalId !== undefined
+      ? await rows<{ external_id: string }>(this.ds, `SELECT external_id FROM integrations.crm_contact WHERE integration_id = $1 AND account_id = $2 AND external_id = $3`, [row.id, account, b.externalId])
+      : await rows<{ external_id: string }>(
+          this.ds,
+          `SELECT external_id FROM integrations.crm_contact WHERE integration_id = $1 AND account_id = $2 AND regexp_replace(phone, '[^0-9]', '', 'g') = $3 ORDER BY external_id LIMIT ${MAX_CONTACTS}`,
+          [row.id, account, (b.phone as string).replace(/\D/g, '')],
+        );
+    if (!contacts.length) throw AppError.notFound('CRM contact');
+    const occurredAt = this.clock.now().toISOString();
+    const done: string[] = [];
+    for (const c of contacts) {
+      await this.integrations.callVendor(connector, row, (ctx) => activity.pushNote(ctx, { externalId: c.external_id, text: b.text, occurredAt }));
+      done.push(c.external_id);
+    }
+    return { integrationKey: row.key, externalIds: done };
+  }
+}
