@@ -199,6 +199,12 @@ export interface ImportIntegrationListRequest {
   filters?: IntegrationContactFilter[];
 }
 
+/** The answer of `POST /integration_keys/{key}/notes`: the CRM contacts of that integration the note is on. */
+export interface IntegrationNoteDto {
+  integrationKey: string;
+  externalIds: string[];
+}
+
 /** A CRM contact as the inbox shows it beside a conversation (`GET /integration_keys/contact_lookup?phone=`). */
 export interface IntegrationContactDto {
   integrationKey: string;

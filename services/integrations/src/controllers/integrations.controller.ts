@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Permission, type DialerContactDto, type DialerConversationResponse, type IntegrationContactDto, type IntegrationConfigResponse, type IntegrationContactFieldDto, type IntegrationContactFilterDto, type IntegrationDropdownItemDto, type IntegrationInstallResponse, type IntegrationKeyDto, type IntegrationOptionDto, type SyncProgressDto } from '@switchboard/contracts';
+import { Permission, type DialerContactDto, type DialerConversationResponse, type IntegrationContactDto, type IntegrationConfigResponse, type IntegrationContactFieldDto, type IntegrationContactFilterDto, type IntegrationDropdownItemDto, type IntegrationInstallResponse, type IntegrationKeyDto, type IntegrationNoteDto, type IntegrationOptionDto, type SyncProgressDto } from '@switchboard/contracts';
 import { ApiListResponse, Permissions, Public, type ListResult } from '@switchboard/platform';
 import {
   DialerContactResponse,
@@ -23,7 +23,7 @@ import {
 } from '../dtos/responses.dto';
 import { DialerService } from '../services/dialer.service';
 import { IntegrationsService } from '../services/integrations.service';
-import { NotesService, type PushedNote } from '../services/notes.service';
+import { NotesService } from '../services/notes.service';
 
 const P = Permission;
 
@@ -110,7 +110,7 @@ export class IntegrationKeysController {
   @ApiBody({ type: IntegrationNoteBody })
   @ApiCreatedResponse({ type: IntegrationNoteResponse, description: 'the note is on each CRM contact of this integration with that id or number; 404 when the integration has none' })
   @Post(':key/notes') @Permissions(P.InboxView) @HttpCode(201)
-  note(@Param('key') key: string, @Body() body: unknown): Promise<PushedNote> { return this.notes.push(key, body); }
+  note(@Param('key') key: string, @Body() body: unknown): Promise<IntegrationNoteDto> { return this.notes.push(key, body); }
 
   @ApiBody({ type: IntegrationUpdateBody })
   @ApiOkResponse({ type: IntegrationKeyResponse, description: 'renamed, or its key replaced after the vendor accepted the new one; a refused call changes nothing' })

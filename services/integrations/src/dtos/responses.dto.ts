@@ -375,7 +375,7 @@ export class IntegrationContactResponse {
 }
 
 export class IntegrationNoteBody {
-  @ApiProperty({ type: String, required: false, description: 'the CRM contact\'s id (give this or phone)', example: '5004' })
+  @ApiProperty({ type: String, required: false, description: 'the CRM contact\'s id, as the contact lookup answers it (give this or phone, not both)' })
   externalId?: string;
 
   @ApiProperty({ type: String, required: false, description: 'the conversation\'s number: every CRM contact of this integration with it (up to 20)', example: '+447922000004' })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
+import type { IntegrationNoteDto } from '@switchboard/contracts';
 import { AppError, RequestContext } from '@switchboard/platform';
 import { Clock } from '../clock';
 import type { Connector } from '../connectors/connector';
@@ -23,11 +24,6 @@ const NoteBody = z
 /** At most this many CRM contacts share a number and get the note (the contact panel's lookup answers as many). */
 const MAX_CONTACTS = 20;
 
-export interface PushedNote {
-  integrationKey: string;
-  externalIds: string[];
-}
-
 /**
  * `POST /integration_keys/{key}/notes` (docs/decisions/0063, "Notes to the CRM"): a note on the CRM contact a
  * conversation is with, through the integration's ActivityCapability. The contact must be in this integration's
@@ -41,7 +37,7 @@ export class NotesService {
     private readonly clock: Clock,
   ) {}
 
-  async push(key: string, body: unknown): Promise<PushedNote> {
+  async push(key: string, body: unknown): Promise<IntegrationNoteDto> {
     const b = parse(NoteBody, body);
     const row = await this.integrations.usable(key);
     const connector = connectorOf(row.type) as Connector;
