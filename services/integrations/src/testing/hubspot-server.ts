@@ -95,7 +95,7 @@ export class HubSpotServer extends FakeVendor {
         if (a.types?.length !== 1 || t?.associationCategory !== 'HUBSPOT_DEFINED' || t.associationTypeId !== 202) return bad('invalid association type for note to contact');
         if (!this.contacts.some((c) => c.id === a.to?.id)) return bad(`No contact with id ${String(a.to?.id)} exists`);
       }
-      this.notes.push({ ...(b as never), token: token ?? '' });
+      this.notes.push({ properties: p as Record<string, string>, associations: b.associations, token: token ?? '' });
       return { status: 201, body: { id: String(this.notes.length), properties: p, createdAt: p.hs_timestamp, archived: false } };
     }
     return { status: 404, body: { status: 'error', message: 'not found' } };
