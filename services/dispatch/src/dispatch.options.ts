@@ -1,3 +1,4 @@
+import { failoverConsumerTuning } from '@switchboard/platform';
 import type { ProviderAdapter } from './adapters/provider-adapter';
 import type { TelegramLoginGateway } from './adapters/telegram-private.adapter';
 import type { StuckSweepOptions } from './services/stuck-sweeper.service';
@@ -9,15 +10,11 @@ export const DISPATCH_OPTIONS = Symbol('DISPATCH_OPTIONS');
 export const SENDER_GROUP = 'dispatch.sender';
 
 /**
- * The sender group's membership settings (issue 17: a replica joining or dying costs at most 10 s of sending). A
- * SIGKILLed replica's partitions are idle until the broker ends its session: 6 s (brokers' default minimum) instead of
- * kafkajs' 30 s; heartbeats every 500 ms so the others learn of a rebalance within half a second; the rebalance waits
- * at most 6 s for a member still finishing a batch (dispatch's handlers hold an event at most `ingestHoldMs`, 1 s,
- * plus a group commit). Dispatch's handlers heartbeat through outage retries (KafkaEventBus), so a long PostgreSQL
- * outage does not end a session. kafkajs has neither cooperative rebalancing nor static membership; a SIGTERM leaves
- * the group at once (the consumers disconnect on shutdown), so a rolling update costs one short rebalance.
+ * The sender group's membership settings: the platform's (`failoverConsumerTuning`, a replica joining or dying costs at
+ * most 10 s of sending). Dispatch's handlers hold an event at most `ingestHoldMs`, 1 s, plus a group commit, well within
+ * the 6 s a rebalance waits for a member.
  */
-export const dispatchKafkaConsumerTuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 6000 } as const;
+export const dispatchKafkaConsumerTuning = failoverConsumerTuning;
 
 export type AdapterKind = 'smpp' | 'simulator' | 'whatsapp' | 'telegram_bot' | 'telegram_private';
 export type ServiceType = 'sms' | 'whatsapp' | 'telegram' | 'telegram_private';

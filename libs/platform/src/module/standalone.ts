@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TokenVerifier, pemFromEnv } from '../auth/tokens';
 import { ConfigError } from '../config/config';
 import { EventBus } from '../bus/event-bus';
-import { KafkaEventBus } from '../bus/kafka-event-bus';
+import { failoverConsumerTuning, KafkaEventBus } from '../bus/kafka-event-bus';
 import { ProcessReadiness, ServiceHealthModule } from '../health/health';
 import { configureHttpApp } from '../http/http-app';
 import { JsonLogger } from '../http/json-logger';
@@ -66,7 +66,7 @@ export async function startStandaloneService(o: StandaloneServiceOptions): Promi
   const c = o.config;
   const bus =
     o.drivers?.bus ??
-    new KafkaEventBus({ clientId: o.name, brokers: c.KAFKA_BROKERS, createTopics: c.KAFKA_CREATE_TOPICS, idempotentProducer: c.KAFKA_IDEMPOTENT_PRODUCER });
+    new KafkaEventBus({ clientId: o.name, brokers: c.KAFKA_BROKERS, createTopics: c.KAFKA_CREATE_TOPICS, idempotentProducer: c.KAFKA_IDEMPOTENT_PRODUCER, consumer: failoverConsumerTuning });
   const realtime = o.drivers?.realtime ?? new NatsRealtime({ servers: c.NATS_URL, name: o.name });
   const mailer = o.drivers?.mailer ?? o.mailer ?? new DevMailbox();
 
