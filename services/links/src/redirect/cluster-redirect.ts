@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { Pool } from 'pg';
 import { GroupCommitter, type ClickChunk } from './click-recorder';
 import type { RedirectConfig } from './redirect.config';
-import { RedirectServer } from './redirect-server';
+import { redirectServerFor } from './standalone-redirect';
 
 /** Worker to primary: a group of clicks to commit. Primary to worker: its commit's outcome, or stop. */
 type ToPrimary = { t: 'clicks'; id: number; chunk: ClickChunk };
@@ -89,22 +89,13 @@ export async function runRedirectWorker(c: RedirectConfig, log: (line: string) =
   pool.on('error', (e) => log(`idle connection: ${e.message}`));
   const waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   let next = 0;
-  const server = new RedirectServer({
-    pool,
-    port: c.PORT,
-    host: c.HOST,
-    publicScheme: c.LINKS_PUBLIC_SCHEME,
-    trustProxy: c.TRUST_PROXY,
-    cacheTtlMs: c.LINKS_CACHE_TTL_MS,
-    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
-    clickSink: (chunk) =>
-      new Promise<void>((resolve, reject) => {
-        const id = ++next;
-        waiting.set(id, { resolve, reject });
-        process.send!({ t: 'clicks', id, chunk } satisfies ToPrimary);
-      }),
-    onError: (e) => log(`redirect: ${(e as Error).message}`),
-  });
+  const server = redirectServerFor(c, pool, log, (chunk) =>
+    new Promise<void>((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, { resolve, reject });
+      process.send!({ t: 'clicks', id, chunk } satisfies ToPrimary);
+    }),
+  );
   let stopping = false;
   process.on('message', (m: ToWorker) => {
     if (m?.t === 'ack') {

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import type { RedirectConfig } from './redirect.config';
-import { RedirectServer } from './redirect-server';
+import { RedirectServer, type RedirectServerOptions } from './redirect-server';
 
 export interface RunningRedirect {
   server: RedirectServer;
@@ -12,16 +12,7 @@ export interface RunningRedirect {
 export async function startRedirect(c: RedirectConfig, log: (line: string) => void = () => undefined): Promise<RunningRedirect> {
   const pool = new Pool({ connectionString: c.DATABASE_URL, max: 8, application_name: 'links-redirect' });
   pool.on('error', (e) => log(`idle connection: ${e.message}`));
-  const server = new RedirectServer({
-    pool,
-    port: c.PORT,
-    host: c.HOST,
-    publicScheme: c.LINKS_PUBLIC_SCHEME,
-    trustProxy: c.TRUST_PROXY,
-    cacheTtlMs: c.LINKS_CACHE_TTL_MS,
-    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
-    onError: (e) => log(`redirect: ${(e as Error).message}`),
-  });
+  const server = redirectServerFor(c, pool, log);
   const port = await server.listen();
   return {
     server,
@@ -31,4 +22,19 @@ export async function startRedirect(c: RedirectConfig, log: (line: string) => vo
       await pool.end();
     },
   };
+}
+
+/** The redirect server a configuration describes: the single process's, and each cluster worker's with its click sink. */
+export function redirectServerFor(c: RedirectConfig, pool: Pool, log: (line: string) => void, clickSink?: RedirectServerOptions['clickSink']): RedirectServer {
+  return new RedirectServer({
+    pool,
+    port: c.PORT,
+    host: c.HOST,
+    publicScheme: c.LINKS_PUBLIC_SCHEME,
+    trustProxy: c.TRUST_PROXY,
+    cacheTtlMs: c.LINKS_CACHE_TTL_MS,
+    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
+    ...(clickSink ? { clickSink } : {}),
+    onError: (e) => log(`redirect: ${(e as Error).message}`),
+  });
 }
