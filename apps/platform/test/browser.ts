@@ -45,6 +45,18 @@ export const ADMIN_PASSWORD = 'browser password';
 export const DEMO_ACCOUNT = 'Acme Messaging';
 
 /** The embedded server (`npm start`'s process) with a fresh data dir, Chromium and one signed-out page on its console. */
+/** Reads until `ok` holds, every 200 ms; fails naming `what` and the last value after `timeoutMs`. */
+export async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    last = await read();
+  }
+  return last;
+}
+
 export interface ConsoleSession {
   server: ServerProcess;
   /** The console's URL, e.g. http://127.0.0.1:41234 */

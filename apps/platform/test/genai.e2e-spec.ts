@@ -1,21 +1,10 @@
 import { type Page } from 'playwright-core';
 import { SmppPeer } from '@switchboard/dispatch';
 import { startGenAiWireServer as startWireServer, type GenAiWireServer as WireServer } from '@switchboard/platform/testing';
-import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession, until } from './browser';
 
 const OUR_NUMBER = '+4930222222';
 const CUSTOMER = '491700000042';
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
-}
 
 /**
  * Generative AI in the console (Chromium, the embedded server): the account's AI settings take an OpenAI-format key

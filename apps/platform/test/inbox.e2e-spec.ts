@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { SmppPeer, WhatsAppPeer } from '@switchboard/dispatch';
 import { repoRoot, type ServerProcess } from './server-process';
-import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
+import { pageApi, signInWithPin, startConsole, type ConsoleSession, until } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'inbox');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -22,17 +22,6 @@ const XSS_BODY = 'Order 1001 <img src=x onerror="window.__xss=1"><script>window.
 const XSS_NAME = '<b onmouseover="window.__xss=3">Eve</b><script>window.__xss=4</script>';
 const XSS_TAG = '<svg onload="window.__xss=5">VIP';
 const XSS_NOTE = '<iframe src="javascript:window.__xss=6"></iframe> call back <script>window.__xss=7</script>';
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
-}
 
 /**
  * The shared inbox in Chromium against the real embedded server, with a local SMSC speaking SMPP: a customer's SMS

@@ -1,16 +1,5 @@
 import { type Page } from 'playwright-core';
-import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
-}
+import { pageApi, signInWithPin, startConsole, type ConsoleSession, until } from './browser';
 
 /**
  * The dialer's one click (issue 18, decision 0040): the dialer asks for a conversation with its caller using its

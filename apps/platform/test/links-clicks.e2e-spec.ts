@@ -3,24 +3,13 @@ import { type Page } from 'playwright-core';
 import { CampaignStatus } from '@switchboard/contracts';
 import { SmppPeer } from '@switchboard/dispatch';
 import { DnsZone } from '@switchboard/platform/testing';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, pageApi, signInWithPin, startConsole, type ConsoleSession, until } from './browser';
 
 const TARGET = 'r.links.test';
 const DOMAIN = 'go.acme-shop.com';
 const SENDER_ID = 'AcmeSMS';
 const RECIPIENTS = 10;
 const PHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 30000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
-}
 
 /** A GET of a short link at the redirect server, as a phone would send it (the Host header is the link's domain). */
 function open(redirectBase: string, shortUrl: string, userAgent = PHONE_UA): Promise<{ status: number; location: string | undefined }> {
