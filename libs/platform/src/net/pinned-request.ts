@@ -12,6 +12,24 @@ export function pinnedLookup(dest: Pick<CheckedDestination, 'address' | 'family'
   };
 }
 
+/**
+ * The options of a request to a checked destination: the socket connects to `dest.address` (through `lookup`, never
+ * DNS), the Host header and TLS name stay the URL's host, and a body gets its content-length.
+ */
+export function pinnedRequestOptions(dest: CheckedDestination, method: string, headers: http.OutgoingHttpHeaders, body: string | undefined, agent: http.Agent | false | undefined, lookup: LookupFunction = pinnedLookup(dest)): https.RequestOptions {
+  return {
+    protocol: dest.url.protocol,
+    host: dest.host,
+    port: dest.port,
+    path: `${dest.url.pathname}${dest.url.search}`,
+    method,
+    headers: body !== undefined ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers,
+    lookup,
+    servername: dest.host,
+    agent,
+  };
+}
+
 export interface PinnedRequest {
   method: string;
   headers: Record<string, string>;
@@ -63,40 +81,26 @@ export function requestPinned(dest: CheckedDestination, r: PinnedRequest): Promi
       req.destroy();
       reject(e);
     };
-    const headers = r.body !== undefined ? { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) } : r.headers;
-    const req = lib.request(
-      {
-        protocol: dest.url.protocol,
-        host: dest.host,
-        port: dest.port,
-        path: `${dest.url.pathname}${dest.url.search}`,
-        method: r.method,
-        headers,
-        lookup: pinnedLookup(dest),
-        servername: dest.host,
-        agent: false,
-      },
-      (res) => {
-        if (Number(res.headers['content-length']) > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
-          chunks.push(c);
-        });
-        res.on('error', (e) => fail(e));
-        res.on('end', () => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          const h = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-          const bytes = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: h, text: bytes.toString('utf8'), bytes });
-        });
-      },
-    );
+    const req = lib.request(pinnedRequestOptions(dest, r.method, r.headers, r.body, false), (res) => {
+      if (Number(res.headers['content-length']) > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) return fail(new PinnedResponseTooLarge(maxBytes));
+        chunks.push(c);
+      });
+      res.on('error', (e) => fail(e));
+      res.on('end', () => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: h, text: bytes.toString('utf8'), bytes });
+      });
+    });
     const timer = setTimeout(() => fail(new PinnedRequestTimeout(r.timeoutMs)), r.timeoutMs);
     req.on('error', (e) => fail(e));
     if (r.body !== undefined) req.write(r.body);
@@ -124,29 +128,15 @@ export function fetchPinned(dest: CheckedDestination, init: PinnedFetchInit): Pr
   const signal = init.signal;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    const headers = init.body !== undefined ? { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) } : init.headers;
-    const req = lib.request(
-      {
-        protocol: dest.url.protocol,
-        host: dest.host,
-        port: dest.port,
-        path: `${dest.url.pathname}${dest.url.search}`,
-        method: init.method,
-        headers,
-        lookup: pinnedLookup(dest),
-        servername: dest.host,
-        agent: false,
-      },
-      (res) => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        const status = res.statusCode ?? 0;
-        const noBody = status === 204 || status === 304 || init.method === 'HEAD';
-        if (noBody) res.resume();
-        res.on('close', () => signal?.removeEventListener('abort', abort));
-        resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: h }));
-      },
-    );
+    const req = lib.request(pinnedRequestOptions(dest, init.method, init.headers, init.body, false), (res) => {
+      const h = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+      const status = res.statusCode ?? 0;
+      const noBody = status === 204 || status === 304 || init.method === 'HEAD';
+      if (noBody) res.resume();
+      res.on('close', () => signal?.removeEventListener('abort', abort));
+      resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: h }));
+    });
     const abort = () => req.destroy(abortReason(signal as AbortSignal));
     signal?.addEventListener('abort', abort, { once: true });
     req.on('error', (e) => {

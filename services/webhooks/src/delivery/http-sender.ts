@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { pinnedLookup, type CheckedDestination } from '@switchboard/platform';
+import { pinnedLookup, pinnedRequestOptions, type CheckedDestination } from '@switchboard/platform';
 
 export interface SentRequest {
   uri: string;
@@ -37,43 +37,30 @@ export function sendOnce(dest: CheckedDestination, req: SentRequest, o: { timeou
       clearTimeout(timer);
       resolve({ ...o, durationMs: elapsed() });
     };
-    const r = lib.request(
-      {
-        protocol: dest.url.protocol,
-        host: dest.host,
-        port: dest.port,
-        path: `${dest.url.pathname}${dest.url.search}`,
-        method: req.method,
-        headers: req.method === 'POST' ? { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) } : req.headers,
-        lookup,
-        agent: o.agent,
-        servername: dest.host,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const complete = () => {
-          const status = res.statusCode ?? 0;
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-          const response = { status, headers, body: Buffer.concat(chunks).toString('utf8') };
-          finish(status >= 200 && status < 300 ? { status: 'success', error: null, response } : { status: 'failed', error: `HTTP_${status}`, response });
-        };
-        res.on('data', (c: Buffer) => {
-          if (size >= o.maxBytes) return;
-          const take = c.subarray(0, o.maxBytes - size);
-          chunks.push(take);
-          size += take.length;
-          if (size >= o.maxBytes) {
-            // enough read: the rest is not waited for
-            complete();
-            res.destroy();
-          }
-        });
-        res.on('end', complete);
-        res.on('error', () => complete());
-      },
-    );
+    const r = lib.request(pinnedRequestOptions(dest, req.method, req.headers, req.method === 'POST' ? req.body : undefined, o.agent, lookup), (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const complete = () => {
+        const status = res.statusCode ?? 0;
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        const response = { status, headers, body: Buffer.concat(chunks).toString('utf8') };
+        finish(status >= 200 && status < 300 ? { status: 'success', error: null, response } : { status: 'failed', error: `HTTP_${status}`, response });
+      };
+      res.on('data', (c: Buffer) => {
+        if (size >= o.maxBytes) return;
+        const take = c.subarray(0, o.maxBytes - size);
+        chunks.push(take);
+        size += take.length;
+        if (size >= o.maxBytes) {
+          // enough read: the rest is not waited for
+          complete();
+          res.destroy();
+        }
+      });
+      res.on('end', complete);
+      res.on('error', () => complete());
+    });
     const timer = setTimeout(() => {
       finish({ status: 'timeout', error: CONNECTION_TIMEOUT, response: null });
       r.destroy();
