@@ -6,7 +6,9 @@ import { loadAll } from 'js-yaml';
 import { z } from 'zod';
 import { GATEWAY_ROUTE_TABLE } from '@switchboard/gateway';
 import { trustProxySetting } from '@switchboard/platform';
+import { documentedFor, readEnvFile, readmeConfigTable } from '@switchboard/platform/testing';
 import { dispatchModuleOptionsFromConfig, loadDispatchConfig } from '../services/dispatch/src/dispatch.config';
+import { redirectConfigSchema } from '../services/links/src/redirect/redirect.config';
 
 const root = path.resolve(__dirname, '..');
 type Doc = { kind?: string; metadata?: { name?: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> }; spec?: Record<string, unknown> };
@@ -140,38 +142,6 @@ function serviceSchemas(): Map<string, { keys: Set<string>; required: Set<string
   return out;
 }
 
-/** The README's distributed-mode table: variable -> the services cell. */
-function readmeTable(): Map<string, string> {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Distributed mode');
-  expect(start).toBeGreaterThan(-1);
-  const end = readme.indexOf('\n## ', start + 1);
-  const rows = new Map<string, string>();
-  for (const line of readme.slice(start, end === -1 ? undefined : end).split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    if (cells.length < 4 || !cells[1].startsWith('`')) continue;
-    for (const m of cells[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) rows.set(m[1], cells[2]);
-  }
-  return rows;
-}
-
-/** Whether a table's services cell ("all", "all but gateway", "auth, accounts") names the service. */
-function claims(cell: string, s: string): boolean {
-  const named = new RegExp(`\\b${s}\\b`).test(cell);
-  if (/^all\b/.test(cell)) return !(/\bbut\b/.test(cell) && named);
-  return named;
-}
-
-/** `KEY="value"` lines of an env file, as compose reads them (surrounding quotes removed). */
-function envFile(file: string): Map<string, string> {
-  const vars = new Map<string, string>();
-  for (const line of fs.readFileSync(path.join(root, file), 'utf8').split('\n')) {
-    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
-    if (m) vars.set(m[1], m[2].replace(/^"(.*)"$/, '$1'));
-  }
-  return vars;
-}
-
 describe('deployment configuration', () => {
   const schemas = serviceSchemas();
   const services = [...schemas.keys()];
@@ -185,6 +155,8 @@ describe('deployment configuration', () => {
     k8s.filter((d) => d.kind === 'Secret').map((d) => [d.metadata?.name as string, new Set(Object.keys((d as unknown as { stringData: Record<string, string> }).stringData))]),
   );
   const knownElsewhere = (v: string) =>
+    // read by links' redirect process (main-redirect.js, its own schema)
+    v in redirectConfigSchema.shape ||
     // read by the platform library itself (the outbox relay's byte limits)
     fs
       .readdirSync(path.join(root, 'libs/platform/src'), { recursive: true, encoding: 'utf8' })
@@ -192,7 +164,7 @@ describe('deployment configuration', () => {
       .some((f) => fs.readFileSync(path.join(root, 'libs/platform/src', f), 'utf8').includes(`'${v}'`));
 
   it('documents every variable each service reads in the README table, for exactly the services that read it', () => {
-    const table = readmeTable();
+    const table = readmeConfigTable(root);
     expect(services.length).toBeGreaterThan(0);
     for (const [s, { keys }] of schemas) {
       for (const v of keys) {
@@ -206,12 +178,12 @@ describe('deployment configuration', () => {
         expect({ v, known: knownElsewhere(v) }).toEqual({ v, known: true });
         continue;
       }
-      for (const s of services) expect({ v, s, claimed: claims(cell, s) }).toEqual({ v, s, claimed: schemas.get(s)?.keys.has(v) });
+      for (const s of services) expect({ v, s, claimed: documentedFor(cell, s) }).toEqual({ v, s, claimed: schemas.get(s)?.keys.has(v) });
     }
   });
 
   it('has deploy/.env.example readable by a shell, naming only real variables and every one without a default', () => {
-    const file = envFile('deploy/.env.example');
+    const file = new Map([...readEnvFile(path.join(root, 'deploy/.env.example'))].map(([k, { value }]) => [k, value]));
     const run = spawnSync('bash', ['-c', `set -a; . ./deploy/.env.example; set +a; "${process.execPath}" -e 'process.stdout.write(JSON.stringify(process.env))'`], {
       cwd: root,
       // a clean environment; SHLVL and no stdin socket keep Debian's bash from reading ~/.bashrc
