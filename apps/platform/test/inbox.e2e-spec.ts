@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { SmppPeer, WhatsAppPeer } from '@switchboard/dispatch';
+import { HubSpotServer } from '@switchboard/integrations/testing';
 import { repoRoot, type ServerProcess } from './server-process';
 import { pageApi, signInWithPin, startConsole, type ConsoleSession, until } from './browser';
 
@@ -37,6 +38,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
   let smsc: SmppPeer;
   let smscPort = 0;
   let wa: WhatsAppPeer;
+  let hubspot: HubSpotServer;
   let errors: string[] = [];
   let session: ConsoleSession;
   const api = pageApi(() => page);
@@ -47,7 +49,13 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     wa = new WhatsAppPeer('wa-app-secret', new Set([WA_TOKEN]));
     wa.business(WA_BUSINESS, WA_TOKEN, [WA_PHONE_ID]);
     await wa.listen();
-    session = await startConsole('inbox', { env: { WHATSAPP_API_BASE_URL: wa.url } });
+    // the account's CRM: a local HubSpot knowing the customer the new-conversation test writes to (and no CRM users)
+    hubspot = await new HubSpotServer().start();
+    hubspot.users = [];
+    hubspot.addContacts(1, undefined, () => ({ firstname: 'Dana', lastname: 'Buyer', email: 'dana@example.com', phone: '+491700000003' }));
+    session = await startConsole('inbox', {
+      env: { WHATSAPP_API_BASE_URL: wa.url, INTEGRATIONS_ENDPOINTS: JSON.stringify({ hubspot: { apiUrl: hubspot.url, tokenUrl: `${hubspot.url}/oauth/v1/token` } }) },
+    });
     ({ server, base, browser, context, page, errors } = session);
   }, 150000);
 
@@ -55,6 +63,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await session?.stop();
     await smsc?.close();
     await wa?.close();
+    await hubspot?.stop();
   });
 
   let streamUid = '';
@@ -118,6 +127,13 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     expect((await api('POST', '/incoming_routings', { name: 'Support SMS', stream: streamUid, team: `/api/teams/${team.body.id}`, space: `/api/spaces/${spaceId}` })).status).toBe(201);
     expect((await api('POST', '/conversation_tags', { name: XSS_TAG, space: `/api/spaces/${spaceId}` })).status).toBe(201);
     expect((await api('POST', '/canned_templates', { name: 'Thanks', templateKey: 'thanks', text: 'Thank you {{name}}, we are on it.', space: `/api/spaces/${spaceId}` })).status).toBe(201);
+
+    // the account's HubSpot, connected with a private app token and synced
+    const crm = await api<{ key: string }>('POST', '/integration_keys', { type: 'hubspot', apiKey: 'pat-na1-valid' });
+    expect(crm.status).toBe(201);
+    expect((await api('POST', `/integration_config/${crm.body.key}`, { company_name: 'Acme CRM', import_users: { type: 'admins' } })).status).toBe(200);
+    expect((await api('GET', `/integration_config/${crm.body.key}/start`)).status).toBe(200);
+    await until(() => api<unknown[]>('GET', '/integration_keys/contact_lookup?phone=%2B491700000003'), (r) => r.status === 200 && r.body.length === 1, 'the CRM contact synced');
   }, 90000);
 
   it('shows a customer’s SMS reply in the open inbox without a reload, as text, with its unread badge', async () => {
@@ -216,6 +232,24 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await until(() => page.getByTestId('conversation-title').textContent(), (t) => t === '+491700000003', 'the new conversation opened');
     await page.getByTestId('message-outgoing').filter({ hasText: 'your order is ready' }).waitFor();
     await countsMatchServer('after a new conversation', { all: 2 });
+  }, 60000);
+
+  it('shows the CRM contact with the conversation’s number beside it, and puts an agent’s note on it through the CRM’s API', async () => {
+    const card = page.getByTestId('crm-contact');
+    await card.waitFor();
+    await expect(card.textContent()).resolves.toContain('Dana Buyer · HubSpot');
+    await card.getByTestId('crm-note').click();
+    const dialog = page.getByTestId('crm-note-dialog');
+    await expect(dialog.getByTestId('crm-note-send').isDisabled()).resolves.toBe(true);
+    await dialog.getByTestId('crm-note-text').fill('Asked about order 1001; ready for pickup.');
+    await page.waitForTimeout(300); // the dialog's entrance
+    await shot(page, '04b-crm-note');
+    await dialog.getByTestId('crm-note-send').click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('The note is in the CRM').waitFor();
+    const note = await until(() => hubspot.notes, (n) => n.length === 1, 'the note at HubSpot');
+    expect(note[0].properties.hs_note_body).toBe('Asked about order 1001; ready for pickup.');
+    expect(note[0].associations).toEqual([expect.objectContaining({ to: { id: '1000' } })]);
   }, 60000);
 
   it('shows the space board with the day’s conversations and messages', async () => {

@@ -200,6 +200,14 @@ export interface ImportIntegrationListRequest {
 }
 
 /** The answer of `POST /integration_keys/{key}/notes`: the CRM contacts of that integration the note is on. */
+/** `POST /integration_keys/{key}/notes`: a note on the CRM contact with this id, or on those with this number (one of the two). */
+export interface IntegrationNoteRequest {
+  externalId?: string;
+  phone?: string;
+  /** 1 to 4,000 characters. */
+  text: string;
+}
+
 export interface IntegrationNoteDto {
   integrationKey: string;
   externalIds: string[];

@@ -1,7 +1,7 @@
 import EditRoundedIcon from '@mui/icons-material/EditRounded';
 import { Alert, Autocomplete, Box, Button, Chip, Divider, IconButton, Link, MenuItem, TextField, Tooltip, Typography } from '@mui/material';
 import { useEffect, useState } from 'react';
-import { useTranslate } from 'react-admin';
+import { useNotify, useTranslate } from 'react-admin';
 import { AppModal } from '../../ui/modal/AppModal';
 import { useApi } from '../../ui/useApi';
 import { VENDOR_NAMES } from '../integrations/api';
@@ -22,6 +22,55 @@ const Section = ({ title, children }: { title: string; children: React.ReactNode
 );
 
 type ContactForm = Pick<InboxContact, 'firstName' | 'lastName' | 'email'> & { id?: number; contactKey?: string | null; phone?: string | null };
+
+/** A note on one CRM contact, written through the vendor's note API (`POST /integration_keys/{key}/notes`). */
+const CrmNoteDialog = ({ target, onClose }: { target: { integrationKey: string; externalId: string; title: string } | null; onClose: () => void }) => {
+  const translate = useTranslate();
+  const notify = useNotify();
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    setText('');
+    setError(null);
+  }, [target]);
+  if (!target) return null;
+  const send = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await inboxApi.crmNote(target.integrationKey, { externalId: target.externalId, text });
+      notify('inbox.contact.crmNoteSent', { type: 'success' });
+      onClose();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <AppModal
+      open
+      onClose={onClose}
+      title={translate('inbox.contact.crmNote')}
+      subtitle={target.title}
+      testId="crm-note-dialog"
+      actions={
+        <>
+          <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
+          <Button variant="contained" disabled={busy || text.trim() === ''} onClick={() => void send()} data-testid="crm-note-send">
+            {translate('ra.action.save')}
+          </Button>
+        </>
+      }
+    >
+      <Box sx={{ display: 'grid', gap: 2, pt: 1 }}>
+        {error && <Alert severity="error">{error}</Alert>}
+        <TextField autoFocus multiline minRows={4} label={translate('inbox.contact.crmNoteText')} value={text} onChange={(e) => setText(e.target.value)} inputProps={{ 'data-testid': 'crm-note-text', maxLength: 4000 }} />
+      </Box>
+    </AppModal>
+  );
+};
 
 const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean; contact: ContactForm; onClose: () => void; onSaved: (c: InboxContact) => void }) => {
   const translate = useTranslate();
@@ -78,6 +127,7 @@ export const ContactPanel = () => {
   const locale = translate('inbox.locale');
   const { active, space, state, applyConversation, setStatus, open, can } = useInbox();
   const [editing, setEditing] = useState(false);
+  const [crmNote, setCrmNote] = useState<{ integrationKey: string; externalId: string; title: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const uuid = active?.conversation_uuid;
   const contact = useApi(() => inboxApi.contact(active!, space!.space.id).catch(() => null), [uuid], !!active && !!space);
@@ -142,11 +192,16 @@ export const ContactPanel = () => {
                     {k}: {String(v)}
                   </Typography>
                 ))}
-              {x.url && (
-                <Link href={x.url} target="_blank" rel="noopener noreferrer" variant="body2">
-                  {translate('inbox.contact.openInCrm')}
+              <Box sx={{ display: 'flex', gap: 1.5, alignItems: 'center', flexWrap: 'wrap' }}>
+                {x.url && (
+                  <Link href={x.url} target="_blank" rel="noopener noreferrer" variant="body2">
+                    {translate('inbox.contact.openInCrm')}
+                  </Link>
+                )}
+                <Link component="button" variant="body2" onClick={() => setCrmNote({ integrationKey: x.integrationKey, externalId: x.externalId, title: `${x.name || x.email || x.externalId} · ${VENDOR_NAMES[x.type] ?? x.type}` })} data-testid="crm-note">
+                  {translate('inbox.contact.crmNote')}
                 </Link>
-              )}
+              </Box>
             </Box>
           ))}
         </Section>
@@ -241,6 +296,7 @@ export const ContactPanel = () => {
           applyConversation({ ...active, contact_name: `${saved.firstName ?? ''} ${saved.lastName ?? ''}`.trim() || active.contact_name });
         }}
       />
+      <CrmNoteDialog target={crmNote} onClose={() => setCrmNote(null)} />
     </Box>
   );
 };

@@ -2,7 +2,7 @@ import { apiFetch, validToken } from '../../providers/http';
 import { MESSAGE_PAGE, SETTINGS_PER_PAGE } from './constants';
 import { withStillLoadingRetry } from './still-loading';
 import { filterQuery, isContactKey, type ListFilter } from './model';
-import type { DialerContactDto, IntegrationContactDto } from '@switchboard/contracts/src/integrations';
+import type { DialerContactDto, IntegrationContactDto, IntegrationNoteDto, IntegrationNoteRequest } from '@switchboard/contracts/src/integrations';
 import type { ContactGetBody, ContactWriteBody, ConversationMetadata, InboxMediaInfo, SimpleSendMessage, TemplateSendBody } from '@switchboard/contracts/src/inbox';
 import type { ConversationDto, ConversationPage, ConversationStatus, InboxContact, SendResult, SimpleSearchResult, Space, SpaceSwitch, TimelineEventDto, TimelinePage } from './types';
 
@@ -65,6 +65,8 @@ export const inboxApi = {
   dialerContact: (contactKey: string) => apiFetch<DialerContactDto>(`/integration_keys/dialer_contacts/${enc(contactKey)}`),
   /** The account's CRM contacts with this number, shown beside the conversation. */
   crmContacts: (phone: string, signal?: AbortSignal) => apiFetch<IntegrationContactDto[]>(`/integration_keys/contact_lookup?${qs({ phone })}`, { signal }),
+  /** A note on a CRM contact, through the vendor's note API. */
+  crmNote: (integrationKey: string, body: IntegrationNoteRequest) => apiFetch<IntegrationNoteDto>(`/integration_keys/${enc(integrationKey)}/notes`, { method: 'POST', body }),
   inboxStreams: () => apiFetch<ListResult<{ id: number; name: string; streamType: number; streamUid: string; sender: string | null }>>('/streams/dropdown/inbox'),
   spaces: crud<Space>('/spaces'),
   agentSpaces: () => apiFetch<ListResult<Space>>('/spaces/agent'),
