@@ -12,7 +12,11 @@ import { embeddedServiceModules } from '../src/embedded-server';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
-const RECIPIENTS = 1500;
+/**
+ * Enough that streams is still accepting when the pause comes (at least 10 s at the TPS): a campaign finishes once streams
+ * has answered every recipient, and a finished campaign cannot be paused even while dispatch still sends its backlog.
+ */
+const RECIPIENTS = 3000;
 const TPS = 300;
 /** The SMPP bind's window: what is already written when the pause is known (one bind, one replica) may still be answered. */
 const WINDOW = 8;
