@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { AppModal } from '../../ui/modal/AppModal';
 import { useApi } from '../../ui/useApi';
+import { useSubmit } from '../../ui/useSubmit';
 import { VENDOR_NAMES } from '../integrations/api';
 import { inboxApi } from './api';
 import { P } from './constants';
@@ -28,26 +29,18 @@ const CrmNoteDialog = ({ target, onClose }: { target: { integrationKey: string; 
   const translate = useTranslate();
   const notify = useNotify();
   const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, submit } = useSubmit();
   useEffect(() => {
     setText('');
     setError(null);
-  }, [target]);
+  }, [target, setError]);
   if (!target) return null;
-  const send = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const send = () =>
+    submit(async () => {
       await inboxApi.crmNote(target.integrationKey, { externalId: target.externalId, text });
       notify('inbox.contact.crmNoteSent', { type: 'success' });
       onClose();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <AppModal
       open
@@ -76,22 +69,15 @@ const ContactEditDialog = ({ open, contact, onClose, onSaved }: { open: boolean;
   const translate = useTranslate();
   const { space } = useInbox();
   const [form, setForm] = useState(contact);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit();
   useEffect(() => setForm(contact), [contact, open]);
-  const save = async () => {
-    if (!space) return;
-    setBusy(true);
-    try {
+  const save = () =>
+    submit(async () => {
+      if (!space) return;
       const body = { firstName: form.firstName, lastName: form.lastName, email: form.email || undefined, ...(form.contactKey ? { contactKey: form.contactKey } : { phone: form.phone ?? undefined }) };
       onSaved(await (contact.id ? inboxApi.editContact(body) : inboxApi.addContact(body)));
       onClose();
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <AppModal
       open={open}
@@ -128,7 +114,7 @@ export const ContactPanel = () => {
   const { active, space, state, applyConversation, setStatus, open, can } = useInbox();
   const [editing, setEditing] = useState(false);
   const [crmNote, setCrmNote] = useState<{ integrationKey: string; externalId: string; title: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, submit } = useSubmit();
   const uuid = active?.conversation_uuid;
   const contact = useApi(() => inboxApi.contact(active!, space!.space.id).catch(() => null), [uuid], !!active && !!space);
   // the same number in the account's CRMs (decision 0040: read from the integrations' mirror)
@@ -137,15 +123,11 @@ export const ContactPanel = () => {
   if (!active || !space) return null;
   const showPhone = can(P.ShowPhone);
   const m = active.metadata;
-  const setMeta = async (patch: Partial<typeof m>) => {
-    setError(null);
-    try {
+  const setMeta = (patch: Partial<typeof m>) =>
+    submit(async () => {
       const updated = await inboxApi.metadata(active.conversation_uuid, patch);
       applyConversation(updated?.conversation_uuid ? updated : { ...active, metadata: { ...m, ...patch } });
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  };
+    });
   const tagOptions = space.conversation_tags;
   const notes = state.timeline.filter((e) => e.event_type === 'internal_note');
   const c = contact.data?.contact ?? null;
