@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot } from './server-process';
-import { pageApi, signInWithPin, startConsole, type ConsoleSession } from './browser';
+import { pageApi, signInWithPin, startConsole, until, type ConsoleSession } from './browser';
 
 const SHOTS = path.join(repoRoot, 'test-results', 'campaigns');
 const SENDER_ID = 'AcmeSMS';
@@ -13,17 +13,6 @@ const RECIPIENTS = 200;
 /** The campaign pauses itself after this many messages (auto-pause): the bar is seen part-way, whatever the speed. */
 const PAUSE_AT = 50;
 const csv = (): string => ['phone,first_name', ...Array.from({ length: RECIPIENTS }, (_, i) => `+49151${String(2000000 + i).padStart(8, '0')},Person ${i + 1}`)].join('\n') + '\n';
-
-/** Polls `read` until `done` holds, then answers the last value (the caller asserts on it). */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = await read();
-  }
-  return last;
-}
 
 /**
  * The campaigns screens in Chromium against the real embedded server: a list is imported, a campaign is created from
@@ -278,7 +267,7 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
       await page.locator('[data-testid="campaign-page"][data-status="10"]').waitFor({ timeout: 60000 });
       await page.getByTestId('halt-reason').filter({ hasText: locale === 'en' ? 'Auto pause' : 'Автопауза' }).waitFor();
       const bar = page.getByTestId('campaign-page').getByTestId('progress-sent');
-      await expect(until(() => bar.getAttribute('data-value'), (v) => v === String(PAUSE_AT), 30000)).resolves.toBe(String(PAUSE_AT));
+      await expect(until(() => bar.getAttribute('data-value'), (v) => v === String(PAUSE_AT), 'the bar at the auto-pause', 60000)).resolves.toBe(String(PAUSE_AT));
       await shot(`${locale}-20-campaign-auto-paused`);
       // a halted campaign pauses, and resumes from where it stopped
       await page.getByTestId('campaign-pause').click();
@@ -290,7 +279,7 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
       // the bar moved live: part-way at the auto-pause, never back, full at the end
       expect(seen[seen.length - 1]).toBe(RECIPIENTS);
       expect([...seen].sort((a, b) => a - b)).toEqual(seen);
-      await expect(until(() => page.getByTestId('stat-delivered').textContent(), (t) => t === String(RECIPIENTS))).resolves.toBe(String(RECIPIENTS));
+      await expect(until(() => page.getByTestId('stat-delivered').textContent(), (t) => t === String(RECIPIENTS), 'every message delivered', 60000)).resolves.toBe(String(RECIPIENTS));
       await expect(page.getByTestId('stat-sent').textContent()).resolves.toBe(String(RECIPIENTS));
       await expect(page.getByTestId('campaign-page-status').textContent()).resolves.toBe(locale === 'en' ? 'Finished' : 'Завершена');
       const perVariant = await page.getByTestId('variant-delivered').allTextContents();
@@ -299,8 +288,8 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
       expect(server.body.stats.delivered).toBe(RECIPIENTS);
       // the campaign report (stats, from the events): delivery over time and delivered per variant add up to every message
       const sumOf = async (testId: string, attr: string) => (await page.getByTestId(testId).locator(attr === 'bar' ? '[data-testid="chart-bar"]' : `[data-testid="${attr}"]`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-total') ?? e.textContent)))).reduce((a, b) => a + b, 0);
-      await expect(until(() => sumOf('campaign-report-series', 'bar'), (n) => n === RECIPIENTS, 30000)).resolves.toBe(RECIPIENTS);
-      await expect(until(() => sumOf('campaign-report-variant', 'campaign-report-variant-value'), (n) => n === RECIPIENTS, 30000)).resolves.toBe(RECIPIENTS);
+      await expect(until(() => sumOf('campaign-report-series', 'bar'), (n) => n === RECIPIENTS, 'the report series', 60000)).resolves.toBe(RECIPIENTS);
+      await expect(until(() => sumOf('campaign-report-variant', 'campaign-report-variant-value'), (n) => n === RECIPIENTS, 'the variants report', 60000)).resolves.toBe(RECIPIENTS);
       await expect(page.getByTestId('campaign-report-country-row').first().getAttribute('data-key')).resolves.toBe('DE');
       await shot(`${locale}-22-campaign-report`);
     }, 240000);
@@ -313,12 +302,12 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.getByTestId('campaigns-tab-active').click();
     await page.getByTestId('no-results').waitFor();
     await page.getByTestId('campaigns-tab-finished').click();
-    await expect(until(() => page.getByTestId('campaign-row').count(), (n) => n === 2)).resolves.toBe(2);
+    await expect(until(() => page.getByTestId('campaign-row').count(), (n) => n === 2, 'two campaign rows')).resolves.toBe(2);
     await expect(page.getByTestId('campaign-status').allTextContents()).resolves.toEqual(['Finished', 'Finished']);
     // the older campaign pinned comes first
     const older = page.getByTestId('campaign-row').filter({ hasText: 'Spring sale' });
     await older.getByTestId('campaign-pin').click();
-    await expect(until(() => page.getByTestId('campaign-name').first().textContent(), (t) => t === 'Spring sale')).resolves.toBe('Spring sale');
+    await expect(until(() => page.getByTestId('campaign-name').first().textContent(), (t) => t === 'Spring sale', 'the pinned campaign first')).resolves.toBe('Spring sale');
     await shot('30-list-finished-pinned');
     // duplicate makes a draft copy and opens it; a draft can be deleted
     await older.getByTestId('campaign-actions').click();
@@ -329,7 +318,7 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.getByTestId('confirm-ok').click();
     await page.waitForURL('**/campaigns');
     await page.getByTestId('campaigns-tab-all').click();
-    await expect(until(() => page.getByTestId('campaign-row').count(), (n) => n === 2)).resolves.toBe(2);
+    await expect(until(() => page.getByTestId('campaign-row').count(), (n) => n === 2, 'two campaign rows')).resolves.toBe(2);
   }, 60000);
 
   it('asks to review the changes before an edit is saved', async () => {
@@ -347,7 +336,7 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await page.waitForURL(/\/campaigns\/\d+$/);
     // before it starts, the draft shows its audience, the cost per country (200 × 1 part × €0.05) and no unreachable zone
     const estimates = page.getByTestId('campaign-estimates');
-    await expect(until(() => estimates.getByTestId('estimate-recipients').textContent().catch(() => ''), (t) => t === String(RECIPIENTS), 30000)).resolves.toBe(String(RECIPIENTS));
+    await expect(until(() => estimates.getByTestId('estimate-recipients').textContent().catch(() => ''), (t) => t === String(RECIPIENTS), 'the audience estimate', 60000)).resolves.toBe(String(RECIPIENTS));
     await expect(estimates.getByTestId('estimate-cost').textContent()).resolves.toBe('€10.00');
     await estimates.getByTestId('unreachable-none').waitFor();
     await shot('39-draft-estimates');
@@ -361,15 +350,15 @@ describe('campaigns in the console (Chromium, embedded server)', () => {
     await shot('40-changes-review');
     await page.getByTestId('review-confirm').click();
     await page.getByTestId('page-title').filter({ hasText: 'Autumn sale' }).waitFor();
-  }, 60000);
+  }, 120000);
 
   it('lists the campaigns of a list in its side panel', async () => {
     await page.getByTestId('menu-contact-lists').click();
     await page.getByTestId('list-row').filter({ hasText: 'Spring recipients' }).click();
     await page.getByTestId('panel-tab-campaigns').click();
-    await expect(until(() => page.getByTestId('list-campaign').count(), (n) => n === 3)).resolves.toBe(3);
+    await expect(until(() => page.getByTestId('list-campaign').count(), (n) => n === 3, 'the list panel\'s three campaigns')).resolves.toBe(3);
     await shot('50-list-panel-campaigns');
-  }, 60000);
+  }, 90000);
 
   it('fits the campaigns screens on a 390 px phone', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await context.storageState() });
