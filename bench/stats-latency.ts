@@ -6,7 +6,7 @@
  * rows a year of 10M messages leaves (INSERT ... SELECT from generate_series, in the database, which is COPY's speed
  * without the round trip): the hour rollup per local hour, stream (5), sender (4), country (10) and status (delivered
  * in 60% of the combinations, undelivered 25%, no_routes 10%, sent 5%; messages per row drawn so the year holds about
- * 10M), the day, day-per-stream and day-per-country rollups summed from it by the database exactly as the consumer
+ * 10M), the day, day-per-stream, day-per-country and month rollups summed from it by the database exactly as the consumer
  * keeps them, and 50 campaigns of 48 hours each (3 variants, 10 countries, 4 statuses; clicks per variant and domain,
  * links minted per domain). Europe/Berlin, so day buckets are local dates across two DST changes.
  *
@@ -73,6 +73,15 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
     `INSERT INTO stats.rollup_day_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
      SELECT account_id, bucket, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day GROUP BY 1, 2, 3, 4, 5, 6`,
   );
+  // the month rollups, summed from the day rollups per local month as the consumer keeps them (docs/decisions/0070)
+  await pg.query(
+    `INSERT INTO stats.rollup_month_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+     SELECT account_id, date_trunc('month', bucket)::date, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_stream GROUP BY 1, 2, 3, 4, 5`,
+  );
+  await pg.query(
+    `INSERT INTO stats.rollup_month_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
+     SELECT account_id, date_trunc('month', bucket)::date, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_country GROUP BY 1, 2, 3, 4, 5, 6`,
+  );
   // 50 campaigns of 48 hours, one a week back from now
   await pg.query(`INSERT INTO stats.campaign (campaign_id, account_id, name, status, stream_id) SELECT c, $1, 'Campaign ' || c, 7, 1 + c % 5 FROM generate_series(1, 50) c`, [ACCOUNT]);
   await pg.query(`INSERT INTO stats.domain (domain_id, account_id, name) SELECT d, $1, 'go' || d || '.example' FROM generate_series(1, 3) d`, [ACCOUNT]);
@@ -112,7 +121,7 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
 
 async function counted(pg: Client, seconds: number): Promise<{ seconds: number; rows: Record<string, number>; messages: number }> {
   const rows: Record<string, number> = {};
-  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'campaign_click_hour', 'campaign_click_day']) {
+  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'campaign_click_hour', 'campaign_click_day']) {
     rows[t] = Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.${t}`)).rows[0].n);
   }
   const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour`)).rows[0].n);

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { CampaignChangedV1, LinkClicksRecordedV1, type CampaignDeliveryStatsDto, type CampaignStatsDashboardDto, type CampaignStatsRowDto } from '@switchboard/contracts';
-import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
-import { accepted, customer, message, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
+import type { CampaignDeliveryStatsDto, CampaignStatsDashboardDto, CampaignStatsRowDto } from '@switchboard/contracts';
+import { seedZones, startStats, ZONES, type StatsTestApp } from './support';
 
 /**
  * The campaign reports read whole local days from the campaign day rollups and only the partial first and last day
@@ -9,37 +7,6 @@ import { accepted, customer, message, rng, sendRequested, startStats, statusChan
  * hour rollups summed by SQL over the same instants, for ranges across both DST changes of a year and partial days,
  * in a DST zone, a +05:30 and a -03:00 zone.
  */
-const ZONES: Record<string, string> = { '611': 'Europe/Berlin', '612': 'Asia/Kolkata', '613': 'America/Sao_Paulo' };
-const STATUSES = ['delivered', 'delivered', 'delivered', 'undelivered', 'sent', 'no_routes'] as const;
-
-const clicksOf = (account: string, list: Array<{ campaign: string; variant: string; domain: string; first: boolean; at: string }>) =>
-  createEnvelope(
-    LinkClicksRecordedV1,
-    {
-      accountId: account,
-      clicks: list.map((c) => ({
-        clickId: randomUUID(),
-        linkId: randomUUID(),
-        shortUrl: 'https://go.example.com/abc',
-        originalUrl: 'https://shop.example.com',
-        domainId: c.domain,
-        offerId: null,
-        campaignId: c.campaign,
-        variantId: c.variant,
-        streamId: '1',
-        contactId: null,
-        messageUuid: null,
-        destination: null,
-        first: c.first,
-        uaClass: 'mobile' as const,
-        ip: null,
-        userAgent: null,
-        clickedAt: c.at,
-      })),
-    },
-    { accountId: account, source: 'links' },
-  );
-
 interface Figures {
   total: number;
   delivered: number;
@@ -53,45 +20,9 @@ interface Figures {
 
 describe('stats: campaign reports from the campaign day rollups', () => {
   let s: StatsTestApp;
-  // two periods around the DST changes of 2026 (Europe: 29 March and 25 October) plus a few days elsewhere
-  const periods: Array<[string, number]> = [
-    ['2026-03-26T00:00:00Z', 6],
-    ['2026-10-22T00:00:00Z', 6],
-    ['2026-06-10T00:00:00Z', 2],
-  ];
-
   beforeAll(async () => {
     s = await startStats({ cacheMs: 0 });
-    await s.publish(Object.entries(ZONES).map(([a, z]) => customer(a, z, 'EUR')));
-    await s.publish(
-      Object.keys(ZONES).flatMap((a) =>
-        [1, 2, 3].map((c) =>
-          createEnvelope(CampaignChangedV1, { campaignId: `${a}${c}`, accountId: a, name: `Campaign ${c}`, type: 1, status: 6, streamId: '1', deleted: false, updatedAt: new Date().toISOString() }, { accountId: a, source: 'campaigns' }),
-        ),
-      ),
-    );
-    const r = rng(60);
-    for (const account of Object.keys(ZONES)) {
-      const msgs: Msg[] = [];
-      const clicks: Array<{ campaign: string; variant: string; domain: string; first: boolean; at: string }> = [];
-      for (const [from, days] of periods) {
-        for (let i = 0; i < 70; i++) {
-          const at = new Date(Date.parse(from) + Math.floor(r() * days * 86_400_000)).toISOString();
-          const campaign = `${account}${1 + Math.floor(r() * 3)}`;
-          const variant = String(1 + Math.floor(r() * 2));
-          msgs.push(message({ account, campaign, variant, acceptedAt: at, iso2: r() < 0.5 ? 'GB' : 'DE', priceMicros: 10_000 + Math.floor(r() * 90_000) }));
-          if (r() < 0.5) clicks.push({ campaign, variant, domain: String(1 + Math.floor(r() * 2)), first: r() < 0.6, at: new Date(Date.parse(at) + Math.floor(r() * 5 * 3_600_000)).toISOString() });
-        }
-      }
-      // requests, acceptances and a first status in one go; the final status later (the state moves between rows)
-      const byCampaign = new Map<string, Msg[]>();
-      for (const m of msgs) byCampaign.set(m.campaign as string, [...(byCampaign.get(m.campaign as string) ?? []), m]);
-      const first: Array<OutgoingEvent<unknown>> = [...byCampaign.entries()].map(([c, list]) => sendRequested(account, c, list));
-      for (const m of msgs) first.push(accepted(m), statusChanged(m, 'sent'));
-      await s.publish(first);
-      await s.publish(msgs.map((m) => statusChanged(m, STATUSES[Math.floor(r() * STATUSES.length)])));
-      await s.publish([clicksOf(account, clicks)]);
-    }
+    await seedZones(s, 60);
   });
   afterAll(async () => s?.close());
 

@@ -3,7 +3,6 @@ import {
   CampaignChangedV1,
   DomainChangedV1,
   LinkBatchMintedV1,
-  LinkClicksRecordedV1,
   LinkOptOutConfirmedV1,
   Permission,
   type CampaignDeliveryStatsDto,
@@ -16,7 +15,7 @@ import { createEnvelope } from '@switchboard/platform';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { rebuildRollups, STATS_CONNECTION } from '../src';
-import { accepted, customer, message, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
+import { accepted, clicksRecorded, customer, message, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
 
 const P = Permission;
 const ACC = '501';
@@ -33,34 +32,6 @@ const minted = (account: string, campaignId: string, urls: string[]) =>
   createEnvelope(
     LinkBatchMintedV1,
     { batchId: randomUUID(), accountId: account, campaignId, outcome: 'minted', links: Object.fromEntries(urls.map((u, i) => [String(i), { shorturl: u }])) },
-    { accountId: account, source: 'links' },
-  );
-
-const clicks = (account: string, list: Array<{ m: Msg | null; campaign: string | null; variant: string | null; domain: string; first: boolean; at: string }>) =>
-  createEnvelope(
-    LinkClicksRecordedV1,
-    {
-      accountId: account,
-      clicks: list.map((c) => ({
-        clickId: randomUUID(),
-        linkId: randomUUID(),
-        shortUrl: 'https://go.example.com/abc',
-        originalUrl: 'https://shop.example.com',
-        domainId: c.domain,
-        offerId: null,
-        campaignId: c.campaign,
-        variantId: c.variant,
-        streamId: '1',
-        contactId: null,
-        messageUuid: c.m?.uuid ?? null,
-        destination: null,
-        first: c.first,
-        uaClass: 'mobile' as const,
-        ip: null,
-        userAgent: null,
-        clickedAt: c.at,
-      })),
-    },
     { accountId: account, source: 'links' },
   );
 
@@ -91,7 +62,7 @@ describe('stats: campaign, variant and domain reports', () => {
     await s.publish([statusChanged(v11[0], 'delivered'), statusChanged(v11[0], 'sent')]);
     await s.publish([minted(ACC, CAMPAIGN, ['https://go.example.com/a', 'https://go.example.com/b', 'https://go.example.com/c', 'https://x.example.org/d'])]);
     await s.publish([
-      clicks(ACC, [
+      clicksRecorded(ACC, [
         { m: v11[0], campaign: CAMPAIGN, variant: '11', domain: '3', first: true, at: '2026-03-10T05:00:00Z' },
         { m: v11[0], campaign: CAMPAIGN, variant: '11', domain: '3', first: false, at: '2026-03-10T05:20:00Z' },
         { m: v12[0], campaign: CAMPAIGN, variant: '12', domain: '4', first: true, at: '2026-03-11T11:00:00Z' },

@@ -237,11 +237,14 @@ describe('stats: rebuilding the rollups', () => {
       day: await s.sql(`SELECT bucket::text, iso2, status, messages::int, cost_micros::text FROM stats.rollup_day WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
       stream: await s.sql(`SELECT bucket::text, status, messages::int, cost_micros::text FROM stats.rollup_day_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, status`, [acc]),
       country: await s.sql(`SELECT bucket::text, iso2, status, messages::int FROM stats.rollup_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
+      month: await s.sql(`SELECT bucket::text, iso2, stream_id::text, status, messages::int, cost_micros::text FROM stats.rollup_month_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
+      monthStream: await s.sql(`SELECT bucket::text, status, messages::int, cost_micros::text FROM stats.rollup_month_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, status`, [acc]),
     });
     // (rows a message left when it moved on stay at zero in the live rollups; the rebuild has none)
     const before = await snapshot();
     // rollups lost or damaged: the rebuild puts back exactly what the events made
     await s.sql(`DELETE FROM stats.rollup_day WHERE account_id = $1`, [acc]);
+    await s.sql(`DELETE FROM stats.rollup_month_country WHERE account_id = $1`, [acc]);
     await s.sql(`UPDATE stats.rollup_hour SET messages = messages + 5 WHERE account_id = $1`, [acc]);
     const ds = s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION));
     await rebuildRollups(ds);

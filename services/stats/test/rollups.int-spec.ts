@@ -205,6 +205,27 @@ describe('stats: rollups from the messaging events', () => {
       [[A, B]],
     );
     expect(new Map(gotCountries.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))).toEqual(countryDays);
+    // the month rollups are the day-per-country and day-per-stream rollups summed per local month (0070)
+    for (const [table, drop] of [
+      ['rollup_month_country', false],
+      ['rollup_month_stream', true],
+    ] as const) {
+      const months = new Map<string, Row>();
+      for (const [k, v] of countryDays) {
+        const [acc, day, streamId, iso2, status, currency] = k.split('|');
+        const key = [acc, `${day.slice(0, 7)}-01`, streamId, ...(drop ? [] : [iso2]), status, currency].join('|');
+        const r0 = months.get(key) ?? { messages: 0, parts: 0, cost: '0' };
+        months.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
+      }
+      for (const [k, v] of months) if (v.messages === 0 && v.parts === 0 && v.cost === '0') months.delete(k);
+      const gotMonths = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+        `SELECT concat_ws('|', account_id, bucket, stream_id, ${drop ? '' : 'iso2, '}status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+           FROM stats.${table} WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+        [[A, B]],
+      );
+      expect([table, new Map(gotMonths.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))]).toEqual([table, months]);
+      expect(months.size).toBeGreaterThan(5);
+    }
 
     // and the dashboard over everything says the same, to the message and to the micro-unit
     const all = await s.call<DashboardMainDto>('POST', '/dashboard_statistics/main', { token: s.token(A), body: { type: 'all' } });

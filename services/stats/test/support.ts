@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import {
   ALL_PERMISSIONS,
   CampaignSendBatchRequestedV1,
+  CampaignChangedV1,
   CustomerCreatedV1,
+  LinkClicksRecordedV1,
   MessageAcceptedV1,
   MessageRefundedV1,
   MessageStatusChangedV1,
   StreamCreatedV1,
-  
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, serviceHarness, type ServiceHarness } from '@switchboard/platform/testing';
 import { StatsModule, type StatsModuleOptions } from '../src';
 
@@ -136,4 +137,97 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A click as links records it: on a campaign's link (or none), its domain, whether it is the recipient's first. */
+export interface Click {
+  campaign: string | null;
+  variant: string | null;
+  domain: string;
+  first: boolean;
+  at: string;
+  m?: Msg | null;
+}
+
+export const clicksRecorded = (account: string, list: Click[]) =>
+  createEnvelope(
+    LinkClicksRecordedV1,
+    {
+      accountId: account,
+      clicks: list.map((c) => ({
+        clickId: randomUUID(),
+        linkId: randomUUID(),
+        shortUrl: 'https://go.example.com/abc',
+        originalUrl: 'https://shop.example.com',
+        domainId: c.domain,
+        offerId: null,
+        campaignId: c.campaign,
+        variantId: c.variant,
+        streamId: '1',
+        contactId: null,
+        messageUuid: c.m?.uuid ?? null,
+        destination: null,
+        first: c.first,
+        uaClass: 'mobile' as const,
+        ip: null,
+        userAgent: null,
+        clickedAt: c.at,
+      })),
+    },
+    { accountId: account, source: 'links' },
+  );
+
+/** Accounts in a DST zone, a +05:30 and a -03:00 zone (the rollup-grain tests: 0060, 0070). */
+export const ZONES: Record<string, string> = { '611': 'Europe/Berlin', '612': 'Asia/Kolkata', '613': 'America/Sao_Paulo' };
+/**
+ * Periods with messages: around both DST changes of 2026 (Europe: 29 March and 25 October), across month ends (April
+ * to May, August to September, the year's end) and a few days in June.
+ */
+export const ZONE_PERIODS: Array<[string, number]> = [
+  ['2026-03-26T00:00:00Z', 6],
+  ['2026-04-29T12:00:00Z', 3],
+  ['2026-06-10T00:00:00Z', 2],
+  ['2026-08-30T00:00:00Z', 3],
+  ['2026-10-22T00:00:00Z', 6],
+  ['2026-12-30T00:00:00Z', 4],
+];
+
+/**
+ * The shared data of the rollup-grain tests: for each account of ZONES, 3 campaigns, 70 messages a period of
+ * ZONE_PERIODS at random instants (2 streams, 3 countries, 2 variants, random prices), each accepted, `sent`, then a
+ * final status (the state moves between rollup rows), and clicks within five hours of half of them.
+ */
+export async function seedZones(s: StatsTestApp, seed: number): Promise<void> {
+  const statuses = ['delivered', 'delivered', 'delivered', 'undelivered', 'sent', 'no_routes'] as const;
+  await s.publish(Object.entries(ZONES).map(([a, z]) => customer(a, z, 'EUR')));
+  await s.publish(
+    Object.keys(ZONES).flatMap((a) =>
+      [1, 2, 3].map((c) =>
+        createEnvelope(CampaignChangedV1, { campaignId: `${a}${c}`, accountId: a, name: `Campaign ${c}`, type: 1, status: 6, streamId: '1', deleted: false, updatedAt: new Date().toISOString() }, { accountId: a, source: 'campaigns' }),
+      ),
+    ),
+  );
+  const r = rng(seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)];
+  for (const account of Object.keys(ZONES)) {
+    const msgs: Msg[] = [];
+    const clicks: Click[] = [];
+    for (const [from, days] of ZONE_PERIODS) {
+      for (let i = 0; i < 70; i++) {
+        const at = new Date(Date.parse(from) + Math.floor(r() * days * 86_400_000)).toISOString();
+        const campaign = `${account}${pick([1, 2, 3])}`;
+        const variant = pick(['1', '2']);
+        msgs.push(message({ account, campaign, variant, acceptedAt: at, stream: pick(['1', '2']), iso2: pick(['GB', 'DE', 'IN']), priceMicros: 10_000 + Math.floor(r() * 90_000) }));
+        if (r() < 0.5) clicks.push({ campaign, variant, domain: pick(['1', '2']), first: r() < 0.6, at: new Date(Date.parse(at) + Math.floor(r() * 5 * 3_600_000)).toISOString() });
+      }
+    }
+    // requests, acceptances and a first status in one go; the final status later (the state moves between rows)
+    const byCampaign = new Map<string, Msg[]>();
+    for (const m of msgs) byCampaign.set(m.campaign as string, [...(byCampaign.get(m.campaign as string) ?? []), m]);
+    const first: Array<OutgoingEvent<unknown>> = [...byCampaign.entries()].map(([c, list]) => sendRequested(account, c, list));
+    for (const m of msgs) first.push(accepted(m), statusChanged(m, 'sent'));
+    await s.publish(first);
+    await s.publish(msgs.map((m) => statusChanged(m, pick(statuses))));
+    await s.publish([clicksRecorded(account, clicks)]);
+  }
 }

@@ -364,6 +364,17 @@ export class RollupConsumer implements OnModuleInit {
          SELECT a, b::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
           GROUP BY a, b::date, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
+       ), ms AS (
+         -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
+         INSERT INTO stats.rollup_month_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+         SELECT a, date_trunc('month', b::date)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+          GROUP BY a, 2, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, st, s, c
+         ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
+       ), mc AS (
+         INSERT INTO stats.rollup_month_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
+         SELECT a, date_trunc('month', b::date)::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+          GROUP BY a, 2, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, i, st, s, c
+         ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        )
        SELECT (SELECT count(*) FROM ins)::int AS inserted`,
       [

@@ -15,7 +15,7 @@ import type {
 } from '@switchboard/contracts';
 import { AppError, type ListResult } from '@switchboard/platform';
 import { STATS_CONNECTION } from '../stats.options';
-import { bad, counts, idList, money, ReportService, type Range, type Scope } from './report.service';
+import { bad, counts, idList, money, rangeParts, ReportService, type Range, type Scope } from './report.service';
 
 type Row = Record<string, string | number | null>;
 /** One part of a range: the day rollup over [lo, hi) local dates, or the hour rollup over [lo, hi) instants; null: open. */
@@ -82,13 +82,7 @@ export class CampaignReportService {
    * the sum of its local date's hour rows, so the answer is the hour rollups' answer, from far fewer rows.
    */
   private sources(range: Range, hours = false): Source[] {
-    if (range.start === null && range.endExclusive === null) return [{ day: !hours, lo: null, hi: null }];
-    const f = range.fullDays;
-    if (hours || !f || range.start === null || range.endExclusive === null) return [{ day: false, lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }];
-    const out: Source[] = [{ day: true, lo: f.startDay, hi: f.endDay }];
-    if (range.start < f.startAt) out.push({ day: false, lo: range.start.toISOString(), hi: f.startAt.toISOString() });
-    if (f.endAt < range.endExclusive) out.push({ day: false, lo: f.endAt.toISOString(), hi: range.endExclusive.toISOString() });
-    return out;
+    return rangeParts(range, hours ? 'hour' : 'day').map((p) => ({ day: p.grain === 'day', lo: p.lo, hi: p.hi }));
   }
 
   /** The conditions of one source; its parameters are appended to `params` (shared by the branches of one statement). */

@@ -37,20 +37,67 @@ export interface Scope {
   streams: boolean;
 }
 
-/** The resolved time range: [start, endExclusive) instants, and whether both are local midnights (day rollups). */
+/** The resolved time range: [start, endExclusive) instants (null: open, the "all" slice). */
 export interface Range {
   slice: TimeSlice | 'default';
   start: Date | null;
   endExclusive: Date | null;
-  dayAligned: boolean;
-  startDay: string | null;
-  endDayExclusive: string | null;
   /**
    * The whole local days inside the range ([startDay, endDay) dates, from startAt to endAt as instants), or null when
    * it holds none; what lies between start and startAt and between endAt and endExclusive are partial days (hour rows).
    */
   fullDays: { startDay: string; endDay: string; startAt: Date; endAt: Date } | null;
+  /** The whole local months inside the range ([startMonth, endMonth), first days of local months), or null (0070). */
+  fullMonths: { startMonth: string; endMonth: string } | null;
 }
+
+/** The rollup grains, finest first. */
+export type Grain = 'hour' | 'day' | 'month';
+
+/**
+ * One piece of a range and the rollup grain it is read at: hour rows over [lo, hi) instants (ISO), or day or month
+ * rows over [lo, hi) local dates (a month row's bucket is the first day of its local month); null: open.
+ */
+export interface Part {
+  grain: Grain;
+  lo: string | null;
+  hi: string | null;
+}
+
+/**
+ * Where a range is read (docs/decisions/0060, 0070): the whole local months inside it from month rows, the whole
+ * local days left at its ends from day rows, the partial first and last day from hour rows; never coarser than
+ * `coarsest` (a daily series reads no month rows, an hourly one hour rows only). A coarser row is the sum of the finer
+ * rows of its local period, so every answer is the hour rollups' answer over the same instants, from far fewer rows.
+ */
+export function rangeParts(range: Range, coarsest: Grain): Part[] {
+  if (range.start === null || range.endExclusive === null) return [{ grain: coarsest, lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }];
+  const out: Part[] = [];
+  const add = (grain: Grain, lo: string, hi: string) => {
+    if (lo < hi) out.push({ grain, lo, hi });
+  };
+  const d = range.fullDays;
+  const mo = range.fullMonths;
+  if (coarsest === 'hour' || d === null) {
+    add('hour', range.start.toISOString(), range.endExclusive.toISOString());
+    return out;
+  }
+  if (coarsest === 'month' && mo !== null) {
+    // the first whole month starts on a whole day at or after the first whole day; the last ends on or before the last
+    add('month', mo.startMonth, mo.endMonth);
+    add('day', d.startDay, mo.startMonth);
+    add('day', mo.endMonth, d.endDay);
+  } else add('day', d.startDay, d.endDay);
+  add('hour', range.start.toISOString(), d.startAt.toISOString());
+  add('hour', d.endAt.toISOString(), range.endExclusive.toISOString());
+  return out;
+}
+
+/** The rollup tables of the dashboard's figures per grain: per stream (main, stream statistics) or per country. */
+const TABLES: Record<'stream' | 'country', Record<Grain, string>> = {
+  stream: { hour: 'rollup_hour', day: 'rollup_day_stream', month: 'rollup_month_stream' },
+  country: { hour: 'rollup_hour', day: 'rollup_day_country', month: 'rollup_month_country' },
+};
 
 interface Filters {
   streams: string[] | null;
@@ -134,10 +181,10 @@ export class ReportService {
     const key = JSON.stringify(['top', scope.cost, body.type ?? body.timeSlice ?? null, body.start ?? null, body.end ?? null, filters, limit, body.date ?? null]);
     const { value, cached } = await this.cache.get(scope.account, key, async () => {
       const range = await this.range(body, scope.timeZone);
-      const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_country' : 'rollup_hour');
+      const params: unknown[] = [];
       const rows = await this.ds.query<Row[]>(
         `SELECT iso2, status, currency, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
-           FROM stats.${table} WHERE ${where} GROUP BY iso2, status, currency`,
+           FROM (${this.union(scope, rangeParts(range, 'month'), 'country', filters, () => 'iso2, status, currency, messages, cost_micros', params)}) x GROUP BY iso2, status, currency`,
         params,
       );
       const byCountry = new Map<string, { total: number; delivered: number; failed: number; cost: Map<string, bigint> }>();
@@ -168,10 +215,10 @@ export class ReportService {
   }
 
   private async computeMain(scope: Scope, range: Range, filters: Filters): Promise<Omit<DashboardMainDto, 'cached'>> {
-    const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_stream' : 'rollup_hour');
+    const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
       `SELECT stream_id::text AS stream, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-         FROM stats.${table} WHERE ${where} GROUP BY stream_id, status, currency`,
+         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => 'stream_id, status, currency, messages, parts, cost_micros', params)}) x GROUP BY stream_id, status, currency`,
       params,
     );
     const all = new Map<string, { n: number; parts: number }>();
@@ -276,10 +323,10 @@ export class ReportService {
     const scope = await this.scope({});
     const filters: Filters = { streams: streamId === undefined || streamId === null || streamId === '' ? null : idList([streamId], 'streamId') };
     const range = await this.range(rangeBody, scope.timeZone);
-    const { table, where, params } = this.where(scope, range, filters, range.dayAligned ? 'rollup_day_stream' : 'rollup_hour');
+    const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
-      `SELECT r.stream_id::text AS stream, r.status, sum(r.messages)::bigint::text AS n, sum(r.parts)::bigint::text AS parts, sum(r.cost_micros)::text AS cost
-         FROM stats.${table} r WHERE ${where} GROUP BY r.stream_id, r.status`,
+      `SELECT stream_id::text AS stream, status, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => 'stream_id, status, messages, parts, cost_micros', params)}) x GROUP BY stream_id, status`,
       params,
     );
     const zero = (): StreamStatusCountsDto => ({ accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, total: 0, parts: 0, cost: 0 });
@@ -336,27 +383,19 @@ export class ReportService {
       );
       span = b.lo && b.hi ? Date.parse(b.hi) - Date.parse(b.lo) + 86_400_000 : 0;
     }
-    const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
-    const useHours = grain === 'hour' || !range.dayAligned;
-    const { where, params } = this.where(scope, range, filters, useHours ? 'rollup_hour' : 'rollup_day_stream');
-    const tzParam = `$${params.length + 1}`;
-    // grouped by the bucket's value (an instant, or a local date or month), its text made once per point
-    const bucketExpr = useHours
-      ? grain === 'hour'
-        ? 'bucket'
-        : grain === 'day'
-          ? `(bucket AT TIME ZONE ${tzParam})::date`
-          : `date_trunc('month', bucket AT TIME ZONE ${tzParam})::date`
-      : grain === 'day'
-        ? 'bucket'
-        : `date_trunc('month', bucket)::date`;
+    const grain: Grain = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
+    const zone = `'${scope.timeZone.replace(/'/g, "''")}'`;
+    // a point's rows: the range's parts no coarser than the point (0070), grouped by the bucket's value (an instant, a
+    // local date or month; an hour row's instant is put on its local date or month in the zone), the text made once
+    const key = (g: Grain): string =>
+      grain === 'hour' || g === grain ? 'bucket' : g === 'hour' ? `${grain === 'day' ? '' : "date_trunc('month', "}(bucket AT TIME ZONE ${zone})${grain === 'day' ? '' : ')'}::date` : `date_trunc('month', bucket)::date`;
     const format = grain === 'hour' ? `to_char(x.b AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : `to_char(x.b, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`;
-    const args = useHours && grain !== 'hour' ? [...params, scope.timeZone] : params;
+    const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
       `SELECT ${format} AS b, status, n::text, cost::text FROM (
-         SELECT ${bucketExpr} AS b, status, sum(messages)::bigint AS n, sum(cost_micros) AS cost
-           FROM stats.${useHours ? 'rollup_hour' : 'rollup_day_stream'} WHERE ${where} GROUP BY 1, status) x ORDER BY x.b`,
-      args,
+         SELECT b, status, sum(messages)::bigint AS n, sum(cost_micros) AS cost
+           FROM (${this.union(scope, rangeParts(range, grain), 'stream', filters, (g) => `${key(g)} AS b, status, messages, cost_micros`, params)}) u GROUP BY b, status) x ORDER BY x.b`,
+      params,
     );
     const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
     for (const r of rows) {
@@ -375,30 +414,31 @@ export class ReportService {
     return { grain, series };
   }
 
-  private where(scope: Scope, range: Range, filters: Filters, forced?: 'rollup_hour' | 'rollup_day' | 'rollup_day_stream' | 'rollup_day_country'): { table: string; where: string; params: unknown[] } {
-    const table = forced ?? (range.dayAligned ? 'rollup_day' : 'rollup_hour');
-    const params: unknown[] = [];
+  /** The rows of every part of a range in one statement (UNION ALL), `cols` per grain; the parameters appended to `params`. */
+  private union(scope: Scope, parts: Part[], kind: 'stream' | 'country', filters: Filters, cols: (g: Grain) => string, params: unknown[]): string {
+    return parts.map((p) => `SELECT ${cols(p.grain)} FROM stats.${TABLES[kind][p.grain]} WHERE ${this.cond(scope, p, filters, params)}`).join(' UNION ALL ');
+  }
+
+  private cond(scope: Scope, part: Part, filters: Filters, params: unknown[]): string {
     const parts: string[] = [];
     if (scope.accounts !== null) {
-      params.push(scope.accounts);
-      parts.push(`account_id = ANY($${params.length}::bigint[])`);
+      params.push(scope.accounts.length === 1 ? scope.accounts[0] : scope.accounts);
+      parts.push(scope.accounts.length === 1 ? `account_id = $${params.length}::bigint` : `account_id = ANY($${params.length}::bigint[])`);
     }
-    const day = table !== 'rollup_hour';
-    const lo = day ? range.startDay : range.start;
-    const hi = day ? range.endDayExclusive : range.endExclusive;
-    if (lo !== null) {
-      params.push(day ? lo : (lo as Date).toISOString());
-      parts.push(`bucket >= $${params.length}::${day ? 'date' : 'timestamptz'}`);
+    const type = part.grain === 'hour' ? 'timestamptz' : 'date';
+    if (part.lo !== null) {
+      params.push(part.lo);
+      parts.push(`bucket >= $${params.length}::${type}`);
     }
-    if (hi !== null) {
-      params.push(day ? hi : (hi as Date).toISOString());
-      parts.push(`bucket < $${params.length}::${day ? 'date' : 'timestamptz'}`);
+    if (part.hi !== null) {
+      params.push(part.hi);
+      parts.push(`bucket < $${params.length}::${type}`);
     }
     if (filters.streams) {
       params.push(filters.streams);
       parts.push(`stream_id = ANY($${params.length}::bigint[])`);
     }
-    return { table, where: parts.length ? parts.join(' AND ') : 'true', params };
+    return parts.length ? parts.join(' AND ') : 'true';
   }
 
   rangeDto(scope: Scope, range: Range): Omit<ReportRange, 'cached'> {
@@ -439,7 +479,7 @@ export class ReportService {
                     ${DATE_ONLY.test(end) ? `($2::date + 1)::timestamp AT TIME ZONE $3` : `$2::timestamptz + interval '1 millisecond'`} AS e, $3::text AS z`;
       params = [start, end, timeZone];
     } else if (slice === 'all') {
-      return { slice, start: null, endExclusive: null, dayAligned: true, startDay: null, endDayExclusive: null, fullDays: null };
+      return { slice, start: null, endExclusive: null, fullDays: null, fullMonths: null };
     } else {
       const unit = slice;
       const a = anchor ? (DATE_ONLY.test(anchor) ? `($1::date)::timestamp` : `($1::timestamptz AT TIME ZONE $2)`) : `($1::timestamptz AT TIME ZONE $2)`;
@@ -450,16 +490,18 @@ export class ReportService {
     const start = new Date(r.s);
     const endExclusive = new Date(r.e);
     if (!(start < endExclusive)) throw bad('start', 'start is after end');
-    // the whole local days: from the first local date starting at or after start to the local date end falls in
-    const [al] = await this.ds.query<Array<{ aligned: boolean; sd: string; ed: string; fs: string; fe: string; ms: Date; me: Date }>>(
-      `SELECT ($1::timestamptz = date_trunc('day', $1::timestamptz, $3) AND $2::timestamptz = date_trunc('day', $2::timestamptz, $3)) AS aligned,
-              ($1::timestamptz AT TIME ZONE $3)::date::text AS sd, ($2::timestamptz AT TIME ZONE $3)::date::text AS ed,
-              f.fs::text AS fs, f.fe::text AS fe, f.fs::timestamp AT TIME ZONE $3 AS ms, f.fe::timestamp AT TIME ZONE $3 AS me
-         FROM (SELECT (($1::timestamptz - interval '1 microsecond') AT TIME ZONE $3)::date + 1 AS fs, ($2::timestamptz AT TIME ZONE $3)::date AS fe) f`,
+    // the whole local days: from the first local date starting at or after start to the local date end falls in; the
+    // whole local months likewise (their first days)
+    const [al] = await this.ds.query<Array<{ fs: string; fe: string; ms: Date; me: Date; mfs: string; mfe: string }>>(
+      `SELECT f.fs::text AS fs, f.fe::text AS fe, f.fs::timestamp AT TIME ZONE $3 AS ms, f.fe::timestamp AT TIME ZONE $3 AS me, f.mfs::text AS mfs, f.mfe::text AS mfe
+         FROM (SELECT (($1::timestamptz - interval '1 microsecond') AT TIME ZONE $3)::date + 1 AS fs, ($2::timestamptz AT TIME ZONE $3)::date AS fe,
+                      (date_trunc('month', ($1::timestamptz - interval '1 microsecond') AT TIME ZONE $3) + interval '1 month')::date AS mfs,
+                      date_trunc('month', $2::timestamptz AT TIME ZONE $3)::date AS mfe) f`,
       [start.toISOString(), endExclusive.toISOString(), timeZone],
     );
     const fullDays = al.fs < al.fe ? { startDay: al.fs, endDay: al.fe, startAt: new Date(al.ms), endAt: new Date(al.me) } : null;
-    return { slice, start, endExclusive, dayAligned: al.aligned, startDay: al.sd, endDayExclusive: al.ed, fullDays };
+    const fullMonths = al.mfs < al.mfe ? { startMonth: al.mfs, endMonth: al.mfe } : null;
+    return { slice, start, endExclusive, fullDays, fullMonths };
   }
 
   /**
