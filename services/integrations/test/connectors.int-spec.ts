@@ -10,17 +10,19 @@ interface Vendor {
   company: string;
   stageField: string;
   admins: string[];
+  /** How the vendor tells deletions: a feed of them, or the known ids asked about. */
+  deletions: 'feed' | 'ids';
   /** Refresh tokens (and access tokens that expire) */
   refresh: boolean;
   apiKey: boolean;
 }
 
 const VENDORS: Vendor[] = [
-  { type: 'pipedrive', make: (now) => new PipedriveServer('pd-client', 'pd-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth/authorize`, tokenUrl: `${u}/oauth/token` }), company: 'Acme Pipedrive', stageField: 'a1b2c3_stage', admins: ['ann@pd.test'], refresh: true, apiKey: true },
-  { type: 'zoho', make: (now) => new ZohoServer('zo-client', 'zo-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth/v2/auth`, tokenUrl: `${u}/oauth/v2/token` }), company: 'Acme Zoho', stageField: 'Lead_Source', admins: ['ann@zo.test'], refresh: true, apiKey: false },
-  { type: 'shopify', make: (now) => new ShopifyServer('sh-client', 'sh-client-secret', now), endpoints: (u) => ({ apiUrl: `${u}/admin/api/2024-01`, authorizeUrl: `${u}/admin/oauth/authorize`, tokenUrl: `${u}/admin/oauth/access_token` }), domain: 'acme.myshopify.com', company: 'Acme Shop', stageField: 'tags', admins: ['owner@shop.test'], refresh: false, apiKey: true },
-  { type: 'intercom', make: (now) => new IntercomServer('ic-client', 'ic-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth`, tokenUrl: `${u}/auth/eagle/token` }), company: 'Acme Intercom', stageField: 'stage', admins: ['ann@ic.test', 'sue@ic.test'], refresh: false, apiKey: true },
-  { type: 'monday', make: (now) => new MondayServer('md-client', 'md-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth2/authorize`, tokenUrl: `${u}/oauth2/token` }), domain: '4242', company: 'Acme Monday', stageField: 'status', admins: ['ann@md.test'], refresh: false, apiKey: true },
+  { type: 'pipedrive', deletions: 'feed', make: (now) => new PipedriveServer('pd-client', 'pd-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth/authorize`, tokenUrl: `${u}/oauth/token` }), company: 'Acme Pipedrive', stageField: 'a1b2c3_stage', admins: ['ann@pd.test'], refresh: true, apiKey: true },
+  { type: 'zoho', deletions: 'feed', make: (now) => new ZohoServer('zo-client', 'zo-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth/v2/auth`, tokenUrl: `${u}/oauth/v2/token` }), company: 'Acme Zoho', stageField: 'Lead_Source', admins: ['ann@zo.test'], refresh: true, apiKey: false },
+  { type: 'shopify', deletions: 'feed', make: (now) => new ShopifyServer('sh-client', 'sh-client-secret', now), endpoints: (u) => ({ apiUrl: `${u}/admin/api/2024-01`, authorizeUrl: `${u}/admin/oauth/authorize`, tokenUrl: `${u}/admin/oauth/access_token` }), domain: 'acme.myshopify.com', company: 'Acme Shop', stageField: 'tags', admins: ['owner@shop.test'], refresh: false, apiKey: true },
+  { type: 'intercom', deletions: 'ids', make: (now) => new IntercomServer('ic-client', 'ic-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth`, tokenUrl: `${u}/auth/eagle/token` }), company: 'Acme Intercom', stageField: 'stage', admins: ['ann@ic.test', 'sue@ic.test'], refresh: false, apiKey: true },
+  { type: 'monday', deletions: 'ids', make: (now) => new MondayServer('md-client', 'md-client-secret', now), endpoints: (u) => ({ apiUrl: u, authorizeUrl: `${u}/oauth2/authorize`, tokenUrl: `${u}/oauth2/token` }), domain: '4242', company: 'Acme Monday', stageField: 'status', admins: ['ann@md.test'], refresh: false, apiKey: true },
 ];
 
 /**
@@ -103,6 +105,50 @@ describe.each(VENDORS)('$type connector', (v) => {
     expect(fresh[0].upserts[0].fields[v.stageField]).toBe('customer');
     const refreshes = crm.calls.slice(tokenCalls).filter((c) => new URLSearchParams(c.body).get('grant_type') === 'refresh_token');
     expect(refreshes.length).toBe(v.refresh ? 1 : 0);
+  });
+
+  it('removes a contact deleted in the CRM from the list on the next incremental sync, and changes nothing else', async () => {
+    const id = (x: string) => (v.type === 'intercom' ? `ic${x}` : x);
+    const before = s.data(ContactsSynced).length;
+    const mirror = async () => (await s.sql<{ n: number }>(`SELECT count(*)::int AS n FROM integrations.crm_contact c JOIN integrations.integration i ON i.id = c.integration_id WHERE i.key = $1`, [key]))[0].n;
+    expect(await mirror()).toBe(230);
+    s.clock.advance(v.refresh ? 61 * 60_000 : 5 * 60_000 + 1);
+    const at = new Date(s.clock.now().getTime() - 2000).toISOString();
+    crm.remove('5007', at);
+    const gone = [id('5007')];
+    if (crm instanceof MondayServer) {
+      crm.archive('5009');
+      gone.push('5009');
+    }
+    // a live contact Intercom's search does not know yet (created minutes ago) is not a deletion
+    if (crm instanceof IntercomServer) crm.unindexed.add('5010');
+    // deletions of customers this integration never synced, more than a page of them: they change nothing
+    if (crm instanceof ShopifyServer) for (let i = 0; i < 120; i++) crm.events.push({ id: 800000 + i, subject_id: 90000 + i, subject_type: 'Customer', verb: 'destroy', created_at: at });
+    if (crm instanceof ShopifyServer) crm.events.push({ id: 799999, subject_id: 5011, subject_type: 'Product', verb: 'destroy', created_at: at });
+    await s.worker.runOnce();
+    // pages left (Shopify's events, the known ids of Intercom and monday): the vendor rate-limits the next call
+    const [{ cursor }] = await s.sql(`SELECT cursor FROM integrations.integration WHERE key = $1`, [key]);
+    const midway = !!cursor.changes;
+    expect({ vendor: v.type, midway }).toEqual({ vendor: v.type, midway: v.type === 'shopify' || v.deletions === 'ids' });
+    if (midway) {
+      crm.rateLimitNext(1, 2);
+      await s.worker.runOnce();
+      expect((await s.call('GET', `/integration_keys/${key}/sync`, { token: token() })).body).toMatchObject({ state: 'paused', error: { code: 'RATE_LIMITED' } });
+      s.clock.advance(2000);
+    }
+    await s.worker.drain();
+    await s.settle();
+    const fresh = s.data(ContactsSynced).slice(before);
+    expect(fresh.every((b) => b.integrationKey === key && b.accountId === acc && b.listId === 9 && !b.fullSync)).toBe(true);
+    expect(fresh.flatMap((b) => b.upserts)).toEqual([]);
+    expect(fresh.flatMap((b) => b.deletes).sort()).toEqual(gone.sort());
+    expect(await mirror()).toBe(230 - gone.length);
+    // the next run reports nothing again
+    s.clock.advance(5 * 60_000 + 1);
+    await s.worker.drain();
+    await s.settle();
+    expect(s.data(ContactsSynced).length).toBe(before + fresh.length);
+    expect((await s.call('GET', `/integration_keys/${key}`, { token: token() })).body.status).toBe('active');
   });
 
   it('checks a pasted key against the vendor (refused: 0x15 "invalid token"), or says the vendor takes OAuth only', async () => {

@@ -128,6 +128,19 @@ export interface ChangesCapability {
   listChanges(ctx: ConnectorContext, args: { since: string; cursor: string | null; limit: number; fields: string[] }): Promise<ChangePage>;
 }
 
+/**
+ * Contacts deleted in the CRM, for the incremental run (a full sync removes whatever it did not see). A vendor with a
+ * feed of deletions answers `listDeleted`; a vendor without one is asked about the contacts the mirror knows
+ * (`goneOf`), a page of ids at a time. Either way the worker applies only ids its mirror has, so an id reported twice
+ * (or one this integration never synced) changes nothing.
+ */
+export interface DeletionsCapability {
+  /** A page of contacts deleted (archived, destroyed) after `since`, and where the next run starts. */
+  listDeleted?(ctx: ConnectorContext, args: { since: string; cursor: string | null; limit: number }): Promise<{ deleted: string[]; next: string | null; watermark: string }>;
+  /** Of these known contact ids, those the vendor no longer has as a live contact. */
+  goneOf?(ctx: ConnectorContext, args: { ids: string[] }): Promise<string[]>;
+}
+
 export interface ActivityCapability {
   /** A note or activity on the CRM contact (a conversation's summary, a call). */
   pushNote(ctx: ConnectorContext, args: { externalId: string; text: string; occurredAt: string }): Promise<void>;
@@ -152,6 +165,7 @@ export interface Connector {
   users?: UsersCapability;
   contacts?: ContactsCapability;
   changes?: ChangesCapability;
+  deletions?: DeletionsCapability;
   activity?: ActivityCapability;
 }
 

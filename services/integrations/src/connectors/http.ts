@@ -113,6 +113,8 @@ export class VendorHttp {
       const name = (e as Error).name === 'TimeoutError' ? 'timed out' : 'could not be reached';
       throw new VendorUnavailable(`${where(method, url)} ${name}`, null);
     }
+    // 304 Not Modified answers a conditional request (Zoho's If-Modified-Since): nothing changed, no body
+    if (res.status === 304) return { status: 304, body: null as T, headers: res.headers };
     if (res.status >= 300 && res.status < 400) throw new VendorRefused(`${where(method, url)} answered ${res.status} (redirects are not followed)`, res.status);
     if (res.status === 429 || (res.status === 503 && res.headers.get('retry-after'))) {
       throw new VendorRateLimited(`${where(method, url)} answered ${res.status} (rate limited)`, res.status, retryAfterMs(res.headers.get('retry-after'), this.opts.now(), this.opts.rateLimitFallbackMs ?? 10_000));

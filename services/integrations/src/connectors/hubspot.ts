@@ -7,7 +7,7 @@ import { bearer, standardAuthorizeUrl, tokenRequest } from './oauth';
  * HubSpot CRM (developers.hubspot.com/docs/api): OAuth 2 (app.hubspot.com/oauth/authorize, api.hubapi.com/oauth/v1/token,
  * access tokens live 30 minutes) or a private app token (Bearer); CRM v3 objects paged by `after`
  * (`paging.next.after`), the contacts' properties (`/crm/v3/properties/contacts`), changes by the search API on
- * `lastmodifieddate`, users and roles from `/settings/v3/users`, notes associated to a contact (type 202).
+ * `lastmodifieddate`, deletions from the archived contacts (`archived=true`, `archivedAt`), users and roles from `/settings/v3/users`, notes associated to a contact (type 202).
  */
 const SCOPES = 'crm.objects.contacts.read crm.objects.contacts.write crm.schemas.contacts.read settings.users.read oauth';
 const BASE_PROPS = ['firstname', 'lastname', 'email', 'phone', 'mobilephone', 'lastmodifieddate'];
@@ -17,6 +17,7 @@ interface HsObject {
   properties: Record<string, string | null>;
   updatedAt?: string;
   archived?: boolean;
+  archivedAt?: string;
 }
 interface HsPage<T> {
   results: T[];
@@ -133,6 +134,21 @@ export const hubspot: Connector = {
       const items = (r.results ?? []).map(contact);
       const latest = items.reduce((m, c) => (c.updatedAt && Date.parse(c.updatedAt) > Date.parse(m) ? new Date(Date.parse(c.updatedAt)).toISOString() : m), since);
       return { items, deleted: [], next: r.paging?.next?.after ?? null, watermark: latest };
+    },
+  },
+  deletions: {
+    // deleted contacts are archived (restorable for 90 days): the objects API lists them with `archived=true` and
+    // their `archivedAt`; it has no time filter, so the archived list is paged and filtered here
+    listDeleted: async (ctx, { since, cursor, limit }) => {
+      const r = await ctx.http.json<HsPage<HsObject>>({
+        url: joinUrl(ctx.endpoints.apiUrl, '/crm/v3/objects/contacts'),
+        query: { limit: Math.min(limit, 100), after: cursor ?? undefined, archived: true, properties: 'hs_object_id' },
+        headers: bearer(ctx),
+      });
+      const t = Date.parse(since);
+      const gone = (r.results ?? []).filter((o) => o.archived !== false && o.archivedAt && Date.parse(o.archivedAt) > t);
+      const watermark = gone.reduce((m, o) => (Date.parse(o.archivedAt as string) > Date.parse(m) ? new Date(Date.parse(o.archivedAt as string)).toISOString() : m), since);
+      return { deleted: gone.map((o) => String(o.id)), next: r.paging?.next?.after ?? null, watermark };
     },
   },
   activity: {

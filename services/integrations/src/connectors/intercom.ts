@@ -6,7 +6,8 @@ import { bearer, standardAuthorizeUrl } from './oauth';
 /**
  * Intercom (developers.intercom.com, API 2.x): OAuth (app.intercom.com/oauth, the code exchanged at
  * api.intercom.io/auth/eagle/token for a token that does not expire) or an access token, both Bearer; contacts paged
- * by cursor (`pages.next.starting_after`), changes by the search API on `updated_at` (Unix seconds), the contact
+ * by cursor (`pages.next.starting_after`), changes by the search API on `updated_at` (Unix seconds), deletions by
+ * searching the known ids (deleted and archived contacts are not searchable) and a 404 on the contact, the contact
  * data attributes, admins and teams (the profiles), notes on a contact.
  */
 interface IcContact {
@@ -98,6 +99,36 @@ export const intercom: Connector = {
       const items = (r.data ?? []).map(contact);
       const watermark = [since, ...items.map((c) => c.updatedAt)].filter((x): x is string => !!x).sort().at(-1) as string;
       return { items, deleted: [], next: r.pages?.next?.starting_after ?? null, watermark };
+    },
+  },
+  deletions: {
+    // the REST API has no feed of deleted contacts (webhooks push contact.deleted / contact.archived): deleted and
+    // archived contacts are left out of search, so the known ids are searched (`id IN`); one not found is looked up
+    // by id, and only a 404 (or an archived answer) counts: a contact created minutes ago may not be searchable yet
+    goneOf: async (ctx, { ids }) => {
+      const found = new Set<string>();
+      let after: string | undefined;
+      do {
+        const r = await ctx.http.json<IcList>({
+          method: 'POST',
+          url: joinUrl(ctx.endpoints.apiUrl, '/contacts/search'),
+          headers: H(ctx),
+          json: { query: { field: 'id', operator: 'IN', value: ids }, pagination: { per_page: 150, ...(after ? { starting_after: after } : {}) } },
+        });
+        for (const c of r.data ?? []) found.add(String(c.id));
+        after = r.pages?.next?.starting_after ?? undefined;
+      } while (after);
+      const gone: string[] = [];
+      for (const id of ids.filter((x) => !found.has(x))) {
+        try {
+          const c = await ctx.http.json<IcContact & { archived?: boolean }>({ url: joinUrl(ctx.endpoints.apiUrl, `/contacts/${encodeURIComponent(id)}`), headers: H(ctx) });
+          if (c?.archived === true) gone.push(id);
+        } catch (e) {
+          if (e instanceof VendorRefused && e.status === 404) gone.push(id);
+          else throw e;
+        }
+      }
+      return gone;
     },
   },
   activity: {

@@ -10,7 +10,8 @@ import { standardAuthorizeUrl } from './oauth';
  * their columns the fields; users with `is_admin` and their kind; an update on an item. GraphQL errors come with
  * HTTP 200: complexity and rate limits (`ComplexityException`, `RATE_LIMIT_EXCEEDED`) are rate limits with their
  * `retry_in_seconds`. Changes: the board's items whose `updated_at` is after the watermark (the API has no change
- * feed by time; the cursor pages the board).
+ * feed by time; the cursor pages the board). Deletions: the known items asked for by id (`items(ids:)`), their `state`
+ * (`deleted`, `archived`) and board.
  */
 interface MdItem {
   id: string;
@@ -139,6 +140,20 @@ export const monday: Connector = {
       const items = p.items.map(item).filter((c) => c.updatedAt && c.updatedAt > since);
       const watermark = [since, ...items.map((c) => c.updatedAt)].filter((x): x is string => !!x).sort().at(-1) as string;
       return { items, deleted: [], next: p.cursor, watermark };
+    },
+  },
+  deletions: {
+    // items are never dropped from the API at once: a deleted or archived item answers with its `state`; an item
+    // moved to another board is no longer a contact; one not answered at all is gone for good
+    goneOf: async (ctx, { ids }) => {
+      const boardId = await board(ctx);
+      const live = new Set<string>();
+      for (let i = 0; i < ids.length; i += 100) {
+        const part = ids.slice(i, i + 100);
+        const r = await gql<{ items?: Array<{ id: string; state?: string; board?: { id: string } | null }> }>(ctx, 'query ($ids: [ID!], $limit: Int!) { items(ids: $ids, limit: $limit) { id state board { id } } }', { ids: part, limit: part.length });
+        for (const it of r.items ?? []) if (it.state === 'active' && String(it.board?.id) === boardId) live.add(String(it.id));
+      }
+      return ids.filter((id) => !live.has(id));
     },
   },
   activity: {

@@ -6,7 +6,7 @@ import { standardAuthorizeUrl } from './oauth';
  * Shopify Admin REST API 2024-01 (shopify.dev/docs/api/admin-rest): OAuth per shop (`{shop}/admin/oauth/authorize`,
  * the code exchanged at `{shop}/admin/oauth/access_token` for an offline token that does not expire) or a custom
  * app's Admin API token, both sent as `X-Shopify-Access-Token`; customers paged by cursor in the `Link` header
- * (`page_info`), changes by `updated_at_min`, the count from `customers/count.json`; staff from `users.json`
+ * (`page_info`), changes by `updated_at_min`, deletions from the Events API (`filter=Customer&verb=destroy`), the count from `customers/count.json`; staff from `users.json`
  * (Shopify Plus); a note on the customer.
  */
 const SCOPES = 'read_customers,write_customers,read_users';
@@ -124,6 +124,17 @@ export const shopify: Connector = {
       const r = await page(ctx, cursor ? { limit: Math.min(limit, 250), page_info: cursor } : { limit: Math.min(limit, 250), updated_at_min: since, order: 'updated_at asc' });
       const watermark = [since, ...r.items.map((c) => c.updatedAt)].filter((x): x is string => !!x).sort().at(-1) as string;
       return { items: r.items, deleted: [], next: r.next, watermark };
+    },
+  },
+  deletions: {
+    // a deleted customer leaves an Event (subject_type Customer, verb destroy); with page_info the Events API takes no
+    // other filter, so the cursor carries them
+    listDeleted: async (ctx, { since, cursor, limit }) => {
+      const query = cursor ? { limit: Math.min(limit, 250), page_info: cursor } : { limit: Math.min(limit, 250), filter: 'Customer', verb: 'destroy', created_at_min: since };
+      const r = await ctx.http.request<{ events?: Array<{ id: number; subject_id: number; subject_type?: string; verb?: string; created_at?: string }> }>({ url: joinUrl(ctx.endpoints.apiUrl, '/events.json'), query, headers: head(ctx) });
+      const events = (r.body?.events ?? []).filter((e) => e.subject_type === 'Customer' && e.verb === 'destroy' && e.subject_id !== undefined && e.subject_id !== null);
+      const watermark = [since, ...events.map((e) => (e.created_at ? new Date(e.created_at).toISOString() : null))].filter((x): x is string => !!x).sort().at(-1) as string;
+      return { deleted: events.map((e) => String(e.subject_id)), next: nextPageInfo(r.headers.get('link')), watermark };
     },
   },
   activity: {

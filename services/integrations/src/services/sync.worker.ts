@@ -28,7 +28,10 @@ import { readProgress, withStep } from './sync-progress';
 interface SyncCursor {
   full?: { syncId: string; startedAt: string; usersDone?: boolean; contacts?: string | null; done?: number; total?: number | null };
   watermark?: string;
-  changes?: { since: string; cursor: string | null; watermark: string };
+  /** Where the next run's deletions start (the vendor's deletion feed has its own clock). */
+  deletedWatermark?: string;
+  /** An incremental run under way: its changed contacts, then (`phase: 'deleted'`) its deleted ones. */
+  changes?: { since: string; cursor: string | null; watermark: string; phase?: 'changes' | 'deleted'; deletedSince?: string; deletedWatermark?: string };
 }
 
 interface ListRow {
@@ -112,16 +115,18 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (!connector) return this.release(row, { next: null });
     const cursor = (row.cursor ?? {}) as SyncCursor;
     try {
+      let soon = false;
       const more = await this.vault.withContext(connector, row, async (ctx) => {
         if (cursor.full) return this.fullStep(connector, ctx, row, cursor);
-        await this.changesStep(connector, ctx, row, cursor);
+        soon = await this.changesStep(connector, ctx, row, cursor);
         return false;
       });
       // lists created since the last full sync get the mirror, once the integration is not in the middle of one
       if (!more) await this.fillPendingLists(row);
       const now = this.clock.now();
-      const next = more ? now : new Date(now.getTime() + this.options.incrementalEveryMs);
-      await this.release(row, { next, status: more ? IntegrationStatus.Syncing : IntegrationStatus.Active, failures: 0, synced: !more });
+      // an incremental run with pages left continues at once (its cursor is saved), still active
+      const next = more || soon ? now : new Date(now.getTime() + this.options.incrementalEveryMs);
+      await this.release(row, { next, status: more ? IntegrationStatus.Syncing : IntegrationStatus.Active, failures: 0, synced: !more && !soon });
     } catch (e) {
       await this.failed(connector, row, e);
     }
@@ -192,25 +197,67 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   // ---------------------------------------------------------------- incremental
 
-  private async changesStep(connector: Connector, ctx: ConnectorContext, row: IntegrationRow, cursor: SyncCursor): Promise<void> {
-    if (!connector.changes || !connector.contacts) return;
+  /**
+   * One step of the incremental run: the contacts changed since the watermark, page by page, then the contacts the
+   * vendor deleted (its feed of deletions, or the mirror's ids asked about a page at a time). Each page is applied in
+   * its own transaction with the cursor, so a pause or a crash continues where it stopped. True while pages are left.
+   */
+  private async changesStep(connector: Connector, ctx: ConnectorContext, row: IntegrationRow, cursor: SyncCursor): Promise<boolean> {
+    if (!connector.changes || !connector.contacts) return false;
     const since = cursor.changes?.since ?? cursor.watermark ?? new Date(0).toISOString();
-    let state = cursor.changes ?? { since, cursor: null, watermark: since };
-    const fields = (await connector.contacts.contactFields(ctx)).map((f) => f.name);
-    for (let i = 0; i < this.pagesPerStep; i++) {
-      const page = await connector.changes.listChanges(ctx, { since: state.since, cursor: state.cursor, limit: PAGE, fields });
-      state = { since: state.since, cursor: page.next, watermark: page.watermark > state.watermark ? page.watermark : state.watermark };
-      await this.uow.run(async (m, emit, notify) => {
-        await this.applyContacts(m, emit, row, page.items, { syncId: `changes:${randomUUID()}`, fullSync: false, deleted: page.deleted });
-        if (page.next) cursor.changes = state;
-        else {
-          delete cursor.changes;
-          cursor.watermark = state.watermark;
+    let state: NonNullable<SyncCursor['changes']> = cursor.changes ?? { since, cursor: null, watermark: since, phase: 'changes' };
+    const deletions = connector.deletions;
+    let pages = 0;
+    if (state.phase !== 'deleted') {
+      const fields = (await connector.contacts.contactFields(ctx)).map((f) => f.name);
+      for (; pages < this.pagesPerStep; pages++) {
+        const page = await connector.changes.listChanges(ctx, { since: state.since, cursor: state.cursor, limit: PAGE, fields });
+        state = { ...state, cursor: page.next, watermark: page.watermark > state.watermark ? page.watermark : state.watermark };
+        if (!page.next && deletions) {
+          const from = cursor.deletedWatermark ?? state.since;
+          state = { ...state, phase: 'deleted', cursor: null, deletedSince: from, deletedWatermark: from };
         }
+        await this.uow.run(async (m, emit, notify) => {
+          await this.applyContacts(m, emit, row, page.items, { syncId: `changes:${randomUUID()}`, fullSync: false, deleted: page.deleted });
+          if (state.phase === 'deleted' || page.next) cursor.changes = state;
+          else this.endChanges(cursor, state);
+          await this.save(m, row, cursor, readProgress(row.sync), notify);
+        });
+        if (state.phase === 'deleted') break;
+        if (!page.next) return false;
+      }
+      if (state.phase !== 'deleted') return true;
+    }
+    for (; pages < this.pagesPerStep; pages++) {
+      let deleted: string[] = [];
+      let next: string | null = null;
+      if (deletions?.listDeleted) {
+        const d = await deletions.listDeleted(ctx, { since: state.deletedSince ?? state.since, cursor: state.cursor, limit: PAGE });
+        deleted = d.deleted;
+        next = d.next;
+        if (d.watermark > (state.deletedWatermark ?? '')) state = { ...state, deletedWatermark: d.watermark };
+      } else if (deletions?.goneOf) {
+        // no feed: the contacts the mirror knows, a page of ids at a time
+        const ids = (await rows<{ external_id: string }>(this.ds, `SELECT external_id FROM integrations.crm_contact WHERE integration_id = $1 AND external_id > $2 ORDER BY external_id LIMIT $3`, [row.id, state.cursor ?? '', PAGE])).map((r) => r.external_id);
+        deleted = ids.length ? await deletions.goneOf(ctx, { ids }) : [];
+        next = ids.length === PAGE ? ids[ids.length - 1] : null;
+      }
+      state = { ...state, cursor: next };
+      await this.uow.run(async (m, emit, notify) => {
+        if (deleted.length) await this.applyContacts(m, emit, row, [], { syncId: `changes:${randomUUID()}`, fullSync: false, deleted });
+        if (next) cursor.changes = state;
+        else this.endChanges(cursor, state);
         await this.save(m, row, cursor, readProgress(row.sync), notify);
       });
-      if (!page.next) return;
+      if (!next) return false;
     }
+    return true;
+  }
+
+  private endChanges(cursor: SyncCursor, state: NonNullable<SyncCursor['changes']>): void {
+    delete cursor.changes;
+    cursor.watermark = state.watermark;
+    if (state.deletedWatermark) cursor.deletedWatermark = state.deletedWatermark;
   }
 
   // ---------------------------------------------------------------- contacts into the mirror and the lists
@@ -242,8 +289,12 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
         [row.id, row.account_id, JSON.stringify(records), o.syncId, now],
       );
     }
-    const gone = [...noPhone, ...(o.deleted ?? [])];
-    if (gone.length) await m.query(`DELETE FROM integrations.crm_contact WHERE integration_id = $1 AND external_id = ANY($2)`, [row.id, gone]);
+    // only contacts the mirror has leave the lists: a deletion reported twice, or of a contact this integration never
+    // synced, changes nothing
+    const reported = [...new Set([...noPhone, ...(o.deleted ?? [])])];
+    const gone = reported.length
+      ? (await rows<{ external_id: string }>(m, `DELETE FROM integrations.crm_contact WHERE integration_id = $1 AND external_id = ANY($2) RETURNING external_id`, [row.id, reported])).map((r) => r.external_id).sort()
+      : [];
     const lists = await this.lists(m, row, false);
     if (!lists.length) return;
     const candidates = o.fullSync ? withPhone : withPhone.filter((c) => before.get(c.externalId) !== contactHash(c));

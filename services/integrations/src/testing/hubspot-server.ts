@@ -12,6 +12,8 @@ export interface HsContact {
  */
 export class HubSpotServer extends FakeVendor {
   contacts: HsContact[] = [];
+  /** Deleted contacts: HubSpot archives them (restorable for 90 days) and lists them with `archived=true`. */
+  archived: Array<HsContact & { archivedAt: string }> = [];
   users = [
     { id: '11', email: 'ann@acme.test', firstName: 'Ann', lastName: 'Admin', roleId: null, superAdmin: true },
     { id: '12', email: 'bob@acme.test', firstName: 'Bob', lastName: 'Sales', roleId: '100', superAdmin: false },
@@ -51,6 +53,14 @@ export class HubSpotServer extends FakeVendor {
     }
   }
 
+  /** Deletes a contact in the CRM: it leaves the live list and the search, and joins the archived list. */
+  archive(id: string, at: string): void {
+    const c = this.contacts.find((x) => x.id === id);
+    if (!c) return;
+    this.contacts = this.contacts.filter((x) => x !== c);
+    this.archived.push({ ...c, archivedAt: at });
+  }
+
   protected override exempt(call: VendorCall): boolean {
     return call.path === '/oauth/v1/token';
   }
@@ -71,6 +81,8 @@ export class HubSpotServer extends FakeVendor {
     if (call.path === '/crm/v3/properties/contacts') return { status: 200, body: { results: this.properties } };
     if (call.path === '/crm/v3/objects/contacts' && call.method === 'GET') {
       const wanted = (call.query.get('properties') ?? '').split(',').filter(Boolean);
+      // archived=true lists only the archived ones, with archivedAt; there is no time filter on this endpoint
+      if (call.query.get('archived') === 'true') return this.page(this.archived.map((c) => ({ ...this.view(c, wanted), archived: true, archivedAt: c.archivedAt })), call);
       return this.page(this.contacts.map((c) => this.view(c, wanted)), call);
     }
     if (call.path === '/crm/v3/objects/contacts/search' && call.method === 'POST') {

@@ -38,6 +38,18 @@ export abstract class LocalCrm extends FakeVendor {
     this.tokens = new TokenIssuer({ clientId, clientSecret, ...o, now });
   }
 
+  /** Deletes a contact in the CRM at `at` (Pipedrive and Zoho list it as deleted, Shopify logs a destroy event...). */
+  remove(id: string, at: string): void {
+    const c = this.contacts.find((x) => x.id === id);
+    if (!c) return;
+    this.contacts = this.contacts.filter((x) => x !== c);
+    this.deleted.push({ id, at });
+    this.removed(c, at);
+  }
+
+  /** What a vendor keeps of a deleted contact (its own trace). */
+  protected removed(_c: PlainContact, _at: string): void {}
+
   /** Changes a contact's stage now (its updatedAt moves). */
   touch(id: string, at: string, patch: Partial<PlainContact>): void {
     const c = this.contacts.find((x) => x.id === id);
@@ -173,7 +185,14 @@ export class ZohoServer extends LocalCrm {
 /** Shopify Admin REST 2024-01: JSON token exchange, X-Shopify-Access-Token, Link-header cursors, updated_at_min. */
 export class ShopifyServer extends LocalCrm {
   private cursors = new Map<string, { rows: PlainContact[]; start: number }>();
+  private eventCursors = new Map<string, { rows: Array<Record<string, unknown>>; start: number }>();
   private n = 0;
+  /** The shop's event log (Events API): customer destroys, and other subjects' events a filter must leave out. */
+  events: Array<{ id: number; subject_id: number; subject_type: string; verb: string; created_at: string }> = [];
+
+  protected override removed(c: PlainContact, at: string): void {
+    this.events.push({ id: 900000 + this.events.length, subject_id: Number(c.id), subject_type: 'Customer', verb: 'destroy', created_at: at });
+  }
 
   constructor(clientId: string, clientSecret: string, now: () => number) {
     super(clientId, clientSecret, now, { ttlSeconds: 10 * 365 * 86400, rotateRefresh: false, prefix: 'shpat' });
@@ -221,6 +240,33 @@ export class ShopifyServer extends LocalCrm {
       }
       return { status: 200, body: { customers: s.rows.map((x) => this.customer(x)) }, headers };
     }
+    if (c.path === `${base}/events.json`) {
+      // Admin REST "Event": filter (subject types), verb, created_at_min; paged by the Link header, and with page_info
+      // no other parameter is accepted
+      const limit = Math.min(Number(c.query.get('limit') ?? 50), 250);
+      const info = c.query.get('page_info');
+      let state: { rows: Array<Record<string, unknown>>; start: number };
+      if (info) {
+        if (c.query.get('filter') || c.query.get('verb') || c.query.get('created_at_min')) return { status: 400, body: { errors: { page_info: ['Invalid value.'] } } };
+        const s = this.eventCursors.get(info);
+        if (!s) return { status: 400, body: { errors: { page_info: ['Invalid value.'] } } };
+        state = s;
+      } else {
+        const filter = (c.query.get('filter') ?? '').split(',').filter(Boolean);
+        const verb = c.query.get('verb');
+        const min = c.query.get('created_at_min');
+        const rows = this.events.filter((e) => (!filter.length || filter.includes(e.subject_type)) && (!verb || e.verb === verb) && (!min || Date.parse(e.created_at) >= Date.parse(min)));
+        state = { rows: rows.map((e) => ({ ...e, arguments: [], body: null, message: `Customer was ${e.verb}ed.`, author: 'Shopify', path: `/admin/customers/${e.subject_id}` })), start: 0 };
+      }
+      const s = this.slice(state.rows, state.start, limit);
+      const headers: Record<string, string> = {};
+      if (s.next !== null) {
+        const token = `ev${++this.n}`;
+        this.eventCursors.set(token, { rows: state.rows, start: s.next });
+        headers.link = `<${this.url}${base}/events.json?limit=${limit}&page_info=${token}>; rel="next"`;
+      }
+      return { status: 200, body: { events: s.rows }, headers };
+    }
     const put = new RegExp(`^${base}/customers/(\\d+)\\.json$`).exec(c.path);
     if (put && c.method === 'PUT') {
       // Shopify Admin REST "Update a customer": { customer: { id, note } }, the id matching the path
@@ -237,6 +283,9 @@ export class ShopifyServer extends LocalCrm {
 
 /** Intercom API 2.x: JSON eagle token exchange, Bearer, starting_after cursors, POST /contacts/search. */
 export class IntercomServer extends LocalCrm {
+  /** Contacts created minutes ago: listed, but not searchable yet (Intercom's documented search delay). */
+  unindexed = new Set<string>();
+
   constructor(clientId: string, clientSecret: string, now: () => number) {
     super(clientId, clientSecret, now, { ttlSeconds: 10 * 365 * 86400, rotateRefresh: false, prefix: 'ic' });
   }
@@ -268,8 +317,21 @@ export class IntercomServer extends LocalCrm {
     if (c.path === '/data_attributes') return { status: 200, body: { type: 'list', data: [{ name: 'email', label: 'Email', data_type: 'string' }, { name: 'stage', label: 'Stage', data_type: 'string', options: [{ value: 'lead' }, { value: 'customer' }], custom: true }] } };
     if (c.path === '/contacts' && c.method === 'GET') return this.list(this.contacts, c.query.get('starting_after'), Number(c.query.get('per_page') ?? 50));
     if (c.path === '/contacts/search' && c.method === 'POST') {
-      const b = this.json(c) as { query: { field: string; operator: string; value: number }; pagination?: { per_page?: number; starting_after?: string } };
-      return this.list(this.after(b.query.value * 1000), b.pagination?.starting_after ?? null, b.pagination?.per_page ?? 50);
+      const b = this.json(c) as { query: { field: string; operator: string; value: number | string[] }; pagination?: { per_page?: number; starting_after?: string } };
+      const per = Math.min(b.pagination?.per_page ?? 50, 150);
+      const searchable = (x: PlainContact) => !this.unindexed.has(x.id);
+      if (b.query.field === 'id') {
+        // deleted and archived contacts are not searchable
+        if (b.query.operator !== 'IN' || !Array.isArray(b.query.value)) return { status: 400, body: { type: 'error.list', errors: [{ code: 'parameter_invalid', message: 'id takes IN with a list' }] } };
+        const wanted = new Set(b.query.value);
+        return this.list(this.contacts.filter((x) => wanted.has(`ic${x.id}`) && searchable(x)), b.pagination?.starting_after ?? null, per);
+      }
+      return this.list(this.after(Number(b.query.value) * 1000).filter(searchable), b.pagination?.starting_after ?? null, per);
+    }
+    const one = /^\/contacts\/ic(\d+)$/.exec(c.path);
+    if (one && c.method === 'GET') {
+      const x = this.contacts.find((y) => y.id === one[1]);
+      return x ? { status: 200, body: this.contact(x) } : { status: 404, body: { type: 'error.list', errors: [{ code: 'not_found', message: 'User Not Found' }] } };
     }
     const note = /^\/contacts\/ic(\d+)\/notes$/.exec(c.path);
     if (note && c.method === 'POST') {
@@ -289,6 +351,20 @@ export class MondayServer extends LocalCrm {
   private cursors = new Map<string, number>();
   private n = 0;
   readonly boardId = '4242';
+  /** Deleted and archived items answer by id with their state (monday keeps them 30 days); purged ones not at all. */
+  inactive = new Map<string, { item: PlainContact; state: 'deleted' | 'archived' }>();
+
+  protected override removed(c: PlainContact): void {
+    this.inactive.set(c.id, { item: c, state: 'deleted' });
+  }
+
+  /** Archives an item: gone from the board's pages, answered by id with state archived. */
+  archive(id: string): void {
+    const c = this.contacts.find((x) => x.id === id);
+    if (!c) return;
+    this.contacts = this.contacts.filter((x) => x !== c);
+    this.inactive.set(id, { item: c, state: 'archived' });
+  }
 
   constructor(clientId: string, clientSecret: string, now: () => number) {
     super(clientId, clientSecret, now, { ttlSeconds: 10 * 365 * 86400, rotateRefresh: false, prefix: 'md' });
@@ -329,6 +405,18 @@ export class MondayServer extends LocalCrm {
       if (!this.has(item)) return { status: 200, body: { errors: [{ message: 'Item not found', extensions: { code: 'InvalidItemIdException' } }], data: { create_update: null } } };
       this.notes.push({ contactId: String(item), text: body, token: String(c.headers.authorization ?? '') });
       return { status: 200, body: { data: { create_update: { id: String(this.notes.length) } } } };
+    }
+    if (/\bitems\(ids: \$ids/.test(q)) {
+      // monday API "items": by ids (at most 100), each with its state and board
+      const ids = (b.variables?.ids as string[] | undefined) ?? [];
+      if (ids.length > 100) return { status: 200, body: { errors: [{ message: 'Max 100 ids', extensions: { code: 'maxIdsExceeded' } }] } };
+      const items = ids.flatMap((id) => {
+        const live = this.contacts.find((x) => x.id === String(id));
+        if (live) return [{ id: live.id, state: 'active', board: { id: this.boardId } }];
+        const gone = this.inactive.get(String(id));
+        return gone ? [{ id: gone.item.id, state: gone.state, board: { id: this.boardId } }] : [];
+      });
+      return { status: 200, body: { data: { items } } };
     }
     if (q.includes('account')) return { status: 200, body: { data: { account: { name: 'Acme Monday' } } } };
     if (q.includes('users')) return { status: 200, body: { data: { users: [{ id: '1', name: 'Ann Admin', email: 'ann@md.test', is_admin: true, is_guest: false, enabled: true }, { id: '2', name: 'Max Member', email: 'max@md.test', is_admin: false, is_guest: false, enabled: true }] } } };
