@@ -17,6 +17,7 @@ describe('integration lists: a CRM kept in sync as a contact list', () => {
   let t: TestApp;
   let pool: Pool;
   let hs: HubSpotServer;
+  let hs2: HubSpotServer;
   const clock = new ManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const published: OutgoingEvent[] = [];
   let key = '';
@@ -46,6 +47,8 @@ describe('integration lists: a CRM kept in sync as a contact list', () => {
   beforeAll(async () => {
     hs = await new HubSpotServer('hs-client', 'hs-secret-value', () => clock.now().getTime()).start();
     hs.addContacts(120);
+    hs2 = await new HubSpotServer('hs-client', 'hs-secret-value', () => clock.now().getTime()).start();
+    hs2.addContacts(120);
     t = await createTestApp(() => ({
       imports: [ContactsModule.register({ migrationsRun: true }), IntegrationsModule.register({ secret: 'integration-lists-test-secret', appUrl: 'http://console.test', clock, allowPrivateUrls: true, pollMs: 0, endpoints: { hubspot: { apiUrl: hs.url } } })],
     }));
@@ -68,6 +71,7 @@ describe('integration lists: a CRM kept in sync as a contact list', () => {
     await pool?.end();
     await t?.close();
     await hs?.stop();
+    await hs2?.stop();
   });
 
   let all = 0;
@@ -119,6 +123,42 @@ describe('integration lists: a CRM kept in sync as a contact list', () => {
     expect((await members(all)).map((m) => m.phone)).not.toContain('+447911000005');
     expect((await call('GET', `/contact_lists/${all}`)).body.numOfContacts).toBe(119);
     expect((await call('GET', `/contact_lists/${customers}`)).body.numOfContacts).toBe(60);
+  });
+
+  it("removes a contact deleted in HubSpot from the lists at the next incremental sync; nothing else changes, another account's list is untouched", async () => {
+    // another account's integration list, synced from its own HubSpot portal holding the same contacts
+    const other = await call('POST', '/integration_keys/manual_install', { type: 'hubspot', apiKey: 'pat-na1-valid', baseUrl: hs2.url }, '43');
+    expect(other.status).toBe(201);
+    expect((await call('POST', `/integration_config/${other.body.key}`, { import_users: { type: 'admins' } }, '43')).status).toBe(200);
+    expect((await call('GET', `/integration_config/${other.body.key}/start`, undefined, '43')).status).toBe(200);
+    await sync();
+    const theirs = (await call('POST', '/import_lists/integration', { integrationKey: other.body.key, name: 'Their HubSpot' }, '43')).body.contactList as number;
+    await sync();
+    const otherMembers = () => sql<{ phone: string }>(`SELECT normalized_phone AS phone FROM contacts.contact WHERE account_id = 43 AND list_ids @> ARRAY[$1::bigint] ORDER BY 1`, [theirs]);
+    const otherBefore = await otherMembers();
+    expect(otherBefore).toHaveLength(120);
+    const allBefore = await members(all);
+    const customersBefore = await members(customers);
+    expect(customersBefore.map((m) => m.phone)).toContain('+447911000009');
+
+    // deleted (archived) in account 41's HubSpot, beside more than a page of contacts archived long ago
+    for (let i = 0; i < 150; i++) hs.archived.push({ id: String(9000 + i), properties: { lastmodifieddate: '2026-01-01T00:00:00.000Z' }, archivedAt: '2026-01-02T00:00:00.000Z' });
+    hs.archive('1009', new Date(clock.now().getTime() + 1000).toISOString());
+    clock.advance(5 * 60_000 + 2000);
+    hs.rateLimitNext(1, 3);
+    await sync();
+    clock.advance(3000);
+    await sync();
+
+    const gone = (rows: Array<{ phone: string }>) => rows.filter((m) => m.phone !== '+447911000009');
+    expect(await members(all)).toEqual(gone(allBefore));
+    expect(await members(customers)).toEqual(gone(customersBefore));
+    expect((await call('GET', `/contact_lists/${all}`)).body.numOfContacts).toBe(allBefore.length - 1);
+    expect((await call('GET', `/contact_lists/${customers}`)).body.numOfContacts).toBe(customersBefore.length - 1);
+    // the contact itself stays in the account's contacts (only its membership of the integration lists goes)
+    expect(await sql(`SELECT 1 FROM contacts.contact WHERE account_id = 41 AND normalized_phone = '+447911000009'`)).toHaveLength(1);
+    expect(await otherMembers()).toEqual(otherBefore);
+    expect((await call('GET', `/contact_lists/${theirs}`, undefined, '43')).body.numOfContacts).toBe(120);
   });
 
   it('applies a redelivered batch once', async () => {
