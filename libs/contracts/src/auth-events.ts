@@ -176,6 +176,8 @@ export const ImportedAgentsAdmittedV1 = defineEvent({
     spaceName: z.string().nullable(),
     importTeams: z.enum(['profiles', 'none']),
     agents: z.array(z.object({ userId: id, profiles: z.array(z.object({ id: z.string(), name: z.string() })) })),
+    /** Members the integration no longer imports: they leave the teams it put them in (decision 0064). Absent from older senders. */
+    removed: z.array(id).optional(),
   }),
 });
 

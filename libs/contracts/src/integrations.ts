@@ -293,8 +293,13 @@ export type ImportedAgentData = z.infer<typeof ImportedAgent>;
  * and answers `auth.imported_agents.admitted` with their user ids, which the inbox uses to put them in `spaceName`
  * and, with import_teams `profiles`, in a team per profile (docs/decisions/0063). `spaceName` is the config's
  * space_name, else its company_name, else the vendor's name. Batches of at most
- * `MAX_AGENTS_PER_EVENT`; `seq`/`last` let a consumer know the import is complete.
+ * `MAX_AGENTS_PER_EVENT`; `seq`/`last` let a consumer know the import is complete. Each agent listed is placed in
+ * exactly the teams of its current profiles (a user who moved profile moves team). `removed`: CRM users the
+ * integration imported before who are no longer chosen (left the chosen profiles, deactivated or deleted in the CRM):
+ * they leave the teams this integration put them in (decision 0064). A start lists every chosen user; the users
+ * step of an incremental run only those added or changed since the last import.
  */
+export const MAX_REMOVED_PER_EVENT = 500;
 export const AgentsImported = defineEvent({
   type: 'integrations.agents.imported',
   version: 1,
@@ -310,6 +315,8 @@ export const AgentsImported = defineEvent({
     spaceName: z.string().nullable(),
     importTeams: z.enum(['profiles', 'none']),
     agents: z.array(ImportedAgent),
+    /** Absent in events of older senders. */
+    removed: z.array(z.object({ externalId: z.string(), email: z.string() })).max(MAX_REMOVED_PER_EVENT).optional(),
   }),
 });
 export type AgentsImportedData = z.infer<typeof AgentsImported.schema>;

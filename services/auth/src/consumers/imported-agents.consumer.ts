@@ -28,7 +28,8 @@ interface Row {
  * account with the read-only Inbox Agent role, status pending (it cannot enter the account until the user accepts
  * the invite mailed with it: a CRM admin does not decide for the person). The member snapshot it emits puts them in
  * the inbox's agent list at once, and `auth.imported_agents.admitted` names them by user id so the inbox puts them in
- * the event's space and teams (decision 0063). A member already in the account keeps their roles (one without an
+ * the event's space and teams (decision 0063), and names by user id the members the integration no longer imports
+ * (`removed`: they leave its teams, decision 0064; their membership stays). A member already in the account keeps their roles (one without an
  * inbox role gets Inbox Agent); a disabled one stays disabled. Once per event (processed_events in the same transaction); a database
  * that cannot serve makes the bus retry the same event (never a dead letter). docs/decisions/0049.
  */
@@ -88,11 +89,19 @@ export class ImportedAgentsConsumer implements OnModuleInit {
         if (outcome === 'added') mails.push({ to: a.email, link: await this.invite(m, d, a, String(role.id)) });
       }
       await this.memberEvents.changed(m, emit, d.accountId, touched);
+      // CRM users the integration no longer imports: members of this account only, found by address, nothing created;
+      // their membership stays (the admin's decision, 0049), the inbox takes them out of the integration's teams (0064)
+      const gone = [...new Set((d.removed ?? []).map((r) => normalizeEmail(r.email)).filter((e) => EMAIL.test(e)))];
+      const removed = gone.length
+        ? ((await m.query(`SELECT u.id::text FROM auth.app_user u JOIN auth.membership ms ON ms.user_id = u.id AND ms.account_id = $1 WHERE u.email = ANY($2) ORDER BY u.id`, [d.accountId, gone])) as Row[])
+            .map((r) => String(r.id))
+            .filter((u) => !touched.includes(u))
+        : [];
       // the inbox puts them in the event's space and teams, by user id (decision 0063)
-      if (placed.length) {
+      if (placed.length || removed.length) {
         emit(
           ImportedAgentsAdmittedV1,
-          { accountId: d.accountId, integrationKey: d.integrationKey, type: d.type, sourceEventId: event.id, spaceName: d.spaceName, importTeams: d.importTeams, agents: placed },
+          { accountId: d.accountId, integrationKey: d.integrationKey, type: d.type, sourceEventId: event.id, spaceName: d.spaceName, importTeams: d.importTeams, agents: placed, ...(removed.length ? { removed } : {}) },
           d.accountId,
         );
       }

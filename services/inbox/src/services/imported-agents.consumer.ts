@@ -16,6 +16,7 @@ type Admitted = EventData<typeof ImportedAgentsAdmittedV1>;
 
 /** Where one event put its agents. */
 export interface Placement {
+  /** '' when the event only took agents out. */
   spaceId: string;
   /** team id -> the user ids placed in it */
   teams: Record<string, string[]>;
@@ -28,7 +29,9 @@ export interface Placement {
  * space). Spaces and teams are found by name (case-insensitive), so a second import or a redelivery adds nobody twice
  * and creates nothing twice; imports of one account are applied one at a time (an advisory lock per account). Once per
  * event (processed_events in the same transaction, with the space access snapshot of decision 0050); a database that
- * cannot serve makes the bus retry the same event. docs/decisions/0063.
+ * cannot serve makes the bus retry the same event. docs/decisions/0063. Each listed agent is in exactly the teams of
+ * its current profiles, and `removed` members leave the teams the integration put them in (`imported_placement`
+ * remembers which; an admin's own memberships are never taken away): decision 0064.
  */
 @Injectable()
 export class ImportedAgentsConsumer implements OnModuleInit {
@@ -60,24 +63,64 @@ export class ImportedAgentsConsumer implements OnModuleInit {
       return null;
     }
     const spaceName = (d.spaceName ?? '').trim().slice(0, 255);
-    if (!spaceName || !d.agents.length) return null;
+    const removed = d.removed ?? [];
+    if ((!spaceName || !d.agents.length) && !removed.length) return null;
     return this.uow.run(async (m, emit) => {
       if (!(await claimEvent(m, INBOX_SCHEMA, IMPORTED_AGENTS_GROUP, event.id))) return null;
       // one import of the account at a time: two imports naming the same new space or team create it once
       await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('inbox.imported-agents:' || $1, 0))`, [d.accountId]);
-      const spaceId = await this.space(m, d.accountId, spaceName);
+      let spaceId: string | null = null;
       const teams: Record<string, string[]> = {};
-      for (const [teamName, users] of groups(d, spaceName)) {
-        const teamId = await this.team(m, d.accountId, spaceId, teamName);
-        await m.query(
-          `INSERT INTO inbox.team_agent (team_id, account_id, user_id, manager) SELECT $1, $2, u, false FROM unnest($3::bigint[]) u ON CONFLICT (team_id, user_id) DO NOTHING`,
-          [teamId, d.accountId, users],
-        );
-        teams[teamId] = [...(teams[teamId] ?? []), ...users];
+      if (spaceName && d.agents.length) {
+        spaceId = await this.space(m, d.accountId, spaceName);
+        for (const [teamName, users] of groups(d, spaceName)) {
+          const teamId = await this.team(m, d.accountId, spaceId, teamName);
+          const added = ((await m.query(
+            `INSERT INTO inbox.team_agent (team_id, account_id, user_id, manager) SELECT $1, $2, u, false FROM unnest($3::bigint[]) u ON CONFLICT (team_id, user_id) DO NOTHING RETURNING user_id::text`,
+            [teamId, d.accountId, users],
+          )) as Array<{ user_id: string }>).map((r) => r.user_id);
+          // the import holds the memberships it made, and those another import holds too; one an admin made stays the admin's
+          await m.query(
+            `INSERT INTO inbox.imported_placement (integration_key, team_id, user_id, account_id)
+             SELECT $1, $2, u, $3 FROM unnest($4::bigint[]) u
+              WHERE u = ANY($5::bigint[]) OR EXISTS (SELECT 1 FROM inbox.imported_placement p WHERE p.team_id = $2 AND p.user_id = u)
+             ON CONFLICT DO NOTHING`,
+            [d.integrationKey, teamId, d.accountId, users, added],
+          );
+          teams[teamId] = [...(teams[teamId] ?? []), ...users];
+        }
       }
+      // each agent listed is in exactly the teams of its profiles now: the import's other teams let it go (a move)
+      const kept = Object.entries(teams).flatMap(([teamId, users]) => users.map((u) => `${teamId}:${u}`));
+      const listed = spaceId ? d.agents.map((a) => a.userId) : [];
+      await this.release(m, d.accountId, d.integrationKey, listed, kept);
+      // members the integration no longer imports leave every team it put them in
+      await this.release(m, d.accountId, d.integrationKey, removed.filter((u) => !listed.includes(u)), []);
       emit(InboxSpaceAccessChangedV1, await spaceAccessOf(m, d.accountId), d.accountId);
-      return { spaceId, teams };
+      return { spaceId: spaceId ?? '', teams };
     });
+  }
+
+  /**
+   * The integration lets go of `users`' placements except `kept` (`team:user`); a team membership goes with the last
+   * import holding it (an admin's own memberships have none, and stay).
+   */
+  private async release(m: EntityManager, accountId: string, integrationKey: string, users: string[], kept: string[]): Promise<void> {
+    if (!users.length) return;
+    const result = (await m.query(
+      `DELETE FROM inbox.imported_placement WHERE account_id = $1 AND integration_key = $2 AND user_id = ANY($3::bigint[]) AND NOT ((team_id::text || ':' || user_id::text) = ANY($4::text[]))
+       RETURNING team_id::text, user_id::text`,
+      [accountId, integrationKey, users, kept],
+    )) as unknown[];
+    // TypeORM answers DELETE ... RETURNING as [rows, count]
+    const released = (Array.isArray(result[0]) ? result[0] : result) as Array<{ team_id: string; user_id: string }>;
+    if (!released.length) return;
+    await m.query(
+      `DELETE FROM inbox.team_agent ta USING json_to_recordset($2::json) AS x(team_id bigint, user_id bigint)
+        WHERE ta.account_id = $1 AND ta.team_id = x.team_id AND ta.user_id = x.user_id
+          AND NOT EXISTS (SELECT 1 FROM inbox.imported_placement p WHERE p.team_id = x.team_id AND p.user_id = x.user_id)`,
+      [accountId, JSON.stringify(released)],
+    );
   }
 
   private async space(m: EntityManager, accountId: string, name: string): Promise<string> {

@@ -316,6 +316,8 @@ export class OrganisationService {
     const all = [...new Set([...members, ...mgrs])];
     await this.assertUsers(m, accountId, all);
     await m.query(`DELETE FROM inbox.team_agent WHERE team_id = $1`, [teamId]);
+    // an agent the admin took out of the team is no longer an import's to take out (decision 0064)
+    await m.query(`DELETE FROM inbox.imported_placement WHERE team_id = $1 AND NOT (user_id = ANY($2::bigint[]))`, [teamId, all]);
     if (all.length) {
       await m.query(
         `INSERT INTO inbox.team_agent (team_id, account_id, user_id, manager) SELECT $1, $2, u, u = ANY($4::bigint[]) FROM unnest($3::bigint[]) u`,

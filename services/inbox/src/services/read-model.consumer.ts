@@ -76,6 +76,7 @@ export class ReadModelConsumer implements OnModuleInit {
     if (d.removed) {
       // a removed member leaves every team of the account (and so the spaces the AI routes check: decision 0050)
       await m.query(`DELETE FROM inbox.team_agent WHERE account_id = $1 AND user_id = $2`, [d.accountId, d.userId]);
+      await m.query(`DELETE FROM inbox.imported_placement WHERE account_id = $1 AND user_id = $2`, [d.accountId, d.userId]);
       await addSpaceAccessEvent(m, d.accountId, new Date(at));
     }
   }

@@ -7,6 +7,7 @@ import {
   ContactsSynced,
   IntegrationStatus,
   MAX_AGENTS_PER_EVENT,
+  MAX_REMOVED_PER_EVENT,
   type IntegrationContactFilter,
   type SyncedContactData,
   type SyncProgressDto,
@@ -39,6 +40,11 @@ interface ListRow {
   filters: IntegrationContactFilter[];
   seq: string;
   full_sync_pending: boolean;
+}
+
+interface Roster {
+  chosen: CrmUser[];
+  profileNames: ReadonlyMap<string, string>;
 }
 
 const PAGE = 100;
@@ -142,14 +148,12 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
     if (!full.usersDone && connector.users && row.config) {
       progress = withStep(progress, 'users', { state: 'running' });
-      const users = await connector.users.listUsers(ctx);
-      const chosen = chooseUsers(users, row.config as { import_users?: { type: string; profiles?: string[] } });
-      // the profiles' names name the inbox teams (import_teams: profiles)
-      const profileNames = chosen.some((u) => u.profile !== null) ? new Map((await connector.users.profiles(ctx)).map((p) => [p.id, p.name])) : new Map<string, string>();
+      const roster = await this.roster(connector, ctx, row);
       full.usersDone = true;
-      progress = withStep(progress, 'users', { state: 'done', done: chosen.length, total: chosen.length });
+      progress = withStep(progress, 'users', { state: 'done', done: roster.chosen.length, total: roster.chosen.length });
       await this.uow.run(async (m, emit, notify) => {
-        this.emitAgents(row, full.syncId, chosen, profileNames, emit);
+        // a start lists every chosen user (auth and the inbox place them again), and who left since the last import
+        await this.importUsers(m, emit, row, full.syncId, roster, true);
         await this.save(m, row, cursor, progress, notify);
       });
     }
@@ -205,6 +209,11 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async changesStep(connector: Connector, ctx: ConnectorContext, row: IntegrationRow, cursor: SyncCursor): Promise<boolean> {
     if (!connector.changes || !connector.contacts) return false;
     const since = cursor.changes?.since ?? cursor.watermark ?? new Date(0).toISOString();
+    // a new run reads the CRM's users first: who was added, moved to another profile or left since the last import
+    if (!cursor.changes && connector.users && row.config) {
+      const roster = await this.roster(connector, ctx, row);
+      await this.uow.run((m, emit) => this.importUsers(m, emit, row, `users:${randomUUID()}`, roster, false));
+    }
     let state: NonNullable<SyncCursor['changes']> = cursor.changes ?? { since, cursor: null, watermark: since, phase: 'changes' };
     const deletions = connector.deletions;
     let pages = 0;
@@ -349,13 +358,65 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   // ---------------------------------------------------------------- users
 
-  private emitAgents(row: IntegrationRow, syncId: string, users: CrmUser[], profileNames: ReadonlyMap<string, string>, emit: UnitOfWorkEmit): void {
+  /** The CRM users the config chooses now, with the profiles' names (they name the inbox teams). */
+  private async roster(connector: Connector, ctx: ConnectorContext, row: IntegrationRow): Promise<Roster> {
+    const users = connector.users as NonNullable<Connector['users']>;
+    const chosen = chooseUsers(await users.listUsers(ctx), row.config as { import_users?: { type: string; profiles?: string[] } });
+    const profileNames = chosen.some((u) => u.profile !== null) ? new Map((await users.profiles(ctx)).map((p) => [p.id, p.name])) : new Map<string, string>();
+    return { chosen, profileNames };
+  }
+
+  /**
+   * The users step (decision 0064): the chosen users against those this integration last imported (`crm_user`, one row
+   * per address). Published: every chosen user when `all` (a start), else those added or changed (names, profiles),
+   * and always the addresses no longer chosen (left the chosen profiles, deactivated or deleted in the CRM), so the
+   * inbox takes them out of the teams this integration put them in. The mirror is written in the same transaction.
+   */
+  private async importUsers(m: EntityManager, emit: UnitOfWorkEmit, row: IntegrationRow, syncId: string, roster: Roster, all: boolean): Promise<void> {
+    const people = new Map<string, { externalId: string; entries: CrmUser[]; profiles: Array<{ id: string; name: string }> }>();
+    for (const u of roster.chosen) {
+      const email = u.email.trim().toLowerCase();
+      const p = people.get(email) ?? { externalId: u.externalId, entries: [], profiles: [] };
+      p.entries.push(u);
+      if (u.profile !== null && !p.profiles.some((x) => x.id === u.profile)) p.profiles.push({ id: u.profile, name: roster.profileNames.get(u.profile) ?? u.profile });
+      people.set(email, p);
+    }
+    const before = new Map((await rows<{ email: string; external_id: string; hash: string }>(m, `SELECT email, external_id, hash FROM integrations.crm_user WHERE integration_id = $1 FOR UPDATE`, [row.id])).map((r) => [r.email, r]));
+    const records = [...people].map(([email, p]) => {
+      const profiles = [...p.profiles].sort((a, z) => (a.id < z.id ? -1 : a.id > z.id ? 1 : 0));
+      const first = p.entries[0];
+      return { email, external_id: p.externalId, profiles, hash: createHash('sha1').update(JSON.stringify([first.firstName, first.lastName, first.admin, profiles])).digest('base64url'), entries: p.entries };
+    });
+    const listed = records.filter((r) => all || before.get(r.email)?.hash !== r.hash);
+    const removed = [...before.values()].filter((b) => !people.has(b.email)).map((b) => ({ externalId: b.external_id, email: b.email }));
+    if (removed.length) await m.query(`DELETE FROM integrations.crm_user WHERE integration_id = $1 AND email = ANY($2)`, [row.id, removed.map((r) => r.email)]);
+    if (listed.length) {
+      await m.query(
+        `INSERT INTO integrations.crm_user (integration_id, email, external_id, profiles, hash)
+         SELECT $1, x.email, x.external_id, x.profiles, x.hash FROM json_to_recordset($2::json) AS x(email text, external_id text, profiles jsonb, hash text)
+         ON CONFLICT (integration_id, email) DO UPDATE SET external_id = EXCLUDED.external_id, profiles = EXCLUDED.profiles, hash = EXCLUDED.hash`,
+        [row.id, JSON.stringify(listed.map(({ entries: _e, ...r }) => r))],
+      );
+    }
+    if (!all && !listed.length && !removed.length) return;
+    this.emitAgents(row, syncId, listed.map((r) => r.entries), roster.profileNames, removed, emit);
+  }
+
+  /** `people`: each address's entries (one per profile it is listed with), kept in one event so its teams are whole. */
+  private emitAgents(row: IntegrationRow, syncId: string, people: CrmUser[][], profileNames: ReadonlyMap<string, string>, removed: Array<{ externalId: string; email: string }>, emit: UnitOfWorkEmit): void {
     const cfg = (row.config ?? {}) as { space_name?: string | null; import_teams?: { type?: 'profiles' | 'none' } };
     // the inbox space the agents join: the config's space_name, else the company's name, else the integration's (decision 0063)
     const spaceName = (cfg.space_name?.trim() || row.company_name?.trim() || row.name.trim() || row.type).slice(0, 255);
-    const chunks = Math.max(1, Math.ceil(users.length / MAX_AGENTS_PER_EVENT));
-    for (let i = 0; i < chunks; i++) {
-      const part = users.slice(i * MAX_AGENTS_PER_EVENT, (i + 1) * MAX_AGENTS_PER_EVENT);
+    const chunks: CrmUser[][] = [[]];
+    for (const entries of people) {
+      if (chunks[chunks.length - 1].length + entries.length > MAX_AGENTS_PER_EVENT && chunks[chunks.length - 1].length) chunks.push([]);
+      chunks[chunks.length - 1].push(...entries);
+    }
+    const gone: Array<typeof removed> = [];
+    for (let i = 0; i < removed.length; i += MAX_REMOVED_PER_EVENT) gone.push(removed.slice(i, i + MAX_REMOVED_PER_EVENT));
+    const n = Math.max(chunks.length, gone.length, 1);
+    for (let i = 0; i < n; i++) {
+      const part = chunks[i] ?? [];
       emit(
         AgentsImported,
         {
@@ -364,10 +425,11 @@ export class SyncWorker implements OnApplicationBootstrap, OnModuleDestroy {
           type: row.type,
           syncId,
           seq: i,
-          last: i === chunks - 1,
+          last: i === n - 1,
           spaceName,
           importTeams: cfg.import_teams?.type ?? 'profiles',
           agents: part.map((u) => ({ externalId: u.externalId, email: u.email, firstName: u.firstName, lastName: u.lastName, admin: u.admin, profile: u.profile, profileName: u.profile === null ? null : (profileNames.get(u.profile) ?? null) })),
+          ...(gone[i]?.length ? { removed: gone[i] } : {}),
         },
         String(row.account_id),
       );
