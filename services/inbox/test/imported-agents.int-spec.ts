@@ -96,6 +96,64 @@ describe('imported CRM agents placed in the space and teams of the integration c
     expect(Object.keys(await layout('1'))).toEqual(['Sales floor']);
   });
 
+  it("moves an agent who changed profile and takes a removed one out of the integration's teams only: an admin's own membership stays, another account is untouched", async () => {
+    const K = '9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+    await h.publish(['31', '32', '33'].map((u) => memberEvent('3', u)).concat([memberEvent('4', '41')]));
+    await h.publish([
+      event({ accountId: '3', integrationKey: K, spaceName: 'Desk', agents: [{ userId: '31', profiles: [{ id: '1', name: 'Sales' }] }, { userId: '32', profiles: [{ id: '1', name: 'Sales' }] }, { userId: '33', profiles: [{ id: '2', name: 'Support' }] }] }),
+      event({ accountId: '4', integrationKey: K, spaceName: 'Desk', agents: [{ userId: '41', profiles: [{ id: '1', name: 'Sales' }] }] }),
+    ]);
+    expect(await layout('3')).toEqual({ Desk: { Sales: ['31', '32'], Support: ['33'] } });
+    // the account's admin puts 33 in Sales too, and 31 in a team of their own
+    const teams = (await h.call<Json>('GET', '/teams', { token: admin('3') })).body.items as Json[];
+    const sales = teams.find((t) => t.name === 'Sales') as Json;
+    expect((await h.call('PUT', `/teams/${sales.id}`, { body: { agents: ['31', '32', '33'] }, token: admin('3') })).status).toBe(200);
+    const desk = (await h.call<Json>('GET', '/spaces', { token: admin('3') })).body.items[0] as Json;
+    expect((await h.call('POST', '/teams', { body: { name: 'Night', space: String(desk.id), agents: ['31'] }, token: admin('3') })).status).toBe(201);
+
+    // the next sync of users: 32 moved to Support, 31 left (deactivated in the CRM); 41 named by account 3 is not its to take
+    const change = event({ accountId: '3', integrationKey: K, spaceName: 'Desk', agents: [{ userId: '32', profiles: [{ id: '2', name: 'Support' }] }], removed: ['31', '41'] });
+    expect(await consumer.handle(change)).not.toBeNull();
+    expect(await layout('3')).toEqual({ Desk: { Sales: ['33'], Support: ['32', '33'], Night: ['31'] } });
+    expect(await layout('4')).toEqual({ Desk: { Sales: ['41'] } });
+    // once: the same event again changes nothing
+    expect(await consumer.handle(change)).toBeNull();
+    expect(await layout('3')).toEqual({ Desk: { Sales: ['33'], Support: ['32', '33'], Night: ['31'] } });
+    // an event naming account 4 in its data under account 3's envelope is refused
+    expect(await consumer.handle(event({ accountId: '4', integrationKey: K, spaceName: 'Desk', agents: [], removed: ['41'] }, '3'))).toBeNull();
+    expect(await layout('4')).toEqual({ Desk: { Sales: ['41'] } });
+    // the AI routes learn that 31 left the Support/Sales teams but is still in the space through the admin's team
+    const [access] = await h.sql(`SELECT payload FROM inbox.outbox WHERE type = 'inbox.space_access.changed' AND key = '3' ORDER BY id DESC LIMIT 1`);
+    expect((access.payload as Json).data.spaces[0].members).toEqual(['31', '32', '33']);
+    // a removal alone (no agents listed) still applies: 33 leaves Support, keeps the admin's Sales
+    await h.publish([event({ accountId: '3', integrationKey: K, spaceName: 'Desk', agents: [], removed: ['33'] })]);
+    expect(await layout('3')).toEqual({ Desk: { Sales: ['33'], Support: ['32'], Night: ['31'] } });
+  });
+
+  it('retries a removal while the database cannot be reached, then applies it once', async () => {
+    const K = '9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
+    const failures: unknown[] = [];
+    const handle = consumer.handle.bind(consumer);
+    consumer.handle = async (e) => {
+      try {
+        return await handle(e);
+      } catch (err) {
+        failures.push(err);
+        throw err;
+      }
+    };
+    link.cut();
+    await h.bus.publish([event({ accountId: '3', integrationKey: K, spaceName: 'Desk', agents: [], removed: ['32'] })]);
+    for (let i = 0; i < 100 && failures.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    link.restore();
+    await h.bus.drain();
+    consumer.handle = handle;
+    expect(failures.length).toBeGreaterThanOrEqual(3);
+    expect(failures.every((f) => isInfrastructureError(f))).toBe(true);
+    expect(await layout('3')).toEqual({ Desk: { Sales: ['33'], Support: [], Night: ['31'] } });
+    expect(await h.sql(`SELECT count(*)::int AS n FROM inbox.dead_letter`)).toEqual([{ n: 0 }]);
+  });
+
   it('retries the same event while the database cannot be reached, then applies it once', async () => {
     const failures: unknown[] = [];
     const handle = consumer.handle.bind(consumer);
