@@ -133,6 +133,35 @@ describe('CRM users imported as inbox agents', () => {
     expect(await t.app.get(InboxImportedAgentsConsumer).handle(admitted[0])).toBeNull();
   });
 
+  it('at the next sync of users, moves a CRM user who changed profile to its team and takes one deleted in the CRM out of the teams, in the connecting account only', async () => {
+    const before = await inboxLayout(ACC);
+    expect(before).toEqual({ 'CRM agents': { Sales: ['bob@acme.test', 'dee@acme.test'], Support: ['cid@acme.test'], 'CRM agents': ['ann@acme.test'] } });
+    const importedBefore = imported.length;
+    const mailsBefore = t.mailbox.list(200).length;
+    // in HubSpot: Dee moves from Sales to Support, Cid is deleted
+    (hs.users.find((u) => u.id === '14') as { roleId: string | null }).roleId = '200';
+    hs.users = hs.users.filter((u) => u.id !== '13');
+    clock.advance(5 * 60_000 + 1000);
+    await t.app.get(SyncWorker).drain();
+    await t.app.get(IntegrationsOutboxRelay).relay.flush();
+    const after = await until(() => inboxLayout(ACC), (v) => JSON.stringify(v['CRM agents']?.Support) === JSON.stringify(['dee@acme.test']));
+    expect(after).toEqual({ 'CRM agents': { Sales: ['bob@acme.test'], Support: ['dee@acme.test'], 'CRM agents': ['ann@acme.test'] } });
+    expect(await inboxLayout(OTHER)).toEqual({});
+    // only the changes were published: Dee with her new profile, Cid removed; nobody was invited again
+    const fresh = imported.slice(importedBefore).map((e) => e.data as Json);
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]).toMatchObject({ accountId: ACC, integrationKey: key, agents: [{ email: 'Dee@Acme.test', profile: '200', profileName: 'Support' }], removed: [{ externalId: '13', email: 'cid@acme.test' }] });
+    expect(t.mailbox.list(200).length).toBe(mailsBefore);
+    // Cid stays a member of the account (removing a member is the admin's decision)
+    expect(await agents(ACC)).toContain('cid@acme.test');
+
+    // an unchanged CRM publishes nothing at the next run
+    clock.advance(5 * 60_000 + 1000);
+    await t.app.get(SyncWorker).drain();
+    await t.app.get(IntegrationsOutboxRelay).relay.flush();
+    expect(imported.length).toBe(importedBefore + 1);
+  });
+
   it('lets a new address register through the invite and join as an active agent', async () => {
     const mail = t.mailbox.list().find((m) => m.to === 'dee@acme.test');
     const [, customerID, inviteID, inviteToken] = /team-member-invite\/(\d+)\/(\d+)\/([\w-]+)/.exec(mail?.text ?? '') ?? [];
