@@ -59,6 +59,22 @@ export function documentedServices(root: string): string[] {
   return [...cell.matchAll(/\b([a-z]+) 30\d\d\b/g)].map((m) => m[1]);
 }
 
+/**
+ * The processes of distributed mode: every service of the README's `PORT` row, and the short links' redirect server
+ * (`links-redirect`, `node dist/services/links/src/main-redirect.js`, public, not behind the gateway) beside links.
+ */
+export function documentedProcesses(root: string): string[] {
+  const services = documentedServices(root);
+  return services.includes('links') ? [...services, 'links-redirect'] : services;
+}
+
+/** How a process of distributed mode is started: its service folder, its script and the path it answers 200 on when ready. */
+function processSpec(name: string): { service: string; script?: string; healthPath?: string } {
+  // the redirect answers /-/health (raw node:http, no /api prefix: it serves short codes at the root)
+  if (name === 'links-redirect') return { service: 'links', script: 'main-redirect.js', healthPath: '/-/health' };
+  return { service: name };
+}
+
 export interface DistributedOptions {
   root: string;
   databaseUrl: string;
@@ -67,11 +83,13 @@ export interface DistributedOptions {
   smtpUrl: string;
   /** The first super administrator's password (`.env.example` leaves it to the operator). */
   adminPassword: string;
-  /** Services to start (default: all the README lists); the gateway routes to those started. */
+  /** Processes to start (default: every service the README lists and the redirect, `documentedProcesses`); the gateway routes to the services started. */
   services?: string[];
   /** Documented variables to set differently for a service (checked against the table like the rest). */
   override?: (service: string) => Record<string, string>;
   stdio?: 'capture' | 'inherit';
+  /** How long each process may take to answer its health check (360 s: a loaded 2-core runner boots many at once). */
+  readyTimeoutMs?: number;
 }
 
 export interface DistributedMode {
@@ -153,7 +171,8 @@ export function localEnvironment(opts: { databaseUrl: string; kafkaBrokers: stri
     INBOX_MEDIA_DIR: path.join(opts.scratch, 'inbox-media'),
     INBOX_DISPATCH_URL: `http://127.0.0.1:${opts.ports.get('dispatch') ?? 0}`,
     GATEWAY_ROUTES: [...opts.ports]
-      .filter(([s]) => s !== 'gateway')
+      // the redirect is public on its own port, not behind the gateway
+      .filter(([s]) => s !== 'gateway' && s !== 'links-redirect')
       .map(([s, port]) => `${s}=http://127.0.0.1:${port}`)
       .join(','),
   };
@@ -161,7 +180,7 @@ export function localEnvironment(opts: { databaseUrl: string; kafkaBrokers: stri
 
 export async function startDistributedMode(opts: DistributedOptions): Promise<DistributedMode> {
   const example = exampleEnvironment(opts.root, opts.adminPassword);
-  const services = opts.services ?? documentedServices(opts.root);
+  const services = opts.services ?? documentedProcesses(opts.root);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-distributed-'));
   const ports = new Map<string, number>();
   for (const s of services) ports.set(s, await freePort());
@@ -169,8 +188,10 @@ export async function startDistributedMode(opts: DistributedOptions): Promise<Di
   const envs = documentedEnvironment(opts.root, services, localEnvironment({ ...opts, scratch, ports }), example, opts.override);
   const processes = new Map<string, ServiceProcess>();
   const extra: ServiceProcess[] = [];
-  const start = (s: string, port?: number) =>
-    startServiceProcess(opts.root, s, envs.get(s) ?? {}, { port, inheritEnv: false, stdio: opts.stdio, readyTimeoutMs: 360_000 });
+  const start = (s: string, port?: number) => {
+    const spec = processSpec(s);
+    return startServiceProcess(opts.root, spec.service, envs.get(s) ?? {}, { port, script: spec.script, healthPath: spec.healthPath, inheritEnv: false, stdio: opts.stdio, readyTimeoutMs: opts.readyTimeoutMs ?? 360_000 });
+  };
   try {
     // the gateway last: it answers for services that are up
     const started = await Promise.allSettled(services.filter((s) => s !== 'gateway').map(async (s) => processes.set(s, await start(s, ports.get(s)))));
