@@ -8,6 +8,7 @@ import {
   CampaignSendBatchRequestedV1,
   LinkBatchMintedV1,
   LinkBatchRequestedV1,
+  MessageStatusChangedV1,
   SendBatchProcessedV1,
   Topics,
   type EventData,
@@ -59,6 +60,28 @@ export class RunnerHarness {
   linkRequests: LinkRequest[] = [];
   /** Answers held back (a streams outage), published by `release`. */
   held: OutgoingEvent[] = [];
+  /**
+   * The fake dispatch: each message streams accepts (once) reports `sent` right after the answer, unless
+   * `dispatchHolding` (a carrier slower than the campaign): then it waits in `dispatchQueue` until `dispatchSend`.
+   */
+  dispatchHolding = false;
+  dispatchQueue: Array<{ item: Item; batch: SendBatch }> = [];
+
+  /** Dispatch's status of an accepted message of `batch`'s campaign. */
+  statusOf(item: Pick<Item, 'messageUuid' | 'destination'>, batch: Pick<SendBatch, 'accountId' | 'streamId' | 'campaignId'>, status: 'sent' | 'delivered' | 'sent_failed' = 'sent'): OutgoingEvent {
+    return createEnvelope(
+      MessageStatusChangedV1,
+      { messageUuid: item.messageUuid, accountId: batch.accountId, streamId: batch.streamId, streamUid: 'x', campaignId: batch.campaignId, sender: 'Acme', destination: item.destination, status, outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+      { accountId: batch.accountId, source: 'dispatch' },
+    );
+  }
+
+  /** Dispatch sends (`sent`) or fails (`sent_failed`) the first `n` of its queue, then everything that followed settles. */
+  async dispatchSend(n = Infinity, status: 'sent' | 'sent_failed' = 'sent'): Promise<void> {
+    const out = this.dispatchQueue.splice(0, n);
+    await this.a.bus.publish(out.map((q) => this.statusOf(q.item, q.batch, status)));
+    await this.settle();
+  }
 
   async start(runner: RunnerOptions = {}): Promise<void> {
     this.a = await startCampaigns({ clock: this.clock, runner: { intervalMs: 0, instanceId: 'runner-a', leaseMs: 10_000, resendAfterMs: 60_000, ctrMinSample: 50, ctrDelayMs: 1500, ctrEveryMs: 0, ...runner } });
@@ -160,6 +183,9 @@ export class RunnerHarness {
     const event = createEnvelope(SendBatchProcessedV1, { batchId: b.batchId, requester: 'campaigns' as const, accountId: b.accountId, streamId: b.streamId, campaignId: b.campaignId, items }, { accountId: b.accountId, source: 'streams' });
     if (this.holding) this.held.push(event);
     else await this.a.bus.publish([event]);
+    const fresh = items.filter((i) => i.outcome === 'accepted' && !i.duplicate).map((i) => ({ item: b.items.find((x) => x.messageUuid === i.messageUuid) as Item, batch: b }));
+    if (this.dispatchHolding) this.dispatchQueue.push(...fresh);
+    else if (fresh.length) await this.a.bus.publish(fresh.map((q) => this.statusOf(q.item, q.batch)));
   }
 
   holding = false;

@@ -28,6 +28,8 @@ describe('campaign runner', () => {
   beforeEach(() => {
     h.decide = () => ({});
     h.requested = [];
+    h.dispatchHolding = false;
+    h.dispatchQueue = [];
   });
 
   const states = async (id: string) => Object.fromEntries((await h.a.sql<{ state: number; n: number }>(`SELECT state, count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 GROUP BY state`, [id])).map((r) => [r.state, r.n]));
@@ -185,8 +187,12 @@ describe('campaign runner', () => {
   });
 
   it('counts statuses and clicks once each, per variant, whatever order and repeats they come in', async () => {
+    h.dispatchHolding = true;
     const id = await h.campaign0('1201', 4);
-    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    await h.step();
+    await h.step();
+    await h.step();
+    expect({ status: await h.status(id), queued: h.dispatchQueue.length }).toEqual({ status: CampaignStatus.Sending, queued: 4 });
     const msgs = await h.a.sql<{ uuid: string; variant_id: string }>(`SELECT message_uuid::text AS uuid, variant_id::text FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]);
     const status = (uuid: string, s: string, acc = '1201') =>
       createEnvelope(
@@ -204,9 +210,53 @@ describe('campaign runner', () => {
       { accountId: '1201', source: 'links' },
     );
     await h.a.publish([click, click, { ...click, id: randomUUID() }]);
+    // every message left dispatch (sent or failed): the campaign finishes
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
     expect(await h.campaign(id)).toMatchObject({ sent: 3, delivered: 1, undelivered: 1, sent_failed: 1, clicked: 1 });
     const [v] = await h.a.sql(`SELECT sent::int, delivered::int, clicked::int FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
     expect(v).toEqual({ sent: 3, delivered: 1, clicked: 1 });
+  });
+
+  it('keeps a campaign sending while dispatch still has messages streams accepted: pause and play act on that tail, and it finishes after the last one left dispatch', async () => {
+    h.dispatchHolding = true;
+    const id = await h.campaign0('1251', 30);
+    const token = h.a.token('1251');
+    for (let i = 0; i < 5 && (await h.campaign(id)).created !== 30; i++) await h.step();
+    // streams accepted everyone; dispatch has sent none of them yet
+    expect({ campaign: await h.campaign(id), queued: h.dispatchQueue.length }).toMatchObject({ campaign: { status: CampaignStatus.Sending, created: 30 }, queued: 30 });
+    const pause = await h.a.call('POST', `/campaigns/${id}/pause`, { token });
+    expect({ status: pause.status, body: pause.status === 200 ? null : pause.body }).toEqual({ status: 200, body: null });
+    await h.dispatchSend(10);
+    await h.step();
+    expect(await h.status(id)).toBe(CampaignStatus.Paused);
+    expect((await h.a.call('POST', `/campaigns/${id}/play`, { token })).status).toBe(200);
+    await h.step();
+    await h.step();
+    expect(await h.status(id)).toBe(CampaignStatus.Sending);
+    await h.dispatchSend(19);
+    await h.step();
+    await h.step();
+    expect(await h.status(id)).toBe(CampaignStatus.Sending);
+    await h.dispatchSend();
+    expect(await h.runUntilStopped(id, 5)).toBe(CampaignStatus.Finished);
+    // nothing requested twice across the pause
+    expect(new Set(h.requested.map((i) => i.messageUuid)).size).toBe(30);
+    expect(await h.campaign(id)).toMatchObject({ created: 30, sent: 30 });
+  });
+
+  it('aborts a campaign whose messages still wait in dispatch, and counts what dispatch drops as failed', async () => {
+    h.dispatchHolding = true;
+    const id = await h.campaign0('1261', 12);
+    for (let i = 0; i < 5 && (await h.campaign(id)).created !== 12; i++) await h.step();
+    await h.dispatchSend(5);
+    expect(await h.status(id)).toBe(CampaignStatus.Sending);
+    expect((await h.a.call('POST', `/campaigns/${id}/abort`, { token: h.a.token('1261') })).status).toBe(200);
+    const [changed] = await h.a.sql<{ data: { to: number } }>(`SELECT payload->'data' AS data FROM campaigns.outbox WHERE type = 'campaigns.campaign.status_changed' AND payload->'data'->>'campaignId' = $1 ORDER BY id DESC LIMIT 1`, [id]);
+    expect(changed?.data.to).toBe(CampaignStatus.Aborted);
+    // dispatch drops the 7 still waiting with a final status
+    await h.dispatchSend(Infinity, 'sent_failed');
+    await h.step();
+    expect(await h.campaign(id)).toMatchObject({ status: CampaignStatus.Aborted, created: 12, sent: 5, sent_failed: 7 });
   });
 
   it('counts an opt-out once for the campaigns that sent to the number, never another account’s', async () => {

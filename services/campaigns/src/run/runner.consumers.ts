@@ -370,8 +370,11 @@ export class RunnerConsumers implements OnModuleInit {
         if (counter) c[counter]++;
         map.set(key, c);
       };
+      // recipients whose message left dispatch's queue with this group (their first status): the run's tail count
+      const left = new Map<string, number>();
       for (const r of rows) {
         touched.set(r.campaign_id, r.account_id);
+        if (r.old === null) left.set(r.campaign_id, (left.get(r.campaign_id) ?? 0) + 1);
         add(campaigns, r.campaign_id, r);
         add(variants, r.variant_id, r);
         add(senders, r.sender_id === null ? null : `${r.campaign_id}:${r.sender_id}`, r);
@@ -389,6 +392,11 @@ export class RunnerConsumers implements OnModuleInit {
         );
       };
       await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols);
+      // the same order of rows as every writer: recipients, campaign, run, variants, senders (docs/decisions/0066)
+      if (left.size) {
+        const runs = [...left.entries()].sort(([x], [y]) => (BigInt(x) < BigInt(y) ? -1 : 1));
+        await m.query(`UPDATE campaigns.run x SET left_dispatch = x.left_dispatch + t.n FROM unnest($1::bigint[], $2::int[]) AS t(k, n) WHERE x.campaign_id = t.k`, [runs.map(([k]) => k), runs.map(([, n]) => n)]);
+      }
       await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, cols);
       await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed']);
     });

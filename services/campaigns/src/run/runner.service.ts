@@ -102,7 +102,8 @@ const hhmm = (v: string | null): string | null => (v ? v.slice(0, 5) : null);
 /**
  * Runs started campaigns (docs/decisions/0032-campaign-runner.md): asks contacts for the audience, then sends in
  * batches through streams paced by the TPS, each recipient in its sending hours, halting on the limits streams
- * reports and on auto-pause, and finishing when every recipient has a final outcome. All state is in the database:
+ * reports and on auto-pause, and finishing when every recipient has a final outcome and dispatch has sent (or failed)
+ * every message streams accepted. All state is in the database:
  * a campaign is leased by one runner at a time, a runner killed anywhere is replaced after its lease, and a recipient
  * re-requested after a crash is the same message (messageUuid) to streams.
  */
@@ -362,14 +363,19 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     await this.ds.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [c.id, new Date(nowMs - this.o.resendAfterMs)]);
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late)
-    const [{ in_flight: inFlight, open, accepted }] = (await this.ds.query(
+    const [{ in_flight: inFlight, open, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
       `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open,
-              (SELECT accepted::text FROM campaigns.run WHERE campaign_id = $1) AS accepted
+              (SELECT accepted::text FROM campaigns.run WHERE campaign_id = $1) AS accepted,
+              (SELECT left_dispatch::text FROM campaigns.run WHERE campaign_id = $1) AS left_dispatch
          FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
       [c.id],
-    )) as Array<{ in_flight: number; open: number; accepted: string }>;
+    )) as Array<{ in_flight: number; open: number; accepted: string; left_dispatch: string }>;
     run = { ...run, accepted };
     if (open === 0) {
+      // Every recipient has its answer from streams, but what streams accepted may still wait in dispatch's queue (a
+      // carrier slower than the campaign): the campaign keeps sending (so pause, play and abort still act on that tail,
+      // docs/decisions/0066) until every accepted recipient's message has left dispatch (its first status came back).
+      if (Number(leftDispatch) < Number(accepted)) return;
       await this.finish(c, run, now);
       return;
     }

@@ -370,6 +370,25 @@ export class MessageRepository {
     return rows;
   }
 
+  /**
+   * An aborted campaign's messages still waiting (held since the abort; docs/decisions/0066): final `sent_failed`
+   * ("campaign aborted"), at most `limit` of them, those another replica is dropping skipped. Only messages never
+   * handed to a provider: a held message has no attempt in flight.
+   */
+  async dropAborted(q: Q, limit: number): Promise<EventRow[]> {
+    return rowsOf<EventRow>(await q.query(
+      `WITH x AS (
+         SELECT m.id FROM dispatch.campaign_hold h JOIN dispatch.message m ON m.campaign_id = h.campaign_id AND m.account_id = h.account_id
+          WHERE h.aborted AND m.send_state = 'held' AND m.status = 'accepted'
+          LIMIT $1 FOR UPDATE OF m SKIP LOCKED)
+       UPDATE dispatch.message m
+          SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = 'campaign aborted', final_at = now(), updated_at = now()
+         FROM x WHERE m.id = x.id
+        RETURNING ${EVENT_COLS}`,
+      [limit],
+    ));
+  }
+
   /** Final statuses that need no receipt (no route, rejected, failed): only from a claimed attempt. */
   async finalizeClaimed(q: Q, items: Array<{ id: string; attemptId: string; status: MessageStatusValue; error: string | null; vendorId: string | null }>): Promise<EventRow[]> {
     if (items.length === 0) return [];

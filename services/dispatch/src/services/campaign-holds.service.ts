@@ -4,10 +4,14 @@ import type { DataSource } from 'typeorm';
 import { CampaignStatus, CampaignStatusChangedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
 import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
+import { MessageRepository } from '../repositories/message.repository';
+import { addToOutbox, DispatchOutboxRelay, lifecycleEvents } from './events.service';
 
 export const CAMPAIGN_HOLDS_GROUP = 'dispatch.campaign-holds';
 /** How often a replica reads the held campaigns (the one that handled the event knows at once). */
 export const HOLDS_REFRESH_MS = 250;
+/** An aborted campaign's held messages are dropped this many to a transaction. */
+const DROP_BATCH = 2000;
 
 /** Statuses in which a campaign's messages must not go out. */
 const HOLDING: ReadonlySet<number> = new Set([CampaignStatus.Paused, CampaignStatus.Aborted]);
@@ -27,6 +31,10 @@ const HOLDING: ReadonlySet<number> = new Set([CampaignStatus.Paused, CampaignSta
  *   event marks the hold in memory before its transaction, so once the hold is visible in the table that replica sends
  *   nothing more of the campaign. Messages given back while a release raced them are put back in the queue by the
  *   same refresh (a held row of a released campaign).
+ * - Aborted (docs/decisions/0066): the campaign is held as for a pause, and its held messages are then dropped with a
+ *   final status (`sent_failed`, "campaign aborted", refunded: they never reached a provider), their status events in
+ *   the same transactions, so the campaign counts them and finishes its tail. Any replica's refresh drops what is
+ *   still held of an aborted campaign (messages given back after the abort, new ones stored held, a crash midway).
  * Tenancy: a hold is per campaign AND account (its key), and every statement matches both: an event naming another
  * account's campaign id holds nothing of that campaign.
  */
@@ -45,6 +53,8 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
     @Inject(EventBus) private readonly bus: EventBus,
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
+    private readonly repo: MessageRepository,
+    private readonly relay: DispatchOutboxRelay,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -89,6 +99,23 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
         WHERE m.send_state = 'held' AND h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND NOT h.held`,
     );
     if (Number(back) > 0) for (const fn of this.released) fn();
+    await this.dropAborted();
+  }
+
+  /** Drops what is held of aborted campaigns (final status, events in the same transaction). Replicas skip each other's rows. */
+  async dropAborted(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.ds.transaction(async (m) => {
+        const rows = await this.repo.dropAborted(m, DROP_BATCH);
+        if (rows.length) await addToOutbox(m, lifecycleEvents(rows, { final: true, refundReason: () => 'campaign_aborted' }));
+        return rows.length;
+      });
+      total += n;
+      if (n < DROP_BATCH) break;
+    }
+    if (total) this.relay.kick();
+    return total;
   }
 
   async onStatus(e: EventEnvelope): Promise<void> {
@@ -96,6 +123,7 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     const d = CampaignStatusChangedV1.schema.parse(e.data);
     if (e.accountId !== null && e.accountId !== d.accountId) throw new Error(`campaign status ${e.id}: envelope account ${e.accountId} is not the campaign's ${d.accountId}`);
     const hold = HOLDING.has(d.to);
+    const aborted = d.to === CampaignStatus.Aborted;
     const key = `${d.accountId}:${d.campaignId}`;
     if (hold) {
       this.pending.add(key);
@@ -104,11 +132,11 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     try {
       const applied = await this.ds.transaction(async (m) => {
         const [row] = await m.query<Array<{ held: boolean }>>(
-          `INSERT INTO dispatch.campaign_hold AS h (campaign_id, account_id, held, changed_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (campaign_id, account_id) DO UPDATE SET held = EXCLUDED.held, changed_at = EXCLUDED.changed_at
+          `INSERT INTO dispatch.campaign_hold AS h (campaign_id, account_id, held, aborted, changed_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (campaign_id, account_id) DO UPDATE SET held = EXCLUDED.held, aborted = EXCLUDED.aborted, changed_at = EXCLUDED.changed_at
              WHERE h.changed_at <= EXCLUDED.changed_at
            RETURNING held`,
-          [d.campaignId, d.accountId, hold, new Date(d.changedAt)],
+          [d.campaignId, d.accountId, hold, aborted, new Date(d.changedAt)],
         );
         if (!row) return null; // an older change
         if (hold) {
@@ -125,6 +153,7 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
         this.held.delete(key);
         for (const fn of this.released) fn();
       }
+      if (applied === true && aborted) await this.dropAborted();
     } finally {
       if (hold) {
         this.pending.delete(key);
