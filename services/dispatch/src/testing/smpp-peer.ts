@@ -79,7 +79,7 @@ export class SmppPeer {
   private throttled = 0;
   /** submit_sm answered ESME_RTHROTTLED (throttleFirst and throttleRate). */
   throttledResponses = 0;
-  private readonly limit: TokenBucket | null;
+  private limit: TokenBucket | null;
   private readonly opts: Required<Omit<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor' | 'querySm'>> &
     Pick<SmppPeerOptions, 'silentFor' | 'silentOnceFor' | 'rejectFor' | 'undeliveredFor' | 'querySm'>;
   /** query_sm received, and the states remembered for them (when `querySm` is set). */
@@ -111,6 +111,11 @@ export class SmppPeer {
     };
     const rate = this.opts.throttleRate;
     this.limit = rate > 0 ? new TokenBucket(rate, this.opts.throttleBurst || Math.max(1, Math.ceil(rate / 20))) : null;
+  }
+
+  /** The carrier changes its rate limit (submit_sm/s across all binds; 0: none), as a congested route does. */
+  setThrottleRate(rate: number, burst = Math.max(1, Math.ceil(rate / 20))): void {
+    this.limit = rate > 0 ? new TokenBucket(rate, burst) : null;
   }
 
   async listen(port = 0): Promise<number> {
