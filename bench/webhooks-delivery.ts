@@ -144,7 +144,8 @@ async function main(): Promise<void> {
     pg = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
     url = pg.url();
   }
-  const pgData = pg ? pgDir : null;
+  // an outside cluster's CPU is counted too when its data directory is given (BENCH_PG_DATA)
+  const pgData = pg ? pgDir : (process.env.BENCH_PG_DATA ?? null);
   const keys = generateSigningKeys();
   const moduleFor = (bus: InMemoryEventBus, pollMs: number) => {
     @Module({
@@ -198,6 +199,9 @@ async function main(): Promise<void> {
     profiler.connect();
     await new Promise((r) => profiler.post('Profiler.enable', () => profiler.post('Profiler.start', r)));
   }
+  // BENCH_PG_STATEMENTS=1 (a cluster with pg_stat_statements loaded): the delivery phase's statements, printed after it
+  const statements = process.env.BENCH_PG_STATEMENTS === '1';
+  if (statements) await sql.query(`SELECT pg_stat_statements_reset()`);
   let r0 = await ok.count();
   const wal = async () => Number((await sql.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text AS b`)).rows[0].b);
   const wal0 = await wal();
@@ -217,6 +221,12 @@ async function main(): Promise<void> {
     const profile = await new Promise<unknown>((r) => profiler.post('Profiler.stop', (_e, res) => r(res.profile)));
     fs.writeFileSync(String(process.env.BENCH_CPU_PROFILE), JSON.stringify(profile));
     profiler.disconnect();
+  }
+  if (statements) {
+    const top = await sql.query<{ calls: string; rows: string; ms: number; q: string }>(
+      `SELECT calls::text, rows::text, total_exec_time AS ms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12`,
+    );
+    for (const r of top.rows) console.log(`statement: ${r.calls} calls, ${r.rows} rows, ${Number(r.ms).toFixed(0)} ms: ${r.q}`);
   }
   const [{ n: logged }] = (await sql.query(`SELECT count(*)::int AS n FROM webhooks.request_log WHERE status = 'success'`)).rows;
   const payloads = (await sql.query<{ payload: string; event_id: string }>(`SELECT payload, event_id::text FROM webhooks.delivery LIMIT $1`, [queued])).rows;
@@ -281,14 +291,17 @@ async function main(): Promise<void> {
     await live.close();
     return out;
   };
-  const e2eMany = await e2e(EVENTS, ACCOUNTS, 1);
+  // BENCH_QUICK=1: the filled-queue phase and its ceiling only (profiling runs)
+  const quick = process.env.BENCH_QUICK === '1';
+  const none = { n: 0, sec: 0, cpu: 0, pgCpu: null };
+  const e2eMany = quick ? none : await e2e(EVENTS, ACCOUNTS, 1);
   // the common shape: one webhook per account, so every event is one delivery (the consumer's cost per event is per delivery)
-  for (let a = 1001; a <= 1100; a++) await asAccount(String(a), () => webhooks.create({ name: 'one', url: `${ok.url}/one/${a}`, trigger: 'message_status_change' }));
-  const e2eOne = await e2e(EVENTS * HOOKS_PER_ACCOUNT, 100, 1001);
+  if (!quick) for (let a = 1001; a <= 1100; a++) await asAccount(String(a), () => webhooks.create({ name: 'one', url: `${ok.url}/one/${a}`, trigger: 'message_status_change' }));
+  const e2eOne = quick ? none : await e2e(EVENTS * HOOKS_PER_ACCOUNT, 100, 1001);
 
   // fairness: account 100's receiver hangs; account 1's 2,000 deliveries to the healthy one, with and without it
   const hang = await receiver('hang');
-  await asAccount('100', () => webhooks.create({ name: 'hang', url: `${hang.url}/hang`, trigger: 'message_status_change' }));
+  if (!quick) await asAccount('100', () => webhooks.create({ name: 'hang', url: `${hang.url}/hang`, trigger: 'message_status_change' }));
   /**
    * The healthy account's 2,000 deliveries published in rounds (20 events, 200 deliveries, every 20 ms) while the
    * worker runs, with or without the hanging account's events in the same rounds: the healthy account's rate (first
@@ -329,8 +342,9 @@ async function main(): Promise<void> {
     )).rows;
     return { rate: (200 * HOOKS_PER_ACCOUNT) / sec, p50: Number(l.p50), p99: Number(l.p99), max: Number(l.max) };
   };
-  const alone = await healthyRun(false);
-  const beside = await healthyRun(true);
+  const noFair = { rate: 0, p50: 0, p99: 0, max: 0 };
+  const alone = quick ? noFair : await healthyRun(false);
+  const beside = quick ? noFair : await healthyRun(true);
   const held = (await hang.count()).count;
 
   const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');

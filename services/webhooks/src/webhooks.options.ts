@@ -29,6 +29,11 @@ export interface WebhooksModuleOptions {
   perHostConcurrency?: number;
   /** Deliveries of one webhook in flight at a time (so one slow URL cannot take the whole pool). Default 4. */
   perWebhookConcurrency?: number;
+  /**
+   * Requests in flight on one keep-alive connection (HTTP/1.1 pipelining, docs/decisions/0069); a host gets
+   * perHostConcurrency / pipelining connections. Default 1: one request at a time per connection.
+   */
+  pipelining?: number;
   /** How often the delivery worker looks for due work; 0 turns the loop off (tests call `runOnce`). Default 250 ms. */
   pollMs?: number;
   /** How long the signing secret replaced by a rotation still signs deliveries beside the new one. Default 24 h. */
@@ -56,6 +61,7 @@ export interface ResolvedWebhooksOptions {
   concurrency: number;
   perHostConcurrency: number;
   perWebhookConcurrency: number;
+  pipelining: number;
   pollMs: number;
   secretOverlapMs: number;
   bulkMaxEvents: number;
@@ -93,6 +99,7 @@ export function resolveWebhooksOptions(o: WebhooksModuleOptions): ResolvedWebhoo
     concurrency: int('concurrency', o.concurrency, 64, 1, 4096),
     perHostConcurrency: int('perHostConcurrency', o.perHostConcurrency, 8, 1, 4096),
     perWebhookConcurrency: int('perWebhookConcurrency', o.perWebhookConcurrency, 4, 1, 4096),
+    pipelining: int('pipelining', o.pipelining, 1, 1, 64),
     pollMs: int('pollMs', o.pollMs, 250, 0),
     secretOverlapMs: int('secretOverlapMs', o.secretOverlapMs, 86_400_000, 0),
     bulkMaxEvents: int('bulkMaxEvents', o.bulkMaxEvents, 100, 1, 10_000),

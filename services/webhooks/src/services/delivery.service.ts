@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import * as http from 'node:http';
-import * as https from 'node:https';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookDisabledV1, type WebhookParams, type WebhookRequestLogDto, type WebhookTestResultDto, type WebhookTriggerValue } from '@switchboard/contracts';
-import { AppError, createEnvelope, DATABASE_URL, DestinationGuard, DestinationRefused, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
+import { AppError, createEnvelope, DATABASE_URL, DestinationGuard, DestinationRefused, DNS_CACHE_MIN_MS, type CheckedDestination, Outbox, parseListQuery, PROCESS_ROLES, RequestContext, type ListResult, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { CONNECTION_TIMEOUT, sendOnce, type Outcome, type SentRequest } from '../delivery/http-sender';
+import { HostPool } from '../delivery/host-pool';
+import { CONNECTION_TIMEOUT, type Outcome, type SentRequest } from '../delivery/http-sender';
 import { samplePayload } from '../delivery/payloads';
 import { signatureHeaders } from '../delivery/signature';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_OPTIONS, WEBHOOKS_SCHEMA, type ResolvedWebhooksOptions } from '../webhooks.options';
@@ -87,6 +86,8 @@ const SELECT_WEBHOOK = `SELECT id::text, uid::text, account_id::text, name, url,
 const BUCKET_LOCK_CLASS = 0x57484b53;
 /** Webhooks are spread over this many buckets; a bucket is served by one process at a time (its session holds the lock). */
 export const DELIVERY_BUCKETS = 64;
+/** A worker whose claims keep coming back full looks for buckets with due work nobody serves this often. */
+const DISCOVER_EVERY_MS = 250;
 
 /**
  * The delivery queue (docs/decisions/0027-webhooks.md, 0059): consumers insert one row per webhook and event (batched);
@@ -101,7 +102,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly log = new Logger('WebhookDelivery');
   private readonly guard: DestinationGuard;
   private readonly hosts: HostLimiter;
-  private readonly agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+  /** Keep-alive connections per checked destination (address, port, TLS name): docs/decisions/0069. */
+  private readonly pools = new Map<string, HostPool>();
   private readonly inFlight = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private ticking = false;
@@ -141,8 +143,8 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     // ending the session gives its buckets back (every outcome is written by now)
     if (this.owner) await this.owner.end().catch(() => undefined);
     this.owner = null;
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const p of this.pools.values()) p.close();
+    this.pools.clear();
   }
 
   /** New work was queued: look for it now rather than at the next poll. */
@@ -374,6 +376,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       throw e;
     }
     this.owned.clear();
+    this.dueMine = [];
     this.owner = c;
     return c;
   }
@@ -382,12 +385,14 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     if (this.owner !== c) return;
     this.owner = null;
     this.owned.clear();
+    this.dueMine = [];
     void c.end().catch(() => undefined);
   }
 
   /**
-   * Claims up to `limit` due deliveries without writing them (docs/decisions/0059). On the owner session, so the
-   * buckets are held while the rows are read: (1) the buckets with due work nobody holds are locked
+   * Claims up to `limit` due deliveries without writing them (docs/decisions/0059, 0069). On the owner session, so the
+   * buckets are held while the rows are read: (1) the buckets with due work nobody holds are locked (only when this
+   * process has no bucket with due work, its last claim came back short, or DISCOVER_EVERY_MS have passed)
    * (`pg_try_advisory_lock`: another process's buckets are skipped, never waited for); buckets with nothing due and
    * nothing in flight here are given back. (2) one statement walks the held buckets' webhooks with due rows in id order
    * from the round-robin cursor (a skip scan over `delivery_claim_idx`, one index probe per webhook), each giving its
@@ -405,8 +410,37 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
+  /**
+   * The buckets this process holds that had due work at the last discovery (the bucket statement below walks every
+   * webhook with pending rows: a probe per webhook, the costliest statement of a busy worker when run at every claim).
+   */
+  private dueMine: number[] = [];
+  /** When the buckets were last discovered (performance.now()); a saturated worker looks again this often. */
+  private discoveredAt = -Infinity;
+
   private async claimOn(owner: Client, limit: number): Promise<Claimed[]> {
     const now = this.clock.now();
+    // a worker whose claims come back full serves its buckets without looking for others, up to DISCOVER_EVERY_MS;
+    // a short claim (its buckets ran dry, or rows came due elsewhere) looks again at once
+    let fresh = false;
+    if (!this.dueMine.length || performance.now() - this.discoveredAt >= DISCOVER_EVERY_MS) {
+      await this.discover(owner, now);
+      fresh = true;
+    }
+    let out = await this.claimFrom(owner, now, limit, []);
+    if (out.length < limit && !fresh) {
+      await this.discover(owner, now);
+      out = await this.claimFrom(owner, now, limit, out);
+    }
+    return out;
+  }
+
+  /**
+   * (1) The buckets with due work nobody holds are locked (`pg_try_advisory_lock`: another process's buckets are
+   * skipped, never waited for); buckets with nothing due and nothing in flight here are given back.
+   */
+  private async discover(owner: Client, now: Date): Promise<void> {
+    this.discoveredAt = performance.now();
     const { rows: due } = await owner.query<{ b: number; mine: boolean }>(
       `WITH RECURSIVE hooks AS (
          (SELECT webhook_id FROM webhooks.delivery WHERE state = 'pending' AND NOT bulk ORDER BY webhook_id LIMIT 1)
@@ -428,11 +462,20 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       await owner.query(`SELECT pg_advisory_unlock($1, b) FROM unnest($2::int[]) b`, [BUCKET_LOCK_CLASS, giveBack]);
       for (const b of giveBack) this.owned.delete(b);
     }
-    const mine = [...this.owned].filter((b) => dueBuckets.has(b));
-    if (!mine.length) return [];
+    this.dueMine = [...this.owned].filter((b) => dueBuckets.has(b));
+  }
+
+  /**
+   * (2) One statement walks the held buckets' webhooks with due rows in id order from the round-robin cursor (a skip
+   * scan over `delivery_claim_idx`, one index probe per webhook), each giving its oldest due rows not already in flight
+   * here, up to the per-webhook limit minus what it has in flight (counted in memory: only this process serves the
+   * bucket). Adds to `out` (rows already claimed in this call count as in flight).
+   */
+  private async claimFrom(owner: Client, now: Date, limit: number, out: Claimed[]): Promise<Claimed[]> {
+    const mine = this.dueMine;
+    if (!mine.length) return out;
     const heldHooks = [...this.heldPerHook.keys()];
     if (heldHooks.length) this.heldDuringClaim = true;
-    const out: Claimed[] = [];
     for (let pass = 0; pass < 2 && out.length < limit; pass++) {
       const from = this.cursor;
       const { rows } = await owner.query<Claimed>(
@@ -528,18 +571,57 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     return { uri: hook.url, method: hook.http_method, headers };
   }
 
-  /** One attempt: checked destination, signed request, the outcome. */
-  private async attempt(req: SentRequest): Promise<Outcome & { address: string | null }> {
+  /**
+   * A webhook URL's checked destination, reused for DNS_CACHE_MIN_MS (deliveries only; the test button checks anew).
+   * The guard reuses a name's checked answer for its TTL anyway (decision 0054); this saves parsing and classifying
+   * the same URL at every delivery. Refusals are never kept.
+   */
+  private readonly checkedUrls = new Map<string, { dest: CheckedDestination; until: number }>();
+
+  private async destination(url: string, reuse: boolean): Promise<CheckedDestination> {
+    const now = performance.now();
+    const kept = reuse ? this.checkedUrls.get(url) : undefined;
+    if (kept && kept.until > now) return kept.dest;
+    const dest = await this.guard.check(url);
+    if (reuse) {
+      if (this.checkedUrls.size >= 10_000) this.checkedUrls.clear();
+      this.checkedUrls.set(url, { dest, until: now + DNS_CACHE_MIN_MS });
+    }
+    return dest;
+  }
+
+  private pool(dest: CheckedDestination): HostPool {
+    const tls = dest.url.protocol === 'https:';
+    const key = `${tls ? 's' : ''}|${dest.address}|${dest.port}|${dest.host}`;
+    let p = this.pools.get(key);
+    if (!p) {
+      const { perHostConcurrency, pipelining, timeoutMs, maxResponseBytes } = this.options;
+      p = new HostPool({ address: dest.address, port: dest.port, host: dest.host, tls }, { maxSockets: Math.ceil(perHostConcurrency / pipelining), pipelining, timeoutMs, maxBytes: maxResponseBytes });
+      this.pools.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * One attempt: checked destination, signed request, the outcome. `hookUrl` (deliveries): the webhook's URL, whose
+   * check is reused; the request goes to `req.uri` (for a GET, the URL with its `?payload=`) on that destination.
+   */
+  private async attempt(req: SentRequest, hookUrl?: string): Promise<Outcome & { address: string | null }> {
     let dest;
     try {
-      dest = await this.guard.check(req.uri);
+      dest = await this.destination(hookUrl ?? req.uri, hookUrl !== undefined);
     } catch (e) {
       if (e instanceof DestinationRefused) return { status: 'failed', error: DESTINATION_REFUSED, response: { status: 0, headers: {}, body: e.message }, durationMs: 0, address: null };
       throw e;
     }
-    const agent = dest.url.protocol === 'https:' ? this.agents.https : this.agents.http;
-    const out = await this.hosts.run(dest.host, () => sendOnce(dest, req, { timeoutMs: this.options.timeoutMs, maxBytes: this.options.maxResponseBytes, agent }));
-    return { ...out, address: dest.address };
+    // a POST goes to the checked URL itself; a GET carries the payload in its query
+    const target = req.method === 'POST' || req.uri === hookUrl ? dest.url : new URL(req.uri);
+    const path = `${target.pathname}${target.search}`;
+    return this.hosts.run(dest.host, async () => {
+      const started = performance.now();
+      const out = await this.pool(dest).send({ method: req.method, path, headers: req.headers, body: req.method === 'POST' ? req.body : '' });
+      return { ...out, durationMs: Math.round(performance.now() - started), address: dest.address };
+    });
   }
 
   private async deliver(c: Claimed, hook: WebhookRow | undefined): Promise<void> {
@@ -549,7 +631,7 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
     }
     const sentAt = this.clock.now();
     const logged = this.requestWithoutPayload(hook, c.event_id, c.payload, sentAt);
-    const out = await this.attempt(withPayload(logged, c.payload));
+    const out = await this.attempt(withPayload(logged, c.payload), hook.url);
     await this.record(c, hook, logged, out, sentAt);
   }
 
