@@ -39,6 +39,8 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const ACCOUNTS = 10;
 const HOOKS_PER_ACCOUNT = 10;
 const CONCURRENCY = 64;
+/** BENCH_PIPELINING: requests in flight per keep-alive connection (the service's `pipelining`; default 1). */
+const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 1);
 
 /** The receiver process: answers 204 at once ('ok') or never ('hang'); counts requests; answers the parent's questions. */
 function receiverProcess(behaviour: 'ok' | 'hang'): void {
@@ -151,7 +153,7 @@ async function main(): Promise<void> {
     @Module({
       imports: [
         PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-        WebhooksModule.register({ secret: 'bench-secret-of-the-webhooks', allowLoopback: true, allowedPorts: 'any', pollMs, concurrency: CONCURRENCY, perHostConcurrency: CONCURRENCY, timeoutMs: 2000 }),
+        WebhooksModule.register({ secret: 'bench-secret-of-the-webhooks', allowLoopback: true, allowedPorts: 'any', pollMs, concurrency: CONCURRENCY, perHostConcurrency: CONCURRENCY, pipelining: PIPELINING, timeoutMs: 2000 }),
       ],
     })
     class BenchModule {}

@@ -20,6 +20,8 @@ export const webhooksConfigSchema = z.object({
   WEBHOOKS_TIMEOUT_MS: env.int(10_000, 10),
   WEBHOOKS_CONCURRENCY: env.int(64, 1),
   WEBHOOKS_PER_HOST_CONCURRENCY: env.int(8, 1),
+  /** Requests in flight per keep-alive connection (HTTP/1.1 pipelining); 1 (the default) turns it off. */
+  WEBHOOKS_PIPELINING: env.int(1, 1),
   /** Never in production: lets deliveries reach 127.0.0.0/8 and ::1. */
   WEBHOOKS_ALLOW_LOOPBACK: env.bool(false),
   MIGRATIONS_RUN: env.bool(false),
@@ -49,6 +51,7 @@ export function webhooksModuleOptionsFromConfig(c: WebhooksConfig): WebhooksModu
     timeoutMs: c.WEBHOOKS_TIMEOUT_MS,
     concurrency: c.WEBHOOKS_CONCURRENCY,
     perHostConcurrency: c.WEBHOOKS_PER_HOST_CONCURRENCY,
+    pipelining: c.WEBHOOKS_PIPELINING,
     allowLoopback: c.WEBHOOKS_ALLOW_LOOPBACK,
     migrationsRun: c.MIGRATIONS_RUN,
   };

@@ -68,8 +68,8 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
  *
  * Exactly once per attempt: a request is written to one socket at most. If that socket ends before its answer, the
  * attempt fails (`ECONNRESET`): the receiver may have seen it, so it is not written again; the retry schedule sends
- * it again as the next attempt under the same webhook-id. The only exception is RFC 9112 §9.6: requests pipelined
- * behind an answer that says `Connection: close` were not processed by the server and go to another connection.
+ * it again as the next attempt under the same webhook-id. That holds for requests pipelined behind an answer saying
+ * `Connection: close` too (RFC 9112 §9.6 says the server did not process them; node:http servers, for one, do).
  * Requests not yet written (waiting for a connection) never reached the receiver and are written once a connection
  * is free. With `pipelining` > 1 the requests queued for one connection in the same turn go out in one write.
  */
@@ -129,20 +129,28 @@ export class HostPool {
   }
 
   /** Gives waiting requests connections: an idle one, a new one (up to maxSockets), else pipelined on the least busy. */
+  private dispatching = false;
+
   private dispatch(): void {
-    while (this.waiting.length && !this.closed) {
-      let c = this.idle.pop();
-      while (c && c.expired()) {
-        c.destroy(null);
-        c = this.idle.pop();
+    // a connection found dead here calls back into dispatch (its requests requeued): the loop below picks them up
+    if (this.dispatching) return;
+    this.dispatching = true;
+    try {
+      while (this.waiting.length && !this.closed) {
+        let c = this.idle.pop();
+        while (c && c.expired()) {
+          c.destroy(null);
+          c = this.idle.pop();
+        }
+        if (!c && this.all.size < this.o.maxSockets) c = this.open();
+        if (!c && this.o.pipelining > 1) {
+          for (const x of this.all) if (x.usable && x.inFlight < this.o.pipelining && (!c || x.inFlight < c.inFlight)) c = x;
+        }
+        if (!c) return;
+        c.enqueue(this.waiting.shift() as Pending);
       }
-      if (!c && this.all.size < this.o.maxSockets) c = this.open();
-      if (!c && this.o.pipelining > 1) {
-        for (const x of this.all) if (x.usable && x.inFlight < this.o.pipelining && (!c || x.inFlight < c.inFlight)) c = x;
-      }
-      if (!c) return;
-      const p = this.waiting.shift() as Pending;
-      c.enqueue(p);
+    } finally {
+      this.dispatching = false;
     }
   }
 
@@ -158,7 +166,7 @@ export class HostPool {
         this.all.delete(x);
         const i = this.idle.indexOf(x);
         if (i >= 0) this.idle.splice(i, 1);
-        // never written, or written behind a `Connection: close` answer (not processed, RFC 9112 §9.6): send elsewhere
+        // never written: they go to another connection
         this.waiting.unshift(...unsent.filter((p) => !p.done));
         this.dispatch();
       },
@@ -222,6 +230,8 @@ class Connection {
   private keepAliveMs = 0;
   private bad = false;
   private capped = false;
+  /** The answer saying `Connection: close` is complete: nothing more comes on this connection. */
+  private ended = false;
 
   constructor(
     dest: Pick<CheckedDestination, 'address' | 'port' | 'host'> & { tls: boolean },
@@ -279,6 +289,8 @@ class Connection {
       const p = this.sent[0];
       if (!p || p.status === 0) return; // the end of a 1xx
       this.capped = false;
+      // the server closes after this answer (llhttp reads nothing after it)
+      if (this.closing) this.ended = true;
       this.sent.shift();
       answered(p, null);
       p.conn = null;
@@ -329,7 +341,7 @@ class Connection {
 
   private flush(): void {
     this.flushing = false;
-    if (this.dead || !this.connected || !this.outbox.length) return;
+    if (this.dead || !this.connected || this.closing || !this.outbox.length) return;
     const batch = this.outbox.filter((p) => !p.done);
     this.outbox = [];
     if (!batch.length) return this.afterAnswers();
@@ -345,29 +357,31 @@ class Connection {
   /** After answers were read: a connection with nothing in flight is idle again (or closes as the server asked). */
   private afterAnswers(): void {
     if (this.dead) return;
+    // the server closes after that answer: requests written behind it fail, those not written go to another connection
+    if (this.ended) return this.destroy(null);
     if (this.sent.length || this.outbox.length) return void (this.o.pipelining > 1 && this.events.more(this));
-    if (this.closing) return this.destroy(null);
     this.idleUntil = this.keepAliveMs ? performance.now() + this.keepAliveMs : Infinity;
     this.socket.unref();
     this.events.idle(this);
   }
 
-  /**
-   * Ends the connection. Requests written and not answered fail with `code` (the receiver may have processed them:
-   * never written twice), except those behind a `Connection: close` answer, which the server did not process.
-   */
+  /** Ends the connection. Requests written and not answered fail with `code` (the receiver may have processed them). */
   destroy(code: string | null): void {
     if (this.dead) return;
     this.dead = true;
     this.socket.destroy();
     this.parser.close();
     const unsent = this.outbox.splice(0);
+    if (!this.connected) {
+      // no connection was made (refused, unreachable): the attempts fail with the socket error, as a request would
+      for (const p of unsent.splice(0)) finish(p, { status: 'failed', error: code ?? 'E-CONNECTION', response: null });
+    }
     for (const p of this.sent.splice(0)) {
       p.conn = null;
       // its head came: the answer is its status, with the body read so far (as node:http's cut response was)
       if (p.status !== 0) answered(p, null);
-      // pipelined behind a `Connection: close` answer: not processed by the server
-      else if (this.closing) unsent.push(p);
+      // written, not answered: the receiver may have processed it (even behind a `Connection: close` answer, which
+      // node:http servers, for one, do): the attempt failed and is not written again
       else finish(p, { status: 'failed', error: code ?? 'ECONNRESET', response: null });
     }
     for (const p of unsent) p.conn = null;
