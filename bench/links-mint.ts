@@ -126,6 +126,15 @@ async function main(): Promise<void> {
       `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
     );
 
+    // the quiet machine (HELPERS.md): one batch at a time runs Node and PostgreSQL in turn, so a link costs both; two
+    // batches at a time (two consumers) keep both cores busy
+    const perLink = mintNodeUs + mintPgUs;
+    if (postmaster)
+      console.log(
+        `quiet ${os.cpus().length}-core projection: one batch at a time 1 s / ${perLink.toFixed(2)} µs = ${Math.round(1e6 / perLink).toLocaleString()} links/s; ` +
+          `batches in parallel on every core ${os.cpus().length} s / ${perLink.toFixed(2)} µs = ${Math.round((os.cpus().length * 1e6) / perLink).toLocaleString()} links/s`,
+      );
+
     // ceiling: the same rows, COPY alone, 1000 rows a transaction, into a copy of the table with its primary key
     await client.query(`DROP TABLE IF EXISTS links.link_copy_bench`);
     await client.query(`CREATE TABLE links.link_copy_bench (LIKE links.link INCLUDING ALL)`);

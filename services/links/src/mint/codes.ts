@@ -120,16 +120,25 @@ export class CodeCipher {
   }
 }
 
-/** A code value as its 7 characters. */
+const CHAR = Array.from(CODE_ALPHABET, (c) => c.charCodeAt(0));
+
+/** A code value as its 7 characters (one string built from the 7 digits, no string per digit). */
 export function encodeCode(value: number): string {
-  let s = '';
   let v = value;
-  for (let i = 0; i < CODE_LENGTH; i++) {
-    const q = Math.floor(v / 62);
-    s = CODE_ALPHABET[v - q * 62] + s;
-    v = q;
-  }
-  return s;
+  const d6 = v % 62;
+  v = (v - d6) / 62;
+  const d5 = v % 62;
+  v = (v - d5) / 62;
+  const d4 = v % 62;
+  v = (v - d4) / 62;
+  const d3 = v % 62;
+  v = (v - d3) / 62;
+  const d2 = v % 62;
+  v = (v - d2) / 62;
+  const d1 = v % 62;
+  v = (v - d1) / 62;
+  const d0 = v % 62;
+  return String.fromCharCode(CHAR[d0], CHAR[d1], CHAR[d2], CHAR[d3], CHAR[d4], CHAR[d5], CHAR[d6]);
 }
 
 /** The value of a 7-character code; -1 when `code` is not one (wrong length or character). */
