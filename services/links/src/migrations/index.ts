@@ -4,6 +4,7 @@ import { LinksAndClicks1796700000000 } from './1796700000000-links-and-clicks';
 import { DomainClicks1796700000001 } from './1796700000001-domain-clicks';
 import { LinksCodeBlocks1796700000002 } from './1796700000002-code-blocks';
 import { DomainUsageEvents1796700000003 } from './1796700000003-domain-usage-events';
+import { ClickRollupsFillfactor1796700000004 } from './1796700000004-click-rollups-fillfactor';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const LINKS_MIGRATIONS = [
   DomainClicks1796700000001,
   LinksCodeBlocks1796700000002,
   DomainUsageEvents1796700000003,
+  ClickRollupsFillfactor1796700000004,
 ];
