@@ -29,7 +29,7 @@ import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { recipientMessageUuid } from './composer';
 import { copyField, RunnerDatabase } from './runner-db';
-import { returned } from './runner.service';
+import { lockRecipients, returned } from './runner.service';
 import { transition } from './status';
 
 export const AUDIENCE_GROUP = 'campaigns.audience';
@@ -190,6 +190,8 @@ export class RunnerConsumers implements OnModuleInit {
       // the campaign must be the answer's account's, with the answer's stream
       const [own] = (await m.query(`SELECT id FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND stream_id = $3`, [campaignId, d.accountId, d.streamId])) as unknown[];
       if (!own) return;
+      // every recipient of the answer locked first, in the one order (the status group commit takes the same rows)
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.account_id = $2 AND r.message_uuid = ANY($3::uuid[])', [campaignId, d.accountId, d.items.map((i) => i.messageUuid)]);
       const accepted = d.items.filter((i) => i.outcome === 'accepted');
       // A TPS refusal while a TPS is set is a moment's jitter against the account's bucket (the runner paces at the
       // TPS already): those recipients wait for a later step, the campaign goes on. Only "no TPS set" halts.
@@ -263,7 +265,13 @@ export class RunnerConsumers implements OnModuleInit {
     for (const [k, v] of pairs) if (k !== null) sums.set(k, (sums.get(k) ?? 0) + v);
     if (!sums.size) return;
     const key = table === 'campaign_variant' ? 'id' : 'sender_id';
-    await m.query(`UPDATE campaigns.${table} x SET ${column} = x.${column} + t.n FROM unnest($1::bigint[], $2::bigint[]) t(k, n) WHERE x.${key} = t.k`, [[...sums.keys()], [...sums.values()]]);
+    // rows locked in key order, as the status group commit takes them
+    const keys = [...sums.keys()].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0));
+    await m.query(
+      `WITH l AS (SELECT x.${key} AS k FROM campaigns.${table} x WHERE x.${key} = ANY($1::bigint[]) ORDER BY x.${key} FOR UPDATE)
+       UPDATE campaigns.${table} x SET ${column} = x.${column} + t.n FROM unnest($1::bigint[], $2::bigint[]) t(k, n), l WHERE x.${key} = t.k AND l.k = t.k`,
+      [keys, keys.map((k) => sums.get(k))],
+    );
   }
 
   /** Links' answer: minted links go on the recipients (they are composed next); no valid domain halts the campaign. */
@@ -272,6 +280,7 @@ export class RunnerConsumers implements OnModuleInit {
     const d = LinkBatchMintedV1.schema.parse(e.data);
     const now = this.clock.now();
     await this.uow.run(async (m, emit, notify) => {
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1', [d.campaignId, d.accountId, d.batchId]);
       const refs = Object.keys(d.links);
       if (d.outcome === 'minted' && refs.length) {
         await m.query(
@@ -380,25 +389,34 @@ export class RunnerConsumers implements OnModuleInit {
         add(senders, r.sender_id === null ? null : `${r.campaign_id}:${r.sender_id}`, r);
       }
       const cols = ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'] as const;
-      const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][]) => {
+      const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][], order: string) => {
         if (!map.size) return;
         const entries = [...map.entries()].sort(([x], [y]) => (x < y ? -1 : 1));
         const sets = columns.map((c) => `${c} = x.${c} + t.${c}`).join(', ');
         const keyCols = keys.map((k, i) => `$${i + 1}::bigint[]`);
         const colArgs = columns.map((_c, i) => `$${keys.length + i + 1}::int[]`);
+        // the rows locked first in key order (the order every writer takes them), then changed
+        await m.query(
+          `SELECT count(*) FROM (SELECT 1 FROM campaigns.${table} x, unnest(${keyCols.join(', ')}) AS t(${keys.map((k) => k[0]).join(', ')}) WHERE ${where} ORDER BY ${order} FOR UPDATE OF x) l`,
+          keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])),
+        );
         await m.query(
           `UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keys.map((k) => k[0]), ...columns].join(', ')}) WHERE ${where}`,
           [...keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])), ...columns.map((c) => entries.map(([, v]) => v[c]))],
         );
       };
-      await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols);
-      // the same order of rows as every writer: recipients, campaign, run, variants, senders (docs/decisions/0066)
+      // the order of rows every writer takes: recipients (above), campaigns, runs, variants, senders, each by key (docs/decisions/0066)
+      await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols, 'x.id');
       if (left.size) {
-        const runs = [...left.entries()].sort(([x], [y]) => (BigInt(x) < BigInt(y) ? -1 : 1));
-        await m.query(`UPDATE campaigns.run x SET left_dispatch = x.left_dispatch + t.n FROM unnest($1::bigint[], $2::int[]) AS t(k, n) WHERE x.campaign_id = t.k`, [runs.map(([k]) => k), runs.map(([, n]) => n)]);
+        const runs = [...left.entries()];
+        await m.query(
+          `WITH l AS (SELECT x.campaign_id FROM campaigns.run x WHERE x.campaign_id = ANY($1::bigint[]) ORDER BY x.campaign_id FOR UPDATE)
+           UPDATE campaigns.run x SET left_dispatch = x.left_dispatch + t.n FROM unnest($1::bigint[], $2::int[]) AS t(k, n), l WHERE x.campaign_id = t.k AND l.campaign_id = t.k`,
+          [runs.map(([k]) => k), runs.map(([, n]) => n)],
+        );
       }
-      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, cols);
-      await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed']);
+      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, cols, 'x.id');
+      await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed'], 'x.campaign_id, x.sender_id');
     });
     return touched;
   }
@@ -415,16 +433,18 @@ export class RunnerConsumers implements OnModuleInit {
     await IdempotentConsumer.handleOnce(this.ds, CAMPAIGNS_SCHEMA, OPT_OUTS_GROUP, e, async (m) => {
       const rows = returned<{ campaign_id: string; variant_id: string | null }>(
         await m.query(
-          `UPDATE campaigns.recipient SET opted_out = true
-            WHERE account_id = $1 AND phone = $2 AND state = 3 AND NOT opted_out AND requested_at BETWEEN $3 AND $4
-            RETURNING campaign_id::text, variant_id::text`,
+          `WITH l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r
+                       WHERE r.account_id = $1 AND r.phone = $2 AND r.state = 3 AND NOT r.opted_out AND r.requested_at BETWEEN $3 AND $4
+                       ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+           UPDATE campaigns.recipient r SET opted_out = true FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal
+            RETURNING r.campaign_id::text, r.variant_id::text`,
           [d.accountId, d.phone, new Date(at.getTime() - OPT_OUT_WINDOW_MS), at],
         ),
       );
-      for (const r of rows) {
-        await m.query(`UPDATE campaigns.campaign SET opted_out = opted_out + 1 WHERE id = $1 AND account_id = $2`, [r.campaign_id, d.accountId]);
-        if (r.variant_id) await m.query(`UPDATE campaigns.campaign_variant SET opted_out = opted_out + 1 WHERE id = $1`, [r.variant_id]);
-      }
+      // campaigns, then variants, each in id order (the order of every writer)
+      const byId = (x: string, y: string) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0);
+      for (const r of [...rows].sort((x, y) => byId(x.campaign_id, y.campaign_id))) await m.query(`UPDATE campaigns.campaign SET opted_out = opted_out + 1 WHERE id = $1 AND account_id = $2`, [r.campaign_id, d.accountId]);
+      for (const v of rows.map((r) => r.variant_id).filter((x): x is string => x !== null).sort(byId)) await m.query(`UPDATE campaigns.campaign_variant SET opted_out = opted_out + 1 WHERE id = $1`, [v]);
     });
   }
 

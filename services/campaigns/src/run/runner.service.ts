@@ -96,6 +96,17 @@ export function returned<R>(result: unknown): R[] {
   return result as R[];
 }
 
+/**
+ * Locks recipients in the one order every writer takes them, (campaign, ordinal) (docs/decisions/0066). A statement
+ * that changes many recipients locks them in its plan's order (an answer's items when the recipients are hashed, the
+ * table's order on a sequential or bitmap scan), and two writers taking the same rows in different orders deadlock;
+ * locking first, in this order, leaves every later statement of the transaction only rows it already holds.
+ * `where` is over `r`.
+ */
+export async function lockRecipients(m: Pick<EntityManager, 'query'>, where: string, params: unknown[]): Promise<void> {
+  await m.query(`SELECT count(*) FROM (SELECT 1 FROM campaigns.recipient r WHERE ${where} ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r) l`, params);
+}
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
 const hhmm = (v: string | null): string | null => (v ? v.slice(0, 5) : null);
 
@@ -360,7 +371,11 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private async send(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
     const nowMs = now.getTime();
     // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice
-    await this.ds.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [c.id, new Date(nowMs - this.o.resendAfterMs)]);
+    await this.ds.query(
+      `WITH l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r WHERE r.campaign_id = $1 AND r.state IN (1, 2) AND r.requested_at < $2 ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+       UPDATE campaigns.recipient r SET state = 0, batch_id = NULL FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
+      [c.id, new Date(nowMs - this.o.resendAfterMs)],
+    );
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late)
     const [{ in_flight: inFlight, open, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
@@ -430,6 +445,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     }
 
     await this.uow.run(async (m, emit) => {
+      const touched = [...later.map((l) => l[0]), ...unreachable, ...skipped.map((x) => x[0]), ...needLinks.map((r) => r.ordinal), ...chosen.map((x) => x.ordinal)];
+      if (touched.length) await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[])', [c.id, touched]);
       if (later.length) {
         await m.query(`UPDATE campaigns.recipient r SET due_at = t.at FROM unnest($2::int[], $3::timestamptz[]) t(o, at) WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`, [
           c.id,
@@ -549,6 +566,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       await this.uow.run(async (m, emit, notify: UnitOfWorkNotify) => {
         if (await transition(m, emit, notify, c, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.NoContactsInTimezone, reason: 'no contacts in time zone' })) {
           // a play after the window is fixed tries them again
+          await lockRecipients(m, `r.campaign_id = $1 AND r.reason = 'unreachable_timezone'`, [c.id]);
           await m.query(`UPDATE campaigns.recipient SET state = 0, reason = NULL WHERE campaign_id = $1 AND reason = 'unreachable_timezone'`, [c.id]);
         }
       });

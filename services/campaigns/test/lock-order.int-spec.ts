@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { MessageStatusChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
+import { createEnvelope } from '@switchboard/platform';
+import { RunnerConsumers } from '../src/run/runner.consumers';
+import { RunnerHarness } from './runner-harness';
+
+const N = 200;
+
+/**
+ * The status group commit against streams' answer for the same recipients, run at once (docs/decisions/0066). The
+ * group commit locks its recipients by (campaign, ordinal); the answer's UPDATE locked them in its plan's order (its
+ * items' order when the recipients are hashed, the table's when they are scanned: on a large campaign, a sequential or
+ * bitmap scan), so the two met in the middle: `deadlock detected`, the group commit rolled back (the crash drill's
+ * deadlock). A blocker holds the middle recipient so that both are under way when it lets go.
+ */
+describe('recipient writers lock in one order', () => {
+  const h = new RunnerHarness();
+  let blocker: Client;
+  let watcher: Client;
+
+  beforeAll(async () => {
+    await h.start();
+    blocker = new Client({ connectionString: h.a.t.db.url });
+    watcher = new Client({ connectionString: h.a.t.db.url });
+    await Promise.all([blocker.connect(), watcher.connect()]);
+  });
+  afterAll(async () => {
+    await blocker?.end();
+    await watcher?.end();
+    await h.close();
+  });
+
+  /** A sending campaign whose N recipients streams was asked for; stored in descending ordinals (the table's order is not the ordinals'). */
+  async function requested(acc: string): Promise<{ id: string; uuids: string[] }> {
+    const id = await h.campaign0(acc, 0);
+    const [{ variant }] = await h.a.sql<{ variant: string }>(`SELECT id::text AS variant FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
+    await h.a.sql(`UPDATE campaigns.campaign SET status = 6 WHERE id = $1`, [id]);
+    await h.a.sql(`INSERT INTO campaigns.run (campaign_id, account_id, request_id, batch_size, audience_total, audience_received) VALUES ($1, $2, $3, 2000, $4, $4)`, [id, acc, randomUUID(), N]);
+    const uuids = Array.from({ length: N }, () => randomUUID());
+    await h.a.sql(
+      `INSERT INTO campaigns.recipient (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, timezone, state, batch_id, requested_at, variant_id, segments)
+       SELECT $1, o, $2, o + 1, 0, ($3::uuid[])[o + 1], '+4474' || lpad(o::text, 8, '0'), 'Europe/London', 2, $4, $5, $6, 1 FROM generate_series($7::int - 1, 0, -1) o`,
+      [id, acc, uuids, randomUUID(), new Date(h.clock.now().getTime() - 3_600_000), variant, N],
+    );
+    return { id, uuids };
+  }
+
+  const status = (acc: string, campaignId: string, uuid: string) =>
+    createEnvelope(
+      MessageStatusChangedV1,
+      { messageUuid: uuid, accountId: acc, streamId: `${acc}1`, streamUid: 'x', campaignId, sender: 'Acme', destination: '+447400000000', status: 'sent', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+      { accountId: acc, source: 'dispatch' },
+    );
+
+  /** Runs `a` and `b` while the blocker holds the middle recipient, lets go once both wait on a lock, and gives each one's outcome. */
+  async function race(campaignId: string, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<Array<string>> {
+    await blocker.query('BEGIN');
+    await blocker.query(`SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = $2 FOR UPDATE`, [campaignId, N / 2]);
+    const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: Error) => e.message);
+    const pa = outcome(a());
+    const pb = outcome(b());
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      if (rows[0].n >= 2) break;
+      if (Date.now() > end) throw new Error(`the two writers never both waited on a lock (${rows[0].n} waiting)`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await blocker.query('COMMIT');
+    return Promise.all([pa, pb]);
+  }
+
+  it('counts dispatch’s statuses while streams’ answer for the same recipients is applied, whatever the order of its items (the status group commit against the answer)', async () => {
+    const acc = '802';
+    const { id, uuids } = await requested(acc);
+    const consumers = h.a.t.app.get(RunnerConsumers);
+    const [{ batch }] = await h.a.sql<{ batch: string }>(`SELECT batch_id::text AS batch FROM campaigns.recipient WHERE campaign_id = $1 LIMIT 1`, [id]);
+    const answer = createEnvelope(
+      SendBatchProcessedV1,
+      {
+        batchId: batch,
+        requester: 'campaigns' as const,
+        accountId: acc,
+        streamId: `${acc}1`,
+        campaignId: id,
+        // streams' answer promises no order: here the last recipient first
+        items: [...uuids].reverse().map((u, k) => ({ ref: String(N - 1 - k), messageUuid: u, outcome: 'accepted' as const, refusal: null, code: null, priceMicros: 10_000, currency: 'EUR', segments: 1 })),
+      },
+      { accountId: acc, source: 'streams' },
+    );
+    const outcomes = await race(
+      id,
+      () => Promise.all(uuids.map((u) => consumers.onStatus(status(acc, id, u)))),
+      () => consumers.onAnswer(answer),
+    );
+    expect(outcomes).toEqual(['ok', 'ok']);
+    const [row] = await h.a.sql<{ accepted: number; sent: number }>(`SELECT count(*) FILTER (WHERE state = 3)::int AS accepted, count(*) FILTER (WHERE status = 'sent')::int AS sent FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
+    expect({ row, campaign: await h.campaign(id) }).toMatchObject({ row: { accepted: N, sent: N }, campaign: { created: N, sent: N } });
+  });
+});
