@@ -6,7 +6,7 @@
  * 20,000 in shuffled order (a message's events may arrive in any order) through the in-memory bus into the stats
  * module's batched consumer (real PostgreSQL). Timed: publish until every event is rolled up; wall and CPU time.
  * Ceiling, same run: the bare database writing the same final rows (the message states, the processed-event ids
- * and the rows of the four rollups) into copies of those tables with their indexes, by INSERT ... SELECT, in one
+ * and the rows of the six rollups) into copies of those tables with their indexes, by INSERT ... SELECT, in one
  * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
  * p50 and p99.
  *
@@ -162,8 +162,10 @@ async function main(): Promise<void> {
   // ceiling: the same final rows written by the bare database into copies with their indexes, one transaction
   await pg.query(`CREATE TABLE public.c_state (LIKE stats.message_state INCLUDING ALL); CREATE TABLE public.c_ids (LIKE stats.processed_events INCLUDING ALL);
                   CREATE TABLE public.c_hour (LIKE stats.rollup_hour INCLUDING ALL); CREATE TABLE public.c_day (LIKE stats.rollup_day INCLUDING ALL);
-                  CREATE TABLE public.c_day_stream (LIKE stats.rollup_day_stream INCLUDING ALL); CREATE TABLE public.c_day_country (LIKE stats.rollup_day_country INCLUDING ALL)`);
+                  CREATE TABLE public.c_day_stream (LIKE stats.rollup_day_stream INCLUDING ALL); CREATE TABLE public.c_day_country (LIKE stats.rollup_day_country INCLUDING ALL);
+                  CREATE TABLE public.c_month_stream (LIKE stats.rollup_month_stream INCLUDING ALL); CREATE TABLE public.c_month_country (LIKE stats.rollup_month_country INCLUDING ALL)`);
   const c0 = performance.now();
+  const ceilingPg0 = pgCpu(pgData);
   await pg.query('BEGIN');
   await pg.query(`INSERT INTO public.c_state SELECT * FROM stats.message_state`);
   await pg.query(`INSERT INTO public.c_ids SELECT * FROM stats.processed_events`);
@@ -171,8 +173,12 @@ async function main(): Promise<void> {
   await pg.query(`INSERT INTO public.c_day SELECT * FROM stats.rollup_day`);
   await pg.query(`INSERT INTO public.c_day_stream SELECT * FROM stats.rollup_day_stream`);
   await pg.query(`INSERT INTO public.c_day_country SELECT * FROM stats.rollup_day_country`);
+  await pg.query(`INSERT INTO public.c_month_stream SELECT * FROM stats.rollup_month_stream`);
+  await pg.query(`INSERT INTO public.c_month_country SELECT * FROM stats.rollup_month_country`);
   await pg.query('COMMIT');
   const ceiling = (performance.now() - c0) / 1000;
+  const ceilingPg1 = pgCpu(pgData);
+  const ceilingCpu = ceilingPg0 !== null && ceilingPg1 !== null ? ceilingPg1 - ceilingPg0 : null;
 
   const calls: Array<[string, string, Record<string, unknown>]> = [
     ['main, default (one day back)', '/dashboard_statistics/main', {}],
@@ -205,6 +211,14 @@ async function main(): Promise<void> {
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(events.length / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
+  if (dbCpu !== null && ceilingCpu !== null) {
+    // CPU per event of every process involved (this one publishes the events too: the load generator is included)
+    const perEvent = ((cpu + dbCpu) / events.length) * 1e6;
+    const ceilingPerEvent = (ceilingCpu / events.length) * 1e6;
+    console.log(
+      `  CPU per event: ${perEvent.toFixed(1)} µs (node ${((cpu / events.length) * 1e6).toFixed(1)} incl. the publisher, PostgreSQL ${((dbCpu / events.length) * 1e6).toFixed(1)}); ceiling ${ceilingPerEvent.toFixed(1)} µs (PostgreSQL CPU ${ceilingCpu.toFixed(2)} s); ratio ${(perEvent / ceilingPerEvent).toFixed(1)}x; quiet ${os.cpus().length}-core projection: ${os.cpus().length} / ${perEvent.toFixed(1)} µs = ${Math.round((os.cpus().length * 1e6) / perEvent).toLocaleString('en')} events/s`,
+    );
+  }
   console.log(`report calls over HTTP, 30 each (two-minute cache off: every call computed):`);
   for (const l of lines) console.log(l);
 

@@ -196,6 +196,34 @@ describe('InMemoryEventBus', () => {
     await acked.stop();
   });
 
+  it('with ack "handled", resolves a publish of many events to many groups only after the last delivery settled, a dead letter too', async () => {
+    const acked = new InMemoryEventBus({ logger, ack: 'handled', partitions: 4 });
+    const gate = deferred();
+    const handled: string[] = [];
+    await acked.subscribe({ group: 'fast', topics: [TOPIC], concurrency: 8, handler: async (e) => void handled.push(`fast:${(e.data as { n: number }).n}`) });
+    await acked.subscribe({
+      group: 'slow',
+      topics: [TOPIC],
+      maxRetries: 0,
+      handler: async (e) => {
+        const n = (e.data as { n: number }).n;
+        if (n === 3) await gate.promise;
+        if (n === 1) throw new Error('bad event');
+        handled.push(`slow:${n}`);
+      },
+    });
+    await acked.start();
+    let resolved = false;
+    const publishing = acked.publish([0, 1, 2, 3].map((n) => testEvent(TOPIC, `key-${n}`, { n }))).then(() => (resolved = true));
+    // everything but the gated delivery settles (the bad one dead-lettered): publish still waits for that one
+    for (let i = 0; i < 200 && handled.length < 7; i++) await new Promise((r) => setImmediate(r));
+    expect([handled.length, resolved]).toEqual([6, false]);
+    gate.resolve();
+    await publishing;
+    expect(handled.sort()).toEqual(['fast:0', 'fast:1', 'fast:2', 'fast:3', 'slow:0', 'slow:2', 'slow:3']);
+    await acked.stop();
+  });
+
   it('holds events published before start() and delivers them once started', async () => {
     const seen: string[] = [];
     await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async (e) => void seen.push(e.id) });

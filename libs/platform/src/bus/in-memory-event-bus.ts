@@ -102,15 +102,24 @@ export class InMemoryEventBus extends EventBus {
     }
   }
 
-  /** Enqueues and returns: handlers run later. Before start() events wait in their lanes. */
+  /**
+   * Enqueues and returns: handlers run later. Before start() events wait in their lanes. With `ack: 'handled'` it
+   * resolves once every delivery of these events settled: one count and one promise per call, not one per delivery.
+   */
   async publish(events: OutgoingEvent[]): Promise<void> {
-    const settled: Array<Promise<void>> = [];
+    let resolve: (() => void) | undefined;
+    const handled = this.ack === 'handled' ? new Promise<void>((r) => (resolve = r)) : null;
+    // one more than the deliveries queued, until the loop is done: a delivery settling meanwhile cannot resolve early
+    let waiting = 1;
+    const settled = handled ? () => --waiting === 0 && resolve?.() : undefined;
     for (const event of events) {
       if (!this.wanted(event.topic, event.type)) continue; // nobody to deliver to: skip the serialisation too
       const envelope = toEnvelope(event);
-      settled.push(...this.enqueue(event.topic, envelope, envelopeHeaders(envelope)));
+      waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
-    if (this.ack === 'handled') await Promise.all(settled);
+    if (!handled || !settled) return;
+    settled();
+    await handled;
   }
 
   async start(): Promise<void> {
@@ -137,7 +146,6 @@ export class InMemoryEventBus extends EventBus {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Queues one delivery per subscribed group; answers a promise per delivery, settled once handled or dead-lettered. */
   /** Whether some group on `topic` takes events of `type`. */
   private wanted(topic: string, type: string): boolean {
     const groups = this.subscriptions.get(topic);
@@ -146,25 +154,28 @@ export class InMemoryEventBus extends EventBus {
     return false;
   }
 
-  private enqueue(topic: string, envelope: EventEnvelope, headers: Headers): Array<Promise<void>> {
+  /**
+   * Queues one delivery per subscribed group and answers how many; `settled` is called once for each when it was
+   * handled or dead-lettered.
+   */
+  private enqueue(topic: string, envelope: EventEnvelope, headers: Headers, settled?: () => void): number {
     const groups = this.subscriptions.get(topic);
-    if (!groups) return [];
+    if (!groups) return 0;
     // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
     const serialized = JSON.stringify(envelope);
-    const settled: Array<Promise<void>> = [];
+    let queued = 0;
     const type = envelope.type;
     for (const sub of groups.values()) {
       if (sub.types && !sub.types.has(type)) continue;
       // Each group gets its own copy: one group's handler cannot mutate what another sees.
       const envelope = JSON.parse(serialized) as EventEnvelope;
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
-      const delivery: Delivery = { topic, envelope, headers: { ...headers } };
-      settled.push(new Promise<void>((resolve) => (delivery.settled = resolve)));
-      lane.queue.push(delivery);
+      lane.queue.push({ topic, envelope, headers: { ...headers }, settled });
+      queued++;
       this.pending++;
       this.pump(sub, lane);
     }
-    return settled;
+    return queued;
   }
 
   private pump(sub: Subscription, lane: Lane): void {

@@ -216,14 +216,15 @@ export class RollupConsumer implements OnModuleInit {
     const before = new Map<string, State>();
     const buckets = new Map<string, { at: string; hour: string; day: string }>();
     const created = new Set<string>();
-    for (const r of rows) {
-      const { new_hour, new_day, new_at, found, ...state } = r;
-      if (!found) created.add(r.message_uuid);
-      before.set(r.message_uuid, { ...state, price_micros: BigInt(r.price_micros), refunded_micros: BigInt(r.refunded_micros) });
-      if (new_hour && new_day && new_at) buckets.set(r.message_uuid, { at: new_at, hour: new_hour, day: new_day });
-    }
     const after = new Map<string, State>();
-    for (const [u, s] of before) after.set(u, { ...s });
+    for (const r of rows) {
+      if (!r.found) created.add(r.message_uuid);
+      // states built field by field, one shape for all (no rest or spread copies: they were much of the batch's garbage)
+      const state = copyState(r, BigInt(r.price_micros), BigInt(r.refunded_micros));
+      before.set(r.message_uuid, state);
+      after.set(r.message_uuid, copyState(state, state.price_micros, state.refunded_micros));
+      if (r.new_hour && r.new_day && r.new_at) buckets.set(r.message_uuid, { at: r.new_at, hour: r.new_hour, day: r.new_day });
+    }
     for (const { data } of items) {
       if (data.kind === 'requested') {
         // the campaign's variant per message; another account's request for a known message changes nothing
@@ -244,17 +245,33 @@ export class RollupConsumer implements OnModuleInit {
         // the buckets were computed for the batch's first acceptance of the message; a second one (the same fact under
         // another event id) was skipped just above
         const b = buckets.get(d.messageUuid);
-        Object.assign(s, { stream_id: d.streamId, sender: d.sender, iso2: d.iso2 ?? '', segments: d.segments, price_micros: BigInt(d.priceMicros), currency: d.currency, accepted_at: b?.at ?? new Date(d.acceptedAt).toISOString() });
+        s.stream_id = d.streamId;
+        s.sender = d.sender;
+        s.iso2 = d.iso2 ?? '';
+        s.segments = d.segments;
+        s.price_micros = BigInt(d.priceMicros);
+        s.currency = d.currency;
+        s.accepted_at = b?.at ?? new Date(d.acceptedAt).toISOString();
         if (d.campaignId !== null) s.campaign_id = d.campaignId;
         s.destination = d.destination;
-        Object.assign(s, { hour_bucket: b?.hour ?? null, day_bucket: b?.day ?? null });
-        if (s.rank < 0) Object.assign(s, { status: 'accepted', rank: 0 });
+        s.hour_bucket = b?.hour ?? null;
+        s.day_bucket = b?.day ?? null;
+        if (s.rank < 0) {
+          s.status = 'accepted';
+          s.rank = 0;
+        }
       } else if (data.kind === 'status') {
         const d = data.d;
         const rank = STATUS_RANK[d.status] ?? 0;
-        if (s.stream_id === null) Object.assign(s, { stream_id: d.streamId, sender: d.sender });
+        if (s.stream_id === null) {
+          s.stream_id = d.streamId;
+          s.sender = d.sender;
+        }
         if (d.parts !== undefined && s.accepted_at === null) s.segments = d.parts;
-        if (rank > s.rank) Object.assign(s, { status: d.status, rank });
+        if (rank > s.rank) {
+          s.status = d.status;
+          s.rank = rank;
+        }
       } else {
         s.refunded_micros += BigInt(data.d.amountMicros);
       }
@@ -407,6 +424,29 @@ export class RollupConsumer implements OnModuleInit {
     // is rolled back and applied again event by event, each then finding the state
     if (inserted !== creating) throw new Error(`message states were created meanwhile (${creating - inserted}); the batch is applied again`);
   }
+}
+
+/** A state's copy with the given amounts, field by field (every state one shape). */
+function copyState(s: Omit<State, 'price_micros' | 'refunded_micros'>, price: bigint, refunded: bigint): State {
+  return {
+    message_uuid: s.message_uuid,
+    account_id: s.account_id,
+    stream_id: s.stream_id,
+    sender: s.sender,
+    iso2: s.iso2,
+    status: s.status,
+    rank: s.rank,
+    accepted_at: s.accepted_at,
+    hour_bucket: s.hour_bucket,
+    day_bucket: s.day_bucket,
+    segments: s.segments,
+    price_micros: price,
+    refunded_micros: refunded,
+    currency: s.currency,
+    campaign_id: s.campaign_id,
+    variant_id: s.variant_id,
+    destination: s.destination,
+  };
 }
 
 const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency', 'campaign_id', 'variant_id', 'destination'];
