@@ -87,7 +87,7 @@ const BUCKET_LOCK_CLASS = 0x57484b53;
 /** Webhooks are spread over this many buckets; a bucket is served by one process at a time (its session holds the lock). */
 export const DELIVERY_BUCKETS = 64;
 /** A worker whose claims keep coming back full looks for buckets with due work nobody serves this often. */
-const DISCOVER_EVERY_MS = 250;
+const DISCOVER_EVERY_MS = 1000;
 
 /**
  * The delivery queue (docs/decisions/0027-webhooks.md, 0059): consumers insert one row per webhook and event (batched);
@@ -646,22 +646,30 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
   private flushScheduled = false;
 
   /**
-   * Successes are the bulk of the work: the ones that finish in the same turn are written together, one statement for
+   * Successes are the bulk of the work: the ones that finish in the same turn, or while the previous group commit is
+   * in flight (one at a time: under load the groups grow instead of the statements), are written together, one statement for
    * all (their log rows, the deliveries done and fenced on their attempt, the webhooks' failing clocks stopped).
    */
   private recordSuccess(row: SuccessRow): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.successes.push({ row, resolve, reject });
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      setImmediate(() => void this.flushSuccesses());
+      this.scheduleFlush();
     });
   }
 
+  /** A group commit in flight: the successes answered meanwhile wait for it and go together in the next one. */
+  private flushing = false;
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing || !this.successes.length) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flushSuccesses());
+  }
+
   private async flushSuccesses(): Promise<void> {
+    this.flushScheduled = false;
+    this.flushing = true;
     const batch = this.successes.splice(0, 1000);
-    this.flushScheduled = this.successes.length > 0;
-    if (this.flushScheduled) setImmediate(() => void this.flushSuccesses());
     try {
       // one JSON document for the whole batch: serialised natively, read by json_to_recordset (no array literals to escape)
       await this.ds.query(
@@ -680,6 +688,9 @@ export class DeliveryService implements OnApplicationBootstrap, OnModuleDestroy 
       for (const b of batch) b.resolve();
     } catch (e) {
       for (const b of batch) b.reject(e);
+    } finally {
+      this.flushing = false;
+      this.scheduleFlush();
     }
   }
 
