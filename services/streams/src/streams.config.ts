@@ -28,6 +28,8 @@ export const streamsConfigSchema = z.object({
   /** Group commit of the stream API: sends per batch, and batches written at once (docs/decisions/0016). */
   STREAMS_SEND_BATCH_MAX: env.int(500, 1),
   STREAMS_SEND_BATCHES_IN_FLIGHT: env.int(2, 1),
+  /** The stream API's TPS (0x31) held across every streams replica by buckets in PostgreSQL (false: one per process). */
+  STREAMS_SHARED_TPS: env.bool(true),
   /** Embedded mode's demo price: 0.05 per SMS part in countries without a price of their own (docs/decisions/0030). */
   SEED_DEMO: env.bool(false),
   MIGRATIONS_RUN: env.bool(false),
@@ -55,6 +57,7 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     sendPoolSize: c.STREAMS_SEND_POOL_SIZE,
     sendBatchMax: c.STREAMS_SEND_BATCH_MAX,
     sendBatchesInFlight: c.STREAMS_SEND_BATCHES_IN_FLIGHT,
+    sharedTps: c.STREAMS_SHARED_TPS,
     migrationsRun: c.MIGRATIONS_RUN,
     ...(c.SEED_DEMO ? { defaultPriceMicros: 50_000 } : {}),
   };

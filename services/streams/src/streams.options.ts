@@ -40,6 +40,11 @@ export interface StreamsModuleOptions {
   sendBatchMax?: number;
   /** Group-commit batches written at the same time. Default 2. */
   sendBatchesInFlight?: number;
+  /**
+   * The stream API's TPS buckets in PostgreSQL, shared by every streams replica (docs/decisions/0067), instead of one
+   * per process. Default false (embedded mode: one process); the standalone process turns it on (`STREAMS_SHARED_TPS`).
+   */
+  sharedTps?: boolean;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
@@ -65,6 +70,7 @@ export interface ResolvedStreamsOptions {
   sendPoolSize: number;
   sendBatchMax: number;
   sendBatchesInFlight: number;
+  sharedTps: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
 }
@@ -103,6 +109,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sendPoolSize: int('sendPoolSize', o.sendPoolSize, 16, 1, 200),
     sendBatchMax: int('sendBatchMax', o.sendBatchMax, 500, 1, 5000),
     sendBatchesInFlight: int('sendBatchesInFlight', o.sendBatchesInFlight, 2, 1, 16),
+    sharedTps: o.sharedTps ?? false,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
   };

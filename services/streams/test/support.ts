@@ -140,8 +140,12 @@ export interface StreamsTestApp {
   close: () => Promise<void>;
 }
 
-export async function startStreams(options: Partial<StreamsModuleOptions> = {}, trustProxy?: string): Promise<StreamsTestApp> {
-  const clock = new ManualClock(Date.parse('2026-03-02T10:00:00Z'));
+/**
+ * The streams module on a database of its own, or with `replicaOf` a second replica on another app's database, clock
+ * and keys (each with its own in-memory bus and process state).
+ */
+export async function startStreams(options: Partial<StreamsModuleOptions> = {}, trustProxy?: string, replicaOf?: StreamsTestApp): Promise<StreamsTestApp> {
+  const clock = replicaOf?.clock ?? new ManualClock(Date.parse('2026-03-02T10:00:00Z'));
   const providers = new FakeProviders();
   await providers.start();
   const t = await createTestApp(() => ({
@@ -157,7 +161,7 @@ export async function startStreams(options: Partial<StreamsModuleOptions> = {}, 
       }),
     ],
     trustProxy,
-  }));
+  }), replicaOf ? { db: replicaOf.t.db, keys: replicaOf.t.keys } : undefined);
   const published: EventEnvelope[] = [];
   await t.bus.subscribe({ group: 'streams-test', topics: [Topics.Streams], handler: async (e) => void published.push(e) });
   const pg = new Client({ connectionString: t.db.url });

@@ -44,9 +44,11 @@ export interface TestAppOptions {
  */
 export async function createTestApp(
   build: (ctx: { db: TestDatabase; keys: KeyPair; mailbox: DevMailbox }) => TestAppOptions,
+  /** Another app's database (a second replica of a service): this app's `close()` leaves it to its owner. */
+  shared?: { db: TestDatabase; keys: KeyPair },
 ): Promise<TestApp> {
-  const db = await createTestDatabase();
-  const generated = generateSigningKeys();
+  const db = shared?.db ?? (await createTestDatabase());
+  const generated = shared?.keys ?? generateSigningKeys();
   const mailbox = new DevMailbox();
   const opts = build({ db, keys: generated, mailbox });
   const keys = opts.keys ?? generated;
@@ -77,7 +79,7 @@ export async function createTestApp(
       signer.signAccess({ email: `${c.sub}@test.local`, acc: null, perms: [], roles: [], sa: false, sid: 'test', ...c }, 900),
     close: async () => {
       await app.close();
-      await db.drop();
+      if (!shared) await db.drop();
     },
   };
 }

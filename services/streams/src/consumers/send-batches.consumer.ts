@@ -228,7 +228,7 @@ export class SendBatchesConsumer implements OnModuleInit {
         continue;
       }
       try {
-        this.sends.takeTokens(stream, customer);
+        await this.sends.takeTokens(stream, customer);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         answers[n] = refused(it.ref, it.messageUuid, SendRefusal.TpsReached, err.code);

@@ -16,6 +16,7 @@ import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
 import { channelOf, requiredSetting } from '../rules/stream-params';
+import { SharedTpsBuckets } from '../rules/shared-tps';
 import { TokenBuckets } from '../rules/token-bucket';
 import { STREAMS_OPTIONS, type ResolvedStreamsOptions } from '../streams.options';
 import { ActivityService } from './activity.service';
@@ -162,7 +163,8 @@ function eventHead<T>(def: EventDefinition<T>, id: string, occurredAt: string, a
  */
 @Injectable()
 export class SendService {
-  private readonly buckets = new TokenBuckets();
+  /** The TPS buckets: in this process, or shared by every replica in PostgreSQL (`sharedTps`, docs/decisions/0067). */
+  private readonly buckets: TokenBuckets | SharedTpsBuckets;
   private readonly batches: GroupCommit<Pending, Written>;
 
   constructor(
@@ -174,6 +176,12 @@ export class SendService {
     @Inject(STREAMS_OPTIONS) private readonly o: ResolvedStreamsOptions,
   ) {
     this.batches = new GroupCommit((items) => this.writeBatch(items), { maxBatch: o.sendBatchMax, maxInFlight: o.sendBatchesInFlight });
+    this.buckets = o.sharedTps ? new SharedTpsBuckets(db.pool) : new TokenBuckets();
+  }
+
+  /** Gives the tokens this replica keeps back to the shared buckets (before the send pool closes). */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.buckets instanceof SharedTpsBuckets) await this.buckets.close().catch(() => undefined);
   }
 
   /** Stream state: 0x21 unavailable (restricted, disabled, sending off), 0x22 not ready (draft), 0x23 provider settings missing. */
@@ -232,7 +240,8 @@ export class SendService {
     }
     const checked = this.checkContent(stream, customer, input);
     if (checked) await checked;
-    this.takeTokens(stream, customer);
+    const tokens = this.takeTokens(stream, customer);
+    if (tokens) await tokens;
     return { stream, customer, input, flags, key, requestHash };
   }
 
@@ -309,16 +318,35 @@ export class SendService {
     if (input.text && (await this.lookups.keywordMatcher()).find(input.text)) throw BLOCKED_KEYWORD();
   }
 
-  /** Account TPS (0x30 when the account has none), then the stream's own TPS if it has one (0x31). */
-  takeTokens(stream: ActiveStream, customer: CustomerView): void {
+  /**
+   * Account TPS (0x30 when the account has none), then the stream's own TPS if it has one (0x31). Synchronous while
+   * the tokens are at hand (in this process, or kept from a shared grant); a promise when the shared bucket is asked.
+   */
+  takeTokens(stream: ActiveStream, customer: CustomerView): void | Promise<void> {
     if (!(customer.tps > 0)) throw new AppError(429, ErrorCode.LimitUndefined, 'the account has no sending rate (TPS) set');
     const now = this.clock.now().getTime();
-    if (!this.buckets.take(`a:${stream.accountId}`, customer.tps, now)) throw new AppError(429, ErrorCode.TpsReached, `TPS limit reached (${customer.tps}/s for the account)`);
     const streamTps = stream.params.tps;
-    if (streamTps && !this.buckets.take(`s:${stream.id}`, streamTps, now)) {
-      this.buckets.refund(`a:${stream.accountId}`);
-      throw new AppError(429, ErrorCode.TpsReached, `TPS limit reached (${streamTps}/s for the stream)`);
-    }
+    const accountRefused = () => new AppError(429, ErrorCode.TpsReached, `TPS limit reached (${customer.tps}/s for the account)`);
+    const streamToken = (): void | Promise<void> => {
+      if (!streamTps) return;
+      const refused = () => {
+        this.buckets.refund(`a:${stream.accountId}`);
+        return new AppError(429, ErrorCode.TpsReached, `TPS limit reached (${streamTps}/s for the stream)`);
+      };
+      const took = this.buckets.take(`s:${stream.id}`, streamTps, now);
+      if (took === true) return;
+      if (took === false) throw refused();
+      return took.then((ok) => {
+        if (!ok) throw refused();
+      });
+    };
+    const took = this.buckets.take(`a:${stream.accountId}`, customer.tps, now);
+    if (took === true) return streamToken();
+    if (took === false) throw accountRefused();
+    return took.then((ok) => {
+      if (!ok) throw accountRefused();
+      return streamToken();
+    });
   }
 
   private async findReplay(streamId: string, key: string, requestHash: Buffer, client?: PoolClient): Promise<SendResult | null> {
