@@ -302,6 +302,21 @@ async function main(): Promise<void> {
 
   console.log(`campaign-send: ${RECIPIENTS.toLocaleString('en')} recipients, driver ${DRIVER}, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
+  // ---- idle: what the platform costs per second of wall time with nothing to do (the Kafka driver's fetch loops) ----
+  const idleSeconds = Number(process.env.IDLE_SECONDS ?? 5);
+  let idle = { main: 0, pg: 0 };
+  if (idleSeconds > 0) {
+    const mainI = mainThreadCpu();
+    const pgI = pgCpuSeconds(dataDir);
+    const tI = Date.now();
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const s = (Date.now() - tI) / 1000;
+    idle = { main: (mainThreadCpu() - mainI) / s, pg: (pgCpuSeconds(dataDir) - pgI) / s };
+    console.log(`  idle, ${s.toFixed(1)} s with no traffic: main thread ${(idle.main * 1000).toFixed(0)} ms CPU per second, PostgreSQL ${(idle.pg * 1000).toFixed(0)} ms per second`);
+  }
+  const idleShare = (wallS: number, main: number, pgS: number) =>
+    `idle share over ${wallS.toFixed(1)} s: main ${((idle.main * wallS * 1e6) / RECIPIENTS).toFixed(0)} µs, PostgreSQL ${((idle.pg * wallS * 1e6) / RECIPIENTS).toFixed(0)} µs per message; net of it main ${(((main - idle.main * wallS) / RECIPIENTS) * 1e6).toFixed(0)} µs, PostgreSQL ${(((pgS - idle.pg * wallS) / RECIPIENTS) * 1e6).toFixed(0)} µs`;
+
   // ---- 0. ceiling: dispatch's own path for as many messages ----
   const dispatcher = app.get(Dispatcher);
   {
@@ -329,6 +344,7 @@ async function main(): Promise<void> {
     console.log(
       `  ceiling, dispatch's own path (accepted events -> SMSC -> final, statuses consumed): ${Math.round(RECIPIENTS / wallC).toLocaleString('en')} messages/s; CPU per message node ${((nodeC / RECIPIENTS) * 1e6).toFixed(0)} µs (main thread ${((ceiling.main / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpuC / RECIPIENTS) * 1e6).toFixed(0)} µs`,
     );
+    console.log(`  ceiling ${idleShare(wallC, ceiling.main, pgCpuC)}`);
     await printStages(pg, RECIPIENTS, 'ceiling');
   }
 
@@ -369,6 +385,7 @@ async function main(): Promise<void> {
       `  against the ceiling: node main thread ${perMsg(mainCpu)} vs ${perMsg(ceiling.main)} µs (${(mainCpu / ceiling.main).toFixed(2)}x), PostgreSQL ${perMsg(pgCpu)} vs ${perMsg(ceiling.pg)} µs (${(pgCpu / ceiling.pg).toFixed(2)}x), together ${((mainCpu + pgCpu) / (ceiling.main + ceiling.pg)).toFixed(2)}x`,
     );
   }
+  console.log(`  campaign ${idleShare(wall, mainCpu, pgCpu)}`);
   await printStages(pg, RECIPIENTS, 'campaign');
 
   // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives ----

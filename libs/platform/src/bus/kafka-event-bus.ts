@@ -31,6 +31,10 @@ import {
 } from './delivery';
 import { EventBus, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 import { KafkaMetrics } from '../metrics/metrics';
+import { patchKafkaRequestQueueIdleTimer } from './kafka-request-queue';
+
+// kafkajs' idle connections spin a 1 ms timer without it (see kafka-request-queue.ts).
+patchKafkaRequestQueueIdleTimer();
 
 /**
  * Group membership settings of every service's consumers (issue 17: a process joining or dying costs at most 10 s of
