@@ -11,8 +11,8 @@
  * Ceiling, same run: the bare database storing the same rows: one `COPY ... FROM STDIN` of the final contacts (phone,
  * names, e-mail, the CRM fields as variables, the list) into an indexed copy of `contacts.contact`.
  *
- * ROUNDS rounds (default 5), each a fresh account (the same inserts every round) whose sync is followed at once by its
- * ceiling, so both see the same load: the machine's noise moves a single run's ratio by half, the median of
+ * ROUNDS rounds (default 5), each a fresh account on emptied tables (the same work every round) whose sync is followed
+ * at once by its ceiling, so both see the same load: the machine's noise moves a single run's ratio by half, the median of
  * interleaved rounds (and the pooled ratio, sum of sync CPU over sum of ceiling CPU) is the figure to read.
  *
  *   node scripts/build.mjs --server-only && node --expose-gc dist/bench/integrations-sync.js [contacts=20000] [rounds=5]
@@ -216,6 +216,14 @@ async function main(): Promise<void> {
       load: os.loadavg()[0],
     };
     rounds.push(round);
+    // untimed: every round starts from empty tables, so a round does the same work as the first (the tables of earlier
+    // rounds, their index growth and autovacuum over them would otherwise make PostgreSQL's CPU climb round by round)
+    const tables = (await pg.query<{ t: string }>(
+      `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname IN ('contacts', 'integrations') AND tablename NOT LIKE '%migrations%'`,
+    )).rows.map((x) => x.t);
+    await pg.query(`TRUNCATE ${tables.join(', ')} CASCADE`);
+    await pg.query('VACUUM ANALYZE');
+    await pg.query('CHECKPOINT');
     const us = round.nodeUs + round.pgUs;
     console.log(
       `  round ${r}: sync ${wall.toFixed(1)} s wall, CPU per contact ${us.toFixed(1)} us (Node ${round.nodeUs.toFixed(1)}, PostgreSQL ${round.pgUs.toFixed(1)}); ` +
