@@ -68,6 +68,11 @@ describe('integration connections and the completion screen (Chromium, embedded 
     const label = await page.locator('#profiles-label').boundingBox();
     const box = await page.getByTestId('complete-integration-profiles').boundingBox();
     expect(label && box && label.y + label.height / 2 <= box.y + 2).toBe(true);
+    // the close-note switch (decision 0065): on by default; switched off here, and the server keeps it off
+    const noteOnClose = page.getByTestId('complete-integration-note-on-close');
+    await expect(noteOnClose.isChecked()).resolves.toBe(true);
+    await page.getByText('When an inbox conversation is closed, add a note with its last messages to the HubSpot contact').waitFor();
+    await noteOnClose.uncheck();
     await shot('02-completion-ready-en');
     await page.getByTestId('complete-integration-submit').click();
 
@@ -88,7 +93,7 @@ describe('integration connections and the completion screen (Chromium, embedded 
     const list = await api<{ items: Json[] }>('GET', '/integration_keys');
     const integration = list.body.items.find((x) => x.type === 'hubspot') as Json;
     const config = await api<{ data: Json }>('GET', `/integration_config/${integration.key}`);
-    expect(config.body.data).toMatchObject({ company_name: 'Acme CRM', import_users: { type: 'profiles', profiles: ['100', '200'] } });
+    expect(config.body.data).toMatchObject({ company_name: 'Acme CRM', import_users: { type: 'profiles', profiles: ['100', '200'] }, note_on_close: false });
     expect(c.errors).toEqual([]);
   }, 150000);
 

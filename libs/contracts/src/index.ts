@@ -19,6 +19,7 @@ export * from './stats-reports';
 export * from './send-requests';
 export * from './audience-events';
 export * from './inbox';
+export * from './inbox-events';
 export * from './campaigns';
 export * from './links';
 export * from './spintax';

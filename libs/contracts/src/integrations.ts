@@ -170,6 +170,8 @@ export interface IntegrationConfigInput {
   space_name?: string;
   import_users: { type: 'admins' | 'all' | 'profiles'; profiles?: string[] };
   import_teams?: { type?: 'profiles' | 'none' };
+  /** A note on the CRM contact when an inbox conversation with its number is closed (decision 0065); default true. */
+  note_on_close?: boolean;
 }
 
 /** `GET /integration_config/{key}` `data`: the saved config and what the completion screen offers. */
@@ -181,6 +183,8 @@ export interface IntegrationConfigDto {
   space_name: string | null;
   import_users: { type: 'admins' | 'all' | 'profiles'; profiles: string[] } | null;
   import_teams: { type: 'profiles' | 'none' };
+  /** Whether a closed inbox conversation leaves a note on the CRM contact (decision 0065). */
+  note_on_close: boolean;
   /** The CRM's profiles (roles, permission sets, teams: the vendor's word) to choose from. */
   profiles: Array<{ id: string; name: string }>;
   sync: SyncProgressDto;

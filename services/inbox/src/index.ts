@@ -7,3 +7,4 @@ export { MediaStorage, LocalMediaStorage, S3MediaStorage, type S3MediaOptions } 
 export { sniff } from './media/sniff';
 export { RoomEvents } from './services/rooms.service';
 export { ImportedAgentsConsumer as InboxImportedAgentsConsumer, IMPORTED_AGENTS_GROUP as INBOX_IMPORTED_AGENTS_GROUP, type Placement } from './services/imported-agents.consumer';
+export { InboxOutboxRelay } from './services/outbox';

@@ -8,3 +8,4 @@ export { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outb
 export { SyncWorker } from './services/sync.worker';
 export { IntegrationListsConsumer } from './services/lists.consumer';
 export { CONNECTORS, connectorOf } from './connectors/registry';
+export { CloseNotesConsumer, CLOSE_NOTES_GROUP, closeNoteText } from './services/close-notes.consumer';

@@ -12,6 +12,7 @@ import { NotesService } from './services/notes.service';
 import { OutboundAddresses } from './services/outbound';
 import { IntegrationsService } from './services/integrations.service';
 import { IntegrationListsConsumer } from './services/lists.consumer';
+import { CloseNotesConsumer } from './services/close-notes.consumer';
 import { IntegrationsOutboxRelay, IntegrationsUnitOfWork } from './services/outbox';
 import { SyncWorker } from './services/sync.worker';
 
@@ -53,6 +54,7 @@ export class IntegrationsModule {
         NotesService,
         SyncWorker,
         IntegrationListsConsumer,
+        CloseNotesConsumer,
         // generative AI: its own module folder (src/genai), the service's schema and connection
         { provide: GENAI_OPTIONS, useValue: resolveGenAiOptions(options.genai) },
         ...GENAI_SERVICES_LIST,

@@ -7,9 +7,11 @@ import {
   CONVERSATION_FILTERS,
   CONVERSATION_STATUSES,
   ConversationFilter,
+  INBOX_CLOSE_TRANSCRIPT,
   INBOX_CONVERSATION_PAGE_SIZE,
   INBOX_TOTALS_CAP,
   INBOX_TIMELINE_PAGE_SIZE,
+  InboxConversationClosedV1,
   InboxWsEvent,
   isContactKey,
   Permission,
@@ -21,6 +23,7 @@ import {
   type ConversationTotals,
   type InboxActor,
   type InboxContact,
+  type InboxConversationClosed,
   type InboxConversation,
   type InboxTimelineEvent,
   type SimpleSearchResult,
@@ -31,6 +34,7 @@ import { Clock } from '../clock';
 import { parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION } from '../inbox.options';
 import { actorOf, can, InboxAccess, requirePerm, type Actor, type SpaceScope } from './access';
+import { InboxUnitOfWork } from './outbox';
 import { RoomEvents } from './rooms.service';
 import { CONVERSATION_COLUMNS, conversationRooms, conversationView, EVENT_COLUMNS, eventView, filterSql } from './views';
 
@@ -86,6 +90,7 @@ export class ConversationsService {
     private readonly access: InboxAccess,
     private readonly rooms: RoomEvents,
     private readonly clock: Clock,
+    private readonly uow: InboxUnitOfWork,
   ) {}
 
   /** The visibility condition (alias c) with its parameters appended to `params`. */
@@ -403,18 +408,47 @@ export class ConversationsService {
   private async setStatus(v: VisibleConversation, status: ConversationStatusValue, actor: Actor): Promise<Row> {
     const prev = v.row.status as ConversationStatusValue;
     if (prev === status) return v.row;
-    const { updated, ev } = await this.ds.transaction(async (m) => {
+    const now = this.clock.now();
+    const { updated, ev } = await this.uow.run(async (m, emit) => {
       const [u] = rowsOf(await m.query(
         `UPDATE inbox.conversation c SET status = $2, closed_by = CASE WHEN $2 = 'closed' THEN $3::bigint ELSE NULL END, closed_at = CASE WHEN $2 = 'closed' THEN $4::timestamptz ELSE NULL END,
            last_updated = $4 WHERE c.id = $1 RETURNING ${CONVERSATION_COLUMNS}`,
-        [v.row.id, status, actor.userId, this.clock.now()],
+        [v.row.id, status, actor.userId, now],
       )) as Row[];
-      const e = await this.addEvent(m, u, { type: 'change_state', actor: await this.actorOfAgent(m, actor), data: { state: status } });
+      const who = await this.actorOfAgent(m, actor);
+      const e = await this.addEvent(m, u, { type: 'change_state', actor: who, data: { state: status } });
+      // the CRM hears of a closed conversation (a note with its transcript, decision 0065): in this transaction, through the outbox
+      if (status === 'closed') emit(InboxConversationClosedV1, await this.closedEvent(m, u, who, now), actor.accountId);
       return { updated: u, ev: e };
     });
     await this.rooms.emit(actor.accountId, conversationRooms(updated), InboxWsEvent.StatusChange, { conversation: conversationView(updated, { showPhone: true }), event: eventView(ev, updated.uuid), previous_status: prev });
     await this.spaceStatistics(actor.accountId, updated.space_id);
     return updated;
+  }
+
+  /** `inbox.conversation.closed`: who closed it, when, the channel and its last messages with text (bounded). */
+  private async closedEvent(m: EntityManager, conv: Row, who: InboxActor, at: Date): Promise<InboxConversationClosed> {
+    const { messages, messageChars } = INBOX_CLOSE_TRANSCRIPT;
+    const events = (await m.query(
+      `SELECT e.event_type, e.body, e.message_time FROM inbox.event e
+       WHERE e.conversation_id = $1 AND e.event_type IN ('incoming_message', 'outgoing_message') AND e.body IS NOT NULL AND e.body <> ''
+       ORDER BY e.message_time DESC, e.id DESC LIMIT $2`,
+      [conv.id, messages],
+    )) as Row[];
+    return {
+      accountId: String(conv.account_id),
+      conversationUuid: String(conv.uuid),
+      contactPhone: String(conv.contact_phone).slice(0, 64),
+      contactName: conv.contact_name ? String(conv.contact_name).slice(0, 255) : null,
+      channel: String(conv.channel),
+      closedBy: { userId: who.type === 'agent' && who.id !== null ? String(who.id) : null, name: who.name ? who.name.slice(0, 255) : null },
+      closedAt: at.toISOString(),
+      lastMessages: events.reverse().map((e) => ({
+        from: e.event_type === 'incoming_message' ? ('contact' as const) : ('agent' as const),
+        text: String(e.body).slice(0, messageChars),
+        at: new Date(e.message_time as string).toISOString(),
+      })),
+    };
   }
 
   /** space_statistics to the space's room after a change of its totals. */

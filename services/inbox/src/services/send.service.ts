@@ -16,10 +16,11 @@ import {
   type ReplyBlockValue,
   type SendResult,
 } from '@switchboard/contracts';
-import { AppError, EventBus, PROCESS_ROLES, ServiceOutboxRelay, UnitOfWork, type ProcessRoles } from '@switchboard/platform';
+import { AppError } from '@switchboard/platform';
+import { InboxUnitOfWork } from './outbox';
 import { Clock } from '../clock';
 import { parse, refId, rowsOf } from '../http/input';
-import { INBOX_CONNECTION, INBOX_OPTIONS, INBOX_SCHEMA, type ResolvedInboxOptions } from '../inbox.options';
+import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, InboxAccess, requirePerm, type Actor } from './access';
 import { ConversationsService, normalisePhone } from './conversations.service';
 import { RoomEvents } from './rooms.service';
@@ -28,21 +29,7 @@ import { CONVERSATION_COLUMNS, conversationRooms, conversationView, EVENT_COLUMN
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- SQL rows are mapped field by field
 
-/** Publishes `inbox.outbox` on the bus, in processes that run the relay role. */
-@Injectable()
-export class InboxOutboxRelay extends ServiceOutboxRelay {
-  constructor(@InjectDataSource(INBOX_CONNECTION) ds: DataSource, @Inject(EventBus) bus: EventBus, @Inject(PROCESS_ROLES) roles: ProcessRoles) {
-    super(INBOX_SCHEMA, ds, bus, roles);
-  }
-}
-
-/** One transaction whose events (the send batches) go to `inbox.outbox` in that same transaction. */
-@Injectable()
-export class InboxUnitOfWork extends UnitOfWork {
-  constructor(@InjectDataSource(INBOX_CONNECTION) ds: DataSource, relay: InboxOutboxRelay, clock: Clock) {
-    super({ dataSource: ds, schema: INBOX_SCHEMA, source: 'inbox', relay, now: () => clock.now() });
-  }
-}
+export { InboxOutboxRelay, InboxUnitOfWork } from './outbox';
 
 const Message = z.object({ text: z.string().max(4096).optional(), media_id: z.string().uuid().nullable().optional() }).strict();
 const SimpleSend = z.object({ messages: z.array(Message).min(1).max(1), sender_profile: z.union([z.string(), z.number()]).optional() }).strict();

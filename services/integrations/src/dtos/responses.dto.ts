@@ -255,6 +255,9 @@ export class IntegrationConfigBody {
 
   @ApiPropertyOptional({ type: ImportTeamsBody })
   import_teams?: ImportTeamsBody;
+
+  @ApiPropertyOptional({ type: Boolean, default: true, description: 'a note on the CRM contact when an inbox conversation with its number is closed', example: true })
+  note_on_close?: boolean;
 }
 
 export class ProfileBody {
@@ -299,6 +302,9 @@ export class IntegrationConfigData {
 
   @ApiProperty({ type: SavedImportTeamsBody })
   import_teams!: SavedImportTeamsBody;
+
+  @ApiProperty({ type: Boolean, description: 'a note on the CRM contact when an inbox conversation with its number is closed', example: true })
+  note_on_close!: boolean;
 
   @ApiProperty({ type: [ProfileBody], description: 'the CRM\'s profiles to choose from' })
   profiles!: ProfileBody[];

@@ -73,6 +73,7 @@ const ConfigBody = z
       { required_error: 'choose which users to import' },
     ),
     import_teams: z.object({ type: z.enum(['profiles', 'none']).default('profiles') }).strict().optional(),
+    note_on_close: z.boolean({ invalid_type_error: 'true or false' }).optional(),
   })
   .strict()
   .superRefine((b, ctx) => {
@@ -344,6 +345,8 @@ export class IntegrationsService {
       space_name: b.space_name ?? null,
       import_users: { type: b.import_users.type, profiles: b.import_users.type === 'profiles' ? [...new Set(b.import_users.profiles)] : [] },
       import_teams: { type: b.import_teams?.type ?? 'profiles' },
+      // a note on the CRM contact when an inbox conversation with its number is closed (decision 0065); on unless refused
+      note_on_close: b.note_on_close ?? true,
     };
     const updated = await this.uow.run(async (m, emit, notify) => {
       const [r] = await rows<IntegrationRow>(m, 
@@ -473,7 +476,7 @@ export class IntegrationsService {
   }
 
   private configDto(r: IntegrationRow, profiles: Array<{ id: string; name: string }>): IntegrationConfigDto {
-    const cfg = (r.config ?? null) as { space_name?: string | null; import_users?: { type: 'admins' | 'all' | 'profiles'; profiles: string[] }; import_teams?: { type: 'profiles' | 'none' } } | null;
+    const cfg = (r.config ?? null) as { space_name?: string | null; import_users?: { type: 'admins' | 'all' | 'profiles'; profiles: string[] }; import_teams?: { type: 'profiles' | 'none' }; note_on_close?: boolean } | null;
     return {
       key: r.key,
       type: r.type as IntegrationConfigDto['type'],
@@ -482,6 +485,7 @@ export class IntegrationsService {
       space_name: cfg?.space_name ?? null,
       import_users: cfg?.import_users ?? null,
       import_teams: cfg?.import_teams ?? { type: 'profiles' },
+      note_on_close: cfg?.note_on_close !== false,
       profiles,
       sync: readProgress(r.sync),
     };

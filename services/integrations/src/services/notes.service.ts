@@ -6,11 +6,14 @@ import type { IntegrationNoteDto } from '@switchboard/contracts';
 import { AppError, RequestContext } from '@switchboard/platform';
 import { Clock } from '../clock';
 import type { Connector } from '../connectors/connector';
+import { VendorError } from '../connectors/http';
 import { connectorOf } from '../connectors/registry';
 import { rows } from '../db';
 import { parse } from '../http/input';
 import { INTEGRATIONS_CONNECTION } from '../integrations.options';
+import { CredentialVault, type IntegrationRow } from './credentials';
 import { IntegrationsService } from './integrations.service';
+import { vendorProblem } from './vendor-problem';
 
 const NoteBody = z
   .object({
@@ -35,7 +38,20 @@ export class NotesService {
     @InjectDataSource(INTEGRATIONS_CONNECTION) private readonly ds: DataSource,
     private readonly integrations: IntegrationsService,
     private readonly clock: Clock,
+    private readonly vault: CredentialVault,
   ) {}
+
+  /**
+   * One note on one CRM contact through the integration's ActivityCapability (each vendor's documented note call).
+   * Vendor failures are thrown as they are (VendorError): the route makes them answers, the close-note consumer
+   * tells an outage (retried) from a refusal.
+   */
+  async write(row: IntegrationRow, externalId: string, text: string, occurredAt: string): Promise<void> {
+    const connector = connectorOf(row.type) as Connector;
+    const activity = connector.activity;
+    if (!activity) throw new Error(`${connector.name} takes no notes`);
+    await this.vault.withContext(connector, row, (ctx) => activity.pushNote(ctx, { externalId, text, occurredAt }));
+  }
 
   async push(key: string, body: unknown): Promise<IntegrationNoteDto> {
     const b = parse(NoteBody, body);
@@ -55,7 +71,12 @@ export class NotesService {
     const occurredAt = this.clock.now().toISOString();
     const done: string[] = [];
     for (const c of contacts) {
-      await this.integrations.callVendor(connector, row, (ctx) => activity.pushNote(ctx, { externalId: c.external_id, text: b.text, occurredAt }));
+      try {
+        await this.write(row, c.external_id, b.text, occurredAt);
+      } catch (e) {
+        if (e instanceof VendorError) throw vendorProblem(connector, e);
+        throw e;
+      }
       done.push(c.external_id);
     }
     return { integrationKey: row.key, externalIds: done };

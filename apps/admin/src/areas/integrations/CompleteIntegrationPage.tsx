@@ -25,7 +25,7 @@ import { useTranslate } from 'react-admin';
 import { Link as RouterLink, Navigate, useNavigate, useParams } from 'react-router-dom';
 import { isApiError } from '../../providers/http';
 import { integrationsApi, isHandledType, VENDOR_NAMES, type IntegrationConfigDto, type IntegrationTypeValue } from './api';
-import { completionBody, completionErrors, type CompletionForm, type ImportMode } from './model';
+import { completionBody, completionErrors, takesNotes, type CompletionForm, type ImportMode } from './model';
 
 type Phase = 'loading' | 'error' | 'ready' | 'submitting' | 'completed';
 
@@ -50,7 +50,7 @@ const Completion = ({ vendor, integrationKey }: { vendor: IntegrationTypeValue; 
   const navigate = useNavigate();
   const [phase, setPhase] = useState<Phase>('loading');
   const [config, setConfig] = useState<IntegrationConfigDto | null>(null);
-  const [form, setForm] = useState<CompletionForm>({ companyName: '', mode: '', profiles: [] });
+  const [form, setForm] = useState<CompletionForm>({ companyName: '', mode: '', profiles: [], noteOnClose: true });
   const [submitted, setSubmitted] = useState(false);
   const [serverError, setServerError] = useState<string | null>(null);
   const loaded = useRef('');
@@ -66,7 +66,7 @@ const Completion = ({ vendor, integrationKey }: { vendor: IntegrationTypeValue; 
         if (!answer || !answer.status || !answer.data) return setPhase('error');
         const d = answer.data;
         setConfig(d);
-        setForm({ companyName: d.company_name ?? '', mode: d.import_users?.type ?? '', profiles: d.import_users?.profiles ?? [] });
+        setForm({ companyName: d.company_name ?? '', mode: d.import_users?.type ?? '', profiles: d.import_users?.profiles ?? [], noteOnClose: d.note_on_close !== false });
         setPhase('ready');
       })
       .catch(() => setPhase('error'));
@@ -161,6 +161,19 @@ const Completion = ({ vendor, integrationKey }: { vendor: IntegrationTypeValue; 
                     ))}
                   </Select>
                 </FormControl>
+              )}
+              {takesNotes(vendor) && (
+                <FormControlLabel
+                  control={
+                    <Checkbox
+                      checked={form.noteOnClose}
+                      onChange={(e) => setForm({ ...form, noteOnClose: e.target.checked })}
+                      disabled={phase === 'submitting'}
+                      inputProps={{ 'data-testid': 'complete-integration-note-on-close' } as Record<string, string>}
+                    />
+                  }
+                  label={translate('integrations.complete.noteOnClose', { vendor: vendorName })}
+                />
               )}
               {serverError && (
                 <Alert severity="error" data-testid="complete-integration-server-error">

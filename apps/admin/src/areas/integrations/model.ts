@@ -6,6 +6,8 @@ export interface CompletionForm {
   companyName: string;
   mode: ImportMode | '';
   profiles: string[];
+  /** A note on the CRM contact when an inbox conversation with its number is closed (decision 0065). */
+  noteOnClose: boolean;
 }
 
 /**
@@ -21,5 +23,9 @@ export function completionBody(f: CompletionForm): IntegrationConfigInput {
   return {
     ...(f.companyName.trim() ? { company_name: f.companyName.trim() } : {}),
     import_users: mode === 'profiles' ? { type: mode, profiles: f.profiles } : { type: mode },
+    note_on_close: f.noteOnClose,
   };
 }
+
+/** The vendors that take notes on a contact (every CRM and shop connector but the dialer): they show the close-note switch. */
+export const takesNotes = (type: string): boolean => type !== 'dialer' && type !== 'zohoinbox';

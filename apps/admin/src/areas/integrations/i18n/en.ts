@@ -66,6 +66,7 @@ const en = {
       all: 'All users',
       profiles: 'Selected profiles',
       chooseProfiles: 'Profiles',
+      noteOnClose: 'When an inbox conversation is closed, add a note with its last messages to the %{vendor} contact',
       submit: 'Save and start',
       submitting: 'Saving ...',
       completed: 'Started. Back to the connections ...',
