@@ -21,6 +21,8 @@
  * STAGES=1: CPU per message by stage (bench/stage-cpu.ts) for the ceiling and the campaign: node (the main thread's
  * CPU split by the time each stage's callbacks ran) and PostgreSQL (by the sessions' application names).
  * kafka: a librdkafka mock cluster (as bench/dispatch-smpp.ts starts it) instead of the in-memory bus.
+ * IDLE_SECONDS (default 5): first the idle platform's CPU per second (main thread, PostgreSQL), and for each phase the
+ * share of its CPU that idle rate explains over its wall time (docs/decisions/0073).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
