@@ -109,7 +109,15 @@ async function main(rate: number, settleSec: number): Promise<void> {
   await call('POST', '/customers/1/balance', { token: admin, body: { amount: '10000', reason: 'fault drill' } });
   const stream = await call<{ id: number }>('POST', '/streams', { token: admin, body: { name: 'Drill', streamType: 2, sender: 'ACME' } });
   const st = (await until('stream token', async () => (await call<{ token: string }>('GET', `/streams/token/${stream.body.id}`, { token: admin })).body?.token)) as string;
-  const balanceOf = async () => BigInt((await until('balance', async () => (await call<{ balanceMicros: string }>('GET', '/customers/1', { token: admin })).body?.balanceMicros)) as string);
+  // the balance as accounts answers it, asked with a fresh sign-in: a drill on a loaded machine outlives the first
+  // access token (15 minutes), and the last reading then waited for a 401 to turn into a balance
+  const balanceOf = async () =>
+    BigInt(
+      (await until('balance', async () => {
+        const token = await signIn();
+        return token ? (await call<{ balanceMicros: string }>('GET', '/customers/1', { token })).body?.balanceMicros : null;
+      })) as string,
+    );
   // one send a message until answered: the first message reaches the SMSC (routing loaded, bind up)
   let warmUp = '';
   await until('a first delivery', async () => {
