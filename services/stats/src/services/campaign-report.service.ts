@@ -15,7 +15,7 @@ import type {
 } from '@switchboard/contracts';
 import { AppError, type ListResult } from '@switchboard/platform';
 import { STATS_CONNECTION } from '../stats.options';
-import { bad, counts, idList, money, rangeParts, ReportService, type Range, type Scope } from './report.service';
+import { bad, counts, idList, money, partConds, rangeParts, ReportService, type Range, type Scope } from './report.service';
 
 type Row = Record<string, string | number | null>;
 /** One part of a range: the day rollup over [lo, hi) local dates, or the hour rollup over [lo, hi) instants; null: open. */
@@ -87,24 +87,11 @@ export class CampaignReportService {
 
   /** The conditions of one source; its parameters are appended to `params` (shared by the branches of one statement). */
   private where(scope: Scope, src: Source, campaigns: string[] | null, params: unknown[]): string {
-    const parts: string[] = [];
-    if (scope.accounts !== null) {
-      params.push(scope.accounts.length === 1 ? scope.accounts[0] : scope.accounts);
-      parts.push(scope.accounts.length === 1 ? `account_id = $${params.length}::bigint` : `account_id = ANY($${params.length}::bigint[])`);
-    }
+    const parts = partConds(scope, { grain: src.day ? 'day' : 'hour', lo: src.lo, hi: src.hi }, params);
     if (campaigns) {
       params.push(campaigns);
       parts.push(`campaign_id = ANY($${params.length}::bigint[])`);
     } else parts.push(`campaign_id <> 0`);
-    const type = src.day ? 'date' : 'timestamptz';
-    if (src.lo !== null) {
-      params.push(src.lo);
-      parts.push(`bucket >= $${params.length}::${type}`);
-    }
-    if (src.hi !== null) {
-      params.push(src.hi);
-      parts.push(`bucket < $${params.length}::${type}`);
-    }
     return parts.join(' AND ');
   }
 

@@ -93,6 +93,25 @@ export function rangeParts(range: Range, coarsest: Grain): Part[] {
   return out;
 }
 
+/** The conditions of one part of a range in a scope (its accounts, the part's buckets); parameters appended to `params`. */
+export function partConds(scope: Scope, part: Part, params: unknown[]): string[] {
+  const parts: string[] = [];
+  if (scope.accounts !== null) {
+    params.push(scope.accounts.length === 1 ? scope.accounts[0] : scope.accounts);
+    parts.push(scope.accounts.length === 1 ? `account_id = $${params.length}::bigint` : `account_id = ANY($${params.length}::bigint[])`);
+  }
+  const type = part.grain === 'hour' ? 'timestamptz' : 'date';
+  if (part.lo !== null) {
+    params.push(part.lo);
+    parts.push(`bucket >= $${params.length}::${type}`);
+  }
+  if (part.hi !== null) {
+    params.push(part.hi);
+    parts.push(`bucket < $${params.length}::${type}`);
+  }
+  return parts;
+}
+
 /** The rollup tables of the dashboard's figures per grain: per stream (main, stream statistics) or per country. */
 const TABLES: Record<'stream' | 'country', Record<Grain, string>> = {
   stream: { hour: 'rollup_hour', day: 'rollup_day_stream', month: 'rollup_month_stream' },
@@ -420,20 +439,7 @@ export class ReportService {
   }
 
   private cond(scope: Scope, part: Part, filters: Filters, params: unknown[]): string {
-    const parts: string[] = [];
-    if (scope.accounts !== null) {
-      params.push(scope.accounts.length === 1 ? scope.accounts[0] : scope.accounts);
-      parts.push(scope.accounts.length === 1 ? `account_id = $${params.length}::bigint` : `account_id = ANY($${params.length}::bigint[])`);
-    }
-    const type = part.grain === 'hour' ? 'timestamptz' : 'date';
-    if (part.lo !== null) {
-      params.push(part.lo);
-      parts.push(`bucket >= $${params.length}::${type}`);
-    }
-    if (part.hi !== null) {
-      params.push(part.hi);
-      parts.push(`bucket < $${params.length}::${type}`);
-    }
+    const parts = partConds(scope, part, params);
     if (filters.streams) {
       params.push(filters.streams);
       parts.push(`stream_id = ANY($${params.length}::bigint[])`);
