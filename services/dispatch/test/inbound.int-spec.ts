@@ -187,6 +187,38 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     expect(events.map((e) => e.body).sort()).toEqual(burst.map((m) => m.text.body).sort());
   });
 
+  it("looks up a burst's targets together and still gives each reply its own account, order and failure (docs/decisions/0068)", async () => {
+    // account 2 owns the WhatsApp number 4444 (stream 44) beside account 1's 3333
+    await d.configureStream({ streamId: '44', accountId: '2', channel: 'whatsapp', streamType: 5, sender: '4444' });
+    const msgs = (tag: string, from: string) => Array.from({ length: 12 }, (_, i) => ({ from, id: `wamid.${tag}-${i}`, timestamp: '1700000000', type: 'text', text: { body: `${tag} ${i}` } }));
+    const [toOne, toTwo, toNobody, toBad] = [msgs('mix-one', '4917000031'), msgs('mix-two', '4917000032'), msgs('mix-nobody', '4917000033'), msgs('mix-bad', '4917000034')];
+    // delivered at once, so their lookups share batches: an address PostgreSQL refuses (a NUL character) among them
+    const answers = await Promise.all([
+      wa.deliver(waHook(), WhatsAppPeer.notification('3333', { messages: toOne })),
+      wa.deliver(waHook(), WhatsAppPeer.notification('4444', { messages: toTwo })),
+      wa.deliver(waHook(), WhatsAppPeer.notification('7777', { messages: toNobody })),
+      wa.deliver(waHook(), WhatsAppPeer.notification('44\u000044', { messages: toBad })),
+    ]);
+    // the refused one is answered with an error (the provider sends it again), the others are taken
+    expect(answers.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(answers[3]).not.toBe(200);
+    const rows = (contact: string) =>
+      d.sql<{ account_id: string; stream_id: string; body: string }>(`SELECT account_id::text, stream_id::text, body FROM dispatch.inbound_message WHERE contact_phone = $1 ORDER BY id`, [contact]);
+    // each reply with its own address's owner, in the order the provider sent them
+    expect(await rows('+4917000031')).toEqual(toOne.map((m) => ({ account_id: '1', stream_id: '33', body: m.text.body })));
+    expect(await rows('+4917000032')).toEqual(toTwo.map((m) => ({ account_id: '2', stream_id: '44', body: m.text.body })));
+    expect(await rows('+4917000033')).toEqual([]);
+    expect(await rows('+4917000034')).toEqual([]);
+    const heldAside = await d.sql<{ address: string; body: string }>(`SELECT address, body FROM dispatch.inbound_unclaimed WHERE contact_phone = '+4917000033' ORDER BY body`);
+    expect(heldAside).toEqual(toNobody.map((m) => ({ address: '7777', body: m.text.body })).sort((a, b) => a.body.localeCompare(b.body)));
+    // announced to their own accounts, in order
+    await d.flushOutbox();
+    const announced = (contact: string) => d.events(MessageReceivedV1.type).filter((e) => (e.data as { contactPhone: string }).contactPhone === contact);
+    expect(announced('+4917000031').map((e) => [e.accountId, (e.data as { body: string }).body])).toEqual(toOne.map((m) => ['1', m.text.body]));
+    expect(announced('+4917000032').map((e) => [e.accountId, (e.data as { body: string }).body])).toEqual(toTwo.map((m) => ['2', m.text.body]));
+    expect(announced('+4917000034')).toEqual([]);
+  });
+
   it('keeps a WhatsApp reply to a phone number id nobody owns aside', async () => {
     const payload = WhatsAppPeer.notification('7777', { messages: [{ from: '4917000010', id: 'wamid.nobody', timestamp: '1700000000', type: 'text', text: { body: 'to an unowned WhatsApp number' } }] });
     expect(await wa.deliver(waHook(), payload)).toBe(200);

@@ -31,6 +31,18 @@ export interface InboundOwnerRow {
   streamId: string | null;
 }
 
+/** What an inbound message needs of the stream that receives it. */
+export type InboundStreamRow = Pick<StreamChannelRow, 'accountId' | 'streamId' | 'streamUid' | 'streamType'>;
+
+export interface InboundTargetRow {
+  owner: InboundOwnerRow;
+  stream: InboundStreamRow | null;
+  optKeywords: OptKeywords;
+}
+
+/** The key of `inboundTargets`' answer. */
+export const targetKey = (channel: string, address: string): string => `${channel}\u0000${address}`;
+
 export interface OptKeywords {
   optOut?: string[];
   optIn?: string[];
@@ -76,20 +88,43 @@ export class ReadModelRepository {
   }
 
   /**
-   * An inbound message's target in one round trip: the owner of the address, the stream it names (when that stream is
-   * the owner's) and the owner's opt keywords. Null when nobody owns the address.
+   * The targets of a batch of inbound messages in one round trip (docs/decisions/0068): for each distinct (channel,
+   * address), its owner, the stream the owner names (when that stream is the owner's) and the owner's opt keywords.
+   * Keyed by `targetKey`; an address nobody owns is absent.
    */
-  async inboundTarget(channel: string, address: string): Promise<{ owner: InboundOwnerRow; stream: StreamChannelRow | null; optKeywords: OptKeywords } | null> {
-    const rows = await this.ds.query<Array<{ accountId: string; ownerStreamId: string | null; k: OptKeywords | null; s: Record<string, unknown> | null }>>(
-      `SELECT o.account_id::text AS "accountId", o.stream_id::text AS "ownerStreamId", al.opt_keywords AS k,
-              (SELECT row_to_json(x) FROM (SELECT ${SC_COLS} FROM dispatch.stream_channel sc WHERE sc.stream_id = o.stream_id AND sc.account_id = o.account_id) x) AS s
-         FROM dispatch.inbound_owner o LEFT JOIN dispatch.account_limit al ON al.account_id = o.account_id
-        WHERE o.channel = $1 AND o.address = $2`,
-      [channel, address],
+  async inboundTargets(keys: ReadonlyArray<{ channel: string; address: string }>): Promise<Map<string, InboundTargetRow>> {
+    const rows = await this.ds.query<
+      Array<{ channel: string; address: string; accountId: string; ownerStreamId: string | null; k: OptKeywords | null; streamId: string | null; streamUid: string; streamType: number }>
+    >(
+      `SELECT w.channel, w.address, o.account_id::text AS "accountId", o.stream_id::text AS "ownerStreamId", al.opt_keywords AS k,
+              sc.stream_id::text AS "streamId", sc.stream_uid AS "streamUid", sc.stream_type AS "streamType"
+         FROM unnest($1::text[], $2::text[]) AS w(channel, address)
+         JOIN dispatch.inbound_owner o ON o.channel = w.channel AND o.address = w.address
+         LEFT JOIN dispatch.account_limit al ON al.account_id = o.account_id
+         LEFT JOIN dispatch.stream_channel sc ON sc.stream_id = o.stream_id AND sc.account_id = o.account_id`,
+      [keys.map((k) => k.channel), keys.map((k) => k.address)],
     );
-    const [r] = rows;
-    if (!r) return null;
-    return { owner: { accountId: r.accountId, streamId: r.ownerStreamId }, stream: (r.s as StreamChannelRow | null) ?? null, optKeywords: r.k ?? {} };
+    return new Map(
+      rows.map((r) => [
+        targetKey(r.channel, r.address),
+        {
+          owner: { accountId: r.accountId, streamId: r.ownerStreamId },
+          stream: r.streamId === null ? null : { accountId: r.accountId, streamId: r.streamId, streamUid: r.streamUid, streamType: r.streamType },
+          optKeywords: r.k ?? {},
+        },
+      ]),
+    );
+  }
+
+  /** The streams of these uids with their accounts' opt keywords, in one round trip (a batch of Telegram webhook messages). */
+  async inboundStreamsByUid(uids: readonly string[]): Promise<Map<string, InboundStreamRow & { optKeywords: OptKeywords }>> {
+    const rows = await this.ds.query<Array<InboundStreamRow & { k: OptKeywords | null }>>(
+      `SELECT sc.stream_id::text AS "streamId", sc.account_id::text AS "accountId", sc.stream_uid AS "streamUid", sc.stream_type AS "streamType", al.opt_keywords AS k
+         FROM dispatch.stream_channel sc LEFT JOIN dispatch.account_limit al ON al.account_id = sc.account_id
+        WHERE sc.stream_uid = ANY($1::text[])`,
+      [uids],
+    );
+    return new Map(rows.map(({ k, ...s }) => [s.streamUid, { ...s, optKeywords: k ?? {} }]));
   }
 
   accountLimits(): Promise<Array<{ accountId: string; tps: number }>> {

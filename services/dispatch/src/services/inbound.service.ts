@@ -19,7 +19,7 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
 import { BatchedWriter, createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
-import { ReadModelRepository, type OptKeywords } from '../repositories/read-model.repository';
+import { ReadModelRepository, targetKey, type InboundStreamRow, type InboundTargetRow, type OptKeywords } from '../repositories/read-model.repository';
 import { DispatchOutboxRelay } from './events.service';
 import { InboundMediaService, keepsMedia } from './inbound-media.service';
 import { OptOutBook } from './opt-out.book';
@@ -69,6 +69,38 @@ const GROUP_INSERT_SQL = (() => {
     SELECT uuid::text FROM m`;
 })();
 
+/** An inbound message's lookup waiting for its batch: the stream its webhook names, or the address it was sent to. */
+interface PendingLookup {
+  uid?: string;
+  channel: string;
+  address: string;
+  byUid?: (InboundStreamRow & { optKeywords: OptKeywords }) | null;
+  target?: InboundTargetRow | null;
+  error?: unknown;
+}
+
+/**
+ * `write` for all the items at once; if that fails, for each item on its own, so a bad item fails only itself (its
+ * `error`) and not the others of its batch.
+ */
+async function eachAloneOnFailure<T extends { error?: unknown }>(items: T[], write: (items: T[]) => Promise<void>): Promise<void> {
+  try {
+    await write(items);
+  } catch (e) {
+    if (items.length === 1) {
+      items[0].error = e;
+      return;
+    }
+    for (const item of items) {
+      try {
+        await write([item]);
+      } catch (one) {
+        item.error = one;
+      }
+    }
+  }
+}
+
 /** Why an inbound message was kept aside rather than delivered. */
 export type HeldReason = 'unclaimed' | 'no_stream';
 
@@ -87,7 +119,12 @@ export class InboundService {
    * The group commit of inbound messages (docs/decisions/0058): the messages that arrive while a write is in flight
    * (deliver_sm of every bind, webhook posts) go in the next one, one statement for all of them.
    */
-  private readonly writer = new BatchedWriter<PendingInbound>((items) => this.writeGroup(items), 500);
+  private readonly writer = new BatchedWriter<PendingInbound>((items) => eachAloneOnFailure(items, (some) => this.insertGroup(some)), 500);
+  /**
+   * The lookups of the messages that arrive while one is in flight, in one statement (docs/decisions/0068): the owner
+   * of each distinct address with the stream it names and the opt keywords, or the streams named by webhook URLs.
+   */
+  private readonly lookups = new BatchedWriter<PendingLookup>((items) => eachAloneOnFailure(items, (some) => this.lookUp(some)), 500);
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) private readonly ds: DataSource,
@@ -176,28 +213,6 @@ export class InboundService {
     this.relay.kick();
   }
 
-  /**
-   * One statement for the batch. If it fails (a row the database refuses), each message is written on its own, so one
-   * bad message fails only its own delivery (the provider sends it again) and not those it shared a batch with.
-   */
-  private async writeGroup(items: PendingInbound[]): Promise<void> {
-    try {
-      await this.insertGroup(items);
-    } catch (e) {
-      if (items.length === 1) {
-        items[0].error = e;
-        return;
-      }
-      for (const item of items) {
-        try {
-          await this.insertGroup([item]);
-        } catch (one) {
-          item.error = one;
-        }
-      }
-    }
-  }
-
   private async insertGroup(items: PendingInbound[]): Promise<void> {
     const text = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
     const columns = INBOUND_TYPES.map((_, c) => items.map((i) => text(i.values[c])));
@@ -266,20 +281,31 @@ export class InboundService {
   }
 
   private async streamOf(m: ProviderInbound, address: string): Promise<InboundStream | { held: HeldReason; address: string }> {
-    if (m.streamUid) {
-      const s = await this.readModels.streamChannelByUid(m.streamUid);
-      if (s) return { accountId: String(s.accountId), streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
-      return { held: 'no_stream', address: m.accountPhone };
-    }
     const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
-    const target = await this.readModels.inboundTarget(channel, address);
+    const lookup: PendingLookup = { uid: m.streamUid ?? undefined, channel, address };
+    await this.lookups.add(lookup);
+    if (lookup.error !== undefined) throw lookup.error;
+    if (m.streamUid) return lookup.byUid ?? { held: 'no_stream', address: m.accountPhone };
+    const target = lookup.target;
     if (!target) return { held: 'unclaimed', address };
     const { owner, stream: named, optKeywords } = target;
-    if (named) return { accountId: owner.accountId, streamId: String(named.streamId), streamUid: named.streamUid, streamType: named.streamType, optKeywords };
+    if (named) return { ...named, optKeywords };
     const spellings = [...new Set([m.accountPhone, address, address.replace(/^\+/, ''), `+${address.replace(/^\+/, '')}`])];
     const s = await this.readModels.streamChannelBySender(owner.accountId, m.channel, spellings);
-    if (s) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType };
+    if (s) return { accountId: owner.accountId, streamId: String(s.streamId), streamUid: s.streamUid, streamType: s.streamType, optKeywords };
     const last = await this.readModels.lastOutboundTo(owner.accountId, m.channel, spellings, m.contactPhone);
-    return last ?? { held: 'no_stream', address };
+    return last ? { ...last, optKeywords } : { held: 'no_stream', address };
+  }
+
+  /** At most two statements for a batch of lookups: the distinct stream uids, the distinct addresses. */
+  private async lookUp(items: PendingLookup[]): Promise<void> {
+    const byUid = items.filter((i) => i.uid !== undefined);
+    const byAddress = items.filter((i) => i.uid === undefined);
+    const [streams, targets] = await Promise.all([
+      byUid.length > 0 ? this.readModels.inboundStreamsByUid([...new Set(byUid.map((i) => i.uid as string))]) : null,
+      byAddress.length > 0 ? this.readModels.inboundTargets([...new Map(byAddress.map((i) => [targetKey(i.channel, i.address), i])).values()]) : null,
+    ]);
+    for (const i of byUid) i.byUid = streams?.get(i.uid as string) ?? null;
+    for (const i of byAddress) i.target = targets?.get(targetKey(i.channel, i.address)) ?? null;
   }
 }
