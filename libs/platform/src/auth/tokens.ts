@@ -77,8 +77,18 @@ const invalid = (message = 'invalid token'): AppError => AppError.unauthorized(m
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
+/** How many verified access tokens a verifier remembers (docs/decisions/0068). */
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 export class TokenVerifier {
   private readonly key: KeyObject;
+  /**
+   * The claims of access tokens already verified, by the whole token (its signature included): a console sends the same
+   * token with every request for its lifetime, and the ES256 check was the largest part of node's CPU per inbox read
+   * (docs/decisions/0068). Only tokens that passed every check are kept; expiry is checked again at each use; the
+   * deny list (revocations) is the caller's and still checked per request. The oldest go first past the bound.
+   */
+  private readonly verified = new Map<string, VerifiedAccess>();
 
   constructor(
     publicKeyPem: string,
@@ -95,6 +105,20 @@ export class TokenVerifier {
    */
   verifyAccess(token: string): VerifiedAccess {
     if (typeof token !== 'string' || token.length > 8192) throw invalid();
+    const known = this.verified.get(token);
+    if (known) {
+      // as jsonwebtoken decides expiry: expired from the second `exp` names
+      if (Math.floor(Date.now() / 1000) < known.exp) return known;
+      this.verified.delete(token);
+      throw invalid('token expired');
+    }
+    const claims = this.check(token);
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private check(token: string): VerifiedAccess {
     let payload: string | jwt.JwtPayload;
     try {
       payload = jwt.verify(token, this.key, { algorithms: [JWT_ALGORITHM], issuer: this.issuer });
@@ -120,7 +144,10 @@ export class TokenVerifier {
     ) {
       throw invalid();
     }
-    return payload as VerifiedAccess;
+    // shared by every request that sends this token: nobody may change it
+    Object.freeze(payload.perms);
+    Object.freeze(payload.roles);
+    return Object.freeze(payload) as VerifiedAccess;
   }
 }
 
