@@ -175,16 +175,18 @@ export class ConversationsService {
    * personal filters by their indexes.
    */
   private async spaceTotalsFor(accountId: string, spaceId: string, me: string): Promise<ConversationTotals> {
-    const [counts, [mine]] = await Promise.all([
-      this.ds.query(`SELECT status, n::int FROM inbox.space_status_count WHERE space_id = $1`, [spaceId]) as Promise<Row[]>,
-      this.ds.query(
-        `SELECT ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed,
-                ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint]`)} AS assigned_to_me`,
-        [accountId, spaceId, me],
-      ) as Promise<Row[]>,
-    ]);
-    const by = (st: string) => Number(counts.find((r) => r.status === st)?.n ?? 0);
-    return { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: mine.my_closed, assigned_to_me: mine.assigned_to_me };
+    // one statement (docs/decisions/0068): the counters as one row beside the two bounded personal counts
+    const [r] = (await this.ds.query(
+      `SELECT k.active, k.unanswered, k.closed,
+              ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed,
+              ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.agent_ids @> ARRAY[$3::bigint]`)} AS assigned_to_me
+         FROM (SELECT COALESCE(sum(n) FILTER (WHERE status = 'active'), 0)::int AS active, COALESCE(sum(n) FILTER (WHERE status = 'unanswered'), 0)::int AS unanswered,
+                      COALESCE(sum(n) FILTER (WHERE status = 'closed'), 0)::int AS closed
+                 FROM inbox.space_status_count WHERE space_id = $2) k`,
+      [accountId, spaceId, me],
+    )) as Row[];
+    const [active, unanswered, closed] = [Number(r.active), Number(r.unanswered), Number(r.closed)];
+    return { all: active + unanswered + closed, active, unanswered, closed, my_closed: Number(r.my_closed), assigned_to_me: Number(r.assigned_to_me) };
   }
 
   async spaceTotals(accountId: string, spaceId: string): Promise<ConversationTotals> {
