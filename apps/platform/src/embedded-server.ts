@@ -25,7 +25,7 @@ import { CampaignsModule } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule, RedirectRoleService } from '@switchboard/links';
-import { InboxModule } from '@switchboard/inbox';
+import { InboxModule, type InboxModuleOptions } from '@switchboard/inbox';
 import { IntegrationsModule, type IntegrationsModuleOptions } from '@switchboard/integrations';
 import { StatsModule } from '@switchboard/stats';
 import { StreamsModule } from '@switchboard/streams';
@@ -75,6 +75,8 @@ export interface EmbeddedServiceOptions {
   providerApis?: { whatsapp?: string; telegram?: string };
   /** The integrations' OAuth apps and vendor endpoints (INTEGRATIONS_OAUTH_CLIENTS, INTEGRATIONS_ENDPOINTS); unset: keys only, production endpoints. */
   integrations?: Pick<IntegrationsModuleOptions, 'oauthClients' | 'endpoints'>;
+  /** The inbox's settings from the environment (INBOX_TOTALS_CAP). */
+  inbox?: Pick<InboxModuleOptions, 'totalsCap'>;
 }
 
 /**
@@ -126,7 +128,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       redirect: { port: o.redirectPort ?? 0, host: o.redirectHost ?? '127.0.0.1', publicScheme: 'http' },
     }),
     // conversation media under the data directory (distributed mode: an S3-compatible bucket)
-    InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') }, genAiContextKey }),
+    InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') }, genAiContextKey, ...o.inbox }),
     CampaignsModule.register({ migrationsRun: true }),
     // CRM and shop connectors (docs/decisions/0040-integrations.md). No OAuth apps here: vendors are connected with
     // their keys, and the connect options say OAuth is not configured rather than pretending to be a vendor.
@@ -202,7 +204,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] } }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP } }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inboxConfigSchema } from '@switchboard/inbox';
 import { integrationsConfigSchema } from '@switchboard/integrations';
 import { env, loadConfig } from '@switchboard/platform';
 
@@ -38,6 +39,8 @@ export const platformConfigSchema = z.object({
   /** The WhatsApp Cloud API and Telegram Bot API streams check credentials against (local peers in tests). */
   WHATSAPP_API_BASE_URL: z.string().url().optional(),
   TELEGRAM_API_BASE_URL: z.string().url().optional(),
+  /** The inbox's totals without a counter are counted up to one past this (README). */
+  INBOX_TOTALS_CAP: inboxConfigSchema.shape.INBOX_TOTALS_CAP,
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

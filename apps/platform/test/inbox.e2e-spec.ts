@@ -18,6 +18,10 @@ const WA_PHONE_ID = '2020202020';
 const WA_CUSTOMER = '491700000011';
 const WA_SILENT = '491700000012';
 const FILTERS = ['all', 'active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'] as const;
+/** The server counts the totals no counter keeps only up to one past this (INBOX_TOTALS_CAP, small here to stay fast). */
+const TOTALS_CAP = 2;
+/** A total as the filter tab shows it: past the cap, `2+`. */
+const shownTotal = (n: number) => (n > TOTALS_CAP ? `${TOTALS_CAP}+` : String(n));
 /** Markup and script payloads that must show as text, never run. */
 const XSS_BODY = 'Order 1001 <img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 const XSS_NAME = '<b onmouseover="window.__xss=3">Eve</b><script>window.__xss=4</script>';
@@ -54,7 +58,7 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     hubspot.users = [];
     hubspot.addContacts(1, undefined, () => ({ firstname: 'Dana', lastname: 'Buyer', email: 'dana@example.com', phone: '+491700000003' }));
     session = await startConsole('inbox', {
-      env: { WHATSAPP_API_BASE_URL: wa.url, INTEGRATIONS_ENDPOINTS: JSON.stringify({ hubspot: { apiUrl: hubspot.url, tokenUrl: `${hubspot.url}/oauth/v1/token` } }) },
+      env: { INBOX_TOTALS_CAP: String(TOTALS_CAP), WHATSAPP_API_BASE_URL: wa.url, INTEGRATIONS_ENDPOINTS: JSON.stringify({ hubspot: { apiUrl: hubspot.url, tokenUrl: `${hubspot.url}/oauth/v1/token` } }) },
     });
     ({ server, base, browser, context, page, errors } = session);
   }, 150000);
@@ -77,14 +81,11 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
   const countsMatchServer = async (what: string, expected?: Partial<Record<(typeof FILTERS)[number], number>>) => {
     const read = async () => {
       const server = (await api<Record<string, number>>('GET', `/inbox/conversations/totals?space=${spaceId}`)).body;
-      const shown: Record<string, number | null> = {};
-      for (const f of FILTERS) {
-        const text = (await page.getByTestId(`filter-${f}-count`).textContent())?.trim() ?? '';
-        shown[f] = text === '' ? null : Number(text);
-      }
+      const shown: Record<string, string> = {};
+      for (const f of FILTERS) shown[f] = (await page.getByTestId(`filter-${f}-count`).textContent())?.trim() ?? '';
       return { server, shown };
     };
-    const { server } = await until(read, ({ server, shown }) => FILTERS.every((f) => shown[f] === server[f]), `the filter counts equal to the server's (${what})`);
+    const { server } = await until(read, ({ server, shown }) => FILTERS.every((f) => server[f] !== undefined && shown[f] === shownTotal(server[f])), `the filter counts equal to the server's (${what})`);
     if (expected) expect(server).toMatchObject(expected);
   };
 
@@ -405,6 +406,27 @@ describe('the shared inbox in the console (Chromium, embedded server, SMPP peer)
     await shot(page, '11-whatsapp-template-offer');
     await page.keyboard.press('Escape');
     await countsMatchServer('after the WhatsApp paths', { all: before.all + 1, unanswered: before.unanswered + 1 });
+    expect(errors).toEqual([]);
+  }, 60000);
+
+  it('shows a total past the counting cap as `2+` and the whole space’s totals exactly (INBOX_TOTALS_CAP=2 here)', async () => {
+    const before = await serverTotals();
+    // three more customers write: more unanswered conversations than the cap
+    for (const n of ['491700000021', '491700000022', '491700000023']) smsc.sendMo(n, OUR_NUMBER.slice(1), `Where is my parcel? (${n.slice(-2)})`);
+    const after = await until(serverTotals, (t) => t.unanswered === before.unanswered + 3, 'the three new conversations');
+    // the whole space's totals come from counters: exact, however far past the cap
+    await countsMatchServer('three more unanswered', { all: before.all + 3 });
+    await expect(page.getByTestId('filter-all-count').textContent()).resolves.toBe(String(after.all));
+    await expect(page.getByTestId('filter-unanswered-count').textContent()).resolves.toBe(String(after.unanswered));
+    // narrowed to a status no counter keeps, each total is counted up to one past the cap, and shown `2+` above it
+    await page.getByTestId('filter-status').locator('xpath=..').locator('[role="combobox"]').click();
+    await page.getByRole('option').nth(2).click(); // unanswered (the statuses: active, unanswered, closed)
+    const narrowed = (await api<Record<string, number>>('GET', `/inbox/conversations/totals?space=${spaceId}&status=unanswered`)).body;
+    expect([narrowed.all, narrowed.unanswered, narrowed.active]).toEqual([TOTALS_CAP + 1, TOTALS_CAP + 1, 0]);
+    const tabs = async () => ({ all: await page.getByTestId('filter-all-count').textContent(), unanswered: await page.getByTestId('filter-unanswered-count').textContent(), active: await page.getByTestId('filter-active-count').textContent() });
+    await until(tabs, (t) => t.all === `${TOTALS_CAP}+`, 'the capped totals in the tabs');
+    await expect(tabs()).resolves.toEqual({ all: `${TOTALS_CAP}+`, unanswered: `${TOTALS_CAP}+`, active: '0' });
+    await shot(page, '12-totals-capped');
     expect(errors).toEqual([]);
   }, 60000);
 });

@@ -119,13 +119,18 @@ export interface ConversationListQuery {
  */
 export type ConversationTotals = Record<ConversationFilterValue, number>;
 
-/** Totals not kept by a counter stop counting past this (the console shows `1000+`). */
+/**
+ * Totals not kept by a counter stop counting past this by default (the console shows `1000+`); `INBOX_TOTALS_CAP`
+ * sets another, which the list's answer carries as `totals_cap`.
+ */
 export const INBOX_TOTALS_CAP = 1000;
 
 /** GET /inbox/conversations answer: 15 per page, newest activity first. */
 export interface ConversationPage {
   items: InboxConversation[];
   totals: ConversationTotals;
+  /** Where the totals without a counter stop counting: a total above it means "more than this" (the console shows `1000+`). */
+  totals_cap: number;
   /** Null on the last page. */
   next_cursor: string | null;
 }

@@ -27,6 +27,8 @@ export const inboxConfigSchema = z.object({
   INBOX_DISPATCH_URL: z.string().url().default('http://127.0.0.1:3006'),
   /** How long a send waits for streams' answer before answering OK with the message still `sending`, in ms. */
   INBOX_SEND_WAIT_MS: env.int(5000, 0),
+  /** Totals no counter keeps are counted up to one past this; the console shows `1000+` above it. */
+  INBOX_TOTALS_CAP: env.int(1000, 1),
   /** Seals the conversation context handed to the integrations service's AI answer (the same value there). Optional. */
   GENAI_CONTEXT_KEY: z.string().min(16, 'at least 16 characters').optional(),
   MIGRATIONS_RUN: env.bool(false),
@@ -44,6 +46,7 @@ export function inboxModuleOptionsFromConfig(c: InboxConfig): InboxModuleOptions
   return {
     migrationsRun: c.MIGRATIONS_RUN,
     sendWaitMs: c.INBOX_SEND_WAIT_MS,
+    totalsCap: c.INBOX_TOTALS_CAP,
     genAiContextKey: c.GENAI_CONTEXT_KEY,
     dispatchUrl: c.INBOX_DISPATCH_URL,
     media: c.INBOX_S3_BUCKET

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { INBOX_TOTALS_CAP } from '@switchboard/contracts';
 import { Clock, SystemClock } from './clock';
 import { LocalMediaStorage, MediaStorage, S3MediaStorage, type S3MediaOptions } from './media/storage';
 
@@ -29,6 +30,11 @@ export interface InboxModuleOptions {
   dispatchUrl?: string;
   /** How long the first read of inbound media waits for dispatch and the provider. Default 40000 ms. */
   inboundMediaTimeoutMs?: number;
+  /**
+   * Totals no counter keeps (an agent's teams, a team or status filter, my_closed, assigned_to_me) are counted up to
+   * one past this (docs/decisions/0058). Default INBOX_TOTALS_CAP (1000).
+   */
+  totalsCap?: number;
 }
 
 export interface ResolvedInboxOptions {
@@ -37,6 +43,7 @@ export interface ResolvedInboxOptions {
   genAiContextKey: string | null;
   dispatchUrl: string | null;
   inboundMediaTimeoutMs: number;
+  totalsCap: number;
 }
 
 export const INBOX_OPTIONS = Symbol('INBOX_OPTIONS');
@@ -47,7 +54,16 @@ export function resolveInboxOptions(o: InboxModuleOptions): ResolvedInboxOptions
   const sendWaitMs = o.sendWaitMs ?? 5000;
   if (!Number.isInteger(sendWaitMs) || sendWaitMs < 0) throw new Error(`InboxModule: sendWaitMs must be a non-negative integer (got ${String(o.sendWaitMs)})`);
   if (o.genAiContextKey !== undefined && o.genAiContextKey.length < 16) throw new Error('InboxModule: genAiContextKey must be at least 16 characters');
-  return { migrationsRun: o.migrationsRun ?? true, sendWaitMs, genAiContextKey: o.genAiContextKey ?? null, dispatchUrl: o.dispatchUrl ? o.dispatchUrl.replace(/\/$/, '') : null, inboundMediaTimeoutMs: o.inboundMediaTimeoutMs ?? 40_000 };
+  const totalsCap = o.totalsCap ?? INBOX_TOTALS_CAP;
+  if (!Number.isInteger(totalsCap) || totalsCap < 1) throw new Error(`InboxModule: totalsCap must be a positive integer (got ${String(o.totalsCap)})`);
+  return {
+    migrationsRun: o.migrationsRun ?? true,
+    sendWaitMs,
+    genAiContextKey: o.genAiContextKey ?? null,
+    dispatchUrl: o.dispatchUrl ? o.dispatchUrl.replace(/\/$/, '') : null,
+    inboundMediaTimeoutMs: o.inboundMediaTimeoutMs ?? 40_000,
+    totalsCap,
+  };
 }
 
 export function createClock(o: InboxModuleOptions): Clock {

@@ -168,7 +168,8 @@ describe('inbox conversations', () => {
     expect(await totals(admin, `&team=${team}`)).toMatchObject({ all: INBOX_TOTALS_CAP + 1, closed: 105 });
     // the page itself is unchanged: 15, newest first, with a cursor
     const page = await app.call('GET', `/inbox/conversations?space=${big}&filter=all`, { token: app.token('1', '11', ['INBOX_VIEW', 'INBOX_SHOW_PHONE']) });
-    expect([(page.body.items as Json[]).length, (page.body.items as Json[])[0].contact_phone_number, page.body.totals.all]).toEqual([15, '+491590000001', INBOX_TOTALS_CAP + 1]);
+    // with the cap it counted to, which the console shows past it (`1000+`; INBOX_TOTALS_CAP sets another)
+    expect([(page.body.items as Json[]).length, (page.body.items as Json[])[0].contact_phone_number, page.body.totals.all, page.body.totals_cap]).toEqual([15, '+491590000001', INBOX_TOTALS_CAP + 1, INBOX_TOTALS_CAP]);
     expect(page.body.next_cursor).toEqual(expect.any(String));
   });
 

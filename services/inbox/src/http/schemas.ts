@@ -98,7 +98,7 @@ export const TimelineEventSchema = obj({
 });
 const Totals = obj({ all: int(40), active: int(10), unanswered: int(5), closed: int(25), my_closed: int(3), assigned_to_me: int(4) });
 export const TotalsSchema = Totals;
-export const ConversationPageSchema = obj({ items: arr(ConversationSchema), totals: Totals, next_cursor: nul(str('MjAyNi0xMS0yNVQxMDoxNTowMC4wMDBafDQy')) });
+export const ConversationPageSchema = obj({ items: arr(ConversationSchema), totals: Totals, totals_cap: int(1000), next_cursor: nul(str('MjAyNi0xMS0yNVQxMDoxNTowMC4wMDBafDQy')) });
 export const TimelinePageSchema = obj({ conversation: ConversationSchema, items: arr(TimelineEventSchema) });
 export const StillLoadingSchema = obj({ message: str('still_loading') });
 export const SearchSchema = obj({ items: arr(ConversationSchema) });

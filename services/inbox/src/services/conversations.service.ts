@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { z } from 'zod';
@@ -9,7 +9,6 @@ import {
   ConversationFilter,
   INBOX_CLOSE_TRANSCRIPT,
   INBOX_CONVERSATION_PAGE_SIZE,
-  INBOX_TOTALS_CAP,
   INBOX_TIMELINE_PAGE_SIZE,
   InboxConversationClosedV1,
   InboxWsEvent,
@@ -32,7 +31,7 @@ import {
 import { AppError } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { parse, refId, rowsOf } from '../http/input';
-import { INBOX_CONNECTION } from '../inbox.options';
+import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, can, InboxAccess, requirePerm, type Actor, type SpaceScope } from './access';
 import { InboxUnitOfWork } from './outbox';
 import { RoomEvents } from './rooms.service';
@@ -70,8 +69,8 @@ function decodeCursor(v: unknown): Cursor | null {
   return { t: m[1], id: m[2] };
 }
 
-/** The count of conversations (alias c) matching `where`, stopping one past INBOX_TOTALS_CAP. */
-const bounded = (where: string) => `(SELECT count(*) FROM (SELECT 1 FROM inbox.conversation c WHERE ${where} LIMIT ${INBOX_TOTALS_CAP + 1}) b)::int`;
+/** The count of conversations (alias c) matching `where`, stopping one past the cap (INBOX_TOTALS_CAP by default). */
+const boundedBy = (cap: number) => (where: string) => `(SELECT count(*) FROM (SELECT 1 FROM inbox.conversation c WHERE ${where} LIMIT ${cap + 1}) b)::int`;
 
 export interface VisibleConversation {
   row: Row;
@@ -91,6 +90,7 @@ export class ConversationsService {
     private readonly rooms: RoomEvents,
     private readonly clock: Clock,
     private readonly uow: InboxUnitOfWork,
+    @Inject(INBOX_OPTIONS) private readonly options: ResolvedInboxOptions,
   ) {}
 
   /** The visibility condition (alias c) with its parameters appended to `params`. */
@@ -156,6 +156,7 @@ export class ConversationsService {
     return {
       items: page.map((r) => conversationView(r, { showPhone })),
       totals,
+      totals_cap: this.options.totalsCap,
       next_cursor: more && last ? encodeCursor({ t: new Date(last.last_updated).toISOString(), id: last.id }) : null,
     };
   }
@@ -165,6 +166,7 @@ export class ConversationsService {
    * INBOX_TOTALS_CAP (docs/decisions/0058): a team of a million conversations is not counted on every page.
    */
   private async totals(base: string[], params: unknown[], me: string): Promise<ConversationTotals> {
+    const bounded = boundedBy(this.options.totalsCap);
     const cols = CONVERSATION_FILTERS.map((f) => `${bounded(`${base.join(' AND ')} AND ${filterSql(f, me)}`)} AS "${f}"`).join(', ');
     const [r] = (await this.ds.query(`SELECT ${cols}`, params)) as Row[];
     return Object.fromEntries(CONVERSATION_FILTERS.map((f) => [f, Number(r[f])])) as ConversationTotals;
@@ -176,6 +178,7 @@ export class ConversationsService {
    */
   private async spaceTotalsFor(accountId: string, spaceId: string, me: string): Promise<ConversationTotals> {
     // one statement (docs/decisions/0068): the counters as one row beside the two bounded personal counts
+    const bounded = boundedBy(this.options.totalsCap);
     const [r] = (await this.ds.query(
       `SELECT k.active, k.unanswered, k.closed,
               ${bounded(`c.account_id = $1 AND c.space_id = $2 AND c.status = 'closed' AND c.closed_by = $3`)} AS my_closed,

@@ -220,7 +220,7 @@ export const ConversationList = ({ onOpened, searchRef }: { onOpened?: () => voi
                 >
                   {translate(`inbox.filters.${f}`)}
                   <Box component="span" data-testid={`filter-${f}-count`} sx={{ ml: 0.75, opacity: 0.85, fontWeight: 700 }}>
-                    {totalText(state.totals[f], INBOX_TOTALS_CAP)}
+                    {totalText(state.totals[f], state.totalsCap ?? INBOX_TOTALS_CAP)}
                   </Box>
                 </Button>
               );

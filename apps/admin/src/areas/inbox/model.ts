@@ -93,6 +93,8 @@ export interface InboxState {
   conversations: ConversationDto[];
   /** Totals per named filter and per status (the list's tab counts). */
   totals: Partial<Record<ConversationFilter, number>>;
+  /** Where the server stops counting the totals no counter keeps (the list's `totals_cap`); unset: INBOX_TOTALS_CAP. */
+  totalsCap?: number;
   activeUuid: string | null;
   timeline: TimelineEventDto[];
 }

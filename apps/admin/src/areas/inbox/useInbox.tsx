@@ -160,6 +160,7 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
         setState((s) => ({
           ...s,
           totals: page.totals,
+          totalsCap: page.totals_cap,
           conversations: after ? [...s.conversations, ...page.items.filter((c) => !s.conversations.some((x) => x.conversation_uuid === c.conversation_uuid))] : page.items,
         }));
       } catch (e) {
