@@ -20,8 +20,8 @@ const WA_SILENT = '491700000012';
 const FILTERS = ['all', 'active', 'unanswered', 'closed', 'my_closed', 'assigned_to_me'] as const;
 /** The server counts the totals no counter keeps only up to one past this (INBOX_TOTALS_CAP, small here to stay fast). */
 const TOTALS_CAP = 2;
-/** A total as the filter tab shows it: past the cap, `2+`. */
-const shownTotal = (n: number) => (n > TOTALS_CAP ? `${TOTALS_CAP}+` : String(n));
+/** A total as the filter tab shows it: one the server stopped counting (one past the cap) `2+`, any other exactly. */
+const shownTotal = (n: number) => (n === TOTALS_CAP + 1 ? `${TOTALS_CAP}+` : String(n));
 /** Markup and script payloads that must show as text, never run. */
 const XSS_BODY = 'Order 1001 <img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 const XSS_NAME = '<b onmouseover="window.__xss=3">Eve</b><script>window.__xss=4</script>';

@@ -57,8 +57,12 @@ export function channelOf(streamType: number | string | null | undefined, channe
   return 'sms';
 }
 
-/** A filter's total as the tab shows it: past the server's counting cap, `1000+` (docs/decisions/0058). */
+/**
+ * A filter's total as the tab shows it (docs/decisions/0058, 0068). A total the server stopped counting is exactly one
+ * past its cap: shown `1000+`. Any other figure is exact, also above the cap (the whole space's totals come from
+ * counters: 1205 is shown as 1205).
+ */
 export function totalText(n: number | undefined, cap: number): string {
   if (n === undefined) return '';
-  return n > cap ? `${cap}+` : String(n);
+  return n === cap + 1 ? `${cap}+` : String(n);
 }
