@@ -71,9 +71,9 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   RedactingLogger.install();
   express.disable('x-powered-by');
   // No ETag on API answers (docs/decisions/0068): Express hashed every JSON body (SHA-1) for a revalidation that saves
-  // only bytes (the answer is computed in full first) and that no client of the API makes; files sent with
-  // res.sendFile (the console's catalogues) keep theirs.
-  express.set('etag', false);
+  // only bytes (the answer is computed in full first) and that no client of the API makes. A function that answers
+  // none, not `false`: the setting stays enabled for res.sendFile (the console's catalogues keep their stat ETag).
+  express.set('etag', () => undefined);
   // Prometheus: every request timed by its route template; GET /metrics (outside /api) for scrapers inside the deployment
   app.use(httpMetricsMiddleware);
   // OpenTelemetry: a server span per request continuing the caller's traceparent (a no-op unless the SDK is started)
