@@ -1,7 +1,7 @@
 import { Pool } from 'pg';
 import { AgentsImported, type AgentsImportedData } from '@switchboard/contracts';
 import { createEnvelope, DATABASE_URL, InMemoryEventBus, isInfrastructureError } from '@switchboard/platform';
-import { createTestApp, CuttableLink, type TestApp } from '@switchboard/platform/testing';
+import { createTestApp, CuttableLink, recordHandleFailures, type TestApp } from '@switchboard/platform/testing';
 import { AuthBootstrapService, AuthModule, ImportedAgentsConsumer } from '../src';
 
 /** The consumer of `integrations.agents.imported` while PostgreSQL is unreachable: retried, never dead-lettered. */
@@ -35,16 +35,7 @@ describe('CRM users imported as inbox agents, through a database outage', () => 
 
   it('retries the same event while the database cannot be reached, then applies it once', async () => {
     const consumer = t.app.get(ImportedAgentsConsumer);
-    const failures: unknown[] = [];
-    const handle = consumer.handle.bind(consumer);
-    consumer.handle = async (e) => {
-      try {
-        return await handle(e);
-      } catch (err) {
-        failures.push(err);
-        throw err;
-      }
-    };
+    const { failures, atLeast } = recordHandleFailures(consumer);
     const data: AgentsImportedData = {
       accountId: ACC,
       integrationKey: '3f2b8c1e-5d4a-4e6f-9a10-7b2c3d4e5f60',
@@ -63,7 +54,7 @@ describe('CRM users imported as inbox agents, through a database outage', () => 
     link.cut();
     const bus = t.bus as InMemoryEventBus;
     await bus.publish([createEnvelope(AgentsImported, data, { accountId: ACC, source: 'integrations' })]);
-    for (let i = 0; i < 100 && failures.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    await atLeast(3);
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(failures.every((f) => isInfrastructureError(f))).toBe(true);
     expect((await direct.query(`SELECT count(*)::int AS n FROM auth.membership WHERE account_id = $1`, [ACC])).rows[0].n).toBe(0);

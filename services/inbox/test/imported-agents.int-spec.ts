@@ -1,6 +1,6 @@
 import { ALL_PERMISSIONS, ImportedAgentsAdmittedV1, type EventData } from '@switchboard/contracts';
 import { createEnvelope, DATABASE_URL, InMemoryEventBus, isInfrastructureError } from '@switchboard/platform';
-import { createTestApp, CuttableLink, serviceHarness, type ServiceHarness } from '@switchboard/platform/testing';
+import { createTestApp, CuttableLink, recordHandleFailures, serviceHarness, type ServiceHarness } from '@switchboard/platform/testing';
 import { InboxImportedAgentsConsumer, InboxModule } from '../src';
 import { memberEvent, type Json } from './support';
 
@@ -132,22 +132,13 @@ describe('imported CRM agents placed in the space and teams of the integration c
 
   it('retries a removal while the database cannot be reached, then applies it once', async () => {
     const K = '9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d';
-    const failures: unknown[] = [];
-    const handle = consumer.handle.bind(consumer);
-    consumer.handle = async (e) => {
-      try {
-        return await handle(e);
-      } catch (err) {
-        failures.push(err);
-        throw err;
-      }
-    };
+    const { failures, atLeast, restore } = recordHandleFailures(consumer);
     link.cut();
     await h.bus.publish([event({ accountId: '3', integrationKey: K, spaceName: 'Desk', agents: [], removed: ['32'] })]);
-    for (let i = 0; i < 100 && failures.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    await atLeast(3);
     link.restore();
     await h.bus.drain();
-    consumer.handle = handle;
+    restore();
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(failures.every((f) => isInfrastructureError(f))).toBe(true);
     expect(await layout('3')).toEqual({ Desk: { Sales: ['33'], Support: [], Night: ['31'] } });
@@ -155,19 +146,10 @@ describe('imported CRM agents placed in the space and teams of the integration c
   });
 
   it('retries the same event while the database cannot be reached, then applies it once', async () => {
-    const failures: unknown[] = [];
-    const handle = consumer.handle.bind(consumer);
-    consumer.handle = async (e) => {
-      try {
-        return await handle(e);
-      } catch (err) {
-        failures.push(err);
-        throw err;
-      }
-    };
+    const { failures, atLeast } = recordHandleFailures(consumer);
     link.cut();
     await h.bus.publish([event({ accountId: '1', spaceName: 'Weekend', agents: [{ userId: '12', profiles: [{ id: '200', name: 'Support' }] }] })]);
-    for (let i = 0; i < 100 && failures.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    await atLeast(3);
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(failures.every((f) => isInfrastructureError(f))).toBe(true);
     link.restore();

@@ -10,3 +10,4 @@ export * from './webhook-receiver';
 export { CuttableLink } from './cuttable-link';
 export * from './smtp-sink';
 export * from './distributed';
+export { recordHandleFailures } from './handle-failures';
