@@ -89,7 +89,12 @@ describe('generative AI in the console (Chromium, embedded server, local OpenAI-
     await until(() => page.getByTestId('live-state').getAttribute('data-state'), (s) => s === 'open', 'the live connection');
     smsc.sendMo(CUSTOMER, OUR_NUMBER.slice(1), 'where is my parcel?');
     const row = page.getByTestId('conversation-row').first();
-    await row.waitFor({ timeout: 30000 });
+    await row.waitFor({ timeout: 30000 }).catch(async (e: Error) => {
+      // say where the message went: kept aside by dispatch (no owner yet), or stored and not shown
+      const aside = await api('GET', '/dispatch/inbound_unclaimed');
+      const stored = await api('GET', `/inbox/conversations?space=${space.body.id}`);
+      throw new Error(`${e.message}\nkept aside: ${JSON.stringify(aside.body)}\nconversations: ${JSON.stringify(stored.body).slice(0, 2000)}`);
+    });
     await row.click();
     await page.getByTestId('message-incoming').last().waitFor();
 

@@ -146,4 +146,16 @@ describe('SMPP adapter against a local SMSC', () => {
     await until(() => inbound.length === 1);
     expect(inbound[0]).toMatchObject({ channel: 'sms', accountPhone: '4930123456', contactPhone: '+491700000001', body: text });
   });
+
+  it('gets a customer\'s message that arrived at the SMSC while the bind was down, once it binds again (the SMSC stores and forwards)', async () => {
+    await boot({}, { reconnectMs: 300 });
+    peer.dropConnections();
+    await until(() => !adapter.ready());
+    // no bind to offer it to: the SMSC keeps the message and offers it on the next bind
+    peer.sendMo('491700000002', '4930123456', 'are you open today?');
+    expect(peer.binds).toBe(1);
+    await until(() => peer.binds === 2);
+    await until(() => inbound.length >= 1);
+    expect(inbound[inbound.length - 1]).toMatchObject({ contactPhone: '+491700000002', body: 'are you open today?' });
+  });
 });

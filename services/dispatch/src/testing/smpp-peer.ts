@@ -67,6 +67,9 @@ export interface SmppPeerOptions {
  * A real SMPP 3.4 server (the `smpp` package's) on 127.0.0.1, standing in for an SMSC in tests and benchmarks:
  * binds, submit_sm with message ids, receipts as deliver_sm in the appendix-B text format, MO messages, throttling.
  */
+/** How long the peer keeps offering a mobile-originated message that no session answered. */
+const MO_FORWARD_MS = 60_000;
+
 export class SmppPeer {
   readonly parts: SubmittedPart[] = [];
   submitted = 0;
@@ -88,6 +91,8 @@ export class SmppPeer {
   /** Times `restart()` was called. */
   restarts = 0;
   readonly sessions = new Set<SmppSession>();
+  /** Sessions whose bind succeeded (MO messages go to the newest), until they close. */
+  private readonly bound = new Set<SmppSession>();
   /** Receipts sent and not acknowledged yet (redeliverUnacked). */
   private readonly unacked = new Map<string, Record<string, unknown>>();
   redelivered = 0;
@@ -154,7 +159,10 @@ export class SmppPeer {
   private onSession(session: SmppSession): void {
     this.sessions.add(session);
     session.socket.setNoDelay?.(true);
-    session.on('close', () => this.sessions.delete(session));
+    session.on('close', () => {
+      this.sessions.delete(session);
+      this.bound.delete(session);
+    });
     session.on('error', () => undefined);
     session.on('bind_transceiver', (pdu: SmppPdu) => {
       if (pdu.system_id !== this.opts.systemId || pdu.password !== this.opts.password) {
@@ -163,6 +171,7 @@ export class SmppPeer {
         return;
       }
       this.binds++;
+      this.bound.add(session);
       session.send(pdu.response({ system_id: 'peer-smsc' }));
       if (this.opts.redeliverUnacked) {
         for (const [id, params] of this.unacked) {
@@ -263,8 +272,6 @@ export class SmppPeer {
 
   /** A mobile-originated SMS to `to` (our number) from `from`, split with UDH when long; `ton` their types of number. */
   sendMo(from: string, to: string, text: string, ton: { source?: number; dest?: number } = {}): void {
-    const session = [...this.sessions][0];
-    if (!session) throw new Error('no bound session');
     const gsm = isGsm7(text);
     const per = gsm ? 153 : 67;
     const single = gsm ? 160 : 70;
@@ -272,10 +279,10 @@ export class SmppPeer {
     if ((gsm ? encodeGsm7(text).length : text.length) <= single) chunks.push(text);
     else for (let i = 0; i < text.length; i += per) chunks.push(text.slice(i, i + per));
     const ref = 0x42;
-    chunks.forEach((chunk, i) => {
+    const parts = chunks.map((chunk, i) => {
       const body = Buffer.from(gsm ? encodeGsm7(chunk) : encodeUcs2(chunk));
       const udh = chunks.length > 1 ? Buffer.from(concatUdh(ref, chunks.length, i + 1)) : null;
-      session.deliver_sm({
+      return {
         source_addr: from,
         destination_addr: to,
         ...(ton.source === undefined ? {} : { source_addr_ton: ton.source }),
@@ -283,7 +290,38 @@ export class SmppPeer {
         esm_class: udh ? EsmClass.UDHI : 0,
         data_coding: gsm ? 0 : 8,
         short_message: udh ? Buffer.concat([udh, body]) : body,
-      });
+      };
+    });
+    void this.forwardMo(parts, Date.now() + MO_FORWARD_MS);
+  }
+
+  /**
+   * Store and forward, as an SMSC does with a mobile-originated message: each part goes to the newest bound session
+   * and is kept until a deliver_sm_resp answers it. A session that closes first, no answer within 5 s, or no bound
+   * session at all (the ESME is rebinding) means the part is offered again, until `deadline`.
+   */
+  private async forwardMo(parts: Array<Record<string, unknown>>, deadline: number): Promise<void> {
+    for (const params of parts) {
+      while (Date.now() < deadline) {
+        const session = [...this.bound].pop();
+        if (session && (await this.offerMo(session, params))) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  /** True once the session answered the part; false if it closed or stayed silent for 5 s. */
+  private offerMo(session: SmppSession, params: Record<string, unknown>): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (answered: boolean) => {
+        clearTimeout(timer);
+        session.removeListener('close', closed);
+        resolve(answered);
+      };
+      const closed = () => done(false);
+      const timer = setTimeout(() => done(false), 5000);
+      session.once('close', closed);
+      session.deliver_sm(params, () => done(true));
     });
   }
 
