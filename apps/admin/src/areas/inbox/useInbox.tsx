@@ -261,6 +261,14 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
   // the live connection: one per screen, rooms follow the space and the open conversation
   useEffect(() => {
     if (!workspace) return;
+    const reloadList = () => {
+      const id = spaceIdRef.current;
+      if (id) void loadList(id, stateRef.current.filter, null);
+    };
+    const reloadTimeline = () => {
+      const uuid = stateRef.current.activeUuid;
+      if (uuid) void loadTimelinePage(uuid, 1).then((p) => setState((x) => (x.activeUuid === uuid ? { ...x, timeline: mergeEvents(x.timeline, p.items) } : x)), () => undefined);
+    };
     const client = new InboxLive({
       token: () => validToken(),
       onEvents: (events) => {
@@ -269,14 +277,11 @@ export const InboxProvider = ({ children, initialConversation, workspace = true 
       },
       onState: setLive,
       onGap: () => {
-        const s = stateRef.current;
-        const id = spaceIdRef.current;
-        if (id) void loadList(id, s.filter, null);
-        if (s.activeUuid) {
-          const uuid = s.activeUuid;
-          void loadTimelinePage(uuid, 1).then((p) => setState((x) => (x.activeUuid === uuid ? { ...x, timeline: mergeEvents(x.timeline, p.items) } : x)), () => undefined);
-        }
+        reloadList();
+        reloadTimeline();
       },
+      // what arrived between the screen's load and the room's first join is not replayed: load again what that room shows
+      onJoined: (room) => (room.startsWith('conversation:') ? reloadTimeline() : reloadList()),
     });
     liveRef.current = client;
     client.start();

@@ -104,6 +104,7 @@ describe('the inbox websocket client', () => {
     const got: LiveEnvelope[] = [];
     const states: LiveState[] = [];
     const gaps: string[] = [];
+    const joined: string[] = [];
     const refused: string[] = [];
     let tokens = 0;
     client = new InboxLive({
@@ -112,11 +113,12 @@ describe('the inbox websocket client', () => {
       onEvents: (events) => got.push(...events),
       onState: (s) => states.push(s),
       onGap: (room) => gaps.push(room),
+      onJoined: (room) => joined.push(room),
       onRefused: (room, code) => refused.push(`${room}:${code}`),
       ...extra,
     });
     client.start();
-    return { got, states, gaps, refused };
+    return { got, states, gaps, joined, refused };
   };
 
   it('joins its rooms with a fresh token and delivers the room’s events in order', async () => {
@@ -152,6 +154,23 @@ describe('the inbox websocket client', () => {
     await new Promise((r) => setTimeout(r, 150));
     expect(got.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(states).toEqual(['connecting', 'open', 'reconnecting', 'open']);
+  });
+
+  it('tells the screen when a room is first joined (what came before is not replayed), not when it resumes', async () => {
+    server = new PeerServer();
+    await server.ready;
+    const { got, joined } = start();
+    client!.join('space:1');
+    await until(() => joined.length === 1);
+    expect(joined).toEqual(['space:1']);
+    server.emit('space:1', 1);
+    await until(() => got.length === 1);
+    server.dropAll();
+    await until(() => server.joins.length === 2);
+    server.emit('space:1', 2);
+    await until(() => got.length === 2);
+    // the resume replays from the last event: nothing for the screen to load again
+    expect(joined).toEqual(['space:1']);
   });
 
   it('tells the screen to reload when the server cannot replay that far back', async () => {

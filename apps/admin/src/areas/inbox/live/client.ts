@@ -16,6 +16,11 @@ export interface LiveOptions {
   onState?: (state: LiveState) => void;
   /** Events were missed and cannot be replayed: the screen reloads what it shows. */
   onGap?: (room: string) => void;
+  /**
+   * The server took a room's first join (not a resume): events from before it are not replayed, so what the screen
+   * loaded before the join may already be behind (a conversation that arrived between the load and the join).
+   */
+  onJoined?: (room: string) => void;
   /** A join was refused (another space's or account's room). */
   onRefused?: (room: string, code: string) => void;
 }
@@ -137,7 +142,9 @@ export class InboxLive {
         this.opts.onGap?.(msg.room);
         return;
       case 'joined':
-        if (!this.lastSeq.has(msg.room)) this.lastSeq.set(msg.room, msg.seq);
+        if (this.lastSeq.has(msg.room)) return;
+        this.lastSeq.set(msg.room, msg.seq);
+        this.opts.onJoined?.(msg.room);
         return;
       case 'event': {
         if (!this.rooms.has(msg.room)) return;
