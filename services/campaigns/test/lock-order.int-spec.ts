@@ -32,16 +32,16 @@ describe('recipient writers lock in one order', () => {
   });
 
   /** A sending campaign whose N recipients streams was asked for; stored in descending ordinals (the table's order is not the ordinals'). */
-  async function requested(acc: string): Promise<{ id: string; uuids: string[] }> {
+  async function requested(acc: string, n = N): Promise<{ id: string; uuids: string[] }> {
     const id = await h.campaign0(acc, 0);
     const [{ variant }] = await h.a.sql<{ variant: string }>(`SELECT id::text AS variant FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
     await h.a.sql(`UPDATE campaigns.campaign SET status = 6 WHERE id = $1`, [id]);
-    await h.a.sql(`INSERT INTO campaigns.run (campaign_id, account_id, request_id, batch_size, audience_total, audience_received) VALUES ($1, $2, $3, 2000, $4, $4)`, [id, acc, randomUUID(), N]);
-    const uuids = Array.from({ length: N }, () => randomUUID());
+    await h.a.sql(`INSERT INTO campaigns.run (campaign_id, account_id, request_id, batch_size, audience_total, audience_received) VALUES ($1, $2, $3, 2000, $4, $4)`, [id, acc, randomUUID(), n]);
+    const uuids = Array.from({ length: n }, () => randomUUID());
     await h.a.sql(
       `INSERT INTO campaigns.recipient (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, timezone, state, batch_id, requested_at, variant_id, segments)
        SELECT $1, o, $2, o + 1, 0, ($3::uuid[])[o + 1], '+4474' || lpad(o::text, 8, '0'), 'Europe/London', 2, $4, $5, $6, 1 FROM generate_series($7::int - 1, 0, -1) o`,
-      [id, acc, uuids, randomUUID(), new Date(h.clock.now().getTime() - 3_600_000), variant, N],
+      [id, acc, uuids, randomUUID(), new Date(h.clock.now().getTime() - 3_600_000), variant, n],
     );
     return { id, uuids };
   }
@@ -54,9 +54,9 @@ describe('recipient writers lock in one order', () => {
     );
 
   /** Runs `a` and `b` while the blocker holds the middle recipient, lets go once both wait on a lock, and gives each one's outcome. */
-  async function race(campaignId: string, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<Array<string>> {
+  async function race(campaignId: string, a: () => Promise<unknown>, b: () => Promise<unknown>, middle = N / 2): Promise<Array<string>> {
     await blocker.query('BEGIN');
-    await blocker.query(`SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = $2 FOR UPDATE`, [campaignId, N / 2]);
+    await blocker.query(`SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = $2 FOR UPDATE`, [campaignId, middle]);
     const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: Error) => e.message);
     const pa = outcome(a());
     const pb = outcome(b());
@@ -97,5 +97,35 @@ describe('recipient writers lock in one order', () => {
     expect(outcomes).toEqual(['ok', 'ok']);
     const [row] = await h.a.sql<{ accepted: number; sent: number }>(`SELECT count(*) FILTER (WHERE state = 3)::int AS accepted, count(*) FILTER (WHERE status = 'sent')::int AS sent FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
     expect({ row, campaign: await h.campaign(id) }).toMatchObject({ row: { accepted: N, sent: N }, campaign: { created: N, sent: N } });
+  });
+
+  it('counts dispatch’s statuses while the runner asks streams again for the same unanswered recipients, on a campaign the planner scans in the table’s order (the status group commit against the stale-request resend)', async () => {
+    // large enough, and analysed, that the resend's plan reads the campaign's recipients in the table's order (a
+    // sequential or bitmap scan), which is the reverse of the ordinals here; the status group commit takes them in
+    // ordinal order. Unordered, the two meet in the middle: `deadlock detected`.
+    const n = 3000;
+    const acc = '803';
+    const { id, uuids } = await requested(acc, n);
+    await h.a.sql(`ANALYZE campaigns.recipient`);
+    const stale = new Date(h.clock.now().getTime() - 60_000);
+    const scan = await h.a.sql<{ ordinal: number }>(`SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2 LIMIT 3`, [id, stale]);
+    const plan = await h.a.sql<{ 'QUERY PLAN': string }>(`EXPLAIN UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [id, stale]);
+    // the premise: the resend's rows, unordered, come in an order other than (campaign, ordinal)
+    expect({ first: scan.map((r) => Number(r.ordinal)), plan: plan.map((p) => p['QUERY PLAN']).join('\n') }).toMatchObject({ first: [n - 1, n - 2, n - 3] });
+    const consumers = h.a.t.app.get(RunnerConsumers);
+    const outcomes = await race(
+      id,
+      () => Promise.all(uuids.map((u) => consumers.onStatus(status(acc, id, u)))),
+      () => h.runner.step(id),
+      n / 2,
+    );
+    expect(outcomes).toEqual(['ok', 'ok']);
+    await h.settle();
+    // every recipient counted sent once, the resend went through (none left requested from before), and streams was asked again
+    const [row] = await h.a.sql<{ sent: number; stale: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE state IN (1, 2) AND requested_at < $2)::int AS stale FROM campaigns.recipient WHERE campaign_id = $1`,
+      [id, stale],
+    );
+    expect({ row, campaign: await h.campaign(id), asked: h.requested.filter((i) => uuids.includes(i.messageUuid)).length > 0 }).toMatchObject({ row: { sent: n, stale: 0 }, campaign: { sent: n }, asked: true });
   });
 });
