@@ -23,12 +23,16 @@
  * kafka: a librdkafka mock cluster (as bench/dispatch-smpp.ts starts it) instead of the in-memory bus.
  * IDLE_SECONDS (default 5): first the idle platform's CPU per second (main thread, PostgreSQL), and for each phase the
  * share of its CPU that idle rate explains over its wall time (docs/decisions/0073).
+ * PAUSE=0: no pause phase (profiling runs). CPUPROF=<dir>: V8 CPU profiles of the ceiling and the campaign phases.
+ * PGSS=1: PostgreSQL with pg_stat_statements; after the ceiling and the campaign, the statements per message (top
+ * level, and each service's by the schema it names) and the statements that took the most time (docs/decisions/0074).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { Session } from 'node:inspector';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -64,6 +68,53 @@ const RECIPIENTS = Number(process.argv[2] ?? 20_000);
 const DRIVER = (process.argv[3] ?? 'memory') as 'memory' | 'kafka';
 const TPS = 20_000;
 const STAGES = process.env.STAGES === '1' ? new StageCpu() : null;
+const PGSS = process.env.PGSS === '1';
+const CPUPROF = process.env.CPUPROF ?? '';
+
+/** CPUPROF=<dir>: a V8 CPU profile of the main thread for one phase only (`<dir>/<phase>.cpuprofile`). */
+async function profilePhase<T>(phase: string, work: () => Promise<T>): Promise<T> {
+  if (!CPUPROF) return work();
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    fs.mkdirSync(CPUPROF, { recursive: true });
+    fs.writeFileSync(path.join(CPUPROF, `${phase}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+/** pg_stat_statements since the last reset: statements per message, by schema, and the costliest ones. */
+async function printStatements(pgc: Client, units: number, label: string): Promise<void> {
+  if (!PGSS) return;
+  const rows = (
+    await pgc.query<{ query: string; calls: string; ms: number; toplevel: boolean }>(
+      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+    )
+  ).rows;
+  const top = rows.filter((r) => r.toplevel);
+  const schemaOf = (q: string) => /\b(campaigns|streams|dispatch|accounts|stats|webhooks|inbox|links|contacts|crm|integrations|auth)\./.exec(q)?.[1] ?? (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(q) ? 'transaction control' : 'other');
+  const bySchema = new Map<string, [number, number]>();
+  for (const r of top) {
+    const k = schemaOf(r.query);
+    const v = bySchema.get(k) ?? [0, 0];
+    bySchema.set(k, [v[0] + Number(r.calls), v[1] + r.ms]);
+  }
+  const calls = top.reduce((s, r) => s + Number(r.calls), 0);
+  const ms = top.reduce((s, r) => s + r.ms, 0);
+  console.log(`  ${label}, PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(2)} per message, ${((ms * 1000) / units).toFixed(0)} µs of execution per message`);
+  for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`    ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per message ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
+  console.log('    costliest statements (calls per message, µs per message, nested ones marked *):');
+  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 25)) {
+    console.log(`    ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+  }
+}
 
 /** A raw stage (bench/stage-cpu.ts) in the pipeline's terms. */
 function stageGroup(stage: string): string {
@@ -188,12 +239,20 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campaign-send-'));
   fs.chmodSync(dir, 0o755);
   const dataDir = path.join(dir, 'pg');
-  const pgServer = await startEmbeddedPostgres({ dataDir, persistent: false });
+  const pgServer = await startEmbeddedPostgres({
+    dataDir,
+    persistent: false,
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+  });
   const url = pgServer.url();
   const pg = new Client({ connectionString: url });
   await pg.connect();
   await pg.query(`ALTER SYSTEM SET max_wal_size = '4GB'`);
   await pg.query(`SELECT pg_reload_conf()`);
+  if (PGSS) await pg.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const resetStatements = async () => {
+    if (PGSS) await pg.query('SELECT pg_stat_statements_reset()');
+  };
   const smsc = await startSmsc();
   let kafka: Awaited<ReturnType<typeof startKafkaMock>> | null = null;
   let bus: EventBus;
@@ -324,20 +383,23 @@ async function main(): Promise<void> {
   {
     const finalized0 = dispatcher.stats.finalized;
     await STAGES?.reset(pg);
+    await resetStatements();
     const cpuC = process.cpuUsage();
     const mainC = mainThreadCpu();
     const pgC = pgCpuSeconds(dataDir);
     const tC = Date.now();
-    for (let i = 0; i < RECIPIENTS; i += 1000) {
-      const events: OutgoingEvent[] = [];
-      for (let k = i; k < Math.min(RECIPIENTS, i + 1000); k++) events.push(accepted(2 * RECIPIENTS + k, account, String(stream.id)));
-      await bus.publish(events);
-    }
-    await until(
-      async () => dispatcher.stats.finalized - finalized0 >= RECIPIENTS && (await pg.query(`SELECT 1 FROM dispatch.outbox WHERE published_at IS NULL LIMIT 1`)).rowCount === 0,
-      'the ceiling messages final and their statuses consumed',
-      30 * 60_000,
-    );
+    await profilePhase('ceiling', async () => {
+      for (let i = 0; i < RECIPIENTS; i += 1000) {
+        const events: OutgoingEvent[] = [];
+        for (let k = i; k < Math.min(RECIPIENTS, i + 1000); k++) events.push(accepted(2 * RECIPIENTS + k, account, String(stream.id)));
+        await bus.publish(events);
+      }
+      await until(
+        async () => dispatcher.stats.finalized - finalized0 >= RECIPIENTS && (await pg.query(`SELECT 1 FROM dispatch.outbox WHERE published_at IS NULL LIMIT 1`)).rowCount === 0,
+        'the ceiling messages final and their statuses consumed',
+        30 * 60_000,
+      );
+    });
     const wallC = (Date.now() - tC) / 1000;
     const c = process.cpuUsage(cpuC);
     const nodeC = (c.user + c.system) / 1e6;
@@ -348,30 +410,34 @@ async function main(): Promise<void> {
     );
     console.log(`  ceiling ${idleShare(wallC, ceiling.main, pgCpuC)}`);
     await printStages(pg, RECIPIENTS, 'ceiling');
+    await printStatements(pg, RECIPIENTS, 'ceiling');
   }
 
   // ---- 1. throughput: start -> every recipient delivered ----
   const first = await campaign('Throughput', lists[0]);
   const submitted0 = smsc.submitted;
   await STAGES?.reset(pg);
+  await resetStatements();
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpu();
   const pg0 = pgCpuSeconds(dataDir);
   const t0 = Date.now();
-  await must('POST', `/campaigns/${first}/start`);
   let firstSubmitAt = 0;
-  let lastReport = t0;
-  for (;;) {
-    const s = await stats(first);
-    if (!firstSubmitAt && smsc.submitted > submitted0) firstSubmitAt = Date.now();
-    if (s.stats.delivered >= RECIPIENTS) break;
-    if (Date.now() - lastReport > 5000) {
-      lastReport = Date.now();
-      console.log(`  ${((Date.now() - t0) / 1000).toFixed(0)} s: status ${s.status}, created ${s.stats.created}, SMSC ${smsc.submitted - submitted0}, delivered ${s.stats.delivered}`);
+  await profilePhase('campaign', async () => {
+    await must('POST', `/campaigns/${first}/start`);
+    let lastReport = t0;
+    for (;;) {
+      const s = await stats(first);
+      if (!firstSubmitAt && smsc.submitted > submitted0) firstSubmitAt = Date.now();
+      if (s.stats.delivered >= RECIPIENTS) break;
+      if (Date.now() - lastReport > 5000) {
+        lastReport = Date.now();
+        console.log(`  ${((Date.now() - t0) / 1000).toFixed(0)} s: status ${s.status}, created ${s.stats.created}, SMSC ${smsc.submitted - submitted0}, delivered ${s.stats.delivered}`);
+      }
+      if (Date.now() - t0 > 30 * 60_000) throw new Error('not finished in 30 min');
+      await new Promise((r) => setTimeout(r, 50));
     }
-    if (Date.now() - t0 > 30 * 60_000) throw new Error('not finished in 30 min');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  });
   const wall = (Date.now() - t0) / 1000;
   const mainCpu = mainThreadCpu() - main0;
   const cpu = process.cpuUsage(cpu0);
@@ -389,8 +455,18 @@ async function main(): Promise<void> {
   }
   console.log(`  campaign ${idleShare(wall, mainCpu, pgCpu)}`);
   await printStages(pg, RECIPIENTS, 'campaign');
+  await printStatements(pg, RECIPIENTS, 'campaign');
 
-  // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives ----
+  // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives (PAUSE=0: skipped) ----
+  if (process.env.PAUSE === '0') {
+    await app.close();
+    await smsc.close();
+    await kafka?.stop();
+    await pg.end();
+    await pgServer.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   const second = await campaign('Pause', lists[1]);
   const submitted1 = smsc.submitted;
   await must('POST', `/campaigns/${second}/start`);

@@ -15,6 +15,8 @@ export interface EmbeddedPostgresOptions {
   /** Keep the data directory when stopped (the embedded server) or remove it (tests). */
   persistent?: boolean;
   log?: (line: string) => void;
+  /** More server settings (`-c name=value` pairs), for example a bench's `shared_preload_libraries=pg_stat_statements`. */
+  settings?: Record<string, string>;
 }
 
 export interface RunningPostgres {
@@ -341,7 +343,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       remember(line);
       log(line);
     },
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'shared_buffers=256MB'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'shared_buffers=256MB', ...Object.entries(opts.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
   });
   const failed = (what: string, e: unknown): Error =>
     new Error(`PostgreSQL ${what} failed in ${dataDir}${e instanceof Error ? `: ${e.message}` : ''}\n${recent.join('\n')}`.trim());
