@@ -26,8 +26,9 @@ function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
 
 /**
  * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
- * accepted messages count towards the day's usage. Each effect commits with its `processed_events` record, so a
- * redelivered event changes nothing; the ledger's unique source key also stops a second event for one message.
+ * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record, so a
+ * redelivered event changes nothing; the ledger needs no such record, its unique source key takes each message's
+ * charge and refund once however often their events come.
  * Events are taken in chunks and written in batches (one transaction, one balance update per account), so the
  * ledger keeps up with the stream API's rate.
  */
@@ -48,6 +49,9 @@ export class MessagingConsumer implements OnModuleInit {
       dataSource: ds,
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.ledger,
+      // No processed_events record per charge or refund: the ledger's unique source key (account, kind, message)
+      // already takes each once, so a redelivery inserts nothing and moves no balance (docs/decisions/0074).
+      claim: () => false,
       apply: async (m, items) => {
         const live: LiveUpdate[] = [];
         await this.balances.recordMany(m, (u) => live.push(u), items.map((i) => i.data));
