@@ -212,8 +212,8 @@ export class RunnerConsumers implements OnModuleInit {
         created = rows.length;
         if (rows.length) {
           const cost = rows.reduce((s, r) => s + Number(r.price), 0);
+          // `created` is also the run's count of accepted recipients (auto-pause, the tail): no run row to update
           await m.query(`UPDATE campaigns.campaign SET created = created + $2, cost_micros = cost_micros + $3, updated_at = $4 WHERE id = $1`, [campaignId, rows.length, cost, now]);
-          await m.query(`UPDATE campaigns.run SET accepted = accepted + $2 WHERE campaign_id = $1`, [campaignId, rows.length]);
           await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, Number(r.price)]), 'cost_micros');
           await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, Number(r.price)]), 'cost_micros');
         }
@@ -365,8 +365,8 @@ export class RunnerConsumers implements OnModuleInit {
           [items.map((i) => i.messageUuid), items.map((i) => i.campaignId), items.map((i) => i.accountId), items.map((i) => i.status), items.map((i) => RANK[i.status])],
         ),
       );
-      type Counts = { sent: number; delivered: number; undelivered: number; sent_failed: number; dlr_failed: number };
-      const zero = (): Counts => ({ sent: 0, delivered: 0, undelivered: 0, sent_failed: 0, dlr_failed: 0 });
+      type Counts = { sent: number; delivered: number; undelivered: number; sent_failed: number; dlr_failed: number; left_dispatch: number };
+      const zero = (): Counts => ({ sent: 0, delivered: 0, undelivered: 0, sent_failed: 0, dlr_failed: 0, left_dispatch: 0 });
       const campaigns = new Map<string, Counts>();
       const variants = new Map<string, Counts>();
       const senders = new Map<string, Counts>();
@@ -377,45 +377,36 @@ export class RunnerConsumers implements OnModuleInit {
         if ((row.status === 'sent' || row.status === 'delivered' || row.status === 'undelivered') && row.old === null) c.sent++;
         const counter = COUNTER[row.status];
         if (counter) c[counter]++;
+        // the recipient's message left dispatch's queue with this group (its first status): the run's tail count
+        if (row.old === null) c.left_dispatch++;
         map.set(key, c);
       };
-      // recipients whose message left dispatch's queue with this group (their first status): the run's tail count
-      const left = new Map<string, number>();
       for (const r of rows) {
         touched.set(r.campaign_id, r.account_id);
-        if (r.old === null) left.set(r.campaign_id, (left.get(r.campaign_id) ?? 0) + 1);
         add(campaigns, r.campaign_id, r);
         add(variants, r.variant_id, r);
         add(senders, r.sender_id === null ? null : `${r.campaign_id}:${r.sender_id}`, r);
       }
-      const cols = ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'] as const;
+      const cols = ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed', 'left_dispatch'] as const;
       const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][], order: string) => {
         if (!map.size) return;
         const entries = [...map.entries()].sort(([x], [y]) => (x < y ? -1 : 1));
         const sets = columns.map((c) => `${c} = x.${c} + t.${c}`).join(', ');
         const keyCols = keys.map((k, i) => `$${i + 1}::bigint[]`);
         const colArgs = columns.map((_c, i) => `$${keys.length + i + 1}::int[]`);
-        // the rows locked first in key order (the order every writer takes them), then changed
+        // the rows locked first in key order (the order every writer takes them), then changed, in one statement
+        const keyNames = keys.map((k) => k[0]);
         await m.query(
-          `SELECT count(*) FROM (SELECT 1 FROM campaigns.${table} x, unnest(${keyCols.join(', ')}) AS t(${keys.map((k) => k[0]).join(', ')}) WHERE ${where} ORDER BY ${order} FOR UPDATE OF x) l`,
-          keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])),
-        );
-        await m.query(
-          `UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keys.map((k) => k[0]), ...columns].join(', ')}) WHERE ${where}`,
+          `WITH l AS (SELECT ${keyNames.map((k) => `t.${k}`).join(', ')} FROM campaigns.${table} x, unnest(${keyCols.join(', ')}) AS t(${keyNames.join(', ')}) WHERE ${where} ORDER BY ${order} FOR UPDATE OF x)
+           UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keyNames, ...columns].join(', ')}), l
+            WHERE ${where} AND ${keyNames.map((k) => `l.${k} = t.${k}`).join(' AND ')}`,
           [...keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])), ...columns.map((c) => entries.map(([, v]) => v[c]))],
         );
       };
-      // the order of rows every writer takes: recipients (above), campaigns, runs, variants, senders, each by key (docs/decisions/0066)
+      // the order of rows every writer takes: recipients (above), campaigns, runs, variants, senders, each by key
+      // (docs/decisions/0066); the tail count is the campaign's (0074), so this group commit takes no run row
       await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols, 'x.id');
-      if (left.size) {
-        const runs = [...left.entries()];
-        await m.query(
-          `WITH l AS (SELECT x.campaign_id FROM campaigns.run x WHERE x.campaign_id = ANY($1::bigint[]) ORDER BY x.campaign_id FOR UPDATE)
-           UPDATE campaigns.run x SET left_dispatch = x.left_dispatch + t.n FROM unnest($1::bigint[], $2::int[]) AS t(k, n), l WHERE x.campaign_id = t.k AND l.campaign_id = t.k`,
-          [runs.map(([k]) => k), runs.map(([, n]) => n)],
-        );
-      }
-      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, cols, 'x.id');
+      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'], 'x.id');
       await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed'], 'x.campaign_id, x.sender_id');
     });
     return touched;

@@ -223,7 +223,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       await this.ds.query(
         `UPDATE campaigns.run SET lease_owner = $2, lease_until = $3
           WHERE campaign_id = $1 AND (lease_until IS NULL OR lease_until < $4 OR lease_owner = $2)
-          RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, accepted::text, auto_paused, pause_mark::text, ctr_mark::text, last_send_at`,
+          RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, (SELECT c.created::text FROM campaigns.campaign c WHERE c.id = $1) AS accepted,
+                    auto_paused, pause_mark::text, ctr_mark::text, last_send_at`,
         [id, this.o.instanceId, new Date(now.getTime() + this.o.leaseMs), now],
       ),
     );
@@ -377,11 +378,12 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       [c.id, new Date(nowMs - this.o.resendAfterMs)],
     );
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
-    // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late)
+    // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late). The
+    // accepted recipients are the campaign's `created`, the tail count its `left_dispatch` (docs/decisions/0074).
     const [{ in_flight: inFlight, open, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
       `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open,
-              (SELECT accepted::text FROM campaigns.run WHERE campaign_id = $1) AS accepted,
-              (SELECT left_dispatch::text FROM campaigns.run WHERE campaign_id = $1) AS left_dispatch
+              (SELECT created::text FROM campaigns.campaign WHERE id = $1) AS accepted,
+              (SELECT left_dispatch::text FROM campaigns.campaign WHERE id = $1) AS left_dispatch
          FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
       [c.id],
     )) as Array<{ in_flight: number; open: number; accepted: string; left_dispatch: string }>;
