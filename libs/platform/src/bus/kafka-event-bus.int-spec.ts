@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { kafkaTestBrokers } from '../testing/database';
 import { sleep } from './delivery';
 import type { DeliveryContext, EventHandler, OutgoingEvent } from './event-bus';
@@ -98,6 +98,40 @@ describe('KafkaEventBus', () => {
 
     expect(received.events.map((e) => e.id).sort()).toEqual([...kept, marker].map((e) => e.id).sort());
     expect(received.events.every((e) => e.type === 'thing.kept')).toBe(true);
+  });
+
+  it('acknowledges the records of types a group does not take together, not a chunk at a time (one commit per fetched batch, not per 4 records)', async () => {
+    const topic = unique('skipped');
+    const group = unique('group');
+    const bus = newBus();
+    const received = recorder();
+    await bus.subscribe({ group, topics: [topic], types: ['thing.kept'], concurrency: 4, handler: received.handler });
+    await bus.start();
+    const consumer = (bus as unknown as { groups: Map<string, { consumer?: Consumer }> }).groups.get(group)?.consumer;
+    if (!consumer) throw new Error('the group has no consumer after start');
+    let commits = 0;
+    consumer.on(consumer.events.REQUEST, (e: { payload: { apiName: string } }) => {
+      if (e.payload.apiName === 'OffsetCommit') commits++;
+    });
+    // one key: one partition, 400 records of another type (a topic's other traffic) before the one this group takes
+    const others = Array.from({ length: 400 }, (_, n) => ({ ...testEvent(topic, 'one-key', { n }), type: 'thing.other' }));
+    const kept = { ...testEvent(topic, 'one-key'), type: 'thing.kept' };
+    await bus.publish([...others, kept, ...others.slice(0, 100).map((e) => ({ ...e, id: testEvent(topic, 'one-key').id }))]);
+    await waitFor(() => received.events.length >= 1);
+    await sleep(300);
+    expect(received.ids()).toEqual([kept.id]);
+    // a chunk of 4 at a time was 100 heartbeats and commits before the record the group takes
+    if (commits >= 25) throw new Error(`${commits} offset commits for 501 records`);
+    // and the record handled is committed with what was skipped around it: a new member starts after them
+    await bus.stop();
+    const again = recorder();
+    const next = newBus();
+    await next.subscribe({ group, topics: [topic], types: ['thing.kept'], concurrency: 4, handler: again.handler });
+    await next.start();
+    const marker = { ...testEvent(topic, 'one-key'), type: 'thing.kept' };
+    await next.publish([marker]);
+    await waitFor(() => again.ids().includes(marker.id));
+    expect(again.ids()).toEqual([marker.id]);
   });
 
   it('gives every consumer group its own copy of each event', async () => {

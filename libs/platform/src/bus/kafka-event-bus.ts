@@ -282,7 +282,12 @@ export class KafkaEventBus extends EventBus {
     const subscription = group.subscriptions.get(batch.topic);
     if (!subscription) return;
     const concurrency = concurrencyOf(subscription);
-    const messages = batch.messages;
+    // Records of types the group does not take (by their type header) need no handler, so they are not chunked: a
+    // topic that carries mostly other types (streams' per-message events past campaigns' answers group) would
+    // otherwise cost a heartbeat and an offset commit per `concurrency` of them, and hold the records behind them
+    // for as many broker round trips (docs/decisions/0074). They are acknowledged with the batch's last offset.
+    const types = typesOf(subscription);
+    const messages = types ? batch.messages.filter((m) => takesType(types, m.headers)) : batch.messages;
     // The lag the batch starts with (high watermark minus its last offset), for dashboards and lag-based autoscaling.
     KafkaMetrics.partitionLag().set({ group: group.name, topic: batch.topic, partition: String(batch.partition) }, Number(batch.offsetLag()));
     // While the database or broker is away a handler retries the same message without end (see handleWithRetries):
@@ -295,6 +300,13 @@ export class KafkaEventBus extends EventBus {
       const chunk = messages.slice(start, start + concurrency);
       await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
       resolveOffset(chunk[chunk.length - 1].offset);
+      await heartbeat();
+      await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
+    }
+    const last = batch.messages[batch.messages.length - 1];
+    if (last && messages[messages.length - 1] !== last && isRunning() && !isStale()) {
+      // the records after the last one handled were all of other types: acknowledged together
+      resolveOffset(last.offset);
       await heartbeat();
       await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
     }
@@ -417,6 +429,14 @@ function typesOf(subscription: SubscribeOptions): ReadonlySet<string> | null {
     typeSets.set(subscription, set);
   }
   return set;
+}
+
+/** Whether a record may be of a type in `types`: its type header says so, or it has none (then it is parsed to see). */
+function takesType(types: ReadonlySet<string>, headers: IHeaders | undefined): boolean {
+  const type = headers?.type;
+  if (type === undefined) return true;
+  // as readHeaders reads it: the last value of a repeated header
+  return types.has((Array.isArray(type) ? type[type.length - 1] : type).toString());
 }
 
 function readHeaders(headers: IHeaders | undefined): Headers {
