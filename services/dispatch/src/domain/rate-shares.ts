@@ -215,6 +215,16 @@ export class LocalShares {
     if (bound && waitMs > 0) this.backlog(key).held.set(id, now + waitMs);
   }
 
+  /**
+   * The limit held message `id` back beyond the booking horizon: it waits in memory, not booked yet, its turn about
+   * `turnMs` from now (in the backlog as a booked one; not counted as used).
+   */
+  parked(key: ShareKey, id: string, turnMs: number): void {
+    const s = this.shares.get(key);
+    if (s) s.lastUse = this.clock();
+    this.backlog(key).held.set(id, this.clock() + turnMs);
+  }
+
   /** The limit held message `id` back beyond the replica's horizon: given back to the queue until `forMs` from now. */
   gaveBack(key: ShareKey, id: string, forMs: number): void {
     const s = this.shares.get(key);
