@@ -1,14 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { Pool } from 'pg';
-import { logLevel } from 'kafkajs';
 import { CustomerUpdatedV1, StreamCreatedV1 } from '@switchboard/contracts';
-import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, TokenVerifier } from '@switchboard/platform';
+import { createEnvelope } from '@switchboard/platform';
 import { acceptedMessage, createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
-import { Dispatcher, DispatchModule, SmppPeer } from '../src';
-import { smppVendor } from './support';
+import { SmppPeer } from '../src';
+import { startDispatchReplica, type DispatchReplica } from './support';
 
 /**
  * Limits across replicas (docs/decisions/0047-limits-across-replicas.md): two dispatch replicas in one consumer group
@@ -22,29 +19,14 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
   let pool: Pool;
   let peer: SmppPeer;
   let burner: ChildProcess | null = null;
-  const replicas: Array<{ app: INestApplicationContext; bus: KafkaEventBus; dispatcher: Dispatcher }> = [];
+  const replicas: DispatchReplica[] = [];
   const ACCOUNT_LIMITED = '31';
   const ACCOUNT_WIDE = '32';
   const ACCOUNT_RATE = 40;
   const STREAM_RATE = 20;
 
   const startReplica = async () => {
-    const bus = new KafkaEventBus({
-      clientId: 'dispatch-limits-test',
-      brokers: kafka.url.split(','),
-      logLevel: logLevel.NOTHING,
-      consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300, rebalanceTimeoutMs: 5000, maxWaitTimeMs: 100, partitionsConsumedConcurrently: 4 },
-    });
-    @Module({
-      imports: [
-        PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: db.url, processName: 'dispatch' }),
-        DispatchModule.register({ seedVendors: [smppVendor(peerPort)], dispatcher: { idleMs: 20, heartbeatMs: 300, staleAfterMs: 3000, rateShareMs: 250 } }),
-      ],
-    })
-    class ReplicaModule {}
-    const app = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });
-    await app.init();
-    const r = { app, bus, dispatcher: app.get(Dispatcher) };
+    const r = await startDispatchReplica({ kafkaUrl: kafka.url, databaseUrl: db.url, peerPort, dispatcher: { idleMs: 20, heartbeatMs: 300, staleAfterMs: 3000, rateShareMs: 250 } });
     replicas.push(r);
     return r;
   };

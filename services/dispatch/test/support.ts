@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { logLevel } from 'kafkajs';
 import { Pool } from 'pg';
 import { inboundAddress, InboundRouteChangedV1, MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
-import { createEnvelope, ProviderSecrets, type OutgoingEvent } from '@switchboard/platform';
+import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, ProviderSecrets, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Dispatcher, DispatchModule, type DispatchModuleOptions } from '../src';
 import { DispatchOutboxRelay } from '../src/services/events.service';
@@ -177,4 +180,33 @@ export async function startDispatch(options: DispatchModuleOptions = {}): Promis
 /** A vendor on the SMPP peer, and a global route for Germany through it. */
 export function smppVendor(port: number, extra: Record<string, unknown> = {}): NonNullable<DispatchModuleOptions['seedVendors']>[number] {
   return { name: 'Local SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', reconnectMs: 50, throttleBackoffMs: 5, ...extra } };
+}
+
+export interface DispatchReplica {
+  app: INestApplicationContext;
+  bus: KafkaEventBus;
+  dispatcher: Dispatcher;
+}
+
+/**
+ * A dispatch replica as the standalone process runs it: the sender group on a Kafka cluster (the mock cluster of the
+ * test file, so no other test's dispatch joins the group), the test database, the SMPP peer as its vendor.
+ */
+export async function startDispatchReplica(o: { kafkaUrl: string; databaseUrl: string; peerPort: number; dispatcher: DispatchModuleOptions['dispatcher'] }): Promise<DispatchReplica> {
+  const bus = new KafkaEventBus({
+    clientId: 'dispatch-replica-test',
+    brokers: o.kafkaUrl.split(','),
+    logLevel: logLevel.NOTHING,
+    consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300, rebalanceTimeoutMs: 5000, maxWaitTimeMs: 100, partitionsConsumedConcurrently: 4 },
+  });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: o.databaseUrl, processName: 'dispatch' }),
+      DispatchModule.register({ seedVendors: [smppVendor(o.peerPort)], dispatcher: o.dispatcher }),
+    ],
+  })
+  class ReplicaModule {}
+  const app = await NestFactory.createApplicationContext(ReplicaModule, { logger: ['error'] });
+  await app.init();
+  return { app, bus, dispatcher: app.get(Dispatcher) };
 }

@@ -54,6 +54,11 @@ export interface ClaimedRow {
   unknown_attempts: number;
   /** The campaign of a campaign's message (a paused campaign's messages are held: CampaignHolds). */
   campaign_id?: string | null;
+  /**
+   * Not a column: the dispatcher's heartbeat epoch when it claimed the row (`Dispatcher.claimEpoch`). The claim is the
+   * dispatcher's only while no lapse of its heartbeat came since: crash recovery may have handed it to another.
+   */
+  epoch?: number | null;
 }
 
 /** The columns status and EDR events are built from. */

@@ -150,6 +150,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private renewFailedAt = -Infinity;
   /** How long share renewals take lately (ms): the lease is a multiple of it. */
   private renewLag = 0;
+  /**
+   * Crash recovery's view of this replica (`recoverAbandoned`): its claims may be handed to another replica once its
+   * heartbeat is `staleAfterMs` old. `beatAt`: performance.now() when the last heartbeat that succeeded was started (the
+   * database's `heartbeat_at` is no earlier); `lapses`: how often the heartbeats left a gap in which that may have
+   * happened. A claimed message is sent only while neither says so (`stillMine`).
+   */
+  private beatAt = -Infinity;
+  private lapses = 0;
+  private beating = false;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
@@ -187,6 +196,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     /** Receipts for a part already final (duplicates, late contradictions): they changed nothing. */
     receiptsForFinal: 0,
     deferred: 0,
+    /** Claimed messages not sent because this replica's heartbeat lapsed after their claim (see stillMine). */
+    lapsed: 0,
     recovered: 0,
     finalized: 0,
     ingestFlushes: 0,
@@ -273,10 +284,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.adapters.start({ receipt: (r) => this.receipt(r), inbound: (m) => this.inbound.receive(m) });
     this.routing.onChange(() => void this.adapters.sync(this.routing.vendorList()));
     await this.adapters.sync(this.routing.vendorList());
-    await this.repo.heartbeat(this.instanceId, t.staleAfterMs);
+    await this.beat();
     this.running = true;
     await this.recover();
-    this.every(t.heartbeatMs, () => this.repo.heartbeat(this.instanceId, t.staleAfterMs));
+    this.every(t.heartbeatMs, () => this.beat());
     this.every(Math.max(500, Math.floor(t.staleAfterMs / 2)), () => this.recover());
     this.every(2000, () => this.sweepPending());
     this.every(Math.min(60_000, Math.max(500, Math.floor(t.receiptTimeoutMs / 4))), () => this.expire());
@@ -336,6 +347,61 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }, ms);
     t.unref();
     this.timers.push(t);
+  }
+
+  /**
+   * One heartbeat at a time (a heartbeat stuck behind a lock or a full pool must not take every connection). A
+   * heartbeat that got through later than the claim window after the last one started is a lapse: crash recovery may
+   * have handed this replica's claims to another meanwhile, so none claimed before it is sent (`stillMine`).
+   */
+  private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
+    const startedAt = performance.now();
+    try {
+      await this.repo.heartbeat(this.instanceId, this.options.dispatcher.staleAfterMs);
+      // a lapse: the claim window ran out before this heartbeat got through (claimEpoch said null meanwhile)
+      const gap = performance.now() - this.beatAt;
+      const lapsed = gap >= this.claimWindowMs();
+      if (lapsed && this.beatAt > -Infinity) {
+        this.lapses++;
+        this.log.warn(`no heartbeat for ${Math.round(gap)} ms: messages claimed before are not sent by this replica`);
+      }
+      this.beatAt = startedAt;
+      // claims may be made again
+      if (lapsed) this.roomFreed();
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  /**
+   * How long after a heartbeat started this replica still sends what it claimed: three quarters of `staleAfterMs`, the
+   * last quarter for what it wrote to a provider to be recorded before crash recovery may hand the message on.
+   */
+  private claimWindowMs(): number {
+    return (this.options.dispatcher.staleAfterMs * 3) / 4;
+  }
+
+  /** The epoch of a claim made now; null if crash recovery may take a claim made now (the heartbeat lapsed). */
+  private claimEpoch(): number | null {
+    return performance.now() - this.beatAt < this.claimWindowMs() ? this.lapses : null;
+  }
+
+  /**
+   * Whether a claimed message is still this replica's attempt: its heartbeat has not lapsed since the claim. Checked
+   * before a message is booked, when its turn comes, and by the SMPP adapter just before it writes: a message parked or
+   * held here while its claim lapsed may have been sent by another replica, and is dropped here (given back, fenced by
+   * its attempt id: a no-op if it was handed on).
+   */
+  private stillMine(row: ClaimedRow): boolean {
+    return row.epoch != null && row.epoch === this.claimEpoch();
+  }
+
+  /** A message whose claim may have lapsed: not sent here; back to the queue if it is still this replica's attempt. */
+  private dropLapsed(row: ClaimedRow): void {
+    this.stats.lapsed++;
+    this.giveBack({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false });
   }
 
   setAccountTps(accountId: string, tps: number): void {
@@ -421,7 +487,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /** How many new messages may skip the queue and go straight to the adapters. */
   private directRoom(): number {
-    if (!this.running || this.queuedBacklog) return 0;
+    if (!this.running || this.queuedBacklog || this.claimEpoch() === null) return 0;
     const t = this.options.dispatcher;
     return Math.max(0, Math.min(t.maxInFlight - this.inFlight - this.directReserved, this.adapters.room() - this.directReserved));
   }
@@ -471,8 +537,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const reserved = rows.filter((r) => r.attemptId).length;
     const queued = rows.length - reserved;
     this.directReserved += reserved;
+    const epoch = this.claimEpoch();
     try {
       const claimed = await this.repo.insertAccepted(this.ds, rows, this.instanceId);
+      for (const row of claimed) row.epoch = epoch;
       this.stats.ingested += batch.length;
       this.stats.ingestFlushes++;
       this.stats.ingestMs += Date.now() - t0;
@@ -540,11 +608,18 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         await this.waitForWake(t.idleMs);
         continue;
       }
+      // claims made while the heartbeat lapsed could be handed on by crash recovery at once: none until it beats again
+      const epoch = this.claimEpoch();
+      if (epoch === null) {
+        await this.waitForWake(t.idleMs);
+        continue;
+      }
       let rows: ClaimedRow[];
       try {
         this.woken = false;
         const t0 = Date.now();
         rows = await this.repo.claim(this.instanceId, room);
+        for (const row of rows) row.epoch = epoch;
         this.stats.claims++;
         this.stats.claimMs += Date.now() - t0;
       } catch (e) {
@@ -584,6 +659,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   /** `front`: a parked message taken from the head of its park (it keeps its place if it is parked again). */
   private dispatchOne(row: ClaimedRow, front = false): void {
     const id = String(row.id);
+    if (!this.stillMine(row)) return this.dropLapsed(row);
     if (this.heldBack(row)) return;
     const shareKeys = this.sharing ? [accountShareKey(String(row.account_id)), streamShareKey(String(row.stream_id))] : null;
     // back from the queue (or new): out of this replica's backlogs until its limits hold it back again
@@ -639,10 +715,19 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       payload: row.payload,
       credentials: this.streams.credentials(key.streamId),
       possibleDuplicate: row.possible_duplicate,
-      held: row.campaign_id ? () => this.holds.isHeld(row.campaign_id, key.accountId) : undefined,
+      // asked just before the first part is written: a claim lapsed meanwhile, or a campaign paused, holds it
+      held: () => !this.stillMine(row) || (row.campaign_id ? this.holds.isHeld(row.campaign_id, key.accountId) : false),
     };
     const go = () => {
-      // the last moment before the adapter: a pause known by now holds it
+      // the last moment before the adapter: a claim that lapsed while it waited for its turn is not sent here; a pause
+      // known by now holds it
+      if (!this.stillMine(row)) {
+        this.inFlight--;
+        this.dropLapsed(row);
+        this.kickLane();
+        this.roomFreed();
+        return Promise.resolve();
+      }
       if (this.heldBack(row)) {
         this.inFlight--;
         this.kickLane();
@@ -886,7 +971,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         }
         break;
       case 'held':
-        // its campaign was paused while the adapter queued it: nothing was written, it waits in dispatch
+        // its campaign was paused (or its claim lapsed) while the adapter queued it: nothing was written, it waits in
+        // dispatch (fenced: a claim handed on by crash recovery is left alone)
         this.giveBack({ id, attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, hold: true });
         break;
       case 'unknown':
@@ -1195,5 +1281,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   /** For tests and benchmarks: the number of claimed messages not answered yet. */
   get pendingSends(): number {
     return this.inFlight;
+  }
+
+  /** For tests and benchmarks: claimed messages parked in memory until their turn comes within the booking horizon. */
+  get parkedMessages(): number {
+    return this.parkedCount;
   }
 }
