@@ -90,12 +90,13 @@ describe('stream TPS in the dispatcher, from the streams events', () => {
     await until(async () => (await channelRow('2101'))?.tps === 20);
 
     // The dispatcher's clock stands still: what it lets through is what its buckets allow in that instant (a burst of
-    // one, then a slot every 50 ms for the next second); a message whose slot is further off goes back to the queue.
+    // one, then a slot every 50 ms for the next second); a message whose slot is further off is not sent (it waits
+    // parked in memory, or back in the queue, until its turn).
     const t0 = Date.now();
     const clock = jest.spyOn(Date, 'now').mockReturnValue(t0);
     const uuids = await Promise.all(Array.from({ length: 50 }, (_, i) => d.accept({ accountId: ACCOUNT, streamId: '2101', streamUid: uids.get('2101'), destination: `+${prefix}${String(i).padStart(3, '0')}` })));
     const state = async () =>
-      (await d.sql<{ queued: number }>(`SELECT count(*) FILTER (WHERE send_state = 'queued')::int AS queued FROM dispatch.message WHERE uuid = ANY($1::uuid[])`, [uuids]))[0].queued;
+      (await d.sql<{ unsent: number }>(`SELECT count(*) FILTER (WHERE status = 'accepted')::int AS unsent FROM dispatch.message WHERE uuid = ANY($1::uuid[])`, [uuids]))[0].unsent;
     await until(async () => submittedTo(prefix) >= 21 && (await state()) === 29);
     expect(submittedTo(prefix)).toBe(21);
 
