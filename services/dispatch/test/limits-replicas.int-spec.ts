@@ -26,8 +26,10 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
   const ACCOUNT_RATE = 40;
   const STREAM_RATE = 20;
 
+  // staleAfterMs as in production (10 s): a replica sends what it claimed while its last heartbeat started less than
+  // 7.5 s ago (decision 0078); at load 40 heartbeats queued behind the pool's other queries for over 2 s
   const startReplica = async () => {
-    const r = await startDispatchReplica({ kafkaUrl: kafka.url, databaseUrl: db.url, peerPort, dispatcher: { idleMs: 20, heartbeatMs: 300, staleAfterMs: 3000, rateShareMs: 250 } });
+    const r = await startDispatchReplica({ kafkaUrl: kafka.url, databaseUrl: db.url, peerPort, dispatcher: { idleMs: 20, heartbeatMs: 300, staleAfterMs: 10_000, rateShareMs: 250 } });
     replicas.push(r);
     return r;
   };
