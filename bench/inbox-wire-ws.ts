@@ -9,7 +9,9 @@
  *   node scripts/build.mjs --server-only && node dist/bench/inbox-wire-ws.js [rate] [seconds]
  *
  * PROFILE_DIR=dir writes a CPU profile of each phase (the wire, the ceiling) there, for `--cpu-prof`-style reading
- * without the start-up in it.
+ * without the start-up in it. TRACE=1 stamps each wire message at every stage of the path (dispatch's receive, its
+ * owner lookup, its group commit, the outbox relay's publish, the inbox consumer's batch, the commit, the room
+ * publish, the socket) and prints p50 / p99 of the time spent between consecutive stages.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -26,6 +28,8 @@ import { AccountsBootstrapService } from '@switchboard/accounts';
 import { SmppPeer } from '@switchboard/dispatch';
 import { GatewayModule } from '@switchboard/gateway';
 import { RoomEvents } from '@switchboard/inbox';
+import { InboundService } from '../services/dispatch/src/services/inbound.service';
+import { MessagingConsumer } from '../services/inbox/src/services/messaging.consumer';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
 const RATE = Number(process.argv[2] ?? 500);
@@ -123,6 +127,7 @@ async function main(): Promise<void> {
     return sum;
   };
   const figures: Record<string, { node: number; db: number }> = {};
+  const stamps = process.env.TRACE === '1' ? traceStages(bus) : null;
   const drive = async (label: string, send: (key: string, i: number) => void) => {
     const sent = new Map<string, number>();
     const total = RATE * SECONDS;
@@ -157,6 +162,7 @@ async function main(): Promise<void> {
     }
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
     const offered = total / ((sendEnd - t0) / 1000);
+    if (stamps && label === 'wire') printStages(stamps, sent, arrived);
     console.log(
       `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms`,
     );
@@ -174,6 +180,65 @@ async function main(): Promise<void> {
   await smsc.close();
   await pg.stop();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The stages a wire message passes, in order; each stamped the first time the message reaches it. */
+const STAGES = ['receive', 'looked up', 'write start', 'written', 'relay publish', 'consumer', 'batch start', 'batch applied', 'room publish'] as const;
+type Stage = (typeof STAGES)[number];
+type Stamps = Map<string, Partial<Record<Stage, number>>>;
+const keyOf = (body: unknown): string => String(body ?? '').split(' ')[0];
+/* eslint-disable @typescript-eslint/no-explicit-any -- the bench wraps private methods of the path to stamp them */
+function traceStages(bus: InMemoryEventBus): Stamps {
+  const stamps: Stamps = new Map();
+  const stamp = (key: string, stage: Stage) => {
+    const s = stamps.get(key) ?? {};
+    if (s[stage] === undefined) s[stage] = performance.now();
+    stamps.set(key, s);
+  };
+  const wrap = (proto: any, name: string, before?: (args: any[]) => void, after?: (args: any[]) => void) => {
+    const original = proto[name];
+    proto[name] = async function (this: unknown, ...args: any[]) {
+      before?.(args);
+      const result = await original.apply(this, args);
+      after?.(args);
+      return result;
+    };
+  };
+  wrap(InboundService.prototype, 'receive', ([raw]) => stamp(keyOf(raw.body), 'receive'));
+  wrap(InboundService.prototype, 'streamOf', undefined, ([m]) => stamp(keyOf(m.body), 'looked up'));
+  wrap(
+    InboundService.prototype,
+    'insertGroup',
+    ([items]) => items.forEach((i: any) => stamp(keyOf(i.values[11]), 'write start')),
+    ([items]) => items.forEach((i: any) => stamp(keyOf(i.values[11]), 'written')),
+  );
+  const publish = bus.publish.bind(bus);
+  bus.publish = (events) => {
+    for (const e of events) if (e.type === 'dispatch.message.received') stamp(keyOf((e.data as any).body), 'relay publish');
+    return publish(events);
+  };
+  wrap(MessagingConsumer.prototype, 'onReceived', ([e]) => stamp(keyOf(e.data.body), 'consumer'));
+  wrap(MessagingConsumer.prototype, 'applyReceived', ([, items]) => items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch start')), ([, items]) => items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch applied')));
+  wrap(RoomEvents.prototype, 'publish', ([recorded]) => recorded.forEach((r: any) => r.message.payload?.message && stamp(keyOf(r.message.payload.message.content?.body), 'room publish')));
+  return stamps;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** p50 / p99 / max of each stage's share of the latency (from the previous stage), and of the whole. */
+function printStages(stamps: Stamps, sent: Map<string, number>, arrived: Map<string, number>): void {
+  const names = ['sent', ...STAGES, 'socket'];
+  const rows: number[][] = names.slice(1).map(() => []);
+  for (const [key, t0] of sent) {
+    const s = stamps.get(key);
+    const t = [t0, ...STAGES.map((st) => s?.[st]), arrived.get(key)];
+    if (t.some((x) => x === undefined)) continue;
+    for (let i = 1; i < t.length; i++) rows[i - 1].push((t[i] as number) - (t[i - 1] as number));
+  }
+  console.log(`stages of ${rows[0].length} messages (ms from the previous stage): p50 / p99 / max`);
+  rows.forEach((xs, i) => {
+    xs.sort((a, b) => a - b);
+    console.log(`  ${names[i]} -> ${names[i + 1]}: ${pct(xs, 50).toFixed(1)} / ${pct(xs, 99).toFixed(1)} / ${xs[xs.length - 1].toFixed(1)}`);
+  });
 }
 
 main().catch((e: unknown) => {
