@@ -361,9 +361,12 @@ export class OutboxRelay {
   private async pipeline(): Promise<boolean> {
     const runner = this.options.dataSource.createQueryRunner();
     await runner.connect();
+    // a session lock that could not be let go must not go back to the pool with its connection
+    let holding = false;
     try {
       const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [this.lockKey])) as Array<{ locked: boolean }>;
       if (!locked) return false;
+      holding = true;
       const inFlight: Array<{ ids: string[]; done: Promise<void> }> = [];
       let failed: unknown = null;
       try {
@@ -397,11 +400,14 @@ export class OutboxRelay {
       } finally {
         await Promise.allSettled(inFlight.map((p) => p.done));
         await runner.query('SELECT pg_advisory_unlock($1::bigint)', [this.lockKey]);
+        holding = false;
       }
       if (failed !== null) throw failed;
       return false;
     } finally {
-      await runner.release();
+      const pg = runner as typeof runner & { releasePostgresConnection?: (error?: Error) => Promise<void> };
+      if (holding && pg.releasePostgresConnection) await pg.releasePostgresConnection(new Error('closed with the relay lock held'));
+      else await runner.release();
     }
   }
 
