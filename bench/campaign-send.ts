@@ -25,7 +25,9 @@
  * share of its CPU that idle rate explains over its wall time (docs/decisions/0073).
  * PAUSE=0: no pause phase (profiling runs). CPUPROF=<dir>: V8 CPU profiles of the ceiling and the campaign phases.
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ceiling and the campaign, the statements per message (top
- * level, and each service's by the schema it names) and the statements that took the most time (docs/decisions/0074).
+ * level, and each service's by the schema it names), the statements that took the most time, and the row updates (HOT
+ * ones) of the per-message tables (docs/decisions/0074).
+ * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -111,6 +113,11 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
   console.log(`  ${label}, PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(2)} per message, ${((ms * 1000) / units).toFixed(0)} µs of execution per message`);
   for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`    ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per message ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
   console.log('    costliest statements (calls per message, µs per message, nested ones marked *):');
+  const hot = (await pgc.query<{ rel: string; upd: string; hot: string }>(
+    `SELECT schemaname || '.' || relname AS rel, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables
+      WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'), ('dispatch', 'message'), ('stats', 'message_state'))`,
+  )).rows;
+  console.log(`    row updates since start (HOT of them): ${hot.map((h) => `${h.rel} ${h.upd} (${h.hot})`).join(', ')}`);
   for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 25)) {
     console.log(`    ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
   }
@@ -414,6 +421,7 @@ async function main(): Promise<void> {
   }
 
   // ---- 1. throughput: start -> every recipient delivered ----
+  if (process.env.RECIPIENT_FILLFACTOR) await pg.query(`ALTER TABLE campaigns.recipient SET (fillfactor = ${Number(process.env.RECIPIENT_FILLFACTOR)})`);
   const first = await campaign('Throughput', lists[0]);
   const submitted0 = smsc.submitted;
   await STAGES?.reset(pg);
