@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const bounded = (where: string) => `(SELECT count(*) FROM (SELECT 1 FROM inbox.conversation c WHERE ${where} LIMIT ${CAP}) b)::int`;
   const scopeSql = `SELECT s.id::text, ARRAY(SELECT ta.team_id::text FROM inbox.team_agent ta JOIN inbox.team t ON t.id = ta.team_id WHERE ta.account_id = $2 AND ta.user_id = $3 AND t.space_id = s.id ORDER BY 1) AS team_ids, (SELECT sp.permissions FROM inbox.space_permission sp WHERE sp.space_id = s.id AND sp.user_id = $3) AS permissions FROM inbox.space s WHERE s.id = $1 AND s.account_id = $2`;
   const vis = `(c.team_ids && $3::bigint[] OR c.agent_ids @> ARRAY[$4::bigint])`;
-  const filters: Array<[string, string]> = [['all', 'true'], ['active', `c.status = 'active'`], ['unanswered', `c.status = 'unanswered'`], ['closed', `c.status = 'closed'`], ['my_closed', `c.status = 'closed' AND c.closed_by = 101`], ['assigned_to_me', `c.agent_ids @> ARRAY[101]::bigint[]`]];
+  const filters: Array<[string, string]> = [['all', `c.status IN ('active', 'unanswered', 'closed')`], ['active', `c.status = 'active'`], ['unanswered', `c.status = 'unanswered'`], ['closed', `c.status = 'closed'`], ['my_closed', `c.status = 'closed' AND c.closed_by = 101`], ['assigned_to_me', `c.agent_ids @> ARRAY[101]::bigint[]`]];
   type Stmt = [string, unknown[]];
   const statements: Record<string, Stmt[]> = {
     'first conversation page (15, with totals)': [
