@@ -6,7 +6,7 @@
  * rows a year of 10M messages leaves (INSERT ... SELECT from generate_series, in the database, which is COPY's speed
  * without the round trip): the hour rollup per local hour, stream (5), sender (4), country (10) and status (delivered
  * in 60% of the combinations, undelivered 25%, no_routes 10%, sent 5%; messages per row drawn so the year holds about
- * 10M), the day, day-per-stream, day-per-country and month rollups summed from it by the database exactly as the consumer
+ * 10M), the day, day-per-stream, day-per-country and month rollups (the campaigns' day-total and month ones too) summed from it by the database exactly as the consumer
  * keeps them, and 50 campaigns of 48 hours each (3 variants, 10 countries, 4 statuses; clicks per variant and domain,
  * links minted per domain). Europe/Berlin, so day buckets are local dates across two DST changes.
  *
@@ -105,6 +105,15 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
        FROM stats.rollup_campaign_hour GROUP BY 1, 2, 3, 4, 5, 6, 7`,
     [ZONE],
   );
+  // the per-campaign day-total and month rollups, summed from the campaign day rollup as the consumer keeps them (0077)
+  await pg.query(
+    `INSERT INTO stats.rollup_campaign_day_total (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+     SELECT account_id, campaign_id, bucket, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_campaign_day GROUP BY 1, 2, 3, 4, 5`,
+  );
+  await pg.query(
+    `INSERT INTO stats.rollup_campaign_month (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+     SELECT account_id, campaign_id, date_trunc('month', bucket)::date, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_campaign_day GROUP BY 1, 2, 3, 4, 5`,
+  );
   await pg.query(
     `INSERT INTO stats.campaign_click_day (account_id, campaign_id, bucket, variant_id, domain_id, clicks, unique_clicks, opted_out)
      SELECT account_id, campaign_id, (bucket AT TIME ZONE $1)::date, variant_id, domain_id, sum(clicks), sum(unique_clicks), sum(opted_out)
@@ -121,7 +130,7 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
 
 async function counted(pg: Client, seconds: number): Promise<{ seconds: number; rows: Record<string, number>; messages: number }> {
   const rows: Record<string, number> = {};
-  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'campaign_click_hour', 'campaign_click_day']) {
+  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'rollup_campaign_day_total', 'rollup_campaign_month', 'campaign_click_hour', 'campaign_click_day']) {
     rows[t] = Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.${t}`)).rows[0].n);
   }
   const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour`)).rows[0].n);

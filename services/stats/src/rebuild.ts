@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 /**
  * Recomputes every rollup from `stats.message_state` (each message's furthest status, parts, price, refunds and
  * acceptance time), in one transaction: the hour and day buckets again from the acceptance time in each account's
- * current time zone, then the rollups (the month ones, the campaign hour and day ones too, and the click day rollup from the click hour one) grouped from the states. For a changed rollup definition or time zone
+ * current time zone, then the rollups (the month ones, the campaign hour, day, day-total and month ones too, and the click day rollup from the click hour one) grouped from the states. For a changed rollup definition or time zone
  * (docs/decisions/0028). The state table is locked against writes meanwhile, so the consumers wait and resume after.
  */
 export async function rebuildRollups(ds: DataSource): Promise<{ messages: number }> {
@@ -14,7 +14,7 @@ export async function rebuildRollups(ds: DataSource): Promise<{ messages: number
         FROM (SELECT s2.message_uuid, s2.accepted_at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local
                 FROM stats.message_state s2 LEFT JOIN stats.account a ON a.account_id = s2.account_id WHERE s2.accepted_at IS NOT NULL) l
        WHERE l.message_uuid = s.message_uuid`);
-    await m.query(`TRUNCATE stats.rollup_hour, stats.rollup_day, stats.rollup_day_stream, stats.rollup_day_country, stats.rollup_month_stream, stats.rollup_month_country, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.campaign_click_day`);
+    await m.query(`TRUNCATE stats.rollup_hour, stats.rollup_day, stats.rollup_day_stream, stats.rollup_day_country, stats.rollup_month_stream, stats.rollup_month_country, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.rollup_campaign_day_total, stats.rollup_campaign_month, stats.campaign_click_day`);
     const counted = `FROM stats.message_state WHERE accepted_at IS NOT NULL`;
     const sums = `count(*), sum(segments), sum(price_micros - refunded_micros)`;
     await m.query(`INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
@@ -33,6 +33,10 @@ export async function rebuildRollups(ds: DataSource): Promise<{ messages: number
                    SELECT account_id, campaign_id, hour_bucket, coalesce(variant_id, 0), iso2, status, currency, ${sums} ${counted} AND campaign_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6, 7`);
     await m.query(`INSERT INTO stats.rollup_campaign_day (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
                    SELECT account_id, campaign_id, day_bucket, coalesce(variant_id, 0), iso2, status, currency, ${sums} ${counted} AND campaign_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6, 7`);
+    await m.query(`INSERT INTO stats.rollup_campaign_day_total (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+                   SELECT account_id, campaign_id, day_bucket, status, currency, ${sums} ${counted} AND campaign_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5`);
+    await m.query(`INSERT INTO stats.rollup_campaign_month (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+                   SELECT account_id, campaign_id, date_trunc('month', day_bucket)::date, status, currency, ${sums} ${counted} AND campaign_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5`);
     // clicks are not kept per click: their day rollup is summed again from the hour rollup, on local dates of the current zone
     await m.query(`INSERT INTO stats.campaign_click_day (account_id, campaign_id, bucket, variant_id, domain_id, clicks, unique_clicks, opted_out)
                    SELECT h.account_id, h.campaign_id, (h.bucket AT TIME ZONE coalesce(a.time_zone, 'UTC'))::date, h.variant_id, h.domain_id, sum(h.clicks), sum(h.unique_clicks), sum(h.opted_out)

@@ -1,11 +1,12 @@
-import type { CampaignDeliveryStatsDto, CampaignStatsDashboardDto, CampaignStatsRowDto } from '@switchboard/contracts';
-import { seedZones, startStats, ZONES, type StatsTestApp } from './support';
+import type { CampaignDeliveryStatsDto, CampaignStatsDashboardDto, CampaignStatsRowDto, CampaignVariantStatsDto } from '@switchboard/contracts';
+import { rng, seedZones, startStats, ZONES, type StatsTestApp } from './support';
 
 /**
- * The campaign reports read whole local days from the campaign day rollups and only the partial first and last day
- * from the hour rollups (docs/decisions/0060). Their answers must be the hour rollups' answers: compared here with the
- * hour rollups summed by SQL over the same instants, for ranges across both DST changes of a year and partial days,
- * in a DST zone, a +05:30 and a -03:00 zone.
+ * The campaign reports read whole local months from the campaign month rollup, the whole local days left from the
+ * campaign day rollups and only the partial first and last day from the hour rollups (docs/decisions/0060, 0077). Their
+ * answers must be the hour rollups' answers: compared here with the hour rollups summed by SQL over the same instants,
+ * for fixed and random ranges across both DST changes of a year, whole months and partial days, in a DST zone, a
+ * +05:30 and a -03:00 zone.
  */
 interface Figures {
   total: number;
@@ -18,7 +19,7 @@ interface Figures {
   optedOut: number;
 }
 
-describe('stats: campaign reports from the campaign day rollups', () => {
+describe('stats: campaign reports from the campaign day and month rollups', () => {
   let s: StatsTestApp;
   beforeAll(async () => {
     s = await startStats({ cacheMs: 0 });
@@ -27,20 +28,31 @@ describe('stats: campaign reports from the campaign day rollups', () => {
   afterAll(async () => s?.close());
 
   /** The hour rollups' answer over [start, end): per campaign, and per local day of the zone (the series). */
-  async function fromHours(account: string, start: string | null, end: string | null, campaign: string | null) {
+  async function fromHours(account: string, start: string | null, end: string | null, campaign: string | null, grain: 'hour' | 'day' | 'month' = 'day') {
     const args = [account, start, end, campaign, ZONES[account]];
     const cond = `account_id = $1 AND campaign_id <> 0 AND ($2::timestamptz IS NULL OR bucket >= $2::timestamptz) AND ($3::timestamptz IS NULL OR bucket < $3::timestamptz)
                   AND ($4::bigint IS NULL OR campaign_id = $4::bigint) AND $5::text IS NOT NULL`;
-    const msgs = await s.sql<{ c: string; d: string; status: string; n: string; cost: string }>(
-      `SELECT campaign_id::text AS c, to_char(bucket AT TIME ZONE $5, 'YYYY-MM-DD') AS d, status, sum(messages)::text AS n, sum(cost_micros)::text AS cost
-         FROM stats.rollup_campaign_hour WHERE ${cond} GROUP BY 1, 2, 3`,
+    // the series point of an hour row: its instant, its local date or its local month
+    const point =
+      grain === 'hour'
+        ? `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+        : `to_char(bucket AT TIME ZONE $5, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`;
+    const msgs = await s.sql<{ c: string; d: string; v: string; i: string; status: string; n: string; cost: string }>(
+      `SELECT campaign_id::text AS c, ${point} AS d, variant_id::text AS v, iso2 AS i, status, sum(messages)::text AS n, sum(cost_micros)::text AS cost
+         FROM stats.rollup_campaign_hour WHERE ${cond} GROUP BY 1, 2, 3, 4, 5`,
       args,
     );
     const clicks = await s.sql<{ c: string; d: string; clicks: string; uniq: string; opted: string }>(
-      `SELECT campaign_id::text AS c, to_char(bucket AT TIME ZONE $5, 'YYYY-MM-DD') AS d, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
+      `SELECT campaign_id::text AS c, ${point} AS d, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
          FROM stats.campaign_click_hour WHERE ${cond} GROUP BY 1, 2`,
       args,
     );
+    const perCountry = new Map<string, number>();
+    const perVariant = new Map<string, number>();
+    for (const m of msgs) {
+      perCountry.set(m.i, (perCountry.get(m.i) ?? 0) + Number(m.n));
+      perVariant.set(m.v, (perVariant.get(m.v) ?? 0) + Number(m.n));
+    }
     const zero = (): Figures => ({ total: 0, delivered: 0, failed: 0, pending: 0, cost: '0', clicks: 0, uniqueClicks: 0, optedOut: 0 });
     const perCampaign = new Map<string, Figures>();
     const perDay = new Map<string, { total: number; delivered: number; clicks: number }>();
@@ -69,7 +81,8 @@ describe('stats: campaign reports from the campaign day rollups', () => {
       perDay.set(k.d, { ...d, clicks: d.clicks + Number(k.clicks) });
     }
     const series = [...perDay.entries()].filter(([, p]) => p.total !== 0 || p.clicks !== 0).sort(([a], [b]) => a.localeCompare(b));
-    return { perCampaign, all, series: series.map(([d, p]) => [d, p.total, p.delivered, p.clicks]) };
+    const nonzero = (m: Map<string, number>) => new Map([...m].filter(([, n]) => n !== 0));
+    return { perCampaign, all, series: series.map(([d, p]) => [d, p.total, p.delivered, p.clicks]), perCountry: nonzero(perCountry), perVariant: nonzero(perVariant) };
   }
 
   const pick = (f: Partial<Record<keyof Figures, unknown>> & { cost?: unknown }): Figures => ({
@@ -137,6 +150,78 @@ describe('stats: campaign reports from the campaign day rollups', () => {
     const wantWeek = await fromHours(account, week.body.start, new Date(Date.parse(week.body.end as string) + 1000).toISOString(), null);
     expect(pick(week.body.totals)).toEqual(wantWeek.all);
     expect(week.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])).toEqual(wantWeek.series);
+  });
+
+  /** The campaigns dashboard, list and CTR, and one campaign's delivery and variant reports, against the hour rollups. */
+  async function check(account: string, q: string): Promise<number> {
+    const token = s.token(account);
+    const dash = await s.call<CampaignStatsDashboardDto>('GET', `/campaign_stats/dashboard?${q}`, { token });
+    expect([q, dash.status]).toEqual([q, 200]);
+    const from = dash.body.start;
+    const to = dash.body.end === null ? null : new Date(Date.parse(dash.body.end) + 1000).toISOString();
+    const want = await fromHours(account, from, to, null, dash.body.grain);
+    expect([q, pick(dash.body.totals)]).toEqual([q, want.all]);
+    expect([q, dash.body.grain, dash.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])]).toEqual([q, dash.body.grain, want.series]);
+    const list = await s.call<{ items: CampaignStatsRowDto[] }>('GET', `/campaign_stats?${q}`, { token });
+    expect([q, new Map(list.body.items.map((c) => [String(c.campaignId), pick(c)]))]).toEqual([q, want.perCampaign]);
+    const ctr = await s.call<{ items: Array<{ campaignId: number; delivered: number; uniqueClicks: number }> }>('GET', `/campaign_stats/ctr?${q}`, { token });
+    expect([q, new Map(ctr.body.items.map((c) => [String(c.campaignId), [c.delivered, c.uniqueClicks]]))]).toEqual([q, new Map([...want.perCampaign].map(([c, f]) => [c, [f.delivered, f.uniqueClicks]]))]);
+    const campaign = `${account}3`;
+    const one = await s.call<CampaignDeliveryStatsDto>('GET', `/campaign_reports/delivery_stats/${campaign}?${q}`, { token });
+    const wantOne = await fromHours(account, from, to, campaign, one.body.grain);
+    expect([q, pick(one.body.totals)]).toEqual([q, wantOne.perCampaign.get(campaign) ?? pick({ cost: [], clicks: 0, uniqueClicks: 0, optedOut: 0, total: 0, delivered: 0, failed: 0, pending: 0 })]);
+    expect([q, one.body.grain, one.body.series.map((p) => [p.bucket, p.total, p.delivered, p.clicks])]).toEqual([q, one.body.grain, wantOne.series]);
+    expect([q, new Map(one.body.countries.map((c) => [c.country, c.total]))]).toEqual([q, wantOne.perCountry]);
+    const variants = await s.call<CampaignVariantStatsDto>('GET', `/campaign_reports/variant_stats/${campaign}?${q}`, { token });
+    expect([q, new Map(variants.body.items.filter((v) => v.total > 0).map((v) => [String(v.variantId ?? 0), v.total]))]).toEqual([q, wantOne.perVariant]);
+    return want.all.total;
+  }
+
+  it.each(Object.entries(ZONES))('answers as the hour rollups do for random ranges, whole months and the year (account %s, %s)', async (account) => {
+    const r = rng(Number(account) + 7);
+    const lo = Date.parse('2026-03-01T00:00:00Z');
+    const hi = Date.parse('2027-01-06T00:00:00Z');
+    const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    let counted = 0;
+    for (let i = 0; i < 8; i++) {
+      const start = lo + Math.floor(r() * (hi - lo));
+      // spans of a few hours to about 300 days
+      const span = Math.floor(Math.exp(r() * Math.log(300 * 24)) * 3_600_000);
+      const end = Math.min(hi, start + span);
+      const form = r();
+      // date-only ends (local midnights, often the first of a month), date-times to the second, or a mix
+      const startText = form < 0.35 ? date(start) : form < 0.5 ? `${date(start).slice(0, 8)}01` : new Date(Math.floor(start / 1000) * 1000).toISOString();
+      const endText = form < 0.5 || r() < 0.3 ? date(end) : new Date(Math.floor(end / 1000) * 1000).toISOString();
+      if (startText.slice(0, 10) > endText.slice(0, 10)) continue;
+      counted += await check(account, `type=custom&start=${encodeURIComponent(startText)}&end=${encodeURIComponent(endText)}`);
+    }
+    expect(counted).toBeGreaterThan(0);
+    // whole months across both DST changes; whole months with whole and partial days at both ends; over 400 days (a
+    // monthly series); the year and a month holding the autumn change
+    expect(await check(account, 'type=custom&start=2026-03-01&end=2026-10-31')).toBeGreaterThan(0);
+    expect(await check(account, `type=custom&start=${encodeURIComponent('2026-03-27T05:00:00Z')}&end=${encodeURIComponent('2026-10-24T12:00:00Z')}`)).toBeGreaterThan(0);
+    expect(await check(account, `type=custom&start=${encodeURIComponent('2026-02-15T10:00:00Z')}&end=2027-04-01`)).toBeGreaterThan(0);
+    expect(await check(account, 'type=year&date=2026-06-01')).toBeGreaterThan(0);
+    expect(await check(account, 'type=month&date=2026-10-15')).toBeGreaterThan(0);
+    // a few hundred calls: generous for a loaded runner
+  }, 240_000);
+
+  it('keeps the campaign day-total and month rollups equal to the hour rollups summed per local date and month', async () => {
+    for (const [table, unit] of [
+      ['rollup_campaign_day_total', 'day'],
+      ['rollup_campaign_month', 'month'],
+    ] as const) {
+      const fromHourRows = await s.sql(
+        `SELECT h.account_id, h.campaign_id, date_trunc('${unit}', h.bucket AT TIME ZONE a.time_zone)::date::text AS d, h.status, h.currency, sum(h.messages)::text AS m, sum(h.parts)::text AS p, sum(h.cost_micros)::text AS c
+           FROM stats.rollup_campaign_hour h JOIN stats.account a USING (account_id) GROUP BY 1, 2, 3, 4, 5 HAVING sum(h.messages) <> 0 OR sum(h.cost_micros) <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      );
+      const rows = await s.sql(
+        `SELECT account_id, campaign_id, bucket::text AS d, status, currency, messages::text AS m, parts::text AS p, cost_micros::text AS c
+           FROM stats.${table} WHERE messages <> 0 OR cost_micros <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      );
+      expect([table, rows]).toEqual([table, fromHourRows]);
+      expect(rows.length).toBeGreaterThan(unit === 'day' ? 50 : 20);
+    }
   });
 
   it('keeps the day rollups equal to the hour rollups summed per local date', async () => {

@@ -177,6 +177,27 @@ describe('stats: rollups from the messaging events', () => {
       [[A, B]],
     );
     expect(new Map(gotCampaignDays.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))).toEqual(campaignDays);
+    // per campaign without variant and country, per local date and per local month (docs/decisions/0077)
+    for (const [table, month] of [
+      ['rollup_campaign_day_total', false],
+      ['rollup_campaign_month', true],
+    ] as const) {
+      const want = new Map<string, Row>();
+      for (const [k, v] of campaignDays) {
+        const [acc, campaignId, , day, , status, currency] = k.split('|');
+        const key = [acc, campaignId, month ? `${day.slice(0, 7)}-01` : day, status, currency].join('|');
+        const r0 = want.get(key) ?? { messages: 0, parts: 0, cost: '0' };
+        want.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
+      }
+      for (const [k, v] of want) if (v.messages === 0 && v.parts === 0 && v.cost === '0') want.delete(k);
+      const gotRows = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
+        `SELECT concat_ws('|', account_id, campaign_id, bucket, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
+           FROM stats.${table} WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+        [[A, B]],
+      );
+      expect([table, new Map(gotRows.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))]).toEqual([table, want]);
+      expect(want.size).toBeGreaterThan(3);
+    }
     // the day rollup without sender and country (the main figures over long ranges) is the day rollup summed
     const streamDays = new Map<string, Row>();
     for (const [k, v] of expected.day) {

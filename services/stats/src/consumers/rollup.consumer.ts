@@ -363,6 +363,17 @@ export class RollupConsumer implements OnModuleInit {
          SELECT a, st, dd, se::bigint, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
           GROUP BY a, st, dd, se::bigint, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, se::bigint, i, s, c
          ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
+       ), ct AS (
+         -- per campaign without variant and country, per local date and per local month (docs/decisions/0077)
+         INSERT INTO stats.rollup_campaign_day_total AS r (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+         SELECT a, st, dd, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
+          GROUP BY a, st, dd, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, s, c
+         ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
+       ), cm AS (
+         INSERT INTO stats.rollup_campaign_month AS r (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
+         SELECT a, st, date_trunc('month', dd)::date, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
+          GROUP BY a, st, 3, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, 3, s, c
+         ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
          SELECT a, b::timestamptz, st, se, i, s, c, m, p, co FROM v WHERE k = 'h' ORDER BY a, b::timestamptz, st, se, i, s, c

@@ -15,17 +15,23 @@ import type {
 } from '@switchboard/contracts';
 import { AppError, type ListResult } from '@switchboard/platform';
 import { STATS_CONNECTION } from '../stats.options';
-import { bad, counts, idList, money, partConds, rangeParts, ReportService, type Range, type Scope } from './report.service';
+import { bad, counts, idList, money, partConds, rangeParts, ReportService, type Grain, type Part, type Range, type Scope } from './report.service';
 
 type Row = Record<string, string | number | null>;
-/** One part of a range: the day rollup over [lo, hi) local dates, or the hour rollup over [lo, hi) instants; null: open. */
-interface Source {
-  day: boolean;
-  lo: string | null;
-  hi: string | null;
-}
-/** A grouping expression, the same for both rollups, or one per rollup (day: the day rollup's). */
-type Key = string | ((day: boolean) => string);
+/** A grouping expression, the same for every rollup, or one per rollup grain (an hour bucket is an instant, a day or month bucket a local date). */
+type Key = string | ((grain: Grain) => string);
+
+/**
+ * The message rollups a campaign figure is read from, per grain of the range's part (docs/decisions/0060, 0077):
+ * `wide` keeps variant and country (per variant, per country; a month is read from its day rows), `narrow` is per
+ * campaign, status and currency only (totals, per campaign, the series), down to months.
+ */
+const MSG_TABLES: Record<'wide' | 'narrow', Record<Grain, [string, Grain]>> = {
+  wide: { hour: ['rollup_campaign_hour', 'hour'], day: ['rollup_campaign_day', 'day'], month: ['rollup_campaign_day', 'day'] },
+  narrow: { hour: ['rollup_campaign_hour', 'hour'], day: ['rollup_campaign_day_total', 'day'], month: ['rollup_campaign_month', 'month'] },
+};
+/** Clicks have hour and day rollups (a month part is read from its day rows). */
+const CLICK_TABLES: Record<Grain, [string, Grain]> = { hour: ['campaign_click_hour', 'hour'], day: ['campaign_click_day', 'day'], month: ['campaign_click_day', 'day'] };
 
 /** Percent with two decimals, as the campaign page computes its CTR (unique clicks over delivered). */
 const pct = (part: number, whole: number): number => (whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0);
@@ -76,18 +82,9 @@ export class CampaignReportService {
     return { id, name: rows[0].name, status: rows[0].status };
   }
 
-  /**
-   * Where a range's figures are read (docs/decisions/0060): the day rollups for the whole local days inside it, the
-   * hour rollups for the partial first and last day (and for everything when `hours`: an hourly series). A day row is
-   * the sum of its local date's hour rows, so the answer is the hour rollups' answer, from far fewer rows.
-   */
-  private sources(range: Range, hours = false): Source[] {
-    return rangeParts(range, hours ? 'hour' : 'day').map((p) => ({ day: p.grain === 'day', lo: p.lo, hi: p.hi }));
-  }
-
-  /** The conditions of one source; its parameters are appended to `params` (shared by the branches of one statement). */
-  private where(scope: Scope, src: Source, campaigns: string[] | null, params: unknown[]): string {
-    const parts = partConds(scope, { grain: src.day ? 'day' : 'hour', lo: src.lo, hi: src.hi }, params);
+  /** The conditions of one part of a range; its parameters are appended to `params` (shared by the branches of one statement). */
+  private where(scope: Scope, part: Part, campaigns: string[] | null, params: unknown[]): string {
+    const parts = partConds(scope, part, params);
     if (campaigns) {
       params.push(campaigns);
       parts.push(`campaign_id = ANY($${params.length}::bigint[])`);
@@ -96,24 +93,40 @@ export class CampaignReportService {
   }
 
   /**
-   * Message and click figures grouped by `key` (an SQL expression over the rollups' columns, the same in both; a
-   * function of the source when it reads the bucket), summed over the range's sources in one statement each.
+   * Message and click figures grouped by `key` (an SQL expression over the rollups' columns; a function of the rollup's
+   * grain when it reads the bucket), summed over the range's parts in one statement each. The range is read as
+   * `rangeParts` splits it, never coarser than `coarsest` (0070): whole local months from month rows, the whole days
+   * left from day rows, the partial first and last day from hour rows; a coarser row is the sum of the finer rows of its
+   * local period, so every answer is the hour rollups' answer. `shape`: whether the key needs variant or country.
    */
-  private async grouped(scope: Scope, range: Range, campaigns: string[] | null, key: Key, clickKey: Key = key, hours = false, format = (g: string) => g): Promise<Map<string, Acc>> {
-    const srcs = this.sources(range, hours);
-    const k = (kk: Key, src: Source) => (typeof kk === 'string' ? kk : kk(src.day));
-    const union = (day: string, hour: string, cols: string, kk: Key, params: unknown[]) =>
-      srcs.map((src) => `SELECT ${k(kk, src)} AS g, ${cols} FROM stats.${src.day ? day : hour} WHERE ${this.where(scope, src, campaigns, params)}`).join(' UNION ALL ');
+  private async grouped(
+    scope: Scope,
+    range: Range,
+    campaigns: string[] | null,
+    key: Key,
+    opts: { clickKey?: Key; coarsest?: Grain; shape?: 'wide' | 'narrow'; format?: (g: string) => string } = {},
+  ): Promise<Map<string, Acc>> {
+    const clickKey = opts.clickKey ?? key;
+    const format = opts.format ?? ((g: string) => g);
+    const parts = rangeParts(range, opts.coarsest ?? 'month');
+    const k = (kk: Key, grain: Grain) => (typeof kk === 'string' ? kk : kk(grain));
+    const union = (tables: Record<Grain, [string, Grain]>, cols: string, kk: Key, params: unknown[]) =>
+      parts
+        .map((p) => {
+          const [table, grain] = tables[p.grain];
+          return `SELECT ${k(kk, grain)} AS g, ${cols} FROM stats.${table} WHERE ${this.where(scope, p, campaigns, params)}`;
+        })
+        .join(' UNION ALL ');
     const mp: unknown[] = [];
     // grouped by the key's value, formatted (`format`) once per group rather than once per row
     const msgSql = `SELECT ${format('x.g')} AS g, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-                      FROM (${union('rollup_campaign_day', 'rollup_campaign_hour', 'status, currency, messages, parts, cost_micros', key, mp)}) x GROUP BY x.g, status, currency`;
+                      FROM (${union(MSG_TABLES[opts.shape ?? 'narrow'], 'status, currency, messages, parts, cost_micros', key, mp)}) x GROUP BY x.g, status, currency`;
     const cp: unknown[] = [];
     const clickSql =
       clickKey === ''
         ? null
         : `SELECT ${format('x.g')} AS g, sum(clicks)::text AS clicks, sum(unique_clicks)::text AS uniq, sum(opted_out)::text AS opted
-             FROM (${union('campaign_click_day', 'campaign_click_hour', 'clicks, unique_clicks, opted_out', clickKey, cp)}) x GROUP BY x.g`;
+             FROM (${union(CLICK_TABLES, 'clicks, unique_clicks, opted_out', clickKey, cp)}) x GROUP BY x.g`;
     const [msgs, clicks] = await Promise.all([this.ds.query<Row[]>(msgSql, mp), clickSql === null ? Promise.resolve([] as Row[]) : this.ds.query<Row[]>(clickSql, cp)]);
     const out = new Map<string, Acc>();
     const get = (g: unknown) => {
@@ -163,7 +176,7 @@ export class CampaignReportService {
         }
       } else {
         const params: unknown[] = [];
-        const where = this.where(scope, { day: false, lo: null, hi: null }, campaigns, params);
+        const where = this.where(scope, { grain: 'hour', lo: null, hi: null }, campaigns, params);
         const [b] = await this.ds.query<Array<{ lo: Date | null; hi: Date | null }>>(`SELECT min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where}`, params);
         if (b.lo && b.hi) [lo, hi] = [new Date(b.lo).getTime(), new Date(b.hi).getTime()];
       }
@@ -171,16 +184,12 @@ export class CampaignReportService {
     }
     const grain: 'hour' | 'day' | 'month' = span <= 3 * 86_400_000 ? 'hour' : span <= 400 * 86_400_000 ? 'day' : 'month';
     const zone = scope.timeZone.replace(/'/g, "''");
-    // a day row's bucket is its local date already; an hour row's is an instant, put on its local date in the zone;
-    // the text of a point is made once per group
-    const key: Key =
-      grain === 'hour'
-        ? 'bucket'
-        : grain === 'day'
-          ? (day) => (day ? 'bucket' : `(bucket AT TIME ZONE '${zone}')::date`)
-          : (day) => (day ? `date_trunc('month', bucket)::date` : `date_trunc('month', bucket AT TIME ZONE '${zone}')::date`);
+    // a day or month row's bucket is its local date (a month's first day) already; an hour row's is an instant, put on
+    // its local date in the zone; the text of a point is made once per group
+    const local = (g: Grain) => (g === 'hour' ? `(bucket AT TIME ZONE '${zone}')` : 'bucket');
+    const key: Key = (g) => (grain === 'hour' ? 'bucket' : grain === 'day' ? `${local(g)}::date` : g === 'month' ? 'bucket' : `date_trunc('month', ${local(g)})::date`);
     const format = (g: string) => (grain === 'hour' ? `to_char(${g} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : `to_char(${g}, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`);
-    const g = await this.grouped(scope, range, campaigns, key, key, grain === 'hour', format);
+    const g = await this.grouped(scope, range, campaigns, key, { coarsest: grain, format });
     const series = [...g.entries()]
       .map(([bucket, a]) => {
         const c = counts(a.st);
@@ -198,7 +207,7 @@ export class CampaignReportService {
     const range = await this.rangeOf(q, scope);
     const [total, byCountry, { grain, series }] = await Promise.all([
       this.grouped(scope, range, [c.id], `''`),
-      this.grouped(scope, range, [c.id], 'iso2', ''),
+      this.grouped(scope, range, [c.id], 'iso2', { clickKey: '', shape: 'wide' }),
       this.series(scope, range, [c.id]),
     ]);
     const countries: CampaignCountryFigures[] = [...byCountry.entries()]
@@ -225,7 +234,7 @@ export class CampaignReportService {
     const scope = await this.reports.scope(q);
     const c = await this.campaign(scope, idRaw);
     const range = await this.rangeOf(q, scope);
-    const g = await this.grouped(scope, range, [c.id], 'variant_id::text');
+    const g = await this.grouped(scope, range, [c.id], 'variant_id::text', { shape: 'wide' });
     const items = [...g.entries()]
       .map(([v, a]) => ({ variantId: v === '0' ? null : Number(v), ...this.figures(scope, a) }))
       .filter((x) => x.total > 0 || x.clicks > 0 || x.optedOut > 0)
@@ -311,7 +320,7 @@ export class CampaignReportService {
   private async spans(scope: Scope, range: Range, ids: string[]): Promise<Array<{ id: string; lo: Date; hi: Date }>> {
     const params: unknown[] = [];
     if (scope.accounts === null || scope.accounts.length !== 1) {
-      const where = this.where(scope, { day: false, lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }, ids, params);
+      const where = this.where(scope, { grain: 'hour', lo: range.start?.toISOString() ?? null, hi: range.endExclusive?.toISOString() ?? null }, ids, params);
       return this.ds.query(`SELECT campaign_id::text AS id, min(bucket) AS lo, max(bucket) AS hi FROM stats.rollup_campaign_hour WHERE ${where} GROUP BY 1`, params);
     }
     const probe = (dir: 'ASC' | 'DESC') =>
