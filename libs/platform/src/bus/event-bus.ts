@@ -50,6 +50,12 @@ export type RedeliveryOutcome = { status: 'handled' } | { status: 'failed'; erro
 /** Handlers may run more than once for one event (at-least-once): make effects idempotent. */
 export type EventHandler = (event: EventEnvelope, context: DeliveryContext) => Promise<void>;
 
+/**
+ * A handler of a whole chunk at once (see `SubscribeOptions.batchHandler`): every event of `events` is handled when it
+ * resolves. At-least-once like `EventHandler`: the chunk, or some of its events, may come again.
+ */
+export type BatchEventHandler = (events: EventEnvelope[], context: { topic: string; group: string }) => Promise<void>;
+
 export interface SubscribeOptions {
   /** Consumer group: one per service and purpose, e.g. `stats.campaign-projector`. Each group sees every event once. */
   group: string;
@@ -80,6 +86,14 @@ export interface SubscribeOptions {
    * including events whose handlers had finished (at-least-once, as always).
    */
   concurrency?: number;
+  /**
+   * With `concurrency` above 1: the chunk's events (those of `types`) handed to this handler as one array, in one
+   * call, instead of one `handler` call each - for a group commit without a promise, a retry loop and metrics per
+   * event. An infrastructure failure (isInfrastructureError) retries the whole chunk without end, holding the partition
+   * or lane, as for `handler`; any other failure hands the chunk's events to `handler` one by one, with their own
+   * retries and dead letters, so a bad event fails alone. Dead letters being replayed always go to `handler`.
+   */
+  batchHandler?: BatchEventHandler;
   /**
    * Only events of these types reach the handler; the others are acknowledged without being parsed (Kafka: read from
    * the record's `type` header; in memory: never queued for the group). For a group that needs a few types of a busy

@@ -1,5 +1,6 @@
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
 import type { DeliveryContext } from './event-bus';
+import { TransientError } from './failures';
 import { InMemoryEventBus } from './in-memory-event-bus';
 import { silentLogger, testEvent, waitFor } from './test-support';
 
@@ -462,6 +463,93 @@ describe('InMemoryEventBus', () => {
       expect([...handled].sort()).toEqual([0, 2, 3, 4, 5, 6, 7]);
       expect([...acked].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
       expect(dead).toEqual([[1, expect.objectContaining({ deadLetter: expect.objectContaining({ attempts: 3, originalTopic: TOPIC, group: 'g' }) })]]);
+    });
+
+    describe('with a batch handler', () => {
+      it('hands each chunk to the batch handler in one call, every event once, never to the per-event handler', async () => {
+        const chunks: number[][] = [];
+        const single: number[] = [];
+        await lane.subscribe({
+          group: 'g',
+          topics: [TOPIC],
+          concurrency: 4,
+          handler: async (e) => void single.push((e.data as { n: number }).n),
+          batchHandler: async (events, ctx) => {
+            expect(ctx).toEqual({ topic: TOPIC, group: 'g' });
+            chunks.push(events.map((e) => (e.data as { n: number }).n));
+          },
+        });
+        await lane.start();
+        await lane.publish(numbered(10));
+        await lane.drain();
+        expect(chunks).toEqual([
+          [0, 1, 2, 3],
+          [4, 5, 6, 7],
+          [8, 9],
+        ]);
+        expect(single).toEqual([]);
+      });
+
+      it('retries a chunk through an outage without end and dead-letters nothing; the next chunk waits', async () => {
+        const calls: number[][] = [];
+        const dead: number[] = [];
+        await lane.subscribe({
+          group: 'g',
+          topics: [TOPIC],
+          concurrency: 3,
+          maxRetries: 1,
+          retryBackoffMs: 1,
+          maxBackoffMs: 2,
+          handler: async () => {
+            throw new Error('the per-event handler must not run in an outage');
+          },
+          batchHandler: async (events) => {
+            calls.push(events.map((e) => (e.data as { n: number }).n));
+            // the database is away for the first five attempts of the first chunk
+            if (calls.length <= 5) throw new TransientError('database away');
+          },
+        });
+        await lane.subscribe({ group: 'ops', topics: [deadLetterTopic(TOPIC)], handler: async (e) => void dead.push((e.data as { n: number }).n) });
+        await lane.start();
+        await lane.publish(numbered(5));
+        await lane.drain();
+        expect(calls).toEqual([[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 2], [3, 4]]);
+        expect(dead).toEqual([]);
+        expect(logger.lines.some((l) => l.includes('paused') && l.includes('database away'))).toBe(true);
+      });
+
+      it('hands a chunk whose batch failed for its own reason to the per-event handler, which dead-letters only the bad event', async () => {
+        const batches: number[][] = [];
+        const handled: number[] = [];
+        const dead: Array<[number, DeliveryContext]> = [];
+        await lane.subscribe({
+          group: 'g',
+          topics: [TOPIC],
+          concurrency: 4,
+          maxRetries: 1,
+          retryBackoffMs: 1,
+          handler: async (e) => {
+            const { n } = e.data as { n: number };
+            if (n === 2) throw new Error('poison');
+            handled.push(n);
+          },
+          batchHandler: async (events) => {
+            const ns = events.map((e) => (e.data as { n: number }).n);
+            batches.push(ns);
+            if (ns.includes(2)) throw new Error('poison in the batch');
+          },
+        });
+        await lane.subscribe({ group: 'ops', topics: [deadLetterTopic(TOPIC)], handler: async (e, ctx) => void dead.push([(e.data as { n: number }).n, ctx]) });
+        await lane.start();
+        await lane.publish(numbered(6));
+        await lane.drain();
+        expect(batches).toEqual([
+          [0, 1, 2, 3],
+          [4, 5],
+        ]);
+        expect([...handled].sort()).toEqual([0, 1, 3]);
+        expect(dead).toEqual([[2, expect.objectContaining({ deadLetter: expect.objectContaining({ attempts: 2, originalTopic: TOPIC, group: 'g' }) })]]);
+      });
     });
 
     it('bounds a subscription at lanes x concurrency handlers at once', async () => {

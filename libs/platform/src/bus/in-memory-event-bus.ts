@@ -7,6 +7,7 @@ import {
   describeError,
   retryWhileDown,
   envelopeHeaders,
+  handleChunkWithRetries,
   handleWithRetries,
   isDeadLetterTopic,
   readDeadLetter,
@@ -18,7 +19,7 @@ import {
   type Headers,
   type RetryPolicy,
 } from './delivery';
-import { EventBus, type EventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
+import { EventBus, type BatchEventHandler, type EventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 
 export interface InMemoryEventBusOptions {
   /**
@@ -55,6 +56,8 @@ interface Subscription {
   group: string;
   topic: string;
   handler: EventHandler;
+  /** The chunk at once (`SubscribeOptions.batchHandler`); not for a dead-letter topic's replays. */
+  batch?: BatchEventHandler;
   policy: RetryPolicy;
   /** Deliveries of a lane handled at once, as one chunk. */
   concurrency: number;
@@ -102,7 +105,8 @@ export class InMemoryEventBus extends EventBus {
       const groups = this.subscriptions.get(topic) ?? new Map<string, Subscription>();
       const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [], head: 0 }));
       const types = options.types ? new Set(options.types) : null;
-      groups.set(options.group, { group: options.group, topic, handler: options.handler, policy, concurrency, types, lanes });
+      const batch = options.batchHandler && concurrency > 1 && !isDeadLetterTopic(topic) ? options.batchHandler : undefined;
+      groups.set(options.group, { group: options.group, topic, handler: options.handler, batch, policy, concurrency, types, lanes });
       this.subscriptions.set(topic, groups);
     }
   }
@@ -206,7 +210,9 @@ export class InMemoryEventBus extends EventBus {
     await Promise.resolve();
     while (this.running && lane.head < lane.queue.length) {
       const chunk = lane.queue.slice(lane.head, lane.head + sub.concurrency);
-      await settleAll(chunk.map((delivery) => this.deliver(sub, delivery)));
+      // a batch handler takes the chunk in one call; one that failed for another reason than an outage hands each
+      // event to the handler, with its own retries and dead letter
+      if (!sub.batch || !(await this.deliverChunk(sub, sub.batch, chunk))) await settleAll(chunk.map((delivery) => this.deliver(sub, delivery)));
       lane.head += chunk.length;
       if (lane.head === lane.queue.length) {
         lane.queue = [];
@@ -220,6 +226,13 @@ export class InMemoryEventBus extends EventBus {
         this.settle();
       }
     }
+  }
+
+  private deliverChunk(sub: Subscription, batch: BatchEventHandler, chunk: Delivery[]): Promise<boolean> {
+    const hooks = (sub.hooks ??= this.hooks(sub.group, sub.topic));
+    const envelopes = new Array<EventEnvelope>(chunk.length);
+    for (let i = 0; i < chunk.length; i++) envelopes[i] = chunk[i].envelope;
+    return handleChunkWithRetries(batch, envelopes, { topic: sub.topic, group: sub.group }, sub.policy, sleep, hooks);
   }
 
   private async deliver(sub: Subscription, delivery: Delivery): Promise<void> {

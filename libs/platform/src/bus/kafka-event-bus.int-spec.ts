@@ -4,6 +4,7 @@ import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { kafkaTestBrokers } from '../testing/database';
 import { sleep } from './delivery';
 import type { DeliveryContext, EventHandler, OutgoingEvent } from './event-bus';
+import { TransientError } from './failures';
 import { KafkaEventBus } from './kafka-event-bus';
 import { silentLogger, testEvent, waitFor } from './test-support';
 
@@ -399,6 +400,75 @@ describe('KafkaEventBus', () => {
       expect(dead.map((e) => e.id)).toEqual([events[1].id]);
       expect([...handled].sort()).toEqual([0, 2, 3, 4, 5, 6, 7]);
       // Both chunks, the one with the dead letter included, were committed: a new member starts after them.
+      expect(await deliveredAfterRestart(topic, group)).toEqual([]);
+    });
+
+    it('hands each chunk to the batch handler in one call, retries it whole through an outage, and commits it', async () => {
+      const topic = unique('batch');
+      const group = unique('group');
+      const bus = newBus();
+      const calls: number[][] = [];
+      const single: number[] = [];
+      await bus.subscribe({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        maxRetries: 0,
+        retryBackoffMs: 5,
+        maxBackoffMs: 20,
+        handler: async (event) => void single.push(nOf(event)),
+        batchHandler: async (events, ctx) => {
+          expect(ctx).toEqual({ topic, group });
+          calls.push(events.map(nOf));
+          // the database is away for the first three attempts: pause and retry, never the per-event path
+          if (calls.length <= 3) throw new TransientError('database away');
+        },
+      });
+      await bus.start();
+
+      // one produce request: one fetched batch, cut into chunks of 4, 4, 2
+      await bus.publish(numbered(topic, 10));
+      await waitFor(() => new Set(calls.slice(3).flat()).size >= 10);
+      await bus.stop();
+
+      expect(single).toEqual([]);
+      // the first chunk four times (three outages), then each chunk once, in order
+      expect(calls.slice(0, 4)).toEqual([calls[0], calls[0], calls[0], calls[0]]);
+      expect(calls.slice(3).flat()).toEqual(Array.from({ length: 10 }, (_, n) => n));
+      // every chunk was committed: a new member starts after them
+      expect(await deliveredAfterRestart(topic, group)).toEqual([]);
+    });
+
+    it('hands a chunk whose batch failed for its own reason to the per-event handler: only the bad event is dead-lettered', async () => {
+      const topic = unique('batch-dlq');
+      const group = unique('group');
+      const bus = newBus();
+      const handled: number[] = [];
+      const events = numbered(topic, 8);
+      await bus.subscribe({
+        group,
+        topics: [topic],
+        concurrency: 4,
+        maxRetries: 1,
+        retryBackoffMs: 10,
+        handler: async (event) => {
+          if (nOf(event) === 5) throw new Error('cannot handle this one');
+          handled.push(nOf(event));
+        },
+        batchHandler: async (batch) => {
+          if (batch.some((e) => nOf(e) === 5)) throw new Error('a bad event in the batch');
+          handled.push(...batch.map(nOf));
+        },
+      });
+      await bus.start();
+
+      await bus.publish(events);
+      const dead = await readDeadLetters(topic, 1);
+      await waitFor(() => handled.length >= 7);
+      await bus.stop();
+
+      expect(dead.map((e) => e.id)).toEqual([events[5].id]);
+      expect([...handled].sort()).toEqual([0, 1, 2, 3, 4, 6, 7]);
       expect(await deliveredAfterRestart(topic, group)).toEqual([]);
     });
 

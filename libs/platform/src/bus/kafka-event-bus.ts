@@ -16,8 +16,10 @@ import {
   concurrencyOf,
   deadLetterHeaders,
   describeError,
+  EventHeaders,
   retryWhileDown,
   envelopeHeaders,
+  handleChunkWithRetries,
   handleWithRetries,
   isDeadLetterTopic,
   readDeadLetter,
@@ -29,7 +31,7 @@ import {
   type HandlerFailure,
   type Headers,
 } from './delivery';
-import { EventBus, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
+import { EventBus, type BatchEventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 import { KafkaMetrics } from '../metrics/metrics';
 import { patchKafkaRequestQueueIdleTimer } from './kafka-request-queue';
 
@@ -298,7 +300,12 @@ export class KafkaEventBus extends EventBus {
       // Stopping, or the partition was sought/revoked: leave the rest unresolved for whoever fetches it next.
       if (!isRunning() || isStale()) return;
       const chunk = messages.slice(start, start + concurrency);
-      await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
+      // a batch handler takes the chunk in one call; one that failed for another reason than an outage, or a record
+      // that is no event, sends each message the per-event way (retries, dead letter)
+      const batchHandler = concurrency > 1 && !isDeadLetterTopic(batch.topic) ? subscription.batchHandler : undefined;
+      if (!batchHandler || !(await this.handleChunk(group.name, subscription, batchHandler, batch.topic, chunk, heartbeat, hooks))) {
+        await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
+      }
       resolveOffset(chunk[chunk.length - 1].offset);
       await heartbeat();
       await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
@@ -310,6 +317,31 @@ export class KafkaEventBus extends EventBus {
       await heartbeat();
       await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
     }
+  }
+
+  /** A chunk's events of the group's types, parsed, to its batch handler; false when a record is no event or the handler failed. */
+  private async handleChunk(
+    group: string,
+    subscription: SubscribeOptions,
+    handler: BatchEventHandler,
+    topic: string,
+    chunk: KafkaMessage[],
+    heartbeat: () => Promise<void>,
+    hooks: DeliveryHooks,
+  ): Promise<boolean> {
+    const types = typesOf(subscription);
+    const envelopes: EventEnvelope[] = [];
+    for (const message of chunk) {
+      const header = message.headers?.[EventHeaders.type];
+      const type = header === undefined ? undefined : (Array.isArray(header) ? header[header.length - 1] : header).toString();
+      if (types && type !== undefined && !types.has(type)) continue;
+      const parsed = parseEnvelope(message.value);
+      if ('error' in parsed) return false;
+      if (types && !types.has(parsed.envelope.type)) continue;
+      envelopes.push(parsed.envelope);
+    }
+    if (envelopes.length === 0) return true;
+    return handleChunkWithRetries(handler, envelopes, { topic, group }, retryPolicy(subscription), (ms) => this.waitWithHeartbeat(ms, heartbeat), hooks);
   }
 
   private async handleMessage(

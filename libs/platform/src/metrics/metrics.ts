@@ -53,7 +53,8 @@ interface GroupChildren {
 const groupChildren = new Map<string, GroupChildren>();
 
 /** Records one finished delivery (both bus drivers call it through handleWithRetries). */
-export function observeDelivery(group: string, type: string, occurredAt: string, startedAt: number, outcome: 'ok' | 'dead_lettered'): void {
+/** One handling of `count` events of a type (more than one: a chunk handed to a batch handler at once). */
+export function observeDelivery(group: string, type: string, occurredAt: string, startedAt: number, outcome: 'ok' | 'dead_lettered', count = 1): void {
   const now = Date.now();
   let g = groupChildren.get(group);
   if (!g) {
@@ -66,7 +67,7 @@ export function observeDelivery(group: string, type: string, occurredAt: string,
     handled = BusMetrics.handled().labels(group, type, outcome);
     g.handled.set(key, handled);
   }
-  handled.inc();
+  handled.inc(count);
   g.seconds.observe((now - startedAt) / 1000);
   const at = Date.parse(occurredAt);
   if (Number.isFinite(at)) g.lag.set(Math.max(0, (now - at) / 1000));

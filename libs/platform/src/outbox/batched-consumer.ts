@@ -59,6 +59,29 @@ export class BatchedIdempotentConsumer<T> {
     });
   }
 
+  /**
+   * Many events at once (a chunk a bus batch handler took): resolves once every one's effect committed, rejects with
+   * the first failure. One pair of callbacks for all, not a promise per event.
+   */
+  handleMany(items: Array<BatchItem<T>>): Promise<void> {
+    if (items.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      let left = items.length;
+      let failure: { error: unknown } | null = null;
+      const done = () => {
+        if (--left > 0) return;
+        if (failure) reject(failure.error);
+        else resolve();
+      };
+      const fail = (error: unknown) => {
+        failure ??= { error };
+        done();
+      };
+      for (const item of items) this.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail });
+      this.schedule();
+    });
+  }
+
   private schedule(): void {
     if (this.flushing || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;

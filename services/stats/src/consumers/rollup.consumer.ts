@@ -75,6 +75,15 @@ function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   return def.schema.parse(e.data);
 }
 
+/** What an event of the rollup group is to the batch, or null for an event of another type or version. */
+function rollupInput(e: EventEnvelope): RollupInput | null {
+  if (e.type === MessageAcceptedV1.type && e.version === MessageAcceptedV1.version) return { kind: 'accepted', d: parseAccepted(e) };
+  if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) return { kind: 'status', d: parseStatus(e) };
+  if (e.type === MessageRefundedV1.type && e.version === MessageRefundedV1.version) return { kind: 'refund', d: parseRefund(e) };
+  const requested = parse(CampaignSendBatchRequestedV1, e);
+  return requested ? { kind: 'requested', d: requested } : null;
+}
+
 /** A valid IANA zone name, else null. */
 export function validTimeZone(v: unknown): string | null {
   if (typeof v !== 'string' || v.length === 0 || v.length > 64) return null;
@@ -139,15 +148,24 @@ export class RollupConsumer implements OnModuleInit {
       // a partition's chunk feeds one batch: as many handler calls at once as a batch takes (Kafka: per partition)
       concurrency: this.maxBatch,
       handler: (e) => this.onMessageEvent(e),
+      // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077)
+      batchHandler: (events) => this.onMessageEvents(events),
     });
   }
 
   async onMessageEvent(e: EventEnvelope): Promise<void> {
-    if (e.type === MessageAcceptedV1.type && e.version === MessageAcceptedV1.version) return this.batched.handle(e, { kind: 'accepted', d: parseAccepted(e) });
-    if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) return this.batched.handle(e, { kind: 'status', d: parseStatus(e) });
-    if (e.type === MessageRefundedV1.type && e.version === MessageRefundedV1.version) return this.batched.handle(e, { kind: 'refund', d: parseRefund(e) });
-    const requested = parse(CampaignSendBatchRequestedV1, e);
-    if (requested) return this.batched.handle(e, { kind: 'requested', d: requested });
+    const input = rollupInput(e);
+    if (input) return this.batched.handle(e, input);
+  }
+
+  /** A chunk of events at once: the batch's items built without a promise per event. */
+  async onMessageEvents(events: EventEnvelope[]): Promise<void> {
+    const items: Array<BatchItem<RollupInput>> = [];
+    for (const e of events) {
+      const data = rollupInput(e);
+      if (data) items.push({ event: e, data });
+    }
+    return this.batched.handleMany(items);
   }
 
   /** Accounts (currency, time zone) and streams (names) for the reports: snapshots, so an upsert is idempotent. */

@@ -253,7 +253,8 @@ export class CampaignReportService {
   private async domainRows(scope: Scope, campaign: string | null): Promise<Array<CampaignDomainStatsDto['items'][number] & { campaignId: number }>> {
     const rows = await this.ds.query<Array<{ c: string; id: string | null; name: string; usages: string; clicks: string; uniq: string }>>(
       `WITH k AS (
-         SELECT account_id, campaign_id, domain_id, sum(clicks) AS clicks, sum(unique_clicks) AS uniq FROM stats.campaign_click_hour
+         -- all time: the click day rollup (a day row is the sum of its local date's hour rows; 0077), not every hour
+         SELECT account_id, campaign_id, domain_id, sum(clicks) AS clicks, sum(unique_clicks) AS uniq FROM stats.campaign_click_day
           WHERE domain_id <> 0 AND ($1::bigint[] IS NULL OR account_id = ANY($1)) AND (($2::bigint IS NULL AND campaign_id <> 0) OR campaign_id = $2) GROUP BY 1, 2, 3),
        u AS (
          SELECT u.account_id, u.campaign_id, d.domain_id, u.domain_name, sum(u.usages) AS usages FROM stats.campaign_domain_usage u
