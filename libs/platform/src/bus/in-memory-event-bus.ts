@@ -10,6 +10,7 @@ import {
   handleChunkWithRetries,
   handleWithRetries,
   isDeadLetterTopic,
+  jsonCopy,
   readDeadLetter,
   retryPolicy,
   settleAll,
@@ -170,14 +171,15 @@ export class InMemoryEventBus extends EventBus {
   private enqueue(topic: string, envelope: EventEnvelope, headers: Headers, settled?: () => void): number {
     const groups = this.subscriptions.get(topic);
     if (!groups) return 0;
-    // Serialise like Kafka would, so embedded mode fails the same way on non-JSON data (Dates become strings).
-    const serialized = JSON.stringify(envelope);
     let queued = 0;
     const type = envelope.type;
+    const source = envelope;
     for (const sub of groups.values()) {
       if (sub.types && !sub.types.has(type)) continue;
-      // Each group gets its own copy: one group's handler cannot mutate what another sees.
-      const envelope = JSON.parse(serialized) as EventEnvelope;
+      // Each group gets its own copy (one group's handler cannot mutate what another sees), as Kafka's JSON record would
+      // carry it: embedded mode fails the same way on non-JSON data, and Dates become strings (jsonCopy, without the
+      // text in between: docs/decisions/0077).
+      const envelope = jsonCopy(source);
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
       lane.queue.push({ topic, envelope, headers: { ...headers }, settled });
       queued++;
@@ -281,7 +283,7 @@ export class InMemoryEventBus extends EventBus {
   override async redeliver(group: string, topic: string, envelope: EventEnvelope): Promise<RedeliveryOutcome> {
     const sub = this.subscriptions.get(topic)?.get(group);
     if (!sub) return { status: 'not-subscribed' };
-    const copy = JSON.parse(JSON.stringify(envelope)) as EventEnvelope;
+    const copy = jsonCopy(envelope);
     const failure = await handleWithRetries(sub.handler, copy, { topic, group }, sub.policy, sleep, this.hooks(group, topic));
     return failure ? { status: 'failed', ...failure } : { status: 'handled' };
   }
