@@ -1,18 +1,25 @@
 /**
- * The campaign runner under SIGKILL (issue 12): a campaign of 200,000 recipients sent through the whole platform on
- * Kafka (librdkafka's mock cluster), with the campaigns service (runner and its consumers) in its own process, killed
- * with SIGKILL at random points and started again. Every other module runs in this process (contacts, streams,
- * dispatch, ...), and the SMSC is a local SMPP peer that keeps unacknowledged receipts for the next bind.
+ * The campaign path under SIGKILL (issue 12): a campaign of 200,000 recipients sent through the whole platform on
+ * Kafka (librdkafka's mock cluster), with the campaigns service (runner and its consumers), streams and dispatch each
+ * in its own process, killed with SIGKILL at random points in turn (campaigns, dispatch, streams, campaigns, ...) and
+ * started again. Every other module (accounts and its ledger, contacts, stats, ...) runs in this process, and the
+ * SMSC is a local SMPP peer that answers each submit with a receipt and keeps unacknowledged receipts for the next bind.
  *
- * At the end, counted at the SMSC (each message's text carries its recipient): every recipient must have received
- * exactly one message (losses: numbers never received; duplicates: numbers received twice, which must be flagged
- * possible_duplicate by dispatch), and the campaign must be finished. Time lost: the run's wall time minus the same
- * campaign's time without kills (the first phase, on a second list of the same size), and per kill, from the kill to
- * the first message accepted by streams for the restarted runner.
+ * Printed at the end, with the campaign finished:
+ * - at the SMSC (each number is one recipient): lost (never received), received twice (each must be flagged
+ *   possible_duplicate by dispatch, a resend of a submit whose answer the kill cut);
+ * - final status exactly once: recipients whose campaign status is final, the campaign's final counters (delivered,
+ *   undelivered, sent_failed, dlr_failed: one per recipient, so exactly the recipients), streams' messages of the
+ *   campaign (one per recipient) and dispatch's messages (one per recipient, each final);
+ * - exact charges: per message, accounts' ledger charge less refund against streams' price less refund; ledger
+ *   entries of messages the campaign does not have; the balance's debit against the messages' cost.
+ * Time lost: the run's wall time minus the same campaign's time without kills (the first phase, on a second list of
+ * the same size), and per kill, from the kill to the campaign moving again.
  *
  *   node scripts/build.mjs --server-only
  *   node dist/bench/campaign-crash.js [recipients=200000] [kills=4]
- *   REFERENCE=0 node dist/bench/campaign-crash.js [recipients] [kills]    (no reference run: the losses and repeats only)
+ *   REFERENCE=0 REFERENCE_SECONDS=120 node dist/bench/campaign-crash.js [recipients] [kills]   (no reference run; kills spaced by about REFERENCE_SECONDS / (kills + 1))
+ *   KILL=campaigns node dist/bench/campaign-crash.js ...   (kill only these processes, comma-separated; default campaigns,dispatch,streams)
  *
  * The runner's lease is 3 s here (default 10 s): a restarted runner takes its campaign over once the dead one's lease
  * ran out; batches requested and never answered are asked again after `resendAfterMs` (10 s here) with the same
@@ -44,21 +51,30 @@ import {
 import { startKafkaMock, startNodeProcess, type NodeProcess } from '@switchboard/platform/testing';
 import { AccountsBootstrapService } from '@switchboard/accounts';
 import { CampaignsModule } from '@switchboard/campaigns';
-import { SmppPeer } from '@switchboard/dispatch';
+import { DispatchModule, SmppPeer } from '@switchboard/dispatch';
+import { StreamsModule } from '@switchboard/streams';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
 const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
 
-/** The campaigns process: its API on `port`, the runner and its consumers on Kafka; runs until killed. */
-async function child(url: string, brokers: string, port: number, publicKey: string): Promise<void> {
-  const bus = new KafkaEventBus({ clientId: 'campaigns-crash', brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
+/** The processes killed in turn, each one service of the distributed deployment. */
+const ROLES = { campaigns: CampaignsModule, streams: StreamsModule, dispatch: DispatchModule } as const;
+type Role = keyof typeof ROLES;
+
+/** One service's process (campaigns, streams or dispatch): its API on `port`, its consumers on Kafka; runs until killed. */
+async function child(role: Role, url: string, brokers: string, port: number, dataDir: string): Promise<void> {
+  const keys = { privateKey: process.env.BENCH_PRIVATE_KEY ?? '', publicKey: process.env.BENCH_PUBLIC_KEY ?? '' };
+  const bus = new KafkaEventBus({ clientId: `${role}-crash`, brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
+  // campaigns with the drill's runner options; streams and dispatch as embedded mode registers them (the same keys, so
+  // streams' sealed provider secrets open in dispatch)
+  const service =
+    role === 'campaigns'
+      ? CampaignsModule.register({ migrationsRun: true, runner: RUNNER })
+      : embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000' }).filter((m) => m.module === ROLES[role])[0];
   @Module({
-    imports: [
-      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(publicKey), databaseUrl: url, processName: 'campaigns' }),
-      CampaignsModule.register({ migrationsRun: true, runner: RUNNER }),
-    ],
+    imports: [PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: role }), service],
   })
   class ChildModule {}
   const app = await NestFactory.create<NestExpressApplication>(ChildModule, { logger: ['error'] });
@@ -92,11 +108,12 @@ async function parent(total: number, kills: number): Promise<void> {
   const smppPort = await peer.listen();
   const keys = generateSigningKeys();
   const bus = new KafkaEventBus({ clientId: 'platform-crash', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
+  const roles = Object.keys(ROLES) as Role[];
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'platform' }),
-      // every module but campaigns, which runs in the child process that is killed
-      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }).filter((m) => m.module !== CampaignsModule),
+      // every module but campaigns, streams and dispatch, which run in the child processes that are killed
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }).filter((m) => !roles.some((r) => m.module === ROLES[r])),
     ],
   })
   class PlatformBenchModule {}
@@ -104,11 +121,17 @@ async function parent(total: number, kills: number): Promise<void> {
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
-  const campaignsPort = await freePort();
-  const campaignsBase = `http://127.0.0.1:${campaignsPort}/api`;
-  const startChild = (): Promise<NodeProcess> =>
-    startNodeProcess(__filename, { ipc: true }, { args: ['child', url, kafka.url, String(campaignsPort), Buffer.from(keys.publicKey).toString('base64')], stdio: 'inherit', readyTimeoutMs: 180_000 });
-  let proc = await startChild();
+  const ports = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await freePort()] as const))) as Record<Role, number>;
+  const at = (r: Role) => `http://127.0.0.1:${ports[r]}/api`;
+  const campaignsBase = at('campaigns');
+  const startChild = (role: Role): Promise<NodeProcess> =>
+    startNodeProcess(
+      __filename,
+      { ipc: true },
+      { args: ['child', role, url, kafka.url, String(ports[role]), dir], env: { BENCH_PRIVATE_KEY: keys.privateKey, BENCH_PUBLIC_KEY: keys.publicKey }, stdio: 'inherit', readyTimeoutMs: 300_000 },
+    );
+  const procs = Object.fromEntries(await Promise.all(roles.map(async (r) => [r, await startChild(r)] as const))) as Record<Role, NodeProcess>;
+  const killOrder = (process.env.KILL ?? 'campaigns,dispatch,streams').split(',').filter((r): r is Role => r in ROLES);
 
   const account = String((await app.get(AccountsBootstrapService).seed({ demoAccountName: 'Crash' })).demoAccountId);
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: '1', email: 'admin@bench.local', acc: account, perms: [...ALL_PERMISSIONS], roles: [], sa: true, sid: 'bench' }, 24 * 3600);
@@ -141,12 +164,12 @@ async function parent(total: number, kills: number): Promise<void> {
     carrier: 'Crash',
     currency: 'EUR',
     config: { host: '127.0.0.1', port: smppPort, systemId: 'bench', password: 'secret', window: 128, connections: 2, reconnectMs: 100 },
-  });
-  await must('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.id)] });
-  await must('POST', '/service_type_manager/refresh', {});
-  const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' });
-  await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 });
-  const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' });
+  }, at('dispatch'));
+  await must('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'sms', vendorIds: [String(vendor.id)] }, at('dispatch'));
+  await must('POST', '/service_type_manager/refresh', {}, at('dispatch'));
+  const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' }, at('streams'));
+  await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 }, at('streams'));
+  const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' }, at('streams'));
   await must('PUT', `/customers/${account}`, { tps: 20_000, customSettings: { streams_max_messages_per_day: 10 * total } });
   await must('POST', `/customers/${account}/balance`, { amount: '10000000', reason: 'bench' });
 
@@ -187,7 +210,8 @@ async function parent(total: number, kills: number): Promise<void> {
     count(`SELECT (SELECT sent + delivered + undelivered + sent_failed + dlr_failed FROM campaigns.campaign WHERE id = $1) + (SELECT count(*) FROM campaigns.recipient WHERE campaign_id = $1) AS n`, [id]);
   const finished = async (id: number) => count(`SELECT count(*) AS n FROM campaigns.campaign WHERE id = $1 AND status = 7 AND delivered + undelivered + sent_failed + dlr_failed >= $2`, [id, total]);
 
-  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills of the campaigns process, Kafka mock, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const balance = async (): Promise<bigint> => BigInt((await must('GET', `/customers/${account}`)).balanceMicros as string);
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   // ---- reference: the same campaign without kills ----
   let refSecs = Number(process.env.REFERENCE_SECONDS ?? 60);
@@ -200,28 +224,33 @@ async function parent(total: number, kills: number): Promise<void> {
     console.log(`  reference (no kill): ${refSecs.toFixed(1)} s, ${Math.round(total / refSecs)} messages/s`);
   }
 
-  // ---- the campaign whose runner is killed ----
+  // ---- the campaign whose processes are killed ----
   const id = await campaign('Crash', lists[1]);
   const before = peer.parts.length;
+  const ledgerFrom = (await db.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM accounts.balance_entry`)).rows[0].id;
+  const balanceBefore = await balance();
   const t1 = Date.now();
   await must('POST', `/campaigns/${id}/start`, undefined, campaignsBase);
-  const stalls: number[] = [];
+  /** How far the campaign got: streams' messages, the campaign's counters and stored recipients, and what the SMSC received. */
+  const moved = async () => (await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id])) + (await progress(id)) + peer.parts.length;
+  const stalls: string[] = [];
   for (let k = 0; k < kills; k++) {
     // a random point of the run: the snapshot, sending, or waiting for answers
     const wait = 1000 + Math.random() * Math.max(2000, (refSecs * 1000) / (kills + 1));
     await new Promise((r) => setTimeout(r, wait));
     if ((await finished(id)) > 0) break;
+    const role = killOrder[k % killOrder.length];
     const accepted = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id]);
-    const counted = await progress(id);
-    await proc.stop('SIGKILL');
+    const mark = await moved();
+    await procs[role].stop('SIGKILL');
     const killedAt = Date.now();
     const s = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)`, [id]);
-    console.log(`  kill ${k + 1} at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered`);
-    proc = await startChild();
-    // time lost: until the campaign moves again (streams accepts its next message, or its counters move: all of it
-    // may have been requested before the kill)
-    await until(async () => (await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id])) > accepted || (await progress(id)) > counted || (await finished(id)) > 0, 'moving again after the restart', 600_000);
-    stalls.push(Date.now() - killedAt);
+    console.log(`  kill ${k + 1} (${role}) at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered, ${peer.parts.length - before} at the SMSC`);
+    procs[role] = await startChild(role);
+    const up = Date.now();
+    // time lost: until the campaign moves again (all of it may have been requested before the kill)
+    await until(async () => (await moved()) > mark || (await finished(id)) > 0, 'moving again after the restart', 600_000);
+    stalls.push(`${role} ${((Date.now() - killedAt) / 1000).toFixed(1)} s (restart ${((up - killedAt) / 1000).toFixed(1)} s)`);
   }
   await until(async () => (await finished(id)) > 0, 'the killed campaign finished', 6 * 3600_000);
   const secs = (Date.now() - t1) / 1000;
@@ -233,10 +262,46 @@ async function parent(total: number, kills: number): Promise<void> {
   const lost = total - perNumber.size;
   const s = await stats(id);
   console.log(`  killed campaign: finished in ${secs.toFixed(1)} s (status ${s.status}), ${Math.round(total / secs)} messages/s${process.env.REFERENCE !== '0' ? `; time lost against the reference ${(secs - refSecs).toFixed(1)} s` : ''}`);
-  console.log(`  from each kill to the campaign moving again: ${stalls.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  console.log(`  from each kill to the campaign moving again: ${stalls.join(', ')}`);
   console.log(`  at the SMSC: ${perNumber.size.toLocaleString('en')} of ${total.toLocaleString('en')} recipients received; lost ${lost}; received twice ${twice.length} (flagged possible_duplicate: ${flagged})`);
 
-  await proc.stop('SIGKILL');
+  // final status exactly once: each recipient final, counted once in the campaign, one message in streams and in dispatch
+  const final = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND status IN ('delivered', 'undelivered', 'sent_failed', 'dlr_failed')`, [id]);
+  const [c] = (await db.query<Record<string, string>>(`SELECT delivered::text, undelivered::text, sent_failed::text, dlr_failed::text, sent::text, created::text FROM campaigns.campaign WHERE id = $1`, [id])).rows;
+  const counted = Number(c.delivered) + Number(c.undelivered) + Number(c.sent_failed) + Number(c.dlr_failed);
+  const inStreams = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id]);
+  const [d] = (await db.query<{ n: string; final: string; recipients: string }>(`SELECT count(*)::text AS n, count(*) FILTER (WHERE final_at IS NOT NULL)::text AS final, count(DISTINCT destination)::text AS recipients FROM dispatch.message WHERE campaign_id = $1`, [id])).rows;
+  console.log(
+    `  final status: ${final} of ${total} recipients final; campaign counters ${counted} (delivered ${c.delivered}, undelivered ${c.undelivered}, sent_failed ${c.sent_failed}, dlr_failed ${c.dlr_failed}; sent ${c.sent}, created ${c.created}); streams ${inStreams} messages; dispatch ${d.n} messages (${d.final} final, ${d.recipients} numbers)${final === total && counted === total && inStreams === total && Number(d.n) === total && Number(d.final) === total ? ': exactly once' : ': OFF'}`,
+  );
+
+  // exact charges, once accounts' ledger has every charge and refund streams recorded (its consumer may lag)
+  const ledgerBehind = () =>
+    count(
+      `SELECT count(*) AS n FROM streams.message m WHERE m.campaign_id = $1
+          AND ((m.price_micros > 0 AND NOT EXISTS (SELECT 1 FROM accounts.balance_entry e WHERE e.kind = 'charge' AND e.source_id = m.uuid::text))
+            OR (m.refunded_micros > 0 AND NOT EXISTS (SELECT 1 FROM accounts.balance_entry e WHERE e.kind = 'refund' AND e.source_id = m.uuid::text)))`,
+      [id],
+    );
+  const ledgerWait = Date.now();
+  while ((await ledgerBehind()) > 0 && Date.now() - ledgerWait < 300_000) await new Promise((r) => setTimeout(r, 1000));
+  const behind = await ledgerBehind();
+  const cost = BigInt((await db.query<{ c: string }>(`SELECT coalesce(sum(price_micros - refunded_micros), 0)::text AS c FROM streams.message WHERE campaign_id = $1`, [id])).rows[0].c);
+  const debit = balanceBefore - (await balance());
+  const mismatched = await count(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM streams.message m LEFT JOIN accounts.balance_entry e ON e.source_id = m.uuid::text AND e.kind <> 'adjustment'
+       WHERE m.campaign_id = $1 GROUP BY m.uuid, m.price_micros, m.refunded_micros HAVING coalesce(-sum(e.amount_micros), 0) <> m.price_micros - m.refunded_micros) x`,
+    [id],
+  );
+  const unknown = await count(
+    `SELECT count(*) AS n FROM accounts.balance_entry e WHERE e.id > $1 AND e.kind <> 'adjustment' AND NOT EXISTS (SELECT 1 FROM streams.message m WHERE m.uuid::text = e.source_id AND m.campaign_id = $2)`,
+    [ledgerFrom, id],
+  );
+  console.log(
+    `  charges: balance debit ${debit} µ against ${cost} µ of the campaign's messages less refunds${debit === cost ? '' : ': OFF'}; messages whose ledger charge less refund differs from their price less refund ${mismatched}; ledger entries of no message of the campaign ${unknown}; not in the ledger after the wait ${behind}`,
+  );
+
+  for (const r of roles) await procs[r].stop('SIGKILL');
   await app.close();
   await peer.close();
   await kafka.stop();
@@ -247,8 +312,8 @@ async function parent(total: number, kills: number): Promise<void> {
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'child') {
-  const [url, brokers, port, key] = rest;
-  child(url, brokers, Number(port), Buffer.from(key, 'base64').toString()).catch((e: unknown) => {
+  const [role, url, brokers, port, dataDir] = rest;
+  child(role as Role, url, brokers, Number(port), dataDir).catch((e: unknown) => {
     console.error(e);
     process.exit(1);
   });

@@ -180,9 +180,9 @@ async function main(): Promise<void> {
   const relay = app.get(CampaignsOutboxRelay).relay;
 
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 20);
   global.gc?.();
-  const rssBefore = process.memoryUsage().rss;
+  const rssBefore = process.memoryUsage.rss();
 
   // ---- 1. snapshot ----
   const prof = process.env.CPU_PROF ? await startProfile() : null;
@@ -235,7 +235,7 @@ async function main(): Promise<void> {
   const composeCpu = process.cpuUsage(cpu1);
   if (prof2) await prof2(`${process.env.CPU_PROF}.compose.cpuprofile`);
   clearInterval(sampler);
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
   const cpuS = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
   const line = (k: string, v: string) => console.log(`${k.padEnd(46)} ${v}`);
