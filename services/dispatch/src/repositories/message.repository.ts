@@ -569,12 +569,13 @@ export class MessageRepository {
     return rows.length;
   }
 
-  async heartbeat(instanceId: string, staleAfterMs: number): Promise<void> {
-    await this.ds.query(
+  /** `q`: the connection to use (the dispatcher keeps one for heartbeats, so they do not queue behind the pool's work). */
+  async heartbeat(instanceId: string, staleAfterMs: number, q: Q = this.ds): Promise<void> {
+    await q.query(
       `INSERT INTO dispatch.instance (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`,
       [instanceId],
     );
-    rowsOf<unknown>(await this.ds.query(`DELETE FROM dispatch.instance WHERE heartbeat_at < now() - $1 * interval '1 millisecond' * 10`, [staleAfterMs]));
+    rowsOf<unknown>(await q.query(`DELETE FROM dispatch.instance WHERE heartbeat_at < now() - $1 * interval '1 millisecond' * 10`, [staleAfterMs]));
   }
 
   async releaseInstance(instanceId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
 import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
@@ -159,6 +159,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private beatAt = -Infinity;
   private lapses = 0;
   private beating = false;
+  /** A connection of the heartbeat's own: behind the pool's claims and write batches it lapsed under load. */
+  private beatRunner: QueryRunner | null = null;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
@@ -331,6 +333,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       this.giveBack({ id: String(row.id), attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false });
     }
     await this.renewing;
+    // a heartbeat still on its connection ends first (at most a few seconds: the database may be gone)
+    for (let i = 0; this.beating && i < 500; i++) await sleep(10);
+    await this.beatRunner?.release().catch(() => undefined);
+    this.beatRunner = null;
     await this.adapters.stopAll();
     await this.drainLane();
     if (this.roles.schedulers) {
@@ -359,7 +365,13 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.beating = true;
     const startedAt = performance.now();
     try {
-      await this.repo.heartbeat(this.instanceId, this.options.dispatcher.staleAfterMs);
+      const runner = (this.beatRunner ??= this.ds.createQueryRunner());
+      await this.repo.heartbeat(this.instanceId, this.options.dispatcher.staleAfterMs, runner).catch(async (e: unknown) => {
+        // a broken connection: a fresh one next time
+        this.beatRunner = null;
+        await runner.release().catch(() => undefined);
+        throw e;
+      });
       // a lapse: the claim window ran out before this heartbeat got through (claimEpoch said null meanwhile)
       const gap = performance.now() - this.beatAt;
       const lapsed = gap >= this.claimWindowMs();
