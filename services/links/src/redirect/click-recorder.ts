@@ -286,9 +286,15 @@ export class GroupCommitter {
       }
       agent = parts.join(',');
     }
-    // unnamed (planned each time): a prepared statement's generic plan takes the arrays for a few rows and joins the
-    // group's CTEs by nested loops, quadratic in the group (seen: seconds for 10,000 clicks)
-    await this.pool.query(FLUSH_SQL, [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme]);
+    // prepared once per connection (no parse and plan a group, ~1 ms of backend CPU: docs/decisions/0075). Its generic
+    // plan fits any group size: each click's link is an index lookup of its own (LATERAL … OFFSET 0) and the first
+    // clicks are marked by a hashed subplan, so no join of the group's CTEs can turn into nested loops over both
+    // (0057: the plain joins' generic plan was quadratic in the group)
+    await this.pool.query({
+      name: 'links_click_group',
+      text: FLUSH_SQL,
+      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme],
+    });
   }
 }
 
@@ -329,10 +335,10 @@ export const FLUSH_SQL = `
            CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
       FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[]) WITH ORDINALITY
         AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, ord)
-      JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
-      JOIN links.link_target t ON t.id = l.target_id
-      JOIN links.domain d ON d.id = k.domain_id
-      LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id
+      CROSS JOIN LATERAL (SELECT * FROM links.link l WHERE l.domain_id = k.domain_id AND l.code = k.code OFFSET 0) l
+      CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
+      CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
+      LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
@@ -345,26 +351,25 @@ export const FLUSH_SQL = `
     RETURNING r.first_click_id, (xmax = 0) AS inserted
   ), first_ids AS (
     SELECT first_click_id FROM firsts WHERE inserted
+  ), cf AS (
+    SELECT c.*, c.click_id IN (SELECT first_click_id FROM first_ids) AS first FROM c
   ), ins AS (
     INSERT INTO links.click (click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent)
-    SELECT c.click_id, c.clicked_at, c.account_id, c.domain_id, c.code, c.campaign_id, c.variant_id, c.message_uuid, c.ua_class, c.preview,
-           f.first_click_id IS NOT NULL, c.ip, c.user_agent
-      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id
+    SELECT click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent FROM cf
   ), rollup AS (
     INSERT INTO links.click_stats AS s (account_id, campaign_id, variant_id, domain_id, clicks, first_clicks, first_click_delay_ms, preview_clicks)
-    SELECT c.account_id, coalesce(c.campaign_id, 0), coalesce(c.variant_id, 0), c.domain_id,
-           count(*) FILTER (WHERE NOT c.preview), count(f.first_click_id),
-           coalesce(sum(extract(epoch FROM c.clicked_at - c.link_created_at) * 1000) FILTER (WHERE f.first_click_id IS NOT NULL), 0)::bigint,
-           count(*) FILTER (WHERE c.preview)
-      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id
+    SELECT account_id, coalesce(campaign_id, 0), coalesce(variant_id, 0), domain_id,
+           count(*) FILTER (WHERE NOT preview), count(*) FILTER (WHERE first),
+           coalesce(sum(extract(epoch FROM clicked_at - link_created_at) * 1000) FILTER (WHERE first), 0)::bigint,
+           count(*) FILTER (WHERE preview)
+      FROM cf
      GROUP BY 1, 2, 3, 4
      ORDER BY 1, 2, 3, 4
     ON CONFLICT (account_id, campaign_id, variant_id, domain_id) DO UPDATE
       SET clicks = s.clicks + excluded.clicks, first_clicks = s.first_clicks + excluded.first_clicks,
           first_click_delay_ms = s.first_click_delay_ms + excluded.first_click_delay_ms, preview_clicks = s.preview_clicks + excluded.preview_clicks
   ), e AS (
-    SELECT c.*, f.first_click_id IS NOT NULL AS first, (row_number() OVER (PARTITION BY c.account_id ORDER BY c.ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk
-      FROM c LEFT JOIN first_ids f ON f.first_click_id = c.click_id WHERE NOT c.preview
+    SELECT cf.*, (row_number() OVER (PARTITION BY account_id ORDER BY ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk FROM cf WHERE NOT preview
   ), envelopes AS (
     SELECT 0 AS part, min(e.ord) AS ord,
            '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $10 || '","source":"links","accountId":"' || e.account_id ||
