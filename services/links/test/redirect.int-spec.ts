@@ -193,6 +193,95 @@ describe('redirect server', () => {
     expect(announced().map((c) => c.userAgent).sort()).toEqual([...agents].sort());
   });
 
+  it('announces each click with its link’s fields as the link’s rows hold them, under the stored click’s id and time', async () => {
+    const offer = await l.offer(A, 'https://shop-a.example/o/{sku}?q="x"');
+    const req = batch(A, [shortUrl({ offerId: offer, domainIds: [domA] })], 2, (i) => ({ sku: i ? 'ü/1' : 'plain' }), '71');
+    req.streamId = '5';
+    req.items[1].destination = '+49 "151" \\ 1';
+    req.items[1].contactId = null;
+    const answer = await l.mint(req);
+    const hits: Array<[string, Record<string, string>]> = [
+      ['r0', { 'user-agent': 'Mozilla/5.0 (iPhone) "q" \\ Mobile' }],
+      ['r1', { 'user-agent': 'Mozilla/5.0 (Linux; Android 14) Mobile' }],
+      ['r1', {}],
+    ];
+    for (const [ref, headers] of hits) {
+      const { host, path } = split(answer.links[ref].shorturl);
+      expect((await l.hit(host, path, { headers })).status).toBe(302);
+    }
+    await drain();
+    const announced = () => l.events(LinkClicksRecordedV1.type).flatMap((e) => LinkClicksRecordedV1.schema.parse(e.data).clicks).filter((c) => c.campaignId === '71');
+    await waitFor(() => announced().length >= 3);
+    const rows = await l.sql<{ click_id: string; at: string; code: string; ip: string; user_agent: string | null; first: boolean }>(
+      `SELECT click_id::text, to_char(clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, code::text, ip, user_agent, first FROM links.click WHERE campaign_id = 71`,
+    );
+    const links = await l.sql<{ code: string; variant_id: string; stream_id: string; contact_id: string | null; message_uuid: string; destination: string }>(
+      `SELECT code::text, variant_id::text, stream_id::text, contact_id::text, message_uuid::text, destination FROM links.link WHERE campaign_id = 71`,
+    );
+    expect(rows).toHaveLength(3);
+    const clicks = announced();
+    expect(clicks).toHaveLength(3);
+    for (const c of clicks) {
+      const row = rows.find((r) => r.click_id === c.clickId)!;
+      expect(row).toBeDefined();
+      const link = links.find((k) => k.code === row.code)!;
+      const ref = Object.keys(answer.links).find((r) => decodeCode(split(answer.links[r].shorturl).path.slice(1)) === Number(row.code))!;
+      expect(c).toEqual({
+        clickId: row.click_id,
+        linkId: `${domA}/${split(answer.links[ref].shorturl).path.slice(1)}`,
+        shortUrl: answer.links[ref].shorturl,
+        originalUrl: ref === 'r0' ? 'https://shop-a.example/o/plain?q=%22x%22' : 'https://shop-a.example/o/%C3%BC%2F1?q=%22x%22',
+        domainId: domA,
+        offerId: offer,
+        campaignId: '71',
+        variantId: link.variant_id,
+        streamId: '5',
+        contactId: link.contact_id,
+        messageUuid: link.message_uuid,
+        destination: link.destination,
+        ip: row.ip,
+        userAgent: row.user_agent,
+        clickedAt: row.at,
+        first: row.first,
+        uaClass: 'mobile',
+      });
+    }
+    expect(clicks.filter((c) => c.first)).toHaveLength(2);
+    expect(new Set(clicks.map((c) => c.destination))).toEqual(new Set(['+4915112345000', '+49 "151" \\ 1']));
+    // each first click also as links.link.clicked, with the same fields
+    await waitFor(() => l.events(LinkClickedV1.type).filter((e) => (e.data as { campaignId: string }).campaignId === '71').length >= 2);
+    for (const e of l.events(LinkClickedV1.type).filter((x) => (x.data as { campaignId: string }).campaignId === '71')) {
+      const c = clicks.find((x) => x.clickId === e.id)!;
+      expect(c.first).toBe(true);
+      expect(e.key).toBe(c.linkId);
+      expect(e.occurredAt).toBe(c.clickedAt);
+      expect(LinkClickedV1.schema.parse(e.data)).toEqual({
+        clickId: c.clickId,
+        accountId: A,
+        linkId: c.linkId,
+        shortUrl: c.shortUrl,
+        originalUrl: c.originalUrl,
+        offerId: offer,
+        campaignId: '71',
+        streamId: '5',
+        messageUuid: c.messageUuid,
+        destination: c.destination,
+        ip: c.ip,
+        userAgent: c.userAgent,
+        clickedAt: c.clickedAt,
+      });
+    }
+    // the rollup's first-click delay is counted from the link's creation
+    const [stats] = await l.sql<{ clicks: string; first_clicks: string; delay: string }>(
+      `SELECT sum(clicks)::text AS clicks, sum(first_clicks)::text AS first_clicks, sum(first_click_delay_ms)::text AS delay FROM links.click_stats WHERE campaign_id = 71`,
+    );
+    expect(stats).toMatchObject({ clicks: '3', first_clicks: '2' });
+    const [expected] = await l.sql<{ delay: string }>(
+      `SELECT round(sum(extract(epoch FROM c.clicked_at - l.created_at) * 1000))::text AS delay FROM links.click c JOIN links.link l USING (domain_id, code) WHERE c.campaign_id = 71 AND c.first`,
+    );
+    expect(Math.abs(Number(stats.delay) - Number(expected.delay))).toBeLessThanOrEqual(2);
+  });
+
   it('commits the click groups handed in while a statement is in flight as one statement, each click with its own user agent (cluster workers share one group commit)', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/merge', domainIds: [domA] })], 4, () => ({}), '68'));
     const links = await Promise.all(['r0', 'r1', 'r2', 'r3'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
