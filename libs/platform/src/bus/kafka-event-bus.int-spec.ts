@@ -6,6 +6,7 @@ import { sleep } from './delivery';
 import type { DeliveryContext, EventHandler, OutgoingEvent } from './event-bus';
 import { TransientError } from './failures';
 import { KafkaEventBus } from './kafka-event-bus';
+import { kafkaBrokerClass } from './kafka-sync-group';
 import { silentLogger, testEvent, waitFor } from './test-support';
 
 // Against librdkafka's mock cluster (started by the jest global setup): no admin API, no idempotent producer,
@@ -16,12 +17,12 @@ const unique = (name: string): string => `sb.test.${name}.${randomBytes(4).toStr
 describe('KafkaEventBus', () => {
   const buses: KafkaEventBus[] = [];
 
-  function newBus(): KafkaEventBus {
+  function newBus(logger = silentLogger()): KafkaEventBus {
     const bus = new KafkaEventBus({
       clientId: 'kafka-bus-test',
       brokers: kafkaTestBrokers(),
       logLevel: logLevel.NOTHING,
-      logger: silentLogger(),
+      logger,
       // The mock broker rebalances quickly; short timeouts keep joins and rebalances to a few seconds.
       consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 200, rebalanceTimeoutMs: 3000, maxWaitTimeMs: 100 },
     });
@@ -216,6 +217,54 @@ describe('KafkaEventBus', () => {
     expect(byMember('a')).toBeGreaterThan(0);
     expect(published.map((e) => handledBy.get(e.id)?.length)).toEqual(published.map(() => 1));
     expect(handledBy.size).toBe(published.length);
+  });
+
+  it('a member whose SyncGroup comes after the leader completed the sync rejoins and gets its partitions, without a crash', async () => {
+    // librdkafka's mock completes a sync with the leader's SyncGroup and refuses a later follower's as INVALID_REQUEST
+    // (a starved replica on a loaded machine): the follower's first SyncGroup of this group is held until then.
+    const topic = unique('late-sync');
+    const group = unique('group');
+    const Broker = kafkaBrokerClass();
+    const syncGroup = Broker.prototype.syncGroup;
+    const refused: string[] = [];
+    let held = false;
+    Broker.prototype.syncGroup = async function (this: InstanceType<typeof Broker>, request) {
+      if (request.groupId !== group || request.groupAssignment.length > 0 || held) return syncGroup.call(this, request);
+      held = true;
+      await sleep(1500);
+      return syncGroup.call(this, request).catch((e: unknown) => {
+        refused.push((e as { type?: string }).type ?? String(e));
+        throw e;
+      });
+    };
+    const handledBy = new Map<string, string[]>();
+    const member = (name: string): EventHandler => async (event) => {
+      handledBy.set(event.id, [...(handledBy.get(event.id) ?? []), name]);
+    };
+    const byMember = (name: string) => [...handledBy.values()].filter((members) => members.includes(name)).length;
+    const published: OutgoingEvent[] = [];
+    try {
+      const a = newBus();
+      await a.subscribe({ group, topics: [topic], handler: member('a') });
+      await a.start();
+      const logB = silentLogger();
+      const b = newBus(logB);
+      await b.subscribe({ group, topics: [topic], handler: member('b') });
+      await b.start();
+      // events on every partition until the late member has handled some
+      for (let wave = 0; byMember('b') === 0; wave++) {
+        const events = Array.from({ length: 16 }, (_, i) => testEvent(topic, `key-${wave}-${i}`));
+        await a.publish(events);
+        published.push(...events);
+        await waitFor(() => handledBy.size >= published.length);
+      }
+      // the late SyncGroup was refused as the mock refuses it, and the member rejoined in place: no crash, no new consumer
+      expect(refused).toEqual(['REBALANCE_IN_PROGRESS']);
+      expect(logB.lines.filter((l) => /crashed|restarting/.test(l))).toEqual([]);
+      expect(published.map((e) => handledBy.get(e.id)?.length)).toEqual(published.map(() => 1));
+    } finally {
+      Broker.prototype.syncGroup = syncGroup;
+    }
   });
 
   it('dead-letters an event after its retries, with the error in headers, and moves on to the next one', async () => {

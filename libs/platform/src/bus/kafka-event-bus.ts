@@ -34,9 +34,12 @@ import {
 import { EventBus, type BatchEventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 import { KafkaMetrics } from '../metrics/metrics';
 import { patchKafkaRequestQueueIdleTimer } from './kafka-request-queue';
+import { patchKafkaSyncGroupRejoin } from './kafka-sync-group';
 
 // kafkajs' idle connections spin a 1 ms timer without it (see kafka-request-queue.ts).
 patchKafkaRequestQueueIdleTimer();
+// A follower late for a sync the leader completed rejoins instead of crashing (see kafka-sync-group.ts).
+patchKafkaSyncGroupRejoin();
 
 /**
  * Group membership settings of every service's consumers (issue 17: a process joining or dying costs at most 10 s of
@@ -46,8 +49,14 @@ patchKafkaRequestQueueIdleTimer();
  * new member waited that long for its dead predecessor: a 61 s stall of streams in the fault drill). Handlers heartbeat
  * through outage retries (below), so a long PostgreSQL outage does not end a session. kafkajs has neither cooperative
  * rebalancing nor static membership; a SIGTERM leaves the group at once (consumers disconnect on shutdown).
+ *
+ * kafkajs has no heartbeat thread: a consumer heartbeats after each fetch answer, so its fetch wait is its real
+ * heartbeat interval. At kafkajs' default 5 s an idle member heartbeated every 5 s against a 6 s session: a second of
+ * event-loop lag on a loaded machine ended its session (a rebalance of the whole group), and it learnt of another
+ * member's join up to 5 s late, after the coordinator's join window (librdkafka's mock waits the session less one
+ * second, 5 s) had closed without it: one more rebalance. Fetches wait at most 1 s (docs/decisions/0079).
  */
-export const failoverConsumerTuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 6000 } as const;
+export const failoverConsumerTuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 6000, maxWaitTimeMs: 1000 } as const;
 
 export interface KafkaConsumerTuning {
   /** Default 30 000. */
@@ -111,7 +120,11 @@ interface Group {
 /** Offsets of handled messages are committed at least this often within a long batch. */
 const AUTO_COMMIT_INTERVAL_MS = 1000;
 const RESTART_DELAY_MS = 1000;
-const MAX_RESTART_DELAY_MS = 30_000;
+/**
+ * A crashed consumer is started again after 1, 2, 4 s, then every 5 s while it keeps crashing: its partitions are
+ * idle meanwhile (30 s before, which turned a few crashes in a row into a minute without progress).
+ */
+const MAX_RESTART_DELAY_MS = 5000;
 
 /**
  * The distributed-mode bus. Records are keyed by the envelope key (one aggregate, one partition, in order), the
