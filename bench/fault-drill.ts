@@ -5,7 +5,8 @@
  * all along: stream API sends (each retried with its Idempotency-Key until answered, as a client would) to a local SMPP
  * SMSC (receipts half a second later, kept and sent again until acknowledged), a contact import, and sign-ins (password
  * and mailed PIN). Events, one at a time with a settle period: SIGKILL each service (restarted at once, as an
- * orchestrator would), restart PostgreSQL, restart NATS, add a dispatch replica, remove it (SIGTERM).
+ * orchestrator would), SIGTERM each (a rolling restart: it drains and leaves, then starts again), restart PostgreSQL,
+ * restart NATS; dispatch replicas: one joins, one dies (SIGKILL, the other sending on), one joins and leaves (SIGTERM).
  *
  * Printed: messages accepted, delivered, lost (accepted but unknown to dispatch or never reaching the SMSC), charged
  * twice (a send accepted as two messages, a ledger entry of a message the drill does not know, or a message whose
@@ -13,10 +14,12 @@
  * prices less refunds, read once the ledger has every charge and refund), never final, import rows lost, the
  * longest stall per event (no message accepted, and none handed to the SMSC; target 10 s), the resend count (messages
  * the SMSC got more than once) with the number flagged `possible_duplicate`. Ceiling: the longest gaps of the same load
- * before any fault (same run).
+ * before any fault (same run). A process started again is one more process booting on the machine: for each restart
+ * the drill also prints how long the new process took to answer its health check (`/api/health`, which waits for its
+ * consumer groups) and the longest stall after it did (what the platform costs beyond the boot: rejoining, reconnecting).
  *
  *   node scripts/build.mjs --server-only
- *   node dist/bench/fault-drill.js [sends-per-second=10] [settle-seconds=20]
+ *   node dist/bench/fault-drill.js [sends-per-second=10] [settle-seconds=20] [processes=all, e.g. streams,dispatch]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -43,11 +46,21 @@ function longestGap(times: number[], from: number, to: number): number {
   return Math.max(longest, to - last);
 }
 
-async function main(rate: number, settleSec: number): Promise<void> {
+/** Whether the first time after `from` in `times` (unsorted) came within `to`, and how long after `from` it came. */
+function firstAfter(times: number[], from: number, to: number): number {
+  let first = Infinity;
+  for (const t of times) if (t >= from && t < first) first = t;
+  return Math.min(first, to) - from;
+}
+
+async function main(rate: number, settleSec: number, only: string[] | null): Promise<void> {
   // the repository (dist/bench/.. is dist/)
   const root = path.resolve(__dirname, '../..');
   // every service of the README and the redirect process, each its own process
   const SERVICES = documentedProcesses(root);
+  const unknownProcesses = (only ?? []).filter((s) => !SERVICES.includes(s));
+  if (unknownProcesses.length > 0) throw new Error(`not a process of distributed mode: ${unknownProcesses.join(', ')} (${SERVICES.join(', ')})`);
+  const DRILLED = only ?? SERVICES;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-fault-drill-'));
   fs.chmodSync(dir, 0o755);
   const pgOpts = { dataDir: path.join(dir, 'pg'), port: await freePort(), persistent: true };
@@ -193,21 +206,60 @@ async function main(rate: number, settleSec: number): Promise<void> {
   await sleep(settleSec * 1000);
   const quiet = { accept: longestGap(acceptedAt, quietFrom, performance.now()), submit: longestGap(submitTimes(), quietFrom, performance.now()) };
 
-  const events: Array<{ name: string; accept: number; submit: number }> = [];
-  const drill = async (name: string, act: () => Promise<void>) => {
+  interface Event {
+    name: string;
+    accept: number;
+    submit: number;
+    /** From the fault to the first accept and the first send to the SMSC after it. */
+    firstAccept: number;
+    firstSubmit: number;
+    /** A process started again: from the fault until it answered its health check. */
+    boot?: number;
+    /** The longest stall from that answer on. */
+    afterReady?: number;
+    /** SIGTERM: how long the process took to drain and exit. */
+    exit?: number;
+  }
+  const events: Event[] = [];
+  const s1 = (ms: number | undefined) => (ms === undefined ? '' : (ms / 1000).toFixed(1));
+  /** `act` returns when the process it started again answered its health check (performance.now()), if it started one. */
+  const drill = async (name: string, act: (from: number) => Promise<{ readyAt?: number; exit?: number } | void>) => {
     const from = performance.now();
-    await act();
+    const r = (await act(from)) ?? {};
     await sleep(settleSec * 1000);
     const to = performance.now();
-    events.push({ name, accept: longestGap(acceptedAt, from, to), submit: longestGap(submitTimes(), from, to) });
-    console.log(`${name}: longest stall of accepts ${(events.at(-1)!.accept / 1000).toFixed(1)} s, of sends to the SMSC ${(events.at(-1)!.submit / 1000).toFixed(1)} s`);
+    const submits = submitTimes();
+    const e: Event = {
+      name,
+      accept: longestGap(acceptedAt, from, to),
+      submit: longestGap(submits, from, to),
+      firstAccept: firstAfter(acceptedAt, from, to),
+      firstSubmit: firstAfter(submits, from, to),
+      ...(r.readyAt !== undefined ? { boot: r.readyAt - from, afterReady: Math.max(longestGap(acceptedAt, r.readyAt, to), longestGap(submits, r.readyAt, to)) } : {}),
+      ...(r.exit !== undefined ? { exit: r.exit } : {}),
+    };
+    events.push(e);
+    console.log(
+      `${name}: longest stall of accepts ${s1(e.accept)} s, of sends to the SMSC ${s1(e.submit)} s` +
+        (e.boot !== undefined ? `; the new process healthy after ${s1(e.boot)} s, longest stall after that ${s1(e.afterReady)} s` : '') +
+        (e.exit !== undefined ? `; exited ${s1(e.exit)} s after SIGTERM` : ''),
+    );
   };
-  for (const s of SERVICES) {
-    await drill(`SIGKILL ${s}`, async () => {
-      await dist.processes.get(s)?.stop('SIGKILL');
-      await dist.restart(s);
-    });
-  }
+  /** Stops a process with `signal` (SIGKILL after 60 s of SIGTERM) and starts it again, as an orchestrator would. */
+  const restart = async (s: string, signal: NodeJS.Signals, from: number) => {
+    const p = dist.processes.get(s);
+    let exit: number | undefined;
+    if (p) {
+      const killer = setTimeout(() => void p.stop('SIGKILL'), 60_000);
+      await p.stop(signal);
+      clearTimeout(killer);
+      if (signal === 'SIGTERM') exit = performance.now() - from;
+    }
+    await dist.restart(s);
+    return { readyAt: performance.now(), exit };
+  };
+  for (const s of DRILLED) await drill(`SIGKILL ${s}`, (from) => restart(s, 'SIGKILL', from));
+  for (const s of DRILLED) await drill(`SIGTERM ${s}`, (from) => restart(s, 'SIGTERM', from));
   await drill('restart PostgreSQL', async () => {
     await pg.stop();
     await sleep(2000);
@@ -218,15 +270,23 @@ async function main(rate: number, settleSec: number): Promise<void> {
     await sleep(2000);
     nats = await startNatsServer(natsPort);
   });
-  const replica = await (async () => {
+  // dispatch replicas: the sender group shares the partitions among them (the stall is the group's rebalance)
+  const addReplica = async () => {
     let r: Awaited<ReturnType<typeof dist.addReplica>> | undefined;
-    await drill('add a dispatch replica', async () => {
+    await drill('a second dispatch replica joins', async () => {
       r = await dist.addReplica('dispatch');
+      return { readyAt: performance.now() };
     });
     return r;
-  })();
-  await drill('remove the dispatch replica (SIGTERM)', async () => {
-    await replica?.stop('SIGTERM');
+  };
+  const dying = await addReplica();
+  await drill('SIGKILL a dispatch replica (the other sends on)', async () => {
+    await dying?.stop('SIGKILL');
+  });
+  const leaving = await addReplica();
+  await drill('SIGTERM a dispatch replica (the other sends on)', async (from) => {
+    await leaving?.stop('SIGTERM');
+    return { exit: performance.now() - from };
   });
 
   running = false;
@@ -293,7 +353,7 @@ async function main(rate: number, settleSec: number): Promise<void> {
   const importLost = IMPORT_ROWS - (imp.numberOfContacts + imp.failed + imp.duplicates);
 
   console.log(`machine: ${machine()} (shared with other engineers' runs)`);
-  console.log(`processes: ${SERVICES.join(', ')} (from the README and deploy/.env.example), Kafka mock (kcat, 1 broker), nats-server, embedded PostgreSQL; load ${rate} sends/s through the gateway, a sign-in every 3 s, an import of ${IMPORT_ROWS} rows; settle ${settleSec} s after each event`);
+  console.log(`processes: ${SERVICES.join(', ')} (from the README and deploy/.env.example), Kafka mock (kcat, 1 broker), nats-server, embedded PostgreSQL; faults on ${DRILLED.join(', ')}; load ${rate} sends/s through the gateway, a sign-in every 3 s, an import of ${IMPORT_ROWS} rows; settle ${settleSec} s after each event`);
   console.log(`ceiling (same load, no fault): longest gap between accepts ${(quiet.accept / 1000).toFixed(1)} s, between sends to the SMSC ${(quiet.submit / 1000).toFixed(1)} s`);
   console.log(`accepted: ${uuids.length} (${sendAttempts} attempts, ${sendErrors} answered otherwise or not at all and retried with the same Idempotency-Key)`);
   console.log(`delivered: ${delivered}`);
@@ -303,8 +363,11 @@ async function main(rate: number, settleSec: number): Promise<void> {
   console.log(`import rows lost: ${importLost} (import ${imp.status}: ${imp.numberOfContacts} contacts, ${imp.invalid} invalid, ${imp.failed} failed, ${imp.duplicates} duplicates of ${IMPORT_ROWS})`);
   console.log(`sign-ins: ${signIns} succeeded, ${signInFailures} failed (during events)`);
   console.log(`resent: ${resent} messages reached the SMSC more than once; ${flagged} flagged possible_duplicate`);
-  console.log('longest stall per event (target 10 s): accepts / sends to the SMSC');
-  for (const e of events) console.log(`  ${e.name.padEnd(40)} ${(e.accept / 1000).toFixed(1).padStart(6)} s ${(e.submit / 1000).toFixed(1).padStart(6)} s${Math.max(e.accept, e.submit) > 10_000 ? '  OVER' : ''}`);
+  console.log('per event (s; target 10 s): longest stall of accepts / of sends to the SMSC | first accept / send after the fault | the restarted process healthy after, longest stall after that | SIGTERM to exit');
+  for (const e of events) {
+    const over = Math.max(e.accept, e.submit) > 10_000 ? (e.afterReady !== undefined && e.afterReady <= 10_000 ? '  over, within 10 s after the restart was healthy' : '  OVER') : '';
+    console.log(`  ${e.name.padEnd(48)} ${s1(e.accept).padStart(6)} ${s1(e.submit).padStart(6)} | ${s1(e.firstAccept).padStart(6)} ${s1(e.firstSubmit).padStart(6)} | ${s1(e.boot).padStart(6)} ${s1(e.afterReady).padStart(6)} | ${s1(e.exit).padStart(5)}${over}`);
+  }
 
   await sql.end();
   await dist.stop();
@@ -317,7 +380,7 @@ async function main(rate: number, settleSec: number): Promise<void> {
   if (lost > 0 || chargedTwice !== 0 || debit !== cost || behind > 0 || neverFinal > 0 || importLost > 0) process.exit(1);
 }
 
-main(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 20)).catch((e: unknown) => {
+main(Number(process.argv[2] ?? 10), Number(process.argv[3] ?? 20), process.argv[4] ? process.argv[4].split(',') : null).catch((e: unknown) => {
   console.error(e);
   process.exit(1);
 });

@@ -228,7 +228,7 @@ describe('KafkaEventBus', () => {
     const syncGroup = Broker.prototype.syncGroup;
     const refused: string[] = [];
     let held = false;
-    Broker.prototype.syncGroup = async function (this: InstanceType<typeof Broker>, request) {
+    Broker.prototype.syncGroup = async function (this: InstanceType<typeof Broker>, request: Parameters<typeof syncGroup>[0]) {
       if (request.groupId !== group || request.groupAssignment.length > 0 || held) return syncGroup.call(this, request);
       held = true;
       await sleep(1500);
