@@ -226,6 +226,11 @@ async function main(rate: number, settleSec: number, only: string[] | null): Pro
   const drill = async (name: string, act: (from: number) => Promise<{ readyAt?: number; exit?: number } | void>) => {
     const from = performance.now();
     const r = (await act(from)) ?? {};
+    // the stall runs to the first progress after the fault: wait (3 minutes at most) until a send was accepted and one
+    // handed to the SMSC after it, and after the restarted process was healthy; then the settle period
+    const since = r.readyAt ?? from;
+    const waitEnd = performance.now() + 180_000;
+    while (performance.now() < waitEnd && !(acceptedAt.some((t) => t >= since) && submitTimes().some((t) => t >= since))) await sleep(200);
     await sleep(settleSec * 1000);
     const to = performance.now();
     const submits = submitTimes();

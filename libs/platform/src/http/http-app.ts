@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import { isIP } from 'node:net';
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -10,6 +11,7 @@ import { httpMetricsMiddleware, metricsHandler } from '../metrics/metrics';
 import { httpTracingMiddleware } from '../tracing/tracing';
 import { ACCESS_KEY, type AccessRule } from './decorators';
 import { bodyParserErrorHandler, ErrorBodyFilter } from './exception.filter';
+import { drainOnClose } from './http-drain';
 import { RedactingLogger } from './redact';
 import { createValidationPipe } from './validation';
 
@@ -67,6 +69,8 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
     get: (path: string, handler: (req: Request, res: Response) => void) => void;
   };
   express.set('trust proxy', trustProxySetting(options.trustProxy));
+  // a SIGTERM drains: answers in flight finish, keep-alive connections close behind them (see http-drain.ts)
+  drainOnClose(app.getHttpServer() as Server);
   // credentials in URLs (a download's ?access_token=) and messages never reach a log line
   RedactingLogger.install();
   express.disable('x-powered-by');
