@@ -6,7 +6,7 @@ import { sleep } from './delivery';
 import type { DeliveryContext, EventHandler, OutgoingEvent } from './event-bus';
 import { TransientError } from './failures';
 import { KafkaEventBus } from './kafka-event-bus';
-import { kafkaBrokerClass } from './kafka-sync-group';
+import { kafkaBrokerClass, type KafkaBroker } from './kafka-sync-group';
 import { silentLogger, testEvent, waitFor } from './test-support';
 
 // Against librdkafka's mock cluster (started by the jest global setup): no admin API, no idempotent producer,
@@ -228,7 +228,7 @@ describe('KafkaEventBus', () => {
     const syncGroup = Broker.prototype.syncGroup;
     const refused: string[] = [];
     let held = false;
-    Broker.prototype.syncGroup = async function (this: InstanceType<typeof Broker>, request: Parameters<typeof syncGroup>[0]) {
+    Broker.prototype.syncGroup = async function (this: InstanceType<typeof Broker>, request: Parameters<KafkaBroker['syncGroup']>[0]) {
       if (request.groupId !== group || request.groupAssignment.length > 0 || held) return syncGroup.call(this, request);
       held = true;
       await sleep(1500);

@@ -13,7 +13,7 @@
  * holding partitions it no longer fetched: two more rebalances per crash. Reported as REBALANCE_IN_PROGRESS instead,
  * kafkajs' join loop rejoins at once with the same member id and gets its assignment in the next generation.
  */
-interface KafkaBroker {
+export interface KafkaBroker {
   syncGroup(request: { groupId: string; generationId: number; memberId: string; groupAssignment: unknown[] }): Promise<unknown>;
 }
 
