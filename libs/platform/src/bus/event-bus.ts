@@ -135,15 +135,6 @@ export abstract class EventBus {
     return Promise.resolve({ status: 'not-subscribed' });
   }
 
-  /**
-   * Whether publish() has queued the events, in their order, by the time it returns its promise, which then only
-   * waits for their handling (the in-memory bus with `ack: 'handled'`). An outbox relay then publishes its next rows
-   * while earlier ones are still being handled, marking each pass once its own events were (docs/decisions/0076).
-   */
-  get ordersOnCall(): boolean {
-    return false;
-  }
-
   /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
   abstract publish(events: OutgoingEvent[]): Promise<void>;
   /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */

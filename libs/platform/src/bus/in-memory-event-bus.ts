@@ -91,11 +91,6 @@ export class InMemoryEventBus extends EventBus {
     this.logger = options.logger ?? new Logger(InMemoryEventBus.name);
   }
 
-  /** With `ack: 'handled'`, publish() queues the events before it returns; its promise waits for their handling. */
-  override get ordersOnCall(): boolean {
-    return this.ack === 'handled';
-  }
-
   async subscribe(options: SubscribeOptions): Promise<void> {
     const policy = retryPolicy(options);
     const concurrency = concurrencyOf(options);

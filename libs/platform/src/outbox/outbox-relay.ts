@@ -54,8 +54,6 @@ function byteSetting(value: number | undefined, env: string, fallback: number): 
 }
 
 const PRUNE_CHUNK = 5000;
-/** Passes a pipelining relay has in flight at most (see OutboxRelay.pipeline). */
-const PIPELINE_DEPTH = 8;
 const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
 
 interface OutboxRow {
@@ -215,7 +213,33 @@ export class OutboxRelay {
         [this.batchSize, PACKED_OUTBOX_TYPE],
       );
       if (heads.length === 0) return { published: 0, full: false };
-      const { ids, outgoing, sizes } = await this.read(manager, heads);
+      const ids: string[] = [];
+      let events = 0;
+      for (const head of heads) {
+        if (ids.length > 0 && events + Number(head.n) > this.batchSize) break;
+        ids.push(head.id);
+        events += Number(head.n);
+      }
+      const rows = await manager.query<OutboxRow[]>(`SELECT id, topic, type, CASE WHEN type = $2 THEN NULL ELSE payload END AS payload, CASE WHEN type = $2 THEN packed END AS packed
+           FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids, PACKED_OUTBOX_TYPE]);
+      const outgoing: OutgoingEvent[] = [];
+      const sizes: number[] = [];
+      for (const row of rows) {
+        if (row.type === PACKED_OUTBOX_TYPE) {
+          const text = row.packed ?? '[]';
+          const events = JSON.parse(text) as OutgoingEvent[];
+          outgoing.push(...events);
+          // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
+          // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
+          const bytes = Buffer.byteLength(text);
+          if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
+          else sizes.push(...events.map(eventBytes));
+        } else {
+          const event = { ...row.payload, topic: row.topic };
+          outgoing.push(event);
+          sizes.push(eventBytes(event));
+        }
+      }
       try {
         await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(manager, event, error));
       } catch (failed) {
@@ -233,50 +257,13 @@ export class OutboxRelay {
     return outcome.published;
   }
 
-  /** The rows of the first heads up to `batchSize` events (a pass takes at least one row), as events with their sizes. */
-  private async read(q: EntityManager, heads: Array<{ id: string; n: number }>): Promise<{ ids: string[]; outgoing: OutgoingEvent[]; sizes: number[] }> {
-    const ids: string[] = [];
-    let events = 0;
-    for (const head of heads) {
-      if (ids.length > 0 && events + Number(head.n) > this.batchSize) break;
-      ids.push(head.id);
-      events += Number(head.n);
-    }
-    const rows = await q.query<OutboxRow[]>(`SELECT id, topic, type, CASE WHEN type = $2 THEN NULL ELSE payload END AS payload, CASE WHEN type = $2 THEN packed END AS packed
-         FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids, PACKED_OUTBOX_TYPE]);
-    const outgoing: OutgoingEvent[] = [];
-    const sizes: number[] = [];
-    for (const row of rows) {
-      if (row.type === PACKED_OUTBOX_TYPE) {
-        const text = row.packed ?? '[]';
-        const events = JSON.parse(text) as OutgoingEvent[];
-        outgoing.push(...events);
-        // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
-        // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
-        const bytes = Buffer.byteLength(text);
-        if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
-        else sizes.push(...events.map(eventBytes));
-      } else {
-        const event = { ...row.payload, topic: row.topic };
-        outgoing.push(event);
-        sizes.push(eventBytes(event));
-      }
-    }
-    return { ids, outgoing, sizes };
-  }
-
   /**
    * Publishes `events` in order, in calls of at most `maxBatchBytes`. An event over `maxEventBytes` is given to
    * `giveUp` unsent. A call refused for good (isPermanentPublishError: too large, invalid) is retried event by event,
    * and an event refused on its own is given to `giveUp`: the events behind it go on. Any other failure (an outage,
    * anything unknown) is thrown, for the whole pass to be tried again later.
    */
-  private async publishAll(
-    events: OutgoingEvent[],
-    sizes: number[],
-    giveUp: (event: OutgoingEvent, error: string) => Promise<void>,
-    send: (events: OutgoingEvent[]) => Promise<void> = (e) => this.options.bus.publish(e),
-  ): Promise<void> {
+  private async publishAll(events: OutgoingEvent[], sizes: number[], giveUp: (event: OutgoingEvent, error: string) => Promise<void>): Promise<void> {
     let chunk: OutgoingEvent[] = [];
     let bytes = 0;
     const flush = async (): Promise<void> => {
@@ -285,7 +272,7 @@ export class OutboxRelay {
       chunk = [];
       bytes = 0;
       try {
-        await send(sending);
+        await this.options.bus.publish(sending);
       } catch (error) {
         if (!isPermanentPublishError(error)) throw error;
         if (sending.length === 1) return giveUp(sending[0], `refused by the bus: ${describeError(error)}`);
@@ -335,105 +322,14 @@ export class OutboxRelay {
       this.kicked = false;
       let backlog = false;
       try {
-        if (this.options.bus.ordersOnCall) {
-          backlog = await this.pipeline();
-        } else {
-          await this.relayOnce();
-          backlog = this.lastPassFull;
-        }
+        await this.relayOnce();
+        backlog = this.lastPassFull;
       } catch (error) {
         this.logger.error(`publishing ${this.table} failed, will retry: ${describeError(error)}`);
       }
       // A kick during the pass may concern rows the pass did not see.
       if (this.running && !backlog && !this.kicked) await this.sleep();
     }
-  }
-
-  /**
-   * The running relay's passes on a bus that queues on call (ordersOnCall: the in-memory bus, which answers once every
-   * group handled the events): a pass publishes the unpublished rows and, without waiting for their handling, the next
-   * pass takes the rows committed meanwhile, up to `PIPELINE_DEPTH` passes in flight; each pass's rows are marked
-   * published once its own events were handled, so a crash still republishes whatever was not (at-least-once, as
-   * before). Publishing order is the passes' order, and the bus keeps it per lane. One relay per schema at a time:
-   * the pipeline holds the schema's advisory lock for its session (a dedicated connection) until nothing is in flight,
-   * so another replica's pass, or flush(), waits or skips as it does for a pass. Answers whether rows were left behind.
-   */
-  private async pipeline(): Promise<boolean> {
-    const runner = this.options.dataSource.createQueryRunner();
-    await runner.connect();
-    // a session lock that could not be let go must not go back to the pool with its connection
-    let holding = false;
-    try {
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [this.lockKey])) as Array<{ locked: boolean }>;
-      if (!locked) return false;
-      holding = true;
-      const inFlight: Array<{ ids: string[]; done: Promise<void> }> = [];
-      let failed: unknown = null;
-      try {
-        while (this.running && failed === null) {
-          this.kicked = false;
-          const taken = new Set(inFlight.flatMap((p) => p.ids));
-          const pass = await this.stagedPass(runner.manager, taken);
-          if (pass) {
-            const entry = {
-              ids: pass.ids,
-              // a failure stops the pipeline; the rows stay unpublished, for a later pass to publish again
-              done: pass.handled
-                .then(() => this.mark(pass.ids, pass.count))
-                .catch(async (error: unknown) => {
-                  failed ??= error;
-                  await this.options.dataSource.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [pass.ids]).catch(() => undefined);
-                }),
-            };
-            entry.done = entry.done.finally(() => inFlight.splice(inFlight.indexOf(entry), 1));
-            inFlight.push(entry);
-            if (inFlight.length >= PIPELINE_DEPTH) await inFlight[0].done;
-            continue;
-          }
-          if (inFlight.length === 0) break;
-          // nothing new yet: the next commit's kick, or a pass's end (which may free rows it could not see)
-          if (!this.kicked) {
-            await Promise.race([this.sleep(), inFlight[0].done]);
-            this.wake?.(); // a pass's end won the race: clear the sleep's timer
-          }
-        }
-      } finally {
-        await Promise.allSettled(inFlight.map((p) => p.done));
-        await runner.query('SELECT pg_advisory_unlock($1::bigint)', [this.lockKey]);
-        holding = false;
-      }
-      if (failed !== null) throw failed;
-      return false;
-    } finally {
-      const pg = runner as typeof runner & { releasePostgresConnection?: (error?: Error) => Promise<void> };
-      if (holding && pg.releasePostgresConnection) await pg.releasePostgresConnection(new Error('closed with the relay lock held'));
-      else await runner.release();
-    }
-  }
-
-  /**
-   * Reads the unpublished rows not `taken` by a pass in flight (oldest first, up to `batchSize` events) and publishes
-   * them on a bus that queues on call; answers their ids and the promise of their handling, or null when none.
-   */
-  private async stagedPass(q: EntityManager, taken: ReadonlySet<string>): Promise<{ ids: string[]; count: number; handled: Promise<void> } | null> {
-    const heads = await q.query<Array<{ id: string; n: number }>>(
-      `SELECT id, CASE WHEN type = $2 THEN key::int ELSE 1 END AS n FROM ${this.table}
-        WHERE published_at IS NULL AND NOT (id = ANY($3::bigint[])) ORDER BY id LIMIT $1`,
-      [this.batchSize, PACKED_OUTBOX_TYPE, [...taken]],
-    );
-    if (heads.length === 0) return null;
-    const { ids, outgoing, sizes } = await this.read(q, heads);
-    const handled: Array<Promise<void>> = [];
-    await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(q, event, error), (sending) => {
-      handled.push(this.options.bus.publish(sending));
-      return Promise.resolve();
-    });
-    return { ids, count: outgoing.length, handled: Promise.all(handled).then(() => undefined) };
-  }
-
-  private async mark(ids: string[], count: number): Promise<void> {
-    await this.options.dataSource.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
-    OutboxMetrics.published().inc({ schema: this.options.schema }, count);
   }
 
   private sleep(): Promise<void> {

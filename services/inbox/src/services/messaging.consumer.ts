@@ -75,7 +75,7 @@ export class MessagingConsumer implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: CONVERSATIONS_GROUP, topics: [Topics.Dispatch], types: [MessageReceivedV1.type], concurrency: 256, handler: (e) => this.onReceived(e) });
+    await this.bus.subscribe({ group: CONVERSATIONS_GROUP, topics: [Topics.Dispatch], types: [MessageReceivedV1.type], concurrency: 16, handler: (e) => this.onReceived(e) });
     await this.bus.subscribe({
       group: STATUSES_GROUP,
       topics: [Topics.Dispatch, Topics.Streams],
