@@ -6,7 +6,7 @@ import { CustomerUpdatedV1, StreamCreatedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { acceptedMessage, createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
 import { SmppPeer } from '../src';
-import { startDispatchReplica, type DispatchReplica } from './support';
+import { startDispatchReplica, waitUntil, type DispatchReplica } from './support';
 
 /**
  * Limits across replicas (docs/decisions/0047-limits-across-replicas.md): two dispatch replicas in one consumer group
@@ -35,13 +35,6 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
   };
   let peerPort = 0;
 
-  const until = async (check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error('condition not reached in time');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
 
   beforeAll(async () => {
     kafka = await startKafkaMock(1);
@@ -78,11 +71,11 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
         { accountId: ACCOUNT_WIDE, source: 'streams' },
       ),
     ]);
-    await until(async () => (await pool.query(`SELECT 1 FROM dispatch.account_limit WHERE account_id IN (31, 32)`)).rowCount === 2 && (await pool.query(`SELECT 1 FROM dispatch.stream_channel WHERE stream_id = 3201 AND tps = $1`, [STREAM_RATE])).rowCount === 1);
+    await waitUntil(async () => (await pool.query(`SELECT 1 FROM dispatch.account_limit WHERE account_id IN (31, 32)`)).rowCount === 2 && (await pool.query(`SELECT 1 FROM dispatch.stream_channel WHERE stream_id = 3201 AND tps = $1`, [STREAM_RATE])).rowCount === 1);
     // the second replica reads both limits at start, as a replica started later does
     const b = await startReplica();
-    await until(() => a.bus.consumersJoined().joined && b.bus.consumersJoined().joined);
-    await until(() => peer.binds >= 2);
+    await waitUntil(() => a.bus.consumersJoined().joined && b.bus.consumersJoined().joined);
+    await waitUntil(() => peer.binds >= 2);
 
     // A CPU burner alongside while they send (issue 17: on a loaded runner share renewals, give-backs and claims
     // lagged, and the limits ran at 79% to 86% of their rates): the replicas contend for the CPU with it.
@@ -108,7 +101,7 @@ describe('account and stream rates across two dispatch replicas on Kafka', () =>
         .catch(() => undefined);
     }, 200);
     const total = events.length;
-    await until(async () => Number((await pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE status IN ('sent', 'delivered', 'undelivered')`)).rows[0].n) >= total, 120_000);
+    await waitUntil(async () => Number((await pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE status IN ('sent', 'delivered', 'undelivered')`)).rows[0].n) >= total, 'every message final', 120_000);
     clearInterval(watch);
     burner.kill('SIGKILL');
     burner = null;

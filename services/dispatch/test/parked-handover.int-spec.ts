@@ -3,7 +3,7 @@ import { CustomerUpdatedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { acceptedMessage, createTestDatabase, startKafkaMock, type RunningBroker, type TestDatabase } from '@switchboard/platform/testing';
 import { SmppPeer } from '../src';
-import { startDispatchReplica, type DispatchReplica } from './support';
+import { startDispatchReplica, waitUntil, type DispatchReplica } from './support';
 
 /**
  * Messages parked in memory under shared rates (docs/decisions/0078) stay `submitting`, claimed by their replica, for
@@ -23,13 +23,6 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
   const RATE = 10;
   const COUNT = 120;
 
-  const until = async (check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`${what}: not reached in ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
 
   beforeAll(async () => {
     kafka = await startKafkaMock(1);
@@ -62,11 +55,11 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
         { accountId: ACCOUNT, source: 'accounts' },
       ),
     ]);
-    await until(async () => (await pool.query(`SELECT 1 FROM dispatch.account_limit WHERE account_id = $1`, [ACCOUNT])).rowCount === 1, 'the account limit in dispatch');
+    await waitUntil(async () => (await pool.query(`SELECT 1 FROM dispatch.account_limit WHERE account_id = $1`, [ACCOUNT])).rowCount === 1, 'the account limit in dispatch');
     const b = await start();
     replicas.push(b);
-    await until(() => a.bus.consumersJoined().joined && b.bus.consumersJoined().joined, 'both replicas in the group');
-    await until(() => peer.binds >= 2, 'both replicas bound to the SMSC');
+    await waitUntil(() => a.bus.consumersJoined().joined && b.bus.consumersJoined().joined, 'both replicas in the group');
+    await waitUntil(() => peer.binds >= 2, 'both replicas bound to the SMSC');
 
     // twelve seconds of the account's rate at once, keyed over both replicas' partitions
     const events = Array.from({ length: COUNT }, (_, i) => acceptedMessage(41_000_000 + i, { accountId: ACCOUNT, streamId: '4101', sender: 'PARKED' }));
@@ -74,14 +67,14 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
     const destinations = events.map((e) => e.data.destination.replace(/^\+/, ''));
 
     // once replica A parks messages, its heartbeat stops getting through: a transaction holds its instance row
-    await until(() => a.dispatcher.parkedMessages > 0, 'replica A parks messages');
+    await waitUntil(() => a.dispatcher.parkedMessages > 0, 'replica A parks messages');
     const parkedAtLapse = a.dispatcher.parkedMessages;
     lock = await pool.connect();
     await lock.query('BEGIN');
     await lock.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 FOR UPDATE`, [a.dispatcher.instanceId]);
     // held until crash recovery (every 3 s, on both replicas) may have handed A's claims on: A's heartbeat is older
     // than staleAfterMs plus a period of it; then A's heartbeat gets through again
-    await until(
+    await waitUntil(
       async () => (await pool.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 AND heartbeat_at < now() - interval '9.5 seconds'`, [a.dispatcher.instanceId])).rowCount === 1,
       'A\'s heartbeat older than staleAfterMs and a recovery period',
     );
@@ -91,11 +84,11 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
 
     const state = async () =>
       (await pool.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM dispatch.message GROUP BY status ORDER BY status`)).rows.map((r) => `${r.status} ${r.n}`).join(', ');
-    await until(async () => Number((await pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE status IN ('sent', 'delivered')`)).rows[0].n) === COUNT, 'every message sent', 120_000).catch(async (e: Error) => {
+    await waitUntil(async () => Number((await pool.query(`SELECT count(*) AS n FROM dispatch.message WHERE status IN ('sent', 'delivered')`)).rows[0].n) === COUNT, 'every message sent', 120_000).catch(async (e: Error) => {
       throw new Error(`${e.message} (${await state()}; ${peer.parts.length} submits)`);
     });
     // nothing left in either replica's memory that could still go out
-    await until(() => replicas.every((r) => r.dispatcher.pendingSends === 0 && r.dispatcher.parkedMessages === 0), 'both replicas idle');
+    await waitUntil(() => replicas.every((r) => r.dispatcher.pendingSends === 0 && r.dispatcher.parkedMessages === 0), 'both replicas idle');
 
     const times = new Map<string, number>();
     for (const p of peer.parts.filter((x) => x.source === 'PARKED')) times.set(p.destination, (times.get(p.destination) ?? 0) + 1);

@@ -57,6 +57,16 @@ export const TEST_PROVIDER_SECRETS_KEY = 'provider-secrets-of-the-tests';
 /** Provider secrets as streams sends them: sealed for the stream. */
 export const sealFor = (streamUid: string, values: Record<string, string>): string => new ProviderSecrets(TEST_PROVIDER_SECRETS_KEY).seal(streamUid, values);
 
+/** Polls `check` until it holds; after `ms` fails naming `what`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, what = 'condition', ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`${what}: not reached in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
 export async function startDispatch(options: DispatchModuleOptions = {}): Promise<DispatchTestApp> {
   const t = await createTestApp(() => ({
     imports: [DispatchModule.register({ realtimeIntervalMs: 20, providerSecretsKey: TEST_PROVIDER_SECRETS_KEY, ...options, dispatcher: { ...FAST, ...options.dispatcher } })],
@@ -65,14 +75,7 @@ export async function startDispatch(options: DispatchModuleOptions = {}): Promis
   await t.bus.subscribe({ group: 'dispatch-test', topics: [Topics.Dispatch], handler: async (e) => void published.push(e) });
   const pool = new Pool({ connectionString: t.db.url, max: 2 });
   const sql: DispatchTestApp['sql'] = async (text, params = []) => (await pool.query(text, params)).rows;
-  const until: DispatchTestApp['until'] = async (check, ms = 15000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      if (await check()) return;
-      if (Date.now() > end) throw new Error('condition not reached in time');
-      await new Promise((r) => setTimeout(r, 15));
-    }
-  };
+  const until: DispatchTestApp['until'] = (check, ms = 15000) => waitUntil(check, 'condition', ms);
   const publish = (events: OutgoingEvent[]) => t.bus.publish(events);
   const app: DispatchTestApp = {
     t,

@@ -140,6 +140,28 @@ export function rng(seed: number): () => number {
 }
 
 /** A click as links records it: on a campaign's link (or none), its domain, whether it is the recipient's first. */
+/**
+ * Eight random custom ranges between 2026-03-01 and 2027-01-06 (spans of a few hours to about 300 days): date-only
+ * ends (local midnights, often the first of a month), date-times to the second, or a mix; ranges whose start date
+ * falls after their end date are left out.
+ */
+export function randomRanges(r: () => number): Array<{ start: string; end: string }> {
+  const lo = Date.parse('2026-03-01T00:00:00Z');
+  const hi = Date.parse('2027-01-06T00:00:00Z');
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const ranges: Array<{ start: string; end: string }> = [];
+  for (let i = 0; i < 8; i++) {
+    const start = lo + Math.floor(r() * (hi - lo));
+    const span = Math.floor(Math.exp(r() * Math.log(300 * 24)) * 3_600_000);
+    const end = Math.min(hi, start + span);
+    const form = r();
+    const startText = form < 0.35 ? date(start) : form < 0.5 ? `${date(start).slice(0, 8)}01` : new Date(Math.floor(start / 1000) * 1000).toISOString();
+    const endText = form < 0.5 || r() < 0.3 ? date(end) : new Date(Math.floor(end / 1000) * 1000).toISOString();
+    if (startText.slice(0, 10) <= endText.slice(0, 10)) ranges.push({ start: startText, end: endText });
+  }
+  return ranges;
+}
+
 export interface Click {
   campaign: string | null;
   variant: string | null;
