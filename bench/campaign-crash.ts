@@ -33,9 +33,10 @@ import * as path from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { ALL_PERMISSIONS, ContactListReadyV1 } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, ContactListReadyV1, Topics } from '@switchboard/contracts';
 import {
   configureHttpApp,
   createEnvelope,
@@ -43,6 +44,7 @@ import {
   generateSigningKeys,
   InMemoryRealtime,
   KafkaEventBus,
+  type KafkaCompression,
   PlatformModule,
   startEmbeddedPostgres,
   TokenSigner,
@@ -58,6 +60,8 @@ import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
 const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
+/** `KAFKA_COMPRESSION=none` to run without compression (default gzip, the bus's default). */
+const COMPRESSION = process.env.KAFKA_COMPRESSION as KafkaCompression | undefined;
 
 /** The processes killed in turn, each one service of the distributed deployment. */
 const ROLES = { campaigns: CampaignsModule, streams: StreamsModule, dispatch: DispatchModule } as const;
@@ -66,7 +70,7 @@ type Role = keyof typeof ROLES;
 /** One service's process (campaigns, streams or dispatch): its API on `port`, its consumers on Kafka; runs until killed. */
 async function child(role: Role, url: string, brokers: string, port: number, dataDir: string): Promise<void> {
   const keys = { privateKey: process.env.BENCH_PRIVATE_KEY ?? '', publicKey: process.env.BENCH_PUBLIC_KEY ?? '' };
-  const bus = new KafkaEventBus({ clientId: `${role}-crash`, brokers: brokers.split(','), consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
+  const bus = new KafkaEventBus({ clientId: `${role}-crash`, brokers: brokers.split(','), compression: COMPRESSION, consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } });
   // campaigns with the drill's runner options; streams and dispatch as embedded mode registers them (the same keys, so
   // streams' sealed provider secrets open in dispatch)
   const service =
@@ -80,6 +84,8 @@ async function child(role: Role, url: string, brokers: string, port: number, dat
   const app = await NestFactory.create<NestExpressApplication>(ChildModule, { logger: ['error'] });
   configureHttpApp(app);
   await app.listen(port, '127.0.0.1');
+  // the parent follows each group's committed offsets against the broker's log
+  fs.writeFileSync(path.join(dataDir, `groups-${role}.json`), JSON.stringify(bus.subscribedGroups()));
   process.send?.('ready');
 }
 
@@ -107,7 +113,7 @@ async function parent(total: number, kills: number): Promise<void> {
   const peer = new SmppPeer({ systemId: 'bench', password: 'secret', redeliverUnacked: true });
   const smppPort = await peer.listen();
   const keys = generateSigningKeys();
-  const bus = new KafkaEventBus({ clientId: 'platform-crash', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
+  const bus = new KafkaEventBus({ clientId: 'platform-crash', brokers: kafka.url.split(','), compression: COMPRESSION, consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
   const roles = Object.keys(ROLES) as Role[];
   @Module({
     imports: [
@@ -210,8 +216,50 @@ async function parent(total: number, kills: number): Promise<void> {
     count(`SELECT (SELECT sent + delivered + undelivered + sent_failed + dlr_failed FROM campaigns.campaign WHERE id = $1) + (SELECT count(*) FROM campaigns.recipient WHERE campaign_id = $1) AS n`, [id]);
   const finished = async (id: number) => count(`SELECT count(*) AS n FROM campaigns.campaign WHERE id = $1 AND status = 7 AND delivered + undelivered + sent_failed + dlr_failed >= $2`, [id, total]);
 
+  /**
+   * The broker's log against every group's committed offset, every 2 s: librdkafka's mock keeps at most 5 MiB of record
+   * batches per partition (rdkafka_mock.c) and deletes the oldest beyond it. A group whose committed offset falls below
+   * the log's start has skipped records (its offset is reset); the closest any group came to it is the run's headroom.
+   */
+  const groupNames = () => [...new Set([...bus.subscribedGroups(), ...roles.flatMap((r) => (fs.existsSync(path.join(dir, `groups-${r}.json`)) ? (JSON.parse(fs.readFileSync(path.join(dir, `groups-${r}.json`), 'utf8')) as string[]) : []))])];
+  const admin = new Kafka({ clientId: 'crash-watch', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const watchTopics = [Topics.Campaigns, Topics.Streams, Topics.Dispatch, Topics.Accounts, Topics.Contacts];
+  const logWatch = { samples: 0, deleted: new Map<string, number>(), headroom: null as null | { records: number; where: string }, behind: [] as string[], resets: new Set<string>() };
+  const watchLog = async (): Promise<void> => {
+    const logs = new Map<string, Map<number, { low: number; high: number }>>();
+    for (const topic of watchTopics) {
+      const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+      logs.set(topic, new Map(offsets.map((o) => [o.partition, { low: Number(o.low), high: Number(o.high) }])));
+      for (const o of offsets) if (Number(o.low) > 0) logWatch.deleted.set(`${topic}/${o.partition}`, Number(o.low));
+    }
+    for (const groupId of groupNames()) {
+      const committed = await admin.fetchOffsets({ groupId, topics: watchTopics }).catch(() => []);
+      for (const t of committed) {
+        for (const p of t.partitions) {
+          const log = logs.get(t.topic)?.get(p.partition);
+          const at = Number(p.offset);
+          if (!log) continue;
+          const where = `${groupId} ${t.topic}/${p.partition}`;
+          if (at === -2) logWatch.resets.add(where); // kafkajs' reset commits "earliest"
+          if (at < 0 || at >= log.high || log.low === 0) continue; // caught up, or nothing deleted yet
+          if (at < log.low) logWatch.behind.push(`${where} at ${at}, log from ${log.low}`);
+          else if (!logWatch.headroom || at - log.low < logWatch.headroom.records) logWatch.headroom = { records: at - log.low, where: `${where} (at ${at}, log ${log.low} to ${log.high})` };
+        }
+      }
+    }
+    logWatch.samples++;
+  };
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      await watchLog().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  })();
+
   const balance = async (): Promise<bigint> => BigInt((await must('GET', `/customers/${account}`)).balanceMicros as string);
-  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   // ---- reference: the same campaign without kills ----
   let refSecs = Number(process.env.REFERENCE_SECONDS ?? 60);
@@ -301,6 +349,12 @@ async function parent(total: number, kills: number): Promise<void> {
     `  charges: balance debit ${debit} µ against ${cost} µ of the campaign's messages less refunds${debit === cost ? '' : ': OFF'}; messages whose ledger charge less refund differs from their price less refund ${mismatched}; ledger entries of no message of the campaign ${unknown}; not in the ledger after the wait ${behind}`,
   );
 
+  watching = false;
+  await watcher;
+  console.log(
+    `  Kafka log (${logWatch.samples} samples, 2 s apart): partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; a group's committed offset below the log's start ${logWatch.behind.length}${logWatch.behind.length ? ` (${logWatch.behind.slice(0, 5).join('; ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}; closest a lagging group came to the log's start: ${logWatch.headroom ? `${logWatch.headroom.records} records, ${logWatch.headroom.where}` : 'none lagged where the mock had deleted anything'}`,
+  );
+  await admin.disconnect();
   for (const r of roles) await procs[r].stop('SIGKILL');
   await app.close();
   await peer.close();

@@ -16,6 +16,8 @@ export const authConfigSchema = z
     KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
     KAFKA_CREATE_TOPICS: env.bool(false),
     KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+    /** Compression of produced record batches (docs/decisions/0085). */
+    KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
     NATS_URL: env.list(['nats://127.0.0.1:4222']),
     SMTP_URL: z.string().min(1, 'an SMTP URL (smtp://user:pass@host:587) is required to send sign-in codes'),
     MAIL_FROM: z.string().min(1).default('Switchboard <no-reply@switchboard.local>'),

@@ -12,6 +12,8 @@ export const campaignsConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Samples a spintax preview answers at most. */
   CAMPAIGNS_MAX_PREVIEW_SAMPLES: env.int(50, 1),

@@ -12,6 +12,8 @@ export const contactsConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Uploads and task files; shared by every replica (a volume), since any replica may resume an import. */
   CONTACTS_STORAGE_DIR: z.string().min(1).default('/var/lib/switchboard/contacts'),

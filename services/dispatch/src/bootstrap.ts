@@ -23,6 +23,7 @@ export async function startDispatchService(config: DispatchConfig, opts: { logge
       brokers: config.KAFKA_BROKERS,
       createTopics: config.KAFKA_CREATE_TOPICS,
       idempotentProducer: config.KAFKA_IDEMPOTENT_PRODUCER,
+      compression: config.KAFKA_COMPRESSION,
       // Fetches large enough for a chunk of DISPATCH_INGEST_CONCURRENCY accepted events per partition (~700 B each),
       // and a short wait so a quiet topic still moves.
       consumer: { ...dispatchKafkaConsumerTuning, partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 },

@@ -17,6 +17,8 @@ export const dispatchConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   /** Partitions of the accepted-message topic handled in parallel by one dispatch process. */
   KAFKA_PARTITIONS_CONCURRENTLY: env.int(8, 1),
   /** Accepted events handled at once per partition, feeding one group commit (docs/decisions/0018, 0019). */

@@ -12,6 +12,8 @@ export const inboxConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Which roles this process runs: `http,consumers,relay` (conversations are fed under consumers). */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay']),

@@ -14,6 +14,8 @@ export const linksConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /**
    * Which roles this process runs: `http` (the console API: domains, pools, offers), `redirect` (the redirect

@@ -12,6 +12,8 @@ export const streamsConfigSchema = z.object({
   KAFKA_BROKERS: env.list().refine((l) => l.length > 0, 'at least one Kafka broker'),
   KAFKA_CREATE_TOPICS: env.bool(false),
   KAFKA_IDEMPOTENT_PRODUCER: env.bool(false),
+  /** Compression of produced record batches (docs/decisions/0085). */
+  KAFKA_COMPRESSION: z.enum(['gzip', 'none']).default('gzip'),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   /** Seals stream and provider tokens and keys OTP hashes: at least 16 characters, the same on every replica. */
   STREAMS_SECRET: z.string().min(16, 'at least 16 characters'),

@@ -75,6 +75,9 @@ export function observeDelivery(group: string, type: string, occurredAt: string,
 
 export const KafkaMetrics = {
   partitionLag: () => gauge('switchboard_kafka_partition_lag', 'Messages behind the high watermark, per consumer group and partition, as of the last batch', ['group', 'topic', 'partition']),
+  /** Alert on any increase: the group skipped records the broker deleted before it read them (docs/decisions/0085). */
+  offsetResets: () =>
+    counter('switchboard_kafka_offset_resets_total', "A consumer group's offset found out of range of the partition's log and reset to the oldest retained record, per group and topic", ['group', 'topic']),
 };
 
 /** An outbox whose backlog is reported at scrape time. */

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TokenVerifier, pemFromEnv } from '../auth/tokens';
 import { ConfigError } from '../config/config';
 import { EventBus } from '../bus/event-bus';
-import { failoverConsumerTuning, KafkaEventBus } from '../bus/kafka-event-bus';
+import { failoverConsumerTuning, KafkaEventBus, type KafkaCompression } from '../bus/kafka-event-bus';
 import { ProcessReadiness, ServiceHealthModule } from '../health/health';
 import { configureHttpApp } from '../http/http-app';
 import { JsonLogger } from '../http/json-logger';
@@ -22,6 +22,8 @@ export interface StandaloneServiceConfig {
   KAFKA_BROKERS: string[];
   KAFKA_CREATE_TOPICS: boolean;
   KAFKA_IDEMPOTENT_PRODUCER: boolean;
+  /** Default gzip. */
+  KAFKA_COMPRESSION?: KafkaCompression;
   NATS_URL: string[];
   TRUST_PROXY: string;
 }
@@ -66,7 +68,7 @@ export async function startStandaloneService(o: StandaloneServiceOptions): Promi
   const c = o.config;
   const bus =
     o.drivers?.bus ??
-    new KafkaEventBus({ clientId: o.name, brokers: c.KAFKA_BROKERS, createTopics: c.KAFKA_CREATE_TOPICS, idempotentProducer: c.KAFKA_IDEMPOTENT_PRODUCER, consumer: failoverConsumerTuning });
+    new KafkaEventBus({ clientId: o.name, brokers: c.KAFKA_BROKERS, createTopics: c.KAFKA_CREATE_TOPICS, idempotentProducer: c.KAFKA_IDEMPOTENT_PRODUCER, compression: c.KAFKA_COMPRESSION, consumer: failoverConsumerTuning });
   const realtime = o.drivers?.realtime ?? new NatsRealtime({ servers: c.NATS_URL, name: o.name });
   const mailer = o.drivers?.mailer ?? o.mailer ?? new DevMailbox();
 
