@@ -225,13 +225,16 @@ async function parent(total: number, kills: number): Promise<void> {
   const admin = new Kafka({ clientId: 'crash-watch', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   const watchTopics = [Topics.Campaigns, Topics.Streams, Topics.Dispatch, Topics.Accounts, Topics.Contacts];
-  const logWatch = { samples: 0, deleted: new Map<string, number>(), headroom: null as null | { records: number; where: string }, behind: [] as string[], resets: new Set<string>() };
+  const logWatch = { samples: 0, largest: { records: 0, where: '' }, deleted: new Map<string, number>(), headroom: null as null | { records: number; where: string }, behind: [] as string[], resets: new Set<string>() };
   const watchLog = async (): Promise<void> => {
     const logs = new Map<string, Map<number, { low: number; high: number }>>();
     for (const topic of watchTopics) {
       const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
       logs.set(topic, new Map(offsets.map((o) => [o.partition, { low: Number(o.low), high: Number(o.high) }])));
-      for (const o of offsets) if (Number(o.low) > 0) logWatch.deleted.set(`${topic}/${o.partition}`, Number(o.low));
+      for (const o of offsets) {
+        if (Number(o.low) > 0) logWatch.deleted.set(`${topic}/${o.partition}`, Number(o.low));
+        if (Number(o.high) > logWatch.largest.records) logWatch.largest = { records: Number(o.high), where: `${topic}/${o.partition}` };
+      }
     }
     for (const groupId of groupNames()) {
       const committed = await admin.fetchOffsets({ groupId, topics: watchTopics }).catch(() => []);
@@ -352,7 +355,7 @@ async function parent(total: number, kills: number): Promise<void> {
   watching = false;
   await watcher;
   console.log(
-    `  Kafka log (${logWatch.samples} samples, 2 s apart): partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; a group's committed offset below the log's start ${logWatch.behind.length}${logWatch.behind.length ? ` (${logWatch.behind.slice(0, 5).join('; ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}; closest a lagging group came to the log's start: ${logWatch.headroom ? `${logWatch.headroom.records} records, ${logWatch.headroom.where}` : 'none lagged where the mock had deleted anything'}`,
+    `  Kafka log (${logWatch.samples} samples, 2 s or more apart): most records written to a partition ${logWatch.largest.records} (${logWatch.largest.where}); partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; a group's committed offset below the log's start ${logWatch.behind.length}${logWatch.behind.length ? ` (${logWatch.behind.slice(0, 5).join('; ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}; closest a lagging group came to the log's start: ${logWatch.headroom ? `${logWatch.headroom.records} records, ${logWatch.headroom.where}` : 'none lagged where the mock had deleted anything'}`,
   );
   await admin.disconnect();
   for (const r of roles) await procs[r].stop('SIGKILL');
