@@ -232,7 +232,10 @@ export class OutboxRelay {
           // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
           // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
           const bytes = Buffer.byteLength(text);
+          // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
+          // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
           if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
+          else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
           else sizes.push(...events.map(eventBytes));
         } else {
           const event = { ...row.payload, topic: row.topic };

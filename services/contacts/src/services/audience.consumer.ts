@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { Pool, type PoolConfig } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { DataSource, EntityManager } from 'typeorm';
 import {
   AUDIENCE_CHUNK_MAX_BYTES,
@@ -16,11 +18,12 @@ import {
   type EventData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { AppError, claimEvent, createEnvelope, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { AppError, claimEvent, createEnvelope, DATABASE_URL, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
+import { ChunkCutter, withLiterals } from './copy-chunks';
 
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;
@@ -28,13 +31,6 @@ const DEFAULT_BATCH = 2000;
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
 const PACKED_BATCHES = 10;
-/** Copy chunks (up to AUDIENCE_CHUNK_MAX_BYTES each) a packed outbox row holds. */
-const PACKED_CHUNKS = 4;
-/** Lines a FETCH takes in the copy format (one short text each): a few FETCHes fill a chunk (about 130 bytes a line). */
-const FETCH_LINES = 2000;
-
-/** A COPY text field built by PostgreSQL: backslash, tab, line feed and carriage return escaped, `\N` for null. */
-const copyField = (expr: string): string => `coalesce(replace(replace(replace(replace(${expr}, E'\\\\', E'\\\\\\\\'), E'\\t', E'\\\\t'), E'\\n', E'\\\\n'), E'\\r', E'\\\\r'), E'\\\\N')`;
 
 type Request = EventData<typeof AudienceRequestedV1>;
 
@@ -94,8 +90,9 @@ const emptyRecipients = (): AudienceRecipients => ({ contactId: [], phone: [], i
  * left out; a contact matched by several lists or segments comes once, or once per match with `sendDuplicates`.
  */
 @Injectable()
-export class AudienceConsumer implements OnModuleInit {
+export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger('ContactsAudience');
+  private readerPool?: Pool;
 
   constructor(
     @InjectDataSource(CONTACTS_CONNECTION) private readonly ds: DataSource,
@@ -103,6 +100,7 @@ export class AudienceConsumer implements OnModuleInit {
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly selection: SelectionService,
     private readonly relay: ContactsOutboxRelay,
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -188,24 +186,25 @@ export class AudienceConsumer implements OnModuleInit {
   }
 
   /**
-   * The snapshot as COPY text (`format: copy`, docs/decisions/0043): PostgreSQL builds each recipient's line (the
-   * contact's values, escaped; the variables' JSON text holds no raw tab or line break, JSON escapes them, so only its
-   * backslashes are doubled), Node only cuts the lines into chunks of at most AUDIENCE_CHUNK_MAX_BYTES, which the
-   * requester pipes into its own COPY. The totals come from one aggregate over the same snapshot (same transaction),
-   * and the lines are checked against them.
+   * The snapshot as COPY text (`format: copy`, docs/decisions/0043, 0086): PostgreSQL's own COPY writes the lines (the
+   * columns of AUDIENCE_COPY_COLUMNS, escaped by COPY; the variables' JSON text holds no raw tab or line break) on a
+   * second connection that imported this transaction's snapshot (`pg_export_snapshot`), so the lines are the same
+   * consistent snapshot the totals and the claim are taken in. Node cuts the bytes at line ends into chunks of at most
+   * AUDIENCE_CHUNK_MAX_BYTES and writes each to the outbox: no row objects and no line strings in Node, one string and
+   * one JSON encoding per chunk. The COPY is read as the outbox rows are written, so memory stays bounded
+   * whatever the audience's size. The lines are counted and checked against the totals.
    */
   private async snapshotCopy(m: EntityManager, d: Request): Promise<void> {
-    const buf: OutgoingEvent[] = [];
     const params = new SqlParams([d.accountId]);
     const sources: string[] = [];
-    const chunk = (seq: number, firstOrdinal: number, rows: number, data: string, totals: AudienceTotals | null, error: string | null) =>
-      this.emitChunk(m, buf, { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal, rows, last: totals !== null, columns: [...AUDIENCE_COPY_COLUMNS], data, totals, error });
+    const chunk = (seq: number, firstOrdinal: number, rows: number, data: Buffer, totals: AudienceTotals | null, error: string | null) =>
+      this.emitChunk(m, { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal, rows, last: totals !== null, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals, error }, data);
     try {
       for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
-      await chunk(0, 0, 0, '', { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }, err.message);
+      await chunk(0, 0, 0, Buffer.alloc(0), { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }, err.message);
       return;
     }
     const where = `c.account_id = $1 AND (${sources.join(' OR ')})`;
@@ -219,58 +218,57 @@ export class AudienceConsumer implements OnModuleInit {
     const recipients = d.sendDuplicates ? Number(agg.copies) : contacts;
     const vars = d.variableIds ? wantedVariablesSql(d.variableIds) : allVariablesSql(params.add(null));
     const occurrences = d.sendDuplicates && sources.length > 1 ? `CROSS JOIN LATERAL generate_series(0, greatest(${copies}, 1) - 1) AS k(n)` : 'CROSS JOIN (VALUES (0)) AS k(n)';
-    const cursor = `audience_copy_${Date.now()}`;
-    await m.query(
-      `DECLARE ${cursor} NO SCROLL CURSOR FOR
-       SELECT c.id::text || E'\\t' || k.n::text || E'\\t' || ${copyField('c.normalized_phone')} || E'\\t' || ${copyField('c.country')} || E'\\t' || ${copyField('c.timezone')}
-              || E'\\t' || replace(${vars}::text, E'\\\\', E'\\\\\\\\') || E'\\n' AS line
+    const select = `SELECT c.id, k.n, c.normalized_phone, c.country, c.timezone, ${vars}
          FROM contacts.contact c ${occurrences}
         WHERE ${where} AND ${SENDABLE}
-        ORDER BY c.id, k.n`,
-      params.values,
-    );
+        ORDER BY c.id, k.n`;
+    const [{ snapshot }] = await m.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
+    const cutter = new ChunkCutter(AUDIENCE_CHUNK_MAX_BYTES);
     let seq = 0;
-    let ordinal = 0;
-    let first = 0;
-    let parts: string[] = [];
-    let bytes = 0;
-    // A chunk is whole FETCHes of lines, each measured once as one string (not a byte count per line); a FETCH that
-    // would not fit in the chunk's room starts the next chunk, and one too big for any chunk is cut line by line.
-    let lines = 0;
-    const add = async (text: string, count: number, size: number) => {
-      if (bytes + size > AUDIENCE_CHUNK_MAX_BYTES && lines) {
-        await chunk(seq++, first, lines, parts.join(''), null, null);
-        first = ordinal;
-        parts = [];
-        bytes = 0;
-        lines = 0;
+    const reader = await this.readers().connect();
+    let healthy = false;
+    try {
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await reader.query(`SET TRANSACTION SNAPSHOT ${reader.escapeLiteral(snapshot)}`);
+      // COPY takes no parameters: the values go in as quoted literals, which PostgreSQL types as it types parameters
+      const out = reader.query(copyTo(`COPY (${withLiterals(select, params.values, (s) => reader.escapeLiteral(s))}) TO STDOUT`));
+      for await (const bytes of out as AsyncIterable<Buffer>) {
+        for (const full of cutter.add(bytes)) await chunk(seq++, full.firstOrdinal, full.rows, full.data, null, null);
       }
-      parts.push(text);
-      bytes += size;
-      lines += count;
-      ordinal += count;
-    };
-    for (;;) {
-      const rows = await m.query<Array<{ line: string }>>(`FETCH ${FETCH_LINES} FROM ${cursor}`);
-      if (rows.length) {
-        let text = '';
-        for (const r of rows) text += r.line;
-        const size = Buffer.byteLength(text);
-        if (size <= AUDIENCE_CHUNK_MAX_BYTES) await add(text, rows.length, size);
-        else for (const r of rows) await add(r.line, 1, Buffer.byteLength(r.line));
-      }
-      if (rows.length < FETCH_LINES) break;
+      await reader.query('COMMIT');
+      healthy = true;
+    } finally {
+      // a reader left in the middle of its COPY is not given back to the pool
+      reader.release(!healthy);
     }
-    await m.query(`CLOSE ${cursor}`);
-    if (ordinal !== recipients) throw new Error(`audience ${d.requestId}: ${ordinal} lines for ${recipients} recipients in one snapshot`);
-    await chunk(seq, first, lines, parts.join(''), { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
+    const last = cutter.end();
+    if (last.firstOrdinal + last.rows !== recipients) throw new Error(`audience ${d.requestId}: ${last.firstOrdinal + last.rows} lines for ${recipients} recipients in one snapshot`);
+    await chunk(seq, last.firstOrdinal, last.rows, last.data, { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
   }
 
-  /** A copy chunk to the outbox, PACKED_CHUNKS to a packed row; the last one flushes what is left. */
-  private async emitChunk(m: EntityManager, buf: OutgoingEvent[], data: EventData<typeof AudienceChunkPreparedV1>): Promise<void> {
+  /**
+   * A copy chunk to the outbox as a packed row of its own: the row's text is the chunk's JSON, and a packed row under the
+   * relay's publish cap is published without being serialised again to be measured (several chunks to a row were).
+   */
+  private async emitChunk(m: EntityManager, data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer): Promise<void> {
     const def = AudienceChunkPreparedV1;
-    buf.push({ id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data, topic: def.topic });
-    if (buf.length >= PACKED_CHUNKS || data.last) await Outbox.addPacked(m, CONTACTS_SCHEMA, buf.splice(0));
+    const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data: { ...data, data: text.toString('utf8') }, topic: def.topic };
+    await Outbox.addPacked(m, CONTACTS_SCHEMA, [event]);
+  }
+
+  /** The snapshots' COPY readers (a connection apart from the transaction's, which writes the outbox meanwhile). */
+  private readers(): Pool {
+    if (!this.readerPool) {
+      this.readerPool = new Pool({ connectionString: this.databaseUrl, max: 2, application_name: 'switchboard-contacts-audience', client_encoding: 'UTF8' } as PoolConfig);
+      this.readerPool.on('error', () => undefined);
+      this.readerPool.on('connect', (client) => client.on('error', () => undefined));
+    }
+    return this.readerPool;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.readerPool?.end();
+    this.readerPool = undefined;
   }
 
   /** How many recipients the snapshot would hold, per country and per time zone (one aggregate query). */

@@ -1,0 +1,106 @@
+/** A chunk of whole COPY text lines: `rows` lines, the first the stream's line number `firstOrdinal` (0-based). */
+export interface CopyChunk {
+  firstOrdinal: number;
+  rows: number;
+  data: Buffer;
+}
+
+const LF = 10;
+
+function countLines(b: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let at = b.indexOf(LF, from); at >= 0 && at < to; at = b.indexOf(LF, at + 1)) n++;
+  return n;
+}
+
+/**
+ * Cuts a COPY TO stream (bytes in reads of any size, lines ending with a line feed, none raw inside a line) into
+ * chunks of whole lines of at most `maxBytes` each, in order, without decoding the bytes. A single line longer than
+ * `maxBytes` makes a chunk of its own (over the limit: its reader refuses it, as it would any event too large).
+ */
+export class ChunkCutter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private lines = 0;
+  private first = 0;
+  /** The start of a line whose end has not come yet. */
+  private carry: Buffer | null = null;
+
+  constructor(private readonly maxBytes: number) {
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new Error(`ChunkCutter: maxBytes must be a positive integer, got ${maxBytes}`);
+  }
+
+  /** Takes the next read; answers the chunks it completed (full ones; the last one comes from end()). */
+  add(read: Buffer): CopyChunk[] {
+    const done: CopyChunk[] = [];
+    const b = this.carry ? Buffer.concat([this.carry, read]) : read;
+    this.carry = null;
+    const lastLf = b.lastIndexOf(LF);
+    if (lastLf < b.length - 1) this.carry = Buffer.from(b.subarray(lastLf + 1)); // a copy: the read may be reused
+    const end = lastLf + 1;
+    let at = 0;
+    while (at < end) {
+      const room = this.maxBytes - this.size;
+      let cut = end - at <= room ? end - 1 : room > 0 ? b.lastIndexOf(LF, at + room - 1) : -1;
+      if (cut < at) {
+        if (this.lines > 0) {
+          done.push(this.take());
+          continue;
+        }
+        cut = b.indexOf(LF, at); // one line longer than a chunk: alone
+      }
+      this.parts.push(Buffer.from(b.subarray(at, cut + 1)));
+      this.size += cut + 1 - at;
+      this.lines += countLines(b, at, cut + 1);
+      at = cut + 1;
+      if (at < end) done.push(this.take());
+    }
+    return done;
+  }
+
+  /** The last chunk (possibly empty); throws if the stream ended in the middle of a line. */
+  end(): CopyChunk {
+    if (this.carry) throw new Error(`COPY stream ended in the middle of a line (${this.carry.length} bytes without a line feed)`);
+    return this.take();
+  }
+
+  private take(): CopyChunk {
+    const chunk = { firstOrdinal: this.first, rows: this.lines, data: Buffer.concat(this.parts, this.size) };
+    this.first += this.lines;
+    this.parts = [];
+    this.size = 0;
+    this.lines = 0;
+    return chunk;
+  }
+}
+
+/** A parameter's text as node-postgres sends it (arrays as array literals), for a statement that takes none (COPY). */
+function parameterText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) {
+    return `{${v
+      .map((x) => {
+        const t = parameterText(x);
+        return t === null ? 'NULL' : `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+      })
+      .join(',')}}`;
+  }
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  throw new Error(`a statement parameter of type ${typeof v} cannot be written as a literal`);
+}
+
+/**
+ * `sql` with its `$n` parameters replaced by quoted literals of `values` (quoted by `quote`, node-postgres'
+ * escapeLiteral), for COPY, which takes no parameters. A quoted literal is of unknown type until its context or cast
+ * types it, as a parameter is, so the statement means the same. Only `$n` outside quotes are parameters; the
+ * statements given here are built by this service (filter.ts, selection.service.ts), with no `$n` inside literals.
+ */
+export function withLiterals(sql: string, values: readonly unknown[], quote: (text: string) => string): string {
+  return sql.replace(/\$(\d+)(?!\d)/g, (whole, n: string) => {
+    const i = Number(n) - 1;
+    if (i < 0 || i >= values.length) throw new Error(`statement parameter ${whole} has no value (${values.length} given)`);
+    const text = parameterText(values[i]);
+    return text === null ? 'NULL' : quote(text);
+  });
+}
