@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIENCE_CHUNK_MAX_BYTES, AUDIENCE_COPY_COLUMNS, AudienceBatchPreparedV1, AudienceChunkPreparedV1, AudienceCountedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import type { Pool } from 'pg';
+import { AudienceConsumer } from '../src/services/audience.consumer';
 import { gb, startContacts, type ContactsTestApp } from './support';
 
 type Batch = EventData<typeof AudienceBatchPreparedV1>;
@@ -177,6 +179,31 @@ describe('contacts: campaign audience snapshots', () => {
     // a list of another account: one last chunk with the error and no one
     const other = await askCopy({ accountId: '2' });
     expect(other).toEqual([expect.objectContaining({ seq: 0, rows: 0, data: '', last: true, error: 'contact list not found' })]);
+  });
+
+  it('reads the copy lines in the snapshot of the totals: a contact committed to the list meanwhile is in neither, and in the next snapshot', async () => {
+    const list = String((await a.call<{ id: number }>('POST', '/contact_lists', { token, body: { name: 'Growing' } })).body.id);
+    for (const n of [60, 61]) expect((await a.call('POST', '/contacts', { token, body: { phone: gb(n), contactLists: [Number(list)] } })).status).toBe(201);
+    // the lines are read on a connection of their own: a contact committed just before it opens is not in the snapshot
+    const consumer = a.t.app.get(AudienceConsumer) as unknown as { readers: () => Pool };
+    const readers = consumer.readers();
+    const spy = jest.spyOn(consumer, 'readers').mockImplementationOnce(
+      () =>
+        ({
+          connect: async () => {
+            expect((await a.call('POST', '/contacts', { token, body: { phone: gb(62), contactLists: [Number(list)] } })).status).toBe(201);
+            return readers.connect();
+          },
+        }) as unknown as Pool,
+    );
+    const first = await askCopy({ contactListIds: [list] });
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
+    expect(recipientsOf(first).map((r) => r.phone)).toEqual([gb(60), gb(61)]);
+    expect(first[first.length - 1].totals).toMatchObject({ recipients: 2, contacts: 2 });
+    const next = await askCopy({ contactListIds: [list] });
+    expect(recipientsOf(next).map((r) => r.phone)).toEqual([gb(60), gb(61), gb(62)]);
+    expect(next[next.length - 1].totals).toMatchObject({ recipients: 3, contacts: 3 });
   });
 
   it('cuts a large copy snapshot into chunks under the bus limit, numbered in order', async () => {

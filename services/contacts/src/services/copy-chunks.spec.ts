@@ -1,0 +1,75 @@
+import { ChunkCutter, withLiterals, type CopyChunk } from './copy-chunks';
+
+/** Feeds `text` to a cutter in reads of the given sizes (cycled) and answers every chunk, the last included. */
+function cut(text: string, max: number, reads: number[]): CopyChunk[] {
+  const bytes = Buffer.from(text);
+  const cutter = new ChunkCutter(max);
+  const chunks: CopyChunk[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const n = reads[i % reads.length];
+    chunks.push(...cutter.add(bytes.subarray(at, at + n)));
+    at += n;
+  }
+  chunks.push(cutter.end());
+  return chunks;
+}
+
+describe('ChunkCutter: a COPY stream cut into chunks of whole lines', () => {
+  const lines = Array.from({ length: 500 }, (_, i) => `${i}\t0\t+44${i}\t${'é'.repeat(i % 7)}\t${'x'.repeat(i % 40)}\n`);
+  const text = lines.join('');
+
+  it.each([
+    [[1]],
+    [[7, 3, 64]],
+    [[4096]],
+    [[100_000]],
+  ])('keeps every line whole, in order, numbered, each chunk at most the limit, whatever the reads (%j)', (reads) => {
+    const chunks = cut(text, 300, reads);
+    expect(chunks.map((c) => c.data.toString()).join('')).toBe(text);
+    let ordinal = 0;
+    for (const c of chunks) {
+      expect(c.firstOrdinal).toBe(ordinal);
+      expect(c.data.length).toBeLessThanOrEqual(300);
+      const s = c.data.toString();
+      expect(s === '' || s.endsWith('\n')).toBe(true);
+      expect(s.split('\n').length - 1).toBe(c.rows);
+      ordinal += c.rows;
+    }
+    expect(ordinal).toBe(lines.length);
+    // full chunks leave no room for the next line
+    for (let i = 0; i < chunks.length - 1; i++) expect(chunks[i].data.length + Buffer.byteLength(lines[chunks[i].firstOrdinal + chunks[i].rows])).toBeGreaterThan(300);
+  });
+
+  it('puts a line longer than a chunk alone, and answers an empty last chunk for an empty stream', () => {
+    const long = `1\t0\t${'y'.repeat(1000)}\n`;
+    const chunks = cut(`a\n${long}b\n`, 100, [13]);
+    expect(chunks.map((c) => [c.firstOrdinal, c.rows, c.data.toString()])).toEqual([
+      [0, 1, 'a\n'],
+      [1, 1, long],
+      [2, 1, 'b\n'],
+    ]);
+    expect(cut('', 100, [1])).toEqual([{ firstOrdinal: 0, rows: 0, data: Buffer.alloc(0) }]);
+  });
+
+  it('refuses a stream that ends in the middle of a line', () => {
+    const cutter = new ChunkCutter(100);
+    cutter.add(Buffer.from('1\t0\n2\t'));
+    expect(() => cutter.end()).toThrow(/middle of a line/);
+  });
+});
+
+describe('withLiterals: parameters written as literals for COPY', () => {
+  const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+  it('writes each $n as its value quoted (arrays as array literals, null as NULL), $10 not taken for $1', () => {
+    const values = ['1', "O'Brien", null, ['GB', 'a"b', 'c\\d'], 5, true, 'v7', 'v8', 'v9', 'ten'];
+    expect(withLiterals('a = $1 AND b = lower($2) AND c IS $3 AND d = ANY($4::text[]) AND e = $5 AND f = $6 AND g = $10', values, quote)).toBe(
+      `a = '1' AND b = lower('O''Brien') AND c IS NULL AND d = ANY('{"GB","a\\"b","c\\\\d"}'::text[]) AND e = '5' AND f = 'true' AND g = 'ten'`,
+    );
+  });
+
+  it('leaves a regular expression literal alone and refuses a parameter without a value', () => {
+    expect(withLiterals(`x ~ '^[0-9]{4}$' AND y = $1`, ['2'], quote)).toBe(`x ~ '^[0-9]{4}$' AND y = '2'`);
+    expect(() => withLiterals('y = $2', ['1'], quote)).toThrow(/\$2 has no value/);
+  });
+});
