@@ -285,6 +285,38 @@ describe('OutboxRelay', () => {
     expect(bus.ids()).toEqual(rows.flat().map((e) => e.id));
   });
 
+  it('publishes a large event packed alone in a call of its own, and one just under the event cap although its row (with the topic) is over it', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const calls: number[] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = async (events) => {
+      calls.push(events.length);
+      return publish(events);
+    };
+    const maxEventBytes = 4096;
+    const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes: 2048, maxEventBytes });
+    const small = testEvent(TOPIC, 'a');
+    const large = testEvent(TOPIC, 'b', { text: 'x"\\'.repeat(750) });
+    // an envelope of exactly maxEventBytes - 2: publishable, though its packed row is larger than maxEventBytes
+    const edge = testEvent(TOPIC, 'c', { text: '' });
+    const envelopeBytes = (e: OutgoingEvent) => Buffer.byteLength(JSON.stringify({ ...e, topic: undefined }));
+    edge.data = { text: 'y'.repeat(maxEventBytes - 2 - envelopeBytes(edge)) };
+    expect(envelopeBytes(edge)).toBe(maxEventBytes - 2);
+    expect(Buffer.byteLength(JSON.stringify([edge]))).toBeGreaterThan(maxEventBytes);
+    await placeOrder(schema, 'order-1', small);
+    for (const e of [large, edge]) await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, [e]));
+    await placeOrder(schema, 'order-2', testEvent(TOPIC, 'd'));
+
+    expect(await relay.flush()).toBe(4);
+    expect(bus.published.map((e) => e.key)).toEqual(['a', 'b', 'c', 'd']);
+    expect(bus.published[1]).toEqual(large);
+    expect(bus.published[2]).toEqual(edge);
+    expect(calls).toEqual([1, 1, 1, 1]);
+    expect(relay.deadLettered).toBe(0);
+    expect(await unpublished(schema)).toEqual([]);
+  });
+
   it('refuses to pack events outside a transaction', async () => {
     const schema = await newSchema();
     await expect(Outbox.addPacked(dataSource.manager, schema, [testEvent(TOPIC, 'a')])).rejects.toThrow(/transaction/);

@@ -259,7 +259,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
   /** The snapshots' COPY readers (a connection apart from the transaction's, which writes the outbox meanwhile). */
   private readers(): Pool {
     if (!this.readerPool) {
-      this.readerPool = new Pool({ connectionString: this.databaseUrl, max: 2, application_name: 'switchboard-contacts-audience', client_encoding: 'UTF8' } as PoolConfig);
+      this.readerPool = new Pool({ connectionString: this.databaseUrl, max: 2, application_name: 'switchboard-contacts-audience', client_encoding: 'UTF8', options: `-c search_path=${CONTACTS_SCHEMA},public` } as PoolConfig);
       this.readerPool.on('error', () => undefined);
       this.readerPool.on('connect', (client) => client.on('error', () => undefined));
     }
