@@ -6,13 +6,14 @@
  * campaign of two variants (60/40) using both and two senders (70/30). One process with the contacts and campaigns
  * modules over the in-memory bus and real PostgreSQL, as in embedded mode. The contacts are written before the clock
  * starts. Timed:
- *   1. snapshot: the runner starts the campaign (`campaigns.audience.requested`), contacts reads the list through its
- *      cursor and writes the batches to its outbox in one transaction, the relay publishes them, campaigns stores each
- *      batch by COPY into `campaigns.recipient`, until the run holds every recipient;
+ *   1. snapshot: the runner starts the campaign (`campaigns.audience.requested`), contacts reads the list (by COPY TO
+ *      on a reader that imported its transaction's snapshot, docs/decisions/0086) and writes the chunks to its outbox in
+ *      that one transaction, the relay publishes them, campaigns stores each chunk by COPY into `campaigns.recipient`,
+ *      until the run holds every recipient;
  *   2. compose: every stored recipient read back in ordinal order (pages of 10,000) and composed (variant and sender by
  *      ratio, variables, segments, messageUuid), as the runner's send steps do.
- * The handover is the `copy` format (docs/decisions/0043): contacts builds COPY text lines in PostgreSQL and cuts them
- * into chunks carried by `contacts.audience.chunk_prepared` events; campaigns prefixes each line (campaign, ordinal,
+ * The handover is the `copy` format (docs/decisions/0043, 0086): PostgreSQL's COPY writes the lines, contacts cuts the
+ * bytes into chunks carried by `contacts.audience.chunk_prepared` events (one packed outbox row each); campaigns prefixes each line (campaign, ordinal,
  * account, messageUuid) and COPYs the chunk into `campaigns.recipient`.
  * CPU is counted for Node (process.cpuUsage) AND for PostgreSQL (every server process of the cluster, from /proc), so
  * the figure per recipient holds on a machine other processes load.
