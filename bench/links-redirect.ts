@@ -12,6 +12,8 @@
  *  - CPU per request of the redirect (/proc of its primary and workers), of PostgreSQL and of wrk;
  *  - the ceiling, same run, same wrk and script: a bare node:http server (as many cluster workers) answering a fixed
  *    302, and the ratios;
+ *  - links' outbox relay publishing the click events of each phase (after it, in this process, to a bus that only
+ *    serialises them): its CPU and PostgreSQL's per counted click, added to the projection;
  *  - SIGKILL: the redirect (primary and workers) under the same load killed after KILL_AFTER seconds (default 3);
  *    answered 302s against click rows, the difference printed next to the documented bound.
  *
@@ -26,11 +28,12 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort, openServiceDataSource } from '@switchboard/platform';
+import { EventBus, freePort, openServiceDataSource, OutboxRelay, type OutgoingEvent, type SubscribeOptions } from '@switchboard/platform';
 import { LINKS_MIGRATIONS } from '@switchboard/links';
 import { Pool } from 'pg';
 import { CodeCipher } from '../services/links/src/mint/codes';
 import { mintBatch } from '../services/links/src/mint/mint';
+import { LINKS_RELAY_OPTIONS } from '../services/links/src/services/links-events.service';
 import { benchDatabase } from './bench-database';
 
 const LINKS = Number(process.argv[2] ?? 100_000);
@@ -57,11 +60,11 @@ function statOf(pid: number | string): string[] | null {
   }
 }
 
-/** CPU ms of a process and its direct children (PostgreSQL's backends, the redirect's cluster workers). */
+/** CPU ms of a process and its children, the running and the exited ones (PostgreSQL's backends, the redirect's cluster workers). */
 function treeCpuMs(root: number | null | undefined): number {
   if (!root) return 0;
   const own = statOf(root);
-  let total = own ? ((Number(own[11]) + Number(own[12])) * 1000) / TICK : 0;
+  let total = own ? ((Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 1000) / TICK : 0;
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     const f = statOf(d);
@@ -186,6 +189,19 @@ function load(port: number, pathsFile: string, seconds: number, onStart?: () => 
 
 const ms = (us: number) => (us / 1000).toFixed(2);
 
+/** The bus of the relay measurement: serialises each event as any broker client would, and keeps nothing. */
+class SerialisingBus extends EventBus {
+  events = 0;
+  bytes = 0;
+  async publish(events: OutgoingEvent[]): Promise<void> {
+    for (const e of events) this.bytes += Buffer.byteLength(JSON.stringify(e));
+    this.events += events.length;
+  }
+  async subscribe(_options: SubscribeOptions): Promise<void> {}
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+}
+
 async function main(): Promise<void> {
   wrkBin = ensureWrk();
   console.log(`links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS}; ${machine()}`);
@@ -276,7 +292,30 @@ async function main(): Promise<void> {
       );
       return { ...r, redirectMs, pgMs, stored };
     };
+    // links' outbox relay publishing what the redirect committed (not running during the load: the run measures it on its
+    // own, in this process, with PostgreSQL's CPU, per counted click): its CPU is part of what each click costs
+    const relayDs = await openServiceDataSource({ name: 'links-bench-relay', url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS, migrationsRun: false });
+    const relayClicks = async (label: string, since: number) => {
+      const n = (await clicks()) - since;
+      const bus = new SerialisingBus();
+      const relay = new OutboxRelay({ schema: 'links', dataSource: relayDs, bus, ...LINKS_RELAY_OPTIONS });
+      const pg0 = treeCpuMs(postmaster);
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await relay.flush();
+      const wall = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      const nodeUs = (cpu.user + cpu.system) / Math.max(1, n);
+      const pgUs = ((treeCpuMs(postmaster) - pg0) * 1000) / Math.max(1, n);
+      console.log(
+        `  outbox relay, ${label}: ${n.toLocaleString()} counted clicks → ${bus.events.toLocaleString()} events (${(bus.bytes / 1e6).toFixed(1)} MB) in ${(wall / 1000).toFixed(1)} s; ` +
+          `CPU per counted click: relay ${nodeUs.toFixed(1)} µs, PostgreSQL ${pgUs.toFixed(1)} µs`,
+      );
+      return { nodeUs, pgUs };
+    };
     await measure('warm-up (not counted: a tenth of the links, the fresh processes compiling)', 3, warmUpFile);
+    await relayClicks('warm-up', 0);
+    const beforeCold = await clicks();
     const cold = await measure('cold (first click of each link)', Math.max(2, Math.ceil(paths.length / 20_000)), allFile);
     // the links the cold pass reached (all of them when it went round), now in the redirect's cache
     const reached = new Set<number>();
@@ -285,7 +324,11 @@ async function main(): Promise<void> {
     });
     const warmFile = path.join(db.dir, 'warm.txt');
     fs.writeFileSync(warmFile, [...reached].map((i) => paths[i]).join('\n') + '\n');
+    await relayClicks('cold (every click a first click)', beforeCold);
+    const beforeWarm = await clicks();
     const warm = await measure(`warm (the ${reached.size.toLocaleString()} links now in the cache)`, DURATION, warmFile);
+    const warmRelay = await relayClicks('warm (repeat clicks)', beforeWarm);
+    await relayDs.destroy();
     redirect.kill('SIGTERM');
     await new Promise((res) => redirect.once('exit', res));
 
@@ -312,6 +355,10 @@ async function main(): Promise<void> {
     console.log(
       `quiet ${os.cpus().length}-core projection: ${os.cpus().length} s of CPU / (redirect ${us(warm.redirectMs, warm.requests).toFixed(1)} + PostgreSQL ${us(warm.pgMs, warm.requests).toFixed(1)} + wrk ${us(warm.cpuMs, warm.requests).toFixed(1)} = ${warmAll.toFixed(1)} µs a warm redirect) = ` +
         `${Math.round((os.cpus().length * 1e6) / warmAll).toLocaleString()} redirects/s; the ceiling's (bare ${bareUs.toFixed(1)} + wrk ${us(c.cpuMs, c.requests).toFixed(1)} µs) ${Math.round((os.cpus().length * 1e6) / bareAll).toLocaleString()} /s`,
+    );
+    console.log(
+      `  with links' outbox relay (after the load, above): + relay ${warmRelay.nodeUs.toFixed(1)} + PostgreSQL ${warmRelay.pgUs.toFixed(1)} µs = ${(warmAll + warmRelay.nodeUs + warmRelay.pgUs).toFixed(1)} µs a warm redirect, ` +
+        `${Math.round((os.cpus().length * 1e6) / (warmAll + warmRelay.nodeUs + warmRelay.pgUs)).toLocaleString()} redirects/s`,
     );
     console.log(`target 30,000 redirects/s at p99 < 10 ms: warm ${warm.rps >= 30_000 && warm.p99Us < 10_000 ? 'MET' : 'not met'} (${Math.round(warm.rps).toLocaleString()} /s, p99 ${ms(warm.p99Us)} ms), cold ${cold.rps >= 30_000 && cold.p99Us < 10_000 ? 'MET' : 'not met'}`);
 

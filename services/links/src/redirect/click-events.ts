@@ -36,6 +36,11 @@ interface GroupClickRow {
   ua_class: number;
   ip: string | null;
   user_agent: string | null;
+}
+
+interface LinkRow {
+  domain_id: string;
+  code: string;
   campaign_id: string | null;
   variant_id: string | null;
   stream_id: string | null;
@@ -51,23 +56,26 @@ interface GroupClickRow {
 
 /**
  * The counted clicks of the groups, in the order each group inserted them: the rows between the group's first and last
- * position (a TID range scan, no index needed on the append-only click table) written by the group's transaction, with
- * their links' fields as the links' rows hold them now.
+ * position (a TID range scan, no index needed on the append-only click table) written by the group's transaction.
  */
 const GROUP_CLICKS_SQL = `
   SELECT g.g::int AS g, c.click_id::text, to_char(c.clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS clicked_at, c.account_id::text,
-         c.domain_id::text, c.code::text, c.first, c.ua_class, c.ip, c.user_agent,
-         l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text, l.message_uuid::text, l.destination, l.vars,
-         t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS template, d.name AS domain
+         c.domain_id::text, c.code::text, c.first, c.ua_class, c.ip, c.user_agent
     FROM unnest($1::xid[], $2::tid[], $3::tid[]) WITH ORDINALITY AS g(xid, first_tid, last_tid, g)
     CROSS JOIN LATERAL (
       SELECT c.*, c.ctid AS tid FROM links.click c
        WHERE c.ctid >= g.first_tid AND c.ctid <= g.last_tid AND c.xmin = g.xid AND NOT c.preview) c
-    LEFT JOIN links.link l ON l.domain_id = c.domain_id AND l.code = c.code
+   ORDER BY g.g, c.tid`;
+
+/** The clicked links' fields as the links' rows hold them now (each link once, however many clicks it had). */
+const LINKS_SQL = `
+  SELECT k.domain_id::text, k.code::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text, l.message_uuid::text,
+         l.destination, l.vars, t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS template, d.name AS domain
+    FROM unnest($1::bigint[], $2::bigint[]) AS k(domain_id, code)
+    LEFT JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
     LEFT JOIN links.link_target t ON t.id = l.target_id
     LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id
-    LEFT JOIN links.domain d ON d.id = c.domain_id
-   ORDER BY g.g, c.tid`;
+    LEFT JOIN links.domain d ON d.id = k.domain_id`;
 
 /** A stable id for the n-th `links.clicks.recorded` event of a group row: the same every time the row is expanded. */
 function derivedId(rowEventId: string, n: number): string {
@@ -85,40 +93,53 @@ function derivedId(rowEventId: string, n: number): string {
 export async function expandClickGroups(manager: EntityManager, rows: ExpandableOutboxRow[]): Promise<OutgoingEvent[][]> {
   const refs = rows.map((r) => JSON.parse(r.packed ?? '{}') as ClickGroupRef);
   const clicks = await manager.query<GroupClickRow[]>(GROUP_CLICKS_SQL, [refs.map((r) => r.xid), refs.map((r) => r.from), refs.map((r) => r.to)]);
+  const keys = new Map<string, [string, string]>();
+  for (const c of clicks) keys.set(`${c.domain_id}/${c.code}`, [c.domain_id, c.code]);
+  const links = new Map<string, LinkRow>();
+  if (keys.size > 0) {
+    const found = await manager.query<LinkRow[]>(LINKS_SQL, [[...keys.values()].map((k) => k[0]), [...keys.values()].map((k) => k[1])]);
+    for (const l of found) links.set(`${l.domain_id}/${l.code}`, l);
+  }
   const perGroup: GroupClickRow[][] = rows.map(() => []);
   for (const c of clicks) perGroup[c.g - 1].push(c);
-  return rows.map((row, i) => groupEvents(row, refs[i].scheme, perGroup[i]));
+  return rows.map((row, i) => groupEvents(row, refs[i].scheme, perGroup[i], links));
 }
 
-type ClickFields = ReturnType<typeof linkFields> & { ip: string | null; userAgent: string | null; clickedAt: string };
+type LinkFields = ReturnType<typeof linkFields>;
 
-function linkFields(c: GroupClickRow, scheme: string) {
-  const codeText = encodeCode(Number(c.code));
-  let originalUrl = c.template ?? '';
-  if (c.kind === 0 && c.template) originalUrl = fillTarget(c.template, c.vars) ?? c.template;
+/** A click event's fields of its link (`links.clicks.recorded`' and `links.link.clicked`'s, in their order). */
+function linkFields(domainId: string, code: string, l: LinkRow | undefined, scheme: string) {
+  const codeText = encodeCode(Number(code));
+  const template = l?.template ?? null;
+  let originalUrl = template ?? '';
+  // the redirect answered with the filled target (it answers no click whose filling it refused)
+  if (l?.kind === 0 && template) originalUrl = fillTarget(template, l.vars) ?? template;
   return {
-    linkId: `${c.domain_id}/${codeText}`,
-    shortUrl: `${scheme}://${c.domain ?? ''}/${codeText}`,
+    linkId: `${domainId}/${codeText}`,
+    shortUrl: `${scheme}://${l?.domain ?? ''}/${codeText}`,
     originalUrl,
-    domainId: c.domain_id,
-    offerId: c.offer_id,
-    campaignId: c.campaign_id,
-    variantId: c.variant_id,
-    streamId: c.stream_id,
-    contactId: c.contact_id,
-    messageUuid: c.message_uuid,
-    destination: c.destination,
+    domainId,
+    offerId: l?.offer_id ?? null,
+    campaignId: l?.campaign_id ?? null,
+    variantId: l?.variant_id ?? null,
+    streamId: l?.stream_id ?? null,
+    contactId: l?.contact_id ?? null,
+    messageUuid: l?.message_uuid ?? null,
+    destination: l?.destination ?? null,
   };
 }
 
-function groupEvents(row: ExpandableOutboxRow, scheme: string, clicks: GroupClickRow[]): OutgoingEvent[] {
+function groupEvents(row: ExpandableOutboxRow, scheme: string, clicks: GroupClickRow[], links: Map<string, LinkRow>): OutgoingEvent[] {
   const occurredAt = row.createdAt.toISOString();
   const recorded: OutgoingEvent[] = [];
   const singles: OutgoingEvent[] = [];
   const open = new Map<string, unknown[]>();
+  const fieldsOf = new Map<string, LinkFields>();
   let n = 0;
   for (const c of clicks) {
-    const fields: ClickFields = { ...linkFields(c, scheme), ip: c.ip, userAgent: c.user_agent, clickedAt: c.clicked_at };
+    const key = `${c.domain_id}/${c.code}`;
+    let link = fieldsOf.get(key);
+    if (!link) fieldsOf.set(key, (link = linkFields(c.domain_id, c.code, links.get(key), scheme)));
     let list = open.get(c.account_id);
     if (!list || list.length >= MAX_EVENT_CLICKS) {
       open.set(c.account_id, (list = []));
@@ -135,8 +156,7 @@ function groupEvents(row: ExpandableOutboxRow, scheme: string, clicks: GroupClic
         topic: Topics.Links,
       });
     }
-    const { ip, userAgent, clickedAt, ...link } = fields;
-    list.push({ clickId: c.click_id, ...link, first: c.first, uaClass: UA_CLASSES[c.ua_class], ip, userAgent, clickedAt });
+    list.push({ clickId: c.click_id, ...link, first: c.first, uaClass: UA_CLASSES[c.ua_class], ip: c.ip, userAgent: c.user_agent, clickedAt: c.clicked_at });
     if (c.first) {
       singles.push({
         id: c.click_id,
@@ -146,8 +166,8 @@ function groupEvents(row: ExpandableOutboxRow, scheme: string, clicks: GroupClic
         source: 'links',
         accountId: c.account_id,
         traceId: null,
-        key: fields.linkId,
-        data: { clickId: c.click_id, accountId: c.account_id, ...fields },
+        key: link.linkId,
+        data: { clickId: c.click_id, accountId: c.account_id, ...link, ip: c.ip, userAgent: c.user_agent, clickedAt: c.clicked_at },
         topic: Topics.Links,
       });
     }
