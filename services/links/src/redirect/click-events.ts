@@ -22,6 +22,8 @@ export interface ClickGroupRef {
   xid: string;
   from: string;
   to: string;
+  /** Its counted clicks. */
+  n: number;
   scheme: string;
 }
 
@@ -102,6 +104,11 @@ export async function expandClickGroups(manager: EntityManager, rows: Expandable
   }
   const perGroup: GroupClickRow[][] = rows.map(() => []);
   for (const c of clicks) perGroup[c.g - 1].push(c);
+  // the positions hold as long as nothing rewrites links.click (VACUUM FULL, CLUSTER, pg_repack) while groups wait for
+  // the relay: then the group's rows are not where its row says, and its events are not published rather than published short
+  refs.forEach((r, i) => {
+    if (perGroup[i].length !== r.n) throw new Error(`click group ${rows[i].id}: ${r.n} counted clicks named, ${perGroup[i].length} found at ${r.from}..${r.to} (links.click rewritten while the group waited?)`);
+  });
   return rows.map((row, i) => groupEvents(row, refs[i].scheme, perGroup[i], links));
 }
 

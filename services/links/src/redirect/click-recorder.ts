@@ -347,7 +347,7 @@ export const FLUSH_SQL = `
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
     SELECT gen_random_uuid(), '', sum(ceil(n / ${MAX_EVENT_CLICKS}.0) + firsts)::bigint::text, '${CLICK_GROUP_OUTBOX_TYPE}', '{}',
-           json_build_object('xid', pg_current_xact_id()::xid::text, 'from', (SELECT min(ctid) FROM ins)::text, 'to', (SELECT max(ctid) FROM ins)::text, 'scheme', $9::text)::text
+           json_build_object('xid', pg_current_xact_id()::xid::text, 'from', (SELECT min(ctid) FROM ins)::text, 'to', (SELECT max(ctid) FROM ins)::text, 'n', sum(n), 'scheme', $9::text)::text
       FROM counted HAVING count(*) > 0
   )
   SELECT 1`;
