@@ -127,11 +127,17 @@ async function traceSnapshot(primary: number | undefined, label: string | null):
   for (const p of pids) {
     const line = fresh(p);
     if (!line) continue;
-    const t = JSON.parse(line) as { role: string; loop: Record<string, number>; gc: Record<string, { n: number; totalMs: number; maxMs: number; over10: number }>; heapMB: number };
+    type Dist = { n: number; p50: number | null; p99: number | null; max: number | null };
+    const t = JSON.parse(line) as { role: string; loop: Record<string, number>; gc: Record<string, { n: number; totalMs: number; maxMs: number; over10: number }>; waits: Dist; commits: Dist & { meanSize: number }; heapMB: number };
     const gcs = Object.entries(t.gc)
       .map(([k, g]) => `${k} ${g.n}× total ${g.totalMs} ms, max ${g.maxMs} ms, ${g.over10} over 10 ms`)
       .join('; ');
-    console.log(`  trace ${label}, ${t.role} ${p}: event-loop delay p50 ${t.loop.p50} / p99 ${t.loop.p99} / p99.9 ${t.loop.p999} / max ${t.loop.max} ms; GC ${gcs || 'none'}; heap ${t.heapMB} MB`);
+    console.log(
+      `  trace ${label}, ${t.role} ${p}: event-loop delay p50 ${t.loop.p50} / p99 ${t.loop.p99} / p99.9 ${t.loop.p999} / max ${t.loop.max} ms; GC ${gcs || 'none'}; heap ${t.heapMB} MB` +
+        (t.role === 'worker'
+          ? `; answers that waited for room ${t.waits.n} (p50 ${t.waits.p50} / p99 ${t.waits.p99} / max ${t.waits.max} ms); click groups ${t.commits.n}, ${t.commits.meanSize} clicks on average, hand-over to commit p50 ${t.commits.p50} / p99 ${t.commits.p99} / max ${t.commits.max} ms`
+          : ''),
+    );
   }
 }
 
