@@ -218,6 +218,26 @@ describe('contacts: campaign audience snapshots', () => {
     expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
   });
 
+  it('halves a chunk whose event would be over the bus limit once JSON escapes its quotes and backslashes, numbered in order', async () => {
+    const n = 2000;
+    const name = '"\\'.repeat(300);
+    const [{ id: list }] = await a.sql<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES (1, 'Quotes', 'list', 2, $1) RETURNING id::text`, [n]);
+    await a.sql(
+      `INSERT INTO contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids)
+       SELECT 1, p, p, 'GB', 'Europe/London', $3 || i, ARRAY[$1::bigint] FROM generate_series(0, $2 - 1) AS i, LATERAL (SELECT '+4478' || lpad((40000000 + i)::text, 8, '0') AS p) x`,
+      [list, n, name],
+    );
+    const chunks = await askCopy({ contactListIds: [list], variableIds: ['2'] });
+    // 800 KB of these lines is about 1.6 MB of JSON: every chunk was halved to stay under 900 KB
+    expect(chunks.map((c) => c.seq)).toEqual(chunks.map((_c, i) => i));
+    expect(chunks.map((c) => c.last)).toEqual([...chunks.slice(1).map(() => false), true]);
+    const sizes = chunks.map((c) => Buffer.byteLength(JSON.stringify(c)));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(900_000);
+    expect(Math.max(...chunks.map((c) => Buffer.byteLength(c.data)))).toBeLessThan(AUDIENCE_CHUNK_MAX_BYTES / 2 + 10_000);
+    expect(recipientsOf(chunks).map((r) => r.variables['2'])).toEqual(Array.from({ length: n }, (_, i) => `${name}${i}`));
+    expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
+  });
+
   it('cuts a snapshot of long lines (more than a chunk in one read) line by line, under the bus limit and in order', async () => {
     const n = 1200;
     // names longer than an import takes: 1,500 bytes a line, so one read of the snapshot holds more than a chunk

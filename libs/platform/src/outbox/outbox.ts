@@ -41,16 +41,17 @@ export const Outbox = {
    * paths that commit thousands of events at once: one row and one index entry instead of one per event, both when
    * writing and when the relay marks it published. The relay publishes every event of the row, each with its own
    * id, in the array's order; consumers see no difference. `key` holds the number of events, so the relay can cap a
-   * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn).
+   * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn). `json`:
+   * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again.
    */
-  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[]): Promise<void> {
+  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string): Promise<void> {
     if (events.length === 0) return;
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     await manager.query(
       `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
-      [randomUUID(), String(events.length), PACKED_OUTBOX_TYPE, JSON.stringify(events)],
+      [randomUUID(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
     );
   },
 };

@@ -23,10 +23,15 @@ import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
-import { ChunkCutter, withLiterals } from './copy-chunks';
+import { ChunkCutter, halve, withLiterals, type CopyChunk } from './copy-chunks';
 
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;
+/**
+ * Most bytes of a copy chunk's event as JSON: the relay's default publish cap, under Kafka's 1 MB message size. A chunk
+ * is cut at AUDIENCE_CHUNK_MAX_BYTES of COPY text; one whose JSON grows past this (quotes, backslashes) is halved.
+ */
+const CHUNK_EVENT_MAX_BYTES = 900_000;
 /** Rows a FETCH takes from the snapshot's cursor: memory stays bounded whatever the audience's size. */
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
@@ -197,14 +202,26 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
   private async snapshotCopy(m: EntityManager, d: Request): Promise<void> {
     const params = new SqlParams([d.accountId]);
     const sources: string[] = [];
-    const chunk = (seq: number, firstOrdinal: number, rows: number, data: Buffer, totals: AudienceTotals | null, error: string | null) =>
-      this.emitChunk(m, { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal, rows, last: totals !== null, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals, error }, data);
+    let seq = 0;
+    /** Writes a chunk (the last one with the totals, given the chunks' number), halved at a line end while its event is too large. */
+    const chunk = async (c: CopyChunk, totals: ((batches: number) => AudienceTotals) | null, error: string | null): Promise<void> => {
+      const parts = [c];
+      for (let p = parts.shift(); p; p = parts.shift()) {
+        const last = totals !== null && parts.length === 0;
+        const data = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal: p.firstOrdinal, rows: p.rows, last, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals: last ? totals(seq + 1) : null, error };
+        if (!(await this.emitChunk(m, data, p.data))) {
+          parts.unshift(...halve(p));
+          continue;
+        }
+        seq++;
+      }
+    };
     try {
       for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
-      await chunk(0, 0, 0, Buffer.alloc(0), { batches: 1, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }, err.message);
+      await chunk({ firstOrdinal: 0, rows: 0, data: Buffer.alloc(0) }, (batches) => ({ batches, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }), err.message);
       return;
     }
     const where = `c.account_id = $1 AND (${sources.join(' OR ')})`;
@@ -224,7 +241,6 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
         ORDER BY c.id, k.n`;
     const [{ snapshot }] = await m.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
     const cutter = new ChunkCutter(AUDIENCE_CHUNK_MAX_BYTES);
-    let seq = 0;
     const reader = await this.readers().connect();
     let healthy = false;
     try {
@@ -233,7 +249,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
       // COPY takes no parameters: the values go in as quoted literals, which PostgreSQL types as it types parameters
       const out = reader.query(copyTo(`COPY (${withLiterals(select, params.values, (s) => reader.escapeLiteral(s))}) TO STDOUT`));
       for await (const bytes of out as AsyncIterable<Buffer>) {
-        for (const full of cutter.add(bytes)) await chunk(seq++, full.firstOrdinal, full.rows, full.data, null, null);
+        for (const full of cutter.add(bytes)) await chunk(full, null, null);
       }
       await reader.query('COMMIT');
       healthy = true;
@@ -243,17 +259,23 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
     }
     const last = cutter.end();
     if (last.firstOrdinal + last.rows !== recipients) throw new Error(`audience ${d.requestId}: ${last.firstOrdinal + last.rows} lines for ${recipients} recipients in one snapshot`);
-    await chunk(seq, last.firstOrdinal, last.rows, last.data, { batches: seq + 1, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }, null);
+    await chunk(last, (batches) => ({ batches, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }), null);
   }
 
   /**
    * A copy chunk to the outbox as a packed row of its own: the row's text is the chunk's JSON, and a packed row under the
    * relay's publish cap is published without being serialised again to be measured (several chunks to a row were).
+   * Answers false, writing nothing, when the event's JSON would be over CHUNK_EVENT_MAX_BYTES (JSON escapes every quote,
+   * backslash and tab of the lines, so 800 KB of lines made mostly of those could exceed the bus's 1 MB): the caller
+   * halves the chunk. A chunk of one line is written whatever its size.
    */
-  private async emitChunk(m: EntityManager, data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer): Promise<void> {
+  private async emitChunk(m: EntityManager, data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer): Promise<boolean> {
     const def = AudienceChunkPreparedV1;
     const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data: { ...data, data: text.toString('utf8') }, topic: def.topic };
-    await Outbox.addPacked(m, CONTACTS_SCHEMA, [event]);
+    const json = JSON.stringify([event]);
+    if (data.rows > 1 && Buffer.byteLength(json) > CHUNK_EVENT_MAX_BYTES) return false;
+    await Outbox.addPacked(m, CONTACTS_SCHEMA, [event], json);
+    return true;
   }
 
   /** The snapshots' COPY readers (a connection apart from the transaction's, which writes the outbox meanwhile). */

@@ -1,4 +1,4 @@
-import { ChunkCutter, withLiterals, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, withLiterals, type CopyChunk } from './copy-chunks';
 
 /** Feeds `text` to a cutter in reads of the given sizes (cycled) and answers every chunk, the last included. */
 function cut(text: string, max: number, reads: number[]): CopyChunk[] {
@@ -55,6 +55,30 @@ describe('ChunkCutter: a COPY stream cut into chunks of whole lines', () => {
     const cutter = new ChunkCutter(100);
     cutter.add(Buffer.from('1\t0\n2\t'));
     expect(() => cutter.end()).toThrow(/middle of a line/);
+  });
+});
+
+describe('halve: a chunk cut in two at a line end', () => {
+  const chunkOf = (lines: string[], firstOrdinal = 10): CopyChunk => ({ firstOrdinal, rows: lines.length, data: Buffer.from(lines.join('')) });
+
+  it.each([
+    [['a\n', 'b\n']],
+    [['a-long-first-line\n', 'b\n']],
+    [['a\n', 'b-long-last-line\n']],
+    [['1\n', '22\n', '333\n', '4444\n', '55555\n']],
+  ])('keeps every line whole and numbered (%j)', (lines) => {
+    const [x, y] = halve(chunkOf(lines));
+    expect(x.rows).toBeGreaterThan(0);
+    expect(y.rows).toBeGreaterThan(0);
+    expect(x.rows + y.rows).toBe(lines.length);
+    expect(x.firstOrdinal).toBe(10);
+    expect(y.firstOrdinal).toBe(10 + x.rows);
+    expect(x.data.toString()).toBe(lines.slice(0, x.rows).join(''));
+    expect(y.data.toString()).toBe(lines.slice(x.rows).join(''));
+  });
+
+  it('refuses a chunk of one line', () => {
+    expect(() => halve(chunkOf(['only\n']))).toThrow(/one line/);
   });
 });
 

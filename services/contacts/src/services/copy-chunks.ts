@@ -74,6 +74,19 @@ export class ChunkCutter {
   }
 }
 
+/** A chunk of two lines or more cut in two at the line end nearest its middle (for a chunk whose event is too large). */
+export function halve(c: CopyChunk): [CopyChunk, CopyChunk] {
+  if (c.rows < 2) throw new Error('halve: a chunk of one line cannot be cut');
+  const mid = c.data.length >> 1;
+  let cut = c.data.indexOf(LF, mid);
+  if (cut < 0 || cut === c.data.length - 1) cut = c.data.lastIndexOf(LF, mid - 1);
+  const rows = countLines(c.data, 0, cut + 1);
+  return [
+    { firstOrdinal: c.firstOrdinal, rows, data: c.data.subarray(0, cut + 1) },
+    { firstOrdinal: c.firstOrdinal + rows, rows: c.rows - rows, data: c.data.subarray(cut + 1) },
+  ];
+}
+
 /** A parameter's text as node-postgres sends it (arrays as array literals), for a statement that takes none (COPY). */
 function parameterText(v: unknown): string | null {
   if (v === null || v === undefined) return null;
