@@ -28,10 +28,11 @@ import { ChunkCutter, halve, withLiterals, type CopyChunk } from './copy-chunks'
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;
 /**
- * Most bytes of a copy chunk's event as JSON: the relay's default publish cap, under Kafka's 1 MB message size. A chunk
- * is cut at AUDIENCE_CHUNK_MAX_BYTES of COPY text; one whose JSON grows past this (quotes, backslashes) is halved.
+ * Most bytes of a copy chunk's event as JSON: under the relay's default per-event cap (OUTBOX_MAX_EVENT_BYTES,
+ * 1,000,000) and Kafka's 1 MB message size. A chunk is cut at AUDIENCE_CHUNK_MAX_BYTES of COPY text, which ordinary
+ * lines grow by about 15% as JSON; one whose JSON grows past this (values full of quotes or backslashes) is halved.
  */
-const CHUNK_EVENT_MAX_BYTES = 900_000;
+const CHUNK_EVENT_MAX_BYTES = 990_000;
 /** Rows a FETCH takes from the snapshot's cursor: memory stays bounded whatever the audience's size. */
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
