@@ -11,7 +11,8 @@
  * PROFILE_DIR=dir writes a CPU profile of each phase (the wire, the ceiling) there, for `--cpu-prof`-style reading
  * without the start-up in it. TRACE=1 stamps each wire message at every stage of the path (dispatch's receive, its
  * owner lookup, its group commit, the outbox relay's publish, the inbox consumer's batch, the commit, the room
- * publish, the socket) and prints p50 / p99 of the time spent between consecutive stages.
+ * publish, the socket) and prints p50 / p99 of the time spent between consecutive stages. PGSS=1 runs PostgreSQL with
+ * pg_stat_statements and prints, for the wire phase, the statements per message by schema and the costliest ones.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -21,6 +22,7 @@ import { Session } from 'node:inspector/promises';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Client } from 'pg';
 import { WebSocket } from 'ws';
 import { ALL_PERMISSIONS, InboxWsEvent, MemberChangedV1, type InboxWsServerMessage } from '@switchboard/contracts';
 import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
@@ -35,6 +37,7 @@ import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 const RATE = Number(process.argv[2] ?? 500);
 const SECONDS = Number(process.argv[3] ?? 20);
 const OUR_NUMBER = '+4930111111';
+const PGSS = process.env.PGSS === '1';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
@@ -42,7 +45,11 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-wire-'));
   fs.chmodSync(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+  const pg = await startEmbeddedPostgres({
+    dataDir: path.join(dir, 'pg'),
+    persistent: false,
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+  });
   const keys = generateSigningKeys();
   const smsc = new SmppPeer({ systemId: 'acme', password: 'secret', receiptDelayMs: 200 });
   const smscPort = await smsc.listen();
@@ -127,6 +134,9 @@ async function main(): Promise<void> {
     return sum;
   };
   const figures: Record<string, { node: number; db: number }> = {};
+  const pgc = new Client({ connectionString: pg.url() });
+  await pgc.connect();
+  if (PGSS) await pgc.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const stamps = process.env.TRACE === '1' ? traceStages(bus) : null;
   const drive = async (label: string, send: (key: string, i: number) => void) => {
     const sent = new Map<string, number>();
@@ -137,6 +147,7 @@ async function main(): Promise<void> {
       await profiler.post('Profiler.enable');
       await profiler.post('Profiler.start');
     }
+    if (PGSS) await pgc.query('SELECT pg_stat_statements_reset()');
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const db0 = clusterCpuMs();
@@ -163,6 +174,7 @@ async function main(): Promise<void> {
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
     const offered = total / ((sendEnd - t0) / 1000);
     if (stamps && label === 'wire') printStages(stamps, sent, arrived);
+    if (PGSS && label === 'wire') await printStatements(pgc, total);
     console.log(
       `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms`,
     );
@@ -176,10 +188,40 @@ async function main(): Promise<void> {
   console.log(`ratio wire/ceiling, CPU per message: node ${ratio('node')}, PostgreSQL ${ratio('db')}`);
 
   ws.close();
+  await pgc.end();
   await app.close();
   await smsc.close();
   await pg.stop();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** pg_stat_statements since the reset: top-level statements per message by schema, the costliest (nested marked *). */
+async function printStatements(pgc: Client, units: number): Promise<void> {
+  const rows = (
+    await pgc.query<{ query: string; calls: string; ms: number; toplevel: boolean }>(
+      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+    )
+  ).rows;
+  const top = rows.filter((r) => r.toplevel);
+  const schemaOf = (q: string) => /\b(streams|dispatch|accounts|stats|webhooks|inbox|contacts|auth)\./.exec(q)?.[1] ?? (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|START)/i.test(q) ? 'transaction control' : 'other');
+  const bySchema = new Map<string, [number, number]>();
+  for (const r of top) {
+    const k = schemaOf(r.query);
+    const v = bySchema.get(k) ?? [0, 0];
+    bySchema.set(k, [v[0] + Number(r.calls), v[1] + r.ms]);
+  }
+  const calls = top.reduce((s, r) => s + Number(r.calls), 0);
+  const ms = top.reduce((s, r) => s + r.ms, 0);
+  console.log(`PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per message, ${((ms * 1000) / units).toFixed(0)} µs of execution per message`);
+  for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`  ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per message ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
+  const outboxes = (await pgc.query<{ s: string; ins: string; upd: string; idx: string; seq: string; live: string }>(
+    `SELECT schemaname AS s, n_tup_ins::text AS ins, n_tup_upd::text AS upd, idx_scan::text AS idx, seq_scan::text AS seq, n_live_tup::text AS live FROM pg_stat_user_tables WHERE relname = 'outbox' AND (n_tup_ins > 0 OR idx_scan > 0) ORDER BY schemaname`,
+  )).rows;
+  console.log(`  outboxes (rows inserted, updated, index scans, seq scans, live rows since start): ${outboxes.map((o) => `${o.s} ${o.ins}/${o.upd}/${o.idx}/${o.seq}/${o.live}`).join(', ')}`);
+  console.log('  costliest (calls per message, µs per message, nested marked *):');
+  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 25)) {
+    console.log(`  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`);
+  }
 }
 
 /** The stages a wire message passes, in order; each stamped the first time the message reaches it. */

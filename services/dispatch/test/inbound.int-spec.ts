@@ -4,6 +4,7 @@ import { createEnvelope } from '@switchboard/platform';
 import { CustomerUpdatedV1, InboundOptedInV1, InboundOptedOutV1, MessageReceivedV1, MessageRefundDueV1, Permission, StreamChannelConfiguredV1 } from '@switchboard/contracts';
 import { SmppPeer } from '../src';
 import { DISPATCH_CONNECTION } from '../src/dispatch.options';
+import { ReadModelRepository } from '../src/repositories/read-model.repository';
 import { InboundOwnership1796100000000 } from '../src/migrations/1796100000000-inbound-ownership';
 import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
 import { sealFor, smppVendor, startDispatch, type DispatchTestApp } from './support';
@@ -217,6 +218,36 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     expect(announced('+4917000031').map((e) => [e.accountId, (e.data as { body: string }).body])).toEqual(toOne.map((m) => ['1', m.text.body]));
     expect(announced('+4917000032').map((e) => [e.accountId, (e.data as { body: string }).body])).toEqual(toTwo.map((m) => ['2', m.text.body]));
     expect(announced('+4917000034')).toEqual([]);
+  });
+
+  it('remembers a number’s owner between replies, yet writes each reply for the owner the tables name at that moment, in order (docs/decisions/0082)', async () => {
+    await d.configureStream({ streamId: '61', accountId: '1', channel: 'sms', streamType: 4, sender: '4930616161' });
+    const rows = () => d.sql<{ account_id: string; stream_id: string; body: string }>(`SELECT account_id::text, stream_id::text, body FROM dispatch.inbound_message WHERE contact_phone = '+491700000061' ORDER BY id`);
+    const reads = jest.spyOn(d.t.app.get(ReadModelRepository), 'inboundTargets');
+    try {
+      smsc.sendMo('491700000061', '4930616161', 'hint 0');
+      await d.until(async () => (await rows()).length === 1);
+      const afterFirst = reads.mock.calls.length;
+      // the number's owner is not read again for the replies that follow
+      for (let i = 1; i <= 5; i++) smsc.sendMo('491700000061', '4930616161', `hint ${i}`);
+      await d.until(async () => (await rows()).length === 6);
+      expect(reads.mock.calls.length).toBe(afterFirst);
+      // the claim moves to account 2: the remembered owner no longer holds, and not one reply goes to account 1
+      await d.route('sms', '4930616161', null, null);
+      await d.configureStream({ streamId: '62', accountId: '2', channel: 'sms', streamType: 4, sender: '4930616161' });
+      for (let i = 6; i <= 15; i++) smsc.sendMo('491700000061', '4930616161', `hint ${i}`);
+      await d.until(async () => (await rows()).length === 16);
+      expect(await rows()).toEqual(Array.from({ length: 16 }, (_, i) => ({ account_id: i < 6 ? '1' : '2', stream_id: i < 6 ? '61' : '62', body: `hint ${i}` })));
+      expect(reads.mock.calls.length).toBeGreaterThan(afterFirst);
+      // announced to the owner of each, in the order sent
+      await d.flushOutbox();
+      const announced = d.events(MessageReceivedV1.type).filter((e) => (e.data as { contactPhone: string }).contactPhone === '+491700000061');
+      expect(announced.map((e) => [e.accountId, (e.data as { streamId: string }).streamId, (e.data as { body: string }).body])).toEqual(
+        Array.from({ length: 16 }, (_, i) => [i < 6 ? '1' : '2', i < 6 ? '61' : '62', `hint ${i}`]),
+      );
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('keeps a WhatsApp reply to a phone number id nobody owns aside', async () => {

@@ -32,7 +32,26 @@ interface InboundStream {
   streamType: number;
   /** The account's opt keywords when the lookup of the stream brought them along. */
   optKeywords?: OptKeywords;
+  /** Set when this is a remembered answer (TargetHint), not one read for this message: the write checks it. */
+  hint?: TargetHint;
 }
+
+/**
+ * What the last lookup of an address (our number) answered when its owner names a stream: the next messages to the
+ * address skip the lookup statement, and the group commit checks in its own statement that the owner, the stream and
+ * the account's opt keywords are still these before it writes a message (docs/decisions/0082). A hint is never
+ * trusted unchecked: a message whose hint no longer holds is not written, and is looked up afresh.
+ */
+interface TargetHint {
+  channel: string;
+  address: string;
+  stream: InboundStream;
+  /** The account's opt keywords as JSON, compared with `account_limit.opt_keywords` (jsonb equality). */
+  keywords: string;
+}
+
+/** Addresses whose answers are remembered, at most (our numbers: few); past it they are forgotten all at once. */
+const MAX_HINTS = 10_000;
 
 /** An inbound message waiting for its group commit, and what became of it. */
 interface PendingInbound {
@@ -41,6 +60,11 @@ interface PendingInbound {
   event: OutgoingEvent;
   inserted: boolean;
   error?: unknown;
+  /** The remembered lookup the row's account and stream came from, checked by the insert. */
+  hint?: TargetHint;
+  /** The hint no longer held: nothing was written, and `redo` stored the message afresh (its outcome in `error`). */
+  stale?: boolean;
+  redo?: () => Promise<void>;
 }
 
 const INBOUND_COLUMNS = `uuid, account_id, stream_id, stream_uid, stream_type, channel, vendor_id, account_phone, contact_phone, contact_name, message_type, body, media, provider_message_id, received_at, media_state`;
@@ -49,24 +73,41 @@ const INBOUND_TYPES = ['uuid', 'bigint', 'bigint', 'text', 'smallint', 'text', '
 /**
  * Many inbound messages and their `dispatch.message.received` events in ONE statement (its own transaction): the rows
  * in arrival order, a provider message id already stored skipped (also a repeat within the batch), and an outbox row
- * only for the messages inserted, in the same order. Answers the uuids inserted.
+ * only for the messages inserted, in the same order. A row that came with a remembered lookup (a hint: its
+ * channel, address and the opt keywords it assumed) is written only if the address's owner, the stream it names and
+ * the account's opt keywords are still the row's, in this statement's snapshot. Answers the uuids inserted
+ * (`inserted` true) and those whose hint no longer held (`inserted` false, nothing written).
  */
 const GROUP_INSERT_SQL = (() => {
   const cols = INBOUND_COLUMNS.split(', ');
   const n = cols.length;
   const arrays = cols.map((c, i) => `$${i + 1}::text[]`).join(', ');
-  const casts = cols.map((c, i) => `x.${c}::${INBOUND_TYPES[i]}`).join(', ');
-  return `WITH m AS (
+  const casts = cols.map((c, i) => `x.${c}::${INBOUND_TYPES[i]} AS ${c}`).join(', ');
+  return `WITH x AS (
+      SELECT ${casts}, x.hint_channel, x.hint_address, x.hint_keywords, x.ord
+        FROM unnest(${arrays}, $${n + 7}::text[], $${n + 8}::text[], $${n + 9}::text[])
+          WITH ORDINALITY AS x(${INBOUND_COLUMNS}, hint_channel, hint_address, hint_keywords, ord)),
+    v AS (
+      SELECT x.*, (x.hint_channel IS NULL OR EXISTS (
+          SELECT 1 FROM dispatch.inbound_owner o
+            JOIN dispatch.stream_channel sc ON sc.stream_id = o.stream_id AND sc.account_id = o.account_id
+            LEFT JOIN dispatch.account_limit al ON al.account_id = o.account_id
+           WHERE o.channel = x.hint_channel AND o.address = x.hint_address AND o.account_id = x.account_id AND o.stream_id = x.stream_id
+             AND sc.stream_uid = x.stream_uid AND sc.stream_type = x.stream_type
+             AND COALESCE(al.opt_keywords, '{}'::jsonb) = x.hint_keywords::jsonb)) AS holds
+        FROM x),
+    m AS (
       INSERT INTO dispatch.inbound_message (${INBOUND_COLUMNS}, media_next_at)
-      SELECT ${casts}, CASE WHEN x.media_state IS NULL THEN NULL ELSE now() END
-        FROM unnest(${arrays}) WITH ORDINALITY AS x(${INBOUND_COLUMNS}, ord) ORDER BY x.ord
+      SELECT ${INBOUND_COLUMNS}, CASE WHEN media_state IS NULL THEN NULL ELSE now() END
+        FROM v WHERE holds ORDER BY ord
       ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING uuid),
     o AS (
       INSERT INTO dispatch.outbox (event_id, topic, key, type, payload)
       SELECT e.event_id, e.topic, e.key, e.type, e.payload
         FROM unnest($${n + 1}::uuid[], $${n + 2}::uuid[], $${n + 3}::text[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::jsonb[]) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, payload, ord)
        WHERE e.message_uuid IN (SELECT uuid FROM m) ORDER BY e.ord)
-    SELECT uuid::text FROM m`;
+    SELECT uuid::text, true AS inserted FROM m
+    UNION ALL SELECT uuid::text, false FROM v WHERE NOT holds`;
 })();
 
 /** An inbound message's lookup waiting for its batch: the stream its webhook names, or the address it was sent to. */
@@ -74,6 +115,9 @@ interface PendingLookup {
   uid?: string;
   channel: string;
   address: string;
+  /** Read the tables even when a hint is remembered (the hint failed, or the message is an opt keyword). */
+  fresh?: boolean;
+  hint?: TargetHint;
   byUid?: (InboundStreamRow & { optKeywords: OptKeywords }) | null;
   target?: InboundTargetRow | null;
   error?: unknown;
@@ -119,7 +163,14 @@ export class InboundService {
    * The group commit of inbound messages (docs/decisions/0058): the messages that arrive while a write is in flight
    * (deliver_sm of every bind, webhook posts) go in the next one, one statement for all of them.
    */
-  private readonly writer = new BatchedWriter<PendingInbound>((items) => eachAloneOnFailure(items, (some) => this.insertGroup(some)), 500);
+  private readonly writer = new BatchedWriter<PendingInbound>(async (items) => {
+    await eachAloneOnFailure(items, (some) => this.insertGroup(some));
+    // a message whose hint no longer held is looked up afresh and stored before the next group is written, so it
+    // keeps its place before its contact's later messages
+    for (const item of items) if (item.stale && item.redo) await item.redo().catch((e: unknown) => (item.error = e));
+  }, 500);
+  /** Remembered lookups by `targetKey` (TargetHint). */
+  private readonly hints = new Map<string, TargetHint>();
   /**
    * The lookups of the messages that arrive while one is in flight, in one statement (docs/decisions/0068): the owner
    * of each distinct address with the stream it names and the opt keywords, or the streams named by webhook URLs.
@@ -138,7 +189,14 @@ export class InboundService {
   /** Resolves once stored (delivered or kept aside); adapters acknowledge the provider after it. */
   async receive(raw: ProviderInbound): Promise<void> {
     const { message: m, address } = this.addressed(raw);
-    const resolved = await this.streamOf(m, address);
+    await this.store(m, address, await this.streamOf(m, address), false);
+  }
+
+  /**
+   * Stores the message for the stream it resolved to (or keeps it aside). `direct`: written by this call rather than
+   * through the group commit (a message looked up afresh while the group commit waits for it).
+   */
+  private async store(m: ProviderInbound, address: string, resolved: InboundStream | { held: HeldReason; address: string }, direct: boolean): Promise<void> {
     if ('held' in resolved) {
       await this.hold(m, resolved.address, resolved.held);
       return;
@@ -195,10 +253,18 @@ export class InboundService {
     // the usual message: the row and its event in the next group commit (one statement for every message arriving
     // meanwhile); a keyword also changes the opt-outs, in a transaction of its own
     let inserted: boolean;
+    if (optChange && stream.hint) {
+      // an opt keyword by the remembered keywords: its opt-out change is decided on what the tables hold now
+      await this.store(m, address, await this.streamOf(m, address, true), direct);
+      return;
+    }
     if (!optChange) {
-      const pending: PendingInbound = { values: messageParams, event: received(), inserted: false };
-      await this.writer.add(pending);
+      const pending: PendingInbound = { values: messageParams, event: received(), inserted: false, hint: stream.hint };
+      if (stream.hint) pending.redo = async () => this.store(m, address, await this.streamOf(m, address, true), true);
+      if (direct) await this.insertGroup([pending]);
+      else await this.writer.add(pending);
       if (pending.error !== undefined) throw pending.error;
+      if (pending.stale) return; // stored afresh by its redo
       inserted = pending.inserted;
     } else {
       inserted = await this.ds.transaction(async (q) => {
@@ -217,9 +283,23 @@ export class InboundService {
     const text = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
     const columns = INBOUND_TYPES.map((_, c) => items.map((i) => text(i.values[c])));
     const [ids, topics, keys, types, payloads] = Outbox.rowsParams(items.map((i) => i.event));
-    const rows = await this.ds.query<Array<{ uuid: string }>>(GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads]);
-    const inserted = new Set(rows.map((r) => r.uuid));
-    for (const item of items) item.inserted = inserted.has(String(item.values[0]));
+    const hints = [items.map((i) => i.hint?.channel ?? null), items.map((i) => i.hint?.address ?? null), items.map((i) => i.hint?.keywords ?? null)];
+    const rows = await this.ds.query<Array<{ uuid: string; inserted: boolean }>>(GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads, ...hints]);
+    const inserted = new Set<string>();
+    const stale = new Set<string>();
+    for (const r of rows) (r.inserted ? inserted : stale).add(r.uuid);
+    for (const item of items) {
+      const uuid = String(item.values[0]);
+      item.inserted = inserted.has(uuid);
+      item.stale = stale.has(uuid);
+      // forgotten at once, so the messages that follow are looked up rather than checked against it again
+      if (item.stale && item.hint) this.forget(item.hint);
+    }
+  }
+
+  private forget(hint: TargetHint): void {
+    const key = targetKey(hint.channel, hint.address);
+    if (this.hints.get(key) === hint) this.hints.delete(key);
   }
 
   private async applyOptChange(q: EntityManager, d: OptOutData, optedOut: boolean): Promise<OutgoingEvent> {
@@ -280,12 +360,13 @@ export class InboundService {
     return { message: contact ? { ...m, contactPhone: contact } : m, address };
   }
 
-  private async streamOf(m: ProviderInbound, address: string): Promise<InboundStream | { held: HeldReason; address: string }> {
+  private async streamOf(m: ProviderInbound, address: string, fresh = false): Promise<InboundStream | { held: HeldReason; address: string }> {
     const channel = m.channel === 'whatsapp' ? 'whatsapp' : m.channel === 'telegram' ? 'telegram' : 'sms';
-    const lookup: PendingLookup = { uid: m.streamUid ?? undefined, channel, address };
+    const lookup: PendingLookup = { uid: m.streamUid ?? undefined, channel, address, fresh };
     await this.lookups.add(lookup);
     if (lookup.error !== undefined) throw lookup.error;
     if (m.streamUid) return lookup.byUid ?? { held: 'no_stream', address: m.accountPhone };
+    if (lookup.hint) return { ...lookup.hint.stream, hint: lookup.hint };
     const target = lookup.target;
     if (!target) return { held: 'unclaimed', address };
     const { owner, stream: named, optKeywords } = target;
@@ -297,15 +378,36 @@ export class InboundService {
     return last ? { ...last, optKeywords } : { held: 'no_stream', address };
   }
 
-  /** At most two statements for a batch of lookups: the distinct stream uids, the distinct addresses. */
+  /**
+   * At most two statements for a batch of lookups: the distinct stream uids, the distinct addresses. An address whose
+   * owner named a stream at its last lookup is answered from that hint, unread (the write checks it); none at all when
+   * every address of the batch has one.
+   */
   private async lookUp(items: PendingLookup[]): Promise<void> {
     const byUid = items.filter((i) => i.uid !== undefined);
-    const byAddress = items.filter((i) => i.uid === undefined);
+    const byAddress: PendingLookup[] = [];
+    for (const i of items) {
+      if (i.uid !== undefined) continue;
+      const hint = i.fresh ? undefined : this.hints.get(targetKey(i.channel, i.address));
+      if (hint) i.hint = hint;
+      else byAddress.push(i);
+    }
     const [streams, targets] = await Promise.all([
       byUid.length > 0 ? this.readModels.inboundStreamsByUid([...new Set(byUid.map((i) => i.uid as string))]) : null,
       byAddress.length > 0 ? this.readModels.inboundTargets([...new Map(byAddress.map((i) => [targetKey(i.channel, i.address), i])).values()]) : null,
     ]);
     for (const i of byUid) i.byUid = streams?.get(i.uid as string) ?? null;
-    for (const i of byAddress) i.target = targets?.get(targetKey(i.channel, i.address)) ?? null;
+    for (const i of byAddress) {
+      const key = targetKey(i.channel, i.address);
+      const target = targets?.get(key) ?? null;
+      i.target = target;
+      if (!target?.stream) {
+        this.hints.delete(key);
+        continue;
+      }
+      if (this.hints.size >= MAX_HINTS && !this.hints.has(key)) this.hints.clear();
+      const optKeywords = target.optKeywords;
+      this.hints.set(key, { channel: i.channel, address: i.address, stream: { ...target.stream, optKeywords }, keywords: JSON.stringify(optKeywords) });
+    }
   }
 }
