@@ -230,34 +230,24 @@ export class OutboxRelay {
     const outcome = await this.options.dataSource.transaction(async (manager): Promise<{ published: number; full: boolean } | { failed: unknown }> => {
       // One relay per schema at a time, whatever the number of replicas: two relays publishing interleaved
       // batches would reorder one key's events. A polling pass that finds the lock taken skips; flush waits.
-      if (waitForLock) {
-        await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
-      } else {
-        const [{ locked }] = await manager.query<Array<{ locked: boolean }>>('SELECT pg_try_advisory_xact_lock($1::bigint) AS locked', [this.lockKey]);
-        if (!locked) return { published: 0, full: false };
-      }
-      // SKIP LOCKED as well, so a pass never waits on rows another session holds. The ids come first, with the
-      // number of events of each row (packed rows keep it in `key`), so a pass stops near batchSize events without
-      // reading payloads it would not publish.
-      const heads = await manager.query<Array<{ id: string; n: number }>>(
-        `SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
-          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize, this.countedTypes],
+      if (waitForLock) await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
+      // ONE statement (docs/decisions/0082): a polling pass's lock (taken first, once: a materialised CTE; nothing is
+      // read without it), the unpublished ids with the number of events of each row (packed and expanded rows keep it
+      // in `key`), SKIP LOCKED so a pass never waits on rows another session holds, and the payloads of the rows that
+      // fit in batchSize events (always the first), so a pass reads no payload it would not publish.
+      const rows = await manager.query<Array<OutboxRow & { heads: string }>>(
+        `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
+         h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
+                WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
+         c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)
+         SELECT o.id, o.event_id, o.key, o.topic, o.type, o.created_at, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
+                CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
+           FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`,
+        waitForLock ? [this.batchSize, this.countedTypes] : [this.batchSize, this.countedTypes, this.lockKey],
       );
-      if (heads.length === 0) return { published: 0, full: false };
-      const ids: string[] = [];
-      let events = 0;
-      for (const head of heads) {
-        if (ids.length > 0 && events + Number(head.n) > this.batchSize) break;
-        ids.push(head.id);
-        events += Number(head.n);
-      }
-      const rows = await manager.query<OutboxRow[]>(
-        `SELECT id, event_id, key, topic, type, created_at, CASE WHEN type = ANY($2::text[]) THEN NULL ELSE payload END AS payload,
-                CASE WHEN type = ANY($2::text[]) THEN packed END AS packed
-           FROM ${this.table} WHERE id = ANY($1::bigint[]) ORDER BY id`,
-        [ids, this.countedTypes],
-      );
+      if (rows.length === 0) return { published: 0, full: false };
+      const heads = Number(rows[0].heads);
+      const ids = rows.map((r) => r.id);
       const expanded = await this.expand(manager, rows);
       const outgoing: OutgoingEvent[] = [];
       const sizes: number[] = [];
@@ -295,7 +285,7 @@ export class OutboxRelay {
       await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
       OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
       // More may be waiting when the pass was cut by the event cap or took a full page of rows.
-      return { published: outgoing.length, full: ids.length < heads.length || heads.length === this.batchSize };
+      return { published: outgoing.length, full: ids.length < heads || heads === this.batchSize };
     });
     if ('failed' in outcome) throw outcome.failed;
     this.lastPassFull = outcome.full;

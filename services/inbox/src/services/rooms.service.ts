@@ -88,7 +88,8 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
   /**
    * Numbers and records many events in one statement (in the caller's transaction when given its manager): each event
    * gets the next numbers of the rooms it goes to, in the order of `emits`; each room's sequence row is bumped once by
-   * its count (rows locked in room order). Answers what to publish, in that order, once committed.
+   * its count (rows locked in room order). Each payload is read as JSON once (a `jsonb[]` parameter), however many
+   * rooms it goes to. Answers what to publish, in that order, once committed.
    */
   async record(q: Pick<DataSource, 'query'>, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
     const rooms: string[] = [];
@@ -112,7 +113,7 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
        w AS (
          INSERT INTO inbox.room_event (room, seq, account_id, event, payload, at)
-         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], (($5::text[])[r.e])::jsonb, $6 FROM r
+         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], ($5::jsonb[])[r.e], $6 FROM r
        )
        SELECT room, e, seq::int FROM r ORDER BY ord`,
       [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), emits.map((e) => JSON.stringify(e.payload)), at],
