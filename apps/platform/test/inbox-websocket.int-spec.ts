@@ -196,4 +196,30 @@ describe('the inbox websocket', () => {
     expect(late.got[0]).toMatchObject({ type: 'reset', room });
     await late.close();
   });
+
+  it("tells the space room the space's totals as each batch of incoming messages left them", async () => {
+    const room = `space:${space}`;
+    const c = await Client.open(wsUrl(token('1', '100', INBOX)));
+    c.send({ type: 'join', room });
+    await c.until((all) => all.some((m) => m.type === 'joined' && m.room === room), 'joined');
+    const db = new PgClient({ connectionString: t.db.url });
+    await db.connect();
+    try {
+      const counted = async () => {
+        const { rows } = await db.query<{ status: string; n: number }>(`SELECT status, count(*)::int AS n FROM inbox.conversation WHERE space_id = $1 GROUP BY status`, [space]);
+        const by = (st: string) => rows.find((r) => r.status === st)?.n ?? 0;
+        return { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: 0, assigned_to_me: 0 };
+      };
+      // new conversations and one more message of a known one, in one publish
+      await publish([incoming('+4917600000031', 'totals one'), incoming('+4917600000032', 'totals two'), incoming('+4917600000031', 'totals three')]);
+      const expected = await counted();
+      expect(expected.unanswered).toBeGreaterThanOrEqual(2);
+      await c.until(() => c.events(room).some((e) => e.event === 'space_statistics' && JSON.stringify((e.payload as Json).totals) === JSON.stringify(expected)), `space_statistics with ${JSON.stringify(expected)}`);
+      const last = c.events(room).filter((e) => e.event === 'space_statistics').at(-1) as Json;
+      expect(last.payload).toEqual({ space_id: space, totals: expected });
+    } finally {
+      await db.end();
+      await c.close();
+    }
+  });
 });

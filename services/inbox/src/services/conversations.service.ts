@@ -82,6 +82,19 @@ export interface VisibleConversation {
  * status, internal notes and the inbox's contacts. What a caller sees: every conversation of the space for admins and
  * team viewers (INBOX_TEAM_VIEW), otherwise those of their teams and those assigned to them.
  */
+/**
+ * The totals `space_statistics` carries from the per-status counter rows (`space_id`, `status`, `n`) of these spaces;
+ * the personal filters are nobody's in a space-wide answer (0).
+ */
+export function spacesTotalsOf(spaceIds: readonly string[], rows: ReadonlyArray<{ space_id: string; status: string; n: number | string }>): Map<string, ConversationTotals> {
+  return new Map(
+    spaceIds.map((id) => {
+      const by = (st: string) => Number(rows.find((r) => r.space_id === id && r.status === st)?.n ?? 0);
+      return [id, { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: 0, assigned_to_me: 0 }];
+    }),
+  );
+}
+
 @Injectable()
 export class ConversationsService {
   constructor(
@@ -204,13 +217,8 @@ export class ConversationsService {
    * its manager): the trigger's per-status counters; the personal filters are nobody's in a space-wide answer (0).
    */
   async spacesTotals(q: Pick<DataSource, 'query'>, spaceIds: readonly string[]): Promise<Map<string, ConversationTotals>> {
-    const rows = (await q.query(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE space_id = ANY($1::bigint[])`, [spaceIds])) as Row[];
-    return new Map(
-      spaceIds.map((id) => {
-        const by = (st: string) => Number(rows.find((r) => r.space_id === id && r.status === st)?.n ?? 0);
-        return [id, { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: 0, assigned_to_me: 0 }];
-      }),
-    );
+    const rows = (await q.query(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE space_id = ANY($1::bigint[])`, [spaceIds])) as Array<{ space_id: string; status: string; n: number }>;
+    return spacesTotalsOf(spaceIds, rows);
   }
 
   /** A conversation the caller may see (404 otherwise: another account's, another space's, another team's). */

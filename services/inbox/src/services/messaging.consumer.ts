@@ -19,7 +19,7 @@ import {
 import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
-import { ConversationsService, normalisePhone } from './conversations.service';
+import { ConversationsService, normalisePhone, spacesTotalsOf } from './conversations.service';
 import { RoomEvents, type RoomEmit } from './rooms.service';
 import { SendWaiters } from './send-waiters';
 import { rowsOf } from '../http/input';
@@ -108,26 +108,26 @@ export class MessagingConsumer implements OnModuleInit {
     // the most specific routing: one naming our number first, then one for the whole stream; else the account's first space
     const routeKey = (d: Received) => `${d.accountId}|${d.streamId}|${d.accountPhone}`;
     const wanted = [...new Map(msgs.map((x) => [routeKey(x.d), x.d])).values()];
-    const routes = new Map(
-      ((await m.query(
-        `SELECT t.i::int, COALESCE(r.space_id, f.id)::text AS space_id, r.team_id::text
+    // the routes and the known contacts in ONE statement (docs/decisions/0082): rows of kind 'r' (a route, by the index
+    // of its key) and 'c' (a contact of the batch's numbers)
+    const looked = (await m.query(
+      `SELECT 'r' AS kind, t.i::int, COALESCE(r.space_id, f.id)::text AS space_id, r.team_id::text, NULL::text AS account_id, NULL::text AS phone, NULL::text AS contact_key, NULL::text AS name
          FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS t(account_id, stream_id, phone, i)
          LEFT JOIN LATERAL (
            SELECT space_id, team_id FROM inbox.incoming_routing
            WHERE account_id = t.account_id AND stream_id = t.stream_id
              AND (senders = '{}' OR EXISTS (SELECT 1 FROM unnest(senders) s WHERE lower(regexp_replace(s, '[\\s+()-]', '', 'g')) = lower(regexp_replace(t.phone, '[\\s+()-]', '', 'g'))))
            ORDER BY (senders <> '{}') DESC, id LIMIT 1) r ON true
-         LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = t.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) f ON true`,
-        [wanted.map((d) => d.accountId), wanted.map((d) => d.streamId), wanted.map((d) => d.accountPhone)],
-      )) as Row[]).map((r) => [routeKey(wanted[r.i - 1]), { spaceId: (r.space_id as string | null) ?? null, teams: r.team_id ? [r.team_id as string] : [] }]),
+         LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = t.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) f ON true
+       UNION ALL
+       SELECT 'c', NULL, NULL, NULL, c.account_id::text, c.phone, c.contact_key, NULLIF(trim(c.first_name || ' ' || c.last_name), '')
+         FROM inbox.contact c JOIN unnest($4::bigint[], $5::text[]) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone`,
+      [wanted.map((d) => d.accountId), wanted.map((d) => d.streamId), wanted.map((d) => d.accountPhone), msgs.map((x) => x.d.accountId), msgs.map((x) => x.contact)],
+    )) as Row[];
+    const routes = new Map(
+      looked.filter((r) => r.kind === 'r').map((r) => [routeKey(wanted[(r.i as number) - 1]), { spaceId: (r.space_id as string | null) ?? null, teams: r.team_id ? [r.team_id as string] : [] }]),
     );
-    const known = new Map(
-      ((await m.query(
-        `SELECT c.account_id::text, c.phone, c.contact_key, NULLIF(trim(c.first_name || ' ' || c.last_name), '') AS name
-         FROM inbox.contact c JOIN unnest($1::bigint[], $2::text[]) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone`,
-        [msgs.map((x) => x.d.accountId), msgs.map((x) => x.contact)],
-      )) as Row[]).map((r) => [`${r.account_id}|${r.phone}`, r]),
-    );
+    const known = new Map(looked.filter((r) => r.kind === 'c').map((r) => [`${r.account_id}|${r.phone}`, r]));
     // one row per conversation, folded as one upsert per message would have left it
     const folds = new Map<string, { first: (typeof msgs)[number]; last: (typeof msgs)[number]; latest: (typeof msgs)[number]; n: number; spaceId: string | null; teams: string[]; key: string | null; name: string | null; maxAt: Date }>();
     for (const x of msgs) {
@@ -188,12 +188,19 @@ export class MessagingConsumer implements OnModuleInit {
     )) as Row[];
     const convOf = new Map(convs.map((c) => [`${c.account_id}|${c.stream_id}|${c.contact_phone}`, c]));
     const uuids = msgs.map(() => randomUUID());
+    const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
+    // the timeline events, and (on the first event's row) the counters of the spaces touched, which the upsert's trigger
+    // has just moved: one statement for both
     const events = (await m.query(
-      `INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
-       SELECT uuid, account_id, conversation_id, 'incoming_message', message_uuid, message_time, actor, content, body, source, destination, message_type
-       FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::uuid[], $5::timestamptz[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[], $10::text[], $11::text[])
-         AS t(uuid, account_id, conversation_id, message_uuid, message_time, actor, content, body, source, destination, message_type)
-       RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')}`,
+      `WITH ins AS (
+         INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
+         SELECT uuid, account_id, conversation_id, 'incoming_message', message_uuid, message_time, actor, content, body, source, destination, message_type
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::uuid[], $5::timestamptz[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS t(uuid, account_id, conversation_id, message_uuid, message_time, actor, content, body, source, destination, message_type)
+         RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')})
+       SELECT ins.*, t.counters FROM ins
+         LEFT JOIN (SELECT json_agg(json_build_object('space_id', space_id::text, 'status', status, 'n', n)) AS counters
+                      FROM inbox.space_status_count WHERE space_id = ANY($12::bigint[])) t ON ins.uuid = ($1::uuid[])[1]::text`,
       [
         uuids,
         msgs.map((x) => x.d.accountId),
@@ -206,9 +213,11 @@ export class MessagingConsumer implements OnModuleInit {
         msgs.map((x) => x.contact),
         msgs.map((x) => x.ours),
         msgs.map((x) => x.d.messageType),
+        spaces.map(([s]) => s),
       ],
     )) as Row[];
     const eventOf = new Map(events.map((e) => [e.uuid as string, e]));
+    const counters = (events.find((e) => e.uuid === uuids[0])?.counters ?? []) as Array<{ space_id: string; status: string; n: number }>;
     // each message's live event shows its conversation as that message left it (a conversation's earlier messages of
     // the batch: fewer unread, their own text)
     const seen = new Map<string, number>();
@@ -225,9 +234,8 @@ export class MessagingConsumer implements OnModuleInit {
         payload: { conversation: conversationView(asLeft, { showPhone: true, justAdded: k === 0 && conv.created === true }), message: eventView(eventOf.get(uuids[i]) as Row, conv.uuid) },
       };
     });
-    const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
     if (spaces.length) {
-      const totals = await this.conversations.spacesTotals(m, spaces.map(([s]) => s));
+      const totals = spacesTotalsOf(spaces.map(([s]) => s), counters);
       for (const [space, account] of spaces) emits.push({ accountId: account, rooms: [`space:${space}`], event: InboxWsEvent.SpaceStatistics, payload: { space_id: Number(space), totals: totals.get(space) } });
     }
     const recorded = await this.rooms.record(m, emits);
