@@ -20,6 +20,8 @@
  *   node dist/bench/campaign-crash.js [recipients=200000] [kills=4]
  *   REFERENCE=0 REFERENCE_SECONDS=120 node dist/bench/campaign-crash.js [recipients] [kills]   (no reference run; kills spaced by about REFERENCE_SECONDS / (kills + 1))
  *   KILL=campaigns node dist/bench/campaign-crash.js ...   (kill only these processes, comma-separated; default campaigns,dispatch,streams)
+ *   TPS=150 node dist/bench/campaign-crash.js ...   (the account's messages per second; default 20,000, i.e. as fast as the platform goes)
+ *   KAFKA_COMPRESSION=none node dist/bench/campaign-crash.js ...   (record batches uncompressed; default gzip)
  *
  * The runner's lease is 3 s here (default 10 s): a restarted runner takes its campaign over once the dead one's lease
  * ran out; batches requested and never answered are asked again after `resendAfterMs` (10 s here) with the same
@@ -176,7 +178,8 @@ async function parent(total: number, kills: number): Promise<void> {
   const sender = await must('POST', '/senders', { name: 'Shop', value: 'SHOP', type: 'outbound-only' }, at('streams'));
   await must('PUT', `/senders/superadmin/${sender.id as number}`, { approved: 1 }, at('streams'));
   const stream = await must('POST', '/streams', { name: 'Campaigns', streamType: 1, sender: 'SHOP' }, at('streams'));
-  await must('PUT', `/customers/${account}`, { tps: 20_000, customSettings: { streams_max_messages_per_day: 10 * total } });
+  // TPS=<n> paces the campaign (the account's rate): on the Kafka mock the slowest group must stay within the log it keeps
+  await must('PUT', `/customers/${account}`, { tps: Number(process.env.TPS ?? 20_000), customSettings: { streams_max_messages_per_day: 10 * total } });
   await must('POST', `/customers/${account}/balance`, { amount: '10000000', reason: 'bench' });
 
   const lists: string[] = [];
@@ -262,7 +265,7 @@ async function parent(total: number, kills: number): Promise<void> {
   })();
 
   const balance = async (): Promise<bigint> => BigInt((await must('GET', `/customers/${account}`)).balanceMicros as string);
-  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), account TPS ${process.env.TPS ?? 20_000}, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   // ---- reference: the same campaign without kills ----
   let refSecs = Number(process.env.REFERENCE_SECONDS ?? 60);
