@@ -85,7 +85,7 @@ describe('KafkaEventBus and the broker’s retention', () => {
     // uncompressed, the broker deleted the oldest batches; compressed, it keeps every event
     expect(plainLog.some((p) => p.low > 0)).toBe(true);
     expect(gzipLog.every((p) => p.low === 0)).toBe(true);
-  });
+  }, 180_000);
 
   it('counts and logs a consumer group whose committed offset the broker deleted: group, topic, partition, the offsets and the records skipped', async () => {
     const topic = unique('reset');
@@ -126,7 +126,7 @@ describe('KafkaEventBus and the broker’s retention', () => {
     // what the broker kept is handled after the reset, from its oldest record on (a rebalance may hand some over twice)
     expect(handled[1].id).toBe(filler[log.low - 1].id);
     expect([...new Set(handled.slice(1).map((e) => e.id))].sort()).toEqual(filler.slice(log.low - 1).map((e) => e.id).sort());
-  });
+  }, 180_000);
 });
 
 async function resetCount(group: string, topic: string): Promise<number> {
