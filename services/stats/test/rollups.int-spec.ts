@@ -97,7 +97,8 @@ describe('stats: rollups from the messaging events', () => {
         account,
         acceptedAt: at,
         stream: String(1 + Math.floor(r() * 3)),
-        sender: r() < 0.5 ? 'Acme' : 'Shop',
+        // any text a sender may hold travels to the rollups as it is (quotes, a comma, braces, a backslash, the word NULL)
+        sender: r() < 0.5 ? 'Acme' : 'Shop "Nord", {Süd} \\ NULL',
         iso2: r() < 0.1 ? null : ['GB', 'IN', 'BR'][Math.floor(r() * 3)],
         segments: 1 + Math.floor(r() * 3),
         priceMicros: Math.floor(r() * 123_456_789),

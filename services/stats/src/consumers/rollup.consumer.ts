@@ -20,6 +20,7 @@ import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, typ
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
 import { parseAccepted, parseRefund, parseStatus } from './fast-parse';
+import { pgArray } from './pg-array';
 
 export const ROLLUP_GROUP = 'stats.rollups';
 export const DIRECTORY_GROUP = 'stats.directory';
@@ -219,7 +220,7 @@ export class RollupConsumer implements OnModuleInit {
     // in the same statement (the local hour's start: the instant less the local minutes and seconds; date_trunc with a
     // zone would fold the repeated hour of a DST fall-back into one bucket, which may start after the message).
     const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>>(
-      `WITH t AS (SELECT * FROM json_to_recordset($1::json) AS t(u uuid, a bigint, at timestamptz)),
+      `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) AS t(u, a, at)),
             s AS (SELECT * FROM stats.message_state WHERE message_uuid IN (SELECT u FROM t) ORDER BY message_uuid FOR UPDATE)
        SELECT t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
               coalesce(s.iso2, '') AS iso2, coalesce(s.status, '') AS status, coalesce(s.rank, -1) AS rank, ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket,
@@ -229,7 +230,7 @@ export class RollupConsumer implements OnModuleInit {
          FROM t LEFT JOIN s ON s.message_uuid = t.u
          LEFT JOIN stats.account a ON a.account_id = coalesce(s.account_id, t.a)
          CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l`,
-      [JSON.stringify(uuids.map((u) => ({ u, a: accountOf.get(u), at: acceptedAt.get(u) ?? null })))],
+      [pgArray(uuids), pgArray(uuids.map((u) => accountOf.get(u) as string)), pgArray(uuids.map((u) => acceptedAt.get(u) ?? null))],
     );
     const before = new Map<string, State>();
     const buckets = new Map<string, { at: string; hour: string; day: string }>();
@@ -334,28 +335,36 @@ export class RollupConsumer implements OnModuleInit {
       add(s, 1);
     }
     if (changed.length === 0) return;
-    const deltas: Array<Record<string, unknown>> = [];
-    for (const [k, map] of [
-      ['h', hours],
-      ['d', days],
-    ] as const) {
-      for (const d of map.values()) {
-        if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
-        deltas.push({ k, a: d.account, b: d.bucket, st: d.stream, se: d.sender, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
-      }
-    }
-    for (const d of campaignHours.values()) {
-      if (d.messages === 0 && d.parts === 0 && d.cost === 0n) continue;
-      deltas.push({ k: 'c', a: d.account, b: d.bucket, dd: d.day, st: d.campaign, se: d.variant, i: d.iso2, s: d.status, c: d.currency, m: d.messages, p: d.parts, co: d.cost.toString() });
-    }
+    // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
+    // are made from these by the database) and campaign hour rows (with their local date)
+    const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
+    const byKind = { h: columns(), d: columns(), c: columns() };
+    const push = (k: 'h' | 'd' | 'c', d: Delta, st: string, se: string, day: string | null) => {
+      if (d.messages === 0 && d.parts === 0 && d.cost === 0n) return;
+      const col = byKind[k];
+      col.a.push(d.account);
+      col.b.push(d.bucket);
+      col.st.push(st);
+      col.se.push(se);
+      col.i.push(d.iso2);
+      col.s.push(d.status);
+      col.c.push(d.currency);
+      col.m.push(d.messages);
+      col.p.push(d.parts);
+      col.co.push(d.cost.toString());
+      if (day !== null) col.dd.push(day);
+    };
+    for (const d of hours.values()) push('h', d, d.stream, d.sender, null);
+    for (const d of days.values()) push('d', d, d.stream, d.sender, null);
+    for (const d of campaignHours.values()) push('c', d, d.campaign, d.variant, d.day);
     const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
     const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
     const [{ inserted }] = await m.query<Array<{ inserted: number }>>(
       `WITH t AS (
-         SELECT * FROM json_to_recordset($1::json) AS t(u uuid, n boolean, a bigint, stream_id bigint, sender text, iso2 text, status text, rank smallint, accepted_at timestamptz,
-                                                       hour_bucket timestamptz, day_bucket date, segments int, price bigint, refunded bigint, currency text, campaign_id bigint,
-                                                       variant_id bigint, destination text)
+         SELECT * FROM unnest($1::uuid[], $2::boolean[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::smallint[], $9::timestamptz[], $10::timestamptz[],
+                              $11::date[], $12::int[], $13::bigint[], $14::bigint[], $15::text[], $16::bigint[], $17::bigint[], $18::text[])
+                       AS t(u, n, a, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency, campaign_id, variant_id, destination)
        ), st AS (
          UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
@@ -368,85 +377,91 @@ export class RollupConsumer implements OnModuleInit {
          SELECT u, a, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency, campaign_id, variant_id, destination
            FROM t WHERE t.n ORDER BY u
          ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
-       ), v AS (
-         SELECT * FROM json_to_recordset($2::json) AS t(k text, a bigint, b text, dd date, st bigint, se text, i text, s text, c text, m bigint, p bigint, co bigint)
+       ), vh AS (
+         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
+       ), vd AS (
+         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::text[], $36::bigint[], $37::bigint[], $38::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
+       ), vc AS (
+         -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
+         SELECT * FROM unnest($39::bigint[], $40::timestamptz[], $41::bigint[], $42::bigint[], $43::text[], $44::text[], $45::text[], $46::bigint[], $47::bigint[], $48::bigint[], $49::date[])
+                  AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
          INSERT INTO stats.rollup_campaign_hour AS r (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, st, b::timestamptz, se::bigint, i, s, c, m, p, co FROM v WHERE k = 'c' ORDER BY a, st, b::timestamptz, se::bigint, i, s, c
+         SELECT a, st, b, se, i, s, c, m, p, co FROM vc ORDER BY a, st, b, se, i, s, c
          ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
        ), cd AS (
          -- the campaign day rollup: the campaign hour deltas summed per local date (an hour bucket lies in one local date)
          INSERT INTO stats.rollup_campaign_day AS r (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, st, dd, se::bigint, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
-          GROUP BY a, st, dd, se::bigint, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, se::bigint, i, s, c
+         SELECT a, st, dd, se, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vc
+          GROUP BY a, st, dd, se, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, se, i, s, c
          ON CONFLICT (account_id, campaign_id, bucket, variant_id, iso2, status, currency) DO UPDATE SET ${sums}
        ), ct AS (
          -- per campaign without variant and country, per local date and per local month (docs/decisions/0077)
          INSERT INTO stats.rollup_campaign_day_total AS r (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
-         SELECT a, st, dd, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
+         SELECT a, st, dd, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vc
           GROUP BY a, st, dd, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, dd, s, c
          ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), cm AS (
          INSERT INTO stats.rollup_campaign_month AS r (account_id, campaign_id, bucket, status, currency, messages, parts, cost_micros)
-         SELECT a, st, date_trunc('month', dd)::date, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'c'
+         SELECT a, st, date_trunc('month', dd)::date, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vc
           GROUP BY a, st, 3, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, 3, s, c
          ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b::timestamptz, st, se, i, s, c, m, p, co FROM v WHERE k = 'h' ORDER BY a, b::timestamptz, st, se, i, s, c
+         SELECT a, b, st, se, i, s, c, m, p, co FROM vh ORDER BY a, b, st, se, i, s, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
        ), d AS (
          INSERT INTO stats.rollup_day AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b::date, st, se, i, s, c, m, p, co FROM v WHERE k = 'd' ORDER BY a, b::date, st, se, i, s, c
+         SELECT a, b, st, se, i, s, c, m, p, co FROM vd ORDER BY a, b, st, se, i, s, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
        ), ds AS (
          INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, b::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
-          GROUP BY a, b::date, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, st, s, c
+         SELECT a, b, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
+          GROUP BY a, b, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, st, s, c
          ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
        ), dc AS (
          INSERT INTO stats.rollup_day_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, b::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
-          GROUP BY a, b::date, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b::date, i, st, s, c
+         SELECT a, b, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
+          GROUP BY a, b, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        ), ms AS (
          -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
          INSERT INTO stats.rollup_month_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, date_trunc('month', b::date)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+         SELECT a, date_trunc('month', b)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
           GROUP BY a, 2, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, st, s, c
          ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
        ), mc AS (
          INSERT INTO stats.rollup_month_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, date_trunc('month', b::date)::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM v WHERE k = 'd'
+         SELECT a, date_trunc('month', b)::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
           GROUP BY a, 2, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        )
        SELECT (SELECT count(*) FROM ins)::int AS inserted`,
       [
-        JSON.stringify(
-          changed.map((s) => ({
-            u: s.message_uuid,
-            n: created.has(s.message_uuid),
-            a: s.account_id,
-            stream_id: s.stream_id,
-            sender: s.sender,
-            iso2: s.iso2,
-            status: s.status,
-            rank: s.rank,
-            accepted_at: s.accepted_at,
-            hour_bucket: s.hour_bucket,
-            day_bucket: s.day_bucket,
-            segments: s.segments,
-            price: s.price_micros.toString(),
-            refunded: s.refunded_micros.toString(),
-            currency: s.currency,
-            campaign_id: s.campaign_id,
-            variant_id: s.variant_id,
-            destination: s.destination,
-          })),
-        ),
-        JSON.stringify(deltas),
+        pgArray(changed.map((s) => s.message_uuid)),
+        pgArray(changed.map((s) => created.has(s.message_uuid))),
+        pgArray(changed.map((s) => s.account_id)),
+        pgArray(changed.map((s) => s.stream_id)),
+        pgArray(changed.map((s) => s.sender)),
+        pgArray(changed.map((s) => s.iso2)),
+        pgArray(changed.map((s) => s.status)),
+        pgArray(changed.map((s) => s.rank)),
+        pgArray(changed.map((s) => s.accepted_at)),
+        pgArray(changed.map((s) => s.hour_bucket)),
+        pgArray(changed.map((s) => s.day_bucket)),
+        pgArray(changed.map((s) => s.segments)),
+        pgArray(changed.map((s) => s.price_micros)),
+        pgArray(changed.map((s) => s.refunded_micros)),
+        pgArray(changed.map((s) => s.currency)),
+        pgArray(changed.map((s) => s.campaign_id)),
+        pgArray(changed.map((s) => s.variant_id)),
+        pgArray(changed.map((s) => s.destination)),
+        ...(['h', 'd', 'c'] as const).flatMap((k) => {
+          const col = byKind[k];
+          const cols = [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co].map((values) => pgArray(values));
+          return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
+        }),
       ],
     );
     // another replica created one of these states since the lock above (its events were rebalanced to it): this batch
