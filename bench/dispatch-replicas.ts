@@ -24,7 +24,7 @@ import { Client } from 'pg';
 import { CustomerUpdatedV1, StreamCreatedV1 } from '@switchboard/contracts';
 import { createEnvelope, KafkaEventBus, startEmbeddedPostgres, type OutgoingEvent } from '@switchboard/platform';
 import { acceptedMessage, startKafkaMock, type NodeProcess } from '@switchboard/platform/testing';
-import { SmppPeer } from '@switchboard/dispatch';
+import { resolveDispatchOptions, SmppPeer } from '@switchboard/dispatch';
 import { startDispatchChild } from './dispatch-child';
 
 function machine(): string {
@@ -65,7 +65,7 @@ async function environment(): Promise<Env> {
     db,
     producer,
     start: async () => {
-      const c = await startDispatchChild(url, kafka.url, port, { smpp: { tps: 5000 }, dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, rateShareMs: Number(process.env.BENCH_SHARE_MS ?? 500) } }, ['--max-semi-space-size=64']);
+      const c = await startDispatchChild(url, kafka.url, port, { smpp: { tps: 5000 }, dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, ...(process.env.BENCH_SHARE_MS ? { rateShareMs: Number(process.env.BENCH_SHARE_MS) } : {}) } }, ['--max-semi-space-size=64']);
       children.push(c);
       return c;
     },
@@ -102,7 +102,7 @@ const count = async (db: Client, sql: string): Promise<number> => {
 
 async function limits(replicas: number, seconds: number, accountTps: number, streamTps: number): Promise<void> {
   const env = await environment();
-  const shareMs = Number(process.env.BENCH_SHARE_MS ?? 500);
+  const shareMs = Number(process.env.BENCH_SHARE_MS ?? resolveDispatchOptions({}).dispatcher.rateShareMs);
   console.log(`dispatch-replicas limits: ${replicas} dispatch processes, account ${accountTps}/s, stream ${streamTps}/s, ${seconds} s each, shares ${shareMs > 0 ? `renewed every ${shareMs} ms` : 'OFF (each process applies the whole rates)'}; ${machine()}`);
   const procs: NodeProcess[] = [await env.start()];
   const now = new Date().toISOString();
@@ -130,6 +130,21 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
   // the shares granted, sampled: their sum per limit (at most the rate), and how often it was below
   const sums = new Map<string, number[]>();
   const stored: string[] = [];
+  // BENCH_TRACE=2: each replica's row per limit, sampled every 100 ms, printed against each SMSC session's sends
+  const rowsTrace: Array<{ at: number; rows: Array<{ key: string; i: string; share: number; prior: number; sat: boolean; demand: number }> }> = [];
+  const rowSampler =
+    process.env.BENCH_TRACE === '2'
+      ? setInterval(() => {
+          const at = Date.now();
+          env.db
+            .query<{ key: string; i: string; share: number; prior: number; sat: boolean; demand: number }>(
+              `SELECT key, instance_id::text AS i, share::float8, CASE WHEN prior_until > now() THEN prior_share ELSE 0 END::float8 AS prior, saturated AS sat, demand::float8
+                 FROM dispatch.rate_share WHERE expires_at > now() AND key IN ('a:1', 's:201') ORDER BY key, instance_id`,
+            )
+            .then((r) => rowsTrace.push({ at, rows: r.rows }))
+            .catch(() => undefined);
+        }, 100)
+      : null;
   const sampler = setInterval(() => {
     env.db
       .query<{ key: string; total: number; n: number }>(`SELECT key, sum(share)::float8 AS total, count(*)::int AS n FROM dispatch.rate_share WHERE expires_at > now() GROUP BY key`)
@@ -159,6 +174,30 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
     );
   }
   clearInterval(sampler);
+  if (rowSampler) {
+    clearInterval(rowSampler);
+    const t0 = Math.min(...env.peer.parts.map((p) => p.at));
+    const ids = [...new Set(rowsTrace.flatMap((x) => x.rows.map((r) => r.i)))];
+    for (const [sender, key] of [
+      ['ACCOUNT', 'a:1'],
+      ['STREAM', 's:201'],
+    ] as const) {
+      console.log(`  ${key} per 250 ms: t(s) | sends/s per SMSC session | share (prior) per replica, * = held back`);
+      const parts = env.peer.parts.filter((p) => p.source === sender);
+      const end = Math.max(...parts.map((p) => p.at));
+      for (let t = t0; t < end; t += 250) {
+        const inSlot = parts.filter((p) => p.at >= t && p.at < t + 250);
+        const per = new Map<number, number>();
+        for (const p of inSlot) per.set(p.session, (per.get(p.session) ?? 0) + 1);
+        const sample = rowsTrace.find((x) => x.at >= t) ?? rowsTrace[rowsTrace.length - 1];
+        const shares = ids.map((i) => {
+          const r = sample?.rows.find((x) => x.i === i && x.key === key);
+          return r ? `${r.share.toFixed(0)}${r.prior > r.share ? `(${r.prior.toFixed(0)})` : ''}${r.sat ? '*' : ''}` : '-';
+        });
+        console.log(`   ${((t - t0) / 1000).toFixed(2)} | ${inSlot.length * 4} = ${[...per.entries()].sort((a, b) => a[0] - b[0]).map(([k, n]) => `${k}:${n * 4}`).join(' ')} | ${shares.join(' ')}`);
+      }
+    }
+  }
   if (process.env.BENCH_TRACE) console.log(`  stored/queued/submitting: ${stored.join(' ')}`);
   for (const [key, list] of sums) {
     if (process.env.BENCH_TRACE) console.log(`  ${key} shares: ${list.map((x) => x.toFixed(0)).join(' ')}`);

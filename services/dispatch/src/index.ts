@@ -4,6 +4,7 @@ export {
   DISPATCH_SCHEMA,
   SENDER_GROUP,
   dispatchKafkaConsumerTuning,
+  resolveDispatchOptions,
   type DispatchModuleOptions,
   type DispatcherTuning,
   type VendorSeed,

@@ -18,9 +18,11 @@ describe('fair shares of a rate across replicas', () => {
     expect(sum(shares)).toBe(100);
   });
 
-  it('asks, for a replica not held back, a quarter over what it used and at least 2% of the rate', () => {
+  it('asks, for a replica not held back, a quarter over what it used and at least 2% of the rate, and nothing when it used nothing', () => {
     expect(wantOf(100, { demand: 40, saturated: false })).toBe(52);
-    expect(wantOf(1000, { demand: 0, saturated: false })).toBe(20);
+    expect(wantOf(1000, { demand: 0.5, saturated: false })).toBe(20.625);
+    // issue 17 (0081): an idle replica's floor of 2% took 4% of the rate from a busy one with three replicas
+    expect(wantOf(1000, { demand: 0, saturated: false })).toBe(0);
     expect(wantOf(100, { demand: 40, saturated: true })).toBe(Infinity);
   });
 
@@ -111,7 +113,7 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 0 });
   });
 
-  it('renews at once when its backlog runs out, asking only a quarter over what it booked lately, so a busy replica gets nearly the whole rate', async () => {
+  it('renews at once when its backlog runs out, asking for nothing more, so a busy replica gets the whole rate', async () => {
     let now = 0;
     const drained: string[][] = [];
     const shares = new LocalShares(() => now, (keys) => drained.push(keys));
@@ -124,14 +126,13 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     shares.left(['s:1'], 'm9');
     await nextTurn();
     expect(drained).toEqual([['s:1']]);
-    // nothing waits any more: it asks only a quarter over what it booked lately (nothing since the last renewal)
-    shares.granted(now, 60_000, [{ key: 's:1', rate: 20, share: 10 }], []);
-    now = 1250;
+    // nothing waits any more: what it booked while held back was its share's pace, not a demand of its own (0081)
+    now = 1010;
     const mine = claim(shares);
     expect(mine).toMatchObject({ saturated: false, demand: 0, pendingMs: 0 });
-    // the other replica, still held back, then gets all but the idle one's floor (2% of the rate, at least 1/s)
+    // the other replica, still held back, then gets the whole rate once the drained one renewed
     expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: 10, ...mine }])).toBe(10);
-    expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: shareFor(20, mine, [{ holding: 10, demand: 10, saturated: true }]), ...mine }])).toBe(19);
+    expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: shareFor(20, mine, [{ holding: 10, demand: 10, saturated: true }]), ...mine }])).toBe(20);
   });
 
   it('does not call a backlog empty while a message that came back is booked again in the same turn', async () => {

@@ -14,6 +14,8 @@ export interface SubmittedPart {
   concat: [number, number, number] | null;
   text: string;
   at: number;
+  /** The session it came on: 1 for the first bound, 2 for the second... (which replica sent it, in benches). */
+  session: number;
 }
 
 export interface SmppPeerOptions {
@@ -93,6 +95,7 @@ export class SmppPeer {
   readonly sessions = new Set<SmppSession>();
   /** Sessions whose bind succeeded (MO messages go to the newest), until they close. */
   private readonly bound = new Set<SmppSession>();
+  private readonly sessionNo = new WeakMap<SmppSession, number>();
   /** Receipts sent and not acknowledged yet (redeliverUnacked). */
   private readonly unacked = new Map<string, Record<string, unknown>>();
   redelivered = 0;
@@ -172,6 +175,7 @@ export class SmppPeer {
       }
       this.binds++;
       this.bound.add(session);
+      this.sessionNo.set(session, this.binds);
       session.send(pdu.response({ system_id: 'peer-smsc' }));
       if (this.opts.redeliverUnacked) {
         for (const [id, params] of this.unacked) {
@@ -238,7 +242,7 @@ export class SmppPeer {
     this.submitted++;
     const sec = Math.floor(Date.now() / 1000);
     this.perSecond.set(sec, (this.perSecond.get(sec) ?? 0) + 1);
-    if (this.opts.record) this.parts.push(this.describe(pdu, id));
+    if (this.opts.record) this.parts.push(this.describe(pdu, id, this.sessionNo.get(session) ?? 0));
     const delivered = !this.opts.undeliveredFor?.has(destination) && (this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio);
     if (this.opts.querySm) this.states.set(id, { delivered, at: new Date() });
     const receipt = () => this.sendReceipt(session, id, pdu, delivered ? 'DELIVRD' : 'UNDELIV');
@@ -325,7 +329,7 @@ export class SmppPeer {
     });
   }
 
-  private describe(pdu: SmppPdu, id: string): SubmittedPart {
+  private describe(pdu: SmppPdu, id: string, session: number): SubmittedPart {
     const sm = pdu.short_message as { message?: string | Buffer; udh?: Buffer[] } | Buffer;
     const dataCoding = Number(pdu.data_coding ?? 0);
     let text = '';
@@ -346,6 +350,7 @@ export class SmppPeer {
       concat,
       text,
       at: Date.now(),
+      session,
     };
   }
 }
