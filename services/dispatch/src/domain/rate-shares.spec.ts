@@ -127,7 +127,7 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 0 });
   });
 
-  it('renews at once when its backlog runs out, asking for nothing more, so a busy replica gets the whole rate', async () => {
+  it('renews at once when its backlog runs out, asking only a quarter over what it booked lately, and nothing once it books nothing, so a busy replica gets the whole rate', async () => {
     let now = 0;
     const drained: string[][] = [];
     const shares = new LocalShares(() => now, (keys) => drained.push(keys));
@@ -140,11 +140,16 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     shares.left(['s:1'], 'm9');
     await nextTurn();
     expect(drained).toEqual([['s:1']]);
-    // nothing waits any more: what it booked while held back was its share's pace, not a demand of its own (0081)
+    // nothing waits any more: it asks a quarter over what it booked lately (its backlog may only have run out between
+    // two fetches from the bus)
     now = 1010;
+    expect(claim(shares)).toMatchObject({ saturated: false, demand: 10 / 1.01, pendingMs: 0 });
+    shares.granted(now, 60_000, [{ key: 's:1', rate: 20, share: 10 }], []);
+    // a second later it booked nothing since
+    now = 2010;
     const mine = claim(shares);
     expect(mine).toMatchObject({ saturated: false, demand: 0, pendingMs: 0 });
-    // the other replica, still held back, then gets the whole rate once the drained one renewed
+    // the other replica, still held back, then gets the whole rate once the drained one renewed (no floor: 0081)
     expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: 10, ...mine }])).toBe(10);
     expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: shareFor(20, mine, [{ holding: 10, demand: 10, saturated: true }]), ...mine }])).toBe(20);
   });

@@ -273,17 +273,9 @@ export class LocalShares {
     setImmediate(() => {
       this.drainCheck = false;
       const drained: ShareKey[] = [];
-      const now = this.clock();
       for (const k of this.maybeDrained) {
-        if (this.backlogSize(k) !== 0) continue;
-        drained.push(k);
-        // what it asks for from now on is what it books from now on: what it booked while held back was the pace of
-        // its share, not a demand of its own, and asking for it kept the share idle here for a period (0081)
-        const s = this.shares.get(k);
-        if (s) {
-          s.used = 0;
-          s.since = now;
-        }
+        // what it asks for from now on is what it booked lately: a quarter more than that, no longer all it can get
+        if (this.backlogSize(k) === 0) drained.push(k);
       }
       this.maybeDrained.clear();
       if (drained.length) this.onDrained(drained);
