@@ -281,7 +281,7 @@ describe('three replicas sharing a rate on a moved clock (issue 17, 0081)', () =
       rows.set(i, {
         share: stored,
         prior: lowered ? Math.max(own.share, own.priorUntil > t ? own.prior : 0) : (own?.prior ?? 0),
-        priorUntil: lowered ? t + Math.min(1100, req.pendingMs + 50) : (own?.priorUntil ?? 0),
+        priorUntil: lowered ? t + Math.min(1100, req.pendingMs + 150) : (own?.priorUntil ?? 0),
         demand: req.demand,
         saturated: req.saturated,
       });
@@ -299,7 +299,7 @@ describe('three replicas sharing a rate on a moved clock (issue 17, 0081)', () =
         book: null as unknown as LimitBook,
       };
       r.shares = new LocalShares(now, () => {
-        r.soon ??= t + 10;
+        r.soon ??= t + 25;
       });
       r.book = new LimitBook(
         () => {

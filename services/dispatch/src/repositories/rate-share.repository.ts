@@ -24,10 +24,9 @@ export interface ShareGrant {
 
 /**
  * A lowered share counts as held this long past the replica's last booked message: its timer may fire late on a
- * loaded machine (and the SMSC sees it a little later still). 150 ms until 0081: each hand-over of a drained share then
- * left that long of it unused, about 1% of the rate per hand-over with three replicas.
+ * loaded machine (and the SMSC sees it a little later still).
  */
-const PENDING_MARGIN_MS = 50;
+const PENDING_MARGIN_MS = 150;
 
 /** Grants shares of rates across replicas in `dispatch.rate_share` (docs/decisions/0047-limits-across-replicas.md). */
 @Injectable()

@@ -806,17 +806,6 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     return true;
   }
 
-  /**
-   * A share grew: the parked messages' turns came nearer, so each park is drained now rather than at its head's timer,
-   * set for the turn at the smaller share (the room the larger share adds in the meantime would go unused; 0081).
-   */
-  private drainParks(): void {
-    for (const [pk, p] of [...this.parked]) {
-      if (p.timer) clearTimeout(p.timer);
-      this.drainPark(pk);
-    }
-  }
-
   /** Books the parked messages of an account and stream whose turn came within the booking horizon, in order. */
   private drainPark(pk: string): void {
     const p = this.parked.get(pk);
@@ -871,13 +860,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * A renewal soon, at most one every tenth of a period: a backlog ran out, so its share can go to the replicas that
-   * still have one (a replica working a backlog off at exactly its share drains and refills it all the time). A
-   * quarter period until 0081; a renewal is one statement since.
+   * A renewal soon, at most one every quarter period: a backlog ran out, so its share can go to the replicas that
+   * still have one (a replica working a backlog off at exactly its share drains and refills it all the time).
    */
   private renewSoon(): void {
     if (this.renewTimer || !this.running) return;
-    const gap = Math.max(0, this.lastRenewAt + this.options.dispatcher.rateShareMs / 10 - performance.now());
+    const gap = Math.max(0, this.lastRenewAt + this.options.dispatcher.rateShareMs / 4 - performance.now());
     this.renewTimer = setTimeout(() => {
       this.renewTimer = null;
       if (this.running) this.kickShares();
@@ -920,19 +908,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs);
         // how long renewals take: the slowest lately, forgotten slowly (a tenth per renewal)
         this.renewLag = Math.max(performance.now() - startedAt, this.renewLag * 0.9);
-        const grown = grants.some((g) => g.share > this.shares.shareOf(g.key));
         this.shares.granted(startedAt, leaseMs - holdMs - 200, grants, drop);
         this.releaseShareWaiting();
-        if (grown) this.drainParks();
         // a larger share granted to start when other replicas' lowered shares end: the messages waiting for it go then
         const later = grants.filter((g) => g.later).map((g) => g.later!.afterMs);
         if (later.length) {
           if (this.laterTimer) clearTimeout(this.laterTimer);
           this.laterTimer = setTimeout(() => {
             this.laterTimer = null;
-            if (!this.running) return;
-            this.releaseShareWaiting();
-            this.drainParks();
+            if (this.running) this.releaseShareWaiting();
           }, Math.min(...later) + 1);
         }
       } while (this.renewAgain && this.running);
