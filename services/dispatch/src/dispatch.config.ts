@@ -55,7 +55,7 @@ export const dispatchConfigSchema = z.object({
    * How often a replica renews its shares of the account and stream TPS (docs/decisions/0047); 0: each process applies
    * the whole rates (one replica only).
    */
-  DISPATCH_RATE_SHARE_MS: env.int(100, 0),
+  DISPATCH_RATE_SHARE_MS: env.int(500, 0),
   /** Inbound WhatsApp and Telegram media (docs/decisions/0053, 0058): one fetch's deadline and most bytes. */
   DISPATCH_INBOUND_MEDIA_TIMEOUT_MS: env.int(30_000, 1000),
   DISPATCH_INBOUND_MEDIA_MAX_MB: env.int(100, 1),

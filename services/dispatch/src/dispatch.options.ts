@@ -143,7 +143,7 @@ export interface DispatcherTuning {
   /**
    * How often a replica renews its shares of the account and stream rates it sends under, in PostgreSQL, so that
    * every replica together keeps each rate (docs/decisions/0047-limits-across-replicas.md); 0: each process applies
-   * the whole rates on its own (embedded mode, one process). Default 100 ms (one statement each, 0081).
+   * the whole rates on its own (embedded mode, one process). Default 500 ms.
    */
   rateShareMs?: number;
 }
@@ -199,7 +199,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
       queryBatch: d.queryBatch ?? 500,
       writeBatch: d.writeBatch ?? 2000,
       ingestHoldMs: d.ingestHoldMs ?? 1000,
-      rateShareMs: d.rateShareMs ?? 100,
+      rateShareMs: d.rateShareMs ?? 500,
     },
   };
 }

@@ -1,18 +1,5 @@
-import { fairShares, LocalShares, shareFor, shareSchedule, wantOf, type OtherShare } from './rate-shares';
-import { LimitBook, TokenBucket } from './token-bucket';
+import { fairShares, LocalShares, shareFor, shareSchedule, wantOf } from './rate-shares';
 
-/** How many of `times` fall in [from, to). */
-const within = (times: number[], from: number, to: number) => times.filter((x) => x >= from && x < to).length;
-
-/** The most sends in any one-second window starting at a send. */
-function busiest(times: number[]): number {
-  let best = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (j < times.length && times[j] < times[i] + 1000) j++;
-    best = Math.max(best, j - i);
-  }
-  return best;
-}
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -127,7 +114,7 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     expect(claim(shares)).toMatchObject({ saturated: true, pendingMs: 0 });
   });
 
-  it('renews at once when its backlog runs out, asking only a quarter over what it booked lately, and nothing once it books nothing, so a busy replica gets the whole rate', async () => {
+  it('renews at once when its backlog runs out, asking only a quarter over what it booked lately, so a busy replica gets the whole rate once it books nothing', async () => {
     let now = 0;
     const drained: string[][] = [];
     const shares = new LocalShares(() => now, (keys) => drained.push(keys));
@@ -140,16 +127,13 @@ describe('a replica\'s own backlog of a limit (issue 17: an idle share handed ov
     shares.left(['s:1'], 'm9');
     await nextTurn();
     expect(drained).toEqual([['s:1']]);
-    // nothing waits any more: it asks a quarter over what it booked lately (its backlog may only have run out between
-    // two fetches from the bus)
-    now = 1010;
-    expect(claim(shares)).toMatchObject({ saturated: false, demand: 10 / 1.01, pendingMs: 0 });
+    // nothing waits any more: it asks only a quarter over what it booked lately (nothing since the last renewal)
     shares.granted(now, 60_000, [{ key: 's:1', rate: 20, share: 10 }], []);
-    // a second later it booked nothing since
-    now = 2010;
+    now = 1250;
     const mine = claim(shares);
     expect(mine).toMatchObject({ saturated: false, demand: 0, pendingMs: 0 });
-    // the other replica, still held back, then gets the whole rate once the drained one renewed (no floor: 0081)
+    // the other replica, still held back, then gets the whole rate: an idle replica keeps no floor (issue 17, 0081:
+    // 2% of the rate per idle replica, 4% with three replicas)
     expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: 10, ...mine }])).toBe(10);
     expect(shareFor(20, { demand: 10, saturated: true }, [{ holding: shareFor(20, mine, [{ holding: 10, demand: 10, saturated: true }]), ...mine }])).toBe(20);
   });
@@ -251,126 +235,3 @@ describe('a share granted ahead, for when the other replicas\' lowered shares en
   });
 });
 
-/**
- * Three replicas on one moved clock, each pacing its own backlog of one account with its own `LimitBook` at its share,
- * renewing every 100 ms (and 25 ms after its backlog ran out) against a model of `dispatch.renew_rate_shares` (the
- * allocation is `shareSchedule`; `rate-share-renew.int-spec.ts` checks the SQL against it). The backlogs are uneven, as
- * Kafka's partitions split them (half, a quarter, a quarter): two replicas run out before the third, so their shares
- * are handed over twice. Issue 17: with three replicas the limits held 83-94% of the rate (0081).
- */
-describe('three replicas sharing a rate on a moved clock (issue 17, 0081)', () => {
-  it('keeps the account within 2% of its rate over the steady window while shares are handed over, and never above it in any second', () => {
-    jest.useFakeTimers();
-    const rate = 200;
-    let t = 1_000_000;
-    const now = () => t;
-    interface Row { share: number; prior: number; priorUntil: number; demand: number; saturated: boolean }
-    const rows = new Map<number, Row>();
-    const renewDb = (i: number, req: { rate: number; demand: number; saturated: boolean; pendingMs: number }) => {
-      const others: OtherShare[] = [...rows].filter(([k]) => k !== i).map(([, r]) => ({
-        share: r.share,
-        holding: Math.max(r.share, r.priorUntil > t ? r.prior : 0),
-        priorMs: r.priorUntil > t && r.prior > r.share ? Math.max(1, r.priorUntil - t) : 0,
-        demand: r.demand,
-        saturated: r.saturated,
-      }));
-      const plan = shareSchedule(req.rate, req, others);
-      const stored = plan.later ? plan.later.share : plan.share;
-      const own = rows.get(i);
-      const lowered = own && stored < own.share;
-      rows.set(i, {
-        share: stored,
-        prior: lowered ? Math.max(own.share, own.priorUntil > t ? own.prior : 0) : (own?.prior ?? 0),
-        priorUntil: lowered ? t + Math.min(1100, req.pendingMs + 150) : (own?.priorUntil ?? 0),
-        demand: req.demand,
-        saturated: req.saturated,
-      });
-      return plan;
-    };
-    const sends: number[] = [];
-    const replicas = [1200, 500, 300].map((n, i) => {
-      const r = {
-        i,
-        queue: Array.from({ length: n }, (_, k) => `${i}-${k}`),
-        held: [] as Array<{ id: string; at: number }>,
-        nextRenewal: t + 100 + i * 33,
-        soon: null as number | null,
-        shares: null as unknown as LocalShares,
-        book: null as unknown as LimitBook,
-      };
-      r.shares = new LocalShares(now, () => {
-        r.soon ??= t + 25;
-      });
-      r.book = new LimitBook(
-        () => {
-          const st = r.shares.state('a:1', rate);
-          return st.kind === 'share' ? st.rate : rate;
-        },
-        () => 0,
-        now,
-      );
-      return r;
-    });
-    const renew = (r: (typeof replicas)[number]) => {
-      const { claims } = r.shares.renewal(10_000, () => rate);
-      if (claims.length === 0) return;
-      const plan = renewDb(r.i, claims[0]);
-      r.shares.granted(t, 4000, [{ key: 'a:1', rate, share: plan.share, later: plan.later }], []);
-    };
-    const end = t + 30_000;
-    for (; t < end && (replicas.some((r) => r.queue.length || r.held.length)); t += 5) {
-      for (const r of replicas) {
-        // messages whose turn came go out
-        for (const h of r.held.filter((x) => x.at <= t)) {
-          sends.push(h.at);
-          r.shares.left(['a:1'], h.id);
-        }
-        r.held = r.held.filter((x) => x.at > t);
-        // book the head of the backlog while its turn is within the booking horizon (1 s), as the dispatcher does
-        while (r.queue.length) {
-          const st = r.shares.state('a:1', rate);
-          if (st.kind !== 'share') {
-            if (st.kind === 'none') r.shares.starved('a:1');
-            else r.soon ??= t;
-            break;
-          }
-          const key = { accountId: '1', streamId: '1' };
-          const wait = r.book.reserve(key);
-          const id = r.queue[0];
-          if (wait > 1000) {
-            r.book.release(key);
-            r.shares.parked('a:1', id, wait);
-            break;
-          }
-          r.queue.shift();
-          r.shares.left(['a:1'], id);
-          r.shares.booked('a:1', id, wait, r.book.lastBound.account);
-          if (wait > 0) r.held.push({ id, at: t + wait });
-          else {
-            sends.push(t);
-            r.shares.left(['a:1'], id);
-          }
-        }
-        if (t >= r.nextRenewal || (r.soon !== null && t >= r.soon)) {
-          r.soon = null;
-          r.nextRenewal = t + 100;
-          renew(r);
-        }
-      }
-      // the drain check runs after the turn (setImmediate in LocalShares): flushed by the fake timers below
-      jest.runOnlyPendingTimers();
-    }
-    jest.useRealTimers();
-    sends.sort((a, b) => a - b);
-    expect(sends.length).toBe(2000);
-    const from = sends[0] + 2000;
-    const to = sends[sends.length - 1] - 2000;
-    const steady = within(sends, from, to) / ((to - from) / 1000);
-    expect({ steady: Math.round(steady * 10) / 10, within2: steady >= rate * 0.98 && steady <= rate * 1.02 }).toEqual({ steady: expect.any(Number), within2: true });
-    // never above the rate in any second but by the replicas' bursts: each replica's calendar lets the unused room of
-    // its last 20 ms through (its share / 50, and one for the grid), three replicas at a third of 200/s three each
-    expect(busiest(sends)).toBeLessThanOrEqual(rate + 3 * (TokenBucket.defaultBurst(rate / 3) + 1));
-    // and within the steady window, where shares are handed over as backlogs run out, by one replica's at most
-    expect(busiest(sends.filter((x) => x >= from && x < to))).toBeLessThanOrEqual(rate + TokenBucket.defaultBurst(rate) + 1);
-  });
-});

@@ -30,7 +30,7 @@ export interface ShareClaim {
 /**
  * Room an unsaturated replica gets above what it used: a quarter more, and at least 2% of the rate; nothing when it
  * used nothing (a floor kept by each idle replica took 2% of the rate from a busy one per idle replica: 4% with three
- * replicas, beyond the 2% the limits must hold; 0081). Such a replica's next message asks at once (`starved`).
+ * replicas, beyond the 2% the limits must hold; 0081). Such a replica's next message asks at its next renewal (`starved`).
  */
 export function wantOf(rate: number, c: Pick<ShareClaim, 'demand' | 'saturated'>): number {
   if (c.saturated) return Infinity;
@@ -143,9 +143,6 @@ export interface ShareClaimRequest {
   /** ms until the last message booked on the limit goes out: how long a lowered share still counts as held. */
   pendingMs: number;
 }
-
-/** The shortest window a replica's demand is measured over. */
-const DEMAND_WINDOW_MS = 1000;
 
 /** A given-back message whose turn passed this long ago without it coming back was taken by another replica. */
 const DEFERRED_GRACE_MS = 5000;
@@ -326,19 +323,7 @@ export class LocalShares {
       // a later share counts from now (the answer's arrival), never from before: the database measured `afterMs` from
       // a moment between the renewal's start and now
       const later = g.later ? { share: g.later.share, at: now + g.later.afterMs } : null;
-      // demand is measured over at least a second (renewals come every 100 ms: a replica sending a few messages a
-      // second would otherwise report nothing in most periods and give its share up and ask again all the time)
-      const keep = prev && now - prev.since < DEMAND_WINDOW_MS;
-      this.shares.set(g.key, {
-        rate: g.rate,
-        share: g.share,
-        later,
-        validUntil: startedAt + validMs,
-        used: keep ? prev.used : 0,
-        since: keep ? prev.since : now,
-        lastUse: prev?.lastUse ?? now,
-        bookedUntil: prev?.bookedUntil ?? 0,
-      });
+      this.shares.set(g.key, { rate: g.rate, share: g.share, later, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0 });
       this.wanted.delete(g.key);
       this.starving.delete(g.key);
     }

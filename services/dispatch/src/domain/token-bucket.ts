@@ -132,11 +132,6 @@ export class SlotCalendar {
   private static readonly MAX_CELLS = 6000;
   private used: Map<number, number>;
   private readonly perCell: number;
-  /**
-   * After the rate was lowered: up to cell `until` (the last one booked then) the cells keep the capacity of the rate
-   * they were booked at, `perCell`; the new rate applies after it. Newest first; dropped once in the past.
-   */
-  private before: Array<{ until: number; perCell: number }> = [];
   private readonly lookback: number;
   /** No cell from `oldest` up to here has room (a scan may start here). */
   private full: number;
@@ -156,15 +151,8 @@ export class SlotCalendar {
     this.full = this.oldest;
   }
 
-  private perCellAt(cell: number): number {
-    let per = this.perCell;
-    for (const b of this.before) if (cell <= b.until) per = b.perCell;
-    return per;
-  }
-
   private room(cell: number): number {
-    const per = this.before.length ? this.perCellAt(cell) : this.perCell;
-    const capacity = Math.floor((cell + 1) * per + EPS) - Math.floor(cell * per + EPS);
+    const capacity = Math.floor((cell + 1) * this.perCell + EPS) - Math.floor(cell * this.perCell + EPS);
     return capacity - (this.used.get(cell) ?? 0);
   }
 
@@ -176,11 +164,10 @@ export class SlotCalendar {
     } else for (let c = this.oldest; c < oldest; c++) this.used.delete(c);
     this.oldest = oldest;
     this.full = Math.max(this.full, oldest);
-    if (this.before.length) this.before = this.before.filter((b) => b.until >= oldest);
   }
 
-  /** The first cell with room for a message that may go at `earliest` (its own cell or, within the burst, one before). */
-  private scan(earliest: number): { cell: number; from: number } {
+  /** Books one message at `earliest` (ms) or at the first room after it; answers when it goes. `cancel()` undoes it. */
+  reserveNotBefore(earliest: number): number {
     const t = this.now();
     const nowCell = Math.floor(t / SlotCalendar.CELL_MS);
     this.forget(nowCell - this.lookback);
@@ -188,21 +175,10 @@ export class SlotCalendar {
     let cell = Math.max(from, this.oldest, from <= this.full ? this.full : from);
     const limit = cell + SlotCalendar.MAX_CELLS;
     while (this.room(cell) <= 0 && cell < limit) cell++;
-    return { cell, from };
-  }
-
-  /** When a message that may go at `earliest` (ms) would go, without booking it. */
-  firstRoom(earliest: number): number {
-    return Math.max(this.now(), earliest, this.scan(earliest).cell * SlotCalendar.CELL_MS);
-  }
-
-  /** Books one message at `earliest` (ms) or at the first room after it; answers when it goes. `cancel()` undoes it. */
-  reserveNotBefore(earliest: number): number {
-    const { cell, from } = this.scan(earliest);
     if (from <= this.full && cell > this.full) this.full = cell;
     this.used.set(cell, (this.used.get(cell) ?? 0) + 1);
     this.last = cell;
-    return Math.max(this.now(), earliest, cell * SlotCalendar.CELL_MS);
+    return Math.max(t, earliest, cell * SlotCalendar.CELL_MS);
   }
 
   /** Undoes the latest booking. */
@@ -216,32 +192,12 @@ export class SlotCalendar {
   }
 
   /**
-   * This calendar at another rate.
-   *
-   * Raised: the messages already booked are counted at the new rate, each taking, in time order, the first cell with
-   * room at or after its own. Kept only in their own cells, they would not count against the new rate's cells (at
-   * another rate other cells have the room), and a raised rate would let its whole rate through on top of them. The
-   * room the raise adds is usable at once, between the booked messages.
-   *
-   * Lowered: the booked messages go out when they were booked to, at the old rate, so up to the last cell booked the
-   * cells keep the old rate's capacity and the new rate applies after it. (Counting them at the lower rate instead
-   * pushed the next booking out by their number at the new rate: a replica whose share of 200/s fell to 67/s with a
-   * second booked sent nothing for two seconds after that second, holding a share it did not use; issue 17, 0081.)
+   * This calendar at another rate, with the messages already booked kept where they are and counted at the new rate:
+   * each takes, in time order, the first cell with room at or after its own. Kept only in their own cells, they would
+   * not count against the new rate's cells (at another rate other cells have the room), and a raised rate would let
+   * its whole rate through on top of them.
    */
   retuned(rate: number, burst: number): SlotCalendar {
-    if (rate < this.rate) {
-      const next = new SlotCalendar(rate, burst, this.now);
-      let lastBooked = -Infinity;
-      for (const [cell, n] of this.used) {
-        if (cell < next.oldest || n <= 0) continue;
-        next.used.set(cell, n);
-        lastBooked = Math.max(lastBooked, cell);
-      }
-      next.full = Math.max(next.oldest, Math.min(this.full, lastBooked));
-      // newest (largest) first: a cell's capacity is that of the first segment, from the end, that covers it
-      next.before = [...this.before, ...(lastBooked >= next.oldest ? [{ until: lastBooked, perCell: this.perCell }] : [])].sort((a, b) => b.until - a.until);
-      return next;
-    }
     const next = new SlotCalendar(rate, burst, this.now);
     const booked = [...this.used].filter(([cell]) => cell >= next.oldest).sort((a, b) => a[0] - b[0]);
     let cell = next.oldest;
@@ -266,15 +222,14 @@ export interface LimitKey {
  * Account rates come from the accounts read model (tps; 0 = no limit), stream rates from the streams read model
  * (`params.tps` of the stream; 0 = no limit of its own). An account's calendar is shared by all its streams.
  *
- * Both are calendars (a stream's was a token bucket until 0081: a raised share of a stream's rate then waited for the
- * messages booked at the old one to go out). A message goes at the first moment both allow: from its stream's first
- * cell with room, the first account cell with room that the stream also has room in. Both are charged at that moment, so the actual sends of a stream stay within `burst + rate * T` over any T seconds, and
+ * A message goes at the first moment both allow: from its stream's next slot, the first account cell with room. Both
+ * are charged at that moment, so the actual sends of a stream stay within `burst + rate * T` over any T seconds, and
  * the account's within one more. A message whose turn is over the caller's horizon away is given back (`release`, exact right
  * after its `reserve`) and offered again later. A stream gets its whole rate whenever its account has room.
  */
 export class LimitBook {
   private readonly accounts = new Map<string, SlotCalendar>();
-  private readonly streams = new Map<string, SlotCalendar>();
+  private readonly streams = new Map<string, TokenBucket>();
 
   constructor(
     private readonly accountTps: (accountId: string) => number,
@@ -303,17 +258,10 @@ export class LimitBook {
   reserve(key: LimitKey): number {
     const t = this.now();
     const acc = this.limiter(this.accounts, key.accountId, this.accountTps(key.accountId), (r, b) => new SlotCalendar(r, b, this.now));
-    const str = this.limiter(this.streams, key.streamId, this.streamTps(key.streamId), (r, b) => new SlotCalendar(r, b, this.now));
-    const streamFrom = str ? str.firstRoom(t) : t;
-    // the first moment both have room: from the stream's, the account's first room, and again until they agree (the
-    // stream's room at the account's moment may be taken by a message booked there earlier)
-    let at = acc ? acc.firstRoom(streamFrom) : streamFrom;
-    for (let i = 0; str && acc && i < 1000; i++) {
-      const s = str.firstRoom(at);
-      if (s <= at + EPS) break;
-      at = acc.firstRoom(s);
-    }
-    if (acc) acc.reserveNotBefore(at);
+    const str = this.limiter(this.streams, key.streamId, this.streamTps(key.streamId), (r, b) => new TokenBucket(r, b, this.now));
+    const streamFrom = str ? str.nextSlot() : t;
+    const at = acc ? acc.reserveNotBefore(streamFrom) : streamFrom;
+    // at or after the stream's next slot, so the stream takes exactly `at`
     if (str) str.reserveNotBefore(at);
     this.lastBound.stream = streamFrom > t + EPS;
     this.lastBound.account = at > Math.max(t, streamFrom) + EPS;
