@@ -27,14 +27,9 @@ export interface ShareClaim {
   saturated: boolean;
 }
 
-/**
- * Room an unsaturated replica gets above what it used: a quarter more, and at least 2% of the rate; nothing when it
- * used nothing (a floor kept by each idle replica took 2% of the rate from a busy one per idle replica: 4% with three
- * replicas, beyond the 2% the limits must hold; 0081). Such a replica's next message asks at its next renewal (`starved`).
- */
+/** Room an unsaturated replica gets above what it used: a quarter more, and at least 2% of the rate. */
 export function wantOf(rate: number, c: Pick<ShareClaim, 'demand' | 'saturated'>): number {
   if (c.saturated) return Infinity;
-  if (!(c.demand > 0)) return 0;
   return Math.min(rate, c.demand * 1.25 + Math.max(1, rate * 0.02));
 }
 
