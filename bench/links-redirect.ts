@@ -34,7 +34,6 @@ import { LINKS_MIGRATIONS } from '@switchboard/links';
 import { Pool } from 'pg';
 import { CodeCipher } from '../services/links/src/mint/codes';
 import { mintBatch } from '../services/links/src/mint/mint';
-import { LINKS_RELAY_OPTIONS } from '../services/links/src/services/links-events.service';
 import { benchDatabase } from './bench-database';
 
 const LINKS = Number(process.argv[2] ?? 100_000);
@@ -340,7 +339,7 @@ async function main(): Promise<void> {
     const relayClicks = async (label: string, since: number) => {
       const n = (await clicks()) - since;
       const bus = new SerialisingBus();
-      const relay = new OutboxRelay({ schema: 'links', dataSource: relayDs, bus, ...LINKS_RELAY_OPTIONS });
+      const relay = new OutboxRelay({ schema: 'links', dataSource: relayDs, bus });
       const pg0 = treeCpuMs(postmaster);
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();

@@ -285,7 +285,7 @@ describe('redirect server', () => {
   it('commits the click groups handed in while a statement is in flight as one statement, each click with its own user agent (cluster workers share one group commit)', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/merge', domainIds: [domA] })], 4, () => ({}), '68'));
     const links = await Promise.all(['r0', 'r1', 'r2', 'r3'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
-    const click = (i: number, ua: string | null): Click => ({ link: links[i]!, at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: ua });
+    const click = (i: number, ua: string | null): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: ua });
     const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
     try {
       const committer = new GroupCommitter(pool, 'http');

@@ -4,7 +4,7 @@ import { EventBus, type OutgoingEvent, type SubscribeOptions } from '../bus/even
 import { silentLogger, testEvent, waitFor } from '../bus/test-support';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { Outbox } from './outbox';
-import { OutboxRelay, type OutboxRelayOptions, type OutboxRowExpander } from './outbox-relay';
+import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 import { outboxTableSql } from './sql';
 
 const TOPIC = 'switchboard.test';
@@ -315,47 +315,6 @@ describe('OutboxRelay', () => {
     expect(calls).toEqual([1, 1, 1, 1]);
     expect(relay.deadLettered).toBe(0);
     expect(await unpublished(schema)).toEqual([]);
-  });
-
-  it('publishes a row of an expander\'s type as the events its expander builds from the rows it names, in the pass\'s transaction, with the same ids after a crash', async () => {
-    const schema = await newSchema();
-    // a "group" row names the orders its transaction wrote; the expander reads them (committed with it) and builds their events
-    const expand: OutboxRowExpander = async (manager, rows) => {
-      const refs = rows.map((r) => JSON.parse(r.packed!) as { from: string; to: string });
-      const orders = await manager.query<Array<{ g: number; id: string }>>(
-        `SELECT g.g::int AS g, o.id FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS g(f, t, g) JOIN ${schema}.orders o ON o.id BETWEEN g.f AND g.t ORDER BY g.g, o.id`,
-        [refs.map((r) => r.from), refs.map((r) => r.to)],
-      );
-      return rows.map((row, i) =>
-        orders.filter((o) => o.g === i + 1).map((o) => ({ ...testEvent(TOPIC, o.id, { order: o.id }), id: `${row.eventId.slice(0, 24)}${o.id.padStart(12, '0')}`, occurredAt: row.createdAt.toISOString() })),
-      );
-    };
-    const group = (from: string, to: string, n: number) =>
-      dataSource.transaction(async (manager) => {
-        for (let i = Number(from); i <= Number(to); i++) await manager.query(`INSERT INTO ${schema}.orders (id) VALUES ($1)`, [String(i)]);
-        await manager.query(`INSERT INTO ${schema}.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1, '$orders', '{}', $2)`, [String(n), JSON.stringify({ from, to })]);
-      });
-    const before = testEvent(TOPIC, 'a');
-    await placeOrder(schema, 'x-1', before);
-    await group('1', '3', 3);
-    await group('4', '5', 2);
-    const dying = new RecordingBus();
-    let calls = 0;
-    dying.beforeAck = async () => {
-      if (++calls === 2) throw new Error('killed before marking');
-    };
-    // batchSize 4: the plain row and the first group (1 + 3 events) in the first pass, the second group in the next
-    await expect(newRelay({ schema, bus: dying, batchSize: 4, expanders: { $orders: expand } }).flush()).rejects.toThrow('killed');
-    expect(dying.published.map((e) => e.key)).toEqual(['a', '1', '2', '3', '4', '5']);
-    expect((await unpublished(schema)).length).toBe(1);
-
-    const bus = new RecordingBus();
-    expect(await newRelay({ schema, bus, expanders: { $orders: expand } }).flush()).toBe(2);
-    // the group published before the crash comes again with the same ids, the same events
-    expect(bus.published).toEqual(dying.published.slice(4));
-    expect(await unpublished(schema)).toEqual([]);
-    // an expander's type must start with $ (never an event type)
-    expect(() => newRelay({ schema, bus, expanders: { orders: expand } })).toThrow(/must start with \$/);
   });
 
   it('refuses to pack events outside a transaction', async () => {

@@ -39,31 +39,7 @@ export interface OutboxRelayOptions {
    * default 1 048 588 with room for the record overhead), or `OUTBOX_MAX_EVENT_BYTES`.
    */
   maxEventBytes?: number;
-  /**
-   * Row types this relay does not read itself, each with the function that turns its rows into their events
-   * (docs/decisions/0084). A service's hot path can then commit one small row naming what it wrote in the same
-   * transaction (a group of click rows) instead of the events' full text; the relay builds the events after the commit.
-   * A row of such a type keeps its number of events in `key` (as a packed row does). Types start with `$`.
-   */
-  expanders?: Record<string, OutboxRowExpander>;
 }
-
-/** An outbox row handed to its type's expander. */
-export interface ExpandableOutboxRow {
-  id: string;
-  /** The row's own `event_id` (unique, kept): a base for the ids of events the expander derives. */
-  eventId: string;
-  key: string;
-  packed: string | null;
-  createdAt: Date;
-}
-
-/**
- * Builds the events of outbox rows of one type, in the relay pass's transaction (it may read the rows those rows name:
- * they committed together). Returns each row's events, in the rows' order. The same row must give events with the same
- * ids every time (a relay that crashes after publishing, before marking, expands the row again: consumers dedupe by id).
- */
-export type OutboxRowExpander = (manager: EntityManager, rows: ExpandableOutboxRow[]) => Promise<OutgoingEvent[][]>;
 
 /** The bytes of an event's envelope as the bus sends it. */
 const eventBytes = (event: OutgoingEvent): number => Buffer.byteLength(JSON.stringify(toEnvelope(event)));
@@ -82,13 +58,10 @@ const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
 
 interface OutboxRow {
   id: string;
-  event_id: string;
-  key: string;
   topic: string;
   type: string;
   payload: EventEnvelope;
   packed: string | null;
-  created_at: Date;
 }
 
 /**
@@ -107,8 +80,6 @@ export class OutboxRelay {
   private readonly logger: Pick<LoggerService, 'error'>;
   private readonly maxBatchBytes: number;
   private readonly maxEventBytes: number;
-  /** The row types whose `key` holds their number of events: packed rows and the expanders' types. */
-  private readonly countedTypes: string[];
   /** Events moved to the dead-letter store by this relay (the alert metric; each one is also an error log line). */
   deadLettered = 0;
   private running = false;
@@ -128,9 +99,6 @@ export class OutboxRelay {
     this.logger = options.logger ?? new Logger(`OutboxRelay(${options.schema})`);
     this.maxBatchBytes = byteSetting(options.maxBatchBytes, 'OUTBOX_MAX_BATCH_BYTES', 900_000);
     this.maxEventBytes = byteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
-    const expanded = Object.keys(options.expanders ?? {});
-    for (const type of expanded) if (!type.startsWith('$') || type === PACKED_OUTBOX_TYPE) throw new Error(`outbox row type "${type}" of an expander must start with $ and not be ${PACKED_OUTBOX_TYPE}`);
-    this.countedTypes = [PACKED_OUTBOX_TYPE, ...expanded];
   }
 
   private unwatch?: () => void;
@@ -142,10 +110,10 @@ export class OutboxRelay {
       schema: this.options.schema,
       backlog: async () => {
         const [row] = await this.options.dataSource.query<Array<{ n: string; age: number | null }>>(
-          `SELECT coalesce(sum(CASE WHEN type = ANY($1::text[]) THEN key::int ELSE 1 END), 0) AS n,
+          `SELECT coalesce(sum(CASE WHEN type = $1 THEN key::int ELSE 1 END), 0) AS n,
                   extract(epoch FROM now() - min(created_at))::float8 AS age
              FROM ${this.table} WHERE published_at IS NULL`,
-          [this.countedTypes],
+          [PACKED_OUTBOX_TYPE],
         );
         return { count: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
       },
@@ -232,23 +200,22 @@ export class OutboxRelay {
       // batches would reorder one key's events. A polling pass that finds the lock taken skips; flush waits.
       if (waitForLock) await manager.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.lockKey]);
       // ONE statement (docs/decisions/0082): a polling pass's lock (taken first, once: a materialised CTE; nothing is
-      // read without it), the unpublished ids with the number of events of each row (packed and expanded rows keep it
-      // in `key`), SKIP LOCKED so a pass never waits on rows another session holds, and the payloads of the rows that
-      // fit in batchSize events (always the first), so a pass reads no payload it would not publish.
+      // read without it), the unpublished ids with the number of events of each row (packed rows keep it in `key`),
+      // SKIP LOCKED so a pass never waits on rows another session holds, and the payloads of the rows that fit in
+      // batchSize events (always the first), so a pass reads no payload it would not publish.
       const rows = await manager.query<Array<OutboxRow & { heads: string }>>(
         `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
-         h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
+         h AS (SELECT id, CASE WHEN type = $2 THEN key::int ELSE 1 END AS n FROM ${this.table}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
          c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)
-         SELECT o.id, o.event_id, o.key, o.topic, o.type, o.created_at, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
-                CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
+         SELECT o.id, o.topic, o.type, CASE WHEN o.type = $2 THEN NULL ELSE o.payload END AS payload,
+                CASE WHEN o.type = $2 THEN o.packed END AS packed, c.heads
            FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`,
-        waitForLock ? [this.batchSize, this.countedTypes] : [this.batchSize, this.countedTypes, this.lockKey],
+        waitForLock ? [this.batchSize, PACKED_OUTBOX_TYPE] : [this.batchSize, PACKED_OUTBOX_TYPE, this.lockKey],
       );
       if (rows.length === 0) return { published: 0, full: false };
       const heads = Number(rows[0].heads);
       const ids = rows.map((r) => r.id);
-      const expanded = await this.expand(manager, rows);
       const outgoing: OutgoingEvent[] = [];
       const sizes: number[] = [];
       for (const row of rows) {
@@ -264,11 +231,6 @@ export class OutboxRelay {
           if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
           else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
           else sizes.push(...events.map(eventBytes));
-        } else if (expanded.has(row.id)) {
-          for (const event of expanded.get(row.id)!) {
-            outgoing.push(event);
-            sizes.push(eventBytes(event));
-          }
         } else {
           const event = { ...row.payload, topic: row.topic };
           outgoing.push(event);
@@ -290,29 +252,6 @@ export class OutboxRelay {
     if ('failed' in outcome) throw outcome.failed;
     this.lastPassFull = outcome.full;
     return outcome.published;
-  }
-
-  /** The events of the pass's rows of the expanders' types, by row id (one call per type, the rows in id order). */
-  private async expand(manager: EntityManager, rows: OutboxRow[]): Promise<Map<string, OutgoingEvent[]>> {
-    const byRow = new Map<string, OutgoingEvent[]>();
-    const expanders = this.options.expanders;
-    if (!expanders) return byRow;
-    const byType = new Map<string, OutboxRow[]>();
-    for (const row of rows) {
-      if (!Object.hasOwn(expanders, row.type)) continue;
-      let list = byType.get(row.type);
-      if (!list) byType.set(row.type, (list = []));
-      list.push(row);
-    }
-    for (const [type, list] of byType) {
-      const events = await expanders[type](
-        manager,
-        list.map((r) => ({ id: r.id, eventId: r.event_id, key: r.key, packed: r.packed, createdAt: r.created_at })),
-      );
-      if (events.length !== list.length) throw new Error(`the expander of ${type} returned ${events.length} lists for ${list.length} rows`);
-      list.forEach((r, i) => byRow.set(r.id, events[i]));
-    }
-    return byRow;
   }
 
   /**

@@ -1,9 +1,12 @@
+import { LinkClickedV1, LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
 import type { ResolvedLink } from './link-store';
-import { CLICK_GROUP_OUTBOX_TYPE, MAX_EVENT_CLICKS } from './click-events';
+import { UA_CLASSES } from './user-agent';
 
 export interface Click {
   link: ResolvedLink;
+  /** The code as written in the short URL (7 base62 characters). */
+  codeText: string;
   at: number;
   uaClass: number;
   preview: boolean;
@@ -26,6 +29,8 @@ export interface ClickRecorderOptions {
   onError?: (e: unknown) => void;
 }
 
+const MAX_EVENT_CLICKS = 1000;
+
 /**
  * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
  * (comma-joined elements), the distinct user agents (quoted elements) and each click's agent as a 1-based position in
@@ -37,9 +42,11 @@ export interface ClickChunk {
   at: string;
   domain: string;
   code: string;
+  codeText: string;
   ua: string;
   preview: string;
   ip: string;
+  url: string;
   agents: string[];
   agent: number[];
 }
@@ -50,9 +57,11 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
   const at = new Array<number>(n);
   const domain = new Array<string>(n);
   const code = new Array<number>(n);
+  const codeText = new Array<string>(n);
   const ua = new Array<number>(n);
   const preview = new Array<string>(n);
   const ip = new Array<string>(n);
+  const url = new Array<string>(n);
   // user agents repeat: each distinct one is sent once, the clicks name it by position
   const agents: string[] = [];
   const agentAt = new Map<string, number>();
@@ -63,9 +72,11 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     at[i] = c.at;
     domain[i] = l.domainId;
     code[i] = l.code;
+    codeText[i] = c.codeText;
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
     ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
+    url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
     if (c.userAgent === null) agent[i] = 0;
     else {
       let a = agentAt.get(c.userAgent);
@@ -76,7 +87,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
       agent[i] = a;
     }
   }
-  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), agents, agent };
+  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
@@ -85,7 +96,7 @@ export type ClickSink = (chunk: ClickChunk) => Promise<void>;
 /**
  * Group commit of clicks. The redirect answers at once and hands the click here; clicks are encoded and handed to the
  * sink in groups (at most one group in flight, the next one gathered meanwhile); the sink commits them in one
- * transaction (the click rows, each recipient's first click, the rollups, one outbox row naming the group for its events: 0084). The
+ * transaction (the click rows, each recipient's first click, the rollups, the click events in one outbox row). The
  * answer does not wait for the commit (docs/decisions/0034): a SIGKILL loses the clicks answered since the last
  * commit, never more than `bufferMax`. When the buffer is full and the sink is healthy, answers wait for room
  * (`hasRoom`/`whenRoom`: the redirects slow to the commit rate, no click is dropped, docs/decisions/0057); while the
@@ -252,13 +263,13 @@ export class GroupCommitter {
 
   /**
    * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
-   * and the outbox row naming the group. Node sends only what the request adds to the link (time, address, user
+   * and the outbox row of the group's events. Node sends only what the request adds to the link (time, address, user
    * agent, its class and the preview flag) and the link's key; PostgreSQL takes the rest of each click (account,
-   * campaign, variant, message) from the link's own row (docs/decisions/0052); the events' link fields are read by the
-   * outbox relay after the commit (0084).
+   * campaign, variant, message, the event's link fields) from the link's own row (docs/decisions/0052). The filled
+   * target URL is sent only for links whose target has variables.
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
-    const col = (k: 'at' | 'domain' | 'code' | 'ua' | 'preview' | 'ip') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
+    const col = (k: 'at' | 'domain' | 'code' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
     let agents: string[];
     let agent: string;
     if (chunks.length === 1) {
@@ -282,7 +293,7 @@ export class GroupCommitter {
     await this.pool.query({
       name: 'links_click_group',
       text: FLUSH_SQL,
-      values: [col('at'), col('domain'), col('code'), col('ua'), col('preview'), col('ip'), `{${agents.join(',')}}`, `{${agent}}`, this.scheme],
+      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme],
     });
   }
 }
@@ -295,23 +306,39 @@ function quoteElement(s: string): string {
   return `"${s.replace(/[\\"]/g, '\\$&')}"`;
 }
 
+const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+const UA_NAME = `(ARRAY[${UA_CLASSES.map((u) => `'${u}'`).join(', ')}])[e.ua_class + 1]`;
+/** The fields a click event adds after the link's: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
+const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userAgent":' || coalesce(to_json(e.user_agent)::text, 'null') || ',"clickedAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
+
 /**
  * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
  * counted click (the earliest of the group when the recipient has none yet: `ON CONFLICT` counts the rest; rows taken
  * in key order, so concurrent groups of other replicas lock in one order and never deadlock); the rollups per
- * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and, when the
- * group has counted clicks, ONE small outbox row naming the group (docs/decisions/0084): its transaction id and the
- * first and last positions of its click rows (`ClickGroupRef`), from which links' outbox relay builds the click events
- * after the commit (`expandClickGroups`). Its `key` is the number of events the relay will build: per account one
- * `links.clicks.recorded` per ${MAX_EVENT_CLICKS} counted clicks, and one `links.link.clicked` per first click.
+ * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
+ * events in one packed outbox row: per account `links.clicks.recorded` of at most ${MAX_EVENT_CLICKS} counted clicks,
+ * then each first click as `links.link.clicked` under the click's id. Previews are recorded, never announced.
  */
+/** A bigint or uuid of the link as a JSON string, or null. */
+const jsonId = (x: string) => `coalesce('"' || ${x} || '"', 'null')`;
+/** The link's fields of a click event, from the link's row, its target and domain (the filled URL from Node when it has variables). */
+const LINK_FIELDS =
+  `'"linkId":"' || k.domain_id || '/' || k.code_text || '","shortUrl":' || to_json($12::text || '://' || d.name || '/' || k.code_text)::text || ` +
+  `',"originalUrl":' || to_json(coalesce(k.url, o.original_url, t.url, ''))::text || ',"domainId":"' || k.domain_id || '","offerId":' || ${jsonId('t.offer_id')} || ` +
+  `',"campaignId":' || ${jsonId('l.campaign_id')} || ',"variantId":' || ${jsonId('l.variant_id')} || ',"streamId":' || ${jsonId('l.stream_id')} || ` +
+  `',"contactId":' || ${jsonId('l.contact_id')} || ',"messageUuid":' || ${jsonId('l.message_uuid')} || ',"destination":' || coalesce(to_json(l.destination)::text, 'null')`;
+
 export const FLUSH_SQL = `
   WITH c AS (
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
-           k.ua_class, k.preview, k.ip, ($7::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.ord
-      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::smallint[], $5::boolean[], $6::text[], $8::int[]) WITH ORDINALITY
-        AS k(at_ms, domain_id, code, ua_class, preview, ip, agent, ord)
+           k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
+           CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
+      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[]) WITH ORDINALITY
+        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, ord)
       CROSS JOIN LATERAL (SELECT * FROM links.link l WHERE l.domain_id = k.domain_id AND l.code = k.code OFFSET 0) l
+      CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
+      CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
+      LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true
   ), firsts AS (
     INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
@@ -328,8 +355,7 @@ export const FLUSH_SQL = `
     SELECT c.*, c.click_id IN (SELECT first_click_id FROM first_ids) AS first FROM c
   ), ins AS (
     INSERT INTO links.click (click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent)
-    SELECT click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent FROM cf ORDER BY ord
-    RETURNING ctid, account_id, preview, first
+    SELECT click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent FROM cf
   ), rollup AS (
     INSERT INTO links.click_stats AS s (account_id, campaign_id, variant_id, domain_id, clicks, first_clicks, first_click_delay_ms, preview_clicks)
     SELECT account_id, coalesce(campaign_id, 0), coalesce(variant_id, 0), domain_id,
@@ -342,12 +368,23 @@ export const FLUSH_SQL = `
     ON CONFLICT (account_id, campaign_id, variant_id, domain_id) DO UPDATE
       SET clicks = s.clicks + excluded.clicks, first_clicks = s.first_clicks + excluded.first_clicks,
           first_click_delay_ms = s.first_click_delay_ms + excluded.first_click_delay_ms, preview_clicks = s.preview_clicks + excluded.preview_clicks
-  ), counted AS (
-    SELECT count(*) AS n, count(*) FILTER (WHERE first) AS firsts FROM ins WHERE NOT preview GROUP BY account_id
+  ), e AS (
+    SELECT cf.*, (row_number() OVER (PARTITION BY account_id ORDER BY ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk FROM cf WHERE NOT preview
+  ), envelopes AS (
+    SELECT 0 AS part, min(e.ord) AS ord,
+           '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $10 || '","source":"links","accountId":"' || e.account_id ||
+           '","traceId":null,"key":"' || e.account_id || '","data":{"accountId":"' || e.account_id || '","clicks":[' ||
+           string_agg('{"clickId":"' || e.click_id || '",' || e.fields || ',"first":' || e.first || ',"uaClass":"' || ${UA_NAME} || '",' || ${CLICK_TAIL} || '}', ',' ORDER BY e.ord) ||
+           ']},"topic":"${Topics.Links}"}' AS env
+      FROM e GROUP BY e.account_id, e.chunk
+    UNION ALL
+    SELECT 1, e.ord,
+           '{"id":"' || e.click_id || '","type":"${LinkClickedV1.type}","version":${LinkClickedV1.version},"occurredAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) ||
+           '","source":"links","accountId":"' || e.account_id || '","traceId":null,"key":"' || e.domain_id || '/' || e.code_text || '","data":{"clickId":"' || e.click_id ||
+           '","accountId":"' || e.account_id || '",' || e.fields || ',' || ${CLICK_TAIL} || '},"topic":"${Topics.Links}"}'
+      FROM e WHERE e.first
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
-    SELECT gen_random_uuid(), '', sum(ceil(n / ${MAX_EVENT_CLICKS}.0) + firsts)::bigint::text, '${CLICK_GROUP_OUTBOX_TYPE}', '{}',
-           json_build_object('xid', pg_current_xact_id()::xid::text, 'from', (SELECT min(ctid) FROM ins)::text, 'to', (SELECT max(ctid) FROM ins)::text, 'n', sum(n), 'scheme', $9::text)::text
-      FROM counted HAVING count(*) > 0
+    SELECT gen_random_uuid(), '', count(*)::text, '$packed', '{}', '[' || string_agg(env, ',' ORDER BY part, ord) || ']' FROM envelopes HAVING count(*) > 0
   )
   SELECT 1`;

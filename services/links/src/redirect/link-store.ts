@@ -30,6 +30,8 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
+  /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
+  urlElement?: string;
 }
 
 interface Cached<T> {

@@ -179,6 +179,7 @@ export class RedirectServer {
     const uaClass = classifyUserAgent(agent);
     this.clicks.record({
       link,
+      codeText: path.slice(1),
       at: now,
       uaClass,
       preview: isPreviewPurpose(method, h.purpose, uaClass),
