@@ -63,6 +63,7 @@ import { AccountsBootstrapService } from '@switchboard/accounts';
 import { CampaignRunner } from '@switchboard/campaigns';
 import { Dispatcher } from '@switchboard/dispatch';
 import * as pgModule from 'pg';
+import { printStatementsPerUnit } from './pg-statements';
 import { StageCpu } from './stage-cpu';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
@@ -92,35 +93,21 @@ async function profilePhase<T>(phase: string, work: () => Promise<T>): Promise<T
   }
 }
 
-/** pg_stat_statements since the last reset: statements per message, by schema, and the costliest ones. */
+/** pg_stat_statements since the last reset (bench/pg-statements.ts), with the wide rows' updates and their HOT share. */
 async function printStatements(pgc: Client, units: number, label: string): Promise<void> {
   if (!PGSS) return;
-  const rows = (
-    await pgc.query<{ query: string; calls: string; ms: number; toplevel: boolean }>(
-      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
-    )
-  ).rows;
-  const top = rows.filter((r) => r.toplevel);
-  const schemaOf = (q: string) => /\b(campaigns|streams|dispatch|accounts|stats|webhooks|inbox|links|contacts|crm|integrations|auth)\./.exec(q)?.[1] ?? (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i.test(q) ? 'transaction control' : 'other');
-  const bySchema = new Map<string, [number, number]>();
-  for (const r of top) {
-    const k = schemaOf(r.query);
-    const v = bySchema.get(k) ?? [0, 0];
-    bySchema.set(k, [v[0] + Number(r.calls), v[1] + r.ms]);
-  }
-  const calls = top.reduce((s, r) => s + Number(r.calls), 0);
-  const ms = top.reduce((s, r) => s + r.ms, 0);
-  console.log(`  ${label}, PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(2)} per message, ${((ms * 1000) / units).toFixed(0)} µs of execution per message`);
-  for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`    ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per message ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
-  console.log('    costliest statements (calls per message, µs per message, nested ones marked *):');
-  const hot = (await pgc.query<{ rel: string; upd: string; hot: string }>(
-    `SELECT schemaname || '.' || relname AS rel, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables
-      WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'), ('dispatch', 'message'), ('stats', 'message_state'))`,
-  )).rows;
-  console.log(`    row updates since start (HOT of them): ${hot.map((h) => `${h.rel} ${h.upd} (${h.hot})`).join(', ')}`);
-  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 25)) {
-    console.log(`    ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
-  }
+  await printStatementsPerUnit(pgc, units, {
+    indent: '  ',
+    label,
+    width: 150,
+    between: async () => {
+      const hot = (await pgc.query<{ rel: string; upd: string; hot: string }>(
+        `SELECT schemaname || '.' || relname AS rel, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables
+          WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'), ('dispatch', 'message'), ('stats', 'message_state'))`,
+      )).rows;
+      console.log(`    row updates since start (HOT of them): ${hot.map((h) => `${h.rel} ${h.upd} (${h.hot})`).join(', ')}`);
+    },
+  });
 }
 
 /** A raw stage (bench/stage-cpu.ts) in the pipeline's terms. */

@@ -33,6 +33,7 @@ import { RoomEvents } from '@switchboard/inbox';
 import { InboundService } from '../services/dispatch/src/services/inbound.service';
 import { MessagingConsumer } from '../services/inbox/src/services/messaging.consumer';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
+import { printStatementsPerUnit } from './pg-statements';
 
 const RATE = Number(process.argv[2] ?? 500);
 const SECONDS = Number(process.argv[3] ?? 20);
@@ -195,33 +196,17 @@ async function main(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/** pg_stat_statements since the reset: top-level statements per message by schema, the costliest (nested marked *). */
+/** pg_stat_statements since the reset (bench/pg-statements.ts), with the outboxes' row counts. */
 async function printStatements(pgc: Client, units: number): Promise<void> {
-  const rows = (
-    await pgc.query<{ query: string; calls: string; ms: number; toplevel: boolean }>(
-      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
-    )
-  ).rows;
-  const top = rows.filter((r) => r.toplevel);
-  const schemaOf = (q: string) => /\b(streams|dispatch|accounts|stats|webhooks|inbox|contacts|auth)\./.exec(q)?.[1] ?? (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|START)/i.test(q) ? 'transaction control' : 'other');
-  const bySchema = new Map<string, [number, number]>();
-  for (const r of top) {
-    const k = schemaOf(r.query);
-    const v = bySchema.get(k) ?? [0, 0];
-    bySchema.set(k, [v[0] + Number(r.calls), v[1] + r.ms]);
-  }
-  const calls = top.reduce((s, r) => s + Number(r.calls), 0);
-  const ms = top.reduce((s, r) => s + r.ms, 0);
-  console.log(`PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per message, ${((ms * 1000) / units).toFixed(0)} µs of execution per message`);
-  for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`  ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per message ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
-  const outboxes = (await pgc.query<{ s: string; ins: string; upd: string; idx: string; seq: string; live: string }>(
-    `SELECT schemaname AS s, n_tup_ins::text AS ins, n_tup_upd::text AS upd, idx_scan::text AS idx, seq_scan::text AS seq, n_live_tup::text AS live FROM pg_stat_user_tables WHERE relname = 'outbox' AND (n_tup_ins > 0 OR idx_scan > 0) ORDER BY schemaname`,
-  )).rows;
-  console.log(`  outboxes (rows inserted, updated, index scans, seq scans, live rows since start): ${outboxes.map((o) => `${o.s} ${o.ins}/${o.upd}/${o.idx}/${o.seq}/${o.live}`).join(', ')}`);
-  console.log('  costliest (calls per message, µs per message, nested marked *):');
-  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, 25)) {
-    console.log(`  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, 160)}`);
-  }
+  await printStatementsPerUnit(pgc, units, {
+    indent: '',
+    between: async () => {
+      const outboxes = (await pgc.query<{ s: string; ins: string; upd: string; idx: string; seq: string; live: string }>(
+        `SELECT schemaname AS s, n_tup_ins::text AS ins, n_tup_upd::text AS upd, idx_scan::text AS idx, seq_scan::text AS seq, n_live_tup::text AS live FROM pg_stat_user_tables WHERE relname = 'outbox' AND (n_tup_ins > 0 OR idx_scan > 0) ORDER BY schemaname`,
+      )).rows;
+      console.log(`  outboxes (rows inserted, updated, index scans, seq scans, live rows since start): ${outboxes.map((o) => `${o.s} ${o.ins}/${o.upd}/${o.idx}/${o.seq}/${o.live}`).join(', ')}`);
+    },
+  });
 }
 
 /** The stages a wire message passes, in order; each stamped the first time the message reaches it. */

@@ -1,0 +1,48 @@
+import type { Client } from 'pg';
+
+/** A statement as pg_stat_statements counts it (`track = all`: nested statements too, `toplevel` false). */
+export interface StatementStats {
+  query: string;
+  calls: string;
+  ms: number;
+  toplevel: boolean;
+}
+
+const SCHEMAS = /\b(campaigns|streams|dispatch|accounts|stats|webhooks|inbox|links|contacts|crm|integrations|auth)\./;
+
+/**
+ * pg_stat_statements since its last reset, printed per unit of work (a message, a recipient): the top-level statements
+ * per unit and their execution time, by the schema they name, then the costliest statements (nested ones marked *).
+ * `between` prints after the schema lines (a bench's own table figures). Returns the rows for anything else the bench
+ * prints.
+ */
+export async function printStatementsPerUnit(
+  pgc: Client,
+  units: number,
+  opts: { indent: string; label?: string; between?: () => Promise<void>; top?: number; width?: number },
+): Promise<StatementStats[]> {
+  const rows = (
+    await pgc.query<StatementStats>(
+      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+    )
+  ).rows;
+  const top = rows.filter((r) => r.toplevel);
+  const schemaOf = (q: string) => SCHEMAS.exec(q)?.[1] ?? (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|START)/i.test(q) ? 'transaction control' : 'other');
+  const bySchema = new Map<string, [number, number]>();
+  for (const r of top) {
+    const k = schemaOf(r.query);
+    const v = bySchema.get(k) ?? [0, 0];
+    bySchema.set(k, [v[0] + Number(r.calls), v[1] + r.ms]);
+  }
+  const calls = top.reduce((s, r) => s + Number(r.calls), 0);
+  const ms = top.reduce((s, r) => s + r.ms, 0);
+  const { indent } = opts;
+  console.log(`${indent}${opts.label ? `${opts.label}, ` : ''}PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per unit, ${((ms * 1000) / units).toFixed(0)} µs of execution per unit`);
+  for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`${indent}  ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per unit ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
+  await opts.between?.();
+  console.log(`${indent}  costliest (calls per unit, µs per unit, nested marked *):`);
+  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, opts.top ?? 25)) {
+    console.log(`${indent}  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, opts.width ?? 160)}`);
+  }
+  return rows;
+}
