@@ -2,3 +2,4 @@ export * from './embedded-postgres';
 export * from './naming';
 export * from './data-source';
 export * from './tenant-repository';
+export * from './pg-literals';

@@ -18,12 +18,12 @@ import {
   type EventData,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { AppError, claimEvent, createEnvelope, DATABASE_URL, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { AppError, claimEvent, createEnvelope, DATABASE_URL, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles, withLiterals } from '@switchboard/platform';
 import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
-import { ChunkCutter, halve, withLiterals, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, type CopyChunk } from './copy-chunks';
 
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;

@@ -1,4 +1,4 @@
-import { ChunkCutter, halve, withLiterals, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, type CopyChunk } from './copy-chunks';
 
 /** Feeds `text` to a cutter in reads of the given sizes (cycled) and answers every chunk, the last included. */
 function cut(text: string, max: number, reads: number[]): CopyChunk[] {
@@ -79,21 +79,5 @@ describe('halve: a chunk cut in two at a line end', () => {
 
   it('refuses a chunk of one line', () => {
     expect(() => halve(chunkOf(['only\n']))).toThrow(/one line/);
-  });
-});
-
-describe('withLiterals: parameters written as literals for COPY', () => {
-  const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
-  it('writes each $n as its value quoted (arrays as array literals, null as NULL), $10 not taken for $1', () => {
-    const values = ['1', "O'Brien", null, ['GB', 'a"b', 'c\\d'], 5, true, 'v7', 'v8', 'v9', 'ten'];
-    expect(withLiterals('a = $1 AND b = lower($2) AND c IS $3 AND d = ANY($4::text[]) AND e = $5 AND f = $6 AND g = $10', values, quote)).toBe(
-      `a = '1' AND b = lower('O''Brien') AND c IS NULL AND d = ANY('{"GB","a\\"b","c\\\\d"}'::text[]) AND e = '5' AND f = 'true' AND g = 'ten'`,
-    );
-  });
-
-  it('leaves a regular expression literal alone and refuses a parameter without a value', () => {
-    expect(withLiterals(`x ~ '^[0-9]{4}$' AND y = $1`, ['2'], quote)).toBe(`x ~ '^[0-9]{4}$' AND y = '2'`);
-    expect(() => withLiterals('y = $2', ['1'], quote)).toThrow(/\$2 has no value/);
   });
 });

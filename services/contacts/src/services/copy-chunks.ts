@@ -86,34 +86,3 @@ export function halve(c: CopyChunk): [CopyChunk, CopyChunk] {
     { firstOrdinal: c.firstOrdinal + rows, rows: c.rows - rows, data: c.data.subarray(cut + 1) },
   ];
 }
-
-/** A parameter's text as node-postgres sends it (arrays as array literals), for a statement that takes none (COPY). */
-function parameterText(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (Array.isArray(v)) {
-    return `{${v
-      .map((x) => {
-        const t = parameterText(x);
-        return t === null ? 'NULL' : `"${t.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-      })
-      .join(',')}}`;
-  }
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  throw new Error(`a statement parameter of type ${typeof v} cannot be written as a literal`);
-}
-
-/**
- * `sql` with its `$n` parameters replaced by quoted literals of `values` (quoted by `quote`, node-postgres'
- * escapeLiteral), for COPY, which takes no parameters. A quoted literal is of unknown type until its context or cast
- * types it, as a parameter is, so the statement means the same. Only `$n` outside quotes are parameters; the
- * statements given here are built by this service (filter.ts, selection.service.ts), with no `$n` inside literals.
- */
-export function withLiterals(sql: string, values: readonly unknown[], quote: (text: string) => string): string {
-  return sql.replace(/\$(\d+)(?!\d)/g, (whole, n: string) => {
-    const i = Number(n) - 1;
-    if (i < 0 || i >= values.length) throw new Error(`statement parameter ${whole} has no value (${values.length} given)`);
-    const text = parameterText(values[i]);
-    return text === null ? 'NULL' : quote(text);
-  });
-}

@@ -16,11 +16,10 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, pgArray, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
 import { parseAccepted, parseRefund, parseStatus } from './fast-parse';
-import { pgArray } from './pg-array';
 
 export const ROLLUP_GROUP = 'stats.rollups';
 export const DIRECTORY_GROUP = 'stats.directory';

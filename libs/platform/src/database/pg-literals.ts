@@ -1,0 +1,75 @@
+/**
+ * PostgreSQL literals written in JavaScript: array literals for parameters read by `unnest` (the fast path of a batch's
+ * columns) and parameters written into a statement that takes none (COPY).
+ */
+
+/** One array element double-quoted with its backslashes and double quotes escaped, so any text arrives as it was. */
+function quoteElement(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+}
+
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
+
+/**
+ * A PostgreSQL array literal (`{"a","b",NULL}`) of the values, for a parameter cast to an array type (`$1::text[]`)
+ * and read by `unnest`. Every string is double-quoted with its backslashes and double quotes escaped, so any text
+ * (commas, braces, quotes, spaces, the word NULL, the empty string) arrives as it was; null is NULL; numbers, bigints
+ * and booleans are written as they are, and a number that is no safe integer is refused (an integer column would
+ * misread it). PostgreSQL parses such a literal several times faster than `json_to_recordset` parses the same rows as
+ * JSON objects (docs/decisions/0083), and the driver sends it as one string (it would escape a JavaScript array element
+ * by element). For one flat column of scalars; `pgParameterText` takes any parameter.
+ */
+export function pgArray(values: ReadonlyArray<string | number | bigint | boolean | null>): string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null) parts[i] = 'NULL';
+    else if (typeof v === 'string') parts[i] = quoteElement(v);
+    else if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new RangeError(`not an integer: ${v}`);
+    else parts[i] = String(v);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * A statement parameter's text as node-postgres sends it: null and undefined are null (SQL NULL), a Date its ISO
+ * instant, an array an array literal whose nested arrays are its inner dimensions (`{{"1","2"},{"3","4"}}`, unquoted as
+ * the driver writes them) and whose other elements are quoted texts, any other scalar its `String`. Objects other than
+ * dates and arrays are refused.
+ */
+export function pgParameterText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) return arrayText(v);
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  throw new Error(`a statement parameter of type ${typeof v} cannot be written as a literal`);
+}
+
+function arrayText(values: readonly unknown[]): string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i];
+    if (Array.isArray(x)) parts[i] = arrayText(x);
+    else {
+      const t = pgParameterText(x);
+      parts[i] = t === null ? 'NULL' : quoteElement(t);
+    }
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * `sql` with its `$n` parameters replaced by quoted literals of `values` (quoted by `quote`, node-postgres'
+ * escapeLiteral), for COPY, which takes no parameters. A quoted literal is of unknown type until its context or cast
+ * types it, as a parameter is, so the statement means the same. Only `$n` outside quotes are parameters: give only
+ * statements built by the caller's code, with no `$n` inside literals.
+ */
+export function withLiterals(sql: string, values: readonly unknown[], quote: (text: string) => string): string {
+  return sql.replace(/\$(\d+)(?!\d)/g, (whole, n: string) => {
+    const i = Number(n) - 1;
+    if (i < 0 || i >= values.length) throw new Error(`statement parameter ${whole} has no value (${values.length} given)`);
+    const text = pgParameterText(values[i]);
+    return text === null ? 'NULL' : quote(text);
+  });
+}
