@@ -6,7 +6,7 @@
  * 20,000 in shuffled order (a message's events may arrive in any order) through the in-memory bus into the stats
  * module's batched consumer (real PostgreSQL). Timed: publish until every event is rolled up; wall and CPU time.
  * Ceiling, same run: the bare database writing the same final rows (the message states, the processed-event ids
- * and the rows of the six rollups) into copies of those tables with their indexes, by INSERT ... SELECT, in one
+ * and the rows of the five message rollups) into copies of those tables with their indexes, by INSERT ... SELECT, in one
  * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
  * p50 and p99.
  *
@@ -205,13 +205,13 @@ async function main(): Promise<void> {
 
   const pg = new Client({ connectionString: url });
   await pg.connect();
-  const [{ n, delivered }] = (await pg.query(`SELECT sum(messages)::bigint::text AS n, sum(messages) FILTER (WHERE status = 'delivered')::bigint::text AS delivered FROM stats.rollup_day`)).rows;
+  const [{ n, delivered }] = (await pg.query(`SELECT sum(messages)::bigint::text AS n, sum(messages) FILTER (WHERE status = 'delivered')::bigint::text AS delivered FROM stats.rollup_day_stream`)).rows;
   if (Number(n) !== MESSAGES) throw new Error(`rolled up ${n} messages of ${MESSAGES}`);
-  const counts = (await pg.query(`SELECT (SELECT count(*) FROM stats.message_state)::int AS states, (SELECT count(*) FROM stats.processed_events)::int AS ids, (SELECT count(*) FROM stats.rollup_hour)::int AS hours, (SELECT count(*) FROM stats.rollup_day)::int AS days`)).rows[0];
+  const counts = (await pg.query(`SELECT (SELECT count(*) FROM stats.message_state)::int AS states, (SELECT count(*) FROM stats.processed_events)::int AS ids, (SELECT count(*) FROM stats.rollup_hour)::int AS hours, (SELECT count(*) FROM stats.rollup_day_country)::int AS days`)).rows[0];
 
   // ceiling: the same final rows written by the bare database into copies with their indexes, one transaction
   await pg.query(`CREATE TABLE public.c_state (LIKE stats.message_state INCLUDING ALL); CREATE TABLE public.c_ids (LIKE stats.processed_events INCLUDING ALL);
-                  CREATE TABLE public.c_hour (LIKE stats.rollup_hour INCLUDING ALL); CREATE TABLE public.c_day (LIKE stats.rollup_day INCLUDING ALL);
+                  CREATE TABLE public.c_hour (LIKE stats.rollup_hour INCLUDING ALL);
                   CREATE TABLE public.c_day_stream (LIKE stats.rollup_day_stream INCLUDING ALL); CREATE TABLE public.c_day_country (LIKE stats.rollup_day_country INCLUDING ALL);
                   CREATE TABLE public.c_month_stream (LIKE stats.rollup_month_stream INCLUDING ALL); CREATE TABLE public.c_month_country (LIKE stats.rollup_month_country INCLUDING ALL)`);
   const c0 = performance.now();
@@ -220,7 +220,6 @@ async function main(): Promise<void> {
   await pg.query(`INSERT INTO public.c_state SELECT * FROM stats.message_state`);
   await pg.query(`INSERT INTO public.c_ids SELECT * FROM stats.processed_events`);
   await pg.query(`INSERT INTO public.c_hour SELECT * FROM stats.rollup_hour`);
-  await pg.query(`INSERT INTO public.c_day SELECT * FROM stats.rollup_day`);
   await pg.query(`INSERT INTO public.c_day_stream SELECT * FROM stats.rollup_day_stream`);
   await pg.query(`INSERT INTO public.c_day_country SELECT * FROM stats.rollup_day_country`);
   await pg.query(`INSERT INTO public.c_month_stream SELECT * FROM stats.rollup_month_stream`);
@@ -257,7 +256,7 @@ async function main(): Promise<void> {
   }
 
   console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
-  console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day rows`);
+  console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);

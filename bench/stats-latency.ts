@@ -59,19 +59,16 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
       WHERE r < p`,
     [ACCOUNT, COUNTRIES, scale],
   );
+  // the day rollups, summed from the hour rollup per local date as the consumer keeps them
   await pg.query(
-    `INSERT INTO stats.rollup_day (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-     SELECT account_id, (bucket AT TIME ZONE $1)::date, stream_id, sender, iso2, status, currency, sum(messages), sum(parts), sum(cost_micros)
-       FROM stats.rollup_hour GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+    `INSERT INTO stats.rollup_day_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
+     SELECT account_id, (bucket AT TIME ZONE $1)::date, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros)
+       FROM stats.rollup_hour GROUP BY 1, 2, 3, 4, 5, 6`,
     [ZONE],
   );
   await pg.query(
     `INSERT INTO stats.rollup_day_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, bucket, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day GROUP BY 1, 2, 3, 4, 5`,
-  );
-  await pg.query(
-    `INSERT INTO stats.rollup_day_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, bucket, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day GROUP BY 1, 2, 3, 4, 5, 6`,
+     SELECT account_id, bucket, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_country GROUP BY 1, 2, 3, 4, 5`,
   );
   // the month rollups, summed from the day rollups per local month as the consumer keeps them (docs/decisions/0070)
   await pg.query(
@@ -130,7 +127,7 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
 
 async function counted(pg: Client, seconds: number): Promise<{ seconds: number; rows: Record<string, number>; messages: number }> {
   const rows: Record<string, number> = {};
-  for (const t of ['rollup_hour', 'rollup_day', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'rollup_campaign_day_total', 'rollup_campaign_month', 'campaign_click_hour', 'campaign_click_day']) {
+  for (const t of ['rollup_hour', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'rollup_campaign_day_total', 'rollup_campaign_month', 'campaign_click_hour', 'campaign_click_day']) {
     rows[t] = Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.${t}`)).rows[0].n);
   }
   const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour`)).rows[0].n);

@@ -14,13 +14,11 @@ export async function rebuildRollups(ds: DataSource): Promise<{ messages: number
         FROM (SELECT s2.message_uuid, s2.accepted_at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local
                 FROM stats.message_state s2 LEFT JOIN stats.account a ON a.account_id = s2.account_id WHERE s2.accepted_at IS NOT NULL) l
        WHERE l.message_uuid = s.message_uuid`);
-    await m.query(`TRUNCATE stats.rollup_hour, stats.rollup_day, stats.rollup_day_stream, stats.rollup_day_country, stats.rollup_month_stream, stats.rollup_month_country, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.rollup_campaign_day_total, stats.rollup_campaign_month, stats.campaign_click_day`);
+    await m.query(`TRUNCATE stats.rollup_hour, stats.rollup_day_stream, stats.rollup_day_country, stats.rollup_month_stream, stats.rollup_month_country, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.rollup_campaign_day_total, stats.rollup_campaign_month, stats.campaign_click_day`);
     const counted = `FROM stats.message_state WHERE accepted_at IS NOT NULL`;
     const sums = `count(*), sum(segments), sum(price_micros - refunded_micros)`;
     await m.query(`INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
                    SELECT account_id, hour_bucket, coalesce(stream_id, 0), sender, iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6, 7`);
-    await m.query(`INSERT INTO stats.rollup_day (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, day_bucket, coalesce(stream_id, 0), sender, iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6, 7`);
     await m.query(`INSERT INTO stats.rollup_day_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
                    SELECT account_id, day_bucket, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5`);
     await m.query(`INSERT INTO stats.rollup_day_country (account_id, bucket, stream_id, iso2, status, currency, messages, parts, cost_micros)

@@ -52,7 +52,7 @@ describe('stats: dashboard_statistics reports', () => {
         ['2019-02-17T01:00:00Z', 1],
         ['2019-02-17T02:00:00Z', 1],
       ]);
-      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_day WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
+      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_day_stream WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
       expect(days).toEqual([
         { bucket: '2018-11-03', n: '1' },
         { bucket: '2018-11-04', n: '2' },
@@ -234,7 +234,7 @@ describe('stats: rebuilding the rollups', () => {
     await s.publish([statusChanged(msgs[0], 'delivered')]);
     const snapshot = async () => ({
       hour: await s.sql(`SELECT * FROM stats.rollup_hour WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
-      day: await s.sql(`SELECT bucket::text, iso2, status, messages::int, cost_micros::text FROM stats.rollup_day WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
+      day: await s.sql(`SELECT bucket::text, iso2, status, messages::int, cost_micros::text FROM stats.rollup_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
       stream: await s.sql(`SELECT bucket::text, status, messages::int, cost_micros::text FROM stats.rollup_day_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, status`, [acc]),
       country: await s.sql(`SELECT bucket::text, iso2, status, messages::int FROM stats.rollup_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
       month: await s.sql(`SELECT bucket::text, iso2, stream_id::text, status, messages::int, cost_micros::text FROM stats.rollup_month_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
@@ -243,7 +243,7 @@ describe('stats: rebuilding the rollups', () => {
     // (rows a message left when it moved on stay at zero in the live rollups; the rebuild has none)
     const before = await snapshot();
     // rollups lost or damaged: the rebuild puts back exactly what the events made
-    await s.sql(`DELETE FROM stats.rollup_day WHERE account_id = $1`, [acc]);
+    await s.sql(`DELETE FROM stats.rollup_day_stream WHERE account_id = $1`, [acc]);
     await s.sql(`DELETE FROM stats.rollup_month_country WHERE account_id = $1`, [acc]);
     await s.sql(`UPDATE stats.rollup_hour SET messages = messages + 5 WHERE account_id = $1`, [acc]);
     const ds = s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION));

@@ -8,6 +8,11 @@ describe('pgArray (a batch column as a PostgreSQL array literal)', () => {
     expect(pgArray(['Acme', 'Shop "Nord", {Süd} \\ NULL', '', 'NULL', null])).toBe('{"Acme","Shop \\"Nord\\", {Süd} \\\\ NULL","","NULL",NULL}');
     expect(pgArray([1, -2, 0, 12345678901234567890n, true, false, null])).toBe('{1,-2,0,12345678901234567890,true,false,NULL}');
     expect(pgArray([])).toBe('{}');
+    // columns of one kind (joined at once) say the same
+    expect(pgArray(['a', 'b c', ''])).toBe('{"a","b c",""}');
+    expect(pgArray(['a', 'x"y', 'z\\'])).toBe('{"a","x\\"y","z\\\\"}');
+    expect(pgArray([3, 4n, true])).toBe('{3,4,true}');
+    expect(pgArray([null, null])).toBe('{NULL,NULL}');
   });
 
   it('refuses a number that is no safe integer rather than writing it in a form the column would misread', () => {

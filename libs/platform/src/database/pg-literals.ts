@@ -21,6 +21,17 @@ const ESCAPED = /[\\"]/g;
  * by element). For one flat column of scalars; `pgParameterText` takes any parameter.
  */
 export function pgArray(values: ReadonlyArray<string | number | bigint | boolean | null>): string {
+  // a column of strings none of which needs escaping, or of numbers, bigints and booleans alone, is joined natively
+  let kinds = 0; // 1: a string, 2: a null, 4: a number, bigint or boolean
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'string') kinds |= 1;
+    else if (v === null) kinds |= 2;
+    else if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new RangeError(`not an integer: ${v}`);
+    else kinds |= 4;
+  }
+  if (kinds === 1 && !NEEDS_ESCAPE.test(values.join(''))) return `{"${values.join('","')}"}`;
+  if (kinds === 4 || kinds === 0) return `{${values.join(',')}}`;
   const parts = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];

@@ -23,8 +23,10 @@ export interface BatchedConsumerOptions<T> {
   /**
    * Whether an event needs its id recorded in `processed_events` before its effect (default: every event). An event
    * whose effect is idempotent by itself (a forward-only state, a value set once) may say no: a redelivery then
-   * reapplies it and changes nothing, and the consumer saves a write per event. Repeats within one batch still count
-   * once (the first occurrence).
+   * reapplies it and changes nothing, and the consumer saves a write per event. Repeats of a claimed event within one
+   * batch count once (the first occurrence); an unclaimed event is handed to `apply` as often as it came, so `apply`
+   * must take a repeat in the same batch as it takes a redelivery (its ids are not even hashed: hashing each event id
+   * was a fifth of the rollup consumer's CPU, docs/decisions/0088).
    */
   claim?: (data: T) => boolean;
 }
@@ -131,11 +133,11 @@ export class BatchedIdempotentConsumer<T> {
           )
         : [];
       const fresh = new Set(claimed.map((r) => r.event_id));
-      if (claim) for (const p of batch) if (!claim(p.data)) fresh.add(p.event.id);
-      // a redelivery inside the same batch counts once: the first occurrence
+      // a claimed event redelivered inside the same batch counts once (the first occurrence); an unclaimed one is
+      // idempotent by itself and goes through as it came
       const items: Array<BatchItem<T>> = [];
       for (const p of batch) {
-        if (fresh.delete(p.event.id)) items.push({ event: p.event, data: p.data });
+        if ((claim && !claim(p.data)) || fresh.delete(p.event.id)) items.push({ event: p.event, data: p.data });
       }
       if (items.length > 0) return this.options.apply(manager, items);
     });

@@ -199,8 +199,9 @@ export class RollupConsumer implements OnModuleInit {
    * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
    * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
    * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
-   * day-per-stream and day-per-country sums made by the database from the day deltas), rows in key order. Parameters
-   * travel as JSON documents read by json_to_recordset, never as arrays the driver escapes element by element.
+   * day-per-stream, day-per-country and month sums made by the database from the day deltas), rows in key order.
+   * Parameters travel as array literals read by unnest (pgArray, docs/decisions/0083), never as arrays the driver
+   * escapes element by element.
    */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
     const accountOf = new Map<string, string>();
@@ -300,18 +301,22 @@ export class RollupConsumer implements OnModuleInit {
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
-      const rest = `${s.stream_id ?? '0'}|${s.sender}|${s.iso2}|${s.status}|${s.currency}`;
-      for (const [map, bucket] of [
-        [hours, s.hour_bucket],
-        [days, s.day_bucket],
-      ] as const) {
-        const k = `${s.account_id}|${bucket}|${rest}`;
-        let d = map.get(k);
-        if (!d) map.set(k, (d = { account: s.account_id, stream: s.stream_id ?? '0', sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket, messages: 0, parts: 0, cost: 0n }));
-        d.messages += sign;
-        d.parts += sign * s.segments;
-        d.cost += cost;
-      }
+      const stream = s.stream_id ?? '0';
+      // the hour rollup keeps the sender; the day rows the database sums into the day and month rollups need none
+      // (no rollup per sender and local day is kept: docs/decisions/0088)
+      const rest = `${stream}|${s.iso2}|${s.status}|${s.currency}`;
+      const hk = `${s.account_id}|${s.hour_bucket}|${s.sender}|${rest}`;
+      let h = hours.get(hk);
+      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n }));
+      h.messages += sign;
+      h.parts += sign * s.segments;
+      h.cost += cost;
+      const dk = `${s.account_id}|${s.day_bucket}|${rest}`;
+      let d = days.get(dk);
+      if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
+      d.messages += sign;
+      d.parts += sign * s.segments;
+      d.cost += cost;
       if (s.campaign_id !== null) {
         const variant = s.variant_id ?? '0';
         const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
@@ -335,7 +340,7 @@ export class RollupConsumer implements OnModuleInit {
     }
     if (changed.length === 0) return;
     // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
-    // are made from these by the database) and campaign hour rows (with their local date)
+    // are made from these by the database; no sender) and campaign hour rows (with their local date)
     const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
     const byKind = { h: columns(), d: columns(), c: columns() };
     const push = (k: 'h' | 'd' | 'c', d: Delta, st: string, se: string, day: string | null) => {
@@ -379,10 +384,11 @@ export class RollupConsumer implements OnModuleInit {
        ), vh AS (
          SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
        ), vd AS (
-         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::text[], $36::bigint[], $37::bigint[], $38::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
+         -- day rows without the sender: only their sums per stream and per country are kept
+         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[]) AS t(a, b, st, i, s, c, m, p, co)
        ), vc AS (
          -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
-         SELECT * FROM unnest($39::bigint[], $40::timestamptz[], $41::bigint[], $42::bigint[], $43::text[], $44::text[], $45::text[], $46::bigint[], $47::bigint[], $48::bigint[], $49::date[])
+         SELECT * FROM unnest($38::bigint[], $39::timestamptz[], $40::bigint[], $41::bigint[], $42::text[], $43::text[], $44::text[], $45::bigint[], $46::bigint[], $47::bigint[], $48::date[])
                   AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
@@ -410,10 +416,7 @@ export class RollupConsumer implements OnModuleInit {
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
          SELECT a, b, st, se, i, s, c, m, p, co FROM vh ORDER BY a, b, st, se, i, s, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
-       ), d AS (
-         INSERT INTO stats.rollup_day AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b, st, se, i, s, c, m, p, co FROM vd ORDER BY a, b, st, se, i, s, c
-         ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
+
        ), ds AS (
          INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
          SELECT a, b, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
@@ -458,7 +461,7 @@ export class RollupConsumer implements OnModuleInit {
         pgArray(changed.map((s) => s.destination)),
         ...(['h', 'd', 'c'] as const).flatMap((k) => {
           const col = byKind[k];
-          const cols = [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co].map((values) => pgArray(values));
+          const cols = (k === 'd' ? [col.a, col.b, col.st, col.i, col.s, col.c, col.m, col.p, col.co] : [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co]).map((values) => pgArray(values));
           return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
         }),
       ],
