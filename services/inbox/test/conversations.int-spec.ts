@@ -352,4 +352,25 @@ describe('inbox conversations', () => {
     expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi', convInfo: { space } }, token: app.token('1', '100', ['INBOX_VIEW', 'INBOX_ADMIN']) })).status).toBe(403);
     expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi' }, token: admin })).body.message).toBe('missing space');
   });
+  it('keeps every space counter equal to its rows when one statement inserts, reopens, moves and deletes many conversations', async () => {
+    const counters = async () => (await app.sql(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE n <> 0 ORDER BY 1, 2`)) as Json[];
+    const counted = async () =>
+      (await app.sql(`SELECT space_id::text, status, count(*)::int AS n FROM inbox.conversation WHERE space_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2`)) as Json[];
+    const phones = Array.from({ length: 40 }, (_, i) => `+4917611${String(i).padStart(5, '0')}`);
+    // one batch: 40 new conversations of one space (one upsert statement)
+    await app.publish(phones.map((p) => msg('other', p, 'first')));
+    expect(await counters()).toEqual(await counted());
+    // one statement closes 25 of them and moves 10 of those to the other space
+    await app.sql(`UPDATE inbox.conversation SET status = 'closed' WHERE stream_id = 505 AND contact_phone = ANY($1::text[])`, [phones.slice(0, 25)]);
+    await app.sql(`UPDATE inbox.conversation SET space_id = $2 WHERE stream_id = 505 AND contact_phone = ANY($1::text[])`, [phones.slice(0, 10), space]);
+    expect(await counters()).toEqual(await counted());
+    // one batch reopens the closed ones (an update each) and starts 5 more (inserts) in the same upsert
+    const more = Array.from({ length: 5 }, (_, i) => `+4917622${String(i).padStart(5, '0')}`);
+    await app.publish([...phones.slice(0, 25), ...more].map((p) => msg('other', p, 'again')));
+    expect(await counters()).toEqual(await counted());
+    // an update that changes neither status nor space moves nothing; one statement deletes conversations of both spaces
+    await app.sql(`UPDATE inbox.conversation SET unread = 0 WHERE stream_id = 505`);
+    await app.sql(`DELETE FROM inbox.conversation WHERE stream_id = 505 AND contact_phone = ANY($1::text[])`, [[...phones.slice(5, 15), ...more]]);
+    expect(await counters()).toEqual(await counted());
+  });
 });
