@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const pg = await startEmbeddedPostgres({
     dataDir: path.join(dir, 'pg'),
     persistent: false,
-    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
   });
   const keys = generateSigningKeys();
   const smsc = new SmppPeer({ systemId: 'acme', password: 'secret', receiptDelayMs: 200 });
@@ -134,6 +134,15 @@ async function main(): Promise<void> {
     }
     return sum;
   };
+  // system calls of this process (reads, writes: /proc/self/io), which a loaded machine does not inflate
+  const syscalls = (): { r: number; w: number } => {
+    const io = fs.readFileSync('/proc/self/io', 'utf8');
+    return { r: Number(/syscr: (\d+)/.exec(io)?.[1] ?? 0), w: Number(/syscw: (\d+)/.exec(io)?.[1] ?? 0) };
+  };
+  const walLsn = async (): Promise<bigint> => {
+    const [hi, lo] = (await pgc.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l.split('/');
+    return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+  };
   const figures: Record<string, { node: number; db: number }> = {};
   const pgc = new Client({ connectionString: pg.url() });
   await pgc.connect();
@@ -152,6 +161,8 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const db0 = clusterCpuMs();
+    const sys0 = syscalls();
+    const wal0 = await walLsn();
     for (let i = 0; i < total; i++) {
       const due = t0 + (i * 1000) / RATE;
       const wait = due - performance.now();
@@ -165,6 +176,8 @@ async function main(): Promise<void> {
     while ([...sent.keys()].some((k) => !arrived.has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const cpu = process.cpuUsage(cpu0);
     const db = (clusterCpuMs() - db0) / total;
+    const sys1 = syscalls();
+    const wal = Number((await walLsn()) - wal0) / total;
     const node = (cpu.user + cpu.system) / 1000 / total;
     figures[label] = { node, db };
     if (profiler) {
@@ -177,7 +190,7 @@ async function main(): Promise<void> {
     if (stamps && label === 'wire') printStages(stamps, sent, arrived);
     if (PGSS && label === 'wire') await printStatements(pgc, total);
     console.log(
-      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms`,
+      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms; per message: node system calls ${((sys1.r - sys0.r) / total).toFixed(2)} reads ${((sys1.w - sys0.w) / total).toFixed(2)} writes, WAL ${wal.toFixed(0)} bytes`,
     );
   };
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work; ${RATE}/s for ${SECONDS} s`);

@@ -5,6 +5,10 @@ export interface StatementStats {
   query: string;
   calls: string;
   ms: number;
+  /** Planning time (ms), when the server tracks it (`pg_stat_statements.track_planning`). */
+  plan: number;
+  /** WAL bytes the statement wrote. */
+  wal: number;
   toplevel: boolean;
 }
 
@@ -23,7 +27,7 @@ export async function printStatementsPerUnit(
 ): Promise<StatementStats[]> {
   const rows = (
     await pgc.query<StatementStats>(
-      `SELECT query, calls::text, total_exec_time AS ms, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+      `SELECT query, calls::text, total_exec_time AS ms, total_plan_time AS plan, wal_bytes::float8 AS wal, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
     )
   ).rows;
   const top = rows.filter((r) => r.toplevel);
@@ -36,13 +40,18 @@ export async function printStatementsPerUnit(
   }
   const calls = top.reduce((s, r) => s + Number(r.calls), 0);
   const ms = top.reduce((s, r) => s + r.ms, 0);
+  const plan = top.reduce((s, r) => s + r.plan, 0);
+  const wal = top.reduce((s, r) => s + r.wal, 0);
   const { indent } = opts;
-  console.log(`${indent}${opts.label ? `${opts.label}, ` : ''}PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per unit, ${((ms * 1000) / units).toFixed(0)} µs of execution per unit`);
+  console.log(
+    `${indent}${opts.label ? `${opts.label}, ` : ''}PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per unit, ${((ms * 1000) / units).toFixed(0)} µs of execution and ${((plan * 1000) / units).toFixed(0)} µs of planning per unit, ${(wal / units).toFixed(0)} WAL bytes per unit`,
+  );
   for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`${indent}  ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per unit ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
   await opts.between?.();
-  console.log(`${indent}  costliest (calls per unit, µs per unit, nested marked *):`);
-  for (const r of [...rows].sort((a, b) => b.ms - a.ms).slice(0, opts.top ?? 25)) {
-    console.log(`${indent}  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${((r.ms * 1000) / units).toFixed(1).padStart(7)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, opts.width ?? 160)}`);
+  console.log(`${indent}  costliest (calls per unit, µs of execution per unit, µs of planning per unit, WAL bytes per unit, nested marked *):`);
+  for (const r of [...rows].sort((a, b) => b.ms + b.plan - a.ms - a.plan).slice(0, opts.top ?? 25)) {
+    const per = (v: number) => ((v * 1000) / units).toFixed(1).padStart(7);
+    console.log(`${indent}  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${per(r.ms)} ${per(r.plan)} ${(r.wal / units).toFixed(0).padStart(6)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, opts.width ?? 160)}`);
   }
   return rows;
 }

@@ -101,7 +101,11 @@ describe('inbox conversations', () => {
     const timeline = await app.sql(`SELECT message_uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.uuid = $1 ORDER BY e.id`, [c.uuid]);
     expect(timeline.map((r) => r.message_uuid)).toEqual(mine);
     // the conversation's room: one incoming_message per message, numbered in arrival order, each showing the unread count it left
-    const live = await app.sql(`SELECT seq::int, payload FROM inbox.room_event WHERE room = $1 AND event = 'incoming_message' ORDER BY seq`, [`1|conversation:${c.uuid}`]);
+    const live = await app.sql(
+      `SELECT e.seq::int, COALESCE(e.payload, p.payload) AS payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+        WHERE e.room = $1 AND e.event = 'incoming_message' ORDER BY e.seq`,
+      [`1|conversation:${c.uuid}`],
+    );
     expect(live.map((r) => r.payload.message.message_uuid)).toEqual(mine);
     expect(live.map((r) => r.payload.conversation.unread)).toEqual(mine.map((_, i) => i + 1));
     expect(live.map((r) => r.seq)).toEqual(mine.map((_, i) => live[0].seq + i));
@@ -352,6 +356,28 @@ describe('inbox conversations', () => {
     expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi', convInfo: { space } }, token: app.token('1', '100', ['INBOX_VIEW', 'INBOX_ADMIN']) })).status).toBe(403);
     expect((await app.call('POST', `/inbox/template_send/${uid.sms}`, { body: { phone: '+4917600000052', text: 'hi' }, token: admin })).body.message).toBe('missing space');
   });
+  it("keeps an incoming message's live payload once for all its rooms, and replays it whole from each of them", async () => {
+    const rooms = [`space:${space}`, `team:${teamB}`];
+    const since = new Map<string, number>();
+    for (const room of rooms) since.set(room, (await app.call('POST', '/inbox/ws/join', { body: { room }, token: admin })).body.seq as number);
+    await app.publish([msg('sms', '+4917633300001', 'stored once')]);
+    const c = await conv('+4917633300001');
+    const stored = await app.sql(
+      `SELECT e.room, e.payload IS NULL AS bare, e.payload_id::text, p.payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+        WHERE e.event = 'incoming_message' AND p.payload -> 'message' ->> 'conversation_uuid' = $1`,
+      [c.uuid],
+    );
+    // the space, team and conversation rooms: three rows, no copy in them, one payload they point to
+    expect(stored.map((r) => r.room).sort()).toEqual([`1|conversation:${c.uuid}`, `1|space:${space}`, `1|team:${teamB}`]);
+    expect(stored.every((r) => r.bare)).toBe(true);
+    expect(new Set(stored.map((r) => r.payload_id)).size).toBe(1);
+    for (const room of [...rooms, `conversation:${c.uuid}`]) {
+      const back = (await app.call('POST', '/inbox/ws/join', { body: { room, since: since.get(room) ?? 0 }, token: admin })).body as Json;
+      const event = (back.events as Json[]).find((e) => e.event === 'incoming_message');
+      expect(event?.payload).toMatchObject({ conversation: { conversation_uuid: c.uuid }, message: { content: { body: 'stored once' } } });
+    }
+  });
+
   it('keeps every space counter equal to its rows when one statement inserts, reopens, moves and deletes many conversations', async () => {
     const counters = async () => (await app.sql(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE n <> 0 ORDER BY 1, 2`)) as Json[];
     const counted = async () =>

@@ -72,7 +72,10 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
   }
 
   async prune(): Promise<number> {
-    const r = (await this.ds.query(`DELETE FROM inbox.room_event WHERE at < $1`, [new Date(this.clock.now().getTime() - ROOM_REPLAY_WINDOW_MS)])) as [unknown, number];
+    const before = new Date(this.clock.now().getTime() - ROOM_REPLAY_WINDOW_MS);
+    const r = (await this.ds.query(`DELETE FROM inbox.room_event WHERE at < $1`, [before])) as [unknown, number];
+    // then the payloads those events shared (written with them, same `at`): a replay never finds an event without its payload
+    await this.ds.query(`DELETE FROM inbox.room_payload WHERE at < $1`, [before]);
     return r[1] ?? 0;
   }
 
@@ -89,15 +92,27 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
    * Numbers and records many events in one statement (in the caller's transaction when given its manager): each event
    * gets the next numbers of the rooms it goes to, in the order of `emits`; each room's sequence row is bumped once by
    * its count (rows locked in room order). Each payload is read as JSON once (a `jsonb[]` parameter), however many
-   * rooms it goes to. Answers what to publish, in that order, once committed.
+   * rooms it goes to, and an event for several rooms stores it once (`room_payload`, its rows point to it:
+   * docs/decisions/0089). Answers what to publish, in that order, once committed.
    */
   async record(q: Pick<DataSource, 'query'>, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
     const rooms: string[] = [];
     const owners: number[] = [];
+    // the payload of an event for one room, inline; of an event for several, once in room_payload (by its index)
+    const inline: Array<string | null> = [];
+    const shared: string[] = [];
+    const sharedOf: number[] = [];
     emits.forEach((e, i) => {
-      for (const r of [...new Set(e.rooms)].sort()) {
+      const its = [...new Set(e.rooms)].sort();
+      for (const r of its) {
         rooms.push(roomKey(e.accountId, r));
         owners.push(i + 1);
+      }
+      const json = JSON.stringify(e.payload);
+      inline.push(its.length > 1 ? null : json);
+      if (its.length > 1) {
+        shared.push(json);
+        sharedOf.push(i + 1);
       }
     });
     if (!rooms.length) return [];
@@ -111,12 +126,14 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
          RETURNING room, seq
        ),
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
+       x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id, t.e, t.payload FROM unnest($7::int[], $8::jsonb[]) AS t(e, payload)),
+       p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT id, payload, $6 FROM x),
        w AS (
-         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, at)
-         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], ($5::jsonb[])[r.e], $6 FROM r
+         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, payload_id, at)
+         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], ($5::jsonb[])[r.e], x.id, $6 FROM r LEFT JOIN x ON x.e = r.e
        )
        SELECT room, e, seq::int FROM r ORDER BY ord`,
-      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), emits.map((e) => JSON.stringify(e.payload)), at],
+      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), inline, at, sharedOf, shared],
     )) as Array<{ room: string; e: number; seq: number }>;
     const when = at.toISOString();
     return rows.map((r) => {
@@ -142,7 +159,8 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     const seq = cur?.seq ?? 0;
     if (since === null || since >= seq) return { seq, reset: false, events: [] };
     const rows = (await this.ds.query(
-      `SELECT seq::int, event, payload, at FROM inbox.room_event WHERE room = $1 AND seq > $2 AND seq <= $3 ORDER BY seq`,
+      `SELECT e.seq::int, e.event, COALESCE(e.payload, p.payload) AS payload, e.at FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+        WHERE e.room = $1 AND e.seq > $2 AND e.seq <= $3 ORDER BY e.seq`,
       [key, since, seq],
     )) as Array<{ seq: number; event: InboxWsEventValue; payload: unknown; at: Date }>;
     // the log must hold every number after `since`, else the client reloads
