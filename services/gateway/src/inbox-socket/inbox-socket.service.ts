@@ -60,12 +60,8 @@ class Connection {
   readonly rooms = new Map<string, RoomState>();
   closed = false;
   expiry: NodeJS.Timeout | null = null;
-  /** Whether the frames of this turn are being held to go out in one write (see send). */
-  private corked = false;
   constructor(
     readonly socket: WebSocket,
-    /** The upgraded TCP socket the websocket writes to. */
-    private readonly raw: Duplex,
     readonly token: string,
     readonly accountId: string,
     /** INBOX_SHOW_PHONE (or a super administrator): contact numbers as they are. */
@@ -75,16 +71,6 @@ class Connection {
   send(m: InboxWsServerMessage): void {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
     const out = m.type === 'event' && !this.showPhone ? { ...m, payload: masked(m.payload) } : m;
-    // the frames sent in one turn (a batch of room events reaches every socket in one synchronous delivery) go out in
-    // one write at the end of the turn instead of a system call each (docs/decisions/0089)
-    if (!this.corked) {
-      this.corked = true;
-      this.raw.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.raw.uncork();
-      });
-    }
     this.socket.send(JSON.stringify(out));
   }
 }
@@ -159,7 +145,7 @@ export class InboxSocketService implements OnApplicationBootstrap, OnModuleDestr
     const accountId = String(claims.acc);
     const exp = (claims as { exp?: number }).exp;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const c = new Connection(ws, socket, token, accountId, claims.sa === true || (claims.perms ?? []).includes('INBOX_SHOW_PHONE'));
+      const c = new Connection(ws, token, accountId, claims.sa === true || (claims.perms ?? []).includes('INBOX_SHOW_PHONE'));
       this.connections.add(c);
       if (exp) {
         const ms = Math.min(exp * 1000 - Date.now(), MAX_TIMER_MS);
