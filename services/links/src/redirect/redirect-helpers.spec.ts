@@ -22,12 +22,12 @@ describe('redirect helpers', () => {
   });
 
   it('reads host, user agent and the prefetch purpose from the raw headers as req.headers would', () => {
-    expect(readHeaders(['Host', 'go.shop.test', 'User-Agent', 'A/1', 'host', 'evil.test', 'user-agent', 'B/2'])).toEqual({ host: 'go.shop.test', userAgent: 'A/1', purpose: undefined });
+    expect(readHeaders(['Host', 'go.shop.test', 'User-Agent', 'A/1', 'host', 'evil.test', 'user-agent', 'B/2'])).toEqual({ host: 'go.shop.test', userAgent: 'A/1', purpose: undefined, forwardedFor: undefined });
     // Sec-Purpose first, then Purpose, X-Purpose, X-Moz; repeated ones joined
     expect(readHeaders(['X-Moz', 'prefetch', 'PURPOSE', 'other', 'Sec-Purpose', 'x', 'sec-purpose', 'prefetch;prerender']).purpose).toBe('x, prefetch;prerender');
     expect(readHeaders(['X-Moz', 'prefetch', 'Accept', '*/*']).purpose).toBe('prefetch');
     expect(readHeaders(['X-Purpose', 'preview', 'X-Moz', 'prefetch']).purpose).toBe('preview');
-    expect(readHeaders([])).toEqual({ host: undefined, userAgent: undefined, purpose: undefined });
+    expect(readHeaders([])).toEqual({ host: undefined, userAgent: undefined, purpose: undefined, forwardedFor: undefined });
   });
 
   it('fills targets with encoded values and refuses templates whose scheme or host is a variable', () => {

@@ -1,10 +1,11 @@
 import * as http from 'node:http';
-import { BlockList, isIPv6, type AddressInfo } from 'node:net';
+import { BlockList, isIPv6, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
 import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
+import { createFastHttpServer, type FastHttpServer, type FastReply, type FastRequest } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -26,6 +27,11 @@ export interface RedirectServerOptions {
   clicks?: Partial<ClickRecorderOptions>;
   /** Where click groups go instead of this process's pool (a cluster worker: to the primary's group commit, 0057). */
   clickSink?: ClickSink;
+  /**
+   * Redirects parsed by the fast path on node:net (default), node:http taking every other connection
+   * (docs/decisions/0091); false: node:http for all.
+   */
+  fastPath?: boolean;
   now?: () => number;
   onError?: (e: unknown) => void;
 }
@@ -60,8 +66,16 @@ const ANSWERS = {
   page: (status: number) => (BY_STATUS[status] ?? PAGE).inc(),
 };
 
+/** What the redirect reads of a request: node:http's IncomingMessage, or the fast path's request. */
+type Request = Pick<FastRequest, 'url' | 'rawHeaders'> & { method?: string };
+/** What the redirect writes: node:http's ServerResponse, or the fast path's reply. */
+type Reply = FastReply | http.ServerResponse;
+
+const KEEP_ALIVE_MS = 65_000;
+
 /**
- * The redirect server (docs/decisions/0034-links-redirect-and-clicks.md): raw node:http, no framework on the path.
+ * The redirect server (docs/decisions/0034-links-redirect-and-clicks.md): node:net for the redirects themselves
+ * (fast-http.ts, 0091), node:http for every other connection, no framework on the path.
  * `GET /{code}` with the Host header: the link of (host's domain, code) from the in-process cache (or one batched
  * query), a 302 to its target with the recipient's variables filled; 410 for an expired link or a disabled or
  * expired offer, 404 for an unknown code or host, 400 for a target a variable tried to turn elsewhere; never a
@@ -72,9 +86,11 @@ export class RedirectServer {
   readonly store: LinkStore;
   readonly clicks: ClickRecorder;
   private readonly server: http.Server;
+  /** The fast path, listening in node:http's place (null: node:http listens). */
+  private readonly fast: FastHttpServer | null;
   private readonly now: () => number;
   private readonly scheme: string;
-  private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly sockets = new Set<Socket>();
   private readonly trusted: BlockList | null;
   private readonly hosts = new Map<string, string | null>();
 
@@ -89,28 +105,43 @@ export class RedirectServer {
       now: this.now,
     });
     this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme, options.clickSink);
-    this.server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));
-    this.server.on('connection', (s) => {
+    this.server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));
+    this.fast =
+      options.fastPath === false
+        ? null
+        : createFastHttpServer({
+            fallback: this.server,
+            keepAliveMs: KEEP_ALIVE_MS,
+            accepts: (url) => pathOf(url).length === 8,
+            handle: (req, reply) => this.route(req, reply, req.remoteAddress),
+          });
+    this.listener.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
   }
 
+  /** The server that listens: the fast path's, or node:http's. */
+  private get listener(): NetServer {
+    return this.fast?.server ?? this.server;
+  }
+
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => resolve());
+      this.listener.once('error', reject);
+      this.listener.listen(this.options.port, this.options.host, () => resolve());
     });
-    return (this.server.address() as AddressInfo).port;
+    return (this.listener.address() as AddressInfo).port;
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return (this.listener.address() as AddressInfo).port;
   }
 
   /** Stops listening, closes idle connections, writes the clicks still waiting. */
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
+    this.fast?.closeIdle();
     this.server.closeIdleConnections();
     setTimeout(() => {
       for (const s of this.sockets) s.destroy();
@@ -119,16 +150,22 @@ export class RedirectServer {
     await this.clicks.close();
   }
 
+  /** node:http's request: every path (metrics, health, robots, the opt-out POST), on connections the fast path handed over. */
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = pathOf(req.url ?? '/');
+    if (path.length !== 8) return this.special(path, req.method ?? 'GET', res, req);
+    this.route(req as Request, res, req.socket.remoteAddress, req);
+  }
+
+  /** A code's path (`/` and 7 characters), from either parser; `http` is node:http's request (an opt-out POST reads its body). */
+  private route(req: Request, res: Reply, peer: string | undefined, http?: http.IncomingMessage): void {
     const method = req.method ?? 'GET';
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    if (path.length !== 8) return this.special(path, method, res, req);
+    const path = pathOf(req.url);
     const code = decodeCode(path.slice(1));
     if (code < 0) return this.page(res, 404, PAGES.notFound, method);
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.methodNotAllowed(res);
     const h = readHeaders(req.rawHeaders);
+    const client: Client = { peer: peer ?? null, forwardedFor: h.forwardedFor, http };
     const host = this.hostOf(h.host);
     if (!host) return this.page(res, 404, PAGES.notFound, method);
 
@@ -136,9 +173,9 @@ export class RedirectServer {
     if (domain === null) return this.page(res, 404, PAGES.notFound, method);
     if (domain !== undefined) {
       const link = this.store.cachedLink(domain.id, code);
-      if (link !== undefined) return this.answer(req, res, method, h, path, link);
+      if (link !== undefined) return this.answer(client, res, method, h, path, link);
       this.store.loadLink(domain.id, code).then(
-        (l) => this.answer(req, res, method, h, path, l),
+        (l) => this.answer(client, res, method, h, path, l),
         (e: unknown) => this.unavailable(res, e),
       );
       return;
@@ -147,7 +184,7 @@ export class RedirectServer {
       .loadDomain(host)
       .then((d) => (d ? this.store.cachedLink(d.id, code) ?? this.store.loadLink(d.id, code) : null))
       .then(
-        (l) => this.answer(req, res, method, h, path, l),
+        (l) => this.answer(client, res, method, h, path, l),
         (e: unknown) => this.unavailable(res, e),
       );
   }
@@ -164,16 +201,16 @@ export class RedirectServer {
     return host;
   }
 
-  private answer(req: http.IncomingMessage, res: http.ServerResponse, method: string, h: RequestHeaders, path: string, link: ResolvedLink | null): void {
+  private answer(client: Client, res: Reply, method: string, h: RequestHeaders, path: string, link: ResolvedLink | null): void {
     if (!link) return this.page(res, 404, PAGES.notFound, method);
-    if (link.kind === 1) return this.optOut(req, res, method, path, link);
+    if (link.kind === 1) return this.optOut(client.http, res, method, path, link);
     if (method === 'POST') return this.methodNotAllowed(res);
     const now = this.now();
     if (link.disabled || link.expiresAtMs <= now) return this.page(res, 410, PAGES.gone, method);
     if (!link.location) return this.page(res, 400, PAGES.refused, method);
     // the click buffer is full while the database commits: the answer waits for room rather than drop a click
     if (!this.clicks.hasRoom()) return this.clicks.whenRoom(() => {
-        if (!res.destroyed) this.answer(req, res, method, h, path, link);
+        if (!res.destroyed) this.answer(client, res, method, h, path, link);
       });
     const agent = h.userAgent;
     const uaClass = classifyUserAgent(agent);
@@ -183,7 +220,7 @@ export class RedirectServer {
       at: now,
       uaClass,
       preview: isPreviewPurpose(method, h.purpose, uaClass),
-      ip: this.clientIp(req),
+      ip: this.clientIp(client),
       userAgent: agent ? agent.slice(0, 512) : null,
     });
     ANSWERS.redirect();
@@ -192,8 +229,8 @@ export class RedirectServer {
   }
 
   /** The opt-out link: a confirm page on GET (previews and prefetches never opt anyone out), the opt-out on POST. */
-  private optOut(req: http.IncomingMessage, res: http.ServerResponse, method: string, path: string, link: ResolvedLink): void {
-    if (method !== 'POST') return this.page(res, 200, PAGES.optOutConfirm(path), method);
+  private optOut(req: http.IncomingMessage | undefined, res: Reply, method: string, path: string, link: ResolvedLink): void {
+    if (method !== 'POST' || !req) return this.page(res, 200, PAGES.optOutConfirm(path), method);
     req.resume();
     const at = new Date(this.now());
     const { topic, ...event } = createEnvelope(
@@ -238,19 +275,19 @@ export class RedirectServer {
     this.page(res, 404, PAGES.notFound, method);
   }
 
-  private page(res: http.ServerResponse, status: number, body: Buffer, method: string): void {
+  private page(res: Reply, status: number, body: Buffer, method: string): void {
     ANSWERS.page(status);
     res.writeHead(status, PAGE_HEADERS(body));
     res.end(method === 'HEAD' ? undefined : body);
   }
 
-  private methodNotAllowed(res: http.ServerResponse): void {
+  private methodNotAllowed(res: Reply): void {
     res.writeHead(405, ['Allow', 'GET, HEAD', 'Content-Length', '0']);
     res.end();
   }
 
   /** The database is needed for a link not in memory and it did not answer: 503, never a guess. */
-  private unavailable(res: http.ServerResponse, e: unknown): void {
+  private unavailable(res: Reply, e: unknown): void {
     this.options.onError?.(e);
     if (res.headersSent) return;
     const body = PAGES.unavailable;
@@ -258,11 +295,10 @@ export class RedirectServer {
     res.end(body);
   }
 
-  private clientIp(req: http.IncomingMessage): string | null {
-    const peer = req.socket.remoteAddress ?? null;
+  private clientIp(client: Client): string | null {
+    const peer = client.peer;
     if (!this.trusted || !peer || !this.isTrusted(peer)) return peer;
-    const xff = req.headers['x-forwarded-for'];
-    const hops = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').map((h) => h.trim()).filter(Boolean);
+    const hops = (client.forwardedFor ?? '').split(',').map((h) => h.trim()).filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) if (!this.isTrusted(hops[i])) return hops[i].slice(0, 64);
     return peer;
   }
@@ -279,7 +315,22 @@ export interface RequestHeaders {
   userAgent: string | undefined;
   /** `Sec-Purpose`, else `Purpose`, `X-Purpose`, `X-Moz` (repeated ones joined with ", ", as `req.headers` does). */
   purpose: string | undefined;
+  /** `X-Forwarded-For` (repeated ones joined with ", "), read only behind a trusted proxy. */
+  forwardedFor: string | undefined;
 }
+
+/** Who asked: the socket's address, the forwarded chain, and node:http's request when it parsed this one. */
+interface Client {
+  peer: string | null;
+  forwardedFor: string | undefined;
+  http: http.IncomingMessage | undefined;
+}
+
+/** The request target without its query. */
+const pathOf = (url: string): string => {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
 
 const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
 
@@ -294,6 +345,7 @@ export function readHeaders(raw: readonly string[]): RequestHeaders {
   let purpose: string | undefined;
   let xPurpose: string | undefined;
   let xMoz: string | undefined;
+  let forwardedFor: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = raw[i];
     switch (k.length) {
@@ -315,9 +367,12 @@ export function readHeaders(raw: readonly string[]): RequestHeaders {
       case 5:
         if (k.toLowerCase() === 'x-moz') xMoz = join(xMoz, raw[i + 1]);
         break;
+      case 15:
+        if (k.toLowerCase() === 'x-forwarded-for') forwardedFor = join(forwardedFor, raw[i + 1]);
+        break;
     }
   }
-  return { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz };
+  return { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz, forwardedFor };
 }
 
 /** The request's host name: lower case, without the port or a trailing dot; null when absent or not a host name. */

@@ -28,6 +28,11 @@ export const redirectConfigSchema = z.object({
    * 0: one per core (`os.availableParallelism()`), 1: a single process.
    */
   LINKS_REDIRECT_WORKERS: env.int(0, 0),
+  /**
+   * Redirects parsed by the redirect's own HTTP/1.1 subset on node:net, every other connection handed to node:http
+   * (docs/decisions/0091); false: node:http parses everything.
+   */
+  LINKS_REDIRECT_FAST_PATH: env.bool(true),
 });
 
 export type RedirectConfig = z.infer<typeof redirectConfigSchema>;

@@ -34,6 +34,7 @@ export function redirectServerFor(c: RedirectConfig, pool: Pool, log: (line: str
     trustProxy: c.TRUST_PROXY,
     cacheTtlMs: c.LINKS_CACHE_TTL_MS,
     clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
+    fastPath: c.LINKS_REDIRECT_FAST_PATH,
     ...(clickSink ? { clickSink } : {}),
     onError: (e) => log(`redirect: ${(e as Error).message}`),
   });

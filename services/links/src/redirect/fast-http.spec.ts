@@ -1,0 +1,142 @@
+import * as http from 'node:http';
+import * as net from 'node:net';
+import { createFastHttpServer, type FastHttpServer, type FastRequest } from './fast-http';
+
+/**
+ * The fast path against node:http behind it: the plainest requests answered by the fast parser, every other connection
+ * handed to node:http with its unanswered bytes, answers in request order either way.
+ */
+describe('redirect fast path (node:net, node:http for the rest)', () => {
+  let fast: FastHttpServer;
+  let fallback: http.Server;
+  let port: number;
+  const seen: Array<{ by: 'fast' | 'http'; method: string; url: string; headers: string[] }> = [];
+  /** `/slow...` answers after a timer (a link read from the database), the rest at once. */
+  const answer = (url: string, done: (status: number, location: string) => void) => {
+    if (url.startsWith('/slow')) setTimeout(() => done(302, `https://t.example${url}`), 30);
+    else done(302, `https://t.example${url}`);
+  };
+
+  beforeAll(async () => {
+    fallback = http.createServer((req, res) => {
+      seen.push({ by: 'http', method: req.method!, url: req.url!, headers: req.rawHeaders });
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        res.writeHead(200, ['Content-Type', 'text/plain', 'Content-Length', String(Buffer.byteLength(`http ${req.method} ${req.url} ${body}`))]);
+        res.end(`http ${req.method} ${req.url} ${body}`);
+      });
+    });
+    fast = createFastHttpServer({
+      fallback,
+      keepAliveMs: 65_000,
+      accepts: (url) => url.length === 8 || url.startsWith('/slow'),
+      handle: (req: FastRequest, reply) => {
+        seen.push({ by: 'fast', method: req.method, url: req.url, headers: req.rawHeaders });
+        answer(req.url, (status, location) => {
+          const body = Buffer.from('moved');
+          reply.writeHead(status, ['Location', location, 'Content-Length', String(body.length)]);
+          reply.end(body);
+        });
+      },
+    });
+    await new Promise<void>((r) => fast.server.listen(0, '127.0.0.1', () => r()));
+    port = (fast.server.address() as net.AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    fast.closeIdle();
+    await new Promise<void>((r) => fast.server.close(() => r()));
+  });
+
+  beforeEach(() => (seen.length = 0));
+
+  /** Writes `raw` on one connection (in the pieces given, a pause between them) and reads until `answers` complete responses have come. */
+  const exchange = (pieces: string[], answers: number, headOnly: readonly boolean[] = []): Promise<string[]> =>
+    new Promise((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1');
+      let got = Buffer.alloc(0);
+      const out: string[] = [];
+      s.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        // split complete responses: head, then Content-Length bytes
+        for (;;) {
+          const text = got.toString('latin1');
+          const end = text.indexOf('\r\n\r\n');
+          if (end < 0) break;
+          const len = headOnly[out.length] ? 0 : Number(/\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
+          if (got.length < end + 4 + len) break;
+          out.push(text.slice(0, end + 4 + len));
+          got = got.subarray(end + 4 + len);
+        }
+        if (out.length >= answers) {
+          s.destroy();
+          resolve(out);
+        }
+      });
+      s.on('error', reject);
+      s.on('close', () => resolve(out));
+      void (async () => {
+        for (const p of pieces) {
+          s.write(Buffer.from(p, 'latin1'));
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+    });
+
+  const get = (path: string, headers = 'Host: go.shop.test\r\nUser-Agent: A/1\r\n') => `GET ${path} HTTP/1.1\r\n${headers}\r\n`;
+  const status = (r: string) => Number(r.split(' ')[1]);
+  const header = (r: string, name: string) => new RegExp(`\r\n${name}: ([^\r]*)`, 'i').exec(r)?.[1];
+
+  it('answers pipelined requests in their order, one waiting for the database holding back those behind it', async () => {
+    const r = await exchange([get('/aaaaaaa') + get('/slow-one') + get('/bbbbbbb') + get('/ccccccc', 'Host: go.shop.test\r\n')], 4);
+    expect(r.map((x) => header(x, 'Location'))).toEqual(['https://t.example/aaaaaaa', 'https://t.example/slow-one', 'https://t.example/bbbbbbb', 'https://t.example/ccccccc']);
+    expect(r.map(status)).toEqual([302, 302, 302, 302]);
+    expect(r.every((x) => header(x, 'Connection') === 'keep-alive' && /GMT$/.test(header(x, 'Date') ?? ''))).toBe(true);
+    expect(seen.map((s) => s.by)).toEqual(['fast', 'fast', 'fast', 'fast']);
+    expect(seen[0].headers).toEqual(['Host', 'go.shop.test', 'User-Agent', 'A/1']);
+  });
+
+  it('hands the connection to node:http at the first request it does not take, bytes unanswered included, and node:http keeps it', async () => {
+    const post = 'POST /aaaaaaa HTTP/1.1\r\nHost: go.shop.test\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello';
+    const r = await exchange([get('/aaaaaaa') + post + get('/bbbbbbb')], 3);
+    expect(r.map(status)).toEqual([302, 200, 200]);
+    expect(r[1]).toMatch(/http POST \/aaaaaaa hello$/);
+    expect(r[2]).toMatch(/http GET \/bbbbbbb $/);
+    expect(seen.map((s) => `${s.by} ${s.method} ${s.url}`)).toEqual(['fast GET /aaaaaaa', 'http POST /aaaaaaa', 'http GET /bbbbbbb']);
+  });
+
+  it('leaves to node:http whatever is not the plainest request: a body, chunks, another path, HTTP/1.0, no Host, a folded or malformed header, a head split across packets', async () => {
+    const cases: Array<{ pieces: string[]; by: 'http'; status?: number }> = [
+      { pieces: ['GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'], by: 'http' },
+      { pieces: ['GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n'], by: 'http' },
+      { pieces: [get('/-/metrics')], by: 'http' },
+      { pieces: ['GET /aaaaaaa HTTP/1.0\r\nHost: h\r\n\r\n'], by: 'http' },
+      { pieces: ['GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'], by: 'http' },
+      { pieces: ['GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: keep-alive\r\n\r\n'], by: 'http' },
+      { pieces: ['GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n'.slice(0, 20), 'GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n'.slice(20)], by: 'http' },
+    ];
+    for (const c of cases) {
+      seen.length = 0;
+      const [r] = await exchange(c.pieces, 1);
+      expect(status(r)).toBe(200);
+      expect(seen.map((s) => s.by)).toEqual([c.by]);
+    }
+    // node:http refuses what it refuses, the fast path never answers it
+    for (const bad of ['GET /aaaaaaa HTTP/1.1\r\nUser-Agent: no host\r\n\r\n', 'GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n folded\r\n\r\n', 'GET /aaaaaaa HTTP/1.1\r\nHost: h\r\nX A: 1\r\n\r\n', 'GET /aaaaaaa HTTP/1.1\r\nHost: h\nX-A: 1\r\n\r\n']) {
+      seen.length = 0;
+      const [r] = await exchange([bad], 1);
+      expect(status(r)).toBe(400);
+      expect(seen).toEqual([]);
+    }
+  });
+
+  it('reads header values as latin1 bytes without the spaces around them, as node:http does, and answers HEAD without a body', async () => {
+    const [r, second] = await exchange([`HEAD /aaaaaaa HTTP/1.1\r\nHost: go.shop.test\r\nUser-Agent:  Zo\u00eb \\ "x"\u00a0 \r\n\r\n`, get('/bbbbbbb')], 2, [true]);
+    expect(seen[0].headers).toEqual(['Host', 'go.shop.test', 'User-Agent', 'Zo\u00eb \\ "x"\u00a0']);
+    expect(status(r)).toBe(302);
+    expect(header(r, 'Content-Length')).toBe('5');
+    expect(r.endsWith('\r\n\r\n')).toBe(true);
+    expect(header(second, 'Location')).toBe('https://t.example/bbbbbbb');
+  });
+});
