@@ -46,6 +46,8 @@ export interface FastHttpOptions {
 }
 
 const MAX_HEAD = 16 * 1024;
+/** Bytes of requests read ahead while an answer waits, at most: beyond, the socket stops being read until it is answered. */
+const MAX_AHEAD = 64 * 1024;
 const MAX_HEADERS = 100;
 const REQUEST_LINE = /^(GET|HEAD) (\/[\x21-\x7e]*) HTTP\/1\.1$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -105,6 +107,16 @@ class FastConnection {
   private handedOff = false;
   private readonly onData = (d: Buffer) => {
     this.pending = this.pending.length === 0 ? d.toString('latin1') : this.pending + d.toString('latin1');
+    if (!this.busy && !this.waitingDrain) this.drain();
+    else if (this.pending.length > MAX_AHEAD) this.socket.pause();
+  };
+  /** The answers written are not read yet: no request is parsed (nor read, beyond MAX_AHEAD) until they are. */
+  private waitingDrain = false;
+  /** The client read its answers: parse what waits. */
+  private readonly onDrain = () => {
+    this.waitingDrain = false;
+    if (this.handedOff) return;
+    this.socket.resume();
     if (!this.busy) this.drain();
   };
   private readonly onTimeout = () => this.socket.destroy();
@@ -138,11 +150,20 @@ class FastConnection {
       this.socket.end();
       return;
     }
+    if (this.waitingDrain) return;
+    if (this.socket.isPaused()) this.socket.resume();
     if (!this.inHandler && this.pending.length > 0) this.drain();
   }
 
   private drain(): void {
-    while (!this.busy && this.pending.length > 0 && !this.handedOff) {
+    while (!this.busy && !this.waitingDrain && this.pending.length > 0 && !this.handedOff) {
+      // a client that does not read its answers: stop reading its requests until it does (memory stays bounded)
+      if (this.socket.writableNeedDrain) {
+        this.waitingDrain = true;
+        this.socket.once('drain', this.onDrain);
+        this.socket.pause();
+        return;
+      }
       const end = this.pending.indexOf('\r\n\r\n');
       if (end < 0 || end > MAX_HEAD) return this.handOff();
       const req = this.parse(this.pending.slice(0, end));
@@ -209,6 +230,7 @@ class FastConnection {
     s.removeListener('data', this.onData);
     s.removeListener('error', this.onError);
     s.removeListener('timeout', this.onTimeout);
+    s.removeListener('drain', this.onDrain);
     s.setTimeout(0);
     this.open.delete(this);
     if (this.closing) {
