@@ -81,6 +81,46 @@ export const MessageAcceptedV1 = defineEvent({
   }),
 });
 
+/** Namespace of the accepted event's id: `uuidV5(messageUuid, ACCEPTED_EVENT_NAMESPACE)` (docs/decisions/0087). */
+export const ACCEPTED_EVENT_NAMESPACE = '5f0c3a1e-8d2b-4c6f-9a47-2e1b7d9c0a35';
+
+/** Most message uuids in one reconcile request or answer. */
+export const RECONCILE_BATCH_MAX = 1000;
+
+/**
+ * Streams asks dispatch which of these messages it has: its messages still `accepted` (no status from dispatch) long
+ * after acceptance (docs/decisions/0087). Keyed by account, so one account's requests stay in order; every uuid is
+ * a message of `accountId`, and dispatch answers only about that account's messages.
+ */
+export const MessagesReconcileRequestedV1 = defineEvent({
+  type: 'streams.messages.reconcile_requested',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.accountId,
+  schema: z.object({
+    requestId: z.string().uuid(),
+    accountId: id,
+    messageUuids: z.array(z.string().uuid()).min(1).max(RECONCILE_BATCH_MAX),
+  }),
+});
+
+/**
+ * Dispatch's answer to a reconcile request: the messages of the account it has (with their status and send state),
+ * and those it never got, which streams publishes again (`streams.message.accepted` under its first event id).
+ */
+export const MessagesReconciledV1 = defineEvent({
+  type: 'dispatch.messages.reconciled',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.accountId,
+  schema: z.object({
+    requestId: z.string().uuid(),
+    accountId: id,
+    known: z.array(z.object({ messageUuid: z.string().uuid(), status: messageStatus, sendState: z.string() })).max(RECONCILE_BATCH_MAX),
+    unknown: z.array(z.string().uuid()).max(RECONCILE_BATCH_MAX),
+  }),
+});
+
 /** The status of a message moved forward. Emitted once per actual change; duplicates and regressions are dropped. */
 export const MessageStatusChangedV1 = defineEvent({
   type: 'dispatch.message.status_changed',
@@ -267,6 +307,8 @@ export const TelegramAuthCompletedV1 = defineEvent({
 
 export const MessagingEvents = [
   MessageAcceptedV1,
+  MessagesReconcileRequestedV1,
+  MessagesReconciledV1,
   MessageStatusChangedV1,
   MessageEdrV1,
   MessageRefundDueV1,

@@ -17,6 +17,7 @@ import { ReadModelRepository } from './repositories/read-model.repository';
 import { RoutingRepository } from './repositories/routing.repository';
 import { AdapterRegistry } from './services/adapter-registry.service';
 import { ReadModelConsumers } from './services/consumers.service';
+import { ReconcileResponder } from './services/reconcile.service';
 import { Dispatcher } from './services/dispatcher.service';
 import { DispatchOutboxRelay, MessageRealtime } from './services/events.service';
 import { InboundService } from './services/inbound.service';
@@ -86,6 +87,7 @@ export class DispatchModule {
         Dispatcher,
         TelegramAuthService,
         ReadModelConsumers,
+        ReconcileResponder,
         RoutingAdminService,
         MessageResponsesService,
         VendorSeeder,

@@ -6,3 +6,5 @@ export { STREAMS_MIGRATIONS } from './migrations';
 export { STREAMS_ENTITIES } from './entities';
 export { StreamsOutboxRelay } from './services/streams-events.service';
 export { HousekeepingService } from './services/housekeeping.service';
+export { UndispatchedSweeper } from './services/undispatched-sweeper.service';
+export { acceptedEventId } from './services/send.service';

@@ -32,6 +32,14 @@ export const streamsConfigSchema = z.object({
   STREAMS_SEND_BATCHES_IN_FLIGHT: env.int(2, 1),
   /** The stream API's TPS (0x31) held across every streams replica by buckets in PostgreSQL (false: one per process). */
   STREAMS_SHARED_TPS: env.bool(true),
+  /**
+   * The sweeper of accepted messages dispatch never got (docs/decisions/0087): asked about after this long still
+   * `accepted`, every interval, this many per request to dispatch, at most this many requests a sweep.
+   */
+  STREAMS_UNDISPATCHED_AFTER_MS: env.int(900_000, 1000),
+  STREAMS_UNDISPATCHED_INTERVAL_MS: env.int(60_000, 100),
+  STREAMS_UNDISPATCHED_BATCH: env.int(1000, 1).refine((n) => n <= 1000, 'at most 1000'),
+  STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: env.int(10, 1),
   /** Embedded mode's demo price: 0.05 per SMS part in countries without a price of their own (docs/decisions/0030). */
   SEED_DEMO: env.bool(false),
   MIGRATIONS_RUN: env.bool(false),
@@ -61,6 +69,12 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     sendBatchesInFlight: c.STREAMS_SEND_BATCHES_IN_FLIGHT,
     sharedTps: c.STREAMS_SHARED_TPS,
     migrationsRun: c.MIGRATIONS_RUN,
+    undispatched: {
+      afterMs: c.STREAMS_UNDISPATCHED_AFTER_MS,
+      intervalMs: c.STREAMS_UNDISPATCHED_INTERVAL_MS,
+      batch: c.STREAMS_UNDISPATCHED_BATCH,
+      requestsPerSweep: c.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
+    },
     ...(c.SEED_DEMO ? { defaultPriceMicros: 50_000 } : {}),
   };
 }

@@ -26,6 +26,7 @@ import { StreamAuthService } from './services/stream-auth.service';
 import { StreamEventService } from './services/stream-event.service';
 import { StreamService } from './services/stream.service';
 import { StreamsOutboxRelay, StreamsUnitOfWork } from './services/streams-events.service';
+import { UndispatchedSweeper } from './services/undispatched-sweeper.service';
 import { createClock, resolveStreamsOptions, STREAMS_CONNECTION, STREAMS_OPTIONS, STREAMS_SCHEMA, type StreamsModuleOptions } from './streams.options';
 
 /**
@@ -87,6 +88,7 @@ export class StreamsModule {
         ReadModelsConsumer,
         SendBatchesConsumer,
         HousekeepingService,
+        UndispatchedSweeper,
       ],
       exports: [SendService, StreamAuthService],
     };

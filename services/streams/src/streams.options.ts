@@ -49,6 +49,20 @@ export interface StreamsModuleOptions {
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
   statsTickMs?: number;
+  /**
+   * The sweeper of messages still `accepted` that dispatch may never have got (docs/decisions/0087), in processes with
+   * the schedulers role: streams asks dispatch about them and publishes again the ones dispatch does not have.
+   */
+  undispatched?: {
+    /** A message still `accepted` this long after acceptance (or after it was last asked about) is asked about. Default 900 000 ms (15 minutes). */
+    afterMs?: number;
+    /** How often the sweep runs. Default 60 000 ms. */
+    intervalMs?: number;
+    /** Messages per request to dispatch (at most 1000). Default 1000. */
+    batch?: number;
+    /** Requests per sweep, at most: the rate bound (batch × requests per interval). Default 10. */
+    requestsPerSweep?: number;
+  };
   clock?: Clock;
 }
 
@@ -73,6 +87,7 @@ export interface ResolvedStreamsOptions {
   sharedTps: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
+  undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number };
 }
 
 export const STREAMS_OPTIONS = Symbol('STREAMS_OPTIONS');
@@ -112,6 +127,12 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sharedTps: o.sharedTps ?? false,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
+    undispatched: {
+      afterMs: int('undispatched.afterMs', o.undispatched?.afterMs, 900_000, 1000),
+      intervalMs: int('undispatched.intervalMs', o.undispatched?.intervalMs, 60_000, 100),
+      batch: int('undispatched.batch', o.undispatched?.batch, 1000, 1, 1000),
+      requestsPerSweep: int('undispatched.requestsPerSweep', o.undispatched?.requestsPerSweep, 10, 1, 1000),
+    },
   };
 }
 

@@ -1,1 +1,2 @@
 export * from './provider-secrets';
+export * from './uuid-v5';

@@ -6,6 +6,7 @@ import {
   CustomerCreatedV1,
   CustomerUpdatedV1,
   InboundRouteChangedV1,
+  MessagesReconcileRequestedV1,
   StreamChannelConfiguredV1,
   StreamCreatedV1,
   StreamType,
@@ -20,6 +21,7 @@ import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDi
 import { ReadModelRepository } from '../repositories/read-model.repository';
 import { AdapterRegistry } from './adapter-registry.service';
 import { Dispatcher } from './dispatcher.service';
+import { ReconcileResponder } from './reconcile.service';
 import { StreamChannelCache } from './stream-channel.cache';
 import { TelegramAuthService } from './telegram-auth.service';
 
@@ -50,6 +52,7 @@ export class ReadModelConsumers implements OnModuleInit {
     private readonly dispatcher: Dispatcher,
     private readonly adapters: AdapterRegistry,
     private readonly telegramAuth: TelegramAuthService,
+    private readonly reconcile: ReconcileResponder,
   ) {
     this.secrets = options.providerSecretsKey ? new ProviderSecrets(options.providerSecretsKey) : null;
   }
@@ -61,7 +64,7 @@ export class ReadModelConsumers implements OnModuleInit {
     await this.bus.subscribe({
       group: STREAMS_GROUP,
       topics: [Topics.Streams],
-      types: [StreamCreatedV1.type, StreamUpdatedV1.type, StreamChannelConfiguredV1.type, TelegramCodeSubmittedV1.type, InboundRouteChangedV1.type],
+      types: [StreamCreatedV1.type, StreamUpdatedV1.type, StreamChannelConfiguredV1.type, TelegramCodeSubmittedV1.type, InboundRouteChangedV1.type, MessagesReconcileRequestedV1.type],
       handler: (e) => this.onStreams(e),
     });
   }
@@ -76,6 +79,8 @@ export class ReadModelConsumers implements OnModuleInit {
   }
 
   private async onStreams(e: EventEnvelope): Promise<void> {
+    // streams asks which of its accepted messages dispatch has (docs/decisions/0087)
+    if (e.type === MessagesReconcileRequestedV1.type) return this.reconcile.answer(e);
     if (e.type === StreamCreatedV1.type || e.type === StreamUpdatedV1.type) {
       const d = StreamUpdatedV1.schema.parse(e.data);
       const applied = await IdempotentConsumer.handleOnce(this.ds, DISPATCH_SCHEMA, STREAMS_GROUP, e, (m) =>

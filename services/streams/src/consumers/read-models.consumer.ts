@@ -7,6 +7,7 @@ import {
   CustomerUpdatedV1,
   MessageRefundDueV1,
   MessageRefundedV1,
+  MessagesReconciledV1,
   MessageStatusChangedV1,
   PriceChangedV1,
   StreamUpdatedV1,
@@ -23,6 +24,7 @@ import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
 import { StreamService } from '../services/stream.service';
 import { StreamsOutboxRelay, StreamsUnitOfWork } from '../services/streams-events.service';
+import { UndispatchedSweeper } from '../services/undispatched-sweeper.service';
 import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
 export const ACCOUNTS_GROUP = 'streams.accounts-projector';
@@ -66,6 +68,7 @@ export class ReadModelsConsumer implements OnModuleInit {
     private readonly uow: StreamsUnitOfWork,
     private readonly relay: StreamsOutboxRelay,
     private readonly streams: StreamService,
+    private readonly undispatched: UndispatchedSweeper,
   ) {
     this.statuses = new BatchedIdempotentConsumer<StatusData>({ dataSource: ds, schema: STREAMS_SCHEMA, consumer: STATUS_GROUP, apply: (m, items) => this.applyStatuses(m, items) });
   }
@@ -79,7 +82,7 @@ export class ReadModelsConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: DISPATCH_GROUP,
       topics: [Topics.Dispatch],
-      types: [MessageRefundDueV1.type, TelegramCodeRequestedV1.type, TelegramAuthCompletedV1.type],
+      types: [MessageRefundDueV1.type, TelegramCodeRequestedV1.type, TelegramAuthCompletedV1.type, MessagesReconciledV1.type],
       handler: (e) => this.onDispatch(e),
     });
     await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 256, handler: (e) => this.onStatus(e) });
@@ -170,6 +173,7 @@ export class ReadModelsConsumer implements OnModuleInit {
   }
 
   async onDispatch(e: EventEnvelope): Promise<void> {
+    if (e.type === MessagesReconciledV1.type) return this.undispatched.onReconciled(e);
     const refund = parse(MessageRefundDueV1, e);
     if (refund) {
       let refunded = false;

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import {
+  ACCEPTED_EVENT_NAMESPACE,
   analyzeSms,
   Channel,
   ErrorCode,
@@ -11,7 +12,7 @@ import {
   type EventDefinition,
   type Violation,
 } from '@switchboard/contracts';
-import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext } from '@switchboard/platform';
+import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, uuidV5 } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -137,6 +138,9 @@ interface Written {
   answer: AnswerBase;
   row: AcceptedRow;
 }
+
+/** The id of a message's `streams.message.accepted` event, the same whenever it is built (docs/decisions/0087). */
+export const acceptedEventId = (messageUuid: string): string => uuidV5(messageUuid, ACCEPTED_EVENT_NAMESPACE);
 
 const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2, $3, $4, $5, $6, $7, $8)';
@@ -431,7 +435,8 @@ export class SendService {
     const accountId = stream.accountId;
     const accepted = eventHead(
       MessageAcceptedV1,
-      randomUUID(),
+      // deterministic: a re-publish by the undispatched sweeper (docs/decisions/0087) is the same event
+      acceptedEventId(uuid),
       at,
       accountId,
       it,

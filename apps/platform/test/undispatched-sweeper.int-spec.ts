@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Pool } from 'pg';
+import {
+  ALL_PERMISSIONS,
+  BalanceAdjustedV1,
+  CustomerCreatedV1,
+  MessageAcceptedV1,
+  MessagesReconciledV1,
+  MessagesReconcileRequestedV1,
+  MessageStatusChangedV1,
+  PriceChangedV1,
+  type EventData,
+  type EventDefinition,
+  type EventEnvelope,
+} from '@switchboard/contracts';
+import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
+import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { DispatchModule, DispatchOutboxRelay, SmppPeer } from '@switchboard/dispatch';
+import { acceptedEventId as acceptedEventIdOf, ManualClock, StreamsModule, StreamsOutboxRelay, UndispatchedSweeper } from '@switchboard/streams';
+
+/**
+ * The sweeper of messages streams accepted that dispatch never got (docs/decisions/0087): streams and dispatch as the
+ * embedded server runs them, an SMSC on loopback, and a bus that loses (or holds back) chosen events the way a
+ * broker's retention or an operator skipping offsets does. Streams' clock is manual: a message is due for the sweep
+ * only when the test moves the clock past the sweeper's age.
+ */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+
+const AFTER_MS = 15 * 60_000;
+const A = '7101';
+const B = '7102';
+const phone = (n: number): string => `+1415555${String(2600 + n).padStart(4, '0')}`;
+
+describe('the sweeper of accepted messages dispatch never got', () => {
+  let peer: SmppPeer;
+  let t: TestApp;
+  let pool: Pool;
+  let sweeper: UndispatchedSweeper;
+  const clock = new ManualClock(Date.now());
+  /** Every event that went over the bus (after the losses below), in order. */
+  const passed: EventEnvelope[] = [];
+  /** Destinations whose first accepted event the bus loses; with `hold`, kept to be delivered later. */
+  const lose = new Map<string, { hold: boolean }>();
+  const held: OutgoingEvent[] = [];
+  /** Message uuids whose status events never reach streams (dispatch has them; streams still says accepted). */
+  const muteStatuses = new Set<string>();
+  /** When set, the held originals go out in the same publish as the first re-published accepted event. */
+  let raceHeld = false;
+
+  const settle = async () => {
+    await t.app.get(StreamsOutboxRelay).relay.flush();
+    await t.app.get(DispatchOutboxRelay).relay.flush();
+    if (t.bus instanceof InMemoryEventBus) await t.bus.drain();
+  };
+  const until = async <T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, ms = 30_000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      await settle().catch(() => undefined);
+      const v = await probe();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`not reached: ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const publish = async <T>(def: EventDefinition<T>, data: T, accountId: string | null = null) => {
+    await t.bus.publish([createEnvelope(def, data, { accountId, source: 'test' })]);
+    await settle();
+  };
+  const call = async (method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${t.url}/api${path}`, { method, headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
+  };
+  const streamTokens = new Map<string, string>();
+  const send = async (acc: string, to: string): Promise<string> => {
+    const r = await call('POST', '/streams/messages', streamTokens.get(acc) as string, { phone: to, message: `Hello ${to}` });
+    expect(r.status).toBe(202);
+    return String(r.body.message_uuid);
+  };
+  const acceptedOf = (uuid: string) => passed.filter((e) => e.type === MessageAcceptedV1.type && (e.data as Json).messageUuid === uuid);
+  const submitsTo = (to: string) => peer.parts.filter((p) => p.destination === to.replace(/^\+/, '')).length;
+  const streamsStatus = async (uuid: string) => (await pool.query<{ status: string }>(`SELECT status FROM streams.message WHERE uuid = $1`, [uuid])).rows[0]?.status;
+  const inDispatch = async (uuid: string) => (await pool.query(`SELECT 1 FROM dispatch.message WHERE uuid = $1`, [uuid])).rowCount === 1;
+  const republishedMetric = async () => {
+    const m = (await metricsRegistry.getSingleMetric('switchboard_streams_undispatched_messages_total')?.get())?.values ?? [];
+    return m.find((v) => v.labels.outcome === 'republished')?.value ?? 0;
+  };
+  /** Moves streams' clock past the sweeper's age and waits for the sweeps and their answers. */
+  const age = async () => {
+    clock.advance(AFTER_MS + 1000);
+    const before = sweeper.stats.sweeps;
+    await until(() => sweeper.stats.sweeps >= before + 2, 'two sweeps');
+    await settle();
+  };
+
+  async function account(acc: string): Promise<void> {
+    await publish(CustomerCreatedV1, {
+      accountId: acc,
+      name: `Account ${acc}`,
+      shortName: null,
+      status: 'active',
+      active: 1,
+      currency: 'EUR',
+      tps: 100,
+      dailyLimit: null,
+      customSettings: {},
+      genSettings: {},
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    await publish(BalanceAdjustedV1, { accountId: acc, adjustmentId: randomUUID(), amountMicros: 10_000_000, currency: 'EUR', reason: 'top-up' });
+    const member = t.token({ sub: `u${acc}`, acc, perms: [...ALL_PERMISSIONS] });
+    const created = await call('POST', '/streams', member, { name: 'API', streamType: 2, sender: 'Acme' });
+    expect(created.status).toBe(201);
+    streamTokens.set(acc, String((await call('GET', `/streams/token/${created.body.id}`, member)).body.token));
+  }
+
+  beforeAll(async () => {
+    peer = new SmppPeer();
+    const port = await peer.listen();
+    t = await createTestApp(() => ({
+      imports: [
+        StreamsModule.register({ secret: 'integration-secret-of-streams', cacheTtlMs: 0, clock, undispatched: { afterMs: AFTER_MS, intervalMs: 100, batch: 2, requestsPerSweep: 3 } }),
+        DispatchModule.register({
+          realtimeIntervalMs: 20,
+          dispatcher: { idleMs: 20, heartbeatMs: 200, staleAfterMs: 1000, unknownResendAfterMs: 50, retryBaseMs: 20 },
+          seedVendors: [{ name: 'Local SMSC', serviceType: 'sms', adapter: 'smpp', config: { host: '127.0.0.1', port, systemId: 'dispatch', password: 'secret', reconnectMs: 50 } }],
+        }),
+      ],
+    }));
+    sweeper = t.app.get(UndispatchedSweeper);
+    const bus = t.bus;
+    const publishOriginal = bus.publish.bind(bus);
+    jest.spyOn(bus, 'publish').mockImplementation(async (events: OutgoingEvent[]) => {
+      const out: OutgoingEvent[] = [];
+      for (const e of events) {
+        const d = e.data as Json;
+        if (e.type === MessageAcceptedV1.type && lose.has(d.destination)) {
+          if (lose.get(d.destination)?.hold) held.push(e);
+          lose.delete(d.destination);
+          continue;
+        }
+        if (e.type === MessageStatusChangedV1.type && muteStatuses.has(d.messageUuid)) continue;
+        out.push(e);
+        if (e.type === MessageAcceptedV1.type && raceHeld && held.length) {
+          raceHeld = false;
+          out.push(...held.splice(0));
+        }
+      }
+      for (const e of out) passed.push(JSON.parse(JSON.stringify(e)) as EventEnvelope);
+      return publishOriginal(out);
+    });
+    pool = new Pool({ connectionString: t.db.url, max: 2 });
+    pool.on('error', () => undefined); // an idle client ended by the outage test; the pool replaces it
+    await publish(PriceChangedV1, { accountId: null, iso2: 'US', pricePerSegmentMicros: 50_000, currency: 'EUR' });
+    await account(A);
+    await account(B);
+    const admin = t.token({ sub: 'root', acc: null, perms: [], sa: true });
+    const vendor = (await pool.query<{ id: string }>(`SELECT id::text FROM dispatch.vendor WHERE name = 'Local SMSC'`)).rows[0].id;
+    expect((await call('PUT', '/service_type_manager/countries_mapping', admin, { iso2: 'US', serviceType: 'sms', vendorIds: [vendor] })).status).toBe(200);
+    await until(() => peer.binds > 0, 'the SMSC bound');
+  });
+
+  afterAll(async () => {
+    await pool?.end();
+    await t?.close();
+    await peer?.close();
+  });
+
+  it('publishes again, once and under its first event id, a message whose accepted event was lost, and the SMSC gets it once', async () => {
+    const to = phone(1);
+    lose.set(to, { hold: false });
+    const metricBefore = await republishedMetric();
+    const uuid = await send(A, to);
+    await settle();
+    expect(lose.has(to)).toBe(false); // the bus lost it
+    expect(acceptedOf(uuid)).toHaveLength(0);
+    expect(await inDispatch(uuid)).toBe(false);
+
+    await age();
+    await until(async () => (await streamsStatus(uuid)) === 'delivered', 'delivered after the re-publish');
+    expect(submitsTo(to)).toBe(1);
+    const again = acceptedOf(uuid);
+    expect(again).toHaveLength(1);
+    expect(again[0].id).toBe(acceptedEventIdOf(uuid));
+    expect(again[0]).toMatchObject({ accountId: A, data: { messageUuid: uuid, accountId: A, destination: to, text: `Hello ${to}`, priceMicros: 50_000, currency: 'EUR', campaignId: null } });
+    expect(await republishedMetric()).toBe(metricBefore + 1);
+
+    // asked again later (the message is final now): nothing more goes out
+    await age();
+    expect(acceptedOf(uuid)).toHaveLength(1);
+    expect(submitsTo(to)).toBe(1);
+  });
+
+  it('asks about a message dispatch has whose statuses streams never heard, and does not publish it again', async () => {
+    const to = phone(2);
+    const uuid = await send(A, to);
+    muteStatuses.add(uuid);
+    await until(() => submitsTo(to) === 1, 'sent');
+    await until(async () => (await pool.query(`SELECT 1 FROM dispatch.message WHERE uuid = $1 AND status = 'delivered'`, [uuid])).rowCount === 1, 'delivered in dispatch');
+    expect(await streamsStatus(uuid)).toBe('accepted');
+
+    const answers = () => passed.filter((e) => e.type === MessagesReconciledV1.type && (e.data as EventData<typeof MessagesReconciledV1>).known.some((k) => k.messageUuid === uuid));
+    await age();
+    await until(() => answers().length > 0, 'dispatch answered');
+    expect((answers()[0].data as EventData<typeof MessagesReconciledV1>).known).toContainEqual({ messageUuid: uuid, status: 'delivered', sendState: 'done' });
+    await settle();
+    expect(acceptedOf(uuid)).toHaveLength(1);
+    expect(submitsTo(to)).toBe(1);
+  });
+
+  it('sends once a re-published message whose original arrives at dispatch at the same time', async () => {
+    const to = phone(3);
+    lose.set(to, { hold: true });
+    const uuid = await send(A, to);
+    await settle();
+    expect(held.map((e) => (e.data as Json).messageUuid)).toEqual([uuid]);
+    raceHeld = true;
+    await age();
+    await until(async () => (await streamsStatus(uuid)) === 'delivered', 'delivered');
+    const both = acceptedOf(uuid);
+    expect(both).toHaveLength(2);
+    expect(new Set(both.map((e) => e.id))).toEqual(new Set([acceptedEventIdOf(uuid)]));
+    await settle();
+    expect(submitsTo(to)).toBe(1);
+    expect((await pool.query(`SELECT possible_duplicate FROM dispatch.message WHERE uuid = $1`, [uuid])).rows).toEqual([{ possible_duplicate: false }]);
+  });
+
+  it("never asks about or publishes another account's message for a request or an answer that names it", async () => {
+    const to = phone(4);
+    lose.set(to, { hold: false });
+    const theirs = await send(B, to);
+    await settle();
+    const mine = await send(A, phone(5));
+    await until(async () => (await streamsStatus(mine)) === 'delivered', 'delivered');
+
+    // account A's request naming B's message and its own; a request whose envelope is another account's
+    await publish(MessagesReconcileRequestedV1, { requestId: randomUUID(), accountId: A, messageUuids: [theirs, mine] }, A);
+    await publish(MessagesReconcileRequestedV1, { requestId: randomUUID(), accountId: B, messageUuids: [theirs] }, A);
+    const answers = passed.filter((e) => e.type === MessagesReconciledV1.type && e.accountId === A && JSON.stringify(e.data).includes(theirs));
+    expect(answers).toHaveLength(1);
+    expect(answers[0].data).toMatchObject({ accountId: A, unknown: [theirs], known: [{ messageUuid: mine, status: 'delivered' }] });
+    expect(passed.filter((e) => e.type === MessagesReconciledV1.type && e.accountId === B)).toHaveLength(0);
+    // answers to A naming B's message as unknown; an answer whose envelope is another account's
+    await publish(MessagesReconciledV1, { requestId: randomUUID(), accountId: A, known: [], unknown: [theirs] }, A);
+    await publish(MessagesReconciledV1, { requestId: randomUUID(), accountId: B, known: [], unknown: [theirs] }, A);
+    await settle();
+    expect(acceptedOf(theirs)).toHaveLength(0);
+    expect(await inDispatch(theirs)).toBe(false);
+    expect(submitsTo(to)).toBe(0);
+
+    // B's own sweep still finds it
+    await age();
+    await until(async () => (await streamsStatus(theirs)) === 'delivered', "B's message delivered");
+    expect(submitsTo(to)).toBe(1);
+  });
+
+  it('pauses while the database is down and resumes when it is back, sending the lost message once', async () => {
+    const to = phone(6);
+    lose.set(to, { hold: false });
+    const uuid = await send(A, to);
+    await settle();
+    expect(acceptedOf(uuid)).toHaveLength(0);
+
+    const admin = new Client({ connectionString: t.db.url.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    const failedBefore = sweeper.stats.failedSweeps;
+    const asked = sweeper.stats.asked;
+    try {
+      await admin.query(`ALTER DATABASE "${t.db.name}" ALLOW_CONNECTIONS false`);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [t.db.name]);
+      clock.advance(AFTER_MS + 1000);
+      await until(() => sweeper.stats.failedSweeps >= failedBefore + 3, 'sweeps failing during the outage');
+      expect(sweeper.stats.asked).toBe(asked);
+    } finally {
+      await admin.query(`ALTER DATABASE "${t.db.name}" ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    await until(async () => (await streamsStatus(uuid).catch(() => undefined)) === 'delivered', 'delivered after the outage', 60_000);
+    expect(acceptedOf(uuid)).toHaveLength(1);
+    expect(submitsTo(to)).toBe(1);
+  });
+});
+
