@@ -22,6 +22,15 @@
  *   KILL=campaigns node dist/bench/campaign-crash.js ...   (kill only these processes, comma-separated; default campaigns,dispatch,streams)
  *   TPS=150 node dist/bench/campaign-crash.js ...   (the account's messages per second; default 20,000, i.e. as fast as the platform goes)
  *   KAFKA_COMPRESSION=none node dist/bench/campaign-crash.js ...   (record batches uncompressed; default gzip)
+ *   UNDISPATCHED_AFTER_MS=60000 node dist/bench/campaign-crash.js ...   (streams' sweeper of accepted messages dispatch
+ *     never got asks about a message still accepted this long after acceptance; default 60 s here, 15 minutes in
+ *     production; swept every UNDISPATCHED_INTERVAL_MS, 5 s here)
+ *   DOWN=dispatch:90 node dist/bench/campaign-crash.js ...   (a killed dispatch stays down 90 s before its restart:
+ *     with KAFKA_COMPRESSION=none the mock's 5 MiB per partition then deletes accepted events dispatch had not read,
+ *     its offset is reset, and the sweeper has work)
+ *
+ * The run ends only once every recipient has a final status (the campaign's counters and each recipient's status),
+ * printing progress every PROGRESS_SECONDS (30): streams' messages, dispatch's, final recipients, the sweeper's counts.
  *
  * The runner's lease is 3 s here (default 10 s): a restarted runner takes its campaign over once the dead one's lease
  * ran out; batches requested and never answered are asked again after `resendAfterMs` (10 s here) with the same
@@ -62,6 +71,10 @@ import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
 const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
+/** Streams' sweeper of accepted messages dispatch never got (docs/decisions/0087), short for the drill. */
+const UNDISPATCHED = { afterMs: Number(process.env.UNDISPATCHED_AFTER_MS ?? 60_000), intervalMs: Number(process.env.UNDISPATCHED_INTERVAL_MS ?? 5000) };
+/** `DOWN=dispatch:90,streams:30`: seconds a killed process stays down before its restart (default 0). */
+const DOWN = new Map((process.env.DOWN ?? '').split(',').filter(Boolean).map((x) => [x.split(':')[0], Number(x.split(':')[1] ?? 0)] as const));
 /** `KAFKA_COMPRESSION=none` to run without compression (default gzip, the bus's default). */
 const COMPRESSION = process.env.KAFKA_COMPRESSION as KafkaCompression | undefined;
 
@@ -78,7 +91,7 @@ async function child(role: Role, url: string, brokers: string, port: number, dat
   const service =
     role === 'campaigns'
       ? CampaignsModule.register({ migrationsRun: true, runner: RUNNER })
-      : embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000' }).filter((m) => m.module === ROLES[role])[0];
+      : embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000', undispatched: UNDISPATCHED }).filter((m) => m.module === ROLES[role])[0];
   @Module({
     imports: [PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: role }), service],
   })
@@ -265,7 +278,34 @@ async function parent(total: number, kills: number): Promise<void> {
   })();
 
   const balance = async (): Promise<bigint> => BigInt((await must('GET', `/customers/${account}`)).balanceMicros as string);
-  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), account TPS ${process.env.TPS ?? 20_000}, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}${DOWN.size ? `; down before restart: ${[...DOWN].map(([r, n]) => `${r} ${n} s`).join(', ')}` : ''}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), account TPS ${process.env.TPS ?? 20_000}, undispatched sweeper after ${UNDISPATCHED.afterMs} ms every ${UNDISPATCHED.intervalMs} ms, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+
+  /**
+   * The sweeper's counters, read from each streams process's /metrics: summed over the processes that were killed
+   * (read last before each kill of streams) and the one running now.
+   */
+  const sweeperBefore = new Map<string, number>();
+  const sweeperNow = async (): Promise<Map<string, number>> => {
+    const text = await fetch(`http://127.0.0.1:${ports.streams}/metrics`).then((r) => r.text()).catch(() => '');
+    const m = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      const hit = /^switchboard_streams_undispatched_(messages_total\{outcome="(\w+)"\}|sweep_failures_total) (\S+)/.exec(line);
+      if (hit) m.set(hit[2] ?? 'sweep_failures', Number(hit[3]));
+    }
+    return m;
+  };
+  let sweeperLast = new Map<string, number>();
+  const sweeperCounts = async (): Promise<string> => {
+    const now = await sweeperNow();
+    if (now.size) sweeperLast = now;
+    const keys = ['asked', 'known', 'republished', 'not_rebuildable', 'sweep_failures'];
+    return keys.map((k) => `${k} ${(sweeperBefore.get(k) ?? 0) + (sweeperLast.get(k) ?? 0)}`).join(', ');
+  };
+  const bankSweeper = async (): Promise<void> => {
+    await sweeperCounts();
+    for (const [k, v] of sweeperLast) sweeperBefore.set(k, (sweeperBefore.get(k) ?? 0) + v);
+    sweeperLast = new Map();
+  };
 
   // ---- reference: the same campaign without kills ----
   let refSecs = Number(process.env.REFERENCE_SECONDS ?? 60);
@@ -296,17 +336,36 @@ async function parent(total: number, kills: number): Promise<void> {
     const role = killOrder[k % killOrder.length];
     const accepted = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id]);
     const mark = await moved();
+    if (role === 'streams') await bankSweeper();
     await procs[role].stop('SIGKILL');
     const killedAt = Date.now();
     const s = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)`, [id]);
-    console.log(`  kill ${k + 1} (${role}) at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered, ${peer.parts.length - before} at the SMSC`);
+    console.log(`  kill ${k + 1} (${role}) at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered, ${peer.parts.length - before} at the SMSC${DOWN.get(role) ? `; down ${DOWN.get(role)} s` : ''}`);
+    if (DOWN.get(role)) await new Promise((r) => setTimeout(r, (DOWN.get(role) ?? 0) * 1000));
     procs[role] = await startChild(role);
     const up = Date.now();
     // time lost: until the campaign moves again (all of it may have been requested before the kill)
     await until(async () => (await moved()) > mark || (await finished(id)) > 0, 'moving again after the restart', 600_000);
     stalls.push(`${role} ${((Date.now() - killedAt) / 1000).toFixed(1)} s (restart ${((up - killedAt) / 1000).toFixed(1)} s)`);
   }
-  await until(async () => (await finished(id)) > 0, 'the killed campaign finished', 6 * 3600_000);
+  // the end: the campaign finished and every recipient final, with progress on the way
+  const finalRecipients = () => count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND status IN ('delivered', 'undelivered', 'sent_failed', 'dlr_failed')`, [id]);
+  const progressEvery = Number(process.env.PROGRESS_SECONDS ?? 30) * 1000;
+  let lastProgress = Date.now();
+  await until(async () => {
+    if ((await finished(id)) > 0 && (await finalRecipients()) === total) return true;
+    if (Date.now() - lastProgress >= progressEvery) {
+      lastProgress = Date.now();
+      const accepted = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id]);
+      const stillAccepted = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1 AND status = 'accepted'`, [id]);
+      const asked = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1 AND reconciled_at IS NOT NULL`, [id]);
+      const inDispatch = await count(`SELECT count(*) AS n FROM dispatch.message WHERE campaign_id = $1`, [id]);
+      console.log(
+        `  progress at ${((Date.now() - t1) / 1000).toFixed(0)} s: streams accepted ${accepted} (still accepted ${stillAccepted}, asked about ${asked}); dispatch ${inDispatch}; final recipients ${await finalRecipients()} of ${total}; at the SMSC ${peer.parts.length - before}; sweeper ${await sweeperCounts()}; load ${os.loadavg()[0].toFixed(1)}`,
+      );
+    }
+    return false;
+  }, 'every recipient of the killed campaign final', 12 * 3600_000);
   const secs = (Date.now() - t1) / 1000;
   // what the SMSC received for this campaign: each number once
   const perNumber = new Map<string, number>();
@@ -317,6 +376,8 @@ async function parent(total: number, kills: number): Promise<void> {
   const s = await stats(id);
   console.log(`  killed campaign: finished in ${secs.toFixed(1)} s (status ${s.status}), ${Math.round(total / secs)} messages/s${process.env.REFERENCE !== '0' ? `; time lost against the reference ${(secs - refSecs).toFixed(1)} s` : ''}`);
   console.log(`  from each kill to the campaign moving again: ${stalls.join(', ')}`);
+  const askedAbout = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1 AND reconciled_at IS NOT NULL`, [id]);
+  console.log(`  undispatched sweeper (after ${UNDISPATCHED.afterMs} ms, every ${UNDISPATCHED.intervalMs} ms): messages of the campaign asked about ${askedAbout}; counters of the streams processes: ${await sweeperCounts()}`);
   console.log(`  at the SMSC: ${perNumber.size.toLocaleString('en')} of ${total.toLocaleString('en')} recipients received; lost ${lost}; received twice ${twice.length} (flagged possible_duplicate: ${flagged})`);
 
   // final status exactly once: each recipient final, counted once in the campaign, one message in streams and in dispatch

@@ -28,7 +28,7 @@ import { LinksModule, RedirectRoleService } from '@switchboard/links';
 import { InboxModule, type InboxModuleOptions } from '@switchboard/inbox';
 import { IntegrationsModule, type IntegrationsModuleOptions } from '@switchboard/integrations';
 import { StatsModule } from '@switchboard/stats';
-import { StreamsModule } from '@switchboard/streams';
+import { StreamsModule, type StreamsModuleOptions } from '@switchboard/streams';
 import { WebhooksModule } from '@switchboard/webhooks';
 import { GatewayModule, ReadinessService } from '@switchboard/gateway';
 import { DevMailboxController, MAILBOX_TOKEN } from './dev-mailbox.controller';
@@ -77,6 +77,8 @@ export interface EmbeddedServiceOptions {
   integrations?: Pick<IntegrationsModuleOptions, 'oauthClients' | 'endpoints'>;
   /** The inbox's settings from the environment (INBOX_TOTALS_CAP). */
   inbox?: Pick<InboxModuleOptions, 'totalsCap'>;
+  /** The sweeper of accepted messages dispatch never got (STREAMS_UNDISPATCHED_*, docs/decisions/0087); unset: its defaults. */
+  undispatched?: StreamsModuleOptions['undispatched'];
 }
 
 /**
@@ -109,6 +111,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       defaultPriceMicros: 50_000,
       whatsappApiBaseUrl: o.providerApis?.whatsapp,
       telegramApiBaseUrl: o.providerApis?.telegram,
+      undispatched: o.undispatched,
     }),
     WebhooksModule.register({
       // seals the webhooks' signing secrets at rest; derived from the signing key so it survives restarts
@@ -204,7 +207,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP } }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP } }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inboxConfigSchema } from '@switchboard/inbox';
+import { streamsConfigSchema } from '@switchboard/streams';
 import { integrationsConfigSchema } from '@switchboard/integrations';
 import { env, loadConfig } from '@switchboard/platform';
 
@@ -41,6 +42,11 @@ export const platformConfigSchema = z.object({
   TELEGRAM_API_BASE_URL: z.string().url().optional(),
   /** The inbox's totals without a counter are counted up to one past this (README). */
   INBOX_TOTALS_CAP: inboxConfigSchema.shape.INBOX_TOTALS_CAP,
+  /** The sweeper of accepted messages dispatch never got (README, docs/decisions/0087). */
+  STREAMS_UNDISPATCHED_AFTER_MS: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_AFTER_MS,
+  STREAMS_UNDISPATCHED_INTERVAL_MS: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_INTERVAL_MS,
+  STREAMS_UNDISPATCHED_BATCH: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_BATCH,
+  STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

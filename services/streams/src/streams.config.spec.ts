@@ -16,3 +16,16 @@ describe('streams configuration: SEED_DEMO', () => {
     expect(streamsModuleOptionsFromConfig(loadStreamsConfig({ ...env, SEED_DEMO: 'false' })).defaultPriceMicros).toBeUndefined();
   });
 });
+
+/** The sweeper of accepted messages dispatch never got (docs/decisions/0087). */
+describe('streams configuration: STREAMS_UNDISPATCHED_*', () => {
+  it('asks after 15 minutes, every minute, 1000 a request and 10 requests a sweep by default, and takes each from the environment', () => {
+    expect(streamsModuleOptionsFromConfig(loadStreamsConfig(env)).undispatched).toEqual({ afterMs: 900_000, intervalMs: 60_000, batch: 1000, requestsPerSweep: 10 });
+    const set = { STREAMS_UNDISPATCHED_AFTER_MS: '60000', STREAMS_UNDISPATCHED_INTERVAL_MS: '5000', STREAMS_UNDISPATCHED_BATCH: '500', STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: '4' };
+    expect(streamsModuleOptionsFromConfig(loadStreamsConfig({ ...env, ...set })).undispatched).toEqual({ afterMs: 60_000, intervalMs: 5000, batch: 500, requestsPerSweep: 4 });
+  });
+
+  it('refuses a request larger than dispatch answers (1000 messages)', () => {
+    expect(() => loadStreamsConfig({ ...env, STREAMS_UNDISPATCHED_BATCH: '1001' })).toThrow(/STREAMS_UNDISPATCHED_BATCH/);
+  });
+});
