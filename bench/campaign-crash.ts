@@ -23,8 +23,9 @@
  *   TPS=150 node dist/bench/campaign-crash.js ...   (the account's messages per second; default 20,000, i.e. as fast as the platform goes)
  *   KAFKA_COMPRESSION=none node dist/bench/campaign-crash.js ...   (record batches uncompressed; default gzip)
  *   UNDISPATCHED_AFTER_MS=60000 node dist/bench/campaign-crash.js ...   (streams' sweeper of accepted messages dispatch
- *     never got asks about a message still accepted this long after acceptance; default 60 s here, 15 minutes in
+ *     never got asks about a message still accepted this long after acceptance; default 300 s here, 15 minutes in
  *     production; swept every UNDISPATCHED_INTERVAL_MS, 5 s here)
+ *   LEDGER_WAIT_SECONDS=300: how long the end waits for accounts' ledger to have every charge (a reset ledger group never will)
  *   DOWN=dispatch:90 node dist/bench/campaign-crash.js ...   (a killed dispatch stays down 90 s before its restart:
  *     with KAFKA_COMPRESSION=none the mock's 5 MiB per partition then deletes accepted events dispatch had not read,
  *     its offset is reset, and the sweeper has work)
@@ -72,7 +73,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
 /** Streams' sweeper of accepted messages dispatch never got (docs/decisions/0087), short for the drill. */
-const UNDISPATCHED = { afterMs: Number(process.env.UNDISPATCHED_AFTER_MS ?? 60_000), intervalMs: Number(process.env.UNDISPATCHED_INTERVAL_MS ?? 5000) };
+const UNDISPATCHED = { afterMs: Number(process.env.UNDISPATCHED_AFTER_MS ?? 300_000), intervalMs: Number(process.env.UNDISPATCHED_INTERVAL_MS ?? 5000) };
 /** `DOWN=dispatch:90,streams:30`: seconds a killed process stays down before its restart (default 0). */
 const DOWN = new Map((process.env.DOWN ?? '').split(',').filter(Boolean).map((x) => [x.split(':')[0], Number(x.split(':')[1] ?? 0)] as const));
 /** `KAFKA_COMPRESSION=none` to run without compression (default gzip, the bus's default). */
@@ -399,7 +400,7 @@ async function parent(total: number, kills: number): Promise<void> {
       [id],
     );
   const ledgerWait = Date.now();
-  while ((await ledgerBehind()) > 0 && Date.now() - ledgerWait < 300_000) await new Promise((r) => setTimeout(r, 1000));
+  while ((await ledgerBehind()) > 0 && Date.now() - ledgerWait < Number(process.env.LEDGER_WAIT_SECONDS ?? 300) * 1000) await new Promise((r) => setTimeout(r, 1000));
   const behind = await ledgerBehind();
   const cost = BigInt((await db.query<{ c: string }>(`SELECT coalesce(sum(price_micros - refunded_micros), 0)::text AS c FROM streams.message WHERE campaign_id = $1`, [id])).rows[0].c);
   const debit = balanceBefore - (await balance());
