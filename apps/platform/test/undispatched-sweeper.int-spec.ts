@@ -39,8 +39,8 @@ describe('the sweeper of accepted messages dispatch never got', () => {
   const clock = new ManualClock(Date.now());
   /** Every event that went over the bus (after the losses below), in order. */
   const passed: EventEnvelope[] = [];
-  /** Destinations whose first accepted event the bus loses; with `hold`, kept to be delivered later. */
-  const lose = new Map<string, { hold: boolean }>();
+  /** Destinations whose first accepted events (`times`, default 1) the bus loses; with `hold`, kept to be delivered later. */
+  const lose = new Map<string, { hold: boolean; times?: number }>();
   const held: OutgoingEvent[] = [];
   /** Message uuids whose status events never reach streams (dispatch has them; streams still says accepted). */
   const muteStatuses = new Set<string>();
@@ -135,8 +135,10 @@ describe('the sweeper of accepted messages dispatch never got', () => {
       for (const e of events) {
         const d = e.data as Json;
         if (e.type === MessageAcceptedV1.type && lose.has(d.destination)) {
-          if (lose.get(d.destination)?.hold) held.push(e);
-          lose.delete(d.destination);
+          const l = lose.get(d.destination) as { hold: boolean; times?: number };
+          if (l.hold) held.push(e);
+          if ((l.times ?? 1) > 1) l.times = (l.times ?? 1) - 1;
+          else lose.delete(d.destination);
           continue;
         }
         if (e.type === MessageStatusChangedV1.type && muteStatuses.has(d.messageUuid)) continue;
@@ -189,6 +191,29 @@ describe('the sweeper of accepted messages dispatch never got', () => {
     await age();
     expect(acceptedOf(uuid)).toHaveLength(1);
     expect(submitsTo(to)).toBe(1);
+  });
+
+  it('publishes again a message whose re-published accepted event was lost too, and the SMSC gets it once', async () => {
+    const to = phone(7);
+    lose.set(to, { hold: false, times: 2 });
+    const metricBefore = await republishedMetric();
+    const uuid = await send(A, to);
+    await settle();
+    await age(); // asked, answered unknown, published again: and lost again
+    await until(() => !lose.has(to), 'the re-published event lost too');
+    expect(acceptedOf(uuid)).toHaveLength(0);
+    expect(await inDispatch(uuid)).toBe(false);
+    expect(await streamsStatus(uuid)).toBe('accepted');
+
+    await age(); // asked again: the second answer must publish it again under the same event id
+    await until(async () => (await streamsStatus(uuid)) === 'delivered', 'delivered after the second re-publish');
+    expect(submitsTo(to)).toBe(1);
+    const again = acceptedOf(uuid);
+    expect(again).toHaveLength(1);
+    expect(again[0].id).toBe(acceptedEventIdOf(uuid));
+    expect(await republishedMetric()).toBe(metricBefore + 2);
+    // one outbox row under the event id, whatever the number of re-publishes
+    expect((await pool.query(`SELECT 1 FROM streams.outbox WHERE event_id = $1`, [acceptedEventIdOf(uuid)])).rowCount).toBe(1);
   });
 
   it('asks about a message dispatch has whose statuses streams never heard, and does not publish it again', async () => {

@@ -168,11 +168,26 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
           ORDER BY m.created_at`,
         [d.unknown, d.accountId],
       )) as StoredMessage[];
-      const events: OutgoingEvent[] = [];
+      let events: OutgoingEvent[] = [];
       for (const r of rows) {
         const event = this.rebuild(r);
         if (event) events.push(event);
         else out.notRebuildable.push(r.uuid);
+      }
+      if (events.length) {
+        // A message re-published before (and lost again) still has its outbox row under the same event id: a published
+        // one is removed so the id can be written again (the unique key would fail the whole answer for ever), and an
+        // unpublished one is left to the relay, which will publish it (publishing it twice would gain nothing).
+        const ids = events.map((ev) => ev.id);
+        const pending = (await m.query(
+          `WITH gone AS (DELETE FROM ${STREAMS_SCHEMA}.outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NOT NULL)
+           SELECT event_id::text AS id FROM ${STREAMS_SCHEMA}.outbox WHERE event_id = ANY($1::uuid[]) AND published_at IS NULL`,
+          [ids],
+        )) as { id: string }[];
+        if (pending.length) {
+          const waiting = new Set(pending.map((p) => p.id));
+          events = events.filter((ev) => !waiting.has(ev.id));
+        }
       }
       if (events.length) await Outbox.add(m, STREAMS_SCHEMA, events);
       out.republished = events.length;
