@@ -71,7 +71,9 @@ import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
-const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000 };
+/** Campaigns asking dispatch for statuses it lost (docs/decisions/0093), short for the drill: STATUSES_AFTER_MS (120 s). */
+const STATUSES = { afterMs: Number(process.env.STATUSES_AFTER_MS ?? 120_000), intervalMs: Number(process.env.STATUSES_INTERVAL_MS ?? 5000) };
+const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000, statuses: STATUSES };
 /** Streams' sweeper of accepted messages dispatch never got (docs/decisions/0087), short for the drill. */
 const UNDISPATCHED = { afterMs: Number(process.env.UNDISPATCHED_AFTER_MS ?? 300_000), intervalMs: Number(process.env.UNDISPATCHED_INTERVAL_MS ?? 5000) };
 /** `DOWN=dispatch:90,streams:30`: seconds a killed process stays down before its restart (default 0). */
@@ -279,7 +281,7 @@ async function parent(total: number, kills: number): Promise<void> {
   })();
 
   const balance = async (): Promise<bigint> => BigInt((await must('GET', `/customers/${account}`)).balanceMicros as string);
-  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}${DOWN.size ? `; down before restart: ${[...DOWN].map(([r, n]) => `${r} ${n} s`).join(', ')}` : ''}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), account TPS ${process.env.TPS ?? 20_000}, undispatched sweeper after ${UNDISPATCHED.afterMs} ms every ${UNDISPATCHED.intervalMs} ms, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`campaign-crash: ${total.toLocaleString('en')} recipients, ${kills} kills (in turn: ${killOrder.join(', ')}${DOWN.size ? `; down before restart: ${[...DOWN].map(([r, n]) => `${r} ${n} s`).join(', ')}` : ''}), Kafka mock (compression ${COMPRESSION ?? 'gzip'}), account TPS ${process.env.TPS ?? 20_000}, undispatched sweeper after ${UNDISPATCHED.afterMs} ms every ${UNDISPATCHED.intervalMs} ms, status questions after ${STATUSES.afterMs} ms every ${STATUSES.intervalMs} ms, ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
   /**
    * The sweeper's counters, read from each streams process's /metrics: summed over the processes that were killed
@@ -306,6 +308,18 @@ async function parent(total: number, kills: number): Promise<void> {
     await sweeperCounts();
     for (const [k, v] of sweeperLast) sweeperBefore.set(k, (sweeperBefore.get(k) ?? 0) + v);
     sweeperLast = new Map();
+  };
+
+  /** Campaigns' status questions (docs/decisions/0093): its recipients asked about, and the current campaigns process's counters. */
+  const statusQuestions = async (campaignId: number): Promise<string> => {
+    const askedRecipients = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND status_asked_at IS NOT NULL`, [campaignId]);
+    const text = await fetch(`http://127.0.0.1:${ports.campaigns}/metrics`).then((r) => r.text()).catch(() => '');
+    const m: string[] = [];
+    for (const line of text.split('\n')) {
+      const hit = /^switchboard_campaigns_status_reconcile_(recipients_total\{outcome="(\w+)"\}|sweep_failures_total) (\S+)/.exec(line);
+      if (hit) m.push(`${hit[2] ?? 'sweep_failures'} ${hit[3]}`);
+    }
+    return `recipients asked about ${askedRecipients}; this campaigns process: ${m.join(', ') || 'none yet'}`;
   };
 
   // ---- reference: the same campaign without kills ----
@@ -362,7 +376,7 @@ async function parent(total: number, kills: number): Promise<void> {
       const asked = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1 AND reconciled_at IS NOT NULL`, [id]);
       const inDispatch = await count(`SELECT count(*) AS n FROM dispatch.message WHERE campaign_id = $1`, [id]);
       console.log(
-        `  progress at ${((Date.now() - t1) / 1000).toFixed(0)} s: streams accepted ${accepted} (still accepted ${stillAccepted}, asked about ${asked}); dispatch ${inDispatch}; final recipients ${await finalRecipients()} of ${total}; at the SMSC ${peer.parts.length - before}; sweeper ${await sweeperCounts()}; load ${os.loadavg()[0].toFixed(1)}`,
+        `  progress at ${((Date.now() - t1) / 1000).toFixed(0)} s: streams accepted ${accepted} (still accepted ${stillAccepted}, asked about ${asked}); dispatch ${inDispatch}; final recipients ${await finalRecipients()} of ${total}; at the SMSC ${peer.parts.length - before}; sweeper ${await sweeperCounts()}; status questions: ${await statusQuestions(id)}; load ${os.loadavg()[0].toFixed(1)}`,
       );
     }
     return false;
@@ -379,6 +393,7 @@ async function parent(total: number, kills: number): Promise<void> {
   console.log(`  from each kill to the campaign moving again: ${stalls.join(', ')}`);
   const askedAbout = await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1 AND reconciled_at IS NOT NULL`, [id]);
   console.log(`  undispatched sweeper (after ${UNDISPATCHED.afterMs} ms, every ${UNDISPATCHED.intervalMs} ms): messages of the campaign asked about ${askedAbout}; counters of the streams processes: ${await sweeperCounts()}`);
+  console.log(`  status questions (after ${STATUSES.afterMs} ms, every ${STATUSES.intervalMs} ms): ${await statusQuestions(id)}`);
   console.log(`  at the SMSC: ${perNumber.size.toLocaleString('en')} of ${total.toLocaleString('en')} recipients received; lost ${lost}; received twice ${twice.length} (flagged possible_duplicate: ${flagged})`);
 
   // final status exactly once: each recipient final, counted once in the campaign, one message in streams and in dispatch

@@ -21,7 +21,7 @@ import {
 } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule, type ZohoSsoOptions } from '@switchboard/auth';
-import { CampaignsModule } from '@switchboard/campaigns';
+import { campaignStatusesFromConfig, CampaignsModule, type CampaignsModuleOptions } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
 import { LinksModule, RedirectRoleService } from '@switchboard/links';
@@ -79,6 +79,8 @@ export interface EmbeddedServiceOptions {
   inbox?: Pick<InboxModuleOptions, 'totalsCap'>;
   /** The sweeper of accepted messages dispatch never got (STREAMS_UNDISPATCHED_*, docs/decisions/0087); unset: its defaults. */
   undispatched?: StreamsModuleOptions['undispatched'];
+  /** Campaigns asking dispatch for statuses it lost (CAMPAIGNS_STATUSES_*, docs/decisions/0093); unset: its defaults. */
+  campaignStatuses?: NonNullable<CampaignsModuleOptions['runner']>['statuses'];
 }
 
 /**
@@ -132,7 +134,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     }),
     // conversation media under the data directory (distributed mode: an S3-compatible bucket)
     InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') }, genAiContextKey, ...o.inbox }),
-    CampaignsModule.register({ migrationsRun: true }),
+    CampaignsModule.register({ migrationsRun: true, runner: { statuses: o.campaignStatuses } }),
     // CRM and shop connectors (docs/decisions/0040-integrations.md). No OAuth apps here: vendors are connected with
     // their keys, and the connect options say OAuth is not configured rather than pretending to be a vendor.
     IntegrationsModule.register({
@@ -207,7 +209,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP } }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config) }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

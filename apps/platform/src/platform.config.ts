@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inboxConfigSchema } from '@switchboard/inbox';
 import { streamsConfigSchema } from '@switchboard/streams';
+import { campaignsConfigSchema } from '@switchboard/campaigns';
 import { integrationsConfigSchema } from '@switchboard/integrations';
 import { env, loadConfig } from '@switchboard/platform';
 
@@ -47,6 +48,11 @@ export const platformConfigSchema = z.object({
   STREAMS_UNDISPATCHED_INTERVAL_MS: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_INTERVAL_MS,
   STREAMS_UNDISPATCHED_BATCH: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_BATCH,
   STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
+  /** Campaigns asking dispatch for statuses it lost (README, docs/decisions/0093). */
+  CAMPAIGNS_STATUSES_AFTER_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_AFTER_MS,
+  CAMPAIGNS_STATUSES_INTERVAL_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_INTERVAL_MS,
+  CAMPAIGNS_STATUSES_BATCH: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_BATCH,
+  CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP,
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

@@ -121,6 +121,44 @@ export const MessagesReconciledV1 = defineEvent({
   }),
 });
 
+/**
+ * Campaigns asks dispatch for the statuses of its recipients' messages that were accepted and have no final status long
+ * after (their status events deleted by a broker's retention, or skipped by an offset reset, before campaigns read
+ * them: docs/decisions/0093). One campaign of one account per request; dispatch answers only about that account's
+ * messages. Keyed by account.
+ */
+export const CampaignStatusesRequestedV1 = defineEvent({
+  type: 'campaigns.statuses.reconcile_requested',
+  version: 1,
+  topic: Topics.Campaigns,
+  key: (d) => d.accountId,
+  schema: z.object({
+    requestId: z.string().uuid(),
+    accountId: id,
+    campaignId: id,
+    messageUuids: z.array(z.string().uuid()).min(1).max(RECONCILE_BATCH_MAX),
+  }),
+});
+
+/**
+ * Dispatch's answer to `campaigns.statuses.reconcile_requested`: the current status of each named message of the
+ * account it has, and the uuids it does not have (streams' undispatched sweeper, 0087, sends those). Campaigns applies
+ * the statuses as it applies status events: only forward, so a repeated answer or a late event counts nothing.
+ */
+export const CampaignStatusesReconciledV1 = defineEvent({
+  type: 'dispatch.statuses.reconciled',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.accountId,
+  schema: z.object({
+    requestId: z.string().uuid(),
+    accountId: id,
+    campaignId: id,
+    statuses: z.array(z.object({ messageUuid: z.string().uuid(), status: messageStatus })).max(RECONCILE_BATCH_MAX),
+    unknown: z.array(z.string().uuid()).max(RECONCILE_BATCH_MAX),
+  }),
+});
+
 /** The status of a message moved forward. Emitted once per actual change; duplicates and regressions are dropped. */
 export const MessageStatusChangedV1 = defineEvent({
   type: 'dispatch.message.status_changed',
@@ -309,6 +347,8 @@ export const MessagingEvents = [
   MessageAcceptedV1,
   MessagesReconcileRequestedV1,
   MessagesReconciledV1,
+  CampaignStatusesRequestedV1,
+  CampaignStatusesReconciledV1,
   MessageStatusChangedV1,
   MessageEdrV1,
   MessageRefundDueV1,

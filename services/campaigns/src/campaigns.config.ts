@@ -23,6 +23,15 @@ export const campaignsConfigSchema = z.object({
   CAMPAIGNS_RUNNER_RESEND_AFTER_MS: env.int(60_000, 1000),
   /** How long a runner holds a campaign without renewing it before another takes over, ms. */
   CAMPAIGNS_RUNNER_LEASE_MS: env.int(10_000, 1000),
+  /**
+   * Statuses campaigns lost (docs/decisions/0093): a recipient accepted by streams without a final status this long
+   * after its request or its last question is asked of dispatch, ms; every CAMPAIGNS_STATUSES_INTERVAL_MS; recipients
+   * per request (at most 1000); requests per sweep.
+   */
+  CAMPAIGNS_STATUSES_AFTER_MS: env.int(1_800_000, 1000),
+  CAMPAIGNS_STATUSES_INTERVAL_MS: env.int(60_000, 100),
+  CAMPAIGNS_STATUSES_BATCH: env.int(1000, 1).refine((n) => n <= 1000, 'at most 1000'),
+  CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP: env.int(10, 1),
   /** Which roles this process runs: `http,consumers,relay,schedulers`. */
   PROCESS_ROLES: env.list(['http', 'consumers', 'relay', 'schedulers']),
   MIGRATIONS_RUN: env.bool(false),
@@ -40,6 +49,18 @@ export function campaignsModuleOptionsFromConfig(c: CampaignsConfig): CampaignsM
   return {
     migrationsRun: c.MIGRATIONS_RUN,
     maxPreviewSamples: c.CAMPAIGNS_MAX_PREVIEW_SAMPLES,
-    runner: { intervalMs: c.CAMPAIGNS_RUNNER_INTERVAL_MS, resendAfterMs: c.CAMPAIGNS_RUNNER_RESEND_AFTER_MS, leaseMs: c.CAMPAIGNS_RUNNER_LEASE_MS },
+    runner: {
+      intervalMs: c.CAMPAIGNS_RUNNER_INTERVAL_MS,
+      resendAfterMs: c.CAMPAIGNS_RUNNER_RESEND_AFTER_MS,
+      leaseMs: c.CAMPAIGNS_RUNNER_LEASE_MS,
+      statuses: campaignStatusesFromConfig(c),
+    },
   };
+}
+
+/** The status questions' settings (docs/decisions/0093) from the environment; embedded mode reads the same keys. */
+export function campaignStatusesFromConfig(
+  c: Pick<CampaignsConfig, 'CAMPAIGNS_STATUSES_AFTER_MS' | 'CAMPAIGNS_STATUSES_INTERVAL_MS' | 'CAMPAIGNS_STATUSES_BATCH' | 'CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP'>,
+): { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number } {
+  return { afterMs: c.CAMPAIGNS_STATUSES_AFTER_MS, intervalMs: c.CAMPAIGNS_STATUSES_INTERVAL_MS, batch: c.CAMPAIGNS_STATUSES_BATCH, requestsPerSweep: c.CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP };
 }

@@ -22,6 +22,7 @@ import { RunnerDatabase } from './run/runner-db';
 import { RunnerConsumers } from './run/runner.consumers';
 import { resolveRunnerOptions, RUNNER_OPTIONS } from './run/runner.options';
 import { CampaignRunner } from './run/runner.service';
+import { StatusReconciler } from './run/status-reconcile.service';
 import { CampaignService } from './services/campaign.service';
 import { CampaignScheduler } from './services/campaign-scheduler';
 import { CampaignPartsService } from './services/campaign-parts.service';
@@ -80,6 +81,7 @@ export class CampaignsModule {
         RunnerDatabase,
         CampaignRunner,
         RunnerConsumers,
+        StatusReconciler,
         EstimateService,
         CampaignStatusService,
         CampaignService,

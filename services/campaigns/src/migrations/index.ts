@@ -5,6 +5,7 @@ import { CampaignsRunnerCtr1796695000000 } from './1796695000000-runner-ctr';
 import { CampaignsRunnerOptOuts1796697000000 } from './1796697000000-runner-opt-outs';
 import { CampaignsRunnerDispatchTail1796970000000 } from './1796970000000-runner-dispatch-tail';
 import { CampaignsTailCountOnCampaign1797040000000 } from './1797040000000-tail-count-on-campaign';
+import { CampaignsRecipientStatusAsked1797800000000 } from './1797800000000-recipient-status-asked';
 
 /** In order; a new migration is appended, never edited once released. */
-export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000];
+export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000, CampaignsRecipientStatusAsked1797800000000];

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
@@ -8,6 +8,7 @@ import {
   CampaignAction,
   CampaignHaltReason,
   CampaignOptOutBlockRequestedV1,
+  CampaignStatusesReconciledV1,
   ContactOptedOutV1,
   InboundOptedOutV1,
   LinkBatchMintedV1,
@@ -29,6 +30,7 @@ import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { recipientMessageUuid } from './composer';
 import { copyField, RunnerDatabase } from './runner-db';
+import { StatusReconcileMetrics } from './status-reconcile.service';
 import { lockRecipients, returned } from './runner.service';
 import { transition } from './status';
 
@@ -67,6 +69,18 @@ const COUNTER: Record<string, 'delivered' | 'undelivered' | 'sent_failed' | 'dlr
 
 type Answer = EventData<typeof SendBatchProcessedV1>;
 
+/** A status waiting for the status group commit: from a status event, or from dispatch's answer to a question (0093). */
+interface StatusItem {
+  id: string;
+  messageUuid: string;
+  campaignId: string;
+  accountId: string;
+  status: string;
+  answer: boolean;
+  resolve: (moved: boolean) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * What comes back to a running campaign: its audience (COPY into `recipient`), streams' answers to its send batches,
  * links' minted links, and dispatch's statuses and links' clicks for its statistics. Every handler matches the
@@ -74,6 +88,10 @@ type Answer = EventData<typeof SendBatchProcessedV1>;
  */
 @Injectable()
 export class RunnerConsumers implements OnModuleInit {
+  private readonly log = new Logger('CampaignRunnerConsumers');
+  /** Totals of dispatch's status answers in this process (docs/decisions/0093), for tests and benchmarks. */
+  readonly answerStats = { answers: 0, answered: 0, recovered: 0, unknown: 0 };
+
   constructor(
     @InjectDataSource(CAMPAIGNS_CONNECTION) private readonly ds: DataSource,
     @Inject(EventBus) private readonly bus: EventBus,
@@ -94,7 +112,14 @@ export class RunnerConsumers implements OnModuleInit {
     });
     await this.bus.subscribe({ group: ANSWERS_GROUP, topics: [Topics.Streams], types: [SendBatchProcessedV1.type], concurrency: 4, handler: (e) => this.onAnswer(e) });
     await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
-    await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 64, handler: (e) => this.onStatus(e) });
+    // dispatch's answers to the status questions of docs/decisions/0093 ride the same group (it reads the topic already)
+    await this.bus.subscribe({
+      group: STATUS_GROUP,
+      topics: [Topics.Dispatch],
+      types: [MessageStatusChangedV1.type, CampaignStatusesReconciledV1.type],
+      concurrency: 64,
+      handler: (e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)),
+    });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
     await this.bus.subscribe({ group: OPT_OUT_BLOCKS_GROUP, topics: [Topics.Links], types: [LinkOptOutConfirmedV1.type], handler: (e) => this.onLinkOptOut(e) });
     await this.bus.subscribe({ group: OPT_OUTS_GROUP, topics: [Topics.Dispatch, Topics.Contacts], types: [InboundOptedOutV1.type, ContactOptedOutV1.type], handler: (e) => this.onOptOut(e) });
@@ -312,13 +337,47 @@ export class RunnerConsumers implements OnModuleInit {
     if (!(e.data as { campaignId?: unknown } | null)?.campaignId) return;
     const d = MessageStatusChangedV1.schema.parse(e.data);
     if (!d.campaignId || !(d.status in RANK)) return;
-    await new Promise<void>((resolve, reject) => {
-      this.statusQueue.push({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId as string, accountId: d.accountId, status: d.status, resolve, reject });
+    await this.enqueueStatus({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
+  }
+
+  /**
+   * Dispatch's answer to a status question (docs/decisions/0093): each status of the answer's campaign joins the status
+   * group commit like a status event (only forward: a status already reached, by the events or an earlier answer,
+   * counts nothing). Only the recipients of the answer's account and campaign can move (the group commit matches
+   * uuid, campaign and account); an answer whose envelope is another account's is dropped.
+   */
+  async onStatusesAnswer(e: EventEnvelope): Promise<void> {
+    if (e.type !== CampaignStatusesReconciledV1.type || e.version !== 1) return;
+    const d = CampaignStatusesReconciledV1.schema.parse(e.data);
+    if (e.accountId !== d.accountId) {
+      this.log.error(`status answer ${e.id} names account ${d.accountId} under envelope account ${String(e.accountId)}: ignored`);
+      return;
+    }
+    const statuses = d.statuses.filter((s) => s.status in RANK);
+    const moved = await Promise.all(statuses.map((s) => this.enqueueStatus({ id: e.id, messageUuid: s.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: s.status, answer: true })));
+    const recovered = moved.filter(Boolean).length;
+    this.answerStats.answers++;
+    this.answerStats.answered += statuses.length;
+    this.answerStats.recovered += recovered;
+    this.answerStats.unknown += d.unknown.length;
+    const metric = StatusReconcileMetrics.recipients();
+    if (statuses.length) metric.inc({ outcome: 'answered' }, statuses.length);
+    if (d.unknown.length) metric.inc({ outcome: 'unknown' }, d.unknown.length);
+    if (recovered) {
+      metric.inc({ outcome: 'recovered' }, recovered);
+      this.log.warn(`account ${d.accountId} campaign ${d.campaignId}: ${recovered} statuses recovered from dispatch (their events never reached campaigns; request ${d.requestId})`);
+    }
+  }
+
+  /** Joins the status group commit; resolves once it committed, with whether this status moved its recipient. */
+  private enqueueStatus(item: Omit<StatusItem, 'resolve' | 'reject'>): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.statusQueue.push({ ...item, resolve, reject });
       if (this.statusQueue.length === 1) setImmediate(() => void this.flushStatuses());
     });
   }
 
-  private statusQueue: Array<{ id: string; messageUuid: string; campaignId: string; accountId: string; status: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private statusQueue: StatusItem[] = [];
   private statusFlush: Promise<void> = Promise.resolve();
 
   /** One group of waiting statuses in one transaction; groups follow each other (one writer of the counters). */
@@ -328,8 +387,8 @@ export class RunnerConsumers implements OnModuleInit {
       if (!group.length) return;
       if (this.statusQueue.length) setImmediate(() => void this.flushStatuses());
       try {
-        const touched = await this.applyStatuses(group);
-        for (const g of group) g.resolve();
+        const { touched, moved } = await this.applyStatuses(group);
+        for (const g of group) g.resolve(moved.has(g));
         if (touched.size) await this.uow.run(async (_m, _emit, notify) => { for (const [campaignId, accountId] of touched) notify({ accountId, type: 'campaign.stats', data: { campaignId: Number(campaignId) } }); });
       } catch (err) {
         for (const g of group) g.reject(err);
@@ -338,14 +397,15 @@ export class RunnerConsumers implements OnModuleInit {
     return this.statusFlush;
   }
 
-  private async applyStatuses(group: Array<{ id: string; messageUuid: string; campaignId: string; accountId: string; status: string }>): Promise<Map<string, string>> {
+  private async applyStatuses(group: StatusItem[]): Promise<{ touched: Map<string, string>; moved: Set<StatusItem> }> {
     const touched = new Map<string, string>();
+    const moved = new Set<StatusItem>();
     await this.ds.transaction(async (m) => {
       // No processed_events claim: the move itself is idempotent. A status counts only when it moves its recipient
       // forward (below), so a repeated event, or a second event of a status already reached, changes and counts
       // nothing (docs/decisions/0051: the claim was an INSERT per status, two per message, for no effect).
       // per message, the furthest status of the group (a message's sent and delivered may come together)
-      const best = new Map<string, { messageUuid: string; campaignId: string; accountId: string; status: string }>();
+      const best = new Map<string, StatusItem>();
       for (const g of group) {
         const key = `${g.campaignId}:${g.messageUuid}`;
         const had = best.get(key);
@@ -354,14 +414,14 @@ export class RunnerConsumers implements OnModuleInit {
       if (!best.size) return;
       const items = [...best.values()].sort((x, y) => (x.messageUuid < y.messageUuid ? -1 : 1));
       const rankCase = `coalesce((CASE old.status ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
-      const rows = returned<{ campaign_id: string; account_id: string; old: string | null; status: string; variant_id: string | null; sender_id: string | null }>(
+      const rows = returned<{ campaign_id: string; account_id: string; uuid: string; old: string | null; status: string; variant_id: string | null; sender_id: string | null }>(
         await m.query(
           `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
                 old AS (SELECT r.campaign_id, r.ordinal, r.status, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
                          ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
            UPDATE campaigns.recipient r SET status = old.next FROM old
             WHERE r.campaign_id = old.campaign_id AND r.ordinal = old.ordinal AND ${rankCase} < old.rank
-           RETURNING r.campaign_id::text, r.account_id::text, old.status AS old, old.next AS status, r.variant_id::text, r.sender_id::text`,
+           RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, old.next AS status, r.variant_id::text, r.sender_id::text`,
           [items.map((i) => i.messageUuid), items.map((i) => i.campaignId), items.map((i) => i.accountId), items.map((i) => i.status), items.map((i) => RANK[i.status])],
         ),
       );
@@ -382,6 +442,8 @@ export class RunnerConsumers implements OnModuleInit {
         map.set(key, c);
       };
       for (const r of rows) {
+        const item = best.get(`${r.campaign_id}:${r.uuid}`);
+        if (item) moved.add(item);
         touched.set(r.campaign_id, r.account_id);
         add(campaigns, r.campaign_id, r);
         add(variants, r.variant_id, r);
@@ -409,7 +471,7 @@ export class RunnerConsumers implements OnModuleInit {
       await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'], 'x.id');
       await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed'], 'x.campaign_id, x.sender_id');
     });
-    return touched;
+    return { touched, moved };
   }
 
   /**

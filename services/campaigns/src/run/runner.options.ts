@@ -25,9 +25,16 @@ export interface RunnerOptions {
   ctrMinSample?: number;
   /** CTR rules: judged at most this often per campaign. Default 60 s. */
   ctrEveryMs?: number;
+  /**
+   * Asking dispatch for statuses campaigns never got (docs/decisions/0093): a recipient accepted by streams whose
+   * status is not final this long after its request or its last question is asked about (default 30 min), every
+   * `intervalMs` (60 s; 0: no timer, tests call `sweepOnce`), `batch` recipients a request (1000, at most 1000), at
+   * most `requestsPerSweep` requests a sweep (10).
+   */
+  statuses?: { afterMs?: number; intervalMs?: number; batch?: number; requestsPerSweep?: number };
 }
 
-export type ResolvedRunnerOptions = Required<RunnerOptions>;
+export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'statuses'>> & { statuses: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number } };
 
 export const RUNNER_OPTIONS = Symbol('RUNNER_OPTIONS');
 
@@ -43,9 +50,20 @@ export function resolveRunnerOptions(o: RunnerOptions = {}): ResolvedRunnerOptio
     ctrDelayMs: o.ctrDelayMs ?? 30 * 60_000,
     ctrMinSample: o.ctrMinSample ?? 200,
     ctrEveryMs: o.ctrEveryMs ?? 60_000,
+    statuses: {
+      afterMs: o.statuses?.afterMs ?? 30 * 60_000,
+      intervalMs: o.statuses?.intervalMs ?? 60_000,
+      batch: o.statuses?.batch ?? 1000,
+      requestsPerSweep: o.statuses?.requestsPerSweep ?? 10,
+    },
   };
   if (!(r.batchMax >= 1 && r.batchMax <= 1000)) throw new Error(`CampaignsModule: runner.batchMax must be 1 to 1000 (got ${r.batchMax})`);
   if (!(r.audienceBatchSize >= 1 && r.audienceBatchSize <= 5000)) throw new Error(`CampaignsModule: runner.audienceBatchSize must be 1 to 5000 (got ${r.audienceBatchSize})`);
+  const st = r.statuses;
+  if (!(Number.isInteger(st.afterMs) && st.afterMs >= 1000)) throw new Error(`CampaignsModule: runner.statuses.afterMs must be 1000 or more (got ${st.afterMs})`);
+  if (!(Number.isInteger(st.intervalMs) && st.intervalMs >= 0)) throw new Error(`CampaignsModule: runner.statuses.intervalMs must be 0 or more (got ${st.intervalMs})`);
+  if (!(Number.isInteger(st.batch) && st.batch >= 1 && st.batch <= 1000)) throw new Error(`CampaignsModule: runner.statuses.batch must be 1 to 1000 (got ${st.batch})`);
+  if (!(Number.isInteger(st.requestsPerSweep) && st.requestsPerSweep >= 1)) throw new Error(`CampaignsModule: runner.statuses.requestsPerSweep must be 1 or more (got ${st.requestsPerSweep})`);
   if (!(r.intervalMs >= 0)) throw new Error('CampaignsModule: runner.intervalMs must be 0 or more');
   return r;
 }

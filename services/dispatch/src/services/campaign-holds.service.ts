@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { CampaignStatus, CampaignStatusChangedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
+import { CampaignStatus, CampaignStatusChangedV1, CampaignStatusesRequestedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
 import { EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
 import { MessageRepository } from '../repositories/message.repository';
 import { addToOutbox, DispatchOutboxRelay, lifecycleEvents } from './events.service';
+import { ReconcileResponder } from './reconcile.service';
 
 export const CAMPAIGN_HOLDS_GROUP = 'dispatch.campaign-holds';
 /** How often a replica reads the held campaigns (the one that handled the event knows at once). */
@@ -55,11 +56,19 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     @Inject(PROCESS_ROLES) private readonly roles: ProcessRoles,
     private readonly repo: MessageRepository,
     private readonly relay: DispatchOutboxRelay,
+    private readonly reconcile: ReconcileResponder,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    await this.bus.subscribe({ group: CAMPAIGN_HOLDS_GROUP, topics: [Topics.Campaigns], types: [CampaignStatusChangedV1.type], concurrency: 16, handler: (e) => this.onStatus(e) });
+    // the same group (it already reads the campaigns topic) answers campaigns' questions about statuses (0093)
+    await this.bus.subscribe({
+      group: CAMPAIGN_HOLDS_GROUP,
+      topics: [Topics.Campaigns],
+      types: [CampaignStatusChangedV1.type, CampaignStatusesRequestedV1.type],
+      concurrency: 16,
+      handler: (e) => (e.type === CampaignStatusesRequestedV1.type ? this.reconcile.answerStatuses(e) : this.onStatus(e)),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
