@@ -13,17 +13,17 @@ import {
   CustomerCreatedV1,
   MessageStatusChangedV1,
   PriceChangedV1,
+  Topics,
   type EventData,
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { CampaignsModule } from '@switchboard/campaigns';
+import { CampaignsModule, StatusReconciler } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, DispatchOutboxRelay, SmppPeer } from '@switchboard/dispatch';
 import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
-import { StatusReconciler } from '../../../services/campaigns/src/run/status-reconcile.service';
 
 /**
  * Campaigns asking dispatch for the statuses it lost (docs/decisions/0093): contacts, streams, dispatch and campaigns
@@ -50,7 +50,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
       const handler = o.handler;
       return super.subscribe({
         ...o,
-        handler: async (e: EventEnvelope) => {
+        handler: async (e, ctx) => {
           const d = e.data as Json;
           if (e.type === CampaignStatusesReconciledV1.type && e.source === 'dispatch' && muteAnswers.has(d.accountId as string)) return;
           const l = e.type === MessageStatusChangedV1.type ? lose.get(`+${bare(String(d.destination))}`) : undefined;
@@ -58,7 +58,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
             if (l.hold) held.push(e);
             return;
           }
-          return handler(e);
+          return handler(e, ctx);
         },
       });
     }
@@ -70,7 +70,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
   let reconciler: StatusReconciler;
   /** Destinations whose status events never reach campaigns (`hold`: kept, to be delivered late by the test). */
   const lose = new Map<string, { hold: boolean; only?: string }>();
-  const held: OutgoingEvent[] = [];
+  const held: EventEnvelope[] = [];
   /** Accounts whose status answers from dispatch never reach campaigns (while a test acts on its own). */
   const muteAnswers = new Set<string>();
   /** Numbers (without +) the SMSC reports UNDELIV for. */
@@ -243,7 +243,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
     const late = held.splice(0);
     expect(late.length).toBeGreaterThan(0);
     for (const p of phones) lose.delete(p);
-    await t.bus.publish(late);
+    await t.bus.publish(late.map((e) => ({ ...e, topic: Topics.Dispatch })));
     const answer = passed.find((e) => e.type === CampaignStatusesReconciledV1.type && (e.data as EventData<typeof CampaignStatusesReconciledV1>).campaignId === String(id));
     expect(answer).toBeDefined();
     await t.bus.publish([answer as OutgoingEvent]);

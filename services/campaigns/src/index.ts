@@ -10,3 +10,4 @@ export type { RunnerOptions } from './run/runner.options';
 export { CampaignStatusService, ACTION_TARGETS, type TransitionOptions, type TransitionResult } from './services/campaign-status.service';
 export { CampaignService } from './services/campaign.service';
 export { evenSplit, ratioProblem, RatioPicker } from './compose/ratios';
+export { StatusReconciler, StatusReconcileMetrics } from './run/status-reconcile.service';
