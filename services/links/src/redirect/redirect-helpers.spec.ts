@@ -54,7 +54,8 @@ describe('redirect helpers', () => {
   it('keeps links in memory for their cache time, at most cacheMax of them, the oldest dropped first, across domains', async () => {
     let reads = 0;
     const pool = {
-      query: async (_sql: string, [domains]: [string[], number[]]) => {
+      // the store sends its lookup as a prepared statement's config ({ name, text, values })
+      query: async ({ values: [domains] }: { values: [string[], number[]] }) => {
         reads++;
         return { rows: domains.map((_d, i) => ({ i: i + 1, account_id: '1', kind: 0, url: 'https://a.example/', vars: null, created_ms: 0, expires_ms: null, offer_id: null })) };
       },
