@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { DashboardMainDto } from '@switchboard/contracts';
-import type { OutgoingEvent } from '@switchboard/platform';
+import type { BatchItem, OutgoingEvent } from '@switchboard/platform';
+import { RollupConsumer, type RollupInput } from '../src/consumers/rollup.consumer';
 import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
 
 const RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
@@ -287,5 +288,33 @@ describe('stats: rollups from the messaging events', () => {
     const [state] = await s.sql<{ status: string; accepted: string | null }>(`SELECT status, to_char(accepted_at AT TIME ZONE 'UTC', 'HH24:MI') AS accepted FROM stats.message_state WHERE message_uuid = $1`, [m.uuid]);
     expect(state).toEqual({ status: 'sent', accepted: '10:15' });
     expect(await hourRollup([A])).toEqual(new Map([[[A, '2026-05-01T10:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }]]));
+  });
+
+  it('reads and writes a message\'s state once when its acceptance and statuses wait in the queue beyond one batch (its events in one batch)', async () => {
+    const A = '92';
+    await s.publish([customer(A, 'UTC')]);
+    const msgs = Array.from({ length: 100 }, (_, i) => message({ account: A, acceptedAt: new Date(Date.parse('2026-05-02T10:00:00.000Z') + i * 60_000).toISOString() }));
+    const consumer = s.t.app.get(RollupConsumer) as unknown as { apply: (m: unknown, items: Array<BatchItem<RollupInput>>) => Promise<void> };
+    const batches: string[][] = [];
+    const apply = consumer.apply.bind(consumer);
+    const spy = jest.spyOn(consumer, 'apply').mockImplementation(async (m, items) => {
+      batches.push(items.flatMap((i) => (i.data.kind === 'requested' ? [] : [i.data.d.messageUuid])));
+      return apply(m, items);
+    });
+    try {
+      // 300 events in one publish, five batches' worth (maxBatch 64): the acceptances first, then the statuses, as two
+      // partitions' chunks arrive
+      await s.publish([...msgs.map((m) => accepted(m)), ...msgs.map((m) => statusChanged(m, 'sent')), ...msgs.map((m) => statusChanged(m, 'delivered'))]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(batches.flat()).toHaveLength(300);
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(64);
+    // each message's three events were applied in one batch
+    for (const m of msgs) expect(batches.filter((b) => b.includes(m.uuid)).map((b) => b.filter((u) => u === m.uuid).length)).toEqual([3]);
+    const [{ n }] = await s.sql<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour WHERE account_id = $1 AND status = 'delivered'`, [A]);
+    expect(n).toBe('100');
+    const [{ other }] = await s.sql<{ other: string }>(`SELECT count(*)::text AS other FROM stats.rollup_hour WHERE account_id = $1 AND status <> 'delivered' AND messages <> 0`, [A]);
+    expect(other).toBe('0');
   });
 });

@@ -98,4 +98,23 @@ describe('BatchedIdempotentConsumer', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => c.handle({ id: randomUUID() }, i)));
     expect(batches).toEqual([4, 4, 2]);
   });
+
+  it('with a key, puts the queued events of one key in the same batch (at most maxBatch each, a key larger than a batch split), every event applied once', async () => {
+    const batches: number[][] = [];
+    const c = new BatchedIdempotentConsumer<number>({
+      dataSource,
+      schema: SCHEMA,
+      consumer: `test-${++consumers}`,
+      maxBatch: 4,
+      claim: () => false,
+      // the key is the value's tens; 90-95 a key of six events, more than a batch takes; 100 and up no key
+      key: (v) => (v >= 100 ? null : String(Math.floor(v / 10))),
+      apply: async (_m, items) => void batches.push(items.map((i) => i.data)),
+    });
+    // arrival order as two bus lanes deliver them: the keys' first events, then their second ones
+    const values = [10, 20, 30, 100, 40, 90, 11, 21, 31, 41, 91, 92, 93, 94, 95];
+    await c.handleMany(values.map((v) => ({ event: { id: randomUUID() }, data: v })));
+    expect(batches).toEqual([[10, 11, 20, 21], [30, 31, 100], [40, 41], [90, 91, 92, 93], [94, 95]]);
+    expect(batches.flat().sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
+  });
 });

@@ -14,7 +14,8 @@ export interface BatchedConsumerOptions<T> {
   /** The consumer (group) name the records are kept under. */
   consumer: string;
   /**
-   * Applies the effects of the events not handled before, in arrival order, in the batch's transaction. May return
+   * Applies the effects of the events not handled before, in arrival order (grouped by key with `key`), in the batch's
+   * transaction. May return
    * a function to run once the transaction committed (realtime notifications, caches).
    */
   apply: (manager: EntityManager, fresh: Array<BatchItem<T>>) => Promise<(() => void) | void>;
@@ -29,11 +30,50 @@ export interface BatchedConsumerOptions<T> {
    * was a fifth of the rollup consumer's CPU, docs/decisions/0088).
    */
   claim?: (data: T) => boolean;
+  /**
+   * What an event's effect is about (a message, an account), or null for nothing in particular. With a key, when more
+   * events wait than one batch takes, the waiting events of one key go to the same batch (each key's events in their
+   * arrival order, the keys in the order they first arrived; a key with more events than a batch takes is split), so a
+   * row that several of them change is read and written once instead of once per batch they would have fallen in
+   * (docs/decisions/0095). Events of different keys are then applied in another order than they arrived: give a key
+   * only when `apply` does not depend on the order of events of different keys.
+   */
+  key?: (data: T) => string | null;
 }
 
 interface Pending<T> extends BatchItem<T> {
   resolve: () => void;
   reject: (e: unknown) => void;
+  /** Set when the queue was grouped by the key option. */
+  key?: string | null;
+}
+
+/**
+ * The queue with each key's events together, in the order the keys first came and each key's events in arrival order;
+ * an event without a key stays where its turn is. Each element's key is kept on it for the cut.
+ */
+function groupByKey<T>(queue: Array<Pending<T>>, keyOf: (data: T) => string | null): Array<Pending<T>> {
+  const n = queue.length;
+  const next = new Int32Array(n).fill(-1);
+  const tails = new Map<string, number>();
+  const heads: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = queue[i];
+    const k = keyOf(p.data);
+    p.key = k;
+    if (k === null) {
+      heads.push(i);
+      continue;
+    }
+    const t = tails.get(k);
+    if (t === undefined) heads.push(i);
+    else next[t] = i;
+    tails.set(k, i);
+  }
+  const out = new Array<Pending<T>>(n);
+  let o = 0;
+  for (const h of heads) for (let j = h; j !== -1; j = next[j]) out[o++] = queue[j];
+  return out;
 }
 
 /**
@@ -47,6 +87,8 @@ export class BatchedIdempotentConsumer<T> {
   private queue: Array<Pending<T>> = [];
   private flushing = false;
   private scheduled = false;
+  /** Whether the queue is grouped by key since its last arrival. */
+  private grouped = false;
   private readonly maxBatch: number;
 
   constructor(private readonly options: BatchedConsumerOptions<T>) {
@@ -57,6 +99,7 @@ export class BatchedIdempotentConsumer<T> {
   handle(event: Pick<EventEnvelope, 'id'>, data: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ event, data, resolve, reject });
+      this.grouped = false;
       this.schedule();
     });
   }
@@ -80,6 +123,7 @@ export class BatchedIdempotentConsumer<T> {
         done();
       };
       for (const item of items) this.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail });
+      this.grouped = false;
       this.schedule();
     });
   }
@@ -99,7 +143,7 @@ export class BatchedIdempotentConsumer<T> {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        const batch = this.take();
         try {
           await this.run(batch);
           batch.forEach((p) => p.resolve());
@@ -117,6 +161,24 @@ export class BatchedIdempotentConsumer<T> {
       this.flushing = false;
       this.schedule();
     }
+  }
+
+  /** The next batch: at most maxBatch events from the queue's head, with the key option a key's events not split. */
+  private take(): Array<Pending<T>> {
+    const keyOf = this.options.key;
+    if (!keyOf || this.queue.length <= this.maxBatch) return this.queue.splice(0, this.maxBatch);
+    if (!this.grouped) {
+      this.queue = groupByKey(this.queue, keyOf);
+      this.grouped = true;
+    }
+    let cut = this.maxBatch;
+    const k = this.queue[cut].key;
+    if (k !== null && k !== undefined) {
+      while (cut > 0 && this.queue[cut - 1].key === k) cut--;
+      // one key with more events than a batch takes: split
+      if (cut === 0) cut = this.maxBatch;
+    }
+    return this.queue.splice(0, cut);
   }
 
   private async run(batch: Array<Pending<T>>): Promise<void> {

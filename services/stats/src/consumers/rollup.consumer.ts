@@ -129,6 +129,10 @@ export class RollupConsumer implements OnModuleInit {
       // only a refund adds to what is there; every other fact is set once or moves a status forward, so applying it
       // again changes nothing and needs no recorded event id (docs/decisions/0055, "Ingest")
       claim: (d) => d.kind === 'refund',
+      // a message's events queued beyond one batch go to the same batch: its state is read and written once and its
+      // rollup rows moved once (the batch is order-tolerant by design; docs/decisions/0095). A campaign request names
+      // many messages: no key.
+      key: (d) => (d.kind === 'requested' ? null : d.d.messageUuid),
       apply: (m, items) => this.apply(m, items),
     });
   }
