@@ -281,7 +281,7 @@ async function throughput(total: number, driver: 'memory' | 'kafka'): Promise<vo
   console.log(`  ${total.toLocaleString('en')} messages to a final status in ${secs.toFixed(1)} s: ${Math.round(total / secs).toLocaleString('en')} messages/s end to end`);
   console.log(`  CPU per message: node ${nodeMs} ms (dispatch + SMSC + producer${driver === 'kafka' ? ' + Kafka clients' : ''}), PostgreSQL ${pgMs} ms; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   await new Promise((r) => setTimeout(r, 150));
-  console.log(`  SMSC: ${peer.submitted} submit_sm, ${peer.receipts} receipts; statuses ${JSON.stringify(byStatus)}; not final ${notFinal}; outbox events ${outbox}`);
+  console.log(`  SMSC: ${peer.submitted} submit_sm, ${peer.receipts} receipts; statuses ${JSON.stringify(byStatus)}; not final ${notFinal}; outbox rows left ${outbox} (published rows are deleted, 0096)`);
   await app.close();
   if (producer !== bus) await producer.stop();
   await peer.close();

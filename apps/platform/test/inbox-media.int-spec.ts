@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, type EventDefinition } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, Topics, type EventDefinition } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { DispatchModule, DispatchOutboxRelay, TelegramPeer, WhatsAppPeer } from '@switchboard/dispatch';
@@ -43,6 +43,7 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
   let waHook = '';
   let botUid = '';
   const logged: string[] = [];
+  const dispatched: string[] = [];
   let restoreLog: () => void = () => undefined;
 
   const settle = async () => {
@@ -115,6 +116,8 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
       ],
     }));
     pool = new Pool({ connectionString: t.db.url, max: 2 });
+    // what dispatch publishes: its relay deletes the rows it published (docs/decisions/0096), so they are read off the bus
+    await t.bus.subscribe({ group: 'test.spy', topics: [Topics.Dispatch], handler: async (e) => void dispatched.push(JSON.stringify(e)) });
     await publish(CustomerCreatedV1, {
       accountId: ACC,
       name: 'Acme',
@@ -362,7 +365,8 @@ describe('inbound WhatsApp and Telegram media in the inbox', () => {
 
   it('keeps the provider tokens out of events, rows, answers and the log', async () => {
     await settle();
-    const dumps: string[] = [...logged];
+    const dumps: string[] = [...logged, ...dispatched];
+    expect(dispatched.length).toBeGreaterThan(5);
     for (const schema of ['inbox', 'dispatch']) dumps.push(...(await pool.query(`SELECT payload::text AS d FROM ${schema}.outbox`)).rows.map((r) => String(r.d)));
     dumps.push(...(await pool.query(`SELECT content::text AS d FROM inbox.event`)).rows.map((r) => String(r.d)));
     dumps.push(...(await pool.query(`SELECT t::text AS d FROM inbox.media t`)).rows.map((r) => String(r.d)));

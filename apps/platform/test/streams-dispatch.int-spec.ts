@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, PriceChangedV1, type EventDefinition } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, BalanceAdjustedV1, CustomerCreatedV1, PriceChangedV1, Topics, type EventDefinition } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, ProviderSecrets } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { DispatchModule, DispatchOutboxRelay, TelegramPeer, TelegramPrivateAdapter, WhatsAppPeer, type DispatchModuleOptions, type TelegramLoginGateway } from '@switchboard/dispatch';
@@ -44,6 +44,8 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
   let tg: TelegramPeer;
   let t: TestApp;
   let pool: Pool;
+  /** What dispatch published: its relay deletes the rows it published (docs/decisions/0096), so they are read off the bus. */
+  const dispatched: string[] = [];
   const login = new FakeLogin();
   const token = () => t.token({ sub: 'u501', acc: ACC, perms: [...ALL_PERMISSIONS] });
 
@@ -103,6 +105,7 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
       ],
     }));
     pool = new Pool({ connectionString: t.db.url, max: 2 });
+    await t.bus.subscribe({ group: 'test.spy', topics: [Topics.Dispatch], handler: async (e) => void dispatched.push(JSON.stringify(e)) });
     await publish(CustomerCreatedV1, {
       accountId: ACC,
       name: 'Acme',
@@ -178,7 +181,8 @@ describe('streams and dispatch together: one stream channel contract, webhooks a
     await settle();
     const secrets = [STREAM_TOKEN, BOT_TOKEN, verifyToken];
     // every event either service wrote (the bus carries exactly these), and every row of every dispatch table
-    const dumps: string[] = [];
+    expect(dispatched.length).toBeGreaterThan(0);
+    const dumps: string[] = [...dispatched];
     for (const schema of ['streams', 'dispatch']) dumps.push(...(await pool.query(`SELECT payload::text || coalesce(packed, '') AS d FROM ${schema}.outbox`)).rows.map((r) => String(r.d)));
     const tables = (await pool.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'dispatch' AND table_type = 'BASE TABLE'`)).rows;
     for (const { table_name } of tables) dumps.push(...(await pool.query(`SELECT t::text AS d FROM dispatch."${table_name}" t`)).rows.map((r) => String(r.d)));

@@ -140,7 +140,10 @@ describe('OutboxRelay', () => {
     expect(rows.map((r) => r.event_id)).toEqual([early.id, late.id]);
   });
 
-  it('publishes again with the same event ids when the relay dies between publish and mark', async () => {
+  it.each([
+    ['marks', false],
+    ['deletes', true],
+  ])('publishes again with the same event ids when the relay dies between publish and mark (a relay that %s published rows)', async (_, deletePublished) => {
     const schema = await newSchema();
     const events = [testEvent(TOPIC, 'a'), testEvent(TOPIC, 'b')];
     await dataSource.transaction((manager) => Outbox.add(manager, schema, events));
@@ -157,23 +160,26 @@ describe('OutboxRelay', () => {
       );
       await admin.end();
     };
-    const firstRelay = newRelay({ schema, bus: firstBus, dataSource: doomed });
+    const firstRelay = newRelay({ schema, bus: firstBus, dataSource: doomed, deletePublished });
     await expect(firstRelay.relayOnce()).rejects.toThrow(/connection/i); // the mark fails: its connection is gone
     expect(firstBus.ids()).toEqual(events.map((e) => e.id));
     expect(await unpublished(schema)).toEqual(events.map((e) => e.id));
 
     const secondBus = new RecordingBus();
-    const secondRelay = newRelay({ schema, bus: secondBus });
+    const secondRelay = newRelay({ schema, bus: secondBus, deletePublished });
     await secondRelay.flush();
 
     expect(secondBus.published).toEqual(firstBus.published);
     expect(await unpublished(schema)).toEqual([]);
   });
 
-  it('keeps rows unpublished when the bus rejects them, counts the attempt, and publishes them later', async () => {
+  it.each([
+    ['marks', false],
+    ['deletes', true],
+  ])('keeps rows unpublished when the bus rejects them, counts the attempt, and publishes them later (a relay that %s published rows)', async (_, deletePublished) => {
     const schema = await newSchema();
     const bus = new RecordingBus();
-    const relay = newRelay({ schema, bus });
+    const relay = newRelay({ schema, bus, deletePublished });
     const event = testEvent(TOPIC, 'a');
     await placeOrder(schema, 'order-1', event);
 
@@ -181,11 +187,43 @@ describe('OutboxRelay', () => {
     await expect(relay.relayOnce()).rejects.toThrow('broker unavailable');
     expect(await unpublished(schema)).toEqual([event.id]);
 
+    const [failed] = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox`);
+    expect(failed.attempts).toBe(1);
+
     bus.failWith = undefined;
     await relay.flush();
     expect(bus.ids()).toEqual([event.id]);
-    const [row] = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox`);
-    expect(row.attempts).toBe(2);
+    const rows = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox`);
+    expect(rows.map((r) => r.attempts)).toEqual(deletePublished ? [] : [2]);
+  });
+
+  it('deletes, with deletePublished, exactly the rows a pass published: plain and packed, never one committed later or left for the next pass', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const relay = newRelay({ schema, bus, batchSize: 3, deletePublished: true });
+    const plain = [testEvent(TOPIC, 'a'), testEvent(TOPIC, 'b')];
+    const packed = [testEvent(TOPIC, 'c'), testEvent(TOPIC, 'd')];
+    const rest = [testEvent(TOPIC, 'e'), testEvent(TOPIC, 'f')];
+    await dataSource.transaction(async (manager) => {
+      await Outbox.add(manager, schema, plain);
+      await Outbox.addPacked(manager, schema, packed);
+      await Outbox.add(manager, schema, rest);
+    });
+    const stored = async () => (await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.outbox ORDER BY id`)).map((r) => r.event_id);
+
+    // batchSize 3: the two plain rows (2 events), then the packed row would make 4, so the pass stops at 2
+    expect(await relay.relayOnce()).toBe(2);
+    expect(bus.ids()).toEqual(plain.map((e) => e.id));
+    const afterFirst = await stored();
+    expect(afterFirst).toHaveLength(3); // the packed row and the two of `rest`, untouched
+    expect(afterFirst.slice(1)).toEqual(rest.map((e) => e.id));
+
+    const late = testEvent(TOPIC, 'g');
+    await placeOrder(schema, 'order-late', late);
+    expect(await relay.flush()).toBe(5);
+    expect(bus.ids()).toEqual([...plain, ...packed, ...rest, late].map((e) => e.id));
+    expect(await stored()).toEqual([]);
+    expect(await relay.flush()).toBe(0);
   });
 
   it('lets one relay per schema publish at a time: a polling pass skips, flush waits its turn', async () => {
