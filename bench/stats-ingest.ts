@@ -4,14 +4,13 @@
  * 5 streams, 4 senders, 10 countries; each message's events are its acceptance, `sent`, and a final status
  * (85% delivered, 10% undelivered, 5% no_routes with a refund): about 3.05 events a message, published in chunks of
  * 20,000 in shuffled order (a message's events may arrive in any order) through the in-memory bus into the stats
- * module's batched consumer (real PostgreSQL), published as the outbox relay publishes (each envelope parsed from its
- * row's JSON, the topic added). Timed: publish until every event is rolled up; wall and CPU time.
+ * module's batched consumer (real PostgreSQL). Timed: publish until every event is rolled up; wall and CPU time.
  * Ceiling, same run: the bare database writing the same final rows (the message states, the processed-event ids
  * and the rows of the five message rollups) into copies of those tables with their indexes, by INSERT ... SELECT, in one
  * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
  * p50 and p99.
  *
- *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct]
+ *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -40,6 +39,13 @@ const MESSAGES = Number(process.argv[2] ?? 200_000);
  * promise and metrics per delivery) is the transport's, not the rollups'.
  */
 const DIRECT = process.argv[3] === 'direct';
+/**
+ * `relay`: through the bus, published as the outbox relay publishes (libs/platform/src/outbox/outbox-relay.ts): each
+ * envelope parsed from its row's JSON inside the clock, the row's topic added (docs/decisions/0095). The consumer then
+ * hashes flat, young strings, not the workload's randomUUID() cons strings aged before the clock; the relay's parse
+ * is counted.
+ */
+const RELAY = process.argv[3] === 'relay';
 const CHUNK = 20_000;
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
@@ -159,12 +165,8 @@ async function main(): Promise<void> {
   }
   const [{ lsn: wal0 }] = (await probe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
-  // the bus path publishes as the outbox relay does (libs/platform/src/outbox/outbox-relay.ts): each row's payload is
-  // the envelope's JSON text (read from jsonb, i.e. parsed inside the clock) and the row's topic is added to it. The
-  // envelopes built above are dropped, so no string of theirs (randomUUID()'s cons strings, aged into the old
-  // generation while the workload was built) reaches the consumer: the bench measures the consumer, not its own
-  // workload's strings (docs/decisions/0095).
-  const rows = DIRECT ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  // relay: each row's payload is the envelope's JSON text (read from jsonb, i.e. parsed inside the clock)
+  const rows = !RELAY ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
   const total = events.length;
   const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
@@ -178,9 +180,11 @@ async function main(): Promise<void> {
       }
       continue;
     }
-    const outgoing: Array<OutgoingEvent<unknown>> = [];
-    for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
-    await bus.publish(outgoing);
+    if (RELAY) {
+      const outgoing: Array<OutgoingEvent<unknown>> = [];
+      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
+      await bus.publish(outgoing);
+    } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
   const wall = (performance.now() - t0) / 1000;
@@ -265,7 +269,7 @@ async function main(): Promise<void> {
     lines.push(`  ${name.padEnd(34)} first ${first.toFixed(1).padStart(6)} ms   p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
   }
 
-  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
+  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
