@@ -10,7 +10,7 @@
  * transaction. Then each report call over HTTP, 30 times (the two-minute cache off, so every call is computed):
  * p50 and p99.
  *
- *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct]
+ *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -39,6 +39,13 @@ const MESSAGES = Number(process.argv[2] ?? 200_000);
  * promise and metrics per delivery) is the transport's, not the rollups'.
  */
 const DIRECT = process.argv[3] === 'direct';
+/**
+ * `relay`: through the bus, published as the outbox relay publishes (libs/platform/src/outbox/outbox-relay.ts): each
+ * envelope parsed from its row's JSON inside the clock, the row's topic added (docs/decisions/0095). The consumer then
+ * hashes flat, young strings, not the workload's randomUUID() cons strings aged before the clock; the relay's parse
+ * is counted.
+ */
+const RELAY = process.argv[3] === 'relay';
 const CHUNK = 20_000;
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
@@ -158,11 +165,14 @@ async function main(): Promise<void> {
   }
   const [{ lsn: wal0 }] = (await probe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
+  // relay: each row's payload is the envelope's JSON text (read from jsonb, i.e. parsed inside the clock)
+  const rows = !RELAY ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  const total = events.length;
   const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let i = 0; i < events.length; i += CHUNK) {
+  for (let i = 0; i < total; i += CHUNK) {
     if (DIRECT) {
       // a chunk as the bus would deliver it: the consumer's batch size at once
       for (let j = i; j < Math.min(events.length, i + CHUNK); j += BATCH) {
@@ -170,7 +180,11 @@ async function main(): Promise<void> {
       }
       continue;
     }
-    await bus.publish(events.slice(i, i + CHUNK));
+    if (RELAY) {
+      const outgoing: Array<OutgoingEvent<unknown>> = [];
+      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
+      await bus.publish(outgoing);
+    } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
   const wall = (performance.now() - t0) / 1000;
@@ -255,7 +269,7 @@ async function main(): Promise<void> {
     lines.push(`  ${name.padEnd(34)} first ${first.toFixed(1).padStart(6)} ms   p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
   }
 
-  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
+  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
