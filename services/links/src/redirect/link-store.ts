@@ -33,8 +33,12 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
+  /** The link's target row (`links.link_target`): the click group statement reads the target's URL and offer by it. */
+  targetId: string;
   /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
   urlElement?: string;
+  /** The destination as an element of a click group's array literal, on first use (ClickRecorder). */
+  destinationElement?: string;
 }
 
 interface Cached<T> {
@@ -211,6 +215,7 @@ interface LinkRow {
   expire_method: string | null;
   expire_in_days: number | null;
   offer_created_ms: number | null;
+  target_id: string;
 }
 
 // The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092). The offer
@@ -221,7 +226,7 @@ const LOOKUP_SQL = `
          l.message_uuid::text, l.destination, l.vars,
          (extract(epoch FROM l.expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms,
          t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS url, o.disabled, o.expire_method, o.expire_in_days,
-         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms
+         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms, l.target_id::text
     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)
     CROSS JOIN LATERAL links.link_of(k.domain_id, k.code, k.seq) l
     JOIN links.link_target t ON t.id = l.target_id
@@ -252,5 +257,6 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,
+    targetId: r.target_id,
   };
 }
