@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import { decodeCode } from '../src/mint/codes';
 import { encodeClicks, GroupCommitter, type Click } from '../src/redirect/click-recorder';
 import { RedirectServer } from '../src/redirect/redirect-server';
-import { batch, CODE_SECRET, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
+import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '101';
 const B = '202';
@@ -97,7 +97,7 @@ describe('redirect server', () => {
     // the link's own expiry (the variable's `expired` days)
     const el = split((await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/e', domainIds: [domA], expireInDays: 3 })], 1))).links.r0.shorturl);
     expect((await l.hit(el.host, el.path)).status).toBe(302);
-    await l.sql(`UPDATE links.link_range SET expires_at = now() - interval '1 second' WHERE expires_at IS NOT NULL`);
+    await l.sql(`UPDATE links.link SET expires_at = now() - interval '1 second' WHERE expires_at IS NOT NULL`);
     l.redirect.running!.store.clear();
     expect((await l.hit(el.host, el.path)).status).toBe(410);
   });
@@ -215,7 +215,9 @@ describe('redirect server', () => {
     const rows = await l.sql<{ click_id: string; at: string; code: string; ip: string; user_agent: string | null; first: boolean }>(
       `SELECT click_id::text, to_char(clicked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, code::text, ip, user_agent, first FROM links.click WHERE campaign_id = 71`,
     );
-    const links = (await Promise.all(Object.values(answer.links).map((v) => l.linkOf(v.shorturl)))).map((k) => k!);
+    const links = await l.sql<{ code: string; variant_id: string; stream_id: string; contact_id: string | null; message_uuid: string; destination: string }>(
+      `SELECT code::text, variant_id::text, stream_id::text, contact_id::text, message_uuid::text, destination FROM links.link WHERE campaign_id = 71`,
+    );
     expect(rows).toHaveLength(3);
     const clicks = announced();
     expect(clicks).toHaveLength(3);
@@ -275,7 +277,7 @@ describe('redirect server', () => {
     );
     expect(stats).toMatchObject({ clicks: '3', first_clicks: '2' });
     const [expected] = await l.sql<{ delay: string }>(
-      `SELECT round(sum(extract(epoch FROM c.clicked_at - r.created_at) * 1000))::text AS delay FROM links.click c JOIN (SELECT DISTINCT campaign_id, created_at FROM links.link_range) r ON r.campaign_id = c.campaign_id WHERE c.campaign_id = 71 AND c.first`,
+      `SELECT round(sum(extract(epoch FROM c.clicked_at - l.created_at) * 1000))::text AS delay FROM links.click c JOIN links.link l USING (domain_id, code) WHERE c.campaign_id = 71 AND c.first`,
     );
     expect(Math.abs(Number(stats.delay) - Number(expected.delay))).toBeLessThanOrEqual(2);
   });
@@ -305,7 +307,7 @@ describe('redirect server', () => {
   it('never drops a click while the database commits: with the click buffer full, answers wait for room', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/full', domainIds: [domA] })], 20, () => ({}), '69'));
     const pool = new Pool({ connectionString: l.t.db.url, max: 4 });
-    const server = new RedirectServer({ pool, port: 0, host: '127.0.0.1', publicScheme: 'http', codeSecret: CODE_SECRET, clicks: { bufferMax: 3, flushMs: 5 } });
+    const server = new RedirectServer({ pool, port: 0, host: '127.0.0.1', publicScheme: 'http', clicks: { bufferMax: 3, flushMs: 5 } });
     const port = await server.listen();
     try {
       const get = (url: string) =>

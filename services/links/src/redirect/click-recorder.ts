@@ -42,20 +42,6 @@ export interface ClickChunk {
   at: string;
   domain: string;
   code: string;
-  /**
-   * The recipient's fields the redirect read with the link (docs/decisions/0098): the group statement takes them as
-   * they are rather than resolving each click's link again (a range row's recipient is decoded by `links.link_of`).
-   */
-  account: string;
-  campaign: string;
-  variant: string;
-  stream: string;
-  contact: string;
-  message: string;
-  destination: string;
-  /** The link's creation, ms since the epoch (clickAvgTime). */
-  created: string;
-  target: string;
   codeText: string;
   ua: string;
   preview: string;
@@ -65,21 +51,12 @@ export interface ClickChunk {
   agent: number[];
 }
 
-/** Encodes clicks for the group statement (the request's fields, the link's key and its recipient's fields; PostgreSQL reads the target, offer and domain). */
+/** Encodes clicks for the group statement (the request's fields and the link's key; PostgreSQL has the rest). */
 export function encodeClicks(group: readonly Click[]): ClickChunk {
   const n = group.length;
   const at = new Array<number>(n);
   const domain = new Array<string>(n);
   const code = new Array<number>(n);
-  const account = new Array<string>(n);
-  const campaign = new Array<string>(n);
-  const variant = new Array<string>(n);
-  const stream = new Array<string>(n);
-  const contact = new Array<string>(n);
-  const message = new Array<string>(n);
-  const destination = new Array<string>(n);
-  const created = new Array<number>(n);
-  const target = new Array<string>(n);
   const codeText = new Array<string>(n);
   const ua = new Array<number>(n);
   const preview = new Array<string>(n);
@@ -95,15 +72,6 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     at[i] = c.at;
     domain[i] = l.domainId;
     code[i] = l.code;
-    account[i] = l.accountId;
-    campaign[i] = l.campaignId ?? 'NULL';
-    variant[i] = l.variantId ?? 'NULL';
-    stream[i] = l.streamId ?? 'NULL';
-    contact[i] = l.contactId ?? 'NULL';
-    message[i] = l.messageUuid ?? 'NULL';
-    destination[i] = l.destinationElement ??= l.destination === null ? 'NULL' : quoteElement(l.destination);
-    created[i] = l.createdAtMs;
-    target[i] = l.targetId;
     codeText[i] = c.codeText;
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
@@ -119,28 +87,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
       agent[i] = a;
     }
   }
-  return {
-    n,
-    at: at.join(','),
-    domain: domain.join(','),
-    code: code.join(','),
-    account: account.join(','),
-    campaign: campaign.join(','),
-    variant: variant.join(','),
-    stream: stream.join(','),
-    contact: contact.join(','),
-    message: message.join(','),
-    destination: destination.join(','),
-    created: created.join(','),
-    target: target.join(','),
-    codeText: codeText.join(','),
-    ua: ua.join(','),
-    preview: preview.join(','),
-    ip: ip.join(','),
-    url: url.join(','),
-    agents,
-    agent,
-  };
+  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
@@ -317,13 +264,12 @@ export class GroupCommitter {
   /**
    * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
    * and the outbox row of the group's events. Node sends only what the request adds to the link (time, address, user
-   * agent, its class and the preview flag), the link's key and the recipient's fields the redirect read with the link
-   * (account, campaign, variant, stream, contact, message, destination, creation, target: docs/decisions/0098, so a
-   * click never resolves its range row again); PostgreSQL reads the target's URL, its offer and the domain's name by
-   * their keys (docs/decisions/0052). The filled target URL is sent only for links whose target has variables.
+   * agent, its class and the preview flag) and the link's key; PostgreSQL takes the rest of each click (account,
+   * campaign, variant, message, the event's link fields) from the link's own row (docs/decisions/0052). The filled
+   * target URL is sent only for links whose target has variables.
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
-    const col = (k: Exclude<keyof ClickChunk, 'n' | 'agents' | 'agent'>) => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
+    const col = (k: 'at' | 'domain' | 'code' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
     let agents: string[];
     let agent: string;
     if (chunks.length === 1) {
@@ -347,8 +293,7 @@ export class GroupCommitter {
     await this.pool.query({
       name: 'links_click_group',
       text: FLUSH_SQL,
-      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme,
-        col('account'), col('campaign'), col('variant'), col('stream'), col('contact'), col('message'), col('destination'), col('created'), col('target')],
+      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme],
     });
   }
 }
@@ -388,13 +333,10 @@ export const FLUSH_SQL = `
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
            k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
            CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
-      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[],
-                  $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::uuid[], $19::text[], $20::float8[], $21::bigint[]) WITH ORDINALITY
-        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url,
-             account_id, campaign_id, variant_id, stream_id, contact_id, message_uuid, destination, created_ms, target_id, ord)
-      CROSS JOIN LATERAL (SELECT k.account_id, k.campaign_id, k.variant_id, k.stream_id, k.contact_id, k.message_uuid, k.destination,
-                                 to_timestamp(k.created_ms / 1000) AS created_at) l
-      CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = k.target_id OFFSET 0) t
+      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[]) WITH ORDINALITY
+        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, ord)
+      CROSS JOIN LATERAL (SELECT * FROM links.link l WHERE l.domain_id = k.domain_id AND l.code = k.code OFFSET 0) l
+      CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
       CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
       LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true
   ), firsts AS (

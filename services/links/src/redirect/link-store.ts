@@ -1,5 +1,4 @@
 import type { Pool } from 'pg';
-import type { CodeCipher } from '../mint/codes';
 import { fillTarget } from './target';
 
 /** A claimed domain, as the redirect knows it by its host name. */
@@ -12,8 +11,6 @@ export interface RedirectDomain {
 export interface ResolvedLink {
   domainId: string;
   code: number;
-  /** The code's sequence number (the inverse permutation; -1 without a code key): with (domain, code) the key of `links.link_of`. */
-  seq: number;
   accountId: string;
   campaignId: string | null;
   variantId: string | null;
@@ -33,12 +30,8 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
-  /** The link's target row (`links.link_target`): the click group statement reads the target's URL and offer by it. */
-  targetId: string;
   /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
   urlElement?: string;
-  /** The destination as an element of a click group's array literal, on first use (ClickRecorder). */
-  destinationElement?: string;
 }
 
 interface Cached<T> {
@@ -60,11 +53,6 @@ export interface LinkStoreOptions {
   /** Links kept in memory at most (the oldest go first). */
   cacheMax: number;
   now: () => number;
-  /**
-   * The codes' key (`LINKS_CODE_SECRET`): a code is decrypted to its sequence number, which finds its range row
-   * (docs/decisions/0092). Without it only links minted before ranges (a row each) are found.
-   */
-  cipher?: CodeCipher | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -151,19 +139,13 @@ export class LinkStore {
     this.pending = new Map();
     this.reading++;
     try {
-      // the codes of one look-up decrypted together (ten AES passes for all of them)
-      const seqs = new Float64Array(batch.length);
-      if (this.options.cipher) {
-        batch.forEach((p, i) => (seqs[i] = p.code));
-        this.options.cipher.decryptInPlace(seqs);
-      } else seqs.fill(-1);
-      const { rows } = await this.pool.query<LinkRow>(LOOKUP_SQL, [batch.map((p) => p.domainId), batch.map((p) => p.code), Array.from(seqs)]);
+      const { rows } = await this.pool.query<LinkRow>(LOOKUP_SQL, [batch.map((p) => p.domainId), batch.map((p) => p.code)]);
       const found = new Map<number, LinkRow>();
       for (const r of rows) found.set(r.i - 1, r);
       const now = this.options.now();
       batch.forEach((p, i) => {
         const r = found.get(i);
-        const link = r ? toLink(p.domainId, p.code, seqs[i], r) : null;
+        const link = r ? toLink(p.domainId, p.code, r) : null;
         this.remember(p.domainId, p.code, link, now);
         for (const w of p.waiters) w.resolve(link);
       });
@@ -215,24 +197,22 @@ interface LinkRow {
   expire_method: string | null;
   expire_in_days: number | null;
   offer_created_ms: number | null;
-  target_id: string;
 }
 
-// The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092). The offer
-// is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4: expired at
-// expireInDays after the offer's creation, or after the link's, by expireMethod).
+// The offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
+// expired at expireInDays after the offer's creation, or after the link's, by expireMethod).
 const LOOKUP_SQL = `
   SELECT k.i::int AS i, l.account_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
          l.message_uuid::text, l.destination, l.vars,
          (extract(epoch FROM l.expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms,
          t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS url, o.disabled, o.expire_method, o.expire_in_days,
-         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms, l.target_id::text
-    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)
-    CROSS JOIN LATERAL links.link_of(k.domain_id, k.code, k.seq) l
+         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms
+    FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(domain_id, code, i)
+    JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
     JOIN links.link_target t ON t.id = l.target_id
     LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id`;
 
-function toLink(domainId: string, code: number, seq: number, r: LinkRow): ResolvedLink {
+function toLink(domainId: string, code: number, r: LinkRow): ResolvedLink {
   let expires = r.expires_ms ?? Infinity;
   if (r.offer_id !== null && r.expire_in_days) {
     if (r.expire_method === 'offer_creation' && r.offer_created_ms !== null) expires = Math.min(expires, r.offer_created_ms + r.expire_in_days * DAY_MS);
@@ -242,7 +222,6 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
   return {
     domainId,
     code,
-    seq,
     accountId: r.account_id,
     campaignId: r.campaign_id,
     variantId: r.variant_id,
@@ -257,6 +236,5 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,
-    targetId: r.target_id,
   };
 }
