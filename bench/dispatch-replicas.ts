@@ -65,7 +65,7 @@ async function environment(): Promise<Env> {
     db,
     producer,
     start: async () => {
-      const c = await startDispatchChild(url, kafka.url, port, { smpp: { tps: 5000 }, dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, ...(process.env.BENCH_SHARE_MS ? { rateShareMs: Number(process.env.BENCH_SHARE_MS) } : {}) } }, ['--max-semi-space-size=64']);
+      const c = await startDispatchChild(url, kafka.url, port, { smpp: { tps: 5000 }, dispatcher: { heartbeatMs: 500, staleAfterMs: 3000, idleMs: 20, ...(process.env.BENCH_OWNERSHIP ? { rateOwnership: process.env.BENCH_OWNERSHIP !== "0" } : {}), ...(process.env.BENCH_SHARE_MS ? { rateShareMs: Number(process.env.BENCH_SHARE_MS) } : {}) } }, ['--max-semi-space-size=64']);
       children.push(c);
       return c;
     },
@@ -103,7 +103,7 @@ const count = async (db: Client, sql: string): Promise<number> => {
 async function limits(replicas: number, seconds: number, accountTps: number, streamTps: number): Promise<void> {
   const env = await environment();
   const shareMs = Number(process.env.BENCH_SHARE_MS ?? resolveDispatchOptions({}).dispatcher.rateShareMs);
-  console.log(`dispatch-replicas limits: ${replicas} dispatch processes, account ${accountTps}/s, stream ${streamTps}/s, ${seconds} s each, shares ${shareMs > 0 ? `renewed every ${shareMs} ms` : 'OFF (each process applies the whole rates)'}; ${machine()}`);
+  console.log(`dispatch-replicas limits: ${replicas} dispatch processes, account ${accountTps}/s, stream ${streamTps}/s, ${seconds} s each, shares ${shareMs > 0 ? `renewed every ${shareMs} ms${process.env.BENCH_OWNERSHIP === '0' ? ' (shares)' : ''}` : 'OFF (each process applies the whole rates)'}; ${machine()}`);
   const procs: NodeProcess[] = [await env.start()];
   const now = new Date().toISOString();
   const customer = (accountId: string, tps: number) =>
@@ -139,7 +139,7 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
           env.db
             .query<{ key: string; i: string; share: number; prior: number; sat: boolean; demand: number }>(
               `SELECT key, instance_id::text AS i, share::float8, CASE WHEN prior_until > now() THEN prior_share ELSE 0 END::float8 AS prior, saturated AS sat, demand::float8
-                 FROM dispatch.rate_share WHERE expires_at > now() AND key IN ('a:1', 's:201') ORDER BY key, instance_id`,
+                 FROM dispatch.rate_share WHERE expires_at > now() AND key IN ('a:1', 'a:2', 's:201') ORDER BY key, instance_id`,
             )
             .then((r) => rowsTrace.push({ at, rows: r.rows }))
             .catch(() => undefined);
@@ -168,9 +168,15 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
     const measured = (to - from) / ((times[to] - times[from]) / 1000);
     const perSecond: number[] = [];
     for (let t = times[from]; t + 1000 <= times[to]; t += 1000) perSecond.push(times.filter((x) => x >= t && x < t + 1000).length);
+    // the busiest one-second window anywhere in the run (sliding, from each submit): what a carrier counting any second sees
+    let sliding = 0;
+    for (let i = 0, j = 0; i < times.length; i++) {
+      while (times[i] - times[j] >= 1000) j++;
+      sliding = Math.max(sliding, i - j + 1);
+    }
     console.log(
       `  ${sender === 'ACCOUNT' ? `account 1 (${accountTps}/s)` : `stream 201 (${streamTps}/s)`}: ${times.length} submitted, ${measured.toFixed(1)} submit_sm/s over ${((times[to] - times[from]) / 1000).toFixed(1)} s; ` +
-        `ceiling (the contracted rate) ${rate}/s, ratio ${(measured / rate).toFixed(3)} (${(((measured - rate) / rate) * 100).toFixed(2)}%); one-second windows ${Math.min(...perSecond)} to ${Math.max(...perSecond)}`,
+        `ceiling (the contracted rate) ${rate}/s, ratio ${(measured / rate).toFixed(3)} (${(((measured - rate) / rate) * 100).toFixed(2)}%); one-second windows ${Math.min(...perSecond)} to ${Math.max(...perSecond)}; busiest sliding one-second window ${sliding} (limit ${rate})`,
     );
   }
   clearInterval(sampler);
@@ -180,7 +186,7 @@ async function limits(replicas: number, seconds: number, accountTps: number, str
     const ids = [...new Set(rowsTrace.flatMap((x) => x.rows.map((r) => r.i)))];
     for (const [sender, key] of [
       ['ACCOUNT', 'a:1'],
-      ['STREAM', 's:201'],
+      ['STREAM', process.env.BENCH_OWNER_TRACE ? 'a:2' : 's:201'],
     ] as const) {
       console.log(`  ${key} per 250 ms: t(s) | sends/s per SMSC session | share (prior) per replica, * = held back`);
       const parts = env.peer.parts.filter((p) => p.source === sender);

@@ -56,6 +56,11 @@ export const dispatchConfigSchema = z.object({
    * the whole rates (one replica only).
    */
   DISPATCH_RATE_SHARE_MS: env.int(500, 0),
+  /**
+   * One replica at a time paces each account (its TPS and its streams'), the others hand it the account's messages
+   * (docs/decisions/0094); false: each replica paces at a leased share of each rate (0047).
+   */
+  DISPATCH_RATE_OWNERSHIP: env.bool(true),
   /** Inbound WhatsApp and Telegram media (docs/decisions/0053, 0058): one fetch's deadline and most bytes. */
   DISPATCH_INBOUND_MEDIA_TIMEOUT_MS: env.int(30_000, 1000),
   DISPATCH_INBOUND_MEDIA_MAX_MB: env.int(100, 1),
@@ -91,6 +96,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
       queryIntervalMs: c.DISPATCH_QUERY_SM_INTERVAL_MS,
       queryRepeatMs: c.DISPATCH_QUERY_SM_REPEAT_MS,
       rateShareMs: c.DISPATCH_RATE_SHARE_MS,
+      rateOwnership: c.DISPATCH_RATE_OWNERSHIP,
     },
     stuck: { resumeAfterMs: c.DISPATCH_STUCK_RESUME_AFTER_MS, failAfterMs: c.DISPATCH_STUCK_FAIL_AFTER_MS },
     publicUrl: c.APP_URL ?? c.PUBLIC_URL,

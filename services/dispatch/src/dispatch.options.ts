@@ -146,6 +146,12 @@ export interface DispatcherTuning {
    * the whole rates on its own (embedded mode, one process). Default 500 ms.
    */
   rateShareMs?: number;
+  /**
+   * With rateShareMs > 0: one replica at a time owns each account's pacing (its TPS and its streams' at the whole
+   * rates, a lease in `dispatch.rate_share`) and the others hand it the account's messages through the queue
+   * (docs/decisions/0094); false: every replica paces at its share of each rate (0047). Default true.
+   */
+  rateOwnership?: boolean;
 }
 
 export interface ResolvedDispatcherTuning {
@@ -164,6 +170,7 @@ export interface ResolvedDispatcherTuning {
   writeBatch: number;
   ingestHoldMs: number;
   rateShareMs: number;
+  rateOwnership: boolean;
 }
 
 export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'dispatcher'> {
@@ -200,6 +207,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
       writeBatch: d.writeBatch ?? 2000,
       ingestHoldMs: d.ingestHoldMs ?? 1000,
       rateShareMs: d.rateShareMs ?? 500,
+      rateOwnership: d.rateOwnership ?? true,
     },
   };
 }

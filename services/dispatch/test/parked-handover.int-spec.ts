@@ -99,5 +99,7 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
     // the lapse was real: claims of A were handed on, and A dropped copies it held in memory
     expect(b.dispatcher.stats.sent).toBeGreaterThan(0);
     expect(a.dispatcher.stats.lapsed).toBeGreaterThan(0);
+    // under rate ownership (0094) the lapsed replica gave the account's pacing up, else B would have handed it all back
+    expect(a.dispatcher.stats.leasesGivenUp).toBeGreaterThan(0);
   }, 180_000);
 });

@@ -1,4 +1,4 @@
-import { fairShares, LocalShares, shareFor, shareSchedule, wantOf } from './rate-shares';
+import { fairShares, LocalShares, ownershipGrant, shareFor, shareSchedule, wantOf } from './rate-shares';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -228,5 +228,45 @@ describe('a share granted ahead, for when the other replicas\' lowered shares en
     now = 1800;
     expect(shares.state('a:1', 40)).toEqual({ kind: 'share', rate: 20 });
     expect(shares.shareOf('a:1')).toBe(20);
+  });
+});
+
+describe('ownership of a limit (issue 17: a second replica must not double an account\'s rate; decision 0094)', () => {
+  it('gives the whole rate to the first replica that asks and nothing to a second, which learns who holds it', () => {
+    expect(ownershipGrant(200, [])).toEqual({ share: 200, owner: null });
+    expect(ownershipGrant(200, [{ instanceId: 'A', holding: 200 }])).toEqual({ share: 0, owner: 'A' });
+    expect(ownershipGrant(200, [{ instanceId: 'A', holding: 0 }, { instanceId: 'B', holding: 200 }])).toEqual({ share: 0, owner: 'B' });
+  });
+
+  it('never lets two replicas hold a limit at once, on a frozen clock and with owners giving it up, whatever order they renew in', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rate = 200;
+    // per replica: its row (share; a given-up share counted until heldUntil) and what it may use locally
+    const rows = [0, 1, 2].map((i) => ({ id: String(i), share: 0, prior: 0, heldUntil: 0, local: 0 }));
+    let t = 0;
+    const holding = (r: (typeof rows)[number]) => Math.max(r.share, r.heldUntil > t ? r.prior : 0);
+    for (let step = 0; step < 3000; step++) {
+      // a frozen clock for stretches of renewals (all at the same moment), then a move
+      if (rnd() < 0.2) t += Math.floor(rnd() * 400);
+      const me = rows[Math.floor(rnd() * 3)];
+      if (me.share > 0 && rnd() < 0.1) {
+        // the owner gives it up: its share counts until what it booked went out; it stops using it at once
+        me.prior = me.share;
+        me.heldUntil = t + 1 + Math.floor(rnd() * 1100);
+        me.share = 0;
+        me.local = 0;
+      } else {
+        const g = ownershipGrant(rate, rows.filter((r) => r !== me).map((r) => ({ instanceId: r.id, holding: holding(r) })));
+        if (g.share === 0) expect(g.owner).not.toBeNull();
+        me.share = g.share;
+        me.local = g.share;
+      }
+      // one replica at most uses the rate, and nothing is used while a given-up share still counts
+      const users = rows.filter((r) => r.local > 0);
+      expect(users.length).toBeLessThanOrEqual(1);
+      expect(sum(rows.map(holding))).toBeLessThanOrEqual(rate);
+      for (const r of users) expect(rows.filter((o) => o !== r && o.heldUntil > t && o.prior > 0)).toHaveLength(0);
+    }
   });
 });

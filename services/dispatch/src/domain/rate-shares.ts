@@ -96,6 +96,16 @@ export function shareSchedule(rate: number, mine: Pick<ShareClaim, 'demand' | 's
   return { share, later: { share: later, afterMs: Math.max(...lowering.map((o) => o.priorMs)) } };
 }
 
+/**
+ * Ownership (docs/decisions/0094): the whole limit to one replica at a time, none to the others, whatever their demand.
+ * `others` are the other replicas' rows: one holding anything (its share, or a given-up one still counted) owns it.
+ * Answers the share (the whole rate or nothing) and the owner when it is another replica.
+ */
+export function ownershipGrant(rate: number, others: Array<{ instanceId: string; holding: number }>): { share: number; owner: string | null } {
+  const holder = others.filter((o) => o.holding > 0).sort((a, b) => b.holding - a.holding)[0];
+  return holder ? { share: 0, owner: holder.instanceId } : { share: rate, owner: null };
+}
+
 /** A replica's local view of one limit's share. */
 interface LocalShare {
   /** The configured rate the share was granted for. */
@@ -112,6 +122,8 @@ interface LocalShare {
   lastUse: number;
   /** clock() of the latest slot booked on the limit (whichever limit held the message back). */
   bookedUntil: number;
+  /** Ownership mode: the replica that holds the whole limit (null: this one, or nobody yet). */
+  owner: string | null;
 }
 
 /**
@@ -125,7 +137,8 @@ interface Backlog {
   deferred: Map<string, number>;
 }
 
-export type ShareState = { kind: 'unlimited' } | { kind: 'share'; rate: number } | { kind: 'unknown' } | { kind: 'none' };
+/** `none`: no share here; in ownership mode `owner` is the replica that paces the limit (docs/decisions/0094). */
+export type ShareState = { kind: 'unlimited' } | { kind: 'share'; rate: number } | { kind: 'unknown' } | { kind: 'none'; owner?: string };
 
 /** What a renewal asks for one limit. */
 export interface ShareClaimRequest {
@@ -180,7 +193,7 @@ export class LocalShares {
       s.share = s.later.share;
       s.later = null;
     }
-    if (s.share <= 0) return { kind: 'none' };
+    if (s.share <= 0) return s.owner ? { kind: 'none', owner: s.owner } : { kind: 'none' };
     return { kind: 'share', rate: s.share };
   }
 
@@ -308,7 +321,7 @@ export class LocalShares {
   granted(
     startedAt: number,
     validMs: number,
-    grants: Array<{ key: ShareKey; rate: number; share: number; later?: { share: number; afterMs: number } | null }>,
+    grants: Array<{ key: ShareKey; rate: number; share: number; later?: { share: number; afterMs: number } | null; owner?: string | null }>,
     dropped: ShareKey[],
   ): void {
     const now = this.clock();
@@ -318,7 +331,7 @@ export class LocalShares {
       // a later share counts from now (the answer's arrival), never from before: the database measured `afterMs` from
       // a moment between the renewal's start and now
       const later = g.later ? { share: g.later.share, at: now + g.later.afterMs } : null;
-      this.shares.set(g.key, { rate: g.rate, share: g.share, later, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0 });
+      this.shares.set(g.key, { rate: g.rate, share: g.share, later, validUntil: startedAt + validMs, used: 0, since: now, lastUse: prev?.lastUse ?? now, bookedUntil: prev?.bookedUntil ?? 0, owner: g.owner ?? null });
       this.wanted.delete(g.key);
       this.starving.delete(g.key);
     }

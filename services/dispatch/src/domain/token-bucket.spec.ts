@@ -1,4 +1,4 @@
-import { LimitBook, TokenBucket } from './token-bucket';
+import { LimitBook, SendWindow, TokenBucket } from './token-bucket';
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -263,5 +263,71 @@ describe('LimitBook: stream rates inside an account rate, on a moved clock', () 
     expect(book.reserve({ accountId: 'A', streamId: 's' })).toBeGreaterThan(0);
     rate = 0;
     expect(book.reserve({ accountId: 'A', streamId: 's' })).toBe(0);
+  });
+});
+
+describe('SendWindow: the sends of one limit as a carrier counts them (issue 17, decision 0094)', () => {
+  /**
+   * One replica pacing an account at 200/s on a moved clock: the book plans each message's turn a second ahead, and a
+   * timer fires at its turn unless the event loop is stalled then (a stall of 150 ms every 2 s), in which case it fires
+   * when the stall ends, together with every other timer due in it. `guard`: each send asks the window first and waits
+   * for its room. Answers the send times.
+   */
+  function stalledSends(guard: SendWindow | null, seconds: number): number[] {
+    const c = clock(0);
+    const book = new LimitBook(() => 200, () => 0, c.now);
+    const key = { accountId: '1', streamId: '1' };
+    const stalled = (t: number) => t % 2000 >= 1850;
+    const due: number[] = [];
+    const sent: number[] = [];
+    let planned = 0;
+    for (let t = 0; t < seconds * 1000; t = c.advance(1)) {
+      // a backlog: the book is kept a second ahead
+      while (planned < t + 1000) {
+        const wait = book.reserve(key);
+        if (wait > 1000) {
+          book.release(key);
+          break;
+        }
+        planned = t + wait;
+        due.push(planned);
+      }
+      if (stalled(t)) continue;
+      // the timers due by now fire (late ones together); a guarded send without room waits for it
+      due.sort((a, b) => a - b);
+      while (due.length && due[0] <= t) {
+        const w = guard ? guard.waitAt(t) : 0;
+        if (w > 0) {
+          due[0] = t + w;
+          break;
+        }
+        guard?.sent(t);
+        sent.push(t);
+        due.shift();
+      }
+    }
+    return sent;
+  }
+
+  it('keeps every one-second window within the rate when stalled timers fire together, and loses no rate to the stalls', () => {
+    const seconds = 20;
+    // without the window, the timers of each stall go out together with the next ones: over the rate
+    expect(busiestSecond(stalledSends(null, seconds))).toBeGreaterThan(200);
+    const sent = stalledSends(new SendWindow(200), seconds);
+    expect(busiestSecond(sent)).toBeLessThanOrEqual(200);
+    // what a stall delayed catches up where the window has room: at least 98% of the rate over the run after its first second
+    expect(within(sent, 1000, seconds * 1000) / (seconds - 1)).toBeGreaterThanOrEqual(196);
+  });
+
+  it('lets the rate through at once when the last second had room, and then one send per free place', () => {
+    const w = new SendWindow(3);
+    for (const t of [0, 10, 20]) {
+      expect(w.waitAt(t)).toBe(0);
+      w.sent(t);
+    }
+    expect(w.waitAt(500)).toBe(500);
+    expect(w.waitAt(1000)).toBe(0);
+    w.sent(1000);
+    expect(w.waitAt(1000)).toBe(10);
   });
 });

@@ -274,3 +274,42 @@ export class LimitBook {
     this.streams.get(key.streamId)?.cancel();
   }
 }
+
+/**
+ * The sends of one limit over the last second, as a carrier counts them (docs/decisions/0094): a send may go at `t`
+ * only if the send `rate` places back went out at least `windowMs` before, so no one-second window, wherever it starts,
+ * holds more than `rate` sends. The calendar and the buckets plan turns; a timer that fires late (an event loop stalled
+ * on a loaded machine) would send the stalled messages together with the next ones, over the rate in the window that
+ * spans both; this check, at the moment of the send, holds those until the window has room, and lets the ones a stall
+ * delayed catch up as far as the window allows (so a stall costs no rate when the window had room).
+ */
+export class SendWindow {
+  /** Send times, a ring of the last `size` sends. */
+  private readonly times: Float64Array;
+  private next = 0;
+  private count = 0;
+  private readonly size: number;
+
+  constructor(
+    readonly rate: number,
+    private readonly windowMs = 1000,
+  ) {
+    this.size = Math.max(1, Math.floor(rate));
+    this.times = new Float64Array(this.size);
+  }
+
+  /** ms until a send may go at `t` (0: now). */
+  waitAt(t: number): number {
+    if (this.count < this.size) return 0;
+    const oldest = this.times[this.next];
+    const free = oldest + this.windowMs;
+    return free <= t ? 0 : Math.max(1, Math.ceil(free - t));
+  }
+
+  /** Records a send at `t` (after `waitAt(t)` answered 0). */
+  sent(t: number): void {
+    this.times[this.next] = t;
+    this.next = (this.next + 1) % this.size;
+    if (this.count < this.size) this.count++;
+  }
+}

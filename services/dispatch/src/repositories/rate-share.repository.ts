@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { shareSchedule, type OtherShare, type ShareKey } from '../domain/rate-shares';
+import { ownershipGrant, shareSchedule, type OtherShare, type ShareKey } from '../domain/rate-shares';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
 
 export interface ShareRequest {
@@ -20,6 +20,8 @@ export interface ShareGrant {
   share: number;
   /** A larger share usable `afterMs` from the renewal's answer (other replicas' lowered shares count until then). */
   later: { share: number; afterMs: number } | null;
+  /** Ownership mode: the replica that holds the whole limit when it is not this one. */
+  owner?: string | null;
 }
 
 interface ShareRow {
@@ -53,7 +55,7 @@ export class RateShareRepository {
    * until the messages booked under it have gone out (the request's `pendingMs`, with a margin for late timers, at most
    * `holdMs`); a replica with nothing booked gives its share up at once. A limit given up in `drop` counts for `holdMs`.
    */
-  async renew(instanceId: string, requests: ShareRequest[], drop: ShareKey[], leaseMs: number, holdMs: number): Promise<ShareGrant[]> {
+  async renew(instanceId: string, requests: ShareRequest[], drop: ShareKey[], leaseMs: number, holdMs: number, ownership = false): Promise<ShareGrant[]> {
     return this.ds.transaction(async (m) => {
       await m.query(`SELECT pg_advisory_xact_lock(${SHARE_LOCK})`);
       await m.query(`DELETE FROM dispatch.rate_share WHERE expires_at < now()`);
@@ -66,7 +68,7 @@ export class RateShareRepository {
             [keys],
           )
         : [];
-      const others = new Map<string, OtherShare[]>();
+      const others = new Map<string, Array<OtherShare & { instanceId: string }>>();
       const mine = new Map<string, ShareRow>();
       for (const r of rows) {
         if (r.instance_id === instanceId) mine.set(r.key, r);
@@ -75,21 +77,22 @@ export class RateShareRepository {
           const holding = Math.max(Number(r.share), r.prior_live ? Number(r.prior_share) : 0);
           // a lowered share that ends: counted until a little after its end (this answer's clocks are the database's)
           const priorMs = r.prior_live && Number(r.prior_share) > Number(r.share) ? Math.max(1, Number(r.prior_ms ?? 0)) : 0;
-          list.push({ holding, share: Number(r.share), priorMs, demand: Number(r.demand), saturated: r.saturated });
+          list.push({ instanceId: r.instance_id, holding, share: Number(r.share), priorMs, demand: Number(r.demand), saturated: r.saturated });
           others.set(r.key, list);
         }
       }
       const grants: ShareGrant[] = [];
       const cols = { key: [] as string[], rate: [] as number[], share: [] as number[], prior: [] as number[], lowered: [] as boolean[], demand: [] as number[], saturated: [] as boolean[], hold: [] as number[] };
       for (const r of requests) {
-        const plan = shareSchedule(r.rate, r, others.get(r.key) ?? []);
+        const owned = ownership ? ownershipGrant(r.rate, others.get(r.key) ?? []) : null;
+        const plan = owned ? { share: owned.share, later: null } : shareSchedule(r.rate, r, others.get(r.key) ?? []);
         // the row holds the later share from now: every other replica counts it as held at once
         const share = plan.later ? plan.later.share : plan.share;
         const own = mine.get(r.key);
         // lowered below what it used until now: the old share counts for the hold horizon (with a still live older one)
         const current = own ? Number(own.share) : 0;
         const holding = own ? Math.max(current, own.prior_live ? Number(own.prior_share) : 0) : 0;
-        grants.push({ key: r.key, rate: r.rate, share: plan.share, later: plan.later });
+        grants.push({ key: r.key, rate: r.rate, share: plan.share, later: plan.later, owner: owned?.owner ?? null });
         cols.key.push(r.key);
         cols.rate.push(r.rate);
         cols.share.push(share);
@@ -126,8 +129,21 @@ export class RateShareRepository {
     });
   }
 
-  /** A replica stopping with nothing booked left: its shares are free at once. */
-  async release(instanceId: string): Promise<void> {
-    await this.ds.query(`DELETE FROM dispatch.rate_share WHERE instance_id = $1::uuid`, [instanceId]);
+  /**
+   * A replica stopping with nothing booked left: its shares are free at once, or after `holdMs` (ownership, 0094: its
+   * sends of the last second still count in a carrier's window, and the next owner's window starts empty).
+   */
+  async release(instanceId: string, holdMs = 0): Promise<void> {
+    if (holdMs <= 0) {
+      await this.ds.query(`DELETE FROM dispatch.rate_share WHERE instance_id = $1::uuid`, [instanceId]);
+      return;
+    }
+    await this.ds.query(
+      `UPDATE dispatch.rate_share
+          SET prior_share = greatest(share, CASE WHEN prior_until > now() THEN prior_share ELSE 0 END), share = 0,
+              prior_until = now() + $2 * interval '1 millisecond', expires_at = now() + $2 * interval '1 millisecond'
+        WHERE instance_id = $1::uuid`,
+      [instanceId, holdMs],
+    );
   }
 }

@@ -5,7 +5,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
 import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
-import { LimitBook, type LimitKey } from '../domain/token-bucket';
+import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
 import { accountShareKey, LocalShares, streamShareKey, type ShareKey } from '../domain/rate-shares';
 import { RateShareRepository } from '../repositories/rate-share.repository';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
@@ -163,6 +163,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private beatRunner: QueryRunner | null = null;
   /** Messages waiting (at most a second) for their turn under the limits, nothing written to a provider yet. */
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
+  /** Ownership mode: each owned limit's sends over the last second, checked at the moment of the send (0094). */
+  private readonly sendWindows = new Map<string, SendWindow>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
   private readonly deferHorizon = new Map<string, number>();
 
@@ -198,6 +200,10 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     /** Receipts for a part already final (duplicates, late contradictions): they changed nothing. */
     receiptsForFinal: 0,
     deferred: 0,
+    /** Messages handed to the replica that owns their account's pacing (ownership mode, docs/decisions/0094). */
+    forwarded: 0,
+    /** Times this replica gave its ownership leases up because its heartbeat lapsed (0094). */
+    leasesGivenUp: 0,
     /** Claimed messages not sent because this replica's heartbeat lapsed after their claim (see stillMine). */
     lapsed: 0,
     recovered: 0,
@@ -240,6 +246,15 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     return this.options.dispatcher.rateShareMs > 0;
   }
 
+  /**
+   * Ownership (docs/decisions/0094): one replica at a time paces all of an account's limits (its TPS and its streams')
+   * at the whole rates, leased in `dispatch.rate_share` under the account's key; the others hand its messages to it
+   * through the queue.
+   */
+  private get owning(): boolean {
+    return this.sharing && this.options.dispatcher.rateOwnership;
+  }
+
   /** The account's configured TPS (0: none). */
   private accountRate(accountId: string): number {
     return this.accountTps.get(accountId) ?? 0;
@@ -252,12 +267,14 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   private configuredRate(key: ShareKey): number {
     const id = key.slice(2);
+    // ownership of an account is leased whatever its rates: its streams may have theirs (the lease's own "rate" is 1)
+    if (this.owning) return key.startsWith('a:') ? this.accountRate(id) || 1 : 0;
     return key.startsWith('a:') ? this.accountRate(id) : this.streamRate(id);
   }
 
   /** The rate this process paces a limit at: the whole rate alone, else its share (known here: see dispatchOne). */
   private localRate(key: ShareKey, rate: number): number {
-    if (!this.sharing || !(rate > 0)) return rate;
+    if (!this.sharing || this.owning || !(rate > 0)) return rate;
     const st = this.shares.state(key, rate);
     return st.kind === 'share' ? st.rate : rate;
   }
@@ -342,7 +359,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     if (this.roles.schedulers) {
       await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
       // nothing booked is left to go out: the shares are free for the other replicas at once
-      if (this.sharing) await this.rateShares.release(this.instanceId).catch(() => undefined);
+      // (an owner's sends of the last second still count: the next owner waits for them to leave the window, 0094)
+      if (this.sharing) await this.rateShares.release(this.instanceId, this.owning ? 1000 : 0).catch(() => undefined);
     }
     this.shares.clear();
   }
@@ -673,7 +691,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const id = String(row.id);
     if (!this.stillMine(row)) return this.dropLapsed(row);
     if (this.heldBack(row)) return;
-    const shareKeys = this.sharing ? [accountShareKey(String(row.account_id)), streamShareKey(String(row.stream_id))] : null;
+    const shareKeys = this.owning ? [accountShareKey(String(row.account_id))] : this.sharing ? [accountShareKey(String(row.account_id)), streamShareKey(String(row.stream_id))] : null;
     // back from the queue (or new): out of this replica's backlogs until its limits hold it back again
     if (shareKeys) this.shares.left(shareKeys, id);
     if (this.optOuts.blocked(String(row.account_id), row.channel, row.sender, row.destination)) {
@@ -692,7 +710,23 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       return;
     }
     const key = { accountId: String(row.account_id), streamId: String(row.stream_id) };
-    if (this.sharing && !this.mayBook(key)) {
+    if (this.owning) {
+      const st = this.shares.state(accountShareKey(key.accountId), this.configuredRate(accountShareKey(key.accountId)));
+      if (st.kind === 'none') {
+        // another replica paces this account: the message goes to it through the queue at once (its claim takes the
+        // messages given to it first); asked again at each renewal, so this replica takes over when that lease ends
+        this.shares.starved(accountShareKey(key.accountId));
+        this.stats.forwarded++;
+        this.giveBack({ id, attemptId: row.attempt_id, afterMs: 0, error: null, countAttempt: false, owner: st.owner });
+        return;
+      }
+      if (st.kind === 'unknown') {
+        this.kickShares();
+        this.inFlight++;
+        this.shareWaiting.push(row);
+        return;
+      }
+    } else if (this.sharing && !this.mayBook(key)) {
       // no share of a limit yet (a renewal away), or none free: waits here, claimed, for the next renewal
       this.inFlight++;
       this.shareWaiting.push(row);
@@ -730,7 +764,19 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       // asked just before the first part is written: a claim lapsed meanwhile, or a campaign paused, holds it
       held: () => !this.stillMine(row) || (row.campaign_id ? this.holds.isHeld(row.campaign_id, key.accountId) : false),
     };
-    const go = () => {
+    const go = (): Promise<void> => {
+      if (this.owning) {
+        // the carrier's view: no one-second window over the rate, whatever timers fired late (SendWindow)
+        const wait = this.windowWait(key);
+        if (wait > 0) {
+          const timer = setTimeout(() => {
+            this.held.delete(timer);
+            void go();
+          }, wait);
+          this.held.set(timer, { id, attemptId: row.attempt_id });
+          return Promise.resolve();
+        }
+      }
       // the last moment before the adapter: a claim that lapsed while it waited for its turn is not sent here; a pause
       // known by now holds it
       if (!this.stillMine(row)) {
@@ -767,6 +813,33 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     }
   }
 
+  /**
+   * Ownership mode: ms until the account's and the stream's last second have room for one more send (0: it goes now,
+   * counted in both). Limits over 10,000/s are left to their calendar and bucket (a ring of that many send times each).
+   */
+  private windowWait(key: LimitKey): number {
+    const t = performance.now();
+    const windows: SendWindow[] = [];
+    for (const [k, rate] of [
+      [`a:${key.accountId}`, this.accountRate(key.accountId)],
+      [`s:${key.streamId}`, this.streamRate(key.streamId)],
+    ] as const) {
+      if (!(rate > 0) || rate > 10_000) continue;
+      let w = this.sendWindows.get(k);
+      if (!w || w.rate !== rate) {
+        // bounded: windows are per limit sent under; past 10,000 of them the map starts again (a second's sends forgotten)
+        if (this.sendWindows.size >= 10_000) this.sendWindows.clear();
+        w = new SendWindow(rate);
+        this.sendWindows.set(k, w);
+      }
+      windows.push(w);
+    }
+    let wait = 0;
+    for (const w of windows) wait = Math.max(wait, w.waitAt(t));
+    if (wait === 0) for (const w of windows) w.sent(t);
+    return wait;
+  }
+
   /** ms of this replica's shares that the messages parked for an account and stream take (their turns after the booked ones). */
   private parkedSpan(key: LimitKey): number {
     const p = this.parked.get(`${key.accountId}|${key.streamId}`);
@@ -796,8 +869,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     // in the backlog of the limits that held it back, as a booked message is
     const { account, stream } = this.limits.lastBound;
     const id = String(row.id);
-    if (account) this.shares.parked(accountShareKey(key.accountId), id, turn);
-    if (stream) this.shares.parked(streamShareKey(key.streamId), id, turn);
+    if (account || (stream && this.owning)) this.shares.parked(accountShareKey(key.accountId), id, turn);
+    if (stream && !this.owning) this.shares.parked(streamShareKey(key.streamId), id, turn);
     if (!p.timer || front) {
       if (p.timer) clearTimeout(p.timer);
       // when the head's turn is DRAIN_LEAD_MS inside the booking horizon: a few messages booked per drain
@@ -850,6 +923,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const a = accountShareKey(key.accountId);
     const s = streamShareKey(key.streamId);
     const { account, stream } = this.limits.lastBound;
+    if (this.owning) {
+      // the account's lease covers both limits: its backlog is what either held back
+      if (deferredMs > 0 || wait > BOOK_AHEAD_MS) this.shares.gaveBack(a, id, deferredMs);
+      else this.shares.booked(a, id, wait, account || stream);
+      return;
+    }
     if (deferredMs > 0 || wait > BOOK_AHEAD_MS) {
       if (account) this.shares.gaveBack(a, id, deferredMs);
       if (stream) this.shares.gaveBack(s, id, deferredMs);
@@ -899,13 +978,26 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       // renewal that takes seconds on a loaded machine (the event loop, the database) must not leave the replica without
       // a share (its messages then wait, and the limit runs under its rate). A replica killed holds its share that long.
       const leaseMs = Math.max(4 * period, 3000, Math.min(MAX_LEASE_MS, 3 * this.renewLag)) + holdMs;
+      if (this.owning && this.claimEpoch() === null) {
+        // Ownership (0094): a replica whose heartbeat lapsed sends nothing it claimed (stillMine), so the accounts it
+        // paces would stall while the others hand it their messages: it gives its leases up (counted for a second, its
+        // last sends are still in a carrier's window) and asks again once its heartbeat is back.
+        if (this.shares.active) {
+          this.shares.clear();
+          await this.rateShares.release(this.instanceId, 1000);
+          this.stats.leasesGivenUp++;
+          this.log.warn('heartbeat lapsed: rate ownership leases given up');
+        }
+        this.releaseShareWaiting();
+        return;
+      }
       do {
         this.renewAgain = false;
         const { claims, drop } = this.shares.renewal(Math.max(10_000, 10 * period), (k) => this.configuredRate(k));
         if (claims.length === 0 && drop.length === 0) break;
         const startedAt = performance.now();
         this.lastRenewAt = startedAt;
-        const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs);
+        const grants = await this.rateShares.renew(this.instanceId, claims, drop, leaseMs, holdMs, this.owning);
         // how long renewals take: the slowest lately, forgotten slowly (a tenth per renewal)
         this.renewLag = Math.max(performance.now() - startedAt, this.renewLag * 0.9);
         this.shares.granted(startedAt, leaseMs - holdMs - 200, grants, drop);
