@@ -23,6 +23,13 @@ export interface OutboundMessage {
    * means its campaign was paused meanwhile, and nothing of it is written (outcome `held`). Absent: never held.
    */
   held?: () => boolean;
+  /**
+   * Asked by an adapter that queues before writing (SMPP), just before it writes the message's first part: ms until
+   * the message may be written under its limits' one-second windows as the carrier sees them (0: now, and the write is
+   * then recorded with `sent()`). Queued writes bunch behind a full SMPP window; this keeps them within the rate at the
+   * wire (docs/decisions/0094). Absent: not gated.
+   */
+  gate?: { wait(): number; sent(): void };
 }
 
 /**

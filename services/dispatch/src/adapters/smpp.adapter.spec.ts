@@ -105,6 +105,51 @@ describe('SMPP adapter against a local SMSC', () => {
     await until(() => receipts.length === n);
   }, 20_000);
 
+  it('writes a gated message only once its gate opens, and the messages queued behind it meanwhile (decision 0094)', async () => {
+    await boot();
+    let open = false;
+    let sent = 0;
+    const gated = { ...message('x'.repeat(300), '+4915100000001'), gate: { wait: () => (open ? 0 : 20), sent: () => void sent++ } };
+    const first = adapter.send(gated);
+    const behind = await adapter.send(message('not gated', '+4915100000002'));
+    expect(behind.kind).toBe('accepted');
+    expect(peer.parts.map((p) => p.destination)).toEqual(['4915100000002']);
+    expect(sent).toBe(0);
+    open = true;
+    // a long message (two GSM7 parts): its parts go together, counted once at the gate
+    const outcome = await first;
+    expect(outcome.kind === 'accepted' && outcome.providerIds.length).toBe(2);
+    expect(sent).toBe(1);
+  });
+
+  it('keeps the writes of a gated limit within its one-second window at the wire, however the SMPP window bunches them', async () => {
+    // the SMSC answers each submit 150 ms late: a window of 4 fills, and the queued submits would leave in bunches
+    await boot({ responseDelayMs: 150 }, { window: 4 });
+    const { SendWindow } = await import('../domain/token-bucket');
+    const rate = 5;
+    const w = new SendWindow(rate);
+    const writes: number[] = [];
+    const gate = {
+      wait: () => w.waitAt(performance.now()),
+      sent: () => {
+        const t = performance.now();
+        w.sent(t);
+        writes.push(t);
+      },
+    };
+    const n = 12;
+    const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => adapter.send({ ...message(`paced ${i}`, `+49152${String(i).padStart(7, '0')}`), gate })));
+    expect(outcomes.filter((o) => o.kind !== 'accepted')).toEqual([]);
+    expect(writes).toHaveLength(n);
+    // no one-second window (from any write) holds more than the rate
+    let busiest = 0;
+    for (let i = 0, j = 0; i < writes.length; i++) {
+      while (writes[i] - writes[j] >= 1000) j++;
+      busiest = Math.max(busiest, i - j + 1);
+    }
+    expect(busiest).toBeLessThanOrEqual(rate);
+  }, 20_000);
+
   it('reports a refused destination as rejected', async () => {
     await boot({ rejectFor: new Set(['4900000000']) });
     expect(await adapter.send(message('x', '+4900000000'))).toMatchObject({ kind: 'rejected' });

@@ -63,10 +63,13 @@ interface Part {
   epoch: number;
   resolve: (r: PartResult) => void;
   /** The message's parts share it: once one is written the rest go too; before that, `held()` may stop them all. */
-  message?: { written: boolean; stopped?: boolean; held?: () => boolean };
+  message?: { written: boolean; stopped?: boolean; held?: () => boolean; gate?: { wait(): number; sent(): void } };
 }
 
 type PartResult = { kind: 'ok'; id: string } | { kind: 'rejected'; error: string } | { kind: 'retry'; error: string } | { kind: 'unknown'; error: string } | { kind: 'held' };
+
+/** How far past gated parts a bind looks for one it may write (SmppAdapterConfig window's order of magnitude). */
+const GATE_LOOKAHEAD = 256;
 
 /** One bind: window, pacing (AIMD), back-off, enquire_link, reconnect. */
 class SmppBind {
@@ -189,9 +192,12 @@ class SmppBind {
     while (this.bound && session && this.queue.length > 0 && this.inflight.size < this.cfg.window) {
       const pause = this.pausedUntil - Date.now();
       if (pause > 0) return this.schedule(pause);
+      // the first part whose limits' windows have room (messages of other limits are not held behind a gated one)
+      const next = this.nextWritable();
+      if (next.index < 0) return this.schedule(next.wait);
       const wait = this.pacer.take();
       if (wait > 0) return this.schedule(wait);
-      const part = this.queue.shift()!;
+      const part = next.index === 0 ? this.queue.shift()! : this.queue.splice(next.index, 1)[0];
       if (part.message && !part.message.written && (part.message.stopped || part.message.held?.())) {
         part.message.stopped = true;
         // its campaign was paused while it queued: nothing of the message is written
@@ -220,7 +226,10 @@ class SmppBind {
         return;
       }
       part.epoch = this.pacer.epoch;
-      if (part.message) part.message.written = true;
+      if (part.message && !part.message.written) {
+        part.message.written = true;
+        part.message.gate?.sent();
+      }
       const timer = setTimeout(() => {
         if (!this.inflight.delete(pdu.sequence_number)) return;
         part.resolve({ kind: 'unknown', error: `no submit_sm_resp in ${this.cfg.submitTimeoutMs} ms` });
@@ -228,6 +237,24 @@ class SmppBind {
       }, this.cfg.submitTimeoutMs);
       this.inflight.set(pdu.sequence_number, { part, timer });
     }
+  }
+
+  /**
+   * The queue's first part that may be written now under its message's gate (a message's first part asks; the rest of
+   * a written message go), looking at most GATE_LOOKAHEAD parts ahead; else the shortest wait among them.
+   */
+  private nextWritable(): { index: number; wait: number } {
+    let wait = Infinity;
+    const n = Math.min(this.queue.length, GATE_LOOKAHEAD);
+    for (let i = 0; i < n; i++) {
+      const m = this.queue[i].message;
+      const gate = m && !m.written && !m.stopped ? m.gate : undefined;
+      if (!gate) return { index: i, wait: 0 };
+      const w = gate.wait();
+      if (w <= 0) return { index: i, wait: 0 };
+      if (w < wait) wait = w;
+    }
+    return { index: -1, wait };
   }
 
   private onResponse(resp: SmppPdu, part: Part): void {
@@ -426,7 +453,7 @@ export class SmppAdapter extends ProviderAdapter {
     const texts = splitSms(message.text, encoding);
     const dataCoding = smppDataCoding(encoding);
     const ref = (this.reference = (this.reference + 1) & 0xff);
-    const shared = { written: false, held: message.held };
+    const shared = { written: false, held: message.held, gate: message.gate };
     const results = await Promise.all(
       texts.map(
         (text, i) =>

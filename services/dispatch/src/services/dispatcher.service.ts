@@ -165,6 +165,8 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly held = new Map<NodeJS.Timeout, { id: string; attemptId: string }>();
   /** Ownership mode: each owned limit's sends over the last second, checked at the moment of the send (0094). */
   private readonly sendWindows = new Map<string, SendWindow>();
+  /** Ownership mode: the same windows over the writes at the wire, asked by the SMPP adapter (wireGate). */
+  private readonly wireWindows = new Map<string, SendWindow>();
   /** Per account and stream: when the last message given back by its limits comes back (see deferUntil). */
   private readonly deferHorizon = new Map<string, number>();
 
@@ -763,6 +765,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       possibleDuplicate: row.possible_duplicate,
       // asked just before the first part is written: a claim lapsed meanwhile, or a campaign paused, holds it
       held: () => !this.stillMine(row) || (row.campaign_id ? this.holds.isHeld(row.campaign_id, key.accountId) : false),
+      gate: this.owning ? this.wireGate(key) : undefined,
     };
     const go = (): Promise<void> => {
       if (this.owning) {
@@ -819,25 +822,56 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
    */
   private windowWait(key: LimitKey): number {
     const t = performance.now();
+    const windows = this.windowsOf(this.sendWindows, key);
+    let wait = 0;
+    for (const w of windows) wait = Math.max(wait, w.waitAt(t));
+    if (wait === 0) for (const w of windows) w.sent(t);
+    return wait;
+  }
+
+  /**
+   * Ownership mode: the gate an adapter that queues (SMPP) asks before it writes the message, over the account's and
+   * the stream's last second of writes at the wire (a full SMPP window bunches the queued submits; 0094). Null: no
+   * limit of these is gated.
+   */
+  private wireGate(key: LimitKey): { wait(): number; sent(): void } | undefined {
+    const windows = this.windowsOf(this.wireWindows, key);
+    if (windows.length === 0) return undefined;
+    return {
+      wait: () => {
+        const t = performance.now();
+        let wait = 0;
+        for (const w of windows) wait = Math.max(wait, w.waitAt(t));
+        return wait;
+      },
+      sent: () => {
+        const t = performance.now();
+        for (const w of windows) w.sent(t);
+      },
+    };
+  }
+
+  /**
+   * The account's and the stream's one-second windows in `map` (created at their rates). Limits over 10,000/s are left
+   * to their calendar and bucket (a ring of that many send times each).
+   */
+  private windowsOf(map: Map<string, SendWindow>, key: LimitKey): SendWindow[] {
     const windows: SendWindow[] = [];
     for (const [k, rate] of [
       [`a:${key.accountId}`, this.accountRate(key.accountId)],
       [`s:${key.streamId}`, this.streamRate(key.streamId)],
     ] as const) {
       if (!(rate > 0) || rate > 10_000) continue;
-      let w = this.sendWindows.get(k);
+      let w = map.get(k);
       if (!w || w.rate !== rate) {
         // bounded: windows are per limit sent under; past 10,000 of them the map starts again (a second's sends forgotten)
-        if (this.sendWindows.size >= 10_000) this.sendWindows.clear();
+        if (map.size >= 10_000) map.clear();
         w = new SendWindow(rate);
-        this.sendWindows.set(k, w);
+        map.set(k, w);
       }
       windows.push(w);
     }
-    let wait = 0;
-    for (const w of windows) wait = Math.max(wait, w.waitAt(t));
-    if (wait === 0) for (const w of windows) w.sent(t);
-    return wait;
+    return windows;
   }
 
   /** ms of this replica's shares that the messages parked for an account and stream take (their turns after the booked ones). */

@@ -25,6 +25,8 @@ export interface SmppPeerOptions {
   receipts?: boolean;
   /** Share of receipts that say DELIVRD (others UNDELIV). Default 1. */
   deliveryRatio?: number;
+  /** submit_sm_resp this late, ms (a slow SMSC: the ESME's window fills and its queued submits wait). Default 0. */
+  responseDelayMs?: number;
   /** Receipt delay after the submit_sm_resp, ms. Default 0. */
   receiptDelayMs?: number;
   /** Send the receipt before the submit_sm_resp (an SMSC race real ones have). Default false. */
@@ -107,6 +109,7 @@ export class SmppPeer {
       receipts: true,
       deliveryRatio: 1,
       receiptDelayMs: 0,
+      responseDelayMs: 0,
       receiptBeforeResponse: false,
       duplicateReceipts: false,
       throttleFirst: 0,
@@ -246,12 +249,16 @@ export class SmppPeer {
     const delivered = !this.opts.undeliveredFor?.has(destination) && (this.opts.deliveryRatio >= 1 || Math.random() < this.opts.deliveryRatio);
     if (this.opts.querySm) this.states.set(id, { delivered, at: new Date() });
     const receipt = () => this.sendReceipt(session, id, pdu, delivered ? 'DELIVRD' : 'UNDELIV');
-    if (this.opts.receipts && this.opts.receiptBeforeResponse) receipt();
-    session.send(pdu.response({ message_id: id }));
-    if (this.opts.receipts && !this.opts.receiptBeforeResponse) {
-      if (this.opts.receiptDelayMs > 0) setTimeout(receipt, this.opts.receiptDelayMs);
-      else receipt();
-    }
+    const respond = () => {
+      if (this.opts.receipts && this.opts.receiptBeforeResponse) receipt();
+      session.send(pdu.response({ message_id: id }));
+      if (this.opts.receipts && !this.opts.receiptBeforeResponse) {
+        if (this.opts.receiptDelayMs > 0) setTimeout(receipt, this.opts.receiptDelayMs);
+        else receipt();
+      }
+    };
+    if (this.opts.responseDelayMs > 0) setTimeout(respond, this.opts.responseDelayMs);
+    else respond();
   }
 
   sendReceipt(session: SmppSession, id: string, submit: Record<string, unknown>, stat: string): void {
