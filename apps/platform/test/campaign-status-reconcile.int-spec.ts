@@ -22,8 +22,9 @@ import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent }
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { CampaignsModule, StatusReconciler } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
-import { DispatchModule, DispatchOutboxRelay, SmppPeer } from '@switchboard/dispatch';
-import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
+import { DispatchModule, SmppPeer } from '@switchboard/dispatch';
+import { StreamsModule } from '@switchboard/streams';
+import { streamsAndDispatchSettling } from './settle';
 
 /**
  * Campaigns asking dispatch for the statuses it lost (docs/decisions/0093): contacts, streams, dispatch and campaigns
@@ -81,21 +82,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
   const tokens = new Map<string, string>();
   const streamOf = new Map<string, { stream: number; sender: number }>();
 
-  const settle = async () => {
-    await t.app.get(StreamsOutboxRelay).relay.flush();
-    await t.app.get(DispatchOutboxRelay).relay.flush();
-    if (t.bus instanceof InMemoryEventBus) await t.bus.drain();
-  };
-  const until = async <T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, ms = 60_000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      await settle().catch(() => undefined);
-      const v = await probe();
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`not reached: ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const { settle, until } = streamsAndDispatchSettling(() => t, { pollMs: 50, timeoutMs: 60_000 });
   const publish = async <T>(def: EventDefinition<T>, data: T, accountId: string | null = null) => {
     await t.bus.publish([createEnvelope(def, data, { accountId, source: 'test' })]);
     await settle();

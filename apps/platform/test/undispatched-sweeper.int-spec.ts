@@ -13,10 +13,11 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
+import { createEnvelope, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
-import { DispatchModule, DispatchOutboxRelay, SmppPeer } from '@switchboard/dispatch';
-import { acceptedEventId as acceptedEventIdOf, ManualClock, StreamsModule, StreamsOutboxRelay, UndispatchedSweeper } from '@switchboard/streams';
+import { DispatchModule, SmppPeer } from '@switchboard/dispatch';
+import { acceptedEventId as acceptedEventIdOf, ManualClock, StreamsModule, UndispatchedSweeper } from '@switchboard/streams';
+import { streamsAndDispatchSettling } from './settle';
 
 /**
  * The sweeper of messages streams accepted that dispatch never got (docs/decisions/0087): streams and dispatch as the
@@ -47,21 +48,7 @@ describe('the sweeper of accepted messages dispatch never got', () => {
   /** When set, the held originals go out in the same publish as the first re-published accepted event. */
   let raceHeld = false;
 
-  const settle = async () => {
-    await t.app.get(StreamsOutboxRelay).relay.flush();
-    await t.app.get(DispatchOutboxRelay).relay.flush();
-    if (t.bus instanceof InMemoryEventBus) await t.bus.drain();
-  };
-  const until = async <T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, what: string, ms = 30_000): Promise<T> => {
-    const end = Date.now() + ms;
-    for (;;) {
-      await settle().catch(() => undefined);
-      const v = await probe();
-      if (v) return v;
-      if (Date.now() > end) throw new Error(`not reached: ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  const { settle, until } = streamsAndDispatchSettling(() => t, { pollMs: 25, timeoutMs: 30_000 });
   const publish = async <T>(def: EventDefinition<T>, data: T, accountId: string | null = null) => {
     await t.bus.publish([createEnvelope(def, data, { accountId, source: 'test' })]);
     await settle();
