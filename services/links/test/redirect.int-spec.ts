@@ -160,7 +160,11 @@ describe('redirect server', () => {
     expect(counted.filter((r) => r.first).map((r) => r.ua_class)).toEqual([2, 2]);
     expect(counted.filter((r) => !r.first).map((r) => r.ua_class)).toEqual([1]);
     expect(new Set(counted.filter((r) => r.first).map((r) => r.code)).size).toBe(2);
-    const recipients = await l.sql<{ clicks: string }>(`SELECT clicks::text FROM links.recipient_click WHERE campaign_id = 55 ORDER BY clicks DESC`);
+    // each recipient's first click once; how many times they clicked is their counted rows (docs/decisions/0104)
+    const recipients = await l.sql<{ clicks: string }>(
+      `SELECT (SELECT count(*) FROM links.click c WHERE c.account_id = r.account_id AND c.message_uuid = r.message_uuid AND NOT c.preview)::text AS clicks
+         FROM links.recipient_click r WHERE r.campaign_id = 55 ORDER BY 1 DESC`,
+    );
     expect(recipients.map((r) => r.clicks)).toEqual(['2', '1']);
 
     // the bus hears the counted clicks only, batched, the first ones marked
@@ -175,6 +179,43 @@ describe('redirect server', () => {
     expect(singles.map((e) => e.id).sort()).toEqual(clicks.filter((c) => c.first).map((c) => c.clickId).sort());
     expect(LinkClickedV1.schema.parse(singles[0].data)).toMatchObject({ accountId: A, campaignId: '55', originalUrl: 'https://shop-a.example/c' });
     expect(clicks[0]).toMatchObject({ shortUrl: answer.links.r0.shorturl, originalUrl: 'https://shop-a.example/c', domainId: domA, uaClass: 'mobile' });
+  });
+
+  it('writes a recipient’s first-click row once: repeat clicks, in later groups or the same one, leave it as it was and are counted from their rows', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/again', domainIds: [domA] })], 2, () => ({}), '58'));
+    const one = split(answer.links.r0.shorturl);
+    const two = split(answer.links.r1.shorturl);
+    expect((await l.hit(one.host, one.path)).status).toBe(302);
+    await drain();
+    const version = () =>
+      l.sql<{ v: string; first: string }>(`SELECT xmin::text AS v, first_click_id::text AS first FROM links.recipient_click WHERE campaign_id = 58 ORDER BY first_clicked_at`);
+    const before = await version();
+    expect(before).toHaveLength(1);
+    // a later group: the same recipient twice more, another recipient twice in one group, a preview of the first
+    for (const [p, headers] of [
+      [one, {}],
+      [two, {}],
+      [two, {}],
+      [one, { 'user-agent': 'WhatsApp/2.23.20.0 A' }],
+      [one, {}],
+    ] as const) expect((await l.hit(p.host, p.path, { headers })).status).toBe(302);
+    await drain();
+    const after = await version();
+    // the first recipient's row is the same row version (no update wrote a new one); the second has one row
+    expect(after).toHaveLength(2);
+    expect(after[0]).toEqual(before[0]);
+    const counts = await l.sql<{ first: string; clicks: string; firsts: string }>(
+      `SELECT r.first_click_id::text AS first,
+              (SELECT count(*) FROM links.click c WHERE c.account_id = r.account_id AND c.message_uuid = r.message_uuid AND NOT c.preview)::text AS clicks,
+              (SELECT count(*) FROM links.click c WHERE c.account_id = r.account_id AND c.message_uuid = r.message_uuid AND c.first)::text AS firsts
+         FROM links.recipient_click r WHERE r.campaign_id = 58 ORDER BY r.first_clicked_at`,
+    );
+    expect(counts.map((c) => [c.clicks, c.firsts])).toEqual([
+      ['3', '1'],
+      ['2', '1'],
+    ]);
+    const [stats] = await l.sql(`SELECT sum(clicks)::text AS clicks, sum(first_clicks)::text AS first_clicks, sum(preview_clicks)::text AS preview_clicks FROM links.click_stats WHERE campaign_id = 58`);
+    expect(stats).toEqual({ clicks: '5', first_clicks: '2', preview_clicks: '1' });
   });
 
   it('stores and announces each click’s user agent as sent, quotes, backslashes and non-ASCII included', async () => {

@@ -5,6 +5,7 @@ import { DomainClicks1796700000001 } from './1796700000001-domain-clicks';
 import { LinksCodeBlocks1796700000002 } from './1796700000002-code-blocks';
 import { DomainUsageEvents1796700000003 } from './1796700000003-domain-usage-events';
 import { ClickRollupsFillfactor1796700000004 } from './1796700000004-click-rollups-fillfactor';
+import { RecipientClickFirstOnly1796700000010 } from './1796700000010-recipient-click-first-only';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const LINKS_MIGRATIONS = [
   LinksCodeBlocks1796700000002,
   DomainUsageEvents1796700000003,
   ClickRollupsFillfactor1796700000004,
+  RecipientClickFirstOnly1796700000010,
 ];

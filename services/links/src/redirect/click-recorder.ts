@@ -313,8 +313,9 @@ const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userA
 
 /**
  * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
- * counted click (the earliest of the group when the recipient has none yet: `ON CONFLICT` counts the rest; rows taken
- * in key order, so concurrent groups of other replicas lock in one order and never deadlock); the rollups per
+ * counted click (the earliest of the group when the recipient has none yet; a repeat click writes nothing there:
+ * `ON CONFLICT DO NOTHING`, its count is its rows in `links.click`, docs/decisions/0104; rows taken in key order, so
+ * concurrent groups of other replicas lock in one order and never deadlock); the rollups per
  * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
  * events in one packed outbox row: per account `links.clicks.recorded` of at most ${MAX_EVENT_CLICKS} counted clicks,
  * then each first click as `links.link.clicked` under the click's id. Previews are recorded, never announced.
@@ -340,17 +341,16 @@ export const FLUSH_SQL = `
       CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
       LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true
   ), firsts AS (
-    INSERT INTO links.recipient_click AS r (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at, clicks)
-    SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, n FROM (
-      SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, ord,
-             count(*) OVER (PARTITION BY account_id, message_uuid) AS n
+    INSERT INTO links.recipient_click (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at)
+    SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at FROM (
+      SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, ord
         FROM c WHERE NOT preview AND message_uuid IS NOT NULL
        ORDER BY account_id, message_uuid, clicked_at, ord) f
     ORDER BY account_id, message_uuid
-    ON CONFLICT (account_id, message_uuid) DO UPDATE SET clicks = r.clicks + excluded.clicks
-    RETURNING r.first_click_id, (xmax = 0) AS inserted
+    ON CONFLICT (account_id, message_uuid) DO NOTHING
+    RETURNING first_click_id
   ), first_ids AS (
-    SELECT first_click_id FROM firsts WHERE inserted
+    SELECT first_click_id FROM firsts
   ), cf AS (
     SELECT c.*, c.click_id IN (SELECT first_click_id FROM first_ids) AS first FROM c
   ), ins AS (

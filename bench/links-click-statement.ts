@@ -1,0 +1,148 @@
+/**
+ * The click group statement alone (docs/decisions/0104, after 0098's harness): one PostgreSQL backend's CPU (its
+ * /proc schedstat: ns on a core, not wall time) and the WAL (LSN difference) per click, for first clicks and repeat
+ * clicks, in turns between this build's statement and another build's (BASE_DIST: a detached worktree's dist). Each
+ * build gets its own database in one embedded PostgreSQL, created by its own migrations, its own minted links (its own
+ * minting code) and its own backend; the turns run one at a time, so the cluster's WAL position moves for one of them.
+ * The CPU of one backend holds up on a loaded machine far better than rates do.
+ *
+ *   node scripts/build.mjs --server-only && BASE_DIST=/work/wt/x-base/dist node dist/bench/links-click-statement.js [turns] [clicks a turn] [group]
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { openServiceDataSource } from '@switchboard/platform';
+import { Pool } from 'pg';
+import { benchDatabase } from './bench-database';
+
+const TURNS = Number(process.argv[2] ?? 4);
+const PER_TURN = Number(process.argv[3] ?? 4000);
+const GROUP = Number(process.argv[4] ?? 1000);
+const ACCOUNT = '7';
+
+interface Build {
+  name: string;
+  migrations: unknown[];
+  encodeClicks: (g: readonly unknown[]) => unknown;
+  GroupCommitter: new (p: Pool, s: string) => { commit(c: unknown): Promise<void> };
+  LinkStore: new (p: Pool, o: object) => { loadLink(d: string, c: number): Promise<unknown> };
+  mintBatch: (client: unknown, req: unknown, o: unknown) => Promise<{ links: Record<string, { shorturl: string }> }>;
+  CodeCipher: new (s: string) => unknown;
+  decodeCode: (s: string) => number;
+}
+
+function load(name: string, dist: string): Build {
+  const r = (p: string) => require(path.join(dist, p)) as Record<string, unknown>;
+  const rec = r('services/links/src/redirect/click-recorder.js');
+  const codes = r('services/links/src/mint/codes.js');
+  return {
+    name,
+    migrations: r('services/links/src/migrations/index.js').LINKS_MIGRATIONS as unknown[],
+    encodeClicks: rec.encodeClicks as Build['encodeClicks'],
+    GroupCommitter: rec.GroupCommitter as Build['GroupCommitter'],
+    LinkStore: r('services/links/src/redirect/link-store.js').LinkStore as Build['LinkStore'],
+    mintBatch: r('services/links/src/mint/mint.js').mintBatch as Build['mintBatch'],
+    CodeCipher: codes.CodeCipher as Build['CodeCipher'],
+    decodeCode: codes.decodeCode as Build['decodeCode'],
+  };
+}
+
+const cpuNs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+const load1 = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+
+async function main(): Promise<void> {
+  const baseDist = process.env.BASE_DIST;
+  if (!baseDist) throw new Error('BASE_DIST: the dist folder of the build to compare with');
+  const builds = [load('base', path.resolve(baseDist)), load('this', path.resolve(__dirname, '..'))];
+  const db = await benchDatabase('sb-links-click-stmt-');
+  const admin = new Pool({ connectionString: db.url, max: 1 });
+  // idle clients see the server stop at the end
+  const quiet = (p: Pool) => (p.on('error', () => undefined), p);
+  quiet(admin);
+  const sides: Array<{ b: Build; pool: Pool; aux: Pool; pid: number; links: unknown[] }> = [];
+  try {
+    for (const [k, b] of builds.entries()) {
+      const name = `clicks_${k}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const u = new URL(db.url);
+      u.pathname = `/${name}`;
+      const url = u.toString();
+      const ds = await openServiceDataSource({ name: `links-bench-${k}`, url, schema: 'links', entities: [], migrations: b.migrations as never, migrationsRun: true });
+      await ds.destroy();
+      const pool = quiet(new Pool({ connectionString: url, max: 1 }));
+      const aux = quiet(new Pool({ connectionString: url, max: 2 }));
+      const {
+        rows: [d],
+      } = await aux.query<{ id: string }>(`INSERT INTO links.domain (account_id, name, state, verification_token, claimed, created_at, updated_at) VALUES ($1, 'go.example', 1, 'x', true, now(), now()) RETURNING id::text`, [ACCOUNT]);
+      const cipher = new b.CodeCipher('bench-code-secret-of-length');
+      const total = TURNS * PER_TURN;
+      const codes: number[] = [];
+      const client = await aux.connect();
+      for (let n0 = 0; n0 < total; n0 += 1000) {
+        const n = Math.min(1000, total - n0);
+        const answer = await b.mintBatch(
+          client,
+          {
+            batchId: randomUUID(),
+            accountId: ACCOUNT,
+            campaignId: '1',
+            streamId: null,
+            variables: [{ variable: 'shorturl', kind: 'shorturl', offerId: null, url: 'https://shop.example/p?c={code}&n={firstName}', domainIds: [d.id], domainPoolId: null, expireInDays: null }],
+            items: Array.from({ length: n }, (_, i) => ({ ref: String(i), messageUuid: randomUUID(), contactId: String(n0 + i), destination: `+49151${String(n0 + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
+          },
+          { cipher, scheme: 'https', now: new Date() },
+        );
+        for (const ref of Object.keys(answer.links)) codes.push(b.decodeCode(new URL(answer.links[ref].shorturl).pathname.slice(1)));
+      }
+      client.release();
+      const store = new b.LinkStore(aux, { cacheTtlMs: 1e9, negativeTtlMs: 1e9, cacheMax: 1e7, now: Date.now, cipher });
+      const links: unknown[] = [];
+      for (let i = 0; i < codes.length; i += 2000) links.push(...(await Promise.all(codes.slice(i, i + 2000).map((c) => store.loadLink(d.id, c)))));
+      if (links.some((l) => !l)) throw new Error('a minted code did not resolve');
+      await aux.query('VACUUM ANALYZE links.link');
+      const pid = (await pool.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
+      sides.push({ b, pool, aux, pid, links });
+    }
+    const lsn = async () => BigInt((await admin.query<{ l: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS l`)).rows[0].l);
+    console.log(`click group statement: ${TURNS} turns, ${PER_TURN.toLocaleString()} clicks a build a turn (first, then each again), groups of ${GROUP}; load ${load1()}`);
+    const sums = sides.map(() => ({ first: [] as number[], repeat: [] as number[] }));
+    for (let t = 0; t < TURNS; t++) {
+      // alternate which build goes first in a turn
+      for (const k of t % 2 ? [1, 0] : [0, 1]) {
+        const s = sides[k];
+        const committer = new s.b.GroupCommitter(s.pool, 'https');
+        const group = s.links.slice(t * PER_TURN, (t + 1) * PER_TURN);
+        const run = async () => {
+          const c0 = cpuNs(s.pid);
+          const w0 = await lsn();
+          for (let i = 0; i < group.length; i += GROUP) {
+            const clicks = group.slice(i, i + GROUP).map((link) => ({ link, codeText: 'AAAAAAA', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
+            await committer.commit(s.b.encodeClicks(clicks));
+          }
+          return { cpu: (cpuNs(s.pid) - c0) / 1000 / group.length, wal: Number((await lsn()) - w0) / group.length };
+        };
+        const first = await run();
+        const repeat = await run();
+        sums[k].first.push(first.cpu);
+        sums[k].repeat.push(repeat.cpu);
+        console.log(
+          `turn ${t + 1} ${s.b.name}: backend CPU a first click ${first.cpu.toFixed(1)} µs (${first.wal.toFixed(0)} WAL bytes), a repeat click ${repeat.cpu.toFixed(1)} µs (${repeat.wal.toFixed(0)} WAL bytes) (load ${load1()})`,
+        );
+      }
+    }
+    const range = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+    for (const [k, s] of sides.entries()) console.log(`${s.b.name}: first click ${range(sums[k].first)} µs, repeat click ${range(sums[k].repeat)} µs`);
+  } finally {
+    for (const s of sides) {
+      await s.pool.end();
+      await s.aux.end();
+    }
+    await admin.end();
+    await db.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
