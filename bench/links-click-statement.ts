@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       const url = u.toString();
       const ds = await openServiceDataSource({ name: `links-bench-${k}`, url, schema: 'links', entities: [], migrations: b.migrations as never, migrationsRun: true });
       await ds.destroy();
-      const pool = quiet(new Pool({ connectionString: url, max: 1 }));
+      const pool = quiet(new Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 }));
       const aux = quiet(new Pool({ connectionString: url, max: 2 }));
       const {
         rows: [d],
