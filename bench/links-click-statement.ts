@@ -32,6 +32,7 @@ interface Build {
 }
 
 function load(name: string, dist: string): Build {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- another build's dist, chosen at run time
   const r = (p: string) => require(path.join(dist, p)) as Record<string, unknown>;
   const rec = r('services/links/src/redirect/click-recorder.js');
   const codes = r('services/links/src/mint/codes.js');
