@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { INBOX_TOTALS_CAP, StreamType } from '@switchboard/contracts';
-import { ManualClock } from '../src';
+import { ManualClock, RoomEvents } from '../src';
 import { fakeAnswer, fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type Json, type StreamsAnswer } from './support';
 
 const HOUR = 3_600_000;
@@ -398,5 +398,62 @@ describe('inbox conversations', () => {
     await app.sql(`UPDATE inbox.conversation SET unread = 0 WHERE stream_id = 505`);
     await app.sql(`DELETE FROM inbox.conversation WHERE stream_id = 505 AND contact_phone = ANY($1::text[])`, [[...phones.slice(5, 15), ...more]]);
     expect(await counters()).toEqual(await counted());
+  });
+
+  it('opens conversations on a full page of the table in place: marking them read rewrites no index entry (HOT)', async () => {
+    // one batch: new conversations written by one statement, side by side in the table's pages
+    clock.advance(1000);
+    await app.publish(Array.from({ length: 60 }, (_, i) => msg('sms', `+4917655500${String(i).padStart(3, '0')}`, `full page ${i}`)));
+    const rows = await app.sql<{ uuid: string; block: number }>(
+      `SELECT uuid::text, (ctid::text::point)[0]::int AS block FROM inbox.conversation WHERE contact_phone LIKE '+4917655500%' AND unread = 1`,
+    );
+    expect(rows).toHaveLength(60);
+    const counts = new Map<number, number>();
+    for (const r of rows) counts.set(r.block, (counts.get(r.block) ?? 0) + 1);
+    // the page holding most of them is one the batch filled
+    const [block] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
+    const onIt = rows.filter((r) => r.block === block);
+    expect(onIt.length).toBeGreaterThan(5);
+    for (const r of onIt) expect((await app.call('GET', `/inbox/conversation/${r.uuid}?page=1`, { token: admin })).body.conversation.unread).toBe(0);
+    const after = await app.sql<{ block: number; unread: number }>(`SELECT (ctid::text::point)[0]::int AS block, unread FROM inbox.conversation WHERE uuid = ANY($1::uuid[])`, [onIt.map((r) => r.uuid)]);
+    // every one read, and every new row version beside its old one: a same-page update that changes no indexed column is
+    // a HOT update (no entry in any of the table's indexes)
+    expect(after.map((r) => r.unread)).toEqual(onIt.map(() => 0));
+    expect(after.map((r) => r.block)).toEqual(onIt.map(() => block));
+  });
+
+  it('replays a live event exactly as it went out, and prunes the log past the window with its payloads, the later events still whole and in order', async () => {
+    const room = `team:${teamB}`;
+    const seq0 = (await app.call('POST', '/inbox/ws/join', { body: { room }, token: admin })).body.seq as number;
+    await app.publish([msg('sms', '+4917644400001', 'as it went out')]);
+    const c = await conv('+4917644400001');
+    const back = (await app.call('POST', '/inbox/ws/join', { body: { room, since: seq0 }, token: admin })).body as Json;
+    const live = (back.events as Json[]).find((e) => e.event === 'incoming_message' && e.payload.conversation.conversation_uuid === c.uuid) as Json;
+    // the conversation as the list shows it: the replayed payload has its fields in the same order (the text as sent,
+    // not re-ordered by a conversion to jsonb)
+    const listed = ((await list(admin, 'filter=all')).body.items as Json[]).find((x) => x.conversation_uuid === c.uuid) as Json;
+    expect(Object.keys(live.payload.conversation)).toEqual(Object.keys(listed));
+    expect(Object.keys(live.payload)).toEqual(['conversation', 'message']);
+
+    // an hour and more later: three more messages of that conversation, then the prune
+    clock.advance(2 * HOUR);
+    const seq1 = (await app.call('POST', '/inbox/ws/join', { body: { room }, token: admin })).body.seq as number;
+    for (const body of ['later 1', 'later 2', 'later 3']) {
+      clock.advance(1000);
+      await app.publish([msg('sms', '+4917644400001', body)]);
+    }
+    const old = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.room_event WHERE at < $1`, [new Date(clock.now().getTime() - HOUR)]);
+    expect(old[0].n).toBeGreaterThan(0);
+    const pruned = await app.t.app.get(RoomEvents).prune();
+    expect(pruned).toBe(old[0].n);
+    // nothing of the window's past is left, and every payload left belongs to an event left
+    expect((await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.room_event WHERE at < $1`, [new Date(clock.now().getTime() - HOUR)]))[0].n).toBe(0);
+    expect((await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.room_payload p WHERE NOT EXISTS (SELECT 1 FROM inbox.room_event e WHERE e.payload_id = p.id)`))[0].n).toBe(0);
+    // a socket back from before the window reloads; one back from within it gets every event that followed, in order
+    expect((await app.call('POST', '/inbox/ws/join', { body: { room, since: seq0 }, token: admin })).body).toMatchObject({ reset: true, events: [] });
+    const resumed = (await app.call('POST', '/inbox/ws/join', { body: { room, since: seq1 }, token: admin })).body as Json;
+    const events = resumed.events as Json[];
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => seq1 + 1 + i));
+    expect(events.filter((e) => e.event === 'incoming_message').map((e) => e.payload.message.content.body)).toEqual(['later 1', 'later 2', 'later 3']);
   });
 });

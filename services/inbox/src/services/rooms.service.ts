@@ -73,10 +73,16 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
 
   async prune(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - ROOM_REPLAY_WINDOW_MS);
-    const r = (await this.ds.query(`DELETE FROM inbox.room_event WHERE at < $1`, [before])) as [unknown, number];
-    // then the payloads those events shared (written with them, same `at`): a replay never finds an event without its payload
-    await this.ds.query(`DELETE FROM inbox.room_payload WHERE at < $1`, [before]);
-    return r[1] ?? 0;
+    // the events and, by key, the payloads they pointed to (all the rooms of an event share its `at`, so a payload's
+    // rows go in the same statement): a replay never finds an event without its payload, and no index on
+    // `room_payload.at` is kept for the prune alone (docs/decisions/0102)
+    const [r] = (await this.ds.query(
+      `WITH gone AS (DELETE FROM inbox.room_event WHERE at < $1 RETURNING payload_id),
+       p AS (DELETE FROM inbox.room_payload WHERE id IN (SELECT payload_id FROM gone WHERE payload_id IS NOT NULL))
+       SELECT count(*)::int AS n FROM gone`,
+      [before],
+    )) as Array<{ n: number }>;
+    return r?.n ?? 0;
   }
 
   /** Numbers, records and publishes one event to several rooms of an account. Never throws: live updates are best effort. */
@@ -91,9 +97,10 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
   /**
    * Numbers and records many events in one statement (in the caller's transaction when given its manager): each event
    * gets the next numbers of the rooms it goes to, in the order of `emits`; each room's sequence row is bumped once by
-   * its count (rows locked in room order). Each payload is read as JSON once (a `jsonb[]` parameter), however many
+   * its count (rows locked in room order). Each payload is read as JSON once (a `json[]` parameter), however many
    * rooms it goes to, and an event for several rooms stores it once (`room_payload`, its rows point to it:
-   * docs/decisions/0089). Answers what to publish, in that order, once committed.
+   * docs/decisions/0089). Payloads are kept as `json`, the text as sent: only checked, not converted to jsonb, and
+   * replayed exactly as they went out live (docs/decisions/0102). Answers what to publish, in that order, once committed.
    */
   async record(q: Pick<DataSource, 'query'>, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
     const rooms: string[] = [];
@@ -126,11 +133,11 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
          RETURNING room, seq
        ),
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
-       x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id, t.e, t.payload FROM unnest($7::int[], $8::jsonb[]) AS t(e, payload)),
+       x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id, t.e, t.payload FROM unnest($7::int[], $8::json[]) AS t(e, payload)),
        p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT id, payload, $6 FROM x),
        w AS (
          INSERT INTO inbox.room_event (room, seq, account_id, event, payload, payload_id, at)
-         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], ($5::jsonb[])[r.e], x.id, $6 FROM r LEFT JOIN x ON x.e = r.e
+         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], ($5::json[])[r.e], x.id, $6 FROM r LEFT JOIN x ON x.e = r.e
        )
        SELECT room, e, seq::int FROM r ORDER BY ord`,
       [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), inline, at, sharedOf, shared],
