@@ -9,6 +9,8 @@ export interface StatementStats {
   plan: number;
   /** WAL bytes the statement wrote. */
   wal: number;
+  /** Times it was planned (a prepared statement on its generic plan is executed without planning). */
+  plans: string;
   toplevel: boolean;
 }
 
@@ -27,7 +29,7 @@ export async function printStatementsPerUnit(
 ): Promise<StatementStats[]> {
   const rows = (
     await pgc.query<StatementStats>(
-      `SELECT query, calls::text, total_exec_time AS ms, total_plan_time AS plan, wal_bytes::float8 AS wal, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
+      `SELECT query, calls::text, total_exec_time AS ms, total_plan_time AS plan, plans::text, wal_bytes::float8 AS wal, toplevel FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%'`,
     )
   ).rows;
   const top = rows.filter((r) => r.toplevel);
@@ -42,16 +44,17 @@ export async function printStatementsPerUnit(
   const ms = top.reduce((s, r) => s + r.ms, 0);
   const plan = top.reduce((s, r) => s + r.plan, 0);
   const wal = top.reduce((s, r) => s + r.wal, 0);
+  const plans = top.reduce((s, r) => s + Number(r.plans), 0);
   const { indent } = opts;
   console.log(
-    `${indent}${opts.label ? `${opts.label}, ` : ''}PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per unit, ${((ms * 1000) / units).toFixed(0)} µs of execution and ${((plan * 1000) / units).toFixed(0)} µs of planning per unit, ${(wal / units).toFixed(0)} WAL bytes per unit`,
+    `${indent}${opts.label ? `${opts.label}, ` : ''}PostgreSQL statements (pg_stat_statements, top level): ${(calls / units).toFixed(3)} per unit, ${((ms * 1000) / units).toFixed(0)} µs of execution and ${((plan * 1000) / units).toFixed(0)} µs of planning (${(plans / units).toFixed(3)} plans) per unit, ${(wal / units).toFixed(0)} WAL bytes per unit`,
   );
   for (const [k, [c, t]] of [...bySchema].sort((a, b) => b[1][1] - a[1][1])) console.log(`${indent}  ${k.padEnd(20)} ${(c / units).toFixed(3).padStart(7)} per unit ${((t * 1000) / units).toFixed(1).padStart(7)} µs`);
   await opts.between?.();
-  console.log(`${indent}  costliest (calls per unit, µs of execution per unit, µs of planning per unit, WAL bytes per unit, nested marked *):`);
+  console.log(`${indent}  costliest (calls per unit, µs of execution per unit, µs of planning per unit, plans per unit, WAL bytes per unit, nested marked *):`);
   for (const r of [...rows].sort((a, b) => b.ms + b.plan - a.ms - a.plan).slice(0, opts.top ?? 25)) {
     const per = (v: number) => ((v * 1000) / units).toFixed(1).padStart(7);
-    console.log(`${indent}  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${per(r.ms)} ${per(r.plan)} ${(r.wal / units).toFixed(0).padStart(6)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, opts.width ?? 160)}`);
+    console.log(`${indent}  ${(Number(r.calls) / units).toFixed(3).padStart(7)} ${per(r.ms)} ${per(r.plan)} ${(Number(r.plans) / units).toFixed(3).padStart(6)} ${(r.wal / units).toFixed(0).padStart(6)} ${r.toplevel ? ' ' : '*'} ${r.query.replace(/\s+/g, ' ').slice(0, opts.width ?? 160)}`);
   }
   return rows;
 }

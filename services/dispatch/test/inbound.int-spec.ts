@@ -1,4 +1,5 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { createEnvelope } from '@switchboard/platform';
 import { CustomerUpdatedV1, InboundOptedInV1, InboundOptedOutV1, MessageReceivedV1, MessageRefundDueV1, Permission, StreamChannelConfiguredV1 } from '@switchboard/contracts';
@@ -186,6 +187,31 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     await d.flushOutbox();
     const events = d.events(MessageReceivedV1.type).map((e) => e.data as { body: string; contactPhone: string }).filter((e) => e.contactPhone === '+4917000020');
     expect(events.map((e) => e.body).sort()).toEqual(burst.map((m) => m.text.body).sort());
+  });
+
+  it('writes replies through one prepared group statement, planned at most five times per connection however many groups (docs/decisions/0101)', async () => {
+    // one reply at a time: each is a group of its own, the usual group at a steady rate
+    for (let i = 0; i < 80; i++) {
+      const answer = await wa.deliver(waHook(), WhatsAppPeer.notification('3333', { messages: [{ from: '4917000040', id: `wamid.one-${i}`, timestamp: '1700000000', type: 'text', text: { body: `one ${i}` } }] }));
+      expect(answer).toBe(200);
+    }
+    const bodies = await d.sql<{ body: string }>(`SELECT body FROM dispatch.inbound_message WHERE contact_phone = '+4917000040' ORDER BY id`);
+    expect(bodies.map((r) => r.body)).toEqual(Array.from({ length: 80 }, (_, i) => `one ${i}`));
+    // the idle connections of dispatch's pool (checked out together), each asked what it holds prepared: 80 groups on
+    // at most 10 connections, so some ran the statement more than five times
+    const pool = (d.t.app.get<DataSource>(getDataSourceToken(DISPATCH_CONNECTION)).driver as unknown as { master: Pool }).master;
+    const clients = [];
+    while (pool.idleCount > 0) clients.push(await pool.connect());
+    const held: Array<{ generic: number; custom: number }> = [];
+    try {
+      for (const c of clients) {
+        held.push(...(await c.query<{ generic: number; custom: number }>(`SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'dispatch_inbound_group'`)).rows);
+      }
+    } finally {
+      clients.forEach((c) => c.release());
+    }
+    expect(held.some((h) => h.generic > 0)).toBe(true);
+    for (const h of held) expect(h.custom).toBeLessThanOrEqual(5);
   });
 
   it("looks up a burst's targets together and still gives each reply its own account, order and failure (docs/decisions/0068)", async () => {

@@ -3,3 +3,4 @@ export * from './naming';
 export * from './data-source';
 export * from './tenant-repository';
 export * from './pg-literals';
+export * from './prepared';

@@ -395,4 +395,24 @@ describe('OutboxRelay', () => {
     expect(await unpublished(schema)).toEqual([]);
     expect((await dataSource.query(`SELECT 1 FROM ${schema}.outbox`)).length).toBe(1);
   });
+
+  it('plans its read once per connection, not once per pass: each pass after the fifth runs the generic plan of one prepared statement', async () => {
+    const schema = await newSchema();
+    // one connection, so the relay's passes and the look at its prepared statements share a session
+    const single = await new DataSource({ type: 'postgres', url: db.url, applicationName: 'outbox-prepared', extra: { max: 1 } }).initialize();
+    cleanups.push(() => single.destroy());
+    const bus = new RecordingBus();
+    const relay = new OutboxRelay({ schema, dataSource: single, bus, logger: silentLogger(), deletePublished: true });
+    const events = Array.from({ length: 12 }, (_, i) => testEvent(TOPIC, `k${i}`));
+    for (const [i, event] of events.entries()) {
+      await placeOrder(schema, `order-${i}`, event);
+      expect(await relay.relayOnce()).toBe(1);
+    }
+    await relay.relayOnce(); // and an idle pass
+    expect(bus.ids()).toEqual(events.map((e) => e.id));
+    const prepared = await single.query<Array<{ name: string; generic: number; custom: number }>>(
+      `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name LIKE 'outbox_relay_read_%'`,
+    );
+    expect(prepared).toEqual([{ name: `outbox_relay_read_${schema}_try`, generic: 8, custom: 5 }]);
+  });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../database/prepared';
 import { describeError, toEnvelope } from '../bus/delivery';
 import type { EventBus, OutgoingEvent } from '../bus/event-bus';
 import { isPermanentPublishError } from '../bus/failures';
@@ -212,7 +213,10 @@ export class OutboxRelay {
       // read without it), the unpublished ids with the number of events of each row (packed rows keep it in `key`),
       // SKIP LOCKED so a pass never waits on rows another session holds, and the payloads of the rows that fit in
       // batchSize events (always the first), so a pass reads no payload it would not publish.
-      const rows = await manager.query<Array<OutboxRow & { heads: string }>>(
+      // Prepared once per connection (docs/decisions/0101): parsing and planning it cost PostgreSQL more than running it.
+      const rows = await preparedQuery<OutboxRow & { heads: string }>(
+        manager,
+        `outbox_relay_read_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
         `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
          h AS (SELECT id, CASE WHEN type = $2 THEN key::int ELSE 1 END AS n FROM ${this.table}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),

@@ -16,7 +16,7 @@ import {
   type OptOutData,
 } from '@switchboard/contracts';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { BatchedWriter, createEnvelope, Outbox, type OutgoingEvent } from '@switchboard/platform';
+import { BatchedWriter, createEnvelope, Outbox, preparedQuery, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository, targetKey, type InboundStreamRow, type InboundTargetRow, type OptKeywords } from '../repositories/read-model.repository';
@@ -81,11 +81,11 @@ const INBOUND_TYPES = ['uuid', 'bigint', 'bigint', 'text', 'smallint', 'text', '
 const GROUP_INSERT_SQL = (() => {
   const cols = INBOUND_COLUMNS.split(', ');
   const n = cols.length;
-  const arrays = cols.map((c, i) => `$${i + 1}::text[]`).join(', ');
+  const arrays = cols.map((c, i) => `(SELECT $${i + 1}::text[])`).join(', ');
   const casts = cols.map((c, i) => `x.${c}::${INBOUND_TYPES[i]} AS ${c}`).join(', ');
   return `WITH x AS (
       SELECT ${casts}, x.hint_channel, x.hint_address, x.hint_keywords, x.ord
-        FROM unnest(${arrays}, $${n + 7}::text[], $${n + 8}::text[], $${n + 9}::text[])
+        FROM unnest(${arrays}, (SELECT $${n + 7}::text[]), (SELECT $${n + 8}::text[]), (SELECT $${n + 9}::text[]))
           WITH ORDINALITY AS x(${INBOUND_COLUMNS}, hint_channel, hint_address, hint_keywords, ord)),
     v AS (
       SELECT x.*, (x.hint_channel IS NULL OR EXISTS (
@@ -104,7 +104,7 @@ const GROUP_INSERT_SQL = (() => {
     o AS (
       INSERT INTO dispatch.outbox (event_id, topic, key, type, payload)
       SELECT e.event_id, e.topic, e.key, e.type, e.payload
-        FROM unnest($${n + 1}::uuid[], $${n + 2}::uuid[], $${n + 3}::text[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::jsonb[]) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, payload, ord)
+        FROM unnest((SELECT $${n + 1}::uuid[]), (SELECT $${n + 2}::uuid[]), (SELECT $${n + 3}::text[]), (SELECT $${n + 4}::text[]), (SELECT $${n + 5}::text[]), (SELECT $${n + 6}::jsonb[])) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, payload, ord)
        WHERE e.message_uuid IN (SELECT uuid FROM m) ORDER BY e.ord)
     SELECT uuid::text, true AS inserted FROM m
     UNION ALL SELECT uuid::text, false FROM v WHERE NOT holds`;
@@ -204,12 +204,14 @@ export class InboundService {
     const stream = resolved;
     const keywords = this.keywordSets(stream.optKeywords ?? (await this.readModels.optKeywords(stream.accountId)));
     const uuid = randomUUID();
-    const contact = m.channel === 'sms' || m.channel === 'whatsapp' ? (inboundAddress('sms', m.contactPhone) ?? m.contactPhone) : m.contactPhone;
     const optChange: { data: OptOutData; optedOut: boolean } | null = (() => {
       const word = keywordOf(m.body);
       if (!word) return null;
       const optedOut = keywords.optOut.has(word);
       if (!optedOut && !keywords.optIn.has(word)) return null;
+      // the contact's number read with its metadata only for a keyword (docs/decisions/0101): for any other message it
+      // was the dearest part of storing it (libphonenumber, a new number per customer)
+      const contact = m.channel === 'sms' || m.channel === 'whatsapp' ? (inboundAddress('sms', m.contactPhone) ?? m.contactPhone) : m.contactPhone;
       const accountWide = optedOut && (ACCOUNT_WIDE_OPT_OUT_KEYWORDS as readonly string[]).includes(word);
       return {
         optedOut,
@@ -284,7 +286,9 @@ export class InboundService {
     const columns = INBOUND_TYPES.map((_, c) => items.map((i) => text(i.values[c])));
     const [ids, topics, keys, types, payloads] = Outbox.rowsParams(items.map((i) => i.event));
     const hints = [items.map((i) => i.hint?.channel ?? null), items.map((i) => i.hint?.address ?? null), items.map((i) => i.hint?.keywords ?? null)];
-    const rows = await this.ds.query<Array<{ uuid: string; inserted: boolean }>>(GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads, ...hints]);
+    // prepared once per connection (docs/decisions/0101): planning this statement cost PostgreSQL more than running it for a
+    // group of a few messages, the usual group at a steady rate (the group is what arrived during the previous write)
+    const rows = await preparedQuery<{ uuid: string; inserted: boolean }>(this.ds, 'dispatch_inbound_group', GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads, ...hints]);
     const inserted = new Set<string>();
     const stale = new Set<string>();
     for (const r of rows) (r.inserted ? inserted : stale).add(r.uuid);
@@ -316,7 +320,18 @@ export class InboundService {
     return createEnvelope(InboundOptedInV1, d, { accountId: d.accountId, source: 'dispatch' });
   }
 
+  /** The keyword sets of an account's opt keywords, built once per answer of a lookup (a hint's keywords: every message). */
+  private readonly keywordSetsOf = new WeakMap<OptKeywords, { optOut: Set<string>; optIn: Set<string> }>();
+
   private keywordSets(own: OptKeywords): { optOut: Set<string>; optIn: Set<string> } {
+    const known = this.keywordSetsOf.get(own);
+    if (known) return known;
+    const sets = this.buildKeywordSets(own);
+    this.keywordSetsOf.set(own, sets);
+    return sets;
+  }
+
+  private buildKeywordSets(own: OptKeywords): { optOut: Set<string>; optIn: Set<string> } {
     const optOut = new Set<string>([...DEFAULT_OPT_OUT_KEYWORDS, ...(own.optOut ?? []).map(keywordOf)].filter(Boolean));
     const optIn = new Set<string>([...DEFAULT_OPT_IN_KEYWORDS, ...(own.optIn ?? []).map(keywordOf)].filter(Boolean));
     return { optOut, optIn };
