@@ -43,7 +43,7 @@ const DIRECT = process.argv[3] === 'direct';
  * `relay`: through the bus, published as the outbox relay publishes (libs/platform/src/outbox/outbox-relay.ts): each
  * envelope parsed from its row's JSON inside the clock, the row's topic added (docs/decisions/0095). The consumer then
  * hashes flat, young strings, not the workload's randomUUID() cons strings aged before the clock; the relay's parse
- * is counted.
+ * is counted, and the events are handed over to the bus as the relay hands them (docs/decisions/0103).
  */
 const RELAY = process.argv[3] === 'relay';
 const CHUNK = 20_000;
@@ -183,7 +183,8 @@ async function main(): Promise<void> {
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
       for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
-      await bus.publish(outgoing);
+      // handed over as the relay hands its parsed rows over (docs/decisions/0103)
+      await bus.publish(outgoing, { handOver: true });
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
