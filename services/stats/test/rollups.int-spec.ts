@@ -317,4 +317,41 @@ describe('stats: rollups from the messaging events', () => {
     const [{ other }] = await s.sql<{ other: string }>(`SELECT count(*)::text AS other FROM stats.rollup_hour WHERE account_id = $1 AND status <> 'delivered' AND messages <> 0`, [A]);
     expect(other).toBe('0');
   });
+  it('sets only the status of a known message whose status alone moved, and the whole state when more changed, counting each message once', async () => {
+    const A = '93';
+    await s.publish([customer(A, 'UTC')]);
+    const [m1, m2, m3] = [0, 1, 2].map((i) => message({ account: A, acceptedAt: `2026-05-03T1${i}:00:00.000Z` }));
+    // records the states an UPDATE rewrote beyond their status (an UPDATE OF trigger fires for the columns it sets)
+    await s.sql(`CREATE TABLE IF NOT EXISTS public.wide_state_writes (u uuid)`);
+    await s.sql(`CREATE OR REPLACE FUNCTION public.note_wide_state_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO public.wide_state_writes VALUES (NEW.message_uuid); RETURN NEW; END $$`);
+    await s.sql(`CREATE TRIGGER wide_state_write AFTER UPDATE OF stream_id, sender, iso2, accepted_at, hour_bucket, day_bucket, segments, price_micros, refunded_micros, currency, campaign_id, variant_id, destination
+                 ON stats.message_state FOR EACH ROW EXECUTE FUNCTION public.note_wide_state_write()`);
+    try {
+      await s.publish([accepted(m1), accepted(m2), statusChanged(m3, 'sent')]);
+      // later batches: m1's statuses (late, one of them twice, and an older one after a newer), m2's refund, m3's acceptance
+      await s.publish([statusChanged(m1, 'sent')]);
+      await s.publish([statusChanged(m1, 'delivered'), statusChanged(m1, 'delivered')]);
+      await s.publish([statusChanged(m1, 'sent'), refunded(m2, 20_000), accepted(m3)]);
+    } finally {
+      await s.sql(`DROP TRIGGER wide_state_write ON stats.message_state`);
+    }
+    const wide = await s.sql<{ u: string }>(`SELECT DISTINCT u::text FROM public.wide_state_writes`);
+    expect(wide.map((w) => w.u).sort()).toEqual([m2.uuid, m3.uuid].sort());
+    const states = await s.sql<{ u: string; status: string; rank: number; refunded: string }>(
+      `SELECT message_uuid::text AS u, status, rank, refunded_micros::text AS refunded FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]) ORDER BY accepted_at`,
+      [[m1.uuid, m2.uuid, m3.uuid]],
+    );
+    expect(states).toEqual([
+      { u: m1.uuid, status: 'delivered', rank: 2, refunded: '0' },
+      { u: m2.uuid, status: 'accepted', rank: 0, refunded: '20000' },
+      { u: m3.uuid, status: 'sent', rank: 1, refunded: '0' },
+    ]);
+    expect(await hourRollup([A])).toEqual(
+      new Map([
+        [[A, '2026-05-03T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+        [[A, '2026-05-03T11:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '30000' }],
+        [[A, '2026-05-03T12:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+      ]),
+    );
+  });
 });

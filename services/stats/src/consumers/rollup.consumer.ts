@@ -334,15 +334,20 @@ export class RollupConsumer implements OnModuleInit {
         d.cost += cost;
       }
     };
+    // `changed`: the states inserted whole or rewritten whole; `moved`: known states of which only the status moved
+    // (the common late case: a status after its acceptance's batch), written narrowly (docs/decisions/0103)
     const changed: State[] = [];
+    const moved: State[] = [];
     for (const [u, s] of after) {
       const b = before.get(u) as State;
-      if (!created.has(u) && sameState(b, s)) continue;
-      changed.push(s);
+      const isNew = created.has(u);
+      if (!isNew && sameState(b, s)) continue;
+      if (!isNew && onlyStatusMoved(b, s)) moved.push(s);
+      else changed.push(s);
       add(b, -1);
       add(s, 1);
     }
-    if (changed.length === 0) return;
+    if (changed.length === 0 && moved.length === 0) return;
     // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
     // are made from these by the database; no sender) and campaign hour rows (with their local date)
     const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
@@ -378,6 +383,11 @@ export class RollupConsumer implements OnModuleInit {
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
                 campaign_id = t.campaign_id, variant_id = t.variant_id, destination = t.destination
            FROM t WHERE m.message_uuid = t.u AND NOT t.n
+       ), sm AS (
+         -- a known state whose status alone moved: only status and rank are set (fewer columns to send and decode; the
+         -- row stays on its page, no index covers either column)
+         UPDATE stats.message_state m SET status = n.status, rank = n.rank
+           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
@@ -468,6 +478,9 @@ export class RollupConsumer implements OnModuleInit {
           const cols = (k === 'd' ? [col.a, col.b, col.st, col.i, col.s, col.c, col.m, col.p, col.co] : [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co]).map((values) => pgArray(values));
           return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
         }),
+        pgArray(moved.map((s) => s.message_uuid)),
+        pgArray(moved.map((s) => s.status)),
+        pgArray(moved.map((s) => s.rank)),
       ],
     );
     // another replica created one of these states since the lock above (its events were rebalanced to it): this batch
@@ -503,4 +516,11 @@ const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status
 
 function sameState(a: State, b: State): boolean {
   return STATE_FIELDS.every((k) => a[k] === b[k]);
+}
+
+const UNMOVED_FIELDS = STATE_FIELDS.filter((k) => k !== 'status' && k !== 'rank');
+
+/** Whether `b` differs from `a` in its status (and rank) at most. */
+function onlyStatusMoved(a: State, b: State): boolean {
+  return UNMOVED_FIELDS.every((k) => a[k] === b[k]);
 }
