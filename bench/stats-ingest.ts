@@ -12,6 +12,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
+ * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
  * statement of the ingest written to <file>.
@@ -148,6 +149,14 @@ async function main(): Promise<void> {
       const j = w + Math.floor(r() * (i - w + 1));
       [events[i], events[j]] = [events[j], events[i]];
     }
+  }
+
+  // BENCH_LATE=1: every acceptance first, then the statuses and refunds (each part shuffled as above): a message's
+  // statuses come in later batches than its acceptance, as when a consumer keeps up with a trickle (each state is
+  // inserted, then updated; docs/decisions/0103)
+  if (process.env.BENCH_LATE === '1') {
+    const first = events.filter((e) => e.type === MessageAcceptedV1.type);
+    events.splice(0, events.length, ...first, ...events.filter((e) => e.type !== MessageAcceptedV1.type));
   }
 
   const consumer = app.get(RollupConsumer);
