@@ -12,6 +12,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
+ * BENCH_COPY=1 (relay mode): the events published without the hand-over, each copied for the group (main before 0103).
  * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -192,8 +193,8 @@ async function main(): Promise<void> {
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
       for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
-      // handed over as the relay hands its parsed rows over (docs/decisions/0103)
-      await bus.publish(outgoing, { handOver: true });
+      // handed over as the relay hands its parsed rows over (docs/decisions/0103); BENCH_COPY=1: copied, as before
+      await bus.publish(outgoing, process.env.BENCH_COPY === '1' ? undefined : { handOver: true });
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }

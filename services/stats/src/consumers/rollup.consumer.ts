@@ -384,10 +384,11 @@ export class RollupConsumer implements OnModuleInit {
                 campaign_id = t.campaign_id, variant_id = t.variant_id, destination = t.destination
            FROM t WHERE m.message_uuid = t.u AND NOT t.n
        ), sm AS (
-         -- a known state whose status alone moved: only status and rank are set (fewer columns to send and decode; the
-         -- row stays on its page, no index covers either column)
+         -- a known state whose status alone moved: only status and rank are set (fewer columns to send and decode; no
+         -- index covers either). The uuids bound again with = ANY keep the plan on the primary key: joined to the
+         -- unnest alone, a small table was read whole for a hash join (twice the CPU: docs/decisions/0103)
          UPDATE stats.message_state m SET status = n.status, rank = n.rank
-           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u
+           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($49::uuid[])
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
