@@ -12,7 +12,6 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
- * BENCH_COPY=1 (relay mode): the events published without the hand-over, each copied for the group (main before 0103).
  * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -45,7 +44,7 @@ const DIRECT = process.argv[3] === 'direct';
  * `relay`: through the bus, published as the outbox relay publishes (libs/platform/src/outbox/outbox-relay.ts): each
  * envelope parsed from its row's JSON inside the clock, the row's topic added (docs/decisions/0095). The consumer then
  * hashes flat, young strings, not the workload's randomUUID() cons strings aged before the clock; the relay's parse
- * is counted, and the events are handed over to the bus as the relay hands them (docs/decisions/0103).
+ * is counted.
  */
 const RELAY = process.argv[3] === 'relay';
 const CHUNK = 20_000;
@@ -193,8 +192,7 @@ async function main(): Promise<void> {
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
       for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
-      // handed over as the relay hands its parsed rows over (docs/decisions/0103); BENCH_COPY=1: copied, as before
-      await bus.publish(outgoing, process.env.BENCH_COPY === '1' ? undefined : { handOver: true });
+      await bus.publish(outgoing);
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }

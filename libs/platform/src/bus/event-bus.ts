@@ -2,16 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EventDefinition, EventEnvelope } from '@switchboard/contracts';
 import { currentTraceparent } from '../tracing/tracing';
 
-export interface PublishOptions {
-  /**
-   * The caller hands the events over: they are plain JSON values (parsed from JSON text, as the outbox relay's rows
-   * are) and the caller keeps no reference to them, nor changes them after the call. The in-memory bus may then give
-   * one subscribed group the events themselves instead of a copy (every other group still gets its own copy), which
-   * saves one deep copy per event (docs/decisions/0103). Kafka serialises every event whatever this says.
-   */
-  handOver?: boolean;
-}
-
 /** An envelope plus the topic it goes to: what `createEnvelope` returns and what `publish` takes. */
 export type OutgoingEvent<TData = unknown> = EventEnvelope<TData> & { topic: string };
 
@@ -146,7 +136,7 @@ export abstract class EventBus {
   }
 
   /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
-  abstract publish(events: OutgoingEvent[], options?: PublishOptions): Promise<void>;
+  abstract publish(events: OutgoingEvent[]): Promise<void>;
   /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */
   abstract subscribe(options: SubscribeOptions): Promise<void>;
   abstract start(): Promise<void>;

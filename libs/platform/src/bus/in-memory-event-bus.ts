@@ -20,7 +20,7 @@ import {
   type Headers,
   type RetryPolicy,
 } from './delivery';
-import { EventBus, type BatchEventHandler, type EventHandler, type OutgoingEvent, type PublishOptions, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
+import { EventBus, type BatchEventHandler, type EventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 
 export interface InMemoryEventBusOptions {
   /**
@@ -111,8 +111,7 @@ export class InMemoryEventBus extends EventBus {
    * Enqueues and returns: handlers run later. Before start() events wait in their lanes. With `ack: 'handled'` it
    * resolves once every delivery of these events settled: one count and one promise per call, not one per delivery.
    */
-  async publish(events: OutgoingEvent[], options?: PublishOptions): Promise<void> {
-    const handOver = options?.handOver === true;
+  async publish(events: OutgoingEvent[]): Promise<void> {
     let resolve: (() => void) | undefined;
     const handled = this.ack === 'handled' ? new Promise<void>((r) => (resolve = r)) : null;
     // one more than the deliveries queued, until the loop is done: a delivery settling meanwhile cannot resolve early
@@ -121,7 +120,7 @@ export class InMemoryEventBus extends EventBus {
     for (const event of events) {
       if (!this.wanted(event.topic, event.type)) continue; // nobody to deliver to: skip the serialisation too
       const envelope = toEnvelope(event);
-      waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled, handOver);
+      waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
     if (!handled || !settled) return;
     settled();
@@ -162,27 +161,22 @@ export class InMemoryEventBus extends EventBus {
 
   /**
    * Queues one delivery per subscribed group and answers how many; `settled` is called once for each when it was
-   * handled or dead-lettered. `handedOver`: `envelope` is plain JSON that nobody else holds (PublishOptions.handOver),
-   * so the last group that takes it gets it as it is.
+   * handled or dead-lettered.
    */
-  private enqueue(topic: string, envelope: EventEnvelope, headers: Headers, settled?: () => void, handedOver = false): number {
+  private enqueue(topic: string, envelope: EventEnvelope, headers: Headers, settled?: () => void): number {
     const groups = this.subscriptions.get(topic);
     if (!groups) return 0;
     let queued = 0;
     const type = envelope.type;
     const source = envelope;
-    let takers = 0;
-    if (handedOver) for (const sub of groups.values()) if (!sub.types || sub.types.has(type)) takers++;
     for (const sub of groups.values()) {
       if (sub.types && !sub.types.has(type)) continue;
       // Each group gets its own copy (one group's handler cannot mutate what another sees), as Kafka's JSON record would
       // carry it: embedded mode fails the same way on non-JSON data, and Dates become strings (jsonCopy, without the
-      // text in between: docs/decisions/0077). Events handed over are already such a value and the publisher keeps
-      // none of them: the last group takes the event itself (docs/decisions/0103).
-      const own = handedOver && queued === takers - 1;
-      const envelope = own ? source : jsonCopy(source);
+      // text in between: docs/decisions/0077).
+      const envelope = jsonCopy(source);
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
-      lane.queue.push({ topic, envelope, headers: own ? headers : { ...headers }, settled });
+      lane.queue.push({ topic, envelope, headers: { ...headers }, settled });
       queued++;
       this.pending++;
       this.pump(sub, lane);

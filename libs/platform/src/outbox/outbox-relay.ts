@@ -11,9 +11,6 @@ import { OutboxMetrics, watchOutbox } from '../metrics/metrics';
 import { PACKED_OUTBOX_TYPE } from './outbox';
 import { quoteSchema } from './sql';
 
-/** The relay's events are parsed from their rows for one publish and kept by nobody (PublishOptions.handOver). */
-const HAND_OVER = { handOver: true } as const;
-
 export interface OutboxRelayOptions {
   schema: string;
   dataSource: DataSource;
@@ -290,15 +287,13 @@ export class OutboxRelay {
       chunk = [];
       bytes = 0;
       try {
-        // the events were parsed from the rows for this pass and nothing here reads them after a successful publish:
-        // handed over, the in-memory bus spares one group its copy (docs/decisions/0103)
-        await this.options.bus.publish(sending, HAND_OVER);
+        await this.options.bus.publish(sending);
       } catch (error) {
         if (!isPermanentPublishError(error)) throw error;
         if (sending.length === 1) return giveUp(sending[0], `refused by the bus: ${describeError(error)}`);
         for (const event of sending) {
           try {
-            await this.options.bus.publish([event], HAND_OVER);
+            await this.options.bus.publish([event]);
           } catch (single) {
             if (!isPermanentPublishError(single)) throw single;
             await giveUp(event, `refused by the bus: ${describeError(single)}`);
