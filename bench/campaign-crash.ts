@@ -26,6 +26,7 @@
  *     never got asks about a message still accepted this long after acceptance; default 300 s here, 15 minutes in
  *     production; swept every UNDISPATCHED_INTERVAL_MS, 5 s here)
  *   LEDGER_WAIT_SECONDS=300: how long the end waits for accounts' ledger to have every charge (a reset ledger group never will)
+ *   CHILD_WARN=1: the child processes (campaigns, streams, dispatch) log warnings too, not only errors
  *   DOWN=dispatch:90 node dist/bench/campaign-crash.js ...   (a killed dispatch stays down 90 s before its restart:
  *     with KAFKA_COMPRESSION=none the mock's 5 MiB per partition then deletes accepted events dispatch had not read,
  *     its offset is reset, and the sweeper has work)
@@ -99,7 +100,7 @@ async function child(role: Role, url: string, brokers: string, port: number, dat
     imports: [PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: role }), service],
   })
   class ChildModule {}
-  const app = await NestFactory.create<NestExpressApplication>(ChildModule, { logger: ['error'] });
+  const app = await NestFactory.create<NestExpressApplication>(ChildModule, { logger: process.env.CHILD_WARN === '1' ? ['error', 'warn'] : ['error'] });
   configureHttpApp(app);
   await app.listen(port, '127.0.0.1');
   // the parent follows each group's committed offsets against the broker's log

@@ -182,6 +182,45 @@ describe('KafkaEventBus', () => {
     expect(secondRun.ids().sort()).toEqual(whileDown.map((e) => e.id).sort());
   });
 
+  it('keeps its membership through chunks longer than the session timeout: each is committed once and the events after them are handled', async () => {
+    // Dispatch's status answers made campaigns' chunks last longer than the 6 s session (docs/decisions/0106): the
+    // member lost its session mid-chunk, the chunks' commits were refused, and it fetched and handled the same chunks
+    // again after rejoining, as long again, for ever.
+    const topic = unique('long-chunk');
+    const group = unique('group');
+    const bus = new KafkaEventBus({
+      clientId: 'kafka-bus-test',
+      brokers: kafkaTestBrokers(),
+      logLevel: logLevel.NOTHING,
+      logger: silentLogger(),
+      consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 200, rebalanceTimeoutMs: 3000, maxWaitTimeMs: 100, partitionsConsumedConcurrently: 4 },
+    });
+    buses.push(bus);
+    const handled = new Map<string, number>();
+    // every partition gets slow events (7 to 13 s, longer than the session), then an event after them
+    const slow = Array.from({ length: 16 }, (_, i) => testEvent(topic, `k${i}`, { slowMs: 7000 + (i % 4) * 2000 }));
+    const after = Array.from({ length: 16 }, (_, i) => testEvent(topic, `k${i}`));
+    await bus.subscribe({
+      group,
+      topics: [topic],
+      concurrency: 64,
+      handler: async (event) => {
+        handled.set(event.id, (handled.get(event.id) ?? 0) + 1);
+        const ms = (event.data as { slowMs?: number }).slowMs;
+        if (ms) await sleep(ms);
+      },
+    });
+    await bus.start();
+    await waitFor(() => bus.consumersJoined().joined, 50);
+    await bus.publish(slow);
+    await waitFor(() => slow.every((e) => handled.has(e.id)), 50);
+    await bus.publish(after);
+
+    // without heartbeats during a chunk, the slow chunks are handled again after the member rejoins
+    await waitFor(() => after.every((e) => handled.has(e.id)) || [...handled.values()].some((n) => n > 1), 100);
+    expect([...slow, ...after].map((e) => handled.get(e.id) ?? 0)).toEqual([...slow, ...after].map(() => 1));
+  });
+
   it('splits partitions between two members of a group after a rebalance, handling every event once', async () => {
     const topic = unique('rebalance');
     const group = unique('group');

@@ -348,9 +348,11 @@ export class KafkaEventBus extends EventBus {
       // a batch handler takes the chunk in one call; one that failed for another reason than an outage, or a record
       // that is no event, sends each message the per-event way (retries, dead letter)
       const batchHandler = concurrency > 1 && !isDeadLetterTopic(batch.topic) ? subscription.batchHandler : undefined;
-      if (!batchHandler || !(await this.handleChunk(group.name, subscription, batchHandler, batch.topic, chunk, heartbeat, hooks))) {
-        await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
-      }
+      await this.keepingMembership(heartbeat, async () => {
+        if (!batchHandler || !(await this.handleChunk(group.name, subscription, batchHandler, batch.topic, chunk, heartbeat, hooks))) {
+          await settleAll(chunk.map((message) => this.handleMessage(group, subscription, batch.topic, message, heartbeat, hooks)));
+        }
+      });
       resolveOffset(chunk[chunk.length - 1].offset);
       await heartbeat();
       await commitOffsetsIfNecessary(concurrency > 1 ? uncommittedOffsets() : undefined);
@@ -486,6 +488,36 @@ export class KafkaEventBus extends EventBus {
     const hooks = this.hooks(group, topic, () => this.running);
     const failure = await handleWithRetries(subscription.handler, envelope, { topic, group }, retryPolicy(subscription), sleep, hooks);
     return failure ? { status: 'failed', ...failure } : { status: 'handled' };
+  }
+
+  /**
+   * Heartbeats every `heartbeatIntervalMs` while a chunk's handlers run (docs/decisions/0106). kafkajs has no heartbeat
+   * thread: a member heartbeats only between chunks, so a chunk that took longer than the session timeout (a group
+   * commit of 64 status answers of 1,000 statuses each, on a loaded machine) ended the member's session mid-chunk. The
+   * broker then refused the chunk's offset commit, the rejoined member fetched the same chunk again, took as long again,
+   * and lost its session again: the group never moved past that chunk. A heartbeat that reports a rebalance stops the
+   * beats (the heartbeat after the chunk throws it, and kafkajs rejoins); the handlers are not interrupted.
+   */
+  private async keepingMembership(heartbeat: () => Promise<void>, work: () => Promise<void>): Promise<void> {
+    const step = this.options.consumer?.heartbeatIntervalMs ?? 3000;
+    let beat: Promise<void> | undefined;
+    let rebalancing = false;
+    const timer = setInterval(() => {
+      if (beat || rebalancing) return;
+      beat = heartbeat()
+        .catch(() => {
+          rebalancing = true;
+        })
+        .finally(() => {
+          beat = undefined;
+        });
+    }, step);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+      await beat;
+    }
   }
 
   private async waitWithHeartbeat(ms: number, heartbeat: () => Promise<void>): Promise<void> {
