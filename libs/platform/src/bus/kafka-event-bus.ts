@@ -71,7 +71,9 @@ export type KafkaCompression = 'gzip' | 'none';
  * heartbeat interval. At kafkajs' default 5 s an idle member heartbeated every 5 s against a 6 s session: a second of
  * event-loop lag on a loaded machine ended its session (a rebalance of the whole group), and it learnt of another
  * member's join up to 5 s late, after the coordinator's join window (librdkafka's mock waits the session less one
- * second, 5 s) had closed without it: one more rebalance. Fetches wait at most 1 s (docs/decisions/0079).
+ * second, 5 s) had closed without it: one more rebalance. Fetches wait at most 1 s (docs/decisions/0079). While a
+ * chunk's handlers run, the bus heartbeats on a timer, so a chunk longer than the session keeps the membership
+ * (docs/decisions/0106).
  */
 export const failoverConsumerTuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 6000, maxWaitTimeMs: 1000 } as const;
 
