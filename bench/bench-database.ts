@@ -31,3 +31,25 @@ export async function benchDatabase(prefix: string, options: { settings?: Record
     },
   };
 }
+
+/**
+ * CPU time in ms, read from /proc, of the PostgreSQL cluster whose data folder is `pgDir`: the postmaster's own time
+ * and, once they have exited, its backends' (cutime, cstime), plus its running children's. Ask it before and after a
+ * phase; other work on the machine inflates it less than wall time.
+ */
+export function clusterCpuReader(pgDir: string): () => number {
+  const postmaster = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return () => {
+    let sum = 0;
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        if (Number(pid) === postmaster) sum += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
+        else if (Number(f[1]) === postmaster) sum += (Number(f[11]) + Number(f[12])) * 10;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return sum;
+  };
+}

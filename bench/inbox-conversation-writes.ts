@@ -23,6 +23,7 @@ import { Client } from 'pg';
 import { ALL_PERMISSIONS, MessageReceivedV1 } from '@switchboard/contracts';
 import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { InboxModule } from '@switchboard/inbox';
+import { clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
 
 const MESSAGES = Number(process.argv[2] ?? 5000);
@@ -62,20 +63,7 @@ async function main(): Promise<void> {
   await pgc.query(`INSERT INTO inbox.incoming_routing (account_id, space_id, team_id, name, stream_id, created_at, updated_at) VALUES ($1, $2, $3, 'Two-way', 7, now(), now())`, [ACCOUNT, space, team]);
   const streamUid = randomUUID();
 
-  const postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const clusterCpuMs = (): number => {
-    let sum = 0;
-    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        if (Number(pid) === postmaster) sum += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
-        else if (Number(f[1]) === postmaster) sum += (Number(f[11]) + Number(f[12])) * 10;
-      } catch {
-        // gone meanwhile
-      }
-    }
-    return sum;
-  };
+  const clusterCpuMs = clusterCpuReader(path.join(dir, 'pg'));
   const wal = async () => BigInt((await one(`SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint::text AS l`)).l);
   const tableStats = async () => {
     await pgc.query('SELECT pg_stat_force_next_flush()');

@@ -33,6 +33,7 @@ import { RoomEvents } from '@switchboard/inbox';
 import { InboundService } from '../services/dispatch/src/services/inbound.service';
 import { MessagingConsumer } from '../services/inbox/src/services/messaging.consumer';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
+import { clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
 
 const RATE = Number(process.argv[2] ?? 500);
@@ -119,21 +120,7 @@ async function main(): Promise<void> {
 
   // CPU time, which the other work on the machine inflates less than wall time: this process (Nest, the SMSC peer, the
   // socket) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
-  const postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const clusterCpuMs = (): number => {
-    let sum = 0;
-    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        // the postmaster's own time and, once they have exited, its backends' (cutime, cstime); the running backends'
-        if (Number(pid) === postmaster) sum += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
-        else if (Number(f[1]) === postmaster) sum += (Number(f[11]) + Number(f[12])) * 10;
-      } catch {
-        // gone meanwhile
-      }
-    }
-    return sum;
-  };
+  const clusterCpuMs = clusterCpuReader(path.join(dir, 'pg'));
   // system calls of this process (reads, writes: /proc/self/io), which a loaded machine does not inflate
   const syscalls = (): { r: number; w: number } => {
     const io = fs.readFileSync('/proc/self/io', 'utf8');
