@@ -75,6 +75,8 @@ const BOOK_AHEAD_MS = 1000;
 const PARK_AHEAD_MS = 3000;
 /** The longest lease of a rate share, however slow renewals are (a killed replica's share is free after it). */
 const MAX_LEASE_MS = 8000;
+/** Ownership (0094): rows an owner releases still count this long (its last second of sends is in a carrier's window). */
+const OWNER_HOLD_MS = 1000;
 /** A park is drained when its head's turn is this far inside the booking horizon. */
 const DRAIN_LEAD_MS = 200;
 
@@ -362,7 +364,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       await this.repo.releaseInstance(this.instanceId).catch(() => undefined);
       // nothing booked is left to go out: the shares are free for the other replicas at once
       // (an owner's sends of the last second still count: the next owner waits for them to leave the window, 0094)
-      if (this.sharing) await this.rateShares.release(this.instanceId, this.owning ? 1000 : 0).catch(() => undefined);
+      if (this.sharing) await this.rateShares.release(this.instanceId, this.owning ? OWNER_HOLD_MS : 0).catch(() => undefined);
     }
     this.shares.clear();
   }
@@ -817,15 +819,14 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Ownership mode: ms until the account's and the stream's last second have room for one more send (0: it goes now,
-   * counted in both). Limits over 10,000/s are left to their calendar and bucket (a ring of that many send times each).
+   * Ownership mode: ms until the account's and the stream's last second of sends have room for one more (0: it goes
+   * now, counted in both). The same gate as the wire's, over the windows of the moment before the adapter.
    */
   private windowWait(key: LimitKey): number {
-    const t = performance.now();
-    const windows = this.windowsOf(this.sendWindows, key);
-    let wait = 0;
-    for (const w of windows) wait = Math.max(wait, w.waitAt(t));
-    if (wait === 0) for (const w of windows) w.sent(t);
+    const gate = this.gateOf(this.sendWindows, key);
+    if (!gate) return 0;
+    const wait = gate.wait();
+    if (wait === 0) gate.sent();
     return wait;
   }
 
@@ -835,7 +836,12 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
    * limit of these is gated.
    */
   private wireGate(key: LimitKey): { wait(): number; sent(): void } | undefined {
-    const windows = this.windowsOf(this.wireWindows, key);
+    return this.gateOf(this.wireWindows, key);
+  }
+
+  /** A gate over the account's and the stream's windows in `map`: ms until both have room, and a send counted in both. */
+  private gateOf(map: Map<string, SendWindow>, key: LimitKey): { wait(): number; sent(): void } | undefined {
+    const windows = this.windowsOf(map, key);
     if (windows.length === 0) return undefined;
     return {
       wait: () => {
@@ -1018,7 +1024,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         // last sends are still in a carrier's window) and asks again once its heartbeat is back.
         if (this.shares.active) {
           this.shares.clear();
-          await this.rateShares.release(this.instanceId, 1000);
+          await this.rateShares.release(this.instanceId, OWNER_HOLD_MS);
           this.stats.leasesGivenUp++;
           this.log.warn('heartbeat lapsed: rate ownership leases given up');
         }
