@@ -32,7 +32,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EventBus, freePort, openServiceDataSource, OutboxRelay, type OutgoingEvent, type SubscribeOptions } from '@switchboard/platform';
-import { LINKS_MIGRATIONS } from '@switchboard/links';
+import { LINKS_MIGRATIONS, LINKS_RELAY_OPTIONS } from '@switchboard/links';
 import { Pool } from 'pg';
 import { CodeCipher } from '../services/links/src/mint/codes';
 import { mintBatch } from '../services/links/src/mint/mint';
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
     const relayClicks = async (label: string, since: number) => {
       const n = (await clicks()) - since;
       const bus = new SerialisingBus();
-      const relay = new OutboxRelay({ schema: 'links', dataSource: relayDs, bus });
+      const relay = new OutboxRelay({ schema: 'links', dataSource: relayDs, bus, ...LINKS_RELAY_OPTIONS });
       const pg0 = treeCpuMs(postmaster);
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();

@@ -6,6 +6,7 @@ import { decodeCode } from '../src/mint/codes';
 import { encodeClicks, GroupCommitter, type Click } from '../src/redirect/click-recorder';
 import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
+import { LinksOutboxRelay } from '../src/services/links-events.service';
 import { batch, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '101';
@@ -344,6 +345,63 @@ describe('redirect server', () => {
     const rows = await l.sql<{ code: string; user_agent: string | null }>(`SELECT code::text, user_agent FROM links.click WHERE campaign_id = 68`);
     const byCode = new Map(rows.map((r) => [r.code, r.user_agent]));
     expect(links.map((k) => byCode.get(String(k!.code)))).toEqual(['first/1.0', 'worker-a "x"', null, 'worker-b \\ ü']);
+  });
+
+  it('writes a first click’s fields once in its group’s outbox row; the relay announces it as links.link.clicked once, the same event when the row is published again', async () => {
+    const a = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/once', domainIds: [domA] })], 2, () => ({}), '74'));
+    const b = await l.mint(batch(B, [shortUrl({ url: 'https://shop-b.example/once', domainIds: [domB] })], 1, () => ({}), '74'));
+    const urls: Array<[string, string]> = [
+      [domA, a.links.r0.shorturl],
+      [domA, a.links.r1.shorturl],
+      [domB, b.links.r0.shorturl],
+    ];
+    const links = await Promise.all(urls.map(([d, u]) => l.redirect.running!.store.loadLink(d, decodeCode(split(u).path.slice(1)))));
+    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(urls[i][1]).path.slice(1), at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Once/1.0 "q"' });
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      // one group of two accounts: three first clicks, a repeat click and a preview
+      await new GroupCommitter(pool, 'https').commit(encodeClicks([click(0), click(1), click(0), click(2), click(2, true)]));
+    } finally {
+      await pool.end();
+    }
+    const stored = await l.sql<{ click_id: string }>(`SELECT click_id::text FROM links.click WHERE campaign_id = 74 AND first`);
+    expect(stored).toHaveLength(3);
+
+    // the group's outbox row: its recorded events only (one per account), counting the first clicks' events to come
+    const rows = await l.sql<{ id: string; type: string; key: string; packed: string }>(`SELECT id::text, type, key, packed FROM links.outbox WHERE packed LIKE '%"type":"links.clicks.recorded"%"campaignId":"74"%'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ type: '$links.clicks', key: '5' });
+    const packed = JSON.parse(rows[0].packed) as Array<{ type: string }>;
+    expect(packed.map((e) => e.type)).toEqual([LinkClicksRecordedV1.type, LinkClicksRecordedV1.type]);
+    for (const { click_id } of stored) expect(rows[0].packed.split(click_id)).toHaveLength(2);
+
+    const relay = l.t.app.get(LinksOutboxRelay).relay;
+    const ofGroup = (type: string) => l.events(type).filter((e) => JSON.stringify(e.data).includes('"campaignId":"74"'));
+    await relay.flush();
+    await waitFor(() => ofGroup(LinkClickedV1.type).length >= 3);
+    const recorded = ofGroup(LinkClicksRecordedV1.type).flatMap((e) => LinkClicksRecordedV1.schema.parse(e.data).clicks.map((c) => ({ accountId: e.accountId!, c })));
+    expect(recorded).toHaveLength(4);
+    const clicked = ofGroup(LinkClickedV1.type);
+    expect(clicked.map((e) => e.id).sort()).toEqual(stored.map((r) => r.click_id).sort());
+    for (const e of clicked) {
+      const { accountId, c } = recorded.find((r) => r.c.clickId === e.id)!;
+      expect(c.first).toBe(true);
+      expect({ key: e.key, occurredAt: e.occurredAt, accountId: e.accountId, source: e.source }).toEqual({ key: c.linkId, occurredAt: c.clickedAt, accountId, source: 'links' });
+      const { first, uaClass, ...fields } = c;
+      expect(e.data).toEqual({ clickId: c.clickId, accountId, ...fields });
+      expect([first, uaClass]).toEqual([true, 'desktop']);
+    }
+
+    // a relay that dies after publishing and before marking: the row is published again, the same events under the same ids
+    await l.sql(`UPDATE links.outbox SET published_at = NULL WHERE id = $1`, [rows[0].id]);
+    await relay.flush();
+    await waitFor(() => ofGroup(LinkClickedV1.type).length >= 6);
+    const again = ofGroup(LinkClickedV1.type);
+    expect(again).toHaveLength(6);
+    for (const e of again) expect(again.filter((x) => x.id === e.id).map(({ id, type, data, key, occurredAt }) => ({ id, type, data, key, occurredAt }))).toEqual([
+      { id: e.id, type: e.type, data: e.data, key: e.key, occurredAt: e.occurredAt },
+      { id: e.id, type: e.type, data: e.data, key: e.key, occurredAt: e.occurredAt },
+    ]);
   });
 
   it('reads links in batches of any size through one statement prepared once per connection, each link with its own fields and unknown codes as not found', async () => {

@@ -49,6 +49,16 @@ export interface OutboxRelayOptions {
    * published rows nobody reads and whose event ids are fresh per event. Default false.
    */
   deletePublished?: boolean;
+  /**
+   * Packed row types of this schema besides `$packed` (docs/decisions/0110), each starting with `$`: a row of such a
+   * type is read as a `$packed` one (its `packed` text the array of events, `key` the number of events it publishes),
+   * and its parsed events go through the type's function, which returns the events to publish, in order. The function
+   * must be pure (a relay that dies after publishing publishes the row again: the same events, the same ids), and its
+   * events together serialise to at most three times the row's text (the relay sizes its publish calls by that bound).
+   * A row of a `$` type the relay does not know is never published as a plain row: the pass fails, is logged and
+   * retried (a relay older than the writer of such rows).
+   */
+  unpack?: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]>;
 }
 
 /** The bytes of an event's envelope as the bus sends it. */
@@ -100,6 +110,9 @@ export class OutboxRelay {
   private wake?: () => void;
   private pruneTimer?: NodeJS.Timeout;
   private pruning?: Promise<unknown>;
+  /** The row types read as packed: `$packed` and the `unpack` option's. */
+  private readonly packedTypes: string[];
+  private readonly unpackers: Map<string, (events: OutgoingEvent[]) => OutgoingEvent[]>;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteSchema(options.schema)}.outbox`;
@@ -109,6 +122,9 @@ export class OutboxRelay {
     this.logger = options.logger ?? new Logger(`OutboxRelay(${options.schema})`);
     this.maxBatchBytes = byteSetting(options.maxBatchBytes, 'OUTBOX_MAX_BATCH_BYTES', 900_000);
     this.maxEventBytes = byteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
+    this.unpackers = new Map(Object.entries(options.unpack ?? {}));
+    for (const type of this.unpackers.keys()) if (!type.startsWith('$') || type === PACKED_OUTBOX_TYPE) throw new Error(`outbox unpack type "${type}": a packed row type starts with $ and is not ${PACKED_OUTBOX_TYPE}`);
+    this.packedTypes = [PACKED_OUTBOX_TYPE, ...this.unpackers.keys()];
   }
 
   private unwatch?: () => void;
@@ -120,10 +136,10 @@ export class OutboxRelay {
       schema: this.options.schema,
       backlog: async () => {
         const [row] = await this.options.dataSource.query<Array<{ n: string; age: number | null }>>(
-          `SELECT coalesce(sum(CASE WHEN type = $1 THEN key::int ELSE 1 END), 0) AS n,
+          `SELECT coalesce(sum(CASE WHEN type = ANY($1::text[]) THEN key::int ELSE 1 END), 0) AS n,
                   extract(epoch FROM now() - min(created_at))::float8 AS age
              FROM ${this.table} WHERE published_at IS NULL`,
-          [PACKED_OUTBOX_TYPE],
+          [this.packedTypes],
         );
         return { count: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
       },
@@ -218,13 +234,13 @@ export class OutboxRelay {
         manager,
         `outbox_relay_read_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
         `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
-         h AS (SELECT id, CASE WHEN type = $2 THEN key::int ELSE 1 END AS n FROM ${this.table}
+         h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
          c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)
-         SELECT o.id, o.topic, o.type, CASE WHEN o.type = $2 THEN NULL ELSE o.payload END AS payload,
-                CASE WHEN o.type = $2 THEN o.packed END AS packed, c.heads
+         SELECT o.id, o.topic, o.type, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
+                CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
            FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`,
-        waitForLock ? [this.batchSize, PACKED_OUTBOX_TYPE] : [this.batchSize, PACKED_OUTBOX_TYPE, this.lockKey],
+        waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
       );
       if (rows.length === 0) return { published: 0, full: false };
       const heads = Number(rows[0].heads);
@@ -232,18 +248,23 @@ export class OutboxRelay {
       const outgoing: OutgoingEvent[] = [];
       const sizes: number[] = [];
       for (const row of rows) {
-        if (row.type === PACKED_OUTBOX_TYPE) {
+        const unpack = this.unpackers.get(row.type);
+        if (row.type === PACKED_OUTBOX_TYPE || unpack) {
           const text = row.packed ?? '[]';
-          const events = JSON.parse(text) as OutgoingEvent[];
+          const parsed = JSON.parse(text) as OutgoingEvent[];
+          const events = unpack ? unpack(parsed) : parsed;
           outgoing.push(...events);
           // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
           // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
-          const bytes = Buffer.byteLength(text);
+          // An unpacked row's events are bounded by three times its text (OutboxRelayOptions.unpack).
+          const bytes = unpack ? 3 * Buffer.byteLength(text) : Buffer.byteLength(text);
           // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
           // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
           if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
           else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
           else sizes.push(...events.map(eventBytes));
+        } else if (row.type.startsWith('$')) {
+          throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
         } else {
           const event = { ...row.payload, topic: row.topic };
           outgoing.push(event);

@@ -32,6 +32,13 @@ export interface ClickRecorderOptions {
 const MAX_EVENT_CLICKS = 1000;
 
 /**
+ * The outbox row type of a click group's events (docs/decisions/0110): its packed text holds the group's
+ * `links.clicks.recorded` events only; links' relay adds each first click's `links.link.clicked` from them
+ * (`unpackClickEvents`). Rows of type `$packed` (written before) hold both and are published as they are.
+ */
+export const CLICK_EVENTS_TYPE = '$links.clicks';
+
+/**
  * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
  * (comma-joined elements), the distinct user agents (quoted elements) and each click's agent as a 1-based position in
  * them (0: none). Plain strings and numbers, so a cluster worker hands it to the primary over IPC as it is
@@ -317,8 +324,10 @@ const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userA
  * `ON CONFLICT DO NOTHING`, its count is its rows in `links.click`, docs/decisions/0104; rows taken in key order, so
  * concurrent groups of other replicas lock in one order and never deadlock); the rollups per
  * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
- * events in one packed outbox row: per account `links.clicks.recorded` of at most ${MAX_EVENT_CLICKS} counted clicks,
- * then each first click as `links.link.clicked` under the click's id. Previews are recorded, never announced.
+ * events in one packed outbox row of type `$links.clicks`: per account `links.clicks.recorded` of at most
+ * ${MAX_EVENT_CLICKS} counted clicks, the row's `key` counting them and the first clicks, whose `links.link.clicked`
+ * links' relay makes from the recorded click (docs/decisions/0110: a first click's fields written once, not twice).
+ * Previews are recorded, never announced.
  */
 /** A bigint or uuid of the link as a JSON string, or null. */
 const jsonId = (x: string) => `coalesce('"' || ${x} || '"', 'null')`;
@@ -371,20 +380,14 @@ export const FLUSH_SQL = `
   ), e AS (
     SELECT cf.*, (row_number() OVER (PARTITION BY account_id ORDER BY ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk FROM cf WHERE NOT preview
   ), envelopes AS (
-    SELECT 0 AS part, min(e.ord) AS ord,
+    SELECT min(e.ord) AS ord, count(*) FILTER (WHERE e.first) AS firsts,
            '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $10 || '","source":"links","accountId":"' || e.account_id ||
            '","traceId":null,"key":"' || e.account_id || '","data":{"accountId":"' || e.account_id || '","clicks":[' ||
            string_agg('{"clickId":"' || e.click_id || '",' || e.fields || ',"first":' || e.first || ',"uaClass":"' || ${UA_NAME} || '",' || ${CLICK_TAIL} || '}', ',' ORDER BY e.ord) ||
            ']},"topic":"${Topics.Links}"}' AS env
       FROM e GROUP BY e.account_id, e.chunk
-    UNION ALL
-    SELECT 1, e.ord,
-           '{"id":"' || e.click_id || '","type":"${LinkClickedV1.type}","version":${LinkClickedV1.version},"occurredAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) ||
-           '","source":"links","accountId":"' || e.account_id || '","traceId":null,"key":"' || e.domain_id || '/' || e.code_text || '","data":{"clickId":"' || e.click_id ||
-           '","accountId":"' || e.account_id || '",' || e.fields || ',' || ${CLICK_TAIL} || '},"topic":"${Topics.Links}"}'
-      FROM e WHERE e.first
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
-    SELECT gen_random_uuid(), '', count(*)::text, '$packed', '{}', '[' || string_agg(env, ',' ORDER BY part, ord) || ']' FROM envelopes HAVING count(*) > 0
+    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_EVENTS_TYPE}', '{}', '[' || string_agg(env, ',' ORDER BY ord) || ']' FROM envelopes HAVING count(*) > 0
   )
   SELECT 1`;

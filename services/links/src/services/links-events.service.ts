@@ -3,13 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { EventBus, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, UnitOfWork, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
+import { LINKS_RELAY_OPTIONS } from '../redirect/click-events';
 import { LINKS_CONNECTION, LINKS_SCHEMA } from '../links.options';
 
 /** Publishes `links.outbox` on the bus, in processes that run the relay role. */
 @Injectable()
 export class LinksOutboxRelay extends ServiceOutboxRelay {
   constructor(@InjectDataSource(LINKS_CONNECTION) ds: DataSource, @Inject(EventBus) bus: EventBus, @Inject(PROCESS_ROLES) roles: ProcessRoles) {
-    super(LINKS_SCHEMA, ds, bus, roles);
+    super(LINKS_SCHEMA, ds, bus, roles, LINKS_RELAY_OPTIONS);
   }
 }
 
