@@ -387,8 +387,8 @@ describe('redirect server', () => {
       const { accountId, c } = recorded.find((r) => r.c.clickId === e.id)!;
       expect(c.first).toBe(true);
       expect({ key: e.key, occurredAt: e.occurredAt, accountId: e.accountId, source: e.source }).toEqual({ key: c.linkId, occurredAt: c.clickedAt, accountId, source: 'links' });
-      const { first, uaClass, ...fields } = c;
-      expect(e.data).toEqual({ clickId: c.clickId, accountId, ...fields });
+      const { first, uaClass, clickId, ...fields } = c;
+      expect(e.data).toEqual({ clickId, accountId, ...fields });
       expect([first, uaClass]).toEqual([true, 'desktop']);
     }
 

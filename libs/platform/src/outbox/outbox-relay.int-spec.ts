@@ -310,6 +310,30 @@ describe('OutboxRelay', () => {
     expect(await unpublished(schema)).toEqual([]);
   });
 
+  it('publishes a row of an unpack type as its function’s events, counted by its key in the pass cap, and never a $ type it does not know as a plain row', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    // each packed event is followed by a copy under a derived id (as links' relay adds a first click's event)
+    const unpack = { '$test.pairs': (events: OutgoingEvent[]) => [...events, ...events.map((e) => ({ ...e, id: `${e.id}-copy`, type: 'test.thing.copied' }))] };
+    const relay = newRelay({ schema, bus, batchSize: 5, unpack });
+    const rows = [0, 1].map((r) => Array.from({ length: 2 }, (_, i) => testEvent(TOPIC, `r${r}-${i}`)));
+    for (const events of rows)
+      await dataSource.query(`INSERT INTO ${schema}.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '4', '$test.pairs', '{}', $1)`, [JSON.stringify(events)]);
+
+    expect(await relay.relayOnce()).toBe(4); // the second row's 4 events would make 8 > 5
+    expect(bus.ids()).toEqual([...rows[0].map((e) => e.id), ...rows[0].map((e) => `${e.id}-copy`)]);
+    expect(await relay.flush()).toBe(4);
+    expect(bus.published.slice(4).map((e) => e.type)).toEqual(['test.thing.happened', 'test.thing.happened', 'test.thing.copied', 'test.thing.copied']);
+    expect(await unpublished(schema)).toEqual([]);
+
+    // a relay without the function (older than the rows' writer) publishes nothing of such a row and keeps it
+    await dataSource.query(`INSERT INTO ${schema}.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '2', '$test.pairs', '{}', $1)`, [JSON.stringify([testEvent(TOPIC, 'late')])]);
+    const older = newRelay({ schema, bus: new RecordingBus() });
+    await expect(older.relayOnce()).rejects.toThrow(/\$test\.pairs/);
+    expect(await unpublished(schema)).toHaveLength(1);
+    expect(() => newRelay({ schema, bus, unpack: { 'test.plain': (e) => e } })).toThrow(/starts with \$/);
+  });
+
   it('caps a pass near batchSize events however the rows pack them, and publishes the rest in the next pass', async () => {
     const schema = await newSchema();
     const bus = new RecordingBus();

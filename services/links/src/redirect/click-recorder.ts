@@ -1,4 +1,4 @@
-import { LinkClickedV1, LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
+import { LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
 import type { ResolvedLink } from './link-store';
 import { UA_CLASSES } from './user-agent';
