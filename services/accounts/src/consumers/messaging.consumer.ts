@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
 import { BalanceService } from '../services/balance.service';
@@ -13,6 +13,14 @@ export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'acco
 
 /** Events handled at once per partition; the calls of a chunk share one transaction (BatchedIdempotentConsumer). */
 const CONCURRENCY = 256;
+
+/**
+ * The ledger's chunk and batch: a partition's fetched charges and refunds, up to this many, are one call and one
+ * transaction (docs/decisions/0107). A campaign's charges are all of one account, so all on one partition: with
+ * chunks of 256 handled one by one, each cost a transaction, an offset commit and their round trips, and on a loaded
+ * machine those waits, not the work, set the ledger's pace.
+ */
+const LEDGER_BATCH = 2000;
 
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 
@@ -49,6 +57,7 @@ export class MessagingConsumer implements OnModuleInit {
       dataSource: ds,
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.ledger,
+      maxBatch: LEDGER_BATCH,
       // No processed_events record per charge or refund: the ledger's unique source key (account, kind, message)
       // already takes each once, so a redelivery inserts nothing and moves no balance (docs/decisions/0074).
       claim: () => false,
@@ -75,8 +84,10 @@ export class MessagingConsumer implements OnModuleInit {
       group: ACCOUNTS_GROUPS.ledger,
       topics: [Topics.Streams, Topics.Dispatch],
       types: [MessageChargedV1.type, MessageRefundDueV1.type],
-      concurrency: CONCURRENCY,
+      concurrency: LEDGER_BATCH,
       handler: (e) => this.onLedgerEvent(e),
+      // a delivered chunk in one call, one transaction: no promise, retry loop and metrics per event
+      batchHandler: (events) => this.onLedgerEvents(events),
     });
     await this.bus.subscribe({
       group: ACCOUNTS_GROUPS.usage,
@@ -92,6 +103,21 @@ export class MessagingConsumer implements OnModuleInit {
     const refund = charged ? null : dataOf(MessageRefundDueV1, e);
     if (charged) return this.ledger.handle(e, { charge: charged });
     if (refund) return this.ledger.handle(e, { refund });
+  }
+
+  /** A chunk of charges and refunds at once (an event of a version not handled throws: the chunk then goes event by event). */
+  async onLedgerEvents(events: EventEnvelope[]): Promise<void> {
+    const items: Array<BatchItem<LedgerItem>> = [];
+    for (const e of events) {
+      const charge = dataOf(MessageChargedV1, e);
+      if (charge) {
+        items.push({ event: e, data: { charge } });
+        continue;
+      }
+      const refund = dataOf(MessageRefundDueV1, e);
+      if (refund) items.push({ event: e, data: { refund } });
+    }
+    return this.ledger.handleMany(items);
   }
 
   async onUsageEvent(e: EventEnvelope): Promise<void> {

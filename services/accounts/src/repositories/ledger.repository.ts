@@ -14,6 +14,15 @@ export interface LedgerEntryInput {
   createdBy: string | null;
 }
 
+/** What a batch of entries did to one account: its new entries, and its balance after the last (of that kind and currency). */
+export interface LedgerBatchResult {
+  accountId: string;
+  inserted: number;
+  balanceAfterMicros: string;
+  kind: BalanceEntryKindValue;
+  currency: string;
+}
+
 interface EntryRow {
   id: string;
   account_id: string;
@@ -74,39 +83,48 @@ export class LedgerRepository {
   /**
    * `apply` for many entries in one go (the messaging consumer's batches): entries already recorded are skipped,
    * each account's balance moves once by the sum of its new entries, and every new entry gets the balance after it
-   * in the order given. Returns the new entries, in that order. Throws if an account does not exist.
+   * in the order given. Returns, per account with new entries, how many and its balance after the last one (with
+   * that entry's kind and currency). Throws if an account does not exist.
    *
-   * The accounts' rows are locked first (in id order, so two batches never deadlock), which makes their balances the
-   * start of every running balance: each entry is inserted with its balance after already set (docs/decisions/0074;
-   * before, every entry was written twice, an INSERT then an UPDATE of its balance after). Only when some entries
-   * were skipped (recorded before, or twice in the batch) are the new ones' balances after set again, from the new
-   * entries alone. Every ledger writer of an account holds its row until commit, so no entry of it can commit between
-   * the read and the insert.
+   * One statement does it all (docs/decisions/0107): it locks the accounts' rows (in id order, so two batches never
+   * deadlock), inserts the entries with the running balance after each already set from the locked balances, moves
+   * each balance by the sum of what was inserted, and returns one row per account. No entry row comes back to node:
+   * before, the batch's every row was returned and parsed (`RETURNING *`), which with the per-event delivery cost more
+   * CPU than the insert itself. Only when some entries were skipped (recorded before, or twice in the batch) are the
+   * new ones' balances after set again, by one UPDATE from the new entries alone. Every ledger writer of an account
+   * holds its row until commit, so no entry of it can commit between the lock and the insert.
    */
-  async applyMany(entries: LedgerEntryInput[], m: EntityManager): Promise<BalanceEntryEntity[]> {
+  async applyMany(entries: LedgerEntryInput[], m: EntityManager): Promise<LedgerBatchResult[]> {
     if (entries.length === 0) return [];
     const accounts = [...new Set(entries.map((e) => e.accountId))].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0));
-    const locked = await m.query<Array<{ id: string; balance_micros: string }>>(
-      `SELECT id::text AS id, balance_micros::text AS balance_micros FROM accounts.customer WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE`,
-      [accounts],
-    );
-    const start = new Map(locked.map((r) => [r.id, BigInt(r.balance_micros)]));
-    const missing = accounts.filter((a) => !start.has(a));
-    if (missing.length) throw new Error(`ledger: account ${missing.join(', ')} does not exist`);
-    // the balance after each entry if every one is new: the account's balance plus the entries up to it, in order
-    const running = new Map(start);
-    const afterIfAllNew = entries.map((e) => {
-      const b = running.get(e.accountId)! + e.amountMicros;
-      running.set(e.accountId, b);
-      return b.toString();
-    });
-    const inserted = await m.query<EntryRow[]>(
-      `INSERT INTO accounts.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
-       SELECT account_id, kind, source_id, amount_micros, currency, after, reason, created_by
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
-           WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, after, n)
-        ORDER BY n
-       ON CONFLICT (account_id, kind, source_id) DO NOTHING RETURNING *`,
+    const rows = await m.query<
+      Array<{ account_id: string; inserted: number; given: number; start: string; balance: string | null; min_id: string | null; max_id: string | null; kind: BalanceEntryKindValue | null; currency: string | null }>
+    >(
+      `WITH locked AS MATERIALIZED (
+         SELECT id, balance_micros FROM accounts.customer WHERE id = ANY($8::bigint[]) ORDER BY id FOR NO KEY UPDATE
+       ), given AS (
+         SELECT t.*, l.balance_micros + sum(t.amount_micros) OVER (PARTITION BY t.account_id ORDER BY t.n) AS after
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+                  WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, n)
+           JOIN locked l ON l.id = t.account_id
+       ), ins AS (
+         INSERT INTO accounts.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
+         SELECT account_id, kind, source_id, amount_micros, currency, after, reason, created_by FROM given ORDER BY n
+         ON CONFLICT (account_id, kind, source_id) DO NOTHING
+         RETURNING id, account_id, kind, currency, amount_micros
+       ), sums AS (
+         SELECT account_id, count(*) AS n, sum(amount_micros) AS amount, min(id) AS min_id, max(id) AS max_id FROM ins GROUP BY account_id
+       ), moved AS (
+         UPDATE accounts.customer c SET balance_micros = c.balance_micros + s.amount, updated_at = now() FROM sums s WHERE c.id = s.account_id
+         RETURNING c.id, c.balance_micros
+       )
+       SELECT l.id::text AS account_id, coalesce(s.n, 0)::int AS inserted, g.n::int AS given, l.balance_micros::text AS start,
+              mv.balance_micros::text AS balance, s.min_id::text AS min_id, s.max_id::text AS max_id, i.kind, i.currency
+         FROM locked l
+         JOIN (SELECT account_id, count(*) AS n FROM given GROUP BY account_id) g ON g.account_id = l.id
+         LEFT JOIN sums s ON s.account_id = l.id
+         LEFT JOIN moved mv ON mv.id = l.id
+         LEFT JOIN ins i ON i.id = s.max_id`,
       [
         entries.map((e) => e.accountId),
         entries.map((e) => e.kind),
@@ -115,32 +133,28 @@ export class LedgerRepository {
         entries.map((e) => e.currency),
         entries.map((e) => e.reason),
         entries.map((e) => e.createdBy),
-        afterIfAllNew,
+        accounts,
       ],
     );
-    if (inserted.length === 0) return [];
-    // ids come from a sequence in insertion order: sorting by id is the order given
-    inserted.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    const sums = new Map<string, bigint>();
-    for (const r of inserted) sums.set(String(r.account_id), (sums.get(String(r.account_id)) ?? 0n) + BigInt(r.amount_micros));
-    await m.query(`UPDATE accounts.customer c SET balance_micros = c.balance_micros + t.amount, updated_at = now() FROM unnest($1::bigint[], $2::bigint[]) AS t(id, amount) WHERE c.id = t.id`, [
-      [...sums.keys()],
-      [...sums.values()].map(String),
-    ]);
-    if (inserted.length === entries.length) return inserted.map(toEntity);
-    // some were skipped: the running balance over the new entries only
-    const again = new Map(start);
-    const after = inserted.map((r) => {
-      const b = again.get(String(r.account_id))! + BigInt(r.amount_micros);
-      again.set(String(r.account_id), b);
-      return b.toString();
-    });
-    const [rows] = await m.query<[EntryRow[], number]>(
-      `UPDATE accounts.balance_entry e SET balance_after_micros = t.after FROM unnest($1::bigint[], $2::bigint[]) AS t(id, after)
-        WHERE e.id = t.id RETURNING e.*`,
-      [inserted.map((r) => r.id), after],
-    );
-    return rows.map(toEntity).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    if (rows.length < accounts.length) {
+      const found = new Set(rows.map((r) => r.account_id));
+      throw new Error(`ledger: account ${accounts.filter((a) => !found.has(a)).join(', ')} does not exist`);
+    }
+    const skipped = rows.filter((r) => r.inserted > 0 && r.inserted < r.given);
+    if (skipped.length > 0) {
+      // some were skipped: the running balance over the new entries only (ids are in the order given)
+      await m.query(
+        `UPDATE accounts.balance_entry e SET balance_after_micros = f.after
+           FROM (SELECT b.id, a.start + sum(b.amount_micros) OVER (PARTITION BY b.account_id ORDER BY b.id) AS after
+                   FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS a(account_id, start, min_id, max_id)
+                   JOIN accounts.balance_entry b ON b.account_id = a.account_id AND b.id BETWEEN a.min_id AND a.max_id) f
+          WHERE e.id = f.id AND e.balance_after_micros <> f.after`,
+        [skipped.map((r) => r.account_id), skipped.map((r) => r.start), skipped.map((r) => r.min_id), skipped.map((r) => r.max_id)],
+      );
+    }
+    return rows
+      .filter((r) => r.inserted > 0)
+      .map((r) => ({ accountId: r.account_id, inserted: r.inserted, balanceAfterMicros: r.balance!, kind: r.kind!, currency: r.currency! }));
   }
 
   async list(accountId: string, skip: number, take: number): Promise<[BalanceEntryEntity[], number]> {

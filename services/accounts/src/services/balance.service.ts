@@ -75,7 +75,7 @@ export class BalanceService {
     notify: Notify,
     items: Array<{ charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> }>,
   ): Promise<number> {
-    const entries = await this.ledger.applyMany(
+    const booked = await this.ledger.applyMany(
       items.map((i) =>
         'charge' in i
           ? { accountId: i.charge.accountId, kind: BalanceEntryKind.Charge, sourceId: i.charge.messageUuid, amountMicros: -BigInt(i.charge.amountMicros), currency: i.charge.currency, reason: 'message charged', createdBy: null }
@@ -83,9 +83,16 @@ export class BalanceService {
       ),
       m,
     );
-    const lastOf = new Map(entries.map((e) => [String(e.accountId), e]));
-    for (const [accountId, e] of lastOf) notify({ accountId, type: 'balance.changed', data: { ...balanceOf(e), kind: e.kind } });
-    return entries.length;
+    let n = 0;
+    for (const b of booked) {
+      n += b.inserted;
+      notify({
+        accountId: b.accountId,
+        type: 'balance.changed',
+        data: { balance: fromMicros(b.balanceAfterMicros), balanceMicros: b.balanceAfterMicros, currency: b.currency, currencySign: currencySign(b.currency), kind: b.kind },
+      });
+    }
+    return n;
   }
 
   /** A charge streams took for an accepted message: the balance goes down by its amount, once per message. */
