@@ -86,6 +86,27 @@ describe('BatchedIdempotentConsumer', () => {
     await expect(c.handle({ id: events[2].id }, 13)).rejects.toThrow('poison');
   });
 
+  it('fails a whole batch at once for an outage, without a transaction per event, and applies it when retried', async () => {
+    let down = true;
+    const attempts: number[] = [];
+    const c = new BatchedIdempotentConsumer<number>({
+      dataSource,
+      schema: SCHEMA,
+      consumer: `test-${++consumers}`,
+      apply: async (_m, items) => {
+        attempts.push(items.length);
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      },
+    });
+    const items = Array.from({ length: 50 }, (_, i) => ({ event: { id: randomUUID() }, data: i }));
+    await expect(c.handleMany(items)).rejects.toThrow('ECONNREFUSED');
+    // one attempt for the 50 events, not 50 more transactions each meeting the same outage
+    expect(attempts).toEqual([50]);
+    down = false;
+    await c.handleMany(items);
+    expect(attempts).toEqual([50, 50]);
+  });
+
   it('keeps at most maxBatch events in a transaction', async () => {
     const batches: number[] = [];
     const c = new BatchedIdempotentConsumer<number>({

@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
+import { isInfrastructureError } from '../bus/failures';
 import { quoteSchema } from './sql';
 
 export interface BatchItem<T> {
@@ -81,7 +82,8 @@ function groupByKey<T>(queue: Array<Pending<T>>, keyOf: (data: T) => string | nu
  * batch, and one transaction records their `processed_events` rows (skipping those handled before) and applies
  * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer, so hot
  * rows (an account's balance) are not fought over by its own transactions. A batch that fails is retried one event
- * per transaction, so one bad event fails alone (and goes to its retries and dead letter) instead of its batch.
+ * per transaction, so one bad event fails alone (and goes to its retries and dead letter) instead of its batch; a
+ * batch that fails for an outage (isInfrastructureError) fails whole, at once, for the bus to retry.
  */
 export class BatchedIdempotentConsumer<T> {
   private queue: Array<Pending<T>> = [];
@@ -148,8 +150,10 @@ export class BatchedIdempotentConsumer<T> {
           await this.run(batch);
           batch.forEach((p) => p.resolve());
         } catch (error) {
-          if (batch.length === 1) {
-            batch[0].reject(error);
+          // an outage fails every event alike: the whole batch goes back to its callers (the bus retries their chunk
+          // once the database is back) instead of a transaction per event, each waiting on the outage in turn
+          if (batch.length === 1 || isInfrastructureError(error)) {
+            batch.forEach((p) => p.reject(error));
             continue;
           }
           for (const p of batch) {
