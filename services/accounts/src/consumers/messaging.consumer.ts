@@ -11,16 +11,14 @@ import { UsageService } from '../services/usage.service';
 /** Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. */
 export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'accounts.daily-usage' } as const;
 
-/** Events handled at once per partition; the calls of a chunk share one transaction (BatchedIdempotentConsumer). */
-const CONCURRENCY = 256;
-
 /**
- * The ledger's chunk and batch: a partition's fetched charges and refunds, up to this many, are one call and one
- * transaction (docs/decisions/0107). A campaign's charges are all of one account, so all on one partition: with
- * chunks of 256 handled one by one, each cost a transaction, an offset commit and their round trips, and on a loaded
- * machine those waits, not the work, set the ledger's pace.
+ * Each group's chunk and batch: a partition's fetched events of the group's types, up to this many, are one call and
+ * one transaction (docs/decisions/0107). A campaign's charges are all of one account, so all on one partition. Before,
+ * chunks of 256 were handed over one event at a time and joined a batch at the end of the turn: on a loaded machine
+ * the turn ended before the chunk had arrived (58 charges a transaction measured at load 20), and the transactions,
+ * offset commits and their round trips, not the work, set the ledger's pace.
  */
-const LEDGER_BATCH = 2000;
+const BATCH = 2000;
 
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 
@@ -57,7 +55,7 @@ export class MessagingConsumer implements OnModuleInit {
       dataSource: ds,
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.ledger,
-      maxBatch: LEDGER_BATCH,
+      maxBatch: BATCH,
       // No processed_events record per charge or refund: the ledger's unique source key (account, kind, message)
       // already takes each once, so a redelivery inserts nothing and moves no balance (docs/decisions/0074).
       claim: () => false,
@@ -71,6 +69,7 @@ export class MessagingConsumer implements OnModuleInit {
       dataSource: ds,
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.usage,
+      maxBatch: BATCH,
       apply: async (m, items) => {
         await this.usage.recordAcceptedMany(m, items.map((i) => i.data));
       },
@@ -84,7 +83,7 @@ export class MessagingConsumer implements OnModuleInit {
       group: ACCOUNTS_GROUPS.ledger,
       topics: [Topics.Streams, Topics.Dispatch],
       types: [MessageChargedV1.type, MessageRefundDueV1.type],
-      concurrency: LEDGER_BATCH,
+      concurrency: BATCH,
       handler: (e) => this.onLedgerEvent(e),
       // a delivered chunk in one call, one transaction: no promise, retry loop and metrics per event
       batchHandler: (events) => this.onLedgerEvents(events),
@@ -93,8 +92,9 @@ export class MessagingConsumer implements OnModuleInit {
       group: ACCOUNTS_GROUPS.usage,
       topics: [Topics.Streams],
       types: [MessageAcceptedV1.type],
-      concurrency: CONCURRENCY,
+      concurrency: BATCH,
       handler: (e) => this.onUsageEvent(e),
+      batchHandler: (events) => this.onUsageEvents(events),
     });
   }
 
@@ -123,5 +123,14 @@ export class MessagingConsumer implements OnModuleInit {
   async onUsageEvent(e: EventEnvelope): Promise<void> {
     const accepted = dataOf(MessageAcceptedV1, e);
     if (accepted) return this.daily.handle(e, accepted);
+  }
+
+  async onUsageEvents(events: EventEnvelope[]): Promise<void> {
+    const items: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+    for (const e of events) {
+      const accepted = dataOf(MessageAcceptedV1, e);
+      if (accepted) items.push({ event: e, data: accepted });
+    }
+    return this.daily.handleMany(items);
   }
 }
