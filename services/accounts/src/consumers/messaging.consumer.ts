@@ -13,10 +13,9 @@ export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'acco
 
 /**
  * Each group's chunk and batch: a partition's fetched events of the group's types, up to this many, are one call and
- * one transaction (docs/decisions/0107). A campaign's charges are all of one account, so all on one partition. Before,
- * chunks of 256 were handed over one event at a time and joined a batch at the end of the turn: on a loaded machine
- * the turn ended before the chunk had arrived (58 charges a transaction measured at load 20), and the transactions,
- * offset commits and their round trips, not the work, set the ledger's pace.
+ * one transaction and one offset commit (docs/decisions/0107). A campaign's charges are all of one account, so all on
+ * one partition, one chunk at a time: with chunks of 256 handed over one event at a time, a transaction, an offset
+ * commit and their round trips per 256 charges set the ledger's pace on a loaded machine, more than its work.
  */
 const BATCH = 2000;
 
