@@ -1,0 +1,77 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Personal links as range rows with fixed-width recipient records (docs/decisions/0105, after 0092 and 0098). A batch
+ * variable's links are the first numbers of one code block (a batch has at most 1000 items, a block 1024 numbers),
+ * stored as rows of `links.link_range` of up to 16 links each, keyed by `page` = sequence number >> 4. The recipients
+ * are PostgreSQL arrays, one a field, element k the k-th number of the page (`services/links/src/mint/link-range.ts`):
+ * `domains`, `variants`, `contacts` (bigint) and `messages` (uuid) have fixed-width elements, so element k is read at
+ * an offset computed from k; `destinations` and `vars` (JSON text of the variables the target uses; NULL when it uses
+ * none) are walked over at most 15 elements. No JSON is parsed and no bytes decoded to find a recipient. A row stays
+ * inline and uncompressed up to 8 kB (`toast_tuple_target`, storage EXTERNAL): a recipient is read from the heap page
+ * its key found, with no TOAST look-up and no decompression. Minting writes 64 rows (and index entries, in key order) a
+ * thousand links instead of a thousand rows with random keys.
+ *
+ * `links.link_of(domain, code, seq)` is the one resolution of a code to its link, with the row type of `links.link`:
+ * the redirect's look-up and the click group statement both read it. `seq` is the code's sequence number (the inverse
+ * permutation, in Node: PostgreSQL has no key). A code minted before this migration is still a `links.link` row (its
+ * number is below the sequence's next block at migration time, written into the function; -1 without a key); a
+ * range's code resolves only under the very domain it was minted for (`domains[k]`), so another account's code, or
+ * a code of the account under another of its domains, never resolves. A SQL function of one statement, not strict:
+ * the planner inlines it, so each branch is a gated index probe and an unused column (`vars` in the click statement)
+ * is never computed.
+ *
+ * Stored answers (`link_batch`) keep the text sent (`links_text`) rather than parsing it into jsonb.
+ */
+export class LinkRanges1797900000005 implements MigrationInterface {
+  name = 'LinkRanges1797900000005';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE links.link_range (
+        page bigint PRIMARY KEY,
+        account_id bigint NOT NULL,
+        target_id bigint NOT NULL,
+        campaign_id bigint,
+        stream_id bigint,
+        expires_at timestamptz,
+        created_at timestamptz NOT NULL,
+        domains bigint[] NOT NULL CHECK (cardinality(domains) BETWEEN 1 AND 16),
+        variants bigint[] NOT NULL,
+        contacts bigint[] NOT NULL,
+        messages uuid[] NOT NULL,
+        destinations text[] NOT NULL,
+        vars text[]
+      ) WITH (toast_tuple_target = 8160)`);
+    // a row is compressed or moved out of line only beyond 8 kB (not 2 kB): a row of 16 recipients is read as it lies
+    // on its page, never decompressed or fetched from TOAST for one recipient
+    for (const c of ['domains', 'variants', 'contacts', 'messages', 'destinations', 'vars']) await q.query(`ALTER TABLE links.link_range ALTER COLUMN ${c} SET STORAGE EXTERNAL`);
+    await q.query(`ALTER TABLE links.link_batch ALTER COLUMN links DROP NOT NULL`);
+    await q.query(`ALTER TABLE links.link_batch ADD COLUMN links_text text`);
+    await q.query(`ALTER TABLE links.link_batch ALTER COLUMN links_text SET STORAGE EXTERNAL`);
+    await q.query(`ALTER TABLE links.link_batch ADD CHECK ((links IS NULL) <> (links_text IS NULL))`);
+    // every number minted from now on is at or past the sequence's next block: a code below it is a row of its own
+    // (minted before ranges), one at or past it a range's, so each look-up probes one table, never both
+    const [{ first }] = (await q.query(`SELECT ((last_value + CASE WHEN is_called THEN 1 ELSE 0 END) * 1024)::text AS first FROM links.code_block_seq`)) as Array<{ first: string }>;
+    const boundary = String(BigInt(first));
+    await q.query(`
+      CREATE FUNCTION links.link_of(p_domain bigint, p_code bigint, p_seq bigint) RETURNS SETOF links.link
+      LANGUAGE sql STABLE PARALLEL SAFE AS $$
+        SELECT l.* FROM links.link l WHERE p_seq < ${boundary} AND l.domain_id = p_domain AND l.code = p_code
+        UNION ALL
+        SELECT p_domain, p_code, r.account_id, r.target_id, r.campaign_id, r.variants[(p_seq & 15)::int + 1], r.stream_id,
+               r.contacts[(p_seq & 15)::int + 1], r.messages[(p_seq & 15)::int + 1], r.destinations[(p_seq & 15)::int + 1],
+               r.vars[(p_seq & 15)::int + 1]::jsonb, r.expires_at, r.created_at
+          FROM links.link_range r
+         WHERE p_seq >= ${boundary} AND r.page = p_seq >> 4 AND r.domains[(p_seq & 15)::int + 1] = p_domain
+      $$`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION links.link_of(bigint, bigint, bigint)`);
+    await q.query(`DROP TABLE links.link_range`);
+    await q.query(`DELETE FROM links.link_batch WHERE links IS NULL`);
+    await q.query(`ALTER TABLE links.link_batch DROP COLUMN links_text`);
+    await q.query(`ALTER TABLE links.link_batch ALTER COLUMN links SET NOT NULL`);
+  }
+}
