@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import type { QueryRunner } from 'typeorm';
+import { LinkRanges1797900000005 } from '../src/migrations/1797900000005-link-ranges';
 import { CODE_SPACE, CodeCipher, decodeCode, encodeCode } from '../src/mint/codes';
 import { batch, CODE_SECRET, shortUrl, split, startLinks, type LinksTestApp } from './redirect-support';
 
@@ -156,7 +158,11 @@ describe('personal links stored as ranges', () => {
     expect((await l.hit('slots.test', hits[1])).headers.location).toBe('https://shop.example/s?n=n15');
     await l.redirect.running!.clicks.drain();
     // every click is its own recipient's: the click rows and first clicks carry the recipient read from its place
-    const clicked = await l.sql<{ message_uuid: string; clicks: string }>(`SELECT message_uuid::text, clicks::text FROM links.recipient_click WHERE campaign_id = 93 ORDER BY message_uuid`);
+    // (a recipient's count is their counted click rows: docs/decisions/0104)
+    const clicked = await l.sql<{ message_uuid: string; clicks: string }>(
+      `SELECT r.message_uuid::text, (SELECT count(*) FROM links.click c WHERE c.account_id = r.account_id AND c.message_uuid = r.message_uuid AND NOT c.preview)::text AS clicks
+         FROM links.recipient_click r WHERE r.campaign_id = 93 ORDER BY r.message_uuid`,
+    );
     const expected = [[0, '1'], [15, '2'], [16, '1'], [18, '1']].map(([i, n]) => ({ message_uuid: req.items[i as number].messageUuid, clicks: n }));
     expect(clicked).toEqual(expected.sort((a, b) => a.message_uuid.localeCompare(b.message_uuid)));
     // the places after the last recipient of the short row, and the row after it, hold no link (404)
@@ -165,5 +171,73 @@ describe('personal links stored as ranges', () => {
       expect(await l.linkOf(`http://slots.test/${encodeCode(cipher.encrypt(seq))}`)).toBeUndefined();
       expect((await l.hit('slots.test', `/${encodeCode(cipher.encrypt(seq))}`)).status).toBe(404);
     }
+  });
+  it('redirects a recipient whose variable holds a NUL character, and every link read in the same look-up with it', async () => {
+    // JSON text may carry \u0000, which PostgreSQL's jsonb refuses: a look-up that decoded it as jsonb failed for every
+    // code read with it (docs/decisions/0109). The variables are read as the text minted and filled in Node
+    const dom = await l.domain(A, 'nul.test');
+    const req = batch(A, [shortUrl({ url: 'https://shop.example/n?v={v}', domainIds: [dom] })], 6, (i) => ({ v: i === 2 ? 'a\u0000b' : `v${i}` }), '94');
+    const answer = await l.mint(req);
+    expect(answer.outcome).toBe('minted');
+    // the six codes arrive in one turn of the event loop: one look-up reads them together
+    const replies = await Promise.all(req.items.map((item) => split(answer.links[item.ref].shorturl)).map(({ host, path }) => l.hit(host, path)));
+    expect(replies.map((r) => r.status)).toEqual([302, 302, 302, 302, 302, 302]);
+    expect(replies.map((r) => r.headers.location)).toEqual(req.items.map((item) => `https://shop.example/n?v=${encodeURIComponent(item.vars.v)}`));
+    expect(replies[2].headers.location).toBe('https://shop.example/n?v=a%00b');
+  });
+
+  it('keeps links minted before ranges resolving and clicked through the migration, up and down, and reads range rows alone when there were none', async () => {
+    const q = { query: (text: string, params?: unknown[]) => l.sql(text, params) } as unknown as QueryRunner;
+    const migration = new LinkRanges1797900000005();
+    const plan = async () => (await l.sql<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) SELECT * FROM links.link_of(1, 2, 3)`)).map((r) => r['QUERY PLAN']).join('\n');
+    // this deployment had no link before ranges: a code is one probe of the range rows, no branch for `links.link`
+    expect(await l.sql(`SELECT 1 FROM links.link`)).toEqual([]);
+    expect(await plan()).toContain('link_range_pkey');
+    expect(await plan()).not.toMatch(/links\.link\b(?!_)|link_pkey/);
+
+    // back to a row a link, and a link minted there as the code before ranges did (seq 5: block 0, never handed out)
+    const dom = await l.domain(A, 'old-links.test');
+    const ranged = await l.mint(batch(A, [shortUrl({ url: 'https://shop.example/r', domainIds: [dom] })], 2, () => ({}), '95'));
+    await migration.down(q);
+    expect(await l.sql(`SELECT to_regclass('links.link_range') AS t`)).toEqual([{ t: null }]);
+    const cipher = new CodeCipher(CODE_SECRET);
+    const code = cipher.encrypt(5);
+    const [target] = await l.sql<{ id: string }>(
+      `INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, url, created_at) VALUES ($1, 95, 'old-batch', 'shorturl', 0, 'https://shop.example/old?n={name}', now()) RETURNING id::text`,
+      [A],
+    );
+    const message = '6f1c1c3e-2a4b-4c55-9a0d-0b7d5e2f3a01';
+    await l.sql(
+      `INSERT INTO links.link (domain_id, code, account_id, target_id, campaign_id, variant_id, stream_id, contact_id, message_uuid, destination, vars, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, 95, 1, NULL, 77, $5, '+491510000077', '{"name": "Zoë & co"}', NULL, now())`,
+      [dom, code, A, target.id, message],
+    );
+
+    // up with links minted before: they resolve through their own rows, range links minted after through theirs
+    await migration.up(q);
+    expect(await plan()).toMatch(/link_pkey/);
+    const old = `http://old-links.test/${encodeCode(code)}`;
+    expect(await l.linkOf(old)).toMatchObject({ account_id: A, message_uuid: message, contact_id: '77', vars: { name: 'Zoë & co' } });
+    const freshReq = batch(A, [shortUrl({ url: 'https://shop.example/new?n={name}', domainIds: [dom] })], 3, (i) => ({ name: `new ${i}` }), '95');
+    const fresh = await l.mint(freshReq);
+    l.redirect.running!.store.clear();
+    const oldReply = await l.hit('old-links.test', `/${encodeCode(code)}`);
+    expect(oldReply.status).toBe(302);
+    expect(oldReply.headers.location).toBe(`https://shop.example/old?n=${encodeURIComponent('Zoë & co')}`);
+    const freshReply = await l.hit('old-links.test', split(fresh.links.r1.shorturl).path);
+    expect(freshReply.headers.location).toBe('https://shop.example/new?n=new%201');
+    // the range links minted before the round trip went with their range rows; their batch is minted afresh if asked again
+    expect((await l.hit('old-links.test', split(ranged.links.r0.shorturl).path)).status).toBe(404);
+    // both kinds of link are clicked as their own recipient's
+    await l.redirect.running!.clicks.drain();
+    const clicked = await l.sql<{ message_uuid: string }>(`SELECT message_uuid::text FROM links.click WHERE campaign_id = 95 AND NOT preview ORDER BY clicked_at`);
+    expect(clicked.map((c) => c.message_uuid)).toEqual([message, freshReq.items[1].messageUuid]);
+
+    // down again: the old link keeps its row, and up once more leaves the look-up as it was
+    await migration.down(q);
+    expect(await l.sql(`SELECT code::text FROM links.link WHERE domain_id = $1`, [dom])).toEqual([{ code: String(code) }]);
+    await migration.up(q);
+    l.redirect.running!.store.clear();
+    expect((await l.hit('old-links.test', `/${encodeCode(code)}`)).status).toBe(302);
   });
 });

@@ -80,7 +80,7 @@ export async function startLinks(options: LinksModuleOptions = {}, extraImports:
       const code = decodeCode(u.pathname.slice(1));
       const [row] = await sql<StoredLink>(
         `SELECT l.domain_id::text, l.code::text, l.account_id::text, l.target_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
-                l.message_uuid::text, l.destination, l.vars, l.expires_at, l.created_at
+                l.message_uuid::text, l.destination, l.vars::jsonb AS vars, l.expires_at, l.created_at
            FROM links.domain d CROSS JOIN LATERAL links.link_of(d.id, $2, $3) l WHERE d.name = $1`,
         [u.host, code, cipher.decrypt(code)],
       );

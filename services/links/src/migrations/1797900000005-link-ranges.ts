@@ -51,22 +51,18 @@ export class LinkRanges1797900000005 implements MigrationInterface {
     await q.query(`ALTER TABLE links.link_batch ALTER COLUMN links_text SET STORAGE EXTERNAL`);
     await q.query(`ALTER TABLE links.link_batch ADD CHECK ((links IS NULL) <> (links_text IS NULL))`);
     // every number minted from now on is at or past the sequence's next block: a code below it is a row of its own
-    // (minted before ranges), one at or past it a range's, so each look-up probes one table, never both
-    const [{ first }] = (await q.query(`SELECT ((last_value + CASE WHEN is_called THEN 1 ELSE 0 END) * 1024)::text AS first FROM links.code_block_seq`)) as Array<{ first: string }>;
-    const boundary = String(BigInt(first));
-    await q.query(`
-      CREATE FUNCTION links.link_of(p_domain bigint, p_code bigint, p_seq bigint) RETURNS SETOF links.link
-      LANGUAGE sql STABLE PARALLEL SAFE AS $$
-        SELECT l.* FROM links.link l WHERE p_seq < ${boundary} AND l.domain_id = p_domain AND l.code = p_code
-        UNION ALL
-        SELECT p_domain, p_code, r.account_id, r.target_id, r.campaign_id, r.variants[(p_seq & 15)::int + 1], r.stream_id,
-               r.contacts[(p_seq & 15)::int + 1], r.messages[(p_seq & 15)::int + 1], r.destinations[(p_seq & 15)::int + 1],
-               r.vars[(p_seq & 15)::int + 1]::jsonb, r.expires_at, r.created_at
-          FROM links.link_range r
-         WHERE p_seq >= ${boundary} AND r.page = p_seq >> 4 AND r.domains[(p_seq & 15)::int + 1] = p_domain
-      $$`);
+    // (minted before ranges), one at or past it a range's, so each look-up probes one table, never both. When no link
+    // was minted before ranges (a new deployment), the function has no old-links branch at all (docs/decisions/0109):
+    // one index probe and no Append over two gated branches
+    const [{ first, old }] = (await q.query(`SELECT ((last_value + CASE WHEN is_called THEN 1 ELSE 0 END) * 1024)::text AS first, EXISTS (SELECT 1 FROM links.link) AS old FROM links.code_block_seq`)) as Array<{ first: string; old: boolean }>;
+    await q.query(linkOfSql(old ? String(BigInt(first)) : null));
   }
 
+  /**
+   * Back to a row a link: range links cannot become `links.link` rows here (a row is keyed by its code, and the codes'
+   * key is not in the database), so they are dropped with their stored answers, as 0092 did; a redelivered batch mints
+   * again. Links minted before ranges are untouched.
+   */
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP FUNCTION links.link_of(bigint, bigint, bigint)`);
     await q.query(`DROP TABLE links.link_range`);
@@ -74,4 +70,30 @@ export class LinkRanges1797900000005 implements MigrationInterface {
     await q.query(`ALTER TABLE links.link_batch DROP COLUMN links_text`);
     await q.query(`ALTER TABLE links.link_batch ALTER COLUMN links SET NOT NULL`);
   }
+}
+
+/**
+ * `links.link_of(domain, code, seq)`: the link's fields with its variables as the JSON text it was minted with (`vars
+ * text`: the redirect parses it once in Node, PostgreSQL decodes no jsonb per look-up; the click statement never reads
+ * it). `boundary` is the first sequence number of ranges when links were minted before them, or null when there were
+ * none: then the function is the range row's probe alone.
+ */
+export function linkOfSql(boundary: string | null): string {
+  const k = '(p_seq & 15)::int + 1';
+  const range = `SELECT p_domain, p_code, r.account_id, r.target_id, r.campaign_id, r.variants[${k}], r.stream_id, r.contacts[${k}], r.messages[${k}],
+               r.destinations[${k}], r.vars[${k}], r.expires_at, r.created_at
+          FROM links.link_range r
+         WHERE ${boundary === null ? '' : `p_seq >= ${boundary} AND `}r.page = p_seq >> 4 AND r.domains[${k}] = p_domain`;
+  const old = `SELECT l.domain_id, l.code, l.account_id, l.target_id, l.campaign_id, l.variant_id, l.stream_id, l.contact_id, l.message_uuid,
+               l.destination, l.vars::text, l.expires_at, l.created_at
+          FROM links.link l WHERE p_seq < ${boundary} AND l.domain_id = p_domain AND l.code = p_code
+        UNION ALL
+        `;
+  return `
+      CREATE FUNCTION links.link_of(p_domain bigint, p_code bigint, p_seq bigint)
+      RETURNS TABLE (domain_id bigint, code bigint, account_id bigint, target_id bigint, campaign_id bigint, variant_id bigint, stream_id bigint, contact_id bigint,
+                     message_uuid uuid, destination text, vars text, expires_at timestamptz, created_at timestamptz)
+      LANGUAGE sql STABLE PARALLEL SAFE AS $$
+        ${boundary === null ? '' : old}${range}
+      $$`;
 }

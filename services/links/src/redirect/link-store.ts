@@ -205,7 +205,8 @@ interface LinkRow {
   contact_id: string | null;
   message_uuid: string | null;
   destination: string | null;
-  vars: Record<string, string> | null;
+  /** The variables the target uses, as the JSON text minted (docs/decisions/0109: PostgreSQL decodes no jsonb a look-up). */
+  vars: string | null;
   expires_ms: number | null;
   created_ms: number;
   kind: number;
@@ -219,7 +220,8 @@ interface LinkRow {
 
 const DOMAIN_SQL = `SELECT id::text, account_id::text FROM links.domain WHERE name = $1 AND claimed AND NOT blocked AND state <> 7`;
 
-// The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092, 0105). The
+// The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092, 0105;
+// the variables as the text minted, parsed here: 0109). The
 // offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
 // expired at expireInDays after the offer's creation, or after the link's, by expireMethod).
 export const LOOKUP_SQL = `
@@ -254,7 +256,7 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
     kind: r.kind,
     offerId: r.offer_id,
     template: r.url,
-    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars) : null,
+    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars === null ? null : (JSON.parse(r.vars) as Record<string, string>)) : null,
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,
