@@ -189,11 +189,12 @@ describe('personal links stored as ranges', () => {
   it('keeps links minted before ranges resolving and clicked through the migration, up and down, and reads range rows alone when there were none', async () => {
     const q = { query: (text: string, params?: unknown[]) => l.sql(text, params) } as unknown as QueryRunner;
     const migration = new LinkRanges1797900000005();
-    const plan = async () => (await l.sql<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) SELECT * FROM links.link_of(1, 2, 3)`)).map((r) => r['QUERY PLAN']).join('\n');
-    // this deployment had no link before ranges: a code is one probe of the range rows, no branch for `links.link`
+    const plan = async () => (await l.sql<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF, GENERIC_PLAN) SELECT * FROM links.link_of($1::bigint, $2::bigint, $3::bigint)`)).map((r) => r['QUERY PLAN']).join('\n');
+    // this deployment had no link before ranges: a code is one probe of the range rows, no branch for `links.link` (the
+    // plan any code gets: the generic one)
     expect(await l.sql(`SELECT 1 FROM links.link`)).toEqual([]);
     expect(await plan()).toContain('link_range_pkey');
-    expect(await plan()).not.toMatch(/links\.link\b(?!_)|link_pkey/);
+    expect(await plan()).not.toMatch(/ on link |link_pkey/);
 
     // back to a row a link, and a link minted there as the code before ranges did (seq 5: block 0, never handed out)
     const dom = await l.domain(A, 'old-links.test');
