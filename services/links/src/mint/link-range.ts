@@ -8,19 +8,27 @@
  * (`links.link_of`), so a link costs one primary-key probe of `links.link_range` and a few array subscripts: no JSON,
  * no bytes decoded.
  *
- * `RangePages` collects the rows of a batch as the text of each array (the insert casts them: `bigint[]` of text is
- * parsed once an element, as a COPY field was).
+ * `RangePages` collects a batch's recipients as one array literal a field over all its links (variable by variable, in
+ * batch order), built once as text with no array of strings and no second escaping pass, and each range row as the
+ * bounds of its slice: PostgreSQL parses each field's array once for the batch and cuts a row's 16 elements out of it
+ * (`d[lo:hi]`, docs/decisions/0109), rather than parsing a `text[]` of per-row literals and then each literal again.
  */
 export class RangePages {
   readonly page: number[] = [];
   readonly target: string[] = [];
   readonly expires: Array<string | null> = [];
-  readonly domains: string[] = [];
-  readonly variants: string[] = [];
-  readonly contacts: string[] = [];
-  readonly messages: string[] = [];
-  readonly destinations: string[] = [];
-  readonly vars: Array<string | null> = [];
+  /** A row's slice of the batch's arrays, 1-based and inclusive. */
+  readonly lo: number[] = [];
+  readonly hi: number[] = [];
+  /** The row's target uses variables (else its `vars` column is NULL). */
+  readonly hasVars: boolean[] = [];
+  private d = '';
+  private v = '';
+  private c = '';
+  private m = '';
+  private x = '';
+  private j = '';
+  private count = 0;
 
   /**
    * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domainAt(i)` is the
@@ -35,34 +43,43 @@ export class RangePages {
     varsOf: ((i: number) => string) | null,
   ): void {
     const n = items.length;
+    const first = this.count;
+    let d = this.d;
+    let v = this.v;
+    let c = this.c;
+    let m = this.m;
+    let x = this.x;
+    let j = this.j;
+    for (let i = 0; i < n; i++) {
+      const item = items[i];
+      const sep = first + i === 0 ? '' : ',';
+      d += sep + domainAt(i);
+      v += sep + (item.variantId ?? 'NULL');
+      c += sep + (item.contactId ?? 'NULL');
+      m += sep + item.messageUuid;
+      x += sep + quoteElement(item.destination);
+      j += sep + (varsOf ? quoteElement(varsOf(i)) : 'NULL');
+    }
+    this.d = d;
+    this.v = v;
+    this.c = c;
+    this.m = m;
+    this.x = x;
+    this.j = j;
+    this.count += n;
     for (let from = 0; from < n; from += PAGE) {
-      const to = Math.min(n, from + PAGE);
-      let d = '{';
-      let v = '{';
-      let c = '{';
-      let m = '{';
-      let x = '{';
-      let j = varsOf ? '{' : null;
-      for (let i = from; i < to; i++) {
-        const item = items[i];
-        const sep = i === from ? '' : ',';
-        d += sep + domainAt(i);
-        v += sep + (item.variantId ?? 'NULL');
-        c += sep + (item.contactId ?? 'NULL');
-        m += sep + item.messageUuid;
-        x += sep + quoteElement(item.destination);
-        if (varsOf) j += sep + quoteElement(varsOf(i));
-      }
       this.page.push(block * (CODE_BLOCK / PAGE) + from / PAGE);
       this.target.push(target);
       this.expires.push(expiresAt);
-      this.domains.push(d + '}');
-      this.variants.push(v + '}');
-      this.contacts.push(c + '}');
-      this.messages.push(m + '}');
-      this.destinations.push(x + '}');
-      this.vars.push(j === null ? null : j + '}');
+      this.lo.push(first + from + 1);
+      this.hi.push(first + Math.min(n, from + PAGE));
+      this.hasVars.push(varsOf !== null);
     }
+  }
+
+  /** The batch's arrays, each one literal: domains, variants, contacts, messages, destinations, vars. */
+  get arrays(): [string, string, string, string, string, string] {
+    return [`{${this.d}}`, `{${this.v}}`, `{${this.c}}`, `{${this.m}}`, `{${this.x}}`, `{${this.j}}`];
   }
 }
 

@@ -169,8 +169,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     }
 
     // the range rows, the usages (the domains: a configured domain reaching its limit becomes 6 by the table's trigger;
-    // the pools' members; the pools), the stored answer and its event, in one statement. Each range's recipients are
-    // one parameter of their own, sent as bytes (binary), never as text
+    // the pools' members; the pools), the stored answer and its event, in one statement. The recipients are one array
+    // literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once a batch)
     const ids = [...usageById.keys()];
     const members: Array<{ pool: string; domain: string; n: number }> = [];
     const pools = new Map<string, number>();
@@ -209,8 +209,9 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
        ), r AS (
          INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
-         SELECT r.page, $4, r.target, $11, $16, r.expires, $3, r.d::bigint[], r.v::bigint[], r.c::bigint[], r.m::uuid[], r.x::text[], r.j::text[]
-           FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[]) AS r(page, target, expires, d, v, c, m, x, j)
+         SELECT r.page, $4, r.target, $11, $16, r.expires, $3, ($20::bigint[])[r.lo:r.hi], ($21::bigint[])[r.lo:r.hi], ($22::bigint[])[r.lo:r.hi], ($23::uuid[])[r.lo:r.hi],
+                ($24::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($25::text[])[r.lo:r.hi] END
+           FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $26::int[], $27::int[], $28::boolean[]) AS r(page, target, expires, lo, hi, j)
        ), b AS (
          INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links_text, created_at) VALUES ($4, $10, $11, 'minted', $12, $3)
        ), o AS (
@@ -237,12 +238,10 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.page,
         pages.target,
         pages.expires,
-        pages.domains,
-        pages.variants,
-        pages.contacts,
-        pages.messages,
-        pages.destinations,
-        pages.vars,
+        ...pages.arrays,
+        pages.lo,
+        pages.hi,
+        pages.hasVars,
       ],
     );
     await client.query('COMMIT');
