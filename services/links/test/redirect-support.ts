@@ -30,8 +30,8 @@ export interface LinksTestApp {
   offer: (accountId: string, url: string, o?: { disabled?: boolean; expireInDays?: number | null; method?: string; createdAt?: Date }) => Promise<string>;
   events: (type: string) => EventEnvelope[];
   /**
-   * The stored link of a short URL as `links.link_of` resolves it (the row type of `links.link`; its range row since
-   * docs/decisions/0092): undefined when the URL's host has no domain or its code resolves to nothing there.
+   * The stored link of a short URL as `links.link_of` resolves it (the columns of `links.link`, `vars` as jsonb; its
+   * range row since docs/decisions/0092): undefined when the URL's host has no domain or its code resolves to nothing there.
    */
   linkOf: (shortUrl: string) => Promise<StoredLink | undefined>;
   close: () => Promise<void>;

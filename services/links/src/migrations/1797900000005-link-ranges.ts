@@ -12,14 +12,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * its key found, with no TOAST look-up and no decompression. Minting writes 64 rows (and index entries, in key order) a
  * thousand links instead of a thousand rows with random keys.
  *
- * `links.link_of(domain, code, seq)` is the one resolution of a code to its link, with the row type of `links.link`:
- * the redirect's look-up and the click group statement both read it. `seq` is the code's sequence number (the inverse
- * permutation, in Node: PostgreSQL has no key). A code minted before this migration is still a `links.link` row (its
- * number is below the sequence's next block at migration time, written into the function; -1 without a key); a
- * range's code resolves only under the very domain it was minted for (`domains[k]`), so another account's code, or
- * a code of the account under another of its domains, never resolves. A SQL function of one statement, not strict:
- * the planner inlines it, so each branch is a gated index probe and an unused column (`vars` in the click statement)
- * is never computed.
+ * `links.link_of(domain, code, seq)` is the one resolution of a code to its link, with the columns of `links.link`
+ * except `vars`, the JSON text minted (docs/decisions/0109: no jsonb decoded a look-up): the redirect's look-up and the
+ * click group statement both read it. `seq` is the code's sequence number (the inverse permutation, in Node:
+ * PostgreSQL has no key). A code minted before this migration is still a `links.link` row (its number is below the
+ * sequence's next block at migration time, written into the function; -1 without a key); when no link was minted
+ * before (a new deployment), the function is the range probe alone. A range's code resolves only under the very domain
+ * it was minted for (`domains[k]`), so another account's code, or a code of the account under another of its domains,
+ * never resolves. A SQL function of one statement, not strict: the planner inlines it, so a look-up is one index probe
+ * (or one gated probe a branch) and an unused column (`vars` in the click statement) is never computed.
  *
  * Stored answers (`link_batch`) keep the text sent (`links_text`) rather than parsing it into jsonb.
  */
