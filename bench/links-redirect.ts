@@ -155,6 +155,7 @@ function startRedirect(databaseUrl: string, port: number): ChildProcess {
       PORT: String(port),
       HOST: '127.0.0.1',
       LINKS_PUBLIC_SCHEME: 'https',
+      LINKS_CODE_SECRET: 'bench-code-secret-of-length',
       LINKS_REDIRECT_WORKERS: String(WORKERS),
       LINKS_CLICK_BUFFER_MAX: String(BUFFER_MAX),
     },

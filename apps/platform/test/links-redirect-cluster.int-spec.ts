@@ -54,7 +54,7 @@ describe('redirect cluster (main-redirect.js, two workers)', () => {
     const port = await freePort();
     proc = await startNodeProcess(path.join(repoRoot, 'dist/services/links/src/main-redirect.js'), { url: `http://127.0.0.1:${port}/-/health` }, {
       cwd: repoRoot,
-      env: { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LINKS_PUBLIC_SCHEME: 'http', LINKS_REDIRECT_WORKERS: '2', LINKS_CLICK_BUFFER_MAX: '4', LINKS_CLICK_FLUSH_MS: '5' },
+      env: { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LINKS_PUBLIC_SCHEME: 'http', LINKS_CODE_SECRET: 'cluster-test-code-secret', LINKS_REDIRECT_WORKERS: '2', LINKS_CLICK_BUFFER_MAX: '4', LINKS_CLICK_FLUSH_MS: '5' },
     });
     await proc.waitFor(/served on .* by 2 workers/);
 

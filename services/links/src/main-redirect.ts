@@ -13,6 +13,7 @@ import { startRedirect } from './redirect/standalone-redirect';
 async function main(): Promise<void> {
   const config = loadRedirectConfig();
   const log = (line: string) => console.log(`[links-redirect${isRedirectWorker() ? ` ${process.pid}` : ''}] ${line}`);
+  if (!isRedirectWorker() && !config.LINKS_CODE_SECRET) log('no code secret (LINKS_CODE_SECRET): only links minted before ranges (docs/decisions/0092) resolve');
   if (isRedirectWorker()) return runRedirectWorker(config, log);
   const workers = config.LINKS_REDIRECT_WORKERS || availableParallelism();
   if (workers > 1) return runRedirectPrimary(config, workers, log);

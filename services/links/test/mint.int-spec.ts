@@ -144,7 +144,7 @@ describe('minting personal links for campaign batches', () => {
       { domainId: dom, domain: 'bus.test', variantId: '1', links: 1 },
       { domainId: dom, domain: 'bus.test', variantId: '2', links: 1 },
     ]);
-    const [row] = await l.sql<{ vars: unknown; destination: string; campaign_id: string }>(`SELECT vars, destination, campaign_id::text FROM links.link WHERE message_uuid = $1`, [req.items[1].messageUuid]);
-    expect(row).toEqual({ vars: { x: 'v1' }, destination: req.items[1].destination, campaign_id: req.campaignId });
+    const row = await l.linkOf(minted[0].links.r1.shorturl);
+    expect(row).toMatchObject({ vars: { x: 'v1' }, destination: req.items[1].destination, campaign_id: req.campaignId, message_uuid: req.items[1].messageUuid });
   });
 });

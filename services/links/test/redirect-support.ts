@@ -5,6 +5,7 @@ import { InMemoryEventBus } from '@switchboard/platform';
 import { createTestApp, type TestApp, type TestAppOptions } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { LinksModule, MintConsumer, RedirectRoleService, type LinksModuleOptions } from '../src';
+import { CodeCipher, decodeCode } from '../src/mint/codes';
 import type { LinkBatchRequest } from '../src/mint/mint';
 
 export const CODE_SECRET = 'redirect-test-code-secret';
@@ -28,8 +29,31 @@ export interface LinksTestApp {
   pool: (accountId: string, name: string, distribution: 1 | 10, domainIds: string[]) => Promise<string>;
   offer: (accountId: string, url: string, o?: { disabled?: boolean; expireInDays?: number | null; method?: string; createdAt?: Date }) => Promise<string>;
   events: (type: string) => EventEnvelope[];
+  /**
+   * The stored link of a short URL as `links.link_of` resolves it (the columns of `links.link`, `vars` as jsonb; its
+   * range row since docs/decisions/0092): undefined when the URL's host has no domain or its code resolves to nothing there.
+   */
+  linkOf: (shortUrl: string) => Promise<StoredLink | undefined>;
   close: () => Promise<void>;
 }
+
+export interface StoredLink {
+  domain_id: string;
+  code: string;
+  account_id: string;
+  target_id: string;
+  campaign_id: string | null;
+  variant_id: string | null;
+  stream_id: string | null;
+  contact_id: string | null;
+  message_uuid: string | null;
+  destination: string | null;
+  vars: Record<string, string> | null;
+  expires_at: Date | null;
+  created_at: Date;
+}
+
+const cipher = new CodeCipher(CODE_SECRET);
 
 export async function startLinks(options: LinksModuleOptions = {}, extraImports: TestAppOptions['imports'] = [], app: Pick<TestAppOptions, 'realtime'> = {}): Promise<LinksTestApp> {
   const bus = new InMemoryEventBus();
@@ -51,6 +75,17 @@ export async function startLinks(options: LinksModuleOptions = {}, extraImports:
     sql,
     mint: (req) => t.app.get(MintConsumer).mint(req),
     redirect,
+    linkOf: async (shortUrl) => {
+      const u = new URL(shortUrl);
+      const code = decodeCode(u.pathname.slice(1));
+      const [row] = await sql<StoredLink>(
+        `SELECT l.domain_id::text, l.code::text, l.account_id::text, l.target_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
+                l.message_uuid::text, l.destination, l.vars::jsonb AS vars, l.expires_at, l.created_at
+           FROM links.domain d CROSS JOIN LATERAL links.link_of(d.id, $2, $3) l WHERE d.name = $1`,
+        [u.host, code, cipher.decrypt(code)],
+      );
+      return row;
+    },
     hit: (host, path, o = {}) =>
       new Promise<Reply>((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port: port(), path, method: o.method ?? 'GET', headers: { host, 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148', ...o.headers } }, (res) => {

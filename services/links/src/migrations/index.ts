@@ -6,6 +6,7 @@ import { LinksCodeBlocks1796700000002 } from './1796700000002-code-blocks';
 import { DomainUsageEvents1796700000003 } from './1796700000003-domain-usage-events';
 import { ClickRollupsFillfactor1796700000004 } from './1796700000004-click-rollups-fillfactor';
 import { RecipientClickFirstOnly1796700000010 } from './1796700000010-recipient-click-first-only';
+import { LinkRanges1797900000005 } from './1797900000005-link-ranges';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const LINKS_MIGRATIONS = [
   DomainUsageEvents1796700000003,
   ClickRollupsFillfactor1796700000004,
   RecipientClickFirstOnly1796700000010,
+  LinkRanges1797900000005,
 ];

@@ -1,4 +1,4 @@
-import { createCipheriv, createHmac } from 'node:crypto';
+import { createCipheriv, createHmac, type Cipher } from 'node:crypto';
 
 /**
  * Short-link codes (docs/decisions/0034-links-redirect-and-clicks.md): a code is a number of a per-deployment sequence
@@ -25,11 +25,18 @@ const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < CODE_ALPHABET.length; i++) DIGIT[CODE_ALPHABET.charCodeAt(i)] = i;
 
 export class CodeCipher {
-  private readonly key: Buffer;
+  /**
+   * One AES-128-ECB context for every round: ECB keeps no state between blocks and every input is whole blocks, so
+   * `update` answers each round's blocks at once without a new context (a context costs more than a few blocks; the
+   * redirect decrypts the codes of one lookup at a time, docs/decisions/0092).
+   */
+  private readonly ecb: Cipher;
 
   constructor(secret: string) {
     if (secret.length < 16) throw new Error('CodeCipher: the code secret must have at least 16 characters');
-    this.key = createHmac('sha256', secret).update('switchboard.links.codes.v1').digest().subarray(0, 16);
+    const key = createHmac('sha256', secret).update('switchboard.links.codes.v1').digest().subarray(0, 16);
+    this.ecb = createCipheriv('aes-128-ecb', key, null);
+    this.ecb.setAutoPadding(false);
   }
 
   /** The code values (each in [0, CODE_SPACE)) of `count` consecutive sequence numbers from `first`. */
@@ -43,6 +50,11 @@ export class CodeCipher {
   /** Replaces each sequence number in `values` (each in [0, CODE_SPACE)) by its code value. */
   encryptInPlace(values: Float64Array): void {
     for (let start = 0; start < values.length; start += CHUNK) this.encryptChunk(values.subarray(start, Math.min(values.length, start + CHUNK)), false);
+  }
+
+  /** Replaces each code value in `values` (each in [0, CODE_SPACE)) by its sequence number (the inverse permutation). */
+  decryptInPlace(values: Float64Array): void {
+    for (let start = 0; start < values.length; start += CHUNK) this.encryptChunk(values.subarray(start, Math.min(values.length, start + CHUNK)), true);
   }
 
   /** The sequence number of a code value (the inverse permutation). */
@@ -109,9 +121,7 @@ export class CodeCipher {
       block[o + 14] = (v >>> 8) & 255;
       block[o + 15] = v & 255;
     }
-    const cipher = createCipheriv('aes-128-ecb', this.key, null);
-    cipher.setAutoPadding(false);
-    const enc = cipher.update(block);
+    const enc = this.ecb.update(block);
     const f = new Float64Array(n);
     for (let i = 0, o = 0; i < n; i++, o += 16) {
       f[i] = ((enc[o] << 8) | enc[o + 1]) * 4294967296 + ((enc[o + 2] << 24) >>> 0) + ((enc[o + 3] << 16) | (enc[o + 4] << 8) | enc[o + 5]);

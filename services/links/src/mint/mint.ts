@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from '@switchboard/contracts';
 import type { PoolClient, QueryResult } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CodeCipher, encodeCode } from './codes';
-import { CopyText } from './copy-text';
+import { CODE_BLOCK, RangePages } from './link-range';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -45,27 +44,30 @@ interface Target {
 const DAY_MS = 86_400_000;
 
 /**
- * Mints a campaign batch's personal links (docs/decisions/0034): for each item and link variable one code (a block of
- * the sequence through the keyed permutation, no collision, no retry), a domain from the variable's domains or pool
- * by the pool's distribution, the rows stored by COPY, the domains' usages (and reached-limit state) updated, the
- * answer kept for a repeated request and announced through the outbox, all in one transaction on `client`.
+ * Mints a campaign batch's personal links (docs/decisions/0034, 0092): for each item and link variable one code (the
+ * numbers of one block of the sequence through the keyed permutation, no collision, no retry) and a domain from the
+ * variable's domains or pool by the pool's distribution; per variable one range row (`links.link_range`: the block,
+ * the domains, the recipients in batch order; no row per link, `links.link_of` resolves a code), the domains' usages
+ * (and reached-limit state) updated, the answer kept for a repeated request and announced through the outbox, all in
+ * one transaction on `client`.
  * A variable whose domains can take no more links answers `no_valid_domain`; a disabled, expired or missing offer
  * `offer_unavailable`; then nothing is written (a later request is decided afresh).
  */
 export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
-  const total = req.items.length * req.variables.length;
   // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links. The
   // lock's key is two numbers computed here and the stored answer's key is quoted here, so BEGIN, the lock and the
   // look for a stored answer travel in one round trip.
   const [k1, k2] = lockKey(req.accountId, req.batchId);
   const opened = (await client.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
-  )) as unknown as Array<QueryResult<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] }>>;
+    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
+  )) as unknown as Array<QueryResult<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] | null; links_text: string | null }>>;
   try {
     const done = opened[2];
     if (done.rows[0]) {
       await client.query('COMMIT');
-      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: done.rows[0].outcome, links: done.rows[0].links };
+      // batches minted before 0092 kept their answer as jsonb, later ones as the text sent (no jsonb parse a batch)
+      const stored = done.rows[0];
+      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links: stored.links ?? (JSON.parse(stored.links_text!) as LinkBatchAnswer['links']) };
     }
     const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
       await client.query('ROLLBACK');
@@ -96,8 +98,10 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       assignments.push({ pick, t });
     }
 
-    // the variables' targets and the code blocks (nextval: no lock, not rolled back; a failed batch's blocks are
-    // simply never used) in one round trip
+    // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
+    // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
+    // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
+    if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
     const head = await client.query<{ ids: string[]; blocks: string[] }>(
       `WITH t AS (
          INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
@@ -106,57 +110,46 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
        )
        SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
               (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
-      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), Math.ceil(total / CODE_BLOCK)],
+      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
     );
     const targetIds = head.rows[0].ids;
-    const codes = new Float64Array(total);
     const blocks = head.rows[0].blocks.map(Number);
-    for (let i = 0; i < total; i++) codes[i] = blocks[Math.floor(i / CODE_BLOCK)] * CODE_BLOCK + (i % CODE_BLOCK);
-    o.cipher.encryptInPlace(codes);
 
-    const links: LinkBatchAnswer['links'] = {};
+    // the answer's links are written as JSON text (what is stored and announced), never as an object a link: the
+    // codes and domains of each variable first, then the text item by item (docs/decisions/0092)
+    const codesOf: Float64Array[] = [];
+    const quotedPrefixes: string[][] = [];
     const created = o.now.toISOString();
     const account = req.accountId;
     const campaign = req.campaignId;
-    // the rows go straight into one buffer (docs/decisions/0071): each row's constant parts are prepared once per
-    // variable, the rest written as bytes, so a link costs no row string and no join
-    const rows = new CopyText(total * 200);
-    const tab = 9;
-    const afterVariant = Buffer.from(`\t${req.streamId ?? '\\N'}\t`);
+    const n = req.items.length;
+    // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
+    const pages = new RangePages();
     // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
     // and variant without a string key per link
     const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
-    let k = 0;
     for (let vi = 0; vi < assignments.length; vi++) {
       const { pick, t } = assignments[vi];
-      const domainIds = t.candidates.map((d) => Buffer.from(`${d.id}\t`));
-      const prefixes = t.candidates.map((d) => `${o.scheme}://${d.name}/`);
-      const afterCode = Buffer.from(`\t${account}\t${targetIds[vi]}\t${campaign}\t`);
-      const tail = Buffer.from(`\t${t.expiresAt ? t.expiresAt.toISOString() : '\\N'}\t${created}\n`);
-      const names = t.used.map((name) => Buffer.from(`,${JSON.stringify(name)}:`));
-      const opens = t.used.map((name) => Buffer.from(`{${JSON.stringify(name)}:`));
+      const codes = o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n);
+      codesOf.push(codes);
+      // a domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62)
+      quotedPrefixes.push(t.candidates.map((d) => JSON.stringify(`${o.scheme}://${d.name}/`).slice(0, -1)));
+      const varKeys = t.used.map((name) => `${JSON.stringify(name)}:`);
+      const domainIds = t.candidates.map((d) => d.id);
+      pages.add(
+        blocks[vi],
+        targetIds[vi],
+        t.expiresAt ? t.expiresAt.toISOString() : null,
+        req.items,
+        (i) => domainIds[pick.assignment[i]],
+        t.used.length ? (i) => varsJson(t.used, varKeys, req.items[i].vars) : null,
+      );
       const perVariant = new Map<string | null, number[]>();
       let lastVariant: string | null | undefined;
       let counts: number[] = [];
-      for (let i = 0; i < req.items.length; i++) {
-        const item = req.items[i];
+      for (let i = 0; i < n; i++) {
         const at = pick.assignment[i];
-        const value = codes[k++];
-        rows.raw(domainIds[at]);
-        rows.int(value);
-        rows.raw(afterCode);
-        rows.text(item.variantId);
-        rows.raw(afterVariant);
-        rows.text(item.contactId);
-        rows.byte(tab);
-        rows.text(item.messageUuid);
-        rows.byte(tab);
-        rows.text(item.destination);
-        rows.byte(tab);
-        writeVars(rows, t.used, opens, names, item.vars);
-        rows.raw(tail);
-        (links[item.ref] ??= {})[t.variable] = prefixes[at] + encodeCode(value);
-        const variant = item.variantId ?? null;
+        const variant = req.items[i].variantId ?? null;
         if (variant !== lastVariant) {
           lastVariant = variant;
           counts = perVariant.get(variant) ?? [];
@@ -165,19 +158,19 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         counts[at] = (counts[at] ?? 0) + 1;
       }
       for (const [variantId, byCandidate] of perVariant) {
-        byCandidate.forEach((n, ci) => {
+        byCandidate.forEach((c, ci) => {
           const d = t.candidates[ci];
           const uk = `${d.id}:${variantId ?? ''}`;
           const u = usage.get(uk);
-          if (u) u.links += n;
-          else usage.set(uk, { domainId: d.id, domain: d.name, variantId, links: n });
+          if (u) u.links += c;
+          else usage.set(uk, { domainId: d.id, domain: d.name, variantId, links: c });
         });
       }
     }
-    await copyInto(client, rows.bytes());
 
-    // usages (the domains: a configured domain reaching its limit becomes 6 by the table's trigger; the pools'
-    // members; the pools), the stored answer and its event, in one statement
+    // the range rows, the usages (the domains: a configured domain reaching its limit becomes 6 by the table's trigger;
+    // the pools' members; the pools), the stored answer and its event, in one statement. The recipients are one array
+    // literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once a batch)
     const ids = [...usageById.keys()];
     const members: Array<{ pool: string; domain: string; n: number }> = [];
     const pools = new Map<string, number>();
@@ -189,8 +182,15 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
     const usages = [...usage.values()];
-    const answer: LinkBatchAnswer = { batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', links, usages };
-    const linksJson = JSON.stringify(links);
+    const keys = targets.map((t, vi) => `${vi ? ',' : ''}${JSON.stringify(t.variable)}:`);
+    let linksJson = '{';
+    for (let i = 0; i < n; i++) {
+      linksJson += `${i ? ',' : ''}${jsonKey(req.items[i].ref)}:{`;
+      for (let vi = 0; vi < assignments.length; vi++) linksJson += `${keys[vi]}${quotedPrefixes[vi][assignments[vi].pick.assignment[i]]}${encodeCode(codesOf[vi][i])}"`;
+      linksJson += '}';
+    }
+    linksJson += '}';
+    const answer = lazyLinks({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', usages }, linksJson);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
     // the answer is serialised once and sent once: PostgreSQL stores it (for a repeated request) and splices the same
     // text into the event between these two parts
@@ -207,8 +207,13 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
        ), p AS (
          UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
+       ), r AS (
+         INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
+         SELECT r.page, $4, r.target, $11, $16, r.expires, $3, ($20::bigint[])[r.lo:r.hi], ($21::bigint[])[r.lo:r.hi], ($22::bigint[])[r.lo:r.hi], ($23::uuid[])[r.lo:r.hi],
+                ($24::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($25::text[])[r.lo:r.hi] END
+           FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $26::int[], $27::int[], $28::boolean[]) AS r(page, target, expires, lo, hi, j)
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links, created_at) VALUES ($4, $10, $11, 'minted', $12::text::jsonb, $3)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links_text, created_at) VALUES ($4, $10, $11, 'minted', $12, $3)
        ), o AS (
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
        )
@@ -229,6 +234,14 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         randomUUID(),
         before,
         after,
+        req.streamId,
+        pages.page,
+        pages.target,
+        pages.expires,
+        ...pages.arrays,
+        pages.lo,
+        pages.hi,
+        pages.hasVars,
       ],
     );
     await client.query('COMMIT');
@@ -246,7 +259,43 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
   }
 }
 
-const CODE_BLOCK = 1024;
+/**
+ * The answer with its links read from their JSON text on first use: the consumer that minted it only needs the text
+ * (stored and announced), so a batch builds no object a link.
+ */
+function lazyLinks(answer: Omit<LinkBatchAnswer, 'links'>, json: string): LinkBatchAnswer {
+  return Object.defineProperty(answer, 'links', {
+    enumerable: true,
+    configurable: true,
+    get(this: LinkBatchAnswer) {
+      const links = JSON.parse(json) as LinkBatchAnswer['links'];
+      Object.defineProperty(this, 'links', { value: links, enumerable: true, writable: true, configurable: true });
+      return links;
+    },
+  }) as LinkBatchAnswer;
+}
+
+/**
+ * The variables a target uses as JSON text (each one the item has, in the target's order, as JSON.stringify would write
+ * the object of them). `keys[k]` is `"name":`.
+ */
+function varsJson(used: readonly string[], keys: readonly string[], vars: Record<string, string>): string {
+  let out = '';
+  for (let u = 0; u < used.length; u++) {
+    if (!Object.hasOwn(vars, used[u])) continue;
+    out += (out ? ',' : '{') + keys[u] + JSON.stringify(vars[used[u]]);
+  }
+  return out ? `${out}}` : '{}';
+}
+
+/** An item ref as a JSON object key. */
+function jsonKey(ref: string): string {
+  for (let i = 0; i < ref.length; i++) {
+    const c = ref.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(ref);
+  }
+  return `"${ref}"`;
+}
 
 /** The advisory lock of a batch: two int4 from a hash of (account, batch id), safe to write into the SQL text. */
 function lockKey(accountId: string, batchId: string): [number, number] {
@@ -327,37 +376,3 @@ interface CandidateRow {
 }
 
 const CANDIDATE_COLUMNS = `d.id::text, d.name, d.state, d.claimed, d.blocked, d.messages_limit::text, d.total_usages::text`;
-
-/**
- * The variables a target uses, as the jsonb text of the link's `vars` (`\N` when it uses none): each one the item has,
- * in the target's order, as JSON.stringify would write the object of them.
- */
-function writeVars(rows: CopyText, used: readonly string[], opens: readonly Buffer[], names: readonly Buffer[], vars: Record<string, string>): void {
-  if (used.length === 0) return rows.text(null);
-  let any = false;
-  for (let i = 0; i < used.length; i++) {
-    const v = vars[used[i]];
-    if (v === undefined || !Object.hasOwn(vars, used[i])) continue;
-    // the first variable written opens the object, the others follow a comma
-    rows.raw(any ? names[i] : opens[i]);
-    any = true;
-    if (typeof v === 'string') rows.jsonString(v);
-    else rows.text(JSON.stringify(v));
-  }
-  if (any) rows.byte(125);
-  else {
-    rows.byte(123);
-    rows.byte(125);
-  }
-}
-
-function copyInto(client: PoolClient, rows: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = client.query(
-      copyFrom(`COPY links.link (domain_id, code, account_id, target_id, campaign_id, variant_id, stream_id, contact_id, message_uuid, destination, vars, expires_at, created_at) FROM STDIN`),
-    );
-    stream.on('finish', () => resolve());
-    stream.on('error', reject);
-    stream.end(rows);
-  });
-}

@@ -49,6 +49,8 @@ export interface ClickChunk {
   at: string;
   domain: string;
   code: string;
+  /** The codes' sequence numbers (`links.link_of`'s key with domain and code, docs/decisions/0092). */
+  seq: string;
   codeText: string;
   ua: string;
   preview: string;
@@ -64,6 +66,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
   const at = new Array<number>(n);
   const domain = new Array<string>(n);
   const code = new Array<number>(n);
+  const seq = new Array<number>(n);
   const codeText = new Array<string>(n);
   const ua = new Array<number>(n);
   const preview = new Array<string>(n);
@@ -79,6 +82,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     at[i] = c.at;
     domain[i] = l.domainId;
     code[i] = l.code;
+    seq[i] = l.seq;
     codeText[i] = c.codeText;
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
@@ -94,7 +98,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
       agent[i] = a;
     }
   }
-  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
+  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), seq: seq.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
@@ -276,7 +280,7 @@ export class GroupCommitter {
    * target URL is sent only for links whose target has variables.
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
-    const col = (k: 'at' | 'domain' | 'code' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
+    const col = (k: 'at' | 'domain' | 'code' | 'seq' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
     let agents: string[];
     let agent: string;
     if (chunks.length === 1) {
@@ -300,7 +304,7 @@ export class GroupCommitter {
     await this.pool.query({
       name: 'links_click_group',
       text: FLUSH_SQL,
-      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme],
+      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme, col('seq')],
     });
   }
 }
@@ -343,9 +347,9 @@ export const FLUSH_SQL = `
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
            k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
            CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
-      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[]) WITH ORDINALITY
-        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, ord)
-      CROSS JOIN LATERAL (SELECT * FROM links.link l WHERE l.domain_id = k.domain_id AND l.code = k.code OFFSET 0) l
+      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[]) WITH ORDINALITY
+        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, ord)
+      CROSS JOIN LATERAL (SELECT * FROM links.link_of(k.domain_id, k.code, k.seq) l OFFSET 0) l
       CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
       CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
       LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { CodeCipher } from '../mint/codes';
 import { fillTarget } from './target';
 
 /** A claimed domain, as the redirect knows it by its host name. */
@@ -11,6 +12,8 @@ export interface RedirectDomain {
 export interface ResolvedLink {
   domainId: string;
   code: number;
+  /** The code's sequence number (the inverse permutation; -1 without a code key): with (domain, code) the key of `links.link_of`. */
+  seq: number;
   accountId: string;
   campaignId: string | null;
   variantId: string | null;
@@ -53,6 +56,11 @@ export interface LinkStoreOptions {
   /** Links kept in memory at most (the oldest go first). */
   cacheMax: number;
   now: () => number;
+  /**
+   * The codes' key (`LINKS_CODE_SECRET`): a code is decrypted to its sequence number, which finds its range row
+   * (docs/decisions/0092). Without it only links minted before ranges (a row each) are found.
+   */
+  cipher?: CodeCipher | null;
 }
 
 const DAY_MS = 86_400_000;
@@ -139,16 +147,23 @@ export class LinkStore {
     this.pending = new Map();
     this.reading++;
     try {
+      // the codes of one look-up decrypted together (ten AES passes for all of them): a code's sequence number finds its
+      // range row (docs/decisions/0092, 0105)
+      const seqs = new Float64Array(batch.length);
+      if (this.options.cipher) {
+        batch.forEach((p, i) => (seqs[i] = p.code));
+        this.options.cipher.decryptInPlace(seqs);
+      } else seqs.fill(-1);
       // prepared once per connection (docs/decisions/0097): an unnamed statement was parsed and planned for every batch,
-      // which cost PostgreSQL more than the lookup itself (~0.6 ms a batch). Its generic plan probes the link's primary
-      // key once per key (the array's rows are estimated at 10 whatever its length), so it stays linear in the batch
-      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [batch.map((p) => p.domainId), batch.map((p) => p.code)] });
+      // which cost PostgreSQL more than the lookup itself (~0.6 ms a batch). Its generic plan probes one key per code
+      // (the array's rows are estimated at 10 whatever its length), so it stays linear in the batch
+      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [batch.map((p) => p.domainId), batch.map((p) => p.code), Array.from(seqs)] });
       const found = new Map<number, LinkRow>();
       for (const r of rows) found.set(r.i - 1, r);
       const now = this.options.now();
       batch.forEach((p, i) => {
         const r = found.get(i);
-        const link = r ? toLink(p.domainId, p.code, r) : null;
+        const link = r ? toLink(p.domainId, p.code, seqs[i], r) : null;
         this.remember(p.domainId, p.code, link, now);
         for (const w of p.waiters) w.resolve(link);
       });
@@ -190,7 +205,8 @@ interface LinkRow {
   contact_id: string | null;
   message_uuid: string | null;
   destination: string | null;
-  vars: Record<string, string> | null;
+  /** The variables the target uses, as the JSON text minted (docs/decisions/0109: PostgreSQL decodes no jsonb a look-up). */
+  vars: string | null;
   expires_ms: number | null;
   created_ms: number;
   kind: number;
@@ -204,7 +220,9 @@ interface LinkRow {
 
 const DOMAIN_SQL = `SELECT id::text, account_id::text FROM links.domain WHERE name = $1 AND claimed AND NOT blocked AND state <> 7`;
 
-// The offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
+// The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092, 0105;
+// the variables as the text minted, parsed here: 0109). The
+// offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
 // expired at expireInDays after the offer's creation, or after the link's, by expireMethod).
 export const LOOKUP_SQL = `
   SELECT k.i::int AS i, l.account_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
@@ -212,12 +230,12 @@ export const LOOKUP_SQL = `
          (extract(epoch FROM l.expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms,
          t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS url, o.disabled, o.expire_method, o.expire_in_days,
          (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms
-    FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(domain_id, code, i)
-    JOIN links.link l ON l.domain_id = k.domain_id AND l.code = k.code
+    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)
+    CROSS JOIN LATERAL links.link_of(k.domain_id, k.code, k.seq) l
     JOIN links.link_target t ON t.id = l.target_id
     LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id`;
 
-function toLink(domainId: string, code: number, r: LinkRow): ResolvedLink {
+function toLink(domainId: string, code: number, seq: number, r: LinkRow): ResolvedLink {
   let expires = r.expires_ms ?? Infinity;
   if (r.offer_id !== null && r.expire_in_days) {
     if (r.expire_method === 'offer_creation' && r.offer_created_ms !== null) expires = Math.min(expires, r.offer_created_ms + r.expire_in_days * DAY_MS);
@@ -227,6 +245,7 @@ function toLink(domainId: string, code: number, r: LinkRow): ResolvedLink {
   return {
     domainId,
     code,
+    seq,
     accountId: r.account_id,
     campaignId: r.campaign_id,
     variantId: r.variant_id,
@@ -237,7 +256,7 @@ function toLink(domainId: string, code: number, r: LinkRow): ResolvedLink {
     kind: r.kind,
     offerId: r.offer_id,
     template: r.url,
-    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars) : null,
+    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars === null ? null : (JSON.parse(r.vars) as Record<string, string>)) : null,
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,

@@ -3,7 +3,7 @@ import { BlockList, isIPv6, type AddressInfo, type Server as NetServer, type Soc
 import { LinkOptOutConfirmedV1 } from '@switchboard/contracts';
 import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
-import { decodeCode } from '../mint/codes';
+import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
 import { createFastHttpServer, type FastHttpServer, type FastReply, type FastRequest } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
@@ -24,6 +24,11 @@ export interface RedirectServerOptions {
   cacheTtlMs?: number;
   negativeTtlMs?: number;
   cacheMax?: number;
+  /**
+   * The codes' key (`LINKS_CODE_SECRET`, the minting's): a code is decrypted to the sequence number that finds its
+   * range row (docs/decisions/0092). Without it only links minted before ranges resolve.
+   */
+  codeSecret?: string | null;
   clicks?: Partial<ClickRecorderOptions>;
   /** Where click groups go instead of this process's pool (a cluster worker: to the primary's group commit, 0057). */
   clickSink?: ClickSink;
@@ -103,6 +108,7 @@ export class RedirectServer {
       negativeTtlMs: options.negativeTtlMs ?? 2_000,
       cacheMax: options.cacheMax ?? 500_000,
       now: this.now,
+      cipher: options.codeSecret ? new CodeCipher(options.codeSecret) : null,
     });
     this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme, options.clickSink);
     this.server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { env, loadConfig } from '@switchboard/platform';
 
 /**
- * The redirect process's environment (`node dist/services/links/src/main-redirect.js`, distributed mode): only the
- * database. It writes clicks and their events to the links schema; the `links` process's outbox relay publishes them.
+ * The redirect process's environment (`node dist/services/links/src/main-redirect.js`, distributed mode): the
+ * database and the codes' key. It writes clicks and their events to the links schema; the `links` process's outbox relay publishes them.
  */
 export const redirectConfigSchema = z.object({
   PORT: env.port(3011),
@@ -17,6 +17,11 @@ export const redirectConfigSchema = z.object({
     .default('false')
     .transform((v) => (v === 'false' || v === '' ? [] : v.split(',').map((s) => s.trim()).filter(Boolean)))
     .refine((l) => l.every((a) => /^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(a)), 'addresses or CIDRs, or false'),
+  /**
+   * The key of the short-link codes, the same as the links process's (docs/decisions/0092): a code is decrypted to the
+   * sequence number that finds its range row. Unset: only links minted before 0092 resolve (a warning at start).
+   */
+  LINKS_CODE_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
   /** A link is served from memory this long before it is read again, in ms (an offer disabled shows within it). */
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
