@@ -31,6 +31,8 @@ const CONTACTS = Number(process.argv[3] ?? 1000);
 const BATCH = Number(process.argv[4] ?? 25);
 const ACCOUNT = '42';
 const PGSS = process.env.PGSS === '1';
+/** Conversations opened at once (OPENING=n, default 8). */
+const OPENING = Math.max(1, Number(process.env.OPENING ?? 8));
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-conv-writes-'));
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   const pg = await startEmbeddedPostgres({
     dataDir: path.join(dir, 'pg'),
     persistent: false,
-    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
   });
   const keys = generateSigningKeys();
   const bus = new InMemoryEventBus({ ack: 'handled', partitions: 16 });
@@ -68,7 +70,11 @@ async function main(): Promise<void> {
   const tableStats = async () => {
     await pgc.query('SELECT pg_stat_force_next_flush()');
     await new Promise((r) => setTimeout(r, 1500)); // the other backends' counters reach the shared stats when idle
-    return one(`SELECT n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE schemaname = 'inbox' AND relname = 'conversation'`);
+    return one(
+      `SELECT c.n_tup_ins::text AS ins, c.n_tup_upd::text AS upd, c.n_tup_hot_upd::text AS hot, e.n_tup_upd::text AS eupd, e.n_tup_hot_upd::text AS ehot
+         FROM pg_stat_user_tables c, pg_stat_user_tables e
+        WHERE c.schemaname = 'inbox' AND c.relname = 'conversation' AND e.schemaname = 'inbox' AND e.relname = 'event'`,
+    );
   };
   const phase = async (label: string, units: number, run: () => Promise<void>) => {
     const s0 = await tableStats();
@@ -85,8 +91,10 @@ async function main(): Promise<void> {
     if (PGSS) await printStatementsPerUnit(pgc, units, { indent: '  ', label, top: 12 });
     const upd = Number(s1.upd) - Number(s0.upd);
     const hot = Number(s1.hot) - Number(s0.hot);
+    const eupd = Number(s1.eupd) - Number(s0.eupd);
+    const ehot = Number(s1.ehot) - Number(s0.ehot);
     console.log(
-      `${label}: ${units} units; per unit: node ${((cpu.user + cpu.system) / 1000 / units).toFixed(3)} ms, PostgreSQL ${(db / units).toFixed(3)} ms, WAL ${(w / units).toFixed(0)} bytes; conversation rows inserted ${Number(s1.ins) - Number(s0.ins)}, updated ${upd}, HOT ${hot} (${upd ? ((100 * hot) / upd).toFixed(1) : '-'} %)`,
+      `${label}: ${units} units; per unit: node ${((cpu.user + cpu.system) / 1000 / units).toFixed(3)} ms, PostgreSQL ${(db / units).toFixed(3)} ms, WAL ${(w / units).toFixed(0)} bytes; conversation rows inserted ${Number(s1.ins) - Number(s0.ins)}, updated ${upd}, HOT ${hot} (${upd ? ((100 * hot) / upd).toFixed(1) : '-'} %); event rows updated ${eupd}, HOT ${ehot} (${eupd ? ((100 * ehot) / eupd).toFixed(1) : '-'} %)`,
     );
   };
   const indexes = await one(`SELECT count(*)::text AS n, string_agg(indexname, ', ' ORDER BY indexname) AS names FROM pg_indexes WHERE schemaname = 'inbox' AND tablename = 'conversation'`);
@@ -125,9 +133,9 @@ async function main(): Promise<void> {
   });
   const convs = (await pgc.query<{ uuid: string }>(`SELECT uuid::text FROM inbox.conversation ORDER BY id`)).rows.map((r) => r.uuid);
   await phase('opened', convs.length, async () => {
-    for (let i = 0; i < convs.length; i += 8) {
+    for (let i = 0; i < convs.length; i += OPENING) {
       await Promise.all(
-        convs.slice(i, i + 8).map(async (u) => {
+        convs.slice(i, i + OPENING).map(async (u) => {
           const res = await fetch(`${url}/api/inbox/conversation/${u}?page=1`, { headers: { authorization: `Bearer ${admin}` } });
           if (res.status !== 200) throw new Error(`timeline ${res.status}: ${await res.text()}`);
           await res.arrayBuffer();

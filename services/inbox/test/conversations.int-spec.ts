@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
 import { INBOX_TOTALS_CAP, StreamType } from '@switchboard/contracts';
-import { ManualClock, RoomEvents } from '../src';
+import { INBOX_CONNECTION, ManualClock, RoomEvents } from '../src';
 import { fakeAnswer, fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type Json, type StreamsAnswer } from './support';
 
 const HOUR = 3_600_000;
@@ -455,5 +458,40 @@ describe('inbox conversations', () => {
     const events = resumed.events as Json[];
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => seq1 + 1 + i));
     expect(events.filter((e) => e.event === 'incoming_message').map((e) => e.payload.message.content.body)).toEqual(['later 1', 'later 2', 'later 3']);
+  });
+  it('writes each batch of incoming messages through four prepared statements, planned at most five times per connection however many batches (docs/decisions/0111)', async () => {
+    // one small batch at a time (the usual batch at a steady rate): 2 new conversations and a message to an older one
+    for (let i = 0; i < 40; i++) {
+      clock.advance(1000);
+      await app.publish([msg('sms', `+49176777${String(i * 2).padStart(4, '0')}`, `prepared ${i}`), msg('wa', `+49176777${String(i * 2 + 1).padStart(4, '0')}`, `prepared ${i}`), msg('sms', '+4917600001000', `again ${i}`)]);
+    }
+    const [c] = await app.sql<{ unread: number; n: number }>(
+      `SELECT c.unread, (SELECT count(*)::int FROM inbox.event e WHERE e.conversation_id = c.id AND e.body LIKE 'again %') AS n FROM inbox.conversation c WHERE c.contact_phone = '+4917600001000' AND c.stream_id = 501`,
+    );
+    expect(c.n).toBe(40);
+    expect((await app.sql(`SELECT count(*)::int AS n FROM inbox.conversation WHERE contact_phone LIKE '+49176777%'`))[0].n).toBe(80);
+    // the idle connections of the inbox's pool (checked out together), each asked what it holds prepared
+    const pool = (app.t.app.get<DataSource>(getDataSourceToken(INBOX_CONNECTION)).driver as unknown as { master: Pool }).master;
+    const clients = [];
+    while (pool.idleCount > 0) clients.push(await pool.connect());
+    const held: Array<{ name: string; generic: number; custom: number }> = [];
+    try {
+      for (const client of clients) {
+        held.push(
+          ...(
+            await client.query<{ name: string; generic: number; custom: number }>(
+              `SELECT name, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name LIKE 'inbox\\_%'`,
+            )
+          ).rows,
+        );
+      }
+    } finally {
+      clients.forEach((client) => client.release());
+    }
+    for (const name of ['inbox_received_lookup', 'inbox_received_upsert', 'inbox_received_events', 'inbox_room_record']) {
+      const its = held.filter((h) => h.name === name);
+      expect({ name, generic: its.some((h) => h.generic > 0) }).toEqual({ name, generic: true });
+      for (const h of its) expect(h.custom).toBeLessThanOrEqual(5);
+    }
   });
 });

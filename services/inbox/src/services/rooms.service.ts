@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { realtimeSubject, type InboxWsEventValue } from '@switchboard/contracts';
-import { PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
+import { preparedQuery, PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION } from '../inbox.options';
 
@@ -101,8 +101,9 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
    * rooms it goes to, and an event for several rooms stores it once (`room_payload`, its rows point to it:
    * docs/decisions/0089). Payloads are kept as `json`, the text as sent: only checked, not converted to jsonb, and
    * replayed exactly as they went out live (docs/decisions/0102). Answers what to publish, in that order, once committed.
+   * A prepared statement (docs/decisions/0111): its plan is made once per connection, not once per batch.
    */
-  async record(q: Pick<DataSource, 'query'>, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
+  async record(q: DataSource | EntityManager, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
     const rooms: string[] = [];
     const owners: number[] = [];
     // the payload of an event for one room, inline; of an event for several, once in room_payload (by its index)
@@ -124,7 +125,9 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     });
     if (!rooms.length) return [];
     const at = this.clock.now();
-    const rows = (await q.query(
+    const rows = await preparedQuery<{ room: string; e: number; seq: number }>(
+      q,
+      'inbox_room_record',
       `WITH i AS (SELECT room, e, ord FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS t(room, e, ord)),
        c AS (SELECT room, count(*)::bigint AS n FROM i GROUP BY room),
        s AS (
@@ -141,7 +144,7 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
        )
        SELECT room, e, seq::int FROM r ORDER BY ord`,
       [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), inline, at, sharedOf, shared],
-    )) as Array<{ room: string; e: number; seq: number }>;
+    );
     const when = at.toISOString();
     return rows.map((r) => {
       const e = emits[r.e - 1];
