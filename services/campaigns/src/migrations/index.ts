@@ -6,6 +6,7 @@ import { CampaignsRunnerOptOuts1796697000000 } from './1796697000000-runner-opt-
 import { CampaignsRunnerDispatchTail1796970000000 } from './1796970000000-runner-dispatch-tail';
 import { CampaignsTailCountOnCampaign1797040000000 } from './1797040000000-tail-count-on-campaign';
 import { CampaignsRecipientStatusAsked1797800000000 } from './1797800000000-recipient-status-asked';
+import { CampaignsRecipientInFlight1797900000000 } from './1797900000000-recipient-in-flight';
 
 /** In order; a new migration is appended, never edited once released. */
-export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000, CampaignsRecipientStatusAsked1797800000000];
+export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000, CampaignsRecipientStatusAsked1797800000000, CampaignsRecipientInFlight1797900000000];

@@ -69,6 +69,12 @@ const COUNTER: Record<string, 'delivered' | 'undelivered' | 'sent_failed' | 'dlr
 
 type Answer = EventData<typeof SendBatchProcessedV1>;
 
+/**
+ * The recipients' ordinals of an answer's items: the runner asks with `ref` = the ordinal. A ref that is none (a demo
+ * message's) names no recipient. With the messageUuid it is the recipient's key for the answer's statements.
+ */
+const ordinals = (items: ReadonlyArray<{ ref: string }>): number[] => items.map((i) => (/^\d{1,9}$/.test(i.ref) ? Number(i.ref) : -1));
+
 /** A status waiting for the status group commit: from a status event, or from dispatch's answer to a question (0093). */
 interface StatusItem {
   id: string;
@@ -215,8 +221,12 @@ export class RunnerConsumers implements OnModuleInit {
       // the campaign must be the answer's account's, with the answer's stream
       const [own] = (await m.query(`SELECT id FROM campaigns.campaign WHERE id = $1 AND account_id = $2 AND stream_id = $3`, [campaignId, d.accountId, d.streamId])) as unknown[];
       if (!own) return;
-      // every recipient of the answer locked first, in the one order (the status group commit takes the same rows)
-      await lockRecipients(m, 'r.campaign_id = $1 AND r.account_id = $2 AND r.message_uuid = ANY($3::uuid[])', [campaignId, d.accountId, d.items.map((i) => i.messageUuid)]);
+      // every recipient of the answer locked first, in the one order (the status group commit takes the same rows).
+      // Each statement names the recipients by their key, (campaign, ordinal = the item's ref), and checks the
+      // messageUuid: joined to the answer alone, or narrowed by the account (the campaign is the account's, checked
+      // above, and so is each of its recipients), the planner read every recipient of the campaign or of the
+      // account, for every batch (docs/decisions/0108).
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.message_uuid = ANY($3::uuid[])', [campaignId, ordinals(d.items), d.items.map((i) => i.messageUuid)]);
       const accepted = d.items.filter((i) => i.outcome === 'accepted');
       // A TPS refusal while a TPS is set is a moment's jitter against the account's bucket (the runner paces at the
       // TPS already): those recipients wait for a later step, the campaign goes on. Only "no TPS set" halts.
@@ -228,10 +238,10 @@ export class RunnerConsumers implements OnModuleInit {
         const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string }>(
           await m.query(
             `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL
-               FROM unnest($3::uuid[], $4::bigint[]) t(uuid, price)
-              WHERE r.message_uuid = t.uuid AND r.campaign_id = $1 AND r.account_id = $2 AND r.state IN (0, 2)
+               FROM unnest($2::int[], $3::uuid[], $4::bigint[]) t(o, uuid, price)
+              WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state IN (0, 2)
               RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price`,
-            [campaignId, d.accountId, accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros)],
+            [campaignId, ordinals(accepted), accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros)],
           ),
         );
         created = rows.length;
@@ -247,10 +257,10 @@ export class RunnerConsumers implements OnModuleInit {
         const rows = returned<{ variant_id: string | null; sender_id: string | null }>(
           await m.query(
             `UPDATE campaigns.recipient r SET state = 4, reason = t.reason
-               FROM unnest($3::uuid[], $4::text[]) t(uuid, reason)
-              WHERE r.message_uuid = t.uuid AND r.campaign_id = $1 AND r.account_id = $2 AND r.state = 2
+               FROM unnest($2::int[], $3::uuid[], $4::text[]) t(o, uuid, reason)
+              WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state = 2
               RETURNING r.variant_id::text, r.sender_id::text`,
-            [campaignId, d.accountId, failed.map((i) => i.messageUuid), failed.map((i) => i.refusal ?? 'refused')],
+            [campaignId, ordinals(failed), failed.map((i) => i.messageUuid), failed.map((i) => i.refusal ?? 'refused')],
           ),
         );
         if (rows.length) {
@@ -260,18 +270,18 @@ export class RunnerConsumers implements OnModuleInit {
         }
       }
       if (paced.length) {
-        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND account_id = $2 AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
+        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
           campaignId,
-          d.accountId,
+          ordinals(paced),
           paced.map((i) => i.messageUuid),
         ]);
       }
       if (halting.length) {
         // back to waiting: they are sent after play, with the same messageUuids
         const back = returned(
-          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND account_id = $2 AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
+          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
             campaignId,
-            d.accountId,
+            ordinals(halting),
             halting.map((i) => i.messageUuid),
           ]),
         );
@@ -413,12 +423,14 @@ export class RunnerConsumers implements OnModuleInit {
       }
       if (!best.size) return;
       const items = [...best.values()].sort((x, y) => (x.messageUuid < y.messageUuid ? -1 : 1));
+      // the recipients by their key as well as joined to the group (`message_uuid = ANY`): joined alone, the planner
+      // hashed every recipient of the table for each group (docs/decisions/0108)
       const rankCase = `coalesce((CASE old.status ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
       const rows = returned<{ campaign_id: string; account_id: string; uuid: string; old: string | null; status: string; variant_id: string | null; sender_id: string | null }>(
         await m.query(
           `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
                 old AS (SELECT r.campaign_id, r.ordinal, r.status, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
-                         ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+                         WHERE r.message_uuid = ANY($1::uuid[]) ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
            UPDATE campaigns.recipient r SET status = old.next FROM old
             WHERE r.campaign_id = old.campaign_id AND r.ordinal = old.ordinal AND ${rankCase} < old.rank
            RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, old.next AS status, r.variant_id::text, r.sender_id::text`,

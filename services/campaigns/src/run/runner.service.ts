@@ -380,15 +380,17 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late). The
     // accepted recipients are the campaign's `created`, the tail count its `left_dispatch` (docs/decisions/0074).
+    // In flight is counted on its own partial index and "open" is one row's existence: a step reads the recipients in
+    // flight (at most about a second of the TPS), not every recipient still to send (docs/decisions/0108).
     const [{ in_flight: inFlight, open, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
-      `SELECT count(*) FILTER (WHERE state IN (1, 2))::int AS in_flight, count(*)::int AS open,
-              (SELECT created::text FROM campaigns.campaign WHERE id = $1) AS accepted,
-              (SELECT left_dispatch::text FROM campaigns.campaign WHERE id = $1) AS left_dispatch
-         FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3`,
+      `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)) AS in_flight,
+              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3) AS open,
+              c.created::text AS accepted, c.left_dispatch::text AS left_dispatch
+         FROM campaigns.campaign c WHERE c.id = $1`,
       [c.id],
-    )) as Array<{ in_flight: number; open: number; accepted: string; left_dispatch: string }>;
+    )) as Array<{ in_flight: number; open: boolean; accepted: string; left_dispatch: string }>;
     run = { ...run, accepted };
-    if (open === 0) {
+    if (!open) {
       // Every recipient has its answer from streams, but what streams accepted may still wait in dispatch's queue (a
       // carrier slower than the campaign): the campaign keeps sending (so pause, play and abort still act on that tail,
       // docs/decisions/0066) until every accepted recipient's message has left dispatch (its first status came back).
@@ -450,7 +452,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       const touched = [...later.map((l) => l[0]), ...unreachable, ...skipped.map((x) => x[0]), ...needLinks.map((r) => r.ordinal), ...chosen.map((x) => x.ordinal)];
       if (touched.length) await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[])', [c.id, touched]);
       if (later.length) {
-        await m.query(`UPDATE campaigns.recipient r SET due_at = t.at FROM unnest($2::int[], $3::timestamptz[]) t(o, at) WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`, [
+        await m.query(`UPDATE campaigns.recipient r SET due_at = t.at FROM unnest($2::int[], $3::timestamptz[]) t(o, at) WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.state = 0`, [
           c.id,
           later.map((l) => l[0]),
           later.map((l) => l[1]),
@@ -458,7 +460,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       }
       if (unreachable.length || skipped.length) {
         const all = [...unreachable.map((o) => [o, 'unreachable_timezone'] as [number, string]), ...skipped];
-        await m.query(`UPDATE campaigns.recipient r SET state = 5, reason = t.reason FROM unnest($2::int[], $3::text[]) t(o, reason) WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`, [
+        await m.query(`UPDATE campaigns.recipient r SET state = 5, reason = t.reason FROM unnest($2::int[], $3::text[]) t(o, reason) WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.state = 0`, [
           c.id,
           all.map((a) => a[0]),
           all.map((a) => a[1]),
@@ -468,10 +470,11 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       if (items.length) {
         if (!c.streamId) throw new Error('the campaign has no stream');
         const batchId = randomUUID();
+        // by key (`ordinal = ANY`) as well as joined: joined alone, the planner read every open recipient (0108)
         await m.query(
           `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, variant_id = t.variant, sender_id = t.sender, segments = t.segments
              FROM unnest($4::int[], $5::bigint[], $6::bigint[], $7::int[]) t(o, variant, sender, segments)
-            WHERE r.campaign_id = $1 AND r.ordinal = t.o AND r.state = 0`,
+            WHERE r.campaign_id = $1 AND r.ordinal = ANY($4::int[]) AND r.ordinal = t.o AND r.state = 0`,
           [c.id, batchId, now, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
         );
         emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);

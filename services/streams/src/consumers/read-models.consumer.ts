@@ -95,7 +95,9 @@ export class ReadModelsConsumer implements OnModuleInit {
 
   /**
    * A batch of status changes: per message the furthest status of the batch (the first of equal rank, as one by one),
-   * applied only where it moves the stored status forward; sent and delivered times kept from any of them.
+   * applied only where it moves the stored status forward; sent and delivered times kept from any of them. The
+   * messages are named by key (`uuid = ANY`) as well as joined: without it the planner hashed the whole table for
+   * every batch (docs/decisions/0108).
    */
   private async applyStatuses(m: EntityManager, items: Array<BatchItem<StatusData>>): Promise<() => void> {
     const best = new Map<string, StatusData & { rank: number }>();
@@ -115,7 +117,7 @@ export class ReadModelsConsumer implements OnModuleInit {
                 sent_at = coalesce(t.sent_at, m.sent_at), delivered_at = coalesce(t.delivered_at, m.delivered_at), updated_at = t.occurred_at
            FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::int[])
              AS t(uuid, account_id, status, outgoing, error, sent_at, delivered_at, occurred_at, rank)
-          WHERE m.uuid = t.uuid AND m.account_id = t.account_id
+          WHERE m.uuid = ANY($1::uuid[]) AND m.uuid = t.uuid AND m.account_id = t.account_id
             AND (CASE m.status ${Object.entries(STATUS_RANK).map(([st, r]) => `WHEN '${st}' THEN ${r}`).join(' ')} ELSE 0 END) < t.rank
           RETURNING m.uuid::text AS uuid`,
         [
