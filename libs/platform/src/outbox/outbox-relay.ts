@@ -266,7 +266,10 @@ export class OutboxRelay {
         } else if (row.type.startsWith('$')) {
           throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
         } else {
-          const event = { ...row.payload, topic: row.topic };
+          // Object.assign, not `{ ...row.payload, topic }`: a property added to a spread of a parsed object gave every
+          // event a hidden class of its own (about 4 µs and 500 bytes an event, and the bus's consumers saw as many
+          // shapes as events: docs/decisions/0112)
+          const event: OutgoingEvent = Object.assign({}, row.payload, { topic: row.topic });
           outgoing.push(event);
           sizes.push(eventBytes(event));
         }
