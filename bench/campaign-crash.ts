@@ -275,6 +275,17 @@ async function parent(total: number, kills: number): Promise<void> {
   const groupNames = () => [...new Set([...bus.subscribedGroups(), ...roles.flatMap((r) => (fs.existsSync(path.join(dir, `groups-${r}.json`)) ? (JSON.parse(fs.readFileSync(path.join(dir, `groups-${r}.json`), 'utf8')) as string[]) : []))])];
   const admin = new Kafka({ clientId: 'crash-watch', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
+  /** Everything this run started, stopped (the children killed), and its files removed. */
+  const closeAll = async (): Promise<void> => {
+    await admin.disconnect();
+    for (const r of roles) await procs[r].stop('SIGKILL');
+    await app.close();
+    await peer.close();
+    await kafka.stop();
+    await db.end();
+    await pgServer.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   const watchTopics = [Topics.Campaigns, Topics.Streams, Topics.Dispatch, Topics.Accounts, Topics.Contacts];
   const logWatch = { samples: 0, largest: { records: 0, where: '' }, deleted: new Map<string, number>(), headroom: null as null | { records: number; where: string }, behind: [] as string[], resets: new Set<string>() };
   const watchLog = async (): Promise<void> => {
@@ -432,14 +443,7 @@ async function parent(total: number, kills: number): Promise<void> {
     watching = false;
     await watcher;
     console.log(`  Kafka log: partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}`);
-    await admin.disconnect();
-    for (const r of roles) await procs[r].stop('SIGKILL');
-    await app.close();
-    await peer.close();
-    await kafka.stop();
-    await db.end();
-    await pgServer.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeAll();
     return;
   }
   /** How far the campaign got: streams' messages, the campaign's counters and stored recipients, and what the SMSC received. */
@@ -539,14 +543,7 @@ async function parent(total: number, kills: number): Promise<void> {
   console.log(
     `  Kafka log (${logWatch.samples} samples, 2 s or more apart): most records written to a partition ${logWatch.largest.records} (${logWatch.largest.where}); partitions whose oldest records the mock deleted ${logWatch.deleted.size}${logWatch.deleted.size ? ` (${[...logWatch.deleted].map(([k, v]) => `${k} from ${v}`).join(', ')})` : ''}; a group's committed offset below the log's start ${logWatch.behind.length}${logWatch.behind.length ? ` (${logWatch.behind.slice(0, 5).join('; ')})` : ''}; offsets reset ${logWatch.resets.size}${logWatch.resets.size ? ` (${[...logWatch.resets].join('; ')})` : ''}; closest a lagging group came to the log's start: ${logWatch.headroom ? `${logWatch.headroom.records} records, ${logWatch.headroom.where}` : 'none lagged where the mock had deleted anything'}`,
   );
-  await admin.disconnect();
-  for (const r of roles) await procs[r].stop('SIGKILL');
-  await app.close();
-  await peer.close();
-  await kafka.stop();
-  await db.end();
-  await pgServer.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await closeAll();
 }
 
 const [mode, ...rest] = process.argv.slice(2);

@@ -8,100 +8,30 @@
  *
  *   node scripts/build.mjs --server-only && BASE_DIST=/work/wt/x-base/dist node dist/bench/links-click-statement.js [turns] [clicks a turn] [group]
  */
-import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openServiceDataSource } from '@switchboard/platform';
 import { Pool } from 'pg';
 import { benchDatabase } from './bench-database';
+import { cpuNs, linksSide, load1, loadLinksBuild, quietPool, type LinksBuild } from './links-two-builds';
 
 const TURNS = Number(process.argv[2] ?? 4);
 const PER_TURN = Number(process.argv[3] ?? 4000);
 const GROUP = Number(process.argv[4] ?? 1000);
-const ACCOUNT = '7';
-
-interface Build {
-  name: string;
-  migrations: unknown[];
-  encodeClicks: (g: readonly unknown[]) => unknown;
-  GroupCommitter: new (p: Pool, s: string) => { commit(c: unknown): Promise<void> };
-  LinkStore: new (p: Pool, o: object) => { loadLink(d: string, c: number): Promise<unknown> };
-  mintBatch: (client: unknown, req: unknown, o: unknown) => Promise<{ links: Record<string, { shorturl: string }> }>;
-  CodeCipher: new (s: string) => unknown;
-  decodeCode: (s: string) => number;
-}
-
-function load(name: string, dist: string): Build {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- another build's dist, chosen at run time
-  const r = (p: string) => require(path.join(dist, p)) as Record<string, unknown>;
-  const rec = r('services/links/src/redirect/click-recorder.js');
-  const codes = r('services/links/src/mint/codes.js');
-  return {
-    name,
-    migrations: r('services/links/src/migrations/index.js').LINKS_MIGRATIONS as unknown[],
-    encodeClicks: rec.encodeClicks as Build['encodeClicks'],
-    GroupCommitter: rec.GroupCommitter as Build['GroupCommitter'],
-    LinkStore: r('services/links/src/redirect/link-store.js').LinkStore as Build['LinkStore'],
-    mintBatch: r('services/links/src/mint/mint.js').mintBatch as Build['mintBatch'],
-    CodeCipher: codes.CodeCipher as Build['CodeCipher'],
-    decodeCode: codes.decodeCode as Build['decodeCode'],
-  };
-}
-
-const cpuNs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-const load1 = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
 async function main(): Promise<void> {
   const baseDist = process.env.BASE_DIST;
   if (!baseDist) throw new Error('BASE_DIST: the dist folder of the build to compare with');
-  const builds = [load('base', path.resolve(baseDist)), load('this', path.resolve(__dirname, '..'))];
+  const builds = [loadLinksBuild('base', path.resolve(baseDist)), loadLinksBuild('this', path.resolve(__dirname, '..'))];
   const db = await benchDatabase('sb-links-click-stmt-');
-  const admin = new Pool({ connectionString: db.url, max: 1 });
-  // idle clients see the server stop at the end
-  const quiet = (p: Pool) => (p.on('error', () => undefined), p);
-  quiet(admin);
-  const sides: Array<{ b: Build; pool: Pool; aux: Pool; pid: number; links: unknown[] }> = [];
+  const admin = quietPool(new Pool({ connectionString: db.url, max: 1 }));
+  const sides: Array<{ b: LinksBuild; pool: Pool; aux: Pool; pid: number; links: unknown[] }> = [];
   try {
     for (const [k, b] of builds.entries()) {
-      const name = `clicks_${k}`;
-      await admin.query(`CREATE DATABASE ${name}`);
-      const u = new URL(db.url);
-      u.pathname = `/${name}`;
-      const url = u.toString();
-      const ds = await openServiceDataSource({ name: `links-bench-${k}`, url, schema: 'links', entities: [], migrations: b.migrations as never, migrationsRun: true });
-      await ds.destroy();
-      const pool = quiet(new Pool({ connectionString: url, max: 1, idleTimeoutMillis: 0 }));
-      const aux = quiet(new Pool({ connectionString: url, max: 2 }));
-      const {
-        rows: [d],
-      } = await aux.query<{ id: string }>(`INSERT INTO links.domain (account_id, name, state, verification_token, claimed, created_at, updated_at) VALUES ($1, 'go.example', 1, 'x', true, now(), now()) RETURNING id::text`, [ACCOUNT]);
-      const cipher = new b.CodeCipher('bench-code-secret-of-length');
-      const total = TURNS * PER_TURN;
-      const codes: number[] = [];
-      const client = await aux.connect();
-      for (let n0 = 0; n0 < total; n0 += 1000) {
-        const n = Math.min(1000, total - n0);
-        const answer = await b.mintBatch(
-          client,
-          {
-            batchId: randomUUID(),
-            accountId: ACCOUNT,
-            campaignId: '1',
-            streamId: null,
-            variables: [{ variable: 'shorturl', kind: 'shorturl', offerId: null, url: 'https://shop.example/p?c={code}&n={firstName}', domainIds: [d.id], domainPoolId: null, expireInDays: null }],
-            items: Array.from({ length: n }, (_, i) => ({ ref: String(i), messageUuid: randomUUID(), contactId: String(n0 + i), destination: `+49151${String(n0 + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
-          },
-          { cipher, scheme: 'https', now: new Date() },
-        );
-        for (const ref of Object.keys(answer.links)) codes.push(b.decodeCode(new URL(answer.links[ref].shorturl).pathname.slice(1)));
-      }
-      client.release();
+      const { pool, aux, pid, domain, cipher, codes } = await linksSide(admin, db.url, `clicks_${k}`, b, TURNS * PER_TURN);
       const store = new b.LinkStore(aux, { cacheTtlMs: 1e9, negativeTtlMs: 1e9, cacheMax: 1e7, now: Date.now, cipher });
       const links: unknown[] = [];
-      for (let i = 0; i < codes.length; i += 2000) links.push(...(await Promise.all(codes.slice(i, i + 2000).map((c) => store.loadLink(d.id, c)))));
+      for (let i = 0; i < codes.length; i += 2000) links.push(...(await Promise.all(codes.slice(i, i + 2000).map((c) => store.loadLink(domain, c)))));
       if (links.some((l) => !l)) throw new Error('a minted code did not resolve');
       await aux.query('VACUUM ANALYZE links.link');
-      const pid = (await pool.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
       sides.push({ b, pool, aux, pid, links });
     }
     const lsn = async () => BigInt((await admin.query<{ l: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS l`)).rows[0].l);
