@@ -84,6 +84,30 @@ describe('balance ledger and daily usage', () => {
     }
   });
 
+  it('dead-letters alone a charge of an account that does not exist, and of a version not handled, and books nothing for them', async () => {
+    const id = await a.customer();
+    const missing = String(9_000_000_000 + Math.floor(Math.random() * 1_000_000));
+    const good = Array.from({ length: 40 }, (_, i) => createEnvelope(MessageChargedV1, charge(id, randomUUID(), 1_000 + i), { accountId: id, source: 'test' }));
+    const orphan = createEnvelope(MessageChargedV1, charge(missing, randomUUID(), 5_000), { accountId: missing, source: 'test' });
+    const orphanRefund = createEnvelope(MessageRefundDueV1, { messageUuid: randomUUID(), accountId: missing, amountMicros: 7_000, currency: 'EUR', reason: 'no route' }, { accountId: missing, source: 'test' });
+    const future = { ...createEnvelope(MessageChargedV1, charge(id, randomUUID(), 9_999), { accountId: id, source: 'test' }), version: 2 };
+    // one publish: they reach the ledger as one chunk, whose batch fails and is retried event by event
+    await a.publishAll([...good.slice(0, 20), orphan, future, orphanRefund, ...good.slice(20)]);
+
+    const total = good.reduce((sum, _e, i) => sum + 1_000 + i, 0);
+    expect((await balanceOf(id)).balanceMicros).toBe(String(-total));
+    const entries = await a.sql<{ account_id: string; n: number }>(
+      `SELECT account_id::text, count(*)::int AS n FROM accounts.balance_entry WHERE account_id = ANY($1::bigint[]) GROUP BY account_id`,
+      [[id, missing]],
+    );
+    expect(entries).toEqual([{ account_id: id, n: 40 }]);
+    const dead = await a.sql<{ event_id: string; error: string }>(`SELECT event_id, error FROM accounts.dead_letter WHERE group_name = 'accounts.balance-ledger' AND event_id = ANY($1::text[])`, [
+      [orphan.id, orphanRefund.id, future.id, ...good.map((e) => e.id)],
+    ]);
+    expect(dead.map((d) => d.event_id).sort()).toEqual([orphan.id, orphanRefund.id, future.id].sort());
+    expect(dead.find((d) => d.event_id === orphan.id)?.error).toContain(`account ${missing} does not exist`);
+  });
+
   it('gives a refund back once and lists the ledger newest first', async () => {
     const id = await a.customer();
     const message = randomUUID();

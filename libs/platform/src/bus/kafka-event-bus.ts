@@ -380,10 +380,8 @@ export class KafkaEventBus extends EventBus {
   ): Promise<boolean> {
     const types = typesOf(subscription);
     const envelopes: EventEnvelope[] = [];
+    // the chunk holds only records whose type header the group takes, or that have none (handleBatch's takesType)
     for (const message of chunk) {
-      const header = message.headers?.[EventHeaders.type];
-      const type = header === undefined ? undefined : (Array.isArray(header) ? header[header.length - 1] : header).toString();
-      if (types && type !== undefined && !types.has(type)) continue;
       const parsed = parseEnvelope(message.value);
       if ('error' in parsed) return false;
       if (types && !types.has(parsed.envelope.type)) continue;

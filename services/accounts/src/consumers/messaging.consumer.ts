@@ -21,12 +21,47 @@ const BATCH = 2000;
 
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 
-/** Validated data of an event of the given definition, or null for events of other types on the same topic. */
-function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
+/**
+ * Validated data of an event of the given definition, or null for events of other types on the same topic. `fast`, when
+ * given, is a check of the schema written out by hand for the events of the ledger's hot path: it returns what the
+ * schema's parse would (the known keys only) for data it is sure of, and undefined for anything else, which then goes
+ * through the schema itself (and its error). Its answers are tested against the schema's (docs/decisions/0115).
+ */
+function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope, fast?: (data: unknown) => T | undefined): T | null {
   if (e.type !== def.type) return null;
   // A version this code does not know is not guessed at: it fails and goes to the dead-letter topic.
   if (e.version !== def.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${def.version})`);
-  return def.schema.parse(e.data);
+  return fast?.(e.data) ?? def.schema.parse(e.data);
+}
+
+// as zod 3 checks `z.string().uuid()`, and the contracts' decimal `id`
+const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
+const DECIMAL_ID = /^\d+$/;
+
+type Fields = Record<string, unknown>;
+const isRecord = (d: unknown): d is Fields => typeof d === 'object' && d !== null && !Array.isArray(d);
+const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
+const isId = (v: unknown): v is string => typeof v === 'string' && DECIMAL_ID.test(v);
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+const isCurrency = (v: unknown): v is string => typeof v === 'string' && v.length === 3;
+
+/**
+ * `MessageChargedV1.schema.parse` for data that passes (the profile of a Kafka chunk put zod's generic object walk at
+ * about a tenth of the ledger's own CPU a charge); undefined sends the data to the schema.
+ */
+export function fastCharge(d: unknown): EventData<typeof MessageChargedV1> | undefined {
+  if (!isRecord(d)) return undefined;
+  const { messageUuid, accountId, amountMicros, currency, balanceAfterMicros } = d;
+  if (!isUuid(messageUuid) || !isId(accountId) || !isInt(amountMicros) || !isCurrency(currency) || !isInt(balanceAfterMicros)) return undefined;
+  return { messageUuid, accountId, amountMicros, currency, balanceAfterMicros };
+}
+
+/** `MessageRefundDueV1.schema.parse` for data that passes, as `fastCharge`. */
+export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | undefined {
+  if (!isRecord(d)) return undefined;
+  const { messageUuid, accountId, amountMicros, currency, reason } = d;
+  if (!isUuid(messageUuid) || !isId(accountId) || !isInt(amountMicros) || amountMicros < 0 || !isCurrency(currency) || typeof reason !== 'string') return undefined;
+  return { messageUuid, accountId, amountMicros, currency, reason };
 }
 
 /**
@@ -98,8 +133,8 @@ export class MessagingConsumer implements OnModuleInit {
   }
 
   async onLedgerEvent(e: EventEnvelope): Promise<void> {
-    const charged = dataOf(MessageChargedV1, e);
-    const refund = charged ? null : dataOf(MessageRefundDueV1, e);
+    const charged = dataOf(MessageChargedV1, e, fastCharge);
+    const refund = charged ? null : dataOf(MessageRefundDueV1, e, fastRefund);
     if (charged) return this.ledger.handle(e, { charge: charged });
     if (refund) return this.ledger.handle(e, { refund });
   }
@@ -108,12 +143,12 @@ export class MessagingConsumer implements OnModuleInit {
   async onLedgerEvents(events: EventEnvelope[]): Promise<void> {
     const items: Array<BatchItem<LedgerItem>> = [];
     for (const e of events) {
-      const charge = dataOf(MessageChargedV1, e);
+      const charge = dataOf(MessageChargedV1, e, fastCharge);
       if (charge) {
         items.push({ event: e, data: { charge } });
         continue;
       }
-      const refund = dataOf(MessageRefundDueV1, e);
+      const refund = dataOf(MessageRefundDueV1, e, fastRefund);
       if (refund) items.push({ event: e, data: { refund } });
     }
     return this.ledger.handleMany(items);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { pgArray } from '@switchboard/platform';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ACCOUNTS_CONNECTION } from '../accounts.options';
 import { BalanceEntryEntity, type BalanceEntryKindValue } from '../entities';
@@ -72,6 +73,7 @@ export class LedgerRepository {
       `UPDATE accounts.customer SET balance_micros = balance_micros + $2::bigint, updated_at = now() WHERE id = $1 RETURNING balance_micros`,
       [e.accountId, e.amountMicros.toString()],
     );
+    // the entry has no foreign key (docs/decisions/0115): this throw, rolling the insert back, keeps a missing account's out
     if (!customer) throw new Error(`ledger: account ${e.accountId} does not exist`);
     const [rows] = await m.query<[EntryRow[], number]>(`UPDATE accounts.balance_entry SET balance_after_micros = $2 WHERE id = $1 RETURNING *`, [
       inserted[0].id,
@@ -93,6 +95,10 @@ export class LedgerRepository {
    * CPU than the insert itself. Only when some entries were skipped (recorded before, or twice in the batch) are the
    * new ones' balances after set again, by one UPDATE from the new entries alone. Every ledger writer of an account
    * holds its row until commit, so no entry of it can commit between the lock and the insert.
+   *
+   * The entries have no foreign key to the accounts (docs/decisions/0115): only entries of accounts the statement locked
+   * are inserted (`given` joins `locked`), and a batch naming an account that does not exist throws and rolls back, so
+   * the bus retries its events one by one and dead-letters that account's alone.
    */
   async applyMany(entries: LedgerEntryInput[], m: EntityManager): Promise<LedgerBatchResult[]> {
     if (entries.length === 0) return [];
@@ -125,15 +131,16 @@ export class LedgerRepository {
          LEFT JOIN sums s ON s.account_id = l.id
          LEFT JOIN moved mv ON mv.id = l.id
          LEFT JOIN ins i ON i.id = s.max_id`,
+      // array literals joined here (pgArray): the driver would escape every element of every column one by one
       [
-        entries.map((e) => e.accountId),
-        entries.map((e) => e.kind),
-        entries.map((e) => e.sourceId),
-        entries.map((e) => e.amountMicros.toString()),
-        entries.map((e) => e.currency),
-        entries.map((e) => e.reason),
-        entries.map((e) => e.createdBy),
-        accounts,
+        pgArray(entries.map((e) => e.accountId)),
+        pgArray(entries.map((e) => e.kind)),
+        pgArray(entries.map((e) => e.sourceId)),
+        pgArray(entries.map((e) => e.amountMicros)),
+        pgArray(entries.map((e) => e.currency)),
+        pgArray(entries.map((e) => e.reason)),
+        pgArray(entries.map((e) => e.createdBy)),
+        pgArray(accounts),
       ],
     );
     if (rows.length < accounts.length) {
