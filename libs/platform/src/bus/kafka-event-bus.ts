@@ -18,7 +18,6 @@ import {
   concurrencyOf,
   deadLetterHeaders,
   describeError,
-  EventHeaders,
   retryWhileDown,
   envelopeHeaders,
   handleChunkWithRetries,

@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * and proved nothing the ledger's writers do not prove already: every entry is inserted in the transaction that locks
  * its account's row (`applyMany` joins its entries to the accounts it locked, so an entry of a missing account is
  * never inserted and the batch fails; `apply` moves the account's balance after its insert and throws, rolling the
- * insert back, when there is no such account). Nothing deletes an account (a customer is disabled, never removed).
+ * insert back, when there is no such account). No code deletes an account's row: deleting an account sets its status.
  */
 export class LedgerEntryNoFk1798000000115 implements MigrationInterface {
   name = 'LedgerEntryNoFk1798000000115';
