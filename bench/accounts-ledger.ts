@@ -17,6 +17,7 @@
  *
  *   node dist/bench/accounts-ledger.js kafka [charges=24000] [dup=4000]
  *   PGSS=1 ... (pg_stat_statements: the statements per charge, bench/pg-statements.ts)
+ *   PROFILE=<file> ... (a CPU profile of the measured phase), ALLOC=<file> ... (a sampling heap profile of it)
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -119,6 +120,13 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
     await post('Profiler.enable');
     await post('Profiler.start');
   }
+  // ALLOC=<file>: a sampling heap profile of the measured phase, objects the collector freed included (docs/decisions/0115)
+  const allocator = process.env.ALLOC ? new inspector.Session() : null;
+  const postAlloc = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => allocator!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+  if (allocator) {
+    allocator.connect();
+    await postAlloc('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
   if (PGSS) await pgc.query(`SELECT pg_stat_statements_reset()`);
   const x0 = await xacts();
   const n0 = process.cpuUsage();
@@ -138,6 +146,7 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const k1 = processCpuMs(kafka.process.pid!) - k0;
   const x1 = (await xacts()) - x0;
   if (profiler) fs.writeFileSync(process.env.PROFILE!, JSON.stringify(((await post('Profiler.stop')) as { profile: object }).profile));
+  if (allocator) fs.writeFileSync(process.env.ALLOC!, JSON.stringify(((await postAlloc('HeapProfiler.stopSampling')) as { profile: object }).profile));
   await admin.disconnect();
   const booked = await bookedNow();
   // charges (and their share of the duplicates) handled in the measured phase
