@@ -432,6 +432,64 @@ describe('redirect server', () => {
     }
   });
 
+  it('past the cache time serves a link on without reading it while its offer reads the same, and an offer changed shows within the cache time', async () => {
+    const offer = await l.offer(A, 'https://shop-a.example/ttl?n={firstName}');
+    const withOffer = await l.mint(batch(A, [shortUrl({ offerId: offer, domainIds: [domA] })], 3, (i) => ({ firstName: `T${i}` }), '73'));
+    const plain = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/plain', domainIds: [domA] })], 2, () => ({}), '73'));
+    const code = (a: typeof plain, ref: string) => decodeCode(split(a.links[ref].shorturl).path.slice(1));
+    const o = ['r0', 'r1', 'r2'].map((r) => code(withOffer, r));
+    const p = ['r0', 'r1'].map((r) => code(plain, r));
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    let reads = 0;
+    const query = pool.query.bind(pool) as (c: { name?: string }) => Promise<unknown>;
+    pool.query = ((c: { name?: string }) => {
+      if (c.name === 'links_link_lookup') reads++;
+      return query(c);
+    }) as typeof pool.query;
+    let now = Date.now();
+    const store = new LinkStore(pool, { cacheTtlMs: 10_000, negativeTtlMs: 2_000, cacheMax: 1000, now: () => now, cipher: new CodeCipher(CODE_SECRET) });
+    // what the redirect does: the cached link, else a read
+    const get = async (code: number) => (store.cachedLink(domA, code) ?? (await store.loadLink(domA, code)))?.location ?? null;
+    try {
+      await Promise.all([...o, ...p].map((c) => store.loadLink(domA, c)));
+      expect(reads).toBe(1);
+      // past the cache time: the links without an offer are not read again; of the offer's links, the first asked is
+      // read (its offer's fields), the others are served as they are while the offer reads the same
+      now += 10_001;
+      expect(await get(p[0])).toBe('https://shop-a.example/plain');
+      expect(await get(p[1])).toBe('https://shop-a.example/plain');
+      expect(reads).toBe(1);
+      expect(await get(o[0])).toBe('https://shop-a.example/ttl?n=T0');
+      expect(reads).toBe(2);
+      expect(await get(o[1])).toBe('https://shop-a.example/ttl?n=T1');
+      expect(await get(o[2])).toBe('https://shop-a.example/ttl?n=T2');
+      expect(reads).toBe(2);
+      // the offer changes: within the cache time the links answer as before; after it, every link of the offer answers
+      // the change (each is read again, its cached fields no longer the offer's)
+      await l.sql(`UPDATE links.offer SET original_url = 'https://shop-a.example/new?n={firstName}' WHERE id = $1`, [offer]);
+      now += 5_000;
+      expect(await get(o[1])).toBe('https://shop-a.example/ttl?n=T1');
+      now += 5_001;
+      expect(await get(o[0])).toBe('https://shop-a.example/new?n=T0');
+      expect(await get(o[1])).toBe('https://shop-a.example/new?n=T1');
+      expect(await get(o[2])).toBe('https://shop-a.example/new?n=T2');
+      expect(reads).toBe(5);
+      // disabled: 410 for all of them after the cache time (the answer checks `disabled`)
+      await l.sql(`UPDATE links.offer SET disabled = true WHERE id = $1`, [offer]);
+      now += 10_001;
+      const links = [];
+      for (const c of o) links.push(store.cachedLink(domA, c) ?? (await store.loadLink(domA, c)));
+      expect(links.map((k) => k?.disabled)).toEqual([true, true, true]);
+      expect(reads).toBe(8);
+      // a link without an offer is read again after LinkStore.REREAD_AFTER cache times at the latest
+      now += 10_000 * LinkStore.REREAD_AFTER;
+      expect(await get(p[0])).toBe('https://shop-a.example/plain');
+      expect(reads).toBe(9);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('never drops a click while the database commits: with the click buffer full, answers wait for room', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/full', domainIds: [domA] })], 20, () => ({}), '69'));
     const pool = new Pool({ connectionString: l.t.db.url, max: 4 });

@@ -33,12 +33,28 @@ export interface ResolvedLink {
   /** The offer is disabled. */
   disabled: boolean;
   createdAtMs: number;
+  /**
+   * The offer's fields the answer depends on (URL, disabled, expiry rule, creation), as read with the link: past the
+   * cache time the link is served on while its offer still reads the same (docs/decisions/0117). Null without an offer.
+   */
+  offerStamp: string | null;
   /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
   urlElement?: string;
 }
 
 interface Cached<T> {
   value: T;
+  until: number;
+}
+
+interface CachedLink extends Cached<ResolvedLink | null> {
+  /** When the link's rows were read (a link is read again at the latest this many cache times after, `REREAD_AFTER`). */
+  readAt: number;
+}
+
+/** An offer's stamp as last read with one of its links, and until when it is taken as current (the cache time). */
+interface CachedOffer {
+  stamp: string;
   until: number;
 }
 
@@ -73,13 +89,20 @@ export class LinkStore {
   private readonly domains = new Map<string, Cached<RedirectDomain | null>>();
   private readonly domainLoads = new Map<string, Promise<RedirectDomain | null>>();
   /** Links by domain id, then by code: number keys, so a lookup builds no string. */
-  private readonly links = new Map<string, Map<number, Cached<ResolvedLink | null>>>();
+  private readonly links = new Map<string, Map<number, CachedLink>>();
+  /** Offers (`account/offer`) as the latest link read with them found them: their links past the cache time are served on while it matches. */
+  private readonly offers = new Map<string, CachedOffer>();
   private linkCount = 0;
   private pending = new Map<string, Pending>();
   private scheduled = false;
   private reading = 0;
   /** Lookups in flight at most; misses arriving meanwhile wait and go together in the next one. */
   private static readonly MAX_READS = 2;
+  /**
+   * A link is read again at the latest this many cache times after it was (5 minutes at the default 10 s), even when
+   * nothing it depends on can have changed: a bound on what a row changed outside the service (an operator) takes.
+   */
+  static readonly REREAD_AFTER = 30;
 
   constructor(
     private readonly pool: Pool,
@@ -109,10 +132,29 @@ export class LinkStore {
     return p;
   }
 
+  /**
+   * The cached link (null: unknown code), or undefined when it must be read (`loadLink`). A link's own rows (its range
+   * row, its target) are written once at minting and never changed, so past the cache time only its offer can answer
+   * differently (disabled, another URL, another expiry rule) (docs/decisions/0117): a link without an offer is served on,
+   * and a link with one while its offer, as the latest link of that offer read within the cache time found it, is the
+   * same as when this link was read. So a warm link costs a read per offer and cache time, not one per link, per
+   * process; an offer changed shows within the cache time as before. Unknown codes are read again after theirs.
+   */
   cachedLink(domainId: string, code: number): ResolvedLink | null | undefined {
     const c = this.links.get(domainId)?.get(code);
-    if (c && c.until > this.options.now()) return c.value;
-    return undefined;
+    if (!c) return undefined;
+    const now = this.options.now();
+    if (c.until > now) return c.value;
+    const l = c.value;
+    if (l === null || now - c.readAt >= this.options.cacheTtlMs * LinkStore.REREAD_AFTER) return undefined;
+    if (l.offerStamp === null) {
+      c.until = now + this.options.cacheTtlMs;
+      return l;
+    }
+    const o = this.offers.get(`${l.accountId}/${l.offerId}`);
+    if (o === undefined || o.until <= now || o.stamp !== l.offerStamp) return undefined;
+    c.until = o.until;
+    return l;
   }
 
   loadLink(domainId: string, code: number): Promise<ResolvedLink | null> {
@@ -139,6 +181,7 @@ export class LinkStore {
     this.links.clear();
     this.linkCount = 0;
     this.domains.clear();
+    this.offers.clear();
   }
 
   private async readPending(): Promise<void> {
@@ -164,6 +207,10 @@ export class LinkStore {
       batch.forEach((p, i) => {
         const r = found.get(i);
         const link = r ? toLink(p.domainId, p.code, seqs[i], r) : null;
+        if (link?.offerStamp != null) {
+          if (this.offers.size >= this.options.cacheMax) this.offers.clear();
+          this.offers.set(`${link.accountId}/${link.offerId}`, { stamp: link.offerStamp, until: now + this.options.cacheTtlMs });
+        }
         this.remember(p.domainId, p.code, link, now);
         for (const w of p.waiters) w.resolve(link);
       });
@@ -192,7 +239,7 @@ export class LinkStore {
     let codes = this.links.get(domainId);
     if (!codes) this.links.set(domainId, (codes = new Map()));
     if (!codes.has(code)) this.linkCount++;
-    codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs) });
+    codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs), readAt: now });
   }
 }
 
@@ -260,5 +307,7 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,
+    // everything of the offer the answer is built from (the URL is the offer's for a link with one: a target has a URL or an offer)
+    offerStamp: r.offer_id === null ? null : `${r.url}\n${r.disabled}\n${r.expire_method}\n${r.expire_in_days}\n${r.offer_created_ms}`,
   };
 }

@@ -72,8 +72,12 @@ describe('redirect helpers', () => {
     expect(store.cachedLink('3', 99)?.location).toBe('https://a.example/');
     // a link is the same code under its own domain only
     expect(store.cachedLink('2', 1)).toBeUndefined();
-    // past the cache time it is read again
+    // a link without an offer cannot answer differently (its rows never change): past the cache time it is served on,
+    // and read again after REREAD_AFTER cache times (docs/decisions/0117)
     now += 10_001;
+    expect(store.cachedLink('1', 1)?.code).toBe(1);
+    now += 10_000 * LinkStore.REREAD_AFTER;
     expect(store.cachedLink('1', 1)).toBeUndefined();
+    expect(reads).toBe(11);
   });
 });
