@@ -22,7 +22,7 @@ export const redirectConfigSchema = z.object({
    * sequence number that finds its range row. Unset: only links minted before 0092 resolve (a warning at start).
    */
   LINKS_CODE_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
-  /** A link is served from memory this long before it is read again, in ms (an offer disabled shows within it). */
+  /** A link is served from memory this long before its offer is read again, in ms (an offer disabled or changed shows within it; docs/decisions/0117). */
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
