@@ -1,0 +1,48 @@
+import { eventFrame, masked } from './inbox-socket.service';
+
+const event = () => ({
+  room: 'team:7',
+  seq: 42,
+  event: 'incoming_message',
+  payload: {
+    conversation: { uuid: 'c1', contact_phone_number: '+491760000001', unread: 2 },
+    message: { event_type: 'incoming_message', source: '+491760000001', content: { body: 'he said "hi" <script>' } },
+  },
+  at: '2026-11-27T05:00:00.000Z',
+});
+
+describe('inbox websocket frames', () => {
+  it('serialises a room event once for all the sockets of its room, masked once for those without INBOX_SHOW_PHONE', () => {
+    const e = event();
+    const before = JSON.stringify(e);
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      // ten sockets that see numbers, ten that do not
+      const plain = Array.from({ length: 10 }, () => eventFrame('team:7', e, true).toString());
+      const hidden = Array.from({ length: 10 }, () => eventFrame('team:7', e, false).toString());
+      expect(stringify).toHaveBeenCalledTimes(2);
+      expect(new Set(plain).size).toBe(1);
+      expect(new Set(hidden).size).toBe(1);
+      expect(JSON.parse(plain[0])).toEqual({ type: 'event', ...e });
+      const m = JSON.parse(hidden[0]);
+      expect(m.payload.conversation.contact_phone_number).toBe('+4917******01');
+      expect(m.payload.message.source).toBe('+4917******01');
+      expect(m.payload.message.content.body).toBe('he said "hi" <script>');
+      expect({ ...m, payload: undefined }).toEqual({ type: 'event', ...e, payload: undefined });
+    } finally {
+      stringify.mockRestore();
+    }
+    // the shared payload itself is left as it was for the sockets that see numbers
+    expect(JSON.stringify(e)).toBe(before);
+  });
+
+  it('masks only the contact number fields, of incoming sources and outgoing destinations', () => {
+    expect(masked(null)).toBeNull();
+    expect(masked(undefined)).toBeNull();
+    expect(masked({ space_id: 3, totals: { all: 1 } })).toEqual({ space_id: 3, totals: { all: 1 } });
+    expect(masked({ event: { event_type: 'outgoing_message', destination: '+491760000001', source: '+4930111111' } })).toEqual({
+      event: { event_type: 'outgoing_message', destination: '+4917******01', source: '+4930111111' },
+    });
+    expect(masked({ message: { event_type: 'internal_note', source: '+491760000001' } })).toEqual({ message: { event_type: 'internal_note', source: '+491760000001' } });
+  });
+});
