@@ -1,3 +1,4 @@
+import { jsonOnce } from '@switchboard/platform';
 import { eventFrame, masked } from './inbox-socket.service';
 
 const event = () => ({
@@ -20,10 +21,13 @@ describe('inbox websocket frames', () => {
       // ten sockets that see numbers, ten that do not
       const plain = Array.from({ length: 10 }, () => eventFrame('team:7', e, true).toString());
       const hidden = Array.from({ length: 10 }, () => eventFrame('team:7', e, false).toString());
-      expect(stringify).toHaveBeenCalledTimes(2);
+      // the payload serialised once per variant (the frame's scalar fields cost nothing alike)
+      expect(stringify.mock.calls.filter(([v]) => typeof v === 'object' && v !== null)).toHaveLength(2);
       expect(new Set(plain).size).toBe(1);
       expect(new Set(hidden).size).toBe(1);
-      expect(JSON.parse(plain[0])).toEqual({ type: 'event', ...e });
+      stringify.mockRestore();
+      // byte for byte what serialising the frame object gives
+      expect(plain[0]).toBe(JSON.stringify({ type: 'event', ...e }));
       const m = JSON.parse(hidden[0]);
       expect(m.payload.conversation.contact_phone_number).toBe('+4917******01');
       expect(m.payload.message.source).toBe('+4917******01');
@@ -34,6 +38,22 @@ describe('inbox websocket frames', () => {
     }
     // the shared payload itself is left as it was for the sockets that see numbers
     expect(JSON.stringify(e)).toBe(before);
+  });
+
+  it("takes the payload's text the room log made (embedded mode), serialising it no more", () => {
+    const e = event();
+    const text = jsonOnce(e.payload);
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      const frame = eventFrame('team:7', e, true).toString();
+      expect(stringify.mock.calls.filter(([v]) => typeof v === 'object' && v !== null)).toHaveLength(0);
+      expect(frame).toContain(`"payload":${text}`);
+    } finally {
+      stringify.mockRestore();
+    }
+    expect(eventFrame('team:7', e, true).toString()).toBe(JSON.stringify({ type: 'event', ...e }));
+    // an event without a payload still makes a valid frame (the key left out, as JSON.stringify does)
+    expect(JSON.parse(eventFrame('team:7', { ...e, payload: undefined }, true).toString())).toEqual({ type: 'event', room: 'team:7', seq: 42, event: 'incoming_message', at: e.at });
   });
 
   it('masks only the contact number fields, of incoming sources and outgoing destinations', () => {

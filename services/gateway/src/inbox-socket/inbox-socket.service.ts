@@ -5,7 +5,7 @@ import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { INBOX_WS_PATH, INBOX_WS_TOPIC, maskPhone, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
-import { RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
+import { jsonOnce, RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
 import { poolFor } from '../proxy/upstreams';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 
@@ -64,6 +64,8 @@ export function masked(payload: unknown): unknown {
 /**
  * A room event's frame, serialised once for all the sockets of its room (one text for those who see contact numbers,
  * one for those who do not) and encoded once: the realtime driver hands every subscriber of a room the same message.
+ * The unmasked frame takes the payload's text from jsonOnce, which the inbox's room log made already in embedded mode;
+ * the text is the same as `JSON.stringify` of the frame object.
  */
 const frames = new WeakMap<RoomEvent, { room: string; plain?: Buffer; masked?: Buffer }>();
 export function eventFrame(room: string, e: RoomEvent, showPhone: boolean): Buffer {
@@ -72,8 +74,12 @@ export function eventFrame(room: string, e: RoomEvent, showPhone: boolean): Buff
   const k = showPhone ? 'plain' : 'masked';
   let frame = f[k];
   if (!frame) {
-    const m: InboxWsServerMessage = { type: 'event', room, seq: e.seq, event: e.event as never, payload: (showPhone ? e.payload : masked(e.payload)) as never, at: e.at };
-    f[k] = frame = Buffer.from(JSON.stringify(m));
+    const payload = showPhone ? jsonOnce(e.payload) : undefined;
+    const text =
+      payload !== undefined && typeof e.seq === 'number' && typeof e.event === 'string' && typeof e.at === 'string'
+        ? `{"type":"event","room":${JSON.stringify(room)},"seq":${JSON.stringify(e.seq)},"event":${JSON.stringify(e.event)},"payload":${payload},"at":${JSON.stringify(e.at)}}`
+        : JSON.stringify({ type: 'event', room, seq: e.seq, event: e.event, payload: showPhone ? e.payload : masked(e.payload), at: e.at } satisfies Record<keyof Extract<InboxWsServerMessage, { type: 'event' }>, unknown>);
+    f[k] = frame = Buffer.from(text);
   }
   return frame;
 }

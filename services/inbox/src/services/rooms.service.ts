@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { INBOX_WS_TOPIC, realtimeSubject, type InboxWsEventValue } from '@switchboard/contracts';
-import { preparedQuery, PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
+import { jsonOnce, preparedQuery, PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION } from '../inbox.options';
 
@@ -106,7 +106,8 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     const owners: number[] = [];
     // every event's payload, as the text of ONE json array (element i-1 is event i's): sent as one text parameter, not
     // as a json[] whose every element the driver escapes quote by quote; stored inline for an event of one room, once
-    // in room_payload for an event of several (by its number in `shared`)
+    // in room_payload for an event of several (by its number in `shared`). jsonOnce: the gateway's frames of these
+    // events reuse the text in embedded mode
     const payloads: string[] = [];
     const shared: number[] = [];
     emits.forEach((e, i) => {
@@ -115,7 +116,7 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
         rooms.push(roomKey(e.accountId, r));
         owners.push(i + 1);
       }
-      payloads.push(JSON.stringify(e.payload) ?? 'null');
+      payloads.push(jsonOnce(e.payload) ?? 'null');
       if (its.length > 1) shared.push(i + 1);
     });
     if (!rooms.length) return [];
