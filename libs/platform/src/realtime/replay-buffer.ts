@@ -53,9 +53,10 @@ export class ReplayBuffer {
   }
 
   add(message: RealtimeMessage): void {
-    const parsed = parseRealtimeSubject(message.subject);
     // a topic with its own log (the inbox's websocket rooms) is never asked of this buffer: keeping it would only
-    // push the account's SSE history out
+    // push the account's SSE history out (the message's topic is checked against its subject when published)
+    if (this.skip.has(message.topic)) return;
+    const parsed = parseRealtimeSubject(message.subject);
     if (!parsed || this.skip.has(parsed.topic)) return;
     let log = this.accounts.get(parsed.accountId);
     if (log) {
