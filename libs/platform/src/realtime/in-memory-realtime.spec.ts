@@ -117,6 +117,21 @@ describe('InMemoryRealtime', () => {
     await small.close();
   });
 
+  it("keeps an account's SSE history however many inbox websocket room events it publishes (those replay from the inbox's log)", async () => {
+    const seen: RealtimeMessage[] = [];
+    await rt.subscribe('rt.10.>', (m) => seen.push(m));
+    await rt.publish('rt.10.inbox.1', payload('10', 'inbox'));
+    await tick();
+    const last = seen[0].id;
+    // more room events than the buffer keeps per account (1,000), each still delivered live
+    for (let i = 0; i < 1500; i++) await rt.publish(`rt.10.inboxws.team.${i % 3}`, payload('10', 'inboxws', 'incoming_message', { seq: i }));
+    await rt.publish('rt.10.inbox.2', payload('10', 'inbox'));
+    await tick();
+    expect(seen).toHaveLength(1502);
+    const r = await rt.replay('10', last, ['rt.10.inbox', 'rt.10.inbox.>']);
+    expect(r).toEqual({ messages: [seen[1501]], complete: true });
+  });
+
   it('drops publishes after close instead of failing the caller', async () => {
     await rt.close();
     await expect(rt.publish('rt.10.campaigns', payload('10', 'campaigns'))).resolves.toBeUndefined();

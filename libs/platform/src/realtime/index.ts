@@ -4,3 +4,4 @@ export * from './event-id';
 export * from './replay-buffer';
 export * from './in-memory-realtime';
 export * from './nats-realtime';
+export * from './json-once';

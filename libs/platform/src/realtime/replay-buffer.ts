@@ -1,4 +1,4 @@
-import type { RealtimeMessage } from '@switchboard/contracts';
+import { SELF_REPLAYED_REALTIME_TOPICS, type RealtimeMessage } from '@switchboard/contracts';
 import { parseEventId } from './event-id';
 import type { ReplayResult } from './realtime';
 import { parseRealtimeSubject, subjectMatches } from './subjects';
@@ -9,6 +9,8 @@ export interface ReplayBufferOptions {
   /** Accounts kept; the one written least recently is forgotten first. Default 10 000. */
   maxAccounts?: number;
   now?: () => number;
+  /** Topics not kept (their publishers keep a log of their own). Default SELF_REPLAYED_REALTIME_TOPICS (the inbox's rooms). */
+  skipTopics?: readonly string[];
 }
 
 interface Entry {
@@ -34,6 +36,7 @@ export class ReplayBuffer {
   private readonly maxAccounts: number;
   private readonly now: () => number;
   private readonly accounts = new Map<string, AccountLog>();
+  private readonly skip: ReadonlySet<string>;
   /** When this buffer started listening: older history is unknown. */
   private readonly startedMs: number;
   /** Last time delivery may have skipped messages (a broker outage); 0 if never. */
@@ -46,11 +49,15 @@ export class ReplayBuffer {
     this.maxAccounts = options.maxAccounts ?? 10_000;
     this.now = options.now ?? Date.now;
     this.startedMs = this.now();
+    this.skip = new Set(options.skipTopics ?? SELF_REPLAYED_REALTIME_TOPICS);
   }
 
   add(message: RealtimeMessage): void {
+    // a topic with its own log (the inbox's websocket rooms) is never asked of this buffer: keeping it would only
+    // push the account's SSE history out (the message's topic is checked against its subject when published)
+    if (this.skip.has(message.topic)) return;
     const parsed = parseRealtimeSubject(message.subject);
-    if (!parsed) return;
+    if (!parsed || this.skip.has(parsed.topic)) return;
     let log = this.accounts.get(parsed.accountId);
     if (log) {
       // Re-insert so Map order is least-recently-written first.

@@ -103,8 +103,8 @@ const GROUP_INSERT_SQL = (() => {
       ON CONFLICT (channel, account_phone, provider_message_id) DO NOTHING RETURNING uuid),
     o AS (
       INSERT INTO dispatch.outbox (event_id, topic, key, type, payload)
-      SELECT e.event_id, e.topic, e.key, e.type, e.payload
-        FROM unnest((SELECT $${n + 1}::uuid[]), (SELECT $${n + 2}::uuid[]), (SELECT $${n + 3}::text[]), (SELECT $${n + 4}::text[]), (SELECT $${n + 5}::text[]), (SELECT $${n + 6}::jsonb[])) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, payload, ord)
+      SELECT e.event_id, e.topic, e.key, e.type, (SELECT $${n + 6}::jsonb) -> (e.ord::int - 1)
+        FROM unnest((SELECT $${n + 1}::uuid[]), (SELECT $${n + 2}::uuid[]), (SELECT $${n + 3}::text[]), (SELECT $${n + 4}::text[]), (SELECT $${n + 5}::text[])) WITH ORDINALITY AS e(message_uuid, event_id, topic, key, type, ord)
        WHERE e.message_uuid IN (SELECT uuid FROM m) ORDER BY e.ord)
     SELECT uuid::text, true AS inserted FROM m
     UNION ALL SELECT uuid::text, false FROM v WHERE NOT holds`;
@@ -288,7 +288,9 @@ export class InboundService {
     const hints = [items.map((i) => i.hint?.channel ?? null), items.map((i) => i.hint?.address ?? null), items.map((i) => i.hint?.keywords ?? null)];
     // prepared once per connection (docs/decisions/0101): planning this statement cost PostgreSQL more than running it for a
     // group of a few messages, the usual group at a steady rate (the group is what arrived during the previous write)
-    const rows = await preparedQuery<{ uuid: string; inserted: boolean }>(this.ds, 'dispatch_inbound_group', GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, payloads, ...hints]);
+    // the events' envelopes go as ONE jsonb array (element i is message i's), not a jsonb[] whose every element the driver
+    // escapes quote by quote
+    const rows = await preparedQuery<{ uuid: string; inserted: boolean }>(this.ds, 'dispatch_inbound_group', GROUP_INSERT_SQL, [...columns, items.map((i) => i.values[0]), ids, topics, keys, types, `[${payloads.join(',')}]`, ...hints]);
     const inserted = new Set<string>();
     const stale = new Set<string>();
     for (const r of rows) (r.inserted ? inserted : stale).add(r.uuid);

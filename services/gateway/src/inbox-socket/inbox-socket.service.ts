@@ -4,13 +4,13 @@ import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { INBOX_WS_PATH, maskPhone, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
-import { RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
+import { INBOX_WS_PATH, INBOX_WS_TOPIC, maskPhone, realtimeSubject, type InboxWsClientMessage, type InboxWsServerMessage, type RealtimeMessage } from '@switchboard/contracts';
+import { jsonOnce, RealtimeFanout, RevocationList, TokenVerifier } from '@switchboard/platform';
 import { poolFor } from '../proxy/upstreams';
 import { GATEWAY_OPTIONS, type GatewayOptions } from '../gateway.options';
 
 /** The realtime topic token the inbox service publishes its room events under (services/inbox rooms.service.ts). */
-const WS_TOPIC = 'inboxws';
+const WS_TOPIC = INBOX_WS_TOPIC;
 const ROOM = /^(account|space|team|agent):\d{1,18}$|^conversation:[0-9a-f-]{36}$/;
 const MAX_ROOMS = 200;
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -43,17 +43,45 @@ class RoomState {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- payloads are read field by field
 
-/** Room payloads are built once for every reader: the contact's number is masked here for those who may not see it. */
-function masked(payload: unknown): unknown {
-  const p = JSON.parse(JSON.stringify(payload ?? null)) as Json | null;
-  if (!p) return p;
-  if (typeof p.conversation?.contact_phone_number === 'string') p.conversation.contact_phone_number = maskPhone(p.conversation.contact_phone_number);
-  for (const e of [p.message, p.event]) {
-    if (!e) continue;
-    if (e.event_type === 'incoming_message' && typeof e.source === 'string') e.source = maskPhone(e.source);
-    if (e.event_type === 'outgoing_message' && typeof e.destination === 'string') e.destination = maskPhone(e.destination);
+/**
+ * Room payloads are built once for every reader: the contact's number is masked here for those who may not see it.
+ * Only the objects on the way to a masked field are copied (the event's payload is shared by every socket of the room).
+ */
+export function masked(payload: unknown): unknown {
+  if (payload === null || payload === undefined || typeof payload !== 'object' || Array.isArray(payload)) return payload ?? null;
+  const p: Json = { ...(payload as Json) };
+  const conv = p.conversation as Json | null | undefined;
+  if (conv && typeof conv === 'object' && typeof conv.contact_phone_number === 'string') p.conversation = { ...conv, contact_phone_number: maskPhone(conv.contact_phone_number) };
+  for (const k of ['message', 'event'] as const) {
+    const e = p[k] as Json | null | undefined;
+    if (!e || typeof e !== 'object') continue;
+    if (e.event_type === 'incoming_message' && typeof e.source === 'string') p[k] = { ...e, source: maskPhone(e.source) };
+    if (e.event_type === 'outgoing_message' && typeof e.destination === 'string') p[k] = { ...e, destination: maskPhone(e.destination) };
   }
   return p;
+}
+
+/**
+ * A room event's frame, serialised once for all the sockets of its room (one text for those who see contact numbers,
+ * one for those who do not) and encoded once: the realtime driver hands every subscriber of a room the same message.
+ * The unmasked frame takes the payload's text from jsonOnce, which the inbox's room log made already in embedded mode;
+ * the text is the same as `JSON.stringify` of the frame object.
+ */
+const frames = new WeakMap<RoomEvent, { room: string; plain?: Buffer; masked?: Buffer }>();
+export function eventFrame(room: string, e: RoomEvent, showPhone: boolean): Buffer {
+  let f = frames.get(e);
+  if (!f || f.room !== room) frames.set(e, (f = { room }));
+  const k = showPhone ? 'plain' : 'masked';
+  let frame = f[k];
+  if (!frame) {
+    const payload = showPhone ? jsonOnce(e.payload) : undefined;
+    const text =
+      payload !== undefined && typeof e.seq === 'number' && typeof e.event === 'string' && typeof e.at === 'string'
+        ? `{"type":"event","room":${JSON.stringify(room)},"seq":${JSON.stringify(e.seq)},"event":${JSON.stringify(e.event)},"payload":${payload},"at":${JSON.stringify(e.at)}}`
+        : JSON.stringify({ type: 'event', room, seq: e.seq, event: e.event, payload: showPhone ? e.payload : masked(e.payload), at: e.at } satisfies Record<keyof Extract<InboxWsServerMessage, { type: 'event' }>, unknown>);
+    f[k] = frame = Buffer.from(text);
+  }
+  return frame;
 }
 
 class Connection {
@@ -69,9 +97,15 @@ class Connection {
   ) {}
 
   send(m: InboxWsServerMessage): void {
+    if (m.type === 'event') return this.sendEvent(m.room, m as RoomEvent);
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
-    const out = m.type === 'event' && !this.showPhone ? { ...m, payload: masked(m.payload) } : m;
-    this.socket.send(JSON.stringify(out));
+    this.socket.send(JSON.stringify(m));
+  }
+
+  /** A room event, as a text frame shared with the room's other sockets (eventFrame). */
+  sendEvent(room: string, e: RoomEvent): void {
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(eventFrame(room, e, this.showPhone), { binary: false });
   }
 }
 
@@ -220,7 +254,7 @@ export class InboxSocketService implements OnApplicationBootstrap, OnModuleDestr
     if (answer.reset) {
       c.send({ type: 'reset', room, seq: answer.seq });
     } else {
-      for (const e of answer.events) c.send({ type: 'event', room, seq: e.seq, event: e.event as never, payload: e.payload as never, at: e.at });
+      for (const e of answer.events) c.sendEvent(room, e);
       c.send({ type: 'joined', room, seq: answer.seq });
     }
     state.next = answer.seq + 1;
@@ -249,12 +283,12 @@ export class InboxSocketService implements OnApplicationBootstrap, OnModuleDestr
       }
       return;
     }
-    c.send({ type: 'event', room, seq: e.seq, event: e.event as never, payload: e.payload as never, at: e.at });
+    c.sendEvent(room, e);
     state.next = e.seq + 1;
     while (state.pending.has(state.next)) {
       const n = state.pending.get(state.next) as RoomEvent;
       state.pending.delete(state.next);
-      c.send({ type: 'event', room, seq: n.seq, event: n.event as never, payload: n.payload as never, at: n.at });
+      c.sendEvent(room, n);
       state.next++;
     }
     for (const k of state.pending.keys()) if (k < state.next) state.pending.delete(k);
