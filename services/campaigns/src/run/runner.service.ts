@@ -433,7 +433,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // whose time also says whether any is due now), never a scan of the campaign's open recipients (0116).
     const [{ in_flight: inFlight, fresh, next_due: nextDue, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
       `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)) AS in_flight,
-              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2) AS fresh,
+              (SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 ORDER BY campaign_id, ordinal LIMIT 1) IS NOT NULL AS fresh,
               (SELECT due_at FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) AS next_due,
               c.created::text AS accepted, c.left_dispatch::text AS left_dispatch
          FROM campaigns.campaign c WHERE c.id = $1`,
