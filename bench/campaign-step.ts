@@ -141,7 +141,7 @@ async function explain(c: PoolClient, s: Statement, p: Parameters<Statement['par
 }
 
 async function main(): Promise<void> {
-  const db = await benchDatabase('sb-campaign-step-');
+  const db = await benchDatabase('sb-campaign-step-', { log: (line) => process.stderr.write(`pg: ${line}\n`) });
   try {
     const ds = await openServiceDataSource({ name: 'campaign-step', url: db.url, schema: 'campaigns', entities: [], migrations: CAMPAIGNS_MIGRATIONS, migrationsRun: true });
     await ds.destroy();
@@ -184,8 +184,8 @@ async function main(): Promise<void> {
       // through state 2 first, as the runner moves them (each leaves an entry in the in-flight index)
       await c.query(`UPDATE campaigns.recipient SET state = 2 WHERE campaign_id = $1 AND ordinal >= $2 AND ordinal < $3`, [id, done, accepted]);
       await c.query(
-        `UPDATE campaigns.recipient SET state = CASE WHEN $4 > 0 AND abs(hashint4(ordinal)) % 1000 < $4 * 1000 THEN 0 ELSE 3 END,
-                due_at = CASE WHEN $4 > 0 AND abs(hashint4(ordinal)) % 1000 < $4 * 1000 THEN $5::timestamptz END, requested_at = $6, batch_id = NULL, status = 'sent'
+        `UPDATE campaigns.recipient SET state = CASE WHEN $4::float8 > 0 AND abs(hashint4(ordinal)) % 1000 < $4::float8 * 1000 THEN 0 ELSE 3 END,
+                due_at = CASE WHEN $4::float8 > 0 AND abs(hashint4(ordinal)) % 1000 < $4::float8 * 1000 THEN $5::timestamptz END, requested_at = $6, batch_id = NULL, status = 'sent'
           WHERE campaign_id = $1 AND ordinal >= $2 AND ordinal < $3`,
         [id, done, accepted, HELD, tomorrow, new Date(now.getTime() - 120_000)],
       );
