@@ -93,6 +93,8 @@ async function profilePhase<T>(phase: string, work: () => Promise<T>): Promise<T
   }
 }
 
+const rowsReadBefore = new Map<string, { seq: number; idx: number }>();
+
 /** pg_stat_statements since the last reset (bench/pg-statements.ts), with the wide rows' updates and their HOT share. */
 async function printStatements(pgc: Client, units: number, label: string): Promise<void> {
   if (!PGSS) return;
@@ -106,6 +108,17 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
           WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'), ('dispatch', 'message'), ('stats', 'message_state'))`,
       )).rows;
       console.log(`    row updates since start (HOT of them): ${hot.map((h) => `${h.rel} ${h.upd} (${h.hot})`).join(', ')}`);
+      // rows read (sequential scans' rows and index fetches) since the last print, per unit (docs/decisions/0116)
+      const read = (await pgc.query<{ rel: string; seq: string; idx: string }>(
+        `SELECT schemaname || '.' || relname AS rel, coalesce(seq_tup_read, 0)::text AS seq, coalesce(idx_tup_fetch, 0)::text AS idx FROM pg_stat_user_tables
+          WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'))`,
+      )).rows;
+      const per = read.map((r) => {
+        const was = rowsReadBefore.get(r.rel) ?? { seq: 0, idx: 0 };
+        rowsReadBefore.set(r.rel, { seq: Number(r.seq), idx: Number(r.idx) });
+        return `${r.rel} ${((Number(r.seq) - was.seq) / units).toFixed(1)} + ${((Number(r.idx) - was.idx) / units).toFixed(1)}`;
+      });
+      console.log(`    rows read per unit since the last print (sequential + index fetches): ${per.join(', ')}`);
     },
   });
 }

@@ -285,19 +285,22 @@ export class RunnerConsumers implements OnModuleInit {
         }
       }
       if (paced.length) {
-        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
+        // back to waiting with a due time (now): the runner's step finds it in its due index (docs/decisions/0116)
+        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
           campaignId,
           ordinals(paced),
           paced.map((i) => i.messageUuid),
+          now,
         ]);
       }
       if (halting.length) {
         // back to waiting: they are sent after play, with the same messageUuids
         const back = returned(
-          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
+          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
             campaignId,
             ordinals(halting),
             halting.map((i) => i.messageUuid),
+            now,
           ]),
         );
         if (back.length) {
@@ -334,14 +337,17 @@ export class RunnerConsumers implements OnModuleInit {
       const refs = Object.keys(d.links);
       if (d.outcome === 'minted' && refs.length) {
         await m.query(
-          `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL
+          `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL, due_at = $6
              FROM unnest($4::int[], $5::jsonb[]) t(o, links)
             WHERE r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1 AND r.ordinal = t.o`,
-          [d.campaignId, d.accountId, d.batchId, refs.map(Number), refs.map((k) => JSON.stringify(d.links[k]))],
+          [d.campaignId, d.accountId, d.batchId, refs.map(Number), refs.map((k) => JSON.stringify(d.links[k])), now],
         );
         return;
       }
-      const back = returned(await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND account_id = $2 AND batch_id = $3::uuid AND state = 1 RETURNING ordinal`, [d.campaignId, d.accountId, d.batchId]));
+      // back to waiting with a due time: the runner's step finds them in its due index (docs/decisions/0116)
+      const back = returned(
+        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, due_at = $4 WHERE campaign_id = $1 AND account_id = $2 AND batch_id = $3::uuid AND state = 1 RETURNING ordinal`, [d.campaignId, d.accountId, d.batchId, now]),
+      );
       if (back.length && d.outcome !== 'minted') {
         await transition(m, emit, notify, { id: d.campaignId, accountId: d.accountId }, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.PoolsWithoutValidOptions, reason: d.outcome });
       }

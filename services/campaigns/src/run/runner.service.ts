@@ -59,6 +59,8 @@ interface RunRow {
   pause_mark: string;
   ctr_mark: string;
   last_send_at: Date | null;
+  /** Every recipient at or after this ordinal is fresh: never looked at by the runner (docs/decisions/0116). */
+  next_ordinal: number;
 }
 
 interface RecipientRow {
@@ -224,7 +226,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         `UPDATE campaigns.run SET lease_owner = $2, lease_until = $3
           WHERE campaign_id = $1 AND (lease_until IS NULL OR lease_until < $4 OR lease_owner = $2)
           RETURNING request_id::text, batch_size, audience_total, audience_received, audience_error, (SELECT c.created::text FROM campaigns.campaign c WHERE c.id = $1) AS accepted,
-                    auto_paused, pause_mark::text, ctr_mark::text, last_send_at`,
+                    auto_paused, pause_mark::text, ctr_mark::text, last_send_at, next_ordinal`,
         [id, this.o.instanceId, new Date(now.getTime() + this.o.leaseMs), now],
       ),
     );
@@ -305,7 +307,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       // rows are deleted below) or waits and then finds another request id (and rolls back)
       const moved = returned(
         await m.query(
-          `UPDATE campaigns.run SET request_id = $3, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, updated_at = now()
+          `UPDATE campaigns.run SET request_id = $3, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, next_ordinal = 0, updated_at = now()
             WHERE campaign_id = $1 AND request_id::text = $2 AND (audience_total IS NULL OR audience_received < audience_total)
               AND (audience_received > 0 OR audience_total IS NOT NULL) AND updated_at < now() - $4 * interval '1 millisecond'
             RETURNING audience_received`,
@@ -407,29 +409,38 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     return room;
   }
 
-  /** A sending step: stale requests again, auto-pause, links, then a batch of the recipients whose window is open. */
+  /**
+   * A sending step: stale requests again, auto-pause, links, then a batch of the recipients whose window is open.
+   * Every statement reads by key, so a step costs the same at the millionth recipient as at the tenth
+   * (docs/decisions/0116): the recipients waiting again (due time reached: their hours opened, a request sent back)
+   * from `recipient_due_idx`, then the fresh ones from the run's cursor (`next_ordinal`) on the primary key. A
+   * recipient whose hours are closed gets its due time and leaves the fresh ones; no step reads it again before then.
+   */
   private async send(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
     const nowMs = now.getTime();
-    // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice
+    // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice.
+    // Behind the cursor a waiting recipient always has a due time (here: now), which is how the step finds it again.
     await this.ds.query(
       `WITH l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r WHERE r.campaign_id = $1 AND r.state IN (1, 2) AND r.requested_at < $2 ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
-       UPDATE campaigns.recipient r SET state = 0, batch_id = NULL FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
-      [c.id, new Date(nowMs - this.o.resendAfterMs)],
+       UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, due_at = $3 FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
+      [c.id, new Date(nowMs - this.o.resendAfterMs), now],
     );
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late). The
     // accepted recipients are the campaign's `created`, the tail count its `left_dispatch` (docs/decisions/0074).
-    // In flight is counted on its own partial index and "open" is one row's existence: a step reads the recipients in
-    // flight (at most about a second of the TPS), not every recipient still to send (docs/decisions/0108).
-    const [{ in_flight: inFlight, open, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
+    // In flight is counted on its own partial index (0108). Anything left to send is a recipient in flight, a fresh one
+    // (at or after the cursor: one entry of the primary key) or one waiting again (the first entry of the due index,
+    // whose time also says whether any is due now), never a scan of the campaign's open recipients (0116).
+    const [{ in_flight: inFlight, fresh, next_due: nextDue, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
       `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)) AS in_flight,
-              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state < 3) AS open,
+              (SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 ORDER BY campaign_id, ordinal LIMIT 1) IS NOT NULL AS fresh,
+              (SELECT due_at FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) AS next_due,
               c.created::text AS accepted, c.left_dispatch::text AS left_dispatch
          FROM campaigns.campaign c WHERE c.id = $1`,
-      [c.id],
-    )) as Array<{ in_flight: number; open: boolean; accepted: string; left_dispatch: string }>;
+      [c.id, run.next_ordinal],
+    )) as Array<{ in_flight: number; fresh: boolean; next_due: Date | null; accepted: string; left_dispatch: string }>;
     run = { ...run, accepted };
-    if (!open) {
+    if (!inFlight && !fresh && nextDue === null) {
       // Every recipient has its answer from streams, but what streams accepted may still wait in dispatch's queue (a
       // carrier slower than the campaign): the campaign keeps sending (so pause, play and abort still act on that tail,
       // docs/decisions/0066) until every accepted recipient's message has left dispatch (its first status came back).
@@ -450,42 +461,66 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     if (allowance <= 0) return;
 
     const cache = this.windowCache(c);
-    const candidates = (await this.ds.query(
-      `SELECT ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)} FROM campaigns.recipient
-        WHERE campaign_id = $1 AND state = 0 AND (due_at IS NULL OR due_at <= $2) ORDER BY ordinal LIMIT $3`,
-      [c.id, now, allowance * 2],
-    )) as RecipientRow[];
-    if (!candidates.length) return;
-
+    const columns = `ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)}`;
     const later: Array<[number, Date]> = [];
     const unreachable: number[] = [];
     const skipped: Array<[number, string]> = [];
     const needLinks: RecipientRow[] = [];
     const items: SendRequestItem[] = [];
     const chosen: Array<{ ordinal: number; variant: string; sender: string | null; segments: number }> = [];
-    for (const r of candidates) {
-      if (items.length + needLinks.length >= allowance) break;
+    const full = () => items.length + needLinks.length >= allowance;
+    const consider = (r: RecipientRow) => {
       const at = cache.next(nowMs, zoneFor(c.window, r.timezone, c.accountZone));
       if (at === null) {
         unreachable.push(r.ordinal);
-        continue;
+        return;
       }
       if (at > nowMs) {
         later.push([r.ordinal, new Date(at)]);
-        continue;
+        return;
       }
       if (links.length && !r.links) {
         needLinks.push(r);
-        continue;
+        return;
       }
       const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, values: valuesOf(r, composer.valueIds.length) }, r.links ?? undefined);
       if (!out.ok) {
         skipped.push([r.ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
-        continue;
+        return;
       }
       items.push({ messageUuid: r.message_uuid, destination: r.phone, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(r.ordinal), variantId: variants[out.variantIndex] ?? null });
       chosen.push({ ordinal: r.ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
+    };
+    let read = 0;
+    // first the recipients waiting again whose time came, by due time, from the due index only
+    if (nextDue !== null && new Date(nextDue).getTime() <= nowMs) {
+      const due = (await this.ds.query(
+        `SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL AND due_at <= $2 ORDER BY due_at, ordinal LIMIT $3`,
+        [c.id, now, allowance * 2],
+      )) as RecipientRow[];
+      read += due.length;
+      for (const r of due) {
+        if (full()) break;
+        consider(r);
+      }
     }
+    // then fresh ones from the cursor, a page at a time while the batch is not full (recipients whose hours are
+    // closed take no room), at most a few pages a step; the cursor moves past every recipient considered
+    let cursor = run.next_ordinal;
+    for (let page = 0; fresh && page < 4 && !full(); page++) {
+      const rows = (await this.ds.query(
+        `SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 AND state = 0 AND due_at IS NULL ORDER BY campaign_id, ordinal LIMIT $3`,
+        [c.id, cursor, allowance * 2],
+      )) as RecipientRow[];
+      read += rows.length;
+      for (const r of rows) {
+        if (full()) break;
+        consider(r);
+        cursor = r.ordinal + 1;
+      }
+      if (rows.length < allowance * 2) break;
+    }
+    if (!read) return;
 
     await this.uow.run(async (m, emit) => {
       const touched = [...later.map((l) => l[0]), ...unreachable, ...skipped.map((x) => x[0]), ...needLinks.map((r) => r.ordinal), ...chosen.map((x) => x.ordinal)];
@@ -518,7 +553,12 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         );
         emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);
       }
-      await m.query(`UPDATE campaigns.run SET last_send_at = $2, updated_at = $2 WHERE campaign_id = $1`, [c.id, now]);
+      // the cursor moves with the recipients it passed, and only from where this step read it: a runner that lost its
+      // lease meanwhile (and whose successor moved it) rolls its whole step back
+      const moved = returned(
+        await m.query(`UPDATE campaigns.run SET last_send_at = $2, updated_at = $2, next_ordinal = $3 WHERE campaign_id = $1 AND next_ordinal = $4 RETURNING campaign_id`, [c.id, now, cursor, run.next_ordinal]),
+      );
+      if (!moved.length) throw new Error('the run moved on meanwhile (another runner holds the campaign)');
     });
   }
 
@@ -603,6 +643,17 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Every recipient has its outcome: finished, or halted when the window never opens for anyone it could send to. */
   private async finish(c: RunCampaign, run: RunRow, now: Date): Promise<void> {
+    // The cursor's rule, checked once at the end (a scan of the campaign, once): a recipient behind the cursor that
+    // waits with no due time would be found by no step. None should; one found is given a due time and sent, rather
+    // than the campaign finishing without it.
+    const stray = await this.uow.run(async (m) => {
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.state = 0 AND r.due_at IS NULL AND r.ordinal < $2', [c.id, run.next_ordinal]);
+      return returned(await m.query(`UPDATE campaigns.recipient SET due_at = $3 WHERE campaign_id = $1 AND state = 0 AND due_at IS NULL AND ordinal < $2 RETURNING ordinal`, [c.id, run.next_ordinal, now]));
+    });
+    if (stray.length) {
+      this.log.error(`campaign ${c.id}: ${stray.length} waiting recipients behind the runner's cursor had no due time; sent now`);
+      return;
+    }
     const [{ unreachable }] = (await this.ds.query(`SELECT count(*) FILTER (WHERE reason = 'unreachable_timezone')::int AS unreachable FROM campaigns.recipient WHERE campaign_id = $1`, [c.id])) as Array<{
       unreachable: number;
     }>;
@@ -611,7 +662,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         if (await transition(m, emit, notify, c, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.NoContactsInTimezone, reason: 'no contacts in time zone' })) {
           // a play after the window is fixed tries them again
           await lockRecipients(m, `r.campaign_id = $1 AND r.reason = 'unreachable_timezone'`, [c.id]);
-          await m.query(`UPDATE campaigns.recipient SET state = 0, reason = NULL WHERE campaign_id = $1 AND reason = 'unreachable_timezone'`, [c.id]);
+          await m.query(`UPDATE campaigns.recipient SET state = 0, reason = NULL, due_at = $2 WHERE campaign_id = $1 AND reason = 'unreachable_timezone'`, [c.id, now]);
         }
       });
       return;
