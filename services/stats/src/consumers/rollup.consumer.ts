@@ -299,28 +299,22 @@ export class RollupConsumer implements OnModuleInit {
         s.refunded_micros += BigInt(data.d.amountMicros);
       }
     }
-    const hours = new Map<string, Delta>();
-    const days = new Map<string, Delta>();
+    // one delta per hour row and local date: the day, day-per-stream, day-per-country and month rollups are summed by
+    // the database from these rows (their date column), so no second map of day deltas is kept and sent
+    // (docs/decisions/0119). The date is in the key: an hour bucket lies in one local date of the zone it was computed
+    // in, and the statement sums the rows of one hour row's key before writing it
+    const hours = new Map<string, Delta & { day: string }>();
     const campaignHours = new Map<string, Delta & { campaign: string; variant: string; day: string }>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
       const stream = s.stream_id ?? '0';
-      // the hour rollup keeps the sender; the day rows the database sums into the day and month rollups need none
-      // (no rollup per sender and local day is kept: docs/decisions/0088)
-      const rest = `${stream}|${s.iso2}|${s.status}|${s.currency}`;
-      const hk = `${s.account_id}|${s.hour_bucket}|${s.sender}|${rest}`;
+      const hk = `${s.account_id}|${s.hour_bucket}|${s.day_bucket}|${s.sender}|${stream}|${s.iso2}|${s.status}|${s.currency}`;
       let h = hours.get(hk);
-      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n }));
+      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, day: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
       h.messages += sign;
       h.parts += sign * s.segments;
       h.cost += cost;
-      const dk = `${s.account_id}|${s.day_bucket}|${rest}`;
-      let d = days.get(dk);
-      if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
-      d.messages += sign;
-      d.parts += sign * s.segments;
-      d.cost += cost;
       if (s.campaign_id !== null) {
         const variant = s.variant_id ?? '0';
         const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
@@ -349,11 +343,11 @@ export class RollupConsumer implements OnModuleInit {
       add(s, 1);
     }
     if (changed.length === 0 && moved.length === 0) return;
-    // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
-    // are made from these by the database; no sender) and campaign hour rows (with their local date)
+    // the deltas as columns, one set per kind: hour rows with their local date (the day, day-per-stream, day-per-country
+    // and month sums are made from these by the database) and campaign hour rows (with their local date)
     const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
-    const byKind = { h: columns(), d: columns(), c: columns() };
-    const push = (k: 'h' | 'd' | 'c', d: Delta, st: string, se: string, day: string | null) => {
+    const byKind = { h: columns(), c: columns() };
+    const push = (k: 'h' | 'c', d: Delta, st: string, se: string, day: string) => {
       if (d.messages === 0 && d.parts === 0 && d.cost === 0n) return;
       const col = byKind[k];
       col.a.push(d.account);
@@ -366,10 +360,9 @@ export class RollupConsumer implements OnModuleInit {
       col.m.push(d.messages);
       col.p.push(d.parts);
       col.co.push(d.cost.toString());
-      if (day !== null) col.dd.push(day);
+      col.dd.push(day);
     };
-    for (const d of hours.values()) push('h', d, d.stream, d.sender, null);
-    for (const d of days.values()) push('d', d, d.stream, d.sender, null);
+    for (const d of hours.values()) push('h', d, d.stream, d.sender, d.day);
     for (const d of campaignHours.values()) push('c', d, d.campaign, d.variant, d.day);
     const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
@@ -389,7 +382,7 @@ export class RollupConsumer implements OnModuleInit {
          -- index covers either). The uuids bound again with = ANY keep the plan on the primary key: joined to the
          -- unnest alone, a small table was read whole for a hash join (twice the CPU: docs/decisions/0103)
          UPDATE stats.message_state m SET status = n.status, rank = n.rank
-           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($49::uuid[])
+           FROM unnest($41::uuid[], $42::text[], $43::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($41::uuid[])
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
@@ -398,13 +391,15 @@ export class RollupConsumer implements OnModuleInit {
            FROM t WHERE t.n ORDER BY u
          ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
        ), vh AS (
-         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
+         -- hour rows with their local date (dd); two rows of one hour row's key differ in their date only if the
+         -- account's zone changed between their messages' acceptances: summed per key before the write
+         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[], $29::date[]) AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), vd AS (
-         -- day rows without the sender: only their sums per stream and per country are kept
-         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[]) AS t(a, b, st, i, s, c, m, p, co)
+         -- the day rows (no sender: only their sums per stream and per country are kept) are the hour rows per local date
+         SELECT a, dd AS b, st, i, s, c, m, p, co FROM vh
        ), vc AS (
          -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
-         SELECT * FROM unnest($38::bigint[], $39::timestamptz[], $40::bigint[], $41::bigint[], $42::text[], $43::text[], $44::text[], $45::bigint[], $46::bigint[], $47::bigint[], $48::date[])
+         SELECT * FROM unnest($30::bigint[], $31::timestamptz[], $32::bigint[], $33::bigint[], $34::text[], $35::text[], $36::text[], $37::bigint[], $38::bigint[], $39::bigint[], $40::date[])
                   AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
@@ -430,7 +425,8 @@ export class RollupConsumer implements OnModuleInit {
          ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b, st, se, i, s, c, m, p, co FROM vh ORDER BY a, b, st, se, i, s, c
+         SELECT a, b, st, se, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vh
+          GROUP BY a, b, st, se, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, st, se, i, s, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
 
        ), ds AS (
@@ -475,10 +471,9 @@ export class RollupConsumer implements OnModuleInit {
         pgArray(changed.map((s) => s.campaign_id)),
         pgArray(changed.map((s) => s.variant_id)),
         pgArray(changed.map((s) => s.destination)),
-        ...(['h', 'd', 'c'] as const).flatMap((k) => {
+        ...(['h', 'c'] as const).flatMap((k) => {
           const col = byKind[k];
-          const cols = (k === 'd' ? [col.a, col.b, col.st, col.i, col.s, col.c, col.m, col.p, col.co] : [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co]).map((values) => pgArray(values));
-          return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
+          return [col.a, col.b, col.st, col.se, col.i, col.s, col.c, col.m, col.p, col.co, col.dd].map((values) => pgArray(values));
         }),
         pgArray(moved.map((s) => s.message_uuid)),
         pgArray(moved.map((s) => s.status)),
@@ -514,15 +509,25 @@ function copyState(s: Omit<State, 'price_micros' | 'refunded_micros'>, price: bi
   };
 }
 
-const STATE_FIELDS: Array<keyof State> = ['stream_id', 'sender', 'iso2', 'status', 'rank', 'accepted_at', 'hour_bucket', 'day_bucket', 'segments', 'price_micros', 'refunded_micros', 'currency', 'campaign_id', 'variant_id', 'destination'];
-
-function sameState(a: State, b: State): boolean {
-  return STATE_FIELDS.every((k) => a[k] === b[k]);
+/** Whether `b` differs from `a` in its status (and rank) at most (each field read by name: one shape, no keyed loads). */
+function onlyStatusMoved(a: State, b: State): boolean {
+  return (
+    a.stream_id === b.stream_id &&
+    a.sender === b.sender &&
+    a.iso2 === b.iso2 &&
+    a.accepted_at === b.accepted_at &&
+    a.hour_bucket === b.hour_bucket &&
+    a.day_bucket === b.day_bucket &&
+    a.segments === b.segments &&
+    a.price_micros === b.price_micros &&
+    a.refunded_micros === b.refunded_micros &&
+    a.currency === b.currency &&
+    a.campaign_id === b.campaign_id &&
+    a.variant_id === b.variant_id &&
+    a.destination === b.destination
+  );
 }
 
-const UNMOVED_FIELDS = STATE_FIELDS.filter((k) => k !== 'status' && k !== 'rank');
-
-/** Whether `b` differs from `a` in its status (and rank) at most. */
-function onlyStatusMoved(a: State, b: State): boolean {
-  return UNMOVED_FIELDS.every((k) => a[k] === b[k]);
+function sameState(a: State, b: State): boolean {
+  return a.status === b.status && a.rank === b.rank && onlyStatusMoved(a, b);
 }
