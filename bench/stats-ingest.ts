@@ -12,6 +12,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
+ * BENCH_SPAN_HOURS=<n>: the acceptances over the last n hours instead of a year (rollup rows shared by many messages).
  * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -54,6 +55,12 @@ const CHUNK = 20_000;
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
 const ACCOUNT = '1';
+/**
+ * BENCH_SPAN_HOURS: the acceptances spread over the last this many hours (default a year, 8,760). A year makes nearly
+ * every message a rollup row of its own (the sparse worst case); a few hours is what a batch of a busy account holds
+ * (many messages a rollup row, folded in memory before the write; docs/decisions/0119).
+ */
+const SPAN_MS = Number(process.env.BENCH_SPAN_HOURS ?? 8760) * 3_600_000;
 const COUNTRIES = ['DE', 'GB', 'FR', 'ES', 'IT', 'NL', 'PL', 'US', 'BR', 'IN'];
 
 function rng(seed: number): () => number {
@@ -133,7 +140,7 @@ async function main(): Promise<void> {
   const now = Date.now();
   const events: Array<OutgoingEvent<unknown>> = [];
   for (let i = 0; i < MESSAGES; i++) {
-    const m = { uuid: randomUUID(), stream: String(1 + Math.floor(r() * 5)), sender: `Sender${Math.floor(r() * 4)}`, iso2: COUNTRIES[Math.floor(r() * COUNTRIES.length)], at: new Date(now - Math.floor(r() * 365 * 86_400_000)).toISOString(), price: 40_000 + Math.floor(r() * 20_000) };
+    const m = { uuid: randomUUID(), stream: String(1 + Math.floor(r() * 5)), sender: `Sender${Math.floor(r() * 4)}`, iso2: COUNTRIES[Math.floor(r() * COUNTRIES.length)], at: new Date(now - Math.floor(r() * SPAN_MS)).toISOString(), price: 40_000 + Math.floor(r() * 20_000) };
     const end = r();
     const final = end < 0.85 ? 'delivered' : end < 0.95 ? 'undelivered' : 'no_routes';
     const base = { messageUuid: m.uuid, accountId: ACCOUNT, streamId: m.stream, streamUid: m.uuid, sender: m.sender, destination: '+4915100000000' };
