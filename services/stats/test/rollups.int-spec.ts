@@ -354,4 +354,49 @@ describe('stats: rollups from the messaging events', () => {
       ]),
     );
   });
+
+  it('sums an hour row\'s messages of two local dates in one batch when the account\'s zone changed between their acceptances, each date\'s rollups exact', async () => {
+    const A = '94';
+    await s.publish([customer(A, 'UTC')]);
+    // 02:10 UTC: 4 May in UTC; its hour starts at 02:00 UTC
+    const m1 = message({ account: A, acceptedAt: '2026-05-04T02:10:00.000Z' });
+    await s.publish([accepted(m1)]);
+    // the zone changes: 02:20 UTC is 23:20 on 3 May in São Paulo, an hour that also starts at 02:00 UTC
+    await s.publish([customer(A, 'America/Sao_Paulo')]);
+    const m2 = message({ account: A, acceptedAt: '2026-05-04T02:20:00.000Z' });
+    const consumer = s.t.app.get(RollupConsumer) as unknown as { apply: (m: unknown, items: Array<BatchItem<RollupInput>>) => Promise<void> };
+    const apply = consumer.apply.bind(consumer);
+    const outcomes: string[] = [];
+    const spy = jest.spyOn(consumer, 'apply').mockImplementation(async (m, items) => {
+      try {
+        await apply(m, items);
+        outcomes.push(`applied ${items.length}`);
+      } catch (e) {
+        outcomes.push(`failed ${items.length}`);
+        throw e;
+      }
+    });
+    try {
+      // one batch: m1 moves from accepted to delivered, m2 is accepted and delivered; both land on one hour row
+      await s.publish([statusChanged(m1, 'delivered'), accepted(m2), statusChanged(m2, 'delivered')]);
+    } finally {
+      spy.mockRestore();
+    }
+    // the batch was written at once (not failed and applied again event by event)
+    expect(outcomes).toEqual(['applied 3']);
+    expect(await hourRollup([A])).toEqual(new Map([[[A, '2026-05-04T02:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }]]));
+    const days = await s.sql<{ bucket: string; status: string; messages: string }>(
+      `SELECT bucket::text, status, messages::text FROM stats.rollup_day_stream WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`,
+      [A],
+    );
+    expect(days).toEqual([
+      { bucket: '2026-05-03', status: 'delivered', messages: '1' },
+      { bucket: '2026-05-04', status: 'delivered', messages: '1' },
+    ]);
+    const countries = await s.sql<{ bucket: string; messages: string }>(`SELECT bucket::text, messages::text FROM stats.rollup_day_country WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`, [A]);
+    expect(countries).toEqual([
+      { bucket: '2026-05-03', messages: '1' },
+      { bucket: '2026-05-04', messages: '1' },
+    ]);
+  });
 });
