@@ -203,9 +203,9 @@ export class RollupConsumer implements OnModuleInit {
    * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
    * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
    * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
-   * day-per-stream, day-per-country and month sums made by the database from the day deltas), rows in key order.
-   * Parameters travel as array literals read by unnest (pgArray, docs/decisions/0083), never as arrays the driver
-   * escapes element by element.
+   * day-per-stream, day-per-country and month sums made by the database from the hour deltas and their local dates:
+   * docs/decisions/0119), rows in key order. Parameters travel as array literals read by unnest (pgArray, or plainArray
+   * for ids, instants and sums; docs/decisions/0083), never as arrays the driver escapes element by element.
    */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
     const accountOf = new Map<string, string>();
@@ -440,7 +440,7 @@ export class RollupConsumer implements OnModuleInit {
           GROUP BY a, b, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        ), ms AS (
-         -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
+         -- the month rollups: the hour deltas summed per local month of their date (a day bucket is a local date; docs/decisions/0070)
          INSERT INTO stats.rollup_month_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
          SELECT a, date_trunc('month', b)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
           GROUP BY a, 2, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, st, s, c
