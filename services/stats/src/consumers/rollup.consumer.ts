@@ -203,9 +203,9 @@ export class RollupConsumer implements OnModuleInit {
    * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
    * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
    * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
-   * day-per-stream, day-per-country and month sums made by the database from the hour deltas and their local dates:
-   * docs/decisions/0119), rows in key order. Parameters travel as array literals read by unnest (pgArray, or plainArray
-   * for ids, instants and sums; docs/decisions/0083), never as arrays the driver escapes element by element.
+   * day-per-stream, day-per-country and month sums made by the database from the day deltas), rows in key order.
+   * Parameters travel as array literals read by unnest (pgArray, or plainArray for ids, instants and sums;
+   * docs/decisions/0083 and 0119), never as arrays the driver escapes element by element.
    */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
     const accountOf = new Map<string, string>();
@@ -299,22 +299,28 @@ export class RollupConsumer implements OnModuleInit {
         s.refunded_micros += BigInt(data.d.amountMicros);
       }
     }
-    // one delta per hour row and local date: the day, day-per-stream, day-per-country and month rollups are summed by
-    // the database from these rows (their date column), so no second map of day deltas is kept and sent
-    // (docs/decisions/0119). The date is in the key: an hour bucket lies in one local date of the zone it was computed
-    // in, and the statement sums the rows of one hour row's key before writing it
-    const hours = new Map<string, Delta & { day: string }>();
+    const hours = new Map<string, Delta>();
+    const days = new Map<string, Delta>();
     const campaignHours = new Map<string, Delta & { campaign: string; variant: string; day: string }>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
       const stream = s.stream_id ?? '0';
-      const hk = `${s.account_id}|${s.hour_bucket}|${s.day_bucket}|${s.sender}|${stream}|${s.iso2}|${s.status}|${s.currency}`;
+      // the hour rollup keeps the sender; the day rows the database sums into the day and month rollups need none
+      // (no rollup per sender and local day is kept: docs/decisions/0088)
+      const rest = `${stream}|${s.iso2}|${s.status}|${s.currency}`;
+      const hk = `${s.account_id}|${s.hour_bucket}|${s.sender}|${rest}`;
       let h = hours.get(hk);
-      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, day: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
+      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n }));
       h.messages += sign;
       h.parts += sign * s.segments;
       h.cost += cost;
+      const dk = `${s.account_id}|${s.day_bucket}|${rest}`;
+      let d = days.get(dk);
+      if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
+      d.messages += sign;
+      d.parts += sign * s.segments;
+      d.cost += cost;
       if (s.campaign_id !== null) {
         const variant = s.variant_id ?? '0';
         const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
@@ -343,11 +349,11 @@ export class RollupConsumer implements OnModuleInit {
       add(s, 1);
     }
     if (changed.length === 0 && moved.length === 0) return;
-    // the deltas as columns, one set per kind: hour rows with their local date (the day, day-per-stream, day-per-country
-    // and month sums are made from these by the database) and campaign hour rows (with their local date)
+    // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
+    // are made from these by the database; no sender) and campaign hour rows (with their local date)
     const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
-    const byKind = { h: columns(), c: columns() };
-    const push = (k: 'h' | 'c', d: Delta, st: string, se: string, day: string) => {
+    const byKind = { h: columns(), d: columns(), c: columns() };
+    const push = (k: 'h' | 'd' | 'c', d: Delta, st: string, se: string, day: string | null) => {
       if (d.messages === 0 && d.parts === 0 && d.cost === 0n) return;
       const col = byKind[k];
       col.a.push(d.account);
@@ -360,9 +366,10 @@ export class RollupConsumer implements OnModuleInit {
       col.m.push(d.messages);
       col.p.push(d.parts);
       col.co.push(d.cost.toString());
-      col.dd.push(day);
+      if (day !== null) col.dd.push(day);
     };
-    for (const d of hours.values()) push('h', d, d.stream, d.sender, d.day);
+    for (const d of hours.values()) push('h', d, d.stream, d.sender, null);
+    for (const d of days.values()) push('d', d, d.stream, d.sender, null);
     for (const d of campaignHours.values()) push('c', d, d.campaign, d.variant, d.day);
     const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
@@ -382,7 +389,7 @@ export class RollupConsumer implements OnModuleInit {
          -- index covers either). The uuids bound again with = ANY keep the plan on the primary key: joined to the
          -- unnest alone, a small table was read whole for a hash join (twice the CPU: docs/decisions/0103)
          UPDATE stats.message_state m SET status = n.status, rank = n.rank
-           FROM unnest($41::uuid[], $42::text[], $43::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($41::uuid[])
+           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($49::uuid[])
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
@@ -391,15 +398,13 @@ export class RollupConsumer implements OnModuleInit {
            FROM t WHERE t.n ORDER BY u
          ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
        ), vh AS (
-         -- hour rows with their local date (dd); two rows of one hour row's key differ in their date only if the
-         -- account's zone changed between their messages' acceptances: summed per key before the write
-         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[], $29::date[]) AS t(a, b, st, se, i, s, c, m, p, co, dd)
+         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
        ), vd AS (
-         -- the day rows (no sender: only their sums per stream and per country are kept) are the hour rows per local date
-         SELECT a, dd AS b, st, i, s, c, m, p, co FROM vh
+         -- day rows without the sender: only their sums per stream and per country are kept
+         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[]) AS t(a, b, st, i, s, c, m, p, co)
        ), vc AS (
          -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
-         SELECT * FROM unnest($30::bigint[], $31::timestamptz[], $32::bigint[], $33::bigint[], $34::text[], $35::text[], $36::text[], $37::bigint[], $38::bigint[], $39::bigint[], $40::date[])
+         SELECT * FROM unnest($38::bigint[], $39::timestamptz[], $40::bigint[], $41::bigint[], $42::text[], $43::text[], $44::text[], $45::bigint[], $46::bigint[], $47::bigint[], $48::date[])
                   AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
@@ -425,8 +430,7 @@ export class RollupConsumer implements OnModuleInit {
          ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), h AS (
          INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b, st, se, i, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vh
-          GROUP BY a, b, st, se, i, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, st, se, i, s, c
+         SELECT a, b, st, se, i, s, c, m, p, co FROM vh ORDER BY a, b, st, se, i, s, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
 
        ), ds AS (
@@ -440,7 +444,7 @@ export class RollupConsumer implements OnModuleInit {
           GROUP BY a, b, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, i, st, s, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
        ), ms AS (
-         -- the month rollups: the hour deltas summed per local month of their date (a day bucket is a local date; docs/decisions/0070)
+         -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
          INSERT INTO stats.rollup_month_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
          SELECT a, date_trunc('month', b)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
           GROUP BY a, 2, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, st, s, c
@@ -471,11 +475,13 @@ export class RollupConsumer implements OnModuleInit {
         pgArray(changed.map((s) => s.campaign_id)),
         pgArray(changed.map((s) => s.variant_id)),
         pgArray(changed.map((s) => s.destination)),
-        ...(['h', 'c'] as const).flatMap((k) => {
+        ...(['h', 'd', 'c'] as const).flatMap((k) => {
           const col = byKind[k];
-          // ids, hour instants and sums joined plainly; the sender (the variant of a campaign row is an id), country,
-          // status, currency and the date (its text follows DateStyle) through pgArray's quoting
-          return [plainArray(col.a), plainArray(col.b), plainArray(col.st), k === 'c' ? plainArray(col.se) : pgArray(col.se), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co), pgArray(col.dd)];
+          // ids, hour instants and sums joined plainly (plainArray); the sender (the variant of a campaign row is an id),
+          // country, status, currency and dates (their text follows DateStyle) through pgArray's quoting
+          if (k === 'd') return [plainArray(col.a), pgArray(col.b), plainArray(col.st), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co)];
+          const cols = [plainArray(col.a), plainArray(col.b), plainArray(col.st), k === 'c' ? plainArray(col.se) : pgArray(col.se), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co)];
+          return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
         }),
         plainArray(moved.map((s) => s.message_uuid)),
         pgArray(moved.map((s) => s.status)),
@@ -491,10 +497,9 @@ export class RollupConsumer implements OnModuleInit {
 /**
  * An array literal of values none of which can hold a quote, backslash, comma, brace or space: message uuids (checked
  * by the events' parse, or PostgreSQL's text of a uuid), decimal ids (the contracts' `^\d+$`, or PostgreSQL's text of a
- * bigint), signed decimal sums (`BigInt#toString`), and instants as the
- * read statement's `to_char` wrote them. Joined without pgArray's scan for characters to escape (a
- * join, a regular expression over the joined text and a second join per column; most of pgArray's time in the batch,
- * docs/decisions/0119).
+ * bigint), signed decimal sums (`BigInt#toString`), and instants as the read statement's `to_char` wrote them. Joined
+ * without pgArray's scan for characters to escape (a join, a regular expression over the joined text and a second join
+ * per column: three quarters of pgArray's time in a late batch, docs/decisions/0119).
  */
 function plainArray(values: readonly string[]): string {
   return `{${values.join(',')}}`;
