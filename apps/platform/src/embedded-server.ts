@@ -19,7 +19,7 @@ import {
   TokenVerifier,
   type RunningPostgres,
 } from '@switchboard/platform';
-import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
+import { AccountsBootstrapService, AccountsModule, chargeReconcileFromConfig, type AccountsModuleOptions } from '@switchboard/accounts';
 import { AuthBootstrapService, AuthModule, type ZohoSsoOptions } from '@switchboard/auth';
 import { campaignStatusesFromConfig, CampaignsModule, type CampaignsModuleOptions } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
@@ -81,6 +81,8 @@ export interface EmbeddedServiceOptions {
   undispatched?: StreamsModuleOptions['undispatched'];
   /** Campaigns asking dispatch for statuses it lost (CAMPAIGNS_STATUSES_*, docs/decisions/0093); unset: its defaults. */
   campaignStatuses?: NonNullable<CampaignsModuleOptions['runner']>['statuses'];
+  /** The reconciliation of charges with streams (ACCOUNTS_CHARGES_RECONCILE_*, docs/decisions/0114); unset: its defaults. */
+  chargeReconcile?: AccountsModuleOptions['chargeReconcile'];
 }
 
 /**
@@ -93,7 +95,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
   // the inbox seals a conversation's context for the integrations service's AI answer under this key (docs/decisions/0041)
   const genAiContextKey = createHash('sha256').update(`genai-context:${o.privateKey}`).digest('hex');
   return [
-    AccountsModule.register({ migrationsRun: true }),
+    AccountsModule.register({ migrationsRun: true, chargeReconcile: o.chargeReconcile }),
     AuthModule.register({ privateKey: o.privateKey, captcha: 'none', migrationsRun: true, appUrl: o.appUrl, zoho: o.zoho ?? null }),
     ContactsModule.register({ migrationsRun: true }),
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
@@ -209,7 +211,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config) }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config) }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

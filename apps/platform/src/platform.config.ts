@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inboxConfigSchema } from '@switchboard/inbox';
 import { streamsConfigSchema } from '@switchboard/streams';
+import { accountsConfigSchema } from '@switchboard/accounts';
 import { campaignsConfigSchema } from '@switchboard/campaigns';
 import { integrationsConfigSchema } from '@switchboard/integrations';
 import { env, loadConfig } from '@switchboard/platform';
@@ -53,6 +54,13 @@ export const platformConfigSchema = z.object({
   CAMPAIGNS_STATUSES_INTERVAL_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_INTERVAL_MS,
   CAMPAIGNS_STATUSES_BATCH: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_BATCH,
   CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_REQUESTS_PER_SWEEP,
+  /** The reconciliation of charges between streams and accounts' ledger (README, docs/decisions/0114). */
+  ACCOUNTS_CHARGES_RECONCILE_INTERVAL_MS: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_INTERVAL_MS,
+  ACCOUNTS_CHARGES_RECONCILE_AFTER_MS: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_AFTER_MS,
+  ACCOUNTS_CHARGES_RECONCILE_WINDOW_MS: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_WINDOW_MS,
+  ACCOUNTS_CHARGES_RECONCILE_BATCH: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_BATCH,
+  ACCOUNTS_CHARGES_RECONCILE_REQUESTS_PER_PASS: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_REQUESTS_PER_PASS,
+  ACCOUNTS_CHARGES_RECONCILE_RECHECK_WITHIN_MS: accountsConfigSchema.shape.ACCOUNTS_CHARGES_RECONCILE_RECHECK_WITHIN_MS,
   /** Print PostgreSQL's own log lines (the embedded server is quiet otherwise). */
   LOG_SQL: env.bool(false),
 });

@@ -4,6 +4,7 @@ export * from './realtime';
 export * from './permissions';
 export * from './auth-events';
 export * from './accounts-events';
+export * from './charge-reconcile-events';
 export * from './messaging-events';
 export * from './contacts-events';
 export * from './contacts';

@@ -30,6 +30,13 @@ export const accountsConfigSchema = z.object({
   SWITCHBOARD_DEMO_ACCOUNT: z.string().min(1).default('Demo account'),
   /** Distributed mode migrates in a Job (`migrate.js`); set true to migrate at start instead. */
   MIGRATIONS_RUN: env.bool(false),
+  /** The reconciliation of charges with streams (docs/decisions/0114, README); bounds as in AccountsModuleOptions. */
+  ACCOUNTS_CHARGES_RECONCILE_INTERVAL_MS: env.int(60_000, 100),
+  ACCOUNTS_CHARGES_RECONCILE_AFTER_MS: env.int(900_000, 1000),
+  ACCOUNTS_CHARGES_RECONCILE_WINDOW_MS: env.int(60_000, 1000).refine((n) => n <= 3_600_000, 'at most 3600000'),
+  ACCOUNTS_CHARGES_RECONCILE_BATCH: env.int(1000, 1).refine((n) => n <= 1000, 'at most 1000'),
+  ACCOUNTS_CHARGES_RECONCILE_REQUESTS_PER_PASS: env.int(10, 1),
+  ACCOUNTS_CHARGES_RECONCILE_RECHECK_WITHIN_MS: env.int(259_200_000, 0),
   TRUST_PROXY: z.string().default('false'),
 });
 
@@ -46,5 +53,28 @@ export function accountsModuleOptionsFromConfig(c: AccountsConfig): AccountsModu
     featureRequestRecipients: c.SMTP_URL ? c.ACCOUNTS_FEATURE_REQUEST_TO : [],
     defaultTps: c.ACCOUNTS_DEFAULT_TPS,
     defaultCurrency: c.ACCOUNTS_DEFAULT_CURRENCY,
+    chargeReconcile: chargeReconcileFromConfig(c),
+  };
+}
+
+/** The reconciliation's settings (docs/decisions/0114) from the environment; embedded mode reads the same keys. */
+export function chargeReconcileFromConfig(
+  c: Pick<
+    AccountsConfig,
+    | 'ACCOUNTS_CHARGES_RECONCILE_INTERVAL_MS'
+    | 'ACCOUNTS_CHARGES_RECONCILE_AFTER_MS'
+    | 'ACCOUNTS_CHARGES_RECONCILE_WINDOW_MS'
+    | 'ACCOUNTS_CHARGES_RECONCILE_BATCH'
+    | 'ACCOUNTS_CHARGES_RECONCILE_REQUESTS_PER_PASS'
+    | 'ACCOUNTS_CHARGES_RECONCILE_RECHECK_WITHIN_MS'
+  >,
+): NonNullable<AccountsModuleOptions['chargeReconcile']> {
+  return {
+    intervalMs: c.ACCOUNTS_CHARGES_RECONCILE_INTERVAL_MS,
+    afterMs: c.ACCOUNTS_CHARGES_RECONCILE_AFTER_MS,
+    windowMs: c.ACCOUNTS_CHARGES_RECONCILE_WINDOW_MS,
+    batch: c.ACCOUNTS_CHARGES_RECONCILE_BATCH,
+    requestsPerPass: c.ACCOUNTS_CHARGES_RECONCILE_REQUESTS_PER_PASS,
+    recheckWithinMs: c.ACCOUNTS_CHARGES_RECONCILE_RECHECK_WITHIN_MS,
   };
 }

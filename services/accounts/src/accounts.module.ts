@@ -13,6 +13,7 @@ import { AccountGate } from './services/account-gate.service';
 import { AccountsBootstrapService } from './services/accounts-bootstrap.service';
 import { AccountsOutboxRelay, AccountsUnitOfWork } from './services/accounts-events.service';
 import { BalanceService } from './services/balance.service';
+import { ChargeReconciler } from './services/charge-reconcile.service';
 import { CountryService } from './services/country.service';
 import { CustomerService } from './services/customer.service';
 import { DropdownService } from './services/dropdown.service';
@@ -71,6 +72,7 @@ export class AccountsModule {
         CountryService,
         DropdownService,
         MessagingConsumer,
+        ChargeReconciler,
         AccountsBootstrapService,
       ],
       exports: [AccountsBootstrapService],

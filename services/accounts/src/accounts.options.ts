@@ -13,6 +13,34 @@ export interface AccountsModuleOptions {
   defaultCurrency?: string;
   /** Sending hours every country starts with. Default Monday to Sunday, 09:00 to 20:00. */
   defaultAvailability?: Availability;
+  /**
+   * The reconciliation of charges with streams (docs/decisions/0114), in processes with the schedulers role: accounts
+   * asks streams for the sums of each account's closed windows of acceptance time, lists the windows not verified yet
+   * or whose sums changed, and books the charges and refunds its ledger never got.
+   */
+  chargeReconcile?: {
+    /** How often a pass runs. Default 60 000 ms. */
+    intervalMs?: number;
+    /** A window is closed (asked about) this long after its end; an unanswered question is asked again after as long. Default 900 000 ms (15 minutes). */
+    afterMs?: number;
+    /** The windows' length, aligned on the Unix epoch. Default 60 000 ms (a minute). */
+    windowMs?: number;
+    /** Messages per listed page (at most 1000). Default 1000. */
+    batch?: number;
+    /** Questions of each kind (sums of new windows, sums again, pages of windows) per pass. Default 10. */
+    requestsPerPass?: number;
+    /** A verified window is summed again (at doubling ages) until it is this old, for late refunds. Default 259 200 000 ms (72 hours). */
+    recheckWithinMs?: number;
+  };
+}
+
+export interface ChargeReconcileOptions {
+  intervalMs: number;
+  afterMs: number;
+  windowMs: number;
+  batch: number;
+  requestsPerPass: number;
+  recheckWithinMs: number;
 }
 
 export interface ResolvedAccountsOptions {
@@ -22,6 +50,7 @@ export interface ResolvedAccountsOptions {
   defaultTps: number;
   defaultCurrency: string;
   defaultAvailability: Availability;
+  chargeReconcile: ChargeReconcileOptions;
 }
 
 export const ACCOUNTS_OPTIONS = Symbol('ACCOUNTS_OPTIONS');
@@ -45,5 +74,24 @@ export function resolveAccountsOptions(o: AccountsModuleOptions = {}): ResolvedA
     defaultTps: tps,
     defaultCurrency: currency,
     defaultAvailability: o.defaultAvailability ?? DEFAULT_AVAILABILITY,
+    chargeReconcile: resolveChargeReconcile(o.chargeReconcile ?? {}),
+  };
+}
+
+function bounded(name: string, v: number | undefined, def: number, min: number, max: number): number {
+  const n = v ?? def;
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`AccountsModule: chargeReconcile.${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+function resolveChargeReconcile(o: NonNullable<AccountsModuleOptions['chargeReconcile']>): ChargeReconcileOptions {
+  const windowMs = bounded('windowMs', o.windowMs, 60_000, 1000, 3_600_000);
+  return {
+    intervalMs: bounded('intervalMs', o.intervalMs, 60_000, 100, 86_400_000),
+    afterMs: bounded('afterMs', o.afterMs, 900_000, 1000, 86_400_000),
+    windowMs,
+    batch: bounded('batch', o.batch, 1000, 1, 1000),
+    requestsPerPass: bounded('requestsPerPass', o.requestsPerPass, 10, 1, 1000),
+    recheckWithinMs: bounded('recheckWithinMs', o.recheckWithinMs, 259_200_000, 0, 31 * 86_400_000),
   };
 }

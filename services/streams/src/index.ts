@@ -8,3 +8,4 @@ export { StreamsOutboxRelay } from './services/streams-events.service';
 export { HousekeepingService } from './services/housekeeping.service';
 export { UndispatchedSweeper } from './services/undispatched-sweeper.service';
 export { acceptedEventId } from './services/send.service';
+export { ChargeReconcileResponder, CHARGE_RECONCILE_GROUP } from './consumers/charge-reconcile.consumer';

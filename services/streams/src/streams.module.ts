@@ -27,6 +27,7 @@ import { StreamEventService } from './services/stream-event.service';
 import { StreamService } from './services/stream.service';
 import { StreamsOutboxRelay, StreamsUnitOfWork } from './services/streams-events.service';
 import { UndispatchedSweeper } from './services/undispatched-sweeper.service';
+import { ChargeReconcileResponder } from './consumers/charge-reconcile.consumer';
 import { createClock, resolveStreamsOptions, STREAMS_CONNECTION, STREAMS_OPTIONS, STREAMS_SCHEMA, type StreamsModuleOptions } from './streams.options';
 
 /**
@@ -89,6 +90,7 @@ export class StreamsModule {
         SendBatchesConsumer,
         HousekeepingService,
         UndispatchedSweeper,
+        ChargeReconcileResponder,
       ],
       exports: [SendService, StreamAuthService],
     };

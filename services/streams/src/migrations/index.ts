@@ -8,6 +8,7 @@ import { SendBatches1796400000000 } from './1796400000000-send-batches';
 import { StreamTpsBackfill1796650000000 } from './1796650000000-stream-tps-backfill';
 import { SharedTps1797300000000 } from './1797300000000-shared-tps';
 import { UndispatchedSweep1797700000000 } from './1797700000000-undispatched-sweep';
+import { ChargeReconcile1798100000000 } from './1798100000000-charge-reconcile';
 
 /** In order; a new migration is appended, never edited once released. */
-export const STREAMS_MIGRATIONS = [Init1795400000000, OutboxPacked1795600000000, AcceptMessages1795716000000, DailyLimitLock1796000000000, InboundClaims1796100000000, DeadLetters1796300000000, SendBatches1796400000000, StreamTpsBackfill1796650000000, SharedTps1797300000000, UndispatchedSweep1797700000000];
+export const STREAMS_MIGRATIONS = [Init1795400000000, OutboxPacked1795600000000, AcceptMessages1795716000000, DailyLimitLock1796000000000, InboundClaims1796100000000, DeadLetters1796300000000, SendBatches1796400000000, StreamTpsBackfill1796650000000, SharedTps1797300000000, UndispatchedSweep1797700000000, ChargeReconcile1798100000000];
