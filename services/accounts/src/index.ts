@@ -8,3 +8,4 @@ export { ACCOUNTS_ENTITIES } from './entities';
 export { ACCOUNTS_MIGRATIONS } from './migrations';
 export { CUSTOM_SETTINGS_DEFAULTS, GEN_SETTINGS_DEFAULTS } from './rules/settings';
 export { ChargeReconciler, ChargeReconcileMetrics, CHARGE_RECONCILE_GROUP } from './services/charge-reconcile.service';
+export { AccountsOutboxRelay } from './services/accounts-events.service';
