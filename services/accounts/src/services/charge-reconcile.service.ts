@@ -38,7 +38,6 @@ export const ChargeReconcileMetrics = {
   passFailures: () => counter('switchboard_accounts_charge_reconcile_pass_failures_total', 'Reconciliation passes that failed (database or bus unavailable); the next pass retries'),
 };
 
-type Range = { from: string; to: string };
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 
 interface WindowRow {

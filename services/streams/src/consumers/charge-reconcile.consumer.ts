@@ -63,7 +63,10 @@ export class ChargeReconcileResponder implements OnModuleInit {
     return true;
   }
 
-  /** The non-empty windows of the ranges with their count, prices and refunds: one index-only scan per range. */
+  /**
+   * The non-empty windows of the ranges with their count, prices and refunds: one index-only range scan per window (a
+   * GROUP BY over the day's rows sorted them, 33 MB on disk for a million; bench/accounts-charge-reconcile.ts).
+   */
   async answerSums(e: EventEnvelope, d: EventData<typeof ChargesReconcileRequestedV1>): Promise<void> {
     if (this.foreign(e, d.accountId)) return;
     const ranges = d.ranges.map((r) => ({ from: new Date(r.from), to: new Date(r.to) }));
@@ -74,13 +77,13 @@ export class ChargeReconcileResponder implements OnModuleInit {
     }
     await this.ds.transaction(async (m) => {
       const rows = (await m.query(
-        `SELECT to_char(w AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "from", n::int AS count, price::text AS price, refunded::text AS refunded
-           FROM (SELECT date_bin(make_interval(secs => $2::int / 1000.0), m.created_at, timestamptz 'epoch') AS w,
-                        count(*) AS n, sum(m.price_micros) AS price, sum(m.refunded_micros) AS refunded
-                   FROM unnest($3::timestamptz[], $4::timestamptz[]) AS r(f, t)
-                   JOIN streams.message m ON m.account_id = $1 AND m.created_at >= r.f AND m.created_at < r.t
-                  GROUP BY 1) s
-          ORDER BY w`,
+        `SELECT to_char(w.s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "from", x.n::int AS count, x.price::text AS price, x.refunded::text AS refunded
+           FROM unnest($3::timestamptz[], $4::timestamptz[]) AS r(f, t)
+          CROSS JOIN LATERAL generate_series(date_bin($2::int * interval '1 millisecond', r.f, timestamptz 'epoch'), r.t - interval '1 microsecond', $2::int * interval '1 millisecond') AS w(s)
+          CROSS JOIN LATERAL (SELECT count(*) AS n, sum(m.price_micros) AS price, sum(m.refunded_micros) AS refunded FROM streams.message m
+                               WHERE m.account_id = $1 AND m.created_at >= greatest(w.s, r.f) AND m.created_at < least(w.s + $2::int * interval '1 millisecond', r.t)) x
+          WHERE x.n > 0
+          ORDER BY w.s`,
         [d.accountId, d.windowMs, ranges.map((r) => r.from), ranges.map((r) => r.to)],
       )) as Array<{ from: string; count: number; price: string; refunded: string }>;
       const answer = createEnvelope(
