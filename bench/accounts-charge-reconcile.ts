@@ -62,11 +62,11 @@ const SUMS = `SELECT to_char(w.s AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS
   WHERE x.n > 0
   ORDER BY w.s`;
 const BARE = `SELECT count(*), sum(price_micros), sum(refunded_micros) FROM streams.message WHERE account_id = $1 AND created_at >= $2 AND created_at < $3`;
-const AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const PAGE_FIRST = `SELECT uuid::text AS uuid, price_micros::text AS price, refunded_micros::text AS refunded, currency, ${AT} AS at FROM streams.message
-  WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 ORDER BY created_at, uuid LIMIT $4`;
-const PAGE_NEXT = `SELECT uuid::text AS uuid, price_micros::text AS price, refunded_micros::text AS refunded, currency, ${AT} AS at FROM streams.message
-  WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, uuid) > ($4::timestamptz, $5::uuid) ORDER BY created_at, uuid LIMIT $6`;
+const AT = `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const PAGE_FIRST = `SELECT m.uuid::text AS uuid, m.price_micros::text AS price, m.refunded_micros::text AS refunded, m.currency, ${AT} AS at FROM streams.message m
+  WHERE m.account_id = $1 AND m.created_at >= $2 AND m.created_at < $3 ORDER BY m.created_at, m.uuid LIMIT $4`;
+const PAGE_NEXT = `SELECT m.uuid::text AS uuid, m.price_micros::text AS price, m.refunded_micros::text AS refunded, m.currency, ${AT} AS at FROM streams.message m
+  WHERE m.account_id = $1 AND m.created_at >= $2 AND m.created_at < $3 AND (m.created_at, m.uuid) > ($4::timestamptz, $5::uuid) ORDER BY m.created_at, m.uuid LIMIT $6`;
 
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
 

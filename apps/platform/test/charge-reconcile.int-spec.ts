@@ -102,7 +102,7 @@ describe("reconciling accounts' ledger with streams' charges", () => {
 
   const streamTokens = new Map<string, string>();
   async function account(name: string): Promise<string> {
-    const id = String((await t.app.get(AccountsBootstrapService).createCustomer({ name })).id);
+    const id = String((await t.app.get(AccountsBootstrapService).createCustomer({ name, tps: 1000 })).id);
     const admin = t.token({ sub: '1', acc: null, perms: [...ALL_PERMISSIONS], sa: true });
     expect((await call('POST', `/customers/${id}/balance`, admin, { amount: CREDIT / 1_000_000, reason: 'top-up' })).status).toBeLessThan(300);
     const member = t.token({ sub: '1', acc: id, perms: [...ALL_PERMISSIONS], sa: true });

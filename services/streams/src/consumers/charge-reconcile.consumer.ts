@@ -21,7 +21,7 @@ export const CHARGE_RECONCILE_GROUP = 'streams.charge-reconcile';
 type Range = { from: string; to: string };
 
 /** Acceptance times to the microsecond, in UTC: a keyset position must not lose the digits PostgreSQL keeps. */
-const AT = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const AT = `to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * Streams answers accounts' reconciliation of charges (docs/decisions/0114): the sums of an account's messages per
@@ -106,15 +106,16 @@ export class ChargeReconcileResponder implements OnModuleInit {
   async answerList(e: EventEnvelope, d: EventData<typeof ChargesListRequestedV1>): Promise<void> {
     if (this.foreign(e, d.accountId)) return;
     await this.ds.transaction(async (m) => {
-      const cols = `uuid::text AS uuid, price_micros::text AS price, refunded_micros::text AS refunded, currency, ${AT} AS at`;
+      // ordered by the uuid column, not by its text below (the alias would win in ORDER BY)
+      const cols = `m.uuid::text AS uuid, m.price_micros::text AS price, m.refunded_micros::text AS refunded, m.currency, ${AT} AS at`;
       const rows = (await (d.after
         ? m.query(
-            `SELECT ${cols} FROM streams.message
-              WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, uuid) > ($4::timestamptz, $5::uuid)
-              ORDER BY created_at, uuid LIMIT $6`,
+            `SELECT ${cols} FROM streams.message m
+              WHERE m.account_id = $1 AND m.created_at >= $2 AND m.created_at < $3 AND (m.created_at, m.uuid) > ($4::timestamptz, $5::uuid)
+              ORDER BY m.created_at, m.uuid LIMIT $6`,
             [d.accountId, d.from, d.to, d.after.at, d.after.uuid, d.limit + 1],
           )
-        : m.query(`SELECT ${cols} FROM streams.message WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 ORDER BY created_at, uuid LIMIT $4`, [
+        : m.query(`SELECT ${cols} FROM streams.message m WHERE m.account_id = $1 AND m.created_at >= $2 AND m.created_at < $3 ORDER BY m.created_at, m.uuid LIMIT $4`, [
             d.accountId,
             d.from,
             d.to,
