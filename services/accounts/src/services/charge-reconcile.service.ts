@@ -92,7 +92,7 @@ export class ChargeReconciler implements OnModuleInit, OnApplicationBootstrap, O
     if (!this.roles.consumers) return;
     await this.bus.subscribe({
       group: CHARGE_RECONCILE_GROUP,
-      topics: [Topics.Streams],
+      topics: [Topics.Accounts],
       types: [ChargesSummedV1.type, ChargesListedV1.type],
       handler: (e) => this.onAnswer(e),
     });
