@@ -19,9 +19,13 @@ export class TransientError extends Error {
 /**
  * PostgreSQL SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01-57P03
  * (admin/crash shutdown, cannot connect now), class 53 (insufficient resources: disk full, out of memory, too many
- * connections), 40001/40P01 (serialization failure, deadlock: the same work succeeds when retried).
+ * connections), 40001/40P01 (serialization failure, deadlock: the same work succeeds when retried), and 55000 only for a
+ * database not accepting connections.
  */
-function isTransientSqlState(code: string): boolean {
+function isTransientSqlState(code: string, message: unknown): boolean {
+  // 55000 is a broad class (object not in prerequisite state); only its "database ... is not currently accepting
+  // connections" (a database closed to connections for maintenance, ALLOW_CONNECTIONS false) is an outage
+  if (code === '55000') return typeof message === 'string' && /is not currently accepting connections/.test(message);
   return /^08[0-9A-Z]{3}$/.test(code) || /^53[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '40001', '40P01'].includes(code);
 }
 
@@ -60,7 +64,7 @@ export function isInfrastructureError(error: unknown, depth = 0): boolean {
     errors?: unknown;
   };
   if (e.transient === true) return true;
-  if (typeof e.code === 'string' && (isTransientSqlState(e.code) || TRANSIENT_ERRNO.has(e.code))) return true;
+  if (typeof e.code === 'string' && (isTransientSqlState(e.code, e.message) || TRANSIENT_ERRNO.has(e.code))) return true;
   if (typeof e.name === 'string' && TRANSIENT_KAFKA.has(e.name)) return true;
   // kafkajs marks protocol errors that a retry can cure (leader moved, broker not available, ...)
   if (typeof e.name === 'string' && e.name.startsWith('KafkaJS') && e.retriable === true) return true;
