@@ -19,7 +19,7 @@ import {
   type EventEnvelope,
 } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { createTestApp, recordPublished, type TestApp } from '@switchboard/platform/testing';
 import { CampaignsModule, StatusReconciler } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, SmppPeer } from '@switchboard/dispatch';
@@ -78,7 +78,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
   const undeliveredFor = new Set<string>();
   const bare = (p: string) => p.replace(/^\+/, '');
   /** Every event that went over the bus, in order. */
-  const passed: EventEnvelope[] = [];
+  let passed: EventEnvelope[] = [];
   const tokens = new Map<string, string>();
   const streamOf = new Map<string, { stream: number; sender: number }>();
 
@@ -183,12 +183,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
       bus: new LossyBus(),
     }));
     reconciler = t.app.get(StatusReconciler);
-    const bus = t.bus;
-    const publishOriginal = bus.publish.bind(bus);
-    jest.spyOn(bus, 'publish').mockImplementation(async (events: OutgoingEvent[]) => {
-      for (const e of events) passed.push(JSON.parse(JSON.stringify(e)) as EventEnvelope);
-      return publishOriginal(events);
-    });
+    passed = recordPublished(t.bus);
     pool = new Pool({ connectionString: t.db.url, max: 2 });
     pool.on('error', () => undefined); // an idle client ended by the outage test; the pool replaces it
     await publish(PriceChangedV1, { accountId: null, iso2: 'US', pricePerSegmentMicros: 50_000, currency: 'EUR' });

@@ -10,8 +10,8 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus, metricsRegistry, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { createEnvelope, InMemoryEventBus, metricsRegistry } from '@switchboard/platform';
+import { createTestApp, recordPublished, type TestApp } from '@switchboard/platform/testing';
 import { AccountsBootstrapService, AccountsModule, AccountsOutboxRelay, ChargeReconciler } from '@switchboard/accounts';
 import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
 
@@ -38,7 +38,7 @@ describe("reconciling accounts' ledger with streams' charges", () => {
   const loseRefund = new Set<string>();
   const holdListedFor = new Set<string>();
   const held: EventEnvelope[] = [];
-  const passed: EventEnvelope[] = [];
+  let passed: EventEnvelope[] = [];
 
   class LossyBus extends InMemoryEventBus {
     override async subscribe(o: Parameters<InMemoryEventBus['subscribe']>[0]): Promise<void> {
@@ -178,12 +178,7 @@ describe("reconciling accounts' ledger with streams' charges", () => {
       bus: new LossyBus(),
     }));
     reconciler = t.app.get(ChargeReconciler);
-    const bus = t.bus;
-    const publishOriginal = bus.publish.bind(bus);
-    jest.spyOn(bus, 'publish').mockImplementation(async (events: OutgoingEvent[]) => {
-      for (const e of events) passed.push(JSON.parse(JSON.stringify(e)) as EventEnvelope);
-      return publishOriginal(events);
-    });
+    passed = recordPublished(t.bus);
     pool = new Pool({ connectionString: t.db.url, max: 2 });
     pool.on('error', () => undefined); // an idle client ended by the outage test; the pool replaces it
   }, 120_000);

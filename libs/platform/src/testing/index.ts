@@ -11,3 +11,4 @@ export { CuttableLink } from './cuttable-link';
 export * from './smtp-sink';
 export * from './distributed';
 export { recordHandleFailures } from './handle-failures';
+export { recordPublished } from './published';
