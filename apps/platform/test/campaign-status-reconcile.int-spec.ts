@@ -244,7 +244,11 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
     if (!bRecipient) throw new Error(`no recipient ${theirs} in ${JSON.stringify(bRows)}`);
     // B's recipient has its status only in dispatch; A's request for it is answered unknown, nothing of B's in it
     await publish(CampaignStatusesRequestedV1, { requestId: randomUUID(), accountId: A, campaignId: String(bCampaign), messageUuids: [bRecipient.uuid] }, A);
-    const toA = passed.filter((e) => e.type === CampaignStatusesReconciledV1.type && e.accountId === A && JSON.stringify(e.data).includes(bRecipient.uuid));
+    // dispatch answers through its outbox: wait for the answer to be relayed (settle may run before dispatch wrote it)
+    const toA = await until(() => {
+      const answers = passed.filter((e) => e.type === CampaignStatusesReconciledV1.type && e.accountId === A && JSON.stringify(e.data).includes(bRecipient.uuid));
+      return answers.length > 0 && answers;
+    }, "dispatch's answer to A's request");
     expect(toA.map((e) => e.data)).toEqual([expect.objectContaining({ accountId: A, statuses: [], unknown: [bRecipient.uuid] })]);
     // answers naming B's campaign and recipient as delivered: under account A, and under B's data with A's envelope
     await publish(CampaignStatusesReconciledV1, { requestId: randomUUID(), accountId: A, campaignId: String(bCampaign), statuses: [{ messageUuid: bRecipient.uuid, status: 'delivered' }], unknown: [] }, A);
