@@ -488,10 +488,13 @@ describe('inbox conversations', () => {
     } finally {
       clients.forEach((client) => client.release());
     }
+    // planned on every batch, a statement would never run its generic plan, and a connection would hold a custom plan
+    // per batch it ran (this test alone runs 40). Five custom plans come first on each connection; a plan invalidated
+    // by an ANALYZE (autovacuum's, after the earlier tests' writes and the prune) is planned again, five more each time
     for (const name of ['inbox_received_lookup', 'inbox_received_upsert', 'inbox_received_events', 'inbox_room_record']) {
       const its = held.filter((h) => h.name === name);
       expect({ name, generic: its.some((h) => h.generic > 0) }).toEqual({ name, generic: true });
-      for (const h of its) expect(h.custom).toBeLessThanOrEqual(5);
+      for (const h of its) expect({ name, custom: h.custom, atMostFifteen: h.custom <= 15 }).toMatchObject({ name, atMostFifteen: true });
     }
   });
 });
