@@ -1,33 +1,36 @@
 /**
- * Wire to websocket (issue 14): customers' SMS replies sent by a local SMSC (a real SMPP 3.4 peer, `deliver_sm`) at
- * RATE per second for SECONDS, through dispatch (inbound), the bus, the inbox (routing, conversation, timeline) and
- * the gateway's `/ws` to an agent's socket in the team's room: the latency of each message from its deliver_sm to its
- * `incoming_message` event on the socket, p50 / p99, and the rate that was sustained. Embedded mode: every service
- * module in one process, as `npm start` runs them. Ceiling, same run: the same websocket carrying room events the
- * inbox's room service emits directly (no SMPP, no dispatch, no bus, no conversation write), at the same rate.
+ * Wire to websocket (issue 14): customers' replies, SMS sent by a local SMSC (a real SMPP 3.4 peer, `deliver_sm`) and
+ * WhatsApp messages posted by the local Cloud API's signed webhooks, at RATE per second for SECONDS (the two channels
+ * in turns; `CHANNELS=sms` or `whatsapp` for one only), through dispatch (inbound), the bus, the inbox (routing,
+ * conversation, timeline) and the gateway's `/ws` to an agent's socket in the team's room: the latency of each message
+ * from its send on the wire to its `incoming_message` event on the socket, p50 / p95 / p99, and the rate that was
+ * sustained. Embedded mode: every service module in one process, as `npm start` runs them. The providers and the
+ * agent run in a child process of their own (`inbox-wire-peers.ts`), so the measured process is the platform alone;
+ * their CPU is printed apart ("peers"). Ceiling, same run: the same websocket carrying room events the inbox's room
+ * service emits directly (no provider, no dispatch, no bus, no conversation write), at the same rate.
  *
- *   node scripts/build.mjs --server-only && node dist/bench/inbox-wire-ws.js [rate] [seconds]
+ *   node scripts/build.mjs --server-only && node --expose-gc dist/bench/inbox-wire-ws.js [rate] [seconds]
  *
- * PROFILE_DIR=dir writes a CPU profile of each phase (the wire, the ceiling) there, for `--cpu-prof`-style reading
- * without the start-up in it. TRACE=1 stamps each wire message at every stage of the path (dispatch's receive, its
- * owner lookup, its group commit, the outbox relay's publish, the inbox consumer's batch, the commit, the room
- * publish, the socket) and prints p50 / p99 of the time spent between consecutive stages. PGSS=1 runs PostgreSQL with
- * pg_stat_statements and prints, for the wire phase, the statements per message by schema and the costliest ones.
+ * PROFILE_DIR=dir writes a CPU profile of the platform process for each phase (the wire, the ceiling) there, for
+ * `--cpu-prof`-style reading without the start-up in it. TRACE=1 stamps each wire message at every stage of the path
+ * (dispatch's receive, its owner lookup, its group commit, the outbox relay's publish, the inbox consumer's batch, the
+ * commit, the room publish, the socket) and prints p50 / p99 of the time spent between consecutive stages. PGSS=1 runs
+ * PostgreSQL with pg_stat_statements and prints, for the wire phase, the statements per message by schema and the
+ * costliest ones.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
-import { WebSocket } from 'ws';
-import { ALL_PERMISSIONS, InboxWsEvent, MemberChangedV1, type InboxWsServerMessage } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, InboxWsEvent, MemberChangedV1 } from '@switchboard/contracts';
 import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenSigner, TokenVerifier } from '@switchboard/platform';
 import { AccountsBootstrapService } from '@switchboard/accounts';
-import { SmppPeer } from '@switchboard/dispatch';
 import { GatewayModule } from '@switchboard/gateway';
 import { RoomEvents } from '@switchboard/inbox';
 import { InboundService } from '../services/dispatch/src/services/inbound.service';
@@ -35,13 +38,49 @@ import { MessagingConsumer } from '../services/inbox/src/services/messaging.cons
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 import { clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
+import { WA_BUSINESS, WA_PHONE_ID, WA_TOKEN, WA_APP_SECRET, type Channels, type DriveAnswer } from './inbox-wire-peers';
 
 const RATE = Number(process.argv[2] ?? 500);
 const SECONDS = Number(process.argv[3] ?? 20);
 const OUR_NUMBER = '+4930111111';
 const PGSS = process.env.PGSS === '1';
+const CHANNELS = (process.env.CHANNELS ?? 'both') as Channels;
+if (!['sms', 'whatsapp', 'both'].includes(CHANNELS)) throw new Error('CHANNELS: sms, whatsapp or both');
+/** Absolute time in ms on the machine's clock, comparable between this process and the peers'. */
+const now = (): number => performance.timeOrigin + performance.now();
+
+/** The peers' child process: asks answered in order of their ids. */
+class Peers {
+  private seq = 0;
+  private readonly waiting = new Map<number, (m: Record<string, unknown>) => void>();
+  private constructor(readonly child: ChildProcess) {
+    child.on('message', (m: { id: number } & Record<string, unknown>) => {
+      this.waiting.get(m.id)?.(m);
+      this.waiting.delete(m.id);
+    });
+  }
+  static async start(): Promise<{ peers: Peers; smppPort: number; waUrl: string }> {
+    const child = fork(path.join(__dirname, 'inbox-wire-peers.js'), [], { stdio: 'inherit' });
+    const peers = new Peers(child);
+    const first = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      peers.waiting.set(0, resolve);
+      child.once('exit', (code) => reject(new Error(`the peers' process exited (${code})`)));
+    });
+    return { peers, smppPort: Number(first.smppPort), waUrl: String(first.waUrl) };
+  }
+  ask<T = Record<string, unknown>>(cmd: string, args: Record<string, unknown> = {}): Promise<T> {
+    const id = ++this.seq;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve as (m: Record<string, unknown>) => void);
+      this.child.send({ id, cmd, ...args });
+    });
+  }
+}
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers read field by field
 
+const expect2xx = (r: { status: number; body: unknown }, what: string) => {
+  if (r.status < 200 || r.status > 299) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+};
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 async function main(): Promise<void> {
@@ -53,13 +92,12 @@ async function main(): Promise<void> {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
   });
   const keys = generateSigningKeys();
-  const smsc = new SmppPeer({ systemId: 'acme', password: 'secret', receiptDelayMs: 200 });
-  const smscPort = await smsc.listen();
+  const { peers, smppPort: smscPort, waUrl } = await Peers.start();
   const bus = new InMemoryEventBus({ ack: 'handled', partitions: 16 });
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: pg.url(), processName: 'bench' }),
-      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000' }),
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000', providerApis: { whatsapp: waUrl } }),
       GatewayModule.register({ mode: 'embedded' }),
     ],
   })
@@ -103,23 +141,25 @@ async function main(): Promise<void> {
   }, 'the team');
   const uid = await until(async () => (await call('GET', `/streams/${stream.body.id as number}`)).body.streamUid as string, 'the stream');
   await until(async () => (await call('POST', '/incoming_routings', { name: 'Two-way', stream: uid, team: team.body.id, space: space.body.id })).status === 201, 'the routing');
-  await until(async () => smsc.binds > 0, 'the bind');
+  await until(async () => Number((await peers.ask('binds')).binds) > 0, 'the bind');
+  // WhatsApp: the account allowed it, a vendor at the local Cloud API, a stream for the business's number, its routing
+  expect2xx(await call('PUT', `/customers/${account}`, { customSettings: { allow_whatsapp: 1 } }), 'allow WhatsApp');
+  const waVendor = await call('POST', '/service_type_manager/vendor', { name: 'Local Cloud API', service_type: 'whatsapp', adapter: 'whatsapp', active: true, carrier: 'Meta', product_name: 'WhatsApp', product_id: 'local-wa', currency: 'EUR', config: { baseUrl: waUrl, apiVersion: 'v21.0', appSecret: WA_APP_SECRET } });
+  await call('PUT', '/service_type_manager/countries_mapping', { iso2: 'DE', serviceType: 'whatsapp', vendorIds: [String(waVendor.body.id)] });
+  await call('POST', '/service_type_manager/refresh', {});
+  const waStream = await until(async () => {
+    const r = await call('POST', '/streams', { name: 'WhatsApp', streamType: 5, params: { auth_token: WA_TOKEN, business_id: WA_BUSINESS, phone_number: WA_PHONE_ID } });
+    return r.status === 201 && r;
+  }, 'the WhatsApp stream');
+  const waUid = await until(async () => (await call('GET', `/streams/${waStream.body.id as number}`)).body.streamUid as string, 'the WhatsApp stream uid');
+  await until(async () => (await call('POST', '/incoming_routings', { name: 'WhatsApp', stream: waUid, team: team.body.id, space: space.body.id })).status === 201, 'the WhatsApp routing');
+  const webhookUrl = `${url}/api/dispatch/webhooks/whatsapp/${waUid}`;
 
   const room = `team:${team.body.id as number}`;
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/ws?access_token=${token('77', ALL_PERMISSIONS.filter((p) => p.startsWith('INBOX_') && p !== 'INBOX_ADMIN' && p !== 'INBOX_TEAM_VIEW'))}`);
-  const arrived = new Map<string, number>();
-  ws.on('message', (d) => {
-    const m = JSON.parse(d.toString()) as InboxWsServerMessage & { payload?: Json };
-    if (m.type !== 'event') return;
-    const body = (m.payload?.message?.content?.body ?? m.payload?.marker) as string | undefined;
-    if (body) arrived.set(body.split(' ')[0], performance.now());
-  });
-  await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ type: 'join', room }));
-  await new Promise((r) => setTimeout(r, 500));
+  await peers.ask('connect', { wsUrl: `${url.replace('http', 'ws')}/ws?access_token=${token('77', ALL_PERMISSIONS.filter((p) => p.startsWith('INBOX_') && p !== 'INBOX_ADMIN' && p !== 'INBOX_TEAM_VIEW'))}`, room });
 
-  // CPU time, which the other work on the machine inflates less than wall time: this process (Nest, the SMSC peer, the
-  // socket) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
+  // CPU time, which the other work on the machine inflates less than wall time: this process (the platform), the
+  // peers' process (the providers and the agent's socket) and every process of this bench's own PostgreSQL cluster (the postmaster's children, from /proc)
   const clusterCpuMs = clusterCpuReader(path.join(dir, 'pg'));
   // system calls of this process (reads, writes: /proc/self/io), which a loaded machine does not inflate
   const syscalls = (): { r: number; w: number } => {
@@ -130,14 +170,15 @@ async function main(): Promise<void> {
     const [hi, lo] = (await pgc.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l.split('/');
     return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
   };
-  const figures: Record<string, { node: number; db: number }> = {};
+  const figures: Record<string, { node: number; db: number; peers: number }> = {};
   const pgc = new Client({ connectionString: pg.url() });
   await pgc.connect();
   if (PGSS) await pgc.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const stamps = process.env.TRACE === '1' ? traceStages(bus) : null;
-  const drive = async (label: string, send: (key: string, i: number) => void) => {
-    const sent = new Map<string, number>();
+  /** A phase: `send` drives it from this process (the ceiling), or the peers drive it (the wire). */
+  const drive = async (label: string, send?: (key: string, i: number) => void) => {
     const total = RATE * SECONDS;
+    const waitMs = 60_000;
     const profiler = process.env.PROFILE_DIR ? new Session() : null;
     if (profiler) {
       profiler.connect();
@@ -145,53 +186,64 @@ async function main(): Promise<void> {
       await profiler.post('Profiler.start');
     }
     if (PGSS) await pgc.query('SELECT pg_stat_statements_reset()');
-    const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const db0 = clusterCpuMs();
     const sys0 = syscalls();
     const wal0 = await walLsn();
-    for (let i = 0; i < total; i++) {
-      const due = t0 + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      const key = `${label}${i}`;
-      sent.set(key, performance.now());
-      send(key, i);
+    let answer: DriveAnswer;
+    let offered: number;
+    const sent = new Map<string, number>();
+    if (!send) {
+      answer = await peers.ask<DriveAnswer>('drive', { label, total, rate: RATE, channels: CHANNELS, webhookUrl, ourNumber: OUR_NUMBER, waitMs });
+      for (const [k, t] of answer.sent) sent.set(k, t);
+      offered = answer.offered;
+    } else {
+      await peers.ask('arm', { label });
+      const collected = peers.ask<DriveAnswer>('collect', { total, waitMs: SECONDS * 1000 + waitMs });
+      const t0 = performance.now();
+      for (let i = 0; i < total; i++) {
+        const due = t0 + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+        const key = `${label}${i}`;
+        sent.set(key, now());
+        send(key, i);
+      }
+      offered = total / ((performance.now() - t0) / 1000);
+      answer = await collected;
     }
-    const sendEnd = performance.now();
-    const deadline = Date.now() + 60_000;
-    while ([...sent.keys()].some((k) => !arrived.has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const cpu = process.cpuUsage(cpu0);
     const db = (clusterCpuMs() - db0) / total;
     const sys1 = syscalls();
     const wal = Number((await walLsn()) - wal0) / total;
     const node = (cpu.user + cpu.system) / 1000 / total;
-    figures[label] = { node, db };
+    const peerCpu = answer.cpuMs / total;
+    figures[label] = { node, db, peers: peerCpu };
     if (profiler) {
       const { profile } = await profiler.post('Profiler.stop');
       fs.writeFileSync(path.join(process.env.PROFILE_DIR as string, `inbox-${label}.cpuprofile`), JSON.stringify(profile));
       profiler.disconnect();
     }
+    const arrived = new Map(answer.arrived);
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
-    const offered = total / ((sendEnd - t0) / 1000);
     if (stamps && label === 'wire') printStages(stamps, sent, arrived);
     if (PGSS && label === 'wire') await printStatements(pgc, total);
+    const failures = answer.webhookFailures > 0 ? `; ${answer.webhookFailures} webhook POSTs not answered 200 (${Object.entries(answer.webhookAnswers).map(([why, n]) => `${why}: ${n}`).join(', ')})` : '';
     console.log(
-      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s; latency p50 ${pct(lat, 50).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms; per message: node system calls ${((sys1.r - sys0.r) / total).toFixed(2)} reads ${((sys1.w - sys0.w) / total).toFixed(2)} writes, WAL ${wal.toFixed(0)} bytes`,
+      `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s${label === 'wire' ? ` (${CHANNELS === 'both' ? 'SMPP and WhatsApp in turns' : CHANNELS})` : ''}; latency p50 ${pct(lat, 50).toFixed(1)} ms p95 ${pct(lat, 95).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms, peers ${peerCpu.toFixed(2)} ms (not the platform's); per message: node system calls ${((sys1.r - sys0.r) / total).toFixed(2)} reads ${((sys1.w - sys0.w) / total).toFixed(2)} writes, WAL ${wal.toFixed(0)} bytes${failures}`,
     );
   };
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work; ${RATE}/s for ${SECONDS} s`);
-  // each customer a number of their own (one conversation each), the key first in the text
-  await drive('wire', (key, i) => smsc.sendMo(`4917${String(60_000_000 + i)}`, OUR_NUMBER.slice(1), `${key} where is my order?`));
+  // the peers send (each customer a number of their own, one conversation each, the key first in the text)
+  await drive('wire');
   const rooms = app.get(RoomEvents);
   await drive('ceiling', (key) => void rooms.emit(account, [room], InboxWsEvent.InternalNote, { marker: key }));
   const ratio = (k: 'node' | 'db') => (figures.wire[k] / Math.max(0.001, figures.ceiling[k])).toFixed(1);
   console.log(`ratio wire/ceiling, CPU per message: node ${ratio('node')}, PostgreSQL ${ratio('db')}`);
 
-  ws.close();
+  await peers.ask('stop');
   await pgc.end();
   await app.close();
-  await smsc.close();
   await pg.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -219,7 +271,7 @@ function traceStages(bus: InMemoryEventBus): Stamps {
   const stamps: Stamps = new Map();
   const stamp = (key: string, stage: Stage) => {
     const s = stamps.get(key) ?? {};
-    if (s[stage] === undefined) s[stage] = performance.now();
+    if (s[stage] === undefined) s[stage] = now();
     stamps.set(key, s);
   };
   const wrap = (proto: any, name: string, before?: (args: any[]) => void, after?: (args: any[]) => void) => {
