@@ -9,6 +9,9 @@ import { ReadModelRepository, type StreamChannelRow } from '../repositories/read
  */
 export const STREAM_CHANNEL_RELOAD_MS = 10_000;
 
+/** Streams remembered by uid for the webhooks, at most; past it they are forgotten all at once. */
+const MAX_BY_UID = 10_000;
+
 /** The stream channel read model in memory: credentials and rates are read for every message sent. */
 @Injectable()
 export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestroy {
@@ -21,6 +24,12 @@ export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestr
   private readonly secrets: ProviderSecrets | null;
   /** Opened secrets by stream, with the sealed text they came from (a new one is opened once). */
   private readonly opened = new Map<string, { sealed: string; values: Record<string, string> }>();
+  /**
+   * Rows read by uid for the webhooks (`byUid`), with when they were read, and the reads under way (one per uid
+   * however many posts wait for it).
+   */
+  private readonly uidRows = new Map<string, { row: StreamChannelRow; at: number }>();
+  private readonly uidReads = new Map<string, Promise<StreamChannelRow | null>>();
 
   constructor(
     private readonly repo: ReadModelRepository,
@@ -58,6 +67,43 @@ export class StreamChannelCache implements OnApplicationBootstrap, OnModuleDestr
   put(row: StreamChannelRow): void {
     this.byId.set(String(row.streamId), row);
     if (this.loading > 0) this.putsDuringLoad.set(String(row.streamId), row);
+    // a webhook asking for this stream from now on gets the row its event wrote
+    this.uidReads.delete(row.streamUid);
+    if (this.uidRows.size >= MAX_BY_UID && !this.uidRows.has(row.streamUid)) this.uidRows.clear();
+    this.uidRows.set(row.streamUid, { row, at: Date.now() });
+  }
+
+  /**
+   * The stream a webhook URL names (a WhatsApp notification's stream uid), for every post: read from the read model
+   * once and then remembered for STREAM_CHANNEL_RELOAD_MS, the staleness the sending path already allows between
+   * processes (docs/decisions/0121). The stream's events (`put`) replace it at once in the process that consumes
+   * them. A uid not found is not remembered, so a stream created a moment ago is found by the next post. Concurrent
+   * posts for one uid share one read.
+   */
+  async byUid(streamUid: string): Promise<StreamChannelRow | null> {
+    const hit = this.uidRows.get(streamUid);
+    if (hit && Date.now() - hit.at < STREAM_CHANNEL_RELOAD_MS) return hit.row;
+    const reading = this.uidReads.get(streamUid);
+    if (reading) return reading;
+    const read = this.repo.streamChannelByUid(streamUid).then(
+      (row) => {
+        if (this.uidReads.get(streamUid) !== read) return row; // a put came meanwhile: it holds the newer row
+        this.uidReads.delete(streamUid);
+        if (!row) {
+          this.uidRows.delete(streamUid);
+          return null;
+        }
+        if (this.uidRows.size >= MAX_BY_UID && !this.uidRows.has(streamUid)) this.uidRows.clear();
+        this.uidRows.set(streamUid, { row, at: Date.now() });
+        return row;
+      },
+      (e: unknown) => {
+        if (this.uidReads.get(streamUid) === read) this.uidReads.delete(streamUid);
+        throw e;
+      },
+    );
+    this.uidReads.set(streamUid, read);
+    return read;
   }
 
   get(streamId: string): StreamChannelRow | undefined {

@@ -117,8 +117,10 @@ export class WebhookService {
    * shows). A stream uid uses the stream's verify token (from `channel_configured`) and the WhatsApp vendor the
    * stream's messages route to: the app secret is the app's, and receipts are looked up under that vendor.
    */
-  private async whatsappTarget(key: string): Promise<{ vendorId: string; appSecret: string; verifyToken: string }> {
-    const stream = /^\d+$/.test(key) ? null : await this.readModels.streamChannelByUid(key);
+  private async whatsappTarget(key: string, fresh = false): Promise<{ vendorId: string; appSecret: string; verifyToken: string }> {
+    // a notification's stream from memory (docs/decisions/0121): its account and channel are what a post needs; the
+    // subscription handshake reads the row afresh, as a verify token changed a moment ago must answer at once
+    const stream = /^\d+$/.test(key) ? null : fresh ? await this.readModels.streamChannelByUid(key) : await this.streams.byUid(key);
     if (!/^\d+$/.test(key) && (!stream || stream.channel !== 'whatsapp')) throw AppError.notFound('webhook');
     const isWa = (id: string) => {
       const v = this.routing.vendor(id);
@@ -138,7 +140,7 @@ export class WebhookService {
 
   /** The subscription handshake: echo hub.challenge when hub.verify_token matches. */
   async verifyWhatsApp(key: string, query: Record<string, unknown>): Promise<string> {
-    const { verifyToken } = await this.whatsappTarget(key);
+    const { verifyToken } = await this.whatsappTarget(key, true);
     const token = typeof query['hub.verify_token'] === 'string' ? query['hub.verify_token'] : '';
     if (query['hub.mode'] !== 'subscribe' || !safeEqual(token, verifyToken)) throw AppError.forbidden('verification failed');
     return String(query['hub.challenge'] ?? '');
