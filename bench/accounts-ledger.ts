@@ -31,7 +31,7 @@ import { Client } from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
 import { MessageAcceptedV1, MessageChargedV1, Topics } from '@switchboard/contracts';
 import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
-import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
+import { ACCOUNTS_GROUPS, AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { KafkaEventBus } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
 import { benchDatabase, clusterCpuReader } from './bench-database';
@@ -105,7 +105,7 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const ends = await admin.fetchTopicOffsets(Topics.Streams);
   // the group is done when its committed offsets reach the ends of the topic's partitions (the duplicates included)
   const groupDone = async () => {
-    const [t] = await admin.fetchOffsets({ groupId: 'accounts.balance-ledger', topics: [Topics.Streams] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
+    const [t] = await admin.fetchOffsets({ groupId: ACCOUNTS_GROUPS.messaging, topics: [Topics.Streams] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
     return ends.every((e) => e.high === '0' || t?.partitions.some((p) => p.partition === e.partition && p.offset === e.high));
   };
   // the consumers start with the app; what was booked before the measurement starts (during the app's boot) is left out

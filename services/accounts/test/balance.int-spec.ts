@@ -101,7 +101,7 @@ describe('balance ledger and daily usage', () => {
       [[id, missing]],
     );
     expect(entries).toEqual([{ account_id: id, n: 40 }]);
-    const dead = await a.sql<{ event_id: string; error: string }>(`SELECT event_id, error FROM accounts.dead_letter WHERE group_name = 'accounts.balance-ledger' AND event_id = ANY($1::text[])`, [
+    const dead = await a.sql<{ event_id: string; error: string }>(`SELECT event_id, error FROM accounts.dead_letter WHERE group_name = 'accounts.messaging' AND event_id = ANY($1::text[])`, [
       [orphan.id, orphanRefund.id, future.id, ...good.map((e) => e.id)],
     ]);
     expect(dead.map((d) => d.event_id).sort()).toEqual([orphan.id, orphanRefund.id, future.id].sort());
