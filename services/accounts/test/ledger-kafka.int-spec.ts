@@ -142,17 +142,6 @@ describe('accounts ledger on the Kafka driver', () => {
       if ((n >= N && (usage?.messages ?? 0) >= N && (await dead()).length >= poison.length) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    // the ledger: each charge once, the foreign and the future charge not at all
-    const [customer] = await sql<{ balance: string }>(`SELECT balance_micros::text AS balance FROM accounts.customer WHERE id = $1`, [id]);
-    expect(customer.balance).toBe(String(-messages.reduce((s, _m, i) => s + amount(i), 0)));
-    const [entries] = await sql<{ n: number; distinct_n: number }>(`SELECT count(*)::int AS n, count(DISTINCT source_id)::int AS distinct_n FROM accounts.balance_entry WHERE account_id = ANY($1::bigint[])`, [[id, other]]);
-    expect(entries).toEqual({ n: N, distinct_n: N });
-    // the daily usage: each accepted message once, the timeless one not at all
-    const [usage] = await sql<{ messages: number; segments: number }>(`SELECT messages::int, segments::int FROM accounts.daily_usage WHERE account_id = $1 AND day = $2`, [id, day]);
-    expect(usage).toEqual({ messages: N, segments: messages.reduce((s, _m, i) => s + segments(i), 0) });
-    // exactly the three poison events are dead-lettered, by the one group
-    expect((await dead()).map((d) => `${d.group_name}:${d.event_id}`).sort()).toEqual(poison.map((e) => `${ACCOUNTS_GROUPS.messaging}:${e.id}`).sort());
-
     // one group of accounts fetched and decoded streams' records: the groups with committed offsets on the topic
     const admin = new Kafka({ clientId: 'accounts-ledger-test-admin', brokers: kafka.url.split(','), logLevel: kafkaLogLevel.NOTHING }).admin();
     await admin.connect();
@@ -167,5 +156,15 @@ describe('accounts ledger on the Kafka driver', () => {
     } finally {
       await admin.disconnect();
     }
+    // the ledger: each charge once, the foreign and the future charge not at all
+    const [customer] = await sql<{ balance: string }>(`SELECT balance_micros::text AS balance FROM accounts.customer WHERE id = $1`, [id]);
+    expect(customer.balance).toBe(String(-messages.reduce((s, _m, i) => s + amount(i), 0)));
+    const [entries] = await sql<{ n: number; distinct_n: number }>(`SELECT count(*)::int AS n, count(DISTINCT source_id)::int AS distinct_n FROM accounts.balance_entry WHERE account_id = ANY($1::bigint[])`, [[id, other]]);
+    expect(entries).toEqual({ n: N, distinct_n: N });
+    // the daily usage: each accepted message once, the timeless one not at all
+    const [usage] = await sql<{ messages: number; segments: number }>(`SELECT messages::int, segments::int FROM accounts.daily_usage WHERE account_id = $1 AND day = $2`, [id, day]);
+    expect(usage).toEqual({ messages: N, segments: messages.reduce((s, _m, i) => s + segments(i), 0) });
+    // exactly the three poison events are dead-lettered, by the one group
+    expect((await dead()).map((d) => `${d.group_name}:${d.event_id}`).sort()).toEqual(poison.map((e) => `${ACCOUNTS_GROUPS.messaging}:${e.id}`).sort());
   }, 150_000);
 });
