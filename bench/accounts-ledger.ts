@@ -34,7 +34,7 @@ import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMe
 import { ACCOUNTS_GROUPS, AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { KafkaEventBus } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
-import { benchDatabase, clusterCpuReader } from './bench-database';
+import { benchDatabase, clusterCpuByProcess, clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
 
 const ACCOUNTS = 20;
@@ -57,6 +57,8 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
   });
   const pgCpu = db.pgDir ? clusterCpuReader(db.pgDir) : () => Number.NaN;
+  // PGPROCS=1: PostgreSQL's CPU of the measured phase split by process (backends, WAL writer, autovacuum...)
+  const pgProcs = process.env.PGPROCS === '1' && db.pgDir ? clusterCpuByProcess(db.pgDir) : null;
   const kafka = await startKafkaMock(1);
   // the drill's bench process (bench/campaign-crash.ts): the process that runs accounts
   const bus = new KafkaEventBus({ clientId: 'ledger-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
@@ -131,6 +133,7 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const x0 = await xacts();
   const n0 = process.cpuUsage();
   const p0 = pgCpu();
+  const procs0 = pgProcs?.();
   const k0 = processCpuMs(kafka.process.pid!);
   const t0 = process.hrtime.bigint();
   // polled by the account's balance (one row), not by counting the ledger, which would cost PostgreSQL more than a charge
@@ -143,6 +146,7 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const n1 = process.cpuUsage(n0);
   const p1 = pgCpu() - p0;
+  const procs1 = pgProcs?.();
   const k1 = processCpuMs(kafka.process.pid!) - k0;
   const x1 = (await xacts()) - x0;
   if (profiler) fs.writeFileSync(process.env.PROFILE!, JSON.stringify(((await post('Profiler.stop')) as { profile: object }).profile));
@@ -152,6 +156,12 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   // charges (and their share of the duplicates) handled in the measured phase
   const units = charges - booked0;
   if (PGSS) await printStatementsPerUnit(pgc, units, { indent: '  ', label: 'ledger drain' });
+  if (procs0 && procs1) {
+    console.log('  PostgreSQL CPU per charge by process (µs):');
+    for (const [title, ms] of [...procs1].map(([t, ms]) => [t, ms - (procs0.get(t) ?? 0)] as const).sort((x, y) => y[1] - x[1])) {
+      if (ms > 0) console.log(`    ${((ms * 1000) / (charges - booked0)).toFixed(1).padStart(6)} ${title}`);
+    }
+  }
   // the ledger's own transactions: the entries one transaction inserted share its xmin
   const { rows } = await pgc.query<{ balance: string; n: string; distinct_n: string; wrong_after: string; ledger_tx: string }>(
     `SELECT (SELECT balance_micros::text FROM accounts.customer WHERE id = $1) AS balance,
