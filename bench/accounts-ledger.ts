@@ -18,6 +18,8 @@
  *   node dist/bench/accounts-ledger.js kafka [charges=24000] [dup=4000]
  *   PGSS=1 ... (pg_stat_statements: the statements per charge, bench/pg-statements.ts)
  *   PROFILE=<file> ... (a CPU profile of the measured phase), ALLOC=<file> ... (a sampling heap profile of it)
+ *   ACCEPTED=1 ... (each message's `message.accepted` before its charge, as streams writes the topic; the daily usage
+ *   is checked too), PGPROCS=1 ... (PostgreSQL's CPU split by process)
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -31,10 +33,10 @@ import { Client } from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
 import { MessageAcceptedV1, MessageChargedV1, Topics } from '@switchboard/contracts';
 import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, startEmbeddedPostgres, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
-import { AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
+import { ACCOUNTS_GROUPS, AccountsBootstrapService, AccountsModule } from '@switchboard/accounts';
 import { KafkaEventBus } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
-import { benchDatabase, clusterCpuReader } from './bench-database';
+import { benchDatabase, clusterCpuByProcess, clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
 
 const ACCOUNTS = 20;
@@ -57,6 +59,8 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
   });
   const pgCpu = db.pgDir ? clusterCpuReader(db.pgDir) : () => Number.NaN;
+  // PGPROCS=1: PostgreSQL's CPU of the measured phase split by process (backends, WAL writer, autovacuum...)
+  const pgProcs = process.env.PGPROCS === '1' && db.pgDir ? clusterCpuByProcess(db.pgDir) : null;
   const kafka = await startKafkaMock(1);
   // the drill's bench process (bench/campaign-crash.ts): the process that runs accounts
   const bus = new KafkaEventBus({ clientId: 'ledger-bench', brokers: kafka.url.split(','), consumer: { partitionsConsumedConcurrently: 8, maxWaitTimeMs: 100, maxBytesPerPartition: 2 * 1024 * 1024 } });
@@ -86,11 +90,33 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   await seedApp.close();
 
   const events: OutgoingEvent[] = [];
+  // ACCEPTED=1: streams' topic as streams writes it, each message's `message.accepted` before its `message.charged`
+  // (docs/decisions/0124): the daily usage then has work of its own, and the records the ledger skips are real ones
+  const ACCEPTED = process.env.ACCEPTED === '1';
+  const backlog: OutgoingEvent[] = [];
+  const acceptedAt = new Date().toISOString();
   for (let i = 0; i < charges; i++) {
-    events.push(createEnvelope(MessageChargedV1, { messageUuid: randomUUID(), accountId, amountMicros: PRICE_MICROS + (i % 7), currency: 'EUR', balanceAfterMicros: 0 }, { accountId, source: 'bench' }));
+    const messageUuid = randomUUID();
+    const charge = createEnvelope(MessageChargedV1, { messageUuid, accountId, amountMicros: PRICE_MICROS + (i % 7), currency: 'EUR', balanceAfterMicros: 0 }, { accountId, source: 'bench' });
+    events.push(charge);
+    if (ACCEPTED) {
+      backlog.push(
+        createEnvelope(
+          MessageAcceptedV1,
+          {
+            messageUuid, accountId, streamId: '1', streamUid: 'stream-bench', streamType: 1, channel: 'sms', sender: 'BENCH', destination: `+336${String(12_000_000 + i)}`, iso2: 'FR',
+            text: 'Your order has shipped: track it at https://example.com/t/abc123', encoding: 'GSM7', segments: 1, priceMicros: PRICE_MICROS + (i % 7), currency: 'EUR',
+            payload: null, campaignId: '1', notBefore: null, acceptedAt,
+          },
+          { accountId, source: 'bench' },
+        ),
+      );
+    }
+    backlog.push(charge);
   }
   const expected = events.reduce((s, e) => s - BigInt((e.data as { amountMicros: number }).amountMicros), 0n);
-  const backlog = [...events, ...events.slice(0, dup)];
+  // the redeliveries: the first `dup` messages' records again
+  backlog.push(...backlog.slice(0, ACCEPTED ? 2 * dup : dup));
   for (let i = 0; i < backlog.length; i += 1000) await bus.publish(backlog.slice(i, i + 1000));
 
   const pgc = new Client({ connectionString: db.url });
@@ -103,11 +129,19 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const admin = new Kafka({ clientId: 'ledger-bench-watch', brokers: kafka.url.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(Topics.Streams);
-  // the group is done when its committed offsets reach the ends of the topic's partitions (the duplicates included)
+  // done when every accounts group reading the topic (one, or the ledger's and the usage's before 0124) committed up to
+  // the ends of its partitions (the duplicates included): no group's work is left outside the measurement
   const groupDone = async () => {
-    const [t] = await admin.fetchOffsets({ groupId: 'accounts.balance-ledger', topics: [Topics.Streams] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
-    return ends.every((e) => e.high === '0' || t?.partitions.some((p) => p.partition === e.partition && p.offset === e.high));
+    let reading = 0;
+    for (const groupId of Object.values(ACCOUNTS_GROUPS)) {
+      const [t] = await admin.fetchOffsets({ groupId, topics: [Topics.Streams] }).catch(() => [{ partitions: [] as Array<{ partition: number; offset: string }> }]);
+      if (!t?.partitions.some((p) => Number(p.offset) >= 0)) continue;
+      reading++;
+      if (!ends.every((e) => e.high === '0' || t.partitions.some((p) => p.partition === e.partition && p.offset === e.high))) return false;
+    }
+    return reading > 0;
   };
+  const usageNow = async () => Number((await pgc.query<{ n: string }>(`SELECT coalesce(sum(messages), 0)::text AS n FROM accounts.daily_usage WHERE account_id = $1`, [accountId])).rows[0].n);
   // the consumers start with the app; what was booked before the measurement starts (during the app's boot) is left out
   const app = await NestFactory.createApplicationContext(KafkaBenchModule, { logger: ['error'] });
   await app.init();
@@ -131,27 +165,36 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const x0 = await xacts();
   const n0 = process.cpuUsage();
   const p0 = pgCpu();
+  const procs0 = pgProcs?.();
   const k0 = processCpuMs(kafka.process.pid!);
   const t0 = process.hrtime.bigint();
   // polled by the account's balance (one row), not by counting the ledger, which would cost PostgreSQL more than a charge
   const balanceNow = async () => (await pgc.query<{ b: string }>(`SELECT balance_micros::text AS b FROM accounts.customer WHERE id = $1`, [accountId])).rows[0].b;
   for (;;) {
-    if ((await balanceNow()) === expected.toString() && (await groupDone())) break;
+    if ((await balanceNow()) === expected.toString() && (!ACCEPTED || (await usageNow()) === charges) && (await groupDone())) break;
     if (Number(process.hrtime.bigint() - t0) / 1e9 > Number(process.env.BENCH_MAX_SECONDS ?? 600)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const n1 = process.cpuUsage(n0);
   const p1 = pgCpu() - p0;
+  const procs1 = pgProcs?.();
   const k1 = processCpuMs(kafka.process.pid!) - k0;
   const x1 = (await xacts()) - x0;
   if (profiler) fs.writeFileSync(process.env.PROFILE!, JSON.stringify(((await post('Profiler.stop')) as { profile: object }).profile));
   if (allocator) fs.writeFileSync(process.env.ALLOC!, JSON.stringify(((await postAlloc('HeapProfiler.stopSampling')) as { profile: object }).profile));
   await admin.disconnect();
   const booked = await bookedNow();
+  const counted = await usageNow();
   // charges (and their share of the duplicates) handled in the measured phase
   const units = charges - booked0;
   if (PGSS) await printStatementsPerUnit(pgc, units, { indent: '  ', label: 'ledger drain' });
+  if (procs0 && procs1) {
+    console.log('  PostgreSQL CPU per charge by process (µs):');
+    for (const [title, ms] of [...procs1].map(([t, ms]) => [t, ms - (procs0.get(t) ?? 0)] as const).sort((x, y) => y[1] - x[1])) {
+      if (ms > 0) console.log(`    ${((ms * 1000) / (charges - booked0)).toFixed(1).padStart(6)} ${title}`);
+    }
+  }
   // the ledger's own transactions: the entries one transaction inserted share its xmin
   const { rows } = await pgc.query<{ balance: string; n: string; distinct_n: string; wrong_after: string; ledger_tx: string }>(
     `SELECT (SELECT balance_micros::text FROM accounts.customer WHERE id = $1) AS balance,
@@ -182,6 +225,7 @@ async function kafkaMode(charges: number, dup: number): Promise<void> {
   const nodeMs = (n1.user + n1.system) / 1000;
   console.log(`kafka, one account: ${charges} charges + ${dup} duplicates as a backlog; ${units} charges (${booked0} booked during the boot, left out) drained in ${seconds.toFixed(1)} s (${(units / seconds).toFixed(0)} charges/s wall); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`  booked ${r.n} entries (${r.distinct_n} distinct), balance ${r.balance} µ, expected ${expected} µ: ${r.balance === expected.toString() && r.n === String(charges) ? 'EXACT' : 'WRONG'}; balance after wrong on ${r.wrong_after} entries`);
+  if (ACCEPTED) console.log(`  daily usage ${counted} messages, expected ${charges}: ${counted === charges ? 'EXACT' : 'WRONG'} (the topic carried an accepted message before each charge)`);
   console.log(`  CPU per charge: node ${per(nodeMs)} µs + PostgreSQL ${per(p1)} µs + broker ${per(k1)} µs = ${per(nodeMs + p1 + k1)} µs (node+PostgreSQL ${per(nodeMs + p1)} µs); transactions ${x1} in the database (every group's and the platform's), ${r.ledger_tx} of them booked charges (${(charges / Math.max(1, Number(r.ledger_tx))).toFixed(0)} charges each)`);
   console.log(`  ceiling (same run): one INSERT ... SELECT unnest of the ${charges} rows: PostgreSQL ${((ceilingPg * 1000) / charges).toFixed(1)} µs per row, ${ceilingMs.toFixed(0)} ms wall; ratio node+PostgreSQL per charge / ceiling per row ${((nodeMs + p1) / units / (ceilingPg / charges)).toFixed(1)}`);
   await kafka.stop();

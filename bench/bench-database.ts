@@ -37,6 +37,29 @@ export async function benchDatabase(prefix: string, options: { settings?: Record
  * and, once they have exited, its backends' (cutime, cstime), plus its running children's. Ask it before and after a
  * phase; other work on the machine inflates it less than wall time.
  */
+/**
+ * CPU ms of each live process of the cluster by its title (`postgres: walwriter`, a backend's `user db host idle`
+ * without its host and state): for splitting PostgreSQL's CPU between the backends and the background processes.
+ */
+export function clusterCpuByProcess(pgDir: string): () => Map<string, number> {
+  const postmaster = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return () => {
+    const out = new Map<string, number>();
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        const ms = Number(pid) === postmaster ? (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10 : (Number(f[11]) + Number(f[12])) * 10;
+        if (Number(pid) !== postmaster && Number(f[1]) !== postmaster) continue;
+        const title = Number(pid) === postmaster ? 'postmaster (and exited children)' : fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim().split(' ').slice(0, 3).join(' ');
+        out.set(`${title} [${pid}]`, ms);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return out;
+  };
+}
+
 export function clusterCpuReader(pgDir: string): () => number {
   const postmaster = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return () => {

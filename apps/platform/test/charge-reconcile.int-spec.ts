@@ -17,7 +17,7 @@ import { StreamsModule, StreamsOutboxRelay } from '@switchboard/streams';
 
 /**
  * The reconciliation of charges between streams and accounts' ledger (docs/decisions/0114): accounts and streams as
- * the embedded server runs them, real PostgreSQL, and a bus whose ledger group (`accounts.balance-ledger`) loses the
+ * the embedded server runs them, real PostgreSQL, and a bus whose ledger group (`accounts.messaging`, docs/decisions/0124) loses the
  * charge and refund events of chosen messages, the way a broker's retention or an offset reset skips them. Streams
  * and every other group still get them. Windows are of one second, closed one second after their end; the test runs
  * the passes itself.
@@ -44,7 +44,7 @@ describe("reconciling accounts' ledger with streams' charges", () => {
     override async subscribe(o: Parameters<InMemoryEventBus['subscribe']>[0]): Promise<void> {
       const kept = (e: EventEnvelope): boolean => {
         const d = e.data as Json;
-        if (o.group === 'accounts.balance-ledger') {
+        if (o.group === 'accounts.messaging') {
           if (e.type === MessageChargedV1.type && loseChargeOf.get(d.accountId as string)?.(d.messageUuid as string)) return false;
           if (e.type === MessageRefundDueV1.type && loseRefund.has(d.messageUuid as string)) return false;
         }

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Permission, type EventData } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
+import type { QueryRunner } from 'typeorm';
+import { ACCOUNTS_GROUPS } from '../src';
+import { MessagingGroupDeadLetters1798200000124 } from '../src/migrations/1798200000124-messaging-group-dead-letters';
 import { startAccounts, violationPaths, type AccountsTestApp } from './support';
 
 describe('balance ledger and daily usage', () => {
@@ -101,11 +104,35 @@ describe('balance ledger and daily usage', () => {
       [[id, missing]],
     );
     expect(entries).toEqual([{ account_id: id, n: 40 }]);
-    const dead = await a.sql<{ event_id: string; error: string }>(`SELECT event_id, error FROM accounts.dead_letter WHERE group_name = 'accounts.balance-ledger' AND event_id = ANY($1::text[])`, [
+    const dead = await a.sql<{ event_id: string; error: string }>(`SELECT event_id, error FROM accounts.dead_letter WHERE group_name = 'accounts.messaging' AND event_id = ANY($1::text[])`, [
       [orphan.id, orphanRefund.id, future.id, ...good.map((e) => e.id)],
     ]);
     expect(dead.map((d) => d.event_id).sort()).toEqual([orphan.id, orphanRefund.id, future.id].sort());
     expect(dead.find((d) => d.event_id === orphan.id)?.error).toContain(`account ${missing} does not exist`);
+  });
+
+  it("moves the two former groups' dead letters to the merged group, so a replay finds a group that runs (one open letter an event)", async () => {
+    const letter = (group: string, eventId: string, eventType: string, status = 'dead') =>
+      a.sql<{ id: string }>(
+        `INSERT INTO accounts.dead_letter (group_name, topic, event_id, event_type, payload, error, attempts, status) VALUES ($1, 'switchboard.streams', $2, $3, '{}', 'x', 4, $4) RETURNING id::text AS id`,
+        [group, eventId, eventType, status],
+      );
+    const [charge, accepted, again, replayed] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const [c] = await letter('accounts.balance-ledger', charge, MessageChargedV1.type);
+    const [u] = await letter('accounts.daily-usage', accepted, MessageAcceptedV1.type);
+    // dead-lettered by both the old group and the new one (a rolling deploy): the new group's letter stays the open one
+    const [oldAgain] = await letter('accounts.balance-ledger', again, MessageChargedV1.type);
+    const [newAgain] = await letter(ACCOUNTS_GROUPS.messaging, again, MessageChargedV1.type);
+    const [r] = await letter('accounts.daily-usage', replayed, MessageAcceptedV1.type, 'replayed');
+    await new MessagingGroupDeadLetters1798200000124().up({ query: (text: string, params?: unknown[]) => a.sql(text, params) } as unknown as QueryRunner);
+    const rows = await a.sql<{ id: string; group_name: string }>(`SELECT id::text AS id, group_name FROM accounts.dead_letter WHERE id = ANY($1::bigint[]) ORDER BY id`, [[c.id, u.id, oldAgain.id, newAgain.id, r.id]]);
+    expect(rows).toEqual([
+      { id: c.id, group_name: ACCOUNTS_GROUPS.messaging },
+      { id: u.id, group_name: ACCOUNTS_GROUPS.messaging },
+      { id: oldAgain.id, group_name: 'accounts.balance-ledger' },
+      { id: newAgain.id, group_name: ACCOUNTS_GROUPS.messaging },
+      { id: r.id, group_name: ACCOUNTS_GROUPS.messaging },
+    ]);
   });
 
   it('gives a refund back once and lists the ledger newest first', async () => {

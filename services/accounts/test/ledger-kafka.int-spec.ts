@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { logLevel } from 'kafkajs';
-import { MessageChargedV1, MessageRefundDueV1 } from '@switchboard/contracts';
+import { Kafka, logLevel as kafkaLogLevel } from 'kafkajs';
+import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData } from '@switchboard/contracts';
 import { createEnvelope, KafkaEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, startKafkaMock, type RunningBroker, type TestApp } from '@switchboard/platform/testing';
-import { AccountsBootstrapService, AccountsModule } from '../src';
+import { ACCOUNTS_GROUPS, AccountsBootstrapService, AccountsModule } from '../src';
 
 /**
  * The ledger on the Kafka driver, as the campaign crash drill runs it (docs/decisions/0107): a backlog of one account's
@@ -22,7 +22,7 @@ describe('accounts ledger on the Kafka driver', () => {
     bus = new KafkaEventBus({
       clientId: 'accounts-ledger-test',
       brokers: kafka.url.split(','),
-      logLevel: logLevel.NOTHING,
+      logLevel: kafkaLogLevel.NOTHING,
       consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300, rebalanceTimeoutMs: 5000, maxWaitTimeMs: 100, partitionsConsumedConcurrently: 8, maxBytesPerPartition: 2 * 1024 * 1024 },
     });
     t = await createTestApp(() => ({ imports: [AccountsModule.register({ syncCountries: false })], bus }));
@@ -84,4 +84,87 @@ describe('accounts ledger on the Kafka driver', () => {
     const transactions = new Set(rows.filter((r) => r.kind === 'charge').map((r) => r.tx)).size;
     expect(transactions).toBeLessThanOrEqual(4);
   }, 120_000);
+
+  it("books the ledger and the daily usage from one consumer group: each record of streams' topic fetched once, both exact after redeliveries and poison events", async () => {
+    const boot = t.app.get(AccountsBootstrapService);
+    const id = (await boot.createCustomer({ name: 'Ledger and usage on Kafka' })).id;
+    const other = (await boot.createCustomer({ name: 'Another tenant' })).id;
+    const N = 1500;
+    const now = new Date();
+    const day = now.toISOString().slice(0, 10);
+    const messages = Array.from({ length: N }, () => randomUUID());
+    const segments = (i: number) => 1 + (i % 3);
+    const amount = (i: number) => 45_000 + (i % 11);
+    const acceptedData = (m: string, i: number, acceptedAt = now.toISOString()): EventData<typeof MessageAcceptedV1> => ({
+      messageUuid: m,
+      accountId: id,
+      streamId: '1',
+      streamUid: 'stream-1',
+      streamType: 1,
+      channel: 'sms',
+      sender: 'ACME',
+      destination: '+33612345678',
+      iso2: 'FR',
+      text: 'hello',
+      encoding: 'GSM7',
+      segments: segments(i),
+      priceMicros: amount(i),
+      currency: 'EUR',
+      payload: null,
+      campaignId: null,
+      notBefore: null,
+      acceptedAt,
+    });
+    // streams' order for a message: accepted, then charged
+    const accepted = messages.map((m, i) => createEnvelope(MessageAcceptedV1, acceptedData(m, i), { accountId: id, source: 'test' }));
+    const charges = messages.map((m, i) => createEnvelope(MessageChargedV1, { messageUuid: m, accountId: id, amountMicros: amount(i), currency: 'EUR', balanceAfterMicros: 0 }, { accountId: id, source: 'test' }));
+    // poison, each failing by itself: a charge of this account published for another tenant, an accepted message
+    // whose time is no time, a charge of a version not handled
+    const foreign = createEnvelope(MessageChargedV1, { messageUuid: randomUUID(), accountId: id, amountMicros: 99_000, currency: 'EUR', balanceAfterMicros: 0 }, { accountId: other, source: 'test' });
+    const timeless = createEnvelope(MessageAcceptedV1, acceptedData(randomUUID(), 0, 'not a time'), { accountId: id, source: 'test' });
+    const future = { ...createEnvelope(MessageChargedV1, { messageUuid: randomUUID(), accountId: id, amountMicros: 77_000, currency: 'EUR', balanceAfterMicros: 0 }, { accountId: id, source: 'test' }), version: 2 };
+    const poison = [foreign, timeless, future];
+    const backlog: OutgoingEvent[] = [];
+    messages.forEach((_m, i) => {
+      backlog.push(accepted[i], charges[i]);
+      if (i === 700) backlog.push(...poison);
+    });
+    // redeliveries of both kinds, the same records again
+    backlog.push(...accepted.slice(0, 300), ...charges.slice(0, 300));
+    await bus.publish(backlog);
+
+    const deadline = Date.now() + 90_000;
+    const dead = async () =>
+      sql<{ event_id: string; group_name: string }>(`SELECT event_id, group_name FROM accounts.dead_letter WHERE event_id = ANY($1::text[])`, [[...poison, ...accepted, ...charges].map((e) => e.id)]);
+    for (;;) {
+      const [{ n }] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM accounts.balance_entry WHERE account_id = $1`, [id]);
+      const [usage] = await sql<{ messages: number }>(`SELECT messages::int FROM accounts.daily_usage WHERE account_id = $1 AND day = $2`, [id, day]);
+      if ((n >= N && (usage?.messages ?? 0) >= N && (await dead()).length >= poison.length) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // one group of accounts fetched and decoded streams' records: the groups with committed offsets on the topic
+    const admin = new Kafka({ clientId: 'accounts-ledger-test-admin', brokers: kafka.url.split(','), logLevel: kafkaLogLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      // (the mock broker answers no ListGroups: accounts' group names, the current one and the two it replaced)
+      const readers: string[] = [];
+      for (const groupId of Object.values(ACCOUNTS_GROUPS)) {
+        const [offsets] = await admin.fetchOffsets({ groupId, topics: [Topics.Streams] });
+        if (offsets?.partitions.some((p) => Number(p.offset) >= 0)) readers.push(groupId);
+      }
+      expect(readers).toEqual([ACCOUNTS_GROUPS.messaging]);
+    } finally {
+      await admin.disconnect();
+    }
+    // the ledger: each charge once, the foreign and the future charge not at all
+    const [customer] = await sql<{ balance: string }>(`SELECT balance_micros::text AS balance FROM accounts.customer WHERE id = $1`, [id]);
+    expect(customer.balance).toBe(String(-messages.reduce((s, _m, i) => s + amount(i), 0)));
+    const [entries] = await sql<{ n: number; distinct_n: number }>(`SELECT count(*)::int AS n, count(DISTINCT source_id)::int AS distinct_n FROM accounts.balance_entry WHERE account_id = ANY($1::bigint[])`, [[id, other]]);
+    expect(entries).toEqual({ n: N, distinct_n: N });
+    // the daily usage: each accepted message once, the timeless one not at all
+    const [usage] = await sql<{ messages: number; segments: number }>(`SELECT messages::int, segments::int FROM accounts.daily_usage WHERE account_id = $1 AND day = $2`, [id, day]);
+    expect(usage).toEqual({ messages: N, segments: messages.reduce((s, _m, i) => s + segments(i), 0) });
+    // exactly the three poison events are dead-lettered, by the one group
+    expect((await dead()).map((d) => `${d.group_name}:${d.event_id}`).sort()).toEqual(poison.map((e) => `${ACCOUNTS_GROUPS.messaging}:${e.id}`).sort());
+  }, 150_000);
 });

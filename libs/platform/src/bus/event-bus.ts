@@ -100,6 +100,15 @@ export interface SubscribeOptions {
    * topic, e.g. stream snapshots on the topic that also carries every accepted message. Default: every type.
    */
   types?: string[];
+  /**
+   * Groups this one takes over from, per topic (Kafka only; in memory there are no committed offsets): when the group
+   * has no committed offset on any partition of a topic (a group new to it), each partition starts at the lowest of
+   * these groups' committed offsets there, so that nothing any of them had still to handle is skipped, and what the
+   * faster ones had handled is read again (the handler must take a redelivery). A partition where one of them has no
+   * offset is left to the default start (that group would have started there too). For merging groups or renaming
+   * one without a replay of the retained log (docs/decisions/0124).
+   */
+  formerGroups?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

@@ -263,6 +263,7 @@ export class KafkaEventBus extends EventBus {
     const tuning = this.options.consumer ?? {};
     const topics = [...group.subscriptions.keys()];
     await this.ensureTopics([...topics, ...topics.filter((t) => !isDeadLetterTopic(t)).map(deadLetterTopic)]);
+    await this.takeOverOffsets(group);
 
     const consumer = this.kafka.consumer({
       groupId: group.name,
@@ -298,6 +299,63 @@ export class KafkaEventBus extends EventBus {
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.handleBatch(group, payload),
     });
+  }
+
+  /**
+   * Before the group's consumer joins: on each topic where the group has no committed offset yet and its subscription
+   * names `formerGroups`, the group's offsets are set to the lowest of those groups' committed offsets, partition by
+   * partition (docs/decisions/0124). They are committed by a short-lived member of the group (a commit needs a member
+   * of the current generation; the admin API's `setOffsets` also needs DescribeGroups, which librdkafka's mock, the
+   * Kafka of the tests and drills, lacks), which joins, checks again that the group still has no offsets of its own
+   * (a replica starting at the same time may have seeded and run first), commits, and leaves. Only then does the
+   * group's real consumer join: it fetches from the committed offsets, never from the default start.
+   */
+  private async takeOverOffsets(group: Group): Promise<void> {
+    const plans = [...group.subscriptions].flatMap(([topic, s]) => (s.formerGroups?.[topic]?.length ? [{ topic, formers: s.formerGroups[topic] }] : []));
+    if (plans.length === 0) return;
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const unset = async (topic: string) => {
+        const [own] = await admin.fetchOffsets({ groupId: group.name, topics: [topic] });
+        return !own?.partitions.some((p) => Number(p.offset) >= 0);
+      };
+      const seeds: Array<{ topic: string; formers: readonly string[]; partitions: Array<{ partition: number; offset: string }> }> = [];
+      for (const { topic, formers } of plans) {
+        if (!(await unset(topic))) continue;
+        const lowest = new Map<number, bigint | null>();
+        for (const former of formers) {
+          const [theirs] = await admin.fetchOffsets({ groupId: former, topics: [topic] });
+          for (const p of theirs?.partitions ?? []) {
+            const at = Number(p.offset) >= 0 ? BigInt(p.offset) : null;
+            const seen = lowest.get(p.partition);
+            // a former group without an offset on the partition would have started at the default: so does this one
+            lowest.set(p.partition, seen === undefined ? at : seen === null || at === null ? null : at < seen ? at : seen);
+          }
+        }
+        const partitions = [...lowest].flatMap(([partition, at]) => (at === null ? [] : [{ partition, offset: at.toString() }]));
+        if (partitions.length > 0) seeds.push({ topic, formers, partitions });
+      }
+      if (seeds.length === 0) return;
+      const tuning = this.options.consumer ?? {};
+      const seeder = this.kafka.consumer({ groupId: group.name, sessionTimeout: tuning.sessionTimeoutMs, heartbeatInterval: tuning.heartbeatIntervalMs, rebalanceTimeout: tuning.rebalanceTimeoutMs });
+      await seeder.connect();
+      try {
+        await seeder.subscribe({ topics: seeds.map((s) => s.topic), fromBeginning: this.options.fromBeginning ?? true });
+        // joins the group; it handles nothing (no offset is resolved) and is paused at once
+        await seeder.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
+        seeder.pause(seeds.map((s) => ({ topic: s.topic })));
+        for (const { topic, formers, partitions } of seeds) {
+          if (!(await unset(topic))) continue;
+          await seeder.commitOffsets(partitions.map((p) => ({ topic, ...p })));
+          this.logger.log(`group ${group.name} starts ${topic} where ${formers.join(', ')} left it: ${partitions.map((p) => `${p.partition}@${p.offset}`).join(' ')}`);
+        }
+      } finally {
+        await seeder.disconnect();
+      }
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   private scheduleRestart(group: Group, crashed: Consumer | undefined): void {

@@ -8,8 +8,13 @@ import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events
 import { BalanceService } from '../services/balance.service';
 import { UsageService } from '../services/usage.service';
 
-/** Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. */
-export const ACCOUNTS_GROUPS = { ledger: 'accounts.balance-ledger', usage: 'accounts.daily-usage' } as const;
+/**
+ * Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. `messaging` books
+ * the ledger and the daily usage from one fetch of each record (docs/decisions/0124); `ledger` and `usage` are the two
+ * groups it replaced: it starts where the slower of them left each partition, and `usage` stays the name its
+ * `processed_events` claims are kept under, so what the old group counted is not counted again.
+ */
+export const ACCOUNTS_GROUPS = { messaging: 'accounts.messaging', ledger: 'accounts.balance-ledger', usage: 'accounts.daily-usage' } as const;
 
 /**
  * Each group's chunk and batch: a partition's fetched events of the group's types, up to this many, are one call and
@@ -27,11 +32,14 @@ type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: Eve
  * schema's parse would (the known keys only) for data it is sure of, and undefined for anything else, which then goes
  * through the schema itself (and its error). Its answers are tested against the schema's (docs/decisions/0115).
  */
-function dataOf<T>(def: EventDefinition<T>, e: EventEnvelope, fast?: (data: unknown) => T | undefined): T | null {
+function dataOf<T extends { accountId: string }>(def: EventDefinition<T>, e: EventEnvelope, fast?: (data: unknown) => T | undefined): T | null {
   if (e.type !== def.type) return null;
   // A version this code does not know is not guessed at: it fails and goes to the dead-letter topic.
   if (e.version !== def.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${def.version})`);
-  return fast?.(e.data) ?? def.schema.parse(e.data);
+  const data = fast?.(e.data) ?? def.schema.parse(e.data);
+  // tenancy: an event moves only the account it was published for; one naming another fails alone (dead letter)
+  if (data.accountId !== e.accountId) throw new Error(`${e.type} ${e.id} names account ${data.accountId} under envelope account ${String(e.accountId)}`);
+  return data;
 }
 
 // as zod 3 checks `z.string().uuid()`, and the contracts' decimal `id`
@@ -112,59 +120,58 @@ export class MessagingConsumer implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
-    // `types`: these topics also carry every message's other events (status, EDR), which these groups do not need
+    // One group for the ledger and the daily usage: on Kafka every record of a group's topics is fetched, gunzipped and
+    // decoded, whatever its type, so two groups on streams' topic paid that twice (docs/decisions/0124). `types`: the
+    // topics also carry every message's other events (status, EDR), which are acknowledged without being parsed.
     await this.bus.subscribe({
-      group: ACCOUNTS_GROUPS.ledger,
+      group: ACCOUNTS_GROUPS.messaging,
       topics: [Topics.Streams, Topics.Dispatch],
-      types: [MessageChargedV1.type, MessageRefundDueV1.type],
+      types: [MessageChargedV1.type, MessageRefundDueV1.type, MessageAcceptedV1.type],
       concurrency: BATCH,
-      handler: (e) => this.onLedgerEvent(e),
-      // a delivered chunk in one call, one transaction: no promise, retry loop and metrics per event
-      batchHandler: (events) => this.onLedgerEvents(events),
-    });
-    await this.bus.subscribe({
-      group: ACCOUNTS_GROUPS.usage,
-      topics: [Topics.Streams],
-      types: [MessageAcceptedV1.type],
-      concurrency: BATCH,
-      handler: (e) => this.onUsageEvent(e),
-      batchHandler: (events) => this.onUsageEvents(events),
+      handler: (e) => this.onEvent(e),
+      // a delivered chunk in one call: no promise, retry loop and metrics per event
+      batchHandler: (events) => this.onEvents(events),
+      // a running deployment's two former groups: start where the slower one left each partition (a replay of what
+      // the faster one handled since, which the source key and the usage claims take once)
+      formerGroups: { [Topics.Streams]: [ACCOUNTS_GROUPS.ledger, ACCOUNTS_GROUPS.usage], [Topics.Dispatch]: [ACCOUNTS_GROUPS.ledger] },
     });
   }
 
-  async onLedgerEvent(e: EventEnvelope): Promise<void> {
-    const charged = dataOf(MessageChargedV1, e, fastCharge);
-    const refund = charged ? null : dataOf(MessageRefundDueV1, e, fastRefund);
-    if (charged) return this.ledger.handle(e, { charge: charged });
+  /** One event (a chunk that failed for another reason than an outage goes event by event: a bad one fails alone). */
+  async onEvent(e: EventEnvelope): Promise<void> {
+    const accepted = dataOf(MessageAcceptedV1, e);
+    if (accepted) return this.daily.handle(e, accepted);
+    const charge = dataOf(MessageChargedV1, e, fastCharge);
+    if (charge) return this.ledger.handle(e, { charge });
+    const refund = dataOf(MessageRefundDueV1, e, fastRefund);
     if (refund) return this.ledger.handle(e, { refund });
   }
 
-  /** A chunk of charges and refunds at once (an event of a version not handled throws: the chunk then goes event by event). */
-  async onLedgerEvents(events: EventEnvelope[]): Promise<void> {
-    const items: Array<BatchItem<LedgerItem>> = [];
+  /**
+   * A chunk at once: its charges and refunds in one ledger transaction, its accepted messages in one usage transaction
+   * (each side idempotent by itself: the ledger's source key, usage's claims), run side by side. The chunk is done when
+   * both committed; when either failed it throws after both settled, and the bus then retries the whole chunk (an
+   * outage) or hands it event by event (anything else: the side that committed takes its events again as redeliveries).
+   */
+  async onEvents(events: EventEnvelope[]): Promise<void> {
+    const ledger: Array<BatchItem<LedgerItem>> = [];
+    const usage: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
     for (const e of events) {
+      if (e.type === MessageAcceptedV1.type) {
+        const accepted = dataOf(MessageAcceptedV1, e);
+        if (accepted) usage.push({ event: e, data: accepted });
+        continue;
+      }
       const charge = dataOf(MessageChargedV1, e, fastCharge);
       if (charge) {
-        items.push({ event: e, data: { charge } });
+        ledger.push({ event: e, data: { charge } });
         continue;
       }
       const refund = dataOf(MessageRefundDueV1, e, fastRefund);
-      if (refund) items.push({ event: e, data: { refund } });
+      if (refund) ledger.push({ event: e, data: { refund } });
     }
-    return this.ledger.handleMany(items);
-  }
-
-  async onUsageEvent(e: EventEnvelope): Promise<void> {
-    const accepted = dataOf(MessageAcceptedV1, e);
-    if (accepted) return this.daily.handle(e, accepted);
-  }
-
-  async onUsageEvents(events: EventEnvelope[]): Promise<void> {
-    const items: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
-    for (const e of events) {
-      const accepted = dataOf(MessageAcceptedV1, e);
-      if (accepted) items.push({ event: e, data: accepted });
-    }
-    return this.daily.handleMany(items);
+    const [booked, counted] = await Promise.allSettled([this.ledger.handleMany(ledger), this.daily.handleMany(usage)]);
+    if (booked.status === 'rejected') throw booked.reason;
+    if (counted.status === 'rejected') throw counted.reason;
   }
 }
