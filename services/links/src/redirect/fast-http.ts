@@ -40,7 +40,6 @@ export interface FastReply {
   endHead(head: string): this;
 }
 
-
 export interface FastHttpOptions {
   /** Whether the fast path answers this request target (else the connection goes to node:http). */
   accepts: (url: string) => boolean;

@@ -59,10 +59,9 @@ const PAGE_HEADERS = (body: Buffer) => [
 const ROBOTS = Buffer.from('User-agent: *\nDisallow: /\n');
 
 /**
- * Prometheus: answers of the redirector by kind (docs/decisions/0039-observability.md). Label children are taken once,
- * so a redirect costs one increment.
+ * Prometheus: answers of the redirector by kind (docs/decisions/0039-observability.md). Label children are taken once;
+ * redirects are counted as a plain number and added to the counter when it is read (docs/decisions/0122).
  */
-/** Redirects answered, counted as a plain number and added to the counter when it is read (docs/decisions/0122). */
 let redirects = 0;
 let redirectsFolded = 0;
 const answers = counter(
