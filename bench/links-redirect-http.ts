@@ -8,6 +8,9 @@
  *
  *   node dist/bench/links-redirect-http.js [seconds] [connections] [rounds]
  *
+ * BASE_DIST=<another build's dist> (docs/decisions/0122): that build's fast path against this build's fast path instead,
+ * loaded at the same time in the same way (an A/B of the redirect process's own CPU that a loaded machine moves alike).
+ *
  * Needs wrk (`apt-get install -y wrk`), as bench/links-redirect.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -36,7 +39,7 @@ async function serve(port: number, fast: boolean): Promise<void> {
       return {
         rows: values[0].map((_, i) => ({
           i: i + 1, account_id: '1', campaign_id: '1', variant_id: '1', stream_id: null, contact_id: String(i), message_uuid: randomUUID(), destination: '+4915100000000',
-          vars: { code: `C${i}`, firstName: 'Zoë' }, expires_ms: null, created_ms: Date.now(), kind: 0, offer_id: null, url: 'https://shop.example/p?c={code}&n={firstName}',
+          vars: JSON.stringify({ code: `C${i}`, firstName: 'Zoë' }), expires_ms: null, created_ms: Date.now(), kind: 0, offer_id: null, url: 'https://shop.example/p?c={code}&n={firstName}',
           disabled: null, expire_method: null, expire_in_days: null, offer_created_ms: null,
         })),
       };
@@ -71,8 +74,8 @@ function wrk(port: number, file: string, seconds: number): Promise<number> {
   });
 }
 
-async function start(port: number, fast: boolean): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [__filename, 'serve', String(port), fast ? '1' : '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function start(port: number, fast: boolean, script = __filename): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [script, 'serve', String(port), fast ? '1' : '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (c) => reject(new Error(`server exited ${c}`)));
@@ -86,11 +89,13 @@ async function main(): Promise<void> {
   const file = path.join(dir, 'paths.txt');
   const A = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   fs.writeFileSync(file, Array.from({ length: 20_000 }, () => `/${Array.from({ length: 7 }, () => A[Math.floor(Math.random() * 62)]).join('')}`).join('\n') + '\n');
-  console.log(`redirect HTTP path, fast path against node:http at the same time: ${SECONDS} s, ${CONNECTIONS} connections each, ${ROUNDS} rounds; ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}`);
+  const base = process.env.BASE_DIST ? path.resolve(process.env.BASE_DIST, 'bench', path.basename(__filename)) : null;
+  const [nameA, nameB] = base ? ['this build', `base (${process.env.BASE_DIST})`] : ['fast path', 'node:http'];
+  console.log(`redirect HTTP path, ${nameA} against ${nameB} at the same time: ${SECONDS} s, ${CONNECTIONS} connections each, ${ROUNDS} rounds; ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}`);
   try {
     for (let round = 1; round <= ROUNDS; round++) {
       const [pf, ph] = [await freePort(), await freePort()];
-      const [fast, plain] = [await start(pf, true), await start(ph, false)];
+      const [fast, plain] = base ? [await start(pf, true), await start(ph, true, base)] : [await start(pf, true), await start(ph, false)];
       try {
         await Promise.all([wrk(pf, file, 2), wrk(ph, file, 2)]); // JIT and the link cache warm
         const [f0, h0] = [cpuMs(fast.pid!), cpuMs(plain.pid!)];
@@ -98,8 +103,8 @@ async function main(): Promise<void> {
         const fu = ((cpuMs(fast.pid!) - f0) * 1000) / fn;
         const hu = ((cpuMs(plain.pid!) - h0) * 1000) / hn;
         console.log(
-          `round ${round}, load ${os.loadavg()[0].toFixed(2)}: fast path ${Math.round(fn / SECONDS).toLocaleString()} /s, ${fu.toFixed(1)} µs CPU a request; ` +
-            `node:http ${Math.round(hn / SECONDS).toLocaleString()} /s, ${hu.toFixed(1)} µs; fast / node:http = ${(fu / hu).toFixed(2)}`,
+          `round ${round}, load ${os.loadavg()[0].toFixed(2)}: ${nameA} ${Math.round(fn / SECONDS).toLocaleString()} /s, ${fu.toFixed(1)} µs CPU a request; ` +
+            `${nameB} ${Math.round(hn / SECONDS).toLocaleString()} /s, ${hu.toFixed(1)} µs; ratio ${(fu / hu).toFixed(2)}`,
         );
       } finally {
         fast.kill('SIGTERM');

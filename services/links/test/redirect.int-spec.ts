@@ -3,7 +3,7 @@ import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1 } from '@switchb
 import * as http from 'node:http';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../src/mint/codes';
-import { encodeClicks, GroupCommitter, type Click } from '../src/redirect/click-recorder';
+import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk } from '../src/redirect/click-recorder';
 import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -538,6 +538,59 @@ describe('redirect server', () => {
     const [{ n }] = await l.sql<{ n: string }>(`SELECT count(*)::text AS n FROM links.link_target WHERE batch_id = $1`, [req.batchId]);
     expect(n).toBe('2');
     await waitFor(() => l.events(LinkBatchMintedV1.type).some((e) => (e.data as { batchId: string }).batchId === req.batchId));
+  });
+
+  it('skips the recipient probe for a link whose counted click this process committed; a preview or a failed group does not count, and first clicks stay exact', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/seen', domainIds: [domA] })], 3, () => ({}), '81'));
+    const links = await Promise.all(['r0', 'r1', 'r2'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
+    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Seen/1.0' });
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    const committer = new GroupCommitter(pool, 'https');
+    const sent: string[] = [];
+    let failNext = false;
+    const recorder = new ClickRecorder(null, { flushMs: 1, batchMax: 100, bufferMax: 100 }, 'https', (chunk: ClickChunk) => {
+      sent.push(chunk.seen);
+      if (failNext) {
+        failNext = false;
+        return Promise.reject(new Error('database away'));
+      }
+      return committer.commit(chunk);
+    });
+    try {
+      // a preview is recorded, not counted: no first click, so the link is not marked
+      recorder.record(click(0, true));
+      await recorder.drain();
+      // a counted click whose group fails once and is written by the retry: marked only after its commit
+      failNext = true;
+      recorder.record(click(0));
+      await recorder.drain();
+      expect(recorder.stats.failedWrites).toBe(1);
+      recorder.record(click(0));
+      recorder.record(click(1));
+      await recorder.drain();
+      expect(sent).toEqual(['f', 'f', 'f', 't,f']);
+    } finally {
+      await pool.end();
+    }
+    const firsts = await l.sql<{ code: string; first: boolean; preview: boolean }>(`SELECT code::text, first, preview FROM links.click WHERE campaign_id = 81 ORDER BY clicked_at, first DESC`);
+    expect(firsts.filter((c) => c.code === String(links[0]!.code)).map((c) => [c.preview, c.first])).toEqual([
+      [true, false],
+      [false, true],
+      [false, false],
+    ]);
+    expect(firsts.filter((c) => c.code === String(links[1]!.code)).map((c) => c.first)).toEqual([true]);
+    expect(await l.sql(`SELECT count(*)::int AS n FROM links.recipient_click WHERE campaign_id = 81`)).toEqual([{ n: 2 }]);
+
+    // the mark says the recipient's first click is in PostgreSQL, and the statement takes it at its word: a link marked
+    // (here by hand, never clicked) writes no first-click row
+    links[2]!.clickCommitted = true;
+    const other = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      await new GroupCommitter(other, 'https').commit(encodeClicks([click(2)]));
+    } finally {
+      await other.end();
+    }
+    expect(await l.sql(`SELECT count(*)::int AS n FROM links.recipient_click WHERE campaign_id = 81`)).toEqual([{ n: 2 }]);
   });
 
   it('reports its answers at /-/metrics to scrapers inside the deployment, never through a proxy', async () => {

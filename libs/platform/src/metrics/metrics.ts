@@ -17,8 +17,8 @@ function once<T extends Metric<string>>(name: string, make: () => T): T {
   return (metricsRegistry.getSingleMetric(name) as T | undefined) ?? make();
 }
 
-export function counter(name: string, help: string, labelNames: readonly string[] = []): Counter<string> {
-  return once(name, () => new Counter({ name, help, labelNames, registers: [metricsRegistry] }));
+export function counter(name: string, help: string, labelNames: readonly string[] = [], collect?: (this: Counter<string>) => void | Promise<void>): Counter<string> {
+  return once(name, () => new Counter({ name, help, labelNames, registers: [metricsRegistry], ...(collect ? { collect } : {}) }));
 }
 
 export function gauge(name: string, help: string, labelNames: readonly string[] = [], collect?: (this: Gauge<string>) => void | Promise<void>): Gauge<string> {

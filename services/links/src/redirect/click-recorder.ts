@@ -56,6 +56,11 @@ export interface ClickChunk {
   preview: string;
   ip: string;
   url: string;
+  /**
+   * `t` where this process already committed a counted click of the link: its recipient has its first click, so the
+   * statement does not probe `recipient_click` for it (docs/decisions/0122).
+   */
+  seen: string;
   agents: string[];
   agent: number[];
 }
@@ -72,6 +77,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
   const preview = new Array<string>(n);
   const ip = new Array<string>(n);
   const url = new Array<string>(n);
+  const seen = new Array<string>(n);
   // user agents repeat: each distinct one is sent once, the clicks name it by position
   const agents: string[] = [];
   const agentAt = new Map<string, number>();
@@ -87,6 +93,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
     ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
+    seen[i] = l.clickCommitted === true ? 't' : 'f';
     url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
     if (c.userAgent === null) agent[i] = 0;
     else {
@@ -98,7 +105,7 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
       agent[i] = a;
     }
   }
-  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), seq: seq.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), agents, agent };
+  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), seq: seq.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), seen: seen.join(','), agents, agent };
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
@@ -206,7 +213,12 @@ export class ClickRecorder {
         this.failures = 0;
         this.stats.groups++;
         this.stats.committed += group.length;
-        for (const c of group) if (!c.preview) this.stats.counted++;
+        for (const c of group)
+          if (!c.preview) {
+            this.stats.counted++;
+            // the recipient's first click is in PostgreSQL now: later clicks of this link skip the probe (0122)
+            c.link.clickCommitted = true;
+          }
         this.options.onCommitted?.();
       })
       .catch((e: unknown) => {
@@ -280,7 +292,7 @@ export class GroupCommitter {
    * target URL is sent only for links whose target has variables.
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
-    const col = (k: 'at' | 'domain' | 'code' | 'seq' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
+    const col = (k: 'at' | 'domain' | 'code' | 'seq' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url' | 'seen') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
     let agents: string[];
     let agent: string;
     if (chunks.length === 1) {
@@ -304,7 +316,7 @@ export class GroupCommitter {
     await this.pool.query({
       name: 'links_click_group',
       text: FLUSH_SQL,
-      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme, col('seq')],
+      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme, col('seq'), col('seen')],
     });
   }
 }
@@ -345,10 +357,10 @@ const LINK_FIELDS =
 export const FLUSH_SQL = `
   WITH c AS (
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
-           k.ua_class, k.preview, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
+           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
            CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
-      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[]) WITH ORDINALITY
-        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, ord)
+      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[], $14::boolean[]) WITH ORDINALITY
+        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, seen, ord)
       CROSS JOIN LATERAL (SELECT * FROM links.link_of(k.domain_id, k.code, k.seq) l OFFSET 0) l
       CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
       CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
@@ -357,7 +369,7 @@ export const FLUSH_SQL = `
     INSERT INTO links.recipient_click (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at FROM (
       SELECT DISTINCT ON (account_id, message_uuid) account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at, ord
-        FROM c WHERE NOT preview AND message_uuid IS NOT NULL
+        FROM c WHERE NOT preview AND NOT seen AND message_uuid IS NOT NULL
        ORDER BY account_id, message_uuid, clicked_at, ord) f
     ORDER BY account_id, message_uuid
     ON CONFLICT (account_id, message_uuid) DO NOTHING

@@ -5,7 +5,7 @@ import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
-import { createFastHttpServer, type FastHttpServer, type FastReply, type FastRequest } from './fast-http';
+import { createFastHttpServer, isHeaderValue, type FastHttpServer, type FastReply, type FastRequest } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -59,17 +59,46 @@ const PAGE_HEADERS = (body: Buffer) => [
 const ROBOTS = Buffer.from('User-agent: *\nDisallow: /\n');
 
 /**
- * Prometheus: answers of the redirector by kind (docs/decisions/0039-observability.md). Label children are taken once,
- * so a redirect costs one increment.
+ * Prometheus: answers of the redirector by kind (docs/decisions/0039-observability.md). Label children are taken once;
+ * redirects are counted as a plain number and added to the counter when it is read (docs/decisions/0122).
  */
-const answers = counter('switchboard_links_redirect_answers_total', 'Short-link answers by kind: redirect (302), not_found (404), gone (410), refused (400), page (opt-out pages, robots)', ['answer']);
-const REDIRECTED = answers.labels('redirect');
+let redirects = 0;
+let redirectsFolded = 0;
+const answers = counter(
+  'switchboard_links_redirect_answers_total',
+  'Short-link answers by kind: redirect (302), not_found (404), gone (410), refused (400), page (opt-out pages, robots)',
+  ['answer'],
+  function () {
+    if (redirects === redirectsFolded) return;
+    this.labels('redirect').inc(redirects - redirectsFolded);
+    redirectsFolded = redirects;
+  },
+);
 const BY_STATUS: Record<number, { inc: () => void }> = { 404: answers.labels('not_found'), 410: answers.labels('gone'), 400: answers.labels('refused') };
 const PAGE = answers.labels('page');
 const ANSWERS = {
-  redirect: () => REDIRECTED.inc(),
+  redirect: () => {
+    redirects++;
+  },
   page: (status: number) => (BY_STATUS[status] ?? PAGE).inc(),
 };
+
+/** The fixed headers of a redirect after its Location. */
+const REDIRECT_HEADERS = ['Cache-Control', 'private, no-store', 'Referrer-Policy', 'no-referrer', 'Content-Length', '0'];
+
+/**
+ * A link's 302 head for the fast path, built once per cached link (docs/decisions/0122): the status line, Location and
+ * the fixed headers as node:http and `Reply.end` wrote them, without Date and Connection (added per answer). Null when
+ * the location is not a header value the fast path writes (then `writeHead` refuses it as before).
+ */
+export function redirectHead(location: string): string | null {
+  if (!isHeaderValue(location)) return null;
+  let head = `HTTP/1.1 302 Found\r\nLocation: ${location}\r\n`;
+  for (let i = 0; i < REDIRECT_HEADERS.length; i += 2) head += `${REDIRECT_HEADERS[i]}: ${REDIRECT_HEADERS[i + 1]}\r\n`;
+  return head;
+}
+
+const isFastReply = (res: Reply): res is FastReply => typeof (res as FastReply).endHead === 'function';
 
 /** What the redirect reads of a request: node:http's IncomingMessage, or the fast path's request. */
 type Request = Pick<FastRequest, 'url' | 'rawHeaders'> & { method?: string };
@@ -230,7 +259,14 @@ export class RedirectServer {
       userAgent: agent ? agent.slice(0, 512) : null,
     });
     ANSWERS.redirect();
-    res.writeHead(302, ['Location', link.location, 'Cache-Control', 'private, no-store', 'Referrer-Policy', 'no-referrer', 'Content-Length', '0']);
+    if (isFastReply(res)) {
+      const head = link.redirectHead === undefined ? (link.redirectHead = redirectHead(link.location)) : link.redirectHead;
+      if (head !== null) {
+        res.endHead(head);
+        return;
+      }
+    }
+    res.writeHead(302, ['Location', link.location, ...REDIRECT_HEADERS]);
     res.end();
   }
 
