@@ -3,7 +3,7 @@ import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from 
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CodeCipher, encodeCode } from './codes';
-import { CODE_BLOCK, RangePages } from './link-range';
+import { CODE_BLOCK, RangePages, varsElement, varsKeys } from './link-range';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -102,16 +102,17 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
     // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
     if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
-    const head = await client.query<{ ids: string[]; blocks: string[] }>(
-      `WITH t AS (
+    const head = await client.query<{ ids: string[]; blocks: string[] }>({
+      name: 'links_mint_head',
+      text: `WITH t AS (
          INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
          SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
          RETURNING id, variable
        )
        SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
               (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
-      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
-    );
+      values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
+    });
     const targetIds = head.rows[0].ids;
     const blocks = head.rows[0].blocks.map(Number);
 
@@ -134,7 +135,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       codesOf.push(codes);
       // a domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62)
       quotedPrefixes.push(t.candidates.map((d) => JSON.stringify(`${o.scheme}://${d.name}/`).slice(0, -1)));
-      const varKeys = t.used.map((name) => `${JSON.stringify(name)}:`);
+      const varKeys = varsKeys(t.used);
       const domainIds = t.candidates.map((d) => d.id);
       pages.add(
         blocks[vi],
@@ -142,7 +143,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         t.expiresAt ? t.expiresAt.toISOString() : null,
         req.items,
         (i) => domainIds[pick.assignment[i]],
-        t.used.length ? (i) => varsJson(t.used, varKeys, req.items[i].vars) : null,
+        t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
       );
       const perVariant = new Map<string | null, number[]>();
       let lastVariant: string | null | undefined;
@@ -196,8 +197,9 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     // text into the event between these two parts
     const before = `[${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":`;
     const after = `,"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}]`;
-    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>(
-      `WITH d AS (
+    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
+      name: 'links_mint_write',
+      text: `WITH d AS (
          UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
            FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
          RETURNING d.id::text, d.state, d.declined_reason
@@ -218,7 +220,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
        )
        SELECT id, state, declined_reason FROM d`,
-      [
+      values: [
         ids,
         ids.map((id) => usageById.get(id)),
         o.now,
@@ -243,7 +245,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.hi,
         pages.hasVars,
       ],
-    );
+    });
     await client.query('COMMIT');
     if (o.onDomainsChanged) {
       // the candidates were locked with their state before the update: those whose state the usages moved
@@ -275,19 +277,6 @@ function lazyLinks(answer: Omit<LinkBatchAnswer, 'links'>, json: string): LinkBa
   }) as LinkBatchAnswer;
 }
 
-/**
- * The variables a target uses as JSON text (each one the item has, in the target's order, as JSON.stringify would write
- * the object of them). `keys[k]` is `"name":`.
- */
-function varsJson(used: readonly string[], keys: readonly string[], vars: Record<string, string>): string {
-  let out = '';
-  for (let u = 0; u < used.length; u++) {
-    if (!Object.hasOwn(vars, used[u])) continue;
-    out += (out ? ',' : '{') + keys[u] + JSON.stringify(vars[used[u]]);
-  }
-  return out ? `${out}}` : '{}';
-}
-
 /** An item ref as a JSON object key. */
 function jsonKey(ref: string): string {
   for (let i = 0; i < ref.length; i++) {
@@ -313,10 +302,11 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let expiresAt = v.expireInDays ? new Date(now.getTime() + v.expireInDays * DAY_MS) : null;
   if (v.kind === 'shorturl') {
     if (v.offerId) {
-      const offer = await client.query<{ original_url: string; disabled: boolean; expire_method: string; expire_in_days: number | null; created_at: Date }>(
-        `SELECT original_url, disabled, expire_method, expire_in_days, created_at FROM links.offer WHERE id = $1 AND account_id = $2`,
-        [v.offerId, accountId],
-      );
+      const offer = await client.query<{ original_url: string; disabled: boolean; expire_method: string; expire_in_days: number | null; created_at: Date }>({
+        name: 'links_mint_offer',
+        text: `SELECT original_url, disabled, expire_method, expire_in_days, created_at FROM links.offer WHERE id = $1 AND account_id = $2`,
+        values: [v.offerId, accountId],
+      });
       const of = offer.rows[0];
       if (!of || of.disabled) return null;
       if (of.expire_in_days && of.expire_method === 'offer_creation' && of.created_at.getTime() + of.expire_in_days * DAY_MS <= now.getTime()) return null;
@@ -334,23 +324,25 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let mode: DistributionValue = Distribution.SpreadEvenly;
   let rows: Array<CandidateRow>;
   if (v.domainPoolId) {
-    const pool = await client.query<{ distribution: number }>(`SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, [v.domainPoolId, accountId]);
+    const pool = await client.query<{ distribution: number }>({ name: 'links_mint_pool', text: `SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, values: [v.domainPoolId, accountId] });
     // a pool of another account (or none) has no candidates: no_valid_domain
     mode = pool.rows[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
     rows = (
-      await client.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
+      await client.query<CandidateRow>({
+        name: 'links_mint_pool_candidates',
+        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
           WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
-        [v.domainPoolId, accountId],
-      )
+        values: [v.domainPoolId, accountId],
+      })
     ).rows;
   } else {
     rows = (
-      await client.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d
+      await client.query<CandidateRow>({
+        name: 'links_mint_candidates',
+        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d
           WHERE d.account_id = $1 AND d.id = ANY ($2::bigint[]) ORDER BY array_position($2::bigint[], d.id) FOR UPDATE OF d`,
-        [accountId, v.domainIds],
-      )
+        values: [accountId, v.domainIds],
+      })
     ).rows;
   }
   const candidates = rows.map((r) => ({
