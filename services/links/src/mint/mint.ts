@@ -3,7 +3,7 @@ import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from 
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CodeCipher, encodeCode } from './codes';
-import { CODE_BLOCK, RangePages, varsElement, varsKeys } from './link-range';
+import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -59,15 +59,17 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
   // look for a stored answer travel in one round trip.
   const [k1, k2] = lockKey(req.accountId, req.batchId);
   const opened = (await client.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
-  )) as unknown as Array<QueryResult<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] | null; links_text: string | null }>>;
+    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
+  )) as unknown as Array<QueryResult<StoredBatch>>;
   try {
     const done = opened[2];
     if (done.rows[0]) {
-      await client.query('COMMIT');
-      // batches minted before 0092 kept their answer as jsonb, later ones as the text sent (no jsonb parse a batch)
+      // batches minted before 0092 kept their answer as jsonb, then as the text sent (no jsonb parse a batch), and since
+      // 0123 as the recipe to write it again (refs, variables, code blocks; the domains are the range rows')
       const stored = done.rows[0];
-      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links: stored.links ?? (JSON.parse(stored.links_text!) as LinkBatchAnswer['links']) };
+      const links = stored.links ?? (stored.links_text !== null ? (JSON.parse(stored.links_text) as LinkBatchAnswer['links']) : await storedLinks(client, req.accountId, stored, o));
+      await client.query('COMMIT');
+      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links };
     }
     const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
       await client.query('ROLLBACK');
@@ -183,14 +185,12 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
     const usages = [...usage.values()];
-    const keys = targets.map((t, vi) => `${vi ? ',' : ''}${JSON.stringify(t.variable)}:`);
-    let linksJson = '{';
-    for (let i = 0; i < n; i++) {
-      linksJson += `${i ? ',' : ''}${jsonKey(req.items[i].ref)}:{`;
-      for (let vi = 0; vi < assignments.length; vi++) linksJson += `${keys[vi]}${quotedPrefixes[vi][assignments[vi].pick.assignment[i]]}${encodeCode(codesOf[vi][i])}"`;
-      linksJson += '}';
-    }
-    linksJson += '}';
+    const linksJson = linksText(
+      req.items.map((item) => item.ref),
+      targets.map((t) => t.variable),
+      (vi, i) => quotedPrefixes[vi][assignments[vi].pick.assignment[i]],
+      codesOf,
+    );
     const answer = lazyLinks({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', usages }, linksJson);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
     // the answer is serialised once and sent once: PostgreSQL stores it (for a repeated request) and splices the same
@@ -215,7 +215,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
                 ($24::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($25::text[])[r.lo:r.hi] END
            FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $26::int[], $27::int[], $28::boolean[]) AS r(page, target, expires, lo, hi, j)
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links_text, created_at) VALUES ($4, $10, $11, 'minted', $12, $3)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($4, $10, $11, 'minted', $29::text[], $30::text[], $31::bigint[], $3)
        ), o AS (
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
        )
@@ -244,6 +244,9 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.lo,
         pages.hi,
         pages.hasVars,
+        req.items.map((item) => item.ref),
+        targets.map((t) => t.variable),
+        blocks,
       ],
     });
     await client.query('COMMIT');
@@ -275,6 +278,56 @@ function lazyLinks(answer: Omit<LinkBatchAnswer, 'links'>, json: string): LinkBa
       return links;
     },
   }) as LinkBatchAnswer;
+}
+
+interface StoredBatch {
+  outcome: LinkBatchAnswer['outcome'];
+  links: LinkBatchAnswer['links'] | null;
+  links_text: string | null;
+  refs: string[] | null;
+  variables: string[] | null;
+  blocks: string[] | null;
+}
+
+/**
+ * The answer's links as JSON text, item by item in batch order: `{"<ref>":{"<variable>":"<scheme>://<domain>/<code>",…},…}`.
+ * `prefixOf(vi, i)` is the quoted start of item i's URL for variable vi (`"https://domain/`), `codes[vi][i]` its code
+ * value. A domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62).
+ */
+function linksText(refs: readonly string[], variables: readonly string[], prefixOf: (vi: number, i: number) => string, codes: readonly Float64Array[]): string {
+  const keys = variables.map((v, vi) => `${vi ? ',' : ''}${JSON.stringify(v)}:`);
+  let out = '{';
+  for (let i = 0; i < refs.length; i++) {
+    out += `${i ? ',' : ''}${jsonKey(refs[i])}:{`;
+    for (let vi = 0; vi < keys.length; vi++) out += `${keys[vi]}${prefixOf(vi, i)}${encodeCode(codes[vi][i])}"`;
+    out += '}';
+  }
+  return `${out}}`;
+}
+
+/**
+ * A batch's links written again from its stored recipe (docs/decisions/0123): each variable's codes are its block's
+ * first numbers through the code key, its domains the range rows' (in page order), the refs and variables as stored.
+ * The same links as the first answer (the scheme is the configured one).
+ */
+async function storedLinks(client: PoolClient, accountId: string, stored: StoredBatch, o: MintOptions): Promise<LinkBatchAnswer['links']> {
+  const refs = stored.refs!;
+  const blocks = stored.blocks!.map(Number);
+  const { rows } = await client.query<{ ord: number; names: string[] }>({
+    name: 'links_mint_stored_domains',
+    text: `SELECT v.ord::int AS ord, array_agg(d.name ORDER BY r.page, e.k) AS names
+             FROM unnest($1::bigint[]) WITH ORDINALITY AS v(block, ord)
+             JOIN links.link_range r ON r.page >= v.block * $3::bigint AND r.page < (v.block + 1) * $3::bigint AND r.account_id = $2
+             CROSS JOIN LATERAL unnest(r.domains) WITH ORDINALITY AS e(id, k)
+             JOIN links.domain d ON d.id = e.id
+            GROUP BY v.ord ORDER BY v.ord`,
+    values: [blocks, accountId, CODE_BLOCK / PAGE],
+  });
+  const names = blocks.map((_, vi) => rows.find((r) => r.ord === vi + 1)?.names ?? []);
+  if (names.some((n) => n.length !== refs.length)) throw new Error('links: a stored batch has not the range rows of its links');
+  const prefixes = names.map((n) => n.map((name) => JSON.stringify(`${o.scheme}://${name}/`).slice(0, -1)));
+  const codes = blocks.map((b) => o.cipher.encryptRange(b * CODE_BLOCK, refs.length));
+  return JSON.parse(linksText(refs, stored.variables!, (vi, i) => prefixes[vi][i], codes)) as LinkBatchAnswer['links'];
 }
 
 /** An item ref as a JSON object key. */
