@@ -193,8 +193,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     );
     const answer = lazyLinks({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', usages }, linksJson);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    // the answer is serialised once and sent once: PostgreSQL stores it (for a repeated request) and splices the same
-    // text into the event between these two parts
+    // the answer is serialised once, sent once and written once: PostgreSQL splices its text into the event between
+    // these two parts; a repeated request rebuilds it from the stored recipe (refs, variables, blocks; 0123)
     const before = `[${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":`;
     const after = `,"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}]`;
     const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
