@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { LinkRanges1797900000005 } from '../src/migrations/1797900000005-link-ranges';
+import { LinkBatchRecipe1798100000000 } from '../src/migrations/1798100000000-link-batch-recipe';
 import { CODE_SPACE, CodeCipher, decodeCode, encodeCode } from '../src/mint/codes';
 import { batch, CODE_SECRET, shortUrl, split, startLinks, type LinksTestApp } from './redirect-support';
 
@@ -120,6 +121,31 @@ describe('personal links stored as ranges', () => {
     for (const ref of ['r0', 'r29']) expect((await l.linkOf(first.links[ref].shorturl))?.message_uuid).toBe(req.items[Number(ref.slice(1))].messageUuid);
   });
 
+  it('stores a batch as its refs, variables and code blocks, not its links, and a repeat writes the same links again', async () => {
+    const d = [await l.domain(A, 'rc1.test'), await l.domain(A, 'rc2.test'), await l.domain(A, 'rc3.test')];
+    // uneven usages: the pool's spread gives the first recipients to the least used domains, then alternates
+    await l.sql(`UPDATE links.domain SET total_usages = 5 WHERE id = $1`, [d[0]]);
+    const pool = await l.pool(A, 'recipe', 10, d);
+    const req = batch(A, [shortUrl({ url: 'https://shop.example/r?n={name}', domainPoolId: pool }), shortUrl({ variable: 'optout', kind: 'optout', domainIds: [d[2]] })], 37, (i) => ({ name: `n${i}` }));
+    req.items[3].ref = 'ref "quoted" \\ ✓';
+    const first = await l.mint(req);
+    expect(first.outcome).toBe('minted');
+    const [stored] = await l.sql<{ links: unknown; links_text: string | null; refs: string[]; variables: string[]; blocks: number }>(
+      `SELECT links, links_text, refs, variables, cardinality(blocks) AS blocks FROM links.link_batch WHERE account_id = $1 AND batch_id = $2`,
+      [A, req.batchId],
+    );
+    // no text a link is kept for the repeat: the refs in batch order, the variables, one code block each
+    expect(stored).toEqual({ links: null, links_text: null, refs: req.items.map((i) => i.ref), variables: ['shorturl', 'optout'], blocks: 2 });
+    const hosts = new Set(Object.values(first.links).map((v) => split(v.shorturl).host));
+    expect(hosts).toEqual(new Set(['rc1.test', 'rc2.test', 'rc3.test']));
+    // asked again: every link as first answered, each still its own recipient's
+    const again = await l.mint(req);
+    expect(again.outcome).toBe('minted');
+    expect(again.links).toEqual(first.links);
+    for (const i of [0, 3, 36]) expect((await l.linkOf(again.links[req.items[i].ref].shorturl))?.message_uuid).toBe(req.items[i].messageUuid);
+    expect(await usages(d[1])).toBe(String(Object.values(first.links).filter((v) => split(v.shorturl).host === 'rc2.test').length));
+  });
+
   it("never resolves a code under another tenant's domain, nor under another domain of its own account", async () => {
     const a1 = await l.domain(A, 'iso-a1.test');
     await l.domain(A, 'iso-a2.test');
@@ -188,7 +214,19 @@ describe('personal links stored as ranges', () => {
 
   it('keeps links minted before ranges resolving and clicked through the migration, up and down, and reads range rows alone when there were none', async () => {
     const q = { query: (text: string, params?: unknown[]) => l.sql(text, params) } as unknown as QueryRunner;
-    const migration = new LinkRanges1797900000005();
+    const ranges = new LinkRanges1797900000005();
+    const recipe = new LinkBatchRecipe1798100000000();
+    // the migrations after ranges go down first and come up after them
+    const migration = {
+      down: async (r: QueryRunner) => {
+        await recipe.down(r);
+        await ranges.down(r);
+      },
+      up: async (r: QueryRunner) => {
+        await ranges.up(r);
+        await recipe.up(r);
+      },
+    };
     const plan = async () => (await l.sql<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF, GENERIC_PLAN) SELECT * FROM links.link_of($1::bigint, $2::bigint, $3::bigint)`)).map((r) => r['QUERY PLAN']).join('\n');
     // this deployment had no link before ranges: a code is one probe of the range rows, no branch for `links.link` (the
     // plan any code gets: the generic one)

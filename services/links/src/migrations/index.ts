@@ -7,6 +7,7 @@ import { DomainUsageEvents1796700000003 } from './1796700000003-domain-usage-eve
 import { ClickRollupsFillfactor1796700000004 } from './1796700000004-click-rollups-fillfactor';
 import { RecipientClickFirstOnly1796700000010 } from './1796700000010-recipient-click-first-only';
 import { LinkRanges1797900000005 } from './1797900000005-link-ranges';
+import { LinkBatchRecipe1798100000000 } from './1798100000000-link-batch-recipe';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const LINKS_MIGRATIONS = [
   ClickRollupsFillfactor1796700000004,
   RecipientClickFirstOnly1796700000010,
   LinkRanges1797900000005,
+  LinkBatchRecipe1798100000000,
 ];

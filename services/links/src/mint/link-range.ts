@@ -32,7 +32,8 @@ export class RangePages {
 
   /**
    * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domainAt(i)` is the
-   * domain id of item i, `varsOf(i)` the JSON text of its variables (null when the target uses none).
+   * domain id of item i, `varsOf(i)` the JSON text of its variables already written as a quoted array element
+   * (`varsElement`; null when the target uses none).
    */
   add(
     block: number,
@@ -58,7 +59,7 @@ export class RangePages {
       c += sep + (item.contactId ?? 'NULL');
       m += sep + item.messageUuid;
       x += sep + quoteElement(item.destination);
-      j += sep + (varsOf ? quoteElement(varsOf(i)) : 'NULL');
+      j += sep + (varsOf ? varsOf(i) : 'NULL');
     }
     this.d = d;
     this.v = v;
@@ -83,11 +84,52 @@ export class RangePages {
   }
 }
 
-/** An element of a PostgreSQL array literal: double-quoted, backslash and quote escaped (plain text needs no scan beyond one regex test). */
+/** An element of a PostgreSQL array literal: double-quoted, backslash and quote escaped (a plain string is only scanned). */
 function quoteElement(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? `"${s.replace(/[\\"]/g, '\\$&')}"` : `"${s}"`;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) return `"${s.replace(/[\\"]/g, '\\$&')}"`;
+  }
+  return `"${s}"`;
 }
-const NEEDS_ESCAPE = /[\\"]/;
+
+/**
+ * The keys of a target's variables as they open a member of `varsElement`'s text: `\"name\":` (the JSON key, escaped
+ * for an array element). Built once a target.
+ */
+export function varsKeys(used: readonly string[]): string[] {
+  return used.map((name) => `${escapeElement(JSON.stringify(name))}:`);
+}
+
+/**
+ * The variables a target uses (each one the item has, in the target's order) as the JSON text `JSON.stringify` would
+ * write for the object of them, written directly as a quoted element of a PostgreSQL array literal (its `"` and `\`
+ * escaped): one pass, no JSON string then a second escaping pass. A value with a quote, a backslash, a control
+ * character or a lone surrogate takes `JSON.stringify` and the escaping; any other value is copied as it is.
+ * `keys` is `varsKeys(used)`.
+ */
+export function varsElement(used: readonly string[], keys: readonly string[], vars: Record<string, string>): string {
+  let out = '';
+  for (let u = 0; u < used.length; u++) {
+    if (!Object.hasOwn(vars, used[u])) continue;
+    const value = vars[used[u]];
+    out += (out ? ',' : '"{') + keys[u] + (plainJson(value) ? `\\"${value}\\"` : escapeElement(JSON.stringify(value)));
+  }
+  return out ? `${out}}"` : '"{}"';
+}
+
+/** A string JSON.stringify writes as it is between its quotes: no quote, backslash, control character or surrogate. */
+function plainJson(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
+
+function escapeElement(s: string): string {
+  return s.replace(/[\\"]/g, '\\$&');
+}
 
 /** The number of sequence numbers in a code block: a batch variable's links are one block (a batch has at most 1000 items). */
 export const CODE_BLOCK = 1024;

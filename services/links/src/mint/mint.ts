@@ -3,7 +3,7 @@ import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from 
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CodeCipher, encodeCode } from './codes';
-import { CODE_BLOCK, RangePages } from './link-range';
+import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -59,15 +59,17 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
   // look for a stored answer travel in one round trip.
   const [k1, k2] = lockKey(req.accountId, req.batchId);
   const opened = (await client.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
-  )) as unknown as Array<QueryResult<{ outcome: LinkBatchAnswer['outcome']; links: LinkBatchAnswer['links'] | null; links_text: string | null }>>;
+    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
+  )) as unknown as Array<QueryResult<StoredBatch>>;
   try {
     const done = opened[2];
     if (done.rows[0]) {
-      await client.query('COMMIT');
-      // batches minted before 0092 kept their answer as jsonb, later ones as the text sent (no jsonb parse a batch)
+      // batches minted before 0092 kept their answer as jsonb, then as the text sent (no jsonb parse a batch), and since
+      // 0123 as the recipe to write it again (refs, variables, code blocks; the domains are the range rows')
       const stored = done.rows[0];
-      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links: stored.links ?? (JSON.parse(stored.links_text!) as LinkBatchAnswer['links']) };
+      const links = stored.links ?? (stored.links_text !== null ? (JSON.parse(stored.links_text) as LinkBatchAnswer['links']) : await storedLinks(client, req.accountId, stored, o));
+      await client.query('COMMIT');
+      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links };
     }
     const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
       await client.query('ROLLBACK');
@@ -102,16 +104,17 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
     // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
     if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
-    const head = await client.query<{ ids: string[]; blocks: string[] }>(
-      `WITH t AS (
+    const head = await client.query<{ ids: string[]; blocks: string[] }>({
+      name: 'links_mint_head',
+      text: `WITH t AS (
          INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
          SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
          RETURNING id, variable
        )
        SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
               (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
-      [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
-    );
+      values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
+    });
     const targetIds = head.rows[0].ids;
     const blocks = head.rows[0].blocks.map(Number);
 
@@ -134,7 +137,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       codesOf.push(codes);
       // a domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62)
       quotedPrefixes.push(t.candidates.map((d) => JSON.stringify(`${o.scheme}://${d.name}/`).slice(0, -1)));
-      const varKeys = t.used.map((name) => `${JSON.stringify(name)}:`);
+      const varKeys = varsKeys(t.used);
       const domainIds = t.candidates.map((d) => d.id);
       pages.add(
         blocks[vi],
@@ -142,7 +145,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         t.expiresAt ? t.expiresAt.toISOString() : null,
         req.items,
         (i) => domainIds[pick.assignment[i]],
-        t.used.length ? (i) => varsJson(t.used, varKeys, req.items[i].vars) : null,
+        t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
       );
       const perVariant = new Map<string | null, number[]>();
       let lastVariant: string | null | undefined;
@@ -182,22 +185,21 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
     const usages = [...usage.values()];
-    const keys = targets.map((t, vi) => `${vi ? ',' : ''}${JSON.stringify(t.variable)}:`);
-    let linksJson = '{';
-    for (let i = 0; i < n; i++) {
-      linksJson += `${i ? ',' : ''}${jsonKey(req.items[i].ref)}:{`;
-      for (let vi = 0; vi < assignments.length; vi++) linksJson += `${keys[vi]}${quotedPrefixes[vi][assignments[vi].pick.assignment[i]]}${encodeCode(codesOf[vi][i])}"`;
-      linksJson += '}';
-    }
-    linksJson += '}';
+    const linksJson = linksText(
+      req.items.map((item) => item.ref),
+      targets.map((t) => t.variable),
+      (vi, i) => quotedPrefixes[vi][assignments[vi].pick.assignment[i]],
+      codesOf,
+    );
     const answer = lazyLinks({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', usages }, linksJson);
     const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    // the answer is serialised once and sent once: PostgreSQL stores it (for a repeated request) and splices the same
-    // text into the event between these two parts
+    // the answer is serialised once, sent once and written once: PostgreSQL splices its text into the event between
+    // these two parts; a repeated request rebuilds it from the stored recipe (refs, variables, blocks; 0123)
     const before = `[${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":`;
     const after = `,"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}]`;
-    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>(
-      `WITH d AS (
+    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
+      name: 'links_mint_write',
+      text: `WITH d AS (
          UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
            FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
          RETURNING d.id::text, d.state, d.declined_reason
@@ -213,12 +215,12 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
                 ($24::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($25::text[])[r.lo:r.hi] END
            FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $26::int[], $27::int[], $28::boolean[]) AS r(page, target, expires, lo, hi, j)
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, links_text, created_at) VALUES ($4, $10, $11, 'minted', $12, $3)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($4, $10, $11, 'minted', $29::text[], $30::text[], $31::bigint[], $3)
        ), o AS (
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
        )
        SELECT id, state, declined_reason FROM d`,
-      [
+      values: [
         ids,
         ids.map((id) => usageById.get(id)),
         o.now,
@@ -242,8 +244,11 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.lo,
         pages.hi,
         pages.hasVars,
+        req.items.map((item) => item.ref),
+        targets.map((t) => t.variable),
+        blocks,
       ],
-    );
+    });
     await client.query('COMMIT');
     if (o.onDomainsChanged) {
       // the candidates were locked with their state before the update: those whose state the usages moved
@@ -275,17 +280,54 @@ function lazyLinks(answer: Omit<LinkBatchAnswer, 'links'>, json: string): LinkBa
   }) as LinkBatchAnswer;
 }
 
+interface StoredBatch {
+  outcome: LinkBatchAnswer['outcome'];
+  links: LinkBatchAnswer['links'] | null;
+  links_text: string | null;
+  refs: string[] | null;
+  variables: string[] | null;
+  blocks: string[] | null;
+}
+
 /**
- * The variables a target uses as JSON text (each one the item has, in the target's order, as JSON.stringify would write
- * the object of them). `keys[k]` is `"name":`.
+ * The answer's links as JSON text, item by item in batch order: `{"<ref>":{"<variable>":"<scheme>://<domain>/<code>",…},…}`.
+ * `prefixOf(vi, i)` is the quoted start of item i's URL for variable vi (`"https://domain/`), `codes[vi][i]` its code
+ * value. A domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62).
  */
-function varsJson(used: readonly string[], keys: readonly string[], vars: Record<string, string>): string {
-  let out = '';
-  for (let u = 0; u < used.length; u++) {
-    if (!Object.hasOwn(vars, used[u])) continue;
-    out += (out ? ',' : '{') + keys[u] + JSON.stringify(vars[used[u]]);
+function linksText(refs: readonly string[], variables: readonly string[], prefixOf: (vi: number, i: number) => string, codes: readonly Float64Array[]): string {
+  const keys = variables.map((v, vi) => `${vi ? ',' : ''}${JSON.stringify(v)}:`);
+  let out = '{';
+  for (let i = 0; i < refs.length; i++) {
+    out += `${i ? ',' : ''}${jsonKey(refs[i])}:{`;
+    for (let vi = 0; vi < keys.length; vi++) out += `${keys[vi]}${prefixOf(vi, i)}${encodeCode(codes[vi][i])}"`;
+    out += '}';
   }
-  return out ? `${out}}` : '{}';
+  return `${out}}`;
+}
+
+/**
+ * A batch's links written again from its stored recipe (docs/decisions/0123): each variable's codes are its block's
+ * first numbers through the code key, its domains the range rows' (in page order), the refs and variables as stored.
+ * The same links as the first answer (the scheme is the configured one).
+ */
+async function storedLinks(client: PoolClient, accountId: string, stored: StoredBatch, o: MintOptions): Promise<LinkBatchAnswer['links']> {
+  const refs = stored.refs!;
+  const blocks = stored.blocks!.map(Number);
+  const { rows } = await client.query<{ ord: number; names: string[] }>({
+    name: 'links_mint_stored_domains',
+    text: `SELECT v.ord::int AS ord, array_agg(d.name ORDER BY r.page, e.k) AS names
+             FROM unnest($1::bigint[]) WITH ORDINALITY AS v(block, ord)
+             JOIN links.link_range r ON r.page >= v.block * $3::bigint AND r.page < (v.block + 1) * $3::bigint AND r.account_id = $2
+             CROSS JOIN LATERAL unnest(r.domains) WITH ORDINALITY AS e(id, k)
+             JOIN links.domain d ON d.id = e.id
+            GROUP BY v.ord ORDER BY v.ord`,
+    values: [blocks, accountId, CODE_BLOCK / PAGE],
+  });
+  const names = blocks.map((_, vi) => rows.find((r) => r.ord === vi + 1)?.names ?? []);
+  if (names.some((n) => n.length !== refs.length)) throw new Error('links: a stored batch has not the range rows of its links');
+  const prefixes = names.map((n) => n.map((name) => JSON.stringify(`${o.scheme}://${name}/`).slice(0, -1)));
+  const codes = blocks.map((b) => o.cipher.encryptRange(b * CODE_BLOCK, refs.length));
+  return JSON.parse(linksText(refs, stored.variables!, (vi, i) => prefixes[vi][i], codes)) as LinkBatchAnswer['links'];
 }
 
 /** An item ref as a JSON object key. */
@@ -313,10 +355,11 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let expiresAt = v.expireInDays ? new Date(now.getTime() + v.expireInDays * DAY_MS) : null;
   if (v.kind === 'shorturl') {
     if (v.offerId) {
-      const offer = await client.query<{ original_url: string; disabled: boolean; expire_method: string; expire_in_days: number | null; created_at: Date }>(
-        `SELECT original_url, disabled, expire_method, expire_in_days, created_at FROM links.offer WHERE id = $1 AND account_id = $2`,
-        [v.offerId, accountId],
-      );
+      const offer = await client.query<{ original_url: string; disabled: boolean; expire_method: string; expire_in_days: number | null; created_at: Date }>({
+        name: 'links_mint_offer',
+        text: `SELECT original_url, disabled, expire_method, expire_in_days, created_at FROM links.offer WHERE id = $1 AND account_id = $2`,
+        values: [v.offerId, accountId],
+      });
       const of = offer.rows[0];
       if (!of || of.disabled) return null;
       if (of.expire_in_days && of.expire_method === 'offer_creation' && of.created_at.getTime() + of.expire_in_days * DAY_MS <= now.getTime()) return null;
@@ -334,23 +377,25 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let mode: DistributionValue = Distribution.SpreadEvenly;
   let rows: Array<CandidateRow>;
   if (v.domainPoolId) {
-    const pool = await client.query<{ distribution: number }>(`SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, [v.domainPoolId, accountId]);
+    const pool = await client.query<{ distribution: number }>({ name: 'links_mint_pool', text: `SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, values: [v.domainPoolId, accountId] });
     // a pool of another account (or none) has no candidates: no_valid_domain
     mode = pool.rows[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
     rows = (
-      await client.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
+      await client.query<CandidateRow>({
+        name: 'links_mint_pool_candidates',
+        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
           WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
-        [v.domainPoolId, accountId],
-      )
+        values: [v.domainPoolId, accountId],
+      })
     ).rows;
   } else {
     rows = (
-      await client.query<CandidateRow>(
-        `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d
+      await client.query<CandidateRow>({
+        name: 'links_mint_candidates',
+        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain d
           WHERE d.account_id = $1 AND d.id = ANY ($2::bigint[]) ORDER BY array_position($2::bigint[], d.id) FOR UPDATE OF d`,
-        [accountId, v.domainIds],
-      )
+        values: [accountId, v.domainIds],
+      })
     ).rows;
   }
   const candidates = rows.map((r) => ({
