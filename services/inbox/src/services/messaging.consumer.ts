@@ -97,7 +97,10 @@ export class MessagingConsumer implements OnModuleInit {
    * numbered and recorded (incoming_message in arrival order, then one space_statistics per space touched), to be
    * published once committed. A conversation's messages keep their arrival order (one lane per contact on the bus).
    * The four statements are prepared per connection and run on their generic plans (docs/decisions/0111): planned
-   * afresh, they cost PostgreSQL about as much to plan as a batch's messages cost to write at a quiet 500/s.
+   * afresh, they cost PostgreSQL about as much to plan as a batch's messages cost to write at a quiet 500/s. Every
+   * array parameter is read through a scalar subquery: as a constant, a custom plan sees a batch's real size, a batch
+   * smaller than the generic plan's guess of ten rows always looks cheaper, and PostgreSQL kept planning afresh for as
+   * long as its batches stayed small (docs/decisions/0120).
    */
   private async applyReceived(m: EntityManager, items: Array<BatchItem<Received>>): Promise<() => void> {
     const msgs = items.map(({ data: d }) => {
@@ -161,7 +164,8 @@ export class MessagingConsumer implements OnModuleInit {
          status, unread, team_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
        SELECT t.uuid, t.account_id, t.space_id, t.stream_id, t.stream_uid, t.stream_type, t.channel, t.account_phone, t.contact_phone, t.contact_key, t.contact_name,
          'unanswered', t.n, COALESCE((SELECT array_agg(x::bigint) FROM jsonb_array_elements_text(t.teams) x), '{}'), t.start_time, t.at, t.last_message, t.last_message_type, t.at
-       FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::uuid[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::jsonb[], $14::timestamptz[], $15::timestamptz[], $16::text[], $17::text[])
+       FROM unnest((SELECT $1::uuid[]), (SELECT $2::bigint[]), (SELECT $3::bigint[]), (SELECT $4::bigint[]), (SELECT $5::uuid[]), (SELECT $6::int[]), (SELECT $7::text[]), (SELECT $8::text[]),
+         (SELECT $9::text[]), (SELECT $10::text[]), (SELECT $11::text[]), (SELECT $12::int[]), (SELECT $13::jsonb[]), (SELECT $14::timestamptz[]), (SELECT $15::timestamptz[]), (SELECT $16::text[]), (SELECT $17::text[]))
          AS t(uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name, n, teams, start_time, at, last_message, last_message_type)
        ORDER BY t.account_id, t.stream_id, t.contact_phone
        ON CONFLICT (account_id, stream_id, contact_phone) DO UPDATE SET
@@ -204,12 +208,13 @@ export class MessagingConsumer implements OnModuleInit {
       `WITH ins AS (
          INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
          SELECT uuid, account_id, conversation_id, 'incoming_message', message_uuid, message_time, actor, content, body, source, destination, message_type
-         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::uuid[], $5::timestamptz[], $6::jsonb[], $7::jsonb[], $8::text[], $9::text[], $10::text[], $11::text[])
+         FROM unnest((SELECT $1::uuid[]), (SELECT $2::bigint[]), (SELECT $3::bigint[]), (SELECT $4::uuid[]), (SELECT $5::timestamptz[]), (SELECT $6::jsonb[]),
+           (SELECT $7::jsonb[]), (SELECT $8::text[]), (SELECT $9::text[]), (SELECT $10::text[]), (SELECT $11::text[]))
            AS t(uuid, account_id, conversation_id, message_uuid, message_time, actor, content, body, source, destination, message_type)
          RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')})
        SELECT ins.*, t.counters FROM ins
          LEFT JOIN (SELECT json_agg(json_build_object('space_id', space_id::text, 'status', status, 'n', n)) AS counters
-                      FROM inbox.space_status_count WHERE space_id = ANY($12::bigint[])) t ON ins.uuid = ($1::uuid[])[1]::text`,
+                      FROM inbox.space_status_count WHERE space_id = ANY((SELECT $12::bigint[])::bigint[])) t ON ins.uuid = (SELECT ($1::uuid[])[1])::text`,
       [
         uuids,
         msgs.map((x) => x.d.accountId),
