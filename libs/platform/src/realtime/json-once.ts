@@ -15,3 +15,10 @@ export function jsonOnce(value: unknown): string | undefined {
   }
   return text;
 }
+
+/** The value of a JSON text made elsewhere (by a statement), remembered with that text: `jsonOnce` answers it as is. */
+export function parsedJsonOnce(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (value !== null && typeof value === 'object') texts.set(value, text);
+  return value;
+}

@@ -19,8 +19,8 @@ import {
 import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
-import { ConversationsService, normalisePhone, spacesTotalsOf } from './conversations.service';
-import { RoomEvents, type RoomEmit } from './rooms.service';
+import { ConversationsService, normalisePhone } from './conversations.service';
+import { ROOM_RECORD_PARAMS, RoomEvents, type RoomEmit } from './rooms.service';
 import { SendWaiters } from './send-waiters';
 import { rowsOf } from '../http/input';
 import { CONVERSATION_COLUMNS, conversationRooms, conversationView, EVENT_COLUMNS, eventView } from './views';
@@ -93,10 +93,10 @@ export class MessagingConsumer implements OnModuleInit {
   /**
    * The incoming messages of a batch, in one transaction and a fixed number of statements whatever its size: their
    * routes and known contacts looked up together, one upsert of their conversations (the messages of one conversation
-   * folded into one row: unread + n, the latest message), one insert of their timeline events, and their room events
-   * numbered and recorded (incoming_message in arrival order, then one space_statistics per space touched), to be
-   * published once committed. A conversation's messages keep their arrival order (one lane per contact on the bus).
-   * The four statements are prepared per connection and run on their generic plans (docs/decisions/0111): planned
+   * folded into one row: unread + n, the latest message), then one statement for the insert of their timeline events
+   * and their room events numbered and recorded (incoming_message in arrival order, then one space_statistics per
+   * space touched), to be published once committed. A conversation's messages keep their arrival order (one lane per
+   * contact on the bus). The three statements are prepared per connection and run on their generic plans (0111): planned
    * afresh, they cost PostgreSQL about as much to plan as a batch's messages cost to write at a quiet 500/s. Every
    * array parameter is read through a scalar subquery: as a constant, a custom plan sees a batch's real size, a batch
    * smaller than the generic plan's guess of ten rows always looks cheaper, and PostgreSQL kept planning afresh for as
@@ -200,40 +200,10 @@ export class MessagingConsumer implements OnModuleInit {
     const convOf = new Map(convs.map((c) => [`${c.account_id}|${c.stream_id}|${c.contact_phone}`, c]));
     const uuids = msgs.map(() => randomUUID());
     const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
-    // the timeline events, and (on the first event's row) the counters of the spaces touched, which the upsert's trigger
-    // has just moved: one statement for both
-    const events = await preparedQuery<Row>(
-      m,
-      'inbox_received_events',
-      `WITH ins AS (
-         INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
-         SELECT uuid, account_id, conversation_id, 'incoming_message', message_uuid, message_time, actor, content, body, source, destination, message_type
-         FROM unnest((SELECT $1::uuid[]), (SELECT $2::bigint[]), (SELECT $3::bigint[]), (SELECT $4::uuid[]), (SELECT $5::timestamptz[]), (SELECT $6::jsonb[]),
-           (SELECT $7::jsonb[]), (SELECT $8::text[]), (SELECT $9::text[]), (SELECT $10::text[]), (SELECT $11::text[]))
-           AS t(uuid, account_id, conversation_id, message_uuid, message_time, actor, content, body, source, destination, message_type)
-         RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')})
-       SELECT ins.*, t.counters FROM ins
-         LEFT JOIN (SELECT json_agg(json_build_object('space_id', space_id::text, 'status', status, 'n', n)) AS counters
-                      FROM inbox.space_status_count WHERE space_id = ANY((SELECT $12::bigint[])::bigint[])) t ON ins.uuid = (SELECT ($1::uuid[])[1])::text`,
-      [
-        uuids,
-        msgs.map((x) => x.d.accountId),
-        msgs.map((x) => convOf.get(x.conv)?.id),
-        msgs.map((x) => x.d.messageUuid),
-        msgs.map((x) => x.at),
-        msgs.map((x) => JSON.stringify({ type: 'contact', id: null, name: convOf.get(x.conv)?.contact_name ?? null })),
-        msgs.map((x) => JSON.stringify(inboundContent(x.d))),
-        msgs.map((x) => x.d.body || null),
-        msgs.map((x) => x.contact),
-        msgs.map((x) => x.ours),
-        msgs.map((x) => x.d.messageType),
-        spaces.map(([s]) => s),
-      ],
-    );
-    const eventOf = new Map(events.map((e) => [e.uuid as string, e]));
-    const counters = (events.find((e) => e.uuid === uuids[0])?.counters ?? []) as Array<{ space_id: string; status: string; n: number }>;
+    const actors = msgs.map((x) => ({ type: 'contact', id: null, name: (convOf.get(x.conv)?.contact_name as string | null | undefined) ?? null }));
+    const contents = msgs.map((x) => inboundContent(x.d));
     // each message's live event shows its conversation as that message left it (a conversation's earlier messages of
-    // the batch: fewer unread, their own text)
+    // the batch: fewer unread, their own text), and its timeline event as inserted below
     const seen = new Map<string, number>();
     const emits: RoomEmit[] = msgs.map((x, i) => {
       const conv = convOf.get(x.conv) as Row;
@@ -241,18 +211,57 @@ export class MessagingConsumer implements OnModuleInit {
       const k = seen.get(x.conv) ?? 0;
       seen.set(x.conv, k + 1);
       const asLeft = k === f.n - 1 ? conv : { ...conv, unread: Number(conv.unread) - (f.n - 1 - k), last_message: x.preview, last_message_type: x.d.messageType, last_updated: x.at };
+      const event = { uuid: uuids[i], message_uuid: x.d.messageUuid, event_type: 'incoming_message', message_time: x.at, read_at: null, send_status: null, send_error: null, actor: actors[i], content: contents[i], event_data: null, source: x.contact, destination: x.ours, message_type: x.d.messageType };
       return {
         accountId: x.d.accountId,
         rooms: conversationRooms(conv),
         event: InboxWsEvent.IncomingMessage,
-        payload: { conversation: conversationView(asLeft, { showPhone: true, justAdded: k === 0 && conv.created === true }), message: eventView(eventOf.get(uuids[i]) as Row, conv.uuid) },
+        payload: { conversation: conversationView(asLeft, { showPhone: true, justAdded: k === 0 && conv.created === true }), message: eventView(event, conv.uuid) },
       };
     });
-    if (spaces.length) {
-      const totals = spacesTotalsOf(spaces.map(([s]) => s), counters);
-      for (const [space, account] of spaces) emits.push({ accountId: account, rooms: [`space:${space}`], event: InboxWsEvent.SpaceStatistics, payload: { space_id: Number(space), totals: totals.get(space) } });
-    }
-    const recorded = await this.rooms.record(m, emits);
+    // one space_statistics per space touched, its totals made by the statement from the counters the upsert's trigger
+    // has just moved (spacesTotalsOf's shape)
+    for (const [space, account] of spaces) emits.push({ accountId: account, rooms: [`space:${space}`], event: InboxWsEvent.SpaceStatistics, payload: null });
+    // the timeline events and the room events in ONE statement (docs/decisions/0120): its arrays through scalar
+    // subqueries, as the other statements of the batch; the actors and contents as one JSON text each, not jsonb[]
+    const $ = (n: number) => `$${ROOM_RECORD_PARAMS + n}`;
+    const recorded = await this.rooms.record(m, emits, {
+      name: 'inbox_received_events',
+      ctes: `ins AS (
+         INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
+         SELECT t.uuid, t.account_id, t.conversation_id, 'incoming_message', t.message_uuid, t.message_time, (SELECT ${$(6)}::jsonb) -> (t.i::int - 1),
+           (SELECT ${$(7)}::jsonb) -> (t.i::int - 1), t.body, t.source, t.destination, t.message_type
+         FROM unnest((SELECT ${$(1)}::uuid[]), (SELECT ${$(2)}::bigint[]), (SELECT ${$(3)}::bigint[]), (SELECT ${$(4)}::uuid[]), (SELECT ${$(5)}::timestamptz[]),
+           (SELECT ${$(8)}::text[]), (SELECT ${$(9)}::text[]), (SELECT ${$(10)}::text[]), (SELECT ${$(11)}::text[])) WITH ORDINALITY
+           AS t(uuid, account_id, conversation_id, message_uuid, message_time, body, source, destination, message_type, i)
+       ),
+       made (e, payload) AS (
+         SELECT t.e, json_build_object('space_id', t.space_id, 'totals', json_build_object(
+             'all', COALESCE(sum(n.n) FILTER (WHERE n.status IN ('active', 'unanswered', 'closed')), 0)::bigint,
+             'active', COALESCE(sum(n.n) FILTER (WHERE n.status = 'active'), 0)::bigint,
+             'unanswered', COALESCE(sum(n.n) FILTER (WHERE n.status = 'unanswered'), 0)::bigint,
+             'closed', COALESCE(sum(n.n) FILTER (WHERE n.status = 'closed'), 0)::bigint,
+             'my_closed', 0, 'assigned_to_me', 0))
+           FROM unnest((SELECT ${$(12)}::int[]), (SELECT ${$(13)}::bigint[])) AS t(e, space_id)
+           LEFT JOIN inbox.space_status_count n ON n.space_id = t.space_id
+          GROUP BY t.e, t.space_id
+       )`,
+      values: [
+        uuids,
+        msgs.map((x) => x.d.accountId),
+        msgs.map((x) => convOf.get(x.conv)?.id),
+        msgs.map((x) => x.d.messageUuid),
+        msgs.map((x) => x.at),
+        JSON.stringify(actors),
+        JSON.stringify(contents),
+        msgs.map((x) => x.d.body || null),
+        msgs.map((x) => x.contact),
+        msgs.map((x) => x.ours),
+        msgs.map((x) => x.d.messageType),
+        spaces.map((_, j) => msgs.length + j + 1),
+        spaces.map(([s]) => s),
+      ],
+    });
     return () => void this.rooms.publish(recorded).catch((e: unknown) => this.log.warn(`room events of ${items.length} incoming messages: ${String(e)}`));
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { INBOX_WS_TOPIC, realtimeSubject, type InboxWsEventValue } from '@switchboard/contracts';
-import { jsonOnce, preparedQuery, PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
+import { jsonOnce, parsedJsonOnce, preparedQuery, PROCESS_ROLES, RealtimeFanout, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION } from '../inbox.options';
 
@@ -32,6 +32,22 @@ export interface RoomEmit {
   rooms: readonly string[];
   event: InboxWsEventValue;
   payload: unknown;
+}
+
+/** The parameters the room log's statement numbers itself ($1..$7): work done along with it numbers its own after these. */
+export const ROOM_RECORD_PARAMS = 7;
+
+/**
+ * Work done in the room log's statement, ahead of it (one round trip for both): common table expressions (`name AS
+ * (...)`, comma-separated) placed before the room log's own, numbering their parameters from $8. One of them must be
+ * `made (e, payload)`: the `json` payloads the statement makes itself, by the event's number in `emits` (1-based); those
+ * events' `payload` is ignored, and what the statement made is what is recorded and published.
+ */
+export interface RoomRecordAlong {
+  /** the prepared statement's name (its text is not the room log's alone) */
+  name: string;
+  ctes: string;
+  values: unknown[];
 }
 
 /** A numbered room event, ready to publish. */
@@ -99,9 +115,10 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
    * rooms it goes to, and an event for several rooms stores it once (`room_payload`, its rows point to it:
    * docs/decisions/0089). Payloads are kept as `json`, the text as sent: only checked, not converted to jsonb, and
    * replayed exactly as they went out live (docs/decisions/0102). Answers what to publish, in that order, once committed.
-   * A prepared statement (docs/decisions/0111): its plan is made once per connection, not once per batch.
+   * A prepared statement (docs/decisions/0111): its plan is made once per connection, not once per batch. `along`: the
+   * caller's own writes and payloads in the same statement (docs/decisions/0120).
    */
-  async record(q: DataSource | EntityManager, emits: readonly RoomEmit[]): Promise<RecordedRoomEvent[]> {
+  async record(q: DataSource | EntityManager, emits: readonly RoomEmit[], along?: RoomRecordAlong): Promise<RecordedRoomEvent[]> {
     const rooms: string[] = [];
     const owners: number[] = [];
     // every event's payload, as the text of ONE json array (element i-1 is event i's): sent as one text parameter, not
@@ -123,10 +140,11 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     const at = this.clock.now();
     // its arrays and the payloads' text are read through scalar subqueries, as in 0111: as constants a custom plan
     // sees the batch's real sizes and can look cheaper than the generic plan on every call (so is planned each time)
-    const rows = await preparedQuery<{ room: string; e: number; seq: number }>(
+    const rows = await preparedQuery<{ room: string; e: number; seq: number; made: string | null }>(
       q,
-      'inbox_room_record',
-      `WITH i AS (SELECT room, e, ord FROM unnest((SELECT $1::text[]), (SELECT $2::int[])) WITH ORDINALITY AS t(room, e, ord)),
+      along?.name ?? 'inbox_room_record',
+      `WITH ${along ? `${along.ctes},` : 'made (e, payload) AS (SELECT NULL::int, NULL::json WHERE false),'}
+       i AS (SELECT room, e, ord FROM unnest((SELECT $1::text[]), (SELECT $2::int[])) WITH ORDINALITY AS t(room, e, ord)),
        c AS (SELECT room, count(*)::bigint AS n FROM i GROUP BY room),
        s AS (
          INSERT INTO inbox.room_seq (room, seq) SELECT room, n FROM c ORDER BY room
@@ -134,7 +152,10 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
          RETURNING room, seq
        ),
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
-       pl AS MATERIALIZED (SELECT ord::int AS e, payload FROM json_array_elements((SELECT $5::json)) WITH ORDINALITY AS t(payload, ord)),
+       pl AS MATERIALIZED (
+         SELECT t.ord::int AS e, COALESCE(m.payload, t.payload) AS payload
+           FROM json_array_elements((SELECT $5::json)) WITH ORDINALITY AS t(payload, ord) LEFT JOIN made m ON m.e = t.ord
+       ),
        x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id, pl.e, pl.payload FROM pl WHERE pl.e = ANY((SELECT $7::int[])::int[])),
        p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT id, payload, $6 FROM x),
        w AS (
@@ -142,14 +163,18 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
          SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], CASE WHEN x.id IS NULL THEN pl.payload END, x.id, $6
            FROM r JOIN pl ON pl.e = r.e LEFT JOIN x ON x.e = r.e
        )
-       SELECT room, e, seq::int FROM r ORDER BY ord`,
-      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), `[${payloads.join(',')}]`, at, shared],
+       SELECT r.room, r.e, r.seq::int, m.payload::text AS made FROM r LEFT JOIN made m ON m.e = r.e ORDER BY r.ord`,
+      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), `[${payloads.join(',')}]`, at, shared, ...(along?.values ?? [])],
     );
     const when = at.toISOString();
+    // a payload the statement made: parsed once per event (its rooms share it), its text kept for the frames
+    const made = new Map<number, unknown>();
     return rows.map((r) => {
       const e = emits[r.e - 1];
       const room = r.room.slice(r.room.indexOf('|') + 1);
-      return { accountId: e.accountId, message: { room, seq: r.seq, event: e.event, payload: e.payload, at: when } };
+      if (r.made !== null && !made.has(r.e)) made.set(r.e, parsedJsonOnce(r.made));
+      const payload = r.made === null ? e.payload : made.get(r.e);
+      return { accountId: e.accountId, message: { room, seq: r.seq, event: e.event, payload, at: when } };
     });
   }
 
