@@ -4,7 +4,7 @@ import { createEnvelope } from '@switchboard/platform';
 import type { QueryRunner } from 'typeorm';
 import { ACCOUNTS_GROUPS } from '../src';
 import { MessagingGroupDeadLetters1798200000124 } from '../src/migrations/1798200000124-messaging-group-dead-letters';
-import { startAccounts, violationPaths, type AccountsTestApp } from './support';
+import { acceptedMessage, startAccounts, violationPaths, type AccountsTestApp } from './support';
 
 describe('balance ledger and daily usage', () => {
   let a: AccountsTestApp;
@@ -159,26 +159,8 @@ describe('balance ledger and daily usage', () => {
     const id = await a.customer({ customSettings: { streams_max_messages_per_day: 3 } });
     const other = await a.customer();
     const now = new Date();
-    const accepted = (accountId: string, acceptedAt: Date): EventData<typeof MessageAcceptedV1> => ({
-      messageUuid: randomUUID(),
-      accountId,
-      streamId: '1',
-      streamUid: 'stream-1',
-      streamType: 1,
-      channel: 'sms',
-      sender: 'ACME',
-      destination: '+33612345678',
-      iso2: 'FR',
-      text: 'hello',
-      encoding: 'GSM7',
-      segments: 2,
-      priceMicros: 45_000,
-      currency: 'EUR',
-      payload: null,
-      campaignId: null,
-      notBefore: null,
-      acceptedAt: acceptedAt.toISOString(),
-    });
+    const accepted = (accountId: string, acceptedAt: Date): EventData<typeof MessageAcceptedV1> =>
+      acceptedMessage({ messageUuid: randomUUID(), accountId, acceptedAt: acceptedAt.toISOString() });
     const today = accepted(id, now);
     const eventId = await a.deliver(MessageAcceptedV1, today, { accountId: id });
     await a.deliver(MessageAcceptedV1, today, { id: eventId, accountId: id }); // redelivery

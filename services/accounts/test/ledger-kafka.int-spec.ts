@@ -4,6 +4,7 @@ import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type E
 import { createEnvelope, KafkaEventBus, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, startKafkaMock, type RunningBroker, type TestApp } from '@switchboard/platform/testing';
 import { ACCOUNTS_GROUPS, AccountsBootstrapService, AccountsModule } from '../src';
+import { acceptedMessage } from './support';
 
 /**
  * The ledger on the Kafka driver, as the campaign crash drill runs it (docs/decisions/0107): a backlog of one account's
@@ -95,26 +96,8 @@ describe('accounts ledger on the Kafka driver', () => {
     const messages = Array.from({ length: N }, () => randomUUID());
     const segments = (i: number) => 1 + (i % 3);
     const amount = (i: number) => 45_000 + (i % 11);
-    const acceptedData = (m: string, i: number, acceptedAt = now.toISOString()): EventData<typeof MessageAcceptedV1> => ({
-      messageUuid: m,
-      accountId: id,
-      streamId: '1',
-      streamUid: 'stream-1',
-      streamType: 1,
-      channel: 'sms',
-      sender: 'ACME',
-      destination: '+33612345678',
-      iso2: 'FR',
-      text: 'hello',
-      encoding: 'GSM7',
-      segments: segments(i),
-      priceMicros: amount(i),
-      currency: 'EUR',
-      payload: null,
-      campaignId: null,
-      notBefore: null,
-      acceptedAt,
-    });
+    const acceptedData = (m: string, i: number, acceptedAt = now.toISOString()): EventData<typeof MessageAcceptedV1> =>
+      acceptedMessage({ messageUuid: m, accountId: id, segments: segments(i), priceMicros: amount(i), acceptedAt });
     // streams' order for a message: accepted, then charged
     const accepted = messages.map((m, i) => createEnvelope(MessageAcceptedV1, acceptedData(m, i), { accountId: id, source: 'test' }));
     const charges = messages.map((m, i) => createEnvelope(MessageChargedV1, { messageUuid: m, accountId: id, amountMicros: amount(i), currency: 'EUR', balanceAfterMicros: 0 }, { accountId: id, source: 'test' }));
