@@ -66,17 +66,20 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
     await a.bus.publish(events);
     const destinations = events.map((e) => e.data.destination.replace(/^\+/, ''));
 
-    // once replica A parks messages, its heartbeat stops getting through: a transaction holds its instance row
-    await waitUntil(() => a.dispatcher.parkedMessages > 0, 'replica A parks messages');
-    const parkedAtLapse = a.dispatcher.parkedMessages;
+    // the replica that parks messages is the account's pacing owner (0094): whichever of the two took the lease first
+    // (A usually; B when the machine delayed A). Once it parks, its heartbeat stops getting through: a transaction holds
+    // its instance row. Below, `lapsed` is that replica and `other` the one that takes its claims over.
+    await waitUntil(() => replicas.some((r) => r.dispatcher.parkedMessages > 0), 'a replica parks messages');
+    const [lapsed, other] = a.dispatcher.parkedMessages > 0 ? [a, b] : [b, a];
+    const parkedAtLapse = lapsed.dispatcher.parkedMessages;
     lock = await pool.connect();
     await lock.query('BEGIN');
-    await lock.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 FOR UPDATE`, [a.dispatcher.instanceId]);
-    // held until crash recovery (every 3 s, on both replicas) may have handed A's claims on: A's heartbeat is older
-    // than staleAfterMs plus a period of it; then A's heartbeat gets through again
+    await lock.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 FOR UPDATE`, [lapsed.dispatcher.instanceId]);
+    // held until crash recovery (every 3 s, on both replicas) may have handed its claims on: its heartbeat is older
+    // than staleAfterMs plus a period of it; then its heartbeat gets through again
     await waitUntil(
-      async () => (await pool.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 AND heartbeat_at < now() - interval '9.5 seconds'`, [a.dispatcher.instanceId])).rowCount === 1,
-      'A\'s heartbeat older than staleAfterMs and a recovery period',
+      async () => (await pool.query(`SELECT 1 FROM dispatch.instance WHERE id = $1 AND heartbeat_at < now() - interval '9.5 seconds'`, [lapsed.dispatcher.instanceId])).rowCount === 1,
+      'the parking replica\'s heartbeat older than staleAfterMs and a recovery period',
     );
     await lock.query('COMMIT');
     lock.release();
@@ -93,13 +96,13 @@ describe('messages parked by a replica whose heartbeat lapses, with two dispatch
     const times = new Map<string, number>();
     for (const p of peer.parts.filter((x) => x.source === 'PARKED')) times.set(p.destination, (times.get(p.destination) ?? 0) + 1);
     const twice = destinations.filter((d) => (times.get(d) ?? 0) !== 1);
-    if (twice.length) console.log(`parked at the lapse: ${parkedAtLapse}; A: ${JSON.stringify(a.dispatcher.stats)}; B: ${JSON.stringify(b.dispatcher.stats)}`);
+    if (twice.length) console.log(`parked at the lapse: ${parkedAtLapse}; lapsed: ${JSON.stringify(lapsed.dispatcher.stats)}; other: ${JSON.stringify(other.dispatcher.stats)}`);
     expect(twice.map((d) => `${d} x${times.get(d) ?? 0}`)).toEqual([]);
     expect(peer.parts.filter((x) => x.source === 'PARKED')).toHaveLength(COUNT);
-    // the lapse was real: claims of A were handed on, and A dropped copies it held in memory
-    expect(b.dispatcher.stats.sent).toBeGreaterThan(0);
-    expect(a.dispatcher.stats.lapsed).toBeGreaterThan(0);
-    // under rate ownership (0094) the lapsed replica gave the account's pacing up, else B would have handed it all back
-    expect(a.dispatcher.stats.leasesGivenUp).toBeGreaterThan(0);
+    // the lapse was real: the lapsed replica's claims were handed on, and it dropped copies it held in memory
+    expect(other.dispatcher.stats.sent).toBeGreaterThan(0);
+    expect(lapsed.dispatcher.stats.lapsed).toBeGreaterThan(0);
+    // under rate ownership (0094) the lapsed replica gave the account's pacing up, else the other would have handed it all back
+    expect(lapsed.dispatcher.stats.leasesGivenUp).toBeGreaterThan(0);
   }, 180_000);
 });
