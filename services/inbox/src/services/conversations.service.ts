@@ -83,17 +83,16 @@ export interface VisibleConversation {
  * team viewers (INBOX_TEAM_VIEW), otherwise those of their teams and those assigned to them.
  */
 /**
- * The totals `space_statistics` carries from the per-status counter rows (`space_id`, `status`, `n`) of these spaces;
- * the personal filters are nobody's in a space-wide answer (0).
+ * The totals `space_statistics` carries, as a SQL `json` expression over the per-status counter rows of one space
+ * (`inbox.space_status_count` under alias `n`, grouped by space): the personal filters are nobody's in a space-wide
+ * answer (0). The one definition, used by the totals read and by the incoming batch's statement (docs/decisions/0120).
  */
-export function spacesTotalsOf(spaceIds: readonly string[], rows: ReadonlyArray<{ space_id: string; status: string; n: number | string }>): Map<string, ConversationTotals> {
-  return new Map(
-    spaceIds.map((id) => {
-      const by = (st: string) => Number(rows.find((r) => r.space_id === id && r.status === st)?.n ?? 0);
-      return [id, { all: by('active') + by('unanswered') + by('closed'), active: by('active'), unanswered: by('unanswered'), closed: by('closed'), my_closed: 0, assigned_to_me: 0 }];
-    }),
-  );
-}
+export const SPACE_TOTALS_JSON = `json_build_object(
+    'all', COALESCE(sum(n.n) FILTER (WHERE n.status IN ('active', 'unanswered', 'closed')), 0)::bigint,
+    'active', COALESCE(sum(n.n) FILTER (WHERE n.status = 'active'), 0)::bigint,
+    'unanswered', COALESCE(sum(n.n) FILTER (WHERE n.status = 'unanswered'), 0)::bigint,
+    'closed', COALESCE(sum(n.n) FILTER (WHERE n.status = 'closed'), 0)::bigint,
+    'my_closed', 0, 'assigned_to_me', 0)`;
 
 @Injectable()
 export class ConversationsService {
@@ -217,8 +216,12 @@ export class ConversationsService {
    * its manager): the trigger's per-status counters; the personal filters are nobody's in a space-wide answer (0).
    */
   async spacesTotals(q: Pick<DataSource, 'query'>, spaceIds: readonly string[]): Promise<Map<string, ConversationTotals>> {
-    const rows = (await q.query(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE space_id = ANY($1::bigint[])`, [spaceIds])) as Array<{ space_id: string; status: string; n: number }>;
-    return spacesTotalsOf(spaceIds, rows);
+    const rows = (await q.query(
+      `SELECT s.id::text AS space_id, ${SPACE_TOTALS_JSON} AS totals
+         FROM unnest($1::bigint[]) AS s(id) LEFT JOIN inbox.space_status_count n ON n.space_id = s.id GROUP BY s.id`,
+      [spaceIds],
+    )) as Array<{ space_id: string; totals: ConversationTotals }>;
+    return new Map(rows.map((r) => [r.space_id, r.totals]));
   }
 
   /** A conversation the caller may see (404 otherwise: another account's, another space's, another team's). */

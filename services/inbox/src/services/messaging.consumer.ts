@@ -19,7 +19,7 @@ import {
 import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
-import { ConversationsService, normalisePhone } from './conversations.service';
+import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
 import { ROOM_RECORD_PARAMS, RoomEvents, type RoomEmit } from './rooms.service';
 import { SendWaiters } from './send-waiters';
 import { rowsOf } from '../http/input';
@@ -220,7 +220,7 @@ export class MessagingConsumer implements OnModuleInit {
       };
     });
     // one space_statistics per space touched, its totals made by the statement from the counters the upsert's trigger
-    // has just moved (spacesTotalsOf's shape)
+    // has just moved (SPACE_TOTALS_JSON)
     for (const [space, account] of spaces) emits.push({ accountId: account, rooms: [`space:${space}`], event: InboxWsEvent.SpaceStatistics, payload: null });
     // the timeline events and the room events in ONE statement (docs/decisions/0120): its arrays through scalar
     // subqueries, as the other statements of the batch; the actors and contents as one JSON text each, not jsonb[]
@@ -236,12 +236,7 @@ export class MessagingConsumer implements OnModuleInit {
            AS t(uuid, account_id, conversation_id, message_uuid, message_time, body, source, destination, message_type, i)
        ),
        made (e, payload) AS (
-         SELECT t.e, json_build_object('space_id', t.space_id, 'totals', json_build_object(
-             'all', COALESCE(sum(n.n) FILTER (WHERE n.status IN ('active', 'unanswered', 'closed')), 0)::bigint,
-             'active', COALESCE(sum(n.n) FILTER (WHERE n.status = 'active'), 0)::bigint,
-             'unanswered', COALESCE(sum(n.n) FILTER (WHERE n.status = 'unanswered'), 0)::bigint,
-             'closed', COALESCE(sum(n.n) FILTER (WHERE n.status = 'closed'), 0)::bigint,
-             'my_closed', 0, 'assigned_to_me', 0))
+         SELECT t.e, json_build_object('space_id', t.space_id, 'totals', ${SPACE_TOTALS_JSON})
            FROM unnest((SELECT ${$(12)}::int[]), (SELECT ${$(13)}::bigint[])) AS t(e, space_id)
            LEFT JOIN inbox.space_status_count n ON n.space_id = t.space_id
           GROUP BY t.e, t.space_id
