@@ -3,9 +3,16 @@
  * columns) and parameters written into a statement that takes none (COPY).
  */
 
-/** One array element double-quoted with its backslashes and double quotes escaped, so any text arrives as it was. */
-function quoteElement(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? `"${text.replace(ESCAPED, '\\$&')}"` : `"${text}"`;
+/**
+ * One array element double-quoted with its backslashes and double quotes escaped, so any text arrives as it was (a
+ * plain text is only scanned, char by char: cheaper than a regular expression's test on short texts).
+ */
+export function pgArrayElement(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) return `"${text.replace(ESCAPED, '\\$&')}"`;
+  }
+  return `"${text}"`;
 }
 
 const NEEDS_ESCAPE = /[\\"]/;
@@ -36,7 +43,7 @@ export function pgArray(values: ReadonlyArray<string | number | bigint | boolean
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null) parts[i] = 'NULL';
-    else if (typeof v === 'string') parts[i] = quoteElement(v);
+    else if (typeof v === 'string') parts[i] = pgArrayElement(v);
     else if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new RangeError(`not an integer: ${v}`);
     else parts[i] = String(v);
   }
@@ -64,7 +71,7 @@ function arrayText(values: readonly unknown[]): string {
     if (Array.isArray(x)) parts[i] = arrayText(x);
     else {
       const t = pgParameterText(x);
-      parts[i] = t === null ? 'NULL' : quoteElement(t);
+      parts[i] = t === null ? 'NULL' : pgArrayElement(t);
     }
   }
   return `{${parts.join(',')}}`;

@@ -1,3 +1,5 @@
+import { pgArrayElement } from '@switchboard/platform';
+
 /**
  * A batch variable's links as range rows of up to `PAGE` links each (docs/decisions/0092, 0105). A row is one page of
  * the variable's code block (`page` = sequence number >> 4) and holds its recipients as fixed-width records in
@@ -58,7 +60,7 @@ export class RangePages {
       v += sep + (item.variantId ?? 'NULL');
       c += sep + (item.contactId ?? 'NULL');
       m += sep + item.messageUuid;
-      x += sep + quoteElement(item.destination);
+      x += sep + pgArrayElement(item.destination);
       j += sep + (varsOf ? varsOf(i) : 'NULL');
     }
     this.d = d;
@@ -82,15 +84,6 @@ export class RangePages {
   get arrays(): [string, string, string, string, string, string] {
     return [`{${this.d}}`, `{${this.v}}`, `{${this.c}}`, `{${this.m}}`, `{${this.x}}`, `{${this.j}}`];
   }
-}
-
-/** An element of a PostgreSQL array literal: double-quoted, backslash and quote escaped (a plain string is only scanned). */
-function quoteElement(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c) return `"${s.replace(/[\\"]/g, '\\$&')}"`;
-  }
-  return `"${s}"`;
 }
 
 /**

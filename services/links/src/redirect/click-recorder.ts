@@ -1,5 +1,6 @@
 import { LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
+import { pgArrayElement } from '@switchboard/platform';
 import type { ResolvedLink } from './link-store';
 import { UA_CLASSES } from './user-agent';
 
@@ -92,14 +93,14 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     codeText[i] = c.codeText;
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
-    ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : quoteElement(c.ip);
+    ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : pgArrayElement(c.ip);
     seen[i] = l.clickCommitted === true ? 't' : 'f';
-    url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : quoteElement(l.location));
+    url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : pgArrayElement(l.location));
     if (c.userAgent === null) agent[i] = 0;
     else {
       let a = agentAt.get(c.userAgent);
       if (a === undefined) {
-        agents.push(quoteElement(c.userAgent));
+        agents.push(pgArrayElement(c.userAgent));
         agentAt.set(c.userAgent, (a = agents.length));
       }
       agent[i] = a;
@@ -324,10 +325,6 @@ export class GroupCommitter {
 /** An address from the socket (IPv4, IPv6): safe in an array literal as it is. */
 const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
-/** An element of a PostgreSQL text array literal: double-quoted, backslash and quote escaped. */
-function quoteElement(s: string): string {
-  return `"${s.replace(/[\\"]/g, '\\$&')}"`;
-}
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const UA_NAME = `(ARRAY[${UA_CLASSES.map((u) => `'${u}'`).join(', ')}])[e.ua_class + 1]`;
