@@ -1,6 +1,6 @@
 import { ALL_PERMISSIONS, Topics, type EventData, type EventDefinition, type EventEnvelope, type MessageAcceptedV1, type RealtimeMessage } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
-import { createTestApp, type TestApp } from '@switchboard/platform/testing';
+import { acceptedMessage as platformAcceptedMessage, createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Client } from 'pg';
 import { AccountsBootstrapService, AccountsModule, type AccountsModuleOptions, type NewCustomerInput } from '../src';
 import { AccountsOutboxRelay } from '../src/services/accounts-events.service';
@@ -97,23 +97,9 @@ export const violationPaths = (body: unknown): string[] => [
   ...new Set(((body as { violations?: Array<{ propertyPath: string }> }).violations ?? []).map((v) => v.propertyPath)),
 ].sort();
 
-/** Streams' accepted-message event for the accounts tests: an SMS to France; `over` sets the fields a test is about. */
+/** Streams' accepted-message data for the accounts tests (the platform's test message, 2 parts); `over` sets the fields a test is about. */
 export const acceptedMessage = (over: Partial<EventData<typeof MessageAcceptedV1>> & Pick<EventData<typeof MessageAcceptedV1>, 'messageUuid' | 'accountId'>): EventData<typeof MessageAcceptedV1> => ({
-  streamId: '1',
-  streamUid: 'stream-1',
-  streamType: 1,
-  channel: 'sms',
-  sender: 'ACME',
-  destination: '+33612345678',
-  iso2: 'FR',
-  text: 'hello',
-  encoding: 'GSM7',
+  ...platformAcceptedMessage(0, { accountId: over.accountId, streamId: '1', sender: 'ACME', text: 'hello' }).data,
   segments: 2,
-  priceMicros: 45_000,
-  currency: 'EUR',
-  payload: null,
-  campaignId: null,
-  notBefore: null,
-  acceptedAt: new Date().toISOString(),
   ...over,
 });
