@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { MessageReceivedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import { telegramWebhookSecret } from '../src';
 import { TelegramPeer } from '../src/testing/telegram-peer';
@@ -152,5 +153,65 @@ describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
     const again = await d.accept({ channel: 'telegram', streamId: '40', streamUid: 'stream-40', streamType: 7, sender: 'acme_bot', destination: '555111', iso2: null, text: 'after a Telegram START', encoding: null });
     await d.untilStatus(again, 'delivered');
     expect(tg.messages.at(-1)).toMatchObject({ chat_id: '555111', text: 'after a Telegram START' });
+  });
+
+  it('answers WhatsApp and Telegram notifications in front of the router, as the Nest routes answer them, with their metric', async () => {
+    // a probe right behind the first middleware: a notification answered in front of the router never reaches it
+    const express = d.t.app.getHttpAdapter().getInstance() as { use: (fn: (req: { method: string; url: string }, res: unknown, next: () => void) => void) => void; router: { stack: unknown[] } };
+    const reached: string[] = [];
+    express.use((req, _res, next) => {
+      if (req.method === 'POST' && req.url.startsWith('/api/dispatch/webhooks/')) reached.push(req.url);
+      next();
+    });
+    express.router.stack.splice(1, 0, express.router.stack.pop());
+    try {
+      const post = async (path: string, payload: Record<string, unknown>, headers: Record<string, string>) => {
+        const res = await fetch(`${d.t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+        return { status: res.status, type: res.headers.get('content-type'), id: /^[\w-]{8,64}$/.test(res.headers.get('x-request-id') ?? ''), body: await res.text() };
+      };
+      const signed = (payload: Record<string, unknown>, secret = 'app-secret') => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(JSON.stringify(payload)).digest('hex')}` });
+      const message = (id: string) => WhatsAppPeer.notification('PNID-1', { messages: [{ from: '4917000002', id, timestamp: '1700000000', type: 'text', text: { body: `early ${id}` } }] });
+      const tgUpdate = { update_id: 9301, message: { message_id: 301, date: 1700000000, text: 'early hello', chat: { id: 555301, type: 'private' }, from: { id: 555301, first_name: 'Kim' } } };
+      const tgSecret = { 'x-telegram-bot-api-secret-token': telegramWebhookSecret('tg-key', 'stream-40') };
+      // each case twice: by the path as providers post it (in front of the router) and by a spelling only Nest's route takes
+      const cases: Array<[string, string, Record<string, unknown>, Record<string, string>]> = [
+        ['whatsapp/', waVendor, message('wamid.early-1'), signed(message('wamid.early-1'))],
+        ['whatsapp/', waVendor, message('wamid.early-2'), signed(message('wamid.early-2'), 'wrong-secret')],
+        ['whatsapp/', 'no-such-stream', message('wamid.early-3'), signed(message('wamid.early-3'))],
+        ['whatsapp/', waVendor, { object: 'whatsapp_business_account' }, signed({ object: 'whatsapp_business_account' })],
+        ['telegram/', 'stream-40', tgUpdate, tgSecret],
+        ['telegram/', 'stream-40', tgUpdate, { 'x-telegram-bot-api-secret-token': 'wrong' }],
+      ];
+      const early = [];
+      for (const [kind, key, payload, headers] of cases) early.push(await post(`/api/dispatch/webhooks/${kind}${key}`, payload, headers));
+      expect(reached).toEqual([]);
+      const routed = [];
+      for (const [kind, key, payload, headers] of cases) routed.push(await post(`/api/dispatch/webhooks/${kind.toUpperCase()}${key}`, payload, headers));
+      expect(reached).toHaveLength(cases.length);
+      expect(early).toEqual(routed);
+      expect(early.map((a) => [a.status, a.body])).toEqual([
+        [200, '{"ok":true}'],
+        [401, expect.stringContaining('"status":401')],
+        [404, expect.stringContaining('"status":404')],
+        [400, expect.stringContaining('"status":400')],
+        [200, '{"ok":true}'],
+        [401, expect.stringContaining('"status":401')],
+      ]);
+      // stored once (the provider's retry, by either path, is the same message), with the number's claim of account 1
+      expect(await d.sql(`SELECT account_id::text, stream_id::text, body FROM dispatch.inbound_message WHERE provider_message_id = 'wamid.early-1'`)).toEqual([{ account_id: '1', stream_id: '30', body: 'early wamid.early-1' }]);
+      expect(await d.sql(`SELECT count(*)::int AS n FROM dispatch.inbound_message WHERE provider_message_id IN ('wamid.early-2', 'wamid.early-3')`)).toEqual([{ n: 0 }]);
+      const metrics = await (await fetch(`${d.t.url}/metrics`)).text();
+      expect(metrics).toMatch(/switchboard_http_requests_total\{method="POST",route="\/api\/dispatch\/webhooks\/whatsapp\/:key",status="401"\} [2-9]/);
+      expect(metrics).toMatch(/switchboard_http_requests_total\{method="POST",route="\/api\/dispatch\/webhooks\/telegram\/:streamUid",status="200"\} [2-9]/);
+    } finally {
+      express.router.stack.splice(1, 1);
+    }
+  });
+
+  it('refuses a WhatsApp notification over 1 MB in front of the router, before reading the rest', async () => {
+    const payload = WhatsAppPeer.notification('PNID-1', { messages: [{ from: '4917000003', id: 'wamid.big', timestamp: '1700000000', type: 'text', text: { body: 'x'.repeat(1024 * 1024 + 10) } }] });
+    const res = await fetch(hook(), { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=0' }, body: JSON.stringify(payload) }).catch((e: Error) => e);
+    if (!(res instanceof Error)) expect(res.status).toBe(413);
+    expect(await d.sql(`SELECT count(*)::int AS n FROM dispatch.inbound_message WHERE provider_message_id = 'wamid.big'`)).toEqual([{ n: 0 }]);
   });
 });

@@ -4,6 +4,7 @@ export * from './exception.filter';
 export * from './validation';
 export * from './list';
 export * from './http-app';
+export * from './early-route';
 export * from './redact';
 export * from './openapi';
 export * from './json-logger';

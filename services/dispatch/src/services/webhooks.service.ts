@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '@switchboard/platform';
+import { answerEarly, AppError } from '@switchboard/platform';
 import { telegramWebhookSecret } from '../adapters/telegram-bot.adapter';
 import type { ProviderReceipt } from '../adapters/provider-adapter';
 import { DISPATCH_OPTIONS, type ResolvedDispatchOptions } from '../dispatch.options';
@@ -17,26 +17,7 @@ const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
 type RawRequest = Request & { rawBody?: Buffer };
 
-/**
- * Provider signatures are over the exact bytes received, so the webhook routes need the raw body. When the app
- * was created with `rawBody: true` Nest keeps it; otherwise this middleware, put in front of the JSON parser,
- * reads webhook bodies itself (the parser then skips them as already read).
- */
-@Injectable()
-export class WebhookRawBody implements OnModuleInit {
-  constructor(private readonly host: HttpAdapterHost) {}
-
-  onModuleInit(): void {
-    const app = this.host.httpAdapter?.getInstance() as
-      | { use: (fn: (req: RawRequest, res: Response, next: NextFunction) => void) => void; router?: { stack: unknown[] }; _router?: { stack: unknown[] } }
-      | undefined;
-    if (!app || typeof app.use !== 'function') return;
-    app.use(captureRawBody);
-    const stack = app.router?.stack ?? app._router?.stack;
-    if (stack && stack.length > 1) stack.unshift(stack.pop());
-  }
-}
-
+/** Reads a webhook POST's raw body (bounded), and its JSON, for the signature check over the exact bytes. */
 export function captureRawBody(req: RawRequest, res: Response, next: NextFunction): void {
   if (req.method !== 'POST' || !req.url.startsWith(WEBHOOK_PREFIX) || req.rawBody) return next();
   const chunks: Buffer[] = [];
@@ -234,4 +215,63 @@ function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Provider signatures are over the exact bytes received, so the webhook routes need the raw body. When the app
+ * was created with `rawBody: true` Nest keeps it; otherwise this middleware, put in front of the JSON parser,
+ * reads webhook bodies itself (the parser then skips them as already read).
+ *
+ * A provider's notification POST (WhatsApp, Telegram) is also answered here, in front of Express's router
+ * (docs/decisions/0127): at an inbound rate of hundreds a second, the router's walk over every service's routes,
+ * the body parsers' passes and Nest's pipeline cost more than the handler. Its checks are the handler's own and
+ * unchanged (the signature or secret token over the raw body, the 1 MB bound while reading, the stream's account,
+ * the number's claim in the group commit), and so are its answers, metric and span (`answerEarly`). The Nest
+ * routes of `WebhooksController` stay for what this does not take (another spelling of the path) and the API docs.
+ */
+@Injectable()
+export class WebhookRawBody implements OnModuleInit {
+  constructor(
+    private readonly host: HttpAdapterHost,
+    private readonly webhooks: WebhookService,
+  ) {}
+
+  onModuleInit(): void {
+    const app = this.host.httpAdapter?.getInstance() as
+      | { use: (fn: (req: RawRequest, res: Response, next: NextFunction) => void) => void; router?: { stack: unknown[] }; _router?: { stack: unknown[] } }
+      | undefined;
+    if (!app || typeof app.use !== 'function') return;
+    app.use(notificationRoute(this.webhooks));
+    const stack = app.router?.stack ?? app._router?.stack;
+    if (stack && stack.length > 1) stack.unshift(stack.pop());
+  }
+}
+
+/** `POST /api/dispatch/webhooks/{whatsapp|telegram}/{key}` as `WebhooksController` spells it (query allowed). */
+const NOTIFICATION_PATH = /^\/api\/dispatch\/webhooks\/(whatsapp|telegram)\/([^/?#]+)\/?(?:\?|$)/;
+const NOTIFICATION_ROUTE = { whatsapp: '/api/dispatch/webhooks/whatsapp/:key', telegram: '/api/dispatch/webhooks/telegram/:streamUid' } as const;
+
+/** Reads every webhook POST's raw body; answers the notification POSTs itself (see WebhookRawBody). */
+export function notificationRoute(webhooks: WebhookService): (req: RawRequest, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const m = req.method === 'POST' ? NOTIFICATION_PATH.exec(req.url) : null;
+    let key: string | null = null;
+    if (m) {
+      try {
+        key = decodeURIComponent(m[2]);
+      } catch {
+        key = null; // Express answers a malformed escape as it always did
+      }
+    }
+    if (!m || key === null) return captureRawBody(req, res, next);
+    const kind = m[1] as 'whatsapp' | 'telegram';
+    const ready = key;
+    captureRawBody(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      answerEarly(req, res, next, NOTIFICATION_ROUTE[kind], 200, async () => {
+        await (kind === 'whatsapp' ? webhooks.whatsApp(ready, req) : webhooks.telegram(ready, req));
+        return { ok: true };
+      });
+    });
+  };
 }
