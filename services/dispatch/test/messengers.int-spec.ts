@@ -167,7 +167,7 @@ describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
     try {
       const post = async (path: string, payload: Record<string, unknown>, headers: Record<string, string>) => {
         const res = await fetch(`${d.t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
-        return { status: res.status, type: res.headers.get('content-type'), id: /^[\w-]{8,64}$/.test(res.headers.get('x-request-id') ?? ''), body: await res.text() };
+        return { status: res.status, type: res.headers.get('content-type'), length: res.headers.get('content-length'), id: /^[\w-]{8,64}$/.test(res.headers.get('x-request-id') ?? ''), body: await res.text() };
       };
       const signed = (payload: Record<string, unknown>, secret = 'app-secret') => ({ 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(JSON.stringify(payload)).digest('hex')}` });
       const message = (id: string) => WhatsAppPeer.notification('PNID-1', { messages: [{ from: '4917000002', id, timestamp: '1700000000', type: 'text', text: { body: `early ${id}` } }] });
