@@ -16,13 +16,17 @@
  * (dispatch's receive, its owner lookup, its group commit, the outbox relay's publish, the inbox consumer's batch, the
  * commit, the room publish, the socket) and prints p50 / p99 of the time spent between consecutive stages. PGSS=1 runs
  * PostgreSQL with pg_stat_statements and prints, for the wire phase, the statements per message by schema and the
- * costliest ones.
+ * costliest ones. ROUTES=n (after the ceiling) posts n signed WhatsApp notifications from this process in blocks,
+ * in turns by the path providers post to (answered in front of Express's router, docs/decisions/0127) and by a
+ * spelling only the Nest route takes, the same message every time (stored once, a provider's retry): the platform's
+ * CPU a request of each, and the difference, in one process at the same moments.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -33,6 +37,7 @@ import { configureHttpApp, createEnvelope, DevMailbox, generateSigningKeys, InMe
 import { AccountsBootstrapService } from '@switchboard/accounts';
 import { GatewayModule } from '@switchboard/gateway';
 import { RoomEvents } from '@switchboard/inbox';
+import { WhatsAppPeer } from '@switchboard/dispatch';
 import { InboundService } from '../services/dispatch/src/services/inbound.service';
 import { MessagingConsumer } from '../services/inbox/src/services/messaging.consumer';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
@@ -240,12 +245,42 @@ async function main(): Promise<void> {
   await drive('ceiling', (key) => void rooms.emit(account, [room], InboxWsEvent.InternalNote, { marker: key }));
   const ratio = (k: 'node' | 'db') => (figures.wire[k] / Math.max(0.001, figures.ceiling[k])).toFixed(1);
   console.log(`ratio wire/ceiling, CPU per message: node ${ratio('node')}, PostgreSQL ${ratio('db')}`);
+  if (Number(process.env.ROUTES ?? 0) > 0) await routes(Number(process.env.ROUTES), webhookUrl);
 
   await peers.ask('stop');
   await pgc.end();
   await app.close();
   await pg.stop();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** ROUTES=n: the webhook's early route against Nest's route, CPU a request of this process, blocks in turns. */
+async function routes(n: number, webhookUrl: string): Promise<void> {
+  // a signed notification with nothing to store (the routing, the signature check and the answer; no statement)
+  const raw = JSON.stringify(WhatsAppPeer.notification(WA_PHONE_ID, {}));
+  const headers = { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', WA_APP_SECRET).update(raw).digest('hex')}` };
+  const nest = webhookUrl.replace('/webhooks/whatsapp/', '/webhooks/WHATSAPP/'); // Express matches routes case-insensitively
+  const block = Math.max(50, Math.floor(n / 10));
+  const cpu: Record<'early' | 'nest', number[]> = { early: [], nest: [] };
+  for (let done = 0, turn = 0; done < n; done += block, turn++) {
+    for (const side of (turn % 2 ? ['nest', 'early'] : ['early', 'nest']) as Array<'early' | 'nest'>) {
+      const c0 = process.cpuUsage();
+      let next = 0;
+      const post = async (): Promise<void> => {
+        for (; next < block; next++) {
+          const res = await fetch(side === 'early' ? webhookUrl : nest, { method: 'POST', headers, body: raw });
+          await res.text();
+          if (res.status !== 200) throw new Error(`${side}: ${res.status}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, post));
+      const c = process.cpuUsage(c0);
+      cpu[side].push((c.user + c.system) / block);
+    }
+  }
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} µs (median ${[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(0)})`;
+  const diffs = cpu.early.map((e, i) => cpu.nest[i] - e);
+  console.log(`routes: ${n} POSTs a side in blocks of ${block}, CPU a request of this process (its HTTP client included, the same on both): early route ${range(cpu.early)}, Nest route ${range(cpu.nest)}; Nest minus early, block by block ${range(diffs)}`);
 }
 
 /** pg_stat_statements since the reset (bench/pg-statements.ts), with the outboxes' row counts. */
