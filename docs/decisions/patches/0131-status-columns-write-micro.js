@@ -14,6 +14,8 @@ const cpu = (pid) => { const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8'); c
 const STATUSES = ['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected'];
 const COUNTRIES = ['DE', 'GB', 'FR', 'ES', 'IT', 'NL', 'PL', 'US', 'BR', 'IN'];
 const N = 200_000, BATCH = 5_000, ROUNDS = Number(process.argv[2] ?? 8);
+// COUNT_TYPE=integer: the count columns as int4 (an hour rollup row counts one hour's messages)
+const COUNT_TYPE = process.env.COUNT_TYPE === 'integer' ? 'integer' : 'bigint';
 let seed = 16; // the benches' generator (mulberry32)
 const r = () => { seed = (seed + 0x6d2b79f5) >>> 0; let t = seed; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
 const arr = (v) => `{${v.join(',')}}`;
@@ -23,7 +25,7 @@ const arr = (v) => `{${v.join(',')}}`;
   await pg.query(`CREATE TABLE h_status (account_id bigint NOT NULL, bucket timestamptz NOT NULL, stream_id bigint NOT NULL, sender text NOT NULL, iso2 text NOT NULL, status text NOT NULL, currency text NOT NULL,
     messages bigint NOT NULL DEFAULT 0, parts bigint NOT NULL DEFAULT 0, cost_micros bigint NOT NULL DEFAULT 0, PRIMARY KEY (account_id, bucket, stream_id, sender, iso2, status, currency)) WITH (fillfactor = 70)`);
   await pg.query(`CREATE TABLE h_cols (account_id bigint NOT NULL, bucket timestamptz NOT NULL, stream_id bigint NOT NULL, sender text NOT NULL, iso2 text NOT NULL, currency text NOT NULL,
-    messages bigint NOT NULL DEFAULT 0, parts bigint NOT NULL DEFAULT 0, cost_micros bigint NOT NULL DEFAULT 0, ${STATUSES.map((s) => `n_${s} bigint NOT NULL DEFAULT 0`).join(', ')},
+    messages bigint NOT NULL DEFAULT 0, parts bigint NOT NULL DEFAULT 0, cost_micros bigint NOT NULL DEFAULT 0, ${STATUSES.map((s) => `n_${s} ${COUNT_TYPE} NOT NULL DEFAULT 0`).join(', ')},
     PRIMARY KEY (account_id, bucket, stream_id, sender, iso2, currency)) WITH (fillfactor = 70)`);
   const now = Date.now();
   const key = () => ({ b: new Date(Math.floor((now - r() * 8760 * 3_600_000) / 3_600_000) * 3_600_000).toISOString(), st: String(1 + Math.floor(r() * 5)), se: `Sender${Math.floor(r() * 4)}`, i: COUNTRIES[Math.floor(r() * 10)] });
@@ -77,7 +79,7 @@ const arr = (v) => `{${v.join(',')}}`;
   }
   const med = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
   const rows = (await pg.query(`SELECT (SELECT count(*) FROM h_status)::int AS s, (SELECT count(*) FROM h_cols)::int AS c, pg_relation_size('h_status') AS ss, pg_relation_size('h_cols') AS cs`)).rows[0];
-  console.log(`load ${require('os').loadavg()[0].toFixed(1)}; ${ROUNDS} rounds of ${BATCH} messages; rows at the end: status-keyed ${rows.s} (${(rows.ss / 1048576).toFixed(1)} MiB), columns ${rows.c} (${(rows.cs / 1048576).toFixed(1)} MiB)`);
+  console.log(`counts ${COUNT_TYPE}; load ${require('os').loadavg()[0].toFixed(1)}; ${ROUNDS} rounds of ${BATCH} messages; rows at the end: status-keyed ${rows.s} (${(rows.ss / 1048576).toFixed(1)} MiB), columns ${rows.c} (${(rows.cs / 1048576).toFixed(1)} MiB)`);
   for (const k in res) console.log(`${k.padEnd(14)} backend CPU µs a message: median ${med(res[k].cpu).toFixed(1)} (${Math.min(...res[k].cpu).toFixed(1)}–${Math.max(...res[k].cpu).toFixed(1)}); WAL bytes a message: median ${med(res[k].wal).toFixed(0)}`);
   await pg.end(); await db.stop();
 })().catch((e) => { console.error(e); process.exit(1); });
