@@ -11,6 +11,7 @@ import {
   type EventData,
   type MintedVariableLinks,
 } from '@switchboard/contracts';
+import { pgArray } from '@switchboard/platform';
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
@@ -250,7 +251,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.lo,
         pages.hi,
         pages.hasVars,
-        refs,
+        // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
+        pgArray(refs),
         targets.map((t) => t.variable),
         blocks,
       ],
