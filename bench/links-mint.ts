@@ -3,7 +3,8 @@
  * does (batches of 1000 recipients, VARIABLES link variables each, default 1), through the real minting path
  * (mintBatch: the domain picked per link from a pool of 3 spread evenly, the codes, the range rows, usages, the stored
  * answer and its outbox event, one transaction per batch). Prints the first 200,000 links' figure and the whole run's:
- * links/s, CPU a link of Node and of PostgreSQL (every process of the server), WAL bytes a link. Ceiling, same run
+ * links/s, CPU a link of Node and of PostgreSQL (every process of the server), WAL bytes a link, the answers' event
+ * bytes a link (the outbox rows' text, docs/decisions/0129). Ceiling, same run
  * (docs/decisions/0123): the bare database taking the same rows minting wrote (range rows, stored answers, outbox rows,
  * read back as COPY text) by COPY alone, one transaction per batch, and the ratios.
  *
@@ -153,9 +154,11 @@ async function main(): Promise<void> {
     const mintPgUs = ((pgCpuMs(postmaster) - pg0) * 1000) / minted;
     const mintNodeUs = (cpu.user + cpu.system) / minted;
     const mintWal = (await walBytes(client, w0)) / minted;
+    // the answers' events as the outbox holds them (what the relay sends to campaigns and stats), bytes a link
+    const eventBytes = Number((await client.query<{ b: string }>(`SELECT coalesce(sum(octet_length(packed) + octet_length(payload::text)), 0)::text AS b FROM links.outbox`)).rows[0].b) / minted;
     const usages = await client.query<{ total_usages: string }>(`SELECT total_usages::text FROM links.domain WHERE id = ANY ($1::bigint[]) ORDER BY id`, [domains]);
     console.log(
-      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
+      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link; event ${eventBytes.toFixed(1)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
     );
 
     // the quiet machine (HELPERS.md): one batch at a time runs Node and PostgreSQL in turn, so a link costs both; two

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, Topics } from './events';
+import { defineEvent, Topics, type EventData } from './events';
 
 const id = z.string().regex(/^\d+$/, 'a decimal id');
 
@@ -81,6 +81,7 @@ export const LinkBatchRequestedV1 = defineEvent({
   }),
 });
 
+/** Links' answer up to 0129, one JSON member a link; links now sends v2, consumers still read both (`readLinkBatchMinted`). */
 export const LinkBatchMintedV1 = defineEvent({
   type: 'links.link_batch.minted',
   version: 1,
@@ -102,6 +103,229 @@ export const LinkBatchMintedV1 = defineEvent({
     usages: z.array(z.object({ domainId: id, domain: z.string(), variantId: id.nullable(), links: z.number().int().positive() })).optional(),
   }),
 });
+
+/** The digits of a v2 answer's picks and codes (base62, as the links' codes). */
+const MINTED_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const MINTED_DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < MINTED_DIGITS.length; i++) MINTED_DIGIT[MINTED_DIGITS.charCodeAt(i)] = i;
+/** Domains a variable's links may be spread over in one v2 answer: picks of at most two digits. */
+export const MINTED_MAX_PREFIXES = 62 * 62;
+
+/**
+ * The characters of one pick in a v2 answer whose variable has `prefixes` domain prefixes: none for one (every link is
+ * on it), one base62 digit up to 62, two up to 3844.
+ */
+export function mintedPickWidth(prefixes: number): number {
+  return prefixes <= 1 ? 0 : prefixes <= 62 ? 1 : 2;
+}
+
+/** A pick (a prefix index) written in `width` base62 digits. */
+export function mintedPickText(index: number, width: number): string {
+  if (width === 0) return '';
+  if (width === 1) return MINTED_DIGITS[index];
+  return MINTED_DIGITS[Math.floor(index / 62)] + MINTED_DIGITS[index % 62];
+}
+
+function pickAt(picks: string, width: number, i: number): number {
+  if (width === 0) return 0;
+  if (width === 1) return MINTED_DIGIT[picks.charCodeAt(i)];
+  return MINTED_DIGIT[picks.charCodeAt(2 * i)] * 62 + MINTED_DIGIT[picks.charCodeAt(2 * i + 1)];
+}
+
+/**
+ * One link variable of a v2 answer, every item's link of it without a string a link: item i's link is
+ * `prefixes[pick i] + codes[i * codeWidth, (i + 1) * codeWidth)`.
+ */
+export const MintedVariableLinks = z.object({
+  variable: z.string().min(1).max(64),
+  /** `<scheme>://<domain>/` of each domain the variable's links are on, in the order of their first link. */
+  prefixes: z
+    .array(z.string().max(300).regex(/^https?:\/\/[^\s/?#\\@]+\/$/, 'a scheme and a host'))
+    .min(1)
+    .max(MINTED_MAX_PREFIXES),
+  /** The characters of one code (the links service's codes are 7). */
+  codeWidth: z.number().int().min(1).max(16),
+  /** Per item in batch order, the index of its link's prefix in `mintedPickWidth(prefixes.length)` base62 digits. */
+  picks: z.string().max(2000).regex(/^[0-9A-Za-z]*$/),
+  /** Per item in batch order, its code (`codeWidth` base62 characters each), one run. */
+  codes: z.string().max(16_000).regex(/^[0-9A-Za-z]*$/),
+});
+export type MintedVariableLinks = z.infer<typeof MintedVariableLinks>;
+
+/**
+ * `links.link_batch.minted` v2 (docs/decisions/0129): the same answer as v1 with its links compact. v1 carried one JSON
+ * member a link (`{"<ref>":{"<variable>":"https://<domain>/<code>"}}`, ~57 bytes a link, each domain written again in
+ * every link); v2 carries the refs once, and per variable the domains once, one pick and one code a link (~8 bytes a
+ * link and the ref). No secret: the codes are what recipients get, the code key never leaves links. Consumers read
+ * both versions through `readLinkBatchMinted` (a rolling upgrade: the consumers first, then links; v1 events still
+ * retained or in links' outbox are read as before).
+ */
+export const LinkBatchMintedV2 = defineEvent({
+  type: 'links.link_batch.minted',
+  version: 2,
+  topic: Topics.Links,
+  key: (d) => d.campaignId,
+  schema: z
+    .object({
+      batchId: z.string(),
+      accountId: id,
+      campaignId: id,
+      /** As v1: `no_valid_domain` halts the campaign. */
+      outcome: z.enum(['minted', 'no_valid_domain', 'offer_unavailable']),
+      /** The items' refs in batch order. Empty unless minted. */
+      refs: z.array(z.string().max(64)).max(1000),
+      /** Per link variable, every item's link. Empty unless minted. */
+      variables: z.array(MintedVariableLinks).max(8),
+      /** As v1 (docs/decisions/0044): only on the first answer of a minted batch. */
+      usages: z.array(z.object({ domainId: id, domain: z.string(), variantId: id.nullable(), links: z.number().int().positive() })).optional(),
+    })
+    .superRefine((d, ctx) => {
+      const n = d.refs.length;
+      d.variables.forEach((v, vi) => {
+        const width = mintedPickWidth(v.prefixes.length);
+        if (v.codes.length !== n * v.codeWidth) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['variables', vi, 'codes'], message: `${n} codes of ${v.codeWidth} characters` });
+        if (v.picks.length !== n * width) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['variables', vi, 'picks'], message: `${n} picks of ${width} characters` });
+          return;
+        }
+        for (let i = 0; i < n && width; i++) {
+          if (pickAt(v.picks, width, i) >= v.prefixes.length) {
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['variables', vi, 'picks'], message: `item ${i} picks no prefix` });
+            return;
+          }
+        }
+      });
+    }),
+});
+
+/** Item `i`'s link of a v2 answer's variable. */
+export function mintedLinkAt(v: MintedVariableLinks, i: number): string {
+  return v.prefixes[pickAt(v.picks, mintedPickWidth(v.prefixes.length), i)] + v.codes.slice(i * v.codeWidth, (i + 1) * v.codeWidth);
+}
+
+/** A v2 answer's links in v1's shape: per ref, the link of each variable. */
+export function mintedLinksByRef(d: Pick<EventData<typeof LinkBatchMintedV2>, 'refs' | 'variables'>): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  d.refs.forEach((ref, i) => {
+    const links: Record<string, string> = {};
+    for (const v of d.variables) links[v.variable] = mintedLinkAt(v, i);
+    out[ref] = links;
+  });
+  return out;
+}
+
+/**
+ * v1's links (per ref, per variable) as v2's refs and variables: each link split at its last `/` into its prefix and
+ * its code. Every ref must have every variable and a variable's codes one width (the links service's codes are 7
+ * base62 characters); anything else is not an answer links wrote, and throws.
+ */
+export function encodeMintedLinks(links: Record<string, Record<string, string>>): Pick<EventData<typeof LinkBatchMintedV2>, 'refs' | 'variables'> {
+  const refs = Object.keys(links);
+  const names = refs.length ? Object.keys(links[refs[0]]) : [];
+  const variables = names.map((variable): MintedVariableLinks => {
+    const prefixes: string[] = [];
+    const index = new Map<string, number>();
+    const at: number[] = [];
+    let codes = '';
+    let codeWidth = 0;
+    for (const ref of refs) {
+      const url = links[ref][variable];
+      if (typeof url !== 'string') throw new Error(`minted links: ref ${ref} has no ${variable}`);
+      const cut = url.lastIndexOf('/') + 1;
+      const code = url.slice(cut);
+      if (!codeWidth) codeWidth = code.length;
+      if (code.length !== codeWidth || !code.length) throw new Error(`minted links: the codes of ${variable} are not of one width`);
+      const prefix = url.slice(0, cut);
+      let p = index.get(prefix);
+      if (p === undefined) {
+        p = prefixes.length;
+        prefixes.push(prefix);
+        index.set(prefix, p);
+      }
+      at.push(p);
+      codes += code;
+    }
+    const width = mintedPickWidth(prefixes.length);
+    return { variable, prefixes, codeWidth: codeWidth || 7, picks: at.map((p) => mintedPickText(p, width)).join(''), codes };
+  });
+  for (const ref of refs) if (Object.keys(links[ref]).length !== names.length) throw new Error(`minted links: ref ${ref} has other variables`);
+  return { refs, variables };
+}
+
+/** A minted answer as its consumers read it, whichever version it came in. */
+export interface LinkBatchMinted {
+  version: number;
+  batchId: string;
+  accountId: string;
+  campaignId: string;
+  outcome: 'minted' | 'no_valid_domain' | 'offer_unavailable';
+  usages?: EventData<typeof LinkBatchMintedV2>['usages'];
+  /** The items' refs, in batch order (v1: its links' keys). */
+  refs: string[];
+  /** The link variables' names. */
+  variables: string[];
+  /** Item `i`'s link of variable `vi`. */
+  link(i: number, vi: number): string;
+  /** How many of the batch's links each domain prefix (`<scheme>://<domain>/`) took. */
+  perPrefix(): Map<string, number>;
+}
+
+/**
+ * `links.link_batch.minted` of version 1 or 2, validated, as one readable form; null for another type or version. For
+ * consumers during and after the rolling upgrade to v2 (docs/decisions/0129).
+ */
+export function readLinkBatchMinted(e: { type: string; version: number; data: unknown }): LinkBatchMinted | null {
+  if (e.type !== LinkBatchMintedV2.type) return null;
+  if (e.version === 2) {
+    const d = LinkBatchMintedV2.schema.parse(e.data);
+    return {
+      version: 2,
+      batchId: d.batchId,
+      accountId: d.accountId,
+      campaignId: d.campaignId,
+      outcome: d.outcome,
+      usages: d.usages,
+      refs: d.refs,
+      variables: d.variables.map((v) => v.variable),
+      link: (i, vi) => mintedLinkAt(d.variables[vi], i),
+      perPrefix: () => {
+        const out = new Map<string, number>();
+        for (const v of d.variables) {
+          const width = mintedPickWidth(v.prefixes.length);
+          const counts = new Array<number>(v.prefixes.length).fill(0);
+          for (let i = 0; i < d.refs.length; i++) counts[pickAt(v.picks, width, i)]++;
+          v.prefixes.forEach((p, k) => counts[k] && out.set(p, (out.get(p) ?? 0) + counts[k]));
+        }
+        return out;
+      },
+    };
+  }
+  if (e.version !== 1) return null;
+  const d = LinkBatchMintedV1.schema.parse(e.data);
+  const refs = Object.keys(d.links);
+  const variables = [...new Set(refs.flatMap((r) => Object.keys(d.links[r])))];
+  return {
+    version: 1,
+    batchId: d.batchId,
+    accountId: d.accountId,
+    campaignId: d.campaignId,
+    outcome: d.outcome,
+    usages: d.usages,
+    refs,
+    variables,
+    link: (i, vi) => d.links[refs[i]][variables[vi]],
+    perPrefix: () => {
+      const out = new Map<string, number>();
+      for (const r of refs) {
+        for (const url of Object.values(d.links[r])) {
+          const p = url.slice(0, url.lastIndexOf('/') + 1);
+          out.set(p, (out.get(p) ?? 0) + 1);
+        }
+      }
+      return out;
+    },
+  };
+}
 
 /**
  * A domain's state as the console sees it, after any change (added, verified in DNS, declined, archived, restored,
@@ -229,4 +453,4 @@ export const LinkOptOutConfirmedV1 = defineEvent({
   }),
 });
 
-export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1, DomainChangedV1, DomainPoolChangedV1, OfferChangedV1, LinkClicksRecordedV1, LinkOptOutConfirmedV1] as const;
+export const LinksEvents = [LinkClickedV1, LinkBatchRequestedV1, LinkBatchMintedV1, LinkBatchMintedV2, DomainChangedV1, DomainPoolChangedV1, OfferChangedV1, LinkClicksRecordedV1, LinkOptOutConfirmedV1] as const;

@@ -6,7 +6,9 @@ import {
   AudienceCountedV1,
   AudienceRequestedV1,
   CampaignSendBatchRequestedV1,
+  encodeMintedLinks,
   LinkBatchMintedV1,
+  LinkBatchMintedV2,
   LinkBatchRequestedV1,
   MessageStatusChangedV1,
   SendBatchProcessedV1,
@@ -58,6 +60,8 @@ export class RunnerHarness {
     links: Object.fromEntries(req.items.map((i) => [i.ref, Object.fromEntries(req.variables.map((v) => [v.variable, `https://s.test/${v.variable}/${i.ref}`]))])),
   });
   linkRequests: LinkRequest[] = [];
+  /** The version of `links.link_batch.minted` the fake links answers with: v1's object a link, or v2's compact form. */
+  mintVersion: 1 | 2 = 1;
   /** Chunks of a copy snapshot that never arrive (a broker deleted them unread), by the campaign's answer number (0 the first) and seq. */
   dropChunk: (answer: number, seq: number) => boolean = () => false;
   /** Audience snapshots asked, per campaign. */
@@ -100,7 +104,10 @@ export class RunnerHarness {
       handler: async (e) => {
         const req = LinkBatchRequestedV1.schema.parse(e.data);
         this.linkRequests.push(req);
-        await bus.publish([createEnvelope(LinkBatchMintedV1, this.mint(req), { accountId: req.accountId, source: 'links' })]);
+        const answer = this.mint(req);
+        const meta = { accountId: req.accountId, source: 'links' };
+        const { links, ...rest } = answer;
+        await bus.publish([this.mintVersion === 2 ? createEnvelope(LinkBatchMintedV2, { ...rest, ...encodeMintedLinks(links) }, meta) : createEnvelope(LinkBatchMintedV1, answer, meta)]);
       },
     });
   }

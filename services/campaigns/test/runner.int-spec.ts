@@ -212,6 +212,38 @@ describe('campaign runner', () => {
     expect(await h.runUntilStopped(halted)).toBe(CampaignStatus.Finished);
   });
 
+  it('gives each recipient the same, correct link from links’ compact answer (v2) as from v1’s, and reads both during a rolling upgrade', async () => {
+    const mint = h.mint;
+    // links' real codes: 7 base62 characters; the recipients spread over two domains
+    h.mint = (req) => ({
+      batchId: req.batchId,
+      accountId: req.accountId,
+      campaignId: req.campaignId,
+      outcome: 'minted',
+      links: Object.fromEntries(req.items.map((i) => [i.ref, Object.fromEntries(req.variables.map((v) => [v.variable, `https://${Number(i.ref) % 3 ? 'go' : 'b'}.acme.test/K${i.ref.padStart(6, '0')}`]))])),
+    });
+    const texts: Array<Map<string, string>> = [];
+    const stored: Array<Array<{ ordinal: number; links: unknown }>> = [];
+    try {
+      for (const [version, account] of [[1, '1111'], [2, '1112']] as const) {
+        h.mintVersion = version;
+        h.requested = [];
+        const id = await h.campaign0(account, 40, { variants: [{ text: 'Sale {{shorturl}}', ratio: 100 }], variables: [{ id: '7', name: 'shorturl', params: { domains: [{ id: 5 }, { id: 6 }] } }] });
+        expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+        texts.push(new Map(h.requested.map((i) => [i.ref, i.text])));
+        stored.push(await h.a.sql<{ ordinal: number; links: unknown }>(`SELECT ordinal, links FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]));
+      }
+    } finally {
+      h.mint = mint;
+      h.mintVersion = 1;
+    }
+    expect(texts[1].size).toBe(40);
+    for (let r = 0; r < 40; r++) expect(texts[1].get(String(r))).toBe(`Sale https://${r % 3 ? 'go' : 'b'}.acme.test/K${String(r).padStart(6, '0')}`);
+    expect(texts[1]).toEqual(texts[0]);
+    expect(stored[1]).toHaveLength(40);
+    expect(stored[1]).toEqual(stored[0]);
+  });
+
   it('counts statuses and clicks once each, per variant, whatever order and repeats they come in', async () => {
     h.dispatchHolding = true;
     const id = await h.campaign0('1201', 4);

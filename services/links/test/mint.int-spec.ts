@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createEnvelope, NatsRealtime } from '@switchboard/platform';
 import { natsTestUrl } from '@switchboard/platform/testing';
-import { LinkBatchMintedV1, LinkBatchRequestedV1, realtimeSubject, type RealtimeMessage } from '@switchboard/contracts';
+import { LinkBatchMintedV2, LinkBatchRequestedV1, mintedLinksByRef, realtimeSubject, type RealtimeMessage } from '@switchboard/contracts';
 import { batch, shortUrl, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '301';
@@ -107,7 +107,7 @@ describe('minting personal links for campaign batches', () => {
     // s6 reached its limit with those three: nothing usable is left
     const req = batch(A, [shortUrl({ url: 'https://a.example/', domainPoolId: pool })], 1);
     const none = await l.mint(req);
-    expect(none).toEqual({ batchId: req.batchId, accountId: A, campaignId: req.campaignId, outcome: 'no_valid_domain', links: {} });
+    expect(none).toEqual({ batchId: req.batchId, accountId: A, campaignId: req.campaignId, outcome: 'no_valid_domain', refs: [], variables: [] });
     // the variable's own domains list, the same rule
     expect((await l.mint(batch(A, [shortUrl({ url: 'https://a.example/', domainIds: d.slice(0, 5) })], 1))).outcome).toBe('no_valid_domain');
     // a batch larger than what is left mints nothing at all
@@ -133,18 +133,23 @@ describe('minting personal links for campaign batches', () => {
     const dom = await l.domain(A, 'bus.test');
     const req = batch(A, [shortUrl({ url: 'https://a.example/{x}', domainIds: [dom] })], 2, (i) => ({ x: `v${i}` }));
     await l.bus.publish([createEnvelope(LinkBatchRequestedV1, req, { accountId: A, source: 'campaigns' })]);
-    const answers = () => l.events(LinkBatchMintedV1.type).map((e) => LinkBatchMintedV1.schema.parse(e.data)).filter((d) => d.batchId === req.batchId);
-    await waitFor(() => answers().length > 0);
-    const minted = answers();
-    expect(minted).toHaveLength(1);
+    const events = () => l.events(LinkBatchMintedV2.type).filter((e) => (e.data as { batchId: string }).batchId === req.batchId);
+    await waitFor(() => events().length > 0);
+    // the compact answer (docs/decisions/0129): version 2, the domain written once, a pick and a code a link
+    expect(events().map((e) => e.version)).toEqual([2]);
+    expect(JSON.stringify(events()[0].data).split('bus.test/')).toHaveLength(2);
+    const minted = events().map((e) => LinkBatchMintedV2.schema.parse(e.data));
     expect(minted[0].outcome).toBe('minted');
-    expect(Object.keys(minted[0].links)).toEqual(['r0', 'r1']);
+    expect(minted[0].refs).toEqual(['r0', 'r1']);
+    expect(minted[0].variables).toEqual([{ variable: 'shorturl', prefixes: ['http://bus.test/'], codeWidth: 7, picks: '', codes: expect.stringMatching(/^[0-9A-Za-z]{14}$/) }]);
+    const links = mintedLinksByRef(minted[0]);
+    expect(Object.keys(links)).toEqual(['r0', 'r1']);
     // what the campaign reports per domain and variant (domain_stats, built from events by stats) need: links per domain
     expect(minted[0].usages).toEqual([
       { domainId: dom, domain: 'bus.test', variantId: '1', links: 1 },
       { domainId: dom, domain: 'bus.test', variantId: '2', links: 1 },
     ]);
-    const row = await l.linkOf(minted[0].links.r1.shorturl);
+    const row = await l.linkOf(links.r1.shorturl);
     expect(row).toMatchObject({ vars: { x: 'v1' }, destination: req.items[1].destination, campaign_id: req.campaignId, message_uuid: req.items[1].messageUuid });
   });
 });

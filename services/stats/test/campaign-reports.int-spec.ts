@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   CampaignChangedV1,
   DomainChangedV1,
+  encodeMintedLinks,
   LinkBatchMintedV1,
+  LinkBatchMintedV2,
   LinkOptOutConfirmedV1,
   Permission,
   type CampaignDeliveryStatsDto,
@@ -35,6 +37,13 @@ const minted = (account: string, campaignId: string, urls: string[]) =>
     { accountId: account, source: 'links' },
   );
 
+const mintedV2 = (account: string, campaignId: string, urls: string[]) =>
+  createEnvelope(
+    LinkBatchMintedV2,
+    { batchId: randomUUID(), accountId: account, campaignId, outcome: 'minted', ...encodeMintedLinks(Object.fromEntries(urls.map((u, i) => [String(i), { shorturl: u }]))) },
+    { accountId: account, source: 'links' },
+  );
+
 const optOut = (account: string, campaignId: string, m: Msg, at: string) =>
   createEnvelope(LinkOptOutConfirmedV1, { accountId: account, contactId: null, destination: '+447700900000', campaignId, messageUuid: m.uuid, optedOutAt: at }, { accountId: account, source: 'links' });
 
@@ -60,7 +69,8 @@ describe('stats: campaign, variant and domain reports', () => {
     await s.publish([sendRequested(ACC, CAMPAIGN, v12)]);
     // a status repeated and a late `sent` after delivered change nothing
     await s.publish([statusChanged(v11[0], 'delivered'), statusChanged(v11[0], 'sent')]);
-    await s.publish([minted(ACC, CAMPAIGN, ['https://go.example.com/a', 'https://go.example.com/b', 'https://go.example.com/c', 'https://x.example.org/d'])]);
+    // one batch answered in v1, one in v2 (a rolling upgrade, docs/decisions/0129): the links per host add up over both
+    await s.publish([minted(ACC, CAMPAIGN, ['https://go.example.com/a', 'https://go.example.com/b']), mintedV2(ACC, CAMPAIGN, ['https://go.example.com/c', 'https://x.example.org/d'])]);
     await s.publish([
       clicksRecorded(ACC, [
         { m: v11[0], campaign: CAMPAIGN, variant: '11', domain: '3', first: true, at: '2026-03-10T05:00:00Z' },

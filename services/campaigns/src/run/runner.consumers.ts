@@ -11,7 +11,9 @@ import {
   CampaignStatusesReconciledV1,
   ContactOptedOutV1,
   InboundOptedOutV1,
-  LinkBatchMintedV1,
+  LinkBatchMintedV2,
+  readLinkBatchMinted,
+  type LinkBatchMinted,
   LinkClickedV1,
   LinkOptOutConfirmedV1,
   MessageStatusChangedV1,
@@ -73,6 +75,23 @@ type Answer = EventData<typeof SendBatchProcessedV1>;
  * The recipients' ordinals of an answer's items: the runner asks with `ref` = the ordinal. A ref that is none (a demo
  * message's) names no recipient. With the messageUuid it is the recipient's key for the answer's statements.
  */
+/**
+ * Each recipient's links as the JSON text of its `links` column (`{"<variable>":"<link>"}`), in the answer's ref order:
+ * the per-recipient text built here from the compact answer (docs/decisions/0129), the same text v1's object gave.
+ */
+function recipientLinks(d: LinkBatchMinted): string[] {
+  const keys = d.variables.map((v) => `${JSON.stringify(v)}:`);
+  return d.refs.map((_, i) => {
+    let out = '';
+    for (let vi = 0; vi < keys.length; vi++) {
+      // a v1 answer may leave a variable out of an item (v2 cannot): no member, as v1's object had none
+      const link: string | undefined = d.link(i, vi);
+      if (link !== undefined) out += `${out ? ',' : ''}${keys[vi]}${JSON.stringify(link)}`;
+    }
+    return `{${out}}`;
+  });
+}
+
 const ordinals = (items: ReadonlyArray<{ ref: string }>): number[] => items.map((i) => (/^\d{1,9}$/.test(i.ref) ? Number(i.ref) : -1));
 
 /** A status waiting for the status group commit: from a status event, or from dispatch's answer to a question (0093). */
@@ -128,7 +147,7 @@ export class RunnerConsumers implements OnModuleInit {
       handler: (e) => (e.type === AudienceChunkPreparedV1.type ? this.onAudienceChunk(e) : this.onAudience(e)),
     });
     await this.bus.subscribe({ group: ANSWERS_GROUP, topics: [Topics.Streams], types: [SendBatchProcessedV1.type], concurrency: 4, handler: (e) => this.onAnswer(e) });
-    await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV1.type], handler: (e) => this.onLinks(e) });
+    await this.bus.subscribe({ group: LINKS_GROUP, topics: [Topics.Links], types: [LinkBatchMintedV2.type], handler: (e) => this.onLinks(e) });
     // dispatch's answers to the status questions of docs/decisions/0093 ride the same group (it reads the topic already)
     await this.bus.subscribe({
       group: STATUS_GROUP,
@@ -329,18 +348,19 @@ export class RunnerConsumers implements OnModuleInit {
 
   /** Links' answer: minted links go on the recipients (they are composed next); no valid domain halts the campaign. */
   async onLinks(e: EventEnvelope): Promise<void> {
-    if (e.type !== LinkBatchMintedV1.type || e.version !== 1) return;
-    const d = LinkBatchMintedV1.schema.parse(e.data);
+    // v1 (one JSON member a link) and v2 (compact, docs/decisions/0129) both: links sends v2 once every consumer reads it
+    const d = readLinkBatchMinted(e);
+    if (!d) return;
     const now = this.clock.now();
     await this.uow.run(async (m, emit, notify) => {
       await lockRecipients(m, 'r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1', [d.campaignId, d.accountId, d.batchId]);
-      const refs = Object.keys(d.links);
+      const refs = d.refs;
       if (d.outcome === 'minted' && refs.length) {
         await m.query(
           `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL, due_at = $6
              FROM unnest($4::int[], $5::jsonb[]) t(o, links)
             WHERE r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1 AND r.ordinal = t.o`,
-          [d.campaignId, d.accountId, d.batchId, refs.map(Number), refs.map((k) => JSON.stringify(d.links[k])), now],
+          [d.campaignId, d.accountId, d.batchId, refs.map(Number), recipientLinks(d), now],
         );
         return;
       }

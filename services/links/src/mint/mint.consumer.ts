@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { PoolClient } from 'pg';
-import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
+import { LinkBatchMintedV2, LinkBatchRequestedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
 import { createEnvelope, EventBus, Outbox, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { LINKS_CONNECTION, LINKS_OPTIONS, type ResolvedLinksOptions } from '../links.options';
@@ -71,7 +71,7 @@ export class MintConsumer implements OnModuleInit {
 
   /** A refusal is not stored (a later request is decided afresh) but is answered like a mint. */
   private async announceRefusal(answer: LinkBatchAnswer): Promise<void> {
-    await this.ds.transaction((m) => Outbox.add(m, 'links', [createEnvelope(LinkBatchMintedV1, answer, { accountId: answer.accountId, source: 'links', occurredAt: this.clock.now() })]));
+    await this.ds.transaction((m) => Outbox.add(m, 'links', [createEnvelope(LinkBatchMintedV2, answer, { accountId: answer.accountId, source: 'links', occurredAt: this.clock.now() })]));
     this.relay.kick();
   }
 }

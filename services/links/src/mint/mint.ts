@@ -1,13 +1,29 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { LinkBatchMintedV1, LinkBatchRequestedV1, Topics, type EventData } from '@switchboard/contracts';
+import {
+  encodeMintedLinks,
+  LinkBatchMintedV2,
+  LinkBatchRequestedV1,
+  MINTED_MAX_PREFIXES,
+  mintedLinksByRef,
+  mintedPickText,
+  mintedPickWidth,
+  Topics,
+  type EventData,
+  type MintedVariableLinks,
+} from '@switchboard/contracts';
+import { pgArray } from '@switchboard/platform';
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
-import { CodeCipher, encodeCode } from './codes';
+import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
 import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
-export type LinkBatchAnswer = EventData<typeof LinkBatchMintedV1>;
+/**
+ * A batch's answer: the `links.link_batch.minted` v2 data (docs/decisions/0129), and, for callers in the process that
+ * want them (tests, tools), its links in v1's shape read on first use (not enumerable: never sent).
+ */
+export type LinkBatchAnswer = EventData<typeof LinkBatchMintedV2> & { readonly links: Record<string, Record<string, string>> };
 
 export interface MintOptions {
   cipher: CodeCipher;
@@ -67,13 +83,16 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       // batches minted before 0092 kept their answer as jsonb, then as the text sent (no jsonb parse a batch), and since
       // 0123 as the recipe to write it again (refs, variables, code blocks; the domains are the range rows')
       const stored = done.rows[0];
-      const links = stored.links ?? (stored.links_text !== null ? (JSON.parse(stored.links_text) as LinkBatchAnswer['links']) : await storedLinks(client, req.accountId, stored, o));
+      const links =
+        stored.refs !== null
+          ? await storedLinks(client, req.accountId, stored, o)
+          : encodeMintedLinks(stored.links ?? (JSON.parse(stored.links_text ?? '{}') as Record<string, Record<string, string>>));
       await client.query('COMMIT');
-      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, links };
+      return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, ...links });
     }
     const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
       await client.query('ROLLBACK');
-      return { batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, links: {} };
+      return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, refs: [], variables: [] });
     };
 
     const targets: Target[] = [];
@@ -118,10 +137,9 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const targetIds = head.rows[0].ids;
     const blocks = head.rows[0].blocks.map(Number);
 
-    // the answer's links are written as JSON text (what is stored and announced), never as an object a link: the
-    // codes and domains of each variable first, then the text item by item (docs/decisions/0092)
-    const codesOf: Float64Array[] = [];
-    const quotedPrefixes: string[][] = [];
+    // the answer (docs/decisions/0129): per variable its domains' prefixes once, a pick and a code a link, each one run
+    // of text; no string and no object a link
+    const minted: MintedVariableLinks[] = [];
     const created = o.now.toISOString();
     const account = req.accountId;
     const campaign = req.campaignId;
@@ -133,10 +151,7 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
     const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
     for (let vi = 0; vi < assignments.length; vi++) {
       const { pick, t } = assignments[vi];
-      const codes = o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n);
-      codesOf.push(codes);
-      // a domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62)
-      quotedPrefixes.push(t.candidates.map((d) => JSON.stringify(`${o.scheme}://${d.name}/`).slice(0, -1)));
+      minted.push(variableLinks(t.variable, o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n), pick.assignment, (k) => `${o.scheme}://${t.candidates[k].name}/`));
       const varKeys = varsKeys(t.used);
       const domainIds = t.candidates.map((d) => d.id);
       pages.add(
@@ -185,18 +200,12 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
       pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
     }
     const usages = [...usage.values()];
-    const linksJson = linksText(
-      req.items.map((item) => item.ref),
-      targets.map((t) => t.variable),
-      (vi, i) => quotedPrefixes[vi][assignments[vi].pick.assignment[i]],
-      codesOf,
-    );
-    const answer = lazyLinks({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', usages }, linksJson);
-    const event = { id: randomUUID(), type: LinkBatchMintedV1.type, version: LinkBatchMintedV1.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    // the answer is serialised once, sent once and written once: PostgreSQL splices its text into the event between
-    // these two parts; a repeated request rebuilds it from the stored recipe (refs, variables, blocks; 0123)
-    const before = `[${JSON.stringify(event).slice(0, -1)},"data":{"batchId":${JSON.stringify(req.batchId)},"accountId":"${account}","campaignId":"${campaign}","outcome":"minted","links":`;
-    const after = `,"usages":${JSON.stringify(usages)}},"topic":"${Topics.Links}"}]`;
+    const refs = req.items.map((item) => item.ref);
+    const answer = answerOf({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', refs, variables: minted, usages });
+    // the answer is written once, as its event (a repeated request rebuilds it from the stored recipe: refs, variables,
+    // blocks; 0123); the outbox row is a packed row of one event
+    const event = { id: randomUUID(), type: LinkBatchMintedV2.type, version: LinkBatchMintedV2.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
+    const packed = JSON.stringify([{ ...event, data: answer, topic: Topics.Links }]);
     const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
       name: 'links_mint_write',
       text: `WITH d AS (
@@ -211,13 +220,13 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
        ), r AS (
          INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
-         SELECT r.page, $4, r.target, $11, $16, r.expires, $3, ($20::bigint[])[r.lo:r.hi], ($21::bigint[])[r.lo:r.hi], ($22::bigint[])[r.lo:r.hi], ($23::uuid[])[r.lo:r.hi],
-                ($24::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($25::text[])[r.lo:r.hi] END
-           FROM unnest($17::bigint[], $18::bigint[], $19::timestamptz[], $26::int[], $27::int[], $28::boolean[]) AS r(page, target, expires, lo, hi, j)
+         SELECT r.page, $4, r.target, $11, $14, r.expires, $3, ($18::bigint[])[r.lo:r.hi], ($19::bigint[])[r.lo:r.hi], ($20::bigint[])[r.lo:r.hi], ($21::uuid[])[r.lo:r.hi],
+                ($22::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($23::text[])[r.lo:r.hi] END
+           FROM unnest($15::bigint[], $16::bigint[], $17::timestamptz[], $24::int[], $25::int[], $26::boolean[]) AS r(page, target, expires, lo, hi, j)
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($4, $10, $11, 'minted', $29::text[], $30::text[], $31::bigint[], $3)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($4, $10, $11, 'minted', $27::text[], $28::text[], $29::bigint[], $3)
        ), o AS (
-         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $14::text || $12::text || $15::text)
+         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $12::text)
        )
        SELECT id, state, declined_reason FROM d`,
       values: [
@@ -232,10 +241,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         [...pools.values()],
         req.batchId,
         campaign,
-        linksJson,
+        packed,
         randomUUID(),
-        before,
-        after,
         req.streamId,
         pages.page,
         pages.target,
@@ -244,7 +251,8 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
         pages.lo,
         pages.hi,
         pages.hasVars,
-        req.items.map((item) => item.ref),
+        // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
+        pgArray(refs),
         targets.map((t) => t.variable),
         blocks,
       ],
@@ -265,16 +273,16 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
 }
 
 /**
- * The answer with its links read from their JSON text on first use: the consumer that minted it only needs the text
- * (stored and announced), so a batch builds no object a link.
+ * The answer as v2 data, with its links in v1's shape read on first use as a property that is not enumerable (so it
+ * is neither serialised nor validated): the consumer that minted a batch only sends the compact form.
  */
-function lazyLinks(answer: Omit<LinkBatchAnswer, 'links'>, json: string): LinkBatchAnswer {
-  return Object.defineProperty(answer, 'links', {
-    enumerable: true,
+function answerOf(data: EventData<typeof LinkBatchMintedV2>): LinkBatchAnswer {
+  return Object.defineProperty(data, 'links', {
+    enumerable: false,
     configurable: true,
     get(this: LinkBatchAnswer) {
-      const links = JSON.parse(json) as LinkBatchAnswer['links'];
-      Object.defineProperty(this, 'links', { value: links, enumerable: true, writable: true, configurable: true });
+      const links = mintedLinksByRef(this);
+      Object.defineProperty(this, 'links', { value: links, enumerable: false, writable: true, configurable: true });
       return links;
     },
   }) as LinkBatchAnswer;
@@ -290,19 +298,39 @@ interface StoredBatch {
 }
 
 /**
- * The answer's links as JSON text, item by item in batch order: `{"<ref>":{"<variable>":"<scheme>://<domain>/<code>",…},…}`.
- * `prefixOf(vi, i)` is the quoted start of item i's URL for variable vi (`"https://domain/`), `codes[vi][i]` its code
- * value. A domain name and the scheme need no JSON escaping (the domain format rule), nor does a code (base62).
+ * One variable's links in the v2 answer: `codes[i]` is item i's code value, `domainOf[i]` the index of its domain,
+ * `prefixOf(k)` domain k's `<scheme>://<name>/`. The prefixes are listed in the order of their first link, so the
+ * answer rebuilt from the stored recipe (domains in batch order) is the same text.
  */
-function linksText(refs: readonly string[], variables: readonly string[], prefixOf: (vi: number, i: number) => string, codes: readonly Float64Array[]): string {
-  const keys = variables.map((v, vi) => `${vi ? ',' : ''}${JSON.stringify(v)}:`);
-  let out = '{';
-  for (let i = 0; i < refs.length; i++) {
-    out += `${i ? ',' : ''}${jsonKey(refs[i])}:{`;
-    for (let vi = 0; vi < keys.length; vi++) out += `${keys[vi]}${prefixOf(vi, i)}${encodeCode(codes[vi][i])}"`;
-    out += '}';
+function variableLinks(variable: string, codes: Float64Array, domainOf: ArrayLike<number>, prefixOf: (k: number) => string): MintedVariableLinks {
+  const n = codes.length;
+  const index = new Map<number, number>();
+  const prefixes: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = domainOf[i];
+    if (!index.has(k)) {
+      index.set(k, prefixes.length);
+      prefixes.push(prefixOf(k));
+    }
   }
-  return `${out}}`;
+  if (prefixes.length > MINTED_MAX_PREFIXES) throw new Error(`links: a variable's links are on more than ${MINTED_MAX_PREFIXES} domains`);
+  const width = mintedPickWidth(prefixes.length);
+  let picks = '';
+  let text = '';
+  let last = -1;
+  let lastPick = '';
+  for (let i = 0; i < n; i++) {
+    if (width) {
+      const k = domainOf[i];
+      if (k !== last) {
+        last = k;
+        lastPick = mintedPickText(index.get(k)!, width);
+      }
+      picks += lastPick;
+    }
+    text += encodeCode(codes[i]);
+  }
+  return { variable, prefixes, codeWidth: CODE_LENGTH, picks, codes: text };
 }
 
 /**
@@ -310,7 +338,7 @@ function linksText(refs: readonly string[], variables: readonly string[], prefix
  * first numbers through the code key, its domains the range rows' (in page order), the refs and variables as stored.
  * The same links as the first answer (the scheme is the configured one).
  */
-async function storedLinks(client: PoolClient, accountId: string, stored: StoredBatch, o: MintOptions): Promise<LinkBatchAnswer['links']> {
+async function storedLinks(client: PoolClient, accountId: string, stored: StoredBatch, o: MintOptions): Promise<Pick<LinkBatchAnswer, 'refs' | 'variables'>> {
   const refs = stored.refs!;
   const blocks = stored.blocks!.map(Number);
   const { rows } = await client.query<{ ord: number; names: string[] }>({
@@ -325,18 +353,18 @@ async function storedLinks(client: PoolClient, accountId: string, stored: Stored
   });
   const names = blocks.map((_, vi) => rows.find((r) => r.ord === vi + 1)?.names ?? []);
   if (names.some((n) => n.length !== refs.length)) throw new Error('links: a stored batch has not the range rows of its links');
-  const prefixes = names.map((n) => n.map((name) => JSON.stringify(`${o.scheme}://${name}/`).slice(0, -1)));
-  const codes = blocks.map((b) => o.cipher.encryptRange(b * CODE_BLOCK, refs.length));
-  return JSON.parse(linksText(refs, stored.variables!, (vi, i) => prefixes[vi][i], codes)) as LinkBatchAnswer['links'];
-}
-
-/** An item ref as a JSON object key. */
-function jsonKey(ref: string): string {
-  for (let i = 0; i < ref.length; i++) {
-    const c = ref.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(ref);
-  }
-  return `"${ref}"`;
+  const variables = blocks.map((b, vi) => {
+    // each link's domain by its name's first place, as minting numbered the candidates it used
+    const first = new Map<string, number>();
+    const at = names[vi].map((name) => {
+      let k = first.get(name);
+      if (k === undefined) first.set(name, (k = first.size));
+      return k;
+    });
+    const byIndex = [...first.keys()];
+    return variableLinks(stored.variables![vi], o.cipher.encryptRange(b * CODE_BLOCK, refs.length), at, (k) => `${o.scheme}://${byIndex[k]}/`);
+  });
+  return { refs, variables };
 }
 
 /** The advisory lock of a batch: two int4 from a hash of (account, batch id), safe to write into the SQL text. */

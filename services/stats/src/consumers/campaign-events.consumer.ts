@@ -4,13 +4,15 @@ import type { DataSource, EntityManager } from 'typeorm';
 import {
   CampaignChangedV1,
   DomainChangedV1,
-  LinkBatchMintedV1,
+  LinkBatchMintedV2,
   LinkClicksRecordedV1,
   LinkOptOutConfirmedV1,
+  readLinkBatchMinted,
   Topics,
   type EventData,
   type EventDefinition,
   type EventEnvelope,
+  type LinkBatchMinted,
 } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_SCHEMA } from '../stats.options';
@@ -20,7 +22,7 @@ export const CAMPAIGN_EVENTS_GROUP = 'stats.campaign-events';
 type Input =
   | { kind: 'clicks'; d: EventData<typeof LinkClicksRecordedV1> }
   | { kind: 'optout'; d: EventData<typeof LinkOptOutConfirmedV1> }
-  | { kind: 'minted'; d: EventData<typeof LinkBatchMintedV1> };
+  | { kind: 'minted'; d: LinkBatchMinted };
 
 function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   if (e.type !== def.type || e.version !== def.version) return null;
@@ -57,7 +59,7 @@ export class CampaignEventsConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: CAMPAIGN_EVENTS_GROUP,
       topics: [Topics.Links, Topics.Campaigns],
-      types: [LinkClicksRecordedV1.type, LinkOptOutConfirmedV1.type, LinkBatchMintedV1.type, DomainChangedV1.type, CampaignChangedV1.type],
+      types: [LinkClicksRecordedV1.type, LinkOptOutConfirmedV1.type, LinkBatchMintedV2.type, DomainChangedV1.type, CampaignChangedV1.type],
       concurrency: 500,
       handler: (e) => this.onEvent(e),
     });
@@ -68,7 +70,8 @@ export class CampaignEventsConsumer implements OnModuleInit {
     if (clicks) return this.batched.handle(e, { kind: 'clicks', d: clicks });
     const optout = parse(LinkOptOutConfirmedV1, e);
     if (optout) return this.batched.handle(e, { kind: 'optout', d: optout });
-    const minted = parse(LinkBatchMintedV1, e);
+    // v1 and v2 (docs/decisions/0129)
+    const minted = readLinkBatchMinted(e);
     if (minted) return this.batched.handle(e, { kind: 'minted', d: minted });
     // snapshots: the latest wins, an upsert is idempotent (a domain or campaign never changes account)
     const domain = parse(DomainChangedV1, e);
@@ -101,19 +104,18 @@ export class CampaignEventsConsumer implements OnModuleInit {
       } else if (data.kind === 'optout') {
         if (data.d.campaignId) optouts.push({ a: data.d.accountId, c: data.d.campaignId, u: data.d.messageUuid, at: data.d.optedOutAt });
       } else if (data.d.outcome === 'minted') {
-        for (const perVariable of Object.values(data.d.links)) {
-          for (const url of Object.values(perVariable)) {
-            let host: string;
-            try {
-              host = new URL(url).hostname.toLowerCase();
-            } catch {
-              continue;
-            }
-            const key = `${data.d.accountId}|${data.d.campaignId}|${host}`;
-            const u = usages.get(key) ?? { a: data.d.accountId, c: data.d.campaignId, h: host, n: 0 };
-            u.n += 1;
-            usages.set(key, u);
+        // links per domain prefix (v2: counted from the picks, no link text built)
+        for (const [prefix, n] of data.d.perPrefix()) {
+          let host: string;
+          try {
+            host = new URL(prefix).hostname.toLowerCase();
+          } catch {
+            continue;
           }
+          const key = `${data.d.accountId}|${data.d.campaignId}|${host}`;
+          const u = usages.get(key) ?? { a: data.d.accountId, c: data.d.campaignId, h: host, n: 0 };
+          u.n += n;
+          usages.set(key, u);
         }
       }
     }
