@@ -72,10 +72,6 @@ const COUNTER: Record<string, 'delivered' | 'undelivered' | 'sent_failed' | 'dlr
 type Answer = EventData<typeof SendBatchProcessedV1>;
 
 /**
- * The recipients' ordinals of an answer's items: the runner asks with `ref` = the ordinal. A ref that is none (a demo
- * message's) names no recipient. With the messageUuid it is the recipient's key for the answer's statements.
- */
-/**
  * Each recipient's links as the JSON text of its `links` column (`{"<variable>":"<link>"}`), in the answer's ref order:
  * the per-recipient text built here from the compact answer (docs/decisions/0129), the same text v1's object gave.
  */
@@ -92,6 +88,10 @@ function recipientLinks(d: LinkBatchMinted): string[] {
   });
 }
 
+/**
+ * The recipients' ordinals of an answer's items: the runner asks with `ref` = the ordinal. A ref that is none (a demo
+ * message's) names no recipient. With the messageUuid it is the recipient's key for the answer's statements.
+ */
 const ordinals = (items: ReadonlyArray<{ ref: string }>): number[] => items.map((i) => (/^\d{1,9}$/.test(i.ref) ? Number(i.ref) : -1));
 
 /** A status waiting for the status group commit: from a status event, or from dispatch's answer to a question (0093). */
