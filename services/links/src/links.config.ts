@@ -45,7 +45,7 @@ export const linksConfigSchema = z.object({
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
-  /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (while the database is away, clicks beyond it are dropped). */
+  /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (when full, answers wait for room, also while the database is away: 0130). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),

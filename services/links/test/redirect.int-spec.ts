@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
 import * as http from 'node:http';
+import { CuttableLink } from '@switchboard/platform/testing';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk } from '../src/redirect/click-recorder';
@@ -515,6 +516,56 @@ describe('redirect server', () => {
     }
     const [{ n }] = await l.sql<{ n: number }>(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 69 AND NOT preview`);
     expect(n).toBe(60);
+  });
+
+  it('never drops a click while PostgreSQL is away: with the click buffer full the answers pause, the group is retried, and every click is stored once it is back', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/outage', domainIds: [domA] })], 10, () => ({}), '68'));
+    const db = new URL(l.t.db.url);
+    const link = await new CuttableLink().start();
+    link.target = { host: db.hostname, port: Number(db.port) };
+    db.hostname = '127.0.0.1';
+    db.port = String(link.port);
+    const pool = new Pool({ connectionString: db.toString(), max: 2 });
+    pool.on('error', () => undefined);
+    const errors: string[] = [];
+    const server = new RedirectServer({ pool, port: 0, host: '127.0.0.1', publicScheme: 'http', codeSecret: CODE_SECRET, clicks: { bufferMax: 3, flushMs: 5 }, onError: (e) => errors.push((e as Error).message) });
+    const port = await server.listen();
+    const get = (url: string) =>
+      new Promise<number>((resolve, reject) => {
+        const { host, path } = split(url);
+        http.get({ host: '127.0.0.1', port, path, headers: { host, 'user-agent': 'Outage/1.0' }, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        }).on('error', reject);
+      });
+    const urls = Array.from({ length: 10 }, (_, i) => answer.links[`r${i}`].shorturl);
+    try {
+      // the links are in memory (their first clicks committed), then the database goes away
+      expect(await Promise.all(urls.map(get))).toEqual(urls.map(() => 302));
+      await server.clicks.drain();
+      link.cut();
+      let answered = 0;
+      const during = Array.from({ length: 30 }, (_, i) =>
+        get(urls[i % 10]).then((status) => {
+          answered++;
+          return status;
+        }),
+      );
+      await waitFor(() => server.clicks.stats.failedWrites >= 2);
+      // the buffer (3) is answered, the rest wait: nothing beyond the bound was redirected without its click
+      expect(answered).toBeLessThanOrEqual(3);
+      link.restore();
+      expect(await Promise.all(during)).toEqual(during.map(() => 302));
+      await server.clicks.drain();
+      expect(server.clicks.stats.dropped).toBe(0);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+      await pool.end();
+      await link.stop();
+    }
+    const [{ n }] = await l.sql<{ n: number }>(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 68 AND NOT preview AND user_agent = 'Outage/1.0'`);
+    expect(n).toBe(40);
   });
 
   it('records the socket address of a click, never an X-Forwarded-For no trusted proxy set', async () => {

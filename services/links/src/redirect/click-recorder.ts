@@ -21,8 +21,9 @@ export interface ClickRecorderOptions {
   /** Clicks per group (one transaction), at most. */
   batchMax: number;
   /**
-   * Clicks answered but not yet committed (waiting and in flight), at most. Beyond it (the database away for long)
-   * clicks are dropped and counted in `dropped`; redirects go on. It is also the most a SIGKILL can lose.
+   * Clicks answered but not yet committed (waiting and in flight), at most: when it is full, answers wait for room
+   * (`hasRoom`/`whenRoom`), whether the database is slow or away (docs/decisions/0130). It is also the most a SIGKILL
+   * can lose. Only a click recorded without asking for room (after `close`) is dropped beyond it, and counted.
    */
   bufferMax: number;
   /** Called after a commit that wrote click events (embedded mode kicks the outbox relay). */
@@ -117,9 +118,9 @@ export type ClickSink = (chunk: ClickChunk) => Promise<void>;
  * sink in groups (at most one group in flight, the next one gathered meanwhile); the sink commits them in one
  * transaction (the click rows, each recipient's first click, the rollups, the click events in one outbox row). The
  * answer does not wait for the commit (docs/decisions/0034): a SIGKILL loses the clicks answered since the last
- * commit, never more than `bufferMax`. When the buffer is full and the sink is healthy, answers wait for room
- * (`hasRoom`/`whenRoom`: the redirects slow to the commit rate, no click is dropped, docs/decisions/0057); while the
- * sink fails, clicks beyond the bound are dropped and counted (the database away: redirects go on).
+ * commit, never more than `bufferMax`. When the buffer is full, answers wait for room (`hasRoom`/`whenRoom`): while
+ * commits succeed the redirects slow to the commit rate (docs/decisions/0057); while they fail (the database away) the
+ * group is retried with a backoff and the redirects pause until it commits (docs/decisions/0130). No click is dropped.
  */
 export class ClickRecorder {
   private buffer: Click[] = [];
@@ -156,12 +157,15 @@ export class ClickRecorder {
     this.schedule();
   }
 
-  /** A click can be taken without dropping one: room in the buffer, or the sink failing (then the bound drops). */
+  /**
+   * A click can be taken without dropping one: room in the buffer (a failing sink frees none: the answers wait until
+   * the database is back, docs/decisions/0130), or the recorder closing (its last answers; beyond the bound they drop).
+   */
   hasRoom(): boolean {
-    return this.buffer.length + this.inFlight < this.options.bufferMax || this.failures > 0 || this.closed;
+    return this.buffer.length + this.inFlight < this.options.bufferMax || this.closed;
   }
 
-  /** Calls `then` once there is room (after a commit), or at once when the sink fails or the recorder closes. */
+  /** Calls `then` once there is room (after a commit), or once the recorder closes. */
   whenRoom(then: () => void): void {
     this.stats.waited++;
     this.waiters.push(then);

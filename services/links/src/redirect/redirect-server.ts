@@ -243,7 +243,8 @@ export class RedirectServer {
     const now = this.now();
     if (link.disabled || link.expiresAtMs <= now) return this.page(res, 410, PAGES.gone, method);
     if (!link.location) return this.page(res, 400, PAGES.refused, method);
-    // the click buffer is full while the database commits: the answer waits for room rather than drop a click
+    // the click buffer is full while the database commits, or while it is away (0130): the answer waits for room rather
+    // than drop a click
     if (!this.clicks.hasRoom()) return this.clicks.whenRoom(() => {
         if (!res.destroyed) this.answer(client, res, method, h, path, link);
       });

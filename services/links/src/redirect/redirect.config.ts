@@ -26,7 +26,7 @@ export const redirectConfigSchema = z.object({
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
-  /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (beyond it, while the database is away, clicks are dropped). */
+  /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (when full, answers wait for room, also while the database is away: 0130). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   /**
    * Cluster workers serving redirects on the one port, sharing the primary's click group commit (docs/decisions/0057);
