@@ -22,9 +22,21 @@ import * as net from 'node:net';
 export interface FastRequest {
   method: 'GET' | 'HEAD';
   url: string;
-  /** Names and values in turn, as node:http's `rawHeaders`. */
-  rawHeaders: string[];
+  /** The headers the redirect reads, picked in the pass that checks the head (docs/decisions/0130). */
+  headers: RequestHeaders;
+  /** Names and values in turn, as node:http's `rawHeaders` (built when asked for: the redirect reads `headers`). */
+  readonly rawHeaders: string[];
   remoteAddress: string | undefined;
+}
+
+/** The headers a redirect reads (node:http's requests: `readHeaders` of their raw list, redirect-server.ts). */
+export interface RequestHeaders {
+  host: string | undefined;
+  userAgent: string | undefined;
+  /** `Sec-Purpose`, else `Purpose`, `X-Purpose`, `X-Moz` (repeated ones joined with ", ", as `req.headers` does). */
+  purpose: string | undefined;
+  /** `X-Forwarded-For` (repeated ones joined with ", "), read only behind a trusted proxy. */
+  forwardedFor: string | undefined;
 }
 
 /** The answer's side of a fast request: node:http's `ServerResponse` calls the redirect uses, and nothing else. */
@@ -55,9 +67,39 @@ const MAX_HEAD = 16 * 1024;
 const MAX_AHEAD = 64 * 1024;
 const MAX_HEADERS = 100;
 const REQUEST_LINE = /^(GET|HEAD) (\/[\x21-\x7e]*) HTTP\/1\.1$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A header value node:http accepts: no control characters but tab. */
 const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** The characters of a header name (an RFC 9110 token: ``!#$%&'*+.^_`|~``, digits, letters, `-`), by code. */
+const TOKEN_CHAR = new Uint8Array(128);
+for (const c of "!#$%&'*+.^_`|~-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TOKEN_CHAR[c.charCodeAt(0)] = 1;
+
+/** `s[from, to)` is a token (one or more of TOKEN_CHAR), read in place. */
+function isToken(s: string, from: number, to: number): boolean {
+  if (from >= to) return false;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127 || TOKEN_CHAR[c] === 0) return false;
+  }
+  return true;
+}
+
+/** `s[from, to)` has no control character but tab (VALUE), read in place; the head is latin1, so every code is < 256. */
+function isValue(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if ((c < 32 && c !== 9) || c === 127) return false;
+  }
+  return true;
+}
+
+/** The token `s[from, from + lower.length)` is `lower` (lower-case letters and `-`) in any case, without a lower-cased copy. */
+function nameIs(s: string, from: number, lower: string): boolean {
+  // a token's `|0x20` equals a lower-case letter only for that letter in either case, and `-` only for `-`
+  for (let i = 0; i < lower.length; i++) if ((s.charCodeAt(from + i) | 0x20) !== lower.charCodeAt(i)) return false;
+  return true;
+}
+
+const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
 /** A header value the fast path writes: no control characters but tab, latin1 (as node:http's check). */
 export const isHeaderValue = (value: string): boolean => VALUE.test(value);
 
@@ -66,6 +108,33 @@ function trimOws(s: string, from: number, to: number): string {
   while (from < to && (s.charCodeAt(from) === 32 || s.charCodeAt(from) === 9)) from++;
   while (to > from && (s.charCodeAt(to - 1) === 32 || s.charCodeAt(to - 1) === 9)) to--;
   return s.slice(from, to);
+}
+
+/** A request the fast subset took: its head kept, the raw header list made from it only when asked for. */
+class ParsedRequest implements FastRequest {
+  private raw: string[] | null = null;
+
+  constructor(
+    readonly method: 'GET' | 'HEAD',
+    readonly url: string,
+    readonly headers: RequestHeaders,
+    readonly remoteAddress: string | undefined,
+    /** The head after the request line's CRLF (header lines, checked by `parse`). */
+    private readonly lines: string,
+  ) {}
+
+  get rawHeaders(): string[] {
+    if (this.raw) return this.raw;
+    const raw: string[] = [];
+    for (let start = 0; start < this.lines.length; ) {
+      let eol = this.lines.indexOf('\r\n', start);
+      if (eol < 0) eol = this.lines.length;
+      const colon = this.lines.indexOf(':', start);
+      raw.push(this.lines.slice(start, colon), trimOws(this.lines, colon + 1, eol));
+      start = eol + 2;
+    }
+    return (this.raw = raw);
+  }
 }
 
 let dateSecond = 0;
@@ -186,48 +255,79 @@ class FastConnection {
     }
   }
 
-  /** The request, or null when it is not the fast subset (node:http takes the connection). */
+  /**
+   * The request, or null when it is not the fast subset (node:http takes the connection). One pass over the header
+   * lines checks each in place (no copy of a name or a value it does not need) and picks the headers the redirect
+   * reads: no list of every header, no lower-cased names (docs/decisions/0130).
+   */
   private parse(head: string): FastRequest | null {
     let eol = head.indexOf('\r\n');
     if (eol < 0) return null;
     const line = REQUEST_LINE.exec(head.slice(0, eol));
     if (!line || !this.options.accepts(line[2])) return null;
-    const raw: string[] = [];
-    let host = false;
-    let start = eol + 2;
+    let host: string | undefined;
+    let userAgent: string | undefined;
+    let secPurpose: string | undefined;
+    let purpose: string | undefined;
+    let xPurpose: string | undefined;
+    let xMoz: string | undefined;
+    let forwardedFor: string | undefined;
+    let hasHost = false;
+    let count = 0;
+    const first = eol + 2;
+    let start = first;
     while (start < head.length) {
       eol = head.indexOf('\r\n', start);
       if (eol < 0) eol = head.length;
       const colon = head.indexOf(':', start);
-      if (colon <= start || colon > eol || raw.length >= MAX_HEADERS * 2) return null;
-      const name = head.slice(start, colon);
-      const value = trimOws(head, colon + 1, eol);
-      if (!TOKEN.test(name) || !VALUE.test(value)) return null;
-      switch (name.length) {
+      if (colon <= start || colon > eol || count++ >= MAX_HEADERS || !isToken(head, start, colon)) return null;
+      let from = colon + 1;
+      let to = eol;
+      while (from < to && (head.charCodeAt(from) === 32 || head.charCodeAt(from) === 9)) from++;
+      while (to > from && (head.charCodeAt(to - 1) === 32 || head.charCodeAt(to - 1) === 9)) to--;
+      if (!isValue(head, from, to)) return null;
+      switch (colon - start) {
         case 4:
-          if (name.toLowerCase() === 'host') host = true;
+          if (nameIs(head, start, 'host')) {
+            hasHost = true;
+            if (host === undefined) host = head.slice(from, to);
+          }
+          break;
+        case 5:
+          if (nameIs(head, start, 'x-moz')) xMoz = join(xMoz, head.slice(from, to));
           break;
         case 6:
-          if (name.toLowerCase() === 'expect') return null;
+          if (nameIs(head, start, 'expect')) return null;
           break;
         case 7:
-          if (name.toLowerCase() === 'upgrade') return null;
+          if (nameIs(head, start, 'upgrade')) return null;
+          if (nameIs(head, start, 'purpose')) purpose = join(purpose, head.slice(from, to));
+          break;
+        case 9:
+          if (nameIs(head, start, 'x-purpose')) xPurpose = join(xPurpose, head.slice(from, to));
           break;
         case 10:
-          if (name.toLowerCase() === 'connection' && value.toLowerCase() !== 'keep-alive') return null;
+          if (nameIs(head, start, 'connection')) {
+            if (to - from !== 10 || !nameIs(head, from, 'keep-alive')) return null;
+          } else if (userAgent === undefined && nameIs(head, start, 'user-agent')) userAgent = head.slice(from, to);
+          break;
+        case 11:
+          if (nameIs(head, start, 'sec-purpose')) secPurpose = join(secPurpose, head.slice(from, to));
           break;
         case 14:
-          if (name.toLowerCase() === 'content-length') return null;
+          if (nameIs(head, start, 'content-length')) return null;
+          break;
+        case 15:
+          if (nameIs(head, start, 'x-forwarded-for')) forwardedFor = join(forwardedFor, head.slice(from, to));
           break;
         case 17:
-          if (name.toLowerCase() === 'transfer-encoding') return null;
+          if (nameIs(head, start, 'transfer-encoding')) return null;
           break;
       }
-      raw.push(name, value);
       start = eol + 2;
     }
-    if (!host) return null;
-    return { method: line[1] as 'GET' | 'HEAD', url: line[2], rawHeaders: raw, remoteAddress: this.socket.remoteAddress };
+    if (!hasHost) return null;
+    return new ParsedRequest(line[1] as 'GET' | 'HEAD', line[2], { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz, forwardedFor }, this.socket.remoteAddress, head.slice(first));
   }
 
   /** node:http serves this connection from here on, starting with the bytes not answered yet. */

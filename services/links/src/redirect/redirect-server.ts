@@ -5,7 +5,7 @@ import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
-import { createFastHttpServer, isHeaderValue, type FastHttpServer, type FastReply, type FastRequest } from './fast-http';
+import { createFastHttpServer, isHeaderValue, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -101,7 +101,7 @@ export function redirectHead(location: string): string | null {
 const isFastReply = (res: Reply): res is FastReply => typeof (res as FastReply).endHead === 'function';
 
 /** What the redirect reads of a request: node:http's IncomingMessage, or the fast path's request. */
-type Request = Pick<FastRequest, 'url' | 'rawHeaders'> & { method?: string };
+type Request = Pick<FastRequest, 'url'> & { method?: string };
 /** What the redirect writes: node:http's ServerResponse, or the fast path's reply. */
 type Reply = FastReply | http.ServerResponse;
 
@@ -199,7 +199,9 @@ export class RedirectServer {
     const code = decodeCode(path.slice(1));
     if (code < 0) return this.page(res, 404, PAGES.notFound, method);
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return this.methodNotAllowed(res);
-    const h = readHeaders(req.rawHeaders);
+    // the fast path picked its headers while parsing; node:http's are read from its raw list (Node's `req.headers`
+    // object is built only when asked for)
+    const h = http ? readHeaders(http.rawHeaders) : (req as FastRequest).headers;
     const client: Client = { peer: peer ?? null, forwardedFor: h.forwardedFor, http };
     const host = this.hostOf(h.host);
     if (!host) return this.page(res, 404, PAGES.notFound, method);
@@ -352,15 +354,7 @@ export class RedirectServer {
   }
 }
 
-/** The headers a redirect reads, taken from the raw list (Node's `req.headers` object is built only when asked for). */
-export interface RequestHeaders {
-  host: string | undefined;
-  userAgent: string | undefined;
-  /** `Sec-Purpose`, else `Purpose`, `X-Purpose`, `X-Moz` (repeated ones joined with ", ", as `req.headers` does). */
-  purpose: string | undefined;
-  /** `X-Forwarded-For` (repeated ones joined with ", "), read only behind a trusted proxy. */
-  forwardedFor: string | undefined;
-}
+export type { RequestHeaders } from './fast-http';
 
 /** Who asked: the socket's address, the forwarded chain, and node:http's request when it parsed this one. */
 interface Client {
