@@ -169,4 +169,42 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
     expect(answers).toBe(n);
     expect(seen.map((x) => x.url)).toEqual(Array.from({ length: n }, (_, i) => `/big${String(i % 10_000).padStart(4, '0')}`));
   });
+  it('closes a keep-alive connection once nothing was read or written on it for the keep-alive time, and not one in use', async () => {
+    const short = createFastHttpServer({
+      fallback: http.createServer(),
+      keepAliveMs: 1000,
+      accepts: () => true,
+      handle: (_req, reply) => {
+        reply.writeHead(302, ['Location', 'https://t.example/', 'Content-Length', '0']);
+        reply.end();
+      },
+    });
+    await new Promise<void>((r) => short.server.listen(0, '127.0.0.1', () => r()));
+    const at = (short.server.address() as net.AddressInfo).port;
+    const connect = async () => {
+      const s = net.connect(at, '127.0.0.1');
+      const closed = { at: 0 };
+      s.on('close', () => (closed.at = Date.now()));
+      s.on('data', () => undefined);
+      await new Promise((r) => s.once('connect', r));
+      return { s, closed };
+    };
+    try {
+      const idle = await connect();
+      const busy = await connect();
+      const start = Date.now();
+      idle.s.write(get('/aaaaaaa'));
+      // the busy connection asks every 300 ms for 3.6 s: never idle for a second
+      for (let i = 0; i < 12; i++) {
+        busy.s.write(get('/bbbbbbb'));
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(idle.closed.at).toBeGreaterThanOrEqual(start + 1000);
+      expect(busy.closed.at).toBe(0);
+      busy.s.destroy();
+    } finally {
+      short.closeIdle();
+      await new Promise<void>((r) => short.server.close(() => r()));
+    }
+  });
 });

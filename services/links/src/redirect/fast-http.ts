@@ -156,14 +156,40 @@ export interface FastHttpServer {
   closeIdle(): void;
 }
 
-/** A `net.Server` speaking the fast subset, `fallback` taking the rest. */
+/** How often the connections are looked at for idleness (the keep-alive timeout's granularity). */
+const SWEEP_MS = 1000;
+
+/** The sweeps of a server's idle check so far: a connection's last activity is the sweep count it saw. */
+interface SweepClock {
+  sweeps: number;
+}
+
+/**
+ * A `net.Server` speaking the fast subset, `fallback` taking the rest. A connection with nothing read or written for
+ * `keepAliveMs` is closed by one timer for all of them (within one or two sweeps after), not by a socket timeout each:
+ * node's socket timeout is re-armed on every read and every write, twice a redirect (docs/decisions/0130).
+ */
 export function createFastHttpServer(options: FastHttpOptions): FastHttpServer {
   const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMs / 1000)}\r\n\r\n`;
   const open = new Set<FastConnection>();
+  const clock: SweepClock = { sweeps: 0 };
+  const idleSweeps = Math.ceil(options.keepAliveMs / SWEEP_MS) + 1;
+  let sweeper: NodeJS.Timeout | null = null;
   const server = net.createServer({ noDelay: true }, (socket) => {
-    const c = new FastConnection(socket, options, keepAlive, open);
+    const c = new FastConnection(socket, options, keepAlive, open, clock);
     open.add(c);
     socket.once('close', () => open.delete(c));
+    if (sweeper === null) {
+      sweeper = setInterval(() => {
+        clock.sweeps++;
+        for (const o of open) if (clock.sweeps - o.active >= idleSweeps) o.socket.destroy();
+      }, SWEEP_MS);
+      sweeper.unref();
+    }
+  });
+  server.once('close', () => {
+    if (sweeper !== null) clearInterval(sweeper);
+    sweeper = null;
   });
   return {
     server,
@@ -181,7 +207,10 @@ class FastConnection {
   private inHandler = false;
   private closing = false;
   private handedOff = false;
+  /** The sweep count when a byte was last read or written (the keep-alive timeout, `createFastHttpServer`). */
+  active: number;
   private readonly onData = (d: Buffer) => {
+    this.active = this.clock.sweeps;
     this.pending = this.pending.length === 0 ? d.toString('latin1') : this.pending + d.toString('latin1');
     if (!this.busy && !this.waitingDrain) this.drain();
     else if (this.pending.length > MAX_AHEAD) this.socket.pause();
@@ -195,7 +224,6 @@ class FastConnection {
     this.socket.resume();
     if (!this.busy) this.drain();
   };
-  private readonly onTimeout = () => this.socket.destroy();
   private readonly onError = () => this.socket.destroy();
 
   constructor(
@@ -203,10 +231,11 @@ class FastConnection {
     private readonly options: FastHttpOptions,
     readonly keepAlive: string,
     private readonly open: Set<FastConnection>,
+    private readonly clock: SweepClock,
   ) {
+    this.active = clock.sweeps;
     socket.on('data', this.onData);
     socket.on('error', this.onError);
-    socket.setTimeout(options.keepAliveMs, this.onTimeout);
   }
 
   get isClosing(): boolean {
@@ -221,6 +250,7 @@ class FastConnection {
 
   /** The answer of the request in flight was written: the next one may be parsed. */
   done(): void {
+    this.active = this.clock.sweeps;
     this.busy = false;
     if (this.closing) {
       this.socket.end();
@@ -336,9 +366,7 @@ class FastConnection {
     const s = this.socket;
     s.removeListener('data', this.onData);
     s.removeListener('error', this.onError);
-    s.removeListener('timeout', this.onTimeout);
     s.removeListener('drain', this.onDrain);
-    s.setTimeout(0);
     this.open.delete(this);
     if (this.closing) {
       s.destroy();
