@@ -346,6 +346,27 @@ describe('redirect server', () => {
     expect(links.map((k) => byCode.get(String(k!.code)))).toEqual(['first/1.0', 'worker-a "x"', null, 'worker-b \\ ü']);
   });
 
+  it('starts a click group statement at most once an interval: the groups handed in meanwhile wait and go together in one statement (its fixed cost paid once)', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/interval', domainIds: [domA] })], 3, () => ({}), '84'));
+    const links = await Promise.all(['r0', 'r1', 'r2'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
+    const click = (i: number): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: 'Interval/1.0' });
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      const committer = new GroupCommitter(pool, 'http', 300);
+      const start = performance.now();
+      await committer.commit(encodeClicks([click(0)]));
+      // the first statement has ended; the next group waits for the interval, and the one after it joins it
+      const second = committer.commit(encodeClicks([click(1)]));
+      await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([second, committer.commit(encodeClicks([click(2)]))]);
+      expect(committer.stats).toEqual({ statements: 2, clicks: 3 });
+      expect(performance.now() - start).toBeGreaterThanOrEqual(300);
+    } finally {
+      await pool.end();
+    }
+    expect(await l.sql(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 84`)).toEqual([{ n: 3 }]);
+  });
+
   it('writes a first click’s fields once in its group’s outbox row; the relay announces it as links.link.clicked once, the same event when the row is published again', async () => {
     const a = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/once', domainIds: [domA] })], 2, () => ({}), '74'));
     const b = await l.mint(batch(B, [shortUrl({ url: 'https://shop-b.example/once', domainIds: [domB] })], 1, () => ({}), '74'));
@@ -519,7 +540,7 @@ describe('redirect server', () => {
   });
 
   it('never drops a click while PostgreSQL is away: with the click buffer full the answers pause, the group is retried, and every click is stored once it is back', async () => {
-    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/outage', domainIds: [domA] })], 10, () => ({}), '68'));
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/outage', domainIds: [domA] })], 10, () => ({}), '83'));
     const db = new URL(l.t.db.url);
     const link = await new CuttableLink().start();
     link.target = { host: db.hostname, port: Number(db.port) };
@@ -564,7 +585,7 @@ describe('redirect server', () => {
       await pool.end();
       await link.stop();
     }
-    const [{ n }] = await l.sql<{ n: number }>(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 68 AND NOT preview AND user_agent = 'Outage/1.0'`);
+    const [{ n }] = await l.sql<{ n: number }>(`SELECT count(*)::int AS n FROM links.click WHERE campaign_id = 83 AND NOT preview AND user_agent = 'Outage/1.0'`);
     expect(n).toBe(40);
   });
 

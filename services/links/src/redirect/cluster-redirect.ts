@@ -23,7 +23,7 @@ export function runRedirectPrimary(c: RedirectConfig, workers: number, log: (lin
   cluster.setupPrimary({ serialization: 'advanced' });
   const pool = new Pool({ connectionString: c.DATABASE_URL, max: 2, application_name: 'links-redirect-commit' });
   pool.on('error', (e) => log(`idle connection: ${e.message}`));
-  const committer = new GroupCommitter(pool, c.LINKS_PUBLIC_SCHEME);
+  const committer = new GroupCommitter(pool, c.LINKS_PUBLIC_SCHEME, c.LINKS_CLICK_COMMIT_INTERVAL_MS);
   let stopping = false;
   let listening = 0;
 

@@ -26,6 +26,11 @@ export const redirectConfigSchema = z.object({
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
+  /**
+   * Click group statements start at most this often, in ms (the cluster primary's, or the single process's): each has a
+   * fixed cost in PostgreSQL, paid once for whatever arrived meanwhile (docs/decisions/0130). 0: as soon as possible.
+   */
+  LINKS_CLICK_COMMIT_INTERVAL_MS: env.int(20, 0),
   /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (when full, answers wait for room, also while the database is away: 0130). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   /**

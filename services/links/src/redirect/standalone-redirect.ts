@@ -34,7 +34,7 @@ export function redirectServerFor(c: RedirectConfig, pool: Pool, log: (line: str
     trustProxy: c.TRUST_PROXY,
     cacheTtlMs: c.LINKS_CACHE_TTL_MS,
     codeSecret: c.LINKS_CODE_SECRET,
-    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX },
+    clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX, commitIntervalMs: c.LINKS_CLICK_COMMIT_INTERVAL_MS },
     fastPath: c.LINKS_REDIRECT_FAST_PATH,
     ...(clickSink ? { clickSink } : {}),
     onError: (e) => log(`redirect: ${(e as Error).message}`),
