@@ -45,11 +45,6 @@ export interface FastReply {
   readonly headersSent: boolean;
   writeHead(status: number, headers: string[]): this;
   end(body?: Buffer): this;
-  /**
-   * The whole answer from a head built once (docs/decisions/0122): `head` is the status line and the headers, each line
-   * ended by CRLF, without `Date` and `Connection`, which are added; no body. Its values must pass `isHeaderValue`.
-   */
-  endHead(head: string): this;
 }
 
 export interface FastHttpOptions {
@@ -100,8 +95,6 @@ function nameIs(s: string, from: number, lower: string): boolean {
 }
 
 const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
-/** A header value the fast path writes: no control characters but tab, latin1 (as node:http's check). */
-export const isHeaderValue = (value: string): boolean => VALUE.test(value);
 
 /** A header value without the spaces and tabs around it (not String#trim: latin1's no-break space is a value's own). */
 function trimOws(s: string, from: number, to: number): string {
@@ -404,17 +397,6 @@ class Reply implements FastReply {
     this.status = status;
     this.headers = headers;
     this.sent = true;
-    return this;
-  }
-
-  endHead(head: string): this {
-    if (this.ended) return this;
-    this.ended = true;
-    this.sent = true;
-    const s = this.c.socket;
-    // one string, one write: the head built once per link, then the second's Date and the connection's keep-alive
-    if (!s.destroyed) s.write(`${head}Date: ${httpDate()}\r\n${this.c.isClosing ? 'Connection: close\r\n\r\n' : this.c.keepAlive}`, 'latin1');
-    this.c.done();
     return this;
   }
 

@@ -40,8 +40,6 @@ export interface ResolvedLink {
   offerStamp: string | null;
   /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
   urlElement?: string;
-  /** The fast path's 302 head for `location`, on first answer (redirectHead, docs/decisions/0122); null: not writable as it is. */
-  redirectHead?: string | null;
   /**
    * This process committed a counted click of the link (ClickRecorder): its recipient's first click is recorded, and
    * `recipient_click` rows are never deleted, so the group statement skips the recipient's probe (docs/decisions/0122).

@@ -5,7 +5,7 @@ import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
-import { createFastHttpServer, isHeaderValue, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
+import { createFastHttpServer, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -85,20 +85,6 @@ const ANSWERS = {
 
 /** The fixed headers of a redirect after its Location. */
 const REDIRECT_HEADERS = ['Cache-Control', 'private, no-store', 'Referrer-Policy', 'no-referrer', 'Content-Length', '0'];
-
-/**
- * A link's 302 head for the fast path, built once per cached link (docs/decisions/0122): the status line, Location and
- * the fixed headers as node:http and `Reply.end` wrote them, without Date and Connection (added per answer). Null when
- * the location is not a header value the fast path writes (then `writeHead` refuses it as before).
- */
-export function redirectHead(location: string): string | null {
-  if (!isHeaderValue(location)) return null;
-  let head = `HTTP/1.1 302 Found\r\nLocation: ${location}\r\n`;
-  for (let i = 0; i < REDIRECT_HEADERS.length; i += 2) head += `${REDIRECT_HEADERS[i]}: ${REDIRECT_HEADERS[i + 1]}\r\n`;
-  return head;
-}
-
-const isFastReply = (res: Reply): res is FastReply => typeof (res as FastReply).endHead === 'function';
 
 /** What the redirect reads of a request: node:http's IncomingMessage, or the fast path's request. */
 type Request = Pick<FastRequest, 'url'> & { method?: string };
@@ -262,13 +248,7 @@ export class RedirectServer {
       userAgent: agent ? agent.slice(0, 512) : null,
     });
     ANSWERS.redirect();
-    if (isFastReply(res)) {
-      const head = link.redirectHead === undefined ? (link.redirectHead = redirectHead(link.location)) : link.redirectHead;
-      if (head !== null) {
-        res.endHead(head);
-        return;
-      }
-    }
+    // the head written per answer (0122 built it once per link; measured dearer against its ceiling, 0130)
     res.writeHead(302, ['Location', link.location, ...REDIRECT_HEADERS]);
     res.end();
   }
