@@ -411,6 +411,26 @@ describe('inbox conversations', () => {
     }
   });
 
+  it('stores a message delivered again once, under its event id or another, in one batch or a later one, and keeps no processed_events row for it (docs/decisions/0128)', async () => {
+    const letters = async () => (await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.dead_letter`))[0].n;
+    const before = await letters();
+    const first = msg('sms', '+4917633320001', 'delivered twice');
+    // the same message published again under a new event id (a producer re-adding it), and the same event redelivered
+    const again = { ...first, id: randomUUID() };
+    await app.publish([first, first]);
+    await app.publish([first, again]);
+    await app.publish([again]);
+    const c = await conv('+4917633320001');
+    expect(c).toMatchObject({ status: 'unanswered', unread: 1 });
+    const timeline = await app.sql(`SELECT e.message_uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.uuid = $1`, [c.uuid]);
+    expect(timeline).toEqual([{ message_uuid: first.data.messageUuid }]);
+    const live = await app.sql(`SELECT seq FROM inbox.room_event WHERE room = $1 AND event = 'incoming_message'`, [`1|conversation:${c.uuid}`]);
+    expect(live).toHaveLength(1);
+    // nothing dead-lettered, and no event id recorded: the message's own uuid keeps it once
+    expect(await letters()).toBe(before);
+    expect(await app.sql(`SELECT event_id FROM inbox.processed_events WHERE event_id = ANY($1::uuid[])`, [[first.id, again.id]])).toEqual([]);
+  });
+
   it('keeps every space counter equal to its rows when one statement inserts, reopens, moves and deletes many conversations', async () => {
     const counters = async () => (await app.sql(`SELECT space_id::text, status, n::int FROM inbox.space_status_count WHERE n <> 0 ORDER BY 1, 2`)) as Json[];
     const counted = async () =>
