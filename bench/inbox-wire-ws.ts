@@ -19,7 +19,8 @@
  * costliest ones. ROUTES=n (after the ceiling) posts n signed WhatsApp notifications from this process in blocks,
  * in turns by the path providers post to (answered in front of Express's router, docs/decisions/0127) and by a
  * spelling only the Nest route takes, the same message every time (stored once, a provider's retry): the platform's
- * CPU a request of each, and the difference, in one process at the same moments.
+ * CPU a request of each, and the difference, in one process at the same moments. WALREL=1 prints the wire phase's WAL
+ * by relation (tables, indexes, TOAST; full-page images apart) and each index's scans in it (bench/pg-wal.ts).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
