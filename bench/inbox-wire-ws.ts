@@ -19,7 +19,8 @@
  * costliest ones. ROUTES=n (after the ceiling) posts n signed WhatsApp notifications from this process in blocks,
  * in turns by the path providers post to (answered in front of Express's router, docs/decisions/0127) and by a
  * spelling only the Nest route takes, the same message every time (stored once, a provider's retry): the platform's
- * CPU a request of each, and the difference, in one process at the same moments.
+ * CPU a request of each, and the difference, in one process at the same moments. WALREL=1 prints the wire phase's WAL
+ * by relation (tables, indexes, TOAST; full-page images apart) and each index's scans in it (bench/pg-wal.ts).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -43,12 +44,15 @@ import { MessagingConsumer } from '../services/inbox/src/services/messaging.cons
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 import { clusterCpuReader } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
+import { printWalByRelation, walMark, type WalMark } from './pg-wal';
 import { WA_BUSINESS, WA_PHONE_ID, WA_TOKEN, WA_APP_SECRET, type Channels, type DriveAnswer } from './inbox-wire-peers';
 
 const RATE = Number(process.argv[2] ?? 500);
 const SECONDS = Number(process.argv[3] ?? 20);
 const OUR_NUMBER = '+4930111111';
 const PGSS = process.env.PGSS === '1';
+/** WALREL=1: the wire phase's WAL by relation and full-page images (pg_walinspect), and its index scans. */
+const WALREL = process.env.WALREL === '1';
 const CHANNELS = (process.env.CHANNELS ?? 'both') as Channels;
 if (!['sms', 'whatsapp', 'both'].includes(CHANNELS)) throw new Error('CHANNELS: sms, whatsapp or both');
 /** Absolute time in ms on the machine's clock, comparable between this process and the peers'. */
@@ -195,6 +199,7 @@ async function main(): Promise<void> {
     const db0 = clusterCpuMs();
     const sys0 = syscalls();
     const wal0 = await walLsn();
+    const mark: WalMark | null = WALREL && label === 'wire' ? await walMark(pgc) : null;
     let answer: DriveAnswer;
     let offered: number;
     const sent = new Map<string, number>();
@@ -233,6 +238,7 @@ async function main(): Promise<void> {
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
     if (stamps && label === 'wire') printStages(stamps, sent, arrived);
     if (PGSS && label === 'wire') await printStatements(pgc, total);
+    if (mark) await printWalByRelation(pgc, mark, total);
     const failures = answer.webhookFailures > 0 ? `; ${answer.webhookFailures} webhook POSTs not answered 200 (${Object.entries(answer.webhookAnswers).map(([why, n]) => `${why}: ${n}`).join(', ')})` : '';
     console.log(
       `${label}: ${lat.length}/${total} arrived; offered ${offered.toFixed(0)}/s${label === 'wire' ? ` (${CHANNELS === 'both' ? 'SMPP and WhatsApp in turns' : CHANNELS})` : ''}; latency p50 ${pct(lat, 50).toFixed(1)} ms p95 ${pct(lat, 95).toFixed(1)} ms p99 ${pct(lat, 99).toFixed(1)} ms max ${lat[lat.length - 1].toFixed(1)} ms; CPU per message: node ${node.toFixed(2)} ms, PostgreSQL ${db.toFixed(2)} ms, peers ${peerCpu.toFixed(2)} ms (not the platform's); per message: node system calls ${((sys1.r - sys0.r) / total).toFixed(2)} reads ${((sys1.w - sys0.w) / total).toFixed(2)} writes, WAL ${wal.toFixed(0)} bytes${failures}`,

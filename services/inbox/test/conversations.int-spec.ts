@@ -105,7 +105,7 @@ describe('inbox conversations', () => {
     expect(timeline.map((r) => r.message_uuid)).toEqual(mine);
     // the conversation's room: one incoming_message per message, numbered in arrival order, each showing the unread count it left
     const live = await app.sql(
-      `SELECT e.seq::int, COALESCE(e.payload, p.payload) AS payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+      `SELECT e.seq::int, COALESCE(e.payload, p.payload -> (e.payload_ix - 1)) AS payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
         WHERE e.room = $1 AND e.event = 'incoming_message' ORDER BY e.seq`,
       [`1|conversation:${c.uuid}`],
     );
@@ -366,8 +366,8 @@ describe('inbox conversations', () => {
     await app.publish([msg('sms', '+4917633300001', 'stored once')]);
     const c = await conv('+4917633300001');
     const stored = await app.sql(
-      `SELECT e.room, e.payload IS NULL AS bare, e.payload_id::text, p.payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
-        WHERE e.event = 'incoming_message' AND p.payload -> 'message' ->> 'conversation_uuid' = $1`,
+      `SELECT e.room, e.payload IS NULL AS bare, e.payload_id::text, p.payload -> (e.payload_ix - 1) AS payload FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+        WHERE e.event = 'incoming_message' AND p.payload -> (e.payload_ix - 1) -> 'message' ->> 'conversation_uuid' = $1`,
       [c.uuid],
     );
     // the space, team and conversation rooms: three rows, no copy in them, one payload they point to
@@ -379,6 +379,56 @@ describe('inbox conversations', () => {
       const event = (back.events as Json[]).find((e) => e.event === 'incoming_message');
       expect(event?.payload).toMatchObject({ conversation: { conversation_uuid: c.uuid }, message: { content: { body: 'stored once' } } });
     }
+  });
+
+  it("keeps a batch's live payloads in one compressed row of the room log, and replays each message's own from every room (docs/decisions/0128)", async () => {
+    const rooms = [`space:${space}`, `team:${teamB}`];
+    const since = new Map<string, number>();
+    for (const room of rooms) since.set(room, (await app.call('POST', '/inbox/ws/join', { body: { room }, token: admin })).body.seq as number);
+    const phones = Array.from({ length: 12 }, (_, i) => `+4917633310${String(i).padStart(3, '0')}`);
+    // one batch: twelve new conversations, each message's payload for three rooms (space, team, conversation)
+    await app.publish(phones.map((p, i) => msg('sms', p, `one row ${i} "quoted" <b>as sent</b>`)));
+    const stored = await app.sql<{ payload_id: string; n: number; rows: number; compressed: string | null }>(
+      `SELECT e.payload_id::text, count(DISTINCT e.payload_ix)::int AS n, count(*)::int AS rows, pg_column_compression(p.payload) AS compressed
+         FROM inbox.room_event e JOIN inbox.room_payload p ON p.id = e.payload_id
+        WHERE e.event = 'incoming_message' AND e.seq > $1 AND e.room = $2 GROUP BY 1, 4`,
+      [since.get(`space:${space}`), `1|space:${space}`],
+    );
+    // the twelve payloads in one row, stored compressed, and none in the events' own rows
+    expect(stored).toEqual([{ payload_id: expect.any(String), n: 12, rows: 12, compressed: 'pglz' }]);
+    const copies = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.room_event WHERE payload_id = $1 AND payload IS NOT NULL`, [stored[0].payload_id]);
+    expect(copies[0].n).toBe(0);
+    // each room replays every message once, each with its own conversation and text (messages of different
+    // conversations keep no order between them)
+    const convs = new Map<string, string>();
+    for (const p of phones) convs.set(p, (await conv(p)).uuid as string);
+    for (const room of [...rooms, `conversation:${convs.get(phones[7])}`]) {
+      const back = (await app.call('POST', '/inbox/ws/join', { body: { room, since: since.get(room) ?? 0 }, token: admin })).body as Json;
+      const incoming = (back.events as Json[]).filter((e) => e.event === 'incoming_message');
+      const expected = room.startsWith('conversation:') ? [7] : phones.map((_, i) => i);
+      const pairs = incoming.map((e) => `${e.payload.conversation.conversation_uuid} ${e.payload.message.content.body}`).sort();
+      expect(pairs).toEqual(expected.map((i) => `${convs.get(phones[i])} one row ${i} "quoted" <b>as sent</b>`).sort());
+    }
+  });
+
+  it('stores a message delivered again once, under its event id or another, in one batch or a later one, and keeps no processed_events row for it (docs/decisions/0128)', async () => {
+    const letters = async () => (await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM inbox.dead_letter`))[0].n;
+    const before = await letters();
+    const first = msg('sms', '+4917633320001', 'delivered twice');
+    // the same message published again under a new event id (a producer re-adding it), and the same event redelivered
+    const again = { ...first, id: randomUUID() };
+    await app.publish([first, first]);
+    await app.publish([first, again]);
+    await app.publish([again]);
+    const c = await conv('+4917633320001');
+    expect(c).toMatchObject({ status: 'unanswered', unread: 1 });
+    const timeline = await app.sql(`SELECT e.message_uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.uuid = $1`, [c.uuid]);
+    expect(timeline).toEqual([{ message_uuid: first.data.messageUuid }]);
+    const live = await app.sql(`SELECT seq FROM inbox.room_event WHERE room = $1 AND event = 'incoming_message'`, [`1|conversation:${c.uuid}`]);
+    expect(live).toHaveLength(1);
+    // nothing dead-lettered, and no event id recorded: the message's own uuid keeps it once
+    expect(await letters()).toBe(before);
+    expect(await app.sql(`SELECT event_id FROM inbox.processed_events WHERE event_id = ANY($1::uuid[])`, [[first.id, again.id]])).toEqual([]);
   });
 
   it('keeps every space counter equal to its rows when one statement inserts, reopens, moves and deletes many conversations', async () => {

@@ -70,7 +70,14 @@ export class MessagingConsumer implements OnModuleInit {
     private readonly waiters: SendWaiters,
     private readonly clock: Clock,
   ) {
-    this.received = new BatchedIdempotentConsumer<Received>({ dataSource: ds, schema: INBOX_SCHEMA, consumer: CONVERSATIONS_GROUP, apply: (m, items) => this.applyReceived(m, items) });
+    // no processed_events claim: a message is stored once by its own uuid (applyReceived, docs/decisions/0128)
+    this.received = new BatchedIdempotentConsumer<Received>({
+      dataSource: ds,
+      schema: INBOX_SCHEMA,
+      consumer: CONVERSATIONS_GROUP,
+      claim: () => false,
+      apply: (m, items) => this.applyReceived(m, items),
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -101,9 +108,15 @@ export class MessagingConsumer implements OnModuleInit {
    * array parameter is read through a scalar subquery: as a constant, a custom plan sees a batch's real size, a batch
    * smaller than the generic plan's guess of ten rows always looks cheaper, and PostgreSQL kept planning afresh for as
    * long as its batches stayed small (docs/decisions/0120).
+   *
+   * Idempotent by the message's own uuid, not by a `processed_events` row per event (docs/decisions/0128): the lookup
+   * also answers which of the batch's messages the account's timeline already holds (`inbox.event.message_uuid` is
+   * unique), and those, and a message's repeats within the batch, are left out. A redelivery racing its first delivery
+   * in another transaction fails on that unique key and the batch is tried again, event by event, when the first has
+   * committed; the lookup then finds it.
    */
-  private async applyReceived(m: EntityManager, items: Array<BatchItem<Received>>): Promise<() => void> {
-    const msgs = items.map(({ data: d }) => {
+  private async applyReceived(m: EntityManager, items: Array<BatchItem<Received>>): Promise<(() => void) | void> {
+    const all = items.map(({ data: d }) => {
       const contact = d.channel === Channel.Sms || d.channel === Channel.WhatsApp ? normalisePhone(d.contactPhone) : d.contactPhone;
       // our number in E.164 (carriers hand it over as bare digits): the sender replies go out from
       const ours = d.channel === Channel.Sms ? (inboundAddress('sms', d.accountPhone) ?? d.accountPhone) : d.accountPhone;
@@ -112,7 +125,7 @@ export class MessagingConsumer implements OnModuleInit {
     });
     // the most specific routing: one naming our number first, then one for the whole stream; else the account's first space
     const routeKey = (d: Received) => `${d.accountId}|${d.streamId}|${d.accountPhone}`;
-    const wanted = [...new Map(msgs.map((x) => [routeKey(x.d), x.d])).values()];
+    const wanted = [...new Map(all.map((x) => [routeKey(x.d), x.d])).values()];
     // the routes and the known contacts in ONE statement (docs/decisions/0082): rows of kind 'r' (a route, by the index
     // of its key) and 'c' (a contact of the batch's numbers). Its arrays are read through scalar subqueries: as
     // constants, a custom plan always looked cheaper than the generic one and it was planned on every call (0111).
@@ -129,9 +142,30 @@ export class MessagingConsumer implements OnModuleInit {
          LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = t.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) f ON true
        UNION ALL
        SELECT 'c', NULL, NULL, NULL, c.account_id::text, c.phone, c.contact_key, NULLIF(trim(c.first_name || ' ' || c.last_name), '')
-         FROM inbox.contact c JOIN unnest((SELECT $4::bigint[]), (SELECT $5::text[])) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone`,
-      [wanted.map((d) => d.accountId), wanted.map((d) => d.streamId), wanted.map((d) => d.accountPhone), msgs.map((x) => x.d.accountId), msgs.map((x) => x.contact)],
+         FROM inbox.contact c JOIN unnest((SELECT $4::bigint[]), (SELECT $5::text[])) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone
+       UNION ALL
+       SELECT 'd', NULL, NULL, NULL, e.account_id::text, e.message_uuid::text, NULL, NULL
+         FROM inbox.event e WHERE e.message_uuid = ANY((SELECT $6::uuid[])::uuid[])`,
+      [
+        wanted.map((d) => d.accountId),
+        wanted.map((d) => d.streamId),
+        wanted.map((d) => d.accountPhone),
+        all.map((x) => x.d.accountId),
+        all.map((x) => x.contact),
+        all.map((x) => x.d.messageUuid),
+      ],
     );
+    // the messages not stored before, each once (the first of its repeats in the batch); a uuid stored for another
+    // account is not this message (its insert fails on the unique key, as before). By the unique key's index: as a
+    // join with the array, the generic plan scanned the table
+    const stored = new Set(looked.filter((r) => r.kind === 'd').map((r) => `${r.account_id}|${r.phone}`));
+    const msgs = all.filter((x) => {
+      const k = `${x.d.accountId}|${x.d.messageUuid}`;
+      if (stored.has(k)) return false;
+      stored.add(k);
+      return true;
+    });
+    if (msgs.length === 0) return;
     const routes = new Map(
       looked.filter((r) => r.kind === 'r').map((r) => [routeKey(wanted[(r.i as number) - 1]), { spaceId: (r.space_id as string | null) ?? null, teams: r.team_id ? [r.team_id as string] : [] }]),
     );

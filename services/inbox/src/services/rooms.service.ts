@@ -87,8 +87,8 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
 
   async prune(): Promise<number> {
     const before = new Date(this.clock.now().getTime() - ROOM_REPLAY_WINDOW_MS);
-    // the events and, by key, the payloads they pointed to (all the rooms of an event share its `at`, so a payload's
-    // rows go in the same statement): a replay never finds an event without its payload, and no index on
+    // the events and, by key, the payloads they pointed to (every row one statement recorded shares its `at`, so the
+    // rows pointing to a payload row go in the same statement): a replay never finds an event without its payload, and no index on
     // `room_payload.at` is kept for the prune alone (docs/decisions/0102)
     const [r] = (await this.ds.query(
       `WITH gone AS (DELETE FROM inbox.room_event WHERE at < $1 RETURNING payload_id),
@@ -111,10 +111,13 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
   /**
    * Numbers and records many events in one statement (in the caller's transaction when given its manager): each event
    * gets the next numbers of the rooms it goes to, in the order of `emits`; each room's sequence row is bumped once by
-   * its count (rows locked in room order). Each payload is read as JSON once (a `json[]` parameter), however many
-   * rooms it goes to, and an event for several rooms stores it once (`room_payload`, its rows point to it:
-   * docs/decisions/0089). Payloads are kept as `json`, the text as sent: only checked, not converted to jsonb, and
-   * replayed exactly as they went out live (docs/decisions/0102). Answers what to publish, in that order, once committed.
+   * its count (rows locked in room order). The payloads are read as JSON once (one JSON array text), however many
+   * rooms each goes to. An event for one room keeps its payload in its row; the events for several rooms point to ONE
+   * `room_payload` row for the whole statement, that array text, by their element's number (docs/decisions/0089,
+   * 0128): a batch's payloads share their keys and most values, and one row of them is over PostgreSQL's 2 KB
+   * threshold, so it is stored compressed (a few hundred bytes of WAL a message instead of a row of 1.2 KB each).
+   * Payloads are kept as `json`, the text as sent: only checked, not converted to jsonb, and replayed exactly as they
+   * went out live (docs/decisions/0102). Answers what to publish, in that order, once committed.
    * A prepared statement (docs/decisions/0111): its plan is made once per connection, not once per batch. `along`: the
    * caller's own writes and payloads in the same statement (docs/decisions/0120).
    */
@@ -122,9 +125,10 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     const rooms: string[] = [];
     const owners: number[] = [];
     // every event's payload, as the text of ONE json array (element i-1 is event i's): sent as one text parameter, not
-    // as a json[] whose every element the driver escapes quote by quote; stored inline for an event of one room, once
-    // in room_payload for an event of several (by its number in `shared`). jsonOnce: the gateway's frames of these
-    // events reuse the text in embedded mode
+    // as a json[] whose every element the driver escapes quote by quote; stored inline for an event of one room, and
+    // for the events of several rooms (their numbers in `shared`) the whole array once in room_payload, each row
+    // pointing to its element (docs/decisions/0128). jsonOnce: the gateway's frames of these events reuse the text in
+    // embedded mode
     const payloads: string[] = [];
     const shared: number[] = [];
     emits.forEach((e, i) => {
@@ -152,16 +156,18 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
          RETURNING room, seq
        ),
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
+       j AS MATERIALIZED (SELECT (SELECT $5::json) AS all_of),
        pl AS MATERIALIZED (
-         SELECT t.ord::int AS e, COALESCE(m.payload, t.payload) AS payload
-           FROM json_array_elements((SELECT $5::json)) WITH ORDINALITY AS t(payload, ord) LEFT JOIN made m ON m.e = t.ord
+         SELECT t.ord::int AS e, COALESCE(m.payload, t.payload) AS payload, t.ord::int = ANY((SELECT $7::int[])::int[]) AND m.e IS NULL AS shared
+           FROM json_array_elements((SELECT all_of FROM j)) WITH ORDINALITY AS t(payload, ord) LEFT JOIN made m ON m.e = t.ord
        ),
-       x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id, pl.e, pl.payload FROM pl WHERE pl.e = ANY((SELECT $7::int[])::int[])),
-       p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT id, payload, $6 FROM x),
+       x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id WHERE EXISTS (SELECT 1 FROM pl WHERE shared)),
+       p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT x.id, j.all_of, $6 FROM x, j),
        w AS (
-         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, payload_id, at)
-         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], CASE WHEN x.id IS NULL THEN pl.payload END, x.id, $6
-           FROM r JOIN pl ON pl.e = r.e LEFT JOIN x ON x.e = r.e
+         INSERT INTO inbox.room_event (room, seq, account_id, event, payload, payload_id, payload_ix, at)
+         SELECT r.room, r.seq, ($3::bigint[])[r.e], ($4::text[])[r.e], CASE WHEN NOT pl.shared THEN pl.payload END,
+                CASE WHEN pl.shared THEN x.id END, CASE WHEN pl.shared THEN r.e END, $6
+           FROM r JOIN pl ON pl.e = r.e LEFT JOIN x ON true
        )
        SELECT r.room, r.e, r.seq::int, m.payload::text AS made FROM r LEFT JOIN made m ON m.e = r.e ORDER BY r.ord`,
       [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), `[${payloads.join(',')}]`, at, shared, ...(along?.values ?? [])],
@@ -194,7 +200,8 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     const seq = cur?.seq ?? 0;
     if (since === null || since >= seq) return { seq, reset: false, events: [] };
     const rows = (await this.ds.query(
-      `SELECT e.seq::int, e.event, COALESCE(e.payload, p.payload) AS payload, e.at FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
+      `SELECT e.seq::int, e.event, COALESCE(e.payload, CASE WHEN e.payload_ix IS NULL THEN p.payload ELSE p.payload -> (e.payload_ix - 1) END) AS payload, e.at
+         FROM inbox.room_event e LEFT JOIN inbox.room_payload p ON p.id = e.payload_id
         WHERE e.room = $1 AND e.seq > $2 AND e.seq <= $3 ORDER BY e.seq`,
       [key, since, seq],
     )) as Array<{ seq: number; event: InboxWsEventValue; payload: unknown; at: Date }>;
