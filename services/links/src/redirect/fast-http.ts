@@ -96,6 +96,73 @@ function nameIs(s: string, from: number, lower: string): boolean {
 
 const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
 
+/**
+ * The headers a redirect reads, picked header by header in one pass: the fast path's over the head's text, checked in
+ * place (docs/decisions/0130), and node:http's over its raw list (`readHeaders`, redirect-server.ts). Host and user
+ * agent: the first of each, as `req.headers` keeps them; the purposes and the forwarded chain: repeated ones joined with
+ * ", ", as `req.headers` joins them. Names are compared without regard to case, by length first.
+ */
+export class HeaderPick {
+  hasHost = false;
+  private host: string | undefined;
+  private userAgent: string | undefined;
+  private secPurpose: string | undefined;
+  private purpose: string | undefined;
+  private xPurpose: string | undefined;
+  private xMoz: string | undefined;
+  private forwardedFor: string | undefined;
+
+  /**
+   * Takes one header: its name is `name[start, start + length)` (a token), its value `value[from, to)`. False when the
+   * header is one the fast subset does not serve (a body, an upgrade, `Expect`, a connection other than keep-alive);
+   * node:http's requests take no notice of it.
+   */
+  take(name: string, start: number, length: number, value: string, from: number, to: number): boolean {
+    switch (length) {
+      case 4:
+        if (nameIs(name, start, 'host')) {
+          this.hasHost = true;
+          if (this.host === undefined) this.host = value.slice(from, to);
+        }
+        break;
+      case 5:
+        if (nameIs(name, start, 'x-moz')) this.xMoz = join(this.xMoz, value.slice(from, to));
+        break;
+      case 6:
+        if (nameIs(name, start, 'expect')) return false;
+        break;
+      case 7:
+        if (nameIs(name, start, 'upgrade')) return false;
+        if (nameIs(name, start, 'purpose')) this.purpose = join(this.purpose, value.slice(from, to));
+        break;
+      case 9:
+        if (nameIs(name, start, 'x-purpose')) this.xPurpose = join(this.xPurpose, value.slice(from, to));
+        break;
+      case 10:
+        if (nameIs(name, start, 'connection')) return to - from === 10 && nameIs(value, from, 'keep-alive');
+        if (this.userAgent === undefined && nameIs(name, start, 'user-agent')) this.userAgent = value.slice(from, to);
+        break;
+      case 11:
+        if (nameIs(name, start, 'sec-purpose')) this.secPurpose = join(this.secPurpose, value.slice(from, to));
+        break;
+      case 14:
+        if (nameIs(name, start, 'content-length')) return false;
+        break;
+      case 15:
+        if (nameIs(name, start, 'x-forwarded-for')) this.forwardedFor = join(this.forwardedFor, value.slice(from, to));
+        break;
+      case 17:
+        if (nameIs(name, start, 'transfer-encoding')) return false;
+        break;
+    }
+    return true;
+  }
+
+  headers(): RequestHeaders {
+    return { host: this.host, userAgent: this.userAgent, purpose: this.secPurpose ?? this.purpose ?? this.xPurpose ?? this.xMoz, forwardedFor: this.forwardedFor };
+  }
+}
+
 /** A header value without the spaces and tabs around it (not String#trim: latin1's no-break space is a value's own). */
 function trimOws(s: string, from: number, to: number): string {
   while (from < to && (s.charCodeAt(from) === 32 || s.charCodeAt(from) === 9)) from++;
@@ -288,14 +355,7 @@ class FastConnection {
     if (eol < 0) return null;
     const line = REQUEST_LINE.exec(head.slice(0, eol));
     if (!line || !this.options.accepts(line[2])) return null;
-    let host: string | undefined;
-    let userAgent: string | undefined;
-    let secPurpose: string | undefined;
-    let purpose: string | undefined;
-    let xPurpose: string | undefined;
-    let xMoz: string | undefined;
-    let forwardedFor: string | undefined;
-    let hasHost = false;
+    const pick = new HeaderPick();
     let count = 0;
     const first = eol + 2;
     let start = first;
@@ -309,48 +369,11 @@ class FastConnection {
       while (from < to && (head.charCodeAt(from) === 32 || head.charCodeAt(from) === 9)) from++;
       while (to > from && (head.charCodeAt(to - 1) === 32 || head.charCodeAt(to - 1) === 9)) to--;
       if (!isValue(head, from, to)) return null;
-      switch (colon - start) {
-        case 4:
-          if (nameIs(head, start, 'host')) {
-            hasHost = true;
-            if (host === undefined) host = head.slice(from, to);
-          }
-          break;
-        case 5:
-          if (nameIs(head, start, 'x-moz')) xMoz = join(xMoz, head.slice(from, to));
-          break;
-        case 6:
-          if (nameIs(head, start, 'expect')) return null;
-          break;
-        case 7:
-          if (nameIs(head, start, 'upgrade')) return null;
-          if (nameIs(head, start, 'purpose')) purpose = join(purpose, head.slice(from, to));
-          break;
-        case 9:
-          if (nameIs(head, start, 'x-purpose')) xPurpose = join(xPurpose, head.slice(from, to));
-          break;
-        case 10:
-          if (nameIs(head, start, 'connection')) {
-            if (to - from !== 10 || !nameIs(head, from, 'keep-alive')) return null;
-          } else if (userAgent === undefined && nameIs(head, start, 'user-agent')) userAgent = head.slice(from, to);
-          break;
-        case 11:
-          if (nameIs(head, start, 'sec-purpose')) secPurpose = join(secPurpose, head.slice(from, to));
-          break;
-        case 14:
-          if (nameIs(head, start, 'content-length')) return null;
-          break;
-        case 15:
-          if (nameIs(head, start, 'x-forwarded-for')) forwardedFor = join(forwardedFor, head.slice(from, to));
-          break;
-        case 17:
-          if (nameIs(head, start, 'transfer-encoding')) return null;
-          break;
-      }
+      if (!pick.take(head, start, colon - start, head, from, to)) return null;
       start = eol + 2;
     }
-    if (!hasHost) return null;
-    return new ParsedRequest(line[1] as 'GET' | 'HEAD', line[2], { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz, forwardedFor }, this.socket.remoteAddress, head.slice(first));
+    if (!pick.hasHost) return null;
+    return new ParsedRequest(line[1] as 'GET' | 'HEAD', line[2], pick.headers(), this.socket.remoteAddress, head.slice(first));
   }
 
   /** node:http serves this connection from here on, starting with the bytes not answered yet. */

@@ -5,7 +5,7 @@ import { counter, createEnvelope, serveMetrics } from '@switchboard/platform';
 import type { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
-import { createFastHttpServer, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
+import { createFastHttpServer, HeaderPick, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
 import { LinkStore, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
@@ -349,47 +349,15 @@ const pathOf = (url: string): string => {
   return q < 0 ? url : url.slice(0, q);
 };
 
-const join = (a: string | undefined, b: string) => (a === undefined ? b : `${a}, ${b}`);
-
-/**
- * One pass over the raw headers, names compared by length first: host and user agent (the first of each, as
- * `req.headers` keeps them) and the prefetch purpose.
- */
+/** The headers a redirect reads, from node:http's raw list (names and values in turn), as the fast path picks them. */
 export function readHeaders(raw: readonly string[]): RequestHeaders {
-  let host: string | undefined;
-  let userAgent: string | undefined;
-  let secPurpose: string | undefined;
-  let purpose: string | undefined;
-  let xPurpose: string | undefined;
-  let xMoz: string | undefined;
-  let forwardedFor: string | undefined;
+  const pick = new HeaderPick();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const k = raw[i];
-    switch (k.length) {
-      case 4:
-        if (host === undefined && k.toLowerCase() === 'host') host = raw[i + 1];
-        break;
-      case 10:
-        if (userAgent === undefined && k.toLowerCase() === 'user-agent') userAgent = raw[i + 1];
-        break;
-      case 11:
-        if (k.toLowerCase() === 'sec-purpose') secPurpose = join(secPurpose, raw[i + 1]);
-        break;
-      case 7:
-        if (k.toLowerCase() === 'purpose') purpose = join(purpose, raw[i + 1]);
-        break;
-      case 9:
-        if (k.toLowerCase() === 'x-purpose') xPurpose = join(xPurpose, raw[i + 1]);
-        break;
-      case 5:
-        if (k.toLowerCase() === 'x-moz') xMoz = join(xMoz, raw[i + 1]);
-        break;
-      case 15:
-        if (k.toLowerCase() === 'x-forwarded-for') forwardedFor = join(forwardedFor, raw[i + 1]);
-        break;
-    }
+    const v = raw[i + 1];
+    pick.take(k, 0, k.length, v, 0, v.length);
   }
-  return { host, userAgent, purpose: secPurpose ?? purpose ?? xPurpose ?? xMoz, forwardedFor };
+  return pick.headers();
 }
 
 /** The request's host name: lower case, without the port or a trailing dot; null when absent or not a host name. */
