@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { z } from 'zod';
-import { LinkBatchRequestedV1, Topics } from '@switchboard/contracts';
+import { LinkBatchRequestedV1, readLinkBatchMinted, Topics } from '@switchboard/contracts';
 import { SmppPeer } from '@switchboard/dispatch';
 import { createEnvelope, KafkaEventBus } from '@switchboard/platform';
 import {
@@ -265,12 +265,15 @@ describe('distributed mode started from the README and deploy/.env.example alone
         await consumer.subscribe({ topic: Topics.Links, fromBeginning: true });
         await consumer.run({
           eachMessage: async ({ message }) => {
-            const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; data: { batchId: string; outcome: string; links: Record<string, Record<string, string>> } };
-            if (e.type !== 'links.link_batch.minted' || e.data.batchId !== batchId) return;
+            // the answer as campaigns reads it, whichever version links sent (v2 since docs/decisions/0129)
+            const e = JSON.parse(message.value?.toString() ?? '{}') as { type: string; version: number; data: { batchId?: string } };
+            if (e.data?.batchId !== batchId) return;
+            const d = readLinkBatchMinted(e);
+            if (!d) return;
             clearTimeout(timer);
             void consumer.disconnect();
-            if (e.data.outcome === 'minted') resolve(e.data.links);
-            else reject(new Error(`batch ${batchId}: ${e.data.outcome}`));
+            if (d.outcome === 'minted') resolve(Object.fromEntries(d.refs.map((ref, i) => [ref, Object.fromEntries(d.variables.map((v, vi) => [v, d.link(i, vi)]))])));
+            else reject(new Error(`batch ${batchId}: ${d.outcome}`));
           },
         });
       })().catch(reject);
