@@ -20,6 +20,10 @@ const ABORTED = 200;
 const TPS = 300;
 /** The SMPP bind's window: what is already written when the pause is known (one bind, one replica) may still be answered. */
 const WINDOW = 8;
+/** Accepted messages waiting in dispatch before the first test pauses: about three seconds at the carrier's 150/s. */
+const BACKLOG = 450;
+/** The carrier's rate while the tail test pauses: what is left of the tail takes several seconds, longer than a pause takes to reach dispatch. */
+const TAIL_RATE = 30;
 
 /**
  * A pause at full speed, every module of the embedded platform (docs/decisions/0051): the campaign's messages that
@@ -154,7 +158,8 @@ describe('a paused campaign stops sending promptly, and play sends the rest exac
     const id = await campaignOn(listId);
 
     // at full speed: streams has accepted far more than has reached the SMSC
-    await until(async () => smsc.parts.length >= 150 && (await call('GET', `/campaigns/${id}`)).body.stats.created >= smsc.parts.length + 100, 'the campaign at speed, with messages queued in dispatch');
+    // a backlog of several seconds at the carrier's rate, so that a pause slowed by a loaded machine still finds some
+    await until(async () => smsc.parts.length >= 150 && (await call('GET', `/campaigns/${id}`)).body.stats.created >= smsc.parts.length + BACKLOG, 'the campaign at speed, with messages queued in dispatch');
     // a pause naming the campaign under another account holds nothing of it
     await t.bus.publish([
       createEnvelope(
@@ -214,7 +219,7 @@ describe('a paused campaign stops sending promptly, and play sends the rest exac
     // not finished: most of it still waits in dispatch
     expect({ status: accepted.status, allSubmitted: atAccepted >= TAIL }).toEqual({ status: CampaignStatus.Sending, allSubmitted: false });
 
-    smsc.setThrottleRate(100);
+    smsc.setThrottleRate(TAIL_RATE);
     await until(() => partsOf(first, TAIL).length >= atAccepted + 20, 'the carrier taking the campaign again');
     const pause = await call('POST', `/campaigns/${id}/pause`);
     expect({ status: pause.status, body: pause.status === 200 ? null : pause.body }).toEqual({ status: 200, body: null });
@@ -224,6 +229,7 @@ describe('a paused campaign stops sending promptly, and play sends the rest exac
     const [{ held }] = (await pg.query<{ held: number }>(`SELECT count(*)::int AS held FROM dispatch.message WHERE campaign_id = $1 AND send_state = 'held'`, [id])).rows;
     expect({ held: held > 0, rest: atPause < TAIL, status: (await call('GET', `/campaigns/${id}`)).body.status }).toEqual({ held: true, rest: true, status: CampaignStatus.Paused });
 
+    smsc.setThrottleRate(100);
     expect((await call('POST', `/campaigns/${id}/play`)).status).toBe(200);
     const done = await until(async () => {
       const c = (await call('GET', `/campaigns/${id}`)).body;

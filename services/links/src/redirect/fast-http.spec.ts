@@ -10,6 +10,8 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
   let fast: FastHttpServer;
   let fallback: http.Server;
   let port: number;
+  /** The server's side of the newest connection: how many bytes it has read (and handled, in the same tick). */
+  let accepted: net.Socket | null = null;
   const BIG = Buffer.alloc(32 * 1024, 'x');
   const seen: Array<{ by: 'fast' | 'http'; method: string; url: string; headers: string[] }> = [];
   /** `/slow...` answers after a timer (a link read from the database), the rest at once. */
@@ -46,6 +48,7 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
         });
       },
     });
+    fast.server.on('connection', (s: net.Socket) => (accepted = s));
     await new Promise<void>((r) => fast.server.listen(0, '127.0.0.1', () => r()));
     port = (fast.server.address() as net.AddressInfo).port;
   });
@@ -57,9 +60,13 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
 
   beforeEach(() => (seen.length = 0));
 
-  /** Writes `raw` on one connection (in the pieces given, a pause between them) and reads until `answers` complete responses have come. */
+  /**
+   * Writes `raw` on one connection and reads until `answers` complete responses have come. Each piece but the last is
+   * read by the server before the next is written, so the pieces arrive apart however loaded the machine is.
+   */
   const exchange = (pieces: string[], answers: number, headOnly: readonly boolean[] = []): Promise<string[]> =>
     new Promise((resolve, reject) => {
+      accepted = null;
       const s = net.connect(port, '127.0.0.1');
       let got = Buffer.alloc(0);
       const out: string[] = [];
@@ -83,9 +90,14 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
       s.on('error', reject);
       s.on('close', () => resolve(out));
       void (async () => {
-        for (const p of pieces) {
-          s.write(Buffer.from(p, 'latin1'));
-          await new Promise((r) => setTimeout(r, 20));
+        let written = 0;
+        for (const [i, p] of pieces.entries()) {
+          const bytes = Buffer.from(p, 'latin1');
+          s.write(bytes);
+          written += bytes.length;
+          if (i === pieces.length - 1) break;
+          const end = Date.now() + 10_000;
+          while (!(accepted && accepted.bytesRead >= written) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
         }
       })();
     });
