@@ -97,7 +97,9 @@ describe('redirect fast path (node:net, node:http for the rest)', () => {
           written += bytes.length;
           if (i === pieces.length - 1) break;
           const end = Date.now() + 10_000;
-          while (!(accepted && accepted.bytesRead >= written) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+          // `accepted` is set by the server's connection listener: the assignment above does not fix its type here
+          const read = () => (accepted as net.Socket | null)?.bytesRead ?? 0;
+          while (read() < written && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
         }
       })();
     });
