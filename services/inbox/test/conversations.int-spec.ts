@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
-import { INBOX_TOTALS_CAP, StreamType } from '@switchboard/contracts';
+import { INBOX_TOTALS_CAP, InboxWsEvent, StreamType } from '@switchboard/contracts';
 import { INBOX_CONNECTION, ManualClock, RoomEvents } from '../src';
 import { fakeAnswer, fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type Json, type StreamsAnswer } from './support';
 
@@ -408,6 +408,44 @@ describe('inbox conversations', () => {
       const expected = room.startsWith('conversation:') ? [7] : phones.map((_, i) => i);
       const pairs = incoming.map((e) => `${e.payload.conversation.conversation_uuid} ${e.payload.message.content.body}`).sort();
       expect(pairs).toEqual(expected.map((i) => `${convs.get(phones[i])} one row ${i} "quoted" <b>as sent</b>`).sort());
+    }
+  });
+
+  it('records one statement of shared, one-room and null payloads, and replays each from its room as it went out (docs/decisions/0133)', async () => {
+    const rooms = app.t.app.get(RoomEvents);
+    const ds = app.t.app.get<DataSource>(getDataSourceToken(INBOX_CONNECTION));
+    const replayed = async (room: string, since: number) => (await rooms.replay('1', room, since)).events.map((e) => [e.event, e.payload]);
+    const shared = { conversation: { conversation_uuid: 'c-0133', last_message: 'ünïcödé 🙂 "q" <b>x</b>' }, message: { content: { body: 'ünïcödé 🙂 "q" <b>x</b>' } } };
+    const own = { conversation_uuid: 'c-0133', message_uuid: 'm-0133', read_at: '2026-11-20T08:00:00.000Z', unread: 0 };
+    // the three kinds in one statement, then one with only shared and null payloads (no payload of one room of its own)
+    for (const [i, emits] of [
+      [
+        { accountId: '1', rooms: ['space:9133', 'team:9133'], event: InboxWsEvent.IncomingMessage, payload: shared },
+        { accountId: '1', rooms: ['team:9133'], event: InboxWsEvent.MessageRead, payload: own },
+        { accountId: '1', rooms: ['space:9133'], event: InboxWsEvent.SpaceStatistics, payload: null },
+      ],
+      [
+        { accountId: '1', rooms: ['space:9133'], event: InboxWsEvent.SpaceStatistics, payload: null },
+        { accountId: '1', rooms: ['team:9133', 'space:9133'], event: InboxWsEvent.IncomingMessage, payload: { ...shared, n: 2 } },
+      ],
+    ].entries()) {
+      const since = { space: (await rooms.replay('1', 'space:9133', null)).seq, team: (await rooms.replay('1', 'team:9133', null)).seq };
+      const recorded = await rooms.record(ds, emits);
+      expect(recorded.map((r) => [r.message.room, r.message.event, r.message.payload])).toEqual(
+        emits.flatMap((e) => [...e.rooms].sort().map((room) => [room, e.event, e.payload])),
+      );
+      const live = (room: string) => emits.filter((e) => e.rooms.includes(room)).map((e) => [e.event, e.payload]);
+      expect(await replayed('space:9133', since.space)).toEqual(live('space:9133'));
+      expect(await replayed('team:9133', since.team)).toEqual(live('team:9133'));
+      // the one-room payloads in their own rows (JSON null as null), the others in the statement's shared row
+      const kept = await app.sql<{ event: string; inline: string | null; ix: number | null }>(
+        `SELECT event, payload::text AS inline, payload_ix AS ix FROM inbox.room_event WHERE room = ANY($1) AND seq > $2 AND at = $3 ORDER BY room, seq`,
+        [['1|space:9133', '1|team:9133'], 0, clock.now()],
+      );
+      expect(kept.filter((k) => k.ix === null).map((k) => [k.event, k.inline === null ? undefined : JSON.parse(k.inline)])).toEqual(
+        i === 0 ? [[InboxWsEvent.SpaceStatistics, null], [InboxWsEvent.MessageRead, own]] : [[InboxWsEvent.SpaceStatistics, null]],
+      );
+      clock.advance(1000);
     }
   });
 

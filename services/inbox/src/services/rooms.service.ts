@@ -34,12 +34,12 @@ export interface RoomEmit {
   payload: unknown;
 }
 
-/** The parameters the room log's statement numbers itself ($1..$7): work done along with it numbers its own after these. */
-export const ROOM_RECORD_PARAMS = 7;
+/** The parameters the room log's statement numbers itself ($1..$8): work done along with it numbers its own after these. */
+export const ROOM_RECORD_PARAMS = 8;
 
 /**
  * Work done in the room log's statement, ahead of it (one round trip for both): common table expressions (`name AS
- * (...)`, comma-separated) placed before the room log's own, numbering their parameters from $8. One of them must be
+ * (...)`, comma-separated) placed before the room log's own, numbering their parameters from $9. One of them must be
  * `made (e, payload)`: the `json` payloads the statement makes itself, by the event's number in `emits` (1-based); those
  * events' `payload` is ignored, and what the statement made is what is recorded and published.
  */
@@ -131,14 +131,21 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
     // embedded mode
     const payloads: string[] = [];
     const shared: number[] = [];
+    // whether any event keeps its own payload inline (one room, a payload of its own, not JSON null): only then does
+    // the statement split the array into its elements; an incoming batch's events all point into the shared row or
+    // have their payload made by the statement (space_statistics), and the second parse of the whole array was ~10 µs
+    // of PostgreSQL CPU a message (docs/decisions/0133)
+    let inline = false;
     emits.forEach((e, i) => {
       const its = [...new Set(e.rooms)].sort();
       for (const r of its) {
         rooms.push(roomKey(e.accountId, r));
         owners.push(i + 1);
       }
-      payloads.push(jsonOnce(e.payload) ?? 'null');
+      const text = jsonOnce(e.payload) ?? 'null';
+      payloads.push(text);
       if (its.length > 1) shared.push(i + 1);
+      else if (text !== 'null') inline = true;
     });
     if (!rooms.length) return [];
     const at = this.clock.now();
@@ -157,9 +164,12 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
        ),
        r AS (SELECT i.room, i.e, i.ord, s.seq - c.n + row_number() OVER (PARTITION BY i.room ORDER BY i.ord) AS seq FROM i JOIN s USING (room) JOIN c USING (room)),
        j AS MATERIALIZED (SELECT (SELECT $5::json) AS all_of),
+       el AS MATERIALIZED (
+         SELECT t.ord::int AS e, t.payload FROM json_array_elements((SELECT all_of FROM j)) WITH ORDINALITY AS t(payload, ord) WHERE (SELECT $8::boolean)
+       ),
        pl AS MATERIALIZED (
-         SELECT t.ord::int AS e, COALESCE(m.payload, t.payload) AS payload, t.ord::int = ANY((SELECT $7::int[])::int[]) AND m.e IS NULL AS shared
-           FROM json_array_elements((SELECT all_of FROM j)) WITH ORDINALITY AS t(payload, ord) LEFT JOIN made m ON m.e = t.ord
+         SELECT g.e, COALESCE(m.payload, el.payload, 'null'::json) AS payload, g.e = ANY((SELECT $7::int[])::int[]) AND m.e IS NULL AS shared
+           FROM generate_series(1, cardinality((SELECT $4::text[])::text[])) AS g(e) LEFT JOIN made m ON m.e = g.e LEFT JOIN el ON el.e = g.e
        ),
        x AS MATERIALIZED (SELECT nextval('inbox.room_payload_id_seq') AS id WHERE EXISTS (SELECT 1 FROM pl WHERE shared)),
        p AS (INSERT INTO inbox.room_payload (id, payload, at) SELECT x.id, j.all_of, $6 FROM x, j),
@@ -170,7 +180,7 @@ export class RoomEvents implements OnModuleInit, OnModuleDestroy {
            FROM r JOIN pl ON pl.e = r.e LEFT JOIN x ON true
        )
        SELECT r.room, r.e, r.seq::int, m.payload::text AS made FROM r LEFT JOIN made m ON m.e = r.e ORDER BY r.ord`,
-      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), `[${payloads.join(',')}]`, at, shared, ...(along?.values ?? [])],
+      [rooms, owners, emits.map((e) => e.accountId), emits.map((e) => e.event), `[${payloads.join(',')}]`, at, shared, inline, ...(along?.values ?? [])],
     );
     const when = at.toISOString();
     // a payload the statement made: parsed once per event (its rooms share it), its text kept for the frames
