@@ -78,16 +78,18 @@ const DAY_MS = 86_400_000;
 export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
   // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links. The
   // lock's key is two numbers computed here and the keys are quoted here, so the lock, the look for a stored answer and
-  // for a reservation travel in one round trip. A session lock: it spans the batch's two transactions.
+  // for a reservation travel in one round trip, which opens the reservation's transaction. A session lock: it spans the
+  // batch's two transactions.
   if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
   const [k1, k2] = lockKey(req.accountId, req.batchId);
   const where = `account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`;
   let locked = true;
+  let open = true;
   try {
     const opened = (await client.query(
-      `SELECT pg_advisory_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE ${where}; SELECT targets::text FROM links.link_reservation WHERE ${where}`,
-    )) as unknown as [QueryResult, QueryResult<StoredBatch>, QueryResult<{ targets: string }>];
-    const stored = opened[1].rows[0];
+      `BEGIN; SELECT pg_advisory_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE ${where}; SELECT targets::text FROM links.link_reservation WHERE ${where}`,
+    )) as unknown as [QueryResult, QueryResult, QueryResult<StoredBatch>, QueryResult<{ targets: string }>];
+    const stored = opened[2].rows[0];
     if (stored) {
       // batches minted before 0092 kept their answer as jsonb, then as the text sent (no jsonb parse a batch), and since
       // 0123 as the recipe to write it again (refs, variables, code blocks; the domains are the range rows')
@@ -97,26 +99,29 @@ export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: Mi
           : encodeMintedLinks(stored.links ?? (JSON.parse(stored.links_text ?? '{}') as Record<string, Record<string, string>>));
       return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, ...links });
     }
-    const kept = opened[2].rows[0];
-    // a reservation left by a process that died before the links' commit: the same picks again, from its inputs
+    const kept = opened[3].rows[0];
+    // a reservation left by a process that died before the links' commit: the same picks again, from its inputs (the
+    // transaction open is the links'); else the reservation, which commits and opens the links' transaction
     const reserved = kept ? reservationOf(targetsOf(kept.targets), req.items.length) : await reserve(client, req, o);
     if (typeof reserved === 'string') return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: reserved, refs: [], variables: [] });
     if (!reserved) throw new Error('links: a reservation no longer picks its domains');
     let answer: LinkBatchAnswer;
     try {
       answer = await writeLinks(client, req, o, reserved, `SELECT pg_advisory_unlock(${k1}, ${k2})`);
-      locked = false;
+      open = locked = false;
     } catch (e) {
       // the usages go back (nothing of the batch stays counted); if that fails too (the database is away), the
       // redelivery finds the reservation and finishes it
       await client.query('ROLLBACK').catch(() => undefined);
-      await release(client, req, reserved).catch(() => undefined);
+      open = false;
+      await release(client, req, o, reserved).catch(() => undefined);
       throw e;
     }
     if (o.onDomainsChanged && reserved.moved.length) o.onDomainsChanged(reserved.moved);
     return answer;
   } finally {
-    if (locked) await client.query(`SELECT pg_advisory_unlock(${k1}, ${k2})`);
+    // a stored answer read, a refusal, or a failure before the links' write: its transaction ends, then the batch's lock
+    if (locked) await client.query(`${open ? 'ROLLBACK; ' : ''}SELECT pg_advisory_unlock(${k1}, ${k2})`);
   }
 }
 
@@ -173,63 +178,52 @@ function targetsOf(text: string): Target[] {
  * The batch's reservation, in its own short transaction: the targets (offers, pools) read, the candidate domains locked
  * (usages and limits stay exact under concurrent batches), the picks, the usages of the domains (a configured domain
  * reaching its limit becomes 6 by the table's trigger), pool members and pools, and the picks' inputs kept in
- * `links.link_reservation`. The outcome instead when the batch is refused (nothing written).
+ * `links.link_reservation`. Runs in the transaction `mintBatch` opened; commits it and opens the links' in one round
+ * trip. The outcome instead when the batch is refused (nothing written; the caller rolls back).
  */
 async function reserve(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<Reservation | 'offer_unavailable' | 'no_valid_domain'> {
-  await client.query('BEGIN');
-  try {
-    const targets: Target[] = [];
-    for (const v of req.variables) {
-      const t = await loadTarget(client, req.accountId, v, o.now);
-      if (!t) {
-        await client.query('ROLLBACK');
-        return 'offer_unavailable';
-      }
-      targets.push(t);
-    }
-    // the picks' inputs, before the picks move the candidates' usages
-    const inputs = JSON.stringify(targets);
-    const r = reservationOf(targets, req.items.length);
-    if (!r) {
-      await client.query('ROLLBACK');
-      return 'no_valid_domain';
-    }
-    const ids = [...r.usageById.keys()];
-    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
-      name: 'links_mint_reserve',
-      text: `WITH d AS (
-         UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
-           FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
-         RETURNING d.id::text, d.state, d.declined_reason
-       ), m AS (
-         UPDATE links.domain_pool_member m SET usages = m.usages + u.n
-           FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
-       ), p AS (
-         UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
-           FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
-       ), x AS (
-         INSERT INTO links.link_reservation (account_id, batch_id, targets, created_at) VALUES ($4, $10, $11::jsonb, $3)
-       )
-       SELECT id, state, declined_reason FROM d`,
-      values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId, inputs],
-    });
-    await client.query('COMMIT');
-    // the candidates were locked with their state before the update: those whose state the usages moved
-    const before = new Map<string, number>();
-    for (const { t } of r.assignments) for (const c of t.candidates) before.set(c.id, c.state);
-    r.moved = changed.rows.filter((x) => before.get(x.id) !== x.state).map((x) => ({ accountId: req.accountId, id: x.id, state: x.state, declinedReason: x.declined_reason }));
-    return r;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
+  const targets: Target[] = [];
+  for (const v of req.variables) {
+    const t = await loadTarget(client, req.accountId, v, o.now);
+    if (!t) return 'offer_unavailable';
+    targets.push(t);
   }
+  // the picks' inputs, before the picks move the candidates' usages
+  const inputs = JSON.stringify(targets);
+  const r = reservationOf(targets, req.items.length);
+  if (!r) return 'no_valid_domain';
+  const ids = [...r.usageById.keys()];
+  const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
+    name: 'links_mint_reserve',
+    text: `WITH d AS (
+       UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
+         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
+       RETURNING d.id::text, d.state, d.declined_reason
+     ), m AS (
+       UPDATE links.domain_pool_member m SET usages = m.usages + u.n
+         FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
+     ), p AS (
+       UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
+         FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
+     ), x AS (
+       INSERT INTO links.link_reservation (account_id, batch_id, targets, created_at) VALUES ($4, $10, $11::jsonb, $3)
+     )
+     SELECT id, state, declined_reason FROM d`,
+    values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId, inputs],
+  });
+  await client.query('COMMIT; BEGIN');
+  // the candidates were locked with their state before the update: those whose state the usages moved
+  const before = new Map<string, number>();
+  for (const { t } of r.assignments) for (const c of t.candidates) before.set(c.id, c.state);
+  r.moved = changed.rows.filter((x) => before.get(x.id) !== x.state).map((x) => ({ accountId: req.accountId, id: x.id, state: x.state, declinedReason: x.declined_reason }));
+  return r;
 }
 
 /**
  * A reservation whose links could not be written, given back (one statement): its row removed and, only if it was
  * there, its usages subtracted (a domain back under its limit becomes configured again by the table's trigger).
  */
-async function release(client: PoolClient, req: LinkBatchRequest, r: Reservation): Promise<void> {
+async function release(client: PoolClient, req: LinkBatchRequest, o: MintOptions, r: Reservation): Promise<void> {
   const ids = [...r.usageById.keys()];
   await client.query({
     name: 'links_mint_release',
@@ -246,18 +240,17 @@ async function release(client: PoolClient, req: LinkBatchRequest, r: Reservation
            FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4 AND EXISTS (SELECT FROM x)
        )
        SELECT count(*)::int AS n FROM x`,
-    values: [ids, ids.map((id) => r.usageById.get(id)), new Date(), req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId],
+    values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId],
   });
 }
 
 /**
- * The batch's links in their own transaction, with its domains already reserved (no domain locked here): the code
+ * The batch's links in their own transaction (open), with its domains already reserved (no domain locked here): the code
  * blocks, the range rows, the stored answer, its outbox event, and the reservation consumed; `after` runs in the
  * commit's round trip (the batch's unlock).
  */
 async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOptions, reserved: Reservation, after: string): Promise<LinkBatchAnswer> {
   const { targets, assignments } = reserved;
-  await client.query('BEGIN');
   // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
   // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
   // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
