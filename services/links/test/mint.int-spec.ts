@@ -129,6 +129,79 @@ describe('minting personal links for campaign batches', () => {
     expect((await usages([dom]))[0].total_usages).toBe('3');
   });
 
+  it('writes two batches of one pool at once (the domains are held only while picked), a batch killed mid-write is finished by its redelivery, counted once, and one that fails gives its usages back', async () => {
+    const d = [await l.domain(A, 'p1.test'), await l.domain(A, 'p2.test'), await l.domain(A, 'p3.test')];
+    const pool = await l.pool(A, 'parallel', 10, d);
+    const v = [shortUrl({ url: 'https://a.example/{x}', domainPoolId: pool })];
+    const first = batch(A, v, 7, (i) => ({ x: `a${i}` }));
+    const second = batch(A, v, 7, (i) => ({ x: `b${i}` }));
+    // backends of this database waiting for a lock (pg_locks is live; the activity view is read afresh)
+    const waiting = async () => {
+      await l.sql(`SELECT pg_stat_clear_snapshot()`);
+      const [r] = await l.sql<{ pids: number[] }>(
+        `SELECT coalesce(array_agg(l.pid), '{}') AS pids FROM pg_locks l WHERE NOT l.granted AND l.pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
+      );
+      return r.pids;
+    };
+    // the first batch is held in its links' write: another transaction has its stored answer's key, not committed
+    await l.sql('BEGIN');
+    await l.sql(`INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($1, $2, $3, 'minted', '{}', '{}', '{}', now())`, [A, first.batchId, first.campaignId]);
+    const held = l.mint(first);
+    held.catch(() => undefined);
+    await waitFor(async () => (await waiting()).length === 1);
+    const [heldPid] = await waiting();
+    // the second batch of the same pool is minted meanwhile, or waits for the first's domains
+    let settled = false;
+    const minted = l.mint(second).finally(() => (settled = true));
+    const blocked = (async () => {
+      while (!settled) {
+        if ((await waiting()).length > 1) return 'waits for the first batch' as const;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return null;
+    })();
+    const outcome = await Promise.race([minted.then((a) => a.outcome), blocked]);
+    // the first batch's process dies in its links' write (its domains were counted in its reservation)
+    await l.sql(`SELECT pg_terminate_backend($1)`, [heldPid]);
+    await l.sql('ROLLBACK');
+    await expect(held).rejects.toThrow();
+    expect(outcome).toBe('minted');
+    const b = await minted;
+    // the redelivery answers the first batch from its reservation: the same domains, counted once
+    const a = await l.mint(first);
+    expect(a.outcome).toBe('minted');
+    expect(hostsOf(a.links)).toEqual(['p1.test', 'p2.test', 'p3.test', 'p1.test', 'p2.test', 'p3.test', 'p1.test']);
+    expect(hostsOf(b.links)).toEqual(['p2.test', 'p3.test', 'p1.test', 'p2.test', 'p3.test', 'p1.test', 'p2.test']);
+    expect((await usages(d)).map((u) => u.total_usages)).toEqual(['5', '5', '4']);
+    const [p] = await l.sql<{ usages: string }>(`SELECT usages::text FROM links.domain_pool WHERE id = $1`, [pool]);
+    expect(p.usages).toBe('14');
+    expect(await l.sql(`SELECT 1 FROM links.link_reservation`)).toEqual([]);
+    // every link its own code, resolving to its own recipient
+    const all = [...Object.values(a.links), ...Object.values(b.links)].map((x) => x.shorturl);
+    expect(new Set(all.map((u) => new URL(u).pathname)).size).toBe(14);
+    for (const [req, ans] of [[first, a], [second, b]] as const) {
+      for (let i = 0; i < 7; i++) expect(await l.linkOf(ans.links[`r${i}`].shorturl)).toMatchObject({ vars: { x: req.items[i].vars.x }, message_uuid: req.items[i].messageUuid });
+    }
+    // asked again, each answers the same links
+    expect((await l.mint(first)).links).toEqual(a.links);
+
+    // a batch whose links cannot be written gives back what its reservation counted, and is minted once asked again
+    const dom = await l.domain(A, 'back.test', { limit: 3 });
+    const req = batch(A, [shortUrl({ url: 'https://a.example/', domainIds: [dom] })], 3);
+    // the links' write fails by itself (a check its range rows break), after the domain was reserved
+    await l.sql(`ALTER TABLE links.link_range ADD CONSTRAINT mint_fails CHECK (campaign_id <> 77) NOT VALID`);
+    try {
+      await expect(l.mint({ ...req, campaignId: '77' })).rejects.toThrow(/mint_fails/);
+    } finally {
+      await l.sql(`ALTER TABLE links.link_range DROP CONSTRAINT mint_fails`);
+    }
+    // not counted, and the domain that the reservation took to its limit is configured again
+    expect((await usages([dom]))[0]).toMatchObject({ total_usages: '0', state: 1 });
+    expect(await l.sql(`SELECT 1 FROM links.link_reservation`)).toEqual([]);
+    expect((await l.mint(req)).outcome).toBe('minted');
+    expect((await usages([dom]))[0]).toMatchObject({ total_usages: '3', state: 6 });
+  });
+
   it('answers the campaign through the bus: a requested batch becomes links.link_batch.minted', async () => {
     const dom = await l.domain(A, 'bus.test');
     const req = batch(A, [shortUrl({ url: 'https://a.example/{x}', domainIds: [dom] })], 2, (i) => ({ x: `v${i}` }));

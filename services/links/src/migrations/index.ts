@@ -8,6 +8,7 @@ import { ClickRollupsFillfactor1796700000004 } from './1796700000004-click-rollu
 import { RecipientClickFirstOnly1796700000010 } from './1796700000010-recipient-click-first-only';
 import { LinkRanges1797900000005 } from './1797900000005-link-ranges';
 import { LinkBatchRecipe1798100000000 } from './1798100000000-link-batch-recipe';
+import { LinkReservation1798300000134 } from './1798300000134-link-reservation';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const LINKS_MIGRATIONS = [
   RecipientClickFirstOnly1796700000010,
   LinkRanges1797900000005,
   LinkBatchRecipe1798100000000,
+  LinkReservation1798300000134,
 ];

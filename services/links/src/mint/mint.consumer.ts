@@ -11,6 +11,12 @@ import { CodeCipher } from './codes';
 import { mintBatch, type LinkBatchAnswer, type LinkBatchRequest, type MintedDomainChange } from './mint';
 
 export const MINT_GROUP = 'links.mint';
+/**
+ * Batches minted at once by a process (a partition's, so one campaign's too): each takes its domains only for its short
+ * reservation (docs/decisions/0134), so two keep both cores busy, Node building one batch while PostgreSQL writes the
+ * other.
+ */
+export const MINT_CONCURRENCY = 2;
 
 /**
  * Answers `campaigns.link_batch.requested` with `links.link_batch.minted` (docs/decisions/0034). Idempotent by the
@@ -40,7 +46,7 @@ export class MintConsumer implements OnModuleInit {
       this.log.warn('no code secret (LINKS_CODE_SECRET): personal links are not minted');
       return;
     }
-    await this.bus.subscribe({ group: MINT_GROUP, topics: [Topics.Campaigns], types: [LinkBatchRequestedV1.type], handler: (e) => this.handle(e) });
+    await this.bus.subscribe({ group: MINT_GROUP, topics: [Topics.Campaigns], types: [LinkBatchRequestedV1.type], concurrency: MINT_CONCURRENCY, handler: (e) => this.handle(e) });
   }
 
   async handle(e: EventEnvelope): Promise<void> {

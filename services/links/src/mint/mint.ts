@@ -16,7 +16,7 @@ import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
 import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
-import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate } from './domain-picker';
+import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate, type DomainPick } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
 /**
@@ -64,212 +64,305 @@ const DAY_MS = 86_400_000;
  * numbers of one block of the sequence through the keyed permutation, no collision, no retry) and a domain from the
  * variable's domains or pool by the pool's distribution; per variable one range row (`links.link_range`: the block,
  * the domains, the recipients in batch order; no row per link, `links.link_of` resolves a code), the domains' usages
- * (and reached-limit state) updated, the answer kept for a repeated request and announced through the outbox, all in
- * one transaction on `client`.
+ * (and reached-limit state) updated, the answer kept for a repeated request and announced through the outbox.
  * A variable whose domains can take no more links answers `no_valid_domain`; a disabled, expired or missing offer
  * `offer_unavailable`; then nothing is written (a later request is decided afresh).
+ *
+ * Two transactions on `client`, under a session lock of the batch (docs/decisions/0134): the reservation (the targets
+ * read, the candidate domains locked, the picks, the usages and a `links.link_reservation` row of the picks' inputs;
+ * a few milliseconds) and then the links (code blocks, range rows, stored answer, outbox event, the reservation
+ * consumed). The domains are locked only during the first, so batches sharing domains (one campaign's, or campaigns
+ * sharing a pool) write their links in parallel. A batch whose links fail is released (its usages given back); one
+ * whose process died is finished by the redelivery from its reservation, with the same picks.
  */
 export async function mintBatch(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<LinkBatchAnswer> {
   // one batch at a time per (account, batch id): a redelivery waits for the first and then answers its links. The
-  // lock's key is two numbers computed here and the stored answer's key is quoted here, so BEGIN, the lock and the
-  // look for a stored answer travel in one round trip.
+  // lock's key is two numbers computed here and the keys are quoted here, so the lock, the look for a stored answer and
+  // for a reservation travel in one round trip, which opens the reservation's transaction. A session lock: it spans the
+  // batch's two transactions.
+  if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
   const [k1, k2] = lockKey(req.accountId, req.batchId);
-  const opened = (await client.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`,
-  )) as unknown as Array<QueryResult<StoredBatch>>;
+  const where = `account_id = ${client.escapeLiteral(req.accountId)} AND batch_id = ${client.escapeLiteral(req.batchId)}`;
+  let locked = true;
+  let open = true;
   try {
-    const done = opened[2];
-    if (done.rows[0]) {
+    const opened = (await client.query(
+      `BEGIN; SELECT pg_advisory_lock(${k1}, ${k2}); SELECT outcome, links, links_text, refs, variables, blocks::text[] AS blocks FROM links.link_batch WHERE ${where}; SELECT targets::text FROM links.link_reservation WHERE ${where}`,
+    )) as unknown as [QueryResult, QueryResult, QueryResult<StoredBatch>, QueryResult<{ targets: string }>];
+    const stored = opened[2].rows[0];
+    if (stored) {
       // batches minted before 0092 kept their answer as jsonb, then as the text sent (no jsonb parse a batch), and since
       // 0123 as the recipe to write it again (refs, variables, code blocks; the domains are the range rows')
-      const stored = done.rows[0];
       const links =
         stored.refs !== null
           ? await storedLinks(client, req.accountId, stored, o)
           : encodeMintedLinks(stored.links ?? (JSON.parse(stored.links_text ?? '{}') as Record<string, Record<string, string>>));
-      await client.query('COMMIT');
       return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: stored.outcome, ...links });
     }
-    const refused = async (outcome: LinkBatchAnswer['outcome']): Promise<LinkBatchAnswer> => {
-      await client.query('ROLLBACK');
-      return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome, refs: [], variables: [] });
-    };
-
-    const targets: Target[] = [];
-    for (const v of req.variables) {
-      const t = await loadTarget(client, req.accountId, v, o.now);
-      if (!t) return refused('offer_unavailable');
-      targets.push(t);
+    const kept = opened[3].rows[0];
+    // a reservation left by a process that died before the links' commit: the same picks again, from its inputs (the
+    // transaction open is the links'); else the reservation, which commits and opens the links' transaction
+    const reserved = kept ? reservationOf(targetsOf(kept.targets), req.items.length) : await reserve(client, req, o);
+    if (typeof reserved === 'string') return answerOf({ batchId: req.batchId, accountId: req.accountId, campaignId: req.campaignId, outcome: reserved, refs: [], variables: [] });
+    if (!reserved) throw new Error('links: a reservation no longer picks its domains');
+    let answer: LinkBatchAnswer;
+    try {
+      answer = await writeLinks(client, req, o, reserved, `SELECT pg_advisory_unlock(${k1}, ${k2})`);
+      open = locked = false;
+    } catch (e) {
+      // the usages go back (nothing of the batch stays counted); if that fails too (the database is away), the
+      // redelivery finds the reservation and finishes it
+      await client.query('ROLLBACK').catch(() => undefined);
+      open = false;
+      await release(client, req, o, reserved).catch(() => undefined);
+      throw e;
     }
-
-    // domains: picked per variable over the candidates locked above; a domain shared by two variables carries on
-    // from the usages the first one gave it
-    const assignments: Array<{ pick: NonNullable<ReturnType<typeof pickDomains>>; t: Target }> = [];
-    const usageById = new Map<string, number>();
-    for (const t of targets) {
-      for (const c of t.candidates) {
-        const extra = usageById.get(c.id);
-        if (extra !== undefined) c.totalUsages += extra;
-      }
-      const pick = pickDomains(t.candidates, t.mode, req.items.length);
-      if (!pick) return refused('no_valid_domain');
-      t.candidates.forEach((c, i) => {
-        if (pick.added[i]) usageById.set(c.id, (usageById.get(c.id) ?? 0) + pick.added[i]);
-      });
-      assignments.push({ pick, t });
-    }
-
-    // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
-    // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
-    // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
-    if (req.items.length > CODE_BLOCK) throw new Error(`links: a batch has at most ${CODE_BLOCK} items`);
-    const head = await client.query<{ ids: string[]; blocks: string[] }>({
-      name: 'links_mint_head',
-      text: `WITH t AS (
-         INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
-         SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
-         RETURNING id, variable
-       )
-       SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
-              (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
-      values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
-    });
-    const targetIds = head.rows[0].ids;
-    const blocks = head.rows[0].blocks.map(Number);
-
-    // the answer (docs/decisions/0129): per variable its domains' prefixes once, a pick and a code a link, each one run
-    // of text; no string and no object a link
-    const minted: MintedVariableLinks[] = [];
-    const created = o.now.toISOString();
-    const account = req.accountId;
-    const campaign = req.campaignId;
-    const n = req.items.length;
-    // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
-    const pages = new RangePages();
-    // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
-    // and variant without a string key per link
-    const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
-    for (let vi = 0; vi < assignments.length; vi++) {
-      const { pick, t } = assignments[vi];
-      minted.push(variableLinks(t.variable, o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n), pick.assignment, (k) => `${o.scheme}://${t.candidates[k].name}/`));
-      const varKeys = varsKeys(t.used);
-      const domainIds = t.candidates.map((d) => d.id);
-      pages.add(
-        blocks[vi],
-        targetIds[vi],
-        t.expiresAt ? t.expiresAt.toISOString() : null,
-        req.items,
-        (i) => domainIds[pick.assignment[i]],
-        t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
-      );
-      const perVariant = new Map<string | null, number[]>();
-      let lastVariant: string | null | undefined;
-      let counts: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const at = pick.assignment[i];
-        const variant = req.items[i].variantId ?? null;
-        if (variant !== lastVariant) {
-          lastVariant = variant;
-          counts = perVariant.get(variant) ?? [];
-          perVariant.set(variant, counts);
-        }
-        counts[at] = (counts[at] ?? 0) + 1;
-      }
-      for (const [variantId, byCandidate] of perVariant) {
-        byCandidate.forEach((c, ci) => {
-          const d = t.candidates[ci];
-          const uk = `${d.id}:${variantId ?? ''}`;
-          const u = usage.get(uk);
-          if (u) u.links += c;
-          else usage.set(uk, { domainId: d.id, domain: d.name, variantId, links: c });
-        });
-      }
-    }
-
-    // the range rows, the usages (the domains: a configured domain reaching its limit becomes 6 by the table's trigger;
-    // the pools' members; the pools), the stored answer and its event, in one statement. The recipients are one array
-    // literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once a batch)
-    const ids = [...usageById.keys()];
-    const members: Array<{ pool: string; domain: string; n: number }> = [];
-    const pools = new Map<string, number>();
-    for (const { pick, t } of assignments) {
-      if (!t.poolId) continue;
-      t.candidates.forEach((c, i) => {
-        if (pick.added[i]) members.push({ pool: t.poolId!, domain: c.id, n: pick.added[i] });
-      });
-      pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + req.items.length);
-    }
-    const usages = [...usage.values()];
-    const refs = req.items.map((item) => item.ref);
-    const answer = answerOf({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', refs, variables: minted, usages });
-    // the answer is written once, as its event (a repeated request rebuilds it from the stored recipe: refs, variables,
-    // blocks; 0123); the outbox row is a packed row of one event
-    const event = { id: randomUUID(), type: LinkBatchMintedV2.type, version: LinkBatchMintedV2.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
-    const packed = JSON.stringify([{ ...event, data: answer, topic: Topics.Links }]);
-    const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
-      name: 'links_mint_write',
-      text: `WITH d AS (
-         UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
-           FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
-         RETURNING d.id::text, d.state, d.declined_reason
-       ), m AS (
-         UPDATE links.domain_pool_member m SET usages = m.usages + u.n
-           FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
-       ), p AS (
-         UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
-           FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
-       ), r AS (
-         INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
-         SELECT r.page, $4, r.target, $11, $14, r.expires, $3, ($18::bigint[])[r.lo:r.hi], ($19::bigint[])[r.lo:r.hi], ($20::bigint[])[r.lo:r.hi], ($21::uuid[])[r.lo:r.hi],
-                ($22::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($23::text[])[r.lo:r.hi] END
-           FROM unnest($15::bigint[], $16::bigint[], $17::timestamptz[], $24::int[], $25::int[], $26::boolean[]) AS r(page, target, expires, lo, hi, j)
-       ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($4, $10, $11, 'minted', $27::text[], $28::text[], $29::bigint[], $3)
-       ), o AS (
-         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($13, '', '1', '$packed', '{}', $12::text)
-       )
-       SELECT id, state, declined_reason FROM d`,
-      values: [
-        ids,
-        ids.map((id) => usageById.get(id)),
-        o.now,
-        account,
-        members.map((x) => x.pool),
-        members.map((x) => x.domain),
-        members.map((x) => x.n),
-        [...pools.keys()],
-        [...pools.values()],
-        req.batchId,
-        campaign,
-        packed,
-        randomUUID(),
-        req.streamId,
-        pages.page,
-        pages.target,
-        pages.expires,
-        ...pages.arrays,
-        pages.lo,
-        pages.hi,
-        pages.hasVars,
-        // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
-        pgArray(refs),
-        targets.map((t) => t.variable),
-        blocks,
-      ],
-    });
-    await client.query('COMMIT');
-    if (o.onDomainsChanged) {
-      // the candidates were locked with their state before the update: those whose state the usages moved
-      const before = new Map<string, number>();
-      for (const { t } of assignments) for (const c of t.candidates) before.set(c.id, c.state);
-      const moved = changed.rows.filter((r) => before.get(r.id) !== r.state).map((r) => ({ accountId: account, id: r.id, state: r.state, declinedReason: r.declined_reason }));
-      if (moved.length) o.onDomainsChanged(moved);
-    }
+    if (o.onDomainsChanged && reserved.moved.length) o.onDomainsChanged(reserved.moved);
     return answer;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
+  } finally {
+    // a stored answer read, a refusal, or a failure before the links' write: its transaction ends, then the batch's lock
+    if (locked) await client.query(`${open ? 'ROLLBACK; ' : ''}SELECT pg_advisory_unlock(${k1}, ${k2})`);
   }
+}
+
+/** A batch's domains picked and counted (its reservation): what its links are written with. */
+interface Reservation {
+  targets: Target[];
+  assignments: Array<{ pick: DomainPick; t: Target }>;
+  /** Links a domain takes, by id. */
+  usageById: Map<string, number>;
+  members: Array<{ pool: string; domain: string; n: number }>;
+  pools: Map<string, number>;
+  /** Domains whose state the usages moved (filled by `reserve`). */
+  moved: MintedDomainChange[];
+}
+
+/**
+ * The picks of a batch's variables (pure: the same targets give the same picks). Domains are picked per variable over
+ * its candidates; a domain shared by two variables carries on from the usages the first one gave it. Null when a
+ * variable's domains cannot take the batch (no_valid_domain). Mutates the candidates' usages.
+ */
+function reservationOf(targets: Target[], n: number): Reservation | null {
+  const assignments: Reservation['assignments'] = [];
+  const usageById = new Map<string, number>();
+  for (const t of targets) {
+    for (const c of t.candidates) {
+      const extra = usageById.get(c.id);
+      if (extra !== undefined) c.totalUsages += extra;
+    }
+    const pick = pickDomains(t.candidates, t.mode, n);
+    if (!pick) return null;
+    t.candidates.forEach((c, i) => {
+      if (pick.added[i]) usageById.set(c.id, (usageById.get(c.id) ?? 0) + pick.added[i]);
+    });
+    assignments.push({ pick, t });
+  }
+  const members: Reservation['members'] = [];
+  const pools = new Map<string, number>();
+  for (const { pick, t } of assignments) {
+    if (!t.poolId) continue;
+    t.candidates.forEach((c, i) => {
+      if (pick.added[i]) members.push({ pool: t.poolId!, domain: c.id, n: pick.added[i] });
+    });
+    pools.set(t.poolId, (pools.get(t.poolId) ?? 0) + n);
+  }
+  return { targets, assignments, usageById, members, pools, moved: [] };
+}
+
+/** The targets as a reservation keeps them (JSON), read back. */
+function targetsOf(text: string): Target[] {
+  return (JSON.parse(text) as Array<Omit<Target, 'expiresAt'> & { expiresAt: string | null }>).map((t) => ({ ...t, expiresAt: t.expiresAt === null ? null : new Date(t.expiresAt) }));
+}
+
+/**
+ * The batch's reservation, in its own short transaction: the targets (offers, pools) read, the candidate domains locked
+ * (usages and limits stay exact under concurrent batches), the picks, the usages of the domains (a configured domain
+ * reaching its limit becomes 6 by the table's trigger), pool members and pools, and the picks' inputs kept in
+ * `links.link_reservation`. Runs in the transaction `mintBatch` opened; commits it and opens the links' in one round
+ * trip. The outcome instead when the batch is refused (nothing written; the caller rolls back).
+ */
+async function reserve(client: PoolClient, req: LinkBatchRequest, o: MintOptions): Promise<Reservation | 'offer_unavailable' | 'no_valid_domain'> {
+  const targets: Target[] = [];
+  for (const v of req.variables) {
+    const t = await loadTarget(client, req.accountId, v, o.now);
+    if (!t) return 'offer_unavailable';
+    targets.push(t);
+  }
+  // the picks' inputs, before the picks move the candidates' usages
+  const inputs = JSON.stringify(targets);
+  const r = reservationOf(targets, req.items.length);
+  if (!r) return 'no_valid_domain';
+  const ids = [...r.usageById.keys()];
+  const changed = await client.query<{ id: string; state: number; declined_reason: string | null }>({
+    name: 'links_mint_reserve',
+    text: `WITH d AS (
+       UPDATE links.domain d SET total_usages = d.total_usages + u.n, last_used_at = $3, updated_at = $3
+         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4
+       RETURNING d.id::text, d.state, d.declined_reason
+     ), m AS (
+       UPDATE links.domain_pool_member m SET usages = m.usages + u.n
+         FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4
+     ), p AS (
+       UPDATE links.domain_pool p SET usages = p.usages + u.n, updated_at = $3
+         FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4
+     ), x AS (
+       INSERT INTO links.link_reservation (account_id, batch_id, targets, created_at) VALUES ($4, $10, $11::jsonb, $3)
+     )
+     SELECT id, state, declined_reason FROM d`,
+    values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId, inputs],
+  });
+  await client.query('COMMIT; BEGIN');
+  // the candidates were locked with their state before the update: those whose state the usages moved
+  const before = new Map<string, number>();
+  for (const { t } of r.assignments) for (const c of t.candidates) before.set(c.id, c.state);
+  r.moved = changed.rows.filter((x) => before.get(x.id) !== x.state).map((x) => ({ accountId: req.accountId, id: x.id, state: x.state, declinedReason: x.declined_reason }));
+  return r;
+}
+
+/**
+ * A reservation whose links could not be written, given back (one statement): its row removed and, only if it was
+ * there, its usages subtracted (a domain back under its limit becomes configured again by the table's trigger).
+ */
+async function release(client: PoolClient, req: LinkBatchRequest, o: MintOptions, r: Reservation): Promise<void> {
+  const ids = [...r.usageById.keys()];
+  await client.query({
+    name: 'links_mint_release',
+    text: `WITH x AS (
+         DELETE FROM links.link_reservation WHERE account_id = $4 AND batch_id = $10 RETURNING 1
+       ), d AS (
+         UPDATE links.domain d SET total_usages = d.total_usages - u.n, updated_at = $3
+           FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE d.id = u.id AND d.account_id = $4 AND EXISTS (SELECT FROM x)
+       ), m AS (
+         UPDATE links.domain_pool_member m SET usages = m.usages - u.n
+           FROM unnest($5::bigint[], $6::bigint[], $7::bigint[]) AS u(pool_id, domain_id, n) WHERE m.pool_id = u.pool_id AND m.domain_id = u.domain_id AND m.account_id = $4 AND EXISTS (SELECT FROM x)
+       ), p AS (
+         UPDATE links.domain_pool p SET usages = p.usages - u.n, updated_at = $3
+           FROM unnest($8::bigint[], $9::bigint[]) AS u(id, n) WHERE p.id = u.id AND p.account_id = $4 AND EXISTS (SELECT FROM x)
+       )
+       SELECT count(*)::int AS n FROM x`,
+    values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId],
+  });
+}
+
+/**
+ * The batch's links in their own transaction (open), with its domains already reserved (no domain locked here): the code
+ * blocks, the range rows, the stored answer, its outbox event, and the reservation consumed; `after` runs in the
+ * commit's round trip (the batch's unlock).
+ */
+async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOptions, reserved: Reservation, after: string): Promise<LinkBatchAnswer> {
+  const { targets, assignments } = reserved;
+  // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
+  // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
+  // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
+  const head = await client.query<{ ids: string[]; blocks: string[] }>({
+    name: 'links_mint_head',
+    text: `WITH t AS (
+       INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
+       SELECT $1, $2, $3, v, k, o, u, $4 FROM unnest($5::text[], $6::smallint[], $7::bigint[], $8::text[]) WITH ORDINALITY AS t(v, k, o, u, i) ORDER BY i
+       RETURNING id, variable
+     )
+     SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
+            (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
+    values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
+  });
+  const targetIds = head.rows[0].ids;
+  const blocks = head.rows[0].blocks.map(Number);
+
+  // the answer (docs/decisions/0129): per variable its domains' prefixes once, a pick and a code a link, each one run
+  // of text; no string and no object a link
+  const minted: MintedVariableLinks[] = [];
+  const created = o.now.toISOString();
+  const account = req.accountId;
+  const campaign = req.campaignId;
+  const n = req.items.length;
+  // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
+  const pages = new RangePages();
+  // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
+  // and variant without a string key per link
+  const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
+  for (let vi = 0; vi < assignments.length; vi++) {
+    const { pick, t } = assignments[vi];
+    minted.push(variableLinks(t.variable, o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n), pick.assignment, (k) => `${o.scheme}://${t.candidates[k].name}/`));
+    const varKeys = varsKeys(t.used);
+    const domainIds = t.candidates.map((d) => d.id);
+    pages.add(
+      blocks[vi],
+      targetIds[vi],
+      t.expiresAt ? t.expiresAt.toISOString() : null,
+      req.items,
+      (i) => domainIds[pick.assignment[i]],
+      t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
+    );
+    const perVariant = new Map<string | null, number[]>();
+    let lastVariant: string | null | undefined;
+    let counts: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const at = pick.assignment[i];
+      const variant = req.items[i].variantId ?? null;
+      if (variant !== lastVariant) {
+        lastVariant = variant;
+        counts = perVariant.get(variant) ?? [];
+        perVariant.set(variant, counts);
+      }
+      counts[at] = (counts[at] ?? 0) + 1;
+    }
+    for (const [variantId, byCandidate] of perVariant) {
+      byCandidate.forEach((c, ci) => {
+        const d = t.candidates[ci];
+        const uk = `${d.id}:${variantId ?? ''}`;
+        const u = usage.get(uk);
+        if (u) u.links += c;
+        else usage.set(uk, { domainId: d.id, domain: d.name, variantId, links: c });
+      });
+    }
+  }
+
+  // the range rows, the stored answer and its event, and the reservation consumed, in one statement. The recipients
+  // are one array literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once
+  // a batch)
+  const usages = [...usage.values()];
+  const refs = req.items.map((item) => item.ref);
+  const answer = answerOf({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', refs, variables: minted, usages });
+  // the answer is written once, as its event (a repeated request rebuilds it from the stored recipe: refs, variables,
+  // blocks; 0123); the outbox row is a packed row of one event
+  const event = { id: randomUUID(), type: LinkBatchMintedV2.type, version: LinkBatchMintedV2.version, occurredAt: created, source: 'links', accountId: account, traceId: null, key: campaign };
+  const packed = JSON.stringify([{ ...event, data: answer, topic: Topics.Links }]);
+  await client.query({
+    name: 'links_mint_write',
+    text: `WITH r AS (
+         INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
+         SELECT r.page, $2, r.target, $4, $7, r.expires, $1, ($11::bigint[])[r.lo:r.hi], ($12::bigint[])[r.lo:r.hi], ($13::bigint[])[r.lo:r.hi], ($14::uuid[])[r.lo:r.hi],
+                ($15::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($16::text[])[r.lo:r.hi] END
+           FROM unnest($8::bigint[], $9::bigint[], $10::timestamptz[], $17::int[], $18::int[], $19::boolean[]) AS r(page, target, expires, lo, hi, j)
+       ), b AS (
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($2, $3, $4, 'minted', $20::text[], $21::text[], $22::bigint[], $1)
+       ), o AS (
+         INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($6, '', '1', '$packed', '{}', $5::text)
+       )
+       DELETE FROM links.link_reservation WHERE account_id = $2 AND batch_id = $3`,
+    values: [
+      o.now,
+      account,
+      req.batchId,
+      campaign,
+      packed,
+      randomUUID(),
+      req.streamId,
+      pages.page,
+      pages.target,
+      pages.expires,
+      ...pages.arrays,
+      pages.lo,
+      pages.hi,
+      pages.hasVars,
+      // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
+      pgArray(refs),
+      targets.map((t) => t.variable),
+      blocks,
+    ],
+  });
+  await client.query(`COMMIT; ${after}`);
+  return answer;
 }
 
 /**
