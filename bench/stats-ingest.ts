@@ -256,25 +256,47 @@ async function main(): Promise<void> {
 
   const pg = new Client({ connectionString: url });
   await pg.connect();
-  const [{ n, delivered }] = (await pg.query(`SELECT sum(messages)::bigint::text AS n, sum(messages) FILTER (WHERE status = 'delivered')::bigint::text AS delivered FROM stats.rollup_day_stream`)).rows;
+  const [{ n, delivered }] = (await pg.query(`SELECT sum(messages)::bigint::text AS n, sum(n_delivered)::bigint::text AS delivered FROM stats.rollup_counts_day_stream`)).rows;
   if (Number(n) !== MESSAGES) throw new Error(`rolled up ${n} messages of ${MESSAGES}`);
-  const counts = (await pg.query(`SELECT (SELECT count(*) FROM stats.message_state)::int AS states, (SELECT count(*) FROM stats.processed_events)::int AS ids, (SELECT count(*) FROM stats.rollup_hour)::int AS hours, (SELECT count(*) FROM stats.rollup_day_country)::int AS days`)).rows[0];
+  // every message rollup equals its recomputation from the message states: sums and each count, by key (docs/decisions/0131, 0132)
+  for (const [table, bucket, key] of [
+    ['rollup_counts_hour', 'hour_bucket', 'sender, iso2'],
+    ['rollup_counts_day_stream', 'day_bucket', null],
+    ['rollup_counts_day_country', 'day_bucket', 'iso2'],
+    ['rollup_counts_month_stream', "date_trunc('month', day_bucket)::date", null],
+    ['rollup_counts_month_country', "date_trunc('month', day_bucket)::date", 'iso2'],
+  ] as const) {
+    const k = `account_id, bucket, stream_id, ${key ? `${key}, ` : ''}currency`;
+    const cols = `messages, parts, cost_micros, n_accepted, n_sent, n_delivered, n_sent_failed, n_undelivered, n_no_routes, n_rejected`;
+    const [{ bad }] = (
+      await pg.query(`SELECT count(*)::int AS bad FROM (
+        (SELECT ${k}, ${cols} FROM stats.${table} WHERE (${cols.split(', ').map((c) => `${c} <> 0`).join(' OR ')})
+         EXCEPT SELECT * FROM r) UNION ALL (SELECT * FROM r EXCEPT SELECT ${k}, ${cols} FROM stats.${table})) x`.replace(
+        'FROM (',
+        `FROM (WITH r AS (SELECT account_id, ${bucket} AS bucket, coalesce(stream_id, 0) AS stream_id, ${key ? `${key}, ` : ''}currency, count(*)::bigint AS messages, sum(segments)::bigint AS parts, sum(price_micros - refunded_micros)::bigint AS cost_micros,
+           ${['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected'].map((x) => `count(*) FILTER (WHERE status = '${x}')::bigint`).join(', ')}
+           FROM stats.message_state WHERE accepted_at IS NOT NULL GROUP BY 1, 2, 3, ${key ? `${key}, ` : ''}currency) `,
+      ))
+    ).rows;
+    if (bad !== 0) throw new Error(`${table}: ${bad} rows differ from the recomputation`);
+  }
+  const counts = (await pg.query(`SELECT (SELECT count(*) FROM stats.message_state)::int AS states, (SELECT count(*) FROM stats.processed_events)::int AS ids, (SELECT count(*) FROM stats.rollup_counts_hour)::int AS hours, (SELECT count(*) FROM stats.rollup_counts_day_country)::int AS days`)).rows[0];
 
   // ceiling: the same final rows written by the bare database into copies with their indexes, one transaction
   await pg.query(`CREATE TABLE public.c_state (LIKE stats.message_state INCLUDING ALL); CREATE TABLE public.c_ids (LIKE stats.processed_events INCLUDING ALL);
-                  CREATE TABLE public.c_hour (LIKE stats.rollup_hour INCLUDING ALL);
-                  CREATE TABLE public.c_day_stream (LIKE stats.rollup_day_stream INCLUDING ALL); CREATE TABLE public.c_day_country (LIKE stats.rollup_day_country INCLUDING ALL);
-                  CREATE TABLE public.c_month_stream (LIKE stats.rollup_month_stream INCLUDING ALL); CREATE TABLE public.c_month_country (LIKE stats.rollup_month_country INCLUDING ALL)`);
+                  CREATE TABLE public.c_hour (LIKE stats.rollup_counts_hour INCLUDING ALL);
+                  CREATE TABLE public.c_day_stream (LIKE stats.rollup_counts_day_stream INCLUDING ALL); CREATE TABLE public.c_day_country (LIKE stats.rollup_counts_day_country INCLUDING ALL);
+                  CREATE TABLE public.c_month_stream (LIKE stats.rollup_counts_month_stream INCLUDING ALL); CREATE TABLE public.c_month_country (LIKE stats.rollup_counts_month_country INCLUDING ALL)`);
   const c0 = performance.now();
   const ceilingPg0 = pgCpu(pgData);
   await pg.query('BEGIN');
   await pg.query(`INSERT INTO public.c_state SELECT * FROM stats.message_state`);
   await pg.query(`INSERT INTO public.c_ids SELECT * FROM stats.processed_events`);
-  await pg.query(`INSERT INTO public.c_hour SELECT * FROM stats.rollup_hour`);
-  await pg.query(`INSERT INTO public.c_day_stream SELECT * FROM stats.rollup_day_stream`);
-  await pg.query(`INSERT INTO public.c_day_country SELECT * FROM stats.rollup_day_country`);
-  await pg.query(`INSERT INTO public.c_month_stream SELECT * FROM stats.rollup_month_stream`);
-  await pg.query(`INSERT INTO public.c_month_country SELECT * FROM stats.rollup_month_country`);
+  await pg.query(`INSERT INTO public.c_hour SELECT * FROM stats.rollup_counts_hour`);
+  await pg.query(`INSERT INTO public.c_day_stream SELECT * FROM stats.rollup_counts_day_stream`);
+  await pg.query(`INSERT INTO public.c_day_country SELECT * FROM stats.rollup_counts_day_country`);
+  await pg.query(`INSERT INTO public.c_month_stream SELECT * FROM stats.rollup_counts_month_stream`);
+  await pg.query(`INSERT INTO public.c_month_country SELECT * FROM stats.rollup_counts_month_country`);
   await pg.query('COMMIT');
   const ceiling = (performance.now() - c0) / 1000;
   const ceilingPg1 = pgCpu(pgData);
@@ -292,6 +314,8 @@ async function main(): Promise<void> {
     ['top_destinations, year', '/dashboard_statistics/top_destinations', { type: 'year' }],
   ];
   const lines: string[] = [];
+  // BENCH_NO_REPORTS=1: no report calls after the clock (A/B pairs of the ingest alone)
+  if (process.env.BENCH_NO_REPORTS === '1') calls.length = 0;
   for (const [name, p, body] of calls) {
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {

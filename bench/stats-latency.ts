@@ -27,7 +27,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ALL_PERMISSIONS } from '@switchboard/contracts';
 import { configureHttpApp, DevMailbox, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, PlatformModule, TokenSigner, TokenVerifier } from '@switchboard/platform';
-import { StatsModule } from '@switchboard/stats';
+import { STATUS_COLUMNS, STATUSES, StatsModule } from '@switchboard/stats';
 import { Client } from 'pg';
 
 const MESSAGES = Number(process.argv[2] ?? 10_000_000);
@@ -48,8 +48,10 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
   await pg.query(`INSERT INTO stats.account (account_id, name, currency, time_zone) VALUES ($1, 'Bench', 'EUR', $2)`, [ACCOUNT, ZONE]);
   await pg.query(`INSERT INTO stats.stream (stream_id, account_id, stream_uid, name, stream_type) SELECT s, $1, gen_random_uuid(), 'Stream ' || s, 1 FROM generate_series(1, 5) s`, [ACCOUNT]);
   await pg.query('SELECT setseed(0.16)');
+  // the status-keyed draw as before (the same seed, so the same figures as the benches before 0132), into a scratch table
+  await pg.query(`CREATE TEMP TABLE draw (account_id bigint, bucket timestamptz, stream_id bigint, sender text, iso2 text, status text, currency text, messages bigint, parts bigint, cost_micros bigint)`);
   await pg.query(
-    `INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
+    `INSERT INTO draw (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
      SELECT $1, h, st, 'Sender' || se, c, status, 'EUR', m, m + m / 4, m * 50000
        FROM (SELECT h, st, se, c, s.status, s.p, random() AS r, greatest(1, round((1 + floor(random() * s.spread)) * $3::float8))::bigint AS m
                FROM generate_series(date_trunc('hour', now()) - interval '365 days', date_trunc('hour', now()), interval '1 hour') h
@@ -59,25 +61,34 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
       WHERE r < p`,
     [ACCOUNT, COUNTRIES, scale],
   );
+  // the message rollups in the count shape (docs/decisions/0132): a row per key without the status, a count per status
+  const C = STATUS_COLUMNS.join(', ');
+  const S = `sum(messages), sum(parts), sum(cost_micros), ${STATUS_COLUMNS.map((c) => `sum(${c})`).join(', ')}`;
+  await pg.query(
+    `INSERT INTO stats.rollup_counts_hour (account_id, bucket, stream_id, sender, iso2, currency, messages, parts, cost_micros, ${C})
+     SELECT account_id, bucket, stream_id, sender, iso2, currency, sum(messages), sum(parts), sum(cost_micros),
+            ${STATUSES.map((st) => `coalesce(sum(messages) FILTER (WHERE status = '${st}'), 0)`).join(', ')}
+       FROM draw GROUP BY 1, 2, 3, 4, 5, 6`,
+  );
+  await pg.query('DROP TABLE draw');
   // the day rollups, summed from the hour rollup per local date as the consumer keeps them
   await pg.query(
-    `INSERT INTO stats.rollup_day_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, (bucket AT TIME ZONE $1)::date, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros)
-       FROM stats.rollup_hour GROUP BY 1, 2, 3, 4, 5, 6`,
+    `INSERT INTO stats.rollup_counts_day_country (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${C})
+     SELECT account_id, (bucket AT TIME ZONE $1)::date, iso2, stream_id, currency, ${S} FROM stats.rollup_counts_hour GROUP BY 1, 2, 3, 4, 5`,
     [ZONE],
   );
   await pg.query(
-    `INSERT INTO stats.rollup_day_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, bucket, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_country GROUP BY 1, 2, 3, 4, 5`,
+    `INSERT INTO stats.rollup_counts_day_stream (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${C})
+     SELECT account_id, bucket, stream_id, currency, ${S} FROM stats.rollup_counts_day_country GROUP BY 1, 2, 3, 4`,
   );
   // the month rollups, summed from the day rollups per local month as the consumer keeps them (docs/decisions/0070)
   await pg.query(
-    `INSERT INTO stats.rollup_month_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, date_trunc('month', bucket)::date, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_stream GROUP BY 1, 2, 3, 4, 5`,
+    `INSERT INTO stats.rollup_counts_month_stream (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${C})
+     SELECT account_id, date_trunc('month', bucket)::date, stream_id, currency, ${S} FROM stats.rollup_counts_day_stream GROUP BY 1, 2, 3, 4`,
   );
   await pg.query(
-    `INSERT INTO stats.rollup_month_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-     SELECT account_id, date_trunc('month', bucket)::date, iso2, stream_id, status, currency, sum(messages), sum(parts), sum(cost_micros) FROM stats.rollup_day_country GROUP BY 1, 2, 3, 4, 5, 6`,
+    `INSERT INTO stats.rollup_counts_month_country (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${C})
+     SELECT account_id, date_trunc('month', bucket)::date, iso2, stream_id, currency, ${S} FROM stats.rollup_counts_day_country GROUP BY 1, 2, 3, 4, 5`,
   );
   // 50 campaigns of 48 hours, one a week back from now
   await pg.query(`INSERT INTO stats.campaign (campaign_id, account_id, name, status, stream_id) SELECT c, $1, 'Campaign ' || c, 7, 1 + c % 5 FROM generate_series(1, 50) c`, [ACCOUNT]);
@@ -127,10 +138,10 @@ async function load(pg: Client): Promise<{ seconds: number; rows: Record<string,
 
 async function counted(pg: Client, seconds: number): Promise<{ seconds: number; rows: Record<string, number>; messages: number }> {
   const rows: Record<string, number> = {};
-  for (const t of ['rollup_hour', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'rollup_campaign_day_total', 'rollup_campaign_month', 'campaign_click_hour', 'campaign_click_day']) {
+  for (const t of ['rollup_counts_hour', 'rollup_counts_day_stream', 'rollup_counts_day_country', 'rollup_counts_month_stream', 'rollup_counts_month_country', 'rollup_campaign_hour', 'rollup_campaign_day', 'rollup_campaign_day_total', 'rollup_campaign_month', 'campaign_click_hour', 'campaign_click_day']) {
     rows[t] = Number((await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM stats.${t}`)).rows[0].n);
   }
-  const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour`)).rows[0].n);
+  const messages = Number((await pg.query<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_counts_hour`)).rows[0].n);
   return { seconds, rows, messages };
 }
 

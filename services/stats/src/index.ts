@@ -5,3 +5,4 @@ export { STATS_MIGRATIONS } from './migrations';
 export { RollupConsumer } from './consumers/rollup.consumer';
 export { ReportService } from './services/report.service';
 export { rebuildRollups } from './rebuild';
+export { COUNT_TABLES, STATUS_COLUMNS, STATUSES } from './rollup-shape';

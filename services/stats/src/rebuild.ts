@@ -1,4 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { COUNT_TABLES, STATUS_COLUMNS, STATUSES } from './rollup-shape';
+
+/** The status-keyed message rollups the release before docs/decisions/0132 reads, kept until the contract step. */
+const LEGACY_TABLES = ['rollup_hour', 'rollup_day_stream', 'rollup_day_country', 'rollup_month_stream', 'rollup_month_country'];
 
 /**
  * Recomputes every rollup from `stats.message_state` (each message's furthest status, parts, price, refunds and
@@ -14,19 +18,40 @@ export async function rebuildRollups(ds: DataSource): Promise<{ messages: number
         FROM (SELECT s2.message_uuid, s2.accepted_at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local
                 FROM stats.message_state s2 LEFT JOIN stats.account a ON a.account_id = s2.account_id WHERE s2.accepted_at IS NOT NULL) l
        WHERE l.message_uuid = s.message_uuid`);
-    await m.query(`TRUNCATE stats.rollup_hour, stats.rollup_day_stream, stats.rollup_day_country, stats.rollup_month_stream, stats.rollup_month_country, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.rollup_campaign_day_total, stats.rollup_campaign_month, stats.campaign_click_day`);
+    // the status-keyed message rollups of the previous release, while they exist (until the contract step of
+    // docs/decisions/0132): filled too, without their mirror into the count-shaped ones, which are filled below
+    const [{ legacy }] = await m.query<Array<{ legacy: boolean }>>(`SELECT to_regclass('stats.rollup_hour') IS NOT NULL AS legacy`);
+    await m.query(`SET LOCAL stats.rollup_mirror = 'off'`);
     const counted = `FROM stats.message_state WHERE accepted_at IS NOT NULL`;
     const sums = `count(*), sum(segments), sum(price_micros - refunded_micros)`;
-    await m.query(`INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, hour_bucket, coalesce(stream_id, 0), sender, iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6, 7`);
-    await m.query(`INSERT INTO stats.rollup_day_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, day_bucket, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5`);
-    await m.query(`INSERT INTO stats.rollup_day_country (account_id, bucket, stream_id, iso2, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, day_bucket, coalesce(stream_id, 0), iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6`);
-    await m.query(`INSERT INTO stats.rollup_month_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, date_trunc('month', day_bucket)::date, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5`);
-    await m.query(`INSERT INTO stats.rollup_month_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-                   SELECT account_id, date_trunc('month', day_bucket)::date, iso2, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6`);
+    await m.query(
+      `TRUNCATE ${[...Object.values(COUNT_TABLES), ...(legacy ? LEGACY_TABLES : [])].map((t) => `stats.${t}`).join(', ')}, stats.rollup_campaign_hour, stats.rollup_campaign_day, stats.rollup_campaign_day_total, stats.rollup_campaign_month, stats.campaign_click_day`,
+    );
+    // the message rollups: one row per key without the status, a count per status (docs/decisions/0131, 0132)
+    const counts = `${sums}, ${STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}')`).join(', ')}`;
+    const NC = STATUS_COLUMNS.join(', ');
+    await m.query(`INSERT INTO stats.${COUNT_TABLES.hour} (account_id, bucket, stream_id, sender, iso2, currency, messages, parts, cost_micros, ${NC})
+                   SELECT account_id, hour_bucket, coalesce(stream_id, 0), sender, iso2, currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5, 6`);
+    await m.query(`INSERT INTO stats.${COUNT_TABLES.dayStream} (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
+                   SELECT account_id, day_bucket, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4`);
+    await m.query(`INSERT INTO stats.${COUNT_TABLES.dayCountry} (account_id, bucket, stream_id, iso2, currency, messages, parts, cost_micros, ${NC})
+                   SELECT account_id, day_bucket, coalesce(stream_id, 0), iso2, currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5`);
+    await m.query(`INSERT INTO stats.${COUNT_TABLES.monthStream} (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
+                   SELECT account_id, date_trunc('month', day_bucket)::date, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4`);
+    await m.query(`INSERT INTO stats.${COUNT_TABLES.monthCountry} (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
+                   SELECT account_id, date_trunc('month', day_bucket)::date, iso2, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5`);
+    if (legacy) {
+      await m.query(`INSERT INTO stats.rollup_hour (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
+                     SELECT account_id, hour_bucket, coalesce(stream_id, 0), sender, iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6, 7`);
+      await m.query(`INSERT INTO stats.rollup_day_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+                     SELECT account_id, day_bucket, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5`);
+      await m.query(`INSERT INTO stats.rollup_day_country (account_id, bucket, stream_id, iso2, status, currency, messages, parts, cost_micros)
+                     SELECT account_id, day_bucket, coalesce(stream_id, 0), iso2, status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6`);
+      await m.query(`INSERT INTO stats.rollup_month_stream (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
+                     SELECT account_id, date_trunc('month', day_bucket)::date, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5`);
+      await m.query(`INSERT INTO stats.rollup_month_country (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
+                     SELECT account_id, date_trunc('month', day_bucket)::date, iso2, coalesce(stream_id, 0), status, currency, ${sums} ${counted} GROUP BY 1, 2, 3, 4, 5, 6`);
+    }
     await m.query(`INSERT INTO stats.rollup_campaign_hour (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)
                    SELECT account_id, campaign_id, hour_bucket, coalesce(variant_id, 0), iso2, status, currency, ${sums} ${counted} AND campaign_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6, 7`);
     await m.query(`INSERT INTO stats.rollup_campaign_day (account_id, campaign_id, bucket, variant_id, iso2, status, currency, messages, parts, cost_micros)

@@ -50,13 +50,20 @@ describe('stats: main figures, top destinations and stream statistics from the m
   });
   afterAll(async () => s?.close());
 
-  /** The hour rollup's rows of [from, to) (null: open), with each bucket's local date and month in the zone. */
+  /**
+   * The hour rollup's rows of [from, to) (null: open), with each bucket's local date and month in the zone, a row per
+   * status of each count-shaped row (docs/decisions/0132): its count, and its parts and cost on the first status's row.
+   */
   const hours = (account: string, from: string | null, to: string | null, streams: string[] | null = null) =>
     s
       .sql<{ bucket: string; day: string; month: string; stream: string; iso2: string; status: string; n: string; parts: string; cost: string }>(
         `SELECT to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS bucket, to_char(bucket AT TIME ZONE $4, 'YYYY-MM-DD') AS day,
-                to_char(bucket AT TIME ZONE $4, 'YYYY-MM') AS month, stream_id::text AS stream, iso2, status, messages::text AS n, parts::text, cost_micros::text AS cost
-           FROM stats.rollup_hour WHERE account_id = $1 AND ($2::timestamptz IS NULL OR bucket >= $2::timestamptz) AND ($3::timestamptz IS NULL OR bucket < $3::timestamptz)
+                to_char(bucket AT TIME ZONE $4, 'YYYY-MM') AS month, stream_id::text AS stream, iso2, u.status, u.n::text AS n,
+                (CASE WHEN u.j = 1 THEN parts ELSE 0 END)::text AS parts, (CASE WHEN u.j = 1 THEN cost_micros ELSE 0 END)::text AS cost
+           FROM stats.rollup_counts_hour
+          CROSS JOIN LATERAL unnest(ARRAY['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected'], ARRAY[n_accepted, n_sent, n_delivered, n_sent_failed, n_undelivered, n_no_routes, n_rejected])
+                WITH ORDINALITY AS u(status, n, j)
+          WHERE account_id = $1 AND ($2::timestamptz IS NULL OR bucket >= $2::timestamptz) AND ($3::timestamptz IS NULL OR bucket < $3::timestamptz)
             AND ($5::bigint[] IS NULL OR stream_id = ANY($5::bigint[]))`,
         [account, from, to, ZONES[account], streams],
       )
@@ -123,23 +130,24 @@ describe('stats: main figures, top destinations and stream statistics from the m
   }, 240_000);
 
   it('keeps the month rollups equal to the hour rollups summed per local month', async () => {
+    // the count shape (docs/decisions/0132): by key without the status, the sums and every count
     const fromHours = await s.sql(
-      `SELECT h.account_id, date_trunc('month', h.bucket AT TIME ZONE a.time_zone)::date::text AS m, h.stream_id, h.iso2, h.status, h.currency, sum(h.messages)::text AS n, sum(h.parts)::text AS p, sum(h.cost_micros)::text AS c
-         FROM stats.rollup_hour h JOIN stats.account a USING (account_id) GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(h.messages) <> 0 OR sum(h.cost_micros) <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      `SELECT h.account_id, date_trunc('month', h.bucket AT TIME ZONE a.time_zone)::date::text AS m, h.stream_id, h.iso2, h.currency, sum(h.messages)::text AS n, sum(h.parts)::text AS p, sum(h.cost_micros)::text AS c,
+              sum(h.n_accepted)::text AS n_accepted, sum(h.n_sent)::text AS n_sent, sum(h.n_delivered)::text AS n_delivered, sum(h.n_sent_failed)::text AS n_sent_failed, sum(h.n_undelivered)::text AS n_undelivered, sum(h.n_no_routes)::text AS n_no_routes, sum(h.n_rejected)::text AS n_rejected
+         FROM stats.rollup_counts_hour h JOIN stats.account a USING (account_id) GROUP BY 1, 2, 3, 4, 5 HAVING sum(h.messages) <> 0 OR sum(h.cost_micros) <> 0 OR sum(h.n_accepted) <> 0 OR sum(h.n_sent) <> 0 OR sum(h.n_delivered) <> 0 OR sum(h.n_sent_failed) <> 0 OR sum(h.n_undelivered) <> 0 OR sum(h.n_no_routes) <> 0 OR sum(h.n_rejected) <> 0 ORDER BY 1, 2, 3, 4, 5`,
     );
     const months = await s.sql(
-      `SELECT account_id, bucket::text AS m, stream_id, iso2, status, currency, messages::text AS n, parts::text AS p, cost_micros::text AS c
-         FROM stats.rollup_month_country WHERE messages <> 0 OR cost_micros <> 0 ORDER BY 1, 2, 3, 4, 5, 6`,
+      `SELECT account_id, bucket::text AS m, stream_id, iso2, currency, messages::text AS n, parts::text AS p, cost_micros::text AS c, n_accepted::text, n_sent::text, n_delivered::text, n_sent_failed::text, n_undelivered::text, n_no_routes::text, n_rejected::text
+         FROM stats.rollup_counts_month_country WHERE messages <> 0 OR cost_micros <> 0 OR n_accepted <> 0 OR n_sent <> 0 OR n_delivered <> 0 OR n_sent_failed <> 0 OR n_undelivered <> 0 OR n_no_routes <> 0 OR n_rejected <> 0 ORDER BY 1, 2, 3, 4, 5`,
     );
     expect(months).toEqual(fromHours);
     expect(months.length).toBeGreaterThan(100);
     const perStream = await s.sql(
-      `SELECT account_id, m, stream_id, status, currency, sum(n::bigint)::text AS n, sum(c::bigint)::text AS c FROM (
-         SELECT account_id, bucket::text AS m, stream_id, status, currency, messages AS n, cost_micros AS c FROM stats.rollup_month_country) x
-        GROUP BY 1, 2, 3, 4, 5 HAVING sum(n::bigint) <> 0 OR sum(c::bigint) <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      `SELECT account_id, bucket::text AS m, stream_id, currency, sum(messages)::text AS n, sum(cost_micros)::text AS c, sum(n_accepted)::text AS n_accepted, sum(n_sent)::text AS n_sent, sum(n_delivered)::text AS n_delivered, sum(n_sent_failed)::text AS n_sent_failed, sum(n_undelivered)::text AS n_undelivered, sum(n_no_routes)::text AS n_no_routes, sum(n_rejected)::text AS n_rejected
+         FROM stats.rollup_counts_month_country GROUP BY 1, 2, 3, 4 HAVING sum(messages) <> 0 OR sum(cost_micros) <> 0 OR sum(n_accepted) <> 0 OR sum(n_sent) <> 0 OR sum(n_delivered) <> 0 OR sum(n_sent_failed) <> 0 OR sum(n_undelivered) <> 0 OR sum(n_no_routes) <> 0 OR sum(n_rejected) <> 0 ORDER BY 1, 2, 3, 4`,
     );
     const streamMonths = await s.sql(
-      `SELECT account_id, bucket::text AS m, stream_id, status, currency, messages::text AS n, cost_micros::text AS c FROM stats.rollup_month_stream WHERE messages <> 0 OR cost_micros <> 0 ORDER BY 1, 2, 3, 4, 5`,
+      `SELECT account_id, bucket::text AS m, stream_id, currency, messages::text AS n, cost_micros::text AS c, n_accepted::text, n_sent::text, n_delivered::text, n_sent_failed::text, n_undelivered::text, n_no_routes::text, n_rejected::text FROM stats.rollup_counts_month_stream WHERE messages <> 0 OR cost_micros <> 0 OR n_accepted <> 0 OR n_sent <> 0 OR n_delivered <> 0 OR n_sent_failed <> 0 OR n_undelivered <> 0 OR n_no_routes <> 0 OR n_rejected <> 0 ORDER BY 1, 2, 3, 4`,
     );
     expect(streamMonths).toEqual(perStream);
   });

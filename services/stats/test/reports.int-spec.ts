@@ -52,7 +52,7 @@ describe('stats: dashboard_statistics reports', () => {
         ['2019-02-17T01:00:00Z', 1],
         ['2019-02-17T02:00:00Z', 1],
       ]);
-      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_day_stream WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
+      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_counts_day_stream WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
       expect(days).toEqual([
         { bucket: '2018-11-03', n: '1' },
         { bucket: '2018-11-04', n: '2' },
@@ -233,19 +233,26 @@ describe('stats: rebuilding the rollups', () => {
     await s.publish(msgs.map((m) => accepted(m)));
     await s.publish([statusChanged(msgs[0], 'delivered')]);
     const snapshot = async () => ({
-      hour: await s.sql(`SELECT * FROM stats.rollup_hour WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
-      day: await s.sql(`SELECT bucket::text, iso2, status, messages::int, cost_micros::text FROM stats.rollup_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
-      stream: await s.sql(`SELECT bucket::text, status, messages::int, cost_micros::text FROM stats.rollup_day_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, status`, [acc]),
-      country: await s.sql(`SELECT bucket::text, iso2, status, messages::int FROM stats.rollup_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
-      month: await s.sql(`SELECT bucket::text, iso2, stream_id::text, status, messages::int, cost_micros::text FROM stats.rollup_month_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2, status`, [acc]),
-      monthStream: await s.sql(`SELECT bucket::text, status, messages::int, cost_micros::text FROM stats.rollup_month_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, status`, [acc]),
+      // the message rollups in the count shape (docs/decisions/0132): a row per key without the status, a count per status
+      hour: await s.sql(`SELECT * FROM stats.rollup_counts_hour WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`, [acc]),
+      day: await s.sql(
+        `SELECT bucket::text, iso2, n_accepted AS accepted, n_delivered AS delivered, messages::int, cost_micros::text FROM stats.rollup_counts_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`,
+        [acc],
+      ),
+      stream: await s.sql(`SELECT bucket::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_day_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket`, [acc]),
+      country: await s.sql(`SELECT bucket::text, iso2, n_accepted, n_delivered, messages::int FROM stats.rollup_counts_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`, [acc]),
+      month: await s.sql(
+        `SELECT bucket::text, iso2, stream_id::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_month_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`,
+        [acc],
+      ),
+      monthStream: await s.sql(`SELECT bucket::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_month_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket`, [acc]),
     });
     // (rows a message left when it moved on stay at zero in the live rollups; the rebuild has none)
     const before = await snapshot();
     // rollups lost or damaged: the rebuild puts back exactly what the events made
-    await s.sql(`DELETE FROM stats.rollup_day_stream WHERE account_id = $1`, [acc]);
-    await s.sql(`DELETE FROM stats.rollup_month_country WHERE account_id = $1`, [acc]);
-    await s.sql(`UPDATE stats.rollup_hour SET messages = messages + 5 WHERE account_id = $1`, [acc]);
+    await s.sql(`DELETE FROM stats.rollup_counts_day_stream WHERE account_id = $1`, [acc]);
+    await s.sql(`DELETE FROM stats.rollup_counts_month_country WHERE account_id = $1`, [acc]);
+    await s.sql(`UPDATE stats.rollup_counts_hour SET messages = messages + 5, n_sent = n_sent + 5 WHERE account_id = $1`, [acc]);
     const ds = s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION));
     await rebuildRollups(ds);
     expect(await snapshot()).toEqual(before);
@@ -254,8 +261,8 @@ describe('stats: rebuilding the rollups', () => {
     await rebuildRollups(ds);
     const after = await snapshot();
     expect(after.day).toEqual([
-      { bucket: '2026-02-01', iso2: 'DE', status: 'accepted', messages: 1, cost_micros: '50000' },
-      { bucket: '2026-02-02', iso2: 'GB', status: 'delivered', messages: 1, cost_micros: '7' },
+      { bucket: '2026-02-01', iso2: 'DE', accepted: '1', delivered: '0', messages: 1, cost_micros: '50000' },
+      { bucket: '2026-02-02', iso2: 'GB', accepted: '0', delivered: '1', messages: 1, cost_micros: '7' },
     ]);
     expect(after.hour.map((r) => (r.bucket as Date).toISOString())).toEqual(['2026-02-01T09:30:00.000Z', '2026-02-01T22:30:00.000Z']);
   });

@@ -52,6 +52,26 @@ function recompute(msgs: Msg[], finals: Map<string, string>, refunds: Map<string
   return { day, hour, campaign };
 }
 
+/** A message rollup row of the count shape (docs/decisions/0131, 0132): sums over every status and a count per status. */
+type CountRow = { messages: number; parts: number; cost: string; n: number[] };
+const STATUS_LIST = ['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected'];
+const N_COLUMNS = STATUS_LIST.map((st) => `n_${st}`);
+
+/** Status-keyed rows (the status the key's second last field) folded into the count shape, by key without the status. */
+function fold(rows: Map<string, Row>): Map<string, CountRow> {
+  const out = new Map<string, CountRow>();
+  for (const [k, v] of rows) {
+    const f = k.split('|');
+    const [status] = f.splice(f.length - 2, 1);
+    const key = f.join('|');
+    const r = out.get(key) ?? { messages: 0, parts: 0, cost: '0', n: STATUS_LIST.map(() => 0) };
+    r.n[STATUS_LIST.indexOf(status)] += v.messages;
+    out.set(key, { messages: r.messages + v.messages, parts: r.parts + v.parts, cost: (BigInt(r.cost) + BigInt(v.cost)).toString(), n: r.n });
+  }
+  for (const [k, v] of out) if (v.messages === 0 && v.parts === 0 && v.cost === '0' && v.n.every((x) => x === 0)) out.delete(k);
+  return out;
+}
+
 function shuffle<T>(a: T[], r: () => number): T[] {
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(r() * (i + 1));
@@ -68,14 +88,17 @@ describe('stats: rollups from the messaging events', () => {
   });
   afterAll(async () => s?.close());
 
-  const hourRollup = async (accounts: string[]) => {
-    const rows = await s.sql<{ account_id: string; bucket: string; stream_id: string; sender: string; iso2: string; status: string; currency: string; messages: string; parts: string; cost: string }>(
-      `SELECT account_id::text, to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS bucket, stream_id::text, sender, iso2, status, currency,
-              messages::text, parts::text, cost_micros::text AS cost FROM stats.rollup_hour WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
+  /** A message rollup's rows with any column not zero, by key (the fields of `key`, joined by |) without the status. */
+  const countRows = async (table: string, key: string[], accounts: string[]): Promise<Map<string, CountRow>> => {
+    const rows = await s.sql<{ f: string[]; messages: string; parts: string; cost: string; n: number[] }>(
+      `SELECT ARRAY[${key.map((c) => `${c}::text`).join(', ')}] AS f, messages::text, parts::text, cost_micros::text AS cost, ARRAY[${N_COLUMNS.join(', ')}]::int[] AS n
+         FROM stats.${table} WHERE account_id = ANY($1::bigint[]) AND (${['messages', 'parts', 'cost_micros', ...N_COLUMNS].map((c) => `${c} <> 0`).join(' OR ')})`,
       [accounts],
     );
-    return new Map(rows.map((r) => [[r.account_id, r.bucket, r.stream_id, r.sender, r.iso2, r.status, r.currency].join('|'), { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]));
+    return new Map(rows.map((r) => [r.f.join('|'), { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost, n: r.n }]));
   };
+  const hourRollup = (accounts: string[]) =>
+    countRows('rollup_counts_hour', ['account_id', `to_char(bucket AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`, 'stream_id', 'sender', 'iso2', 'currency'], accounts);
 
   it.each([11, 12, 13])('equal a recomputation from the raw events after duplicated, reordered and late events (seed %i)', async (seed) => {
     const r = rng(seed);
@@ -163,7 +186,9 @@ describe('stats: rollups from the messaging events', () => {
     );
     expect(new Map(gotCampaign.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))).toEqual(expected.campaign);
     expect(expected.campaign.size).toBeGreaterThan(10);
-    expect(await hourRollup([A, B])).toEqual(expected.hour);
+    // the message rollups compared by key without the status: sums and every count (docs/decisions/0132)
+    expect(await hourRollup([A, B])).toEqual(fold(expected.hour));
+    expect(expected.hour.size).toBeGreaterThan(fold(expected.hour).size);
     // no rollup per sender and local day is kept: no report reads one (docs/decisions/0088), and its table is gone (0103)
     expect(await s.sql(`SELECT to_regclass('stats.rollup_day') AS t`)).toEqual([{ t: null }]);
     // the campaign day rollup is the campaign hour rollup summed per local date (docs/decisions/0060)
@@ -209,12 +234,7 @@ describe('stats: rollups from the messaging events', () => {
       const r0 = streamDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
       streamDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
     }
-    const got = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
-      `SELECT concat_ws('|', account_id, bucket, stream_id, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
-         FROM stats.rollup_day_stream WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
-      [[A, B]],
-    );
-    expect(new Map(got.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))).toEqual(streamDays);
+    expect(await countRows('rollup_counts_day_stream', ['account_id', 'bucket', 'stream_id', 'currency'], [A, B])).toEqual(fold(streamDays));
     // and without sender, per country (the top destinations over long ranges)
     const countryDays = new Map<string, Row>();
     for (const [k, v] of expected.day) {
@@ -223,16 +243,11 @@ describe('stats: rollups from the messaging events', () => {
       const r0 = countryDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
       countryDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
     }
-    const gotCountries = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
-      `SELECT concat_ws('|', account_id, bucket, stream_id, iso2, status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
-         FROM stats.rollup_day_country WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
-      [[A, B]],
-    );
-    expect(new Map(gotCountries.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))).toEqual(countryDays);
+    expect(await countRows('rollup_counts_day_country', ['account_id', 'bucket', 'stream_id', 'iso2', 'currency'], [A, B])).toEqual(fold(countryDays));
     // the month rollups are the day-per-country and day-per-stream rollups summed per local month (0070)
     for (const [table, drop] of [
-      ['rollup_month_country', false],
-      ['rollup_month_stream', true],
+      ['rollup_counts_month_country', false],
+      ['rollup_counts_month_stream', true],
     ] as const) {
       const months = new Map<string, Row>();
       for (const [k, v] of countryDays) {
@@ -242,12 +257,8 @@ describe('stats: rollups from the messaging events', () => {
         months.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
       }
       for (const [k, v] of months) if (v.messages === 0 && v.parts === 0 && v.cost === '0') months.delete(k);
-      const gotMonths = await s.sql<{ k: string; messages: string; parts: string; cost: string }>(
-        `SELECT concat_ws('|', account_id, bucket, stream_id, ${drop ? '' : 'iso2, '}status, currency) AS k, messages::text, parts::text, cost_micros::text AS cost
-           FROM stats.${table} WHERE account_id = ANY($1::bigint[]) AND (messages <> 0 OR parts <> 0 OR cost_micros <> 0)`,
-        [[A, B]],
-      );
-      expect([table, new Map(gotMonths.map((r) => [r.k, { messages: Number(r.messages), parts: Number(r.parts), cost: r.cost }]))]).toEqual([table, months]);
+      const gotMonths = await countRows(table, ['account_id', 'bucket', 'stream_id', ...(drop ? [] : ['iso2']), 'currency'], [A, B]);
+      expect([table, gotMonths]).toEqual([table, fold(months)]);
       expect(months.size).toBeGreaterThan(5);
     }
 
@@ -287,7 +298,7 @@ describe('stats: rollups from the messaging events', () => {
     // the acceptance was applied to the other's state (the batch rolled back and ran again), counted once, as sent
     const [state] = await s.sql<{ status: string; accepted: string | null }>(`SELECT status, to_char(accepted_at AT TIME ZONE 'UTC', 'HH24:MI') AS accepted FROM stats.message_state WHERE message_uuid = $1`, [m.uuid]);
     expect(state).toEqual({ status: 'sent', accepted: '10:15' });
-    expect(await hourRollup([A])).toEqual(new Map([[[A, '2026-05-01T10:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }]]));
+    expect(await hourRollup([A])).toEqual(fold(new Map([[[A, '2026-05-01T10:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }]])));
   });
 
   it('reads and writes a message\'s state once when its acceptance and statuses wait in the queue beyond one batch (its events in one batch)', async () => {
@@ -312,9 +323,12 @@ describe('stats: rollups from the messaging events', () => {
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(64);
     // each message's three events were applied in one batch
     for (const m of msgs) expect(batches.filter((b) => b.includes(m.uuid)).map((b) => b.filter((u) => u === m.uuid).length)).toEqual([3]);
-    const [{ n }] = await s.sql<{ n: string }>(`SELECT sum(messages)::text AS n FROM stats.rollup_hour WHERE account_id = $1 AND status = 'delivered'`, [A]);
+    const [{ n, other }] = await s.sql<{ n: string; other: string }>(
+      `SELECT sum(n_delivered)::text AS n, sum(abs(messages - n_delivered) + abs(n_accepted) + abs(n_sent) + abs(n_sent_failed) + abs(n_undelivered) + abs(n_no_routes) + abs(n_rejected))::text AS other
+         FROM stats.rollup_counts_hour WHERE account_id = $1`,
+      [A],
+    );
     expect(n).toBe('100');
-    const [{ other }] = await s.sql<{ other: string }>(`SELECT count(*)::text AS other FROM stats.rollup_hour WHERE account_id = $1 AND status <> 'delivered' AND messages <> 0`, [A]);
     expect(other).toBe('0');
   });
   it('sets only the status of a known message whose status alone moved, and the whole state when more changed, counting each message once', async () => {
@@ -347,11 +361,13 @@ describe('stats: rollups from the messaging events', () => {
       { u: m3.uuid, status: 'sent', rank: 1, refunded: '0' },
     ]);
     expect(await hourRollup([A])).toEqual(
-      new Map([
-        [[A, '2026-05-03T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
-        [[A, '2026-05-03T11:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '30000' }],
-        [[A, '2026-05-03T12:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
-      ]),
+      fold(
+        new Map([
+          [[A, '2026-05-03T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[A, '2026-05-03T11:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '30000' }],
+          [[A, '2026-05-03T12:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+        ]),
+      ),
     );
   });
 
@@ -384,16 +400,16 @@ describe('stats: rollups from the messaging events', () => {
     }
     // the batch was written at once (not failed and applied again event by event)
     expect(outcomes).toEqual(['applied 3']);
-    expect(await hourRollup([A])).toEqual(new Map([[[A, '2026-05-04T02:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }]]));
-    const days = await s.sql<{ bucket: string; status: string; messages: string }>(
-      `SELECT bucket::text, status, messages::text FROM stats.rollup_day_stream WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`,
+    expect(await hourRollup([A])).toEqual(fold(new Map([[[A, '2026-05-04T02:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }]])));
+    const days = await s.sql<{ bucket: string; delivered: string; messages: string }>(
+      `SELECT bucket::text, n_delivered::text AS delivered, messages::text FROM stats.rollup_counts_day_stream WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`,
       [A],
     );
     expect(days).toEqual([
-      { bucket: '2026-05-03', status: 'delivered', messages: '1' },
-      { bucket: '2026-05-04', status: 'delivered', messages: '1' },
+      { bucket: '2026-05-03', delivered: '1', messages: '1' },
+      { bucket: '2026-05-04', delivered: '1', messages: '1' },
     ]);
-    const countries = await s.sql<{ bucket: string; messages: string }>(`SELECT bucket::text, messages::text FROM stats.rollup_day_country WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`, [A]);
+    const countries = await s.sql<{ bucket: string; messages: string }>(`SELECT bucket::text, messages::text FROM stats.rollup_counts_day_country WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`, [A]);
     expect(countries).toEqual([
       { bucket: '2026-05-03', messages: '1' },
       { bucket: '2026-05-04', messages: '1' },

@@ -19,6 +19,7 @@ import {
 import { BatchedIdempotentConsumer, EventBus, pgArray, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
+import { STATUS_COLUMNS, STATUSES } from '../rollup-shape';
 import { parseAccepted, parseRefund, parseStatus } from './fast-parse';
 
 export const ROLLUP_GROUP = 'stats.rollups';
@@ -26,6 +27,9 @@ export const DIRECTORY_GROUP = 'stats.directory';
 
 /** Spec 4: `accepted` < `sent` < the final statuses, which never move back. */
 export const STATUS_RANK: Record<string, number> = { accepted: 0, sent: 1, delivered: 2, sent_failed: 2, undelivered: 2, no_routes: 2, rejected: 2 };
+
+/** A status's place among the message rollups' count columns (docs/decisions/0131, 0132). */
+const STATUS_INDEX: Record<string, number> = Object.fromEntries(STATUSES.map((s, i) => [s, i]));
 
 export type RollupInput =
   | { kind: 'accepted'; d: EventData<typeof MessageAcceptedV1> }
@@ -52,6 +56,20 @@ interface State {
   campaign_id: string | null;
   variant_id: string | null;
   destination: string | null;
+}
+
+/** A message rollup row's delta (no status in its key): its sums and a count per status (STATUSES' order). */
+interface CountDelta {
+  account: string;
+  stream: string;
+  sender: string;
+  iso2: string;
+  currency: string;
+  bucket: string;
+  messages: number;
+  parts: number;
+  cost: bigint;
+  n: number[];
 }
 
 interface Delta {
@@ -299,28 +317,32 @@ export class RollupConsumer implements OnModuleInit {
         s.refunded_micros += BigInt(data.d.amountMicros);
       }
     }
-    const hours = new Map<string, Delta>();
-    const days = new Map<string, Delta>();
+    const hours = new Map<string, CountDelta>();
+    const days = new Map<string, CountDelta>();
     const campaignHours = new Map<string, Delta & { campaign: string; variant: string; day: string }>();
     const add = (s: State, sign: 1 | -1) => {
       if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
       const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
       const stream = s.stream_id ?? '0';
       // the hour rollup keeps the sender; the day rows the database sums into the day and month rollups need none
-      // (no rollup per sender and local day is kept: docs/decisions/0088)
-      const rest = `${stream}|${s.iso2}|${s.status}|${s.currency}`;
+      // (no rollup per sender and local day is kept: docs/decisions/0088). The status is a count column, not part of
+      // the key: a status that moves changes two counts of one row (docs/decisions/0131, 0132)
+      const si = STATUS_INDEX[s.status];
+      const rest = `${stream}|${s.iso2}|${s.currency}`;
       const hk = `${s.account_id}|${s.hour_bucket}|${s.sender}|${rest}`;
       let h = hours.get(hk);
-      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n }));
+      if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n, n: [0, 0, 0, 0, 0, 0, 0] }));
       h.messages += sign;
       h.parts += sign * s.segments;
       h.cost += cost;
+      h.n[si] += sign;
       const dk = `${s.account_id}|${s.day_bucket}|${rest}`;
       let d = days.get(dk);
-      if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n }));
+      if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n, n: [0, 0, 0, 0, 0, 0, 0] }));
       d.messages += sign;
       d.parts += sign * s.segments;
       d.cost += cost;
+      d.n[si] += sign;
       if (s.campaign_id !== null) {
         const variant = s.variant_id ?? '0';
         const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
@@ -351,8 +373,23 @@ export class RollupConsumer implements OnModuleInit {
     if (changed.length === 0 && moved.length === 0) return;
     // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
     // are made from these by the database; no sender) and campaign hour rows (with their local date)
-    const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[] });
+    const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[], n: STATUSES.map(() => [] as number[]) });
     const byKind = { h: columns(), d: columns(), c: columns() };
+    const pushCounts = (k: 'h' | 'd', d: CountDelta) => {
+      const n = d.n;
+      if (d.messages === 0 && d.parts === 0 && d.cost === 0n && n[0] === 0 && n[1] === 0 && n[2] === 0 && n[3] === 0 && n[4] === 0 && n[5] === 0 && n[6] === 0) return;
+      const col = byKind[k];
+      col.a.push(d.account);
+      col.b.push(d.bucket);
+      col.st.push(d.stream);
+      col.se.push(d.sender);
+      col.i.push(d.iso2);
+      col.c.push(d.currency);
+      col.m.push(d.messages);
+      col.p.push(d.parts);
+      col.co.push(d.cost.toString());
+      for (let j = 0; j < n.length; j++) col.n[j].push(n[j]);
+    };
     const push = (k: 'h' | 'd' | 'c', d: Delta, st: string, se: string, day: string | null) => {
       if (d.messages === 0 && d.parts === 0 && d.cost === 0n) return;
       const col = byKind[k];
@@ -368,12 +405,19 @@ export class RollupConsumer implements OnModuleInit {
       col.co.push(d.cost.toString());
       if (day !== null) col.dd.push(day);
     };
-    for (const d of hours.values()) push('h', d, d.stream, d.sender, null);
-    for (const d of days.values()) push('d', d, d.stream, d.sender, null);
+    for (const d of hours.values()) pushCounts('h', d);
+    for (const d of days.values()) pushCounts('d', d);
     for (const d of campaignHours.values()) push('c', d, d.campaign, d.variant, d.day);
     const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
     const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
+    // the message rollups: the sums and a count per status (docs/decisions/0131, 0132)
+    const N = STATUSES.map((_, j) => `n${j}`).join(', ');
+    const NC = STATUS_COLUMNS.join(', ');
+    const counts = (from: number) => STATUSES.map((_, j) => `$${from + j}::bigint[]`).join(', ');
+    const countSums = `${sums}, ${STATUS_COLUMNS.map(sum).join(', ')}`;
+    const summed = `sum(m)::bigint, sum(p)::bigint, sum(co)::bigint, ${STATUSES.map((_, j) => `sum(n${j})::bigint`).join(', ')}`;
+    const nonZero = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c}) <> 0`).join(' OR ');
     const [{ inserted }] = await m.query<Array<{ inserted: number }>>(
       `WITH t AS (
          SELECT * FROM unnest($1::uuid[], $2::boolean[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::smallint[], $9::timestamptz[], $10::timestamptz[],
@@ -389,7 +433,7 @@ export class RollupConsumer implements OnModuleInit {
          -- index covers either). The uuids bound again with = ANY keep the plan on the primary key: joined to the
          -- unnest alone, a small table was read whole for a hash join (twice the CPU: docs/decisions/0103)
          UPDATE stats.message_state m SET status = n.status, rank = n.rank
-           FROM unnest($49::uuid[], $50::text[], $51::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($49::uuid[])
+           FROM unnest($61::uuid[], $62::text[], $63::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($61::uuid[])
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
@@ -398,13 +442,15 @@ export class RollupConsumer implements OnModuleInit {
            FROM t WHERE t.n ORDER BY u
          ON CONFLICT (message_uuid) DO NOTHING RETURNING 1
        ), vh AS (
-         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::text[], $26::bigint[], $27::bigint[], $28::bigint[]) AS t(a, b, st, se, i, s, c, m, p, co)
+         -- hour rows: their sums and a count per status (n0 ... n6 in STATUSES' order; docs/decisions/0131, 0132)
+         SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::bigint[], $26::bigint[], $27::bigint[], ${counts(28)})
+                  AS t(a, b, st, se, i, c, m, p, co, ${N})
        ), vd AS (
          -- day rows without the sender: only their sums per stream and per country are kept
-         SELECT * FROM unnest($29::bigint[], $30::date[], $31::bigint[], $32::text[], $33::text[], $34::text[], $35::bigint[], $36::bigint[], $37::bigint[]) AS t(a, b, st, i, s, c, m, p, co)
+         SELECT * FROM unnest($35::bigint[], $36::date[], $37::bigint[], $38::text[], $39::text[], $40::bigint[], $41::bigint[], $42::bigint[], ${counts(43)}) AS t(a, b, st, i, c, m, p, co, ${N})
        ), vc AS (
          -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
-         SELECT * FROM unnest($38::bigint[], $39::timestamptz[], $40::bigint[], $41::bigint[], $42::text[], $43::text[], $44::text[], $45::bigint[], $46::bigint[], $47::bigint[], $48::date[])
+         SELECT * FROM unnest($50::bigint[], $51::timestamptz[], $52::bigint[], $53::bigint[], $54::text[], $55::text[], $56::text[], $57::bigint[], $58::bigint[], $59::bigint[], $60::date[])
                   AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
@@ -429,31 +475,26 @@ export class RollupConsumer implements OnModuleInit {
           GROUP BY a, st, 3, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, st, 3, s, c
          ON CONFLICT (account_id, campaign_id, bucket, status, currency) DO UPDATE SET ${sums}
        ), h AS (
-         INSERT INTO stats.rollup_hour AS r (account_id, bucket, stream_id, sender, iso2, status, currency, messages, parts, cost_micros)
-         SELECT a, b, st, se, i, s, c, m, p, co FROM vh ORDER BY a, b, st, se, i, s, c
-         ON CONFLICT (account_id, bucket, stream_id, sender, iso2, status, currency) DO UPDATE SET ${sums}
-
+         INSERT INTO stats.rollup_counts_hour AS r (account_id, bucket, stream_id, sender, iso2, currency, messages, parts, cost_micros, ${NC})
+         SELECT a, b, st, se, i, c, m, p, co, ${N} FROM vh ORDER BY a, b, st, se, i, c
+         ON CONFLICT (account_id, bucket, stream_id, sender, iso2, currency) DO UPDATE SET ${countSums}
        ), ds AS (
-         INSERT INTO stats.rollup_day_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, b, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
-          GROUP BY a, b, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, st, s, c
-         ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
+         INSERT INTO stats.rollup_counts_day_stream AS r (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
+         SELECT a, b, st, c, ${summed} FROM vd GROUP BY a, b, st, c HAVING ${nonZero} ORDER BY a, b, st, c
+         ON CONFLICT (account_id, bucket, stream_id, currency) DO UPDATE SET ${countSums}
        ), dc AS (
-         INSERT INTO stats.rollup_day_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, b, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
-          GROUP BY a, b, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, b, i, st, s, c
-         ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
+         INSERT INTO stats.rollup_counts_day_country AS r (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
+         SELECT a, b, i, st, c, ${summed} FROM vd GROUP BY a, b, i, st, c HAVING ${nonZero} ORDER BY a, b, i, st, c
+         ON CONFLICT (account_id, bucket, iso2, stream_id, currency) DO UPDATE SET ${countSums}
        ), ms AS (
          -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
-         INSERT INTO stats.rollup_month_stream AS r (account_id, bucket, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, date_trunc('month', b)::date, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
-          GROUP BY a, 2, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, st, s, c
-         ON CONFLICT (account_id, bucket, stream_id, status, currency) DO UPDATE SET ${sums}
+         INSERT INTO stats.rollup_counts_month_stream AS r (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
+         SELECT a, date_trunc('month', b)::date, st, c, ${summed} FROM vd GROUP BY a, 2, st, c HAVING ${nonZero} ORDER BY a, 2, st, c
+         ON CONFLICT (account_id, bucket, stream_id, currency) DO UPDATE SET ${countSums}
        ), mc AS (
-         INSERT INTO stats.rollup_month_country AS r (account_id, bucket, iso2, stream_id, status, currency, messages, parts, cost_micros)
-         SELECT a, date_trunc('month', b)::date, i, st, s, c, sum(m)::bigint, sum(p)::bigint, sum(co)::bigint FROM vd
-          GROUP BY a, 2, i, st, s, c HAVING sum(m) <> 0 OR sum(p) <> 0 OR sum(co) <> 0 ORDER BY a, 2, i, st, s, c
-         ON CONFLICT (account_id, bucket, iso2, stream_id, status, currency) DO UPDATE SET ${sums}
+         INSERT INTO stats.rollup_counts_month_country AS r (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
+         SELECT a, date_trunc('month', b)::date, i, st, c, ${summed} FROM vd GROUP BY a, 2, i, st, c HAVING ${nonZero} ORDER BY a, 2, i, st, c
+         ON CONFLICT (account_id, bucket, iso2, stream_id, currency) DO UPDATE SET ${countSums}
        )
        SELECT (SELECT count(*) FROM ins)::int AS inserted`,
       [
@@ -479,9 +520,10 @@ export class RollupConsumer implements OnModuleInit {
           const col = byKind[k];
           // ids, hour instants and sums joined plainly (plainArray); the sender (the variant of a campaign row is an id),
           // country, status, currency and dates (their text follows DateStyle) through pgArray's quoting
-          if (k === 'd') return [plainArray(col.a), pgArray(col.b), plainArray(col.st), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co)];
-          const cols = [plainArray(col.a), plainArray(col.b), plainArray(col.st), k === 'c' ? plainArray(col.se) : pgArray(col.se), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co)];
-          return k === 'c' ? [...cols, pgArray(col.dd)] : cols;
+          const n = col.n.map((v) => plainArray(v));
+          if (k === 'd') return [plainArray(col.a), pgArray(col.b), plainArray(col.st), pgArray(col.i), pgArray(col.c), plainArray(col.m), plainArray(col.p), plainArray(col.co), ...n];
+          if (k === 'h') return [plainArray(col.a), plainArray(col.b), plainArray(col.st), pgArray(col.se), pgArray(col.i), pgArray(col.c), plainArray(col.m), plainArray(col.p), plainArray(col.co), ...n];
+          return [plainArray(col.a), plainArray(col.b), plainArray(col.st), plainArray(col.se), pgArray(col.i), pgArray(col.s), pgArray(col.c), pgArray(col.m), pgArray(col.p), plainArray(col.co), pgArray(col.dd)];
         }),
         plainArray(moved.map((s) => s.message_uuid)),
         pgArray(moved.map((s) => s.status)),
@@ -501,7 +543,7 @@ export class RollupConsumer implements OnModuleInit {
  * without pgArray's scan for characters to escape (a join, a regular expression over the joined text and a second join
  * per column: three quarters of pgArray's time in a late batch, docs/decisions/0119).
  */
-function plainArray(values: readonly string[]): string {
+function plainArray(values: ReadonlyArray<string | number>): string {
   return `{${values.join(',')}}`;
 }
 

@@ -19,6 +19,7 @@ import {
   type TopDestinationsDto,
 } from '@switchboard/contracts';
 import { AppError, RequestContext, type Principal } from '@switchboard/platform';
+import { COUNT_TABLES, STATUS_COLUMNS, STATUSES } from '../rollup-shape';
 import { STATS_CONNECTION } from '../stats.options';
 import { ReportCache } from './report-cache';
 
@@ -112,11 +113,22 @@ export function partConds(scope: Scope, part: Part, params: unknown[]): string[]
   return parts;
 }
 
-/** The rollup tables of the dashboard's figures per grain: per stream (main, stream statistics) or per country. */
+/**
+ * The rollup tables of the dashboard's figures per grain: per stream (main, stream statistics) or per country. A row
+ * holds messages, parts and cost over every status and a count per status (docs/decisions/0131, 0132).
+ */
 const TABLES: Record<'stream' | 'country', Record<Grain, string>> = {
-  stream: { hour: 'rollup_hour', day: 'rollup_day_stream', month: 'rollup_month_stream' },
-  country: { hour: 'rollup_hour', day: 'rollup_day_country', month: 'rollup_month_country' },
+  stream: { hour: COUNT_TABLES.hour, day: COUNT_TABLES.dayStream, month: COUNT_TABLES.monthStream },
+  country: { hour: COUNT_TABLES.hour, day: COUNT_TABLES.dayCountry, month: COUNT_TABLES.monthCountry },
 };
+
+/** The count columns summed, as text named after themselves (a row's counts then read by statusCounts). */
+const COUNT_SUMS = STATUS_COLUMNS.map((c) => `sum(${c})::bigint::text AS ${c}`).join(', ');
+/** The failed statuses' and the pending statuses' count columns, and their sums. */
+const FAILED_COLUMNS = FAILED.map((s) => `n_${s}`).join(', ');
+const PENDING_COLUMNS = PENDING.map((s) => `n_${s}`).join(', ');
+const FAILED_SUM = FAILED.map((s) => `n_${s}`).join(' + ');
+const PENDING_SUM = PENDING.map((s) => `n_${s}`).join(' + ');
 
 interface Filters {
   streams: string[] | null;
@@ -154,6 +166,28 @@ export function money(rows: Array<{ currency: string; micros: string }>): MoneyD
     .filter((r) => r.currency !== '' && BigInt(r.micros) !== 0n)
     .map((r) => ({ currency: r.currency, micros: BigInt(r.micros).toString(), amount: microsToAmount(r.micros) }))
     .sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** A row's count per status (STATUSES' order) from its summed count columns (COUNT_SUMS). */
+function statusCounts(r: Row): number[] {
+  return STATUS_COLUMNS.map((c) => Number(r[c]));
+}
+
+/** Per-status counts and parts added up from rows of the count shape (what `counts` takes, a status at a time). */
+class Tally {
+  readonly n = STATUSES.map(() => 0);
+  parts = 0;
+
+  add(n: readonly number[], parts: number): void {
+    for (let j = 0; j < n.length; j++) this.n[j] += n[j];
+    this.parts += parts;
+  }
+
+  counts(): StatusCounts {
+    const c = counts(new Map(STATUSES.map((s, j) => [s, { n: this.n[j], parts: 0 }])));
+    c.parts = this.parts;
+    return c;
+  }
 }
 
 export function counts(byStatus: Map<string, { n: number; parts: number }>): StatusCounts {
@@ -202,18 +236,17 @@ export class ReportService {
       const range = await this.range(body, scope.timeZone);
       const params: unknown[] = [];
       const rows = await this.ds.query<Row[]>(
-        `SELECT iso2, status, currency, sum(messages)::bigint::text AS n, sum(cost_micros)::text AS cost
-           FROM (${this.union(scope, rangeParts(range, 'month'), 'country', filters, () => 'iso2, status, currency, messages, cost_micros', params)}) x GROUP BY iso2, status, currency`,
+        `SELECT iso2, currency, sum(messages)::bigint::text AS n, sum(n_delivered)::bigint::text AS delivered, sum(${FAILED_SUM})::bigint::text AS failed, sum(cost_micros)::text AS cost
+           FROM (${this.union(scope, rangeParts(range, 'month'), 'country', filters, () => `iso2, currency, messages, n_delivered, ${FAILED_COLUMNS}, cost_micros`, params)}) x GROUP BY iso2, currency`,
         params,
       );
       const byCountry = new Map<string, { total: number; delivered: number; failed: number; cost: Map<string, bigint> }>();
       for (const r of rows) {
         const k = String(r.iso2);
         const c = byCountry.get(k) ?? { total: 0, delivered: 0, failed: 0, cost: new Map<string, bigint>() };
-        const n = Number(r.n);
-        c.total += n;
-        if (r.status === 'delivered') c.delivered += n;
-        if (FAILED.includes(String(r.status))) c.failed += n;
+        c.total += Number(r.n);
+        c.delivered += Number(r.delivered);
+        c.failed += Number(r.failed);
         c.cost.set(String(r.currency), (c.cost.get(String(r.currency)) ?? 0n) + BigInt(String(r.cost)));
         byCountry.set(k, c);
       }
@@ -236,25 +269,22 @@ export class ReportService {
   private async computeMain(scope: Scope, range: Range, filters: Filters): Promise<Omit<DashboardMainDto, 'cached'>> {
     const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
-      `SELECT stream_id::text AS stream, status, currency, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => 'stream_id, status, currency, messages, parts, cost_micros', params)}) x GROUP BY stream_id, status, currency`,
+      `SELECT stream_id::text AS stream, currency, ${COUNT_SUMS}, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => `stream_id, currency, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id, currency`,
       params,
     );
-    const all = new Map<string, { n: number; parts: number }>();
+    const all = new Tally();
     const cost = new Map<string, bigint>();
-    const perStream = new Map<string, { st: Map<string, { n: number; parts: number }>; cost: Map<string, bigint> }>();
+    const perStream = new Map<string, { st: Tally; cost: Map<string, bigint> }>();
     for (const r of rows) {
-      const status = String(r.status);
-      const n = Number(r.n);
+      const n = statusCounts(r);
       const parts = Number(r.parts);
       const c = BigInt(String(r.cost));
       const cur = String(r.currency);
-      const a = all.get(status) ?? { n: 0, parts: 0 };
-      all.set(status, { n: a.n + n, parts: a.parts + parts });
+      all.add(n, parts);
       cost.set(cur, (cost.get(cur) ?? 0n) + c);
-      const s = perStream.get(String(r.stream)) ?? { st: new Map(), cost: new Map() };
-      const sa = s.st.get(status) ?? { n: 0, parts: 0 };
-      s.st.set(status, { n: sa.n + n, parts: sa.parts + parts });
+      const s = perStream.get(String(r.stream)) ?? { st: new Tally(), cost: new Map() };
+      s.st.add(n, parts);
       s.cost.set(cur, (s.cost.get(cur) ?? 0n) + c);
       perStream.set(String(r.stream), s);
     }
@@ -267,14 +297,14 @@ export class ReportService {
         : [];
       const byId = new Map(names.map((n) => [n.id, n]));
       streams = [...perStream.entries()]
-        .map(([id, s]) => ({ streamId: Number(id), name: byId.get(id)?.name ?? `#${id}`, streamType: byId.get(id)?.stream_type ?? null, ...counts(s.st), cost: scope.cost ? toMoney(s.cost) : null }))
+        .map(([id, s]) => ({ streamId: Number(id), name: byId.get(id)?.name ?? `#${id}`, streamType: byId.get(id)?.stream_type ?? null, ...s.st.counts(), cost: scope.cost ? toMoney(s.cost) : null }))
         .filter((s) => s.total > 0)
         .sort((a, b) => b.total - a.total || a.streamId - b.streamId);
     }
     const { grain, series } = await this.series(scope, range, filters);
     return {
       ...this.rangeDto(scope, range),
-      totals: counts(all),
+      totals: all.counts(),
       cost: scope.cost ? toMoney(cost) : null,
       currency: scope.currency,
       grain,
@@ -344,8 +374,8 @@ export class ReportService {
     const range = await this.range(rangeBody, scope.timeZone);
     const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
-      `SELECT stream_id::text AS stream, status, sum(messages)::bigint::text AS n, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => 'stream_id, status, messages, parts, cost_micros', params)}) x GROUP BY stream_id, status`,
+      `SELECT stream_id::text AS stream, ${COUNT_SUMS}, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
+         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => `stream_id, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id`,
       params,
     );
     const zero = (): StreamStatusCountsDto => ({ accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, total: 0, parts: 0, cost: 0 });
@@ -353,14 +383,15 @@ export class ReportService {
     let totalCost = 0n;
     const per = new Map<string, { c: StreamStatusCountsDto; cost: bigint }>();
     for (const r of rows) {
-      const n = Number(r.n);
+      const n = statusCounts(r);
       const parts = Number(r.parts);
       const cost = BigInt(String(r.cost));
-      const st = String(r.status) as keyof StreamStatusCountsDto;
       const s = per.get(String(r.stream)) ?? { c: zero(), cost: 0n };
       for (const c of [s.c, totals]) {
-        if (st in c && st !== 'total' && st !== 'parts' && st !== 'cost') c[st] += n;
-        c.total += n;
+        for (let j = 0; j < STATUSES.length; j++) {
+          c[STATUSES[j]] += n[j];
+          c.total += n[j];
+        }
         c.parts += parts;
       }
       s.cost += cost;
@@ -397,7 +428,7 @@ export class ReportService {
     else if (range.start === null && range.endExclusive === null) {
       const scopeArgs = scope.accounts === null ? [] : [scope.accounts];
       const [b] = await this.ds.query<Array<{ lo: string | null; hi: string | null }>>(
-        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.rollup_day_stream ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
+        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.${COUNT_TABLES.dayStream} ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
         scopeArgs,
       );
       span = b.lo && b.hi ? Date.parse(b.hi) - Date.parse(b.lo) + 86_400_000 : 0;
@@ -411,19 +442,18 @@ export class ReportService {
     const format = grain === 'hour' ? `to_char(x.b AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')` : `to_char(x.b, '${grain === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM'}')`;
     const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
-      `SELECT ${format} AS b, status, n::text, cost::text FROM (
-         SELECT b, status, sum(messages)::bigint AS n, sum(cost_micros) AS cost
-           FROM (${this.union(scope, rangeParts(range, grain), 'stream', filters, (g) => `${key(g)} AS b, status, messages, cost_micros`, params)}) u GROUP BY b, status) x ORDER BY x.b`,
+      `SELECT ${format} AS b, n::text, delivered::text, failed::text, pending::text, cost::text FROM (
+         SELECT b, sum(messages)::bigint AS n, sum(n_delivered)::bigint AS delivered, sum(${FAILED_SUM})::bigint AS failed, sum(${PENDING_SUM})::bigint AS pending, sum(cost_micros) AS cost
+           FROM (${this.union(scope, rangeParts(range, grain), 'stream', filters, (g) => `${key(g)} AS b, messages, n_delivered, ${FAILED_COLUMNS}, ${PENDING_COLUMNS}, cost_micros`, params)}) u GROUP BY b) x ORDER BY x.b`,
       params,
     );
     const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
     for (const r of rows) {
       const p = points.get(String(r.b)) ?? { total: 0, delivered: 0, failed: 0, pending: 0, cost: 0n };
-      const n = Number(r.n);
-      p.total += n;
-      if (r.status === 'delivered') p.delivered += n;
-      if (FAILED.includes(String(r.status))) p.failed += n;
-      if (PENDING.includes(String(r.status))) p.pending += n;
+      p.total += Number(r.n);
+      p.delivered += Number(r.delivered);
+      p.failed += Number(r.failed);
+      p.pending += Number(r.pending);
       p.cost += BigInt(String(r.cost));
       points.set(String(r.b), p);
     }
