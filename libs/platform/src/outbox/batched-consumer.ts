@@ -100,7 +100,8 @@ export class BatchedIdempotentConsumer<T> {
   /** Resolves once the event's effect committed, or at once for an event already handled. */
   handle(event: Pick<EventEnvelope, 'id'>, data: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ event, data, resolve, reject });
+      // `key` present from the start: groupByKey setting it later would give each entry a new shape and a property store
+      this.queue.push({ event, data, resolve, reject, key: undefined });
       this.grouped = false;
       this.schedule();
     });
@@ -124,7 +125,7 @@ export class BatchedIdempotentConsumer<T> {
         failure ??= { error };
         done();
       };
-      for (const item of items) this.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail });
+      for (const item of items) this.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
       this.grouped = false;
       this.schedule();
     });

@@ -279,9 +279,12 @@ export class RollupConsumer implements OnModuleInit {
     const after = new Array<State | undefined>(n);
     const created = new Uint8Array(n);
     const buckets = new Array<{ at: string; hour: string; day: string } | undefined>(n);
+    /** Slots whose events apply: the database writes the uuid as the events did (see stateOf). */
+    const spelled = new Uint8Array(n);
     for (const r of rows) {
       const k = r.o;
       if (!r.found) created[k] = 1;
+      if (r.message_uuid === uuids[k]) spelled[k] = 1;
       // states built field by field, one shape for all (no rest or spread copies: they were much of the batch's garbage)
       const state = copyState(r, BigInt(r.price_micros), BigInt(r.refunded_micros));
       before[k] = state;
@@ -289,19 +292,16 @@ export class RollupConsumer implements OnModuleInit {
       if (r.new_hour && r.new_day && r.new_at) buckets[k] = { at: r.new_at, hour: r.new_hour, day: r.new_day };
     }
     /**
-     * The state an event's message text names: its slot's, when the database writes that uuid as the event did (an
-     * event naming its message in another spelling, upper-case hex, changes nothing, as when states were found by text).
+     * The state of an event's message slot, when the database writes that uuid as the event did: an event naming its
+     * message in another spelling (upper-case hex) changes nothing, as when states were found by their text.
      */
-    const stateOf = (k: number | undefined, u: string): State | undefined => {
-      const s = k === undefined ? undefined : after[k];
-      return s && s.message_uuid === u ? s : undefined;
-    };
+    const stateOf = (k: number | undefined): State | undefined => (k !== undefined && spelled[k] === 1 ? after[k] : undefined);
     for (let i = 0; i < items.length; i++) {
       const data = items[i].data;
       if (data.kind === 'requested') {
         // the campaign's variant per message; another account's request for a known message changes nothing
         for (const it of data.d.items) {
-          const s = stateOf(slotOf.get(it.messageUuid), it.messageUuid);
+          const s = stateOf(slotOf.get(it.messageUuid));
           if (!s || s.account_id !== data.d.accountId) continue;
           if (s.campaign_id === null) s.campaign_id = data.d.campaignId;
           if (s.variant_id === null && it.variantId) s.variant_id = it.variantId;
@@ -309,7 +309,7 @@ export class RollupConsumer implements OnModuleInit {
         continue;
       }
       const k = itemSlot[i];
-      const s = stateOf(k, data.d.messageUuid);
+      const s = stateOf(k);
       // another account's event for a known message changes nothing (message ids are the sender's, not trusted across tenants)
       if (!s || s.account_id !== data.d.accountId) continue;
       if (data.kind === 'accepted') {
