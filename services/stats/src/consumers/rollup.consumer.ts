@@ -479,7 +479,7 @@ export class RollupConsumer implements OnModuleInit {
     // the message rollups: the sums and a count per status (docs/decisions/0131, 0132)
     const N = STATUSES.map((_, j) => `n${j}`).join(', ');
     const NC = STATUS_COLUMNS.join(', ');
-    const counts = (from: number, type = 'bigint') => STATUSES.map((_, j) => `$${from + j}::${type}[]`).join(', ');
+    const counts = (from: number) => STATUSES.map((_, j) => `$${from + j}::bigint[]`).join(', ');
     const countSums = `${sums}, ${STATUS_COLUMNS.map(sum).join(', ')}`;
     const summed = `sum(m)::bigint, sum(p)::bigint, sum(co)::bigint, ${STATUSES.map((_, j) => `sum(n${j})::bigint`).join(', ')}`;
     const nonZero = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c}) <> 0`).join(' OR ');
@@ -511,13 +511,11 @@ export class RollupConsumer implements OnModuleInit {
          SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::bigint[], $26::bigint[], $27::bigint[], ${counts(28)})
                   AS t(a, b, st, se, i, c, m, p, co, ${N})
        ), vd AS (
-         -- day rows without the sender: only their sums per stream and per country are kept. A batch's messages and
-         -- counts of a row are at most its events, so they travel as integer: sum(integer) is a bigint, where
-         -- sum(bigint) is a numeric, finished, compared with zero and cast back per group and column (docs/decisions/0138)
-         SELECT * FROM unnest($35::bigint[], $36::date[], $37::bigint[], $38::text[], $39::text[], $40::int[], $41::bigint[], $42::bigint[], ${counts(43, 'int')}) AS t(a, b, st, i, c, m, p, co, ${N})
+         -- day rows without the sender: only their sums per stream and per country are kept
+         SELECT * FROM unnest($35::bigint[], $36::date[], $37::bigint[], $38::text[], $39::text[], $40::bigint[], $41::bigint[], $42::bigint[], ${counts(43)}) AS t(a, b, st, i, c, m, p, co, ${N})
        ), vc AS (
-         -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date; m an integer, as the day rows' counts
-         SELECT * FROM unnest($50::bigint[], $51::timestamptz[], $52::bigint[], $53::bigint[], $54::text[], $55::text[], $56::text[], $57::int[], $58::bigint[], $59::bigint[], $60::date[])
+         -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
+         SELECT * FROM unnest($50::bigint[], $51::timestamptz[], $52::bigint[], $53::bigint[], $54::text[], $55::text[], $56::text[], $57::bigint[], $58::bigint[], $59::bigint[], $60::date[])
                   AS t(a, b, st, se, i, s, c, m, p, co, dd)
        ), ch AS (
          -- the campaign rollup: st is the campaign, se the variant (0 unknown)
