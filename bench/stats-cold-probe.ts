@@ -1,7 +1,14 @@
 /**
- * Probe (not a bench): the first calls after a stats app starts, on a database stats-latency loaded (DATABASE_URL).
- * PROBE_FIRST=<path> makes one call to that route first (e.g. /dashboard_statistics/main {"type":"day"}) so the
- * default dashboard call after it pays no first-request costs of node; the figures printed are ms over HTTP.
+ * Probe (not a bench; docs/decisions/0137): the first calls after a stats app starts, on a database stats-latency
+ * loaded (DATABASE_URL, BENCH_REUSE's database), ms over HTTP and the process's CPU a call.
+ *   PROBE_FETCH=1            the client's own first fetch first, against a bare server (node loads undici on first use)
+ *   PROBE_NOAUTH=1|bad       a credential-less (or bad-token) POST first
+ *   PROBE_FIRST='<path> <json>'  one other call first, e.g. '/dashboard_statistics/main {"type":"day"}'
+ *   PROBE_MODULES=1          the modules the first default dashboard call loaded
+ *   PROBE_PROF=<file>        a CPU profile (100 µs) of that call
+ *   PROBE_SERVE=<file>       serve only: writes "<base> <token> <pid>" for a client in another process (curl), whose
+ *                            server CPU a call is then read from /proc/<pid>/task/* /schedstat; ends on SIGTERM
+ *   node scripts/build.mjs --server-only && DATABASE_URL=... PROBE_FETCH=1 node dist/bench/stats-cold-probe.js
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
