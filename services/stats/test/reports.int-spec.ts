@@ -266,6 +266,33 @@ describe('stats: rebuilding the rollups', () => {
     ]);
     expect(after.hour.map((r) => (r.bucket as Date).toISOString())).toEqual(['2026-02-01T09:30:00.000Z', '2026-02-01T22:30:00.000Z']);
   });
+
+  it('writes the rebuilt rollups in account and time order, so a day of hour rows lies on a few pages (the cold dashboard reads them)', async () => {
+    // two days of hours, two streams and four countries, published in a shuffled order: the message states are not in
+    // time order, and a rebuild that wrote its groups in a hash's order scattered a day's hour rows over a page each
+    const acc = '503';
+    await s.publish([customer(acc, 'UTC')]);
+    const msgs: Msg[] = [];
+    for (let h = 0; h < 48; h++) {
+      for (const iso2 of ['GB', 'DE', 'FR', 'ES']) {
+        for (const st of ['1', '2']) msgs.push(message({ account: acc, acceptedAt: new Date(Date.UTC(2026, 2, 1, h)).toISOString(), iso2, stream: st }));
+      }
+    }
+    const shuffled = msgs.map((m, i) => ({ m, k: (i * 7919) % msgs.length })).sort((x, y) => x.k - y.k).map((x) => x.m);
+    await s.publish(shuffled.map((m) => accepted(m)));
+    await rebuildRollups(s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION)));
+    // the rows as stored (heap order): each table's (account, bucket) never goes back
+    for (const table of ['rollup_counts_hour', 'rollup_counts_day_stream', 'rollup_counts_day_country', 'rollup_counts_month_stream', 'rollup_counts_month_country']) {
+      const [r] = await s.sql(
+        `SELECT count(*) FILTER (WHERE (pa, pb) > (account_id, bucket))::int AS back, count(*)::int AS n
+           FROM (SELECT account_id, bucket, lag(account_id) OVER w AS pa, lag(bucket) OVER w AS pb FROM stats.${table} WINDOW w AS (ORDER BY ctid)) x`,
+      );
+      expect({ table, back: r.back }).toEqual({ table, back: 0 });
+      expect(r.n).toBeGreaterThan(0);
+    }
+    const [hour] = await s.sql(`SELECT count(*)::int AS n FROM stats.rollup_counts_hour WHERE account_id = $1`, [acc]);
+    expect(hour.n).toBe(48 * 4 * 2);
+  });
 });
 
 describe('stats: the two-minute cache', () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { RequestMethod, type INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -87,6 +88,7 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   // Both parsers with the same limit, and their errors turned into error bodies before Nest rewrites them.
   app.useBodyParser('json', { limit });
   app.useBodyParser('urlencoded', { limit, extended: true });
+  preloadBodyDecoder();
   app.use(bodyParserErrorHandler);
   app.use(requestContextMiddleware);
   app.setGlobalPrefix('api', { exclude: [{ path: 'realtime', method: RequestMethod.GET }] });
@@ -94,6 +96,22 @@ export function configureHttpApp(app: NestExpressApplication, options: HttpAppOp
   app.useGlobalPipes(createValidationPipe());
   // No enableShutdownHooks(): every process's main handles SIGINT/SIGTERM itself and closes the app once; Nest's own
   // signal hook would run the shutdown hooks a second time.
+}
+
+/**
+ * The body parsers read every body through raw-body, which decodes it with iconv-lite; iconv-lite loads its encoding
+ * tables (ten modules, 10 to 15 ms of CPU here) on its first decoder, which was inside the first request a process
+ * answered (docs/decisions/0137: the cold first dashboard call). Loaded with the app instead. The same iconv-lite the
+ * parsers use (resolved from body-parser's raw-body); if that layout ever differs, the first request loads them as before.
+ */
+function preloadBodyDecoder(): void {
+  try {
+    const fromParser = createRequire(require.resolve('body-parser'));
+    const iconv = createRequire(fromParser.resolve('raw-body'))('iconv-lite') as { getDecoder(encoding: string): unknown };
+    iconv.getDecoder('utf-8');
+  } catch {
+    // not found where the parsers find it: nothing preloaded
+  }
 }
 
 export interface RouteAccess {
