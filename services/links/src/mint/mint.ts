@@ -11,11 +11,11 @@ import {
   type EventData,
   type MintedVariableLinks,
 } from '@switchboard/contracts';
-import { pgArray } from '@switchboard/platform';
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
-import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
+import { CODE_BLOCK, PAGE, RangePages, varsKeys } from './link-range';
+import { PgBinaryArray, PgType } from './pg-binary-array';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate, type DomainPick } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -276,14 +276,13 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   const campaign = req.campaignId;
   const n = req.items.length;
   // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
-  const pages = new RangePages();
+  const pages = new RangePages(n * assignments.length);
   // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
   // and variant without a string key per link
   const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
   for (let vi = 0; vi < assignments.length; vi++) {
     const { pick, t } = assignments[vi];
     minted.push(variableLinks(t.variable, o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n), pick.assignment, (k) => `${o.scheme}://${t.candidates[k].name}/`));
-    const varKeys = varsKeys(t.used);
     const domainIds = t.candidates.map((d) => d.id);
     pages.add(
       blocks[vi],
@@ -291,7 +290,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
       t.expiresAt ? t.expiresAt.toISOString() : null,
       req.items,
       (i) => domainIds[pick.assignment[i]],
-      t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
+      t.used.length ? { used: t.used, keys: varsKeys(t.used) } : null,
     );
     const perVariant = new Map<string | null, number[]>();
     let lastVariant: string | null | undefined;
@@ -355,14 +354,21 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
       pages.lo,
       pages.hi,
       pages.hasVars,
-      // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
-      pgArray(refs),
+      // one binary array, not an array node-pg escapes element by element (the batch's 1000 refs)
+      textArray(refs),
       targets.map((t) => t.variable),
       blocks,
     ],
   });
   await client.query(`COMMIT; ${after}`);
   return answer;
+}
+
+/** A text[] parameter in the binary format (`pg-binary-array.ts`). */
+function textArray(values: readonly string[]): Buffer {
+  const a = new PgBinaryArray(PgType.text, 8 * values.length + 64);
+  for (const v of values) a.text(v);
+  return a.value;
 }
 
 /**
