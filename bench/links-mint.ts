@@ -125,14 +125,16 @@ async function main(): Promise<void> {
       expireInDays: 30,
     }));
     const batches = Math.ceil(LINKS / (ITEMS * VARIABLES));
-    const requests = Array.from({ length: batches }, (_, b) => ({
+    // the items as the consumer has them: parsed from the request event's JSON (flat strings, not the ropes that
+    // randomUUID and concatenation leave, whose flattening would be charged to minting)
+    const requests = Array.from({ length: batches }, (_, b) => JSON.parse(JSON.stringify({
       batchId: `${run}-${b}`,
       accountId: ACCOUNT,
       campaignId: '1',
       streamId: '3',
       variables,
       items: Array.from({ length: ITEMS }, (_, i) => ({ ref: String(i), messageUuid: randomUUID(), contactId: String(b * ITEMS + i), destination: `+49151${String(b * ITEMS + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
-    }));
+    })) as { batchId: string; accountId: string; campaignId: string; streamId: string; variables: typeof variables; items: Array<{ ref: string; messageUuid: string; contactId: string; destination: string; vars: Record<string, string>; variantId: string }> });
 
     if (STATEMENTS) {
       await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
     const eventBytes = Number((await client.query<{ b: string }>(`SELECT coalesce(sum(octet_length(packed) + octet_length(payload::text)), 0)::text AS b FROM links.outbox`)).rows[0].b) / minted;
     const usages = await client.query<{ total_usages: string }>(`SELECT total_usages::text FROM links.domain WHERE id = ANY ($1::bigint[]) ORDER BY id`, [domains]);
     console.log(
-      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link; event ${eventBytes.toFixed(1)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
+      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs (system ${(cpu.system / minted).toFixed(2)}), PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link; event ${eventBytes.toFixed(1)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
     );
 
     if (STATEMENTS) {
@@ -186,6 +188,11 @@ async function main(): Promise<void> {
            FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12`,
       );
       for (const r of rows) console.log(`  ${((Number(r.ms) * 1000) / minted).toFixed(2).padStart(6)} µs ${(Number(r.wal) / minted).toFixed(1).padStart(6)} B  ${r.calls.padStart(6)} calls  ${r.q}`);
+      // the stored answer's and the event's columns as stored (compressed or not, bytes)
+      const stored = await client.query(
+        `SELECT (SELECT row(pg_column_compression(refs), pg_column_size(refs))::text FROM links.link_batch LIMIT 1) AS refs, (SELECT row(pg_column_compression(packed), pg_column_size(packed), octet_length(packed))::text FROM links.outbox LIMIT 1) AS packed`,
+      );
+      console.log(`  stored: ${JSON.stringify(stored.rows[0])}`);
     }
     // the quiet machine (HELPERS.md): one batch at a time runs Node and PostgreSQL in turn, so a link costs both; two
     // batches at a time (two consumers) keep both cores busy

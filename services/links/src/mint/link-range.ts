@@ -1,5 +1,5 @@
 
-import { PgBinaryArray, PgType } from './pg-binary-array';
+import { beginArray, endArray, PgBinaryWriter, PgType, writeNull } from './pg-binary-array';
 
 /**
  * A batch variable's links as range rows of up to `PAGE` links each (docs/decisions/0092, 0105). A row is one page of
@@ -11,77 +11,117 @@ import { PgBinaryArray, PgType } from './pg-binary-array';
  * (`links.link_of`), so a link costs one primary-key probe of `links.link_range` and a few array subscripts: no JSON,
  * no bytes decoded.
  *
- * `RangePages` collects a batch's recipients as one array a field over all its links (variable by variable, in batch
- * order), each range row as the bounds of its slice: PostgreSQL receives each field's array once for the batch and
- * cuts a row's 16 elements out of it (`d[lo:hi]`, docs/decisions/0109). The arrays travel in PostgreSQL's binary format
- * (docs/decisions/0141, `pg-binary-array.ts`): written straight into one buffer a field, with no string a field and
- * batch built in Node and no array literal parsed by PostgreSQL; the rows stored are the same.
+ * `RangePages` writes a batch's range rows, as they are stored, into one array of `links.link_range_row` in
+ * PostgreSQL's binary format (docs/decisions/0141, `pg-binary-array.ts`): each recipient's fields written straight into
+ * one buffer, no string a field and batch built in Node; PostgreSQL inserts the rows as it receives them, with no array
+ * literal parsed and no slice of a batch-wide text array sought (docs/decisions/0109's slices walked the variable-width
+ * arrays from their start for every row).
  */
 export class RangePages {
-  readonly page: number[] = [];
-  readonly target: string[] = [];
-  readonly expires: Array<string | null> = [];
-  /** A row's slice of the batch's arrays, 1-based and inclusive. */
-  readonly lo: number[] = [];
-  readonly hi: number[] = [];
-  /** The row's target uses variables (else its `vars` column is NULL). */
-  readonly hasVars: boolean[] = [];
-  private readonly d: PgBinaryArray;
-  private readonly v: PgBinaryArray;
-  private readonly c: PgBinaryArray;
-  private readonly m: PgBinaryArray;
-  private readonly x: PgBinaryArray;
-  private readonly j: PgBinaryArray;
+  private readonly w: PgBinaryWriter;
+  private rows = 0;
 
-  /** `links`: about how many links the batch has (the buffers' first size). */
-  constructor(links = 1000) {
-    this.d = new PgBinaryArray(PgType.int8, 12 * links + 64);
-    this.v = new PgBinaryArray(PgType.int8, 12 * links + 64);
-    this.c = new PgBinaryArray(PgType.int8, 12 * links + 64);
-    this.m = new PgBinaryArray(PgType.uuid, 20 * links + 64);
-    this.x = new PgBinaryArray(PgType.text, 24 * links + 64);
-    this.j = new PgBinaryArray(PgType.text, 64 * links + 64);
+  /** The fields every row of the batch has; `links`: about how many links the batch has (the buffer's first size). */
+  constructor(
+    private readonly accountId: string,
+    private readonly campaignId: string | null,
+    private readonly streamId: string | null,
+    private readonly createdAt: Date,
+    links = 1000,
+  ) {
+    this.w = new PgBinaryWriter(160 * links + 1024);
+    beginArray(this.w, 0);
   }
 
   /**
    * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domainAt(i)` is the
-   * domain id of item i; `vars` the variables the target uses (its `varsKeys` alongside), or null when it uses none.
+   * domain id of item i; `vars` the variables the target uses (and their `varsKeys`), or null when it uses none.
    */
   add(
     block: number,
     target: string,
-    expiresAt: string | null,
+    expiresAt: Date | null,
     items: ReadonlyArray<{ messageUuid: string; contactId: string | null; variantId: string | null; destination: string; vars: Record<string, string> }>,
     domainAt: (i: number) => string,
     vars: { used: readonly string[]; keys: readonly string[] } | null,
   ): void {
+    const w = this.w;
     const n = items.length;
-    const first = this.d.length;
-    const { d, v, c, m, x, j } = this;
-    for (let i = 0; i < n; i++) {
-      const item = items[i];
-      d.int8(domainAt(i));
-      v.int8(item.variantId ?? null);
-      c.int8(item.contactId ?? null);
-      m.uuid(item.messageUuid);
-      x.text(item.destination);
-      if (vars) writeVars(j, vars.used, vars.keys, item.vars);
-      else j.null();
-    }
     for (let from = 0; from < n; from += PAGE) {
-      this.page.push(block * (CODE_BLOCK / PAGE) + from / PAGE);
-      this.target.push(target);
-      this.expires.push(expiresAt);
-      this.lo.push(first + from + 1);
-      this.hi.push(first + Math.min(n, from + PAGE));
-      this.hasVars.push(vars !== null);
+      const to = Math.min(n, from + PAGE);
+      w.open();
+      w.int32(13);
+      w.int32(PgType.int8);
+      w.int8Number(block * (CODE_BLOCK / PAGE) + from / PAGE);
+      column(w, PgType.int8, this.accountId);
+      column(w, PgType.int8, target);
+      column(w, PgType.int8, this.campaignId);
+      column(w, PgType.int8, this.streamId);
+      w.int32(PgType.timestamptz);
+      if (expiresAt) w.timestamptz(expiresAt);
+      else writeNull(w);
+      w.int32(PgType.timestamptz);
+      w.timestamptz(this.createdAt);
+      // domains, variants, contacts (bigint[]), messages (uuid[]), destinations (text[]), vars (text[] or NULL)
+      w.int32(PgType.int8Array);
+      w.open();
+      let h = beginArray(w, PgType.int8);
+      for (let i = from; i < to; i++) w.int8(domainAt(i));
+      endArray(w, h, to - from, false);
+      w.close();
+      for (const field of ['variantId', 'contactId'] as const) {
+        w.int32(PgType.int8Array);
+        w.open();
+        h = beginArray(w, PgType.int8);
+        let nulls = false;
+        for (let i = from; i < to; i++) {
+          const v = items[i][field];
+          if (v === null || v === undefined) {
+            writeNull(w);
+            nulls = true;
+          } else w.int8(v);
+        }
+        endArray(w, h, to - from, nulls);
+        w.close();
+      }
+      w.int32(PgType.uuidArray);
+      w.open();
+      h = beginArray(w, PgType.uuid);
+      for (let i = from; i < to; i++) w.uuid(items[i].messageUuid);
+      endArray(w, h, to - from, false);
+      w.close();
+      w.int32(PgType.textArray);
+      w.open();
+      h = beginArray(w, PgType.text);
+      for (let i = from; i < to; i++) w.text(items[i].destination);
+      endArray(w, h, to - from, false);
+      w.close();
+      w.int32(PgType.textArray);
+      if (vars) {
+        w.open();
+        h = beginArray(w, PgType.text);
+        for (let i = from; i < to; i++) writeVars(w, vars.used, vars.keys, items[i].vars);
+        endArray(w, h, to - from, false);
+        w.close();
+      } else writeNull(w);
+      w.close();
+      this.rows++;
     }
   }
 
-  /** The batch's arrays, each one binary parameter: domains, variants, contacts, messages, destinations, vars. */
-  get arrays(): [Buffer, Buffer, Buffer, Buffer, Buffer, Buffer] {
-    return [this.d.value, this.v.value, this.c.value, this.m.value, this.x.value, this.j.value];
+  /** The rows as one `links.link_range_row[]` parameter; `rowType` is that type's OID (the database's). */
+  value(rowType: number): Buffer {
+    endArray(this.w, 0, this.rows, false);
+    this.w.patch32(8, rowType);
+    return this.w.bytes();
   }
+}
+
+/** A nullable bigint column of a row: its type, then its value. */
+function column(w: PgBinaryWriter, type: number, value: string | null): void {
+  w.int32(type);
+  if (value === null) writeNull(w);
+  else w.int8(value);
 }
 
 /** The keys of a target's variables as they open a member of `writeVars`' text: `"name":` (the JSON key). Built once a target. */
@@ -95,7 +135,7 @@ export function varsKeys(used: readonly string[]): string[] {
  * value with a quote, a backslash, a control character or a surrogate takes `JSON.stringify`; any other value is
  * copied as it is. `keys` is `varsKeys(used)`.
  */
-export function writeVars(into: PgBinaryArray, used: readonly string[], keys: readonly string[], vars: Record<string, string>): void {
+export function writeVars(into: PgBinaryWriter, used: readonly string[], keys: readonly string[], vars: Record<string, string>): void {
   into.open();
   let any = false;
   for (let u = 0; u < used.length; u++) {

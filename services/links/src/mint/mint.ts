@@ -15,7 +15,7 @@ import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
 import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
 import { CODE_BLOCK, PAGE, RangePages, varsKeys } from './link-range';
-import { PgBinaryArray, PgType } from './pg-binary-array';
+import { textArray } from './pg-binary-array';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate, type DomainPick } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -254,7 +254,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
   // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
   // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
-  const head = await client.query<{ ids: string[]; blocks: string[] }>({
+  const head = await client.query<{ ids: string[]; blocks: string[]; row_type: number }>({
     name: 'links_mint_head',
     text: `WITH t AS (
        INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
@@ -262,7 +262,9 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
        RETURNING id, variable
      )
      SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
-            (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
+            (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks,
+            -- the OID as int4 (above 2^31 it reads negative, the same four bytes in the binary array's header)
+            'links.link_range_row'::regtype::oid::int AS row_type`,
     values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
   });
   const targetIds = head.rows[0].ids;
@@ -276,7 +278,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   const campaign = req.campaignId;
   const n = req.items.length;
   // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
-  const pages = new RangePages(n * assignments.length);
+  const pages = new RangePages(account, campaign, req.streamId, o.now, n * assignments.length);
   // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
   // and variant without a string key per link
   const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
@@ -287,7 +289,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
     pages.add(
       blocks[vi],
       targetIds[vi],
-      t.expiresAt ? t.expiresAt.toISOString() : null,
+      t.expiresAt,
       req.items,
       (i) => domainIds[pick.assignment[i]],
       t.used.length ? { used: t.used, keys: varsKeys(t.used) } : null,
@@ -316,9 +318,8 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
     }
   }
 
-  // the range rows, the stored answer and its event, and the reservation consumed, in one statement. The recipients
-  // are one array literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once
-  // a batch)
+  // the range rows, the stored answer and its event, and the reservation consumed, in one statement. The range rows are
+  // one binary array of `links.link_range_row` (link-range.ts, docs/decisions/0141), inserted as they come
   const usages = [...usage.values()];
   const refs = req.items.map((item) => item.ref);
   const answer = answerOf({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', refs, variables: minted, usages });
@@ -330,11 +331,10 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
     name: 'links_mint_write',
     text: `WITH r AS (
          INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
-         SELECT r.page, $2, r.target, $4, $7, r.expires, $1, ($11::bigint[])[r.lo:r.hi], ($12::bigint[])[r.lo:r.hi], ($13::bigint[])[r.lo:r.hi], ($14::uuid[])[r.lo:r.hi],
-                ($15::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($16::text[])[r.lo:r.hi] END
-           FROM unnest($8::bigint[], $9::bigint[], $10::timestamptz[], $17::int[], $18::int[], $19::boolean[]) AS r(page, target, expires, lo, hi, j)
+         SELECT page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars
+           FROM unnest($7::links.link_range_row[])
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($2, $3, $4, 'minted', $20::text[], $21::text[], $22::bigint[], $1)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($2, $3, $4, 'minted', $8::text[], $9::text[], $10::bigint[], $1)
        ), o AS (
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($6, '', '1', '$packed', '{}', $5::text)
        )
@@ -346,14 +346,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
       campaign,
       packed,
       randomUUID(),
-      req.streamId,
-      pages.page,
-      pages.target,
-      pages.expires,
-      ...pages.arrays,
-      pages.lo,
-      pages.hi,
-      pages.hasVars,
+      pages.value(head.rows[0].row_type),
       // one binary array, not an array node-pg escapes element by element (the batch's 1000 refs)
       textArray(refs),
       targets.map((t) => t.variable),
@@ -362,13 +355,6 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   });
   await client.query(`COMMIT; ${after}`);
   return answer;
-}
-
-/** A text[] parameter in the binary format (`pg-binary-array.ts`). */
-function textArray(values: readonly string[]): Buffer {
-  const a = new PgBinaryArray(PgType.text, 8 * values.length + 64);
-  for (const v of values) a.text(v);
-  return a.value;
 }
 
 /**
