@@ -13,7 +13,7 @@ import {
 } from '@switchboard/contracts';
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
-import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
+import { CODE_LENGTH, CodeCipher, encodeCodes } from './codes';
 import { CODE_BLOCK, PAGE, RangePages, varsKeys } from './link-range';
 import { textArray } from './pg-binary-array';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate, type DomainPick } from './domain-picker';
@@ -400,21 +400,27 @@ function variableLinks(variable: string, codes: Float64Array, domainOf: ArrayLik
   }
   if (prefixes.length > MINTED_MAX_PREFIXES) throw new Error(`links: a variable's links are on more than ${MINTED_MAX_PREFIXES} domains`);
   const width = mintedPickWidth(prefixes.length);
+  // the picks' digits into one buffer read as one string (ASCII), as the codes (encodeCodes): no string a link
   let picks = '';
-  let text = '';
-  let last = -1;
-  let lastPick = '';
-  for (let i = 0; i < n; i++) {
-    if (width) {
+  if (width) {
+    const b = Buffer.allocUnsafe(n * width);
+    let last = -1;
+    let c0 = 0;
+    let c1 = 0;
+    for (let i = 0, o = 0; i < n; i++, o += width) {
       const k = domainOf[i];
       if (k !== last) {
         last = k;
-        lastPick = mintedPickText(index.get(k)!, width);
+        const pick = mintedPickText(index.get(k)!, width);
+        c0 = pick.charCodeAt(0);
+        c1 = pick.charCodeAt(1);
       }
-      picks += lastPick;
+      b[o] = c0;
+      if (width === 2) b[o + 1] = c1;
     }
-    text += encodeCode(codes[i]);
+    picks = b.toString('latin1');
   }
+  const text = encodeCodes(codes);
   return { variable, prefixes, codeWidth: CODE_LENGTH, picks, codes: text };
 }
 
