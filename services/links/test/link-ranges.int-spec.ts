@@ -119,10 +119,12 @@ describe('personal links stored as ranges', () => {
       await expect(l.sql(`SELECT $1::uuid`, [bad])).rejects.toThrow(/invalid input syntax for type uuid/);
       expect(() => new PgBinaryWriter().uuid(bad)).toThrow(/invalid input syntax for type uuid/);
     }
-    for (const bad of ['', '1.5', '0x10', '9223372036854775808', '-9223372036854775809', '1e3']) {
+    for (const bad of ['', '1.5', 'abc', '9223372036854775808', '-9223372036854775809', '1e3']) {
       await expect(l.sql(`SELECT $1::bigint`, [bad])).rejects.toThrow(/invalid input syntax for type bigint|out of range for type bigint/);
       expect(() => new PgBinaryWriter().int8(bad)).toThrow(/invalid input syntax for type bigint|out of range for type bigint/);
     }
+    // ids are decimal (the contract's): PostgreSQL 16's hexadecimal and underscored integers are refused, not guessed
+    for (const other of ['0x10', '1_000']) expect(() => new PgBinaryWriter().int8(other)).toThrow(/invalid input syntax for type bigint/);
   });
 
   it('mints codes unique across batches, campaigns and accounts, none a neighbour of another or resolvable by guessing one', async () => {

@@ -10,7 +10,8 @@
  * as its byte length (-1: NULL) and its bytes. A row: its number of columns, then each column as its type's OID, its
  * byte length (-1: NULL) and its bytes. The types must be the ones the statement casts to (PostgreSQL refuses others).
  * Values are checked as PostgreSQL's text input would check them: a malformed uuid or an integer out of range is an
- * error, never a wrong value.
+ * error, never a wrong value. A bigint is decimal text (the contracts' ids); PostgreSQL 16's hexadecimal, octal, binary
+ * and underscored integer forms are refused rather than read.
  */
 export const PgType = { int8: 20, text: 25, timestamptz: 1184, int8Array: 1016, textArray: 1009, uuidArray: 2951, uuid: 2950 } as const;
 
