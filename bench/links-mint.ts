@@ -31,6 +31,8 @@ const VARIABLES = Number(process.argv[3] ?? 1);
 const PARALLEL = Number(process.argv[4] ?? 1);
 const ITEMS = 1000;
 const ACCOUNT = '1';
+/** STATEMENTS=1: PostgreSQL's statements during minting (pg_stat_statements: time, WAL, calls), printed after the run. */
+const STATEMENTS = process.env.STATEMENTS === '1';
 
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
   if (!url) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-mint-'));
     fs.chmodSync(dir, 0o755);
-    pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
+    pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false, settings: STATEMENTS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : undefined });
     url = pg.url();
     postmaster = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
   }
@@ -123,15 +125,21 @@ async function main(): Promise<void> {
       expireInDays: 30,
     }));
     const batches = Math.ceil(LINKS / (ITEMS * VARIABLES));
-    const requests = Array.from({ length: batches }, (_, b) => ({
+    // the items as the consumer has them: parsed from the request event's JSON (flat strings, not the ropes that
+    // randomUUID and concatenation leave, whose flattening would be charged to minting)
+    const requests = Array.from({ length: batches }, (_, b) => JSON.parse(JSON.stringify({
       batchId: `${run}-${b}`,
       accountId: ACCOUNT,
       campaignId: '1',
       streamId: '3',
       variables,
       items: Array.from({ length: ITEMS }, (_, i) => ({ ref: String(i), messageUuid: randomUUID(), contactId: String(b * ITEMS + i), destination: `+49151${String(b * ITEMS + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
-    }));
+    })) as { batchId: string; accountId: string; campaignId: string; streamId: string; variables: typeof variables; items: Array<{ ref: string; messageUuid: string; contactId: string; destination: string; vars: Record<string, string>; variantId: string }> });
 
+    if (STATEMENTS) {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await client.query('SELECT pg_stat_statements_reset()');
+    }
     await client.query('CHECKPOINT');
     const w0 = await walLsn(client);
     const cpu0 = process.cpuUsage();
@@ -171,9 +179,21 @@ async function main(): Promise<void> {
     const eventBytes = Number((await client.query<{ b: string }>(`SELECT coalesce(sum(octet_length(packed) + octet_length(payload::text)), 0)::text AS b FROM links.outbox`)).rows[0].b) / minted;
     const usages = await client.query<{ total_usages: string }>(`SELECT total_usages::text FROM links.domain WHERE id = ANY ($1::bigint[]) ORDER BY id`, [domains]);
     console.log(
-      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs, PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link; event ${eventBytes.toFixed(1)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
+      `mint: ${minted.toLocaleString()} links in ${mintS.toFixed(2)} s = ${Math.round(minted / mintS).toLocaleString()} links/s (CPU a link: Node ${mintNodeUs.toFixed(2)} µs (system ${(cpu.system / minted).toFixed(2)}), PostgreSQL ${mintPgUs.toFixed(2)} µs; WAL ${mintWal.toFixed(0)} bytes a link; event ${eventBytes.toFixed(1)} bytes a link); usages per domain ${usages.rows.map((r) => Number(r.total_usages).toLocaleString()).join(' / ')}`,
     );
 
+    if (STATEMENTS) {
+      const { rows } = await client.query<{ ms: string; calls: string; wal: string; q: string }>(
+        `SELECT round(total_exec_time::numeric, 1)::text AS ms, calls::text, wal_bytes::text AS wal, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+           FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12`,
+      );
+      for (const r of rows) console.log(`  ${((Number(r.ms) * 1000) / minted).toFixed(2).padStart(6)} µs ${(Number(r.wal) / minted).toFixed(1).padStart(6)} B  ${r.calls.padStart(6)} calls  ${r.q}`);
+      // the stored answer's and the event's columns as stored (compressed or not, bytes)
+      const stored = await client.query(
+        `SELECT (SELECT row(pg_column_compression(refs), pg_column_size(refs))::text FROM links.link_batch LIMIT 1) AS refs, (SELECT row(pg_column_compression(packed), pg_column_size(packed), octet_length(packed))::text FROM links.outbox LIMIT 1) AS packed`,
+      );
+      console.log(`  stored: ${JSON.stringify(stored.rows[0])}`);
+    }
     // the quiet machine (HELPERS.md): one batch at a time runs Node and PostgreSQL in turn, so a link costs both; two
     // batches at a time (two consumers) keep both cores busy
     const perLink = mintNodeUs + mintPgUs;

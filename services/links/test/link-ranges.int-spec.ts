@@ -3,6 +3,7 @@ import type { QueryRunner } from 'typeorm';
 import { LinkRanges1797900000005 } from '../src/migrations/1797900000005-link-ranges';
 import { LinkBatchRecipe1798100000000 } from '../src/migrations/1798100000000-link-batch-recipe';
 import { CODE_SPACE, CodeCipher, decodeCode, encodeCode } from '../src/mint/codes';
+import { beginArray, endArray, PgBinaryWriter, PgType, textArray, writeNull } from '../src/mint/pg-binary-array';
 import { batch, CODE_SECRET, shortUrl, split, startLinks, type LinksTestApp } from './redirect-support';
 
 const A = '401';
@@ -63,6 +64,67 @@ describe('personal links stored as ranges', () => {
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(`https://shop.example/p?n=${encodeURIComponent(req.items[i].vars.name)}`);
     }
+  });
+
+  it('stores every recipient field as the request sent it: the largest ids, missing variants and contacts, upper-case uuids, any text', async () => {
+    const d = await l.domain(A, 'fields.test');
+    const req = batch(A, [shortUrl({ url: 'https://shop.example/f?a={a}&b={b}&c={c}', domainIds: [d], expireInDays: 3 })], 20, (i): Record<string, string> => (i === 3 ? { a: 'only a' } : { a: `a${i} \u{1F600} "q" \\ \u0001`, b: 'Zoë ✓', c: 'NULL' }), '9223372036854775807');
+    req.streamId = '9007199254740993';
+    req.items[0].contactId = '9223372036854775807';
+    req.items[1].contactId = null;
+    req.items[2].variantId = null;
+    req.items[4].messageUuid = req.items[4].messageUuid.toUpperCase();
+    req.items[5].destination = 'whatsapp:+49 151 "x" \\ {y} ,NULL, 📱';
+    req.items[6].destination = '';
+    const answer = await l.mint(req);
+    expect(answer.outcome).toBe('minted');
+    for (const [i, item] of req.items.entries()) {
+      const link = await l.linkOf(answer.links[item.ref].shorturl);
+      expect(link).toMatchObject({
+        domain_id: d,
+        account_id: A,
+        campaign_id: '9223372036854775807',
+        stream_id: '9007199254740993',
+        variant_id: item.variantId,
+        contact_id: item.contactId,
+        message_uuid: item.messageUuid.toLowerCase(),
+        destination: item.destination,
+      });
+      // the variables' JSON text as JSON.stringify writes the object of those the target uses
+      const [{ vars }] = await l.sql<{ vars: string }>(`SELECT vars FROM links.link_of($1, $2, $3)`, [d, link!.code, new CodeCipher(CODE_SECRET).decrypt(Number(link!.code))]);
+      expect(vars).toBe(JSON.stringify(i === 3 ? { a: 'only a' } : { a: item.vars.a, b: item.vars.b, c: item.vars.c }));
+      expect(link!.expires_at!.getTime() - link!.created_at.getTime()).toBe(3 * 86_400_000);
+    }
+  });
+
+  it('sends binary arrays that PostgreSQL reads as it reads their text, and refuses what it refuses', async () => {
+    const uuids = ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}', 'a0eebc999c0b4ef8bb6d6bb9bd380a11', 'a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11'];
+    const ints = ['0', '7', '999999999999999', '1000000000000000', '9223372036854775807', '-9223372036854775808', '-1', ' 42 ', '0042'];
+    const texts = ['', 'plain', 'Zoë ✓ 📱', '"quoted", \\ {braces} NULL'];
+    const array = (type: number, values: string[], write: (w: PgBinaryWriter, v: string) => void) => {
+      const w = new PgBinaryWriter(16);
+      const h = beginArray(w, type);
+      for (const v of values) write(w, v);
+      writeNull(w);
+      endArray(w, h, values.length + 1, true);
+      return w.bytes();
+    };
+    const [same] = await l.sql<{ u: boolean; i: boolean; t: boolean; refs: boolean }>(
+      `SELECT $1::uuid[] IS NOT DISTINCT FROM ($2::text[] || NULL::text)::uuid[] AS u, $3::bigint[] IS NOT DISTINCT FROM ($4::text[] || NULL::text)::bigint[] AS i,
+              $5::text[] IS NOT DISTINCT FROM ($6::text[] || NULL::text) AS t, $7::text[] = $6::text[] AS refs`,
+      [array(PgType.uuid, uuids, (w, v) => w.uuid(v)), uuids, array(PgType.int8, ints, (w, v) => w.int8(v)), ints, array(PgType.text, texts, (w, v) => w.text(v)), texts, textArray(texts)],
+    );
+    expect(same).toEqual({ u: true, i: true, t: true, refs: true });
+    for (const bad of ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1g', '{a0eebc999c0b4ef8bb6d6bb9bd380a11', 'a0eebc999c0b4ef8bb6d6bb9bd380a11-', 'a0e-ebc999c0b4ef8bb6d6bb9bd380a11']) {
+      await expect(l.sql(`SELECT $1::uuid`, [bad])).rejects.toThrow(/invalid input syntax for type uuid/);
+      expect(() => new PgBinaryWriter().uuid(bad)).toThrow(/invalid input syntax for type uuid/);
+    }
+    for (const bad of ['', '1.5', 'abc', '9223372036854775808', '-9223372036854775809', '1e3']) {
+      await expect(l.sql(`SELECT $1::bigint`, [bad])).rejects.toThrow(/invalid input syntax for type bigint|out of range for type bigint/);
+      expect(() => new PgBinaryWriter().int8(bad)).toThrow(/invalid input syntax for type bigint|out of range for type bigint/);
+    }
+    // ids are decimal (the contract's): PostgreSQL 16's hexadecimal and underscored integers are refused, not guessed
+    for (const other of ['0x10', '1_000']) expect(() => new PgBinaryWriter().int8(other)).toThrow(/invalid input syntax for type bigint/);
   });
 
   it('mints codes unique across batches, campaigns and accounts, none a neighbour of another or resolvable by guessing one', async () => {

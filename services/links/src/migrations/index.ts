@@ -9,6 +9,7 @@ import { RecipientClickFirstOnly1796700000010 } from './1796700000010-recipient-
 import { LinkRanges1797900000005 } from './1797900000005-link-ranges';
 import { LinkBatchRecipe1798100000000 } from './1798100000000-link-batch-recipe';
 import { LinkReservation1798300000134 } from './1798300000134-link-reservation';
+import { LinkRangeRowType1798500000141 } from './1798500000141-link-range-row-type';
 
 /** In order; a new migration is appended, never edited once released. */
 export const LINKS_MIGRATIONS = [
@@ -23,4 +24,5 @@ export const LINKS_MIGRATIONS = [
   LinkRanges1797900000005,
   LinkBatchRecipe1798100000000,
   LinkReservation1798300000134,
+  LinkRangeRowType1798500000141,
 ];

@@ -1,4 +1,4 @@
-import { CODE_ALPHABET, CODE_LENGTH, CODE_SPACE, CodeCipher, decodeCode, encodeCode } from './codes';
+import { CODE_ALPHABET, CODE_LENGTH, CODE_SPACE, CodeCipher, decodeCode, encodeCode, encodeCodes } from './codes';
 
 const SECRET = 'a-test-secret-of-enough-length';
 
@@ -19,6 +19,14 @@ describe('short-link codes', () => {
     let duplicates = 0;
     for (let i = 1; i < n; i++) if (values[i] === values[i - 1]) duplicates++;
     expect(duplicates).toBe(0);
+  });
+
+  it('writes a run of codes as the same text as each code written alone, in order', () => {
+    const values = [0, 1, 61, 62, 3843, 3844, CODE_SPACE - 1, CODE_SPACE - 62, ...new CodeCipher(SECRET).encryptRange(5_000, 1000)];
+    const text = encodeCodes(values);
+    expect(text).toBe(values.map(encodeCode).join(''));
+    expect(text.length).toBe(values.length * CODE_LENGTH);
+    expect(encodeCodes([])).toBe('');
   });
 
   it('maps a code back to its sequence number only with the key', () => {

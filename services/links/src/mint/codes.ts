@@ -151,6 +151,24 @@ export function encodeCode(value: number): string {
   return String.fromCharCode(CHAR[d0], CHAR[d1], CHAR[d2], CHAR[d3], CHAR[d4], CHAR[d5], CHAR[d6]);
 }
 
+/**
+ * Code values as one text of 7 characters each, in order (docs/decisions/0141): the digits written into one buffer and
+ * read as one string, not a string a code joined.
+ */
+export function encodeCodes(values: ArrayLike<number>): string {
+  const n = values.length;
+  const b = Buffer.allocUnsafe(n * CODE_LENGTH);
+  for (let i = 0, o = 0; i < n; i++, o += CODE_LENGTH) {
+    let v = values[i];
+    for (let k = CODE_LENGTH - 1; k >= 0; k--) {
+      const d = v % 62;
+      b[o + k] = CHAR[d];
+      v = (v - d) / 62;
+    }
+  }
+  return b.toString('latin1');
+}
+
 /** The value of a 7-character code; -1 when `code` is not one (wrong length or character). */
 export function decodeCode(code: string): number {
   if (code.length !== CODE_LENGTH) return -1;

@@ -1,4 +1,5 @@
-import { pgArrayElement } from '@switchboard/platform';
+
+import { beginArray, endArray, PgBinaryWriter, PgType, writeNull } from './pg-binary-array';
 
 /**
  * A batch variable's links as range rows of up to `PAGE` links each (docs/decisions/0092, 0105). A row is one page of
@@ -10,105 +11,147 @@ import { pgArrayElement } from '@switchboard/platform';
  * (`links.link_of`), so a link costs one primary-key probe of `links.link_range` and a few array subscripts: no JSON,
  * no bytes decoded.
  *
- * `RangePages` collects a batch's recipients as one array literal a field over all its links (variable by variable, in
- * batch order), built once as text with no array of strings and no second escaping pass, and each range row as the
- * bounds of its slice: PostgreSQL parses each field's array once for the batch and cuts a row's 16 elements out of it
- * (`d[lo:hi]`, docs/decisions/0109), rather than parsing a `text[]` of per-row literals and then each literal again.
+ * `RangePages` writes a batch's range rows, as they are stored, into one array of `links.link_range_row` in
+ * PostgreSQL's binary format (docs/decisions/0141, `pg-binary-array.ts`): each recipient's fields written straight into
+ * one buffer, no string a field and batch built in Node; PostgreSQL inserts the rows as it receives them, with no array
+ * literal parsed and no slice of a batch-wide text array sought (docs/decisions/0109's slices walked the variable-width
+ * arrays from their start for every row).
  */
 export class RangePages {
-  readonly page: number[] = [];
-  readonly target: string[] = [];
-  readonly expires: Array<string | null> = [];
-  /** A row's slice of the batch's arrays, 1-based and inclusive. */
-  readonly lo: number[] = [];
-  readonly hi: number[] = [];
-  /** The row's target uses variables (else its `vars` column is NULL). */
-  readonly hasVars: boolean[] = [];
-  private d = '';
-  private v = '';
-  private c = '';
-  private m = '';
-  private x = '';
-  private j = '';
-  private count = 0;
+  private readonly w: PgBinaryWriter;
+  private rows = 0;
+
+  /** The fields every row of the batch has; `links`: about how many links the batch has (the buffer's first size). */
+  constructor(
+    private readonly accountId: string,
+    private readonly campaignId: string | null,
+    private readonly streamId: string | null,
+    private readonly createdAt: Date,
+    links = 1000,
+  ) {
+    this.w = new PgBinaryWriter(160 * links + 1024);
+    beginArray(this.w, 0);
+  }
 
   /**
    * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domainAt(i)` is the
-   * domain id of item i, `varsOf(i)` the JSON text of its variables already written as a quoted array element
-   * (`varsElement`; null when the target uses none).
+   * domain id of item i; `vars` the variables the target uses (and their `varsKeys`), or null when it uses none.
    */
   add(
     block: number,
     target: string,
-    expiresAt: string | null,
-    items: ReadonlyArray<{ messageUuid: string; contactId: string | null; variantId: string | null; destination: string }>,
+    expiresAt: Date | null,
+    items: ReadonlyArray<{ messageUuid: string; contactId: string | null; variantId: string | null; destination: string; vars: Record<string, string> }>,
     domainAt: (i: number) => string,
-    varsOf: ((i: number) => string) | null,
+    vars: { used: readonly string[]; keys: readonly string[] } | null,
   ): void {
+    const w = this.w;
     const n = items.length;
-    const first = this.count;
-    let d = this.d;
-    let v = this.v;
-    let c = this.c;
-    let m = this.m;
-    let x = this.x;
-    let j = this.j;
-    for (let i = 0; i < n; i++) {
-      const item = items[i];
-      const sep = first + i === 0 ? '' : ',';
-      d += sep + domainAt(i);
-      v += sep + (item.variantId ?? 'NULL');
-      c += sep + (item.contactId ?? 'NULL');
-      m += sep + item.messageUuid;
-      x += sep + pgArrayElement(item.destination);
-      j += sep + (varsOf ? varsOf(i) : 'NULL');
-    }
-    this.d = d;
-    this.v = v;
-    this.c = c;
-    this.m = m;
-    this.x = x;
-    this.j = j;
-    this.count += n;
     for (let from = 0; from < n; from += PAGE) {
-      this.page.push(block * (CODE_BLOCK / PAGE) + from / PAGE);
-      this.target.push(target);
-      this.expires.push(expiresAt);
-      this.lo.push(first + from + 1);
-      this.hi.push(first + Math.min(n, from + PAGE));
-      this.hasVars.push(varsOf !== null);
+      const to = Math.min(n, from + PAGE);
+      w.open();
+      w.int32(13);
+      w.int32(PgType.int8);
+      w.int8Number(block * (CODE_BLOCK / PAGE) + from / PAGE);
+      column(w, PgType.int8, this.accountId);
+      column(w, PgType.int8, target);
+      column(w, PgType.int8, this.campaignId);
+      column(w, PgType.int8, this.streamId);
+      w.int32(PgType.timestamptz);
+      if (expiresAt) w.timestamptz(expiresAt);
+      else writeNull(w);
+      w.int32(PgType.timestamptz);
+      w.timestamptz(this.createdAt);
+      // domains, variants, contacts (bigint[]), messages (uuid[]), destinations (text[]), vars (text[] or NULL)
+      w.int32(PgType.int8Array);
+      w.open();
+      let h = beginArray(w, PgType.int8);
+      for (let i = from; i < to; i++) w.int8(domainAt(i));
+      endArray(w, h, to - from, false);
+      w.close();
+      for (const field of ['variantId', 'contactId'] as const) {
+        w.int32(PgType.int8Array);
+        w.open();
+        h = beginArray(w, PgType.int8);
+        let nulls = false;
+        for (let i = from; i < to; i++) {
+          const v = items[i][field];
+          if (v === null || v === undefined) {
+            writeNull(w);
+            nulls = true;
+          } else w.int8(v);
+        }
+        endArray(w, h, to - from, nulls);
+        w.close();
+      }
+      w.int32(PgType.uuidArray);
+      w.open();
+      h = beginArray(w, PgType.uuid);
+      for (let i = from; i < to; i++) w.uuid(items[i].messageUuid);
+      endArray(w, h, to - from, false);
+      w.close();
+      w.int32(PgType.textArray);
+      w.open();
+      h = beginArray(w, PgType.text);
+      for (let i = from; i < to; i++) w.text(items[i].destination);
+      endArray(w, h, to - from, false);
+      w.close();
+      w.int32(PgType.textArray);
+      if (vars) {
+        w.open();
+        h = beginArray(w, PgType.text);
+        for (let i = from; i < to; i++) writeVars(w, vars.used, vars.keys, items[i].vars);
+        endArray(w, h, to - from, false);
+        w.close();
+      } else writeNull(w);
+      w.close();
+      this.rows++;
     }
   }
 
-  /** The batch's arrays, each one literal: domains, variants, contacts, messages, destinations, vars. */
-  get arrays(): [string, string, string, string, string, string] {
-    return [`{${this.d}}`, `{${this.v}}`, `{${this.c}}`, `{${this.m}}`, `{${this.x}}`, `{${this.j}}`];
+  /** The rows as one `links.link_range_row[]` parameter; `rowType` is that type's OID (the database's). */
+  value(rowType: number): Buffer {
+    endArray(this.w, 0, this.rows, false);
+    this.w.patch32(8, rowType);
+    return this.w.bytes();
   }
 }
 
-/**
- * The keys of a target's variables as they open a member of `varsElement`'s text: `\"name\":` (the JSON key, escaped
- * for an array element). Built once a target.
- */
+/** A nullable bigint column of a row: its type, then its value. */
+function column(w: PgBinaryWriter, type: number, value: string | null): void {
+  w.int32(type);
+  if (value === null) writeNull(w);
+  else w.int8(value);
+}
+
+/** The keys of a target's variables as they open a member of `writeVars`' text: `"name":` (the JSON key). Built once a target. */
 export function varsKeys(used: readonly string[]): string[] {
-  return used.map((name) => `${escapeElement(JSON.stringify(name))}:`);
+  return used.map((name) => `${JSON.stringify(name)}:`);
 }
 
 /**
  * The variables a target uses (each one the item has, in the target's order) as the JSON text `JSON.stringify` would
- * write for the object of them, written directly as a quoted element of a PostgreSQL array literal (its `"` and `\`
- * escaped): one pass, no JSON string then a second escaping pass. A value with a quote, a backslash, a control
- * character or a lone surrogate takes `JSON.stringify` and the escaping; any other value is copied as it is.
- * `keys` is `varsKeys(used)`.
+ * write for the object of them, written as one text element of `into` piece by piece (no string of the element). A
+ * value with a quote, a backslash, a control character or a surrogate takes `JSON.stringify`; any other value is
+ * copied as it is. `keys` is `varsKeys(used)`.
  */
-export function varsElement(used: readonly string[], keys: readonly string[], vars: Record<string, string>): string {
-  let out = '';
+export function writeVars(into: PgBinaryWriter, used: readonly string[], keys: readonly string[], vars: Record<string, string>): void {
+  into.open();
+  let any = false;
   for (let u = 0; u < used.length; u++) {
     if (!Object.hasOwn(vars, used[u])) continue;
     const value = vars[used[u]];
-    out += (out ? ',' : '"{') + keys[u] + (plainJson(value) ? `\\"${value}\\"` : escapeElement(JSON.stringify(value)));
+    into.append(any ? ',' : '{');
+    any = true;
+    into.append(keys[u]);
+    if (plainJson(value)) {
+      into.append('"');
+      into.append(value);
+      into.append('"');
+    } else into.append(JSON.stringify(value));
   }
-  return out ? `${out}}"` : '"{}"';
+  into.append(any ? '}' : '{}');
+  into.close();
 }
 
 /** A string JSON.stringify writes as it is between its quotes: no quote, backslash, control character or surrogate. */
@@ -118,10 +161,6 @@ function plainJson(s: string): boolean {
     if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
   }
   return true;
-}
-
-function escapeElement(s: string): string {
-  return s.replace(/[\\"]/g, '\\$&');
 }
 
 /** The number of sequence numbers in a code block: a batch variable's links are one block (a batch has at most 1000 items). */

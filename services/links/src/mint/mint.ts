@@ -11,11 +11,11 @@ import {
   type EventData,
   type MintedVariableLinks,
 } from '@switchboard/contracts';
-import { pgArray } from '@switchboard/platform';
 import type { PoolClient, QueryResult } from 'pg';
 import { fillTarget, placeholders } from '../redirect/target';
-import { CODE_LENGTH, CodeCipher, encodeCode } from './codes';
-import { CODE_BLOCK, PAGE, RangePages, varsElement, varsKeys } from './link-range';
+import { CODE_LENGTH, CodeCipher, encodeCodes } from './codes';
+import { CODE_BLOCK, PAGE, RangePages, varsKeys } from './link-range';
+import { textArray } from './pg-binary-array';
 import { Distribution, DomainState, pickDomains, type DistributionValue, type DomainCandidate, type DomainPick } from './domain-picker';
 
 export type LinkBatchRequest = EventData<typeof LinkBatchRequestedV1>;
@@ -254,7 +254,7 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   // the variables' targets and one code block per variable (nextval: no lock, not rolled back; a failed batch's
   // blocks are simply never used) in one round trip. A batch has at most 1000 items, so a variable's links are the
   // first numbers of one block: its range rows are keyed by the block's pages of 16 numbers (docs/decisions/0092, 0105)
-  const head = await client.query<{ ids: string[]; blocks: string[] }>({
+  const head = await client.query<{ ids: string[]; blocks: string[]; row_type: number }>({
     name: 'links_mint_head',
     text: `WITH t AS (
        INSERT INTO links.link_target (account_id, campaign_id, batch_id, variable, kind, offer_id, url, created_at)
@@ -262,7 +262,9 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
        RETURNING id, variable
      )
      SELECT (SELECT array_agg(t.id::text ORDER BY array_position($5::text[], t.variable)) FROM t) AS ids,
-            (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks`,
+            (SELECT array_agg(nextval('links.code_block_seq')::text) FROM generate_series(1, $9::int)) AS blocks,
+            -- the OID as int4 (above 2^31 it reads negative, the same four bytes in the binary array's header)
+            'links.link_range_row'::regtype::oid::int AS row_type`,
     values: [req.accountId, req.campaignId, req.batchId, o.now, targets.map((t) => t.variable), targets.map((t) => t.kind), targets.map((t) => t.offerId), targets.map((t) => t.url), targets.length],
   });
   const targetIds = head.rows[0].ids;
@@ -276,22 +278,21 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
   const campaign = req.campaignId;
   const n = req.items.length;
   // per variable one range row a page of 16 links, its recipients as fixed-width records (docs/decisions/0105)
-  const pages = new RangePages();
+  const pages = new RangePages(account, campaign, req.streamId, o.now, n * assignments.length);
   // links per domain and variant, for the reports built from events (domain_stats): counted per candidate index
   // and variant without a string key per link
   const usage = new Map<string, { domainId: string; domain: string; variantId: string | null; links: number }>();
   for (let vi = 0; vi < assignments.length; vi++) {
     const { pick, t } = assignments[vi];
     minted.push(variableLinks(t.variable, o.cipher.encryptRange(blocks[vi] * CODE_BLOCK, n), pick.assignment, (k) => `${o.scheme}://${t.candidates[k].name}/`));
-    const varKeys = varsKeys(t.used);
     const domainIds = t.candidates.map((d) => d.id);
     pages.add(
       blocks[vi],
       targetIds[vi],
-      t.expiresAt ? t.expiresAt.toISOString() : null,
+      t.expiresAt,
       req.items,
       (i) => domainIds[pick.assignment[i]],
-      t.used.length ? (i) => varsElement(t.used, varKeys, req.items[i].vars) : null,
+      t.used.length ? { used: t.used, keys: varsKeys(t.used) } : null,
     );
     const perVariant = new Map<string | null, number[]>();
     let lastVariant: string | null | undefined;
@@ -317,9 +318,8 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
     }
   }
 
-  // the range rows, the stored answer and its event, and the reservation consumed, in one statement. The recipients
-  // are one array literal a field for the whole batch, each range row its slice (link-range.ts: each array parsed once
-  // a batch)
+  // the range rows, the stored answer and its event, and the reservation consumed, in one statement. The range rows are
+  // one binary array of `links.link_range_row` (link-range.ts, docs/decisions/0141), inserted as they come
   const usages = [...usage.values()];
   const refs = req.items.map((item) => item.ref);
   const answer = answerOf({ batchId: req.batchId, accountId: account, campaignId: campaign, outcome: 'minted', refs, variables: minted, usages });
@@ -331,11 +331,10 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
     name: 'links_mint_write',
     text: `WITH r AS (
          INSERT INTO links.link_range (page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars)
-         SELECT r.page, $2, r.target, $4, $7, r.expires, $1, ($11::bigint[])[r.lo:r.hi], ($12::bigint[])[r.lo:r.hi], ($13::bigint[])[r.lo:r.hi], ($14::uuid[])[r.lo:r.hi],
-                ($15::text[])[r.lo:r.hi], CASE WHEN r.j THEN ($16::text[])[r.lo:r.hi] END
-           FROM unnest($8::bigint[], $9::bigint[], $10::timestamptz[], $17::int[], $18::int[], $19::boolean[]) AS r(page, target, expires, lo, hi, j)
+         SELECT page, account_id, target_id, campaign_id, stream_id, expires_at, created_at, domains, variants, contacts, messages, destinations, vars
+           FROM unnest($7::links.link_range_row[])
        ), b AS (
-         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($2, $3, $4, 'minted', $20::text[], $21::text[], $22::bigint[], $1)
+         INSERT INTO links.link_batch (account_id, batch_id, campaign_id, outcome, refs, variables, blocks, created_at) VALUES ($2, $3, $4, 'minted', $8::text[], $9::text[], $10::bigint[], $1)
        ), o AS (
          INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES ($6, '', '1', '$packed', '{}', $5::text)
        )
@@ -347,16 +346,9 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
       campaign,
       packed,
       randomUUID(),
-      req.streamId,
-      pages.page,
-      pages.target,
-      pages.expires,
-      ...pages.arrays,
-      pages.lo,
-      pages.hi,
-      pages.hasVars,
-      // one literal, not an array node-pg escapes element by element (the batch's 1000 refs)
-      pgArray(refs),
+      pages.value(head.rows[0].row_type),
+      // one binary array, not an array node-pg escapes element by element (the batch's 1000 refs)
+      textArray(refs),
       targets.map((t) => t.variable),
       blocks,
     ],
@@ -408,21 +400,27 @@ function variableLinks(variable: string, codes: Float64Array, domainOf: ArrayLik
   }
   if (prefixes.length > MINTED_MAX_PREFIXES) throw new Error(`links: a variable's links are on more than ${MINTED_MAX_PREFIXES} domains`);
   const width = mintedPickWidth(prefixes.length);
+  // the picks' digits into one buffer read as one string (ASCII), as the codes (encodeCodes): no string a link
   let picks = '';
-  let text = '';
-  let last = -1;
-  let lastPick = '';
-  for (let i = 0; i < n; i++) {
-    if (width) {
+  if (width) {
+    const b = Buffer.allocUnsafe(n * width);
+    let last = -1;
+    let c0 = 0;
+    let c1 = 0;
+    for (let i = 0, o = 0; i < n; i++, o += width) {
       const k = domainOf[i];
       if (k !== last) {
         last = k;
-        lastPick = mintedPickText(index.get(k)!, width);
+        const pick = mintedPickText(index.get(k)!, width);
+        c0 = pick.charCodeAt(0);
+        c1 = pick.charCodeAt(1);
       }
-      picks += lastPick;
+      b[o] = c0;
+      if (width === 2) b[o + 1] = c1;
     }
-    text += encodeCode(codes[i]);
+    picks = b.toString('latin1');
   }
+  const text = encodeCodes(codes);
   return { variable, prefixes, codeWidth: CODE_LENGTH, picks, codes: text };
 }
 
