@@ -50,14 +50,6 @@ interface TargetHint {
   keywords: string;
 }
 
-/**
- * How long an inbound message waits for others to join its group commit, at most (docs/decisions/0139): at a steady
- * rate the writes were one or two messages each when the machine was quiet (a statement, its arrays and its
- * round trip a message or two); a group of what arrives in this window costs a few ms of the provider's answer.
- * `INBOUND_GROUP_LINGER_MS` overrides it (0: a write as soon as the previous one is done, as before).
- */
-const INBOUND_GROUP_LINGER_MS = Number(process.env.INBOUND_GROUP_LINGER_MS ?? 8);
-
 /** Addresses whose answers are remembered, at most (our numbers: few); past it they are forgotten all at once. */
 const MAX_HINTS = 10_000;
 
@@ -176,7 +168,7 @@ export class InboundService {
     // a message whose hint no longer held is looked up afresh and stored before the next group is written, so it
     // keeps its place before its contact's later messages
     for (const item of items) if (item.stale && item.redo) await item.redo().catch((e: unknown) => (item.error = e));
-  }, 500, INBOUND_GROUP_LINGER_MS);
+  }, 500);
   /** Remembered lookups by `targetKey` (TargetHint). */
   private readonly hints = new Map<string, TargetHint>();
   /**
