@@ -1,4 +1,8 @@
-const { Client } = require('/work/wt/inboxcpu/node_modules/pg');
+// 0139: every query the platform process sends in the wire phase (between the bench's two pg_stat_statements resets:
+// run with PGSS=1), by prepared name or text. From the repo root after a server build:
+//   PGSS=1 node -r ./docs/decisions/patches/0139-count-client-statements.js --expose-gc dist/bench/inbox-wire-ws.js 500 10
+const { Client } = require('pg');
+const UNITS = Number(process.argv[2] ?? 500) * Number(process.argv[3] ?? 20);
 const orig = Client.prototype.query;
 let counts = new Map(); let resets = 0; let bytes = 0;
 Client.prototype.query = function (cfg, values, cb) {
@@ -9,8 +13,8 @@ Client.prototype.query = function (cfg, values, cb) {
     if (resets === 2) {
       const arr = [...counts].sort((a, b) => b[1].n - a[1].n);
       let tot = 0; for (const [, v] of arr) tot += v.n;
-      console.log(`[count] wire phase: ${tot} client queries, ${(tot/5000).toFixed(3)} a message (if 5000)`);
-      for (const [k, v] of arr.slice(0, 40)) console.log(`[count] ${String(v.n).padStart(6)} ${(v.n/5000).toFixed(3)} ${k}`);
+      console.log(`[count] wire phase: ${tot} client queries, ${(tot/UNITS).toFixed(3)} a message (${UNITS} messages)`);
+      for (const [k, v] of arr.slice(0, 40)) console.log(`[count] ${String(v.n).padStart(6)} ${(v.n/UNITS).toFixed(3)} ${k}`);
     }
     counts = new Map();
   }
