@@ -503,8 +503,19 @@ describe('inbox conversations', () => {
     for (const r of rows) counts.set(r.block, (counts.get(r.block) ?? 0) + 1);
     // the page holding most of them is one the batch filled
     const [block] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    const onIt = rows.filter((r) => r.block === block);
-    expect(onIt.length).toBeGreaterThan(5);
+    const onPage = rows.filter((r) => r.block === block);
+    expect(onPage.length).toBeGreaterThan(5);
+    // Open as many as the page's free space holds new versions of, so that staying on the page never depends on
+    // pruning the old versions: any transaction of the service's own open meanwhile (a relay pass, a poller) holds
+    // those back, and on a loaded machine one often is. The free space left by the fillfactor holds several.
+    const [page] = await app.sql<{ used: number; width: number }>(
+      `SELECT sum(((pg_column_size(c.*) + 7) / 8) * 8 + 4)::int AS used, max(((pg_column_size(c.*) + 7) / 8) * 8 + 4)::int AS width
+         FROM inbox.conversation c WHERE (ctid::text::point)[0]::int = $1`,
+      [block],
+    );
+    const fits = Math.floor((8192 - 24 - page.used) / page.width) - 1;
+    expect(fits).toBeGreaterThanOrEqual(2);
+    const onIt = onPage.slice(0, fits);
     for (const r of onIt) expect((await app.call('GET', `/inbox/conversation/${r.uuid}?page=1`, { token: admin })).body.conversation.unread).toBe(0);
     const after = await app.sql<{ block: number; unread: number }>(`SELECT (ctid::text::point)[0]::int AS block, unread FROM inbox.conversation WHERE uuid = ANY($1::uuid[])`, [onIt.map((r) => r.uuid)]);
     // every one read, and every new row version beside its old one: a same-page update that changes no indexed column is
