@@ -23,7 +23,7 @@ import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
-import { ChunkCutter, halve, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, jsonTextBytes, type CopyChunk } from './copy-chunks';
 
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;
@@ -225,7 +225,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
       for (let p = parts.shift(); p; p = parts.shift()) {
         const last = totals !== null && parts.length === 0;
         const data = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, attempt: Number(attempt), firstOrdinal: p.firstOrdinal, rows: p.rows, last, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals: last ? totals(seq + 1) : null, error };
-        const event = this.chunkEvent(data, p.data);
+        const event = this.chunkEvent(data, p.data, last);
         if (!event) {
           parts.unshift(...halve(p));
           continue;
@@ -237,7 +237,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
         }
         // the last chunk only once every chunk before it is on the bus: a committed snapshot is a complete one
         await early.settle();
-        await Outbox.addPacked(m, CONTACTS_SCHEMA, [event.event], event.json);
+        await Outbox.addPacked(m, CONTACTS_SCHEMA, [event.event], event.json ?? undefined);
       }
     };
     try {
@@ -292,17 +292,19 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * A copy chunk's event and its JSON (the packed outbox row's text, for the last chunk: a packed row under the relay's
-   * publish cap is published without being serialised again to be measured). Answers null when the event's JSON would
-   * be over CHUNK_EVENT_MAX_BYTES (JSON escapes every quote, backslash and tab of the lines, so 800 KB of lines made
-   * mostly of those could exceed the bus's 1 MB): the caller halves the chunk. A chunk of one line goes whatever its size.
+   * A copy chunk's event, with its JSON when `json` (the packed outbox row's text, for the last chunk: a packed row under
+   * the relay's publish cap is published without being serialised again to be measured). Answers null when the event's
+   * JSON would be over CHUNK_EVENT_MAX_BYTES (JSON escapes every quote, backslash and tab of the lines, so 800 KB of
+   * lines made mostly of those could exceed the bus's 1 MB): the caller halves the chunk. A chunk of one line goes
+   * whatever its size. The size is counted on the lines' bytes (`jsonTextBytes`), not by encoding them.
    */
-  private chunkEvent(data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer): { event: OutgoingEvent; json: string } | null {
+  private chunkEvent(data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer, json: boolean): { event: OutgoingEvent; json: string | null } | null {
     const def = AudienceChunkPreparedV1;
-    const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data: { ...data, data: text.toString('utf8') }, topic: def.topic };
-    const json = JSON.stringify([event]);
-    if (data.rows > 1 && Buffer.byteLength(json) > CHUNK_EVENT_MAX_BYTES) return null;
-    return { event, json };
+    const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data, topic: def.topic };
+    // the envelope's JSON with the lines' string empty ("" of it counted in), plus the lines' JSON string without its quotes
+    if (data.rows > 1 && Buffer.byteLength(JSON.stringify([event])) + jsonTextBytes(text) > CHUNK_EVENT_MAX_BYTES) return null;
+    event.data = { ...data, data: text.toString('utf8') };
+    return { event, json: json ? JSON.stringify([event]) : null };
   }
 
   /** The snapshots' COPY readers (a connection apart from the transaction's, which writes the outbox meanwhile). */
