@@ -235,6 +235,7 @@ async function main(): Promise<void> {
     await new Promise((res) => setTimeout(res, kafkaMock ? 50 : 5));
   }
   const snapshotWall = (performance.now() - t0) / 1000;
+  const snapshotPeakRss = Math.max(peakRss, process.memoryUsage.rss());
   const snapshotCpu = process.cpuUsage(cpu0);
   const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
   const [{ b: snapshotWal }] = (await pg.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b', [wal0])).rows;
@@ -306,7 +307,7 @@ async function main(): Promise<void> {
 
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
-  line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start)`);
+  line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start; ${(snapshotPeakRss / 1048576).toFixed(0)} MB by the snapshot's end)`);
 
   // ---- ceiling: the bare database moving the same rows, no Node work: COPY the list's contacts out (the same
   // columns), then COPY the same recipient rows (as stored) into an indexed copy of campaigns.recipient ----
