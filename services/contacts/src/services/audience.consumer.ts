@@ -19,7 +19,7 @@ import {
   type EventEnvelope,
 } from '@switchboard/contracts';
 import { AppError, claimEvent, createEnvelope, DATABASE_URL, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles, withLiterals } from '@switchboard/platform';
-import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
+import { CONTACTS_CONNECTION, CONTACTS_OPTIONS, CONTACTS_SCHEMA, type ResolvedContactsOptions } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
@@ -37,12 +37,7 @@ const CHUNK_EVENT_MAX_BYTES = 990_000;
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
 const PACKED_BATCHES = 10;
-/**
- * Chunks of a `copy` snapshot published and not yet acknowledged by the bus, at most (docs/decisions/0140): the reader
- * reads the next chunk while the requester stores the previous one, and memory holds these chunks and the one being
- * cut whatever the audience's size. On the in-memory bus a publish is acknowledged once the chunk was handled.
- */
-export const AUDIENCE_CHUNKS_IN_FLIGHT = 2;
+export { AUDIENCE_CHUNKS_IN_FLIGHT } from '../contacts.options';
 
 type Request = EventData<typeof AudienceRequestedV1>;
 
@@ -113,6 +108,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
     private readonly selection: SelectionService,
     private readonly relay: ContactsOutboxRelay,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(CONTACTS_OPTIONS) private readonly options: ResolvedContactsOptions,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -206,7 +202,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
    * The lines are counted and checked against the totals.
    *
    * Every chunk but the last is published on the bus as soon as it is cut (docs/decisions/0140), at most
-   * AUDIENCE_CHUNKS_IN_FLIGHT unacknowledged at once, so the requester stores a chunk while the next is read and memory
+   * `audienceChunksInFlight` (default AUDIENCE_CHUNKS_IN_FLIGHT) unacknowledged at once, so the requester stores a chunk while the next is read and memory
    * stays bounded. Those chunks carry this attempt's number (`contacts.audience_attempt_seq`, taken after the claim, so
    * a later attempt of the request has a larger one). The last chunk, with the totals, is written to the outbox in this
    * transaction once every chunk before it was acknowledged: it exists only if the snapshot committed. A transaction
@@ -217,7 +213,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
     const params = new SqlParams([d.accountId]);
     const sources: string[] = [];
     const [{ attempt }] = await m.query<Array<{ attempt: string }>>(`SELECT nextval('${CONTACTS_SCHEMA}.audience_attempt_seq')::text AS attempt`);
-    const early = new Publisher(this.bus, AUDIENCE_CHUNKS_IN_FLIGHT);
+    const early = new Publisher(this.bus, this.options.audienceChunksInFlight);
     let seq = 0;
     /** A chunk out (the last one with the totals, given the chunks' number), halved at a line end while its event is too large. */
     const chunk = async (c: CopyChunk, totals: ((batches: number) => AudienceTotals) | null, error: string | null): Promise<void> => {
