@@ -28,8 +28,8 @@
  *   INDEX_COST=1 node dist/bench/campaign-snapshot.js [contacts]     (after the ceiling: PostgreSQL CPU and WAL of the COPY in
  *     with no index, then with each index of campaigns.recipient alone, and two variants: variables as json, and the
  *     messageUuid index as a hash index)
- *   CHUNKS_IN_FLIGHT=3 node dist/bench/campaign-snapshot.js [contacts]     (contacts publishes up to 3 chunks ahead of campaigns' storing
- *     instead of 2, docs/decisions/0140)
+ *   CHUNKS_IN_FLIGHT=2 node dist/bench/campaign-snapshot.js [contacts]     (contacts publishes up to 2 chunks ahead of campaigns' storing
+ *     instead of 3, docs/decisions/0140)
  *   KAFKA=1 node dist/bench/campaign-snapshot.js [contacts]     (the bus on librdkafka's mock cluster through kcat, as the
  *     crash drill's processes use it, instead of the in-memory bus; the broker's CPU is counted too, and the contacts
  *     topic's log range and the offset resets are printed)
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      // CHUNKS_IN_FLIGHT=n: contacts' chunks published and not yet stored, at most (docs/decisions/0140; default 2)
+      // CHUNKS_IN_FLIGHT=n: contacts' chunks published and not yet stored, at most (docs/decisions/0140; default 3)
       ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000, ...(process.env.CHUNKS_IN_FLIGHT ? { audienceChunksInFlight: Number(process.env.CHUNKS_IN_FLIGHT) } : {}) }),
       CampaignsModule.register({ clock, runner: { intervalMs: 0, audienceFormat: process.env.AUDIENCE_FORMAT === 'columns' ? 'columns' : 'copy' } }),
     ],

@@ -30,7 +30,7 @@ export interface ContactsModuleOptions {
   hooks?: ImportHooks;
   /**
    * Chunks of a campaign audience snapshot published and not yet acknowledged, at most (docs/decisions/0140): more let
-   * the requester store several at once; memory holds about 2 MB a chunk. Default AUDIENCE_CHUNKS_IN_FLIGHT (2).
+   * the requester store several at once; memory holds about 2 MB a chunk. Default AUDIENCE_CHUNKS_IN_FLIGHT (3).
    */
   audienceChunksInFlight?: number;
 }
@@ -54,7 +54,7 @@ export interface ResolvedContactsOptions {
  * these chunks and the one being cut whatever the audience's size. On the in-memory bus a publish is acknowledged once
  * the chunk was handled.
  */
-export const AUDIENCE_CHUNKS_IN_FLIGHT = 2;
+export const AUDIENCE_CHUNKS_IN_FLIGHT = 3;
 
 export const CONTACTS_OPTIONS = Symbol('CONTACTS_OPTIONS');
 export const CONTACTS_CONNECTION = 'contacts';
