@@ -272,13 +272,16 @@ describe('contacts: campaign audience snapshots', () => {
     let out = 0;
     let most = 0;
     let failed = false;
+    let asked: Promise<Array<{ claimed: number }>> = Promise.resolve([]);
     // the bus as a slow requester sees it: each chunk is acknowledged 30 ms after it was published; the third chunk of
     // the first attempt cannot be published (the broker unreachable), which fails the snapshot's transaction
     const spy = jest.spyOn(bus, 'publish').mockImplementation(async (events: OutgoingEvent[]) => {
       const mine = events.filter((e) => e.type === AudienceChunkPreparedV1.type && (e.data as Chunk).requestId === requestId);
       if (!mine.length) return publish(events);
       const c = mine[0].data as Chunk;
-      const [{ claimed }] = await a.sql<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM contacts.processed_events WHERE consumer = 'contacts.audience' AND event_id = $1`, [eventId]);
+      // one look at a time on the test's connection (publishes overlap)
+      const look = (asked = asked.then(() => a.sql<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM contacts.processed_events WHERE consumer = 'contacts.audience' AND event_id = $1`, [eventId])));
+      const [{ claimed }] = await look;
       seen.push({ seq: c.seq, attempt: c.attempt ?? 0, last: c.last, committed: claimed > 0 });
       if (!failed && c.seq === 2) {
         failed = true;
