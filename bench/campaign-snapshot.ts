@@ -28,6 +28,8 @@
  *   INDEX_COST=1 node dist/bench/campaign-snapshot.js [contacts]     (after the ceiling: PostgreSQL CPU and WAL of the COPY in
  *     with no index, then with each index of campaigns.recipient alone, and two variants: variables as json, and the
  *     messageUuid index as a hash index)
+ *   CHUNKS_IN_FLIGHT=2 node dist/bench/campaign-snapshot.js [contacts]     (contacts publishes up to 2 chunks ahead of campaigns' storing
+ *     instead of 3, docs/decisions/0140)
  *   KAFKA=1 node dist/bench/campaign-snapshot.js [contacts]     (the bus on librdkafka's mock cluster through kcat, as the
  *     crash drill's processes use it, instead of the in-memory bus; the broker's CPU is counted too, and the contacts
  *     topic's log range and the offset resets are printed)
@@ -165,7 +167,8 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000 }),
+      // CHUNKS_IN_FLIGHT=n: contacts' chunks published and not yet stored, at most (docs/decisions/0140; default 3)
+      ContactsModule.register({ storageDir: path.join(dir, 'files'), pollIntervalMs: 60_000, ...(process.env.CHUNKS_IN_FLIGHT ? { audienceChunksInFlight: Number(process.env.CHUNKS_IN_FLIGHT) } : {}) }),
       CampaignsModule.register({ clock, runner: { intervalMs: 0, audienceFormat: process.env.AUDIENCE_FORMAT === 'columns' ? 'columns' : 'copy' } }),
     ],
   })
@@ -235,6 +238,7 @@ async function main(): Promise<void> {
     await new Promise((res) => setTimeout(res, kafkaMock ? 50 : 5));
   }
   const snapshotWall = (performance.now() - t0) / 1000;
+  const snapshotPeakRss = Math.max(peakRss, process.memoryUsage.rss());
   const snapshotCpu = process.cpuUsage(cpu0);
   const snapshotPgCpu = pgCpuSeconds(postmaster) - pgCpu0;
   const [{ b: snapshotWal }] = (await pg.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b', [wal0])).rows;
@@ -306,7 +310,7 @@ async function main(): Promise<void> {
 
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
-  line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start)`);
+  line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start; ${(snapshotPeakRss / 1048576).toFixed(0)} MB by the snapshot's end)`);
 
   // ---- ceiling: the bare database moving the same rows, no Node work: COPY the list's contacts out (the same
   // columns), then COPY the same recipient rows (as stored) into an indexed copy of campaigns.recipient ----

@@ -127,7 +127,16 @@ export const AUDIENCE_CHUNK_MAX_BYTES = 800_000;
 /**
  * A `copy` snapshot's chunk (docs/decisions/0043): `rows` recipients as COPY text lines, the first one the snapshot's
  * recipient number `firstOrdinal` (0-based, in contact order), numbered by `seq` from 0; the last chunk (possibly
- * empty) has `last` and the totals. The same exactly-once rules as the batches: `(requestId, seq)` is stored once.
+ * empty) has `last` and the totals. The same exactly-once rules as the batches: `(requestId, attempt, seq)` is stored
+ * once.
+ *
+ * Attempts (docs/decisions/0140): a snapshot's chunks before the last may be published as they are read, before the
+ * snapshot's transaction commits; only the last chunk is written with the commit. A snapshot that broke off (a crash,
+ * a broken reader) leaves some chunks of its attempt and no last one, and the redelivered request is answered by a new
+ * attempt with a larger `attempt` number. So a requester keeps the chunks of a request's highest attempt only: a chunk
+ * of a higher attempt drops what a lower one stored, a chunk of a lower one is dropped, and the audience is complete
+ * when the attempt holding the last chunk has all its rows. Chunks without `attempt` (attempt 0) come only from
+ * producers that publish every chunk with the commit.
  */
 export const AudienceChunkPreparedV1 = defineEvent({
   type: 'contacts.audience.chunk_prepared',
@@ -139,6 +148,8 @@ export const AudienceChunkPreparedV1 = defineEvent({
     accountId: id,
     campaignId: id,
     seq: z.number().int().nonnegative(),
+    /** The snapshot's attempt (docs/decisions/0140): a later attempt of the same request has a larger number; absent: 0. */
+    attempt: z.number().int().nonnegative().optional(),
     firstOrdinal: z.number().int().nonnegative(),
     rows: z.number().int().nonnegative(),
     last: z.boolean(),
@@ -178,6 +189,7 @@ export function readAudienceChunk(data: unknown): AudienceChunkData {
   if (!isStr(d.accountId) || !DECIMAL.test(d.accountId)) fail('accountId');
   if (!isStr(d.campaignId) || !DECIMAL.test(d.campaignId)) fail('campaignId');
   for (const k of ['seq', 'firstOrdinal', 'rows'] as const) if (!Number.isInteger(d[k]) || (d[k] as number) < 0) fail(k);
+  if (d.attempt !== undefined && (!Number.isSafeInteger(d.attempt) || (d.attempt as number) < 0)) fail('attempt');
   if (typeof d.last !== 'boolean') fail('last');
   if (!isStrOrNull(d.error)) fail('error');
   if (!Array.isArray(d.columns) || d.columns.join(',') !== AUDIENCE_COPY_COLUMNS.join(',')) fail(`columns: expected ${AUDIENCE_COPY_COLUMNS.join(',')}`);
@@ -186,7 +198,7 @@ export function readAudienceChunk(data: unknown): AudienceChunkData {
   if (text.length && !text.endsWith('\n')) fail('data: every line ends with a line feed');
   if (d.totals === undefined) fail('totals');
   const totals = d.totals === null ? null : AudienceTotals.parse(d.totals);
-  return { requestId: d.requestId as string, accountId: d.accountId as string, campaignId: d.campaignId as string, seq: d.seq as number, firstOrdinal: d.firstOrdinal as number, rows: d.rows as number, last: d.last as boolean, columns: d.columns as string[], data: text, totals, error: d.error as string | null };
+  return { requestId: d.requestId as string, accountId: d.accountId as string, campaignId: d.campaignId as string, seq: d.seq as number, attempt: (d.attempt as number | undefined) ?? 0, firstOrdinal: d.firstOrdinal as number, rows: d.rows as number, last: d.last as boolean, columns: d.columns as string[], data: text, totals, error: d.error as string | null };
 }
 
 export const AudienceEvents = [AudienceRequestedV1, AudienceBatchPreparedV1, AudienceCountedV1, AudienceChunkPreparedV1] as const;

@@ -64,6 +64,8 @@ export class RunnerHarness {
   mintVersion: 1 | 2 = 1;
   /** Chunks of a copy snapshot that never arrive (a broker deleted them unread), by the campaign's answer number (0 the first) and seq. */
   dropChunk: (answer: number, seq: number) => boolean = () => false;
+  /** When set, takes the `copy` audience requests instead of answering them (the test publishes chunks itself, `copyChunks`). */
+  takeCopyRequest: ((d: EventData<typeof AudienceRequestedV1>) => void) | null = null;
   /** Audience snapshots asked, per campaign. */
   audienceAnswers = new Map<string, number>();
   /** Answers held back (a streams outage), published by `release`. */
@@ -131,20 +133,11 @@ export class RunnerHarness {
     if (d.format === 'copy') {
       const answer = this.audienceAnswers.get(d.campaignId) ?? 0;
       this.audienceAnswers.set(d.campaignId, answer + 1);
-      for (let i = 0; i === 0 || i < all.length; i += size) {
-        const part = all.slice(i, i + size);
-        const last = i + size >= all.length;
-        const data = audienceCopyText({
-          contactId: part.map((c) => c.contactId),
-          phone: part.map((c) => c.phone),
-          iso2: part.map((c) => c.iso2 ?? 'GB'),
-          timezone: part.map((c) => c.timezone),
-          occurrence: part.map(() => 0),
-          variables: part.map((c) => c.variables),
-        });
-        const chunk = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq: seq++, firstOrdinal: i, rows: part.length, last, columns: [...AUDIENCE_COPY_COLUMNS], data, totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null, error: null };
-        if (!this.dropChunk(answer, chunk.seq)) events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
+      if (this.takeCopyRequest) {
+        this.takeCopyRequest(d);
+        return;
       }
+      for (const chunk of this.copyChunks(d, all)) if (!this.dropChunk(answer, (chunk.data as { seq: number }).seq)) events.push(chunk);
       await this.a.bus.publish(events);
       return;
     }
@@ -176,6 +169,32 @@ export class RunnerHarness {
       );
     }
     await this.a.bus.publish(events);
+  }
+
+  /**
+   * The chunks contacts answers a `copy` request with for an audience of `all`, the request's batch size a chunk; with
+   * `attempt`, of that snapshot attempt (docs/decisions/0140), without it as a producer that publishes every chunk at
+   * its commit.
+   */
+  copyChunks(d: EventData<typeof AudienceRequestedV1>, all: FakeContact[], attempt?: number): OutgoingEvent[] {
+    const size = d.batchSize ?? 2000;
+    const events: OutgoingEvent[] = [];
+    let seq = 0;
+    for (let i = 0; i === 0 || i < all.length; i += size) {
+      const part = all.slice(i, i + size);
+      const last = i + size >= all.length;
+      const data = audienceCopyText({
+        contactId: part.map((c) => c.contactId),
+        phone: part.map((c) => c.phone),
+        iso2: part.map((c) => c.iso2 ?? 'GB'),
+        timezone: part.map((c) => c.timezone),
+        occurrence: part.map(() => 0),
+        variables: part.map((c) => c.variables),
+      });
+      const chunk = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq: seq++, ...(attempt === undefined ? {} : { attempt }), firstOrdinal: i, rows: part.length, last, columns: [...AUDIENCE_COPY_COLUMNS], data, totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null, error: null };
+      events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
+    }
+    return events;
   }
 
   private async onSend(b: SendBatch): Promise<void> {

@@ -61,6 +61,49 @@ describe('campaign runner', () => {
     // 5,000 recipients sent through the fakes: well under a minute, except on a machine loaded many times over
   }, 180_000);
 
+  it('keeps the chunks of the snapshot attempt that committed only, whatever order and repeats its and a broken attempt’s chunks come in, and sends each recipient once', async () => {
+    // contacts published two chunks of a first attempt as it read them, then its transaction rolled back (a crash);
+    // the redelivered request's attempt read the list after its first 100 contacts left it and 50 joined, so the same
+    // ordinals hold other contacts in the two attempts
+    const asked: Array<Parameters<NonNullable<typeof h.takeCopyRequest>>[0]> = [];
+    h.takeCopyRequest = (d) => void asked.push(d);
+    try {
+      const id = await h.campaign0('572', 5000);
+      await h.step();
+      expect(asked).toHaveLength(1);
+      const d = asked[0];
+      const list = h.lists.get(d.contactListIds[0]) ?? [];
+      const later = [...list.slice(100), ...Array.from({ length: 50 }, (_, i) => ({ contactId: String(9001 + i), phone: `+4475${String(i).padStart(8, '0')}`, timezone: 'Europe/London', variables: { '2': `L${i}` } }))];
+      const broken = h.copyChunks(d, list, 7).slice(0, 2); // its last chunk (seq 2) was never committed, so never published
+      const committed = h.copyChunks(d, later, 9);
+      expect(committed.map((c) => (c.data as { rows: number }).rows)).toEqual([2000, 2000, 950]);
+      const bus = h.a.bus;
+      // one publish call's chunks are stored at once (the audience group's concurrency)
+      for (const round of [[broken[0]], [committed[0], broken[1]], [broken[0], committed[1], committed[0]], [committed[2], broken[1]], [broken[1], committed[1]]]) {
+        await bus.publish(round);
+        await bus.drain();
+      }
+      const [r] = await h.a.sql<{ n: number; ordinals: number; max: number }>(`SELECT count(*)::int AS n, count(DISTINCT ordinal)::int AS ordinals, max(ordinal)::int AS max FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
+      expect(r).toEqual({ n: 4950, ordinals: 4950, max: 4949 });
+      const stored = await h.a.sql<{ ordinal: number; contact_id: string }>(`SELECT ordinal, contact_id::text FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]);
+      expect(stored.map((x) => x.contact_id)).toEqual(later.map((c) => c.contactId));
+      const [run] = await h.a.sql(`SELECT audience_attempt::int AS attempt, audience_received AS received, audience_total AS total FROM campaigns.run WHERE campaign_id = $1`, [id]);
+      expect(run).toEqual({ attempt: 9, received: 4950, total: 4950 });
+      expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+      // a broken attempt's chunk delivered again after the campaign finished changes nothing
+      await bus.publish([broken[0]]);
+      await bus.drain();
+      expect(h.requested).toHaveLength(4950);
+      expect(new Set(h.requested.map((i) => i.messageUuid)).size).toBe(4950);
+      expect(new Set(h.requested.map((i) => i.destination))).toEqual(new Set(later.map((c) => c.phone)));
+      expect(await h.campaign(id)).toMatchObject({ total: 4950, created: 4950 });
+      const [{ n }] = await h.a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
+      expect(n).toBe(4950);
+    } finally {
+      h.takeCopyRequest = null;
+    }
+  }, 180_000);
+
   it('snapshots the audience, sends it paced by the TPS with every variable filled, and finishes', async () => {
     const id = await h.campaign0('501', 250, { variants: [{ text: 'Hi {{firstName}}', ratio: 60 }, { text: 'Hello {{firstName}}', ratio: 40 }] });
     await h.step();

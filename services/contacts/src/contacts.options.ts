@@ -28,6 +28,11 @@ export interface ContactsModuleOptions {
   /** Run the contacts migrations at start (embedded mode, tests); distributed mode runs them in a Job. Default true. */
   migrationsRun?: boolean;
   hooks?: ImportHooks;
+  /**
+   * Chunks of a campaign audience snapshot published and not yet acknowledged, at most (docs/decisions/0140): more let
+   * the requester store several at once; memory holds about 2 MB a chunk. Default AUDIENCE_CHUNKS_IN_FLIGHT (3).
+   */
+  audienceChunksInFlight?: number;
 }
 
 export interface ResolvedContactsOptions {
@@ -40,7 +45,16 @@ export interface ResolvedContactsOptions {
   pollIntervalMs: number;
   migrationsRun: boolean;
   hooks: ImportHooks;
+  audienceChunksInFlight: number;
 }
+
+/**
+ * Chunks of a `copy` audience snapshot published and not yet acknowledged by the bus, at most, by default
+ * (docs/decisions/0140): the reader reads the next chunk while the requester stores the previous one, and memory holds
+ * these chunks and the one being cut whatever the audience's size. On the in-memory bus a publish is acknowledged once
+ * the chunk was handled.
+ */
+export const AUDIENCE_CHUNKS_IN_FLIGHT = 3;
 
 export const CONTACTS_OPTIONS = Symbol('CONTACTS_OPTIONS');
 export const CONTACTS_CONNECTION = 'contacts';
@@ -63,5 +77,6 @@ export function resolveContactsOptions(o: ContactsModuleOptions, dataDir: string
     pollIntervalMs: positive('pollIntervalMs', o.pollIntervalMs, 1000),
     migrationsRun: o.migrationsRun ?? true,
     hooks: o.hooks ?? {},
+    audienceChunksInFlight: positive('audienceChunksInFlight', o.audienceChunksInFlight, AUDIENCE_CHUNKS_IN_FLIGHT),
   };
 }

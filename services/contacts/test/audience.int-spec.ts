@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AUDIENCE_CHUNK_MAX_BYTES, AUDIENCE_COPY_COLUMNS, AudienceBatchPreparedV1, AudienceChunkPreparedV1, AudienceCountedV1, AudienceRequestedV1, type EventData } from '@switchboard/contracts';
-import { createEnvelope, InMemoryEventBus } from '@switchboard/platform';
+import { createEnvelope, InMemoryEventBus, type OutgoingEvent } from '@switchboard/platform';
 import type { Pool } from 'pg';
-import { AudienceConsumer } from '../src/services/audience.consumer';
+import { AUDIENCE_CHUNKS_IN_FLIGHT, AudienceConsumer } from '../src/services/audience.consumer';
 import { gb, startContacts, type ContactsTestApp } from './support';
 
 type Batch = EventData<typeof AudienceBatchPreparedV1>;
@@ -254,5 +254,69 @@ describe('contacts: campaign audience snapshots', () => {
     const rs = recipientsOf(chunks);
     expect(rs.map((r) => r.variables['2'])).toEqual(Array.from({ length: n }, (_, i) => `${'y'.repeat(1500)}${i}`));
     expect(chunks[chunks.length - 1].totals).toMatchObject({ recipients: n, batches: chunks.length });
+  });
+
+  it('publishes the chunks before the last as it reads them, a bounded number unacknowledged, with its attempt; the last only with the commit; a snapshot that broke off is answered by a later attempt', async () => {
+    const n = 6000;
+    const [{ id: list }] = await a.sql<{ id: string }>(`INSERT INTO contacts.contact_list (account_id, name, type, status, num_of_contacts) VALUES (1, 'Attempts', 'list', 2, $1) RETURNING id::text`, [n]);
+    await a.sql(
+      `INSERT INTO contacts.contact (account_id, phone, normalized_phone, country, timezone, first_name, list_ids)
+       SELECT 1, p, p, 'GB', 'Europe/London', repeat('z', 500) || i, ARRAY[$1::bigint] FROM generate_series(0, $2 - 1) AS i, LATERAL (SELECT '+4476' || lpad((50000000 + i)::text, 8, '0') AS p) x`,
+      [list, n],
+    );
+    const requestId = randomUUID();
+    const eventId = randomUUID();
+    const bus = a.t.bus;
+    const publish = bus.publish.bind(bus);
+    const seen: Array<{ seq: number; attempt: number; last: boolean; committed: boolean }> = [];
+    let out = 0;
+    let most = 0;
+    let failed = false;
+    let asked: Promise<Array<{ claimed: number }>> = Promise.resolve([]);
+    // the bus as a slow requester sees it: each chunk is acknowledged 30 ms after it was published; the third chunk of
+    // the first attempt cannot be published (the broker unreachable), which fails the snapshot's transaction
+    const spy = jest.spyOn(bus, 'publish').mockImplementation(async (events: OutgoingEvent[]) => {
+      const mine = events.filter((e) => e.type === AudienceChunkPreparedV1.type && (e.data as Chunk).requestId === requestId);
+      if (!mine.length) return publish(events);
+      const c = mine[0].data as Chunk;
+      // one look at a time on the test's connection (publishes overlap)
+      const look = (asked = asked.then(() => a.sql<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM contacts.processed_events WHERE consumer = 'contacts.audience' AND event_id = $1`, [eventId])));
+      const [{ claimed }] = await look;
+      seen.push({ seq: c.seq, attempt: c.attempt ?? 0, last: c.last, committed: claimed > 0 });
+      if (!failed && c.seq === 2) {
+        failed = true;
+        throw new Error('the broker is unreachable');
+      }
+      most = Math.max(most, ++out);
+      await new Promise((r) => setTimeout(r, 30));
+      out--;
+      return publish(events);
+    });
+    try {
+      const req = { requestId, accountId: '1', campaignId: '42', contactListIds: [list], sendDuplicates: false, variableIds: ['2'], format: 'copy' as const };
+      await bus.publish([createEnvelope(AudienceRequestedV1, req, { accountId: req.accountId, source: 'campaigns', id: eventId })]);
+      await (bus as InMemoryEventBus).drain();
+      const chunks = (await a.events()).filter((e) => e.type === AudienceChunkPreparedV1.type && (e.data as Chunk).requestId === requestId).map((e) => AudienceChunkPreparedV1.schema.parse(e.data));
+      const [first, second] = [...new Set(seen.map((x) => x.attempt))];
+      expect(second).toBeGreaterThan(first);
+      // the first attempt: its chunks up to the one that failed (and perhaps the next, cut meanwhile) out before any
+      // commit, none last
+      const broken = seen.filter((x) => x.attempt === first);
+      expect(broken.slice(0, 3)).toEqual([0, 1, 2].map((seq) => ({ seq, attempt: first, last: false, committed: false })));
+      expect(broken.every((x, i) => x.seq === i && !x.last && !x.committed)).toBe(true);
+      // the second: every chunk but the last out before the commit, the last (from the outbox) after it
+      const again = seen.filter((x) => x.attempt === second);
+      expect(again.length).toBeGreaterThan(3);
+      expect(again.map((x) => x.seq)).toEqual(again.map((_x, i) => i));
+      expect(again.map((x) => [x.last, x.committed])).toEqual(again.map((_x, i) => (i === again.length - 1 ? [true, true] : [false, false])));
+      expect(most).toBe(AUDIENCE_CHUNKS_IN_FLIGHT);
+      // what a requester keeping the highest attempt stores: the whole snapshot once
+      const kept = chunks.filter((c) => c.attempt === second).sort((x, y) => x.seq - y.seq);
+      expect(recipientsOf(kept).map((r) => r.variables['2'])).toEqual(Array.from({ length: n }, (_, i) => `${'z'.repeat(500)}${i}`));
+      expect(kept[kept.length - 1].totals).toMatchObject({ recipients: n, batches: kept.length });
+      expect(chunks.filter((c) => c.last)).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

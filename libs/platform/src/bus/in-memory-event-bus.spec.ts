@@ -76,6 +76,37 @@ describe('InMemoryEventBus', () => {
     }
   });
 
+  it('lets go of a handled event while its lane stays busy with later ones (large events do not pile up)', async () => {
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const seen: Array<WeakRef<object>> = [];
+    const hold = deferred();
+    await bus.subscribe({
+      group: 'g',
+      topics: [TOPIC],
+      handler: async (e) => {
+        seen.push(new WeakRef(e.data as object));
+        if (seen.length === 10) await hold.promise;
+      },
+    });
+    await bus.start();
+    // one key, one lane: the tenth event holds it, two more wait behind it, so the lane's queue is never empty
+    await bus.publish(Array.from({ length: 12 }, (_, n) => testEvent(TOPIC, 'k', { n, text: 'x'.repeat(100_000) })));
+    try {
+      await waitFor(() => seen.length === 10);
+      await new Promise(setImmediate);
+      gc();
+      // the first eight are gone (the ninth may still sit in the lane's suspended loop)
+      expect(seen.slice(0, 8).filter((r) => r.deref() !== undefined)).toHaveLength(0);
+    } finally {
+      hold.resolve();
+      await bus.drain();
+    }
+    expect(seen).toHaveLength(12);
+  });
+
   it('lets other keys proceed while one key is busy', async () => {
     const release = deferred();
     const handled: string[] = [];

@@ -211,6 +211,9 @@ export class InMemoryEventBus extends EventBus {
       // a batch handler takes the chunk in one call; one that failed for another reason than an outage hands each
       // event to the handler, with its own retries and dead letter
       if (!sub.batch || !(await this.deliverChunk(sub, sub.batch, chunk))) await settleAll(chunk.map((delivery) => this.deliver(sub, delivery)));
+      // the handled deliveries let go of their events now (a lane kept busy is emptied or compacted only now and then,
+      // and events may be large: an audience chunk is about a megabyte, docs/decisions/0140)
+      for (let i = lane.head; i < lane.head + chunk.length; i++) lane.queue[i] = HANDLED;
       lane.head += chunk.length;
       if (lane.head === lane.queue.length) {
         lane.queue = [];
@@ -295,6 +298,8 @@ export class InMemoryEventBus extends EventBus {
 
 /** Done deliveries a lane keeps before dropping them from its array (when they are at least half of it). */
 const COMPACT_AFTER = 1024;
+/** What a handled delivery's slot of its lane's queue holds until the queue is emptied or compacted. */
+const HANDLED: Delivery = Object.freeze({ topic: '', envelope: Object.freeze({}) as EventEnvelope, headers: Object.freeze({}) as Headers });
 
 /** FNV-1a: cheap, stable, well spread for short ids. */
 function laneOf(key: string, lanes: number): number {

@@ -197,14 +197,24 @@ export class RunnerConsumers implements OnModuleInit {
 
   /**
    * An audience chunk (COPY text, docs/decisions/0043): each line gets the campaign, its ordinal, the account and its
-   * messageUuid in front and the chunk goes into `campaigns.recipient` by one COPY, once per (request, seq), only for
-   * the run that asked. A line that is not `contact \t occurrence \t ...` refuses the whole chunk.
+   * messageUuid in front and the chunk goes into `campaigns.recipient` by one COPY, once per (request, attempt, seq), only
+   * for the run that asked. A line that is not `contact \t occurrence \t ...` refuses the whole chunk.
+   *
+   * Attempts (docs/decisions/0140): contacts publishes a snapshot's chunks before it commits, so a snapshot that broke
+   * off leaves chunks of its attempt, and the redelivered request's next attempt (a larger number) sends them all again.
+   * The run keeps its request's highest attempt only. A chunk of a lower attempt than the run's is dropped; one of a
+   * higher attempt first moves the run to it (`switchAttempt`). A chunk's transaction holds the run row `FOR KEY SHARE`
+   * for its attempt, so a move waits for every chunk being stored and no chunk of an older attempt starts after it.
    */
   async onAudienceChunk(e: EventEnvelope): Promise<void> {
     if (e.type !== AudienceChunkPreparedV1.type || e.version !== 1) return;
     const d = readAudienceChunk(e.data);
+    const attempt = d.attempt ?? 0;
+    const [current] = (await this.ds.query(`SELECT audience_attempt::text AS attempt FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])) as Array<{ attempt: string }>;
+    if (!current || attempt < Number(current.attempt)) return;
+    if (attempt > Number(current.attempt)) await this.switchAttempt(d.campaignId, d.requestId, attempt);
     await supersededIsDone(this.db.transaction(async (c) => {
-      const run = (await c.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])).rows[0];
+      const run = (await c.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3 AND audience_attempt = $4 FOR KEY SHARE`, [d.campaignId, d.accountId, d.requestId, attempt])).rows[0];
       if (!run) return;
       const claimed = await c.query(`INSERT INTO campaigns.audience_batch (campaign_id, request_id, seq) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING seq`, [d.campaignId, d.requestId, d.seq]);
       if (claimed.rowCount === 0) return;
@@ -236,12 +246,31 @@ export class RunnerConsumers implements OnModuleInit {
       const updated = await c.query(
         `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
                 excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
-          WHERE campaign_id = $1 AND request_id::text = $7`,
-        [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null, d.requestId],
+          WHERE campaign_id = $1 AND request_id::text = $7 AND audience_attempt = $8`,
+        [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null, d.requestId, attempt],
       );
       if (updated.rowCount === 0) throw new Superseded();
       if (t) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, t.recipients, d.accountId]);
     }));
+  }
+
+  /**
+   * Moves the run of `requestId` to a later snapshot attempt: what earlier attempts stored (recipients, claimed chunks,
+   * counts) goes, in one transaction. `FOR UPDATE` waits for the chunks being stored (they hold the row `FOR KEY SHARE`),
+   * so the deletes see every row an earlier attempt committed; chunks of the earlier attempt that come after find
+   * another attempt and are dropped. Another chunk of the same attempt that moved it first leaves nothing to do.
+   */
+  private async switchAttempt(campaignId: string, requestId: string, attempt: number): Promise<void> {
+    await this.db.transaction(async (c) => {
+      const [run] = (await c.query<{ attempt: string }>(`SELECT audience_attempt::text AS attempt FROM campaigns.run WHERE campaign_id = $1 AND request_id::text = $2 FOR UPDATE`, [campaignId, requestId])).rows;
+      if (!run || Number(run.attempt) >= attempt) return;
+      await c.query(
+        `UPDATE campaigns.run SET audience_attempt = $2, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, next_ordinal = 0, updated_at = now() WHERE campaign_id = $1`,
+        [campaignId, attempt],
+      );
+      await c.query(`DELETE FROM campaigns.recipient WHERE campaign_id = $1`, [campaignId]);
+      await c.query(`DELETE FROM campaigns.audience_batch WHERE campaign_id = $1`, [campaignId]);
+    });
   }
 
   /** Streams' answer to a send batch: accepted items are created (and charged), halting refusals halt, the others fail. */

@@ -307,7 +307,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       // rows are deleted below) or waits and then finds another request id (and rolls back)
       const moved = returned(
         await m.query(
-          `UPDATE campaigns.run SET request_id = $3, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, next_ordinal = 0, updated_at = now()
+          `UPDATE campaigns.run SET request_id = $3, audience_attempt = 0, audience_total = NULL, audience_received = 0, audience_error = NULL, excluded = 0, duplicates_removed = 0, next_ordinal = 0, updated_at = now()
             WHERE campaign_id = $1 AND request_id::text = $2 AND (audience_total IS NULL OR audience_received < audience_total)
               AND (audience_received > 0 OR audience_total IS NOT NULL) AND updated_at < now() - $4 * interval '1 millisecond'
             RETURNING audience_received`,

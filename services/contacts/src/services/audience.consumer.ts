@@ -19,11 +19,11 @@ import {
   type EventEnvelope,
 } from '@switchboard/contracts';
 import { AppError, claimEvent, createEnvelope, DATABASE_URL, EventBus, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles, withLiterals } from '@switchboard/platform';
-import { CONTACTS_CONNECTION, CONTACTS_SCHEMA } from '../contacts.options';
+import { CONTACTS_CONNECTION, CONTACTS_OPTIONS, CONTACTS_SCHEMA, type ResolvedContactsOptions } from '../contacts.options';
 import { SqlParams } from '../segments/filter';
 import { SelectionService, SENDABLE } from '../segments/selection.service';
 import { ContactsOutboxRelay } from './contacts-events.service';
-import { ChunkCutter, halve, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, jsonTextBytes, type CopyChunk } from './copy-chunks';
 
 export const AUDIENCE_GROUP = 'contacts.audience';
 const DEFAULT_BATCH = 2000;
@@ -37,6 +37,7 @@ const CHUNK_EVENT_MAX_BYTES = 990_000;
 const FETCH_ROWS = 5000;
 /** Batches a packed outbox row holds. */
 const PACKED_BATCHES = 10;
+export { AUDIENCE_CHUNKS_IN_FLIGHT } from '../contacts.options';
 
 type Request = EventData<typeof AudienceRequestedV1>;
 
@@ -107,6 +108,7 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
     private readonly selection: SelectionService,
     private readonly relay: ContactsOutboxRelay,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(CONTACTS_OPTIONS) private readonly options: ResolvedContactsOptions,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -196,87 +198,109 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
    * columns of AUDIENCE_COPY_COLUMNS, escaped by COPY; the variables' JSON text holds no raw tab or line break) on a
    * second connection that imported this transaction's snapshot (`pg_export_snapshot`), so the lines are the same
    * consistent snapshot the totals and the claim are taken in. Node cuts the bytes at line ends into chunks of at most
-   * AUDIENCE_CHUNK_MAX_BYTES and writes each to the outbox: no row objects and no line strings in Node, one string and
-   * one JSON encoding per chunk. The COPY is read as the outbox rows are written, so memory stays bounded
-   * whatever the audience's size. The lines are counted and checked against the totals.
+   * AUDIENCE_CHUNK_MAX_BYTES: no row objects and no line strings in Node, one string and one JSON encoding per chunk.
+   * The lines are counted and checked against the totals.
+   *
+   * Every chunk but the last is published on the bus as soon as it is cut (docs/decisions/0140), at most
+   * `audienceChunksInFlight` (default AUDIENCE_CHUNKS_IN_FLIGHT) unacknowledged at once, so the requester stores a chunk while the next is read and memory
+   * stays bounded. Those chunks carry this attempt's number (`contacts.audience_attempt_seq`, taken after the claim, so
+   * a later attempt of the request has a larger one). The last chunk, with the totals, is written to the outbox in this
+   * transaction once every chunk before it was acknowledged: it exists only if the snapshot committed. A transaction
+   * that rolls back leaves its attempt's published chunks without a last one, and the requester drops them when the
+   * redelivered request's attempt comes (AudienceChunkPreparedV1).
    */
   private async snapshotCopy(m: EntityManager, d: Request): Promise<void> {
     const params = new SqlParams([d.accountId]);
     const sources: string[] = [];
+    const [{ attempt }] = await m.query<Array<{ attempt: string }>>(`SELECT nextval('${CONTACTS_SCHEMA}.audience_attempt_seq')::text AS attempt`);
+    const early = new Publisher(this.bus, this.options.audienceChunksInFlight);
     let seq = 0;
-    /** Writes a chunk (the last one with the totals, given the chunks' number), halved at a line end while its event is too large. */
+    /** A chunk out (the last one with the totals, given the chunks' number), halved at a line end while its event is too large. */
     const chunk = async (c: CopyChunk, totals: ((batches: number) => AudienceTotals) | null, error: string | null): Promise<void> => {
       const parts = [c];
       for (let p = parts.shift(); p; p = parts.shift()) {
         const last = totals !== null && parts.length === 0;
-        const data = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, firstOrdinal: p.firstOrdinal, rows: p.rows, last, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals: last ? totals(seq + 1) : null, error };
-        if (!(await this.emitChunk(m, data, p.data))) {
+        const data = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq, attempt: Number(attempt), firstOrdinal: p.firstOrdinal, rows: p.rows, last, columns: [...AUDIENCE_COPY_COLUMNS], data: '', totals: last ? totals(seq + 1) : null, error };
+        const event = this.chunkEvent(data, p.data, last);
+        if (!event) {
           parts.unshift(...halve(p));
           continue;
         }
         seq++;
+        if (!last) {
+          await early.publish(event.event);
+          continue;
+        }
+        // the last chunk only once every chunk before it is on the bus: a committed snapshot is a complete one
+        await early.settle();
+        await Outbox.addPacked(m, CONTACTS_SCHEMA, [event.event], event.json ?? undefined);
       }
     };
     try {
-      for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
-      await chunk({ firstOrdinal: 0, rows: 0, data: Buffer.alloc(0) }, (batches) => ({ batches, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }), err.message);
-      return;
-    }
-    const where = `c.account_id = $1 AND (${sources.join(' OR ')})`;
-    const copies = sources.length === 1 ? '1' : sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ');
-    const [agg] = await m.query<Array<{ excluded: string; contacts: string; copies: string }>>(
-      `SELECT count(*) FILTER (WHERE NOT x.sendable)::text AS excluded, count(*) FILTER (WHERE x.sendable)::text AS contacts, coalesce(sum(x.copies) FILTER (WHERE x.sendable), 0)::text AS copies
-         FROM (SELECT (${SENDABLE}) AS sendable, ${copies} AS copies FROM contacts.contact c WHERE ${where}) x`,
-      params.values,
-    );
-    const contacts = Number(agg.contacts);
-    const recipients = d.sendDuplicates ? Number(agg.copies) : contacts;
-    const vars = d.variableIds ? wantedVariablesSql(d.variableIds) : allVariablesSql(params.add(null));
-    const occurrences = d.sendDuplicates && sources.length > 1 ? `CROSS JOIN LATERAL generate_series(0, greatest(${copies}, 1) - 1) AS k(n)` : 'CROSS JOIN (VALUES (0)) AS k(n)';
-    const select = `SELECT c.id, k.n, c.normalized_phone, c.country, c.timezone, ${vars}
-         FROM contacts.contact c ${occurrences}
-        WHERE ${where} AND ${SENDABLE}
-        ORDER BY c.id, k.n`;
-    const [{ snapshot }] = await m.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
-    const cutter = new ChunkCutter(AUDIENCE_CHUNK_MAX_BYTES);
-    const reader = await this.readers().connect();
-    let healthy = false;
-    try {
-      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      await reader.query(`SET TRANSACTION SNAPSHOT ${reader.escapeLiteral(snapshot)}`);
-      // COPY takes no parameters: the values go in as quoted literals, which PostgreSQL types as it types parameters
-      const out = reader.query(copyTo(`COPY (${withLiterals(select, params.values, (s) => reader.escapeLiteral(s))}) TO STDOUT`));
-      for await (const bytes of out as AsyncIterable<Buffer>) {
-        for (const full of cutter.add(bytes)) await chunk(full, null, null);
+      try {
+        for (const listId of [...new Set(d.contactListIds)]) sources.push(`(${await this.selection.where(d.accountId, { contactList: listId }, params)})`);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.log.warn(`audience ${d.requestId} of campaign ${d.campaignId}: ${err.message}`);
+        await chunk({ firstOrdinal: 0, rows: 0, data: Buffer.alloc(0) }, (batches) => ({ batches, recipients: 0, contacts: 0, excluded: 0, duplicatesRemoved: 0 }), err.message);
+        return;
       }
-      await reader.query('COMMIT');
-      healthy = true;
+      const where = `c.account_id = $1 AND (${sources.join(' OR ')})`;
+      const copies = sources.length === 1 ? '1' : sources.map((s) => `(CASE WHEN ${s} THEN 1 ELSE 0 END)`).join(' + ');
+      const [agg] = await m.query<Array<{ excluded: string; contacts: string; copies: string }>>(
+        `SELECT count(*) FILTER (WHERE NOT x.sendable)::text AS excluded, count(*) FILTER (WHERE x.sendable)::text AS contacts, coalesce(sum(x.copies) FILTER (WHERE x.sendable), 0)::text AS copies
+           FROM (SELECT (${SENDABLE}) AS sendable, ${copies} AS copies FROM contacts.contact c WHERE ${where}) x`,
+        params.values,
+      );
+      const contacts = Number(agg.contacts);
+      const recipients = d.sendDuplicates ? Number(agg.copies) : contacts;
+      const vars = d.variableIds ? wantedVariablesSql(d.variableIds) : allVariablesSql(params.add(null));
+      const occurrences = d.sendDuplicates && sources.length > 1 ? `CROSS JOIN LATERAL generate_series(0, greatest(${copies}, 1) - 1) AS k(n)` : 'CROSS JOIN (VALUES (0)) AS k(n)';
+      const select = `SELECT c.id, k.n, c.normalized_phone, c.country, c.timezone, ${vars}
+           FROM contacts.contact c ${occurrences}
+          WHERE ${where} AND ${SENDABLE}
+          ORDER BY c.id, k.n`;
+      const [{ snapshot }] = await m.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
+      const cutter = new ChunkCutter(AUDIENCE_CHUNK_MAX_BYTES);
+      const reader = await this.readers().connect();
+      let healthy = false;
+      try {
+        await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await reader.query(`SET TRANSACTION SNAPSHOT ${reader.escapeLiteral(snapshot)}`);
+        // COPY takes no parameters: the values go in as quoted literals, which PostgreSQL types as it types parameters
+        const out = reader.query(copyTo(`COPY (${withLiterals(select, params.values, (s) => reader.escapeLiteral(s))}) TO STDOUT`));
+        for await (const bytes of out as AsyncIterable<Buffer>) {
+          for (const full of cutter.add(bytes)) await chunk(full, null, null);
+        }
+        await reader.query('COMMIT');
+        healthy = true;
+      } finally {
+        // a reader left in the middle of its COPY is not given back to the pool
+        reader.release(!healthy);
+      }
+      const last = cutter.end();
+      if (last.firstOrdinal + last.rows !== recipients) throw new Error(`audience ${d.requestId}: ${last.firstOrdinal + last.rows} lines for ${recipients} recipients in one snapshot`);
+      await chunk(last, (batches) => ({ batches, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }), null);
     } finally {
-      // a reader left in the middle of its COPY is not given back to the pool
-      reader.release(!healthy);
+      // a snapshot that failed waits for its publishes still out (their failures are the first one's consequence)
+      await early.abandon();
     }
-    const last = cutter.end();
-    if (last.firstOrdinal + last.rows !== recipients) throw new Error(`audience ${d.requestId}: ${last.firstOrdinal + last.rows} lines for ${recipients} recipients in one snapshot`);
-    await chunk(last, (batches) => ({ batches, recipients, contacts, excluded: Number(agg.excluded), duplicatesRemoved: d.sendDuplicates ? 0 : Number(agg.copies) - contacts }), null);
   }
 
   /**
-   * A copy chunk to the outbox as a packed row of its own: the row's text is the chunk's JSON, and a packed row under the
-   * relay's publish cap is published without being serialised again to be measured (several chunks to a row were).
-   * Answers false, writing nothing, when the event's JSON would be over CHUNK_EVENT_MAX_BYTES (JSON escapes every quote,
-   * backslash and tab of the lines, so 800 KB of lines made mostly of those could exceed the bus's 1 MB): the caller
-   * halves the chunk. A chunk of one line is written whatever its size.
+   * A copy chunk's event, with its JSON when `json` (the packed outbox row's text, for the last chunk: a packed row under
+   * the relay's publish cap is published without being serialised again to be measured). Answers null when the event's
+   * JSON would be over CHUNK_EVENT_MAX_BYTES (JSON escapes every quote, backslash and tab of the lines, so 800 KB of
+   * lines made mostly of those could exceed the bus's 1 MB): the caller halves the chunk. A chunk of one line goes
+   * whatever its size. The size is counted on the lines' bytes (`jsonTextBytes`), not by encoding them.
    */
-  private async emitChunk(m: EntityManager, data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer): Promise<boolean> {
+  private chunkEvent(data: EventData<typeof AudienceChunkPreparedV1>, text: Buffer, json: boolean): { event: OutgoingEvent; json: string | null } | null {
     const def = AudienceChunkPreparedV1;
-    const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data: { ...data, data: text.toString('utf8') }, topic: def.topic };
-    const json = JSON.stringify([event]);
-    if (data.rows > 1 && Buffer.byteLength(json) > CHUNK_EVENT_MAX_BYTES) return false;
-    await Outbox.addPacked(m, CONTACTS_SCHEMA, [event], json);
-    return true;
+    const event: OutgoingEvent = { id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: data.accountId, traceId: null, key: def.key(data), data, topic: def.topic };
+    // the envelope's JSON with the lines' string empty ("" of it counted in), plus the lines' JSON string without its quotes
+    if (data.rows > 1 && Buffer.byteLength(JSON.stringify([event])) + jsonTextBytes(text) > CHUNK_EVENT_MAX_BYTES) return null;
+    event.data = { ...data, data: text.toString('utf8') };
+    return { event, json: json ? JSON.stringify([event]) : null };
   }
 
   /** The snapshots' COPY readers (a connection apart from the transaction's, which writes the outbox meanwhile). */
@@ -336,5 +360,45 @@ export class AudienceConsumer implements OnModuleInit, OnApplicationShutdown {
     const def = AudienceBatchPreparedV1;
     buf.push({ id: randomUUID(), type: def.type, version: def.version, occurredAt: new Date().toISOString(), source: 'contacts', accountId: d.accountId, traceId: null, key: def.key(data), data, topic: def.topic });
     if (buf.length >= PACKED_BATCHES || last) await Outbox.addPacked(m, CONTACTS_SCHEMA, buf.splice(0));
+  }
+}
+
+/**
+ * Publishes events one call each with at most `limit` calls unacknowledged: `publish` waits for room first. The first
+ * failure is thrown by the next `publish` or `settle`; `abandon` waits for every call still out, failed or not.
+ */
+class Publisher {
+  private readonly out = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly limit: number,
+  ) {}
+
+  async publish(event: OutgoingEvent): Promise<void> {
+    while (this.out.size >= this.limit && !this.failure) await Promise.race(this.out);
+    this.check();
+    const p: Promise<void> = this.bus.publish([event]).then(
+      () => void this.out.delete(p),
+      (error: unknown) => {
+        this.out.delete(p);
+        this.failure ??= { error };
+      },
+    );
+    this.out.add(p);
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all(this.out);
+    this.check();
+  }
+
+  async abandon(): Promise<void> {
+    await Promise.all(this.out);
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -1,4 +1,4 @@
-import { ChunkCutter, halve, type CopyChunk } from './copy-chunks';
+import { ChunkCutter, halve, jsonTextBytes, type CopyChunk } from './copy-chunks';
 
 /** Feeds `text` to a cutter in reads of the given sizes (cycled) and answers every chunk, the last included. */
 function cut(text: string, max: number, reads: number[]): CopyChunk[] {
@@ -79,5 +79,14 @@ describe('halve: a chunk cut in two at a line end', () => {
 
   it('refuses a chunk of one line', () => {
     expect(() => halve(chunkOf(['only\n']))).toThrow(/one line/);
+  });
+});
+
+describe('jsonTextBytes', () => {
+  it('counts the bytes of text as the inside of a JSON string, as JSON.stringify writes it', () => {
+    const all = Array.from({ length: 128 }, (_v, i) => String.fromCharCode(i)).join('');
+    for (const s of ['', 'plain line\n', '1\t0\t+447400000000\tGB\tEurope/London\t{"2": "Ann \\"A\\""}\n', all, 'Zoë 東京 🙂 \u2028\u2029\x7f', 'a\\b\\\\c"']) {
+      expect(jsonTextBytes(Buffer.from(s, 'utf8'))).toBe(Buffer.byteLength(JSON.stringify(s)) - 2);
+    }
   });
 });

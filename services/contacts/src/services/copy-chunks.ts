@@ -86,3 +86,16 @@ export function halve(c: CopyChunk): [CopyChunk, CopyChunk] {
     { firstOrdinal: c.firstOrdinal + rows, rows: c.rows - rows, data: c.data.subarray(cut + 1) },
   ];
 }
+
+/** What a byte of UTF-8 text becomes in a JSON string, in bytes: `"` and backslash 2, control characters 2 or 6, others 1. */
+const JSON_BYTE = new Uint8Array(256).map((_v, b) => (b === 0x22 || b === 0x5c || b === 0x08 || b === 0x09 || b === 0x0a || b === 0x0c || b === 0x0d ? 2 : b < 0x20 ? 6 : 1));
+
+/**
+ * The bytes of valid UTF-8 text as the inside of a JSON string (JSON.stringify's escaping, without the quotes): bytes of
+ * multi-byte characters are written as they are. One pass over the bytes, no string made.
+ */
+export function jsonTextBytes(text: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) n += JSON_BYTE[text[i]];
+  return n;
+}
