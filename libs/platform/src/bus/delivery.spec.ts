@@ -1,6 +1,9 @@
-import { jsonCopy } from './delivery';
+import { frozenJsonCopy, jsonCopy } from './delivery';
 
-describe('jsonCopy (what a JSON record carries, without the text)', () => {
+describe.each([
+  ['jsonCopy', jsonCopy],
+  ['frozenJsonCopy', frozenJsonCopy],
+])('%s (what a JSON record carries, without the text)', (_name, jsonCopy) => {
   const viaJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
   it('equals the JSON round trip of values JSON changes: Dates, undefined, functions, NaN, -0, holes, toJSON, boxed values', () => {
@@ -32,7 +35,7 @@ describe('jsonCopy (what a JSON record carries, without the text)', () => {
     expect(JSON.stringify(copy)).toBe(JSON.stringify(viaJson(value)));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    copy.list[0].a = 2;
+    if (!Object.isFrozen(copy.list[0])) copy.list[0].a = 2;
     expect(value.list[0].a).toBe(1);
   });
 
@@ -44,5 +47,30 @@ describe('jsonCopy (what a JSON record carries, without the text)', () => {
     let deep: Record<string, unknown> = { leaf: new Date(0) };
     for (let i = 0; i < 200; i++) deep = { next: deep };
     expect(jsonCopy(deep)).toEqual(viaJson(deep));
+  });
+});
+
+describe('frozenJsonCopy', () => {
+  const everyObject = (v: unknown, out: object[] = []): object[] => {
+    if (v === null || typeof v !== 'object') return out;
+    out.push(v);
+    for (const k of Object.keys(v)) everyObject((v as Record<string, unknown>)[k], out);
+    return out;
+  };
+
+  it('freezes every object and array of the copy, a very deep one too, and leaves the original writable', () => {
+    const value = { at: new Date(0), list: [{ a: 1 }, [2, { b: [] }]], nested: { deeper: {} } };
+    let deep: Record<string, unknown> = { leaf: { list: [1] } };
+    for (let i = 0; i < 200; i++) deep = { next: deep };
+    for (const v of [value, deep]) {
+      const copy = frozenJsonCopy(v);
+      const objects = everyObject(copy);
+      expect(objects.length).toBeGreaterThan(4);
+      expect(objects.filter((o) => !Object.isFrozen(o))).toEqual([]);
+      expect(everyObject(v).filter((o) => Object.isFrozen(o))).toEqual([]);
+    }
+    const copy = frozenJsonCopy(value);
+    expect(() => ((copy.list[0] as { a: number }).a = 2)).toThrow(TypeError);
+    expect(() => (copy.list as unknown[]).push(3)).toThrow(TypeError);
   });
 });

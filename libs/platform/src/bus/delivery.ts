@@ -96,19 +96,39 @@ class TooDeep extends Error {}
 /**
  * What `JSON.parse(JSON.stringify(value))` gives, without the text in between: Dates (anything with toJSON) become
  * what toJSON says, undefined, functions and symbols are dropped from objects and null in arrays, NaN and Infinity
- * are null, a BigInt throws as JSON.stringify does, a cycle too. The in-memory bus gives every group such a copy, so
- * embedded mode sees what Kafka's JSON records carry (docs/decisions/0077), at a fraction of the round trip's cost.
+ * are null, a BigInt throws as JSON.stringify does, a cycle too. The in-memory bus delivers such a copy, so embedded
+ * mode sees what Kafka's JSON records carry (docs/decisions/0077), at a fraction of the round trip's cost.
  */
 export function jsonCopy<T>(value: T): T {
   try {
-    return copyJson(value, '', 0) as T;
+    return copyJson(value, '', 0, false) as T;
   } catch (error) {
     if (!(error instanceof TooDeep)) throw error;
     return JSON.parse(JSON.stringify(value)) as T;
   }
 }
 
-function copyJson(v: unknown, key: string, depth: number): unknown {
+/**
+ * jsonCopy, with every object and array of the copy frozen in the same walk: the in-memory bus makes one per publish
+ * and shares it between the groups (docs/decisions/0142), so a handler that writes into an event throws a TypeError
+ * (strict mode) instead of changing what another group, a retry or a dead letter sees.
+ */
+export function frozenJsonCopy<T>(value: T): T {
+  try {
+    return copyJson(value, '', 0, true) as T;
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    return deepFreeze(JSON.parse(JSON.stringify(value))) as T;
+  }
+}
+
+function deepFreeze(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  return Object.freeze(v);
+}
+
+function copyJson(v: unknown, key: string, depth: number, freeze: boolean): unknown {
   switch (typeof v) {
     case 'string':
     case 'boolean':
@@ -125,25 +145,25 @@ function copyJson(v: unknown, key: string, depth: number): unknown {
   if (v === null) return null;
   if (depth > JSON_COPY_DEPTH) throw new TooDeep();
   const o = v as Record<string, unknown> & { toJSON?: (key: string) => unknown };
-  if (typeof o.toJSON === 'function') return copyJson(o.toJSON(key), key, depth + 1);
-  if (o instanceof Number || o instanceof String || o instanceof Boolean) return copyJson(o.valueOf(), key, depth + 1);
+  if (typeof o.toJSON === 'function') return copyJson(o.toJSON(key), key, depth + 1, freeze);
+  if (o instanceof Number || o instanceof String || o instanceof Boolean) return copyJson(o.valueOf(), key, depth + 1, freeze);
   if (Array.isArray(o)) {
     const out = new Array<unknown>(o.length);
     for (let i = 0; i < o.length; i++) {
-      const c = copyJson(o[i], String(i), depth + 1);
+      const c = copyJson(o[i], String(i), depth + 1, freeze);
       out[i] = c === undefined ? null : c;
     }
-    return out;
+    return freeze ? Object.freeze(out) : out;
   }
   const out: Record<string, unknown> = {};
   for (const k in o) {
     if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
-    const c = copyJson(o[k], k, depth + 1);
+    const c = copyJson(o[k], k, depth + 1, freeze);
     if (c === undefined) continue;
     if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
     else out[k] = c;
   }
-  return out;
+  return freeze ? Object.freeze(out) : out;
 }
 
 export function envelopeHeaders(envelope: EventEnvelope): Headers {

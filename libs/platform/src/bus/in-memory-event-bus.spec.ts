@@ -52,6 +52,54 @@ describe('InMemoryEventBus', () => {
     expect(received).toEqual([[{ ...envelope, data: { at: '2030-01-01T00:00:00.000Z' } }, { topic: TOPIC, group: 'g', attempt: 1 }]]);
   });
 
+  it("keeps one group's writes into an event from every other group, its own retries and its dead letter (0142)", async () => {
+    const seen: unknown[] = [];
+    const writes: string[] = [];
+    const tries = (label: string, write: () => void) => {
+      try {
+        write();
+        writes.push(`${label}: written`);
+      } catch (error) {
+        writes.push(`${label}: ${error instanceof TypeError ? 'refused' : String(error)}`);
+      }
+    };
+    // the writer changes the event in every way a handler could, then fails, so it is retried and dead-lettered
+    await bus.subscribe({
+      group: 'writer',
+      topics: [TOPIC],
+      maxRetries: 1,
+      retryBackoffMs: 1,
+      handler: async (e) => {
+        seen.push(JSON.parse(JSON.stringify(e)));
+        const data = e.data as { name: string; tags: string[]; nested: { n: number }; list: Array<{ v: number }> };
+        tries('field', () => (data.name = 'changed'));
+        tries('nested', () => (data.nested.n = 2));
+        tries('push', () => data.tags.push('extra'));
+        tries('sort', () => data.tags.sort());
+        tries('in array', () => (data.list[0].v = 9));
+        tries('delete', () => delete (data as Partial<typeof data>).name);
+        tries('envelope', () => ((e as { key: string }).key = 'other'));
+        throw new Error('handler failed');
+      },
+    });
+    for (const group of ['reader', 'late-reader']) {
+      await bus.subscribe({ group, topics: [TOPIC], handler: async (e) => void seen.push(JSON.parse(JSON.stringify(e))) });
+    }
+    await bus.subscribe({ group: 'ops', topics: [deadLetterTopic(TOPIC)], handler: async (e) => void seen.push(JSON.parse(JSON.stringify(e))) });
+    await bus.start();
+    const event = testEvent(TOPIC, 'a', { name: 'original', tags: ['b', 'a'], nested: { n: 1 }, list: [{ v: 1 }] });
+
+    await bus.publish([event]);
+    await bus.drain();
+
+    const { topic: _topic, ...envelope } = event;
+    // writer twice (a retry), reader, late-reader, the dead letter: each saw the event as published
+    expect(seen).toEqual([envelope, envelope, envelope, envelope, envelope]);
+    expect(new Set(writes)).toEqual(new Set(['field', 'nested', 'push', 'sort', 'in array', 'delete', 'envelope'].map((w) => `${w}: refused`)));
+    // and the publisher's own object is untouched too
+    expect(event.data).toEqual({ name: 'original', tags: ['b', 'a'], nested: { n: 1 }, list: [{ v: 1 }] });
+  });
+
   it('handles events of one key in publish order', async () => {
     const handled = new Map<string, number[]>();
     await bus.subscribe({

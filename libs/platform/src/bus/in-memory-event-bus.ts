@@ -10,7 +10,7 @@ import {
   handleChunkWithRetries,
   handleWithRetries,
   isDeadLetterTopic,
-  jsonCopy,
+  frozenJsonCopy,
   readDeadLetter,
   retryPolicy,
   settleAll,
@@ -119,7 +119,10 @@ export class InMemoryEventBus extends EventBus {
     const settled = handled ? () => --waiting === 0 && resolve?.() : undefined;
     for (const event of events) {
       if (!this.wanted(event.topic, event.type)) continue; // nobody to deliver to: skip the serialisation too
-      const envelope = toEnvelope(event);
+      // One copy a publish, as Kafka's JSON record would carry it: embedded mode fails the same way on non-JSON data,
+      // and Dates become strings (without the text in between: docs/decisions/0077). It is deep-frozen and shared by
+      // every group, so no group's handler can change what another, a retry or a dead letter sees (0142).
+      const envelope = frozenJsonCopy(toEnvelope(event));
       waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
     if (!handled || !settled) return;
@@ -161,20 +164,15 @@ export class InMemoryEventBus extends EventBus {
 
   /**
    * Queues one delivery per subscribed group and answers how many; `settled` is called once for each when it was
-   * handled or dead-lettered.
+   * handled or dead-lettered. `envelope` is a frozenJsonCopy: every group's delivery shares it.
    */
   private enqueue(topic: string, envelope: EventEnvelope, headers: Headers, settled?: () => void): number {
     const groups = this.subscriptions.get(topic);
     if (!groups) return 0;
     let queued = 0;
     const type = envelope.type;
-    const source = envelope;
     for (const sub of groups.values()) {
       if (sub.types && !sub.types.has(type)) continue;
-      // Each group gets its own copy (one group's handler cannot mutate what another sees), as Kafka's JSON record would
-      // carry it: embedded mode fails the same way on non-JSON data, and Dates become strings (jsonCopy, without the
-      // text in between: docs/decisions/0077).
-      const envelope = jsonCopy(source);
       const lane = sub.lanes[laneOf(envelope.key, sub.lanes.length)];
       // the headers are only read (a dead letter's are a new object): every group's delivery shares them
       lane.queue.push({ topic, envelope, headers, settled });
@@ -282,7 +280,7 @@ export class InMemoryEventBus extends EventBus {
   override async redeliver(group: string, topic: string, envelope: EventEnvelope): Promise<RedeliveryOutcome> {
     const sub = this.subscriptions.get(topic)?.get(group);
     if (!sub) return { status: 'not-subscribed' };
-    const copy = jsonCopy(envelope);
+    const copy = frozenJsonCopy(envelope);
     const failure = await handleWithRetries(sub.handler, copy, { topic, group }, sub.policy, sleep, this.hooks(group, topic));
     return failure ? { status: 'failed', ...failure } : { status: 'handled' };
   }
