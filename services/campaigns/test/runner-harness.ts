@@ -153,14 +153,7 @@ export class RunnerHarness {
             campaignId: d.campaignId,
             seq: seq++,
             last,
-            recipients: {
-              contactId: part.map((c) => c.contactId),
-              phone: part.map((c) => c.phone),
-              iso2: part.map((c) => c.iso2 ?? 'GB'),
-              timezone: part.map((c) => c.timezone),
-              occurrence: part.map(() => 0),
-              variables: part.map((c) => c.variables),
-            },
+            recipients: recipientColumns(part),
             totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null,
             error: null,
           },
@@ -183,14 +176,7 @@ export class RunnerHarness {
     for (let i = 0; i === 0 || i < all.length; i += size) {
       const part = all.slice(i, i + size);
       const last = i + size >= all.length;
-      const data = audienceCopyText({
-        contactId: part.map((c) => c.contactId),
-        phone: part.map((c) => c.phone),
-        iso2: part.map((c) => c.iso2 ?? 'GB'),
-        timezone: part.map((c) => c.timezone),
-        occurrence: part.map(() => 0),
-        variables: part.map((c) => c.variables),
-      });
+      const data = audienceCopyText(recipientColumns(part));
       const chunk = { requestId: d.requestId, accountId: d.accountId, campaignId: d.campaignId, seq: seq++, ...(attempt === undefined ? {} : { attempt }), firstOrdinal: i, rows: part.length, last, columns: [...AUDIENCE_COPY_COLUMNS], data, totals: last ? { batches: seq, recipients: all.length, contacts: all.length, excluded: 0, duplicatesRemoved: 0 } : null, error: null };
       events.push(createEnvelope(AudienceChunkPreparedV1, chunk, { accountId: d.accountId, source: 'contacts' }));
     }
@@ -336,4 +322,16 @@ export class RunnerHarness {
   async close(): Promise<void> {
     await this.a?.close();
   }
+}
+
+/** A chunk's recipients as columns, as contacts cuts them. */
+function recipientColumns(part: FakeContact[]) {
+  return {
+    contactId: part.map((c) => c.contactId),
+    phone: part.map((c) => c.phone),
+    iso2: part.map((c) => c.iso2 ?? 'GB'),
+    timezone: part.map((c) => c.timezone),
+    occurrence: part.map(() => 0),
+    variables: part.map((c) => c.variables),
+  };
 }
