@@ -254,6 +254,8 @@ async function main(): Promise<void> {
   // ---- 2. compose ----
   const t1 = performance.now();
   const cpu1 = process.cpuUsage();
+  const composePgCpu0 = pgCpuSeconds(postmaster);
+  const [{ lsn: composeWal0 }] = (await pg.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const q = { query: async (sql: string, params?: unknown[]) => (await pg.query(sql, params)).rows } as never;
   const c = await runner.load(q, campaignId);
   if (!c) throw new Error('campaign not found');
@@ -281,6 +283,10 @@ async function main(): Promise<void> {
   }
   const composeWall = (performance.now() - t1) / 1000;
   const composeCpu = process.cpuUsage(cpu1);
+  // the read-back's PostgreSQL side: its CPU, and the WAL a read writes (hint bits: a full-page image of each page read
+  // for the first time after a checkpoint, with data checksums on)
+  const composePgCpu = pgCpuSeconds(postmaster) - composePgCpu0;
+  const [{ b: composeWal }] = (await pg.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::text AS b', [composeWal0])).rows;
   if (prof2) await prof2(`${process.env.CPU_PROF}.compose.cpuprofile`);
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
@@ -309,6 +315,7 @@ async function main(): Promise<void> {
   line('snapshot WAL per recipient', `${(Number(snapshotWal) / total).toFixed(0)} B (${(Number(snapshotWal) / 1048576).toFixed(1)} MB)`);
 
   line('compose (read back + compose every recipient)', `${composeWall.toFixed(2)} s wall, ${cpuS(composeCpu).toFixed(2)} s node CPU: ${Math.round(composed / composeWall).toLocaleString('en')} recipients/s`);
+  line('compose, PostgreSQL', `${composePgCpu.toFixed(2)} s CPU, WAL ${(Number(composeWal) / 1048576).toFixed(1)} MB (${Math.round(Number(composeWal) / Math.max(1, composed))} B a recipient)`);
   line('snapshot + compose', `${(snapshotWall + composeWall).toFixed(2)} s: ${Math.round(total / (snapshotWall + composeWall)).toLocaleString('en')} recipients/s`);
   line('peak RSS', `${(peakRss / 1048576).toFixed(0)} MB (${(rssBefore / 1048576).toFixed(0)} MB before the start; ${(snapshotPeakRss / 1048576).toFixed(0)} MB by the snapshot's end)`);
 
