@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { CampaignHaltReason, CampaignStatus, ContactOptedOutV1, InboundOptedOutV1, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork } from '../src';
+import { ANALYZE_AFTER_RECIPIENTS } from '../src/run/runner.consumers';
 import { resolveRunnerOptions } from '../src/run/runner.options';
 import { RunnerHarness } from './runner-harness';
 
@@ -359,6 +360,17 @@ describe('campaign runner', () => {
     await h.dispatchSend(Infinity, 'sent_failed');
     await h.step();
     expect(await h.campaign(id)).toMatchObject({ status: CampaignStatus.Aborted, created: 12, sent: 5, sent_failed: 7 });
+  });
+
+  it('gives the planner the size of a large audience once it is stored, not only when autovacuum passes', async () => {
+    // Read back right after a snapshot, a fresh audience was planned for the rows the statistics knew before it (none):
+    // a bitmap scan of every remaining recipient and a sort for each page (docs/benchmarks.md, stop 24). The file's
+    // other campaigns hold far fewer recipients than this one.
+    const known = async () => (await h.a.sql<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE oid = 'campaigns.recipient'::regclass`))[0].n;
+    const large = await h.campaign0('1912', ANALYZE_AFTER_RECIPIENTS + 500);
+    await h.step();
+    expect(await states(large)).toEqual({ 0: ANALYZE_AFTER_RECIPIENTS + 500 });
+    expect(await known()).toBeGreaterThanOrEqual(ANALYZE_AFTER_RECIPIENTS + 500);
   });
 
   it('stores a snapshotted recipient in the primary key and the messageUuid index only; its number enters the opt-out index once streams accepted it', async () => {

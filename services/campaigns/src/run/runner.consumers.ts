@@ -109,6 +109,9 @@ interface StatusItem {
 /** A chunk of a request the run no longer waits for: its transaction is rolled back and the chunk is done. */
 class Superseded extends Error {}
 
+/** An audience of at least this many recipients is followed by an ANALYZE of `campaigns.recipient` once stored. */
+export const ANALYZE_AFTER_RECIPIENTS = 10_000;
+
 async function supersededIsDone(work: Promise<unknown>): Promise<void> {
   try {
     await work;
@@ -213,6 +216,7 @@ export class RunnerConsumers implements OnModuleInit {
     const [current] = (await this.ds.query(`SELECT audience_attempt::text AS attempt FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3`, [d.campaignId, d.accountId, d.requestId])) as Array<{ attempt: string }>;
     if (!current || attempt < Number(current.attempt)) return;
     if (attempt > Number(current.attempt)) await this.switchAttempt(d.campaignId, d.requestId, attempt);
+    let complete = false;
     await supersededIsDone(this.db.transaction(async (c) => {
       const run = (await c.query(`SELECT 1 FROM campaigns.run WHERE campaign_id = $1 AND account_id = $2 AND request_id::text = $3 AND audience_attempt = $4 FOR KEY SHARE`, [d.campaignId, d.accountId, d.requestId, attempt])).rows[0];
       if (!run) return;
@@ -246,12 +250,30 @@ export class RunnerConsumers implements OnModuleInit {
       const updated = await c.query(
         `UPDATE campaigns.run SET audience_received = audience_received + $2, audience_total = coalesce($3, audience_total), audience_error = coalesce($4, audience_error),
                 excluded = coalesce($5, excluded), duplicates_removed = coalesce($6, duplicates_removed), updated_at = now()
-          WHERE campaign_id = $1 AND request_id::text = $7 AND audience_attempt = $8`,
+          WHERE campaign_id = $1 AND request_id::text = $7 AND audience_attempt = $8
+          RETURNING audience_total IS NOT NULL AND audience_received >= audience_total AS complete, audience_received`,
         [d.campaignId, d.rows, t?.recipients ?? null, d.error, t?.excluded ?? null, t?.duplicatesRemoved ?? null, d.requestId, attempt],
       );
       if (updated.rowCount === 0) throw new Superseded();
       if (t) await c.query(`UPDATE campaigns.campaign SET total = $2 WHERE id = $1 AND account_id = $3`, [d.campaignId, t.recipients, d.accountId]);
+      const done = updated.rows[0] as { complete: boolean; audience_received: number };
+      complete = done.complete && Number(done.audience_received) >= ANALYZE_AFTER_RECIPIENTS;
     }));
+    if (complete) await this.analyzeRecipients();
+  }
+
+  /**
+   * After a large audience is stored: the planner learns the table's new rows. Until autovacuum passes it plans the
+   * runner's reads of a fresh audience (the primary key from the run's cursor) for the few rows its statistics knew,
+   * and took a bitmap scan of every remaining recipient and a sort for each page (docs/benchmarks.md, stop 24: 25 s of
+   * PostgreSQL to read a million back in pages of 10,000). A failure only leaves that to autovacuum.
+   */
+  private async analyzeRecipients(): Promise<void> {
+    try {
+      await this.ds.query('ANALYZE campaigns.recipient');
+    } catch (e) {
+      this.log.warn(`ANALYZE after an audience snapshot failed: ${String(e)}`);
+    }
   }
 
   /**
