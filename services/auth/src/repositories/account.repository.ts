@@ -53,7 +53,9 @@ export class AccountRepository {
    * already holds a newer snapshot (a redelivered or replayed old event changes nothing). Returns whether it applied.
    */
   async upsertSnapshot(s: AccountSnapshotRow, m?: EntityManager): Promise<boolean> {
-    const rows = (await (m ?? this.ds.manager).query(
+    if (!m) return this.ds.transaction((tx) => this.upsertSnapshot(s, tx));
+    await this.lockNames(m);
+    const rows = (await m.query(
       `INSERT INTO auth.account AS a (id, name, short_name, status, currency, active, custom_settings, created_at, snapshot_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
        ON CONFLICT (id) DO UPDATE
@@ -65,6 +67,17 @@ export class AccountRepository {
     )) as unknown[];
     await this.syncIdentity(m);
     return rows.length > 0;
+  }
+
+  /**
+   * Serialises, until the caller's transaction ends, the writers that decide an account's id: the seed's "find the
+   * demo account by name, else record it" and the accounts service's snapshots. Without it a snapshot committed between
+   * the seed's look-up and its insert moved the id sequence past its own id, and the seed recorded a second account of
+   * the same name (the administrator owned it, and as a super administrator with two accounts signed in with none).
+   * Only the seed and customer events take it: both are rare.
+   */
+  async lockNames(m: EntityManager): Promise<void> {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext('switchboard.auth.account-ids'))`);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { PermissionName, RoleType } from '@switchboard/contracts';
 import { Clock } from '../clock';
 import { MembershipStatus, type AccountEntity, type AccountStatus, type MembershipEntity, type MembershipStatusValue, type RoleEntity, type UserEntity } from '../entities';
@@ -128,12 +129,14 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
         created = true;
       }
     } else {
-      if (!input.demoAccountName) throw new Error('seed: demoAccount or demoAccountName is required');
-      demo = await this.accounts.findByName(input.demoAccountName);
-      if (!demo) {
-        demo = await this.createAccount({ name: input.demoAccountName, shortName: shortNameOf(input.demoAccountName) });
-        created = true;
-      }
+      const name = input.demoAccountName;
+      if (!name) throw new Error('seed: demoAccount or demoAccountName is required');
+      // the look-up and the insert in one transaction that the accounts service's snapshots wait for (lockNames)
+      [demo, created] = await this.uow.run(async (m): Promise<[AccountEntity, boolean]> => {
+        await this.accounts.lockNames(m);
+        const found = await this.accounts.findByName(name, m);
+        return found ? [found, created] : [await this.createAccount({ name, shortName: shortNameOf(name) }, m), true];
+      });
     }
     const ms = await this.memberships.find(admin.id, demo.id);
     if (!ms) {
@@ -166,15 +169,18 @@ export class AuthBootstrapService implements OnApplicationBootstrap {
     });
   }
 
-  createAccount(a: NewAccountInput): Promise<AccountEntity> {
-    return this.accounts.insert({
-      ...(a.id ? { id: a.id } : {}),
-      name: a.name,
-      shortName: a.shortName ?? shortNameOf(a.name),
-      status: a.status ?? 'active',
-      currency: a.currency ?? 'EUR',
-      createdAt: this.clock.now(),
-    });
+  createAccount(a: NewAccountInput, m?: EntityManager): Promise<AccountEntity> {
+    return this.accounts.insert(
+      {
+        ...(a.id ? { id: a.id } : {}),
+        name: a.name,
+        shortName: a.shortName ?? shortNameOf(a.name),
+        status: a.status ?? 'active',
+        currency: a.currency ?? 'EUR',
+        createdAt: this.clock.now(),
+      },
+      m,
+    );
   }
 
   setAccountStatus(accountId: string, status: AccountStatus): Promise<void> {
