@@ -211,7 +211,12 @@ async function reserve(client: PoolClient, req: LinkBatchRequest, o: MintOptions
      SELECT id, state, declined_reason FROM d`,
     values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId, inputs],
   });
-  await client.query('COMMIT; BEGIN');
+  // the reservation's commit does not wait for its WAL to reach the disk (docs/decisions/0147): the domains' row locks
+  // are released at once, not after an fsync, so the next batch of the pool picks meanwhile. Nothing is lost by it: a
+  // reservation counts only with the links written after it, and the links' commit (synchronous) flushes the WAL up to
+  // its own record, this reservation's included; a batch that read these usages commits after it the same way. A crash
+  // before that flush loses the reservation and no links with it (the redelivery mints the batch afresh)
+  await client.query('SET LOCAL synchronous_commit TO off; COMMIT; BEGIN');
   // the candidates were locked with their state before the update: those whose state the usages moved
   const before = new Map<string, number>();
   for (const { t } of r.assignments) for (const c of t.candidates) before.set(c.id, c.state);
