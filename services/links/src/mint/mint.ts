@@ -501,17 +501,19 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let mode: DistributionValue = Distribution.SpreadEvenly;
   let rows: Array<CandidateRow>;
   if (v.domainPoolId) {
-    const pool = await client.query<{ distribution: number }>({ name: 'links_mint_pool', text: `SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, values: [v.domainPoolId, accountId] });
-    // a pool of another account (or none) has no candidates: no_valid_domain
-    mode = pool.rows[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
-    rows = (
-      await client.query<CandidateRow>({
-        name: 'links_mint_pool_candidates',
-        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
+    // the pool's distribution with its candidates, in one round trip (docs/decisions/0147): a pool of another account
+    // (or none) has no candidates, so no row and no_valid_domain, whatever the distribution
+    const pooled = (
+      await client.query<CandidateRow & { distribution: number | null }>({
+        name: 'links_mint_pool_candidates_v2',
+        text: `SELECT ${CANDIDATE_COLUMNS}, (SELECT p.distribution FROM links.domain_pool p WHERE p.id = $1 AND p.account_id = $2) AS distribution
+          FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
           WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
         values: [v.domainPoolId, accountId],
       })
     ).rows;
+    mode = pooled[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
+    rows = pooled;
   } else {
     rows = (
       await client.query<CandidateRow>({
