@@ -2,7 +2,10 @@ import { Logger } from '@nestjs/common';
 import { createEnvelope, NatsRealtime } from '@switchboard/platform';
 import { natsTestUrl } from '@switchboard/platform/testing';
 import { LinkBatchMintedV2, LinkBatchRequestedV1, mintedLinksByRef, realtimeSubject, type RealtimeMessage } from '@switchboard/contracts';
-import { batch, shortUrl, startLinks, waitFor, type LinksTestApp } from './redirect-support';
+import { Client, type PoolClient } from 'pg';
+import { CodeCipher } from '../src/mint/codes';
+import { mintBatch } from '../src/mint/mint';
+import { batch, CODE_SECRET, shortUrl, startLinks, waitFor, type LinksTestApp } from './redirect-support';
 
 const A = '301';
 
@@ -127,6 +130,25 @@ describe('minting personal links for campaign batches', () => {
     const again = await l.mint(req);
     expect(again.links).toEqual(first.links);
     expect((await usages([dom]))[0].total_usages).toBe('3');
+  });
+
+  it('leaves the session committing synchronously after a batch: only the reservation\'s own commit skips the WAL flush', async () => {
+    const dom = await l.domain(A, 'sync.test');
+    const client = new Client({ connectionString: l.t.db.url });
+    await client.connect();
+    try {
+      const req = batch(A, [shortUrl({ url: 'https://a.example/{x}', domainIds: [dom] })], 20, (i) => ({ x: `s${i}` }));
+      const answer = await mintBatch(client as unknown as PoolClient, req, { cipher: new CodeCipher(CODE_SECRET), scheme: 'http', now: new Date() });
+      expect(answer.outcome).toBe('minted');
+      // the links' transaction (and whatever the connection runs next) waits for its WAL as before
+      expect((await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('on');
+      expect((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM links.link_reservation WHERE batch_id = $1', [req.batchId])).rows[0].n).toBe(0);
+      expect((await usages([dom]))[0].total_usages).toBe('20');
+      const links = Object.values(answer.links).map((x) => x.shorturl);
+      expect((await l.linkOf(links[19]))?.vars).toEqual({ x: 's19' });
+    } finally {
+      await client.end();
+    }
   });
 
   it('writes two batches of one pool at once (the domains are held only while picked), a batch killed mid-write is finished by its redelivery, counted once, and one that fails gives its usages back', async () => {

@@ -211,7 +211,12 @@ async function reserve(client: PoolClient, req: LinkBatchRequest, o: MintOptions
      SELECT id, state, declined_reason FROM d`,
     values: [ids, ids.map((id) => r.usageById.get(id)), o.now, req.accountId, r.members.map((x) => x.pool), r.members.map((x) => x.domain), r.members.map((x) => x.n), [...r.pools.keys()], [...r.pools.values()], req.batchId, inputs],
   });
-  await client.query('COMMIT; BEGIN');
+  // the reservation's commit does not wait for its WAL to reach the disk (docs/decisions/0147): the domains' row locks
+  // are released at once, not after an fsync, so the next batch of the pool picks meanwhile. Nothing is lost by it: a
+  // reservation counts only with the links written after it, and the links' commit (synchronous) flushes the WAL up to
+  // its own record, this reservation's included; a batch that read these usages commits after it the same way. A crash
+  // before that flush loses the reservation and no links with it (the redelivery mints the batch afresh)
+  await client.query('SET LOCAL synchronous_commit TO off; COMMIT; BEGIN');
   // the candidates were locked with their state before the update: those whose state the usages moved
   const before = new Map<string, number>();
   for (const { t } of r.assignments) for (const c of t.candidates) before.set(c.id, c.state);
@@ -496,17 +501,19 @@ async function loadTarget(client: PoolClient, accountId: string, v: LinkBatchReq
   let mode: DistributionValue = Distribution.SpreadEvenly;
   let rows: Array<CandidateRow>;
   if (v.domainPoolId) {
-    const pool = await client.query<{ distribution: number }>({ name: 'links_mint_pool', text: `SELECT distribution FROM links.domain_pool WHERE id = $1 AND account_id = $2`, values: [v.domainPoolId, accountId] });
-    // a pool of another account (or none) has no candidates: no_valid_domain
-    mode = pool.rows[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
-    rows = (
-      await client.query<CandidateRow>({
-        name: 'links_mint_pool_candidates',
-        text: `SELECT ${CANDIDATE_COLUMNS} FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
+    // the pool's distribution with its candidates, in one round trip (docs/decisions/0147): a pool of another account
+    // (or none) has no candidates, so no row and no_valid_domain, whatever the distribution
+    const pooled = (
+      await client.query<CandidateRow & { distribution: number | null }>({
+        name: 'links_mint_pool_candidates_v2',
+        text: `SELECT ${CANDIDATE_COLUMNS}, (SELECT p.distribution FROM links.domain_pool p WHERE p.id = $1 AND p.account_id = $2) AS distribution
+          FROM links.domain_pool_member m JOIN links.domain d ON d.id = m.domain_id
           WHERE m.pool_id = $1 AND m.account_id = $2 AND d.account_id = $2 ORDER BY m.position, d.id FOR UPDATE OF d`,
         values: [v.domainPoolId, accountId],
       })
     ).rows;
+    mode = pooled[0]?.distribution === Distribution.OneByOne ? Distribution.OneByOne : Distribution.SpreadEvenly;
+    rows = pooled;
   } else {
     rows = (
       await client.query<CandidateRow>({
