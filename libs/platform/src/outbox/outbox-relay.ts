@@ -261,8 +261,8 @@ export class OutboxRelay {
       // batchSize events (always the first), so a pass reads no payload it would not publish.
       // Prepared once per connection (docs/decisions/0101): parsing and planning it cost PostgreSQL more than running it.
       // With deletePublished the read IS the delete (docs/decisions/0144): the rows the pass takes are deleted in the
-      // same statement and come back by RETURNING, so a pass is three round trips (begin, read, commit), not four, and
-      // writes no row lock before each delete. The delete commits only with the pass, after the bus took the events;
+      // same statement and come back by RETURNING, so a pass is three round trips (begin, read, commit), not four: under
+      // ack 'handled' every message waits behind the pass. The delete commits only with the pass, after the bus took the events;
       // a failed publish rolls it back (the rows come back unpublished) and the attempt is counted after.
       const take = this.options.deletePublished
         ? `, d AS (DELETE FROM ${this.table} o USING c WHERE o.id = c.id AND (c.rn = 1 OR c.upto <= $1)
