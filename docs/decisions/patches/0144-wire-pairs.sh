@@ -6,7 +6,7 @@ tag=$1; rate=$2; shift 2
 for side in "$@"; do
   if [ $side = B ]; then d=/work/wt/base-linger; else d=/work/wt/linger; fi
   f=/tmp/sb-linger/$tag-$side-$(date -u +%H%M%S).txt
-  { echo "start $(date -u +%H:%M:%S) load $(cat /proc/loadavg)"; cd $d && PGSS=1 timeout 400 node --expose-gc dist/bench/inbox-wire-ws.js $rate 10; echo "end load $(cat /proc/loadavg)"; } > $f 2>&1
+  { echo "start $(date -u +%H:%M:%S) load $(cat /proc/loadavg)"; cd $d && PGSS=${PGSS-1} timeout 400 node --expose-gc dist/bench/inbox-wire-ws.js $rate 10; echo "end load $(cat /proc/loadavg)"; } > $f 2>&1
   stm=$(grep -m1 -E '^PostgreSQL statements' $f | grep -oE '^[^:]+: [0-9.]+' | grep -oE '[0-9.]+$')
   grp=$(grep -m1 'WITH x AS ( SELECT x.uuid::uuid' $f | awk '{print $1}')
   rly=$(grep -m1 'WITH l AS MATERIALIZED' $f | awk '{print $1}')
