@@ -85,6 +85,16 @@ export function relayEvent(payload: EventEnvelope, topic: string): OutgoingEvent
   return Object.assign({}, payload, { topic });
 }
 
+/** A pass whose publish failed after its read deleted the rows it took: the pass rolls back, then counts the attempt. */
+class PublishFailed extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly ids: string[],
+  ) {
+    super('outbox publish failed');
+  }
+}
+
 interface OutboxRow {
   id: string;
   topic: string;
@@ -230,6 +240,17 @@ export class OutboxRelay {
   }
 
   private async pass(waitForLock: boolean): Promise<number> {
+    try {
+      return await this.passOnce(waitForLock);
+    } catch (error) {
+      if (!(error instanceof PublishFailed)) throw error;
+      // The pass rolled back, its rows are unpublished again; the attempt count is how operators spot a stuck row.
+      await this.options.dataSource.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [error.ids]);
+      throw error.cause;
+    }
+  }
+
+  private async passOnce(waitForLock: boolean): Promise<number> {
     const outcome = await this.options.dataSource.transaction(async (manager): Promise<{ published: number; full: boolean } | { failed: unknown }> => {
       // One relay per schema at a time, whatever the number of replicas: two relays publishing interleaved
       // batches would reorder one key's events. A polling pass that finds the lock taken skips; flush waits.
@@ -239,16 +260,26 @@ export class OutboxRelay {
       // SKIP LOCKED so a pass never waits on rows another session holds, and the payloads of the rows that fit in
       // batchSize events (always the first), so a pass reads no payload it would not publish.
       // Prepared once per connection (docs/decisions/0101): parsing and planning it cost PostgreSQL more than running it.
+      // With deletePublished the read IS the delete (docs/decisions/0144): the rows the pass takes are deleted in the
+      // same statement and come back by RETURNING, so a pass is three round trips (begin, read, commit), not four: under
+      // ack 'handled' every message waits behind the pass. The delete commits only with the pass, after the bus took the events;
+      // a failed publish rolls it back (the rows come back unpublished) and the attempt is counted after.
+      const take = this.options.deletePublished
+        ? `, d AS (DELETE FROM ${this.table} o USING c WHERE o.id = c.id AND (c.rn = 1 OR c.upto <= $1)
+                  RETURNING o.id, o.topic, o.type, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
+                            CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads)
+         SELECT id, topic, type, payload, packed, heads FROM d ORDER BY id`
+        : `
+         SELECT o.id, o.topic, o.type, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
+                CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
+           FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`;
       const rows = await preparedQuery<OutboxRow & { heads: string }>(
         manager,
-        `outbox_relay_read_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
+        `outbox_relay_${this.options.deletePublished ? 'take' : 'read'}_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
         `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
          h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
-         c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)
-         SELECT o.id, o.topic, o.type, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
-                CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
-           FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`,
+         c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)${take}`,
         waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
       );
       if (rows.length === 0) return { published: 0, full: false };
@@ -283,16 +314,15 @@ export class OutboxRelay {
       try {
         await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(manager, event, error));
       } catch (failed) {
+        // Taken rows were deleted by the read: roll that back, then count the attempt (below).
+        if (this.options.deletePublished) throw new PublishFailed(failed, ids);
         // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
         await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
         return { failed };
       }
-      await manager.query(
-        this.options.deletePublished
-          ? `DELETE FROM ${this.table} WHERE id = ANY($1::bigint[])`
-          : `UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`,
-        [ids],
-      );
+      if (!this.options.deletePublished) {
+        await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+      }
       OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
       // More may be waiting when the pass was cut by the event cap or took a full page of rows.
       return { published: outgoing.length, full: ids.length < heads || heads === this.batchSize };
