@@ -10,6 +10,8 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-mint.js [links] [variables] [parallel]
  *
+ * VARS_VALUES=1 stores the links' variables as their values alone (docs/decisions/0150).
+ *
  * PARALLEL (default 1) batches are minted at once, each on its own connection, as the mint consumer's concurrency does
  * (docs/decisions/0134): the batches share the pool's domains. CEILING=0 skips the ceiling (quicker A/B pairs).
  *
@@ -33,6 +35,8 @@ const ITEMS = 1000;
 const ACCOUNT = '1';
 /** STATEMENTS=1: PostgreSQL's statements during minting (pg_stat_statements: time, WAL, calls), printed after the run. */
 const STATEMENTS = process.env.STATEMENTS === '1';
+/** VARS_VALUES=1: links' variables stored as their values alone (MintOptions.varsValues, docs/decisions/0150). */
+const VARS_VALUES = process.env.VARS_VALUES === '1';
 
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
@@ -154,7 +158,7 @@ async function main(): Promise<void> {
       workers.map(async (c) => {
         while (next < requests.length) {
           const req = requests[next++];
-          const a = await mintBatch(c, req, { cipher, scheme: 'https', now: new Date() });
+          const a = await mintBatch(c, req, { cipher, scheme: 'https', now: new Date(), varsValues: VARS_VALUES });
           if (a.outcome !== 'minted') throw new Error(`batch ${req.batchId}: ${a.outcome}`);
           const was = minted;
           minted += req.items.length * req.variables.length;

@@ -48,6 +48,8 @@ export const linksConfigSchema = z.object({
   /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (when full, answers wait for room, also while the database is away: 0130). */
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   MIGRATIONS_RUN: env.bool(false),
+  /** docs/decisions/0150: mint variables as values alone (turn on once every redirect server runs this release). */
+  LINKS_MINT_VARS_VALUES: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
 });
 
@@ -72,6 +74,7 @@ export function linksModuleOptionsFromConfig(c: LinksConfig): LinksModuleOptions
     dnsServers: c.LINKS_DNS_SERVERS,
     dnsRecheckMs: c.LINKS_DNS_RECHECK_SECONDS * 1000,
     codeSecret: c.LINKS_CODE_SECRET,
+    mintVarsValues: c.LINKS_MINT_VARS_VALUES,
     redirect: {
       port: c.LINKS_REDIRECT_PORT,
       host: c.HOST,

@@ -45,6 +45,12 @@ export interface LinksModuleOptions {
    * another permutation and could meet them). Without it, minting is off (the consumer does not subscribe).
    */
   codeSecret?: string;
+  /**
+   * Mint each link's variables as the JSON array of their values in its URL's placeholder order, not as the object of
+   * them (docs/decisions/0150; a target with its own URL only). Turn on once every redirect server reads both forms
+   * (from this release). Default false.
+   */
+  mintVarsValues?: boolean;
   /** The redirect server (the `redirect` role). */
   redirect?: Partial<RedirectOptions>;
 }
@@ -76,6 +82,7 @@ export interface ResolvedLinksOptions {
   defaultMessagesLimit: number | null;
   maxDomainsPerPool: number;
   codeSecret: string | null;
+  mintVarsValues: boolean;
   redirect: RedirectOptions;
 }
 
@@ -110,6 +117,7 @@ export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOp
     defaultMessagesLimit: limit,
     maxDomainsPerPool: int('maxDomainsPerPool', o.maxDomainsPerPool, 100, 1),
     codeSecret: resolveCodeSecret(o.codeSecret),
+    mintVarsValues: o.mintVarsValues ?? false,
     redirect: {
       port: int('redirect.port', o.redirect?.port, 0, 0),
       host: o.redirect?.host ?? '127.0.0.1',

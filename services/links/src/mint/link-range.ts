@@ -1,5 +1,5 @@
 
-import { beginArray, endArray, PgBinaryWriter, PgType, writeNull } from './pg-binary-array';
+import { beginArray, endArray, PgBinaryWriter, PgType, writeNull, type Int8Memo } from './pg-binary-array';
 
 /**
  * A batch variable's links as range rows of up to `PAGE` links each (docs/decisions/0092, 0105). A row is one page of
@@ -34,19 +34,24 @@ export class RangePages {
   }
 
   /**
-   * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domainAt(i)` is the
-   * domain id of item i; `vars` the variables the target uses (and their `varsKeys`), or null when it uses none.
+   * The pages of one variable: its block's first `n` numbers, the recipients in batch order. `domains[domainOf[i]]` is
+   * the domain id of item i; `vars` the variables the target uses (and their `varsKeys`; `values`: written by
+   * `writeVarValues`, else by `writeVars`), or null when it uses none.
    */
   add(
     block: number,
     target: string,
     expiresAt: Date | null,
     items: ReadonlyArray<{ messageUuid: string; contactId: string | null; variantId: string | null; destination: string; vars: Record<string, string> }>,
-    domainAt: (i: number) => string,
-    vars: { used: readonly string[]; keys: readonly string[] } | null,
+    domains: readonly string[],
+    domainOf: ArrayLike<number>,
+    vars: { used: readonly string[]; keys: readonly string[]; values?: boolean } | null,
   ): void {
     const w = this.w;
     const n = items.length;
+    // the values that repeat are written once and copied after (a domain's id, the variant of a run of recipients)
+    const domainMemos: Int8Memo[] = domains.map(() => ({ text: undefined, at: 0 }));
+    const variantMemo: Int8Memo = { text: undefined, at: 0 };
     for (let from = 0; from < n; from += PAGE) {
       const to = Math.min(n, from + PAGE);
       w.open();
@@ -66,24 +71,38 @@ export class RangePages {
       w.int32(PgType.int8Array);
       w.open();
       let h = beginArray(w, PgType.int8);
-      for (let i = from; i < to; i++) w.int8(domainAt(i));
+      for (let i = from; i < to; i++) {
+        const k = domainOf[i];
+        w.int8Memo(domains[k], domainMemos[k]);
+      }
       endArray(w, h, to - from, false);
       w.close();
-      for (const field of ['variantId', 'contactId'] as const) {
-        w.int32(PgType.int8Array);
-        w.open();
-        h = beginArray(w, PgType.int8);
-        let nulls = false;
-        for (let i = from; i < to; i++) {
-          const v = items[i][field];
-          if (v === null || v === undefined) {
-            writeNull(w);
-            nulls = true;
-          } else w.int8(v);
-        }
-        endArray(w, h, to - from, nulls);
-        w.close();
+      w.int32(PgType.int8Array);
+      w.open();
+      h = beginArray(w, PgType.int8);
+      let nulls = false;
+      for (let i = from; i < to; i++) {
+        const v = items[i].variantId;
+        if (v === null || v === undefined) {
+          writeNull(w);
+          nulls = true;
+        } else w.int8Memo(v, variantMemo);
       }
+      endArray(w, h, to - from, nulls);
+      w.close();
+      w.int32(PgType.int8Array);
+      w.open();
+      h = beginArray(w, PgType.int8);
+      nulls = false;
+      for (let i = from; i < to; i++) {
+        const v = items[i].contactId;
+        if (v === null || v === undefined) {
+          writeNull(w);
+          nulls = true;
+        } else w.int8(v);
+      }
+      endArray(w, h, to - from, nulls);
+      w.close();
       w.int32(PgType.uuidArray);
       w.open();
       h = beginArray(w, PgType.uuid);
@@ -100,7 +119,8 @@ export class RangePages {
       if (vars) {
         w.open();
         h = beginArray(w, PgType.text);
-        for (let i = from; i < to; i++) writeVars(w, vars.used, vars.keys, items[i].vars);
+        if (vars.values) for (let i = from; i < to; i++) writeVarValues(w, vars.used, items[i].vars);
+        else for (let i = from; i < to; i++) writeVars(w, vars.used, vars.keys, items[i].vars);
         endArray(w, h, to - from, false);
         w.close();
       } else writeNull(w);
@@ -141,27 +161,56 @@ export function writeVars(into: PgBinaryWriter, used: readonly string[], keys: r
   for (let u = 0; u < used.length; u++) {
     if (!Object.hasOwn(vars, used[u])) continue;
     const value = vars[used[u]];
-    into.append(any ? ',' : '{');
+    into.byte(any ? COMMA : OPEN);
     any = true;
     into.append(keys[u]);
-    if (plainJson(value)) {
-      into.append('"');
-      into.append(value);
-      into.append('"');
-    } else into.append(JSON.stringify(value));
+    into.byte(QUOTE);
+    if (into.appendPlainJson(value)) into.byte(QUOTE);
+    else {
+      // a value with a quote, a backslash, a control character or a surrogate: JSON.stringify's text, its opening quote
+      // already written
+      into.append(JSON.stringify(value).slice(1));
+    }
   }
-  into.append(any ? '}' : '{}');
+  if (!any) into.byte(OPEN);
+  into.byte(CLOSE);
   into.close();
 }
 
-/** A string JSON.stringify writes as it is between its quotes: no quote, backslash, control character or surrogate. */
-function plainJson(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+/**
+ * The variables a target with its own URL uses as the JSON array of their values in `used`'s order (the URL's
+ * placeholders, docs/decisions/0150): the text `JSON.stringify` writes for that array, a variable the item lacks as
+ * null, the nulls at its end left out (`["C1","Zoë"]`, `[null,"x"]`, `[]`). The redirect names the values by the
+ * placeholders of the target's URL again (`storedVars`); the keys are not stored a link.
+ */
+export function writeVarValues(into: PgBinaryWriter, used: readonly string[], vars: Record<string, string>): void {
+  into.open();
+  into.byte(ARRAY_OPEN);
+  // where the array ends if no later value is present: after the last value written
+  let end = into.at;
+  for (let u = 0; u < used.length; u++) {
+    if (u > 0) into.byte(COMMA);
+    if (!Object.hasOwn(vars, used[u])) {
+      into.append('null');
+      continue;
+    }
+    const value = vars[used[u]];
+    into.byte(QUOTE);
+    if (into.appendPlainJson(value)) into.byte(QUOTE);
+    else into.append(JSON.stringify(value).slice(1));
+    end = into.at;
   }
-  return true;
+  into.at = end;
+  into.byte(ARRAY_CLOSE);
+  into.close();
 }
+
+const ARRAY_OPEN = 0x5b;
+const ARRAY_CLOSE = 0x5d;
+const OPEN = 0x7b;
+const CLOSE = 0x7d;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
 
 /** The number of sequence numbers in a code block: a batch variable's links are one block (a batch has at most 1000 items). */
 export const CODE_BLOCK = 1024;

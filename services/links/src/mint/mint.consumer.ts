@@ -63,7 +63,7 @@ export class MintConsumer implements OnModuleInit {
       // the driver's own connection: COPY needs the pg client itself
       const client = (qr as unknown as { databaseConnection: PoolClient }).databaseConnection;
       let moved: MintedDomainChange[] = [];
-      const answer = await mintBatch(client, req, { cipher: this.cipher, scheme: this.options.redirect.publicScheme, now: this.clock.now(), onDomainsChanged: (d) => (moved = d) });
+      const answer = await mintBatch(client, req, { cipher: this.cipher, scheme: this.options.redirect.publicScheme, now: this.clock.now(), varsValues: this.options.mintVarsValues, onDomainsChanged: (d) => (moved = d) });
       // a domain the batch took to its messages limit (reached limit, 6) is shown live, as every other state change
       // of a domain is (its links.domain.changed event left through the outbox in the same transaction)
       if (moved.length) await this.uow.publish(moved.map((d) => ({ accountId: d.accountId, type: 'domain.changed', data: { id: Number(d.id), state: d.state, declinedReason: d.declinedReason } })));

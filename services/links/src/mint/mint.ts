@@ -35,6 +35,13 @@ export interface MintOptions {
    * messages limit becomes 6 by the table's trigger), so the consumer can tell the account's open consoles.
    */
   onDomainsChanged?: (domains: MintedDomainChange[]) => void;
+  /**
+   * Store a link's variables as the JSON array of their values in the order of its target's URL placeholders, not as
+   * the object of them (docs/decisions/0150: 24 of a link's 33 bytes of variables were the keys the URL gives). Only for
+   * a target with its own URL (an offer's URL may change after minting). Default false: turn it on once every redirect
+   * server reads both forms (this release's do).
+   */
+  varsValues?: boolean;
 }
 
 /** A domain whose state a minted batch changed, as it is after the commit. */
@@ -296,8 +303,10 @@ async function writeLinks(client: PoolClient, req: LinkBatchRequest, o: MintOpti
       targetIds[vi],
       t.expiresAt,
       req.items,
-      (i) => domainIds[pick.assignment[i]],
-      t.used.length ? { used: t.used, keys: varsKeys(t.used) } : null,
+      domainIds,
+      pick.assignment,
+      // a target with its own URL (not an offer's, whose URL may change) keeps its values alone when asked (0150)
+      t.used.length ? { used: t.used, keys: varsKeys(t.used), values: o.varsValues === true && t.url !== null } : null,
     );
     const perVariant = new Map<string | null, number[]>();
     let lastVariant: string | null | undefined;

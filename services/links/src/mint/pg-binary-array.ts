@@ -44,7 +44,7 @@ export class PgBinaryWriter {
 
   int32(v: number): void {
     this.room(4);
-    this.buf.writeInt32BE(v, this.at);
+    put32(this.buf, this.at, v);
     this.at += 4;
   }
 
@@ -62,7 +62,7 @@ export class PgBinaryWriter {
 
   close(): void {
     const start = this.frames.pop()!;
-    this.buf.writeInt32BE(this.at - start - 4, start);
+    put32(this.buf, start, this.at - start - 4);
   }
 
   /** A length-prefixed bigint from its decimal text (as `int8in` reads it). */
@@ -70,7 +70,7 @@ export class PgBinaryWriter {
     this.room(12);
     const b = this.buf;
     const at = this.at;
-    b.writeInt32BE(8, at);
+    put32(b, at, 8);
     let v = 0;
     let plain = text.length > 0 && text.length <= 15;
     for (let i = 0; plain && i < text.length; i++) {
@@ -81,8 +81,8 @@ export class PgBinaryWriter {
     if (plain) {
       // 0 <= v < 10^15 < 2^53: exact as a double
       const hi = Math.floor(v / TWO_32);
-      b.writeUInt32BE(hi, at + 4);
-      b.writeUInt32BE(v - hi * TWO_32, at + 8);
+      put32(b, at + 4, hi);
+      put32(b, at + 8, v - hi * TWO_32);
     } else {
       if (!INT8_TEXT.test(text)) throw new RangeError(`pg binary: invalid input syntax for type bigint: "${text}"`);
       const big = BigInt(text.trim());
@@ -90,6 +90,26 @@ export class PgBinaryWriter {
       b.writeBigInt64BE(big, at + 4);
     }
     this.at = at + 12;
+  }
+
+  /**
+   * A length-prefixed bigint from its decimal text, as `int8`, where the same text often comes again in a row (a batch's
+   * variant, a recipient's domain): the text equal to the last one `memo` saw copies that value's 12 bytes.
+   */
+  int8Memo(text: string, memo: Int8Memo): void {
+    if (text === memo.text && memo.text !== undefined) {
+      this.room(12);
+      // twelve bytes by hand: Buffer#copy's call costs more than the copy
+      const b = this.buf;
+      const to = this.at;
+      const from = memo.at;
+      for (let i = 0; i < 12; i++) b[to + i] = b[from + i];
+      this.at = to + 12;
+      return;
+    }
+    memo.at = this.at;
+    this.int8(text);
+    memo.text = text;
   }
 
   /** A length-prefixed bigint from a safe integer. */
@@ -113,7 +133,7 @@ export class PgBinaryWriter {
     this.room(20);
     const b = this.buf;
     let at = this.at;
-    b.writeInt32BE(16, at);
+    put32(b, at, 16);
     at += 4;
     if (text.length === 36 && text.charCodeAt(8) === 45 && text.charCodeAt(13) === 45 && text.charCodeAt(18) === 45 && text.charCodeAt(23) === 45) {
       for (let i = 0; i < 36; ) {
@@ -156,10 +176,51 @@ export class PgBinaryWriter {
     this.at = start + len;
   }
 
+  /** One ASCII character (its code) appended to the value `open` began. */
+  byte(c: number): void {
+    this.room(1);
+    this.buf[this.at++] = c;
+  }
+
+  /**
+   * Text appended as the inside of a JSON string when `JSON.stringify` would write it as it is (no quote, backslash,
+   * control character or surrogate): true; else nothing appended and false.
+   */
+  appendPlainJson(s: string): boolean {
+    const len = s.length;
+    this.room(len * 3);
+    const b = this.buf;
+    const start = this.at;
+    let ascii = true;
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+      if (c >= 0x80) ascii = false;
+      else b[start + i] = c;
+    }
+    // not ASCII: the whole piece through the UTF-8 encoder (over the ASCII bytes written meanwhile)
+    this.at = ascii ? start + len : start + b.write(s, start, 'utf8');
+    return true;
+  }
+
   /** The bytes written (a view of the buffer: write no more after taking it). */
   bytes(): Buffer {
     return this.buf.subarray(0, this.at);
   }
+}
+
+/** The last bigint an `int8Memo` call site wrote: its text and where its 12 bytes are in the writer. */
+export interface Int8Memo {
+  text: string | undefined;
+  at: number;
+}
+
+/** An int32 (or a uint32: the same four bytes) stored big-endian at `at` (room already made). */
+function put32(b: Buffer, at: number, v: number): void {
+  b[at] = v >>> 24;
+  b[at + 1] = v >>> 16;
+  b[at + 2] = v >>> 8;
+  b[at + 3] = v;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { CodeCipher } from '../mint/codes';
-import { fillTarget } from './target';
+import { fillTarget, storedVars } from './target';
 
 /** A claimed domain, as the redirect knows it by its host name. */
 export interface RedirectDomain {
@@ -308,7 +308,7 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow): Resolv
     kind: r.kind,
     offerId: r.offer_id,
     template: r.url,
-    location: r.kind === 0 && r.url ? fillTarget(r.url, r.vars === null ? null : (JSON.parse(r.vars) as Record<string, string>)) : null,
+    location: r.kind === 0 && r.url ? fillTarget(r.url, storedVars(r.url, r.vars)) : null,
     expiresAtMs: expires,
     disabled: r.disabled === true || offerMissing,
     createdAtMs: r.created_ms,

@@ -1,4 +1,4 @@
-import { fillTarget } from './target';
+import { fillTarget, storedVars } from './target';
 import { classifyUserAgent, isPreview, UaClass } from './user-agent';
 import type { Pool } from 'pg';
 import { LinkStore } from './link-store';
@@ -37,6 +37,17 @@ describe('redirect helpers', () => {
     expect(fillTarget('https://{h}.example/', { h: 'evil' })).toBeNull();
     expect(fillTarget('javascript:alert(1)//{x}', { x: '' })).toBeNull();
     expect(fillTarget('https://user:pw@a.example/', null)).toBeNull();
+  });
+
+  it('reads a link’s stored variables as the object minted or as its values by the URL’s placeholders (0150)', () => {
+    const url = 'https://a.example/{x}?y={y}&z={z}&x2={x}&p={__proto__}';
+    expect(storedVars(url, null)).toBeNull();
+    expect(storedVars(url, '{"x":"1","z":"3"}')).toEqual({ x: '1', z: '3' });
+    expect({ ...storedVars(url, '["1",null,"3","p"]') }).toEqual({ x: '1', z: '3', ['__proto__']: 'p' });
+    expect({ ...storedVars(url, '[]') }).toEqual({});
+    // a value named __proto__ is a value, not the object's prototype
+    expect(fillTarget(url, storedVars(url, '["a b",null,"c/d","p"]'))).toBe('https://a.example/a%20b?y=&z=c%2Fd&x2=a%20b&p=p');
+    expect(fillTarget(url, storedVars(url, '["a b",null,"c/d","p"]'))).toBe(fillTarget(url, storedVars(url, '{"x":"a b","z":"c/d","__proto__":"p"}')));
   });
 
   it('tells people from previews and prefetches', () => {

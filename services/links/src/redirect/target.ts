@@ -50,6 +50,25 @@ function check(template: string): TemplateCheck {
   return c;
 }
 
+/**
+ * A link's stored variables (`links.link_of`'s `vars` text) as the object `fillTarget` takes. Minted as the JSON object
+ * of the variables its target uses, or (docs/decisions/0150, a target with its own URL) as the JSON array of their
+ * values in the order of the URL's placeholders (`placeholders(template)`), null for a variable the recipient lacks.
+ */
+export function storedVars(template: string, text: string | null): Record<string, string> | null {
+  if (text === null) return null;
+  const parsed = JSON.parse(text) as Record<string, string> | Array<string | null>;
+  if (!Array.isArray(parsed)) return parsed;
+  const names = placeholders(template);
+  // no prototype: a variable named `__proto__` is a value like any other, as in the object JSON.parse reads
+  const vars = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < names.length && i < parsed.length; i++) {
+    const v = parsed[i];
+    if (typeof v === 'string') vars[names[i]] = v;
+  }
+  return vars;
+}
+
 /** The filled URL, or null when the template or the filled URL would not be a plain http(s) link to the template's own origin. */
 export function fillTarget(template: string, vars: Record<string, string> | null): string | null {
   const c = check(template);
