@@ -1,5 +1,6 @@
 import { MissingRule } from '@switchboard/contracts';
-import { Composer, recipientMessageUuid, type ComposeInput } from './composer';
+import { z } from 'zod';
+import { Composer, recipientMessageUuid, recipientMessageUuidV5, type ComposeInput } from './composer';
 
 /** A small stand-in spintax (flat `{a|b}` groups), deterministic for a seed, as the campaigns service's module is. */
 const spin = (text: string, seed: string): string => {
@@ -89,15 +90,48 @@ describe('message composer', () => {
 
   it('gives a recipient copy the same uuid every time, another copy another', () => {
     const u = recipientMessageUuid('7', '100', 0);
-    expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(z.string().uuid().safeParse(u).success).toBe(true); // what dispatch's and links' contracts accept
     expect(recipientMessageUuid('7', '100', 0)).toBe(u);
     expect(recipientMessageUuid('7', '100', 1)).not.toBe(u);
     expect(recipientMessageUuid('8', '100', 0)).not.toBe(u);
-    // the name-based SHA-1 uuids runs already stored keep their values (a run restarted on a new version asks again with them)
-    expect([u, recipientMessageUuid('7', '100', 1), recipientMessageUuid('123456789', '987654321', 2)]).toEqual([
+    expect(recipientMessageUuid('7', '101', 0)).not.toBe(u);
+    // the version 5 uuids of runs already stored keep their values (a run restarted on a new version asks again with them)
+    expect([recipientMessageUuidV5('7', '100', 0), recipientMessageUuidV5('7', '100', 1), recipientMessageUuidV5('123456789', '987654321', 2)]).toEqual([
       '947f4b2f-a9af-584a-829c-39e4bd043821',
       '1c4a20f7-5994-5cd9-b863-800e0ee658a6',
       'dff4a560-9015-587d-903a-e04b5fa7084b',
     ]);
+  });
+
+  it('writes an audience read in contact order as ascending uuids, one for each (campaign, contact, copy)', () => {
+    // the audience's order (contact id, then copy): its uuids must come out sorted so the unique index is appended to
+    const audience: Array<[string, number]> = [];
+    for (const contact of ['1', '2', '15', '16', '255', '256', '4095', '4096', '999999999999999', '1000000000000000', '1152921504606846975']) {
+      for (let copy = 0; copy < 3; copy++) audience.push([contact, copy]);
+    }
+    audience.push(['1152921504606846975', 4095]);
+    for (const campaign of ['1', '4660', '281474976710655']) {
+      const uuids = audience.map(([contact, copy]) => recipientMessageUuid(campaign, contact, copy));
+      expect([...uuids].sort()).toEqual(uuids);
+      expect(new Set(uuids).size).toBe(uuids.length);
+      for (const u of uuids) expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    // a later campaign's audience sorts after an earlier one's
+    expect(recipientMessageUuid('4661', '1', 0) > recipientMessageUuid('4660', '1152921504606846975', 4095)).toBe(true);
+    expect(recipientMessageUuid('4660', '16', 2)).toBe('00000000-1234-8000-8000-000000010002');
+  });
+
+  it('gives ids outside the ordered ranges the version 5 uuid, never one an ordered id has', () => {
+    const big = [
+      ['281474976710656', '1', 0], // campaign of 2^48
+      ['7', '1152921504606846976', 0], // contact of 2^60
+      ['7', '100', 4096], // a copy past 12 bits
+      ['7', '100', -1],
+    ] as const;
+    for (const [campaign, contact, copy] of big) {
+      expect(recipientMessageUuid(campaign, contact, copy)).toBe(recipientMessageUuidV5(campaign, contact, copy));
+      expect(recipientMessageUuid(campaign, contact, copy)[14]).toBe('5');
+    }
   });
 });

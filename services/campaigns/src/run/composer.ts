@@ -73,8 +73,34 @@ interface Template {
   hasSpintax: boolean;
 }
 
-/** The deterministic message id of a recipient: the same campaign, contact and copy always give the same uuid. */
+/**
+ * The deterministic message id of a recipient: the same campaign, contact and copy always give the same uuid, on every
+ * attempt of the audience (docs/decisions/0151). Its bytes are the campaign (48 bits), version 8, the contact (60 bits,
+ * around the RFC 4122 variant) and the copy (12 bits), so an audience, read in contact order, writes its uuids in
+ * ascending order: each chunk's COPY appends to one place of `recipient_message_idx` instead of touching a random page
+ * a row. One-to-one, so unique by construction; ids outside those ranges get the name-based SHA-1 uuid (version 5), and
+ * the two versions never meet.
+ */
 export function recipientMessageUuid(campaignId: string, contactId: string, occurrence: number): string {
+  const campaign = orderedHex(campaignId, 12);
+  const contact = campaign === null ? null : orderedHex(contactId, 15);
+  if (contact === null || !Number.isInteger(occurrence) || occurrence < 0 || occurrence > 0xfff) return recipientMessageUuidV5(campaignId, contactId, occurrence);
+  const copy = occurrence.toString(16).padStart(3, '0');
+  return `${campaign!.slice(0, 8)}-${campaign!.slice(8)}-8${contact.slice(0, 3)}-8${contact.slice(3, 6)}-${contact.slice(6)}${copy}`;
+}
+
+/** A decimal id as `digits` hex digits, or null when it is not a plain non-negative decimal or does not fit. */
+function orderedHex(id: string, digits: number): string | null {
+  if (!DECIMAL.test(id)) return null;
+  // up to 15 decimal digits a Number holds exactly (10^15 < 2^53)
+  const hex = id.length <= 15 ? Number(id).toString(16) : BigInt(id).toString(16);
+  return hex.length > digits ? null : hex.padStart(digits, '0');
+}
+
+const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
+
+/** The name-based SHA-1 uuid (version 5) every recipient had before 0151; stored recipients keep theirs. */
+export function recipientMessageUuidV5(campaignId: string, contactId: string, occurrence: number): string {
   // one-shot crypto.hash: a third of createHash's cost, a million times at a campaign's start
   const x = hash('sha1', `switchboard.campaign:${campaignId}:${contactId}:${occurrence}`, 'hex');
   // version 5 (name-based, SHA-1) in byte 6, the RFC 4122 variant in byte 8
