@@ -121,116 +121,130 @@ export class MessagingConsumer implements OnModuleInit {
       // our number in E.164 (carriers hand it over as bare digits): the sender replies go out from
       const ours = d.channel === Channel.Sms ? (inboundAddress('sms', d.accountPhone) ?? d.accountPhone) : d.accountPhone;
       const preview = (d.body || (d.media ? `[${d.messageType}]` : '')).slice(0, 500);
-      return { d, contact, ours, at: new Date(d.receivedAt), preview };
+      return { d, contact, ours, at: new Date(d.receivedAt), preview, conv: `${d.accountId}|${d.streamId}|${contact}` };
     });
-    // the routes, the known contacts, the messages stored before and the conversations' upsert in ONE statement
-    // (docs/decisions/0152; before, a lookup and an upsert, 0082): every message goes in with its arrival number, and
-    // the statement leaves out those the account's timeline already holds (`inbox.event.message_uuid` is unique) and
-    // a message's repeats within the batch (the first kept), routes each by the most specific routing (one naming our
-    // number first, then one for the whole stream; else the account's first space), and folds a conversation's
-    // messages into one row as one upsert per message would have left it: unread + n, the latest message (the last of
-    // the latest time), the first route with a space (its team), the contact's key and name (else the last name
-    // sent). Each conversation's row answers its messages' arrival numbers. Its arrays are read through scalar
-    // subqueries (0111): as constants, a custom plan always looked cheaper than the generic one; the stored messages are
-    // found by the unique key's index on the uuids' array and the contacts by their key, one lookup each (as joins, the
-    // generic plan scanned the tables: a first run of this statement took 467 µs of PostgreSQL a message).
-    const convs = await preparedQuery<Row>(
+    // the most specific routing: one naming our number first, then one for the whole stream; else the account's first space
+    const routeKey = (d: Received) => `${d.accountId}|${d.streamId}|${d.accountPhone}`;
+    const wanted = [...new Map(all.map((x) => [routeKey(x.d), x.d])).values()];
+    // the routes and the known contacts in ONE statement (docs/decisions/0082): rows of kind 'r' (a route, by the index
+    // of its key) and 'c' (a contact of the batch's numbers). Its arrays are read through scalar subqueries: as
+    // constants, a custom plan always looked cheaper than the generic one and it was planned on every call (0111).
+    const looked = await preparedQuery<Row>(
       m,
-      'inbox_received_upsert_routed',
-      `WITH t AS MATERIALIZED (
-         SELECT * FROM unnest((SELECT $1::bigint[]), (SELECT $2::bigint[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::uuid[]), (SELECT $6::timestamptz[]),
-           (SELECT $7::text[]), (SELECT $8::text[]), (SELECT $9::text[]), (SELECT $10::uuid[]), (SELECT $11::int[]), (SELECT $12::text[]), (SELECT $13::text[]), (SELECT $14::uuid[]))
-           WITH ORDINALITY AS t(account_id, stream_id, phone, contact, message_uuid, at, preview, message_type, contact_name, stream_uid, stream_type, channel, ours, conv_uuid, i)
-       ),
-       d AS MATERIALIZED (SELECT e.account_id, e.message_uuid FROM inbox.event e WHERE e.message_uuid = ANY((SELECT $5::uuid[])::uuid[])),
-       f AS MATERIALIZED (
-         SELECT DISTINCT ON (t.account_id, t.message_uuid) t.* FROM t
-          WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.message_uuid = t.message_uuid AND d.account_id = t.account_id)
-          ORDER BY t.account_id, t.message_uuid, t.i
-       ),
-       rt AS MATERIALIZED (
-         SELECT k.account_id, k.stream_id, k.phone, COALESCE(r.space_id, s.id) AS space_id, r.team_id
-           FROM (SELECT DISTINCT account_id, stream_id, phone FROM f) k
-           LEFT JOIN LATERAL (
-             SELECT space_id, team_id FROM inbox.incoming_routing
-             WHERE account_id = k.account_id AND stream_id = k.stream_id
-               AND (senders = '{}' OR EXISTS (SELECT 1 FROM unnest(senders) s WHERE lower(regexp_replace(s, '[\\s+()-]', '', 'g')) = lower(regexp_replace(k.phone, '[\\s+()-]', '', 'g'))))
-             ORDER BY (senders <> '{}') DESC, id LIMIT 1) r ON true
-           LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = k.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) s ON true
-       ),
-       x AS (
-         SELECT f.*, rt.space_id, rt.team_id, c.contact_key, COALESCE(NULLIF(trim(c.first_name || ' ' || c.last_name), ''), f.contact_name) AS name
-           FROM f JOIN rt ON rt.account_id = f.account_id AND rt.stream_id = f.stream_id AND rt.phone = f.phone
-           LEFT JOIN LATERAL (SELECT contact_key, first_name, last_name FROM inbox.contact WHERE account_id = f.account_id AND phone = f.contact LIMIT 1) c ON true
-       ),
-       g AS (
-         SELECT account_id, stream_id, contact, count(*)::int AS n, array_agg(i::int ORDER BY i) AS ords,
-           (array_agg(conv_uuid ORDER BY i))[1] AS uuid, (array_agg(stream_uid ORDER BY i))[1] AS stream_uid, (array_agg(stream_type ORDER BY i))[1] AS stream_type,
-           (array_agg(channel ORDER BY i))[1] AS channel, (array_agg(ours ORDER BY i DESC))[1] AS account_phone,
-           (array_agg(space_id ORDER BY i) FILTER (WHERE space_id IS NOT NULL))[1] AS space_id,
-           (array_agg(team_id ORDER BY i) FILTER (WHERE space_id IS NOT NULL))[1] AS team_id,
-           (array_agg(contact_key ORDER BY i DESC) FILTER (WHERE contact_key IS NOT NULL))[1] AS contact_key,
-           (array_agg(name ORDER BY i DESC) FILTER (WHERE name IS NOT NULL))[1] AS contact_name,
-           (array_agg(at ORDER BY i))[1] AS start_time, max(at) AS at,
-           (array_agg(preview ORDER BY at DESC, i DESC))[1] AS last_message, (array_agg(message_type ORDER BY at DESC, i DESC))[1] AS last_message_type
-         FROM x GROUP BY account_id, stream_id, contact
-       ),
-       u AS (
-         INSERT INTO inbox.conversation AS c (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name,
-           status, unread, team_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
-         SELECT g.uuid, g.account_id, g.space_id, g.stream_id, g.stream_uid, g.stream_type, g.channel, g.account_phone, g.contact, g.contact_key, g.contact_name,
-           'unanswered', g.n, CASE WHEN g.team_id IS NULL THEN '{}'::bigint[] ELSE ARRAY[g.team_id] END, g.start_time, g.at, g.last_message, g.last_message_type, g.at
-         FROM g
-         ORDER BY g.account_id, g.stream_id, g.contact
-         ON CONFLICT (account_id, stream_id, contact_phone) DO UPDATE SET
-           status = 'unanswered', unread = c.unread + EXCLUDED.unread, temp = false, closed_by = NULL, closed_at = NULL,
-           space_id = COALESCE(c.space_id, EXCLUDED.space_id), team_ids = CASE WHEN c.space_id IS NULL THEN EXCLUDED.team_ids ELSE c.team_ids END,
-           account_phone = EXCLUDED.account_phone, contact_name = COALESCE(EXCLUDED.contact_name, c.contact_name), contact_key = COALESCE(EXCLUDED.contact_key, c.contact_key),
-           last_incoming_at = GREATEST(c.last_incoming_at, EXCLUDED.last_incoming_at),
-           last_message = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message ELSE c.last_message END,
-           last_message_type = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message_type ELSE c.last_message_type END,
-           last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
-         RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created, c.account_id AS k_account, c.stream_id AS k_stream, c.contact_phone AS k_contact
-       )
-       SELECT u.*, g.ords FROM u JOIN g ON g.account_id = u.k_account AND g.stream_id = u.k_stream AND g.contact = u.k_contact`,
+      'inbox_received_lookup',
+      `SELECT 'r' AS kind, t.i::int, COALESCE(r.space_id, f.id)::text AS space_id, r.team_id::text, NULL::text AS account_id, NULL::text AS phone, NULL::text AS contact_key, NULL::text AS name
+         FROM unnest((SELECT $1::bigint[]), (SELECT $2::bigint[]), (SELECT $3::text[])) WITH ORDINALITY AS t(account_id, stream_id, phone, i)
+         LEFT JOIN LATERAL (
+           SELECT space_id, team_id FROM inbox.incoming_routing
+           WHERE account_id = t.account_id AND stream_id = t.stream_id
+             AND (senders = '{}' OR EXISTS (SELECT 1 FROM unnest(senders) s WHERE lower(regexp_replace(s, '[\\s+()-]', '', 'g')) = lower(regexp_replace(t.phone, '[\\s+()-]', '', 'g'))))
+           ORDER BY (senders <> '{}') DESC, id LIMIT 1) r ON true
+         LEFT JOIN LATERAL (SELECT id FROM inbox.space WHERE account_id = t.account_id AND r.space_id IS NULL ORDER BY id LIMIT 1) f ON true
+       UNION ALL
+       SELECT 'c', NULL, NULL, NULL, c.account_id::text, c.phone, c.contact_key, NULLIF(trim(c.first_name || ' ' || c.last_name), '')
+         FROM inbox.contact c JOIN unnest((SELECT $4::bigint[]), (SELECT $5::text[])) AS t(account_id, phone) ON c.account_id = t.account_id AND c.phone = t.phone
+       UNION ALL
+       SELECT 'd', NULL, NULL, NULL, e.account_id::text, e.message_uuid::text, NULL, NULL
+         FROM inbox.event e WHERE e.message_uuid = ANY((SELECT $6::uuid[])::uuid[])`,
       [
+        wanted.map((d) => d.accountId),
+        wanted.map((d) => d.streamId),
+        wanted.map((d) => d.accountPhone),
         all.map((x) => x.d.accountId),
-        all.map((x) => x.d.streamId),
-        all.map((x) => x.d.accountPhone),
         all.map((x) => x.contact),
         all.map((x) => x.d.messageUuid),
-        all.map((x) => x.at),
-        all.map((x) => x.preview),
-        all.map((x) => x.d.messageType),
-        all.map((x) => x.d.contactName),
-        all.map((x) => x.d.streamUid),
-        all.map((x) => x.d.streamType),
-        all.map((x) => x.d.channel),
-        all.map((x) => x.ours),
-        all.map(() => randomUUID()),
       ],
     );
-    if (convs.length === 0) return;
-    // the messages not stored before, each once, in arrival order; each with its conversation, its place among the
-    // conversation's messages of the batch and their count
-    const placed = new Array<{ row: Row; k: number; n: number } | undefined>(all.length);
-    for (const c of convs) {
-      const ords = c.ords as number[];
-      ords.forEach((o, k) => (placed[o - 1] = { row: c, k, n: ords.length }));
-    }
-    const msgs = all.flatMap((x, j) => {
-      const p = placed[j];
-      return p ? [{ ...x, ...p }] : [];
+    // the messages not stored before, each once (the first of its repeats in the batch); a uuid stored for another
+    // account is not this message (its insert fails on the unique key, as before). By the unique key's index: as a
+    // join with the array, the generic plan scanned the table
+    const stored = new Set(looked.filter((r) => r.kind === 'd').map((r) => `${r.account_id}|${r.phone}`));
+    const msgs = all.filter((x) => {
+      const k = `${x.d.accountId}|${x.d.messageUuid}`;
+      if (stored.has(k)) return false;
+      stored.add(k);
+      return true;
     });
+    if (msgs.length === 0) return;
+    const routes = new Map(
+      looked.filter((r) => r.kind === 'r').map((r) => [routeKey(wanted[(r.i as number) - 1]), { spaceId: (r.space_id as string | null) ?? null, teams: r.team_id ? [r.team_id as string] : [] }]),
+    );
+    const known = new Map(looked.filter((r) => r.kind === 'c').map((r) => [`${r.account_id}|${r.phone}`, r]));
+    // one row per conversation, folded as one upsert per message would have left it
+    const folds = new Map<string, { first: (typeof msgs)[number]; last: (typeof msgs)[number]; latest: (typeof msgs)[number]; n: number; spaceId: string | null; teams: string[]; key: string | null; name: string | null; maxAt: Date }>();
+    for (const x of msgs) {
+      const route = routes.get(routeKey(x.d)) ?? { spaceId: null, teams: [] };
+      const c = known.get(`${x.d.accountId}|${x.contact}`);
+      const key = (c?.contact_key as string | undefined) ?? null;
+      const name = (c?.name as string | null | undefined) ?? x.d.contactName ?? null;
+      const f = folds.get(x.conv);
+      if (!f) {
+        folds.set(x.conv, { first: x, last: x, latest: x, n: 1, spaceId: route.spaceId, teams: route.teams, key, name, maxAt: x.at });
+        continue;
+      }
+      if (f.spaceId === null) Object.assign(f, { spaceId: route.spaceId, teams: route.teams });
+      f.n += 1;
+      f.last = x;
+      if (x.at >= f.maxAt) Object.assign(f, { latest: x, maxAt: x.at });
+      f.key = key ?? f.key;
+      f.name = name ?? f.name;
+    }
+    const fs = [...folds.values()];
+    const col = <T>(g: (f: (typeof fs)[number]) => T) => fs.map(g);
+    const convs = await preparedQuery<Row>(
+      m,
+      'inbox_received_upsert',
+      `INSERT INTO inbox.conversation AS c (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name,
+         status, unread, team_ids, start_time, last_incoming_at, last_message, last_message_type, last_updated)
+       SELECT t.uuid, t.account_id, t.space_id, t.stream_id, t.stream_uid, t.stream_type, t.channel, t.account_phone, t.contact_phone, t.contact_key, t.contact_name,
+         'unanswered', t.n, COALESCE((SELECT array_agg(x::bigint) FROM jsonb_array_elements_text(t.teams) x), '{}'), t.start_time, t.at, t.last_message, t.last_message_type, t.at
+       FROM unnest((SELECT $1::uuid[]), (SELECT $2::bigint[]), (SELECT $3::bigint[]), (SELECT $4::bigint[]), (SELECT $5::uuid[]), (SELECT $6::int[]), (SELECT $7::text[]), (SELECT $8::text[]),
+         (SELECT $9::text[]), (SELECT $10::text[]), (SELECT $11::text[]), (SELECT $12::int[]), (SELECT $13::jsonb[]), (SELECT $14::timestamptz[]), (SELECT $15::timestamptz[]), (SELECT $16::text[]), (SELECT $17::text[]))
+         AS t(uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, contact_key, contact_name, n, teams, start_time, at, last_message, last_message_type)
+       ORDER BY t.account_id, t.stream_id, t.contact_phone
+       ON CONFLICT (account_id, stream_id, contact_phone) DO UPDATE SET
+         status = 'unanswered', unread = c.unread + EXCLUDED.unread, temp = false, closed_by = NULL, closed_at = NULL,
+         space_id = COALESCE(c.space_id, EXCLUDED.space_id), team_ids = CASE WHEN c.space_id IS NULL THEN EXCLUDED.team_ids ELSE c.team_ids END,
+         account_phone = EXCLUDED.account_phone, contact_name = COALESCE(EXCLUDED.contact_name, c.contact_name), contact_key = COALESCE(EXCLUDED.contact_key, c.contact_key),
+         last_incoming_at = GREATEST(c.last_incoming_at, EXCLUDED.last_incoming_at),
+         last_message = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message ELSE c.last_message END,
+         last_message_type = CASE WHEN EXCLUDED.last_updated >= c.last_updated THEN EXCLUDED.last_message_type ELSE c.last_message_type END,
+         last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
+       RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
+      [
+        col(() => randomUUID()),
+        col((f) => f.first.d.accountId),
+        col((f) => f.spaceId),
+        col((f) => f.first.d.streamId),
+        col((f) => f.first.d.streamUid),
+        col((f) => f.first.d.streamType),
+        col((f) => f.first.d.channel),
+        col((f) => f.last.ours),
+        col((f) => f.first.contact),
+        col((f) => f.key),
+        col((f) => f.name),
+        col((f) => f.n),
+        col((f) => JSON.stringify(f.teams)),
+        col((f) => f.first.at),
+        col((f) => f.maxAt),
+        col((f) => f.latest.preview),
+        col((f) => f.latest.d.messageType),
+      ],
+    );
+    const convOf = new Map(convs.map((c) => [`${c.account_id}|${c.stream_id}|${c.contact_phone}`, c]));
     const uuids = msgs.map(() => randomUUID());
     const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
-    const actors = msgs.map((x) => ({ type: 'contact', id: null, name: (x.row.contact_name as string | null) ?? null }));
+    const actors = msgs.map((x) => ({ type: 'contact', id: null, name: (convOf.get(x.conv)?.contact_name as string | null | undefined) ?? null }));
     const contents = msgs.map((x) => inboundContent(x.d));
     // each message's live event shows its conversation as that message left it (a conversation's earlier messages of
     // the batch: fewer unread, their own text), and its timeline event as inserted below
+    const seen = new Map<string, number>();
     const emits: RoomEmit[] = msgs.map((x, i) => {
-      const { row: conv, k, n } = x;
-      const asLeft = k === n - 1 ? conv : { ...conv, unread: Number(conv.unread) - (n - 1 - k), last_message: x.preview, last_message_type: x.d.messageType, last_updated: x.at };
+      const conv = convOf.get(x.conv) as Row;
+      const f = folds.get(x.conv) as (typeof fs)[number];
+      const k = seen.get(x.conv) ?? 0;
+      seen.set(x.conv, k + 1);
+      const asLeft = k === f.n - 1 ? conv : { ...conv, unread: Number(conv.unread) - (f.n - 1 - k), last_message: x.preview, last_message_type: x.d.messageType, last_updated: x.at };
       const event = { uuid: uuids[i], message_uuid: x.d.messageUuid, event_type: 'incoming_message', message_time: x.at, read_at: null, send_status: null, send_error: null, actor: actors[i], content: contents[i], event_data: null, source: x.contact, destination: x.ours, message_type: x.d.messageType };
       return {
         accountId: x.d.accountId,
@@ -264,7 +278,7 @@ export class MessagingConsumer implements OnModuleInit {
       values: [
         uuids,
         msgs.map((x) => x.d.accountId),
-        msgs.map((x) => x.row.id),
+        msgs.map((x) => convOf.get(x.conv)?.id),
         msgs.map((x) => x.d.messageUuid),
         msgs.map((x) => x.at),
         JSON.stringify(actors),
