@@ -46,6 +46,13 @@ describe('message composer', () => {
     }
   });
 
+  it('places every value where its placeholder stands, repeated, adjacent, first or last, and inserts values as written', () => {
+    const c = new Composer({ ...base, variants: [{ id: '1', text: '{{firstName}}{{firstName}} x {{city}}', ratio: 100 }] });
+    expect(c.compose(r(0, { '2': 'Ann', '1001': 'Paris' }))).toMatchObject({ ok: true, text: 'AnnAnn x Paris' });
+    // replacement patterns and the composer's own marks inside a value stay as they are
+    expect(c.compose(r(1, { '2': "$& $1 $'", '1001': '\uE0000\uE001' }))).toMatchObject({ ok: true, text: "$& $1 $'$& $1 $' x \uE0000\uE001" });
+  });
+
   it('uses an empty default for a standard variable the campaign did not link, and leaves unknown placeholders as written', () => {
     const c = new Composer({ ...base, variables: [], variants: [{ id: '1', text: 'Hi {{lastName}}{{nope}}', ratio: 100 }] });
     expect(c.compose(r(0, {}))).toMatchObject({ ok: true, text: 'Hi {{nope}}' });

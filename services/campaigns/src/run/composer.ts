@@ -71,6 +71,12 @@ interface Template {
   /** Slot -> index of its variable in `valueIds` (-1 for a link). */
   valueIndex: number[];
   hasSpintax: boolean;
+  /**
+   * Without spintax: the marked text cut at its marks, literals[0] + value of slotAt[0] + literals[1] + ..., so a
+   * recipient's text is joined from its values instead of replaced by a regular expression (most of compose's time).
+   */
+  literals: string[] | null;
+  slotAt: number[];
 }
 
 /**
@@ -142,7 +148,17 @@ export class Composer {
         }
         return `${MARK_OPEN}${slots.length - 1}${MARK_CLOSE}`;
       });
-      return { id: variant.id, marked, slots, valueIndex, hasSpintax: /[{}[\]\\]/.test(marked) };
+      const hasSpintax = /[{}[\]\\]/.test(marked);
+      const literals: string[] = [];
+      const slotAt: number[] = [];
+      let from = 0;
+      for (const m of marked.matchAll(MARKED)) {
+        literals.push(marked.slice(from, m.index));
+        slotAt.push(Number(m[1]));
+        from = m.index + m[0].length;
+      }
+      literals.push(marked.slice(from));
+      return { id: variant.id, marked, slots, valueIndex, hasSpintax, literals: hasSpintax ? null : literals, slotAt };
     });
     this.linkVariables = [...links];
     this.valueIds = valueIds;
@@ -173,7 +189,12 @@ export class Composer {
       else return { ok: false, reason: 'missing_variable', variable: v.name };
     }
     let text = t.marked;
-    if (t.hasSpintax && this.input.spin) {
+    if (t.literals) {
+      if (values.length) {
+        text = t.literals[0];
+        for (let i = 0; i < t.slotAt.length; i++) text += (values[t.slotAt[i]] ?? '') + t.literals[i + 1];
+      }
+    } else if (t.hasSpintax && this.input.spin) {
       try {
         text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
       } catch {
@@ -181,7 +202,7 @@ export class Composer {
         return { ok: false, reason: 'invalid_text', variable: null };
       }
     }
-    if (values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
+    if (!t.literals && values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
     const si = this.senders.pick(r.ordinal);
     const sender = si < 0 ? null : this.input.senders[si].value;
     if (this.input.sms) {
