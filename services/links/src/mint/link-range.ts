@@ -42,7 +42,7 @@ export class RangePages {
     block: number,
     target: string,
     expiresAt: Date | null,
-    items: ReadonlyArray<{ messageUuid: string; contactId: string | null; variantId: string | null; destination: string; vars: Record<string, string> }>,
+    items: ReadonlyArray<RangeItem>,
     domains: readonly string[],
     domainOf: ArrayLike<number>,
     vars: { used: readonly string[]; keys: readonly string[]; values?: boolean } | null,
@@ -77,32 +77,8 @@ export class RangePages {
       }
       endArray(w, h, to - from, false);
       w.close();
-      w.int32(PgType.int8Array);
-      w.open();
-      h = beginArray(w, PgType.int8);
-      let nulls = false;
-      for (let i = from; i < to; i++) {
-        const v = items[i].variantId;
-        if (v === null || v === undefined) {
-          writeNull(w);
-          nulls = true;
-        } else w.int8Memo(v, variantMemo);
-      }
-      endArray(w, h, to - from, nulls);
-      w.close();
-      w.int32(PgType.int8Array);
-      w.open();
-      h = beginArray(w, PgType.int8);
-      nulls = false;
-      for (let i = from; i < to; i++) {
-        const v = items[i].contactId;
-        if (v === null || v === undefined) {
-          writeNull(w);
-          nulls = true;
-        } else w.int8(v);
-      }
-      endArray(w, h, to - from, nulls);
-      w.close();
+      writeIds(w, items, from, to, 'variantId', variantMemo);
+      writeIds(w, items, from, to, 'contactId', null);
       w.int32(PgType.uuidArray);
       w.open();
       h = beginArray(w, PgType.uuid);
@@ -164,13 +140,7 @@ export function writeVars(into: PgBinaryWriter, used: readonly string[], keys: r
     into.byte(any ? COMMA : OPEN);
     any = true;
     into.append(keys[u]);
-    into.byte(QUOTE);
-    if (into.appendPlainJson(value)) into.byte(QUOTE);
-    else {
-      // a value with a quote, a backslash, a control character or a surrogate: JSON.stringify's text, its opening quote
-      // already written
-      into.append(JSON.stringify(value).slice(1));
-    }
+    writeJsonString(into, value);
   }
   if (!any) into.byte(OPEN);
   into.byte(CLOSE);
@@ -194,15 +164,46 @@ export function writeVarValues(into: PgBinaryWriter, used: readonly string[], va
       into.append('null');
       continue;
     }
-    const value = vars[used[u]];
-    into.byte(QUOTE);
-    if (into.appendPlainJson(value)) into.byte(QUOTE);
-    else into.append(JSON.stringify(value).slice(1));
+    writeJsonString(into, vars[used[u]]);
     end = into.at;
   }
   into.at = end;
   into.byte(ARRAY_CLOSE);
   into.close();
+}
+
+/** A recipient of a range row, as the mint writer hands it over. */
+interface RangeItem {
+  messageUuid: string;
+  contactId: string | null;
+  variantId: string | null;
+  destination: string;
+  vars: Record<string, string>;
+}
+
+/** A value as the JSON string `JSON.stringify` writes, copied as it is unless it has a quote, a backslash, a control character or a surrogate. */
+function writeJsonString(into: PgBinaryWriter, value: string): void {
+  into.byte(QUOTE);
+  if (into.appendPlainJson(value)) into.byte(QUOTE);
+  else into.append(JSON.stringify(value).slice(1)); // its opening quote already written
+}
+
+/** One bigint[] column of a range row: the items' `field`, null where absent; `memo` copies a value repeated in a run. */
+function writeIds(w: PgBinaryWriter, items: ReadonlyArray<Pick<RangeItem, 'variantId' | 'contactId'>>, from: number, to: number, field: 'variantId' | 'contactId', memo: Int8Memo | null): void {
+  w.int32(PgType.int8Array);
+  w.open();
+  const h = beginArray(w, PgType.int8);
+  let nulls = false;
+  for (let i = from; i < to; i++) {
+    const v = items[i][field];
+    if (v === null || v === undefined) {
+      writeNull(w);
+      nulls = true;
+    } else if (memo) w.int8Memo(v, memo);
+    else w.int8(v);
+  }
+  endArray(w, h, to - from, nulls);
+  w.close();
 }
 
 const ARRAY_OPEN = 0x5b;
