@@ -51,7 +51,7 @@ import { CustomerCreatedV1, SenderChangedV1, StreamCreatedV1, type EventDefiniti
 import { configureHttpApp, createEnvelope, DevMailbox, type EventBus, generateSigningKeys, InMemoryEventBus, InMemoryRealtime, KafkaEventBus, KafkaMetrics, ManualClock, PlatformModule, TokenVerifier } from '@switchboard/platform';
 import { startKafkaMock } from '@switchboard/platform/testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay, valueColumns, valuesOf } from '@switchboard/campaigns';
+import { CampaignRunner, CampaignsModule, CampaignsOutboxRelay, copyOutFields, valueColumns } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -276,23 +276,20 @@ async function main(): Promise<void> {
   let composed = 0;
   let chars = 0;
   let last = -1;
+  const width = 3 + composer.valueIds.length;
   for (;;) {
-    // as the runner's send step reads them: the values the texts use, one text column each
-    const rows = (
-      await pg.query<{ ordinal: number; contact_id: string; occurrence: number; [v: `v${number}`]: string | null }>(
-        `SELECT ordinal, contact_id::text, occurrence${valueColumns(composer.valueIds)} FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal > $2 ORDER BY ordinal LIMIT 10000`,
-        [campaignId, last],
-      )
-    ).rows;
-    if (!rows.length) break;
-    for (const r of rows) {
-      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, values: valuesOf(r, composer.valueIds.length) });
+    // as the runner's send step reads them (docs/decisions/0156): a page by COPY, its fields in one array, the values
+    // the texts use one text column each
+    const f = await copyOutFields(pg, `SELECT ordinal, contact_id, occurrence${valueColumns(composer.valueIds)} FROM campaigns.recipient WHERE campaign_id = ${Number(campaignId)} AND ordinal > ${last} ORDER BY ordinal LIMIT 10000`, width);
+    if (!f.length) break;
+    for (let i = 0; i < f.length; i += width) {
+      const out = composer.compose({ ordinal: Number(f[i]), contactId: f[i + 1]!, occurrence: Number(f[i + 2]), values: f, valuesFrom: i + 3 });
       if (out.ok) {
         composed++;
         chars += out.text.length;
       }
     }
-    last = rows[rows.length - 1].ordinal;
+    last = Number(f[f.length - width]);
   }
   const composeWall = (performance.now() - t1) / 1000;
   const composeCpu = process.cpuUsage(cpu1);

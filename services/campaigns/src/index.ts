@@ -4,7 +4,8 @@ export { campaignStatusesFromConfig, campaignsConfigSchema, campaignsModuleOptio
 export { CAMPAIGNS_MIGRATIONS } from './migrations';
 export { ReadModelsConsumer as CampaignsReadModelsConsumer } from './consumers/read-models.consumer';
 export { CampaignsOutboxRelay, CampaignsUnitOfWork } from './services/campaigns-events.service';
-export { CampaignRunner, RecipientState, valueColumns, valuesOf } from './run/runner.service';
+export { CampaignRunner, RecipientState, valueColumns } from './run/runner.service';
+export { copyOutFields, copyTextFields, RunnerDatabase } from './run/runner-db';
 export { RunnerConsumers } from './run/runner.consumers';
 export type { RunnerOptions } from './run/runner.options';
 export { CampaignStatusService, ACTION_TARGETS, type TransitionOptions, type TransitionResult } from './services/campaign-status.service';

@@ -3,7 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { CampaignHaltReason, CampaignStatus, ContactOptedOutV1, InboundOptedOutV1, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
-import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork } from '../src';
+import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork, RunnerDatabase } from '../src';
 import { ANALYZE_AFTER_RECIPIENTS } from '../src/run/runner.consumers';
 import { resolveRunnerOptions } from '../src/run/runner.options';
 import { RunnerHarness } from './runner-harness';
@@ -537,6 +537,7 @@ describe('campaign runner', () => {
       resolveRunnerOptions({ intervalMs: 0, instanceId: 'runner-b', leaseMs: 10_000, resendAfterMs: 60_000 }),
       h.a.t.app.get(CampaignsUnitOfWork),
       h.clock,
+      h.a.t.app.get(RunnerDatabase),
     );
     await h.step(1000, b);
     expect(h.requested.length).toBe(sentByA);

@@ -45,6 +45,8 @@ export interface ComposeRecipient {
    * recipient instead of its whole variables object, which costs a JSON object per recipient.
    */
   values?: ReadonlyArray<string | null | undefined>;
+  /** Where the recipient's values start in `values` (default 0): a page's fields in one array, read by COPY (0156). */
+  valuesFrom?: number;
 }
 
 export type Composed =
@@ -72,11 +74,11 @@ interface Template {
   valueIndex: number[];
   hasSpintax: boolean;
   /**
-   * Without spintax: the marked text cut at its marks, literals[0] + value of slotAt[0] + literals[1] + ..., so a
+   * Without spintax: the marked text cut at its marks, literals[0] + value of slot 0 + literals[1] + ..., so a
    * recipient's text is joined from its values instead of replaced by a regular expression (most of compose's time).
+   * Null with spintax, or when the marks are not the slots in order.
    */
   literals: string[] | null;
-  slotAt: number[];
 }
 
 /**
@@ -158,10 +160,25 @@ export class Composer {
         from = m.index + m[0].length;
       }
       literals.push(marked.slice(from));
-      return { id: variant.id, marked, slots, valueIndex, hasSpintax, literals: hasSpintax ? null : literals, slotAt };
+      // joined only when its marks are its slots in order (a text may hold the marks' characters itself)
+      const inOrder = slotAt.length === slots.length && slotAt.every((s, i) => s === i);
+      return { id: variant.id, marked, slots, valueIndex, hasSpintax, literals: hasSpintax || !inOrder ? null : literals };
     });
     this.linkVariables = [...links];
     this.valueIds = valueIds;
+  }
+
+  /** A slot's value for a recipient (its link, its value or the default), or why it has none. */
+  private value(t: Template, slot: number, r: ComposeRecipient, from: number, links: Readonly<Record<string, string>> | undefined): string | Composed {
+    const v = t.slots[slot];
+    if (v.link) {
+      const url = links?.[v.name];
+      return url ? url : { ok: false, reason: 'missing_link', variable: v.name };
+    }
+    const value = v.id === null ? undefined : r.values ? r.values[from + t.valueIndex[slot]] : r.variables?.[v.id];
+    if (value !== undefined && value !== null && value !== '') return value;
+    if (v.missingRule === MissingRule.UseDefault) return v.defaultValue ?? '';
+    return { ok: false, reason: 'missing_variable', variable: v.name };
   }
 
   /** The variant a recipient gets (for link requests made before composing); -1 when no variant has a ratio. */
@@ -174,35 +191,34 @@ export class Composer {
     const vi = this.variants.pick(r.ordinal);
     if (vi < 0) return { ok: false, reason: 'no_variant', variable: null };
     const t = this.templates[vi];
-    const values: string[] = [];
-    for (let slot = 0; slot < t.slots.length; slot++) {
-      const v = t.slots[slot];
-      if (v.link) {
-        const url = links?.[v.name];
-        if (!url) return { ok: false, reason: 'missing_link', variable: v.name };
-        values.push(url);
-        continue;
-      }
-      const value = v.id === null ? undefined : r.values ? r.values[t.valueIndex[slot]] : r.variables?.[v.id];
-      if (value !== undefined && value !== null && value !== '') values.push(value);
-      else if (v.missingRule === MissingRule.UseDefault) values.push(v.defaultValue ?? '');
-      else return { ok: false, reason: 'missing_variable', variable: v.name };
-    }
-    let text = t.marked;
+    const from = r.valuesFrom ?? 0;
+    let text: string;
     if (t.literals) {
-      if (values.length) {
-        text = t.literals[0];
-        for (let i = 0; i < t.slotAt.length; i++) text += (values[t.slotAt[i]] ?? '') + t.literals[i + 1];
+      // no spintax: the marks are in slot order, so the text is joined as the values are found (no array of them)
+      text = t.literals[0];
+      for (let slot = 0; slot < t.slots.length; slot++) {
+        const value = this.value(t, slot, r, from, links);
+        if (typeof value !== 'string') return value;
+        text += value + t.literals[slot + 1];
       }
-    } else if (t.hasSpintax && this.input.spin) {
-      try {
-        text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
-      } catch {
-        // a text saved before its word list was emptied or deleted: the recipient cannot be composed
-        return { ok: false, reason: 'invalid_text', variable: null };
+    } else {
+      const values: string[] = [];
+      for (let slot = 0; slot < t.slots.length; slot++) {
+        const value = this.value(t, slot, r, from, links);
+        if (typeof value !== 'string') return value;
+        values.push(value);
       }
+      text = t.marked;
+      if (t.hasSpintax && this.input.spin) {
+        try {
+          text = this.input.spin(text, `${this.input.campaignId}:${r.contactId}:${r.occurrence}`);
+        } catch {
+          // a text saved before its word list was emptied or deleted: the recipient cannot be composed
+          return { ok: false, reason: 'invalid_text', variable: null };
+        }
+      }
+      if (values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
     }
-    if (!t.literals && values.length) text = text.replace(MARKED, (_, slot: string) => values[Number(slot)] ?? '');
     const si = this.senders.pick(r.ordinal);
     const sender = si < 0 ? null : this.input.senders[si].value;
     if (this.input.sms) {

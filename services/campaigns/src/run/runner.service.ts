@@ -26,6 +26,7 @@ import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { Composer, STANDARD_VARIABLE_NAMES, type ComposeVariable } from './composer';
+import { RunnerDatabase } from './runner-db';
 import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';
 import { transition } from './status';
 import { WindowCache, zoneFor, type SendingWindow } from './time-window';
@@ -63,18 +64,36 @@ interface RunRow {
   next_ordinal: number;
 }
 
+/** A recipient waiting for its links, taken from a page (below). */
 interface RecipientRow {
   ordinal: number;
   contact_id: string;
-  occurrence: number;
   message_uuid: string;
   phone: string;
-  timezone: string | null;
-  /** Every variable of the recipient: read only when links are minted (they take them all); null otherwise. */
+  /** Every variable of the recipient (links take them all). */
   variables: Record<string, string> | null;
-  links: Record<string, string> | null;
-  /** The composer's `valueIds`' values, as columns v0, v1, ... (a text each: no JSON object per recipient). */
-  [value: `v${number}`]: string | null;
+}
+
+/**
+ * The columns of a page of recipients the send step reads, in this order, then the composer's values (`valueColumns`).
+ * A page is read by COPY as one array of fields, `RECIPIENT_FIELDS + values` a recipient (docs/decisions/0156).
+ */
+const RECIPIENT_COLUMNS = ['ordinal', 'contact_id', 'occurrence', 'message_uuid', 'phone', 'timezone', 'variables', 'links'] as const;
+const RECIPIENT_FIELDS = RECIPIENT_COLUMNS.length;
+const F_ORDINAL = 0;
+const F_CONTACT = 1;
+const F_OCCURRENCE = 2;
+const F_UUID = 3;
+const F_PHONE = 4;
+const F_ZONE = 5;
+const F_VARIABLES = 6;
+const F_LINKS = 7;
+
+/** A decimal id or a whole number written into a COPY's query (COPY takes no parameters). */
+function literal(v: string | number): string {
+  const s = String(v);
+  if (!/^-?\d{1,19}$/.test(s)) throw new Error(`${JSON.stringify(s)} is not a whole number`);
+  return s;
 }
 
 /** The columns of a recipient's values of `ids` (decimal variable ids), `v0`, `v1`, ... in order. */
@@ -83,13 +102,6 @@ export function valueColumns(ids: readonly string[]): string {
     if (!/^\d{1,18}$/.test(id)) throw new Error(`variable id ${JSON.stringify(id)} is not a decimal id`);
     return `, variables->>'${id}' AS v${i}`;
   }).join('');
-}
-
-/** A row's values of `count` value columns, in order. */
-export function valuesOf(row: Readonly<Record<`v${number}`, string | null>>, count: number): Array<string | null> {
-  const out = new Array<string | null>(count);
-  for (let i = 0; i < count; i++) out[i] = row[`v${i}`];
-  return out;
 }
 
 /** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as `[rows, affected]`. */
@@ -135,6 +147,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(RUNNER_OPTIONS) private readonly o: ResolvedRunnerOptions,
     private readonly uow: CampaignsUnitOfWork,
     private readonly clock: Clock,
+    private readonly db: RunnerDatabase,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -461,7 +474,10 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     if (allowance <= 0) return;
 
     const cache = this.windowCache(c);
-    const columns = `ordinal, contact_id::text, occurrence, message_uuid::text, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)}`;
+    const columns = `ordinal, contact_id, occurrence, message_uuid, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)}`;
+    const width = RECIPIENT_FIELDS + composer.valueIds.length;
+    const readPage = (where: string, order: string, limit: number) =>
+      this.db.copyOut(`SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = ${literal(c.id)} AND ${where} ORDER BY ${order} LIMIT ${literal(limit)}`, width);
     const later: Array<[number, Date]> = [];
     const unreachable: number[] = [];
     const skipped: Array<[number, string]> = [];
@@ -469,56 +485,57 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const items: SendRequestItem[] = [];
     const chosen: Array<{ ordinal: number; variant: string; sender: string | null; segments: number }> = [];
     const full = () => items.length + needLinks.length >= allowance;
-    const consider = (r: RecipientRow) => {
-      const at = cache.next(nowMs, zoneFor(c.window, r.timezone, c.accountZone));
+    // the recipient whose fields start at `f[i]`
+    const consider = (f: Array<string | null>, i: number, ordinal: number) => {
+      const at = cache.next(nowMs, zoneFor(c.window, f[i + F_ZONE], c.accountZone));
       if (at === null) {
-        unreachable.push(r.ordinal);
+        unreachable.push(ordinal);
         return;
       }
       if (at > nowMs) {
-        later.push([r.ordinal, new Date(at)]);
+        later.push([ordinal, new Date(at)]);
         return;
       }
-      if (links.length && !r.links) {
-        needLinks.push(r);
+      const minted = f[i + F_LINKS];
+      if (links.length && minted === null) {
+        const variables = f[i + F_VARIABLES];
+        needLinks.push({ ordinal, contact_id: f[i + F_CONTACT]!, message_uuid: f[i + F_UUID]!, phone: f[i + F_PHONE]!, variables: variables === null ? null : (JSON.parse(variables) as Record<string, string>) });
         return;
       }
-      const out = composer.compose({ ordinal: r.ordinal, contactId: r.contact_id, occurrence: r.occurrence, values: valuesOf(r, composer.valueIds.length) }, r.links ?? undefined);
+      const out = composer.compose(
+        { ordinal, contactId: f[i + F_CONTACT]!, occurrence: Number(f[i + F_OCCURRENCE]), values: f, valuesFrom: i + RECIPIENT_FIELDS },
+        minted === null ? undefined : (JSON.parse(minted) as Record<string, string>),
+      );
       if (!out.ok) {
-        skipped.push([r.ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
+        skipped.push([ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
         return;
       }
-      items.push({ messageUuid: r.message_uuid, destination: r.phone, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(r.ordinal), variantId: variants[out.variantIndex] ?? null });
-      chosen.push({ ordinal: r.ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
+      items.push({ messageUuid: f[i + F_UUID]!, destination: f[i + F_PHONE]!, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(ordinal), variantId: variants[out.variantIndex] ?? null });
+      chosen.push({ ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
     };
     let read = 0;
     // first the recipients waiting again whose time came, by due time, from the due index only
     if (nextDue !== null && new Date(nextDue).getTime() <= nowMs) {
-      const due = (await this.ds.query(
-        `SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL AND due_at <= $2 ORDER BY due_at, ordinal LIMIT $3`,
-        [c.id, now, allowance * 2],
-      )) as RecipientRow[];
-      read += due.length;
-      for (const r of due) {
+      const due = await readPage(`state = 0 AND due_at IS NOT NULL AND due_at <= '${now.toISOString()}'::timestamptz`, 'due_at, ordinal', allowance * 2);
+      read += due.length / width;
+      for (let i = 0; i < due.length; i += width) {
         if (full()) break;
-        consider(r);
+        consider(due, i, Number(due[i + F_ORDINAL]));
       }
     }
     // then fresh ones from the cursor, a page at a time while the batch is not full (recipients whose hours are
     // closed take no room), at most a few pages a step; the cursor moves past every recipient considered
     let cursor = run.next_ordinal;
     for (let page = 0; fresh && page < 4 && !full(); page++) {
-      const rows = (await this.ds.query(
-        `SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 AND state = 0 AND due_at IS NULL ORDER BY campaign_id, ordinal LIMIT $3`,
-        [c.id, cursor, allowance * 2],
-      )) as RecipientRow[];
-      read += rows.length;
-      for (const r of rows) {
+      const rows = await readPage(`ordinal >= ${literal(cursor)} AND state = 0 AND due_at IS NULL`, 'campaign_id, ordinal', allowance * 2);
+      read += rows.length / width;
+      for (let i = 0; i < rows.length; i += width) {
         if (full()) break;
-        consider(r);
-        cursor = r.ordinal + 1;
+        const ordinal = Number(rows[i + F_ORDINAL]);
+        consider(rows, i, ordinal);
+        cursor = ordinal + 1;
       }
-      if (rows.length < allowance * 2) break;
+      if (rows.length < allowance * 2 * width) break;
     }
     if (!read) return;
 
