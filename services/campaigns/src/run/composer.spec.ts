@@ -46,6 +46,22 @@ describe('message composer', () => {
     }
   });
 
+  it('reads a recipient\'s values from where they start in a page of fields (the send step reads a page as one array)', () => {
+    const c = new Composer({ ...base, variants: [{ id: '1', text: 'Hi {{firstName}}, {{city}} sale!', ratio: 100 }] });
+    // a page of rows of [ordinal, firstName, city]
+    const page = ['0', 'Ann', 'Paris', '1', 'Bob', null, '2', null, 'Rome'];
+    const at = (i: number) => c.compose({ ordinal: Number(page[i]), contactId: String(i), occurrence: 0, values: page, valuesFrom: i + 1 });
+    expect(at(0)).toMatchObject({ ok: true, text: 'Hi Ann, Paris sale!' });
+    expect(at(3)).toMatchObject({ ok: true, text: 'Hi Bob, your city sale!' });
+    expect(at(6)).toEqual({ ok: false, reason: 'missing_variable', variable: 'firstName' });
+  });
+
+  it("composes a text holding the marks' own characters without spintax as it does with spintax", () => {
+    const c = new Composer({ ...base, variants: [{ id: '1', text: 'A \uE0001\uE001 {{firstName}} \uE0000\uE001 {{city}}', ratio: 100 }] });
+    const spun = new Composer({ ...base, spin, variants: [{ id: '1', text: '{A|A} \uE0001\uE001 {{firstName}} \uE0000\uE001 {{city}}', ratio: 100 }] });
+    expect(c.compose(r(0, { '2': 'Ann', '1001': 'Rome' }))).toEqual({ ...spun.compose(r(0, { '2': 'Ann', '1001': 'Rome' })), variantId: '1' });
+  });
+
   it('places every value where its placeholder stands, repeated, adjacent, first or last, and inserts values as written', () => {
     const c = new Composer({ ...base, variants: [{ id: '1', text: '{{firstName}}{{firstName}} x {{city}}', ratio: 100 }] });
     expect(c.compose(r(0, { '2': 'Ann', '1001': 'Paris' }))).toMatchObject({ ok: true, text: 'AnnAnn x Paris' });

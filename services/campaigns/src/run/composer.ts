@@ -90,11 +90,22 @@ interface Template {
  * the two versions never meet.
  */
 export function recipientMessageUuid(campaignId: string, contactId: string, occurrence: number): string {
+  return recipientMessageUuids(campaignId)(contactId, occurrence);
+}
+
+/**
+ * `recipientMessageUuid` of one campaign, its part worked out once: what an audience chunk's thousands of recipients
+ * take (docs/decisions/0156).
+ */
+export function recipientMessageUuids(campaignId: string): (contactId: string, occurrence: number) => string {
   const campaign = orderedHex(campaignId, 12);
-  const contact = campaign === null ? null : orderedHex(contactId, 15);
-  if (contact === null || !Number.isInteger(occurrence) || occurrence < 0 || occurrence > 0xfff) return recipientMessageUuidV5(campaignId, contactId, occurrence);
-  const copy = occurrence.toString(16).padStart(3, '0');
-  return `${campaign!.slice(0, 8)}-${campaign!.slice(8)}-8${contact.slice(0, 3)}-8${contact.slice(3, 6)}-${contact.slice(6)}${copy}`;
+  if (campaign === null) return (contactId, occurrence) => recipientMessageUuidV5(campaignId, contactId, occurrence);
+  const head = `${campaign.slice(0, 8)}-${campaign.slice(8)}-8`;
+  return (contactId, occurrence) => {
+    const contact = orderedHex(contactId, 15);
+    if (contact === null || !Number.isInteger(occurrence) || occurrence < 0 || occurrence > 0xfff) return recipientMessageUuidV5(campaignId, contactId, occurrence);
+    return `${head}${contact.slice(0, 3)}-8${contact.slice(3, 6)}-${contact.slice(6)}${occurrence.toString(16).padStart(3, '0')}`;
+  };
 }
 
 /** A decimal id as `digits` hex digits, or null when it is not a plain non-negative decimal or does not fit. */

@@ -30,7 +30,7 @@ import { claimEvent, EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRo
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
-import { recipientMessageUuid } from './composer';
+import { recipientMessageUuids } from './composer';
 import { copyField, RunnerDatabase } from './runner-db';
 import { StatusReconcileMetrics } from './status-reconcile.service';
 import { lockRecipients, returned } from './runner.service';
@@ -181,8 +181,9 @@ export class RunnerConsumers implements OnModuleInit {
         const base = d.seq * run.batch_size;
         const campaign = copyField(d.campaignId);
         const account = copyField(d.accountId);
+        const uuidOf = recipientMessageUuids(d.campaignId);
         for (let k = 0; k < n; k++) {
-          const uuid = recipientMessageUuid(d.campaignId, r.contactId[k], r.occurrence[k]);
+          const uuid = uuidOf(r.contactId[k], r.occurrence[k]);
           text += `${campaign}\t${base + k}\t${account}\t${r.contactId[k]}\t${r.occurrence[k]}\t${uuid}\t${copyField(r.phone[k])}\t${copyField(r.iso2[k])}\t${copyField(r.timezone[k])}\t${copyField(JSON.stringify(r.variables[k]))}\n`;
         }
         await this.db.copy(c, 'campaigns.recipient', ['campaign_id', 'ordinal', 'account_id', 'contact_id', 'occurrence', 'message_uuid', 'phone', 'iso2', 'timezone', 'variables'], text);
@@ -226,6 +227,7 @@ export class RunnerConsumers implements OnModuleInit {
         const head = `${copyField(d.campaignId)}\t`;
         const account = copyField(d.accountId);
         const text = d.data;
+        const uuid = recipientMessageUuids(d.campaignId);
         const out: string[] = new Array<string>(d.rows);
         let at = 0;
         let k = 0;
@@ -237,7 +239,7 @@ export class RunnerConsumers implements OnModuleInit {
           const contact = text.slice(at, t1);
           const occurrence = text.slice(t1 + 1, t2);
           if (!DIGITS.test(contact) || !DIGITS.test(occurrence)) throw new Error(`audience chunk ${d.requestId}/${d.seq}: line ${k + 1} has no contact id and occurrence`);
-          out[k] = `${head}${d.firstOrdinal + k}\t${account}\t${recipientMessageUuid(d.campaignId, contact, Number(occurrence))}\t${text.slice(at, end + 1)}`;
+          out[k] = `${head}${d.firstOrdinal + k}\t${account}\t${uuid(contact, Number(occurrence))}\t${text.slice(at, end + 1)}`;
           k++;
           at = end + 1;
         }
