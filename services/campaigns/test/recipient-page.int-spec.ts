@@ -19,8 +19,8 @@ describe('recipient pages read by COPY', () => {
     // enough rows that the COPY arrives in many chunks, with multi-byte characters and escapes everywhere, so chunk
     // boundaries fall inside rows and inside characters
     const select = `SELECT n, CASE WHEN n % 7 = 0 THEN NULL WHEN n % 7 = 1 THEN '' WHEN n % 7 = 2 THEN '\\N' ELSE
-                      'ünï ' || n || E' tab\\there\\nline\\rcr back\\\\slash \\b\\f\\v ' || repeat('€😀', n % 5) END AS v,
-                      '{"shorturl": "https://s.io/' || n || '"}'::jsonb AS links
+                      'ünï ' || n || E' tab\\there\\nline\\rcr back\\\\slash \\b\\f\\x0b ' || repeat('€😀', n % 5) END AS v,
+                      ('{"shorturl": "https://s.io/' || n || '"}')::jsonb AS links
                       FROM generate_series(1, 30000) n ORDER BY n`;
     const expected = (await a.sql<{ n: number; v: string | null; links: Record<string, string> }>(select)).map((r) => [String(r.n), r.v, JSON.stringify(r.links)]);
     const fields = await db.copyOut(select, 3);
