@@ -75,8 +75,9 @@ interface RecipientRow {
 }
 
 /**
- * The columns of a page of recipients the send step reads, in this order, then the composer's values (`valueColumns`).
- * A page is read by COPY as one array of fields, `RECIPIENT_FIELDS + values` a recipient (docs/decisions/0156).
+ * The columns of a page of recipients the send step reads, in this order, then the composer's values (`valueColumns`);
+ * `variables` only when links are minted (they take them all), NULL otherwise. A page is read by COPY as one array of
+ * fields, `RECIPIENT_FIELDS + values` a recipient (docs/decisions/0156).
  */
 const RECIPIENT_COLUMNS = ['ordinal', 'contact_id', 'occurrence', 'message_uuid', 'phone', 'timezone', 'variables', 'links'] as const;
 const RECIPIENT_FIELDS = RECIPIENT_COLUMNS.length;
@@ -474,7 +475,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     if (allowance <= 0) return;
 
     const cache = this.windowCache(c);
-    const columns = `ordinal, contact_id, occurrence, message_uuid, phone, timezone, ${links.length ? 'variables' : 'NULL::jsonb AS variables'}, links${valueColumns(composer.valueIds)}`;
+    const columns = RECIPIENT_COLUMNS.map((col) => (col === 'variables' && !links.length ? 'NULL::jsonb AS variables' : col)).join(', ') + valueColumns(composer.valueIds);
     const width = RECIPIENT_FIELDS + composer.valueIds.length;
     const readPage = (where: string, order: string, limit: number) =>
       this.db.copyOut(`SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = ${literal(c.id)} AND ${where} ORDER BY ${order} LIMIT ${literal(limit)}`, width);
@@ -496,15 +497,16 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         later.push([ordinal, new Date(at)]);
         return;
       }
-      const minted = f[i + F_LINKS];
-      if (links.length && minted === null) {
+      const mintedText = f[i + F_LINKS];
+      const minted = mintedText === null ? null : (JSON.parse(mintedText) as Record<string, string> | null);
+      if (links.length && !minted) {
         const variables = f[i + F_VARIABLES];
         needLinks.push({ ordinal, contact_id: f[i + F_CONTACT]!, message_uuid: f[i + F_UUID]!, phone: f[i + F_PHONE]!, variables: variables === null ? null : (JSON.parse(variables) as Record<string, string>) });
         return;
       }
       const out = composer.compose(
         { ordinal, contactId: f[i + F_CONTACT]!, occurrence: Number(f[i + F_OCCURRENCE]), values: f, valuesFrom: i + RECIPIENT_FIELDS },
-        minted === null ? undefined : (JSON.parse(minted) as Record<string, string>),
+        minted ?? undefined,
       );
       if (!out.ok) {
         skipped.push([ordinal, out.variable ? `${out.reason}:${out.variable}` : out.reason]);
