@@ -193,6 +193,7 @@ export class BatchedIdempotentConsumer<T> {
     while (this.queue.length > 0 && this.inFlight.size < this.transactions && !this.alone) {
       // a queue one batch would take whole is cut in two when nothing runs: the halves run at once
       const len = this.queue.length;
+      // (the cut first: it may replace the queue by its grouped order)
       const cut = this.inFlight.size === 0 && len <= this.maxBatch && len >= 2 * this.splitAt ? this.halfAt() : this.cutAt(this.maxBatch);
       let keyless = false;
       let busy = false;
@@ -264,7 +265,15 @@ export class BatchedIdempotentConsumer<T> {
         }
       }
     }
-    return this.cutAt(Math.ceil(len / 2));
+    // the key boundary nearest the middle (none: one key, not cut)
+    const mid = Math.ceil(len / 2);
+    const k = this.queue[mid].key;
+    if (k === null || k === undefined) return mid;
+    let back = mid;
+    while (back > 0 && this.queue[back - 1].key === k) back--;
+    let fwd = mid;
+    while (fwd < len && this.queue[fwd].key === k) fwd++;
+    return back > 0 && mid - back <= fwd - mid ? back : fwd;
   }
 
   /** An entry's key, computed once and kept on it. */
@@ -293,7 +302,9 @@ export class BatchedIdempotentConsumer<T> {
 
   /** The next batch: at most `size` events from the queue's head, with the key option a key's events not split. */
   private take(size: number): Array<Pending<T>> {
-    return this.queue.splice(0, this.cutAt(size));
+    // the cut first: cutAt may replace the queue by its grouped order
+    const cut = this.cutAt(size);
+    return this.queue.splice(0, cut);
   }
 
   /** Where the next batch of at most `size` events ends (the queue grouped by key first when it is cut). */

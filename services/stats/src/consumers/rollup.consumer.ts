@@ -149,6 +149,7 @@ export class RollupConsumer implements OnModuleInit {
       // each table's rows in key order in the write statement's fixed order of tables, as for replicas; a campaign
       // request (no key) runs alone.
       transactions: options.ingestTransactions,
+      splitAt: Math.max(1, Math.min(500, Math.floor(options.maxBatch / 10))),
       // the two cut by account and stream where they can: a message's rollup rows are its account's and stream's, so the
       // two transactions then share few rows (each shared row is written by both, the second waiting for the first)
       affinity: (d) => (d.kind === 'accepted' || d.kind === 'status' ? `${d.d.accountId}/${d.d.streamId}` : null),
