@@ -218,6 +218,7 @@ async function main(): Promise<void> {
     for (const e of list.getEntries()) gcPasses.push({ at: e.startTime, minor: (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR, ms: e.duration });
   });
   gcObserver.observe({ entryTypes: ['gc'] });
+  const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   for (let i = 0; i < total; i += CHUNK) {
     if (DIRECT) {
@@ -235,6 +236,9 @@ async function main(): Promise<void> {
     await bus.drain();
   }
   const t1 = performance.now();
+  // the main thread's busy and idle time in the clock: idle is node waiting (on PostgreSQL's answers, as a batch's
+  // statements run in turn with node's work), busy is node running JavaScript or its collector (docs/decisions/0153)
+  const elu = performance.eventLoopUtilization(elu0);
   const wall = (t1 - t0) / 1000;
   const heapAfter = { used: process.memoryUsage().heapUsed, total: process.memoryUsage().heapTotal };
   if (inspector && PROF) {
@@ -358,6 +362,7 @@ async function main(): Promise<void> {
   const gcMs = inClock.reduce((a, p) => a + p.ms, 0);
   console.log(`  node garbage collector in the clock: ${inClock.filter((p) => p.minor).length} minor and ${inClock.filter((p) => !p.minor).length} major passes, ${gcMs.toFixed(0)} ms paused`);
   console.log(`  node heap after the clock: ${(heapAfter.used / 1048576).toFixed(0)} MB used, ${(heapAfter.total / 1048576).toFixed(0)} MB total; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`  node main thread in the clock: ${(elu.active / 1000).toFixed(2)} s busy, ${(elu.idle / 1000).toFixed(2)} s idle (waiting); PostgreSQL's CPU over the wall: ${dbCpu !== null ? (dbCpu / wall).toFixed(2) : '?'}`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);

@@ -16,7 +16,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, pgArray, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, pgArray, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
 import { STATUS_COLUMNS, STATUSES } from '../rollup-shape';
@@ -264,7 +264,10 @@ export class RollupConsumer implements OnModuleInit {
     // The states are found by `= ANY` of the uuids, not `IN` the unnest: an index scan of those rows, where the
     // semi-join read the whole table for a hash (at this size) and the join below then sorted both sides again to
     // merge them (about 0.7 of 7.3 µs a row of the statement's CPU: docs/decisions/0145).
-    const rows = await m.query<Array<Omit<State, 'price_micros' | 'refunded_micros'> & { o: number; found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>>(
+    // The read and the write are named statements: parsed once a connection, not every batch (docs/decisions/0153).
+    const rows = await preparedQuery<Omit<State, 'price_micros' | 'refunded_micros'> & { o: number; found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>(
+      m,
+      'stats_rollup_read',
       `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS t(u, a, at, o)),
             s AS (SELECT * FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]) ORDER BY message_uuid FOR UPDATE)
        SELECT t.o::int - 1 AS o, t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
@@ -488,7 +491,9 @@ export class RollupConsumer implements OnModuleInit {
     /** The same sums named as the day deltas' columns, for a CTE summed again below (0145). */
     const summedAs = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c})::bigint AS ${c}`).join(', ');
     const nonZero = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c}) <> 0`).join(' OR ');
-    const [{ inserted }] = await m.query<Array<{ inserted: number }>>(
+    const [{ inserted }] = await preparedQuery<{ inserted: number }>(
+      m,
+      'stats_rollup_write',
       `WITH t AS (
          SELECT * FROM unnest($1::uuid[], $2::boolean[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::smallint[], $9::timestamptz[], $10::timestamptz[],
                               $11::date[], $12::int[], $13::bigint[], $14::bigint[], $15::text[], $16::bigint[], $17::bigint[], $18::text[])
