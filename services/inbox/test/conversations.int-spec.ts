@@ -117,6 +117,24 @@ describe('inbox conversations', () => {
     expect(others.map((r) => r.unread)).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
+  it("gives a batch's new conversations and timeline events time-ordered uuids, ascending in arrival order across batches (docs/decisions/0155)", async () => {
+    const phones = Array.from({ length: 30 }, (_, i) => `+4917633300${String(i).padStart(3, '0')}`);
+    await app.publish(phones.slice(0, 20).map((p, i) => msg('sms', p, `ordered ${i}`)));
+    await app.publish([...phones.slice(20), phones[0]].map((p, i) => msg('sms', p, `ordered again ${i}`)));
+    const convs = await app.sql<{ uuid: string }>(`SELECT uuid::text FROM inbox.conversation WHERE contact_phone = ANY($1::text[]) ORDER BY id`, [phones]);
+    const events = await app.sql<{ uuid: string }>(
+      `SELECT e.uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.contact_phone = ANY($1::text[]) ORDER BY e.id`,
+      [phones],
+    );
+    expect(convs).toHaveLength(30);
+    expect(events).toHaveLength(31);
+    for (const { uuid } of [...convs, ...events]) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // the order they were stored in is the order of their keys: each appends to its unique index
+    const ascending = (xs: string[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
+    expect(ascending(convs.map((r) => r.uuid))).toBe(true);
+    expect(ascending(events.map((r) => r.uuid))).toBe(true);
+  });
+
   it('moves statuses through unanswered, active and closed, with totals per filter', async () => {
     const phone = '+4917600000010';
     await app.publish([msg('sms', phone, 'where is my parcel?', { name: 'Max Mustermann' })]);
