@@ -9,7 +9,8 @@
  *
  * Prints, per message (and per opened conversation): CPU of this process and of the bench's PostgreSQL cluster (from
  * /proc), WAL bytes, and of `inbox.conversation` the updates, how many were HOT, and the index count. PGSS=1: the
- * statements per unit (pg_stat_statements, bench/pg-statements.ts).
+ * statements per unit (pg_stat_statements, bench/pg-statements.ts). PRELOAD=n: a database with n earlier conversations, then a
+ * checkpoint (the full-page images every index page a phase touches first writes). OPENED=0: the incoming phase only.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -33,6 +34,8 @@ const ACCOUNT = '42';
 const PGSS = process.env.PGSS === '1';
 /** Conversations opened at once (OPENING=n, default 8). */
 const OPENING = Math.max(1, Number(process.env.OPENING ?? 8));
+/** PRELOAD=n: n earlier conversations (one event each, their rooms) before the phases, then a checkpoint (docs/decisions/0155). */
+const PRELOAD = Number(process.env.PRELOAD ?? 0);
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'inbox-conv-writes-'));
@@ -64,6 +67,31 @@ async function main(): Promise<void> {
   const team = (await one(`INSERT INTO inbox.team (account_id, space_id, key, name, created_at, updated_at) VALUES ($1, $2, 'front', 'Front', now(), now()) RETURNING id::text`, [ACCOUNT, space])).id;
   await pgc.query(`INSERT INTO inbox.incoming_routing (account_id, space_id, team_id, name, stream_id, created_at, updated_at) VALUES ($1, $2, $3, 'Two-way', 7, now(), now())`, [ACCOUNT, space, team]);
   const streamUid = randomUUID();
+  if (PRELOAD > 0) {
+    // a database that has run for a while (docs/decisions/0155): PRELOAD conversations of other contacts, each with one
+    // timeline event and its room's sequence and log row, keyed by random (version 4) uuids as stored before; then a
+    // checkpoint, so the phase's first change of each index page writes the page whole, as after every checkpoint
+    const t0 = Date.now();
+    await pgc.query(
+      `INSERT INTO inbox.conversation (uuid, account_id, space_id, stream_id, stream_uid, stream_type, channel, account_phone, contact_phone, status, unread, team_ids, start_time,
+         last_incoming_at, last_message, last_message_type, last_updated)
+       SELECT gen_random_uuid(), $1, $2, 7, $3, 4, 'sms', '+4930111111', '+4916' || lpad(g::text, 9, '0'), 'unanswered', 1, ARRAY[$4::bigint], now() - interval '1 day',
+         now() - interval '1 day', 'an earlier message', 'text', now() - interval '1 day' + g * interval '1 ms'
+       FROM generate_series(1, $5::int) g`,
+      [ACCOUNT, space, streamUid, team, PRELOAD],
+    );
+    await pgc.query(
+      `INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, actor, content, body, source, destination, message_type)
+       SELECT gen_random_uuid(), c.account_id, c.id, 'incoming_message', gen_random_uuid(), c.last_updated, '{"type": "contact", "id": null, "name": null}', '{"body": "an earlier message"}',
+         'an earlier message', c.contact_phone, c.account_phone, 'text'
+       FROM inbox.conversation c`,
+    );
+    await pgc.query(`INSERT INTO inbox.room_seq (room, seq) SELECT c.account_id || '|conversation:' || c.uuid, 1 FROM inbox.conversation c`);
+    await pgc.query(`INSERT INTO inbox.room_event (room, seq, account_id, event, payload, at) SELECT c.account_id || '|conversation:' || c.uuid, 1, c.account_id, 'incoming_message', '{}', now() FROM inbox.conversation c`);
+    for (const t of ['conversation', 'event', 'room_seq', 'room_event']) await pgc.query(`VACUUM ANALYZE inbox.${t}`);
+    await pgc.query('CHECKPOINT');
+    console.log(`preloaded ${PRELOAD} conversations, events and room rows in ${((Date.now() - t0) / 1000).toFixed(1)} s, then a checkpoint`);
+  }
 
   const clusterCpuMs = clusterCpuReader(path.join(dir, 'pg'));
   const wal = async () => BigInt((await one(`SELECT (pg_current_wal_insert_lsn() - '0/0')::bigint::text AS l`)).l);
@@ -131,8 +159,9 @@ async function main(): Promise<void> {
     }
     await bus.drain();
   });
-  const convs = (await pgc.query<{ uuid: string }>(`SELECT uuid::text FROM inbox.conversation ORDER BY id`)).rows.map((r) => r.uuid);
-  await phase('opened', convs.length, async () => {
+  // the phase's conversations (not the preloaded ones)
+  const convs = (await pgc.query<{ uuid: string }>(`SELECT uuid::text FROM inbox.conversation WHERE contact_phone NOT LIKE '+4916%' ORDER BY id`)).rows.map((r) => r.uuid);
+  if (process.env.OPENED !== '0') await phase('opened', convs.length, async () => {
     for (let i = 0; i < convs.length; i += OPENING) {
       await Promise.all(
         convs.slice(i, i + OPENING).map(async (u) => {

@@ -117,6 +117,37 @@ describe('inbox conversations', () => {
     expect(others.map((r) => r.unread)).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
+  it('gives new conversations and timeline events time-ordered uuids: of the time they were stored, in arrival order within a conversation, later batches after earlier ones (docs/decisions/0155)', async () => {
+    const phones = Array.from({ length: 20 }, (_, i) => `+4917644470${String(i).padStart(3, '0')}`);
+    const timeOf = (u: string) => parseInt(u.replace(/-/g, '').slice(0, 12), 16);
+    const stored = async (from: string[]) => ({
+      convs: (await app.sql<{ uuid: string }>(`SELECT uuid::text FROM inbox.conversation WHERE contact_phone = ANY($1::text[]) ORDER BY id`, [from])).map((r) => r.uuid),
+      events: (await app.sql<{ uuid: string }>(`SELECT e.uuid::text FROM inbox.event e JOIN inbox.conversation c ON c.id = e.conversation_id WHERE c.contact_phone = ANY($1::text[]) ORDER BY e.id`, [from])).map((r) => r.uuid),
+    });
+    const t0 = Date.now();
+    await app.publish(phones.slice(0, 10).map((p, i) => msg('sms', p, `first ${i}`)));
+    const first = await stored(phones.slice(0, 10));
+    // one conversation's burst (one lane, in order), and new conversations
+    await app.publish([...Array.from({ length: 8 }, (_, i) => msg('sms', phones[0], `burst ${i}`)), ...phones.slice(10).map((p, i) => msg('sms', p, `second ${i}`))]);
+    const t1 = Date.now();
+    const later = await stored(phones.slice(10));
+    const burst = (await stored([phones[0]])).events;
+    expect(first.convs).toHaveLength(10);
+    expect(later.convs).toHaveLength(10);
+    expect(burst).toHaveLength(9);
+    for (const u of [...first.convs, ...first.events, ...later.convs, ...later.events, ...burst]) {
+      expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(timeOf(u)).toBeGreaterThanOrEqual(t0);
+      expect(timeOf(u)).toBeLessThanOrEqual(t1 + 5);
+    }
+    // each key after the ones stored before it: they append to their unique indexes
+    expect(burst.every((u, i) => i === 0 || burst[i - 1] < u)).toBe(true);
+    const max = (xs: string[]) => xs.reduce((m, x) => (x > m ? x : m));
+    const min = (xs: string[]) => xs.reduce((m, x) => (x < m ? x : m));
+    expect(min(later.convs) > max(first.convs)).toBe(true);
+    expect(min([...later.events, ...burst.slice(1)]) > max(first.events)).toBe(true);
+  });
+
   it('moves statuses through unanswered, active and closed, with totals per filter', async () => {
     const phone = '+4917600000010';
     await app.publish([msg('sms', phone, 'where is my parcel?', { name: 'Max Mustermann' })]);

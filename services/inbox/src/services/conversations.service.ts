@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -30,6 +30,7 @@ import {
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/platform';
 import { Clock } from '../clock';
+import { timeOrderedUuid } from '../time-ordered-uuid';
 import { parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, can, InboxAccess, requirePerm, type Actor, type SpaceScope } from './access';
@@ -329,7 +330,7 @@ export class ConversationsService {
       `INSERT INTO inbox.event (uuid, account_id, conversation_id, event_type, message_uuid, message_time, send_status, actor, content, event_data, body, source, destination, message_type, batch_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${EVENT_COLUMNS.replace(/e\./g, '')}`,
       [
-        randomUUID(),
+        timeOrderedUuid(),
         conv.account_id,
         conv.id,
         e.type,

@@ -1,5 +1,4 @@
 import { inboundContent } from '../media/inbound';
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -18,6 +17,7 @@ import {
 } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
+import { timeOrderedUuid } from '../time-ordered-uuid';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
 import { ROOM_RECORD_PARAMS, RoomEvents, type RoomEmit } from './rooms.service';
@@ -212,7 +212,8 @@ export class MessagingConsumer implements OnModuleInit {
          last_updated = GREATEST(c.last_updated, EXCLUDED.last_updated)
        RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
       [
-        col(() => randomUUID()),
+        // time-ordered: a new conversation's keys (its uuid, its room) append to their indexes (docs/decisions/0155)
+        col(() => timeOrderedUuid()),
         col((f) => f.first.d.accountId),
         col((f) => f.spaceId),
         col((f) => f.first.d.streamId),
@@ -232,7 +233,7 @@ export class MessagingConsumer implements OnModuleInit {
       ],
     );
     const convOf = new Map(convs.map((c) => [`${c.account_id}|${c.stream_id}|${c.contact_phone}`, c]));
-    const uuids = msgs.map(() => randomUUID());
+    const uuids = msgs.map(() => timeOrderedUuid());
     const spaces = [...new Map(convs.filter((c) => c.space_id).map((c) => [c.space_id as string, c.account_id as string])).entries()];
     const actors = msgs.map((x) => ({ type: 'contact', id: null, name: (convOf.get(x.conv)?.contact_name as string | null | undefined) ?? null }));
     const contents = msgs.map((x) => inboundContent(x.d));

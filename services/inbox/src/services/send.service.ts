@@ -19,6 +19,7 @@ import {
 import { AppError } from '@switchboard/platform';
 import { InboxUnitOfWork } from './outbox';
 import { Clock } from '../clock';
+import { timeOrderedUuid } from '../time-ordered-uuid';
 import { parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, InboxAccess, requirePerm, type Actor } from './access';
@@ -188,7 +189,7 @@ export class SendService {
          agent_ids = CASE WHEN cardinality($12::bigint[]) > 0 THEN $12::bigint[] ELSE c.agent_ids END
        WHERE c.space_id = $3
        RETURNING ${CONVERSATION_COLUMNS}, (xmax = 0) AS created`,
-      [randomUUID(), actor.accountId, scope.spaceId, stream.stream_id, stream.stream_uid, type, channel, sender ?? '', phone, true, team ? [team] : [], agent ? [agent] : [], now],
+      [timeOrderedUuid(), actor.accountId, scope.spaceId, stream.stream_id, stream.stream_uid, type, channel, sender ?? '', phone, true, team ? [team] : [], agent ? [agent] : [], now],
     )) as Row[];
     if (!conv) throw AppError.conflict('the contact has a conversation on this stream in another space');
     const payload = template ? { template } : null;
