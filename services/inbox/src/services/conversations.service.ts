@@ -28,9 +28,8 @@ import {
   type SimpleSearchResult,
   type TimelinePage,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/platform';
+import { AppError, timeOrderedUuid } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { timeOrderedUuid } from '../time-ordered-uuid';
 import { parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, can, InboxAccess, requirePerm, type Actor, type SpaceScope } from './access';

@@ -15,9 +15,8 @@ import {
   type EventEnvelope,
   type InboxSendStatusValue,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { timeOrderedUuid } from '../time-ordered-uuid';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
 import { ROOM_RECORD_PARAMS, RoomEvents, type RoomEmit } from './rooms.service';

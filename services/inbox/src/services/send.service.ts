@@ -16,10 +16,9 @@ import {
   type ReplyBlockValue,
   type SendResult,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/platform';
+import { AppError, timeOrderedUuid } from '@switchboard/platform';
 import { InboxUnitOfWork } from './outbox';
 import { Clock } from '../clock';
-import { timeOrderedUuid } from '../time-ordered-uuid';
 import { parse, refId, rowsOf } from '../http/input';
 import { INBOX_CONNECTION, INBOX_OPTIONS, type ResolvedInboxOptions } from '../inbox.options';
 import { actorOf, InboxAccess, requirePerm, type Actor } from './access';
