@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { EventBus, type OutgoingEvent, type SubscribeOptions } from '../bus/event-bus';
+import { InMemoryEventBus } from '../bus/in-memory-event-bus';
 import { silentLogger, testEvent, waitFor } from '../bus/test-support';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { Outbox } from './outbox';
@@ -464,5 +465,125 @@ describe('OutboxRelay', () => {
     expect(bus.ids()).toEqual(events.map((e) => e.id));
     expect(await unpublished(schema)).toEqual([]);
     expect((await dataSource.query(`SELECT 1 FROM ${schema}.outbox`)).length).toBe(0);
+  });
+  /** Whether `condition` holds within `ms` (a bounded waitFor: a relay that does not overlap never gets there). */
+  const within = async (ms: number, condition: () => boolean | Promise<boolean>): Promise<boolean> => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      if (await condition()) return true;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return condition();
+  };
+  const rowCount = async (schema: string): Promise<number> => (await dataSource.query(`SELECT 1 FROM ${schema}.outbox`)).length;
+
+  it('overlaps passes on a bus that acknowledges when handled: takes rows committed while the consumers run, keeps each key’s order, commits once all were handled (docs/decisions/0154)', async () => {
+    const schema = await newSchema();
+    const bus = new InMemoryEventBus({ ack: 'handled', partitions: 4, logger: silentLogger() });
+    const [a, b, c] = [testEvent(TOPIC, 'k'), testEvent(TOPIC, 'k'), testEvent(TOPIC, 'other')]; // 'k' and 'other' take different lanes
+    const handled: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await bus.subscribe({
+      group: 'test.consumer',
+      topics: [TOPIC],
+      handler: async (event) => {
+        if (event.id === a.id) await gate; // a's consumer is slow
+        handled.push(event.id);
+      },
+    });
+    await bus.start();
+    cleanups.push(() => bus.stop());
+    let calls = 0;
+    const publish = bus.publish.bind(bus);
+    bus.publish = (events) => (calls++, publish(events));
+    const relay = newRelay({ schema, bus, deletePublished: true, overlapPasses: true, pollIntervalMs: 3_600_000 });
+    await relay.start();
+
+    await placeOrder(schema, 'order-1', a);
+    relay.kick();
+    expect(await within(5000, () => calls === 1)).toBe(true);
+    // committed while the consumer of a runs: taken and handed to the bus at once, not after a's pass committed
+    await placeOrder(schema, 'order-2', b);
+    await placeOrder(schema, 'order-3', c);
+    relay.kick();
+    expect(await within(5000, () => handled.includes(c.id))).toBe(true);
+    expect(handled).toEqual([c.id]); // the other key went on; b waits behind a in its key's order
+    expect(await rowCount(schema)).toBe(3); // nothing committed while a publish of the pass is unsettled
+
+    release();
+    await waitFor(async () => (await rowCount(schema)) === 0);
+    expect(handled).toEqual([c.id, a.id, b.id]);
+    expect(relay.deadLettered).toBe(0);
+  });
+
+  it('rolls an overlapping pass back whole when a later publish of it fails: every row kept, the attempt counted, no dead letter, published in order later', async () => {
+    const schema = await newSchema();
+    /** Acknowledges its first call only when released, like consumers that take their time; refuses while failWith is set. */
+    class SlowAckBus extends RecordingBus {
+      release?: () => void;
+      calls = 0;
+      override ordersOnCall(): boolean {
+        return true;
+      }
+      override publish(events: OutgoingEvent[]): Promise<void> {
+        this.calls++;
+        return super.publish(events);
+      }
+    }
+    const bus = new SlowAckBus();
+    bus.beforeAck = () => {
+      bus.beforeAck = undefined;
+      return new Promise<void>((resolve) => (bus.release = resolve));
+    };
+    const relay = newRelay({ schema, bus, deletePublished: true, overlapPasses: true, pollIntervalMs: 3_600_000 });
+    await relay.start();
+    const [a, b] = [testEvent(TOPIC, 'k'), testEvent(TOPIC, 'k')];
+
+    await placeOrder(schema, 'order-1', a);
+    relay.kick();
+    await waitFor(() => bus.release !== undefined);
+    bus.failWith = new Error('broker unavailable');
+    await placeOrder(schema, 'order-2', b);
+    relay.kick();
+    // the pass read b while a was unacknowledged (its publish failed), and waits for a's acknowledgement to roll back
+    expect(await within(5000, () => bus.calls === 2)).toBe(true);
+    expect(await rowCount(schema)).toBe(2);
+    bus.release?.();
+    await waitFor(async () => {
+      const rows = await dataSource.query<Array<{ attempts: number }>>(`SELECT attempts FROM ${schema}.outbox ORDER BY id`);
+      return rows.length === 2 && rows.every((r) => r.attempts === 1);
+    });
+    expect(await unpublished(schema)).toEqual([a.id, b.id]);
+    expect(relay.deadLettered).toBe(0);
+
+    bus.failWith = undefined;
+    relay.kick();
+    await waitFor(async () => (await rowCount(schema)) === 0);
+    // a went out before the failure and again, in order with b, after it (consumers dedupe by id)
+    expect(bus.ids()).toEqual([a.id, a.id, b.id]);
+    expect(relay.deadLettered).toBe(0);
+  });
+
+  it('does not overlap passes on a bus that does not order on the call (Kafka): the next rows wait for the pass', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    let release!: () => void;
+    bus.beforeAck = () => {
+      bus.beforeAck = undefined;
+      return new Promise<void>((resolve) => (release = resolve));
+    };
+    const relay = newRelay({ schema, bus, deletePublished: true, overlapPasses: true, pollIntervalMs: 3_600_000 });
+    await relay.start();
+    const [a, b] = [testEvent(TOPIC, 'k'), testEvent(TOPIC, 'k')];
+    await placeOrder(schema, 'order-1', a);
+    relay.kick();
+    await waitFor(() => bus.published.length === 1);
+    await placeOrder(schema, 'order-2', b);
+    relay.kick();
+    expect(await within(300, () => bus.published.length === 2)).toBe(false);
+    release();
+    await waitFor(() => bus.published.length === 2);
+    expect(bus.ids()).toEqual([a.id, b.id]);
   });
 });
