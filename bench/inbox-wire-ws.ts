@@ -360,7 +360,11 @@ function traceStages(bus: InMemoryEventBus): Stamps {
   const publish = bus.publish.bind(bus);
   bus.publish = (events) => {
     let wire = 0;
-    for (const e of events) if (e.type === 'dispatch.message.received') (wire++, stamp(keyOf((e.data as any).body), 'relay publish'));
+    for (const e of events) {
+      if (e.type !== 'dispatch.message.received') continue;
+      wire++;
+      stamp(keyOf((e.data as any).body), 'relay publish');
+    }
     if (!wire || !TAIL) return publish(events);
     const t0 = now();
     return publish(events).finally(() => tail.relay.push([t0, now(), wire]));
