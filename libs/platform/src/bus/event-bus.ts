@@ -146,16 +146,6 @@ export abstract class EventBus {
 
   /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
   abstract publish(events: OutgoingEvent[]): Promise<void>;
-
-  /**
-   * Whether a publish call puts its events in each key's order the moment it is made, ahead of every later call's,
-   * whatever becomes of its promise, and the promise settles only once the events were handled. A relay may then hand
-   * the bus more events while an earlier call is unsettled (OutboxRelayOptions.overlapPasses, docs/decisions/0154).
-   * False by default: a Kafka produce that fails may be retried after a later one succeeded.
-   */
-  ordersOnCall(): boolean {
-    return false;
-  }
   /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */
   abstract subscribe(options: SubscribeOptions): Promise<void>;
   abstract start(): Promise<void>;

@@ -130,11 +130,6 @@ export class InMemoryEventBus extends EventBus {
     await handled;
   }
 
-  /** With `ack: 'handled'`: a call enqueues its events in their lanes at once and settles when they were handled. */
-  override ordersOnCall(): boolean {
-    return this.ack === 'handled';
-  }
-
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;

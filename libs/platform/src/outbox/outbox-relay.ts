@@ -59,22 +59,7 @@ export interface OutboxRelayOptions {
    * retried (a relay older than the writer of such rows).
    */
   unpack?: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]>;
-  /**
-   * Overlapping passes (docs/decisions/0154), for a relay with `deletePublished` on a bus whose publish keeps each
-   * key's order from the moment it is called and settles when the events were handled (`EventBus.ordersOnCall`: the
-   * in-memory bus with `ack: 'handled'`); ignored otherwise. While the consumers of a pass's publish run, the pass goes
-   * on: when kicked (or when its read was cut by batchSize) it takes the rows committed meanwhile, in the same
-   * transaction, and publishes them behind the earlier ones. It commits once every publish of it settled, and rolls
-   * all of them back if one failed (the rows come back unpublished, the attempt is counted; an outage is retried,
-   * never dead-lettered). A message committed during a pass then waits for one read, not for the consumers of the
-   * whole pass. Default false.
-   */
-  overlapPasses?: boolean;
 }
-
-/** Most reads one overlapping pass takes, and the age after which it takes no more (it then commits once settled). */
-const OVERLAP_MAX_READS = 64;
-const OVERLAP_MAX_MS = 2000;
 
 /** The bytes of an event's envelope as the bus sends it. */
 const eventBytes = (event: OutgoingEvent): number => Buffer.byteLength(JSON.stringify(toEnvelope(event)));
@@ -147,10 +132,6 @@ export class OutboxRelay {
   /** The row types read as packed: `$packed` and the `unpack` option's. */
   private readonly packedTypes: string[];
   private readonly unpackers: Map<string, (events: OutgoingEvent[]) => OutgoingEvent[]>;
-  /** overlapPasses in effect (the option, deletePublished and a bus that orders on the call). */
-  private readonly overlap: boolean;
-  /** Called by kick() while an overlapping pass waits for its publishes to settle. */
-  private onKick?: () => void;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteSchema(options.schema)}.outbox`;
@@ -163,7 +144,6 @@ export class OutboxRelay {
     this.unpackers = new Map(Object.entries(options.unpack ?? {}));
     for (const type of this.unpackers.keys()) if (!type.startsWith('$') || type === PACKED_OUTBOX_TYPE) throw new Error(`outbox unpack type "${type}": a packed row type starts with $ and is not ${PACKED_OUTBOX_TYPE}`);
     this.packedTypes = [PACKED_OUTBOX_TYPE, ...this.unpackers.keys()];
-    this.overlap = options.overlapPasses === true && options.deletePublished === true && options.bus.ordersOnCall();
   }
 
   private unwatch?: () => void;
@@ -236,7 +216,6 @@ export class OutboxRelay {
   kick(): void {
     this.kicked = true;
     this.wake?.();
-    this.onKick?.();
   }
 
   /**
@@ -294,129 +273,63 @@ export class OutboxRelay {
          SELECT o.id, o.topic, o.type, CASE WHEN o.type = ANY($2::text[]) THEN NULL ELSE o.payload END AS payload,
                 CASE WHEN o.type = ANY($2::text[]) THEN o.packed END AS packed, c.heads
            FROM c JOIN ${this.table} o ON o.id = c.id WHERE c.rn = 1 OR c.upto <= $1 ORDER BY c.id`;
-      const read = () =>
-        preparedQuery<OutboxRow & { heads: string }>(
-          manager,
-          `outbox_relay_${this.options.deletePublished ? 'take' : 'read'}_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
-          `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
+      const rows = await preparedQuery<OutboxRow & { heads: string }>(
+        manager,
+        `outbox_relay_${this.options.deletePublished ? 'take' : 'read'}_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
+        `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
          h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
          c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)${take}`,
-          waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
-        );
-      let rows = await read();
+        waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
+      );
       if (rows.length === 0) return { published: 0, full: false };
-      const deadLetter = async (event: OutgoingEvent, error: string) => this.deadLetter(manager, event, error);
-      if (!this.overlap) {
-        const heads = Number(rows[0].heads);
-        const ids = rows.map((r) => r.id);
-        const { outgoing, sizes } = this.eventsOf(rows);
-        try {
-          await this.publishAll(outgoing, sizes, deadLetter);
-        } catch (failed) {
-          // Taken rows were deleted by the read: roll that back, then count the attempt (below).
-          if (this.options.deletePublished) throw new PublishFailed(failed, ids);
-          // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
-          await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
-          return { failed };
-        }
-        if (!this.options.deletePublished) {
-          await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
-        }
-        OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
-        // More may be waiting when the pass was cut by the event cap or took a full page of rows.
-        return { published: outgoing.length, full: ids.length < heads || heads === this.batchSize };
-      }
-      // Overlapping (docs/decisions/0154): each read's events are handed to the bus behind the last read's (the bus
-      // orders on the call), and the pass reads again while any publish of it is unsettled, when kicked or cut.
-      const ids: string[] = [];
-      const settling: Array<Promise<void>> = [];
-      let failure: { error: unknown } | undefined;
-      let refused = false;
-      let published = 0;
-      let full = false;
-      const began = Date.now();
-      for (let reads = 1; ; reads++) {
-        // a publish that failed is known before the next read returns: nothing more goes to the bus after it
-        if (failure) break;
-        if (rows.length > 0) {
-          const heads = Number(rows[0].heads);
-          full = rows.length < heads || heads === this.batchSize;
-          ids.push(...rows.map((r) => r.id));
-          const { outgoing, sizes } = this.eventsOf(rows);
-          published += outgoing.length;
-          // A call refused for good is retried event by event after it: nothing of a later read goes before those.
-          if (refused) await Promise.all(settling);
-          let called!: () => void;
-          const lastCall = new Promise<void>((resolve) => (called = resolve));
-          settling.push(
-            this.publishAll(outgoing, sizes, deadLetter, called, () => (refused = true))
-              .catch((error: unknown) => void (failure ??= { error }))
-              .finally(called),
-          );
-          await lastCall;
+      const heads = Number(rows[0].heads);
+      const ids = rows.map((r) => r.id);
+      const outgoing: OutgoingEvent[] = [];
+      const sizes: number[] = [];
+      for (const row of rows) {
+        const unpack = this.unpackers.get(row.type);
+        if (row.type === PACKED_OUTBOX_TYPE || unpack) {
+          const text = row.packed ?? '[]';
+          const parsed = JSON.parse(text) as OutgoingEvent[];
+          const events = unpack ? unpack(parsed) : parsed;
+          outgoing.push(...events);
+          // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
+          // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
+          // An unpacked row's events are bounded by three times its text (OutboxRelayOptions.unpack).
+          const bytes = unpack ? 3 * Buffer.byteLength(text) : Buffer.byteLength(text);
+          // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
+          // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
+          if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
+          else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
+          else sizes.push(...events.map(eventBytes));
+        } else if (row.type.startsWith('$')) {
+          throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
         } else {
-          full = false;
+          const event = relayEvent(row.payload, row.topic);
+          outgoing.push(event);
+          sizes.push(eventBytes(event));
         }
-        if (failure || reads >= OVERLAP_MAX_READS || Date.now() - began > OVERLAP_MAX_MS) break;
-        if (!full && !(await this.kickedBeforeSettled(settling))) break;
-        this.kicked = false;
-        rows = await read();
       }
-      await Promise.all(settling);
-      // Every read deleted its rows: roll all of them back, then count the attempt (pass()).
-      if (failure) throw new PublishFailed(failure.error, ids);
-      OutboxMetrics.published().inc({ schema: this.options.schema }, published);
-      return { published, full };
+      try {
+        await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(manager, event, error));
+      } catch (failed) {
+        // Taken rows were deleted by the read: roll that back, then count the attempt (below).
+        if (this.options.deletePublished) throw new PublishFailed(failed, ids);
+        // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
+        await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+        return { failed };
+      }
+      if (!this.options.deletePublished) {
+        await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+      }
+      OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
+      // More may be waiting when the pass was cut by the event cap or took a full page of rows.
+      return { published: outgoing.length, full: ids.length < heads || heads === this.batchSize };
     });
     if ('failed' in outcome) throw outcome.failed;
     this.lastPassFull = outcome.full;
     return outcome.published;
-  }
-
-  /** The events of the rows a read took, in order, with each one's size bound for the publish calls. */
-  private eventsOf(rows: OutboxRow[]): { outgoing: OutgoingEvent[]; sizes: number[] } {
-    const outgoing: OutgoingEvent[] = [];
-    const sizes: number[] = [];
-    for (const row of rows) {
-      const unpack = this.unpackers.get(row.type);
-      if (row.type === PACKED_OUTBOX_TYPE || unpack) {
-        const text = row.packed ?? '[]';
-        const parsed = JSON.parse(text) as OutgoingEvent[];
-        const events = unpack ? unpack(parsed) : parsed;
-        outgoing.push(...events);
-        // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
-        // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
-        // An unpacked row's events are bounded by three times its text (OutboxRelayOptions.unpack).
-        const bytes = unpack ? 3 * Buffer.byteLength(text) : Buffer.byteLength(text);
-        // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
-        // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
-        if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
-        else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
-        else sizes.push(...events.map(eventBytes));
-      } else if (row.type.startsWith('$')) {
-        throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
-      } else {
-        const event = relayEvent(row.payload, row.topic);
-        outgoing.push(event);
-        sizes.push(eventBytes(event));
-      }
-    }
-    return { outgoing, sizes };
-  }
-
-  /** Whether a kick comes before every publish in `settling` settled (true: read again), or not (false: commit). */
-  private kickedBeforeSettled(settling: Array<Promise<void>>): Promise<boolean> {
-    if (this.kicked) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const answer = (kicked: boolean) => {
-        if (this.onKick === onKick) this.onKick = undefined;
-        resolve(kicked);
-      };
-      const onKick = () => answer(true);
-      this.onKick = onKick;
-      void Promise.all(settling).then(() => answer(false));
-    });
   }
 
   /**
@@ -425,27 +338,18 @@ export class OutboxRelay {
    * and an event refused on its own is given to `giveUp`: the events behind it go on. Any other failure (an outage,
    * anything unknown) is thrown, for the whole pass to be tried again later.
    */
-  private async publishAll(
-    events: OutgoingEvent[],
-    sizes: number[],
-    giveUp: (event: OutgoingEvent, error: string) => Promise<void>,
-    lastCalled?: () => void,
-    refused?: () => void,
-  ): Promise<void> {
+  private async publishAll(events: OutgoingEvent[], sizes: number[], giveUp: (event: OutgoingEvent, error: string) => Promise<void>): Promise<void> {
     let chunk: OutgoingEvent[] = [];
     let bytes = 0;
-    const flush = async (last = false): Promise<void> => {
+    const flush = async (): Promise<void> => {
       if (chunk.length === 0) return;
       const sending = chunk;
       chunk = [];
       bytes = 0;
       try {
-        const call = this.options.bus.publish(sending);
-        if (last) lastCalled?.();
-        await call;
+        await this.options.bus.publish(sending);
       } catch (error) {
         if (!isPermanentPublishError(error)) throw error;
-        refused?.();
         if (sending.length === 1) return giveUp(sending[0], `refused by the bus: ${describeError(error)}`);
         for (const event of sending) {
           try {
@@ -469,7 +373,7 @@ export class OutboxRelay {
       chunk.push(event);
       bytes += size;
     }
-    await flush(true);
+    await flush();
   }
 
   /** Moves an event that can never be published to `<schema>.dead_letter`, in the pass's transaction, and alerts. */

@@ -159,9 +159,7 @@ export class DispatchOutboxRelay extends ServiceOutboxRelay {
   ) {
     // Published rows are deleted, not marked (docs/decisions/0096): nothing reads dispatch's published rows, its
     // event ids are minted per event, and a mark rewrote every row with its payload (~1 KB of WAL per message).
-    // On the embedded bus, which acknowledges a publish once its consumers handled it, a pass takes the rows committed
-    // while its consumers run instead of holding them until it commits (docs/decisions/0154); on Kafka it has no effect.
-    super(DISPATCH_SCHEMA, ds, bus, roles, { batchSize: options.outboxBatchSize, pollIntervalMs: 500, deletePublished: true, overlapPasses: true });
+    super(DISPATCH_SCHEMA, ds, bus, roles, { batchSize: options.outboxBatchSize, pollIntervalMs: 500, deletePublished: true });
   }
 }
 
