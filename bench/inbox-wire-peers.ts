@@ -37,7 +37,7 @@ export interface DriveAnswer {
 type Command =
   | { id: number; cmd: 'binds' }
   | { id: number; cmd: 'connect'; wsUrl: string; room: string }
-  | { id: number; cmd: 'drive'; label: string; total: number; rate: number; channels: Channels; webhookUrl: string; ourNumber: string; waitMs: number }
+  | { id: number; cmd: 'drive'; label: string; total: number; rate: number; channels: Channels; webhookUrl: string; ourNumber: string; waitMs: number; first?: number }
   | { id: number; cmd: 'arm'; label: string }
   | { id: number; cmd: 'collect'; total: number; waitMs: number }
   | { id: number; cmd: 'stop' };
@@ -116,12 +116,12 @@ async function main(): Promise<void> {
             const whatsapp = c.channels === 'whatsapp' || (c.channels === 'both' && i % 2 === 1);
             sent.set(key, now());
             if (!whatsapp) {
-              smsc.sendMo(`4917${String(60_000_000 + i)}`, c.ourNumber.slice(1), text);
+              smsc.sendMo(`4917${String(60_000_000 + (c.first ?? 0) + i)}`, c.ourNumber.slice(1), text);
               continue;
             }
-            const from = `4915${String(60_000_000 + i)}`;
-            const message = { from, id: `wamid.bench${i}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } };
-            const notification = WhatsAppPeer.notification(WA_PHONE_ID, { messages: [message], contacts: [{ wa_id: from, profile: { name: `Customer ${i}` } }] });
+            const from = `4915${String(60_000_000 + (c.first ?? 0) + i)}`;
+            const message = { from, id: `wamid.bench${(c.first ?? 0) + i}`, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: text } };
+            const notification = WhatsAppPeer.notification(WA_PHONE_ID, { messages: [message], contacts: [{ wa_id: from, profile: { name: `Customer ${(c.first ?? 0) + i}` } }] });
             wa.deliver(c.webhookUrl, notification).then(
               (status) => void (status === 200 || failed(String(status))),
               (e: unknown) => failed(e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)),

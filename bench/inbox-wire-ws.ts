@@ -29,6 +29,7 @@ import * as path from 'node:path';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -53,6 +54,14 @@ const OUR_NUMBER = '+4930111111';
 const PGSS = process.env.PGSS === '1';
 /** WALREL=1: the wire phase's WAL by relation and full-page images (pg_walinspect), and its index scans. */
 const WALREL = process.env.WALREL === '1';
+/**
+ * TAIL=1 (with TRACE's stamps): what the slowest messages (the last 2 %) have in common. Each stage's share for them
+ * against all, and which of the platform's events overlapped their path: a GC pause of the platform process, the
+ * event loop late by 20 ms or more, one of dispatch's relay publishes (a pass's consumers) over 50 ms, an inbox
+ * batch over 50 ms, a checkpoint or an autovacuum run of the bench's PostgreSQL (its log).
+ */
+const TAIL = process.env.TAIL === '1';
+const pgLog: string[] = [];
 const CHANNELS = (process.env.CHANNELS ?? 'both') as Channels;
 if (!['sms', 'whatsapp', 'both'].includes(CHANNELS)) throw new Error('CHANNELS: sms, whatsapp or both');
 /** Absolute time in ms on the machine's clock, comparable between this process and the peers'. */
@@ -98,7 +107,12 @@ async function main(): Promise<void> {
   const pg = await startEmbeddedPostgres({
     dataDir: path.join(dir, 'pg'),
     persistent: false,
-    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
+    settings: {
+      ...(PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {}),
+      // TAIL=1: the server's checkpoints and autovacuum runs, each line stamped with its epoch time, to lay beside the slowest messages
+      ...(TAIL ? { log_checkpoints: 'on', log_autovacuum_min_duration: '0', log_line_prefix: '%n [%p] ' } : {}),
+    },
+    log: TAIL ? (line) => pgLog.push(line) : undefined,
   });
   const keys = generateSigningKeys();
   const { peers, smppPort: smscPort, waUrl } = await Peers.start();
@@ -183,10 +197,10 @@ async function main(): Promise<void> {
   const pgc = new Client({ connectionString: pg.url() });
   await pgc.connect();
   if (PGSS) await pgc.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  const stamps = process.env.TRACE === '1' ? traceStages(bus) : null;
+  const stamps = process.env.TRACE === '1' || TAIL ? traceStages(bus) : null;
   /** A phase: `send` drives it from this process (the ceiling), or the peers drive it (the wire). */
-  const drive = async (label: string, send?: (key: string, i: number) => void) => {
-    const total = RATE * SECONDS;
+  const drive = async (label: string, send?: (key: string, i: number) => void, seconds = SECONDS) => {
+    const total = Math.round(RATE * seconds);
     const waitMs = 60_000;
     const profiler = process.env.PROFILE_DIR ? new Session() : null;
     if (profiler) {
@@ -204,7 +218,8 @@ async function main(): Promise<void> {
     let offered: number;
     const sent = new Map<string, number>();
     if (!send) {
-      answer = await peers.ask<DriveAnswer>('drive', { label, total, rate: RATE, channels: CHANNELS, webhookUrl, ourNumber: OUR_NUMBER, waitMs });
+      // the warm-up's customers and WhatsApp ids are its own (after the measured phase's), not a provider's retries
+      answer = await peers.ask<DriveAnswer>('drive', { label, total, rate: RATE, channels: CHANNELS, webhookUrl, ourNumber: OUR_NUMBER, waitMs, first: label === 'warm' ? 10_000_000 : 0 });
       for (const [k, t] of answer.sent) sent.set(k, t);
       offered = answer.offered;
     } else {
@@ -237,6 +252,7 @@ async function main(): Promise<void> {
     const arrived = new Map(answer.arrived);
     const lat = [...sent.entries()].filter(([k]) => arrived.has(k)).map(([k, t]) => (arrived.get(k) ?? t) - t).sort((a, b) => a - b);
     if (stamps && label === 'wire') printStages(stamps, sent, arrived);
+    if (stamps && TAIL && label === 'wire') printTail(stamps, sent, arrived);
     if (PGSS && label === 'wire') await printStatements(pgc, total);
     if (mark) await printWalByRelation(pgc, mark, total);
     const failures = answer.webhookFailures > 0 ? `; ${answer.webhookFailures} webhook POSTs not answered 200 (${Object.entries(answer.webhookAnswers).map(([why, n]) => `${why}: ${n}`).join(', ')})` : '';
@@ -246,7 +262,16 @@ async function main(): Promise<void> {
   };
   console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; shared with other work; ${RATE}/s for ${SECONDS} s`);
   // the peers send (each customer a number of their own, one conversation each, the key first in the text)
+  const backends = async () => (await pgc.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`)).rows[0].n;
+  // WARMUP=s: the same wire traffic for s seconds before the measured phase, not measured (the platform's first second of traffic after idle is JIT, connections and statements' first plans)
+  if (Number(process.env.WARMUP ?? 0) > 0) {
+    const b0 = await backends();
+    await drive('warm', undefined, Number(process.env.WARMUP));
+    console.log(`warm-up: PostgreSQL client backends ${b0} before, ${await backends()} after`);
+  }
+  const b1 = await backends();
   await drive('wire');
+  if (TAIL) console.log(`PostgreSQL client backends: ${b1} before the wire phase, ${await backends()} after`);
   const rooms = app.get(RoomEvents);
   await drive('ceiling', (key) => void rooms.emit(account, [room], InboxWsEvent.InternalNote, { marker: key }));
   const ratio = (k: 'node' | 'db') => (figures.wire[k] / Math.max(0.001, figures.ceiling[k])).toFixed(1);
@@ -334,15 +359,116 @@ function traceStages(bus: InMemoryEventBus): Stamps {
   );
   const publish = bus.publish.bind(bus);
   bus.publish = (events) => {
-    for (const e of events) if (e.type === 'dispatch.message.received') stamp(keyOf((e.data as any).body), 'relay publish');
-    return publish(events);
+    let wire = 0;
+    for (const e of events) {
+      if (e.type !== 'dispatch.message.received') continue;
+      wire++;
+      stamp(keyOf((e.data as any).body), 'relay publish');
+    }
+    if (!wire || !TAIL) return publish(events);
+    const t0 = now();
+    return publish(events).finally(() => tail.relay.push([t0, now(), wire]));
   };
   wrap(MessagingConsumer.prototype, 'onReceived', ([e]) => stamp(keyOf(e.data.body), 'consumer'));
-  wrap(MessagingConsumer.prototype, 'applyReceived', ([, items]) => items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch start')), ([, items]) => items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch applied')));
+  wrap(
+    MessagingConsumer.prototype,
+    'applyReceived',
+    ([, items]) => {
+      items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch start'));
+      (items as any[]).forEach((i) => ((i as any).tailStart = now()));
+    },
+    ([, items]) => {
+      items.forEach((i: any) => stamp(keyOf(i.data.body), 'batch applied'));
+      if (TAIL && items.length) tail.batch.push([(items[0] as any).tailStart as number, now(), items.length]);
+    },
+  );
+  if (TAIL) {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) tail.gc.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration, (e as any).detail?.kind ?? 0]);
+    }).observe({ entryTypes: ['gc'] });
+    let last = now();
+    setInterval(() => {
+      const t = now();
+      if (t - last > 30) tail.lag.push([last + 10, t, t - last - 10]);
+      last = t;
+    }, 10).unref();
+  }
   wrap(RoomEvents.prototype, 'publish', ([recorded]) => recorded.forEach((r: any) => r.message.payload?.message && stamp(keyOf(r.message.payload.message.content?.body), 'room publish')));
   return stamps;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** TAIL=1: intervals [start, end, size] of the platform's events, absolute ms. */
+const tail = { gc: [] as Array<[number, number, number]>, lag: [] as Array<[number, number, number]>, relay: [] as Array<[number, number, number]>, batch: [] as Array<[number, number, number]> };
+
+function printTail(stamps: Stamps, sent: Map<string, number>, arrived: Map<string, number>): void {
+  const names = ['sent', ...STAGES, 'socket'];
+  const all: Array<{ t: number[]; total: number }> = [];
+  for (const [key, t0] of sent) {
+    const s = stamps.get(key);
+    const t = [t0, ...STAGES.map((st) => s?.[st]), arrived.get(key)];
+    if (t.some((x) => x === undefined)) continue;
+    all.push({ t: t as number[], total: (t[t.length - 1] as number) - t0 });
+  }
+  all.sort((a, b) => a.total - b.total);
+  const slow = all.slice(Math.floor(all.length * 0.98));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const share = (set: typeof all, i: number) => mean(set.map((m) => m.t[i + 1] - m.t[i]));
+  console.log(`tail: the slowest ${slow.length} of ${all.length} messages (from ${slow[0]?.total.toFixed(1)} ms); each stage's mean, slowest 2 % / all, and how often it was the slowest message's largest stage`);
+  const largest = names.slice(1).map(() => 0);
+  for (const m of slow) {
+    let k = 0;
+    for (let i = 1; i < m.t.length - 1; i++) if (m.t[i + 1] - m.t[i] > m.t[k + 1] - m.t[k]) k = i;
+    largest[k]++;
+  }
+  names.slice(1).forEach((n, i) => console.log(`  ${names[i]} -> ${n}: ${share(slow, i).toFixed(1)} / ${share(all, i).toFixed(1)} ms; largest in ${largest[i]}`));
+  const t0 = all.length ? Math.min(...all.map((m) => m.t[0])) : 0;
+  const pgEvents: Array<[number, number, string]> = [];
+  for (const line of pgLog.flatMap((l) => l.split('\n')).map((l) => l.replace(/^\[error\] /, ''))) {
+    const m = /^(\d+\.\d+) \[\d+\] LOG:\s+(checkpoint (?:starting|complete)|automatic (?:vacuum|analyze) of table "([^"]+)")(.*)$/.exec(line);
+    if (!m) continue;
+    const at = Number(m[1]) * 1000;
+    const elapsed = /elapsed: ([\d.]+) s/.exec(line) ?? /total=([\d.]+) s/.exec(line);
+    pgEvents.push([at - (elapsed ? Number(elapsed[1]) * 1000 : 0), at, m[3] ? `autovacuum ${m[3]}` : m[2]]);
+  }
+  const t1 = all.length ? Math.max(...all.map((m) => m.t[m.t.length - 1])) : 0;
+  const inRun = <T extends [number, number, ...unknown[]]>(xs: T[]) => xs.filter(([a, b]) => b >= t0 && a <= t1);
+  const kinds: Array<[string, Array<[number, number, ...unknown[]]>]> = [
+    ['GC pause >= 5 ms', inRun(tail.gc).filter(([a, b]) => b - a >= 5)],
+    ['event loop late >= 20 ms', inRun(tail.lag)],
+    ['relay publish >= 50 ms', inRun(tail.relay).filter(([a, b]) => b - a >= 50)],
+    ['inbox batch >= 50 ms', inRun(tail.batch).filter(([a, b]) => b - a >= 50)],
+    ['checkpoint or autovacuum', inRun(pgEvents)],
+  ];
+  const overlaps = (m: { t: number[] }, xs: Array<[number, number, ...unknown[]]>) => xs.some(([a, b]) => b >= m.t[0] && a <= m.t[m.t.length - 1]);
+  for (const [what, xs] of kinds) {
+    const dur = xs.map(([a, b]) => b - a).sort((a, b) => a - b);
+    const inSlow = slow.filter((m) => overlaps(m, xs)).length;
+    const inAll = all.filter((m) => overlaps(m, xs)).length;
+    console.log(`  ${what}: ${xs.length} in the run (longest ${dur.length ? dur[dur.length - 1].toFixed(1) : '-'} ms, total ${dur.reduce((a, b) => a + b, 0).toFixed(0)} ms); overlapped ${inSlow}/${slow.length} slowest, ${inAll}/${all.length} of all`);
+  }
+  const gcs = inRun(tail.gc);
+  console.log(`  GC in the run: ${gcs.length} pauses, ${gcs.reduce((a, [x, y]) => a + y - x, 0).toFixed(0)} ms (kinds ${[...new Set(gcs.map((g) => g[2]))].join(',')}, longest ${Math.max(0, ...gcs.map(([x, y]) => y - x)).toFixed(1)} ms)`);
+  const relays = inRun(tail.relay).map(([a, b, n]) => [b - a, n]);
+  const rs = relays.map(([d]) => d).sort((a, b) => a - b);
+  console.log(`  relay publishes (a pass's consumers, ack handled): ${relays.length}, p50 ${pct(rs, 50)?.toFixed(1)} p99 ${pct(rs, 99)?.toFixed(1)} max ${rs[rs.length - 1]?.toFixed(1)} ms, mean ${mean(relays.map(([, n]) => n)).toFixed(1)} messages`);
+  for (const [a, b, w] of inRun(pgEvents)) console.log(`  PostgreSQL: ${w} at +${(a - t0).toFixed(0)} ms for ${(b - a).toFixed(0)} ms`);
+  // when in the run the slowest were sent (by second)
+  const bySecond = new Map<number, number>();
+  for (const m of slow) bySecond.set(Math.floor((m.t[0] - t0) / 1000), (bySecond.get(Math.floor((m.t[0] - t0) / 1000)) ?? 0) + 1);
+  const chan = (m: { t: number[] }) => all.indexOf(m as (typeof all)[number]);
+  void chan;
+  const buckets = new Map<number, number[]>();
+  for (const m of all) {
+    const b = Math.floor((m.t[0] - t0) / 250);
+    if (b < 12) buckets.set(b, [...(buckets.get(b) ?? []), m.t[1] - m.t[0]]);
+  }
+  console.log(`  sent -> receive, max by 250 ms of the first 3 s: ${[...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([b, xs]) => `${b * 250}:${Math.max(...xs).toFixed(0)}`).join(' ')}`);
+  console.log(`  event loop late (start +ms, late ms) in the first 3 s: ${inRun(tail.lag).filter(([a]) => a - t0 < 3000).map(([a, , l]) => `${(a - t0).toFixed(0)}:${l.toFixed(0)}`).join(' ')}`);
+  console.log(`  GC (start +ms, ms) in the first 3 s: ${inRun(tail.gc).filter(([a]) => a - t0 < 3000).map(([a, b]) => `${(a - t0).toFixed(0)}:${(b - a).toFixed(0)}`).join(' ')}`);
+  console.log(`  PostgreSQL log lines kept: ${pgLog.length}; ${pgLog.slice(-3).join(' | ').slice(0, 300)}`);
+  console.log(`  slowest sent in second: ${[...bySecond.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+}
 
 /** p50 / p99 / max of each stage's share of the latency (from the previous stage), and of the whole. */
 function printStages(stamps: Stamps, sent: Map<string, number>, arrived: Map<string, number>): void {
