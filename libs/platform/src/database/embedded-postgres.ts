@@ -34,19 +34,43 @@ interface EmbeddedPostgresInstance {
 }
 type EmbeddedPostgresCtor = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
+const PORT_LOW = 20000;
+const PORT_RANGE = 12000;
+const PORT_BANDS = 6;
+/** The ports `freePort` gave out in this process. */
+const handedOut = new Set<number>();
+
+function handOut(port: number): number {
+  handedOut.add(port);
+  return port;
+}
+
 /**
  * A port free now on 127.0.0.1, for a server that binds it a little later (PostgreSQL, the embedded server whose URL
  * must be known before it listens). Chosen at random BELOW the ephemeral range (Linux 32768-60999, macOS and Windows
  * 49152-65535): a port the kernel hands out for outgoing connections could be taken by any client connecting
  * meanwhile (a test's database pool did, EADDRINUSE), while these are only ever taken by an explicit bind. Falls back
  * to a kernel-chosen port if none of the tries is free.
+ *
+ * A port is free only until its server binds it, so two callers must never be told the same one: this process never
+ * hands a port out twice, and each jest worker draws from a band of its own (PORT_BANDS bands of the range, by
+ * JEST_WORKER_ID). Before, the distributed-mode test drew its 13 services' ports one after another and could give two
+ * of them the same one; a failure in CI fits that exactly: every call "through the gateway" answered 404, as another
+ * service answers paths it does not serve (its health check had answered for the gateway, which then died on
+ * EADDRINUSE).
  */
 export async function freePort(): Promise<number> {
+  const band = Math.floor(PORT_RANGE / PORT_BANDS);
+  const first = PORT_LOW + (Number(process.env.JEST_WORKER_ID ?? 0) % PORT_BANDS) * band;
   for (let i = 0; i < 50; i++) {
-    const candidate = 20000 + Math.floor(Math.random() * 12000);
-    if (await canBind(candidate)) return candidate;
+    const candidate = first + Math.floor(Math.random() * band);
+    if (handedOut.has(candidate)) continue;
+    if (await canBind(candidate)) return handOut(candidate);
   }
-  return bindAndRelease(0);
+  for (;;) {
+    const port = await bindAndRelease(0);
+    if (!handedOut.has(port)) return handOut(port);
+  }
 }
 
 function canBind(port: number): Promise<boolean> {
