@@ -280,7 +280,7 @@ async function main(): Promise<void> {
   for (;;) {
     // as the runner's send step reads them (docs/decisions/0156): a page by COPY, its fields in one array, the values
     // the texts use one text column each
-    const f = await copyOutFields(pg, `SELECT ordinal, contact_id, occurrence${valueColumns(composer.valueIds)} FROM campaigns.recipient WHERE campaign_id = ${Number(campaignId)} AND ordinal > ${last} ORDER BY ordinal LIMIT 10000`, width);
+    const f = await copyOutFields(pg, `SELECT ordinal, contact_id, occurrence${valueColumns(composer.valueIds)} FROM campaigns.recipient WHERE campaign_id = ${Number(campaignId)} AND ordinal > ${last} ORDER BY ordinal LIMIT 10000`, [], width);
     if (!f.length) break;
     for (let i = 0; i < f.length; i += width) {
       const out = composer.compose({ ordinal: Number(f[i]), contactId: f[i + 1]!, occurrence: Number(f[i + 2]), values: f, valuesFrom: i + 3 });

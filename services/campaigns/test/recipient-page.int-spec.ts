@@ -23,7 +23,7 @@ describe('recipient pages read by COPY', () => {
                       ('{"shorturl": "https://s.io/' || n || '"}')::jsonb AS links
                       FROM generate_series(1, 30000) n ORDER BY n`;
     const expected = (await a.sql<{ n: number; v: string | null; links: Record<string, string> }>(select)).map((r) => [String(r.n), r.v, JSON.stringify(r.links)]);
-    const fields = await db.copyOut(select, 3);
+    const fields = await db.copyOut(select, [], 3);
     expect(fields.length).toBe(3 * 30000);
     const got: Array<[string | null, string | null, string | null]> = [];
     for (let i = 0; i < fields.length; i += 3) got.push([fields[i], fields[i + 1], fields[i + 2] === null ? null : JSON.stringify(JSON.parse(fields[i + 2]!))]);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type ClientBase, Pool, type PoolClient } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { DATABASE_URL } from '@switchboard/platform';
+import { DATABASE_URL, withLiterals } from '@switchboard/platform';
 import { CAMPAIGNS_SCHEMA } from '../campaigns.options';
 
 /** A COPY text field: `\N` for null, backslash, tab and line breaks escaped. */
@@ -17,8 +17,9 @@ export function copyField(v: string | number | null | undefined): string {
  * query's rows cost a buffer slice and a decode per field, a parsed message and an object per row: most of compose's
  * time apart from composing, and most of its garbage. The chunks are cut while PostgreSQL still writes the next ones.
  */
-export async function copyOutFields(c: ClientBase, select: string, width: number): Promise<Array<string | null>> {
-  const stream = c.query(copyTo(`COPY (${select}) TO STDOUT`));
+export async function copyOutFields(c: ClientBase, select: string, values: readonly unknown[], width: number): Promise<Array<string | null>> {
+  // COPY takes no parameters: `select`'s `$n` are written in as quoted literals (as contacts' audience read does)
+  const stream = c.query(copyTo(`COPY (${withLiterals(select, values, (t) => c.escapeLiteral(t))}) TO STDOUT`));
   const out: Array<string | null> = [];
   // the bytes after a chunk's last line break: the start of a row the next chunk ends (a line break is never inside a
   // UTF-8 character, nor inside a field: COPY writes it as \n)
@@ -119,10 +120,10 @@ export class RunnerDatabase implements OnApplicationShutdown {
   }
 
   /** `copyOutFields` on a client of this pool. */
-  async copyOut(select: string, width: number): Promise<Array<string | null>> {
+  async copyOut(select: string, values: readonly unknown[], width: number): Promise<Array<string | null>> {
     const c = await this.pool.connect();
     try {
-      return await copyOutFields(c, select, width);
+      return await copyOutFields(c, select, values, width);
     } finally {
       c.release();
     }

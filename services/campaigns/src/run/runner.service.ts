@@ -90,12 +90,6 @@ const F_ZONE = 5;
 const F_VARIABLES = 6;
 const F_LINKS = 7;
 
-/** A decimal id or a whole number written into a COPY's query (COPY takes no parameters). */
-function literal(v: string | number): string {
-  const s = String(v);
-  if (!/^-?\d{1,19}$/.test(s)) throw new Error(`${JSON.stringify(s)} is not a whole number`);
-  return s;
-}
 
 /** The columns of a recipient's values of `ids` (decimal variable ids), `v0`, `v1`, ... in order. */
 export function valueColumns(ids: readonly string[]): string {
@@ -477,8 +471,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const cache = this.windowCache(c);
     const columns = RECIPIENT_COLUMNS.map((col) => (col === 'variables' && !links.length ? 'NULL::jsonb AS variables' : col)).join(', ') + valueColumns(composer.valueIds);
     const width = RECIPIENT_FIELDS + composer.valueIds.length;
-    const readPage = (where: string, order: string, limit: number) =>
-      this.db.copyOut(`SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = ${literal(c.id)} AND ${where} ORDER BY ${order} LIMIT ${literal(limit)}`, width);
+    const readPage = (where: string, order: string, values: unknown[]) =>
+      this.db.copyOut(`SELECT ${columns} FROM campaigns.recipient WHERE campaign_id = $1 AND ${where} ORDER BY ${order} LIMIT $3`, [c.id, ...values], width);
     const later: Array<[number, Date]> = [];
     const unreachable: number[] = [];
     const skipped: Array<[number, string]> = [];
@@ -518,7 +512,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     let read = 0;
     // first the recipients waiting again whose time came, by due time, from the due index only
     if (nextDue !== null && new Date(nextDue).getTime() <= nowMs) {
-      const due = await readPage(`state = 0 AND due_at IS NOT NULL AND due_at <= '${now.toISOString()}'::timestamptz`, 'due_at, ordinal', allowance * 2);
+      const due = await readPage('state = 0 AND due_at IS NOT NULL AND due_at <= $2', 'due_at, ordinal', [now, allowance * 2]);
       read += due.length / width;
       for (let i = 0; i < due.length; i += width) {
         if (full()) break;
@@ -529,7 +523,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // closed take no room), at most a few pages a step; the cursor moves past every recipient considered
     let cursor = run.next_ordinal;
     for (let page = 0; fresh && page < 4 && !full(); page++) {
-      const rows = await readPage(`ordinal >= ${literal(cursor)} AND state = 0 AND due_at IS NULL`, 'campaign_id, ordinal', allowance * 2);
+      const rows = await readPage('ordinal >= $2 AND state = 0 AND due_at IS NULL', 'campaign_id, ordinal', [cursor, allowance * 2]);
       read += rows.length / width;
       for (let i = 0; i < rows.length; i += width) {
         if (full()) break;
