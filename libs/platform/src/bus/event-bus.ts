@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { EventDefinition, EventEnvelope } from '@switchboard/contracts';
+import { timeOrderedUuid } from '../database/time-ordered-uuid';
 import { currentTraceparent } from '../tracing/tracing';
 
 /** An envelope plus the topic it goes to: what `createEnvelope` returns and what `publish` takes. */
@@ -164,7 +164,8 @@ export interface EnvelopeMeta {
 export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: EnvelopeMeta): OutgoingEvent<T> {
   const parsed = def.schema.parse(data);
   const event: OutgoingEvent<T> = {
-    id: meta.id ?? randomUUID(),
+    // time-ordered: the consumers' processed_events and the outbox key events by id (docs/decisions/0161)
+    id: meta.id ?? timeOrderedUuid(),
     type: def.type,
     version: def.version,
     occurredAt: (meta.occurredAt ?? new Date()).toISOString(),

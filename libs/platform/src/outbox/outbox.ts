@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { toEnvelope } from '../bus/delivery';
 import type { OutgoingEvent } from '../bus/event-bus';
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../database/time-ordered-uuid';
 import { quoteSchema } from './sql';
 
 /** The `type` of an outbox row holding many events (see Outbox.addPacked). */
@@ -51,7 +51,7 @@ export const Outbox = {
     }
     await manager.query(
       `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
-      [randomUUID(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
+      [timeOrderedUuid(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
     );
   },
 };

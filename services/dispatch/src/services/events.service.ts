@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -10,7 +9,7 @@ import {
   type EventData,
   type EventDefinition,
 } from '@switchboard/contracts';
-import { EventBus, Outbox, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { EventBus, Outbox, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, timeOrderedUuid, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
 import type { EventRow } from '../repositories/message.repository';
 
@@ -23,7 +22,8 @@ const SOURCE = 'dispatch';
  */
 export function fastEnvelope<T>(def: EventDefinition<T>, data: T, accountId: string | null, at = new Date(), traceparent?: string): OutgoingEvent<T> {
   const event: OutgoingEvent<T> = {
-    id: randomUUID(),
+    // time-ordered, as createEnvelope's (docs/decisions/0161): consumers key processed_events by it
+    id: timeOrderedUuid(),
     type: def.type,
     version: def.version,
     occurredAt: at.toISOString(),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -16,7 +15,7 @@ import {
   type OptOutData,
 } from '@switchboard/contracts';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { BatchedWriter, createEnvelope, Outbox, preparedQuery, type OutgoingEvent } from '@switchboard/platform';
+import { BatchedWriter, createEnvelope, Outbox, preparedQuery, timeOrderedUuid, type OutgoingEvent } from '@switchboard/platform';
 import type { ProviderInbound } from '../adapters/provider-adapter';
 import { DISPATCH_CONNECTION, DISPATCH_SCHEMA } from '../dispatch.options';
 import { ReadModelRepository, targetKey, type InboundStreamRow, type InboundTargetRow, type OptKeywords } from '../repositories/read-model.repository';
@@ -203,7 +202,8 @@ export class InboundService {
     }
     const stream = resolved;
     const keywords = this.keywordSets(stream.optKeywords ?? (await this.readModels.optKeywords(stream.accountId)));
-    const uuid = randomUUID();
+    // time-ordered: appends to inbound_message's uuid key and the inbox's message_uuid key (docs/decisions/0161)
+    const uuid = timeOrderedUuid();
     const optChange: { data: OptOutData; optedOut: boolean } | null = (() => {
       const word = keywordOf(m.body);
       if (!word) return null;

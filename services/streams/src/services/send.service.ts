@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import {
@@ -12,7 +12,7 @@ import {
   type EventDefinition,
   type Violation,
 } from '@switchboard/contracts';
-import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, uuidV5 } from '@switchboard/platform';
+import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, timeOrderedUuid, uuidV5 } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -431,7 +431,9 @@ export class SendService {
     const sms = channel === Channel.Sms ? analyzeSms(input.text) : null;
     const segments = sms ? sms.segments : 1;
     const encoding = sms ? sms.encoding : null;
-    const uuid = flags.messageUuid ?? randomUUID();
+    // a message of its own (not a campaign's, whose uuid is derived): time-ordered, so it appends to streams.message's
+    // key and to every other service's index on the message uuid (docs/decisions/0161)
+    const uuid = flags.messageUuid ?? timeOrderedUuid();
     const accountId = stream.accountId;
     const accepted = eventHead(
       MessageAcceptedV1,
@@ -460,7 +462,7 @@ export class SendService {
       },
       'priceMicros',
     );
-    const charged = eventHead(MessageChargedV1, randomUUID(), at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros');
+    const charged = eventHead(MessageChargedV1, timeOrderedUuid(), at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros');
     const answer: AnswerBase = {
       code: 'OK',
       message_uuid: uuid,

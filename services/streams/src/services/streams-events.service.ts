@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -10,6 +9,7 @@ import {
   RequestContext,
   currentTraceparent,
   ServiceOutboxRelay,
+  timeOrderedUuid,
   UnitOfWork,
   type OutgoingEvent,
   type ProcessRoles,
@@ -77,7 +77,7 @@ export class StreamsUnitOfWork extends UnitOfWork {
    */
   trustedEnvelope<T>(def: EventDefinition<T>, data: T, accountId: string | null): Omit<OutgoingEvent<T>, 'topic'> {
     return {
-      id: randomUUID(),
+      id: timeOrderedUuid(), // as createEnvelope's (docs/decisions/0161)
       type: def.type,
       version: def.version,
       occurredAt: this.clock.now().toISOString(),
