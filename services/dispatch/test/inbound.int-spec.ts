@@ -56,6 +56,23 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     expect(await inbound('reply to the owned number')).toEqual([{ account_id: '1', stream_id: '11', contact_phone: '+491700000001' }]);
   });
 
+  it('gives each stored reply a time-ordered (v7) uuid, ascending in arrival order, carried by its event (docs/decisions/0161)', async () => {
+    const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const uuids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      smsc.sendMo('491700000031', '4930111111', `ordered reply ${i}`);
+      await d.until(async () => (await d.sql(`SELECT 1 FROM dispatch.inbound_message WHERE body = $1`, [`ordered reply ${i}`])).length === 1);
+      const [r] = await d.sql<{ uuid: string }>(`SELECT uuid::text FROM dispatch.inbound_message WHERE body = $1`, [`ordered reply ${i}`]);
+      uuids.push(r.uuid);
+    }
+    expect(uuids.every((u) => V7.test(u))).toBe(true);
+    expect([...uuids].sort()).toEqual(uuids);
+    await d.flushOutbox();
+    const events = d.events(MessageReceivedV1.type).filter((e) => uuids.includes((e.data as { messageUuid: string }).messageUuid));
+    expect(events).toHaveLength(4);
+    expect(events.every((e) => V7.test(e.id))).toBe(true);
+  });
+
   it("reads national-form numbers (TON 2) in the vendor's country", async () => {
     smsc.sendMo('01700000110', '030111111', 'a national reply', { source: 2, dest: 2 });
     await d.until(async () => (await inbound('a national reply')).length === 1);

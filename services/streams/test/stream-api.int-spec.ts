@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
+import { acceptedEventId } from '../src/services/send.service';
 import { phone, startStreams, TG_TOKEN_B, WA_BUSINESS_B, WA_PHONE_ID_B, WA_TOKEN_B, type Json, type StreamsTestApp } from './support';
 
 /** The stream API: every error code of spec 8 that applies to it, charging, limits, idempotency, duplicates, ACLs. */
@@ -47,6 +48,28 @@ describe('stream API', () => {
       expect(events).toContainEqual(
         expect.objectContaining({ type: 'streams.message.charged', data: expect.objectContaining({ messageUuid: res.body.message_uuid, amountMicros: 100_000, balanceAfterMicros: before - 100_000 }) }),
       );
+    });
+
+    it("gives a message of its own and its charge event time-ordered (v7) uuids, ascending in send order, and keeps the accepted event's id derived from the message (docs/decisions/0161)", async () => {
+      const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+      const uuids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await a.send(s.token, ok(`ordered ${i} ${randomUUID()}`, 40 + i));
+        expect(res.status).toBe(202);
+        uuids.push(res.body.message_uuid as string);
+      }
+      expect(uuids.every((u) => V7.test(u))).toBe(true);
+      expect([...uuids].sort()).toEqual(uuids);
+      expect(new Set(uuids).size).toBe(3);
+      const stored = await a.sql<{ uuid: string }>(`SELECT uuid::text FROM streams.message WHERE uuid = ANY($1::uuid[])`, [uuids]);
+      expect(stored.map((r) => r.uuid).sort()).toEqual(uuids);
+      const events = (await a.events()).filter((e) => uuids.includes((e.data as { messageUuid?: string }).messageUuid ?? ''));
+      const charged = events.filter((e) => e.type === MessageChargedV1.type);
+      expect(charged).toHaveLength(3);
+      expect(charged.every((e) => V7.test(e.id))).toBe(true);
+      // a re-publish of the accepted event must be the same event (docs/decisions/0087): its id is a v5 of the message's
+      const accepted = events.filter((e) => e.type === MessageAcceptedV1.type);
+      expect(accepted.map((e) => e.id).sort()).toEqual(uuids.map((u) => acceptedEventId(u)).sort());
     });
 
     it('counts UCS-2 segments for text outside GSM-7', async () => {

@@ -61,3 +61,14 @@ describe('lifecycle events built without zod still satisfy the contracts', () =>
     expect(lifecycleEvents([row({ uuid, traceparent: null })], { final: true }).map((e) => e.traceparent)).toEqual([undefined, undefined]);
   });
 });
+
+describe('lifecycle event ids (docs/decisions/0161)', () => {
+  it('are version 7 uuids, unique and ascending in the order the events are built (they key the consumers\' processed_events)', () => {
+    const rows = Array.from({ length: 500 }, (_, i) => row({ id: String(i + 1), uuid: `2b1f3f5e-8a51-4c1e-9d6f-${String(i).padStart(12, '0')}`, status: 'rejected' }));
+    const ids = lifecycleEvents(rows, { final: true, refundReason: () => 'rejected' }).map((e) => e.id);
+    expect(ids).toHaveLength(1500);
+    expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id, i) => i === 0 || ids[i - 1] < id)).toBe(true);
+  });
+});
