@@ -25,6 +25,7 @@ import {
   type CampaignHaltReasonValue,
   type EventData,
   type EventEnvelope,
+  parseStatusChanged,
 } from '@switchboard/contracts';
 import { claimEvent, EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
@@ -439,7 +440,8 @@ export class RunnerConsumers implements OnModuleInit {
     if (e.type !== MessageStatusChangedV1.type || e.version !== 1) return;
     // most messages are no campaign's: no parse for them
     if (!(e.data as { campaignId?: unknown } | null)?.campaignId) return;
-    const d = MessageStatusChangedV1.schema.parse(e.data);
+    // the contract's check written out by hand for data that passes, the schema otherwise (docs/decisions/0160)
+    const d = parseStatusChanged(e.data);
     if (!d.campaignId || !(d.status in RANK)) return;
     await this.enqueueStatus({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
   }

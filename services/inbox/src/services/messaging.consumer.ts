@@ -14,6 +14,7 @@ import {
   type EventData,
   type EventEnvelope,
   type InboxSendStatusValue,
+  parseStatusChanged,
 } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
@@ -301,7 +302,7 @@ export class MessagingConsumer implements OnModuleInit {
    */
   async onStatus(e: EventEnvelope): Promise<void> {
     if ((e.data as { campaignId?: unknown } | null)?.campaignId) return;
-    const d = MessageStatusChangedV1.schema.parse(e.data);
+    const d = parseStatusChanged(e.data);
     const next = sendStatusOf(d.status, d.outgoingStatus);
     await this.applyStatus(d.accountId, d.messageUuid, next, next === 'failed' || next === 'undelivered' ? (d.error ?? d.status) : null, new Date(d.occurredAt));
   }

@@ -17,6 +17,7 @@ import {
   type EventData,
   type EventDefinition,
   type EventEnvelope,
+  parseStatusChanged,
 } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
@@ -89,7 +90,8 @@ export class ReadModelsConsumer implements OnModuleInit {
   }
 
   async onStatus(e: EventEnvelope): Promise<void> {
-    const status = parse(MessageStatusChangedV1, e);
+    // the contract's check written out by hand for data that passes, the schema otherwise (docs/decisions/0160)
+    const status = e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version ? parseStatusChanged(e.data) : null;
     if (status) await this.statuses.handle(e, status);
   }
 

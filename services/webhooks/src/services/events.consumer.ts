@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { LinkClickedV1, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Topics, WebhookTrigger, type EventEnvelope } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
-import { triggerFor } from '../delivery/payloads';
+import { triggerFor, triggerOfType } from '../delivery/payloads';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_SCHEMA } from '../webhooks.options';
 import { ActiveWebhooks } from './active-webhooks';
 import { DeliveryService, type QueuedEvent } from './delivery.service';
@@ -55,11 +55,15 @@ export class WebhookEventsConsumer implements OnModuleInit {
 
   async handle(e: EventEnvelope): Promise<void> {
     if (e.type === LinkClicksRecordedV1.type) return this.handleClicks(e);
+    // nothing to parse, queue or remember: an account without a webhook for this trigger costs no transaction, and no
+    // parse of the event either (its type says the trigger; docs/decisions/0160)
+    const trigger = triggerOfType(e.type);
+    if (!trigger) return;
+    const accountId = (e.data as { accountId?: unknown } | null)?.accountId;
+    if (typeof accountId !== 'string' && typeof accountId !== 'number') return;
+    if (!(await this.active.has(String(accountId), trigger))) return;
     const t = triggerFor(e);
     if (!t) return;
-    const accountId = (e.data as { accountId: string }).accountId;
-    // nothing to queue and nothing to remember: an account without a webhook for this trigger costs no transaction
-    if (!(await this.active.has(String(accountId), t.trigger))) return;
     await this.batched.handle(e, { eventId: e.id, accountId: String(accountId), trigger: t.trigger, streamId: t.streamId, eventType: e.type, build: t.build });
   }
 
