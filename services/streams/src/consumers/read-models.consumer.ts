@@ -19,7 +19,7 @@ import {
   type EventEnvelope,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
 import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
@@ -86,7 +86,15 @@ export class ReadModelsConsumer implements OnModuleInit {
       types: [MessageRefundDueV1.type, TelegramCodeRequestedV1.type, TelegramAuthCompletedV1.type, MessagesReconciledV1.type],
       handler: (e) => this.onDispatch(e),
     });
-    await this.bus.subscribe({ group: STATUS_GROUP, topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], concurrency: 256, handler: (e) => this.onStatus(e) });
+    await this.bus.subscribe({
+      group: STATUS_GROUP,
+      topics: [Topics.Dispatch],
+      types: [MessageStatusChangedV1.type],
+      concurrency: 256,
+      handler: (e) => this.onStatus(e),
+      // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160)
+      batchHandler: eachAtOnce((e) => this.onStatus(e)),
+    });
   }
 
   async onStatus(e: EventEnvelope): Promise<void> {
