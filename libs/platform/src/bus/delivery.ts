@@ -340,10 +340,12 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
  * handler must be idempotent (every consumer is: at-least-once).
  */
 export function eachAtOnce(handler: (event: EventEnvelope) => Promise<void> | undefined): BatchEventHandler {
-  return async (events) => {
+  return async (events, context) => {
     const running: Array<Promise<void>> = [];
+    // with tracing on, each handled event keeps its consumer span, as a delivery one by one has
+    const traced = tracingEnabled();
     for (const e of events) {
-      const r = handler(e);
+      const r = traced ? withConsumerSpan(e, context.group, context.topic, async () => handler(e)) : handler(e);
       if (r) running.push(r);
     }
     if (running.length) await settleAll(running);
