@@ -52,11 +52,6 @@ export function sendStatusOf(status: string, outgoing: string | null): InboxSend
 }
 
 /**
- * Conversations from dispatch's incoming messages (two-way SMS, WhatsApp, Telegram bot and private), routed by the
- * account's incoming routing (stream and our number -> space and team); the statuses of the inbox's own sends
- * (dispatch's status changes, streams' answers to the send batches) merged into the timeline.
- */
-/**
  * An event that is surely not about an inbox send, from its data as it comes: a campaign's status (the inbox asks
  * streams with `campaignId: null`, docs/decisions/0051) or another requester's send-batch answer (docs/decisions/0160).
  * Such events cost no parse; anything else is parsed by the contract (and fails as before when it does not parse).
@@ -67,6 +62,11 @@ function notTheInbox(e: EventEnvelope): boolean {
   return Boolean(d?.campaignId);
 }
 
+/**
+ * Conversations from dispatch's incoming messages (two-way SMS, WhatsApp, Telegram bot and private), routed by the
+ * account's incoming routing (stream and our number -> space and team); the statuses of the inbox's own sends
+ * (dispatch's status changes, streams' answers to the send batches) merged into the timeline.
+ */
 @Injectable()
 export class MessagingConsumer implements OnModuleInit {
   private readonly log = new Logger('InboxMessaging');
