@@ -72,10 +72,19 @@ export class StageCpu {
     } as Fn;
   }
 
-  /** The bus: each subscription's handler runs as `h:<group>`. */
-  wrapBus(bus: { subscribe: (o: { group: string; handler: Fn }) => Promise<void> }): void {
+  /**
+   * The bus: each subscription's handler runs as `h:<group>`, and so does its batch handler (statistics' rollup,
+   * accounts' ledger), which would otherwise count as the publisher's stage (the lane's drain runs in its context).
+   */
+  wrapBus(bus: { subscribe: (o: { group: string; handler: Fn; batchHandler?: Fn }) => Promise<void> }): void {
     const orig = bus.subscribe.bind(bus);
-    bus.subscribe = (o) => orig({ ...o, handler: ((e: never) => this.run(`h:${o.group}`, () => o.handler(e))) as Fn });
+    bus.subscribe = (o) => {
+      const stage = `h:${o.group}`;
+      const handler = ((e: never, d: never) => this.run(stage, () => o.handler(e, d))) as Fn;
+      const batch = o.batchHandler;
+      const batchHandler = batch ? (((es: never, c: never) => this.run(stage, () => batch(es, c))) as Fn) : undefined;
+      return orig({ ...o, handler, ...(batchHandler ? { batchHandler } : {}) });
+    };
   }
 
   /** pg clients: a connection's socket callbacks (reading and parsing answers) run as `pg:<application_name>`. */

@@ -48,19 +48,23 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
   class LossyBus extends InMemoryEventBus {
     override async subscribe(o: Parameters<InMemoryEventBus['subscribe']>[0]): Promise<void> {
       if (o.group !== 'campaigns.message-statuses') return super.subscribe(o);
+      const kept = (e: EventEnvelope): boolean => {
+        const d = e.data as Json;
+        if (e.type === CampaignStatusesReconciledV1.type && e.source === 'dispatch' && muteAnswers.has(d.accountId as string)) return false;
+        const l = e.type === MessageStatusChangedV1.type ? lose.get(`+${bare(String(d.destination))}`) : undefined;
+        if (l && (!l.only || l.only === d.status)) {
+          if (l.hold) held.push(e);
+          return false;
+        }
+        return true;
+      };
       const handler = o.handler;
+      const batchHandler = o.batchHandler;
+      // the group takes delivered chunks in one call (docs/decisions/0160): the loss applies to both ways in
       return super.subscribe({
         ...o,
-        handler: async (e, ctx) => {
-          const d = e.data as Json;
-          if (e.type === CampaignStatusesReconciledV1.type && e.source === 'dispatch' && muteAnswers.has(d.accountId as string)) return;
-          const l = e.type === MessageStatusChangedV1.type ? lose.get(`+${bare(String(d.destination))}`) : undefined;
-          if (l && (!l.only || l.only === d.status)) {
-            if (l.hold) held.push(e);
-            return;
-          }
-          return handler(e, ctx);
-        },
+        handler: async (e, ctx) => (kept(e) ? handler(e, ctx) : undefined),
+        batchHandler: batchHandler && (async (events, ctx) => batchHandler(events.filter(kept), ctx)),
       });
     }
   }

@@ -101,5 +101,11 @@ describe('one send is one trace from the stream API to the delivery receipt', ()
       return found.length > 0 && found;
     }, 'the consumer spans of the delivered status');
     expect(new Set(statusSpans.map((s) => s.spanContext().traceId))).toEqual(new Set([callerTrace]));
+    // the groups that take a delivered chunk in one call keep a consumer span an event (docs/decisions/0160)
+    const chunked = await until(() => {
+      const found = consumed(MessageStatusChangedV1.type, 'streams.status-projector').filter((s) => s.attributes['messaging.message.id'] === delivered.id);
+      return found.length > 0 && found;
+    }, "streams' status projection's span of the delivered status");
+    expect(chunked.map((s) => s.spanContext().traceId)).toEqual([callerTrace]);
   }, 60_000);
 });

@@ -29,3 +29,4 @@ export * from './sso';
 export * from './genai';
 export * from './genai-events';
 export * from './message-exports';
+export * from './status-fast-parse';

@@ -330,3 +330,24 @@ export async function retryWhileDown<T>(work: () => Promise<T>, policy: RetryPol
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A batch handler (`SubscribeOptions.batchHandler`) that runs `handler` on every event of a chunk at once and waits for
+ * all of them, then fails with the first failure, if any. For groups whose handler already joins a group commit or
+ * skips most events: the chunk is one call to the bus's delivery (one retry loop, one observation a type) instead of one
+ * each, with its promise, context object and metrics (docs/decisions/0160). A failure fails the chunk: an outage retries
+ * the whole chunk, anything else hands each event to `handler` alone, with its own retries and dead letter, so the
+ * handler must be idempotent (every consumer is: at-least-once).
+ */
+export function eachAtOnce(handler: (event: EventEnvelope) => Promise<void> | undefined): BatchEventHandler {
+  return async (events, context) => {
+    const running: Array<Promise<void>> = [];
+    // with tracing on, each handled event keeps its consumer span, as a delivery one by one has
+    const traced = tracingEnabled();
+    for (const e of events) {
+      const r = traced ? withConsumerSpan(e, context.group, context.topic, async () => handler(e)) : handler(e);
+      if (r) running.push(r);
+    }
+    if (running.length) await settleAll(running);
+  };
+}

@@ -14,8 +14,9 @@ import {
   type EventData,
   type EventEnvelope,
   type InboxSendStatusValue,
+  parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
@@ -48,6 +49,17 @@ export function sendStatusOf(status: string, outgoing: string | null): InboxSend
     default:
       return 'failed';
   }
+}
+
+/**
+ * An event that is surely not about an inbox send, from its data as it comes: a campaign's status (the inbox asks
+ * streams with `campaignId: null`, docs/decisions/0051) or another requester's send-batch answer (docs/decisions/0160).
+ * Such events cost no parse; anything else is parsed by the contract (and fails as before when it does not parse).
+ */
+function notTheInbox(e: EventEnvelope): boolean {
+  const d = e.data as { campaignId?: unknown; requester?: unknown } | null;
+  if (e.type === SendBatchProcessedV1.type) return typeof d?.requester === 'string' && d.requester !== 'inbox';
+  return Boolean(d?.campaignId);
 }
 
 /**
@@ -88,6 +100,9 @@ export class MessagingConsumer implements OnModuleInit {
       types: [MessageStatusChangedV1.type, SendBatchProcessedV1.type],
       concurrency: 16,
       handler: (e) => (e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e)),
+      // a delivered chunk in one call; a campaign's statuses and answers (all of a campaign's traffic) are skipped
+      // without a promise each (docs/decisions/0160)
+      batchHandler: eachAtOnce((e) => (notTheInbox(e) ? undefined : e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e))),
     });
   }
 
@@ -300,8 +315,8 @@ export class MessagingConsumer implements OnModuleInit {
    * at a campaign's speed those lookups were the inbox's whole share of every message (docs/decisions/0051).
    */
   async onStatus(e: EventEnvelope): Promise<void> {
-    if ((e.data as { campaignId?: unknown } | null)?.campaignId) return;
-    const d = MessageStatusChangedV1.schema.parse(e.data);
+    if (notTheInbox(e)) return;
+    const d = parseStatusChanged(e.data);
     const next = sendStatusOf(d.status, d.outgoingStatus);
     await this.applyStatus(d.accountId, d.messageUuid, next, next === 'failed' || next === 'undelivered' ? (d.error ?? d.status) : null, new Date(d.occurredAt));
   }
@@ -331,6 +346,8 @@ export class MessagingConsumer implements OnModuleInit {
 
   /** Streams' answer to a send batch: a refused item fails with its code (SENT_FAILED), an accepted one waits for dispatch. */
   async onProcessed(e: EventEnvelope): Promise<void> {
+    // most answers are a campaign's (a thousand items each): not parsed to learn they are not the inbox's
+    if (notTheInbox(e)) return;
     const d: Processed = SendBatchProcessedV1.schema.parse(e.data);
     if (d.requester !== 'inbox') return;
     for (const it of d.items) {

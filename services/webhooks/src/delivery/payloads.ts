@@ -3,6 +3,7 @@ import {
   MessageEdrV1,
   MessageReceivedV1,
   MessageStatusChangedV1,
+  safeParseStatusChanged,
   WebhookTrigger,
   type EventData,
   type EventEnvelope,
@@ -93,10 +94,30 @@ function parse<T>(def: { type: string; version: number; schema: { safeParse: (v:
   return r.success ? r.data : null;
 }
 
+/** The trigger an event of this type fires, known before its data is parsed; undefined for a type no webhook follows. */
+const TRIGGER_OF_TYPE: ReadonlyMap<string, WebhookTriggerValue> = new Map<string, WebhookTriggerValue>([
+  [MessageStatusChangedV1.type, WebhookTrigger.MessageStatusChange],
+  [MessageEdrV1.type, WebhookTrigger.EdrInfo],
+  [MessageReceivedV1.type, WebhookTrigger.IncomingMessage],
+  [LinkClickedV1.type, WebhookTrigger.ShortUrlClicks],
+]);
+
+/**
+ * The trigger `triggerFor` would answer for an event that parses, from its type alone: the webhooks consumer asks
+ * whether the account has a webhook for it before parsing the event (most accounts have none, docs/decisions/0160).
+ */
+export function triggerOfType(type: string): WebhookTriggerValue | undefined {
+  return TRIGGER_OF_TYPE.get(type);
+}
+
 /** The trigger an event fires, or null for an event no webhook follows (or one that does not parse). */
 export function triggerFor(e: EventEnvelope): TriggerEvent | null {
-  const status = parse(MessageStatusChangedV1, e);
-  if (status) return { trigger: WebhookTrigger.MessageStatusChange, streamId: status.streamId, build: () => statusPayload(status) };
+  const status = e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version ? safeParseStatusChanged(e.data) : null;
+  if (status?.success) {
+    const s = status.data;
+    return { trigger: WebhookTrigger.MessageStatusChange, streamId: s.streamId, build: () => statusPayload(s) };
+  }
+  if (status) return null;
   const edr = parse(MessageEdrV1, e);
   if (edr) return { trigger: WebhookTrigger.EdrInfo, streamId: edr.streamId, build: () => edrPayload(edr) };
   const inbound = parse(MessageReceivedV1, e);

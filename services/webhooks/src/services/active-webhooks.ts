@@ -35,6 +35,12 @@ export class ActiveWebhooks {
     return (await loading).has(trigger);
   }
 
+  /** True when the remembered answer (within its TTL) says the account has no active webhook for the trigger; no lookup. */
+  knownToLack(accountId: string, trigger: string): boolean {
+    const entry = this.byAccount.get(accountId);
+    return entry !== undefined && entry.until > performance.now() && !entry.triggers.has(trigger);
+  }
+
   private async load(accountId: string, now: number): Promise<Set<string>> {
     const generation = this.generation;
     const rows = await this.ds.query<Array<{ trigger: string }>>(`SELECT DISTINCT trigger FROM webhooks.webhook WHERE account_id = $1 AND active`, [accountId]);

@@ -1,0 +1,70 @@
+import { MessageStatusChangedV1 } from './messaging-events';
+import { fastStatusChanged, parseStatusChanged, safeParseStatusChanged } from './status-fast-parse';
+
+/** A status change as dispatch publishes it (after the bus's JSON copy). */
+const status = {
+  messageUuid: '0b5f3c1e-8d2a-4f6b-9c7d-1e2f3a4b5c6d',
+  accountId: '7',
+  streamId: '12',
+  streamUid: 'a0e1b2c3-d4e5-4f60-8a1b-2c3d4e5f6a7b',
+  campaignId: '42',
+  sender: 'ACME',
+  destination: '+4915112345678',
+  status: 'delivered',
+  outgoingStatus: null,
+  error: null,
+  vendorId: '3',
+  providerMessageId: 'p-991',
+  sentAt: '2026-11-28T02:00:00.000Z',
+  deliveredAt: '2026-11-28T02:00:03.000Z',
+  mcc: '262',
+  mnc: '01',
+  occurredAt: '2026-11-28T02:00:03.000Z',
+};
+
+/** Each field of the contract given each kind of wrong value, an optional one holding undefined, extra keys. */
+function variants(): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  const values: unknown[] = [undefined, null, '', 'x', '12', '-1', '1.5', 7, 0, -3, 1.5, true, {}, [], 'delivered', 'DELIVERED', '0B5F3C1E-8D2A-4F6B-9C7D-1E2F3A4B5C6D', '0b5f3c1e8d2a4f6b9c7d1e2f3a4b5c6d', 'GSM7'];
+  for (const key of [...Object.keys(status), 'possibleDuplicate', 'parts', 'extra']) {
+    for (const v of values) out.push([`${key} = ${JSON.stringify(v) ?? 'undefined'}`, { ...status, [key]: v }]);
+    const { [key]: _gone, ...without } = status as Record<string, unknown>;
+    out.push([`${key} missing`, without]);
+  }
+  out.push(['possibleDuplicate and parts', { ...status, possibleDuplicate: true, parts: 2 }]);
+  out.push(['not an object', 'delivered'], ['null', null], ['an array', [status]]);
+  return out;
+}
+
+describe('MessageStatusChangedV1 checked by hand (docs/decisions/0160)', () => {
+  it.each(variants())('answers what the schema answers, or leaves it to the schema: %s', (_name, data) => {
+    const schema = MessageStatusChangedV1.schema.safeParse(data);
+    const fast = fastStatusChanged(data);
+    // what it passes, the schema passes, with the same answer (keys, values, optional keys only when present)
+    if (fast !== undefined) {
+      expect(schema.success).toBe(true);
+      expect(fast).toStrictEqual(schema.success ? schema.data : undefined);
+      expect(Object.keys(fast)).toEqual(Object.keys(schema.success ? schema.data : {}));
+    }
+    // and it passes everything the schema passes but an optional key holding undefined (which JSON never carries)
+    if (schema.success && !Object.values(data as object).includes(undefined)) expect(fast).toBeDefined();
+    // parse and safeParse answer exactly as the schema's do, through either path
+    if (schema.success) {
+      expect(parseStatusChanged(data)).toStrictEqual(schema.data);
+      expect(safeParseStatusChanged(data)).toStrictEqual({ success: true, data: schema.data });
+    } else {
+      expect(() => parseStatusChanged(data)).toThrow();
+      expect(safeParseStatusChanged(data)).toEqual({ success: false });
+    }
+  });
+
+  it('takes the hand-written path for the statuses dispatch publishes, and answers a new object without unknown keys', () => {
+    const data = Object.freeze({ ...status, possibleDuplicate: false, parts: 1, extra: 'dropped' });
+    const fast = fastStatusChanged(data);
+    expect(fast).toBeDefined();
+    expect(fast).not.toBe(data);
+    expect(fast).not.toHaveProperty('extra');
+    expect(fast).toStrictEqual(MessageStatusChangedV1.schema.parse(data));
+    expect(fastStatusChanged({ ...status, campaignId: null, vendorId: null, status: 'sent' })).toStrictEqual(MessageStatusChangedV1.schema.parse({ ...status, campaignId: null, vendorId: null, status: 'sent' }));
+  });
+});
