@@ -1,6 +1,7 @@
 import { LinkClickedV1, LinkClicksRecordedV1, Topics, type EventData } from '@switchboard/contracts';
 import type { OutboxRelayOptions, OutgoingEvent } from '@switchboard/platform';
-import { CLICK_EVENTS_TYPE } from './click-recorder';
+import { CLICK_EVENTS_TYPE, CLICK_GROUP_TYPE, type ClickGroupRow } from './click-recorder';
+import { UA_CLASSES } from './user-agent';
 
 type RecordedClick = EventData<typeof LinkClicksRecordedV1>['clicks'][number];
 type Clicked = EventData<typeof LinkClickedV1> & { domainId: string; variantId: string | null; contactId: string | null };
@@ -54,5 +55,65 @@ function linkClicked(accountId: string, c: RecordedClick): OutgoingEvent<Clicked
   };
 }
 
+/**
+ * A click group's outbox row of values (`$links.click-group`, docs/decisions/0159) as the relay publishes it: the same
+ * events as a `$links.clicks` row held as text, in the same order and with the same fields in the same order: each
+ * `links.clicks.recorded` (its id and account from the row, `occurredAt` the group's), then each first click of them as
+ * `links.link.clicked` (`unpackClickEvents`). Pure: the row published again gives the same events.
+ */
+export function unpackClickGroup(rows: OutgoingEvent[]): OutgoingEvent[] {
+  const recorded: OutgoingEvent[] = [];
+  for (const row of rows as unknown as ClickGroupRow[])
+    for (const ev of row.events) {
+      const clicks = new Array<RecordedClick>(ev.clicks.length);
+      for (let i = 0; i < ev.clicks.length; i++) {
+        const c = ev.clicks[i];
+        clicks[i] = {
+          clickId: c[0],
+          linkId: `${c[1]}/${c[2]}`,
+          shortUrl: c[3],
+          originalUrl: c[4],
+          domainId: c[1],
+          offerId: c[5],
+          campaignId: c[6],
+          variantId: c[7],
+          streamId: c[8],
+          contactId: c[9],
+          messageUuid: c[10],
+          destination: c[11],
+          first: c[12],
+          uaClass: UA_CLASSES[c[13]],
+          ip: c[14],
+          userAgent: c[15],
+          clickedAt: c[16],
+        };
+      }
+      recorded.push({
+        id: ev.id,
+        type: LinkClicksRecordedV1.type,
+        version: LinkClicksRecordedV1.version,
+        occurredAt: row.occurredAt,
+        source: 'links',
+        accountId: ev.accountId,
+        traceId: null,
+        key: ev.accountId,
+        data: { accountId: ev.accountId, clicks },
+        topic: Topics.Links,
+      });
+    }
+  return unpackClickEvents(recorded);
+}
+
+/**
+ * A click group row of values against the events it expands to: a recorded click's names, link id and envelope, and
+ * a first click's `links.link.clicked`, are at most this many times the row's text (the relay sizes its publish calls
+ * by it). A click's values are at least ~110 bytes (its id, code, short URL and time); the names of both events
+ * and their envelopes' share add at most ~650.
+ */
+export const CLICK_GROUP_BOUND = 8;
+
 /** Links' relay options: its click groups' rows unpacked (every process that relays `links.outbox` needs them). */
-export const LINKS_RELAY_OPTIONS: Pick<OutboxRelayOptions, 'unpack'> = { unpack: { [CLICK_EVENTS_TYPE]: unpackClickEvents } };
+export const LINKS_RELAY_OPTIONS: Pick<OutboxRelayOptions, 'unpack' | 'unpackBound'> = {
+  unpack: { [CLICK_EVENTS_TYPE]: unpackClickEvents, [CLICK_GROUP_TYPE]: unpackClickGroup },
+  unpackBound: { [CLICK_GROUP_TYPE]: CLICK_GROUP_BOUND },
+};
