@@ -6,7 +6,7 @@ import { CuttableLink } from '@switchboard/platform/testing';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk } from '../src/redirect/click-recorder';
-import { CLICK_GROUP_BOUND, unpackClickGroup } from '../src/redirect/click-events';
+import { clickGroupBytes, unpackClickGroup } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -394,7 +394,7 @@ describe('redirect server', () => {
     const rows = await l.sql<{ id: string; type: string; key: string; packed: string }>(`SELECT id::text, type, key, packed FROM links.outbox WHERE packed LIKE '%' || $1 || '%'`, [stored[0].click_id]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ type: '$links.click-group', key: '5' });
-    const packed = JSON.parse(rows[0].packed) as Array<{ occurredAt: string; events: Array<{ id: string; accountId: string; clicks: unknown[][] }> }>;
+    const packed = JSON.parse(rows[0].packed) as Array<{ occurredAt: string; agents: string[]; events: Array<{ id: string; accountId: string; clicks: unknown[][] }> }>;
     expect(packed).toHaveLength(1);
     expect(packed[0].events.map((e) => [e.accountId, e.clicks.length])).toEqual([
       [A, 3],
@@ -406,7 +406,9 @@ describe('redirect server', () => {
     // the events it expands to stay within the bound the relay sizes its publish calls by
     const expanded = unpackClickGroup(JSON.parse(rows[0].packed) as never);
     expect(expanded.map((e) => e.type)).toEqual([LinkClicksRecordedV1.type, LinkClicksRecordedV1.type, LinkClickedV1.type, LinkClickedV1.type, LinkClickedV1.type]);
-    expect(expanded.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)).toBeLessThanOrEqual(CLICK_GROUP_BOUND * Buffer.byteLength(rows[0].packed));
+    expect(expanded.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)).toBeLessThanOrEqual(clickGroupBytes(Buffer.byteLength(rows[0].packed), expanded));
+    // the group's user agent once in the row, not once a click
+    expect(rows[0].packed.split('Once/1.0')).toHaveLength(2);
 
     const relay = l.t.app.get(LinksOutboxRelay).relay;
     const ofGroup = (type: string) => l.events(type).filter((e) => JSON.stringify(e.data).includes('"campaignId":"74"'));

@@ -84,7 +84,7 @@ export function unpackClickGroup(rows: OutgoingEvent[]): OutgoingEvent[] {
           first: c[12],
           uaClass: UA_CLASSES[c[13]],
           ip: c[14],
-          userAgent: c[15],
+          userAgent: c[15] === 0 ? null : row.agents[c[15] - 1],
           clickedAt: c[16],
         };
       }
@@ -105,15 +105,24 @@ export function unpackClickGroup(rows: OutgoingEvent[]): OutgoingEvent[] {
 }
 
 /**
- * A click group row of values against the events it expands to: a recorded click's names, link id and envelope, and
- * a first click's `links.link.clicked`, are at most this many times the row's text (the relay sizes its publish calls
- * by it). A click's values are at least ~110 bytes (its id, code, short URL and time); the names of both events
- * and their envelopes' share add at most ~650.
+ * A bound of the bytes a click group row's events serialise to, from its text and the events (the relay sizes its
+ * publish calls by it): a recorded click's names, link id and envelope share, and a first click's `links.link.clicked`,
+ * are at most 8 times the row's text (a click's values are at least ~110 bytes: its id, code, short URL and time; the
+ * names of both events and their envelopes' share add at most ~650), plus the user agent, which the row holds once for
+ * the group and each event repeats: at most 6 bytes a UTF-16 unit once escaped (`\uXXXX`) and its quotes, once a
+ * recorded click and once more a first click.
  */
-export const CLICK_GROUP_BOUND = 8;
+export function clickGroupBytes(textBytes: number, events: OutgoingEvent[]): number {
+  let bytes = 8 * textBytes;
+  for (const e of events) {
+    if (e.type !== LinkClicksRecordedV1.type) continue;
+    for (const c of (e.data as EventData<typeof LinkClicksRecordedV1>).clicks) if (c.userAgent !== null) bytes += (c.first ? 2 : 1) * (6 * c.userAgent.length + 2);
+  }
+  return bytes;
+}
 
 /** Links' relay options: its click groups' rows unpacked (every process that relays `links.outbox` needs them). */
 export const LINKS_RELAY_OPTIONS: Pick<OutboxRelayOptions, 'unpack' | 'unpackBound'> = {
   unpack: { [CLICK_EVENTS_TYPE]: unpackClickEvents, [CLICK_GROUP_TYPE]: unpackClickGroup },
-  unpackBound: { [CLICK_GROUP_TYPE]: CLICK_GROUP_BOUND },
+  unpackBound: { [CLICK_GROUP_TYPE]: clickGroupBytes },
 };

@@ -63,15 +63,17 @@ export const CLICK_GROUP_TYPE = '$links.click-group';
 export interface ClickGroupRow {
   /** The time the group statement started (Node's clock), each `links.clicks.recorded` event's `occurredAt`. */
   occurredAt: string;
+  /** The group's distinct user agents; a click names its own by position from 1 (0: none). */
+  agents: string[];
   events: Array<{ id: string; accountId: string; clicks: CompactClick[] }>;
 }
 
 /**
  * A counted click as the group statement writes it: clickId, domainId, code, shortUrl, originalUrl, offerId, campaignId,
  * variantId, streamId, contactId, messageUuid, destination, first, the user agent class's position in `UA_CLASSES`,
- * ip, userAgent, clickedAt.
+ * ip, the user agent's position in the row's `agents` from 1 (0: none), clickedAt.
  */
-export type CompactClick = [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null, boolean, number, string | null, string | null, string];
+export type CompactClick = [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null, boolean, number, string | null, number, string];
 
 /**
  * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
@@ -373,7 +375,7 @@ const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 /** The values a click adds after the link's, its class and first flag: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
-const CLICK_TAIL = `coalesce(to_json(e.ip)::text, 'null') || ',' || coalesce(to_json(e.user_agent)::text, 'null') || ',"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
+const CLICK_TAIL = `coalesce(to_json(e.ip)::text, 'null') || ',' || e.agent || ',"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
 
 /**
  * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
@@ -402,7 +404,7 @@ const LINK_VALUES =
 export const FLUSH_SQL = `
   WITH c AS (
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
-           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
+           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, k.agent, l.created_at AS link_created_at, k.code_text, k.ord,
            CASE WHEN k.preview THEN NULL ELSE ${LINK_VALUES} END AS fields
       FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[], $14::boolean[]) WITH ORDINALITY
         AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, seen, ord)
@@ -447,6 +449,6 @@ export const FLUSH_SQL = `
       FROM e GROUP BY e.account_id, e.chunk
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
-    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_GROUP_TYPE}', '{}', '[{"occurredAt":"' || $10 || '","events":[' || string_agg(env, ',' ORDER BY ord) || ']}]' FROM envelopes HAVING count(*) > 0
+    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_GROUP_TYPE}', '{}', '[{"occurredAt":"' || $10 || '","agents":' || (SELECT coalesce(json_agg(a ORDER BY i), '[]') FROM unnest($11::text[]) WITH ORDINALITY u(a, i)) || ',"events":[' || string_agg(env, ',' ORDER BY ord) || ']}]' FROM envelopes HAVING count(*) > 0
   )
   SELECT 1`;
