@@ -106,17 +106,28 @@ export function unpackClickGroup(rows: OutgoingEvent[]): OutgoingEvent[] {
 
 /**
  * A bound of the bytes a click group row's events serialise to, from its text and the events (the relay sizes its
- * publish calls by it): a recorded click's names, link id and envelope share, and a first click's `links.link.clicked`,
- * are at most 8 times the row's text (a click's values are at least ~110 bytes: its id, code, short URL and time; the
- * names of both events and their envelopes' share add at most ~650), plus the user agent, which the row holds once for
- * the group and each event repeats: at most 6 bytes a UTF-16 unit once escaped (`\uXXXX`) and its quotes, once a
- * recorded click and once more a first click.
+ * publish calls by it: a bound below `maxBatchBytes` spares it serialising each event to measure it). Per recorded
+ * click: its values as in the text, plus the field names (187 bytes), the link id (at most 31: a bigint domain, `/`, 7
+ * characters), the class's name and slack: 250; its user agent, which the row holds once for the group, as JSON. A
+ * first click's `links.link.clicked` repeats the click's values and agent with at most 650 bytes of envelope, names
+ * and account id (so 900 in all). Each recorded event's envelope is at most 400. The values are counted twice
+ * (`2 * textBytes`) to cover the first clicks' second copy.
  */
 export function clickGroupBytes(textBytes: number, events: OutgoingEvent[]): number {
-  let bytes = 8 * textBytes;
+  let bytes = 2 * textBytes;
+  const agents = new Map<string, number>();
   for (const e of events) {
     if (e.type !== LinkClicksRecordedV1.type) continue;
-    for (const c of (e.data as EventData<typeof LinkClicksRecordedV1>).clicks) if (c.userAgent !== null) bytes += (c.first ? 2 : 1) * (6 * c.userAgent.length + 2);
+    bytes += 400;
+    for (const c of (e.data as EventData<typeof LinkClicksRecordedV1>).clicks) {
+      let agent = 4;
+      if (c.userAgent !== null) {
+        const known = agents.get(c.userAgent);
+        if (known === undefined) agents.set(c.userAgent, (agent = Buffer.byteLength(JSON.stringify(c.userAgent))));
+        else agent = known;
+      }
+      bytes += c.first ? 900 + 2 * agent : 250 + agent;
+    }
   }
   return bytes;
 }
