@@ -5,7 +5,7 @@ export { linksConfigSchema, linksModuleOptionsFromConfig, platformRolesFromConfi
 export { Clock, ManualClock, SystemClock } from './clock';
 export { LINKS_MIGRATIONS } from './migrations';
 export { LinksUnitOfWork, LinksOutboxRelay } from './services/links-events.service';
-export { LINKS_RELAY_OPTIONS, unpackClickEvents } from './redirect/click-events';
+export { LINKS_RELAY_OPTIONS, unpackClickEvents, unpackClickGroup } from './redirect/click-events';
 export { MintConsumer } from './mint/mint.consumer';
 export { RedirectRoleService } from './redirect/redirect-role.service';
 export { RedirectServer } from './redirect/redirect-server';

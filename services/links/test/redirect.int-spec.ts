@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1 } from '@switchboard/contracts';
+import { LinkBatchMintedV1, LinkClickedV1, LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
+import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import { CuttableLink } from '@switchboard/platform/testing';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk } from '../src/redirect/click-recorder';
+import { clickGroupBytes, unpackClickGroup } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -387,13 +389,26 @@ describe('redirect server', () => {
     const stored = await l.sql<{ click_id: string }>(`SELECT click_id::text FROM links.click WHERE campaign_id = 74 AND first`);
     expect(stored).toHaveLength(3);
 
-    // the group's outbox row: its recorded events only (one per account), counting the first clicks' events to come
-    const rows = await l.sql<{ id: string; type: string; key: string; packed: string }>(`SELECT id::text, type, key, packed FROM links.outbox WHERE packed LIKE '%"type":"links.clicks.recorded"%"campaignId":"74"%'`);
+    // the group's outbox row: its recorded events only (one per account), counting the first clicks' events to come,
+    // as values without their names or envelopes (docs/decisions/0159)
+    const rows = await l.sql<{ id: string; type: string; key: string; packed: string }>(`SELECT id::text, type, key, packed FROM links.outbox WHERE packed LIKE '%' || $1 || '%'`, [stored[0].click_id]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: '$links.clicks', key: '5' });
-    const packed = JSON.parse(rows[0].packed) as Array<{ type: string }>;
-    expect(packed.map((e) => e.type)).toEqual([LinkClicksRecordedV1.type, LinkClicksRecordedV1.type]);
+    expect(rows[0]).toMatchObject({ type: '$links.click-group', key: '5' });
+    const packed = JSON.parse(rows[0].packed) as Array<{ occurredAt: string; agents: string[]; events: Array<{ id: string; accountId: string; clicks: unknown[][] }> }>;
+    expect(packed).toHaveLength(1);
+    expect(packed[0].events.map((e) => [e.accountId, e.clicks.length])).toEqual([
+      [A, 3],
+      [B, 1],
+    ]);
+    expect(rows[0].packed).not.toContain('"clickId"');
+    expect(rows[0].packed).not.toContain('"type"');
     for (const { click_id } of stored) expect(rows[0].packed.split(click_id)).toHaveLength(2);
+    // the events it expands to stay within the bound the relay sizes its publish calls by
+    const expanded = unpackClickGroup(JSON.parse(rows[0].packed) as never);
+    expect(expanded.map((e) => e.type)).toEqual([LinkClicksRecordedV1.type, LinkClicksRecordedV1.type, LinkClickedV1.type, LinkClickedV1.type, LinkClickedV1.type]);
+    expect(expanded.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)).toBeLessThanOrEqual(clickGroupBytes(Buffer.byteLength(rows[0].packed), expanded));
+    // the group's user agent once in the row, not once a click
+    expect(rows[0].packed.split('Once/1.0')).toHaveLength(2);
 
     const relay = l.t.app.get(LinksOutboxRelay).relay;
     const ofGroup = (type: string) => l.events(type).filter((e) => JSON.stringify(e.data).includes('"campaignId":"74"'));
@@ -422,6 +437,20 @@ describe('redirect server', () => {
       { id: e.id, type: e.type, data: e.data, key: e.key, occurredAt: e.occurredAt },
       { id: e.id, type: e.type, data: e.data, key: e.key, occurredAt: e.occurredAt },
     ]);
+  });
+
+  it('still publishes a click group row written as text by a redirect older than 0159 ($links.clicks), with its first clicks', async () => {
+    const clickId = randomUUID();
+    const click = { clickId, linkId: `${domA}/AAAAAAA`, shortUrl: 'https://a.example/AAAAAAA', originalUrl: 'https://shop-a.example/old', domainId: domA, offerId: null, campaignId: '75', variantId: null, streamId: null, contactId: '9', messageUuid: randomUUID(), destination: '+491510000075', first: true, uaClass: 'mobile', ip: '127.0.0.1', userAgent: 'Old/1.0', clickedAt: new Date().toISOString() };
+    const eventId = randomUUID();
+    const text = JSON.stringify([{ id: eventId, type: LinkClicksRecordedV1.type, version: LinkClicksRecordedV1.version, occurredAt: click.clickedAt, source: 'links', accountId: A, traceId: null, key: A, data: { accountId: A, clicks: [click] }, topic: Topics.Links }]);
+    await l.sql(`INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '2', '$links.clicks', '{}', $1)`, [text]);
+    await l.t.app.get(LinksOutboxRelay).relay.flush();
+    await waitFor(() => l.events(LinkClickedV1.type).some((e) => e.id === clickId) && l.events(LinkClicksRecordedV1.type).some((e) => e.id === eventId));
+    expect(l.events(LinkClicksRecordedV1.type).filter((e) => e.id === eventId)).toHaveLength(1);
+    const { first, uaClass, ...fields } = click;
+    expect([first, uaClass]).toEqual([true, 'mobile']);
+    expect(l.events(LinkClickedV1.type).find((e) => e.id === clickId)!.data).toEqual({ ...fields, accountId: A });
   });
 
   it('reads links in batches of any size through one statement prepared once per connection, each link with its own fields and unknown codes as not found', async () => {

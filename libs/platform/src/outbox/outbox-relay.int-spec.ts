@@ -335,6 +335,35 @@ describe('OutboxRelay', () => {
     expect(() => newRelay({ schema, bus, unpack: { 'test.plain': (e) => e } })).toThrow(/starts with \$/);
   });
 
+  it('sizes the publish calls of an unpack type by its unpackBound when its events outgrow three times its text', async () => {
+    const schema = await newSchema();
+    const calls: number[] = [];
+    const bus = new (class extends RecordingBus {
+      override async publish(events: OutgoingEvent[]): Promise<void> {
+        calls.push(events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0));
+        await super.publish(events);
+      }
+    })();
+    // each packed event (a few hundred bytes) is published with a 5,000-byte field added (as a row of values expands)
+    const grow = (events: OutgoingEvent[]) => events.map((e) => ({ ...e, data: { ...(e.data as object), note: 'x'.repeat(5000) } }));
+    const events = Array.from({ length: 10 }, (_, i) => testEvent(TOPIC, `g${i}`));
+    const add = () => dataSource.query(`INSERT INTO ${schema}.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '10', '$test.grows', '{}', $1)`, [JSON.stringify(events)]);
+
+    await add();
+    const bounded = newRelay({ schema, bus, maxBatchBytes: 20_000, unpack: { '$test.grows': grow }, unpackBound: { '$test.grows': (textBytes, out) => textBytes + out.length * 5100 } });
+    expect(await bounded.flush()).toBe(10);
+    expect(calls.length).toBeGreaterThan(1);
+    for (const bytes of calls) expect(bytes).toBeLessThanOrEqual(20_000);
+
+    // three times the text would let them all go in one call of ~50 KB
+    calls.length = 0;
+    await add();
+    const unbounded = newRelay({ schema, bus, maxBatchBytes: 20_000, unpack: { '$test.grows': grow } });
+    expect(await unbounded.flush()).toBe(10);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toBeGreaterThan(20_000);
+  });
+
   it('caps a pass near batchSize events however the rows pack them, and publishes the rest in the next pass', async () => {
     const schema = await newSchema();
     const bus = new RecordingBus();

@@ -59,6 +59,12 @@ export interface OutboxRelayOptions {
    * retried (a relay older than the writer of such rows).
    */
   unpack?: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]>;
+  /**
+   * For an `unpack` type whose events serialise to more than three times its row's text (a compact row of values,
+   * docs/decisions/0159): a bound of its events' bytes from the row's text (its UTF-8 bytes) and the events the type's
+   * function returned, instead of three times the text. It must not be below what the events serialise to.
+   */
+  unpackBound?: Record<string, (textBytes: number, events: OutgoingEvent[]) => number>;
 }
 
 /** The bytes of an event's envelope as the bus sends it. */
@@ -297,7 +303,9 @@ export class OutboxRelay {
           // A packed row (thousands of small events) is measured whole: when it is below the publish cap, each event
           // is counted at the row's average (no event of it can be over the cap); only a larger row is measured event by event.
           // An unpacked row's events are bounded by three times its text (OutboxRelayOptions.unpack).
-          const bytes = unpack ? 3 * Buffer.byteLength(text) : Buffer.byteLength(text);
+          const textBytes = Buffer.byteLength(text);
+          const bound = unpack && this.options.unpackBound?.[row.type];
+          const bytes = bound ? bound(textBytes, events) : unpack ? 3 * textBytes : textBytes;
           // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
           // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
           if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));

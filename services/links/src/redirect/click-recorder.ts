@@ -1,8 +1,6 @@
-import { LinkClicksRecordedV1, Topics } from '@switchboard/contracts';
 import type { Pool } from 'pg';
 import { pgArrayElement } from '@switchboard/platform';
 import type { ResolvedLink } from './link-store';
-import { UA_CLASSES } from './user-agent';
 
 export interface Click {
   link: ResolvedLink;
@@ -52,6 +50,30 @@ export const COMMIT_INTERVAL_MS = 20;
  * (`unpackClickEvents`). Rows of type `$packed` (written before) hold both and are published as they are.
  */
 export const CLICK_EVENTS_TYPE = '$links.clicks';
+
+/**
+ * The outbox row type of a click group's events since docs/decisions/0159: the same events as `$links.clicks`, its text
+ * the values only (`ClickGroupRow`: per account chunk the event's id and each click as an array of its fields in the
+ * event's order, without the names, the link id or the envelope), which links' relay expands (`unpackClickGroup`).
+ * About half the text PostgreSQL builds, aggregates and writes to the outbox's TOAST a click.
+ */
+export const CLICK_GROUP_TYPE = '$links.click-group';
+
+/** A click group row's text parsed: `[ClickGroupRow]`. */
+export interface ClickGroupRow {
+  /** The time the group statement started (Node's clock), each `links.clicks.recorded` event's `occurredAt`. */
+  occurredAt: string;
+  /** The group's distinct user agents; a click names its own by position from 1 (0: none). */
+  agents: string[];
+  events: Array<{ id: string; accountId: string; clicks: CompactClick[] }>;
+}
+
+/**
+ * A counted click as the group statement writes it: clickId, domainId, code, shortUrl, originalUrl, offerId, campaignId,
+ * variantId, streamId, contactId, messageUuid, destination, first, the user agent class's position in `UA_CLASSES`,
+ * ip, the user agent's position in the row's `agents` from 1 (0: none), clickedAt.
+ */
+export type CompactClick = [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null, boolean, number, string | null, number, string];
 
 /**
  * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
@@ -352,9 +374,8 @@ const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
 
 const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-const UA_NAME = `(ARRAY[${UA_CLASSES.map((u) => `'${u}'`).join(', ')}])[e.ua_class + 1]`;
-/** The fields a click event adds after the link's: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
-const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userAgent":' || coalesce(to_json(e.user_agent)::text, 'null') || ',"clickedAt":"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
+/** The values a click adds after the link's, its class and first flag: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
+const CLICK_TAIL = `coalesce(to_json(e.ip)::text, 'null') || ',' || e.agent || ',"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
 
 /**
  * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
@@ -362,25 +383,29 @@ const CLICK_TAIL = `'"ip":' || coalesce(to_json(e.ip)::text, 'null') || ',"userA
  * `ON CONFLICT DO NOTHING`, its count is its rows in `links.click`, docs/decisions/0104; rows taken in key order, so
  * concurrent groups of other replicas lock in one order and never deadlock); the rollups per
  * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
- * events in one packed outbox row of type `$links.clicks`: per account `links.clicks.recorded` of at most
+ * events in one packed outbox row of type `$links.click-group`: per account `links.clicks.recorded` of at most
  * ${MAX_EVENT_CLICKS} counted clicks, the row's `key` counting them and the first clicks, whose `links.link.clicked`
  * links' relay makes from the recorded click (docs/decisions/0110: a first click's fields written once, not twice).
+ * The row holds the events' values only (`ClickGroupRow`), which the relay expands (docs/decisions/0159: the names and
+ * the envelopes were about half the text PostgreSQL built, aggregated and wrote to TOAST a click).
  * Previews are recorded, never announced.
  */
 /** A bigint or uuid of the link as a JSON string, or null. */
 const jsonId = (x: string) => `coalesce('"' || ${x} || '"', 'null')`;
-/** The link's fields of a click event, from the link's row, its target and domain (the filled URL from Node when it has variables). */
-const LINK_FIELDS =
-  `'"linkId":"' || k.domain_id || '/' || k.code_text || '","shortUrl":' || to_json($12::text || '://' || d.name || '/' || k.code_text)::text || ` +
-  `',"originalUrl":' || to_json(coalesce(k.url, o.original_url, t.url, ''))::text || ',"domainId":"' || k.domain_id || '","offerId":' || ${jsonId('t.offer_id')} || ` +
-  `',"campaignId":' || ${jsonId('l.campaign_id')} || ',"variantId":' || ${jsonId('l.variant_id')} || ',"streamId":' || ${jsonId('l.stream_id')} || ` +
-  `',"contactId":' || ${jsonId('l.contact_id')} || ',"messageUuid":' || ${jsonId('l.message_uuid')} || ',"destination":' || coalesce(to_json(l.destination)::text, 'null')`;
+/**
+ * The link's values of a click (`CompactClick` 1 to 11), from the link's row, its target and domain (the filled URL
+ * from Node when it has variables), as JSON values without their names.
+ */
+const LINK_VALUES =
+  `'"' || k.domain_id || '","' || k.code_text || '",' || to_json($12::text || '://' || d.name || '/' || k.code_text)::text || ',' || ` +
+  `to_json(coalesce(k.url, o.original_url, t.url, ''))::text || ',' || ${jsonId('t.offer_id')} || ',' || ${jsonId('l.campaign_id')} || ',' || ${jsonId('l.variant_id')} || ',' || ` +
+  `${jsonId('l.stream_id')} || ',' || ${jsonId('l.contact_id')} || ',' || ${jsonId('l.message_uuid')} || ',' || coalesce(to_json(l.destination)::text, 'null')`;
 
 export const FLUSH_SQL = `
   WITH c AS (
     SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
-           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, l.created_at AS link_created_at, k.code_text, k.ord,
-           CASE WHEN k.preview THEN NULL ELSE ${LINK_FIELDS} END AS fields
+           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, k.agent, l.created_at AS link_created_at, k.code_text, k.ord,
+           CASE WHEN k.preview THEN NULL ELSE ${LINK_VALUES} END AS fields
       FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[], $14::boolean[]) WITH ORDINALITY
         AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, seen, ord)
       CROSS JOIN LATERAL (SELECT * FROM links.link_of(k.domain_id, k.code, k.seq) l OFFSET 0) l
@@ -419,13 +444,11 @@ export const FLUSH_SQL = `
     SELECT cf.*, (row_number() OVER (PARTITION BY account_id ORDER BY ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk FROM cf WHERE NOT preview
   ), envelopes AS (
     SELECT min(e.ord) AS ord, count(*) FILTER (WHERE e.first) AS firsts,
-           '{"id":"' || gen_random_uuid() || '","type":"${LinkClicksRecordedV1.type}","version":${LinkClicksRecordedV1.version},"occurredAt":"' || $10 || '","source":"links","accountId":"' || e.account_id ||
-           '","traceId":null,"key":"' || e.account_id || '","data":{"accountId":"' || e.account_id || '","clicks":[' ||
-           string_agg('{"clickId":"' || e.click_id || '",' || e.fields || ',"first":' || e.first || ',"uaClass":"' || ${UA_NAME} || '",' || ${CLICK_TAIL} || '}', ',' ORDER BY e.ord) ||
-           ']},"topic":"${Topics.Links}"}' AS env
+           '{"id":"' || gen_random_uuid() || '","accountId":"' || e.account_id || '","clicks":[' ||
+           string_agg('["' || e.click_id || '",' || e.fields || ',' || e.first || ',' || e.ua_class || ',' || ${CLICK_TAIL} || ']', ',' ORDER BY e.ord) || ']}' AS env
       FROM e GROUP BY e.account_id, e.chunk
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
-    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_EVENTS_TYPE}', '{}', '[' || string_agg(env, ',' ORDER BY ord) || ']' FROM envelopes HAVING count(*) > 0
+    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_GROUP_TYPE}', '{}', '[{"occurredAt":"' || $10 || '","agents":' || (SELECT coalesce(json_agg(a ORDER BY i), '[]') FROM unnest($11::text[]) WITH ORDINALITY u(a, i)) || ',"events":[' || string_agg(env, ',' ORDER BY ord) || ']}]' FROM envelopes HAVING count(*) > 0
   )
   SELECT 1`;
