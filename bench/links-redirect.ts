@@ -20,6 +20,11 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-redirect.js [links] [seconds] [connections]
  *
+ * RATE=<requests/s>: the warm phase and the ceiling at that constant offered rate (bench/links-redirect-paced.lua), as
+ * wrk2 would load them, instead of as fast as they answer: the issue's "30,000 redirects/s with p99 under 10 ms" is a
+ * latency at a rate, and a server that is loaded until the cores are full has a queue by definition (wrk's p99 there is
+ * the queue's). Paced runs print the sends that were late on the schedule (every connection busy when the slot came)
+ * and their 99th percentile lateness, so a server that falls behind shows (coordinated omission).
  * Env: PGSS=1 (PostgreSQL with pg_stat_statements: each phase prints its statements per request), TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
  * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
@@ -51,6 +56,9 @@ const ACCOUNT = '1';
 const UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
 const SCRIPT = path.join(__dirname, 'links-redirect.lua');
+const PACED_SCRIPT = path.join(__dirname, 'links-redirect-paced.lua');
+/** RATE: the warm phase's and the ceiling's constant offered rate, requests/s (0: as fast as answered). */
+const RATE = Number(process.env.RATE ?? 0);
 /** PGSS=1: PostgreSQL with pg_stat_statements; the cold and warm phases print their statements per request. */
 const PGSS = process.env.PGSS === '1';
 
@@ -204,15 +212,35 @@ interface WrkResult {
   answered: number;
   rps: number;
   cpuMs: number;
+  /** paced runs: the schedule's slots, the sends that were late on it, the worst and the 99th percentile lateness */
+  slots: number;
+  late: number;
+  lateMaxUs: number;
+  lateP99Us: number;
 }
 
 let wrkBin = '';
 
-function load(port: number, pathsFile: string, seconds: number, onStart?: () => void): Promise<WrkResult> {
+function load(port: number, pathsFile: string, seconds: number, onStart?: () => void, rate = 0): Promise<WrkResult> {
   const cpu0 = reapedChildrenCpuMs();
   const wrk = spawn(
     wrkBin,
-    [`-t${WRK_THREADS}`, `-c${Math.max(CONNECTIONS, WRK_THREADS)}`, `-d${seconds}s`, '--timeout', '10s', '-s', SCRIPT, `http://127.0.0.1:${port}`, '--', pathsFile, HOST, UA, String(WRK_THREADS)],
+    [
+      `-t${WRK_THREADS}`,
+      `-c${Math.max(CONNECTIONS, WRK_THREADS)}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      rate > 0 ? PACED_SCRIPT : SCRIPT,
+      `http://127.0.0.1:${port}`,
+      '--',
+      pathsFile,
+      HOST,
+      UA,
+      String(WRK_THREADS),
+      String(rate / WRK_THREADS),
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   onStart?.();
@@ -233,6 +261,9 @@ function load(port: number, pathsFile: string, seconds: number, onStart?: () => 
 }
 
 const ms = (us: number) => (us / 1000).toFixed(2);
+/** A paced run's schedule: how many sends were late on it, and by how much. */
+const lateness = (r: WrkResult) =>
+  r.slots > 0 ? `; offered ${RATE.toLocaleString()}/s: ${r.late.toLocaleString()} of ${r.slots.toLocaleString()} sends late on the schedule (${((r.late / r.slots) * 100).toFixed(2)} %), lateness p99 ${ms(r.lateP99Us)} ms, max ${ms(r.lateMaxUs)} ms` : '';
 
 /** The bus of the relay measurement: serialises each event as any broker client would, and keeps nothing. */
 class SerialisingBus extends EventBus {
@@ -314,13 +345,13 @@ async function main(): Promise<void> {
     let redirect = startRedirect(url, port);
     children.push(redirect);
     await served(redirect, port);
-    const measure = async (label: string, seconds: number, file: string) => {
+    const measure = async (label: string, seconds: number, file: string, rate = 0) => {
       const before = await clicks();
       if (PGSS) await pool.query('SELECT pg_stat_statements_reset()');
       const cpu0 = treeCpuMs(redirect.pid);
       const pg0 = treeCpuMs(postmaster);
       await traceSnapshot(redirect.pid, null);
-      const r = await load(port, file, seconds);
+      const r = await load(port, file, seconds, undefined, rate);
       const redirectMs = treeCpuMs(redirect.pid) - cpu0;
       await traceSnapshot(redirect.pid, label.replace(/ \(.*/, ''));
       // the redirect's last groups commit after the load stops (a buffer of up to LINKS_CLICK_BUFFER_MAX a worker): wait
@@ -336,7 +367,7 @@ async function main(): Promise<void> {
       console.log(
         `redirect, ${label}: ${Math.round(r.rps).toLocaleString()} redirects/s, p50 ${ms(r.p50Us)} ms, p99 ${ms(r.p99Us)} ms, max ${ms(r.maxUs)} ms; ${r.answered.toLocaleString()} 302 answers counted by wrk, ` +
           `${stored.toLocaleString()} counted clicks in PostgreSQL (${stored >= r.answered ? `every one; ${stored - r.answered} more were answered as wrk stopped` : `MISSING ${r.answered - stored}`}); ` +
-          `non-3xx ${r.status}, socket errors ${r.connect + r.read + r.write}, timeouts ${r.timeout}`,
+          `non-3xx ${r.status}, socket errors ${r.connect + r.read + r.write}, timeouts ${r.timeout}${lateness(r)}`,
       );
       console.log(
         `  CPU per request: redirect ${((redirectMs * 1000) / r.requests).toFixed(1)} µs (${((redirectMs / (r.durationUs / 1000)) * 100).toFixed(0)}% of a core), PostgreSQL ${((pgMs * 1000) / r.requests).toFixed(1)} µs, wrk ${((r.cpuMs * 1000) / r.requests).toFixed(1)} µs`,
@@ -385,7 +416,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(warmFile, [...reached].map((i) => paths[i]).join('\n') + '\n');
     await relayClicks('cold (every click a first click)', beforeCold);
     const beforeWarm = await clicks();
-    const warm = await measure(`warm (the ${reached.size.toLocaleString()} links now in the cache)`, DURATION, warmFile);
+    const warm = await measure(`warm (the ${reached.size.toLocaleString()} links now in the cache)${RATE > 0 ? `, paced at ${RATE.toLocaleString()}/s` : ''}`, DURATION, warmFile, RATE);
     const warmRelay = await relayClicks('warm (repeat clicks)', beforeWarm);
     await relayDs.destroy();
     redirect.kill('SIGTERM');
@@ -397,13 +428,13 @@ async function main(): Promise<void> {
     children.push(bare);
     await new Promise((res) => bare.stdout?.once('data', res));
     const b0 = treeCpuMs(bare.pid);
-    const c = await load(barePort, warmFile, DURATION);
+    const c = await load(barePort, warmFile, DURATION, undefined, RATE);
     const bareMs = treeCpuMs(bare.pid) - b0;
     bare.kill();
     const bareUs = (bareMs * 1000) / c.requests;
     const warmUs = (warm.redirectMs * 1000) / warm.requests;
     console.log(
-      `ceiling (bare node:http, fixed 302, ${WORKERS} worker(s)): ${Math.round(c.rps).toLocaleString()} /s, p50 ${ms(c.p50Us)} ms, p99 ${ms(c.p99Us)} ms, CPU ${bareUs.toFixed(1)} µs a request, wrk ${((c.cpuMs * 1000) / c.requests).toFixed(1)} µs; ` +
+      `ceiling (bare node:http, fixed 302, ${WORKERS} worker(s)): ${Math.round(c.rps).toLocaleString()} /s, p50 ${ms(c.p50Us)} ms, p99 ${ms(c.p99Us)} ms, CPU ${bareUs.toFixed(1)} µs a request, wrk ${((c.cpuMs * 1000) / c.requests).toFixed(1)} µs${lateness(c)}; ` +
         `warm redirect / ceiling = ${(warm.rps / c.rps).toFixed(2)} in requests/s, ${(bareUs / warmUs).toFixed(2)} in CPU per request`,
     );
     // the quiet machine (HELPERS.md): every process of the run shares the 2 cores, so the rate the cores allow is 2 s of
@@ -419,7 +450,13 @@ async function main(): Promise<void> {
       `  with links' outbox relay (after the load, above): + relay ${warmRelay.nodeUs.toFixed(1)} + PostgreSQL ${warmRelay.pgUs.toFixed(1)} µs = ${(warmAll + warmRelay.nodeUs + warmRelay.pgUs).toFixed(1)} µs a warm redirect, ` +
         `${Math.round((os.cpus().length * 1e6) / (warmAll + warmRelay.nodeUs + warmRelay.pgUs)).toLocaleString()} redirects/s`,
     );
-    console.log(`target 30,000 redirects/s at p99 < 10 ms: warm ${warm.rps >= 30_000 && warm.p99Us < 10_000 ? 'MET' : 'not met'} (${Math.round(warm.rps).toLocaleString()} /s, p99 ${ms(warm.p99Us)} ms), cold ${cold.rps >= 30_000 && cold.p99Us < 10_000 ? 'MET' : 'not met'}`);
+    // paced: the answers' p99 plus the schedule's lateness p99 bounds the p98 of the time from each intended send to its
+    // answer; the target counts that sum, not wrk's p99 alone
+    const warmTail = warm.p99Us + warm.lateP99Us;
+    console.log(
+      `target 30,000 redirects/s at p99 < 10 ms: warm ${warm.rps >= 30_000 && warmTail < 10_000 ? 'MET' : 'not met'} (${Math.round(warm.rps).toLocaleString()} /s, p99 ${ms(warm.p99Us)} ms` +
+        `${warm.slots > 0 ? ` + lateness p99 ${ms(warm.lateP99Us)} ms` : ', as fast as answered: RATE=30000 offers the rate itself'}), cold ${cold.rps >= 30_000 && cold.p99Us < 10_000 ? 'MET' : 'not met'}`,
+    );
 
     // 3. SIGKILL under load: the whole redirect (primary and workers, as a container's kill does)
     redirect = startRedirect(url, port);
