@@ -304,6 +304,92 @@ describe('InMemoryEventBus', () => {
     await acked.stop();
   });
 
+  describe('with maxPending (backpressure)', () => {
+    it('resolves a publish once its events are queued while there is room, and holds the next one until deliveries settle', async () => {
+      const bounded = new InMemoryEventBus({ logger, maxPending: 2, partitions: 1 });
+      const gates = [deferred(), deferred(), deferred()];
+      const handled: number[] = [];
+      await bounded.subscribe({
+        group: 'g',
+        topics: [TOPIC],
+        handler: async (e) => {
+          const { n } = e.data as { n: number };
+          await gates[n]?.promise;
+          handled.push(n);
+        },
+      });
+      await bounded.start();
+      // two pending deliveries: the first publish resolves without waiting for any handler
+      await bounded.publish([0, 1].map((n) => testEvent(TOPIC, 'k', { n })));
+      let third = false;
+      const publishing = bounded.publish([testEvent(TOPIC, 'k', { n: 2 })]).then(() => (third = true));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect([handled, third]).toEqual([[], false]);
+      gates[0].resolve();
+      await publishing;
+      expect(handled).toEqual([0]);
+      gates[1].resolve();
+      gates[2].resolve();
+      await bounded.drain();
+      // one key's events in publish order, across the publishes that waited
+      expect(handled).toEqual([0, 1, 2]);
+      await bounded.stop();
+    });
+
+    it('lets waiting publishers in one at a time, in the order they came, and keeps each key in that order', async () => {
+      const bounded = new InMemoryEventBus({ logger, maxPending: 3, partitions: 2 });
+      const handled = new Map<string, number[]>();
+      const gate = deferred();
+      await bounded.subscribe({
+        group: 'g',
+        topics: [TOPIC],
+        concurrency: 2,
+        handler: async (e) => {
+          await gate.promise;
+          const { n } = e.data as { n: number };
+          handled.set(e.key, [...(handled.get(e.key) ?? []), n]);
+        },
+      });
+      await bounded.start();
+      const resolved: number[] = [];
+      const keys = ['a', 'b', 'c'];
+      // ten publishes of three events each, one per key: from the second on, each waits for room
+      const publishes = Array.from({ length: 10 }, (_, p) => bounded.publish(keys.map((k, i) => testEvent(TOPIC, k, { n: p * 3 + i }))).then(() => resolved.push(p)));
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(resolved).toEqual([0]);
+      gate.resolve();
+      await Promise.all(publishes);
+      await bounded.drain();
+      expect(resolved).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      for (const [i, k] of keys.entries()) expect(handled.get(k)).toEqual(Array.from({ length: 10 }, (_, p) => p * 3 + i));
+      await bounded.stop();
+    });
+
+    it('releases a waiting publisher on stop(); its events are delivered once started again', async () => {
+      const bounded = new InMemoryEventBus({ logger, maxPending: 1 });
+      const gate = deferred();
+      const handled: string[] = [];
+      await bounded.subscribe({ group: 'g', topics: [TOPIC], handler: async (e) => { await gate.promise; handled.push(e.key); } });
+      await bounded.start();
+      await bounded.publish([testEvent(TOPIC, 'first')]);
+      const waiting = bounded.publish([testEvent(TOPIC, 'second')]);
+      await new Promise((r) => setImmediate(r));
+      const stopping = bounded.stop();
+      await waiting;
+      gate.resolve();
+      await stopping;
+      expect(handled).toEqual(['first']);
+      await bounded.start();
+      await bounded.drain();
+      expect(handled.sort()).toEqual(['first', 'second']);
+      await bounded.stop();
+    });
+
+    it('refuses a bound below one', () => {
+      expect(() => new InMemoryEventBus({ maxPending: 0 })).toThrow(/maxPending/);
+    });
+  });
+
   it('holds events published before start() and delivers them once started', async () => {
     const seen: string[] = [];
     await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async (e) => void seen.push(e.id) });
