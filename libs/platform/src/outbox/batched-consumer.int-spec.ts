@@ -138,4 +138,143 @@ describe('BatchedIdempotentConsumer', () => {
     expect(batches).toEqual([[10, 11, 20, 21], [30, 31, 100], [40, 41], [90, 91, 92, 93], [94, 95]]);
     expect(batches.flat().sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
   });
+
+  describe('with two transactions in flight (docs/decisions/0153)', () => {
+    /** A gate: open() lets every waiter through. */
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      return { open, opened };
+    };
+    /** Resolves when `p` settles or after `ms` (a guard, so a missing overlap fails the test instead of hanging it). */
+    const within = (p: Promise<unknown>, ms: number) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+
+    it('cuts a queue one batch would take in two at a key\'s boundary, by affinity, and runs both transactions at once, each event once', async () => {
+      const batches: number[][] = [];
+      const secondStarted = gate();
+      let overlapped = false;
+      const name = `test-${++consumers}`;
+      const c = new BatchedIdempotentConsumer<number>({
+        dataSource,
+        schema: SCHEMA,
+        consumer: name,
+        maxBatch: 100,
+        transactions: 2,
+        splitAt: 4,
+        claim: () => false,
+        // the key is the value's tens; the affinity its hundreds (what rows a key's effect shares)
+        key: (v) => String(Math.floor(v / 10)),
+        affinity: (v) => String(Math.floor(v / 100)),
+        apply: async (m, items) => {
+          const values = items.map((i) => i.data);
+          batches.push(values);
+          if (batches.length === 2) secondStarted.open();
+          // the first batch's transaction stays open until the second one is applying: both in flight at once
+          else overlapped = await within(secondStarted.opened, 5000);
+          await m.query(`INSERT INTO ${SCHEMA}.effects (event_id, value) SELECT * FROM unnest($1::uuid[], $2::int[])`, [items.map((i) => i.event.id), values]);
+        },
+      });
+      // arrival order mixes the affinities 1 and 2; each key has two events
+      const values = [110, 210, 120, 220, 111, 211, 121, 221, 130, 131];
+      const events = values.map((v) => ({ event: { id: randomUUID() }, data: v }));
+      await c.handleMany(events);
+      expect(overlapped).toBe(true);
+      // cut where the affinity changes (6 of 10 is within a quarter of the middle), each key's events in one batch
+      expect(batches.map((b) => [...b].sort((a, b) => a - b))).toEqual([
+        [110, 111, 120, 121, 130, 131],
+        [210, 211, 220, 221],
+      ]);
+      expect(await effectsOf(events.map((e) => e.event.id))).toEqual([...values].sort((a, b) => a - b));
+    });
+
+    it('never applies one key\'s events in two transactions at once: a batch with a key in flight waits for it, and keeps the key\'s order', async () => {
+      const log: string[] = [];
+      const firstHeld = gate();
+      const c = new BatchedIdempotentConsumer<number>({
+        dataSource,
+        schema: SCHEMA,
+        consumer: `test-${++consumers}`,
+        maxBatch: 100,
+        transactions: 2,
+        claim: () => false,
+        key: (v) => String(Math.floor(v / 10)),
+        apply: async (_m, items) => {
+          const values = items.map((i) => i.data);
+          log.push(`start ${values.join(',')}`);
+          if (values.includes(10)) await firstHeld.opened;
+          log.push(`end ${values.join(',')}`);
+        },
+      });
+      const first = c.handleMany([{ event: { id: randomUUID() }, data: 10 }]);
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      // while key 1's batch is in flight: key 1's next event and key 2's arrive (in one queue, key 1's first)
+      const second = c.handleMany([11, 20].map((v) => ({ event: { id: randomUUID() }, data: v })));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(log).toEqual(['start 10']);
+      firstHeld.open();
+      await Promise.all([first, second]);
+      expect(log).toEqual(['start 10', 'end 10', 'start 11,20', 'end 11,20']);
+    });
+
+    it('runs a batch holding an event without a key alone', async () => {
+      const log: string[] = [];
+      const c = new BatchedIdempotentConsumer<number>({
+        dataSource,
+        schema: SCHEMA,
+        consumer: `test-${++consumers}`,
+        maxBatch: 3,
+        transactions: 2,
+        claim: () => false,
+        // 100 and up: no key (a request naming many keys)
+        key: (v) => (v >= 100 ? null : String(v)),
+        apply: async (_m, items) => {
+          const b = items.map((i) => i.data).join(',');
+          log.push(`+${b}`);
+          await new Promise((r) => setTimeout(r, 20));
+          log.push(`-${b}`);
+        },
+      });
+      await c.handleMany([1, 2, 3, 4, 5, 6, 100, 7, 8].map((v) => ({ event: { id: randomUUID() }, data: v })));
+      // the first two batches at once; the one holding 100 after both ended, and nothing beside it
+      expect(log).toEqual(['+1,2,3', '+4,5,6', '-1,2,3', '-4,5,6', '+100,7,8', '-100,7,8']);
+    });
+
+    it('retries cleanly when one of two transactions fails: a poison event alone, an outage the whole chunk, every effect once', async () => {
+      let outage = false;
+      const name = `test-${++consumers}`;
+      const attempts: number[][] = [];
+      const c = new BatchedIdempotentConsumer<number>({
+        dataSource,
+        schema: SCHEMA,
+        consumer: name,
+        maxBatch: 100,
+        transactions: 2,
+        splitAt: 2,
+        key: (v) => String(Math.floor(v / 10)),
+        apply: async (m, items) => {
+          const values = items.map((i) => i.data);
+          attempts.push(values);
+          if (values.includes(13)) throw new Error('poison');
+          // the outage hits the batch holding key 2 only, while the other batch commits
+          if (outage && values.some((v) => Math.floor(v / 10) === 2)) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+          await m.query(`INSERT INTO ${SCHEMA}.effects (event_id, value) SELECT * FROM unnest($1::uuid[], $2::int[])`, [items.map((i) => i.event.id), values]);
+        },
+      });
+      // a poison event in one half: its batch is rolled back and retried an event a transaction; the other half commits
+      const poisoned = [10, 11, 12, 13, 20, 21].map((v) => ({ event: { id: randomUUID() }, data: v }));
+      await expect(c.handleMany(poisoned)).rejects.toThrow('poison');
+      expect(await effectsOf(poisoned.map((e) => e.event.id))).toEqual([10, 11, 12, 20, 21]);
+      // an outage in one half: the chunk fails whole (the bus retries it), then its retry applies what is missing, once
+      outage = true;
+      attempts.length = 0;
+      const chunk = [30, 31, 20, 22, 23].map((v) => ({ event: { id: randomUUID() }, data: v }));
+      await expect(c.handleMany(chunk)).rejects.toThrow('ECONNREFUSED');
+      // no event of the failed half was retried alone
+      expect(attempts.filter((a) => a.length === 1)).toEqual([]);
+      outage = false;
+      await c.handleMany(chunk);
+      expect(await effectsOf(chunk.map((e) => e.event.id))).toEqual([20, 22, 23, 30, 31]);
+    });
+  });
 });
