@@ -211,11 +211,24 @@ async function main(): Promise<void> {
   const [{ lsn: wal0 }] = (await probe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
   // relay: each row's payload is the envelope's JSON text (read from jsonb, i.e. parsed inside the clock)
-  const rows = !RELAY ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  // BENCH_ROWS=strings: the rows as strings on the heap, every one held through the clock (before 0158). By default
+  // each pass's rows are the bytes a relay's read brings from PostgreSQL: one buffer a pass (outside the heap the
+  // collector marks), each payload decoded and parsed inside the clock as node-postgres does for a jsonb column (the
+  // text from the socket's bytes, then JSON.parse), and the pass's buffer let go once read (docs/decisions/0158).
+  const ROW_STRINGS = process.env.BENCH_ROWS === 'strings';
+  const rows = !RELAY || !ROW_STRINGS ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  const passes: Array<{ bytes: Buffer; ends: Uint32Array; topics: string[] } | undefined> = [];
+  for (let i = 0; RELAY && !ROW_STRINGS && i < events.length; i += CHUNK) {
+    const chunk = events.slice(i, i + CHUNK);
+    const texts = chunk.map((e) => JSON.stringify({ ...e, topic: undefined }));
+    const ends = new Uint32Array(texts.length);
+    for (let j = 0, end = 0; j < texts.length; j++) ends[j] = end += Buffer.byteLength(texts[j]);
+    passes.push({ bytes: Buffer.from(texts.join('')), ends, topics: chunk.map((e) => e.topic) });
+  }
   const total = events.length;
-  // A relay holds a pass of rows at a time, read from PostgreSQL: the table's stand-in here is `rows`, and the source
-  // event objects are let go before the clock (held, they were half of the heap every major collection marked:
-  // docs/decisions/0158). BENCH_KEEP_EVENTS=1 keeps them, as before 0158.
+  // A relay holds a pass of rows at a time, read from PostgreSQL: the table's stand-in here is `passes` (or `rows`), and
+  // the source event objects are let go before the clock (docs/decisions/0158). BENCH_KEEP_EVENTS=1 keeps them, as
+  // before 0158.
   if (RELAY && process.env.BENCH_KEEP_EVENTS !== '1') events.length = 0;
   // a full collection before the clock, so the heap printed is what the workload holds and the clock starts clean
   v8.setFlagsFromString('--expose-gc');
@@ -254,7 +267,16 @@ async function main(): Promise<void> {
     }
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
-      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
+      if (ROW_STRINGS) {
+        for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
+      } else {
+        const pass = passes[i / CHUNK];
+        if (!pass) throw new Error(`pass ${i / CHUNK} missing`);
+        passes[i / CHUNK] = undefined;
+        for (let j = 0, start = 0; j < pass.ends.length; start = pass.ends[j++]) {
+          outgoing.push(Object.assign({}, JSON.parse(pass.bytes.toString('utf8', start, pass.ends[j])) as EventEnvelope, { topic: pass.topics[j] }));
+        }
+      }
       await bus.publish(outgoing);
       // the relay's next pass is read while this one is handled (the bus holds it back when IN_FLIGHT are pending)
       if (!TURNS) continue;
