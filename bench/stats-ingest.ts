@@ -137,11 +137,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      StatsModule.register({
-        cacheMs: 0,
-        ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}),
-        ...(process.env.BENCH_TRANSACTIONS ? { ingestTransactions: Number(process.env.BENCH_TRANSACTIONS) } : {}),
-      }),
+      StatsModule.register({ cacheMs: 0, ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}) }),
     ],
   })
   class BenchModule {}

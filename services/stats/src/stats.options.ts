@@ -8,11 +8,6 @@ export interface StatsModuleOptions {
   cacheMs?: number;
   /** Events per rollup transaction, at most, and the rollup subscription's handler concurrency (a chunk feeds one batch). Default 5000. */
   maxBatch?: number;
-  /**
-   * Rollup transactions in flight at once, on messages none of which two share (docs/decisions/0153): node builds one
-   * batch while PostgreSQL runs another's statements. 1 runs a batch at a time. Default 2.
-   */
-  ingestTransactions?: number;
   /** Where message exports are written (docs/decisions/0046). Default `<data dir>/stats/exports`, else the system temp dir. */
   exportDir?: string;
   /** How often the export worker looks for work, ms. Default 1000. */
@@ -23,7 +18,6 @@ export interface ResolvedStatsOptions {
   migrationsRun: boolean;
   cacheMs: number;
   maxBatch: number;
-  ingestTransactions: number;
   exportDir: string;
   exportPollMs: number;
 }
@@ -35,10 +29,8 @@ export const STATS_SCHEMA = 'stats';
 export function resolveStatsOptions(o: StatsModuleOptions, dataDir?: string): ResolvedStatsOptions {
   const cacheMs = o.cacheMs ?? 120_000;
   const maxBatch = o.maxBatch ?? 5000;
-  const ingestTransactions = o.ingestTransactions ?? 2;
-  if (!Number.isInteger(ingestTransactions) || ingestTransactions <= 0) throw new Error(`StatsModule: ingestTransactions must be a positive integer (got ${String(o.ingestTransactions)})`);
   if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
   if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
   const exportDir = path.resolve(o.exportDir ?? (dataDir ? path.join(dataDir, 'stats', 'exports') : path.join(os.tmpdir(), 'switchboard-stats-exports')));
-  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, ingestTransactions, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
 }

@@ -331,46 +331,6 @@ describe('stats: rollups from the messaging events', () => {
     expect(n).toBe('100');
     expect(other).toBe('0');
   });
-  it('applies two batches at once on messages none of which both hold, cut by stream, and counts each message once (docs/decisions/0153)', async () => {
-    const A = '95';
-    await s.publish([customer(A, 'UTC')]);
-    // 10 messages on each of two streams, their acceptance and statuses in one publish: a queue one batch (64) would
-    // take whole at first, cut in two by stream
-    const msgs = Array.from({ length: 20 }, (_, i) => message({ account: A, stream: String(1 + (i % 2)), acceptedAt: new Date(Date.parse('2026-05-03T10:00:00.000Z') + i * 60_000).toISOString() }));
-    const consumer = s.t.app.get(RollupConsumer) as unknown as { apply: (m: unknown, items: Array<BatchItem<RollupInput>>) => Promise<void> };
-    const apply = consumer.apply.bind(consumer);
-    const inFlight = new Set<Set<string>>();
-    const overlaps: Array<[Set<string>, Set<string>]> = [];
-    const streamsOf: string[][] = [];
-    const spy = jest.spyOn(consumer, 'apply').mockImplementation(async (m, items) => {
-      const mine = new Set(items.flatMap((i) => (i.data.kind === 'requested' ? [] : [i.data.d.messageUuid])));
-      streamsOf.push([...new Set(items.flatMap((i) => (i.data.kind === 'accepted' || i.data.kind === 'status' ? [i.data.d.streamId] : [])))].sort());
-      for (const other of inFlight) overlaps.push([other, mine]);
-      inFlight.add(mine);
-      try {
-        return await apply(m, items);
-      } finally {
-        inFlight.delete(mine);
-      }
-    });
-    try {
-      await s.publish([...msgs.map((m) => accepted(m)), ...msgs.map((m) => statusChanged(m, 'sent')), ...msgs.map((m) => statusChanged(m, 'delivered'))]);
-    } finally {
-      spy.mockRestore();
-    }
-    // two transactions were in flight at once, never on a common message, and the first two held a stream each
-    expect(overlaps.length).toBeGreaterThan(0);
-    for (const [a, b] of overlaps) expect([...a].filter((u) => b.has(u))).toEqual([]);
-    expect(streamsOf.slice(0, 2)).toEqual([['1'], ['2']]);
-    const [{ n, other }] = await s.sql<{ n: string; other: string }>(
-      `SELECT sum(n_delivered)::text AS n, sum(abs(messages - n_delivered) + abs(n_accepted) + abs(n_sent) + abs(n_sent_failed) + abs(n_undelivered) + abs(n_no_routes) + abs(n_rejected))::text AS other
-         FROM stats.rollup_counts_day_stream WHERE account_id = $1`,
-      [A],
-    );
-    expect(n).toBe('20');
-    expect(other).toBe('0');
-  });
-
   it('sets only the status of a known message whose status alone moved, and the whole state when more changed, counting each message once', async () => {
     const A = '93';
     await s.publish([customer(A, 'UTC')]);

@@ -40,24 +40,6 @@ export interface BatchedConsumerOptions<T> {
    * only when `apply` does not depend on the order of events of different keys.
    */
   key?: (data: T) => string | null;
-  /**
-   * Transactions in flight at once (default 1), for a consumer whose `apply` waits on the database long enough for node
-   * to prepare another batch meanwhile (docs/decisions/0153). Needs `key`: batches in flight never share a key, so one
-   * key's events are never applied by two transactions at once (a batch with a key of one in flight waits for it), and
-   * a batch holding an event without a key runs alone. A queue that one batch would take whole, of at least
-   * `2 * splitAt` events, is cut into two batches at a key's boundary, run at once. `apply` must lock the rows its
-   * batches share (rollup rows) in one fixed order, as it must for replicas anyway.
-   */
-  transactions?: number;
-  /** With `transactions` > 1, the smallest batch a queue is cut into (default 500). */
-  splitAt?: number;
-  /**
-   * With `transactions` > 1: what a key's effects share rows by (a message's account and stream: its rollup rows). A
-   * queue cut in two is ordered by it first (each key's events by the first's), and cut where it changes when such a
-   * place lies between a quarter and three quarters of the queue, so the two batches lock fewer rows in common (one
-   * waits for the other's locks on those and writes them again).
-   */
-  affinity?: (data: T) => string | null;
 }
 
 interface Pending<T> extends BatchItem<T> {
@@ -110,19 +92,9 @@ export class BatchedIdempotentConsumer<T> {
   /** Whether the queue is grouped by key since its last arrival. */
   private grouped = false;
   private readonly maxBatch: number;
-  private readonly transactions: number;
-  private readonly splitAt: number;
-  /** The keys of the batches in flight (with `transactions` > 1). */
-  private readonly busyKeys = new Set<string>();
-  /** The batches in flight, each settling (never rejecting) when its events were resolved or rejected. */
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Whether the batch in flight holds an event without a key (it runs alone). */
-  private alone = false;
 
   constructor(private readonly options: BatchedConsumerOptions<T>) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 1000);
-    this.transactions = options.key ? Math.max(1, options.transactions ?? 1) : 1;
-    this.splitAt = Math.max(1, options.splitAt ?? 500);
   }
 
   /** Resolves once the event's effect committed, or at once for an event already handled. */
@@ -165,8 +137,7 @@ export class BatchedIdempotentConsumer<T> {
     // the calls of one delivered chunk arrive in the same turn: wait for the turn to end and take them together
     setImmediate(() => {
       this.scheduled = false;
-      if (this.transactions > 1) this.startBatches();
-      else void this.flush();
+      void this.flush();
     });
   }
 
@@ -174,155 +145,45 @@ export class BatchedIdempotentConsumer<T> {
     if (this.flushing) return;
     this.flushing = true;
     try {
-      while (this.queue.length > 0) await this.settle(this.take(this.maxBatch));
+      while (this.queue.length > 0) {
+        const batch = this.take();
+        try {
+          await this.run(batch);
+          batch.forEach((p) => p.resolve());
+        } catch (error) {
+          // an outage fails every event alike: the whole batch goes back to its callers (the bus retries their chunk
+          // once the database is back) instead of a transaction per event, each waiting on the outage in turn
+          if (batch.length === 1 || isInfrastructureError(error)) {
+            batch.forEach((p) => p.reject(error));
+            continue;
+          }
+          for (const p of batch) {
+            await this.run([p]).then(p.resolve, p.reject);
+          }
+        }
+      }
     } finally {
       this.flushing = false;
       this.schedule();
     }
   }
 
-  /**
-   * With `transactions` > 1 (docs/decisions/0153): starts batches until `transactions` are in flight, no key in two of
-   * them, so node builds one batch while the database runs another's statements. A batch whose keys meet one in
-   * flight, or that holds an event without a key while another runs, waits for the batches in flight to settle (and a
-   * batch holding an event without a key runs alone). Each event's caller is settled by its own batch, in whatever
-   * order the batches commit; one key's events keep their order, as they never run in two batches at once. Called a
-   * turn after events arrive and when a batch settles (schedule), so a chunk delivered in one turn is taken whole.
-   */
-  private startBatches(): void {
-    while (this.queue.length > 0 && this.inFlight.size < this.transactions && !this.alone) {
-      // a queue one batch would take whole is cut in two when nothing runs: the halves run at once
-      const len = this.queue.length;
-      // (the cut first: it may replace the queue by its grouped order)
-      const cut = this.inFlight.size === 0 && len <= this.maxBatch && len >= 2 * this.splitAt ? this.halfAt() : this.cutAt(this.maxBatch);
-      let keyless = false;
-      let busy = false;
-      for (let i = 0; i < cut; i++) {
-        const k = this.keyOf(this.queue[i]);
-        if (k === null) keyless = true;
-        else if (this.busyKeys.has(k)) busy = true;
-      }
-      if (this.inFlight.size > 0 && (busy || keyless)) return;
-      const batch = this.queue.splice(0, cut);
-      const keys: string[] = [];
-      for (const p of batch) {
-        const k = p.key as string | null;
-        if (k !== null && !this.busyKeys.has(k)) {
-          this.busyKeys.add(k);
-          keys.push(k);
-        }
-      }
-      this.alone = keyless;
-      const running: Promise<void> = this.settle(batch).finally(() => {
-        for (const k of keys) this.busyKeys.delete(k);
-        this.inFlight.delete(running);
-        if (keyless) this.alone = false;
-        this.schedule();
-      });
-      this.inFlight.add(running);
-    }
-  }
-
-  /**
-   * Where a queue one batch would take whole is cut in two: at a key's boundary, by `affinity` where it changes near
-   * the middle (the queue ordered by it first), else at the middle's key boundary.
-   */
-  private halfAt(): number {
-    const keyOf = this.options.key as (data: T) => string | null;
-    const affinity = this.options.affinity;
-    const len = this.queue.length;
-    if (!this.grouped) {
-      this.queue = groupByKey(this.queue, keyOf);
-      this.grouped = true;
-      if (affinity) {
-        // each key's events take the affinity of its first; a queue with an event without a key keeps its order (that
-        // batch runs alone anyway)
-        const runs: Array<{ a: string; from: number; to: number }> = [];
-        let keyless = false;
-        for (let i = 0; i < len && !keyless; ) {
-          const k = this.queue[i].key;
-          if (k === null || k === undefined) keyless = true;
-          let j = i + 1;
-          while (j < len && this.queue[j].key === k) j++;
-          runs.push({ a: affinity(this.queue[i].data) ?? '', from: i, to: j });
-          i = j;
-        }
-        if (!keyless) {
-          runs.sort((x, y) => (x.a < y.a ? -1 : x.a > y.a ? 1 : x.from - y.from));
-          const ordered = new Array<Pending<T>>(len);
-          let o = 0;
-          for (const r of runs) for (let i = r.from; i < r.to; i++) ordered[o++] = this.queue[i];
-          this.queue = ordered;
-          let best = -1;
-          let prev = '';
-          let at = 0;
-          for (const r of runs) {
-            if (at > 0 && r.a !== prev && Math.abs(at - len / 2) < Math.abs(best - len / 2) && at >= len / 4 && at <= (3 * len) / 4) best = at;
-            prev = r.a;
-            at += r.to - r.from;
-          }
-          if (best > 0) return best;
-        }
-      }
-    }
-    // the key boundary nearest the middle (none: one key, not cut)
-    const mid = Math.ceil(len / 2);
-    const k = this.queue[mid].key;
-    if (k === null || k === undefined) return mid;
-    let back = mid;
-    while (back > 0 && this.queue[back - 1].key === k) back--;
-    let fwd = mid;
-    while (fwd < len && this.queue[fwd].key === k) fwd++;
-    return back > 0 && mid - back <= fwd - mid ? back : fwd;
-  }
-
-  /** An entry's key, computed once and kept on it. */
-  private keyOf(p: Pending<T>): string | null {
-    if (p.key === undefined) p.key = this.options.key ? this.options.key(p.data) : null;
-    return p.key;
-  }
-
-  /** Runs a batch and settles its events' callers; never rejects. */
-  private async settle(batch: Array<Pending<T>>): Promise<void> {
-    try {
-      await this.run(batch);
-      batch.forEach((p) => p.resolve());
-    } catch (error) {
-      // an outage fails every event alike: the whole batch goes back to its callers (the bus retries their chunk
-      // once the database is back) instead of a transaction per event, each waiting on the outage in turn
-      if (batch.length === 1 || isInfrastructureError(error)) {
-        batch.forEach((p) => p.reject(error));
-        return;
-      }
-      for (const p of batch) {
-        await this.run([p]).then(p.resolve, p.reject);
-      }
-    }
-  }
-
-  /** The next batch: at most `size` events from the queue's head, with the key option a key's events not split. */
-  private take(size: number): Array<Pending<T>> {
-    // the cut first: cutAt may replace the queue by its grouped order
-    const cut = this.cutAt(size);
-    return this.queue.splice(0, cut);
-  }
-
-  /** Where the next batch of at most `size` events ends (the queue grouped by key first when it is cut). */
-  private cutAt(size: number): number {
+  /** The next batch: at most maxBatch events from the queue's head, with the key option a key's events not split. */
+  private take(): Array<Pending<T>> {
     const keyOf = this.options.key;
-    if (!keyOf || this.queue.length <= size) return Math.min(size, this.queue.length);
+    if (!keyOf || this.queue.length <= this.maxBatch) return this.queue.splice(0, this.maxBatch);
     if (!this.grouped) {
       this.queue = groupByKey(this.queue, keyOf);
       this.grouped = true;
     }
-    let cut = size;
+    let cut = this.maxBatch;
     const k = this.queue[cut].key;
     if (k !== null && k !== undefined) {
       while (cut > 0 && this.queue[cut - 1].key === k) cut--;
       // one key with more events than a batch takes: split
-      if (cut === 0) cut = size;
+      if (cut === 0) cut = this.maxBatch;
     }
-    return cut;
+    return this.queue.splice(0, cut);
   }
 
   private async run(batch: Array<Pending<T>>): Promise<void> {

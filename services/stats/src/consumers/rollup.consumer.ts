@@ -144,15 +144,6 @@ export class RollupConsumer implements OnModuleInit {
       schema: STATS_SCHEMA,
       consumer: ROLLUP_GROUP,
       maxBatch: options.maxBatch,
-      // two transactions at once on messages none of which both hold (the key below): node builds one batch while
-      // PostgreSQL runs the other's statements (docs/decisions/0153). Their shared rollup rows are locked in one order,
-      // each table's rows in key order in the write statement's fixed order of tables, as for replicas; a campaign
-      // request (no key) runs alone.
-      transactions: options.ingestTransactions,
-      splitAt: Math.max(1, Math.min(500, Math.floor(options.maxBatch / 10))),
-      // the two cut by account and stream where they can: a message's rollup rows are its account's and stream's, so the
-      // two transactions then share few rows (each shared row is written by both, the second waiting for the first)
-      affinity: (d) => (d.kind === 'accepted' || d.kind === 'status' ? `${d.d.accountId}/${d.d.streamId}` : null),
       // only a refund adds to what is there; every other fact is set once or moves a status forward, so applying it
       // again changes nothing and needs no recorded event id (docs/decisions/0055, "Ingest")
       claim: (d) => d.kind === 'refund',
