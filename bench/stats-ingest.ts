@@ -20,8 +20,10 @@
  * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools). PROF=<file>: a CPU
  * profile of the timed ingest alone (the workload's building and the checks left out; open it in Chrome's DevTools).
  *
- * BENCH_CHUNK=<n>: events a publish (default 20,000; the shuffle windows stay 20,000). After the clock the bench prints
- * node's heap and its peak RSS.
+ * BENCH_CHUNK=<n>: events a publish (default 20,000; the shuffle windows stay 20,000). The bench prints node's heap
+ * before the clock (what the workload holds, after a full collection) and after it, and its peak RSS. Relay mode holds
+ * each pass's rows as bytes and lets the source events go before the clock (docs/decisions/0158); BENCH_ROWS=strings
+ * holds the rows as strings and BENCH_KEEP_EVENTS=1 keeps the events, as before.
  * The embedded platform runs node with a 64 MB young generation (scripts/start.mjs: `--max-semi-space-size=64`); the
  * bench runs with whatever flags it is given: node's figures in relay and late mode are 4 to 6 µs an event lower with
  * that flag than without it (docs/decisions/0149), so say which was used.
@@ -60,18 +62,8 @@ const DIRECT = process.argv[3] === 'direct';
  * is counted.
  */
 const RELAY = process.argv[3] === 'relay';
-/**
- * Relay mode publishes as the product's relay does over Kafka (docs/decisions/0158): a publish resolves once the bus
- * took the pass's events, not once consumers handled them, so the relay reads and parses pass N+1 while the consumer's
- * transaction of pass N runs, bounded by the bus's backpressure (`maxPending`, BENCH_IN_FLIGHT events; default two
- * passes). One key's events keep their order (one lane each, chunks in turn). The clock stops after the final drain.
- * BENCH_TURNS=1: the loop before 0158 (each pass published, then drained, before the next is read).
- */
-const TURNS = process.env.BENCH_TURNS === '1';
 /** BENCH_CHUNK: events a publish (a relay pass's events; default 20,000). */
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 20_000);
-/** BENCH_IN_FLIGHT: relay mode's bound on events published and not yet handled (default two passes). */
-const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 2 * CHUNK);
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
 const ACCOUNT = '1';
@@ -133,7 +125,7 @@ async function main(): Promise<void> {
   const { url } = db;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
-  const bus = new InMemoryEventBus(RELAY && !TURNS ? { maxPending: IN_FLIGHT } : {});
+  const bus = new InMemoryEventBus();
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
@@ -274,13 +266,9 @@ async function main(): Promise<void> {
         }
       }
       await bus.publish(outgoing);
-      // the relay's next pass is read while this one is handled (the bus holds it back when IN_FLIGHT are pending)
-      if (!TURNS) continue;
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
-  // every event handled before the clock stops
-  await bus.drain();
   const t1 = performance.now();
   // the main thread's busy and idle time in the clock: idle is node waiting (on PostgreSQL's answers, as a batch's
   // statements run in turn with node's work), busy is node running JavaScript or its collector (docs/decisions/0153)

@@ -36,18 +36,6 @@ export interface InMemoryEventBusOptions {
    * row published only after its consumers ran: a crash in between republishes it instead of losing it.
    */
   ack?: 'enqueued' | 'handled';
-  /**
-   * Backpressure: the most deliveries pending (enqueued, not yet handled or dead-lettered) before publish() waits. A
-   * publish() that finds this many pending (or publishers already waiting) waits until a delivery settles, publishers
-   * resuming one at a time in the order they came; its events are then enqueued whole, so a call of many events passes
-   * the bound by at most its own size. With `ack: 'enqueued'` this is how a Kafka producer behaves for the outbox relay:
-   * publish() resolves once the bus took the events, not once consumers ran, so the relay reads and parses its next
-   * pass while consumers handle the last, and a relay faster than its consumers is held back instead of queueing
-   * without end (docs/decisions/0158). Not applied while the bus is stopped (events then wait for start(); stop()
-   * releases waiting publishers). A handler that publishes to this bus could wait on its own delivery: keep the
-   * default (none) for such groups' bus. Default: no bound.
-   */
-  maxPending?: number;
 }
 
 interface Delivery {
@@ -95,18 +83,10 @@ export class InMemoryEventBus extends EventBus {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly ack: 'enqueued' | 'handled';
-  private readonly maxPending: number;
-  /** Publishers waiting for room (maxPending), first come first. */
-  private roomWaiters: Array<() => void> = [];
-  /** A waiting publisher was let in and has not enqueued yet: the next one waits for it, keeping their order. */
-  private admitting = false;
 
   constructor(options: InMemoryEventBusOptions = {}) {
     super();
     this.ack = options.ack ?? 'enqueued';
-    const maxPending = options.maxPending ?? Infinity;
-    if (!(maxPending >= 1)) throw new Error(`maxPending must be at least 1, got ${String(options.maxPending)}`);
-    this.maxPending = maxPending;
     this.partitions = Math.max(1, options.partitions ?? 8);
     this.logger = options.logger ?? new Logger(InMemoryEventBus.name);
   }
@@ -130,24 +110,8 @@ export class InMemoryEventBus extends EventBus {
   /**
    * Enqueues and returns: handlers run later. Before start() events wait in their lanes. With `ack: 'handled'` it
    * resolves once every delivery of these events settled: one count and one promise per call, not one per delivery.
-   * With `maxPending`, it first waits for room (see the option).
    */
   async publish(events: OutgoingEvent[]): Promise<void> {
-    if (this.running && (this.pending >= this.maxPending || this.roomWaiters.length > 0 || this.admitting)) {
-      await new Promise<void>((r) => this.roomWaiters.push(r));
-      this.admitting = false;
-    }
-    let done: Promise<void>;
-    try {
-      done = this.enqueueAll(events);
-    } finally {
-      // enqueued (or refused): the next waiting publisher's turn, without waiting for these events' handling
-      this.admitRoom();
-    }
-    await done;
-  }
-
-  private enqueueAll(events: OutgoingEvent[]): Promise<void> {
     let resolve: (() => void) | undefined;
     const handled = this.ack === 'handled' ? new Promise<void>((r) => (resolve = r)) : null;
     // one more than the deliveries queued, until the loop is done: a delivery settling meanwhile cannot resolve early
@@ -161,16 +125,9 @@ export class InMemoryEventBus extends EventBus {
       const envelope = frozenJsonCopy(toEnvelope(event));
       waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
-    if (!handled || !settled) return Promise.resolve();
+    if (!handled || !settled) return;
     settled();
-    return handled;
-  }
-
-  /** Lets the first waiting publisher in when there is room (one at a time: it passes the turn on once enqueued). */
-  private admitRoom(): void {
-    if (this.admitting || this.roomWaiters.length === 0 || (this.running && this.pending >= this.maxPending)) return;
-    this.admitting = true;
-    this.roomWaiters.shift()?.();
+    await handled;
   }
 
   async start(): Promise<void> {
@@ -184,10 +141,6 @@ export class InMemoryEventBus extends EventBus {
   /** Stops taking new deliveries and waits for the in-flight ones (including their retries). Queued events stay queued. */
   async stop(): Promise<void> {
     this.running = false;
-    // publishers waiting for room go on: their events wait in the lanes for start()
-    const waiters = this.roomWaiters;
-    this.roomWaiters = [];
-    waiters.forEach((resolve) => resolve());
     const active: Array<Promise<void> | undefined> = [];
     for (const groups of this.subscriptions.values()) {
       for (const sub of groups.values()) active.push(...sub.lanes.map((lane) => lane.active));
@@ -334,7 +287,6 @@ export class InMemoryEventBus extends EventBus {
 
   private settle(): void {
     this.pending--;
-    if (this.roomWaiters.length > 0) this.admitRoom();
     if (this.pending > 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
