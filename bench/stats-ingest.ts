@@ -20,8 +20,10 @@
  * garbage collector freed included (what Node allocated, by stack; open it in Chrome's DevTools). PROF=<file>: a CPU
  * profile of the timed ingest alone (the workload's building and the checks left out; open it in Chrome's DevTools).
  *
- * BENCH_CHUNK=<n>: events a publish (default 20,000; the shuffle windows stay 20,000). After the clock the bench prints
- * node's heap and its peak RSS.
+ * BENCH_CHUNK=<n>: events a publish (default 20,000; the shuffle windows stay 20,000). The bench prints node's heap
+ * before the clock (what the workload holds, after a full collection) and after it, and its peak RSS. Relay mode holds
+ * each pass's rows as bytes and lets the source events go before the clock (docs/decisions/0158); BENCH_ROWS=strings
+ * holds the rows as strings and BENCH_KEEP_EVENTS=1 keeps the events, as before.
  * The embedded platform runs node with a 64 MB young generation (scripts/start.mjs: `--max-semi-space-size=64`); the
  * bench runs with whatever flags it is given: node's figures in relay and late mode are 4 to 6 µs an event lower with
  * that flag than without it (docs/decisions/0149), so say which was used.
@@ -36,6 +38,8 @@ import { Session } from 'node:inspector/promises';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -195,8 +199,29 @@ async function main(): Promise<void> {
   const [{ lsn: wal0 }] = (await probe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows;
   const records = DIRECT ? events.map((e) => JSON.stringify({ ...e, topic: undefined })) : [];
   // relay: each row's payload is the envelope's JSON text (read from jsonb, i.e. parsed inside the clock)
-  const rows = !RELAY ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  // BENCH_ROWS=strings: the rows as strings on the heap, every one held through the clock (before 0158). By default
+  // each pass's rows are the bytes a relay's read brings from PostgreSQL: one buffer a pass (outside the heap the
+  // collector marks), each payload decoded and parsed inside the clock as node-postgres does for a jsonb column (the
+  // text from the socket's bytes, then JSON.parse), and the pass's buffer let go once read (docs/decisions/0158).
+  const ROW_STRINGS = process.env.BENCH_ROWS === 'strings';
+  const rows = !RELAY || !ROW_STRINGS ? [] : events.map((e) => ({ topic: e.topic, payload: JSON.stringify({ ...e, topic: undefined }) }));
+  const passes: Array<{ bytes: Buffer; ends: Uint32Array; topics: string[] } | undefined> = [];
+  for (let i = 0; RELAY && !ROW_STRINGS && i < events.length; i += CHUNK) {
+    const chunk = events.slice(i, i + CHUNK);
+    const texts = chunk.map((e) => JSON.stringify({ ...e, topic: undefined }));
+    const ends = new Uint32Array(texts.length);
+    for (let j = 0, end = 0; j < texts.length; j++) ends[j] = end += Buffer.byteLength(texts[j]);
+    passes.push({ bytes: Buffer.from(texts.join('')), ends, topics: chunk.map((e) => e.topic) });
+  }
   const total = events.length;
+  // A relay holds a pass of rows at a time, read from PostgreSQL: the table's stand-in here is `passes` (or `rows`), and
+  // the source event objects are let go before the clock (docs/decisions/0158). BENCH_KEEP_EVENTS=1 keeps them, as
+  // before 0158.
+  if (RELAY && process.env.BENCH_KEEP_EVENTS !== '1') events.length = 0;
+  // a full collection before the clock, so the heap printed is what the workload holds and the clock starts clean
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const heapBefore = process.memoryUsage().heapUsed;
   const pgData = db.pgDir;
   const pgCpu0 = pgCpu(pgData);
   const cpu0 = process.cpuUsage();
@@ -230,7 +255,16 @@ async function main(): Promise<void> {
     }
     if (RELAY) {
       const outgoing: Array<OutgoingEvent<unknown>> = [];
-      for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
+      if (ROW_STRINGS) {
+        for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
+      } else {
+        const pass = passes[i / CHUNK];
+        if (!pass) throw new Error(`pass ${i / CHUNK} missing`);
+        passes[i / CHUNK] = undefined;
+        for (let j = 0, start = 0; j < pass.ends.length; start = pass.ends[j++]) {
+          outgoing.push(Object.assign({}, JSON.parse(pass.bytes.toString('utf8', start, pass.ends[j])) as EventEnvelope, { topic: pass.topics[j] }));
+        }
+      }
       await bus.publish(outgoing);
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
@@ -355,28 +389,28 @@ async function main(): Promise<void> {
     lines.push(`  ${name.padEnd(34)} first ${first.toFixed(1).padStart(6)} ms   p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
   }
 
-  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${events.length.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
+  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${total.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
   gcObserver.disconnect();
   const inClock = gcPasses.filter((p) => p.at >= t0 && p.at <= t1);
   const gcMs = inClock.reduce((a, p) => a + p.ms, 0);
   console.log(`  node garbage collector in the clock: ${inClock.filter((p) => p.minor).length} minor and ${inClock.filter((p) => !p.minor).length} major passes, ${gcMs.toFixed(0)} ms paused`);
-  console.log(`  node heap after the clock: ${(heapAfter.used / 1048576).toFixed(0)} MB used, ${(heapAfter.total / 1048576).toFixed(0)} MB total; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+  console.log(`  node heap before the clock (the workload): ${(heapBefore / 1048576).toFixed(0)} MB used; after the clock: ${(heapAfter.used / 1048576).toFixed(0)} MB used, ${(heapAfter.total / 1048576).toFixed(0)} MB total; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   console.log(`  node main thread in the clock: ${(elu.active / 1000).toFixed(2)} s busy, ${(elu.idle / 1000).toFixed(2)} s idle (waiting); PostgreSQL's CPU over the wall: ${dbCpu !== null ? (dbCpu / wall).toFixed(2) : '?'}`);
-  console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(events.length / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(events.length / cpu).toLocaleString('en')} events per CPU-second)`);
-  if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(events.length / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * events.length) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
-  console.log(`  WAL: ${(Number(walBytes) / events.length).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);
+  console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(total / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(total / cpu).toLocaleString('en')} events per CPU-second)`);
+  if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(total / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * total) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
+  console.log(`  WAL: ${(Number(walBytes) / total).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);
   for (const st of statements) {
-    console.log(`  pg_stat_statements: ${st.calls} calls, ${((st.ms * 1000) / events.length).toFixed(1)} µs of execution per event, ${st.rows} rows, ${st.dirtied} buffers dirtied, ${(Number(st.wal) / events.length).toFixed(0)} WAL bytes per event: ${st.query.replace(/\s+/g, ' ').slice(0, 110)}`);
+    console.log(`  pg_stat_statements: ${st.calls} calls, ${((st.ms * 1000) / total).toFixed(1)} µs of execution per event, ${st.rows} rows, ${st.dirtied} buffers dirtied, ${(Number(st.wal) / total).toFixed(0)} WAL bytes per event: ${st.query.replace(/\s+/g, ' ').slice(0, 110)}`);
   }
-  if (tables.length) console.log(`  row writes per event (inserted + updated, HOT share of the updates): ${tables.map((t) => `${t.relname} ${((Number(t.ins) + Number(t.upd)) / events.length).toFixed(2)} (${Number(t.upd) ? Math.round((100 * Number(t.hot)) / Number(t.upd)) : 0}% HOT)`).join(', ')}`);
-  console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(events.length / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
+  if (tables.length) console.log(`  row writes per event (inserted + updated, HOT share of the updates): ${tables.map((t) => `${t.relname} ${((Number(t.ins) + Number(t.upd)) / total).toFixed(2)} (${Number(t.upd) ? Math.round((100 * Number(t.hot)) / Number(t.upd)) : 0}% HOT)`).join(', ')}`);
+  console.log(`  ceiling (bare INSERT ... SELECT of the same final rows, one transaction): ${ceiling.toFixed(2)} s, ${Math.round(total / ceiling).toLocaleString('en')} events/s; ratio ${(wall / ceiling).toFixed(1)}x`);
   if (dbCpu !== null && ceilingCpu !== null) {
     // CPU per event of every process involved (this one publishes the events too: the load generator is included)
-    const perEvent = ((cpu + dbCpu) / events.length) * 1e6;
-    const ceilingPerEvent = (ceilingCpu / events.length) * 1e6;
+    const perEvent = ((cpu + dbCpu) / total) * 1e6;
+    const ceilingPerEvent = (ceilingCpu / total) * 1e6;
     console.log(
-      `  CPU per event: ${perEvent.toFixed(1)} µs (node ${((cpu / events.length) * 1e6).toFixed(1)} incl. the publisher, PostgreSQL ${((dbCpu / events.length) * 1e6).toFixed(1)}); ceiling ${ceilingPerEvent.toFixed(1)} µs (PostgreSQL CPU ${ceilingCpu.toFixed(2)} s); ratio ${(perEvent / ceilingPerEvent).toFixed(1)}x; quiet ${os.cpus().length}-core projection: ${os.cpus().length} / ${perEvent.toFixed(1)} µs = ${Math.round((os.cpus().length * 1e6) / perEvent).toLocaleString('en')} events/s`,
+      `  CPU per event: ${perEvent.toFixed(1)} µs (node ${((cpu / total) * 1e6).toFixed(1)} incl. the publisher, PostgreSQL ${((dbCpu / total) * 1e6).toFixed(1)}); ceiling ${ceilingPerEvent.toFixed(1)} µs (PostgreSQL CPU ${ceilingCpu.toFixed(2)} s); ratio ${(perEvent / ceilingPerEvent).toFixed(1)}x; quiet ${os.cpus().length}-core projection: ${os.cpus().length} / ${perEvent.toFixed(1)} µs = ${Math.round((os.cpus().length * 1e6) / perEvent).toLocaleString('en')} events/s`,
     );
   }
   console.log(`report calls over HTTP, 30 each (two-minute cache off: every call computed):`);
