@@ -155,42 +155,15 @@ function copyJson(v: unknown, key: string, depth: number, freeze: boolean): unkn
     }
     return freeze ? Object.freeze(out) : out;
   }
-  return copyFields(o, null, depth, freeze);
-}
-
-/**
- * An object's own enumerable fields copied as copyJson copies each (`skip`: a field left out). A string, boolean or
- * null field is stored as it is without a call for it: most of an event's fields are such (docs/decisions/0164).
- */
-function copyFields(o: Record<string, unknown>, skip: string | null, depth: number, freeze: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k in o) {
-    if (!Object.prototype.hasOwnProperty.call(o, k) || k === skip) continue;
-    const v = o[k];
-    const c = typeof v === 'string' || typeof v === 'boolean' || v === null ? v : copyJson(v, k, depth + 1, freeze);
+    if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+    const c = copyJson(o[k], k, depth + 1, freeze);
     if (c === undefined) continue;
     if (k === '__proto__') Object.defineProperty(out, k, { value: c, enumerable: true, writable: true, configurable: true });
     else out[k] = c;
   }
   return freeze ? Object.freeze(out) : out;
-}
-
-/**
- * `frozenJsonCopy(toEnvelope(event))` in one walk: the envelope without its `topic`, copied and frozen, with no
- * intermediate copy of the event's top level (the in-memory bus makes one per publish; docs/decisions/0164).
- */
-export function frozenEnvelopeCopy(event: OutgoingEvent): EventEnvelope {
-  const o = event as unknown as Record<string, unknown> & { toJSON?: unknown };
-  // an event that is not a plain object, or says how it serialises, takes the general path
-  if (typeof o !== 'object' || o === null || typeof o.toJSON === 'function' || Array.isArray(o) || o instanceof Number || o instanceof String || o instanceof Boolean) {
-    return frozenJsonCopy(toEnvelope(event));
-  }
-  try {
-    return copyFields(o, 'topic', 0, true) as unknown as EventEnvelope;
-  } catch (error) {
-    if (!(error instanceof TooDeep)) throw error;
-    return deepFreeze(JSON.parse(JSON.stringify(toEnvelope(event)))) as EventEnvelope;
-  }
 }
 
 export function envelopeHeaders(envelope: EventEnvelope): Headers {

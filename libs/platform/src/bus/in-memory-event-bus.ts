@@ -10,12 +10,12 @@ import {
   handleChunkWithRetries,
   handleWithRetries,
   isDeadLetterTopic,
-  frozenEnvelopeCopy,
   frozenJsonCopy,
   readDeadLetter,
   retryPolicy,
   settleAll,
   sleep,
+  toEnvelope,
   type DeliveryHooks,
   type Headers,
   type RetryPolicy,
@@ -122,7 +122,7 @@ export class InMemoryEventBus extends EventBus {
       // One copy a publish, as Kafka's JSON record would carry it: embedded mode fails the same way on non-JSON data,
       // and Dates become strings (without the text in between: docs/decisions/0077). It is deep-frozen and shared by
       // every group, so no group's handler can change what another, a retry or a dead letter sees (0142).
-      const envelope = frozenEnvelopeCopy(event);
+      const envelope = frozenJsonCopy(toEnvelope(event));
       waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
     if (!handled || !settled) return;

@@ -93,20 +93,11 @@ function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   return def.schema.parse(e.data);
 }
 
-/**
- * The three common events' types and versions, read once: each read of a contract through the module's re-exports is a
- * getter call or two, six of them an event (docs/decisions/0164).
- */
-const ACCEPTED = { type: MessageAcceptedV1.type, version: MessageAcceptedV1.version };
-const STATUS = { type: MessageStatusChangedV1.type, version: MessageStatusChangedV1.version };
-const REFUND = { type: MessageRefundedV1.type, version: MessageRefundedV1.version };
-
 /** What an event of the rollup group is to the batch, or null for an event of another type or version. */
 function rollupInput(e: EventEnvelope): RollupInput | null {
-  const { type, version } = e;
-  if (type === ACCEPTED.type && version === ACCEPTED.version) return { kind: 'accepted', d: parseAccepted(e) };
-  if (type === STATUS.type && version === STATUS.version) return { kind: 'status', d: parseStatus(e) };
-  if (type === REFUND.type && version === REFUND.version) return { kind: 'refund', d: parseRefund(e) };
+  if (e.type === MessageAcceptedV1.type && e.version === MessageAcceptedV1.version) return { kind: 'accepted', d: parseAccepted(e) };
+  if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) return { kind: 'status', d: parseStatus(e) };
+  if (e.type === MessageRefundedV1.type && e.version === MessageRefundedV1.version) return { kind: 'refund', d: parseRefund(e) };
   const requested = parse(CampaignSendBatchRequestedV1, e);
   return requested ? { kind: 'requested', d: requested } : null;
 }
