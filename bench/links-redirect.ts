@@ -493,6 +493,7 @@ async function main(): Promise<void> {
     for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill('SIGKILL');
     await pool.end();
     await db.stop();
+    if (TRACE_DIR) fs.rmSync(TRACE_DIR, { recursive: true, force: true });
   }
 }
 

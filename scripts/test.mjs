@@ -14,7 +14,10 @@ if (!provision()) process.exit(1);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const jestBin = path.join(root, 'node_modules/jest/bin/jest.js');
-const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-jest-')), 'results.json');
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-jest-'));
+const report = path.join(reportDir, 'results.json');
+// the report is read only by this script (failedFiles): gone with it, whatever the exit
+process.on('exit', () => fs.rmSync(reportDir, { recursive: true, force: true }));
 const steps = [
   // the module-boundaries lint rule reads Nx's project graph; compute it first (no daemon, no cloud)
   ['project graph', bin('nx'), ['show', 'projects']],

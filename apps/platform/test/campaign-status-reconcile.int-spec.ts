@@ -167,11 +167,12 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
     }
   };
 
+  let storageDir = '';
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     peer = new SmppPeer({ undeliveredFor });
     const port = await peer.listen();
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaign-statuses-'));
+    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaign-statuses-'));
     t = await createTestApp(() => ({
       imports: [
         ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 }),
@@ -201,6 +202,7 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
   afterAll(async () => {
     await pool?.end();
     await t?.close();
+    if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
     await peer?.close();
     jest.restoreAllMocks();
   });

@@ -44,9 +44,10 @@ describe('opt-outs of a campaign added to the blocked numbers', () => {
     return String(res.body.id);
   };
 
+  let storageDir = '';
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaign-optout-'));
+    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-campaign-optout-'));
     t = await createTestApp(() => ({
       imports: [ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 }), CampaignsModule.register({ schedulerIntervalMs: 0, runner: { intervalMs: 0 } })],
       bus: new InMemoryEventBus(),
@@ -67,6 +68,7 @@ describe('opt-outs of a campaign added to the blocked numbers', () => {
 
   afterAll(async () => {
     await t?.close();
+    if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
     jest.restoreAllMocks();
   });
 

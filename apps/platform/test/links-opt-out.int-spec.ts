@@ -59,9 +59,10 @@ describe('opt-out through a campaign link', () => {
     throw new Error('no audience answer');
   };
 
+  let storageDir = '';
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-optout-'));
+    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-links-optout-'));
     t = await createTestApp(() => ({
       imports: [ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 }), LinksModule.register({ codeSecret: 'opt-out-test-code-secret', dnsPollMs: 0, redirect: { publicScheme: 'http' } })],
       bus: new InMemoryEventBus(),
@@ -75,6 +76,7 @@ describe('opt-out through a campaign link', () => {
   afterAll(async () => {
     await pg?.end();
     await t?.close();
+    if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
     jest.restoreAllMocks();
   });
 

@@ -114,9 +114,10 @@ describe('message exports (contacts task list, stats file)', () => {
   const m3 = msg('8', '2026-03-10T12:00:00Z', '+447700900003');
   const m4 = msg('7', '2026-03-10T18:29:59Z', '+447700900004'); // 03-10 23:59:59 local
 
+  let storageDir = '';
   beforeAll(async () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
-    const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-contacts-'));
+    storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-contacts-'));
     exportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-exports-stats-'));
     t = await createTestApp(() => ({
       imports: [StatsModule.register({ cacheMs: 0, exportDir, exportPollMs: 50 }), ContactsModule.register({ storageDir, pollIntervalMs: 50, workers: 1 })],
@@ -165,6 +166,8 @@ describe('message exports (contacts task list, stats file)', () => {
   afterAll(async () => {
     await pg?.end();
     await t?.close();
+    if (storageDir) fs.rmSync(storageDir, { recursive: true, force: true });
+    if (exportDir) fs.rmSync(exportDir, { recursive: true, force: true });
     jest.restoreAllMocks();
   });
 
