@@ -15,6 +15,9 @@ export type StatusChanged = EventData<typeof MessageStatusChangedV1>;
 // as zod 3 checks `z.string().uuid()`, and the contracts' decimal `id`
 const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
 const ID = /^\d+$/;
+
+/** A uuid as the contracts' `z.string().uuid()` accepts it: the hand-written event checks of every consumer use this. */
+export const isContractUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
 const STATUSES: ReadonlySet<unknown> = new Set(['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected']);
 
 type Doc = Record<string, unknown>;
@@ -28,7 +31,7 @@ export function fastStatusChanged(data: unknown): StatusChanged | undefined {
   const d = data as Doc;
   const { messageUuid, accountId, streamId, streamUid, campaignId, sender, destination, status, outgoingStatus, error, vendorId, providerMessageId, sentAt, deliveredAt, mcc, mnc, occurredAt, possibleDuplicate, parts } = d;
   if (
-    !(typeof messageUuid === 'string' && UUID.test(messageUuid)) ||
+    !isContractUuid(messageUuid) ||
     !isId(accountId) ||
     !isId(streamId) ||
     !isText(streamUid) ||

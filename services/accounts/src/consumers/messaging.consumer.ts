@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
+import { isContractUuid, MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
@@ -42,13 +42,12 @@ function dataOf<T extends { accountId: string }>(def: EventDefinition<T>, e: Eve
   return data;
 }
 
-// as zod 3 checks `z.string().uuid()`, and the contracts' decimal `id`
-const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
+// the contracts' decimal `id` (uuids: isContractUuid, as zod 3 checks `z.string().uuid()`)
 const DECIMAL_ID = /^\d+$/;
 
 type Fields = Record<string, unknown>;
 const isRecord = (d: unknown): d is Fields => typeof d === 'object' && d !== null && !Array.isArray(d);
-const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
+const isUuid = isContractUuid;
 const isId = (v: unknown): v is string => typeof v === 'string' && DECIMAL_ID.test(v);
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 const isCurrency = (v: unknown): v is string => typeof v === 'string' && v.length === 3;

@@ -1,4 +1,4 @@
-import { MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
+import { isContractUuid, MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
 
 /**
  * Checks of the three events the rollups take most of (an acceptance, a status change, a refund), compiled by hand:
@@ -7,13 +7,12 @@ import { MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1, type Even
  * garbage. An event that fails a check goes through the contract's zod schema, which throws its usual error (the
  * event is retried and dead-lettered as before); the fields the rollups do not read are not checked here.
  */
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const ID = /^\d+$/;
 const STATUSES: ReadonlySet<unknown> = new Set(['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected']);
 
 type Doc = Record<string, unknown>;
 const isId = (v: unknown): boolean => typeof v === 'string' && ID.test(v);
-const isUuid = (v: unknown): boolean => typeof v === 'string' && UUID.test(v);
+const isUuid = isContractUuid;
 const isCount = (v: unknown, min: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min;
 const isCurrency = (v: unknown): boolean => typeof v === 'string' && v.length === 3;
 
