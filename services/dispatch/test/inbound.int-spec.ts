@@ -207,15 +207,17 @@ describe('inbound: ownership, held messages, STOP and START', () => {
   });
 
   it('writes replies through one prepared group statement, planned at most five times per connection however many groups (docs/decisions/0101)', async () => {
-    // one reply at a time: each is a group of its own, the usual group at a steady rate
-    for (let i = 0; i < 80; i++) {
+    // one reply at a time: each is a group of its own, the usual group at a steady rate. 160 groups on dispatch's 12
+    // connections: however the pool spreads them (other work takes connections too, more so on a loaded machine), some
+    // connection runs the statement more than five times
+    const REPLIES = 160;
+    for (let i = 0; i < REPLIES; i++) {
       const answer = await wa.deliver(waHook(), WhatsAppPeer.notification('3333', { messages: [{ from: '4917000040', id: `wamid.one-${i}`, timestamp: '1700000000', type: 'text', text: { body: `one ${i}` } }] }));
       expect(answer).toBe(200);
     }
     const bodies = await d.sql<{ body: string }>(`SELECT body FROM dispatch.inbound_message WHERE contact_phone = '+4917000040' ORDER BY id`);
-    expect(bodies.map((r) => r.body)).toEqual(Array.from({ length: 80 }, (_, i) => `one ${i}`));
-    // the idle connections of dispatch's pool (checked out together), each asked what it holds prepared: 80 groups on
-    // at most 10 connections, so some ran the statement more than five times
+    expect(bodies.map((r) => r.body)).toEqual(Array.from({ length: REPLIES }, (_, i) => `one ${i}`));
+    // the idle connections of dispatch's pool (checked out together), each asked what it holds prepared
     const pool = (d.t.app.get<DataSource>(getDataSourceToken(DISPATCH_CONNECTION)).driver as unknown as { master: Pool }).master;
     const clients = [];
     while (pool.idleCount > 0) clients.push(await pool.connect());
@@ -227,8 +229,10 @@ describe('inbound: ownership, held messages, STOP and START', () => {
     } finally {
       clients.forEach((c) => c.release());
     }
+    expect(held.some((h) => h.generic + h.custom > 5)).toBe(true);
+    // planned five times at most; past that, the generic plan
+    for (const h of held) expect([h.custom <= 5, h.generic + h.custom <= 5 || h.generic > 0]).toEqual([true, true]);
     expect(held.some((h) => h.generic > 0)).toBe(true);
-    for (const h of held) expect(h.custom).toBeLessThanOrEqual(5);
   });
 
   it("looks up a burst's targets together and still gives each reply its own account, order and failure (docs/decisions/0068)", async () => {
