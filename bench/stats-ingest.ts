@@ -13,6 +13,7 @@
  *   node scripts/build.mjs --server-only && node dist/bench/stats-ingest.js [messages] [bus|direct|relay]
  *
  * BENCH_SPAN_HOURS=<n>: the acceptances over the last n hours instead of a year (rollup rows shared by many messages).
+ * BENCH_ACCOUNTS=<n>: the messages spread over n accounts in four time zones (default one account).
  * BENCH_LATE=1: every acceptance published before the statuses (each state inserted, then updated in a later batch).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ingest, each statement's calls, execution time, rows, buffers
  * dirtied and WAL bytes per event. EXPLAIN=<file>: auto_explain (ANALYZE, BUFFERS, WAL, nested statements) of every
@@ -67,6 +68,13 @@ const CHUNK = Number(process.env.BENCH_CHUNK ?? 20_000);
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
 const ACCOUNT = '1';
+/**
+ * BENCH_ACCOUNTS: the messages spread round-robin over this many accounts (default 1), in four time zones (Berlin,
+ * Kolkata, São Paulo, UTC): a multi-tenant platform's traffic, whose rollup rows are many accounts' current hours rather
+ * than one account's. The report calls read account 1.
+ */
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
+const ZONES = ['Europe/Berlin', 'Asia/Kolkata', 'America/Sao_Paulo', 'UTC'];
 /**
  * BENCH_SPAN_HOURS: the acceptances spread over the last this many hours (default a year, 8,760). A year makes nearly
  * every message a rollup row of its own (the sparse worst case); a few hours is what a batch of a busy account holds
@@ -138,14 +146,19 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/api`;
 
-  await bus.publish([
-    createEnvelope(
-      CustomerCreatedV1,
-      { accountId: ACCOUNT, name: 'Bench', shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 100, dailyLimit: null, customSettings: { timezone: 'Europe/Berlin' }, genSettings: {}, createdAt: new Date().toISOString() },
-      { accountId: ACCOUNT, source: 'accounts' },
-    ),
-  ]);
-  await bus.drain();
+  for (let a = 1; a <= ACCOUNTS; a += 1000) {
+    await bus.publish(
+      Array.from({ length: Math.min(1000, ACCOUNTS - a + 1) }, (_, i) => {
+        const accountId = String(a + i);
+        return createEnvelope(
+          CustomerCreatedV1,
+          { accountId, name: `Bench ${accountId}`, shortName: null, status: 'active', active: 1, currency: 'EUR', tps: 100, dailyLimit: null, customSettings: { timezone: ZONES[(a + i - 1) % ZONES.length] }, genSettings: {}, createdAt: new Date().toISOString() },
+          { accountId, source: 'accounts' },
+        );
+      }),
+    );
+    await bus.drain();
+  }
 
   // the workload, built before the clock starts
   const r = rng(16);
@@ -155,15 +168,16 @@ async function main(): Promise<void> {
     const m = { uuid: randomUUID(), stream: String(1 + Math.floor(r() * 5)), sender: `Sender${Math.floor(r() * 4)}`, iso2: COUNTRIES[Math.floor(r() * COUNTRIES.length)], at: new Date(now - Math.floor(r() * SPAN_MS)).toISOString(), price: 40_000 + Math.floor(r() * 20_000) };
     const end = r();
     const final = end < 0.85 ? 'delivered' : end < 0.95 ? 'undelivered' : 'no_routes';
-    const base = { messageUuid: m.uuid, accountId: ACCOUNT, streamId: m.stream, streamUid: m.uuid, sender: m.sender, destination: '+4915100000000' };
+    const accountId = String(1 + (i % ACCOUNTS));
+    const base = { messageUuid: m.uuid, accountId, streamId: m.stream, streamUid: m.uuid, sender: m.sender, destination: '+4915100000000' };
     events.push(
-      createEnvelope(MessageAcceptedV1, { ...base, streamType: 1, channel: 'sms', iso2: m.iso2, text: 'x', encoding: 'GSM7', segments: 1, priceMicros: m.price, currency: 'EUR', payload: null, campaignId: null, notBefore: null, acceptedAt: m.at }, { accountId: ACCOUNT, source: 'streams' }),
+      createEnvelope(MessageAcceptedV1, { ...base, streamType: 1, channel: 'sms', iso2: m.iso2, text: 'x', encoding: 'GSM7', segments: 1, priceMicros: m.price, currency: 'EUR', payload: null, campaignId: null, notBefore: null, acceptedAt: m.at }, { accountId, source: 'streams' }),
     );
     const status = (s: 'sent' | 'delivered' | 'undelivered' | 'no_routes') =>
-      createEnvelope(MessageStatusChangedV1, { ...base, campaignId: null, status: s, outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: m.at }, { accountId: ACCOUNT, source: 'dispatch' });
+      createEnvelope(MessageStatusChangedV1, { ...base, campaignId: null, status: s, outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: m.at }, { accountId, source: 'dispatch' });
     if (final !== 'no_routes') events.push(status('sent'));
     events.push(status(final));
-    if (final === 'no_routes') events.push(createEnvelope(MessageRefundedV1, { messageUuid: m.uuid, accountId: ACCOUNT, amountMicros: m.price, currency: 'EUR', balanceAfterMicros: 0, reason: 'no_routes' }, { accountId: ACCOUNT, source: 'streams' }));
+    if (final === 'no_routes') events.push(createEnvelope(MessageRefundedV1, { messageUuid: m.uuid, accountId, amountMicros: m.price, currency: 'EUR', balanceAfterMicros: 0, reason: 'no_routes' }, { accountId, source: 'streams' }));
   }
   // shuffled within windows of a chunk: a message's events arrive in any order, mostly close together
   for (let w = 0; w < events.length; w += CHUNK) {
@@ -389,7 +403,7 @@ async function main(): Promise<void> {
     lines.push(`  ${name.padEnd(34)} first ${first.toFixed(1).padStart(6)} ms   p50 ${pct(times, 50).toFixed(1).padStart(6)} ms   p99 ${pct(times, 99).toFixed(1).padStart(6)} ms`);
   }
 
-  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${total.toLocaleString('en')} events over a year, one account (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
+  console.log(`stats ingest${DIRECT ? ' (direct to the rollup consumer, no bus)' : RELAY ? ' (through the in-memory bus, published as the outbox relay does)' : ' (through the in-memory bus)'}: ${MESSAGES.toLocaleString('en')} messages, ${total.toLocaleString('en')} events over ${SPAN_MS === 8760 * 3_600_000 ? 'a year' : `the last ${SPAN_MS / 3_600_000} hours`}, ${ACCOUNTS === 1 ? 'one account' : `${ACCOUNTS.toLocaleString('en')} accounts`} (${os.cpus().length} cores, shared with other work; load ${os.loadavg()[0].toFixed(1)})`);
   console.log(`  rolled up: ${n} messages, ${delivered} delivered; ${counts.states} message states, ${counts.ids} event ids, ${counts.hours} hour rows, ${counts.days} day-per-country rows`);
   gcObserver.disconnect();
   const inClock = gcPasses.filter((p) => p.at >= t0 && p.at <= t1);
