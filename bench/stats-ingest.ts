@@ -30,8 +30,7 @@
  *
  * BENCH_AHEAD=<n> (relay): a pass published while up to n - 1 earlier ones are still being handled (a relay that does not
  * wait for consumers, bounded), each pass parsed in slices of BENCH_RELAY_SLICE rows (default 500) with the consumer's
- * answers taken in between; default 1 (each pass once the one before was handled). BENCH_PIPELINE=0: the rollup
- * consumer without its pipeline (docs/decisions/0166).
+ * answers taken in between; default 1 (each pass once the one before was handled) (docs/decisions/0166).
  * BENCH_AWAITS=1: what the main thread waited on in the clock: each statement's time from its call to its answer, summed by
  * statement (BEGIN, the claim, the rollup read and write, COMMIT), and PostgreSQL's gaps between one answer and the
  * next statement's call (docs/decisions/0166).
@@ -121,8 +120,7 @@ function pgCpu(dataDir: string | null): number | null {
 /**
  * BENCH_AHEAD=<n> (relay): a pass published while up to n - 1 earlier ones are still being handled (a relay that does not
  * wait for consumers, bounded), each pass parsed in slices of BENCH_RELAY_SLICE rows (default 500) with the consumer's
- * answers taken in between; default 1 (each pass once the one before was handled). BENCH_PIPELINE=0: the rollup
- * consumer without its pipeline (docs/decisions/0166).
+ * answers taken in between; default 1 (each pass once the one before was handled) (docs/decisions/0166).
  * BENCH_AWAITS=1: wraps pg's Client#query to sum, by statement, the time from each call to its answer (what the main
  * thread waits on when nothing else runs), and the time the connections had nothing to run: from an answer to the next
  * call on any connection, while no statement was outstanding (PostgreSQL waiting on node).
@@ -208,8 +206,6 @@ async function main(): Promise<void> {
       StatsModule.register({
         cacheMs: 0,
         ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}),
-        // BENCH_PIPELINE=0: the rollup batches in turn, each on a connection of the pool (before 0166)
-        ...(process.env.BENCH_PIPELINE === '0' ? { ingestPipeline: false } : {}),
       }),
     ],
   })

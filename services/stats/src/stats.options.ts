@@ -8,11 +8,6 @@ export interface StatsModuleOptions {
   cacheMs?: number;
   /** Events per rollup transaction, at most, and the rollup subscription's handler concurrency (a chunk feeds one batch). Default 5000. */
   maxBatch?: number;
-  /**
-   * The rollup batches on one connection, the next batch's transaction sent behind the previous one's COMMIT, and the
-   * bus handing the next chunk over while a batch commits (docs/decisions/0166). Default true.
-   */
-  ingestPipeline?: boolean;
   /** Where message exports are written (docs/decisions/0046). Default `<data dir>/stats/exports`, else the system temp dir. */
   exportDir?: string;
   /** How often the export worker looks for work, ms. Default 1000. */
@@ -23,7 +18,6 @@ export interface ResolvedStatsOptions {
   migrationsRun: boolean;
   cacheMs: number;
   maxBatch: number;
-  ingestPipeline: boolean;
   exportDir: string;
   exportPollMs: number;
 }
@@ -38,5 +32,5 @@ export function resolveStatsOptions(o: StatsModuleOptions, dataDir?: string): Re
   if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
   if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
   const exportDir = path.resolve(o.exportDir ?? (dataDir ? path.join(dataDir, 'stats', 'exports') : path.join(os.tmpdir(), 'switchboard-stats-exports')));
-  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, ingestPipeline: o.ingestPipeline ?? true, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
 }

@@ -95,14 +95,6 @@ export interface SubscribeOptions {
    */
   batchHandler?: BatchEventHandler;
   /**
-   * With `batchHandler` (in memory; Kafka hands a partition's chunks in turn): a lane's next chunk is handed to the
-   * handler while the previous one is still being handled, at most two chunks of a lane at once, so a consumer can
-   * prepare its next transaction while the previous one commits (docs/decisions/0166). Chunks are still acknowledged
-   * (settled) in order, and a chunk retrying an outage holds the next chunk's retries until it was handled. Order
-   * between the two chunks' events is the handler's to keep (BatchedIdempotentConsumer's `pipeline` does).
-   */
-  chunkAhead?: boolean;
-  /**
    * Only events of these types reach the handler; the others are acknowledged without being parsed (Kafka: read from
    * the record's `type` header; in memory: never queued for the group). For a group that needs a few types of a busy
    * topic, e.g. stream snapshots on the topic that also carries every accepted message. Default: every type.

@@ -597,54 +597,6 @@ describe('InMemoryEventBus', () => {
         expect(logger.lines.some((l) => l.includes('paused') && l.includes('database away'))).toBe(true);
       });
 
-      it('with chunkAhead, hands the next chunk over while one runs, settles them in order, and retries the second only after the first got through an outage (docs/decisions/0166)', async () => {
-        const log: string[] = [];
-        let firstAttempts = 0;
-        let secondAttempts = 0;
-        let release!: () => void;
-        const held = new Promise<void>((r) => (release = r));
-        await lane.subscribe({
-          group: 'g',
-          topics: [TOPIC],
-          concurrency: 3,
-          retryBackoffMs: 1,
-          maxBackoffMs: 2,
-          chunkAhead: true,
-          handler: async () => {
-            throw new Error('the per-event handler must not run');
-          },
-          batchHandler: async (events) => {
-            const ns = events.map((e) => (e.data as { n: number }).n).join(',');
-            if (ns === '0,1,2') {
-              firstAttempts++;
-              log.push(`start ${ns}`);
-              // held until the second chunk was handed over: both at once
-              await held;
-              // the database is away for the first chunk's first four attempts
-              if (firstAttempts <= 4) throw new TransientError('database away');
-            } else {
-              secondAttempts++;
-              log.push(`start ${ns}`);
-              release();
-              // the second chunk's first attempt fails too; retried quickly, it would get through first
-              if (secondAttempts === 1) throw new TransientError('database away');
-            }
-            log.push(`done ${ns}`);
-          },
-        });
-        await lane.start();
-        const acked: string[] = [];
-        const published = [lane.publish(numbered(3)).then(() => acked.push('first')), lane.publish(numbered(2).map((e, i) => ({ ...e, data: { n: 3 + i } }))).then(() => acked.push('second'))];
-        await Promise.all(published);
-        await lane.drain();
-        // the second chunk was handed over while the first ran; after the outage the first got through before the
-        // second was tried again
-        expect(log.slice(0, 2)).toEqual(['start 0,1,2', 'start 3,4']);
-        expect(log.filter((l) => l.startsWith('done'))).toEqual(['done 0,1,2', 'done 3,4']);
-        expect(log.lastIndexOf('start 3,4')).toBeGreaterThan(log.indexOf('done 0,1,2'));
-        expect(acked).toEqual(['first', 'second']);
-      });
-
       it('hands a chunk whose batch failed for its own reason to the per-event handler, which dead-letters only the bad event', async () => {
         const batches: number[][] = [];
         const handled: number[] = [];

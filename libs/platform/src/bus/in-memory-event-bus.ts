@@ -49,10 +49,8 @@ interface Lane {
   /** Deliveries from `head` on are waiting; those before it are done. An index, as shift() is O(n) on long arrays. */
   queue: Delivery[];
   head: number;
-  /** The running drain loop, if any: at most one per lane, so chunks of a lane never overlap (but see `ahead`). */
+  /** The running drain loop, if any: at most one per lane, so chunks of a lane never overlap. */
   active?: Promise<void>;
-  /** With `chunkAhead`: wakes the drain loop when deliveries arrive while it waits on its one chunk in flight. */
-  wake?: () => void;
 }
 
 interface Subscription {
@@ -69,8 +67,6 @@ interface Subscription {
   lanes: Lane[];
   /** Built once: a delivery must not allocate its outage callbacks. */
   hooks?: DeliveryHooks;
-  /** `SubscribeOptions.chunkAhead` (with `batch`): a lane's next chunk handed over while the previous one runs. */
-  ahead: boolean;
 }
 
 /**
@@ -106,7 +102,7 @@ export class InMemoryEventBus extends EventBus {
       const lanes = Array.from({ length: this.partitions }, (): Lane => ({ queue: [], head: 0 }));
       const types = options.types ? new Set(options.types) : null;
       const batch = options.batchHandler && concurrency > 1 && !isDeadLetterTopic(topic) ? options.batchHandler : undefined;
-      groups.set(options.group, { group: options.group, topic, handler: options.handler, batch, policy, concurrency, types, lanes, ahead: !!batch && options.chunkAhead === true });
+      groups.set(options.group, { group: options.group, topic, handler: options.handler, batch, policy, concurrency, types, lanes });
       this.subscriptions.set(topic, groups);
     }
   }
@@ -188,9 +184,8 @@ export class InMemoryEventBus extends EventBus {
   }
 
   private pump(sub: Subscription, lane: Lane): void {
-    if (lane.active) lane.wake?.();
     if (!this.running || lane.active || lane.head === lane.queue.length) return;
-    lane.active = (sub.ahead ? this.drainLaneAhead(sub, lane) : this.drainLane(sub, lane))
+    lane.active = this.drainLane(sub, lane)
       .catch((error: unknown) => {
         // Stopping in the middle of an outage: the chunk stays queued, for start() to deliver again.
         if (!(error instanceof DeliveryAborted)) this.logger.error(`lane of group ${sub.group} on ${sub.topic} stopped: ${String(error)}`);
@@ -232,76 +227,11 @@ export class InMemoryEventBus extends EventBus {
     }
   }
 
-  /**
-   * drainLane with `chunkAhead` (docs/decisions/0166): the lane's next chunk is handed to the batch handler while the
-   * previous one is still being handled, at most two at once. Chunks settle (leave the queue, count as handled) in
-   * order: a second chunk done first waits for the first. The second chunk's outage retries wait until the first was
-   * handled, so after an outage the first chunk's events are applied before the second's are tried again. A chunk
-   * whose batch failed otherwise is handed to `handler` event by event, as in drainLane.
-   */
-  private async drainLaneAhead(sub: Subscription, lane: Lane): Promise<void> {
-    await Promise.resolve();
-    const batch = sub.batch as BatchEventHandler;
-    /** Index in lane.queue of the first delivery not yet handed over. */
-    let next = lane.head;
-    const inFlight: Array<{ chunk: Delivery[]; done: Promise<void> }> = [];
-    try {
-      while (inFlight.length > 0 || (this.running && next < lane.queue.length)) {
-        while (this.running && inFlight.length < 2 && next < lane.queue.length) {
-          const chunk = lane.queue.slice(next, next + sub.concurrency);
-          next += chunk.length;
-          const before = inFlight.length > 0 ? inFlight[0].done : null;
-          // the second chunk's outage retries wait for the first chunk to be handled (its own retries included)
-          const wait = before ? (ms: number) => sleep(ms).then(() => before) : sleep;
-          const done = this.deliverChunk(sub, batch, chunk, wait).then(async (ok) => {
-            // a batch that failed for another reason than an outage: event by event, after the chunk before it
-            if (!ok) {
-              await before;
-              await settleAll(chunk.map((delivery) => this.deliver(sub, delivery)));
-            }
-          });
-          // (rejects only when the bus stops during an outage: the loop's await reports it; this keeps it handled meanwhile)
-          done.catch(() => undefined);
-          inFlight.push({ chunk, done });
-        }
-        const first = inFlight[0];
-        if (inFlight.length === 1 && this.running) {
-          // room for one more: wait for the chunk, or for deliveries to hand over meanwhile
-          let woken = false;
-          const arrived = new Promise<void>((resolve) => (lane.wake = () => ((woken = true), resolve())));
-          await Promise.race([first.done, arrived]);
-          lane.wake = undefined;
-          if (woken) continue;
-        }
-        await first.done;
-        inFlight.shift();
-        const chunk = first.chunk;
-        for (let i = lane.head; i < lane.head + chunk.length; i++) lane.queue[i] = HANDLED;
-        lane.head += chunk.length;
-        if (lane.head === lane.queue.length) {
-          lane.queue = [];
-          next -= lane.head;
-          lane.head = 0;
-        } else if (lane.head >= COMPACT_AFTER && lane.head * 2 >= lane.queue.length) {
-          lane.queue = lane.queue.slice(lane.head);
-          next -= lane.head;
-          lane.head = 0;
-        }
-        for (const delivery of chunk) {
-          delivery.settled?.();
-          this.settle();
-        }
-      }
-    } finally {
-      lane.wake = undefined;
-    }
-  }
-
-  private deliverChunk(sub: Subscription, batch: BatchEventHandler, chunk: Delivery[], wait: (ms: number) => Promise<void> = sleep): Promise<boolean> {
+  private deliverChunk(sub: Subscription, batch: BatchEventHandler, chunk: Delivery[]): Promise<boolean> {
     const hooks = (sub.hooks ??= this.hooks(sub.group, sub.topic));
     const envelopes = new Array<EventEnvelope>(chunk.length);
     for (let i = 0; i < chunk.length; i++) envelopes[i] = chunk[i].envelope;
-    return handleChunkWithRetries(batch, envelopes, { topic: sub.topic, group: sub.group }, sub.policy, wait, hooks);
+    return handleChunkWithRetries(batch, envelopes, { topic: sub.topic, group: sub.group }, sub.policy, sleep, hooks);
   }
 
   private async deliver(sub: Subscription, delivery: Delivery): Promise<void> {

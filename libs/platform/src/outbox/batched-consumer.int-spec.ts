@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { BatchedIdempotentConsumer, type BatchItem } from './batched-consumer';
-import { isInfrastructureError } from '../bus/failures';
 import { outboxTableSql } from './sql';
 
 const SCHEMA = 'ledger';
@@ -138,68 +137,5 @@ describe('BatchedIdempotentConsumer', () => {
     await c.handleMany(values.map((v) => ({ event: { id: randomUUID() }, data: v })));
     expect(batches).toEqual([[10, 11, 20, 21], [30, 31, 100], [40, 41], [90, 91, 92, 93], [94, 95]]);
     expect(batches.flat().sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
-  });
-  describe('with pipeline (docs/decisions/0166)', () => {
-    beforeAll(async () => {
-      // the order effects were written in; `once` refuses a value twice only at COMMIT (deferred)
-      await dataSource.query(`CREATE TABLE ${SCHEMA}.ordered (seq bigserial PRIMARY KEY, value int NOT NULL);
-                              CREATE TABLE ${SCHEMA}.once (v int, CONSTRAINT once_v UNIQUE (v) DEFERRABLE INITIALLY DEFERRED)`);
-    });
-
-    /** A pipelined consumer of batches of three writing each value in order; `value` 13 fails its batch's COMMIT. */
-    function pipelined(hook?: (m: import('typeorm').EntityManager, values: number[]) => Promise<void>) {
-      const batches: number[][] = [];
-      const c = new BatchedIdempotentConsumer<number>({
-        dataSource,
-        schema: SCHEMA,
-        consumer: `test-${++consumers}`,
-        maxBatch: 3,
-        pipeline: true,
-        apply: async (m, items) => {
-          const values = items.map((i) => i.data);
-          batches.push(values);
-          await m.query(`INSERT INTO ${SCHEMA}.ordered (value) SELECT unnest($1::int[])`, [values]);
-          if (values.includes(13)) await m.query(`INSERT INTO ${SCHEMA}.once (v) VALUES (13), (13)`);
-          await hook?.(m, values);
-        },
-      });
-      return { c, batches };
-    }
-    const ordered = async (values: number[]) =>
-      (await dataSource.query<Array<{ value: number }>>(`SELECT value FROM ${SCHEMA}.ordered WHERE value = ANY($1::int[]) ORDER BY seq`, [values])).map((r) => r.value);
-
-    it('never lets the batch sent behind a failed COMMIT commit first: it is rolled back and applied after the failed batch\'s events, each once', async () => {
-      const { c, batches } = pipelined();
-      const values = [10, 11, 13, 20, 21, 22];
-      await expect(c.handleMany(values.map((v) => ({ event: { id: randomUUID() }, data: v })))).rejects.toThrow(/once_v/);
-      // the first batch's COMMIT failed (13): its events one by one (13 fails alone), then the batch behind it
-      expect(batches).toEqual([[10, 11, 13], [10], [11], [13], [20, 21, 22]]);
-      expect(await ordered(values)).toEqual([10, 11, 20, 21, 22]);
-    });
-
-    it('fails the batch behind a COMMIT lost to an outage with it, on a new connection applies both once when retried', async () => {
-      let cut = true;
-      const { c, batches } = pipelined(async (m, values) => {
-        if (!cut || !values.includes(30)) return;
-        cut = false;
-        // the connection is lost before this batch's COMMIT (sent with the next batch's BEGIN behind it)
-        const [{ pid }] = await m.query<Array<{ pid: number }>>(`SELECT pg_backend_pid() AS pid`);
-        await dataSource.query(`SELECT pg_terminate_backend($1)`, [pid]);
-      });
-      const events = [30, 31, 32, 40, 41, 42].map((v) => ({ event: { id: randomUUID() }, data: v }));
-      const failed = await c.handleMany(events).then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(isInfrastructureError(failed)).toBe(true);
-      expect(await ordered([30, 31, 32, 40, 41, 42])).toEqual([]);
-      // the bus retries the chunk once the database answers again
-      await c.handleMany(events);
-      expect(batches.slice(-2)).toEqual([
-        [30, 31, 32],
-        [40, 41, 42],
-      ]);
-      expect(await ordered([30, 31, 32, 40, 41, 42])).toEqual([30, 31, 32, 40, 41, 42]);
-    });
   });
 });

@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@switchboard/contracts';
-import type { PoolClient } from 'pg';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureError } from '../bus/failures';
 import { quoteSchema } from './sql';
 
@@ -41,25 +40,6 @@ export interface BatchedConsumerOptions<T> {
    * only when `apply` does not depend on the order of events of different keys.
    */
   key?: (data: T) => string | null;
-  /**
-   * One connection for the batches, and the next batch's transaction (BEGIN and the claim) sent behind the previous
-   * batch's COMMIT without waiting for its answer (node-postgres queues a connection's statements and sends the next
-   * as soon as the previous one answered), so PostgreSQL goes from one batch to the next without waiting for node
-   * (docs/decisions/0166). Still one transaction at a time in PostgreSQL, and each batch's events are resolved only
-   * after its own COMMIT answered. A batch commits only after every batch before it committed: when a COMMIT fails,
-   * the batch behind it is rolled back, and given back to the queue behind the failed batch's event-by-event retries
-   * (or, for an outage, rejected with it: the bus retries both). For a handler fed more than a batch at a time (the
-   * bus's `chunkAhead`).
-   */
-  pipeline?: boolean;
-}
-
-/** A batch whose COMMIT was sent (pipeline): its answer settles the batch's events. */
-interface Committing<T> {
-  batch: Array<Pending<T>>;
-  commit: Promise<unknown>;
-  after: (() => void) | void;
-  runner: QueryRunner;
 }
 
 interface Pending<T> extends BatchItem<T> {
@@ -112,11 +92,6 @@ export class BatchedIdempotentConsumer<T> {
   /** Whether the queue is grouped by key since its last arrival. */
   private grouped = false;
   private readonly maxBatch: number;
-  /** The pipeline's connection (held while batches run, released when the queue is empty). */
-  private runner: QueryRunner | null = null;
-  /** The pipeline waiting for events while a batch commits: called a turn after events arrived. */
-  private wake: (() => void) | null = null;
-  private wakeScheduled = false;
 
   constructor(private readonly options: BatchedConsumerOptions<T>) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 1000);
@@ -157,15 +132,6 @@ export class BatchedIdempotentConsumer<T> {
   }
 
   private schedule(): void {
-    if (this.flushing && this.wake && !this.wakeScheduled && this.queue.length > 0) {
-      // the pipeline waits on a COMMIT: let it take the events of this turn (a turn later, as below) and queue the next
-      // batch's transaction behind the COMMIT
-      this.wakeScheduled = true;
-      setImmediate(() => {
-        this.wakeScheduled = false;
-        this.wake?.();
-      });
-    }
     if (this.flushing || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
     // the calls of one delivered chunk arrive in the same turn: wait for the turn to end and take them together
@@ -178,15 +144,6 @@ export class BatchedIdempotentConsumer<T> {
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
-    if (this.options.pipeline) {
-      try {
-        await this.flushPipelined();
-      } finally {
-        this.flushing = false;
-        this.schedule();
-      }
-      return;
-    }
     try {
       while (this.queue.length > 0) {
         const batch = this.take();
@@ -229,171 +186,6 @@ export class BatchedIdempotentConsumer<T> {
     return this.queue.splice(0, cut);
   }
 
-  /**
-   * The `pipeline` loop (docs/decisions/0166): each batch's BEGIN and claim are sent on the one connection right behind
-   * the previous batch's COMMIT; the previous batch's events are settled when its COMMIT answers, before this batch's
-   * statements go further. A failed batch (not an outage) is retried event by event, as in flush, before any later
-   * batch commits.
-   */
-  private async flushPipelined(): Promise<void> {
-    let committing: Committing<T> | null = null;
-    try {
-      for (;;) {
-        if (this.queue.length === 0) {
-          if (!committing) break;
-          // wait for the COMMIT, or for events to send the next batch's transaction behind it
-          const prev: Committing<T> = committing;
-          let woken = false;
-          await Promise.race([prev.commit.then(nothing, nothing), new Promise<void>((resolve) => (this.wake = () => ((woken = true), resolve())))]);
-          this.wake = null;
-          if (woken && this.queue.length > 0) continue;
-          committing = null;
-          await this.settleCommit(prev, null);
-          continue;
-        }
-        const batch = this.take();
-        let runner: QueryRunner;
-        try {
-          runner = await this.connection();
-        } catch (error) {
-          // no connection: an outage for this batch (the one committing, on its own connection, settles below)
-          batch.forEach((p) => p.reject(error));
-          continue;
-        }
-        const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-        const ids = this.claimIds(batch);
-        // sent now, run by PostgreSQL as soon as the previous batch's COMMIT is done
-        const begun = client.query('BEGIN');
-        const claimed = ids.length > 0 ? client.query<{ event_id: string }>(this.claimText(), [this.options.consumer, ids]) : null;
-        begun.catch(nothing);
-        claimed?.catch(nothing);
-        if (committing) {
-          const prev: Committing<T> = committing;
-          committing = null;
-          const failure = await this.settleCommit(prev, batch);
-          if (failure) {
-            // this batch must not commit ahead of the failed one: rolled back and given back (see settleCommit)
-            await this.abandon(runner, failure.error);
-            if (!failure.outage) this.requeue(batch);
-            continue;
-          }
-        }
-        try {
-          await begun;
-          const fresh = new Set(((claimed ? await claimed : null)?.rows ?? []).map((r) => r.event_id));
-          const after = await this.applyFresh(runner.manager, batch, fresh);
-          const commit = client.query('COMMIT');
-          commit.catch(nothing);
-          committing = { batch, commit, after, runner };
-        } catch (error) {
-          await this.abandon(runner, error);
-          if (batch.length === 1 || isInfrastructureError(error)) batch.forEach((p) => p.reject(error));
-          else for (const p of batch) await this.run([p]).then(p.resolve, p.reject);
-        }
-      }
-    } finally {
-      if (this.runner) {
-        const runner = this.runner;
-        this.runner = null;
-        await runner.release().catch(nothing);
-      }
-    }
-  }
-
-  /**
-   * Settles a batch whose COMMIT was sent: its events resolve once it answered. A failure: an outage rejects them
-   * (and `next`, sent behind it, must fail with it); any other failure retries them event by event, each in its own
-   * transaction, after `next` (if any) was rolled back by the caller. Answers the failure, if any.
-   */
-  private async settleCommit(c: Committing<T>, next: Array<Pending<T>> | null): Promise<{ error: unknown; outage: boolean } | null> {
-    try {
-      await c.commit;
-    } catch (error) {
-      const outage = isInfrastructureError(error);
-      this.drop(c.runner, error);
-      if (outage || c.batch.length === 1) c.batch.forEach((p) => p.reject(error));
-      else {
-        // the batch behind it is given back first (the caller requeues it after these retries have run): a later batch
-        // never commits ahead of an earlier one's events
-        const retry = c.batch;
-        if (next) {
-          this.pendingRetries = retry;
-          return { error, outage };
-        }
-        for (const p of retry) await this.run([p]).then(p.resolve, p.reject);
-      }
-      if (outage && next) next.forEach((p) => p.reject(error));
-      return { error, outage };
-    }
-    c.batch.forEach((p) => p.resolve());
-    c.after?.();
-    return null;
-  }
-
-  /** The failed batch whose events are retried one at a time once the batch sent behind it was rolled back. */
-  private pendingRetries: Array<Pending<T>> | null = null;
-
-  /** Rolls back a batch's transaction on the pipeline's connection (dropping the connection if that fails too). */
-  private async abandon(runner: QueryRunner, error: unknown): Promise<void> {
-    if (this.runner === runner) {
-      const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        this.drop(runner, error);
-      }
-    }
-    const retry = this.pendingRetries;
-    this.pendingRetries = null;
-    if (retry) for (const p of retry) await this.run([p]).then(p.resolve, p.reject);
-  }
-
-  /** A batch given back to the head of the queue (its events keep their places before the ones that came later). */
-  private requeue(batch: Array<Pending<T>>): void {
-    this.queue = batch.concat(this.queue);
-    this.grouped = false;
-  }
-
-  /** The pipeline's connection, taken from the pool when there is none. */
-  private async connection(): Promise<QueryRunner> {
-    if (this.runner) return this.runner;
-    const runner = this.options.dataSource.createQueryRunner();
-    await runner.connect();
-    this.runner = runner;
-    return runner;
-  }
-
-  /** Gives up the pipeline's connection after a failure: destroyed, not pooled again (it may be broken or mid-transaction). */
-  private drop(runner: QueryRunner, error: unknown): void {
-    if (this.runner === runner) this.runner = null;
-    const r = runner as unknown as { releasePostgresConnection?: (e: unknown) => Promise<void>; isReleased: boolean };
-    if (r.isReleased) return;
-    if (r.releasePostgresConnection) void r.releasePostgresConnection(error instanceof Error ? error : new Error(String(error))).catch(nothing);
-    else void runner.release().catch(nothing);
-  }
-
-  private claimIds(batch: Array<Pending<T>>): string[] {
-    const claim = this.options.claim;
-    const toClaim = claim ? batch.filter((p) => claim(p.data)) : batch;
-    return [...new Set(toClaim.map((p) => p.event.id))];
-  }
-
-  private claimText(): string {
-    return `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
-             SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
-             ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`;
-  }
-
-  /** Hands `apply` the batch's events that are not claimed repeats (see run). */
-  private applyFresh(manager: EntityManager, batch: Array<Pending<T>>, fresh: Set<string>): Promise<(() => void) | void> {
-    const claim = this.options.claim;
-    const items: Array<BatchItem<T>> = [];
-    for (const p of batch) {
-      if ((claim && !claim(p.data)) || fresh.delete(p.event.id)) items.push(p);
-    }
-    return items.length > 0 ? this.options.apply(manager, items) : Promise.resolve();
-  }
-
   private async run(batch: Array<Pending<T>>): Promise<void> {
     const committed = await this.options.dataSource.transaction(async (manager): Promise<(() => void) | void> => {
       const claim = this.options.claim;
@@ -419,8 +211,4 @@ export class BatchedIdempotentConsumer<T> {
     });
     committed?.();
   }
-}
-
-function nothing(): void {
-  // a promise's failure handled where it is awaited
 }

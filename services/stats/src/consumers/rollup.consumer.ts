@@ -130,7 +130,6 @@ export function accountTimeZone(customSettings: Record<string, unknown>, genSett
 export class RollupConsumer implements OnModuleInit {
   private readonly batched: BatchedIdempotentConsumer<RollupInput>;
   private readonly maxBatch: number;
-  private readonly pipeline: boolean;
 
   constructor(
     @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
@@ -140,7 +139,6 @@ export class RollupConsumer implements OnModuleInit {
     private readonly cache: ReportCache,
   ) {
     this.maxBatch = options.maxBatch;
-    this.pipeline = options.ingestPipeline;
     this.batched = new BatchedIdempotentConsumer<RollupInput>({
       dataSource: ds,
       schema: STATS_SCHEMA,
@@ -153,10 +151,6 @@ export class RollupConsumer implements OnModuleInit {
       // rollup rows moved once (the batch is order-tolerant by design; docs/decisions/0095). A campaign request names
       // many messages: no key.
       key: (d) => (d.kind === 'requested' ? null : d.d.messageUuid),
-      // one connection, the next batch's BEGIN and claim sent behind the previous batch's COMMIT: PostgreSQL goes on to
-      // the next batch without waiting for node, still one transaction at a time (docs/decisions/0166). The batches'
-      // order is kept (a batch commits only after the one before it did); the rollups would take any order anyway
-      pipeline: options.ingestPipeline,
       apply: (m, items) => this.apply(m, items),
     });
   }
@@ -178,8 +172,6 @@ export class RollupConsumer implements OnModuleInit {
       handler: (e) => this.onMessageEvent(e),
       // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077)
       batchHandler: (events) => this.onMessageEvents(events),
-      // the next chunk handed over while a batch commits, for the pipeline to queue its transaction (0166)
-      chunkAhead: this.pipeline,
     });
   }
 
