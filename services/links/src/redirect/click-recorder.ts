@@ -131,9 +131,10 @@ export interface ClickChunk {
   agent: number[];
   /**
    * Per click, its event's values after the click id and agent (`CompactClickV2` from domainId on), as JSON text without
-   * the brackets; empty for a preview (recorded, never announced).
+   * the brackets; empty for a preview (recorded, never announced). Joined by newlines (never raw in JSON text): one
+   * string over a worker's IPC, not one a click.
    */
-  values: string[];
+  values: string;
 }
 
 /** Encodes clicks for the group statement and their events' values (the link's from the link the redirect holds). */
@@ -171,7 +172,7 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
     preview[i] = c.preview ? 't' : 'f';
     ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : pgArrayElement(c.ip);
     seen[i] = l.clickCommitted === true ? 't' : 'f';
-    values[i] = c.preview ? '' : `${linkValues(l, c.codeText, c.host, scheme)},${c.uaClass},${c.ip === null ? 'null' : JSON.stringify(c.ip)},"${new Date(c.at).toISOString()}"`;
+    values[i] = c.preview ? '' : `${linkValues(l, c.codeText, c.host, scheme)},${c.uaClass},${c.ip === null ? 'null' : PLAIN_ADDRESS.test(c.ip) ? `"${c.ip}"` : JSON.stringify(c.ip)},"${isoOf(c.at)}"`;
     if (c.userAgent === null) agent[i] = 0;
     else {
       let a = agentAt.get(c.userAgent);
@@ -198,9 +199,14 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
     seen: seen.join(','),
     agents,
     agent,
-    values,
+    values: values.join('\n'),
   };
 }
+
+// clicks come many a ms: the time's text is made once a ms
+let isoAt = NaN;
+let iso = '';
+const isoOf = (at: number) => (at === isoAt ? iso : ((isoAt = at), (iso = new Date(at).toISOString())));
 
 const jsonId = (x: string | null) => (x === null ? 'null' : `"${x}"`);
 
@@ -433,11 +439,12 @@ export class GroupCommitter {
       const off = agents.length;
       for (const a of c.agents) agents.push(a);
       const accounts = c.account.split(',');
+      const vs = c.values.split('\n');
       for (let i = 0; i < c.n; i++, g++) {
         ids[g] = timeOrderedUuid(now);
         agent[g] = c.agent[i] === 0 ? 0 : c.agent[i] + off;
-        values[g] = c.values[i];
-        if (c.values[i] === '') continue;
+        values[g] = vs[i];
+        if (vs[i] === '') continue;
         const list = byAccount.get(accounts[i]);
         if (list) list.push(g);
         else byAccount.set(accounts[i], [g]);
