@@ -6,6 +6,7 @@
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-click-variants.js [group] [rounds] [reps]
  */
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Pool } from 'pg';
 import { benchDatabase } from './bench-database';
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     (committer as unknown as { pool: unknown }).pool = { query: (q: { values: unknown[] }) => ((values = q.values), Promise.resolve()) };
     const clicks = links.map((link) => ({ link, codeText: 'AAAAAAA', host: 'go.bench.test', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
     await committer.write([b.encodeClicks(clicks)]);
-    await realPool.query({ name: 'statement', text: FLUSH_SQL, values }); // the recipients' first clicks
+    await realPool.query({ name: 'statement', text: FLUSH_SQL, values: values.map((v, k) => (k === 18 && v !== null ? randomUUID() : v)) }); // the recipients' first clicks
     for (const l of links) (l as { clickCommitted?: boolean }).clickCommitted = true;
     await committer.write([b.encodeClicks(clicks)]);
     const lsn = async () => BigInt((await aux.query<{ l: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS l`)).rows[0].l);
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
       for (const name of r % 2 ? names.reverse() : names) {
         const c0 = cpuNs(pid);
         const w0 = await lsn();
-        for (let i = 0; i < REPS; i++) await realPool.query({ name: `v-${name}`, text: VARIANTS[name], values });
+        // the outbox row's event id ($19) is unique: a fresh one a statement
+        for (let i = 0; i < REPS; i++) await realPool.query({ name: `v-${name}`, text: VARIANTS[name], values: values.map((v, k) => (k === 18 && v !== null ? randomUUID() : v)) });
         const cpu = (cpuNs(pid) - c0) / 1000 / (REPS * GROUP);
         const wal = Number((await lsn()) - w0) / (REPS * GROUP);
         (sums.get(name) ?? sums.set(name, []).get(name)!).push(cpu);
