@@ -152,7 +152,8 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
   const preview = new Array<string>(n);
   const ip = new Array<string>(n);
   const seen = new Array<string>(n);
-  const values = new Array<string>(n);
+  // the event values of the chunk's clicks, one string: pieces pushed and joined once (no string a click)
+  const values: string[] = [];
   // user agents repeat: each distinct one is sent once, the clicks name it by position
   const agents: string[] = [];
   const agentAt = new Map<string, number>();
@@ -172,7 +173,9 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
     preview[i] = c.preview ? 't' : 'f';
     ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : pgArrayElement(c.ip);
     seen[i] = l.clickCommitted === true ? 't' : 'f';
-    values[i] = c.preview ? '' : `${linkValues(l, c.codeText, c.host, scheme)},${c.uaClass},${c.ip === null ? 'null' : PLAIN_ADDRESS.test(c.ip) ? `"${c.ip}"` : JSON.stringify(c.ip)},"${isoOf(c.at)}"`;
+    if (i > 0) values.push('\n');
+    if (!c.preview)
+      values.push(linkValues(l, c.codeText, c.host, scheme), ',', String(c.uaClass), ',', c.ip === null ? 'null' : PLAIN_ADDRESS.test(c.ip) ? `"${c.ip}"` : JSON.stringify(c.ip), ',"', isoOf(c.at), '"');
     if (c.userAgent === null) agent[i] = 0;
     else {
       let a = agentAt.get(c.userAgent);
@@ -199,7 +202,7 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
     seen: seen.join(','),
     agents,
     agent,
-    values: values.join('\n'),
+    values: values.join(''),
   };
 }
 
@@ -220,10 +223,12 @@ function linkValues(l: ResolvedLink, codeText: string, host: string, scheme: str
   if (l.eventValues !== undefined && l.eventCode === codeText) return l.eventValues;
   const original = l.location !== null && l.location !== l.template ? l.location : (l.template ?? '');
   l.eventCode = codeText;
-  return (l.eventValues =
-    `"${l.domainId}",${JSON.stringify(codeText)},${JSON.stringify(`${scheme}://${host}/${codeText}`)},${JSON.stringify(original)},` +
-    `${jsonId(l.offerId)},${jsonId(l.campaignId)},${jsonId(l.variantId)},${jsonId(l.streamId)},${jsonId(l.contactId)},${jsonId(l.messageUuid)},` +
-    `${l.destination === null ? 'null' : JSON.stringify(l.destination)}`);
+  // joined, so the string kept on the link is flat (a template of many parts would keep a tree of them)
+  return (l.eventValues = [
+    `"${l.domainId}"`, JSON.stringify(codeText), JSON.stringify(`${scheme}://${host}/${codeText}`), JSON.stringify(original),
+    jsonId(l.offerId), jsonId(l.campaignId), jsonId(l.variantId), jsonId(l.streamId), jsonId(l.contactId), jsonId(l.messageUuid),
+    l.destination === null ? 'null' : JSON.stringify(l.destination),
+  ].join(','));
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
