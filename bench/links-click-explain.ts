@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     const committer = new b.GroupCommitter(pool, 'https') as unknown as { write(chunks: unknown[]): Promise<void>; pool: Pool };
     const explainPool = quietPool(new Pool({ connectionString: new URL('/clicks_x', db.url).toString(), max: 1 }));
     const run = async (label: string, ls: unknown[]) => {
-      const clicks = ls.map((link) => ({ link, codeText: 'AAAAAAA', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
+      const clicks = ls.map((link) => ({ link, codeText: 'AAAAAAA', host: 'go.bench.test', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
       // capture the statement's values, then run it under EXPLAIN
       let values: unknown[] = [];
       (committer as unknown as { pool: unknown }).pool = { query: (q: { values: unknown[] }) => ((values = q.values), Promise.resolve()) };

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
           const c0 = cpuNs(s.pid);
           const w0 = await lsn();
           for (let i = 0; i < group.length; i += GROUP) {
-            const clicks = group.slice(i, i + GROUP).map((link) => ({ link, codeText: 'AAAAAAA', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
+            const clicks = group.slice(i, i + GROUP).map((link) => ({ link, codeText: 'AAAAAAA', host: 'go.bench.test', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
             await committer.commit(s.b.encodeClicks(clicks));
           }
           const cpu = (cpuNs(s.pid) - c0) / 1000 / group.length;

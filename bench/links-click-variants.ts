@@ -2,7 +2,7 @@
  * What each part of the click group statement costs (decision 0159): one backend's CPU (/proc schedstat) and WAL per
  * click for the statement as it is and for cut-down variants of it, in turns, on the same warm group of repeat clicks
  * (links this process committed a click of, the warm redirect's case). Variants that drop output are measures of a
- * part's cost, not candidates.
+ * part's cost, not candidates. The variants follow the statement of decision 0165 (its outbox row's text from Node).
  *
  *   node scripts/build.mjs --server-only && node dist/bench/links-click-variants.js [group] [rounds] [reps]
  */
@@ -21,22 +21,12 @@ const cut = (from: string, to: string) => {
   if (!FLUSH_SQL.includes(from)) throw new Error(`variant: not found: ${from.slice(0, 60)}`);
   return FLUSH_SQL.replace(from, to);
 };
-const OUTBOX_START = FLUSH_SQL.indexOf('), e AS (');
-/** The outbox row's SELECT (its text aggregated from the envelopes), whichever form the build writes. */
-const OUTBOX_SELECT = /SELECT gen_random_uuid\(\), '', \(count\(\*\) \+ sum\(firsts\)\)::text, [^\n]*HAVING count\(\*\) > 0/.exec(FLUSH_SQL)![0];
+/** The outbox row's condition (since 0165 the row's text comes from Node, $18; the statement adds the first clicks). */
+const OUTBOX_WHERE = 'WHERE $18::text IS NOT NULL';
 const VARIANTS: Record<string, string> = {
   statement: FLUSH_SQL,
-  // the events' text built and aggregated into the outbox row's text, the row not inserted (no heap row, no TOAST)
-  'events built, not stored': cut(OUTBOX_SELECT, OUTBOX_SELECT.replace('HAVING count(*) > 0', 'HAVING count(*) < 0')),
-  // the envelopes built per account chunk, not aggregated into one text (no outer sort and string_agg), not stored
-  'envelopes only': cut(OUTBOX_SELECT, `SELECT gen_random_uuid(), '', firsts::text, $10::text, '{}', env FROM envelopes WHERE length(env) < 0`),
-  // the link's fields of each click not built (nor the events)
-  'no events, no link fields': FLUSH_SQL.slice(0, OUTBOX_START).replace(/CASE WHEN k\.preview THEN NULL ELSE [\s\S]*? END AS fields/, 'NULL::text AS fields') + ')\n  SELECT length($10::text) + length($12::text)',
-  // the click ids sent by Node ($15, uuid[]) instead of gen_random_uuid() a click in PostgreSQL
-  'click ids from Node': cut('SELECT gen_random_uuid() AS click_id,', 'SELECT ($15::uuid[])[k.ord] AS click_id,'),
-  // the events' text, envelopes and the outbox row left out (the rows and rollups only)
-  'no events': FLUSH_SQL.slice(0, OUTBOX_START) + ')\n  SELECT length($10::text)',
-  // the outbox row's text aggregated but not inserted (the insert with its TOAST chunks left out)
+  // the outbox row not inserted (no heap row, no TOAST; the first clicks' positions not aggregated)
+  'no outbox row': cut(OUTBOX_WHERE, 'WHERE $18::text IS NULL'),
   // the click rows not inserted
   'no click rows': cut(`INSERT INTO links.click (click_id, clicked_at, account_id, domain_id, code, campaign_id, variant_id, message_uuid, ua_class, preview, first, ip, user_agent)\n    SELECT`, `SELECT`),
 };
@@ -54,9 +44,9 @@ async function main(): Promise<void> {
     const realPool = pool;
     let values: unknown[] = [];
     (committer as unknown as { pool: unknown }).pool = { query: (q: { values: unknown[] }) => ((values = q.values), Promise.resolve()) };
-    const clicks = links.map((link) => ({ link, codeText: 'AAAAAAA', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
+    const clicks = links.map((link) => ({ link, codeText: 'AAAAAAA', host: 'go.bench.test', at: Date.now(), uaClass: 2, preview: false, ip: '10.0.0.1', userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148' }));
     await committer.write([b.encodeClicks(clicks)]);
-    await realPool.query({ name: 'statement', text: FLUSH_SQL, values }); // the recipients' first clicks
+    await realPool.query({ name: 'statement', text: FLUSH_SQL, values: values.map((v, k) => (k === 18 && v !== null ? randomUUID() : v)) }); // the recipients' first clicks
     for (const l of links) (l as { clickCommitted?: boolean }).clickCommitted = true;
     await committer.write([b.encodeClicks(clicks)]);
     const lsn = async () => BigInt((await aux.query<{ l: string }>(`SELECT (pg_current_wal_lsn() - '0/0')::text AS l`)).rows[0].l);
@@ -67,7 +57,8 @@ async function main(): Promise<void> {
       for (const name of r % 2 ? names.reverse() : names) {
         const c0 = cpuNs(pid);
         const w0 = await lsn();
-        for (let i = 0; i < REPS; i++) await realPool.query({ name: `v-${name}`, text: VARIANTS[name], values: name === 'click ids from Node' ? [...values, `{${links.map(() => randomUUID()).join(',')}}`] : values });
+        // the outbox row's event id ($19) is unique: a fresh one a statement
+        for (let i = 0; i < REPS; i++) await realPool.query({ name: `v-${name}`, text: VARIANTS[name], values: values.map((v, k) => (k === 18 && v !== null ? randomUUID() : v)) });
         const cpu = (cpuNs(pid) - c0) / 1000 / (REPS * GROUP);
         const wal = Number((await lsn()) - w0) / (REPS * GROUP);
         (sums.get(name) ?? sums.set(name, []).get(name)!).push(cpu);

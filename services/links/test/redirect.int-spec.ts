@@ -5,8 +5,8 @@ import * as http from 'node:http';
 import { CuttableLink } from '@switchboard/platform/testing';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../src/mint/codes';
-import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk } from '../src/redirect/click-recorder';
-import { clickGroupBytes, unpackClickGroup } from '../src/redirect/click-events';
+import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk, type ClickGroupRow, type CompactClick } from '../src/redirect/click-recorder';
+import { clickGroupBytes, unpackClickGroupV2 } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -329,7 +329,7 @@ describe('redirect server', () => {
   it('commits the click groups handed in while a statement is in flight as one statement, each click with its own user agent (cluster workers share one group commit)', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/merge', domainIds: [domA] })], 4, () => ({}), '68'));
     const links = await Promise.all(['r0', 'r1', 'r2', 'r3'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
-    const click = (i: number, ua: string | null): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: ua });
+    const click = (i: number, ua: string | null): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), host: split(answer.links[`r${i}`].shorturl).host, at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: ua });
     const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
     try {
       const committer = new GroupCommitter(pool, 'http');
@@ -351,7 +351,7 @@ describe('redirect server', () => {
   it('starts a click group statement at most once an interval: the groups handed in meanwhile wait and go together in one statement (its fixed cost paid once)', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/interval', domainIds: [domA] })], 3, () => ({}), '84'));
     const links = await Promise.all(['r0', 'r1', 'r2'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
-    const click = (i: number): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: 'Interval/1.0' });
+    const click = (i: number): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), host: split(answer.links[`r${i}`].shorturl).host, at: Date.now(), uaClass: 1, preview: false, ip: '127.0.0.1', userAgent: 'Interval/1.0' });
     const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
     try {
       const committer = new GroupCommitter(pool, 'http', 300);
@@ -378,7 +378,7 @@ describe('redirect server', () => {
       [domB, b.links.r0.shorturl],
     ];
     const links = await Promise.all(urls.map(([d, u]) => l.redirect.running!.store.loadLink(d, decodeCode(split(u).path.slice(1)))));
-    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(urls[i][1]).path.slice(1), at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Once/1.0 "q"' });
+    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(urls[i][1]).path.slice(1), host: split(urls[i][1]).host, at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Once/1.0 "q"' });
     const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
     try {
       // one group of two accounts: three first clicks, a repeat click and a preview
@@ -389,22 +389,28 @@ describe('redirect server', () => {
     const stored = await l.sql<{ click_id: string }>(`SELECT click_id::text FROM links.click WHERE campaign_id = 74 AND first`);
     expect(stored).toHaveLength(3);
 
+    // time-ordered click ids (docs/decisions/0165), made with the row's text by the redirect
+    for (const { click_id } of stored) expect(click_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
     // the group's outbox row: its recorded events only (one per account), counting the first clicks' events to come,
-    // as values without their names or envelopes (docs/decisions/0159)
+    // as values without their names or envelopes (docs/decisions/0159), made by the redirect; the statement adds the
+    // first clicks' positions (docs/decisions/0165)
     const rows = await l.sql<{ id: string; type: string; key: string; packed: string }>(`SELECT id::text, type, key, packed FROM links.outbox WHERE packed LIKE '%' || $1 || '%'`, [stored[0].click_id]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: '$links.click-group', key: '5' });
-    const packed = JSON.parse(rows[0].packed) as Array<{ occurredAt: string; agents: string[]; events: Array<{ id: string; accountId: string; clicks: unknown[][] }> }>;
+    expect(rows[0]).toMatchObject({ type: '$links.click-group.2', key: '5' });
+    const packed = JSON.parse(rows[0].packed) as Array<{ occurredAt: string; agents: string[]; events: Array<{ id: string; accountId: string; clicks: unknown[][] }>; firsts: number[] }>;
     expect(packed).toHaveLength(1);
     expect(packed[0].events.map((e) => [e.accountId, e.clicks.length])).toEqual([
       [A, 3],
       [B, 1],
     ]);
+    // the first clicks: A's two links' first clicks and B's, not A's repeat click (position 2)
+    expect(packed[0].firsts.sort()).toEqual([0, 1, 3]);
     expect(rows[0].packed).not.toContain('"clickId"');
     expect(rows[0].packed).not.toContain('"type"');
     for (const { click_id } of stored) expect(rows[0].packed.split(click_id)).toHaveLength(2);
     // the events it expands to stay within the bound the relay sizes its publish calls by
-    const expanded = unpackClickGroup(JSON.parse(rows[0].packed) as never);
+    const expanded = unpackClickGroupV2(JSON.parse(rows[0].packed) as never);
     expect(expanded.map((e) => e.type)).toEqual([LinkClicksRecordedV1.type, LinkClicksRecordedV1.type, LinkClickedV1.type, LinkClickedV1.type, LinkClickedV1.type]);
     expect(expanded.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)), 0)).toBeLessThanOrEqual(clickGroupBytes(Buffer.byteLength(rows[0].packed), expanded));
     // the group's user agent once in the row, not once a click
@@ -449,6 +455,25 @@ describe('redirect server', () => {
     await waitFor(() => l.events(LinkClickedV1.type).some((e) => e.id === clickId) && l.events(LinkClicksRecordedV1.type).some((e) => e.id === eventId));
     expect(l.events(LinkClicksRecordedV1.type).filter((e) => e.id === eventId)).toHaveLength(1);
     const { first, uaClass, ...fields } = click;
+    expect([first, uaClass]).toEqual([true, 'mobile']);
+    expect(l.events(LinkClickedV1.type).find((e) => e.id === clickId)!.data).toEqual({ ...fields, accountId: A });
+  });
+
+  it('still publishes a click group row of values written by the statement of a redirect older than 0165 ($links.click-group), with its first clicks', async () => {
+    const clickId = randomUUID();
+    const messageUuid = randomUUID();
+    const at = new Date().toISOString();
+    const eventId = randomUUID();
+    const values: CompactClick = [clickId, domA, 'BBBBBBB', 'https://a.example/BBBBBBB', 'https://shop-a.example/v1', null, '76', null, null, '9', messageUuid, '+491510000076', true, 2, '127.0.0.1', 1, at];
+    const row: ClickGroupRow[] = [{ occurredAt: at, agents: ['V1/1.0'], events: [{ id: eventId, accountId: A, clicks: [values] }] }];
+    await l.sql(`INSERT INTO links.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '2', '$links.click-group', '{}', $1)`, [JSON.stringify(row)]);
+    await l.t.app.get(LinksOutboxRelay).relay.flush();
+    await waitFor(() => l.events(LinkClickedV1.type).some((e) => e.id === clickId) && l.events(LinkClicksRecordedV1.type).some((e) => e.id === eventId));
+    const recorded = l.events(LinkClicksRecordedV1.type).filter((e) => e.id === eventId);
+    expect(recorded).toHaveLength(1);
+    const [c] = LinkClicksRecordedV1.schema.parse(recorded[0].data).clicks;
+    expect(c).toMatchObject({ clickId, linkId: `${domA}/BBBBBBB`, campaignId: '76', messageUuid, first: true, uaClass: 'mobile', userAgent: 'V1/1.0', clickedAt: at });
+    const { first, uaClass, ...fields } = c;
     expect([first, uaClass]).toEqual([true, 'mobile']);
     expect(l.events(LinkClickedV1.type).find((e) => e.id === clickId)!.data).toEqual({ ...fields, accountId: A });
   });
@@ -644,7 +669,7 @@ describe('redirect server', () => {
   it('skips the recipient probe for a link whose counted click this process committed; a preview or a failed group does not count, and first clicks stay exact', async () => {
     const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/seen', domainIds: [domA] })], 3, () => ({}), '81'));
     const links = await Promise.all(['r0', 'r1', 'r2'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
-    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Seen/1.0' });
+    const click = (i: number, preview = false): Click => ({ link: links[i]!, codeText: split(answer.links[`r${i}`].shorturl).path.slice(1), host: split(answer.links[`r${i}`].shorturl).host, at: Date.now(), uaClass: 1, preview, ip: '127.0.0.1', userAgent: 'Seen/1.0' });
     const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
     const committer = new GroupCommitter(pool, 'https');
     const sent: string[] = [];

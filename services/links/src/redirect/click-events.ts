@@ -1,6 +1,6 @@
 import { LinkClickedV1, LinkClicksRecordedV1, Topics, type EventData } from '@switchboard/contracts';
 import type { OutboxRelayOptions, OutgoingEvent } from '@switchboard/platform';
-import { CLICK_EVENTS_TYPE, CLICK_GROUP_TYPE, type ClickGroupRow } from './click-recorder';
+import { CLICK_EVENTS_TYPE, CLICK_GROUP_TYPE, CLICK_GROUP_V2_TYPE, type ClickGroupRow, type ClickGroupRowV2 } from './click-recorder';
 import { UA_CLASSES } from './user-agent';
 
 type RecordedClick = EventData<typeof LinkClicksRecordedV1>['clicks'][number];
@@ -88,19 +88,62 @@ export function unpackClickGroup(rows: OutgoingEvent[]): OutgoingEvent[] {
           clickedAt: c[16],
         };
       }
-      recorded.push({
-        id: ev.id,
-        type: LinkClicksRecordedV1.type,
-        version: LinkClicksRecordedV1.version,
-        occurredAt: row.occurredAt,
-        source: 'links',
-        accountId: ev.accountId,
-        traceId: null,
-        key: ev.accountId,
-        data: { accountId: ev.accountId, clicks },
-        topic: Topics.Links,
-      });
+      recorded.push(recordedEvent(row.occurredAt, ev.id, ev.accountId, clicks));
     }
+  return unpackClickEvents(recorded);
+}
+
+function recordedEvent(occurredAt: string, id: string, accountId: string, clicks: RecordedClick[]): OutgoingEvent {
+  return {
+    id,
+    type: LinkClicksRecordedV1.type,
+    version: LinkClicksRecordedV1.version,
+    occurredAt,
+    source: 'links',
+    accountId,
+    traceId: null,
+    key: accountId,
+    data: { accountId, clicks },
+    topic: Topics.Links,
+  };
+}
+
+/**
+ * A click group row made by the redirect (`$links.click-group.2`, docs/decisions/0165) as the relay publishes it: the
+ * same events as `unpackClickGroup` gives for the same clicks, each click's first flag from the row's `firsts`. Pure.
+ */
+export function unpackClickGroupV2(rows: OutgoingEvent[]): OutgoingEvent[] {
+  const recorded: OutgoingEvent[] = [];
+  for (const row of rows as unknown as ClickGroupRowV2[]) {
+    const first = new Set(row.firsts);
+    let p = 0;
+    for (const ev of row.events) {
+      const clicks = new Array<RecordedClick>(ev.clicks.length);
+      for (let i = 0; i < ev.clicks.length; i++, p++) {
+        const c = ev.clicks[i];
+        clicks[i] = {
+          clickId: c[0],
+          linkId: `${c[2]}/${c[3]}`,
+          shortUrl: c[4],
+          originalUrl: c[5],
+          domainId: c[2],
+          offerId: c[6],
+          campaignId: c[7],
+          variantId: c[8],
+          streamId: c[9],
+          contactId: c[10],
+          messageUuid: c[11],
+          destination: c[12],
+          first: first.has(p),
+          uaClass: UA_CLASSES[c[13]],
+          ip: c[14],
+          userAgent: c[1] === 0 ? null : row.agents[c[1] - 1],
+          clickedAt: c[15],
+        };
+      }
+      recorded.push(recordedEvent(row.occurredAt, ev.id, ev.accountId, clicks));
+    }
+  }
   return unpackClickEvents(recorded);
 }
 
@@ -134,6 +177,6 @@ export function clickGroupBytes(textBytes: number, events: OutgoingEvent[]): num
 
 /** Links' relay options: its click groups' rows unpacked (every process that relays `links.outbox` needs them). */
 export const LINKS_RELAY_OPTIONS: Pick<OutboxRelayOptions, 'unpack' | 'unpackBound'> = {
-  unpack: { [CLICK_EVENTS_TYPE]: unpackClickEvents, [CLICK_GROUP_TYPE]: unpackClickGroup },
-  unpackBound: { [CLICK_GROUP_TYPE]: clickGroupBytes },
+  unpack: { [CLICK_EVENTS_TYPE]: unpackClickEvents, [CLICK_GROUP_TYPE]: unpackClickGroup, [CLICK_GROUP_V2_TYPE]: unpackClickGroupV2 },
+  unpackBound: { [CLICK_GROUP_TYPE]: clickGroupBytes, [CLICK_GROUP_V2_TYPE]: clickGroupBytes },
 };

@@ -1,11 +1,13 @@
 import type { Pool } from 'pg';
-import { pgArrayElement } from '@switchboard/platform';
+import { pgArrayElement, timeOrderedUuid } from '@switchboard/platform';
 import type { ResolvedLink } from './link-store';
 
 export interface Click {
   link: ResolvedLink;
   /** The code as written in the short URL (7 base62 characters). */
   codeText: string;
+  /** The host the link was found by: its domain's name (the short URL of the click's event). */
+  host: string;
   at: number;
   uaClass: number;
   preview: boolean;
@@ -76,23 +78,50 @@ export interface ClickGroupRow {
 export type CompactClick = [string, string, string, string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null, boolean, number, string | null, number, string];
 
 /**
+ * The outbox row type of a click group's events since docs/decisions/0165: the same events again, the row's text made
+ * by the redirect (`ClickGroupRowV2`: each click's values with its agent second and without its first flag) and the
+ * positions of the group's first clicks added by the group statement (`firsts`), which only it knows. Links' relay
+ * expands it (`unpackClickGroupV2`).
+ */
+export const CLICK_GROUP_V2_TYPE = '$links.click-group.2';
+
+/**
+ * A counted click in a `$links.click-group.2` row: clickId, the user agent's position in the row's `agents` from 1
+ * (0: none), domainId, code, shortUrl, originalUrl, offerId, campaignId, variantId, streamId, contactId, messageUuid,
+ * destination, the user agent class's position in `UA_CLASSES`, ip, clickedAt.
+ */
+export type CompactClickV2 = [string, number, string, string, string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null, number, string | null, string];
+
+/** A `$links.click-group.2` row's text parsed: `[ClickGroupRowV2]`. */
+export interface ClickGroupRowV2 {
+  occurredAt: string;
+  agents: string[];
+  events: Array<{ id: string; accountId: string; clicks: CompactClickV2[] }>;
+  /** The first clicks, by position among the row's clicks (all events' clicks in order, from 0). */
+  firsts: number[];
+}
+
+/**
  * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
- * (comma-joined elements), the distinct user agents (quoted elements) and each click's agent as a 1-based position in
- * them (0: none). Plain strings and numbers, so a cluster worker hands it to the primary over IPC as it is
- * (docs/decisions/0057).
+ * (comma-joined elements), the distinct user agents (as sent) and each click's agent as a 1-based position in them (0:
+ * none), and each counted click's event values as JSON text (docs/decisions/0165). Plain strings and numbers, so a
+ * cluster worker hands it to the primary over IPC as it is (docs/decisions/0057).
  */
 export interface ClickChunk {
   n: number;
   at: string;
+  /** The link's values the click row and rollups need, which the redirect holds (docs/decisions/0165: no look-ups). */
+  account: string;
   domain: string;
   code: string;
-  /** The codes' sequence numbers (`links.link_of`'s key with domain and code, docs/decisions/0092). */
-  seq: string;
-  codeText: string;
+  campaign: string;
+  variant: string;
+  message: string;
+  /** The links' creation, ms since the epoch (the first clicks' delay). */
+  created: string;
   ua: string;
   preview: string;
   ip: string;
-  url: string;
   /**
    * `t` where this process already committed a counted click of the link: its recipient has its first click, so the
    * statement does not probe `recipient_click` for it (docs/decisions/0122).
@@ -100,21 +129,31 @@ export interface ClickChunk {
   seen: string;
   agents: string[];
   agent: number[];
+  /**
+   * Per click, its event's values after the click id and agent (`CompactClickV2` from domainId on), as JSON text without
+   * the brackets; empty for a preview (recorded, never announced). Joined by newlines (never raw in JSON text): one
+   * string over a worker's IPC, not one a click.
+   */
+  values: string;
 }
 
-/** Encodes clicks for the group statement (the request's fields and the link's key; PostgreSQL has the rest). */
-export function encodeClicks(group: readonly Click[]): ClickChunk {
+/** Encodes clicks for the group statement and their events' values (the link's from the link the redirect holds). */
+export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickChunk {
   const n = group.length;
   const at = new Array<number>(n);
+  const account = new Array<string>(n);
   const domain = new Array<string>(n);
   const code = new Array<number>(n);
-  const seq = new Array<number>(n);
-  const codeText = new Array<string>(n);
+  const campaign = new Array<string>(n);
+  const variant = new Array<string>(n);
+  const message = new Array<string>(n);
+  const created = new Array<number>(n);
   const ua = new Array<number>(n);
   const preview = new Array<string>(n);
   const ip = new Array<string>(n);
-  const url = new Array<string>(n);
   const seen = new Array<string>(n);
+  // the event values of the chunk's clicks, one string: pieces pushed and joined once (no string a click)
+  const values: string[] = [];
   // user agents repeat: each distinct one is sent once, the clicks name it by position
   const agents: string[] = [];
   const agentAt = new Map<string, number>();
@@ -123,26 +162,73 @@ export function encodeClicks(group: readonly Click[]): ClickChunk {
     const c = group[i];
     const l = c.link;
     at[i] = c.at;
+    account[i] = l.accountId;
     domain[i] = l.domainId;
     code[i] = l.code;
-    seq[i] = l.seq;
-    codeText[i] = c.codeText;
+    campaign[i] = l.campaignId ?? 'NULL';
+    variant[i] = l.variantId ?? 'NULL';
+    message[i] = l.messageUuid ?? 'NULL';
+    created[i] = l.createdAtMs;
     ua[i] = c.uaClass;
     preview[i] = c.preview ? 't' : 'f';
     ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : pgArrayElement(c.ip);
     seen[i] = l.clickCommitted === true ? 't' : 'f';
-    url[i] = c.preview ? 'NULL' : (l.urlElement ??= l.location === null || l.location === l.template ? 'NULL' : pgArrayElement(l.location));
+    if (i > 0) values.push('\n');
+    if (!c.preview)
+      values.push(linkValues(l, c.codeText, c.host, scheme), ',', String(c.uaClass), ',', c.ip === null ? 'null' : PLAIN_ADDRESS.test(c.ip) ? `"${c.ip}"` : JSON.stringify(c.ip), ',"', isoOf(c.at), '"');
     if (c.userAgent === null) agent[i] = 0;
     else {
       let a = agentAt.get(c.userAgent);
       if (a === undefined) {
-        agents.push(pgArrayElement(c.userAgent));
+        agents.push(c.userAgent);
         agentAt.set(c.userAgent, (a = agents.length));
       }
       agent[i] = a;
     }
   }
-  return { n, at: at.join(','), domain: domain.join(','), code: code.join(','), seq: seq.join(','), codeText: codeText.join(','), ua: ua.join(','), preview: preview.join(','), ip: ip.join(','), url: url.join(','), seen: seen.join(','), agents, agent };
+  return {
+    n,
+    at: at.join(','),
+    account: account.join(','),
+    domain: domain.join(','),
+    code: code.join(','),
+    campaign: campaign.join(','),
+    variant: variant.join(','),
+    message: message.join(','),
+    created: created.join(','),
+    ua: ua.join(','),
+    preview: preview.join(','),
+    ip: ip.join(','),
+    seen: seen.join(','),
+    agents,
+    agent,
+    values: values.join(''),
+  };
+}
+
+// clicks come many a ms: the time's text is made once a ms
+let isoAt = NaN;
+let iso = '';
+const isoOf = (at: number) => (at === isoAt ? iso : ((isoAt = at), (iso = new Date(at).toISOString())));
+
+const jsonId = (x: string | null) => (x === null ? 'null' : `"${x}"`);
+
+/**
+ * A click's link values as JSON text (`CompactClickV2` domainId to destination), made once per link and code text
+ * and kept on the link: the domain, the code as written, the short URL (the host the domain was found by is its name),
+ * the original URL (the filled target when it has variables, else the offer's or the target's), the ids, the
+ * destination.
+ */
+function linkValues(l: ResolvedLink, codeText: string, host: string, scheme: string): string {
+  if (l.eventValues !== undefined && l.eventCode === codeText) return l.eventValues;
+  const original = l.location !== null && l.location !== l.template ? l.location : (l.template ?? '');
+  l.eventCode = codeText;
+  // joined, so the string kept on the link is flat (a template of many parts would keep a tree of them)
+  return (l.eventValues = [
+    `"${l.domainId}"`, JSON.stringify(codeText), JSON.stringify(`${scheme}://${host}/${codeText}`), JSON.stringify(original),
+    jsonId(l.offerId), jsonId(l.campaignId), jsonId(l.variantId), jsonId(l.streamId), jsonId(l.contactId), jsonId(l.messageUuid),
+    l.destination === null ? 'null' : JSON.stringify(l.destination),
+  ].join(','));
 }
 
 /** The clicks' destination: PostgreSQL in this process (`GroupCommitter`), or a cluster worker's primary. */
@@ -166,6 +252,7 @@ export class ClickRecorder {
   private closed = false;
   private waiters: Array<() => void> = [];
   private readonly sink: ClickSink;
+  private readonly scheme: string;
   /** Counters for the bench and health: committed clicks (counted and previews), dropped clicks, failed writes. */
   readonly stats = { committed: 0, counted: 0, dropped: 0, failedWrites: 0, groups: 0, waited: 0 };
 
@@ -176,6 +263,7 @@ export class ClickRecorder {
     scheme = 'https',
     sink?: ClickSink,
   ) {
+    this.scheme = scheme;
     if (sink) this.sink = sink;
     else if (pool) {
       const committer = new GroupCommitter(pool, scheme, options.commitIntervalMs ?? COMMIT_INTERVAL_MS);
@@ -248,7 +336,7 @@ export class ClickRecorder {
     const group = this.buffer.length <= this.options.batchMax ? this.buffer : this.buffer.slice(0, this.options.batchMax);
     this.buffer = this.buffer.length <= this.options.batchMax ? [] : this.buffer.slice(this.options.batchMax);
     this.inFlight = group.length;
-    this.writing = this.sink(encodeClicks(group))
+    this.writing = this.sink(encodeClicks(group, this.scheme))
       .then(() => {
         this.failures = 0;
         this.stats.groups++;
@@ -334,37 +422,70 @@ export class GroupCommitter {
 
   /**
    * One statement, so one round trip and one transaction without BEGIN/COMMIT: the rows, the first clicks, the rollups
-   * and the outbox row of the group's events. Node sends only what the request adds to the link (time, address, user
-   * agent, its class and the preview flag) and the link's key; PostgreSQL takes the rest of each click (account,
-   * campaign, variant, message, the event's link fields) from the link's own row (docs/decisions/0052). The filled
-   * target URL is sent only for links whose target has variables.
+   * and the outbox row of the group's events. Node sends each click's values and its link's (the redirect holds the
+   * link: docs/decisions/0165, no look-ups), the click ids (time-ordered) and the outbox row's text but for its first
+   * clicks' positions, which the statement adds as it finds them.
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
-    const col = (k: 'at' | 'domain' | 'code' | 'seq' | 'codeText' | 'ua' | 'preview' | 'ip' | 'url' | 'seen') => (chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`);
-    let agents: string[];
-    let agent: string;
-    if (chunks.length === 1) {
-      agents = chunks[0].agents;
-      agent = chunks[0].agent.join(',');
-    } else {
+    const col = (k: 'at' | 'account' | 'domain' | 'code' | 'campaign' | 'variant' | 'message' | 'created' | 'ua' | 'preview' | 'ip' | 'seen') =>
+      chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`;
+    const now = Date.now();
+    let n = 0;
+    for (const c of chunks) n += c.n;
+    const ids = new Array<string>(n);
+    const agent = new Array<number>(n);
+    const agents: string[] = [];
+    // the counted clicks by account, in the group's order (the events: per account, at most MAX_EVENT_CLICKS each)
+    const byAccount = new Map<string, number[]>();
+    const values = new Array<string>(n);
+    let g = 0;
+    for (const c of chunks) {
       // each chunk's positions move past the agents of the chunks before it
-      agents = [];
-      const parts: string[] = [];
-      for (const c of chunks) {
-        const off = agents.length;
-        parts.push(off === 0 ? c.agent.join(',') : c.agent.map((a) => (a === 0 ? 0 : a + off)).join(','));
-        for (const a of c.agents) agents.push(a);
+      const off = agents.length;
+      for (const a of c.agents) agents.push(a);
+      const accounts = c.account.split(',');
+      const vs = c.values.split('\n');
+      for (let i = 0; i < c.n; i++, g++) {
+        ids[g] = timeOrderedUuid(now);
+        agent[g] = c.agent[i] === 0 ? 0 : c.agent[i] + off;
+        values[g] = vs[i];
+        if (vs[i] === '') continue;
+        const list = byAccount.get(accounts[i]);
+        if (list) list.push(g);
+        else byAccount.set(accounts[i], [g]);
       }
-      agent = parts.join(',');
     }
-    // prepared once per connection (no parse and plan a group, ~1 ms of backend CPU: docs/decisions/0075). Its generic
-    // plan fits any group size: each click's link is an index lookup of its own (LATERAL … OFFSET 0) and the first
-    // clicks are marked by a hashed subplan, so no join of the group's CTEs can turn into nested loops over both
-    // (0057: the plain joins' generic plan was quadratic in the group)
+    const events: Array<{ accountId: string; clicks: number[] }> = [];
+    for (const [accountId, list] of byAccount)
+      for (let i = 0; i < list.length; i += MAX_EVENT_CLICKS) events.push({ accountId, clicks: list.length <= MAX_EVENT_CLICKS ? list : list.slice(i, i + MAX_EVENT_CLICKS) });
+    // the events in the order of their first clicks (an account's later events after other accounts' earlier clicks)
+    events.sort((a, b) => a.clicks[0] - b.clicks[0]);
+    const pos = new Array<string>(n).fill('NULL');
+    let text: string | null = null;
+    if (events.length > 0) {
+      const parts: string[] = [];
+      let p = 0;
+      for (const e of events) {
+        const clicks = new Array<string>(e.clicks.length);
+        for (let i = 0; i < e.clicks.length; i++) {
+          const k = e.clicks[i];
+          pos[k] = String(p++);
+          clicks[i] = `["${ids[k]}",${agent[k]},${values[k]}]`;
+        }
+        parts.push(`{"id":"${timeOrderedUuid(now)}","accountId":"${e.accountId}","clicks":[${clicks.join(',')}]}`);
+      }
+      text = `[{"occurredAt":"${new Date(now).toISOString()}","agents":${JSON.stringify(agents)},"events":[${parts.join(',')}],"firsts":[`;
+    }
+    // prepared once per connection (no parse and plan a group, ~1 ms of backend CPU: docs/decisions/0075); the first
+    // clicks are marked by a hashed subplan, so no join of the group's CTEs can turn into nested loops (0057)
     await this.pool.query({
-      name: 'links_click_group',
+      name: 'links_click_group_2',
       text: FLUSH_SQL,
-      values: [col('at'), col('domain'), col('code'), col('codeText'), col('ua'), col('preview'), col('ip'), `{${agent}}`, col('url'), new Date().toISOString(), `{${agents.join(',')}}`, this.scheme, col('seq'), col('seen')],
+      values: [
+        `{${ids.join(',')}}`, col('at'), col('account'), col('domain'), col('code'), col('campaign'), col('variant'), col('message'), col('created'),
+        col('ua'), col('preview'), col('seen'), col('ip'), `{${agent.join(',')}}`, `{${agents.map(pgArrayElement).join(',')}}`, `{${pos.join(',')}}`,
+        events.length, text, text === null ? null : timeOrderedUuid(now),
+      ],
     });
   }
 }
@@ -373,45 +494,25 @@ export class GroupCommitter {
 const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
 
-const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** The values a click adds after the link's, its class and first flag: the address, the user agent, the time (JSON-escaped by PostgreSQL). */
-const CLICK_TAIL = `coalesce(to_json(e.ip)::text, 'null') || ',' || e.agent || ',"' || to_char(e.clicked_at AT TIME ZONE 'UTC', ${ISO_MS}) || '"'`;
-
 /**
  * One statement for a group (one transaction, no BEGIN/COMMIT round trips): the click rows; each recipient's first
  * counted click (the earliest of the group when the recipient has none yet; a repeat click writes nothing there:
  * `ON CONFLICT DO NOTHING`, its count is its rows in `links.click`, docs/decisions/0104; rows taken in key order, so
- * concurrent groups of other replicas lock in one order and never deadlock); the rollups per
- * campaign, variant and domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's
- * events in one packed outbox row of type `$links.click-group`: per account `links.clicks.recorded` of at most
- * ${MAX_EVENT_CLICKS} counted clicks, the row's `key` counting them and the first clicks, whose `links.link.clicked`
- * links' relay makes from the recorded click (docs/decisions/0110: a first click's fields written once, not twice).
- * The row holds the events' values only (`ClickGroupRow`), which the relay expands (docs/decisions/0159: the names and
- * the envelopes were about half the text PostgreSQL built, aggregated and wrote to TOAST a click).
+ * concurrent groups of other replicas lock in one order and never deadlock); the rollups per campaign, variant and
+ * domain with the first clicks' delay since the link was minted (clickAvgTime); and the group's events in one packed
+ * outbox row of type `$links.click-group.2`, whose text Node made (per account `links.clicks.recorded` of at most
+ * ${MAX_EVENT_CLICKS} counted clicks, docs/decisions/0159) but for the first clicks' positions, added here; its `key`
+ * counts the events and the first clicks, whose `links.link.clicked` links' relay makes from the recorded click
+ * (docs/decisions/0110). The link's values come from Node, which answered from them (docs/decisions/0165).
  * Previews are recorded, never announced.
  */
-/** A bigint or uuid of the link as a JSON string, or null. */
-const jsonId = (x: string) => `coalesce('"' || ${x} || '"', 'null')`;
-/**
- * The link's values of a click (`CompactClick` 1 to 11), from the link's row, its target and domain (the filled URL
- * from Node when it has variables), as JSON values without their names.
- */
-const LINK_VALUES =
-  `'"' || k.domain_id || '","' || k.code_text || '",' || to_json($12::text || '://' || d.name || '/' || k.code_text)::text || ',' || ` +
-  `to_json(coalesce(k.url, o.original_url, t.url, ''))::text || ',' || ${jsonId('t.offer_id')} || ',' || ${jsonId('l.campaign_id')} || ',' || ${jsonId('l.variant_id')} || ',' || ` +
-  `${jsonId('l.stream_id')} || ',' || ${jsonId('l.contact_id')} || ',' || ${jsonId('l.message_uuid')} || ',' || coalesce(to_json(l.destination)::text, 'null')`;
-
 export const FLUSH_SQL = `
   WITH c AS (
-    SELECT gen_random_uuid() AS click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, l.account_id, k.domain_id, k.code, l.campaign_id, l.variant_id, l.message_uuid,
-           k.ua_class, k.preview, k.seen, k.ip, ($11::text[])[k.agent] AS user_agent, k.agent, l.created_at AS link_created_at, k.code_text, k.ord,
-           CASE WHEN k.preview THEN NULL ELSE ${LINK_VALUES} END AS fields
-      FROM unnest($1::float8[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::boolean[], $7::text[], $8::int[], $9::text[], $13::bigint[], $14::boolean[]) WITH ORDINALITY
-        AS k(at_ms, domain_id, code, code_text, ua_class, preview, ip, agent, url, seq, seen, ord)
-      CROSS JOIN LATERAL (SELECT * FROM links.link_of(k.domain_id, k.code, k.seq) l OFFSET 0) l
-      CROSS JOIN LATERAL (SELECT * FROM links.link_target t WHERE t.id = l.target_id OFFSET 0) t
-      CROSS JOIN LATERAL (SELECT d.name FROM links.domain d WHERE d.id = k.domain_id OFFSET 0) d
-      LEFT JOIN LATERAL (SELECT o.original_url FROM links.offer o WHERE o.id = t.offer_id AND o.account_id = l.account_id OFFSET 0) o ON true
+    SELECT k.click_id, to_timestamp(k.at_ms / 1000) AS clicked_at, k.account_id, k.domain_id, k.code, k.campaign_id, k.variant_id, k.message_uuid,
+           k.ua_class, k.preview, k.seen, k.ip, ($15::text[])[k.agent] AS user_agent, to_timestamp(k.created_ms / 1000) AS link_created_at, k.pos, k.ord
+      FROM unnest($1::uuid[], $2::float8[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::uuid[], $9::float8[],
+                  $10::smallint[], $11::boolean[], $12::boolean[], $13::text[], $14::int[], $16::int[]) WITH ORDINALITY
+        AS k(click_id, at_ms, account_id, domain_id, code, campaign_id, variant_id, message_uuid, created_ms, ua_class, preview, seen, ip, agent, pos, ord)
   ), firsts AS (
     INSERT INTO links.recipient_click (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at)
     SELECT account_id, message_uuid, campaign_id, variant_id, domain_id, click_id, clicked_at FROM (
@@ -440,15 +541,10 @@ export const FLUSH_SQL = `
     ON CONFLICT (account_id, campaign_id, variant_id, domain_id) DO UPDATE
       SET clicks = s.clicks + excluded.clicks, first_clicks = s.first_clicks + excluded.first_clicks,
           first_click_delay_ms = s.first_click_delay_ms + excluded.first_click_delay_ms, preview_clicks = s.preview_clicks + excluded.preview_clicks
-  ), e AS (
-    SELECT cf.*, (row_number() OVER (PARTITION BY account_id ORDER BY ord) - 1) / ${MAX_EVENT_CLICKS} AS chunk FROM cf WHERE NOT preview
-  ), envelopes AS (
-    SELECT min(e.ord) AS ord, count(*) FILTER (WHERE e.first) AS firsts,
-           '{"id":"' || gen_random_uuid() || '","accountId":"' || e.account_id || '","clicks":[' ||
-           string_agg('["' || e.click_id || '",' || e.fields || ',' || e.first || ',' || e.ua_class || ',' || ${CLICK_TAIL} || ']', ',' ORDER BY e.ord) || ']}' AS env
-      FROM e GROUP BY e.account_id, e.chunk
   ), outbox AS (
     INSERT INTO links.outbox (event_id, topic, key, type, payload, packed)
-    SELECT gen_random_uuid(), '', (count(*) + sum(firsts))::text, '${CLICK_GROUP_TYPE}', '{}', '[{"occurredAt":"' || $10 || '","agents":' || (SELECT coalesce(json_agg(a ORDER BY i), '[]') FROM unnest($11::text[]) WITH ORDINALITY u(a, i)) || ',"events":[' || string_agg(env, ',' ORDER BY ord) || ']}]' FROM envelopes HAVING count(*) > 0
+    SELECT $19::uuid, '', (f.n + $17::int)::text, '${CLICK_GROUP_V2_TYPE}', '{}', $18::text || f.list || ']}]'
+      FROM (SELECT count(*) AS n, coalesce(string_agg(pos::text, ','), '') AS list FROM cf WHERE first) f
+     WHERE $18::text IS NOT NULL
   )
   SELECT 1`;

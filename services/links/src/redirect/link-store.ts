@@ -38,8 +38,10 @@ export interface ResolvedLink {
    * cache time the link is served on while its offer still reads the same (docs/decisions/0117). Null without an offer.
    */
   offerStamp: string | null;
-  /** The filled URL as an element of a click group's array literal, on first use (ClickRecorder): `NULL` when it is the template. */
-  urlElement?: string;
+  /** The click event's link values as JSON text (ClickRecorder, docs/decisions/0165), made on first use for `eventCode`. */
+  eventValues?: string;
+  /** The code text (as written in the short URL) `eventValues` was made for. */
+  eventCode?: string;
   /**
    * This process committed a counted click of the link (ClickRecorder): its recipient's first click is recorded, and
    * `recipient_click` rows are never deleted, so the group statement skips the recipient's probe (docs/decisions/0122).

@@ -196,9 +196,9 @@ export class RedirectServer {
     if (domain === null) return this.page(res, 404, PAGES.notFound, method);
     if (domain !== undefined) {
       const link = this.store.cachedLink(domain.id, code);
-      if (link !== undefined) return this.answer(client, res, method, h, path, link);
+      if (link !== undefined) return this.answer(client, res, method, h, path, host, link);
       this.store.loadLink(domain.id, code).then(
-        (l) => this.answer(client, res, method, h, path, l),
+        (l) => this.answer(client, res, method, h, path, host, l),
         (e: unknown) => this.unavailable(res, e),
       );
       return;
@@ -207,7 +207,7 @@ export class RedirectServer {
       .loadDomain(host)
       .then((d) => (d ? this.store.cachedLink(d.id, code) ?? this.store.loadLink(d.id, code) : null))
       .then(
-        (l) => this.answer(client, res, method, h, path, l),
+        (l) => this.answer(client, res, method, h, path, host, l),
         (e: unknown) => this.unavailable(res, e),
       );
   }
@@ -224,7 +224,7 @@ export class RedirectServer {
     return host;
   }
 
-  private answer(client: Client, res: Reply, method: string, h: RequestHeaders, path: string, link: ResolvedLink | null): void {
+  private answer(client: Client, res: Reply, method: string, h: RequestHeaders, path: string, host: string, link: ResolvedLink | null): void {
     if (!link) return this.page(res, 404, PAGES.notFound, method);
     if (link.kind === 1) return this.optOut(client.http, res, method, path, link);
     if (method === 'POST') return this.methodNotAllowed(res);
@@ -234,13 +234,14 @@ export class RedirectServer {
     // the click buffer is full while the database commits, or while it is away (0130): the answer waits for room rather
     // than drop a click
     if (!this.clicks.hasRoom()) return this.clicks.whenRoom(() => {
-        if (!res.destroyed) this.answer(client, res, method, h, path, link);
+        if (!res.destroyed) this.answer(client, res, method, h, path, host, link);
       });
     const agent = h.userAgent;
     const uaClass = classifyUserAgent(agent);
     this.clicks.record({
       link,
       codeText: path.slice(1),
+      host,
       at: now,
       uaClass,
       preview: isPreviewPurpose(method, h.purpose, uaClass),
