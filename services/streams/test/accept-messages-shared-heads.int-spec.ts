@@ -108,6 +108,19 @@ describe('accept_messages, the events heads shared by a batch', () => {
     expect(shared).toEqual(full);
   });
 
+  it('refuses a batch whose send names a head group it was not given (no event is written without its head)', async () => {
+    const rows = sends.map((x) => x.shared);
+    const lost = JSON.stringify([...rows.slice(0, 1), { ...rows[1], h: 9 }]);
+    await c.query('BEGIN');
+    try {
+      await expect(
+        c.query(`SELECT * FROM streams.accept_messages($1::json, $2::json, $3, $4, 4, NULL, $3::timestamptz + interval '1 hour', 3600, $5)`, [lost, heads, at, at.slice(0, 10), outbox]),
+      ).rejects.toThrow(/head group/);
+    } finally {
+      await c.query('ROLLBACK');
+    }
+  });
+
   it('leaves the previous function alone and is undone by down', async () => {
     await new AcceptMessagesSharedHeads1798600000167().down(runner());
     try {

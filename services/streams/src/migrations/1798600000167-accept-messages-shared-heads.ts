@@ -68,6 +68,7 @@ export class AcceptMessagesSharedHeads1798600000167 implements MigrationInterfac
         v_release_key boolean := false;
         v_events integer;
         v_packed text;
+        v_lost integer;
       BEGIN
         -- 1. the batch, and the customer and price of every send, and its account's position in v_acc (account ids
         -- in order)
@@ -307,9 +308,9 @@ export class AcceptMessagesSharedHeads1798600000167 implements MigrationInterfac
         END LOOP;
         -- A send's heads are its own (accepted, charged), or, when it names a head group (h), the group's shared
         -- pieces around the send's own values: its events' ids, its uuid and the accepted event's middle (v).
-        SELECT coalesce(sum(x.n), 0)::integer, '[' || string_agg(x.e, ',' ORDER BY x.i) || ']' INTO v_events, v_packed
+        SELECT coalesce(sum(x.n), 0)::integer, '[' || string_agg(x.e, ',' ORDER BY x.i) || ']', coalesce(sum(x.lost), 0)::integer INTO v_events, v_packed, v_lost
           FROM (
-            SELECT r.i, (z.accepted IS NOT NULL)::integer + y.charged::integer AS n,
+            SELECT r.i, (z.accepted IS NOT NULL)::integer + y.charged::integer AS n, (r.h IS NOT NULL AND hd.h IS NULL)::integer AS lost,
                    concat_ws(',',
                      z.accepted || v_amount[r.i] || ',"currency":' || v_cur_json[v_acc_of[r.i]] || '}}',
                      CASE WHEN y.charged THEN
@@ -318,13 +319,18 @@ export class AcceptMessagesSharedHeads1798600000167 implements MigrationInterfac
                      END) AS e
               FROM unnest(v_rows) r
               LEFT JOIN json_to_recordset(p_heads) hd(h integer, a1 text, a2 text, a3 text, a4 text, a5 text, c1 text, c2 text, c3 text) ON hd.h = r.h,
+              LATERAL (SELECT r.uuid::text AS u) u,
+              -- one concat a head (a chain of || copies the growing text at every step); NULL ids give no event
               LATERAL (
-                SELECT CASE WHEN r.h IS NULL THEN r.accepted ELSE hd.a1 || r.aid || hd.a2 || r.uuid::text || hd.a3 || r.uuid::text || hd.a4 || r.v || hd.a5 END AS accepted,
-                       CASE WHEN r.h IS NULL THEN r.charged ELSE hd.c1 || r.cid || hd.c2 || r.uuid::text || hd.c3 END AS charged
+                SELECT CASE WHEN r.h IS NULL THEN r.accepted WHEN r.aid IS NOT NULL THEN concat(hd.a1, r.aid, hd.a2, u.u, hd.a3, u.u, hd.a4, r.v, hd.a5) END AS accepted,
+                       CASE WHEN r.h IS NULL THEN r.charged WHEN r.cid IS NOT NULL THEN concat(hd.c1, r.cid, hd.c2, u.u, hd.c3) END AS charged
               ) z,
               LATERAL (SELECT z.charged IS NOT NULL AND v_amount[r.i] > 0 AS charged) y
              WHERE v_ok[r.i] AND (z.accepted IS NOT NULL OR y.charged)
           ) x;
+        IF v_lost > 0 THEN
+          RAISE EXCEPTION 'accept_messages: % sends name a head group that p_heads does not hold', v_lost;
+        END IF;
         IF v_events > 0 THEN
           EXECUTE p_outbox_sql USING v_events, v_packed;
         END IF;
