@@ -5,6 +5,7 @@
  * call (building the rows and the parameter, the driver), the backend's CPU (/proc), and the parameter's bytes.
  *
  *   node dist/bench/send-batch-write.js [calls=30] [batch=1000]
+ * PGSS=1: pg_stat_statements (nested statements too) of the measured calls, µs of execution a message.
  */
 import * as fs from 'node:fs';
 import { Client } from 'pg';
@@ -16,6 +17,7 @@ import { benchDatabase } from './bench-database';
 
 const calls = Number(process.argv[2] ?? 30);
 const size = Number(process.argv[3] ?? 1000);
+const PGSS = process.env.PGSS === '1';
 
 const backendMs = (pid: number): number => {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -23,7 +25,9 @@ const backendMs = (pid: number): number => {
 };
 
 async function main(): Promise<void> {
-  const db = await benchDatabase('sb-sendwrite-');
+  const db = await benchDatabase('sb-sendwrite-', {
+    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+  });
   try {
     const ds = await openServiceDataSource({ name: 'streams', url: db.url, schema: 'streams', entities: [], migrations: STREAMS_MIGRATIONS, migrationsRun: true });
     await ds.destroy();
@@ -66,6 +70,10 @@ async function main(): Promise<void> {
       return { node: (n.user + n.system) / 1000, backend: b };
     };
     for (let w = 0; w < 3; w++) await once();
+    if (PGSS) {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.query('SELECT pg_stat_statements_reset()');
+    }
     bytes = 0;
     let node = 0;
     let backend = 0;
@@ -76,6 +84,20 @@ async function main(): Promise<void> {
     }
     const m = calls * size;
     console.log(`send-batch-write: ${calls} calls of ${size}: node ${((node * 1000) / m).toFixed(1)} µs, PostgreSQL backend ${((backend * 1000) / m).toFixed(1)} µs, parameter ${(bytes / m).toFixed(0)} B a message; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    if (process.env.EXPLAIN === '1') {
+      c.on('notice', (n) => { if (/coalesce\(sum\(x.n\)/.test(String((n as { message: string }).message))) console.log(String((n as { message: string }).message)); });
+      await c.query(`LOAD 'auto_explain'`);
+      await c.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_analyze = on; SET auto_explain.log_level = notice`);
+      await once();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    if (PGSS) {
+      const top = await c.query<{ us: number; calls: string; query: string }>(
+        `SELECT total_exec_time * 1000 / $1 AS us, calls::text, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 10`,
+        [m],
+      );
+      for (const r of top.rows) console.log(`  ${r.us.toFixed(1).padStart(6)} µs  ${r.calls.padStart(5)} calls  ${r.query.slice(0, 150)}`);
+    }
     await c.end();
   } finally {
     await db.stop();

@@ -310,23 +310,32 @@ export class AcceptMessagesSharedHeads1798600000167 implements MigrationInterfac
         -- pieces around the send's own values: its events' ids, its uuid and the accepted event's middle (v).
         SELECT coalesce(sum(x.n), 0)::integer, '[' || string_agg(x.e, ',' ORDER BY x.i) || ']', coalesce(sum(x.lost), 0)::integer INTO v_events, v_packed, v_lost
           FROM (
-            SELECT r.i, (z.accepted IS NOT NULL)::integer + y.charged::integer AS n, (r.h IS NOT NULL AND hd.h IS NULL)::integer AS lost,
+            SELECT z.i, z.has_accepted::integer + y.charged::integer AS n, z.lost,
+                   -- each event's text in one concat (a chain of || copies the growing text at every step)
                    concat_ws(',',
-                     z.accepted || v_amount[r.i] || ',"currency":' || v_cur_json[v_acc_of[r.i]] || '}}',
-                     CASE WHEN y.charged THEN
-                       z.charged || v_amount[r.i] || ',"currency":' || v_cur_json[v_acc_of[r.i]]
-                       || ',"balanceAfterMicros":' || (v_balance[v_acc_of[r.i]] + v_spent[v_acc_of[r.i]] - v_run[r.i]) || '}}'
-                     END) AS e
-              FROM unnest(v_rows) r
-              LEFT JOIN json_to_recordset(p_heads) hd(h integer, a1 text, a2 text, a3 text, a4 text, a5 text, c1 text, c2 text, c3 text) ON hd.h = r.h,
-              LATERAL (SELECT r.uuid::text AS u) u,
-              -- one concat a head (a chain of || copies the growing text at every step); NULL ids give no event
-              LATERAL (
-                SELECT CASE WHEN r.h IS NULL THEN r.accepted WHEN r.aid IS NOT NULL THEN concat(hd.a1, r.aid, hd.a2, u.u, hd.a3, u.u, hd.a4, r.v, hd.a5) END AS accepted,
-                       CASE WHEN r.h IS NULL THEN r.charged WHEN r.cid IS NOT NULL THEN concat(hd.c1, r.cid, hd.c2, u.u, hd.c3) END AS charged
+                     CASE WHEN NOT z.has_accepted THEN NULL
+                          WHEN z.h IS NULL THEN concat(z.accepted, v_amount[z.i], ',"currency":', v_cur_json[v_acc_of[z.i]], '}}')
+                          ELSE concat(z.a1, z.aid, z.a2, z.u, z.a3, z.u, z.a4, z.v, z.a5, v_amount[z.i], ',"currency":', v_cur_json[v_acc_of[z.i]], '}}') END,
+                     CASE WHEN NOT y.charged THEN NULL
+                          WHEN z.h IS NULL THEN concat(z.charged, v_amount[z.i], ',"currency":', v_cur_json[v_acc_of[z.i]],
+                                                       ',"balanceAfterMicros":', v_balance[v_acc_of[z.i]] + v_spent[v_acc_of[z.i]] - v_run[z.i], '}}')
+                          ELSE concat(z.c1, z.cid, z.c2, z.u, z.c3, v_amount[z.i], ',"currency":', v_cur_json[v_acc_of[z.i]],
+                                      ',"balanceAfterMicros":', v_balance[v_acc_of[z.i]] + v_spent[v_acc_of[z.i]] - v_run[z.i], '}}') END) AS e
+              FROM (
+                -- the accepted sends with their head group's pieces, once a send (OFFSET 0 keeps the planner from
+                -- copying these expressions into every place that reads them); a send's heads are its own when it has
+                -- no group; a NULL head or id gives no event
+                SELECT r.i, r.h, r.accepted, r.charged, r.aid, r.cid, r.v, r.uuid::text AS u, hd.a1, hd.a2, hd.a3, hd.a4, hd.a5, hd.c1, hd.c2, hd.c3,
+                       (r.h IS NOT NULL AND hd.h IS NULL)::integer AS lost,
+                       CASE WHEN r.h IS NULL THEN r.accepted IS NOT NULL ELSE r.aid IS NOT NULL END AS has_accepted,
+                       CASE WHEN r.h IS NULL THEN r.charged IS NOT NULL ELSE r.cid IS NOT NULL END AS has_charged
+                  FROM unnest(v_rows) r
+                  LEFT JOIN json_to_recordset(p_heads) hd(h integer, a1 text, a2 text, a3 text, a4 text, a5 text, c1 text, c2 text, c3 text) ON hd.h = r.h
+                 WHERE v_ok[r.i]
+                OFFSET 0
               ) z,
-              LATERAL (SELECT z.charged IS NOT NULL AND v_amount[r.i] > 0 AS charged) y
-             WHERE v_ok[r.i] AND (z.accepted IS NOT NULL OR y.charged)
+              LATERAL (SELECT z.has_charged AND v_amount[z.i] > 0 AS charged) y
+             WHERE z.has_accepted OR y.charged
           ) x;
         IF v_lost > 0 THEN
           RAISE EXCEPTION 'accept_messages: % sends name a head group that p_heads does not hold', v_lost;
