@@ -9,7 +9,6 @@ import {
   MessageAcceptedV1,
   MessageChargedV1,
   StreamStatus,
-  type EventDefinition,
   type Violation,
 } from '@switchboard/contracts';
 import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, timeOrderedUuid, uuidV5 } from '@switchboard/platform';
@@ -25,6 +24,7 @@ import { LookupsService, type ActiveStream, type CustomerView } from './lookups.
 import { SendDatabase } from './send-database';
 import { GroupCommit } from './group-commit';
 import { StreamsOutboxRelay } from './streams-events.service';
+import { acceptedMiddle, CANONICAL_UUID, eventHead, headPieces, type HeadPieces } from './event-heads';
 
 const BLOCKED_KEYWORD = () => new AppError(400, ErrorCode.InvalidArgument, 'the message contains a blocked keyword');
 
@@ -100,15 +100,21 @@ interface SendRow {
   encoding: string | null;
   segments: number;
   demo: boolean;
-  price_override: number | null;
+  // Absent fields are null to PostgreSQL (json_populate_recordset): left out rather than written as null.
+  price_override?: number;
   /** bytea in PostgreSQL's hex input form */
-  fp: string | null;
-  idem_key: string | null;
-  idem_hash: string | null;
-  idem_response: AnswerBase | null;
-  /** The events' JSON up to the first field the statement fills in (see eventHead). */
-  accepted: string;
-  charged: string;
+  fp?: string;
+  idem_key?: string;
+  idem_hash?: string;
+  idem_response?: AnswerBase;
+  /** The events' JSON up to the first field the statement fills in (see eventHead), when the send has no head group. */
+  accepted?: string;
+  charged?: string;
+  /** The send's head group (`p_heads`, docs/decisions/0167), its events' ids and its accepted event's middle. */
+  h?: number;
+  aid?: string;
+  cid?: string;
+  v?: string;
 }
 
 export type Refusal = 'no_customer' | 'no_price' | 'daily_limit' | 'duplicate' | 'payment_required' | 'key_in_use';
@@ -142,22 +148,15 @@ interface Written {
 /** The id of a message's `streams.message.accepted` event, the same whenever it is built (docs/decisions/0087). */
 export const acceptedEventId = (messageUuid: string): string => uuidV5(messageUuid, ACCEPTED_EVENT_NAMESPACE);
 
+/** What the heads of a send's events share with other sends' (docs/decisions/0167): stream, account and trace. */
+const headGroupKey = (it: Pending): string =>
+  JSON.stringify([it.p.stream.accountId, it.p.stream.id, it.p.stream.streamUid, it.p.stream.streamType, it.traceId, it.traceparent === undefined, it.traceparent ?? null]);
 const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
-const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2, $3, $4, $5, $6, $7, $8)';
+const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2::json, $3, $4, $5, $6, $7, $8, $9)';
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
 const OUTBOX_SQL = `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${PACKED_OUTBOX_TYPE}', '{}', $2)`;
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
 const RETRYABLE = new Set(['40P01', '40001']);
-
-/**
- * An event's JSON (an OutgoingEvent, as a packed outbox row holds it) cut before its last data fields, which only the
- * database knows: `accept_messages` appends `<micros>,"currency":"EUR"}}` (and `,"balanceAfterMicros":<micros>` before
- * the braces for the charged event). `data` holds every other field, so the event meets its schema once completed.
- */
-function eventHead<T>(def: EventDefinition<T>, id: string, occurredAt: string, accountId: string, it: Pick<Pending, 'traceId' | 'traceparent'>, data: Partial<T>, cut: keyof T & string): string {
-  const envelope = { id, type: def.type, version: def.version, occurredAt, source: 'streams', accountId, traceId: it.traceId, traceparent: it.traceparent, key: def.key(data as T), topic: def.topic };
-  return `${JSON.stringify(envelope).slice(0, -1)},"data":${JSON.stringify(data).slice(0, -1)},${JSON.stringify(cut)}:`;
-}
 
 /**
  * The send pipeline behind the stream API, the console demo, OTP requests and replies: stream and account checks,
@@ -413,19 +412,26 @@ export class SendService {
     const now = this.clock.now();
     const at = now.toISOString();
     const answers: AnswerBase[] = [];
+    // The heads' pieces the sends of one stream and trace share, sent once for the batch (docs/decisions/0167).
+    // A group of one send (an API request's) keeps its own heads: nothing to share.
+    const keys = items.map(headGroupKey);
+    const sizes = new Map<string, number>();
+    for (const k of keys) sizes.set(k, (sizes.get(k) ?? 0) + 1);
+    const groups = new Map<string, (HeadPieces & { h: number }) | null>();
     const rows = items.map((it, n) => {
-      const { row, answer } = this.row(it, n + 1, at);
+      const { row, answer } = this.row(it, n + 1, at, sizes.get(keys[n])! > 1 ? { key: keys[n], groups } : null);
       answers.push(answer);
       return row;
     });
     const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
-    const values = [JSON.stringify(rows), now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, OUTBOX_SQL];
-    const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v1', ACCEPT_SQL, values, client);
+    const heads = [...groups.values()].filter((g) => g !== null);
+    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, OUTBOX_SQL];
+    const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v2', ACCEPT_SQL, values, client);
     if (result.length !== items.length) throw new Error(`accept_messages answered ${result.length} rows for ${items.length} sends`);
     return result.map((row, n) => ({ row, answer: answers[n] }));
   }
 
-  private row(it: Pending, i: number, at: string): { row: SendRow; answer: AnswerBase } {
+  private row(it: Pending, i: number, at: string, shared: { key: string; groups: Map<string, (HeadPieces & { h: number }) | null> } | null): { row: SendRow; answer: AnswerBase } {
     const { stream, input, flags, key, requestHash } = it.p;
     const channel = channelOf(stream.streamType);
     const sms = channel === Channel.Sms ? analyzeSms(input.text) : null;
@@ -435,34 +441,50 @@ export class SendService {
     // key and to every other service's index on the message uuid (docs/decisions/0161)
     const uuid = flags.messageUuid ?? timeOrderedUuid();
     const accountId = stream.accountId;
-    const accepted = eventHead(
-      MessageAcceptedV1,
-      // deterministic: a re-publish by the undispatched sweeper (docs/decisions/0087) is the same event
-      acceptedEventId(uuid),
-      at,
-      accountId,
-      it,
-      {
-        messageUuid: uuid,
+    const acceptedId = acceptedEventId(uuid);
+    const chargedId = timeOrderedUuid();
+    const campaignId = flags.campaignId ?? null;
+    const notBefore = flags.notBefore ?? null;
+    let heads: Pick<SendRow, 'accepted' | 'charged' | 'h' | 'aid' | 'cid' | 'v'>;
+    let group = shared ? shared.groups.get(shared.key) : null;
+    if (shared && group === undefined) {
+      const pieces = headPieces(stream, channel, at, it);
+      group = pieces ? { h: shared.groups.size + 1, ...pieces } : null;
+      shared.groups.set(shared.key, group);
+    }
+    if (group && CANONICAL_UUID.test(uuid)) {
+      const v = acceptedMiddle({ sender: input.sender, destination: input.destination, iso2: input.iso2, text: input.text, encoding, segments, payload: input.payload, campaignId, notBefore });
+      heads = { h: group.h, aid: acceptedId, cid: chargedId, v };
+    } else {
+      const accepted = eventHead(
+        MessageAcceptedV1,
+        // deterministic: a re-publish by the undispatched sweeper (docs/decisions/0087) is the same event
+        acceptedId,
+        at,
         accountId,
-        streamId: stream.id,
-        streamUid: stream.streamUid,
-        streamType: stream.streamType,
-        channel,
-        sender: input.sender,
-        destination: input.destination,
-        iso2: input.iso2,
-        text: input.text,
-        encoding,
-        segments,
-        payload: input.payload,
-        campaignId: flags.campaignId ?? null,
-        notBefore: flags.notBefore ?? null,
-        acceptedAt: at,
-      },
-      'priceMicros',
-    );
-    const charged = eventHead(MessageChargedV1, timeOrderedUuid(), at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros');
+        it,
+        {
+          messageUuid: uuid,
+          accountId,
+          streamId: stream.id,
+          streamUid: stream.streamUid,
+          streamType: stream.streamType,
+          channel,
+          sender: input.sender,
+          destination: input.destination,
+          iso2: input.iso2,
+          text: input.text,
+          encoding,
+          segments,
+          payload: input.payload,
+          campaignId,
+          notBefore,
+          acceptedAt: at,
+        },
+        'priceMicros',
+      );
+      heads = { accepted, charged: eventHead(MessageChargedV1, chargedId, at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros') };
+    }
     const answer: AnswerBase = {
       code: 'OK',
       message_uuid: uuid,
@@ -481,7 +503,7 @@ export class SendService {
         uuid,
         account_id: accountId,
         stream_id: stream.id,
-        campaign_id: flags.campaignId ?? null,
+        campaign_id: campaignId,
         sender: input.sender,
         destination: input.destination,
         iso2: input.iso2,
@@ -490,13 +512,12 @@ export class SendService {
         segments,
         demo: flags.demo ?? false,
         // Telegram has no country to price by: its messages are free here (docs/decisions/0014-streams.md).
-        price_override: channel === Channel.Telegram || channel === Channel.TelegramPrivate ? 0 : null,
-        fp: it.fp ? `\\x${it.fp.toString('hex')}` : null,
-        idem_key: key,
-        idem_hash: key && requestHash ? `\\x${requestHash.toString('hex')}` : null,
-        idem_response: key ? answer : null,
-        accepted,
-        charged,
+        price_override: channel === Channel.Telegram || channel === Channel.TelegramPrivate ? 0 : undefined,
+        fp: it.fp ? `\\x${it.fp.toString('hex')}` : undefined,
+        idem_key: key ?? undefined,
+        idem_hash: key && requestHash ? `\\x${requestHash.toString('hex')}` : undefined,
+        idem_response: key ? answer : undefined,
+        ...heads,
       },
     };
   }
