@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import type { QueryRunner } from 'typeorm';
-import { openServiceDataSource } from '@switchboard/platform';
-import { createTestDatabase, type TestDatabase } from '@switchboard/platform/testing';
-import { STREAMS_MIGRATIONS } from '../src/migrations';
+import type { Client } from 'pg';
 import { AcceptMessagesOnePass1798200000000 } from '../src/migrations/1798200000000-accept-messages-one-pass';
+import { acceptMessagesDatabase } from './accept-messages-fixture';
 
 /**
  * docs/decisions/0163: `accept_messages` reads its decisions in fewer passes. The same batch, holding every refusal,
@@ -12,25 +9,12 @@ import { AcceptMessagesOnePass1798200000000 } from '../src/migrations/1798200000
  * messages and outbox row with the new function as with the previous one (the migration's `down`).
  */
 describe('accept_messages, one pass over the decisions', () => {
-  let db: TestDatabase;
+  const fx = acceptMessagesDatabase('acceptone');
   let c: Client;
-  const runner = (): QueryRunner => ({ query: (sql: string) => c.query(sql) }) as unknown as QueryRunner;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('acceptone');
-    const ds = await openServiceDataSource({ name: 'streams', url: db.url, schema: 'streams', entities: [], migrations: STREAMS_MIGRATIONS, migrationsRun: true });
-    await ds.destroy();
-    c = new Client({ connectionString: db.url });
-    await c.connect();
-    await c.query(`INSERT INTO streams.customer (account_id, currency, daily_limit) VALUES (1, 'EUR', NULL), (2, 'USD', NULL), (4, 'EUR', 2)`);
-    await c.query(`INSERT INTO streams.balance_slot (account_id, slot, balance_micros) SELECT 1, g, 10000000 FROM generate_series(0, 3) g`);
-    await c.query(`INSERT INTO streams.balance_slot (account_id, slot, balance_micros) VALUES (2, 0, 120000), (4, 0, 10000000)`);
-    await c.query(`INSERT INTO streams.price (account_id, iso2, price_micros, currency) VALUES (NULL, 'DE', 50000, 'EUR'), (2, 'US', 70000, 'USD'), (NULL, 'US', 40000, 'EUR')`);
+  beforeAll(() => {
+    c = fx.c;
   });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
-  });
+  const runner = fx.runner;
 
   const at = '2026-03-02T10:00:00.000Z';
   function send(i: number, account: number, iso2: string | null, o: Record<string, unknown> = {}): Record<string, unknown> {

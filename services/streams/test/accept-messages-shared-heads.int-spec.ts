@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import type { QueryRunner } from 'typeorm';
+import type { Client } from 'pg';
 import { MessageAcceptedV1, MessageChargedV1 } from '@switchboard/contracts';
-import { openServiceDataSource, timeOrderedUuid } from '@switchboard/platform';
-import { createTestDatabase, type TestDatabase } from '@switchboard/platform/testing';
-import { STREAMS_MIGRATIONS } from '../src/migrations';
+import { timeOrderedUuid } from '@switchboard/platform';
 import { AcceptMessagesSharedHeads1798600000167 } from '../src/migrations/1798600000167-accept-messages-shared-heads';
 import { acceptedMiddle, eventHead, headPieces, type HeadTrace } from '../src/services/event-heads';
+import { acceptMessagesDatabase } from './accept-messages-fixture';
 
 /**
  * docs/decisions/0167: a batch whose sends name a head group (the group's pieces sent once in `p_heads`) gives the same
@@ -15,25 +13,12 @@ import { acceptedMiddle, eventHead, headPieces, type HeadTrace } from '../src/se
  * send with its own heads in the same batch.
  */
 describe('accept_messages, the events heads shared by a batch', () => {
-  let db: TestDatabase;
+  const fx = acceptMessagesDatabase('acceptheads');
   let c: Client;
-  const runner = (): QueryRunner => ({ query: (sql: string) => c.query(sql) }) as unknown as QueryRunner;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('acceptheads');
-    const ds = await openServiceDataSource({ name: 'streams', url: db.url, schema: 'streams', entities: [], migrations: STREAMS_MIGRATIONS, migrationsRun: true });
-    await ds.destroy();
-    c = new Client({ connectionString: db.url });
-    await c.connect();
-    await c.query(`INSERT INTO streams.customer (account_id, currency, daily_limit) VALUES (1, 'EUR', NULL), (2, 'USD', NULL), (4, 'EUR', 2)`);
-    await c.query(`INSERT INTO streams.balance_slot (account_id, slot, balance_micros) SELECT 1, g, 10000000 FROM generate_series(0, 3) g`);
-    await c.query(`INSERT INTO streams.balance_slot (account_id, slot, balance_micros) VALUES (2, 0, 120000), (4, 0, 10000000)`);
-    await c.query(`INSERT INTO streams.price (account_id, iso2, price_micros, currency) VALUES (NULL, 'DE', 50000, 'EUR'), (2, 'US', 70000, 'USD'), (NULL, 'US', 40000, 'EUR')`);
+  beforeAll(() => {
+    c = fx.c;
   });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
-  });
+  const runner = fx.runner;
 
   const at = '2026-03-02T10:00:00.000Z';
   const trace: HeadTrace = { traceId: 'trace "1"', traceparent: undefined };
