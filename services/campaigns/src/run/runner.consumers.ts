@@ -17,6 +17,7 @@ import {
   LinkClickedV1,
   LinkOptOutConfirmedV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   readAudienceBatch,
   readAudienceChunk,
   SendBatchProcessedV1,
@@ -27,7 +28,7 @@ import {
   type EventEnvelope,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -156,12 +157,15 @@ export class RunnerConsumers implements OnModuleInit {
     await this.bus.subscribe({
       group: STATUS_GROUP,
       topics: [Topics.Dispatch],
-      types: [MessageStatusChangedV1.type, CampaignStatusesReconciledV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type, CampaignStatusesReconciledV1.type],
       concurrency: 64,
-      handler: (e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)),
       // a delivered chunk in one call: its statuses join the group commit together, without the bus's delivery each
-      // (docs/decisions/0160); a failure hands each event to `handler` alone (a status moves only forward: idempotent)
-      batchHandler: eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))),
+      // (docs/decisions/0160); a failure hands each event to `handler` alone (a status moves only forward: idempotent).
+      // Dispatch's batches of statuses as their per-message events, each with its own account (0173).
+      ...withStatusBatches(
+        (e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)),
+        eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))),
+      ),
     });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
     await this.bus.subscribe({ group: OPT_OUT_BLOCKS_GROUP, topics: [Topics.Links], types: [LinkOptOutConfirmedV1.type], handler: (e) => this.onLinkOptOut(e) });

@@ -1249,7 +1249,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       events.push(...lifecycleEvents(sentOnly, { final: false }));
       changed.push(...sentOnly, ...receiptRows);
       finalized = finalRows.length + directRows.length + receiptRows.filter((r) => r.status !== 'accepted' && r.status !== 'sent').length;
-      await addToOutbox(m, events);
+      await addToOutbox(m, events, this.relay.statusBatches);
     });
     // Committed: only now are the batches removed from the queues and their waiters released.
     this.defers.splice(0, defers.length);
@@ -1417,7 +1417,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         m,
         ids.map((id) => ({ id, status: MessageStatus.Undelivered, outgoing: 'undelivered', error: 'EXPIRED: no delivery receipt', deliveredAt: null })),
       );
-      await Outbox.add(m, DISPATCH_SCHEMA, lifecycleEvents(rows, { final: true }));
+      await addToOutbox(m, lifecycleEvents(rows, { final: true }), this.relay.statusBatches);
     });
     this.relay.kick();
   }

@@ -9,6 +9,7 @@ import {
   MessageRefundedV1,
   MessagesReconciledV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   PriceChangedV1,
   StreamUpdatedV1,
   TelegramAuthCompletedV1,
@@ -19,7 +20,7 @@ import {
   type EventEnvelope,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
 import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
@@ -89,11 +90,14 @@ export class ReadModelsConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: STATUS_GROUP,
       topics: [Topics.Dispatch],
-      types: [MessageStatusChangedV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type],
       concurrency: 256,
-      handler: (e) => this.onStatus(e),
-      // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160)
-      batchHandler: eachAtOnce((e) => this.onStatus(e)),
+      // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160);
+      // dispatch's batches of statuses as their per-message events, each with its own account (0173)
+      ...withStatusBatches(
+        (e) => this.onStatus(e),
+        eachAtOnce((e) => this.onStatus(e)),
+      ),
     });
   }
 
