@@ -103,14 +103,10 @@ export function safeParseStatusChanged(data: unknown): { success: true; data: St
  * schema's error (the whole batch is retried and dead-lettered as one event would be).
  */
 export function statusChangesOf(e: EventEnvelope): EventEnvelope[] {
-  const items = (e.data as { items?: unknown } | null)?.items;
-  if (!Array.isArray(items) || items.length === 0 || items.length > STATUS_BATCH_MAX || !items.every(isBatchItem)) {
-    MessageStatusesChangedV1.schema.parse(e.data);
-    throw new Error(`${e.type} ${e.id}: not a batch of status changes`);
-  }
+  const items = checkedItems(e);
   const out = new Array<EventEnvelope>(items.length);
   for (let i = 0; i < items.length; i++) {
-    const it = items[i] as BatchItemShape;
+    const it = items[i];
     const accountId = it.data.accountId;
     const messageUuid = it.data.messageUuid;
     const one: EventEnvelope = {
@@ -128,6 +124,31 @@ export function statusChangesOf(e: EventEnvelope): EventEnvelope[] {
     out[i] = one;
   }
   return out;
+}
+
+/**
+ * The status changes of a chunk, per-message events and batches alike, without an envelope made per item: `each` gets
+ * each change's event id and data (a batch item's own: its account is the data's `accountId`), in order; every other
+ * event goes to `other`. A batch whose shape is wrong throws as `statusChangesOf` does. For a consumer's chunk handler
+ * that takes the changes straight into its group commit (docs/decisions/0173).
+ */
+export function forEachStatusChange(events: EventEnvelope[], each: (id: string, data: unknown) => void, other?: (e: EventEnvelope) => void): void {
+  for (const e of events) {
+    if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) each(e.id, e.data);
+    else if (isStatusBatch(e)) {
+      const items = checkedItems(e);
+      for (let i = 0; i < items.length; i++) each(items[i].id, items[i].data);
+    } else other?.(e);
+  }
+}
+
+function checkedItems(e: EventEnvelope): BatchItemShape[] {
+  const items = (e.data as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items) || items.length === 0 || items.length > STATUS_BATCH_MAX || !items.every(isBatchItem)) {
+    MessageStatusesChangedV1.schema.parse(e.data);
+    throw new Error(`${e.type} ${e.id}: not a batch of status changes`);
+  }
+  return items as BatchItemShape[];
 }
 
 /** Whether an event is a batch of status changes this code reads (`statusChangesOf`). */

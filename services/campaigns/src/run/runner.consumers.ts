@@ -26,9 +26,11 @@ import {
   type CampaignHaltReasonValue,
   type EventData,
   type EventEnvelope,
+  flattenStatusBatches,
+  forEachStatusChange,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, tracingEnabled, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -161,11 +163,10 @@ export class RunnerConsumers implements OnModuleInit {
       concurrency: 64,
       // a delivered chunk in one call: its statuses join the group commit together, without the bus's delivery each
       // (docs/decisions/0160); a failure hands each event to `handler` alone (a status moves only forward: idempotent).
-      // Dispatch's batches of statuses as their per-message events, each with its own account (0173).
-      ...withStatusBatches(
-        (e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)),
-        eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))),
-      ),
+      // Dispatch's batches of statuses as their per-message events, each with its own account (0173); without tracing
+      // a chunk's status changes join the group commit with one promise for the chunk (onStatusChunk).
+      handler: withStatusBatches((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))).handler,
+      batchHandler: (events, context) => (tracingEnabled() ? this.tracedStatusChunk(flattenStatusBatches(events), context) : this.onStatusChunk(events)),
     });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
     await this.bus.subscribe({ group: OPT_OUT_BLOCKS_GROUP, topics: [Topics.Links], types: [LinkOptOutConfirmedV1.type], handler: (e) => this.onLinkOptOut(e) });
@@ -451,6 +452,58 @@ export class RunnerConsumers implements OnModuleInit {
     const d = parseStatusChanged(e.data);
     if (!d.campaignId || !(d.status in RANK)) return;
     await this.enqueueStatus({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
+  }
+
+  /** With tracing on, each event of a chunk in its own consumer span (as one by one). */
+  private readonly tracedStatusChunk = eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)));
+
+  /**
+   * A delivered chunk, per-message statuses and dispatch's batches alike (docs/decisions/0173): each status change read
+   * as `onStatus` reads it (a campaign's only, its account and campaign its own data's) and queued for the group commit
+   * with one pair of callbacks for the chunk, not a promise per status; an answer to a status question as ever. Resolves
+   * once all of them committed, fails with the first failure once every one settled.
+   */
+  async onStatusChunk(events: EventEnvelope[]): Promise<void> {
+    const running: Array<Promise<unknown>> = [];
+    const items: Array<Omit<StatusItem, 'resolve' | 'reject'>> = [];
+    forEachStatusChange(
+      events,
+      (id, data) => {
+        // most messages are no campaign's: no parse for them
+        if (!(data as { campaignId?: unknown } | null)?.campaignId) return;
+        const d = parseStatusChanged(data);
+        if (!d.campaignId || !(d.status in RANK)) return;
+        items.push({ id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
+      },
+      (e) => {
+        if (e.type === CampaignStatusesReconciledV1.type) running.push(this.onStatusesAnswer(e));
+      },
+    );
+    if (items.length) running.push(this.enqueueStatuses(items));
+    if (running.length === 0) return;
+    const results = await Promise.allSettled(running);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Many statuses into the group commit at once: resolves once all committed, rejects with the first failure. */
+  private enqueueStatuses(items: Array<Omit<StatusItem, 'resolve' | 'reject'>>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let left = items.length;
+      let failure: { error: unknown } | null = null;
+      const done = () => {
+        if (--left > 0) return;
+        if (failure) reject(failure.error);
+        else resolve();
+      };
+      const fail = (error: unknown) => {
+        failure ??= { error };
+        done();
+      };
+      const wasEmpty = this.statusQueue.length === 0;
+      for (const it of items) this.statusQueue.push({ id: it.id, messageUuid: it.messageUuid, campaignId: it.campaignId, accountId: it.accountId, status: it.status, answer: it.answer, resolve: done, reject: fail });
+      if (wasEmpty) setImmediate(() => void this.flushStatuses());
+    });
   }
 
   /**

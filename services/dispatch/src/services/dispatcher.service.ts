@@ -3,12 +3,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
-import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
 import { accountShareKey, LocalShares, streamShareKey, type ShareKey } from '../domain/rate-shares';
 import { RateShareRepository } from '../repositories/rate-share.repository';
-import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
+import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
 import {
   destinationKey,
   MessageRepository,

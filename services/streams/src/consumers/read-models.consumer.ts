@@ -18,9 +18,11 @@ import {
   type EventData,
   type EventDefinition,
   type EventEnvelope,
+  flattenStatusBatches,
+  forEachStatusChange,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, tracingEnabled, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
 import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
@@ -72,7 +74,16 @@ export class ReadModelsConsumer implements OnModuleInit {
     private readonly streams: StreamService,
     private readonly undispatched: UndispatchedSweeper,
   ) {
-    this.statuses = new BatchedIdempotentConsumer<StatusData>({ dataSource: ds, schema: STREAMS_SCHEMA, consumer: STATUS_GROUP, apply: (m, items) => this.applyStatuses(m, items) });
+    this.statuses = new BatchedIdempotentConsumer<StatusData>({
+      dataSource: ds,
+      schema: STREAMS_SCHEMA,
+      consumer: STATUS_GROUP,
+      // no processed_events row per status: the move is idempotent by itself (applyStatuses moves a message only to a
+      // status of a higher rank, so a redelivered status or batch changes nothing; docs/decisions/0173, as 0051 for
+      // campaigns' statuses)
+      claim: () => false,
+      apply: (m, items) => this.applyStatuses(m, items),
+    });
   }
 
   private readonly statuses: BatchedIdempotentConsumer<StatusData>;
@@ -94,11 +105,23 @@ export class ReadModelsConsumer implements OnModuleInit {
       concurrency: 256,
       // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160);
       // dispatch's batches of statuses as their per-message events, each with its own account (0173)
-      ...withStatusBatches(
-        (e) => this.onStatus(e),
-        eachAtOnce((e) => this.onStatus(e)),
-      ),
+      handler: withStatusBatches((e) => this.onStatus(e)).handler,
+      batchHandler: (events, context) => (tracingEnabled() ? this.tracedChunk(flattenStatusBatches(events), context) : this.onStatusChunk(events)),
     });
+  }
+
+  /** With tracing on, each status in its own consumer span (as one by one), joining the batch together. */
+  private readonly tracedChunk = eachAtOnce((e) => this.onStatus(e));
+
+  /**
+   * A delivered chunk, per-message statuses and dispatch's batches alike (docs/decisions/0173): every status change
+   * checked as one by one (its own account in its data) and handed to the group commit at once, with one promise for
+   * the chunk, no envelope or promise per status.
+   */
+  async onStatusChunk(events: EventEnvelope[]): Promise<void> {
+    const items: Array<BatchItem<StatusData>> = [];
+    forEachStatusChange(events, (id, data) => items.push({ event: { id }, data: parseStatusChanged(data) }));
+    return this.statuses.handleMany(items);
   }
 
   async onStatus(e: EventEnvelope): Promise<void> {
