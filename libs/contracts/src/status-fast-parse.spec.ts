@@ -104,5 +104,11 @@ describe('a batch of status changes as its per-message events (docs/decisions/01
       [MessageStatusChangedV1.type, ids[1], '8'],
       [MessageStatusChangedV1.type, ids[0], null],
     ]);
+    // with a filter, a batch's other items become no event; a per-message event is never filtered
+    const kept = flattenStatusBatches([single, batch({ items: [{ id: ids[0], data: status }, { id: ids[1], data: other }] })], (d) => (d as { accountId: string }).accountId === '8');
+    expect(kept.map((e) => [e.id, e.accountId])).toEqual([
+      [ids[0], null],
+      [ids[1], '8'],
+    ]);
   });
 });

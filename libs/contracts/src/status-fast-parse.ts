@@ -154,13 +154,26 @@ function checkedItems(e: EventEnvelope): BatchItemShape[] {
 /** Whether an event is a batch of status changes this code reads (`statusChangesOf`). */
 export const isStatusBatch = (e: EventEnvelope): boolean => e.type === MessageStatusesChangedV1.type && e.version === MessageStatusesChangedV1.version;
 
-/** A chunk with each batch of status changes in it replaced by its per-message events (the chunk itself when it has none). */
-export function flattenStatusBatches(events: EventEnvelope[]): EventEnvelope[] {
+/**
+ * A chunk with each batch of status changes in it replaced by its per-message events (the chunk itself when it has
+ * none). With `keep`, only a batch's items whose data it keeps become events: a consumer that skips most of them (the
+ * inbox skips a campaign's, webhooks an account's without a webhook) makes no envelope for the rest.
+ */
+export function flattenStatusBatches(events: EventEnvelope[], keep?: (data: unknown) => boolean): EventEnvelope[] {
   if (!events.some(isStatusBatch)) return events;
   const out: EventEnvelope[] = [];
   for (const e of events) {
-    if (isStatusBatch(e)) for (const one of statusChangesOf(e)) out.push(one);
-    else out.push(e);
+    if (!isStatusBatch(e)) {
+      out.push(e);
+      continue;
+    }
+    if (!keep) {
+      for (const one of statusChangesOf(e)) out.push(one);
+      continue;
+    }
+    const items = checkedItems(e);
+    const kept = items.filter((it) => keep(it.data));
+    if (kept.length) for (const one of statusChangesOf({ ...e, data: { items: kept } })) out.push(one);
   }
   return out;
 }

@@ -361,9 +361,14 @@ export function eachAtOnce(handler: (event: EventEnvelope) => Promise<void> | un
  * one event. An outage fails it like any other event: the bus retries it without end. Every other event goes through
  * as it is.
  */
-export function withStatusBatches(handler: EventHandler, batchHandler?: BatchEventHandler): { handler: EventHandler; batchHandler?: BatchEventHandler } {
+export function withStatusBatches(
+  handler: EventHandler,
+  batchHandler?: BatchEventHandler,
+  /** In a chunk, only a batch's items whose data this keeps are handed on (the rest are skipped without an envelope). */
+  keep?: (data: unknown) => boolean,
+): { handler: EventHandler; batchHandler?: BatchEventHandler } {
   return {
     handler: (e, context) => (isStatusBatch(e) ? settleAll(statusChangesOf(e).map((one) => handler(one, context))) : handler(e, context)),
-    batchHandler: batchHandler && ((events, context) => batchHandler(flattenStatusBatches(events), context)),
+    batchHandler: batchHandler && ((events, context) => batchHandler(flattenStatusBatches(events, keep), context)),
   };
 }

@@ -105,6 +105,8 @@ export class MessagingConsumer implements OnModuleInit {
       ...withStatusBatches(
         (e) => (e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e)),
         eachAtOnce((e) => (notTheInbox(e) ? undefined : e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e))),
+        // a batch's campaign statuses become no envelope at all
+        (data) => !(data as { campaignId?: unknown } | null)?.campaignId,
       ),
     });
   }

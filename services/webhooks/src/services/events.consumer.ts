@@ -55,6 +55,11 @@ export class WebhookEventsConsumer implements OnModuleInit {
       ...withStatusBatches(
         (e) => this.handle(e),
         eachAtOnce((e) => (this.surelyUnwanted(e) ? undefined : this.handle(e))),
+        // a batch's statuses of accounts known to have no status webhook become no envelope at all
+        (data) => {
+          const accountId = (data as { accountId?: unknown } | null)?.accountId;
+          return !(typeof accountId === 'string' && this.active.knownToLack(accountId, WebhookTrigger.MessageStatusChange));
+        },
       ),
     });
   }
