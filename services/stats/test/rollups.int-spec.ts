@@ -372,7 +372,7 @@ describe('stats: rollups from the messaging events', () => {
   });
 
   it("takes dispatch's batch of statuses (0173): each item counted under its own account, a redelivered batch counts nothing, the per-message form still counts", async () => {
-    const [A, B] = ['94', '95'];
+    const [A, B] = ['96', '97'];
     await s.publish([customer(A, 'UTC'), customer(B, 'UTC')]);
     const [mA, mB, mC] = [
       message({ account: A, acceptedAt: '2026-05-04T10:00:00.000Z' }),

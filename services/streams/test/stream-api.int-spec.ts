@@ -456,8 +456,9 @@ describe('stream API', () => {
           },
           { accountId: acc, source: 'dispatch' },
         );
-      const items = [one(uuids[0], 'delivered'), one(uuids[1], 'delivered', OTHER), one(uuids[2], 'sent')];
-      // the batch's envelope names this account: an item naming another is still that other account's (and moves nothing here)
+      // the batch's envelope names this account: an item naming another is still that other account's (and moves nothing
+      // here), nor does it hide the message's own status in the same batch
+      const items = [one(uuids[0], 'delivered'), one(uuids[1], 'delivered', OTHER), one(uuids[2], 'delivered', OTHER), one(uuids[2], 'sent')];
       const batch = createEnvelope(MessageStatusesChangedV1, { items: items.map((e) => ({ id: e.id, data: e.data })) }, { accountId: ACC, source: 'dispatch' });
       const state = async () =>
         (await a.sql<{ uuid: string; status: string }>(`SELECT uuid::text, status FROM streams.message WHERE uuid = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], uuid)`, [uuids])).map((r) => r.status);

@@ -570,10 +570,11 @@ export class RunnerConsumers implements OnModuleInit {
       // No processed_events claim: the move itself is idempotent. A status counts only when it moves its recipient
       // forward (below), so a repeated event, or a second event of a status already reached, changes and counts
       // nothing (docs/decisions/0051: the claim was an INSERT per status, two per message, for no effect).
-      // per message, the furthest status of the group (a message's sent and delivered may come together)
+      // per message, the furthest status of the group (a message's sent and delivered may come together); keyed by the
+      // status's account too, so a status naming another account (which moves nothing) cannot mask the message's own
       const best = new Map<string, StatusItem>();
       for (const g of group) {
-        const key = `${g.campaignId}:${g.messageUuid}`;
+        const key = `${g.accountId}:${g.campaignId}:${g.messageUuid}`;
         const had = best.get(key);
         if (!had || RANK[g.status] > RANK[had.status]) best.set(key, g);
       }
@@ -610,7 +611,7 @@ export class RunnerConsumers implements OnModuleInit {
         map.set(key, c);
       };
       for (const r of rows) {
-        const item = best.get(`${r.campaign_id}:${r.uuid}`);
+        const item = best.get(`${r.account_id}:${r.campaign_id}:${r.uuid}`);
         if (item) moved.add(item);
         touched.set(r.campaign_id, r.account_id);
         add(campaigns, r.campaign_id, r);

@@ -137,18 +137,20 @@ export class ReadModelsConsumer implements OnModuleInit {
    * every batch (docs/decisions/0108).
    */
   private async applyStatuses(m: EntityManager, items: Array<BatchItem<StatusData>>): Promise<() => void> {
+    // per message and account: a status naming another account (which moves nothing) cannot mask the message's own
     const best = new Map<string, StatusData & { rank: number }>();
     for (const { data } of items) {
       const rank = STATUS_RANK[data.status] ?? 0;
-      const prev = best.get(data.messageUuid);
-      if (!prev) best.set(data.messageUuid, { ...data, rank });
+      const key = `${data.accountId}:${data.messageUuid}`;
+      const prev = best.get(key);
+      if (!prev) best.set(key, { ...data, rank });
       else {
         const next = rank > prev.rank ? { ...data, rank } : prev;
-        best.set(data.messageUuid, { ...next, sentAt: next.sentAt ?? prev.sentAt ?? data.sentAt, deliveredAt: next.deliveredAt ?? prev.deliveredAt ?? data.deliveredAt });
+        best.set(key, { ...next, sentAt: next.sentAt ?? prev.sentAt ?? data.sentAt, deliveredAt: next.deliveredAt ?? prev.deliveredAt ?? data.deliveredAt });
       }
     }
     const list = [...best.values()];
-    const rows = returned<{ uuid: string }>(
+    const rows = returned<{ key: string }>(
       await m.query(
         `UPDATE streams.message m SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
                 sent_at = coalesce(t.sent_at, m.sent_at), delivered_at = coalesce(t.delivered_at, m.delivered_at), updated_at = t.occurred_at
@@ -156,7 +158,7 @@ export class ReadModelsConsumer implements OnModuleInit {
              AS t(uuid, account_id, status, outgoing, error, sent_at, delivered_at, occurred_at, rank)
           WHERE m.uuid = ANY($1::uuid[]) AND m.uuid = t.uuid AND m.account_id = t.account_id
             AND (CASE m.status ${Object.entries(STATUS_RANK).map(([st, r]) => `WHEN '${st}' THEN ${r}`).join(' ')} ELSE 0 END) < t.rank
-          RETURNING m.uuid::text AS uuid`,
+          RETURNING m.account_id::text || ':' || m.uuid::text AS key`,
         [
           list.map((d) => d.messageUuid),
           list.map((d) => d.accountId),
@@ -172,7 +174,7 @@ export class ReadModelsConsumer implements OnModuleInit {
     );
     return () => {
       for (const r of rows) {
-        const d = best.get(r.uuid);
+        const d = best.get(r.key);
         if (d) this.activity.touch(d.accountId, d.streamId);
       }
     };
