@@ -190,6 +190,31 @@ export const MessageStatusChangedV1 = defineEvent({
   }),
 });
 
+/** The most status changes one `dispatch.message.statuses_changed` event carries (about 700 B each as JSON). */
+export const STATUS_BATCH_MAX = 500;
+
+/**
+ * The status changes of one of dispatch's write batches (a group commit of sends or receipts) as one event, instead of a
+ * `dispatch.message.status_changed` each (docs/decisions/0173): each item is exactly the per-message event it stands
+ * for, its id (`id`, what consumers claim and webhooks send as the webhook id), its trace (`traceparent`) and its data,
+ * with its own `accountId`. A batch mixes accounts: the envelope's `accountId` is null, and a consumer takes each item's
+ * account from the item, never from the batch. Consumers take it with `statusChangesOf` (one per-message envelope per
+ * item) and accept the per-message form too; dispatch emits this form only with `statusBatches` on (expand-only: every
+ * consumer first, then dispatch).
+ */
+export const MessageStatusesChangedV1 = defineEvent({
+  type: 'dispatch.message.statuses_changed',
+  version: 1,
+  topic: Topics.Dispatch,
+  key: (d) => d.items[0]?.data.messageUuid ?? '',
+  schema: z.object({
+    items: z
+      .array(z.object({ id: z.string().uuid(), traceparent: z.string().optional(), data: MessageStatusChangedV1.schema }))
+      .min(1)
+      .max(STATUS_BATCH_MAX),
+  }),
+});
+
 /** Cost and delivery record, once a message reached a final status (webhook trigger "EDR info"). */
 export const MessageEdrV1 = defineEvent({
   type: 'dispatch.message.edr_recorded',
@@ -350,6 +375,7 @@ export const MessagingEvents = [
   CampaignStatusesRequestedV1,
   CampaignStatusesReconciledV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   MessageEdrV1,
   MessageRefundDueV1,
   MessageReceivedV1,

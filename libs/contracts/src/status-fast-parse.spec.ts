@@ -1,5 +1,6 @@
-import { MessageStatusChangedV1 } from './messaging-events';
-import { fastStatusChanged, parseStatusChanged, safeParseStatusChanged } from './status-fast-parse';
+import type { EventEnvelope } from './events';
+import { MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX } from './messaging-events';
+import { fastStatusChanged, flattenStatusBatches, parseStatusChanged, safeParseStatusChanged, statusChangesOf } from './status-fast-parse';
 
 /** A status change as dispatch publishes it (after the bus's JSON copy). */
 const status = {
@@ -66,5 +67,48 @@ describe('MessageStatusChangedV1 checked by hand (docs/decisions/0160)', () => {
     expect(fast).not.toHaveProperty('extra');
     expect(fast).toStrictEqual(MessageStatusChangedV1.schema.parse(data));
     expect(fastStatusChanged({ ...status, campaignId: null, vendorId: null, status: 'sent' })).toStrictEqual(MessageStatusChangedV1.schema.parse({ ...status, campaignId: null, vendorId: null, status: 'sent' }));
+  });
+});
+
+describe('a batch of status changes as its per-message events (docs/decisions/0173)', () => {
+  const ids = ['0190b3a0-0000-7000-8000-000000000001', '0190b3a0-0000-7000-8000-000000000002'];
+  const other = { ...status, messageUuid: '1b5f3c1e-8d2a-4f6b-9c7d-1e2f3a4b5c6d', accountId: '8', campaignId: null };
+  const batch = (data: unknown, accountId: string | null = null): EventEnvelope =>
+    ({ id: '0190b3a0-0000-7000-8000-0000000000ff', type: MessageStatusesChangedV1.type, version: 1, occurredAt: '2026-11-28T02:00:04.000Z', source: 'dispatch', accountId, traceId: null, key: status.messageUuid, data }) as EventEnvelope;
+
+  it('gives each item as the event it stands for: its own id, account, key and trace, the data as sent', () => {
+    const data = { items: [{ id: ids[0], traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', data: status }, { id: ids[1], data: other }] };
+    expect(MessageStatusesChangedV1.schema.parse(data)).toEqual(data);
+    // the batch's envelope naming an account is not taken for the items: each keeps its own
+    const events = statusChangesOf(batch(data, '7'));
+    expect(events).toEqual([
+      { id: ids[0], type: MessageStatusChangedV1.type, version: 1, occurredAt: '2026-11-28T02:00:04.000Z', source: 'dispatch', accountId: '7', traceId: null, key: status.messageUuid, data: status, traceparent: data.items[0].traceparent },
+      { id: ids[1], type: MessageStatusChangedV1.type, version: 1, occurredAt: '2026-11-28T02:00:04.000Z', source: 'dispatch', accountId: '8', traceId: null, key: other.messageUuid, data: other },
+    ]);
+    for (const e of events) expect(parseStatusChanged(e.data)).toEqual(e.data);
+  });
+
+  it('refuses a batch of the wrong shape with the schema error, and takes no item of it', () => {
+    for (const data of [{}, { items: [] }, { items: [{ id: 'x', data: status }] }, { items: [{ id: ids[0] }] }, { items: Array.from({ length: STATUS_BATCH_MAX + 1 }, () => ({ id: ids[0], data: status })) }, null]) {
+      expect(() => statusChangesOf(batch(data))).toThrow();
+    }
+  });
+
+  it('replaces only the batches of a chunk, in place, and leaves a chunk without one as it is', () => {
+    const single = { ...batch(status), type: MessageStatusChangedV1.type, id: ids[0] } as EventEnvelope;
+    const chunk = [single];
+    expect(flattenStatusBatches(chunk)).toBe(chunk);
+    const flat = flattenStatusBatches([single, batch({ items: [{ id: ids[1], data: other }] }), single]);
+    expect(flat.map((e) => [e.type, e.id, e.accountId])).toEqual([
+      [MessageStatusChangedV1.type, ids[0], null],
+      [MessageStatusChangedV1.type, ids[1], '8'],
+      [MessageStatusChangedV1.type, ids[0], null],
+    ]);
+    // with a filter, a batch's other items become no event; a per-message event is never filtered
+    const kept = flattenStatusBatches([single, batch({ items: [{ id: ids[0], data: status }, { id: ids[1], data: other }] })], (d) => (d as { accountId: string }).accountId === '8');
+    expect(kept.map((e) => [e.id, e.accountId])).toEqual([
+      [ids[0], null],
+      [ids[1], '8'],
+    ]);
   });
 });

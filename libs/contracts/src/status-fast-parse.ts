@@ -1,5 +1,5 @@
-import type { EventData } from './events';
-import { MessageStatusChangedV1 } from './messaging-events';
+import type { EventData, EventEnvelope } from './events';
+import { MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX } from './messaging-events';
 
 /**
  * `MessageStatusChangedV1.schema.parse`, written out by hand for the data that passes (docs/decisions/0160). A status
@@ -92,4 +92,100 @@ export function safeParseStatusChanged(data: unknown): { success: true; data: St
   if (fast) return { success: true, data: fast };
   const r = MessageStatusChangedV1.schema.safeParse(data);
   return r.success ? { success: true, data: r.data } : { success: false };
+}
+
+/**
+ * A `dispatch.message.statuses_changed` event as the per-message `dispatch.message.status_changed` events it stands for
+ * (docs/decisions/0173): each with the item's id, trace and data, its envelope's account the item's own `accountId` (the
+ * batch's envelope has none: a batch mixes accounts), so a consumer handles it as it handles the per-message form, with
+ * the same claims (a redelivered batch claims the same ids) and the same per-item checks. The items' data are not
+ * copied; each consumer checks them as it checks a per-message event's. A batch whose shape is wrong throws the
+ * schema's error (the whole batch is retried and dead-lettered as one event would be).
+ */
+export function statusChangesOf(e: EventEnvelope): EventEnvelope[] {
+  const items = checkedItems(e);
+  const out = new Array<EventEnvelope>(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    const accountId = it.data.accountId;
+    const messageUuid = it.data.messageUuid;
+    const one: EventEnvelope = {
+      id: it.id,
+      type: MessageStatusChangedV1.type,
+      version: MessageStatusChangedV1.version,
+      occurredAt: e.occurredAt,
+      source: e.source,
+      accountId: typeof accountId === 'string' ? accountId : null,
+      traceId: e.traceId,
+      key: typeof messageUuid === 'string' ? messageUuid : '',
+      data: it.data,
+    };
+    if (it.traceparent !== undefined) one.traceparent = it.traceparent;
+    out[i] = one;
+  }
+  return out;
+}
+
+/**
+ * The status changes of a chunk, per-message events and batches alike, without an envelope made per item: `each` gets
+ * each change's event id and data (a batch item's own: its account is the data's `accountId`), in order; every other
+ * event goes to `other`. A batch whose shape is wrong throws as `statusChangesOf` does. For a consumer's chunk handler
+ * that takes the changes straight into its group commit (docs/decisions/0173).
+ */
+export function forEachStatusChange(events: EventEnvelope[], each: (id: string, data: unknown) => void, other?: (e: EventEnvelope) => void): void {
+  for (const e of events) {
+    if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) each(e.id, e.data);
+    else if (isStatusBatch(e)) {
+      const items = checkedItems(e);
+      for (let i = 0; i < items.length; i++) each(items[i].id, items[i].data);
+    } else other?.(e);
+  }
+}
+
+function checkedItems(e: EventEnvelope): BatchItemShape[] {
+  const items = (e.data as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items) || items.length === 0 || items.length > STATUS_BATCH_MAX || !items.every(isBatchItem)) {
+    MessageStatusesChangedV1.schema.parse(e.data);
+    throw new Error(`${e.type} ${e.id}: not a batch of status changes`);
+  }
+  return items as BatchItemShape[];
+}
+
+/** Whether an event is a batch of status changes this code reads (`statusChangesOf`). */
+export const isStatusBatch = (e: EventEnvelope): boolean => e.type === MessageStatusesChangedV1.type && e.version === MessageStatusesChangedV1.version;
+
+/**
+ * A chunk with each batch of status changes in it replaced by its per-message events (the chunk itself when it has
+ * none). With `keep`, only a batch's items whose data it keeps become events: a consumer that skips most of them (the
+ * inbox skips a campaign's, webhooks an account's without a webhook) makes no envelope for the rest.
+ */
+export function flattenStatusBatches(events: EventEnvelope[], keep?: (data: unknown) => boolean): EventEnvelope[] {
+  if (!events.some(isStatusBatch)) return events;
+  const out: EventEnvelope[] = [];
+  for (const e of events) {
+    if (!isStatusBatch(e)) {
+      out.push(e);
+      continue;
+    }
+    if (!keep) {
+      for (const one of statusChangesOf(e)) out.push(one);
+      continue;
+    }
+    const items = checkedItems(e);
+    const kept = items.filter((it) => keep(it.data));
+    if (kept.length) for (const one of statusChangesOf({ ...e, data: { items: kept } })) out.push(one);
+  }
+  return out;
+}
+
+interface BatchItemShape {
+  id: string;
+  traceparent?: string;
+  data: Doc;
+}
+
+function isBatchItem(v: unknown): v is BatchItemShape {
+  if (typeof v !== 'object' || v === null) return false;
+  const it = v as Doc;
+  return isContractUuid(it.id) && (it.traceparent === undefined || typeof it.traceparent === 'string') && typeof it.data === 'object' && it.data !== null && !Array.isArray(it.data);
 }

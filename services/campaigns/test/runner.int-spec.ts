@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { CampaignHaltReason, CampaignStatus, ContactOptedOutV1, InboundOptedOutV1, LinkClickedV1, MessageStatusChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
+import { CampaignHaltReason, CampaignStatus, ContactOptedOutV1, InboundOptedOutV1, LinkClickedV1, MessageStatusChangedV1, MessageStatusesChangedV1, PriceChangedV1, SendBatchProcessedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CampaignRunner, CampaignsUnitOfWork, RunnerDatabase } from '../src';
 import { ANALYZE_AFTER_RECIPIENTS } from '../src/run/runner.consumers';
@@ -318,6 +318,35 @@ describe('campaign runner', () => {
     expect(await h.campaign(id)).toMatchObject({ sent: 3, delivered: 1, undelivered: 1, sent_failed: 1, clicked: 1 });
     const [v] = await h.a.sql(`SELECT sent::int, delivered::int, clicked::int FROM campaigns.campaign_variant WHERE campaign_id = $1`, [id]);
     expect(v).toEqual({ sent: 3, delivered: 1, clicked: 1 });
+  });
+
+  it("takes dispatch's batches of statuses (0173): each item counted once under its own account, a redelivered batch counts nothing, the per-message form still counts", async () => {
+    h.dispatchHolding = true;
+    const id = await h.campaign0('1202', 4);
+    await h.step();
+    await h.step();
+    await h.step();
+    expect({ status: await h.status(id), queued: h.dispatchQueue.length }).toEqual({ status: CampaignStatus.Sending, queued: 4 });
+    const msgs = await h.a.sql<{ uuid: string }>(`SELECT message_uuid::text AS uuid FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]);
+    const one = (uuid: string, s: string, acc = '1202') =>
+      createEnvelope(
+        MessageStatusChangedV1,
+        { messageUuid: uuid, accountId: acc, streamId: '12021', streamUid: 'x', campaignId: id, sender: 'Acme', destination: '+447400000000', status: s as 'sent', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+        { accountId: acc, source: 'dispatch' },
+      );
+    // a batch mixing accounts (its envelope names none): the item of account 999 moves nothing of this campaign
+    const batch = createEnvelope(
+      MessageStatusesChangedV1,
+      { items: [one(msgs[0].uuid, 'sent'), one(msgs[1].uuid, 'sent'), one(msgs[1].uuid, 'delivered', '999'), one(msgs[2].uuid, 'undelivered')].map((e) => ({ id: e.id, data: e.data })) },
+      { accountId: null, source: 'dispatch' },
+    );
+    await h.a.publish([batch]);
+    await h.a.publish([batch]);
+    await h.a.publish([one(msgs[3].uuid, 'sent_failed'), one(msgs[0].uuid, 'delivered')]);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(await h.campaign(id)).toMatchObject({ sent: 3, delivered: 1, undelivered: 1, sent_failed: 1 });
+    const states = await h.a.sql<{ status: string }>(`SELECT status FROM campaigns.recipient WHERE campaign_id = $1 ORDER BY ordinal`, [id]);
+    expect(states.map((r) => r.status)).toEqual(['delivered', 'sent', 'undelivered', 'sent_failed']);
   });
 
   it('keeps a campaign sending while dispatch still has messages streams accepted: pause and play act on that tail, and it finishes after the last one left dispatch', async () => {

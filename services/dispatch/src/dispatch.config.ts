@@ -23,6 +23,8 @@ export const dispatchConfigSchema = z.object({
   KAFKA_PARTITIONS_CONCURRENTLY: env.int(8, 1),
   /** Accepted events handled at once per partition, feeding one group commit (docs/decisions/0018, 0019). */
   DISPATCH_INGEST_CONCURRENCY: env.int(500, 1),
+  /** Status changes as one event per write batch (docs/decisions/0173): only once every consumer takes that form. */
+  DISPATCH_STATUS_BATCHES: env.bool(false),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
@@ -91,6 +93,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
     // the simulator adapter lives in dispatch itself, so the demo vendors work without any SMSC
     seedVendors: c.SEED_DEMO ? embeddedDispatchOptions().seedVendors : undefined,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
+    statusBatches: c.DISPATCH_STATUS_BATCHES,
     dispatcher: {
       receiptTimeoutMs: c.DISPATCH_RECEIPT_TIMEOUT_MS,
       queryIntervalMs: c.DISPATCH_QUERY_SM_INTERVAL_MS,

@@ -78,6 +78,12 @@ export interface DispatchModuleOptions {
   ingestConcurrency?: number;
   /** Realtime `rt.<acc>.messages` batches at most this often. Default 500 ms. */
   realtimeIntervalMs?: number;
+  /**
+   * Status changes as one `dispatch.message.statuses_changed` event per write batch instead of a
+   * `dispatch.message.status_changed` each (docs/decisions/0173). Turn on only once every consumer of dispatch's
+   * statuses runs a release that takes both forms. Default false.
+   */
+  statusBatches?: boolean;
   /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
   stuck?: StuckSweepOptions;
   /**
@@ -180,6 +186,7 @@ export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'di
   outboxBatchSize: number;
   realtimeIntervalMs: number;
   ingestConcurrency: number;
+  statusBatches: boolean;
 }
 
 export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedDispatchOptions {
@@ -191,6 +198,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
     outboxBatchSize: o.outboxBatchSize ?? 1000,
     ingestConcurrency: Math.max(1, o.ingestConcurrency ?? 128),
     realtimeIntervalMs: o.realtimeIntervalMs ?? 500,
+    statusBatches: o.statusBatches ?? false,
     dispatcher: {
       batchSize: d.batchSize ?? 500,
       maxInFlight: d.maxInFlight ?? 5000,

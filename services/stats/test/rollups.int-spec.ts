@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import type { DashboardMainDto } from '@switchboard/contracts';
-import type { BatchItem, OutgoingEvent } from '@switchboard/platform';
+import { MessageStatusesChangedV1, type DashboardMainDto } from '@switchboard/contracts';
+import { createEnvelope, type BatchItem, type OutgoingEvent } from '@switchboard/platform';
 import { RollupConsumer, type RollupInput } from '../src/consumers/rollup.consumer';
 import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
 
@@ -366,6 +366,32 @@ describe('stats: rollups from the messaging events', () => {
           [[A, '2026-05-03T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
           [[A, '2026-05-03T11:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '30000' }],
           [[A, '2026-05-03T12:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+        ]),
+      ),
+    );
+  });
+
+  it("takes dispatch's batch of statuses (0173): each item counted under its own account, a redelivered batch counts nothing, the per-message form still counts", async () => {
+    const [A, B] = ['96', '97'];
+    await s.publish([customer(A, 'UTC'), customer(B, 'UTC')]);
+    const [mA, mB, mC] = [
+      message({ account: A, acceptedAt: '2026-05-04T10:00:00.000Z' }),
+      message({ account: B, acceptedAt: '2026-05-04T11:00:00.000Z' }),
+      message({ account: A, acceptedAt: '2026-05-04T12:00:00.000Z' }),
+    ];
+    await s.publish([accepted(mA), accepted(mB), accepted(mC)]);
+    // a batch mixing accounts: its envelope names none
+    const items = [statusChanged(mA, 'delivered'), statusChanged(mB, 'sent'), statusChanged(mC, 'sent')].map((e) => ({ id: e.id, data: e.data }));
+    const batch = createEnvelope(MessageStatusesChangedV1, { items }, { accountId: null, source: 'dispatch' });
+    await s.publish([batch]);
+    await s.publish([batch]);
+    await s.publish([statusChanged(mC, 'delivered')]);
+    expect(await hourRollup([A, B])).toEqual(
+      fold(
+        new Map([
+          [[A, '2026-05-04T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[B, '2026-05-04T11:00:00.000Z', '1', 'Acme', 'GB', 'sent', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[A, '2026-05-04T12:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
         ]),
       ),
     );

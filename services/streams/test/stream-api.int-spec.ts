@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { acceptedEventId } from '../src/services/send.service';
 import { phone, startStreams, TG_TOKEN_B, WA_BUSINESS_B, WA_PHONE_ID_B, WA_TOKEN_B, type Json, type StreamsTestApp } from './support';
@@ -442,6 +442,35 @@ describe('stream API', () => {
         expect(r.sent_at?.toISOString()).toBe('2026-03-02T10:00:01.000Z');
         if (i % 3 === 0) expect(r.delivered_at?.toISOString()).toBe('2026-03-02T10:00:02.000Z');
       });
+    });
+
+    it("takes dispatch's batch of statuses (0173): each item moves only its own account's message, a redelivered batch changes nothing, and the per-message form still counts", async () => {
+      const uuids: string[] = [];
+      for (let i = 0; i < 3; i++) uuids.push((await a.send(s.token, ok(undefined, i))).body.message_uuid as string);
+      const one = (uuid: string, st: 'sent' | 'delivered', acc = ACC) =>
+        createEnvelope(
+          MessageStatusChangedV1,
+          {
+            messageUuid: uuid, accountId: acc, streamId: String(s.id), streamUid: s.streamUid, campaignId: null, sender: 'Acme', destination: phone(), status: st, outgoingStatus: st, error: null, vendorId: '1', providerMessageId: 'p',
+            sentAt: '2026-03-02T10:00:01.000Z', deliveredAt: st === 'delivered' ? '2026-03-02T10:00:02.000Z' : null, mcc: null, mnc: null, occurredAt: '2026-03-02T10:00:02.000Z',
+          },
+          { accountId: acc, source: 'dispatch' },
+        );
+      // the batch's envelope names this account: an item naming another is still that other account's (and moves nothing
+      // here), nor does it hide the message's own status in the same batch
+      const items = [one(uuids[0], 'delivered'), one(uuids[1], 'delivered', OTHER), one(uuids[2], 'delivered', OTHER), one(uuids[2], 'sent')];
+      const batch = createEnvelope(MessageStatusesChangedV1, { items: items.map((e) => ({ id: e.id, data: e.data })) }, { accountId: ACC, source: 'dispatch' });
+      const state = async () =>
+        (await a.sql<{ uuid: string; status: string }>(`SELECT uuid::text, status FROM streams.message WHERE uuid = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], uuid)`, [uuids])).map((r) => r.status);
+      // idempotent by the forward-only move itself: no processed_events row per status
+      const claims = async () => (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM streams.processed_events WHERE event_id = ANY($1::uuid[])`, [items.map((e) => e.id)]))[0].n;
+      await a.publishAll([batch]);
+      expect(await state()).toEqual(['delivered', 'accepted', 'sent']);
+      await a.publishAll([batch]);
+      expect(await state()).toEqual(['delivered', 'accepted', 'sent']);
+      expect(await claims()).toBe(0);
+      await a.publishAll([one(uuids[2], 'delivered'), one(uuids[1], 'sent')]);
+      expect(await state()).toEqual(['delivered', 'sent', 'delivered']);
     });
 
     it('refunds a message dispatch could not send once, however often the refund comes', async () => {

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { ALL_PERMISSIONS, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Permission, type EventData } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, MessageStatusesChangedV1, Permission, type EventData } from '@switchboard/contracts';
 import { createEnvelope, InMemoryEventBus, listRoutes } from '@switchboard/platform';
 import { Receiver, startWebhooks, type Json, type Received, type WebhooksTestApp } from './support';
 
@@ -254,6 +254,23 @@ describe('webhooks', () => {
       const after = await a.publish(MessageStatusChangedV1, { ...status(), accountId: C });
       await a.deliveries.runOnce();
       expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([after.id]);
+      await deactivateAll();
+    });
+
+    it("takes dispatch's batch of statuses (0173): each item goes to its own account's webhooks under its own id, once however often the batch comes, and the per-message form still does", async () => {
+      const hook = await create(A, {});
+      const [inA, inB, alsoA] = [status(), status({ accountId: B }), status({ status: 'undelivered' })];
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      // a batch mixing accounts names none on its envelope; B has no webhook
+      const batch = { items: [{ id: ids[0], data: inA }, { id: ids[1], data: inB }, { id: ids[2], data: alsoA }] };
+      const batchId = randomUUID();
+      await a.publish(MessageStatusesChangedV1, batch, batchId);
+      await a.publish(MessageStatusesChangedV1, batch, batchId);
+      const single = await a.publish(MessageStatusChangedV1, status());
+      await a.deliveries.runOnce();
+      expect(rx.requests.map((r) => r.headers['webhook-id']).sort()).toEqual([ids[0], ids[2], single.id].sort());
+      expect(rx.requests.every((r) => verifies(hook.secret, r) && (JSON.parse(r.body) as { portal_id: number }).portal_id === Number(A))).toBe(true);
+      expect(rx.requests.map((r) => (JSON.parse(r.body) as { message_uuid: string }).message_uuid)).not.toContain(inB.messageUuid);
       await deactivateAll();
     });
 

@@ -1,4 +1,4 @@
-import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
+import { deadLetterTopic, flattenStatusBatches, isStatusBatch, statusChangesOf, type EventEnvelope } from '@switchboard/contracts';
 import type { BatchEventHandler, DeadLetter, DeliveryContext, EventHandler, OutgoingEvent, SubscribeOptions } from './event-bus';
 import { isInfrastructureError } from './failures';
 import { BusMetrics, observeDelivery } from '../metrics/metrics';
@@ -349,5 +349,26 @@ export function eachAtOnce(handler: (event: EventEnvelope) => Promise<void> | un
       if (r) running.push(r);
     }
     if (running.length) await settleAll(running);
+  };
+}
+
+/**
+ * A subscription's handlers taking dispatch's batches of status changes (`dispatch.message.statuses_changed`,
+ * docs/decisions/0173) as well as the per-message form: a batch is handed on as the per-message events it stands for
+ * (`statusChangesOf`: each with its own id, account and trace), in the same call, so the group's group commit takes
+ * them together. One at a time (`handler`: a dead letter replayed, or a chunk that failed for something other than an
+ * outage), a batch's events run at once and the batch fails with the first failure, for its retries and dead letter as
+ * one event. An outage fails it like any other event: the bus retries it without end. Every other event goes through
+ * as it is.
+ */
+export function withStatusBatches(
+  handler: EventHandler,
+  batchHandler?: BatchEventHandler,
+  /** In a chunk, only a batch's items whose data this keeps are handed on (the rest are skipped without an envelope). */
+  keep?: (data: unknown) => boolean,
+): { handler: EventHandler; batchHandler?: BatchEventHandler } {
+  return {
+    handler: (e, context) => (isStatusBatch(e) ? settleAll(statusChangesOf(e).map((one) => handler(one, context))) : handler(e, context)),
+    batchHandler: batchHandler && ((events, context) => batchHandler(flattenStatusBatches(events, keep), context)),
   };
 }

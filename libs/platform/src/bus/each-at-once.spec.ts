@@ -1,5 +1,5 @@
-import type { EventEnvelope } from '@switchboard/contracts';
-import { eachAtOnce } from './delivery';
+import { MessageStatusChangedV1, MessageStatusesChangedV1, type EventEnvelope } from '@switchboard/contracts';
+import { eachAtOnce, withStatusBatches } from './delivery';
 import { InMemoryEventBus } from './in-memory-event-bus';
 
 const event = (n: number, type = 'svc.thing.happened'): EventEnvelope =>
@@ -75,5 +75,36 @@ describe('eachAtOnce (a chunk handed to the group handler at once, docs/decision
     // 1 and 3 handled in the chunk, then again one by one (at least once); 2 only dead-lettered
     expect([...new Set(handled)].sort()).toEqual([1, 3]);
     expect(dead).toEqual([2]);
+  });
+});
+
+describe('withStatusBatches (dispatch\'s batches of status changes as their per-message events, docs/decisions/0173)', () => {
+  const uuid = (n: number) => `0190b3a0-0000-7000-8000-${String(n).padStart(12, '0')}`;
+  const batch = (ns: number[]): EventEnvelope =>
+    ({ id: uuid(900), type: MessageStatusesChangedV1.type, version: 1, key: 'k', accountId: null, occurredAt: '2026-11-28T00:00:00.000Z', source: 'dispatch', traceId: null, data: { items: ns.map((n) => ({ id: uuid(n), data: { n, accountId: String(n) } })) } }) as unknown as EventEnvelope;
+  const ctx = { topic: 't', group: 'g', attempt: 1 };
+
+  it('hands a chunk\'s batches on as their events, each with its own id and account, with the other events in place', async () => {
+    const seen: Array<[string, string, string | null]> = [];
+    const { batchHandler } = withStatusBatches(async () => undefined, eachAtOnce(async (e) => void seen.push([e.type, e.id, e.accountId])));
+    await batchHandler!([event(1), batch([2, 3]), event(4)], ctx);
+    expect(seen).toEqual([
+      ['svc.thing.happened', event(1).id, '1'],
+      [MessageStatusChangedV1.type, uuid(2), '2'],
+      [MessageStatusChangedV1.type, uuid(3), '3'],
+      ['svc.thing.happened', event(4).id, '1'],
+    ]);
+  });
+
+  it('one at a time, runs a batch\'s events and fails it with the first failure once all settled; any other event goes through as it is', async () => {
+    const seen: string[] = [];
+    const { handler } = withStatusBatches(async (e) => {
+      seen.push(e.id);
+      if (e.id === uuid(2)) throw new Error('bad 2');
+    });
+    await expect(handler(batch([1, 2, 3]), ctx)).rejects.toThrow('bad 2');
+    expect(seen).toEqual([uuid(1), uuid(2), uuid(3)]);
+    await handler(event(5), ctx);
+    expect(seen.at(-1)).toBe(event(5).id);
   });
 });

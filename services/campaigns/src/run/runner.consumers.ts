@@ -17,6 +17,7 @@ import {
   LinkClickedV1,
   LinkOptOutConfirmedV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   readAudienceBatch,
   readAudienceChunk,
   SendBatchProcessedV1,
@@ -25,9 +26,11 @@ import {
   type CampaignHaltReasonValue,
   type EventData,
   type EventEnvelope,
+  flattenStatusBatches,
+  forEachStatusChange,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, tracingEnabled, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -156,12 +159,14 @@ export class RunnerConsumers implements OnModuleInit {
     await this.bus.subscribe({
       group: STATUS_GROUP,
       topics: [Topics.Dispatch],
-      types: [MessageStatusChangedV1.type, CampaignStatusesReconciledV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type, CampaignStatusesReconciledV1.type],
       concurrency: 64,
-      handler: (e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)),
       // a delivered chunk in one call: its statuses join the group commit together, without the bus's delivery each
-      // (docs/decisions/0160); a failure hands each event to `handler` alone (a status moves only forward: idempotent)
-      batchHandler: eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))),
+      // (docs/decisions/0160); a failure hands each event to `handler` alone (a status moves only forward: idempotent).
+      // Dispatch's batches of statuses as their per-message events, each with its own account (0173); without tracing
+      // a chunk's status changes join the group commit with one promise for the chunk (onStatusChunk).
+      handler: withStatusBatches((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e))).handler,
+      batchHandler: (events, context) => (tracingEnabled() ? this.tracedStatusChunk(flattenStatusBatches(events), context) : this.onStatusChunk(events)),
     });
     await this.bus.subscribe({ group: CLICKS_GROUP, topics: [Topics.Links], types: [LinkClickedV1.type], handler: (e) => this.onClick(e) });
     await this.bus.subscribe({ group: OPT_OUT_BLOCKS_GROUP, topics: [Topics.Links], types: [LinkOptOutConfirmedV1.type], handler: (e) => this.onLinkOptOut(e) });
@@ -449,6 +454,58 @@ export class RunnerConsumers implements OnModuleInit {
     await this.enqueueStatus({ id: e.id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
   }
 
+  /** With tracing on, each event of a chunk in its own consumer span (as one by one). */
+  private readonly tracedStatusChunk = eachAtOnce((e) => (e.type === CampaignStatusesReconciledV1.type ? this.onStatusesAnswer(e) : this.onStatus(e)));
+
+  /**
+   * A delivered chunk, per-message statuses and dispatch's batches alike (docs/decisions/0173): each status change read
+   * as `onStatus` reads it (a campaign's only, its account and campaign its own data's) and queued for the group commit
+   * with one pair of callbacks for the chunk, not a promise per status; an answer to a status question as ever. Resolves
+   * once all of them committed, fails with the first failure once every one settled.
+   */
+  async onStatusChunk(events: EventEnvelope[]): Promise<void> {
+    const running: Array<Promise<unknown>> = [];
+    const items: Array<Omit<StatusItem, 'resolve' | 'reject'>> = [];
+    forEachStatusChange(
+      events,
+      (id, data) => {
+        // most messages are no campaign's: no parse for them
+        if (!(data as { campaignId?: unknown } | null)?.campaignId) return;
+        const d = parseStatusChanged(data);
+        if (!d.campaignId || !(d.status in RANK)) return;
+        items.push({ id, messageUuid: d.messageUuid, campaignId: d.campaignId, accountId: d.accountId, status: d.status, answer: false });
+      },
+      (e) => {
+        if (e.type === CampaignStatusesReconciledV1.type) running.push(this.onStatusesAnswer(e));
+      },
+    );
+    if (items.length) running.push(this.enqueueStatuses(items));
+    if (running.length === 0) return;
+    const results = await Promise.allSettled(running);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Many statuses into the group commit at once: resolves once all committed, rejects with the first failure. */
+  private enqueueStatuses(items: Array<Omit<StatusItem, 'resolve' | 'reject'>>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let left = items.length;
+      let failure: { error: unknown } | null = null;
+      const done = () => {
+        if (--left > 0) return;
+        if (failure) reject(failure.error);
+        else resolve();
+      };
+      const fail = (error: unknown) => {
+        failure ??= { error };
+        done();
+      };
+      const wasEmpty = this.statusQueue.length === 0;
+      for (const it of items) this.statusQueue.push({ id: it.id, messageUuid: it.messageUuid, campaignId: it.campaignId, accountId: it.accountId, status: it.status, answer: it.answer, resolve: done, reject: fail });
+      if (wasEmpty) setImmediate(() => void this.flushStatuses());
+    });
+  }
+
   /**
    * Dispatch's answer to a status question (docs/decisions/0093): each status of the answer's campaign joins the status
    * group commit like a status event (only forward: a status already reached, by the events or an earlier answer,
@@ -513,10 +570,11 @@ export class RunnerConsumers implements OnModuleInit {
       // No processed_events claim: the move itself is idempotent. A status counts only when it moves its recipient
       // forward (below), so a repeated event, or a second event of a status already reached, changes and counts
       // nothing (docs/decisions/0051: the claim was an INSERT per status, two per message, for no effect).
-      // per message, the furthest status of the group (a message's sent and delivered may come together)
+      // per message, the furthest status of the group (a message's sent and delivered may come together); keyed by the
+      // status's account too, so a status naming another account (which moves nothing) cannot mask the message's own
       const best = new Map<string, StatusItem>();
       for (const g of group) {
-        const key = `${g.campaignId}:${g.messageUuid}`;
+        const key = `${g.accountId}:${g.campaignId}:${g.messageUuid}`;
         const had = best.get(key);
         if (!had || RANK[g.status] > RANK[had.status]) best.set(key, g);
       }
@@ -553,7 +611,7 @@ export class RunnerConsumers implements OnModuleInit {
         map.set(key, c);
       };
       for (const r of rows) {
-        const item = best.get(`${r.campaign_id}:${r.uuid}`);
+        const item = best.get(`${r.account_id}:${r.campaign_id}:${r.uuid}`);
         if (item) moved.add(item);
         touched.set(r.campaign_id, r.account_id);
         add(campaigns, r.campaign_id, r);

@@ -3,12 +3,12 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
-import { counter, currentTraceparent, EventBus, Outbox, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
 import { accountShareKey, LocalShares, streamShareKey, type ShareKey } from '../domain/rate-shares';
 import { RateShareRepository } from '../repositories/rate-share.repository';
-import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
+import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, SENDER_GROUP, type ResolvedDispatchOptions } from '../dispatch.options';
 import {
   destinationKey,
   MessageRepository,
@@ -1249,7 +1249,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       events.push(...lifecycleEvents(sentOnly, { final: false }));
       changed.push(...sentOnly, ...receiptRows);
       finalized = finalRows.length + directRows.length + receiptRows.filter((r) => r.status !== 'accepted' && r.status !== 'sent').length;
-      await addToOutbox(m, events);
+      await addToOutbox(m, events, this.relay.statusBatches);
     });
     // Committed: only now are the batches removed from the queues and their waiters released.
     this.defers.splice(0, defers.length);
@@ -1417,7 +1417,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         m,
         ids.map((id) => ({ id, status: MessageStatus.Undelivered, outgoing: 'undelivered', error: 'EXPIRED: no delivery receipt', deliveredAt: null })),
       );
-      await Outbox.add(m, DISPATCH_SCHEMA, lifecycleEvents(rows, { final: true }));
+      await addToOutbox(m, lifecycleEvents(rows, { final: true }), this.relay.statusBatches);
     });
     this.relay.kick();
   }

@@ -1,6 +1,6 @@
-import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX, statusChangesOf, Topics } from '@switchboard/contracts';
 import type { EventRow } from '../repositories/message.repository';
-import { lifecycleEvents, MessageTraces } from './events.service';
+import { batchStatusChanges, lifecycleEvents, MessageTraces } from './events.service';
 
 const row = (over: Partial<EventRow> = {}): EventRow => ({
   id: '5',
@@ -70,5 +70,34 @@ describe('lifecycle event ids (docs/decisions/0161)', () => {
     expect(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id, i) => i === 0 || ids[i - 1] < id)).toBe(true);
+  });
+});
+
+describe('status changes folded into one event per write batch (statusBatches, docs/decisions/0173)', () => {
+  const rows = (n: number, account = (i: number) => String(7 + (i % 2))) =>
+    Array.from({ length: n }, (_, i) => row({ id: String(i + 1), uuid: `2b1f3f5e-8a51-4c1e-9d6f-${String(i).padStart(12, '0')}`, account_id: account(i), status: i % 3 ? 'delivered' : 'rejected' }));
+
+  it('carries each status change whole (its id, trace and data with its own account) in a batch that passes the contract; EDRs and refunds stay per message', () => {
+    const stored = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const list = rows(6).map((r, i) => (i === 1 ? { ...r, traceparent: stored } : r));
+    const single = lifecycleEvents(list, { final: true, refundReason: (r) => (r.status === 'rejected' ? 'rejected' : null) });
+    const out = batchStatusChanges(single);
+    expect(out.map((e) => e.type)).toEqual([MessageStatusesChangedV1.type, ...single.filter((e) => e.type !== MessageStatusChangedV1.type).map((e) => e.type)]);
+    const [batch] = out;
+    expect(batch).toMatchObject({ topic: Topics.Dispatch, accountId: null, source: 'dispatch', version: 1, key: list[0].uuid });
+    const data = MessageStatusesChangedV1.schema.parse(batch.data);
+    const statuses = single.filter((e) => e.type === MessageStatusChangedV1.type);
+    expect(data.items).toEqual(statuses.map((e) => ({ id: e.id, data: e.data, ...(e.traceparent ? { traceparent: e.traceparent } : {}) })));
+    expect(data.items.map((it) => it.data.accountId)).toEqual(['7', '8', '7', '8', '7', '8']);
+    expect(data.items[1].traceparent).toBe(stored);
+    // the consumers' reading of it gives back the per-message events, as the per-message form would have carried them
+    expect(statusChangesOf(batch).map(({ id, accountId, key, data: d }) => ({ id, accountId, key, data: d }))).toEqual(statuses.map(({ id, accountId, key, data: d }) => ({ id, accountId, key, data: d })));
+  });
+
+  it('cuts a batch at STATUS_BATCH_MAX items and leaves a write batch without status changes as it is', () => {
+    const out = batchStatusChanges(lifecycleEvents(rows(STATUS_BATCH_MAX * 2 + 1), { final: false }));
+    expect(out.map((e) => (e.data as { items: unknown[] }).items.length)).toEqual([STATUS_BATCH_MAX, STATUS_BATCH_MAX, 1]);
+    const refunds = lifecycleEvents(rows(2), { final: true, refundReason: () => 'rejected' }).filter((e) => e.type === MessageRefundDueV1.type);
+    expect(batchStatusChanges(refunds)).toBe(refunds);
   });
 });

@@ -5,7 +5,9 @@ import {
   MessageEdrV1,
   MessageRefundDueV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   realtimeSubject,
+  STATUS_BATCH_MAX,
   type EventData,
   type EventDefinition,
 } from '@switchboard/contracts';
@@ -125,9 +127,39 @@ export function refundData(r: EventRow, reason: string): EventData<typeof Messag
  * own id, in order), which took the outbox from half of dispatch's database time to a few percent. Small batches
  * (API calls, sweeps) take the plain row-per-event path.
  */
-export async function addToOutbox(m: EntityManager, events: OutgoingEvent[]): Promise<void> {
-  if (events.length < PACK_AT) return Outbox.add(m, DISPATCH_SCHEMA, events);
-  return Outbox.addPacked(m, DISPATCH_SCHEMA, events);
+export async function addToOutbox(m: EntityManager, events: OutgoingEvent[], statusBatches = false): Promise<void> {
+  const out = statusBatches ? batchStatusChanges(events) : events;
+  if (out.length < PACK_AT) return Outbox.add(m, DISPATCH_SCHEMA, out);
+  return Outbox.addPacked(m, DISPATCH_SCHEMA, out);
+}
+
+/**
+ * A write batch's events with its status changes folded into `dispatch.message.statuses_changed` events of up to
+ * STATUS_BATCH_MAX items, first (each item the per-message event it replaces: its id, trace and data, the data carrying
+ * its own account); every other event (EDRs, refunds) after them, in its order. A batch's envelope names no account.
+ */
+export function batchStatusChanges(events: OutgoingEvent[], at = new Date()): OutgoingEvent[] {
+  const rest: OutgoingEvent[] = [];
+  const out: OutgoingEvent[] = [];
+  let items: EventData<typeof MessageStatusesChangedV1>['items'] = [];
+  const cut = () => {
+    if (items.length) out.push(fastEnvelope(MessageStatusesChangedV1, { items }, null, at));
+    items = [];
+  };
+  for (const e of events) {
+    if (e.type !== MessageStatusChangedV1.type) {
+      rest.push(e);
+      continue;
+    }
+    const item: (typeof items)[number] = { id: e.id, data: e.data as EventData<typeof MessageStatusChangedV1> };
+    if (e.traceparent) item.traceparent = e.traceparent;
+    items.push(item);
+    if (items.length === STATUS_BATCH_MAX) cut();
+  }
+  cut();
+  if (out.length === 0) return events;
+  for (const e of rest) out.push(e);
+  return out;
 }
 
 const PACK_AT = 50;
@@ -151,6 +183,14 @@ export function lifecycleEvents(rows: EventRow[], opts: { final: boolean; refund
 /** Publishes `dispatch.outbox`, in processes that run the relay role. */
 @Injectable()
 export class DispatchOutboxRelay extends ServiceOutboxRelay {
+  /**
+   * Which form the status changes this relay publishes take (docs/decisions/0173): a `dispatch.message.status_changed`
+   * each (false, the default), or one `dispatch.message.statuses_changed` per write batch (the `statusBatches` option,
+   * `DISPATCH_STATUS_BATCHES`). Expand-only: turn it on once every consumer runs a release that takes both forms.
+   * The writers of the outbox pass it to `addToOutbox`.
+   */
+  readonly statusBatches: boolean;
+
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) ds: DataSource,
     @Inject(EventBus) bus: EventBus,
@@ -160,6 +200,7 @@ export class DispatchOutboxRelay extends ServiceOutboxRelay {
     // Published rows are deleted, not marked (docs/decisions/0096): nothing reads dispatch's published rows, its
     // event ids are minted per event, and a mark rewrote every row with its payload (~1 KB of WAL per message).
     super(DISPATCH_SCHEMA, ds, bus, roles, { batchSize: options.outboxBatchSize, pollIntervalMs: 500, deletePublished: true });
+    this.statusBatches = options.statusBatches;
   }
 }
 

@@ -9,6 +9,7 @@ import {
   MessageReceivedV1,
   MessageStatus,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   SendBatchProcessedV1,
   Topics,
   type EventData,
@@ -16,7 +17,7 @@ import {
   type InboxSendStatusValue,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
@@ -97,12 +98,16 @@ export class MessagingConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: STATUSES_GROUP,
       topics: [Topics.Dispatch, Topics.Streams],
-      types: [MessageStatusChangedV1.type, SendBatchProcessedV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type, SendBatchProcessedV1.type],
       concurrency: 16,
-      handler: (e) => (e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e)),
       // a delivered chunk in one call; a campaign's statuses and answers (all of a campaign's traffic) are skipped
-      // without a promise each (docs/decisions/0160)
-      batchHandler: eachAtOnce((e) => (notTheInbox(e) ? undefined : e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e))),
+      // without a promise each (docs/decisions/0160). Dispatch's batches of statuses as their per-message events (0173).
+      ...withStatusBatches(
+        (e) => (e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e)),
+        eachAtOnce((e) => (notTheInbox(e) ? undefined : e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e))),
+        // a batch's campaign statuses become no envelope at all
+        (data) => !(data as { campaignId?: unknown } | null)?.campaignId,
+      ),
     });
   }
 

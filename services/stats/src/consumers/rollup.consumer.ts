@@ -8,6 +8,7 @@ import {
   MessageAcceptedV1,
   MessageRefundedV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   StreamCreatedV1,
   StreamDeletedV1,
   StreamUpdatedV1,
@@ -16,7 +17,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, pgArray, preparedQuery, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, pgArray, preparedQuery, PROCESS_ROLES, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
 import { STATUS_COLUMNS, STATUSES } from '../rollup-shape';
@@ -166,12 +167,15 @@ export class RollupConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: ROLLUP_GROUP,
       topics: [Topics.Streams, Topics.Dispatch, Topics.Campaigns],
-      types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
+      types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
       // a partition's chunk feeds one batch: as many handler calls at once as a batch takes (Kafka: per partition)
       concurrency: this.maxBatch,
-      handler: (e) => this.onMessageEvent(e),
-      // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077)
-      batchHandler: (events) => this.onMessageEvents(events),
+      // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077); dispatch's batches of
+      // statuses as their per-message events, each with its own account (docs/decisions/0173)
+      ...withStatusBatches(
+        (e) => this.onMessageEvent(e),
+        (events) => this.onMessageEvents(events),
+      ),
     });
   }
 

@@ -9,6 +9,7 @@ import {
   MessageRefundedV1,
   MessagesReconciledV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   PriceChangedV1,
   StreamUpdatedV1,
   TelegramAuthCompletedV1,
@@ -17,9 +18,11 @@ import {
   type EventData,
   type EventDefinition,
   type EventEnvelope,
+  flattenStatusBatches,
+  forEachStatusChange,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, IdempotentConsumer, Outbox, PROCESS_ROLES, tracingEnabled, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { ActivityService } from '../services/activity.service';
 import type { StreamEntity } from '../entities';
 import { LookupsService } from '../services/lookups.service';
@@ -71,7 +74,16 @@ export class ReadModelsConsumer implements OnModuleInit {
     private readonly streams: StreamService,
     private readonly undispatched: UndispatchedSweeper,
   ) {
-    this.statuses = new BatchedIdempotentConsumer<StatusData>({ dataSource: ds, schema: STREAMS_SCHEMA, consumer: STATUS_GROUP, apply: (m, items) => this.applyStatuses(m, items) });
+    this.statuses = new BatchedIdempotentConsumer<StatusData>({
+      dataSource: ds,
+      schema: STREAMS_SCHEMA,
+      consumer: STATUS_GROUP,
+      // no processed_events row per status: the move is idempotent by itself (applyStatuses moves a message only to a
+      // status of a higher rank, so a redelivered status or batch changes nothing; docs/decisions/0173, as 0051 for
+      // campaigns' statuses)
+      claim: () => false,
+      apply: (m, items) => this.applyStatuses(m, items),
+    });
   }
 
   private readonly statuses: BatchedIdempotentConsumer<StatusData>;
@@ -89,12 +101,27 @@ export class ReadModelsConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: STATUS_GROUP,
       topics: [Topics.Dispatch],
-      types: [MessageStatusChangedV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type],
       concurrency: 256,
-      handler: (e) => this.onStatus(e),
-      // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160)
-      batchHandler: eachAtOnce((e) => this.onStatus(e)),
+      // a delivered chunk in one call: its statuses join the batch together, without the bus's delivery each (0160);
+      // dispatch's batches of statuses as their per-message events, each with its own account (0173)
+      handler: withStatusBatches((e) => this.onStatus(e)).handler,
+      batchHandler: (events, context) => (tracingEnabled() ? this.tracedChunk(flattenStatusBatches(events), context) : this.onStatusChunk(events)),
     });
+  }
+
+  /** With tracing on, each status in its own consumer span (as one by one), joining the batch together. */
+  private readonly tracedChunk = eachAtOnce((e) => this.onStatus(e));
+
+  /**
+   * A delivered chunk, per-message statuses and dispatch's batches alike (docs/decisions/0173): every status change
+   * checked as one by one (its own account in its data) and handed to the group commit at once, with one promise for
+   * the chunk, no envelope or promise per status.
+   */
+  async onStatusChunk(events: EventEnvelope[]): Promise<void> {
+    const items: Array<BatchItem<StatusData>> = [];
+    forEachStatusChange(events, (id, data) => items.push({ event: { id }, data: parseStatusChanged(data) }));
+    return this.statuses.handleMany(items);
   }
 
   async onStatus(e: EventEnvelope): Promise<void> {
@@ -110,18 +137,20 @@ export class ReadModelsConsumer implements OnModuleInit {
    * every batch (docs/decisions/0108).
    */
   private async applyStatuses(m: EntityManager, items: Array<BatchItem<StatusData>>): Promise<() => void> {
+    // per message and account: a status naming another account (which moves nothing) cannot mask the message's own
     const best = new Map<string, StatusData & { rank: number }>();
     for (const { data } of items) {
       const rank = STATUS_RANK[data.status] ?? 0;
-      const prev = best.get(data.messageUuid);
-      if (!prev) best.set(data.messageUuid, { ...data, rank });
+      const key = `${data.accountId}:${data.messageUuid}`;
+      const prev = best.get(key);
+      if (!prev) best.set(key, { ...data, rank });
       else {
         const next = rank > prev.rank ? { ...data, rank } : prev;
-        best.set(data.messageUuid, { ...next, sentAt: next.sentAt ?? prev.sentAt ?? data.sentAt, deliveredAt: next.deliveredAt ?? prev.deliveredAt ?? data.deliveredAt });
+        best.set(key, { ...next, sentAt: next.sentAt ?? prev.sentAt ?? data.sentAt, deliveredAt: next.deliveredAt ?? prev.deliveredAt ?? data.deliveredAt });
       }
     }
     const list = [...best.values()];
-    const rows = returned<{ uuid: string }>(
+    const rows = returned<{ key: string }>(
       await m.query(
         `UPDATE streams.message m SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
                 sent_at = coalesce(t.sent_at, m.sent_at), delivered_at = coalesce(t.delivered_at, m.delivered_at), updated_at = t.occurred_at
@@ -129,7 +158,7 @@ export class ReadModelsConsumer implements OnModuleInit {
              AS t(uuid, account_id, status, outgoing, error, sent_at, delivered_at, occurred_at, rank)
           WHERE m.uuid = ANY($1::uuid[]) AND m.uuid = t.uuid AND m.account_id = t.account_id
             AND (CASE m.status ${Object.entries(STATUS_RANK).map(([st, r]) => `WHEN '${st}' THEN ${r}`).join(' ')} ELSE 0 END) < t.rank
-          RETURNING m.uuid::text AS uuid`,
+          RETURNING m.account_id::text || ':' || m.uuid::text AS key`,
         [
           list.map((d) => d.messageUuid),
           list.map((d) => d.accountId),
@@ -145,7 +174,7 @@ export class ReadModelsConsumer implements OnModuleInit {
     );
     return () => {
       for (const r of rows) {
-        const d = best.get(r.uuid);
+        const d = best.get(r.key);
         if (d) this.activity.touch(d.accountId, d.streamId);
       }
     };

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { LinkClickedV1, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, Topics, WebhookTrigger, type EventEnvelope } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { LinkClickedV1, LinkClicksRecordedV1, MessageEdrV1, MessageReceivedV1, MessageStatusChangedV1, MessageStatusesChangedV1, Topics, WebhookTrigger, type EventEnvelope } from '@switchboard/contracts';
+import { BatchedIdempotentConsumer, eachAtOnce, EventBus, PROCESS_ROLES, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
 import { triggerFor, triggerOfType } from '../delivery/payloads';
 import { WEBHOOKS_CONNECTION, WEBHOOKS_SCHEMA } from '../webhooks.options';
 import { ActiveWebhooks } from './active-webhooks';
@@ -47,12 +47,20 @@ export class WebhookEventsConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: DELIVERIES_GROUP,
       topics: [Topics.Dispatch, Topics.Links],
-      types: [MessageStatusChangedV1.type, MessageEdrV1.type, MessageReceivedV1.type, LinkClickedV1.type, LinkClicksRecordedV1.type],
+      types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageEdrV1.type, MessageReceivedV1.type, LinkClickedV1.type, LinkClicksRecordedV1.type],
       concurrency: DELIVERIES_CONCURRENCY,
-      handler: (e) => this.handle(e),
       // a delivered chunk in one call; an event of an account known to have no webhook for its trigger is dropped
-      // there, without a promise, a parse or the bus's delivery each (docs/decisions/0160)
-      batchHandler: eachAtOnce((e) => (this.surelyUnwanted(e) ? undefined : this.handle(e))),
+      // there, without a promise, a parse or the bus's delivery each (docs/decisions/0160). Dispatch's batches of
+      // statuses as their per-message events: each under its own id (the webhook id) and account (0173).
+      ...withStatusBatches(
+        (e) => this.handle(e),
+        eachAtOnce((e) => (this.surelyUnwanted(e) ? undefined : this.handle(e))),
+        // a batch's statuses of accounts known to have no status webhook become no envelope at all
+        (data) => {
+          const accountId = (data as { accountId?: unknown } | null)?.accountId;
+          return !(typeof accountId === 'string' && this.active.knownToLack(accountId, WebhookTrigger.MessageStatusChange));
+        },
+      ),
     });
   }
 
