@@ -32,16 +32,21 @@ const SCRIPT = path.join(__dirname, 'links-redirect.lua');
 /** The child: a redirect server on a stand-in pool. */
 async function serve(port: number, fast: boolean): Promise<void> {
   const pool = {
-    query: async (q: string | { text: string; values?: unknown[][] }, given?: unknown[][]) => {
+    query: async (q: string | { text: string; values?: unknown[] }, given?: unknown[]) => {
       const text = typeof q === 'string' ? q : q.text;
       const values = given ?? (typeof q === 'string' ? [] : q.values ?? []);
       if (text.includes('FROM links.domain')) return { rows: [{ id: '1', account_id: '1' }] };
+      // the look-up's rows as LinkStore reads them (docs/decisions/0171): its keys as array literals, each row the head
+      // (position, account, campaign, variant, stream, contact, message, kind, offer, expiry, creation, the offer's four)
+      // and the destination, variables and URL
+      const n = String(values[0]).split(',').length;
       return {
-        rows: values[0].map((_, i) => ({
-          i: i + 1, account_id: '1', campaign_id: '1', variant_id: '1', stream_id: null, contact_id: String(i), message_uuid: randomUUID(), destination: '+4915100000000',
-          vars: JSON.stringify({ code: `C${i}`, firstName: 'Zoë' }), expires_ms: null, created_ms: Date.now(), kind: 0, offer_id: null, url: 'https://shop.example/p?c={code}&n={firstName}',
-          disabled: null, expire_method: null, expire_in_days: null, offer_created_ms: null,
-        })),
+        rows: Array.from({ length: n }, (_, i) => [
+          `${i + 1},1,1,1,,${i},${randomUUID()},0,,,${Date.now()},,,,`,
+          '+4915100000000',
+          JSON.stringify({ code: `C${i}`, firstName: 'Zoë' }),
+          'https://shop.example/p?c={code}&n={firstName}',
+        ]),
       };
     },
   } as unknown as Pool;

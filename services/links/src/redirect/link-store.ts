@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { CodeCipher } from '../mint/codes';
-import { fillTarget, storedVars } from './target';
+import { fillStored } from './target';
 
 /** A claimed domain, as the redirect knows it by its host name. */
 export interface RedirectDomain {
@@ -65,10 +65,18 @@ interface CachedOffer {
   until: number;
 }
 
+/** Who waits for a link being read: the redirect's request itself (no promise or closure a request), or `loadLink`'s promise. */
+export interface LinkWaiter {
+  resolve(link: ResolvedLink | null): void;
+  reject(e: unknown): void;
+}
+
 interface Pending {
   domainId: string;
   code: number;
-  waiters: Array<{ resolve: (l: ResolvedLink | null) => void; reject: (e: unknown) => void }>;
+  /** The first waiter, and any more (the same code asked for again while it is read). */
+  waiter: LinkWaiter;
+  more: LinkWaiter[] | null;
 }
 
 export interface LinkStoreOptions {
@@ -100,7 +108,9 @@ export class LinkStore {
   /** Offers (`account/offer`) as the latest link read with them found them: their links past the cache time are served on while it matches. */
   private readonly offers = new Map<string, CachedOffer>();
   private linkCount = 0;
-  private pending = new Map<string, Pending>();
+  /** Codes to read in the next look-up, by domain id and code (number keys: no key string a request). */
+  private pending = new Map<string, Map<number, Pending>>();
+  private pendingCount = 0;
   private scheduled = false;
   private reading = 0;
   /** Lookups in flight at most; misses arriving meanwhile wait and go together in the next one. */
@@ -165,20 +175,27 @@ export class LinkStore {
   }
 
   loadLink(domainId: string, code: number): Promise<ResolvedLink | null> {
-    return new Promise((resolve, reject) => {
-      const key = `${domainId}:${code}`;
-      let p = this.pending.get(key);
-      if (!p) {
-        p = { domainId, code, waiters: [] };
-        this.pending.set(key, p);
-      }
-      p.waiters.push({ resolve, reject });
-      this.schedule();
-    });
+    return new Promise((resolve, reject) => this.readLink(domainId, code, { resolve, reject }));
+  }
+
+  /**
+   * `loadLink` for a waiter that is an object of its own (the redirect's request, docs/decisions/0171): its `resolve` or
+   * `reject` is called once the batch the code joins is read.
+   */
+  readLink(domainId: string, code: number, waiter: LinkWaiter): void {
+    let codes = this.pending.get(domainId);
+    if (!codes) this.pending.set(domainId, (codes = new Map()));
+    const p = codes.get(code);
+    if (p) (p.more ??= []).push(waiter);
+    else {
+      codes.set(code, { domainId, code, waiter, more: null });
+      this.pendingCount++;
+    }
+    this.schedule();
   }
 
   private schedule(): void {
-    if (this.scheduled || this.reading >= LinkStore.MAX_READS || this.pending.size === 0) return;
+    if (this.scheduled || this.reading >= LinkStore.MAX_READS || this.pendingCount === 0) return;
     this.scheduled = true;
     setImmediate(() => void this.readPending());
   }
@@ -193,40 +210,69 @@ export class LinkStore {
 
   private async readPending(): Promise<void> {
     this.scheduled = false;
-    const batch = [...this.pending.values()];
+    const batch: Pending[] = [];
+    for (const codes of this.pending.values()) for (const p of codes.values()) batch.push(p);
     this.pending = new Map();
+    this.pendingCount = 0;
     this.reading++;
+    let links: Array<ResolvedLink | null> | null = null;
     try {
       // the codes of one look-up decrypted together (ten AES passes for all of them): a code's sequence number finds its
       // range row (docs/decisions/0092, 0105)
-      const seqs = new Float64Array(batch.length);
+      const n = batch.length;
+      const seqs = new Float64Array(n);
       if (this.options.cipher) {
-        batch.forEach((p, i) => (seqs[i] = p.code));
+        for (let i = 0; i < n; i++) seqs[i] = batch[i].code;
         this.options.cipher.decryptInPlace(seqs);
       } else seqs.fill(-1);
       // prepared once per connection (docs/decisions/0097): an unnamed statement was parsed and planned for every batch,
       // which cost PostgreSQL more than the lookup itself (~0.6 ms a batch). Its generic plan probes one key per code
-      // (the array's rows are estimated at 10 whatever its length), so it stays linear in the batch
-      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [batch.map((p) => p.domainId), batch.map((p) => p.code), Array.from(seqs)] });
-      const found = new Map<number, LinkRow>();
-      for (const r of rows) found.set(r.i - 1, r);
+      // (the array's rows are estimated at 10 whatever its length), so it stays linear in the batch. The keys go as
+      // array literals made here (pg quotes an array's elements one by one), the rows come back as arrays of their four
+      // texts, unparsed (docs/decisions/0171)
+      let domains = '{';
+      let codes = '{';
+      let seqText = '{';
+      for (let i = 0; i < n; i++) {
+        const sep = i === 0 ? '' : ',';
+        domains += sep + batch[i].domainId;
+        codes += sep + batch[i].code;
+        seqText += sep + seqs[i];
+      }
+      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [domains + '}', codes + '}', seqText + '}'], rowMode: 'array', types: TEXT });
+      const found = new Array<LinkRow | undefined>(n);
+      for (const r of rows) found[headIndex(r[0])] = r;
       const now = this.options.now();
-      batch.forEach((p, i) => {
-        const r = found.get(i);
-        const link = r ? toLink(p.domainId, p.code, seqs[i], r) : null;
+      let previous: ResolvedLink | null = null;
+      links = new Array<ResolvedLink | null>(n);
+      for (let i = 0; i < n; i++) {
+        const p = batch[i];
+        const r = found[i];
+        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r, previous) : null;
+        if (link) previous = link;
         if (link?.offerStamp != null) {
           if (this.offers.size >= this.options.cacheMax) this.offers.clear();
           this.offers.set(`${link.accountId}/${link.offerId}`, { stamp: link.offerStamp, until: now + this.options.cacheTtlMs });
         }
         this.remember(p.domainId, p.code, link, now);
-        for (const w of p.waiters) w.resolve(link);
-      });
+        links[i] = link;
+      }
     } catch (e) {
-      for (const p of batch) for (const w of p.waiters) w.reject(e);
+      for (const p of batch) {
+        p.waiter.reject(e);
+        if (p.more) for (const w of p.more) w.reject(e);
+      }
     } finally {
       this.reading--;
       this.schedule();
     }
+    // the waiters answered once the batch is in the cache (a redirect's request answers here, synchronously)
+    if (links)
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i];
+        p.waiter.resolve(links[i]);
+        if (p.more) for (const w of p.more) w.resolve(links[i]);
+      }
   }
 
   private remember(domainId: string, code: number, link: ResolvedLink | null, now: number): void {
@@ -245,76 +291,101 @@ export class LinkStore {
     }
     let codes = this.links.get(domainId);
     if (!codes) this.links.set(domainId, (codes = new Map()));
-    if (!codes.has(code)) this.linkCount++;
+    // one probe of the map, not two: a new key shows as a larger map
+    const size = codes.size;
     codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs), readAt: now });
+    if (codes.size !== size) this.linkCount++;
   }
 }
 
-interface LinkRow {
-  i: number;
-  account_id: string;
-  campaign_id: string | null;
-  variant_id: string | null;
-  stream_id: string | null;
-  contact_id: string | null;
-  message_uuid: string | null;
-  destination: string | null;
-  /** The variables the target uses, as the JSON text minted (docs/decisions/0109: PostgreSQL decodes no jsonb a look-up). */
-  vars: string | null;
-  expires_ms: number | null;
-  created_ms: number;
-  kind: number;
-  offer_id: string | null;
-  url: string | null;
-  disabled: boolean | null;
-  expire_method: string | null;
-  expire_in_days: number | null;
-  offer_created_ms: number | null;
-}
+/**
+ * A look-up's row (`rowMode: 'array'`, every column as the text PostgreSQL sent): the head, then the destination, the
+ * variables (the JSON text minted: docs/decisions/0109, PostgreSQL decodes no jsonb a look-up) and the target URL (the
+ * offer's when it has one). The head is the fields that never hold a comma, joined by commas, empty for null: the
+ * batch position (1-based), account, campaign, variant, stream, contact, message uuid, kind, offer, the link's expiry and
+ * creation (ms since the epoch), the offer's disabled flag, expiry method, days and creation (docs/decisions/0171: four
+ * fields a row for pg to cut and keep, not nineteen).
+ */
+type LinkRow = [head: string, destination: string | null, vars: string | null, url: string | null];
+
+/** Every column as PostgreSQL's text: no parser a field (the head is cut in `toLink`). */
+const TEXT = { getTypeParser: () => (text: string) => text };
 
 const DOMAIN_SQL = `SELECT id::text, account_id::text FROM links.domain WHERE name = $1 AND claimed AND NOT blocked AND state <> 7`;
 
 // The link by `links.link_of` (its range row, or its own row when minted before ranges: docs/decisions/0092, 0105;
-// the variables as the text minted, parsed here: 0109). The
-// offer is read with the link (and cached with it): its URL, whether it is disabled, and its expiry rule (spec 4:
-// expired at expireInDays after the offer's creation, or after the link's, by expireMethod).
+// the variables as the text minted, parsed here: 0109). The offer is read with the link (and cached with it): its URL,
+// whether it is disabled, and its expiry rule (spec 4: expired at expireInDays after the offer's creation, or after the
+// link's, by expireMethod). Times as float8 ms (`date_part`, not `extract`: no numeric arithmetic a row; the same
+// instant to well under a microsecond). The head's fields are digits, uuids, `true`/`false` and the expiry method's
+// three words: never a comma (`LinkRow`).
 export const LOOKUP_SQL = `
-  SELECT k.i::int AS i, l.account_id::text, l.campaign_id::text, l.variant_id::text, l.stream_id::text, l.contact_id::text,
-         l.message_uuid::text, l.destination, l.vars,
-         (extract(epoch FROM l.expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM l.created_at) * 1000)::float8 AS created_ms,
-         t.kind, t.offer_id::text, coalesce(o.original_url, t.url) AS url, o.disabled, o.expire_method, o.expire_in_days,
-         (extract(epoch FROM o.created_at) * 1000)::float8 AS offer_created_ms
+  SELECT k.i || ',' || l.account_id || ',' || coalesce(l.campaign_id::text, '') || ',' || coalesce(l.variant_id::text, '') || ',' || coalesce(l.stream_id::text, '')
+           || ',' || coalesce(l.contact_id::text, '') || ',' || coalesce(l.message_uuid::text, '') || ',' || t.kind || ',' || coalesce(t.offer_id::text, '')
+           || ',' || coalesce((date_part('epoch', l.expires_at) * 1000)::text, '') || ',' || (date_part('epoch', l.created_at) * 1000)::text
+           || ',' || coalesce(o.disabled::text, '') || ',' || coalesce(o.expire_method, '') || ',' || coalesce(o.expire_in_days::text, '')
+           || ',' || coalesce((date_part('epoch', o.created_at) * 1000)::text, ''),
+         l.destination, l.vars, coalesce(o.original_url, t.url)
     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)
     CROSS JOIN LATERAL links.link_of(k.domain_id, k.code, k.seq) l
     JOIN links.link_target t ON t.id = l.target_id
     LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id`;
 
-function toLink(domainId: string, code: number, seq: number, r: LinkRow): ResolvedLink {
-  let expires = r.expires_ms ?? Infinity;
-  if (r.offer_id !== null && r.expire_in_days) {
-    if (r.expire_method === 'offer_creation' && r.offer_created_ms !== null) expires = Math.min(expires, r.offer_created_ms + r.expire_in_days * DAY_MS);
-    if (r.expire_method === 'link_creation') expires = Math.min(expires, r.created_ms + r.expire_in_days * DAY_MS);
+/** The row's position in its batch (0-based), from the head's first field. */
+const headIndex = (head: string) => Number(head.slice(0, head.indexOf(','))) - 1;
+
+/** A head field: null when empty. */
+const orNull = (s: string) => (s === '' ? null : s);
+
+/**
+ * The cached link of a row. Strings repeated from the batch's previous link (a campaign's account, campaign, variant,
+ * stream and target URL) are that link's, so a batch keeps one copy of each rather than one a link.
+ */
+function toLink(domainId: string, code: number, seq: number, r: LinkRow, previous: ResolvedLink | null): ResolvedLink {
+  const f = r[0].split(',');
+  const offerId = orNull(f[8]);
+  const createdMs = Number(f[10]);
+  const disabled = f[11];
+  const method = f[12];
+  const days = f[13] === '' ? null : Number(f[13]);
+  let expires = f[9] === '' ? Infinity : Number(f[9]);
+  if (offerId !== null && days) {
+    if (method === 'offer_creation' && f[14] !== '') expires = Math.min(expires, Number(f[14]) + days * DAY_MS);
+    if (method === 'link_creation') expires = Math.min(expires, createdMs + days * DAY_MS);
   }
-  const offerMissing = r.offer_id !== null && r.disabled === null;
+  const kind = Number(f[7]);
+  let url = r[3];
+  let accountId = f[1];
+  let campaignId = orNull(f[2]);
+  let variantId = orNull(f[3]);
+  let streamId = orNull(f[4]);
+  if (previous !== null) {
+    if (url === previous.template) url = previous.template;
+    if (accountId === previous.accountId) accountId = previous.accountId;
+    if (campaignId === previous.campaignId) campaignId = previous.campaignId;
+    if (variantId === previous.variantId) variantId = previous.variantId;
+    if (streamId === previous.streamId) streamId = previous.streamId;
+  }
   return {
     domainId,
     code,
     seq,
-    accountId: r.account_id,
-    campaignId: r.campaign_id,
-    variantId: r.variant_id,
-    streamId: r.stream_id,
-    contactId: r.contact_id,
-    messageUuid: r.message_uuid,
-    destination: r.destination,
-    kind: r.kind,
-    offerId: r.offer_id,
-    template: r.url,
-    location: r.kind === 0 && r.url ? fillTarget(r.url, storedVars(r.url, r.vars)) : null,
+    accountId,
+    campaignId,
+    variantId,
+    streamId,
+    contactId: orNull(f[5]),
+    messageUuid: orNull(f[6]),
+    destination: r[1],
+    kind,
+    offerId,
+    template: url,
+    location: kind === 0 && url ? fillStored(url, r[2]) : null,
     expiresAtMs: expires,
-    disabled: r.disabled === true || offerMissing,
-    createdAtMs: r.created_ms,
+    // an offer row missing (its link's offer deleted) answers as a disabled one
+    disabled: disabled === 'true' || (offerId !== null && disabled === ''),
+    createdAtMs: createdMs,
     // everything of the offer the answer is built from (the URL is the offer's for a link with one: a target has a URL or an offer)
-    offerStamp: r.offer_id === null ? null : `${r.url}\n${r.disabled}\n${r.expire_method}\n${r.expire_in_days}\n${r.offer_created_ms}`,
+    offerStamp: offerId === null ? null : `${url}\n${disabled}\n${method}\n${f[13]}\n${f[14]}`,
   };
 }

@@ -1,4 +1,4 @@
-import { fillTarget, storedVars } from './target';
+import { fillStored, fillTarget, storedVars } from './target';
 import { classifyUserAgent, isPreview, UaClass } from './user-agent';
 import type { Pool } from 'pg';
 import { LinkStore } from './link-store';
@@ -58,6 +58,54 @@ describe('redirect helpers', () => {
     expect(fillTarget(url, storedVars(url, '["a b",null,"c/d","p"]'))).toBe(fillTarget(url, storedVars(url, '{"x":"a b","z":"c/d","__proto__":"p"}')));
   });
 
+  it('fills a stored link exactly as fillTarget(storedVars()) does, by position or by name, refusing what it refuses (0171)', () => {
+    const templates = [
+      'https://a.example/{x}?y={y}&z={z}&x2={x}&p={__proto__}',
+      'https://shop.example/p?c={code}&n={firstName}',
+      'https://A.example/ü/{p}#{q}',
+      'https://a.example/plain',
+      'https://a.example/{p}/{p}/{p}',
+      '{u}',
+      'https://{h}.example/',
+      'https://user:pw@a.example/{x}',
+    ];
+    const texts = [
+      null,
+      '[]',
+      '["a b",null,"c/d","p"]',
+      '["Zoë","x&y=z"]',
+      '["1",2,"3"]',
+      '{"x":"1","z":"3"}',
+      '{"code":"C1","firstName":"Zoë","p":"../../x","q":"#frag"}',
+      '{"__proto__":"p","x":"?"}',
+      'null',
+      '"text"',
+    ];
+    for (const t of templates) for (const v of texts) expect([t, v, fillStored(t, v)]).toEqual([t, v, fillTarget(t, storedVars(t, v))]);
+    expect(fillStored('https://shop.example/p?c={code}&n={firstName}', '["C1","Zoë"]')).toBe('https://shop.example/p?c=C1&n=Zo%C3%AB');
+  });
+
+  it('answers each code of a look-up batch from its own row, whatever order the rows come in, and a code asked twice once', async () => {
+    const sent: string[][] = [];
+    const pool = {
+      query: async ({ values }: { values: [string, string, string] }) => {
+        sent.push(values);
+        const codes = values[1].slice(1, -1).split(',');
+        // the rows backwards, and none for code 404
+        const rows = codes.map((c, i) => [`${i + 1},7,70,700,,${c},,0,,,5,,,,`, `+49${c}`, `["v${c}"]`, 'https://a.example/?v={v}']).filter((r) => !r[0].includes(',404,'));
+        return { rows: rows.reverse() };
+      },
+    } as unknown as Pool;
+    const store = new LinkStore(pool, { cacheTtlMs: 10_000, negativeTtlMs: 2_000, cacheMax: 100, now: () => 1_000 });
+    const [a, b, missing, again] = await Promise.all([store.loadLink('1', 11), store.loadLink('2', 22), store.loadLink('1', 404), store.loadLink('1', 11)]);
+    // one look-up, the keys grouped by domain
+    expect(sent).toEqual([['{1,1,2}', '{11,404,22}', '{-1,-1,-1}']]);
+    expect(a).toMatchObject({ domainId: '1', code: 11, accountId: '7', campaignId: '70', variantId: '700', streamId: null, contactId: '11', destination: '+4911', location: 'https://a.example/?v=v11', createdAtMs: 5, expiresAtMs: Infinity, disabled: false, offerStamp: null });
+    expect(b).toMatchObject({ domainId: '2', code: 22, contactId: '22', location: 'https://a.example/?v=v22' });
+    expect(missing).toBeNull();
+    expect(again).toBe(a);
+  });
+
   it('tells people from previews and prefetches', () => {
     expect(classifyUserAgent('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148')).toBe(UaClass.Mobile);
     expect(classifyUserAgent('Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X)')).toBe(UaClass.Tablet);
@@ -74,9 +122,9 @@ describe('redirect helpers', () => {
     let reads = 0;
     const pool = {
       // the store sends its lookup as a prepared statement's config ({ name, text, values })
-      query: async ({ values: [domains] }: { values: [string[], number[]] }) => {
+      query: async ({ values: [domains] }: { values: [string, string, string] }) => {
         reads++;
-        return { rows: domains.map((_d, i) => ({ i: i + 1, account_id: '1', kind: 0, url: 'https://a.example/', vars: null, created_ms: 0, expires_ms: null, offer_id: null })) };
+        return { rows: domains.split(',').map((_d, i) => [`${i + 1},1,,,,,,0,,,0,,,,`, null, null, 'https://a.example/']) };
       },
     } as unknown as Pool;
     let now = 1_000;

@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { CodeCipher, decodeCode } from '../mint/codes';
 import { ClickRecorder, type ClickRecorderOptions, type ClickSink } from './click-recorder';
 import { createFastHttpServer, HeaderPick, type FastHttpServer, type FastReply, type FastRequest, type RequestHeaders } from './fast-http';
-import { LinkStore, type ResolvedLink } from './link-store';
+import { LinkStore, type LinkWaiter, type ResolvedLink } from './link-store';
 import { PAGES } from './pages';
 import { classifyUserAgent, isPreviewPurpose } from './user-agent';
 
@@ -197,10 +197,8 @@ export class RedirectServer {
     if (domain !== undefined) {
       const link = this.store.cachedLink(domain.id, code);
       if (link !== undefined) return this.answer(client, res, method, h, path, host, link);
-      this.store.loadLink(domain.id, code).then(
-        (l) => this.answer(client, res, method, h, path, host, l),
-        (e: unknown) => this.unavailable(res, e),
-      );
+      // a first click: the request itself waits in the look-up's batch (one object, no promise or closures a request)
+      this.store.readLink(domain.id, code, new AwaitingLink(this, client, res, method, h, path, host));
       return;
     }
     this.store
@@ -224,7 +222,8 @@ export class RedirectServer {
     return host;
   }
 
-  private answer(client: Client, res: Reply, method: string, h: RequestHeaders, path: string, host: string, link: ResolvedLink | null): void {
+  /** The answer of a request whose link was looked up or found in memory (`AwaitingLink` calls it once the link is read). */
+  answer(client: Client, res: Reply, method: string, h: RequestHeaders, path: string, host: string, link: ResolvedLink | null): void {
     if (!link) return this.page(res, 404, PAGES.notFound, method);
     if (link.kind === 1) return this.optOut(client.http, res, method, path, link);
     if (method === 'POST') return this.methodNotAllowed(res);
@@ -313,7 +312,7 @@ export class RedirectServer {
   }
 
   /** The database is needed for a link not in memory and it did not answer: 503, never a guess. */
-  private unavailable(res: Reply, e: unknown): void {
+  unavailable(res: Reply, e: unknown): void {
     this.options.onError?.(e);
     if (res.headersSent) return;
     const body = PAGES.unavailable;
@@ -336,6 +335,27 @@ export class RedirectServer {
 }
 
 export type { RequestHeaders } from './fast-http';
+
+/** A request waiting for its link's look-up (`LinkStore.readLink`): answered once the batch it joined is read. */
+class AwaitingLink implements LinkWaiter {
+  constructor(
+    private readonly server: RedirectServer,
+    private readonly client: Client,
+    private readonly res: Reply,
+    private readonly method: string,
+    private readonly h: RequestHeaders,
+    private readonly path: string,
+    private readonly host: string,
+  ) {}
+
+  resolve(link: ResolvedLink | null): void {
+    this.server.answer(this.client, this.res, this.method, this.h, this.path, this.host, link);
+  }
+
+  reject(e: unknown): void {
+    this.server.unavailable(this.res, e);
+  }
+}
 
 /** Who asked: the socket's address, the forwarded chain, and node:http's request when it parsed this one. */
 interface Client {
