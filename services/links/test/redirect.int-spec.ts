@@ -8,6 +8,7 @@ import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk, type ClickGroupRow, type CompactClick } from '../src/redirect/click-recorder';
 import { clickGroupBytes, unpackClickGroupV2 } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
+import { redirectPool } from '../src/redirect/redirect-pool';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
 import { batch, CODE_SECRET, shortUrl, split, startLinks, waitFor, type LinksTestApp } from './redirect-support';
@@ -503,6 +504,25 @@ describe('redirect server', () => {
         )
       ).rows;
       expect(prepared).toEqual({ n: 1, runs: sizes.length });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("plans a redirect connection's look-up once, generically, from its first call: a quiet start of one-code batches does not leave every later look-up re-planned", async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/generic', domainIds: [domA] })], 8, () => ({}), '74'));
+    const codes = Array.from({ length: 8 }, (_, i) => decodeCode(split(answer.links[`r${i}`].shorturl).path.slice(1)));
+    const pool = redirectPool(l.t.db.url, 1, 'links-redirect-test', () => undefined);
+    try {
+      const store = new LinkStore(pool, { cacheTtlMs: 60_000, negativeTtlMs: 60_000, cacheMax: 1000, now: Date.now, cipher: new CodeCipher(CODE_SECRET) });
+      // eight look-ups of one code each, one after another: what a redirect's first, quiet minutes ask
+      for (const code of codes) expect((await store.loadLink(domA, code))?.location).toBe('https://shop-a.example/generic');
+      const [plans] = (
+        await pool.query<{ generic: number; custom: number }>(
+          `SELECT coalesce(sum(generic_plans), 0)::int AS generic, coalesce(sum(custom_plans), 0)::int AS custom FROM pg_prepared_statements WHERE NOT from_sql AND statement LIKE '%FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)%'`,
+        )
+      ).rows;
+      expect(plans).toEqual({ generic: codes.length, custom: 0 });
     } finally {
       await pool.end();
     }

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { Pool } from 'pg';
+import { redirectPool } from './redirect-pool';
 import { GroupCommitter, type ClickChunk } from './click-recorder';
 import type { RedirectConfig } from './redirect.config';
 import { redirectServerFor } from './standalone-redirect';
@@ -21,8 +21,7 @@ type ToWorker = { t: 'ack'; id: number; ok: boolean; error?: string } | { t: 'st
  */
 export function runRedirectPrimary(c: RedirectConfig, workers: number, log: (line: string) => void): void {
   cluster.setupPrimary({ serialization: 'advanced' });
-  const pool = new Pool({ connectionString: c.DATABASE_URL, max: 2, application_name: 'links-redirect-commit' });
-  pool.on('error', (e) => log(`idle connection: ${e.message}`));
+  const pool = redirectPool(c.DATABASE_URL, 2, 'links-redirect-commit', log);
   const committer = new GroupCommitter(pool, c.LINKS_PUBLIC_SCHEME, c.LINKS_CLICK_COMMIT_INTERVAL_MS);
   let stopping = false;
   let listening = 0;
@@ -85,8 +84,7 @@ function send(w: Worker, m: ToWorker): void {
 
 /** A cluster worker: the redirect server on the shared port, its click groups committed by the primary. */
 export async function runRedirectWorker(c: RedirectConfig, log: (line: string) => void): Promise<void> {
-  const pool = new Pool({ connectionString: c.DATABASE_URL, max: 4, application_name: 'links-redirect' });
-  pool.on('error', (e) => log(`idle connection: ${e.message}`));
+  const pool = redirectPool(c.DATABASE_URL, 4, 'links-redirect', log);
   const waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
   let next = 0;
   const server = redirectServerFor(c, pool, log, (chunk) =>

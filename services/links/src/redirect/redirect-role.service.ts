@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { redirectPool } from './redirect-pool';
 import { DATABASE_URL } from '@switchboard/platform';
 import { LINKS_OPTIONS, type ResolvedLinksOptions } from '../links.options';
 import { LinksOutboxRelay } from '../services/links-events.service';
@@ -24,8 +25,7 @@ export class RedirectRoleService implements OnApplicationBootstrap, OnModuleDest
 
   async onApplicationBootstrap(): Promise<void> {
     const r = this.options.redirect;
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: 8, application_name: 'links-redirect' });
-    this.pool.on('error', (e) => this.log.warn(`idle connection: ${e.message}`));
+    this.pool = redirectPool(this.databaseUrl, 8, 'links-redirect', (line) => this.log.warn(line));
     this.server = new RedirectServer({
       pool: this.pool,
       port: r.port,

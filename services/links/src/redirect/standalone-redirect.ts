@@ -1,4 +1,5 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { redirectPool } from './redirect-pool';
 import type { RedirectConfig } from './redirect.config';
 import { RedirectServer, type RedirectServerOptions } from './redirect-server';
 
@@ -10,8 +11,7 @@ export interface RunningRedirect {
 
 /** The redirect server on its own (no Nest, no bus): a pool, the raw node:http server, `/-/health` for probes. */
 export async function startRedirect(c: RedirectConfig, log: (line: string) => void = () => undefined): Promise<RunningRedirect> {
-  const pool = new Pool({ connectionString: c.DATABASE_URL, max: 8, application_name: 'links-redirect' });
-  pool.on('error', (e) => log(`idle connection: ${e.message}`));
+  const pool = redirectPool(c.DATABASE_URL, 8, 'links-redirect', log);
   const server = redirectServerFor(c, pool, log);
   const port = await server.listen();
   return {
