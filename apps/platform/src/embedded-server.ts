@@ -83,7 +83,7 @@ export interface EmbeddedServiceOptions {
   campaignStatuses?: NonNullable<CampaignsModuleOptions['runner']>['statuses'];
   /** The reconciliation of charges with streams (ACCOUNTS_CHARGES_RECONCILE_*, docs/decisions/0114); unset: its defaults. */
   chargeReconcile?: AccountsModuleOptions['chargeReconcile'];
-  /** Dispatch's status changes as one event per write batch (DISPATCH_STATUS_BATCHES, docs/decisions/0173); unset: per message. */
+  /** Dispatch's status changes as one event per write batch (DISPATCH_STATUS_BATCHES, docs/decisions/0173); unset: on (the default); false: per message. */
   dispatchStatusBatches?: boolean;
 }
 

@@ -50,7 +50,7 @@ export const platformConfigSchema = z.object({
   STREAMS_UNDISPATCHED_BATCH: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_BATCH,
   STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
   /** Dispatch's status changes as one event per write batch (docs/decisions/0173); only once every consumer takes that form. */
-  DISPATCH_STATUS_BATCHES: env.bool(false),
+  DISPATCH_STATUS_BATCHES: env.bool(true),
   /** Campaigns asking dispatch for statuses it lost (README, docs/decisions/0093). */
   CAMPAIGNS_STATUSES_AFTER_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_AFTER_MS,
   CAMPAIGNS_STATUSES_INTERVAL_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_INTERVAL_MS,

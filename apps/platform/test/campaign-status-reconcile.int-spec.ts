@@ -11,6 +11,7 @@ import {
   CampaignStatusesRequestedV1,
   ContactListReadyV1,
   CustomerCreatedV1,
+  flattenStatusBatches,
   MessageStatusChangedV1,
   PriceChangedV1,
   Topics,
@@ -63,8 +64,12 @@ describe('campaigns asking dispatch for the statuses it lost', () => {
       // the group takes delivered chunks in one call (docs/decisions/0160): the loss applies to both ways in
       return super.subscribe({
         ...o,
-        handler: async (e, ctx) => (kept(e) ? handler(e, ctx) : undefined),
-        batchHandler: batchHandler && (async (events, ctx) => batchHandler(events.filter(kept), ctx)),
+        // a batch of status changes (the default since docs/decisions/0173) is lost item by item: its items go on as
+        // the per-message events they stand for, which the group takes as well
+        handler: async (e, ctx) => {
+          for (const one of flattenStatusBatches([e]).filter(kept)) await handler(one, ctx);
+        },
+        batchHandler: batchHandler && (async (events, ctx) => batchHandler(flattenStatusBatches(events).filter(kept), ctx)),
       });
     }
   }

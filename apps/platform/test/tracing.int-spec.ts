@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ALL_PERMISSIONS, MessageStatusChangedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
+import { ALL_PERMISSIONS, flattenStatusBatches, MessageStatusChangedV1, MessageStatusesChangedV1, Topics, type EventEnvelope } from '@switchboard/contracts';
 import { InMemoryEventBus, startTracing, stopTracing } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { AccountsBootstrapService } from '@switchboard/accounts';
@@ -52,7 +52,8 @@ describe('one send is one trace from the stream API to the delivery receipt', ()
       imports: [...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: 'http://127.0.0.1:3000' }), GatewayModule.register({ mode: 'embedded' })],
       bus: new InMemoryEventBus({ ack: 'handled', partitions: 16 }),
     }));
-    await t.bus.subscribe({ group: 'tracing-test', topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type], handler: async (e) => void statuses.push(e) });
+    // dispatch's status changes, as the per-message events a batch stands for (one batch a write batch, the default since docs/decisions/0173)
+    await t.bus.subscribe({ group: 'tracing-test', topics: [Topics.Dispatch], types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type], handler: async (e) => void statuses.push(...flattenStatusBatches([e])) });
     account = String((await t.app.get(AccountsBootstrapService).seed({ demoAccountName: 'Demo account' })).demoAccountId);
     const vendor = await call('POST', '/service_type_manager/vendor', { name: 'Acme SMSC', service_type: 'sms', adapter: 'smpp', carrier: 'Acme', currency: 'EUR', config: { host: '127.0.0.1', port, systemId: 'acme', password: 'secret', sourceTon: 1, sourceNpi: 1 } });
     expect(vendor.status).toBe(201);

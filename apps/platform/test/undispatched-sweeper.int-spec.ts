@@ -8,6 +8,7 @@ import {
   MessagesReconciledV1,
   MessagesReconcileRequestedV1,
   MessageStatusChangedV1,
+  MessageStatusesChangedV1,
   PriceChangedV1,
   type EventData,
   type EventDefinition,
@@ -129,6 +130,12 @@ describe('the sweeper of accepted messages dispatch never got', () => {
           continue;
         }
         if (e.type === MessageStatusChangedV1.type && muteStatuses.has(d.messageUuid)) continue;
+        if (e.type === MessageStatusesChangedV1.type) {
+          // a batch (the default since docs/decisions/0173) loses only the muted messages' items
+          const items = (d.items as { data: Json }[]).filter((it) => !muteStatuses.has(it.data.messageUuid as string));
+          if (items.length) out.push({ ...e, data: { ...d, items } });
+          continue;
+        }
         out.push(e);
         if (e.type === MessageAcceptedV1.type && raceHeld && held.length) {
           raceHeld = false;

@@ -24,7 +24,7 @@ export const dispatchConfigSchema = z.object({
   /** Accepted events handled at once per partition, feeding one group commit (docs/decisions/0018, 0019). */
   DISPATCH_INGEST_CONCURRENCY: env.int(500, 1),
   /** Status changes as one event per write batch (docs/decisions/0173): only once every consumer takes that form. */
-  DISPATCH_STATUS_BATCHES: env.bool(false),
+  DISPATCH_STATUS_BATCHES: env.bool(true),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),

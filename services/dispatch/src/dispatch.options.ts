@@ -80,8 +80,8 @@ export interface DispatchModuleOptions {
   realtimeIntervalMs?: number;
   /**
    * Status changes as one `dispatch.message.statuses_changed` event per write batch instead of a
-   * `dispatch.message.status_changed` each (docs/decisions/0173). Turn on only once every consumer of dispatch's
-   * statuses runs a release that takes both forms. Default false.
+   * `dispatch.message.status_changed` each (docs/decisions/0173). Default true (0173, stop 29). Set false while any
+   * consumer of dispatch's statuses still runs a release older than 0173 (it would skip the batch).
    */
   statusBatches?: boolean;
   /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
@@ -198,7 +198,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
     outboxBatchSize: o.outboxBatchSize ?? 1000,
     ingestConcurrency: Math.max(1, o.ingestConcurrency ?? 128),
     realtimeIntervalMs: o.realtimeIntervalMs ?? 500,
-    statusBatches: o.statusBatches ?? false,
+    statusBatches: o.statusBatches ?? true,
     dispatcher: {
       batchSize: d.batchSize ?? 500,
       maxInFlight: d.maxInFlight ?? 5000,

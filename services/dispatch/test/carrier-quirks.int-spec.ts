@@ -1,4 +1,3 @@
-import { MessageStatusChangedV1 } from '@switchboard/contracts';
 import { AdapterRegistry, SmppAdapter, SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
@@ -91,7 +90,7 @@ describe('carrier quirks: a carrier that reuses its message ids', () => {
     expect(snapshot.every((r) => r.status === 'delivered')).toBe(true);
     const firstIds = new Set(snapshot.map((r) => r.provider_ids[0]));
     await d.flushOutbox();
-    const eventsOf = (uuids: string[]) => d.events(MessageStatusChangedV1.type).filter((e) => uuids.includes((e.data as { messageUuid: string }).messageUuid)).length;
+    const eventsOf = (uuids: string[]) => d.statusChanges().filter((e) => uuids.includes((e.data as { messageUuid: string }).messageUuid)).length;
     const oldEvents = eventsOf(before);
 
     // the SMSC restarts without its state: ids from 1 again, the same numbers again (to the same handsets)

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { MessageReceivedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
+import { MessageReceivedV1 } from '@switchboard/contracts';
 import { telegramWebhookSecret } from '../src';
 import { TelegramPeer } from '../src/testing/telegram-peer';
 import { WhatsAppPeer } from '../src/testing/whatsapp-peer';
@@ -38,7 +38,7 @@ describe('WhatsApp Cloud API and Telegram Bot API against local peers', () => {
 
   const hook = () => `${d.t.url}/api/dispatch/webhooks/whatsapp/${waVendor}`;
   const changes = (uuid: string) =>
-    d.events(MessageStatusChangedV1.type).filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid).map((e) => e.data as { status: string; outgoingStatus: string });
+    d.statusChanges().filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid).map((e) => e.data as { status: string; outgoingStatus: string });
 
   it('sends a WhatsApp text to /{version}/{phone-number-id}/messages with the bearer token', async () => {
     const uuid = await d.accept({ channel: 'whatsapp', streamId: '30', streamUid: 'stream-30', streamType: 5, sender: 'PNID-1', text: 'Hello on WhatsApp', encoding: null });

@@ -1,10 +1,9 @@
-import { MessageStatusChangedV1 } from '@switchboard/contracts';
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
 const statuses = (d: DispatchTestApp, uuid: string) =>
   d
-    .events(MessageStatusChangedV1.type)
+    .statusChanges()
     .filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid)
     .map((e) => (e.data as { status: string }).status);
 

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MessageStatusChangedV1 } from '@switchboard/contracts';
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
 const statusEvents = (d: DispatchTestApp, uuid: string) =>
-  d.events(MessageStatusChangedV1.type).filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid).map((e) => e.data as { status: string; outgoingStatus: string | null; possibleDuplicate?: boolean });
+  d.statusChanges().filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid).map((e) => e.data as { status: string; outgoingStatus: string | null; possibleDuplicate?: boolean });
 
 describe('receipts: early, twice, out of order', () => {
   let peer: SmppPeer;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { MessageStatusChangedV1 } from '@switchboard/contracts';
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
@@ -36,7 +35,7 @@ describe('crash safety: nothing lost, no blind resends', () => {
     expect(row.possible_duplicate).toBe(true);
     expect(submitsTo('4915199990001')).toBe(1);
     await d.flushOutbox();
-    const events = d.events(MessageStatusChangedV1.type).filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid);
+    const events = d.statusChanges().filter((e) => (e.data as { messageUuid: string }).messageUuid === uuid);
     expect(events.length).toBeGreaterThan(0);
     expect(events.every((e) => (e.data as { possibleDuplicate?: boolean }).possibleDuplicate === true)).toBe(true);
   });

@@ -2,7 +2,7 @@ import { MessageEdrV1, MessageStatusChangedV1, MessageStatusesChangedV1, statusC
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
-/** `statusBatches` on (docs/decisions/0173): a write batch's status changes leave dispatch as one event. */
+/** `statusBatches` on, the default since 0173 stop 29 (docs/decisions/0173): a write batch's status changes leave dispatch as one event. */
 describe('status changes as one event per write batch', () => {
   let peer: SmppPeer;
   let d: DispatchTestApp;
@@ -10,7 +10,7 @@ describe('status changes as one event per write batch', () => {
   beforeAll(async () => {
     peer = new SmppPeer();
     const port = await peer.listen();
-    d = await startDispatch({ seedVendors: [smppVendor(port)], statusBatches: true });
+    d = await startDispatch({ seedVendors: [smppVendor(port)] });
     await d.until(() => d.dispatcher.stats !== undefined && peer.binds > 0);
   });
 

@@ -3,7 +3,7 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { logLevel } from 'kafkajs';
 import { Pool } from 'pg';
-import { inboundAddress, InboundRouteChangedV1, MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
+import { flattenStatusBatches, inboundAddress, MessageStatusChangedV1, MessageStatusesChangedV1, InboundRouteChangedV1, MessageAcceptedV1, StreamChannelConfiguredV1, Topics, CustomerUpdatedV1, type EventData, type EventEnvelope } from '@switchboard/contracts';
 import { createEnvelope, DevMailbox, generateSigningKeys, InMemoryRealtime, KafkaEventBus, PlatformModule, ProviderSecrets, TokenVerifier, type OutgoingEvent } from '@switchboard/platform';
 import { createTestApp, type TestApp } from '@switchboard/platform/testing';
 import { Dispatcher, DispatchModule, type DispatchModuleOptions } from '../src';
@@ -22,6 +22,11 @@ export interface DispatchTestApp {
   sql: <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
   /** Dispatch events published so far. */
   events: (type?: string) => EventEnvelope[];
+  /**
+   * Dispatch's status changes published so far, in order, each as its per-message event: the per-message form as it
+   * is, a batch (`dispatch.message.statuses_changed`, the default since 0173) as its items (`flattenStatusBatches`).
+   */
+  statusChanges: () => EventEnvelope[];
   publish: (events: OutgoingEvent[]) => Promise<void>;
   /** Publishes `streams.message.accepted` and returns the message uuid. */
   accept: (overrides?: Partial<EventData<typeof MessageAcceptedV1>>, eventId?: string) => Promise<string>;
@@ -84,6 +89,7 @@ export async function startDispatch(options: DispatchModuleOptions = {}): Promis
     until,
     publish,
     events: (type) => published.filter((e) => !type || e.type === type),
+    statusChanges: () => flattenStatusBatches(published.filter((e) => e.type === MessageStatusChangedV1.type || e.type === MessageStatusesChangedV1.type)),
     call: async (method, path, opts = {}) => {
       const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
       if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';

@@ -185,8 +185,8 @@ export function lifecycleEvents(rows: EventRow[], opts: { final: boolean; refund
 export class DispatchOutboxRelay extends ServiceOutboxRelay {
   /**
    * Which form the status changes this relay publishes take (docs/decisions/0173): a `dispatch.message.status_changed`
-   * each (false, the default), or one `dispatch.message.statuses_changed` per write batch (the `statusBatches` option,
-   * `DISPATCH_STATUS_BATCHES`). Expand-only: turn it on once every consumer runs a release that takes both forms.
+   * each (false), or one `dispatch.message.statuses_changed` per write batch (the `statusBatches` option,
+   * `DISPATCH_STATUS_BATCHES`, on by default since 0173 stop 29). Set it false while an older consumer still runs.
    * The writers of the outbox pass it to `addToOutbox`.
    */
   readonly statusBatches: boolean;
