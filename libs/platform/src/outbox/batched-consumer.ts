@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureError } from '../bus/failures';
+import { countdown } from './countdown';
 import { quoteSchema } from './sql';
 
 export interface BatchItem<T> {
@@ -150,17 +151,7 @@ export class BatchedIdempotentConsumer<T> {
   handleMany(items: Array<BatchItem<T>>): Promise<void> {
     if (items.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      let left = items.length;
-      let failure: { error: unknown } | null = null;
-      const done = () => {
-        if (--left > 0) return;
-        if (failure) reject(failure.error);
-        else resolve();
-      };
-      const fail = (error: unknown) => {
-        failure ??= { error };
-        done();
-      };
+      const { done, fail } = countdown(items.length, { resolve, reject });
       if (this.lanes.length === 1) {
         const lane = this.lanes[0];
         for (const item of items) lane.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });

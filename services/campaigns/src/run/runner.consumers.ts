@@ -30,7 +30,7 @@ import {
   forEachStatusChange,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { claimEvent, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, tracingEnabled, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
+import { claimEvent, countdown, eachAtOnce, EventBus, IdempotentConsumer, PROCESS_ROLES, tracingEnabled, withStatusBatches, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -489,17 +489,7 @@ export class RunnerConsumers implements OnModuleInit {
   /** Many statuses into the group commit at once: resolves once all committed, rejects with the first failure. */
   private enqueueStatuses(items: Array<Omit<StatusItem, 'resolve' | 'reject'>>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      let left = items.length;
-      let failure: { error: unknown } | null = null;
-      const done = () => {
-        if (--left > 0) return;
-        if (failure) reject(failure.error);
-        else resolve();
-      };
-      const fail = (error: unknown) => {
-        failure ??= { error };
-        done();
-      };
+      const { done, fail } = countdown(items.length, { resolve, reject });
       const wasEmpty = this.statusQueue.length === 0;
       for (const it of items) this.statusQueue.push({ id: it.id, messageUuid: it.messageUuid, campaignId: it.campaignId, accountId: it.accountId, status: it.status, answer: it.answer, resolve: done, reject: fail });
       if (wasEmpty) setImmediate(() => void this.flushStatuses());
