@@ -110,8 +110,8 @@ export function laneOfKey(k: string, lanes: number): number {
 /**
  * IdempotentConsumer for many events at once: the handler calls of a subscription with `concurrency` > 1 join a
  * batch, and one transaction records their `processed_events` rows (skipping those handled before) and applies
- * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer (per lane with `parallel`), so hot
- * rows (an account's balance) are not fought over by its own transactions. A batch that fails is retried one event
+ * the effects of the rest; each call resolves when its batch committed. One batch at a time per consumer (per lane
+ * with `parallel`), so hot rows (an account's balance) are not fought over by its own transactions. A batch that fails is retried one event
  * per transaction, so one bad event fails alone (and goes to its retries and dead letter) instead of its batch; a
  * batch that fails for an outage (isInfrastructureError) fails whole, at once, for the bus to retry.
  */
@@ -152,10 +152,7 @@ export class BatchedIdempotentConsumer<T> {
     if (items.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const { done, fail } = countdown(items.length, { resolve, reject });
-      if (this.lanes.length === 1) {
-        const lane = this.lanes[0];
-        for (const item of items) lane.queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
-      } else for (const item of items) this.laneOf(item.data).queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
+      for (const item of items) this.laneOf(item.data).queue.push({ event: item.event, data: item.data, resolve: done, reject: fail, key: undefined });
       for (const lane of this.lanes) {
         lane.grouped = false;
         this.schedule(lane);
