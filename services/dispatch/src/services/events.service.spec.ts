@@ -1,6 +1,6 @@
 import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX, statusChangesOf, Topics } from '@switchboard/contracts';
 import type { EventRow } from '../repositories/message.repository';
-import { batchStatusChanges, lifecycleEvents, MessageTraces } from './events.service';
+import { batchStatusChanges, lifecycleEvents, MessageTraces, STATUS_BATCH_BYTES } from './events.service';
 
 const row = (over: Partial<EventRow> = {}): EventRow => ({
   id: '5',
@@ -99,5 +99,13 @@ describe('status changes folded into one event per write batch (statusBatches, d
     expect(out.map((e) => (e.data as { items: unknown[] }).items.length)).toEqual([STATUS_BATCH_MAX, STATUS_BATCH_MAX, 1]);
     const refunds = lifecycleEvents(rows(2), { final: true, refundReason: () => 'rejected' }).filter((e) => e.type === MessageRefundDueV1.type);
     expect(batchStatusChanges(refunds)).toBe(refunds);
+  });
+
+  it('cuts a batch before its items pass STATUS_BATCH_BYTES: long carrier error texts never make an event larger than the relay publishes', () => {
+    const long = lifecycleEvents(rows(400), { final: false }).map((e) => ({ ...e, data: { ...(e.data as object), error: 'é"\u0001'.repeat(700) } }));
+    const out = batchStatusChanges(long);
+    expect(out.length).toBeGreaterThan(1);
+    expect(out.flatMap((e) => (e.data as { items: Array<{ id: string }> }).items.map((it) => it.id))).toEqual(long.map((e) => e.id));
+    for (const e of out) expect(Buffer.byteLength(JSON.stringify(e))).toBeLessThanOrEqual(STATUS_BATCH_BYTES);
   });
 });

@@ -137,29 +137,48 @@ export async function addToOutbox(m: EntityManager, events: OutgoingEvent[], sta
  * A write batch's events with its status changes folded into `dispatch.message.statuses_changed` events of up to
  * STATUS_BATCH_MAX items, first (each item the per-message event it replaces: its id, trace and data, the data carrying
  * its own account); every other event (EDRs, refunds) after them, in its order. A batch's envelope names no account.
+ * A batch is also cut before its items' estimated JSON passes STATUS_BATCH_BYTES, so carriers' long error texts never
+ * make one event larger than the relay publishes (OUTBOX_MAX_EVENT_BYTES, 1 MB): a batch over it would be given up.
  */
 export function batchStatusChanges(events: OutgoingEvent[], at = new Date()): OutgoingEvent[] {
   const rest: OutgoingEvent[] = [];
   const out: OutgoingEvent[] = [];
   let items: EventData<typeof MessageStatusesChangedV1>['items'] = [];
+  let bytes = 0;
   const cut = () => {
     if (items.length) out.push(fastEnvelope(MessageStatusesChangedV1, { items }, null, at));
     items = [];
+    bytes = 0;
   };
   for (const e of events) {
     if (e.type !== MessageStatusChangedV1.type) {
       rest.push(e);
       continue;
     }
-    const item: (typeof items)[number] = { id: e.id, data: e.data as EventData<typeof MessageStatusChangedV1> };
+    const data = e.data as EventData<typeof MessageStatusChangedV1>;
+    const size = itemBytes(data);
+    if (items.length && bytes + size > STATUS_BATCH_BYTES) cut();
+    const item: (typeof items)[number] = { id: e.id, data };
     if (e.traceparent) item.traceparent = e.traceparent;
     items.push(item);
+    bytes += size;
     if (items.length === STATUS_BATCH_MAX) cut();
   }
   cut();
   if (out.length === 0) return events;
   for (const e of rest) out.push(e);
   return out;
+}
+
+/** The most estimated JSON bytes of one batch's items: well under the relay's 1 MB an event (0173). */
+export const STATUS_BATCH_BYTES = 600_000;
+
+/**
+ * An item's JSON bytes at most, without serialising it: its fixed fields and ids (under 600 B), plus its carrier texts
+ * at 6 bytes a character (JSON's `\u00XX` escape, the worst case).
+ */
+function itemBytes(d: EventData<typeof MessageStatusChangedV1>): number {
+  return 600 + 6 * (d.sender.length + d.destination.length + d.streamUid.length + (d.outgoingStatus?.length ?? 0) + (d.error?.length ?? 0) + (d.providerMessageId?.length ?? 0));
 }
 
 const PACK_AT = 50;
