@@ -8,7 +8,9 @@
  *
  *   node scripts/build.mjs --server-only && BASE_DIST=/work/wt/x-base/dist node dist/bench/links-lookup.js [turns] [links a turn] [sizes, e.g. 1,20,200]
  *
- * EXPLAIN=1 prints each build's generic plan for 20 codes (EXPLAIN ANALYZE VERBOSE BUFFERS) first.
+ * EXPLAIN=1 prints each build's generic plan for 20 codes (EXPLAIN ANALYZE VERBOSE BUFFERS) first. OFFERS=<n>: n offers (of other
+ * accounts) in `links.offer` first; the minted links have none. Give `PGOPTIONS='-c plan_cache_mode=force_generic_plan'`
+ * to plan as the redirect's pools do.
  */
 import * as path from 'node:path';
 import { Pool } from 'pg';
@@ -18,6 +20,7 @@ import { cpuNs, linksSide, load1, loadLinksBuild, quietPool, type LinksSide } fr
 const TURNS = Number(process.argv[2] ?? 4);
 const PER_TURN = Number(process.argv[3] ?? 4000);
 const SIZES = (process.argv[4] ?? '20,200').split(',').map(Number);
+const OFFERS = Number(process.env.OFFERS ?? 0);
 
 async function main(): Promise<void> {
   const baseDist = process.env.BASE_DIST;
@@ -30,6 +33,9 @@ async function main(): Promise<void> {
     for (const [k, b] of builds.entries()) {
       // one more turn's links: a warm-up pass of each size, not counted (the statement's first, custom plans)
       const side = await linksSide(admin, db.url, `lookup_${k}`, b, (TURNS + 1) * PER_TURN);
+      // OFFERS=<n>: n offers of other accounts in links.offer (default 0, an empty table), as a deployment has
+      if (OFFERS > 0)
+        await side.aux.query(`INSERT INTO links.offer (account_id, name, original_url, created_at, updated_at) SELECT 1000 + k % 50, 'o' || k, 'https://shop.example/o/' || k, now(), now() FROM generate_series(1, $1::int) k`, [OFFERS]);
       await side.aux.query('VACUUM ANALYZE');
       sides.push({ ...side, seqs: side.codes.map((c) => side.cipher.decrypt(c)) });
     }

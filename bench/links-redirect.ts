@@ -354,7 +354,7 @@ async function main(): Promise<void> {
     if (HISTORY > 0) {
       const t0 = performance.now();
       // campaign ids 1..100 sort before the bench's campaign (the uuid's first 12 hex digits are its id, 0151)
-      const key = RANDOM_UUIDS ? 'gen_random_uuid()' : `(lpad(to_hex(k % 100 + 1), 8, '0') || '-0000-8' || lpad(to_hex(k), 15, '0') || '000')::uuid`;
+      const key = RANDOM_UUIDS ? 'gen_random_uuid()' : `(lpad(to_hex(k % 100 + 1), 12, '0') || '8' || left(lpad(to_hex(k), 15, '0'), 3) || '8' || right(lpad(to_hex(k), 15, '0'), 12) || '000')::uuid`;
       await pool.query(
         `INSERT INTO links.recipient_click (account_id, message_uuid, campaign_id, variant_id, domain_id, first_click_id, first_clicked_at)
          SELECT $1, ${key}, k % 100 + 1, 1, $2, gen_random_uuid(), now() - interval '1 day' FROM generate_series(1, $3::int) k ON CONFLICT DO NOTHING`,
