@@ -7,7 +7,8 @@ const LEGACY_TABLES = ['rollup_hour', 'rollup_day_stream', 'rollup_day_country',
 /**
  * Recomputes every rollup from `stats.message_state` (each message's furthest status, parts, price, refunds and
  * acceptance time), in one transaction: the hour and day buckets again from the acceptance time in each account's
- * current time zone, then the rollups (the month ones, the campaign hour, day, day-total and month ones too, and the click day rollup from the click hour one) grouped from the states. For a changed rollup definition or time zone
+ * current time zone, then the rollups (the month ones, the campaign hour, day, day-total and month ones too, and the click day rollup from the click hour one) grouped from the states.
+ * The per-stream day and month tables are no longer kept (docs/decisions/0175): left as they are. For a changed rollup definition or time zone
  * (docs/decisions/0028). The state table is locked against writes meanwhile, so the consumers wait and resume after.
  */
 export async function rebuildRollups(ds: DataSource): Promise<{ messages: number }> {
@@ -34,12 +35,8 @@ export async function rebuildRollups(ds: DataSource): Promise<{ messages: number
     const NC = STATUS_COLUMNS.join(', ');
     await m.query(`INSERT INTO stats.${COUNT_TABLES.hour} (account_id, bucket, stream_id, sender, iso2, currency, messages, parts, cost_micros, ${NC})
                    SELECT account_id, hour_bucket, coalesce(stream_id, 0), sender, iso2, currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`);
-    await m.query(`INSERT INTO stats.${COUNT_TABLES.dayStream} (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
-                   SELECT account_id, day_bucket, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
     await m.query(`INSERT INTO stats.${COUNT_TABLES.dayCountry} (account_id, bucket, stream_id, iso2, currency, messages, parts, cost_micros, ${NC})
                    SELECT account_id, day_bucket, coalesce(stream_id, 0), iso2, currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`);
-    await m.query(`INSERT INTO stats.${COUNT_TABLES.monthStream} (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
-                   SELECT account_id, date_trunc('month', day_bucket)::date, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`);
     await m.query(`INSERT INTO stats.${COUNT_TABLES.monthCountry} (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
                    SELECT account_id, date_trunc('month', day_bucket)::date, iso2, coalesce(stream_id, 0), currency, ${counts} ${counted} GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`);
     if (legacy) {

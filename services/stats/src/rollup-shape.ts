@@ -9,11 +9,13 @@ export type Status = (typeof STATUSES)[number];
 /** The count columns, in STATUSES' order. */
 export const STATUS_COLUMNS: readonly string[] = STATUSES.map((s) => `n_${s}`);
 
-/** The message rollup tables of the count shape (since 1796500000010; the status-keyed `rollup_*` ones are left to the previous release). */
+/**
+ * The message rollup tables of the count shape (since 1796500000010; the status-keyed `rollup_*` ones are left to the
+ * previous release). A day or month row is per stream and country; the figures per stream are its sums over the
+ * countries: `rollup_counts_day_stream` and `rollup_counts_month_stream` are no longer written or read (docs/decisions/0175).
+ */
 export const COUNT_TABLES = {
   hour: 'rollup_counts_hour',
-  dayStream: 'rollup_counts_day_stream',
   dayCountry: 'rollup_counts_day_country',
-  monthStream: 'rollup_counts_month_stream',
   monthCountry: 'rollup_counts_month_country',
 } as const;

@@ -52,7 +52,7 @@ describe('stats: dashboard_statistics reports', () => {
         ['2019-02-17T01:00:00Z', 1],
         ['2019-02-17T02:00:00Z', 1],
       ]);
-      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_counts_day_stream WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
+      const days = await s.sql<{ bucket: string; n: string }>(`SELECT bucket::text, sum(messages)::text AS n FROM stats.rollup_counts_day_country WHERE account_id = $1 GROUP BY 1 ORDER BY 1`, [acc]);
       expect(days).toEqual([
         { bucket: '2018-11-03', n: '1' },
         { bucket: '2018-11-04', n: '2' },
@@ -239,18 +239,16 @@ describe('stats: rebuilding the rollups', () => {
         `SELECT bucket::text, iso2, n_accepted AS accepted, n_delivered AS delivered, messages::int, cost_micros::text FROM stats.rollup_counts_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`,
         [acc],
       ),
-      stream: await s.sql(`SELECT bucket::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_day_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket`, [acc]),
       country: await s.sql(`SELECT bucket::text, iso2, n_accepted, n_delivered, messages::int FROM stats.rollup_counts_day_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`, [acc]),
       month: await s.sql(
         `SELECT bucket::text, iso2, stream_id::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_month_country WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket, iso2`,
         [acc],
       ),
-      monthStream: await s.sql(`SELECT bucket::text, n_accepted, n_delivered, messages::int, cost_micros::text FROM stats.rollup_counts_month_stream WHERE account_id = $1 AND (messages <> 0 OR cost_micros <> 0) ORDER BY bucket`, [acc]),
     });
     // (rows a message left when it moved on stay at zero in the live rollups; the rebuild has none)
     const before = await snapshot();
     // rollups lost or damaged: the rebuild puts back exactly what the events made
-    await s.sql(`DELETE FROM stats.rollup_counts_day_stream WHERE account_id = $1`, [acc]);
+    await s.sql(`DELETE FROM stats.rollup_counts_day_country WHERE account_id = $1`, [acc]);
     await s.sql(`DELETE FROM stats.rollup_counts_month_country WHERE account_id = $1`, [acc]);
     await s.sql(`UPDATE stats.rollup_counts_hour SET messages = messages + 5, n_sent = n_sent + 5 WHERE account_id = $1`, [acc]);
     const ds = s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION));
@@ -282,7 +280,7 @@ describe('stats: rebuilding the rollups', () => {
     await s.publish(shuffled.map((m) => accepted(m)));
     await rebuildRollups(s.t.app.get<DataSource>(getDataSourceToken(STATS_CONNECTION)));
     // the rows as stored (heap order): each table's (account, bucket) never goes back
-    for (const table of ['rollup_counts_hour', 'rollup_counts_day_stream', 'rollup_counts_day_country', 'rollup_counts_month_stream', 'rollup_counts_month_country']) {
+    for (const table of ['rollup_counts_hour', 'rollup_counts_day_country', 'rollup_counts_month_country']) {
       const [r] = await s.sql(
         `SELECT count(*) FILTER (WHERE (pa, pb) > (account_id, bucket))::int AS back, count(*)::int AS n
            FROM (SELECT account_id, bucket, lag(account_id) OVER w AS pa, lag(bucket) OVER w AS pb FROM stats.${table} WINDOW w AS (ORDER BY ctid)) x`,

@@ -226,16 +226,7 @@ describe('stats: rollups from the messaging events', () => {
       expect([table, new Map(gotRows.map((x) => [x.k, { messages: Number(x.messages), parts: Number(x.parts), cost: x.cost }]))]).toEqual([table, want]);
       expect(want.size).toBeGreaterThan(3);
     }
-    // the day rollup without sender and country (the main figures over long ranges) is the recomputed day figures summed
-    const streamDays = new Map<string, Row>();
-    for (const [k, v] of expected.day) {
-      const [acc, day, streamId, , , status, currency] = k.split('|');
-      const key = [acc, day, streamId, status, currency].join('|');
-      const r0 = streamDays.get(key) ?? { messages: 0, parts: 0, cost: '0' };
-      streamDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
-    }
-    expect(await countRows('rollup_counts_day_stream', ['account_id', 'bucket', 'stream_id', 'currency'], [A, B])).toEqual(fold(streamDays));
-    // and without sender, per country (the top destinations over long ranges)
+    // the day rollup without sender, per stream and country (the main figures and the top destinations over long ranges)
     const countryDays = new Map<string, Row>();
     for (const [k, v] of expected.day) {
       const [acc, day, streamId, , iso2, status, currency] = k.split('|');
@@ -244,11 +235,8 @@ describe('stats: rollups from the messaging events', () => {
       countryDays.set(key, { messages: r0.messages + v.messages, parts: r0.parts + v.parts, cost: (BigInt(r0.cost) + BigInt(v.cost)).toString() });
     }
     expect(await countRows('rollup_counts_day_country', ['account_id', 'bucket', 'stream_id', 'iso2', 'currency'], [A, B])).toEqual(fold(countryDays));
-    // the month rollups are the day-per-country and day-per-stream rollups summed per local month (0070)
-    for (const [table, drop] of [
-      ['rollup_counts_month_country', false],
-      ['rollup_counts_month_stream', true],
-    ] as const) {
+    // the month rollup is the day-per-country rollup summed per local month (0070)
+    for (const [table, drop] of [['rollup_counts_month_country', false]] as const) {
       const months = new Map<string, Row>();
       for (const [k, v] of countryDays) {
         const [acc, day, streamId, iso2, status, currency] = k.split('|');
@@ -261,6 +249,8 @@ describe('stats: rollups from the messaging events', () => {
       expect([table, gotMonths]).toEqual([table, fold(months)]);
       expect(months.size).toBeGreaterThan(5);
     }
+    // no rollup per stream alone is written: the per-stream figures are the country rows summed (docs/decisions/0175)
+    expect(await s.sql(`SELECT (SELECT count(*) FROM stats.rollup_counts_day_stream)::int AS days, (SELECT count(*) FROM stats.rollup_counts_month_stream)::int AS months`)).toEqual([{ days: 0, months: 0 }]);
 
     // and the dashboard over everything says the same, to the message and to the micro-unit
     const all = await s.call<DashboardMainDto>('POST', '/dashboard_statistics/main', { token: s.token(A), body: { type: 'all' } });
@@ -428,7 +418,7 @@ describe('stats: rollups from the messaging events', () => {
     expect(outcomes).toEqual(['applied 3']);
     expect(await hourRollup([A])).toEqual(fold(new Map([[[A, '2026-05-04T02:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }]])));
     const days = await s.sql<{ bucket: string; delivered: string; messages: string }>(
-      `SELECT bucket::text, n_delivered::text AS delivered, messages::text FROM stats.rollup_counts_day_stream WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`,
+      `SELECT bucket::text, n_delivered::text AS delivered, messages::text FROM stats.rollup_counts_day_country WHERE account_id = $1 AND messages <> 0 ORDER BY bucket`,
       [A],
     );
     expect(days).toEqual([

@@ -232,7 +232,8 @@ export class RollupConsumer implements OnModuleInit {
    * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
    * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
    * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
-   * day-per-stream, day-per-country and month sums made by the database from the day deltas), rows in key order.
+   * day-per-country rows and their month sums made by the database from the day deltas), rows in key order. No rollup
+   * per stream alone: the reports sum the country rows (docs/decisions/0175).
    * Parameters travel as array literals read by unnest (pgArray, or plainArray for ids, instants and sums;
    * docs/decisions/0083 and 0119), never as arrays the driver escapes element by element.
    */
@@ -454,8 +455,8 @@ export class RollupConsumer implements OnModuleInit {
       }
     }
     if (changed.length === 0 && moved.length === 0) return;
-    // the deltas as columns, one set per kind: hour rows, day rows (the day-per-stream, day-per-country and month sums
-    // are made from these by the database; no sender) and campaign hour rows (with their local date)
+    // the deltas as columns, one set per kind: hour rows, day rows (the day-per-country rows and their month sums are
+    // made from these by the database; no sender) and campaign hour rows (with their local date)
     const columns = () => ({ a: [] as string[], b: [] as string[], st: [] as string[], se: [] as string[], i: [] as string[], s: [] as string[], c: [] as string[], m: [] as number[], p: [] as number[], co: [] as string[], dd: [] as string[], n: STATUSES.map(() => [] as number[]) });
     const byKind = { h: columns(), d: columns(), c: columns() };
     const pushCounts = (k: 'h' | 'd', d: CountDelta) => {
@@ -499,8 +500,6 @@ export class RollupConsumer implements OnModuleInit {
     const counts = (from: number) => STATUSES.map((_, j) => `$${from + j}::bigint[]`).join(', ');
     const countSums = `${sums}, ${STATUS_COLUMNS.map(sum).join(', ')}`;
     const summed = `sum(m)::bigint, sum(p)::bigint, sum(co)::bigint, ${STATUSES.map((_, j) => `sum(n${j})::bigint`).join(', ')}`;
-    /** The same sums named as the day deltas' columns, for a CTE summed again below (0145). */
-    const summedAs = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c})::bigint AS ${c}`).join(', ');
     const nonZero = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c}) <> 0`).join(' OR ');
     const [{ inserted }] = await preparedQuery<{ inserted: number }>(
       m,
@@ -532,7 +531,7 @@ export class RollupConsumer implements OnModuleInit {
          SELECT * FROM unnest($19::bigint[], $20::timestamptz[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::bigint[], $26::bigint[], $27::bigint[], ${counts(28)})
                   AS t(a, b, st, se, i, c, m, p, co, ${N})
        ), vd AS (
-         -- day rows without the sender: only their sums per stream and per country are kept
+         -- day rows without the sender: their sums per stream and country are kept (per stream alone: summed by the reports, 0175)
          SELECT * FROM unnest($35::bigint[], $36::date[], $37::bigint[], $38::text[], $39::text[], $40::bigint[], $41::bigint[], $42::bigint[], ${counts(43)}) AS t(a, b, st, i, c, m, p, co, ${N})
        ), vc AS (
          -- campaign hour rows: st is the campaign, se the variant (0 unknown), dd the hour's local date
@@ -564,26 +563,14 @@ export class RollupConsumer implements OnModuleInit {
          INSERT INTO stats.rollup_counts_hour AS r (account_id, bucket, stream_id, sender, iso2, currency, messages, parts, cost_micros, ${NC})
          SELECT a, b, st, se, i, c, m, p, co, ${N} FROM vh ORDER BY a, b, st, se, i, c
          ON CONFLICT (account_id, bucket, stream_id, sender, iso2, currency) DO UPDATE SET ${countSums}
-       ), vds AS (
-         -- the day deltas summed per stream, once: the day-per-stream rows and the month-per-stream sums are made from
-         -- these (fewer rows to sum again than the day deltas; docs/decisions/0145)
-         SELECT a, b, st, c, ${summedAs} FROM vd GROUP BY a, b, st, c HAVING ${nonZero}
-       ), ds AS (
-         INSERT INTO stats.rollup_counts_day_stream AS r (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
-         SELECT a, b, st, c, m, p, co, ${N} FROM vds ORDER BY a, b, st, c
-         ON CONFLICT (account_id, bucket, stream_id, currency) DO UPDATE SET ${countSums}
        ), dc AS (
          -- the day deltas are already one per day-per-country key (the batch's day map) and none is all zeros
          -- (pushCounts): written as they are, without summing them again (0145)
          INSERT INTO stats.rollup_counts_day_country AS r (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
          SELECT a, b, i, st, c, m, p, co, ${N} FROM vd ORDER BY a, b, i, st, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, currency) DO UPDATE SET ${countSums}
-       ), ms AS (
-         -- the month rollups: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
-         INSERT INTO stats.rollup_counts_month_stream AS r (account_id, bucket, stream_id, currency, messages, parts, cost_micros, ${NC})
-         SELECT a, date_trunc('month', b)::date, st, c, ${summed} FROM vds GROUP BY a, 2, st, c HAVING ${nonZero} ORDER BY a, 2, st, c
-         ON CONFLICT (account_id, bucket, stream_id, currency) DO UPDATE SET ${countSums}
        ), mc AS (
+         -- the month rollup: the day deltas summed per local month (a day bucket is a local date; docs/decisions/0070)
          INSERT INTO stats.rollup_counts_month_country AS r (account_id, bucket, iso2, stream_id, currency, messages, parts, cost_micros, ${NC})
          SELECT a, date_trunc('month', b)::date, i, st, c, ${summed} FROM vd GROUP BY a, 2, i, st, c HAVING ${nonZero} ORDER BY a, 2, i, st, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, currency) DO UPDATE SET ${countSums}

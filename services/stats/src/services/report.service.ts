@@ -114,13 +114,13 @@ export function partConds(scope: Scope, part: Part, params: unknown[]): string[]
 }
 
 /**
- * The rollup tables of the dashboard's figures per grain: per stream (main, stream statistics) or per country. A row
- * holds messages, parts and cost over every status and a count per status (docs/decisions/0131, 0132).
+ * The rollup table of the dashboard's figures per grain. A row holds messages, parts and cost over every status and a
+ * count per status (docs/decisions/0131, 0132). The figures per stream (main, series, stream statistics) and per country
+ * (top destinations) read the same tables: a day or month row is per stream and country, and the per-stream figures
+ * are its sums over the countries, in the statement that already sums the range's rows (docs/decisions/0175: no rollup
+ * per stream alone is written, two row writes fewer a message in the ingest).
  */
-const TABLES: Record<'stream' | 'country', Record<Grain, string>> = {
-  stream: { hour: COUNT_TABLES.hour, day: COUNT_TABLES.dayStream, month: COUNT_TABLES.monthStream },
-  country: { hour: COUNT_TABLES.hour, day: COUNT_TABLES.dayCountry, month: COUNT_TABLES.monthCountry },
-};
+const TABLES: Record<Grain, string> = { hour: COUNT_TABLES.hour, day: COUNT_TABLES.dayCountry, month: COUNT_TABLES.monthCountry };
 
 /** The count columns summed, as text named after themselves (a row's counts then read by statusCounts). */
 const COUNT_SUMS = STATUS_COLUMNS.map((c) => `sum(${c})::bigint::text AS ${c}`).join(', ');
@@ -237,7 +237,7 @@ export class ReportService {
       const params: unknown[] = [];
       const rows = await this.ds.query<Row[]>(
         `SELECT iso2, currency, sum(messages)::bigint::text AS n, sum(n_delivered)::bigint::text AS delivered, sum(${FAILED_SUM})::bigint::text AS failed, sum(cost_micros)::text AS cost
-           FROM (${this.union(scope, rangeParts(range, 'month'), 'country', filters, () => `iso2, currency, messages, n_delivered, ${FAILED_COLUMNS}, cost_micros`, params)}) x GROUP BY iso2, currency`,
+           FROM (${this.union(scope, rangeParts(range, 'month'), filters, () => `iso2, currency, messages, n_delivered, ${FAILED_COLUMNS}, cost_micros`, params)}) x GROUP BY iso2, currency`,
         params,
       );
       const byCountry = new Map<string, { total: number; delivered: number; failed: number; cost: Map<string, bigint> }>();
@@ -270,7 +270,7 @@ export class ReportService {
     const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
       `SELECT stream_id::text AS stream, currency, ${COUNT_SUMS}, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => `stream_id, currency, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id, currency`,
+         FROM (${this.union(scope, rangeParts(range, 'month'), filters, () => `stream_id, currency, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id, currency`,
       params,
     );
     const all = new Tally();
@@ -375,7 +375,7 @@ export class ReportService {
     const params: unknown[] = [];
     const rows = await this.ds.query<Row[]>(
       `SELECT stream_id::text AS stream, ${COUNT_SUMS}, sum(parts)::bigint::text AS parts, sum(cost_micros)::text AS cost
-         FROM (${this.union(scope, rangeParts(range, 'month'), 'stream', filters, () => `stream_id, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id`,
+         FROM (${this.union(scope, rangeParts(range, 'month'), filters, () => `stream_id, ${STATUS_COLUMNS.join(', ')}, parts, cost_micros`, params)}) x GROUP BY stream_id`,
       params,
     );
     const zero = (): StreamStatusCountsDto => ({ accepted: 0, sent: 0, delivered: 0, sent_failed: 0, undelivered: 0, no_routes: 0, rejected: 0, total: 0, parts: 0, cost: 0 });
@@ -428,7 +428,7 @@ export class ReportService {
     else if (range.start === null && range.endExclusive === null) {
       const scopeArgs = scope.accounts === null ? [] : [scope.accounts];
       const [b] = await this.ds.query<Array<{ lo: string | null; hi: string | null }>>(
-        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.${COUNT_TABLES.dayStream} ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
+        `SELECT min(bucket)::text AS lo, max(bucket)::text AS hi FROM stats.${COUNT_TABLES.dayCountry} ${scope.accounts === null ? '' : 'WHERE account_id = ANY($1::bigint[])'}`,
         scopeArgs,
       );
       span = b.lo && b.hi ? Date.parse(b.hi) - Date.parse(b.lo) + 86_400_000 : 0;
@@ -444,7 +444,7 @@ export class ReportService {
     const rows = await this.ds.query<Row[]>(
       `SELECT ${format} AS b, n::text, delivered::text, failed::text, pending::text, cost::text FROM (
          SELECT b, sum(messages)::bigint AS n, sum(n_delivered)::bigint AS delivered, sum(${FAILED_SUM})::bigint AS failed, sum(${PENDING_SUM})::bigint AS pending, sum(cost_micros) AS cost
-           FROM (${this.union(scope, rangeParts(range, grain), 'stream', filters, (g) => `${key(g)} AS b, messages, n_delivered, ${FAILED_COLUMNS}, ${PENDING_COLUMNS}, cost_micros`, params)}) u GROUP BY b) x ORDER BY x.b`,
+           FROM (${this.union(scope, rangeParts(range, grain), filters, (g) => `${key(g)} AS b, messages, n_delivered, ${FAILED_COLUMNS}, ${PENDING_COLUMNS}, cost_micros`, params)}) u GROUP BY b) x ORDER BY x.b`,
       params,
     );
     const points = new Map<string, { total: number; delivered: number; failed: number; pending: number; cost: bigint }>();
@@ -464,8 +464,8 @@ export class ReportService {
   }
 
   /** The rows of every part of a range in one statement (UNION ALL), `cols` per grain; the parameters appended to `params`. */
-  private union(scope: Scope, parts: Part[], kind: 'stream' | 'country', filters: Filters, cols: (g: Grain) => string, params: unknown[]): string {
-    return parts.map((p) => `SELECT ${cols(p.grain)} FROM stats.${TABLES[kind][p.grain]} WHERE ${this.cond(scope, p, filters, params)}`).join(' UNION ALL ');
+  private union(scope: Scope, parts: Part[], filters: Filters, cols: (g: Grain) => string, params: unknown[]): string {
+    return parts.map((p) => `SELECT ${cols(p.grain)} FROM stats.${TABLES[p.grain]} WHERE ${this.cond(scope, p, filters, params)}`).join(' UNION ALL ');
   }
 
   private cond(scope: Scope, part: Part, filters: Filters, params: unknown[]): string {
