@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CHARGE_BATCH_MAX, chargesOf, flattenChargeBatches, MessageAcceptedV1, MessageChargedV1, MessagesChargedV1, type EventEnvelope } from '@switchboard/contracts';
 import { timeOrderedUuid, type OutgoingEvent } from '@switchboard/platform';
-import { batchCharges, CHARGE_BATCH_BYTES } from './charge-batches';
+import { batchCharges, CHARGE_BATCH_BYTES, sendEventsBytes } from './charge-batches';
 
 const at = '2026-11-28T11:30:00.000Z';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -83,6 +83,16 @@ describe("a send batch's charges folded into one event per account (docs/decisio
     expect(batches.length).toBeGreaterThan(1);
     for (const b of batches) expect(Buffer.byteLength(JSON.stringify(b))).toBeLessThan(CHARGE_BATCH_BYTES);
     expect(flattenChargeBatches(batches.map(wire)).map((e) => e.id)).toEqual(events.filter((e) => e.type === MessageChargedV1.type).map((e) => e.id));
+  });
+
+  it("bounds a row's folded events by its text (the relay sizes its publish calls by it)", () => {
+    for (const trace of [{ traceId: null }, { traceId: 'req-"1"', traceparent: TRACEPARENT }]) {
+      const events = Array.from({ length: 700 }, (_, i) => send(String(i % 4), 1_000 + i, trace)).flat();
+      const text = JSON.stringify(events);
+      const out = batchCharges(JSON.parse(text) as OutgoingEvent[]);
+      const serialised = out.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+      expect(sendEventsBytes(Buffer.byteLength(text), out)).toBeGreaterThanOrEqual(serialised);
+    }
   });
 
   it('leaves a row without charges as it is (free sends)', () => {
