@@ -85,7 +85,7 @@ export interface EmbeddedServiceOptions {
   chargeReconcile?: AccountsModuleOptions['chargeReconcile'];
   /** Dispatch's status changes as one event per write batch (DISPATCH_STATUS_BATCHES, docs/decisions/0173); unset: on (the default); false: per message. */
   dispatchStatusBatches?: boolean;
-  /** Streams' charges as one event per send batch and account (STREAMS_CHARGE_BATCHES, docs/decisions/0178); unset: off (the default). */
+  /** Streams' charges as one event per send batch and account (STREAMS_CHARGE_BATCHES, docs/decisions/0178); unset: on (the default); false: per message. */
   streamsChargeBatches?: boolean;
 }
 

@@ -297,7 +297,7 @@ export const CHARGE_BATCH_MAX = 500;
  * own `accountId`. Streams folds a batch by account, so the envelope's `accountId` is the items' account; a consumer
  * still takes each item's account from the item and fails an item that names another than its envelope (a poison item,
  * not the batch's others). Consumers take it with `chargesOf` and accept the per-message form too; streams emits this
- * form only with `chargeBatches` on (`STREAMS_CHARGE_BATCHES`; expand-only: the accounts service first, then streams).
+ * form with `chargeBatches` on (`STREAMS_CHARGE_BATCHES`, the default; off while an accounts process older than 0178 runs).
  */
 export const MessagesChargedV1 = defineEvent({
   type: 'streams.messages.charged',

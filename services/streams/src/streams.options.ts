@@ -47,8 +47,8 @@ export interface StreamsModuleOptions {
   sharedTps?: boolean;
   /**
    * A send batch's charges as one `streams.messages.charged` event per account (up to 500 items) instead of a
-   * `streams.message.charged` each (docs/decisions/0178; `STREAMS_CHARGE_BATCHES`). Default false: the accounts service
-   * reads the batch form from 0178 on; turn it on once every accounts process runs 0178 or later.
+   * `streams.message.charged` each (docs/decisions/0178; `STREAMS_CHARGE_BATCHES`). Default true: the accounts service
+   * reads the batch form from 0178 on; while an older accounts process still runs, set it false.
    */
   chargeBatches?: boolean;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
@@ -132,7 +132,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sendBatchMax: int('sendBatchMax', o.sendBatchMax, 500, 1, 5000),
     sendBatchesInFlight: int('sendBatchesInFlight', o.sendBatchesInFlight, 2, 1, 16),
     sharedTps: o.sharedTps ?? false,
-    chargeBatches: o.chargeBatches ?? false,
+    chargeBatches: o.chargeBatches ?? true,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
     undispatched: {

@@ -7,7 +7,7 @@ import { SendService } from '../src/services/send.service';
 import { phone, startStreams, type Json, type StreamsTestApp } from './support';
 
 /**
- * docs/decisions/0178: with `chargeBatches` on, a send batch's charges leave as one `streams.messages.charged` event per
+ * docs/decisions/0178: with `chargeBatches` on (the default), a send batch's charges leave as one `streams.messages.charged` event per
  * account, each item the per-message event it replaces (its account, amount and balance after its own debit); the
  * accepted events stay one a message.
  */
@@ -17,7 +17,7 @@ describe('charge batches from the send path', () => {
   let statements: jest.SpyInstance;
 
   beforeAll(async () => {
-    a = await startStreams({ cacheTtlMs: 60_000, chargeBatches: true });
+    a = await startStreams({ cacheTtlMs: 60_000 });
     sends = a.t.app.get(SendService);
     statements = jest.spyOn(a.t.app.get(SendDatabase), 'prepared');
   });

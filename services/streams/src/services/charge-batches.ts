@@ -4,7 +4,7 @@ import { uuidV5, type OutgoingEvent } from '@switchboard/platform';
 /**
  * The packed outbox row type of a send batch whose charges leave as `streams.messages.charged` events (docs/decisions/0178):
  * `accept_messages` writes the same events as into a `$packed` row, and streams' relay folds the charges on the way out
- * (`batchCharges`). Only with `chargeBatches` on; a relay older than 0178 does not know the type and leaves such a row
+ * (`batchCharges`). With `chargeBatches` on (the default); a relay older than 0178 does not know the type and leaves such a row
  * for a newer one (it never publishes it as a plain row).
  */
 export const SEND_EVENTS_TYPE = '$streams.sends';

@@ -157,7 +157,7 @@ const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM strea
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
 const outboxSql = (type: string): string => `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${type}', '{}', $2)`;
 const OUTBOX_SQL = outboxSql(PACKED_OUTBOX_TYPE);
-/** The same row as a `SEND_EVENTS_TYPE` one: the relay folds its charges into one event per account (docs/decisions/0178). */
+/** The same row as a `SEND_EVENTS_TYPE` one (`chargeBatches`, the default): the relay folds its charges into one event per account (docs/decisions/0178). */
 const OUTBOX_SQL_CHARGE_BATCHES = outboxSql(SEND_EVENTS_TYPE);
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
 const RETRYABLE = new Set(['40P01', '40001']);
