@@ -51,6 +51,8 @@ export const platformConfigSchema = z.object({
   STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
   /** Dispatch's status changes as one event per write batch (docs/decisions/0173); only once every consumer takes that form. */
   DISPATCH_STATUS_BATCHES: env.bool(true),
+  /** Streams' charges as one event per send batch and account (docs/decisions/0178); default true, as streams'. */
+  STREAMS_CHARGE_BATCHES: streamsConfigSchema.shape.STREAMS_CHARGE_BATCHES,
   /** Campaigns asking dispatch for statuses it lost (README, docs/decisions/0093). */
   CAMPAIGNS_STATUSES_AFTER_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_AFTER_MS,
   CAMPAIGNS_STATUSES_INTERVAL_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_INTERVAL_MS,

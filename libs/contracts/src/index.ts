@@ -30,3 +30,4 @@ export * from './genai';
 export * from './genai-events';
 export * from './message-exports';
 export * from './status-fast-parse';
+export * from './charge-batches';

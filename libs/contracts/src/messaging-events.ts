@@ -287,6 +287,38 @@ export const MessageChargedV1 = defineEvent({
   schema: z.object({ messageUuid: z.string().uuid(), accountId: id, amountMicros: z.number().int(), currency: z.string().length(3), balanceAfterMicros: z.number().int() }),
 });
 
+/** The most charges one `streams.messages.charged` event carries (about 300 B each as JSON). */
+export const CHARGE_BATCH_MAX = 500;
+
+/**
+ * The charges of one of streams' send batches (an `accept_messages` call) for one account, as one event instead of a
+ * `streams.message.charged` each (docs/decisions/0178): each item is exactly the per-message event it stands for, its
+ * id (`id`, what the ledger's dead letters and logs name), its trace (`traceId`, `traceparent`) and its data, with its
+ * own `accountId`. Streams folds a batch by account, so the envelope's `accountId` is the items' account; a consumer
+ * still takes each item's account from the item and fails an item that names another than its envelope (a poison item,
+ * not the batch's others). Consumers take it with `chargesOf` and accept the per-message form too; streams emits this
+ * form with `chargeBatches` on (`STREAMS_CHARGE_BATCHES`, the default; off while an accounts process older than 0178 runs).
+ */
+export const MessagesChargedV1 = defineEvent({
+  type: 'streams.messages.charged',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.items[0]?.data.accountId ?? '',
+  schema: z.object({
+    items: z
+      .array(
+        z.object({
+          id: z.string().uuid(),
+          traceId: z.string().nullable().optional(),
+          traceparent: z.string().optional(),
+          data: MessageChargedV1.schema,
+        }),
+      )
+      .min(1)
+      .max(CHARGE_BATCH_MAX),
+  }),
+});
+
 /**
  * A stream's provider settings, for dispatch: the one event that carries them (the stream snapshot events do not).
  * Emitted by streams through its outbox, in the transaction of the change, when a two-way, WhatsApp, Telegram bot or
@@ -380,6 +412,7 @@ export const MessagingEvents = [
   MessageRefundDueV1,
   MessageReceivedV1,
   MessageChargedV1,
+  MessagesChargedV1,
   StreamChannelConfiguredV1,
   TelegramCodeRequestedV1,
   TelegramCodeSubmittedV1,

@@ -32,6 +32,8 @@ export const streamsConfigSchema = z.object({
   STREAMS_SEND_BATCHES_IN_FLIGHT: env.int(2, 1),
   /** The stream API's TPS (0x31) held across every streams replica by buckets in PostgreSQL (false: one per process). */
   STREAMS_SHARED_TPS: env.bool(true),
+  /** A send batch's charges as one event per account (docs/decisions/0178); false while an accounts process older than 0178 runs. */
+  STREAMS_CHARGE_BATCHES: env.bool(true),
   /**
    * The sweeper of accepted messages dispatch never got (docs/decisions/0087): asked about after this long still
    * `accepted`, every interval, this many per request to dispatch, at most this many requests a sweep.
@@ -68,6 +70,7 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     sendBatchMax: c.STREAMS_SEND_BATCH_MAX,
     sendBatchesInFlight: c.STREAMS_SEND_BATCHES_IN_FLIGHT,
     sharedTps: c.STREAMS_SHARED_TPS,
+    chargeBatches: c.STREAMS_CHARGE_BATCHES,
     migrationsRun: c.MIGRATIONS_RUN,
     undispatched: {
       afterMs: c.STREAMS_UNDISPATCHED_AFTER_MS,

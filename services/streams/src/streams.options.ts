@@ -45,6 +45,12 @@ export interface StreamsModuleOptions {
    * per process. Default false (embedded mode: one process); the standalone process turns it on (`STREAMS_SHARED_TPS`).
    */
   sharedTps?: boolean;
+  /**
+   * A send batch's charges as one `streams.messages.charged` event per account (up to 500 items) instead of a
+   * `streams.message.charged` each (docs/decisions/0178; `STREAMS_CHARGE_BATCHES`). Default true: the accounts service
+   * reads the batch form from 0178 on; while an older accounts process still runs, set it false.
+   */
+  chargeBatches?: boolean;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
@@ -85,6 +91,7 @@ export interface ResolvedStreamsOptions {
   sendBatchMax: number;
   sendBatchesInFlight: number;
   sharedTps: boolean;
+  chargeBatches: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
   undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number };
@@ -125,6 +132,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sendBatchMax: int('sendBatchMax', o.sendBatchMax, 500, 1, 5000),
     sendBatchesInFlight: int('sendBatchesInFlight', o.sendBatchesInFlight, 2, 1, 16),
     sharedTps: o.sharedTps ?? false,
+    chargeBatches: o.chargeBatches ?? true,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
     undispatched: {

@@ -16,7 +16,8 @@ describe('stream API group commit', () => {
   let statements: jest.SpyInstance;
 
   beforeAll(async () => {
-    a = await startStreams({ cacheTtlMs: 60_000 });
+    // the per-message form of charges (docs/decisions/0178: batches are the default, covered by charge-batches.int-spec)
+    a = await startStreams({ cacheTtlMs: 60_000, chargeBatches: false });
     sends = a.t.app.get(SendService);
     statements = jest.spyOn(a.t.app.get(SendDatabase), 'prepared');
   });
@@ -57,7 +58,9 @@ describe('stream API group commit', () => {
     const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 901`);
     expect(n).toBe(3);
     // each charged event carries the balance after its own debit
-    const charged = (await a.events()).filter((e) => e.type === 'streams.message.charged' && e.accountId === '901').map((e) => e.data as Json);
+    const events = await a.events();
+    expect(events.filter((e) => e.type === 'streams.messages.charged')).toEqual([]);
+    const charged = events.filter((e) => e.type === 'streams.message.charged' && e.accountId === '901').map((e) => e.data as Json);
     const after = (uuid: string | undefined) => charged.find((d) => d.messageUuid === uuid)?.balanceAfterMicros;
     expect([after(answers[0].body?.message_uuid), after(answers[2].body?.message_uuid)]).toEqual([50_000, 0]);
   });

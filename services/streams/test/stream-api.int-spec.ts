@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1 } from '@switchboard/contracts';
+import { flattenChargeBatches, MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1 } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { acceptedEventId } from '../src/services/send.service';
 import { phone, startStreams, TG_TOKEN_B, WA_BUSINESS_B, WA_PHONE_ID_B, WA_TOKEN_B, type Json, type StreamsTestApp } from './support';
@@ -34,7 +34,8 @@ describe('stream API', () => {
       expect(await a.balance(ACC)).toBe(before - 100_000);
       const [row] = await a.sql(`SELECT status, price_micros::int AS price, segments FROM streams.message WHERE uuid = $1`, [res.body.message_uuid]);
       expect(row).toEqual({ status: 'accepted', price: 100_000, segments: 2 });
-      const events = await a.events();
+      // charges come in batches by default (docs/decisions/0178): read as the per-message events they stand for
+      const events = flattenChargeBatches(await a.events());
       expect(events).toContainEqual(
         expect.objectContaining({
           type: 'streams.message.accepted',
@@ -63,7 +64,7 @@ describe('stream API', () => {
       expect(new Set(uuids).size).toBe(3);
       const stored = await a.sql<{ uuid: string }>(`SELECT uuid::text FROM streams.message WHERE uuid = ANY($1::uuid[])`, [uuids]);
       expect(stored.map((r) => r.uuid).sort()).toEqual(uuids);
-      const events = (await a.events()).filter((e) => uuids.includes((e.data as { messageUuid?: string }).messageUuid ?? ''));
+      const events = flattenChargeBatches(await a.events()).filter((e) => uuids.includes((e.data as { messageUuid?: string }).messageUuid ?? ''));
       const charged = events.filter((e) => e.type === MessageChargedV1.type);
       expect(charged).toHaveLength(3);
       expect(charged.every((e) => V7.test(e.id))).toBe(true);

@@ -1,7 +1,19 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { isContractUuid, MessageAcceptedV1, MessageChargedV1, MessageRefundDueV1, Topics, type EventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
+import {
+  chargeItemsOf,
+  isChargeBatch,
+  isContractUuid,
+  MessageAcceptedV1,
+  MessageChargedV1,
+  MessagesChargedV1,
+  MessageRefundDueV1,
+  Topics,
+  type EventData,
+  type EventDefinition,
+  type EventEnvelope,
+} from '@switchboard/contracts';
 import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
@@ -125,7 +137,8 @@ export class MessagingConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: ACCOUNTS_GROUPS.messaging,
       topics: [Topics.Streams, Topics.Dispatch],
-      types: [MessageChargedV1.type, MessageRefundDueV1.type, MessageAcceptedV1.type],
+      // streams' charges come one event a message or one a send batch and account (docs/decisions/0178): both taken
+      types: [MessageChargedV1.type, MessagesChargedV1.type, MessageRefundDueV1.type, MessageAcceptedV1.type],
       concurrency: BATCH,
       handler: (e) => this.onEvent(e),
       // a delivered chunk in one call: no promise, retry loop and metrics per event
@@ -138,6 +151,7 @@ export class MessagingConsumer implements OnModuleInit {
 
   /** One event (a chunk that failed for another reason than an outage goes event by event: a bad one fails alone). */
   async onEvent(e: EventEnvelope): Promise<void> {
+    if (chargeBatch(e)) return this.onChargeBatch(e);
     const accepted = dataOf(MessageAcceptedV1, e);
     if (accepted) return this.daily.handle(e, accepted);
     const charge = dataOf(MessageChargedV1, e, fastCharge);
@@ -161,6 +175,11 @@ export class MessagingConsumer implements OnModuleInit {
         if (accepted) usage.push({ event: e, data: accepted });
         continue;
       }
+      if (chargeBatch(e)) {
+        // a poison item fails the chunk, which the bus then hands event by event (onEvent: the batch's others booked)
+        for (const item of chargeItemsOf(e)) ledger.push({ event: item, data: { charge: itemCharge(e, item) } });
+        continue;
+      }
       const charge = dataOf(MessageChargedV1, e, fastCharge);
       if (charge) {
         ledger.push({ event: e, data: { charge } });
@@ -173,4 +192,41 @@ export class MessagingConsumer implements OnModuleInit {
     if (booked.status === 'rejected') throw booked.reason;
     if (counted.status === 'rejected') throw counted.reason;
   }
+
+  /**
+   * A `streams.messages.charged` batch alone (a dead letter replayed, or a chunk that failed for another reason than an
+   * outage): every item whose data passes is booked (each once: the ledger's source key), then the batch fails naming
+   * the items that did not pass, for its retries and dead letter. A poison item never drops its batch's others, and is
+   * never dropped silently either. A batch of the wrong shape fails whole, as one bad event.
+   */
+  private async onChargeBatch(e: EventEnvelope): Promise<void> {
+    const good: Array<BatchItem<LedgerItem>> = [];
+    const bad: string[] = [];
+    for (const item of chargeItemsOf(e)) {
+      try {
+        good.push({ event: item, data: { charge: itemCharge(e, item) } });
+      } catch (error) {
+        bad.push(`${item.id}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    await this.ledger.handleMany(good);
+    if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not booked: ${bad.join('; ')}`);
+  }
+}
+
+/** Whether an event is a charge batch; one of a version this code does not know fails (dead letter), as `dataOf`'s. */
+function chargeBatch(e: EventEnvelope): boolean {
+  if (e.type !== MessagesChargedV1.type) return false;
+  if (!isChargeBatch(e)) throw new Error(`${e.type} v${e.version} is not handled (expects v${MessagesChargedV1.version})`);
+  return true;
+}
+
+/**
+ * A charge batch's item's data, checked as a per-message charge's (the hand check, else the schema). Tenancy: the item
+ * moves only its own account, and one naming another account than its batch's envelope fails alone.
+ */
+function itemCharge(e: EventEnvelope, item: { id: string; data: unknown }): EventData<typeof MessageChargedV1> {
+  const d = fastCharge(item.data) ?? MessageChargedV1.schema.parse(item.data);
+  if (d.accountId !== e.accountId) throw new Error(`${MessageChargedV1.type} ${item.id} names account ${d.accountId} under batch ${e.id} of account ${String(e.accountId)}`);
+  return d;
 }

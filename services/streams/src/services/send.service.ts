@@ -12,6 +12,7 @@ import {
   type Violation,
 } from '@switchboard/contracts';
 import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, timeOrderedUuid, uuidV5 } from '@switchboard/platform';
+import { SEND_EVENTS_TYPE } from './charge-batches';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -154,7 +155,10 @@ const headGroupKey = (it: Pending): string =>
 const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2::json, $3, $4, $5, $6, $7, $8, $9)';
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
-const OUTBOX_SQL = `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${PACKED_OUTBOX_TYPE}', '{}', $2)`;
+const outboxSql = (type: string): string => `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${type}', '{}', $2)`;
+const OUTBOX_SQL = outboxSql(PACKED_OUTBOX_TYPE);
+/** The same row as a `SEND_EVENTS_TYPE` one (`chargeBatches`, the default): the relay folds its charges into one event per account (docs/decisions/0178). */
+const OUTBOX_SQL_CHARGE_BATCHES = outboxSql(SEND_EVENTS_TYPE);
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -425,7 +429,7 @@ export class SendService {
     });
     const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
     const heads = [...groups.values()].filter((g) => g !== null);
-    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, OUTBOX_SQL];
+    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, this.o.chargeBatches ? OUTBOX_SQL_CHARGE_BATCHES : OUTBOX_SQL];
     const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v2', ACCEPT_SQL, values, client);
     if (result.length !== items.length) throw new Error(`accept_messages answered ${result.length} rows for ${items.length} sends`);
     return result.map((row, n) => ({ row, answer: answers[n] }));

@@ -1,0 +1,101 @@
+import { CHARGE_BATCH_MAX, MessageChargedV1, MessagesChargedV1, type EventData } from '@switchboard/contracts';
+import { uuidV5, type OutgoingEvent } from '@switchboard/platform';
+
+/**
+ * The packed outbox row type of a send batch whose charges leave as `streams.messages.charged` events (docs/decisions/0178):
+ * `accept_messages` writes the same events as into a `$packed` row, and streams' relay folds the charges on the way out
+ * (`batchCharges`). With `chargeBatches` on (the default); a relay older than 0178 does not know the type and leaves such a row
+ * for a newer one (it never publishes it as a plain row).
+ */
+export const SEND_EVENTS_TYPE = '$streams.sends';
+
+/** The namespace of a charge batch's id: the uuid v5 of its first item's id and its item count, the same at every publish. */
+const CHARGE_BATCH_NAMESPACE = '5f0c8b8e-3a43-4f7e-9a31-1f1b0c178178';
+
+/** The most estimated JSON bytes of one batch's items: well under the relay's 1 MB an event. */
+export const CHARGE_BATCH_BYTES = 600_000;
+
+type Charged = EventData<typeof MessageChargedV1>;
+type Item = EventData<typeof MessagesChargedV1>['items'][number];
+
+/**
+ * An item's JSON bytes at most, without serialising it: its fixed fields (numbers, ids; under 300 B) plus its texts at
+ * 6 bytes a character (JSON's `\u00XX` escape, the worst case).
+ */
+function itemBytes(e: OutgoingEvent, d: Charged): number {
+  return 300 + 6 * (String(d.accountId).length + String(d.currency).length + (e.traceId?.length ?? 0) + (e.traceparent?.length ?? 0));
+}
+
+/**
+ * A send batch's events (a `SEND_EVENTS_TYPE` row's, in order) with its `streams.message.charged` events folded into
+ * `streams.messages.charged` events of one account each, up to CHARGE_BATCH_MAX items or CHARGE_BATCH_BYTES of estimated
+ * JSON; each item is the per-message event it replaces (its id, trace and data, the data carrying its own account).
+ * Every other event (the accepted ones) keeps its place, first; the batches follow, by account in the order each first
+ * came, each account's charges in their order. Pure: the same row gives the same events with the same ids (a relay that
+ * dies after publishing publishes the row again), each batch's id a uuid v5 of its first item's id and its size.
+ */
+export function batchCharges(events: OutgoingEvent[]): OutgoingEvent[] {
+  const out: OutgoingEvent[] = [];
+  const byAccount = new Map<string, OutgoingEvent[]>();
+  for (const e of events) {
+    if (e.type !== MessageChargedV1.type || e.version !== MessageChargedV1.version || typeof e.accountId !== 'string') {
+      out.push(e);
+      continue;
+    }
+    const list = byAccount.get(e.accountId);
+    if (list) list.push(e);
+    else byAccount.set(e.accountId, [e]);
+  }
+  if (byAccount.size === 0) return events;
+  for (const [accountId, charges] of byAccount) {
+    let first: OutgoingEvent | null = null;
+    let items: Item[] = [];
+    let bytes = 0;
+    const cut = (): void => {
+      if (!first || items.length === 0) return;
+      const batch: OutgoingEvent<EventData<typeof MessagesChargedV1>> = {
+        id: uuidV5(`${first.id}/${items.length}`, CHARGE_BATCH_NAMESPACE),
+        type: MessagesChargedV1.type,
+        version: MessagesChargedV1.version,
+        occurredAt: first.occurredAt,
+        source: first.source,
+        accountId,
+        traceId: first.traceId ?? null,
+        key: accountId,
+        data: { items },
+        topic: MessagesChargedV1.topic,
+      };
+      if (first.traceparent) batch.traceparent = first.traceparent;
+      out.push(batch);
+      first = null;
+      items = [];
+      bytes = 0;
+    };
+    for (const e of charges) {
+      const d = e.data as Charged;
+      const size = itemBytes(e, d);
+      if (items.length && bytes + size > CHARGE_BATCH_BYTES) cut();
+      const item: Item = { id: e.id, data: d };
+      if (e.traceId) item.traceId = e.traceId;
+      if (e.traceparent) item.traceparent = e.traceparent;
+      first ??= e;
+      items.push(item);
+      bytes += size;
+      if (items.length === CHARGE_BATCH_MAX) cut();
+    }
+    cut();
+  }
+  return out;
+}
+
+/**
+ * The bytes a send batch row's events serialise to at most, for the relay's publish calls (`unpackBound`): each item
+ * of a batch is its per-message event less its envelope's fields, so the items of a row serialise to less than its
+ * charges did; each batch adds its own envelope (under 1 KB). Without it the relay would bound the row by three times
+ * its text and serialise every event of a large row to size it, where a `$packed` row of the same text is not.
+ */
+export function sendEventsBytes(textBytes: number, events: OutgoingEvent[]): number {
+  let batches = 0;
+  for (const e of events) if (e.type === MessagesChargedV1.type) batches++;
+  return textBytes + 1024 * batches;
+}
