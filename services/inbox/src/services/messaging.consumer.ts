@@ -15,14 +15,28 @@ import {
   type EventData,
   type EventEnvelope,
   type InboxSendStatusValue,
+  type StatusChanged,
+  flattenStatusBatches,
+  forEachStatusChange,
+  isContractUuid,
   parseStatusChanged,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, eachAtOnce, EventBus, preparedQuery, PROCESS_ROLES, timeOrderedUuid, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import {
+  BatchedIdempotentConsumer,
+  eachAtOnce,
+  EventBus,
+  preparedQuery,
+  PROCESS_ROLES,
+  timeOrderedUuid,
+  tracingEnabled,
+  type BatchItem,
+  type ProcessRoles,
+} from '@switchboard/platform';
 import { Clock } from '../clock';
 import { INBOX_CONNECTION, INBOX_SCHEMA } from '../inbox.options';
 import { ConversationsService, normalisePhone, SPACE_TOTALS_JSON } from './conversations.service';
 import { ROOM_RECORD_PARAMS, RoomEvents, type RoomEmit } from './rooms.service';
-import { SendWaiters } from './send-waiters';
+import { SendWaiters, type SendOutcome } from './send-waiters';
 import { rowsOf } from '../http/input';
 import { CONVERSATION_COLUMNS, conversationRooms, conversationView, EVENT_COLUMNS, eventView } from './views';
 
@@ -100,16 +114,16 @@ export class MessagingConsumer implements OnModuleInit {
       topics: [Topics.Dispatch, Topics.Streams],
       types: [MessageStatusChangedV1.type, MessageStatusesChangedV1.type, SendBatchProcessedV1.type],
       concurrency: 16,
-      // a delivered chunk in one call; a campaign's statuses and answers (all of a campaign's traffic) are skipped
-      // without a promise each (docs/decisions/0160). Dispatch's batches of statuses as their per-message events (0173).
-      ...withStatusBatches(
-        (e) => (e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e)),
-        eachAtOnce((e) => (notTheInbox(e) ? undefined : e.type === SendBatchProcessedV1.type ? this.onProcessed(e) : this.onStatus(e))),
-        // a batch's campaign statuses become no envelope at all
-        (data) => !(data as { campaignId?: unknown } | null)?.campaignId,
-      ),
+      // a delivered chunk in one call and a fixed number of statements (docs/decisions/0180); a campaign's statuses and
+      // answers (all of a campaign's traffic) are skipped unparsed (0160). Dispatch's batches of statuses read item by
+      // item (0173). With tracing on, each event in its own consumer span, as one by one.
+      handler: (e) => this.onChunk([e]),
+      batchHandler: (events, context) => (tracingEnabled() ? this.tracedChunk(flattenStatusBatches(events, (data) => !(data as { campaignId?: unknown } | null)?.campaignId), context) : this.onChunk(events)),
     });
   }
+
+  /** With tracing on: each event of a chunk in its own consumer span, as a chunk of one. */
+  private readonly tracedChunk = eachAtOnce((e) => (notTheInbox(e) ? undefined : this.onChunk([e])));
 
   /** Joins the batch of incoming messages being collected; resolves once its batch committed (see applyReceived). */
   onReceived(e: EventEnvelope): Promise<void> {
@@ -315,57 +329,219 @@ export class MessagingConsumer implements OnModuleInit {
   }
 
   /**
-   * A status of one of the inbox's sends (other messages are not the inbox's: one index lookup, nothing written). A
-   * campaign's message is never the inbox's (the inbox asks streams with `campaignId: null`), so it costs no query:
-   * at a campaign's speed those lookups were the inbox's whole share of every message (docs/decisions/0051).
+   * A delivered chunk of the statuses group, dispatch's status changes (per message and in batches, 0173) and streams'
+   * answers to send batches alike, in a fixed number of statements whatever its size (docs/decisions/0180): every
+   * status that can be the inbox's (a campaign's never is: skipped unparsed, 0051) and every refused item of an inbox
+   * answer, in the chunk's order, in ONE update of the matching outgoing events; one query for the conversations of the
+   * rows it moved; their room events in one statement; the accepted items of the chunk's answers in one more. A status
+   * of a message that is not the inbox's costs its share of the update (an index probe), no round trip of its own.
    */
-  async onStatus(e: EventEnvelope): Promise<void> {
-    if (notTheInbox(e)) return;
-    const d = parseStatusChanged(e.data);
-    const next = sendStatusOf(d.status, d.outgoingStatus);
-    await this.applyStatus(d.accountId, d.messageUuid, next, next === 'failed' || next === 'undelivered' ? (d.error ?? d.status) : null, new Date(d.occurredAt));
+  async onChunk(events: EventEnvelope[]): Promise<void> {
+    const statuses: SendStatus[] = [];
+    const answers: Processed[] = [];
+    forEachStatusChange(
+      events,
+      (_id, data) => {
+        if (!(data as { campaignId?: unknown } | null)?.campaignId) statuses.push(sendStatusFrom(parseStatusChanged(data)));
+      },
+      (e) => {
+        if (notTheInbox(e)) return;
+        if (e.type !== SendBatchProcessedV1.type) {
+          // a status change of another version goes the contract's way, as one by one
+          statuses.push(sendStatusFrom(parseStatusChanged(e.data)));
+          return;
+        }
+        const d: Processed = SendBatchProcessedV1.schema.parse(e.data);
+        if (d.requester !== 'inbox') return;
+        answers.push(d);
+        // a refused item is a status of its message, in its place among the chunk's
+        for (const it of d.items) if (it.outcome === 'refused') statuses.push(refusedStatus(d.accountId, it, this.clock.now()));
+      },
+    );
+    await this.applyStatuses(statuses);
+    await this.applyAccepted(answers);
+    // the requests waiting for these answers find their outcome written
+    for (const d of answers) for (const it of d.items) this.waiters.settle(it.messageUuid, outcomeOf(it));
   }
 
-  private async applyStatus(accountId: string, messageUuid: string, next: InboxSendStatusValue, error: string | null, at: Date, outcome: string | null = null): Promise<Row | null> {
-    const rank = RANK[next];
-    // one statement: a request polling for streams' answer sees the outcome and the failed status together
-    const [row] = rowsOf(await this.ds.query(
-      `UPDATE inbox.event e SET send_status = $3, send_error = COALESCE($4, e.send_error), read_at = CASE WHEN $3 = 'read' THEN COALESCE(e.read_at, $5) ELSE e.read_at END,
-         send_outcome = COALESCE($7, e.send_outcome)
-       WHERE e.message_uuid = $1 AND e.account_id = $2 AND e.event_type = 'outgoing_message'
-         AND COALESCE(CASE e.send_status WHEN 'sending' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'read' THEN 3 ELSE 4 END, -1) < $6
-       RETURNING ${EVENT_COLUMNS}, e.conversation_id::text`,
-      [messageUuid, accountId, next, error, at, rank, outcome],
-    )) as Row[];
-    if (!row) return null;
-    const [conv] = (await this.ds.query(`SELECT ${CONVERSATION_COLUMNS} FROM inbox.conversation c WHERE c.id = $1`, [row.conversation_id])) as Row[];
-    if (!conv) return row;
-    const view = eventView(row, conv.uuid);
-    if (next === 'read') {
-      await this.rooms.emit(accountId, conversationRooms(conv), InboxWsEvent.MessageRead, { conversation_uuid: conv.uuid, message_uuid: messageUuid, read_at: view.read_at ?? at.toISOString(), unread: Number(conv.unread) });
-    } else {
-      await this.rooms.emit(accountId, conversationRooms(conv), InboxWsEvent.DeliveryMessage, { conversation_uuid: conv.uuid, message: view });
-    }
-    return row;
+  /** A status of one of the inbox's sends, one by one (a dead letter replayed, a chunk that failed): as a chunk of one. */
+  async onStatus(e: EventEnvelope): Promise<void> {
+    if (notTheInbox(e)) return;
+    await this.onChunk([e]);
   }
 
   /** Streams' answer to a send batch: a refused item fails with its code (SENT_FAILED), an accepted one waits for dispatch. */
   async onProcessed(e: EventEnvelope): Promise<void> {
     // most answers are a campaign's (a thousand items each): not parsed to learn they are not the inbox's
     if (notTheInbox(e)) return;
-    const d: Processed = SendBatchProcessedV1.schema.parse(e.data);
-    if (d.requester !== 'inbox') return;
-    for (const it of d.items) {
-      if (it.outcome === 'refused') {
-        const notAuth = it.refusal === 'account_disabled';
-        await this.applyStatus(d.accountId, it.messageUuid, notAuth ? 'failedNotAuth' : 'failed', it.code ?? it.refusal ?? 'refused', this.clock.now(), notAuth ? 'not_authenticated' : 'refused');
-        this.waiters.settle(it.messageUuid, { outcome: notAuth ? 'not_authenticated' : 'refused', error: it.code ?? it.refusal ?? 'refused' });
-      } else {
-        await this.ds.query(`UPDATE inbox.event SET send_outcome = 'accepted', price_micros = $3, currency = $4 WHERE message_uuid = $1 AND account_id = $2`, [it.messageUuid, d.accountId, it.priceMicros, it.currency]);
-        // a conversation an agent started is no longer temporary once its first message is accepted
-        await this.ds.query(`UPDATE inbox.conversation SET temp = false WHERE uuid = $1 AND account_id = $2 AND temp`, [it.ref, d.accountId]);
-        this.waiters.settle(it.messageUuid, { outcome: 'accepted', error: null });
-      }
+    await this.onChunk([e]);
+  }
+
+  /**
+   * The statuses of the inbox's sends, in ONE statement: per message (and account) the chunk's statuses folded into
+   * what applying them in order leaves (`foldSendStatuses`), each row moved only forward by rank, its account matched.
+   * Then the conversations of the rows moved, in one query, and one room event per row moved (a delivery, or a read
+   * when it was read), recorded in one statement. Room events are best effort, as ever.
+   */
+  private async applyStatuses(statuses: SendStatus[]): Promise<void> {
+    if (!statuses.length) return;
+    const folded = foldSendStatuses(statuses);
+    const rows = rowsOf(
+      await this.ds.query(
+        `UPDATE inbox.event e SET send_status = t.next, send_error = COALESCE(t.error, e.send_error),
+           read_at = CASE WHEN t.read_at IS NOT NULL AND ${STORED_RANK} < 3 THEN COALESCE(e.read_at, t.read_at) ELSE e.read_at END,
+           send_outcome = COALESCE(t.outcome, e.send_outcome)
+         FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[]) WITH ORDINALITY AS t(message_uuid, account_id, next, rank, error, read_at, outcome, i)
+         WHERE e.message_uuid = ANY($1::uuid[]) AND e.message_uuid = t.message_uuid AND e.account_id = t.account_id AND e.event_type = 'outgoing_message'
+           AND ${STORED_RANK} < t.rank
+         RETURNING ${EVENT_COLUMNS}, e.conversation_id::text, t.i::int AS i`,
+        [
+          folded.map((f) => f.messageUuid),
+          folded.map((f) => f.accountId),
+          folded.map((f) => f.next),
+          folded.map((f) => RANK[f.next]),
+          folded.map((f) => f.error),
+          folded.map((f) => f.readAt),
+          folded.map((f) => f.outcome),
+        ],
+      ),
+    ) as Row[];
+    if (!rows.length) return;
+    rows.sort((a, b) => (a.i as number) - (b.i as number));
+    const convs = new Map(
+      ((await this.ds.query(`SELECT ${CONVERSATION_COLUMNS} FROM inbox.conversation c WHERE c.id = ANY($1::bigint[])`, [[...new Set(rows.map((r) => r.conversation_id as string))]])) as Row[]).map((c) => [
+        c.id as string,
+        c,
+      ]),
+    );
+    const emits: RoomEmit[] = [];
+    for (const row of rows) {
+      const conv = convs.get(row.conversation_id as string);
+      if (!conv) continue;
+      const f = folded[(row.i as number) - 1];
+      const view = eventView(row, conv.uuid);
+      emits.push(
+        f.next === 'read'
+          ? { accountId: f.accountId, rooms: conversationRooms(conv), event: InboxWsEvent.MessageRead, payload: { conversation_uuid: conv.uuid, message_uuid: f.messageUuid, read_at: view.read_at ?? (f.readAt ?? f.at).toISOString(), unread: Number(conv.unread) } }
+          : { accountId: f.accountId, rooms: conversationRooms(conv), event: InboxWsEvent.DeliveryMessage, payload: { conversation_uuid: conv.uuid, message: view } },
+      );
+    }
+    try {
+      await this.rooms.publish(await this.rooms.record(this.ds, emits));
+    } catch (e) {
+      this.log.warn(`room events of ${emits.length} send statuses: ${String(e)}`);
     }
   }
+
+  /**
+   * The accepted items of the chunk's answers in one statement: each event's outcome and price, and the conversations
+   * an agent started no longer temporary once their first message is accepted (the item's `ref`).
+   */
+  private async applyAccepted(answers: Processed[]): Promise<void> {
+    const uuids: string[] = [];
+    const accounts: string[] = [];
+    const prices: Array<number | null> = [];
+    const currencies: Array<string | null> = [];
+    const refs: string[] = [];
+    const refAccounts: string[] = [];
+    for (const d of answers) {
+      for (const it of d.items) {
+        if (it.outcome === 'refused') continue;
+        uuids.push(it.messageUuid);
+        accounts.push(d.accountId);
+        prices.push(it.priceMicros);
+        currencies.push(it.currency);
+        // only a uuid can name a conversation
+        if (isContractUuid(it.ref)) {
+          refs.push(it.ref);
+          refAccounts.push(d.accountId);
+        }
+      }
+    }
+    if (!uuids.length) return;
+    await this.ds.query(
+      `WITH a AS (
+         UPDATE inbox.event e SET send_outcome = 'accepted', price_micros = t.price, currency = t.currency
+           FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[]) AS t(message_uuid, account_id, price, currency)
+          WHERE e.message_uuid = ANY($1::uuid[]) AND e.message_uuid = t.message_uuid AND e.account_id = t.account_id
+          RETURNING 1
+       ), c AS (
+         UPDATE inbox.conversation c SET temp = false
+           FROM unnest($5::uuid[], $6::bigint[]) AS t(uuid, account_id)
+          WHERE c.uuid = ANY($5::uuid[]) AND c.uuid = t.uuid AND c.account_id = t.account_id AND c.temp
+          RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM a)::int AS events, (SELECT count(*) FROM c)::int AS conversations`,
+      [uuids, accounts, prices, currencies, refs, refAccounts],
+    );
+  }
+}
+
+/** A status to apply to one of the inbox's sends: a dispatch status change, or a refused item of streams' answer. */
+export interface SendStatus {
+  accountId: string;
+  messageUuid: string;
+  next: InboxSendStatusValue;
+  /** the failure's code: only a final status (failed, undelivered) has one */
+  error: string | null;
+  at: Date;
+  /** streams' answer, only with a refusal (a final status) */
+  outcome: string | null;
+}
+
+/** A message's statuses of a chunk as one: applied to its row, the same as applying them one by one in order. */
+export interface FoldedSendStatus {
+  accountId: string;
+  messageUuid: string;
+  /** the last status that would move the message (the furthest; the first of equal rank) */
+  next: InboxSendStatusValue;
+  error: string | null;
+  outcome: string | null;
+  at: Date;
+  /** when it was read, if one of its statuses is a read: it marks the row read unless it was already read or further */
+  readAt: Date | null;
+}
+
+const STORED_RANK = `COALESCE(CASE e.send_status WHEN 'sending' THEN 0 WHEN 'sent' THEN 1 WHEN 'delivered' THEN 2 WHEN 'read' THEN 3 ELSE 4 END, -1)`;
+
+function sendStatusFrom(d: StatusChanged): SendStatus {
+  const next = sendStatusOf(d.status, d.outgoingStatus);
+  return { accountId: d.accountId, messageUuid: d.messageUuid, next, error: next === 'failed' || next === 'undelivered' ? (d.error ?? d.status) : null, at: new Date(d.occurredAt), outcome: null };
+}
+
+type AnswerItem = Processed['items'][number];
+
+function refusedStatus(accountId: string, it: AnswerItem, at: Date): SendStatus {
+  const notAuth = it.refusal === 'account_disabled';
+  return { accountId, messageUuid: it.messageUuid, next: notAuth ? 'failedNotAuth' : 'failed', error: it.code ?? it.refusal ?? 'refused', at, outcome: notAuth ? 'not_authenticated' : 'refused' };
+}
+
+function outcomeOf(it: AnswerItem): SendOutcome {
+  if (it.outcome !== 'refused') return { outcome: 'accepted', error: null };
+  return { outcome: it.refusal === 'account_disabled' ? 'not_authenticated' : 'refused', error: it.code ?? it.refusal ?? 'refused' };
+}
+
+/**
+ * The statuses of each message (and account) folded, in order, into one that leaves its row as applying them one by
+ * one would. One by one, a status moves the row only past the rank it has; so of a message's statuses only those of a
+ * higher rank than every one before them can ever move it (at most one per rank, in rising rank), and of those, the
+ * ones above the stored rank do. The row ends at the last of them (`next`); an error and an outcome come only with a
+ * final status, which is always the last; a read among them marks the row read when the stored rank is below read
+ * (then that read moved it). A status naming another account for the same uuid is its own entry: it cannot mask the
+ * message's own.
+ */
+export function foldSendStatuses(statuses: readonly SendStatus[]): FoldedSendStatus[] {
+  const byKey = new Map<string, FoldedSendStatus>();
+  for (const s of statuses) {
+    const key = `${s.accountId}|${s.messageUuid}`;
+    const f = byKey.get(key);
+    const readAt = s.next === 'read' ? s.at : null;
+    if (!f) {
+      byKey.set(key, { accountId: s.accountId, messageUuid: s.messageUuid, next: s.next, error: s.error, outcome: s.outcome, at: s.at, readAt });
+      continue;
+    }
+    if (RANK[s.next] <= RANK[f.next]) continue;
+    Object.assign(f, { next: s.next, error: s.error, outcome: s.outcome, at: s.at, readAt: readAt ?? f.readAt });
+  }
+  return [...byKey.values()];
 }
