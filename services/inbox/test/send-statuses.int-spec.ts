@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { InboxWsEvent, MessageStatusesChangedV1, StreamType } from '@switchboard/contracts';
+import { InboxWsEvent, MessageStatusesChangedV1, SendBatchProcessedV1, StreamType } from '@switchboard/contracts';
 import { createEnvelope } from '@switchboard/platform';
 import { INBOX_CONNECTION, ManualClock, RoomEvents } from '../src';
 import { fakeStreams, INBOX_PERMISSIONS, memberEvent, received, startInbox, statusChanged, streamEvent, type InboxTestApp, type StreamsAnswer } from './support';
@@ -102,5 +102,41 @@ describe('inbox send statuses per chunk', () => {
     await app.publish([createEnvelope(MessageStatusesChangedV1, { items }, { accountId: null, source: 'dispatch' })]);
     expect(await rows()).toEqual(after);
     expect((await rooms.replay('1', room, since)).events).toHaveLength(3);
+  });
+  it("takes an answer's items together: refusals failed with their codes and outcomes, acceptances priced, in two statements", async () => {
+    const phone = '+4917600000778';
+    await app.publish([received({ accountId: '1', streamId: '601', streamUid, streamType: StreamType.TwoWay, channel: 'sms', to: '+4915100000009', from: phone, body: 'hi' })]);
+    const [conv] = await app.sql(`SELECT uuid::text FROM inbox.conversation WHERE contact_phone = $1`, [phone]);
+    // streams does not answer yet: each send answers "still sending" after its wait
+    answer.fn = () => 'silent';
+    const sent = await Promise.all(['one', 'two', 'three'].map((text) => app.call('POST', `/inbox/simple_send/${conv.uuid}`, { body: { messages: [{ text }] }, token: admin })));
+    answer.fn = () => ({ outcome: 'accepted' });
+    const [a, b, c] = sent.map((r) => r.body.message_uuid as string);
+    const item = (messageUuid: string, o: { refusal?: string; code?: string }) =>
+      o.refusal
+        ? { ref: conv.uuid, messageUuid, outcome: 'refused' as const, refusal: o.refusal, code: o.code ?? null, priceMicros: null, currency: null, segments: null }
+        : { ref: conv.uuid, messageUuid, outcome: 'accepted' as const, refusal: null, code: null, priceMicros: 70000, currency: 'EUR', segments: 1 };
+    const late = createEnvelope(
+      SendBatchProcessedV1,
+      { batchId: 'inbox-late', requester: 'inbox', accountId: '1', streamId: '601', campaignId: null, items: [item(a, { refusal: 'blacklisted', code: '0x17' }), item(b, {}), item(c, { refusal: 'account_disabled', code: '0x21' })] },
+      { source: 'streams', accountId: '1' },
+    );
+    const ds = app.t.app.get<DataSource>(getDataSourceToken(INBOX_CONNECTION));
+    const query = jest.spyOn(ds, 'query');
+    try {
+      await app.publish([late]);
+      expect(query.mock.calls.filter(([sql]) => /UPDATE inbox\.(event|conversation)/.test(sql)).length).toBe(2);
+    } finally {
+      query.mockRestore();
+    }
+    const rows = await app.sql(`SELECT message_uuid::text, send_status, send_error, send_outcome, price_micros::int AS price FROM inbox.event WHERE message_uuid = ANY($1::uuid[]) ORDER BY id`, [[a, b, c]]);
+    expect(rows).toEqual([
+      { message_uuid: a, send_status: 'failed', send_error: '0x17', send_outcome: 'refused', price: null },
+      { message_uuid: b, send_status: 'sending', send_error: null, send_outcome: 'accepted', price: 70000 },
+      { message_uuid: c, send_status: 'failedNotAuth', send_error: '0x21', send_outcome: 'not_authenticated', price: null },
+    ]);
+    // another account's answer naming these messages changes nothing
+    await app.publish([createEnvelope(SendBatchProcessedV1, { ...late.data, batchId: 'inbox-other', accountId: '2', items: [item(b, { refusal: 'blacklisted', code: '0x99' })] }, { source: 'streams', accountId: '2' })]);
+    expect((await app.sql(`SELECT send_status, send_outcome FROM inbox.event WHERE message_uuid = $1`, [b]))[0]).toEqual({ send_status: 'sending', send_outcome: 'accepted' });
   });
 });
