@@ -98,6 +98,9 @@ const rowsReadBefore = new Map<string, { seq: number; idx: number }>();
 /** pg_stat_statements since the last reset (bench/pg-statements.ts), with the wide rows' updates and their HOT share. */
 async function printStatements(pgc: Client, units: number, label: string): Promise<void> {
   if (!PGSS) return;
+  // a backend reports its table counters when idle, up to 10 s late (PostgreSQL's idle stats flush): read the row
+  // updates once every backend of the phase has reported (docs/decisions/0182: read at once, 3.00 updates showed as 2.65)
+  await new Promise((r) => setTimeout(r, 11_000));
   await printStatementsPerUnit(pgc, units, {
     indent: '  ',
     label,
