@@ -91,14 +91,16 @@ async function main(): Promise<void> {
     await pgc.query('CHECKPOINT');
     let k0 = cluster();
     let c0 = cpu();
+    const n0 = process.cpuUsage();
     let w0 = await lsn();
     for (let i = 0; i < MESSAGES; i += BATCH) {
       await pgc.query('BEGIN');
-      claimed.push(...(await repo.insertAccepted(q, accepted(Math.min(BATCH, MESSAGES - i)), INSTANCE)));
+      claimed.push(...(await repo.insertAccepted(q as never, accepted(Math.min(BATCH, MESSAGES - i)), INSTANCE)));
       await pgc.query('COMMIT');
     }
     const insCpu = cpu() - c0;
     const insAll = cluster() - k0;
+    const insNode = process.cpuUsage(n0);
     const insWal = await walSince(w0);
     const u0 = await updates();
     explainNext = process.env.TIMING === '1';
@@ -107,7 +109,7 @@ async function main(): Promise<void> {
     w0 = await lsn();
     for (let i = 0; i < claimed.length; i += BATCH) {
       await pgc.query('BEGIN');
-      await repo.markSentFinal(q, claimed.slice(i, i + BATCH).map(finalOf));
+      await repo.markSentFinal(q as never, claimed.slice(i, i + BATCH).map(finalOf));
       await pgc.query('COMMIT');
     }
     const finCpu = cpu() - c0;
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
     const u1 = await updates();
     const per = (x: number) => ((x * 1000) / MESSAGES).toFixed(1);
     console.log(
-      `  round ${round}: insert ${per(insCpu)} µs backend (${per(insAll)} cluster), ${Math.round(insWal / MESSAGES)} B WAL a message; sent+final ${per(finCpu)} µs (${per(finAll)}), ${Math.round(finWal / MESSAGES)} B WAL; ` +
+      `  round ${round}: insert ${per(insCpu)} µs backend (${per(insAll)} cluster, node ${((insNode.user + insNode.system) / MESSAGES).toFixed(1)}), ${Math.round(insWal / MESSAGES)} B WAL a message; sent+final ${per(finCpu)} µs (${per(finAll)}), ${Math.round(finWal / MESSAGES)} B WAL; ` +
         `updates ${u1.u - u0.u} (HOT ${u1.h - u0.h})`,
     );
     if (process.env.TIMING === '1') console.log([...timing].map(([k, ms]) => `    ${ms.toFixed(0)} ms ${k}`).join('\n'));
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
   }
   // one more batch of each, explained
   const rows = accepted(BATCH);
-  const explainOf = async (label: string, fn: (eq: typeof q) => Promise<unknown>) => {
+  const explainOf = async (label: string, fn: (eq: never) => Promise<unknown>) => {
     let plan = '';
     const eq = {
       query: async (sql: string, params?: unknown[]) => {
@@ -136,7 +138,7 @@ async function main(): Promise<void> {
         return (await pgc.query(sql, params)).rows;
       },
     };
-    await fn(eq);
+    await fn(eq as never);
     console.log(`  ${label}:\n${plan.split('\n').map((l) => `    ${l}`).join('\n')}`);
   };
   // insert explained (rolled back), then inserted for real and finalized explained (rolled back)
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
   await explainOf('insertAccepted, one batch', (eq) => repo.insertAccepted(eq, rows, INSTANCE));
   await pgc.query('ROLLBACK');
   await pgc.query('BEGIN');
-  const got = await repo.insertAccepted(q, rows, INSTANCE);
+  const got = await repo.insertAccepted(q as never, rows, INSTANCE);
   await pgc.query('COMMIT');
   await pgc.query('BEGIN');
   await explainOf('markSentFinal, one batch', (eq) => repo.markSentFinal(eq, got.map(finalOf)));
