@@ -155,20 +155,6 @@ export interface FinalUpdate {
   deliveredAt: Date | null;
 }
 
-/**
- * A write batch's rows for its fenced updates (`unnest(...) AS t(...)`, one row per message), with the fence's
- * values as columns of the batch: `t.in_flight` ('submitting') and `t.unsent` ('accepted'). The statements compare
- * `m.send_state = t.in_flight` and `m.status = t.unsent`, join conditions, where constants would be conditions on the
- * message table alone: from those the planner estimates how many messages are in flight by the last ANALYZE (usually
- * few or none) and may scan every message in flight (the partial index `message_submitting`, or the table) and join
- * the batch to them, which costs in proportion to the backlog (in a nested loop: the batch times the backlog) instead
- * of the batch. OFFSET 0 keeps the subquery from being flattened (that would make the columns constants again), so
- * the batch is found by primary key (docs/decisions/0183).
- */
-function fencedBatch(arrays: string, columns: string): string {
-  return `(SELECT u.*, 'submitting'::text AS in_flight, 'accepted'::text AS unsent FROM unnest(${arrays}) AS u(${columns}) OFFSET 0) AS t`;
-}
-
 /** A decimal id as PostgreSQL gives a bigint back (no leading zeros). */
 function decimal(id: string): string {
   return id.length > 1 && id.charCodeAt(0) === 48 ? String(BigInt(id)) : id;
@@ -314,8 +300,9 @@ export class MessageRepository {
             SET status = t.status, outgoing_status = t.outgoing, send_state = 'done', claimed_by = NULL, vendor_id = t.vendor_id,
                 provider_ids = ARRAY[t.pid], parts = 1, sent_at = coalesce(m.sent_at, now()), error = t.error,
                 delivered_at = t.delivered_at, final_at = now(), updated_at = now()
-           FROM ${fencedBatch('$1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[]', 'id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at')}
-          WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
+           FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+             AS t(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at)
+          WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
           RETURNING ${EVENT_COLS}`,
         [
           items.map((i) => i.id),
@@ -378,8 +365,9 @@ export class MessageRepository {
               possible_duplicate = m.possible_duplicate OR t.flag,
               unknown_attempts = m.unknown_attempts + CASE WHEN t.count_unknown THEN 1 ELSE 0 END,
               error = coalesce(t.error, m.error), updated_at = now()
-         FROM ${fencedBatch('$1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[]', 'id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold')}
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight`,
+         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
+           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold)
+        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'`,
       [
         items.map((i) => i.id),
         items.map((i) => i.attemptId),
@@ -404,8 +392,8 @@ export class MessageRepository {
               send_state = 'submitted', claimed_by = NULL, vendor_id = t.vendor_id,
               provider_ids = string_to_array(t.pids, chr(31)), parts = cardinality(string_to_array(t.pids, chr(31))),
               sent_at = coalesce(m.sent_at, now()), error = NULL, updated_at = now()
-         FROM ${fencedBatch('$1::bigint[], $2::uuid[], $3::bigint[], $4::text[]', 'id, attempt_id, vendor_id, pids')}
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
+         FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS t(id, attempt_id, vendor_id, pids)
+        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
         RETURNING ${EVENT_COLS}`,
       [results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))],
     ));
@@ -448,8 +436,8 @@ export class MessageRepository {
       `UPDATE dispatch.message m
           SET status = t.status, outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = t.error,
               vendor_id = coalesce(t.vendor_id, m.vendor_id), final_at = now(), updated_at = now()
-         FROM ${fencedBatch('$1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]', 'id, attempt_id, status, error, vendor_id')}
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
+         FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS t(id, attempt_id, status, error, vendor_id)
+        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
         RETURNING ${EVENT_COLS}`,
       [items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)],
     ));
