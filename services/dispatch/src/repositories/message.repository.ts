@@ -155,11 +155,6 @@ export interface FinalUpdate {
   deliveredAt: Date | null;
 }
 
-/** A decimal id as PostgreSQL gives a bigint back (no leading zeros). */
-function decimal(id: string): string {
-  return id.length > 1 && id.charCodeAt(0) === 48 ? String(BigInt(id)) : id;
-}
-
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
 
@@ -210,7 +205,7 @@ export class MessageRepository {
   async insertAccepted(q: Q, rows: Array<AcceptedRow & { attemptId: string | null }>, instanceId: string): Promise<ClaimedRow[]> {
     if (rows.length === 0) return [];
     const col = <K extends keyof AcceptedRow | 'attemptId'>(k: K) => rows.map((r) => r[k]);
-    const inserted = await q.query<Array<{ id: string; uuid: string; attempt_id: string }>>(
+    return q.query<ClaimedRow[]>(
       `WITH ins AS (
          INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination,
            iso2, body, payload, encoding, segments, price_micros, currency, next_attempt_at, accepted_at,
@@ -226,8 +221,9 @@ export class MessageRepository {
            AS t(uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination, iso2, body,
              payload, encoding, segments, price_micros, currency, not_before, accepted_at, attempt_id, traceparent)
          ON CONFLICT (uuid) DO NOTHING
-         RETURNING id, uuid, attempt_id, send_state
-       ) SELECT id, uuid, attempt_id FROM ins WHERE send_state = 'submitting'`,
+         RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
+           encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
+       ) SELECT * FROM ins WHERE send_state = 'submitting'`,
       [
         col('uuid'),
         col('accountId'),
@@ -252,37 +248,6 @@ export class MessageRepository {
         rows.map((r) => r.traceparent ?? null),
       ],
     );
-    if (inserted.length === 0) return [];
-    // The claimed rows are what was just inserted: built from the batch, not read back (the database gives only the
-    // new id). A uuid twice in the batch is inserted once, by the row whose attempt id came back.
-    const byAttempt = new Map<string, AcceptedRow & { attemptId: string | null }>();
-    for (const r of rows) if (r.attemptId) byAttempt.set(r.attemptId.toLowerCase(), r);
-    return inserted.map((x) => {
-      const r = byAttempt.get(String(x.attempt_id).toLowerCase());
-      if (!r) throw new Error(`insertAccepted: attempt ${x.attempt_id} is not in the batch`);
-      return {
-        id: x.id,
-        uuid: x.uuid,
-        attempt_id: x.attempt_id,
-        account_id: decimal(r.accountId),
-        stream_id: decimal(r.streamId),
-        stream_uid: r.streamUid,
-        stream_type: r.streamType,
-        channel: r.channel,
-        sender: r.sender,
-        destination: r.destination,
-        iso2: r.iso2,
-        body: r.body,
-        payload: r.payload,
-        encoding: r.encoding,
-        segments: r.segments,
-        // a new row: its defaults (`attempts` is 1 when inserted with an attempt)
-        possible_duplicate: false,
-        attempts: 1,
-        unknown_attempts: 0,
-        campaign_id: r.campaignId === null ? null : decimal(r.campaignId),
-      };
-    });
   }
 
   /**
