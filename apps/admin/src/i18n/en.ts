@@ -122,7 +122,6 @@ const en = {
     noAccount: 'No account selected',
     sections: 'What you can do here',
     count: '%{smart_count} item |||| %{smart_count} items',
-    coming: 'Campaigns, the shared inbox and the statistics dashboard are on their way; the sections above work today.',
   },
   menu: {
     home: 'Home',

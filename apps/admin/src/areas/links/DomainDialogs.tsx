@@ -10,6 +10,7 @@ import { ChipsField } from '../streams/widgets/ChipsField';
 import { linksApi } from './api';
 import { isDomainName, normalizeDomainName, type CampaignAddDomainResult, type Domain, type DomainPoolOption } from './types';
 import { DomainStateChip, mono } from './widgets';
+import { dnsNoteKey } from './dns-note';
 
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
 
@@ -157,7 +158,7 @@ export const DnsInstructionsModal = ({ domains, onClose }: { domains: Domain[] |
           </Table>
         </Box>
       ))}
-      <Typography variant="body2" color="text.secondary">{translate('links.dns.either')}</Typography>
+      <Typography variant="body2" color="text.secondary" data-testid="dns-note">{translate(dnsNoteKey(domains ?? []))}</Typography>
     </AppModal>
   );
 };

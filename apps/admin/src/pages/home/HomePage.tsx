@@ -123,9 +123,6 @@ export const HomePage = () => {
           </Grid>
         ))}
       </Grid>
-      <Typography variant="body2" color="text.secondary" sx={{ mt: 3 }} data-testid="home-coming">
-        {translate('home.coming')}
-      </Typography>
 
       <RightSidebar open={detailsOpen} onClose={() => setDetailsOpen(false)} title={translate('home.details')}>
         {profile && (

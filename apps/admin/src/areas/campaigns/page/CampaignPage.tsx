@@ -20,7 +20,7 @@ import { useProfile } from '../../../ui/useProfile';
 import { ProgressBar } from '../../contacts/widgets/ProgressBar';
 import { campaignsApi, P, PATHS } from '../api';
 import { applyPatch, useCampaignRefetch, useCampaignsRealtime } from '../realtime';
-import { ctrLevel } from '../rules';
+import { campaignCtr, CTR_COLORS } from '../widgets/ctr';
 import { can, CampaignStatus as S, haltReasonKey, TYPE_NAMES } from '../status';
 import type { Campaign, CampaignStats, VariantStats } from '../types';
 import { CampaignWizard } from '../wizard/CampaignWizard';
@@ -152,9 +152,7 @@ export const CampaignPage = () => {
   const c = campaign;
   const st = c.stats;
   const currency = c.currency ?? profile?.customer?.currency;
-  const ctr = st?.sent ? ((st.clicked ?? 0) / st.sent) * 100 : 0;
-  const indicators = c.campaignSettings?.ctr_indicators ?? [1, 3];
-  const level = ctrLevel(ctr, indicators);
+  const { ctr, level } = campaignCtr(c);
   const button = (action: 'start' | 'pause' | 'play' | 'abort' | 'edit' | 'duplicate' | 'delete', icon: ReactNode, variant: 'contained' | 'outlined' = 'outlined') => {
     if (!can(action, c)) return null;
     const item = actions.items(c).find((i) => i.key === action);
@@ -228,9 +226,13 @@ export const CampaignPage = () => {
           <Typography variant="caption" color="text.secondary" sx={{ fontWeight: 600, textTransform: 'uppercase' }} component="div">
             {translate('campaigns.stats.ctr')}
           </Typography>
-          <Typography sx={{ fontWeight: 700, color: level === 'bad' ? '#b42318' : level === 'good' ? '#067647' : '#b54708' }} data-testid="stat-ctr" data-level={level}>
-            {ctr.toLocaleString(locale, { maximumFractionDigits: 2 })}% · {translate(`campaigns.settings.levelNames.${level}`)}
-          </Typography>
+          {level === 'none' ? (
+            <Typography sx={{ fontWeight: 700 }} color="text.disabled" data-testid="stat-ctr" data-level={level}>—</Typography>
+          ) : (
+            <Typography sx={{ fontWeight: 700, color: CTR_COLORS[level] }} data-testid="stat-ctr" data-level={level}>
+              {ctr.toLocaleString(locale, { maximumFractionDigits: 2 })}% · {translate(`campaigns.settings.levelNames.${level}`)}
+            </Typography>
+          )}
         </Box>
       </Paper>
       <Paper sx={{ mb: 2, overflow: 'hidden' }}>

@@ -7,8 +7,8 @@ import { campaignCtr, CTR_COLORS } from './ctr';
 export const CampaignCtr = ({ campaign }: { campaign: Pick<Campaign, 'stats' | 'campaignSettings'> }) => {
   const translate = useTranslate();
   const locale = translate('campaigns.locale');
-  if (!campaign.stats?.sent) return <Typography variant="body2" color="text.disabled" data-testid="campaign-ctr" data-level="none">—</Typography>;
   const { ctr, level } = campaignCtr(campaign);
+  if (level === 'none') return <Typography variant="body2" color="text.disabled" data-testid="campaign-ctr" data-level="none">—</Typography>;
   return (
     <Typography variant="body2" sx={{ fontWeight: 700, color: CTR_COLORS[level], whiteSpace: 'nowrap', fontVariantNumeric: 'tabular-nums' }} data-testid="campaign-ctr" data-level={level} title={translate(`campaigns.settings.levelNames.${level}`)}>
       {ctr.toLocaleString(locale, { maximumFractionDigits: 2 })}%

@@ -14,6 +14,12 @@ describe('a campaign’s CTR level by its own indicators (spec 9)', () => {
   it('is bad at or below bad and good at or above good', () => {
     expect(campaignCtr({ stats: stats(100, 1), campaignSettings: { ctr_indicators: [1, 3] } as never }).level).toBe('bad');
     expect(campaignCtr({ stats: stats(100, 3), campaignSettings: { ctr_indicators: [1, 3] } as never }).level).toBe('good');
-    expect(campaignCtr({ stats: stats(0, 0), campaignSettings: { ctr_indicators: [1, 3] } as never })).toEqual({ ctr: 0, level: 'bad' });
+  });
+
+  it('has no level before a message went out: a campaign just started is not "0 % · bad"', () => {
+    expect(campaignCtr({ stats: stats(0, 0), campaignSettings: { ctr_indicators: [1, 3] } as never })).toEqual({ ctr: 0, level: 'none' });
+    expect(campaignCtr({ stats: undefined as never, campaignSettings: {} as never }).level).toBe('none');
+    // sent and not clicked: judged, bad
+    expect(campaignCtr({ stats: stats(3, 0), campaignSettings: { ctr_indicators: [1, 3] } as never })).toEqual({ ctr: 0, level: 'bad' });
   });
 });

@@ -70,6 +70,7 @@ const en: Catalogue = {
       purpose: 'Purpose',
       purposes: { routing: 'Sends visitors to the short links', ownership: 'Proves the domain is yours' },
       either: 'Create the CNAME, or for a root domain that cannot have one, the A record. The TXT record is needed in both cases.',
+      all: 'Create both records: the CNAME sends the short links here, the TXT proves the domain is yours.',
       none: 'No domains were added.',
     },
     limit: {
