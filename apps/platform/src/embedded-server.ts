@@ -24,7 +24,7 @@ import { AuthBootstrapService, AuthModule, type ZohoSsoOptions } from '@switchbo
 import { campaignStatusesFromConfig, CampaignsModule, type CampaignsModuleOptions } from '@switchboard/campaigns';
 import { ContactsModule } from '@switchboard/contacts';
 import { DispatchModule, embeddedDispatchOptions } from '@switchboard/dispatch';
-import { LinksModule, RedirectRoleService } from '@switchboard/links';
+import { LinksModule, RedirectRoleService, startDnsSimulator } from '@switchboard/links';
 import { InboxModule, type InboxModuleOptions } from '@switchboard/inbox';
 import { IntegrationsModule, type IntegrationsModuleOptions } from '@switchboard/integrations';
 import { StatsModule } from '@switchboard/stats';
@@ -47,6 +47,8 @@ export interface EmbeddedServer {
   mailboxUrl: string;
   /** The redirect server of short links (its own port): `GET {redirectUrl}/{code}` with the link's domain as Host. */
   redirectUrl: string;
+  /** The DNS simulator short-link domains are verified against (`host:port`), or null: real DNS (LINKS_DNS_SERVERS, the system's). */
+  dnsSimulator: string | null;
   app: NestExpressApplication;
   close: () => Promise<void>;
 }
@@ -205,6 +207,20 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     log.log(`PostgreSQL running on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'pg')})`);
   }
 
+  // a domain added on a developer's machine verifies as if its owner had created the records (docs/decisions/0184)
+  let dnsSimulator: Awaited<ReturnType<typeof startDnsSimulator>> | null = null;
+  try {
+    if (config.LINKS_DNS_SIMULATOR && config.LINKS_DNS_SERVERS.length === 0)
+      dnsSimulator = await startDnsSimulator(databaseUrl, { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null });
+  } catch (e) {
+    if (pg) await pg.stop();
+    throw e;
+  }
+  const stopAside = async () => {
+    await dnsSimulator?.stop();
+    if (pg) await pg.stop();
+  };
+
   const keys = loadOrCreateSigningKeys(path.join(dataDir, 'keys'));
   // PORT=0 picks a free port now, so links in emails and code snippets carry the real one
   const port = config.PORT || (await freePort());
@@ -216,7 +232,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 
@@ -231,7 +247,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     // migrations and consumers start here; the seed comes before anything listens
     await app.init();
   } catch (e) {
-    if (pg) await pg.stop();
+    await stopAside();
     throw e;
   }
 
@@ -249,7 +265,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     await app.listen(port, config.HOST);
   } catch (e) {
     await app.close();
-    if (pg) await pg.stop();
+    await stopAside();
     throw e;
   }
   app.get(ReadinessService).markReady();
@@ -265,12 +281,13 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
     mailboxToken,
     mailboxUrl: `${url}/api/dev/mailbox${mailboxToken ? `?token=${mailboxToken}` : ''}`,
     redirectUrl: `http://${host}:${app.get(RedirectRoleService).running?.port ?? redirectPort}`,
+    dnsSimulator: dnsSimulator?.address ?? null,
     app,
     close: async () => {
       if (closed) return;
       closed = true;
       await app.close();
-      if (pg) await pg.stop();
+      await stopAside();
     },
   };
 }

@@ -20,6 +20,9 @@ async function main(): Promise<void> {
         : `   Sign in       : ${server.adminEmail} (password: SWITCHBOARD_ADMIN_PASSWORD, or the one printed on first start)`,
       `   PIN emails    : ${server.mailboxUrl}`,
       `   Short links   : ${server.redirectUrl}/{code}  (the redirect server, its own port; Host: the link's domain)`,
+      server.dnsSimulator
+        ? `   Domains DNS   : simulated at ${server.dnsSimulator} (an added domain verifies at once; names under .invalid never do)`
+        : `   Domains DNS   : real (LINKS_DNS_SERVERS, or the system's resolver)`,
       line,
     ].join('\n'),
   );

@@ -31,6 +31,8 @@ export const platformConfigSchema = z.object({
   LINKS_DNS_A_TARGET: z.preprocess((v) => (v === '' ? undefined : v), z.string().ip({ version: 'v4' }).optional()),
   /** DNS servers the domain verification asks (`host` or `host:port`, comma-separated); unset: the system's. */
   LINKS_DNS_SERVERS: env.list([]),
+  /** Without LINKS_DNS_SERVERS, a local DNS simulator answers every added domain's records (docs/decisions/0184); false: the system's resolver. */
+  LINKS_DNS_SIMULATOR: env.bool(true),
   /** The integrations' OAuth apps and vendor endpoint overrides, as the integrations service reads them (README). */
   INTEGRATIONS_OAUTH_CLIENTS: integrationsConfigSchema.shape.INTEGRATIONS_OAUTH_CLIENTS,
   INTEGRATIONS_ENDPOINTS: integrationsConfigSchema.shape.INTEGRATIONS_ENDPOINTS,

@@ -69,6 +69,30 @@ describe('embedded server (npm start)', () => {
     expect(me.customers.map((c) => c.name)).toContain('Demo account');
   });
 
+  it('verifies an added short-link domain against its DNS simulator, and never a name under .invalid', async () => {
+    const address = /Domains DNS   : simulated at (127\.0\.0\.1:\d+)/.exec(server.output());
+    expect(address).not.toBeNull();
+    const creds = { username: 'owner@example.com', password: 'correct horse battery', gCaptchaToken: 'x' };
+    expect((await fetch(`${base}/api/login_check`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(creds) })).status).toBe(200);
+    const mail = await json<Array<{ text: string }>>(await fetch(`${base}/api/dev/mailbox`));
+    const pin = /\b(\d{6})\b/.exec(mail[0].text)?.[1];
+    const { token } = await json<{ token: string }>(
+      await fetch(`${base}/api/login/manual`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...creds, pin }) }),
+    );
+    const call = async <T>(method: string, p: string, body?: unknown): Promise<T> => {
+      const res = await fetch(`${base}/api${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      expect(res.status).toBeLessThan(300);
+      return json<T>(res);
+    };
+    await call('POST', '/domains/bulk', { domains: ['go.example.com', 'nowhere.invalid'] });
+    const list = await call<{ data?: Array<{ id: number; name: string }>; items?: Array<{ id: number; name: string }> } | Array<{ id: number; name: string }>>('GET', '/domains?limit=50');
+    const rows = Array.isArray(list) ? list : (list.data ?? list.items ?? []);
+    const id = (name: string) => rows.find((d) => d.name === name)!.id;
+    // the records the instructions ask for answer at once: configured by its CNAME and the account's TXT token
+    expect(await call('POST', `/domains/${id('go.example.com')}/check`)).toMatchObject({ state: 1, type: 'CNAME', declinedReason: null });
+    expect(await call('POST', `/domains/${id('nowhere.invalid')}/check`)).toMatchObject({ state: 0 });
+  });
+
   it('refuses a wrong password with code 1801', async () => {
     const res = await fetch(`${base}/api/login_check`, {
       method: 'POST',

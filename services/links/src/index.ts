@@ -10,4 +10,5 @@ export { MintConsumer } from './mint/mint.consumer';
 export { RedirectRoleService } from './redirect/redirect-role.service';
 export { RedirectServer } from './redirect/redirect-server';
 export { CodeCipher, encodeCode, decodeCode } from './mint/codes';
+export { startDnsSimulator } from './dns/dns-simulator';
 export { mintBatch, type LinkBatchRequest } from './mint/mint';
