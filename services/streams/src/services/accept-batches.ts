@@ -67,5 +67,5 @@ export function sendRowType(o: { chargeBatches: boolean; acceptBatches: boolean 
 }
 
 /** The relay's `unpack` and `unpackBound` of every send row type: every streams relay reads them all, whatever its own options. */
-export const SEND_ROWS_UNPACK = { [SEND_EVENTS_TYPE]: batchCharges, [SEND_EVENTS_ACCEPTED_TYPE]: batchAccepted, [SEND_EVENTS_ALL_TYPE]: batchSends };
-export const SEND_ROWS_BOUND = { [SEND_EVENTS_TYPE]: sendEventsBytes, [SEND_EVENTS_ACCEPTED_TYPE]: sendEventsBytes, [SEND_EVENTS_ALL_TYPE]: sendEventsBytes };
+export const SEND_ROWS_UNPACK: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]> = { [SEND_EVENTS_TYPE]: batchCharges, [SEND_EVENTS_ACCEPTED_TYPE]: batchAccepted, [SEND_EVENTS_ALL_TYPE]: batchSends };
+export const SEND_ROWS_BOUND: Record<string, (textBytes: number, events: OutgoingEvent[]) => number> = { [SEND_EVENTS_TYPE]: sendEventsBytes, [SEND_EVENTS_ACCEPTED_TYPE]: sendEventsBytes, [SEND_EVENTS_ALL_TYPE]: sendEventsBytes };
