@@ -156,7 +156,6 @@ const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2::json, $3, $4, $5, $6, $7, $8, $9)';
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
 const outboxSql = (type: string): string => `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${type}', '{}', $2)`;
-const OUTBOX_SQL = outboxSql(PACKED_OUTBOX_TYPE);
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
