@@ -284,7 +284,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000', dispatchStatusBatches: process.env.DISPATCH_STATUS_BATCHES === undefined ? undefined : process.env.DISPATCH_STATUS_BATCHES === '1', streamsChargeBatches: process.env.STREAMS_CHARGE_BATCHES === undefined ? undefined : process.env.STREAMS_CHARGE_BATCHES === '1' }),
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000', dispatchStatusBatches: process.env.DISPATCH_STATUS_BATCHES === undefined ? undefined : process.env.DISPATCH_STATUS_BATCHES === '1', streamsChargeBatches: process.env.STREAMS_CHARGE_BATCHES === undefined ? undefined : process.env.STREAMS_CHARGE_BATCHES === '1', streamsAcceptBatches: process.env.STREAMS_ACCEPT_BATCHES === undefined ? undefined : process.env.STREAMS_ACCEPT_BATCHES === '1' }),
     ],
   })
   class BenchModule {}

@@ -31,3 +31,5 @@ export * from './genai-events';
 export * from './message-exports';
 export * from './status-fast-parse';
 export * from './charge-batches';
+export * from './items-batch';
+export * from './accepted-batches';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, Topics } from './events';
+import { itemsBatchSchema } from './items-batch';
 
 /**
  * The messaging pipeline. `streams` is the front door: it validates, checks limits, prices and charges a send, stores
@@ -79,6 +80,28 @@ export const MessageAcceptedV1 = defineEvent({
     notBefore: z.string().nullable(),
     acceptedAt: z.string(),
   }),
+});
+
+/** The most accepted messages one `streams.messages.accepted` event carries (about 600 B to a few KB each as JSON). */
+export const ACCEPT_BATCH_MAX = 500;
+
+/**
+ * The accepted messages of one of streams' send batches (an `accept_messages` call) for one account, as one event
+ * instead of a `streams.message.accepted` each (docs/decisions/0181): each item is exactly the per-message event it
+ * stands for, its id (`id`, what dispatch stores as the message's event id and accounts' usage claims), its trace
+ * (`traceId`, `traceparent`) and its data, with its own `accountId`. Streams folds a batch by account, so the envelope's
+ * `accountId` is the items' account; a consumer still takes each item's account from the item and fails an item that
+ * names another (a poison item, not the batch's others). Consumers take it with `acceptedOf` and accept the per-message
+ * form too (streams' undispatched sweeper still re-publishes a message's per-message event under its first id); streams
+ * emits this form only with `acceptBatches` on (`STREAMS_ACCEPT_BATCHES`, off by default: every streams and consumer
+ * process first).
+ */
+export const MessagesAcceptedV1 = defineEvent({
+  type: 'streams.messages.accepted',
+  version: 1,
+  topic: Topics.Streams,
+  key: (d) => d.items[0]?.data.accountId ?? '',
+  schema: itemsBatchSchema(MessageAcceptedV1.schema, ACCEPT_BATCH_MAX),
 });
 
 /** Namespace of the accepted event's id: `uuidV5(messageUuid, ACCEPTED_EVENT_NAMESPACE)` (docs/decisions/0087). */
@@ -207,12 +230,7 @@ export const MessageStatusesChangedV1 = defineEvent({
   version: 1,
   topic: Topics.Dispatch,
   key: (d) => d.items[0]?.data.messageUuid ?? '',
-  schema: z.object({
-    items: z
-      .array(z.object({ id: z.string().uuid(), traceparent: z.string().optional(), data: MessageStatusChangedV1.schema }))
-      .min(1)
-      .max(STATUS_BATCH_MAX),
-  }),
+  schema: itemsBatchSchema(MessageStatusChangedV1.schema, STATUS_BATCH_MAX),
 });
 
 /** Cost and delivery record, once a message reached a final status (webhook trigger "EDR info"). */
@@ -304,19 +322,7 @@ export const MessagesChargedV1 = defineEvent({
   version: 1,
   topic: Topics.Streams,
   key: (d) => d.items[0]?.data.accountId ?? '',
-  schema: z.object({
-    items: z
-      .array(
-        z.object({
-          id: z.string().uuid(),
-          traceId: z.string().nullable().optional(),
-          traceparent: z.string().optional(),
-          data: MessageChargedV1.schema,
-        }),
-      )
-      .min(1)
-      .max(CHARGE_BATCH_MAX),
-  }),
+  schema: itemsBatchSchema(MessageChargedV1.schema, CHARGE_BATCH_MAX),
 });
 
 /**
@@ -402,6 +408,7 @@ export const TelegramAuthCompletedV1 = defineEvent({
 
 export const MessagingEvents = [
   MessageAcceptedV1,
+  MessagesAcceptedV1,
   MessagesReconcileRequestedV1,
   MessagesReconciledV1,
   CampaignStatusesRequestedV1,

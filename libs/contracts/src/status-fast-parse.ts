@@ -1,5 +1,8 @@
 import type { EventData, EventEnvelope } from './events';
+import { batchItemsOf, flattenItemsBatches, isContractUuid, isItemsBatch, perItemEvents, type BatchedItem, type ItemsBatchKind } from './items-batch';
 import { MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX } from './messaging-events';
+
+export { isContractUuid };
 
 /**
  * `MessageStatusChangedV1.schema.parse`, written out by hand for the data that passes (docs/decisions/0160). A status
@@ -12,12 +15,8 @@ import { MessageStatusChangedV1, MessageStatusesChangedV1, STATUS_BATCH_MAX } fr
  */
 export type StatusChanged = EventData<typeof MessageStatusChangedV1>;
 
-// as zod 3 checks `z.string().uuid()`, and the contracts' decimal `id`
-const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
+// the contracts' decimal `id`
 const ID = /^\d+$/;
-
-/** A uuid as the contracts' `z.string().uuid()` accepts it: the hand-written event checks of every consumer use this. */
-export const isContractUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
 const STATUSES: ReadonlySet<unknown> = new Set(['accepted', 'sent', 'delivered', 'sent_failed', 'undelivered', 'no_routes', 'rejected']);
 
 type Doc = Record<string, unknown>;
@@ -103,27 +102,7 @@ export function safeParseStatusChanged(data: unknown): { success: true; data: St
  * schema's error (the whole batch is retried and dead-lettered as one event would be).
  */
 export function statusChangesOf(e: EventEnvelope): EventEnvelope[] {
-  const items = checkedItems(e);
-  const out = new Array<EventEnvelope>(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i];
-    const accountId = it.data.accountId;
-    const messageUuid = it.data.messageUuid;
-    const one: EventEnvelope = {
-      id: it.id,
-      type: MessageStatusChangedV1.type,
-      version: MessageStatusChangedV1.version,
-      occurredAt: e.occurredAt,
-      source: e.source,
-      accountId: typeof accountId === 'string' ? accountId : null,
-      traceId: e.traceId,
-      key: typeof messageUuid === 'string' ? messageUuid : '',
-      data: it.data,
-    };
-    if (it.traceparent !== undefined) one.traceparent = it.traceparent;
-    out[i] = one;
-  }
-  return out;
+  return perItemEvents(STATUS_BATCHES, e);
 }
 
 /**
@@ -142,17 +121,22 @@ export function forEachStatusChange(events: EventEnvelope[], each: (id: string, 
   }
 }
 
-function checkedItems(e: EventEnvelope): BatchItemShape[] {
-  const items = (e.data as { items?: unknown } | null)?.items;
-  if (!Array.isArray(items) || items.length === 0 || items.length > STATUS_BATCH_MAX || !items.every(isBatchItem)) {
-    MessageStatusesChangedV1.schema.parse(e.data);
-    throw new Error(`${e.type} ${e.id}: not a batch of status changes`);
-  }
-  return items as BatchItemShape[];
+function checkedItems(e: EventEnvelope): BatchedItem[] {
+  return batchItemsOf(STATUS_BATCHES, e);
 }
 
+/** The status changes batch as an items batch (docs/decisions/0173, 0181): its items carry no traceId (the batch's). */
+export const STATUS_BATCHES: ItemsBatchKind = {
+  batch: MessageStatusesChangedV1,
+  one: MessageStatusChangedV1,
+  max: STATUS_BATCH_MAX,
+  what: 'status changes',
+  key: (d) => (typeof d.messageUuid === 'string' ? d.messageUuid : ''),
+  traceId: 'batch',
+};
+
 /** Whether an event is a batch of status changes this code reads (`statusChangesOf`). */
-export const isStatusBatch = (e: EventEnvelope): boolean => e.type === MessageStatusesChangedV1.type && e.version === MessageStatusesChangedV1.version;
+export const isStatusBatch = (e: EventEnvelope): boolean => isItemsBatch(STATUS_BATCHES, e);
 
 /**
  * A chunk with each batch of status changes in it replaced by its per-message events (the chunk itself when it has
@@ -160,32 +144,5 @@ export const isStatusBatch = (e: EventEnvelope): boolean => e.type === MessageSt
  * inbox skips a campaign's, webhooks an account's without a webhook) makes no envelope for the rest.
  */
 export function flattenStatusBatches(events: EventEnvelope[], keep?: (data: unknown) => boolean): EventEnvelope[] {
-  if (!events.some(isStatusBatch)) return events;
-  const out: EventEnvelope[] = [];
-  for (const e of events) {
-    if (!isStatusBatch(e)) {
-      out.push(e);
-      continue;
-    }
-    if (!keep) {
-      for (const one of statusChangesOf(e)) out.push(one);
-      continue;
-    }
-    const items = checkedItems(e);
-    const kept = items.filter((it) => keep(it.data));
-    if (kept.length) for (const one of statusChangesOf({ ...e, data: { items: kept } })) out.push(one);
-  }
-  return out;
-}
-
-interface BatchItemShape {
-  id: string;
-  traceparent?: string;
-  data: Doc;
-}
-
-function isBatchItem(v: unknown): v is BatchItemShape {
-  if (typeof v !== 'object' || v === null) return false;
-  const it = v as Doc;
-  return isContractUuid(it.id) && (it.traceparent === undefined || typeof it.traceparent === 'string') && typeof it.data === 'object' && it.data !== null && !Array.isArray(it.data);
+  return flattenItemsBatches(STATUS_BATCHES, events, keep);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { MessageStatusesChangedV1, type DashboardMainDto } from '@switchboard/contracts';
+import { MessagesAcceptedV1, MessageStatusesChangedV1, type DashboardMainDto } from '@switchboard/contracts';
 import { createEnvelope, laneOfKey, type BatchItem, type OutgoingEvent } from '@switchboard/platform';
 import { RollupConsumer, type RollupInput } from '../src/consumers/rollup.consumer';
 import { accepted, customer, message, refunded, rng, sendRequested, startStats, statusChanged, type Msg, type StatsTestApp } from './support';
@@ -385,6 +385,53 @@ describe('stats: rollups from the messaging events', () => {
         ]),
       ),
     );
+  });
+
+  it("takes streams' batch of accepted messages (0181): each item counted once under its own account, a redelivered batch or the per-message form after it counts nothing again", async () => {
+    const [A, B] = ['86', '87'];
+    await s.publish([customer(A, 'UTC'), customer(B, 'UTC')]);
+    const msgs = [
+      message({ account: A, acceptedAt: '2026-05-05T10:00:00.000Z' }),
+      message({ account: A, acceptedAt: '2026-05-05T10:10:00.000Z' }),
+      message({ account: A, acceptedAt: '2026-05-05T11:00:00.000Z' }),
+    ];
+    const items = msgs.map((m) => accepted(m)).map((e) => ({ id: e.id, data: e.data }));
+    const batch = createEnvelope(MessagesAcceptedV1, { items }, { accountId: A, source: 'streams' });
+    await s.publish([batch]);
+    await s.publish([batch]);
+    await s.publish([{ ...accepted(msgs[1], items[1].id) }, statusChanged(msgs[0], 'delivered')]);
+    // another account's batch in the same chunk as a per-message acceptance
+    const mB = message({ account: B, acceptedAt: '2026-05-05T10:30:00.000Z' });
+    const mB2 = message({ account: B, acceptedAt: '2026-05-05T10:40:00.000Z' });
+    await s.publish([createEnvelope(MessagesAcceptedV1, { items: [{ id: accepted(mB).id, data: accepted(mB).data }] }, { accountId: B, source: 'streams' }), accepted(mB2)]);
+    expect(await hourRollup([A, B])).toEqual(
+      fold(
+        new Map([
+          [[A, '2026-05-05T10:00:00.000Z', '1', 'Acme', 'GB', 'delivered', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[A, '2026-05-05T10:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[A, '2026-05-05T11:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 1, parts: 1, cost: '50000' }],
+          [[B, '2026-05-05T10:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }],
+        ]),
+      ),
+    );
+  });
+
+  it("counts an accepted batch's good items when one is bad (another account, malformed), and dead-letters the batch naming it", async () => {
+    const [A, B] = ['88', '89'];
+    await s.publish([customer(A, 'UTC'), customer(B, 'UTC')]);
+    const good = [message({ account: A, acceptedAt: '2026-05-06T10:00:00.000Z' }), message({ account: A, acceptedAt: '2026-05-06T10:05:00.000Z' })];
+    const foreign = accepted(message({ account: B, acceptedAt: '2026-05-06T10:10:00.000Z' }));
+    const malformed = accepted(message({ account: A, acceptedAt: '2026-05-06T10:15:00.000Z' }));
+    const items = [accepted(good[0]), foreign, malformed, accepted(good[1])].map((e) => ({ id: e.id, data: e.data as unknown }));
+    items[2].data = { ...(malformed.data as object), segments: 'one' };
+    const batch = { ...createEnvelope(MessagesAcceptedV1, { items: [{ id: foreign.id, data: accepted(good[0]).data }] }, { accountId: A, source: 'streams' }), data: { items } };
+    await s.publish([batch]);
+    expect(await hourRollup([A, B])).toEqual(fold(new Map([[[A, '2026-05-06T10:00:00.000Z', '1', 'Acme', 'GB', 'accepted', 'EUR'].join('|'), { messages: 2, parts: 2, cost: '100000' }]])));
+    const dead = await s.sql<{ error: string }>(`SELECT error FROM stats.dead_letter WHERE event_id = $1`, [batch.id]);
+    expect(dead).toHaveLength(1);
+    expect(dead[0].error).toContain('2 of its items not counted');
+    expect(dead[0].error).toContain(foreign.id);
+    expect(dead[0].error).toContain(malformed.id);
   });
 
   it('sums an hour row\'s messages of two local dates in one batch when the account\'s zone changed between their acceptances, each date\'s rollups exact', async () => {

@@ -35,6 +35,11 @@ export const streamsConfigSchema = z.object({
   /** A send batch's charges as one event per account (docs/decisions/0178); false while an accounts process older than 0178 runs. */
   STREAMS_CHARGE_BATCHES: env.bool(true),
   /**
+   * A send batch's accepted events as one event per account (docs/decisions/0181); off until every streams, dispatch,
+   * accounts and stats process runs 0181.
+   */
+  STREAMS_ACCEPT_BATCHES: env.bool(false),
+  /**
    * The sweeper of accepted messages dispatch never got (docs/decisions/0087): asked about after this long still
    * `accepted`, every interval, this many per request to dispatch, at most this many requests a sweep.
    */
@@ -71,6 +76,7 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     sendBatchesInFlight: c.STREAMS_SEND_BATCHES_IN_FLIGHT,
     sharedTps: c.STREAMS_SHARED_TPS,
     chargeBatches: c.STREAMS_CHARGE_BATCHES,
+    acceptBatches: c.STREAMS_ACCEPT_BATCHES,
     migrationsRun: c.MIGRATIONS_RUN,
     undispatched: {
       afterMs: c.STREAMS_UNDISPATCHED_AFTER_MS,

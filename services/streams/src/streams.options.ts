@@ -51,6 +51,12 @@ export interface StreamsModuleOptions {
    * reads the batch form from 0178 on; while an older accounts process still runs, set it false.
    */
   chargeBatches?: boolean;
+  /**
+   * A send batch's accepted events as one `streams.messages.accepted` event per account (up to 500 items) instead of a
+   * `streams.message.accepted` each (docs/decisions/0181; `STREAMS_ACCEPT_BATCHES`). Default false: turn it on only once
+   * every streams process (an older relay cannot read the row) and every dispatch, accounts and stats process runs 0181.
+   */
+  acceptBatches?: boolean;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
@@ -92,6 +98,7 @@ export interface ResolvedStreamsOptions {
   sendBatchesInFlight: number;
   sharedTps: boolean;
   chargeBatches: boolean;
+  acceptBatches: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
   undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number };
@@ -133,6 +140,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sendBatchesInFlight: int('sendBatchesInFlight', o.sendBatchesInFlight, 2, 1, 16),
     sharedTps: o.sharedTps ?? false,
     chargeBatches: o.chargeBatches ?? true,
+    acceptBatches: o.acceptBatches ?? false,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
     undispatched: {

@@ -2,10 +2,13 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
+  acceptedItemsOf,
   chargeItemsOf,
+  isAcceptBatch,
   isChargeBatch,
   isContractUuid,
   MessageAcceptedV1,
+  MessagesAcceptedV1,
   MessageChargedV1,
   MessagesChargedV1,
   MessageRefundDueV1,
@@ -138,7 +141,8 @@ export class MessagingConsumer implements OnModuleInit {
       group: ACCOUNTS_GROUPS.messaging,
       topics: [Topics.Streams, Topics.Dispatch],
       // streams' charges come one event a message or one a send batch and account (docs/decisions/0178): both taken
-      types: [MessageChargedV1.type, MessagesChargedV1.type, MessageRefundDueV1.type, MessageAcceptedV1.type],
+      // and so do its accepted messages (0181)
+      types: [MessageChargedV1.type, MessagesChargedV1.type, MessageRefundDueV1.type, MessageAcceptedV1.type, MessagesAcceptedV1.type],
       concurrency: BATCH,
       handler: (e) => this.onEvent(e),
       // a delivered chunk in one call: no promise, retry loop and metrics per event
@@ -152,6 +156,7 @@ export class MessagingConsumer implements OnModuleInit {
   /** One event (a chunk that failed for another reason than an outage goes event by event: a bad one fails alone). */
   async onEvent(e: EventEnvelope): Promise<void> {
     if (chargeBatch(e)) return this.onChargeBatch(e);
+    if (acceptBatch(e)) return this.onAcceptBatch(e);
     const accepted = dataOf(MessageAcceptedV1, e);
     if (accepted) return this.daily.handle(e, accepted);
     const charge = dataOf(MessageChargedV1, e, fastCharge);
@@ -173,6 +178,11 @@ export class MessagingConsumer implements OnModuleInit {
       if (e.type === MessageAcceptedV1.type) {
         const accepted = dataOf(MessageAcceptedV1, e);
         if (accepted) usage.push({ event: e, data: accepted });
+        continue;
+      }
+      if (acceptBatch(e)) {
+        // a poison item fails the chunk, which the bus then hands event by event (onEvent: the batch's others counted)
+        for (const item of acceptedItemsOf(e)) usage.push({ event: item, data: itemAccepted(e, item) });
         continue;
       }
       if (chargeBatch(e)) {
@@ -212,6 +222,44 @@ export class MessagingConsumer implements OnModuleInit {
     await this.ledger.handleMany(good);
     if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not booked: ${bad.join('; ')}`);
   }
+
+  /** A `streams.messages.accepted` batch alone: its good items counted, then it fails naming the bad ones (acceptBatchParts). */
+  private async onAcceptBatch(e: EventEnvelope): Promise<void> {
+    const { good, bad } = acceptBatchParts(e);
+    await this.daily.handleMany(good);
+    if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not counted: ${bad.join('; ')}`);
+  }
+}
+
+/**
+ * A `streams.messages.accepted` batch alone (docs/decisions/0181), as `onChargeBatch`: every item whose data passes is
+ * counted (each once: its usage claim, under the item's own event id), then the batch fails naming the items that did not.
+ */
+function acceptBatchParts(e: EventEnvelope): { good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>>; bad: string[] } {
+  const good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+  const bad: string[] = [];
+  for (const item of acceptedItemsOf(e)) {
+    try {
+      good.push({ event: item, data: itemAccepted(e, item) });
+    } catch (error) {
+      bad.push(`${item.id}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return { good, bad };
+}
+
+/** Whether an event is an accepted batch; one of a version this code does not know fails (dead letter). */
+function acceptBatch(e: EventEnvelope): boolean {
+  if (e.type !== MessagesAcceptedV1.type) return false;
+  if (!isAcceptBatch(e)) throw new Error(`${e.type} v${e.version} is not handled (expects v${MessagesAcceptedV1.version})`);
+  return true;
+}
+
+/** An accepted batch's item's data, checked as a per-message accepted event's; one naming another account than its batch's fails alone. */
+function itemAccepted(e: EventEnvelope, item: { id: string; data: unknown }): EventData<typeof MessageAcceptedV1> {
+  const d = MessageAcceptedV1.schema.parse(item.data);
+  if (d.accountId !== e.accountId) throw new Error(`${MessageAcceptedV1.type} ${item.id} names account ${d.accountId} under batch ${e.id} of account ${String(e.accountId)}`);
+  return d;
 }
 
 /** Whether an event is a charge batch; one of a version this code does not know fails (dead letter), as `dataOf`'s. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { MessageAcceptedV1, MessageStatus, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
+import { acceptedItemsOf, MessageAcceptedV1, MessagesAcceptedV1, MessageStatus, type EventData, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
 import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
@@ -290,7 +290,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       await this.bus.subscribe({
         group: SENDER_GROUP,
         topics: [MessageAcceptedV1.topic],
-        types: [MessageAcceptedV1.type],
+        types: [MessageAcceptedV1.type, MessagesAcceptedV1.type],
         handler: (e) => this.onEvent(e),
         maxRetries: 5,
         concurrency: this.options.ingestConcurrency,
@@ -450,6 +450,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   // ---- 1. ingest ----------------------------------------------------------------------------------------------
 
   private onEvent(e: EventEnvelope): Promise<void> {
+    if (e.type === MessagesAcceptedV1.type) return this.onBatch(e);
     if (e.type !== MessageAcceptedV1.type) return Promise.resolve();
     const parsed = MessageAcceptedV1.schema.safeParse(e.data);
     if (!parsed.success) {
@@ -457,11 +458,39 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       this.log.error(`dropping malformed ${e.type} ${e.id}: ${parsed.error.message}`);
       return Promise.resolve();
     }
-    const d = parsed.data;
     const traceparent = tracingEnabled() ? (currentTraceparent() ?? null) : null;
+    return this.ingest(e.id, parsed.data, traceparent);
+  }
+
+  /**
+   * A send batch's accepted messages (`streams.messages.accepted`, docs/decisions/0181): each item goes into the ingest
+   * queue as its per-message event would (its own event id, its own trace), and the batch is acknowledged only once
+   * every item is stored or held. An item that cannot be read (its data not an accepted message, or another account
+   * than its batch's) does not hold back the others: they are stored, then the batch fails naming it, for the bus's
+   * retries and dead letter (a redelivered batch stores nothing twice: the insert is idempotent per message).
+   */
+  private async onBatch(e: EventEnvelope): Promise<void> {
+    if (e.version !== MessagesAcceptedV1.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${MessagesAcceptedV1.version})`);
+    const items = acceptedItemsOf(e);
+    const bad: string[] = [];
+    const stored: Array<Promise<void>> = [];
+    for (const it of items) {
+      const parsed = MessageAcceptedV1.schema.safeParse(it.data);
+      if (!parsed.success) bad.push(`${it.id}: ${parsed.error.message}`);
+      else if (parsed.data.accountId !== e.accountId) bad.push(`${it.id}: account ${parsed.data.accountId} is not its batch's ${String(e.accountId)}`);
+      else stored.push(this.ingest(it.id, parsed.data, tracingEnabled() ? (it.traceparent ?? null) : null));
+    }
+    const results = await Promise.allSettled(stored);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of ${items.length} items not stored (the others are): ${bad.join('; ')}`);
+  }
+
+  /** One accepted message into the ingest queue; settles when it is stored or held (its group commit's outcome). */
+  private ingest(eventId: string, d: EventData<typeof MessageAcceptedV1>, traceparent: string | null): Promise<void> {
     if (traceparent) MessageTraces.remember(d.messageUuid, traceparent);
     const row: AcceptedRow = {
-      eventId: e.id,
+      eventId,
       uuid: d.messageUuid,
       accountId: d.accountId,
       streamId: d.streamId,

@@ -5,7 +5,10 @@ import {
   CampaignSendBatchRequestedV1,
   CustomerCreatedV1,
   CustomerUpdatedV1,
+  acceptedItemsOf,
+  isAcceptBatch,
   MessageAcceptedV1,
+  MessagesAcceptedV1,
   MessageRefundedV1,
   MessageStatusChangedV1,
   MessageStatusesChangedV1,
@@ -103,6 +106,20 @@ function rollupInput(e: EventEnvelope): RollupInput | null {
   return requested ? { kind: 'requested', d: requested } : null;
 }
 
+/** Whether an event is a batch of accepted messages; one of a version this code does not know fails (dead letter). */
+function acceptBatch(e: EventEnvelope): boolean {
+  if (e.type !== MessagesAcceptedV1.type) return false;
+  if (!isAcceptBatch(e)) throw new Error(`${e.type} v${e.version} is not handled (expects v${MessagesAcceptedV1.version})`);
+  return true;
+}
+
+/** An accepted batch's item's data, checked as a per-message accepted event's; one naming another account than its batch's fails alone. */
+function itemAccepted(e: EventEnvelope, item: { id: string; data: unknown }): EventData<typeof MessageAcceptedV1> {
+  const d = parseAccepted({ ...e, data: item.data });
+  if (d.accountId !== e.accountId) throw new Error(`${MessageAcceptedV1.type} ${item.id} names account ${d.accountId} under batch ${e.id} of account ${String(e.accountId)}`);
+  return d;
+}
+
 /** A valid IANA zone name, else null. */
 export function validTimeZone(v: unknown): string | null {
   if (typeof v !== 'string' || v.length === 0 || v.length > 64) return null;
@@ -174,7 +191,8 @@ export class RollupConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: ROLLUP_GROUP,
       topics: [Topics.Streams, Topics.Dispatch, Topics.Campaigns],
-      types: [MessageAcceptedV1.type, MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
+      // streams' accepted messages one event a message or one a send batch and account (docs/decisions/0181)
+      types: [MessageAcceptedV1.type, MessagesAcceptedV1.type, MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
       // a partition's chunk feeds a batch a lane: as many handler calls at once as the lanes' batches take
       concurrency: this.maxBatch * this.lanes,
       // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077); dispatch's batches of
@@ -187,14 +205,39 @@ export class RollupConsumer implements OnModuleInit {
   }
 
   async onMessageEvent(e: EventEnvelope): Promise<void> {
+    if (acceptBatch(e)) return this.onAcceptBatch(e);
     const input = rollupInput(e);
     if (input) return this.batched.handle(e, input);
+  }
+
+  /**
+   * A `streams.messages.accepted` batch alone (a dead letter replayed, or a chunk that failed for another reason than an
+   * outage): every item whose data passes is counted (idempotent by the state it sets), then the batch fails naming the
+   * items that did not pass, for its retries and dead letter. A poison item never drops its batch's others.
+   */
+  private async onAcceptBatch(e: EventEnvelope): Promise<void> {
+    const good: Array<BatchItem<RollupInput>> = [];
+    const bad: string[] = [];
+    for (const item of acceptedItemsOf(e)) {
+      try {
+        good.push({ event: item, data: { kind: 'accepted', d: itemAccepted(e, item) } });
+      } catch (error) {
+        bad.push(`${item.id}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    await this.batched.handleMany(good);
+    if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not counted: ${bad.join('; ')}`);
   }
 
   /** A chunk of events at once: the batch's items built without a promise per event. */
   async onMessageEvents(events: EventEnvelope[]): Promise<void> {
     const items: Array<BatchItem<RollupInput>> = [];
     for (const e of events) {
+      if (acceptBatch(e)) {
+        // a poison item fails the chunk, which the bus then hands event by event (onAcceptBatch: the others counted)
+        for (const item of acceptedItemsOf(e)) items.push({ event: item, data: { kind: 'accepted', d: itemAccepted(e, item) } });
+        continue;
+      }
       const data = rollupInput(e);
       if (data) items.push({ event: e, data });
     }

@@ -1,4 +1,4 @@
-import { CHARGE_BATCH_MAX, MessageChargedV1, MessagesChargedV1, type EventData } from '@switchboard/contracts';
+import { CHARGE_BATCH_MAX, MessageChargedV1, MessagesAcceptedV1, MessagesChargedV1, type EventData } from '@switchboard/contracts';
 import { uuidV5, type OutgoingEvent } from '@switchboard/platform';
 
 /**
@@ -16,7 +16,13 @@ const CHARGE_BATCH_NAMESPACE = '5f0c8b8e-3a43-4f7e-9a31-1f1b0c178178';
 export const CHARGE_BATCH_BYTES = 600_000;
 
 type Charged = EventData<typeof MessageChargedV1>;
-type Item = EventData<typeof MessagesChargedV1>['items'][number];
+/** One item of a folded batch: the per-message event's id, trace and data. */
+interface Item {
+  id: string;
+  traceId?: string | null;
+  traceparent?: string;
+  data: unknown;
+}
 
 /**
  * An item's JSON bytes at most, without serialising it: its fixed fields (numbers, ids; under 300 B) plus its texts at
@@ -35,10 +41,31 @@ function itemBytes(e: OutgoingEvent, d: Charged): number {
  * dies after publishing publishes the row again), each batch's id a uuid v5 of its first item's id and its size.
  */
 export function batchCharges(events: OutgoingEvent[]): OutgoingEvent[] {
+  return foldByAccount(events, { one: MessageChargedV1, batch: MessagesChargedV1, max: CHARGE_BATCH_MAX, maxBytes: CHARGE_BATCH_BYTES, namespace: CHARGE_BATCH_NAMESPACE, bytes: (e) => itemBytes(e, e.data as Charged) });
+}
+
+/** What `foldByAccount` folds: which per-message events into which batch, the batch's caps and its ids' namespace. */
+export interface AccountFold {
+  one: { type: string; version: number };
+  batch: { type: string; version: number; topic: string };
+  max: number;
+  maxBytes: number;
+  namespace: string;
+  /** An item's estimated JSON bytes at most, without serialising it. */
+  bytes: (e: OutgoingEvent) => number;
+}
+
+/**
+ * `events` with `fold.one`'s events folded into `fold.batch` events of one account each (up to `max` items or `maxBytes`
+ * of estimated JSON), each item the per-message event it replaces (its id, trace and data). Every other event keeps its
+ * place, first; the batches follow, by account in the order each first came, each account's events in their order.
+ * Pure: each batch's id is a uuid v5 (in `namespace`) of its first item's id and its size (docs/decisions/0178, 0181).
+ */
+export function foldByAccount(events: OutgoingEvent[], fold: AccountFold): OutgoingEvent[] {
   const out: OutgoingEvent[] = [];
   const byAccount = new Map<string, OutgoingEvent[]>();
   for (const e of events) {
-    if (e.type !== MessageChargedV1.type || e.version !== MessageChargedV1.version || typeof e.accountId !== 'string') {
+    if (e.type !== fold.one.type || e.version !== fold.one.version || typeof e.accountId !== 'string') {
       out.push(e);
       continue;
     }
@@ -47,23 +74,23 @@ export function batchCharges(events: OutgoingEvent[]): OutgoingEvent[] {
     else byAccount.set(e.accountId, [e]);
   }
   if (byAccount.size === 0) return events;
-  for (const [accountId, charges] of byAccount) {
+  for (const [accountId, ones] of byAccount) {
     let first: OutgoingEvent | null = null;
     let items: Item[] = [];
     let bytes = 0;
     const cut = (): void => {
       if (!first || items.length === 0) return;
-      const batch: OutgoingEvent<EventData<typeof MessagesChargedV1>> = {
-        id: uuidV5(`${first.id}/${items.length}`, CHARGE_BATCH_NAMESPACE),
-        type: MessagesChargedV1.type,
-        version: MessagesChargedV1.version,
+      const batch: OutgoingEvent<{ items: Item[] }> = {
+        id: uuidV5(`${first.id}/${items.length}`, fold.namespace),
+        type: fold.batch.type,
+        version: fold.batch.version,
         occurredAt: first.occurredAt,
         source: first.source,
         accountId,
         traceId: first.traceId ?? null,
         key: accountId,
         data: { items },
-        topic: MessagesChargedV1.topic,
+        topic: fold.batch.topic,
       };
       if (first.traceparent) batch.traceparent = first.traceparent;
       out.push(batch);
@@ -71,17 +98,16 @@ export function batchCharges(events: OutgoingEvent[]): OutgoingEvent[] {
       items = [];
       bytes = 0;
     };
-    for (const e of charges) {
-      const d = e.data as Charged;
-      const size = itemBytes(e, d);
-      if (items.length && bytes + size > CHARGE_BATCH_BYTES) cut();
-      const item: Item = { id: e.id, data: d };
+    for (const e of ones) {
+      const size = fold.bytes(e);
+      if (items.length && bytes + size > fold.maxBytes) cut();
+      const item: Item = { id: e.id, data: e.data };
       if (e.traceId) item.traceId = e.traceId;
       if (e.traceparent) item.traceparent = e.traceparent;
       first ??= e;
       items.push(item);
       bytes += size;
-      if (items.length === CHARGE_BATCH_MAX) cut();
+      if (items.length === fold.max) cut();
     }
     cut();
   }
@@ -96,6 +122,6 @@ export function batchCharges(events: OutgoingEvent[]): OutgoingEvent[] {
  */
 export function sendEventsBytes(textBytes: number, events: OutgoingEvent[]): number {
   let batches = 0;
-  for (const e of events) if (e.type === MessagesChargedV1.type) batches++;
+  for (const e of events) if (e.type === MessagesChargedV1.type || e.type === MessagesAcceptedV1.type) batches++;
   return textBytes + 1024 * batches;
 }

@@ -12,7 +12,7 @@ import {
   type Violation,
 } from '@switchboard/contracts';
 import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, timeOrderedUuid, uuidV5 } from '@switchboard/platform';
-import { SEND_EVENTS_TYPE } from './charge-batches';
+import { sendRowType } from './accept-batches';
 import { Clock } from '../clock';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
@@ -156,9 +156,6 @@ const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2::json, $3, $4, $5, $6, $7, $8, $9)';
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
 const outboxSql = (type: string): string => `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${type}', '{}', $2)`;
-const OUTBOX_SQL = outboxSql(PACKED_OUTBOX_TYPE);
-/** The same row as a `SEND_EVENTS_TYPE` one (`chargeBatches`, the default): the relay folds its charges into one event per account (docs/decisions/0178). */
-const OUTBOX_SQL_CHARGE_BATCHES = outboxSql(SEND_EVENTS_TYPE);
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
 const RETRYABLE = new Set(['40P01', '40001']);
 
@@ -173,6 +170,8 @@ export class SendService {
   /** The TPS buckets: in this process, or shared by every replica in PostgreSQL (`sharedTps`, docs/decisions/0067). */
   private readonly buckets: TokenBuckets | SharedTpsBuckets;
   private readonly batches: GroupCommit<Pending, Written>;
+  /** The statement of a batch's packed outbox row: its type says which events the relay folds (docs/decisions/0178, 0181). */
+  private readonly outboxSql: string;
 
   constructor(
     private readonly db: SendDatabase,
@@ -184,6 +183,7 @@ export class SendService {
   ) {
     this.batches = new GroupCommit((items) => this.writeBatch(items), { maxBatch: o.sendBatchMax, maxInFlight: o.sendBatchesInFlight });
     this.buckets = o.sharedTps ? new SharedTpsBuckets(db.pool) : new TokenBuckets();
+    this.outboxSql = outboxSql(sendRowType(o) ?? PACKED_OUTBOX_TYPE);
   }
 
   /** Gives the tokens this replica keeps back to the shared buckets (before the send pool closes). */
@@ -429,7 +429,7 @@ export class SendService {
     });
     const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
     const heads = [...groups.values()].filter((g) => g !== null);
-    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, this.o.chargeBatches ? OUTBOX_SQL_CHARGE_BATCHES : OUTBOX_SQL];
+    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, this.outboxSql];
     const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v2', ACCEPT_SQL, values, client);
     if (result.length !== items.length) throw new Error(`accept_messages answered ${result.length} rows for ${items.length} sends`);
     return result.map((row, n) => ({ row, answer: answers[n] }));

@@ -16,7 +16,7 @@ import {
   type UnitOfWorkEmit,
 } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { batchCharges, SEND_EVENTS_TYPE, sendEventsBytes } from './charge-batches';
+import { SEND_ROWS_BOUND, SEND_ROWS_UNPACK } from './accept-batches';
 import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
 /** Adds an event to the unit of work: it is written to `streams.outbox` in the same transaction. */
@@ -31,10 +31,10 @@ export class StreamsOutboxRelay extends ServiceOutboxRelay {
     @Inject(PROCESS_ROLES) roles: ProcessRoles,
   ) {
     // Large batches: every accepted send writes two rows, at thousands of sends a second.
-    // A send batch's row written with chargeBatches on: its charges leave as one event per account (docs/decisions/0178).
-    // Every streams relay reads it, whatever its own process's option, so a replica with the option off still publishes
-    // another's rows.
-    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 5000, unpack: { [SEND_EVENTS_TYPE]: batchCharges }, unpackBound: { [SEND_EVENTS_TYPE]: sendEventsBytes } });
+    // A send batch's row written with chargeBatches or acceptBatches on: its charges (docs/decisions/0178), its accepted
+    // events (0181) or both leave as one event per account. Every streams relay reads every such row type, whatever its
+    // own process's options, so a replica with an option off still publishes another's rows.
+    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 5000, unpack: SEND_ROWS_UNPACK, unpackBound: SEND_ROWS_BOUND });
   }
 
   // before the platform stops the bus (onApplicationShutdown)
