@@ -89,7 +89,7 @@ export interface EmbeddedServiceOptions {
   dispatchStatusBatches?: boolean;
   /** Streams' charges as one event per send batch and account (STREAMS_CHARGE_BATCHES, docs/decisions/0178); unset: on (the default); false: per message. */
   streamsChargeBatches?: boolean;
-  /** Streams' accepted events as one event per send batch and account (STREAMS_ACCEPT_BATCHES, docs/decisions/0181); unset: off (the default). */
+  /** Streams' accepted events as one event per send batch and account (STREAMS_ACCEPT_BATCHES, docs/decisions/0181); unset: on (one process: no rolling upgrade); false: per message. */
   streamsAcceptBatches?: boolean;
 }
 
@@ -125,7 +125,8 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       telegramApiBaseUrl: o.providerApis?.telegram,
       undispatched: o.undispatched,
       chargeBatches: o.streamsChargeBatches,
-      acceptBatches: o.streamsAcceptBatches,
+      // one process runs every consumer of this release: no rolling upgrade to wait for (docs/decisions/0181)
+      acceptBatches: o.streamsAcceptBatches ?? true,
     }),
     WebhooksModule.register({
       // seals the webhooks' signing secrets at rest; derived from the signing key so it survives restarts

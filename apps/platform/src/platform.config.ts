@@ -55,7 +55,8 @@ export const platformConfigSchema = z.object({
   DISPATCH_STATUS_BATCHES: env.bool(true),
   /** Streams' charges as one event per send batch and account (docs/decisions/0178); default true, as streams'. */
   STREAMS_CHARGE_BATCHES: streamsConfigSchema.shape.STREAMS_CHARGE_BATCHES,
-  STREAMS_ACCEPT_BATCHES: streamsConfigSchema.shape.STREAMS_ACCEPT_BATCHES,
+  /** Streams' accepted events as one event per send batch and account (docs/decisions/0181): on in embedded mode, one process runs every consumer. */
+  STREAMS_ACCEPT_BATCHES: env.bool(true),
   /** Campaigns asking dispatch for statuses it lost (README, docs/decisions/0093). */
   CAMPAIGNS_STATUSES_AFTER_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_AFTER_MS,
   CAMPAIGNS_STATUSES_INTERVAL_MS: campaignsConfigSchema.shape.CAMPAIGNS_STATUSES_INTERVAL_MS,

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { acceptedItemsOf, MessageAcceptedV1, MessagesAcceptedV1, MessageStatus, type EventData, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
-import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { acceptedItemsOf, acceptedOf, MessageAcceptedV1, MessagesAcceptedV1, MessageStatus, type EventData, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
+import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, withConsumerSpan, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
 import { accountShareKey, LocalShares, streamShareKey, type ShareKey } from '../domain/rate-shares';
@@ -472,13 +472,18 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private async onBatch(e: EventEnvelope): Promise<void> {
     if (e.version !== MessagesAcceptedV1.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${MessagesAcceptedV1.version})`);
     const items = acceptedItemsOf(e);
+    // with tracing on, each item is handled in the consumer span its per-message event would have (its trace goes on
+    // through dispatch as one by one)
+    const ones = tracingEnabled() ? acceptedOf(e) : null;
     const bad: string[] = [];
     const stored: Array<Promise<void>> = [];
-    for (const it of items) {
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i];
       const parsed = MessageAcceptedV1.schema.safeParse(it.data);
       if (!parsed.success) bad.push(`${it.id}: ${parsed.error.message}`);
       else if (parsed.data.accountId !== e.accountId) bad.push(`${it.id}: account ${parsed.data.accountId} is not its batch's ${String(e.accountId)}`);
-      else stored.push(this.ingest(it.id, parsed.data, tracingEnabled() ? (it.traceparent ?? null) : null));
+      else if (ones) stored.push(withConsumerSpan(ones[i], SENDER_GROUP, MessageAcceptedV1.topic, () => this.ingest(it.id, parsed.data, currentTraceparent() ?? null)));
+      else stored.push(this.ingest(it.id, parsed.data, null));
     }
     const results = await Promise.allSettled(stored);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
