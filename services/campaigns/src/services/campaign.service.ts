@@ -199,8 +199,27 @@ export class CampaignService {
   }
 
   async get(id: string): Promise<CampaignDto> {
-    const [dto] = await campaignDtos(this.ds, [await this.findRow(this.ds, id)]);
-    return dto;
+    const row = await this.findRow(this.ds, id);
+    const [dto] = await campaignDtos(this.ds, [row]);
+    return row.status === CampaignStatus.Sending ? { ...dto, waitingUntil: await this.waitingUntil(id) } : dto;
+  }
+
+  /**
+   * When a sending campaign has nothing due now because of its sending hours: the earliest due time of its waiting
+   * recipients (in modes local and selected, the next window opening), else null (docs/decisions/0186). The runner's
+   * own reads: the first entry of the due index, the in-flight partial index, one primary-key entry at the cursor.
+   */
+  private async waitingUntil(id: string): Promise<string | null> {
+    const [r] = await this.ds.query<Array<{ next_due: Date | null; busy: boolean }>>(
+      `SELECT (SELECT due_at FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) AS next_due,
+              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2))
+              OR EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= COALESCE(run.next_ordinal, 0)) AS busy
+         FROM (SELECT $1::bigint AS id) c LEFT JOIN campaigns.run run ON run.campaign_id = c.id`,
+      [id],
+    );
+    if (!r || r.busy || r.next_due === null) return null;
+    const at = new Date(r.next_due);
+    return at.getTime() > this.clock.now().getTime() ? at.toISOString() : null;
   }
 
   /** Spec 9: the 4 most recently started campaigns. */
