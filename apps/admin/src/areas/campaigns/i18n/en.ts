@@ -246,6 +246,8 @@ const en: Catalogue = {
       details: 'Schedule',
       halted: 'The campaign is halted: %{reason}. Fix it, then resume.',
       rejected: 'The campaign was rejected: %{reason}',
+      waitingZone: 'Waiting for sending hours: the next window opens %{at} (%{zone})',
+      waitingRecipient: "Waiting for sending hours: the next recipient's window opens %{at} (your time; each recipient's own time zone)",
     },
     report: {
       delivery: 'Delivery over time',
