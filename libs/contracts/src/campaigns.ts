@@ -272,6 +272,8 @@ export interface CampaignDto {
    * absent (docs/decisions/0186).
    */
   waitingUntil?: string | null;
+  /** With `waitingUntil`: the time zone of that next recipient (its own, when known), which the console shows it in. */
+  waitingZone?: string | null;
 }
 
 export interface TemplateVariantDto {

@@ -249,7 +249,7 @@ describe('campaign runner', () => {
     expect(await h.status(weekend)).toBe(CampaignStatus.Sending);
     const waiting = await h.a.call('GET', `/campaigns/${weekend}`, { token: h.a.token('1003') });
     expect(waiting.status).toBe(200);
-    expect((waiting.body as { waitingUntil?: string | null }).waitingUntil).toBe('2026-11-30T14:00:00.000Z');
+    expect(waiting.body).toMatchObject({ waitingUntil: '2026-11-30T14:00:00.000Z', waitingZone: 'America/New_York' });
 
     // the same hours with Saturday allowed: it is in its window, so nothing waits
     const open = await h.campaign0('1004', 3, { window: { start: '09:00', end: '20:00', days: [1, 2, 3, 4, 5, 6] }, contacts: () => ({ timezone: 'America/New_York' }) });

@@ -134,6 +134,8 @@ export class CampaignResponse {
     example: '2026-11-30T09:00:00.000Z',
   })
   waitingUntil?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'with waitingUntil: the time zone of that next recipient (its own, when known)', example: 'America/New_York' })
+  waitingZone?: string | null;
 }
 
 export class ReviewedCampaignResponse extends CampaignResponse {

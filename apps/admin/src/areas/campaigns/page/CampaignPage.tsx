@@ -203,7 +203,7 @@ export const CampaignPage = () => {
       )}
       {c.status === S.sending && waiting && (
         <Alert severity="info" sx={{ mb: 2 }} data-testid="waiting-for-hours">
-          {waiting.zone ? translate('campaigns.page.waitingZone', { at: waiting.at, zone: waiting.zone }) : translate('campaigns.page.waitingRecipient', { at: waiting.at })}
+          {waiting.recipient ? translate('campaigns.page.waitingInRecipientZone', { at: waiting.at, zone: waiting.zone }) : waiting.zone ? translate('campaigns.page.waitingZone', { at: waiting.at, zone: waiting.zone }) : translate('campaigns.page.waitingRecipient', { at: waiting.at })}
         </Alert>
       )}
       {c.status === S.rejected && c.declinedReason && (
