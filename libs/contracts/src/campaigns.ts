@@ -266,6 +266,14 @@ export interface CampaignDto {
   /** Malicious keywords the spam review found (suspended campaigns). */
   spamKeywords: string[];
   stats: CampaignStatsDto;
+  /**
+   * Detail only (`GET /campaigns/{id}`), a sending campaign: when nothing is due now because of its sending hours, the
+   * instant (ISO) its next waiting recipient is due (modes local and selected: the next window opening); else null or
+   * absent (docs/decisions/0186).
+   */
+  waitingUntil?: string | null;
+  /** With `waitingUntil`: the time zone of that next recipient (its own, when known), which the console shows it in. */
+  waitingZone?: string | null;
 }
 
 export interface TemplateVariantDto {

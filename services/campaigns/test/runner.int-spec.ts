@@ -239,6 +239,28 @@ describe('campaign runner', () => {
     expect(await h.campaign(none)).toMatchObject({ halt_reason_id: CampaignHaltReason.NoContactsInTimezone, created: 0 });
   });
 
+  it('says when a sending campaign waits for its hours: the next opening in the recipients’ zone, none while in its window (0186)', async () => {
+    // Saturday 28 Nov 2026, 14:00 UTC; Mon-Fri 09:00-20:00 in the recipient's zone (New York: UTC-5 in November)
+    const before = h.clock.now().getTime();
+    h.clock.set(Date.parse('2026-11-28T14:00:00Z'));
+    const weekend = await h.campaign0('1003', 3, { window: { start: '09:00', end: '20:00', days: [1, 2, 3, 4, 5] }, contacts: () => ({ timezone: 'America/New_York' }) });
+    for (let k = 0; k < 4; k++) await h.step();
+    expect(h.requested).toHaveLength(0);
+    expect(await h.status(weekend)).toBe(CampaignStatus.Sending);
+    const waiting = await h.a.call('GET', `/campaigns/${weekend}`, { token: h.a.token('1003') });
+    expect(waiting.status).toBe(200);
+    expect(waiting.body).toMatchObject({ waitingUntil: '2026-11-30T14:00:00.000Z', waitingZone: 'America/New_York' });
+
+    // the same hours with Saturday allowed: it is in its window, so nothing waits
+    const open = await h.campaign0('1004', 3, { window: { start: '09:00', end: '20:00', days: [1, 2, 3, 4, 5, 6] }, contacts: () => ({ timezone: 'America/New_York' }) });
+    h.decide = () => 'drop';
+    for (let k = 0; k < 4; k++) await h.step();
+    expect(await h.status(open)).toBe(CampaignStatus.Sending);
+    const sending = await h.a.call('GET', `/campaigns/${open}`, { token: h.a.token('1004') });
+    expect((sending.body as { waitingUntil?: string | null }).waitingUntil ?? null).toBeNull();
+    h.clock.set(before);
+  });
+
   it('asks links for personal links before composing, and halts when no domain is valid', async () => {
     const id = await h.campaign0('1101', 30, { variants: [{ text: 'Sale {{shorturl}}', ratio: 100 }], variables: [{ id: '7', name: 'shorturl', params: { domains: [{ id: 5 }] } }] });
     expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);

@@ -127,6 +127,15 @@ export class CampaignResponse {
   haltReasonId!: number | null;
   @ApiProperty({ type: [String], description: 'malicious keywords the spam review found', example: [] }) spamKeywords!: string[];
   @ApiProperty({ type: CampaignStatsResponse }) stats!: CampaignStatsResponse;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'detail only, a sending campaign: when nothing is due now because of its sending hours, when its next waiting recipient is due (modes local, selected: the next window opening)',
+    example: '2026-11-30T09:00:00.000Z',
+  })
+  waitingUntil?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'with waitingUntil: the time zone of that next recipient (its own, when known)', example: 'America/New_York' })
+  waitingZone?: string | null;
 }
 
 export class ReviewedCampaignResponse extends CampaignResponse {

@@ -30,6 +30,7 @@ import { CampaignStatusService, notAllowed } from './campaign-status.service';
 import { CampaignsUnitOfWork } from './campaigns-events.service';
 import { bool, idOf, int, isClock, isObject, isoDate, isTimeZone, str, Violations } from './input';
 import { evenSplit, ratioProblem } from '../compose/ratios';
+import { isValidZone } from '../run/time-window';
 import { loadWordLists, parseRatios, parseVariants, type VariantInput } from './variants-input';
 
 type Body = Record<string, unknown>;
@@ -199,8 +200,29 @@ export class CampaignService {
   }
 
   async get(id: string): Promise<CampaignDto> {
-    const [dto] = await campaignDtos(this.ds, [await this.findRow(this.ds, id)]);
-    return dto;
+    const row = await this.findRow(this.ds, id);
+    const [dto] = await campaignDtos(this.ds, [row]);
+    return row.status === CampaignStatus.Sending ? { ...dto, ...(await this.waitingUntil(id)) } : dto;
+  }
+
+  /**
+   * When a sending campaign has nothing due now because of its sending hours: the earliest due time of its waiting
+   * recipients (in modes local and selected, the next window opening), else null (docs/decisions/0186). The runner's
+   * own reads: the first entry of the due index, the in-flight partial index, one primary-key entry at the cursor.
+   */
+  private async waitingUntil(id: string): Promise<Pick<CampaignDto, 'waitingUntil' | 'waitingZone'>> {
+    const [r] = await this.ds.query<Array<{ next_due: Date | null; zone: string | null; busy: boolean }>>(
+      `SELECT d.due_at AS next_due, d.timezone AS zone,
+              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2))
+              OR EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= COALESCE(run.next_ordinal, 0)) AS busy
+         FROM (SELECT $1::bigint AS id) c LEFT JOIN campaigns.run run ON run.campaign_id = c.id
+         LEFT JOIN LATERAL (SELECT due_at, timezone FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) d ON true`,
+      [id],
+    );
+    if (!r || r.busy || r.next_due === null) return { waitingUntil: null, waitingZone: null };
+    const at = new Date(r.next_due);
+    if (at.getTime() <= this.clock.now().getTime()) return { waitingUntil: null, waitingZone: null };
+    return { waitingUntil: at.toISOString(), waitingZone: isValidZone(r.zone) ? r.zone : null };
   }
 
   /** Spec 9: the 4 most recently started campaigns. */

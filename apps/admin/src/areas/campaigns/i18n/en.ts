@@ -246,6 +246,9 @@ const en: Catalogue = {
       details: 'Schedule',
       halted: 'The campaign is halted: %{reason}. Fix it, then resume.',
       rejected: 'The campaign was rejected: %{reason}',
+      waitingInRecipientZone: "Waiting for sending hours: the next window opens %{at} (recipient's time zone, %{zone})",
+      waitingZone: 'Waiting for sending hours: the next window opens %{at} (%{zone})',
+      waitingRecipient: "Waiting for sending hours: the next recipient's window opens %{at} (your time; each recipient's own time zone)",
     },
     report: {
       delivery: 'Delivery over time',

@@ -29,6 +29,7 @@ import { CampaignReport } from './CampaignReport';
 import { RatiosDialog } from './RatiosDialog';
 import { CampaignProgress } from '../widgets/CampaignProgress';
 import { CampaignStatusChip } from '../widgets/CampaignStatusChip';
+import { waitingFor } from '../widgets/waiting';
 import { errorText } from '../widgets/errors';
 import { formatCost, formatDate, formatNumber } from '../widgets/format';
 import { useCampaignActions } from '../widgets/useCampaignActions';
@@ -151,6 +152,7 @@ export const CampaignPage = () => {
 
   const c = campaign;
   const st = c.stats;
+  const waiting = waitingFor(c, locale);
   const currency = c.currency ?? profile?.customer?.currency;
   const { ctr, level } = campaignCtr(c);
   const button = (action: 'start' | 'pause' | 'play' | 'abort' | 'edit' | 'duplicate' | 'delete', icon: ReactNode, variant: 'contained' | 'outlined' = 'outlined') => {
@@ -197,6 +199,11 @@ export const CampaignPage = () => {
       {c.status === S.halt && c.haltReasonId != null && (
         <Alert severity="error" sx={{ mb: 2 }} data-testid="halt-reason">
           {translate('campaigns.page.halted', { reason: translate(`campaigns.haltReasons.${haltReasonKey(c.haltReasonId) ?? 'unknown'}`) })}
+        </Alert>
+      )}
+      {c.status === S.sending && waiting && (
+        <Alert severity="info" sx={{ mb: 2 }} data-testid="waiting-for-hours">
+          {waiting.recipient ? translate('campaigns.page.waitingInRecipientZone', { at: waiting.at, zone: waiting.zone }) : waiting.zone ? translate('campaigns.page.waitingZone', { at: waiting.at, zone: waiting.zone }) : translate('campaigns.page.waitingRecipient', { at: waiting.at })}
         </Alert>
       )}
       {c.status === S.rejected && c.declinedReason && (
