@@ -214,6 +214,7 @@ describe('streams in the console, in Chromium against the embedded server', () =
     await message.waitFor();
     await expect(message.getByTestId('message-row-status').textContent()).resolves.toBe('Delivered');
     await expect(message.textContent()).resolves.toContain(PHONE);
+    await expect(message.getByTestId('message-row-text').textContent()).resolves.toBe(`${UCS2_ONE_PART}!`);
     await shot(page, '11-stream-messages');
     expect(errors).toEqual([]);
   }, 60000);

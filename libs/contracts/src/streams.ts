@@ -99,6 +99,8 @@ export interface MessageStatusDto {
   stream_id: number;
   destination: string;
   sender: string;
+  /** The message's text as sent (the account's own messages only). */
+  text: string;
   country: string | null;
   status: string;
   outgoing_status: string | null;

@@ -190,7 +190,7 @@ describe('streams console', () => {
       const s = await a.stream(ACC);
       await a.send(s.token, { phone: phone(), message: 'counted' });
       const page = await a.call('GET', `/streams/message_status?streamId=${s.id}`, { token });
-      expect(page.body).toMatchObject({ total: 1, items: [expect.objectContaining({ status: 'accepted', stream_id: s.id })] });
+      expect(page.body).toMatchObject({ total: 1, items: [expect.objectContaining({ status: 'accepted', stream_id: s.id, text: 'counted' })] });
     });
 
     it('replies through the default two-way stream with the message send codes', async () => {

@@ -54,6 +54,7 @@ function toStatus(r: Record<string, unknown>): MessageStatusDto {
     stream_id: Number(r.stream_id),
     destination: String(r.destination),
     sender: String(r.sender),
+    text: String(r.text ?? ''),
     country: (r.iso2 as string) ?? null,
     status: String(r.status),
     outgoing_status: (r.outgoing_status as string) ?? null,

@@ -392,6 +392,7 @@ const en = {
       status: 'Status',
       parts: 'Parts',
       price: 'Price',
+      text: 'Text',
       deliveredAt: 'Delivered at',
       demo: 'Demo',
       allStatuses: 'All statuses',

@@ -389,6 +389,7 @@ const ru: StreamsMessages = {
       status: 'Статус',
       parts: 'Части',
       price: 'Цена',
+      text: 'Текст',
       deliveredAt: 'Доставлено',
       demo: 'Демо',
       allStatuses: 'Все статусы',

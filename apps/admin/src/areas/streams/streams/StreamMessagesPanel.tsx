@@ -43,6 +43,16 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
     },
     { key: 'sender', label: translate('streams.messages.sender'), render: (m) => <Box component="span" sx={{ ...mono, fontSize: 13 }}>{m.sender}</Box> },
     {
+      key: 'text',
+      label: translate('streams.messages.text'),
+      // one line, the whole text on hover
+      render: (m) => (
+        <Tooltip title={<Box component="span" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.text}</Box>}>
+          <Typography variant="body2" noWrap data-testid="message-row-text" sx={{ maxWidth: 280 }}>{m.text}</Typography>
+        </Tooltip>
+      ),
+    },
+    {
       key: 'status',
       label: translate('streams.messages.status'),
       render: (m) => (
