@@ -1,8 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
+import type { ActivityTime } from '../types';
 import { waitingFor } from './waiting';
 
-const activity = (timezone_mode: 'recipient' | 'local' | 'selected', timezone: string | null) =>
-  ({ working_hours: { start: '09:00', end: '20:00' }, working_days: [1, 2, 3, 4, 5], timezone, timezone_mode, dates: { start: null, end: null, scheduled: null } }) as const;
+const activity = (timezone_mode: 'recipient' | 'local' | 'selected', timezone: string | null): ActivityTime => ({
+  working_hours: { start: '09:00', end: '20:00' },
+  working_days: [1, 2, 3, 4, 5],
+  timezone,
+  timezone_mode,
+  dates: { start: null, end: null, scheduled: null },
+});
 
 describe('waiting for sending hours', () => {
   it("shows the next opening in the campaign's chosen zone", () => {
