@@ -630,16 +630,20 @@ describe('campaign runner', () => {
     // statuses until the end
     h.dispatchHolding = true;
     const before = await reads();
-    for (let k = 0; k < 40 && (await states(id))[3] !== n; k++) await h.step();
-    expect(await states(id)).toEqual({ 3: n });
+    // the loop watches the campaign's counter, not the recipients: a count of campaigns.recipient here would add the
+    // test's own reads to the runner's, once a step, and a loaded machine takes more steps (51 against 29 in CI)
+    for (let k = 0; k < 40 && (await h.campaign(id)).created !== n; k++) await h.step();
     const perRecipient = ((await reads()) - before) / n;
+    expect(await states(id)).toEqual({ 3: n });
     await h.dispatchSend();
     expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
     expect(await h.campaign(id)).toMatchObject({ total: n, created: n, sent: n });
-    // A recipient is read by key when it is requested, locked and accepted, and counted in flight by the next step.
-    // What else a step reads (its choice of the next recipients, whether any is left) the planner may take from a
-    // scan of the campaign: 29 reads a recipient here. Before 0108 the request, the answer's lock and its update
-    // each read every open recipient of the campaign (or of the account) as well: 71.
-    expect(perRecipient).toBeLessThan(45);
+    // A recipient is read by key when it is requested, locked and accepted, and counted in flight by the next step:
+    // 3.3 reads a recipient when this test runs alone. What else a step reads (its choice of the next recipients,
+    // whether any is left) the planner may take from a scan of the table, which the file's earlier campaigns fill:
+    // 11.7 in the whole file, about half a read a recipient more for every extra step a loaded machine takes. Before
+    // 0108 the request, the answer's lock and its update each read every open recipient of the campaign (or of the
+    // account) as well: over 50.
+    expect(perRecipient).toBeLessThan(35);
   });
 });
