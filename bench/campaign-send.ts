@@ -153,10 +153,19 @@ async function printStages(pgc: Client, units: number, label: string): Promise<v
   for (const [k, v] of rows(r.pg)) console.log(`    ${v.toFixed(0).padStart(6)}  ${k}`);
 }
 
+/** CPU seconds of one thread of this process (user + system). */
+function threadCpu(tid: number): number {
+  try {
+    const s = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 function mainThreadCpu(): number {
-  const s = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return threadCpu(process.pid);
 }
 
 /** A message as streams' relay delivers it to dispatch (the ceiling's input). */
@@ -213,6 +222,8 @@ function pgCpuSeconds(dataDir: string): number {
 
 interface Smsc {
   port: number;
+  /** the SMSC worker's thread id (its CPU: threadCpu) */
+  tid: number;
   submitted: number;
   samples: Array<[number, number]>;
   close: () => Promise<void>;
@@ -222,6 +233,7 @@ async function startSmsc(): Promise<Smsc> {
   const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: { systemId: 'bench', password: 'secret' } });
   const smsc: Smsc = {
     port: 0,
+    tid: 0,
     submitted: 0,
     samples: [],
     close: async () => {
@@ -230,9 +242,10 @@ async function startSmsc(): Promise<Smsc> {
     },
   };
   await new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: { port?: number; submitted?: number; at?: number }) => {
+    worker.on('message', (m: { port?: number; tid?: number; submitted?: number; at?: number }) => {
       if (m.port) {
         smsc.port = m.port;
+        smsc.tid = m.tid ?? 0;
         resolve();
       }
       if (m.submitted !== undefined) {
@@ -396,6 +409,7 @@ async function main(): Promise<void> {
     await resetStatements();
     const cpuC = process.cpuUsage();
     const mainC = mainThreadCpu();
+    const smscC = threadCpu(smsc.tid);
     const pgC = pgCpuSeconds(dataDir);
     const tC = Date.now();
     await profilePhase('ceiling', async () => {
@@ -415,8 +429,9 @@ async function main(): Promise<void> {
     const nodeC = (c.user + c.system) / 1e6;
     const pgCpuC = pgCpuSeconds(dataDir) - pgC;
     ceiling = { node: nodeC, main: mainThreadCpu() - mainC, pg: pgCpuC };
+    const smscCpuC = threadCpu(smsc.tid) - smscC;
     console.log(
-      `  ceiling, dispatch's own path (accepted events -> SMSC -> final, statuses consumed): ${Math.round(RECIPIENTS / wallC).toLocaleString('en')} messages/s; CPU per message node ${((nodeC / RECIPIENTS) * 1e6).toFixed(0)} µs (main thread ${((ceiling.main / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpuC / RECIPIENTS) * 1e6).toFixed(0)} µs`,
+      `  ceiling, dispatch's own path (accepted events -> SMSC -> final, statuses consumed): ${Math.round(RECIPIENTS / wallC).toLocaleString('en')} messages/s; CPU per message node ${((nodeC / RECIPIENTS) * 1e6).toFixed(0)} µs (main thread ${((ceiling.main / RECIPIENTS) * 1e6).toFixed(0)}, the SMSC worker ${((smscCpuC / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpuC / RECIPIENTS) * 1e6).toFixed(0)} µs`,
     );
     console.log(`  ceiling ${idleShare(wallC, ceiling.main, pgCpuC)}`);
     await printStages(pg, RECIPIENTS, 'ceiling');
@@ -431,6 +446,7 @@ async function main(): Promise<void> {
   await resetStatements();
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpu();
+  const smsc0 = threadCpu(smsc.tid);
   const pg0 = pgCpuSeconds(dataDir);
   const t0 = Date.now();
   let firstSubmitAt = 0;
@@ -451,12 +467,13 @@ async function main(): Promise<void> {
   });
   const wall = (Date.now() - t0) / 1000;
   const mainCpu = mainThreadCpu() - main0;
+  const smscCpu = threadCpu(smsc.tid) - smsc0;
   const cpu = process.cpuUsage(cpu0);
   const pgCpu = pgCpuSeconds(dataDir) - pg0;
   const nodeCpu = (cpu.user + cpu.system) / 1e6;
   const [dup] = (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT destination FROM dispatch.message GROUP BY destination HAVING count(*) > 1) x`)).rows;
   console.log(`  ${RECIPIENTS.toLocaleString('en')} messages from start to delivered in ${wall.toFixed(1)} s: ${Math.round(RECIPIENTS / wall).toLocaleString('en')} messages/s end to end (first submit_sm after ${((firstSubmitAt - t0) / 1000).toFixed(1)} s)`);
-  console.log(`  CPU per message: node ${((nodeCpu / RECIPIENTS) * 1e6).toFixed(0)} µs (every module, the SMSC worker${DRIVER === 'kafka' ? ', the Kafka clients' : ''}; main thread ${((mainCpu / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpu / RECIPIENTS) * 1e6).toFixed(0)} µs: ${Math.round(RECIPIENTS / (nodeCpu + pgCpu)).toLocaleString('en')} messages per CPU-second; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`  CPU per message: node ${((nodeCpu / RECIPIENTS) * 1e6).toFixed(0)} µs (every module, the SMSC worker${DRIVER === 'kafka' ? ', the Kafka clients' : ''}; main thread ${((mainCpu / RECIPIENTS) * 1e6).toFixed(0)}, the SMSC worker ${((smscCpu / RECIPIENTS) * 1e6).toFixed(0)}), PostgreSQL ${((pgCpu / RECIPIENTS) * 1e6).toFixed(0)} µs: ${Math.round(RECIPIENTS / (nodeCpu + pgCpu)).toLocaleString('en')} messages per CPU-second; load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`  SMSC received ${smsc.submitted - submitted0} submit_sm; numbers sent more than once: ${dup.n}`);
   if (ceiling) {
     const perMsg = (x: number) => ((x / RECIPIENTS) * 1e6).toFixed(0);
