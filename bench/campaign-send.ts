@@ -23,7 +23,9 @@
  * kafka: a librdkafka mock cluster (as bench/dispatch-smpp.ts starts it) instead of the in-memory bus.
  * IDLE_SECONDS (default 5): first the idle platform's CPU per second (main thread, PostgreSQL), and for each phase the
  * share of its CPU that idle rate explains over its wall time (docs/decisions/0073).
- * PAUSE=0: no pause phase (profiling runs). CPUPROF=<dir>: V8 CPU profiles of the ceiling and the campaign phases.
+ * PAUSE=0: no pause phase (profiling runs). CPUPROF=<dir>: V8 CPU profiles of the ceiling and the campaign phases;
+ * HEAPPROF=<dir>: sampling heap profiles of what they allocate (collected objects too; HEAPPROF_OLD=1: only what
+ * survived the young generation, the old space's traffic).
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ceiling and the campaign, the statements per message (top
  * level, and each service's by the schema it names), the statements that took the most time, and the row updates (HOT
  * ones) of the per-message tables (docs/decisions/0074).
@@ -73,22 +75,42 @@ const TPS = 20_000;
 const STAGES = process.env.STAGES === '1' ? new StageCpu() : null;
 const PGSS = process.env.PGSS === '1';
 const CPUPROF = process.env.CPUPROF ?? '';
+const HEAPPROF = process.env.HEAPPROF ?? '';
 
-/** CPUPROF=<dir>: a V8 CPU profile of the main thread for one phase only (`<dir>/<phase>.cpuprofile`). */
+/**
+ * CPUPROF=<dir>: a V8 CPU profile of the main thread for one phase only (`<dir>/<phase>.cpuprofile`).
+ * HEAPPROF=<dir>: a sampling heap profile of everything the main thread allocates in one phase, collected or not
+ * (`<dir>/<phase>.heapprofile`, bytes by allocating function): where the young generation's traffic comes from.
+ */
 async function profilePhase<T>(phase: string, work: () => Promise<T>): Promise<T> {
-  if (!CPUPROF) return work();
+  if (!CPUPROF && !HEAPPROF) return work();
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 500 });
-  await post('Profiler.start');
+  if (CPUPROF) {
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 500 });
+    await post('Profiler.start');
+  }
+  if (HEAPPROF) {
+    await post('HeapProfiler.enable');
+    // HEAPPROF_OLD=1: only what left the young generation (collected later by an old-space collection, or still live)
+    const old = process.env.HEAPPROF_OLD === '1';
+    await post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !old });
+  }
   try {
     return await work();
   } finally {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-    fs.mkdirSync(CPUPROF, { recursive: true });
-    fs.writeFileSync(path.join(CPUPROF, `${phase}.cpuprofile`), JSON.stringify(profile));
+    if (CPUPROF) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      fs.mkdirSync(CPUPROF, { recursive: true });
+      fs.writeFileSync(path.join(CPUPROF, `${phase}.cpuprofile`), JSON.stringify(profile));
+    }
+    if (HEAPPROF) {
+      const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
+      fs.mkdirSync(HEAPPROF, { recursive: true });
+      fs.writeFileSync(path.join(HEAPPROF, `${phase}.heapprofile`), JSON.stringify(profile));
+    }
     session.disconnect();
   }
 }
