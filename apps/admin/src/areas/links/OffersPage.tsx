@@ -20,8 +20,11 @@ import { mono, OfferStateChip } from './widgets';
 
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
 
-/** Spec 2: add or edit offer: name, original URL (recipient variables allowed), expiry in days and method, description, enabled. */
-const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: Offer | null; onClose: () => void; onSaved: () => void }) => {
+/**
+ * Spec 2: add or edit offer: name, original URL (recipient variables allowed), expiry in days and method, description,
+ * enabled. The Offers page and the campaign wizard's link step (its "Add offer") open it; `onSaved` gets the saved offer.
+ */
+export const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: Offer | null; onClose: () => void; onSaved: (saved: Offer) => void }) => {
   const translate = useTranslate();
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
@@ -54,9 +57,9 @@ const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: 
     setBusy(true);
     const body = { name: name.trim(), originalUrl: url.trim(), expireInDays: method === 'never' ? null : Number(days), expireMethod: method, description, disabled: !enabled };
     void (offer ? linksApi.updateOffer(offer.id, body) : linksApi.createOffer(body)).then(
-      () => {
+      (saved) => {
         setBusy(false);
-        onSaved();
+        onSaved(saved);
       },
       (e: unknown) => {
         setBusy(false);

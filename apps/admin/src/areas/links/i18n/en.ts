@@ -119,7 +119,7 @@ const en: Catalogue = {
       create: 'Add offer',
       createTitle: 'Add offer',
       editTitle: 'Edit offer',
-      urlHelp: 'http(s) URL; variables like {firstName} may stand in the path or query',
+      urlHelp: 'http(s) URL; recipient variables in the path or query, as {firstName} or {{firstName}} (as in the message): https://shop.example.com/sale?name={firstName}',
       daysHelp: 'About to expire 3 days before',
       enabled: 'Enabled',
       perLink: '%{days} days after each link',

@@ -119,7 +119,7 @@ const ru: Catalogue = {
       create: 'Добавить оффер',
       createTitle: 'Добавить оффер',
       editTitle: 'Изменить оффер',
-      urlHelp: 'Адрес http(s); переменные вида {firstName} допустимы в пути или параметрах',
+      urlHelp: 'Адрес http(s); переменные получателя — в пути или параметрах, как {firstName} или {{firstName}} (как в сообщении): https://shop.example.com/sale?name={firstName}',
       daysHelp: '«Скоро истекает» за 3 дня до конца',
       enabled: 'Включён',
       perLink: '%{days} дн. после каждой ссылки',
