@@ -2,6 +2,7 @@ import type { Catalogue } from '../../types';
 
 const en: Catalogue = {
   links: {
+    locale: 'en-GB',
     menu: { domains: 'Domains', pools: 'Domain pools', offers: 'Offers', domainsHint: 'Your own domains for short links, verified in DNS', offersHint: 'Target URLs of short links, with expiry' },
     domainStates: { 0: 'Not configured', 1: 'Configured', 2: 'Pending', 3: 'Valid, pending', 4: 'Declined', 5: 'Archived', 6: 'Reached limit', 7: 'Blocked' },
     offerStates: { active: 'Active', about_to_expire: 'About to expire', expired: 'Expired', disabled: 'Disabled' },

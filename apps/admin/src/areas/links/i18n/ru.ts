@@ -2,6 +2,7 @@ import type { Catalogue } from '../../types';
 
 const ru: Catalogue = {
   links: {
+    locale: 'ru-RU',
     menu: { domains: 'Домены', pools: 'Пулы доменов', offers: 'Офферы', domainsHint: 'Ваши домены для коротких ссылок, проверенные в DNS', offersHint: 'Целевые адреса коротких ссылок со сроком действия' },
     domainStates: { 0: 'Не настроен', 1: 'Настроен', 2: 'Ожидает', 3: 'Верен, ожидает', 4: 'Отклонён', 5: 'В архиве', 6: 'Достиг лимита', 7: 'Заблокирован' },
     offerStates: { active: 'Активен', about_to_expire: 'Скоро истекает', expired: 'Истёк', disabled: 'Выключен' },
