@@ -246,6 +246,7 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('offer-dialog').waitFor();
     await page.getByTestId('offer-name').fill('Wizard offer');
     await page.getByTestId('offer-url').fill('https://acme-shop.com/wizard?n={{firstName}}');
+    await page.getByTestId('offer-days').fill('30');
     await page.getByTestId('offer-save').click();
     await page.getByTestId('offer-dialog').waitFor({ state: 'hidden' });
     await expect(links.getByTestId('link-offer').innerText()).resolves.toContain('Wizard offer');
