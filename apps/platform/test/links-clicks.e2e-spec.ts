@@ -146,7 +146,7 @@ describe('campaign links clicked through the redirect server (Chromium, embedded
       return page.getByTestId('campaign-report-domain-value').first().innerText().catch(() => '');
     };
     await expect(until(oneClick, (t) => t === '1 click', 'one click per domain on the campaign page', 60000)).resolves.toBe('1 click');
-    const ticks = await page.getByTestId('campaign-report-clicks').locator('svg text[text-anchor="end"]').allInnerTexts();
+    const ticks = await page.getByTestId('campaign-report-clicks').locator('svg text[text-anchor="end"]').allTextContents();
     expect(ticks).toEqual(['0', '1']);
     await page.getByTestId('campaign-report-domains').scrollIntoViewIfNeeded();
     await session.shot('00-campaign-one-click');

@@ -276,7 +276,7 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('domain-row').filter({ hasText: 'go.acme-shop.com' }).getByText('Настроен').waitFor();
     await shot(page, '08-domains-ru');
     await page.getByTestId('menu-offers').click();
-    await page.getByTestId('offer-row').getByText('Активен').waitFor();
+    await page.getByTestId('offer-row').filter({ hasText: 'Spring landing' }).getByText('Активен').waitFor();
     await page.getByTestId('language-switcher').click();
     await page.getByRole('menuitem', { name: 'English' }).click();
     expect(errors).toEqual([]);
