@@ -1,4 +1,5 @@
-import { Admin, Authenticated, CustomRoutes, Notification } from 'react-admin';
+import { cloneElement, type ReactElement } from 'react';
+import { Admin, Authenticated, CustomRoutes, Notification, type ResourceProps } from 'react-admin';
 import { createBrowserRouter, Navigate, Route, RouterProvider } from 'react-router-dom';
 import { areas } from './areas';
 import { APP_TITLE, NOTIFICATION_MS } from './constants';
@@ -21,6 +22,13 @@ const AppNotification = () => <Notification autoHideDuration={NOTIFICATION_MS} /
 /** "/" of the shell: an authenticated user lands on /home (spec 2). */
 const GoHome = () => <Navigate to="/home" replace />;
 
+/**
+ * A data-provider resource without pages of its own (contact_lists, import_lists, ...) still owns its path in
+ * react-admin, where it drew a blank page: typed as an address (the API's name, /contact_lists) it shows the 404 page.
+ */
+const withNotFound = (resource: ReactElement) =>
+  (resource.props as ResourceProps).list ? resource : cloneElement(resource, undefined, <Route path="*" element={<NotFoundPage />} />);
+
 const Console = () => (
   <Admin
     title={APP_TITLE}
@@ -36,7 +44,7 @@ const Console = () => (
     catchAll={NotFoundPage}
     notification={AppNotification}
   >
-    {areas.flatMap((a) => a.resources ?? [])}
+    {areas.flatMap((a) => a.resources ?? []).map(withNotFound)}
     <CustomRoutes noLayout>
       {areas.flatMap((a) => a.publicRoutes ?? [])}
       <Route path="/forgot-password" element={<ForgotPasswordPage />} />

@@ -121,6 +121,8 @@ describe('contacts screens in Chromium against the embedded server', () => {
     await page.getByTestId('import-contacts').click();
     await page.waitForURL('**/contact-lists/import');
     await page.locator('[data-testid="import-file"][data-state="empty"]').waitFor();
+    // the size limit said once, in the drop zone (walkthrough 13)
+    expect((await page.locator('body').innerText()).match(/100 MB/g)).toHaveLength(1);
     await shot(page, 'wizard-empty');
     await page.getByTestId('import-file-input').setInputFiles(csvPath);
     await page.locator('[data-testid="import-file"][data-state="uploaded"]').waitFor({ timeout: 20000 });
@@ -132,6 +134,10 @@ describe('contacts screens in Chromium against the embedded server', () => {
     await page.getByTestId('import-preview').waitFor();
     await expect(page.getByTestId('preview-row').count()).resolves.toBe(10);
     await expect(page.getByTestId('ignore-first-line').isChecked()).resolves.toBe(true);
+    // the header row's chip reads in full, not "Head…" (walkthrough 13)
+    const label = page.getByTestId('preview-header-chip').locator('.MuiChip-label');
+    await expect(label.innerText()).resolves.toBe('Header');
+    await expect(label.evaluate((el) => el.scrollWidth <= el.clientWidth)).resolves.toBe(true);
     await page.getByTestId('import-name').fill('Spring customers');
 
     // spec 5: the phone must be mapped, and no variable twice

@@ -137,8 +137,22 @@ describe('campaign links clicked through the redirect server (Chromium, embedded
   it('moves the open campaign page’s clicks and CTR as recipients open their links; a preview is not a click', async () => {
     // a messenger's preview of the first link: redirected, not counted
     expect(await open(redirectBase, links[0], 'WhatsApp/2.23.20.0 A')).toMatchObject({ status: 302 });
-    // three recipients open their links, one of them twice
-    for (const l of [links[0], links[1], links[2], links[1]]) {
+    // one click: "1 click" per domain, and the clicks chart's axis counts in whole numbers (walkthrough 10)
+    expect((await open(redirectBase, links[0])).status).toBe(302);
+    const oneClick = async () => {
+      await page.reload();
+      await page.locator('[data-testid="campaign-page"][data-live="true"]').waitFor({ timeout: 20000 });
+      await page.getByTestId('campaign-report-clicks').waitFor({ timeout: 5000 }).catch(() => undefined);
+      return page.getByTestId('campaign-report-domain-value').first().innerText().catch(() => '');
+    };
+    await expect(until(oneClick, (t) => t === '1 click', 'one click per domain on the campaign page', 60000)).resolves.toBe('1 click');
+    const ticks = await page.getByTestId('campaign-report-clicks').locator('svg text[text-anchor="end"]').allTextContents();
+    expect(ticks).toEqual(['0', '1']);
+    await page.getByTestId('campaign-report-domains').scrollIntoViewIfNeeded();
+    await session.shot('00-campaign-one-click');
+    await page.mouse.wheel(0, -5000);
+    // three recipients open their links, one of them twice (the first one's above)
+    for (const l of [links[1], links[2], links[1]]) {
       const r = await open(redirectBase, l);
       expect(r.status).toBe(302);
       expect(r.location).toMatch(/^https:\/\/acme-shop\.example\/spring\?name=Person%20\d+$/);

@@ -45,14 +45,17 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     // typed one by one, and a pasted list
     await input.fill('go.acme-shop.com');
     await input.press('Enter');
-    await input.fill('click.acme-shop.com links.acme-shop.com ');
+    await input.fill('click.acme-shop.com ');
     await input.fill('https://bad.acme-shop.com/x');
     await input.press('Enter');
-    expect(await page.getByTestId('add-domains-input-chip').count()).toBe(4);
+    expect(await page.getByTestId('add-domains-input-chip').count()).toBe(3);
     // a bad chip (scheme and path) blocks the submit until it is removed
     await expect(page.getByTestId('add-domains-submit').isDisabled()).resolves.toBe(true);
     await shot(page, '01-add-domains-invalid');
     await page.getByTestId('add-domains-input-chip').filter({ hasText: 'bad.acme-shop.com' }).locator('svg').click();
+    // a name typed and not yet a chip counts: one click on "Add domains" adds it with the others (walkthrough 4)
+    await input.fill('links.acme-shop.com');
+    await expect(page.getByTestId('add-domains-submit').isDisabled()).resolves.toBe(false);
     await page.getByTestId('add-domains-submit').click();
 
     const dns = page.getByTestId('dns-instructions');
@@ -156,9 +159,14 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('offer-save').click();
     // a variable in the host is refused with the server's reason on the field
     await page.getByText('variables may not stand in the scheme or host').waitFor();
-    await page.getByTestId('offer-url').fill('https://acme-shop.com/spring?name={firstName}');
+    // the message texts' {{firstName}} is taken, stored as {firstName} (walkthrough 6)
+    await page.getByTestId('offer-url').fill('https://acme-shop.com/spring?name={{firstName}}');
     await page.getByTestId('offer-save').click();
-    await page.getByTestId('offer-row').filter({ hasText: 'Spring landing' }).getByTestId('offer-state-active').waitFor();
+    const row = page.getByTestId('offer-row').filter({ hasText: 'Spring landing' });
+    await row.getByTestId('offer-state-active').waitFor();
+    expect(await row.innerText()).toContain('https://acme-shop.com/spring?name={firstName}');
+    // dates as the other tables write them, 28 Nov 2026, 14:05 (walkthrough 12)
+    expect(await row.getByTestId('offer-row-created').innerText()).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
     await shot(page, '07-offers');
   }, 60000);
 
@@ -233,6 +241,17 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await links.getByTestId('link-offer').click();
     await page.getByTestId(`link-offer-option-${offer.id}`).click();
     await page.getByRole('listbox').waitFor({ state: 'detached' });
+    // or an offer added here, without leaving the wizard: it becomes the short link's offer (walkthrough 5)
+    await links.getByTestId('link-add-offer').click();
+    await page.getByTestId('offer-dialog').waitFor();
+    await page.getByTestId('offer-name').fill('Wizard offer');
+    await page.getByTestId('offer-url').fill('https://acme-shop.com/wizard?n={{firstName}}');
+    await page.getByTestId('offer-days').fill('30');
+    await page.getByTestId('offer-save').click();
+    await page.getByTestId('offer-dialog').waitFor({ state: 'hidden' });
+    await expect(links.getByTestId('link-offer').innerText()).resolves.toContain('Wizard offer');
+    const added = (await api<{ items: Array<{ id: number; name: string }> }>('GET', '/offers/dropdown')).body.items.find((o) => o.name === 'Wizard offer');
+    if (!added) throw new Error('the offer added in the wizard is missing');
     await links.getByTestId('link-expired').fill('14');
     await shot(page, '10-wizard-links');
     for (const step of ['senders', 'schedule', 'settings']) {
@@ -246,7 +265,7 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     const campaign = campaigns.body.items.find((c) => c.name === 'Spring links wizard');
     if (!campaign) throw new Error('the campaign was not created');
     const vars = await api<{ items: Array<{ variableName: string; params: Record<string, unknown> }> }>('GET', `/campaigns/${campaign.id}/variables`);
-    expect(vars.body.items.find((x) => x.variableName === 'shorturl')?.params).toEqual({ domains: [], domain_pool: pool?.id, offer: offer.id, expired: 14 });
+    expect(vars.body.items.find((x) => x.variableName === 'shorturl')?.params).toEqual({ domains: [], domain_pool: pool?.id, offer: added.id, expired: 14 });
   }, 90000);
 
   it('reads in Russian: state chips, the pool and offer screens', async () => {
@@ -257,9 +276,17 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('domain-row').filter({ hasText: 'go.acme-shop.com' }).getByText('Настроен').waitFor();
     await shot(page, '08-domains-ru');
     await page.getByTestId('menu-offers').click();
-    await page.getByTestId('offer-row').getByText('Активен').waitFor();
+    await page.getByTestId('offer-row').filter({ hasText: 'Spring landing' }).getByText('Активен').waitFor();
     await page.getByTestId('language-switcher').click();
     await page.getByRole('menuitem', { name: 'English' }).click();
+    expect(errors).toEqual([]);
+  }, 60000);
+
+  it('shows the 404 page for an API resource name typed as a page, /contact_lists (walkthrough 9)', async () => {
+    for (const route of ['/contact_lists', '/contact_lists/7', '/import_lists', '/no-such-page']) {
+      await page.goto(`${base}${route}`);
+      await page.getByTestId('not-found').waitFor({ timeout: 15000 });
+    }
     expect(errors).toEqual([]);
   }, 60000);
 });

@@ -215,6 +215,12 @@ describe('streams in the console, in Chromium against the embedded server', () =
     await expect(message.getByTestId('message-row-status').textContent()).resolves.toBe('Delivered');
     await expect(message.textContent()).resolves.toContain(PHONE);
     await expect(message.getByTestId('message-row-text').textContent()).resolves.toBe(`${UCS2_ONE_PART}!`);
+    // every column fits the 1440 px screen, Delivered at included; the whole text on hover (walkthrough 15)
+    const box = page.getByTestId('messages-table').locator('.MuiTableContainer-root');
+    await expect(box.evaluate((el) => el.scrollWidth <= el.clientWidth)).resolves.toBe(true);
+    await message.getByTestId('message-row-text').hover();
+    await expect(page.getByRole('tooltip').innerText()).resolves.toBe(`${UCS2_ONE_PART}!`);
+    await page.mouse.move(0, 0);
     await shot(page, '11-stream-messages');
     expect(errors).toEqual([]);
   }, 60000);

@@ -188,6 +188,18 @@ describe('domains, pools and offers in the console API', () => {
       expect((await l.call('POST', '/offers', { token: A, body: { name: 'x', originalUrl: 'https://shop.example.com/', expireMethod: 'offer_creation' } })).status).toBe(400);
     });
 
+    it('takes the message texts\' {{firstName}} in a target URL as {firstName}, on create and edit, still never in the host (walkthrough 6)', async () => {
+      const o = await l.call('POST', '/offers', { token: A, body: { name: 'Both forms', originalUrl: 'https://shop.example.com/p/{{productId}}?n={{ firstName }}&c={city}' } });
+      expect(o.status).toBe(201);
+      expect(o.body).toMatchObject({ originalUrl: 'https://shop.example.com/p/{productId}?n={firstName}&c={city}', variables: ['productId', 'firstName', 'city'] });
+      const edited = await l.call('PUT', `/offers/${o.body.id}`, { token: A, body: { originalUrl: 'https://shop.example.com/q?n={{lastName}}' } });
+      expect(edited.body).toMatchObject({ originalUrl: 'https://shop.example.com/q?n={lastName}', variables: ['lastName'] });
+      for (const url of ['https://{{domain}}/x', 'https://shop.example.com/{{first name}}', 'https://shop.example.com/{{firstName}']) {
+        const r = await l.call('POST', '/offers', { token: A, body: { name: 'x', originalUrl: url } });
+        expect({ url, status: r.status }).toEqual({ url, status: 400 });
+      }
+    });
+
     it('moves an offer to about to expire at ttlDays minus 3 days and to expired at ttlDays (frozen clock)', async () => {
       const start = l.clock.now().getTime();
       const o = (await l.call('POST', '/offers', { token: A, body: { name: 'Ten days', originalUrl: 'https://shop.example.com/ten', expireInDays: 10 } })).body;

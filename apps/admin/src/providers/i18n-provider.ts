@@ -2,6 +2,7 @@ import i18next, { type i18n as I18next } from 'i18next';
 import type { I18nProvider, TranslateFunction } from 'react-admin';
 import { consoleCatalogues } from '../i18n/catalogues';
 import { areaMessages } from '../areas';
+import { pickPlural } from '../i18n/plural';
 
 export const LOCALES = [
   { locale: 'en', name: 'English' },
@@ -35,25 +36,6 @@ export function readSavedLocale(): LocaleCode {
     // storage can be blocked (private mode, sandboxed frame): the fallback language is fine then
   }
   return FALLBACK;
-}
-
-/** Polyglot plural forms ("one |||| many") as react-admin's messages carry them; Russian has three. */
-function pluralIndex(locale: string, n: number): number {
-  if (locale === 'ru') {
-    const mod10 = n % 10;
-    const mod100 = n % 100;
-    if (mod10 === 1 && mod100 !== 11) return 0;
-    if (mod10 >= 2 && mod10 <= 4 && (mod100 < 10 || mod100 >= 20)) return 1;
-    return 2;
-  }
-  return n === 1 ? 0 : 1;
-}
-
-function pickPlural(text: string, locale: string, options: Record<string, unknown> | undefined): string {
-  if (!text.includes('||||')) return text;
-  const forms = text.split('||||').map((f) => f.trim());
-  const count = Number(options?.smart_count ?? 1);
-  return forms[Math.min(pluralIndex(locale, count), forms.length - 1)];
 }
 
 /** `%{name}` substitution for react-admin's default texts (`_` option) that are not keys of our catalogues. */

@@ -1,6 +1,15 @@
 import type { Violation } from '@switchboard/contracts';
 
 const VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]{0,63})\}/g;
+const DOUBLE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s*\}\}/g;
+
+/**
+ * An offer URL with its variables in the one form it is stored and filled in, `{firstName}`: the message texts' form
+ * `{{firstName}}` is accepted too (a newcomer writes what the message takes), and stored as `{firstName}`.
+ */
+export function normalizeOfferUrl(url: string): string {
+  return url.replace(DOUBLE, '{$1}');
+}
 
 /** The recipient variables an offer URL uses (`{firstName}`), in order of first appearance. */
 export function urlVariables(url: string): string[] {

@@ -17,7 +17,7 @@ import { LINKS_CONNECTION } from '../links.options';
 import { bool } from './inputs';
 import { changed } from './domain-rows';
 import { LinksUnitOfWork } from './links-events.service';
-import { checkOfferUrl, urlVariables } from './offer-url';
+import { checkOfferUrl, normalizeOfferUrl, urlVariables } from './offer-url';
 
 interface OfferRow {
   id: string;
@@ -121,9 +121,11 @@ export class OfferService {
       else out.name = body.name.trim();
     }
     if (body.originalUrl !== undefined || create) {
-      const e = checkOfferUrl(body.originalUrl);
+      // `{{firstName}}` (the message texts' form) is taken as `{firstName}`
+      const url = typeof body.originalUrl === 'string' ? normalizeOfferUrl(body.originalUrl.trim()) : body.originalUrl;
+      const e = checkOfferUrl(url);
       if (e.length) v.push(...e);
-      else out.url = String(body.originalUrl).trim();
+      else out.url = String(url);
     }
     if (body.description !== undefined && body.description !== null) {
       if (typeof body.description !== 'string' || body.description.length > 2000) v.push({ propertyPath: 'description', message: 'text up to 2000 characters' });

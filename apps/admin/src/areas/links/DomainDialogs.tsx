@@ -6,7 +6,7 @@ import { CopyButton } from '../../ui/CopyButton';
 import { AppModal } from '../../ui/modal/AppModal';
 import { ConfirmDialog } from '../../ui/modal/ConfirmDialog';
 import { FormDialog } from '../../ui/modal/FormDialog';
-import { ChipsField } from '../streams/widgets/ChipsField';
+import { ChipsField, withDraft } from '../streams/widgets/ChipsField';
 import { linksApi } from './api';
 import { isDomainName, normalizeDomainName, type CampaignAddDomainResult, type Domain, type DomainPoolOption } from './types';
 import { DomainStateChip, mono } from './widgets';
@@ -17,16 +17,19 @@ const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) 
 /**
  * The domain names' chips field of both add-domain dialogs (spec 2: the format rule, no slash): a name that breaks
  * the rule is marked and listed under the field; `requiredError` (the form was sent empty) shows when none does.
+ * The text typed and not yet a chip (`draft`) counts as names: the dialogs send it with the chips (`withDraft`).
  */
-const DomainNamesField = ({ names, onChange, testId, requiredError = null }: { names: string[]; onChange: (names: string[]) => void; testId: string; requiredError?: string | null }) => {
+const DomainNamesField = ({ names, onChange, draft, onDraftChange, testId, requiredError = null }: { names: string[]; onChange: (names: string[]) => void; draft: string; onDraftChange: (draft: string) => void; testId: string; requiredError?: string | null }) => {
   const translate = useTranslate();
-  const invalid = names.filter((n) => !isDomainName(n));
+  const invalid = withDraft(names, draft).filter((n) => !isDomainName(n));
   const error = invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : requiredError;
   return (
     <ChipsField
       label={translate('links.addDomains.field')}
       values={names}
       onChange={onChange}
+      draft={draft}
+      onDraftChange={onDraftChange}
       placeholder="go.example.com click.example.com"
       invalid={(v) => !isDomainName(v)}
       error={!!error}
@@ -45,23 +48,30 @@ const DomainNamesField = ({ names, onChange, testId, requiredError = null }: { n
 export const AddDomainsDialog = ({ open, onClose, onAdded }: { open: boolean; onClose: () => void; onAdded: (added: Domain[]) => void }) => {
   const translate = useTranslate();
   const [names, setNames] = useState<string[]>([]);
+  const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [duplicates, setDuplicates] = useState<string[] | null>(null);
   useEffect(() => {
     if (open) {
       setNames([]);
+      setDraft('');
       setError(null);
       setDuplicates(null);
     }
   }, [open]);
-  const invalid = names.filter((n) => !isDomainName(n));
+  // a name typed without Enter counts: "Add domains" turns it into a chip and sends it in the same click
+  const all = withDraft(names, draft);
+  const invalid = all.filter((n) => !isDomainName(n));
 
   const send = async (skipDuplicates: boolean) => {
+    setNames(all);
+    setDraft('');
+    if (all.length === 0 || invalid.length > 0) return;
     setBusy(true);
     setError(null);
     try {
-      const r = await linksApi.addDomains(names.map(normalizeDomainName), skipDuplicates);
+      const r = await linksApi.addDomains(all.map(normalizeDomainName), skipDuplicates);
       if (r.duplicates.length && !skipDuplicates) {
         setDuplicates(r.duplicates);
         return;
@@ -87,11 +97,11 @@ export const AddDomainsDialog = ({ open, onClose, onAdded }: { open: boolean; on
         error={error}
         submitLabel={translate('links.addDomains.submit')}
         submitTestId="add-domains-submit"
-        submitDisabled={names.length === 0 || invalid.length > 0}
+        submitDisabled={all.length === 0 || invalid.length > 0}
         onSubmit={() => void send(false)}
         intro={<Typography color="text.secondary" sx={{ mb: 2 }}>{translate('links.addDomains.intro')}</Typography>}
       >
-        <DomainNamesField names={names} onChange={setNames} testId="add-domains-input" />
+        <DomainNamesField names={names} onChange={setNames} draft={draft} onDraftChange={setDraft} testId="add-domains-input" />
       </FormDialog>
       <ConfirmDialog
         open={!!duplicates}
@@ -367,6 +377,7 @@ export const CampaignAddDomainDialog = ({
 }) => {
   const translate = useTranslate();
   const [names, setNames] = useState<string[]>([]);
+  const [draft, setDraft] = useState('');
   const [mode, setMode] = useState<'existing' | 'new'>('new');
   const [pool, setPool] = useState<number | ''>('');
   const [poolName, setPoolName] = useState('');
@@ -378,6 +389,7 @@ export const CampaignAddDomainDialog = ({
   useEffect(() => {
     if (!open) return;
     setNames([]);
+    setDraft('');
     setMode(pools.length ? 'existing' : 'new');
     setPool('');
     setPoolName('');
@@ -387,10 +399,12 @@ export const CampaignAddDomainDialog = ({
     setDuplicates(null);
     // the form starts afresh each time it opens
   }, [open]);
-  const invalid = names.filter((n) => !isDomainName(n));
+  // a name typed without Enter counts, as in the add domains dialog
+  const all = withDraft(names, draft);
+  const invalid = all.filter((n) => !isDomainName(n));
   const required = translate('errors.client.required');
   const errors = {
-    names: names.length === 0 ? required : invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : null,
+    names: all.length === 0 ? required : invalid.length ? translate('links.addDomains.invalid', { names: invalid.join(', ') }) : null,
     pool: mode === 'existing' && pool === '' ? required : null,
     poolName: mode === 'new' && !poolName.trim() ? required : null,
     poolDescription: mode === 'new' && !poolDescription.trim() ? required : null,
@@ -399,12 +413,14 @@ export const CampaignAddDomainDialog = ({
 
   const send = async (skipDuplicates: boolean) => {
     setTried(true);
+    setNames(all);
+    setDraft('');
     if (Object.values(errors).some(Boolean)) return;
     setBusy(true);
     setError(null);
     try {
       const r = await linksApi.campaignAddDomain({
-        domains: names.map(normalizeDomainName),
+        domains: all.map(normalizeDomainName),
         skipDuplicates,
         ...(mode === 'existing' ? { pool: pool as number } : { newPool: { name: poolName.trim(), description: poolDescription.trim() } }),
       });
@@ -436,7 +452,7 @@ export const CampaignAddDomainDialog = ({
         onSubmit={() => void send(false)}
         intro={<Typography color="text.secondary" sx={{ mb: 2 }}>{translate('links.wizardDomain.intro')}</Typography>}
       >
-        <DomainNamesField names={names} onChange={setNames} testId="campaign-add-domain-input" requiredError={tried && names.length === 0 ? required : null} />
+        <DomainNamesField names={names} onChange={setNames} draft={draft} onDraftChange={setDraft} testId="campaign-add-domain-input" requiredError={tried && all.length === 0 ? required : null} />
         <Typography variant="subtitle2" sx={{ mt: 2 }}>{translate('links.wizardDomain.pool')}</Typography>
         <RadioGroup row value={mode} onChange={(e) => setMode(e.target.value === 'existing' ? 'existing' : 'new')}>
           <FormControlLabel value="existing" control={<Radio />} label={translate('links.wizardDomain.existing')} disabled={pools.length === 0} data-testid="campaign-add-domain-existing" />

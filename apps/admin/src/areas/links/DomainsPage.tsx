@@ -17,12 +17,12 @@ import { useApi } from '../../ui/useApi';
 import { useInterval } from '../../ui/useInterval';
 import { linksApi, P } from './api';
 import { AddDomainsDialog, AddToPoolDialog, BulkActionDialog, DnsInstructionsModal, GlobalLimitDialog } from './DomainDialogs';
+import { formatDate } from '../contacts/widgets/format';
 import { useDomainsRealtime } from './realtime';
 import { DomainState, type Domain } from './types';
 import { Ctr, DomainStateChip, Figure, mono } from './widgets';
 
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
-const fmtDate = (s: string | null) => (s ? new Date(s).toLocaleString() : '—');
 
 /** /domains: the account's short-link domains (spec 2, 3, 4): state chips, DNS instructions, bulk actions, the archive view. */
 export const DomainsPage = () => {
@@ -89,7 +89,7 @@ export const DomainsPage = () => {
     { key: 'totalUsages', label: translate('links.fields.usages'), sortable: true, align: 'right', render: (d) => d.totalUsages.toLocaleString() },
     { key: 'ctr', label: translate('links.fields.ctr'), sortable: true, align: 'right', render: (d) => <Ctr value={d.ctr} usages={d.totalUsages} /> },
     { key: 'messagesLimit', label: translate('links.fields.messagesLimit'), align: 'right', hideOnPhone: true, render: (d) => (d.messagesLimit === null ? '∞' : d.messagesLimit.toLocaleString()) },
-    { key: 'lastUsedAt', label: translate('links.fields.lastUsedAt'), sortable: true, hideOnPhone: true, render: (d) => fmtDate(d.lastUsedAt) },
+    { key: 'lastUsedAt', label: translate('links.fields.lastUsedAt'), sortable: true, hideOnPhone: true, render: (d) => formatDate(d.lastUsedAt, translate('links.locale')) },
     {
       key: 'actions',
       label: '',

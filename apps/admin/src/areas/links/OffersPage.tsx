@@ -14,14 +14,18 @@ import { useCan } from '../../ui/permissions';
 import { DataTable, NoResults, type Column } from '../../ui/table/DataTable';
 import { useClientTable } from '../../ui/table/useTable';
 import { useApi } from '../../ui/useApi';
+import { formatDate } from '../contacts/widgets/format';
 import { linksApi, P } from './api';
 import { OFFER_EXPIRE_METHODS, type Offer, type OfferExpireMethod } from './types';
 import { mono, OfferStateChip } from './widgets';
 
 const errText = (e: unknown) => (isApiError(e) ? (e.body?.message ?? e.message) : String(e));
 
-/** Spec 2: add or edit offer: name, original URL (recipient variables allowed), expiry in days and method, description, enabled. */
-const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: Offer | null; onClose: () => void; onSaved: () => void }) => {
+/**
+ * Spec 2: add or edit offer: name, original URL (recipient variables allowed), expiry in days and method, description,
+ * enabled. The Offers page and the campaign wizard's link step (its "Add offer") open it; `onSaved` gets the saved offer.
+ */
+export const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: Offer | null; onClose: () => void; onSaved: (saved: Offer) => void }) => {
   const translate = useTranslate();
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
@@ -54,9 +58,9 @@ const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: 
     setBusy(true);
     const body = { name: name.trim(), originalUrl: url.trim(), expireInDays: method === 'never' ? null : Number(days), expireMethod: method, description, disabled: !enabled };
     void (offer ? linksApi.updateOffer(offer.id, body) : linksApi.createOffer(body)).then(
-      () => {
+      (saved) => {
         setBusy(false);
-        onSaved();
+        onSaved(saved);
       },
       (e: unknown) => {
         setBusy(false);
@@ -95,6 +99,7 @@ const OfferDialog = ({ open, offer, onClose, onSaved }: { open: boolean; offer: 
 /** /offers: short-link offers with their state chips (spec 3, 4): active, about to expire, expired, disabled. */
 export const OffersPage = () => {
   const translate = useTranslate();
+  const locale = translate('links.locale');
   const notify = useNotify();
   const can = useCan();
   const allowed = can(P.UrlOfferView);
@@ -113,8 +118,8 @@ export const OffersPage = () => {
       ),
     },
     { key: 'state', label: translate('links.fields.state'), sortable: true, sortValue: (o) => o.state, render: (o) => <OfferStateChip state={o.state} /> },
-    { key: 'expireInDays', label: translate('links.fields.expires'), hideOnPhone: true, render: (o) => (o.expiresAt ? new Date(o.expiresAt).toLocaleDateString() : o.expireMethod === 'link_creation' ? translate('links.offers.perLink', { days: o.expireInDays ?? 0 }) : '—') },
-    { key: 'createdAt', label: translate('links.fields.createdAt'), sortable: true, sortValue: (o) => o.createdAt, hideOnPhone: true, render: (o) => new Date(o.createdAt).toLocaleDateString() },
+    { key: 'expireInDays', label: translate('links.fields.expires'), hideOnPhone: true, render: (o) => (o.expiresAt ? formatDate(o.expiresAt, locale, false) : o.expireMethod === 'link_creation' ? translate('links.offers.perLink', { days: o.expireInDays ?? 0 }) : '—') },
+    { key: 'createdAt', label: translate('links.fields.createdAt'), sortable: true, sortValue: (o) => o.createdAt, hideOnPhone: true, render: (o) => <span data-testid="offer-row-created">{formatDate(o.createdAt, locale)}</span> },
     {
       key: 'actions',
       label: '',

@@ -187,7 +187,7 @@ export const StatsDashboard = ({ compact = false }: { compact?: boolean }) => {
                   <Typography variant="subtitle1" sx={{ fontWeight: 600, mb: 1 }}>
                     {translate('statistics.charts.cost')}
                   </Typography>
-                  {loading ? <Skeleton variant="rounded" height={240} /> : <StackedBars testId="stats-cost-chart" points={costPoints} keys={['cost']} colours={{ cost: SERIES_COLOURS.cost }} format={(n) => formatMoneyShort(n, currency, locale)} emptyText={translate('statistics.cards.noCost')} />}
+                  {loading ? <Skeleton variant="rounded" height={240} /> : <StackedBars testId="stats-cost-chart" fractional points={costPoints} keys={['cost']} colours={{ cost: SERIES_COLOURS.cost }} format={(n) => formatMoneyShort(n, currency, locale)} emptyText={translate('statistics.cards.noCost')} />}
                 </Paper>
               </Grid>
             )}

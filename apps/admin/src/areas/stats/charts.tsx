@@ -1,5 +1,6 @@
 import { Box, Typography } from '@mui/material';
 import { useState } from 'react';
+import { axisTicks } from './ticks';
 
 /** Spec 4 colours of the figures (delivered green, failed red, pending amber), shared by the legend and the bars. */
 export const SERIES_COLOURS = { delivered: '#16a34a', failed: '#dc2626', pending: '#f59e0b', cost: '#4f46e5' } as const;
@@ -11,14 +12,6 @@ export interface StackedPoint {
   values: Record<string, number>;
 }
 
-/** Round axis maximum and ticks: 0, and 4 steps of 1, 2 or 5 times a power of ten. */
-function ticks(max: number): number[] {
-  if (max <= 0) return [0, 1];
-  const raw = max / 4;
-  const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? raw;
-  return Array.from({ length: Math.ceil(max / step) + 1 }, (_, i) => i * step);
-}
 
 const W = 720;
 const H = 240;
@@ -26,9 +19,10 @@ const PAD = { left: 56, right: 12, top: 12, bottom: 36 };
 
 /**
  * Stacked bars over time, hand-drawn in SVG (no chart library is installed): a y axis with round ticks formatted by
- * `format` (K, M, B), one bar per point stacked in `keys` order, x labels thinned to fit, a tooltip on hover.
+ * `format` (K, M, B), one bar per point stacked in `keys` order, x labels thinned to fit, a tooltip on hover. The
+ * ticks are whole numbers (counts) unless `fractional` (money).
  */
-export const StackedBars = ({ points, keys, colours, format, emptyText, testId }: { points: StackedPoint[]; keys: string[]; colours: Record<string, string>; format: (n: number) => string; emptyText: string; testId?: string }) => {
+export const StackedBars = ({ points, keys, colours, format, emptyText, testId, fractional }: { points: StackedPoint[]; keys: string[]; colours: Record<string, string>; format: (n: number) => string; emptyText: string; testId?: string; fractional?: boolean }) => {
   const [hover, setHover] = useState<number | null>(null);
   if (points.length === 0) {
     return (
@@ -38,7 +32,7 @@ export const StackedBars = ({ points, keys, colours, format, emptyText, testId }
     );
   }
   const totals = points.map((p) => keys.reduce((n, k) => n + (p.values[k] ?? 0), 0));
-  const axis = ticks(Math.max(...totals));
+  const axis = axisTicks(Math.max(...totals), !fractional);
   const top = axis[axis.length - 1];
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;

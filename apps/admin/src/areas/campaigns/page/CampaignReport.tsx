@@ -8,6 +8,7 @@ import type { CampaignDeliveryStatsDto, CampaignDomainStatsDto, CampaignSeriesPo
 import { HorizontalBars, SERIES_COLOURS, StackedBars, type StackedPoint } from '../../stats/charts';
 import { formatCount, formatMoney } from '../../stats/format';
 import type { CampaignVariant } from '../types';
+import { domainsEmptyKey } from '../widgets/report-texts';
 
 /** The report calls of stats (spec 7 campaign_reports), over the whole campaign. */
 export const campaignReportApi = {
@@ -136,7 +137,7 @@ export const CampaignReport = ({ campaignId, variants, version, final }: { campa
                   label: v.variantId === null ? translate('campaigns.report.unknownVariant') : (names.get(v.variantId)?.name ?? `#${v.variantId}`),
                   value: v.delivered,
                   text: formatCount(v.delivered, locale),
-                  sub: [translate('campaigns.report.ofSent', { count: formatCount(v.total, locale) }), translate('campaigns.report.ctr', { ctr: v.ctr.toLocaleString(locale) }), ...(v.cost ?? []).map((m) => formatMoney(m, locale))].join(' · '),
+                  sub: [translate('campaigns.report.ofSent', { count: formatCount(v.total, locale) }), translate('campaigns.report.ctrOfDelivered', { ctr: v.ctr.toLocaleString(locale) }), ...(v.cost ?? []).map((m) => formatMoney(m, locale))].join(' · '),
                 }))}
               />
             )}
@@ -150,13 +151,13 @@ export const CampaignReport = ({ campaignId, variants, version, final }: { campa
               <HorizontalBars
                 testId="campaign-report-domain"
                 colour={CLICKS}
-                emptyText={translate('campaigns.report.noDomains')}
+                emptyText={translate(domainsEmptyKey(variants))}
                 rows={(perDomain.data?.items ?? []).map((x) => ({
                   key: x.domain,
                   label: x.domain,
                   value: x.clicks,
-                  text: translate('campaigns.report.clicks', { count: formatCount(x.clicks, locale) }),
-                  sub: [translate('campaigns.report.links', { count: formatCount(x.usages, locale) }), translate('campaigns.report.ctr', { ctr: x.ctr.toLocaleString(locale) })].join(' · '),
+                  text: translate('campaigns.report.clicks', { count: formatCount(x.clicks, locale), smart_count: x.clicks }),
+                  sub: [translate('campaigns.report.links', { count: formatCount(x.usages, locale), smart_count: x.usages }), translate('campaigns.report.ctrOfLinks', { ctr: x.ctr.toLocaleString(locale) })].join(' · '),
                 }))}
               />
             )}

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useNotify, useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { contactsApi, uploadImport } from '../api';
-import { ImportStatus, ImportType, P, PATHS, StandardVariable, STATUS_POLL_MS, UPLOAD_LIMIT_MB, type ImportTypeValue } from '../constants';
+import { ImportStatus, ImportType, P, PATHS, StandardVariable, STATUS_POLL_MS, type ImportTypeValue } from '../constants';
 import { useRealtime } from '../realtime';
 import { loadLookups } from '../segments/lookups';
 import type { Country, ImportList, ImportPreview, ImportProgress, Variable } from '../types';
@@ -282,7 +282,7 @@ export const ImportWizardPage = () => {
               <Box sx={{ display: 'flex', gap: 1.5, alignItems: 'flex-start', p: 2, bgcolor: '#f9fafb', borderRadius: '12px' }}>
                 <InfoOutlinedIcon fontSize="small" sx={{ color: 'text.secondary', mt: 0.25 }} />
                 <Box>
-                  <Typography variant="body2">{translate(type === ImportType.Blacklist ? 'contacts.imports.fileHelpBlacklist' : 'contacts.imports.fileHelp', { limit: UPLOAD_LIMIT_MB })}</Typography>
+                  <Typography variant="body2">{translate(type === ImportType.Blacklist ? 'contacts.imports.fileHelpBlacklist' : 'contacts.imports.fileHelp')}</Typography>
                   <Link component="button" type="button" variant="body2" sx={{ mt: 0.75, display: 'inline-flex', alignItems: 'center', gap: 0.5, fontWeight: 600 }} onClick={() => void contactsApi.downloadExample().catch((e: unknown) => notify(errorText(e, translate), { type: 'error' }))}>
                     <DownloadRoundedIcon fontSize="small" />
                     {translate('contacts.imports.example')}

@@ -5,6 +5,9 @@ import type { Country, ImportPreview, Variable } from '../types';
 import { countryName } from '../widgets/format';
 import { columnLetter, type Mapping, type MappingProblems } from './mapping';
 
+/** The line numbers' column: wide enough for the header row's chip in full ("Header", "Заголовок"). */
+const LINE_COLUMN = 120;
+
 export interface MappingStepProps {
   type: ImportTypeValue;
   preview: ImportPreview;
@@ -102,10 +105,10 @@ export const MappingStep = (props: MappingStepProps) => {
       {props.serverError && <Alert severity="error">{props.serverError}</Alert>}
 
       <Paper variant="outlined" sx={{ borderRadius: '12px', overflow: 'auto', maxHeight: 'calc(100vh - 300px)' }} data-testid="import-preview">
-        <Table size="small" stickyHeader sx={{ minWidth: columns * 200 + 88, tableLayout: 'fixed' }}>
+        <Table size="small" stickyHeader sx={{ minWidth: columns * 200 + LINE_COLUMN, tableLayout: 'fixed' }}>
           <TableHead>
             <TableRow>
-              <TableCell sx={{ width: 88, bgcolor: '#f9fafb' }} />
+              <TableCell sx={{ width: LINE_COLUMN, bgcolor: '#f9fafb' }} />
               {Array.from({ length: columns }, (_, column) => {
                 const value = mapping[column];
                 const duplicate = showProblems && problems.duplicates.has(column);
@@ -162,7 +165,7 @@ export const MappingStep = (props: MappingStepProps) => {
               return (
                 <TableRow key={row.line} sx={{ bgcolor: header ? '#f9fafb' : undefined }} data-testid="preview-row">
                   <TableCell sx={{ color: 'text.secondary', fontSize: 12, lineHeight: '20px', fontVariantNumeric: 'tabular-nums' }}>
-                    {header ? <Chip size="small" label={translate('contacts.imports.headerRow')} sx={{ height: 20, fontSize: 11 }} /> : row.line}
+                    {header ? <Chip size="small" label={translate('contacts.imports.headerRow')} sx={{ height: 20, fontSize: 11, maxWidth: 'none', '& .MuiChip-label': { px: 0.75, overflow: 'visible' } }} data-testid="preview-header-chip" /> : row.line}
                   </TableCell>
                   {Array.from({ length: columns }, (_, column) => (
                     <TableCell

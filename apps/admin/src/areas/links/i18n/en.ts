@@ -2,6 +2,7 @@ import type { Catalogue } from '../../types';
 
 const en: Catalogue = {
   links: {
+    locale: 'en-GB',
     menu: { domains: 'Domains', pools: 'Domain pools', offers: 'Offers', domainsHint: 'Your own domains for short links, verified in DNS', offersHint: 'Target URLs of short links, with expiry' },
     domainStates: { 0: 'Not configured', 1: 'Configured', 2: 'Pending', 3: 'Valid, pending', 4: 'Declined', 5: 'Archived', 6: 'Reached limit', 7: 'Blocked' },
     offerStates: { active: 'Active', about_to_expire: 'About to expire', expired: 'Expired', disabled: 'Disabled' },
@@ -119,7 +120,7 @@ const en: Catalogue = {
       create: 'Add offer',
       createTitle: 'Add offer',
       editTitle: 'Edit offer',
-      urlHelp: 'http(s) URL; variables like {firstName} may stand in the path or query',
+      urlHelp: 'http(s) URL; recipient variables in the path or query, as {firstName} or {{firstName}} (as in the message): https://shop.example.com/sale?name={firstName}',
       daysHelp: 'About to expire 3 days before',
       enabled: 'Enabled',
       perLink: '%{days} days after each link',

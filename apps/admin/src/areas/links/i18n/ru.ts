@@ -2,6 +2,7 @@ import type { Catalogue } from '../../types';
 
 const ru: Catalogue = {
   links: {
+    locale: 'ru-RU',
     menu: { domains: 'Домены', pools: 'Пулы доменов', offers: 'Офферы', domainsHint: 'Ваши домены для коротких ссылок, проверенные в DNS', offersHint: 'Целевые адреса коротких ссылок со сроком действия' },
     domainStates: { 0: 'Не настроен', 1: 'Настроен', 2: 'Ожидает', 3: 'Верен, ожидает', 4: 'Отклонён', 5: 'В архиве', 6: 'Достиг лимита', 7: 'Заблокирован' },
     offerStates: { active: 'Активен', about_to_expire: 'Скоро истекает', expired: 'Истёк', disabled: 'Выключен' },
@@ -119,7 +120,7 @@ const ru: Catalogue = {
       create: 'Добавить оффер',
       createTitle: 'Добавить оффер',
       editTitle: 'Изменить оффер',
-      urlHelp: 'Адрес http(s); переменные вида {firstName} допустимы в пути или параметрах',
+      urlHelp: 'Адрес http(s); переменные получателя — в пути или параметрах, как {firstName} или {{firstName}} (как в сообщении): https://shop.example.com/sale?name={firstName}',
       daysHelp: '«Скоро истекает» за 3 дня до конца',
       enabled: 'Включён',
       perLink: '%{days} дн. после каждой ссылки',

@@ -20,7 +20,7 @@ const ru: Catalogue = {
       pending: 'ещё в пути: %{count}',
       cost: 'Расходы',
       noCost: 'Расходов за период нет',
-      clicked: 'Переходы',
+      clicked: 'Клики',
       clickedSub: 'получатели, открывшие короткую ссылку',
       clickedAll: 'не считаются по потокам',
     },

@@ -4,6 +4,7 @@ import { Alert, Box, Chip, IconButton, MenuItem, TextField, Tooltip, Typography 
 import { useEffect } from 'react';
 import { useTranslate } from 'react-admin';
 import { streamsApi } from '../api';
+import { compactDate } from '../compact-date';
 import { MESSAGE_STATUSES } from '../constants';
 import { FailureReason, MessageStatusChip, mono, useDateFormat, useMoney } from '../labels';
 import type { MessageStatus } from '../types';
@@ -13,9 +14,22 @@ import { useServerTable } from '../../../ui/table/useTable';
 import { MessageExportButton } from '../../stats/MessageExport';
 import type { MessageExportParams } from '@switchboard/contracts/src/message-exports';
 
-/** The messages of a stream, newest first, with their status (GET /streams/message_status?streamId=). */
+/** A date in few characters ("28 Nov, 14:05"), the shared tables' full form on hover: eight columns fit 1440 px. */
+const When = ({ iso, locale, full, secondary }: { iso: string | null; locale: string; full: string; secondary?: boolean }) => (
+  <Tooltip title={iso ? full : ''}>
+    <Typography variant="body2" color={secondary ? 'text.secondary' : undefined} noWrap>
+      {compactDate(iso, locale)}
+    </Typography>
+  </Tooltip>
+);
+
+/**
+ * The messages of a stream, newest first, with their status (GET /streams/message_status?streamId=). The text is one
+ * line cut with an ellipsis (the whole text on hover) and the dates compact, so every column fits a 1440 px screen.
+ */
 export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; version: number }) => {
   const translate = useTranslate();
+  const locale = translate('streams.locale');
   const date = useDateFormat();
   const money = useMoney();
   const table = useServerTable<MessageStatus>(
@@ -29,7 +43,7 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
     if (version) void refresh();
   }, [version, refresh]);
   const columns: Column<MessageStatus>[] = [
-    { key: 'createdAt', label: translate('streams.messages.time'), sortable: true, render: (m) => <Typography variant="body2" noWrap>{date(m.created_at)}</Typography> },
+    { key: 'createdAt', label: translate('streams.messages.time'), sortable: true, render: (m) => <When iso={m.created_at} locale={locale} full={date(m.created_at)} /> },
     {
       key: 'destination',
       label: translate('streams.messages.destination'),
@@ -48,7 +62,7 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
       // one line, the whole text on hover
       render: (m) => (
         <Tooltip title={<Box component="span" sx={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{m.text}</Box>}>
-          <Typography variant="body2" noWrap data-testid="message-row-text" sx={{ maxWidth: 280 }}>{m.text}</Typography>
+          <Typography variant="body2" noWrap data-testid="message-row-text" sx={{ maxWidth: 220 }}>{m.text}</Typography>
         </Tooltip>
       ),
     },
@@ -64,7 +78,7 @@ export const StreamMessagesPanel = ({ streamId, version }: { streamId: number; v
     },
     { key: 'parts', label: translate('streams.messages.parts'), align: 'right', render: (m) => m.parts },
     { key: 'price', label: translate('streams.messages.price'), align: 'right', render: (m) => money(m.price - m.refunded, m.currency) },
-    { key: 'delivered', label: translate('streams.messages.deliveredAt'), render: (m) => <Typography variant="body2" color="text.secondary" noWrap>{m.delivered_at ? date(m.delivered_at) : '—'}</Typography> },
+    { key: 'delivered', label: translate('streams.messages.deliveredAt'), render: (m) => <When iso={m.delivered_at} locale={locale} full={date(m.delivered_at)} secondary /> },
   ];
   return (
     <Box>

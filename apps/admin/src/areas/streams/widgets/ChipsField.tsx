@@ -15,20 +15,31 @@ interface Props {
   addLabel: string;
   disabled?: boolean;
   mono?: boolean;
+  /** The text typed and not yet a chip, when the form keeps it (to count it on submit: `withDraft`). */
+  draft?: string;
+  onDraftChange?: (draft: string) => void;
+}
+
+/** `values` with the chips `raw` makes added (split at commas and spaces, trimmed, no repeats): what adding it gives. */
+export function withDraft(values: string[], raw: string): string[] {
+  const parts = raw
+    .split(/[,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return [...values, ...parts].filter((v, i, a) => a.indexOf(v) === i);
 }
 
 /**
  * Spec 5 chips: trimmed non-empty values only; added on Enter, blur or the plus button; a space or comma adds too
  * (IP lists have no spaces); pasting a list splits it. Duplicates are ignored.
  */
-export const ChipsField = ({ label, values, onChange, placeholder, helperText, error, invalid, testId, addLabel, disabled, mono }: Props) => {
-  const [draft, setDraft] = useState('');
+export const ChipsField = ({ label, values, onChange, placeholder, helperText, error, invalid, testId, addLabel, disabled, mono, draft: keptDraft, onDraftChange }: Props) => {
+  const [ownDraft, setOwnDraft] = useState('');
+  const draft = keptDraft ?? ownDraft;
+  const setDraft = (d: string) => (onDraftChange ? onDraftChange(d) : setOwnDraft(d));
   const add = (raw: string) => {
-    const parts = raw
-      .split(/[,\s]+/)
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (parts.length) onChange([...values, ...parts.filter((p) => !values.includes(p))].filter((v, i, a) => a.indexOf(v) === i));
+    const next = withDraft(values, raw);
+    if (next.length !== values.length) onChange(next);
     setDraft('');
   };
   const onKey = (e: KeyboardEvent<HTMLInputElement>) => {

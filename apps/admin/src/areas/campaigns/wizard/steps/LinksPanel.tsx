@@ -1,10 +1,13 @@
 import AddLinkRoundedIcon from '@mui/icons-material/AddLinkRounded';
+import AddRoundedIcon from '@mui/icons-material/AddRounded';
 import { Box, Button, Checkbox, FormControlLabel, ListItemText, MenuItem, Paper, Radio, RadioGroup, TextField, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useTranslate } from 'react-admin';
+import { GatedButton } from '../../../../ui/Gated';
 import { useApi } from '../../../../ui/useApi';
-import { linksApi } from '../../../links/api';
+import { linksApi, P } from '../../../links/api';
 import { CampaignAddDomainDialog, DnsInstructionsModal } from '../../../links/DomainDialogs';
+import { OfferDialog } from '../../../links/OffersPage';
 import type { Domain, DomainOption, DomainPoolOption, OfferOption } from '../../../links/types';
 import { emptyLinkRow, type LinkName, type LinkRow } from '../model';
 
@@ -19,12 +22,14 @@ const none = <T,>() => ({ items: [] as T[], total: 0 });
 /**
  * Where a link variable's personal links go (spec 3 params): the offer ({{shorturl}}), the domains or a pool, and the
  * days after which a link expires. "Add domain" (spec 7 `campaigns/add/domain`) adds domains into an existing or a
- * new pool, selects that pool here and shows the DNS instructions for the new domains.
+ * new pool, selects that pool here and shows the DNS instructions for the new domains. "Add offer" opens the Offers
+ * page's dialog here and selects the new offer.
  */
 export const LinksPanel = ({ names, rows, errors, onChange, disabled }: { names: LinkName[]; rows: LinkRow[]; errors: Record<string, string>; onChange: (row: LinkRow) => void; disabled?: boolean }) => {
   const translate = useTranslate();
   const [adding, setAdding] = useState<LinkName | null>(null);
   const [dns, setDns] = useState<Domain[] | null>(null);
+  const [addingOffer, setAddingOffer] = useState(false);
   const lookups = useApi<LinkLookups>(
     async () => {
       const [offers, domains, pools] = await Promise.all([
@@ -56,9 +61,11 @@ export const LinksPanel = ({ names, rows, errors, onChange, disabled }: { names:
               {translate(`campaigns.message.special.${name}`)} <Typography component="span" variant="caption" color="text.secondary">{`{{${name}}}`}</Typography>
             </Typography>
             {name === 'shorturl' && (
+              <Box sx={{ display: 'flex', alignItems: 'flex-start', gap: 1 }}>
               <TextField
                 select
                 size="small"
+                sx={{ flex: 1 }}
                 label={translate('campaigns.message.links.offer')}
                 value={r.offer === '' ? '' : String(r.offer)}
                 disabled={disabled}
@@ -73,6 +80,10 @@ export const LinksPanel = ({ names, rows, errors, onChange, disabled }: { names:
                   </MenuItem>
                 ))}
               </TextField>
+              <GatedButton permission={P.UrlOfferAddEdit} size="small" startIcon={<AddRoundedIcon />} onClick={() => setAddingOffer(true)} disabled={disabled} sx={{ mt: 0.5, flexShrink: 0 }} data-testid="link-add-offer">
+                {translate('campaigns.message.links.addOffer')}
+              </GatedButton>
+              </Box>
             )}
             <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
               <Typography variant="body2" color="text.secondary">{translate('campaigns.message.links.source')}</Typography>
@@ -159,6 +170,17 @@ export const LinksPanel = ({ names, rows, errors, onChange, disabled }: { names:
         }}
       />
       <DnsInstructionsModal domains={dns} onClose={() => setDns(null)} />
+      <OfferDialog
+        open={addingOffer}
+        offer={null}
+        onClose={() => setAddingOffer(false)}
+        onSaved={(offer) => {
+          setAddingOffer(false);
+          void lookups.refresh();
+          // the new offer becomes the short URL's offer
+          onChange({ ...(rows.find((x) => x.name === 'shorturl') ?? emptyLinkRow('shorturl')), offer: offer.id });
+        }}
+      />
     </Paper>
   );
 };
