@@ -29,6 +29,9 @@
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ceiling and the campaign, the statements per message (top
  * level, and each service's by the schema it names), the statements that took the most time, and the row updates (HOT
  * ones) of the per-message tables (docs/decisions/0074).
+ * PG_SETTINGS='k=v;k=v': PostgreSQL settings for the run (e.g. `session_preload_libraries=auto_explain;
+ * auto_explain.log_min_duration=20;auto_explain.log_analyze=on` with PG_LOG=<file>; not logging_collector: the
+ * server's start is recognised from its log on stderr).
  * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
  */
 import 'reflect-metadata';
@@ -287,7 +290,13 @@ async function main(): Promise<void> {
   const pgServer = await startEmbeddedPostgres({
     dataDir,
     persistent: false,
-    settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {},
+    // PG_LOG=<file>: the server's log lines (auto_explain's plans with PG_SETTINGS) appended to a file
+    ...(process.env.PG_LOG ? { log: (line: string) => fs.appendFileSync(process.env.PG_LOG!, `${line}\n`) } : {}),
+    settings: {
+      ...(PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000' } : {}),
+      // PG_SETTINGS='k=v;k=v': more server settings (auto_explain, ...)
+      ...Object.fromEntries((process.env.PG_SETTINGS ?? '').split(';').filter((kv) => kv.includes('=')).map((kv) => kv.split(/=(.*)/s).slice(0, 2))),
+    },
   });
   const url = pgServer.url();
   const pg = new Client({ connectionString: url });
