@@ -656,6 +656,22 @@ describe('campaign runner', () => {
     expect(v).toEqual({ variants: '3000000', senders: '3000000' });
   });
 
+  it('keeps a batch recipient an answer left out in flight, and asks for it again once stale', async () => {
+    const id = await h.campaign0('1403', 4);
+    const asked = h.requested.length;
+    h.decide = (item) => (item.ref === '2' ? 'drop' : {});
+    for (let k = 0; k < 5 && h.requested.length === asked; k++) await h.step();
+    h.decide = () => ({});
+    expect(h.requested.length - asked).toBe(4);
+    expect(await states(id)).toEqual({ 0: 1, 3: 3 });
+    expect(await h.a.sql(`SELECT size, ordinals FROM campaigns.send_batch WHERE campaign_id = $1 AND open`, [id])).toEqual([{ size: 1, ordinals: [2] }]);
+    h.clock.advance(60_000);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.requested.slice(asked).map((i) => i.ref)).toEqual(['0', '1', '2', '3', '2']);
+    expect(await states(id)).toEqual({ 3: 4 });
+    expect(await h.campaign(id)).toMatchObject({ created: 4 });
+  });
+
   it('reads each recipient a few times to request and settle it, not every open recipient of the campaign per batch', async () => {
     // rows PostgreSQL read from campaigns.recipient (sequential scans and index fetches), once every backend has
     // reported its counts (they are sent within about a second of going idle)

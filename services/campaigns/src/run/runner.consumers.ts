@@ -343,6 +343,17 @@ export class RunnerConsumers implements OnModuleInit {
           )[0]
         : undefined;
       const at = new Map(batch?.ordinals.map((o, k) => [o, k]));
+      // streams answers every item of a batch; were one left out, its recipients stay in flight in the batch row (asked
+      // again once stale), as they stayed at state 2
+      const answered = new Set(ordinals(d.items));
+      const left = batch?.open ? batch.ordinals.map((o, k) => k).filter((k) => !answered.has(batch.ordinals[k])) : [];
+      if (batch && left.length) {
+        const pick = <T>(xs: T[]) => left.map((k) => xs[k]);
+        await m.query(
+          `INSERT INTO campaigns.send_batch (campaign_id, batch_id, account_id, requested_at, size, ordinals, variants, senders, segments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [campaignId, d.batchId, d.accountId, batch.requested_at, left.length, pick(batch.ordinals), pick(batch.variants), pick(batch.senders), pick(batch.segments)],
+        );
+      }
       // each item's choices from the batch row, as unnest columns: found, variant, sender, segments
       const choices = (items: typeof d.items) => {
         const ks = items.map((i) => at.get(Number(i.ref)));
