@@ -434,14 +434,17 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       [c.id, new Date(nowMs - this.o.resendAfterMs), now],
     );
     // the same for batches recorded once (0188): the batch closes (kept for a late answer's choices), its recipients
-    // still unanswered (state 0 without a due time, behind the cursor) wait again with a due time
-    await this.ds.query(
-      `WITH b AS (UPDATE campaigns.send_batch SET open = false WHERE campaign_id = $1 AND open AND requested_at < $2 RETURNING ordinals),
-            l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r WHERE r.campaign_id = $1 AND r.ordinal IN (SELECT unnest(b.ordinals) FROM b) AND r.state = 0 AND r.due_at IS NULL
-                   ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
-       UPDATE campaigns.recipient r SET due_at = $3 FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
-      [c.id, new Date(nowMs - this.o.resendAfterMs), now],
-    );
+    // still unanswered (state 0 without a due time, behind the cursor) wait again with a due time, in one transaction.
+    // The recipients by key: joined to the closed batches in one statement, the planner may scan the campaign's rows.
+    await this.uow.run(async (m) => {
+      const stale = returned<{ ordinals: number[] }>(
+        await m.query(`UPDATE campaigns.send_batch SET open = false WHERE campaign_id = $1 AND open AND requested_at < $2 RETURNING ordinals`, [c.id, new Date(nowMs - this.o.resendAfterMs)]),
+      );
+      const again = stale.flatMap((b) => b.ordinals);
+      if (!again.length) return;
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.state = 0 AND r.due_at IS NULL', [c.id, again]);
+      await m.query(`UPDATE campaigns.recipient SET due_at = $3 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 0 AND due_at IS NULL`, [c.id, again, now]);
+    });
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late). The
     // accepted recipients are the campaign's `created`, the tail count its `left_dispatch` (docs/decisions/0074).
