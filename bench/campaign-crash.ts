@@ -30,6 +30,7 @@
  *     campaigns.recipient), after printing its wall time and the CPU of every process of the run (this one, the
  *     children alive, PostgreSQL's cluster, the Kafka mock); with kills=0, the Kafka path's snapshot on its own;
  *     SNAPSHOT_KILLS_AT=20,60 kills campaigns that many seconds after the start (if the snapshot is not stored yet)
+ *   BATCH_REQUESTS=0: the runner's requests as state 2 on each recipient (before 0188), not a batch row
  *   CHILD_WARN=1: the child processes (campaigns, streams, dispatch) log warnings too, not only errors
  *   DOWN=dispatch:90 node dist/bench/campaign-crash.js ...   (a killed dispatch stays down 90 s before its restart:
  *     with KAFKA_COMPRESSION=none the mock's 5 MiB per partition then deletes accepted events dispatch had not read,
@@ -78,7 +79,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** Campaigns asking dispatch for statuses it lost (docs/decisions/0093), short for the drill: STATUSES_AFTER_MS (120 s). */
 const STATUSES = { afterMs: Number(process.env.STATUSES_AFTER_MS ?? 120_000), intervalMs: Number(process.env.STATUSES_INTERVAL_MS ?? 5000) };
-const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000, statuses: STATUSES };
+/** `BATCH_REQUESTS=0`: the runner writes state 2 on each requested recipient, not a batch row (docs/decisions/0188). */
+const RUNNER = { leaseMs: 3000, resendAfterMs: 10_000, statuses: STATUSES, batchRequests: process.env.BATCH_REQUESTS !== '0' };
 /** Streams' sweeper of accepted messages dispatch never got (docs/decisions/0087), short for the drill. */
 const UNDISPATCHED = { afterMs: Number(process.env.UNDISPATCHED_AFTER_MS ?? 300_000), intervalMs: Number(process.env.UNDISPATCHED_INTERVAL_MS ?? 5000) };
 /** `DOWN=dispatch:90,streams:30`: seconds a killed process stays down before its restart (default 0). */
@@ -460,7 +462,10 @@ async function parent(total: number, kills: number): Promise<void> {
     if (role === 'streams') await bankSweeper();
     await procs[role].stop('SIGKILL');
     const killedAt = Date.now();
-    const s = await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)`, [id]);
+    // requested and unanswered: state 1 or 2, or in an open batch row (docs/decisions/0188)
+    const s =
+      (await count(`SELECT count(*) AS n FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)`, [id])) +
+      (await count(`SELECT coalesce(sum(size), 0) AS n FROM campaigns.send_batch WHERE campaign_id = $1 AND open`, [id]));
     console.log(`  kill ${k + 1} (${role}) at ${((killedAt - t1) / 1000).toFixed(1)} s: ${accepted} accepted by streams, ${s} requested and unanswered, ${peer.parts.length - before} at the SMSC${DOWN.get(role) ? `; down ${DOWN.get(role)} s` : ''}`);
     if (DOWN.get(role)) await new Promise((r) => setTimeout(r, (DOWN.get(role) ?? 0) * 1000));
     procs[role] = await startChild(role);

@@ -91,6 +91,8 @@ export interface EmbeddedServiceOptions {
   streamsChargeBatches?: boolean;
   /** Streams' accepted events as one event per send batch and account (STREAMS_ACCEPT_BATCHES, docs/decisions/0181); unset: on (one process: no rolling upgrade); false: per message. */
   streamsAcceptBatches?: boolean;
+  /** Campaigns' send requests recorded once a batch (CAMPAIGNS_RUNNER_BATCH_REQUESTS, docs/decisions/0188); unset: on (one process: no rolling upgrade). */
+  campaignsBatchRequests?: boolean;
 }
 
 /**
@@ -147,7 +149,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     }),
     // conversation media under the data directory (distributed mode: an S3-compatible bucket)
     InboxModule.register({ migrationsRun: true, media: { dir: path.join(o.dataDir, 'inbox-media') }, genAiContextKey, ...o.inbox }),
-    CampaignsModule.register({ migrationsRun: true, runner: { statuses: o.campaignStatuses } }),
+    CampaignsModule.register({ migrationsRun: true, runner: { statuses: o.campaignStatuses, batchRequests: o.campaignsBatchRequests ?? true } }),
     // CRM and shop connectors (docs/decisions/0040-integrations.md). No OAuth apps here: vendors are connected with
     // their keys, and the connect options say OAuth is not configured rather than pretending to be a vendor.
     IntegrationsModule.register({
@@ -236,7 +238,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES, campaignsBatchRequests: config.CAMPAIGNS_RUNNER_BATCH_REQUESTS }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

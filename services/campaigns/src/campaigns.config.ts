@@ -28,6 +28,8 @@ export const campaignsConfigSchema = z.object({
    * after its request or its last question is asked of dispatch, ms; every CAMPAIGNS_STATUSES_INTERVAL_MS; recipients
    * per request (at most 1000); requests per sweep.
    */
+  /** Send requests recorded once a batch (docs/decisions/0188); off until every campaigns replica runs this release. */
+  CAMPAIGNS_RUNNER_BATCH_REQUESTS: env.bool(false),
   CAMPAIGNS_STATUSES_AFTER_MS: env.int(1_800_000, 1000),
   CAMPAIGNS_STATUSES_INTERVAL_MS: env.int(60_000, 100),
   CAMPAIGNS_STATUSES_BATCH: env.int(1000, 1).refine((n) => n <= 1000, 'at most 1000'),
@@ -53,6 +55,7 @@ export function campaignsModuleOptionsFromConfig(c: CampaignsConfig): CampaignsM
       intervalMs: c.CAMPAIGNS_RUNNER_INTERVAL_MS,
       resendAfterMs: c.CAMPAIGNS_RUNNER_RESEND_AFTER_MS,
       leaseMs: c.CAMPAIGNS_RUNNER_LEASE_MS,
+      batchRequests: c.CAMPAIGNS_RUNNER_BATCH_REQUESTS,
       statuses: campaignStatusesFromConfig(c),
     },
   };

@@ -94,7 +94,7 @@ export class RunnerHarness {
   }
 
   async start(runner: RunnerOptions = {}): Promise<void> {
-    this.a = await startCampaigns({ clock: this.clock, runner: { intervalMs: 0, instanceId: 'runner-a', leaseMs: 10_000, resendAfterMs: 60_000, ctrMinSample: 50, ctrDelayMs: 1500, ctrEveryMs: 0, audienceStallMs: 300, ...runner } });
+    this.a = await startCampaigns({ clock: this.clock, runner: { intervalMs: 0, instanceId: 'runner-a', leaseMs: 10_000, resendAfterMs: 60_000, ctrMinSample: 50, ctrDelayMs: 1500, ctrEveryMs: 0, audienceStallMs: 300, batchRequests: true, ...runner } });
     this.runner = this.a.t.app.get(CampaignRunner);
     const bus = this.a.bus;
     await bus.subscribe({ group: 'fake-contacts', topics: [Topics.Campaigns], types: [AudienceRequestedV1.type], handler: async (e) => this.onAudience(AudienceRequestedV1.schema.parse(e.data)) });

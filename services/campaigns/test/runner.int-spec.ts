@@ -483,7 +483,9 @@ describe('campaign runner', () => {
     expect(data.accountId).toBe('1301');
     // the same answer, claimed by another account (and its stream): the campaign's recipients stay requested
     await h.a.publish([createEnvelope(SendBatchProcessedV1, { ...data, accountId: '1399', streamId: '13991' }, { accountId: '1399', source: 'streams' })]);
-    expect(await states(mine)).toEqual({ 2: 3 });
+    // (a request recorded once a batch, docs/decisions/0188: at state 0, in the open batch row)
+    expect(await states(mine)).toEqual({ 0: 3 });
+    expect(await h.a.sql(`SELECT size FROM campaigns.send_batch WHERE campaign_id = $1 AND open`, [mine])).toEqual([{ size: 3 }]);
     await h.a.publish([answer]);
     expect(await states(mine)).toEqual({ 3: 3 });
   });
@@ -604,6 +606,70 @@ describe('campaign runner', () => {
     expect(await states(id)).toEqual({ 3: 500 });
     // the batch whose answer was lost was asked again with the same messageUuids, and answered as duplicates
     expect(h.requested.length).toBe(600);
+  });
+
+  it('records a send request once a batch, writing no recipient until the answer; a runner that dies before it loses and duplicates nothing', async () => {
+    const id = await h.campaign0('1402', 300);
+    const sql = async (q: string) => (await h.a.sql<{ n: number }>(q, [id]))[0].n;
+    const asked = h.requested.length;
+    // runner A requests a batch; its answer is lost with it (held while A dies)
+    h.holding = true;
+    for (let k = 0; k < 5 && !h.requested.length; k++) await h.step();
+    h.holding = false;
+    const late = h.held.splice(0);
+    expect(h.requested.length - asked).toBe(100);
+    // between the request and its answer: one open batch row, and every recipient as the snapshot left it (docs/decisions/0188)
+    expect(await sql(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 AND (state <> 0 OR batch_id IS NOT NULL OR requested_at IS NOT NULL)`)).toBe(0);
+    expect(await sql(`SELECT coalesce(sum(size), 0)::int AS n FROM campaigns.send_batch WHERE campaign_id = $1 AND open`)).toBe(100);
+    // runner B takes over after A's lease and asks the unanswered batch again after the resend delay (same messageUuids)
+    const b = new CampaignRunner(
+      h.a.t.app.get<DataSource>(getDataSourceToken(CAMPAIGNS_CONNECTION)),
+      { http: false, consumers: false, relay: false, schedulers: true },
+      resolveRunnerOptions({ intervalMs: 0, instanceId: 'runner-b', leaseMs: 10_000, resendAfterMs: 60_000, batchRequests: true }),
+      h.a.t.app.get(CampaignsUnitOfWork),
+      h.clock,
+      h.a.t.app.get(RunnerDatabase),
+    );
+    h.clock.advance(10_000);
+    // the batch in flight (a second of traffic at the TPS) holds the pace, as its state-2 rows did: nothing more yet
+    for (let k = 0; k < 4; k++) await h.step(1000, b);
+    expect(h.requested.length - asked).toBe(100);
+    h.clock.advance(60_000);
+    for (let k = 0; k < 20 && (await h.status(id)) !== CampaignStatus.Finished; k++) await h.step(1000, b);
+    expect(await h.status(id)).toBe(CampaignStatus.Finished);
+    // the lost batch was asked again once, with the same messageUuids; the first answer, coming late, counts nothing more
+    expect(h.requested.length - asked).toBe(400);
+    await h.a.bus.publish(late);
+    await h.settle();
+    expect(new Set(h.requested.slice(asked).map((i) => i.messageUuid)).size).toBe(300);
+    expect(await h.campaign(id)).toMatchObject({ created: 300 });
+    expect(await states(id)).toEqual({ 3: 300 });
+    // what the request set is on every accepted recipient (variant and sender for the counts, request time for the CTR
+    // sample, opt-outs and status questions), and no batch row is left
+    expect(await sql(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 AND (variant_id IS NULL OR sender_id IS NULL OR requested_at IS NULL OR batch_id IS NULL OR segments IS NULL)`)).toBe(0);
+    expect(await sql(`SELECT count(*)::int AS n FROM campaigns.send_batch WHERE campaign_id = $1`)).toBe(0);
+    // each accepted recipient's cost counted once, on its variant and its sender
+    const [v] = await h.a.sql<{ variants: string; senders: string }>(
+      `SELECT (SELECT sum(cost_micros) FROM campaigns.campaign_variant WHERE campaign_id = $1)::text AS variants, (SELECT sum(cost_micros) FROM campaigns.campaign_sender WHERE campaign_id = $1)::text AS senders`,
+      [id],
+    );
+    expect(v).toEqual({ variants: '3000000', senders: '3000000' });
+  });
+
+  it('keeps a batch recipient an answer left out in flight, and asks for it again once stale', async () => {
+    const id = await h.campaign0('1403', 4);
+    const asked = h.requested.length;
+    h.decide = (item) => (item.ref === '2' ? 'drop' : {});
+    for (let k = 0; k < 5 && h.requested.length === asked; k++) await h.step();
+    h.decide = () => ({});
+    expect(h.requested.length - asked).toBe(4);
+    expect(await states(id)).toEqual({ 0: 1, 3: 3 });
+    expect(await h.a.sql(`SELECT size, ordinals FROM campaigns.send_batch WHERE campaign_id = $1 AND open`, [id])).toEqual([{ size: 1, ordinals: [2] }]);
+    h.clock.advance(60_000);
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    expect(h.requested.slice(asked).map((i) => i.ref)).toEqual(['0', '1', '2', '3', '2']);
+    expect(await states(id)).toEqual({ 3: 4 });
+    expect(await h.campaign(id)).toMatchObject({ created: 4 });
   });
 
   it('reads each recipient a few times to request and settle it, not every open recipient of the campaign per batch', async () => {

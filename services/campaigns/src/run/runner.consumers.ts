@@ -96,6 +96,7 @@ function recipientLinks(d: LinkBatchMinted): string[] {
  * The recipients' ordinals of an answer's items: the runner asks with `ref` = the ordinal. A ref that is none (a demo
  * message's) names no recipient. With the messageUuid it is the recipient's key for the answer's statements.
  */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ordinals = (items: ReadonlyArray<{ ref: string }>): number[] => items.map((i) => (/^\d{1,9}$/.test(i.ref) ? Number(i.ref) : -1));
 
 /** A status waiting for the status group commit: from a status event, or from dispatch's answer to a question (0093). */
@@ -329,15 +330,50 @@ export class RunnerConsumers implements OnModuleInit {
       const paced = d.items.filter((i) => i.outcome === 'refused' && i.refusal === SendRefusal.TpsReached && i.code !== ErrorCode.LimitUndefined);
       const halting = d.items.filter((i) => i.outcome === 'refused' && i.refusal !== null && i.refusal in HALTING && !paced.includes(i));
       const failed = d.items.filter((i) => i.outcome === 'refused' && !(i.refusal !== null && i.refusal in HALTING));
+      // A batch the runner recorded once (docs/decisions/0188): its recipients are still at state 0 (the ones in flight
+      // without a due time) and the batch row holds what a state-2 request wrote on each of them (choices, request
+      // time). The answer takes it (a repeated answer finds none, and its recipients are answered already). None: a
+      // batch of an older runner, whose recipients are at state 2 with their choices (`has` false: kept as they are).
+      const batch = UUID_RE.test(d.batchId)
+        ? returned<{ open: boolean; requested_at: Date; ordinals: number[]; variants: string[]; senders: Array<string | null>; segments: number[] }>(
+            await m.query(
+              `DELETE FROM campaigns.send_batch WHERE campaign_id = $1 AND batch_id = $2::uuid RETURNING open, requested_at, ordinals, variants::text[] AS variants, senders::text[] AS senders, segments`,
+              [campaignId, d.batchId],
+            ),
+          )[0]
+        : undefined;
+      const at = new Map(batch?.ordinals.map((o, k) => [o, k]));
+      // streams answers every item of a batch; were one left out, its recipients stay in flight in the batch row (asked
+      // again once stale), as they stayed at state 2
+      const answered = new Set(ordinals(d.items));
+      const left = batch?.open ? batch.ordinals.map((o, k) => k).filter((k) => !answered.has(batch.ordinals[k])) : [];
+      if (batch && left.length) {
+        const pick = <T>(xs: T[]) => left.map((k) => xs[k]);
+        await m.query(
+          `INSERT INTO campaigns.send_batch (campaign_id, batch_id, account_id, requested_at, size, ordinals, variants, senders, segments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [campaignId, d.batchId, d.accountId, batch.requested_at, left.length, pick(batch.ordinals), pick(batch.variants), pick(batch.senders), pick(batch.segments)],
+        );
+      }
+      // each item's choices from the batch row, as unnest columns: found, variant, sender, segments
+      const choices = (items: typeof d.items) => {
+        const ks = items.map((i) => at.get(Number(i.ref)));
+        return [ks.map((k) => k !== undefined), ks.map((k) => (k === undefined ? null : batch!.variants[k])), ks.map((k) => (k === undefined ? null : batch!.senders[k])), ks.map((k) => (k === undefined ? null : batch!.segments[k]))];
+      };
+      // what a state-2 request set, from the batch row when the item is in it
+      const setRequested = (b: number, a: number) =>
+        `batch_id = CASE WHEN t.has THEN $${b}::uuid ELSE r.batch_id END, requested_at = CASE WHEN t.has THEN $${a}::timestamptz ELSE r.requested_at END,
+         variant_id = CASE WHEN t.has THEN t.variant ELSE r.variant_id END, sender_id = CASE WHEN t.has THEN t.sender ELSE r.sender_id END, segments = CASE WHEN t.has THEN t.segments ELSE r.segments END`;
+      // in flight with this batch: state 2 (an older runner's request) or, while the batch is open, state 0 without a due time
+      const inFlight = batch?.open ? '(r.state = 2 OR (r.state = 0 AND r.due_at IS NULL))' : 'r.state = 2';
       let created = 0;
       if (accepted.length) {
         const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL
-               FROM unnest($2::int[], $3::uuid[], $4::bigint[]) t(o, uuid, price)
+            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL, ${setRequested(9, 10)}
+               FROM unnest($2::int[], $3::uuid[], $4::bigint[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, price, has, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state IN (0, 2)
               RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price`,
-            [campaignId, ordinals(accepted), accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros)],
+            [campaignId, ordinals(accepted), accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros), ...choices(accepted), batch ? d.batchId : null, batch?.requested_at ?? null],
           ),
         );
         created = rows.length;
@@ -352,11 +388,11 @@ export class RunnerConsumers implements OnModuleInit {
       if (failed.length) {
         const rows = returned<{ variant_id: string | null; sender_id: string | null }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason
-               FROM unnest($2::int[], $3::uuid[], $4::text[]) t(o, uuid, reason)
-              WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state = 2
+            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason, ${setRequested(9, 10)}
+               FROM unnest($2::int[], $3::uuid[], $4::text[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, reason, has, variant, sender, segments)
+              WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND ${inFlight}
               RETURNING r.variant_id::text, r.sender_id::text`,
-            [campaignId, ordinals(failed), failed.map((i) => i.messageUuid), failed.map((i) => i.refusal ?? 'refused')],
+            [campaignId, ordinals(failed), failed.map((i) => i.messageUuid), failed.map((i) => i.refusal ?? 'refused'), ...choices(failed), batch ? d.batchId : null, batch?.requested_at ?? null],
           ),
         );
         if (rows.length) {
@@ -367,7 +403,7 @@ export class RunnerConsumers implements OnModuleInit {
       }
       if (paced.length) {
         // back to waiting with a due time (now): the runner's step finds it in its due index (docs/decisions/0116)
-        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[])`, [
+        await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[])`, [
           campaignId,
           ordinals(paced),
           paced.map((i) => i.messageUuid),
@@ -377,7 +413,7 @@ export class RunnerConsumers implements OnModuleInit {
       if (halting.length) {
         // back to waiting: they are sent after play, with the same messageUuids
         const back = returned(
-          await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 2 AND message_uuid = ANY($3::uuid[]) RETURNING ordinal`, [
+          await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[]) RETURNING r.ordinal`, [
             campaignId,
             ordinals(halting),
             halting.map((i) => i.messageUuid),

@@ -37,6 +37,12 @@ export interface RunnerOptions {
    * `intervalMs` (60 s; 0: no timer, tests call `sweepOnce`), `batch` recipients a request (1000, at most 1000), at
    * most `requestsPerSweep` requests a sweep (10).
    */
+  /**
+   * A send batch recorded once (a `campaigns.send_batch` row) instead of every recipient updated to state 2
+   * (docs/decisions/0188). Default false: turn it on once every campaigns replica runs a release that reads batch rows
+   * (an older one takes their recipients for strays); embedded mode turns it on.
+   */
+  batchRequests?: boolean;
   statuses?: { afterMs?: number; intervalMs?: number; batch?: number; requestsPerSweep?: number };
 }
 
@@ -57,6 +63,7 @@ export function resolveRunnerOptions(o: RunnerOptions = {}): ResolvedRunnerOptio
     ctrDelayMs: o.ctrDelayMs ?? 30 * 60_000,
     ctrMinSample: o.ctrMinSample ?? 200,
     ctrEveryMs: o.ctrEveryMs ?? 60_000,
+    batchRequests: o.batchRequests ?? false,
     statuses: {
       afterMs: o.statuses?.afterMs ?? 30 * 60_000,
       intervalMs: o.statuses?.intervalMs ?? 60_000,

@@ -433,6 +433,18 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
        UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, due_at = $3 FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
       [c.id, new Date(nowMs - this.o.resendAfterMs), now],
     );
+    // the same for batches recorded once (0188): the batch closes (kept for a late answer's choices), its recipients
+    // still unanswered (state 0 without a due time, behind the cursor) wait again with a due time, in one transaction.
+    // The recipients by key: joined to the closed batches in one statement, the planner may scan the campaign's rows.
+    await this.uow.run(async (m) => {
+      const stale = returned<{ ordinals: number[] }>(
+        await m.query(`UPDATE campaigns.send_batch SET open = false WHERE campaign_id = $1 AND open AND requested_at < $2 RETURNING ordinals`, [c.id, new Date(nowMs - this.o.resendAfterMs)]),
+      );
+      const again = stale.flatMap((b) => b.ordinals);
+      if (!again.length) return;
+      await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.state = 0 AND r.due_at IS NULL', [c.id, again]);
+      await m.query(`UPDATE campaigns.recipient SET due_at = $3 WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 0 AND due_at IS NULL`, [c.id, again, now]);
+    });
     // in flight and accepted from one snapshot: an answer moves recipients out of flight and adds them to accepted in
     // one transaction, so reading the two apart could count those recipients in neither (and auto-pause late). The
     // accepted recipients are the campaign's `created`, the tail count its `left_dispatch` (docs/decisions/0074).
@@ -440,7 +452,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // (at or after the cursor: one entry of the primary key) or one waiting again (the first entry of the due index,
     // whose time also says whether any is due now), never a scan of the campaign's open recipients (0116).
     const [{ in_flight: inFlight, fresh, next_due: nextDue, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
-      `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2)) AS in_flight,
+      `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2))
+              + (SELECT coalesce(sum(size), 0)::int FROM campaigns.send_batch WHERE campaign_id = $1 AND open) AS in_flight,
               (SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 ORDER BY campaign_id, ordinal LIMIT 1) IS NOT NULL AS fresh,
               (SELECT due_at FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) AS next_due,
               c.created::text AS accepted, c.left_dispatch::text AS left_dispatch
@@ -479,6 +492,9 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const needLinks: RecipientRow[] = [];
     const items: SendRequestItem[] = [];
     const chosen: Array<{ ordinal: number; variant: string; sender: string | null; segments: number }> = [];
+    // the chosen recipients that were waiting with a due time (the others are fresh: the cursor moves past them)
+    const chosenDue: number[] = [];
+    let fromDue = false;
     const full = () => items.length + needLinks.length >= allowance;
     // the recipient whose fields start at `f[i]`
     const consider = (f: Array<string | null>, i: number, ordinal: number) => {
@@ -508,16 +524,19 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       }
       items.push({ messageUuid: f[i + F_UUID]!, destination: f[i + F_PHONE]!, text: out.text, sender: out.sender, payload: null, notBefore: null, ref: String(ordinal), variantId: variants[out.variantIndex] ?? null });
       chosen.push({ ordinal, variant: variants[out.variantIndex], sender: out.senderIndex >= 0 ? senderIds[out.senderIndex] : null, segments: out.segments });
+      if (fromDue) chosenDue.push(ordinal);
     };
     let read = 0;
     // first the recipients waiting again whose time came, by due time, from the due index only
     if (nextDue !== null && new Date(nextDue).getTime() <= nowMs) {
       const due = await readPage('state = 0 AND due_at IS NOT NULL AND due_at <= $2', 'due_at, ordinal', [now, allowance * 2]);
       read += due.length / width;
+      fromDue = true;
       for (let i = 0; i < due.length; i += width) {
         if (full()) break;
         consider(due, i, Number(due[i + F_ORDINAL]));
       }
+      fromDue = false;
     }
     // then fresh ones from the cursor, a page at a time while the batch is not full (recipients whose hours are
     // closed take no room), at most a few pages a step; the cursor moves past every recipient considered
@@ -536,7 +555,9 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     if (!read) return;
 
     await this.uow.run(async (m, emit) => {
-      const touched = [...later.map((l) => l[0]), ...unreachable, ...skipped.map((x) => x[0]), ...needLinks.map((r) => r.ordinal), ...chosen.map((x) => x.ordinal)];
+      // recorded once a batch (0188), a fresh chosen recipient's row is not written: nothing to lock
+      const requested = this.o.batchRequests ? chosenDue : chosen.map((x) => x.ordinal);
+      const touched = [...later.map((l) => l[0]), ...unreachable, ...skipped.map((x) => x[0]), ...needLinks.map((r) => r.ordinal), ...requested];
       if (touched.length) await lockRecipients(m, 'r.campaign_id = $1 AND r.ordinal = ANY($2::int[])', [c.id, touched]);
       if (later.length) {
         await m.query(`UPDATE campaigns.recipient r SET due_at = t.at FROM unnest($2::int[], $3::timestamptz[]) t(o, at) WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.state = 0`, [
@@ -557,13 +578,23 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       if (items.length) {
         if (!c.streamId) throw new Error('the campaign has no stream');
         const batchId = randomUUID();
-        // by key (`ordinal = ANY`) as well as joined: joined alone, the planner read every open recipient (0108)
-        await m.query(
-          `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, variant_id = t.variant, sender_id = t.sender, segments = t.segments
-             FROM unnest($4::int[], $5::bigint[], $6::bigint[], $7::int[]) t(o, variant, sender, segments)
-            WHERE r.campaign_id = $1 AND r.ordinal = ANY($4::int[]) AND r.ordinal = t.o AND r.state = 0`,
-          [c.id, batchId, now, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
-        );
+        if (this.o.batchRequests) {
+          // one row for the batch (docs/decisions/0188): the recipients stay at state 0, the fresh ones behind the moved
+          // cursor without a due time (which no step reads again), the ones that were waiting lose their due time
+          if (chosenDue.length) await m.query(`UPDATE campaigns.recipient SET due_at = NULL WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 0`, [c.id, chosenDue]);
+          await m.query(
+            `INSERT INTO campaigns.send_batch (campaign_id, batch_id, account_id, requested_at, size, ordinals, variants, senders, segments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [c.id, batchId, c.accountId, now, chosen.length, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
+          );
+        } else {
+          // by key (`ordinal = ANY`) as well as joined: joined alone, the planner read every open recipient (0108)
+          await m.query(
+            `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, variant_id = t.variant, sender_id = t.sender, segments = t.segments
+               FROM unnest($4::int[], $5::bigint[], $6::bigint[], $7::int[]) t(o, variant, sender, segments)
+              WHERE r.campaign_id = $1 AND r.ordinal = ANY($4::int[]) AND r.ordinal = t.o AND r.state = 0`,
+            [c.id, batchId, now, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
+          );
+        }
         emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);
       }
       // the cursor moves with the recipients it passed, and only from where this step read it: a runner that lost its
@@ -667,6 +698,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       this.log.error(`campaign ${c.id}: ${stray.length} waiting recipients behind the runner's cursor had no due time; sent now`);
       return;
     }
+    // the batches asked again and never answered (0188): nothing reads them once the campaign ends
+    await this.ds.query(`DELETE FROM campaigns.send_batch WHERE campaign_id = $1 AND NOT open`, [c.id]);
     const [{ unreachable }] = (await this.ds.query(`SELECT count(*) FILTER (WHERE reason = 'unreachable_timezone')::int AS unreachable FROM campaigns.recipient WHERE campaign_id = $1`, [c.id])) as Array<{
       unreachable: number;
     }>;
