@@ -141,7 +141,7 @@ describe('send batches from campaigns and inbox', () => {
   });
 
   it('refuses unapproved senders of an account that validates senders and texts with a blocked keyword, item by item', async () => {
-    // the batch's approved senders and keywords are looked up once for all its items (docs/decisions/0189)
+    // each item checked against the account's approved senders and the keyword list (docs/decisions/0189)
     const streamId = await setup('8111', { customSettings: { streams_validate_senders: true } });
     const created = await a.call('POST', '/senders', { token: a.member('8111'), body: { name: 'Shop', value: 'ShopOK' } });
     await a.call('PUT', `/senders/superadmin/${created.body.id}`, { token: a.superAdmin(), body: { approved: 1 } });

@@ -78,45 +78,6 @@ export function fastCharge(d: unknown): EventData<typeof MessageChargedV1> | und
   return { messageUuid, accountId, amountMicros, currency, balanceAfterMicros };
 }
 
-const CHANNELS = new Set<unknown>(['sms', 'whatsapp', 'telegram', 'telegram_private']);
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isIdOrNull = (v: unknown): v is string | null => v === null || isId(v);
-const isStrOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
-
-/**
- * `MessageAcceptedV1.schema.parse` for the data of a message without a WhatsApp payload (a campaign's or a stream API's
- * SMS), as `fastCharge`: zod's object walk over the 17 fields was a third of accounts' CPU an accepted item in a
- * campaign's profile (docs/decisions/0189). Undefined (a payload, anything it is not sure of) sends it to the schema.
- */
-export function fastAccepted(d: unknown): EventData<typeof MessageAcceptedV1> | undefined {
-  if (!isRecord(d)) return undefined;
-  const { messageUuid, accountId, streamId, streamUid, streamType, channel, sender, destination, iso2, text, encoding, segments, priceMicros, currency, payload, campaignId, notBefore, acceptedAt } = d;
-  if (!isUuid(messageUuid) || !isId(accountId) || !isId(streamId) || !isStr(streamUid) || !isInt(streamType) || !CHANNELS.has(channel)) return undefined;
-  if (!isStr(sender) || !isStr(destination) || !(iso2 === null || (isStr(iso2) && iso2.length === 2)) || !isStr(text)) return undefined;
-  if (!(encoding === null || encoding === 'GSM7' || encoding === 'UCS2') || !isInt(segments) || segments <= 0 || !isInt(priceMicros) || priceMicros < 0) return undefined;
-  if (!isCurrency(currency) || payload !== null || !isIdOrNull(campaignId) || !isStrOrNull(notBefore) || !isStr(acceptedAt)) return undefined;
-  return {
-    messageUuid,
-    accountId,
-    streamId,
-    streamUid,
-    streamType,
-    channel: channel as EventData<typeof MessageAcceptedV1>['channel'],
-    sender,
-    destination,
-    iso2,
-    text,
-    encoding,
-    segments,
-    priceMicros,
-    currency,
-    payload,
-    campaignId,
-    notBefore,
-    acceptedAt,
-  };
-}
-
 /** `MessageRefundDueV1.schema.parse` for data that passes, as `fastCharge`. */
 export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | undefined {
   if (!isRecord(d)) return undefined;
@@ -196,7 +157,7 @@ export class MessagingConsumer implements OnModuleInit {
   async onEvent(e: EventEnvelope): Promise<void> {
     if (chargeBatch(e)) return this.onChargeBatch(e);
     if (acceptBatch(e)) return this.onAcceptBatch(e);
-    const accepted = dataOf(MessageAcceptedV1, e, fastAccepted);
+    const accepted = dataOf(MessageAcceptedV1, e);
     if (accepted) return this.daily.handle(e, accepted);
     const charge = dataOf(MessageChargedV1, e, fastCharge);
     if (charge) return this.ledger.handle(e, { charge });
@@ -215,7 +176,7 @@ export class MessagingConsumer implements OnModuleInit {
     const usage: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
     for (const e of events) {
       if (e.type === MessageAcceptedV1.type) {
-        const accepted = dataOf(MessageAcceptedV1, e, fastAccepted);
+        const accepted = dataOf(MessageAcceptedV1, e);
         if (accepted) usage.push({ event: e, data: accepted });
         continue;
       }
@@ -296,7 +257,7 @@ function acceptBatch(e: EventEnvelope): boolean {
 
 /** An accepted batch's item's data, checked as a per-message accepted event's; one naming another account than its batch's fails alone. */
 function itemAccepted(e: EventEnvelope, item: { id: string; data: unknown }): EventData<typeof MessageAcceptedV1> {
-  const d = fastAccepted(item.data) ?? MessageAcceptedV1.schema.parse(item.data);
+  const d = MessageAcceptedV1.schema.parse(item.data);
   if (d.accountId !== e.accountId) throw new Error(`${MessageAcceptedV1.type} ${item.id} names account ${d.accountId} under batch ${e.id} of account ${String(e.accountId)}`);
   return d;
 }

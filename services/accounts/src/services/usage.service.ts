@@ -30,17 +30,10 @@ export class UsageService {
   /** recordAccepted for a batch: one upsert per account and day. */
   async recordAcceptedMany(m: EntityManager, list: Array<EventData<typeof MessageAcceptedV1>>): Promise<void> {
     const totals = new Map<string, { accountId: string; day: string; messages: number; segments: number }>();
-    // a batch's items share one acceptedAt string: its day is worked out once (docs/decisions/0189)
-    let lastAt: string | undefined;
-    let lastDay = '';
     for (const d of list) {
-      if (d.acceptedAt !== lastAt) {
-        const at = new Date(d.acceptedAt);
-        if (Number.isNaN(at.getTime())) throw new Error(`accepted message ${d.messageUuid} has an invalid acceptedAt "${d.acceptedAt}"`);
-        lastAt = d.acceptedAt;
-        lastDay = utcDay(at);
-      }
-      const day = lastDay;
+      const at = new Date(d.acceptedAt);
+      if (Number.isNaN(at.getTime())) throw new Error(`accepted message ${d.messageUuid} has an invalid acceptedAt "${d.acceptedAt}"`);
+      const day = utcDay(at);
       const key = `${d.accountId}|${day}`;
       const t = totals.get(key) ?? { accountId: d.accountId, day, messages: 0, segments: 0 };
       t.messages += 1;
