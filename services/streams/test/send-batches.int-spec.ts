@@ -140,6 +140,29 @@ describe('send batches from campaigns and inbox', () => {
     expect(answer.items[2].code).toBe('0x1');
   });
 
+  it('refuses unapproved senders of an account that validates senders and texts with a blocked keyword, item by item', async () => {
+    // each item checked against the account's approved senders and the keyword list (docs/decisions/0189)
+    const streamId = await setup('8111', { customSettings: { streams_validate_senders: true } });
+    const created = await a.call('POST', '/senders', { token: a.member('8111'), body: { name: 'Shop', value: 'ShopOK' } });
+    await a.call('PUT', `/senders/superadmin/${created.body.id}`, { token: a.superAdmin(), body: { approved: 1 } });
+    const word = await a.call('POST', '/malicious_keywords/global', { token: a.superAdmin(), body: { word: 'jackpotzz', type: 2 } });
+    try {
+      const answer = await request(
+        batch('8111', streamId, [
+          item(1, { sender: 'ShopOK' }),
+          item(2, { sender: 'Unknown1' }),
+          item(3, { sender: 'shopok', text: 'win the JACKPOTZZ now' }),
+          item(4),
+          item(5, { sender: 'ShopOK', text: 'Hello again' }),
+        ]),
+      );
+      expect(outcomes(answer)).toEqual(['accepted', 'invalid_sender', 'blocked_keyword', 'invalid_sender', 'accepted']);
+      expect(answer.items.map((i) => i.code)).toEqual([null, '0x17', '0x17', '0x17', null]);
+    } finally {
+      await a.call('DELETE', `/malicious_keywords/global/${word.body.id}`, { token: a.superAdmin() });
+    }
+  });
+
   it('refuses every item of a disabled account or a stream that is not the account’s, and writes nothing', async () => {
     const streamA = await setup('8107');
     const streamB = await setup('8108');
