@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MessageStatusValue } from '@switchboard/contracts';
+import { pgArrayParameters } from '@switchboard/platform';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
 
 type Q = Pick<EntityManager, 'query'>;
@@ -224,7 +225,7 @@ export class MessageRepository {
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
            encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
        ) SELECT * FROM ins WHERE send_state = 'submitting'`,
-      [
+      pgArrayParameters([
         col('uuid'),
         col('accountId'),
         col('streamId'),
@@ -246,7 +247,7 @@ export class MessageRepository {
         col('attemptId'),
         instanceId,
         rows.map((r) => r.traceparent ?? null),
-      ],
+      ]),
     );
   }
 
@@ -269,7 +270,7 @@ export class MessageRepository {
              AS t(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at)
           WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
           RETURNING ${EVENT_COLS}`,
-        [
+        pgArrayParameters([
           items.map((i) => i.id),
           items.map((i) => i.attemptId),
           items.map((i) => i.vendorId),
@@ -278,7 +279,7 @@ export class MessageRepository {
           items.map((i) => i.outgoing),
           items.map((i) => i.error),
           items.map((i) => i.deliveredAt),
-        ],
+        ]),
       ),
     );
     const kept = new Set(rows.map((r) => String(r.id)));
@@ -288,7 +289,7 @@ export class MessageRepository {
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
          SELECT v, p, m, 1, 1, o, e FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS t(v, p, m, o, e)
          ON CONFLICT DO NOTHING`,
-        [refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)],
+        pgArrayParameters([refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)]),
       );
     }
     return rows;
