@@ -361,7 +361,7 @@ export class MessageRepository {
          FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS t(id, attempt_id, vendor_id, pids)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
         RETURNING ${EVENT_COLS}`,
-      [results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))],
+      pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
     const kept = new Set(rows.map((r) => String(r.id)));
     const refs = results.filter((r) => kept.has(String(r.id))).flatMap((r) => r.providerIds.map((pid, i) => ({ r, pid, part: i + 1 })));
@@ -370,7 +370,7 @@ export class MessageRepository {
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::smallint[], $5::smallint[])
          ON CONFLICT DO NOTHING`,
-        [refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)],
+        pgArrayParameters([refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)]),
       );
     }
     return rows;
@@ -405,7 +405,7 @@ export class MessageRepository {
          FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS t(id, attempt_id, status, error, vendor_id)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
         RETURNING ${EVENT_COLS}`,
-      [items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)],
+      pgArrayParameters([items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)]),
     ));
   }
 
