@@ -1,4 +1,4 @@
-import { pgArray, pgParameterText, withLiterals } from './pg-literals';
+import { pgArray, pgArrayParameters, pgParameterText, withLiterals } from './pg-literals';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- node-postgres' internal module, no typings
 const { prepareValue } = require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown };
@@ -63,5 +63,41 @@ describe('withLiterals: parameters written as literals for COPY', () => {
   it('leaves a regular expression literal alone and refuses a parameter without a value', () => {
     expect(withLiterals(`x ~ '^[0-9]{4}$' AND y = $1`, ['2'], quote)).toBe(`x ~ '^[0-9]{4}$' AND y = '2'`);
     expect(() => withLiterals('y = $2', ['1'], quote)).toThrow(/\$2 has no value/);
+  });
+});
+
+describe('pgArrayParameters (the hot statements\' unnest columns written here, not by the driver)', () => {
+  // a deterministic generator of awkward texts: quotes, backslashes, commas, braces, spaces, NULL, unicode, JSON
+  let seed = 12345;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  const pieces = ['"', '\\', ',', '{', '}', ' ', 'NULL', 'null', 'ü', '😀', "'", '\n', 'a', 'b7', ''];
+  const text = () => Array.from({ length: rnd(8) }, () => pieces[rnd(pieces.length)]).join('');
+  const json = () => JSON.stringify({ id: text(), n: rnd(1000), nested: { t: text(), list: [text(), null, rnd(9)] } });
+
+  it('sends every array column exactly as node-postgres would (texts, JSON, uuids, integers, booleans, nulls)', () => {
+    for (let round = 0; round < 500; round++) {
+      const n = rnd(12);
+      const columns: unknown[] = [
+        Array.from({ length: n }, text),
+        Array.from({ length: n }, json),
+        Array.from({ length: n }, () => '0190a1b2-c3d4-7e5f-8a9b-' + String(rnd(1e6)).padStart(12, '0')),
+        Array.from({ length: n }, () => (rnd(3) === 0 ? null : rnd(2 ** 31) - 2 ** 30)),
+        Array.from({ length: n }, () => String(rnd(2 ** 31)) + String(rnd(2 ** 31))),
+        Array.from({ length: n }, () => (rnd(3) === 0 ? null : rnd(2) === 0)),
+        Array.from({ length: n }, () => (rnd(2) === 0 ? null : text())),
+      ];
+      const ours = pgArrayParameters(columns);
+      columns.forEach((c, i) => expect(prepareValue(ours[i])).toBe(prepareValue(c)));
+      // columns of plain values are written here (uuids, ids, integers, booleans, nulls), the rest left to the driver
+      [2, 3, 4, 5].forEach((i) => n > 0 && expect(typeof ours[i]).toBe('string'));
+    }
+  });
+
+  it('leaves scalars, dates and texts that need escaping to the driver', () => {
+    const when = [new Date('2026-11-28T17:00:00.123Z'), null];
+    const json = ['{"a":"b"}', 'c'];
+    const out = pgArrayParameters(['x', 5, when, json, null, ['1', null, 2, true]]);
+    expect(out.slice(0, 5)).toEqual(['x', 5, when, json, null]);
+    expect(out[5]).toBe('{"1",NULL,"2","true"}');
   });
 });

@@ -91,3 +91,44 @@ export function withLiterals(sql: string, values: readonly unknown[], quote: (te
     return text === null ? 'NULL' : quote(text);
   });
 }
+
+/**
+ * A statement's parameters with each array column of plain values written as its literal here, the rest as given: for
+ * hot statements that pass columns to `unnest`, where node-postgres's own array encoding (`arrayString`: per element a
+ * `prepareValue`, an escape of two regular expressions and several concatenations) was a large share of what the
+ * platform allocates a message (docs/decisions/0191). A column qualifies when its elements are strings that need no
+ * escaping (uuids, ids, statuses, phone numbers), finite numbers, booleans or nulls; it is written exactly as the
+ * driver would write it (every value quoted, null as NULL), in one join. Any other array (texts with quotes or
+ * backslashes such as JSON, dates, nested arrays) is left to the driver, whose escaping measured no slower than ours.
+ */
+export function pgArrayParameters(params: readonly unknown[]): unknown[] {
+  const out = new Array<unknown>(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    out[i] = Array.isArray(p) ? (plainLiteral(p) ?? p) : p;
+  }
+  return out;
+}
+
+/** The driver's literal of a column of plain values (see pgArrayParameters), or undefined when the column is not one. */
+function plainLiteral(values: readonly unknown[]): string | undefined {
+  if (values.length === 0) return undefined;
+  let nulls = false;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'string') {
+      for (let j = 0; j < v.length; j++) {
+        const c = v.charCodeAt(j);
+        if (c === 0x22 || c === 0x5c) return undefined;
+      }
+    } else if (v === null || v === undefined) nulls = true;
+    else if (!(typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) return undefined;
+  }
+  if (!nulls) return `{"${values.join('","')}"}`;
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    parts[i] = v === null || v === undefined ? 'NULL' : `"${String(v)}"`;
+  }
+  return `{${parts.join(',')}}`;
+}

@@ -1,3 +1,4 @@
+import { pgArrayParameters } from '../database/pg-literals';
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureError } from '../bus/failures';
@@ -225,7 +226,7 @@ export class BatchedIdempotentConsumer<T> {
             `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
              SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
              ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-            [this.options.consumer, ids],
+            [this.options.consumer, pgArrayParameters([ids])[0]],
           )
         : [];
       const fresh = new Set(claimed.map((r) => r.event_id));

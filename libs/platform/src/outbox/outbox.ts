@@ -3,6 +3,7 @@ import { toEnvelope } from '../bus/delivery';
 import type { OutgoingEvent } from '../bus/event-bus';
 import { timeOrderedUuid } from '../database/time-ordered-uuid';
 import { quoteSchema } from './sql';
+import { pgArrayParameters } from '../database/pg-literals';
 
 /** The `type` of an outbox row holding many events (see Outbox.addPacked). */
 export const PACKED_OUTBOX_TYPE = '$packed';
@@ -19,7 +20,7 @@ export const Outbox = {
       throw new Error("Outbox.add needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     // unnest keeps the array order, so ids follow the order of `events`.
-    await manager.query(`INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(1)}`, Outbox.rowsParams(events));
+    await manager.query(`INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(1)}`, pgArrayParameters(Outbox.rowsParams(events)));
   },
 
   /**

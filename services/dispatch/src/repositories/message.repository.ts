@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MessageStatusValue } from '@switchboard/contracts';
+import { pgArrayParameters } from '@switchboard/platform';
 import { DISPATCH_CONNECTION } from '../dispatch.options';
 
 type Q = Pick<EntityManager, 'query'>;
@@ -224,7 +225,7 @@ export class MessageRepository {
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
            encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
        ) SELECT * FROM ins WHERE send_state = 'submitting'`,
-      [
+      pgArrayParameters([
         col('uuid'),
         col('accountId'),
         col('streamId'),
@@ -246,7 +247,7 @@ export class MessageRepository {
         col('attemptId'),
         instanceId,
         rows.map((r) => r.traceparent ?? null),
-      ],
+      ]),
     );
   }
 
@@ -269,7 +270,7 @@ export class MessageRepository {
              AS t(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at)
           WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
           RETURNING ${EVENT_COLS}`,
-        [
+        pgArrayParameters([
           items.map((i) => i.id),
           items.map((i) => i.attemptId),
           items.map((i) => i.vendorId),
@@ -278,7 +279,7 @@ export class MessageRepository {
           items.map((i) => i.outgoing),
           items.map((i) => i.error),
           items.map((i) => i.deliveredAt),
-        ],
+        ]),
       ),
     );
     const kept = new Set(rows.map((r) => String(r.id)));
@@ -288,7 +289,7 @@ export class MessageRepository {
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
          SELECT v, p, m, 1, 1, o, e FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS t(v, p, m, o, e)
          ON CONFLICT DO NOTHING`,
-        [refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)],
+        pgArrayParameters([refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)]),
       );
     }
     return rows;
@@ -360,7 +361,7 @@ export class MessageRepository {
          FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS t(id, attempt_id, vendor_id, pids)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
         RETURNING ${EVENT_COLS}`,
-      [results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))],
+      pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
     const kept = new Set(rows.map((r) => String(r.id)));
     const refs = results.filter((r) => kept.has(String(r.id))).flatMap((r) => r.providerIds.map((pid, i) => ({ r, pid, part: i + 1 })));
@@ -369,7 +370,7 @@ export class MessageRepository {
         `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
          SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::smallint[], $5::smallint[])
          ON CONFLICT DO NOTHING`,
-        [refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)],
+        pgArrayParameters([refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)]),
       );
     }
     return rows;
@@ -404,7 +405,7 @@ export class MessageRepository {
          FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS t(id, attempt_id, status, error, vendor_id)
         WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
         RETURNING ${EVENT_COLS}`,
-      [items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)],
+      pgArrayParameters([items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)]),
     ));
   }
 
