@@ -129,7 +129,11 @@ describe('inbox send statuses per chunk', () => {
     } finally {
       query.mockRestore();
     }
-    const rows = await app.sql(`SELECT message_uuid::text, send_status, send_error, send_outcome, price_micros::int AS price FROM inbox.event WHERE message_uuid = ANY($1::uuid[]) ORDER BY id`, [[a, b, c]]);
+    // in the order of a, b, c: the three sends were made concurrently, so their rows' ids may come in any order
+    const rows = await app.sql(
+      `SELECT message_uuid::text, send_status, send_error, send_outcome, price_micros::int AS price FROM inbox.event WHERE message_uuid = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], message_uuid)`,
+      [[a, b, c]],
+    );
     expect(rows).toEqual([
       { message_uuid: a, send_status: 'failed', send_error: '0x17', send_outcome: 'refused', price: null },
       { message_uuid: b, send_status: 'sending', send_error: null, send_outcome: 'accepted', price: 70000 },
