@@ -33,6 +33,7 @@
  * auto_explain.log_min_duration=20;auto_explain.log_analyze=on` with PG_LOG=<file>; not logging_collector: the
  * server's start is recognised from its log on stderr).
  * BENCH_NODE_ARGS: node flags (default `--max-semi-space-size=64`, as `npm start` runs the platform; empty: V8's own).
+ * PG_TCP=1: the platform reaches PostgreSQL over TCP loopback, not its unix socket as `npm start` does (docs/decisions/0196).
  * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
  */
 import 'reflect-metadata';
@@ -300,7 +301,8 @@ async function main(): Promise<void> {
       ...Object.fromEntries((process.env.PG_SETTINGS ?? '').split(';').filter((kv) => kv.includes('=')).map((kv) => kv.split(/=(.*)/s).slice(0, 2))),
     },
   });
-  const url = pgServer.url();
+  // as `npm start` connects (docs/decisions/0196); PG_TCP=1: over TCP loopback instead
+  const url = process.env.PG_TCP === '1' ? pgServer.url() : pgServer.localUrl();
   const pg = new Client({ connectionString: url });
   await pg.connect();
   await pg.query(`ALTER SYSTEM SET max_wal_size = '4GB'`);

@@ -170,8 +170,8 @@ function zohoFromConfig(c: PlatformConfig): ZohoSsoOptions | null {
   return { clientId: c.ZOHO_CLIENT_ID, clientSecret: c.ZOHO_CLIENT_SECRET, accountsUrl: c.ZOHO_ACCOUNTS_URL, redirectUri: c.ZOHO_REDIRECT_URI };
 }
 
-async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
-  const c = new Client({ connectionString: serverUrl });
+async function ensureDatabase(pg: RunningPostgres, name: string): Promise<string> {
+  const c = new Client({ connectionString: pg.localUrl() });
   await c.connect();
   try {
     const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -179,7 +179,8 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<string> 
   } finally {
     await c.end();
   }
-  return serverUrl.replace(/\/[^/]*$/, `/${name}`);
+  // this machine's clients reach the server over its unix socket (docs/decisions/0196)
+  return pg.localUrl(name);
 }
 
 function defaultAdminDist(): string {
@@ -209,7 +210,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), persistent: true, log: (l) => { if (config.LOG_SQL) log.verbose(l); } });
-    databaseUrl = await ensureDatabase(pg.url(), 'switchboard');
+    databaseUrl = await ensureDatabase(pg, 'switchboard');
     log.log(`PostgreSQL running on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'pg')})`);
   }
 

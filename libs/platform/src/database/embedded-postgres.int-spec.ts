@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from './embedded-postgres';
 
-async function query(pg: RunningPostgres, sql: string): Promise<Record<string, unknown>[]> {
-  const c = new Client({ connectionString: pg.url() });
+async function query(pg: RunningPostgres, sql: string, url = pg.url()): Promise<Record<string, unknown>[]> {
+  const c = new Client({ connectionString: url });
   await c.connect();
   try {
     return (await c.query(sql)).rows;
@@ -37,6 +37,24 @@ describe('embedded PostgreSQL', () => {
   afterAll(async () => {
     for (const pg of running) await pg.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('serves this machine over its unix socket as well as over TCP, also when the data directory is too deep for a socket path', async () => {
+    for (const dataDir of [path.join(tmp, 'sock'), path.join(tmp, 'a-directory-name-long-enough'.repeat(4), 'pg')]) {
+      const pg = await startEmbeddedPostgres({ dataDir, persistent: false });
+      running.push(pg);
+      const socketDir = decodeURIComponent(new URL(pg.localUrl()).searchParams.get('host') ?? '');
+      expect(`${socketDir}/.s.PGSQL.${pg.port}`.length).toBeLessThanOrEqual(107);
+      expect(fs.readdirSync(socketDir)).toContain(`.s.PGSQL.${pg.port}`);
+      // over the socket the server sees no client address; over TCP it sees loopback
+      expect(await query(pg, `SELECT inet_client_addr() AS a, current_database() AS d`, pg.localUrl())).toEqual([{ a: null, d: 'postgres' }]);
+      expect(await query(pg, `SELECT host(inet_client_addr()) AS a`)).toEqual([{ a: '127.0.0.1' }]);
+      await query(pg, `CREATE DATABASE other`);
+      expect(await query(pg, `SELECT current_database() AS d`, pg.localUrl('other'))).toEqual([{ d: 'other' }]);
+      await pg.stop();
+      // a socket directory of its own goes with the server
+      if (socketDir !== dataDir) expect(fs.existsSync(socketDir)).toBe(false);
+    }
   });
 
   it('keeps a persistent cluster across stop and start, and after the server is SIGKILLed', async () => {
