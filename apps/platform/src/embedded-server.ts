@@ -211,7 +211,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
   if (!databaseUrl) {
     pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), persistent: true, log: (l) => { if (config.LOG_SQL) log.verbose(l); } });
     databaseUrl = await ensureDatabase(pg, 'switchboard');
-    log.log(`PostgreSQL running on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'pg')})`);
+    log.log(`PostgreSQL running on 127.0.0.1:${pg.port} and its unix socket in ${new URL(databaseUrl).searchParams.get('host')} (data in ${path.join(dataDir, 'pg')})`);
   }
 
   // a domain added on a developer's machine verifies as if its owner had created the records (docs/decisions/0184)

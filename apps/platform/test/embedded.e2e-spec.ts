@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client } from 'pg';
 import { buildServer, json, startProcess, type ServerProcess } from './server-process';
 
 /** The embedded server exactly as `npm start` runs it: a separate process, its own PostgreSQL, the admin build. */
@@ -43,6 +44,24 @@ describe('embedded server (npm start)', () => {
     expect((await fetch(`${redirect![1]}/-/health`)).status).toBe(200);
     const unknown = await fetch(`${redirect![1]}/Abc1234`, { redirect: 'manual' });
     expect(unknown.status).toBe(404);
+  });
+
+  it("reaches its PostgreSQL over the server's unix socket, not TCP (docs/decisions/0196)", async () => {
+    const m = /PostgreSQL running on 127\.0\.0\.1:(\d+) and its unix socket in (\S+) /.exec(server.output());
+    expect(m).not.toBeNull();
+    expect(fs.readdirSync(m![2])).toContain(`.s.PGSQL.${m![1]}`);
+    const c = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${m![1]}/switchboard` });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ tcp: number; local: number }>(
+        `SELECT count(*) FILTER (WHERE client_addr IS NOT NULL)::int AS tcp, count(*) FILTER (WHERE client_addr IS NULL)::int AS local
+           FROM pg_stat_activity WHERE datname = 'switchboard' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      );
+      expect(rows[0].local).toBeGreaterThan(0);
+      expect(rows[0].tcp).toBe(0);
+    } finally {
+      await c.end();
+    }
   });
 
   it('signs in with the password and the emailed PIN, then reads the profile', async () => {
