@@ -39,13 +39,6 @@ const pduMethods = {
   },
 };
 
-/** A NUL-terminated ASCII string at `at`, or null when no NUL comes before `end`. */
-function cstring(buf: Buffer, at: number, end: number): { value: string; next: number } | null {
-  const nul = buf.indexOf(0, at);
-  if (nul < 0 || nul >= end) return null;
-  return { value: buf.toString('latin1', at, nul), next: nul + 1 };
-}
-
 /** A submit_sm_resp as the package decodes it, or null to let the package decode it. */
 function submitSmResp(frame: Buffer, length: number, status: number, sequence: number): SmppPdu | null {
   const pdu = Object.create(pduMethods) as Record<string, unknown>;
@@ -55,66 +48,76 @@ function submitSmResp(frame: Buffer, length: number, status: number, sequence: n
   pdu.sequence_number = sequence;
   pdu.command = 'submit_sm_resp';
   if (length > HEADER) {
-    const id = cstring(frame, HEADER, length);
     // an id without its NUL, or TLVs after it: the package's way
-    if (!id || id.next !== length || !isAscii(frame, HEADER, id.next - 1)) return null;
-    pdu.message_id = id.value;
+    if (cstringEnd(frame, HEADER, length) !== length - 1) return null;
+    pdu.message_id = frame.toString('latin1', HEADER, length - 1);
   }
   return pdu as unknown as SmppPdu;
 }
 
-function isAscii(buf: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (buf[i] > 0x7f) return false;
-  return true;
+/** The end (NUL excluded) of an ASCII C-Octet String at `at`, or -1 when no NUL comes before `end` or an octet is not ASCII. */
+function cstringEnd(buf: Buffer, at: number, end: number): number {
+  for (let i = at; i < end; i++) {
+    const b = buf[i];
+    if (b === 0) return i;
+    if (b > 0x7f) return -1;
+  }
+  return -1;
 }
 
 /** A deliver_sm as the package decodes it, or null to let the package decode it. */
 function deliverSm(frame: Buffer, length: number, status: number, sequence: number): SmppPdu | null {
   if (status !== 0) return null;
+  // service_type, source_addr_ton, source_addr_npi, source_addr
+  const st = cstringEnd(frame, HEADER, length);
+  if (st < 0 || st + 3 > length) return null;
+  const sa = cstringEnd(frame, st + 3, length);
+  // dest_addr_ton, dest_addr_npi, destination_addr
+  if (sa < 0 || sa + 3 > length) return null;
+  const da = cstringEnd(frame, sa + 3, length);
+  // esm_class, protocol_id, priority_flag, schedule_delivery_time and validity_period (both empty: the package would
+  // decode a time to a Date), registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id, sm_length
+  let at = da + 1;
+  if (da < 0 || at + 10 > length) return null;
+  const esmClass = frame[at];
+  const dataCoding = frame[at + 7];
+  if (frame[at + 3] !== 0 || frame[at + 4] !== 0 || esmClass & UDHI || (dataCoding & 0x0f) !== 0) return null;
+  const smLength = frame[at + 9];
+  const sm = at + 10;
+  if (sm + smLength > length) return null;
+  for (let i = sm; i < sm + smLength; i++) if (!SAME_AS_ASCII[frame[i]]) return null;
   const pdu = Object.create(pduMethods) as Record<string, unknown>;
   pdu.command_length = length;
   pdu.command_id = DELIVER_SM;
   pdu.command_status = 0;
   pdu.sequence_number = sequence;
   pdu.command = 'deliver_sm';
-  let at = HEADER;
-  const text = (name: string): boolean => {
-    const s = cstring(frame, at, length);
-    if (!s || !isAscii(frame, at, s.next - 1)) return false;
-    pdu[name] = s.value;
-    at = s.next;
-    return true;
-  };
-  const octet = (name: string): boolean => {
-    if (at >= length) return false;
-    pdu[name] = frame[at++];
-    return true;
-  };
-  if (!text('service_type') || !octet('source_addr_ton') || !octet('source_addr_npi') || !text('source_addr')) return null;
-  if (!octet('dest_addr_ton') || !octet('dest_addr_npi') || !text('destination_addr')) return null;
-  if (!octet('esm_class') || !octet('protocol_id') || !octet('priority_flag')) return null;
-  // times would be decoded to Dates by the package: not here
-  if (at + 2 > length || frame[at] !== 0 || frame[at + 1] !== 0) return null;
+  pdu.service_type = frame.toString('latin1', HEADER, st);
+  pdu.source_addr_ton = frame[st + 1];
+  pdu.source_addr_npi = frame[st + 2];
+  pdu.source_addr = frame.toString('latin1', st + 3, sa);
+  pdu.dest_addr_ton = frame[sa + 1];
+  pdu.dest_addr_npi = frame[sa + 2];
+  pdu.destination_addr = frame.toString('latin1', sa + 3, da);
+  pdu.esm_class = esmClass;
+  pdu.protocol_id = frame[at + 1];
+  pdu.priority_flag = frame[at + 2];
   pdu.schedule_delivery_time = '';
   pdu.validity_period = '';
-  at += 2;
-  if (!octet('registered_delivery') || !octet('replace_if_present_flag') || !octet('data_coding') || !octet('sm_default_msg_id')) return null;
-  if (at >= length) return null;
-  const smLength = frame[at++];
-  if (at + smLength > length) return null;
-  if ((pdu.esm_class as number) & UDHI || ((pdu.data_coding as number) & 0x0f) !== 0) return null;
-  for (let i = at; i < at + smLength; i++) if (!SAME_AS_ASCII[frame[i]]) return null;
-  pdu.short_message = { message: frame.toString('latin1', at, at + smLength) };
-  at += smLength;
+  pdu.registered_delivery = frame[at + 5];
+  pdu.replace_if_present_flag = frame[at + 6];
+  pdu.data_coding = dataCoding;
+  pdu.sm_default_msg_id = frame[at + 8];
+  pdu.short_message = { message: frame.toString('latin1', sm, sm + smLength) };
+  at = sm + smLength;
   while (at + 4 <= length) {
     const tag = frame.readUInt16BE(at);
     const size = frame.readUInt16BE(at + 2);
     at += 4;
     if (at + size > length) return null;
     if (tag === TLV_RECEIPTED_MESSAGE_ID) {
-      const s = cstring(frame, at, at + size);
-      if (!s || s.next !== at + size || !isAscii(frame, at, s.next - 1) || 'receipted_message_id' in pdu) return null;
-      pdu.receipted_message_id = s.value;
+      if (cstringEnd(frame, at, at + size) !== at + size - 1 || 'receipted_message_id' in pdu) return null;
+      pdu.receipted_message_id = frame.toString('latin1', at, at + size - 1);
     } else if (tag === TLV_MESSAGE_STATE) {
       if (size !== 1 || 'message_state' in pdu) return null;
       pdu.message_state = frame[at];
