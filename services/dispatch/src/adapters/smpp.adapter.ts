@@ -5,6 +5,7 @@ import { parseReceipt } from '../domain/dlr';
 import { AimdPacer, type PacerState } from '../domain/aimd-pacer';
 import { ProviderAdapter, type AdapterSink, type OutboundMessage, type QueryAnswer, type SendOutcome } from './provider-adapter';
 import { PreparedDeliverSmResp, PreparedSubmitSm } from './smpp-codec';
+import { installFastReader } from './smpp-reader';
 import { EsmClass, smpp, SmppStatus, type SmppPdu, type SmppSession } from './smpp-lib';
 
 export interface SmppAdapterConfig {
@@ -110,6 +111,8 @@ class SmppBind {
   connect(): void {
     if (this.stopped) return;
     const session = smpp.connect({ url: `smpp://${this.cfg.host}:${this.cfg.port}`, auto_enquire_link_period: this.cfg.enquireLinkMs });
+    // responses and receipts decoded by hand where that is the package's answer (docs/decisions/0197)
+    installFastReader(session);
     this.session = session;
     session.on('connect', () => {
       session.socket.setNoDelay?.(true);

@@ -33,9 +33,14 @@ export function outcomeOf(stat: string): ReceiptOutcome {
   return FINAL_STAT[stat.toUpperCase()] ?? 'undelivered';
 }
 
+/** A field's pattern, compiled once a name (a receipt reads five; compiling them was most of a receipt's parse). */
+const FIELD_PATTERNS = new Map<string, RegExp>();
+
 function field(text: string, name: string): string | null {
+  let pattern = FIELD_PATTERNS.get(name);
   // `submit date` and `done date` contain a space; values end at the next space.
-  const m = new RegExp(`(?:^|\\s)${name}:(\\S*)`, 'i').exec(text);
+  if (!pattern) FIELD_PATTERNS.set(name, (pattern = new RegExp(`(?:^|\\s)${name}:(\\S*)`, 'i')));
+  const m = pattern.exec(text);
   return m ? m[1] : null;
 }
 
