@@ -8,6 +8,8 @@ export interface BenchDatabase {
   dir: string;
   /** DATABASE_URL when set, else the embedded server's. */
   url: string;
+  /** DATABASE_URL when set, else the embedded server's over its unix socket (as embedded mode connects: 0196). */
+  localUrl: string;
   /** The embedded server's data folder, null on DATABASE_URL. */
   pgDir: string | null;
   /** Stops the embedded server (if one was started) and deletes the scratch folder. */
@@ -24,6 +26,7 @@ export async function benchDatabase(prefix: string, options: { settings?: Record
   return {
     dir,
     url: given ?? pg!.url(),
+    localUrl: given ?? pg!.localUrl(),
     pgDir,
     stop: async () => {
       await pg?.stop();

