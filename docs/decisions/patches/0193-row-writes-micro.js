@@ -1,8 +1,8 @@
 // Micro-bench of docs/decisions/0193 (helper pgrows): the PostgreSQL backend's CPU (from /proc, so PostgreSQL must run
 // on this machine) and WAL a row of
 //  - streams' status projector UPDATE (its statement, 1,000 rows a statement) over a copy of streams.message, by
-//    fillfactor (FF), with or without message_undispatched_idx (PARTIAL=0/1), and SIDE=1: the status as an insert into
-//    a narrow table of its own instead;
+//    fillfactor (FF), with or without message_undispatched_idx (PARTIAL=0/1); SIDE=1: the status as an insert into
+//    a narrow table of its own instead; STEADY=1: the heap a message after VACUUM and as many messages again;
 //  - accounts' usage claims (processed_events, one row a message vs one a batch);
 //  - the ledger's entry insert: ON CONFLICT vs an anti-join (ledger), and without each secondary index (ledgeridx).
 // Usage (node_modules of the repository on the path; any PostgreSQL 18, e.g. one from startEmbeddedPostgres):
@@ -65,6 +65,18 @@ async function main() {
     await c.query('SELECT pg_stat_force_next_flush()');
     const st = (await c.query(`SELECT n_tup_upd, n_tup_hot_upd, pg_relation_size('mb.message') AS heap FROM pg_stat_user_tables WHERE relid = 'mb.message'::regclass`)).rows[0];
     console.log(`   updates ${st.n_tup_upd}, HOT ${st.n_tup_hot_upd}; heap ${(st.heap / N).toFixed(0)} B/row`);
+    if (process.env.STEADY === '1') {
+      // steady state: vacuum (the dead versions' space goes to the free space map), then as many messages again
+      await c.query('VACUUM mb.message');
+      const more = Array.from({ length: N }, () => crypto.randomUUID());
+      for (let i = 0; i < N; i += B) {
+        await c.query(`INSERT INTO mb.message (uuid, account_id, stream_id, campaign_id, sender, destination, iso2, text, encoding, segments, price_micros, currency, status, created_at, updated_at)
+          SELECT u, 7, 3, 11, 'SHOP', '+4915112345' || lpad(o::text, 4, '0'), 'DE', 'Hi Name' || o || ', the spring sale starts today!', 'gsm7', 1, 50000, 'EUR', 'accepted', now(), now()
+          FROM unnest($1::uuid[]) WITH ORDINALITY AS t(u, o)`, [more.slice(i, i + B)]);
+      }
+      const h = (await c.query(`SELECT pg_relation_size('mb.message') AS heap`)).rows[0];
+      console.log(`   after VACUUM and ${N} more messages: heap ${(h.heap / (2 * N)).toFixed(0)} B a message`);
+    }
     if (process.env.SIDE === '1') {
       // the mutable status in a narrow table of its own (no index but its key): one insert a message
       await c.query(`CREATE TABLE mb.message_status (uuid uuid PRIMARY KEY, account_id bigint NOT NULL, status text NOT NULL, outgoing_status text, error text,
