@@ -2,7 +2,8 @@
 // on this machine) and WAL a row of
 //  - streams' status projector UPDATE (its statement, 1,000 rows a statement) over a copy of streams.message, by
 //    fillfactor (FF), with or without message_undispatched_idx (PARTIAL=0/1); SIDE=1: the status as an insert into
-//    a narrow table of its own instead; STEADY=1: the heap a message after VACUUM and as many messages again;
+//    a narrow table of its own instead; STEADY=1: the heap a message after VACUUM and as many messages again; FLOOR=1: the sweeper
+//    index without predicate and a sweep reading every message once;
 //  - accounts' usage claims (processed_events, one row a message vs one a batch);
 //  - the ledger's entry insert: ON CONFLICT vs an anti-join (ledger), and without each secondary index (ledgeridx).
 // Usage (node_modules of the repository on the path; any PostgreSQL 18, e.g. one from startEmbeddedPostgres):
@@ -36,6 +37,8 @@ async function main() {
     await c.query(`CREATE INDEX ON mb.message (stream_id, created_at)`);
     await c.query(`CREATE INDEX ON mb.message (account_id, created_at, uuid) INCLUDE (price_micros, refunded_micros, currency)`);
     if (keepPartial) await c.query(`CREATE INDEX ON mb.message ((coalesce(reconciled_at, created_at))) WHERE status = 'accepted'`);
+    // FLOOR=1: the sweeper design of 0193 (What remains): the same key without the predicate
+    if (process.env.FLOOR === '1') await c.query(`CREATE INDEX message_sweep_idx ON mb.message ((coalesce(reconciled_at, created_at)))`);
     // a campaign's uuids as the bench derives them (random here: production's derived v5-style ids)
     const uuids = Array.from({ length: N }, () => crypto.randomUUID());
     await measure(`insert (ff ${ff}, partial ${keepPartial})`, N, async () => {
@@ -65,6 +68,16 @@ async function main() {
     await c.query('SELECT pg_stat_force_next_flush()');
     const st = (await c.query(`SELECT n_tup_upd, n_tup_hot_upd, pg_relation_size('mb.message') AS heap FROM pg_stat_user_tables WHERE relid = 'mb.message'::regclass`)).rows[0];
     console.log(`   updates ${st.n_tup_upd}, HOT ${st.n_tup_hot_upd}; heap ${(st.heap / N).toFixed(0)} B/row`);
+    if (process.env.FLOOR === '1') {
+      // a sweep over every message above the floor (all delivered now): what reading each message once costs
+      await c.query('VACUUM mb.message');
+      const plan = (await c.query(`EXPLAIN SELECT uuid FROM mb.message WHERE coalesce(reconciled_at, created_at) > $1 AND coalesce(reconciled_at, created_at) <= $2 AND status = 'accepted' ORDER BY coalesce(reconciled_at, created_at) LIMIT 1000`, [new Date(0), new Date()])).rows.map((r) => r['QUERY PLAN']).join(' | ');
+      console.log(`   sweep plan: ${plan.slice(0, 160)}`);
+      await measure('a floor sweep reading every message once', N, async () => {
+        const r = await c.query(`SELECT uuid FROM mb.message WHERE coalesce(reconciled_at, created_at) > $1 AND coalesce(reconciled_at, created_at) <= $2 AND status = 'accepted' ORDER BY coalesce(reconciled_at, created_at) LIMIT 1000`, [new Date(0), new Date()]);
+        if (r.rows.length) throw new Error('expected none still accepted');
+      });
+    }
     if (process.env.STEADY === '1') {
       // steady state: vacuum (the dead versions' space goes to the free space map), then as many messages again
       await c.query('VACUUM mb.message');
