@@ -5,10 +5,11 @@
 //    a narrow table of its own instead; STEADY=1: the heap a message after VACUUM and as many messages again; FLOOR=1: the sweeper
 //    index without predicate and a sweep reading every message once;
 //  - accounts' usage claims (processed_events, one row a message vs one a batch);
-//  - the ledger's entry insert: ON CONFLICT vs an anti-join (ledger), and without each secondary index (ledgeridx).
+//  - the ledger's entry insert: ON CONFLICT vs an anti-join (ledger), and without each secondary index (ledgeridx);
+//    its whole statement vs the insert alone vs `given` read once (ledgerstmt; MODES=statement,lean,insert,...).
 // Usage (node_modules of the repository on the path; any PostgreSQL 18, e.g. one from startEmbeddedPostgres):
 //   DATABASE_URL=postgres://... N=40000 FF=50 PARTIAL=0 node docs/decisions/patches/0193-row-writes-micro.js status
-//   DATABASE_URL=... node docs/decisions/patches/0193-row-writes-micro.js claims | ledger | ledgeridx
+//   DATABASE_URL=... node docs/decisions/patches/0193-row-writes-micro.js claims | ledger | ledgeridx | ledgerstmt
 const { Client } = require('pg');
 const fs = require('fs');
 const crypto = require('crypto');
@@ -124,6 +125,55 @@ async function main() {
       const ids = Array.from({ length: N }, () => crypto.randomUUID());
       const ins = `INSERT INTO ml.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason) SELECT 7, 'charge', s, -50000, 'EUR', 0, 'message' FROM unnest($1::text[]) WITH ORDINALITY AS t(s, n) ORDER BY n ON CONFLICT (account_id, kind, source_id) DO NOTHING RETURNING id`;
       await measure(`ledger entries, indexes: ${mode}`, N, async () => { for (let i = 0; i < N; i += B) await c.query(ins, [ids.slice(i, i + B)]); });
+    }
+  }
+  if (variant === 'ledgerstmt') {
+    // the ledger's whole statement (ledger.repository.ts applyMany, one account, 1,000 charges a statement) against its
+    // entry insert alone: what the statement's own parts (lock, window sum, sums, balance update, answer) cost a row
+    for (const mode of (process.env.MODES ?? 'statement,insert,statement,insert').split(',')) {
+      await c.query(`DROP SCHEMA IF EXISTS ml CASCADE; CREATE SCHEMA ml; CREATE TABLE ml.balance_entry (id bigserial PRIMARY KEY, account_id bigint NOT NULL, kind text NOT NULL, source_id text NOT NULL,
+        amount_micros bigint NOT NULL, currency text NOT NULL, balance_after_micros bigint NOT NULL, reason text NOT NULL DEFAULT '', created_by bigint, created_at timestamptz NOT NULL DEFAULT now());
+        CREATE UNIQUE INDEX ON ml.balance_entry (account_id, kind, source_id); CREATE INDEX ON ml.balance_entry (account_id, id DESC);
+        CREATE TABLE ml.customer (id bigint PRIMARY KEY, balance_micros bigint NOT NULL, updated_at timestamptz NOT NULL DEFAULT now()); INSERT INTO ml.customer VALUES (7, 1000000000000)`);
+      const ids = Array.from({ length: N }, () => crypto.randomUUID());
+      const stmt = `WITH locked AS MATERIALIZED (
+         SELECT id, balance_micros FROM ml.customer WHERE id = ANY($8::bigint[]) ORDER BY id FOR NO KEY UPDATE
+       ), given AS (
+         SELECT t.*, l.balance_micros + sum(t.amount_micros) OVER (PARTITION BY t.account_id ORDER BY t.n) AS after
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
+                  WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, n)
+           JOIN locked l ON l.id = t.account_id
+       ), ins AS (
+         INSERT INTO ml.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
+         SELECT account_id, kind, source_id, amount_micros, currency, after, reason, created_by FROM given ORDER BY n
+         ON CONFLICT (account_id, kind, source_id) DO NOTHING
+         RETURNING id, account_id, kind, currency, amount_micros
+       ), sums AS (
+         SELECT account_id, count(*) AS n, sum(amount_micros) AS amount, min(id) AS min_id, max(id) AS max_id FROM ins GROUP BY account_id
+       ), moved AS (
+         UPDATE ml.customer c SET balance_micros = c.balance_micros + s.amount, updated_at = now() FROM sums s WHERE c.id = s.account_id
+         RETURNING c.id, c.balance_micros
+       )
+       SELECT l.id::text AS account_id, coalesce(s.n, 0)::int AS inserted, g.n::int AS given, l.balance_micros::text AS start,
+              mv.balance_micros::text AS balance, s.min_id::text AS min_id, s.max_id::text AS max_id, i.kind, i.currency
+         FROM locked l
+         JOIN (SELECT account_id, count(*) AS n FROM given GROUP BY account_id) g ON g.account_id = l.id
+         LEFT JOIN sums s ON s.account_id = l.id
+         LEFT JOIN moved mv ON mv.id = l.id
+         LEFT JOIN ins i ON i.id = s.max_id`;
+      const ins = `INSERT INTO ml.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
+         SELECT account_id, kind, source_id, amount_micros, currency, 0, reason, created_by
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, n)
+          ORDER BY n ON CONFLICT (account_id, kind, source_id) DO NOTHING`;
+      // `given` read once (the count of entries given per account known to the caller): no materialized CTE
+      const lean = stmt.replace(`JOIN (SELECT account_id, count(*) AS n FROM given GROUP BY account_id) g ON g.account_id = l.id`, '').replace('g.n::int AS given, ', '');
+      await measure(`ledger: ${mode === 'statement' ? 'the whole statement' : mode === 'lean' ? 'the statement, given read once' : 'its entry insert alone'}`, N, async () => {
+        for (let i = 0; i < N; i += B) {
+          const u = ids.slice(i, i + B); const k = u.length;
+          const params = [Array(k).fill('7'), Array(k).fill('charge'), u, Array(k).fill('-50000'), Array(k).fill('EUR'), Array(k).fill('message'), Array(k).fill(null)];
+          await c.query(mode === 'statement' ? stmt : mode === 'lean' ? lean : ins, mode === 'insert' ? params : [...params, ['7']]);
+        }
+      });
     }
   }
   if (variant === 'ledger') {
