@@ -9,7 +9,8 @@ import {
   type EventEnvelope,
   type SendBatch,
 } from '@switchboard/contracts';
-import { createEnvelope } from '@switchboard/platform';
+import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
+import { SEND_BATCH_GROUP } from '../src/consumers/send-batches.consumer';
 import { SendDatabase } from '../src/services/send-database';
 import { SendService } from '../src/services/send.service';
 import { phone, startStreams, type Json, type StreamsTestApp } from './support';
@@ -183,6 +184,26 @@ describe('send batches from campaigns and inbox', () => {
     const answers = (await a.events()).filter((e) => e.type === SendBatchProcessedV1.type && (e.data as Processed).batchId === b.batchId);
     expect(answers).toHaveLength(0);
     const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 8109`);
+    expect(n).toBe(0);
+  });
+
+  it('dead-letters a malformed batch (not made by createEnvelope: from the wire) with the schema\'s own error, and sends nothing of it', async () => {
+    const streamId = await setup('8113');
+    const good = batch('8113', streamId, [item(1), item(2)]);
+    // the envelope made of a good batch, then given an item the contract refuses (a text over 4,096 characters)
+    const data = { ...good, items: [good.items[0], { ...good.items[1], text: 'x'.repeat(4097) }] };
+    const event = { ...createEnvelope(CampaignSendBatchRequestedV1, good, { accountId: '8113', source: 'campaigns' }), data } as OutgoingEvent;
+    await a.publishAll([event]);
+    const [letter] = await a.sql<{ error: string; attempts: number }>(`SELECT error, attempts FROM streams.dead_letter WHERE group_name = $1 AND event_id = $2`, [SEND_BATCH_GROUP, event.id]);
+    // the error is zod's, as before the hand-written check (docs/decisions/0192); retried, then given up
+    const zod = CampaignSendBatchRequestedV1.schema.safeParse(data);
+    expect(zod.success).toBe(false);
+    expect(letter.error).toBe(`ZodError: ${zod.success ? '' : zod.error.message}`.slice(0, letter.error.length));
+    expect(letter.error).toContain('4096');
+    expect(letter.attempts).toBeGreaterThan(1);
+    const answers = (await a.events()).filter((e) => e.type === SendBatchProcessedV1.type && (e.data as Processed).batchId === good.batchId);
+    expect(answers).toHaveLength(0);
+    const [{ n }] = await a.sql(`SELECT count(*)::int AS n FROM streams.message WHERE account_id = 8113`);
     expect(n).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import type { EventDefinition, EventEnvelope } from '@switchboard/contracts';
+import { parseEventData, type EventDefinition, type EventEnvelope } from '@switchboard/contracts';
 import { timeOrderedUuid } from '../database/time-ordered-uuid';
 import { currentTraceparent } from '../tracing/tracing';
 
@@ -160,9 +160,12 @@ export interface EnvelopeMeta {
   occurredAt?: Date;
 }
 
-/** Builds an envelope for a declared event, validating its data against the definition's schema. */
+/**
+ * Builds an envelope for a declared event, validating its data against the definition's schema (its hand-written check
+ * first, where it has one: `parseEventData`, docs/decisions/0192). Its `data` is the check's answer, a new object.
+ */
 export function createEnvelope<T>(def: EventDefinition<T>, data: T, meta: EnvelopeMeta): OutgoingEvent<T> {
-  const parsed = def.schema.parse(data);
+  const parsed = parseEventData(def, data);
   const event: OutgoingEvent<T> = {
     // time-ordered: the consumers' processed_events and the outbox key events by id (docs/decisions/0161)
     id: meta.id ?? timeOrderedUuid(),

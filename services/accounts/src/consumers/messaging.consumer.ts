@@ -12,6 +12,7 @@ import {
   MessageChargedV1,
   MessagesChargedV1,
   MessageRefundDueV1,
+  parseEventData,
   Topics,
   type EventData,
   type EventDefinition,
@@ -51,7 +52,7 @@ function dataOf<T extends { accountId: string }>(def: EventDefinition<T>, e: Eve
   if (e.type !== def.type) return null;
   // A version this code does not know is not guessed at: it fails and goes to the dead-letter topic.
   if (e.version !== def.version) throw new Error(`${e.type} v${e.version} is not handled (expects v${def.version})`);
-  const data = fast?.(e.data) ?? def.schema.parse(e.data);
+  const data = fast?.(e.data) ?? parseEventData(def, e.data);
   // tenancy: an event moves only the account it was published for; one naming another fails alone (dead letter)
   if (data.accountId !== e.accountId) throw new Error(`${e.type} ${e.id} names account ${data.accountId} under envelope account ${String(e.accountId)}`);
   return data;
@@ -257,7 +258,7 @@ function acceptBatch(e: EventEnvelope): boolean {
 
 /** An accepted batch's item's data, checked as a per-message accepted event's; one naming another account than its batch's fails alone. */
 function itemAccepted(e: EventEnvelope, item: { id: string; data: unknown }): EventData<typeof MessageAcceptedV1> {
-  const d = MessageAcceptedV1.schema.parse(item.data);
+  const d = parseEventData(MessageAcceptedV1, item.data);
   if (d.accountId !== e.accountId) throw new Error(`${MessageAcceptedV1.type} ${item.id} names account ${d.accountId} under batch ${e.id} of account ${String(e.accountId)}`);
   return d;
 }

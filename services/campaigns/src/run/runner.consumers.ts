@@ -20,6 +20,7 @@ import {
   MessageStatusesChangedV1,
   readAudienceBatch,
   readAudienceChunk,
+  parseEventData,
   SendBatchProcessedV1,
   SendRefusal,
   Topics,
@@ -310,7 +311,7 @@ export class RunnerConsumers implements OnModuleInit {
   /** Streams' answer to a send batch: accepted items are created (and charged), halting refusals halt, the others fail. */
   async onAnswer(e: EventEnvelope): Promise<void> {
     if (e.type !== SendBatchProcessedV1.type || e.version !== 1) return;
-    const d: Answer = SendBatchProcessedV1.schema.parse(e.data);
+    const d: Answer = parseEventData(SendBatchProcessedV1, e.data);
     if (d.requester !== 'campaigns' || !d.campaignId) return;
     const campaignId = d.campaignId;
     const now = this.clock.now();

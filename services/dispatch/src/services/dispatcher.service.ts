@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { acceptedItemsOf, acceptedOf, MessageAcceptedV1, MessagesAcceptedV1, MessageStatus, type EventData, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
+import { acceptedItemsOf, acceptedOf, MessageAcceptedV1, MessagesAcceptedV1, MessageStatus, safeParseEventData, type EventData, type EventEnvelope, type MessageStatusValue } from '@switchboard/contracts';
 import { counter, currentTraceparent, EventBus, PROCESS_ROLES, tracingEnabled, withConsumerSpan, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import type { OutboundMessage, ProviderReceipt, SendOutcome } from '../adapters/provider-adapter';
 import { LimitBook, SendWindow, type LimitKey } from '../domain/token-bucket';
@@ -452,7 +452,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
   private onEvent(e: EventEnvelope): Promise<void> {
     if (e.type === MessagesAcceptedV1.type) return this.onBatch(e);
     if (e.type !== MessageAcceptedV1.type) return Promise.resolve();
-    const parsed = MessageAcceptedV1.schema.safeParse(e.data);
+    const parsed = safeParseEventData(MessageAcceptedV1, e.data);
     if (!parsed.success) {
       // A malformed event can never succeed: dropped with a log rather than retried into the dead-letter topic.
       this.log.error(`dropping malformed ${e.type} ${e.id}: ${parsed.error.message}`);
@@ -479,7 +479,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     const stored: Array<Promise<void>> = [];
     for (let i = 0; i < items.length; i++) {
       const it = items[i];
-      const parsed = MessageAcceptedV1.schema.safeParse(it.data);
+      const parsed = safeParseEventData(MessageAcceptedV1, it.data);
       if (!parsed.success) bad.push(`${it.id}: ${parsed.error.message}`);
       else if (parsed.data.accountId !== e.accountId) bad.push(`${it.id}: account ${parsed.data.accountId} is not its batch's ${String(e.accountId)}`);
       else if (ones) stored.push(withConsumerSpan(ones[i], SENDER_GROUP, MessageAcceptedV1.topic, () => this.ingest(it.id, parsed.data, currentTraceparent() ?? null)));

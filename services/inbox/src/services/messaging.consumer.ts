@@ -10,6 +10,7 @@ import {
   MessageStatus,
   MessageStatusChangedV1,
   MessageStatusesChangedV1,
+  parseEventData,
   SendBatchProcessedV1,
   Topics,
   type EventData,
@@ -351,7 +352,7 @@ export class MessagingConsumer implements OnModuleInit {
           statuses.push(sendStatusFrom(parseStatusChanged(e.data)));
           return;
         }
-        const d: Processed = SendBatchProcessedV1.schema.parse(e.data);
+        const d: Processed = parseEventData(SendBatchProcessedV1, e.data);
         if (d.requester !== 'inbox') return;
         answers.push(d);
         // a refused item is a status of its message, in its place among the chunk's

@@ -12,6 +12,7 @@ import {
   MessageRefundedV1,
   MessageStatusChangedV1,
   MessageStatusesChangedV1,
+  parseEventData,
   StreamCreatedV1,
   StreamDeletedV1,
   StreamUpdatedV1,
@@ -94,7 +95,7 @@ const iso = (col: string): string => `to_char((${col}) AT TIME ZONE 'UTC', 'YYYY
 
 function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   if (e.type !== def.type || e.version !== def.version) return null;
-  return def.schema.parse(e.data);
+  return parseEventData(def, e.data);
 }
 
 /** What an event of the rollup group is to the batch, or null for an event of another type or version. */

@@ -7,6 +7,7 @@ import {
   ContactOptedOutV1,
   ErrorCode,
   InboxSendRequestedV1,
+  fastSendBatch,
   SendBatch,
   SendBatchProcessedV1,
   SendRefusal,
@@ -90,7 +91,7 @@ export class SendBatchesConsumer implements OnModuleInit {
   async handle(e: EventEnvelope): Promise<void> {
     const requester = e.type === CampaignSendBatchRequestedV1.type ? 'campaigns' : e.type === InboxSendRequestedV1.type ? 'inbox' : null;
     if (!requester || e.version !== 1) return;
-    const batch = SendBatch.parse(e.data);
+    const batch = fastSendBatch(e.data) ?? SendBatch.parse(e.data);
     // The envelope's account is the requester's tenant: a batch naming another account is not sent for anyone.
     if (e.accountId !== null && e.accountId !== batch.accountId) throw new Error(`send batch ${batch.batchId}: envelope account ${e.accountId} is not the batch's account ${batch.accountId}`);
     try {
