@@ -122,6 +122,71 @@ export function frozenJsonCopy<T>(value: T): T {
   }
 }
 
+/**
+ * frozenJsonCopy for data its owner hands over (`PublishOptions.handOver`: the outbox relay's events, parsed from their
+ * rows' text a moment before): when `value` is already what a JSON round trip gives (plain objects and arrays of
+ * strings, finite numbers other than -0, booleans and null; no toJSON, no undefined, no hole, at most 64 deep), it is
+ * frozen where it is and returned, not copied; otherwise a frozen copy is returned, as frozenJsonCopy makes it. Either
+ * way no handler can change what another sees. Own properties that a JSON round trip drops without reading them as
+ * data (non-enumerable ones, symbol keys, getters, an array's non-index properties) are not looked for: what
+ * JSON.parse and object literals make has none.
+ */
+export function frozenJsonHandedOver<T>(value: T): T {
+  return freezeIfJson(value, 0) ? value : frozenJsonCopy(value);
+}
+
+/** Whether `v` is JSON data as JSON.parse makes it; freezes its objects and arrays on the way (both only when it is). */
+function freezeIfJson(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (depth > JSON_COPY_DEPTH) return false;
+  if (Object.isFrozen(v)) return isFrozenJson(v, depth);
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto === Array.prototype) {
+    const a = v as unknown[];
+    for (let i = 0; i < a.length; i++) if (!(i in a) || !freezeIfJson(a[i], depth + 1)) return false;
+  } else if (proto === Object.prototype) {
+    const o = v as Record<string, unknown>;
+    if (typeof o.toJSON === 'function') return false;
+    for (const k in o) {
+      if (!Object.prototype.hasOwnProperty.call(o, k)) return false; // an enumerable inherited property: copy it as JSON would read it
+      if (!freezeIfJson(o[k], depth + 1)) return false;
+    }
+  } else return false;
+  Object.freeze(v);
+  return true;
+}
+
+/** freezeIfJson of an already frozen object or array: its parts must be JSON data and frozen too (checked, not frozen). */
+function isFrozenJson(v: object, depth: number): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto === Array.prototype) {
+    const a = v as unknown[];
+    for (let i = 0; i < a.length; i++) if (!(i in a) || !frozenPart(a[i], depth + 1)) return false;
+    return true;
+  }
+  if (proto !== Object.prototype) return false;
+  const o = v as Record<string, unknown>;
+  if (typeof o.toJSON === 'function') return false;
+  for (const k in o) if (!Object.prototype.hasOwnProperty.call(o, k) || !frozenPart(o[k], depth + 1)) return false;
+  return true;
+}
+
+function frozenPart(v: unknown, depth: number): boolean {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) return false;
+  return freezeIfJson(v, depth);
+}
+
 function deepFreeze(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
   for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);

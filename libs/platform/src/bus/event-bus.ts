@@ -5,6 +5,16 @@ import { currentTraceparent } from '../tracing/tracing';
 /** An envelope plus the topic it goes to: what `createEnvelope` returns and what `publish` takes. */
 export type OutgoingEvent<TData = unknown> = EventEnvelope<TData> & { topic: string };
 
+export interface PublishOptions {
+  /**
+   * The caller gives the events up: it keeps no reference it will read or change, and their data is JSON as
+   * JSON.parse makes it (the outbox relay's events, parsed from their rows). The in-memory bus then freezes and
+   * delivers them where they are instead of making its frozen copy (docs/decisions/0194); what it finds is not such
+   * data it copies as without the option. Kafka serialises either way.
+   */
+  handOver?: boolean;
+}
+
 /** Why an event landed on `<topic>.dlq`; set on deliveries from a dead-letter topic. */
 export interface DeadLetter {
   error: string;
@@ -145,7 +155,7 @@ export abstract class EventBus {
   }
 
   /** Resolves once the bus has accepted the events (enqueued in memory, or acknowledged by Kafka). */
-  abstract publish(events: OutgoingEvent[]): Promise<void>;
+  abstract publish(events: OutgoingEvent[], options?: PublishOptions): Promise<void>;
   /** One handler per group and topic. Subscribe before start(): Kafka cannot add topics to a running group. */
   abstract subscribe(options: SubscribeOptions): Promise<void>;
   abstract start(): Promise<void>;

@@ -1,5 +1,5 @@
 import { deadLetterTopic, type EventEnvelope } from '@switchboard/contracts';
-import type { DeliveryContext } from './event-bus';
+import type { DeliveryContext, OutgoingEvent } from './event-bus';
 import { TransientError } from './failures';
 import { InMemoryEventBus } from './in-memory-event-bus';
 import { silentLogger, testEvent, waitFor } from './test-support';
@@ -52,7 +52,10 @@ describe('InMemoryEventBus', () => {
     expect(received).toEqual([[{ ...envelope, data: { at: '2030-01-01T00:00:00.000Z' } }, { topic: TOPIC, group: 'g', attempt: 1 }]]);
   });
 
-  it("keeps one group's writes into an event from every other group, its own retries and its dead letter (0142)", async () => {
+  it.each([
+    ['copied', false],
+    ['handed over (0194)', true],
+  ])("keeps one group's writes into an event from every other group, its own retries and its dead letter (0142), published %s", async (_how, handOver) => {
     const seen: unknown[] = [];
     const writes: string[] = [];
     const tries = (label: string, write: () => void) => {
@@ -88,16 +91,38 @@ describe('InMemoryEventBus', () => {
     await bus.subscribe({ group: 'ops', topics: [deadLetterTopic(TOPIC)], handler: async (e) => void seen.push(JSON.parse(JSON.stringify(e))) });
     await bus.start();
     const event = testEvent(TOPIC, 'a', { name: 'original', tags: ['b', 'a'], nested: { n: 1 }, list: [{ v: 1 }] });
+    // handed over, the event is what JSON.parse makes (as the relay's are), and its data is delivered where it is
+    const published = handOver ? (JSON.parse(JSON.stringify(event)) as typeof event) : event;
 
-    await bus.publish([event]);
+    await bus.publish([published], { handOver });
     await bus.drain();
 
     const { topic: _topic, ...envelope } = event;
     // writer twice (a retry), reader, late-reader, the dead letter: each saw the event as published
     expect(seen).toEqual([envelope, envelope, envelope, envelope, envelope]);
     expect(new Set(writes)).toEqual(new Set(['field', 'nested', 'push', 'sort', 'in array', 'delete', 'envelope'].map((w) => `${w}: refused`)));
-    // and the publisher's own object is untouched too
-    expect(event.data).toEqual({ name: 'original', tags: ['b', 'a'], nested: { n: 1 }, list: [{ v: 1 }] });
+    // and the publisher's own object is untouched too (handed over: frozen, so the publisher cannot change it either)
+    expect(published.data).toEqual({ name: 'original', tags: ['b', 'a'], nested: { n: 1 }, list: [{ v: 1 }] });
+    expect(Object.isFrozen(published.data)).toBe(handOver);
+  });
+
+  it('delivers handed-over events as a JSON record would carry them: what JSON changes (a Date, undefined, -0) is copied (0194)', async () => {
+    const seen: EventEnvelope[] = [];
+    await bus.subscribe({ group: 'g', topics: [TOPIC], handler: async (e) => void seen.push(e) });
+    await bus.start();
+    const plain = JSON.parse(JSON.stringify(testEvent(TOPIC, 'a', { list: [{ v: 1 }], text: 'x' }))) as OutgoingEvent;
+    const odd = testEvent(TOPIC, 'b', { at: new Date(0), gone: undefined, zero: -0 });
+
+    await bus.publish([plain, odd], { handOver: true });
+    await bus.drain();
+
+    expect(seen.map((e) => e.data)).toEqual([{ list: [{ v: 1 }], text: 'x' }, { at: '1970-01-01T00:00:00.000Z', zero: 0 }]);
+    expect(seen[0].data).toBe(plain.data);
+    expect(Object.keys(seen[1].data as object)).toEqual(['at', 'zero']);
+    expect(Object.is((seen[1].data as { zero: number }).zero, 0)).toBe(true);
+    expect((odd.data as { at: unknown }).at).toBeInstanceOf(Date);
+    expect(Object.isFrozen(seen[1].data)).toBe(true);
+    expect('topic' in seen[0]).toBe(false);
   });
 
   it('handles events of one key in publish order', async () => {

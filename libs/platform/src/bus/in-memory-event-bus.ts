@@ -11,6 +11,7 @@ import {
   handleWithRetries,
   isDeadLetterTopic,
   frozenJsonCopy,
+  frozenJsonHandedOver,
   readDeadLetter,
   retryPolicy,
   settleAll,
@@ -20,7 +21,7 @@ import {
   type Headers,
   type RetryPolicy,
 } from './delivery';
-import { EventBus, type BatchEventHandler, type EventHandler, type OutgoingEvent, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
+import { EventBus, type BatchEventHandler, type EventHandler, type OutgoingEvent, type PublishOptions, type RedeliveryOutcome, type SubscribeOptions } from './event-bus';
 
 export interface InMemoryEventBusOptions {
   /**
@@ -110,8 +111,10 @@ export class InMemoryEventBus extends EventBus {
   /**
    * Enqueues and returns: handlers run later. Before start() events wait in their lanes. With `ack: 'handled'` it
    * resolves once every delivery of these events settled: one count and one promise per call, not one per delivery.
+   * `handOver`: the events' data is frozen where it is rather than copied (PublishOptions; docs/decisions/0194).
    */
-  async publish(events: OutgoingEvent[]): Promise<void> {
+  async publish(events: OutgoingEvent[], options?: PublishOptions): Promise<void> {
+    const handOver = options?.handOver === true;
     let resolve: (() => void) | undefined;
     const handled = this.ack === 'handled' ? new Promise<void>((r) => (resolve = r)) : null;
     // one more than the deliveries queued, until the loop is done: a delivery settling meanwhile cannot resolve early
@@ -122,7 +125,9 @@ export class InMemoryEventBus extends EventBus {
       // One copy a publish, as Kafka's JSON record would carry it: embedded mode fails the same way on non-JSON data,
       // and Dates become strings (without the text in between: docs/decisions/0077). It is deep-frozen and shared by
       // every group, so no group's handler can change what another, a retry or a dead letter sees (0142).
-      const envelope = frozenJsonCopy(toEnvelope(event));
+      // Handed over (the relay's events, parsed from their rows a moment before): the same, without the copy: the
+      // publisher's events are delivered frozen, so what lives while the groups handle them is one set, not two.
+      const envelope = handOver ? frozenJsonHandedOver(toEnvelope(event)) : frozenJsonCopy(toEnvelope(event));
       waiting += this.enqueue(event.topic, envelope, envelopeHeaders(envelope), settled);
     }
     if (!handled || !settled) return;

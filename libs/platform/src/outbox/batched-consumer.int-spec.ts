@@ -74,6 +74,18 @@ describe('BatchedIdempotentConsumer', () => {
     expect(batches).toHaveLength(1);
   });
 
+  it('applies, of a batch mixing redelivered and new events, only the new ones, each once (the claim answers which ids were new, 0194)', async () => {
+    const { c, batches } = consumer();
+    const old = Array.from({ length: 3 }, (_, i) => ({ id: randomUUID(), value: 100 + i }));
+    await Promise.all(old.map((e) => c.handle({ id: e.id }, e.value)));
+    const fresh = Array.from({ length: 3 }, (_, i) => ({ id: randomUUID(), value: 200 + i }));
+    const mixed = [old[0], fresh[0], old[1], fresh[1], fresh[0], old[2], fresh[2], old[0]];
+    await Promise.all(mixed.map((e) => c.handle({ id: e.id }, e.value)));
+
+    expect(batches).toEqual([[100, 101, 102], [200, 201, 202]]);
+    expect(await effectsOf([...old, ...fresh].map((e) => e.id))).toEqual([100, 101, 102, 200, 201, 202]);
+  });
+
   it('fails only the bad event of a batch: the others commit, one transaction each, after the batch rolled back', async () => {
     const { c, committed } = consumer();
     const events = [11, 12, 13, 14].map((value) => ({ id: randomUUID(), value }));

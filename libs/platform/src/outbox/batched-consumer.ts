@@ -220,16 +220,21 @@ export class BatchedIdempotentConsumer<T> {
     const committed = await this.options.dataSource.transaction(async (manager): Promise<(() => void) | void> => {
       const claim = this.options.claim;
       const toClaim = claim ? batch.filter((p) => claim(p.data)) : batch;
-      const ids = [...new Set(toClaim.map((p) => p.event.id))];
-      const claimed = ids.length
-        ? await manager.query<Array<{ event_id: string }>>(
-            `INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
-             SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
-             ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
-            [this.options.consumer, pgArrayParameters([ids])[0]],
-          )
-        : [];
-      const fresh = new Set(claimed.map((r) => r.event_id));
+      const unique = new Set<string>();
+      for (const p of toClaim) unique.add(p.event.id);
+      // The claim answers one row: null when every id was new (the usual case: no row, and no string, an event, held
+      // until the batch commits), else the ids that were (docs/decisions/0194).
+      let fresh = unique;
+      if (unique.size > 0) {
+        const [{ fresh: claimed }] = await manager.query<Array<{ fresh: string[] | null }>>(
+          `WITH c AS (INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
+                      SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
+                      ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id)
+           SELECT CASE WHEN count(*) = $3 THEN NULL ELSE coalesce(array_agg(event_id), '{}') END AS fresh FROM c`,
+          [this.options.consumer, pgArrayParameters([[...unique]])[0], unique.size],
+        );
+        if (claimed) fresh = new Set(claimed);
+      }
       // a claimed event redelivered inside the same batch counts once (the first occurrence); an unclaimed one is
       // idempotent by itself and goes through as it came
       // the pending entries themselves are the items (no second object per event)

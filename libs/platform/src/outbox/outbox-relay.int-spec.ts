@@ -409,6 +409,71 @@ describe('OutboxRelay', () => {
     expect(await unpublished(schema)).toEqual([]);
   });
 
+  it('measures a plain row by its payload text, never below the event: calls stay under maxBatchBytes, the cap decided exactly (0194)', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const calls: OutgoingEvent[][] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = async (events) => {
+      calls.push(events);
+      return publish(events);
+    };
+    const maxEventBytes = 2048;
+    const maxBatchBytes = 4096;
+    const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes, maxEventBytes });
+    const envelopeBytes = (e: OutgoingEvent) => Buffer.byteLength(JSON.stringify({ ...e, topic: undefined }));
+    // awkward members: numbers PostgreSQL writes out in full, escapes, non-ASCII, nesting
+    const awkward = (i: number) => ({ big: 1e21 * (i + 1), small: 1.5e-7, third: 1 / 3, int: 2 ** 53 + i, text: `é"\\\n\u0001${'z'.repeat(i * 37)}`, list: [{ a: null }, [], {}] });
+    const events = Array.from({ length: 40 }, (_, i) => testEvent(TOPIC, `k${i}`, awkward(i)));
+    // one envelope exactly at the cap (its jsonb text, with PostgreSQL's spaces, is over it): published
+    const sized = (key: string, bytes: number): OutgoingEvent => {
+      const e = testEvent(TOPIC, key, { text: '' });
+      e.data = { text: 'y'.repeat(bytes - envelopeBytes(e)) };
+      expect(envelopeBytes(e)).toBe(bytes);
+      return e;
+    };
+    const atCap = sized('cap', maxEventBytes);
+    // and one a byte over: dead-lettered
+    const over = sized('over', maxEventBytes + 1);
+    await dataSource.transaction((manager) => Outbox.add(manager, schema, [...events.slice(0, 20), atCap, over, ...events.slice(20)]));
+
+    expect(await relay.flush()).toBe(42);
+    expect(relay.deadLettered).toBe(1);
+    expect(bus.published.map((e) => e.key)).toEqual([...events.slice(0, 20).map((e) => e.key), 'cap', ...events.slice(20).map((e) => e.key)]);
+    expect(bus.published).toEqual(JSON.parse(JSON.stringify([...events.slice(0, 20), atCap, ...events.slice(20)])));
+    for (const call of calls) {
+      if (call.length > 1) expect(call.reduce((n, e) => n + envelopeBytes(e), 0)).toBeLessThanOrEqual(maxBatchBytes);
+    }
+    expect(calls.length).toBeGreaterThan(3);
+  });
+
+  it("finds PostgreSQL's text of a jsonb payload never shorter than the payload's JSON (the relay's size bound, 0194)", async () => {
+    let seed = 194;
+    const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+    const number = (): number =>
+      pick([
+        () => Math.floor(random() * 1e6),
+        () => random() * 10 ** Math.floor(random() * 60 - 30),
+        () => -random() * 10 ** Math.floor(random() * 60 - 30),
+        () => 2 ** Math.floor(random() * 80),
+        () => pick([0, -0, 1e21, 1e-7, 123456789012345680000, 5e-324, 1.7976931348623157e308, 0.1, 1 / 3]),
+      ])();
+    const text = (): string => Array.from({ length: Math.floor(random() * 12) }, () => pick(['a', 'é', '€', '𝄞', '"', '\\', '\n', '\u0001', '\u007f', '\u2028', ' ', '/'])).join('');
+    const gen = (depth: number): unknown => {
+      const r = random();
+      if (depth > 3 || r < 0.4) return pick([number, text, () => pick([true, false, null])])();
+      if (r < 0.7) return Array.from({ length: Math.floor(random() * 4) }, () => gen(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [text(), gen(depth + 1)]));
+    };
+    const values = Array.from({ length: 500 }, () => ({ data: gen(0) }));
+    const texts = values.map((v) => JSON.stringify(v));
+    const rows = await dataSource.query<Array<{ t: string }>>(`SELECT t::jsonb::text AS t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, o) ORDER BY o`, [texts]);
+    rows.forEach(({ t }) => {
+      expect(Buffer.byteLength(t)).toBeGreaterThanOrEqual(Buffer.byteLength(JSON.stringify(JSON.parse(t))));
+    });
+  });
+
   it('refuses to pack events outside a transaction', async () => {
     const schema = await newSchema();
     await expect(Outbox.addPacked(dataSource.manager, schema, [testEvent(TOPIC, 'a')])).rejects.toThrow(/transaction/);

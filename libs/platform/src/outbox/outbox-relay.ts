@@ -70,6 +70,9 @@ export interface OutboxRelayOptions {
 /** The bytes of an event's envelope as the bus sends it. */
 const eventBytes = (event: OutgoingEvent): number => Buffer.byteLength(JSON.stringify(toEnvelope(event)));
 
+/** The relay's events are its own, parsed from their rows for the publish (PublishOptions.handOver). */
+const HAND_OVER = Object.freeze({ handOver: true });
+
 /** The dead-letter group of a schema's relay: `<schema>.outbox-relay`. */
 export const relayDeadLetterGroup = (schema: string): string => `${schema}.outbox-relay`;
 
@@ -105,7 +108,8 @@ interface OutboxRow {
   id: string;
   topic: string;
   type: string;
-  payload: EventEnvelope;
+  /** The envelope as PostgreSQL's text of the jsonb (read with `jsonAsText`), parsed by the relay; null for a packed row. */
+  payload: string | null;
   packed: string | null;
 }
 
@@ -287,6 +291,9 @@ export class OutboxRelay {
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
          c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)${take}`,
         waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
+        // the payload's text, not pg's parse of it: the relay parses it once into the event it hands the bus, and the
+        // text's length bounds the event's size, so no event is serialised again only to be measured (0194)
+        { jsonAsText: true },
       );
       if (rows.length === 0) return { published: 0, full: false };
       const heads = Number(rows[0].heads);
@@ -308,17 +315,27 @@ export class OutboxRelay {
           const bytes = bound ? bound(textBytes, events) : unpack ? 3 * textBytes : textBytes;
           // A row of one event bounds that event's size from above (the row is the event with its topic, in brackets),
           // so a large event packed alone (an audience chunk) is not serialised again either unless it is near a cap.
-          if (bytes <= this.maxBatchBytes) sizes.push(...events.map(() => Math.ceil(bytes / Math.max(1, events.length))));
-          else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
-          else sizes.push(...events.map(eventBytes));
+          if (bytes <= this.maxBatchBytes) {
+            const each = Math.ceil(bytes / Math.max(1, events.length));
+            for (let i = 0; i < events.length; i++) sizes.push(each);
+          } else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
+          else for (const event of events) sizes.push(eventBytes(event));
         } else if (row.type.startsWith('$')) {
           throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
         } else {
-          const event = relayEvent(row.payload, row.topic);
+          const text = row.payload ?? 'null';
+          const event = relayEvent(JSON.parse(text) as EventEnvelope, row.topic);
           outgoing.push(event);
-          sizes.push(eventBytes(event));
+          // PostgreSQL's text of the payload bounds the envelope's JSON from above (the same members and strings, with
+          // a space after each colon and comma; a number written by JSON.stringify never comes back shorter), so the
+          // event is measured by it, and serialised only when that bound is over the event cap (to decide exactly).
+          const bound = Buffer.byteLength(text);
+          sizes.push(bound <= this.maxEventBytes ? bound : eventBytes(event));
         }
       }
+      // The rows' texts are parsed: let go of them before the publish, which waits for every consumer under ack
+      // 'handled', so that they are not still held (and moved to the old generation) by then (0194).
+      rows.length = 0;
       try {
         await this.publishAll(outgoing, sizes, async (event, error) => this.deadLetter(manager, event, error));
       } catch (failed) {
@@ -355,13 +372,14 @@ export class OutboxRelay {
       chunk = [];
       bytes = 0;
       try {
-        await this.options.bus.publish(sending);
+        // handed over: the events were parsed from the rows for this publish, nothing else holds them (0194)
+        await this.options.bus.publish(sending, HAND_OVER);
       } catch (error) {
         if (!isPermanentPublishError(error)) throw error;
         if (sending.length === 1) return giveUp(sending[0], `refused by the bus: ${describeError(error)}`);
         for (const event of sending) {
           try {
-            await this.options.bus.publish([event]);
+            await this.options.bus.publish([event], HAND_OVER);
           } catch (single) {
             if (!isPermanentPublishError(single)) throw single;
             await giveUp(event, `refused by the bus: ${describeError(single)}`);

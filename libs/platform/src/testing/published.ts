@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@switchboard/contracts';
-import type { EventBus, OutgoingEvent } from '../bus/event-bus';
+import type { EventBus, OutgoingEvent, PublishOptions } from '../bus/event-bus';
 
 /**
  * Records a copy of every event published on `bus` (as it went out: JSON round-tripped, so later changes to the
@@ -9,9 +9,9 @@ import type { EventBus, OutgoingEvent } from '../bus/event-bus';
 export function recordPublished(bus: EventBus): EventEnvelope[] {
   const passed: EventEnvelope[] = [];
   const publish = bus.publish.bind(bus);
-  bus.publish = async (events: OutgoingEvent[]) => {
+  bus.publish = async (events: OutgoingEvent[], options?: PublishOptions) => {
     for (const e of events) passed.push(JSON.parse(JSON.stringify(e)) as EventEnvelope);
-    return publish(events);
+    return publish(events, options);
   };
   return passed;
 }
