@@ -1,6 +1,7 @@
 import { parseEventData, safeParseEventData, type EventDefinition } from './events';
 import { MessageAcceptedV1, MessagesAcceptedV1 } from './messaging-events';
 import { CampaignSendBatchRequestedV1, InboxSendRequestedV1, SendBatchProcessedV1 } from './send-requests';
+import { rngOf } from './spintax';
 
 /**
  * The hand-written event checks (`EventDefinition.fast`, docs/decisions/0192) against their zod schemas, on generated
@@ -115,16 +116,8 @@ const POOL: Array<() => unknown> = [
   () => '\u{1F600}'.repeat(33),
 ];
 
-/** mulberry32: a seeded generator, so a failure names a round that fails again. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator (spintax's mulberry32), so a failure names a round that fails again. */
+const random = rngOf;
 
 type Doc = Record<string, unknown>;
 

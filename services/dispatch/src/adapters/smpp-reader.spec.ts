@@ -1,4 +1,5 @@
 import * as net from 'node:net';
+import { rngOf } from '@switchboard/contracts';
 import { decodePdu, installFastReader } from './smpp-reader';
 import { smpp, type SmppPdu } from './smpp-lib';
 
@@ -32,17 +33,8 @@ function ours(frame: Buffer): Record<string, unknown> | { threw: string } {
 /** Decoded by hand rather than by the package. */
 const tookFastPath = (frame: Buffer): boolean => !(decodePdu(frame) instanceof (smpp.PDU as unknown as new () => object));
 
-/** A small deterministic generator, so a failure names a reproducible case. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator (the one spintax uses), so a failure names a reproducible case. */
+const rng = rngOf;
 
 const RECEIPT = (id: string, stat: string) => `id:${id} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2611281950 done date:2611281951 stat:${stat} err:000 text:Hello`;
 const ODD = ['@', '$', '_', '{', '}', '[', '~', '\\', '^', '`', '|', 'é', 'ß', '€', '\n', '\r', '\x1b'];
