@@ -53,7 +53,8 @@ describe('charge batches from the send path', () => {
 
     const events = (await a.events()).slice(seen);
     expect(events.filter((e) => e.type === MessageChargedV1.type)).toEqual([]);
-    expect(events.filter((e) => e.type === MessageAcceptedV1.type).map((e) => (e.data as Json).messageUuid)).toEqual(uuids.filter((u) => u !== null));
+    // one accepted event for each accepted send; concurrent sends have no defined order among themselves (CI, stop 33)
+    expect(events.filter((e) => e.type === MessageAcceptedV1.type).map((e) => String((e.data as Json).messageUuid)).sort()).toEqual(uuids.filter((u): u is string => u !== null).sort());
     const batches = events.filter((e) => e.type === MessagesChargedV1.type);
     expect(batches.map((b) => b.accountId).sort()).toEqual(['931', '932']);
     for (const b of batches) expect(() => MessagesChargedV1.schema.parse(b.data)).not.toThrow();
