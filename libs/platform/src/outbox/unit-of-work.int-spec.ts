@@ -61,7 +61,7 @@ describe('UnitOfWork and ServiceOutboxRelay', () => {
     return schema;
   };
 
-  const setup = async (opts: { relayRole?: boolean; realtime?: boolean } = {}) => {
+  const setup = async (opts: { relayRole?: boolean; realtime?: boolean; packOver?: number } = {}) => {
     const schema = await newSchema();
     const bus = new RecordingBus();
     const relay = new ServiceOutboxRelay(schema, dataSource, bus, roles(opts.relayRole ?? false), { logger: silentLogger() });
@@ -80,6 +80,7 @@ describe('UnitOfWork and ServiceOutboxRelay', () => {
       realtime: opts.realtime === false ? undefined : { fanout: realtime, topic: 'orders' },
       now: () => at,
       logger: log,
+      packOver: opts.packOver,
     });
     const outbox = async () =>
       dataSource.query<Array<{ event_id: string; topic: string; key: string; type: string; payload: Record<string, unknown>; published_at: Date | null }>>(
@@ -181,6 +182,37 @@ describe('UnitOfWork and ServiceOutboxRelay', () => {
 
     expect(await committedOrders()).toBe(0);
     expect(await outbox()).toEqual([]);
+  });
+
+  it('with packOver, writes a large unit as one packed row, which the relay publishes as the same events in order', async () => {
+    const { uow, schema, relay, bus, at } = await setup({ packOver: 2_000 });
+    const large = Array.from({ length: 40 }, (_, i) => `o-${i}-${'x'.repeat(40)}-é"\\`);
+    const runUnit = (ids: string[]) =>
+      uow.run(async (m, emit) => {
+        for (const id of ids) {
+          await m.query(`INSERT INTO ${schema}.orders (id) VALUES ($1)`, [id]);
+          emit(OrderPlaced, { orderId: id }, 'acc-1');
+        }
+      });
+
+    await runUnit(large); // about 9 kB of JSON: one packed row
+    await runUnit(['small-1', 'small-2']); // under the threshold: a jsonb row an event
+    const rows = await dataSource.query<Array<{ type: string; key: string; payload: unknown; packed: string | null }>>(
+      `SELECT type, key, payload, packed FROM ${schema}.outbox ORDER BY id`,
+    );
+    expect(rows.map((r) => [r.type, r.key])).toEqual([['$packed', '40'], ['test.order.placed', 'small-1'], ['test.order.placed', 'small-2']]);
+    expect(rows[0].payload).toEqual({});
+    expect(rows[1].packed).toBeNull();
+    expect(rows[1].payload).toMatchObject({ data: { orderId: 'small-1' }, source: 'orders', accountId: 'acc-1' });
+
+    expect(await relay.relay.flush()).toBe(42);
+    expect(bus.published.map((e) => (e.data as { orderId: string }).orderId)).toEqual([...large, 'small-1', 'small-2']);
+    const [first] = bus.published;
+    expect(first).toMatchObject({ type: 'test.order.placed', version: 1, topic: Topics.Accounts, key: large[0], source: 'orders', accountId: 'acc-1', occurredAt: at.toISOString() });
+    // the same event whichever row it left from: the packed one and a jsonb one differ only in their data
+    const shape = (e: OutgoingEvent) => Object.keys(e).sort();
+    expect(shape(bus.published[0])).toEqual(shape(bus.published[40]));
+    expect(new Set(bus.published.map((e) => e.id)).size).toBe(42);
   });
 
   it('publishes committed events at once in a process with the relay role', async () => {

@@ -11,6 +11,9 @@ export type Emit = UnitOfWorkEmit;
 /** The realtime topic of campaign updates (`/realtime?topic=campaigns`): subjects `rt.<accountId>.campaigns`. */
 export const CAMPAIGNS_REALTIME_TOPIC = 'campaigns';
 
+/** Units whose events reach this many characters of JSON are written as one packed outbox row (UnitOfWorkOptions.packOver). */
+export const CAMPAIGNS_PACK_OVER = 16_384;
+
 /** Publishes `campaigns.outbox` on the bus, in processes that run the relay role. */
 @Injectable()
 export class CampaignsOutboxRelay extends ServiceOutboxRelay {
@@ -36,6 +39,7 @@ export class CampaignsUnitOfWork extends UnitOfWork {
     @Inject(RealtimeFanout) realtime: RealtimeFanout,
     clock: Clock,
   ) {
-    super({ dataSource: ds, schema: CAMPAIGNS_SCHEMA, source: 'campaigns', relay, realtime: { fanout: realtime, topic: CAMPAIGNS_REALTIME_TOPIC }, now: () => clock.now() });
+    // a send-batch request (hundreds of kB) goes out as a packed row, not a jsonb one (docs/decisions/0202)
+    super({ dataSource: ds, schema: CAMPAIGNS_SCHEMA, source: 'campaigns', relay, realtime: { fanout: realtime, topic: CAMPAIGNS_REALTIME_TOPIC }, now: () => clock.now(), packOver: CAMPAIGNS_PACK_OVER });
   }
 }
