@@ -9,7 +9,6 @@ import { fastE164, normalizeByLibrary, normalizePhone } from './phone';
 const rng = rngOf(198);
 const digit = (): string => String(Math.floor(rng() * 10));
 const digits = (n: number): string => Array.from({ length: n }, digit).join('');
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
 
 const callingCodes = [...new Set([...Object.keys(minMetadata.country_calling_codes), ...Object.keys(minMetadata.nonGeographic ?? {})])];
 const countryCode = (iso2: string): string => (minMetadata.countries as Record<string, unknown[]>)[iso2][0] as string;
