@@ -214,6 +214,9 @@ export class SendBatchesConsumer implements OnModuleInit {
       }
     }
 
+    // the approved senders and keywords looked up once for the batch; each item's content and TPS checks then run
+    // without a turn of the event loop unless the shared TPS bucket is asked (docs/decisions/0189)
+    const checkContent = valid.size ? await this.sends.contentChecker(stream, customer) : null;
     for (const [n, input] of valid) {
       const it = b.items[n];
       const kind = blocked.get(input.destination);
@@ -222,14 +225,15 @@ export class SendBatchesConsumer implements OnModuleInit {
         continue;
       }
       try {
-        await this.sends.checkContent(stream, customer, input);
+        checkContent!(input);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         answers[n] = refused(it.ref, it.messageUuid, /keyword/.test(err.message) ? SendRefusal.BlockedKeyword : SendRefusal.InvalidSender, err.code);
         continue;
       }
       try {
-        await this.sends.takeTokens(stream, customer);
+        const tokens = this.sends.takeTokens(stream, customer);
+        if (tokens) await tokens;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         answers[n] = refused(it.ref, it.messageUuid, SendRefusal.TpsReached, err.code);

@@ -317,6 +317,20 @@ export class SendService {
     return undefined;
   }
 
+  /**
+   * `checkContent` for many sends of one stream and account (a send batch): the approved senders and the keyword list
+   * are looked up once, and the check each send then runs is synchronous, with the same rules and the same errors as
+   * `checkContent`'s (docs/decisions/0189).
+   */
+  async contentChecker(stream: ActiveStream, customer: CustomerView): Promise<(input: ValidSend) => void> {
+    const approved = channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders) ? await this.lookups.approvedSenders(stream.accountId) : null;
+    const keywords = await this.lookups.keywordMatcher();
+    return (input) => {
+      if (approved && !approved.has(input.sender.toLowerCase())) throw new AppError(400, ErrorCode.InvalidArgument, `sender ${input.sender} is not an approved sender of the account`);
+      if (input.text && keywords.find(input.text)) throw BLOCKED_KEYWORD();
+    };
+  }
+
   private async checkContentAsync(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> {
     if (channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders)) {
       const approved = await this.lookups.approvedSenders(stream.accountId);
