@@ -27,13 +27,17 @@ export function arrayElementSpans(text: string): number[] | undefined {
   for (let i = 1; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // to the closing quote: one not escaped by an odd number of backslashes
-      for (i++; i < n; i++) {
-        const s = text.charCodeAt(i);
-        if (s === BACKSLASH) i++;
-        else if (s === QUOTE) break;
+      // to the closing quote: the next one not escaped by an odd number of backslashes (indexOf, not a loop in JS:
+      // most of an event's text is inside its strings)
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        if (j < 0) return undefined;
+        let b = j - 1;
+        while (text.charCodeAt(b) === BACKSLASH) b--;
+        if ((j - 1 - b) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
       }
-      if (i >= n) return undefined;
+      i = j;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
     else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (depth > 0) {
@@ -65,7 +69,7 @@ export function packedEnvelopeBytes(text: string, textBytes: number, events: Out
   const spans = arrayElementSpans(text);
   if (!spans || spans.length !== 2 * events.length) return events.map(eventBytes);
   const oneByte = textBytes === text.length;
-  const sizes = new Array<number>(events.length);
+  const sizes: number[] = [];
   let lastTopic: string | undefined;
   let lastMember = 0;
   for (let k = 0; k < events.length; k++) {
@@ -74,7 +78,7 @@ export function packedEnvelopeBytes(text: string, textBytes: number, events: Out
     const end = spans[2 * k + 1];
     const topic = event !== null && typeof event === 'object' ? (event as { topic?: unknown }).topic : undefined;
     if (typeof topic !== 'string' || text.charCodeAt(start) !== OPEN_BRACE) {
-      sizes[k] = eventBytes(event);
+      sizes.push(eventBytes(event));
       continue;
     }
     const bytes = oneByte ? end - start : Buffer.byteLength(text.slice(start, end));
@@ -85,7 +89,7 @@ export function packedEnvelopeBytes(text: string, textBytes: number, events: Out
     }
     const member = lastMember;
     // `{"topic":"…"}` alone becomes `{}`; otherwise a comma goes with the member
-    sizes[k] = bytes === 2 + member ? 2 : bytes - member - 1;
+    sizes.push(bytes === 2 + member ? 2 : bytes - member - 1);
   }
   return sizes;
 }
