@@ -9,7 +9,6 @@ import { isPermanentPublishError } from '../bus/failures';
 import { countDeadLetter, deadLetterParams, insertDeadLetterSql } from '../deadletter/store';
 import { OutboxMetrics, watchOutbox } from '../metrics/metrics';
 import { PACKED_OUTBOX_TYPE } from './outbox';
-import { eventBytes, packedEnvelopeBytes } from './packed-sizes';
 import { quoteSchema } from './sql';
 
 export interface OutboxRelayOptions {
@@ -68,6 +67,8 @@ export interface OutboxRelayOptions {
   unpackBound?: Record<string, (textBytes: number, events: OutgoingEvent[]) => number>;
 }
 
+/** The bytes of an event's envelope as the bus sends it. */
+const eventBytes = (event: OutgoingEvent): number => Buffer.byteLength(JSON.stringify(toEnvelope(event)));
 
 /** The relay's events are its own, parsed from their rows for the publish (PublishOptions.handOver). */
 const HAND_OVER = Object.freeze({ handOver: true });
@@ -318,9 +319,6 @@ export class OutboxRelay {
             const each = Math.ceil(bytes / Math.max(1, events.length));
             for (let i = 0; i < events.length; i++) sizes.push(each);
           } else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
-          // A plain packed row over the cap (a dispatch write batch of thousands of messages): each event's exact size
-          // from its element of the text, not by serialising it again (0200); an unpacked row's events are not its text.
-          else if (!unpack) for (const size of packedEnvelopeBytes(text, textBytes, events)) sizes.push(size);
           else for (const event of events) sizes.push(eventBytes(event));
         } else if (row.type.startsWith('$')) {
           throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
