@@ -34,6 +34,7 @@
  * server's start is recognised from its log on stderr).
  * BENCH_NODE_ARGS: node flags (default `--max-semi-space-size=64`, as `npm start` runs the platform; empty: V8's own).
  * PG_TCP=1: the platform reaches PostgreSQL over TCP loopback, not its unix socket as `npm start` does (docs/decisions/0196).
+ * STATE_FILLFACTOR=<n>: stats.message_state's fillfactor set before the campaign (docs/decisions/0201).
  * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
  */
 import 'reflect-metadata';
@@ -139,6 +140,14 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
           WHERE (schemaname, relname) IN (('campaigns', 'recipient'), ('streams', 'message'), ('dispatch', 'message'), ('stats', 'message_state'))`,
       )).rows;
       console.log(`    row updates since start (HOT of them): ${hot.map((h) => `${h.rel} ${h.upd} (${h.hot})`).join(', ')}`);
+      // stats' message states: rows inserted, the heap's pages and its primary key's (docs/decisions/0201)
+      const ms = (await pgc.query<{ ins: string; heap: string; pk: string; width: string }>(
+        `SELECT n_tup_ins::text AS ins, (pg_relation_size('stats.message_state') / 8192)::text AS heap,
+                (pg_relation_size('stats.message_state_pkey') / 8192)::text AS pk,
+                (SELECT round(avg(pg_column_size(m.*)))::text FROM stats.message_state m) AS width
+           FROM pg_stat_user_tables WHERE schemaname = 'stats' AND relname = 'message_state'`,
+      )).rows[0];
+      if (ms) console.log(`    stats.message_state: ${ms.ins} rows inserted since start, heap ${ms.heap} pages, primary key ${ms.pk} pages, a row ${ms.width} B`);
       // rows read (sequential scans' rows and index fetches) since the last print, per unit (docs/decisions/0116)
       const read = (await pgc.query<{ rel: string; seq: string; idx: string }>(
         `SELECT schemaname || '.' || relname AS rel, coalesce(seq_tup_read, 0)::text AS seq, coalesce(idx_tup_fetch, 0)::text AS idx FROM pg_stat_user_tables
@@ -474,6 +483,7 @@ async function main(): Promise<void> {
   }
 
   // ---- 1. throughput: start -> every recipient delivered ----
+  if (process.env.STATE_FILLFACTOR) await pg.query(`ALTER TABLE stats.message_state SET (fillfactor = ${Number(process.env.STATE_FILLFACTOR)})`);
   if (process.env.RECIPIENT_FILLFACTOR) await pg.query(`ALTER TABLE campaigns.recipient SET (fillfactor = ${Number(process.env.RECIPIENT_FILLFACTOR)})`);
   const first = await campaign('Throughput', lists[0]);
   const submitted0 = smsc.submitted;
