@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import {
+  ACCEPTED_REPUBLISH_SOURCE,
   acceptedItemsOf,
   chargeItemsOf,
   isAcceptBatch,
@@ -18,7 +19,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, pgArrayParameters, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
 import { BalanceService } from '../services/balance.service';
@@ -41,6 +42,17 @@ export const ACCOUNTS_GROUPS = { messaging: 'accounts.messaging', ledger: 'accou
 const BATCH = 2000;
 
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
+type Accepted = EventData<typeof MessageAcceptedV1>;
+
+/**
+ * What one usage claim counts (docs/decisions/0199): a per-message accepted event's message (`ids` null), or the good
+ * items of a `streams.messages.accepted` batch, claimed once under the batch's own id, with the items' own ids (`ids`)
+ * for the check against per-message claims of an older accounts release.
+ */
+interface Usage {
+  accepted: Accepted[];
+  ids: string[] | null;
+}
 
 /**
  * Validated data of an event of the given definition, or null for events of other types on the same topic. `fast`, when
@@ -89,8 +101,9 @@ export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | u
 
 /**
  * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
- * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record, so a
- * redelivered event changes nothing; the ledger needs no such record, its unique source key takes each message's
+ * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record (one a
+ * per-message event, one an accepted batch: docs/decisions/0199), so a redelivered event changes nothing, and the
+ * undispatched sweeper's re-publishes (ACCEPTED_REPUBLISH_SOURCE) are not counted again; the ledger needs no such record, its unique source key takes each message's
  * charge and refund once however often their events come.
  * Events are taken in chunks and written in batches (one transaction, one balance update per account), so the
  * ledger keeps up with the stream API's rate.
@@ -98,7 +111,7 @@ export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | u
 @Injectable()
 export class MessagingConsumer implements OnModuleInit {
   private readonly ledger: BatchedIdempotentConsumer<LedgerItem>;
-  private readonly daily: BatchedIdempotentConsumer<EventData<typeof MessageAcceptedV1>>;
+  private readonly daily: BatchedIdempotentConsumer<Usage>;
 
   constructor(
     @InjectDataSource(ACCOUNTS_CONNECTION) private readonly ds: DataSource,
@@ -127,10 +140,37 @@ export class MessagingConsumer implements OnModuleInit {
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.usage,
       maxBatch: BATCH,
+      // the claim is the event's id: a per-message event's, or a whole batch's (one row a batch, not one a message)
       apply: async (m, items) => {
-        await this.usage.recordAcceptedMany(m, items.map((i) => i.data));
+        await this.usage.recordAcceptedMany(m, await this.notClaimedAlone(m, items));
       },
     });
+  }
+
+  /**
+   * The messages of the fresh usage events to count: every message of a per-message event, and each item of a batch
+   * whose own id has no claim of the group. Batches are claimed under the batch's id only, but an accounts release
+   * before 0199 claimed each item under its own id: a batch it counted (wholly, or its good items before dead-lettering
+   * it) and that comes again to this release (a redelivered chunk across the upgrade, a dead letter replayed) finds its
+   * items' claims and counts only those without one. A read of the claims' key, no write.
+   */
+  private async notClaimedAlone(m: EntityManager, fresh: Array<BatchItem<Usage>>): Promise<Accepted[]> {
+    const ids: string[] = [];
+    for (const f of fresh) if (f.data.ids) for (const id of f.data.ids) ids.push(id);
+    let claimed: Set<string> | null = null;
+    if (ids.length) {
+      const rows = await m.query<Array<{ id: string }>>(
+        `SELECT event_id::text AS id FROM "accounts".processed_events WHERE consumer = $1 AND event_id = ANY($2::uuid[])`,
+        [ACCOUNTS_GROUPS.usage, pgArrayParameters([ids])[0]],
+      );
+      if (rows.length) claimed = new Set(rows.map((r) => r.id));
+    }
+    const out: Accepted[] = [];
+    for (const f of fresh) {
+      const { accepted, ids: own } = f.data;
+      for (let i = 0; i < accepted.length; i++) if (!claimed || !own || !claimed.has(own[i])) out.push(accepted[i]);
+    }
+    return out;
   }
 
   async onModuleInit(): Promise<void> {
@@ -159,7 +199,7 @@ export class MessagingConsumer implements OnModuleInit {
     if (chargeBatch(e)) return this.onChargeBatch(e);
     if (acceptBatch(e)) return this.onAcceptBatch(e);
     const accepted = dataOf(MessageAcceptedV1, e);
-    if (accepted) return this.daily.handle(e, accepted);
+    if (accepted) return e.source === ACCEPTED_REPUBLISH_SOURCE ? undefined : this.daily.handle(e, { accepted: [accepted], ids: null });
     const charge = dataOf(MessageChargedV1, e, fastCharge);
     if (charge) return this.ledger.handle(e, { charge });
     const refund = dataOf(MessageRefundDueV1, e, fastRefund);
@@ -174,16 +214,24 @@ export class MessagingConsumer implements OnModuleInit {
    */
   async onEvents(events: EventEnvelope[]): Promise<void> {
     const ledger: Array<BatchItem<LedgerItem>> = [];
-    const usage: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+    const usage: Array<BatchItem<Usage>> = [];
     for (const e of events) {
       if (e.type === MessageAcceptedV1.type) {
         const accepted = dataOf(MessageAcceptedV1, e);
-        if (accepted) usage.push({ event: e, data: accepted });
+        // the undispatched sweeper's re-publish of a message already counted (checked all the same: a bad one fails)
+        if (accepted && e.source !== ACCEPTED_REPUBLISH_SOURCE) usage.push({ event: e, data: { accepted: [accepted], ids: null } });
         continue;
       }
       if (acceptBatch(e)) {
         // a poison item fails the chunk, which the bus then hands event by event (onEvent: the batch's others counted)
-        for (const item of acceptedItemsOf(e)) usage.push({ event: item, data: itemAccepted(e, item) });
+        const items = acceptedItemsOf(e);
+        const accepted = new Array<Accepted>(items.length);
+        const ids = new Array<string>(items.length);
+        for (let i = 0; i < items.length; i++) {
+          accepted[i] = itemAccepted(e, items[i]);
+          ids[i] = items[i].id;
+        }
+        usage.push({ event: e, data: { accepted, ids } });
         continue;
       }
       if (chargeBatch(e)) {
@@ -224,24 +272,26 @@ export class MessagingConsumer implements OnModuleInit {
     if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not booked: ${bad.join('; ')}`);
   }
 
-  /** A `streams.messages.accepted` batch alone: its good items counted, then it fails naming the bad ones (acceptBatchParts). */
+  /** A `streams.messages.accepted` batch alone: its good items counted (under the batch's claim), then it fails naming the bad ones (acceptBatchParts). */
   private async onAcceptBatch(e: EventEnvelope): Promise<void> {
     const { good, bad } = acceptBatchParts(e);
-    await this.daily.handleMany(good);
+    if (good.accepted.length) await this.daily.handle(e, good);
     if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not counted: ${bad.join('; ')}`);
   }
 }
 
 /**
  * A `streams.messages.accepted` batch alone (docs/decisions/0181), as `onChargeBatch`: every item whose data passes is
- * counted (each once: its usage claim, under the item's own event id), then the batch fails naming the items that did not.
+ * counted (once: the batch's usage claim, docs/decisions/0199; its items always the same, so its good items too), then
+ * the batch fails naming the items that did not.
  */
-function acceptBatchParts(e: EventEnvelope): { good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>>; bad: string[] } {
-  const good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+function acceptBatchParts(e: EventEnvelope): { good: Usage; bad: string[] } {
+  const good: Usage = { accepted: [], ids: [] };
   const bad: string[] = [];
   for (const item of acceptedItemsOf(e)) {
     try {
-      good.push({ event: item, data: itemAccepted(e, item) });
+      good.accepted.push(itemAccepted(e, item));
+      good.ids!.push(item.id);
     } catch (error) {
       bad.push(`${item.id}: ${error instanceof Error ? error.message : String(error)}`);
     }
