@@ -8,8 +8,9 @@ import { acceptedMessage, startAccounts, type AccountsTestApp } from './support'
  * account. The daily usage takes it as it takes the per-message events it stands for: each item once, under its own
  * account, a redelivered batch or the sweeper's re-publish of its messages counting nothing again, and a poison item
  * failing alone (its batch dead-lettered, naming it) without losing the batch's others. Since 0199 a batch is claimed
- * once under its own id (one `processed_events` row a batch, not one a message), the sweeper's re-publishes
- * (ACCEPTED_REPUBLISH_SOURCE) are not counted, and items an older release claimed one by one are not counted again.
+ * once under its own id (one `usage_batch` row a batch, not a `processed_events` row a message), the sweeper's
+ * re-publishes (ACCEPTED_REPUBLISH_SOURCE) count only a message no claimed batch holds, and a batch's items claimed one
+ * by one before it came (by an older release, or a re-publish) are not counted again.
  */
 describe('accepted batches in the daily usage', () => {
   let a: AccountsTestApp;
@@ -33,6 +34,7 @@ describe('accepted batches in the daily usage', () => {
   const shown = async (id: string) => (await a.call<{ dailyLimit: number | null; dailyUsage: number }>('GET', '/daily_usage_and_limit', { token: a.member(id, []) })).body;
   /** The sweeper's re-publish of a message (its first event's id, its own source). */
   const republished = (it: { id: string; data: Accepted }) => createEnvelope(MessageAcceptedV1, it.data, { accountId: it.data.accountId, source: ACCEPTED_REPUBLISH_SOURCE, id: it.id });
+  const batchClaims = async (ids: string[]) => (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM accounts.usage_batch WHERE batch_id = ANY($1::uuid[])`, [ids]))[0].n;
   const claims = async (ids: string[]) =>
     (await a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM accounts.processed_events WHERE consumer = 'accounts.daily-usage' AND event_id = ANY($1::uuid[])`, [ids]))[0].n;
   const usage = async (id: string) => (await a.sql<{ messages: number; segments: string }>(`SELECT messages::int, segments::text FROM accounts.daily_usage WHERE account_id = $1 AND day = $2`, [id, day]))[0] ?? { messages: 0, segments: '0' };
@@ -49,21 +51,44 @@ describe('accepted batches in the daily usage', () => {
     await a.publishAll(items.slice(250, 260).map(republished));
     expect(await usage(id)).toEqual({ messages: 300, segments: '600' });
     expect((await shown(id)).dailyUsage).toBe(300);
-    // one claim a batch, none a message
-    expect(await claims([first.id, second.id])).toBe(2);
-    expect(await claims(items.map((i) => i.id))).toBe(0);
+    // one claim a batch, none a message (the re-publishes' own claims aside)
+    expect(await batchClaims([first.id, second.id])).toBe(2);
+    expect(await claims(items.map((i) => i.id))).toBe(40);
+    expect(await claims(items.slice(0, 150).map((i) => i.id))).toBe(0);
   });
 
   it('counts a message once when the sweeper re-publishes it before its batch comes (a lagging consumer), and each redelivered batch of a chunk once', async () => {
     const id = await a.customer();
     const items = Array.from({ length: 50 }, () => item(accepted(id)));
     const b = batch(id, items);
+    // no batch of theirs counted yet: the re-publishes count (as the sweeper's repair of a batch lost for all)
     await a.publishAll(items.slice(0, 5).map(republished));
-    expect((await shown(id)).dailyUsage).toBe(0);
+    expect((await shown(id)).dailyUsage).toBe(5);
     // the same batch twice in one chunk and again in the next (at-least-once delivery)
     await a.publishAll([b, b]);
     await a.publishAll([b, ...items.slice(0, 50).map(republished)]);
     expect((await shown(id)).dailyUsage).toBe(50);
+  });
+
+  it('counts a message whose batch was lost for every consumer once, by its re-publish, however often it is re-published', async () => {
+    const id = await a.customer();
+    const lost = Array.from({ length: 12 }, () => item(accepted(id)));
+    const counted = Array.from({ length: 8 }, () => item(accepted(id)));
+    await a.publishAll([batch(id, counted)]);
+    await a.publishAll(lost.map(republished));
+    await a.publishAll([...lost.slice(0, 6), ...counted].map(republished));
+    for (const it of lost.slice(6, 8)) await a.publishAll([republished(it)]);
+    expect(await usage(id)).toEqual({ messages: 20, segments: '40' });
+    expect((await shown(id)).dailyUsage).toBe(20);
+  });
+
+  it('counts a batch and a re-publish of its messages handled in the same chunk once', async () => {
+    const id = await a.customer();
+    const items = Array.from({ length: 30 }, () => item(accepted(id)));
+    const b = batch(id, items);
+    await a.publishAll([...items.slice(0, 10).map(republished), b, ...items.slice(10, 20).map(republished)]);
+    await a.publishAll([b, ...items.map(republished)]);
+    expect(await usage(id)).toEqual({ messages: 30, segments: '60' });
   });
 
   it("counts the stream API's own per-message events once each, redelivered or not, beside batches of other messages", async () => {
@@ -91,7 +116,7 @@ describe('accepted batches in the daily usage', () => {
     expect(await usage(id)).toEqual({ messages: 40, segments: '80' });
   });
 
-  it('enforces nothing itself but shows the limit beside a usage counted once (the stream API refuses sends over it from its own count)', async () => {
+  it('shows the day\'s limit beside the usage counted once (streams refuses sends over the limit from its own count)', async () => {
     const id = await a.customer({ customSettings: { streams_max_messages_per_day: 30 } });
     const items = Array.from({ length: 30 }, () => item(accepted(id)));
     const b = batch(id, items);

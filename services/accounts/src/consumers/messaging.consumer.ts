@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import {
   ACCEPTED_REPUBLISH_SOURCE,
   acceptedItemsOf,
@@ -19,11 +19,11 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, pgArrayParameters, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
 import { BalanceService } from '../services/balance.service';
-import { UsageService } from '../services/usage.service';
+import { UsageService, type UsageCount } from '../services/usage.service';
 
 /**
  * Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. `messaging` books
@@ -41,18 +41,14 @@ export const ACCOUNTS_GROUPS = { messaging: 'accounts.messaging', ledger: 'accou
  */
 const BATCH = 2000;
 
+/** How often the accepted batches' usage claims older than their retention are deleted (as the relay's prune). */
+const USAGE_CLAIMS_PRUNE_MS = 10 * 60_000;
+
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
 type Accepted = EventData<typeof MessageAcceptedV1>;
 
-/**
- * What one usage claim counts (docs/decisions/0199): a per-message accepted event's message (`ids` null), or the good
- * items of a `streams.messages.accepted` batch, claimed once under the batch's own id, with the items' own ids (`ids`)
- * for the check against per-message claims of an older accounts release.
- */
-interface Usage {
-  accepted: Accepted[];
-  ids: string[] | null;
-}
+/** A usage event's data as the daily consumer queues it: `UsageCount` without its id (the queued event's). */
+type Usage = Omit<UsageCount, 'id'>;
 
 /**
  * Validated data of an event of the given definition, or null for events of other types on the same topic. `fast`, when
@@ -103,13 +99,15 @@ export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | u
  * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
  * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record (one a
  * per-message event, one an accepted batch: docs/decisions/0199), so a redelivered event changes nothing, and the
- * undispatched sweeper's re-publishes (ACCEPTED_REPUBLISH_SOURCE) are not counted again; the ledger needs no such record, its unique source key takes each message's
+ * undispatched sweeper's re-publishes (ACCEPTED_REPUBLISH_SOURCE) count only a message no claimed batch holds; the ledger needs no such record, its unique source key takes each message's
  * charge and refund once however often their events come.
  * Events are taken in chunks and written in batches (one transaction, one balance update per account), so the
  * ledger keeps up with the stream API's rate.
  */
 @Injectable()
-export class MessagingConsumer implements OnModuleInit {
+export class MessagingConsumer implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger('AccountsMessaging');
+  private pruneTimer?: NodeJS.Timeout;
   private readonly ledger: BatchedIdempotentConsumer<LedgerItem>;
   private readonly daily: BatchedIdempotentConsumer<Usage>;
 
@@ -140,41 +138,27 @@ export class MessagingConsumer implements OnModuleInit {
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.usage,
       maxBatch: BATCH,
-      // the claim is the event's id: a per-message event's, or a whole batch's (one row a batch, not one a message)
+      // A per-message event is claimed under its id in processed_events (as before); an accepted batch is claimed by
+      // the usage service, one row a batch instead of one a message (docs/decisions/0199), so it comes through unclaimed.
+      claim: (u) => u.ids === null,
       apply: async (m, items) => {
-        await this.usage.recordAcceptedMany(m, await this.notClaimedAlone(m, items));
+        await this.usage.countOnce(
+          m,
+          ACCOUNTS_GROUPS.usage,
+          items.map((i) => ({ id: i.event.id, ...i.data })),
+        );
       },
     });
   }
 
-  /**
-   * The messages of the fresh usage events to count: every message of a per-message event, and each item of a batch
-   * whose own id has no claim of the group. Batches are claimed under the batch's id only, but an accounts release
-   * before 0199 claimed each item under its own id: a batch it counted (wholly, or its good items before dead-lettering
-   * it) and that comes again to this release (a redelivered chunk across the upgrade, a dead letter replayed) finds its
-   * items' claims and counts only those without one. A read of the claims' key, no write.
-   */
-  private async notClaimedAlone(m: EntityManager, fresh: Array<BatchItem<Usage>>): Promise<Accepted[]> {
-    const ids: string[] = [];
-    for (const f of fresh) if (f.data.ids) for (const id of f.data.ids) ids.push(id);
-    let claimed: Set<string> | null = null;
-    if (ids.length) {
-      const rows = await m.query<Array<{ id: string }>>(
-        `SELECT event_id::text AS id FROM "accounts".processed_events WHERE consumer = $1 AND event_id = ANY($2::uuid[])`,
-        [ACCOUNTS_GROUPS.usage, pgArrayParameters([ids])[0]],
-      );
-      if (rows.length) claimed = new Set(rows.map((r) => r.id));
-    }
-    const out: Accepted[] = [];
-    for (const f of fresh) {
-      const { accepted, ids: own } = f.data;
-      for (let i = 0; i < accepted.length; i++) if (!claimed || !own || !claimed.has(own[i])) out.push(accepted[i]);
-    }
-    return out;
-  }
-
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
+    // the accepted batches' usage claims are kept as long as the per-message ones (the outbox relay's retention of
+    // processed_events), and pruned as often
+    this.pruneTimer = setInterval(() => {
+      this.usage.pruneBatchClaims().catch((e: unknown) => this.log.warn(`pruning the usage claims of accepted batches failed: ${(e as Error).message}`));
+    }, USAGE_CLAIMS_PRUNE_MS);
+    this.pruneTimer.unref();
     // One group for the ledger and the daily usage: on Kafka every record of a group's topics is fetched, gunzipped and
     // decoded, whatever its type, so two groups on streams' topic paid that twice (docs/decisions/0124). `types`: the
     // topics also carry every message's other events (status, EDR), which are acknowledged without being parsed.
@@ -194,12 +178,16 @@ export class MessagingConsumer implements OnModuleInit {
     });
   }
 
+  onModuleDestroy(): void {
+    clearInterval(this.pruneTimer);
+  }
+
   /** One event (a chunk that failed for another reason than an outage goes event by event: a bad one fails alone). */
   async onEvent(e: EventEnvelope): Promise<void> {
     if (chargeBatch(e)) return this.onChargeBatch(e);
     if (acceptBatch(e)) return this.onAcceptBatch(e);
     const accepted = dataOf(MessageAcceptedV1, e);
-    if (accepted) return e.source === ACCEPTED_REPUBLISH_SOURCE ? undefined : this.daily.handle(e, { accepted: [accepted], ids: null });
+    if (accepted) return this.daily.handle(e, { accepted: [accepted], ids: null, republished: e.source === ACCEPTED_REPUBLISH_SOURCE });
     const charge = dataOf(MessageChargedV1, e, fastCharge);
     if (charge) return this.ledger.handle(e, { charge });
     const refund = dataOf(MessageRefundDueV1, e, fastRefund);
@@ -218,8 +206,7 @@ export class MessagingConsumer implements OnModuleInit {
     for (const e of events) {
       if (e.type === MessageAcceptedV1.type) {
         const accepted = dataOf(MessageAcceptedV1, e);
-        // the undispatched sweeper's re-publish of a message already counted (checked all the same: a bad one fails)
-        if (accepted && e.source !== ACCEPTED_REPUBLISH_SOURCE) usage.push({ event: e, data: { accepted: [accepted], ids: null } });
+        if (accepted) usage.push({ event: e, data: { accepted: [accepted], ids: null, republished: e.source === ACCEPTED_REPUBLISH_SOURCE } });
         continue;
       }
       if (acceptBatch(e)) {
@@ -231,7 +218,7 @@ export class MessagingConsumer implements OnModuleInit {
           accepted[i] = itemAccepted(e, items[i]);
           ids[i] = items[i].id;
         }
-        usage.push({ event: e, data: { accepted, ids } });
+        usage.push({ event: e, data: { accepted, ids, republished: false } });
         continue;
       }
       if (chargeBatch(e)) {
@@ -286,7 +273,7 @@ export class MessagingConsumer implements OnModuleInit {
  * the batch fails naming the items that did not.
  */
 function acceptBatchParts(e: EventEnvelope): { good: Usage; bad: string[] } {
-  const good: Usage = { accepted: [], ids: [] };
+  const good: Usage = { accepted: [], ids: [], republished: false };
   const bad: string[] = [];
   for (const item of acceptedItemsOf(e)) {
     try {
