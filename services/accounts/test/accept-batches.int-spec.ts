@@ -116,7 +116,7 @@ describe('accepted batches in the daily usage', () => {
     expect(await usage(id)).toEqual({ messages: 40, segments: '80' });
   });
 
-  it('shows the day\'s limit beside the usage counted once (streams refuses sends over the limit from its own count)', async () => {
+  it("shows the day's limit beside the usage counted once (streams refuses sends over the limit from its own count)", async () => {
     const id = await a.customer({ customSettings: { streams_max_messages_per_day: 30 } });
     const items = Array.from({ length: 30 }, () => item(accepted(id)));
     const b = batch(id, items);
