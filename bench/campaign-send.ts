@@ -130,7 +130,7 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
   // a backend reports its table counters when idle, up to 10 s late (PostgreSQL's idle stats flush): read the row
   // updates once every backend of the phase has reported (docs/decisions/0182: read at once, 3.00 updates showed as 2.65)
   await new Promise((r) => setTimeout(r, 11_000));
-  await printStatementsPerUnit(pgc, units, {
+  const rows = await printStatementsPerUnit(pgc, units, {
     indent: '  ',
     label,
     width: 150,
@@ -161,6 +161,13 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
       console.log(`    rows read per unit since the last print (sequential + index fetches): ${per.join(', ')}`);
     },
   });
+  // accounts' daily usage statements, however small (docs/decisions/0199): its claims and its counts
+  const usage = rows.filter((r) => /accounts"?\.(processed_events|usage_batch|daily_usage)/.test(r.query));
+  const sum = (f: (r: (typeof usage)[number]) => number) => usage.reduce((t, r) => t + f(r), 0);
+  console.log(
+    `    accounts' usage statements: ${(sum((r) => Number(r.calls)) / units).toFixed(4)} per unit, ${((sum((r) => r.ms) * 1000) / units).toFixed(1)} µs, ${(sum((r) => r.wal) / units).toFixed(0)} WAL bytes per unit`,
+  );
+  for (const r of usage) console.log(`      ${((r.ms * 1000) / units).toFixed(1).padStart(6)} µs ${(r.wal / units).toFixed(0).padStart(5)} B ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`);
 }
 
 /** A raw stage (bench/stage-cpu.ts) in the pipeline's terms. */

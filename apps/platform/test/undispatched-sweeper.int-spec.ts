@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import {
+  ACCEPTED_REPUBLISH_SOURCE,
   ALL_PERMISSIONS,
   BalanceAdjustedV1,
   CustomerCreatedV1,
@@ -179,6 +180,8 @@ describe('the sweeper of accepted messages dispatch never got', () => {
     expect(again).toHaveLength(1);
     expect(again[0].id).toBe(acceptedEventIdOf(uuid));
     expect(again[0]).toMatchObject({ accountId: A, data: { messageUuid: uuid, accountId: A, destination: to, text: `Hello ${to}`, priceMicros: 50_000, currency: 'EUR', campaignId: null } });
+    // its own source: accounts counts its usage only when no accepted batch it counted holds the message (0199)
+    expect(again[0].source).toBe(ACCEPTED_REPUBLISH_SOURCE);
     expect(await republishedMetric()).toBe(metricBefore + 1);
 
     // asked again later (the message is final now): nothing more goes out

@@ -170,6 +170,15 @@ export const MessagesAcceptedV1 = defineEvent({
 /** Namespace of the accepted event's id: `uuidV5(messageUuid, ACCEPTED_EVENT_NAMESPACE)` (docs/decisions/0087). */
 export const ACCEPTED_EVENT_NAMESPACE = '5f0c3a1e-8d2b-4c6f-9a47-2e1b7d9c0a35';
 
+/**
+ * The envelope `source` of streams' undispatched sweeper's re-publishes (docs/decisions/0087, 0199): a message's
+ * `streams.message.accepted` published again, under its first id, because dispatch never got it. It is the same
+ * message, already counted in the daily usage when its first event (a per-message event or an item of a
+ * `streams.messages.accepted` batch) came: accounts takes a re-publish for dispatch only. Older accounts, which claim
+ * each message's id, ignore the source and take it once as before.
+ */
+export const ACCEPTED_REPUBLISH_SOURCE = 'streams.undispatched';
+
 /** Most message uuids in one reconcile request or answer. */
 export const RECONCILE_BATCH_MAX = 1000;
 

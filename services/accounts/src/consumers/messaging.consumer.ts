@@ -1,7 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import {
+  ACCEPTED_REPUBLISH_SOURCE,
   acceptedItemsOf,
   chargeItemsOf,
   isAcceptBatch,
@@ -22,7 +23,7 @@ import { BatchedIdempotentConsumer, EventBus, type BatchItem, PROCESS_ROLES, typ
 import { ACCOUNTS_CONNECTION, ACCOUNTS_SCHEMA } from '../accounts.options';
 import { AccountsUnitOfWork, type LiveUpdate } from '../services/accounts-events.service';
 import { BalanceService } from '../services/balance.service';
-import { UsageService } from '../services/usage.service';
+import { UsageService, type UsageCount } from '../services/usage.service';
 
 /**
  * Consumer groups of the accounts service: frozen, renaming one replays the topic to the new name. `messaging` books
@@ -40,7 +41,14 @@ export const ACCOUNTS_GROUPS = { messaging: 'accounts.messaging', ledger: 'accou
  */
 const BATCH = 2000;
 
+/** How often the accepted batches' usage claims older than their retention are deleted (as the relay's prune). */
+const USAGE_CLAIMS_PRUNE_MS = 10 * 60_000;
+
 type LedgerItem = { charge: EventData<typeof MessageChargedV1> } | { refund: EventData<typeof MessageRefundDueV1> };
+type Accepted = EventData<typeof MessageAcceptedV1>;
+
+/** A usage event's data as the daily consumer queues it: `UsageCount` without its id (the queued event's). */
+type Usage = Omit<UsageCount, 'id'>;
 
 /**
  * Validated data of an event of the given definition, or null for events of other types on the same topic. `fast`, when
@@ -89,16 +97,19 @@ export function fastRefund(d: unknown): EventData<typeof MessageRefundDueV1> | u
 
 /**
  * Follows the messaging pipeline: charges (streams) and refunds (dispatch) move the balance through the ledger;
- * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record, so a
- * redelivered event changes nothing; the ledger needs no such record, its unique source key takes each message's
+ * accepted messages count towards the day's usage. A usage count commits with its `processed_events` record (one a
+ * per-message event, one an accepted batch: docs/decisions/0199), so a redelivered event changes nothing, and the
+ * undispatched sweeper's re-publishes (ACCEPTED_REPUBLISH_SOURCE) count only a message no claimed batch holds; the ledger needs no such record, its unique source key takes each message's
  * charge and refund once however often their events come.
  * Events are taken in chunks and written in batches (one transaction, one balance update per account), so the
  * ledger keeps up with the stream API's rate.
  */
 @Injectable()
-export class MessagingConsumer implements OnModuleInit {
+export class MessagingConsumer implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger('AccountsMessaging');
+  private pruneTimer?: NodeJS.Timeout;
   private readonly ledger: BatchedIdempotentConsumer<LedgerItem>;
-  private readonly daily: BatchedIdempotentConsumer<EventData<typeof MessageAcceptedV1>>;
+  private readonly daily: BatchedIdempotentConsumer<Usage>;
 
   constructor(
     @InjectDataSource(ACCOUNTS_CONNECTION) private readonly ds: DataSource,
@@ -127,14 +138,27 @@ export class MessagingConsumer implements OnModuleInit {
       schema: ACCOUNTS_SCHEMA,
       consumer: ACCOUNTS_GROUPS.usage,
       maxBatch: BATCH,
+      // A per-message event is claimed under its id in processed_events (as before); an accepted batch is claimed by
+      // the usage service, one row a batch instead of one a message (docs/decisions/0199), so it comes through unclaimed.
+      claim: (u) => u.ids === null,
       apply: async (m, items) => {
-        await this.usage.recordAcceptedMany(m, items.map((i) => i.data));
+        await this.usage.countOnce(
+          m,
+          ACCOUNTS_GROUPS.usage,
+          items.map((i) => ({ id: i.event.id, ...i.data })),
+        );
       },
     });
   }
 
   async onModuleInit(): Promise<void> {
     if (!this.roles.consumers) return;
+    // the accepted batches' usage claims are kept as long as the per-message ones (the outbox relay's retention of
+    // processed_events), and pruned as often
+    this.pruneTimer = setInterval(() => {
+      this.usage.pruneBatchClaims().catch((e: unknown) => this.log.warn(`pruning the usage claims of accepted batches failed: ${(e as Error).message}`));
+    }, USAGE_CLAIMS_PRUNE_MS);
+    this.pruneTimer.unref();
     // One group for the ledger and the daily usage: on Kafka every record of a group's topics is fetched, gunzipped and
     // decoded, whatever its type, so two groups on streams' topic paid that twice (docs/decisions/0124). `types`: the
     // topics also carry every message's other events (status, EDR), which are acknowledged without being parsed.
@@ -154,12 +178,16 @@ export class MessagingConsumer implements OnModuleInit {
     });
   }
 
+  onModuleDestroy(): void {
+    clearInterval(this.pruneTimer);
+  }
+
   /** One event (a chunk that failed for another reason than an outage goes event by event: a bad one fails alone). */
   async onEvent(e: EventEnvelope): Promise<void> {
     if (chargeBatch(e)) return this.onChargeBatch(e);
     if (acceptBatch(e)) return this.onAcceptBatch(e);
     const accepted = dataOf(MessageAcceptedV1, e);
-    if (accepted) return this.daily.handle(e, accepted);
+    if (accepted) return this.daily.handle(e, { accepted: [accepted], ids: null, republished: e.source === ACCEPTED_REPUBLISH_SOURCE });
     const charge = dataOf(MessageChargedV1, e, fastCharge);
     if (charge) return this.ledger.handle(e, { charge });
     const refund = dataOf(MessageRefundDueV1, e, fastRefund);
@@ -174,16 +202,23 @@ export class MessagingConsumer implements OnModuleInit {
    */
   async onEvents(events: EventEnvelope[]): Promise<void> {
     const ledger: Array<BatchItem<LedgerItem>> = [];
-    const usage: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+    const usage: Array<BatchItem<Usage>> = [];
     for (const e of events) {
       if (e.type === MessageAcceptedV1.type) {
         const accepted = dataOf(MessageAcceptedV1, e);
-        if (accepted) usage.push({ event: e, data: accepted });
+        if (accepted) usage.push({ event: e, data: { accepted: [accepted], ids: null, republished: e.source === ACCEPTED_REPUBLISH_SOURCE } });
         continue;
       }
       if (acceptBatch(e)) {
         // a poison item fails the chunk, which the bus then hands event by event (onEvent: the batch's others counted)
-        for (const item of acceptedItemsOf(e)) usage.push({ event: item, data: itemAccepted(e, item) });
+        const items = acceptedItemsOf(e);
+        const accepted = new Array<Accepted>(items.length);
+        const ids = new Array<string>(items.length);
+        for (let i = 0; i < items.length; i++) {
+          accepted[i] = itemAccepted(e, items[i]);
+          ids[i] = items[i].id;
+        }
+        usage.push({ event: e, data: { accepted, ids, republished: false } });
         continue;
       }
       if (chargeBatch(e)) {
@@ -224,24 +259,26 @@ export class MessagingConsumer implements OnModuleInit {
     if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not booked: ${bad.join('; ')}`);
   }
 
-  /** A `streams.messages.accepted` batch alone: its good items counted, then it fails naming the bad ones (acceptBatchParts). */
+  /** A `streams.messages.accepted` batch alone: its good items counted (under the batch's claim), then it fails naming the bad ones (acceptBatchParts). */
   private async onAcceptBatch(e: EventEnvelope): Promise<void> {
     const { good, bad } = acceptBatchParts(e);
-    await this.daily.handleMany(good);
+    if (good.accepted.length) await this.daily.handle(e, good);
     if (bad.length) throw new Error(`${e.type} ${e.id}: ${bad.length} of its items not counted: ${bad.join('; ')}`);
   }
 }
 
 /**
  * A `streams.messages.accepted` batch alone (docs/decisions/0181), as `onChargeBatch`: every item whose data passes is
- * counted (each once: its usage claim, under the item's own event id), then the batch fails naming the items that did not.
+ * counted (once: the batch's usage claim, docs/decisions/0199; its items always the same, so its good items too), then
+ * the batch fails naming the items that did not.
  */
-function acceptBatchParts(e: EventEnvelope): { good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>>; bad: string[] } {
-  const good: Array<BatchItem<EventData<typeof MessageAcceptedV1>>> = [];
+function acceptBatchParts(e: EventEnvelope): { good: Usage; bad: string[] } {
+  const good: Usage = { accepted: [], ids: [], republished: false };
   const bad: string[] = [];
   for (const item of acceptedItemsOf(e)) {
     try {
-      good.push({ event: item, data: itemAccepted(e, item) });
+      good.accepted.push(itemAccepted(e, item));
+      good.ids!.push(item.id);
     } catch (error) {
       bad.push(`${item.id}: ${error instanceof Error ? error.message : String(error)}`);
     }

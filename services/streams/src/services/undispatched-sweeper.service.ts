@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Channel, MessageAcceptedV1, MessagesReconciledV1, MessagesReconcileRequestedV1, StreamType, type EventEnvelope } from '@switchboard/contracts';
+import { ACCEPTED_REPUBLISH_SOURCE, Channel, MessageAcceptedV1, MessagesReconciledV1, MessagesReconcileRequestedV1, StreamType, type EventEnvelope } from '@switchboard/contracts';
 import { counter, createEnvelope, IdempotentConsumer, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { channelOf } from '../rules/stream-params';
@@ -58,7 +58,8 @@ interface StoredMessage {
  *    sweep, are marked asked (`reconciled_at`) and asked about in `streams.messages.reconcile_requested`, one request
  *    per account, in the same transaction (the outbox). Replicas take disjoint rows (SKIP LOCKED).
  * 2. Dispatch answers `dispatch.messages.reconciled` with the account's messages it has and those it does not.
- * 3. Streams publishes again, under the first event's id (a v5 UUID of the message uuid), the unknown ones that are
+ * 3. Streams publishes again, under the first event's id (a v5 UUID of the message uuid) and the source
+ *    ACCEPTED_REPUBLISH_SOURCE (accounts does not count its usage again, 0199), the unknown ones that are
  *    still `accepted` and of the answer's account. Dispatch takes a message uuid once, so a re-publish that races a
  *    late original sends nothing twice. Known messages are left to dispatch (holds, limits, receipts, query_sm).
  *
@@ -236,7 +237,9 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
         notBefore: null,
         acceptedAt: r.accepted_at,
       },
-      { id: acceptedEventId(r.uuid), accountId: r.account_id, source: 'streams', occurredAt: new Date(r.accepted_at) },
+      // its own source: accounts counted the message's usage when its first event came, and takes this one for dispatch
+      // only (docs/decisions/0199)
+      { id: acceptedEventId(r.uuid), accountId: r.account_id, source: ACCEPTED_REPUBLISH_SOURCE, occurredAt: new Date(r.accepted_at) },
     );
   }
 }
