@@ -621,6 +621,11 @@ describe('campaign runner', () => {
     // between the request and its answer: one open batch row, and every recipient as the snapshot left it (docs/decisions/0188)
     expect(await sql(`SELECT count(*)::int AS n FROM campaigns.recipient WHERE campaign_id = $1 AND (state <> 0 OR batch_id IS NOT NULL OR requested_at IS NOT NULL)`)).toBe(0);
     expect(await sql(`SELECT coalesce(sum(size), 0)::int AS n FROM campaigns.send_batch WHERE campaign_id = $1 AND open`)).toBe(100);
+    // the request (100 items, ~20 kB of JSON) left as one packed outbox row, not a jsonb one (docs/decisions/0202)
+    const requestRows = (type: string, column: string) =>
+      sql(`SELECT count(*)::int AS n FROM campaigns.outbox WHERE type = '${type}' AND ${column} LIKE '%"campaigns.send_batch.requested"%' AND ${column} LIKE '%"campaignId":"' || $1 || '"%'`);
+    expect(await requestRows('$packed', 'packed')).toBe(1);
+    expect(await requestRows('campaigns.send_batch.requested', 'payload::text')).toBe(0);
     // runner B takes over after A's lease and asks the unanswered batch again after the resend delay (same messageUuids)
     const b = new CampaignRunner(
       h.a.t.app.get<DataSource>(getDataSourceToken(CAMPAIGNS_CONNECTION)),
