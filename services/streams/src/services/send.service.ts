@@ -14,6 +14,7 @@ import {
 import { AppError, currentTraceparent, PACKED_OUTBOX_TYPE, RequestContext, timeOrderedUuid, uuidV5 } from '@switchboard/platform';
 import { sendRowType } from './accept-batches';
 import { Clock } from '../clock';
+import type { KeywordMatcher } from '../rules/keywords';
 import { normalizePhone, normalizeTelegramChat } from '../rules/phone';
 import { senderIdViolations } from '../rules/sender-id';
 import { channelOf, requiredSetting } from '../rules/stream-params';
@@ -28,6 +29,16 @@ import { StreamsOutboxRelay } from './streams-events.service';
 import { acceptedMiddle, CANONICAL_UUID, eventHead, headPieces, type HeadPieces } from './event-heads';
 
 const BLOCKED_KEYWORD = () => new AppError(400, ErrorCode.InvalidArgument, 'the message contains a blocked keyword');
+
+/** The account's approved-sender rule (spec: streams_validate_senders), one place for every path that checks it. */
+function refuseUnapprovedSender(approved: ReadonlySet<string>, input: ValidSend): void {
+  if (!approved.has(input.sender.toLowerCase())) throw new AppError(400, ErrorCode.InvalidArgument, `sender ${input.sender} is not an approved sender of the account`);
+}
+
+/** The blocked-keyword rule, one place for every path that checks it. */
+function refuseBlockedKeyword(keywords: KeywordMatcher, input: ValidSend): void {
+  if (input.text && keywords.find(input.text)) throw BLOCKED_KEYWORD();
+}
 
 /** Longest text accepted: ten concatenated GSM-7 parts. */
 export const MAX_TEXT_LENGTH = 1530;
@@ -313,7 +324,7 @@ export class SendService {
     const senders = channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders);
     const keywords = input.text ? this.lookups.cachedKeywordMatcher() : undefined;
     if (senders || (input.text && !keywords)) return this.checkContentAsync(stream, customer, input);
-    if (keywords?.find(input.text)) throw BLOCKED_KEYWORD();
+    if (keywords) refuseBlockedKeyword(keywords, input);
     return undefined;
   }
 
@@ -326,17 +337,16 @@ export class SendService {
     const approved = channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders) ? await this.lookups.approvedSenders(stream.accountId) : null;
     const keywords = await this.lookups.keywordMatcher();
     return (input) => {
-      if (approved && !approved.has(input.sender.toLowerCase())) throw new AppError(400, ErrorCode.InvalidArgument, `sender ${input.sender} is not an approved sender of the account`);
-      if (input.text && keywords.find(input.text)) throw BLOCKED_KEYWORD();
+      if (approved) refuseUnapprovedSender(approved, input);
+      refuseBlockedKeyword(keywords, input);
     };
   }
 
   private async checkContentAsync(stream: ActiveStream, customer: CustomerView, input: ValidSend): Promise<void> {
     if (channelOf(stream.streamType) === Channel.Sms && truthy(customer.settings.streams_validate_senders)) {
-      const approved = await this.lookups.approvedSenders(stream.accountId);
-      if (!approved.has(input.sender.toLowerCase())) throw new AppError(400, ErrorCode.InvalidArgument, `sender ${input.sender} is not an approved sender of the account`);
+      refuseUnapprovedSender(await this.lookups.approvedSenders(stream.accountId), input);
     }
-    if (input.text && (await this.lookups.keywordMatcher()).find(input.text)) throw BLOCKED_KEYWORD();
+    if (input.text) refuseBlockedKeyword(await this.lookups.keywordMatcher(), input);
   }
 
   /**
