@@ -237,7 +237,8 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     const pools = await api<{ items: Array<{ id: number; name: string; domains: Array<{ name: string }> }> }>('GET', '/domain_pools');
     const pool = pools.body.items.find((p) => p.name === 'Wizard pool');
     expect(pool?.domains.map((d) => d.name)).toEqual(['spring.acme-shop.com']);
-    await expect(links.getByTestId('link-pool').innerText()).resolves.toBe('Wizard pool');
+    // the select shows its value once the dropdown's list has come back: wait for it rather than read it once
+    await links.getByTestId('link-pool').filter({ hasText: /^Wizard pool$/ }).waitFor();
     await links.getByTestId('link-offer').click();
     await page.getByTestId(`link-offer-option-${offer.id}`).click();
     await page.getByRole('listbox').waitFor({ state: 'detached' });
@@ -249,7 +250,7 @@ describe('short-link domains in the console (Chromium, embedded server, local DN
     await page.getByTestId('offer-days').fill('30');
     await page.getByTestId('offer-save').click();
     await page.getByTestId('offer-dialog').waitFor({ state: 'hidden' });
-    await expect(links.getByTestId('link-offer').innerText()).resolves.toContain('Wizard offer');
+    await links.getByTestId('link-offer').filter({ hasText: 'Wizard offer' }).waitFor();
     const added = (await api<{ items: Array<{ id: number; name: string }> }>('GET', '/offers/dropdown')).body.items.find((o) => o.name === 'Wizard offer');
     if (!added) throw new Error('the offer added in the wizard is missing');
     await links.getByTestId('link-expired').fill('14');
