@@ -204,6 +204,8 @@ function agrees(def: EventDefinition<unknown>, data: unknown): boolean {
 
 const CASES: Array<[string, EventDefinition<unknown>, () => Doc]> = [
   ['streams.message.accepted', MessageAcceptedV1 as EventDefinition<unknown>, () => accepted(1)],
+  // a campaign message's, with the variant streams passes through from its request (docs/decisions/0205)
+  ['streams.message.accepted (a campaign variant)', MessageAcceptedV1 as EventDefinition<unknown>, () => ({ ...accepted(1), variantId: '7' })],
   ['streams.messages.accepted', MessagesAcceptedV1 as EventDefinition<unknown>, acceptedBatch],
   ['campaigns.send_batch.requested', CampaignSendBatchRequestedV1 as EventDefinition<unknown>, sendBatch],
   ['inbox.send_batch.requested', InboxSendRequestedV1 as EventDefinition<unknown>, () => ({ ...sendBatch(), campaignId: null, items: [{ ...sendItem(1), sender: null }] })],

@@ -86,7 +86,7 @@ function fastAccepted(data: unknown): AcceptedData | undefined {
   ) {
     return undefined;
   }
-  return {
+  const out: AcceptedData = {
     messageUuid,
     accountId,
     streamId,
@@ -106,6 +106,12 @@ function fastAccepted(data: unknown): AcceptedData | undefined {
     notBefore,
     acceptedAt,
   };
+  if ('variantId' in data) {
+    const variantId = data.variantId;
+    if (!isDecimalIdOrNull(variantId)) return undefined;
+    out.variantId = variantId;
+  }
+  return out;
 }
 
 const acceptedSchema = z.object({
@@ -131,6 +137,12 @@ const acceptedSchema = z.object({
     /** Send no earlier than this (sending hours); null = now. */
     notBefore: z.string().nullable(),
     acceptedAt: z.string(),
+    /**
+     * The campaign variant the text was composed from: the send-batch request item's `variantId`, passed through by
+     * streams unchanged (absent for the stream API and from streams before docs/decisions/0205). Statistics counts a
+     * campaign message per variant from it (0205); nothing else reads it.
+     */
+    variantId: id.nullable().optional(),
 });
 type AcceptedData = z.infer<typeof acceptedSchema>;
 

@@ -29,8 +29,9 @@ export const SendRequestItem = z.object({
   /** The requester's own reference (campaign recipient id, inbox message id), echoed in the answer. */
   ref: z.string().max(64),
   /**
-   * The campaign variant the text was composed from (campaign batches; absent or null otherwise). Not used by streams:
-   * stats reads it from the request to count messages per variant (docs/decisions/0046-campaign-reports.md).
+   * The campaign variant the text was composed from (campaign batches; absent or null otherwise). Streams does not use
+   * it but passes it through unchanged onto the item's `streams.message.accepted`, from which stats counts messages per
+   * variant (docs/decisions/0046-campaign-reports.md, 0205; stats before 0205 read it from this request).
    */
   variantId: id.nullable().optional(),
 });

@@ -21,6 +21,8 @@ export const statsConfigSchema = z.object({
   STATS_MAX_BATCH: env.int(5000, 1),
   /** Rollup transactions in flight at once (docs/decisions/0174). */
   STATS_INGEST_LANES: env.int(2, 1),
+  /** A campaign's send-batch request writes its messages' states (the variant) first, as before 0205: set while older streams run. */
+  STATS_REQUEST_STATES: env.bool(false),
   /** Where message exports are written; a volume the stats replicas share when there are several. */
   STATS_EXPORT_DIR: z.string().default('/var/lib/switchboard/stats-exports'),
   /** Which roles this process runs: `http,consumers,relay` (rollups and exports under consumers, export progress by the relay). */
@@ -37,5 +39,5 @@ export const statsMigrateConfigSchema = z.object({ DATABASE_URL: z.string().url(
 export const loadStatsMigrateConfig = (e: NodeJS.ProcessEnv = process.env) => loadConfig('stats-migrate', statsMigrateConfigSchema, e);
 
 export function statsModuleOptionsFromConfig(c: StatsConfig): StatsModuleOptions {
-  return { migrationsRun: c.MIGRATIONS_RUN, cacheMs: c.STATS_CACHE_SECONDS * 1000, maxBatch: c.STATS_MAX_BATCH, ingestLanes: c.STATS_INGEST_LANES, exportDir: c.STATS_EXPORT_DIR };
+  return { migrationsRun: c.MIGRATIONS_RUN, cacheMs: c.STATS_CACHE_SECONDS * 1000, maxBatch: c.STATS_MAX_BATCH, ingestLanes: c.STATS_INGEST_LANES, requestStates: c.STATS_REQUEST_STATES, exportDir: c.STATS_EXPORT_DIR };
 }

@@ -13,6 +13,13 @@ export interface StatsModuleOptions {
    * (docs/decisions/0174). Default 2: node builds one batch while PostgreSQL runs the other.
    */
   ingestLanes?: number;
+  /**
+   * Whether a campaign's send-batch request writes each message's state (campaign and variant) before its acceptance,
+   * as before docs/decisions/0205. Default false: the variant comes on the acceptance (streams from 0205 on passes it
+   * through) and the request is not taken, so a campaign message's state is written once by its acceptance and once a
+   * status. Set true while any streams process older than 0205 runs (their acceptances carry no variant).
+   */
+  requestStates?: boolean;
   /** Where message exports are written (docs/decisions/0046). Default `<data dir>/stats/exports`, else the system temp dir. */
   exportDir?: string;
   /** How often the export worker looks for work, ms. Default 1000. */
@@ -24,6 +31,7 @@ export interface ResolvedStatsOptions {
   cacheMs: number;
   maxBatch: number;
   ingestLanes: number;
+  requestStates: boolean;
   exportDir: string;
   exportPollMs: number;
 }
@@ -40,5 +48,5 @@ export function resolveStatsOptions(o: StatsModuleOptions, dataDir?: string): Re
   const ingestLanes = o.ingestLanes ?? 2;
   if (!Number.isInteger(ingestLanes) || ingestLanes < 1 || ingestLanes > 16) throw new Error(`StatsModule: ingestLanes must be an integer from 1 to 16 (got ${String(o.ingestLanes)})`);
   const exportDir = path.resolve(o.exportDir ?? (dataDir ? path.join(dataDir, 'stats', 'exports') : path.join(os.tmpdir(), 'switchboard-stats-exports')));
-  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, ingestLanes, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
+  return { migrationsRun: o.migrationsRun ?? true, cacheMs, maxBatch, ingestLanes, requestStates: o.requestStates ?? false, exportDir, exportPollMs: o.exportPollMs ?? 1000 };
 }

@@ -59,10 +59,15 @@ export function message(m: Partial<Msg> & { account: string; acceptedAt: string 
   return { uuid: randomUUID(), stream: '1', sender: 'Acme', iso2: 'GB', segments: 1, priceMicros: 50_000, currency: 'EUR', ...m };
 }
 
-export const accepted = (m: Msg, id?: string) =>
+/**
+ * A message's `streams.message.accepted`: a campaign message's carries its variant, as streams from docs/decisions/0205
+ * on passes it through from the request (`oldFormat`: as older streams wrote it, without).
+ */
+export const accepted = (m: Msg, id?: string, oldFormat = false) =>
   createEnvelope(
     MessageAcceptedV1,
     {
+      ...(m.campaign && m.variant !== undefined && !oldFormat ? { variantId: m.variant } : {}),
       messageUuid: m.uuid,
       accountId: m.account,
       streamId: m.stream,

@@ -3,6 +3,8 @@ import {
   BlacklistChangedV1,
   CampaignSendBatchRequestedV1,
   ContactOptedOutV1,
+  MessageAcceptedV1,
+  parseEventData,
   InboxSendRequestedV1,
   SendBatchProcessedV1,
   type EventData,
@@ -90,6 +92,22 @@ describe('send batches from campaigns and inbox', () => {
         [items[2].messageUuid, '77', null],
       ].sort(byUuid),
     );
+  });
+
+  it("passes each item's campaign variant through onto its accepted event unchanged, and writes none for an item without one (docs/decisions/0205)", async () => {
+    const streamId = await setup('8111');
+    // an upper-case uuid takes the send's own heads, the others the batch's shared heads (docs/decisions/0167)
+    const items = [item(1, { variantId: '5' }), item(2, { variantId: '6' }), item(3, { variantId: null }), item(4), item(5, { variantId: '7', messageUuid: randomUUID().toUpperCase() })];
+    const answer = await request(batch('8111', streamId, items));
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
+    const accepted = (await a.events()).filter((e) => e.type === 'streams.message.accepted' && e.accountId === '8111').map((e) => e.data as Json);
+    const variantOf = new Map(accepted.map((d) => [String(d.messageUuid).toLowerCase(), 'variantId' in d ? d.variantId : 'absent']));
+    expect(items.map((i) => variantOf.get(i.messageUuid.toLowerCase()))).toEqual(['5', '6', 'absent', 'absent', '7']);
+    // the contract reads it, by its hand-written check and by its schema alike
+    for (const d of accepted) {
+      expect(MessageAcceptedV1.schema.parse(d).variantId).toBe(parseEventData(MessageAcceptedV1, d).variantId);
+      expect(parseEventData(MessageAcceptedV1, d).variantId).toBe('variantId' in d ? d.variantId : undefined);
+    }
   });
 
   it('answers a repeated batch with accepted + duplicate and charges nothing twice', async () => {

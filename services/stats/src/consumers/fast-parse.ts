@@ -28,6 +28,7 @@ function accepted(d: Doc): boolean {
     isCount(d.priceMicros, 0) &&
     isCurrency(d.currency) &&
     (d.campaignId === null || isId(d.campaignId)) &&
+    (d.variantId === undefined || d.variantId === null || isId(d.variantId)) &&
     typeof d.acceptedAt === 'string'
   );
 }

@@ -40,7 +40,10 @@ export type RollupInput =
   | { kind: 'accepted'; d: EventData<typeof MessageAcceptedV1> }
   | { kind: 'status'; d: EventData<typeof MessageStatusChangedV1> }
   | { kind: 'refund'; d: EventData<typeof MessageRefundedV1> }
-  /** A campaign batch asked of streams: each item's campaign and variant (the acceptance does not carry the variant). */
+  /**
+   * A campaign batch asked of streams: each item's campaign and variant. Taken only with `requestStates` (acceptances of
+   * streams before docs/decisions/0205 do not carry the variant); otherwise the acceptance carries it.
+   */
   | { kind: 'requested'; d: EventData<typeof CampaignSendBatchRequestedV1> };
 
 interface State {
@@ -98,11 +101,15 @@ function parse<T>(def: EventDefinition<T>, e: EventEnvelope): T | null {
   return parseEventData(def, e.data);
 }
 
-/** What an event of the rollup group is to the batch, or null for an event of another type or version. */
-function rollupInput(e: EventEnvelope): RollupInput | null {
+/**
+ * What an event of the rollup group is to the batch, or null for an event of another type or version (and for a
+ * campaign's send-batch request unless `requests`: docs/decisions/0205).
+ */
+function rollupInput(e: EventEnvelope, requests: boolean): RollupInput | null {
   if (e.type === MessageAcceptedV1.type && e.version === MessageAcceptedV1.version) return { kind: 'accepted', d: parseAccepted(e) };
   if (e.type === MessageStatusChangedV1.type && e.version === MessageStatusChangedV1.version) return { kind: 'status', d: parseStatus(e) };
   if (e.type === MessageRefundedV1.type && e.version === MessageRefundedV1.version) return { kind: 'refund', d: parseRefund(e) };
+  if (!requests) return null;
   const requested = parse(CampaignSendBatchRequestedV1, e);
   return requested ? { kind: 'requested', d: requested } : null;
 }
@@ -150,6 +157,8 @@ export class RollupConsumer implements OnModuleInit {
   private readonly batched: BatchedIdempotentConsumer<RollupInput>;
   private readonly maxBatch: number;
   private readonly lanes: number;
+  /** Whether campaigns' send-batch requests write states (`requestStates`, docs/decisions/0205). */
+  private readonly requests: boolean;
 
   constructor(
     @InjectDataSource(STATS_CONNECTION) private readonly ds: DataSource,
@@ -160,6 +169,7 @@ export class RollupConsumer implements OnModuleInit {
   ) {
     this.maxBatch = options.maxBatch;
     this.lanes = options.ingestLanes;
+    this.requests = options.requestStates;
     this.batched = new BatchedIdempotentConsumer<RollupInput>({
       dataSource: ds,
       schema: STATS_SCHEMA,
@@ -192,8 +202,16 @@ export class RollupConsumer implements OnModuleInit {
     await this.bus.subscribe({
       group: ROLLUP_GROUP,
       topics: [Topics.Streams, Topics.Dispatch, Topics.Campaigns],
-      // streams' accepted messages one event a message or one a send batch and account (docs/decisions/0181)
-      types: [MessageAcceptedV1.type, MessagesAcceptedV1.type, MessageStatusChangedV1.type, MessageStatusesChangedV1.type, MessageRefundedV1.type, CampaignSendBatchRequestedV1.type],
+      // streams' accepted messages one event a message or one a send batch and account (docs/decisions/0181); a
+      // campaign's requests only while older streams (whose acceptances carry no variant) may run (0205)
+      types: [
+        MessageAcceptedV1.type,
+        MessagesAcceptedV1.type,
+        MessageStatusChangedV1.type,
+        MessageStatusesChangedV1.type,
+        MessageRefundedV1.type,
+        ...(this.requests ? [CampaignSendBatchRequestedV1.type] : []),
+      ],
       // a partition's chunk feeds a batch a lane: as many handler calls at once as the lanes' batches take
       concurrency: this.maxBatch * this.lanes,
       // a delivered chunk in one call: one batch, no promise per event (docs/decisions/0077); dispatch's batches of
@@ -207,7 +225,7 @@ export class RollupConsumer implements OnModuleInit {
 
   async onMessageEvent(e: EventEnvelope): Promise<void> {
     if (acceptBatch(e)) return this.onAcceptBatch(e);
-    const input = rollupInput(e);
+    const input = rollupInput(e, this.requests);
     if (input) return this.batched.handle(e, input);
   }
 
@@ -239,7 +257,7 @@ export class RollupConsumer implements OnModuleInit {
         for (const item of acceptedItemsOf(e)) items.push({ event: item, data: { kind: 'accepted', d: itemAccepted(e, item) } });
         continue;
       }
-      const data = rollupInput(e);
+      const data = rollupInput(e, this.requests);
       if (data) items.push({ event: e, data });
     }
     return this.batched.handleMany(items);
@@ -273,7 +291,7 @@ export class RollupConsumer implements OnModuleInit {
 
   /**
    * One batch (docs/decisions/0028-statistics.md, "Ingest", and 0055): three round trips whatever its size, besides the
-   * refunds' event ids. (1) the states the batch's messages have, locked in uuid order, with the hour and day buckets of
+   * refunds' event ids. (1) the states the batch's messages have, each with its row version (not locked: 0205), with the hour and day buckets of
    * the batch's acceptances computed in the same statement (the account's zone); the events applied in memory; (2) one
    * statement that updates the changed states, inserts the new ones whole, and adds the deltas to the rollups (the
    * day-per-country rows and their month sums made by the database from the day deltas), rows in key order. No rollup
@@ -313,20 +331,25 @@ export class RollupConsumer implements OnModuleInit {
       itemSlot[i] = k;
       if (data.kind === 'accepted' && acceptedAt[k] === null) acceptedAt[k] = data.d.acceptedAt;
     }
-    // the batch's messages that have a state are locked in uuid order (replicas never double count or deadlock); those
-    // that have none get theirs inserted whole by the write below. The buckets of the batch's acceptances are computed
+    // the batch's messages that have a state are read with their row version (xmin), not locked: the write below sets a
+    // state only where its version is still the one read, and a batch that finds one changed meanwhile (another
+    // replica's write) is rolled back and applied again, so replicas never double count (docs/decisions/0205; the row
+    // locks of `FOR UPDATE` cost a WAL record a state). Those that have none get theirs inserted whole by the write
+    // below. The buckets of the batch's acceptances are computed
     // in the same statement (the local hour's start: the instant less the local minutes and seconds; date_trunc with a
     // zone would fold the repeated hour of a DST fall-back into one bucket, which may start after the message).
     // The states are found by `= ANY` of the uuids, not `IN` the unnest: an index scan of those rows, where the
     // semi-join read the whole table for a hash (at this size) and the join below then sorted both sides again to
     // merge them (about 0.7 of 7.3 µs a row of the statement's CPU: docs/decisions/0145).
     // The read and the write are named statements: parsed once a connection, not every batch (docs/decisions/0153).
-    const rows = await preparedQuery<Omit<State, 'price_micros' | 'refunded_micros'> & { o: number; found: boolean; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }>(
+    const rows = await preparedQuery<
+      Omit<State, 'price_micros' | 'refunded_micros'> & { o: number; found: boolean; x: string | null; price_micros: string; refunded_micros: string; new_at: string | null; new_hour: string | null; new_day: string | null }
+    >(
       m,
-      'stats_rollup_read',
+      'stats_rollup_read_v2',
       `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS t(u, a, at, o)),
-            s AS (SELECT * FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]) ORDER BY message_uuid FOR UPDATE)
-       SELECT t.o::int - 1 AS o, t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
+            s AS (SELECT *, xmin AS x FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]))
+       SELECT t.o::int - 1 AS o, t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, s.x::text AS x, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
               coalesce(s.iso2, '') AS iso2, coalesce(s.status, '') AS status, coalesce(s.rank, -1) AS rank, ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket,
               s.day_bucket::text AS day_bucket, coalesce(s.segments, 0) AS segments, coalesce(s.price_micros, 0)::text AS price_micros, coalesce(s.refunded_micros, 0)::text AS refunded_micros,
               coalesce(s.currency, '') AS currency, s.campaign_id::text, s.variant_id::text, s.destination,
@@ -340,12 +363,15 @@ export class RollupConsumer implements OnModuleInit {
     const before = new Array<State | undefined>(n);
     const after = new Array<State | undefined>(n);
     const created = new Uint8Array(n);
+    /** The row version (xmin) each found state was read at: the write sets it only if it is still that one. */
+    const versions = new Array<string | null>(n);
     const buckets = new Array<{ at: string; hour: string; day: string } | undefined>(n);
     /** Slots whose events apply: the database writes the uuid as the events did (see stateOf). */
     const spelled = new Uint8Array(n);
     for (const r of rows) {
       const k = r.o;
       if (!r.found) created[k] = 1;
+      versions[k] = r.x;
       if (r.message_uuid === uuids[k]) spelled[k] = 1;
       // states built field by field, one shape for all (no rest or spread copies: they were much of the batch's garbage)
       const state = copyState(r, BigInt(r.price_micros), BigInt(r.refunded_micros));
@@ -388,6 +414,8 @@ export class RollupConsumer implements OnModuleInit {
         s.currency = d.currency;
         s.accepted_at = b?.at ?? new Date(d.acceptedAt).toISOString();
         if (d.campaignId !== null) s.campaign_id = d.campaignId;
+        // the variant streams passed through from the campaign's request (0205); a state the request wrote keeps its own
+        if (s.variant_id === null && d.variantId) s.variant_id = d.variantId;
         s.destination = d.destination;
         s.hour_bucket = b?.hour ?? null;
         s.day_bucket = b?.day ?? null;
@@ -478,8 +506,10 @@ export class RollupConsumer implements OnModuleInit {
     // (the common late case: a status after its acceptance's batch), written narrowly (docs/decisions/0103)
     const changed: State[] = [];
     const moved: State[] = [];
-    /** The changed states' created flags, in their order. */
+    /** The changed states' created flags, in their order, and the versions read of those not created and of the moved. */
     const isCreated: boolean[] = [];
+    const changedVersions: string[] = [];
+    const movedVersions: string[] = [];
     let creating = 0;
     for (let k = 0; k < n; k++) {
       const s = after[k];
@@ -489,10 +519,12 @@ export class RollupConsumer implements OnModuleInit {
       if (!isNew && sameState(b, s)) continue;
       if (!isNew && onlyStatusMoved(b, s)) {
         moved.push(s);
+        movedVersions.push(versions[k] as string);
         move(b, s);
       } else {
         changed.push(s);
         isCreated.push(isNew);
+        changedVersions.push(isNew ? 'NULL' : (versions[k] as string));
         if (isNew) creating++;
         add(b, -1);
         add(s, 1);
@@ -545,24 +577,26 @@ export class RollupConsumer implements OnModuleInit {
     const countSums = `${sums}, ${STATUS_COLUMNS.map(sum).join(', ')}`;
     const summed = `sum(m)::bigint, sum(p)::bigint, sum(co)::bigint, ${STATUSES.map((_, j) => `sum(n${j})::bigint`).join(', ')}`;
     const nonZero = ['m', 'p', 'co', ...STATUSES.map((_, j) => `n${j}`)].map((c) => `sum(${c}) <> 0`).join(' OR ');
-    const [{ inserted }] = await preparedQuery<{ inserted: number }>(
+    const [{ inserted, rewritten, statusMoved }] = await preparedQuery<{ inserted: number; rewritten: number; statusMoved: number }>(
       m,
-      'stats_rollup_write',
+      'stats_rollup_write_v2',
       `WITH t AS (
          SELECT * FROM unnest($1::uuid[], $2::boolean[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::smallint[], $9::timestamptz[], $10::timestamptz[],
-                              $11::date[], $12::int[], $13::bigint[], $14::bigint[], $15::text[], $16::bigint[], $17::bigint[], $18::text[])
-                       AS t(u, n, a, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency, campaign_id, variant_id, destination)
+                              $11::date[], $12::int[], $13::bigint[], $14::bigint[], $15::text[], $16::bigint[], $17::bigint[], $18::text[], $65::xid[])
+                       AS t(u, n, a, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price, refunded, currency, campaign_id, variant_id, destination, x)
        ), st AS (
          UPDATE stats.message_state m SET stream_id = t.stream_id, sender = t.sender, iso2 = t.iso2, status = t.status, rank = t.rank, accepted_at = t.accepted_at,
                 hour_bucket = t.hour_bucket, day_bucket = t.day_bucket, segments = t.segments, price_micros = t.price, refunded_micros = t.refunded, currency = t.currency,
                 campaign_id = t.campaign_id, variant_id = t.variant_id, destination = t.destination
-           FROM t WHERE m.message_uuid = t.u AND NOT t.n
+           FROM t WHERE m.message_uuid = t.u AND NOT t.n AND m.xmin = t.x
+         RETURNING 1
        ), sm AS (
          -- a known state whose status alone moved: only status and rank are set (fewer columns to send and decode; no
          -- index covers either). The uuids bound again with = ANY keep the plan on the primary key: joined to the
          -- unnest alone, a small table was read whole for a hash join (twice the CPU: docs/decisions/0103)
          UPDATE stats.message_state m SET status = n.status, rank = n.rank
-           FROM unnest($61::uuid[], $62::text[], $63::smallint[]) AS n(u, status, rank) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($61::uuid[])
+           FROM unnest($61::uuid[], $62::text[], $63::smallint[], $64::xid[]) AS n(u, status, rank, x) WHERE m.message_uuid = n.u AND m.message_uuid = ANY($61::uuid[]) AND m.xmin = n.x
+         RETURNING 1
        ), ins AS (
          -- a message seen for the first time: its state written once, whole (no empty row first, then an update)
          INSERT INTO stats.message_state (message_uuid, account_id, stream_id, sender, iso2, status, rank, accepted_at, hour_bucket, day_bucket, segments, price_micros,
@@ -619,7 +653,7 @@ export class RollupConsumer implements OnModuleInit {
          SELECT a, date_trunc('month', b)::date, i, st, c, ${summed} FROM vd GROUP BY a, 2, i, st, c HAVING ${nonZero} ORDER BY a, 2, i, st, c
          ON CONFLICT (account_id, bucket, iso2, stream_id, currency) DO UPDATE SET ${countSums}
        )
-       SELECT (SELECT count(*) FROM ins)::int AS inserted`,
+       SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM st)::int AS rewritten, (SELECT count(*) FROM sm)::int AS "statusMoved"`,
       [
         plainArray(changed.map((s) => s.message_uuid)),
         pgArray(isCreated),
@@ -651,11 +685,19 @@ export class RollupConsumer implements OnModuleInit {
         plainArray(moved.map((s) => s.message_uuid)),
         pgArray(moved.map((s) => s.status)),
         pgArray(moved.map((s) => s.rank)),
+        plainArray(movedVersions),
+        plainArray(changedVersions),
       ],
     );
-    // another replica created one of these states since the lock above (its events were rebalanced to it): this batch
+    // another replica created one of these states since the read above (its events were rebalanced to it): this batch
     // is rolled back and applied again event by event, each then finding the state
     if (inserted !== creating) throw new Error(`message states were created meanwhile (${creating - inserted}); the batch is applied again`);
+    // another replica wrote one of the states read above since (a newer version: this batch's update skipped it, or
+    // waited for the other's commit and then skipped it): rolled back, and applied again event by event on the states
+    // as they are now
+    if (rewritten !== changed.length - creating || statusMoved !== moved.length) {
+      throw new Error(`message states were changed meanwhile (${changed.length - creating - rewritten + moved.length - statusMoved}); the batch is applied again`);
+    }
   }
 }
 

@@ -241,7 +241,7 @@ export class SendBatchesConsumer implements OnModuleInit {
       }
       toWrite.push({
         n,
-        p: { stream, customer, input, key: null, requestHash: null, flags: { campaignId: b.campaignId, messageUuid: it.messageUuid, notBefore: it.notBefore, noFingerprint: true } },
+        p: { stream, customer, input, key: null, requestHash: null, flags: { campaignId: b.campaignId, messageUuid: it.messageUuid, notBefore: it.notBefore, noFingerprint: true, variantId: it.variantId } },
       });
     }
   }

@@ -34,6 +34,8 @@ export interface AcceptedData {
   payload: Record<string, unknown> | null;
   campaignId: string | null;
   notBefore: string | null;
+  /** A campaign send's variant, when its request item names one (docs/decisions/0205); absent otherwise. */
+  variantId?: string;
   acceptedAt: string;
 }
 
@@ -102,8 +104,11 @@ export function headPieces(stream: Pick<ActiveStream, 'id' | 'accountId' | 'stre
   return { a1: `${a[0]}"`, a2: `"${a[1]}"`, a3: `"${a[2]}"`, a4: `"${a[3]}`, a5: a[4], c1: `${c[0]}"`, c2: `"${c[1]}"`, c3: `"${c[2]}` };
 }
 
-/** The send's own part of its accepted event's data: `"sender":…` to `"notBefore":…`, as `eventHead` writes them. */
-export function acceptedMiddle(d: Pick<AcceptedData, 'sender' | 'destination' | 'iso2' | 'text' | 'encoding' | 'segments' | 'payload' | 'campaignId' | 'notBefore'>): string {
+/**
+ * The send's own part of its accepted event's data: `"sender":…` to `"notBefore":…` (and a campaign send's
+ * `"variantId":…` after it, docs/decisions/0205), as `eventHead` writes them.
+ */
+export function acceptedMiddle(d: Pick<AcceptedData, 'sender' | 'destination' | 'iso2' | 'text' | 'encoding' | 'segments' | 'payload' | 'campaignId' | 'notBefore' | 'variantId'>): string {
   const s = JSON.stringify({
     sender: d.sender,
     destination: d.destination,
@@ -114,6 +119,8 @@ export function acceptedMiddle(d: Pick<AcceptedData, 'sender' | 'destination' | 
     payload: d.payload,
     campaignId: d.campaignId,
     notBefore: d.notBefore,
+    // absent (undefined: not written) unless a campaign item names its variant
+    variantId: d.variantId,
   });
   return s.slice(1, -1);
 }

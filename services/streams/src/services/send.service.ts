@@ -58,6 +58,8 @@ export interface SendFlags {
   notBefore?: string | null;
   /** No duplicate-content check: the requester's messageUuid makes the send exactly-once (send batches). */
   noFingerprint?: boolean;
+  /** A campaign send's variant (its request item's), passed through onto `streams.message.accepted` for statistics (docs/decisions/0205). */
+  variantId?: string | null;
 }
 
 /** The stream API's answer to an accepted send (also what an Idempotency-Key replays). */
@@ -473,6 +475,8 @@ export class SendService {
     const chargedId = timeOrderedUuid();
     const campaignId = flags.campaignId ?? null;
     const notBefore = flags.notBefore ?? null;
+    // only a campaign item that names its variant carries one: every other accepted event stays as it was
+    const variantId = flags.variantId ?? undefined;
     let heads: Pick<SendRow, 'accepted' | 'charged' | 'h' | 'aid' | 'cid' | 'v'>;
     let group = shared ? shared.groups.get(shared.key) : null;
     if (shared && group === undefined) {
@@ -481,7 +485,7 @@ export class SendService {
       shared.groups.set(shared.key, group);
     }
     if (group && CANONICAL_UUID.test(uuid)) {
-      const v = acceptedMiddle({ sender: input.sender, destination: input.destination, iso2: input.iso2, text: input.text, encoding, segments, payload: input.payload, campaignId, notBefore });
+      const v = acceptedMiddle({ sender: input.sender, destination: input.destination, iso2: input.iso2, text: input.text, encoding, segments, payload: input.payload, campaignId, notBefore, variantId });
       heads = { h: group.h, aid: acceptedId, cid: chargedId, v };
     } else {
       const accepted = eventHead(
@@ -507,6 +511,7 @@ export class SendService {
           payload: input.payload,
           campaignId,
           notBefore,
+          variantId,
           acceptedAt: at,
         },
         'priceMicros',
