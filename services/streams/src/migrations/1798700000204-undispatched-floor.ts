@@ -10,7 +10,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   moves a message in it.
  * - `streams.undispatched_floor`, one row: the key below which every message has been read by a sweep that no
  *   transaction open at the time could have missed, the current pass's position, and the last pass's end with the
- *   xmax of its snapshot (how the floor passes a late-committed message only after it has been read).
+ *   bound of the xids that could still write below it (how the floor passes a late-committed message only after it has
+ *   been read).
  * - The first floor is the oldest message still `accepted` (read from the partial index before it goes), and at most
  *   an hour before the migration: the first sweep reads from there.
  * - `fillfactor = 50`: the projector moves every message of a page in one statement (dispatch's batches), so each

@@ -129,8 +129,9 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
    * floor to the age limit; a message asked about gets `reconciled_at` and so a key above the limit, and is read again
    * when it is due again. A pass cannot see a message whose transaction was still open when the pass read its key,
    * so a pass's end becomes the floor only after the next pass has read everything above the floor again, having
-   * started after every transaction open at the end of the first had ended (the xmax of its last snapshot below the
-   * xmin of the next pass's first), and without skipping a message locked by another writer.
+   * started after every transaction that held an xid at the end of the first had ended (the xid of the first pass's
+   * last page, taken after its snapshot, below the xmin of the next pass's first snapshot), and without skipping a
+   * message locked by another writer.
    */
   async sweepOnce(): Promise<number> {
     const { batch, requestsPerSweep } = this.o.undispatched;
@@ -160,30 +161,39 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
   /** One page of the pass, in the caller's transaction; null when another sweep holds the floor. */
   private async page(m: EntityManager, limit: number): Promise<{ read: number; asked: number; requests: number; passEnded: boolean } | null> {
     const { afterMs, scanRows } = this.o.undispatched;
-    const [f] = (await m.query(
-      `SELECT floor_at::text, floor_uuid::text, cursor_at::text, cursor_uuid::text, checks_at::text, checks_uuid::text, skipped,
-              pending_at::text, pending_uuid::text, pending_xmax::text
-         FROM ${STREAMS_SCHEMA}.undispatched_floor WHERE id = 1 FOR UPDATE SKIP LOCKED`,
-    )) as FloorRow[];
-    if (!f) return null;
+    const cols = `floor_at::text, floor_uuid::text, cursor_at::text, cursor_uuid::text, checks_at::text, checks_uuid::text, skipped,
+                  pending_at::text, pending_uuid::text, pending_xmax::text`;
+    // where the pass stands (unlocked: the read below takes the lock and checks it still stands there)
+    const [seen] = (await m.query(`SELECT ${cols} FROM ${STREAMS_SCHEMA}.undispatched_floor WHERE id = 1`)) as FloorRow[];
+    if (!seen) return null;
     const now = this.clock.now();
     const cutoff = new Date(now.getTime() - afterMs);
-    const starts = f.cursor_at === null;
-    const from: Position = starts ? { at: f.floor_at, uuid: f.floor_uuid } : { at: f.cursor_at as string, uuid: f.cursor_uuid as string };
-    // the page and the snapshot it was read in, in one statement; only the messages still accepted come back
+    const from: Position = seen.cursor_at === null ? { at: seen.floor_at, uuid: seen.floor_uuid } : { at: seen.cursor_at, uuid: seen.cursor_uuid as string };
+    // The page, the floor's lock and the page's snapshot in one statement: the snapshot is taken before this
+    // transaction's xid is assigned (by the lock), so every transaction that held an xid when the page was read has
+    // a smaller one, and "every xid up to ours has ended" means every writer the page could not see has ended.
+    // (A snapshot's xmax does not bound them: it is the last completed xid + 1, and an older writer may still run.)
+    // Only the messages still accepted come back.
     const [p] = (await m.query(
-      `WITH page AS MATERIALIZED (
+      `WITH f AS MATERIALIZED (SELECT ${cols} FROM ${STREAMS_SCHEMA}.undispatched_floor WHERE id = 1 FOR UPDATE SKIP LOCKED),
+            page AS MATERIALIZED (
          SELECT m.uuid, m.account_id, coalesce(m.reconciled_at, m.created_at) AS at, m.status = 'accepted' AS accepted
            FROM streams.message m
           WHERE (coalesce(m.reconciled_at, m.created_at), m.uuid) > ($1::timestamptz, $2::uuid) AND coalesce(m.reconciled_at, m.created_at) <= $3
           ORDER BY coalesce(m.reconciled_at, m.created_at), m.uuid LIMIT $4)
-       SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+       SELECT f.*, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_current_xact_id()::text AS xid,
               (SELECT count(*) FROM page)::int AS read,
               (SELECT json_build_array(at::text, uuid::text) FROM page ORDER BY at DESC, uuid DESC LIMIT 1) AS last,
               (SELECT json_agg(json_build_array(d.at::text, d.uuid::text) ORDER BY d.at, d.uuid)
-                 FROM (SELECT at, uuid FROM page WHERE accepted ORDER BY at, uuid LIMIT $5) d) AS due`,
+                 FROM (SELECT at, uuid FROM page WHERE accepted ORDER BY at, uuid LIMIT $5) d) AS due
+         FROM f`,
       [from.at, from.uuid, cutoff, scanRows, limit + 1],
-    )) as Array<{ xmin: string; xmax: string; read: number; last: [string, string] | null; due: Array<[string, string]> | null }>;
+    )) as Array<FloorRow & { xmin: string; xid: string; read: number; last: [string, string] | null; due: Array<[string, string]> | null }>;
+    if (!p) return null; // another sweep holds the floor
+    // another sweep moved the pass between the two reads: this page read from a stale position
+    if (p.cursor_at !== seen.cursor_at || p.cursor_uuid !== seen.cursor_uuid || p.floor_at !== seen.floor_at || p.floor_uuid !== seen.floor_uuid) return null;
+    const f: FloorRow = p;
+    const starts = f.cursor_at === null;
     const due = p.due ?? [];
     // more accepted messages than this page may ask about: it ends at the last one it asks about
     const full = due.length > limit;
@@ -218,8 +228,9 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
     );
     if (events.length) await Outbox.add(m, STREAMS_SCHEMA, events);
 
-    // the pass's state: a pass that started after every transaction open at the end of the last one had ended
-    // (their xids all below this snapshot's xmin) makes the last pass's end the floor when it ends without a skip
+    // the pass's state: a pass that started after every transaction open at the end of the last one had ended (all
+    // xids up to the last page's own below this page's xmin) makes the last pass's end the floor when it ends without
+    // a skip
     const checks: Position | null = starts
       ? f.pending_xmax !== null && BigInt(p.xmin) >= BigInt(f.pending_xmax)
         ? { at: f.pending_at as string, uuid: f.pending_uuid as string }
@@ -235,7 +246,7 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
                 cursor_at = NULL, cursor_uuid = NULL, checks_at = NULL, checks_uuid = NULL, skipped = false,
                 pending_at = $3, pending_uuid = $4, pending_xmax = $5::xid8, swept_at = $6
           WHERE id = 1`,
-        [floor.at, floor.uuid, cutoff, LAST_UUID, p.xmax, now],
+        [floor.at, floor.uuid, cutoff, LAST_UUID, String(BigInt(p.xid) + 1n), now],
       );
     } else {
       const at = end ?? from;
