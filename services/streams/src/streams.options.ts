@@ -74,6 +74,8 @@ export interface StreamsModuleOptions {
     batch?: number;
     /** Requests per sweep, at most: the rate bound (batch × requests per interval). Default 10. */
     requestsPerSweep?: number;
+    /** Messages a sweep reads in one transaction above its floor (docs/decisions/0204). Default 10 000. */
+    scanRows?: number;
   };
   clock?: Clock;
 }
@@ -101,7 +103,7 @@ export interface ResolvedStreamsOptions {
   acceptBatches: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
-  undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number };
+  undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number; scanRows: number };
 }
 
 export const STREAMS_OPTIONS = Symbol('STREAMS_OPTIONS');
@@ -148,6 +150,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
       intervalMs: int('undispatched.intervalMs', o.undispatched?.intervalMs, 60_000, 100),
       batch: int('undispatched.batch', o.undispatched?.batch, 1000, 1, 1000),
       requestsPerSweep: int('undispatched.requestsPerSweep', o.undispatched?.requestsPerSweep, 10, 1, 1000),
+      scanRows: int('undispatched.scanRows', o.undispatched?.scanRows, 10_000, 1, 100_000),
     },
   };
 }

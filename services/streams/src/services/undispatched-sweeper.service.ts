@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { ACCEPTED_REPUBLISH_SOURCE, Channel, MessageAcceptedV1, MessagesReconciledV1, MessagesReconcileRequestedV1, StreamType, type EventEnvelope } from '@switchboard/contracts';
 import { counter, createEnvelope, IdempotentConsumer, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
@@ -24,10 +24,28 @@ export const UndispatchedMetrics = {
   sweepFailures: () => counter('switchboard_streams_undispatched_sweep_failures_total', 'Sweeps of undispatched messages that failed (database or broker unavailable); the next sweep retries'),
 };
 
-/** TypeORM answers an UPDATE ... RETURNING on PostgreSQL as `[rows, affected]`. */
-function returned<R>(result: unknown): R[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as R[];
-  return result as R[];
+/** Pages one sweep reads at most (each `scanRows` messages); the next sweep goes on from where it stopped. */
+const MAX_PAGES_A_SWEEP = 1000;
+/** The greatest uuid: a pass's end is its age limit with every message of that instant below it. */
+const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** A key of the sweep's index: `coalesce(reconciled_at, created_at)` (as PostgreSQL's text, microseconds kept) and uuid. */
+interface Position {
+  at: string;
+  uuid: string;
+}
+
+interface FloorRow {
+  floor_at: string;
+  floor_uuid: string;
+  cursor_at: string | null;
+  cursor_uuid: string | null;
+  checks_at: string | null;
+  checks_uuid: string | null;
+  skipped: boolean;
+  pending_at: string | null;
+  pending_uuid: string | null;
+  pending_xmax: string | null;
 }
 
 interface StoredMessage {
@@ -73,7 +91,7 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
   /** Totals of this process, for tests and benchmarks. */
-  readonly stats = { sweeps: 0, failedSweeps: 0, asked: 0, requests: 0, known: 0, republished: 0, notRebuildable: 0 };
+  readonly stats = { sweeps: 0, failedSweeps: 0, passes: 0, read: 0, asked: 0, requests: 0, known: 0, republished: 0, notRebuildable: 0 };
 
   constructor(
     @InjectDataSource(STREAMS_CONNECTION) private readonly ds: DataSource,
@@ -102,46 +120,143 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
     await this.running;
   }
 
-  /** One sweep: asks dispatch about the due messages; returns how many were asked about. */
+  /**
+   * One sweep: reads the messages above the floor up to `afterMs` ago, a page (`scanRows`) a transaction, and asks
+   * dispatch about those still `accepted`; returns how many were asked about (docs/decisions/0204).
+   *
+   * The floor (`streams.undispatched_floor`, one row, locked by the page's transaction so replicas take turns) is a
+   * key `(coalesce(reconciled_at, created_at), uuid)` below which nothing is left to read. A pass reads from the
+   * floor to the age limit; a message asked about gets `reconciled_at` and so a key above the limit, and is read again
+   * when it is due again. A pass cannot see a message whose transaction was still open when the pass read its key,
+   * so a pass's end becomes the floor only after the next pass has read everything above the floor again, having
+   * started after every transaction that held an xid at the end of the first had ended (the xid of the first pass's
+   * last page, taken after its snapshot, below the xmin of the next pass's first snapshot), and without skipping a
+   * message locked by another writer.
+   */
   async sweepOnce(): Promise<number> {
-    const { afterMs, batch, requestsPerSweep } = this.o.undispatched;
+    const { batch, requestsPerSweep } = this.o.undispatched;
     let asked = 0;
-    for (let n = 0; n < requestsPerSweep; n++) {
-      const now = this.clock.now();
-      const taken = await this.ds.transaction(async (m) => {
-        const rows = returned<{ uuid: string; account_id: string }>(await m.query(
-          `WITH due AS (
-             SELECT uuid FROM streams.message
-              WHERE status = 'accepted' AND coalesce(reconciled_at, created_at) <= $1
-              ORDER BY coalesce(reconciled_at, created_at) LIMIT $2 FOR UPDATE SKIP LOCKED)
-           UPDATE streams.message m SET reconciled_at = $3 FROM due WHERE m.uuid = due.uuid
-           RETURNING m.uuid::text AS uuid, m.account_id::text AS account_id`,
-          [new Date(now.getTime() - afterMs), batch, now],
-        ));
-        const byAccount = new Map<string, string[]>();
-        for (const r of rows) {
-          const list = byAccount.get(r.account_id);
-          if (list) list.push(r.uuid);
-          else byAccount.set(r.account_id, [r.uuid]);
-        }
-        const events: OutgoingEvent[] = [...byAccount].map(([accountId, messageUuids]) =>
-          createEnvelope(MessagesReconcileRequestedV1, { requestId: randomUUID(), accountId, messageUuids }, { accountId, source: 'streams', occurredAt: now }),
-        );
-        if (events.length) await Outbox.add(m, STREAMS_SCHEMA, events);
-        return { messages: rows.length, requests: events.length };
-      });
-      if (taken.messages) {
+    for (let pages = 0; pages < MAX_PAGES_A_SWEEP; pages++) {
+      const page = await this.ds.transaction((m) => this.page(m, Math.min(batch, batch * requestsPerSweep - asked)));
+      if (!page) break; // another replica's sweep holds the floor
+      this.stats.read += page.read;
+      if (page.asked) {
         this.relay.kickSoon();
-        asked += taken.messages;
-        this.stats.requests += taken.requests;
-        this.log.log(`asked dispatch about ${taken.messages} messages still accepted ${Math.round(afterMs / 1000)} s after acceptance (${taken.requests} requests)`);
+        asked += page.asked;
+        this.stats.requests += page.requests;
+        this.log.log(`asked dispatch about ${page.asked} messages still accepted ${Math.round(this.o.undispatched.afterMs / 1000)} s after acceptance (${page.requests} requests)`);
       }
-      if (taken.messages < batch) break;
+      if (page.passEnded) {
+        this.stats.passes++;
+        break;
+      }
+      if (asked >= batch * requestsPerSweep) break;
     }
     this.stats.sweeps++;
     this.stats.asked += asked;
     if (asked) UndispatchedMetrics.messages().inc({ outcome: 'asked' }, asked);
     return asked;
+  }
+
+  /** One page of the pass, in the caller's transaction; null when another sweep holds the floor. */
+  private async page(m: EntityManager, limit: number): Promise<{ read: number; asked: number; requests: number; passEnded: boolean } | null> {
+    const { afterMs, scanRows } = this.o.undispatched;
+    const cols = `floor_at::text, floor_uuid::text, cursor_at::text, cursor_uuid::text, checks_at::text, checks_uuid::text, skipped,
+                  pending_at::text, pending_uuid::text, pending_xmax::text`;
+    // where the pass stands (unlocked: the read below takes the lock and checks it still stands there)
+    const [seen] = (await m.query(`SELECT ${cols} FROM ${STREAMS_SCHEMA}.undispatched_floor WHERE id = 1`)) as FloorRow[];
+    if (!seen) return null;
+    const now = this.clock.now();
+    const cutoff = new Date(now.getTime() - afterMs);
+    const from: Position = seen.cursor_at === null ? { at: seen.floor_at, uuid: seen.floor_uuid } : { at: seen.cursor_at, uuid: seen.cursor_uuid as string };
+    // The page, the floor's lock and the page's snapshot in one statement: the snapshot is taken before this
+    // transaction's xid is assigned (by the lock), so every transaction that held an xid when the page was read has
+    // a smaller one, and "every xid up to ours has ended" means every writer the page could not see has ended.
+    // (A snapshot's xmax does not bound them: it is the last completed xid + 1, and an older writer may still run.)
+    // Only the messages still accepted come back.
+    const [p] = (await m.query(
+      `WITH f AS MATERIALIZED (SELECT ${cols} FROM ${STREAMS_SCHEMA}.undispatched_floor WHERE id = 1 FOR UPDATE SKIP LOCKED),
+            page AS MATERIALIZED (
+         SELECT m.uuid, m.account_id, coalesce(m.reconciled_at, m.created_at) AS at, m.status = 'accepted' AS accepted
+           FROM streams.message m
+          WHERE (coalesce(m.reconciled_at, m.created_at), m.uuid) > ($1::timestamptz, $2::uuid) AND coalesce(m.reconciled_at, m.created_at) <= $3
+          ORDER BY coalesce(m.reconciled_at, m.created_at), m.uuid LIMIT $4)
+       SELECT f.*, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_current_xact_id()::text AS xid,
+              (SELECT count(*) FROM page)::int AS read,
+              (SELECT json_build_array(at::text, uuid::text) FROM page ORDER BY at DESC, uuid DESC LIMIT 1) AS last,
+              (SELECT json_agg(json_build_array(d.at::text, d.uuid::text) ORDER BY d.at, d.uuid)
+                 FROM (SELECT at, uuid FROM page WHERE accepted ORDER BY at, uuid LIMIT $5) d) AS due
+         FROM f`,
+      [from.at, from.uuid, cutoff, scanRows, limit + 1],
+    )) as Array<FloorRow & { xmin: string; xid: string; read: number; last: [string, string] | null; due: Array<[string, string]> | null }>;
+    if (!p) return null; // another sweep holds the floor
+    // another sweep moved the pass between the two reads: this page read from a stale position
+    if (p.cursor_at !== seen.cursor_at || p.cursor_uuid !== seen.cursor_uuid || p.floor_at !== seen.floor_at || p.floor_uuid !== seen.floor_uuid) return null;
+    const f: FloorRow = p;
+    const starts = f.cursor_at === null;
+    const due = p.due ?? [];
+    // more accepted messages than this page may ask about: it ends at the last one it asks about
+    const full = due.length > limit;
+    const taken = full ? due.slice(0, limit) : due;
+    const end: Position | null = full ? { at: taken[limit - 1][0], uuid: taken[limit - 1][1] } : p.last ? { at: p.last[0], uuid: p.last[1] } : null;
+    const passEnded = !full && p.read < scanRows;
+
+    let asked: Array<{ uuid: string; account_id: string }> = [];
+    let skipped = starts ? false : f.skipped;
+    if (taken.length) {
+      const uuids = taken.map((d) => d[1]);
+      // a message another transaction holds (the projector moving it) is not waited for; the pass then cannot move the
+      // floor, and the next pass reads it again
+      const [r] = (await m.query(
+        `WITH locked AS (SELECT uuid, status FROM streams.message WHERE uuid = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED),
+              marked AS (UPDATE streams.message m SET reconciled_at = $2 FROM locked l WHERE m.uuid = l.uuid AND l.status = 'accepted'
+                         RETURNING m.uuid::text AS uuid, m.account_id::text AS account_id)
+         SELECT (SELECT count(*) FROM locked)::int AS locked, (SELECT json_agg(marked) FROM marked) AS asked`,
+        [uuids, now],
+      )) as Array<{ locked: number; asked: Array<{ uuid: string; account_id: string }> | null }>;
+      asked = r.asked ?? [];
+      if (r.locked < uuids.length) skipped = true;
+    }
+    const byAccount = new Map<string, string[]>();
+    for (const r of asked) {
+      const list = byAccount.get(r.account_id);
+      if (list) list.push(r.uuid);
+      else byAccount.set(r.account_id, [r.uuid]);
+    }
+    const events: OutgoingEvent[] = [...byAccount].map(([accountId, messageUuids]) =>
+      createEnvelope(MessagesReconcileRequestedV1, { requestId: randomUUID(), accountId, messageUuids }, { accountId, source: 'streams', occurredAt: now }),
+    );
+    if (events.length) await Outbox.add(m, STREAMS_SCHEMA, events);
+
+    // the pass's state: a pass that started after every transaction open at the end of the last one had ended (all
+    // xids up to the last page's own below this page's xmin) makes the last pass's end the floor when it ends without
+    // a skip
+    const checks: Position | null = starts
+      ? f.pending_xmax !== null && BigInt(p.xmin) >= BigInt(f.pending_xmax)
+        ? { at: f.pending_at as string, uuid: f.pending_uuid as string }
+        : null
+      : f.checks_at === null
+        ? null
+        : { at: f.checks_at, uuid: f.checks_uuid as string };
+    if (passEnded) {
+      const floor = checks && !skipped ? checks : { at: f.floor_at, uuid: f.floor_uuid };
+      await m.query(
+        `UPDATE ${STREAMS_SCHEMA}.undispatched_floor
+            SET (floor_at, floor_uuid) = (SELECT x.at, x.uuid FROM (VALUES (floor_at, floor_uuid), ($1::timestamptz, $2::uuid)) x(at, uuid) ORDER BY 1 DESC, 2 DESC LIMIT 1),
+                cursor_at = NULL, cursor_uuid = NULL, checks_at = NULL, checks_uuid = NULL, skipped = false,
+                pending_at = $3, pending_uuid = $4, pending_xmax = $5::xid8, swept_at = $6
+          WHERE id = 1`,
+        [floor.at, floor.uuid, cutoff, LAST_UUID, String(BigInt(p.xid) + 1n), now],
+      );
+    } else {
+      const at = end ?? from;
+      await m.query(
+        `UPDATE ${STREAMS_SCHEMA}.undispatched_floor
+            SET cursor_at = $1, cursor_uuid = $2, checks_at = $3, checks_uuid = $4, skipped = $5, swept_at = $6 WHERE id = 1`,
+        [at.at, at.uuid, checks?.at ?? null, checks?.uuid ?? null, skipped, now],
+      );
+    }
+    return { read: p.read, asked: asked.length, requests: events.length, passEnded };
   }
 
   /**
