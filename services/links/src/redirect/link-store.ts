@@ -57,6 +57,17 @@ interface Cached<T> {
 interface CachedLink extends Cached<ResolvedLink | null> {
   /** When the link's rows were read (a link is read again at the latest this many cache times after, `REREAD_AFTER`). */
   readAt: number;
+  /**
+   * A link read ahead with its page and not asked for yet: its row, made into the link on first use (docs/decisions/0203:
+   * most of a page is never clicked, so a page read costs the rows' text, not sixteen links made); null once made.
+   */
+  raw: RawLink | null;
+}
+
+/** A link read ahead, as its look-up row. */
+interface RawLink {
+  seq: number;
+  row: LinkRow;
 }
 
 /** An offer's stamp as last read with one of its links, and until when it is taken as current (the cache time). */
@@ -85,10 +96,14 @@ interface PageWaiter {
   seq: number;
 }
 
-/** A page's links as its read found them, by slot (seq & 15): the link and the domain it resolves under. */
+/** A page's links as its read found them, by slot (seq & 15): the domain each resolves under, its code and row. */
 interface PageSlot {
   domainId: string;
-  link: ResolvedLink;
+  code: number;
+  seq: number;
+  /** The code asked for (slot 0 of the look-up): its link, made already. */
+  link: ResolvedLink | null;
+  row: LinkRow;
 }
 
 export interface LinkStoreOptions {
@@ -184,6 +199,10 @@ export class LinkStore {
   cachedLink(domainId: string, code: number): ResolvedLink | null | undefined {
     const c = this.links.get(domainId)?.get(code);
     if (!c) return undefined;
+    if (c.raw !== null) {
+      c.value = toLink(domainId, code, c.raw.seq, c.raw.row, null);
+      c.raw = null;
+    }
     const now = this.options.now();
     if (c.until > now) return c.value;
     const l = c.value;
@@ -286,6 +305,11 @@ export class LinkStore {
       }
     }
     const n = batch.length;
+    if (n === 0) {
+      // every code waits on a page already being read
+      this.reading--;
+      return this.schedule();
+    }
     let links: Array<ResolvedLink | null> | null = null;
     /** Read-ahead: the pages this look-up read whole, slot by slot. */
     const read = new Map<number, Array<PageSlot | undefined>>();
@@ -309,24 +333,22 @@ export class LinkStore {
       }
       const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [domains + '}', codes + '}', seqText + '}', ahead + '}'], rowMode: 'array', types: TEXT });
       // the codes asked for (slot 0), and the pages' links read ahead (slot k + 1)
-      const found = new Array<string[] | undefined>(n);
-      const foundRows = new Array<LinkRow | undefined>(n);
-      let aheadRows: Array<{ i: number; f: string[]; r: LinkRow }> | null = null;
+      const found = new Array<LinkRow | undefined>(n);
+      let aheadRows: LinkRow[] | null = null;
       for (const r of rows) {
-        const f = r[0].split(',');
-        const i = Number(f[0]) - 1;
-        if (f[1] === '0') {
-          found[i] = f;
-          foundRows[i] = r;
-        } else (aheadRows ??= []).push({ i, f, r });
+        // the head's first two fields: the batch position and the slot (0: the code asked for)
+        const h = r[0];
+        const c1 = h.indexOf(',');
+        if (h.charCodeAt(c1 + 1) === 48 && h.charCodeAt(c1 + 2) === 44) found[Number(h.slice(0, c1)) - 1] = r;
+        else (aheadRows ??= []).push(r);
       }
       const now = this.options.now();
       let previous: ResolvedLink | null = null;
       links = new Array<ResolvedLink | null>(n);
       for (let i = 0; i < n; i++) {
         const p = batch[i];
-        const f = found[i];
-        const link: ResolvedLink | null = f ? toLink(p.domainId, p.code, seqs[i], f, foundRows[i]!, previous) : null;
+        const r = found[i];
+        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r, previous) : null;
         if (link) {
           previous = link;
           this.rememberOffer(link, now);
@@ -335,32 +357,36 @@ export class LinkStore {
         links[i] = link;
       }
       if (aheadRows !== null) {
-        // the page's codes: its sequence numbers encrypted together, as the look-up's were decrypted
+        // the pages' links: their codes by their sequence numbers encrypted together (as the look-up's were decrypted),
+        // cached as their rows, made into links when first asked for
         const m = aheadRows.length;
         const values = new Float64Array(m);
-        for (let j = 0; j < m; j++) values[j] = Math.floor(seqs[aheadRows[j].i] / 16) * 16 + Number(aheadRows[j].f[1]) - 1;
+        const at = new Int32Array(m);
+        const domainIds = new Array<string>(m);
+        for (let j = 0; j < m; j++) {
+          const h = aheadRows[j][0];
+          const c1 = h.indexOf(',');
+          const c2 = h.indexOf(',', c1 + 1);
+          const c3 = h.indexOf(',', c2 + 1);
+          const i = Number(h.slice(0, c1)) - 1;
+          at[j] = i;
+          domainIds[j] = h.slice(c2 + 1, c3);
+          values[j] = Math.floor(seqs[i] / 16) * 16 + Number(h.slice(c1 + 1, c2)) - 1;
+        }
         const aheadSeqs = values.slice();
         cipher!.encryptInPlace(values);
         for (let j = 0; j < m; j++) {
-          const { i, f, r } = aheadRows[j];
-          const page = Math.floor(seqs[i] / 16);
+          const i = at[j];
+          const seq = aheadSeqs[j];
+          const page = Math.floor(seq / 16);
           let slots = read.get(page);
           if (!slots) read.set(page, (slots = new Array<PageSlot | undefined>(16)));
-          const seq = aheadSeqs[j];
-          const domainId = f[2];
-          let link: ResolvedLink | null;
-          if (seq === seqs[i] && domainId === batch[i].domainId) link = links[i];
-          else {
-            // a link still served from memory is kept as it is (its clicks' state, its event text)
-            link = this.cachedLink(domainId, values[j]) ?? null;
-            if (link === null) {
-              link = toLink(domainId, values[j], seq, f, r, previous);
-              previous = link;
-              this.rememberOffer(link, now);
-              this.remember(domainId, values[j], link, now);
-            }
-          }
-          if (link) slots[seq - page * 16] = { domainId, link };
+          const domainId = domainIds[j];
+          const code = values[j];
+          const asked = seq === seqs[i] && domainId === batch[i].domainId;
+          // a link still served from memory is kept as it is (its clicks' state, its event text)
+          if (!asked && !this.holds(domainId, code, now)) this.rememberRow(domainId, code, seq, aheadRows[j], now);
+          slots[seq - page * 16] = { domainId, code, seq, link: asked ? links[i] : null, row: aheadRows[j] };
         }
       }
     } catch (e) {
@@ -387,8 +413,15 @@ export class LinkStore {
           } else if (slots !== undefined) {
             // the page was read whole: a code not in it under its own domain is unknown (links.link_of finds nothing either)
             const s = slots[seq - page * 16];
-            const link = s !== undefined && s.domainId === p.domainId ? s.link : null;
-            if (link === null) this.remember(p.domainId, p.code, null, now);
+            let link: ResolvedLink | null = null;
+            if (s !== undefined && s.domainId === p.domainId) {
+              // the cached link (made from its row now), or, when the cache dropped it meanwhile, made from the row here
+              link = s.link ?? this.cachedLink(p.domainId, p.code) ?? null;
+              if (link === null) {
+                link = toLink(p.domainId, p.code, s.seq, s.row, null);
+                this.remember(p.domainId, p.code, link, now);
+              }
+            } else this.remember(p.domainId, p.code, null, now);
             answer(p, link);
           } else {
             // the page was not read whole (its code asked for was unknown, or not a range's): the code is read on its own
@@ -425,8 +458,22 @@ export class LinkStore {
     if (!codes) this.links.set(domainId, (codes = new Map()));
     // one probe of the map, not two: a new key shows as a larger map
     const size = codes.size;
-    codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs), readAt: now });
+    codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs), readAt: now, raw: null });
     if (codes.size !== size) this.linkCount++;
+  }
+
+  /** A link read ahead, cached as its row (made into the link when first asked for). */
+  private rememberRow(domainId: string, code: number, seq: number, row: LinkRow, now: number): void {
+    this.remember(domainId, code, null, now);
+    const c = this.links.get(domainId)!.get(code)!;
+    c.until = now + this.options.cacheTtlMs;
+    c.raw = { seq, row };
+  }
+
+  /** A link (or its row) is cached and served without a read now. */
+  private holds(domainId: string, code: number, now: number): boolean {
+    const c = this.links.get(domainId)?.get(code);
+    return c !== undefined && (c.raw !== null || c.value !== null) && c.until > now;
   }
 }
 
@@ -491,7 +538,8 @@ const orNull = (s: string) => (s === '' ? null : s);
  * The cached link of a row. Strings repeated from the batch's previous link (a campaign's account, campaign, variant,
  * stream and target URL) are that link's, so a batch keeps one copy of each rather than one a link.
  */
-function toLink(domainId: string, code: number, seq: number, f: string[], r: LinkRow, previous: ResolvedLink | null): ResolvedLink {
+function toLink(domainId: string, code: number, seq: number, r: LinkRow, previous: ResolvedLink | null): ResolvedLink {
+  const f = r[0].split(',');
   const offerId = orNull(f[10]);
   const createdMs = Number(f[12]);
   const disabled = f[13];
