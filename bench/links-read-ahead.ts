@@ -8,6 +8,7 @@
  *  2. `LinkStore` end to end, read-ahead off and on: every code of the turn's pages asked for in a random order, BATCH at
  *     a time (each group waits for its answers, as a burst of first clicks does), a fresh store a turn: the backend's CPU
  *     and this process's CPU (the client side: decrypt, rows, `toLink`, cache) a link, and the look-ups.
+ *  3. The same with one code a page asked for: a page none of whose other links is clicked, read-ahead's worst case.
  *
  *   node scripts/build.mjs --server-only && PGOPTIONS='-c plan_cache_mode=force_generic_plan' node dist/bench/links-read-ahead.js [turns] [pages a turn] [batch]
  *
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   try {
     // 3 x TURNS x PAGES pages: each phase of each turn reads pages no earlier phase read (no warm buffers favoured), and
     // one more set for the warm-up; minted 1000 a batch (62.5 pages), so a page's 16 codes are consecutive in `codes`
-    const sets = 2 * 2 * TURNS + 2;
+    const sets = 3 * 2 * TURNS + 2;
     const side = await linksSide(admin, db.url, 'ahead', b, Math.ceil((sets * PAGES * 16) / 1000) * 1000);
     await side.aux.query('VACUUM ANALYZE');
     const seqs = side.codes.map((c) => side.cipher.decrypt(c));
@@ -92,12 +93,14 @@ async function main(): Promise<void> {
       }
       console.log(`  statement, turn ${t + 1} (load ${load1()}): PostgreSQL a link: ${out.join(', ')}`);
     }
+    for (const only of [false, true])
     for (let t = 0; t < TURNS; t++) {
       const order = t % 2 === 0 ? [false, true] : [true, false];
       const out: string[] = [];
       for (const ahead of order) {
         const ps = take();
-        const idx = shuffle(ps.flat());
+        // ONE: one code a page asked for (a page none of whose other recipients clicks: what a read-ahead costs at worst)
+        const idx = only ? shuffle(ps.map((l) => l[0])) : shuffle(ps.flat());
         let reads = 0;
         const counting = {
           query: (q: unknown) => {
@@ -117,12 +120,12 @@ async function main(): Promise<void> {
           found += got.filter(Boolean).length;
         }
         const n1 = process.cpuUsage(n0);
-        const links = ps.length * 16;
+        const links = only ? ps.length : ps.length * 16;
         out.push(
           `${ahead ? 'read-ahead' : 'one link a code'}: PostgreSQL ${((cpuNs(side.pid) - c0) / 1000 / links).toFixed(2)} µs, node ${((n1.user + n1.system) / links).toFixed(2)} µs, ${reads} look-ups, ${found}/${links} found`,
         );
       }
-      console.log(`  LinkStore, turn ${t + 1} (load ${load1()}), a link: ${out.join('; ')}`);
+      console.log(`  LinkStore${only ? ', one code a page' : ''}, turn ${t + 1} (load ${load1()}), a link asked: ${out.join('; ')}`);
     }
   } finally {
     await admin.end();

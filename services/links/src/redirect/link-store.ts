@@ -64,10 +64,25 @@ interface CachedLink extends Cached<ResolvedLink | null> {
   raw: RawLink | null;
 }
 
-/** A link read ahead, as its look-up row. */
+/** A link read ahead: its page's row and its place in it. */
 interface RawLink {
   seq: number;
+  page: PageRow;
+  k: number;
+}
+
+/**
+ * A page read ahead (docs/decisions/0203): its look-up row, one for the whole range row (its arrays as PostgreSQL's
+ * text), cut into its recipients' fields when the first of its links is asked for.
+ */
+interface PageRow {
   row: LinkRow;
+  head: string[] | null;
+  variants: string[];
+  contacts: string[];
+  messages: string[];
+  destinations: Array<string | null>;
+  vars: Array<string | null> | null;
 }
 
 /** An offer's stamp as last read with one of its links, and until when it is taken as current (the cache time). */
@@ -103,7 +118,7 @@ interface PageSlot {
   seq: number;
   /** The code asked for (slot 0 of the look-up): its link, made already. */
   link: ResolvedLink | null;
-  row: LinkRow;
+  page: PageRow;
 }
 
 export interface LinkStoreOptions {
@@ -200,7 +215,7 @@ export class LinkStore {
     const c = this.links.get(domainId)?.get(code);
     if (!c) return undefined;
     if (c.raw !== null) {
-      c.value = toLink(domainId, code, c.raw.seq, c.raw.row, null);
+      c.value = fromPage(domainId, code, c.raw.seq, c.raw.page, c.raw.k);
       c.raw = null;
     }
     const now = this.options.now();
@@ -348,7 +363,7 @@ export class LinkStore {
       for (let i = 0; i < n; i++) {
         const p = batch[i];
         const r = found[i];
-        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r, previous) : null;
+        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r[0].split(','), r[1], r[2], r[3], previous) : null;
         if (link) {
           previous = link;
           this.rememberOffer(link, now);
@@ -357,36 +372,44 @@ export class LinkStore {
         links[i] = link;
       }
       if (aheadRows !== null) {
-        // the pages' links: their codes by their sequence numbers encrypted together (as the look-up's were decrypted),
-        // cached as their rows, made into links when first asked for
-        const m = aheadRows.length;
+        // the pages read whole: one row a page, its links' codes by their sequence numbers encrypted together (as the
+        // look-up's were decrypted), each cached as its place in the page's row, made into a link when first asked for
+        let m = 0;
+        for (const r of aheadRows) m += domainsOf(r).length;
         const values = new Float64Array(m);
         const at = new Int32Array(m);
+        const ks = new Int32Array(m);
         const domainIds = new Array<string>(m);
-        for (let j = 0; j < m; j++) {
-          const h = aheadRows[j][0];
-          const c1 = h.indexOf(',');
-          const c2 = h.indexOf(',', c1 + 1);
-          const c3 = h.indexOf(',', c2 + 1);
-          const i = Number(h.slice(0, c1)) - 1;
-          at[j] = i;
-          domainIds[j] = h.slice(c2 + 1, c3);
-          values[j] = Math.floor(seqs[i] / 16) * 16 + Number(h.slice(c1 + 1, c2)) - 1;
+        const pages = new Array<PageRow>(m);
+        let j = 0;
+        for (const r of aheadRows) {
+          const i = Number(r[0].slice(0, r[0].indexOf(','))) - 1;
+          const first = Math.floor(seqs[i] / 16) * 16;
+          const page: PageRow = { row: r, head: null, variants: [], contacts: [], messages: [], destinations: [], vars: null };
+          const ds = domainsOf(r);
+          for (let k = 0; k < ds.length; k++) {
+            if (ds[k] === 'NULL') continue;
+            at[j] = i;
+            ks[j] = k;
+            domainIds[j] = ds[k];
+            pages[j] = page;
+            values[j++] = first + k;
+          }
         }
-        const aheadSeqs = values.slice();
-        cipher!.encryptInPlace(values);
-        for (let j = 0; j < m; j++) {
-          const i = at[j];
-          const seq = aheadSeqs[j];
+        const aheadSeqs = values.slice(0, j);
+        cipher!.encryptInPlace(aheadSeqs);
+        for (let x = 0; x < j; x++) {
+          const i = at[x];
+          const seq = values[x];
+          const code = aheadSeqs[x];
           const page = Math.floor(seq / 16);
           let slots = read.get(page);
           if (!slots) read.set(page, (slots = new Array<PageSlot | undefined>(16)));
-          const domainId = domainIds[j];
-          const code = values[j];
+          const domainId = domainIds[x];
           const asked = seq === seqs[i] && domainId === batch[i].domainId;
           // a link still served from memory is kept as it is (its clicks' state, its event text)
-          if (!asked && !this.holds(domainId, code, now)) this.rememberRow(domainId, code, seq, aheadRows[j], now);
-          slots[seq - page * 16] = { domainId, code, seq, link: asked ? links[i] : null, row: aheadRows[j] };
+          if (!asked && !this.holds(domainId, code, now)) this.rememberPage(domainId, code, seq, pages[x], ks[x], now);
+          slots[ks[x]] = { domainId, code, seq, link: asked ? links[i] : null, page: pages[x] };
         }
       }
     } catch (e) {
@@ -418,7 +441,7 @@ export class LinkStore {
               // the cached link (made from its row now), or, when the cache dropped it meanwhile, made from the row here
               link = s.link ?? this.cachedLink(p.domainId, p.code) ?? null;
               if (link === null) {
-                link = toLink(p.domainId, p.code, s.seq, s.row, null);
+                link = fromPage(p.domainId, p.code, s.seq, s.page, seq - page * 16);
                 this.remember(p.domainId, p.code, link, now);
               }
             } else this.remember(p.domainId, p.code, null, now);
@@ -462,12 +485,12 @@ export class LinkStore {
     if (codes.size !== size) this.linkCount++;
   }
 
-  /** A link read ahead, cached as its row (made into the link when first asked for). */
-  private rememberRow(domainId: string, code: number, seq: number, row: LinkRow, now: number): void {
+  /** A link read ahead, cached as its place in its page's row (made into the link when first asked for). */
+  private rememberPage(domainId: string, code: number, seq: number, page: PageRow, k: number, now: number): void {
     this.remember(domainId, code, null, now);
     const c = this.links.get(domainId)!.get(code)!;
     c.until = now + this.options.cacheTtlMs;
-    c.raw = { seq, row };
+    c.raw = { seq, page, k };
   }
 
   /** A link (or its row) is cached and served without a read now. */
@@ -486,7 +509,7 @@ export class LinkStore {
  * link's expiry and creation (ms since the epoch), the offer's disabled flag, expiry method, days and creation
  * (docs/decisions/0171: four fields a row for pg to cut and keep, not nineteen).
  */
-type LinkRow = [head: string, destination: string | null, vars: string | null, url: string | null];
+type LinkRow = [head: string, destination: string | null, vars: string | null, url: string | null, page?: string | null];
 
 /** Every column as PostgreSQL's text: no parser a field (the head is cut in `toLink`). */
 const TEXT = { getTypeParser: () => (text: string) => text };
@@ -511,17 +534,16 @@ const tail = (l: string) => `SELECT ${l}.account_id || ',' || coalesce(${l}.camp
          WHERE t.id = ${l}.target_id OFFSET 0`;
 export const LOOKUP_SQL = `
   SELECT k.i || ',' || l.slot || ',' || l.domain_id || ',' || coalesce(l.variant_id::text, '') || ',' || coalesce(l.contact_id::text, '') || ',' || coalesce(l.message_uuid::text, '') || ',' || l.tail,
-         l.destination, l.vars, l.url
+         l.destination, l.vars, l.url, l.page
     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bool[]) WITH ORDINALITY AS k(domain_id, code, seq, ahead, i)
     CROSS JOIN LATERAL (
-      SELECT 0::bigint AS slot, f.domain_id, f.variant_id, f.contact_id, f.message_uuid, f.destination, f.vars, c.tail, c.url
+      SELECT 0 AS slot, f.domain_id, f.variant_id, f.contact_id, f.message_uuid, f.destination, f.vars, c.tail, c.url, NULL::text AS page
         FROM links.link_of(k.domain_id, k.code, k.seq) f
         CROSS JOIN LATERAL (${tail('f')}) c
       UNION ALL
-      SELECT e.slot, e.domain_id, e.variant_id, e.contact_id, e.message_uuid, e.destination, e.vars, c.tail, c.url
+      SELECT -1, k.domain_id, NULL, NULL, NULL, r.destinations::text, r.vars::text, c.tail, c.url, r.domains::text || r.variants::text || r.contacts::text || r.messages::text
         FROM links.link_range r
         CROSS JOIN LATERAL (${tail('r')}) c
-        CROSS JOIN LATERAL unnest(r.domains, r.variants, r.contacts, r.messages, r.destinations, r.vars) WITH ORDINALITY AS e(domain_id, variant_id, contact_id, message_uuid, destination, vars, slot)
        WHERE k.ahead AND r.page = k.seq >> 4 AND r.domains[(k.seq & 15)::int + 1] = k.domain_id
     ) l`;
 
@@ -538,8 +560,7 @@ const orNull = (s: string) => (s === '' ? null : s);
  * The cached link of a row. Strings repeated from the batch's previous link (a campaign's account, campaign, variant,
  * stream and target URL) are that link's, so a batch keeps one copy of each rather than one a link.
  */
-function toLink(domainId: string, code: number, seq: number, r: LinkRow, previous: ResolvedLink | null): ResolvedLink {
-  const f = r[0].split(',');
+function toLink(domainId: string, code: number, seq: number, f: string[], destination: string | null, vars: string | null, target: string | null, previous: ResolvedLink | null): ResolvedLink {
   const offerId = orNull(f[10]);
   const createdMs = Number(f[12]);
   const disabled = f[13];
@@ -551,7 +572,7 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow, previou
     if (method === 'link_creation') expires = Math.min(expires, createdMs + days * DAY_MS);
   }
   const kind = Number(f[9]);
-  let url = r[3];
+  let url = target;
   let accountId = f[6];
   let campaignId = orNull(f[7]);
   let variantId = orNull(f[3]);
@@ -573,11 +594,11 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow, previou
     streamId,
     contactId: orNull(f[4]),
     messageUuid: orNull(f[5]),
-    destination: r[1],
+    destination,
     kind,
     offerId,
     template: url,
-    location: kind === 0 && url ? fillStored(url, r[2]) : null,
+    location: kind === 0 && url ? fillStored(url, vars) : null,
     expiresAtMs: expires,
     // an offer row missing (its link's offer deleted) answers as a disabled one
     disabled: disabled === 'true' || (offerId !== null && disabled === ''),
@@ -585,4 +606,66 @@ function toLink(domainId: string, code: number, seq: number, r: LinkRow, previou
     // everything of the offer the answer is built from (the URL is the offer's for a link with one: a target has a URL or an offer)
     offerStamp: offerId === null ? null : `${url}\n${disabled}\n${method}\n${f[15]}\n${f[16]}`,
   };
+}
+
+/** A page row's domains (its `domains` array's elements as text). */
+function domainsOf(r: LinkRow): string[] {
+  const p = r[4]!;
+  return p.slice(1, p.indexOf('}')).split(',');
+}
+
+/** The k-th link of a page read ahead: the page's row cut into its recipients' fields once, for all of its links. */
+function fromPage(domainId: string, code: number, seq: number, p: PageRow, k: number): ResolvedLink {
+  if (p.head === null) {
+    const arrays = p.row[4]!.slice(1, -1).split('}{');
+    p.variants = arrays[1].split(',');
+    p.contacts = arrays[2].split(',');
+    p.messages = arrays[3].split(',');
+    p.destinations = p.row[1] === null ? [] : textArray(p.row[1]);
+    p.vars = p.row[2] === null ? null : textArray(p.row[2]);
+    p.head = p.row[0].split(',');
+  }
+  const f = p.head.slice();
+  f[1] = String(k + 1);
+  f[2] = domainId;
+  f[3] = p.variants[k] === 'NULL' ? '' : p.variants[k];
+  f[4] = p.contacts[k] === 'NULL' ? '' : p.contacts[k];
+  f[5] = p.messages[k] === 'NULL' ? '' : p.messages[k];
+  return toLink(domainId, code, seq, f, p.destinations[k] ?? null, p.vars?.[k] ?? null, p.row[3], null);
+}
+
+/**
+ * A one-dimensional text array as PostgreSQL's `array_out` writes it: elements separated by commas, an element quoted
+ * (`"…"`, with `\"` and `\\` escaped) when it holds a delimiter, a quote, a backslash, white space or is empty or
+ * the word NULL; an unquoted NULL is null.
+ */
+export function textArray(s: string): Array<string | null> {
+  const out: Array<string | null> = [];
+  const end = s.length - 1;
+  let i = 1;
+  while (i < end) {
+    if (s.charCodeAt(i) === 34) {
+      let v = '';
+      let start = i + 1;
+      let j = start;
+      for (;;) {
+        const c = s.charCodeAt(j);
+        if (c === 92) {
+          v += s.slice(start, j);
+          start = j + 1;
+          j += 2;
+        } else if (c === 34) break;
+        else j++;
+      }
+      out.push(v + s.slice(start, j));
+      i = j + 2;
+    } else {
+      let j = s.indexOf(',', i);
+      if (j < 0 || j > end) j = end;
+      const v = s.slice(i, j);
+      out.push(v === 'NULL' ? null : v);
+      i = j + 1;
+    }
+  }
+  return out;
 }
