@@ -12,6 +12,7 @@
  *
  *   node scripts/build.mjs --server-only && PGOPTIONS='-c plan_cache_mode=force_generic_plan' node dist/bench/links-read-ahead.js [turns] [pages a turn] [batch]
  *
+ * SHARE=<0..1>: in 2., each link of the turn's pages asked for with that probability (a campaign's click share).
  * EXPLAIN=1 prints the generic plan of one batch with `ahead` first.
  */
 import * as path from 'node:path';
@@ -22,6 +23,7 @@ import { cpuNs, linksSide, load1, loadLinksBuild, quietPool } from './links-two-
 const TURNS = Number(process.argv[2] ?? 6);
 const PAGES = Number(process.argv[3] ?? 500);
 const BATCH = Number(process.argv[4] ?? 43);
+const SHARE = Number(process.env.SHARE ?? 1);
 
 function shuffle<T>(a: T[]): T[] {
   for (let i = a.length - 1; i > 0; i--) {
@@ -100,7 +102,8 @@ async function main(): Promise<void> {
       for (const ahead of order) {
         const ps = take();
         // ONE: one code a page asked for (a page none of whose other recipients clicks: what a read-ahead costs at worst)
-        const idx = only ? shuffle(ps.map((l) => l[0])) : shuffle(ps.flat());
+        // SHARE: each link asked with that probability (a campaign's click share; default 1: every link)
+        const idx = only ? shuffle(ps.map((l) => l[0])) : shuffle(ps.flat().filter(() => SHARE >= 1 || Math.random() < SHARE));
         let reads = 0;
         const counting = {
           query: (q: unknown) => {
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
           found += got.filter(Boolean).length;
         }
         const n1 = process.cpuUsage(n0);
-        const links = only ? ps.length : ps.length * 16;
+        const links = idx.length;
         out.push(
           `${ahead ? 'read-ahead' : 'one link a code'}: PostgreSQL ${((cpuNs(side.pid) - c0) / 1000 / links).toFixed(2)} µs, node ${((n1.user + n1.system) / links).toFixed(2)} µs, ${reads} look-ups, ${found}/${links} found`,
         );

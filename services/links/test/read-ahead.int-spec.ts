@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
 import { CodeCipher, decodeCode, encodeCode } from '../src/mint/codes';
-import { LinkStore, type ResolvedLink } from '../src/redirect/link-store';
+import { LinkStore, textArray, type ResolvedLink } from '../src/redirect/link-store';
 import { batch, CODE_SECRET, shortUrl, split, startLinks, type LinksTestApp } from './redirect-support';
 
 const A = '431';
@@ -74,7 +74,14 @@ describe('redirect read-ahead of a range page', () => {
   it("answers a page's other codes from the cache after one look-up, each link as a read of its own finds it", async () => {
     const d = await l.domain(A, 'ahead1.test');
     const offer = await l.offer(A, 'https://shop.example/o?n={name}', { expireInDays: 30, method: 'link_creation' });
-    const req = batch(A, [shortUrl({ offerId: offer, domainIds: [d], expireInDays: 90 })], 40, (i) => ({ name: `Zoë ${i}` }), '93');
+    // every field as the page's arrays carry it as text: quotes, backslashes, braces, commas, the word NULL, empty
+    const name = (i: number) => `Zoë "${i}" \\ {x}, NULL ✓`;
+    const req = batch(A, [shortUrl({ offerId: offer, domainIds: [d], expireInDays: 90 })], 40, (i) => (i === 9 ? {} : { name: name(i) }), '93');
+    req.items[3].destination = 'whatsapp:+49 151 "x" \\ {y} ,NULL, 📱';
+    req.items[4].destination = '';
+    req.items[5].contactId = null;
+    req.items[6].variantId = null;
+    req.items[7].messageUuid = req.items[7].messageUuid.toUpperCase();
     const codes = codesOf(await l.mint(req), 40);
     const ahead = store({ readAhead: true });
     // r0 is read, and with it every link of its page (recipients 0 to 15)
@@ -85,7 +92,8 @@ describe('redirect read-ahead of a range page', () => {
       const cached = ahead.cachedLink(d, codes[i]);
       expect(cached).toBeTruthy();
       expect(fields(cached)).toEqual(fields(await one.loadLink(d, codes[i])));
-      expect(cached).toMatchObject({ messageUuid: req.items[i].messageUuid, location: `https://shop.example/o?n=${encodeURIComponent(`Zoë ${i}`)}`, offerId: offer });
+      expect(cached).toMatchObject({ messageUuid: req.items[i].messageUuid.toLowerCase(), destination: req.items[i].destination, contactId: req.items[i].contactId, offerId: offer });
+      if (i !== 9) expect(cached?.location).toBe(`https://shop.example/o?n=${encodeURIComponent(name(i))}`);
     }
     expect(fields(ahead.cachedLink(d, codes[0]))).toEqual(fields(await one.loadLink(d, codes[0])));
     expect(reads).toBe(1 + 16);
@@ -172,6 +180,13 @@ describe('redirect read-ahead of a range page', () => {
     expect(cachedCount()).toBeLessThanOrEqual(10);
     for (const i of [5, 20, 40, 60]) await small.loadLink(d, codes[i]);
     expect(cachedCount()).toBeLessThanOrEqual(10);
+  });
+
+  it("reads a text array as PostgreSQL writes it, whatever its elements hold", async () => {
+    const values = ['plain', '', 'NULL', 'null', ' lead', 'a,b', '{x}', 'q"uote', 'back\\slash', '\\"', 'Zoë ✓ 📱', 'tab\tnew\nline', '["C1","Zoë"]', '{"a":"\\u0001"}'];
+    const [{ t }] = await l.sql<{ t: string }>(`SELECT ($1::text[] || ARRAY[NULL::text])::text AS t`, [values]);
+    expect(textArray(t)).toEqual([...values, null]);
+    expect(textArray('{}')).toEqual([]);
   });
 
   it('reads one link a code with the setting off', async () => {
