@@ -42,8 +42,6 @@ async function main(): Promise<void> {
     const values = (s: (typeof sides)[number], from: number, to: number) => {
       const v: unknown[] = [s.codes.slice(from, to).map(() => s.domain), s.codes.slice(from, to)];
       if (/\$3\b/.test(s.b.LOOKUP_SQL)) v.push(s.seqs.slice(from, to));
-      // 0203's read-ahead flags: none here (one link a code, as the builds before it read)
-      if (/\$4\b/.test(s.b.LOOKUP_SQL)) v.push(s.seqs.slice(from, to).map(() => false));
       return v;
     };
     if (process.env.EXPLAIN) {

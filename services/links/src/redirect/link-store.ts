@@ -59,20 +59,6 @@ interface CachedLink extends Cached<ResolvedLink | null> {
   readAt: number;
 }
 
-/**
- * A page read ahead (docs/decisions/0203): its look-up row, one for the whole range row (its arrays as PostgreSQL's
- * text), cut into its recipients' fields when the first of its links is asked for.
- */
-interface PageRow {
-  row: LinkRow;
-  head: string[] | null;
-  variants: string[];
-  contacts: string[];
-  messages: string[];
-  destinations: Array<string | null>;
-  vars: Array<string | null> | null;
-}
-
 /** An offer's stamp as last read with one of its links, and until when it is taken as current (the cache time). */
 interface CachedOffer {
   stamp: string;
@@ -93,20 +79,6 @@ interface Pending {
   more: LinkWaiter[] | null;
 }
 
-/** A page read whole, kept for its cache time. */
-interface CachedPage {
-  page: PageRow;
-  /** Its domains by place (`domains[k]` as text; NULL past a short page's end). */
-  domains: string[];
-  until: number;
-}
-
-/** A code waiting on its page's read (read-ahead): answered from that read, not read itself. */
-interface PageWaiter {
-  p: Pending;
-  seq: number;
-}
-
 export interface LinkStoreOptions {
   /** How long a link (or a domain) is served from memory before it is read again: an offer disabled or an expiry changed shows within this. */
   cacheTtlMs: number;
@@ -120,13 +92,6 @@ export interface LinkStoreOptions {
    * (docs/decisions/0092). Without it only links minted before ranges (a row each) are found.
    */
   cipher?: CodeCipher | null;
-  /**
-   * Read-ahead (`LINKS_READ_AHEAD`, docs/decisions/0203): a missed range code reads its whole page (the 16 recipients
-   * minted together, `links.link_range`) in the same look-up and caches every link of it, so the page's other codes
-   * (recipients of the same send, clicking in the same minutes) are answered from memory. Codes of a page being read
-   * wait on that read. Needs the cipher; false (default here): one link a code, as before.
-   */
-  readAhead?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -148,17 +113,6 @@ export class LinkStore {
   private pendingCount = 0;
   private scheduled = false;
   private reading = 0;
-  /**
-   * Read-ahead: the pages (seq >> 4) a look-up in flight reads whole, with the codes of each that arrived meanwhile
-   * (or in the same batch) and wait on that read instead of reading it again.
-   */
-  private readonly pages = new Map<number, PageWaiter[]>();
-  /**
-   * Read-ahead: pages read whole, by page number (seq >> 4), for their cache time: a missed code whose page is here is
-   * answered from it after the batch's decrypt, without a look-up. One entry a page (not sixteen links), at most
-   * cacheMax / 16 of them; a link is made from its page when first asked for and then cached as any link.
-   */
-  private readonly pageCache = new Map<number, CachedPage>();
   /** Lookups in flight at most; misses arriving meanwhile wait and go together in the next one. */
   private static readonly MAX_READS = 2;
   /**
@@ -252,84 +206,25 @@ export class LinkStore {
     this.linkCount = 0;
     this.domains.clear();
     this.offers.clear();
-    this.pageCache.clear();
   }
 
   private async readPending(): Promise<void> {
     this.scheduled = false;
-    const all: Pending[] = [];
-    for (const codes of this.pending.values()) for (const p of codes.values()) all.push(p);
+    const batch: Pending[] = [];
+    for (const codes of this.pending.values()) for (const p of codes.values()) batch.push(p);
     this.pending = new Map();
     this.pendingCount = 0;
-    const cipher = this.options.cipher ?? null;
-    const readAhead = this.options.readAhead === true && cipher !== null;
-    // read-ahead: a code that waited while an earlier read put its page in the cache is answered from it
-    let rest = all;
-    if (readAhead) {
-      rest = [];
-      for (const p of all) {
-        const l = this.cachedLink(p.domainId, p.code);
-        if (l === undefined) rest.push(p);
-        else answer(p, l);
-      }
-      if (rest.length === 0) return this.schedule();
-    }
     this.reading++;
-    // the codes of one look-up decrypted together (ten AES passes for all of them): a code's sequence number finds its
-    // range row (docs/decisions/0092, 0105)
-    const all_n = rest.length;
-    const allSeqs = new Float64Array(all_n);
-    if (cipher) {
-      for (let i = 0; i < all_n; i++) allSeqs[i] = rest[i].code;
-      cipher.decryptInPlace(allSeqs);
-    } else allSeqs.fill(-1);
-    // read-ahead: one code a page is sent, asking for its page (the page's first code in this batch); the page's other
-    // codes of the batch, and codes of a page an earlier look-up still reads, wait on that one read
-    let batch = rest;
-    let seqs = allSeqs;
-    let mine: number[] | null = null;
-    if (readAhead) {
-      batch = [];
-      seqs = new Float64Array(all_n);
-      mine = [];
-      const now = this.options.now();
-      for (let i = 0; i < all_n; i++) {
-        const s = allSeqs[i];
-        if (s >= 0) {
-          const page = Math.floor(s / 16);
-          const c = this.pageCache.get(page);
-          if (c !== undefined && c.until > now) {
-            // its page was read whole within the cache time: the link is in it under its own domain, or it is unknown
-            const p = rest[i];
-            const k = s - page * 16;
-            const link = c.domains[k] === p.domainId ? fromPage(p.domainId, p.code, s, c.page, k) : null;
-            this.remember(p.domainId, p.code, link, now);
-            answer(p, link);
-            continue;
-          }
-          const w = this.pages.get(page);
-          if (w !== undefined) {
-            w.push({ p: rest[i], seq: s });
-            continue;
-          }
-          this.pages.set(page, []);
-          mine.push(page);
-        }
-        seqs[batch.length] = s;
-        batch.push(rest[i]);
-      }
-    }
-    const n = batch.length;
-    if (n === 0) {
-      // every code waits on a page already being read
-      this.reading--;
-      return this.schedule();
-    }
     let links: Array<ResolvedLink | null> | null = null;
-    /** Read-ahead: the pages this look-up read whole. */
-    const read = new Map<number, CachedPage>();
-    let failure: unknown = null;
     try {
+      // the codes of one look-up decrypted together (ten AES passes for all of them): a code's sequence number finds its
+      // range row (docs/decisions/0092, 0105)
+      const n = batch.length;
+      const seqs = new Float64Array(n);
+      if (this.options.cipher) {
+        for (let i = 0; i < n; i++) seqs[i] = batch[i].code;
+        this.options.cipher.decryptInPlace(seqs);
+      } else seqs.fill(-1);
       // prepared once per connection (docs/decisions/0097): an unnamed statement was parsed and planned for every batch,
       // which cost PostgreSQL more than the lookup itself (~0.6 ms a batch). Its generic plan probes one key per code
       // (the array's rows are estimated at 10 whatever its length), so it stays linear in the batch. The keys go as
@@ -338,100 +233,46 @@ export class LinkStore {
       let domains = '{';
       let codes = '{';
       let seqText = '{';
-      let ahead = '{';
       for (let i = 0; i < n; i++) {
         const sep = i === 0 ? '' : ',';
         domains += sep + batch[i].domainId;
         codes += sep + batch[i].code;
         seqText += sep + seqs[i];
-        ahead += sep + (readAhead && seqs[i] >= 0 ? 't' : 'f');
       }
-      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [domains + '}', codes + '}', seqText + '}', ahead + '}'], rowMode: 'array', types: TEXT });
-      // the codes asked for (slot 0), and the pages' links read ahead (slot k + 1)
+      const { rows } = await this.pool.query<LinkRow>({ name: 'links_link_lookup', text: LOOKUP_SQL, values: [domains + '}', codes + '}', seqText + '}'], rowMode: 'array', types: TEXT });
       const found = new Array<LinkRow | undefined>(n);
-      let aheadRows: LinkRow[] | null = null;
-      for (const r of rows) {
-        // the head's first two fields: the batch position and the slot (0: the code asked for)
-        const h = r[0];
-        const c1 = h.indexOf(',');
-        if (h.charCodeAt(c1 + 1) === 48 && h.charCodeAt(c1 + 2) === 44) found[Number(h.slice(0, c1)) - 1] = r;
-        else (aheadRows ??= []).push(r);
-      }
+      for (const r of rows) found[headIndex(r[0])] = r;
       const now = this.options.now();
       let previous: ResolvedLink | null = null;
       links = new Array<ResolvedLink | null>(n);
       for (let i = 0; i < n; i++) {
         const p = batch[i];
         const r = found[i];
-        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r[0].split(','), r[1], r[2], r[3], previous) : null;
-        if (link) {
-          previous = link;
-          this.rememberOffer(link, now);
+        const link: ResolvedLink | null = r ? toLink(p.domainId, p.code, seqs[i], r, previous) : null;
+        if (link) previous = link;
+        if (link?.offerStamp != null) {
+          if (this.offers.size >= this.options.cacheMax) this.offers.clear();
+          this.offers.set(`${link.accountId}/${link.offerId}`, { stamp: link.offerStamp, until: now + this.options.cacheTtlMs });
         }
         this.remember(p.domainId, p.code, link, now);
         links[i] = link;
       }
-      if (aheadRows !== null) {
-        // the pages read whole, one row a page, kept by page number (made into links when asked for)
-        const max = Math.max(1, Math.ceil(this.options.cacheMax / 16));
-        for (const r of aheadRows) {
-          const i = Number(r[0].slice(0, r[0].indexOf(','))) - 1;
-          const page = Math.floor(seqs[i] / 16);
-          const c: CachedPage = { page: { row: r, head: null, variants: [], contacts: [], messages: [], destinations: [], vars: null }, domains: domainsOf(r), until: now + this.options.cacheTtlMs };
-          if (this.pageCache.size >= max) {
-            let drop = Math.ceil(max / 10);
-            for (const key of this.pageCache.keys()) {
-              this.pageCache.delete(key);
-              if (--drop === 0) break;
-            }
-          }
-          this.pageCache.set(page, c);
-          read.set(page, c);
-        }
-      }
     } catch (e) {
-      failure = e;
       for (const p of batch) {
         p.waiter.reject(e);
         if (p.more) for (const w of p.more) w.reject(e);
       }
     } finally {
       this.reading--;
+      this.schedule();
     }
     // the waiters answered once the batch is in the cache (a redirect's request answers here, synchronously)
-    if (links) for (let i = 0; i < n; i++) answer(batch[i], links[i]);
-    if (mine !== null) {
-      const now = this.options.now();
-      for (const page of mine) {
-        const waiting = this.pages.get(page)!;
-        this.pages.delete(page);
-        const slots = read.get(page);
-        for (const { p, seq } of waiting) {
-          if (failure !== null) {
-            p.waiter.reject(failure);
-            if (p.more) for (const w of p.more) w.reject(failure);
-          } else if (slots !== undefined) {
-            // the page was read whole: a code not in it under its own domain is unknown (links.link_of finds nothing either)
-            const k = seq - page * 16;
-            let link: ResolvedLink | null = null;
-            if (slots.domains[k] === p.domainId) link = this.cachedLink(p.domainId, p.code) ?? fromPage(p.domainId, p.code, seq, slots.page, k);
-            this.remember(p.domainId, p.code, link, now);
-            answer(p, link);
-          } else {
-            // the page was not read whole (its code asked for was unknown, or not a range's): the code is read on its own
-            this.readLink(p.domainId, p.code, p.waiter);
-            if (p.more) for (const w of p.more) this.readLink(p.domainId, p.code, w);
-          }
-        }
+    if (links)
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i];
+        p.waiter.resolve(links[i]);
+        if (p.more) for (const w of p.more) w.resolve(links[i]);
       }
-    }
-    this.schedule();
-  }
-
-  private rememberOffer(link: ResolvedLink, now: number): void {
-    if (link.offerStamp === null) return;
-    if (this.offers.size >= this.options.cacheMax) this.offers.clear();
-    this.offers.set(`${link.accountId}/${link.offerId}`, { stamp: link.offerStamp, until: now + this.options.cacheTtlMs });
   }
 
   private remember(domainId: string, code: number, link: ResolvedLink | null, now: number): void {
@@ -455,20 +296,17 @@ export class LinkStore {
     codes.set(code, { value: link, until: now + (link ? this.options.cacheTtlMs : this.options.negativeTtlMs), readAt: now });
     if (codes.size !== size) this.linkCount++;
   }
-
-
 }
 
 /**
  * A look-up's row (`rowMode: 'array'`, every column as the text PostgreSQL sent): the head, then the destination, the
  * variables (the JSON text minted: docs/decisions/0109, PostgreSQL decodes no jsonb a look-up) and the target URL (the
  * offer's when it has one). The head is the fields that never hold a comma, joined by commas, empty for null: the
- * batch position (1-based), the slot (0: the code asked for; k + 1: the k-th link of its page, read ahead,
- * docs/decisions/0203), the link's domain, account, campaign, variant, stream, contact, message uuid, kind, offer, the
- * link's expiry and creation (ms since the epoch), the offer's disabled flag, expiry method, days and creation
- * (docs/decisions/0171: four fields a row for pg to cut and keep, not nineteen).
+ * batch position (1-based), account, campaign, variant, stream, contact, message uuid, kind, offer, the link's expiry and
+ * creation (ms since the epoch), the offer's disabled flag, expiry method, days and creation (docs/decisions/0171: four
+ * fields a row for pg to cut and keep, not nineteen).
  */
-type LinkRow = [head: string, destination: string | null, vars: string | null, url: string | null, page?: string | null];
+type LinkRow = [head: string, destination: string | null, vars: string | null, url: string | null];
 
 /** Every column as PostgreSQL's text: no parser a field (the head is cut in `toLink`). */
 const TEXT = { getTypeParser: () => (text: string) => text };
@@ -481,36 +319,20 @@ const DOMAIN_SQL = `SELECT id::text, account_id::text FROM links.domain WHERE na
 // link's, by expireMethod). Times as float8 ms (`date_part`, not `extract`: no numeric arithmetic a row; the same
 // instant to well under a microsecond). The head's fields are digits, uuids, `true`/`false` and the expiry method's
 // three words: never a comma (`LinkRow`).
-// Read-ahead (docs/decisions/0203): a code sent with `ahead` also returns every link of its range row (slot k + 1,
-// under the row's own `domains[k]`), only when the code itself resolves there (the row's domain at its slot is the
-// domain it was asked under, as `link_of`'s range probe): a code asked under another domain or account reads nothing
-// ahead. A code of a page minted before ranges (a `links.link` row) has no range row: nothing read ahead.
-const tail = (l: string) => `SELECT ${l}.account_id || ',' || coalesce(${l}.campaign_id::text, '') || ',' || coalesce(${l}.stream_id::text, '') || ',' || t.kind || ',' || coalesce(t.offer_id::text, '')
-           || ',' || coalesce((date_part('epoch', ${l}.expires_at) * 1000)::text, '') || ',' || (date_part('epoch', ${l}.created_at) * 1000)::text
-           || ',' || coalesce(o.disabled::text, '') || ',' || coalesce(o.expire_method, '') || ',' || coalesce(o.expire_in_days::text, '')
-           || ',' || coalesce((date_part('epoch', o.created_at) * 1000)::text, '') AS tail, coalesce(o.original_url, t.url) AS url
-          FROM links.link_target t LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = ${l}.account_id
-         WHERE t.id = ${l}.target_id OFFSET 0`;
 export const LOOKUP_SQL = `
-  SELECT k.i || ',' || l.slot || ',' || l.domain_id || ',' || coalesce(l.variant_id::text, '') || ',' || coalesce(l.contact_id::text, '') || ',' || coalesce(l.message_uuid::text, '') || ',' || l.tail,
-         l.destination, l.vars, l.url, l.page
-    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bool[]) WITH ORDINALITY AS k(domain_id, code, seq, ahead, i)
-    CROSS JOIN LATERAL (
-      SELECT 0 AS slot, f.domain_id, f.variant_id, f.contact_id, f.message_uuid, f.destination, f.vars, c.tail, c.url, NULL::text AS page
-        FROM links.link_of(k.domain_id, k.code, k.seq) f
-        CROSS JOIN LATERAL (${tail('f')}) c
-      UNION ALL
-      SELECT -1, k.domain_id, NULL, NULL, NULL, r.destinations::text, r.vars::text, c.tail, c.url, r.domains::text || r.variants::text || r.contacts::text || r.messages::text
-        FROM links.link_range r
-        CROSS JOIN LATERAL (${tail('r')}) c
-       WHERE k.ahead AND r.page = k.seq >> 4 AND r.domains[(k.seq & 15)::int + 1] = k.domain_id
-    ) l`;
+  SELECT k.i || ',' || l.account_id || ',' || coalesce(l.campaign_id::text, '') || ',' || coalesce(l.variant_id::text, '') || ',' || coalesce(l.stream_id::text, '')
+           || ',' || coalesce(l.contact_id::text, '') || ',' || coalesce(l.message_uuid::text, '') || ',' || t.kind || ',' || coalesce(t.offer_id::text, '')
+           || ',' || coalesce((date_part('epoch', l.expires_at) * 1000)::text, '') || ',' || (date_part('epoch', l.created_at) * 1000)::text
+           || ',' || coalesce(o.disabled::text, '') || ',' || coalesce(o.expire_method, '') || ',' || coalesce(o.expire_in_days::text, '')
+           || ',' || coalesce((date_part('epoch', o.created_at) * 1000)::text, ''),
+         l.destination, l.vars, coalesce(o.original_url, t.url)
+    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(domain_id, code, seq, i)
+    CROSS JOIN LATERAL links.link_of(k.domain_id, k.code, k.seq) l
+    JOIN links.link_target t ON t.id = l.target_id
+    LEFT JOIN links.offer o ON o.id = t.offer_id AND o.account_id = l.account_id`;
 
-/** Answers a pending code's waiters. */
-function answer(p: Pending, link: ResolvedLink | null): void {
-  p.waiter.resolve(link);
-  if (p.more) for (const w of p.more) w.resolve(link);
-}
+/** The row's position in its batch (0-based), from the head's first field. */
+const headIndex = (head: string) => Number(head.slice(0, head.indexOf(','))) - 1;
 
 /** A head field: null when empty. */
 const orNull = (s: string) => (s === '' ? null : s);
@@ -519,23 +341,24 @@ const orNull = (s: string) => (s === '' ? null : s);
  * The cached link of a row. Strings repeated from the batch's previous link (a campaign's account, campaign, variant,
  * stream and target URL) are that link's, so a batch keeps one copy of each rather than one a link.
  */
-function toLink(domainId: string, code: number, seq: number, f: string[], destination: string | null, vars: string | null, target: string | null, previous: ResolvedLink | null): ResolvedLink {
-  const offerId = orNull(f[10]);
-  const createdMs = Number(f[12]);
-  const disabled = f[13];
-  const method = f[14];
-  const days = f[15] === '' ? null : Number(f[15]);
-  let expires = f[11] === '' ? Infinity : Number(f[11]);
+function toLink(domainId: string, code: number, seq: number, r: LinkRow, previous: ResolvedLink | null): ResolvedLink {
+  const f = r[0].split(',');
+  const offerId = orNull(f[8]);
+  const createdMs = Number(f[10]);
+  const disabled = f[11];
+  const method = f[12];
+  const days = f[13] === '' ? null : Number(f[13]);
+  let expires = f[9] === '' ? Infinity : Number(f[9]);
   if (offerId !== null && days) {
-    if (method === 'offer_creation' && f[16] !== '') expires = Math.min(expires, Number(f[16]) + days * DAY_MS);
+    if (method === 'offer_creation' && f[14] !== '') expires = Math.min(expires, Number(f[14]) + days * DAY_MS);
     if (method === 'link_creation') expires = Math.min(expires, createdMs + days * DAY_MS);
   }
-  const kind = Number(f[9]);
-  let url = target;
-  let accountId = f[6];
-  let campaignId = orNull(f[7]);
+  const kind = Number(f[7]);
+  let url = r[3];
+  let accountId = f[1];
+  let campaignId = orNull(f[2]);
   let variantId = orNull(f[3]);
-  let streamId = orNull(f[8]);
+  let streamId = orNull(f[4]);
   if (previous !== null) {
     if (url === previous.template) url = previous.template;
     if (accountId === previous.accountId) accountId = previous.accountId;
@@ -551,80 +374,18 @@ function toLink(domainId: string, code: number, seq: number, f: string[], destin
     campaignId,
     variantId,
     streamId,
-    contactId: orNull(f[4]),
-    messageUuid: orNull(f[5]),
-    destination,
+    contactId: orNull(f[5]),
+    messageUuid: orNull(f[6]),
+    destination: r[1],
     kind,
     offerId,
     template: url,
-    location: kind === 0 && url ? fillStored(url, vars) : null,
+    location: kind === 0 && url ? fillStored(url, r[2]) : null,
     expiresAtMs: expires,
     // an offer row missing (its link's offer deleted) answers as a disabled one
     disabled: disabled === 'true' || (offerId !== null && disabled === ''),
     createdAtMs: createdMs,
     // everything of the offer the answer is built from (the URL is the offer's for a link with one: a target has a URL or an offer)
-    offerStamp: offerId === null ? null : `${url}\n${disabled}\n${method}\n${f[15]}\n${f[16]}`,
+    offerStamp: offerId === null ? null : `${url}\n${disabled}\n${method}\n${f[13]}\n${f[14]}`,
   };
-}
-
-/** A page row's domains (its `domains` array's elements as text). */
-function domainsOf(r: LinkRow): string[] {
-  const p = r[4]!;
-  return p.slice(1, p.indexOf('}')).split(',');
-}
-
-/** The k-th link of a page read ahead: the page's row cut into its recipients' fields once, for all of its links. */
-function fromPage(domainId: string, code: number, seq: number, p: PageRow, k: number): ResolvedLink {
-  if (p.head === null) {
-    const arrays = p.row[4]!.slice(1, -1).split('}{');
-    p.variants = arrays[1].split(',');
-    p.contacts = arrays[2].split(',');
-    p.messages = arrays[3].split(',');
-    p.destinations = p.row[1] === null ? [] : textArray(p.row[1]);
-    p.vars = p.row[2] === null ? null : textArray(p.row[2]);
-    p.head = p.row[0].split(',');
-  }
-  const f = p.head.slice();
-  f[1] = String(k + 1);
-  f[2] = domainId;
-  f[3] = p.variants[k] === 'NULL' ? '' : p.variants[k];
-  f[4] = p.contacts[k] === 'NULL' ? '' : p.contacts[k];
-  f[5] = p.messages[k] === 'NULL' ? '' : p.messages[k];
-  return toLink(domainId, code, seq, f, p.destinations[k] ?? null, p.vars?.[k] ?? null, p.row[3], null);
-}
-
-/**
- * A one-dimensional text array as PostgreSQL's `array_out` writes it: elements separated by commas, an element quoted
- * (`"…"`, with `\"` and `\\` escaped) when it holds a delimiter, a quote, a backslash, white space or is empty or
- * the word NULL; an unquoted NULL is null.
- */
-export function textArray(s: string): Array<string | null> {
-  const out: Array<string | null> = [];
-  const end = s.length - 1;
-  let i = 1;
-  while (i < end) {
-    if (s.charCodeAt(i) === 34) {
-      let v = '';
-      let start = i + 1;
-      let j = start;
-      for (;;) {
-        const c = s.charCodeAt(j);
-        if (c === 92) {
-          v += s.slice(start, j);
-          start = j + 1;
-          j += 2;
-        } else if (c === 34) break;
-        else j++;
-      }
-      out.push(v + s.slice(start, j));
-      i = j + 2;
-    } else {
-      let j = s.indexOf(',', i);
-      if (j < 0 || j > end) j = end;
-      const v = s.slice(i, j);
-      out.push(v === 'NULL' ? null : v);
-      i = j + 1;
-    }
-  }
-  return out;
 }

@@ -88,19 +88,18 @@ describe('redirect helpers', () => {
   it('answers each code of a look-up batch from its own row, whatever order the rows come in, and a code asked twice once', async () => {
     const sent: string[][] = [];
     const pool = {
-      query: async ({ values }: { values: [string, string, string, string] }) => {
+      query: async ({ values }: { values: [string, string, string] }) => {
         sent.push(values);
-        const domains = values[0].slice(1, -1).split(',');
         const codes = values[1].slice(1, -1).split(',');
-        // the rows backwards, and none for code 404 (head: position, slot, domain, variant, contact, message, account, campaign, stream, kind, offer, expiry, creation, offer's four)
-        const rows = codes.map((c, i) => [[i + 1, 0, domains[i], 700, c, '', 7, 70, '', 0, '', '', 5, '', '', '', ''].join(','), `+49${c}`, `["v${c}"]`, 'https://a.example/?v={v}']).filter((r) => !r[0].includes(',404,'));
+        // the rows backwards, and none for code 404
+        const rows = codes.map((c, i) => [`${i + 1},7,70,700,,${c},,0,,,5,,,,`, `+49${c}`, `["v${c}"]`, 'https://a.example/?v={v}']).filter((r) => !r[0].includes(',404,'));
         return { rows: rows.reverse() };
       },
     } as unknown as Pool;
     const store = new LinkStore(pool, { cacheTtlMs: 10_000, negativeTtlMs: 2_000, cacheMax: 100, now: () => 1_000 });
     const [a, b, missing, again] = await Promise.all([store.loadLink('1', 11), store.loadLink('2', 22), store.loadLink('1', 404), store.loadLink('1', 11)]);
     // one look-up, the keys grouped by domain
-    expect(sent).toEqual([['{1,1,2}', '{11,404,22}', '{-1,-1,-1}', '{f,f,f}']]);
+    expect(sent).toEqual([['{1,1,2}', '{11,404,22}', '{-1,-1,-1}']]);
     expect(a).toMatchObject({ domainId: '1', code: 11, accountId: '7', campaignId: '70', variantId: '700', streamId: null, contactId: '11', destination: '+4911', location: 'https://a.example/?v=v11', createdAtMs: 5, expiresAtMs: Infinity, disabled: false, offerStamp: null });
     expect(b).toMatchObject({ domainId: '2', code: 22, contactId: '22', location: 'https://a.example/?v=v22' });
     expect(missing).toBeNull();
@@ -123,9 +122,9 @@ describe('redirect helpers', () => {
     let reads = 0;
     const pool = {
       // the store sends its lookup as a prepared statement's config ({ name, text, values })
-      query: async ({ values: [domains] }: { values: [string, string, string, string] }) => {
+      query: async ({ values: [domains] }: { values: [string, string, string] }) => {
         reads++;
-        return { rows: domains.split(',').map((d, i) => [`${i + 1},0,${d.replace(/[{}]/g, '')},,,,1,,,0,,,0,,,,`, null, null, 'https://a.example/']) };
+        return { rows: domains.split(',').map((_d, i) => [`${i + 1},1,,,,,,0,,,0,,,,`, null, null, 'https://a.example/']) };
       },
     } as unknown as Pool;
     let now = 1_000;

@@ -33,8 +33,6 @@ export class RedirectRoleService implements OnApplicationBootstrap, OnModuleDest
       publicScheme: r.publicScheme,
       trustProxy: r.trustProxy,
       cacheTtlMs: r.cacheTtlMs,
-      cacheMax: r.cacheMax,
-      readAhead: r.readAhead,
       codeSecret: this.options.codeSecret,
       clicks: { flushMs: r.clickFlushMs, bufferMax: r.clickBufferMax, onCommitted: () => this.relay.kick() },
       onError: (e) => this.log.warn(`redirect: ${(e as Error).message}`),

@@ -24,8 +24,6 @@ export interface RedirectServerOptions {
   cacheTtlMs?: number;
   negativeTtlMs?: number;
   cacheMax?: number;
-  /** Read a missed code's whole page of links into the cache (`LINKS_READ_AHEAD`, docs/decisions/0203; default true). */
-  readAhead?: boolean;
   /**
    * The codes' key (`LINKS_CODE_SECRET`, the minting's): a code is decrypted to the sequence number that finds its
    * range row (docs/decisions/0092). Without it only links minted before ranges resolve.
@@ -126,7 +124,6 @@ export class RedirectServer {
       cacheMax: options.cacheMax ?? 500_000,
       now: this.now,
       cipher: options.codeSecret ? new CodeCipher(options.codeSecret) : null,
-      readAhead: options.readAhead ?? true,
     });
     this.clicks = new ClickRecorder(options.pool, { flushMs: 10, batchMax: 5000, bufferMax: 20_000, onError: options.onError, ...options.clicks }, this.scheme, options.clickSink);
     this.server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 15_000, headersTimeout: 10_000 }, (req, res) => this.handle(req, res));

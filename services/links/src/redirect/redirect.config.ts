@@ -34,13 +34,6 @@ export const redirectConfigSchema = z.object({
   LINKS_CODE_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
   /** A link is served from memory this long before its offer is read again, in ms (an offer disabled or changed shows within it; docs/decisions/0117). */
   LINKS_CACHE_TTL_MS: env.int(10_000, 0),
-  /** Links (and unknown codes) the redirect keeps in memory at most, per process; the oldest tenth goes when full. */
-  LINKS_CACHE_MAX: env.int(500_000, 1),
-  /**
-   * A missed code reads its whole page (the up to 16 recipients minted together) and caches every link of it, so the
-   * page's other recipients' first clicks are answered from memory (docs/decisions/0203); false: one link a miss.
-   */
-  LINKS_READ_AHEAD: env.bool(true),
   /** Clicks wait at most this long before their group is written, in ms. */
   LINKS_CLICK_FLUSH_MS: env.int(10, 0),
   /**

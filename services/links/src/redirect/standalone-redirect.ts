@@ -33,8 +33,6 @@ export function redirectServerFor(c: RedirectConfig, pool: Pool, log: (line: str
     publicScheme: c.LINKS_PUBLIC_SCHEME,
     trustProxy: c.TRUST_PROXY,
     cacheTtlMs: c.LINKS_CACHE_TTL_MS,
-    cacheMax: c.LINKS_CACHE_MAX,
-    readAhead: c.LINKS_READ_AHEAD,
     codeSecret: c.LINKS_CODE_SECRET,
     clicks: { flushMs: c.LINKS_CLICK_FLUSH_MS, bufferMax: c.LINKS_CLICK_BUFFER_MAX, commitIntervalMs: c.LINKS_CLICK_COMMIT_INTERVAL_MS },
     fastPath: c.LINKS_REDIRECT_FAST_PATH,
