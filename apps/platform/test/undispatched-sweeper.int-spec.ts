@@ -278,6 +278,8 @@ describe('the sweeper of accepted messages dispatch never got', () => {
 
   /** Whether the sweeper's floor has passed `at` (docs/decisions/0204). */
   const floorPassed = async (at: Date) => (await pool.query<{ passed: boolean }>(`SELECT floor_at >= $1 AS passed FROM streams.undispatched_floor`, [at])).rows[0].passed;
+  /** The floor's age the sweeper last reported (seconds behind its clock, at the end of a pass). */
+  const floorAge = async () => ((await metricsRegistry.getSingleMetric('switchboard_streams_undispatched_floor_age_seconds')?.get())?.values ?? [])[0]?.value;
   const askedAbout = (uuid: string) => passed.filter((e) => e.type === MessagesReconcileRequestedV1.type && (e.data as EventData<typeof MessagesReconcileRequestedV1>).messageUuids.includes(uuid));
 
   it('reads above a floor that passes a delivered message without ever asking about it or publishing it again', async () => {
@@ -316,6 +318,8 @@ describe('the sweeper of accepted messages dispatch never got', () => {
       await age();
       await age();
       expect(await floorPassed(at)).toBe(false); // its writer is still open: no pass can move the floor past it
+      // and the floor's age shows it: at least the three clock moves since the writer took its time
+      expect(await floorAge()).toBeGreaterThanOrEqual((3 * (AFTER_MS + 1000)) / 1000);
       expect(askedAbout(uuid)).toHaveLength(0);
       await late.query('COMMIT');
     } finally {
@@ -331,6 +335,8 @@ describe('the sweeper of accepted messages dispatch never got', () => {
     await age();
     expect(await floorPassed(at)).toBe(true);
     expect(askedAbout(uuid)).toHaveLength(1);
+    // once it ended, the floor trails the clock by the age limit and at most one clock move again
+    expect(await floorAge()).toBeLessThanOrEqual((2 * AFTER_MS + 1000) / 1000);
   });
 
   it('asks about each due message once while three sweepers run at once, a message a page', async () => {

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { ACCEPTED_REPUBLISH_SOURCE, Channel, MessageAcceptedV1, MessagesReconciledV1, MessagesReconcileRequestedV1, StreamType, type EventEnvelope } from '@switchboard/contracts';
-import { counter, createEnvelope, IdempotentConsumer, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { counter, createEnvelope, gauge, IdempotentConsumer, Outbox, PROCESS_ROLES, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { channelOf } from '../rules/stream-params';
 import { STREAMS_CONNECTION, STREAMS_OPTIONS, STREAMS_SCHEMA, type ResolvedStreamsOptions } from '../streams.options';
@@ -22,6 +22,17 @@ export const UndispatchedMetrics = {
       ['outcome'],
     ),
   sweepFailures: () => counter('switchboard_streams_undispatched_sweep_failures_total', 'Sweeps of undispatched messages that failed (database or broker unavailable); the next sweep retries'),
+  /**
+   * How far behind the sweeper's clock the floor stood when this process last ended a pass (docs/decisions/0204). A
+   * healthy floor trails by about `afterMs` plus a pass or two; one that keeps growing is held back by a transaction
+   * left open (the floor never passes a writer that has not ended) or by messages the projector keeps locked. With
+   * replicas, each reports its own last pass: read the greatest.
+   */
+  floorAge: () =>
+    gauge(
+      'switchboard_streams_undispatched_floor_age_seconds',
+      'Age of the undispatched sweeper floor (now minus the key below which every message has been read) at the last pass this process ended',
+    ),
 };
 
 /** Pages one sweep reads at most (each `scanRows` messages); the next sweep goes on from where it stopped. */
@@ -240,14 +251,17 @@ export class UndispatchedSweeper implements OnApplicationBootstrap, OnModuleDest
         : { at: f.checks_at, uuid: f.checks_uuid as string };
     if (passEnded) {
       const floor = checks && !skipped ? checks : { at: f.floor_at, uuid: f.floor_uuid };
-      await m.query(
+      // TypeORM answers an UPDATE with [rows, count]
+      const [[kept]] = (await m.query(
         `UPDATE ${STREAMS_SCHEMA}.undispatched_floor
             SET (floor_at, floor_uuid) = (SELECT x.at, x.uuid FROM (VALUES (floor_at, floor_uuid), ($1::timestamptz, $2::uuid)) x(at, uuid) ORDER BY 1 DESC, 2 DESC LIMIT 1),
                 cursor_at = NULL, cursor_uuid = NULL, checks_at = NULL, checks_uuid = NULL, skipped = false,
                 pending_at = $3, pending_uuid = $4, pending_xmax = $5::xid8, swept_at = $6
-          WHERE id = 1`,
+          WHERE id = 1
+          RETURNING extract(epoch FROM $6::timestamptz - floor_at)::float8 AS age`,
         [floor.at, floor.uuid, cutoff, LAST_UUID, String(BigInt(p.xid) + 1n), now],
-      );
+      )) as [Array<{ age: number }>, number];
+      if (kept) UndispatchedMetrics.floorAge().set(Math.max(0, kept.age));
     } else {
       const at = end ?? from;
       await m.query(
