@@ -189,6 +189,13 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
        FROM pg_stat_user_tables t WHERE relname = 'outbox' AND n_tup_ins > 0 ORDER BY n_tup_ins DESC`,
   )).rows;
   console.log(`    outbox tables since the start (rows inserted, updated (HOT), deleted, live, dead, vacuums): ${ob.map((o) => `${o.rel} ${o.ins}, ${o.upd} (${o.hot}), ${o.del}, ${o.live}, ${o.dead}, ${o.vac}`).join('; ')}`);
+  // the packed rows still there (a marking relay's; a deleting relay's are gone): how many, and their mean text
+  const packedRows: string[] = [];
+  for (const o of ob) {
+    const [p] = (await pgc.query<{ n: string; kb: string }>(`SELECT count(*)::text AS n, round(coalesce(avg(octet_length(packed)), 0) / 1000)::text AS kb FROM "${o.rel}".outbox WHERE packed IS NOT NULL`)).rows;
+    if (Number(p.n) > 0) packedRows.push(`${o.rel} ${p.n} of ${p.kb} KB`);
+  }
+  if (packedRows.length > 0) console.log(`    packed outbox rows kept (count, mean text): ${packedRows.join(', ')}`);
   // accounts' daily usage statements, however small (docs/decisions/0199): its claims and its counts
   const usage = rows.filter((r) => /accounts"?\.(processed_events|usage_batch|daily_usage)/.test(r.query));
   const sum = (f: (r: (typeof usage)[number]) => number) => usage.reduce((t, r) => t + f(r), 0);

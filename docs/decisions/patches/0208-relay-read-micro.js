@@ -5,7 +5,8 @@
  *
  * The relay's statement exactly as OutboxRelay prepares it (mark mode, try-lock), in a transaction of its own like a
  * pass (BEGIN, read, [mark,] COMMIT), CPU of the backend from /proc/<pid>/schedstat (ns), the client reading at once:
- * 1. an empty poll (nothing unpublished);
+ * 0. the floor: a transaction of one trivial statement;
+ * 1. an empty poll (nothing unpublished), and the branch's probe that replaces it when the poll timer wakes the relay;
  * 2. an empty poll with D published rows whose index entries are still in the partial index (not vacuumed): D = 1,000
  *    and 20,000, first while another session holds a snapshot older than the marks (no entry can be killed), then without;
  * 3. a pass that reads and marks one packed row of S bytes (S = 100 KB, 400 KB, 1 MB): µs a row and a KB;
@@ -66,6 +67,9 @@ async function main() {
       await c.query('COMMIT');
     });
     await timed('1. empty poll', ROUNDS, () => pass('r0'));
+    await timed("   the poll's probe instead (one prepared SELECT EXISTS, no transaction: the branch's idle poll)", ROUNDS, () =>
+      c.query({ name: 'probe', text: 'SELECT EXISTS (SELECT 1 FROM m.outbox AS outbox_m WHERE published_at IS NULL) AS any' }),
+    );
     await c.query("SET plan_cache_mode = 'force_custom_plan'");
     await timed('   empty poll, planned every time (force_custom_plan)', ROUNDS, () => pass('r0'));
     await c.query('RESET plan_cache_mode');
