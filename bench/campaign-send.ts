@@ -176,7 +176,7 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
     for (const r of platform.sort((a, b) => b.ms - a.ms)) {
       const c = Math.max(1, Number(r.calls));
       const [, table, schema] = /\b(outbox|processed_events)_([a-z_0-9]+)\b/.exec(r.query)!;
-      const kind = table === 'processed_events' ? 'claim' : /^\s*WITH l AS/.test(r.query) ? (/DELETE FROM/.test(r.query) ? 'relay take' : 'relay read') : /^\s*INSERT/.test(r.query) ? 'insert' : /^\s*UPDATE/.test(r.query) ? 'mark' : 'other';
+      const kind = table === 'processed_events' ? 'claim' : /^\s*WITH l AS/.test(r.query) ? (/DELETE FROM/.test(r.query) ? 'relay take' : 'relay read') : /^\s*INSERT/.test(r.query) ? 'insert' : /^\s*UPDATE/.test(r.query) ? 'mark' : /^\s*SELECT EXISTS/.test(r.query) ? 'poll probe' : 'other';
       const x = extra.get(r.query);
       console.log(
         `      ${schema.padEnd(12)} ${kind.padEnd(10)} ${(Number(r.calls) / units).toFixed(4)} ${((r.ms * 1000) / units).toFixed(1).padStart(6)} µs  ${(r.ms / c).toFixed(3).padStart(7)} ms ${(Number(x?.rows ?? 0) / c).toFixed(1).padStart(7)} rows ${(Number(x?.blks ?? 0) / c).toFixed(0).padStart(6)} bufs`,
