@@ -161,6 +161,41 @@ async function printStatements(pgc: Client, units: number, label: string): Promi
       console.log(`    rows read per unit since the last print (sequential + index fetches): ${per.join(', ')}`);
     },
   });
+  // the platform's statements on every schema's outbox and dedupe tables, by schema (docs/decisions/0208: each names
+  // its table `outbox_<schema>` / `processed_events_<schema>`, so PostgreSQL 18 counts each schema's apart): calls and
+  // execution per unit, wall ms, rows and buffers a call. A relay read's wall time includes the server waiting for a busy
+  // node to take a large packed row (auto_explain shows its plan at 0.1-0.5 ms), so it is not CPU.
+  const platform = rows.filter((r) => r.toplevel && /\b(outbox|processed_events)_[a-z_0-9]+\b/.test(r.query));
+  if (platform.length > 0) {
+    const extra = new Map(
+      (await pgc.query<{ query: string; rows: string; blks: string }>(
+        `SELECT query, rows::text, (shared_blks_hit + shared_blks_read)::text AS blks FROM pg_stat_statements WHERE toplevel AND query ~ '(outbox|processed_events)_[a-z]'`,
+      )).rows.map((r) => [r.query, r]),
+    );
+    console.log(`    the platform's outbox and dedupe statements by schema (calls, µs of execution per unit; ms, rows, buffers a call):`);
+    for (const r of platform.sort((a, b) => b.ms - a.ms)) {
+      const c = Math.max(1, Number(r.calls));
+      const [, table, schema] = /\b(outbox|processed_events)_([a-z_0-9]+)\b/.exec(r.query)!;
+      const kind = table === 'processed_events' ? 'claim' : /^\s*WITH l AS/.test(r.query) ? (/DELETE FROM/.test(r.query) ? 'relay take' : 'relay read') : /^\s*INSERT/.test(r.query) ? 'insert' : /^\s*UPDATE/.test(r.query) ? 'mark' : /^\s*SELECT EXISTS/.test(r.query) ? 'poll probe' : 'other';
+      const x = extra.get(r.query);
+      console.log(
+        `      ${schema.padEnd(12)} ${kind.padEnd(10)} ${(Number(r.calls) / units).toFixed(4)} ${((r.ms * 1000) / units).toFixed(1).padStart(6)} µs  ${(r.ms / c).toFixed(3).padStart(7)} ms ${(Number(x?.rows ?? 0) / c).toFixed(1).padStart(7)} rows ${(Number(x?.blks ?? 0) / c).toFixed(0).padStart(6)} bufs`,
+      );
+    }
+  }
+  const ob = (await pgc.query<{ rel: string; ins: string; upd: string; del: string; hot: string; live: string; dead: string; vac: string }>(
+    `SELECT schemaname AS rel, n_tup_ins::text AS ins, n_tup_upd::text AS upd, n_tup_del::text AS del, n_tup_hot_upd::text AS hot, n_live_tup::text AS live,
+            n_dead_tup::text AS dead, (autovacuum_count + vacuum_count)::text AS vac
+       FROM pg_stat_user_tables t WHERE relname = 'outbox' AND n_tup_ins > 0 ORDER BY n_tup_ins DESC`,
+  )).rows;
+  console.log(`    outbox tables since the start (rows inserted, updated (HOT), deleted, live, dead, vacuums): ${ob.map((o) => `${o.rel} ${o.ins}, ${o.upd} (${o.hot}), ${o.del}, ${o.live}, ${o.dead}, ${o.vac}`).join('; ')}`);
+  // the packed rows still there (a marking relay's; a deleting relay's are gone): how many, and their mean text
+  const packedRows: string[] = [];
+  for (const o of ob) {
+    const [p] = (await pgc.query<{ n: string; kb: string }>(`SELECT count(*)::text AS n, round(coalesce(avg(octet_length(packed)), 0) / 1000)::text AS kb FROM "${o.rel}".outbox WHERE packed IS NOT NULL`)).rows;
+    if (Number(p.n) > 0) packedRows.push(`${o.rel} ${p.n} of ${p.kb} KB`);
+  }
+  if (packedRows.length > 0) console.log(`    packed outbox rows kept (count, mean text): ${packedRows.join(', ')}`);
   // accounts' daily usage statements, however small (docs/decisions/0199): its claims and its counts
   const usage = rows.filter((r) => /accounts"?\.(processed_events|usage_batch|daily_usage)/.test(r.query));
   const sum = (f: (r: (typeof usage)[number]) => number) => usage.reduce((t, r) => t + f(r), 0);

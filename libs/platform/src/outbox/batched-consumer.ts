@@ -3,7 +3,7 @@ import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isInfrastructureError } from '../bus/failures';
 import { countdown } from './countdown';
-import { quoteSchema } from './sql';
+import { quoteSchema, statementAlias } from './sql';
 
 export interface BatchItem<T> {
   event: Pick<EventEnvelope, 'id'>;
@@ -227,7 +227,7 @@ export class BatchedIdempotentConsumer<T> {
       let fresh = unique;
       if (unique.size > 0) {
         const [{ fresh: claimed }] = await manager.query<Array<{ fresh: string[] | null }>>(
-          `WITH c AS (INSERT INTO ${quoteSchema(this.options.schema)}.processed_events (consumer, event_id)
+          `WITH c AS (INSERT INTO ${quoteSchema(this.options.schema)}.processed_events AS ${statementAlias('processed_events', this.options.schema)} (consumer, event_id)
                       SELECT $1, id FROM unnest($2::uuid[]) AS t(id)
                       ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id)
            SELECT CASE WHEN count(*) = $3 THEN NULL ELSE coalesce(array_agg(event_id), '{}') END AS fresh FROM c`,

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@switchboard/contracts';
 import type { DataSource, EntityManager } from 'typeorm';
-import { quoteSchema } from './sql';
+import { quoteSchema, statementAlias } from './sql';
 
 /**
  * Records `(consumer, eventId)` in `<schema>.processed_events` inside the caller's transaction. True when this
@@ -10,7 +10,7 @@ import { quoteSchema } from './sql';
  */
 export async function claimEvent(manager: Pick<EntityManager, 'query'>, schema: string, consumer: string, eventId: string): Promise<boolean> {
   const claimed = await manager.query<unknown[]>(
-    `INSERT INTO ${quoteSchema(schema)}.processed_events (consumer, event_id) VALUES ($1, $2)
+    `INSERT INTO ${quoteSchema(schema)}.processed_events AS ${statementAlias('processed_events', schema)} (consumer, event_id) VALUES ($1, $2)
      ON CONFLICT (consumer, event_id) DO NOTHING RETURNING event_id`,
     [consumer, eventId],
   );

@@ -274,6 +274,47 @@ describe('OutboxRelay', () => {
     expect(bus.ids()).toEqual([event.id]);
   });
 
+  it('asks before a poll: an idle poll is one statement and no transaction, and a row written without a kick is still published by the next poll (0208)', async () => {
+    const schema = await newSchema();
+    const statements: string[] = [];
+    // one connection, so the probe's executions show in its session's prepared statements
+    const logged = await new DataSource({
+      type: 'postgres',
+      url: db.url,
+      applicationName: 'outbox-probe',
+      extra: { max: 1 },
+      logging: ['query'],
+      logger: { logQuery: (query: string) => void statements.push(query.trim().split(/\s+/)[0]), logQueryError: () => {}, logQuerySlow: () => {}, logSchemaBuild: () => {}, logMigration: () => {}, log: () => {} },
+    }).initialize();
+    cleanups.push(() => logged.destroy());
+    const bus = new RecordingBus();
+    const relay = new OutboxRelay({ schema, dataSource: logged, bus, logger: silentLogger(), pollIntervalMs: 10 });
+    cleanups.push(() => relay.stop());
+    const probes = async (): Promise<number> => {
+      const [row] = await logged.query<Array<{ n: number }>>(
+        `SELECT coalesce(sum(generic_plans + custom_plans), 0)::int AS n FROM pg_prepared_statements WHERE name = $1`,
+        [`outbox_relay_probe_${schema}`],
+      );
+      return row.n;
+    };
+    await relay.start();
+    // the first pass (a transaction), then polls that find nothing
+    await waitFor(async () => (await probes()) >= 5);
+    const transactions = () => statements.filter((q) => q === 'START').length;
+    const idle = transactions();
+    await waitFor(async () => (await probes()) >= 10);
+    expect(transactions()).toBe(idle);
+    expect(bus.published).toEqual([]);
+
+    // a writer in another process: committed, never kicked
+    const event = testEvent(TOPIC, 'a');
+    await placeOrder(schema, 'order-1', event);
+    await waitFor(() => bus.published.length > 0);
+    expect(bus.ids()).toEqual([event.id]);
+    expect(transactions()).toBeGreaterThan(idle);
+    await waitFor(async () => (await unpublished(schema)).length === 0);
+  });
+
   it('publishes at once when kicked, without waiting for the next poll', async () => {
     const schema = await newSchema();
     const bus = new RecordingBus();

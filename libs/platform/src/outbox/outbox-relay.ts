@@ -9,7 +9,7 @@ import { isPermanentPublishError } from '../bus/failures';
 import { countDeadLetter, deadLetterParams, insertDeadLetterSql } from '../deadletter/store';
 import { OutboxMetrics, watchOutbox } from '../metrics/metrics';
 import { PACKED_OUTBOX_TYPE } from './outbox';
-import { quoteSchema } from './sql';
+import { quoteSchema, statementAlias } from './sql';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -123,6 +123,8 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private readonly table: string;
+  /** `<schema>.outbox AS outbox_<schema>`: this schema's statements, an entry each in pg_stat_statements (statementAlias). */
+  private readonly aliased: string;
   private readonly lockKey: string;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
@@ -145,6 +147,7 @@ export class OutboxRelay {
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.table = `${quoteSchema(options.schema)}.outbox`;
+    this.aliased = `${this.table} AS ${statementAlias('outbox', options.schema)}`;
     this.lockKey = createHash('sha256').update(`outbox-relay:${options.schema}`).digest().readBigInt64BE(0).toString();
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
@@ -167,7 +170,7 @@ export class OutboxRelay {
         const [row] = await this.options.dataSource.query<Array<{ n: string; age: number | null }>>(
           `SELECT coalesce(sum(CASE WHEN type = ANY($1::text[]) THEN key::int ELSE 1 END), 0) AS n,
                   extract(epoch FROM now() - min(created_at))::float8 AS age
-             FROM ${this.table} WHERE published_at IS NULL`,
+             FROM ${this.aliased} WHERE published_at IS NULL`,
           [this.packedTypes],
         );
         return { count: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age ?? 0)) };
@@ -213,7 +216,7 @@ export class OutboxRelay {
     for (let n = PRUNE_CHUNK; n === PRUNE_CHUNK; deleted.outbox += n) {
       // oldest ids first: published rows are old at the low end of the primary key
       n = await chunk(
-        `DELETE FROM ${this.table} WHERE id IN (SELECT id FROM ${this.table} WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY id LIMIT $2)`,
+        `DELETE FROM ${this.aliased} WHERE id IN (SELECT id FROM ${this.table} WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY id LIMIT $2)`,
       );
     }
     for (let n = PRUNE_CHUNK; n === PRUNE_CHUNK; deleted.processedEvents += n) {
@@ -255,7 +258,7 @@ export class OutboxRelay {
     } catch (error) {
       if (!(error instanceof PublishFailed)) throw error;
       // The pass rolled back, its rows are unpublished again; the attempt count is how operators spot a stuck row.
-      await this.options.dataSource.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [error.ids]);
+      await this.options.dataSource.query(`UPDATE ${this.aliased} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [error.ids]);
       throw error.cause;
     }
   }
@@ -287,7 +290,7 @@ export class OutboxRelay {
         manager,
         `outbox_relay_${this.options.deletePublished ? 'take' : 'read'}_${this.options.schema}_${waitForLock ? 'wait' : 'try'}`,
         `WITH l AS MATERIALIZED (SELECT ${waitForLock ? 'true' : 'pg_try_advisory_xact_lock($3::bigint)'} AS locked),
-         h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.table}
+         h AS (SELECT id, CASE WHEN type = ANY($2::text[]) THEN key::int ELSE 1 END AS n FROM ${this.aliased}
                 WHERE published_at IS NULL AND (SELECT locked FROM l) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED),
          c AS (SELECT id, sum(n) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS rn, count(*) OVER () AS heads FROM h)${take}`,
         waitForLock ? [this.batchSize, this.packedTypes] : [this.batchSize, this.packedTypes, this.lockKey],
@@ -342,11 +345,11 @@ export class OutboxRelay {
         // Taken rows were deleted by the read: roll that back, then count the attempt (below).
         if (this.options.deletePublished) throw new PublishFailed(failed, ids);
         // Commit the attempt count rather than roll back: it is how operators spot a stuck row.
-        await manager.query(`UPDATE ${this.table} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+        await manager.query(`UPDATE ${this.aliased} SET attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
         return { failed };
       }
       if (!this.options.deletePublished) {
-        await manager.query(`UPDATE ${this.table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
+        await manager.query(`UPDATE ${this.aliased} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [ids]);
       }
       OutboxMetrics.published().inc({ schema: this.options.schema }, outgoing.length);
       // More may be waiting when the pass was cut by the event cap or took a full page of rows.
@@ -419,27 +422,52 @@ export class OutboxRelay {
   }
 
   private async run(): Promise<void> {
+    // woken by the poll timer, not a kick, after a pass that left nothing behind
+    let polled = false;
     while (this.running) {
       this.kicked = false;
       let backlog = false;
       try {
-        await this.relayOnce();
-        backlog = this.lastPassFull;
+        // A poll first asks, in one statement outside any transaction, whether anything is unpublished: most polls
+        // find nothing (a kick follows every commit in a relaying process), and a pass is a transaction of three round
+        // trips (docs/decisions/0208). A kicked pass, or one after a full pass, reads at once.
+        if (!polled || (await this.anythingUnpublished())) {
+          await this.relayOnce();
+          backlog = this.lastPassFull;
+        }
       } catch (error) {
         this.logger.error(`publishing ${this.table} failed, will retry: ${describeError(error)}`);
       }
       // A kick during the pass may concern rows the pass did not see.
-      if (this.running && !backlog && !this.kicked) await this.sleep();
+      polled = this.running && !backlog && !this.kicked ? await this.sleep() : false;
     }
   }
 
-  private sleep(): Promise<void> {
+  /**
+   * Whether any row is unpublished now (rows being taken by another relay's pass included): a poll's probe. A row
+   * committed just after it is read by the next kick or poll, as a row committed just after a pass's read always was.
+   */
+  private async anythingUnpublished(): Promise<boolean> {
+    const [row] = await preparedQuery<{ any: boolean }>(
+      this.options.dataSource,
+      `outbox_relay_probe_${this.options.schema}`,
+      `SELECT EXISTS (SELECT 1 FROM ${this.aliased} WHERE published_at IS NULL) AS any`,
+      [],
+    );
+    return row?.any === true;
+  }
+
+  /** Waits for the poll interval or a kick (or stop); true when the poll timer ended the wait. */
+  private sleep(): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.wake?.(), this.pollIntervalMs);
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve(true);
+      }, this.pollIntervalMs);
       this.wake = () => {
         clearTimeout(timer);
         this.wake = undefined;
-        resolve();
+        resolve(false);
       };
     });
   }

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { toEnvelope } from '../bus/delivery';
 import type { OutgoingEvent } from '../bus/event-bus';
 import { timeOrderedUuid } from '../database/time-ordered-uuid';
-import { quoteSchema } from './sql';
+import { quoteSchema, statementAlias } from './sql';
 import { pgArrayParameters } from '../database/pg-literals';
 
 /** The `type` of an outbox row holding many events (see Outbox.addPacked). */
@@ -20,7 +20,7 @@ export const Outbox = {
       throw new Error("Outbox.add needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     // unnest keeps the array order, so ids follow the order of `events`.
-    await manager.query(`INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload) ${Outbox.rowsSql(1)}`, pgArrayParameters(Outbox.rowsParams(events)));
+    await manager.query(`INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload) ${Outbox.rowsSql(1)}`, pgArrayParameters(Outbox.rowsParams(events)));
   },
 
   /**
@@ -51,7 +51,7 @@ export const Outbox = {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     await manager.query(
-      `INSERT INTO ${quoteSchema(schema)}.outbox (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
+      `INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
       [timeOrderedUuid(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
     );
   },

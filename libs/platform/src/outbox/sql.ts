@@ -9,6 +9,18 @@ export function quoteSchema(schema: string): string {
 }
 
 /**
+ * A per-schema alias for a table every service schema has (`outbox`, `processed_events`), for the platform's own
+ * statements on it: `<table>_<schema>`. PostgreSQL 18 identifies a statement in pg_stat_statements by the names of the
+ * relations it reads, not their oids, and without the schema: every service's relay read (or outbox insert, or
+ * dedupe claim) was then ONE entry, shown under whichever schema's text came first (docs/decisions/0208). The alias is
+ * part of the identity, so each schema's statement gets an entry of its own. Nothing else changes (plan, result).
+ */
+export function statementAlias(table: 'outbox' | 'processed_events', schema: string): string {
+  quoteSchema(schema);
+  return `${table}_${schema}`.slice(0, 63);
+}
+
+/**
  * DDL for a service schema's `outbox` and `processed_events` tables. The schema itself belongs to the service's
  * first migration. The partial index keeps the relay's poll cheap however many published rows accumulate.
  */
