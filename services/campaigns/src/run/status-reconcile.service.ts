@@ -116,32 +116,38 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
     const due = new Date(now.getTime() - this.o.statuses.afterMs);
     const scan = this.scanRows;
     return this.uow.run(async (m, emit) => {
-      // the floor as text (it may be ±infinity) and in ms
-      const [run] = returned<{ floor: string; floor_ms: number; status: number; account: string }>(
+      // the floor as text: it may be -infinity, and a key in microseconds (times stay in SQL; node's Date has ms)
+      const [run] = returned<{ floor: string; status: number; account: string }>(
         await m.query(
-          `SELECT r.status_floor::text AS floor, (extract(epoch FROM r.status_floor) * 1000)::float8 AS floor_ms, c.status, c.account_id::text AS account FROM campaigns.run r JOIN campaigns.campaign c ON c.id = r.campaign_id
+          `SELECT r.status_floor::text AS floor, c.status, c.account_id::text AS account FROM campaigns.run r JOIN campaigns.campaign c ON c.id = r.campaign_id
             WHERE r.campaign_id = $1 AND r.status_floor <= $2 FOR NO KEY UPDATE OF r SKIP LOCKED`,
           [campaignId, due],
         ),
       );
       if (!run) return undefined;
-      // the page and the campaign's unanswered requests in one statement: one snapshot (see the class comment)
-      const [p] = returned<{ n: number; last: Date | null; ordinals: number[] | null; keys: Date[] | null; batch: Date | null; flight: Date | null }>(
+      // The page and the campaign's unanswered requests in one statement: one snapshot (see the class comment). The
+      // page is the first `scan` accepted recipients from the floor by key, and the rest of the last key's (a batch's
+      // recipients share their request time): when full, everything up to its last key was read.
+      const key = `coalesce(r.status_asked_at, r.requested_at)`;
+      const [p] = returned<{ n: number; next: string; ordinals: number[] | null; keys: string[] | null; batch: string | null; flight: string | null }>(
         await m.query(
-          `SELECT p.n, p.last, p.ordinals, p.keys,
-                  (SELECT min(b.requested_at) FROM campaigns.send_batch b WHERE b.campaign_id = $1) AS batch,
-                  (SELECT min(f.requested_at) FROM campaigns.recipient f WHERE f.campaign_id = $1 AND f.state IN (1, 2)) AS flight
-             FROM (SELECT count(*)::int AS n, max(s.k) AS last, array_agg(s.ordinal ORDER BY s.k, s.ordinal) FILTER (WHERE s.pending) AS ordinals,
-                          array_agg(s.k ORDER BY s.k, s.ordinal) FILTER (WHERE s.pending) AS keys
-                     FROM (SELECT r.ordinal, coalesce(r.status_asked_at, r.requested_at) AS k, (r.status IS NULL OR r.status = 'sent') AS pending
-                             FROM campaigns.recipient r
-                            WHERE r.campaign_id = $1 AND r.state = 3 AND coalesce(r.status_asked_at, r.requested_at) >= $2::timestamptz AND coalesce(r.status_asked_at, r.requested_at) <= $3
-                            ORDER BY r.campaign_id, coalesce(r.status_asked_at, r.requested_at) LIMIT $4) s) p`,
+          `WITH s AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r
+                       WHERE r.campaign_id = $1 AND r.state = 3 AND ${key} >= $2::timestamptz AND ${key} <= $3 ORDER BY r.campaign_id, ${key} LIMIT $4),
+                e AS (SELECT count(*)::int AS n, max(k) AS last FROM s),
+                t AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r, e
+                       WHERE e.n >= $4 AND r.campaign_id = $1 AND r.state = 3 AND ${key} = e.last AND r.ordinal <> ALL (SELECT ordinal FROM s)),
+                a AS (SELECT * FROM s UNION ALL SELECT * FROM t)
+           SELECT e.n, (CASE WHEN e.n >= $4 THEN e.last + interval '1 microsecond' ELSE $3 END)::text AS next,
+                  (SELECT array_agg(a.ordinal ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS ordinals,
+                  (SELECT array_agg(a.k::text ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS keys,
+                  (SELECT min(b.requested_at) FROM campaigns.send_batch b WHERE b.campaign_id = $1)::text AS batch,
+                  (SELECT min(f.requested_at) FROM campaigns.recipient f WHERE f.campaign_id = $1 AND f.state IN (1, 2))::text AS flight
+             FROM e`,
           [campaignId, run.floor, due, scan],
         ),
       );
       const pending = p.ordinals ?? [];
-      const keys = (p.keys ?? []).map((k) => new Date(k));
+      const keys = p.keys ?? [];
       // the oldest `cap` of those without a final status, locked (SKIP LOCKED: a status being applied, or another
       // writer), checked again under the lock and marked asked; their key moves to now, above the due time
       const rows = pending.length
@@ -157,12 +163,9 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
           )
         : [];
       const taken = new Set(rows.map((r) => r.ordinal));
-      // where the floor may go: the end of what was read (all of it up to the due time when the page was not full),
-      // never past a recipient left without a final status and not asked, nor an unanswered request
-      const full = p.n >= scan;
-      const bounds = [full && p.last ? new Date(p.last) : due, p.batch && new Date(p.batch), p.flight && new Date(p.flight)];
+      // where the floor may go: past what was read (everything up to the due time when the page was not full), never
+      // past a recipient left without a final status and not asked, nor the campaign's oldest unanswered request
       const left = pending.findIndex((o) => !taken.has(o));
-      if (left >= 0) bounds.push(keys[left]);
       let end = false;
       if (p.n === 0 && !p.batch && !p.flight && (run.status === CampaignStatus.Finished || run.status === CampaignStatus.Aborted)) {
         // nothing to read up to the due time and no request unanswered: once no recipient of the ended campaign is left
@@ -172,16 +175,25 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
         );
         end = !open;
       }
-      const to = end ? Infinity : Math.min(...bounds.filter((b): b is Date => !!b).map((b) => b.getTime()));
-      const moved = to !== Number(run.floor_ms) && (p.n > 0 || to === Infinity);
-      if (moved) await m.query(`UPDATE campaigns.run SET status_floor = $2 WHERE campaign_id = $1`, [campaignId, to === Infinity ? 'infinity' : new Date(to)]);
+      let up = false;
+      if (p.n > 0 || end) {
+        const [moved] = returned<{ up: boolean }>(
+          await m.query(
+            `UPDATE campaigns.run SET status_floor = f.x
+               FROM (SELECT CASE WHEN $2 THEN 'infinity'::timestamptz ELSE least($3::timestamptz, $4::timestamptz, $5::timestamptz, $6::timestamptz) END AS x) f
+              WHERE campaign_id = $1 AND status_floor IS DISTINCT FROM f.x RETURNING f.x > $7::timestamptz AS up`,
+            [campaignId, end, p.next, p.batch, p.flight, left >= 0 ? keys[left] : null, run.floor],
+          ),
+        );
+        up = !!moved?.up;
+      }
       if (rows.length) {
         emit(CampaignStatusesRequestedV1, { requestId: randomUUID(), accountId: run.account, campaignId, messageUuids: rows.map((r) => r.uuid) }, run.account);
         this.stats.requests++;
         this.log.log(`asked dispatch for the statuses of ${rows.length} recipients of campaign ${campaignId} without a final status ${Math.round(this.o.statuses.afterMs / 1000)} s after their request`);
       }
-      // another page: the read stopped at its size and the floor moved, or recipients are left to ask (the cap)
-      const more = (full && moved && to > Number(run.floor_ms)) || (rows.length === cap && pending.length > cap);
+      // another page: the read stopped at its size and the floor moved up, or recipients are left to ask (the cap)
+      const more = (p.n >= scan && up) || (rows.length === cap && pending.length > cap);
       return { asked: rows.length, more };
     });
   }
