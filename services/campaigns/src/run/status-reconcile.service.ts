@@ -91,12 +91,16 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
     // the campaigns whose floor the due time passed, longest waiting first (a finished one with nothing left: `infinity`)
     const campaigns = returned<{ id: string }>(await this.uow.run((m) => m.query(`SELECT campaign_id::text AS id FROM campaigns.run WHERE status_floor <= $1 ORDER BY status_floor, campaign_id`, [due])));
     for (const { id } of campaigns) {
-      // pages of this campaign while it has rows left to read (and the floor moves) or recipients left to ask about
-      for (let more = true; more && asked < budget; ) {
-        const page = await this.page(id, Math.min(batch, budget - asked));
+      // pages of this campaign from its floor while rows are left to read or recipients to ask about; what holds the
+      // floor back in one page (an unanswered request, a recipient not asked) holds it in the pages after it
+      let at: Cursor | undefined;
+      for (;;) {
+        if (asked >= budget) break;
+        const page = await this.page(id, Math.min(batch, budget - asked), at);
         if (!page) break;
         asked += page.asked;
-        more = page.more;
+        if (!page.next) break;
+        at = page.next;
       }
       if (asked >= budget) break;
     }
@@ -107,16 +111,16 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
   }
 
   /**
-   * One page of a campaign in one transaction: its run row taken, its accepted recipients read from the floor, up to
-   * `cap` of those without a final status asked about, the floor moved. Undefined when another sweep has the campaign
-   * or its floor is not due.
+   * One page of a campaign in one transaction: its run row taken, its accepted recipients read from the cursor (the
+   * floor on the first page), up to `cap` of those without a final status asked about, the floor moved. Undefined
+   * when another sweep has the campaign, its floor is not due, or another sweep moved it since the last page.
    */
-  private async page(campaignId: string, cap: number): Promise<{ asked: number; more: boolean } | undefined> {
+  private async page(campaignId: string, cap: number, at?: Cursor): Promise<{ asked: number; next?: Cursor } | undefined> {
     const now = this.clock.now();
     const due = new Date(now.getTime() - this.o.statuses.afterMs);
     const scan = this.scanRows;
     return this.uow.run(async (m, emit) => {
-      // the floor as text: it may be -infinity, and a key in microseconds (times stay in SQL; node's Date has ms)
+      // times as text, kept in SQL: the floor may be -infinity, and a key has microseconds (node's Date has ms)
       const [run] = returned<{ floor: string; status: number; account: string }>(
         await m.query(
           `SELECT r.status_floor::text AS floor, c.status, c.account_id::text AS account FROM campaigns.run r JOIN campaigns.campaign c ON c.id = r.campaign_id
@@ -124,26 +128,30 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
           [campaignId, due],
         ),
       );
-      if (!run) return undefined;
+      if (!run || (at && run.floor !== at.floor)) return undefined;
+      const from = at?.from ?? run.floor;
       // The page and the campaign's unanswered requests in one statement: one snapshot (see the class comment). The
-      // page is the first `scan` accepted recipients from the floor by key, and the rest of the last key's (a batch's
-      // recipients share their request time): when full, everything up to its last key was read.
+      // page is the first `scan` accepted recipients from the cursor by key, and the rest of the last key's (a
+      // batch's recipients share their request time): when full, everything up to its last key was read. A closed
+      // batch (0188) holds the floor only while a recipient of it could still be accepted by its late answer.
       const key = `coalesce(r.status_asked_at, r.requested_at)`;
-      const [p] = returned<{ n: number; next: string; ordinals: number[] | null; keys: string[] | null; batch: string | null; flight: string | null }>(
+      const [p] = returned<{ n: number; next: string; ordinals: number[] | null; keys: string[] | null; hold: string | null; requests: boolean }>(
         await m.query(
           `WITH s AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r
                        WHERE r.campaign_id = $1 AND r.state = 3 AND ${key} >= $2::timestamptz AND ${key} <= $3 ORDER BY r.campaign_id, ${key} LIMIT $4),
                 e AS (SELECT count(*)::int AS n, max(k) AS last FROM s),
                 t AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r, e
                        WHERE e.n >= $4 AND r.campaign_id = $1 AND r.state = 3 AND ${key} = e.last AND r.ordinal <> ALL (SELECT ordinal FROM s)),
-                a AS (SELECT * FROM s UNION ALL SELECT * FROM t)
+                a AS (SELECT * FROM s UNION ALL SELECT * FROM t),
+                q AS (SELECT (SELECT min(b.requested_at) FROM campaigns.send_batch b
+                               WHERE b.campaign_id = $1 AND (b.open OR EXISTS (SELECT 1 FROM campaigns.recipient x WHERE x.campaign_id = $1 AND x.ordinal = ANY(b.ordinals) AND x.state IN (0, 2)))) AS batch,
+                             (SELECT min(f.requested_at) FROM campaigns.recipient f WHERE f.campaign_id = $1 AND f.state IN (1, 2)) AS flight)
            SELECT e.n, (CASE WHEN e.n >= $4 THEN e.last + interval '1 microsecond' ELSE $3 END)::text AS next,
                   (SELECT array_agg(a.ordinal ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS ordinals,
                   (SELECT array_agg(a.k::text ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS keys,
-                  (SELECT min(b.requested_at) FROM campaigns.send_batch b WHERE b.campaign_id = $1)::text AS batch,
-                  (SELECT min(f.requested_at) FROM campaigns.recipient f WHERE f.campaign_id = $1 AND f.state IN (1, 2))::text AS flight
-             FROM e`,
-          [campaignId, run.floor, due, scan],
+                  least($5::timestamptz, q.batch, q.flight)::text AS hold, (q.batch IS NOT NULL OR q.flight IS NOT NULL) AS requests
+             FROM e, q`,
+          [campaignId, from, due, scan, at?.hold ?? null],
         ),
       );
       const pending = p.ordinals ?? [];
@@ -163,11 +171,9 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
           )
         : [];
       const taken = new Set(rows.map((r) => r.ordinal));
-      // where the floor may go: past what was read (everything up to the due time when the page was not full), never
-      // past a recipient left without a final status and not asked, nor the campaign's oldest unanswered request
       const left = pending.findIndex((o) => !taken.has(o));
       let end = false;
-      if (p.n === 0 && !p.batch && !p.flight && (run.status === CampaignStatus.Finished || run.status === CampaignStatus.Aborted)) {
+      if (!at && p.n === 0 && !p.requests && (run.status === CampaignStatus.Finished || run.status === CampaignStatus.Aborted)) {
         // nothing to read up to the due time and no request unanswered: once no recipient of the ended campaign is left
         // without a final status (those asked lately wait above the due time), it is never read again
         const [{ open }] = returned<{ open: boolean }>(
@@ -175,26 +181,34 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
         );
         end = !open;
       }
-      let up = false;
-      if (p.n > 0 || end) {
-        const [moved] = returned<{ up: boolean }>(
-          await m.query(
-            `UPDATE campaigns.run SET status_floor = f.x
-               FROM (SELECT CASE WHEN $2 THEN 'infinity'::timestamptz ELSE least($3::timestamptz, $4::timestamptz, $5::timestamptz, $6::timestamptz) END AS x) f
-              WHERE campaign_id = $1 AND status_floor IS DISTINCT FROM f.x RETURNING f.x > $7::timestamptz AS up`,
-            [campaignId, end, p.next, p.batch, p.flight, left >= 0 ? keys[left] : null, run.floor],
-          ),
-        );
-        up = !!moved?.up;
-      }
+      // The floor goes past what was read (everything up to the due time when the page was not full), never past a
+      // recipient read without a final status and not asked (the cap, or locked), nor an unanswered request: neither
+      // this page's nor an earlier page's of this sweep (`hold`). Written when something was read.
+      const [f] = returned<{ hold: string | null; floor: string }>(
+        await m.query(
+          `WITH f AS (SELECT CASE WHEN $2 THEN 'infinity'::timestamptz ELSE least($3::timestamptz, $4::timestamptz, $5::timestamptz) END AS x, least($4::timestamptz, $5::timestamptz) AS hold),
+                u AS (UPDATE campaigns.run r SET status_floor = f.x FROM f WHERE $6 AND r.campaign_id = $1 AND r.status_floor IS DISTINCT FROM f.x RETURNING r.status_floor)
+           SELECT f.hold::text AS hold, coalesce((SELECT status_floor FROM u), $7::timestamptz)::text AS floor FROM f`,
+          [campaignId, end, p.next, p.hold, left >= 0 ? keys[left] : null, p.n > 0 || end, run.floor],
+        ),
+      );
       if (rows.length) {
         emit(CampaignStatusesRequestedV1, { requestId: randomUUID(), accountId: run.account, campaignId, messageUuids: rows.map((r) => r.uuid) }, run.account);
         this.stats.requests++;
         this.log.log(`asked dispatch for the statuses of ${rows.length} recipients of campaign ${campaignId} without a final status ${Math.round(this.o.statuses.afterMs / 1000)} s after their request`);
       }
-      // another page: the read stopped at its size and the floor moved up, or recipients are left to ask (the cap)
-      const more = (p.n >= scan && up) || (rows.length === cap && pending.length > cap);
-      return { asked: rows.length, more };
+      // another page: recipients left to ask beyond the cap (from the first of them), or the page was full (after it);
+      // never the same place again without asking anyone (a locked recipient stays locked)
+      const again = pending.length > cap ? keys[cap] : p.n >= scan ? p.next : undefined;
+      if (!again || (!rows.length && again === from)) return { asked: rows.length };
+      return { asked: rows.length, next: { from: again, hold: f.hold, floor: f.floor } };
     });
   }
+}
+
+/** Where a sweep's next page of a campaign starts, what holds the floor back, and the floor the last page left. */
+interface Cursor {
+  from: string;
+  hold: string | null;
+  floor: string;
 }
