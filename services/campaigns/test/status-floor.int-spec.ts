@@ -113,6 +113,36 @@ describe('campaign status sweep above a floor', () => {
     sweeper.scanRows = 10_000;
   }, 120_000);
 
+  it("asks about the recipients a closed batch's late answer accepts with its old request time", async () => {
+    const id = await h.campaign0('2075', 200);
+    accounts.set(id, '2075');
+    await h.a.sql(`UPDATE campaigns.account SET tps = 1000 WHERE account_id = '2075'`);
+    // the first batch's answer is held; the second is answered and delivered
+    h.holding = true;
+    for (let k = 0; k < 10 && !h.held.length; k++) await h.step();
+    h.holding = false;
+    for (let k = 0; k < 10 && (await recipients(id)).filter((r) => r.state === 3).length < 100; k++) await h.step();
+    const answered = (await recipients(id)).filter((r) => r.state === 3);
+    expect(answered).toHaveLength(100);
+    await deliver(id, answered.map((r) => r.uuid));
+    // streams stays silent past `resendAfterMs`: the runner closes the first batch and asks again (held too)
+    h.holding = true;
+    h.clock.advance(61_000);
+    for (let k = 0; k < 5 && h.held.length < 2; k++) await h.step();
+    expect(h.held).toHaveLength(2);
+    expect((await h.a.sql<{ open: boolean }>(`SELECT open FROM campaigns.send_batch WHERE campaign_id = $1 ORDER BY requested_at`, [id])).map((b) => b.open)).toEqual([false, true]);
+    const from = asked.length;
+    expect(await sweep()).toBe(0);
+    // the closed batch's late answer comes first: its recipients accepted with its (old) request time
+    await h.release();
+    const late = (await recipients(id)).filter((r) => !answered.some((a) => a.ordinal === r.ordinal));
+    expect(late.every((r) => r.state === 3 && r.status === 'sent')).toBe(true);
+    h.clock.advance(AFTER + 1000);
+    expect(await sweep()).toBe(100);
+    expect(asked.slice(from).sort()).toEqual(late.map((r) => r.uuid).sort());
+    await deliver(id, late.map((r) => r.uuid));
+  }, 120_000);
+
   it('asks about each recipient once with two sweepers at once, a page of a few rows at a time', async () => {
     const ids = [await h.campaign0('2072', 60), await h.campaign0('2073', 60)];
     accounts.set(ids[0], '2072');
