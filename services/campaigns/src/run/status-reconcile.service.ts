@@ -34,13 +34,14 @@ export const StatusReconcileMetrics = {
  *
  * How it finds them (docs/decisions/0207): no index names `status`, so the status group's update of a recipient is
  * heap-only. The sweep reads a campaign's accepted recipients (`recipient_accepted_idx`, by when each is due) from the
- * campaign's floor (`campaigns.run.status_floor`) up to `now − afterMs`, `scanRows` a transaction, and asks about those
- * without a final status. The floor then moves to where that read ended, never past
- *   - a recipient it read without a final status and did not ask about (the sweep's budget, or locked by a writer),
- *   - the oldest request of the campaign still unanswered: a send batch row (open, or closed and kept for a late
- *     answer) or a recipient at state 1 or 2. Streams' answer sets state 3 and the request's time in the transaction
- *     that takes the batch row (or moves state 2), and both are read in the page's one statement (one snapshot), so an
- *     answer committed after the read is below no floor.
+ * campaign's floor (`campaigns.run.status_floor`) up to `now − afterMs`, `scanRows` a transaction (a page), and asks
+ * about those without a final status. The floor then moves to where the reading ended, never past
+ *   - a recipient read without a final status and not asked (the sweep's budget, or locked by a writer),
+ *   - the oldest request of the campaign still unanswered: a send batch row (open, or closed and kept for a late answer
+ *     while a recipient of it is still at state 0 or 2) or a recipient at state 1 or 2. Streams' answer sets state 3
+ *     and the request's time in the transaction that takes the batch row (or moves state 2), and both are read in the
+ *     page's one statement (one snapshot), so an answer committed after the read is below no floor.
+ * What holds the floor back in one page holds it in the later pages of the sweep, whose cursor goes on past it.
  * A replica takes a campaign's run row (`SKIP LOCKED`) for its page: two sweeps never read one campaign at once. A
  * finished or aborted campaign with no request unanswered and no recipient left without a final status gets the floor
  * `infinity` and is not read again.
