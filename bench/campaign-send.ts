@@ -36,6 +36,7 @@
  * PG_TCP=1: the platform reaches PostgreSQL over TCP loopback, not its unix socket as `npm start` does (docs/decisions/0196).
  * STATE_FILLFACTOR=<n>: stats.message_state's fillfactor set before the campaign (docs/decisions/0201).
  * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
+ * RECIPIENT_SQL='<statement>[;<statement>]': run before the campaign (e.g. an index dropped: an upper bound, 0182/0207).
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -527,6 +528,7 @@ async function main(): Promise<void> {
   // ---- 1. throughput: start -> every recipient delivered ----
   if (process.env.STATE_FILLFACTOR) await pg.query(`ALTER TABLE stats.message_state SET (fillfactor = ${Number(process.env.STATE_FILLFACTOR)})`);
   if (process.env.RECIPIENT_FILLFACTOR) await pg.query(`ALTER TABLE campaigns.recipient SET (fillfactor = ${Number(process.env.RECIPIENT_FILLFACTOR)})`);
+  for (const sql of (process.env.RECIPIENT_SQL ?? '').split(';').filter((x) => x.trim())) await pg.query(sql);
   const first = await campaign('Throughput', lists[0]);
   const submitted0 = smsc.submitted;
   await STAGES?.reset(pg);

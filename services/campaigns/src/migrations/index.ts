@@ -12,6 +12,7 @@ import { CampaignsRecipientSnapshotIndexes1798400000136 } from './1798400000136-
 import { CampaignsRunAudienceAttempt1798500000140 } from './1798500000140-run-audience-attempt';
 import { CampaignsSendBatch1798600000188 } from './1798600000188-send-batch';
 import { CampaignsOutboxPacked1798700000202 } from './1798700000202-outbox-packed';
+import { CampaignsRecipientStatusFloor1798800000207 } from './1798800000207-recipient-status-floor';
 
 /** In order; a new migration is appended, never edited once released. */
-export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000, CampaignsRecipientStatusAsked1797800000000, CampaignsRecipientInFlight1797900000000, CampaignsRunNextOrdinal1798000000000, CampaignsRecipientSnapshotIndexes1798400000136, CampaignsRunAudienceAttempt1798500000140, CampaignsSendBatch1798600000188, CampaignsOutboxPacked1798700000202];
+export const CAMPAIGNS_MIGRATIONS = [CampaignsInit1796600000000, CampaignsRunner1796680000000, CampaignsEstimates1796690000000, CampaignsRunnerCtr1796695000000, CampaignsRunnerOptOuts1796697000000, CampaignsRunnerDispatchTail1796970000000, CampaignsTailCountOnCampaign1797040000000, CampaignsRecipientStatusAsked1797800000000, CampaignsRecipientInFlight1797900000000, CampaignsRunNextOrdinal1798000000000, CampaignsRecipientSnapshotIndexes1798400000136, CampaignsRunAudienceAttempt1798500000140, CampaignsSendBatch1798600000188, CampaignsOutboxPacked1798700000202, CampaignsRecipientStatusFloor1798800000207];
