@@ -14,7 +14,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   removed in the one that moves it on), read by the crash recovery and the stuck sweep instead of the
  *   `message_submitting` index. A claim row may outlive its claim (a receipt finalizing a claimed message; a `done`
  *   message's row is removed by the stuck sweep), never the other way round: readers check `send_state` in the message.
- * - `fillfactor = 70` for pages written from now on (a message is updated about twice): room on the page for its new
+ * - `fillfactor = 50` for pages written from now on (a message is updated once or twice, a write batch at a time): room on the page for its new
  *   version.
  *
  * Upgrade (README): adding the generated columns rewrites dispatch.message under an exclusive lock; stop every
@@ -39,7 +39,7 @@ export class MessageStatusHot1798800000206 implements MigrationInterface {
     await q.query(`CREATE INDEX message_queued ON dispatch.message (next_attempt_at, id) WHERE wait_state = 'queued'`);
     await q.query(`CREATE INDEX message_held ON dispatch.message (campaign_id) WHERE wait_state = 'held'`);
     await q.query(`CREATE INDEX message_awaiting_receipt ON dispatch.message (awaiting_since) WHERE awaiting_since IS NOT NULL`);
-    await q.query(`ALTER TABLE dispatch.message SET (fillfactor = 70)`);
+    await q.query(`ALTER TABLE dispatch.message SET (fillfactor = 50)`);
   }
 
   async down(q: QueryRunner): Promise<void> {
