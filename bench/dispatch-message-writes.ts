@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     let plan = '';
     const eq = {
       query: async (sql: string, params?: unknown[]) => {
-        if (!plan && /^\s*(WITH ins AS|UPDATE dispatch\.message)/.test(sql)) {
+        if (!plan && /^\s*(WITH ins AS|WITH upd AS|UPDATE dispatch\.message)/.test(sql)) {
           const r = await pgc.query(`EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF) ${sql}`, params);
           plan = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
           return (await pgc.query(sql, params)).rows;

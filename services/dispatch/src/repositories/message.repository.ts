@@ -160,7 +160,7 @@ export interface FinalUpdate {
  * The claim rows of the messages an UPDATE in CTE `upd` (returning `id`) moved out of `submitting` (or finalized),
  * removed in the same statement (docs/decisions/0206): `dispatch.message_claim` lists every message `submitting`.
  */
-const UNCLAIM = `unclaimed AS (DELETE FROM dispatch.message_claim k USING upd WHERE k.message_id = upd.id)`;
+const UNCLAIM = `unclaimed AS (DELETE FROM dispatch.message_claim k WHERE k.message_id = ANY(ARRAY(SELECT id FROM upd)))`;
 
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
@@ -275,9 +275,10 @@ export class MessageRepository {
             SET status = t.status, outgoing_status = t.outgoing, send_state = 'done', claimed_by = NULL, vendor_id = t.vendor_id,
                 provider_ids = ARRAY[t.pid], parts = 1, sent_at = coalesce(m.sent_at, now()), error = t.error,
                 delivered_at = t.delivered_at, final_at = now(), updated_at = now()
-           FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-             AS t(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at)
-          WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
+           FROM (SELECT u.*, 'submitting'::text AS in_flight, 'accepted'::text AS unsent
+                   FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+                     AS u(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at) OFFSET 0) t
+          WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
           RETURNING ${EVENT_COLS}
          ), ${UNCLAIM} SELECT * FROM upd`,
         pgArrayParameters([
@@ -347,9 +348,10 @@ export class MessageRepository {
               possible_duplicate = m.possible_duplicate OR t.flag,
               unknown_attempts = m.unknown_attempts + CASE WHEN t.count_unknown THEN 1 ELSE 0 END,
               error = coalesce(t.error, m.error), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
-           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
+         FROM (SELECT u.*, 'submitting'::text AS in_flight
+                 FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
+                   AS u(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
         RETURNING m.id
        ), ${UNCLAIM} SELECT count(*) FROM upd`,
       [
@@ -377,8 +379,9 @@ export class MessageRepository {
               send_state = 'submitted', claimed_by = NULL, vendor_id = t.vendor_id,
               provider_ids = string_to_array(t.pids, chr(31)), parts = cardinality(string_to_array(t.pids, chr(31))),
               sent_at = coalesce(m.sent_at, now()), error = NULL, updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS t(id, attempt_id, vendor_id, pids)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
+         FROM (SELECT u.*, 'submitting'::text AS in_flight
+                 FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS u(id, attempt_id, vendor_id, pids) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
         RETURNING ${EVENT_COLS}
        ), ${UNCLAIM} SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
@@ -423,8 +426,9 @@ export class MessageRepository {
        UPDATE dispatch.message m
           SET status = t.status, outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = t.error,
               vendor_id = coalesce(t.vendor_id, m.vendor_id), final_at = now(), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS t(id, attempt_id, status, error, vendor_id)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
+         FROM (SELECT u.*, 'submitting'::text AS in_flight, 'accepted'::text AS unsent
+                 FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS u(id, attempt_id, status, error, vendor_id) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
         RETURNING ${EVENT_COLS}
        ), ${UNCLAIM} SELECT * FROM upd`,
       pgArrayParameters([items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)]),
@@ -557,8 +561,9 @@ export class MessageRepository {
        UPDATE dispatch.message m
           SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
               delivered_at = t.delivered_at, send_state = 'done', claimed_by = NULL, final_at = now(), updated_at = now()
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS t(id, status, outgoing, error, delivered_at)
-        WHERE m.id = t.id AND m.status IN ('accepted', 'sent')
+         FROM (SELECT u.*, '{accepted,sent}'::text[] AS open
+                 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, status, outgoing, error, delivered_at) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.status = ANY(t.open)
         RETURNING ${EVENT_COLS}
        ), ${UNCLAIM} SELECT * FROM upd`,
       [items.map((i) => i.id), items.map((i) => i.status), items.map((i) => i.outgoing), items.map((i) => i.error), items.map((i) => i.deliveredAt)],
@@ -586,8 +591,7 @@ export class MessageRepository {
       `WITH upd AS (
        UPDATE dispatch.message m
           SET send_state = 'queued', claimed_by = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now()
-         FROM dispatch.message_claim c
-        WHERE m.id = c.message_id AND m.send_state = 'submitting'
+        WHERE m.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c)) AND m.send_state = 'submitting'
           AND (m.claimed_by IS NULL OR NOT EXISTS (
                SELECT 1 FROM dispatch.instance i WHERE i.id = m.claimed_by AND i.heartbeat_at > now() - $1 * interval '1 millisecond'))
         RETURNING m.id

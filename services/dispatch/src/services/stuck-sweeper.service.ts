@@ -109,7 +109,7 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
    */
   private async dropDoneClaims(): Promise<void> {
     await this.ds.query(
-      `DELETE FROM dispatch.message_claim c WHERE NOT EXISTS (SELECT 1 FROM dispatch.message m WHERE m.id = c.message_id AND m.send_state <> 'done')`,
+      `DELETE FROM dispatch.message_claim c WHERE coalesce((SELECT m.send_state FROM dispatch.message m WHERE m.id = c.message_id), 'done') = 'done'`,
     );
   }
 
@@ -120,12 +120,12 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
          UPDATE dispatch.message m
             SET send_state = 'queued', claimed_by = NULL, attempt_id = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now(),
                 error = coalesce(m.error, 'STUCK: no outcome from the provider adapter, sent again')
-          WHERE m.id IN (SELECT s.id FROM dispatch.message_claim c JOIN dispatch.message s ON s.id = c.message_id
-                          WHERE s.status = 'accepted' AND s.send_state = 'submitting' AND s.updated_at < now() - $1 * interval '1 millisecond'
-                          ORDER BY s.id LIMIT $2 FOR UPDATE OF s SKIP LOCKED)
+          WHERE m.id IN (SELECT s.id FROM dispatch.message s WHERE s.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c))
+                            AND s.status = 'accepted' AND s.send_state = 'submitting' AND s.updated_at < now() - $1 * interval '1 millisecond'
+                          ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED)
             AND m.status = 'accepted' AND m.send_state = 'submitting'
           RETURNING m.id
-         ), unclaimed AS (DELETE FROM dispatch.message_claim k USING upd WHERE k.message_id = upd.id)
+         ), unclaimed AS (DELETE FROM dispatch.message_claim k WHERE k.message_id = ANY(ARRAY(SELECT id FROM upd)))
          SELECT id FROM upd`,
         [this.resumeAfterMs, this.batch],
       ),
