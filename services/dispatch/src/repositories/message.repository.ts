@@ -587,7 +587,11 @@ export class MessageRepository {
 
   /** Messages claimed by instances that stopped heartbeating go back to the queue, flagged possible_duplicate. */
   async recoverAbandoned(staleAfterMs: number): Promise<number> {
-    const rows = rowsOf<{ id: string }>(await this.ds.query(
+    // Each claim's message by its primary key, never a scan of dispatch.message (a young table's statistics would
+    // otherwise plan one for the claims' ids; the claim table itself is small): docs/decisions/0206.
+    return this.ds.transaction(async (q) => {
+      await q.query(`SET LOCAL enable_seqscan = off`);
+      const rows = rowsOf<{ id: string }>(await q.query(
       `WITH upd AS (
        UPDATE dispatch.message m
           SET send_state = 'queued', claimed_by = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now()
@@ -597,8 +601,9 @@ export class MessageRepository {
         RETURNING m.id
        ), ${UNCLAIM} SELECT id FROM upd`,
       [staleAfterMs],
-    ));
-    return rows.length;
+      ));
+      return rows.length;
+    });
   }
 
   /** `q`: the connection to use (the dispatcher keeps one for heartbeats, so they do not queue behind the pool's work). */
