@@ -193,3 +193,53 @@ describe('dispatch message claims', () => {
     }
   });
 });
+
+describe('dispatch message claims: the migration over messages of an older release', () => {
+  it('gives every message already submitting its claim row and the waits their generated keys, and goes back down', async () => {
+    const db = await createTestDatabase('dclaimsup');
+    const before = DISPATCH_MIGRATIONS.slice(0, -1);
+    let ds = await openServiceDataSource({ name: 'dispatch-claims-old', url: db.url, schema: 'dispatch', entities: [], migrations: before, migrationsRun: true });
+    try {
+      const dead = randomUUID();
+      const state = async (sendState: string, claimedBy: string | null, sentAt: string | null) =>
+        String(
+          (
+            await ds.query<Array<{ id: string }>>(
+              `INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination, body, segments, currency,
+                 send_state, attempt_id, claimed_by, attempts, next_attempt_at, accepted_at, sent_at)
+               VALUES ($1, 1, 10, 's-10', 2, 5, 'sms', 'ACME', '+4915100000001', 'b', 1, 'EUR', $2, $3, $4, 1, now(), now(), $5) RETURNING id`,
+              [randomUUID(), sendState, claimedBy ? randomUUID() : null, claimedBy, sentAt],
+            )
+          )[0].id,
+        );
+      const ids = {
+        queued: await state('queued', null, null),
+        held: await state('held', null, null),
+        submitting: await state('submitting', dead, null),
+        submitted: await state('submitted', null, '2026-11-29T01:00:00Z'),
+        done: await state('done', null, '2026-11-29T01:00:00Z'),
+      };
+      await ds.destroy();
+      ds = await openServiceDataSource({ name: 'dispatch-claims-new', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS, migrationsRun: true });
+      const rows = await ds.query<Array<{ id: string; wait_state: string | null; awaiting_since: Date | null }>>(`SELECT id::text AS id, wait_state, awaiting_since FROM dispatch.message ORDER BY id`);
+      expect(rows.map((r) => [r.id, r.wait_state, r.awaiting_since ? r.awaiting_since.toISOString() : null])).toEqual([
+        [ids.queued, 'queued', null],
+        [ids.held, 'held', null],
+        [ids.submitting, null, null],
+        [ids.submitted, 'submitted', '2026-11-29T01:00:00.000Z'],
+        [ids.done, null, null],
+      ]);
+      expect(await ds.query(`SELECT message_id::text AS id, claimed_by FROM dispatch.message_claim`)).toEqual([{ id: ids.submitting, claimed_by: dead }]);
+      // the older release's claim is found by the new recovery (its dispatcher never heartbeated here)
+      expect(await new MessageRepository(ds).recoverAbandoned(1000)).toBe(1);
+      const indexes = async () => (await ds.query<Array<{ n: string }>>(`SELECT indexname AS n FROM pg_indexes WHERE schemaname = 'dispatch' AND tablename = 'message' ORDER BY 1`)).map((r) => r.n);
+      expect(await indexes()).toEqual(['message_awaiting_receipt', 'message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_uuid_key']);
+      await ds.undoLastMigration();
+      expect(await indexes()).toEqual(['message_awaiting_receipt', 'message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_submitting', 'message_uuid_key']);
+      expect(await ds.query(`SELECT to_regclass('dispatch.message_claim') AS t`)).toEqual([{ t: null }]);
+    } finally {
+      await ds.destroy();
+      await db.drop();
+    }
+  });
+});
