@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   if (ff) await pgc.query(`ALTER TABLE dispatch.message SET (fillfactor = ${Number(ff[1])})`);
   if (VARIANT === 'hotbound') {
     await pgc.query(`ALTER TABLE dispatch.message SET (fillfactor = 70)`);
-    for (const ix of ['message_queued', 'message_submitting', 'message_awaiting_receipt', 'message_held']) await pgc.query(`DROP INDEX dispatch.${ix}`);
+    for (const ix of ['message_queued', 'message_submitting', 'message_awaiting_receipt', 'message_held']) await pgc.query(`DROP INDEX IF EXISTS dispatch.${ix}`);
   }
   if (process.env.JIT === '0') await pgc.query('SET jit = off');
   const cluster = db.pgDir ? clusterCpuReader(db.pgDir) : () => 0;
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     let plan = '';
     const eq = {
       query: async (sql: string, params?: unknown[]) => {
-        if (!plan && /^\s*(WITH ins AS|UPDATE dispatch\.message)/.test(sql)) {
+        if (!plan && /^\s*(WITH ins AS|WITH upd AS|UPDATE dispatch\.message)/.test(sql)) {
           const r = await pgc.query(`EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF) ${sql}`, params);
           plan = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
           return (await pgc.query(sql, params)).rows;

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
+/** A claimed message has its claim row (docs/decisions/0206), written with the claim as the dispatcher writes it. */
+const CLAIM_ROW = `INSERT INTO dispatch.message_claim (message_id, claimed_by) SELECT id, claimed_by FROM m WHERE send_state = 'submitting'`;
+
 describe('crash safety: nothing lost, no blind resends', () => {
   let peer: SmppPeer;
   let d: DispatchTestApp;
@@ -26,9 +29,10 @@ describe('crash safety: nothing lost, no blind resends', () => {
     const uuid = randomUUID();
     const deadInstance = randomUUID();
     await d.sql(
-      `INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
+      `WITH m AS (INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
          currency, status, send_state, attempt_id, claimed_by, attempts, next_attempt_at, accepted_at)
-       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915199990001', 'DE', 'left in flight', 'GSM7', 1, 'EUR', 'accepted', 'submitting', $2, $3, 1, now(), now())`,
+       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915199990001', 'DE', 'left in flight', 'GSM7', 1, 'EUR', 'accepted', 'submitting', $2, $3, 1, now(), now()) RETURNING id, send_state, claimed_by)
+       ${CLAIM_ROW}`,
       [uuid, randomUUID(), deadInstance],
     );
     const row = await d.untilStatus(uuid, 'delivered');
@@ -43,9 +47,10 @@ describe('crash safety: nothing lost, no blind resends', () => {
   it('leaves alone what a live dispatcher is sending', async () => {
     const uuid = randomUUID();
     await d.sql(
-      `INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
+      `WITH m AS (INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
          currency, status, send_state, attempt_id, claimed_by, attempts, next_attempt_at, accepted_at)
-       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915199990002', 'DE', 'owned', 'GSM7', 1, 'EUR', 'accepted', 'submitting', $2, $3, 1, now(), now())`,
+       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915199990002', 'DE', 'owned', 'GSM7', 1, 'EUR', 'accepted', 'submitting', $2, $3, 1, now(), now()) RETURNING id, send_state, claimed_by)
+       ${CLAIM_ROW}`,
       [uuid, randomUUID(), d.dispatcher.instanceId],
     );
     // several recovery sweeps later it is still the live owner's

@@ -8,6 +8,9 @@ import { DISPATCH_OPTIONS } from '../src/dispatch.options';
 import { DispatchOutboxRelay } from '../src/services/events.service';
 import { startDispatch, type DispatchTestApp } from './support';
 
+/** A claimed message has its claim row (docs/decisions/0206), written with the claim as the dispatcher writes it. */
+const CLAIM_ROW = `INSERT INTO dispatch.message_claim (message_id, claimed_by) SELECT id, claimed_by FROM m WHERE send_state = 'submitting'`;
+
 // Item 4(c) of issue 10: messages stuck in a non-final status past a limit are resumed or failed with a refund,
 // each exactly once, also with two replicas sweeping at the same time. The pump is kept idle (batchSize 0) so that
 // only the sweeper touches the rows planted here.
@@ -36,10 +39,11 @@ describe('stuck-message sweeper', () => {
   async function plant(o: { sendState: 'queued' | 'submitting'; untouchedMs: number; dueAgoMs?: number; flagged?: boolean; claimedBy?: string }): Promise<string> {
     const uuid = randomUUID();
     await d.sql(
-      `INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
+      `WITH m AS (INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
          price_micros, currency, status, send_state, attempt_id, claimed_by, attempts, possible_duplicate, next_attempt_at, accepted_at, updated_at)
        VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915100000000', 'DE', 'stuck', 'GSM7', 1, 50000, 'EUR', 'accepted', $2, $3, $4, 1, $5,
-         now() - $6 * interval '1 millisecond', now() - $7 * interval '1 millisecond', now() - $7 * interval '1 millisecond')`,
+         now() - $6 * interval '1 millisecond', now() - $7 * interval '1 millisecond', now() - $7 * interval '1 millisecond') RETURNING id, send_state, claimed_by)
+       ${CLAIM_ROW}`,
       [uuid, o.sendState, o.sendState === 'submitting' ? randomUUID() : null, o.claimedBy ?? null, o.flagged ?? false, o.dueAgoMs ?? o.untouchedMs, o.untouchedMs],
     );
     return uuid;

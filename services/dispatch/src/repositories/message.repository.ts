@@ -156,6 +156,12 @@ export interface FinalUpdate {
   deliveredAt: Date | null;
 }
 
+/**
+ * The claim rows of the messages an UPDATE in CTE `upd` (returning `id`) moved out of `submitting` (or finalized),
+ * removed in the same statement (docs/decisions/0206): `dispatch.message_claim` lists every message `submitting`.
+ */
+const UNCLAIM = `unclaimed AS (DELETE FROM dispatch.message_claim k WHERE k.message_id = ANY(ARRAY(SELECT id FROM upd)))`;
+
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
 
@@ -224,6 +230,8 @@ export class MessageRepository {
          ON CONFLICT (uuid) DO NOTHING
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
            encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
+       ), claims AS (
+         INSERT INTO dispatch.message_claim (message_id, claimed_by) SELECT id, $20::uuid FROM ins WHERE send_state = 'submitting'
        ) SELECT * FROM ins WHERE send_state = 'submitting'`,
       pgArrayParameters([
         col('uuid'),
@@ -262,14 +270,17 @@ export class MessageRepository {
     if (items.length === 0) return [];
     const rows = rowsOf<EventRow>(
       await q.query(
-        `UPDATE dispatch.message m
+        `WITH upd AS (
+         UPDATE dispatch.message m
             SET status = t.status, outgoing_status = t.outgoing, send_state = 'done', claimed_by = NULL, vendor_id = t.vendor_id,
                 provider_ids = ARRAY[t.pid], parts = 1, sent_at = coalesce(m.sent_at, now()), error = t.error,
                 delivered_at = t.delivered_at, final_at = now(), updated_at = now()
-           FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
-             AS t(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at)
-          WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
-          RETURNING ${EVENT_COLS}`,
+           FROM (SELECT u.*, 'submitting'::text AS in_flight, 'accepted'::text AS unsent
+                   FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+                     AS u(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at) OFFSET 0) t
+          WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
+          RETURNING ${EVENT_COLS}
+         ), ${UNCLAIM} SELECT * FROM upd`,
         pgArrayParameters([
           items.map((i) => i.id),
           items.map((i) => i.attemptId),
@@ -303,13 +314,18 @@ export class MessageRepository {
    */
   async claim(instanceId: string, limit: number, ownerGraceMs = 2000): Promise<ClaimedRow[]> {
     return rowsOf<ClaimedRow>(await this.ds.query(
-      `UPDATE dispatch.message m
+      `WITH c AS (
+       UPDATE dispatch.message m
           SET send_state = 'submitting', attempt_id = gen_random_uuid(), claimed_by = $1, deferred_by = NULL, attempts = m.attempts + 1, updated_at = now()
-        WHERE m.id IN (SELECT id FROM dispatch.message WHERE send_state = 'queued' AND next_attempt_at <= now()
+        WHERE m.id IN (SELECT id FROM dispatch.message WHERE wait_state = 'queued' AND next_attempt_at <= now()
                           AND (deferred_by IS NULL OR deferred_by = $1 OR next_attempt_at <= now() - $3 * interval '1 millisecond')
                         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING m.id, m.uuid, m.attempt_id, m.account_id, m.stream_id, m.stream_uid, m.stream_type, m.channel, m.sender,
-          m.destination, m.iso2, m.body, m.payload, m.encoding, m.segments, m.possible_duplicate, m.attempts, m.unknown_attempts, m.campaign_id`,
+          m.destination, m.iso2, m.body, m.payload, m.encoding, m.segments, m.possible_duplicate, m.attempts, m.unknown_attempts, m.campaign_id
+       ), claims AS (
+         INSERT INTO dispatch.message_claim (message_id, claimed_by) SELECT id, $1::uuid FROM c
+         ON CONFLICT (message_id) DO UPDATE SET claimed_by = excluded.claimed_by
+       ) SELECT * FROM c`,
       [instanceId, limit, ownerGraceMs],
     ));
   }
@@ -324,16 +340,20 @@ export class MessageRepository {
   ): Promise<void> {
     if (items.length === 0) return;
     rowsOf<unknown>(await q.query(
-      `UPDATE dispatch.message m
+      `WITH upd AS (
+       UPDATE dispatch.message m
           SET send_state = CASE WHEN t.hold AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND h.held) THEN 'held' ELSE 'queued' END,
               claimed_by = NULL, deferred_by = t.owner, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
               attempts = CASE WHEN t.count_attempt THEN m.attempts ELSE m.attempts - 1 END,
               possible_duplicate = m.possible_duplicate OR t.flag,
               unknown_attempts = m.unknown_attempts + CASE WHEN t.count_unknown THEN 1 ELSE 0 END,
               error = coalesce(t.error, m.error), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
-           AS t(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'`,
+         FROM (SELECT u.*, 'submitting'::text AS in_flight
+                 FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::text[], $5::bool[], $6::bool[], $7::bool[], $8::uuid[], $9::bool[])
+                   AS u(id, attempt_id, after_ms, error, count_attempt, flag, count_unknown, owner, hold) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
+        RETURNING m.id
+       ), ${UNCLAIM} SELECT count(*) FROM upd`,
       [
         items.map((i) => i.id),
         items.map((i) => i.attemptId),
@@ -352,15 +372,18 @@ export class MessageRepository {
   async markSent(q: Q, results: SentResult[]): Promise<EventRow[]> {
     if (results.length === 0) return [];
     const rows = rowsOf<EventRow>(await q.query(
-      `UPDATE dispatch.message m
+      `WITH upd AS (
+       UPDATE dispatch.message m
           SET status = CASE WHEN m.status = 'accepted' THEN 'sent' ELSE m.status END,
               outgoing_status = CASE WHEN m.status = 'accepted' THEN 'sent' ELSE m.outgoing_status END,
               send_state = 'submitted', claimed_by = NULL, vendor_id = t.vendor_id,
               provider_ids = string_to_array(t.pids, chr(31)), parts = cardinality(string_to_array(t.pids, chr(31))),
               sent_at = coalesce(m.sent_at, now()), error = NULL, updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS t(id, attempt_id, vendor_id, pids)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting'
-        RETURNING ${EVENT_COLS}`,
+         FROM (SELECT u.*, 'submitting'::text AS in_flight
+                 FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS u(id, attempt_id, vendor_id, pids) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
+        RETURNING ${EVENT_COLS}
+       ), ${UNCLAIM} SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
     const kept = new Set(rows.map((r) => String(r.id)));
@@ -385,7 +408,7 @@ export class MessageRepository {
     return rowsOf<EventRow>(await q.query(
       `WITH x AS (
          SELECT m.id FROM dispatch.campaign_hold h JOIN dispatch.message m ON m.campaign_id = h.campaign_id AND m.account_id = h.account_id
-          WHERE h.aborted AND m.send_state = 'held' AND m.status = 'accepted'
+          WHERE h.aborted AND m.wait_state = 'held' AND m.status = 'accepted'
           LIMIT $1 FOR UPDATE OF m SKIP LOCKED)
        UPDATE dispatch.message m
           SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = 'campaign aborted', final_at = now(), updated_at = now()
@@ -399,12 +422,15 @@ export class MessageRepository {
   async finalizeClaimed(q: Q, items: Array<{ id: string; attemptId: string; status: MessageStatusValue; error: string | null; vendorId: string | null }>): Promise<EventRow[]> {
     if (items.length === 0) return [];
     return rowsOf<EventRow>(await q.query(
-      `UPDATE dispatch.message m
+      `WITH upd AS (
+       UPDATE dispatch.message m
           SET status = t.status, outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = t.error,
               vendor_id = coalesce(t.vendor_id, m.vendor_id), final_at = now(), updated_at = now()
-         FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS t(id, attempt_id, status, error, vendor_id)
-        WHERE m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = 'submitting' AND m.status = 'accepted'
-        RETURNING ${EVENT_COLS}`,
+         FROM (SELECT u.*, 'submitting'::text AS in_flight, 'accepted'::text AS unsent
+                 FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS u(id, attempt_id, status, error, vendor_id) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
+        RETURNING ${EVENT_COLS}
+       ), ${UNCLAIM} SELECT * FROM upd`,
       pgArrayParameters([items.map((i) => i.id), items.map((i) => i.attemptId), items.map((i) => i.status), items.map((i) => i.error), items.map((i) => i.vendorId)]),
     ));
   }
@@ -531,12 +557,15 @@ export class MessageRepository {
   async finalizeFromReceipts(q: Q, items: FinalUpdate[]): Promise<EventRow[]> {
     if (items.length === 0) return [];
     return rowsOf<EventRow>(await q.query(
-      `UPDATE dispatch.message m
+      `WITH upd AS (
+       UPDATE dispatch.message m
           SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
               delivered_at = t.delivered_at, send_state = 'done', claimed_by = NULL, final_at = now(), updated_at = now()
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS t(id, status, outgoing, error, delivered_at)
-        WHERE m.id = t.id AND m.status IN ('accepted', 'sent')
-        RETURNING ${EVENT_COLS}`,
+         FROM (SELECT u.*, '{accepted,sent}'::text[] AS open
+                 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, status, outgoing, error, delivered_at) OFFSET 0) t
+        WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.status = ANY(t.open)
+        RETURNING ${EVENT_COLS}
+       ), ${UNCLAIM} SELECT * FROM upd`,
       [items.map((i) => i.id), items.map((i) => i.status), items.map((i) => i.outgoing), items.map((i) => i.error), items.map((i) => i.deliveredAt)],
     ));
   }
@@ -558,16 +587,23 @@ export class MessageRepository {
 
   /** Messages claimed by instances that stopped heartbeating go back to the queue, flagged possible_duplicate. */
   async recoverAbandoned(staleAfterMs: number): Promise<number> {
-    const rows = rowsOf<{ id: string }>(await this.ds.query(
-      `UPDATE dispatch.message m
+    // Each claim's message by its primary key, never a scan of dispatch.message (a young table's statistics would
+    // otherwise plan one for the claims' ids; the claim table itself is small): docs/decisions/0206.
+    return this.ds.transaction(async (q) => {
+      await q.query(`SET LOCAL enable_seqscan = off`);
+      const rows = rowsOf<{ id: string }>(await q.query(
+      `WITH upd AS (
+       UPDATE dispatch.message m
           SET send_state = 'queued', claimed_by = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now()
-        WHERE m.send_state = 'submitting'
+        WHERE m.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c)) AND m.send_state = 'submitting'
           AND (m.claimed_by IS NULL OR NOT EXISTS (
                SELECT 1 FROM dispatch.instance i WHERE i.id = m.claimed_by AND i.heartbeat_at > now() - $1 * interval '1 millisecond'))
-        RETURNING m.id`,
+        RETURNING m.id
+       ), ${UNCLAIM} SELECT id FROM upd`,
       [staleAfterMs],
-    ));
-    return rows.length;
+      ));
+      return rows.length;
+    });
   }
 
   /** `q`: the connection to use (the dispatcher keeps one for heartbeats, so they do not queue behind the pool's work). */
@@ -595,7 +631,7 @@ export class MessageRepository {
     if (limits.length === 0) return { items: [], vendors: [] };
     const params = [limits.map((l) => l.vendorId), limits.map((l) => Math.max(0, Math.round(l.ms)))];
     const from = `FROM dispatch.message m JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
-      WHERE m.send_state = 'submitted' AND m.sent_at < now() - l.ms * interval '1 millisecond'`;
+      WHERE m.awaiting_since < now() - l.ms * interval '1 millisecond'`;
     const vendors = await this.ds.query<Array<{ vendor_id: string; overdue: number; oldest_sent_at: string }>>(
       `SELECT m.vendor_id::text AS vendor_id, count(*)::int AS overdue, ${isoUtc('min(m.sent_at)')} AS oldest_sent_at ${from} GROUP BY m.vendor_id ORDER BY m.vendor_id`,
       params,
@@ -604,7 +640,7 @@ export class MessageRepository {
       ? await this.ds.query<OverdueRow[]>(
           `SELECT m.id::text AS id, m.uuid, m.account_id::text AS account_id, m.vendor_id::text AS vendor_id, m.destination, m.provider_ids,
                   ${isoUtc('m.sent_at')} AS sent_at, floor(extract(epoch FROM now() - m.sent_at))::int AS waiting_seconds
-             ${from} ORDER BY m.sent_at, m.id LIMIT $3 OFFSET $4`,
+             ${from} ORDER BY m.awaiting_since, m.id LIMIT $3 OFFSET $4`,
           [...params, take, skip],
         )
       : [];
@@ -626,9 +662,9 @@ export class MessageRepository {
       `WITH due AS (
          SELECT m.id FROM dispatch.message m
            JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
-          WHERE m.send_state = 'submitted' AND m.sent_at < now() - l.ms * interval '1 millisecond'
+          WHERE m.awaiting_since < now() - l.ms * interval '1 millisecond'
             AND (m.receipt_queried_at IS NULL OR m.receipt_queried_at < now() - $3 * interval '1 millisecond')
-          ORDER BY m.sent_at
+          ORDER BY m.awaiting_since
           LIMIT $4
           FOR UPDATE OF m SKIP LOCKED),
        asked AS (
@@ -645,7 +681,7 @@ export class MessageRepository {
   /** Sent messages whose receipt never came. */
   async expireAwaiting(olderThanMs: number, limit: number): Promise<string[]> {
     const rows = await this.ds.query<Array<{ id: string }>>(
-      `SELECT id FROM dispatch.message WHERE send_state = 'submitted' AND sent_at < now() - $1 * interval '1 millisecond' LIMIT $2`,
+      `SELECT id FROM dispatch.message WHERE awaiting_since < now() - $1 * interval '1 millisecond' LIMIT $2`,
       [olderThanMs, limit],
     );
     return rows.map((r) => String(r.id));

@@ -105,7 +105,7 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     const [, back] = await this.ds.query<[unknown[], number]>(
       `UPDATE dispatch.message m SET send_state = 'queued', next_attempt_at = now(), updated_at = now()
          FROM dispatch.campaign_hold h
-        WHERE m.send_state = 'held' AND h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND NOT h.held`,
+        WHERE m.wait_state = 'held' AND h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND NOT h.held`,
     );
     if (Number(back) > 0) for (const fn of this.released) fn();
     await this.dropAborted();
@@ -149,9 +149,9 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
         );
         if (!row) return null; // an older change
         if (hold) {
-          await m.query(`UPDATE dispatch.message SET send_state = 'held', updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND send_state = 'queued'`, [d.campaignId, d.accountId]);
+          await m.query(`UPDATE dispatch.message SET send_state = 'held', updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND wait_state = 'queued'`, [d.campaignId, d.accountId]);
         } else {
-          await m.query(`UPDATE dispatch.message SET send_state = 'queued', next_attempt_at = now(), updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND send_state = 'held'`, [
+          await m.query(`UPDATE dispatch.message SET send_state = 'queued', next_attempt_at = now(), updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND wait_state = 'held'`, [
             d.campaignId,
             d.accountId,
           ]);

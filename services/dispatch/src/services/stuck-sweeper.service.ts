@@ -86,6 +86,7 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
   /** One sweep: resumes, then fails, a batch at a time until none is left. Returns what this call changed. */
   async sweepOnce(): Promise<{ resumed: number; failed: number }> {
     const done = { resumed: 0, failed: 0 };
+    await this.dropDoneClaims();
     for (let n = this.batch; n === this.batch; ) {
       n = await this.resume();
       done.resumed += n;
@@ -101,17 +102,31 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
     return done;
   }
 
+  /**
+   * Claim rows whose message is `done` (0206): a receipt may finalize a message claimed concurrently, in a statement
+   * that could not see the new claim row. `done` is final (nothing claims such a message again), so removing them
+   * races with nothing; a message still moving keeps its row.
+   */
+  private async dropDoneClaims(): Promise<void> {
+    await this.ds.query(
+      `DELETE FROM dispatch.message_claim c WHERE coalesce((SELECT m.send_state FROM dispatch.message m WHERE m.id = c.message_id), 'done') = 'done'`,
+    );
+  }
+
   private async resume(): Promise<number> {
     const rows = rowsOf<{ id: string }>(
       await this.ds.query(
-        `UPDATE dispatch.message m
+        `WITH upd AS (
+         UPDATE dispatch.message m
             SET send_state = 'queued', claimed_by = NULL, attempt_id = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now(),
                 error = coalesce(m.error, 'STUCK: no outcome from the provider adapter, sent again')
-          WHERE m.id IN (SELECT id FROM dispatch.message
-                          WHERE status = 'accepted' AND send_state = 'submitting' AND updated_at < now() - $1 * interval '1 millisecond'
-                          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
+          WHERE m.id IN (SELECT s.id FROM dispatch.message s WHERE s.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c))
+                            AND s.status = 'accepted' AND s.send_state = 'submitting' AND s.updated_at < now() - $1 * interval '1 millisecond'
+                          ORDER BY s.id LIMIT $2 FOR UPDATE SKIP LOCKED)
             AND m.status = 'accepted' AND m.send_state = 'submitting'
-          RETURNING m.id`,
+          RETURNING m.id
+         ), unclaimed AS (DELETE FROM dispatch.message_claim k WHERE k.message_id = ANY(ARRAY(SELECT id FROM upd)))
+         SELECT id FROM upd`,
         [this.resumeAfterMs, this.batch],
       ),
     );
@@ -126,7 +141,7 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
               SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, final_at = now(), updated_at = now(),
                   error = 'STUCK: not sent within ' || ($1::bigint / 60000) || ' minutes'
             WHERE m.id IN (SELECT id FROM dispatch.message
-                            WHERE status = 'accepted' AND send_state = 'queued'
+                            WHERE status = 'accepted' AND wait_state = 'queued'
                               AND updated_at < now() - $1 * interval '1 millisecond' AND next_attempt_at < now() - $2 * interval '1 millisecond'
                             ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
               AND m.status = 'accepted' AND m.send_state = 'queued'
