@@ -1,5 +1,5 @@
 import { CampaignStatus, CampaignStatusesRequestedV1, Topics, type EventData, type SendBatch } from '@switchboard/contracts';
-import { PROCESS_ROLES } from '@switchboard/platform';
+import { metricsRegistry, PROCESS_ROLES } from '@switchboard/platform';
 import { StatusReconciler } from '../src';
 import { Clock } from '../src/clock';
 import { RUNNER_OPTIONS } from '../src/run/runner.options';
@@ -46,6 +46,8 @@ describe('campaign status sweep above a floor', () => {
       [id],
     );
 
+  /** The oldest status floor's age the sweeper last reported, in seconds. */
+  const floorAge = async () => ((await metricsRegistry.getSingleMetric('switchboard_campaigns_status_floor_age_seconds')?.get())?.values ?? [])[0]?.value;
   const floor = async (id: string) => (await h.a.sql<{ floor: string }>(`SELECT status_floor::text AS floor FROM campaigns.run WHERE campaign_id = $1`, [id]))[0].floor;
 
   /** Dispatch's final status (delivered) for these recipients of the campaign. */
@@ -85,6 +87,8 @@ describe('campaign status sweep above a floor', () => {
     // the floor stays at or below the first batch's request, whose answer is still to come
     const firstBatch = (await h.a.sql<{ at: Date }>(`SELECT requested_at AS at FROM campaigns.send_batch WHERE campaign_id = $1`, [id]))[0].at;
     expect(new Date((await h.a.sql<{ f: Date }>(`SELECT status_floor AS f FROM campaigns.run WHERE campaign_id = $1`, [id]))[0].f).getTime()).toBeLessThanOrEqual(new Date(firstBatch).getTime());
+    // and the floor's age shows it: at least as old as that unanswered request
+    expect(await floorAge()).toBeGreaterThanOrEqual((h.clock.now().getTime() - new Date(firstBatch).getTime()) / 1000);
 
     // the late answer: 100 recipients accepted with the first batch's (old) request time, none with a final status
     await h.release();
@@ -109,6 +113,7 @@ describe('campaign status sweep above a floor', () => {
     }
     expect(asked.length).toBe(before);
     expect(await floor(id)).toBe('infinity');
+    expect(await floorAge()).toBe(0); // no campaign left with a floor
     expect((await recipients(id)).every((r) => r.status === 'delivered')).toBe(true);
     sweeper.scanRows = 10_000;
   }, 120_000);

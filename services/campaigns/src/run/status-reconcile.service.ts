@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CampaignStatus, CampaignStatusesRequestedV1 } from '@switchboard/contracts';
-import { counter, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { counter, gauge, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
 import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from './runner.options';
@@ -16,6 +16,17 @@ export const StatusReconcileMetrics = {
       ['outcome'],
     ),
   sweepFailures: () => counter('switchboard_campaigns_status_reconcile_sweep_failures_total', 'Sweeps of recipients without a final status that failed (database or broker unavailable); the next sweep retries'),
+  /**
+   * How far behind the sweeper's clock the oldest campaign's status floor stood after this process's last sweep
+   * (docs/decisions/0207); 0 when no campaign has one (new runs start below everything, ended ones leave). Healthy:
+   * about `afterMs` plus a sweep; one that keeps growing is held back by a send batch streams never answered or a
+   * recipient kept in flight. With replicas, read the greatest.
+   */
+  floorAge: () =>
+    gauge(
+      'switchboard_campaigns_status_floor_age_seconds',
+      "Age of the oldest campaign's status floor (now minus the request time below which every accepted recipient has a final status) at this process's last sweep",
+    ),
 };
 
 /**
@@ -108,6 +119,15 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
     this.stats.sweeps++;
     this.stats.asked += asked;
     if (asked) StatusReconcileMetrics.recipients().inc({ outcome: 'asked' }, asked);
+    // the oldest floor still in use (run_status_floor_idx: one index probe)
+    const [oldest] = returned<{ age: number | null }>(
+      await this.uow.run((m) =>
+        m.query(`SELECT extract(epoch FROM $1::timestamptz - min(status_floor))::float8 AS age FROM campaigns.run WHERE status_floor > '-infinity' AND status_floor < 'infinity'`, [
+          this.clock.now(),
+        ]),
+      ),
+    );
+    StatusReconcileMetrics.floorAge().set(Math.max(0, oldest?.age ?? 0));
     return asked;
   }
 
