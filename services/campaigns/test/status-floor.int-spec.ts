@@ -1,7 +1,7 @@
 import { CampaignStatus, CampaignStatusesRequestedV1, Topics, type EventData, type SendBatch } from '@switchboard/contracts';
 import { metricsRegistry, PROCESS_ROLES } from '@switchboard/platform';
 import { StatusReconciler } from '../src';
-import { Clock } from '../src/clock';
+import { Clock, ManualClock } from '../src/clock';
 import { RUNNER_OPTIONS } from '../src/run/runner.options';
 import { CampaignsUnitOfWork } from '../src/services/campaigns-events.service';
 import { RunnerHarness } from './runner-harness';
@@ -216,5 +216,37 @@ describe('campaign status sweep above a floor', () => {
     expect(Number(after.upd) - Number(before.upd)).toBeGreaterThanOrEqual(400);
     // with `recipient_status_due_idx` (status in its predicate) none was
     expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(200);
+  }, 120_000);
+
+  it("asks about a step's requests written below a floor that a sweeper with a clock ahead moved meanwhile", async () => {
+    const id = await h.campaign0('2076', 200);
+    accounts.set(id, '2076');
+    await h.a.sql(`UPDATE campaigns.account SET tps = 1000 WHERE account_id = '2076'`);
+    for (let k = 0; k < 10 && (await recipients(id)).filter((r) => r.state === 3).length < 100; k++) await h.step();
+    const first = (await recipients(id)).filter((r) => r.state === 3);
+    expect(first).toHaveLength(100);
+    // a sweeper whose clock is three `afterMs` ahead of the runner's (as a runner step that read its clock and stalled
+    // that long): it asks about the first batch and moves the floor to its own due time, above the runner's clock
+    const ahead = new ManualClock(h.clock.now().getTime() + 3 * AFTER);
+    const other = new StatusReconciler(h.a.t.app.get(RUNNER_OPTIONS), h.a.t.app.get(PROCESS_ROLES), h.a.t.app.get(CampaignsUnitOfWork), ahead);
+    const mine = (from: number, uuids: string[]) => asked.slice(from).filter((u) => uuids.includes(u));
+    let from = asked.length;
+    await sweep(other);
+    expect(mine(from, first.map((r) => r.uuid)).sort()).toEqual(first.map((r) => r.uuid).sort());
+    expect(Date.parse(await floor(id))).toBeGreaterThan(h.clock.now().getTime());
+    // the runner's next batch is requested at its own (earlier) time, below that floor
+    for (let k = 0; k < 10 && (await recipients(id)).filter((r) => r.state === 3).length < 200; k++) await h.step();
+    const second = (await recipients(id)).filter((r) => r.state === 3 && !first.some((f) => f.ordinal === r.ordinal));
+    expect(second).toHaveLength(100);
+    const at = Math.max(...second.map((r) => new Date(r.requested_at).getTime()));
+    expect(at).toBeLessThan(ahead.now().getTime() - AFTER);
+    // its step kept the floor at or below its request time, so the sweeper ahead asks about exactly those 100
+    const floorAfterStep = Date.parse(await floor(id));
+    from = asked.length;
+    await sweep(other);
+    const all = [...first, ...second].map((r) => r.uuid);
+    expect(mine(from, all).sort()).toEqual(second.map((r) => r.uuid).sort());
+    expect(floorAfterStep).toBeLessThanOrEqual(Math.min(...second.map((r) => new Date(r.requested_at).getTime())));
+    await deliver(id, all);
   }, 120_000);
 });

@@ -598,9 +598,16 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);
       }
       // the cursor moves with the recipients it passed, and only from where this step read it: a runner that lost its
-      // lease meanwhile (and whose successor moved it) rolls its whole step back
+      // lease meanwhile (and whose successor moved it) rolls its whole step back. A step that requested something also
+      // keeps the status sweep's floor at or below its request time (docs/decisions/0207): a step that read its clock
+      // and then stalled past `afterMs` (or a runner clock behind the sweeper's) would otherwise write requests below a
+      // floor a sweep moved meanwhile, and their recipients would never be asked about. Same statement, same row.
       const moved = returned(
-        await m.query(`UPDATE campaigns.run SET last_send_at = $2, updated_at = $2, next_ordinal = $3 WHERE campaign_id = $1 AND next_ordinal = $4 RETURNING campaign_id`, [c.id, now, cursor, run.next_ordinal]),
+        await m.query(
+          `UPDATE campaigns.run SET last_send_at = $2, updated_at = $2, next_ordinal = $3, status_floor = CASE WHEN $5 THEN least(status_floor, $2::timestamptz) ELSE status_floor END
+            WHERE campaign_id = $1 AND next_ordinal = $4 RETURNING campaign_id`,
+          [c.id, now, cursor, run.next_ordinal, items.length > 0 || needLinks.length > 0],
+        ),
       );
       if (!moved.length) throw new Error('the run moved on meanwhile (another runner holds the campaign)');
     });
