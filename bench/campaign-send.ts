@@ -29,6 +29,9 @@
  * PGSS=1: PostgreSQL with pg_stat_statements; after the ceiling and the campaign, the statements per message (top
  * level, and each service's by the schema it names), the statements that took the most time, and the row updates (HOT
  * ones) of the per-message tables (docs/decisions/0074).
+ * RECEIPT_DELAY_MS (default 0): the SMSC sends each delivery receipt that many ms after its submit_sm_resp (a real
+ * carrier's receipts come seconds later); 0 sends it at once, which lets dispatch merge the send and the final status
+ * into one write (docs/decisions/0206). The time to the last delivered status grows by about the delay.
  * PG_SETTINGS='k=v;k=v': PostgreSQL settings for the run (e.g. `session_preload_libraries=auto_explain;
  * auto_explain.log_min_duration=20;auto_explain.log_analyze=on` with PG_LOG=<file>; not logging_collector: the
  * server's start is recognised from its log on stderr).
@@ -310,7 +313,10 @@ interface Smsc {
 }
 
 async function startSmsc(): Promise<Smsc> {
-  const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: { systemId: 'bench', password: 'secret' } });
+  // RECEIPT_DELAY_MS: each receipt that long after its submit_sm_resp, as a real carrier's come (seconds later), so that
+  // dispatch's path is the one with two updates a message (submitted, then final) rather than one merged write
+  const receiptDelayMs = Number(process.env.RECEIPT_DELAY_MS ?? 0);
+  const worker = new Worker(path.join(__dirname, 'dispatch-smsc-worker.js'), { workerData: { systemId: 'bench', password: 'secret', receiptDelayMs } });
   const smsc: Smsc = {
     port: 0,
     tid: 0,
