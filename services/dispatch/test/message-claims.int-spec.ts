@@ -41,6 +41,17 @@ describe('dispatch message claims', () => {
     expect(extra).toEqual([]);
   }
 
+  /** And the receipt wait's (0212): each message `submitted` has its row (its vendor, its sent time); no other has one. */
+  async function awaitingIsExact(): Promise<void> {
+    const missing = await ds.query(
+      `SELECT m.id FROM dispatch.message m LEFT JOIN dispatch.message_awaiting w ON w.message_id = m.id
+        WHERE m.send_state = 'submitted' AND (w.message_id IS NULL OR w.vendor_id IS DISTINCT FROM m.vendor_id OR date_trunc('milliseconds', m.sent_at) <> w.sent_at)`,
+    );
+    expect(missing).toEqual([]);
+    const extra = await ds.query(`SELECT w.message_id FROM dispatch.message_awaiting w JOIN dispatch.message m ON m.id = w.message_id WHERE m.send_state <> 'submitted'`);
+    expect(extra).toEqual([]);
+  }
+
   beforeAll(async () => {
     db = await createTestDatabase('dclaims');
     ds = await openServiceDataSource({ name: 'dispatch-claims', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS, migrationsRun: true });
@@ -54,7 +65,7 @@ describe('dispatch message claims', () => {
     await db?.drop();
   });
   beforeEach(async () => {
-    await ds.query(`TRUNCATE dispatch.message, dispatch.message_claim, dispatch.instance`);
+    await ds.query(`TRUNCATE dispatch.message, dispatch.message_claim, dispatch.message_awaiting, dispatch.instance`);
   });
 
   it('keeps exactly one claim row per message submitting, whichever statement claimed or moved it on', async () => {
@@ -75,14 +86,18 @@ describe('dispatch message claims', () => {
     // a stale attempt moves nothing and keeps the claim of the attempt that holds the message
     await repo.markSentFinal(ds, [{ ...final(d4), attemptId: randomUUID() }]);
     await claimsAreExact();
+    await awaitingIsExact();
+    expect((await ds.query(`SELECT message_id::text AS id, vendor_id::text AS v FROM dispatch.message_awaiting`))).toEqual([{ id: String(d1.id), v: '1' }]);
     // a receipt finalizing a message still submitting (a late receipt of an earlier attempt) takes its claim too
     await repo.finalizeFromReceipts(ds, [{ id: d4.id, status: 'delivered', outgoing: 'delivered', error: null, deliveredAt: new Date() }, { id: d1.id, status: 'delivered', outgoing: 'delivered', error: null, deliveredAt: new Date() }]);
     await claimsAreExact();
-    const states = await ds.query<Array<{ id: string; send_state: string; wait_state: string | null }>>(
-      `SELECT id::text AS id, send_state, wait_state FROM dispatch.message WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    await awaitingIsExact();
+    const states = await ds.query<Array<{ id: string; send_state: string; queue_state: string | null }>>(
+      `SELECT id::text AS id, send_state, queue_state FROM dispatch.message WHERE id = ANY($1::bigint[]) ORDER BY id`,
       [[d0.id, d1.id, d2.id, d3.id, d4.id]],
     );
-    expect(states.map((s) => [s.send_state, s.wait_state])).toEqual([['done', null], ['done', null], ['done', null], ['queued', 'queued'], ['done', null]]);
+    expect(states.map((s) => [s.send_state, s.queue_state])).toEqual([['done', null], ['done', null], ['done', null], ['queued', 'queued'], ['done', null]]);
+    expect(await ds.query(`SELECT count(*)::int AS n FROM dispatch.message_awaiting`)).toEqual([{ n: 0 }]);
     const [{ left }] = await ds.query<Array<{ left: number }>>(`SELECT count(*)::int AS left FROM dispatch.message_claim`);
     expect(left).toBe(4); // d5 and the three claimed from the queue
   });
@@ -194,10 +209,105 @@ describe('dispatch message claims', () => {
   });
 });
 
+describe('dispatch messages on a carrier path with receipts seconds later (0212)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let repo: MessageRepository;
+  let n = 0;
+  const accepted = (attemptId: string | null, campaignId: string | null = null): AcceptedRow & { attemptId: string | null } => {
+    n++;
+    return {
+      eventId: randomUUID(), uuid: randomUUID(), accountId: '7', streamId: '3', streamUid: 'st-3', streamType: 1, campaignId, channel: 'sms', sender: 'Switchboard',
+      destination: `4915200${String(100000 + n)}`, iso2: 'DE', body: `hello ${n}`, payload: null, encoding: 'gsm7', segments: 1, priceMicros: 6500, currency: 'EUR', notBefore: null,
+      acceptedAt: new Date().toISOString(), traceparent: null, attemptId,
+    };
+  };
+  const delivered = (id: string) => ({ id, status: 'delivered' as const, outgoing: 'delivered', error: null, deliveredAt: new Date() });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('dawait');
+    ds = await openServiceDataSource({ name: 'dispatch-await', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS, migrationsRun: true });
+    repo = new MessageRepository(ds);
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  it('marks a message sent and later final as two heap-only updates, the receipt wait in its own row', async () => {
+    const qr = ds.createQueryRunner();
+    await qr.connect();
+    try {
+      const flush = async () => {
+        await qr.query('SELECT pg_stat_force_next_flush()');
+        await qr.query('SELECT pg_stat_clear_snapshot()');
+        const [r] = await qr.query(`SELECT n_tup_upd::int AS u, n_tup_hot_upd::int AS h FROM pg_stat_user_tables WHERE schemaname = 'dispatch' AND relname = 'message'`);
+        return r as { u: number; h: number };
+      };
+      const claimed: ClaimedRow[] = [];
+      for (let i = 0; i < 4; i++) claimed.push(...(await repo.insertAccepted(qr.manager, Array.from({ length: 250 }, () => accepted(randomUUID())), randomUUID())));
+      const t0 = await flush();
+      for (let i = 0; i < claimed.length; i += 250) {
+        const sent = await repo.markSent(qr.manager, claimed.slice(i, i + 250).map((c) => ({ id: c.id, attemptId: c.attempt_id, vendorId: '2', providerIds: [`p-${c.id}`] })));
+        expect(sent).toHaveLength(250);
+      }
+      const t1 = await flush();
+      expect(await ds.query(`SELECT count(*)::int AS n, count(DISTINCT vendor_id)::int AS v FROM dispatch.message_awaiting`)).toEqual([{ n: 1000, v: 1 }]);
+      for (let i = 0; i < claimed.length; i += 250) expect(await repo.finalizeFromReceipts(qr.manager, claimed.slice(i, i + 250).map((c) => delivered(c.id)))).toHaveLength(250);
+      const t2 = await flush();
+      expect(await ds.query(`SELECT count(*)::int AS n FROM dispatch.message_awaiting`)).toEqual([{ n: 0 }]);
+      expect([t1.u - t0.u, t2.u - t1.u]).toEqual([1000, 1000]);
+      // with `wait_state` (submitted included) and `awaiting_since` indexed, none of either was
+      expect(t1.h - t0.h).toBeGreaterThanOrEqual(500);
+      expect(t2.h - t1.h).toBeGreaterThanOrEqual(500);
+    } finally {
+      await qr.release();
+    }
+  });
+
+  it('lists, asks about and expires only messages still waiting for their receipt, oldest first', async () => {
+    await ds.query(`TRUNCATE dispatch.message, dispatch.message_claim, dispatch.message_awaiting`);
+    const c = await repo.insertAccepted(ds, Array.from({ length: 4 }, () => accepted(randomUUID())), randomUUID());
+    await repo.markSent(ds, c.map((x) => ({ id: x.id, attemptId: x.attempt_id, vendorId: '3', providerIds: [`q-${x.id}`] })));
+    // sent 10, 20 and 30 minutes ago; the fourth just now; the one sent 20 minutes ago then gets its receipt
+    for (const [k, min] of [[0, 10], [1, 20], [2, 30]] as const) {
+      await ds.query(`UPDATE dispatch.message SET sent_at = now() - $2 * interval '1 minute' WHERE id = $1`, [c[k].id, min]);
+      await ds.query(`UPDATE dispatch.message_awaiting SET sent_at = now() - $2 * interval '1 minute' WHERE message_id = $1`, [c[k].id, min]);
+    }
+    await repo.finalizeFromReceipts(ds, [delivered(c[1].id)]);
+    const limits = [{ vendorId: '3', ms: 5 * 60_000 }];
+    const overdue = await repo.overdue(limits, 0, 10);
+    expect(overdue.items.map((i) => String(i.id))).toEqual([String(c[2].id), String(c[0].id)]);
+    expect(overdue.vendors).toEqual([expect.objectContaining({ vendor_id: '3', overdue: 2 })]);
+    expect((await repo.claimForQuery(limits, 60_000, 10)).map((r) => String(r.id))).toEqual([String(c[2].id), String(c[0].id)]);
+    expect(await repo.expireAwaiting(15 * 60_000, 10)).toEqual([String(c[2].id)]);
+    // a row its message left behind (a receipt that could not see it) is ignored, then removed by the stuck sweep
+    await ds.query(`INSERT INTO dispatch.message_awaiting (message_id, vendor_id, sent_at) VALUES ($1, 3, now() - interval '1 hour')`, [c[1].id]);
+    expect(await repo.expireAwaiting(15 * 60_000, 10)).toEqual([String(c[2].id)]);
+    const relay = { statusBatches: true, kick: () => undefined };
+    await new StuckMessageSweeper(ds, { stuck: {} } as never, { schedulers: false } as never, relay as never).sweepOnce();
+    expect((await ds.query<Array<{ id: string }>>(`SELECT message_id::text AS id FROM dispatch.message_awaiting ORDER BY message_id`)).map((r) => r.id)).toEqual(
+      [c[0].id, c[2].id, c[3].id].map(String).sort(),
+    );
+  });
+
+  it('refuses a write that moves a message in or out of the queue without its queue state', async () => {
+    await ds.query(`TRUNCATE dispatch.message, dispatch.message_claim, dispatch.message_awaiting`);
+    const [m] = await repo.insertAccepted(ds, [accepted(randomUUID())], randomUUID());
+    await expect(ds.query(`UPDATE dispatch.message SET send_state = 'queued' WHERE id = $1`, [m.id])).rejects.toMatchObject({ code: '23514' });
+    await repo.insertAccepted(ds, [accepted(null)], randomUUID());
+    expect(await ds.query(`SELECT send_state, queue_state FROM dispatch.message ORDER BY id`)).toEqual([
+      { send_state: 'submitting', queue_state: null },
+      { send_state: 'queued', queue_state: 'queued' },
+    ]);
+  });
+});
+
 describe('dispatch message claims: the migration over messages of an older release', () => {
   it('gives every message already submitting its claim row and the waits their generated keys, and goes back down', async () => {
     const db = await createTestDatabase('dclaimsup');
-    const before = DISPATCH_MIGRATIONS.slice(0, -1);
+    const at = DISPATCH_MIGRATIONS.findIndex((m) => m.name === 'MessageStatusHot1798800000206');
+    const before = DISPATCH_MIGRATIONS.slice(0, at);
     let ds = await openServiceDataSource({ name: 'dispatch-claims-old', url: db.url, schema: 'dispatch', entities: [], migrations: before, migrationsRun: true });
     try {
       const dead = randomUUID();
@@ -220,7 +330,7 @@ describe('dispatch message claims: the migration over messages of an older relea
         done: await state('done', null, '2026-11-29T01:00:00Z'),
       };
       await ds.destroy();
-      ds = await openServiceDataSource({ name: 'dispatch-claims-new', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS, migrationsRun: true });
+      ds = await openServiceDataSource({ name: 'dispatch-claims-new', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS.slice(0, at + 1), migrationsRun: true });
       const rows = await ds.query<Array<{ id: string; wait_state: string | null; awaiting_since: Date | null }>>(`SELECT id::text AS id, wait_state, awaiting_since FROM dispatch.message ORDER BY id`);
       expect(rows.map((r) => [r.id, r.wait_state, r.awaiting_since ? r.awaiting_since.toISOString() : null])).toEqual([
         [ids.queued, 'queued', null],
@@ -230,13 +340,77 @@ describe('dispatch message claims: the migration over messages of an older relea
         [ids.done, null, null],
       ]);
       expect(await ds.query(`SELECT message_id::text AS id, claimed_by FROM dispatch.message_claim`)).toEqual([{ id: ids.submitting, claimed_by: dead }]);
-      // the older release's claim is found by the new recovery (its dispatcher never heartbeated here)
-      expect(await new MessageRepository(ds).recoverAbandoned(1000)).toBe(1);
       const indexes = async () => (await ds.query<Array<{ n: string }>>(`SELECT indexname AS n FROM pg_indexes WHERE schemaname = 'dispatch' AND tablename = 'message' ORDER BY 1`)).map((r) => r.n);
       expect(await indexes()).toEqual(['message_awaiting_receipt', 'message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_uuid_key']);
       await ds.undoLastMigration();
       expect(await indexes()).toEqual(['message_awaiting_receipt', 'message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_submitting', 'message_uuid_key']);
       expect(await ds.query(`SELECT to_regclass('dispatch.message_claim') AS t`)).toEqual([{ t: null }]);
+    } finally {
+      await ds.destroy();
+      await db.drop();
+    }
+  });
+});
+
+describe('dispatch receipt waits: the migration over messages of the release before (0212)', () => {
+  it('gives each queued or held message its queue state and each submitted one its wait row, without a rewrite, and goes back down', async () => {
+    const db = await createTestDatabase('dawaitup');
+    const at = DISPATCH_MIGRATIONS.findIndex((m) => m.name === 'MessageAwaitingReceipt1798800000212');
+    let ds = await openServiceDataSource({ name: 'dispatch-await-old', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS.slice(0, at), migrationsRun: true });
+    try {
+      const dead = randomUUID();
+      const state = async (sendState: string, claimedBy: string | null, sentAt: string | null) =>
+        String(
+          (
+            await ds.query<Array<{ id: string }>>(
+              `INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination, body, segments, currency,
+                 send_state, attempt_id, claimed_by, attempts, next_attempt_at, accepted_at, sent_at, vendor_id)
+               VALUES ($1, 1, 10, 's-10', 2, 5, 'sms', 'ACME', '+4915100000001', 'b', 1, 'EUR', $2, $3, $4, 1, now(), now(), $5, 4) RETURNING id`,
+              [randomUUID(), sendState, claimedBy ? randomUUID() : null, claimedBy, sentAt],
+            )
+          )[0].id,
+        );
+      const ids = {
+        queued: await state('queued', null, null),
+        held: await state('held', null, null),
+        submitting: await state('submitting', dead, null),
+        submitted: await state('submitted', null, '2026-11-29T01:00:00Z'),
+        done: await state('done', null, '2026-11-29T01:00:00Z'),
+      };
+      await ds.query(`INSERT INTO dispatch.message_claim (message_id, claimed_by) VALUES ($1, $2)`, [ids.submitting, dead]);
+      const file = async () => (await ds.query<Array<{ f: string }>>(`SELECT pg_relation_filenode('dispatch.message')::text AS f`))[0].f;
+      const node = await file();
+      await ds.destroy();
+      ds = await openServiceDataSource({ name: 'dispatch-await-new', url: db.url, schema: 'dispatch', entities: [], migrations: DISPATCH_MIGRATIONS, migrationsRun: true });
+      // the same file: the table was not rewritten
+      expect(await file()).toBe(node);
+      const rows = await ds.query<Array<{ id: string; queue_state: string | null }>>(`SELECT id::text AS id, queue_state FROM dispatch.message ORDER BY id`);
+      expect(rows.map((r) => [r.id, r.queue_state])).toEqual([
+        [ids.queued, 'queued'],
+        [ids.held, 'held'],
+        [ids.submitting, null],
+        [ids.submitted, null],
+        [ids.done, null],
+      ]);
+      const waits = await ds.query<Array<{ id: string; vendor: string; sent_at: Date }>>(`SELECT message_id::text AS id, vendor_id::text AS vendor, sent_at FROM dispatch.message_awaiting`);
+      expect(waits.map((w) => [w.id, w.vendor, w.sent_at.toISOString()])).toEqual([[ids.submitted, '4', '2026-11-29T01:00:00.000Z']]);
+      const repo = new MessageRepository(ds);
+      // the older release's claim and receipt wait are found by this one's recovery, queue and expiry
+      expect(await repo.recoverAbandoned(1000)).toBe(1);
+      expect((await repo.claim(randomUUID(), 10)).map((c) => String(c.id)).sort()).toEqual([ids.queued, ids.submitting].sort());
+      expect(await repo.expireAwaiting(60_000, 10)).toEqual([ids.submitted]);
+      const indexes = async () => (await ds.query<Array<{ n: string }>>(`SELECT indexname AS n FROM pg_indexes WHERE schemaname = 'dispatch' AND tablename = 'message' ORDER BY 1`)).map((r) => r.n);
+      expect(await indexes()).toEqual(['message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_uuid_key']);
+      await ds.undoLastMigration();
+      expect(await indexes()).toEqual(['message_awaiting_receipt', 'message_chat', 'message_held', 'message_pkey', 'message_queued', 'message_uuid_key']);
+      const back = await ds.query<Array<{ id: string; wait_state: string | null; awaiting_since: Date | null }>>(`SELECT id::text AS id, wait_state, awaiting_since FROM dispatch.message WHERE id = ANY($1::bigint[]) ORDER BY id`, [
+        [ids.held, ids.submitted],
+      ]);
+      expect(back.map((r) => [r.id, r.wait_state, r.awaiting_since ? r.awaiting_since.toISOString() : null])).toEqual([
+        [ids.held, 'held', null],
+        [ids.submitted, 'submitted', '2026-11-29T01:00:00.000Z'],
+      ]);
+      expect(await ds.query(`SELECT to_regclass('dispatch.message_awaiting') AS t`)).toEqual([{ t: null }]);
     } finally {
       await ds.destroy();
       await db.drop();

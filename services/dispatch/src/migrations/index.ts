@@ -12,6 +12,7 @@ import { CampaignHolds1796910000000 } from './1796910000000-campaign-holds';
 import { InboundMediaPruning1796940000000 } from './1796940000000-inbound-media-pruning';
 import { CampaignAborts1796970000000 } from './1796970000000-campaign-aborts';
 import { MessageStatusHot1798800000206 } from './1798800000206-message-status-hot';
+import { MessageAwaitingReceipt1798800000212 } from './1798800000212-message-awaiting-receipt';
 
 /** In order; a new migration is appended, never edited once released. */
-export const DISPATCH_MIGRATIONS = [Init1795500000000, OutboxPacked1795600000000, InboundOwnership1796100000000, ProviderRefReuse1796230000000, DeadLetters1796300000000, ReceiptQueries1796500000000, RateShares1796600000000, MessageTraceparent1796700000000, MessageDeferredBy1796800000000, InboundMediaKept1796900000000, CampaignHolds1796910000000, InboundMediaPruning1796940000000, CampaignAborts1796970000000, MessageStatusHot1798800000206];
+export const DISPATCH_MIGRATIONS = [Init1795500000000, OutboxPacked1795600000000, InboundOwnership1796100000000, ProviderRefReuse1796230000000, DeadLetters1796300000000, ReceiptQueries1796500000000, RateShares1796600000000, MessageTraceparent1796700000000, MessageDeferredBy1796800000000, InboundMediaKept1796900000000, CampaignHolds1796910000000, InboundMediaPruning1796940000000, CampaignAborts1796970000000, MessageStatusHot1798800000206, MessageAwaitingReceipt1798800000212];

@@ -161,6 +161,10 @@ export interface FinalUpdate {
  * removed in the same statement (docs/decisions/0206): `dispatch.message_claim` lists every message `submitting`.
  */
 const UNCLAIM = `unclaimed AS (DELETE FROM dispatch.message_claim k WHERE k.message_id = ANY(ARRAY(SELECT id FROM upd)))`;
+/** Where a message given back waits: `held` if its campaign is held (and the dispatcher asked), else `queued`. */
+const DEFER_STATE = `(CASE WHEN t.hold AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND h.held) THEN 'held' ELSE 'queued' END)`;
+/** The receipt-wait row of each message the `upd` CTE made final (docs/decisions/0212). */
+const UNAWAIT = `unawaited AS (DELETE FROM dispatch.message_awaiting w WHERE w.message_id = ANY(ARRAY(SELECT id FROM upd)))`;
 
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
@@ -216,17 +220,18 @@ export class MessageRepository {
       `WITH ins AS (
          INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination,
            iso2, body, payload, encoding, segments, price_micros, currency, next_attempt_at, accepted_at,
-           send_state, attempt_id, claimed_by, attempts, traceparent)
+           send_state, queue_state, attempt_id, claimed_by, attempts, traceparent)
          SELECT t.uuid, t.account_id, t.stream_id, t.stream_uid, t.stream_type, t.campaign_id, t.channel, t.sender, t.destination,
            t.iso2, t.body, t.payload, t.encoding, t.segments, t.price_micros, t.currency, coalesce(t.not_before, now()), t.accepted_at,
-           CASE WHEN t.campaign_id IS NOT NULL AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = t.campaign_id AND h.account_id = t.account_id AND h.held) THEN 'held'
-                WHEN t.attempt_id IS NULL THEN 'queued' ELSE 'submitting' END, t.attempt_id,
+           s.st, CASE WHEN s.st <> 'submitting' THEN s.st END, t.attempt_id,
            CASE WHEN t.attempt_id IS NULL THEN NULL ELSE $20::uuid END, CASE WHEN t.attempt_id IS NULL THEN 0 ELSE 1 END, t.traceparent
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::smallint[], $6::bigint[], $7::text[], $8::text[],
            $9::text[], $10::text[], $11::text[], $12::jsonb[], $13::text[], $14::smallint[], $15::bigint[], $16::text[], $17::timestamptz[], $18::timestamptz[],
            $19::uuid[], $21::text[])
            AS t(uuid, account_id, stream_id, stream_uid, stream_type, campaign_id, channel, sender, destination, iso2, body,
              payload, encoding, segments, price_micros, currency, not_before, accepted_at, attempt_id, traceparent)
+           CROSS JOIN LATERAL (SELECT CASE WHEN t.campaign_id IS NOT NULL AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = t.campaign_id AND h.account_id = t.account_id AND h.held) THEN 'held'
+                WHEN t.attempt_id IS NULL THEN 'queued' ELSE 'submitting' END AS st) s
          ON CONFLICT (uuid) DO NOTHING
          RETURNING id, uuid, attempt_id, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, payload,
            encoding, segments, possible_duplicate, attempts, unknown_attempts, send_state, campaign_id
@@ -316,8 +321,8 @@ export class MessageRepository {
     return rowsOf<ClaimedRow>(await this.ds.query(
       `WITH c AS (
        UPDATE dispatch.message m
-          SET send_state = 'submitting', attempt_id = gen_random_uuid(), claimed_by = $1, deferred_by = NULL, attempts = m.attempts + 1, updated_at = now()
-        WHERE m.id IN (SELECT id FROM dispatch.message WHERE wait_state = 'queued' AND next_attempt_at <= now()
+          SET send_state = 'submitting', queue_state = NULL, attempt_id = gen_random_uuid(), claimed_by = $1, deferred_by = NULL, attempts = m.attempts + 1, updated_at = now()
+        WHERE m.id IN (SELECT id FROM dispatch.message WHERE queue_state = 'queued' AND next_attempt_at <= now()
                           AND (deferred_by IS NULL OR deferred_by = $1 OR next_attempt_at <= now() - $3 * interval '1 millisecond')
                         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING m.id, m.uuid, m.attempt_id, m.account_id, m.stream_id, m.stream_uid, m.stream_type, m.channel, m.sender,
@@ -342,7 +347,7 @@ export class MessageRepository {
     rowsOf<unknown>(await q.query(
       `WITH upd AS (
        UPDATE dispatch.message m
-          SET send_state = CASE WHEN t.hold AND EXISTS (SELECT 1 FROM dispatch.campaign_hold h WHERE h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND h.held) THEN 'held' ELSE 'queued' END,
+          SET send_state = ${DEFER_STATE}, queue_state = ${DEFER_STATE},
               claimed_by = NULL, deferred_by = t.owner, next_attempt_at = now() + t.after_ms * interval '1 millisecond',
               attempts = CASE WHEN t.count_attempt THEN m.attempts ELSE m.attempts - 1 END,
               possible_duplicate = m.possible_duplicate OR t.flag,
@@ -383,7 +388,10 @@ export class MessageRepository {
                  FROM unnest($1::bigint[], $2::uuid[], $3::bigint[], $4::text[]) AS u(id, attempt_id, vendor_id, pids) OFFSET 0) t
         WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight
         RETURNING ${EVENT_COLS}
-       ), ${UNCLAIM} SELECT * FROM upd`,
+       ), ${UNCLAIM}, awaiting AS (
+         INSERT INTO dispatch.message_awaiting (message_id, vendor_id, sent_at) SELECT id, vendor_id, sent_at::timestamptz FROM upd
+         ON CONFLICT (message_id) DO UPDATE SET vendor_id = excluded.vendor_id, sent_at = excluded.sent_at
+       ) SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
     const kept = new Set(rows.map((r) => String(r.id)));
@@ -408,10 +416,10 @@ export class MessageRepository {
     return rowsOf<EventRow>(await q.query(
       `WITH x AS (
          SELECT m.id FROM dispatch.campaign_hold h JOIN dispatch.message m ON m.campaign_id = h.campaign_id AND m.account_id = h.account_id
-          WHERE h.aborted AND m.wait_state = 'held' AND m.status = 'accepted'
+          WHERE h.aborted AND m.queue_state = 'held' AND m.status = 'accepted'
           LIMIT $1 FOR UPDATE OF m SKIP LOCKED)
        UPDATE dispatch.message m
-          SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, error = 'campaign aborted', final_at = now(), updated_at = now()
+          SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', queue_state = NULL, claimed_by = NULL, error = 'campaign aborted', final_at = now(), updated_at = now()
          FROM x WHERE m.id = x.id
         RETURNING ${EVENT_COLS}`,
       [limit],
@@ -560,12 +568,12 @@ export class MessageRepository {
       `WITH upd AS (
        UPDATE dispatch.message m
           SET status = t.status, outgoing_status = coalesce(t.outgoing, m.outgoing_status), error = t.error,
-              delivered_at = t.delivered_at, send_state = 'done', claimed_by = NULL, final_at = now(), updated_at = now()
+              delivered_at = t.delivered_at, send_state = 'done', queue_state = NULL, claimed_by = NULL, final_at = now(), updated_at = now()
          FROM (SELECT u.*, '{accepted,sent}'::text[] AS open
                  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) AS u(id, status, outgoing, error, delivered_at) OFFSET 0) t
         WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.status = ANY(t.open)
         RETURNING ${EVENT_COLS}
-       ), ${UNCLAIM} SELECT * FROM upd`,
+       ), ${UNCLAIM}, ${UNAWAIT} SELECT * FROM upd`,
       [items.map((i) => i.id), items.map((i) => i.status), items.map((i) => i.outgoing), items.map((i) => i.error), items.map((i) => i.deliveredAt)],
     ));
   }
@@ -594,7 +602,7 @@ export class MessageRepository {
       const rows = rowsOf<{ id: string }>(await q.query(
       `WITH upd AS (
        UPDATE dispatch.message m
-          SET send_state = 'queued', claimed_by = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now()
+          SET send_state = 'queued', queue_state = 'queued', claimed_by = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now()
         WHERE m.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c)) AND m.send_state = 'submitting'
           AND (m.claimed_by IS NULL OR NOT EXISTS (
                SELECT 1 FROM dispatch.instance i WHERE i.id = m.claimed_by AND i.heartbeat_at > now() - $1 * interval '1 millisecond'))
@@ -621,7 +629,7 @@ export class MessageRepository {
 
   /**
    * Sent messages waiting for their receipt longer than their vendor's limit (`limits`: ms per vendor id), oldest
-   * first, and per vendor how many and since when. Reads the `message_awaiting_receipt` partial index.
+   * first, and per vendor how many and since when. Reads `dispatch.message_awaiting` (docs/decisions/0212).
    */
   async overdue(
     limits: Array<{ vendorId: string; ms: number }>,
@@ -630,8 +638,9 @@ export class MessageRepository {
   ): Promise<{ items: OverdueRow[]; vendors: Array<{ vendor_id: string; overdue: number; oldest_sent_at: string }> }> {
     if (limits.length === 0) return { items: [], vendors: [] };
     const params = [limits.map((l) => l.vendorId), limits.map((l) => Math.max(0, Math.round(l.ms)))];
-    const from = `FROM dispatch.message m JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
-      WHERE m.awaiting_since < now() - l.ms * interval '1 millisecond'`;
+    const from = `FROM dispatch.message_awaiting w JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = w.vendor_id
+      JOIN dispatch.message m ON m.id = w.message_id AND m.send_state = 'submitted'
+      WHERE w.sent_at < now() - l.ms * interval '1 millisecond'`;
     const vendors = await this.ds.query<Array<{ vendor_id: string; overdue: number; oldest_sent_at: string }>>(
       `SELECT m.vendor_id::text AS vendor_id, count(*)::int AS overdue, ${isoUtc('min(m.sent_at)')} AS oldest_sent_at ${from} GROUP BY m.vendor_id ORDER BY m.vendor_id`,
       params,
@@ -640,7 +649,7 @@ export class MessageRepository {
       ? await this.ds.query<OverdueRow[]>(
           `SELECT m.id::text AS id, m.uuid, m.account_id::text AS account_id, m.vendor_id::text AS vendor_id, m.destination, m.provider_ids,
                   ${isoUtc('m.sent_at')} AS sent_at, floor(extract(epoch FROM now() - m.sent_at))::int AS waiting_seconds
-             ${from} ORDER BY m.awaiting_since, m.id LIMIT $3 OFFSET $4`,
+             ${from} ORDER BY w.sent_at, w.message_id LIMIT $3 OFFSET $4`,
           [...params, take, skip],
         )
       : [];
@@ -660,11 +669,12 @@ export class MessageRepository {
     if (limits.length === 0) return [];
     return this.ds.query(
       `WITH due AS (
-         SELECT m.id FROM dispatch.message m
-           JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = m.vendor_id
-          WHERE m.awaiting_since < now() - l.ms * interval '1 millisecond'
+         SELECT m.id FROM dispatch.message_awaiting w
+           JOIN unnest($1::bigint[], $2::bigint[]) AS l(vendor_id, ms) ON l.vendor_id = w.vendor_id
+           JOIN dispatch.message m ON m.id = w.message_id AND m.send_state = 'submitted'
+          WHERE w.sent_at < now() - l.ms * interval '1 millisecond'
             AND (m.receipt_queried_at IS NULL OR m.receipt_queried_at < now() - $3 * interval '1 millisecond')
-          ORDER BY m.awaiting_since
+          ORDER BY w.sent_at, w.message_id
           LIMIT $4
           FOR UPDATE OF m SKIP LOCKED),
        asked AS (
@@ -681,7 +691,8 @@ export class MessageRepository {
   /** Sent messages whose receipt never came. */
   async expireAwaiting(olderThanMs: number, limit: number): Promise<string[]> {
     const rows = await this.ds.query<Array<{ id: string }>>(
-      `SELECT id FROM dispatch.message WHERE awaiting_since < now() - $1 * interval '1 millisecond' LIMIT $2`,
+      `SELECT w.message_id AS id FROM dispatch.message_awaiting w JOIN dispatch.message m ON m.id = w.message_id AND m.send_state = 'submitted'
+        WHERE w.sent_at < now() - $1 * interval '1 millisecond' ORDER BY w.sent_at, w.message_id LIMIT $2`,
       [olderThanMs, limit],
     );
     return rows.map((r) => String(r.id));

@@ -103,9 +103,9 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     this.held = next;
     // a message given back as held while its campaign was being released: into the queue again
     const [, back] = await this.ds.query<[unknown[], number]>(
-      `UPDATE dispatch.message m SET send_state = 'queued', next_attempt_at = now(), updated_at = now()
+      `UPDATE dispatch.message m SET send_state = 'queued', queue_state = 'queued', next_attempt_at = now(), updated_at = now()
          FROM dispatch.campaign_hold h
-        WHERE m.wait_state = 'held' AND h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND NOT h.held`,
+        WHERE m.queue_state = 'held' AND h.campaign_id = m.campaign_id AND h.account_id = m.account_id AND NOT h.held`,
     );
     if (Number(back) > 0) for (const fn of this.released) fn();
     await this.dropAborted();
@@ -149,9 +149,9 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
         );
         if (!row) return null; // an older change
         if (hold) {
-          await m.query(`UPDATE dispatch.message SET send_state = 'held', updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND wait_state = 'queued'`, [d.campaignId, d.accountId]);
+          await m.query(`UPDATE dispatch.message SET send_state = 'held', queue_state = 'held', updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND queue_state = 'queued'`, [d.campaignId, d.accountId]);
         } else {
-          await m.query(`UPDATE dispatch.message SET send_state = 'queued', next_attempt_at = now(), updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND wait_state = 'held'`, [
+          await m.query(`UPDATE dispatch.message SET send_state = 'queued', queue_state = 'queued', next_attempt_at = now(), updated_at = now() WHERE campaign_id = $1 AND account_id = $2 AND queue_state = 'held'`, [
             d.campaignId,
             d.accountId,
           ]);

@@ -87,6 +87,7 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
   async sweepOnce(): Promise<{ resumed: number; failed: number }> {
     const done = { resumed: 0, failed: 0 };
     await this.dropDoneClaims();
+    await this.dropLeftAwaiting();
     for (let n = this.batch; n === this.batch; ) {
       n = await this.resume();
       done.resumed += n;
@@ -113,12 +114,24 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
     );
   }
 
+  /**
+   * Receipt-wait rows (0212) whose message is no longer `submitted`: a receipt that finalized a message while its
+   * `markSent` was committing could not see the row that statement wrote. A visible row's message was `submitted` when
+   * the row was written and never goes back there once past it, so removing these races with nothing; the readers
+   * ignore them meanwhile (they join messages still `submitted`).
+   */
+  private async dropLeftAwaiting(): Promise<void> {
+    await this.ds.query(
+      `DELETE FROM dispatch.message_awaiting w WHERE coalesce((SELECT m.send_state FROM dispatch.message m WHERE m.id = w.message_id), 'done') <> 'submitted'`,
+    );
+  }
+
   private async resume(): Promise<number> {
     const rows = rowsOf<{ id: string }>(
       await this.ds.query(
         `WITH upd AS (
          UPDATE dispatch.message m
-            SET send_state = 'queued', claimed_by = NULL, attempt_id = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now(),
+            SET send_state = 'queued', queue_state = 'queued', claimed_by = NULL, attempt_id = NULL, possible_duplicate = true, next_attempt_at = now(), updated_at = now(),
                 error = coalesce(m.error, 'STUCK: no outcome from the provider adapter, sent again')
           WHERE m.id IN (SELECT s.id FROM dispatch.message s WHERE s.id = ANY(ARRAY(SELECT c.message_id FROM dispatch.message_claim c))
                             AND s.status = 'accepted' AND s.send_state = 'submitting' AND s.updated_at < now() - $1 * interval '1 millisecond'
@@ -138,10 +151,10 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
       const rows = rowsOf<EventRow>(
         await m.query(
           `UPDATE dispatch.message m
-              SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', claimed_by = NULL, final_at = now(), updated_at = now(),
+              SET status = 'sent_failed', outgoing_status = 'failed', send_state = 'done', queue_state = NULL, claimed_by = NULL, final_at = now(), updated_at = now(),
                   error = 'STUCK: not sent within ' || ($1::bigint / 60000) || ' minutes'
             WHERE m.id IN (SELECT id FROM dispatch.message
-                            WHERE status = 'accepted' AND wait_state = 'queued'
+                            WHERE status = 'accepted' AND queue_state = 'queued'
                               AND updated_at < now() - $1 * interval '1 millisecond' AND next_attempt_at < now() - $2 * interval '1 millisecond'
                             ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
               AND m.status = 'accepted' AND m.send_state = 'queued'
