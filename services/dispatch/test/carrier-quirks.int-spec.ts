@@ -180,6 +180,7 @@ describe('carrier quirks: a carrier that reuses its message ids', () => {
     await d.untilStatus(fresh, 'sent');
     // the quiet vendor allows 60 s for a receipt: one message is 2 minutes past its send
     await d.sql(`UPDATE dispatch.message SET sent_at = now() - interval '3 minutes' WHERE uuid = $1`, [late]);
+    await d.sql(`UPDATE dispatch.message_awaiting w SET sent_at = now() - interval '3 minutes' FROM dispatch.message m WHERE m.id = w.message_id AND m.uuid = $1`, [late]);
     const res = await d.call<{ items: Array<{ uuid: string; vendorId: string; waitingSeconds: number }>; total: number; vendors: Array<{ vendorId: string; overdue: number; receiptOverdueMs: number }> }>(
       'GET',
       `/service_type_manager/awaiting_receipts?vendorId=${quietVendor}`,

@@ -241,8 +241,10 @@ describe('dispatch messages on a carrier path with receipts seconds later (0212)
       const flush = async () => {
         await qr.query('SELECT pg_stat_force_next_flush()');
         await qr.query('SELECT pg_stat_clear_snapshot()');
-        const [r] = await qr.query(`SELECT n_tup_upd::int AS u, n_tup_hot_upd::int AS h FROM pg_stat_user_tables WHERE schemaname = 'dispatch' AND relname = 'message'`);
-        return r as { u: number; h: number };
+        const [r] = await qr.query(
+          `SELECT n_tup_upd::int AS u, n_tup_hot_upd::int AS h, n_tup_newpage_upd::int AS p FROM pg_stat_user_tables WHERE schemaname = 'dispatch' AND relname = 'message'`,
+        );
+        return r as { u: number; h: number; p: number };
       };
       const claimed: ClaimedRow[] = [];
       for (let i = 0; i < 4; i++) claimed.push(...(await repo.insertAccepted(qr.manager, Array.from({ length: 250 }, () => accepted(randomUUID())), randomUUID())));
@@ -257,9 +259,14 @@ describe('dispatch messages on a carrier path with receipts seconds later (0212)
       const t2 = await flush();
       expect(await ds.query(`SELECT count(*)::int AS n FROM dispatch.message_awaiting`)).toEqual([{ n: 0 }]);
       expect([t1.u - t0.u, t2.u - t1.u]).toEqual([1000, 1000]);
-      // with `wait_state` (submitted included) and `awaiting_since` indexed, none of either was
+      // Every update that found room on its page was heap-only: none changed an indexed column. (With `wait_state`,
+      // `submitted` included, and `awaiting_since` indexed, none of either was.) Room for the second update depends on
+      // pruning the first one's old version, which another session's snapshot can hold back, so that count is not
+      // asserted beyond the first update's, which fillfactor 50 leaves room for.
+      expect(t1.u - t0.u - (t1.h - t0.h) - (t1.p - t0.p)).toBe(0);
+      expect(t2.u - t1.u - (t2.h - t1.h) - (t2.p - t1.p)).toBe(0);
       expect(t1.h - t0.h).toBeGreaterThanOrEqual(500);
-      expect(t2.h - t1.h).toBeGreaterThanOrEqual(500);
+      expect(t2.h - t1.h).toBeGreaterThan(0);
     } finally {
       await qr.release();
     }

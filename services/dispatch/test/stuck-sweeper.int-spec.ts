@@ -40,8 +40,8 @@ describe('stuck-message sweeper', () => {
     const uuid = randomUUID();
     await d.sql(
       `WITH m AS (INSERT INTO dispatch.message (uuid, account_id, stream_id, stream_uid, stream_type, channel, sender, destination, iso2, body, encoding, segments,
-         price_micros, currency, status, send_state, attempt_id, claimed_by, attempts, possible_duplicate, next_attempt_at, accepted_at, updated_at)
-       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915100000000', 'DE', 'stuck', 'GSM7', 1, 50000, 'EUR', 'accepted', $2, $3, $4, 1, $5,
+         price_micros, currency, status, send_state, queue_state, attempt_id, claimed_by, attempts, possible_duplicate, next_attempt_at, accepted_at, updated_at)
+       VALUES ($1, 1, 10, 'stream-10', 2, 'sms', 'ACME', '+4915100000000', 'DE', 'stuck', 'GSM7', 1, 50000, 'EUR', 'accepted', $2, CASE WHEN $2 = 'queued' THEN $2 END, $3, $4, 1, $5,
          now() - $6 * interval '1 millisecond', now() - $7 * interval '1 millisecond', now() - $7 * interval '1 millisecond') RETURNING id, send_state, claimed_by)
        ${CLAIM_ROW}`,
       [uuid, o.sendState, o.sendState === 'submitting' ? randomUUID() : null, o.claimedBy ?? null, o.flagged ?? false, o.dueAgoMs ?? o.untouchedMs, o.untouchedMs],
@@ -62,7 +62,7 @@ describe('stuck-message sweeper', () => {
     expect(await row(recent)).toMatchObject({ status: 'accepted', send_state: 'submitting', possible_duplicate: false });
     // Once: a second sweep finds it queued and recently touched.
     expect(await sweeper.sweepOnce()).toEqual({ resumed: 0, failed: 0 });
-    await d.sql(`UPDATE dispatch.message SET send_state = 'done', status = 'sent_failed' WHERE uuid = ANY($1)`, [[stuck, recent]]);
+    await d.sql(`UPDATE dispatch.message SET send_state = 'done', queue_state = NULL, status = 'sent_failed' WHERE uuid = ANY($1)`, [[stuck, recent]]);
   });
 
   it('fails with one refund a message queued and untouched past the limit; not one scheduled for later, nor one deferred recently', async () => {
@@ -82,7 +82,7 @@ describe('stuck-message sweeper', () => {
     expect(eventsOf(MessageRefundDueV1.type, flagged)).toEqual([]);
     expect(await row(scheduled)).toMatchObject({ status: 'accepted', send_state: 'queued' });
     expect(await row(deferred)).toMatchObject({ status: 'accepted', send_state: 'queued' });
-    await d.sql(`UPDATE dispatch.message SET send_state = 'done', status = 'sent_failed' WHERE uuid = ANY($1)`, [[scheduled, deferred]]);
+    await d.sql(`UPDATE dispatch.message SET send_state = 'done', queue_state = NULL, status = 'sent_failed' WHERE uuid = ANY($1)`, [[scheduled, deferred]]);
   });
 
   it('acts on each stuck message exactly once when two replicas sweep at the same time', async () => {
