@@ -7,6 +7,7 @@
  *
  *   node scripts/build.mjs --server-only
  *   node dist/bench/dispatch-crash.js [messages=100000] [kills=6]
+ *   RECEIPT_DELAY_MS=2000 node dist/bench/dispatch-crash.js ...   (receipts 2 s after each submit_sm_resp: the carrier path, 0212)
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -32,7 +33,8 @@ async function parent(total: number, kills: number): Promise<void> {
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), persistent: false });
   const url = pg.url();
   const kafka = await startKafkaMock(1);
-  const peer = new SmppPeer({ redeliverUnacked: true });
+  // RECEIPT_DELAY_MS: receipts that long after the submit_sm_resp (a real carrier's; default 0, at once)
+  const peer = new SmppPeer({ redeliverUnacked: true, receiptDelayMs: Number(process.env.RECEIPT_DELAY_MS ?? 0) });
   const port = await peer.listen();
   console.log(`dispatch-crash: ${total} messages, ${kills} SIGKILLs, ${machine()}`);
 
