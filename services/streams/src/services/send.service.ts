@@ -482,6 +482,7 @@ export class SendService {
    * (`headPieces`) and every uuid is canonical (the full form's events carry PostgreSQL's text of it); else null.
    */
   private compact(items: Pending[], keys: string[], sizes: Map<string, number>, at: string): { groups: CompactGroup[]; of: number[] } | null {
+    if (!this.o.compactSendRows) return null;
     const index = new Map<string, number>();
     const groups: CompactGroup[] = [];
     const of = new Array<number>(items.length);
