@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     let bytes = 0;
     const sendDb = {
       prepared: async (name: string, text: string, values: unknown[], client: Client) => {
-        bytes += Buffer.byteLength(String(values[0])) + (typeof values[1] === 'string' && values[1].startsWith('[') ? Buffer.byteLength(values[1]) : 0);
+        bytes += Buffer.byteLength(String(values[0])) + (typeof values[1] === 'string' ? Buffer.byteLength(values[1]) : 0);
         return (await client.query({ name, text, values })).rows;
       },
     };
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     const m = calls * size;
     console.log(`send-batch-write: ${calls} calls of ${size}: node ${((node * 1000) / m).toFixed(1)} µs, PostgreSQL backend ${((backend * 1000) / m).toFixed(1)} µs, parameter ${(bytes / m).toFixed(0)} B a message; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     if (process.env.EXPLAIN === '1') {
-      c.on('notice', (n) => { if (/coalesce\(sum\(x.n\)/.test(String((n as { message: string }).message))) console.log(String((n as { message: string }).message)); });
+      c.on('notice', (n) => { if (process.env.EXPLAIN_ALL === "1" || /coalesce\(sum\(x.n\)/.test(String((n as { message: string }).message))) console.log(String((n as { message: string }).message)); });
       await c.query(`LOAD 'auto_explain'`);
       await c.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; SET auto_explain.log_analyze = on; SET auto_explain.log_level = notice`);
       await once();

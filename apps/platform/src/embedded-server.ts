@@ -91,6 +91,8 @@ export interface EmbeddedServiceOptions {
   streamsChargeBatches?: boolean;
   /** Streams' accepted events as one event per send batch and account (STREAMS_ACCEPT_BATCHES, docs/decisions/0181); unset: on (one process: no rolling upgrade); false: per message. */
   streamsAcceptBatches?: boolean;
+  /** Streams' send batches' events written compactly (STREAMS_COMPACT_SEND_ROWS, docs/decisions/0210); unset: on (the default). */
+  streamsCompactSendRows?: boolean;
   /** Campaigns' send requests recorded once a batch (CAMPAIGNS_RUNNER_BATCH_REQUESTS, docs/decisions/0188); unset: on (one process: no rolling upgrade). */
   campaignsBatchRequests?: boolean;
 }
@@ -127,6 +129,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
       telegramApiBaseUrl: o.providerApis?.telegram,
       undispatched: o.undispatched,
       chargeBatches: o.streamsChargeBatches,
+      compactSendRows: o.streamsCompactSendRows,
       // one process runs every consumer of this release: no rolling upgrade to wait for (docs/decisions/0181)
       acceptBatches: o.streamsAcceptBatches ?? true,
     }),
@@ -239,7 +242,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES, campaignsBatchRequests: config.CAMPAIGNS_RUNNER_BATCH_REQUESTS }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES, streamsCompactSendRows: config.STREAMS_COMPACT_SEND_ROWS, campaignsBatchRequests: config.CAMPAIGNS_RUNNER_BATCH_REQUESTS }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

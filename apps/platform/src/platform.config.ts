@@ -57,6 +57,7 @@ export const platformConfigSchema = z.object({
   STREAMS_CHARGE_BATCHES: streamsConfigSchema.shape.STREAMS_CHARGE_BATCHES,
   /** Streams' accepted events as one event per send batch and account (docs/decisions/0181): on in embedded mode, one process runs every consumer. */
   STREAMS_ACCEPT_BATCHES: env.bool(true),
+  STREAMS_COMPACT_SEND_ROWS: streamsConfigSchema.shape.STREAMS_COMPACT_SEND_ROWS,
   /** Campaigns' send requests recorded once a batch (docs/decisions/0188); embedded: on. */
   CAMPAIGNS_RUNNER_BATCH_REQUESTS: env.bool(true),
   /** Campaigns asking dispatch for statuses it lost (README, docs/decisions/0093). */

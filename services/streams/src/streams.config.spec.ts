@@ -29,3 +29,11 @@ describe('streams configuration: STREAMS_UNDISPATCHED_*', () => {
     expect(() => loadStreamsConfig({ ...env, STREAMS_UNDISPATCHED_BATCH: '1001' })).toThrow(/STREAMS_UNDISPATCHED_BATCH/);
   });
 });
+
+/** A send batch's events written compactly (docs/decisions/0210). */
+describe('streams configuration: STREAMS_COMPACT_SEND_ROWS', () => {
+  it('is on by default and off when set false (while an older streams process runs, or before a rollback)', () => {
+    expect(streamsModuleOptionsFromConfig(loadStreamsConfig(env)).compactSendRows).toBe(true);
+    expect(streamsModuleOptionsFromConfig(loadStreamsConfig({ ...env, STREAMS_COMPACT_SEND_ROWS: 'false' })).compactSendRows).toBe(false);
+  });
+});

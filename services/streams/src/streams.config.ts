@@ -39,6 +39,8 @@ export const streamsConfigSchema = z.object({
    * accounts and stats process runs 0181.
    */
   STREAMS_ACCEPT_BATCHES: env.bool(false),
+  /** A send batch's events written compactly (docs/decisions/0210); false while a streams process older than 0210 runs, and before rolling back below it. */
+  STREAMS_COMPACT_SEND_ROWS: env.bool(true),
   /**
    * The sweeper of accepted messages dispatch never got (docs/decisions/0087): asked about after this long still
    * `accepted`, every interval, this many per request to dispatch, at most this many requests a sweep.
@@ -77,6 +79,7 @@ export function streamsModuleOptionsFromConfig(c: StreamsConfig): StreamsModuleO
     sharedTps: c.STREAMS_SHARED_TPS,
     chargeBatches: c.STREAMS_CHARGE_BATCHES,
     acceptBatches: c.STREAMS_ACCEPT_BATCHES,
+    compactSendRows: c.STREAMS_COMPACT_SEND_ROWS,
     migrationsRun: c.MIGRATIONS_RUN,
     undispatched: {
       afterMs: c.STREAMS_UNDISPATCHED_AFTER_MS,

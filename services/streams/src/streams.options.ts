@@ -57,6 +57,13 @@ export interface StreamsModuleOptions {
    * every streams process (an older relay cannot read the row) and every dispatch, accounts and stats process runs 0181.
    */
   acceptBatches?: boolean;
+  /**
+   * A send batch's events written compactly (docs/decisions/0210; `STREAMS_COMPACT_SEND_ROWS`): `accept_messages_compact`
+   * stores node's text of the batch's events and the statement's decisions, and the relay builds the same events from
+   * it. Default true. An older streams relay cannot read such a row: set it false while an older streams process runs,
+   * and before rolling streams back below 0210 (then wait until the outbox has no unpublished `$streams.sends.compact` row).
+   */
+  compactSendRows?: boolean;
   /** Run the migrations when the module starts (embedded mode, tests). Default true. */
   migrationsRun?: boolean;
   /** How often statistics ticks go to `rt.<account>.streams`. Default 1000 ms. */
@@ -101,6 +108,7 @@ export interface ResolvedStreamsOptions {
   sharedTps: boolean;
   chargeBatches: boolean;
   acceptBatches: boolean;
+  compactSendRows: boolean;
   migrationsRun: boolean;
   statsTickMs: number;
   undispatched: { afterMs: number; intervalMs: number; batch: number; requestsPerSweep: number; scanRows: number };
@@ -143,6 +151,7 @@ export function resolveStreamsOptions(o: StreamsModuleOptions): ResolvedStreamsO
     sharedTps: o.sharedTps ?? false,
     chargeBatches: o.chargeBatches ?? true,
     acceptBatches: o.acceptBatches ?? false,
+    compactSendRows: o.compactSendRows ?? true,
     migrationsRun: o.migrationsRun ?? true,
     statsTickMs: int('statsTickMs', o.statsTickMs, 1000, 10),
     undispatched: {

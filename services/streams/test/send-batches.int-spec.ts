@@ -4,6 +4,8 @@ import {
   CampaignSendBatchRequestedV1,
   ContactOptedOutV1,
   MessageAcceptedV1,
+  MessagesChargedV1,
+  chargeItemsOf,
   parseEventData,
   InboxSendRequestedV1,
   SendBatchProcessedV1,
@@ -14,7 +16,7 @@ import {
 import { createEnvelope, type OutgoingEvent } from '@switchboard/platform';
 import { SEND_BATCH_GROUP } from '../src/consumers/send-batches.consumer';
 import { SendDatabase } from '../src/services/send-database';
-import { SendService } from '../src/services/send.service';
+import { acceptedEventId, SendService } from '../src/services/send.service';
 import { phone, startStreams, type Json, type StreamsTestApp } from './support';
 
 type Processed = EventData<typeof SendBatchProcessedV1>;
@@ -108,6 +110,37 @@ describe('send batches from campaigns and inbox', () => {
       expect(MessageAcceptedV1.schema.parse(d).variantId).toBe(parseEventData(MessageAcceptedV1, d).variantId);
       expect(parseEventData(MessageAcceptedV1, d).variantId).toBe('variantId' in d ? d.variantId : undefined);
     }
+  });
+
+  it('writes a campaign batch as one compact outbox row and publishes each message\'s events once, as the full form did (docs/decisions/0210)', async () => {
+    const streamId = await setup('8121');
+    const items = [item(1, { variantId: '5' }), item(2, { notBefore: '2026-03-02T18:00:00.000Z' }), item(3, { text: 'café "ü" \n ✓' }), item(4)];
+    const answer = await request(batch('8121', streamId, items));
+    expect(outcomes(answer)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+    const rows = await a.sql<{ type: string; key: string; packed: string }>(`SELECT type, key, packed FROM streams.outbox WHERE packed LIKE '%' || $1 || '%'`, [items[0].messageUuid]);
+    expect(rows.map((r) => [r.type, r.key])).toEqual([['$streams.sends.compact', '8']]);
+    // the row holds each send's own values once: well under the full form's ~1 KB a message
+    expect(Buffer.byteLength(rows[0].packed) / items.length).toBeLessThan(500);
+    const events = (await a.events()).filter((e) => e.accountId === '8121');
+    const accepted = events.filter((e) => e.type === MessageAcceptedV1.type);
+    expect(accepted.map((e) => e.id).sort()).toEqual(items.map((i) => acceptedEventId(i.messageUuid)).sort());
+    for (const e of accepted) expect(MessageAcceptedV1.schema.parse(e.data)).toEqual(e.data);
+    const data = new Map(accepted.map((e) => [(e.data as Json).messageUuid, e.data as Json]));
+    expect(items.map((i) => [data.get(i.messageUuid)?.text, data.get(i.messageUuid)?.notBefore, data.get(i.messageUuid)?.variantId, data.get(i.messageUuid)?.priceMicros])).toEqual([
+      ['Hello 1', null, '5', 50_000],
+      ['Hello 2', '2026-03-02T18:00:00.000Z', undefined, 50_000],
+      ['café "ü" \n ✓', null, undefined, 50_000],
+      ['Hello 4', null, undefined, 50_000],
+    ]);
+    const charges = events.filter((e) => e.type === MessagesChargedV1.type).flatMap((e) => chargeItemsOf(e));
+    expect(charges.map((c) => c.data.messageUuid)).toEqual(items.map((i) => i.messageUuid));
+    expect(charges.map((c) => c.data.balanceAfterMicros)).toEqual([950_000, 900_000, 850_000, 800_000]);
+    expect(await a.balance('8121')).toBe(800_000);
+    // a batch whose uuid is not PostgreSQL's text of it keeps the full form (its events carry the stored uuid's text)
+    const upper = [item(5), item(6, { messageUuid: randomUUID().toUpperCase() })];
+    expect(outcomes(await request(batch('8121', streamId, upper)))).toEqual(['accepted', 'accepted']);
+    const full = await a.sql<{ type: string }>(`SELECT type FROM streams.outbox WHERE packed LIKE '%' || $1 || '%'`, [upper[0].messageUuid]);
+    expect(full.map((r) => r.type)).toEqual(['$streams.sends']);
   });
 
   it('answers a repeated batch with accepted + duplicate and charges nothing twice', async () => {

@@ -1,6 +1,7 @@
-import { ACCEPT_BATCH_MAX, MessageAcceptedV1, MessagesAcceptedV1, type EventData } from '@switchboard/contracts';
+import { ACCEPT_BATCH_MAX, MessageAcceptedV1, MessagesAcceptedV1, MessagesChargedV1, type EventData } from '@switchboard/contracts';
 import type { OutgoingEvent } from '@switchboard/platform';
 import { batchCharges, foldByAccount, SEND_EVENTS_TYPE, sendEventsBytes } from './charge-batches';
+import { COMPACT_SENDS_TYPE, compactSendsBound, unpackCompactSends } from './compact-sends';
 
 /**
  * The packed outbox row types of a send batch whose accepted events leave as `streams.messages.accepted` events
@@ -67,5 +68,16 @@ export function sendRowType(o: { chargeBatches: boolean; acceptBatches: boolean 
 }
 
 /** The relay's `unpack` and `unpackBound` of every send row type: every streams relay reads them all, whatever its own options. */
-export const SEND_ROWS_UNPACK: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]> = { [SEND_EVENTS_TYPE]: batchCharges, [SEND_EVENTS_ACCEPTED_TYPE]: batchAccepted, [SEND_EVENTS_ALL_TYPE]: batchSends };
-export const SEND_ROWS_BOUND: Record<string, (textBytes: number, events: OutgoingEvent[]) => number> = { [SEND_EVENTS_TYPE]: sendEventsBytes, [SEND_EVENTS_ACCEPTED_TYPE]: sendEventsBytes, [SEND_EVENTS_ALL_TYPE]: sendEventsBytes };
+/** The folds a compact row (docs/decisions/0210) may name, by the full row type it stands for. */
+const FOLDS: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]> = { [SEND_EVENTS_TYPE]: batchCharges, [SEND_EVENTS_ACCEPTED_TYPE]: batchAccepted, [SEND_EVENTS_ALL_TYPE]: batchSends };
+const BATCH_TYPES: ReadonlySet<string> = new Set([MessagesAcceptedV1.type, MessagesChargedV1.type]);
+export const SEND_ROWS_UNPACK: Record<string, (events: OutgoingEvent[]) => OutgoingEvent[]> = {
+  ...FOLDS,
+  [COMPACT_SENDS_TYPE]: (parsed) => unpackCompactSends(FOLDS, parsed),
+};
+export const SEND_ROWS_BOUND: Record<string, (textBytes: number, events: OutgoingEvent[]) => number> = {
+  [SEND_EVENTS_TYPE]: sendEventsBytes,
+  [SEND_EVENTS_ACCEPTED_TYPE]: sendEventsBytes,
+  [SEND_EVENTS_ALL_TYPE]: sendEventsBytes,
+  [COMPACT_SENDS_TYPE]: (textBytes, events) => compactSendsBound(textBytes, events, BATCH_TYPES),
+};

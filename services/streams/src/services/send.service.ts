@@ -27,6 +27,7 @@ import { SendDatabase } from './send-database';
 import { GroupCommit } from './group-commit';
 import { StreamsOutboxRelay } from './streams-events.service';
 import { acceptedMiddle, CANONICAL_UUID, eventHead, headPieces, type HeadPieces } from './event-heads';
+import { COMPACT_SENDS_TYPE, compactEventsText, compactGroup, type CompactGroup } from './compact-sends';
 
 const BLOCKED_KEYWORD = () => new AppError(400, ErrorCode.InvalidArgument, 'the message contains a blocked keyword');
 
@@ -167,6 +168,8 @@ const headGroupKey = (it: Pending): string =>
   JSON.stringify([it.p.stream.accountId, it.p.stream.id, it.p.stream.streamUid, it.p.stream.streamType, it.traceId, it.traceparent === undefined, it.traceparent ?? null]);
 const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 const ACCEPT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages($1::json, $2::json, $3, $4, $5, $6, $7, $8, $9)';
+/** A batch whose events node writes compactly (docs/decisions/0210): `$2` is their text, stored as it is. */
+const ACCEPT_COMPACT_SQL = 'SELECT ord, result, amount_micros::text, currency FROM streams.accept_messages_compact($1::json, $2::text, $3, $4, $5, $6, $7, $8, $9)';
 /** The packed outbox row of a batch, in Outbox.addPacked's format: $1 the number of events, $2 their JSON array. */
 const outboxSql = (type: string): string => `INSERT INTO streams.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', $1::text, '${type}', '{}', $2)`;
 /** Lock conflicts between concurrent batches (and other writers) that PostgreSQL resolves by failing one of them. */
@@ -185,6 +188,9 @@ export class SendService {
   private readonly batches: GroupCommit<Pending, Written>;
   /** The statement of a batch's packed outbox row: its type says which events the relay folds (docs/decisions/0178, 0181). */
   private readonly outboxSql: string;
+  /** The row type a compact row stands for (its fold), and the statement of a compact row (docs/decisions/0210). */
+  private readonly foldType: string;
+  private readonly compactOutboxSql: string;
 
   constructor(
     private readonly db: SendDatabase,
@@ -196,7 +202,9 @@ export class SendService {
   ) {
     this.batches = new GroupCommit((items) => this.writeBatch(items), { maxBatch: o.sendBatchMax, maxInFlight: o.sendBatchesInFlight });
     this.buckets = o.sharedTps ? new SharedTpsBuckets(db.pool) : new TokenBuckets();
-    this.outboxSql = outboxSql(sendRowType(o) ?? PACKED_OUTBOX_TYPE);
+    this.foldType = sendRowType(o) ?? PACKED_OUTBOX_TYPE;
+    this.outboxSql = outboxSql(this.foldType);
+    this.compactOutboxSql = outboxSql(COMPACT_SENDS_TYPE);
   }
 
   /** Gives the tokens this replica keeps back to the shared buckets (before the send pool closes). */
@@ -447,29 +455,108 @@ export class SendService {
     const keys = items.map(headGroupKey);
     const sizes = new Map<string, number>();
     for (const k of keys) sizes.set(k, (sizes.get(k) ?? 0) + 1);
+    const compact = this.compact(items, keys, sizes, at);
+    if (compact) return this.writeCompact(items, compact, now, client);
     const groups = new Map<string, (HeadPieces & { h: number }) | null>();
     const rows = items.map((it, n) => {
       const { row, answer } = this.row(it, n + 1, at, sizes.get(keys[n])! > 1 ? { key: keys[n], groups } : null);
       answers.push(answer);
       return row;
     });
-    const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
     const heads = [...groups.values()].filter((g) => g !== null);
-    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds, this.outboxSql];
+    const values = [JSON.stringify(rows), heads.length ? JSON.stringify(heads) : null, ...this.tail(now), this.outboxSql];
     const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_v2', ACCEPT_SQL, values, client);
     if (result.length !== items.length) throw new Error(`accept_messages answered ${result.length} rows for ${items.length} sends`);
     return result.map((row, n) => ({ row, answer: answers[n] }));
   }
 
-  private row(it: Pending, i: number, at: string, shared: { key: string; groups: Map<string, (HeadPieces & { h: number }) | null> } | null): { row: SendRow; answer: AnswerBase } {
-    const { stream, input, flags, key, requestHash } = it.p;
-    const channel = channelOf(stream.streamType);
-    const sms = channel === Channel.Sms ? analyzeSms(input.text) : null;
-    const segments = sms ? sms.segments : 1;
-    const encoding = sms ? sms.encoding : null;
+  /** `accept_messages`' parameters after the batch's: the instant, its day, and the options. */
+  private tail(now: Date): unknown[] {
+    const dedupeUntil = this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() + this.o.duplicateWindowSeconds * 1000) : null;
+    return [now, utcDay(now), this.o.balanceSlots, this.o.defaultPriceMicros, dedupeUntil, this.o.idempotencyTtlSeconds];
+  }
+
+  /**
+   * The batch's head groups for a compact write (docs/decisions/0210), when every send shares its heads with another
+   * (a send batch's; the stream API's requests, each a group of one, keep the full form), every group's heads can be cut
+   * (`headPieces`) and every uuid is canonical (the full form's events carry PostgreSQL's text of it); else null.
+   */
+  private compact(items: Pending[], keys: string[], sizes: Map<string, number>, at: string): { groups: CompactGroup[]; of: number[] } | null {
+    if (!this.o.compactSendRows) return null;
+    const index = new Map<string, number>();
+    const groups: CompactGroup[] = [];
+    const of = new Array<number>(items.length);
+    for (let n = 0; n < items.length; n++) {
+      const key = keys[n];
+      if (sizes.get(key)! < 2) return null;
+      const uuid = items[n].p.flags.messageUuid;
+      if (uuid !== undefined && !CANONICAL_UUID.test(uuid)) return null;
+      let g = index.get(key);
+      if (g === undefined) {
+        const { stream } = items[n].p;
+        const channel = channelOf(stream.streamType);
+        const pieces = headPieces(stream, channel, at, items[n]);
+        if (!pieces) return null;
+        g = groups.length;
+        groups.push(compactGroup(stream, channel, items[n], pieces));
+        index.set(key, g);
+      }
+      of[n] = g;
+    }
+    return { groups, of };
+  }
+
+  /** A batch written by `accept_messages_compact`: its rows without heads, its events as one text the statement does not parse. */
+  private async writeCompact(items: Pending[], compact: { groups: CompactGroup[]; of: number[] }, now: Date, client?: PoolClient): Promise<Written[]> {
+    const at = now.toISOString();
+    const answers: AnswerBase[] = [];
+    const rows: SendRow[] = [];
+    const sends: Array<{ g: number; aid: string; cid: string; uuid: string; middle: string }> = [];
+    for (let n = 0; n < items.length; n++) {
+      const { row, answer, events } = this.compactRow(items[n], n + 1);
+      answers.push(answer);
+      rows.push(row);
+      sends.push({ g: compact.of[n], ...events });
+    }
+    const text = compactEventsText(this.foldType, at, compact.groups, sends);
+    const values = [JSON.stringify(rows), text, ...this.tail(now), this.compactOutboxSql];
+    const result = await this.db.prepared<AcceptedRow>('streams_accept_messages_compact', ACCEPT_COMPACT_SQL, values, client);
+    if (result.length !== items.length) throw new Error(`accept_messages_compact answered ${result.length} rows for ${items.length} sends`);
+    return result.map((row, n) => ({ row, answer: answers[n] }));
+  }
+
+  /** A send's row (no heads) and answer, and its events' own values, for a compact write (the same values as `row`'s). */
+  private compactRow(it: Pending, i: number): { row: SendRow; answer: AnswerBase; events: { aid: string; cid: string; uuid: string; middle: string } } {
+    const { input, flags } = it.p;
+    const { uuid, segments, encoding } = this.shape(it);
+    const middle = acceptedMiddle({
+      sender: input.sender,
+      destination: input.destination,
+      iso2: input.iso2,
+      text: input.text,
+      encoding,
+      segments,
+      payload: input.payload,
+      campaignId: flags.campaignId ?? null,
+      notBefore: flags.notBefore ?? null,
+      variantId: flags.variantId ?? undefined,
+    });
+    const { row, answer } = this.baseRow(it, i, uuid, segments, encoding);
+    return { row, answer, events: { aid: acceptedEventId(uuid), cid: timeOrderedUuid(), uuid, middle } };
+  }
+
+  /** A send's segments and encoding (SMS), and its message uuid. */
+  private shape(it: Pending): { uuid: string; segments: number; encoding: ReturnType<typeof analyzeSms>['encoding'] | null } {
+    const sms = channelOf(it.p.stream.streamType) === Channel.Sms ? analyzeSms(it.p.input.text) : null;
     // a message of its own (not a campaign's, whose uuid is derived): time-ordered, so it appends to streams.message's
     // key and to every other service's index on the message uuid (docs/decisions/0161)
-    const uuid = flags.messageUuid ?? timeOrderedUuid();
+    return { uuid: it.p.flags.messageUuid ?? timeOrderedUuid(), segments: sms ? sms.segments : 1, encoding: sms ? sms.encoding : null };
+  }
+
+  private row(it: Pending, i: number, at: string, shared: { key: string; groups: Map<string, (HeadPieces & { h: number }) | null> } | null): { row: SendRow; answer: AnswerBase } {
+    const { stream, input, flags } = it.p;
+    const channel = channelOf(stream.streamType);
+    const { uuid, segments, encoding } = this.shape(it);
     const accountId = stream.accountId;
     const acceptedId = acceptedEventId(uuid);
     const chargedId = timeOrderedUuid();
@@ -518,6 +605,14 @@ export class SendService {
       );
       heads = { accepted, charged: eventHead(MessageChargedV1, chargedId, at, accountId, it, { messageUuid: uuid, accountId }, 'amountMicros') };
     }
+    const { row, answer } = this.baseRow(it, i, uuid, segments, encoding);
+    return { row: { ...row, ...heads }, answer };
+  }
+
+  /** A send's row without its events' heads, and its answer. */
+  private baseRow(it: Pending, i: number, uuid: string, segments: number, encoding: ReturnType<typeof analyzeSms>['encoding'] | null): { row: SendRow; answer: AnswerBase } {
+    const { stream, input, flags, key, requestHash } = it.p;
+    const channel = channelOf(stream.streamType);
     const answer: AnswerBase = {
       code: 'OK',
       message_uuid: uuid,
@@ -534,9 +629,9 @@ export class SendService {
       row: {
         i,
         uuid,
-        account_id: accountId,
+        account_id: stream.accountId,
         stream_id: stream.id,
-        campaign_id: campaignId,
+        campaign_id: flags.campaignId ?? null,
         sender: input.sender,
         destination: input.destination,
         iso2: input.iso2,
@@ -550,7 +645,6 @@ export class SendService {
         idem_key: key ?? undefined,
         idem_hash: key && requestHash ? `\\x${requestHash.toString('hex')}` : undefined,
         idem_response: key ? answer : undefined,
-        ...heads,
       },
     };
   }
