@@ -99,11 +99,11 @@ export class ThreadCpu {
   }
 
   /**
-   * One line: CPU µs a unit by thread group since `from` (each V8 platform thread's too), and the main isolate's GC
-   * pauses a unit. A thread that exited between the samples is left out (its CPU is gone from /proc).
+   * CPU seconds by thread group since `from` (and each V8 platform thread's, largest first), and the main isolate's GC
+   * pauses since then (ms and count by kind). A thread that exited between the samples is left out (its CPU is gone
+   * from /proc).
    */
-  line(from: ThreadSample, units: number): string {
-    if (!linux) return 'per-thread CPU: not on Linux';
+  since(from: ThreadSample): { total: number; groups: Map<string, number>; v8: number[]; gc: Map<string, { ms: number; count: number }> } {
     const to = this.sample();
     const groups = new Map<string, number>();
     const v8: number[] = [];
@@ -115,21 +115,24 @@ export class ThreadCpu {
       total += d;
       if (g === 'V8 platform' && d > 0) v8.push(d);
     }
-    const us = (s: number) => ((s / units) * 1e6).toFixed(0);
-    const order = ['main', 'SMSC worker', 'V8 platform', 'libuv pool', 'other'];
-    const parts = [...groups]
-      .sort((a, b) => (order.indexOf(a[0]) + 99 * +(order.indexOf(a[0]) < 0)) - (order.indexOf(b[0]) + 99 * +(order.indexOf(b[0]) < 0)))
-      .map(([g, s]) => (g === 'V8 platform' ? `V8 platform ${us(s)} (${v8.sort((a, b) => b - a).map(us).join(' + ')})` : `${g} ${us(s)}`));
-    let gcMs = 0;
-    const gcParts: string[] = [];
+    const gc = new Map<string, { ms: number; count: number }>();
     for (const [kind, g] of to.gc) {
       const was = from.gc.get(kind) ?? { ms: 0, count: 0 };
-      const ms = g.ms - was.ms;
-      const n = g.count - was.count;
-      if (n === 0) continue;
-      gcMs += ms;
-      gcParts.push(`${n} ${kind} ${((ms * 1000) / units).toFixed(0)}`);
+      if (g.count > was.count) gc.set(kind, { ms: g.ms - was.ms, count: g.count - was.count });
     }
+    return { total, groups, v8: v8.sort((a, b) => b - a), gc };
+  }
+
+  /** One line: CPU µs a unit by thread group since `from`, and the main isolate's GC pauses (wall µs) a unit. */
+  line(from: ThreadSample, units: number): string {
+    if (!linux) return 'per-thread CPU: not on Linux';
+    const { total, groups, v8, gc } = this.since(from);
+    const us = (s: number) => ((s / units) * 1e6).toFixed(0);
+    const order = ['main', 'SMSC worker', 'V8 platform', 'libuv pool', 'other'];
+    const rank = (g: string) => (order.includes(g) ? order.indexOf(g) : 1); // other named threads beside the SMSC worker
+    const parts = [...groups].sort((a, b) => rank(a[0]) - rank(b[0])).map(([g, s]) => (g === 'V8 platform' ? `V8 platform ${us(s)} (${v8.map(us).join(' + ')})` : `${g} ${us(s)}`));
+    const gcMs = [...gc.values()].reduce((t, g) => t + g.ms, 0);
+    const gcParts = [...gc].map(([kind, g]) => `${g.count} ${kind} ${((g.ms * 1000) / units).toFixed(0)}`);
     return `per-thread CPU µs a message: all ${us(total)} = ${parts.join(', ')}; main-thread GC pauses ${((gcMs * 1000) / units).toFixed(0)} µs (${gcParts.join(', ') || 'none'})`;
   }
 }
