@@ -7,7 +7,8 @@
  * - the threads that exist when this module is loaded (import it first): the main thread, then V8's platform (its
  *   delayed-task scheduler and `--v8-pool-size` workers: parallel scavenge, concurrent marking, concurrent compilation,
  *   all isolates' alike) and node's inspector signal thread;
- * - libuv's pool: the threads that appear around the first request queued to it, which `start()` makes (an fs read);
+ * - libuv's pool: the threads that appear at the first request queued to it, which `start()` makes (an fs read), or,
+ *   if none appears, the threads started between this module's load and `start()`;
  * - named threads (`name(tid, 'SMSC worker')`: a worker_threads Worker reports its own tid);
  * - anything else is `other`.
  */
@@ -59,9 +60,12 @@ export class ThreadCpu {
 
   /** Finds libuv's pool (one fs read) and starts counting the main isolate's GC pauses. */
   async start(): Promise<void> {
-    const before = new Set(tids());
+    const before = tids();
     await fs.promises.readFile(__filename);
-    this.pool = new Set(tids().filter((t) => !before.has(t)));
+    const created = tids().filter((t) => !before.includes(t));
+    // no thread appeared: the pool was started before (a module's load queued a request), and it is then every thread
+    // that came after this module's load and before this call (call it before starting any worker)
+    this.pool = new Set(created.length > 0 ? created : before.filter((t) => !atLoad.includes(t)));
     this.observer = new PerformanceObserver((list) => {
       for (const e of list.getEntries() as Array<PerformanceEntry & { detail?: { kind?: number } }>) {
         const kind = GC_KIND[e.detail?.kind ?? 0] ?? `kind ${e.detail?.kind}`;
