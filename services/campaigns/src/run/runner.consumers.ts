@@ -367,10 +367,13 @@ export class RunnerConsumers implements OnModuleInit {
       // in flight with this batch: state 2 (an older runner's request) or, while the batch is open, state 0 without a due time
       const inFlight = batch?.open ? '(r.state = 2 OR (r.state = 0 AND r.due_at IS NULL))' : 'r.state = 2';
       let created = 0;
+      // No index names a column this update changes for a recipient of a batch row (state 0, no due time, not in
+      // flight by `flight_at`): it is heap-only when its page has room (docs/decisions/0209). The sweep finds the
+      // accepted recipients by the `status_due` row written below, not by an index on them.
       if (accepted.length) {
         const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string; ordinal: number; requested_at: string }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL, flight_at = NULL, ${setRequested(9, 10)}
+            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL, flight_at = NULL, due_at = NULL, ${setRequested(9, 10)}
                FROM unnest($2::int[], $3::uuid[], $4::bigint[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, price, has, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state IN (0, 2)
               RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price, r.ordinal, coalesce(r.requested_at, now())::text AS requested_at`,
@@ -401,7 +404,7 @@ export class RunnerConsumers implements OnModuleInit {
       if (failed.length) {
         const rows = returned<{ variant_id: string | null; sender_id: string | null }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason, flight_at = NULL, ${setRequested(9, 10)}
+            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason, flight_at = NULL, due_at = NULL, ${setRequested(9, 10)}
                FROM unnest($2::int[], $3::uuid[], $4::text[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, reason, has, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND ${inFlight}
               RETURNING r.variant_id::text, r.sender_id::text`,

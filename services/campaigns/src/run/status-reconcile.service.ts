@@ -17,15 +17,15 @@ export const StatusReconcileMetrics = {
     ),
   sweepFailures: () => counter('switchboard_campaigns_status_reconcile_sweep_failures_total', 'Sweeps of recipients without a final status that failed (database or broker unavailable); the next sweep retries'),
   /**
-   * How far behind the sweeper's clock the oldest campaign's status floor stood after this process's last sweep
-   * (docs/decisions/0207); 0 when no campaign has one (new runs start below everything, ended ones leave). Healthy:
-   * about `afterMs` plus a sweep; one that keeps growing is held back by a send batch streams never answered or a
-   * recipient kept in flight. With replicas, read the greatest.
+   * How far behind the sweeper's clock the oldest group of accepted recipients still waiting for a final status
+   * (`campaigns.status_due`, docs/decisions/0209; a campaign's floor in 0207) stood after this process's last sweep; 0
+   * when there is none. Healthy: about `afterMs` plus a sweep; one that keeps growing is a recipient dispatch does not
+   * know, asked again every `afterMs`, or sweeps that fail. With replicas, read the greatest.
    */
   floorAge: () =>
     gauge(
       'switchboard_campaigns_status_floor_age_seconds',
-      "Age of the oldest campaign's status floor (now minus the request time below which every accepted recipient has a final status) at this process's last sweep",
+      "Age of the oldest group of accepted recipients waiting for a final status (now minus its request or question time) at this process's last sweep",
     ),
 };
 
