@@ -14,13 +14,14 @@ describe('recipient answer heap-only: the migration over recipients of an older 
     let ds = await openServiceDataSource({ name: 'campaigns-answer-old', url: db.url, schema: 'campaigns', entities: [], migrations: CAMPAIGNS_MIGRATIONS.slice(0, -1), migrationsRun: true });
     try {
       let ordinal = 0;
+      const at = new Date();
       await ds.query(`INSERT INTO campaigns.campaign (id, account_id, name, status) OVERRIDING SYSTEM VALUE VALUES (1, 77, 'c1', 6), (2, 77, 'c2', 7)`);
       /** A recipient in `state` with `status`, requested and asked about these many hours ago. */
       const recipient = async (id: number, state: number, status: string | null, requestedHoursAgo: number | null, askedHoursAgo: number | null = null) =>
         ds.query(
           `INSERT INTO campaigns.recipient (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, state, status, requested_at, status_asked_at)
-           VALUES ($1, $2::int, 77, $2::bigint, 0, $3, '+4915100000001', $4, $5, now() - $6::float8 * interval '1 hour', now() - $7::float8 * interval '1 hour')`,
-          [id, ++ordinal, randomUUID(), state, status, requestedHoursAgo, askedHoursAgo],
+           VALUES ($1, $2::int, 77, $2::bigint, 0, $3, '+4915100000001', $4, $5, $8::timestamptz - $6::float8 * interval '1 hour', $8::timestamptz - $7::float8 * interval '1 hour')`,
+          [id, ++ordinal, randomUUID(), state, status, requestedHoursAgo, askedHoursAgo, at],
         );
       await recipient(1, 3, 'sent', 3); // 1: waits, due since 3 hours
       await recipient(1, 3, null, 3); // 2: waits, the same group
