@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { CampaignStatus, CampaignStatusesRequestedV1 } from '@switchboard/contracts';
+import { CampaignStatusesRequestedV1 } from '@switchboard/contracts';
 import { counter, gauge, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
