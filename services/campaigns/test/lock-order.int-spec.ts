@@ -39,8 +39,8 @@ describe('recipient writers lock in one order', () => {
     await h.a.sql(`INSERT INTO campaigns.run (campaign_id, account_id, request_id, batch_size, audience_total, audience_received) VALUES ($1, $2, $3, 2000, $4, $4)`, [id, acc, randomUUID(), n]);
     const uuids = Array.from({ length: n }, () => randomUUID());
     await h.a.sql(
-      `INSERT INTO campaigns.recipient (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, timezone, state, batch_id, requested_at, variant_id, segments)
-       SELECT $1, o, $2, o + 1, 0, ($3::uuid[])[o + 1], '+4474' || lpad(o::text, 8, '0'), 'Europe/London', 2, $4, $5, $6, 1 FROM generate_series($7::int - 1, 0, -1) o`,
+      `INSERT INTO campaigns.recipient (campaign_id, ordinal, account_id, contact_id, occurrence, message_uuid, phone, timezone, state, batch_id, requested_at, flight_at, variant_id, segments)
+       SELECT $1, o, $2, o + 1, 0, ($3::uuid[])[o + 1], '+4474' || lpad(o::text, 8, '0'), 'Europe/London', 2, $4, $5, $5, $6, 1 FROM generate_series($7::int - 1, 0, -1) o`,
       [id, acc, uuids, randomUUID(), new Date(h.clock.now().getTime() - 3_600_000), variant, n],
     );
     return { id, uuids };
@@ -108,8 +108,8 @@ describe('recipient writers lock in one order', () => {
     const { id, uuids } = await requested(acc, n);
     await h.a.sql(`ANALYZE campaigns.recipient`);
     const stale = new Date(h.clock.now().getTime() - 60_000);
-    const scan = await h.a.sql<{ ordinal: number }>(`SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2 LIMIT 3`, [id, stale]);
-    const plan = await h.a.sql<{ 'QUERY PLAN': string }>(`EXPLAIN UPDATE campaigns.recipient SET state = 0, batch_id = NULL WHERE campaign_id = $1 AND state IN (1, 2) AND requested_at < $2`, [id, stale]);
+    const scan = await h.a.sql<{ ordinal: number }>(`SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND flight_at < $2 AND state IN (1, 2) LIMIT 3`, [id, stale]);
+    const plan = await h.a.sql<{ 'QUERY PLAN': string }>(`EXPLAIN UPDATE campaigns.recipient SET state = 0, batch_id = NULL, flight_at = NULL WHERE campaign_id = $1 AND flight_at < $2 AND state IN (1, 2)`, [id, stale]);
     // the premise: the resend's rows, unordered, come in an order other than (campaign, ordinal)
     expect({ first: scan.map((r) => Number(r.ordinal)), plan: plan.map((p) => p['QUERY PLAN']).join('\n') }).toMatchObject({ first: [n - 1, n - 2, n - 3] });
     const consumers = h.a.t.app.get(RunnerConsumers);

@@ -1,18 +1,20 @@
+import { Client } from 'pg';
 import { CampaignStatus, CampaignStatusesRequestedV1, Topics, type EventData, type SendBatch } from '@switchboard/contracts';
 import { metricsRegistry, PROCESS_ROLES } from '@switchboard/platform';
 import { StatusReconciler } from '../src';
-import { Clock, ManualClock } from '../src/clock';
-import { RUNNER_OPTIONS } from '../src/run/runner.options';
+import { Clock } from '../src/clock';
+import { RUNNER_OPTIONS, type ResolvedRunnerOptions } from '../src/run/runner.options';
 import { CampaignsUnitOfWork } from '../src/services/campaigns-events.service';
 import { RunnerHarness } from './runner-harness';
 
 /**
- * The status sweep reads each campaign's accepted recipients above a floor (docs/decisions/0207), so that no index
- * names `status` and the status group's update of a recipient is heap-only. What must hold: every accepted recipient
- * without a final status is asked about once it is due (a batch whose answer commits after later batches were swept
- * past included), a final one never, two sweepers at once ask each once, and an ended campaign is left alone.
+ * The status sweep reads groups of accepted recipients (`campaigns.status_due`, docs/decisions/0209; a floor in 0207),
+ * so that no index names `status`, `state` or `requested_at` and both streams' answer and the status group's update of
+ * a recipient are heap-only. What must hold: every accepted recipient without a final status is asked about once it is
+ * due (a batch whose answer commits after later batches were swept included), a final one never, two sweepers at once
+ * ask each once, a sweep's budget splits a group without asking anyone twice, and an ended campaign is left alone.
  */
-describe('campaign status sweep above a floor', () => {
+describe('campaign status sweep', () => {
   const h = new RunnerHarness();
   const AFTER = 5000;
   /** messageUuids asked about, in order (a repeat is asked twice). */
@@ -48,7 +50,8 @@ describe('campaign status sweep above a floor', () => {
 
   /** The oldest status floor's age the sweeper last reported, in seconds. */
   const floorAge = async () => ((await metricsRegistry.getSingleMetric('switchboard_campaigns_status_floor_age_seconds')?.get())?.values ?? [])[0]?.value;
-  const floor = async (id: string) => (await h.a.sql<{ floor: string }>(`SELECT status_floor::text AS floor FROM campaigns.run WHERE campaign_id = $1`, [id]))[0].floor;
+  /** The campaign's groups of accepted recipients still waiting for a final status. */
+  const groups = async (id: string) => (await h.a.sql<{ n: number }>(`SELECT count(*)::int AS n FROM campaigns.status_due WHERE campaign_id = $1`, [id]))[0].n;
 
   /** Dispatch's final status (delivered) for these recipients of the campaign. */
   const deliver = async (id: string, uuids: string[]) => {
@@ -58,6 +61,20 @@ describe('campaign status sweep above a floor', () => {
     const once = items.filter((i) => !seen.has(i.messageUuid) && seen.add(i.messageUuid));
     await h.a.bus.publish(once.map((i) => h.statusOf(i, batch, 'delivered')));
     await h.settle();
+  };
+  // PostgreSQL's counters of the table, once every backend reported them (an idle backend within 10 s)
+  const counts = async () => (await h.a.sql<{ upd: string; hot: string }>(`SELECT n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE schemaname = 'campaigns' AND relname = 'recipient'`))[0];
+  const settled = async (atLeast: number) => {
+    for (let k = 0; k < 40; k++) {
+      const c = await counts();
+      if (Number(c.upd) >= atLeast) {
+        await new Promise((r) => setTimeout(r, 1500));
+        const again = await counts();
+        if (again.upd === c.upd) return c;
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    return counts();
   };
   const accounts = new Map<string, string>();
   const acc = (id: string) => accounts.get(id) as string;
@@ -79,16 +96,18 @@ describe('campaign status sweep above a floor', () => {
     await deliver(id, early.map((r) => r.uuid).filter((u) => !open.includes(u)));
 
     h.clock.advance(AFTER + 1000);
-    // pages of 50 (each batch's 100 share a key: a page reads its key's group whole): the floor is held at the first
-    // batch's request while the pages after it are read
-    sweeper.scanRows = 50;
+    // the two answered batches' groups are due (one group a page); the held batch has none yet
+    expect(await groups(id)).toBe(2);
+    sweeper.scanRows = 1;
     expect(await sweep()).toBe(3);
     expect([...asked].sort()).toEqual([...open].sort());
-    // the floor stays at or below the first batch's request, whose answer is still to come
     const firstBatch = (await h.a.sql<{ at: Date }>(`SELECT requested_at AS at FROM campaigns.send_batch WHERE campaign_id = $1`, [id]))[0].at;
-    expect(new Date((await h.a.sql<{ f: Date }>(`SELECT status_floor AS f FROM campaigns.run WHERE campaign_id = $1`, [id]))[0].f).getTime()).toBeLessThanOrEqual(new Date(firstBatch).getTime());
-    // and the floor's age shows it: at least as old as that unanswered request
-    expect(await floorAge()).toBeGreaterThanOrEqual((h.clock.now().getTime() - new Date(firstBatch).getTime()) / 1000);
+    // what is left: the three asked, due again `afterMs` after the question
+    expect(await groups(id)).toBeGreaterThanOrEqual(1);
+    expect((await h.a.sql<{ o: number[] }>(`SELECT ordinals AS o FROM campaigns.status_due WHERE campaign_id = $1`, [id])).flatMap((r) => r.o).sort((x, y) => x - y)).toEqual(
+      early.filter((r) => open.includes(r.uuid)).map((r) => r.ordinal),
+    );
+    expect(await floorAge()).toBe(0);
 
     // the late answer: 100 recipients accepted with the first batch's (old) request time, none with a final status
     await h.release();
@@ -112,10 +131,10 @@ describe('campaign status sweep above a floor', () => {
       expect(await sweep()).toBe(0);
     }
     expect(asked.length).toBe(before);
-    expect(await floor(id)).toBe('infinity');
-    expect(await floorAge()).toBe(0); // no campaign left with a floor
+    expect(await groups(id)).toBe(0);
+    expect(await floorAge()).toBe(0); // no group left waiting
     expect((await recipients(id)).every((r) => r.status === 'delivered')).toBe(true);
-    sweeper.scanRows = 10_000;
+    sweeper.scanRows = 50;
   }, 120_000);
 
   it("asks about the recipients a closed batch's late answer accepts with its old request time", async () => {
@@ -168,8 +187,8 @@ describe('campaign status sweep above a floor', () => {
     }
     h.clock.advance(AFTER + 1000);
     const other = replica();
-    sweeper.scanRows = 5;
-    other.scanRows = 5;
+    sweeper.scanRows = 1;
+    other.scanRows = 1;
     const from = asked.length;
     try {
       const n = (await Promise.all([sweeper.sweepOnce(), other.sweepOnce(), sweeper.sweepOnce(), other.sweepOnce()])).reduce((a, b) => a + b, 0);
@@ -178,11 +197,12 @@ describe('campaign status sweep above a floor', () => {
       const rest = (await sweep()) + (await sweep(other));
       expect(n + rest).toBe(pending.length);
     } finally {
-      sweeper.scanRows = 10_000;
+      sweeper.scanRows = 50;
     }
     const mine = asked.slice(from);
     expect(mine.sort()).toEqual([...pending].sort());
     expect(new Set(mine).size).toBe(mine.length);
+    for (const id of ids) await deliver(id, (await recipients(id)).map((r) => r.uuid));
   }, 120_000);
 
   it("applies a recipient's final status as a heap-only update", async () => {
@@ -191,20 +211,6 @@ describe('campaign status sweep above a floor', () => {
     for (let k = 0; k < 20 && (await recipients(id)).filter((r) => r.state === 3).length < 400; k++) await h.step();
     const rs = await recipients(id);
     expect(rs.filter((r) => r.state === 3 && r.status === 'sent')).toHaveLength(400);
-    // PostgreSQL's counters of the table, once every backend reported them (an idle backend within 10 s)
-    const counts = async () => (await h.a.sql<{ upd: string; hot: string }>(`SELECT n_tup_upd::text AS upd, n_tup_hot_upd::text AS hot FROM pg_stat_user_tables WHERE schemaname = 'campaigns' AND relname = 'recipient'`))[0];
-    const settled = async (atLeast: number) => {
-      for (let k = 0; k < 40; k++) {
-        const c = await counts();
-        if (Number(c.upd) >= atLeast) {
-          await new Promise((r) => setTimeout(r, 1500));
-          const again = await counts();
-          if (again.upd === c.upd) return c;
-        }
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-      return counts();
-    };
     await new Promise((r) => setTimeout(r, 11_000));
     const before = await settled(0);
     await deliver(
@@ -218,35 +224,65 @@ describe('campaign status sweep above a floor', () => {
     expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(200);
   }, 120_000);
 
-  it("asks about a step's requests written below a floor that a sweeper with a clock ahead moved meanwhile", async () => {
-    const id = await h.campaign0('2076', 200);
+  it("applies streams' answer to a batch (state 0 to 3, its request time, price and choices) as a heap-only update", async () => {
+    const id = await h.campaign0('2076', 400);
     accounts.set(id, '2076');
     await h.a.sql(`UPDATE campaigns.account SET tps = 1000 WHERE account_id = '2076'`);
-    for (let k = 0; k < 10 && (await recipients(id)).filter((r) => r.state === 3).length < 100; k++) await h.step();
-    const first = (await recipients(id)).filter((r) => r.state === 3);
-    expect(first).toHaveLength(100);
-    // a sweeper whose clock is three `afterMs` ahead of the runner's (as a runner step that read its clock and stalled
-    // that long): it asks about the first batch and moves the floor to its own due time, above the runner's clock
-    const ahead = new ManualClock(h.clock.now().getTime() + 3 * AFTER);
-    const other = new StatusReconciler(h.a.t.app.get(RUNNER_OPTIONS), h.a.t.app.get(PROCESS_ROLES), h.a.t.app.get(CampaignsUnitOfWork), ahead);
-    const mine = (from: number, uuids: string[]) => asked.slice(from).filter((u) => uuids.includes(u));
-    let from = asked.length;
-    await sweep(other);
-    expect(mine(from, first.map((r) => r.uuid)).sort()).toEqual(first.map((r) => r.uuid).sort());
-    expect(Date.parse(await floor(id))).toBeGreaterThan(h.clock.now().getTime());
-    // the runner's next batch is requested at its own (earlier) time, below that floor
-    for (let k = 0; k < 10 && (await recipients(id)).filter((r) => r.state === 3).length < 200; k++) await h.step();
-    const second = (await recipients(id)).filter((r) => r.state === 3 && !first.some((f) => f.ordinal === r.ordinal));
-    expect(second).toHaveLength(100);
-    const at = Math.max(...second.map((r) => new Date(r.requested_at).getTime()));
-    expect(at).toBeLessThan(ahead.now().getTime() - AFTER);
-    // its step kept the floor at or below its request time, so the sweeper ahead asks about exactly those 100
-    const floorAfterStep = Date.parse(await floor(id));
-    from = asked.length;
-    await sweep(other);
-    const all = [...first, ...second].map((r) => r.uuid);
-    expect(mine(from, all).sort()).toEqual(second.map((r) => r.uuid).sort());
-    expect(floorAfterStep).toBeLessThanOrEqual(Math.min(...second.map((r) => new Date(r.requested_at).getTime())));
-    await deliver(id, all);
+    await new Promise((r) => setTimeout(r, 11_000));
+    const before = await settled(0);
+    for (let k = 0; k < 20 && (await recipients(id)).filter((r) => r.state === 3).length < 400; k++) await h.step();
+    const rs = await recipients(id);
+    expect(rs.filter((r) => r.state === 3 && r.requested_at !== null)).toHaveLength(400);
+    // the fake dispatch's `sent` moves each once more: 800 updates, the answers' 400 among them
+    const after = await settled(Number(before.upd) + 800);
+    expect(Number(after.upd) - Number(before.upd)).toBeGreaterThanOrEqual(800);
+    // with an index naming `state` or `requested_at` (the base's four) no answer was, so at most the 400 statuses were
+    expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(480);
+    // and every accepted recipient is in a group for the sweep, once
+    const inGroups = (await h.a.sql<{ o: number[] }>(`SELECT ordinals AS o FROM campaigns.status_due WHERE campaign_id = $1`, [id])).flatMap((r) => r.o).sort((x, y) => x - y);
+    expect(inGroups).toEqual(rs.map((r) => r.ordinal));
+    await deliver(id, rs.map((r) => r.uuid));
+  }, 120_000);
+
+  it("splits a group across a sweep's budget and asks about each recipient once, a locked one at the next sweep", async () => {
+    const id = await h.campaign0('2077', 100);
+    accounts.set(id, '2077');
+    await h.a.sql(`UPDATE campaigns.account SET tps = 1000 WHERE account_id = '2077'`);
+    for (let k = 0; k < 20 && (await recipients(id)).filter((r) => r.state === 3).length < 100; k++) await h.step();
+    const rs = await recipients(id);
+    expect(rs.filter((r) => r.state === 3)).toHaveLength(100);
+    h.clock.advance(AFTER + 1000);
+    // requests of at most 7 recipients, two a sweep
+    const o = h.a.t.app.get<ResolvedRunnerOptions>(RUNNER_OPTIONS);
+    const small = new StatusReconciler({ ...o, statuses: { ...o.statuses, batch: 7, requestsPerSweep: 2 } }, h.a.t.app.get(PROCESS_ROLES), h.a.t.app.get(CampaignsUnitOfWork), h.a.t.app.get(Clock));
+    // a status being applied holds its recipient's row: the sweep passes it by and keeps it for the next
+    const held = rs[3];
+    const lock = new Client({ connectionString: h.a.t.db.url });
+    await lock.connect();
+    const from = asked.length;
+    let first = 0;
+    try {
+      await lock.query('BEGIN');
+      await lock.query(`SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = $2 FOR UPDATE`, [id, held.ordinal]);
+      // two requests of at most 7; the held one takes a place in each page it is read in, and is not asked
+      first = await sweep(small);
+    } finally {
+      await lock.query('ROLLBACK');
+      await lock.end();
+    }
+    const uuids = new Set(rs.map((r) => r.uuid));
+    const mine = () => asked.slice(from).filter((u) => uuids.has(u));
+    expect(first).toBeGreaterThanOrEqual(12);
+    expect(first).toBeLessThanOrEqual(14);
+    expect(mine()).toHaveLength(first);
+    expect(mine()).not.toContain(held.uuid);
+    for (let k = 0; k < 10 && mine().length < 100; k++) expect(await sweep(small)).toBeLessThanOrEqual(14);
+    expect(mine().sort()).toEqual([...uuids].sort());
+    // the budget's groups stay due at the old time until asked; the asked ones wait `afterMs` from their question
+    expect(await sweep(small)).toBe(0);
+    await deliver(id, rs.map((r) => r.uuid));
+    h.clock.advance(AFTER + 1000);
+    expect(await sweep(small)).toBe(0);
+    expect(await groups(id)).toBe(0);
   }, 120_000);
 });

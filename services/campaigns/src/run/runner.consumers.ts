@@ -367,18 +367,33 @@ export class RunnerConsumers implements OnModuleInit {
       // in flight with this batch: state 2 (an older runner's request) or, while the batch is open, state 0 without a due time
       const inFlight = batch?.open ? '(r.state = 2 OR (r.state = 0 AND r.due_at IS NULL))' : 'r.state = 2';
       let created = 0;
+      // No index names a column this update changes for a recipient of a batch row (state 0, no due time, not in
+      // flight by `flight_at`): it is heap-only when its page has room (docs/decisions/0209). The sweep finds the
+      // accepted recipients by the `status_due` row written below, not by an index on them.
       if (accepted.length) {
-        const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string }>(
+        const rows = returned<{ variant_id: string | null; sender_id: string | null; price: string; ordinal: number; requested_at: string }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL, ${setRequested(9, 10)}
+            `UPDATE campaigns.recipient r SET state = 3, price_micros = t.price, reason = NULL, flight_at = NULL, due_at = NULL, ${setRequested(9, 10)}
                FROM unnest($2::int[], $3::uuid[], $4::bigint[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, price, has, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND r.state IN (0, 2)
-              RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price`,
+              RETURNING r.variant_id::text, r.sender_id::text, coalesce(t.price, 0)::text AS price, r.ordinal, coalesce(r.requested_at, now())::text AS requested_at`,
             [campaignId, ordinals(accepted), accepted.map((i) => i.messageUuid), accepted.map((i) => i.priceMicros), ...choices(accepted), batch ? d.batchId : null, batch?.requested_at ?? null],
           ),
         );
         created = rows.length;
         if (rows.length) {
+          // the status sweep's record of these accepted recipients (docs/decisions/0209): one row a request time (a
+          // batch's recipients share theirs), in this transaction, so none is accepted without one
+          const groups = new Map<string, number[]>();
+          for (const r of rows) {
+            const g = groups.get(r.requested_at);
+            if (g) g.push(r.ordinal);
+            else groups.set(r.requested_at, [r.ordinal]);
+          }
+          await m.query(
+            `INSERT INTO campaigns.status_due (campaign_id, account_id, due_at, ordinals) SELECT $1, $2, t.at, string_to_array(t.o, ',')::int[] FROM unnest($3::timestamptz[], $4::text[]) t(at, o)`,
+            [campaignId, d.accountId, [...groups.keys()], [...groups.values()].map((o) => o.join(','))],
+          );
           const cost = rows.reduce((s, r) => s + Number(r.price), 0);
           // `created` is also the run's count of accepted recipients (auto-pause, the tail): no run row to update
           await m.query(`UPDATE campaigns.campaign SET created = created + $2, cost_micros = cost_micros + $3, updated_at = $4 WHERE id = $1`, [campaignId, rows.length, cost, now]);
@@ -389,7 +404,7 @@ export class RunnerConsumers implements OnModuleInit {
       if (failed.length) {
         const rows = returned<{ variant_id: string | null; sender_id: string | null }>(
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason, ${setRequested(9, 10)}
+            `UPDATE campaigns.recipient r SET state = 4, reason = t.reason, flight_at = NULL, due_at = NULL, ${setRequested(9, 10)}
                FROM unnest($2::int[], $3::uuid[], $4::text[], $5::boolean[], $6::bigint[], $7::bigint[], $8::int[]) t(o, uuid, reason, has, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.message_uuid = t.uuid AND ${inFlight}
               RETURNING r.variant_id::text, r.sender_id::text`,
@@ -404,7 +419,7 @@ export class RunnerConsumers implements OnModuleInit {
       }
       if (paced.length) {
         // back to waiting with a due time (now): the runner's step finds it in its due index (docs/decisions/0116)
-        await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[])`, [
+        await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4, flight_at = NULL WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[])`, [
           campaignId,
           ordinals(paced),
           paced.map((i) => i.messageUuid),
@@ -414,7 +429,7 @@ export class RunnerConsumers implements OnModuleInit {
       if (halting.length) {
         // back to waiting: they are sent after play, with the same messageUuids
         const back = returned(
-          await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4 WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[]) RETURNING r.ordinal`, [
+          await m.query(`UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, reason = NULL, due_at = $4, flight_at = NULL WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND ${inFlight} AND r.message_uuid = ANY($3::uuid[]) RETURNING r.ordinal`, [
             campaignId,
             ordinals(halting),
             halting.map((i) => i.messageUuid),
@@ -456,7 +471,7 @@ export class RunnerConsumers implements OnModuleInit {
       const refs = d.refs;
       if (d.outcome === 'minted' && refs.length) {
         await m.query(
-          `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL, due_at = $6
+          `UPDATE campaigns.recipient r SET links = t.links, state = 0, batch_id = NULL, due_at = $6, flight_at = NULL
              FROM unnest($4::int[], $5::jsonb[]) t(o, links)
             WHERE r.campaign_id = $1 AND r.account_id = $2 AND r.batch_id = $3::uuid AND r.state = 1 AND r.ordinal = t.o`,
           [d.campaignId, d.accountId, d.batchId, refs.map(Number), recipientLinks(d), now],
@@ -465,7 +480,7 @@ export class RunnerConsumers implements OnModuleInit {
       }
       // back to waiting with a due time: the runner's step finds them in its due index (docs/decisions/0116)
       const back = returned(
-        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, due_at = $4 WHERE campaign_id = $1 AND account_id = $2 AND batch_id = $3::uuid AND state = 1 RETURNING ordinal`, [d.campaignId, d.accountId, d.batchId, now]),
+        await m.query(`UPDATE campaigns.recipient SET state = 0, batch_id = NULL, due_at = $4, flight_at = NULL WHERE campaign_id = $1 AND account_id = $2 AND batch_id = $3::uuid AND state = 1 RETURNING ordinal`, [d.campaignId, d.accountId, d.batchId, now]),
       );
       if (back.length && d.outcome !== 'minted') {
         await transition(m, emit, notify, { id: d.campaignId, accountId: d.accountId }, CampaignAction.Halt, now, { haltReasonId: CampaignHaltReason.PoolsWithoutValidOptions, reason: d.outcome });

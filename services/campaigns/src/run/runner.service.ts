@@ -429,8 +429,8 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // a batch streams has not answered for too long is asked again: the same messageUuids, so nothing is sent twice.
     // Behind the cursor a waiting recipient always has a due time (here: now), which is how the step finds it again.
     await this.ds.query(
-      `WITH l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r WHERE r.campaign_id = $1 AND r.state IN (1, 2) AND r.requested_at < $2 ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
-       UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, due_at = $3 FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
+      `WITH l AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r WHERE r.campaign_id = $1 AND r.flight_at < $2 AND r.state IN (1, 2) ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+       UPDATE campaigns.recipient r SET state = 0, batch_id = NULL, due_at = $3, flight_at = NULL FROM l WHERE r.campaign_id = l.campaign_id AND r.ordinal = l.ordinal`,
       [c.id, new Date(nowMs - this.o.resendAfterMs), now],
     );
     // the same for batches recorded once (0188): the batch closes (kept for a late answer's choices), its recipients
@@ -452,7 +452,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     // (at or after the cursor: one entry of the primary key) or one waiting again (the first entry of the due index,
     // whose time also says whether any is due now), never a scan of the campaign's open recipients (0116).
     const [{ in_flight: inFlight, fresh, next_due: nextDue, accepted, left_dispatch: leftDispatch }] = (await this.ds.query(
-      `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2))
+      `SELECT (SELECT count(*)::int FROM campaigns.recipient WHERE campaign_id = $1 AND flight_at IS NOT NULL AND state IN (1, 2))
               + (SELECT coalesce(sum(size), 0)::int FROM campaigns.send_batch WHERE campaign_id = $1 AND open) AS in_flight,
               (SELECT ordinal FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= $2 ORDER BY campaign_id, ordinal LIMIT 1) IS NOT NULL AS fresh,
               (SELECT due_at FROM campaigns.recipient WHERE campaign_id = $1 AND state = 0 AND due_at IS NOT NULL ORDER BY due_at, ordinal LIMIT 1) AS next_due,
@@ -568,7 +568,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
       }
       if (unreachable.length || skipped.length) {
         const all = [...unreachable.map((o) => [o, 'unreachable_timezone'] as [number, string]), ...skipped];
-        await m.query(`UPDATE campaigns.recipient r SET state = 5, reason = t.reason FROM unnest($2::int[], $3::text[]) t(o, reason) WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.state = 0`, [
+        await m.query(`UPDATE campaigns.recipient r SET state = 5, reason = t.reason, due_at = NULL FROM unnest($2::int[], $3::text[]) t(o, reason) WHERE r.campaign_id = $1 AND r.ordinal = ANY($2::int[]) AND r.ordinal = t.o AND r.state = 0`, [
           c.id,
           all.map((a) => a[0]),
           all.map((a) => a[1]),
@@ -589,7 +589,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         } else {
           // by key (`ordinal = ANY`) as well as joined: joined alone, the planner read every open recipient (0108)
           await m.query(
-            `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, variant_id = t.variant, sender_id = t.sender, segments = t.segments
+            `UPDATE campaigns.recipient r SET state = 2, batch_id = $2, requested_at = $3, flight_at = $3, due_at = NULL, variant_id = t.variant, sender_id = t.sender, segments = t.segments
                FROM unnest($4::int[], $5::bigint[], $6::bigint[], $7::int[]) t(o, variant, sender, segments)
               WHERE r.campaign_id = $1 AND r.ordinal = ANY($4::int[]) AND r.ordinal = t.o AND r.state = 0`,
             [c.id, batchId, now, chosen.map((x) => x.ordinal), chosen.map((x) => x.variant), chosen.map((x) => x.sender), chosen.map((x) => x.segments)],
@@ -598,16 +598,9 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
         emit(CampaignSendBatchRequestedV1, { batchId, accountId: c.accountId, streamId: c.streamId, campaignId: c.id, items }, c.accountId);
       }
       // the cursor moves with the recipients it passed, and only from where this step read it: a runner that lost its
-      // lease meanwhile (and whose successor moved it) rolls its whole step back. A step that requested something also
-      // keeps the status sweep's floor at or below its request time (docs/decisions/0207): a step that read its clock
-      // and then stalled past `afterMs` (or a runner clock behind the sweeper's) would otherwise write requests below a
-      // floor a sweep moved meanwhile, and their recipients would never be asked about. Same statement, same row.
+      // lease meanwhile (and whose successor moved it) rolls its whole step back
       const moved = returned(
-        await m.query(
-          `UPDATE campaigns.run SET last_send_at = $2, updated_at = $2, next_ordinal = $3, status_floor = CASE WHEN $5 THEN least(status_floor, $2::timestamptz) ELSE status_floor END
-            WHERE campaign_id = $1 AND next_ordinal = $4 RETURNING campaign_id`,
-          [c.id, now, cursor, run.next_ordinal, items.length > 0 || needLinks.length > 0],
-        ),
+        await m.query(`UPDATE campaigns.run SET last_send_at = $2, updated_at = $2, next_ordinal = $3 WHERE campaign_id = $1 AND next_ordinal = $4 RETURNING campaign_id`, [c.id, now, cursor, run.next_ordinal]),
       );
       if (!moved.length) throw new Error('the run moved on meanwhile (another runner holds the campaign)');
     });
@@ -627,7 +620,7 @@ export class CampaignRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const names = (await m.query(`SELECT variable_id::text AS id, variable_name AS name FROM campaigns.campaign_variable WHERE campaign_id = $1`, [c.id])) as Array<{ id: string; name: string }>;
     // the recipient's standard fields (firstName, ...) too, by their names: an offer's URL may use them
     const nameOf = new Map([...STANDARD_VARIABLE_NAMES, ...names.map((n) => [n.id, n.name] as [string, string])]);
-    await m.query(`UPDATE campaigns.recipient SET state = 1, batch_id = $2, requested_at = $3 WHERE campaign_id = $1 AND ordinal = ANY($4::int[]) AND state = 0`, [c.id, batchId, now, rows.map((r) => r.ordinal)]);
+    await m.query(`UPDATE campaigns.recipient SET state = 1, batch_id = $2, requested_at = $3, flight_at = $3, due_at = NULL WHERE campaign_id = $1 AND ordinal = ANY($4::int[]) AND state = 0`, [c.id, batchId, now, rows.map((r) => r.ordinal)]);
     emit(
       LinkBatchRequestedV1,
       {

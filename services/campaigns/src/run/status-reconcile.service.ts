@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { CampaignStatus, CampaignStatusesRequestedV1 } from '@switchboard/contracts';
+import { CampaignStatusesRequestedV1 } from '@switchboard/contracts';
 import { counter, gauge, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { Clock } from '../clock';
 import { CampaignsUnitOfWork } from '../services/campaigns-events.service';
@@ -17,15 +17,15 @@ export const StatusReconcileMetrics = {
     ),
   sweepFailures: () => counter('switchboard_campaigns_status_reconcile_sweep_failures_total', 'Sweeps of recipients without a final status that failed (database or broker unavailable); the next sweep retries'),
   /**
-   * How far behind the sweeper's clock the oldest campaign's status floor stood after this process's last sweep
-   * (docs/decisions/0207); 0 when no campaign has one (new runs start below everything, ended ones leave). Healthy:
-   * about `afterMs` plus a sweep; one that keeps growing is held back by a send batch streams never answered or a
-   * recipient kept in flight. With replicas, read the greatest.
+   * How far behind the sweeper's clock the oldest group of accepted recipients still waiting for a final status
+   * (`campaigns.status_due`, docs/decisions/0209; a campaign's floor in 0207) stood after this process's last sweep; 0
+   * when there is none. Healthy: about `afterMs` plus a sweep; one that keeps growing is a recipient dispatch does not
+   * know, asked again every `afterMs`, or sweeps that fail. With replicas, read the greatest.
    */
   floorAge: () =>
     gauge(
       'switchboard_campaigns_status_floor_age_seconds',
-      "Age of the oldest campaign's status floor (now minus the request time below which every accepted recipient has a final status) at this process's last sweep",
+      "Age of the oldest group of accepted recipients waiting for a final status (now minus its request or question time) at this process's last sweep",
     ),
 };
 
@@ -43,19 +43,16 @@ export const StatusReconcileMetrics = {
  * nothing twice. A recipient still not final is asked again after `afterMs`. A sweep that fails (database down) is
  * logged and counted; the next one takes the same rows.
  *
- * How it finds them (docs/decisions/0207): no index names `status`, so the status group's update of a recipient is
- * heap-only. The sweep reads a campaign's accepted recipients (`recipient_accepted_idx`, by when each is due) from the
- * campaign's floor (`campaigns.run.status_floor`) up to `now − afterMs`, `scanRows` a transaction (a page), and asks
- * about those without a final status. The floor then moves to where the reading ended, never past
- *   - a recipient read without a final status and not asked (the sweep's budget, or locked by a writer),
- *   - the oldest request of the campaign still unanswered: a send batch row (open, or closed and kept for a late answer
- *     while a recipient of it is still at state 0 or 2) or a recipient at state 1 or 2. Streams' answer sets state 3
- *     and the request's time in the transaction that takes the batch row (or moves state 2), and both are read in the
- *     page's one statement (one snapshot), so an answer committed after the read is below no floor.
- * What holds the floor back in one page holds it in the later pages of the sweep, whose cursor goes on past it.
- * A replica takes a campaign's run row (`SKIP LOCKED`) for its page: two sweeps never read one campaign at once. A
- * finished or aborted campaign with no request unanswered and no recipient left without a final status gets the floor
- * `infinity` and is not read again.
+ * How it finds them (docs/decisions/0209, which replaced 0207's floor): no index names `status`, `state` or
+ * `requested_at`, so neither streams' answer nor the status group's update of a recipient needs a new index entry
+ * (both heap-only when the page has room). Streams' answer inserts, in the transaction that accepts them, one
+ * `campaigns.status_due` row a request time: the campaign, the ordinals, and when they are due to be asked about (the
+ * request time). The sweep takes the rows due (`due_at <= now − afterMs`, oldest first, `SKIP LOCKED`: two replicas
+ * never take one row), reads their recipients by key, and asks about those without a final status. A row goes once
+ * all its recipients have a final status; one whose recipients were asked about moves to the time of the question
+ * (due again `afterMs` later); recipients not asked (the budget, or locked by a status being applied) stay at the
+ * row's time for the next sweep. So a recipient accepted by an answer that commits late (a closed batch's, 0188) is
+ * asked about like any other: its row commits with it.
  */
 @Injectable()
 export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy {
@@ -91,145 +88,155 @@ export class StatusReconciler implements OnApplicationBootstrap, OnModuleDestroy
     await this.running;
   }
 
-  /** Accepted recipients a page (one transaction) reads from a campaign's floor; tests set it smaller. */
-  scanRows = 10_000;
+  /** Groups of accepted recipients (`campaigns.status_due` rows) a page (one transaction) takes; tests set it smaller. */
+  scanRows = 50;
 
   /** One sweep: asks dispatch about the due recipients; returns how many were asked about. */
   async sweepOnce(): Promise<number> {
-    const { afterMs, batch, requestsPerSweep } = this.o.statuses;
+    const { batch, requestsPerSweep } = this.o.statuses;
     const budget = batch * requestsPerSweep;
     let asked = 0;
-    const due = new Date(this.clock.now().getTime() - afterMs);
-    // the campaigns whose floor the due time passed, longest waiting first (a finished one with nothing left: `infinity`)
-    const campaigns = returned<{ id: string }>(await this.uow.run((m) => m.query(`SELECT campaign_id::text AS id FROM campaigns.run WHERE status_floor <= $1 ORDER BY status_floor, campaign_id`, [due])));
-    for (const { id } of campaigns) {
-      // pages of this campaign from its floor while rows are left to read or recipients to ask about; what holds the
-      // floor back in one page (an unanswered request, a recipient not asked) holds it in the pages after it
-      let at: Cursor | undefined;
-      for (;;) {
-        if (asked >= budget) break;
-        const page = await this.page(id, Math.min(batch, budget - asked), at);
-        if (!page) break;
-        asked += page.asked;
-        if (!page.next) break;
-        at = page.next;
-      }
+    // the groups due, oldest first; a page goes on after the last group it finished (one it left for the budget is
+    // read again, one whose recipients were locked waits for the next sweep)
+    let after: Cursor = { at: '-infinity', id: '0' };
+    for (;;) {
       if (asked >= budget) break;
+      const page = await this.page(Math.min(batch, budget - asked), after);
+      asked += page.asked;
+      if (!page.next) break;
+      after = page.next;
     }
     this.stats.sweeps++;
     this.stats.asked += asked;
     if (asked) StatusReconcileMetrics.recipients().inc({ outcome: 'asked' }, asked);
-    // the oldest floor still in use (run_status_floor_idx: one index probe)
+    // the oldest group still waiting (status_due_at_idx: one index probe)
     const [oldest] = returned<{ age: number | null }>(
-      await this.uow.run((m) =>
-        m.query(`SELECT extract(epoch FROM $1::timestamptz - min(status_floor))::float8 AS age FROM campaigns.run WHERE status_floor > '-infinity' AND status_floor < 'infinity'`, [
-          this.clock.now(),
-        ]),
-      ),
+      await this.uow.run((m) => m.query(`SELECT extract(epoch FROM $1::timestamptz - min(due_at))::float8 AS age FROM campaigns.status_due`, [this.clock.now()])),
     );
     StatusReconcileMetrics.floorAge().set(Math.max(0, oldest?.age ?? 0));
     return asked;
   }
 
   /**
-   * One page of a campaign in one transaction: its run row taken, its accepted recipients read from the cursor (the
-   * floor on the first page), up to `cap` of those without a final status asked about, the floor moved. Undefined
-   * when another sweep has the campaign, its floor is not due, or another sweep moved it since the last page.
+   * One page in one transaction: up to `scanRows` due groups taken (`SKIP LOCKED`: another sweep has them), their
+   * recipients read by key, up to `cap` of those without a final status locked (`SKIP LOCKED`: a status being applied),
+   * marked and asked about, one request a campaign. A group whose recipients all have a final status goes; one whose
+   * recipients were all asked about moves to now (due again `afterMs` later); one with recipients left (locked, or past
+   * the cap) keeps them at its due time, and the asked ones go into a new group due again later.
    */
-  private async page(campaignId: string, cap: number, at?: Cursor): Promise<{ asked: number; next?: Cursor } | undefined> {
+  private async page(cap: number, after: Cursor): Promise<{ asked: number; next?: Cursor }> {
     const now = this.clock.now();
     const due = new Date(now.getTime() - this.o.statuses.afterMs);
-    const scan = this.scanRows;
     return this.uow.run(async (m, emit) => {
-      // times as text, kept in SQL: the floor may be -infinity, and a key has microseconds (node's Date has ms)
-      const [run] = returned<{ floor: string; status: number; account: string }>(
+      const groups = returned<{ id: string; campaign: string; account: string; at: string; ordinals: number[] }>(
         await m.query(
-          `SELECT r.status_floor::text AS floor, c.status, c.account_id::text AS account FROM campaigns.run r JOIN campaigns.campaign c ON c.id = r.campaign_id
-            WHERE r.campaign_id = $1 AND r.status_floor <= $2 FOR NO KEY UPDATE OF r SKIP LOCKED`,
-          [campaignId, due],
+          `SELECT id::text, campaign_id::text AS campaign, account_id::text AS account, due_at::text AS at, ordinals FROM campaigns.status_due
+            WHERE due_at <= $1 AND (due_at, id) > ($2::timestamptz, $3::bigint) ORDER BY due_at, id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+          [due, after.at, after.id, this.scanRows],
         ),
       );
-      if (!run || (at && run.floor !== at.floor)) return undefined;
-      const from = at?.from ?? run.floor;
-      // The page and the campaign's unanswered requests in one statement: one snapshot (see the class comment). The
-      // page is the first `scan` accepted recipients from the cursor by key, and the rest of the last key's (a
-      // batch's recipients share their request time): when full, everything up to its last key was read. A closed
-      // batch (0188) holds the floor only while a recipient of it could still be accepted by its late answer.
-      const key = `coalesce(r.status_asked_at, r.requested_at)`;
-      const [p] = returned<{ n: number; next: string; ordinals: number[] | null; keys: string[] | null; hold: string | null; requests: boolean }>(
+      if (!groups.length) return { asked: 0 };
+      // each group's recipients without a final status, by key
+      const open = returned<{ id: string; ordinal: number }>(
         await m.query(
-          `WITH s AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r
-                       WHERE r.campaign_id = $1 AND r.state = 3 AND ${key} >= $2::timestamptz AND ${key} <= $3 ORDER BY r.campaign_id, ${key} LIMIT $4),
-                e AS (SELECT count(*)::int AS n, max(k) AS last FROM s),
-                t AS (SELECT r.ordinal, ${key} AS k, (r.status IS NULL OR r.status = 'sent') AS pending FROM campaigns.recipient r, e
-                       WHERE e.n >= $4 AND r.campaign_id = $1 AND r.state = 3 AND ${key} = e.last AND r.ordinal <> ALL (SELECT ordinal FROM s)),
-                a AS (SELECT * FROM s UNION ALL SELECT * FROM t),
-                q AS (SELECT (SELECT min(b.requested_at) FROM campaigns.send_batch b
-                               WHERE b.campaign_id = $1 AND (b.open OR EXISTS (SELECT 1 FROM campaigns.recipient x WHERE x.campaign_id = $1 AND x.ordinal = ANY(b.ordinals) AND x.state IN (0, 2)))) AS batch,
-                             (SELECT min(f.requested_at) FROM campaigns.recipient f WHERE f.campaign_id = $1 AND f.state IN (1, 2)) AS flight)
-           SELECT e.n, (CASE WHEN e.n >= $4 THEN e.last + interval '1 microsecond' ELSE $3 END)::text AS next,
-                  (SELECT array_agg(a.ordinal ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS ordinals,
-                  (SELECT array_agg(a.k::text ORDER BY a.k, a.ordinal) FROM a WHERE a.pending) AS keys,
-                  least($5::timestamptz, q.batch, q.flight)::text AS hold, (q.batch IS NOT NULL OR q.flight IS NOT NULL) AS requests
-             FROM e, q`,
-          [campaignId, from, due, scan, at?.hold ?? null],
+          `SELECT d.id::text, r.ordinal FROM campaigns.status_due d, LATERAL (SELECT r.ordinal FROM campaigns.recipient r
+                   WHERE r.campaign_id = d.campaign_id AND r.ordinal = ANY(d.ordinals) AND r.state = 3 AND (r.status IS NULL OR r.status = 'sent')) r
+            WHERE d.id = ANY($1::bigint[]) ORDER BY d.id, r.ordinal`,
+          [groups.map((g) => g.id)],
         ),
       );
-      const pending = p.ordinals ?? [];
-      const keys = p.keys ?? [];
-      // the oldest `cap` of those without a final status, locked (SKIP LOCKED: a status being applied, or another
-      // writer), checked again under the lock and marked asked; their key moves to now, above the due time
-      const rows = pending.length
-        ? returned<{ ordinal: number; uuid: string }>(
+      const pendingOf = new Map<string, number[]>();
+      for (const o of open) {
+        const list = pendingOf.get(o.id);
+        if (list) list.push(o.ordinal);
+        else pendingOf.set(o.id, [o.ordinal]);
+      }
+      // whole groups while they fit in the cap; a group larger than what is left of the cap is split only when it
+      // comes first (else it waits for the next page, which starts at it)
+      const taken: Array<{ g: (typeof groups)[number]; ask: number[] }> = [];
+      let room = cap;
+      let next: Cursor | undefined;
+      for (const g of groups) {
+        const pending = pendingOf.get(g.id) ?? [];
+        if (pending.length > room && taken.some((t) => t.ask.length)) break;
+        const ask = pending.slice(0, room);
+        room -= ask.length;
+        taken.push({ g, ask });
+        next = ask.length < pending.length ? next ?? after : { at: g.at, id: g.id };
+        if (ask.length < pending.length) break;
+      }
+      if (taken.length === groups.length && groups.length < this.scanRows && next && next.id === groups[groups.length - 1].id) next = undefined;
+      // lock, check again and mark what is asked about; a recipient locked meanwhile stays in its group
+      const want = taken.flatMap((t) => t.ask.map((o) => [t.g.campaign, o] as const));
+      const marked = want.length
+        ? returned<{ campaign: string; ordinal: number; uuid: string }>(
             await m.query(
-              `WITH due AS (SELECT campaign_id, ordinal FROM campaigns.recipient
-                             WHERE campaign_id = $1 AND ordinal = ANY($2::int[]) AND state = 3 AND (status IS NULL OR status = 'sent') AND coalesce(status_asked_at, requested_at) <= $3
-                             ORDER BY campaign_id, ordinal FOR UPDATE SKIP LOCKED)
-               UPDATE campaigns.recipient r SET status_asked_at = $4 FROM due WHERE r.campaign_id = due.campaign_id AND r.ordinal = due.ordinal
-               RETURNING r.ordinal, r.message_uuid::text AS uuid`,
-              [campaignId, pending.slice(0, cap), due, now],
+              `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::int[]) AS t(c, o)),
+                    due AS (SELECT r.campaign_id, r.ordinal FROM campaigns.recipient r JOIN t ON r.campaign_id = t.c AND r.ordinal = t.o
+                             WHERE r.campaign_id = ANY($1::bigint[]) AND r.ordinal = ANY($2::int[]) AND r.state = 3 AND (r.status IS NULL OR r.status = 'sent')
+                             ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r SKIP LOCKED)
+               UPDATE campaigns.recipient r SET status_asked_at = $3 FROM due WHERE r.campaign_id = due.campaign_id AND r.ordinal = due.ordinal
+               RETURNING r.campaign_id::text AS campaign, r.ordinal, r.message_uuid::text AS uuid`,
+              [want.map((w) => w[0]), want.map((w) => w[1]), now],
             ),
           )
         : [];
-      const taken = new Set(rows.map((r) => r.ordinal));
-      const left = pending.findIndex((o) => !taken.has(o));
-      let end = false;
-      if (!at && p.n === 0 && !p.requests && (run.status === CampaignStatus.Finished || run.status === CampaignStatus.Aborted)) {
-        // nothing to read up to the due time and no request unanswered: once no recipient of the ended campaign is left
-        // without a final status (those asked lately wait above the due time), it is never read again
-        const [{ open }] = returned<{ open: boolean }>(
-          await m.query(`SELECT EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state = 3 AND coalesce(status_asked_at, requested_at) > $2 AND (status IS NULL OR status = 'sent')) AS open`, [campaignId, due]),
-        );
-        end = !open;
+      const got = new Set(marked.map((r) => `${r.campaign}:${r.ordinal}`));
+      // the groups: gone (nothing left), moved to now (all asked), or kept with what is left and the asked in a new one
+      const gone: string[] = [];
+      const moved: Array<[string, number[]]> = [];
+      const kept: Array<[string, number[]]> = [];
+      const fresh: Array<[(typeof groups)[number], number[]]> = [];
+      for (const { g, ask } of taken) {
+        const asked = ask.filter((o) => got.has(`${g.campaign}:${o}`));
+        const left = (pendingOf.get(g.id) ?? []).filter((o) => !got.has(`${g.campaign}:${o}`));
+        if (!left.length) {
+          if (asked.length) moved.push([g.id, asked]);
+          else gone.push(g.id);
+        } else {
+          if (left.length !== g.ordinals.length) kept.push([g.id, left]);
+          if (asked.length) fresh.push([g, asked]);
+        }
       }
-      // The floor goes past what was read (everything up to the due time when the page was not full), never past a
-      // recipient read without a final status and not asked (the cap, or locked), nor an unanswered request: neither
-      // this page's nor an earlier page's of this sweep (`hold`). Written when something was read.
-      const [f] = returned<{ hold: string | null; floor: string }>(
+      if (gone.length) await m.query(`DELETE FROM campaigns.status_due WHERE id = ANY($1::bigint[])`, [gone]);
+      const set = async (rows: Array<[string, number[]]>, at: Date | null) => {
+        if (!rows.length) return;
         await m.query(
-          `WITH f AS (SELECT CASE WHEN $2 THEN 'infinity'::timestamptz ELSE least($3::timestamptz, $4::timestamptz, $5::timestamptz) END AS x, least($4::timestamptz, $5::timestamptz) AS hold),
-                u AS (UPDATE campaigns.run r SET status_floor = f.x FROM f WHERE $6 AND r.campaign_id = $1 AND r.status_floor IS DISTINCT FROM f.x RETURNING r.status_floor)
-           SELECT f.hold::text AS hold, coalesce((SELECT status_floor FROM u), $7::timestamptz)::text AS floor FROM f`,
-          [campaignId, end, p.next, p.hold, left >= 0 ? keys[left] : null, p.n > 0 || end, run.floor],
-        ),
-      );
-      if (rows.length) {
-        emit(CampaignStatusesRequestedV1, { requestId: randomUUID(), accountId: run.account, campaignId, messageUuids: rows.map((r) => r.uuid) }, run.account);
-        this.stats.requests++;
-        this.log.log(`asked dispatch for the statuses of ${rows.length} recipients of campaign ${campaignId} without a final status ${Math.round(this.o.statuses.afterMs / 1000)} s after their request`);
+          `UPDATE campaigns.status_due d SET due_at = coalesce($3, d.due_at), ordinals = string_to_array(t.o, ',')::int[] FROM unnest($1::bigint[], $2::text[]) t(id, o) WHERE d.id = t.id`,
+          [rows.map((r) => r[0]), rows.map((r) => r[1].join(',')), at],
+        );
+      };
+      await set(moved, now);
+      await set(kept, null);
+      if (fresh.length) {
+        await m.query(
+          `INSERT INTO campaigns.status_due (campaign_id, account_id, due_at, ordinals) SELECT c, a, $3, string_to_array(o, ',')::int[] FROM unnest($1::bigint[], $2::bigint[], $4::text[]) t(c, a, o)`,
+          [fresh.map((f) => f[0].campaign), fresh.map((f) => f[0].account), now, fresh.map((f) => f[1].join(','))],
+        );
       }
-      // another page: recipients left to ask beyond the cap (from the first of them), or the page was full (after it);
-      // never the same place again without asking anyone (a locked recipient stays locked)
-      const again = pending.length > cap ? keys[cap] : p.n >= scan ? p.next : undefined;
-      if (!again || (!rows.length && again === from)) return { asked: rows.length };
-      return { asked: rows.length, next: { from: again, hold: f.hold, floor: f.floor } };
+      // one request a campaign
+      const uuids = new Map<string, string[]>();
+      for (const r of marked) {
+        const list = uuids.get(r.campaign);
+        if (list) list.push(r.uuid);
+        else uuids.set(r.campaign, [r.uuid]);
+      }
+      const accountOf = new Map(groups.map((g) => [g.campaign, g.account]));
+      for (const [campaignId, messageUuids] of uuids) {
+        const account = accountOf.get(campaignId) as string;
+        emit(CampaignStatusesRequestedV1, { requestId: randomUUID(), accountId: account, campaignId, messageUuids }, account);
+        this.stats.requests++;
+        this.log.log(`asked dispatch for the statuses of ${messageUuids.length} recipients of campaign ${campaignId} without a final status ${Math.round(this.o.statuses.afterMs / 1000)} s after their request`);
+      }
+      // never the same place again without asking anyone (a group whose recipients stay locked waits for the next sweep)
+      if (!marked.length && next && next.at === after.at && next.id === after.id) next = undefined;
+      return { asked: marked.length, next };
     });
   }
 }
 
-/** Where a sweep's next page of a campaign starts, what holds the floor back, and the floor the last page left. */
+/** Where a sweep's next page starts: after this group (by due time, then id). */
 interface Cursor {
-  from: string;
-  hold: string | null;
-  floor: string;
+  at: string;
+  id: string;
 }

@@ -213,7 +213,7 @@ export class CampaignService {
   private async waitingUntil(id: string): Promise<Pick<CampaignDto, 'waitingUntil' | 'waitingZone'>> {
     const [r] = await this.ds.query<Array<{ next_due: Date | null; zone: string | null; busy: boolean }>>(
       `SELECT d.due_at AS next_due, d.timezone AS zone,
-              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND state IN (1, 2))
+              EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND flight_at IS NOT NULL AND state IN (1, 2))
               OR EXISTS (SELECT 1 FROM campaigns.send_batch WHERE campaign_id = $1 AND open)
               OR EXISTS (SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal >= COALESCE(run.next_ordinal, 0)) AS busy
          FROM (SELECT $1::bigint AS id) c LEFT JOIN campaigns.run run ON run.campaign_id = c.id
