@@ -15,8 +15,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   expiry) read it, joined to messages still `submitted`.
  * - `wait_state` and `awaiting_since` are dropped. No table rewrite: adding a nullable column without a default and
  *   dropping columns are catalogue changes; the backfill touches only queued, held and submitted rows (found by the
- *   old indexes); the new indexes and the constraint's validation read the table once each (writes wait for the index
- *   builds; the validation lets them through).
+ *   old indexes); the new indexes and the constraint's validation read the table once each. The migration runs in one
+ *   transaction, so the exclusive lock its first ALTER takes holds until the end: the table is unavailable for the
+ *   length of those reads, not of a rewrite.
  *
  * Upgrade (README): stop every dispatch process for the migration and start only this release (an older dispatcher
  * reads `wait_state` and writes neither `queue_state` nor awaiting rows).
