@@ -288,8 +288,7 @@ export class MessageRepository {
          ), ${UNCLAIM}, refs AS (
            INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
            SELECT t.vendor_id, t.pid, t.id, 1, 1, CASE WHEN t.status = 'delivered' THEN 'delivered' ELSE 'undelivered' END, t.error
-             FROM unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) AS t(id, vendor_id, pid, status, error)
-            WHERE t.id = ANY(ARRAY(SELECT id FROM upd))
+             FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) AS t(id, vendor_id, pid, status, error) ON t.id = u.id
            ON CONFLICT DO NOTHING
          ) SELECT * FROM upd`,
         pgArrayParameters([
@@ -392,10 +391,9 @@ export class MessageRepository {
        ), refs AS (
          INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
          SELECT t.vendor_id, p.pid, t.id, p.part, cardinality(a.pids)
-           FROM unnest($1::bigint[], $3::bigint[], $4::text[]) AS t(id, vendor_id, pids)
+           FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[]) AS t(id, vendor_id, pids) ON t.id = u.id
            CROSS JOIN LATERAL (SELECT string_to_array(t.pids, chr(31)) AS pids) a
            CROSS JOIN LATERAL unnest(a.pids) WITH ORDINALITY AS p(pid, part)
-          WHERE t.id = ANY(ARRAY(SELECT id FROM upd))
          ON CONFLICT DO NOTHING
        ) SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
