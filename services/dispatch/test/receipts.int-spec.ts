@@ -53,6 +53,10 @@ describe('receipts: early, twice, out of order', () => {
     expect(row.error).toBeNull();
     await d.flushOutbox();
     expect(statusEvents(d, uuid).map((e) => e.status)).toEqual(['sent', 'delivered']);
+    // a single-part message's outcome is its status: its part is not written (docs/decisions/0214)
+    expect(
+      await d.sql(`SELECT outcome FROM dispatch.provider_ref WHERE vendor_id = $1 AND provider_message_id = $2 AND message_id = (SELECT id FROM dispatch.message WHERE uuid = $3)`, [vendorId, pid, uuid]),
+    ).toEqual([{ outcome: null }]);
   });
 
   it('finalises a long message only when every part has reported, whatever the order, undelivered if one part was', async () => {

@@ -273,7 +273,7 @@ export class MessageRepository {
     items: Array<{ id: string; attemptId: string; vendorId: string; providerId: string; status: MessageStatusValue; outgoing: string; error: string | null; deliveredAt: Date | null }>,
   ): Promise<EventRow[]> {
     if (items.length === 0) return [];
-    const rows = rowsOf<EventRow>(
+    return rowsOf<EventRow>(
       await q.query(
         `WITH upd AS (
          UPDATE dispatch.message m
@@ -285,7 +285,12 @@ export class MessageRepository {
                      AS u(id, attempt_id, vendor_id, pid, status, outgoing, error, delivered_at) OFFSET 0) t
           WHERE m.id = ANY($1::bigint[]) AND m.id = t.id AND m.attempt_id = t.attempt_id AND m.send_state = t.in_flight AND m.status = t.unsent
           RETURNING ${EVENT_COLS}
-         ), ${UNCLAIM} SELECT * FROM upd`,
+         ), ${UNCLAIM}, refs AS (
+           INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
+           SELECT t.vendor_id, t.pid, t.id, 1, 1, CASE WHEN t.status = 'delivered' THEN 'delivered' ELSE 'undelivered' END, t.error
+             FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) AS t(id, vendor_id, pid, status, error) ON t.id = u.id
+           ON CONFLICT DO NOTHING
+         ) SELECT * FROM upd`,
         pgArrayParameters([
           items.map((i) => i.id),
           items.map((i) => i.attemptId),
@@ -298,17 +303,6 @@ export class MessageRepository {
         ]),
       ),
     );
-    const kept = new Set(rows.map((r) => String(r.id)));
-    const refs = items.filter((i) => kept.has(String(i.id)));
-    if (refs.length > 0) {
-      await q.query(
-        `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
-         SELECT v, p, m, 1, 1, o, e FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS t(v, p, m, o, e)
-         ON CONFLICT DO NOTHING`,
-        pgArrayParameters([refs.map((i) => i.vendorId), refs.map((i) => i.providerId), refs.map((i) => i.id), refs.map((i) => (i.status === 'delivered' ? 'delivered' : 'undelivered')), refs.map((i) => i.error)]),
-      );
-    }
-    return rows;
   }
 
   /** Marks due messages `submitting` with a fresh attempt id, before anything is written to a provider. */
@@ -373,10 +367,13 @@ export class MessageRepository {
     ));
   }
 
-  /** Records provider acceptance: status sent, provider ids per part. Fenced by attempt id. */
+  /**
+   * Records provider acceptance: status sent, provider ids per part, the receipt wait (0212) and each part's
+   * provider_ref, in one statement (docs/decisions/0214). Fenced by attempt id: a stale attempt writes nothing.
+   */
   async markSent(q: Q, results: SentResult[]): Promise<EventRow[]> {
     if (results.length === 0) return [];
-    const rows = rowsOf<EventRow>(await q.query(
+    return rowsOf<EventRow>(await q.query(
       `WITH upd AS (
        UPDATE dispatch.message m
           SET status = CASE WHEN m.status = 'accepted' THEN 'sent' ELSE m.status END,
@@ -391,20 +388,16 @@ export class MessageRepository {
        ), ${UNCLAIM}, awaiting AS (
          INSERT INTO dispatch.message_awaiting (message_id, vendor_id, sent_at) SELECT id, vendor_id, sent_at::timestamptz FROM upd
          ON CONFLICT (message_id) DO UPDATE SET vendor_id = excluded.vendor_id, sent_at = excluded.sent_at
+       ), refs AS (
+         INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
+         SELECT t.vendor_id, p.pid, t.id, p.part, cardinality(a.pids)
+           FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[]) AS t(id, vendor_id, pids) ON t.id = u.id
+           CROSS JOIN LATERAL (SELECT string_to_array(t.pids, chr(31)) AS pids) a
+           CROSS JOIN LATERAL unnest(a.pids) WITH ORDINALITY AS p(pid, part)
+         ON CONFLICT DO NOTHING
        ) SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
-    const kept = new Set(rows.map((r) => String(r.id)));
-    const refs = results.filter((r) => kept.has(String(r.id))).flatMap((r) => r.providerIds.map((pid, i) => ({ r, pid, part: i + 1 })));
-    if (refs.length > 0) {
-      await q.query(
-        `INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::smallint[], $5::smallint[])
-         ON CONFLICT DO NOTHING`,
-        pgArrayParameters([refs.map((x) => x.r.vendorId), refs.map((x) => x.pid), refs.map((x) => x.r.id), refs.map((x) => x.part), refs.map((x) => x.r.providerIds.length)]),
-      );
-    }
-    return rows;
   }
 
   /**
@@ -532,7 +525,10 @@ export class MessageRepository {
     ));
   }
 
-  /** Sets a matched part's final outcome once; returns the parts that changed. */
+  /**
+   * Sets a matched part's final outcome once; returns the parts that changed. Only parts of multi-part messages: a
+   * single-part message's outcome is its own final status (docs/decisions/0214), so its part keeps `outcome` null.
+   */
   async setRefOutcomes(
     q: Q,
     items: Array<{ messageId: string; part: number; vendorId: string; pid: string; outcome: string; error: string | null }>,

@@ -1332,16 +1332,22 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.stats.receiptsForFinal += found.filter((r) => !refOf.get(r)!.open && partOutcome(r.outcome)).length;
 
     // Part outcomes: one final outcome per matched part; within the batch the first final report wins.
-    const partItems = new Map<string, { messageId: string; part: number; vendorId: string; pid: string; outcome: string; error: string | null; receipt: ProviderReceipt }>();
+    const partItems = new Map<string, { messageId: string; part: number; parts: number; vendorId: string; pid: string; outcome: string; error: string | null; receipt: ProviderReceipt }>();
     for (const r of found) {
       const o = partOutcome(r.outcome);
       const ref = refOf.get(r)!;
       const k = `${ref.message_id}|${ref.part}|${ref.vendor_id}|${ref.provider_message_id}`;
       if (o && ref.open && !partItems.has(k)) {
-        partItems.set(k, { messageId: String(ref.message_id), part: Number(ref.part), vendorId: r.vendorId, pid: r.providerMessageId, outcome: o, error: o === 'undelivered' ? r.error : null, receipt: r });
+        partItems.set(k, { messageId: String(ref.message_id), part: Number(ref.part), parts: Number(ref.parts), vendorId: r.vendorId, pid: r.providerMessageId, outcome: o, error: o === 'undelivered' ? r.error : null, receipt: r });
       }
     }
-    const changedParts = await this.repo.setRefOutcomes(m, [...partItems.values()]);
+    // A single-part message's outcome is its message's final status: its part is not written (docs/decisions/0214).
+    // The finalize below takes it only from a message still open (accepted or sent), so a receipt racing another (a
+    // duplicate on another bind or replica) finalizes it once, as the part's `outcome IS NULL` fence did. Only the
+    // parts of multi-part messages keep their outcome, which decides when the whole message is final.
+    const items = [...partItems.values()];
+    const singleParts = items.filter((p) => p.parts <= 1).map((p) => ({ message_id: p.messageId, part: p.part, parts: 1, outcome: p.outcome }));
+    const changedParts = [...singleParts, ...(await this.repo.setRefOutcomes(m, items.filter((p) => p.parts > 1)))];
     const receiptOfMessage = new Map<string, ProviderReceipt>();
     for (const p of partItems.values()) {
       const prev = receiptOfMessage.get(p.messageId);
