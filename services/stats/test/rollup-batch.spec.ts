@@ -251,3 +251,65 @@ describe('stats: the rollup batch (0213)', () => {
     ]);
   });
 });
+
+describe('stats: the rollup batch finds each row by all its key fields (0213: the last row kept)', () => {
+  // known accepted states, each differing from the one before in one key field (or none), moved to `sent`:
+  // every hour, day and campaign row of the batch must hold exactly the states whose key fields are its own
+  const variations: Array<Partial<Record<string, unknown>>> = [
+    {},
+    {},
+    { sender: 'Other' },
+    { sender: 'Acme' },
+    { stream_id: '8' },
+    { iso2: 'FR' },
+    { currency: 'USD' },
+    { hour_bucket: '2026-11-29T11:00:00.000Z' },
+    { day_bucket: '2026-11-30', hour_bucket: '2026-11-30T00:00:00.000Z' },
+    { variant_id: '6' },
+    { campaign_id: '901' },
+    { variant_id: null },
+    {},
+    { sender: 'Other' },
+    {},
+  ];
+
+  it('counts every state in the rows of its own key fields, whatever the state before it', async () => {
+    // each state is the one before it with the variation's fields changed (so a row kept from the last state would
+    // be wrong by exactly that field)
+    let fields: Partial<Record<string, unknown>> = {};
+    const states = variations.map((v, i) => {
+      fields = { ...fields, ...v };
+      return { ...row(i, uuid(100 + i), { status: 'accepted', rank: 0 }), ...fields };
+    });
+    const w = await runBatch(
+      states.map((s) => statusItem(s.message_uuid as string, 'sent')),
+      () => states,
+    );
+    const d = decode(w.values as unknown[]);
+    expect(d.moved).toHaveLength(states.length);
+    const expected = (key: (s: Row) => string) => {
+      const m = new Map<string, number>();
+      for (const s of states) m.set(key(s), (m.get(key(s)) ?? 0) + 1);
+      return m;
+    };
+    const got = (rows: Array<Record<string, string | null>>, key: (r: Record<string, string | null>) => string, n: (r: Record<string, string | null>) => number) => {
+      const m = new Map<string, number>();
+      for (const r of rows) {
+        expect(m.has(key(r))).toBe(false);
+        m.set(key(r), n(r));
+      }
+      return m;
+    };
+    expect(got(d.hours, (r) => [r.a, r.b, r.se, r.st, r.i, r.c].join('|'), (r) => Number(r.n1))).toEqual(
+      expected((s) => [s.account_id, s.hour_bucket, s.sender, s.stream_id, s.iso2, s.currency].join('|')),
+    );
+    for (const r of d.hours) expect(Number(r.n0)).toBe(-Number(r.n1));
+    expect(got(d.days, (r) => [r.a, r.b, r.st, r.i, r.c].join('|'), (r) => Number(r.n1))).toEqual(expected((s) => [s.account_id, s.day_bucket, s.stream_id, s.iso2, s.currency].join('|')));
+    expect(got(d.campaign.filter((r) => r.s === 'sent'), (r) => [r.a, r.campaign, r.variant, r.b, r.i, r.c, r.dd].join('|'), (r) => Number(r.m))).toEqual(
+      expected((s) => [s.account_id, s.campaign_id, s.variant_id ?? '0', s.hour_bucket, s.iso2, s.currency, s.day_bucket].join('|')),
+    );
+    expect(got(d.campaign.filter((r) => r.s === 'accepted'), (r) => [r.a, r.campaign, r.variant, r.b, r.i, r.c, r.dd].join('|'), (r) => -Number(r.m))).toEqual(
+      expected((s) => [s.account_id, s.campaign_id, s.variant_id ?? '0', s.hour_bucket, s.iso2, s.currency, s.day_bucket].join('|')),
+    );
+  });
+});
