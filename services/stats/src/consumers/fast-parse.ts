@@ -44,8 +44,13 @@ function refund(d: Doc): boolean {
 const doc = (e: EventEnvelope): Doc | null => (typeof e.data === 'object' && e.data !== null ? (e.data as Doc) : null);
 
 export function parseAccepted(e: EventEnvelope): EventData<typeof MessageAcceptedV1> {
-  const d = doc(e);
-  return d && accepted(d) ? (d as unknown as EventData<typeof MessageAcceptedV1>) : MessageAcceptedV1.schema.parse(e.data);
+  return parseAcceptedData(e.data);
+}
+
+/** An acceptance's data alone (an accepted batch's item: no envelope of its own to build for the check). */
+export function parseAcceptedData(data: unknown): EventData<typeof MessageAcceptedV1> {
+  const d = typeof data === 'object' && data !== null ? (data as Doc) : null;
+  return d && accepted(d) ? (d as unknown as EventData<typeof MessageAcceptedV1>) : MessageAcceptedV1.schema.parse(data);
 }
 
 export function parseStatus(e: EventEnvelope): EventData<typeof MessageStatusChangedV1> {
