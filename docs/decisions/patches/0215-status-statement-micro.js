@@ -56,6 +56,7 @@ const STATEMENTS = {
       SELECT 1, g, 7, g, 0, ('00000000-0001-8000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, '+49' || (150000000 + (g * 7919) % 99999999)::text, 'DE', 'Europe/Berlin', '{"1":"Anna","2":"x"}'
         FROM generate_series(0, ${N - 1}) g`);
     (res[`${name} insert`] ??= []).push(`${((cpu(pid) - c0) / N).toFixed(1)} µs ${((await walDiff(w0)) / N).toFixed(0)} B`);
+    (res[`${name} pages after insert`] ??= []).push(String((await c.query(`SELECT pg_relation_size('r') / 8192 AS p`)).rows[0].p));
     await c.query('ANALYZE r'); await c.query('CHECKPOINT');
     const phase = async (label, size, sql, args) => {
       const h0 = await hot();
