@@ -244,6 +244,28 @@ describe('campaign status sweep', () => {
     await deliver(id, rs.map((r) => r.uuid));
   }, 120_000);
 
+  it("keeps a recipient's three updates on a real carrier's path (the answer, sent, then the receipt's final status) on its page", async () => {
+    // docs/decisions/0215: fillfactor 30 leaves room on the audience's pages for the wider accepted version and the
+    // two status versions; at 0207's 50 the answers of a page's last recipients, and the statuses after them, move
+    const id = await h.campaign0('2079', 400);
+    accounts.set(id, '2079');
+    await h.a.sql(`UPDATE campaigns.account SET tps = 1000 WHERE account_id = '2079'`);
+    await new Promise((r) => setTimeout(r, 11_000));
+    const before = await settled(0);
+    for (let k = 0; k < 20 && (await recipients(id)).filter((r) => r.state === 3).length < 400; k++) await h.step();
+    const rs = await recipients(id);
+    expect(rs.filter((r) => r.state === 3 && r.status === 'sent')).toHaveLength(400);
+    // the receipts, in a later group commit than the `sent`s
+    await deliver(id, rs.map((r) => r.uuid));
+    expect((await recipients(id)).every((r) => r.status === 'delivered')).toBe(true);
+    const after = await settled(Number(before.upd) + 1200);
+    expect(Number(after.upd) - Number(before.upd)).toBeGreaterThanOrEqual(1200);
+    expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(1100); // 930 at fillfactor 50 (1,200 here at 30)
+    // the counts once each: 400 sent, 400 delivered
+    const [c] = await h.a.sql<{ sent: number; delivered: number }>(`SELECT sent::int, delivered::int FROM campaigns.campaign WHERE id = $1`, [id]);
+    expect(c).toEqual({ sent: 400, delivered: 400 });
+  }, 120_000);
+
   it("splits a group across a sweep's budget and asks about each recipient once, a locked one at the next sweep", async () => {
     const id = await h.campaign0('2077', 100);
     accounts.set(id, '2077');
