@@ -44,8 +44,16 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
   private readonly log = new Logger('CampaignHolds');
   /** Held campaigns: `account:campaign`. */
   private held = new Set<string>();
-  /** Holds this process set in memory before their transaction, so a refresh reading the table just before does not undo them. */
-  private readonly pending = new Set<string>();
+  /**
+   * Holds this process set in memory before their transaction, so that a refresh whose read began before the hold was
+   * committed does not undo them: key → the first refresh (by `refreshes`) whose read certainly began after the
+   * transaction ended (Infinity while it runs). Deleting the key when the transaction ended was not enough: a refresh
+   * that read the table just before the commit and finished just after it dropped the hold until the next refresh,
+   * and a paused campaign's queue went out for up to HOLDS_REFRESH_MS.
+   */
+  private readonly pending = new Map<string, number>();
+  /** Refreshes started (each read of the table is numbered by it). */
+  private refreshes = 0;
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private released: Array<() => void> = [];
@@ -97,9 +105,14 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
   }
 
   async refresh(): Promise<void> {
+    const refresh = ++this.refreshes;
     const rows = await this.ds.query<Array<{ id: string }>>(`SELECT account_id::text || ':' || campaign_id::text AS id FROM dispatch.campaign_hold WHERE held`);
     const next = new Set(rows.map((r) => r.id));
-    for (const id of this.pending) next.add(id);
+    for (const [id, from] of this.pending) {
+      // a read that began before the hold's transaction ended may not see it: keep the hold set in memory
+      if (refresh < from) next.add(id);
+      else this.pending.delete(id);
+    }
     this.held = next;
     // a message given back as held while its campaign was being released: into the queue again
     const [, back] = await this.ds.query<[unknown[], number]>(
@@ -135,7 +148,7 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     const aborted = d.to === CampaignStatus.Aborted;
     const key = `${d.accountId}:${d.campaignId}`;
     if (hold) {
-      this.pending.add(key);
+      this.pending.set(key, Infinity);
       this.held.add(key);
     }
     try {
@@ -159,14 +172,16 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
         return row.held;
       });
       if (applied === false) {
+        this.pending.delete(key);
         this.held.delete(key);
         for (const fn of this.released) fn();
       }
       if (applied === true && aborted) await this.dropAborted();
     } finally {
       if (hold) {
-        this.pending.delete(key);
-        // what the table says wins at the next refresh (an older event, a failed transaction)
+        // what the table says wins from the next refresh that starts now (an older event, a failed transaction):
+        // one already reading keeps the hold set in memory
+        this.pending.set(key, this.refreshes + 1);
       }
     }
   }
