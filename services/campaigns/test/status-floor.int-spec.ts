@@ -260,7 +260,9 @@ describe('campaign status sweep', () => {
     expect((await recipients(id)).every((r) => r.status === 'delivered')).toBe(true);
     const after = await settled(Number(before.upd) + 1200);
     expect(Number(after.upd) - Number(before.upd)).toBeGreaterThanOrEqual(1200);
-    expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(1100); // 930 at fillfactor 50 (1,200 here at 30)
+    // 1,200 here at 30 on a quiet machine, 1,075 once in CI (other sessions' snapshots hold back the page's pruning,
+    // which the third version may need); 930 with fillfactor 50 forced, on a quiet machine
+    expect(Number(after.hot) - Number(before.hot)).toBeGreaterThanOrEqual(1000);
     // the counts once each: 400 sent, 400 delivered
     const [c] = await h.a.sql<{ sent: number; delivered: number }>(`SELECT sent::int, delivered::int FROM campaigns.campaign WHERE id = $1`, [id]);
     expect(c).toEqual({ sent: 400, delivered: 400 });
