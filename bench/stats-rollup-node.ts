@@ -16,6 +16,7 @@
  * first come at that round (default 0: from the start), as in a process whose first campaign meets them late.
  */
 import * as path from 'node:path';
+import { median } from './campaign-ab';
 
 type Envelope = Record<string, unknown>;
 type Row = Record<string, unknown>;
@@ -219,11 +220,6 @@ async function run(c: Consumer, json: string, rows: Row[], writes: unknown[][]):
   await c.apply(fakeManager(rows, writes), items);
   const d = process.cpuUsage(t);
   return (d.user + d.system) / 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 async function main(): Promise<void> {
