@@ -352,6 +352,35 @@ describe('OutboxRelay', () => {
     expect(await unpublished(schema)).toEqual([]);
   });
 
+  it('writes events over the publish cap as several packed rows, in order: the relay publishes them all, every call under the cap (0220)', async () => {
+    const schema = await newSchema();
+    const bus = new RecordingBus();
+    const calls: OutgoingEvent[][] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = async (events) => {
+      calls.push(events);
+      return publish(events);
+    };
+    const maxBatchBytes = 8192;
+    const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes });
+    const packed = Array.from({ length: 40 }, (_, i) => testEvent(TOPIC, `k${i}`, { text: 'é'.repeat(100 + 10 * i) }));
+    await placeOrder(schema, 'order-1', testEvent(TOPIC, 'a'));
+    await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, packed, undefined, maxBatchBytes));
+    const rows = await dataSource.query<Array<{ key: string; bytes: number }>>(`SELECT key, octet_length(packed) AS bytes FROM ${schema}.outbox WHERE type = '$packed' ORDER BY id`);
+    expect(rows.length).toBeGreaterThan(2);
+    expect(rows.reduce((n, r) => n + Number(r.key), 0)).toBe(40);
+    for (const r of rows) expect(r.bytes).toBeLessThanOrEqual(maxBatchBytes);
+
+    expect(await relay.flush()).toBe(41);
+    expect(bus.published.map((e) => e.key)).toEqual(['a', ...packed.map((e) => e.key)]);
+    expect(bus.published[40]).toEqual(packed[39]);
+    // the envelopes of a call, as the bus sends them, sum to at most the cap; more than one call was needed
+    const envelopeBytes = (e: OutgoingEvent) => Buffer.byteLength(JSON.stringify({ ...e, topic: undefined }));
+    for (const call of calls) expect(call.reduce((n, e) => n + envelopeBytes(e), 0)).toBeLessThanOrEqual(maxBatchBytes);
+    expect(calls.length).toBeGreaterThan(2);
+    expect(await unpublished(schema)).toEqual([]);
+  });
+
   it('publishes a row of an unpack type as its function’s events, counted by its key in the pass cap, and never a $ type it does not know as a plain row', async () => {
     const schema = await newSchema();
     const bus = new RecordingBus();

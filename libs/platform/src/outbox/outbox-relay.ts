@@ -8,7 +8,7 @@ import type { EventBus, OutgoingEvent } from '../bus/event-bus';
 import { isPermanentPublishError } from '../bus/failures';
 import { countDeadLetter, deadLetterParams, insertDeadLetterSql } from '../deadletter/store';
 import { OutboxMetrics, watchOutbox } from '../metrics/metrics';
-import { PACKED_OUTBOX_TYPE } from './outbox';
+import { outboxByteSetting, outboxMaxBatchBytes, PACKED_OUTBOX_TYPE } from './outbox';
 import { quoteSchema, statementAlias } from './sql';
 
 export interface OutboxRelayOptions {
@@ -75,12 +75,6 @@ const HAND_OVER = Object.freeze({ handOver: true });
 
 /** The dead-letter group of a schema's relay: `<schema>.outbox-relay`. */
 export const relayDeadLetterGroup = (schema: string): string => `${schema}.outbox-relay`;
-
-function byteSetting(value: number | undefined, env: string, fallback: number): number {
-  const raw = value ?? (process.env[env] ? Number(process.env[env]) : fallback);
-  if (!Number.isInteger(raw) || raw < 1024) throw new Error(`${env} must be an integer of at least 1024 bytes, got ${String(raw)}`);
-  return raw;
-}
 
 const PRUNE_CHUNK = 5000;
 const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
@@ -152,8 +146,8 @@ export class OutboxRelay {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
     this.logger = options.logger ?? new Logger(`OutboxRelay(${options.schema})`);
-    this.maxBatchBytes = byteSetting(options.maxBatchBytes, 'OUTBOX_MAX_BATCH_BYTES', 900_000);
-    this.maxEventBytes = byteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
+    this.maxBatchBytes = outboxMaxBatchBytes(options.maxBatchBytes);
+    this.maxEventBytes = outboxByteSetting(options.maxEventBytes, 'OUTBOX_MAX_EVENT_BYTES', 1_000_000);
     this.unpackers = new Map(Object.entries(options.unpack ?? {}));
     for (const type of this.unpackers.keys()) if (!type.startsWith('$') || type === PACKED_OUTBOX_TYPE) throw new Error(`outbox unpack type "${type}": a packed row type starts with $ and is not ${PACKED_OUTBOX_TYPE}`);
     this.packedTypes = [PACKED_OUTBOX_TYPE, ...this.unpackers.keys()];

@@ -8,6 +8,74 @@ import { pgArrayParameters } from '../database/pg-literals';
 /** The `type` of an outbox row holding many events (see Outbox.addPacked). */
 export const PACKED_OUTBOX_TYPE = '$packed';
 
+/**
+ * A byte size setting of the outbox: the option if given, else the variable's value, else the default; at least 1 KB.
+ */
+export function outboxByteSetting(value: number | undefined, env: string, fallback: number): number {
+  const raw = value ?? (process.env[env] ? Number(process.env[env]) : fallback);
+  if (!Number.isInteger(raw) || raw < 1024) throw new Error(`${env} must be an integer of at least 1024 bytes, got ${String(raw)}`);
+  return raw;
+}
+
+/** The relay's cap of a publish call's bytes (OUTBOX_MAX_BATCH_BYTES, 900,000 by default), also the largest packed row written. */
+export function outboxMaxBatchBytes(value?: number): number {
+  return outboxByteSetting(value, 'OUTBOX_MAX_BATCH_BYTES', 900_000);
+}
+
+/** A packed row's text and its number of events. */
+export interface PackedRowText {
+  count: number;
+  text: string;
+}
+
+/** Events of this many or more are serialised in runs at once (a large row is likely): no whole text made first to be cut. */
+const SPLIT_FIRST = 256;
+/** The events serialised together when a row may be cut: one call a run, cheaper than one an event (0220). */
+const RUN = 64;
+
+/**
+ * The packed rows of `events`, in order: one row (`json`, or the array serialised) when its UTF-8 text is at most
+ * `maxRowBytes`, else consecutive runs of the events each at most that size, an event larger than it alone in its
+ * row. Each row's text is exactly `JSON.stringify` of its events.
+ */
+export function packedRows(events: OutgoingEvent[], json: string | undefined, maxRowBytes: number): PackedRowText[] {
+  if (json === undefined && events.length < SPLIT_FIRST) json = JSON.stringify(events);
+  // a UTF-16 code unit is at most 3 UTF-8 bytes: most rows are known to fit without counting
+  if (json !== undefined && (json.length * 3 <= maxRowBytes || Buffer.byteLength(json) <= maxRowBytes)) return [{ count: events.length, text: json }];
+  const rows: PackedRowText[] = [];
+  // the row's pieces without their brackets (slices: no copy), joined once when the row is full
+  let inner: string[] = [];
+  let bytes = 2;
+  let count = 0;
+  const close = (): void => {
+    if (inner.length > 0) rows.push({ count, text: `[${inner.join(',')}]` });
+    inner = [];
+    bytes = 2;
+    count = 0;
+  };
+  // a piece `[a,b]` of `size` bytes adds `a,b` and a comma to the row
+  const add = (piece: string, size: number, n: number): void => {
+    if (inner.length > 0 && bytes + size - 1 > maxRowBytes) close();
+    bytes += inner.length > 0 ? size - 1 : size - 2;
+    inner.push(piece.slice(1, -1));
+    count += n;
+  };
+  for (let i = 0; i < events.length; i += RUN) {
+    const run = events.slice(i, i + RUN);
+    const piece = JSON.stringify(run);
+    const size = Buffer.byteLength(piece);
+    if (size <= maxRowBytes || run.length === 1) add(piece, size, run.length);
+    else {
+      for (const event of run) {
+        const one = JSON.stringify([event]);
+        add(one, Buffer.byteLength(one), 1);
+      }
+    }
+  }
+  close();
+  return rows;
+}
+
 export const Outbox = {
   /**
    * Writes events to `<schema>.outbox` in the caller's transaction, so they exist if and only if the business
@@ -44,15 +112,23 @@ export const Outbox = {
    * id, in the array's order; consumers see no difference. `key` holds the number of events, so the relay can cap a
    * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn). `json`:
    * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again.
+   *
+   * Events whose text is over `maxRowBytes` (the relay's publish cap, OUTBOX_MAX_BATCH_BYTES) go in several rows, in
+   * order, each at most that size (an event larger than it alone in its row): the relay sizes the events of a row under
+   * its cap by the row's average, where a larger row had every event serialised again only to be measured
+   * (docs/decisions/0220: dispatch's status rows of 2,000 events and 3.4 MB).
    */
-  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string): Promise<void> {
+  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string, maxRowBytes = outboxMaxBatchBytes()): Promise<void> {
     if (events.length === 0) return;
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
-    await manager.query(
-      `INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
-      [timeOrderedUuid(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
-    );
+    // a row a statement, in order (a bigserial id each: the relay reads them in this order); nearly always one
+    for (const row of packedRows(events, json, maxRowBytes)) {
+      await manager.query(
+        `INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
+        [timeOrderedUuid(), String(row.count), PACKED_OUTBOX_TYPE, row.text],
+      );
+    }
   },
 };
