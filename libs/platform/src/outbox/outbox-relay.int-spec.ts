@@ -434,6 +434,34 @@ describe('OutboxRelay', () => {
     expect(calls[0]).toBeGreaterThan(20_000);
   });
 
+  it('sizes the events of an unpack row over the cap by its unpackEventBound, measuring only those it gives no bound (0220)', async () => {
+    const schema = await newSchema();
+    const calls: string[][] = [];
+    const bus = new (class extends RecordingBus {
+      override async publish(events: OutgoingEvent[]): Promise<void> {
+        calls.push(events.map((e) => e.key));
+        await super.publish(events);
+      }
+    })();
+    // ten events of ~5 KB each once unpacked: 50 KB, over the 20,000-byte cap whatever the row's bound
+    const grow = (events: OutgoingEvent[]) => events.map((e) => ({ ...e, data: { ...(e.data as object), note: 'x'.repeat(5000) } }));
+    const events = Array.from({ length: 10 }, (_, i) => testEvent(TOPIC, `g${i}`));
+    const add = () => dataSource.query(`INSERT INTO ${schema}.outbox (event_id, topic, key, type, payload, packed) VALUES (gen_random_uuid(), '', '10', '$test.grows', '{}', $1)`, [JSON.stringify(events)]);
+    const rowBound = { '$test.grows': (textBytes: number, out: OutgoingEvent[]) => textBytes + out.length * 5100 };
+
+    // measured, three events fit in a call; bounded at 8,000 bytes each (a loose bound), two do; g5 has none: measured
+    await add();
+    const relay = newRelay({ schema, bus, maxBatchBytes: 20_000, unpack: { '$test.grows': grow }, unpackBound: rowBound, unpackEventBound: { '$test.grows': (e) => (e.key === 'g5' ? undefined : 8000) } });
+    expect(await relay.flush()).toBe(10);
+    expect(calls).toEqual([['g0', 'g1'], ['g2', 'g3'], ['g4', 'g5'], ['g6', 'g7'], ['g8', 'g9']]);
+
+    calls.length = 0;
+    await add();
+    const measuring = newRelay({ schema, bus, maxBatchBytes: 20_000, unpack: { '$test.grows': grow }, unpackBound: rowBound });
+    expect(await measuring.flush()).toBe(10);
+    expect(calls).toEqual([['g0', 'g1', 'g2'], ['g3', 'g4', 'g5'], ['g6', 'g7', 'g8'], ['g9']]);
+  });
+
   it('caps a pass near batchSize events however the rows pack them, and publishes the rest in the next pass', async () => {
     const schema = await newSchema();
     const bus = new RecordingBus();

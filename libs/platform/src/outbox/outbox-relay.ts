@@ -65,6 +65,13 @@ export interface OutboxRelayOptions {
    * function returned, instead of three times the text. It must not be below what the events serialise to.
    */
   unpackBound?: Record<string, (textBytes: number, events: OutgoingEvent[]) => number>;
+  /**
+   * For an `unpack` type whose row's bound is over the publish cap: a bound of one of its events' bytes, or undefined
+   * for an event the relay is to measure by serialising it. A row's events are otherwise each serialised to be sized
+   * (docs/decisions/0220: streams' compact rows hold a few batch events of hundreds of KB, each bounded by its fold).
+   * It must not be below what the event serialises to.
+   */
+  unpackEventBound?: Record<string, (event: OutgoingEvent) => number | undefined>;
 }
 
 /** The bytes of an event's envelope as the bus sends it. */
@@ -316,7 +323,13 @@ export class OutboxRelay {
             const each = Math.ceil(bytes / Math.max(1, events.length));
             for (let i = 0; i < events.length; i++) sizes.push(each);
           } else if (events.length === 1 && bytes <= this.maxEventBytes) sizes.push(bytes);
-          else for (const event of events) sizes.push(eventBytes(event));
+          else {
+            const eventBound = unpack && this.options.unpackEventBound?.[row.type];
+            for (const event of events) {
+              const b = eventBound ? eventBound(event) : undefined;
+              sizes.push(b !== undefined && b <= this.maxEventBytes ? b : eventBytes(event));
+            }
+          }
         } else if (row.type.startsWith('$')) {
           throw new Error(`outbox row ${row.id} of type ${row.type}: a packed type this relay cannot read (an older relay than its writer?)`);
         } else {

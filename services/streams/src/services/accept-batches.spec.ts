@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ACCEPT_BATCH_MAX, acceptedOf, flattenAcceptBatches, MessageAcceptedV1, MessageChargedV1, MessagesAcceptedV1, MessagesChargedV1, type EventEnvelope } from '@switchboard/contracts';
 import { timeOrderedUuid, type OutgoingEvent } from '@switchboard/platform';
-import { ACCEPT_BATCH_BYTES, batchAccepted, batchSends, SEND_EVENTS_ACCEPTED_TYPE, SEND_EVENTS_ALL_TYPE, SEND_ROWS_UNPACK, sendRowType } from './accept-batches';
+import { ACCEPT_BATCH_BYTES, batchAccepted, batchSends, SEND_EVENTS_ACCEPTED_TYPE, SEND_EVENTS_ALL_TYPE, SEND_ROWS_EVENT_BOUND, SEND_ROWS_UNPACK, sendRowType } from './accept-batches';
 import { SEND_EVENTS_TYPE, sendEventsBytes } from './charge-batches';
 
 const at = '2026-11-28T13:30:00.000Z';
@@ -116,6 +116,24 @@ describe("a send batch's accepted events folded into one event per account (docs
       const serialised = out.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
       expect(sendEventsBytes(Buffer.byteLength(text), out)).toBeGreaterThanOrEqual(serialised);
     }
+  });
+
+  it('bounds each folded batch on its own, never below what it serialises to, awkward texts and traces too (the relay sizes a row over its cap by it, 0220)', () => {
+    const long = { traceId: `t${'\u0001"é'.repeat(100)}`, traceparent: TRACEPARENT };
+    for (const [trace, text] of [
+      [{ traceId: null }, (i: number) => `text ${i}`],
+      [long, () => '\u0002"ж\\'.repeat(300)],
+    ] as const) {
+      const events = Array.from({ length: 900 }, (_, i) => send(String(i % 3), text(i), trace, i % 5 ? null : { template: 'é"'.repeat(50), n: i })).flat();
+      const out = batchSends(JSON.parse(JSON.stringify(events)) as OutgoingEvent[]);
+      const batches = out.filter((e) => e.type === MessagesAcceptedV1.type || e.type === MessagesChargedV1.type);
+      expect(batches.length).toBeGreaterThan(3);
+      for (const type of [SEND_EVENTS_TYPE, SEND_EVENTS_ACCEPTED_TYPE, SEND_EVENTS_ALL_TYPE]) {
+        for (const b of batches) expect(SEND_ROWS_EVENT_BOUND[type](b)).toBeGreaterThanOrEqual(Buffer.byteLength(JSON.stringify({ ...b, topic: undefined })));
+      }
+    }
+    // an event no fold made has no bound: the relay measures it
+    expect(SEND_ROWS_EVENT_BOUND[SEND_EVENTS_ALL_TYPE](send('1')[0])).toBeUndefined();
   });
 
   it('writes each combination of the options under its own row type, and the relay reads every one', () => {

@@ -1,6 +1,6 @@
 import { ACCEPT_BATCH_MAX, MessageAcceptedV1, MessagesAcceptedV1, MessagesChargedV1, type EventData } from '@switchboard/contracts';
 import type { OutgoingEvent } from '@switchboard/platform';
-import { batchCharges, foldByAccount, SEND_EVENTS_TYPE, sendEventsBytes } from './charge-batches';
+import { batchCharges, foldByAccount, foldedBatchBytes, SEND_EVENTS_TYPE, sendEventsBytes } from './charge-batches';
 import { COMPACT_SENDS_TYPE, compactSendsBound, unpackCompactSends } from './compact-sends';
 
 /**
@@ -80,4 +80,11 @@ export const SEND_ROWS_BOUND: Record<string, (textBytes: number, events: Outgoin
   [SEND_EVENTS_ACCEPTED_TYPE]: sendEventsBytes,
   [SEND_EVENTS_ALL_TYPE]: sendEventsBytes,
   [COMPACT_SENDS_TYPE]: (textBytes, events) => compactSendsBound(textBytes, events, BATCH_TYPES),
+};
+/** The relay's `unpackEventBound` of every send row type: a folded batch's own bound (its items' estimates). */
+export const SEND_ROWS_EVENT_BOUND: Record<string, (event: OutgoingEvent) => number | undefined> = {
+  [SEND_EVENTS_TYPE]: foldedBatchBytes,
+  [SEND_EVENTS_ACCEPTED_TYPE]: foldedBatchBytes,
+  [SEND_EVENTS_ALL_TYPE]: foldedBatchBytes,
+  [COMPACT_SENDS_TYPE]: foldedBatchBytes,
 };

@@ -55,6 +55,17 @@ export interface AccountFold {
   bytes: (e: OutgoingEvent) => number;
 }
 
+/** Each batch `foldByAccount` made: the bytes its envelope serialises to at most. */
+const BATCH_BOUNDS = new WeakMap<OutgoingEvent, number>();
+
+/**
+ * The bytes a batch event made by `foldByAccount` serialises to at most (the relay's `unpackEventBound`: a row whose
+ * events together are over the publish cap is sized event by event, docs/decisions/0220); undefined for any other event.
+ */
+export function foldedBatchBytes(event: OutgoingEvent): number | undefined {
+  return BATCH_BOUNDS.get(event);
+}
+
 /**
  * `events` with `fold.one`'s events folded into `fold.batch` events of one account each (up to `max` items or `maxBytes`
  * of estimated JSON), each item the per-message event it replaces (its id, trace and data). Every other event keeps its
@@ -93,6 +104,8 @@ export function foldByAccount(events: OutgoingEvent[], fold: AccountFold): Outgo
         topic: fold.batch.topic,
       };
       if (first.traceparent) batch.traceparent = first.traceparent;
+      // its items' estimates (each at most its JSON) with a comma each, and its envelope (under 1 KB)
+      BATCH_BOUNDS.set(batch, 1024 + bytes + items.length);
       out.push(batch);
       first = null;
       items = [];

@@ -16,7 +16,7 @@ import {
   type UnitOfWorkEmit,
 } from '@switchboard/platform';
 import { Clock } from '../clock';
-import { SEND_ROWS_BOUND, SEND_ROWS_UNPACK } from './accept-batches';
+import { SEND_ROWS_BOUND, SEND_ROWS_EVENT_BOUND, SEND_ROWS_UNPACK } from './accept-batches';
 import { STREAMS_CONNECTION, STREAMS_SCHEMA } from '../streams.options';
 
 /** Adds an event to the unit of work: it is written to `streams.outbox` in the same transaction. */
@@ -34,7 +34,7 @@ export class StreamsOutboxRelay extends ServiceOutboxRelay {
     // A send batch's row written with chargeBatches or acceptBatches on: its charges (docs/decisions/0178), its accepted
     // events (0181) or both leave as one event per account. Every streams relay reads every such row type, whatever its
     // own process's options, so a replica with an option off still publishes another's rows.
-    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 5000, unpack: SEND_ROWS_UNPACK, unpackBound: SEND_ROWS_BOUND });
+    super(STREAMS_SCHEMA, ds, bus, roles, { batchSize: 5000, unpack: SEND_ROWS_UNPACK, unpackBound: SEND_ROWS_BOUND, unpackEventBound: SEND_ROWS_EVENT_BOUND });
   }
 
   // before the platform stops the bus (onApplicationShutdown)
