@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { SmppPeer } from '../src';
 import { smppVendor, startDispatch, type DispatchTestApp } from './support';
 
@@ -55,7 +56,19 @@ describe('GET /metrics', () => {
     await d.sql(
       `INSERT INTO dispatch.outbox (event_id, topic, key, type, payload, created_at) VALUES (gen_random_uuid(), 'x', 'k', 'test.metrics.waiting', '{}'::jsonb, now() - interval '90 seconds')`,
     );
-    const m = await scrape();
+    // the row held by another session, as a slow writer's would be: the running relay skips it (SKIP LOCKED) rather
+    // than publish it before the scrape
+    const holder = new Client({ connectionString: d.t.db.url });
+    await holder.connect();
+    let m: Awaited<ReturnType<typeof scrape>>;
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM dispatch.outbox WHERE type = 'test.metrics.waiting' FOR UPDATE`);
+      m = await scrape();
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
     await d.sql(`DELETE FROM dispatch.outbox WHERE type = 'test.metrics.waiting'`);
     expect(value(m.text, /^switchboard_outbox_backlog\{schema="dispatch"\}/)).toBeGreaterThanOrEqual(1);
     expect(value(m.text, /^switchboard_outbox_oldest_age_seconds\{schema="dispatch"\}/)).toBeGreaterThanOrEqual(89);

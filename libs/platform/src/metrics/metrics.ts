@@ -87,7 +87,23 @@ export interface OutboxProbe {
 }
 const outboxes = new Set<OutboxProbe>();
 
-async function collectOutboxes(): Promise<Array<{ schema: string; count: number; age: number }>> {
+/**
+ * The outboxes' backlogs, read once a scrape: both outbox gauges are collected together (prom-client starts every
+ * metric's collect at once), and share one reading, so that their figures are of the same moment. Read apart, a
+ * relay's pass between the two could leave a backlog of 1 with an oldest age of 0.
+ */
+let reading: Promise<Array<{ schema: string; count: number; age: number }>> | null = null;
+function collectOutboxes(): Promise<Array<{ schema: string; count: number; age: number }>> {
+  if (reading) return reading;
+  const r = readOutboxes();
+  reading = r;
+  void r.finally(() => {
+    if (reading === r) reading = null;
+  });
+  return r;
+}
+
+async function readOutboxes(): Promise<Array<{ schema: string; count: number; age: number }>> {
   const out: Array<{ schema: string; count: number; age: number }> = [];
   for (const probe of outboxes) {
     try {
