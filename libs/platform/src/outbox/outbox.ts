@@ -43,16 +43,17 @@ export const Outbox = {
    * writing and when the relay marks it published. The relay publishes every event of the row, each with its own
    * id, in the array's order; consumers see no difference. `key` holds the number of events, so the relay can cap a
    * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn). `json`:
-   * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again.
+   * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again. `type`: a
+   * packed row type of the schema's relay (`OutboxRelayOptions.unpack`) whose `json` is its own form of `events`.
    */
-  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string): Promise<void> {
+  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string, type = PACKED_OUTBOX_TYPE): Promise<void> {
     if (events.length === 0) return;
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
     await manager.query(
       `INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
-      [timeOrderedUuid(), String(events.length), PACKED_OUTBOX_TYPE, json ?? JSON.stringify(events)],
+      [timeOrderedUuid(), String(events.length), type, json ?? JSON.stringify(events)],
     );
   },
 };
