@@ -30,7 +30,8 @@
  * level, and each service's by the schema it names), the statements that took the most time, and the row updates (HOT
  * ones) of the per-message tables (docs/decisions/0074).
  * STREAMS_COMPACT_SEND_ROWS=0|1 (also false|true): streams' compact send rows off or on (docs/decisions/0210; default on),
- * an A/B in one build. DISPATCH_STATUS_BATCHES, STREAMS_CHARGE_BATCHES, STREAMS_ACCEPT_BATCHES likewise (1 on, else off).
+ * an A/B in one build; DISPATCH_COMPACT_OUTBOX=0|1 likewise, dispatch's compact outbox rows (docs/decisions/0217; default on).
+ * DISPATCH_STATUS_BATCHES, STREAMS_CHARGE_BATCHES, STREAMS_ACCEPT_BATCHES likewise (1 on, else off).
  * RECEIPT_DELAY_MS (default 0): the SMSC sends each delivery receipt that many ms after its submit_sm_resp (a real
  * carrier's receipts come seconds later); 0 sends it at once, which lets dispatch merge the send and the final status
  * into one write (docs/decisions/0206). The time to the last delivered status grows by about the delay.
@@ -389,7 +390,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       PlatformModule.forRoot({ bus, realtime: new InMemoryRealtime(), mailer: new DevMailbox(), verifier: new TokenVerifier(keys.publicKey), databaseUrl: url, processName: 'bench' }),
-      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000', dispatchStatusBatches: process.env.DISPATCH_STATUS_BATCHES === undefined ? undefined : process.env.DISPATCH_STATUS_BATCHES === '1', streamsChargeBatches: process.env.STREAMS_CHARGE_BATCHES === undefined ? undefined : process.env.STREAMS_CHARGE_BATCHES === '1', streamsAcceptBatches: process.env.STREAMS_ACCEPT_BATCHES === undefined ? undefined : process.env.STREAMS_ACCEPT_BATCHES === '1', streamsCompactSendRows: process.env.STREAMS_COMPACT_SEND_ROWS === undefined ? undefined : ['1', 'true'].includes(process.env.STREAMS_COMPACT_SEND_ROWS) }),
+      ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir: dir, appUrl: 'http://127.0.0.1:3000', dispatchStatusBatches: process.env.DISPATCH_STATUS_BATCHES === undefined ? undefined : process.env.DISPATCH_STATUS_BATCHES === '1', dispatchCompactOutbox: process.env.DISPATCH_COMPACT_OUTBOX === undefined ? undefined : ['1', 'true'].includes(process.env.DISPATCH_COMPACT_OUTBOX), streamsChargeBatches: process.env.STREAMS_CHARGE_BATCHES === undefined ? undefined : process.env.STREAMS_CHARGE_BATCHES === '1', streamsAcceptBatches: process.env.STREAMS_ACCEPT_BATCHES === undefined ? undefined : process.env.STREAMS_ACCEPT_BATCHES === '1', streamsCompactSendRows: process.env.STREAMS_COMPACT_SEND_ROWS === undefined ? undefined : ['1', 'true'].includes(process.env.STREAMS_COMPACT_SEND_ROWS) }),
     ],
   })
   class BenchModule {}

@@ -87,6 +87,8 @@ export interface EmbeddedServiceOptions {
   chargeReconcile?: AccountsModuleOptions['chargeReconcile'];
   /** Dispatch's status changes as one event per write batch (DISPATCH_STATUS_BATCHES, docs/decisions/0173); unset: on (the default); false: per message. */
   dispatchStatusBatches?: boolean;
+  /** Dispatch's write batches' events as compact outbox rows (DISPATCH_COMPACT_OUTBOX, docs/decisions/0217); unset: on (the default). */
+  dispatchCompactOutbox?: boolean;
   /** Streams' charges as one event per send batch and account (STREAMS_CHARGE_BATCHES, docs/decisions/0178); unset: on (the default); false: per message. */
   streamsChargeBatches?: boolean;
   /** Streams' accepted events as one event per send batch and account (STREAMS_ACCEPT_BATCHES, docs/decisions/0181); unset: on (one process: no rolling upgrade); false: per message. */
@@ -113,7 +115,7 @@ export function embeddedServiceModules(o: EmbeddedServiceOptions): DynamicModule
     // the simulators are the vendors: an SMS reaches delivered after about two seconds
     DispatchModule.register(
       // a developer's machine may run local provider peers: a media URL they hand over on localhost is fetched (never in production)
-      embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey, inboundMedia: { allowLoopback: true }, statusBatches: o.dispatchStatusBatches }),
+      embeddedDispatchOptions({ publicUrl: o.appUrl, providerSecretsKey, inboundMedia: { allowLoopback: true }, statusBatches: o.dispatchStatusBatches, compactOutbox: o.dispatchCompactOutbox }),
     ),
     // before StreamsModule: stats answers GET /streams/statistics, which streams' GET /streams/:id would match first
     StatsModule.register({ migrationsRun: true }),
@@ -242,7 +244,7 @@ export async function startEmbeddedServer(config: PlatformConfig, log = new Logg
 
   const modules: DynamicModule[] = [
     PlatformModule.forRoot({ bus, realtime, mailer: mailbox, verifier: new TokenVerifier(keys.publicKey), databaseUrl, dataDir, processName: 'platform' }),
-    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES, streamsCompactSendRows: config.STREAMS_COMPACT_SEND_ROWS, campaignsBatchRequests: config.CAMPAIGNS_RUNNER_BATCH_REQUESTS }),
+    ...embeddedServiceModules({ privateKey: keys.privateKey, dataDir, appUrl: config.APP_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${port}`, redirectPort, redirectHost: config.HOST, linksDns: { cnameTarget: config.LINKS_DNS_CNAME_TARGET, aTarget: config.LINKS_DNS_A_TARGET ?? null, servers: dnsSimulator ? [dnsSimulator.address] : config.LINKS_DNS_SERVERS }, zoho: zohoFromConfig(config), providerApis: { whatsapp: config.WHATSAPP_API_BASE_URL, telegram: config.TELEGRAM_API_BASE_URL }, integrations: { oauthClients: config.INTEGRATIONS_OAUTH_CLIENTS as IntegrationsModuleOptions['oauthClients'], endpoints: config.INTEGRATIONS_ENDPOINTS as IntegrationsModuleOptions['endpoints'] }, inbox: { totalsCap: config.INBOX_TOTALS_CAP }, undispatched: { afterMs: config.STREAMS_UNDISPATCHED_AFTER_MS, intervalMs: config.STREAMS_UNDISPATCHED_INTERVAL_MS, batch: config.STREAMS_UNDISPATCHED_BATCH, requestsPerSweep: config.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP }, campaignStatuses: campaignStatusesFromConfig(config), chargeReconcile: chargeReconcileFromConfig(config), dispatchStatusBatches: config.DISPATCH_STATUS_BATCHES, dispatchCompactOutbox: config.DISPATCH_COMPACT_OUTBOX, streamsChargeBatches: config.STREAMS_CHARGE_BATCHES, streamsAcceptBatches: config.STREAMS_ACCEPT_BATCHES, streamsCompactSendRows: config.STREAMS_COMPACT_SEND_ROWS, campaignsBatchRequests: config.CAMPAIGNS_RUNNER_BATCH_REQUESTS }),
     GatewayModule.register({ mode: 'embedded', adminDistDir: config.ADMIN_DIST_DIR ?? defaultAdminDist() }),
   ];
 

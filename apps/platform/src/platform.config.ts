@@ -53,6 +53,8 @@ export const platformConfigSchema = z.object({
   STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP: streamsConfigSchema.shape.STREAMS_UNDISPATCHED_REQUESTS_PER_SWEEP,
   /** Dispatch's status changes as one event per write batch (docs/decisions/0173); only once every consumer takes that form. */
   DISPATCH_STATUS_BATCHES: env.bool(true),
+  /** Dispatch's write batches' events as compact outbox rows (docs/decisions/0217); default true, as dispatch's. */
+  DISPATCH_COMPACT_OUTBOX: env.bool(true),
   /** Streams' charges as one event per send batch and account (docs/decisions/0178); default true, as streams'. */
   STREAMS_CHARGE_BATCHES: streamsConfigSchema.shape.STREAMS_CHARGE_BATCHES,
   /** Streams' accepted events as one event per send batch and account (docs/decisions/0181): on in embedded mode, one process runs every consumer. */

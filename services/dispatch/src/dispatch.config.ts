@@ -25,6 +25,8 @@ export const dispatchConfigSchema = z.object({
   DISPATCH_INGEST_CONCURRENCY: env.int(500, 1),
   /** Status changes as one event per write batch (docs/decisions/0173): only once every consumer takes that form. */
   DISPATCH_STATUS_BATCHES: env.bool(true),
+  /** A write batch's events as one compact outbox row (docs/decisions/0217): false while a dispatch older than 0217 runs. */
+  DISPATCH_COMPACT_OUTBOX: env.bool(true),
   NATS_URL: env.list(['nats://127.0.0.1:4222']),
   MIGRATIONS_RUN: env.bool(false),
   TRUST_PROXY: z.string().default('false'),
@@ -94,6 +96,7 @@ export function dispatchModuleOptionsFromConfig(c: DispatchConfig): DispatchModu
     seedVendors: c.SEED_DEMO ? embeddedDispatchOptions().seedVendors : undefined,
     ingestConcurrency: c.DISPATCH_INGEST_CONCURRENCY,
     statusBatches: c.DISPATCH_STATUS_BATCHES,
+    compactOutbox: c.DISPATCH_COMPACT_OUTBOX,
     dispatcher: {
       receiptTimeoutMs: c.DISPATCH_RECEIPT_TIMEOUT_MS,
       queryIntervalMs: c.DISPATCH_QUERY_SM_INTERVAL_MS,

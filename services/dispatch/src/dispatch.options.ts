@@ -84,6 +84,13 @@ export interface DispatchModuleOptions {
    * consumer of dispatch's statuses still runs a release older than 0173 (it would skip the batch).
    */
   statusBatches?: boolean;
+  /**
+   * A write batch's events as one compact `$dispatch.lifecycle` outbox row (tables of columns: a value shared by every
+   * event written once) instead of a `$packed` row of their JSON (docs/decisions/0217). Default true. Set false while a
+   * dispatch process older than 0217 runs (its relay cannot read a compact row), and before rolling dispatch back below
+   * 0217 (then wait until no `$dispatch.lifecycle` row is unpublished).
+   */
+  compactOutbox?: boolean;
   /** The stuck-message sweeper (StuckMessageSweeper): when a message is resumed or failed with a refund. */
   stuck?: StuckSweepOptions;
   /**
@@ -187,6 +194,7 @@ export interface ResolvedDispatchOptions extends Omit<DispatchModuleOptions, 'di
   realtimeIntervalMs: number;
   ingestConcurrency: number;
   statusBatches: boolean;
+  compactOutbox: boolean;
 }
 
 export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedDispatchOptions {
@@ -199,6 +207,7 @@ export function resolveDispatchOptions(o: DispatchModuleOptions = {}): ResolvedD
     ingestConcurrency: Math.max(1, o.ingestConcurrency ?? 128),
     realtimeIntervalMs: o.realtimeIntervalMs ?? 500,
     statusBatches: o.statusBatches ?? true,
+    compactOutbox: o.compactOutbox ?? true,
     dispatcher: {
       batchSize: d.batchSize ?? 500,
       maxInFlight: d.maxInFlight ?? 5000,

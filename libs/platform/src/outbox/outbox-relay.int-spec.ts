@@ -365,7 +365,7 @@ describe('OutboxRelay', () => {
     const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes });
     const packed = Array.from({ length: 40 }, (_, i) => testEvent(TOPIC, `k${i}`, { text: 'é'.repeat(100 + 10 * i) }));
     await placeOrder(schema, 'order-1', testEvent(TOPIC, 'a'));
-    await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, packed, undefined, maxBatchBytes));
+    await dataSource.transaction((manager) => Outbox.addPacked(manager, schema, packed, undefined, undefined, maxBatchBytes));
     const rows = await dataSource.query<Array<{ key: string; bytes: number }>>(`SELECT key, octet_length(packed) AS bytes FROM ${schema}.outbox WHERE type = '$packed' ORDER BY id`);
     expect(rows.length).toBeGreaterThan(2);
     expect(rows.reduce((n, r) => n + Number(r.key), 0)).toBe(40);

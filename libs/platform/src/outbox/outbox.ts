@@ -111,23 +111,27 @@ export const Outbox = {
    * writing and when the relay marks it published. The relay publishes every event of the row, each with its own
    * id, in the array's order; consumers see no difference. `key` holds the number of events, so the relay can cap a
    * pass without reading the payloads. The schema's outbox needs the `packed` column (addPackedOutboxColumn). `json`:
-   * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again.
+   * `JSON.stringify(events)` when the caller already has it (it measured the row), not serialised again. `type`: a
+   * packed row type of the schema's relay (`OutboxRelayOptions.unpack`) whose `json` is its own form of `events`,
+   * written as given (its relay bounds it, `unpackBound`).
    *
-   * Events whose text is over `maxRowBytes` (the relay's publish cap, OUTBOX_MAX_BATCH_BYTES) go in several rows, in
-   * order, each at most that size (an event larger than it alone in its row): the relay sizes the events of a row under
-   * its cap by the row's average, where a larger row had every event serialised again only to be measured
+   * Events whose text is over `maxRowBytes` (the relay's publish cap, OUTBOX_MAX_BATCH_BYTES) go in several `$packed`
+   * rows, in order, each at most that size (an event larger than it alone in its row): the relay sizes the events of a
+   * row under its cap by the row's average, where a larger row had every event serialised again only to be measured
    * (docs/decisions/0220: dispatch's status rows of 2,000 events and 3.4 MB).
    */
-  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string, maxRowBytes = outboxMaxBatchBytes()): Promise<void> {
+  async addPacked(manager: EntityManager, schema: string, events: OutgoingEvent[], json?: string, type = PACKED_OUTBOX_TYPE, maxRowBytes = outboxMaxBatchBytes()): Promise<void> {
     if (events.length === 0) return;
     if (!manager.queryRunner?.isTransactionActive) {
       throw new Error("Outbox.addPacked needs the caller's transaction: pass the manager given by dataSource.transaction()");
     }
+    if (type !== PACKED_OUTBOX_TYPE && json === undefined) throw new Error(`Outbox.addPacked: a ${type} row needs its text`);
     // a row a statement, in order (a bigserial id each: the relay reads them in this order); nearly always one
-    for (const row of packedRows(events, json, maxRowBytes)) {
+    const rows = type === PACKED_OUTBOX_TYPE ? packedRows(events, json, maxRowBytes) : [{ count: events.length, text: json! }];
+    for (const row of rows) {
       await manager.query(
         `INSERT INTO ${quoteSchema(schema)}.outbox AS ${statementAlias('outbox', schema)} (event_id, topic, key, type, payload, packed) VALUES ($1, '', $2, $3, '{}', $4)`,
-        [timeOrderedUuid(), String(row.count), PACKED_OUTBOX_TYPE, row.text],
+        [timeOrderedUuid(), String(row.count), type, row.text],
       );
     }
   },

@@ -506,6 +506,12 @@ export class MessageRepository {
   /**
    * Pending receipts whose part was recorded since (by another instance): a part still waiting, given that id after
    * (or about when) the receipt came, to the destination it names. Receipts older than `windowMs` are dropped.
+   *
+   * Each pending receipt is looked up by its own (vendor, id) in `provider_ref_lookup` (a LATERAL probe with LIMIT 1),
+   * never by a join the planner may hash: an `EXISTS` let it hash the pending rows and scan every ref still without an
+   * outcome (since 0214 every single-part ref, for as long as refs are kept), with a message lookup for each: 58 ms of
+   * CPU a call over 20,000 refs with two pending receipts, every 2 s on each replica, growing with the table
+   * (docs/decisions/0217). The probe's cost follows the pending receipts, not the refs.
    */
   async takeMatchedPending(limit: number, windowMs: number): Promise<PendingRow[]> {
     await this.ds.query(`DELETE FROM dispatch.pending_receipt WHERE received_at < now() - $1 * interval '1 millisecond'`, [windowMs]);
@@ -513,12 +519,13 @@ export class MessageRepository {
       `DELETE FROM dispatch.pending_receipt p
         WHERE (p.vendor_id, p.provider_message_id, p.outcome) IN (
           SELECT p2.vendor_id, p2.provider_message_id, p2.outcome FROM dispatch.pending_receipt p2
-           WHERE EXISTS (
+           CROSS JOIN LATERAL (
              SELECT 1 FROM dispatch.provider_ref r JOIN dispatch.message m ON m.id = r.message_id
               WHERE r.vendor_id = p2.vendor_id AND r.provider_message_id = p2.provider_message_id
                 AND r.outcome IS NULL AND m.status IN ('accepted', 'sent')
                 AND r.sent_at > p2.received_at - interval '1 minute'
-                AND (p2.destination IS NULL OR ${sameDestinationSql('p2.destination')}))
+                AND (p2.destination IS NULL OR ${sameDestinationSql('p2.destination')})
+              LIMIT 1) x
            LIMIT $1)
         RETURNING p.vendor_id, p.provider_message_id, p.outcome, p.error, p.received_at, p.destination`,
       [limit],

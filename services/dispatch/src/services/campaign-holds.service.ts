@@ -130,7 +130,7 @@ export class CampaignHolds implements OnModuleInit, OnApplicationBootstrap, OnMo
     for (;;) {
       const n = await this.ds.transaction(async (m) => {
         const rows = await this.repo.dropAborted(m, DROP_BATCH);
-        if (rows.length) await addToOutbox(m, lifecycleEvents(rows, { final: true, refundReason: () => 'campaign_aborted' }), this.relay.statusBatches);
+        if (rows.length) await addToOutbox(m, lifecycleEvents(rows, { final: true, refundReason: () => 'campaign_aborted' }), this.relay.statusBatches, this.relay.compactRows);
         return rows.length;
       });
       total += n;

@@ -1283,7 +1283,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
       events.push(...lifecycleEvents(sentOnly, { final: false }));
       changed.push(...sentOnly, ...receiptRows);
       finalized = finalRows.length + directRows.length + receiptRows.filter((r) => r.status !== 'accepted' && r.status !== 'sent').length;
-      await addToOutbox(m, events, this.relay.statusBatches);
+      await addToOutbox(m, events, this.relay.statusBatches, this.relay.compactRows);
     });
     // Committed: only now are the batches removed from the queues and their waiters released.
     this.defers.splice(0, defers.length);
@@ -1457,7 +1457,7 @@ export class Dispatcher implements OnModuleInit, OnApplicationBootstrap, OnModul
         m,
         ids.map((id) => ({ id, status: MessageStatus.Undelivered, outgoing: 'undelivered', error: 'EXPIRED: no delivery receipt', deliveredAt: null })),
       );
-      await addToOutbox(m, lifecycleEvents(rows, { final: true }), this.relay.statusBatches);
+      await addToOutbox(m, lifecycleEvents(rows, { final: true }), this.relay.statusBatches, this.relay.compactRows);
     });
     this.relay.kick();
   }

@@ -14,6 +14,7 @@ import {
 import { EventBus, Outbox, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, timeOrderedUuid, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
 import type { EventRow } from '../repositories/message.repository';
+import { COMPACT_LIFECYCLE_TYPE, compactLifecycleText, lifecycleBound, NotCompactable, unpackLifecycle } from './compact-events';
 
 const SOURCE = 'dispatch';
 
@@ -127,9 +128,19 @@ export function refundData(r: EventRow, reason: string): EventData<typeof Messag
  * own id, in order), which took the outbox from half of dispatch's database time to a few percent. Small batches
  * (API calls, sweeps) take the plain row-per-event path.
  */
-export async function addToOutbox(m: EntityManager, events: OutgoingEvent[], statusBatches = false): Promise<void> {
+export async function addToOutbox(m: EntityManager, events: OutgoingEvent[], statusBatches = false, compactRows = false): Promise<void> {
   const out = statusBatches ? batchStatusChanges(events) : events;
   if (out.length < PACK_AT) return Outbox.add(m, DISPATCH_SCHEMA, out);
+  if (compactRows) {
+    // the same events as tables of columns (docs/decisions/0217); events the tables cannot hold exactly go packed
+    let text: string | null = null;
+    try {
+      text = compactLifecycleText(out);
+    } catch (e) {
+      if (!(e instanceof NotCompactable)) throw e;
+    }
+    if (text !== null) return Outbox.addPacked(m, DISPATCH_SCHEMA, out, text, COMPACT_LIFECYCLE_TYPE);
+  }
   return Outbox.addPacked(m, DISPATCH_SCHEMA, out);
 }
 
@@ -209,6 +220,12 @@ export class DispatchOutboxRelay extends ServiceOutboxRelay {
    * The writers of the outbox pass it to `addToOutbox`.
    */
   readonly statusBatches: boolean;
+  /**
+   * Whether a write batch's events go as one compact `$dispatch.lifecycle` row (docs/decisions/0217; the
+   * `compactOutbox` option, `DISPATCH_COMPACT_OUTBOX`, on by default) or as a `$packed` row of their JSON. A relay older
+   * than 0217 cannot read a compact row: set it false while one runs. The writers of the outbox pass it to `addToOutbox`.
+   */
+  readonly compactRows: boolean;
 
   constructor(
     @InjectDataSource(DISPATCH_CONNECTION) ds: DataSource,
@@ -218,8 +235,16 @@ export class DispatchOutboxRelay extends ServiceOutboxRelay {
   ) {
     // Published rows are deleted, not marked (docs/decisions/0096): nothing reads dispatch's published rows, its
     // event ids are minted per event, and a mark rewrote every row with its payload (~1 KB of WAL per message).
-    super(DISPATCH_SCHEMA, ds, bus, roles, { batchSize: options.outboxBatchSize, pollIntervalMs: 500, deletePublished: true });
+    super(DISPATCH_SCHEMA, ds, bus, roles, {
+      batchSize: options.outboxBatchSize,
+      pollIntervalMs: 500,
+      deletePublished: true,
+      // read whatever the option: a replica of this release with the option on may have written them (0217)
+      unpack: { [COMPACT_LIFECYCLE_TYPE]: unpackLifecycle },
+      unpackBound: { [COMPACT_LIFECYCLE_TYPE]: lifecycleBound },
+    });
     this.statusBatches = options.statusBatches;
+    this.compactRows = options.compactOutbox;
   }
 }
 

@@ -163,7 +163,7 @@ export class StuckMessageSweeper implements OnApplicationBootstrap, OnModuleDest
         ),
       );
       if (rows.length === 0) return 0;
-      await addToOutbox(m, lifecycleEvents(rows, { final: true, refundReason: (r) => (r.possible_duplicate ? null : 'stuck') }), this.relay.statusBatches);
+      await addToOutbox(m, lifecycleEvents(rows, { final: true, refundReason: (r) => (r.possible_duplicate ? null : 'stuck') }), this.relay.statusBatches, this.relay.compactRows);
       return rows.length;
     });
     if (n > 0) this.relay.kick();
