@@ -1,0 +1,120 @@
+/**
+ * An acceptance's hour and day buckets in its account's time zone, computed in node (docs/decisions/0218) as the rollup
+ * read computed them in PostgreSQL before: the hour bucket is the instant less its local minutes, seconds and
+ * milliseconds (not a truncation in the zone, which would fold the repeated hour of a DST fall-back into one bucket
+ * that may start after the message), the day bucket the local date. A zone's offset from UTC is found by Intl once a
+ * UTC hour and zone (the offset at the hour's first and last second; an hour holding a change is computed for each
+ * instant), so a campaign's acceptances cost a lookup each, not a formatter call.
+ */
+
+const HOUR_MS = 3_600_000;
+
+/** Intl's local calendar fields of one zone (h23: midnight is hour 0, never 24). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short' });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** The zone's offset from UTC (ms, whole seconds) at an instant (ms since the epoch, its own milliseconds dropped). */
+export function zoneOffsetAt(zone: string, ms: number): number {
+  const whole = Math.floor(ms / 1000) * 1000;
+  let year = 0;
+  let month = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
+  let second = 0;
+  let bc = false;
+  for (const p of formatterOf(zone).formatToParts(whole)) {
+    switch (p.type) {
+      case 'year':
+        year = Number(p.value);
+        break;
+      case 'month':
+        month = Number(p.value);
+        break;
+      case 'day':
+        day = Number(p.value);
+        break;
+      case 'hour':
+        hour = Number(p.value);
+        break;
+      case 'minute':
+        minute = Number(p.value);
+        break;
+      case 'second':
+        second = Number(p.value);
+        break;
+      case 'era':
+        bc = p.value === 'BC' || p.value === 'B';
+        break;
+      default:
+    }
+  }
+  const d = new Date(0);
+  d.setUTCFullYear(bc ? 1 - year : year, month - 1, day);
+  d.setUTCHours(hour, minute, second, 0);
+  return d.getTime() - whole;
+}
+
+/** Per zone, the UTC hours (their index since the epoch) seen and the offset that holds through each (NaN: it changes within). */
+const hourOffsets = new Map<string, Map<number, number>>();
+const MAX_HOURS_A_ZONE = 2048;
+
+function offsetOf(zone: string, ms: number): number {
+  let hours = hourOffsets.get(zone);
+  if (hours === undefined) hourOffsets.set(zone, (hours = new Map()));
+  const h = Math.floor(ms / HOUR_MS);
+  let off = hours.get(h);
+  if (off === undefined) {
+    const first = zoneOffsetAt(zone, h * HOUR_MS);
+    off = zoneOffsetAt(zone, h * HOUR_MS + HOUR_MS - 1000) === first ? first : NaN;
+    if (hours.size >= MAX_HOURS_A_ZONE) hours.clear();
+    hours.set(h, off);
+  }
+  return Number.isNaN(off) ? zoneOffsetAt(zone, ms) : off;
+}
+
+/** Whether Intl knows the zone (the account consumer stores only such names: validTimeZone). */
+export function knownZone(zone: string): boolean {
+  try {
+    formatterOf(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An acceptance's instant (ISO, ms, Z), its hour bucket's start (the same form) and its local date (YYYY-MM-DD). */
+export interface InstantBuckets {
+  at: string;
+  hour: string;
+  day: string;
+}
+
+/** The buckets of an instant (ms since the epoch) in a zone. */
+export function bucketsAt(zone: string, ms: number): InstantBuckets {
+  const local = ms + offsetOf(zone, ms);
+  const intoHour = ((local % HOUR_MS) + HOUR_MS) % HOUR_MS;
+  return { at: new Date(ms).toISOString(), hour: new Date(ms - intoHour).toISOString(), day: new Date(local).toISOString().slice(0, 10) };
+}
+
+/**
+ * An acceptance's instant as node reads it exactly as PostgreSQL would (ms since the epoch), or null for a text node
+ * leaves to PostgreSQL: only JavaScript's own ISO form (`toISOString`, years 0000–9999), which both read alike.
+ */
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export function isoInstant(text: string): number | null {
+  if (!ISO_Z.test(text)) return null;
+  const ms = Date.parse(text);
+  // a day or hour out of range (2026-02-30, 24:00) does not round-trip: PostgreSQL decides (and rejects) those
+  if (Number.isNaN(ms) || new Date(ms).toISOString() !== text) return null;
+  return ms;
+}
