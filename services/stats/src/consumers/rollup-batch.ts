@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { CampaignSendBatchRequestedV1, EventData, MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import { pgArray, preparedQuery, type BatchItem } from '@switchboard/platform';
 import { STATUS_COLUMNS, STATUSES } from '../rollup-shape';
-import { bucketsAt, isoInstant } from './time-buckets';
+import { hourDayAt, isoInstant } from './time-buckets';
 
 /**
  * The rollup consumer's batch (docs/decisions/0028-statistics.md, "Ingest", 0055), in small functions of one job each
@@ -441,9 +441,11 @@ function bucketsOf(states: States, slots: Slots, k: number, account: string): Bu
   let b = states.buckets[k];
   if (b !== undefined) return b;
   const ms = slots.acceptedMs[k];
-  if (ms === null) return undefined;
-  const x = bucketsAt(states.zones.get(account) ?? 'UTC', ms);
-  states.buckets[k] = b = new Buckets(x.at, x.hour, x.day);
+  const at = slots.acceptedAt[k];
+  if (ms === null || at === null) return undefined;
+  // the instant's text is the ISO form already (isoInstant checked it round-trips; or to_char wrote it)
+  const x = hourDayAt(states.zones.get(account) ?? 'UTC', ms);
+  states.buckets[k] = b = new Buckets(at, x.hour, x.day);
   return b;
 }
 

@@ -98,11 +98,34 @@ export interface InstantBuckets {
   day: string;
 }
 
-/** The buckets of an instant (ms since the epoch) in a zone. */
-export function bucketsAt(zone: string, ms: number): InstantBuckets {
+/** An hour bucket's start (ISO, ms, Z) and its local date (YYYY-MM-DD); one object for every instant of the bucket. */
+export class HourDay {
+  constructor(
+    readonly hour: string,
+    readonly day: string,
+  ) {}
+}
+
+/** Per zone, the last bucket asked for: a batch's acceptances mostly share it (one account, one hour). */
+const lastBucket = new Map<string, { start: number; value: HourDay }>();
+
+/** The hour bucket and local date of an instant (ms since the epoch) in a zone. */
+export function hourDayAt(zone: string, ms: number): HourDay {
   const local = ms + offsetOf(zone, ms);
   const intoHour = ((local % HOUR_MS) + HOUR_MS) % HOUR_MS;
-  return { at: new Date(ms).toISOString(), hour: new Date(ms - intoHour).toISOString(), day: new Date(local).toISOString().slice(0, 10) };
+  const start = ms - intoHour;
+  const last = lastBucket.get(zone);
+  if (last !== undefined && last.start === start) return last.value;
+  // the local date is the same through the bucket (a local hour lies in one local date)
+  const value = new HourDay(new Date(start).toISOString(), new Date(local).toISOString().slice(0, 10));
+  lastBucket.set(zone, { start, value });
+  return value;
+}
+
+/** The buckets of an instant (ms since the epoch) in a zone, with the instant in the same form. */
+export function bucketsAt(zone: string, ms: number): InstantBuckets {
+  const b = hourDayAt(zone, ms);
+  return { at: new Date(ms).toISOString(), hour: b.hour, day: b.day };
 }
 
 /**
