@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { BatchItem } from '@switchboard/platform';
 import { applyRollupBatch, type RollupInput } from '../src/consumers/rollup-batch';
+import { isoInstant } from '../src/consumers/time-buckets';
 
 /**
  * The rollup batch's node work in small functions (docs/decisions/0213), against a fake transaction: what the read
@@ -398,5 +399,16 @@ describe("stats: an acceptance's hour and day buckets in its account's zone, com
       [u1, 'false', '2026-11-29T10:15:00.000Z', '2026-11-29T09:30:00.000Z', '2026-11-29'],
       [u2, 'true', '2026-11-29T04:45:00.000Z', '2026-11-29T04:30:00.000Z', '2026-11-29'],
     ]);
+  });
+});
+
+describe("stats: an acceptance instant node reads itself, or leaves to PostgreSQL's parse (0218)", () => {
+  it('reads only the toISOString form with every field in range', () => {
+    const read = ['2026-11-29T10:15:00.000Z', '2024-02-29T23:59:59.999Z', '2000-02-29T00:00:00.000Z', '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'];
+    for (const t of read) expect(isoInstant(t) === null ? null : new Date(isoInstant(t) as number).toISOString()).toBe(t);
+    // another form, a day, hour or second out of range, a year JavaScript's Date.UTC would read as 19xx: PostgreSQL's
+    for (const t of ['2026-11-29T10:15:00Z', '2026-11-29 10:15:00.000Z', '2026-11-29T10:15:00.000+00:00', '2023-02-29T00:00:00.000Z', '1900-02-29T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-11-29T24:00:00.000Z', '2026-12-31T23:59:60.000Z', '0099-01-01T00:00:00.000Z', '2026-1a-29T10:15:00.000Z', '']) {
+      expect(isoInstant(t)).toBeNull();
+    }
   });
 });

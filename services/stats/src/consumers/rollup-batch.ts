@@ -420,10 +420,11 @@ function statesOf(slots: Slots, rows: ReadonlyArray<ReadRow>): States {
   }
   for (let k = 0; k < n; k++) {
     const u = uuids[k];
-    if (CANONICAL_UUID.test(u)) states.spelled[k] = 1;
     let state = states.before[k];
+    // the database writes the uuid as the events did (its found state's uuid is PostgreSQL's text of the slot's)
+    if (state !== undefined ? state.message_uuid === u : CANONICAL_UUID.test(u)) states.spelled[k] = 1;
     if (state === undefined) {
-      state = newState(canonicalUuid(u), slots.accounts[k]);
+      state = newState(states.spelled[k] === 1 ? u : canonicalUuid(u), slots.accounts[k]);
       states.before[k] = state;
       states.created[k] = 1;
       states.versions[k] = null;

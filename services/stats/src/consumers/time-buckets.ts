@@ -128,16 +128,38 @@ export function bucketsAt(zone: string, ms: number): InstantBuckets {
   return { at: new Date(ms).toISOString(), hour: b.hour, day: b.day };
 }
 
+/** The decimal number of `len` digits at `at`, or -1 when one is not a digit. */
+function digits(t: string, at: number, len: number): number {
+  let n = 0;
+  for (let i = at; i < at + len; i++) {
+    const c = t.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /**
  * An acceptance's instant as node reads it exactly as PostgreSQL would (ms since the epoch), or null for a text node
- * leaves to PostgreSQL: only JavaScript's own ISO form (`toISOString`, years 0000–9999), which both read alike.
+ * leaves to PostgreSQL: only JavaScript's own ISO form (`toISOString`: `YYYY-MM-DDTHH:MM:SS.mmmZ`, years 1000–9999)
+ * with every field in its range (a 30 February, a 24:00 or a leap second are PostgreSQL's to read or refuse). Read
+ * field by field (a tenth of a parse and a `toISOString` to check it).
  */
-const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-export function isoInstant(text: string): number | null {
-  if (!ISO_Z.test(text)) return null;
-  const ms = Date.parse(text);
-  // a day or hour out of range (2026-02-30, 24:00) does not round-trip: PostgreSQL decides (and rejects) those
-  if (Number.isNaN(ms) || new Date(ms).toISOString() !== text) return null;
-  return ms;
+export function isoInstant(t: string): number | null {
+  if (t.length !== 24 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58 || t.charCodeAt(19) !== 46 || t.charCodeAt(23) !== 90) {
+    return null;
+  }
+  const y = digits(t, 0, 4);
+  const mo = digits(t, 5, 2);
+  const d = digits(t, 8, 2);
+  const h = digits(t, 11, 2);
+  const mi = digits(t, 14, 2);
+  const s = digits(t, 17, 2);
+  const ms = digits(t, 20, 3);
+  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || ms < 0) return null;
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > DAYS[mo - 1] + (leap ? 1 : 0)) return null;
+  return Date.UTC(y, mo - 1, d, h, mi, s, ms);
 }
