@@ -933,8 +933,8 @@ function checkWrite(deltas: Deltas, inserted: number, rewritten: number, statusM
 
 /**
  * One batch: three round trips whatever its size, besides the refunds' event ids. (1) the states the batch's messages
- * have, each with its row version (not locked: 0205), with the hour and day buckets of the batch's acceptances
- * computed in the same statement (the account's zone); the events applied in memory; (2) one statement that writes
+ * have, each with its row version (not locked: 0205), and the zones of the batch's accounts (the acceptances' hour and
+ * day buckets computed in node: 0218); the events applied in memory; (2) one statement that writes
  * the states and adds the deltas to the rollups. Parameters travel as array literals read by unnest (pgArray, or
  * plainArray for ids, instants and sums; docs/decisions/0083 and 0119), never as arrays the driver escapes element by
  * element.
