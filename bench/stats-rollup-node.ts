@@ -184,7 +184,42 @@ function kinds(): Kind[] {
 }
 
 /** A fake transaction manager: the read answers the rows given; the write its expected counts, its parameters kept. */
-function fakeManager(rows: Row[], writes: unknown[][]): unknown {
+/**
+ * The rows of the read of docs/decisions/0218 (`stats_rollup_read_v3`) for the same batch: the found states only, and
+ * the account's zone (UTC, so the buckets node computes are the ones the older read's rows carry).
+ */
+function v3Rows(rows: Row[]): Row[] {
+  // each row built by one literal, fields in the statement's order (one shape, as node-postgres builds its rows; a
+  // rest copy of the older rows would be a slower dictionary object)
+  const v3 = (r: Row, o: unknown, tz: unknown): Row => ({
+    o,
+    x: r.x,
+    account_id: r.account_id,
+    stream_id: r.stream_id,
+    sender: r.sender,
+    iso2: r.iso2,
+    status: r.status,
+    rank: r.rank,
+    accepted_at: r.accepted_at,
+    hour_bucket: r.hour_bucket,
+    day_bucket: r.day_bucket,
+    segments: r.segments,
+    price_micros: r.price_micros,
+    refunded_micros: r.refunded_micros,
+    currency: r.currency,
+    campaign_id: r.campaign_id,
+    variant_id: r.variant_id,
+    destination: r.destination,
+    tz,
+  });
+  const out: Row[] = [];
+  for (const r of rows) if (r.found !== false) out.push(v3(r, r.o, null));
+  const zone: Row = { x: null, account_id: ACCOUNT, stream_id: null, sender: '', iso2: '', status: '', rank: 0, accepted_at: null, hour_bucket: null, day_bucket: null, segments: 0, price_micros: '0', refunded_micros: '0', currency: '', campaign_id: null, variant_id: null, destination: null };
+  out.push(v3(zone, -1, 'UTC'));
+  return out;
+}
+
+function fakeManager(rows: Row[], writes: unknown[][], rows3: Row[]): unknown {
   const count = (literal: unknown): number => (typeof literal === 'string' && literal.length > 2 ? literal.split(',').length : 0);
   return {
     connection: {},
@@ -192,6 +227,7 @@ function fakeManager(rows: Row[], writes: unknown[][]): unknown {
       databaseConnection: {
         query: (q: { name: string; values: unknown[] }) => {
           if (q.name === 'stats_rollup_read_v2') return Promise.resolve({ rows });
+          if (q.name === 'stats_rollup_read_v3') return Promise.resolve({ rows: rows3 });
           writes.push(q.values);
           const created = typeof q.values[1] === 'string' ? (q.values[1].match(/t/g) ?? []).length : 0;
           return Promise.resolve({ rows: [{ inserted: created, rewritten: count(q.values[0]) - created, statusMoved: count(q.values[60]) }] });
@@ -215,9 +251,10 @@ async function run(c: Consumer, json: string, rows: Row[], writes: unknown[][]):
   const events = JSON.parse(json) as Envelope[];
   let items: unknown[] = [];
   (c as unknown as Record<string, unknown>).batched = { handleMany: (x: unknown[]) => ((items = x), Promise.resolve()) };
+  const rows3 = v3Rows(rows);
   const t = process.cpuUsage();
   await c.onMessageEvents(events);
-  await c.apply(fakeManager(rows, writes), items);
+  await c.apply(fakeManager(rows, writes, rows3), items);
   const d = process.cpuUsage(t);
   return (d.user + d.system) / 1000;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { BatchItem } from '@switchboard/platform';
 import { applyRollupBatch, type RollupInput } from '../src/consumers/rollup-batch';
+import { isoInstant } from '../src/consumers/time-buckets';
 
 /**
  * The rollup batch's node work in small functions (docs/decisions/0213), against a fake transaction: what the read
@@ -18,37 +19,40 @@ const uuid = (n: number): string => `00000000-0000-4000-8000-${String(n).padStar
 
 type Row = Record<string, unknown>;
 
-/** The read's row of a message: found with the given state, or not found with its acceptance's buckets. */
-function row(o: number, u: string, state: { status: string; rank: number; refunded?: string; account?: string } | null): Row {
-  const found = state !== null;
+/**
+ * The read's row of a message: its found state, or nothing when it has none (docs/decisions/0218: only found states
+ * come back; the acceptances' buckets are node's, in the account's zone, UTC for an account without a zone row).
+ */
+function row(o: number, u: string, state: { status: string; rank: number; refunded?: string; account?: string } | null): Row | null {
+  if (state === null) return null;
   return {
     o,
     message_uuid: u,
-    found,
-    x: found ? String(500 + o) : null,
-    account_id: state?.account ?? A,
-    stream_id: found ? '7' : null,
-    sender: found ? 'Acme' : '',
-    iso2: found ? 'GB' : '',
-    status: state?.status ?? '',
-    rank: state?.rank ?? -1,
-    accepted_at: found ? '2026-11-29T10:15:00.000Z' : null,
-    hour_bucket: found ? HOUR : null,
-    day_bucket: found ? DAY : null,
-    segments: found ? 2 : 0,
-    price_micros: found ? '30000' : '0',
-    refunded_micros: state?.refunded ?? '0',
-    currency: found ? 'EUR' : '',
-    campaign_id: found ? CAMPAIGN : null,
-    variant_id: found ? '5' : null,
-    destination: found ? '+447900000001' : null,
-    new_at: found ? null : '2026-11-29T10:15:00.000Z',
-    new_hour: found ? null : HOUR,
-    new_day: found ? null : DAY,
+    x: String(500 + o),
+    account_id: state.account ?? A,
+    stream_id: '7',
+    sender: 'Acme',
+    iso2: 'GB',
+    status: state.status,
+    rank: state.rank,
+    accepted_at: '2026-11-29T10:15:00.000Z',
+    hour_bucket: HOUR,
+    day_bucket: DAY,
+    segments: 2,
+    price_micros: '30000',
+    refunded_micros: state.refunded ?? '0',
+    currency: 'EUR',
+    campaign_id: CAMPAIGN,
+    variant_id: '5',
+    destination: '+447900000001',
+    tz: null,
   };
 }
 
-const acceptedItem = (u: string, account = A): BatchItem<RollupInput> => ({
+/** An account's time zone as the read answers it. */
+const zoneRow = (account: string, tz: string): Row => ({ ...(row(-1, '', { status: '', rank: 0, account }) as Row), x: null, tz });
+
+const acceptedItem = (u: string, account = A, acceptedAt = '2026-11-29T10:15:00.000Z'): BatchItem<RollupInput> => ({
   event: { id: `a-${u}` },
   data: {
     kind: 'accepted',
@@ -70,7 +74,7 @@ const acceptedItem = (u: string, account = A): BatchItem<RollupInput> => ({
       payload: null,
       campaignId: CAMPAIGN,
       notBefore: null,
-      acceptedAt: '2026-11-29T10:15:00.000Z',
+      acceptedAt,
       variantId: '5',
     } as never,
   },
@@ -98,20 +102,23 @@ function elements(literal: unknown): Array<string | null> {
 
 interface Written {
   reads: number;
+  /** The read's parameters. */
+  read?: unknown[];
   /** The write's parameters, or null when the batch wrote nothing. */
   values: unknown[] | null;
 }
 
-async function runBatch(items: Array<BatchItem<RollupInput>>, rows: (uuids: string[]) => Row[], answer?: (values: unknown[]) => Row): Promise<Written> {
+async function runBatch(items: Array<BatchItem<RollupInput>>, rows: (uuids: string[], values: unknown[]) => Array<Row | null>, answer?: (values: unknown[]) => Row): Promise<Written> {
   const out: Written = { reads: 0, values: null };
   const m = {
     connection: {},
     queryRunner: {
       databaseConnection: {
         query: async (q: { name: string; values: unknown[] }) => {
-          if (q.name === 'stats_rollup_read_v2') {
+          if (q.name === 'stats_rollup_read_v3') {
             out.reads++;
-            return { rows: rows(elements(q.values[0]) as string[]) };
+            out.read = q.values;
+            return { rows: rows(elements(q.values[0]) as string[], q.values).filter((r) => r !== null) };
           }
           out.values = q.values;
           const created = elements(q.values[1]).filter((x) => x === 'true' || x === 't').length;
@@ -201,7 +208,7 @@ describe('stats: the rollup batch (0213)', () => {
     expect(d.days).toEqual([]);
     expect(d.campaign).toEqual([]);
     // its acceptance later: counted once, delivered (the status kept), in the acceptance's rows
-    const later = await runBatch([acceptedItem(u)], () => [{ ...row(0, u, { status: 'delivered', rank: 2 }), accepted_at: null, hour_bucket: null, day_bucket: null, new_at: '2026-11-29T10:15:00.000Z', new_hour: HOUR, new_day: DAY }]);
+    const later = await runBatch([acceptedItem(u)], () => [{ ...(row(0, u, { status: 'delivered', rank: 2 }) as Row), accepted_at: null, hour_bucket: null, day_bucket: null }]);
     const l = decode(later.values as unknown[]);
     expect(l.states).toEqual([expect.objectContaining({ u, created: 'false', status: 'delivered', acceptedAt: '2026-11-29T10:15:00.000Z', hour: HOUR })]);
     expect(counts(l.hours[0])).toEqual([0, 0, 1, 0, 0, 0, 0]);
@@ -242,13 +249,12 @@ describe('stats: the rollup batch (0213)', () => {
       event: { id: 'req' },
       data: { kind: 'requested', d: { accountId: A, campaignId: '901', items: [{ messageUuid: u1, variantId: '8' }, { messageUuid: u2, variantId: '9' }] } as never },
     };
-    const w = await runBatch([requested], () => [row(0, u1, null), { ...row(1, u2, null), account_id: '43' }]);
+    const w = await runBatch([requested], () => [row(0, u1, null), { ...(row(1, u2, { status: 'accepted', rank: 0, account: '43' }) as Row), variant_id: null }]);
     const d = decode(w.values as unknown[]);
-    // u1's new state carries the request's campaign and variant (uncounted until its acceptance); u2 is another account's
-    expect(d.states.map((s) => [s.u, s.campaign, s.variant, s.status, s.rank])).toEqual([
-      [u1, '901', '8', '', '-1'],
-      [u2, null, null, '', '-1'],
-    ]);
+    // u1's new state carries the request's campaign and variant (uncounted until its acceptance); u2 is another
+    // account's known state: unchanged, not written
+    expect(d.states.map((s) => [s.u, s.campaign, s.variant, s.status, s.rank])).toEqual([[u1, '901', '8', '', '-1']]);
+    expect(d.moved).toEqual([]);
   });
 });
 
@@ -279,7 +285,7 @@ describe('stats: the rollup batch finds each row by all its key fields (0213: th
     let fields: Partial<Record<string, unknown>> = {};
     const states = variations.map((v, i) => {
       fields = { ...fields, ...v };
-      return { ...row(i, uuid(100 + i), { status: 'accepted', rank: 0 }), ...fields };
+      return { ...(row(i, uuid(100 + i), { status: 'accepted', rank: 0 }) as Row), ...fields };
     });
     const w = await runBatch(
       states.map((s) => statusItem(s.message_uuid as string, 'sent')),
@@ -311,5 +317,98 @@ describe('stats: the rollup batch finds each row by all its key fields (0213: th
     expect(got(d.campaign.filter((r) => r.s === 'accepted'), (r) => [r.a, r.campaign, r.variant, r.b, r.i, r.c, r.dd].join('|'), (r) => -Number(r.m))).toEqual(
       expected((s) => [s.account_id, s.campaign_id, s.variant_id ?? '0', s.hour_bucket, s.iso2, s.currency, s.day_bucket].join('|')),
     );
+  });
+});
+
+describe("stats: an acceptance's hour and day buckets in its account's zone, computed in node (0218)", () => {
+  const bucketsOfBatch = async (ats: string[], tz: string | null) => {
+    const us = ats.map((_, i) => uuid(300 + i));
+    const w = await runBatch(
+      us.map((u, i) => acceptedItem(u, A, ats[i])),
+      () => (tz === null ? [] : [zoneRow(A, tz)]),
+    );
+    // the zones asked for: the acceptances' accounts; no instant left to PostgreSQL
+    expect(elements((w.read as unknown[])[1])).toEqual([A]);
+    expect(elements((w.read as unknown[])[3])).toEqual([]);
+    const d = decode(w.values as unknown[]);
+    return { states: d.states.map((s) => [s.acceptedAt, s.hour, s.day]), hours: d.hours.map((h) => [h.b, h.m]).sort(), days: d.days.map((x) => [x.b, x.m]).sort() };
+  };
+
+  it('puts a +05:30 account (Asia/Kolkata) in hours starting at :30 UTC and its local dates', async () => {
+    const r = await bucketsOfBatch(['2026-11-29T10:15:00.000Z', '2026-11-29T18:29:59.999Z', '2026-11-29T18:30:00.000Z'], 'Asia/Kolkata');
+    expect(r.states).toEqual([
+      ['2026-11-29T10:15:00.000Z', '2026-11-29T09:30:00.000Z', '2026-11-29'],
+      ['2026-11-29T18:29:59.999Z', '2026-11-29T17:30:00.000Z', '2026-11-29'],
+      ['2026-11-29T18:30:00.000Z', '2026-11-29T18:30:00.000Z', '2026-11-30'],
+    ]);
+  });
+
+  it('puts a +13:00 account (Pacific/Tongatapu) on the next local date from 11:00 UTC', async () => {
+    const r = await bucketsOfBatch(['2026-11-29T10:59:59.000Z', '2026-11-29T11:00:00.000Z'], 'Pacific/Tongatapu');
+    expect(r.states).toEqual([
+      ['2026-11-29T10:59:59.000Z', '2026-11-29T10:00:00.000Z', '2026-11-29'],
+      ['2026-11-29T11:00:00.000Z', '2026-11-29T11:00:00.000Z', '2026-11-30'],
+    ]);
+    expect(r.days).toEqual([
+      ['2026-11-29', '1'],
+      ['2026-11-30', '1'],
+    ]);
+  });
+
+  it("keeps the repeated hour of a DST fall-back (Europe/Berlin, 2026-10-25) as two buckets of one local date, and a spring-forward's short day", async () => {
+    const r = await bucketsOfBatch(['2026-10-25T00:30:00.000Z', '2026-10-25T01:30:00.000Z', '2026-10-25T01:59:59.999Z', '2026-03-29T00:59:00.000Z', '2026-03-29T01:00:00.000Z'], 'Europe/Berlin');
+    expect(r.states).toEqual([
+      // 02:30 CEST and 02:30 CET: the same local hour twice, two buckets
+      ['2026-10-25T00:30:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25'],
+      ['2026-10-25T01:30:00.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25'],
+      ['2026-10-25T01:59:59.999Z', '2026-10-25T01:00:00.000Z', '2026-10-25'],
+      // 01:59 CET, then 03:00 CEST
+      ['2026-03-29T00:59:00.000Z', '2026-03-29T00:00:00.000Z', '2026-03-29'],
+      ['2026-03-29T01:00:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-29'],
+    ]);
+    expect(r.hours).toEqual([
+      ['2026-03-29T00:00:00.000Z', '1'],
+      ['2026-03-29T01:00:00.000Z', '1'],
+      ['2026-10-25T00:00:00.000Z', '1'],
+      ['2026-10-25T01:00:00.000Z', '2'],
+    ]);
+  });
+
+  it('uses UTC for an account stats has no zone for', async () => {
+    const r = await bucketsOfBatch(['2026-11-29T23:59:59.000Z'], null);
+    expect(r.states).toEqual([['2026-11-29T23:59:59.000Z', '2026-11-29T23:00:00.000Z', '2026-11-29']]);
+  });
+
+  it("uses the zone of the known state's account, and leaves an instant in another form to PostgreSQL's parse", async () => {
+    const [u1, u2] = [uuid(320), uuid(321)];
+    const w = await runBatch([statusItem(u1, 'sent', '43'), acceptedItem(u1), acceptedItem(u2, A, '2026-11-29 10:15:00+05:30')], (uuids, values) => {
+      expect(uuids).toEqual([u1, u2]);
+      // u1's slot is 43's (its first event), its acceptance's zone asked for by that account; u2's instant is PostgreSQL's
+      expect(elements(values[1])).toEqual(['43', A]);
+      expect(elements(values[2])).toEqual(['1']);
+      expect(elements(values[3])).toEqual(['2026-11-29 10:15:00+05:30']);
+      return [
+        { ...(row(0, u1, { status: 'sent', rank: 1 }) as Row), accepted_at: null, hour_bucket: null, day_bucket: null },
+        zoneRow(A, 'Asia/Kolkata'),
+        zoneRow('43', 'UTC'),
+        { ...(row(-3, '', { status: '', rank: 0 }) as Row), x: null, accepted_at: '2026-11-29T04:45:00.000Z', account_id: '' },
+      ];
+    });
+    const d = decode(w.values as unknown[]);
+    expect(d.states.map((s) => [s.u, s.created, s.acceptedAt, s.hour, s.day])).toEqual([
+      [u1, 'false', '2026-11-29T10:15:00.000Z', '2026-11-29T09:30:00.000Z', '2026-11-29'],
+      [u2, 'true', '2026-11-29T04:45:00.000Z', '2026-11-29T04:30:00.000Z', '2026-11-29'],
+    ]);
+  });
+});
+
+describe("stats: an acceptance instant node reads itself, or leaves to PostgreSQL's parse (0218)", () => {
+  it('reads only the toISOString form with every field in range', () => {
+    const read = ['2026-11-29T10:15:00.000Z', '2024-02-29T23:59:59.999Z', '2000-02-29T00:00:00.000Z', '1000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'];
+    for (const t of read) expect(isoInstant(t) === null ? null : new Date(isoInstant(t) as number).toISOString()).toBe(t);
+    // another form, a day, hour or second out of range, a year JavaScript's Date.UTC would read as 19xx: PostgreSQL's
+    for (const t of ['2026-11-29T10:15:00Z', '2026-11-29 10:15:00.000Z', '2026-11-29T10:15:00.000+00:00', '2023-02-29T00:00:00.000Z', '1900-02-29T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-11-29T24:00:00.000Z', '2026-12-31T23:59:60.000Z', '0099-01-01T00:00:00.000Z', '2026-1a-29T10:15:00.000Z', '']) {
+      expect(isoInstant(t)).toBeNull();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { CampaignSendBatchRequestedV1, EventData, MessageAcceptedV1, MessageRefundedV1, MessageStatusChangedV1 } from '@switchboard/contracts';
 import { pgArray, preparedQuery, type BatchItem } from '@switchboard/platform';
 import { STATUS_COLUMNS, STATUSES } from '../rollup-shape';
+import { hourDayAt, isoInstant } from './time-buckets';
 
 /**
  * The rollup consumer's batch (docs/decisions/0028-statistics.md, "Ingest", 0055), in small functions of one job each
@@ -64,11 +65,13 @@ class State {
 /** A state counted in the rollups: accepted, with its buckets. */
 type Counted = State & { accepted_at: string; hour_bucket: string; day_bucket: string };
 
-/** A row of the read: a state's columns as text (or its defaults when the message has none yet) and its acceptance buckets. */
+/**
+ * A row of the read (docs/decisions/0218), one of three kinds told apart by `o`: a found state (`o` its slot, its
+ * columns as text), an account's time zone (`o` -1: `account_id` and `tz`), or an acceptance instant PostgreSQL
+ * parsed for node (`o` -2 - slot: `accepted_at` as to_char wrote it), for an instant node does not read itself.
+ */
 interface ReadRow {
   o: number;
-  message_uuid: string;
-  found: boolean;
   x: string | null;
   account_id: string;
   stream_id: string | null;
@@ -86,12 +89,10 @@ interface ReadRow {
   campaign_id: string | null;
   variant_id: string | null;
   destination: string | null;
-  new_at: string | null;
-  new_hour: string | null;
-  new_day: string | null;
+  tz: string | null;
 }
 
-/** The hour and local day an acceptance of the batch falls in, computed by the read in the account's zone. */
+/** The hour and local day an acceptance of the batch falls in, in its account's zone (computed in node: ./time-buckets). */
 class Buckets {
   constructor(
     readonly at: string,
@@ -110,6 +111,8 @@ class Slots {
   readonly uuids: string[] = [];
   readonly accounts: string[] = [];
   readonly acceptedAt: Array<string | null> = [];
+  /** Each acceptance's instant as node read it (null: none, or left to PostgreSQL, which parses it in the read). */
+  readonly acceptedMs: Array<number | null> = [];
   /** The slot of each item's message (-1: a campaign request, which names many). */
   readonly itemSlot: Int32Array;
 
@@ -125,6 +128,7 @@ class Slots {
       this.uuids.push(u);
       this.accounts.push(account);
       this.acceptedAt.push(null);
+      this.acceptedMs.push(null);
     }
     return k;
   }
@@ -140,6 +144,8 @@ class States {
   readonly buckets: Array<Buckets | undefined>;
   /** Slots whose events apply: the database writes the uuid as the events did (see `stateAt`). */
   readonly spelled: Uint8Array;
+  /** The time zone of each account the read found (the batch's acceptances' and its states' accounts). */
+  readonly zones = new Map<string, string>();
 
   constructor(readonly n: number) {
     this.before = new Array<State | undefined>(n);
@@ -246,7 +252,10 @@ function slotRequested(slots: Slots, d: Requested): void {
 function slotAccepted(slots: Slots, i: number, d: Accepted): void {
   const k = slots.slot(d.messageUuid, d.accountId);
   slots.itemSlot[i] = k;
-  if (slots.acceptedAt[k] === null) slots.acceptedAt[k] = d.acceptedAt;
+  if (slots.acceptedAt[k] === null) {
+    slots.acceptedAt[k] = d.acceptedAt;
+    slots.acceptedMs[k] = isoInstant(d.acceptedAt);
+  }
 }
 
 function slotStatus(slots: Slots, i: number, d: StatusChanged): void {
@@ -285,29 +294,44 @@ function slotsOf(items: ReadonlyArray<BatchItem<RollupInput>>): Slots {
  * The batch's messages that have a state are read with their row version (xmin), not locked: the write below sets a
  * state only where its version is still the one read, and a batch that finds one changed meanwhile (another replica's
  * write) is rolled back and applied again, so replicas never double count (docs/decisions/0205; the row locks of
- * `FOR UPDATE` cost a WAL record a state). Those that have none get theirs inserted whole by the write. The buckets of
- * the batch's acceptances are computed in the same statement (the local hour's start: the instant less the local
- * minutes and seconds; date_trunc with a zone would fold the repeated hour of a DST fall-back into one bucket, which
- * may start after the message). The states are found by `= ANY` of the uuids, not `IN` the unnest: an index scan of
- * those rows, where the semi-join read the whole table for a hash (at this size) and the join then sorted both sides
- * again to merge them (about 0.7 of 7.3 µs a row of the statement's CPU: docs/decisions/0145). The read and the write
- * are named statements: parsed once a connection, not every batch (docs/decisions/0153).
+ * `FOR UPDATE` cost a WAL record a state). Those that have none get theirs inserted whole by the write. The states are
+ * found by `= ANY` of the uuids, joined to the unnest for their slot (its ordinality): an index scan of those rows
+ * (docs/decisions/0145). The read and the write are named statements: parsed once a connection (0153).
+ *
+ * Only found states come back (docs/decisions/0218): a campaign's acceptances, new messages, read nothing, where the
+ * read returned a row of defaults for each and the zone, hour and day of its acceptance, formatted by to_char three
+ * times (the statement's most costly part, and most of the bytes the driver parsed). The batch's accounts' time zones
+ * come back as rows of their own (`o` -1) and node computes the buckets (./time-buckets); an acceptance instant node
+ * does not read exactly as PostgreSQL does ($3, $4: its slot and text; none from streams) comes back parsed (`o` -2 -
+ * slot). Rows of the three kinds share the columns.
  */
-const READ_SQL = `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS t(u, a, at, o)),
-            s AS (SELECT *, xmin AS x FROM stats.message_state WHERE message_uuid = ANY($1::uuid[]))
-       SELECT t.o::int - 1 AS o, t.u::text AS message_uuid, s.message_uuid IS NOT NULL AS found, s.x::text AS x, coalesce(s.account_id, t.a)::text AS account_id, s.stream_id::text, coalesce(s.sender, '') AS sender,
-              coalesce(s.iso2, '') AS iso2, coalesce(s.status, '') AS status, coalesce(s.rank, -1) AS rank, ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket,
-              s.day_bucket::text AS day_bucket, coalesce(s.segments, 0) AS segments, coalesce(s.price_micros, 0)::text AS price_micros, coalesce(s.refunded_micros, 0)::text AS refunded_micros,
-              coalesce(s.currency, '') AS currency, s.campaign_id::text, s.variant_id::text, s.destination,
-              ${iso('t.at')} AS new_at, ${iso("t.at - (l.local - date_trunc('hour', l.local))")} AS new_hour, l.local::date::text AS new_day
-         FROM t LEFT JOIN s ON s.message_uuid = t.u
-         LEFT JOIN stats.account a ON a.account_id = coalesce(s.account_id, t.a)
-         CROSS JOIN LATERAL (SELECT t.at AT TIME ZONE coalesce(a.time_zone, 'UTC') AS local) l`;
+const READ_SQL = `WITH s AS (SELECT t.o, m.*, m.xmin AS x FROM unnest($1::uuid[]) WITH ORDINALITY AS t(u, o) JOIN stats.message_state m ON m.message_uuid = t.u WHERE m.message_uuid = ANY($1::uuid[]))
+       SELECT s.o::int - 1 AS o, s.x::text AS x, s.account_id::text AS account_id, s.stream_id::text AS stream_id, s.sender, s.iso2, s.status, s.rank,
+              ${iso('s.accepted_at')} AS accepted_at, ${iso('s.hour_bucket')} AS hour_bucket, s.day_bucket::text AS day_bucket, s.segments,
+              s.price_micros::text AS price_micros, s.refunded_micros::text AS refunded_micros, s.currency, s.campaign_id::text AS campaign_id,
+              s.variant_id::text AS variant_id, s.destination, NULL::text AS tz
+         FROM s
+       UNION ALL
+       SELECT -1, NULL, a.account_id::text, NULL, '', '', '', 0, NULL, NULL, NULL, 0, '0', '0', '', NULL, NULL, NULL, a.time_zone
+         FROM stats.account a WHERE a.account_id = ANY($2::bigint[] || ARRAY(SELECT account_id FROM s))
+       UNION ALL
+       SELECT -2 - p.k, NULL, '', NULL, '', '', '', 0, ${iso('p.at')}, NULL, NULL, 0, '0', '0', '', NULL, NULL, NULL, NULL
+         FROM unnest($3::int[], $4::timestamptz[]) AS p(k, at)`;
+
+/** PostgreSQL's text of a uuid (lower-case hex, 8-4-4-4-12): the spelling its rows have. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A uuid as PostgreSQL writes it (the read cast every one: an invalid one failed the batch there). */
+function canonicalUuid(u: string): string {
+  if (CANONICAL_UUID.test(u)) return u;
+  const h = u.replace(/[{}-]/g, '').toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
 
 /** A read row as a state (field by field: one shape for all, no rest or spread copies, which were much of the batch's garbage). */
-function stateOfRow(r: ReadRow): State {
+function stateOfRow(u: string, r: ReadRow): State {
   return new State(
-    r.message_uuid,
+    u,
     r.account_id,
     r.stream_id,
     r.sender,
@@ -325,6 +349,11 @@ function stateOfRow(r: ReadRow): State {
     r.variant_id,
     r.destination,
   );
+}
+
+/** A message without a state: its defaults (the columns' defaults), the account of its slot's first event. */
+function newState(u: string, account: string): State {
+  return new State(u, account, null, '', '', '', -1, null, null, null, 0, 0n, 0n, '', null, null, null);
 }
 
 function copyState(s: State): State {
@@ -349,21 +378,76 @@ function copyState(s: State): State {
   );
 }
 
+/** The read's parameters: the slots' uuids, the accounts whose zones the acceptances need, and the instants left to PostgreSQL. */
+function readParams(slots: Slots): string[] {
+  const accounts: string[] = [];
+  const oddSlots: number[] = [];
+  const oddAts: string[] = [];
+  let last = '';
+  for (let k = 0; k < slots.uuids.length; k++) {
+    const at = slots.acceptedAt[k];
+    if (at === null) continue;
+    const account = slots.accounts[k];
+    if (account !== last && !accounts.includes(account)) accounts.push(account);
+    last = account;
+    if (slots.acceptedMs[k] === null) {
+      oddSlots.push(k);
+      oddAts.push(at);
+    }
+  }
+  return [plainArray(slots.uuids), plainArray(accounts), plainArray(oddSlots), pgArray(oddAts)];
+}
+
 function statesOf(slots: Slots, rows: ReadonlyArray<ReadRow>): States {
   const uuids = slots.uuids;
-  const states = new States(uuids.length);
+  const n = uuids.length;
+  const states = new States(n);
+  const zones = states.zones;
   for (let j = 0; j < rows.length; j++) {
     const r = rows[j];
     const k = r.o;
-    if (!r.found) states.created[k] = 1;
-    states.versions[k] = r.x;
-    if (r.message_uuid === uuids[k]) states.spelled[k] = 1;
-    const state = stateOfRow(r);
-    states.before[k] = state;
+    if (k >= 0) {
+      const state = stateOfRow(canonicalUuid(uuids[k]), r);
+      states.before[k] = state;
+      states.versions[k] = r.x;
+    } else if (k === -1) {
+      zones.set(r.account_id, r.tz as string);
+    } else {
+      const at = r.accepted_at as string;
+      slots.acceptedAt[-2 - k] = at;
+      slots.acceptedMs[-2 - k] = Date.parse(at);
+    }
+  }
+  for (let k = 0; k < n; k++) {
+    const u = uuids[k];
+    let state = states.before[k];
+    // the database writes the uuid as the events did (its found state's uuid is PostgreSQL's text of the slot's)
+    if (state !== undefined ? state.message_uuid === u : CANONICAL_UUID.test(u)) states.spelled[k] = 1;
+    if (state === undefined) {
+      state = newState(states.spelled[k] === 1 ? u : canonicalUuid(u), slots.accounts[k]);
+      states.before[k] = state;
+      states.created[k] = 1;
+      states.versions[k] = null;
+    }
     states.after[k] = copyState(state);
-    if (r.new_hour && r.new_day && r.new_at) states.buckets[k] = new Buckets(r.new_at, r.new_hour, r.new_day);
   }
   return states;
+}
+
+/**
+ * The buckets of a slot's acceptance (the batch's first of its message) in the zone of its state's account (UTC for an
+ * account stats does not know), computed once a slot.
+ */
+function bucketsOf(states: States, slots: Slots, k: number, account: string): Buckets | undefined {
+  let b = states.buckets[k];
+  if (b !== undefined) return b;
+  const ms = slots.acceptedMs[k];
+  const at = slots.acceptedAt[k];
+  if (ms === null || at === null) return undefined;
+  // the instant's text is the ISO form already (isoInstant checked it round-trips; or to_char wrote it)
+  const x = hourDayAt(states.zones.get(account) ?? 'UTC', ms);
+  states.buckets[k] = b = new Buckets(at, x.hour, x.day);
+  return b;
 }
 
 // ---- the events folded into the states, one function a kind ----
@@ -391,12 +475,12 @@ function foldRequested(states: States, slotOf: Map<string, number>, d: Requested
   }
 }
 
-function foldAccepted(states: States, k: number, d: Accepted): void {
+function foldAccepted(states: States, slots: Slots, k: number, d: Accepted): void {
   const s = stateAt(states, k, d.accountId);
   if (!s || s.accepted_at !== null) return;
-  // the buckets were computed for the batch's first acceptance of the message; a second one (the same fact under
-  // another event id) was skipped just above
-  const b = states.buckets[k];
+  // the buckets are those of the batch's first acceptance of the message; a second one (the same fact under another
+  // event id) was skipped just above
+  const b = bucketsOf(states, slots, k, s.account_id);
   s.stream_id = d.streamId;
   s.sender = d.sender;
   s.iso2 = d.iso2 ?? '';
@@ -442,7 +526,7 @@ function foldEvents(items: ReadonlyArray<BatchItem<RollupInput>>, slots: Slots, 
     const data = items[i].data;
     switch (data.kind) {
       case 'accepted':
-        foldAccepted(states, itemSlot[i], data.d);
+        foldAccepted(states, slots, itemSlot[i], data.d);
         break;
       case 'status':
         foldStatus(states, itemSlot[i], data.d);
@@ -849,15 +933,15 @@ function checkWrite(deltas: Deltas, inserted: number, rewritten: number, statusM
 
 /**
  * One batch: three round trips whatever its size, besides the refunds' event ids. (1) the states the batch's messages
- * have, each with its row version (not locked: 0205), with the hour and day buckets of the batch's acceptances
- * computed in the same statement (the account's zone); the events applied in memory; (2) one statement that writes
+ * have, each with its row version (not locked: 0205), and the zones of the batch's accounts (the acceptances' hour and
+ * day buckets computed in node: 0218); the events applied in memory; (2) one statement that writes
  * the states and adds the deltas to the rollups. Parameters travel as array literals read by unnest (pgArray, or
  * plainArray for ids, instants and sums; docs/decisions/0083 and 0119), never as arrays the driver escapes element by
  * element.
  */
 export async function applyRollupBatch(m: EntityManager, items: ReadonlyArray<BatchItem<RollupInput>>): Promise<void> {
   const slots = slotsOf(items);
-  const rows = await preparedQuery<ReadRow & Record<string, unknown>>(m, 'stats_rollup_read_v2', READ_SQL, [plainArray(slots.uuids), plainArray(slots.accounts), pgArray(slots.acceptedAt)]);
+  const rows = await preparedQuery<ReadRow & Record<string, unknown>>(m, 'stats_rollup_read_v3', READ_SQL, readParams(slots));
   const states = statesOf(slots, rows);
   foldEvents(items, slots, states);
   const deltas = deltasOf(states);
