@@ -76,8 +76,10 @@ export const STATUS_PLAN_SETTINGS = `SELECT set_config('enable_hashjoin', 'off',
 
 /**
  * The status group commit's move of its recipients ($1 uuids, $2 campaigns, $3 accounts, $4 statuses, $5 their ranks).
- * The recipients by their key as well as joined to the group (`message_uuid = ANY`): joined alone, the planner hashed
- * every recipient of the table for each group (docs/decisions/0108). Read without a lock (`k`: only the ones this
+ * The recipients are found by their messageUuid, one probe of the unique index an item: with hash joins and sequential
+ * scans off (`STATUS_PLAN_SETTINGS`) the planner can no longer hash every recipient of the table for each group
+ * (docs/decisions/0108's reason for a `message_uuid = ANY` beside the join, which with a nested loop would be
+ * re-sorted for every probe). Read without a lock (`k`: only the ones this
  * group moves forward, in key order), then each updated through the primary key in that order: the update's own row
  * lock is the order every writer takes (recipients by (campaign, ordinal), docs/decisions/0066), so no `FOR UPDATE` a
  * row before it (54 B of WAL a row, docs/decisions/0215). The order rests on the plan `STATUS_PLAN_SETTINGS` leaves: a
@@ -88,7 +90,7 @@ export const STATUS_PLAN_SETTINGS = `SELECT set_config('enable_hashjoin', 'off',
  */
 export const APPLY_STATUSES_SQL = `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
      k AS MATERIALIZED (SELECT r.campaign_id, r.ordinal, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
-                         WHERE r.message_uuid = ANY($1::uuid[]) AND ${rankOf('r.status')} < t.rank ORDER BY r.campaign_id, r.ordinal)
+                         WHERE ${rankOf('r.status')} < t.rank ORDER BY r.campaign_id, r.ordinal)
 UPDATE campaigns.recipient r SET status = k.next FROM k
  WHERE r.campaign_id = k.campaign_id AND r.ordinal = k.ordinal AND ${rankOf('r.status')} < k.rank
 RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, k.next AS status, r.variant_id::text, r.sender_id::text`;
