@@ -68,29 +68,29 @@ const RANK: Record<string, number> = { sent: 1, delivered: 2, undelivered: 2, se
 const rankOf = (col: string) => `coalesce((CASE ${col} ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
 
 /**
- * The status group commit's settings for its transaction: hash and merge joins and sequential scans off, so that the
- * one plan left for `APPLY_STATUSES_SQL`'s update (and the counters' after it) is a nested loop over the sorted keys
- * probing the primary key: rows changed, and so locked, in key order (docs/decisions/0219).
+ * The status group commit's setting for its transaction: sequential scans off. `APPLY_STATUSES_SQL`'s update (and the
+ * counters' after it) names its target by nothing but the join to the sorted keys, so without a sequential scan every
+ * plan left gives its rows, and so takes their locks, in key order (docs/decisions/0219): a nested loop or a hash join
+ * probing with the sorted keys keeps their order, and a target read whole for a hash or merge join can only be read
+ * by its primary key (no other index has a useful order and no predicate the statement implies).
  */
-export const STATUS_PLAN_SETTINGS = `SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('enable_seqscan', 'off', true)`;
+export const STATUS_PLAN_SETTINGS = `SELECT set_config('enable_seqscan', 'off', true)`;
 
 /**
  * The status group commit's move of its recipients ($1 uuids, $2 campaigns, $3 accounts, $4 statuses, $5 their ranks).
- * The recipients are found by their messageUuid, one probe of the unique index an item: with hash joins and sequential
- * scans off (`STATUS_PLAN_SETTINGS`) the planner can no longer hash every recipient of the table for each group
- * (docs/decisions/0108's reason for a `message_uuid = ANY` beside the join, which with a nested loop would be
- * re-sorted for every probe). Read without a lock (`k`: only the ones this
+ * The recipients by their key as well as joined to the group (`message_uuid = ANY`): joined alone, the planner hashed
+ * every recipient of the table for each group (docs/decisions/0108). Read without a lock (`k`: only the ones this
  * group moves forward, in key order), then each updated through the primary key in that order: the update's own row
  * lock is the order every writer takes (recipients by (campaign, ordinal), docs/decisions/0066), so no `FOR UPDATE` a
- * row before it (54 B of WAL a row, docs/decisions/0215). The order rests on the plan `STATUS_PLAN_SETTINGS` leaves: a
- * nested loop over `k` (a materialized CTE's scan keeps its sort) probing the primary key. The forward move is tested
+ * row before it (54 B of WAL a row, docs/decisions/0215). The order rests on the plans `STATUS_PLAN_SETTINGS` leaves:
+ * `k` read in its sort (a materialized CTE's scan keeps it) or the primary key's order. The forward move is tested
  * again on the version the update changes (READ COMMITTED re-checks a row a concurrent writer changed meanwhile), and
  * `old.status` (PostgreSQL 18) is that version's: a status counts only when it moved its recipient, also against
  * another replica's group. A row that does not move is neither locked nor written (a redelivery).
  */
 export const APPLY_STATUSES_SQL = `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
      k AS MATERIALIZED (SELECT r.campaign_id, r.ordinal, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
-                         WHERE ${rankOf('r.status')} < t.rank ORDER BY r.campaign_id, r.ordinal)
+                         WHERE r.message_uuid = ANY($1::uuid[]) AND ${rankOf('r.status')} < t.rank ORDER BY r.campaign_id, r.ordinal)
 UPDATE campaigns.recipient r SET status = k.next FROM k
  WHERE r.campaign_id = k.campaign_id AND r.ordinal = k.ordinal AND ${rankOf('r.status')} < k.rank
 RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, k.next AS status, r.variant_id::text, r.sender_id::text`;
@@ -701,8 +701,8 @@ export class RunnerConsumers implements OnModuleInit {
         const sets = columns.map((c) => `${c} = x.${c} + t.${c}`).join(', ');
         const keyCols = keys.map((k, i) => `$${i + 1}::bigint[]`);
         const colArgs = columns.map((_c, i) => `$${keys.length + i + 1}::int[]`);
-        // changed in key order by their update's own lock (the order every writer takes them): the nested loop over the
-        // sorted keys that this transaction's settings leave (above), no `FOR UPDATE` before it
+        // changed in key order by their update's own lock (the order every writer takes them): the sorted keys' order or
+        // the primary key's, what this transaction's setting leaves (above); no `FOR UPDATE` before it
         const keyNames = keys.map((k) => k[0]);
         await m.query(
           `UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keyNames, ...columns].join(', ')})
