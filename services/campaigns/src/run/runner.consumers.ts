@@ -64,37 +64,6 @@ const HALTING: Record<string, CampaignHaltReasonValue> = {
 
 /** Delivery statuses in the order they may follow each other; a status never moves back (a late one counts nothing). */
 const RANK: Record<string, number> = { sent: 1, delivered: 2, undelivered: 2, sent_failed: 2, no_routes: 2, rejected: 2 };
-/** A recipient's status column as its rank (0: none). */
-const rankOf = (col: string) => `coalesce((CASE ${col} ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
-
-/**
- * The status group commit's setting for its transaction: sequential scans off. `APPLY_STATUSES_SQL`'s update (and the
- * counters' after it) names its target by nothing but the join to the sorted keys, so without a sequential scan every
- * plan left gives its rows, and so takes their locks, in key order (docs/decisions/0219): a nested loop or a hash join
- * probing with the sorted keys keeps their order, and a target read whole for a hash or merge join can only be read
- * by its primary key (no other index has a useful order and no predicate the statement implies).
- */
-export const STATUS_PLAN_SETTINGS = `SELECT set_config('enable_seqscan', 'off', true)`;
-
-/**
- * The status group commit's move of its recipients ($1 uuids, $2 campaigns, $3 accounts, $4 statuses, $5 their ranks).
- * The recipients by their key as well as joined to the group (`message_uuid = ANY`): joined alone, the planner hashed
- * every recipient of the table for each group (docs/decisions/0108). Read without a lock (`k`: only the ones this
- * group moves forward, in key order), then each updated through the primary key in that order: the update's own row
- * lock is the order every writer takes (recipients by (campaign, ordinal), docs/decisions/0066), so no `FOR UPDATE` a
- * row before it (54 B of WAL a row, docs/decisions/0215). The order rests on the plans `STATUS_PLAN_SETTINGS` leaves:
- * `k` read in its sort (a materialized CTE's scan keeps it) or the primary key's order. The forward move is tested
- * again on the version the update changes (READ COMMITTED re-checks a row a concurrent writer changed meanwhile), and
- * `old.status` (PostgreSQL 18) is that version's: a status counts only when it moved its recipient, also against
- * another replica's group. A row that does not move is neither locked nor written (a redelivery).
- */
-export const APPLY_STATUSES_SQL = `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
-     k AS MATERIALIZED (SELECT r.campaign_id, r.ordinal, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
-                         WHERE r.message_uuid = ANY($1::uuid[]) AND ${rankOf('r.status')} < t.rank ORDER BY r.campaign_id, r.ordinal)
-UPDATE campaigns.recipient r SET status = k.next FROM k
- WHERE r.campaign_id = k.campaign_id AND r.ordinal = k.ordinal AND ${rankOf('r.status')} < k.rank
-RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, k.next AS status, r.variant_id::text, r.sender_id::text`;
-
 /** Which counters (campaign, variant, sender) a status adds to. */
 const COUNTER: Record<string, 'delivered' | 'undelivered' | 'sent_failed' | 'dlr_failed' | null> = {
   sent: null,
@@ -141,17 +110,6 @@ interface StatusItem {
   answer: boolean;
   resolve: (moved: boolean) => void;
   reject: (e: unknown) => void;
-}
-
-/** Two counter rows' keys (`id`, or `campaign:sender`) in the rows' order: each part as a number. */
-export function byKey(x: string, y: string): number {
-  const a = x.split(':');
-  const b = y.split(':');
-  for (let i = 0; i < a.length; i++) {
-    const d = BigInt(a[i]) - BigInt(b[i]);
-    if (d !== 0n) return d < 0n ? -1 : 1;
-  }
-  return 0;
 }
 
 /** A chunk of a request the run no longer waits for: its transaction is rolled back and the chunk is done. */
@@ -664,10 +622,19 @@ export class RunnerConsumers implements OnModuleInit {
       }
       if (!best.size) return;
       const items = [...best.values()].sort((x, y) => (x.messageUuid < y.messageUuid ? -1 : 1));
-      // docs/decisions/0219: no `FOR UPDATE` before the update; the order every writer takes by the plan these settings leave
-      await m.query(STATUS_PLAN_SETTINGS);
+      // the recipients by their key as well as joined to the group (`message_uuid = ANY`): joined alone, the planner
+      // hashed every recipient of the table for each group (docs/decisions/0108)
+      const rankCase = `coalesce((CASE old.status ${Object.entries(RANK).map(([st, k]) => `WHEN '${st}' THEN ${k}`).join(' ')} END), 0)`;
       const rows = returned<{ campaign_id: string; account_id: string; uuid: string; old: string | null; status: string; variant_id: string | null; sender_id: string | null }>(
-        await m.query(APPLY_STATUSES_SQL, [items.map((i) => i.messageUuid), items.map((i) => i.campaignId), items.map((i) => i.accountId), items.map((i) => i.status), items.map((i) => RANK[i.status])]),
+        await m.query(
+          `WITH t AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[], $5::int[]) AS t(uuid, campaign, account, status, rank)),
+                old AS (SELECT r.campaign_id, r.ordinal, r.status, t.status AS next, t.rank FROM campaigns.recipient r JOIN t ON r.message_uuid = t.uuid AND r.campaign_id = t.campaign AND r.account_id = t.account
+                         WHERE r.message_uuid = ANY($1::uuid[]) ORDER BY r.campaign_id, r.ordinal FOR UPDATE OF r)
+           UPDATE campaigns.recipient r SET status = old.next FROM old
+            WHERE r.campaign_id = old.campaign_id AND r.ordinal = old.ordinal AND ${rankCase} < old.rank
+           RETURNING r.campaign_id::text, r.account_id::text, r.message_uuid::text AS uuid, old.status AS old, old.next AS status, r.variant_id::text, r.sender_id::text`,
+          [items.map((i) => i.messageUuid), items.map((i) => i.campaignId), items.map((i) => i.accountId), items.map((i) => i.status), items.map((i) => RANK[i.status])],
+        ),
       );
       type Counts = { sent: number; delivered: number; undelivered: number; sent_failed: number; dlr_failed: number; left_dispatch: number };
       const zero = (): Counts => ({ sent: 0, delivered: 0, undelivered: 0, sent_failed: 0, dlr_failed: 0, left_dispatch: 0 });
@@ -694,27 +661,26 @@ export class RunnerConsumers implements OnModuleInit {
         add(senders, r.sender_id === null ? null : `${r.campaign_id}:${r.sender_id}`, r);
       }
       const cols = ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed', 'left_dispatch'] as const;
-      const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][]) => {
+      const apply = async (table: string, where: string, keys: string[][], map: Map<string, Counts>, columns: readonly (typeof cols)[number][], order: string) => {
         if (!map.size) return;
-        // by key as numbers (the rows' order): "10" sorts before "9" as text
-        const entries = [...map.entries()].sort(([x], [y]) => byKey(x, y));
+        const entries = [...map.entries()].sort(([x], [y]) => (x < y ? -1 : 1));
         const sets = columns.map((c) => `${c} = x.${c} + t.${c}`).join(', ');
         const keyCols = keys.map((k, i) => `$${i + 1}::bigint[]`);
         const colArgs = columns.map((_c, i) => `$${keys.length + i + 1}::int[]`);
-        // changed in key order by their update's own lock (the order every writer takes them): the sorted keys' order or
-        // the primary key's, what this transaction's setting leaves (above); no `FOR UPDATE` before it
+        // the rows locked first in key order (the order every writer takes them), then changed, in one statement
         const keyNames = keys.map((k) => k[0]);
         await m.query(
-          `UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keyNames, ...columns].join(', ')})
-            WHERE ${where}`,
+          `WITH l AS (SELECT ${keyNames.map((k) => `t.${k}`).join(', ')} FROM campaigns.${table} x, unnest(${keyCols.join(', ')}) AS t(${keyNames.join(', ')}) WHERE ${where} ORDER BY ${order} FOR UPDATE OF x)
+           UPDATE campaigns.${table} x SET ${sets} FROM unnest(${[...keyCols, ...colArgs].join(', ')}) AS t(${[...keyNames, ...columns].join(', ')}), l
+            WHERE ${where} AND ${keyNames.map((k) => `l.${k} = t.${k}`).join(' AND ')}`,
           [...keys.map((k) => entries.map(([key]) => key.split(':')[Number(k[1])])), ...columns.map((c) => entries.map(([, v]) => v[c]))],
         );
       };
       // the order of rows every writer takes: recipients (above), campaigns, runs, variants, senders, each by key
       // (docs/decisions/0066); the tail count is the campaign's (0074), so this group commit takes no run row
-      await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols);
-      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed']);
-      await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed']);
+      await apply('campaign', 'x.id = t.k0', [['k0', '0']], campaigns, cols, 'x.id');
+      await apply('campaign_variant', 'x.id = t.k0', [['k0', '0']], variants, ['sent', 'delivered', 'undelivered', 'sent_failed', 'dlr_failed'], 'x.id');
+      await apply('campaign_sender', 'x.campaign_id = t.k0 AND x.sender_id = t.k1', [['k0', '0'], ['k1', '1']], senders, ['sent', 'delivered', 'undelivered', 'sent_failed'], 'x.campaign_id, x.sender_id');
     });
     return { touched, moved };
   }
