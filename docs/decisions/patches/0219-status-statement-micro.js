@@ -3,9 +3,11 @@
 // the answer (0 -> 3), then `sent`, then `delivered`, each in its own transaction of B rows. Backend CPU (/proc, 10 ms
 // ticks) and WAL a row per phase, and the phase's heap-only updates. One session: pruning is never held back here, so
 // the heap-only shares are an upper bound; the send bench gives the real ones.
-//   V0 the statement before 0219 (a FOR UPDATE of each row, then the update); V2 0219's: the transaction's plan settings,
-//   then the recipients read without a lock in key order and each updated through the primary key (RETURNING old.status).
-// From a built tree: node scripts/build.mjs --server-only && node docs/decisions/patches/0219-status-statement-micro.js 40000 4 V0,V2 30
+//   V0 main's statement (a FOR UPDATE of each row, then the update); V2 0219's first version (hash and merge joins and
+//   sequential scans off, a probe an item); V3 0219's patch (sequential scans off, the recipients read by message_uuid =
+//   ANY without a lock in key order, each updated through the primary key, RETURNING old.status). messageUuids are md5s of
+//   the ordinal (not in key order, as real ones); the first group of each status phase runs under EXPLAIN (ANALYZE, BUFFERS).
+// From a built tree: node scripts/build.mjs --server-only && node docs/decisions/patches/0219-status-statement-micro.js 40000 3 V0,V2,V3 30
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
