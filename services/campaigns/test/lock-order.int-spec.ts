@@ -46,29 +46,28 @@ describe('recipient writers lock in one order', () => {
     return { id, uuids };
   }
 
-  const status = (acc: string, campaignId: string, uuid: string) =>
+  const status = (acc: string, campaignId: string, uuid: string, st: 'sent' | 'delivered' = 'sent') =>
     createEnvelope(
       MessageStatusChangedV1,
-      { messageUuid: uuid, accountId: acc, streamId: `${acc}1`, streamUid: 'x', campaignId, sender: 'Acme', destination: '+447400000000', status: 'sent', outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
+      { messageUuid: uuid, accountId: acc, streamId: `${acc}1`, streamUid: 'x', campaignId, sender: 'Acme', destination: '+447400000000', status: st, outgoingStatus: null, error: null, vendorId: null, providerMessageId: null, sentAt: null, deliveredAt: null, mcc: null, mnc: null, occurredAt: new Date().toISOString() },
       { accountId: acc, source: 'dispatch' },
     );
 
   /** Runs `a` and `b` while the blocker holds the middle recipient, lets go once both wait on a lock, and gives each one's outcome. */
-  async function race(campaignId: string, a: () => Promise<unknown>, b: () => Promise<unknown>, middle = N / 2): Promise<Array<string>> {
+  async function race(campaignId: string, a: () => Promise<unknown>, b: () => Promise<unknown>, middle = N / 2, ...more: Array<() => Promise<unknown>>): Promise<Array<string>> {
     await blocker.query('BEGIN');
     await blocker.query(`SELECT 1 FROM campaigns.recipient WHERE campaign_id = $1 AND ordinal = $2 FOR UPDATE`, [campaignId, middle]);
     const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: Error) => e.message);
-    const pa = outcome(a());
-    const pb = outcome(b());
+    const ps = [a, b, ...more].map((f) => outcome(f()));
     const end = Date.now() + 60_000;
     for (;;) {
       const { rows } = await watcher.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
-      if (rows[0].n >= 2) break;
+      if (rows[0].n >= ps.length) break;
       if (Date.now() > end) throw new Error(`the two writers never both waited on a lock (${rows[0].n} waiting)`);
       await new Promise((r) => setTimeout(r, 20));
     }
     await blocker.query('COMMIT');
-    return Promise.all([pa, pb]);
+    return Promise.all(ps);
   }
 
   it('counts dispatch’s statuses while streams’ answer for the same recipients is applied, whatever the order of its items (the status group commit against the answer)', async () => {
@@ -128,4 +127,41 @@ describe('recipient writers lock in one order', () => {
     );
     expect({ row, campaign: await h.campaign(id), asked: h.requested.filter((i) => uuids.includes(i.messageUuid)).length > 0 }).toMatchObject({ row: { sent: n, stale: 0 }, campaign: { sent: n }, asked: true });
   });
+  /** Another replica's status consumer (its own group commit) on the same database. */
+  const replica = (c: RunnerConsumers): RunnerConsumers => {
+    const d = c as unknown as Record<'ds' | 'bus' | 'roles' | 'db' | 'uow' | 'clock', unknown>;
+    const Ctor = RunnerConsumers as unknown as new (...a: unknown[]) => RunnerConsumers;
+    return new Ctor(d.ds, d.bus, d.roles, d.db, d.uow, d.clock);
+  };
+
+  it('counts each status once when two replicas’ status groups and a redelivery move the same recipients at once (docs/decisions/0219)', async () => {
+    const acc = '804';
+    const { id, uuids } = await requested(acc);
+    const [{ sender }] = await h.a.sql<{ sender: string }>(`SELECT sender_id::text AS sender FROM campaigns.campaign_sender WHERE campaign_id = $1`, [id]);
+    await h.a.sql(`UPDATE campaigns.recipient SET state = 3, sender_id = $2 WHERE campaign_id = $1`, [id, sender]);
+    const one = h.a.t.app.get(RunnerConsumers);
+    const [two, three] = [replica(one), replica(one)];
+    // each group's items in another order (the group sorts them; the rows are stored in descending ordinals)
+    const shuffled = (xs: string[], k: number) => xs.map((u, i) => xs[(i * 7 + k) % xs.length]);
+    const outcomes = await race(
+      id,
+      () => Promise.all(shuffled(uuids, 1).map((u) => one.onStatus(status(acc, id, u)))),
+      () => Promise.all(shuffled(uuids, 2).map((u) => two.onStatus(status(acc, id, u, 'delivered')))),
+      N / 2,
+      // the first group's events again, on a third replica (a redelivery racing the original)
+      () => Promise.all(shuffled(uuids, 3).map((u) => three.onStatus(status(acc, id, u)))),
+    );
+    expect(outcomes).toEqual(['ok', 'ok', 'ok']);
+    // and both statuses once more after everything committed: they move and count nothing
+    await Promise.all(uuids.map((u) => three.onStatus(status(acc, id, u, 'delivered'))));
+    await Promise.all(uuids.map((u) => one.onStatus(status(acc, id, u))));
+    const [row] = await h.a.sql<{ delivered: number }>(`SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM campaigns.recipient WHERE campaign_id = $1`, [id]);
+    const [counters] = await h.a.sql(
+      `SELECT c.sent::int, c.delivered::int, c.left_dispatch::int, v.sent::int AS variant_sent, v.delivered::int AS variant_delivered, s.sent::int AS sender_sent, s.delivered::int AS sender_delivered
+         FROM campaigns.campaign c JOIN campaigns.campaign_variant v ON v.campaign_id = c.id JOIN campaigns.campaign_sender s ON s.campaign_id = c.id WHERE c.id = $1`,
+      [id],
+    );
+    expect({ row, counters }).toEqual({ row: { delivered: N }, counters: { sent: N, delivered: N, left_dispatch: N, variant_sent: N, variant_delivered: N, sender_sent: N, sender_delivered: N } });
+  });
+
 });
