@@ -124,6 +124,25 @@ describe('campaign runner', () => {
     expect(variants[0].n + variants[1].n).toBe(250);
   });
 
+  it("counts a sender's cost and failures on the sending campaign's row only, not on another campaign using the same sender", async () => {
+    // another campaign of the account with the same sender, not started (a draft)
+    const other = await h.campaign0('511', 5);
+    await h.a.sql(`UPDATE campaigns.campaign SET status = 8 WHERE id = $1`, [other]);
+    const id = await h.campaign0('511', 30);
+    h.decide = (it) => (it.ref === '3' ? { outcome: 'refused', refusal: 'blacklisted', code: '0x17', priceMicros: null, currency: null, segments: null } : {});
+    expect(await h.runUntilStopped(id)).toBe(CampaignStatus.Finished);
+    const senders = await h.a.sql<{ campaign_id: string; sender_id: string; cost: string; failed: number }>(
+      `SELECT campaign_id::text, sender_id::text, cost_micros::text AS cost, sent_failed::int AS failed FROM campaigns.campaign_sender WHERE campaign_id IN ($1, $2) ORDER BY campaign_id = $1 DESC`,
+      [id, other],
+    );
+    expect(senders[0].sender_id).toBe(senders[1].sender_id);
+    expect(senders.map((r) => [r.campaign_id, r.cost, r.failed])).toEqual([
+      [id, '290000', 1],
+      [other, '0', 0],
+    ]);
+    expect(await h.campaign(id)).toMatchObject({ created: 29, sent_failed: 1, cost_micros: 290_000 });
+  });
+
   it('resolves spintax and word lists per recipient with the campaigns service’s spintax, the same text on every retry', async () => {
     const id = await h.campaign0('551', 40, { variants: [{ text: '{Hi|Hello} {{firstName}}, [[deals]] {today|now}!', ratio: 100 }] });
     const [{ id: list }] = await h.a.sql<{ id: string }>(`INSERT INTO campaigns.word_list (account_id, name) VALUES (551, 'Deals') RETURNING id::text`);

@@ -397,8 +397,8 @@ export class RunnerConsumers implements OnModuleInit {
           const cost = rows.reduce((s, r) => s + Number(r.price), 0);
           // `created` is also the run's count of accepted recipients (auto-pause, the tail): no run row to update
           await m.query(`UPDATE campaigns.campaign SET created = created + $2, cost_micros = cost_micros + $3, updated_at = $4 WHERE id = $1`, [campaignId, rows.length, cost, now]);
-          await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, Number(r.price)]), 'cost_micros');
-          await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, Number(r.price)]), 'cost_micros');
+          await this.addPer(m, campaignId, 'campaign_variant', rows.map((r) => [r.variant_id, Number(r.price)]), 'cost_micros');
+          await this.addPer(m, campaignId, 'campaign_sender', rows.map((r) => [r.sender_id, Number(r.price)]), 'cost_micros');
         }
       }
       if (failed.length) {
@@ -413,8 +413,8 @@ export class RunnerConsumers implements OnModuleInit {
         );
         if (rows.length) {
           await m.query(`UPDATE campaigns.campaign SET sent_failed = sent_failed + $2 WHERE id = $1`, [campaignId, rows.length]);
-          await this.addPer(m, 'campaign_variant', rows.map((r) => [r.variant_id, 1]), 'sent_failed');
-          await this.addPer(m, 'campaign_sender', rows.map((r) => [r.sender_id, 1]), 'sent_failed');
+          await this.addPer(m, campaignId, 'campaign_variant', rows.map((r) => [r.variant_id, 1]), 'sent_failed');
+          await this.addPer(m, campaignId, 'campaign_sender', rows.map((r) => [r.sender_id, 1]), 'sent_failed');
         }
       }
       if (paced.length) {
@@ -445,18 +445,28 @@ export class RunnerConsumers implements OnModuleInit {
     });
   }
 
-  /** `counts` per row id (variant or sender) added to `column`. */
-  private async addPer(m: { query: (sql: string, p: unknown[]) => Promise<unknown> }, table: 'campaign_variant' | 'campaign_sender', pairs: Array<[string | null, number]>, column: string): Promise<void> {
+  /**
+   * `counts` per row added to `column`, in the campaign's rows only: a variant by its id; a sender by the campaign and
+   * the sender's id (`campaign_sender` has a row per campaign using the sender: by the sender's id alone, every campaign
+   * of the account using it took the cost and failures of each).
+   */
+  private async addPer(
+    m: { query: (sql: string, p: unknown[]) => Promise<unknown> },
+    campaignId: string,
+    table: 'campaign_variant' | 'campaign_sender',
+    pairs: Array<[string | null, number]>,
+    column: string,
+  ): Promise<void> {
     const sums = new Map<string, number>();
     for (const [k, v] of pairs) if (k !== null) sums.set(k, (sums.get(k) ?? 0) + v);
     if (!sums.size) return;
     const key = table === 'campaign_variant' ? 'id' : 'sender_id';
-    // rows locked in key order, as the status group commit takes them
+    // rows locked in key order, as the status group commit takes them (variants by id; senders by campaign, then sender)
     const keys = [...sums.keys()].sort((x, y) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0));
     await m.query(
-      `WITH l AS (SELECT x.${key} AS k FROM campaigns.${table} x WHERE x.${key} = ANY($1::bigint[]) ORDER BY x.${key} FOR UPDATE)
-       UPDATE campaigns.${table} x SET ${column} = x.${column} + t.n FROM unnest($1::bigint[], $2::bigint[]) t(k, n), l WHERE x.${key} = t.k AND l.k = t.k`,
-      [keys, keys.map((k) => sums.get(k))],
+      `WITH l AS (SELECT x.${key} AS k FROM campaigns.${table} x WHERE x.campaign_id = $3 AND x.${key} = ANY($1::bigint[]) ORDER BY x.${key} FOR UPDATE)
+       UPDATE campaigns.${table} x SET ${column} = x.${column} + t.n FROM unnest($1::bigint[], $2::bigint[]) t(k, n), l WHERE x.campaign_id = $3 AND x.${key} = t.k AND l.k = t.k`,
+      [keys, keys.map((k) => sums.get(k)), campaignId],
     );
   }
 
