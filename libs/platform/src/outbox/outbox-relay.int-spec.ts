@@ -58,6 +58,18 @@ describe('OutboxRelay', () => {
       await Outbox.add(manager, schema, [event]);
     });
 
+  /** A recording bus that also keeps each publish call's events. */
+  const recordingCalls = (): { bus: RecordingBus; calls: OutgoingEvent[][] } => {
+    const bus = new RecordingBus();
+    const calls: OutgoingEvent[][] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = async (events) => {
+      calls.push(events);
+      return publish(events);
+    };
+    return { bus, calls };
+  };
+
   const unpublished = async (schema: string): Promise<string[]> =>
     (await dataSource.query<Array<{ event_id: string }>>(`SELECT event_id FROM ${schema}.outbox WHERE published_at IS NULL ORDER BY id`)).map(
       (r) => r.event_id,
@@ -354,13 +366,7 @@ describe('OutboxRelay', () => {
 
   it('writes events over the publish cap as several packed rows, in order: the relay publishes them all, every call under the cap (0220)', async () => {
     const schema = await newSchema();
-    const bus = new RecordingBus();
-    const calls: OutgoingEvent[][] = [];
-    const publish = bus.publish.bind(bus);
-    bus.publish = async (events) => {
-      calls.push(events);
-      return publish(events);
-    };
+    const { bus, calls } = recordingCalls();
     const maxBatchBytes = 8192;
     const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes });
     const packed = Array.from({ length: 40 }, (_, i) => testEvent(TOPIC, `k${i}`, { text: 'é'.repeat(100 + 10 * i) }));
@@ -509,13 +515,7 @@ describe('OutboxRelay', () => {
 
   it('measures a plain row by its payload text, never below the event: calls stay under maxBatchBytes, the cap decided exactly (0194)', async () => {
     const schema = await newSchema();
-    const bus = new RecordingBus();
-    const calls: OutgoingEvent[][] = [];
-    const publish = bus.publish.bind(bus);
-    bus.publish = async (events) => {
-      calls.push(events);
-      return publish(events);
-    };
+    const { bus, calls } = recordingCalls();
     const maxEventBytes = 2048;
     const maxBatchBytes = 4096;
     const relay = newRelay({ schema, bus, batchSize: 1000, maxBatchBytes, maxEventBytes });
