@@ -16,6 +16,7 @@ export * from './tenancy/account-directory';
 export * from './crypto';
 export * from './deadletter';
 export * from './time/clock';
+export * from './time/zones';
 export * from './metrics';
 export * from './tracing';
 export { csvCell, csvLine, UTF8_BOM } from './csv/csv-writer';

@@ -78,12 +78,3 @@ export function loadCountries(): CountryRecord[] {
   return records;
 }
 
-/** Whether `name` is an IANA zone the runtime can compute with. */
-export function isIanaZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}

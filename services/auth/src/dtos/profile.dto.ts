@@ -1,15 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsOptional, IsString, MaxLength, ValidateIf, registerDecorator, type ValidationOptions } from 'class-validator';
+import { isTimeZone } from '@switchboard/platform';
 
 /** An IANA zone (`Europe/Paris`) or a timezone IRI (`/api/timezones/12`, the spec's "prefixed id"). */
 export function isTimezone(v: string): boolean {
-  if (/^\/api\/timezones\/\d{1,18}$/.test(v)) return true;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: v });
-    return true;
-  } catch {
-    return false;
-  }
+  return /^\/api\/timezones\/\d{1,18}$/.test(v) || isTimeZone(v);
 }
 
 function IsTimezone(options?: ValidationOptions): PropertyDecorator {

@@ -18,7 +18,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { EventBus, IdempotentConsumer, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
+import { EventBus, IdempotentConsumer, isTimeZone, PROCESS_ROLES, type ProcessRoles } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION, CAMPAIGNS_SCHEMA } from '../campaigns.options';
 
 export const ACCOUNTS_GROUP = 'campaigns.accounts-projector';
@@ -34,15 +34,7 @@ const flag = (v: unknown, fallback: boolean): boolean => (v === undefined || v =
 
 /** The account's zone: customSettings.timezone, else genSettings.timezone, when a valid IANA name; else UTC (as stats does). */
 export function accountTimeZone(c: Pick<CustomerSnapshot, 'customSettings' | 'genSettings'>): string {
-  for (const v of [c.customSettings.timezone, c.genSettings.timezone]) {
-    if (typeof v !== 'string' || !v) continue;
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: v });
-      return v;
-    } catch {
-      // not a zone
-    }
-  }
+  for (const v of [c.customSettings.timezone, c.genSettings.timezone]) if (isTimeZone(v)) return v;
   return 'UTC';
 }
 

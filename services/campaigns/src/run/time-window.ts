@@ -8,6 +8,8 @@
  * before its start runs overnight (22:00 to 06:00 belongs to the day it starts). A window start that falls in a DST
  * gap (02:30 on a spring-forward night) opens at the first instant after the gap.
  */
+import { isTimeZone, zoneOffsetAt } from '@switchboard/platform';
+
 export type TimezoneMode = 'recipient' | 'local' | 'selected';
 
 export interface SendingWindow {
@@ -33,17 +35,6 @@ function formatter(zone: string): Intl.DateTimeFormat {
     formatters.set(zone, f);
   }
   return f;
-}
-
-/** Whether the runtime knows the zone. */
-export function isValidZone(zone: string | null | undefined): zone is string {
-  if (!zone) return false;
-  try {
-    formatter(zone);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const WEEKDAY: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
@@ -89,22 +80,16 @@ export function localParts(t: number, zone: string): Local {
   return out;
 }
 
-/** The zone's offset from UTC at instant `t`, in ms. */
-export function offsetAt(t: number, zone: string): number {
-  const l = localParts(t, zone);
-  return Date.UTC(l.y, l.m - 1, l.d, l.h, l.mi, l.s) - Math.floor(t / 1000) * 1000;
-}
-
 /**
  * The instant at which `zone`'s wall clock shows the given local time. In a DST gap (a time that does not exist) the
  * first instant after the gap; in a DST overlap (a time that exists twice) the earlier one.
  */
 export function zonedTime(y: number, m: number, d: number, h: number, mi: number, zone: string): number {
   const wall = Date.UTC(y, m - 1, d, h, mi);
-  const o1 = offsetAt(wall, zone);
-  const o2 = offsetAt(wall - o1, zone);
+  const o1 = zoneOffsetAt(zone, wall);
+  const o2 = zoneOffsetAt(zone, wall - o1);
   // candidates: the earlier of the two offsets that reproduce the wall time (overlap), else the gap's end
-  const candidates = [wall - Math.max(o1, o2), wall - Math.min(o1, o2)].filter((c) => offsetAt(c, zone) === wall - c);
+  const candidates = [wall - Math.max(o1, o2), wall - Math.min(o1, o2)].filter((c) => zoneOffsetAt(zone, c) === wall - c);
   if (candidates.length) return Math.min(...candidates);
   // a gap: the transition instant, found between the two offsets' readings
   let lo = wall - Math.max(o1, o2);
@@ -112,7 +97,7 @@ export function zonedTime(y: number, m: number, d: number, h: number, mi: number
   if (lo > hi) [lo, hi] = [hi, lo];
   while (hi - lo > 1000) {
     const mid = Math.floor((lo + hi) / 2);
-    if (offsetAt(mid, zone) === offsetAt(lo, zone)) lo = mid;
+    if (zoneOffsetAt(zone, mid) === zoneOffsetAt(zone, lo)) lo = mid;
     else hi = mid;
   }
   return hi;
@@ -129,9 +114,9 @@ const hm = (s: string): [number, number] => {
 
 /** The zone the window is read in for a recipient: its own (recipient mode, when known and valid), the account's, or the chosen one. */
 export function zoneFor(w: SendingWindow, recipientZone: string | null, accountZone: string): string {
-  if (w.mode === 'selected' && isValidZone(w.timezone)) return w.timezone;
-  if (w.mode === 'recipient' && isValidZone(recipientZone)) return recipientZone;
-  return isValidZone(accountZone) ? accountZone : 'UTC';
+  if (w.mode === 'selected' && isTimeZone(w.timezone)) return w.timezone;
+  if (w.mode === 'recipient' && isTimeZone(recipientZone)) return recipientZone;
+  return isTimeZone(accountZone) ? accountZone : 'UTC';
 }
 
 /** Adds `n` days to a calendar date. */

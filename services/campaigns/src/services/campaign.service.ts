@@ -21,16 +21,15 @@ import {
   previewSamples,
   type WordLists,
 } from '@switchboard/contracts';
-import { AppError, parseListQuery, RequestContext, type ListResult, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
+import { AppError, isTimeZone, parseListQuery, RequestContext, type ListResult, type UnitOfWorkEmit, type UnitOfWorkNotify } from '@switchboard/platform';
 import { CAMPAIGNS_CONNECTION } from '../campaigns.options';
 import { Clock } from '../clock';
 import { CAMPAIGN_COLUMNS, campaignDtos, statsOf, variantDto, senderDto, type CampaignRow, type SenderLinkRow, type VariantRow } from './campaign-model';
 import { parseLinkParams } from './campaign-parts.service';
 import { CampaignStatusService, notAllowed } from './campaign-status.service';
 import { CampaignsUnitOfWork } from './campaigns-events.service';
-import { bool, idOf, int, isClock, isObject, isoDate, isTimeZone, str, Violations } from './input';
+import { bool, idOf, int, isClock, isObject, isoDate, str, Violations } from './input';
 import { evenSplit, ratioProblem } from '../compose/ratios';
-import { isValidZone } from '../run/time-window';
 import { loadWordLists, parseRatios, parseVariants, type VariantInput } from './variants-input';
 
 type Body = Record<string, unknown>;
@@ -223,7 +222,7 @@ export class CampaignService {
     if (!r || r.busy || r.next_due === null) return { waitingUntil: null, waitingZone: null };
     const at = new Date(r.next_due);
     if (at.getTime() <= this.clock.now().getTime()) return { waitingUntil: null, waitingZone: null };
-    return { waitingUntil: at.toISOString(), waitingZone: isValidZone(r.zone) ? r.zone : null };
+    return { waitingUntil: at.toISOString(), waitingZone: isTimeZone(r.zone) ? r.zone : null };
   }
 
   /** Spec 9: the 4 most recently started campaigns. */

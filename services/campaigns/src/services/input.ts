@@ -100,15 +100,6 @@ export function spintaxOf(v: Violations, path: string, text: string): SpinNode[]
   }
 }
 
-export function isTimeZone(z: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: z });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** "HH:MM" (or "HH:MM:SS") 00:00..23:59. */
 export const isClock = (s: unknown): s is string => typeof s === 'string' && /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(s);
 

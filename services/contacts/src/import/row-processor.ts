@@ -48,6 +48,8 @@ function cell(cells: readonly string[], index: number | undefined, max: number):
   return t.length > max ? t.slice(0, max) : t;
 }
 
+// Not @switchboard/platform's isTimeZone: this file runs in import worker threads that load it alone, without the
+// platform's barrel (and, in tests, without the path aliases); invalid names are remembered too, as files repeat them.
 const validZones = new Map<string, boolean>();
 function isTimeZone(tz: string): boolean {
   let ok = validZones.get(tz);

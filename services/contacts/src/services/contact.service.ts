@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CONTACT_STATES, ContactOptedOutV1, ContactState, StandardVariable, type ContactStateValue, type Violation } from '@switchboard/contracts';
-import { AppError, parseListQuery, type ListResult } from '@switchboard/platform';
+import { AppError, isTimeZone, parseListQuery, type ListResult } from '@switchboard/platform';
 import type { EntityManager } from 'typeorm';
 import type { ContactDto, CreateContactDto, UpdateContactDto } from '../dtos/contact.dto';
 import type { ContactVariableDto } from '../dtos/variable.dto';
@@ -79,15 +79,6 @@ function queryId(query: Record<string, unknown>, name: string): string | undefin
   const id = idFromInput(raw);
   if (!id) throw AppError.validation([{ propertyPath: name, message: 'must be an id' }]);
   return id;
-}
-
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 @Injectable()

@@ -21,7 +21,7 @@ import {
   type EventDefinition,
   type EventEnvelope,
 } from '@switchboard/contracts';
-import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
+import { BatchedIdempotentConsumer, EventBus, PROCESS_ROLES, isTimeZone, withStatusBatches, type BatchItem, type ProcessRoles } from '@switchboard/platform';
 import { STATS_CONNECTION, STATS_OPTIONS, STATS_SCHEMA, type ResolvedStatsOptions } from '../stats.options';
 import { ReportCache } from '../services/report-cache';
 import { parseAccepted, parseAcceptedData, parseRefund, parseStatus } from './fast-parse';
@@ -66,15 +66,7 @@ function itemAccepted(e: EventEnvelope, item: { id: string; data: unknown }): Ev
 }
 
 /** A valid IANA zone name, else null. */
-export function validTimeZone(v: unknown): string | null {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 64) return null;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: v });
-    return v;
-  } catch {
-    return null;
-  }
-}
+export const validTimeZone = (v: unknown): string | null => (isTimeZone(v) ? v : null);
 
 /** The account's reporting time zone: `customSettings.timezone` (or `genSettings.timezone`), UTC without one (0028). */
 export function accountTimeZone(customSettings: Record<string, unknown>, genSettings: Record<string, unknown>): string {

@@ -6,62 +6,9 @@
  * UTC hour and zone (the offset at the hour's first and last second; an hour holding a change is computed for each
  * instant), so a campaign's acceptances cost a lookup each, not a formatter call.
  */
+import { zoneOffsetAt } from '@switchboard/platform';
 
 const HOUR_MS = 3_600_000;
-
-/** Intl's local calendar fields of one zone (h23: midnight is hour 0, never 24). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterOf(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short' });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
-/** The zone's offset from UTC (ms, whole seconds) at an instant (ms since the epoch, its own milliseconds dropped). */
-export function zoneOffsetAt(zone: string, ms: number): number {
-  const whole = Math.floor(ms / 1000) * 1000;
-  let year = 0;
-  let month = 0;
-  let day = 0;
-  let hour = 0;
-  let minute = 0;
-  let second = 0;
-  let bc = false;
-  for (const p of formatterOf(zone).formatToParts(whole)) {
-    switch (p.type) {
-      case 'year':
-        year = Number(p.value);
-        break;
-      case 'month':
-        month = Number(p.value);
-        break;
-      case 'day':
-        day = Number(p.value);
-        break;
-      case 'hour':
-        hour = Number(p.value);
-        break;
-      case 'minute':
-        minute = Number(p.value);
-        break;
-      case 'second':
-        second = Number(p.value);
-        break;
-      case 'era':
-        bc = p.value === 'BC' || p.value === 'B';
-        break;
-      default:
-    }
-  }
-  const d = new Date(0);
-  d.setUTCFullYear(bc ? 1 - year : year, month - 1, day);
-  d.setUTCHours(hour, minute, second, 0);
-  return d.getTime() - whole;
-}
 
 /** Per zone, the UTC hours (their index since the epoch) seen and the offset that holds through each (NaN: it changes within). */
 const hourOffsets = new Map<string, Map<number, number>>();
@@ -79,16 +26,6 @@ function offsetOf(zone: string, ms: number): number {
     hours.set(h, off);
   }
   return Number.isNaN(off) ? zoneOffsetAt(zone, ms) : off;
-}
-
-/** Whether Intl knows the zone (the account consumer stores only such names: validTimeZone). */
-export function knownZone(zone: string): boolean {
-  try {
-    formatterOf(zone);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** An acceptance's instant (ISO, ms, Z), its hour bucket's start (the same form) and its local date (YYYY-MM-DD). */
