@@ -90,6 +90,30 @@ describe("dispatch's compact outbox rows through the relay", () => {
     expect(await d.sql(`SELECT 1 FROM dispatch.outbox`)).toEqual([]);
   });
 
+  it('writes a write batch over the publish cap as several compact rows within it, every event published once, in order', async () => {
+    const events = [
+      ...lifecycleEvents(Array.from({ length: 1500 }, () => row()), { final: true }),
+      ...lifecycleEvents(Array.from({ length: 600 }, () => row({ status: 'sent', outgoing_status: 'sent', delivered_at: null })), { final: false }),
+    ];
+    await d.flushOutbox();
+    const before = d.events().length;
+    const rows = await write(events, true);
+    // more than one row, each a compact one, their events adding up to the batch's
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.every((r) => r.startsWith(`${COMPACT_LIFECYCLE_TYPE}:`))).toBe(true);
+    const batched = batchStatusChanges(events);
+    expect(rows.reduce((s, r) => s + Number(r.split(':')[1]), 0)).toBe(batched.length);
+    // each row's text within the cap (900,000 B by default; its events' JSON is bounded by it, compact-events.spec.ts)
+    for (const { bytes } of await d.sql<{ bytes: string }>(`SELECT octet_length(packed) AS bytes FROM dispatch.outbox WHERE published_at IS NULL`)) expect(Number(bytes)).toBeLessThan(900_000);
+    await d.flushOutbox();
+    const published = d.events().slice(before);
+    // every EDR once; every status change once, in the batches' order
+    expect(published.filter((e) => e.type === MessageEdrV1.type)).toHaveLength(1500);
+    const changes = published.filter((e) => e.type === MessageStatusesChangedV1.type).flatMap((e) => statusChangesOf(e).map((c) => c.id));
+    expect(changes).toEqual(batched.filter((e) => e.type === MessageStatusesChangedV1.type).flatMap((e) => statusChangesOf(e).map((c) => c.id)));
+    expect(await d.sql(`SELECT 1 FROM dispatch.outbox`)).toEqual([]);
+  });
+
   it('is on by default, off with DISPATCH_COMPACT_OUTBOX=false', () => {
     expect(dispatchConfigSchema.shape.DISPATCH_COMPACT_OUTBOX.parse(undefined)).toBe(true);
     expect(dispatchConfigSchema.shape.DISPATCH_COMPACT_OUTBOX.parse('false')).toBe(false);

@@ -1,7 +1,7 @@
 import { MessageEdrV1, MessageRefundDueV1, MessageStatusChangedV1, MessageStatusesChangedV1 } from '@switchboard/contracts';
 import type { OutgoingEvent } from '@switchboard/platform';
 import type { EventRow } from '../repositories/message.repository';
-import { compactLifecycleText, lifecycleBound, NotCompactable, unpackLifecycle } from './compact-events';
+import { compactLifecycleRows, compactLifecycleText, lifecycleBound, NotCompactable, unpackLifecycle } from './compact-events';
 import { batchStatusChanges, lifecycleEvents, MessageTraces } from './events.service';
 
 let n = 0;
@@ -102,6 +102,37 @@ describe("dispatch's compact outbox rows (0217)", () => {
     // events it did not make are measured
     const other = writeBatch().slice(0, 4);
     expect(lifecycleBound(10, other)).toBe(other.reduce((s, e) => s + Buffer.byteLength(JSON.stringify(e)), 0));
+  });
+
+  it('cuts a write batch over the publish cap into rows within it, in order, never inside a status batch (0220)', () => {
+    const finals = Array.from({ length: 1200 }, (_, i) => row({ status: 'delivered', outgoing_status: 'delivered', delivered_at: '2026-11-29T10:00:02.000Z', error: i % 97 === 0 ? 'x'.repeat(2000) : null }));
+    const events = batchStatusChanges([...lifecycleEvents(finals, { final: true }), ...lifecycleEvents(Array.from({ length: 1200 }, () => row()), { final: false })]);
+    const cap = 900_000;
+    // whole, the batch is bounded above the cap: the relay would serialise each of its events again to size them
+    const whole = compactLifecycleText(events);
+    expect(lifecycleBound(Buffer.byteLength(whole), relayed(whole))).toBeGreaterThan(2 * cap);
+    const rows = compactLifecycleRows(events, cap);
+    expect(rows.length).toBeGreaterThan(2);
+    for (const r of rows) {
+      const back = relayed(r.text);
+      expect(lifecycleBound(Buffer.byteLength(r.text), back)).toBeLessThanOrEqual(cap);
+      expect(JSON.stringify(back)).toBe(JSON.stringify(r.events));
+    }
+    // every event once, in order; a status batch whole in one row
+    expect(JSON.stringify(rows.flatMap((r) => r.events))).toBe(JSON.stringify(events));
+    expect(rows.flatMap((r) => r.events.filter((e) => e.type === MessageStatusesChangedV1.type))).toEqual(events.filter((e) => e.type === MessageStatusesChangedV1.type));
+    // within the cap: one row, the same text as a whole row
+    const small = events.slice(-5);
+    expect(compactLifecycleRows(small, cap)).toEqual([{ events: small, text: compactLifecycleText(small) }]);
+  });
+
+  it('writes an event alone over the cap as a row of its own (the relay then measures it)', () => {
+    const events = lifecycleEvents([row(), row({ status: 'undelivered', outgoing_status: 'undelivered', error: 'e'.repeat(5000) }), row()], { final: true });
+    const rows = compactLifecycleRows(events, 4096);
+    expect(JSON.stringify(rows.flatMap((r) => r.events))).toBe(JSON.stringify(events));
+    const big = rows.find((r) => r.events.some((e) => JSON.stringify(e).includes('e'.repeat(5000))))!;
+    expect(big.events).toHaveLength(1);
+    for (const r of rows) if (r !== big) expect(lifecycleBound(Buffer.byteLength(r.text), relayed(r.text))).toBeLessThanOrEqual(4096);
   });
 
   it('refuses events whose members come in another order than an earlier event of their type (the writer then packs them whole)', () => {

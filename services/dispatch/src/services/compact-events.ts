@@ -195,8 +195,8 @@ function unpackTable(t: Table): Array<Record<string, unknown>> {
 
 const STATUSES = MessageStatusesChangedV1.type;
 
-/** The events (in their order) as a compact row's text. Throws NotCompactable when they cannot be held exactly. */
-export function compactLifecycleText(events: OutgoingEvent[]): string {
+/** The events (in their order) as a compact row. Throws NotCompactable when they cannot be held exactly. */
+function compactRow(events: OutgoingEvent[]): CompactRow {
   const groups = new Map<string, { index: number; table: TableBuilder }>();
   const order: number[] = [];
   let items: TableBuilder | undefined;
@@ -219,7 +219,66 @@ export function compactLifecycleText(events: OutgoingEvent[]): string {
   const row: CompactRow = { v: 1, g: [...groups.values()].map((g) => g.table.build()) };
   if (groups.size > 1) row.o = order;
   if (items) row.i = items.build();
-  return JSON.stringify(row);
+  return row;
+}
+
+/** The events (in their order) as a compact row's text. Throws NotCompactable when they cannot be held exactly. */
+export function compactLifecycleText(events: OutgoingEvent[]): string {
+  return JSON.stringify(compactRow(events));
+}
+
+/** A compact row's text and the events it holds. */
+export interface CompactRowText {
+  events: OutgoingEvent[];
+  text: string;
+}
+
+/** An event's weight when rows are cut: itself and its status items (a status batch carries up to STATUS_BATCH_MAX). */
+const unitsOf = (e: OutgoingEvent): number => {
+  if (e.type !== STATUSES) return 1;
+  const list = (e.data as { items?: unknown }).items;
+  return 1 + (Array.isArray(list) ? list.length : 0);
+};
+
+/** The bound of a first row's events, per unit, before one is built: above what dispatch's events take (0217: 0.7–1.7 KB). */
+const FIRST_GUESS_PER_UNIT = 2048;
+
+/**
+ * The events (in their order) as compact rows, each holding events whose JSON is bounded by `maxBound` (the relay's
+ * publish cap): the relay publishes a row within the cap as it is, and measures a larger row's events one by one, by
+ * serialising each again (docs/decisions/0220; a final write batch of 1,000 messages is bounded at 1.7 MB). Rows are cut
+ * between events (a status batch stays whole) by the bound per unit of the row before, the first by a guess above it;
+ * a row that still comes out over the cap is cut again, by its own bound. An event alone over the cap is a row of its own (the
+ * relay measures it). Throws NotCompactable when the events cannot be held exactly.
+ */
+export function compactLifecycleRows(events: OutgoingEvent[], maxBound: number): CompactRowText[] {
+  const rows: CompactRowText[] = [];
+  let perUnit = FIRST_GUESS_PER_UNIT;
+  let i = 0;
+  while (i < events.length) {
+    // as many events as fit the cap at the last bound per unit, less a tenth for the spread of their sizes
+    const budget = Math.max(1, Math.floor((0.9 * maxBound) / perUnit));
+    let end = i;
+    let units = 0;
+    while (end < events.length && (end === i || units + unitsOf(events[end]) <= budget)) units += unitsOf(events[end++]);
+    for (;;) {
+      const chunk = i === 0 && end === events.length ? events : events.slice(i, end);
+      const row = compactRow(chunk);
+      const text = JSON.stringify(row);
+      const bound = rowBound(Buffer.byteLength(text), row);
+      let chunkUnits = 0;
+      for (const e of chunk) chunkUnits += unitsOf(e);
+      perUnit = Math.max(1, bound / chunkUnits);
+      if (bound <= maxBound || chunk.length === 1) {
+        rows.push({ events: chunk, text });
+        i = end;
+        break;
+      }
+      // over the cap: as many of its events as the cap holds at this row's bound per event, less a tenth
+      end = i + Math.max(1, Math.min(chunk.length - 1, Math.floor((chunk.length * 0.9 * maxBound) / bound)));
+    }
+  }
+  return rows;
 }
 
 /** A table's members as JSON at most, on top of the row's text that holds each value (the bound of 0217's rows). */
@@ -231,13 +290,23 @@ function tableExtraBytes(t: Table): number {
     for (const k of col.p) keys += Buffer.byteLength(JSON.stringify(k)) + 4;
     bytes += present * keys;
     if ('k' in col) bytes += present * Buffer.byteLength(JSON.stringify(col.k) ?? 'null');
-    else if (col.d) {
-      let most = 4;
-      for (const d of col.d) most = Math.max(most, Buffer.byteLength(JSON.stringify(d) ?? 'null'));
-      bytes += present * most;
+    else if (col.d && col.x) {
+      // each present record's own value (not the longest one's: a long carrier error in a few records of a dictionary
+      // column would bound every record by it)
+      const sizes = col.d.map((d) => Buffer.byteLength(JSON.stringify(d) ?? 'null'));
+      const absent = col.a ? new Set(col.a) : null;
+      for (let i = 0; i < col.x.length; i++) if (absent === null || !absent.has(i)) bytes += sizes[col.x[i]];
     }
   }
   return bytes;
+}
+
+/** The bound of a row's events' JSON: its text's bytes and what its tables write once (lifecycleBound's sum). */
+function rowBound(textBytes: number, row: CompactRow): number {
+  let extra = 0;
+  for (const t of row.g) extra += tableExtraBytes(t);
+  if (row.i) extra += tableExtraBytes(row.i);
+  return textBytes + extra;
 }
 
 /** What `unpackLifecycle` returned for a row: the bound of its events' JSON, for the relay's publish sizes. */
@@ -265,10 +334,7 @@ export function unpackLifecycleRow(row: CompactRow): OutgoingEvent[] {
     out[k] = e;
   }
   if (taken !== items.length) throw new Error(`${COMPACT_LIFECYCLE_TYPE} row: ${items.length} status items, its batches hold ${taken}`);
-  let extra = 0;
-  for (const t of row.g) extra += tableExtraBytes(t);
-  if (row.i) extra += tableExtraBytes(row.i);
-  bounds.set(out, extra);
+  bounds.set(out, rowBound(0, row));
   return out;
 }
 

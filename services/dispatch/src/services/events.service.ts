@@ -11,10 +11,10 @@ import {
   type EventData,
   type EventDefinition,
 } from '@switchboard/contracts';
-import { EventBus, Outbox, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, timeOrderedUuid, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
+import { EventBus, Outbox, outboxMaxBatchBytes, PROCESS_ROLES, RealtimeFanout, ServiceOutboxRelay, timeOrderedUuid, type OutgoingEvent, type ProcessRoles } from '@switchboard/platform';
 import { DISPATCH_CONNECTION, DISPATCH_OPTIONS, DISPATCH_SCHEMA, type ResolvedDispatchOptions } from '../dispatch.options';
 import type { EventRow } from '../repositories/message.repository';
-import { COMPACT_LIFECYCLE_TYPE, compactLifecycleText, lifecycleBound, NotCompactable, unpackLifecycle } from './compact-events';
+import { COMPACT_LIFECYCLE_TYPE, compactLifecycleRows, lifecycleBound, NotCompactable, unpackLifecycle, type CompactRowText } from './compact-events';
 
 const SOURCE = 'dispatch';
 
@@ -132,14 +132,18 @@ export async function addToOutbox(m: EntityManager, events: OutgoingEvent[], sta
   const out = statusBatches ? batchStatusChanges(events) : events;
   if (out.length < PACK_AT) return Outbox.add(m, DISPATCH_SCHEMA, out);
   if (compactRows) {
-    // the same events as tables of columns (docs/decisions/0217); events the tables cannot hold exactly go packed
-    let text: string | null = null;
+    // the same events as tables of columns (docs/decisions/0217), in rows within the relay's publish cap (0220);
+    // events the tables cannot hold exactly go packed
+    let rows: CompactRowText[] | null = null;
     try {
-      text = compactLifecycleText(out);
+      rows = compactLifecycleRows(out, outboxMaxBatchBytes());
     } catch (e) {
       if (!(e instanceof NotCompactable)) throw e;
     }
-    if (text !== null) return Outbox.addPacked(m, DISPATCH_SCHEMA, out, text, COMPACT_LIFECYCLE_TYPE);
+    if (rows !== null) {
+      for (const row of rows) await Outbox.addPacked(m, DISPATCH_SCHEMA, row.events, row.text, COMPACT_LIFECYCLE_TYPE);
+      return;
+    }
   }
   return Outbox.addPacked(m, DISPATCH_SCHEMA, out);
 }
