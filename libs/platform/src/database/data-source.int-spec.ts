@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, type DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
-import { openServiceDataSource } from './data-source';
+import { ArrayLiteralClient, openServiceDataSource } from './data-source';
 
 @Entity()
 class ContactList {
@@ -128,6 +128,33 @@ describe('service data source', () => {
     }
     expect(open).toBe(0);
     jest.restoreAllMocks();
+  });
+
+  it('sends array parameters through its own client, each value arriving as it was given', async () => {
+    const runner = ds.createQueryRunner();
+    try {
+      expect(await runner.connect()).toBeInstanceOf(ArrayLiteralClient);
+    } finally {
+      await runner.release();
+    }
+    const texts = ['plain', '', 'NULL', 'a,b', '{x}', ' spaced ', 'quote " here', 'back\\slash', 'ü😀', null];
+    const uuids = ['0190a1b2-c3d4-7e5f-8a9b-000000000001', null, '0190a1b2-c3d4-7e5f-8a9b-000000000003'];
+    const ints = [1, -2, null, 2147483647];
+    const flags = [true, false, null];
+    const got = (await ds.query(`SELECT (SELECT array_agg(t ORDER BY o) FROM unnest($1::text[]) WITH ORDINALITY AS x(t, o)) AS texts, $2::uuid[]::text[] AS uuids, $3::int[] AS ints, $4::boolean[] AS flags, $5::text AS scalar`, [texts, uuids, ints, flags, 'x'])) as Array<Record<string, unknown>>;
+    expect(got[0]).toEqual({ texts, uuids, ints, flags, scalar: 'x' });
+    // the same through a config object (a named, prepared statement), twice, as a plain client gets it
+    const r2 = ds.createQueryRunner();
+    try {
+      const client = (await r2.connect()) as Client;
+      for (const values of [['p', 'q', null], ['r"', 's']]) {
+        const viaConfig = await client.query({ name: 'array_probe', text: 'SELECT $1::text[] AS a', values: [values] });
+        expect(viaConfig.rows[0].a).toEqual(values);
+        expect((await sql.query('SELECT $1::text[] AS a', [values])).rows[0].a).toEqual(values);
+      }
+    } finally {
+      await r2.release();
+    }
   });
 
   it('refuses a schema name that is not a plain identifier', async () => {

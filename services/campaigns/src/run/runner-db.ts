@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type ClientBase, Pool, type PoolClient } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { DATABASE_URL, withLiterals } from '@switchboard/platform';
+import { ArrayLiteralClient, DATABASE_URL, withLiterals } from '@switchboard/platform';
 import { CAMPAIGNS_SCHEMA } from '../campaigns.options';
 
 /** A COPY text field: `\N` for null, backslash, tab and line breaks escaped. */
@@ -89,7 +89,7 @@ export class RunnerDatabase implements OnApplicationShutdown {
   readonly pool: Pool;
 
   constructor(@Inject(DATABASE_URL) url: string) {
-    this.pool = new Pool({ connectionString: url, max: 4, application_name: 'switchboard-campaigns-runner', options: `-c search_path=${CAMPAIGNS_SCHEMA},public` });
+    this.pool = new Pool({ connectionString: url, max: 4, application_name: 'switchboard-campaigns-runner', options: `-c search_path=${CAMPAIGNS_SCHEMA},public`, Client: ArrayLiteralClient });
     this.pool.on('error', () => undefined);
     this.pool.on('connect', (client) => client.on('error', () => undefined));
   }

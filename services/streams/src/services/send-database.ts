@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
-import { DATABASE_URL } from '@switchboard/platform';
+import { ArrayLiteralClient, DATABASE_URL } from '@switchboard/platform';
 import { STREAMS_OPTIONS, STREAMS_SCHEMA, type ResolvedStreamsOptions } from '../streams.options';
 
 /**
@@ -33,6 +33,8 @@ export class SendDatabase implements OnApplicationShutdown {
       max: o.sendPoolSize,
       application_name: 'switchboard-streams-send',
       options: `-c search_path=${STREAMS_SCHEMA},public`,
+      // array parameters written as literals in one join, as the service's data source does (0224)
+      Client: ArrayLiteralClient,
     });
     // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
