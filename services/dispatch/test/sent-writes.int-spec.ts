@@ -36,9 +36,9 @@ describe('dispatch sent writes without upserts (0221)', () => {
       `SELECT message_id::text, vendor_id::text FROM dispatch.message_awaiting WHERE message_id = ANY($1::bigint[]) ORDER BY message_id`,
       [ids],
     );
-  /** A repository whose statements naming `pattern` are also run under EXPLAIN ANALYZE (rolled back) first. */
+  /** A connection whose statements matching `pattern` are also run under EXPLAIN ANALYZE (rolled back) first. */
   const explaining = (pattern: RegExp, plans: string[]) =>
-    new MessageRepository({
+    ({
       query: async (sql: string, params?: unknown[]) => {
         if (pattern.test(sql)) {
           await ds.query('BEGIN');
@@ -51,7 +51,7 @@ describe('dispatch sent writes without upserts (0221)', () => {
         }
         return ds.query(sql, params);
       },
-    } as unknown as DataSource);
+    }) as unknown as DataSource;
 
   beforeAll(async () => {
     db = await createTestDatabase('dsentw');
@@ -123,12 +123,12 @@ describe('dispatch sent writes without upserts (0221)', () => {
     await repo.markSent(ds, many.slice(0, 2950).map((m) => ({ id: m.id, attemptId: m.attempt_id, vendorId: '2', providerIds: [`m-${m.id}`] })));
     const plans: string[] = [];
     const rest = many.slice(2950);
-    await explaining(/^\s*WITH upd AS \(\s*UPDATE dispatch\.message m\s+SET status = CASE/, plans).markSent(
-      ds,
+    await repo.markSent(
+      explaining(/^\s*WITH upd AS \(\s*UPDATE dispatch\.message m\s+SET status = CASE/, plans),
       rest.slice(0, 40).map((m) => ({ id: m.id, attemptId: m.attempt_id, vendorId: '2', providerIds: [`m-${m.id}`] })),
     );
-    await explaining(/^\s*WITH upd AS \(\s*UPDATE dispatch\.message m\s+SET status = t\.status, outgoing_status = t\.outgoing, send_state = 'done'/, plans).markSentFinal(
-      ds,
+    await repo.markSentFinal(
+      explaining(/^\s*WITH upd AS \(\s*UPDATE dispatch\.message m\s+SET status = t\.status, outgoing_status = t\.outgoing, send_state = 'done'/, plans),
       rest.slice(40).map((m) => ({ id: m.id, attemptId: m.attempt_id, vendorId: '2', providerId: `m-${m.id}`, status: 'delivered' as const, outgoing: 'delivered', error: null, deliveredAt: null })),
     );
     expect(plans).toHaveLength(2);

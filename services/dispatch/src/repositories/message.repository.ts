@@ -174,7 +174,8 @@ const UNAWAIT = `unawaited AS (DELETE FROM dispatch.message_awaiting w WHERE w.m
  * are written only by the statement that moves it out of `submitting` (once in its life), which holds its row lock, so
  * a second such statement for it waits and then fails its fence. The guard is a probe of the primary key per ref
  * (`OFFSET 0` keeps it a per-row subplan: pulled up into an anti-join, a young table's statistics plan a scan of every
- * ref); the caller's DISTINCT ON drops a key named twice in the batch.
+ * ref). `id` names the updated row (`u.id`), so the probe runs on joined rows only: on the batch's side alone it ran
+ * for every pair a nested loop tried (batch² probes). The caller's DISTINCT ON drops a key named twice in the batch.
  */
 const NEW_REF = (id: string, part: string, vendor: string, pid: string) =>
   `NOT EXISTS (SELECT 1 FROM dispatch.provider_ref r WHERE r.message_id = ${id} AND r.part = ${part} AND r.vendor_id = ${vendor} AND r.provider_message_id = ${pid} OFFSET 0)`;
@@ -302,7 +303,7 @@ export class MessageRepository {
            INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
            SELECT DISTINCT ON (t.id, t.vendor_id, t.pid) t.vendor_id, t.pid, t.id, 1, 1, CASE WHEN t.status = 'delivered' THEN 'delivered' ELSE 'undelivered' END, t.error
              FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) WITH ORDINALITY AS t(id, vendor_id, pid, status, error, n) ON t.id = u.id
-            WHERE ${NEW_REF('t.id', '1::smallint', 't.vendor_id', 't.pid')}
+            WHERE ${NEW_REF('u.id', '1::smallint', 't.vendor_id', 't.pid')}
             ORDER BY t.id, t.vendor_id, t.pid, t.n
          ) SELECT * FROM upd`,
         pgArrayParameters([
@@ -410,7 +411,7 @@ export class MessageRepository {
            FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[]) WITH ORDINALITY AS t(id, vendor_id, pids, n) ON t.id = u.id
            CROSS JOIN LATERAL (SELECT string_to_array(t.pids, chr(31)) AS pids) a
            CROSS JOIN LATERAL unnest(a.pids) WITH ORDINALITY AS p(pid, part)
-          WHERE ${NEW_REF('t.id', 'p.part::smallint', 't.vendor_id', 'p.pid')}
+          WHERE ${NEW_REF('u.id', 'p.part::smallint', 't.vendor_id', 'p.pid')}
           ORDER BY t.id, p.part, t.vendor_id, p.pid, t.n
        ) SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
