@@ -166,6 +166,20 @@ const DEFER_STATE = `(CASE WHEN t.hold AND EXISTS (SELECT 1 FROM dispatch.campai
 /** The receipt-wait row of each message the `upd` CTE made final (docs/decisions/0212). */
 const UNAWAIT = `unawaited AS (DELETE FROM dispatch.message_awaiting w WHERE w.message_id = ANY(ARRAY(SELECT id FROM upd)))`;
 
+/**
+ * Whether the ref (message, part, vendor, provider id) is not stored yet, for the ref inserts of `markSent` and
+ * `markSentFinal`: a plain INSERT guarded by it instead of `ON CONFLICT DO NOTHING` (docs/decisions/0221). An ON
+ * CONFLICT insert is a speculative insertion: a lock-manager token, the heap tuple, its index entries, then a confirm
+ * record (48 B of WAL a row) and the token's release. No conflict can come from another transaction: a message's refs
+ * are written only by the statement that moves it out of `submitting` (once in its life), which holds its row lock, so
+ * a second such statement for it waits and then fails its fence. The guard is a probe of the primary key per ref
+ * (`OFFSET 0` keeps it a per-row subplan: pulled up into an anti-join, a young table's statistics plan a scan of every
+ * ref). `id` names the updated row (`u.id`), so the probe runs on joined rows only: on the batch's side alone it ran
+ * for every pair a nested loop tried (batch² probes). The caller's DISTINCT ON drops a key named twice in the batch.
+ */
+const NEW_REF = (id: string, part: string, vendor: string, pid: string) =>
+  `NOT EXISTS (SELECT 1 FROM dispatch.provider_ref r WHERE r.message_id = ${id} AND r.part = ${part} AND r.vendor_id = ${vendor} AND r.provider_message_id = ${pid} OFFSET 0)`;
+
 /** A separator no provider id contains, to pass text[] per row through unnest. */
 const SEP = '\u001f';
 
@@ -287,9 +301,10 @@ export class MessageRepository {
           RETURNING ${EVENT_COLS}
          ), ${UNCLAIM}, refs AS (
            INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts, outcome, error)
-           SELECT t.vendor_id, t.pid, t.id, 1, 1, CASE WHEN t.status = 'delivered' THEN 'delivered' ELSE 'undelivered' END, t.error
-             FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) AS t(id, vendor_id, pid, status, error) ON t.id = u.id
-           ON CONFLICT DO NOTHING
+           SELECT DISTINCT ON (t.id, t.vendor_id, t.pid) t.vendor_id, t.pid, t.id, 1, 1, CASE WHEN t.status = 'delivered' THEN 'delivered' ELSE 'undelivered' END, t.error
+             FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[], $5::text[], $7::text[]) WITH ORDINALITY AS t(id, vendor_id, pid, status, error, n) ON t.id = u.id
+            WHERE ${NEW_REF('u.id', '1::smallint', 't.vendor_id', 't.pid')}
+            ORDER BY t.id, t.vendor_id, t.pid, t.n
          ) SELECT * FROM upd`,
         pgArrayParameters([
           items.map((i) => i.id),
@@ -370,6 +385,8 @@ export class MessageRepository {
   /**
    * Records provider acceptance: status sent, provider ids per part, the receipt wait (0212) and each part's
    * provider_ref, in one statement (docs/decisions/0214). Fenced by attempt id: a stale attempt writes nothing.
+   * Plain inserts, not upserts (0221): a message enters `submitted` once in its life (0212), so its wait row and refs
+   * are written once; a row already there (none can be) is left as it is rather than fail the write batch.
    */
   async markSent(q: Q, results: SentResult[]): Promise<EventRow[]> {
     if (results.length === 0) return [];
@@ -387,14 +404,15 @@ export class MessageRepository {
         RETURNING ${EVENT_COLS}
        ), ${UNCLAIM}, awaiting AS (
          INSERT INTO dispatch.message_awaiting (message_id, vendor_id, sent_at) SELECT id, vendor_id, sent_at::timestamptz FROM upd
-         ON CONFLICT (message_id) DO UPDATE SET vendor_id = excluded.vendor_id, sent_at = excluded.sent_at
+          WHERE NOT EXISTS (SELECT 1 FROM dispatch.message_awaiting w WHERE w.message_id = upd.id OFFSET 0)
        ), refs AS (
          INSERT INTO dispatch.provider_ref (vendor_id, provider_message_id, message_id, part, parts)
-         SELECT t.vendor_id, p.pid, t.id, p.part, cardinality(a.pids)
-           FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[]) AS t(id, vendor_id, pids) ON t.id = u.id
+         SELECT DISTINCT ON (t.id, p.part, t.vendor_id, p.pid) t.vendor_id, p.pid, t.id, p.part, cardinality(a.pids)
+           FROM upd u JOIN unnest($1::bigint[], $3::bigint[], $4::text[]) WITH ORDINALITY AS t(id, vendor_id, pids, n) ON t.id = u.id
            CROSS JOIN LATERAL (SELECT string_to_array(t.pids, chr(31)) AS pids) a
            CROSS JOIN LATERAL unnest(a.pids) WITH ORDINALITY AS p(pid, part)
-         ON CONFLICT DO NOTHING
+          WHERE ${NEW_REF('u.id', 'p.part::smallint', 't.vendor_id', 'p.pid')}
+          ORDER BY t.id, p.part, t.vendor_id, p.pid, t.n
        ) SELECT * FROM upd`,
       pgArrayParameters([results.map((r) => r.id), results.map((r) => r.attemptId), results.map((r) => r.vendorId), results.map((r) => r.providerIds.join(SEP))]),
     ));
