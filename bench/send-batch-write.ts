@@ -6,6 +6,8 @@
  *
  *   node dist/bench/send-batch-write.js [calls=30] [batch=1000]
  * PGSS=1: pg_stat_statements (nested statements too) of the measured calls, µs of execution a message.
+ * COMPACT=0: the full rows of accept_messages (before 0210); default the compact ones, as streams writes a campaign batch.
+ * WALREL=1: the measured calls' WAL a message by relation and record kind (pg_walinspect, docs/decisions/0222).
  */
 import * as fs from 'node:fs';
 import { Client } from 'pg';
@@ -14,6 +16,7 @@ import { StreamType } from '@switchboard/contracts';
 import { STREAMS_MIGRATIONS } from '../services/streams/src/migrations';
 import { SendService, type PreparedSend } from '../services/streams/src/services/send.service';
 import { benchDatabase } from './bench-database';
+import { printWalByRelation, walMark } from './pg-wal';
 
 const calls = Number(process.argv[2] ?? 30);
 const size = Number(process.argv[3] ?? 1000);
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
         return (await client.query({ name, text, values })).rows;
       },
     };
-    const options = { sendBatchMax: size, sendBatchesInFlight: 1, sharedTps: false, duplicateWindowSeconds: 0, balanceSlots: 4, defaultPriceMicros: null, idempotencyTtlSeconds: 86400 };
+    const options = { compactSendRows: process.env.COMPACT !== '0', sendBatchMax: size, sendBatchesInFlight: 1, sharedTps: false, duplicateWindowSeconds: 0, balanceSlots: 4, defaultPriceMicros: null, idempotencyTtlSeconds: 86400 };
     const service = new SendService(sendDb as never, {} as never, {} as never, { sent: () => undefined } as never, { now: () => new Date() } as never, options as never);
     const stream = { id: '10', accountId: '1', streamUid: 'campaign-stream-uid', name: 's', streamType: StreamType.Marketing, status: 1, enableSending: true, sender: 'SHOP', params: {}, acl: {}, checkIpAcl: false, providerReady: true };
     const customer = { accountId: '1', status: 'active', active: 1, currency: 'EUR', tps: 1e9, dailyLimit: null, settings: {} };
@@ -75,6 +78,8 @@ async function main(): Promise<void> {
       await c.query('SELECT pg_stat_statements_reset()');
     }
     bytes = 0;
+    // WALREL=1: the measured calls' WAL by relation and record kind (pg_walinspect; the calls roll back, their records stay)
+    const walFrom = process.env.WALREL === '1' ? await walMark(c) : null;
     let node = 0;
     let backend = 0;
     for (let k = 0; k < calls; k++) {
@@ -84,6 +89,7 @@ async function main(): Promise<void> {
     }
     const m = calls * size;
     console.log(`send-batch-write: ${calls} calls of ${size}: node ${((node * 1000) / m).toFixed(1)} µs, PostgreSQL backend ${((backend * 1000) / m).toFixed(1)} µs, parameter ${(bytes / m).toFixed(0)} B a message; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    if (walFrom) await printWalByRelation(c, walFrom, m, { indent: '  ' });
     if (process.env.EXPLAIN === '1') {
       c.on('notice', (n) => { if (process.env.EXPLAIN_ALL === "1" || /coalesce\(sum\(x.n\)/.test(String((n as { message: string }).message))) console.log(String((n as { message: string }).message)); });
       await c.query(`LOAD 'auto_explain'`);
