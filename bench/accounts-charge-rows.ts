@@ -7,8 +7,8 @@
  *   node dist/bench/accounts-charge-rows.js [charges=40000] [variants=today,merged,today,merged]
  *
  * Variants:
- * - today: the migrated table (primary key `(id)`, unique `(account_id, kind, source_id)`, `(account_id, id DESC)`);
- * - merged: the primary key `(account_id, id)` instead of `(id)` and the account index (one index insert less);
+ * - today: the table before 1798900000222 (primary key `(id)`, unique `(account_id, kind, source_id)`, `(account_id, id DESC)`);
+ * - merged: as migrated since 0222, the primary key `(account_id, id)` instead of `(id)` and the account index;
  * - batch: the bound of one ledger row a batch (one insert of the batch's sum, no per-charge row): what a batch row
  *   would cost if the per-message detail lived elsewhere.
  * Each variant starts from a fresh table (the same number of earlier rows is not kept: the table grows from empty).
@@ -68,9 +68,10 @@ async function main(): Promise<void> {
       const ds = await openServiceDataSource({ name: 'accounts', url: db.url, schema: 'accounts', entities: [], migrations: ACCOUNTS_MIGRATIONS, migrationsRun: true });
       await ds.destroy();
       await c.query(`INSERT INTO accounts.customer (id, name, currency, tps, balance_micros) VALUES (7, 'bench', 'EUR', 100, 1000000000000)`);
-      if (variant === 'merged') {
-        await c.query(`ALTER TABLE accounts.balance_entry DROP CONSTRAINT balance_entry_pkey, ADD PRIMARY KEY (account_id, id)`);
-        await c.query(`DROP INDEX accounts.balance_entry_account_idx`);
+      if (variant === 'today') {
+        // the table before 1798900000222 (its down): primary key (id) and the account index
+        await c.query(`CREATE INDEX balance_entry_account_idx ON accounts.balance_entry (account_id, id DESC)`);
+        await c.query(`ALTER TABLE accounts.balance_entry DROP CONSTRAINT balance_entry_pkey, ADD PRIMARY KEY (id)`);
       }
       const ids = Array.from({ length: N }, () => crypto.randomUUID());
       await c.query('CHECKPOINT');
