@@ -2,7 +2,7 @@
  * Accounts' charge statement alone (docs/decisions/0222): `LedgerRepository.applyMany`'s statement, 1,000 charges of
  * one account a call (as the messaging consumer books a campaign's charges), on an embedded PostgreSQL with the
  * accounts migrations, against variants of the ledger table. Prints per charge: the backend's CPU (/proc), the call's
- * wall time, and the WAL by relation and record kind (pg_walinspect).
+ * wall time, the WAL (WALREL=1: by relation and record kind, pg_walinspect) and the table's and indexes' size on disk.
  *
  *   node dist/bench/accounts-charge-rows.js [charges=40000] [variants=today,merged,today,merged]
  *
@@ -109,6 +109,11 @@ async function main(): Promise<void> {
       const cpu = ((backendMs(pid) - b0) * 1000) / N;
       const [bal] = (await c.query<{ b: string; n: string }>(`SELECT balance_micros::text AS b, (SELECT count(*) FROM accounts.balance_entry)::text AS n FROM accounts.customer WHERE id = 7`)).rows;
       console.log(`${variant.padEnd(8)} backend CPU ${cpu.toFixed(1).padStart(5)} µs a charge, wall ${wall.toFixed(1).padStart(5)} µs; balance ${bal.b}, ${bal.n} entries; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+      const sizes = (await c.query<{ name: string; b: string }>(
+        `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = 'accounts' AND (c.relname = 'balance_entry' OR c.relname LIKE 'balance_entry\\_%') AND c.relkind IN ('r', 'i') ORDER BY c.relname`,
+      )).rows;
+      console.log(`         on disk a charge: ${sizes.map((r) => `${r.name} ${(Number(r.b) / N).toFixed(0)} B`).join(', ')}`);
       if (process.env.WALREL === '1') await printWalByRelation(c, from, N, { indent: '    ', top: 8 });
       else {
         const to = await walMark(c);
