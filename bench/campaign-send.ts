@@ -43,6 +43,8 @@
  * STATE_FILLFACTOR=<n>: stats.message_state's fillfactor set before the campaign (docs/decisions/0201).
  * RECIPIENT_FILLFACTOR=<n>: campaigns.recipient's fillfactor set before the campaign (0074's HOT experiment).
  * RECIPIENT_SQL='<statement>[;<statement>]': run before the campaign (e.g. an index dropped: an upper bound, 0182/0207).
+ * WALREL=1: each campaign's WAL by relation (table, index, TOAST) and record kind, full-page images apart
+ * (pg_walinspect, bench/pg-wal.ts), and the index scans of the phase (docs/decisions/0222).
  */
 import 'reflect-metadata';
 // first: the threads alive at load are the main thread and V8's platform (bench/thread-cpu.ts)
@@ -82,6 +84,7 @@ import { CampaignRunner } from '@switchboard/campaigns';
 import { Dispatcher } from '@switchboard/dispatch';
 import * as pgModule from 'pg';
 import { printStatementsPerUnit } from './pg-statements';
+import { printWalByRelation, walMark, type WalMark } from './pg-wal';
 import { StageCpu } from './stage-cpu';
 import { embeddedServiceModules } from '../apps/platform/src/embedded-server';
 
@@ -544,6 +547,8 @@ async function main(): Promise<void> {
     const submitted0 = smsc.submitted;
     await STAGES?.reset(pg);
     await resetStatements();
+    // WALREL=1: the phase's WAL by relation and record kind (pg_walinspect), printed after its statements
+    const walFrom: WalMark | null = process.env.WALREL === '1' ? await walMark(pg) : null;
     const cpu0 = process.cpuUsage();
     const main0 = mainThreadCpu();
     const smsc0 = threadCpu(smsc.tid);
@@ -587,6 +592,7 @@ async function main(): Promise<void> {
     console.log(`  ${label} ${idleShare(wall, mainCpu, pgCpu)}`);
     await printStages(pg, RECIPIENTS, label);
     await printStatements(pg, RECIPIENTS, label);
+    if (walFrom) await printWalByRelation(pg, walFrom, RECIPIENTS, { indent: '  ', top: 40 });
   }
 
   // ---- 2. pause at full speed: the pause's answer -> the last submit_sm the SMSC receives (PAUSE=0: skipped) ----

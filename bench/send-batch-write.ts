@@ -6,6 +6,10 @@
  *
  *   node dist/bench/send-batch-write.js [calls=30] [batch=1000]
  * PGSS=1: pg_stat_statements (nested statements too) of the measured calls, µs of execution a message.
+ * STEP1=1: the function's step 1 alone (the batch's parse, prices and aggregates) as written and without its window,
+ *   and the parse alone: backend CPU a send (docs/decisions/0222).
+ * COMPACT=0: the full rows of accept_messages (before 0210); default the compact ones, as streams writes a campaign batch.
+ * WALREL=1: the measured calls' WAL a message by relation and record kind (pg_walinspect, docs/decisions/0222).
  */
 import * as fs from 'node:fs';
 import { Client } from 'pg';
@@ -14,6 +18,7 @@ import { StreamType } from '@switchboard/contracts';
 import { STREAMS_MIGRATIONS } from '../services/streams/src/migrations';
 import { SendService, type PreparedSend } from '../services/streams/src/services/send.service';
 import { benchDatabase } from './bench-database';
+import { printWalByRelation, walMark } from './pg-wal';
 
 const calls = Number(process.argv[2] ?? 30);
 const size = Number(process.argv[3] ?? 1000);
@@ -39,13 +44,15 @@ async function main(): Promise<void> {
     const pid = (await c.query<{ p: number }>('SELECT pg_backend_pid() AS p')).rows[0].p;
 
     let bytes = 0;
+    let lastBatch = '';
     const sendDb = {
       prepared: async (name: string, text: string, values: unknown[], client: Client) => {
+        lastBatch = String(values[0]);
         bytes += Buffer.byteLength(String(values[0])) + (typeof values[1] === 'string' ? Buffer.byteLength(values[1]) : 0);
         return (await client.query({ name, text, values })).rows;
       },
     };
-    const options = { sendBatchMax: size, sendBatchesInFlight: 1, sharedTps: false, duplicateWindowSeconds: 0, balanceSlots: 4, defaultPriceMicros: null, idempotencyTtlSeconds: 86400 };
+    const options = { compactSendRows: process.env.COMPACT !== '0', sendBatchMax: size, sendBatchesInFlight: 1, sharedTps: false, duplicateWindowSeconds: 0, balanceSlots: 4, defaultPriceMicros: null, idempotencyTtlSeconds: 86400 };
     const service = new SendService(sendDb as never, {} as never, {} as never, { sent: () => undefined } as never, { now: () => new Date() } as never, options as never);
     const stream = { id: '10', accountId: '1', streamUid: 'campaign-stream-uid', name: 's', streamType: StreamType.Marketing, status: 1, enableSending: true, sender: 'SHOP', params: {}, acl: {}, checkIpAcl: false, providerReady: true };
     const customer = { accountId: '1', status: 'active', active: 1, currency: 'EUR', tps: 1e9, dailyLimit: null, settings: {} };
@@ -70,11 +77,43 @@ async function main(): Promise<void> {
       return { node: (n.user + n.system) / 1000, backend: b };
     };
     for (let w = 0; w < 3; w++) await once();
+    if (process.env.STEP1 === '1') {
+      // the function's step 1 alone on the last batch (docs/decisions/0222): as written, without the window that carries
+      // each whole row, and the parse alone; backend CPU a send over `calls` runs each, interleaved
+      const from = `FROM (SELECT x, x.i, x.account_id, x.iso2, x.segments, x.price_override, x.fp IS NOT NULL AS fp, x.idem_key IS NOT NULL AS idem, K
+                      FROM json_populate_recordset(NULL::streams.send_row, $1::json) x) r
+              LEFT JOIN streams.customer c ON c.account_id = r.account_id
+              LEFT JOIN LATERAL (SELECT coalesce(r.price_override, (SELECT pr.price_micros FROM streams.price pr
+                              WHERE coalesce(pr.account_id, 0) IN (r.account_id, 0) AND pr.iso2 = r.iso2 AND pr.currency = c.currency
+                              ORDER BY coalesce(pr.account_id, 0) DESC LIMIT 1), $2::bigint) AS price) p ON c.account_id IS NOT NULL`;
+      const aggs = `SELECT array_agg(r.x ORDER BY r.i), array_agg(CASE WHEN c.account_id IS NULL THEN 'no_customer' WHEN p.price IS NULL THEN 'no_price' END ORDER BY r.i),
+               array_agg(coalesce(p.price, 0) * r.segments ORDER BY r.i), array_agg(c.currency ORDER BY r.i), array_agg(KK ORDER BY r.i),
+               array_agg(r.fp ORDER BY r.i), array_agg(r.idem ORDER BY r.i), array_agg(DISTINCT r.account_id), array_agg(c.daily_limit ORDER BY r.i) `;
+      const variants: Array<[string, string]> = [
+        ['as written (dense_rank over the rows)', aggs.replace('KK', 'r.k') + from.replace('K\n', 'dense_rank() OVER (ORDER BY x.account_id)::integer AS k\n')],
+        ['without the window', aggs.replace('KK', 'NULL::int') + from.replace('K\n', '0 AS k\n')],
+        ['the parse alone', `SELECT count(*) FROM json_populate_recordset(NULL::streams.send_row, $1::json) x WHERE $2::bigint IS NULL`],
+      ];
+      const cpu = new Map<string, number[]>();
+      for (let k = 0; k < calls; k++) {
+        for (const [label, q] of k % 2 ? [...variants].reverse() : variants) {
+          const b0 = backendMs(pid);
+          for (let j = 0; j < 20; j++) await c.query(q, [lastBatch, null]);
+          cpu.set(label, [...(cpu.get(label) ?? []), ((backendMs(pid) - b0) * 1000) / (20 * size)]);
+        }
+      }
+      for (const [label, xs] of cpu) {
+        const sorted = [...xs].sort((a, b) => a - b);
+        console.log(`step 1, ${label}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} µs a send (${calls} rounds of 20 calls; min ${sorted[0].toFixed(1)}, max ${sorted[sorted.length - 1].toFixed(1)})`);
+      }
+    }
     if (PGSS) {
       await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
       await c.query('SELECT pg_stat_statements_reset()');
     }
     bytes = 0;
+    // WALREL=1: the measured calls' WAL by relation and record kind (pg_walinspect; the calls roll back, their records stay)
+    const walFrom = process.env.WALREL === '1' ? await walMark(c) : null;
     let node = 0;
     let backend = 0;
     for (let k = 0; k < calls; k++) {
@@ -84,6 +123,7 @@ async function main(): Promise<void> {
     }
     const m = calls * size;
     console.log(`send-batch-write: ${calls} calls of ${size}: node ${((node * 1000) / m).toFixed(1)} µs, PostgreSQL backend ${((backend * 1000) / m).toFixed(1)} µs, parameter ${(bytes / m).toFixed(0)} B a message; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    if (walFrom) await printWalByRelation(c, walFrom, m, { indent: '  ' });
     if (process.env.EXPLAIN === '1') {
       c.on('notice', (n) => { if (process.env.EXPLAIN_ALL === "1" || /coalesce\(sum\(x.n\)/.test(String((n as { message: string }).message))) console.log(String((n as { message: string }).message)); });
       await c.query(`LOAD 'auto_explain'`);

@@ -4,6 +4,7 @@ import { createEnvelope } from '@switchboard/platform';
 import type { QueryRunner } from 'typeorm';
 import { ACCOUNTS_GROUPS } from '../src';
 import { MessagingGroupDeadLetters1798200000124 } from '../src/migrations/1798200000124-messaging-group-dead-letters';
+import { LedgerEntryAccountKey1798900000222 } from '../src/migrations/1798900000222-ledger-entry-account-key';
 import { acceptedMessage, startAccounts, violationPaths, type AccountsTestApp } from './support';
 
 describe('balance ledger and daily usage', () => {
@@ -153,6 +154,62 @@ describe('balance ledger and daily usage', () => {
       ['refund', 0.07, 0, message],
       ['charge', -0.07, -0.07, message],
     ]);
+  });
+
+  it("keeps each account's ledger under the key (account, id): pages newest first, adjustments, charges and redeliveries exact, before and after the key's migration (0222)", async () => {
+    const [x, y] = [await a.customer(), await a.customer()];
+    const page = async (id: string, n: number) =>
+      (
+        await a.call<{ items: Array<{ kind: string; amount: number; balanceAfter: number; sourceId: string }>; total: number }>('GET', `/customers/${id}/balance_entries?page=${n}&itemsPerPage=4`, {
+          token: a.member(id, [Permission.CostView]),
+        })
+      ).body;
+    const ledger = (id: string) =>
+      a.sql<{ kind: string; amount: string; after: string }>(
+        `SELECT kind, amount_micros::text AS amount, balance_after_micros::text AS after FROM accounts.balance_entry WHERE account_id = $1 ORDER BY id`,
+        [id],
+      );
+    const keys = async () =>
+      (await a.sql<{ indexname: string; indexdef: string }>(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'accounts' AND tablename = 'balance_entry' ORDER BY indexname`)).map(
+        (r) => `${r.indexname}: ${r.indexdef.replace(/^.* USING btree /, '')}`,
+      );
+    const migrated = ['balance_entry_account_id_kind_source_id_key: (account_id, kind, source_id)', 'balance_entry_pkey: (account_id, id)'];
+    expect(await keys()).toEqual(migrated);
+    const runner = { query: (text: string, params?: unknown[]) => a.sql(text, params) } as unknown as QueryRunner;
+
+    // the two accounts' entries interleave in id order: adjustments (one entry each, the single-entry path), then a
+    // batch of charges of both with redeliveries (the batch path)
+    const earlier: ReturnType<typeof createEnvelope>[] = [];
+    const book = async (round: number) => {
+      for (const id of [x, y]) await a.call('POST', `/customers/${id}/balance`, { token: a.superAdmin(), body: { amount: 10 + round, reason: `top-up ${round}` } });
+      const charges = [...Array.from({ length: 6 }, (_, i) => [x, 1_000 * (round + 1) + i] as const), ...Array.from({ length: 3 }, (_, i) => [y, 2_000 * (round + 1) + i] as const)];
+      const events = charges.map(([id, amount]) => createEnvelope(MessageChargedV1, charge(id, randomUUID(), amount), { accountId: id, source: 'test' }));
+      // the earlier round's first charges delivered again among the new ones: booked once, the running balances
+      // of the new entries set again over the new entries alone
+      await a.publishAll([...earlier.slice(0, 4), ...events.slice(0, 3), ...events]);
+      earlier.push(...events);
+    };
+    const check = async (round: number) => {
+      const rows = await ledger(x);
+      expect(rows).toHaveLength((round + 1) * 7);
+      for (let i = 1; i < rows.length; i++) expect(BigInt(rows[i].after)).toBe(BigInt(rows[i - 1].after) + BigInt(rows[i].amount));
+      const all = [...(await page(x, 1)).items, ...(await page(x, 2)).items, ...(await page(x, 3)).items, ...(await page(x, 4)).items];
+      expect((await page(x, 1)).total).toBe(rows.length);
+      expect(all.map((e) => e.balanceAfter)).toEqual([...rows].reverse().map((r) => Number(r.after) / 1e6));
+      const last = rows[rows.length - 1].after;
+      expect((await balanceOf(x)).balanceMicros).toBe(last);
+      expect((await ledger(y)).map((r) => r.kind)).toEqual(Array.from({ length: round + 1 }, () => ['adjustment', 'charge', 'charge', 'charge']).flat());
+    };
+    await book(0);
+    await check(0);
+    // the key's migration undone (the previous release's table) and done again: nothing of the ledger moves
+    await new LedgerEntryAccountKey1798900000222().down(runner);
+    expect(await keys()).toEqual(['balance_entry_account_id_kind_source_id_key: (account_id, kind, source_id)', 'balance_entry_account_idx: (account_id, id DESC)', 'balance_entry_pkey: (id)']);
+    await check(0);
+    await new LedgerEntryAccountKey1798900000222().up(runner);
+    expect(await keys()).toEqual(migrated);
+    await book(1);
+    await check(1);
   });
 
   it('counts accepted messages per account and UTC day against the daily limit', async () => {

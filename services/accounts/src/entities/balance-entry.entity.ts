@@ -5,7 +5,8 @@ export type BalanceEntryKindValue = (typeof BalanceEntryKind)[keyof typeof Balan
 
 /**
  * One movement of an account's balance. `(account_id, kind, source_id)` is unique: a charge or refund is recorded
- * once per message however often its event arrives, an adjustment once per adjustment id.
+ * once per message however often its event arrives, an adjustment once per adjustment id. The table's primary key is
+ * `(account_id, id)` (docs/decisions/0222): a query of an entry by id names its account too.
  */
 @Entity({ name: 'balance_entry' })
 export class BalanceEntryEntity {

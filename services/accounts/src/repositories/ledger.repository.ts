@@ -75,7 +75,9 @@ export class LedgerRepository {
     );
     // the entry has no foreign key (docs/decisions/0115): this throw, rolling the insert back, keeps a missing account's out
     if (!customer) throw new Error(`ledger: account ${e.accountId} does not exist`);
-    const [rows] = await m.query<[EntryRow[], number]>(`UPDATE accounts.balance_entry SET balance_after_micros = $2 WHERE id = $1 RETURNING *`, [
+    // by the ledger's key (account, id): no index has `id` alone (docs/decisions/0222)
+    const [rows] = await m.query<[EntryRow[], number]>(`UPDATE accounts.balance_entry SET balance_after_micros = $3 WHERE account_id = $1 AND id = $2 RETURNING *`, [
+      e.accountId,
       inserted[0].id,
       customer.balance_micros,
     ]);
@@ -152,10 +154,10 @@ export class LedgerRepository {
       // some were skipped: the running balance over the new entries only (ids are in the order given)
       await m.query(
         `UPDATE accounts.balance_entry e SET balance_after_micros = f.after
-           FROM (SELECT b.id, a.start + sum(b.amount_micros) OVER (PARTITION BY b.account_id ORDER BY b.id) AS after
+           FROM (SELECT b.account_id, b.id, a.start + sum(b.amount_micros) OVER (PARTITION BY b.account_id ORDER BY b.id) AS after
                    FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS a(account_id, start, min_id, max_id)
                    JOIN accounts.balance_entry b ON b.account_id = a.account_id AND b.id BETWEEN a.min_id AND a.max_id) f
-          WHERE e.id = f.id AND e.balance_after_micros <> f.after`,
+          WHERE e.account_id = f.account_id AND e.id = f.id AND e.balance_after_micros <> f.after`,
         [skipped.map((r) => r.account_id), skipped.map((r) => r.start), skipped.map((r) => r.min_id), skipped.map((r) => r.max_id)],
       );
     }
