@@ -8,6 +8,7 @@ import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk, type ClickGroupRow, type CompactClick } from '../src/redirect/click-recorder';
 import { clickGroupBytes, unpackClickGroupV2 } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
+import { arrayBodyValues } from '../src/redirect/pg-binary-array';
 import { redirectPool } from '../src/redirect/redirect-pool';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -695,7 +696,7 @@ describe('redirect server', () => {
     const sent: string[] = [];
     let failNext = false;
     const recorder = new ClickRecorder(null, { flushMs: 1, batchMax: 100, bufferMax: 100 }, 'https', (chunk: ClickChunk) => {
-      sent.push(chunk.seen);
+      sent.push(arrayBodyValues(chunk.seen).map((v) => (v ? 't' : 'f')).join(','));
       if (failNext) {
         failNext = false;
         return Promise.reject(new Error('database away'));
