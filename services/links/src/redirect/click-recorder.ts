@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { timeOrderedUuid } from '@switchboard/platform';
-import { ArrayWriter, binaryArray, type ArrayBody } from './pg-binary-array';
+import { ArrayWriter, binaryArray, uuidBytes, type ArrayBody } from './pg-binary-array';
 import type { ResolvedLink } from './link-store';
 
 export interface Click {
@@ -174,7 +174,7 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
     code.int8(l.code);
     campaign.int8Text(l.campaignId);
     variant.int8Text(l.variantId);
-    message.uuid(l.messageUuid);
+    message.uuidBytes(l.messageUuid === null ? null : (l.messageUuidBytes ??= uuidBytes(l.messageUuid)));
     created.float8(l.createdAtMs);
     ua.int2(c.uaClass);
     preview.bool(c.preview);

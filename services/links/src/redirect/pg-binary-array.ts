@@ -28,6 +28,28 @@ const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
 for (let i = 0; i < 6; i++) HEX[97 + i] = HEX[65 + i] = 10 + i;
 
+function uuidInto(s: string, b: Uint8Array, at: number): void {
+  let o = at;
+  const end = o + 16;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 45) continue;
+    const h = c < 128 ? HEX[c] : -1;
+    const c2 = s.charCodeAt(++i);
+    const l = c2 < 128 ? HEX[c2] : -1;
+    if (h < 0 || l < 0 || o === end) throw new Error(`invalid uuid: ${s}`);
+    b[o++] = (h << 4) | l;
+  }
+  if (o !== end) throw new Error(`invalid uuid: ${s}`);
+}
+
+/** A uuid's 16 bytes from its text (as `ArrayWriter.uuid` reads it), to keep and write again. */
+export function uuidBytes(s: string): Uint8Array {
+  const b = new Uint8Array(16);
+  uuidInto(s, b, 0);
+  return b;
+}
+
 /** Appends elements of one type; `body()` gives what was written. */
 export class ArrayWriter {
   private buf: Buffer;
@@ -122,21 +144,19 @@ export class ArrayWriter {
   uuid(s: string | null): void {
     if (s === null) return this.null();
     this.room(20);
-    const b = this.buf;
-    b.writeInt32BE(16, this.at);
-    let o = this.at + 4;
-    const end = o + 16;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 45) continue;
-      const h = c < 128 ? HEX[c] : -1;
-      const c2 = s.charCodeAt(++i);
-      const l = c2 < 128 ? HEX[c2] : -1;
-      if (h < 0 || l < 0 || o === end) throw new Error(`invalid uuid: ${s}`);
-      b[o++] = (h << 4) | l;
-    }
-    if (o !== end) throw new Error(`invalid uuid: ${s}`);
-    this.at = end;
+    this.buf.writeInt32BE(16, this.at);
+    uuidInto(s, this.buf, this.at + 4);
+    this.at += 20;
+    this.n++;
+  }
+
+  /** A uuid as its 16 bytes (`uuidBytes`), or NULL. */
+  uuidBytes(b: Uint8Array | null): void {
+    if (b === null) return this.null();
+    this.room(20);
+    this.buf.writeInt32BE(16, this.at);
+    this.buf.set(b, this.at + 4);
+    this.at += 20;
     this.n++;
   }
 
