@@ -2,7 +2,12 @@
 // After `node scripts/build.mjs --server-only` in a worktree: VARIANTS=today,today+b,bind,bind+b TURNS=12 BATCHES=30 \
 //   SQLS=docs/decisions/patches/0223-click-group-variants.js node docs/decisions/patches/0223-click-group-micro.js <worktree>
 // (+b: the same statement with its arrays sent in the binary format; FIRST=1: every click a first click; WALSTATS=1:
-// pg_walinspect's WAL by record type and relation in the last turn; G: clicks a group)
+// pg_walinspect's WAL by record type and relation in the last turn; G: clicks a group). `+b` converts the text
+// parameters of a build that sends text (base e134430) to binary; on a build that sends binary (0223) leave it out.
+// gExt/gPglz need their tables: GT="(at timestamptz, a uuid[], b float8[], c bigint[], d bigint[], e bigint[], f bigint[],
+// g bigint[], h uuid[], i float8[], j smallint[], k boolean[], l boolean[], m text[], n int[], o text[], p int[], q int,
+// r text, s uuid)"; SETUP="CREATE TABLE links.click_g $GT;; CREATE TABLE links.click_gx $GT;; ALTER TABLE links.click_gx
+// ALTER a SET STORAGE EXTERNAL, ... (every array and r)".
 // micro: one backend's CPU (schedstat) and WAL a warm click of the click group statement, by variant.
 // run from a built worktree: node micro.js <worktree>
 const path = require('node:path');

@@ -30,7 +30,7 @@ describe('binary arrays for the click group statement', () => {
     expect(await asText('bigint[]', binaryArray('int8', [w.body()]))).toBe(
       '{0,1,42,-7,9007199254740991,9007199254740993,-9223372036854775808,9223372036854775807,NULL,3521614606207,4294967296}',
     );
-    expect(() => new ArrayWriter('int8', 1).int8Text('12x')).toThrow('not an integer');
+    for (const bad of ['12x', '', '1.5']) expect(() => new ArrayWriter('int8', 1).int8Text(bad)).toThrow('not an integer');
   });
 
   it('reads uuids with or without dashes, upper or lower case, and refuses malformed ones', async () => {

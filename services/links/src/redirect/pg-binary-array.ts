@@ -79,14 +79,14 @@ export class ArrayWriter {
     this.nulls = true;
   }
 
-  /** An int8 from its decimal text (ids: exact beyond 2^53 too), or NULL. */
+  /** An int8 from its decimal text as PostgreSQL prints it (ids: exact beyond 2^53 too), or NULL. */
   int8Text(s: string | null): void {
     if (s === null) return this.null();
     this.room(12);
     this.buf.writeInt32BE(8, this.at);
     if (s.length <= 15) {
       const v = Number(s);
-      if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${s}`);
+      if (s.length === 0 || !Number.isSafeInteger(v)) throw new Error(`not an integer: ${s}`);
       this.writeInt64(v, this.at + 4);
     } else this.buf.writeBigInt64BE(BigInt(s), this.at + 4);
     this.at += 12;
