@@ -8,6 +8,7 @@ import { CodeCipher, decodeCode } from '../src/mint/codes';
 import { ClickRecorder, encodeClicks, GroupCommitter, type Click, type ClickChunk, type ClickGroupRow, type CompactClick } from '../src/redirect/click-recorder';
 import { clickGroupBytes, unpackClickGroupV2 } from '../src/redirect/click-events';
 import { LinkStore } from '../src/redirect/link-store';
+import { arrayBodyValues } from '../src/redirect/pg-binary-array';
 import { redirectPool } from '../src/redirect/redirect-pool';
 import { RedirectServer } from '../src/redirect/redirect-server';
 import { LinksOutboxRelay } from '../src/services/links-events.service';
@@ -347,6 +348,46 @@ describe('redirect server', () => {
     const rows = await l.sql<{ code: string; user_agent: string | null }>(`SELECT code::text, user_agent FROM links.click WHERE campaign_id = 68`);
     const byCode = new Map(rows.map((r) => [r.code, r.user_agent]));
     expect(links.map((k) => byCode.get(String(k!.code)))).toEqual(['first/1.0', 'worker-a "x"', null, 'worker-b \\ ü']);
+  });
+
+  it('writes a group whose columns mix NULL and values across chunks (no campaign, variant or message; any address text) exactly as the clicks had them', async () => {
+    const answer = await l.mint(batch(A, [shortUrl({ url: 'https://shop-a.example/nulls', domainIds: [domA] })], 2, () => ({}), '86'));
+    const [with_, plain] = await Promise.all(['r0', 'r1'].map((r) => l.redirect.running!.store.loadLink(domA, decodeCode(split(answer.links[r].shorturl).path.slice(1)))));
+    // a link of no campaign (as an inbox reply's): its ids NULL in the click row, campaign and variant 0 in the rollup
+    const bare: Click['link'] = { ...plain!, campaignId: null, variantId: null, messageUuid: null, messageUuidBytes: undefined, eventValues: undefined };
+    const click = (link: Click['link'], code: string, ip: string | null, preview = false): Click => ({ link, codeText: code, host: split(answer.links.r0.shorturl).host, at: Date.now(), uaClass: 3, preview, ip, userAgent: null });
+    const codeOf = (r: string) => split(answer.links[r].shorturl).path.slice(1);
+    const pool = new Pool({ connectionString: l.t.db.url, max: 1 });
+    try {
+      const committer = new GroupCommitter(pool, 'http', 200);
+      await committer.commit(encodeClicks([click(with_!, codeOf('r0'), '10.0.0.1')]));
+      // within the interval: the next two chunks go together, NULLs in one chunk's columns and values in the other's
+      await Promise.all([
+        committer.commit(encodeClicks([click(bare, codeOf('r1'), 'unknown, "x" {y}'), click(bare, codeOf('r1'), null, true)])),
+        committer.commit(encodeClicks([click(with_!, codeOf('r0'), '2001:db8::1')])),
+      ]);
+      expect(committer.stats).toEqual({ statements: 2, clicks: 4 });
+    } finally {
+      await pool.end();
+    }
+    const rows = await l.sql<{ campaign_id: string | null; variant_id: string | null; message_uuid: string | null; ip: string | null; preview: boolean; ua_class: number; first: boolean }>(
+      `SELECT campaign_id::text, variant_id::text, message_uuid::text, ip, preview, ua_class, first FROM links.click WHERE account_id = $1 AND domain_id = $2 AND code = ANY($3::bigint[]) ORDER BY clicked_at, ip NULLS LAST`,
+      [A, domA, [with_!.code, plain!.code]],
+    );
+    expect(rows).toHaveLength(4);
+    expect(rows.filter((r) => r.campaign_id === null)).toEqual([
+      { campaign_id: null, variant_id: null, message_uuid: null, ip: 'unknown, "x" {y}', preview: false, ua_class: 3, first: false },
+      { campaign_id: null, variant_id: null, message_uuid: null, ip: null, preview: true, ua_class: 3, first: false },
+    ]);
+    expect(rows.filter((r) => r.campaign_id === '86').map((r) => [r.message_uuid, r.ip, r.first])).toEqual(
+      expect.arrayContaining([
+        [with_!.messageUuid, '10.0.0.1', true],
+        [with_!.messageUuid, '2001:db8::1', false],
+      ]),
+    );
+    expect(await l.sql(`SELECT clicks::int, first_clicks::int, preview_clicks::int FROM links.click_stats WHERE account_id = $1 AND domain_id = $2 AND campaign_id = 0 AND variant_id = 0`, [A, domA])).toEqual([
+      { clicks: 1, first_clicks: 0, preview_clicks: 1 },
+    ]);
   });
 
   it('starts a click group statement at most once an interval: the groups handed in meanwhile wait and go together in one statement (its fixed cost paid once)', async () => {
@@ -695,7 +736,7 @@ describe('redirect server', () => {
     const sent: string[] = [];
     let failNext = false;
     const recorder = new ClickRecorder(null, { flushMs: 1, batchMax: 100, bufferMax: 100 }, 'https', (chunk: ClickChunk) => {
-      sent.push(chunk.seen);
+      sent.push(arrayBodyValues(chunk.seen).map((v) => (v ? 't' : 'f')).join(','));
       if (failNext) {
         failNext = false;
         return Promise.reject(new Error('database away'));

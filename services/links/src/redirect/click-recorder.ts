@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
-import { pgArrayElement, timeOrderedUuid } from '@switchboard/platform';
+import { timeOrderedUuid } from '@switchboard/platform';
+import { ArrayWriter, binaryArray, uuidBytes, type ArrayBody } from './pg-binary-array';
 import type { ResolvedLink } from './link-store';
 
 export interface Click {
@@ -102,31 +103,35 @@ export interface ClickGroupRowV2 {
 }
 
 /**
- * A group of clicks encoded for the group statement: each column as the inside of a PostgreSQL array literal
- * (comma-joined elements), the distinct user agents (as sent) and each click's agent as a 1-based position in them (0:
- * none), and each counted click's event values as JSON text (docs/decisions/0165). Plain strings and numbers, so a
- * cluster worker hands it to the primary over IPC as it is (docs/decisions/0057).
+ * A group of clicks encoded for the group statement: each column as the elements of a PostgreSQL array in the binary
+ * format (`ArrayBody`: PostgreSQL copies them instead of parsing text, docs/decisions/0223), the distinct user agents
+ * (as sent) and each click's agent as a 1-based position in them (0: none), and each counted click's event values as
+ * JSON text (docs/decisions/0165). Strings, numbers and byte arrays, so a cluster worker hands it to the primary over
+ * IPC (advanced serialization) as it is (docs/decisions/0057).
  */
 export interface ClickChunk {
   n: number;
-  at: string;
+  /** When each click was answered, ms since the epoch (float8). */
+  at: ArrayBody;
   /** The link's values the click row and rollups need, which the redirect holds (docs/decisions/0165: no look-ups). */
-  account: string;
-  domain: string;
-  code: string;
-  campaign: string;
-  variant: string;
-  message: string;
-  /** The links' creation, ms since the epoch (the first clicks' delay). */
-  created: string;
-  ua: string;
-  preview: string;
-  ip: string;
+  account: ArrayBody;
+  domain: ArrayBody;
+  code: ArrayBody;
+  campaign: ArrayBody;
+  variant: ArrayBody;
+  message: ArrayBody;
+  /** The links' creation, ms since the epoch (the first clicks' delay; float8). */
+  created: ArrayBody;
+  ua: ArrayBody;
+  preview: ArrayBody;
+  ip: ArrayBody;
   /**
-   * `t` where this process already committed a counted click of the link: its recipient has its first click, so the
+   * `true` where this process already committed a counted click of the link: its recipient has its first click, so the
    * statement does not probe `recipient_click` for it (docs/decisions/0122).
    */
-  seen: string;
+  seen: ArrayBody;
+  /** Each click's account id as text (the events are per account). */
+  accounts: string[];
   agents: string[];
   agent: number[];
   /**
@@ -140,18 +145,19 @@ export interface ClickChunk {
 /** Encodes clicks for the group statement and their events' values (the link's from the link the redirect holds). */
 export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickChunk {
   const n = group.length;
-  const at = new Array<number>(n);
-  const account = new Array<string>(n);
-  const domain = new Array<string>(n);
-  const code = new Array<number>(n);
-  const campaign = new Array<string>(n);
-  const variant = new Array<string>(n);
-  const message = new Array<string>(n);
-  const created = new Array<number>(n);
-  const ua = new Array<number>(n);
-  const preview = new Array<string>(n);
-  const ip = new Array<string>(n);
-  const seen = new Array<string>(n);
+  const at = new ArrayWriter('float8', n);
+  const account = new ArrayWriter('int8', n);
+  const domain = new ArrayWriter('int8', n);
+  const code = new ArrayWriter('int8', n);
+  const campaign = new ArrayWriter('int8', n);
+  const variant = new ArrayWriter('int8', n);
+  const message = new ArrayWriter('uuid', n);
+  const created = new ArrayWriter('float8', n);
+  const ua = new ArrayWriter('int2', n);
+  const preview = new ArrayWriter('bool', n);
+  const ip = new ArrayWriter('text', n * 2);
+  const seen = new ArrayWriter('bool', n);
+  const accounts = new Array<string>(n);
   // the event values of the chunk's clicks, one string: pieces pushed and joined once (no string a click)
   const values: string[] = [];
   // user agents repeat: each distinct one is sent once, the clicks name it by position
@@ -161,18 +167,19 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
   for (let i = 0; i < n; i++) {
     const c = group[i];
     const l = c.link;
-    at[i] = c.at;
-    account[i] = l.accountId;
-    domain[i] = l.domainId;
-    code[i] = l.code;
-    campaign[i] = l.campaignId ?? 'NULL';
-    variant[i] = l.variantId ?? 'NULL';
-    message[i] = l.messageUuid ?? 'NULL';
-    created[i] = l.createdAtMs;
-    ua[i] = c.uaClass;
-    preview[i] = c.preview ? 't' : 'f';
-    ip[i] = c.ip === null ? 'NULL' : PLAIN_ADDRESS.test(c.ip) ? c.ip : pgArrayElement(c.ip);
-    seen[i] = l.clickCommitted === true ? 't' : 'f';
+    at.float8(c.at);
+    accounts[i] = l.accountId;
+    account.int8Text(l.accountId);
+    domain.int8Text(l.domainId);
+    code.int8(l.code);
+    campaign.int8Text(l.campaignId);
+    variant.int8Text(l.variantId);
+    message.uuidBytes(l.messageUuid === null ? null : (l.messageUuidBytes ??= uuidBytes(l.messageUuid)));
+    created.float8(l.createdAtMs);
+    ua.int2(c.uaClass);
+    preview.bool(c.preview);
+    ip.text(c.ip);
+    seen.bool(l.clickCommitted === true);
     if (i > 0) values.push('\n');
     if (!c.preview)
       values.push(linkValues(l, c.codeText, c.host, scheme), ',', String(c.uaClass), ',', c.ip === null ? 'null' : PLAIN_ADDRESS.test(c.ip) ? `"${c.ip}"` : JSON.stringify(c.ip), ',"', isoOf(c.at), '"');
@@ -188,18 +195,19 @@ export function encodeClicks(group: readonly Click[], scheme = 'https'): ClickCh
   }
   return {
     n,
-    at: at.join(','),
-    account: account.join(','),
-    domain: domain.join(','),
-    code: code.join(','),
-    campaign: campaign.join(','),
-    variant: variant.join(','),
-    message: message.join(','),
-    created: created.join(','),
-    ua: ua.join(','),
-    preview: preview.join(','),
-    ip: ip.join(','),
-    seen: seen.join(','),
+    at: at.body(),
+    account: account.body(),
+    domain: domain.body(),
+    code: code.body(),
+    campaign: campaign.body(),
+    variant: variant.body(),
+    message: message.body(),
+    created: created.body(),
+    ua: ua.body(),
+    preview: preview.body(),
+    ip: ip.body(),
+    seen: seen.body(),
+    accounts,
     agents,
     agent,
     values: values.join(''),
@@ -428,7 +436,7 @@ export class GroupCommitter {
    */
   private async write(chunks: ClickChunk[]): Promise<void> {
     const col = (k: 'at' | 'account' | 'domain' | 'code' | 'campaign' | 'variant' | 'message' | 'created' | 'ua' | 'preview' | 'ip' | 'seen') =>
-      chunks.length === 1 ? `{${chunks[0][k]}}` : `{${chunks.map((c) => c[k]).join(',')}}`;
+      binaryArray(chunks[0][k].type, chunks.map((c) => c[k]));
     const now = Date.now();
     let n = 0;
     for (const c of chunks) n += c.n;
@@ -443,7 +451,7 @@ export class GroupCommitter {
       // each chunk's positions move past the agents of the chunks before it
       const off = agents.length;
       for (const a of c.agents) agents.push(a);
-      const accounts = c.account.split(',');
+      const accounts = c.accounts;
       const vs = c.values.split('\n');
       for (let i = 0; i < c.n; i++, g++) {
         ids[g] = timeOrderedUuid(now);
@@ -460,7 +468,7 @@ export class GroupCommitter {
       for (let i = 0; i < list.length; i += MAX_EVENT_CLICKS) events.push({ accountId, clicks: list.length <= MAX_EVENT_CLICKS ? list : list.slice(i, i + MAX_EVENT_CLICKS) });
     // the events in the order of their first clicks (an account's later events after other accounts' earlier clicks)
     events.sort((a, b) => a.clicks[0] - b.clicks[0]);
-    const pos = new Array<string>(n).fill('NULL');
+    const pos = new Array<number>(n).fill(-1);
     let text: string | null = null;
     if (events.length > 0) {
       const parts: string[] = [];
@@ -469,7 +477,7 @@ export class GroupCommitter {
         const clicks = new Array<string>(e.clicks.length);
         for (let i = 0; i < e.clicks.length; i++) {
           const k = e.clicks[i];
-          pos[k] = String(p++);
+          pos[k] = p++;
           clicks[i] = `["${ids[k]}",${agent[k]},${values[k]}]`;
         }
         parts.push(`{"id":"${timeOrderedUuid(now)}","accountId":"${e.accountId}","clicks":[${clicks.join(',')}]}`);
@@ -478,19 +486,31 @@ export class GroupCommitter {
     }
     // prepared once per connection (no parse and plan a group, ~1 ms of backend CPU: docs/decisions/0075); the first
     // clicks are marked by a hashed subplan, so no join of the group's CTEs can turn into nested loops (0057)
+    // the arrays in the binary format (docs/decisions/0223); the statement is the same, only its parameters' format moved
+    const idCol = new ArrayWriter('uuid', n);
+    const agentCol = new ArrayWriter('int4', n);
+    const posCol = new ArrayWriter('int4', n);
+    for (let i = 0; i < n; i++) {
+      idCol.uuid(ids[i]);
+      agentCol.int4(agent[i]);
+      if (pos[i] < 0) posCol.null();
+      else posCol.int4(pos[i]);
+    }
+    const agentsCol = new ArrayWriter('text', agents.length * 64);
+    for (const a of agents) agentsCol.text(a);
     await this.pool.query({
       name: 'links_click_group_2',
       text: FLUSH_SQL,
       values: [
-        `{${ids.join(',')}}`, col('at'), col('account'), col('domain'), col('code'), col('campaign'), col('variant'), col('message'), col('created'),
-        col('ua'), col('preview'), col('seen'), col('ip'), `{${agent.join(',')}}`, `{${agents.map(pgArrayElement).join(',')}}`, `{${pos.join(',')}}`,
+        binaryArray('uuid', [idCol.body()]), col('at'), col('account'), col('domain'), col('code'), col('campaign'), col('variant'), col('message'), col('created'),
+        col('ua'), col('preview'), col('seen'), col('ip'), binaryArray('int4', [agentCol.body()]), binaryArray('text', [agentsCol.body()]), binaryArray('int4', [posCol.body()]),
         events.length, text, text === null ? null : timeOrderedUuid(now),
       ],
     });
   }
 }
 
-/** An address from the socket (IPv4, IPv6): safe in an array literal as it is. */
+/** An address from the socket (IPv4, IPv6): safe in JSON text as it is. */
 const PLAIN_ADDRESS = /^[0-9A-Fa-f.:]{1,64}$/;
 
 

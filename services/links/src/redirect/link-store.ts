@@ -47,6 +47,8 @@ export interface ResolvedLink {
    * `recipient_click` rows are never deleted, so the group statement skips the recipient's probe (docs/decisions/0122).
    */
   clickCommitted?: boolean;
+  /** `messageUuid`'s 16 bytes, made on the first click (the group statement's binary array, docs/decisions/0223). */
+  messageUuidBytes?: Uint8Array;
 }
 
 interface Cached<T> {
