@@ -18,6 +18,7 @@ import * as crypto from 'node:crypto';
 import { Client } from 'pg';
 import { openServiceDataSource, pgArray } from '@switchboard/platform';
 import { ACCOUNTS_MIGRATIONS } from '../services/accounts/src/migrations';
+import { APPLY_MANY_SQL } from '../services/accounts/src/repositories/ledger.repository';
 import { benchDatabase } from './bench-database';
 import { printWalByRelation, walMark } from './pg-wal';
 
@@ -30,32 +31,8 @@ const backendMs = (pid: number): number => {
   return (Number(f[11]) + Number(f[12])) * 10;
 };
 
-// the statement of services/accounts/src/repositories/ledger.repository.ts (applyMany)
-const STATEMENT = `WITH locked AS MATERIALIZED (
-   SELECT id, balance_micros FROM accounts.customer WHERE id = ANY($8::bigint[]) ORDER BY id FOR NO KEY UPDATE
- ), given AS (
-   SELECT t.*, l.balance_micros + sum(t.amount_micros) OVER (PARTITION BY t.account_id ORDER BY t.n) AS after
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[])
-            WITH ORDINALITY AS t(account_id, kind, source_id, amount_micros, currency, reason, created_by, n)
-     JOIN locked l ON l.id = t.account_id
- ), ins AS (
-   INSERT INTO accounts.balance_entry (account_id, kind, source_id, amount_micros, currency, balance_after_micros, reason, created_by)
-   SELECT account_id, kind, source_id, amount_micros, currency, after, reason, created_by FROM given ORDER BY n
-   ON CONFLICT (account_id, kind, source_id) DO NOTHING
-   RETURNING id, account_id, kind, currency, amount_micros
- ), sums AS (
-   SELECT account_id, count(*) AS n, sum(amount_micros) AS amount, min(id) AS min_id, max(id) AS max_id FROM ins GROUP BY account_id
- ), moved AS (
-   UPDATE accounts.customer c SET balance_micros = c.balance_micros + s.amount, updated_at = now() FROM sums s WHERE c.id = s.account_id
-   RETURNING c.id, c.balance_micros
- )
- SELECT l.id::text AS account_id, coalesce(s.n, 0)::int AS inserted, g.n::int AS given, l.balance_micros::text AS start,
-        mv.balance_micros::text AS balance, s.min_id::text AS min_id, s.max_id::text AS max_id, i.kind, i.currency
-   FROM locked l
-   JOIN (SELECT account_id, count(*) AS n FROM given GROUP BY account_id) g ON g.account_id = l.id
-   LEFT JOIN sums s ON s.account_id = l.id
-   LEFT JOIN moved mv ON mv.id = l.id
-   LEFT JOIN ins i ON i.id = s.max_id`;
+// the statement of services/accounts/src/repositories/ledger.repository.ts (applyMany), as it is
+const STATEMENT = APPLY_MANY_SQL;
 
 async function main(): Promise<void> {
   const db = await benchDatabase('sb-chargerows-');
